@@ -1,0 +1,10 @@
+// Package all registers every querylens protocol codec with package codecs.
+// Import it for its side effect:
+//
+//	import _ "github.com/querylens/querylens/codecs/all"
+package all
+
+import (
+	// One line per protocol package; each registers itself in init.
+	_ "github.com/querylens/querylens/codecs"
+)

@@ -1,0 +1,308 @@
+package codecs
+
+import (
+	"errors"
+	"math"
+	"strconv"
+	"unicode/utf8"
+)
+
+// Object is an ordered JSON object: the "fields" of a Message, nested as the
+// message nests. Values may be nil, bool, any integer type, float32, float64,
+// string, Hex, Object, []Object, []any, []string or []int. Build one with Add:
+//
+//	var f codecs.Object
+//	f = f.Add("response", 5660023).Add("time", t)
+type Object []KV
+
+// KV is one key and value of an Object.
+type KV struct {
+	Key   string
+	Value any
+}
+
+// Add appends key and value and returns the extended object.
+func (o Object) Add(key string, v any) Object { return append(o, KV{key, v}) }
+
+// Get returns the value of the first key named key.
+func (o Object) Get(key string) (any, bool) {
+	for _, kv := range o {
+		if kv.Key == key {
+			return kv.Value, true
+		}
+	}
+	return nil, false
+}
+
+// Hex is a byte string shown as lowercase hex in JSON.
+type Hex []byte
+
+// AppendJSON appends the JSON encoding of v (one of the types Object
+// accepts) to dst. Unsupported types encode as null.
+func AppendJSON(dst []byte, v any) []byte {
+	switch v := v.(type) {
+	case nil:
+		return append(dst, "null"...)
+	case bool:
+		return strconv.AppendBool(dst, v)
+	case int:
+		return strconv.AppendInt(dst, int64(v), 10)
+	case int8:
+		return strconv.AppendInt(dst, int64(v), 10)
+	case int16:
+		return strconv.AppendInt(dst, int64(v), 10)
+	case int32:
+		return strconv.AppendInt(dst, int64(v), 10)
+	case int64:
+		return strconv.AppendInt(dst, v, 10)
+	case uint:
+		return strconv.AppendUint(dst, uint64(v), 10)
+	case uint8:
+		return strconv.AppendUint(dst, uint64(v), 10)
+	case uint16:
+		return strconv.AppendUint(dst, uint64(v), 10)
+	case uint32:
+		return strconv.AppendUint(dst, uint64(v), 10)
+	case uint64:
+		return strconv.AppendUint(dst, v, 10)
+	case float32:
+		return appendFloat(dst, float64(v), 32)
+	case float64:
+		return appendFloat(dst, v, 64)
+	case string:
+		return AppendJSONString(dst, v)
+	case Hex:
+		dst = append(dst, '"')
+		dst = AppendHex(dst, v)
+		return append(dst, '"')
+	case Object:
+		dst = append(dst, '{')
+		for i, kv := range v {
+			if i > 0 {
+				dst = append(dst, ',')
+			}
+			dst = AppendJSONString(dst, kv.Key)
+			dst = append(dst, ':')
+			dst = AppendJSON(dst, kv.Value)
+		}
+		return append(dst, '}')
+	case []Object:
+		dst = append(dst, '[')
+		for i, o := range v {
+			if i > 0 {
+				dst = append(dst, ',')
+			}
+			dst = AppendJSON(dst, o)
+		}
+		return append(dst, ']')
+	case []any:
+		dst = append(dst, '[')
+		for i, x := range v {
+			if i > 0 {
+				dst = append(dst, ',')
+			}
+			dst = AppendJSON(dst, x)
+		}
+		return append(dst, ']')
+	case []string:
+		dst = append(dst, '[')
+		for i, s := range v {
+			if i > 0 {
+				dst = append(dst, ',')
+			}
+			dst = AppendJSONString(dst, s)
+		}
+		return append(dst, ']')
+	case []int:
+		dst = append(dst, '[')
+		for i, n := range v {
+			if i > 0 {
+				dst = append(dst, ',')
+			}
+			dst = strconv.AppendInt(dst, int64(n), 10)
+		}
+		return append(dst, ']')
+	}
+	return append(dst, "null"...)
+}
+
+func appendFloat(dst []byte, f float64, bits int) []byte {
+	if math.IsNaN(f) || math.IsInf(f, 0) {
+		return append(dst, "null"...)
+	}
+	return strconv.AppendFloat(dst, f, 'g', -1, bits)
+}
+
+const hexDigits = "0123456789abcdef"
+
+// AppendHex appends b as lowercase hex.
+func AppendHex(dst, b []byte) []byte {
+	for _, c := range b {
+		dst = append(dst, hexDigits[c>>4], hexDigits[c&15])
+	}
+	return dst
+}
+
+// AppendJSONString appends s as a JSON string. Invalid UTF-8 becomes U+FFFD;
+// control characters (Zandronum's \x1c colour escape among them) are escaped.
+func AppendJSONString(dst []byte, s string) []byte {
+	dst = append(dst, '"')
+	for i := 0; i < len(s); {
+		c := s[i]
+		if c < utf8.RuneSelf {
+			switch {
+			case c == '"' || c == '\\':
+				dst = append(dst, '\\', c)
+			case c == '\n':
+				dst = append(dst, '\\', 'n')
+			case c == '\r':
+				dst = append(dst, '\\', 'r')
+			case c == '\t':
+				dst = append(dst, '\\', 't')
+			case c < 0x20 || c == 0x7f || c == '<' || c == '>' || c == '&':
+				// < > & escaped too, so the JSON can sit inside a <script>.
+				dst = append(dst, '\\', 'u', '0', '0', hexDigits[c>>4], hexDigits[c&15])
+			default:
+				dst = append(dst, c)
+			}
+			i++
+			continue
+		}
+		r, size := utf8.DecodeRuneInString(s[i:])
+		if r == utf8.RuneError && size == 1 {
+			dst = append(dst, `\ufffd`...)
+		} else if r == '\u2028' || r == '\u2029' {
+			dst = append(dst, '\\', 'u', '2', '0', '2', hexDigits[r&15])
+		} else {
+			dst = append(dst, s[i:i+size]...)
+		}
+		i += size
+	}
+	return append(dst, '"')
+}
+
+// infoObject converts the neutral view to its JSON object, keeping only the
+// keys the protocol carried.
+func infoObject(in *Info) Object {
+	var o Object
+	if in.Has&HasName != 0 {
+		o = o.Add("name", in.Name)
+	}
+	if in.Has&HasMap != 0 {
+		o = o.Add("map", in.Map)
+	}
+	if in.Has&HasGameType != 0 {
+		o = o.Add("game_type", in.GameType)
+	}
+	if in.Has&HasVersion != 0 {
+		o = o.Add("version", in.Version)
+	}
+	if in.Has&HasPassword != 0 {
+		o = o.Add("password", in.Password)
+	}
+	if in.Has&HasNumPlayers != 0 {
+		o = o.Add("num_players", in.NumPlayers)
+	}
+	if in.Has&HasMaxPlayers != 0 {
+		o = o.Add("max_players", in.MaxPlayers)
+	}
+	if in.Has&HasMaxClients != 0 {
+		o = o.Add("max_clients", in.MaxClients)
+	}
+	if in.Has&HasPlayers != 0 {
+		ps := make([]Object, 0, len(in.Players))
+		for _, p := range in.Players {
+			var team any
+			if p.HasTeam {
+				team = p.Team
+			}
+			ps = append(ps, Object{{"name", p.Name}, {"score", p.Score}, {"ping", p.Ping},
+				{"team", team}, {"spectator", p.Spectator}, {"bot", p.Bot}})
+		}
+		o = o.Add("players", ps)
+	}
+	if in.Has&HasTeams != 0 {
+		ts := make([]Object, 0, len(in.Teams))
+		for _, t := range in.Teams {
+			ts = append(ts, Object{{"name", t.Name}, {"score", t.Score}})
+		}
+		o = o.Add("teams", ts)
+	}
+	if in.Has&HasRules != 0 {
+		rs := make([]any, 0, len(in.Rules))
+		for _, r := range in.Rules {
+			rs = append(rs, []string{r[0], r[1]})
+		}
+		o = o.Add("rules", rs)
+	}
+	return o
+}
+
+// Object returns the message as the JSON object of json.md. With spans it
+// also carries "layers" (name, hex, parent) and "spans", which is what the
+// inspector reads.
+func (m *Message) Object() Object {
+	o := Object{{"protocol", m.Protocol}, {"kind", string(m.Kind)}}
+	if m.Denied != "" {
+		o = o.Add("denied", m.Denied)
+	}
+	if m.Info != nil {
+		o = o.Add("info", infoObject(m.Info))
+	}
+	if m.Kind == KindMasterList || m.Servers != nil {
+		s := m.Servers
+		if s == nil {
+			s = []string{}
+		}
+		o = o.Add("servers", s)
+	}
+	f := m.Fields
+	if f == nil {
+		f = Object{}
+	}
+	o = o.Add("fields", f)
+	w := m.Warnings
+	if w == nil {
+		w = []string{}
+	}
+	o = o.Add("warnings", w)
+	if m.Layers != nil {
+		ls := make([]Object, 0, len(m.Layers))
+		for _, l := range m.Layers {
+			ls = append(ls, Object{{"name", l.Name}, {"hex", Hex(l.Bytes)}, {"parent", l.Parent}})
+		}
+		o = o.Add("layers", ls)
+		ss := make([]Object, 0, len(m.Spans))
+		for _, s := range m.Spans {
+			ss = append(ss, Object{{"layer", s.Layer}, {"start", s.Start}, {"end", s.End},
+				{"field", s.Field}, {"kind", s.Kind}, {"value", s.Value}})
+		}
+		o = o.Add("spans", ss)
+	}
+	return o
+}
+
+// AppendJSON appends the message's JSON (json.md) to dst.
+func (m *Message) AppendJSON(dst []byte) []byte { return AppendJSON(dst, m.Object()) }
+
+// ErrorObject returns json.md's failure object for err, with partial (which
+// may be nil) as "partial".
+func ErrorObject(err error, partial *Message) Object {
+	e := Object{}
+	var ce *Error
+	if errors.As(err, &ce) {
+		e = e.Add("protocol", ce.Protocol).Add("field", ce.Field).Add("offset", ce.Offset)
+		if ce.Layer != "" {
+			e = e.Add("layer", ce.Layer)
+		}
+		e = e.Add("message", ce.Message())
+	} else {
+		e = e.Add("message", err.Error())
+	}
+	o := Object{{"error", e}}
+	if partial != nil {
+		p := partial.Object()
+		o = o.Add("partial", p[1:]) // json.md's partial starts at "kind"
+	}
+	return o
+}

@@ -1,0 +1,118 @@
+package codecs
+
+// Kind says what a decoded datagram or message is (json.md "kind").
+type Kind string
+
+const (
+	KindQuery        Kind = "query"         // a request a client sends to a game server
+	KindResponse     Kind = "response"      // a server's answer with data
+	KindChallenge    Kind = "challenge"     // OGP: the server wants the query again with a number
+	KindDenied       Kind = "denied"        // the server refused (see Message.Denied)
+	KindMasterQuery  Kind = "master-query"  // a request a client sends to a master server
+	KindMasterList   Kind = "master-list"   // a master's list of servers
+	KindMasterDenied Kind = "master-denied" // the master refused (see Message.Denied)
+)
+
+// Reasons a server or master refused, for Message.Denied.
+const (
+	DeniedRateLimited  = "rate-limited"
+	DeniedBanned       = "banned"
+	DeniedWrongVersion = "wrong-version"
+)
+
+// Warnings a decoder may attach to a message that still decoded.
+const (
+	WarnTruncated     = "truncated"
+	WarnTrailing      = "trailing bytes"
+	WarnUnknownFlags  = "unknown flag bits"
+	WarnLegacyHuffman = "legacy huffman form"
+)
+
+// Message is one decoded message in the protocol-neutral shape of json.md.
+// Decoders fill Fields with every decoded field of the protocol; Info is the
+// neutral view for kind "response"; Servers for kind "master-list".
+type Message struct {
+	Protocol string
+	Kind     Kind
+	Denied   string   // with KindDenied / KindMasterDenied
+	Info     *Info    // with KindResponse
+	Servers  []string // with KindMasterList, "ip:port" in the order received
+	Fields   Object
+	Warnings []string
+
+	// Layers and Spans are filled only when the caller asked for spans.
+	Layers []Layer
+	Spans  []Span
+}
+
+// Warn adds w to the warnings unless it is already there.
+func (m *Message) Warn(w string) {
+	for _, x := range m.Warnings {
+		if x == w {
+			return
+		}
+	}
+	m.Warnings = append(m.Warnings, w)
+}
+
+// Info is the protocol-neutral server view every page uses (json.md "info").
+// A key is present in the JSON only when its Has bit is set.
+type Info struct {
+	Has        InfoHas
+	Name       string
+	Map        string
+	GameType   string
+	Version    string
+	Password   bool
+	NumPlayers int
+	MaxPlayers int
+	MaxClients int
+	Players    []Player
+	Teams      []Team
+	Rules      [][2]string
+}
+
+// InfoHas marks which keys of Info the protocol carried.
+type InfoHas uint16
+
+const (
+	HasName InfoHas = 1 << iota
+	HasMap
+	HasGameType
+	HasVersion
+	HasPassword
+	HasNumPlayers
+	HasMaxPlayers
+	HasMaxClients
+	HasPlayers
+	HasTeams
+	HasRules
+)
+
+// Player is one entry of Info.Players. Team is the protocol's team number;
+// HasTeam false means the player is on no team (JSON null).
+type Player struct {
+	Name      string
+	Score     int
+	Ping      int
+	Team      int
+	HasTeam   bool
+	Spectator bool
+	Bot       bool
+}
+
+// Team is one entry of Info.Teams.
+type Team struct {
+	Name  string
+	Score int
+}
+
+// Rule returns the value of the first rule named key.
+func (in *Info) Rule(key string) (string, bool) {
+	for _, r := range in.Rules {
+		if r[0] == key {
+			return r[1], true
+		}
+	}
+	return "", false
+}

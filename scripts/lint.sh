@@ -1,0 +1,16 @@
+#!/usr/bin/env bash
+# go vet, gofmt, and a check that the committed *_templ.go files are fresh.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+go vet ./...
+unformatted=$(gofmt -l $(git ls-files -co --exclude-standard '*.go' | grep -v '_templ.go$') 2>/dev/null || true)
+if [ -n "$unformatted" ]; then
+  echo "gofmt would change:"; echo "$unformatted"; exit 1
+fi
+if ls web 2>/dev/null | grep -q . && git ls-files -co --exclude-standard '*.templ' | grep -q .; then
+  go tool templ fmt -fail . >/dev/null
+  go tool templ generate >/dev/null
+  if ! git diff --quiet -- '*_templ.go'; then
+    echo "templ generate changed committed *_templ.go files: run go tool task generate and commit"; git diff --stat -- '*_templ.go'; exit 1
+  fi
+fi
