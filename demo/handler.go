@@ -1,0 +1,46 @@
+// Package demo runs emulated game servers and a Zandronum master on
+// loopback, built with the codecs' own builders, so that querylens has
+// something real to browse on a machine with no internet.
+package demo
+
+import (
+	"net/netip"
+	"time"
+)
+
+// A Handler is the protocol logic of one emulated server: given a datagram
+// that arrived from a client, it returns the datagrams to send back (none to
+// stay silent). Handlers are called from one goroutine per server and may
+// keep state (rate-limit tables, players joining and leaving over time).
+type Handler interface {
+	// Respond answers datagram q received from from at time now.
+	Respond(q []byte, from netip.AddrPort, now time.Time) [][]byte
+}
+
+// Behavior is how an emulated server misbehaves, like real ones do.
+type Behavior uint8
+
+const (
+	Normal    Behavior = iota
+	Slow               // answers after a delay (SlowDelay)
+	RateLimit          // answers one query per client IP every 10 s (Zandronum sends its too-soon reply; others drop)
+	Truncated          // cuts its replies short
+	Silent             // never answers
+)
+
+// SlowDelay is how long a Slow server waits before answering.
+const SlowDelay = 700 * time.Millisecond
+
+func (b Behavior) String() string {
+	switch b {
+	case Slow:
+		return "slow"
+	case RateLimit:
+		return "rate-limited"
+	case Truncated:
+		return "truncated"
+	case Silent:
+		return "silent"
+	}
+	return "normal"
+}
