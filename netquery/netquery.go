@@ -1,0 +1,33 @@
+// Package netquery drives a codecs.Query conversation over a transport:
+// direct UDP (the CLI, the demo's tests, the native benchmark client), a
+// relay's WebSocket (relay.Client) or a relay in the same process
+// (relay.Server, used by the status page so that shared links go through
+// the relay's cache and policy).
+package netquery
+
+import (
+	"context"
+	"time"
+
+	"github.com/querylens/querylens/codecs"
+)
+
+// Exchanger runs one conversation with the server at target ("host:port")
+// in the given protocol: it sends q.Start(), feeds every reply datagram to
+// q.Feed (sending what Feed returns) until q says it is done or ctx ends.
+// The caller then reads q.Result. A nil error with Result.Done false means
+// the server did not finish answering in time (what came is in q).
+type Exchanger interface {
+	Exchange(ctx context.Context, protocol, target string, q codecs.Query) (Result, error)
+}
+
+// Result describes how a conversation went.
+type Result struct {
+	// RTT is the time from sending the first datagram to the first reply,
+	// measured where the UDP socket is (the relay measures it for pages).
+	RTT       time.Duration
+	Sent      int  // datagrams sent
+	Received  int  // datagrams received and fed
+	Done      bool // the Query reported a complete message
+	FromCache bool // the replies came from a relay's cache
+}
