@@ -285,6 +285,12 @@ func (r *Reader) Bytes(field string, n int) []byte {
 	return b
 }
 
+// Skip consumes n bytes for field without recording a span and returns them
+// (aliasing the input), for encodings the caller interprets itself and then
+// describes with Mark (Bloodmasters' 7-bit length-prefixed strings). It
+// fails with ErrShort like every read.
+func (r *Reader) Skip(field string, n int) []byte { return r.take(field, n) }
+
 // CString reads bytes up to a NUL terminator and consumes the terminator.
 // The result aliases the input and excludes the NUL. A missing terminator
 // fails with ErrShort at the string's start. The span's value is the text

@@ -57,3 +57,19 @@ func TestCStringUnterminated(t *testing.T) {
 		t.Fatalf("err = %v", r.Err())
 	}
 }
+
+func TestSkipRecordsNothing(t *testing.T) {
+	var spans []codecs.Span
+	r := NewReader("test", []byte{1, 2, 3}, 0, &spans)
+	if got := r.Skip("s", 2); len(got) != 2 || got[1] != 2 || len(spans) != 0 {
+		t.Fatalf("Skip = %v, spans %v", got, spans)
+	}
+	r.Mark("s", "custom", 0, "v")
+	if r.Skip("t", 2) != nil || r.Offset() != 2 || len(spans) != 1 {
+		t.Fatalf("Skip past end: offset %d, spans %v, err %v", r.Offset(), spans, r.Err())
+	}
+	var e *codecs.Error
+	if !errors.As(r.Err(), &e) || e.Field != "t" || e.Offset != 2 || !errors.Is(e, codecs.ErrShort) {
+		t.Fatalf("err = %v", r.Err())
+	}
+}
