@@ -1,0 +1,123 @@
+package netquery
+
+import (
+	"bytes"
+	"context"
+	"net"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/querylens/querylens/codecs"
+)
+
+// countQuery sends "q" and is done after want replies.
+type countQuery struct {
+	want, got int
+	follow    bool // answer the first reply with a follow-up "f"
+}
+
+func (c *countQuery) Start() [][]byte { return [][]byte{[]byte("q")} }
+func (c *countQuery) Feed(b []byte) ([][]byte, bool, error) {
+	c.got++
+	if c.follow && c.got == 1 {
+		return [][]byte{[]byte("f")}, false, nil
+	}
+	return nil, c.got >= c.want, nil
+}
+func (c *countQuery) Result(codecs.DecodeOptions) (*codecs.Message, error) { return nil, nil }
+
+// responder answers every datagram with n copies of it, counting what it got.
+func responder(t *testing.T, n int, silent bool) (string, *atomic.Int32) {
+	t.Helper()
+	conn, err := net.ListenUDP("udp4", &net.UDPAddr{IP: net.IPv4(127, 0, 0, 1)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { conn.Close() })
+	var got atomic.Int32
+	go func() {
+		buf := make([]byte, 2048)
+		for {
+			k, from, err := conn.ReadFromUDPAddrPort(buf)
+			if err != nil {
+				return
+			}
+			got.Add(1)
+			if silent {
+				continue
+			}
+			for i := 0; i < n; i++ {
+				conn.WriteToUDPAddrPort(bytes.Clone(buf[:k]), from)
+			}
+		}
+	}()
+	return conn.LocalAddr().String(), &got
+}
+
+func TestUDPExchange(t *testing.T) {
+	for _, tc := range []struct {
+		name         string
+		copies       int
+		silent       bool
+		q            *countQuery
+		retries      int
+		wantDone     bool
+		wantSent     int
+		wantReceived int
+	}{
+		{"one reply", 1, false, &countQuery{want: 1}, 0, true, 1, 1},
+		{"segmented", 3, false, &countQuery{want: 3}, 0, true, 1, 3},
+		{"challenge follow-up", 1, false, &countQuery{want: 2, follow: true}, 0, true, 2, 2},
+		{"silent server retried", 0, true, &countQuery{want: 1}, 2, false, 3, 0},
+		{"incomplete", 1, false, &countQuery{want: 5}, 3, false, 1, 1},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			addr, got := responder(t, tc.copies, tc.silent)
+			ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+			defer cancel()
+			u := &UDP{Timeout: 150 * time.Millisecond, Retries: tc.retries}
+			res, err := u.Exchange(ctx, "test", addr, tc.q)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if res.Done != tc.wantDone || res.Sent != tc.wantSent || res.Received != tc.wantReceived {
+				t.Errorf("result %+v, want done=%v sent=%d received=%d", res, tc.wantDone, tc.wantSent, tc.wantReceived)
+			}
+			if int(got.Load()) != tc.wantSent {
+				t.Errorf("server got %d datagrams, want %d", got.Load(), tc.wantSent)
+			}
+			if tc.wantReceived > 0 && res.RTT <= 0 {
+				t.Errorf("RTT = %v", res.RTT)
+			}
+		})
+	}
+}
+
+func TestUDPExchangeContextCancel(t *testing.T) {
+	addr, _ := responder(t, 0, true)
+	ctx, cancel := context.WithTimeout(context.Background(), 50*time.Millisecond)
+	defer cancel()
+	u := &UDP{Timeout: 10 * time.Second}
+	if _, err := u.Exchange(ctx, "test", addr, &countQuery{want: 1}); err == nil {
+		t.Fatal("want context error")
+	}
+}
+
+func TestResolve(t *testing.T) {
+	for _, tc := range []struct{ in, want string }{
+		{"127.0.0.1:10666", "127.0.0.1:10666"},
+		{"[::1]:15300", "[::1]:15300"},
+		{"[::ffff:127.0.0.1]:1", "127.0.0.1:1"},
+	} {
+		got, err := Resolve(context.Background(), nil, tc.in)
+		if err != nil || got.String() != tc.want {
+			t.Errorf("Resolve(%q) = %v, %v; want %s", tc.in, got, err, tc.want)
+		}
+	}
+	for _, bad := range []string{"nohostport", "127.0.0.1:0", "127.0.0.1:99999", "127.0.0.1:x"} {
+		if _, err := Resolve(context.Background(), nil, bad); err == nil {
+			t.Errorf("Resolve(%q) succeeded", bad)
+		}
+	}
+}
