@@ -1,0 +1,200 @@
+package huffman
+
+import (
+	"encoding/binary"
+	"errors"
+	"slices"
+	"strconv"
+)
+
+// MaxDecoded is the largest payload Decode produces: Zandronum's decoded
+// receive buffer, (8192*8)/3+1 bytes (an 8192-byte packet of the shortest,
+// 3-bit, codes, plus one).
+const MaxDecoded = 21846
+
+// rawMarker as the first byte of a datagram means "sent unencoded".
+const rawMarker = 0xff
+
+// Sentinel errors carried by *Error. Compare with errors.Is.
+var (
+	// ErrEmpty: the datagram has no bytes at all, so not even the
+	// padding-count byte.
+	ErrEmpty = errors.New("empty datagram")
+	// ErrIncompleteCode: the meaningful bits end in the middle of a code.
+	// No encoder produces this; the datagram is truncated or corrupt.
+	ErrIncompleteCode = errors.New("bit stream ends inside a code")
+	// ErrTooLong: the payload would exceed MaxDecoded bytes.
+	ErrTooLong = errors.New("decoded payload exceeds " + strconv.Itoa(MaxDecoded) + " bytes")
+)
+
+// Error reports a datagram Decode could not fully decode, in the manner of
+// compress/flate's CorruptInputError: Offset is the byte offset in the
+// datagram (counting the padding-count byte as offset 0) where the problem
+// was found, and Err is one of the sentinels above.
+type Error struct {
+	Offset int
+	Err    error
+}
+
+func (e *Error) Error() string {
+	return "huffman: " + e.Err.Error() + " at offset " + strconv.Itoa(e.Offset)
+}
+
+func (e *Error) Unwrap() error { return e.Err }
+
+// Decode appends the payload carried by the datagram src to dst and
+// returns the extended slice.
+//
+// A first byte of 0xff means the rest of src is the payload as is. Any
+// other first byte p is the number of padding bits in the last byte: the
+// stream is the following (len(src)-1)*8-p bits, least-significant bit of
+// each byte first. Values 8..254, which no encoder writes, shorten the
+// stream accordingly (to nothing when the count is not positive), as the
+// current Zandronum decoder does. Padding bits are ignored whatever their
+// value, so packets from the legacy encoder, which left them uninitialised,
+// decode too.
+//
+// On error the returned slice holds dst plus every byte decoded before the
+// problem, and the error is an *Error: ErrEmpty for an empty src,
+// ErrIncompleteCode when the stream ends inside a code, ErrTooLong when the
+// payload would exceed MaxDecoded bytes (the first MaxDecoded are
+// returned). Decode never returns more than MaxDecoded bytes beyond
+// len(dst), and it grows dst by at most min(8*len(src)/3, MaxDecoded).
+func Decode(dst, src []byte) ([]byte, error) {
+	if len(src) == 0 {
+		return dst, &Error{Offset: 0, Err: ErrEmpty}
+	}
+	if src[0] == rawMarker {
+		p := src[1:]
+		if len(p) > MaxDecoded {
+			return append(dst, p[:MaxDecoded]...), &Error{Offset: 1 + MaxDecoded, Err: ErrTooLong}
+		}
+		return append(dst, p...), nil
+	}
+	data := src[1:]
+	total := len(data)*8 - int(src[0])
+	if total <= 0 {
+		return dst, nil
+	}
+
+	// Every code is at least minCodeLen bits, so total/minCodeLen bounds
+	// the output; growing once up front lets the loops store by index.
+	room := min(total/minCodeLen, MaxDecoded)
+	base := len(dst)
+	dst = slices.Grow(dst, room)
+	out := dst[base : base+room]
+
+	var (
+		bits uint64  // stream bits not yet consumed; the next one is bit 0
+		nb   uint    // how many low bits of bits are valid
+		i    int     // next byte of data not yet counted in nb
+		left = total // meaningful bits not yet consumed
+		o    int     // bytes written to out
+	)
+
+	// Fast path: while at least 8 input bytes remain, refill with one
+	// unaligned 64-bit little-endian load shifted left by nb, which puts
+	// data[i] just above the valid bits. Write nb = 8a+r (r < 8): the bytes
+	// that fit whole below bit 64 number (63-nb)>>3 = 7-a, so nb becomes
+	// 8a+r + 8(7-a) = 56+r, which is nb|56 because a <= 7. The byte that
+	// only partly fits is not counted; its low bits sit at their true
+	// position and the next refill ORs the same bits there again, so the
+	// overlap is harmless.
+	//
+	// After a refill at least 56 bits are valid, enough for five codes of
+	// at most 10 bits. The batch is also only run when all five codes lie
+	// inside the meaningful bits (left >= 50) and fit in out, so the loop
+	// body needs no per-symbol checks. Each step looks up the next 10 bits
+	// (index = low bits, first stream bit in bit 0), emits the symbol and
+	// drops the code's length from the buffer.
+	for i+8 <= len(data) && left >= 5*maxCodeLen && o+5 <= len(out) {
+		bits |= binary.LittleEndian.Uint64(data[i:]) << nb
+		i += int((63 - nb) >> 3)
+		nb |= 56
+
+		e0 := decTable[bits&tableMask]
+		bits >>= e0 & 15
+		e1 := decTable[bits&tableMask]
+		bits >>= e1 & 15
+		e2 := decTable[bits&tableMask]
+		bits >>= e2 & 15
+		e3 := decTable[bits&tableMask]
+		bits >>= e3 & 15
+		e4 := decTable[bits&tableMask]
+		bits >>= e4 & 15
+
+		w := out[o : o+5 : o+5]
+		w[0] = byte(e0 >> 4)
+		w[1] = byte(e1 >> 4)
+		w[2] = byte(e2 >> 4)
+		w[3] = byte(e3 >> 4)
+		w[4] = byte(e4 >> 4)
+		o += 5
+
+		used := uint(e0&15 + e1&15 + e2&15 + e3&15 + e4&15)
+		nb -= used
+		left -= int(used)
+	}
+
+	// Slow path for the last bytes: refill a byte at a time and check each
+	// code against the meaningful bits that remain. Bits above nb are
+	// either zero or the true following stream bits, so a lookup may see
+	// padding or nothing past the end; that is harmless because the code
+	// is prefix-free: when a code of length n <= left matches the real
+	// bits, no other entry can, whatever follows. An entry longer than
+	// left means the meaningful bits stop inside a code.
+	for left > 0 {
+		for nb < maxCodeLen && i < len(data) {
+			bits |= uint64(data[i]) << nb
+			i++
+			nb += 8
+		}
+		e := decTable[bits&tableMask]
+		n := int(e & 15)
+		if n > left {
+			return dst[:base+o], &Error{Offset: 1 + (total-left)/8, Err: ErrIncompleteCode}
+		}
+		if o == len(out) {
+			return dst[:base+o], &Error{Offset: 1 + (total-left)/8, Err: ErrTooLong}
+		}
+		out[o] = byte(e >> 4)
+		o++
+		// n <= left <= nb + 8*(len(data)-i), and the refill above stops
+		// short of maxCodeLen only when data is exhausted, so n <= nb.
+		bits >>= n
+		nb -= uint(n)
+		left -= n
+	}
+	return dst[:base+o], nil
+}
+
+// IsLegacy reports whether src is a datagram that only the legacy
+// (Skulltag, Zandronum 1.x and before) encoder produces, so a caller can
+// warn about an old server: either a lone 0xff (the legacy encoding of the
+// empty payload; the current one is 00), or the raw 0xff form for a
+// payload of n bytes whose Huffman code fits in exactly n bytes (the
+// current encoder uses Huffman there, the legacy one fell back to raw).
+// Both are still valid and Decode accepts them.
+//
+// Huffman-form datagrams are never reported, even with nonzero padding
+// bits (which only the legacy encoder left behind, but which a corrupt
+// packet could show too).
+func IsLegacy(src []byte) bool {
+	if len(src) == 0 || src[0] != rawMarker {
+		return false
+	}
+	n := len(src) - 1
+	if n == 0 {
+		return true
+	}
+	return (codeBits(src[1:])+7)/8 == n
+}
+
+// codeBits returns the number of bits the Huffman code of p takes.
+func codeBits(p []byte) int {
+	b := 0
+	for _, c := range p {
+		b += int(encTable[c] & 15)
+	}
+	return b
+}

@@ -1,0 +1,44 @@
+// Package huffman implements the Huffman layer every Zandronum datagram
+// passes through: launcher queries and replies, master-server traffic and
+// game traffic are all encoded before sendto and decoded after recvfrom.
+//
+// # Framing
+//
+// The first byte of a datagram selects its form:
+//
+//	ff <payload...>           raw: the payload follows byte for byte ("ff" alone = empty)
+//	0..7 <bit stream...>      Huffman: byte 0 = number of padding bits in the last byte
+//
+// In the Huffman form the stream has (len-1)*8 - byte0 meaningful bits,
+// read from byte 1 on, least-significant bit of each byte first. Each
+// payload byte is one code, emitted root-first (the first branch taken from
+// the root is the first stream bit). Padding occupies the high bits of the
+// last byte. Codes are 3 to 10 bits long; the code is fixed, built from
+// Zandronum's frequency table and shipped as a 511-byte serialized tree.
+//
+// Example: the payload 41 is the 8-bit code 00111001 (root-first), packed
+// LSB-first as the byte 9c, with no padding: 00 9c.
+//
+// # Encoder rules
+//
+// Encode follows the current encoder: the output is capped at len(payload)+1
+// bytes, so Huffman is used when its k bytes of codes satisfy k <= len, the
+// raw form otherwise, and the empty payload is 00. EncodeLegacy follows the
+// pre-2013 encoder, which used Huffman only when k < len and sent the empty
+// payload as ff. IsLegacy spots the datagrams only the legacy rule produces.
+//
+// # Decoding
+//
+// Decode accepts both forms from both encoders, ignores the padding bits
+// (the legacy encoder left garbage there), caps the payload at MaxDecoded
+// bytes as Zandronum's receive buffer does, and reports problems as *Error
+// with the byte offset. It decodes with a single 1024-entry table indexed by
+// the next 10 bits of the stream, in the manner of compress/flate; the table
+// is built and checked for completeness at package initialisation.
+//
+// Encode and Decode append to a caller's buffer and do not allocate when it
+// has room.
+//
+// Specification: huffman.md in the project's protocol specs (Zandronum
+// src/huffman/ and, for the legacy rules, the Skulltag-era src/huffman.cpp).
+package huffman
