@@ -1,7 +1,15 @@
 package main
 
 import (
+	"bufio"
+	"errors"
+	"flag"
 	"io"
+	"strconv"
+	"strings"
+
+	"github.com/querylens/querylens/codecs"
+	_ "github.com/querylens/querylens/codecs/all"
 )
 
 const usage = `querylens - game-server query codecs, browser and relay
@@ -14,22 +22,334 @@ usage:
   querylens master  [-p PROTOCOL] [flags] HOST:PORT      list the servers a master knows
   querylens serve   [flags]                              the web pages and the relay
   querylens demo    [flags]                              emulated game servers on loopback
+  querylens protocols                                    list the protocols and their query options
 
 PROTOCOL is one of the registered protocols; without -p it is detected from the bytes.
 Exit status: 0 decoded, 1 the input could not be decoded (the JSON says why), 2 bad usage.
 Run "querylens COMMAND -h" for a command's flags.
 `
 
+// Exit statuses (json.md).
+const (
+	exitOK    = 0
+	exitFail  = 1
+	exitUsage = 2
+)
+
+// env is what a command sees of the process, so tests can run commands in
+// memory.
+type env struct {
+	stdin          io.Reader
+	stdout, stderr io.Writer
+}
+
 func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	e := &env{stdin, stdout, stderr}
 	if len(args) == 0 {
 		io.WriteString(stderr, usage)
-		return 2
+		return exitUsage
+	}
+	cmds := map[string]func(*env, []string) int{
+		"decode":    func(e *env, a []string) int { return e.decode(a, false) },
+		"inspect":   func(e *env, a []string) int { return e.decode(a, true) },
+		"huffman":   (*env).huffman,
+		"query":     func(e *env, a []string) int { return e.query(a, false) },
+		"master":    func(e *env, a []string) int { return e.query(a, true) },
+		"protocols": (*env).protocols,
+		"serve":     (*env).serve,
+		"demo":      (*env).demo,
 	}
 	switch args[0] {
 	case "help", "-h", "--help":
 		io.WriteString(stdout, usage)
-		return 0
+		return exitOK
 	}
-	io.WriteString(stderr, "querylens: unknown command "+args[0]+"\n\n"+usage)
-	return 2
+	cmd, ok := cmds[args[0]]
+	if !ok {
+		io.WriteString(stderr, "querylens: unknown command "+strconv.Quote(args[0])+"\n\n"+usage)
+		return exitUsage
+	}
+	return cmd(e, args[1:])
+}
+
+// parseInterspersed parses flags that may come before, between or after the
+// positional arguments, and returns the positional ones. "--" ends flags.
+func parseInterspersed(fs *flag.FlagSet, args []string) ([]string, error) {
+	var pos []string
+	for {
+		if err := fs.Parse(args); err != nil {
+			return nil, err
+		}
+		args = fs.Args()
+		if len(args) == 0 {
+			return pos, nil
+		}
+		if args[0] == "--" {
+			return append(pos, args[1:]...), nil
+		}
+		pos = append(pos, args[0])
+		args = args[1:]
+	}
+}
+
+func newFlagSet(e *env, name, synopsis string) *flag.FlagSet {
+	fs := flag.NewFlagSet(name, flag.ContinueOnError)
+	fs.SetOutput(e.stderr)
+	fs.Usage = func() {
+		io.WriteString(e.stderr, "usage: querylens "+name+" "+synopsis+"\n")
+		fs.PrintDefaults()
+	}
+	return fs
+}
+
+// usageErr prints msg and the command's usage and returns exitUsage.
+func (e *env) usageErr(fs *flag.FlagSet, msg string) int {
+	io.WriteString(e.stderr, "querylens "+fs.Name()+": "+msg+"\n")
+	fs.Usage()
+	return exitUsage
+}
+
+// parseHex decodes one datagram written as hex; spaces, tabs, colons and a
+// leading 0x are allowed. The error names the offending character.
+func parseHex(s string) ([]byte, error) {
+	s = strings.TrimPrefix(strings.TrimPrefix(strings.TrimSpace(s), "0x"), "0X")
+	out := make([]byte, 0, len(s)/2)
+	var hi byte
+	half := false
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		var v byte
+		switch {
+		case c >= '0' && c <= '9':
+			v = c - '0'
+		case c >= 'a' && c <= 'f':
+			v = c - 'a' + 10
+		case c >= 'A' && c <= 'F':
+			v = c - 'A' + 10
+		case c == ' ' || c == '\t' || c == ':' || c == '\r' || c == '\n':
+			continue
+		default:
+			return nil, errors.New("invalid hex character " + strconv.QuoteRune(rune(c)) + " at position " + strconv.Itoa(i))
+		}
+		if half {
+			out = append(out, hi<<4|v)
+		} else {
+			hi = v
+		}
+		half = !half
+	}
+	if half {
+		return nil, errors.New("odd number of hex digits")
+	}
+	return out, nil
+}
+
+// readDatagrams turns the HEX arguments (or "-": one per stdin line) into
+// datagrams.
+func (e *env) readDatagrams(args []string) ([][]byte, error) {
+	var out [][]byte
+	add := func(where, s string) error {
+		b, err := parseHex(s)
+		if err != nil {
+			return errors.New(where + ": " + err.Error())
+		}
+		out = append(out, b)
+		return nil
+	}
+	for i, a := range args {
+		if a == "-" {
+			sc := bufio.NewScanner(e.stdin)
+			sc.Buffer(make([]byte, 64*1024), 1<<20)
+			line := 0
+			for sc.Scan() {
+				line++
+				t := strings.TrimSpace(sc.Text())
+				if t == "" || strings.HasPrefix(t, "#") {
+					continue
+				}
+				if err := add("stdin line "+strconv.Itoa(line), t); err != nil {
+					return nil, err
+				}
+			}
+			if err := sc.Err(); err != nil {
+				return nil, err
+			}
+			continue
+		}
+		if err := add("argument "+strconv.Itoa(i+1), a); err != nil {
+			return nil, err
+		}
+	}
+	return out, nil
+}
+
+// writeJSON prints one JSON value and a newline, indented if pretty.
+func (e *env) writeJSON(v codecs.Object, pretty bool) {
+	b := codecs.AppendJSON(nil, v)
+	if pretty {
+		b = indentJSON(b)
+	}
+	e.stdout.Write(append(b, '\n'))
+}
+
+// fail prints json.md's error object for err (with the partial message if
+// any) and returns exitFail.
+func (e *env) fail(err error, partial *codecs.Message, pretty bool) int {
+	e.writeJSON(codecs.ErrorObject(err, partial), pretty)
+	return exitFail
+}
+
+// inputError is an error in the command's input that is not a decoding
+// error of a protocol (bad hex, no protocol detected).
+func inputError(protocol, field string, err error) error {
+	var ce *codecs.Error
+	if errors.As(err, &ce) {
+		return err
+	}
+	return &codecs.Error{Protocol: protocol, Field: field, Err: err}
+}
+
+func (e *env) decode(args []string, inspect bool) int {
+	name := "decode"
+	if inspect {
+		name = "inspect"
+	}
+	fs := newFlagSet(e, name, "[-p PROTOCOL] [--query HEX] HEX...")
+	proto := fs.String("p", "", "protocol (`name`); detected from the bytes when empty")
+	fs.StringVar(proto, "protocol", "", "same as -p")
+	queryHex := fs.String("query", "", "the query (`HEX`) the reply answers, where the layout depends on it")
+	pretty := fs.Bool("pretty", false, "indent the JSON")
+	asJSON := fs.Bool("json", false, "inspect: print the JSON with layers and spans instead of the dump")
+	pos, err := parseInterspersed(fs, args)
+	if err != nil {
+		return exitUsage
+	}
+	if len(pos) == 0 {
+		return e.usageErr(fs, "no datagram given")
+	}
+	dgs, err := e.readDatagrams(pos)
+	if err != nil {
+		return e.fail(inputError(*proto, "hex", err), nil, *pretty)
+	}
+	if len(dgs) == 0 {
+		return e.fail(inputError(*proto, "datagram", errors.New("no datagram in the input")), nil, *pretty)
+	}
+	opt := codecs.DecodeOptions{Spans: inspect}
+	if *queryHex != "" {
+		if opt.Query, err = parseHex(*queryHex); err != nil {
+			return e.fail(inputError(*proto, "query", err), nil, *pretty)
+		}
+	}
+	var c codecs.Codec
+	if *proto != "" {
+		if c, err = codecs.Lookup(*proto); err != nil {
+			io.WriteString(e.stderr, "querylens "+name+": unknown protocol "+strconv.Quote(*proto)+" (known: "+protocolNames()+")\n")
+			e.writeJSON(codecs.ErrorObject(err, nil), *pretty)
+			return exitUsage
+		}
+	} else {
+		if c, _, err = codecs.Detect(dgs[0]); err != nil {
+			return e.fail(err, nil, *pretty)
+		}
+	}
+	msg, err := c.Decode(dgs, opt)
+	if inspect && !*asJSON {
+		if msg != nil {
+			e.stdout.Write(codecs.AppendDump(nil, msg))
+		}
+		if err != nil {
+			io.WriteString(e.stdout, "error: "+err.Error()+"\n")
+			return exitFail
+		}
+		return exitOK
+	}
+	if err != nil {
+		return e.fail(err, msg, *pretty)
+	}
+	e.writeJSON(msg.Object(), *pretty)
+	return exitOK
+}
+
+func protocolNames() string {
+	var names []string
+	for _, c := range codecs.Protocols() {
+		names = append(names, c.Name())
+	}
+	return strings.Join(names, ", ")
+}
+
+func (e *env) protocols(args []string) int {
+	var list []codecs.Object
+	for _, c := range codecs.Protocols() {
+		var opts []codecs.Object
+		for _, o := range c.Options() {
+			oo := codecs.Object{}.Add("name", o.Name).Add("kind", o.Kind).Add("default", o.Default).Add("help", o.Help)
+			if len(o.Choices) > 0 {
+				oo = oo.Add("choices", o.Choices)
+			}
+			opts = append(opts, oo)
+		}
+		if opts == nil {
+			opts = []codecs.Object{}
+		}
+		list = append(list, codecs.Object{}.Add("name", c.Name()).Add("title", c.Title()).
+			Add("default_port", c.DefaultPort()).Add("options", opts))
+	}
+	if list == nil {
+		list = []codecs.Object{}
+	}
+	e.writeJSON(codecs.Object{}.Add("protocols", list), len(args) > 0 && args[0] == "--pretty")
+	return exitOK
+}
+
+// indentJSON re-indents compact JSON produced by codecs.AppendJSON.
+func indentJSON(b []byte) []byte {
+	out := make([]byte, 0, len(b)*2)
+	depth := 0
+	inStr := false
+	nl := func() {
+		out = append(out, '\n')
+		for i := 0; i < depth; i++ {
+			out = append(out, ' ', ' ')
+		}
+	}
+	for i := 0; i < len(b); i++ {
+		c := b[i]
+		if inStr {
+			out = append(out, c)
+			if c == '\\' && i+1 < len(b) {
+				i++
+				out = append(out, b[i])
+			} else if c == '"' {
+				inStr = false
+			}
+			continue
+		}
+		switch c {
+		case '"':
+			inStr = true
+			out = append(out, c)
+		case '{', '[':
+			if i+1 < len(b) && (b[i+1] == '}' || b[i+1] == ']') {
+				out = append(out, c, b[i+1])
+				i++
+				continue
+			}
+			out = append(out, c)
+			depth++
+			nl()
+		case '}', ']':
+			depth--
+			nl()
+			out = append(out, c)
+		case ',':
+			out = append(out, c)
+			nl()
+		case ':':
+			out = append(out, ':', ' ')
+		default:
+			out = append(out, c)
+		}
+	}
+	return out
 }
