@@ -7,4 +7,5 @@ package all
 import (
 	// One line per protocol package; each registers itself in init.
 	_ "github.com/querylens/querylens/codecs"
+	_ "github.com/querylens/querylens/codecs/gamespy2"
 )

@@ -1,0 +1,405 @@
+package gamespy2
+
+import (
+	"encoding/hex"
+	"errors"
+	"strconv"
+
+	"github.com/querylens/querylens/codecs"
+	"github.com/querylens/querylens/codecs/internal/wire"
+)
+
+func init() { codecs.Register(codec{}) }
+
+// DefaultID is the request id NewQuery uses unless told otherwise.
+var DefaultID = [4]byte{0, 0, 0, 1}
+
+type codec struct{}
+
+func (codec) Name() string     { return proto }
+func (codec) Title() string    { return "GameSpy v2" }
+func (codec) DefaultPort() int { return 0 } // per game; the protocol has none
+
+func (codec) Options() []codecs.Option {
+	return []codecs.Option{
+		{Name: "style", Kind: "choice", Default: "combined", Choices: []string{"combined", "split"},
+			Help: "one query for everything (FF FF FF), or one query per section as GameDig sends them"},
+		{Name: "id", Kind: "hex", Default: "00000001", Help: "request id, 4 bytes, echoed by the server"},
+	}
+}
+
+func isQuery(b []byte) bool { return len(b) >= 2 && b[0] == Magic0 && b[1] == Magic1 }
+
+// Detect: a query starts fe fd 00 (certain when it parses). A reply has no
+// magic, only a 00 and an id, so it is at best Likely: when its bytes read
+// as GameSpy sections to the last byte with GameSpy's key names; Weak when
+// they read as a cut reply or hold nothing after the header.
+func (codec) Detect(b []byte) (codecs.Kind, codecs.Confidence) {
+	if isQuery(b) {
+		if len(b) < 3 || b[2] != PacketQuery {
+			return "", codecs.NotMine
+		}
+		if _, err := DecodeRequest(b); err != nil {
+			return codecs.KindQuery, codecs.Likely
+		}
+		return codecs.KindQuery, codecs.Certain
+	}
+	if len(b) < headerLen || b[0] != PacketQuery {
+		return "", codecs.NotMine
+	}
+	if len(b) == headerLen {
+		return codecs.KindResponse, codecs.Weak
+	}
+	_, t := bestLayout(b, inferLayouts[:])
+	switch k := t.rank(); {
+	case k == 0 && (t.rules > 0 || t.players.fields > 0 || t.teams.fields > 0):
+		return codecs.KindResponse, codecs.Likely
+	case k < 4:
+		return codecs.KindResponse, codecs.Weak
+	}
+	return "", codecs.NotMine
+}
+
+// CheckQuery accepts a query in any of the three forms per section and
+// refuses exflags, which would ask for split replies that are not GS2.
+func (codec) CheckQuery(b []byte) error {
+	q, err := DecodeRequest(b)
+	if err != nil {
+		return err
+	}
+	if q.HasExFlags && q.ExFlags != 0 {
+		return &codecs.Error{Protocol: proto, Field: "exflags", Offset: len(b) - 1,
+			Err: codecs.Detail(codecs.ErrBadValue, "exflags ask for split (GameSpy 3) replies")}
+	}
+	return nil
+}
+
+// Decode decodes one datagram, or several: the replies to GameDig's three
+// single-section queries merge into one server view. A query among the
+// datagrams (or opt.Query) tells how to read the replies after it; without
+// one the sections are inferred from the bytes.
+func (codec) Decode(datagrams [][]byte, opt codecs.DecodeOptions) (*codecs.Message, error) {
+	if len(datagrams) == 0 {
+		return nil, &codecs.Error{Protocol: proto, Field: "datagram", Err: codecs.ErrIncomplete}
+	}
+	var req *Request
+	if opt.Query != nil {
+		q, err := DecodeRequest(opt.Query)
+		if err != nil {
+			var e *codecs.Error
+			if errors.As(err, &e) {
+				e.Layer = "query"
+			}
+			return nil, err
+		}
+		req = &q
+	}
+	items := make([]item, len(datagrams))
+	for i, b := range datagrams {
+		items[i] = item{b: b, req: req}
+	}
+	return decodeItems(items, opt.Spans)
+}
+
+// item is one datagram to decode; req is the query it answers, if known.
+type item struct {
+	b   []byte
+	req *Request
+}
+
+// decodeItems decodes queries and replies in order: a query applies to the
+// replies after it. One query alone is a query message; anything with a
+// reply is a response message merging every reply.
+func decodeItems(items []item, spans bool) (*codecs.Message, error) {
+	m := &codecs.Message{Protocol: proto, Kind: codecs.KindResponse}
+	var sp *[]codecs.Span
+	if spans {
+		sp = &m.Spans
+		m.Spans = []codecs.Span{}
+	}
+	var acc Response
+	var queries []codecs.Object
+	replies := 0
+	var last *Request
+	for i, it := range items {
+		name := "wire"
+		if len(items) > 1 {
+			name += " " + strconv.Itoa(i+1)
+		}
+		if spans {
+			m.Layers = append(m.Layers, codecs.Layer{Name: name, Bytes: it.b, Parent: -1})
+		}
+		var err error
+		if isQuery(it.b) {
+			var q Request
+			q, err = decodeRequest(it.b, sp, i)
+			if err == nil {
+				last = &q
+				queries = append(queries, requestFields(&q))
+			}
+		} else {
+			req := it.req
+			if last != nil {
+				req = last
+			}
+			var r Response
+			r, err = decodeResponse(it.b, req, sp, i)
+			if err == nil {
+				merge(&acc, &r, replies, m)
+				replies++
+			}
+		}
+		if err != nil {
+			var e *codecs.Error
+			if len(items) > 1 && errors.As(err, &e) {
+				e.Layer = name
+			}
+			if replies > 0 {
+				fill(m, &acc, queries)
+			}
+			return m, err
+		}
+	}
+	if replies == 0 {
+		m.Kind = codecs.KindQuery
+		if len(queries) > 1 {
+			return m, &codecs.Error{Protocol: proto, Field: "datagram", Layer: "wire 2",
+				Err: codecs.Detail(codecs.ErrBadValue, "more than one query and no reply")}
+		}
+		m.Fields = queries[0]
+		return m, nil
+	}
+	fill(m, &acc, queries)
+	return m, nil
+}
+
+// merge adds reply r (the n-th) to acc: each section comes from the first
+// reply that carries it.
+func merge(acc, r *Response, n int, m *codecs.Message) {
+	if n == 0 {
+		acc.ID = r.ID
+	}
+	if r.Sections&acc.Sections != 0 {
+		m.Warn("duplicate section")
+	}
+	if r.Sections&^acc.Sections&ServerSection != 0 {
+		acc.Rules = r.Rules
+	}
+	if r.Sections&^acc.Sections&PlayerSection != 0 {
+		acc.Players = r.Players
+	}
+	if r.Sections&^acc.Sections&TeamSection != 0 {
+		acc.Teams = r.Teams
+	}
+	acc.Sections |= r.Sections
+	acc.OneByteCounts = acc.OneByteCounts || r.OneByteCounts
+	acc.Truncated = acc.Truncated || r.Truncated
+	acc.Trailing += r.Trailing
+}
+
+func fill(m *codecs.Message, r *Response, queries []codecs.Object) {
+	m.Kind = codecs.KindResponse
+	m.Info = r.Info()
+	m.Fields = responseFields(r)
+	if len(queries) > 0 {
+		m.Fields = m.Fields.Add("queries", queries)
+	}
+	if r.Truncated {
+		m.Warn(codecs.WarnTruncated)
+	}
+	if r.Trailing > 0 {
+		m.Warn(codecs.WarnTrailing)
+	}
+}
+
+// responseFields is every decoded field of a reply, in json.md's "fields".
+func responseFields(r *Response) codecs.Object {
+	f := codecs.Object{{Key: "packet_type", Value: PacketQuery}, {Key: "id", Value: codecs.Hex(r.ID[:])}}
+	if r.Sections&(PlayerSection|TeamSection) != 0 {
+		w := 2
+		if r.OneByteCounts {
+			w = 1
+		}
+		f = f.Add("count_bytes", w)
+	}
+	if r.Sections&ServerSection != 0 {
+		rules := make([]any, len(r.Rules))
+		for i, kv := range r.Rules {
+			rules[i] = []string{kv.Key, kv.Value}
+		}
+		f = f.Add("rules", rules)
+	}
+	if r.Sections&PlayerSection != 0 {
+		f = f.Add("players", tableFields(&r.Players))
+	}
+	if r.Sections&TeamSection != 0 {
+		f = f.Add("teams", tableFields(&r.Teams))
+	}
+	if r.Trailing > 0 {
+		f = f.Add("trailing", r.Trailing)
+	}
+	return f
+}
+
+func tableFields(t *Table) codecs.Object {
+	fields := t.Fields
+	if fields == nil {
+		fields = []string{}
+	}
+	rows := make([]any, len(t.Rows))
+	for i, row := range t.Rows {
+		rows[i] = row
+	}
+	return codecs.Object{{Key: "count", Value: t.Count}, {Key: "fields", Value: fields}, {Key: "rows", Value: rows}}
+}
+
+func requestFields(q *Request) codecs.Object {
+	f := codecs.Object{{Key: "magic", Value: codecs.Hex{Magic0, Magic1}}, {Key: "packet_type", Value: PacketQuery},
+		{Key: "id", Value: codecs.Hex(q.ID[:])}}
+	for _, s := range [...]struct {
+		name string
+		keys Keys
+	}{{"server", q.Server}, {"players", q.Players}, {"teams", q.Teams}} {
+		o := codecs.Object{}
+		switch {
+		case s.keys.All:
+			o = o.Add("count", KeysAll)
+		default:
+			o = o.Add("count", len(s.keys.List))
+			if len(s.keys.List) > 0 {
+				nums := make([]int, len(s.keys.List))
+				names := make([]string, len(s.keys.List))
+				for i, k := range s.keys.List {
+					nums[i], names[i] = int(k), k.String()
+				}
+				o = o.Add("keys", nums).Add("names", names)
+			}
+		}
+		f = f.Add(s.name, o)
+	}
+	if q.HasExFlags {
+		f = f.Add("exflags", q.ExFlags)
+	}
+	return f
+}
+
+// NewQuery starts a conversation. Options: style (combined: one FF FF FF
+// query; split: the three single-section queries, sent together, their
+// replies told apart by their shape) and id (8 hex digits).
+func (codec) NewQuery(opts map[string]string) (codecs.Query, error) {
+	id := DefaultID
+	split := false
+	for k, v := range opts {
+		switch k {
+		case "style":
+			switch v {
+			case "combined":
+			case "split":
+				split = true
+			default:
+				return nil, optionError(k, "combined or split")
+			}
+		case "id":
+			b, err := hex.DecodeString(v)
+			if err != nil || len(b) != 4 {
+				return nil, optionError(k, "8 hex digits")
+			}
+			copy(id[:], b)
+		default:
+			return nil, optionError(k, "unknown option")
+		}
+	}
+	q := &query{}
+	if split {
+		q.reqs = []Request{
+			{ID: id, Server: AllKeys},
+			{ID: id, Players: AllKeys},
+			{ID: id, Teams: AllKeys},
+		}
+	} else {
+		q.reqs = []Request{FullRequest(id)}
+	}
+	q.got = make([][]byte, len(q.reqs))
+	return q, nil
+}
+
+func optionError(name, want string) error {
+	return &codecs.Error{Protocol: proto, Field: "options." + name, Err: codecs.Detail(codecs.ErrBadValue, want)}
+}
+
+// query is the Query state: the requests sent and the reply to each.
+type query struct {
+	reqs []Request
+	got  [][]byte
+	n    int // replies received
+}
+
+func (q *query) Start() [][]byte {
+	out := make([][]byte, len(q.reqs))
+	for i := range q.reqs {
+		out[i], _ = AppendRequest(nil, q.reqs[i])
+	}
+	return out
+}
+
+// Feed takes a reply. With several queries outstanding (split style, one
+// id) the reply belongs to the one whose layout reads it best.
+func (q *query) Feed(b []byte) ([][]byte, bool, error) {
+	var id [4]byte
+	if r := wire.NewReader(proto, b, 0, nil); !readHeader(r, &id) {
+		return nil, q.done(), r.Err()
+	}
+	if id != q.reqs[0].ID {
+		return nil, q.done(), &codecs.Error{Protocol: proto, Field: "id", Offset: 1,
+			Err: codecs.Detail(codecs.ErrBadValue, "not the id of the request")}
+	}
+	best, bestRank := -1, 0
+	for i := range q.reqs {
+		if q.got[i] != nil {
+			continue
+		}
+		_, t := bestLayout(b, requestLayouts(&q.reqs[i]))
+		if k := t.rank(); best < 0 || k < bestRank {
+			best, bestRank = i, k
+		}
+	}
+	if best < 0 {
+		return nil, true, &codecs.Error{Protocol: proto, Field: "datagram",
+			Err: codecs.Detail(codecs.ErrBadValue, "every query is already answered")}
+	}
+	q.got[best] = append([]byte(nil), b...)
+	q.n++
+	return nil, q.done(), nil
+}
+
+func (q *query) done() bool { return q.n == len(q.reqs) }
+
+var sectionNames = [...]string{"server", "players", "teams"}
+
+// Result merges the replies received. Before the conversation is done it
+// says which queries went unanswered; with no reply at all it is an error.
+func (q *query) Result(opt codecs.DecodeOptions) (*codecs.Message, error) {
+	var items []item
+	for i, b := range q.got {
+		if b != nil {
+			items = append(items, item{b: b, req: &q.reqs[i]})
+		}
+	}
+	if len(items) == 0 {
+		return nil, &codecs.Error{Protocol: proto, Field: "reply", Err: codecs.Detail(codecs.ErrIncomplete, "no reply")}
+	}
+	m, err := decodeItems(items, opt.Spans)
+	if err != nil {
+		return m, err
+	}
+	for i, b := range q.got {
+		if b == nil {
+			w := "no reply to the query"
+			if len(q.reqs) == 3 {
+				w = "no reply to the " + sectionNames[i] + " query"
+			}
+			m.Warn(w)
+		}
+	}
+	return m, nil
+}

@@ -1,0 +1,473 @@
+package gamespy2
+
+import (
+	"bytes"
+	"strconv"
+	"unicode/utf8"
+
+	"github.com/querylens/querylens/codecs"
+	"github.com/querylens/querylens/codecs/internal/wire"
+)
+
+const proto = "gamespy2"
+
+// DecodeRequest parses a query in any of its forms: each of the three
+// sections' count byte is 00 (none), FF (all keys with names) or N followed
+// by N key numbers; an optional exflags byte may follow.
+func DecodeRequest(b []byte) (Request, error) { return decodeRequest(b, nil, 0) }
+
+func decodeRequest(b []byte, spans *[]codecs.Span, layer int) (Request, error) {
+	var q Request
+	r := wire.NewReader(proto, b, layer, spans)
+	if m := r.Bytes("magic", 2); m != nil && (m[0] != Magic0 || m[1] != Magic1) {
+		r.FailAt("magic", 0, codecs.ErrBadMagic)
+	}
+	if t := r.U8("packet_type"); !r.Failed() && t != PacketQuery {
+		r.FailAt("packet_type", 2, codecs.Detail(codecs.ErrNotQuery, "packet type "+strconv.Itoa(int(t))))
+	}
+	copy(q.ID[:], r.Bytes("id", 4))
+	q.Server = readKeys(r, "server")
+	q.Players = readKeys(r, "players")
+	q.Teams = readKeys(r, "teams")
+	if r.Len() > 0 && !r.Failed() {
+		q.ExFlags = r.U8("exflags")
+		q.HasExFlags = true
+	}
+	if r.Len() > 0 && !r.Failed() {
+		r.Fail("exflags", codecs.ErrTrailing)
+	}
+	return q, r.Err()
+}
+
+// readKeys reads one section's count byte and, in index mode, its keys.
+func readKeys(r *wire.Reader, section string) Keys {
+	var k Keys
+	r.Enter(section, -1)
+	n := r.U8("count")
+	switch {
+	case r.Failed() || n == KeysNone:
+	case n == KeysAll:
+		k.All = true
+	case int(n) > r.Len():
+		r.Fail("keys", codecs.Detail(codecs.ErrShort, strconv.Itoa(int(n))+" key numbers announced"))
+	default:
+		k.List = make([]Key, n)
+		for i := range k.List {
+			r.Enter("keys", i)
+			start := r.Offset()
+			v := r.U8("")
+			if v == 0 || v > MaxKeyIndex {
+				r.FailAt("", start, codecs.Detail(codecs.ErrBadValue, "key number "+strconv.Itoa(int(v))))
+			}
+			k.List[i] = Key(v)
+			r.Leave()
+		}
+	}
+	r.Leave()
+	return k
+}
+
+// DecodeResponse parses a reply. With req, the sections and their form
+// (names or key numbers) are those req asked for; with req nil they are
+// inferred from the bytes, which works for every reply to a request in the
+// 00/FF forms. The count width (the SDK's 16 bits or one byte) is always
+// inferred.
+//
+// A reply that ends inside a section is not an error: the rows and rules
+// it holds are returned with Truncated set. Only a reply that is not one
+// (no header, another packet type, another request's id) is an error.
+//
+// Returned strings are UTF-8 copies; ASCII ones share a single copy of b.
+func DecodeResponse(b []byte, req *Request) (Response, error) {
+	return decodeResponse(b, req, nil, 0)
+}
+
+func decodeResponse(b []byte, req *Request, spans *[]codecs.Span, layer int) (Response, error) {
+	var resp Response
+	r := wire.NewReader(proto, b, layer, spans)
+	if !readHeader(r, &resp.ID) {
+		return resp, r.Err()
+	}
+	if req != nil && req.ID != resp.ID {
+		r.FailAt("id", 1, codecs.Detail(codecs.ErrBadValue, "not the id of the request"))
+		return resp, r.Err()
+	}
+	var lay layout
+	var t tally
+	if req != nil {
+		lay, t = bestLayout(b, requestLayouts(req))
+	} else {
+		lay, t = bestLayout(b, inferLayouts[:])
+	}
+	d := decoder{r: r, lay: lay, resp: &resp, text: string(b), b: b}
+	resp.Sections = lay.sections()
+	resp.OneByteCounts = lay.width == 1
+	if resp.Sections&ServerSection != 0 {
+		resp.Rules = make([]Rule, 0, t.rules)
+	}
+	d.players = sized(t.players)
+	d.teams = sized(t.teams)
+	d.walk()
+	resp.Players, resp.Teams = d.players.t, d.teams.t
+	resp.Truncated = d.truncated || len(b) == MaxReply
+	if !d.truncated && r.Len() > 0 {
+		resp.Trailing = r.Len()
+		r.Bytes("trailing", r.Len())
+	}
+	return resp, nil
+}
+
+// readHeader reads the packet type (which must be the query's) and the id.
+func readHeader(r *wire.Reader, id *[4]byte) bool {
+	if t := r.U8("packet_type"); !r.Failed() && t != PacketQuery {
+		r.FailAt("packet_type", 0, codecs.Detail(codecs.ErrBadValue, "packet type "+strconv.Itoa(int(t))+" is not a query reply"))
+	}
+	copy(id[:], r.Bytes("id", 4))
+	return !r.Failed()
+}
+
+// layout is one way to read a reply: the sections and their form, and the
+// width of the player and team counts.
+type layout struct {
+	server, players, teams Keys
+	width                  int // 2 (SDK) or 1
+}
+
+func (l *layout) sections() Section {
+	q := Request{Server: l.server, Players: l.players, Teams: l.teams}
+	return q.Sections()
+}
+
+// inferLayouts are tried, in this order of preference, when the request
+// is unknown: the combined query first, then the single-section ones.
+var inferLayouts = func() (ls [16]layout) {
+	sets := [...]Section{7, 1, 2, 4, 3, 6, 5, 0}
+	for i, s := range sets {
+		for w := 0; w < 2; w++ {
+			l := &ls[2*i+w]
+			l.width = 2 - w
+			if s&ServerSection != 0 {
+				l.server = AllKeys
+			}
+			if s&PlayerSection != 0 {
+				l.players = AllKeys
+			}
+			if s&TeamSection != 0 {
+				l.teams = AllKeys
+			}
+		}
+	}
+	return ls
+}()
+
+func requestLayouts(q *Request) []layout {
+	l := layout{server: q.Server, players: q.Players, teams: q.Teams, width: 2}
+	l1 := l
+	l1.width = 1
+	return []layout{l, l1}
+}
+
+// tally is what a dry walk over a reply found.
+type tally struct {
+	rules          int
+	players, teams shape
+	odd            int  // keys and names that break GameSpy's naming
+	big            bool // a 16-bit count of 256 or more
+	truncated      bool
+	trailing       int
+}
+
+// shape is the size of a decoded table.
+type shape struct{ fields, rows int }
+
+// rank orders candidate layouts, lower is better: names that follow the
+// conventions first, then a reply read to its last byte, then one that
+// ends early (a cut reply), then one with bytes left over. A 16-bit count
+// of 256 or more is the weakest evidence against a layout: it is how a
+// one-byte count followed by a name looks when read as 16 bits.
+func (t *tally) rank() int {
+	n := 0
+	switch {
+	case t.truncated:
+		n = 1
+	case t.trailing > 0:
+		n = 2
+	}
+	if t.odd > 0 {
+		n += 3
+	}
+	n *= 2
+	if t.big {
+		n++
+	}
+	return n
+}
+
+// bestLayout walks b with each candidate (without allocating) and returns
+// the best one with its tally. The first candidate with a perfect rank wins
+// at once. b's header has been checked.
+func bestLayout(b []byte, cands []layout) (layout, tally) {
+	var r wire.Reader
+	best, bestRank := -1, 0
+	var bestT tally
+	for i := range cands {
+		r = *wire.NewReader(proto, b, 0, nil)
+		d := decoder{r: &r, lay: cands[i], dry: true, b: b}
+		r.Bytes("", headerLen)
+		d.walk()
+		t := d.tally
+		t.truncated = d.truncated
+		if !d.truncated {
+			t.trailing = r.Len()
+		}
+		if k := t.rank(); best < 0 || k < bestRank {
+			best, bestRank, bestT = i, k, t
+			if k == 0 {
+				break
+			}
+		}
+	}
+	return cands[best], bestT
+}
+
+// table accumulates one decoded table.
+type table struct {
+	t      Table
+	values []string
+}
+
+func sized(s shape) table {
+	var tb table
+	if s.fields > 0 {
+		tb.t.Fields = make([]string, 0, s.fields)
+	}
+	if s.fields > 0 && s.rows > 0 {
+		tb.values = make([]string, 0, s.fields*s.rows)
+		tb.t.Rows = make([][]string, 0, s.rows)
+	}
+	return tb
+}
+
+// decoder walks a reply in a layout. A dry walk only counts (to choose a
+// layout and size the result); a real one stores values and records spans.
+// Both read the same way, so the sizes from the dry walk fit exactly.
+type decoder struct {
+	r         *wire.Reader
+	b         []byte
+	text      string // string(b): ASCII values are substrings of it
+	lay       layout
+	dry       bool
+	truncated bool
+	tally
+	resp           *Response
+	players, teams table
+}
+
+func (d *decoder) walk() {
+	if d.lay.server.All {
+		d.rulesAll()
+	} else if len(d.lay.server.List) > 0 {
+		d.rulesIndexed()
+	}
+	if !d.truncated {
+		d.table("players", d.lay.players, &d.tally.players, &d.players)
+	}
+	if !d.truncated {
+		d.table("teams", d.lay.teams, &d.tally.teams, &d.teams)
+	}
+}
+
+// cut marks the reply as truncated while reading field, with a span over
+// whatever bytes are left.
+func (d *decoder) cut(field string) {
+	d.truncated = true
+	if d.r.Recording() && d.r.Len() > 0 {
+		start := d.r.Offset()
+		rest := d.r.Bytes("", d.r.Len())
+		d.r.Mark(field, "truncated", start, codecs.Latin1(rest))
+	}
+}
+
+// str reads a NUL-terminated string, or cuts the reply when there is none.
+func (d *decoder) str(field string) (s []byte, start int, ok bool) {
+	if bytes.IndexByte(d.r.Rest(), 0) < 0 {
+		d.cut(field)
+		return nil, 0, false
+	}
+	start = d.r.Offset()
+	return d.r.CString(field), start, true
+}
+
+// text returns the UTF-8 form of s, which starts at offset start of b.
+func (d *decoder) string(s []byte, start int) string {
+	for _, c := range s {
+		if c >= utf8.RuneSelf {
+			return codecs.Latin1(s)
+		}
+	}
+	return d.text[start : start+len(s)]
+}
+
+// atEnd reports whether the next byte is a section's closing NUL, cutting
+// the reply when there is no next byte.
+func (d *decoder) atEnd(field string) bool {
+	if d.r.Len() == 0 {
+		d.cut(field)
+		return false
+	}
+	return d.r.Rest()[0] == 0
+}
+
+func (d *decoder) rulesAll() {
+	r := d.r
+	for i := 0; ; i++ {
+		if d.atEnd("rules") {
+			r.Enter("rules", -1)
+			r.U8("end")
+			r.Leave()
+			return
+		}
+		if d.truncated {
+			return
+		}
+		r.Enter("rules", i)
+		k, ks, ok := d.str("key")
+		var v []byte
+		var vs int
+		if ok {
+			v, vs, ok = d.str("value")
+		}
+		r.Leave()
+		if !ok {
+			return
+		}
+		d.tally.rules++
+		if d.dry {
+			if !printable(k) {
+				d.odd++
+			}
+			continue
+		}
+		d.resp.Rules = append(d.resp.Rules, Rule{d.string(k, ks), d.string(v, vs)})
+	}
+}
+
+func (d *decoder) rulesIndexed() {
+	r := d.r
+	for i, k := range d.lay.server.List {
+		r.Enter("rules", i)
+		v, vs, ok := d.str(k.String())
+		r.Leave()
+		if !ok {
+			return
+		}
+		d.tally.rules++
+		if !d.dry {
+			d.resp.Rules = append(d.resp.Rules, Rule{k.String(), d.string(v, vs)})
+		}
+	}
+}
+
+// table reads a player or team section: the count, the field names (or the
+// requested keys' names), then count rows of values.
+func (d *decoder) table(name string, keys Keys, sh *shape, tb *table) {
+	if !keys.Wanted() {
+		return
+	}
+	r := d.r
+	r.Enter(name, -1)
+	var count int
+	if r.Len() < d.lay.width {
+		d.cut("count")
+	} else if d.lay.width == 1 {
+		count = int(r.U8("count"))
+	} else {
+		count = int(r.U16BE("count"))
+		d.big = d.big || count > 0xff
+	}
+	if !d.truncated && keys.All {
+		for j := 0; ; j++ {
+			if d.atEnd("fields") {
+				r.U8("fields_end")
+				break
+			}
+			if d.truncated {
+				break
+			}
+			r.Enter("fields", j)
+			f, fs, ok := d.str("")
+			r.Leave()
+			if !ok {
+				break
+			}
+			sh.fields++
+			if d.dry {
+				if !fieldName(f, name == "teams") {
+					d.odd++
+				}
+			} else {
+				tb.t.Fields = append(tb.t.Fields, d.string(f, fs))
+			}
+		}
+	} else if !d.truncated {
+		sh.fields = len(keys.List)
+		if !d.dry {
+			for _, k := range keys.List {
+				tb.t.Fields = append(tb.t.Fields, k.String())
+			}
+		}
+	}
+	r.Leave()
+	tb.t.Count = count
+	if d.truncated || sh.fields == 0 {
+		return
+	}
+	for i := 0; i < count; i++ {
+		r.Enter(name, i)
+		for j := 0; j < sh.fields; j++ {
+			var col string
+			if !d.dry {
+				col = tb.t.Fields[j]
+			}
+			v, vs, ok := d.str(col)
+			if !ok {
+				r.Leave()
+				if !d.dry {
+					tb.values = tb.values[:i*sh.fields]
+				}
+				return
+			}
+			if !d.dry {
+				tb.values = append(tb.values, d.string(v, vs))
+			}
+		}
+		r.Leave()
+		sh.rows++
+		if !d.dry {
+			tb.t.Rows = append(tb.t.Rows, tb.values[i*sh.fields:(i+1)*sh.fields:(i+1)*sh.fields])
+		}
+	}
+}
+
+// printable reports whether a server key is plain ASCII text, as every
+// game's keys are.
+func printable(s []byte) bool {
+	for _, c := range s {
+		if c < 0x20 || c >= 0x7f {
+			return false
+		}
+	}
+	return true
+}
+
+// fieldName reports whether a column name follows GameSpy's convention:
+// player columns end in "_" ("score_"), team columns in "_t" ("score_t").
+func fieldName(s []byte, team bool) bool {
+	if !printable(s) {
+		return false
+	}
+	if team {
+		return bytes.HasSuffix(s, []byte("_t"))
+	}
+	return bytes.HasSuffix(s, []byte("_"))
+}
