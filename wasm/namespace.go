@@ -1,0 +1,162 @@
+//go:build js && wasm
+
+package main
+
+import (
+	"syscall/js"
+
+	"github.com/querylens/querylens/codecs"
+	"github.com/querylens/querylens/huffman"
+)
+
+// version is set with -ldflags "-X main.version=…"; otherwise it comes from
+// the build's VCS stamp.
+var version = ""
+
+// register installs globalThis.querylens.
+func register() {
+	ns := jsObject.New()
+	ns.Set("version", buildVersion())
+	ns.Set("protocols", fn(protocols))
+	ns.Set("detect", fn(detect))
+	ns.Set("buildQuery", fn(buildQuery))
+	ns.Set("newQuery", fn(newQuery))
+	ns.Set("decode", fn(func(args []js.Value) any { return decode(args, false) }))
+	ns.Set("inspect", fn(func(args []js.Value) any { return decode(args, true) }))
+	ns.Set("pcapng", fn(pcapngFile))
+	h := jsObject.New()
+	h.Set("encode", fn(huffmanEncode))
+	h.Set("decode", fn(huffmanDecode))
+	ns.Set("huffman", h)
+	js.Global().Set("querylens", ns)
+}
+
+// fn wraps a function that ignores `this`. The js.Func values live as long
+// as the page, so they are never released.
+func fn(f func(args []js.Value) any) js.Func {
+	return js.FuncOf(func(_ js.Value, args []js.Value) any { return f(args) })
+}
+
+// buildVersion is the module version stamped at build time, or "devel".
+// (runtime/debug.ReadBuildInfo would give the VCS revision, but it links fmt.)
+func buildVersion() string {
+	if version != "" {
+		return version
+	}
+	return "devel"
+}
+
+// protocols() → [{name, title, default_port, options: [{name, kind, default, choices, help}]}]
+func protocols(_ []js.Value) any {
+	list := make([]codecs.Object, 0, 4)
+	for _, c := range codecs.Protocols() {
+		opts := make([]codecs.Object, 0, len(c.Options()))
+		for _, o := range c.Options() {
+			choices := o.Choices
+			if choices == nil {
+				choices = []string{}
+			}
+			opts = append(opts, codecs.Object{{Key: "name", Value: o.Name}, {Key: "kind", Value: o.Kind},
+				{Key: "default", Value: o.Default}, {Key: "choices", Value: choices}, {Key: "help", Value: o.Help}})
+		}
+		list = append(list, codecs.Object{{Key: "name", Value: c.Name()}, {Key: "title", Value: c.Title()},
+			{Key: "default_port", Value: c.DefaultPort()}, {Key: "options", Value: opts}})
+	}
+	return parseJSON(codecs.AppendJSON(nil, list))
+}
+
+// detect(bytes) → {protocol, kind} | {error}
+func detect(args []js.Value) any {
+	b, ok := bytesFromJS(arg(args, 0))
+	if !ok {
+		return usageError("detect: want a Uint8Array")
+	}
+	c, kind, err := codecs.Detect(b)
+	if err != nil {
+		return errorValue(err, nil)
+	}
+	return object(codecs.Object{{Key: "protocol", Value: c.Name()}, {Key: "kind", Value: string(kind)}})
+}
+
+// lookup finds the codec for name, or by detection on first when name is "".
+func lookup(name string, first []byte) (codecs.Codec, error) {
+	if name != "" {
+		return codecs.Lookup(name)
+	}
+	c, _, err := codecs.Detect(first)
+	return c, err
+}
+
+// buildQuery(protocol, options) → {datagrams: Uint8Array[]} | {error}
+//
+// The datagrams are exactly what a conversation sends first, wire form
+// included (Zandronum's are Huffman-encoded); decode them to see the layers.
+func buildQuery(args []js.Value) any {
+	c, err := codecs.Lookup(stringArg(args, 0))
+	if err != nil {
+		return errorValue(err, nil)
+	}
+	q, err := c.NewQuery(optionsFromJS(arg(args, 1)))
+	if err != nil {
+		return errorValue(err, nil)
+	}
+	o := jsObject.New()
+	o.Set("protocol", c.Name())
+	o.Set("datagrams", bytesList(q.Start()))
+	return o
+}
+
+// decode(protocol|null, datagrams, {query, spans}) → message | {error, partial}
+// inspect(...) is the same with spans always on.
+func decode(args []js.Value, spans bool) any {
+	dgs, ok := datagramsFromJS(arg(args, 1))
+	if !ok || len(dgs) == 0 {
+		return usageError("decode: want a Uint8Array or a non-empty array of them")
+	}
+	opt := codecs.DecodeOptions{Spans: spans}
+	if o := arg(args, 2); o.Type() == js.TypeObject {
+		if o.Get("spans").Truthy() {
+			opt.Spans = true
+		}
+		if q, ok := bytesFromJS(o.Get("query")); ok {
+			opt.Query = q
+		}
+	}
+	c, err := lookup(stringArg(args, 0), dgs[0])
+	if err != nil {
+		return errorValue(err, nil)
+	}
+	return messageValue(c.Decode(dgs, opt))
+}
+
+// huffman.encode(bytes) → Uint8Array
+func huffmanEncode(args []js.Value) any {
+	b, ok := bytesFromJS(arg(args, 0))
+	if !ok {
+		return usageError("huffman.encode: want a Uint8Array")
+	}
+	return bytesToJS(huffman.Encode(nil, b))
+}
+
+// huffman.decode(bytes) → {data: Uint8Array} | {error: {offset, message}, partial: Uint8Array}
+func huffmanDecode(args []js.Value) any {
+	b, ok := bytesFromJS(arg(args, 0))
+	if !ok {
+		return usageError("huffman.decode: want a Uint8Array")
+	}
+	out, err := huffman.Decode(nil, b)
+	if err == nil {
+		o := jsObject.New()
+		o.Set("data", bytesToJS(out))
+		return o
+	}
+	e := codecs.Object{{Key: "protocol", Value: "huffman"}, {Key: "field", Value: "datagram"}}
+	if he, ok := err.(*huffman.Error); ok {
+		e = e.Add("offset", he.Offset).Add("message", he.Err.Error())
+	} else {
+		e = e.Add("offset", 0).Add("message", err.Error())
+	}
+	o := object(codecs.Object{{Key: "error", Value: e}})
+	o.Set("partial", bytesToJS(out))
+	return o
+}

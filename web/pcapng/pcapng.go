@@ -1,0 +1,226 @@
+// Package pcapng writes the inspector's packet sessions as pcapng files that
+// Wireshark and tcpdump open. It is pure Go with no fmt, so the browser
+// module (wasm/) links it without growing.
+//
+// A file is one section: a Section Header Block, one Interface Description
+// Block with link type LINKTYPE_RAW (each packet starts with its IP header,
+// version 4 or 6), and one Enhanced Packet Block per datagram. The browser
+// cannot see IP headers, so each packet gets a synthesized IPv4 (or IPv6)
+// and UDP header carrying the real target address and port; the local end is
+// the relay's socket, which the page does not know, so it is written as the
+// unspecified address with port LocalPort. Timestamps are microseconds since
+// the Unix epoch (the format's default resolution, also stated in the IDB).
+//
+// Layout reference: the pcapng specification (IETF draft-ietf-opsawg-pcapng),
+// sections 4.1 (SHB), 4.2 (IDB) and 4.3 (EPB). All blocks are written
+// little-endian; readers learn that from the SHB's byte-order magic.
+package pcapng
+
+import (
+	"encoding/binary"
+)
+
+// Block types and constants of the format.
+const (
+	blockSHB = 0x0a0d0d0a // Section Header Block
+	blockIDB = 0x00000001 // Interface Description Block
+	blockEPB = 0x00000006 // Enhanced Packet Block
+
+	byteOrderMagic = 0x1a2b3c4d
+
+	// LinkTypeRaw is LINKTYPE_RAW: packets begin with an IPv4 or IPv6 header.
+	LinkTypeRaw = 101
+
+	optEnd       = 0 // opt_endofopt
+	optComment   = 1 // opt_comment, UTF-8
+	optUserAppl  = 4 // shb_userappl
+	optIfName    = 2 // if_name
+	optIfTsresol = 9 // if_tsresol: one byte, 6 = 10^-6 s
+
+	// LocalPort is the UDP port written for the relay's end of each packet.
+	LocalPort = 49152
+
+	snapLen = 65535
+)
+
+// Direction says which way a datagram went.
+type Direction uint8
+
+const (
+	Sent     Direction = iota // from the relay to the target
+	Received                  // from the target to the relay
+)
+
+// Packet is one UDP datagram of a session.
+type Packet struct {
+	Micros    int64 // capture time, microseconds since the Unix epoch
+	Direction Direction
+	// Target is the game server or master. The zero Endpoint (a host name
+	// the page could not resolve) is written as 0.0.0.0 port 0.
+	Target  Endpoint
+	Data    []byte
+	Comment string // optional, shown by Wireshark as a packet comment
+}
+
+// Append appends a complete pcapng file holding pkts to dst. app names the
+// writing application (shb_userappl).
+func Append(dst []byte, app string, pkts []Packet) []byte {
+	dst = appendSHB(dst, app)
+	dst = appendIDB(dst)
+	for _, p := range pkts {
+		dst = appendEPB(dst, p)
+	}
+	return dst
+}
+
+// block appends a block of type typ whose body is written by body, filling
+// in both copies of the total length afterwards.
+func block(dst []byte, typ uint32, body func([]byte) []byte) []byte {
+	start := len(dst)
+	dst = binary.LittleEndian.AppendUint32(dst, typ)
+	dst = binary.LittleEndian.AppendUint32(dst, 0) // total length, patched below
+	dst = body(dst)
+	total := uint32(len(dst) - start + 4)
+	binary.LittleEndian.PutUint32(dst[start+4:], total)
+	return binary.LittleEndian.AppendUint32(dst, total)
+}
+
+// option appends one option, its value padded to 32 bits.
+func option(dst []byte, code uint16, v []byte) []byte {
+	dst = binary.LittleEndian.AppendUint16(dst, code)
+	dst = binary.LittleEndian.AppendUint16(dst, uint16(len(v)))
+	dst = append(dst, v...)
+	return pad4(dst, len(v))
+}
+
+func endOfOptions(dst []byte) []byte { return append(dst, optEnd, 0, 0, 0) }
+
+func pad4(dst []byte, n int) []byte {
+	for ; n%4 != 0; n++ {
+		dst = append(dst, 0)
+	}
+	return dst
+}
+
+func appendSHB(dst []byte, app string) []byte {
+	return block(dst, blockSHB, func(b []byte) []byte {
+		b = binary.LittleEndian.AppendUint32(b, byteOrderMagic)
+		b = binary.LittleEndian.AppendUint16(b, 1) // major version
+		b = binary.LittleEndian.AppendUint16(b, 0) // minor version
+		b = binary.LittleEndian.AppendUint64(b, ^uint64(0))
+		if app != "" {
+			b = option(b, optUserAppl, []byte(app))
+			b = endOfOptions(b)
+		}
+		return b
+	})
+}
+
+func appendIDB(dst []byte) []byte {
+	return block(dst, blockIDB, func(b []byte) []byte {
+		b = binary.LittleEndian.AppendUint16(b, LinkTypeRaw)
+		b = binary.LittleEndian.AppendUint16(b, 0) // reserved
+		b = binary.LittleEndian.AppendUint32(b, snapLen)
+		b = option(b, optIfName, []byte("relay"))
+		b = option(b, optIfTsresol, []byte{6})
+		return endOfOptions(b)
+	})
+}
+
+func appendEPB(dst []byte, p Packet) []byte {
+	return block(dst, blockEPB, func(b []byte) []byte {
+		us := uint64(p.Micros)
+		b = binary.LittleEndian.AppendUint32(b, 0) // interface 0
+		b = binary.LittleEndian.AppendUint32(b, uint32(us>>32))
+		b = binary.LittleEndian.AppendUint32(b, uint32(us))
+		lenAt := len(b)
+		b = binary.LittleEndian.AppendUint32(b, 0) // captured length, patched
+		b = binary.LittleEndian.AppendUint32(b, 0) // original length, patched
+		start := len(b)
+		b = appendIPUDP(b, p)
+		n := uint32(len(b) - start)
+		binary.LittleEndian.PutUint32(b[lenAt:], n)
+		binary.LittleEndian.PutUint32(b[lenAt+4:], n)
+		b = pad4(b, int(n))
+		if p.Comment != "" {
+			b = option(b, optComment, []byte(p.Comment))
+			b = endOfOptions(b)
+		}
+		return b
+	})
+}
+
+// appendIPUDP appends the synthesized IP and UDP headers and the payload.
+func appendIPUDP(b []byte, p Packet) []byte {
+	remote := p.Target
+	v6 := !remote.V4 && remote.IP != [16]byte{}
+	if !v6 {
+		remote.V4 = true // the zero Endpoint is 0.0.0.0
+	}
+	local := Endpoint{V4: !v6, Port: LocalPort}
+	src, dst := local, remote
+	if p.Direction == Received {
+		src, dst = dst, src
+	}
+	udpLen := 8 + len(p.Data)
+	if v6 {
+		b = append(b, 0x60, 0, 0, 0) // version 6, traffic class 0, flow label 0
+		b = binary.BigEndian.AppendUint16(b, uint16(udpLen))
+		b = append(b, 17, 64) // next header UDP, hop limit
+		b = append(b, src.IP[:]...)
+		b = append(b, dst.IP[:]...)
+	} else {
+		h := len(b)
+		b = append(b, 0x45, 0) // version 4, IHL 5 words; TOS 0
+		b = binary.BigEndian.AppendUint16(b, uint16(20+udpLen))
+		b = append(b, 0, 0, 0x40, 0) // identification 0; flags DF, fragment offset 0
+		b = append(b, 64, 17, 0, 0)  // TTL, protocol UDP, checksum (below)
+		b = append(b, src.addr()...)
+		b = append(b, dst.addr()...)
+		binary.BigEndian.PutUint16(b[h+10:], ^fold(sum(0, b[h:h+20])))
+	}
+	u := len(b)
+	b = binary.BigEndian.AppendUint16(b, src.Port)
+	b = binary.BigEndian.AppendUint16(b, dst.Port)
+	b = binary.BigEndian.AppendUint16(b, uint16(udpLen))
+	b = append(b, 0, 0) // checksum (below)
+	b = append(b, p.Data...)
+	binary.BigEndian.PutUint16(b[u+6:], udpChecksum(src.addr(), dst.addr(), b[u:]))
+	return b
+}
+
+// udpChecksum is RFC 768's checksum over the pseudo-header (addresses,
+// protocol, length) and the UDP header and payload. A computed zero is sent
+// as 0xffff, because zero means "no checksum" in IPv4 and is invalid in IPv6.
+func udpChecksum(src, dst []byte, udp []byte) uint16 {
+	var s uint32
+	s = sum(s, src)
+	s = sum(s, dst)
+	s += 17 + uint32(len(udp))
+	s = sum(s, udp)
+	c := ^fold(s)
+	if c == 0 {
+		c = 0xffff
+	}
+	return c
+}
+
+// sum adds b to s as big-endian 16-bit words (an odd last byte is the high
+// half of a word), without folding the carries.
+func sum(s uint32, b []byte) uint32 {
+	for ; len(b) >= 2; b = b[2:] {
+		s += uint32(b[0])<<8 | uint32(b[1])
+	}
+	if len(b) == 1 {
+		s += uint32(b[0]) << 8
+	}
+	return s
+}
+
+// fold adds the carries back into the low 16 bits (ones' complement sum).
+func fold(s uint32) uint16 {
+	for s > 0xffff {
+		s = s>>16 + s&0xffff
+	}
+	return uint16(s)
+}
