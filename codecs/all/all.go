@@ -7,5 +7,6 @@ package all
 import (
 	// One line per protocol package; each registers itself in init.
 	_ "github.com/querylens/querylens/codecs"
+	_ "github.com/querylens/querylens/codecs/bloodmasters"
 	_ "github.com/querylens/querylens/codecs/gamespy2"
 )

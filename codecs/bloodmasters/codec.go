@@ -1,0 +1,417 @@
+package bloodmasters
+
+import (
+	"encoding/binary"
+	"strconv"
+	"strings"
+
+	"github.com/querylens/querylens/codecs"
+)
+
+// Warnings this package attaches to decoded messages, besides the shared
+// codecs.WarnTrailing and codecs.WarnTruncated. Most say where the game's
+// two readers (the official C# launcher and the author's PHP client) would
+// read the same bytes differently.
+const (
+	// The protocol is not 26..29; decoded with the 29 layout when >= 27.
+	WarnUnknownProtocol = "unknown protocol version"
+	// Protocol 27/28 (or newer than 29): the launcher skips the extended block.
+	WarnLauncherSkipsExtended = "launcher ignores the extended block (protocol is not 29)"
+	// Protocol 27 with a build description: the PHP client stops before it.
+	WarnBuildBefore28 = "build description before protocol 28"
+	// Protocol 28+ without one: the launcher copes, the PHP client reads past the end.
+	WarnNoBuild = "no build description"
+	// A string of 128 bytes or more has a 2-byte length: the PHP client reads one.
+	WarnLongString = "string of 128 bytes or more (one-byte length readers differ)"
+	// A negative limit or ping: the PHP client reads them unsigned (-1 -> 65535).
+	WarnNegative = "negative limit or ping (unsigned readers differ)"
+	// Bytes >= 0x80: the server sends ASCII; the launcher shows '?', we show Latin-1.
+	WarnNonASCII        = "non-ascii text"
+	WarnUnknownGameType = "unknown game type"
+	WarnUnknownTeam     = "unknown team"
+	// The reply's token differs from the query's.
+	WarnTokenMismatch = "token does not match the query"
+)
+
+type codec struct{}
+
+func init() { codecs.Register(codec{}) }
+
+func (codec) Name() string     { return protoName }
+func (codec) Title() string    { return "Bloodmasters" }
+func (codec) DefaultPort() int { return DefaultPort }
+
+func (codec) Options() []codecs.Option {
+	return []codecs.Option{{
+		Name: "token", Kind: "uint", Default: "0",
+		Help: "32-bit value the server echoes (the official launcher sends its millisecond clock)",
+	}}
+}
+
+// Detect: the exact 7-byte request is Certain; a datagram whose ServerInfo
+// message decodes completely is Certain; a ServerInfo reply at offset 0 cut
+// short by the datagram is Likely once its title decodes, Weak before.
+func (codec) Detect(b []byte) (codecs.Kind, codecs.Confidence) {
+	if len(b) == RequestLen && b[0] == RequestLen && b[1] == 0 && Command(b[2]) == CmdServerInfo {
+		return codecs.KindQuery, codecs.Certain
+	}
+	if len(b) < HeaderLen {
+		return "", codecs.NotMine
+	}
+	var dg datagram
+	err := dg.decode(b, nil, optQuery)
+	if !dg.found || dg.stage < stCommand || dg.command.Base() != CmdServerInfo {
+		return "", codecs.NotMine
+	}
+	kind := codecs.KindResponse
+	if dg.query {
+		kind = codecs.KindQuery
+	}
+	switch {
+	case err == nil:
+		return kind, codecs.Certain
+	case dg.at != 0 || dg.length < len(b) || dg.stage < stToken:
+		return "", codecs.NotMine
+	case dg.stage >= stTitle:
+		return kind, codecs.Likely
+	}
+	return kind, codecs.Weak
+}
+
+// CheckQuery accepts exactly the 7-byte request `07 00 0d` + token.
+func (codec) CheckQuery(b []byte) error {
+	_, err := DecodeRequest(b)
+	return err
+}
+
+// Decode decodes one datagram: a request (kind query) or a reply. The
+// ServerInfo message's fields are the top-level fields; other messages of
+// the datagram are listed under "messages".
+func (codec) Decode(datagrams [][]byte, opt codecs.DecodeOptions) (*codecs.Message, error) {
+	m := &codecs.Message{Protocol: protoName, Kind: codecs.KindResponse}
+	switch len(datagrams) {
+	case 0:
+		return m, codecs.NewError(protoName, "datagram", 0, codecs.Detail(codecs.ErrIncomplete, "no datagram"))
+	case 1:
+	default:
+		return m, codecs.NewError(protoName, "datagram", 0, codecs.Detail(codecs.ErrBadValue,
+			"a Bloodmasters message is one datagram, got "+strconv.Itoa(len(datagrams))))
+	}
+	b := datagrams[0]
+	var spans *[]codecs.Span
+	if opt.Spans {
+		m.Layers = []codecs.Layer{{Name: "wire", Bytes: b, Parent: -1}}
+		m.Spans = []codecs.Span{}
+		spans = &m.Spans
+	}
+	var dg datagram
+	err := dg.decode(b, spans, optValues|optOthers|optQuery)
+	if dg.query {
+		m.Kind = codecs.KindQuery
+	} else {
+		m.Info = dg.info()
+	}
+	m.Fields = dg.fields()
+	dg.warn(m, opt.Query)
+	return m, err
+}
+
+// fields is the "fields" object: every field decoded, in wire order.
+func (dg *datagram) fields() codecs.Object {
+	r, st := &dg.resp, dg.stage
+	var f codecs.Object
+	if st >= stLength {
+		f = f.Add("length", dg.length)
+	}
+	if st >= stCommand {
+		f = f.Add("command", uint8(dg.command))
+	}
+	if st >= stPacketID && dg.command.HasPacketID() {
+		f = f.Add("packet_id", r.PacketID)
+	}
+	if st >= stToken {
+		f = f.Add("token", codecs.Hex(binary.BigEndian.AppendUint32(nil, r.Token)))
+	}
+	if !dg.query {
+		f = dg.replyFields(f)
+	}
+	if len(dg.others) > 0 {
+		ms := make([]codecs.Object, 0, len(dg.others))
+		for _, o := range dg.others {
+			mo := codecs.Object{{Key: "offset", Value: o.Offset}, {Key: "length", Value: o.Len()}, {Key: "command", Value: uint8(o.Command)}}
+			if o.Command.HasPacketID() {
+				mo = mo.Add("packet_id", o.PacketID)
+			}
+			ms = append(ms, mo.Add("data", codecs.Hex(o.Data)))
+		}
+		f = f.Add("messages", ms)
+	}
+	if dg.tail != nil {
+		f = f.Add("trailing", codecs.Hex(dg.tail))
+	}
+	return f
+}
+
+func (dg *datagram) replyFields(f codecs.Object) codecs.Object {
+	r, st := &dg.resp, dg.stage
+	steps := [...]struct {
+		st  stage
+		key string
+		v   any
+	}{
+		{stTitle, "title", text(r.Title)},
+		{stLocked, "locked", r.Locked},
+		{stWebsite, "website", text(r.Website)},
+		{stMaxClients, "max_clients", r.MaxClients},
+		{stMaxPlayers, "max_players", r.MaxPlayers},
+		{stGameType, "game_type", uint8(r.GameType)},
+		{stMap, "map", text(r.Map)},
+		{stNumClients, "num_clients", r.NumClients},
+		{stNumPlayers, "num_players", r.NumPlayers},
+		{stProtocol, "protocol", r.Protocol},
+	}
+	for _, s := range steps {
+		if st >= s.st {
+			f = f.Add(s.key, s.v)
+		}
+	}
+	if !r.Extended() {
+		return dg.tailFields(f)
+	}
+	ext := [...]struct {
+		st  stage
+		key string
+		v   any
+	}{
+		{stScoreLimit, "score_limit", r.ScoreLimit},
+		{stTimeLimit, "time_limit", r.TimeLimit},
+		{stJoinSmallest, "join_smallest_team", r.JoinSmallestTeam},
+	}
+	for _, s := range ext {
+		if st >= s.st {
+			f = f.Add(s.key, s.v)
+		}
+	}
+	if st >= stJoinSmallest {
+		cs := make([]codecs.Object, 0, len(r.Clients))
+		for _, c := range r.Clients {
+			cs = append(cs, codecs.Object{{Key: "name", Value: text(c.Name)}, {Key: "team", Value: uint8(c.Team)},
+				{Key: "spectator", Value: c.Spectator}, {Key: "ping", Value: c.Ping}})
+		}
+		f = f.Add("clients", cs)
+	}
+	if r.HasBuild {
+		f = f.Add("build_description", text(r.Build))
+	}
+	return dg.tailFields(f)
+}
+
+func (dg *datagram) tailFields(f codecs.Object) codecs.Object {
+	if len(dg.resp.Extra) > 0 {
+		f = f.Add("extra", codecs.Hex(dg.resp.Extra))
+	}
+	return f
+}
+
+// info is the neutral view of the reply (json.md): colour codes stripped
+// from the title and names, the build description as the version, the
+// connected clients as num_players, and the rest as rules.
+func (dg *datagram) info() *codecs.Info {
+	r, st := &dg.resp, dg.stage
+	in := &codecs.Info{}
+	if st >= stTitle {
+		in.Has |= codecs.HasName
+		in.Name = text(StripColors(r.Title))
+	}
+	if st >= stLocked {
+		in.Has |= codecs.HasPassword
+		in.Password = r.Locked
+	}
+	if st >= stWebsite {
+		in.Has |= codecs.HasRules
+		in.Rules = append(in.Rules, [2]string{"website", text(r.Website)})
+	}
+	if st >= stMaxClients {
+		in.Has |= codecs.HasMaxClients
+		in.MaxClients = int(r.MaxClients)
+	}
+	if st >= stMaxPlayers {
+		in.Has |= codecs.HasMaxPlayers
+		in.MaxPlayers = int(r.MaxPlayers)
+	}
+	if st >= stGameType {
+		in.Has |= codecs.HasGameType
+		in.GameType = r.GameType.String()
+	}
+	if st >= stMap {
+		in.Has |= codecs.HasMap
+		in.Map = text(r.Map)
+	}
+	if st >= stNumClients {
+		in.Has |= codecs.HasNumPlayers
+		in.NumPlayers = int(r.NumClients)
+	}
+	ints := [...]struct {
+		st  stage
+		key string
+		v   int
+	}{
+		{stNumPlayers, "players", int(r.NumPlayers)},
+		{stProtocol, "protocol", int(r.Protocol)},
+		{stScoreLimit, "score_limit", int(r.ScoreLimit)},
+		{stTimeLimit, "time_limit", int(r.TimeLimit)},
+	}
+	for _, x := range ints {
+		if st >= x.st && (x.st <= stProtocol || r.Extended()) {
+			in.Rules = append(in.Rules, [2]string{x.key, strconv.Itoa(x.v)})
+		}
+	}
+	if r.Extended() && st >= stJoinSmallest {
+		in.Rules = append(in.Rules, [2]string{"join_smallest_team", strconv.FormatBool(r.JoinSmallestTeam)})
+		in.Has |= codecs.HasPlayers
+		in.Players = make([]codecs.Player, 0, len(r.Clients))
+		for _, c := range r.Clients {
+			in.Players = append(in.Players, codecs.Player{Name: text(StripColors(c.Name)), Ping: int(c.Ping),
+				Team: int(c.Team), HasTeam: c.Team != NoTeam, Spectator: c.Spectator})
+		}
+	}
+	if r.HasBuild {
+		in.Has |= codecs.HasVersion
+		in.Version = text(r.Build)
+	}
+	return in
+}
+
+// warn adds the warnings of json.md and this package's Warn constants.
+func (dg *datagram) warn(m *codecs.Message, query []byte) {
+	r, st := &dg.resp, dg.stage
+	if dg.tail != nil {
+		m.Warn(dg.tailWhy)
+	}
+	if st >= stToken && query != nil {
+		if tok, err := DecodeRequest(query); err == nil && tok != r.Token {
+			m.Warn(WarnTokenMismatch)
+		}
+	}
+	if dg.query {
+		return
+	}
+	if st >= stProtocol {
+		if r.Protocol < ExtendedSince-1 || r.Protocol > ProtocolVersion {
+			m.Warn(WarnUnknownProtocol)
+		}
+		if r.Extended() && r.Protocol != ProtocolVersion {
+			m.Warn(WarnLauncherSkipsExtended)
+		}
+	}
+	if st >= stDone && r.Extended() {
+		if r.HasBuild && r.Protocol < BuildSince {
+			m.Warn(WarnBuildBefore28)
+		}
+		if !r.HasBuild && r.Protocol >= BuildSince {
+			m.Warn(WarnNoBuild)
+		}
+	}
+	if st >= stGameType && !r.GameType.Known() {
+		m.Warn(WarnUnknownGameType)
+	}
+	if r.ScoreLimit < 0 || r.TimeLimit < 0 {
+		m.Warn(WarnNegative)
+	}
+	strs := []string{r.Title, r.Website, r.Map, r.Build}
+	for _, c := range r.Clients {
+		if !c.Team.Known() {
+			m.Warn(WarnUnknownTeam)
+		}
+		if c.Ping < 0 {
+			m.Warn(WarnNegative)
+		}
+		strs = append(strs, c.Name)
+	}
+	for _, s := range strs {
+		if len(s) >= 128 {
+			m.Warn(WarnLongString)
+		}
+		if !isASCII(s) {
+			m.Warn(WarnNonASCII)
+		}
+	}
+	if len(r.Extra) > 0 {
+		m.Warn(codecs.WarnTrailing)
+	}
+}
+
+func isASCII(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if s[i] >= 0x80 {
+			return false
+		}
+	}
+	return true
+}
+
+// text converts wire bytes to UTF-8 for display. A real server sends
+// ASCII; other bytes are shown as Latin-1 rather than lost.
+func text(s string) string {
+	if isASCII(s) {
+		return s
+	}
+	return codecs.Latin1([]byte(s))
+}
+
+// NewQuery starts a conversation: one request, one reply whose token
+// matches (a reply cut before its token is accepted too, so that Result can
+// say what was cut).
+func (codec) NewQuery(opts map[string]string) (codecs.Query, error) {
+	var token uint32
+	for k, v := range opts {
+		switch k {
+		case "token":
+			t, err := strconv.ParseUint(strings.TrimSpace(v), 0, 32)
+			if err != nil {
+				return nil, codecs.NewError(protoName, "token", 0, codecs.Detail(codecs.ErrBadValue, strconv.Quote(v)+" is not a 32-bit number"))
+			}
+			token = uint32(t)
+		default:
+			return nil, codecs.NewError(protoName, k, 0, codecs.Detail(codecs.ErrBadValue, "unknown option "+strconv.Quote(k)))
+		}
+	}
+	return &query{req: AppendRequest(nil, token), token: token}, nil
+}
+
+type query struct {
+	req   []byte
+	token uint32
+	reply []byte
+}
+
+func (q *query) Start() [][]byte { return [][]byte{q.req} }
+
+func (q *query) Feed(b []byte) ([][]byte, bool, error) {
+	if q.reply != nil {
+		return nil, true, codecs.NewError(protoName, "datagram", 0, codecs.Detail(codecs.ErrBadValue, "the reply has already arrived"))
+	}
+	var dg datagram
+	dg.decode(b, nil, optQuery)
+	switch {
+	case !dg.found || dg.stage < stCommand || dg.command.Base() != CmdServerInfo:
+		return nil, false, codecs.NewError(protoName, "command", 0, codecs.Detail(codecs.ErrUnknownCode, "not a ServerInfo reply"))
+	case dg.query:
+		return nil, false, codecs.NewError(protoName, "length", dg.at, codecs.Detail(codecs.ErrBadValue, "a request, not a reply"))
+	case dg.stage >= stToken && dg.resp.Token != q.token:
+		return nil, false, codecs.NewError(protoName, "token", dg.at+dg.command.headerLen(), codecs.Detail(codecs.ErrBadValue, "token does not match the query"))
+	}
+	q.reply = append([]byte(nil), b...)
+	return nil, true, nil
+}
+
+func (q *query) Result(opt codecs.DecodeOptions) (*codecs.Message, error) {
+	if q.reply == nil {
+		return &codecs.Message{Protocol: protoName, Kind: codecs.KindResponse},
+			codecs.NewError(protoName, "reply", 0, codecs.Detail(codecs.ErrIncomplete, "no reply received"))
+	}
+	if opt.Query == nil {
+		opt.Query = q.req
+	}
+	return codec{}.Decode([][]byte{q.reply}, opt)
+}
