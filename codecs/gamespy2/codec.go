@@ -358,7 +358,8 @@ func (q *query) Feed(b []byte) ([][]byte, bool, error) {
 		if q.got[i] != nil {
 			continue
 		}
-		_, t := bestLayout(b, requestLayouts(&q.reqs[i]))
+		ls := requestLayouts(&q.reqs[i])
+		_, t := bestLayout(b, ls[:])
 		if k := t.rank(); best < 0 || k < bestRank {
 			best, bestRank = i, k
 		}

@@ -84,35 +84,36 @@ func DecodeResponse(b []byte, req *Request) (Response, error) {
 
 func decodeResponse(b []byte, req *Request, spans *[]codecs.Span, layer int) (Response, error) {
 	var resp Response
-	r := wire.NewReader(proto, b, layer, spans)
-	if !readHeader(r, &resp.ID) {
-		return resp, r.Err()
+	d := decoder{b: b, rec: spans != nil}
+	d.r = *wire.NewReader(proto, b, layer, spans)
+	if !readHeader(&d.r, &resp.ID) {
+		return resp, d.r.Err()
 	}
 	if req != nil && req.ID != resp.ID {
-		r.FailAt("id", 1, codecs.Detail(codecs.ErrBadValue, "not the id of the request"))
-		return resp, r.Err()
+		d.r.FailAt("id", 1, codecs.Detail(codecs.ErrBadValue, "not the id of the request"))
+		return resp, d.r.Err()
 	}
-	var lay layout
 	var t tally
 	if req != nil {
-		lay, t = bestLayout(b, requestLayouts(req))
+		l := layout{server: req.Server, players: req.Players, teams: req.Teams, width: 2}
+		d.lay, t = bestLayout(b, []layout{l, l.oneByte()})
 	} else {
-		lay, t = bestLayout(b, inferLayouts[:])
+		d.lay, t = bestLayout(b, inferLayouts[:])
 	}
-	d := decoder{r: r, lay: lay, resp: &resp, text: string(b), b: b}
-	resp.Sections = lay.sections()
-	resp.OneByteCounts = lay.width == 1
+	resp.Sections = d.lay.sections()
+	resp.OneByteCounts = d.lay.width == 1
 	if resp.Sections&ServerSection != 0 {
-		resp.Rules = make([]Rule, 0, t.rules)
+		d.rules = make([]Rule, 0, t.rules)
 	}
+	d.text = string(b)
 	d.players = sized(t.players)
 	d.teams = sized(t.teams)
 	d.walk()
-	resp.Players, resp.Teams = d.players.t, d.teams.t
+	resp.Rules, resp.Players, resp.Teams = d.rules, d.players.t, d.teams.t
 	resp.Truncated = d.truncated || len(b) == MaxReply
-	if !d.truncated && r.Len() > 0 {
-		resp.Trailing = r.Len()
-		r.Bytes("trailing", r.Len())
+	if !d.truncated && d.r.Len() > 0 {
+		resp.Trailing = d.r.Len()
+		d.r.Bytes("trailing", d.r.Len())
 	}
 	return resp, nil
 }
@@ -160,11 +161,16 @@ var inferLayouts = func() (ls [16]layout) {
 	return ls
 }()
 
-func requestLayouts(q *Request) []layout {
+// requestLayouts are the layouts of a reply to q: its sections, with
+// 16-bit counts or one-byte ones.
+func requestLayouts(q *Request) [2]layout {
 	l := layout{server: q.Server, players: q.Players, teams: q.Teams, width: 2}
-	l1 := l
-	l1.width = 1
-	return []layout{l, l1}
+	return [2]layout{l, l.oneByte()}
+}
+
+func (l layout) oneByte() layout {
+	l.width = 1
+	return l
 }
 
 // tally is what a dry walk over a reply found.
@@ -207,18 +213,17 @@ func (t *tally) rank() int {
 // the best one with its tally. The first candidate with a perfect rank wins
 // at once. b's header has been checked.
 func bestLayout(b []byte, cands []layout) (layout, tally) {
-	var r wire.Reader
 	best, bestRank := -1, 0
 	var bestT tally
 	for i := range cands {
-		r = *wire.NewReader(proto, b, 0, nil)
-		d := decoder{r: &r, lay: cands[i], dry: true, b: b}
-		r.Bytes("", headerLen)
+		d := decoder{lay: cands[i], dry: true, b: b}
+		d.r = *wire.NewReader(proto, b, 0, nil)
+		d.r.Bytes("", headerLen)
 		d.walk()
 		t := d.tally
 		t.truncated = d.truncated
 		if !d.truncated {
-			t.trailing = r.Len()
+			t.trailing = d.r.Len()
 		}
 		if k := t.rank(); best < 0 || k < bestRank {
 			best, bestRank, bestT = i, k, t
@@ -251,16 +256,32 @@ func sized(s shape) table {
 // decoder walks a reply in a layout. A dry walk only counts (to choose a
 // layout and size the result); a real one stores values and records spans.
 // Both read the same way, so the sizes from the dry walk fit exactly.
+//
+// Field paths (Enter/Leave) are kept only while recording spans: the walk
+// after the header cannot fail, so no error needs them otherwise.
 type decoder struct {
-	r         *wire.Reader
+	r         wire.Reader
 	b         []byte
 	text      string // string(b): ASCII values are substrings of it
 	lay       layout
-	dry       bool
+	dry       bool // count only
+	rec       bool // recording spans
 	truncated bool
 	tally
-	resp           *Response
+	rules          []Rule
 	players, teams table
+}
+
+func (d *decoder) enter(name string, i int) {
+	if d.rec {
+		d.r.Enter(name, i)
+	}
+}
+
+func (d *decoder) leave() {
+	if d.rec {
+		d.r.Leave()
+	}
 }
 
 func (d *decoder) walk() {
@@ -281,7 +302,7 @@ func (d *decoder) walk() {
 // whatever bytes are left.
 func (d *decoder) cut(field string) {
 	d.truncated = true
-	if d.r.Recording() && d.r.Len() > 0 {
+	if d.rec && d.r.Len() > 0 {
 		start := d.r.Offset()
 		rest := d.r.Bytes("", d.r.Len())
 		d.r.Mark(field, "truncated", start, codecs.Latin1(rest))
@@ -319,25 +340,25 @@ func (d *decoder) atEnd(field string) bool {
 }
 
 func (d *decoder) rulesAll() {
-	r := d.r
+	r := &d.r
 	for i := 0; ; i++ {
 		if d.atEnd("rules") {
-			r.Enter("rules", -1)
+			d.enter("rules", -1)
 			r.U8("end")
-			r.Leave()
+			d.leave()
 			return
 		}
 		if d.truncated {
 			return
 		}
-		r.Enter("rules", i)
+		d.enter("rules", i)
 		k, ks, ok := d.str("key")
 		var v []byte
 		var vs int
 		if ok {
 			v, vs, ok = d.str("value")
 		}
-		r.Leave()
+		d.leave()
 		if !ok {
 			return
 		}
@@ -348,22 +369,21 @@ func (d *decoder) rulesAll() {
 			}
 			continue
 		}
-		d.resp.Rules = append(d.resp.Rules, Rule{d.string(k, ks), d.string(v, vs)})
+		d.rules = append(d.rules, Rule{d.string(k, ks), d.string(v, vs)})
 	}
 }
 
 func (d *decoder) rulesIndexed() {
-	r := d.r
 	for i, k := range d.lay.server.List {
-		r.Enter("rules", i)
-		v, vs, ok := d.str(k.String())
-		r.Leave()
+		d.enter("rules", i)
+		v, vs, ok := d.str("value")
+		d.leave()
 		if !ok {
 			return
 		}
 		d.tally.rules++
 		if !d.dry {
-			d.resp.Rules = append(d.resp.Rules, Rule{k.String(), d.string(v, vs)})
+			d.rules = append(d.rules, Rule{k.String(), d.string(v, vs)})
 		}
 	}
 }
@@ -374,8 +394,8 @@ func (d *decoder) table(name string, keys Keys, sh *shape, tb *table) {
 	if !keys.Wanted() {
 		return
 	}
-	r := d.r
-	r.Enter(name, -1)
+	r := &d.r
+	d.enter(name, -1)
 	var count int
 	if r.Len() < d.lay.width {
 		d.cut("count")
@@ -394,9 +414,9 @@ func (d *decoder) table(name string, keys Keys, sh *shape, tb *table) {
 			if d.truncated {
 				break
 			}
-			r.Enter("fields", j)
+			d.enter("fields", j)
 			f, fs, ok := d.str("")
-			r.Leave()
+			d.leave()
 			if !ok {
 				break
 			}
@@ -417,13 +437,13 @@ func (d *decoder) table(name string, keys Keys, sh *shape, tb *table) {
 			}
 		}
 	}
-	r.Leave()
+	d.leave()
 	tb.t.Count = count
 	if d.truncated || sh.fields == 0 {
 		return
 	}
 	for i := 0; i < count; i++ {
-		r.Enter(name, i)
+		d.enter(name, i)
 		for j := 0; j < sh.fields; j++ {
 			var col string
 			if !d.dry {
@@ -431,7 +451,7 @@ func (d *decoder) table(name string, keys Keys, sh *shape, tb *table) {
 			}
 			v, vs, ok := d.str(col)
 			if !ok {
-				r.Leave()
+				d.leave()
 				if !d.dry {
 					tb.values = tb.values[:i*sh.fields]
 				}
@@ -441,7 +461,7 @@ func (d *decoder) table(name string, keys Keys, sh *shape, tb *table) {
 				tb.values = append(tb.values, d.string(v, vs))
 			}
 		}
-		r.Leave()
+		d.leave()
 		sh.rows++
 		if !d.dry {
 			tb.t.Rows = append(tb.t.Rows, tb.values[i*sh.fields:(i+1)*sh.fields:(i+1)*sh.fields])
