@@ -140,9 +140,9 @@ type datagram struct {
 
 // decoder decodes the ServerInfo message.
 type decoder struct {
-	r      *wire.Reader
+	r      wire.Reader
 	spans  *[]codecs.Span
-	stage  *stage // the datagram's stage
+	stage  stage // how far the ServerInfo message decoded
 	end    int    // where the message's length says it ends (may pass the datagram)
 	values bool   // materialize strings and clients
 	text   string // the message's data as one string: string fields are substrings of it
@@ -154,8 +154,9 @@ type decoder struct {
 // offsets stay datagram offsets because the reader starts at 0 and skips to
 // the message.
 func (dg *datagram) decode(b []byte, spans *[]codecs.Span, opt options) error {
-	d := decoder{r: wire.NewReader(protoName, b, 0, spans), spans: spans, values: opt&optValues != 0}
-	r := d.r
+	d := decoder{r: *wire.NewReader(protoName, b, 0, spans), spans: spans, values: opt&optValues != 0}
+	r := &d.r
+	defer func() { dg.stage = d.stage }()
 	k := 0 // index among the other messages
 	for off := 0; off < len(b); off = r.Offset() {
 		rest := b[off:]
@@ -270,10 +271,9 @@ func readMessage(r *wire.Reader, k int) RawMessage {
 
 // serverInfo decodes the ServerInfo message at r's position (§6.3).
 func (d *decoder) serverInfo(dg *datagram, opt options) {
-	r, resp := d.r, &dg.resp
-	d.stage = &dg.stage
+	r, resp := &d.r, &dg.resp
 	start := r.Offset()
-	dg.command, resp.PacketID, dg.length = readHeader(r, d.stage)
+	dg.command, resp.PacketID, dg.length = readHeader(r, &d.stage)
 	resp.Reliable = dg.command&ReliableBit != 0
 	if r.Failed() {
 		return
@@ -335,7 +335,7 @@ func (d *decoder) serverInfo(dg *datagram, opt options) {
 // extended decodes the protocol 27+ block: limits, join-smallest-team and
 // the client records.
 func (d *decoder) extended(resp *Response) {
-	r := d.r
+	r := &d.r
 	resp.ScoreLimit = r.S16BE("score_limit")
 	d.mark(stScoreLimit)
 	resp.TimeLimit = r.S16BE("time_limit")
@@ -368,7 +368,7 @@ func (d *decoder) extended(resp *Response) {
 // mark advances the stage when no read has failed.
 func (d *decoder) mark(s stage) {
 	if !d.r.Failed() {
-		*d.stage = s
+		d.stage = s
 	}
 }
 
@@ -377,7 +377,7 @@ func (d *decoder) mark(s stage) {
 // the message's own length field is hostile (ErrTooLong); one that only runs
 // past the datagram is a cut reply (ErrShort). Both fail at the string's start.
 func (d *decoder) str(field string) string {
-	r := d.r
+	r := &d.r
 	if r.Failed() {
 		return ""
 	}
@@ -409,7 +409,7 @@ func (d *decoder) str(field string) string {
 
 // enum reads one byte shown by its name.
 func (d *decoder) enum(field string, name func(uint8) string) uint8 {
-	r := d.r
+	r := &d.r
 	start := r.Offset()
 	b := r.Skip(field, 1)
 	if b == nil {
