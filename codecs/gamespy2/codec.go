@@ -358,8 +358,7 @@ func (q *query) Feed(b []byte) ([][]byte, bool, error) {
 		if q.got[i] != nil {
 			continue
 		}
-		ls := requestLayouts(&q.reqs[i])
-		_, t := bestLayout(b, ls[:])
+		_, t := bestLayout(b, requestLayouts(&q.reqs[i]))
 		if k := t.rank(); best < 0 || k < bestRank {
 			best, bestRank = i, k
 		}

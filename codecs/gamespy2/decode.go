@@ -95,8 +95,8 @@ func decodeResponse(b []byte, req *Request, spans *[]codecs.Span, layer int) (Re
 	}
 	var t tally
 	if req != nil {
-		l := layout{server: req.Server, players: req.Players, teams: req.Teams, width: 2}
-		d.lay, t = bestLayout(b, []layout{l, l.oneByte()})
+		ls := requestLayouts(req)
+		d.lay, t = bestLayout(b, ls)
 	} else {
 		d.lay, t = bestLayout(b, inferLayouts[:])
 	}
@@ -162,10 +162,15 @@ var inferLayouts = func() (ls [16]layout) {
 }()
 
 // requestLayouts are the layouts of a reply to q: its sections, with
-// 16-bit counts or one-byte ones.
-func requestLayouts(q *Request) [2]layout {
+// 16-bit counts, then one-byte ones. One-byte counts are only considered
+// when a player or team section comes with names, the only evidence that
+// can tell them apart.
+func requestLayouts(q *Request) []layout {
 	l := layout{server: q.Server, players: q.Players, teams: q.Teams, width: 2}
-	return [2]layout{l, l.oneByte()}
+	if !q.Players.All && !q.Teams.All {
+		return []layout{l}
+	}
+	return []layout{l, l.oneByte()}
 }
 
 func (l layout) oneByte() layout {
