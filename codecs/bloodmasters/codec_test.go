@@ -1,0 +1,236 @@
+package bloodmasters_test
+
+import (
+	"bytes"
+	"errors"
+	"reflect"
+	"testing"
+
+	"github.com/querylens/querylens/codecs"
+	"github.com/querylens/querylens/codecs/bloodmasters"
+)
+
+func TestRegistered(t *testing.T) {
+	if codec.Name() != "bloodmasters" || codec.Title() != "Bloodmasters" || codec.DefaultPort() != 6969 {
+		t.Errorf("codec = %q %q %d", codec.Name(), codec.Title(), codec.DefaultPort())
+	}
+	opts := codec.Options()
+	if len(opts) != 1 || opts[0].Name != "token" || opts[0].Kind != "uint" {
+		t.Errorf("Options = %+v", opts)
+	}
+}
+
+func TestDetect(t *testing.T) {
+	dm := readHex(t, "testdata/dm-3-clients.hex").b
+	tests := []struct {
+		name string
+		b    []byte
+		kind codecs.Kind
+		conf codecs.Confidence
+	}{
+		{"request", mustHex(t, "0700 0d 12345678"), codecs.KindQuery, codecs.Certain},
+		{"reply", dm, codecs.KindResponse, codecs.Certain},
+		{"reliable reply", readHex(t, "testdata/reliable-reply.hex").b, codecs.KindResponse, codecs.Certain},
+		{"several messages", readHex(t, "testdata/multi-message.hex").b, codecs.KindResponse, codecs.Certain},
+		{"reply cut after the title", dm[:60], codecs.KindResponse, codecs.Likely},
+		{"reply cut in the title", dm[:12], codecs.KindResponse, codecs.Weak},
+		{"reply cut in the token", dm[:5], "", codecs.NotMine},
+		{"empty", nil, "", codecs.NotMine},
+		{"two bytes", []byte{7, 0}, "", codecs.NotMine},
+		{"other command", mustHex(t, "0700 0e 12345678"), "", codecs.NotMine},
+		{"gamespy2 query", mustHex(t, "fefd00434f5259ffffff"), "", codecs.NotMine},
+		{"ogp header", mustHex(t, "ffffffff4f475000"), "", codecs.NotMine},
+		{"length larger than a cut reply at offset 0 but not ours", mustHex(t, "ff00 0d"), "", codecs.NotMine},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			kind, conf := codec.Detect(tc.b)
+			if kind != tc.kind || conf != tc.conf {
+				t.Errorf("Detect = %q %d, want %q %d", kind, conf, tc.kind, tc.conf)
+			}
+		})
+	}
+}
+
+func TestCheckQuery(t *testing.T) {
+	tests := []struct {
+		name     string
+		b        string
+		sentinel error
+	}{
+		{"request", "0700 0d 00000000", nil},
+		{"request with token", "0700 0d deadbeef", nil},
+		{"short", "0700 0d 0000", codecs.ErrShort},
+		{"long", "0700 0d 00000000 00", codecs.ErrTrailing},
+		{"wrong length", "0800 0d 00000000", codecs.ErrBadValue},
+		{"other command", "0700 01 00000000", codecs.ErrNotQuery},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			err := codec.CheckQuery(mustHex(t, tc.b))
+			if tc.sentinel == nil {
+				if err != nil {
+					t.Fatal(err)
+				}
+				return
+			}
+			wantError(t, err, tc.sentinel, "", -1)
+		})
+	}
+}
+
+func TestDecodeDatagrams(t *testing.T) {
+	dm := readHex(t, "testdata/dm-3-clients.hex").b
+	m, err := codec.Decode(nil, codecs.DecodeOptions{})
+	wantError(t, err, codecs.ErrIncomplete, "datagram", 0)
+	if m == nil {
+		t.Fatal("nil message")
+	}
+	_, err = codec.Decode([][]byte{dm, dm}, codecs.DecodeOptions{})
+	wantError(t, err, codecs.ErrBadValue, "datagram", 0)
+
+	m, err = codec.Decode([][]byte{mustHex(t, "0700 0d 12345678")}, codecs.DecodeOptions{})
+	if err != nil || m.Kind != codecs.KindQuery || m.Info != nil {
+		t.Fatalf("request: %+v, %v", m, err)
+	}
+}
+
+// TestWarnings lists what each golden packet should warn about.
+func TestWarnings(t *testing.T) {
+	tests := map[string][]string{
+		"dm-3-clients":        nil,
+		"tdm-teams":           {bloodmasters.WarnNegative},
+		"protocol-26":         nil,
+		"protocol-27":         {bloodmasters.WarnLauncherSkipsExtended},
+		"protocol-27-build":   {bloodmasters.WarnLauncherSkipsExtended, bloodmasters.WarnBuildBefore28},
+		"protocol-28-nobuild": {bloodmasters.WarnLauncherSkipsExtended, bloodmasters.WarnNoBuild},
+		"protocol-30":         {bloodmasters.WarnUnknownProtocol, bloodmasters.WarnLauncherSkipsExtended},
+		"long-title":          {bloodmasters.WarnLongString},
+		"non-ascii":           {bloodmasters.WarnNonASCII},
+		"unknown-enums":       {bloodmasters.WarnUnknownGameType, bloodmasters.WarnUnknownTeam},
+		"extra-bytes":         {codecs.WarnTrailing},
+		"trailing":            {codecs.WarnTrailing},
+		"multi-message":       nil,
+	}
+	for name, want := range tests {
+		t.Run(name, func(t *testing.T) {
+			m, err := codec.Decode([][]byte{readHex(t, "testdata/"+name+".hex").b}, codecs.DecodeOptions{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(m.Warnings) != len(want) || (len(want) > 0 && !reflect.DeepEqual(m.Warnings, want)) {
+				t.Errorf("warnings = %q, want %q", m.Warnings, want)
+			}
+		})
+	}
+
+	cut := readHex(t, "testdata/multi-message.hex").b
+	m, err := codec.Decode([][]byte{cut[:len(cut)-1]}, codecs.DecodeOptions{})
+	if err != nil || !reflect.DeepEqual(m.Warnings, []string{codecs.WarnTruncated}) {
+		t.Errorf("message cut after the reply: %q, %v", m.Warnings, err)
+	}
+
+	req := bloodmasters.AppendRequest(nil, 1)
+	m, err = codec.Decode([][]byte{readHex(t, "testdata/empty.hex").b}, codecs.DecodeOptions{Query: req})
+	if err != nil || !reflect.DeepEqual(m.Warnings, []string{bloodmasters.WarnTokenMismatch}) {
+		t.Errorf("token mismatch: %q, %v", m.Warnings, err)
+	}
+}
+
+// TestInfo checks the neutral view: stripped names, team null for no team,
+// the build as version, num_players counting every client.
+func TestInfo(t *testing.T) {
+	m, err := codec.Decode([][]byte{readHex(t, "testdata/tdm-teams.hex").b}, codecs.DecodeOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	in := m.Info
+	if in.Name != "Red vs Blue" || in.Map != "dm_bloodbath" || in.GameType != "TDM" || !in.Password ||
+		in.NumPlayers != 4 || in.MaxPlayers != 16 || in.MaxClients != 20 || in.Version != "Win32NT Dedicated version 1.5.0.0" {
+		t.Errorf("info = %+v", in)
+	}
+	want := []codecs.Player{
+		{Name: "Alice", Ping: 33, Team: 1, HasTeam: true},
+		{Name: "Bob", Ping: -1, Team: 2, HasTeam: true},
+		{Name: "Carol", Ping: 210, Team: 1, HasTeam: true},
+		{Name: "Watcher", Ping: 15, Spectator: true},
+	}
+	if !reflect.DeepEqual(in.Players, want) {
+		t.Errorf("players = %+v", in.Players)
+	}
+	for _, r := range [][2]string{{"website", "http://example.org/bm"}, {"players", "3"}, {"protocol", "29"},
+		{"score_limit", "-1"}, {"time_limit", "20"}, {"join_smallest_team", "false"}} {
+		if v, ok := in.Rule(r[0]); !ok || v != r[1] {
+			t.Errorf("rule %s = %q, want %q", r[0], v, r[1])
+		}
+	}
+	if !bytes.Contains(m.AppendJSON(nil), []byte(`"team":null,"spectator":true`)) {
+		t.Errorf("JSON lacks a null team: %s", m.AppendJSON(nil))
+	}
+}
+
+func TestQuery(t *testing.T) {
+	reply := func(token uint32) []byte {
+		r, err := bloodmasters.DecodeResponse(readHex(t, "testdata/dm-3-clients.hex").b)
+		if err != nil {
+			t.Fatal(err)
+		}
+		r.Token = token
+		b, err := bloodmasters.AppendResponse(nil, r)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return b
+	}
+
+	q, err := codec.NewQuery(map[string]string{"token": "0x01020304"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s := q.Start(); len(s) != 1 || !bytes.Equal(s[0], mustHex(t, "0700 0d 01020304")) {
+		t.Fatalf("Start = %x", s)
+	}
+	if _, err := q.Result(codecs.DecodeOptions{}); !errors.Is(err, codecs.ErrIncomplete) {
+		t.Errorf("Result before a reply: %v", err)
+	}
+	feeds := []struct {
+		name string
+		b    []byte
+		done bool
+	}{
+		{"someone else's token", reply(7), false},
+		{"not ours", mustHex(t, "fefd00434f5259"), false},
+		{"a request", mustHex(t, "0700 0d 01020304"), false},
+		{"the reply", reply(0x01020304), true},
+		{"a second reply", reply(0x01020304), true},
+	}
+	for _, f := range feeds {
+		send, done, err := q.Feed(f.b)
+		if len(send) != 0 || done != f.done || (err == nil) != (f.name == "the reply") {
+			t.Errorf("Feed(%s) = %d, %v, %v", f.name, len(send), done, err)
+		}
+	}
+	m, err := q.Result(codecs.DecodeOptions{Spans: true})
+	if err != nil || m.Info.Name != "Bloodmasters DM Server" || len(m.Warnings) != 0 || len(m.Spans) == 0 {
+		t.Fatalf("Result = %+v, %v", m, err)
+	}
+
+	// A reply cut before its token cannot be matched, but it is the only
+	// answer a truncating server gives: keep it so Result says what is cut.
+	q, _ = codec.NewQuery(nil)
+	if _, done, err := q.Feed(reply(0)[:5]); !done || err != nil {
+		t.Fatalf("cut reply: %v %v", done, err)
+	}
+	if _, err := q.Result(codecs.DecodeOptions{}); !errors.Is(err, codecs.ErrShort) {
+		t.Errorf("Result of a cut reply: %v", err)
+	}
+
+	for _, opts := range []map[string]string{{"token": "-1"}, {"token": "4294967296"}, {"token": "x"}, {"flags": "1"}} {
+		if _, err := codec.NewQuery(opts); !errors.Is(err, codecs.ErrBadValue) {
+			t.Errorf("NewQuery(%v) = %v", opts, err)
+		}
+	}
+	if q, err := codec.NewQuery(map[string]string{"token": " 4294967295 "}); err != nil || !bytes.Equal(q.Start()[0], mustHex(t, "0700 0d ffffffff")) {
+		t.Errorf("decimal token: %v", err)
+	}
+}
