@@ -9,4 +9,5 @@ import (
 	_ "github.com/querylens/querylens/codecs"
 	_ "github.com/querylens/querylens/codecs/bloodmasters"
 	_ "github.com/querylens/querylens/codecs/gamespy2"
+	_ "github.com/querylens/querylens/codecs/ogp"
 )

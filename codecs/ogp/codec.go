@@ -1,0 +1,177 @@
+package ogp
+
+import (
+	"errors"
+	"strconv"
+
+	"github.com/querylens/querylens/codecs"
+)
+
+func init() { codecs.Register(codec{}) }
+
+// codec is the registry entry for OGP.
+type codec struct{}
+
+func (codec) Name() string { return proto }
+
+func (codec) Title() string { return "Open Game Protocol" }
+
+// DefaultPort is 0: OGP runs on a port each game chooses.
+func (codec) DefaultPort() int { return 0 }
+
+// Detect needs the full magic FF FF FF FF "OGP\0": Zandronum's raw
+// (unencoded) Huffman form also starts with FF. With a valid header of
+// either version it is certain and says what the datagram is.
+func (codec) Detect(b []byte) (codecs.Kind, codecs.Confidence) {
+	if len(b) < len(magic) || string(b[:len(magic)]) != magic {
+		return "", codecs.NotMine
+	}
+	if _, ok := detect(b); !ok {
+		return codecs.KindResponse, codecs.Likely
+	}
+	h, off, err := DecodeHeader(b)
+	if err != nil {
+		return codecs.KindResponse, codecs.Likely
+	}
+	return kindOf(&h, b[off:]), codecs.Certain
+}
+
+// kindOf says what a datagram is from its header and the first body byte.
+func kindOf(h *Header, body []byte) codecs.Kind {
+	switch {
+	case !h.Answer:
+		return codecs.KindQuery
+	case h.Type == TypeBanned, h.Type == TypeError && len(body) > 0 && body[0] == byte(ErrorBanned):
+		return codecs.KindDenied
+	case h.Type == TypeError && h.HasChallenge, h.Type == TypePing && h.Version == V004 && h.HasChallenge:
+		return codecs.KindChallenge
+	}
+	return codecs.KindResponse
+}
+
+// CheckQuery accepts a complete, well-formed ping or Default query v1 of
+// either version. Rcon queries are refused: their body is not specified.
+func (codec) CheckQuery(b []byte) error {
+	q, err := DecodeRequest(b)
+	if err != nil {
+		return err
+	}
+	if q.Type != TypeDefault && q.Type != TypePing {
+		return &codecs.Error{Protocol: proto, Field: "header.type", Err: codecs.Detail(codecs.ErrBadValue, q.Type.String()+" queries are not forwarded")}
+	}
+	return nil
+}
+
+// Decode decodes one query, one answer, or the datagrams of one split
+// answer in any order. Layers (with spans): one "wire" layer per datagram,
+// and for a split answer a "reassembled" layer holding the joined answer.
+func (codec) Decode(datagrams [][]byte, opt codecs.DecodeOptions) (*codecs.Message, error) {
+	m := &codecs.Message{Protocol: proto, Kind: codecs.KindResponse}
+	if len(datagrams) == 0 {
+		return m, &codecs.Error{Protocol: proto, Field: "datagrams", Err: codecs.Detail(codecs.ErrIncomplete, "no datagrams")}
+	}
+	var spans *[]codecs.Span
+	if opt.Spans {
+		spans = &m.Spans
+		m.Spans = []codecs.Span{}
+		for i, b := range datagrams {
+			m.Layers = append(m.Layers, codecs.Layer{Name: wireLayer(i, len(datagrams)), Bytes: b, Parent: -1})
+		}
+	}
+	if len(datagrams) == 1 {
+		b := datagrams[0]
+		if h, _, err := DecodeHeader(b); err == nil && !h.Answer {
+			return m, decodeQuery(m, b, spans)
+		} else if err != nil || !h.Split || h.SplitCount == 1 {
+			return m, decodeAnswer(m, b, 0, spans, "")
+		}
+	}
+	return m, decodeSplit(m, datagrams, spans)
+}
+
+// finish turns an error into the message's warnings where it does not stop
+// decoding (trailing bytes), and notes flags that had to be ignored.
+func finish(m *codecs.Message, d *decoder, layer string) error {
+	if d.unknown {
+		m.Warn(codecs.WarnUnknownFlags)
+	}
+	err := d.err()
+	if errors.Is(err, codecs.ErrTrailing) {
+		m.Warn(codecs.WarnTrailing)
+		return nil
+	}
+	if err != nil && layer != "" {
+		err = inLayer(err, layer)
+	}
+	return err
+}
+
+// viewFor returns the view of what d decoded from b into layer: on error,
+// the fields decoded before it (from the spans, recording them again when
+// the caller did not ask for spans).
+func viewFor(d *decoder, b []byte, layer int, spans *[]codecs.Span, redo func(*decoder)) *view {
+	w := &view{v: d.v, utf8: d.utf8}
+	if d.err() == nil || errors.Is(d.err(), codecs.ErrTrailing) {
+		return w
+	}
+	if spans != nil {
+		w.seen = seenPaths(*spans, layer)
+		return w
+	}
+	var own []codecs.Span
+	again := newDecoder(b, layer, &own)
+	redo(&again)
+	w.seen = seenPaths(own, layer)
+	return w
+}
+
+func decodeQuery(m *codecs.Message, b []byte, spans *[]codecs.Span) error {
+	m.Kind = codecs.KindQuery
+	d := newDecoder(b, 0, spans)
+	var q Request
+	d.request(&q)
+	w := viewFor(&d, b, 0, spans, func(d *decoder) { d.request(&Request{}) })
+	m.Fields = w.requestFields(&q)
+	return finish(m, &d, "")
+}
+
+// decodeAnswer decodes answer b, which is layer number layer.
+func decodeAnswer(m *codecs.Message, b []byte, layer int, spans *[]codecs.Span, layerName string) error {
+	d := newDecoder(b, layer, spans)
+	var a Answer
+	d.answer(&a)
+	w := viewFor(&d, b, layer, spans, func(d *decoder) { d.answer(&Answer{}) })
+	w.answerMessage(m, &a)
+	return finish(m, &d, layerName)
+}
+
+// decodeSplit reassembles and decodes the parts of a split answer. With
+// spans, each part's header is annotated in its own layer and the joined
+// answer in the last one.
+func decodeSplit(m *codecs.Message, datagrams [][]byte, spans *[]codecs.Span) error {
+	if spans != nil {
+		for i, b := range datagrams {
+			d := newDecoder(b, i, spans)
+			d.header(&Header{})
+			if d.err() == nil && d.r.Len() > 0 {
+				at := d.r.Offset()
+				d.r.Skip("fragment", d.r.Len())
+				d.r.Mark("fragment", "bytes", at, strconv.Itoa(len(b)-at)+" bytes of the split answer")
+			}
+		}
+	}
+	joined, err := Reassemble(nil, datagrams)
+	if len(joined) == 0 {
+		return err
+	}
+	layer := len(datagrams)
+	if spans != nil {
+		m.Layers = append(m.Layers, codecs.Layer{Name: "reassembled", Bytes: joined, Parent: -1})
+	}
+	derr := decodeAnswer(m, joined, layer, spans, "reassembled")
+	if err != nil {
+		m.Warn(codecs.WarnTruncated)
+		return err
+	}
+	return derr
+}

@@ -1,0 +1,1095 @@
+package ogp
+
+import (
+	"encoding/binary"
+	"strconv"
+
+	"github.com/querylens/querylens/codecs"
+	"github.com/querylens/querylens/codecs/internal/wire"
+)
+
+// magic starts every datagram of both versions.
+const magic = "\xff\xff\xff\xffOGP\x00"
+
+const proto = "ogp"
+
+// scanBits reads the VarBitArray at b[off:end] without recording anything:
+// its value, its length in bytes, and ok false when its last byte (bit 7
+// clear) is not before end.
+func scanBits(b []byte, off, end int) (v Bits, n int, ok bool) {
+	for i := 0; off+i < end; i++ {
+		c := b[off+i]
+		if i < maxBitBytes {
+			v |= Bits(c&0x7f) << (7 * i)
+		}
+		if c&0x80 == 0 {
+			return v, i + 1, true
+		}
+	}
+	return v, 0, false
+}
+
+// optLen is the size of the optional header fields flags selects.
+func optLen(v Version, flags Bits) int {
+	n := 0
+	chal, rid := HeadChallenge, HeadRequestID
+	if v == V004 {
+		chal, rid = Head004Challenge, Head004RequestID
+	}
+	if flags&chal != 0 {
+		n += 4
+	}
+	if flags&rid != 0 {
+		n += 4
+	}
+	if flags&HeadSplit != 0 {
+		n += 2 // UINT16 MaxBytesPerPacket, or UINT8 count + UINT8 number
+	}
+	return n
+}
+
+// sniff1 checks b's header as 1.0x: HeadSize >= 3 and inside b, a known
+// Type, HeadFlags ending inside the header, and the optional fields it
+// selects fitting in HeadSize. exact says they fill it.
+func sniff1(b []byte) (ok, exact bool) {
+	if len(b) < 11 || string(b[:8]) != magic {
+		return false, false
+	}
+	size := int(b[8])
+	if size < 3 || 8+size > len(b) {
+		return false, false
+	}
+	if _, ok := typeOf(V1, b[9]); !ok {
+		return false, false
+	}
+	flags, n, ok := scanBits(b, 10, 8+size)
+	if !ok {
+		return false, false
+	}
+	known := 2 + n + optLen(V1, flags)
+	return known <= size, known == size
+}
+
+// sniff004 checks b's header as v0.04: HeadFlags, the optional fields it
+// selects and a known Type byte, all inside b.
+func sniff004(b []byte) bool {
+	if len(b) < 10 || string(b[:8]) != magic {
+		return false
+	}
+	flags, n, ok := scanBits(b, 8, len(b))
+	if !ok {
+		return false
+	}
+	at := 8 + n + optLen(V004, flags)
+	if at >= len(b) {
+		return false
+	}
+	_, ok = typeOf(V004, b[at])
+	return ok
+}
+
+// detect picks the version of datagram b. A 1.0x header whose HeadSize is
+// exactly what its flags need wins; then a valid v0.04 header; then a 1.0x
+// header with padding. ok is false when neither form is valid; v is then
+// the form to report errors in.
+func detect(b []byte) (v Version, ok bool) {
+	ok1, exact := sniff1(b)
+	switch {
+	case exact:
+		return V1, true
+	case sniff004(b):
+		return V004, true
+	case ok1:
+		return V1, true
+	}
+	if len(b) > 8 && b[8] < 3 {
+		return V004, false // never a valid HeadSize; a v0.04 query's HeadFlags usually is
+	}
+	return V1, false
+}
+
+// decoder holds the state of decoding one datagram.
+type decoder struct {
+	r        *wire.Reader
+	spans    *[]codecs.Span
+	v        Version
+	utf8     bool
+	flagsOff int  // offset of HeadFlags, for errors about the answer bit
+	unknown  bool // flags the decoder had to ignore: unknown layout bits or bits past the 63rd
+}
+
+func newDecoder(b []byte, layer int, spans *[]codecs.Span) decoder {
+	return decoder{r: wire.NewReader(proto, b, layer, spans), spans: spans}
+}
+
+func (d *decoder) err() error { return d.r.Err() }
+
+// text converts a wire string for display: UTF-8 when the header says so,
+// else Latin-1.
+func (d *decoder) text(b []byte) string {
+	if d.utf8 {
+		return string(b)
+	}
+	return codecs.Latin1(b)
+}
+
+// bits reads a VarBitArray of any length. Bytes past the ninth still count
+// as part of it; their flags are dropped, and noted in d.unknown.
+func (d *decoder) bits(field string, names *bitNames) Bits {
+	return d.bitsAs(field, names.appendList)
+}
+
+// bitsAs is bits with its own display of the value.
+func (d *decoder) bitsAs(field string, show func([]byte, Bits) []byte) Bits {
+	r := d.r
+	if r.Failed() {
+		return 0
+	}
+	start := r.Offset()
+	v, n, ok := scanBits(r.Rest(), 0, r.Len())
+	if !ok {
+		r.Skip(field, r.Len()+1) // fails with ErrShort at the current offset
+		return 0
+	}
+	raw := r.Skip(field, n)
+	for i := maxBitBytes; i < n; i++ {
+		if raw[i]&0x7f != 0 {
+			d.unknown = true
+		}
+	}
+	if r.Recording() {
+		r.Mark(field, "varbits", start, string(show(nil, v)))
+	}
+	return v
+}
+
+// layoutBits reads a bit array that selects fields and notes flags the
+// decoder cannot lay out.
+func (d *decoder) layoutBits(field string, names *bitNames) Bits {
+	v := d.bits(field, names)
+	if v&^names.known != 0 {
+		d.unknown = true
+	}
+	return v
+}
+
+// varuint reads a VarUINT in the version's form: 1.0x UINT8 <= 0xFD, 0xFE
+// + UINT16 or 0xFF + UINT32; v0.04 UINT8 <= 0xFE, else 0xFF + UINT16 <=
+// 0xFFFE, else 0xFF 0xFF 0xFF + UINT32.
+func (d *decoder) varuint(field string) uint32 {
+	r := d.r
+	if r.Failed() {
+		return 0
+	}
+	start := r.Offset()
+	rest := r.Rest()
+	if len(rest) == 0 {
+		r.Fail(field, codecs.ErrShort)
+		return 0
+	}
+	var v uint32
+	n := 1
+	switch c := rest[0]; {
+	case d.v == V1 && c <= 0xfd, d.v == V004 && c <= 0xfe:
+		v = uint32(c)
+	case d.v == V1 && c == 0xfe:
+		n = 3
+	case d.v == V1:
+		n = 5
+	case len(rest) >= 3 && binary.LittleEndian.Uint16(rest[1:]) != 0xffff:
+		n = 3 // v0.04 16-bit form
+	default:
+		n = 7 // v0.04 32-bit form; or short, which Skip reports
+	}
+	b := r.Skip(field, n)
+	if b == nil {
+		return 0
+	}
+	switch n {
+	case 3:
+		v = uint32(binary.LittleEndian.Uint16(b[1:]))
+	case 5:
+		v = binary.LittleEndian.Uint32(b[1:])
+	case 7:
+		v = binary.LittleEndian.Uint32(b[3:])
+	}
+	if r.Recording() {
+		r.Mark(field, "varuint", start, strconv.FormatUint(uint64(v), 10))
+	}
+	return v
+}
+
+// varsint reads a 1.0x VarSINT: INT8 -126..127, or 0x80 + INT16, or 0x81 + INT32.
+func (d *decoder) varsint(field string) int32 {
+	r := d.r
+	if r.Failed() {
+		return 0
+	}
+	start := r.Offset()
+	rest := r.Rest()
+	if len(rest) == 0 {
+		r.Fail(field, codecs.ErrShort)
+		return 0
+	}
+	n := 1
+	switch rest[0] {
+	case 0x80:
+		n = 3
+	case 0x81:
+		n = 5
+	}
+	b := r.Skip(field, n)
+	if b == nil {
+		return 0
+	}
+	var v int32
+	switch n {
+	case 1:
+		v = int32(int8(b[0]))
+	case 3:
+		v = int32(int16(binary.LittleEndian.Uint16(b[1:])))
+	case 5:
+		v = int32(binary.LittleEndian.Uint32(b[1:]))
+	}
+	if r.Recording() {
+		r.Mark(field, "varsint", start, strconv.FormatInt(int64(v), 10))
+	}
+	return v
+}
+
+// str reads a SzString (aliasing the input, without the NUL).
+func (d *decoder) str(field string) []byte {
+	r := d.r
+	if r.Failed() {
+		return nil
+	}
+	start := r.Offset()
+	rest := r.Rest()
+	for i, c := range rest {
+		if c == 0 {
+			r.Skip(field, i+1)
+			if r.Recording() {
+				r.Mark(field, "cstring", start, d.text(rest[:i]))
+			}
+			return rest[:i:i]
+		}
+	}
+	r.Fail(field, codecs.Detail(codecs.ErrShort, "string has no terminator"))
+	return nil
+}
+
+// colors reads a StringColorInfo: VarUINT size, then entries filling
+// exactly that many bytes.
+func (d *decoder) colors(field string) Colors {
+	r := d.r
+	size := d.varuint(field + "_colors.size")
+	if r.Failed() {
+		return nil
+	}
+	if uint64(size) > uint64(r.Len()) {
+		r.Fail(field+"_colors", codecs.ErrShort)
+		return nil
+	}
+	start := r.Offset()
+	end := start + int(size)
+	raw := r.Rest()[:size:size]
+	for i := 0; r.Offset() < end && !r.Failed(); i++ {
+		r.Enter(field+"_colors", i)
+		entry := r.Offset()
+		d.varuint("delta_position")
+		c := r.U8("color_value")
+		if c >= 0x90 && c <= 0x9f {
+			r.U16LE("color_value16")
+		}
+		if r.Offset() > end {
+			r.FailAt("", entry, codecs.Detail(codecs.ErrBadValue, "colour entry overruns the colour info size"))
+		}
+		r.Leave()
+	}
+	return raw
+}
+
+// DecodeHeader decodes the header of datagram b and returns it with the
+// offset where the body starts. The version is detected from the bytes.
+func DecodeHeader(b []byte) (Header, int, error) {
+	var h Header
+	d := newDecoder(b, 0, nil)
+	d.header(&h)
+	return h, d.r.Offset(), d.err()
+}
+
+func (d *decoder) header(h *Header) {
+	r := d.r
+	b := r.Rest()
+	v, _ := detect(b)
+	d.v, h.Version = v, v
+	r.Enter("header", -1)
+	defer r.Leave()
+
+	if n := min(len(b), len(magic)); string(b[:n]) != magic[:n] {
+		i := 0
+		for b[i] == magic[i] {
+			i++
+		}
+		r.FailAt("magic", i, codecs.ErrBadMagic)
+		return
+	}
+	if r.Skip("prefix", 4) != nil && r.Recording() {
+		r.Mark("prefix", "u32le", 0, "4294967295")
+	}
+	if r.Skip("id", 4) != nil && r.Recording() {
+		r.Mark("id", "cstring", 4, "OGP")
+	}
+
+	sizeOff := r.Offset()
+	var size uint8
+	if v == V1 {
+		size = r.U8("head_size")
+		d.typ(h)
+	}
+	d.flagsOff = r.Offset()
+	flags := d.bits("head_flags", headNames(v))
+	h.Answer = flags&HeadAnswer != 0
+	h.Split = flags&HeadSplit != 0
+	if v == V1 {
+		h.HasChallenge = flags&HeadChallenge != 0
+		h.HasRequestID = flags&HeadRequestID != 0
+		h.UTF8 = flags&HeadUTF8 != 0
+		h.OtherFlags = flags &^ headKnown1
+		d.utf8 = h.UTF8
+	} else {
+		h.HasRequestID = flags&Head004RequestID != 0
+		h.HasChallenge = flags&Head004Challenge != 0
+		h.OtherFlags = flags &^ headKnown004
+	}
+	if v == V1 && h.HasChallenge {
+		h.Challenge = r.U32LE("challenge_number")
+	}
+	if h.HasRequestID {
+		h.RequestID = r.U32LE("request_id")
+	}
+	if v == V004 && h.HasChallenge {
+		h.Challenge = r.U32LE("challenge_number")
+	}
+	if h.Split {
+		if h.Answer {
+			at := r.Offset()
+			h.SplitCount = r.U8("split_packet_count")
+			h.SplitNo = r.U8("split_packet_no")
+			if !r.Failed() && (h.SplitCount == 0 || h.SplitNo >= h.SplitCount) {
+				r.FailAt("split_packet_no", at, codecs.Detail(codecs.ErrBadValue, "packet number not below the packet count"))
+			}
+		} else {
+			at := r.Offset()
+			m := r.U16LE("max_bytes_per_packet")
+			if !r.Failed() && (v == V1 && m != 0 && m < 500 || v == V004 && (m < 500 || m > 1500)) {
+				r.FailAt("max_bytes_per_packet", at, codecs.Detail(codecs.ErrBadValue, "out of range"))
+			}
+			h.MaxBytesPerPacket = m
+		}
+	}
+	if v == V004 {
+		d.typ(h)
+	}
+	if v == V1 && !r.Failed() {
+		known := r.Offset() - sizeOff
+		switch {
+		case int(size) < known:
+			r.FailAt("head_size", sizeOff, codecs.Detail(codecs.ErrBadValue, "smaller than the header fields"))
+		case int(size) > known:
+			h.Padding = r.Bytes("padding", int(size)-known)
+		}
+	}
+	if !r.Failed() && h.Type.answerOnly() && !h.Answer {
+		r.FailAt("head_flags", d.flagsOff, codecs.Detail(codecs.ErrBadValue, "type "+h.Type.String()+" is sent by servers only"))
+	}
+}
+
+// typ reads the Type byte.
+func (d *decoder) typ(h *Header) {
+	r := d.r
+	at := r.Offset()
+	c := r.Skip("type", 1)
+	if c == nil {
+		return
+	}
+	t, ok := typeOf(d.v, c[0])
+	if !ok {
+		r.FailAt("type", at, codecs.Detail(codecs.ErrUnknownCode, "type "+strconv.Itoa(int(c[0]))))
+		return
+	}
+	h.Type = t
+	if r.Recording() {
+		r.Mark("type", "u8", at, strconv.Itoa(int(c[0]))+" "+t.String())
+	}
+}
+
+// DecodeRequest decodes a query datagram of either version. On error it
+// returns what was decoded so far. Byte slices alias b.
+func DecodeRequest(b []byte) (Request, error) {
+	var q Request
+	err := q.Decode(b)
+	return q, err
+}
+
+// Decode decodes query datagram b into q, overwriting it.
+func (q *Request) Decode(b []byte) error {
+	d := newDecoder(b, 0, nil)
+	d.request(q)
+	return d.err()
+}
+
+func (d *decoder) request(q *Request) {
+	*q = Request{}
+	r := d.r
+	d.header(&q.Header)
+	if r.Failed() {
+		return
+	}
+	if q.Answer {
+		r.FailAt("header.head_flags", d.flagsOff, codecs.ErrNotQuery)
+		return
+	}
+	if q.Type != TypeDefault {
+		q.Raw = d.raw()
+		return
+	}
+	if d.v == V1 && r.Len() == 0 {
+		return // header only: the challenge request
+	}
+	q.Body = true
+	q.Requests = d.layoutBits("requests", requestNames(d.v))
+	if d.v == V1 {
+		q.ServerInfoFields = d.layoutBits("server_info_fields", infoNames)
+		q.ModFields = d.layoutBits("mod_fields", modNames)
+		q.MapFields = d.layoutBits("map_fields", mapNames)
+		q.TeamFields = d.layoutBits("team_fields", teamNames1)
+		q.PlayerFields = d.layoutBits("player_fields", playerNames1)
+		q.AddOnFields = d.layoutBits("addon_fields", addOnNames)
+	} else {
+		if q.Requests&Req004Teams != 0 {
+			q.TeamFields = d.layoutBits("team_fields", teamNames004)
+		}
+		if q.Requests&Req004Players != 0 {
+			q.PlayerFields = d.layoutBits("player_fields", playerNames004)
+		}
+		if q.Requests&Req004AddOns != 0 {
+			q.AddOnFields = d.layoutBits("addon_fields", addOnNames)
+		}
+	}
+	d.trailing()
+}
+
+// raw takes the rest of the datagram as an opaque body.
+func (d *decoder) raw() []byte {
+	if d.r.Len() == 0 {
+		return nil
+	}
+	return d.r.Bytes("body", d.r.Len())
+}
+
+// trailing fails with ErrTrailing when bytes are left after a complete message.
+func (d *decoder) trailing() {
+	if !d.r.Empty() {
+		d.r.Fail("", codecs.Detail(codecs.ErrTrailing, strconv.Itoa(d.r.Len())+" bytes after the message"))
+	}
+}
+
+// DecodeAnswer decodes an answer datagram of either version, or a split
+// answer after Reassemble. On error it returns what was decoded so far; an
+// error wrapping codecs.ErrTrailing comes with the complete answer. Byte
+// slices alias b.
+func DecodeAnswer(b []byte) (Answer, error) {
+	var a Answer
+	err := a.Decode(b)
+	return a, err
+}
+
+// Decode decodes answer datagram b into a, reusing a's list slices, so
+// that decoding into the same Answer again does not allocate.
+func (a *Answer) Decode(b []byte) error {
+	d := newDecoder(b, 0, nil)
+	d.answer(a)
+	return d.err()
+}
+
+func (d *decoder) answer(a *Answer) {
+	teams, players, rules, addOns, limits := a.Teams[:0], a.Players[:0], a.Rules[:0], a.AddOns[:0], a.Limits[:0]
+	*a = Answer{Teams: teams, Players: players, Rules: rules, AddOns: addOns, Limits: limits}
+	r := d.r
+	d.header(&a.Header)
+	if r.Failed() {
+		return
+	}
+	if !a.Answer {
+		r.FailAt("header.head_flags", d.flagsOff, codecs.Detail(codecs.ErrBadValue, "a query, not an answer"))
+		return
+	}
+	switch a.Type {
+	case TypeError:
+		at := r.Offset()
+		if c := r.Skip("error_id", 1); c != nil {
+			a.ErrorID = ErrorID(c[0])
+			if r.Recording() {
+				r.Mark("error_id", "u8", at, strconv.Itoa(int(c[0]))+" "+a.ErrorID.String())
+			}
+		}
+	case TypeDefault:
+		a.GameID = r.U16LE("game_id")
+		a.Requests = d.layoutBits("requests", requestNames(d.v))
+		if d.v == V1 {
+			d.answer1(a)
+		} else {
+			d.answer004(a)
+		}
+	default:
+		a.Raw = d.raw()
+		return
+	}
+	if !r.Failed() {
+		d.trailing()
+	}
+}
+
+// checkCount fails when n entries of at least minEntry bytes each cannot
+// fit in what is left.
+func (d *decoder) checkCount(field string, at int, n, minEntry int) bool {
+	r := d.r
+	if r.Failed() {
+		return false
+	}
+	minEntry = max(minEntry, 1)
+	if n > r.Len()/minEntry {
+		r.FailAt(field, at, codecs.Detail(codecs.ErrTooLong, strconv.Itoa(n)+" entries cannot fit in "+strconv.Itoa(r.Len())+" bytes"))
+		return false
+	}
+	return true
+}
+
+// grow returns s emptied with room for n entries, reusing its array.
+func grow[T any](s []T, n int) []T {
+	if cap(s) >= n {
+		return s[:0]
+	}
+	return make([]T, 0, n)
+}
+
+// fieldSize is the smallest encoding of one optional entry field, for
+// bounding list counts: size1 in 1.0x, size004 in v0.04 (0: not in v0.04).
+type fieldSize struct {
+	bit            Bits
+	size1, size004 int
+}
+
+var (
+	teamSizes = []fieldSize{{TeamName, 1, 1}, {TeamScore, 1, 4}, {TeamAveragePing, 2, 2},
+		{TeamAverageLoss, 2, 2}, {TeamPlayerCount, 1, 1}, {TeamColor, 2, 0}}
+	playerSizes = []fieldSize{{PlayerFlags, 1, 1}, {PlayerSlot, 1, 1}, {PlayerName, 1, 1},
+		{PlayerTeam, 1, 1}, {PlayerClass, 1, 1}, {PlayerRace, 1, 1}, {PlayerScore, 1, 4},
+		{PlayerFrags, 1, 2}, {PlayerKills, 1, 1}, {PlayerDeath, 1, 1}, {PlayerSuicides, 1, 1},
+		{PlayerTeamKills, 1, 1}, {PlayerID, 4, 4}, {PlayerGlobalID, 1, 1}, {PlayerPing, 2, 2},
+		{PlayerLoss, 2, 2}, {PlayerModel, 1, 1}, {PlayerTime, 2, 2}, {PlayerAddress, 1, 0}}
+	addOnSizes = []fieldSize{{AddOnFlags, 1, 1}, {AddOnShortName, 1, 1}, {AddOnLongName, 1, 1},
+		{AddOnVersion, 1, 1}}
+)
+
+// entrySize is the smallest entry the field bits describe.
+func entrySize(sizes []fieldSize, fields Bits, v Version) int {
+	n := 0
+	for _, s := range sizes {
+		if fields&s.bit == 0 {
+			continue
+		}
+		if v == V004 {
+			n += s.size004
+		} else {
+			n += s.size1
+		}
+	}
+	return n
+}
+
+// answer1 decodes the body of a 1.0x Default query v1 answer after Requests.
+func (d *decoder) answer1(a *Answer) {
+	r := d.r
+	colored := a.Requests&ReqColoredNames != 0
+	if a.Requests&ReqServerInfo != 0 {
+		r.Enter("server_info", -1)
+		d.serverInfo1(&a.Server, colored)
+		r.Leave()
+	}
+	if a.Requests&ReqTeams != 0 {
+		d.teams(a, colored)
+	}
+	if a.Requests&ReqPlayers != 0 {
+		d.players(a, colored)
+	}
+	if a.Requests&ReqRules != 0 {
+		d.rules(a)
+	}
+	if a.Requests&ReqAddOns != 0 {
+		d.addOns(a)
+	}
+	if a.Requests&ReqLimits != 0 {
+		d.limits(a)
+	}
+}
+
+// answer004 decodes the body of a v0.04 Default query v1 answer after
+// Requests: the lists first, then the server fields.
+func (d *decoder) answer004(a *Answer) {
+	r := d.r
+	q := a.Requests
+	if q&Req004Teams != 0 {
+		d.teams(a, false)
+	}
+	if q&Req004Players != 0 {
+		d.players(a, false)
+	}
+	if q&Req004Rules != 0 {
+		d.rules(a)
+	}
+	if q&Req004AddOns != 0 {
+		d.addOns(a)
+	}
+	if q&Req004Limits != 0 {
+		d.limits(a)
+	}
+	s := &a.Server
+	r.Enter("server_info", -1)
+	defer r.Leave()
+	if q&Req004GameName != 0 {
+		s.GameName = d.str("game_name")
+	}
+	if q&Req004ServerFlags != 0 {
+		s.Flags = d.bits("server_flags", serverFlagNames004)
+	}
+	if q&Req004Mod != 0 {
+		r.Enter("mod", -1)
+		s.ModName = d.str("name")
+		s.ModDir = d.str("dir")
+		r.Leave()
+	}
+	if q&Req004HostName != 0 {
+		s.HostName = d.str("host_name")
+	}
+	if q&Req004Map != 0 {
+		d.map004("map", &s.Map)
+	}
+	if q&Req004NextMap != 0 {
+		d.map004("next_map", &s.NextMap)
+	}
+	if q&Req004GameType != 0 {
+		s.GameType = d.str("game_type")
+	}
+	d.counts(s, q>>21)
+}
+
+func (d *decoder) map004(field string, m *MapInfo) {
+	d.r.Enter(field, -1)
+	m.Name = d.str("name")
+	m.File = d.str("file")
+	d.r.Leave()
+}
+
+// counts reads PlayerCount, SlotMax, BotCount and ReservedSlots, selected
+// by the low four bits of sel.
+func (d *decoder) counts(s *ServerInfo, sel Bits) {
+	if sel&1 != 0 {
+		s.PlayerCount = d.varuint("player_count")
+	}
+	if sel&2 != 0 {
+		s.SlotMax = d.varuint("slot_max")
+	}
+	if sel&4 != 0 {
+		s.BotCount = d.varuint("bot_count")
+	}
+	if sel&8 != 0 {
+		s.ReservedSlots = d.varuint("reserved_slots")
+	}
+}
+
+// serverInfo1 decodes 1.0x ServerInfoFields and the fields they select, in
+// the order of the official client.
+func (d *decoder) serverInfo1(s *ServerInfo, colored bool) {
+	r := d.r
+	s.Fields = d.layoutBits("fields", infoNames)
+	f := s.Fields
+	if f&InfoGameName != 0 {
+		s.GameName = d.str("game_name")
+	}
+	if f&InfoServerFlags != 0 {
+		s.Flags = d.bitsAs("server_flags", appendServerFlags1)
+	}
+	if f&InfoHostName != 0 {
+		s.HostName = d.str("host_name")
+		if colored {
+			s.HostNameColors = d.colors("host_name")
+		}
+	}
+	if f&InfoConnectPort != 0 {
+		s.ConnectPort = r.U16LE("connect_port")
+	}
+	if f&InfoMod != 0 {
+		r.Enter("mod", -1)
+		s.ModName = d.str("name")
+		if len(s.ModName) > 0 {
+			s.ModFields = d.layoutBits("fields", modNames)
+			m := s.ModFields
+			if m&ModIdentifier != 0 {
+				s.ModIdentifier = d.str("identifier")
+			}
+			if m&ModSize != 0 {
+				s.ModSize = r.U32LE("size")
+			}
+			if m&ModVersion != 0 {
+				s.ModVersion = d.str("version")
+			}
+			if m&ModURL != 0 {
+				s.ModURL = d.str("url")
+			}
+			if m&ModAuthor != 0 {
+				s.ModAuthor = d.str("author")
+			}
+		}
+		r.Leave()
+	}
+	if f&InfoGameType != 0 {
+		s.GameType = d.str("game_type")
+	}
+	if f&InfoGameMode != 0 {
+		s.GameMode = d.str("game_mode")
+	}
+	if f&InfoMap != 0 {
+		r.Enter("map", -1)
+		s.MapFields = d.layoutBits("fields", mapNames)
+		d.map1(&s.Map, s.MapFields)
+		r.Leave()
+		if f&InfoNextMap != 0 {
+			r.Enter("next_map", -1)
+			d.map1(&s.NextMap, s.MapFields)
+			r.Leave()
+		}
+	}
+	d.counts(s, f>>14)
+}
+
+// map1 decodes a 1.0x map: SzString MapName, then what MapFields selects.
+func (d *decoder) map1(m *MapInfo, f Bits) {
+	r := d.r
+	m.Name = d.str("name")
+	if f&MapFileName != 0 {
+		m.File = d.str("file_name")
+	}
+	if f&MapFileSize != 0 {
+		m.FileSize = r.U32LE("file_size")
+	}
+	if f&MapFileMD5 != 0 {
+		copy(m.FileMD5[:], r.Bytes("file_md5", 16))
+	}
+	if f&MapVersion != 0 {
+		m.Version = d.str("version")
+	}
+	if f&MapURL != 0 {
+		m.URL = d.str("url")
+	}
+	if f&MapAuthor != 0 {
+		m.Author = d.str("author")
+	}
+}
+
+// openGroup records the span of one list entry ahead of its fields, and
+// returns its index for closeGroup (-1 when not recording).
+func (d *decoder) openGroup() int {
+	if !d.r.Recording() || d.r.Failed() {
+		return -1
+	}
+	d.r.Mark("", "group", d.r.Offset(), "")
+	return len(*d.spans) - 1
+}
+
+// closeGroup extends the entry's span over the bytes its fields took.
+func (d *decoder) closeGroup(i int) {
+	if i >= 0 {
+		(*d.spans)[i].End = d.r.Offset()
+	}
+}
+
+func (d *decoder) teams(a *Answer, colored bool) {
+	r := d.r
+	at := r.Offset()
+	n := int(d.varuint("team_count"))
+	if n == 0 || r.Failed() {
+		return
+	}
+	a.TeamFields = d.layoutBits("team_fields", teamNames(d.v))
+	f := a.TeamFields
+	size := entrySize(teamSizes, f, d.v)
+	if colored && f&TeamName != 0 {
+		size++ // the colour info's size
+	}
+	if !d.checkCount("team_count", at, n, size) {
+		return
+	}
+	a.Teams = grow(a.Teams, n)
+	for i := 0; i < n && !r.Failed(); i++ {
+		r.Enter("teams", i)
+		g := d.openGroup()
+		var t Team
+		if f&TeamName != 0 {
+			t.Name = d.str("name")
+			if colored {
+				t.NameColors = d.colors("name")
+			}
+		}
+		if f&TeamScore != 0 {
+			if d.v == V1 {
+				t.Score = d.varsint("score")
+			} else {
+				t.Score = r.S32LE("score")
+			}
+		}
+		if f&TeamAveragePing != 0 {
+			t.AveragePing = r.U16LE("average_ping")
+		}
+		if f&TeamAverageLoss != 0 {
+			t.AverageLoss = r.U16LE("average_loss")
+		}
+		if f&TeamPlayerCount != 0 {
+			if d.v == V1 {
+				t.PlayerCount = d.varuint("player_count")
+			} else {
+				t.PlayerCount = uint32(r.U8("player_count"))
+			}
+		}
+		if d.v == V1 && f&TeamColor != 0 {
+			t.Color = r.U16LE("color")
+		}
+		a.Teams = append(a.Teams, t)
+		d.closeGroup(g)
+		r.Leave()
+	}
+}
+
+func (d *decoder) players(a *Answer, colored bool) {
+	r := d.r
+	at := r.Offset()
+	n := int(d.varuint("player_count"))
+	if n == 0 || r.Failed() {
+		return
+	}
+	a.PlayerFields = d.layoutBits("player_fields", playerNames(d.v))
+	f := a.PlayerFields
+	size := entrySize(playerSizes, f, d.v)
+	if colored && f&PlayerName != 0 {
+		size++ // the colour info's size
+	}
+	if !d.checkCount("player_count", at, n, size) {
+		return
+	}
+	a.Players = grow(a.Players, n)
+	v1 := d.v == V1
+	for i := 0; i < n && !r.Failed(); i++ {
+		r.Enter("players", i)
+		g := d.openGroup()
+		var p Player
+		if f&PlayerFlags != 0 {
+			p.Flags = d.bits("flags", playerFlagNames)
+		}
+		if f&PlayerSlot != 0 {
+			if v1 {
+				p.Slot = d.varuint("slot")
+			} else {
+				p.Slot = uint32(r.U8("slot"))
+			}
+		}
+		if f&PlayerName != 0 {
+			p.Name = d.str("name")
+			if colored {
+				p.NameColors = d.colors("name")
+			}
+		}
+		if f&PlayerTeam != 0 {
+			if v1 {
+				p.Team = d.varsint("team")
+			} else {
+				p.Team = int32(r.U8("team"))
+			}
+		}
+		if f&PlayerClass != 0 {
+			p.Class = d.str("class")
+		}
+		if f&PlayerRace != 0 {
+			p.Race = d.str("race")
+		}
+		if f&PlayerScore != 0 {
+			if v1 {
+				p.Score = d.varsint("score")
+			} else {
+				p.Score = r.S32LE("score")
+			}
+		}
+		if f&PlayerFrags != 0 {
+			if v1 {
+				p.Frags = d.varsint("frags")
+			} else {
+				p.Frags = int32(r.S16LE("frags"))
+			}
+		}
+		if f&PlayerKills != 0 {
+			p.Kills = d.varuint("kills")
+		}
+		if f&PlayerDeath != 0 {
+			p.Deaths = d.varuint("deaths")
+		}
+		if f&PlayerSuicides != 0 {
+			p.Suicides = d.varuint("suicides")
+		}
+		if f&PlayerTeamKills != 0 {
+			p.TeamKills = d.varuint("team_kills")
+		}
+		if f&PlayerID != 0 {
+			p.ID = r.U32LE("id")
+		}
+		if f&PlayerGlobalID != 0 {
+			p.GlobalID = d.str("global_id")
+		}
+		if f&PlayerPing != 0 {
+			p.Ping = r.U16LE("ping")
+		}
+		if f&PlayerLoss != 0 {
+			p.Loss = r.U16LE("loss")
+		}
+		if f&PlayerModel != 0 {
+			p.Model = d.str("model")
+		}
+		if f&PlayerTime != 0 {
+			p.Time = r.U16LE("time")
+		}
+		if v1 && f&PlayerAddress != 0 {
+			n := d.varuint("address_length")
+			if uint64(n) > uint64(r.Len()) {
+				r.Fail("address", codecs.ErrShort)
+			} else {
+				p.Address = r.Bytes("address", int(n))
+			}
+		}
+		a.Players = append(a.Players, p)
+		d.closeGroup(g)
+		r.Leave()
+	}
+}
+
+func (d *decoder) rules(a *Answer) {
+	r := d.r
+	at := r.Offset()
+	n := int(d.varuint("rule_count"))
+	if n == 0 || !d.checkCount("rule_count", at, n, 2) {
+		return
+	}
+	a.Rules = grow(a.Rules, n)
+	for i := 0; i < n && !r.Failed(); i++ {
+		r.Enter("rules", i)
+		g := d.openGroup()
+		var x Rule
+		x.Key = d.str("key")
+		x.Value = d.str("value")
+		a.Rules = append(a.Rules, x)
+		d.closeGroup(g)
+		r.Leave()
+	}
+}
+
+func (d *decoder) addOns(a *Answer) {
+	r := d.r
+	at := r.Offset()
+	n := int(d.varuint("addon_count"))
+	if n == 0 || r.Failed() {
+		return
+	}
+	a.AddOnFields = d.layoutBits("addon_fields", addOnNames)
+	f := a.AddOnFields
+	if !d.checkCount("addon_count", at, n, entrySize(addOnSizes, f, d.v)) {
+		return
+	}
+	a.AddOns = grow(a.AddOns, n)
+	for i := 0; i < n && !r.Failed(); i++ {
+		r.Enter("addons", i)
+		g := d.openGroup()
+		var x AddOn
+		if f&AddOnFlags != 0 {
+			x.Flags = d.bits("flags", addOnFlagNames)
+		}
+		if f&AddOnShortName != 0 {
+			x.ShortName = d.str("short_name")
+		}
+		if f&AddOnLongName != 0 {
+			x.LongName = d.str("long_name")
+		}
+		if f&AddOnVersion != 0 {
+			x.Version = d.str("version")
+		}
+		a.AddOns = append(a.AddOns, x)
+		d.closeGroup(g)
+		r.Leave()
+	}
+}
+
+func (d *decoder) limits(a *Answer) {
+	r := d.r
+	at := r.Offset()
+	n := int(d.varuint("limit_count"))
+	if n == 0 || !d.checkCount("limit_count", at, n, 2) {
+		return
+	}
+	a.Limits = grow(a.Limits, n)
+	for i := 0; i < n && !r.Failed(); i++ {
+		r.Enter("limits", i)
+		g := d.openGroup()
+		var x Limit
+		if d.v == V1 {
+			t := d.bitsAs("type", appendLimitType1)
+			x.HasLeft = t&limitLeftFlag != 0
+			x.Type = uint8(t>>1) & 0x0f
+			x.OtherFlags = t &^ 0x1f
+		} else {
+			t := r.U8("type")
+			x.HasLeft = t&0x80 != 0
+			x.Type = t & 0x7f
+		}
+		x.Limit = d.varuint("limit")
+		if x.HasLeft {
+			x.Left = d.varuint("left")
+		}
+		a.Limits = append(a.Limits, x)
+		d.closeGroup(g)
+		r.Leave()
+	}
+}
+
+// appendServerFlags1 shows 1.0x server flags by meaning: "dedicated,linux,password".
+func appendServerFlags1(dst []byte, f Bits) []byte {
+	dst = append(append(append(dst, ServerType(f)...), ','), OS(f)...)
+	if f&SFPassword != 0 {
+		dst = append(dst, ",password"...)
+	}
+	if f&SFProxy != 0 {
+		dst = append(dst, ",proxy"...)
+	}
+	if f>>7 != 0 {
+		dst = serverFlagNames1.appendList(append(dst, ','), f&^0x7f)
+	}
+	return dst
+}
+
+// appendLimitType1 shows a 1.0x LimitType: "time,limit_left".
+func appendLimitType1(dst []byte, t Bits) []byte {
+	dst = append(dst, limitTypeName(uint8(t>>1)&0x0f)...)
+	if t&limitLeftFlag != 0 {
+		dst = append(dst, ",limit_left"...)
+	}
+	if t>>5 != 0 {
+		dst = limitNames1.appendList(append(dst, ','), t&^0x1f)
+	}
+	return dst
+}

@@ -1,0 +1,637 @@
+package ogp
+
+import (
+	"bytes"
+	"encoding/binary"
+	"strconv"
+
+	"github.com/querylens/querylens/codecs"
+)
+
+// appendBits appends b as a VarBitArray: seven flags a byte, bit 7 set on
+// every byte but the last, and no trailing all-zero bytes (an empty set is
+// one 00 byte).
+func appendBits(dst []byte, b Bits) []byte {
+	for {
+		c := byte(b & 0x7f)
+		b >>= 7
+		if b == 0 {
+			return append(dst, c)
+		}
+		dst = append(dst, c|0x80)
+	}
+}
+
+// appendVarUint appends x as a VarUINT of version v, in its shortest form.
+func appendVarUint(dst []byte, v Version, x uint32) []byte {
+	if v == V004 {
+		switch {
+		case x <= 0xfe:
+			return append(dst, byte(x))
+		case x <= 0xfffe:
+			return binary.LittleEndian.AppendUint16(append(dst, 0xff), uint16(x))
+		}
+		return binary.LittleEndian.AppendUint32(append(dst, 0xff, 0xff, 0xff), x)
+	}
+	switch {
+	case x <= 0xfd:
+		return append(dst, byte(x))
+	case x <= 0xffff:
+		return binary.LittleEndian.AppendUint16(append(dst, 0xfe), uint16(x))
+	}
+	return binary.LittleEndian.AppendUint32(append(dst, 0xff), x)
+}
+
+// appendVarSint appends x as a 1.0x VarSINT, in its shortest form. -127
+// and -128 are the markers of the longer forms, so they take three bytes.
+func appendVarSint(dst []byte, x int32) []byte {
+	switch {
+	case x >= -126 && x <= 127:
+		return append(dst, byte(int8(x)))
+	case x >= -0x8000 && x <= 0x7fff:
+		return binary.LittleEndian.AppendUint16(append(dst, 0x80), uint16(int16(x)))
+	}
+	return binary.LittleEndian.AppendUint32(append(dst, 0x81), uint32(x))
+}
+
+// encoder appends one datagram. Its first error sticks; field paths are
+// only built for that error.
+type encoder struct {
+	b     []byte
+	v     Version
+	err   error
+	list  string // the list being written ("players"), or ""
+	index int
+}
+
+func (e *encoder) fail(field string, err error) {
+	if e.err != nil {
+		return
+	}
+	path := field
+	if e.list != "" {
+		path = e.list + "[" + strconv.Itoa(e.index) + "]"
+		if field != "" {
+			path += "." + field
+		}
+	}
+	e.err = &codecs.Error{Protocol: proto, Field: path, Offset: len(e.b), Err: err}
+}
+
+func (e *encoder) bits(b Bits) { e.b = appendBits(e.b, b) }
+
+func (e *encoder) varuint(x uint32) { e.b = appendVarUint(e.b, e.v, x) }
+
+func (e *encoder) varsint(x int32) { e.b = appendVarSint(e.b, x) }
+
+func (e *encoder) u16(x uint16) { e.b = binary.LittleEndian.AppendUint16(e.b, x) }
+
+func (e *encoder) u32(x uint32) { e.b = binary.LittleEndian.AppendUint32(e.b, x) }
+
+// str appends a SzString; a NUL inside s cannot be sent.
+func (e *encoder) str(field string, s []byte) {
+	if bytes.IndexByte(s, 0) >= 0 {
+		e.fail(field, codecs.Detail(codecs.ErrBadValue, "string contains a NUL byte"))
+	}
+	e.b = append(append(e.b, s...), 0)
+}
+
+// u8 appends a v0.04 UINT8 field, which must be in 0..255.
+func (e *encoder) u8(field string, x int64) {
+	if x < 0 || x > 0xff {
+		e.fail(field, codecs.Detail(codecs.ErrBadValue, strconv.FormatInt(x, 10)+" does not fit in a byte"))
+	}
+	e.b = append(e.b, byte(x))
+}
+
+// colors appends a StringColorInfo: its size, then the entries.
+func (e *encoder) colors(field string, c Colors) {
+	if !validColors(c) {
+		e.fail(field+"_colors", codecs.Detail(codecs.ErrBadValue, "malformed colour entries"))
+	}
+	e.varuint(uint32(len(c)))
+	e.b = append(e.b, c...)
+}
+
+// validColors reports whether c is a sequence of whole colour entries.
+func validColors(c Colors) bool {
+	for i := 0; i < len(c); {
+		switch x := c[i]; {
+		case x <= 0xfd:
+			i++
+		case x == 0xfe:
+			i += 3
+		default:
+			i += 5
+		}
+		if i >= len(c) {
+			return false
+		}
+		v := c[i]
+		i++
+		if v >= 0x90 && v <= 0x9f {
+			i += 2
+		}
+		if i > len(c) {
+			return false
+		}
+	}
+	return true
+}
+
+// header appends the magic and the header of h, as a query or an answer.
+func (e *encoder) header(h *Header, answer bool) {
+	e.b = append(e.b, magic...)
+	v := h.Version
+	if v != V1 && v != V004 {
+		e.fail("header.version", codecs.Detail(codecs.ErrBadValue, v.String()))
+		return
+	}
+	code, ok := h.Type.Code(v)
+	if !ok {
+		e.fail("header.type", codecs.Detail(codecs.ErrBadValue, "version "+v.String()+" has no type "+h.Type.String()))
+		return
+	}
+	if !answer && h.Type.answerOnly() {
+		e.fail("header.type", codecs.Detail(codecs.ErrBadValue, "type "+h.Type.String()+" is sent by servers only"))
+		return
+	}
+	flags := h.OtherFlags
+	set := func(on bool, b Bits) {
+		if on {
+			flags |= b
+		}
+	}
+	if v == V1 {
+		flags &^= headKnown1
+		set(h.HasChallenge, HeadChallenge)
+		set(h.HasRequestID, HeadRequestID)
+		set(h.UTF8, HeadUTF8)
+	} else {
+		flags &^= headKnown004
+		set(h.HasChallenge, Head004Challenge)
+		set(h.HasRequestID, Head004RequestID)
+		if len(h.Padding) > 0 {
+			e.fail("header.padding", codecs.Detail(codecs.ErrBadValue, "v0.04 has no HeadSize"))
+		}
+	}
+	set(answer, HeadAnswer)
+	set(h.Split, HeadSplit)
+
+	start := len(e.b)
+	if v == V1 {
+		e.b = append(e.b, 0, code) // HeadSize is filled in below
+	}
+	e.bits(flags)
+	if v == V1 && h.HasChallenge {
+		e.u32(h.Challenge)
+	}
+	if h.HasRequestID {
+		e.u32(h.RequestID)
+	}
+	if v == V004 && h.HasChallenge {
+		e.u32(h.Challenge)
+	}
+	if h.Split {
+		if answer {
+			if h.SplitCount == 0 || h.SplitNo >= h.SplitCount {
+				e.fail("header.split_packet_no", codecs.Detail(codecs.ErrBadValue, "packet number not below the packet count"))
+			}
+			e.b = append(e.b, h.SplitCount, h.SplitNo)
+		} else {
+			m := h.MaxBytesPerPacket
+			if v == V1 && m != 0 && m < 500 || v == V004 && (m < 500 || m > 1500) {
+				e.fail("header.max_bytes_per_packet", codecs.Detail(codecs.ErrBadValue, "out of range"))
+			}
+			e.u16(m)
+		}
+	}
+	if v == V004 {
+		e.b = append(e.b, code)
+		return
+	}
+	e.b = append(e.b, h.Padding...)
+	size := len(e.b) - start
+	if size > 0xff {
+		e.fail("header.head_size", codecs.Detail(codecs.ErrTooLong, strconv.Itoa(size)+" header bytes"))
+	}
+	e.b[start] = byte(size)
+}
+
+// AppendRequest appends query q to dst. It clears the answer flag. A 1.0x
+// TypeDefault query without Body is the header-only challenge request.
+func AppendRequest(dst []byte, q Request) ([]byte, error) {
+	e := encoder{b: dst, v: q.Version}
+	e.header(&q.Header, false)
+	switch {
+	case q.Type == TypeDefault && (q.Body || q.Version == V004):
+		e.bits(q.Requests)
+		if q.Version == V1 {
+			for _, b := range [...]Bits{q.ServerInfoFields, q.ModFields, q.MapFields, q.TeamFields, q.PlayerFields, q.AddOnFields} {
+				e.bits(b)
+			}
+			break
+		}
+		if q.Requests&Req004Teams != 0 {
+			e.bits(q.TeamFields)
+		}
+		if q.Requests&Req004Players != 0 {
+			e.bits(q.PlayerFields)
+		}
+		if q.Requests&Req004AddOns != 0 {
+			e.bits(q.AddOnFields)
+		}
+	case q.Type != TypeDefault:
+		e.b = append(e.b, q.Raw...)
+	}
+	return e.b, e.err
+}
+
+// AppendAnswer appends answer a to dst as one datagram (see SplitAnswer
+// for answers that must be split). It sets the answer flag. Fields whose
+// bits are clear are not written; lists are written with their fields
+// arrays only when they have entries.
+func AppendAnswer(dst []byte, a Answer) ([]byte, error) {
+	e := encoder{b: dst, v: a.Version}
+	e.header(&a.Header, true)
+	e.body(&a)
+	return e.b, e.err
+}
+
+// body appends everything after the header.
+func (e *encoder) body(a *Answer) {
+	switch a.Type {
+	case TypeError:
+		e.b = append(e.b, byte(a.ErrorID))
+	case TypeDefault:
+		e.u16(a.GameID)
+		e.bits(a.Requests)
+		if e.v == V1 {
+			e.answer1(a)
+		} else {
+			e.answer004(a)
+		}
+	default:
+		e.b = append(e.b, a.Raw...)
+	}
+}
+
+func (e *encoder) answer1(a *Answer) {
+	q := a.Requests
+	colored := q&ReqColoredNames != 0
+	if q&ReqServerInfo != 0 {
+		e.serverInfo1(&a.Server, colored)
+	}
+	if q&ReqTeams != 0 {
+		e.teams(a, colored)
+	}
+	if q&ReqPlayers != 0 {
+		e.players(a, colored)
+	}
+	if q&ReqRules != 0 {
+		e.rules(a)
+	}
+	if q&ReqAddOns != 0 {
+		e.addOns(a)
+	}
+	if q&ReqLimits != 0 {
+		e.limits(a)
+	}
+}
+
+func (e *encoder) answer004(a *Answer) {
+	q := a.Requests
+	if q&Req004Teams != 0 {
+		e.teams(a, false)
+	}
+	if q&Req004Players != 0 {
+		e.players(a, false)
+	}
+	if q&Req004Rules != 0 {
+		e.rules(a)
+	}
+	if q&Req004AddOns != 0 {
+		e.addOns(a)
+	}
+	if q&Req004Limits != 0 {
+		e.limits(a)
+	}
+	s := &a.Server
+	if q&Req004GameName != 0 {
+		e.str("server_info.game_name", s.GameName)
+	}
+	if q&Req004ServerFlags != 0 {
+		e.bits(s.Flags)
+	}
+	if q&Req004Mod != 0 {
+		e.str("server_info.mod.name", s.ModName)
+		e.str("server_info.mod.dir", s.ModDir)
+	}
+	if q&Req004HostName != 0 {
+		e.str("server_info.host_name", s.HostName)
+	}
+	if q&Req004Map != 0 {
+		e.str("server_info.map.name", s.Map.Name)
+		e.str("server_info.map.file", s.Map.File)
+	}
+	if q&Req004NextMap != 0 {
+		e.str("server_info.next_map.name", s.NextMap.Name)
+		e.str("server_info.next_map.file", s.NextMap.File)
+	}
+	if q&Req004GameType != 0 {
+		e.str("server_info.game_type", s.GameType)
+	}
+	e.counts(s, q>>21)
+}
+
+func (e *encoder) counts(s *ServerInfo, sel Bits) {
+	for i, x := range [...]uint32{s.PlayerCount, s.SlotMax, s.BotCount, s.ReservedSlots} {
+		if sel&(1<<i) != 0 {
+			e.varuint(x)
+		}
+	}
+}
+
+func (e *encoder) serverInfo1(s *ServerInfo, colored bool) {
+	f := s.Fields
+	e.bits(f)
+	if f&InfoGameName != 0 {
+		e.str("server_info.game_name", s.GameName)
+	}
+	if f&InfoServerFlags != 0 {
+		e.bits(s.Flags)
+	}
+	if f&InfoHostName != 0 {
+		e.str("server_info.host_name", s.HostName)
+		if colored {
+			e.colors("server_info.host_name", s.HostNameColors)
+		}
+	}
+	if f&InfoConnectPort != 0 {
+		e.u16(s.ConnectPort)
+	}
+	if f&InfoMod != 0 {
+		e.str("server_info.mod.name", s.ModName)
+		if len(s.ModName) > 0 {
+			m := s.ModFields
+			e.bits(m)
+			if m&ModIdentifier != 0 {
+				e.str("server_info.mod.identifier", s.ModIdentifier)
+			}
+			if m&ModSize != 0 {
+				e.u32(s.ModSize)
+			}
+			if m&ModVersion != 0 {
+				e.str("server_info.mod.version", s.ModVersion)
+			}
+			if m&ModURL != 0 {
+				e.str("server_info.mod.url", s.ModURL)
+			}
+			if m&ModAuthor != 0 {
+				e.str("server_info.mod.author", s.ModAuthor)
+			}
+		}
+	}
+	if f&InfoGameType != 0 {
+		e.str("server_info.game_type", s.GameType)
+	}
+	if f&InfoGameMode != 0 {
+		e.str("server_info.game_mode", s.GameMode)
+	}
+	if f&InfoMap != 0 {
+		e.bits(s.MapFields)
+		e.map1("server_info.map", &s.Map, s.MapFields)
+		if f&InfoNextMap != 0 {
+			e.map1("server_info.next_map", &s.NextMap, s.MapFields)
+		}
+	}
+	e.counts(s, f>>14)
+}
+
+func (e *encoder) map1(field string, m *MapInfo, f Bits) {
+	e.str(field+".name", m.Name)
+	if f&MapFileName != 0 {
+		e.str(field+".file_name", m.File)
+	}
+	if f&MapFileSize != 0 {
+		e.u32(m.FileSize)
+	}
+	if f&MapFileMD5 != 0 {
+		e.b = append(e.b, m.FileMD5[:]...)
+	}
+	if f&MapVersion != 0 {
+		e.str(field+".version", m.Version)
+	}
+	if f&MapURL != 0 {
+		e.str(field+".url", m.URL)
+	}
+	if f&MapAuthor != 0 {
+		e.str(field+".author", m.Author)
+	}
+}
+
+// enter and leave name the list entry being written, for errors.
+func (e *encoder) enter(list string, i int) { e.list, e.index = list, i }
+func (e *encoder) leave()                   { e.list = "" }
+
+func (e *encoder) teams(a *Answer, colored bool) {
+	e.varuint(uint32(len(a.Teams)))
+	if len(a.Teams) == 0 {
+		return
+	}
+	f := a.TeamFields
+	e.bits(f)
+	for i := range a.Teams {
+		t := &a.Teams[i]
+		e.enter("teams", i)
+		if f&TeamName != 0 {
+			e.str("name", t.Name)
+			if colored {
+				e.colors("name", t.NameColors)
+			}
+		}
+		if f&TeamScore != 0 {
+			if e.v == V1 {
+				e.varsint(t.Score)
+			} else {
+				e.u32(uint32(t.Score))
+			}
+		}
+		if f&TeamAveragePing != 0 {
+			e.u16(t.AveragePing)
+		}
+		if f&TeamAverageLoss != 0 {
+			e.u16(t.AverageLoss)
+		}
+		if f&TeamPlayerCount != 0 {
+			if e.v == V1 {
+				e.varuint(t.PlayerCount)
+			} else {
+				e.u8("player_count", int64(t.PlayerCount))
+			}
+		}
+		if e.v == V1 && f&TeamColor != 0 {
+			e.u16(t.Color)
+		}
+		e.leave()
+	}
+}
+
+func (e *encoder) players(a *Answer, colored bool) {
+	e.varuint(uint32(len(a.Players)))
+	if len(a.Players) == 0 {
+		return
+	}
+	f := a.PlayerFields
+	e.bits(f)
+	v1 := e.v == V1
+	for i := range a.Players {
+		p := &a.Players[i]
+		e.enter("players", i)
+		if f&PlayerFlags != 0 {
+			e.bits(p.Flags)
+		}
+		if f&PlayerSlot != 0 {
+			if v1 {
+				e.varuint(p.Slot)
+			} else {
+				e.u8("slot", int64(p.Slot))
+			}
+		}
+		if f&PlayerName != 0 {
+			e.str("name", p.Name)
+			if colored {
+				e.colors("name", p.NameColors)
+			}
+		}
+		if f&PlayerTeam != 0 {
+			if v1 {
+				e.varsint(p.Team)
+			} else {
+				e.u8("team", int64(p.Team))
+			}
+		}
+		if f&PlayerClass != 0 {
+			e.str("class", p.Class)
+		}
+		if f&PlayerRace != 0 {
+			e.str("race", p.Race)
+		}
+		if f&PlayerScore != 0 {
+			if v1 {
+				e.varsint(p.Score)
+			} else {
+				e.u32(uint32(p.Score))
+			}
+		}
+		if f&PlayerFrags != 0 {
+			if v1 {
+				e.varsint(p.Frags)
+			} else {
+				if p.Frags < -0x8000 || p.Frags > 0x7fff {
+					e.fail("frags", codecs.Detail(codecs.ErrBadValue, "does not fit in 16 bits"))
+				}
+				e.u16(uint16(int16(p.Frags)))
+			}
+		}
+		for _, c := range [...]struct {
+			bit Bits
+			x   uint32
+		}{{PlayerKills, p.Kills}, {PlayerDeath, p.Deaths}, {PlayerSuicides, p.Suicides}, {PlayerTeamKills, p.TeamKills}} {
+			if f&c.bit != 0 {
+				e.varuint(c.x)
+			}
+		}
+		if f&PlayerID != 0 {
+			e.u32(p.ID)
+		}
+		if f&PlayerGlobalID != 0 {
+			e.str("global_id", p.GlobalID)
+		}
+		if f&PlayerPing != 0 {
+			e.u16(p.Ping)
+		}
+		if f&PlayerLoss != 0 {
+			e.u16(p.Loss)
+		}
+		if f&PlayerModel != 0 {
+			e.str("model", p.Model)
+		}
+		if f&PlayerTime != 0 {
+			e.u16(p.Time)
+		}
+		if v1 && f&PlayerAddress != 0 {
+			e.varuint(uint32(len(p.Address)))
+			e.b = append(e.b, p.Address...)
+		}
+		e.leave()
+	}
+}
+
+func (e *encoder) rules(a *Answer) {
+	e.varuint(uint32(len(a.Rules)))
+	for i := range a.Rules {
+		e.enter("rules", i)
+		e.str("key", a.Rules[i].Key)
+		e.str("value", a.Rules[i].Value)
+		e.leave()
+	}
+}
+
+func (e *encoder) addOns(a *Answer) {
+	e.varuint(uint32(len(a.AddOns)))
+	if len(a.AddOns) == 0 {
+		return
+	}
+	f := a.AddOnFields
+	e.bits(f)
+	for i := range a.AddOns {
+		x := &a.AddOns[i]
+		e.enter("addons", i)
+		if f&AddOnFlags != 0 {
+			e.bits(x.Flags)
+		}
+		if f&AddOnShortName != 0 {
+			e.str("short_name", x.ShortName)
+		}
+		if f&AddOnLongName != 0 {
+			e.str("long_name", x.LongName)
+		}
+		if f&AddOnVersion != 0 {
+			e.str("version", x.Version)
+		}
+		e.leave()
+	}
+}
+
+func (e *encoder) limits(a *Answer) {
+	e.varuint(uint32(len(a.Limits)))
+	for i := range a.Limits {
+		x := &a.Limits[i]
+		e.enter("limits", i)
+		if e.v == V1 {
+			if x.Type > 0x0f {
+				e.fail("type", codecs.Detail(codecs.ErrBadValue, "1.0x limit types are 0..15"))
+			}
+			t := x.OtherFlags&^0x1f | Bits(x.Type&0x0f)<<1
+			if x.HasLeft {
+				t |= limitLeftFlag
+			}
+			e.bits(t)
+		} else {
+			if x.Type > 0x7f {
+				e.fail("type", codecs.Detail(codecs.ErrBadValue, "v0.04 limit types are 0..127"))
+			}
+			t := x.Type & 0x7f
+			if x.HasLeft {
+				t |= 0x80
+			}
+			e.b = append(e.b, t)
+		}
+		e.varuint(x.Limit)
+		if x.HasLeft {
+			e.varuint(x.Left)
+		}
+		e.leave()
+	}
+}

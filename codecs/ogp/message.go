@@ -1,0 +1,677 @@
+package ogp
+
+import (
+	"strconv"
+
+	"github.com/querylens/querylens/codecs"
+)
+
+// view turns decoded values into the JSON fields and the neutral view. On
+// a decoding error it only shows the fields that were decoded before it:
+// seen holds their span paths (nil: all of them).
+type view struct {
+	v    Version
+	utf8 bool
+	seen map[string]bool
+}
+
+// has reports whether the field at path was decoded.
+func (w *view) has(path string) bool { return w.seen == nil || w.seen[path] }
+
+// at joins a list entry's path, only when it will be looked up.
+func (w *view) at(list string, i int, field string) string {
+	if w.seen == nil {
+		return ""
+	}
+	return list + "[" + strconv.Itoa(i) + "]." + field
+}
+
+func (w *view) text(b []byte) string {
+	if w.utf8 {
+		return string(b)
+	}
+	return codecs.Latin1(b)
+}
+
+// seenPaths collects the field paths of the spans of layer.
+func seenPaths(spans []codecs.Span, layer int) map[string]bool {
+	m := make(map[string]bool, len(spans))
+	for _, s := range spans {
+		if s.Layer == layer {
+			m[s.Field] = true
+		}
+	}
+	return m
+}
+
+// headSize is what a 1.0x header's HeadSize byte says for h.
+func headSize(h *Header) int {
+	e := encoder{v: h.Version}
+	e.header(h, h.Answer)
+	return len(e.b) - len(magic)
+}
+
+func (w *view) header(h *Header) codecs.Object {
+	o := codecs.Object{}
+	add := func(field string, v any) {
+		if w.has("header." + field) {
+			o = o.Add(field, v)
+		}
+	}
+	if h.Version == V1 {
+		add("head_size", headSize(h))
+	}
+	code, _ := h.Type.Code(h.Version)
+	add("type", int(code))
+	if w.has("header.type") {
+		o = o.Add("type_name", h.Type.String())
+	}
+	flags := h.OtherFlags
+	for _, f := range [...]struct {
+		on       bool
+		b1, b004 Bits
+	}{{h.Answer, HeadAnswer, HeadAnswer}, {h.HasChallenge, HeadChallenge, Head004Challenge},
+		{h.HasRequestID, HeadRequestID, Head004RequestID}, {h.Split, HeadSplit, HeadSplit}, {h.UTF8, HeadUTF8, 0}} {
+		if f.on && h.Version == V004 {
+			flags |= f.b004
+		} else if f.on {
+			flags |= f.b1
+		}
+	}
+	add("head_flags", headNames(h.Version).list(flags))
+	if h.HasChallenge {
+		add("challenge_number", h.Challenge)
+		if w.has("header.challenge_number") {
+			o = o.Add("challenge_number_hex", codecs.Hex{byte(h.Challenge), byte(h.Challenge >> 8), byte(h.Challenge >> 16), byte(h.Challenge >> 24)})
+		}
+	}
+	if h.HasRequestID {
+		add("request_id", h.RequestID)
+	}
+	if h.Split && h.Answer {
+		add("split_packet_count", int(h.SplitCount))
+		add("split_packet_no", int(h.SplitNo))
+	} else if h.Split {
+		add("max_bytes_per_packet", int(h.MaxBytesPerPacket))
+	}
+	if len(h.Padding) > 0 {
+		add("padding", codecs.Hex(h.Padding))
+	}
+	return o
+}
+
+// requestFields is the JSON "fields" of a query.
+func (w *view) requestFields(q *Request) codecs.Object {
+	o := codecs.Object{{Key: "version", Value: q.Version.String()}, {Key: "header", Value: w.header(&q.Header)}}
+	add := func(field string, b Bits, names *bitNames) {
+		if w.has(field) {
+			o = o.Add(field, names.list(b))
+		}
+	}
+	if q.Type == TypeDefault && q.Body {
+		add("requests", q.Requests, requestNames(q.Version))
+		if q.Version == V1 {
+			add("server_info_fields", q.ServerInfoFields, infoNames)
+			add("mod_fields", q.ModFields, modNames)
+			add("map_fields", q.MapFields, mapNames)
+		}
+		v1 := q.Version == V1
+		if v1 || q.Requests&Req004Teams != 0 {
+			add("team_fields", q.TeamFields, teamNames(q.Version))
+		}
+		if v1 || q.Requests&Req004Players != 0 {
+			add("player_fields", q.PlayerFields, playerNames(q.Version))
+		}
+		if v1 || q.Requests&Req004AddOns != 0 {
+			add("addon_fields", q.AddOnFields, addOnNames)
+		}
+	}
+	if len(q.Raw) > 0 && w.has("body") {
+		o = o.Add("body", codecs.Hex(q.Raw))
+	}
+	return o
+}
+
+// answerFields is the JSON "fields" of an answer.
+func (w *view) answerFields(a *Answer) codecs.Object {
+	o := codecs.Object{{Key: "version", Value: a.Version.String()}, {Key: "header", Value: w.header(&a.Header)}}
+	add := func(field string, v any) {
+		if w.has(field) {
+			o = o.Add(field, v)
+		}
+	}
+	switch a.Type {
+	case TypeError:
+		add("error_id", int(a.ErrorID))
+		if w.has("error_id") {
+			o = o.Add("error", a.ErrorID.String())
+		}
+	case TypeDefault:
+		add("game_id", int(a.GameID))
+		add("requests", requestNames(a.Version).list(a.Requests))
+		w.answerBody(a, add, func(field string, v any) { o = o.Add(field, v) })
+	default:
+		if len(a.Raw) > 0 {
+			add("body", codecs.Hex(a.Raw))
+		}
+	}
+	return o
+}
+
+// answerBody adds the fields of a Default query v1 answer. add checks the
+// field was decoded; add2 adds unconditionally.
+func (w *view) answerBody(a *Answer, add, add2 func(string, any)) {
+	q := a.Requests
+	teams, players, rules, addOns, limits, info := ReqTeams, ReqPlayers, ReqRules, ReqAddOns, ReqLimits, ReqServerInfo
+	if a.Version == V004 {
+		teams, players, rules, addOns, limits, info = Req004Teams, Req004Players, Req004Rules, Req004AddOns, Req004Limits, ^Bits(0)
+	}
+	if q&info != 0 {
+		if s := w.serverInfo(a); len(s) > 0 {
+			add2("server_info", s)
+		}
+	}
+	colored := a.Version == V1 && q&ReqColoredNames != 0
+	// list adds a list's count, its fields array and its entries, once the
+	// count was decoded.
+	list := func(name string, n int, fields Bits, names *bitNames, entries any) {
+		if !w.has(name + "_count") {
+			return
+		}
+		add2(name+"_count", n)
+		if names != nil && n > 0 {
+			add(name+"_fields", names.list(fields))
+		}
+		add2(name+"s", entries)
+	}
+	if q&teams != 0 {
+		list("team", len(a.Teams), a.TeamFields, teamNames(a.Version), w.teams(a, colored))
+	}
+	if q&players != 0 {
+		list("player", len(a.Players), a.PlayerFields, playerNames(a.Version), w.players(a, colored))
+	}
+	if q&rules != 0 {
+		rs := make([]any, 0, len(a.Rules))
+		for i, r := range a.Rules {
+			if w.has(w.at("rules", i, "value")) {
+				rs = append(rs, []string{w.text(r.Key), w.text(r.Value)})
+			}
+		}
+		list("rule", len(a.Rules), 0, nil, rs)
+	}
+	if q&addOns != 0 {
+		list("addon", len(a.AddOns), a.AddOnFields, addOnNames, w.addOns(a))
+	}
+	if q&limits != 0 {
+		list("limit", len(a.Limits), 0, nil, w.limits(a))
+	}
+}
+
+// serverFlags shows ServerFlags: 1.0x as its parts, v0.04 as flag names.
+func (w *view) serverFlags(v Version, f Bits) any {
+	if v == V004 {
+		return serverFlagNames004.list(f)
+	}
+	o := codecs.Object{{Key: "server_type", Value: ServerType(f)}, {Key: "password", Value: f&SFPassword != 0},
+		{Key: "proxy", Value: f&SFProxy != 0}, {Key: "os", Value: OS(f)}}
+	if f>>7 != 0 {
+		o = o.Add("other", serverFlagNames1.list(f&^0x7f))
+	}
+	return o
+}
+
+func (w *view) serverInfo(a *Answer) codecs.Object {
+	s := &a.Server
+	o := codecs.Object{}
+	add := func(field string, v any) {
+		if w.has("server_info." + field) {
+			o = o.Add(field, v)
+		}
+	}
+	str := func(field string, b []byte) { add(field, w.text(b)) }
+	v1 := a.Version == V1
+	f := serverFields(a)
+	if v1 {
+		add("fields", infoNames.list(f))
+	}
+	if f&InfoGameName != 0 {
+		str("game_name", s.GameName)
+	}
+	if f&InfoServerFlags != 0 {
+		add("server_flags", w.serverFlags(a.Version, s.Flags))
+	}
+	if f&InfoHostName != 0 {
+		str("host_name", s.HostName)
+		if v1 && a.Requests&ReqColoredNames != 0 && w.has("server_info.host_name_colors.size") {
+			o = o.Add("host_name_colors", codecs.Hex(s.HostNameColors))
+		}
+	}
+	if f&InfoConnectPort != 0 {
+		add("connect_port", int(s.ConnectPort))
+	}
+	if f&InfoMod != 0 {
+		if m := w.mod(s, v1); len(m) > 0 {
+			o = o.Add("mod", m)
+		}
+	}
+	if f&InfoGameType != 0 {
+		str("game_type", s.GameType)
+	}
+	if f&InfoGameMode != 0 {
+		str("game_mode", s.GameMode)
+	}
+	if f&InfoMap != 0 {
+		if m := w.mapInfo("server_info.map", &s.Map, s.MapFields, v1); len(m) > 0 {
+			o = o.Add("map", m)
+		}
+	}
+	// 1.0x sends the next map only with the map (it shares MapFields).
+	if f&InfoNextMap != 0 && (f&InfoMap != 0 || !v1) {
+		if m := w.mapInfo("server_info.next_map", &s.NextMap, s.MapFields, v1); len(m) > 0 {
+			o = o.Add("next_map", m)
+		}
+	}
+	for _, c := range [...]struct {
+		bit   Bits
+		field string
+		x     uint32
+	}{{InfoPlayerCount, "player_count", s.PlayerCount}, {InfoSlotMax, "slot_max", s.SlotMax},
+		{InfoBotCount, "bot_count", s.BotCount}, {InfoReservedSlots, "reserved_slots", s.ReservedSlots}} {
+		if f&c.bit != 0 {
+			add(c.field, c.x)
+		}
+	}
+	return o
+}
+
+func (w *view) mod(s *ServerInfo, v1 bool) codecs.Object {
+	o := codecs.Object{}
+	add := func(field string, v any) {
+		if w.has("server_info.mod." + field) {
+			o = o.Add(field, v)
+		}
+	}
+	add("name", w.text(s.ModName))
+	if !v1 {
+		add("dir", w.text(s.ModDir))
+		return o
+	}
+	if len(s.ModName) == 0 {
+		return o
+	}
+	m := s.ModFields
+	add("fields", modNames.list(m))
+	if m&ModIdentifier != 0 {
+		add("identifier", w.text(s.ModIdentifier))
+	}
+	if m&ModSize != 0 {
+		add("size", s.ModSize)
+	}
+	if m&ModVersion != 0 {
+		add("version", w.text(s.ModVersion))
+	}
+	if m&ModURL != 0 {
+		add("url", w.text(s.ModURL))
+	}
+	if m&ModAuthor != 0 {
+		add("author", w.text(s.ModAuthor))
+	}
+	return o
+}
+
+func (w *view) mapInfo(path string, m *MapInfo, f Bits, v1 bool) codecs.Object {
+	o := codecs.Object{}
+	add := func(field string, v any) {
+		if w.has(path + "." + field) {
+			o = o.Add(field, v)
+		}
+	}
+	if v1 && path == "server_info.map" {
+		add("fields", mapNames.list(f))
+	}
+	add("name", w.text(m.Name))
+	if !v1 {
+		add("file", w.text(m.File))
+		return o
+	}
+	if f&MapFileName != 0 {
+		add("file_name", w.text(m.File))
+	}
+	if f&MapFileSize != 0 {
+		add("file_size", m.FileSize)
+	}
+	if f&MapFileMD5 != 0 {
+		add("file_md5", codecs.Hex(m.FileMD5[:]))
+	}
+	if f&MapVersion != 0 {
+		add("version", w.text(m.Version))
+	}
+	if f&MapURL != 0 {
+		add("url", w.text(m.URL))
+	}
+	if f&MapAuthor != 0 {
+		add("author", w.text(m.Author))
+	}
+	return o
+}
+
+// entry builds one list entry's object, keeping the fields that were decoded.
+type entry struct {
+	w     *view
+	list  string
+	index int
+	o     codecs.Object
+}
+
+func (e *entry) add(field string, v any) { e.addAs(field, field, v) }
+
+// addAs adds key when the field at span path field was decoded.
+func (e *entry) addAs(field, key string, v any) {
+	if e.w.has(e.w.at(e.list, e.index, field)) {
+		e.o = e.o.Add(key, v)
+	}
+}
+
+func (w *view) teams(a *Answer, colored bool) []codecs.Object {
+	out := make([]codecs.Object, 0, len(a.Teams))
+	f := a.TeamFields
+	for i := range a.Teams {
+		t := &a.Teams[i]
+		e := entry{w: w, list: "teams", index: i, o: codecs.Object{}}
+		if f&TeamName != 0 {
+			e.add("name", w.text(t.Name))
+			if colored {
+				e.addAs("name_colors.size", "name_colors", codecs.Hex(t.NameColors))
+			}
+		}
+		if f&TeamScore != 0 {
+			e.add("score", t.Score)
+		}
+		if f&TeamAveragePing != 0 {
+			e.add("average_ping", int(t.AveragePing))
+		}
+		if f&TeamAverageLoss != 0 {
+			e.add("average_loss", int(t.AverageLoss))
+		}
+		if f&TeamPlayerCount != 0 {
+			e.add("player_count", t.PlayerCount)
+		}
+		if a.Version == V1 && f&TeamColor != 0 {
+			e.add("color", int(t.Color))
+		}
+		out = append(out, e.o)
+	}
+	return out
+}
+
+func (w *view) players(a *Answer, colored bool) []codecs.Object {
+	out := make([]codecs.Object, 0, len(a.Players))
+	f := a.PlayerFields
+	v1 := a.Version == V1
+	for i := range a.Players {
+		p := &a.Players[i]
+		e := entry{w: w, list: "players", index: i, o: codecs.Object{}}
+		if f&PlayerFlags != 0 {
+			e.add("flags", playerFlagNames.list(p.Flags))
+		}
+		if f&PlayerSlot != 0 {
+			e.add("slot", p.Slot)
+		}
+		if f&PlayerName != 0 {
+			e.add("name", w.text(p.Name))
+			if colored {
+				e.addAs("name_colors.size", "name_colors", codecs.Hex(p.NameColors))
+			}
+		}
+		if f&PlayerTeam != 0 {
+			e.add("team", p.Team)
+		}
+		if f&PlayerClass != 0 {
+			e.add("class", w.text(p.Class))
+		}
+		if f&PlayerRace != 0 {
+			e.add("race", w.text(p.Race))
+		}
+		if f&PlayerScore != 0 {
+			e.add("score", p.Score)
+		}
+		if f&PlayerFrags != 0 {
+			e.add("frags", p.Frags)
+		}
+		for _, c := range [...]struct {
+			bit   Bits
+			field string
+			x     uint32
+		}{{PlayerKills, "kills", p.Kills}, {PlayerDeath, "deaths", p.Deaths}, {PlayerSuicides, "suicides", p.Suicides},
+			{PlayerTeamKills, "team_kills", p.TeamKills}, {PlayerID, "id", p.ID}} {
+			if f&c.bit != 0 {
+				e.add(c.field, c.x)
+			}
+		}
+		if f&PlayerGlobalID != 0 {
+			e.add("global_id", w.text(p.GlobalID))
+		}
+		if f&PlayerPing != 0 {
+			e.add("ping", int(p.Ping))
+		}
+		if f&PlayerLoss != 0 {
+			e.add("loss", int(p.Loss))
+		}
+		if f&PlayerModel != 0 {
+			e.add("model", w.text(p.Model))
+		}
+		if f&PlayerTime != 0 {
+			e.add("time", int(p.Time))
+		}
+		if v1 && f&PlayerAddress != 0 {
+			e.add("address", codecs.Hex(p.Address))
+		}
+		out = append(out, e.o)
+	}
+	return out
+}
+
+func (w *view) addOns(a *Answer) []codecs.Object {
+	out := make([]codecs.Object, 0, len(a.AddOns))
+	f := a.AddOnFields
+	for i := range a.AddOns {
+		x := &a.AddOns[i]
+		e := entry{w: w, list: "addons", index: i, o: codecs.Object{}}
+		if f&AddOnFlags != 0 {
+			e.add("flags", addOnFlagNames.list(x.Flags))
+		}
+		if f&AddOnShortName != 0 {
+			e.add("short_name", w.text(x.ShortName))
+		}
+		if f&AddOnLongName != 0 {
+			e.add("long_name", w.text(x.LongName))
+		}
+		if f&AddOnVersion != 0 {
+			e.add("version", w.text(x.Version))
+		}
+		out = append(out, e.o)
+	}
+	return out
+}
+
+func (w *view) limits(a *Answer) []codecs.Object {
+	out := make([]codecs.Object, 0, len(a.Limits))
+	for i := range a.Limits {
+		x := &a.Limits[i]
+		e := entry{w: w, list: "limits", index: i, o: codecs.Object{}}
+		e.add("type", int(x.Type))
+		e.addAs("type", "type_name", limitTypeName(x.Type))
+		if x.OtherFlags != 0 {
+			e.addAs("type", "other_flags", limitNames1.list(x.OtherFlags))
+		}
+		e.add("limit", x.Limit)
+		if x.HasLeft {
+			e.add("left", x.Left)
+		}
+		out = append(out, e.o)
+	}
+	return out
+}
+
+// serverFields is which server fields an answer carries, as 1.0x
+// ServerInfoFields bits; v0.04 answers select them with Requests.
+func serverFields(a *Answer) Bits {
+	if a.Version == V1 {
+		if a.Requests&ReqServerInfo == 0 {
+			return 0
+		}
+		return a.Server.Fields
+	}
+	var f Bits
+	for _, m := range [...][2]Bits{{Req004GameName, InfoGameName}, {Req004ServerFlags, InfoServerFlags},
+		{Req004HostName, InfoHostName}, {Req004Mod, InfoMod}, {Req004GameType, InfoGameType},
+		{Req004Map, InfoMap}, {Req004NextMap, InfoNextMap}, {Req004PlayerCount, InfoPlayerCount},
+		{Req004SlotMax, InfoSlotMax}, {Req004BotCount, InfoBotCount}, {Req004ReservedSlots, InfoReservedSlots}} {
+		if a.Requests&m[0] != 0 {
+			f |= m[1]
+		}
+	}
+	return f
+}
+
+// listBit is the Requests bit of a list in a's version.
+func listBit(a *Answer, b1, b004 Bits) bool {
+	if a.Version == V004 {
+		return a.Requests&b004 != 0
+	}
+	return a.Requests&b1 != 0
+}
+
+// info is the neutral view of a Default query v1 answer (json.md "info").
+func (w *view) info(a *Answer) *codecs.Info {
+	in := &codecs.Info{}
+	s := &a.Server
+	f := serverFields(a)
+	has := func(bit Bits, path string) bool { return f&bit != 0 && w.has(path) }
+	if has(InfoHostName, "server_info.host_name") {
+		in.Has |= codecs.HasName
+		in.Name = w.text(s.HostName)
+	}
+	if has(InfoMap, "server_info.map.name") {
+		in.Has |= codecs.HasMap
+		in.Map = w.text(s.Map.Name)
+	}
+	switch {
+	case has(InfoGameType, "server_info.game_type") && len(s.GameType) > 0:
+		in.Has |= codecs.HasGameType
+		in.GameType = w.text(s.GameType)
+	case has(InfoGameMode, "server_info.game_mode") && len(s.GameMode) > 0:
+		in.Has |= codecs.HasGameType
+		in.GameType = w.text(s.GameMode)
+	}
+	if a.Version == V1 && has(InfoServerFlags, "server_info.server_flags") {
+		in.Has |= codecs.HasPassword
+		in.Password = s.Flags&SFPassword != 0
+	}
+	if has(InfoSlotMax, "server_info.slot_max") {
+		in.Has |= codecs.HasMaxPlayers
+		in.MaxPlayers = int(s.SlotMax)
+	}
+	if listBit(a, ReqPlayers, Req004Players) && w.has("player_count") {
+		in.Has |= codecs.HasPlayers | codecs.HasNumPlayers
+		in.NumPlayers = len(a.Players)
+		in.Players = make([]codecs.Player, 0, len(a.Players))
+		for i := range a.Players {
+			in.Players = append(in.Players, w.player(a, i))
+		}
+	}
+	if has(InfoPlayerCount, "server_info.player_count") {
+		in.Has |= codecs.HasNumPlayers
+		in.NumPlayers = int(s.PlayerCount)
+	}
+	if listBit(a, ReqTeams, Req004Teams) && w.has("team_count") {
+		in.Has |= codecs.HasTeams
+		in.Teams = make([]codecs.Team, 0, len(a.Teams))
+		for i, t := range a.Teams {
+			var x codecs.Team
+			if a.TeamFields&TeamName != 0 && w.has(w.at("teams", i, "name")) {
+				x.Name = w.text(t.Name)
+			}
+			if a.TeamFields&TeamScore != 0 && w.has(w.at("teams", i, "score")) {
+				x.Score = int(t.Score)
+			}
+			in.Teams = append(in.Teams, x)
+		}
+	}
+	if listBit(a, ReqRules, Req004Rules) && w.has("rule_count") {
+		in.Has |= codecs.HasRules
+		in.Rules = make([][2]string, 0, len(a.Rules))
+		for i, r := range a.Rules {
+			if w.has(w.at("rules", i, "value")) {
+				in.Rules = append(in.Rules, [2]string{w.text(r.Key), w.text(r.Value)})
+			}
+		}
+	}
+	// OGP has no server version field: the mod's version, else a rule
+	// named "version", is the closest it carries.
+	if a.Version == V1 && has(InfoMod, "server_info.mod.version") && s.ModFields&ModVersion != 0 {
+		in.Has |= codecs.HasVersion
+		in.Version = w.text(s.ModVersion)
+	} else if v, ok := in.Rule("version"); ok {
+		in.Has |= codecs.HasVersion
+		in.Version = v
+	}
+	return in
+}
+
+// player is the neutral view of player i.
+func (w *view) player(a *Answer, i int) codecs.Player {
+	p := &a.Players[i]
+	f := a.PlayerFields
+	has := func(bit Bits, field string) bool { return f&bit != 0 && w.has(w.at("players", i, field)) }
+	var x codecs.Player
+	if has(PlayerName, "name") {
+		x.Name = w.text(p.Name)
+	}
+	switch {
+	case has(PlayerScore, "score"):
+		x.Score = int(p.Score)
+	case has(PlayerFrags, "frags"):
+		x.Score = int(p.Frags)
+	}
+	if has(PlayerPing, "ping") {
+		x.Ping = int(p.Ping)
+	}
+	if has(PlayerTeam, "team") {
+		// v0.04: 0xFF is a spectator. 1.0x: -1 (its replacement) is no team.
+		none := p.Team < 0
+		if a.Version == V004 {
+			none = p.Team == 0xff
+		}
+		x.Team, x.HasTeam, x.Spectator = int(p.Team), !none, none
+	}
+	if has(PlayerFlags, "flags") {
+		x.Bot = p.Flags&FlagBot != 0
+	}
+	return x
+}
+
+// answerMessage fills m from answer a: kind, neutral view, fields.
+func (w *view) answerMessage(m *codecs.Message, a *Answer) {
+	m.Fields = w.answerFields(a)
+	m.Kind = codecs.KindResponse
+	switch a.Type {
+	case TypeDefault:
+		m.Info = w.info(a)
+	case TypeBanned:
+		m.Kind, m.Denied = codecs.KindDenied, codecs.DeniedBanned
+	case TypeError:
+		switch {
+		case a.ErrorID == ErrorBanned && w.has("error_id"):
+			m.Kind, m.Denied = codecs.KindDenied, codecs.DeniedBanned
+		case a.HasChallenge:
+			m.Kind = codecs.KindChallenge
+		case w.has("error_id"):
+			m.Warn("error answer: " + a.ErrorID.String())
+		}
+	case TypePing:
+		if a.Version == V004 && a.HasChallenge {
+			m.Kind = codecs.KindChallenge
+		}
+	}
+}

@@ -1,0 +1,165 @@
+package ogp
+
+import "strconv"
+
+// bitNames names the flags of one VarBitArray, indexed by 7*k+n. Empty
+// entries are flags the table does not define. Names are the spec's, in
+// snake_case, as they appear in the JSON fields and in span values.
+type bitNames struct {
+	names []string
+	known Bits
+}
+
+func newBitNames(pairs ...any) *bitNames {
+	t := &bitNames{}
+	for i := 0; i+1 < len(pairs); i += 2 {
+		b := pairs[i].(Bits)
+		idx := 0
+		for b > 1 {
+			b >>= 1
+			idx++
+		}
+		for len(t.names) <= idx {
+			t.names = append(t.names, "")
+		}
+		t.names[idx] = pairs[i+1].(string)
+		t.known |= pairs[i].(Bits)
+	}
+	return t
+}
+
+// list returns the names of the set flags; undefined flags appear as "k.n".
+func (t *bitNames) list(b Bits) []string {
+	out := []string{}
+	for i := 0; b != 0 && i < 64; i++ {
+		if b&(1<<i) == 0 {
+			continue
+		}
+		b &^= 1 << i
+		out = append(out, t.name(i))
+	}
+	return out
+}
+
+func (t *bitNames) name(i int) string {
+	if t != nil && i < len(t.names) && t.names[i] != "" {
+		return t.names[i]
+	}
+	return strconv.Itoa(i/7) + "." + strconv.Itoa(i%7)
+}
+
+// appendList appends the names of the set flags joined by ",".
+func (t *bitNames) appendList(dst []byte, b Bits) []byte {
+	first := true
+	for i := 0; b != 0 && i < 64; i++ {
+		if b&(1<<i) == 0 {
+			continue
+		}
+		b &^= 1 << i
+		if !first {
+			dst = append(dst, ',')
+		}
+		first = false
+		dst = append(dst, t.name(i)...)
+	}
+	return dst
+}
+
+var (
+	headNames1 = newBitNames(HeadAnswer, "answer", HeadChallenge, "challenge_number",
+		HeadRequestID, "request_id", HeadSplit, "split", HeadUTF8, "utf8")
+	headNames004 = newBitNames(HeadAnswer, "answer", Head004RequestID, "request_id",
+		Head004Challenge, "challenge_number", HeadSplit, "split")
+
+	requestNames1 = newBitNames(ReqServerInfo, "server_info", ReqTeams, "team_list",
+		ReqPlayers, "player_list", ReqRules, "rule_list", ReqAddOns, "addon_list",
+		ReqLimits, "limit_list", ReqColoredNames, "colored_names")
+	requestNames004 = newBitNames(Req004Teams, "team_list", Req004Players, "player_list",
+		Req004Rules, "rule_list", Req004AddOns, "addon_list", Req004Limits, "limit_list",
+		Req004GameName, "game_name", Req004ServerFlags, "server_flags", Req004Mod, "mod",
+		Req004HostName, "host_name", Req004Map, "map", Req004NextMap, "next_map",
+		Req004GameType, "game_type", Req004PlayerCount, "player_count", Req004SlotMax, "slot_max",
+		Req004BotCount, "bot_count", Req004ReservedSlots, "reserved_slots")
+
+	infoNames = newBitNames(InfoGameName, "game_name", InfoServerFlags, "server_flags",
+		InfoHostName, "host_name", InfoConnectPort, "connect_port", InfoMod, "mod",
+		InfoGameType, "game_type", InfoGameMode, "game_mode", InfoMap, "map",
+		InfoNextMap, "next_map", InfoPlayerCount, "player_count", InfoSlotMax, "slot_max",
+		InfoBotCount, "bot_count", InfoReservedSlots, "reserved_slots")
+	modNames = newBitNames(ModIdentifier, "identifier", ModSize, "size", ModVersion, "version",
+		ModURL, "url", ModAuthor, "author")
+	mapNames = newBitNames(MapFileName, "file_name", MapFileSize, "file_size", MapFileMD5, "file_md5",
+		MapVersion, "version", MapURL, "url", MapAuthor, "author")
+
+	teamNames1 = newBitNames(TeamName, "name", TeamScore, "score", TeamAveragePing, "average_ping",
+		TeamAverageLoss, "average_loss", TeamPlayerCount, "player_count", TeamColor, "color")
+	teamNames004 = newBitNames(TeamName, "name", TeamScore, "score", TeamAveragePing, "average_ping",
+		TeamAverageLoss, "average_loss", TeamPlayerCount, "player_count")
+	playerNames004 = newBitNames(playerPairs...)
+	playerNames1   = newBitNames(append(playerPairs[:len(playerPairs):len(playerPairs)], PlayerAddress, "address")...)
+	addOnNames     = newBitNames(AddOnFlags, "flags", AddOnShortName, "short_name",
+		AddOnLongName, "long_name", AddOnVersion, "version")
+
+	playerFlagNames = newBitNames(FlagAlive, "alive", FlagDead, "dead", FlagBot, "bot",
+		FlagBomb, "bomb", FlagVIP, "vip")
+	addOnFlagNames = newBitNames(AddOnActive, "active", AddOnAntiCheat, "anti_cheat_tool",
+		AddOnMutator, "mutator", AddOnAdminTool, "admin_tool")
+	serverFlagNames004 = newBitNames(SF004Linux, "os_linux", SF004Windows, "os_windows",
+		SF004Mac, "os_mac", SF004Dedicated, "dedicated", SF004Proxy, "proxy")
+	serverFlagNames1 = newBitNames(Bits(1<<0), "type.0", Bits(1<<1), "type.1", SFPassword, "password",
+		SFProxy, "proxy", Bits(1<<4), "os.0", Bits(1<<5), "os.1", Bits(1<<6), "os.2")
+	limitNames1 = newBitNames(limitLeftFlag, "limit_left", Bits(1<<1), "type.0", Bits(1<<2), "type.1",
+		Bits(1<<3), "type.2", Bits(1<<4), "type.3")
+)
+
+// playerPairs are the PlayerFields both versions share.
+var playerPairs = []any{PlayerFlags, "flags", PlayerSlot, "slot", PlayerName, "name",
+	PlayerTeam, "team", PlayerClass, "class", PlayerRace, "race", PlayerScore, "score",
+	PlayerFrags, "frags", PlayerKills, "kills", PlayerDeath, "deaths", PlayerSuicides, "suicides",
+	PlayerTeamKills, "team_kills", PlayerID, "id", PlayerGlobalID, "global_id", PlayerPing, "ping",
+	PlayerLoss, "loss", PlayerModel, "model", PlayerTime, "time"}
+
+func headNames(v Version) *bitNames {
+	if v == V004 {
+		return headNames004
+	}
+	return headNames1
+}
+
+func requestNames(v Version) *bitNames {
+	if v == V004 {
+		return requestNames004
+	}
+	return requestNames1
+}
+
+func teamNames(v Version) *bitNames {
+	if v == V004 {
+		return teamNames004
+	}
+	return teamNames1
+}
+
+func playerNames(v Version) *bitNames {
+	if v == V004 {
+		return playerNames004
+	}
+	return playerNames1
+}
+
+var serverTypeNames = [...]string{"unknown", "listen", "dedicated", "type 3"}
+var osNames = [...]string{"unknown", "windows", "linux", "macintosh", "os 4", "os 5", "os 6", "os 7"}
+var limitTypeNames = [...]string{"time", "player score", "round", "team score"}
+
+// ServerType returns the 1.0x server type of flags: "unknown", "listen" or "dedicated".
+func ServerType(flags Bits) string { return serverTypeNames[flags&sfTypeMask] }
+
+// OS returns the 1.0x operating system of flags: "unknown", "windows", "linux" or "macintosh".
+func OS(flags Bits) string { return osNames[(flags&sfOSMask)>>sfOSShift] }
+
+func limitTypeName(t uint8) string {
+	if int(t) < len(limitTypeNames) {
+		return limitTypeNames[t]
+	}
+	return "type " + strconv.Itoa(int(t))
+}

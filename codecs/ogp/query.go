@@ -1,0 +1,244 @@
+package ogp
+
+import (
+	"strconv"
+	"strings"
+
+	"github.com/querylens/querylens/codecs"
+)
+
+var options = []codecs.Option{
+	{Name: "version", Kind: "choice", Default: "1.0", Choices: []string{"1.0", "0.04"},
+		Help: "wire form to send: 1.0 (0.94+/1.0x, what servers speak) or 0.04 (the seed spec); answers of either are decoded"},
+	{Name: "challenge", Kind: "uint", Default: "",
+		Help: "challenge number to send in the first query; empty asks the server for one first"},
+	{Name: "request_id", Kind: "uint", Default: "", Help: "RequestID to send and expect back; empty sends none"},
+	{Name: "max_bytes", Kind: "uint", Default: "0",
+		Help: "MaxBytesPerPacket: ask the server to split answers larger than this (500-1500); 0 does not ask"},
+	{Name: "info", Kind: "bool", Default: "true", Help: "ask for the server fields (name, map, counts, ...)"},
+	{Name: "teams", Kind: "bool", Default: "true", Help: "ask for the team list"},
+	{Name: "players", Kind: "bool", Default: "true", Help: "ask for the player list"},
+	{Name: "rules", Kind: "bool", Default: "true", Help: "ask for the rule list"},
+	{Name: "addons", Kind: "bool", Default: "true", Help: "ask for the add-on list"},
+	{Name: "limits", Kind: "bool", Default: "true", Help: "ask for the limit list"},
+	{Name: "colors", Kind: "bool", Default: "true", Help: "1.0x: ask for the colour info of names"},
+	{Name: "utf8", Kind: "bool", Default: "true", Help: "1.0x: tell the server UTF-8 answers are welcome"},
+}
+
+func (codec) Options() []codecs.Option {
+	out := make([]codecs.Option, len(options))
+	copy(out, options)
+	return out
+}
+
+func optionError(key, text string) error {
+	return &codecs.Error{Protocol: proto, Field: "options." + key, Err: codecs.Detail(codecs.ErrBadValue, text)}
+}
+
+// parseUint reads a decimal or 0x-prefixed hex number.
+func parseUint(s string, bits int) (uint64, error) {
+	if h, ok := strings.CutPrefix(strings.ToLower(s), "0x"); ok {
+		return strconv.ParseUint(h, 16, bits)
+	}
+	return strconv.ParseUint(s, 10, bits)
+}
+
+// NewRequest returns the Default query v1 that asks for everything the
+// version defines, as the official client sends it (1.0x) or as the seed
+// lays it out (v0.04), without a challenge number.
+func NewRequest(v Version) Request {
+	q := Request{Header: Header{Version: v, Type: TypeDefault}, Body: true}
+	if v == V004 {
+		q.Requests = Req004Teams | Req004Players | Req004Rules | Req004AddOns | Req004Limits |
+			Req004GameName | Req004ServerFlags | Req004Mod | Req004HostName | Req004Map | Req004NextMap |
+			Req004GameType | Req004PlayerCount | Req004SlotMax | Req004BotCount | Req004ReservedSlots
+		q.TeamFields = teamNames004.known
+		q.PlayerFields = playerNames004.known
+		q.AddOnFields = addOnNames.known
+		return q
+	}
+	q.UTF8 = true
+	q.Requests = requestNames1.known
+	q.ServerInfoFields = infoNames.known
+	q.ModFields = modNames.known
+	q.MapFields = mapNames.known
+	q.TeamFields = teamNames1.known
+	q.PlayerFields = playerNames1.known
+	q.AddOnFields = addOnNames.known
+	return q
+}
+
+// NewQuery configures a conversation from opts (keys of Options).
+func (codec) NewQuery(opts map[string]string) (codecs.Query, error) {
+	get := func(key string) string {
+		if v, ok := opts[key]; ok {
+			return v
+		}
+		for _, o := range options {
+			if o.Name == key {
+				return o.Default
+			}
+		}
+		return ""
+	}
+	for k := range opts {
+		known := false
+		for _, o := range options {
+			known = known || o.Name == k
+		}
+		if !known {
+			return nil, optionError(k, "unknown option")
+		}
+	}
+	v, ok := ParseVersion(get("version"))
+	if !ok {
+		return nil, optionError("version", "want 1.0 or 0.04")
+	}
+	q := NewRequest(v)
+	lists := []struct {
+		key   string
+		b1, b Bits
+	}{{"info", ReqServerInfo, Req004GameName | Req004ServerFlags | Req004Mod | Req004HostName | Req004Map |
+		Req004NextMap | Req004GameType | Req004PlayerCount | Req004SlotMax | Req004BotCount | Req004ReservedSlots},
+		{"teams", ReqTeams, Req004Teams}, {"players", ReqPlayers, Req004Players}, {"rules", ReqRules, Req004Rules},
+		{"addons", ReqAddOns, Req004AddOns}, {"limits", ReqLimits, Req004Limits}, {"colors", ReqColoredNames, 0}}
+	for _, l := range lists {
+		on, err := strconv.ParseBool(get(l.key))
+		if err != nil {
+			return nil, optionError(l.key, "want true or false")
+		}
+		if !on {
+			if v == V004 {
+				q.Requests &^= l.b
+			} else {
+				q.Requests &^= l.b1
+			}
+		}
+	}
+	utf8, err := strconv.ParseBool(get("utf8"))
+	if err != nil {
+		return nil, optionError("utf8", "want true or false")
+	}
+	q.UTF8 = utf8 && v == V1
+	if s := get("request_id"); s != "" {
+		id, err := parseUint(s, 32)
+		if err != nil {
+			return nil, optionError("request_id", "want a 32-bit number")
+		}
+		q.HasRequestID, q.RequestID = true, uint32(id)
+	}
+	maxBytes, err := parseUint(get("max_bytes"), 16)
+	if err != nil || maxBytes != 0 && (maxBytes < 500 || maxBytes > 1500) {
+		return nil, optionError("max_bytes", "want 0 or 500..1500")
+	}
+	if maxBytes != 0 {
+		q.Split, q.MaxBytesPerPacket = true, uint16(maxBytes)
+	}
+	c := &conversation{req: q}
+	if s := get("challenge"); s != "" {
+		n, err := parseUint(s, 32)
+		if err != nil {
+			return nil, optionError("challenge", "want a 32-bit number")
+		}
+		c.req.HasChallenge, c.req.Challenge = true, uint32(n)
+	} else if v == V004 {
+		// v0.04 asks for a number with the real query itself.
+		c.req.HasChallenge, c.req.Challenge = true, challengeRequest004
+	} else {
+		c.ask = true
+	}
+	return c, nil
+}
+
+// maxChallenges bounds how often a conversation answers a challenge, so a
+// server that keeps changing its number cannot keep it going forever.
+const maxChallenges = 3
+
+// conversation is the Query of OGP: challenge request, challenge answer,
+// the real query with the number echoed, then the answer (split or not).
+type conversation struct {
+	req        Request
+	ask        bool // 1.0x: start with the header-only challenge request
+	challenges int
+	parts      [][]byte // the answer's datagrams
+	count      int      // parts expected (1 unless split)
+	last       []byte   // the last challenge answer, for Result when nothing else came
+	done       bool
+}
+
+// Start returns the first datagram: the 1.0x challenge request (a Default
+// query header without flags or body), or the real query.
+func (c *conversation) Start() [][]byte {
+	if c.ask {
+		h := Request{Header: Header{Version: V1, Type: TypeDefault}}
+		b, _ := AppendRequest(nil, h)
+		return [][]byte{b}
+	}
+	return [][]byte{c.query()}
+}
+
+func (c *conversation) query() []byte {
+	b, _ := AppendRequest(nil, c.req) // options were validated; the request always encodes
+	return b
+}
+
+func ignored(text string) error {
+	return &codecs.Error{Protocol: proto, Field: "datagram", Err: codecs.Detail(codecs.ErrBadValue, text)}
+}
+
+// Feed takes one datagram from the server. A challenge answer returns the
+// real query with the number echoed; answer parts are collected until all
+// have come.
+func (c *conversation) Feed(b []byte) ([][]byte, bool, error) {
+	if c.done {
+		return nil, true, ignored("the answer is already complete")
+	}
+	h, off, err := DecodeHeader(b)
+	if err != nil {
+		return nil, false, err
+	}
+	if !h.Answer {
+		return nil, false, ignored("a query, not an answer")
+	}
+	if c.req.HasRequestID && h.HasRequestID && h.RequestID != c.req.RequestID {
+		return nil, false, ignored("an answer to another request id")
+	}
+	if kindOf(&h, b[off:]) == codecs.KindChallenge {
+		c.last = append(c.last[:0], b...)
+		if c.challenges == maxChallenges {
+			c.done = true
+			return nil, true, nil
+		}
+		c.challenges++
+		c.req.HasChallenge, c.req.Challenge = true, h.Challenge
+		return [][]byte{c.query()}, false, nil
+	}
+	if !h.Split || h.SplitCount == 1 {
+		c.parts, c.count, c.done = [][]byte{append([]byte(nil), b...)}, 1, true
+		return nil, true, nil
+	}
+	if c.count != int(h.SplitCount) {
+		c.parts, c.count = nil, int(h.SplitCount) // a new answer: start over
+	}
+	for _, p := range c.parts {
+		if ph, _, _ := DecodeHeader(p); ph.SplitNo == h.SplitNo {
+			return nil, false, nil // a duplicate
+		}
+	}
+	c.parts = append(c.parts, append([]byte(nil), b...))
+	c.done = len(c.parts) == c.count
+	return nil, c.done, nil
+}
+
+// Result decodes the answer received so far; parts of a split answer that
+// did not come make it an error wrapping codecs.ErrIncomplete.
+func (c *conversation) Result(opt codecs.DecodeOptions) (*codecs.Message, error) {
+	switch {
+	case len(c.parts) > 0:
+		return codec{}.Decode(c.parts, opt)
+	case c.last != nil:
+		return codec{}.Decode([][]byte{c.last}, opt)
+	}
+	return &codecs.Message{Protocol: proto, Kind: codecs.KindResponse},
+		&codecs.Error{Protocol: proto, Field: "answer", Err: codecs.Detail(codecs.ErrIncomplete, "no answer received")}
+}

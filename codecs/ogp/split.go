@@ -1,0 +1,162 @@
+package ogp
+
+import (
+	"bytes"
+	"errors"
+	"strconv"
+
+	"github.com/querylens/querylens/codecs"
+)
+
+// wireLayer names datagram i of n in errors, spans and layers.
+func wireLayer(i, n int) string {
+	if n == 1 {
+		return "wire"
+	}
+	return "wire " + strconv.Itoa(i)
+}
+
+// inLayer sets the layer of a *codecs.Error.
+func inLayer(err error, layer string) error {
+	var e *codecs.Error
+	if errors.As(err, &e) && e.Layer == "" {
+		e.Layer = layer
+	}
+	return err
+}
+
+// splitSet is the parts of one split answer, by packet number.
+type splitSet struct {
+	first Header
+	count int
+	have  int
+	part  [256]int // index into the datagrams + 1; 0: not received
+	body  [256]int // where each part's body starts
+}
+
+// add files datagram i; it must be an answer part agreeing with the others.
+func (s *splitSet) add(datagrams [][]byte, i int) error {
+	b := datagrams[i]
+	layer := wireLayer(i, len(datagrams))
+	h, off, err := DecodeHeader(b)
+	if err != nil {
+		return inLayer(err, layer)
+	}
+	fail := func(text string) error {
+		return &codecs.Error{Protocol: proto, Field: "header", Layer: layer, Err: codecs.Detail(codecs.ErrBadValue, text)}
+	}
+	switch {
+	case !h.Answer:
+		return fail("a query among the parts of an answer")
+	case !h.Split:
+		return fail("not part of a split answer")
+	case s.count == 0:
+		s.first, s.count = h, int(h.SplitCount)
+	case h.Version != s.first.Version || h.Type != s.first.Type || int(h.SplitCount) != s.count ||
+		h.HasRequestID != s.first.HasRequestID || h.RequestID != s.first.RequestID:
+		return fail("part of another answer")
+	}
+	no := int(h.SplitNo)
+	if j := s.part[no]; j != 0 {
+		if bytes.Equal(datagrams[j-1], b) {
+			return nil // the same datagram twice
+		}
+		return fail("packet " + strconv.Itoa(no) + " received twice with different bytes")
+	}
+	s.part[no], s.body[no] = i+1, off
+	s.have++
+	return nil
+}
+
+// missing describes the parts not received.
+func (s *splitSet) missing() string {
+	text := "have " + strconv.Itoa(s.have) + " of " + strconv.Itoa(s.count) + " packets; missing"
+	shown := 0
+	for no := 0; no < s.count; no++ {
+		if s.part[no] != 0 {
+			continue
+		}
+		if shown == 8 {
+			return text + " …"
+		}
+		text += " " + strconv.Itoa(no)
+		shown++
+	}
+	return text
+}
+
+// join appends packet 0 whole, then the body of every later packet in
+// order, stopping at the first one missing.
+func (s *splitSet) join(dst []byte, datagrams [][]byte) []byte {
+	for no := 0; no < s.count && s.part[no] != 0; no++ {
+		b := datagrams[s.part[no]-1]
+		if no > 0 {
+			b = b[s.body[no]:]
+		}
+		dst = append(dst, b...)
+	}
+	return dst
+}
+
+// Reassemble joins the datagrams of a split answer, given in any order,
+// into one buffer that DecodeAnswer reads: packet 0 whole (its header still
+// says bSplit), then every later packet's bytes after its header, as the
+// official client does. A single datagram that is not split is returned as
+// it is. Duplicates are ignored. When parts are missing it returns what
+// joins up from packet 0 and an error wrapping codecs.ErrIncomplete.
+func Reassemble(dst []byte, datagrams [][]byte) ([]byte, error) {
+	if len(datagrams) == 0 {
+		return dst, &codecs.Error{Protocol: proto, Field: "datagrams", Err: codecs.Detail(codecs.ErrIncomplete, "no datagrams")}
+	}
+	if len(datagrams) == 1 {
+		if h, _, err := DecodeHeader(datagrams[0]); err == nil && !h.Split {
+			return append(dst, datagrams[0]...), nil
+		}
+	}
+	var s splitSet
+	for i := range datagrams {
+		if err := s.add(datagrams, i); err != nil {
+			return dst, err
+		}
+	}
+	dst = s.join(dst, datagrams)
+	if s.have < s.count {
+		return dst, &codecs.Error{Protocol: proto, Field: "header.split_packet_no", Err: codecs.Detail(codecs.ErrIncomplete, s.missing())}
+	}
+	return dst, nil
+}
+
+// SplitAnswer encodes a for a client that asked for at most maxBytes per
+// datagram. An answer that fits is one datagram without bSplit; a larger
+// one is cut into up to 255 parts, each with the same header carrying
+// SplitPacketCount and SplitPacketNo.
+func SplitAnswer(a Answer, maxBytes int) ([][]byte, error) {
+	a.Split, a.SplitCount, a.SplitNo = false, 0, 0
+	whole, err := AppendAnswer(nil, a)
+	if err != nil || len(whole) <= maxBytes {
+		return [][]byte{whole}, err
+	}
+	h := a.Header
+	h.Split, h.SplitCount = true, 1
+	e := encoder{v: a.Version}
+	e.header(&h, true)
+	headLen := len(e.b)
+	e.body(&a)
+	body := e.b[headLen:]
+	room := maxBytes - headLen
+	if room < 1 {
+		return nil, &codecs.Error{Protocol: proto, Field: "max_bytes_per_packet", Err: codecs.Detail(codecs.ErrTooLong, "the header alone is "+strconv.Itoa(headLen)+" bytes")}
+	}
+	n := (len(body) + room - 1) / room
+	if n > 0xff {
+		return nil, &codecs.Error{Protocol: proto, Field: "max_bytes_per_packet", Err: codecs.Detail(codecs.ErrTooLong, "the answer needs "+strconv.Itoa(n)+" packets")}
+	}
+	out := make([][]byte, 0, n)
+	for i := 0; i < n; i++ {
+		h.SplitCount, h.SplitNo = uint8(n), uint8(i)
+		p := encoder{b: make([]byte, 0, maxBytes), v: a.Version}
+		p.header(&h, true)
+		out = append(out, append(p.b, body[i*room:min(len(body), (i+1)*room)]...))
+	}
+	return out, nil
+}
