@@ -1,0 +1,306 @@
+package relay
+
+import (
+	"context"
+	"errors"
+	"net"
+	"net/http"
+	"strconv"
+	"sync"
+	"time"
+
+	"github.com/coder/websocket"
+	"github.com/querylens/querylens/codecs"
+	"github.com/querylens/querylens/netquery"
+)
+
+// DialOptions tunes Dial. The zero value is usable.
+type DialOptions struct {
+	// HTTPClient makes the handshake request (default http.DefaultClient).
+	HTTPClient *http.Client
+	// HTTPHeader is added to the handshake, e.g. an Origin header.
+	HTTPHeader http.Header
+	// WriteTimeout bounds writing one frame (default 10 s).
+	WriteTimeout time.Duration
+}
+
+// Client is one WebSocket connection to a relay. It implements
+// netquery.Exchanger; Exchange, Ping and Close may be called concurrently.
+type Client struct {
+	ws           *websocket.Conn
+	hello        Hello
+	writeTimeout time.Duration
+	slots        chan struct{} // one per open query id, up to Hello.MaxInFlight
+	done         chan struct{} // closed when the connection ends
+
+	mu     sync.Mutex
+	err    error // why the connection ended, set before done closes
+	routes map[uint32]*events
+	pings  map[uint32]chan error
+	lastID uint32 // ids and ping nonces share one space, so ERROR frames route unambiguously
+}
+
+var _ netquery.Exchanger = (*Client)(nil)
+
+// Dial connects to the relay at url ("ws://host/path" or "wss://...") and
+// reads its HELLO. A relay that refuses the connection (origin, connection
+// caps, shutdown) is reported as a *RefusedError.
+func Dial(ctx context.Context, url string, opts *DialOptions) (*Client, error) {
+	var o DialOptions
+	if opts != nil {
+		o = *opts
+	}
+	if o.WriteTimeout <= 0 {
+		o.WriteTimeout = DefaultWriteTimeout
+	}
+	ws, resp, err := websocket.Dial(ctx, url, &websocket.DialOptions{
+		HTTPClient:      o.HTTPClient,
+		HTTPHeader:      o.HTTPHeader,
+		Subprotocols:    []string{Subprotocol},
+		CompressionMode: websocket.CompressionDisabled,
+	})
+	if err != nil {
+		if resp != nil {
+			switch resp.StatusCode {
+			case http.StatusForbidden:
+				return nil, &RefusedError{Code: CodeDenied, Message: "origin: the relay refused this page's origin"}
+			case http.StatusServiceUnavailable:
+				return nil, &RefusedError{Code: CodeBusy, Message: "shutting-down: the relay is shutting down"}
+			}
+		}
+		return nil, err
+	}
+	if ws.Subprotocol() != Subprotocol {
+		ws.CloseNow()
+		return nil, errors.New("relay: the server did not accept subprotocol " + Subprotocol)
+	}
+	ws.SetReadLimit(1<<16 + 64)
+	_, b, err := ws.Read(ctx)
+	if err != nil {
+		ws.CloseNow()
+		return nil, closeError(err)
+	}
+	f, err := ParseFrame(b)
+	if err != nil || f.Type != FrameHello || f.Hello.Version != Version {
+		ws.Close(websocket.StatusProtocolError, "expected HELLO version "+strconv.Itoa(Version))
+		return nil, errors.New("relay: expected HELLO version " + strconv.Itoa(Version))
+	}
+	c := &Client{
+		ws:           ws,
+		hello:        f.Hello,
+		writeTimeout: o.WriteTimeout,
+		slots:        make(chan struct{}, max(1, int(f.Hello.MaxInFlight))),
+		done:         make(chan struct{}),
+		routes:       make(map[uint32]*events),
+		pings:        make(map[uint32]chan error),
+	}
+	go c.readLoop()
+	return c, nil
+}
+
+// closeError turns a close by the relay into a *RefusedError when the
+// reason names a rule (connection caps, subprotocol, shutdown, idle).
+func closeError(err error) error {
+	var ce websocket.CloseError
+	if !errors.As(err, &ce) {
+		return err
+	}
+	switch ce.Code {
+	case websocket.StatusTryAgainLater, websocket.StatusGoingAway:
+		return &RefusedError{Code: CodeBusy, Message: ce.Reason}
+	case websocket.StatusPolicyViolation:
+		return &RefusedError{Code: CodeDenied, Message: ce.Reason}
+	}
+	return err
+}
+
+// Hello returns the limits the relay announced.
+func (c *Client) Hello() Hello { return c.hello }
+
+func (c *Client) readLoop() {
+	for {
+		_, b, err := c.ws.Read(context.Background())
+		if err != nil {
+			c.mu.Lock()
+			c.err = closeError(err)
+			c.mu.Unlock()
+			close(c.done)
+			return
+		}
+		f, err := ParseFrame(b)
+		if err != nil {
+			continue
+		}
+		switch f.Type {
+		case FrameReply:
+			c.route(f.ID, event{typ: FrameReply, id: f.ID, data: f.Datagram, rtt: f.RTT, flags: f.Flags}, false)
+		case FrameEnd:
+			c.route(f.ID, event{typ: FrameEnd, id: f.ID}, true)
+		case FrameError:
+			if c.pong(f.ID, &RefusedError{ID: f.ID, Code: f.Code, Message: f.Message}) {
+				continue // a refused PING
+			}
+			c.route(f.ID, event{typ: FrameError, id: f.ID, code: f.Code, msg: f.Message}, true)
+		case FramePong:
+			c.pong(f.ID, nil)
+		}
+	}
+}
+
+func (c *Client) route(id uint32, ev event, final bool) {
+	c.mu.Lock()
+	q := c.routes[id]
+	if final && q != nil {
+		delete(c.routes, id)
+		<-c.slots
+	}
+	c.mu.Unlock()
+	if q != nil {
+		q.push(ev)
+	}
+}
+
+// pong answers the Ping waiting for nonce, if any.
+func (c *Client) pong(nonce uint32, err error) bool {
+	c.mu.Lock()
+	ch := c.pings[nonce]
+	delete(c.pings, nonce)
+	c.mu.Unlock()
+	if ch != nil {
+		ch <- err
+	}
+	return ch != nil
+}
+
+// nextIDLocked returns an id that is neither 0 nor in use.
+func (c *Client) nextIDLocked() uint32 {
+	for {
+		c.lastID++
+		id := c.lastID
+		if id == 0 || c.routes[id] != nil || c.pings[id] != nil {
+			continue
+		}
+		return id
+	}
+}
+
+func (c *Client) closedErr() error {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.err == nil {
+		return errors.New("relay: connection closed")
+	}
+	return c.err
+}
+
+// writeFrame writes one frame. It does not use the caller's context: the
+// WebSocket library closes the connection when a write's context ends.
+func (c *Client) writeFrame(fr []byte) error {
+	ctx, cancel := context.WithTimeout(context.Background(), c.writeTimeout)
+	defer cancel()
+	return c.ws.Write(ctx, websocket.MessageBinary, fr)
+}
+
+// Exchange drives q through the relay: it satisfies netquery.Exchanger.
+// Refusals by the relay come back as *RefusedError; a window that closes
+// before q is done is a nil error with Result.Done false.
+func (c *Client) Exchange(ctx context.Context, protocol, target string, q codecs.Query) (netquery.Result, error) {
+	if len(protocol) > 255 || len(target) > 255 {
+		return netquery.Result{}, &RefusedError{Code: CodeBadFrame, Message: "bad-frame: protocol or target longer than 255 bytes"}
+	}
+	return drive(ctx, q, &remote{c: c, protocol: protocol, target: target, ev: newEvents()})
+}
+
+// remote is one Exchange's transport over the client's connection.
+type remote struct {
+	c                *Client
+	protocol, target string
+	ev               *events
+}
+
+func (r *remote) send(ctx context.Context, d []byte) (uint32, error) {
+	c := r.c
+	select {
+	case c.slots <- struct{}{}:
+	case <-ctx.Done():
+		return 0, ctx.Err()
+	case <-c.done:
+		return 0, c.closedErr()
+	}
+	c.mu.Lock()
+	id := c.nextIDLocked()
+	c.routes[id] = r.ev
+	c.mu.Unlock()
+	if err := c.writeFrame(appendQuery(nil, id, r.protocol, r.target, d)); err != nil {
+		c.forget(id)
+		return 0, err
+	}
+	return id, nil
+}
+
+// forget drops id's route and frees its slot; it reports whether id was open.
+func (c *Client) forget(id uint32) bool {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.routes[id] == nil {
+		return false
+	}
+	delete(c.routes, id)
+	<-c.slots
+	return true
+}
+
+func (r *remote) cancel(id uint32) {
+	if r.c.forget(id) {
+		r.c.writeFrame(appendIDFrame(nil, FrameCancel, id))
+	}
+}
+
+func (r *remote) next(ctx context.Context) (event, error) {
+	ev, ok := r.ev.next(ctx, r.c.done)
+	if ok {
+		return ev, nil
+	}
+	if ctx.Err() != nil {
+		return ev, ctx.Err()
+	}
+	return ev, r.c.closedErr()
+}
+
+// Ping measures the time to the relay and back.
+func (c *Client) Ping(ctx context.Context) (time.Duration, error) {
+	ch := make(chan error, 1)
+	c.mu.Lock()
+	nonce := c.nextIDLocked()
+	c.pings[nonce] = ch
+	c.mu.Unlock()
+	start := time.Now()
+	err := c.writeFrame(appendIDFrame(nil, FramePing, nonce))
+	if err == nil {
+		select {
+		case err := <-ch:
+			if err != nil {
+				return 0, err
+			}
+			return time.Since(start), nil
+		case <-ctx.Done():
+			err = ctx.Err()
+		case <-c.done:
+			err = c.closedErr()
+		}
+	}
+	c.mu.Lock()
+	delete(c.pings, nonce)
+	c.mu.Unlock()
+	return 0, err
+}
+
+// Close closes the connection and waits for its reader to stop.
+func (c *Client) Close() error {
+	err := c.ws.Close(websocket.StatusNormalClosure, "")
+	<-c.done
+	if errors.Is(err, net.ErrClosed) {
+		err = nil
+	}
+	return err
+}

@@ -1,0 +1,299 @@
+package relay
+
+import (
+	"context"
+	"errors"
+	"math"
+	"net/netip"
+	"path"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// Rate is a token bucket: PerSecond tokens are added each second, up to
+// Burst. Each query takes one token.
+type Rate struct {
+	PerSecond float64
+	Burst     int
+}
+
+// Resolver turns a host name into addresses. *net.Resolver satisfies it;
+// tests inject a fake so that nothing reaches real DNS.
+type Resolver interface {
+	LookupNetIP(ctx context.Context, network, host string) ([]netip.Addr, error)
+}
+
+// Config tunes a Server. The zero value of every field means its default;
+// the defaults are meant for a relay open to the internet.
+type Config struct {
+	// OriginPatterns lists the origins (host patterns as in path.Match, or
+	// "scheme://host" patterns) whose pages may connect, in addition to
+	// same-origin requests, which are always allowed. Default: none. A
+	// pattern that matches everything ("*") is refused by Validate.
+	OriginPatterns []string
+
+	// AllowTargets lists ranges that policy would refuse (private, loopback,
+	// ...) but the operator wants to reach, e.g. 127.0.0.0/8 for a demo or
+	// a LAN party's 192.168.1.0/24. Default: none.
+	AllowTargets []netip.Prefix
+	// AllowPorts lists ports below 1024 that may be queried. Port 0 is
+	// never allowed. Default: none.
+	AllowPorts []uint16
+	// TrustedProxies lists the reverse proxies whose X-Forwarded-For is
+	// believed. Default: none (the client is RemoteAddr).
+	TrustedProxies []netip.Prefix
+	// Resolver resolves target host names. Default: net.DefaultResolver.
+	Resolver Resolver
+	// ResolveTimeout bounds one lookup. Default 2 s.
+	ResolveTimeout time.Duration
+
+	// MaxDatagram is the largest query or reply datagram in bytes; larger
+	// replies are dropped. Default 8192 (Zandronum's largest packet).
+	MaxDatagram int
+	// ReplyWindow is how long the relay listens for replies after sending
+	// one query. Default 2 s.
+	ReplyWindow time.Duration
+	// MaxReplyBytes and MaxReplyDatagrams cap what one query may bring
+	// back. Defaults 64 KiB and 64 datagrams.
+	MaxReplyBytes     int
+	MaxReplyDatagrams int
+
+	// MaxInFlight is how many query ids may be open at once on one
+	// connection. Default 64.
+	MaxInFlight int
+	// MaxUpstream is how many upstream exchanges (UDP sockets) may be open
+	// at once in the whole relay. Default 1024.
+	MaxUpstream int
+
+	// CacheTTL is how long replies stay shared after their window closed.
+	// Default 10 s (Zandronum servers and masters answer one IP once every
+	// 10 s). Negative: no cache; identical queries in flight are still
+	// coalesced.
+	CacheTTL time.Duration
+	// ProtocolCacheTTL overrides CacheTTL per protocol name.
+	ProtocolCacheTTL map[string]time.Duration
+	// CacheKey maps a query datagram to the part that decides its answer,
+	// leaving out per-asker echo fields, so that identical questions from
+	// different pages share one upstream query. Default: the datagram.
+	CacheKey func(protocol string, datagram []byte) []byte
+	// MaxCacheEntries and MaxCacheBytes bound the cache; least recently
+	// used entries are evicted first. Defaults 4096 entries, 16 MiB.
+	MaxCacheEntries int
+	MaxCacheBytes   int
+
+	// ConnRate limits queries per connection. Default 20/s, burst 100.
+	ConnRate Rate
+	// IPRate limits queries per client address (IPv6: per /64), across all
+	// its connections. Default 40/s, burst 200.
+	IPRate Rate
+	// TargetRate limits upstream queries to one target address and port,
+	// across all clients (cache hits do not count). Default 2/s, burst 5.
+	TargetRate Rate
+	// TargetHostRate limits upstream queries to one target IP, any port.
+	// Default 20/s, burst 40.
+	TargetHostRate Rate
+	// PingRate limits PING frames per connection. Default 2/s, burst 10.
+	PingRate Rate
+
+	// MaxConns caps open connections; MaxConnsPerIP caps them per client
+	// address (IPv6: per /64). Defaults 4096 and 8.
+	MaxConns      int
+	MaxConnsPerIP int
+	// IdleTimeout closes a connection that sent nothing and has nothing in
+	// flight for this long. Default 60 s.
+	IdleTimeout time.Duration
+	// WriteTimeout closes a connection whose client does not take a frame
+	// within this time. Default 10 s.
+	WriteTimeout time.Duration
+	// QueueFrames and QueueBytes bound each connection's send queue; frames
+	// beyond them are dropped and counted. Defaults 256 frames, 256 KiB.
+	QueueFrames int
+	QueueBytes  int
+}
+
+// Defaults for the zero fields of Config.
+const (
+	DefaultMaxDatagram       = 8192
+	DefaultReplyWindow       = 2 * time.Second
+	DefaultMaxReplyBytes     = 64 << 10
+	DefaultMaxReplyDatagrams = 64
+	DefaultMaxInFlight       = 64
+	DefaultMaxUpstream       = 1024
+	DefaultCacheTTL          = 10 * time.Second
+	DefaultMaxCacheEntries   = 4096
+	DefaultMaxCacheBytes     = 16 << 20
+	DefaultMaxConns          = 4096
+	DefaultMaxConnsPerIP     = 8
+	DefaultIdleTimeout       = 60 * time.Second
+	DefaultWriteTimeout      = 10 * time.Second
+	DefaultResolveTimeout    = 2 * time.Second
+	DefaultQueueFrames       = 256
+	DefaultQueueBytes        = 256 << 10
+)
+
+// Default rates (see Config).
+var (
+	DefaultConnRate       = Rate{PerSecond: 20, Burst: 100}
+	DefaultIPRate         = Rate{PerSecond: 40, Burst: 200}
+	DefaultTargetRate     = Rate{PerSecond: 2, Burst: 5}
+	DefaultTargetHostRate = Rate{PerSecond: 20, Burst: 40}
+	DefaultPingRate       = Rate{PerSecond: 2, Burst: 10}
+)
+
+func orInt(v *int, d int) {
+	if *v == 0 {
+		*v = d
+	}
+}
+
+func orDur(v *time.Duration, d time.Duration) {
+	if *v == 0 {
+		*v = d
+	}
+}
+
+func orRate(v *Rate, d Rate) {
+	if *v == (Rate{}) {
+		*v = d
+	}
+}
+
+// withDefaults returns c with every zero field set to its default.
+func (c Config) withDefaults() Config {
+	orInt(&c.MaxDatagram, DefaultMaxDatagram)
+	orDur(&c.ReplyWindow, DefaultReplyWindow)
+	orInt(&c.MaxReplyBytes, DefaultMaxReplyBytes)
+	orInt(&c.MaxReplyDatagrams, DefaultMaxReplyDatagrams)
+	orInt(&c.MaxInFlight, DefaultMaxInFlight)
+	orInt(&c.MaxUpstream, DefaultMaxUpstream)
+	orDur(&c.CacheTTL, DefaultCacheTTL)
+	orInt(&c.MaxCacheEntries, DefaultMaxCacheEntries)
+	orInt(&c.MaxCacheBytes, DefaultMaxCacheBytes)
+	orRate(&c.ConnRate, DefaultConnRate)
+	orRate(&c.IPRate, DefaultIPRate)
+	orRate(&c.TargetRate, DefaultTargetRate)
+	orRate(&c.TargetHostRate, DefaultTargetHostRate)
+	orRate(&c.PingRate, DefaultPingRate)
+	orInt(&c.MaxConns, DefaultMaxConns)
+	orInt(&c.MaxConnsPerIP, DefaultMaxConnsPerIP)
+	orDur(&c.IdleTimeout, DefaultIdleTimeout)
+	orDur(&c.WriteTimeout, DefaultWriteTimeout)
+	orDur(&c.ResolveTimeout, DefaultResolveTimeout)
+	orInt(&c.QueueFrames, DefaultQueueFrames)
+	orInt(&c.QueueBytes, DefaultQueueBytes)
+	return c
+}
+
+// Validate reports the first setting that cannot work, after applying the
+// defaults. New panics on a config that fails Validate, so call it first
+// to show users a proper error.
+func (c Config) Validate() error {
+	c = c.withDefaults()
+	var errs []error
+	bad := func(field, why string) { errs = append(errs, errors.New("relay: config "+field+": "+why)) }
+	for _, p := range c.OriginPatterns {
+		if _, err := path.Match(p, ""); err != nil {
+			bad("OriginPatterns", "bad pattern "+strconv.Quote(p))
+		}
+		host := p
+		if i := strings.Index(p, "://"); i >= 0 {
+			host = p[i+3:]
+		}
+		if strings.Trim(host, "*") == "" {
+			bad("OriginPatterns", strconv.Quote(p)+" allows every origin")
+		}
+	}
+	for _, p := range c.AllowTargets {
+		if !p.IsValid() {
+			bad("AllowTargets", "invalid prefix")
+		}
+	}
+	for _, p := range c.AllowPorts {
+		if p == 0 {
+			bad("AllowPorts", "port 0 cannot be allowed")
+		}
+	}
+	for _, p := range c.TrustedProxies {
+		if !p.IsValid() {
+			bad("TrustedProxies", "invalid prefix")
+		}
+	}
+	if c.MaxDatagram < 64 || c.MaxDatagram > math.MaxUint16 {
+		bad("MaxDatagram", "must be 64..65535")
+	}
+	positiveDur := map[string]time.Duration{
+		"ReplyWindow": c.ReplyWindow, "IdleTimeout": c.IdleTimeout,
+		"WriteTimeout": c.WriteTimeout, "ResolveTimeout": c.ResolveTimeout,
+	}
+	for name, d := range positiveDur {
+		if d < 0 {
+			bad(name, "must be positive")
+		}
+	}
+	if c.ReplyWindow > time.Duration(math.MaxUint32)*time.Millisecond {
+		bad("ReplyWindow", "too long")
+	}
+	for name, d := range c.ProtocolCacheTTL {
+		if d > time.Duration(math.MaxUint32)*time.Millisecond {
+			bad("ProtocolCacheTTL["+name+"]", "too long")
+		}
+	}
+	if c.CacheTTL > time.Duration(math.MaxUint32)*time.Millisecond {
+		bad("CacheTTL", "too long")
+	}
+	positive := map[string]int{
+		"MaxReplyBytes": c.MaxReplyBytes, "MaxReplyDatagrams": c.MaxReplyDatagrams,
+		"MaxInFlight": c.MaxInFlight, "MaxUpstream": c.MaxUpstream,
+		"MaxCacheEntries": c.MaxCacheEntries, "MaxCacheBytes": c.MaxCacheBytes,
+		"MaxConns": c.MaxConns, "MaxConnsPerIP": c.MaxConnsPerIP,
+		"QueueFrames": c.QueueFrames, "QueueBytes": c.QueueBytes,
+	}
+	for name, v := range positive {
+		if v < 0 {
+			bad(name, "must be positive")
+		}
+	}
+	if c.MaxInFlight > math.MaxUint16 {
+		bad("MaxInFlight", "must be at most 65535")
+	}
+	if c.MaxReplyDatagrams > math.MaxUint16 {
+		bad("MaxReplyDatagrams", "must be at most 65535")
+	}
+	if c.QueueBytes < c.MaxDatagram+replyHeader {
+		bad("QueueBytes", "must hold at least one reply of MaxDatagram bytes")
+	}
+	rates := map[string]Rate{
+		"ConnRate": c.ConnRate, "IPRate": c.IPRate, "TargetRate": c.TargetRate,
+		"TargetHostRate": c.TargetHostRate, "PingRate": c.PingRate,
+	}
+	for name, r := range rates {
+		if !(r.PerSecond > 0) || math.IsInf(r.PerSecond, 0) || r.Burst < 1 {
+			bad(name, "needs PerSecond > 0 and Burst >= 1")
+		}
+	}
+	return errors.Join(errs...)
+}
+
+// cacheTTL is the TTL for protocol; <= 0 means do not cache.
+func (c *Config) cacheTTL(protocol string) time.Duration {
+	if d, ok := c.ProtocolCacheTTL[protocol]; ok {
+		return d
+	}
+	return c.CacheTTL
+}
+
+// hello is the HELLO the relay sends with this config.
+func (c *Config) hello() Hello {
+	ttl := c.CacheTTL
+	if ttl < 0 {
+		ttl = 0
+	}
+	return Hello{
+		Version:       Version,
+		MaxDatagram:   uint16(c.MaxDatagram),
+		ReplyWindowMS: uint32(c.ReplyWindow / time.Millisecond),
+		MaxInFlight:   uint16(c.MaxInFlight),
+		CacheTTLMS:    uint32(ttl / time.Millisecond),
+	}
+}

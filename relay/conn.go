@@ -1,0 +1,445 @@
+package relay
+
+import (
+	"context"
+	"errors"
+	"io"
+	"log/slog"
+	"net/netip"
+	"strconv"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/coder/websocket"
+)
+
+// conn is one client connection. Its goroutine (the HTTP handler's) reads
+// frames; a writer goroutine exists only while frames are queued, so an
+// idle connection costs one goroutine and its buffers.
+type conn struct {
+	s      *Server
+	ws     *websocket.Conn
+	key    netip.Addr
+	log    *slog.Logger
+	ctx    context.Context
+	cancel context.CancelFunc
+
+	lastRead atomic.Int64 // Server.now() of the last frame, in ns
+
+	mu      sync.Mutex
+	active  map[uint32]*asker
+	rate    bucket
+	ping    bucket
+	queue   [][]byte
+	qdata   int // REPLY frames queued or being written
+	qbytes  int // their bytes
+	qctrl   int // other frames queued or being written
+	writing bool
+	closed  bool
+	idle    *time.Timer
+}
+
+func newConn(s *Server, ws *websocket.Conn, key netip.Addr, log *slog.Logger) *conn {
+	ctx, cancel := context.WithCancel(context.Background())
+	c := &conn{s: s, ws: ws, key: key, log: log, ctx: ctx, cancel: cancel}
+	now := s.now()
+	c.rate.last, c.ping.last = now, now
+	c.lastRead.Store(int64(now))
+	return c
+}
+
+// ctrlMax bounds the control frames (END, ERROR, PONG, HELLO) queued on one
+// connection. They are kept apart from the REPLY budget so that a full
+// queue of replies does not swallow the frame that ends a query.
+func (c *conn) ctrlMax() int { return 2*c.s.cfg.MaxInFlight + 16 }
+
+func (c *conn) serve() {
+	s := c.s
+	c.ws.SetReadLimit(int64(s.readLimit()))
+	c.mu.Lock()
+	start := c.pushLocked(appendHello(nil, s.cfg.hello())) && c.claimWriterLocked()
+	c.idle = time.AfterFunc(s.cfg.IdleTimeout, c.checkIdle)
+	c.mu.Unlock()
+	if start {
+		c.startWriter()
+	}
+	for {
+		typ, r, err := c.ws.Reader(c.ctx)
+		if err != nil {
+			c.ended(err)
+			break
+		}
+		bp := s.frameBufs.Get().(*[]byte)
+		n, err := readMessage(r, *bp)
+		if err != nil {
+			s.frameBufs.Put(bp)
+			c.ended(err)
+			break
+		}
+		c.lastRead.Store(int64(s.now()))
+		c.handle(typ, (*bp)[:n])
+		s.frameBufs.Put(bp)
+	}
+	c.cleanup()
+}
+
+// readMessage reads one message into buf. The connection's read limit
+// keeps messages shorter than buf.
+func readMessage(r io.Reader, buf []byte) (int, error) {
+	n := 0
+	for {
+		m, err := r.Read(buf[n:])
+		n += m
+		if err == io.EOF {
+			return n, nil
+		}
+		if err != nil {
+			return n, err
+		}
+		if n == len(buf) {
+			return n, websocket.ErrMessageTooBig
+		}
+	}
+}
+
+func (c *conn) ended(err error) {
+	reason := "error"
+	switch {
+	case errors.Is(err, websocket.ErrMessageTooBig):
+		reason = "too-big"
+	case websocket.CloseStatus(err) != -1:
+		reason = "closed-" + strconv.Itoa(int(websocket.CloseStatus(err)))
+	}
+	c.log.Debug("relay: connection ended", "reason", reason, "err", err)
+}
+
+func (c *conn) cleanup() {
+	s := c.s
+	c.mu.Lock()
+	c.closed = true
+	active := c.active
+	c.active = nil
+	if n := len(c.queue); n > 0 {
+		s.metrics.drops.add(DropClosed, uint64(n))
+	}
+	c.queue = nil
+	if c.idle != nil {
+		c.idle.Stop()
+	}
+	c.mu.Unlock()
+	c.cancel()
+	for _, a := range active {
+		s.finish(a)
+		a.leave()
+	}
+	c.ws.CloseNow()
+}
+
+// checkIdle runs from the idle timer: it closes a connection that sent no
+// frame for IdleTimeout and has no query open, and otherwise re-arms.
+func (c *conn) checkIdle() {
+	s := c.s
+	c.mu.Lock()
+	if c.closed {
+		c.mu.Unlock()
+		return
+	}
+	since := s.now() - time.Duration(c.lastRead.Load())
+	if since < s.cfg.IdleTimeout || len(c.active) > 0 {
+		c.idle.Reset(max(s.cfg.IdleTimeout-since, s.cfg.IdleTimeout/8))
+		c.mu.Unlock()
+		return
+	}
+	s.wg.Add(1) // the handler is still running, so this is not a late Add
+	c.mu.Unlock()
+	defer s.wg.Done()
+	s.metrics.refusals.add("idle", 1)
+	c.log.Debug("relay: idle timeout")
+	c.ws.Close(websocket.StatusNormalClosure, "idle: no frame for "+s.cfg.IdleTimeout.String())
+}
+
+// goAway delivers what is queued, then closes with 1001 (shutdown).
+func (c *conn) goAway(ctx context.Context) {
+	tick := time.NewTicker(5 * time.Millisecond)
+	defer tick.Stop()
+	for {
+		c.mu.Lock()
+		idle := len(c.queue) == 0 && !c.writing || c.closed
+		c.mu.Unlock()
+		if idle || ctx.Err() != nil {
+			break
+		}
+		select {
+		case <-tick.C:
+		case <-ctx.Done():
+		}
+	}
+	c.ws.Close(websocket.StatusGoingAway, "shutting-down: the relay is shutting down")
+}
+
+func (c *conn) handle(typ websocket.MessageType, b []byte) {
+	s := c.s
+	if typ != websocket.MessageBinary {
+		s.metrics.framesIn.add("text", 1)
+		c.sendError(0, s.refusal(CodeBadFrame, "bad-frame", "text message; frames are binary"))
+		return
+	}
+	f, err := ParseFrame(b)
+	label := "unknown"
+	if _, ok := frameNames[f.Type]; ok && len(b) > 0 {
+		label = f.Type.String()
+	}
+	s.metrics.framesIn.add(label, 1)
+	if err != nil {
+		s.metrics.drops.add(DropBadFrame, 1)
+		c.sendError(f.ID, s.refusal(CodeBadFrame, "bad-frame", err.(*BadFrameError).detail()))
+		return
+	}
+	switch f.Type {
+	case FrameQuery:
+		c.query(f)
+	case FramePing:
+		c.mu.Lock()
+		ok := c.ping.allow(s.now(), s.cfg.PingRate)
+		c.mu.Unlock()
+		if !ok {
+			c.sendError(f.ID, s.refusal(CodeRateLimited, "per-connection-ping", "too many pings"))
+			return
+		}
+		c.push(appendIDFrame(nil, FramePong, f.ID))
+	case FrameCancel:
+		c.cancelID(f.ID)
+	default:
+		c.sendError(f.ID, s.refusal(CodeBadFrame, "bad-frame", f.Type.String()+" frames go from the relay to the client"))
+	}
+}
+
+func (c *conn) query(f Frame) {
+	s := c.s
+	if f.ID == 0 {
+		c.sendError(0, s.refusal(CodeBadFrame, "bad-frame", "id 0 is reserved"))
+		return
+	}
+	req, ref := s.precheck(f.Protocol, f.Target, f.Datagram)
+	if ref != nil {
+		c.sendError(f.ID, ref)
+		return
+	}
+	var code Code
+	rule := ""
+	now := s.now()
+	c.mu.Lock()
+	switch {
+	case c.active[f.ID] != nil:
+		code, rule = CodeBadFrame, "duplicate-id"
+	case len(c.active) >= s.cfg.MaxInFlight:
+		code, rule = CodeBusy, "in-flight"
+	case s.isClosing():
+		code, rule = CodeBusy, "shutting-down"
+	case !c.rate.allow(now, s.cfg.ConnRate):
+		code, rule = CodeRateLimited, "per-connection"
+	case !s.ipRate.allow(c.key, now):
+		code, rule = CodeRateLimited, "per-ip"
+	}
+	var a *asker
+	if rule == "" {
+		a = &asker{sink: c, id: f.ID}
+		if c.active == nil {
+			c.active = make(map[uint32]*asker)
+		}
+		c.active[f.ID] = a
+		s.inflight.Add(1)
+	}
+	c.mu.Unlock()
+	if a == nil {
+		c.sendError(f.ID, s.refusal(code, rule, "query "+strconv.FormatUint(uint64(f.ID), 10)))
+		return
+	}
+	if req.name == "" {
+		s.forward(c.ctx, a, req)
+		return
+	}
+	req.datagram = append([]byte(nil), req.datagram...)
+	s.wg.Add(1)
+	go func() {
+		defer s.wg.Done()
+		s.forward(c.ctx, a, req)
+	}()
+}
+
+func (c *conn) cancelID(id uint32) {
+	c.mu.Lock()
+	a := c.active[id]
+	if a == nil || !c.s.finish(a) {
+		c.mu.Unlock()
+		return
+	}
+	delete(c.active, id)
+	start := c.pushLocked(appendEnd(nil, id, EndCancelled, uint16(a.replies))) && c.claimWriterLocked()
+	c.mu.Unlock()
+	if start {
+		c.startWriter()
+	}
+	a.leave()
+}
+
+func (c *conn) sendError(id uint32, e *RefusedError) {
+	c.push(appendError(nil, id, e.Code, e.Message))
+}
+
+// reply, end and fail make conn a sink.
+
+func (c *conn) reply(a *asker, r reply, flags ReplyFlags) {
+	fr := appendReply(make([]byte, 0, replyHeader+len(r.data)), a.id, r.rtt, flags, r.data)
+	c.mu.Lock()
+	if a.done.Load() {
+		c.mu.Unlock()
+		return
+	}
+	ok, start := c.pushLocked(fr), false
+	if ok {
+		a.replies++
+		start = c.claimWriterLocked()
+	}
+	c.mu.Unlock()
+	if start {
+		c.startWriter()
+	}
+}
+
+func (c *conn) end(a *asker, reason EndReason) {
+	c.final(a, func(n int) []byte { return appendEnd(nil, a.id, reason, uint16(n)) })
+}
+
+func (c *conn) fail(a *asker, code Code, msg string) {
+	c.final(a, func(int) []byte { return appendError(nil, a.id, code, msg) })
+}
+
+func (c *conn) final(a *asker, frame func(replies int) []byte) {
+	c.mu.Lock()
+	if !c.s.finish(a) {
+		c.mu.Unlock()
+		return
+	}
+	if c.active[a.id] == a {
+		delete(c.active, a.id)
+	}
+	start := c.pushLocked(frame(a.replies)) && c.claimWriterLocked()
+	c.mu.Unlock()
+	if start {
+		c.startWriter()
+	}
+}
+
+// push queues one frame and makes sure a writer runs.
+func (c *conn) push(fr []byte) {
+	c.mu.Lock()
+	start := c.pushLocked(fr) && c.claimWriterLocked()
+	c.mu.Unlock()
+	if start {
+		c.startWriter()
+	}
+}
+
+// pushLocked queues fr if the queue has room, counting a drop otherwise.
+// REPLY frames count against QueueFrames and QueueBytes, the others
+// against ctrlMax.
+func (c *conn) pushLocked(fr []byte) bool {
+	s := c.s
+	switch {
+	case c.closed:
+		s.metrics.drops.add(DropClosed, 1)
+		return false
+	case FrameType(fr[0]) == FrameReply:
+		if c.qdata >= s.cfg.QueueFrames || c.qbytes+len(fr) > s.cfg.QueueBytes {
+			s.metrics.drops.add(DropQueueFull, 1)
+			return false
+		}
+		c.qdata++
+		c.qbytes += len(fr)
+	default:
+		if c.qctrl >= c.ctrlMax() {
+			s.metrics.drops.add(DropQueueFull, 1)
+			return false
+		}
+		c.qctrl++
+	}
+	c.queue = append(c.queue, fr)
+	return true
+}
+
+// claimWriterLocked reports whether the caller must start the writer.
+func (c *conn) claimWriterLocked() bool {
+	if c.writing || c.closed {
+		return false
+	}
+	c.writing = true
+	return true
+}
+
+// startWriter is called with the writer claimed; the handler goroutine is
+// still running (the queue is open), so adding to the wait group is safe.
+func (c *conn) startWriter() {
+	c.s.wg.Add(1)
+	go c.write()
+}
+
+func (c *conn) write() {
+	s := c.s
+	defer s.wg.Done()
+	var spare [][]byte
+	for {
+		c.mu.Lock()
+		batch := c.queue
+		if len(batch) == 0 || c.closed {
+			c.writing = false
+			c.mu.Unlock()
+			return
+		}
+		c.queue = spare[:0]
+		c.mu.Unlock()
+
+		ctx, cancel := context.WithTimeout(c.ctx, s.cfg.WriteTimeout)
+		var err error
+		data, bytes, ctrl := 0, 0, 0
+		for _, fr := range batch {
+			if err == nil {
+				err = c.ws.Write(ctx, websocket.MessageBinary, fr)
+				if err == nil {
+					s.metrics.framesOut.add(FrameType(fr[0]).String(), 1)
+				} else {
+					s.metrics.drops.add(DropClosed, 1)
+				}
+			} else {
+				s.metrics.drops.add(DropClosed, 1)
+			}
+			if FrameType(fr[0]) == FrameReply {
+				data++
+				bytes += len(fr)
+			} else {
+				ctrl++
+			}
+		}
+		slow := errors.Is(ctx.Err(), context.DeadlineExceeded)
+		cancel()
+		clear(batch)
+		spare = batch
+		c.mu.Lock()
+		c.qdata -= data
+		c.qbytes -= bytes
+		c.qctrl -= ctrl
+		if err != nil {
+			c.writing = false
+			c.closed = true
+			c.mu.Unlock()
+			if slow {
+				s.metrics.refusals.add("slow-reader", 1)
+				c.log.Info("relay: slow reader closed", "timeout", s.cfg.WriteTimeout)
+			}
+			c.ws.CloseNow()
+			return
+		}
+		c.mu.Unlock()
+	}
+}

@@ -1,0 +1,129 @@
+// Package relay forwards game-server query datagrams between web pages and
+// UDP servers. Browsers cannot send UDP, so a page opens a WebSocket to the
+// relay, sends the raw query datagram it built with the codecs (compiled to
+// WebAssembly), and decodes the raw replies the relay streams back.
+//
+// The relay is not an open UDP proxy: it forwards only datagrams that the
+// named protocol's codec accepts as a query (codecs.Codec.CheckQuery), only
+// to public unicast addresses on ports from 1024 up (unless the operator
+// allows more), within rate limits per connection, per client address and
+// per target, and it caps what one query may bring back.
+//
+// # Wire protocol
+//
+// The WebSocket subprotocol is "querylens.relay.v1" (Subprotocol); the relay
+// refuses a connection that does not offer it (close 1008). Every message is
+// binary and holds exactly one frame. A frame is a type byte and a payload;
+// integers are big-endian; "rest" means the remaining bytes of the message.
+// Fixed-size frames must have exactly their size.
+//
+// Client to relay:
+//
+//	0x01 QUERY   u32 id | u8 n | protocol (n bytes) | u8 m | target (m bytes) | datagram (rest)
+//	0x02 PING    u32 nonce
+//	0x03 CANCEL  u32 id
+//
+// Relay to client:
+//
+//	0x80 HELLO   u8 version (1) | u16 max datagram bytes | u32 reply window ms |
+//	             u16 max queries in flight per connection | u32 cache TTL ms (0: no cache)
+//	0x81 REPLY   u32 id | u32 rtt µs | u8 flags | datagram (rest)
+//	0x82 END     u32 id | u8 reason | u16 replies sent
+//	0x83 ERROR   u32 id | u8 code | u16 n | message (n bytes, UTF-8)
+//	0x84 PONG    u32 nonce
+//
+// HELLO is the first frame on every connection. The target is "host:port"
+// where host is an IPv4 address, a bracketed IPv6 address or a DNS name the
+// relay resolves. Query ids are chosen by the client; 0 is reserved, and an
+// id may be reused once its query has ended.
+//
+// For each QUERY the relay sends the datagram once and streams back, as
+// REPLY frames, every datagram that arrives from exactly that address and
+// port within the reply window. The rtt is measured by the relay from its
+// send to that datagram's arrival; for a cached reply it is the RTT measured
+// when the reply was fetched. Flags: bit 0, served from the cache; bit 1,
+// coalesced (another client's identical query was already in flight and
+// its replies were shared).
+//
+// A query ends with exactly one final frame:
+//
+//   - END when at least one REPLY was sent, or after a CANCEL (then always,
+//     even with 0 replies, so that the client knows the id is free). Reason:
+//     0 the window closed, 1 the per-query cap (bytes or datagrams) was
+//     reached, 2 cancelled. "Replies sent" counts the REPLY frames queued for
+//     this id; a client that received fewer lost some to its own slowness
+//     (the relay drops replies for a client whose send queue is full).
+//   - ERROR otherwise. Codes: 1 bad-frame, 2 unknown-protocol, 3 not-a-query,
+//     4 denied (address or port refused by policy), 5 rate-limited, 6 timeout
+//     (no reply within the window, or the port is closed), 7 resolve (the
+//     name did not resolve, or resolved to a refused address), 8 busy (too
+//     many in flight, upstream capacity, shutting down), 9 internal. The
+//     message always starts with the rule's name and ": " ("private:
+//     10.0.0.7:10666", "per-target: 203.0.113.9:10666").
+//
+// A frame the relay cannot parse gets ERROR code 1 with the frame's id (0 if
+// the id could not be read) and the connection stays open. A refused PING
+// gets ERROR code 5 with the nonce as id; clients should draw nonces and
+// query ids from one counter so that the two never meet. CANCEL for an id
+// that is not open is ignored. A message larger than the read limit (the
+// longest QUERY: 517 bytes of header plus the max datagram) closes the
+// connection with 1009. The relay closes idle connections with 1000, refuses
+// connections over its caps with 1013 and closes with 1001 when it shuts
+// down; close reasons start with the rule's name too.
+//
+// # Policy
+//
+// Policy.Check decides on an address and port without any I/O. Refused
+// address ranges (each with its rule name; see the Rule constants):
+// unspecified, loopback, RFC 1918 private, CGNAT 100.64.0.0/10, link-local,
+// multicast, broadcast, reserved (240.0.0.0/4, 192.0.0.0/24, 2001::/23, all
+// IPv6 outside 2000::/3), documentation, benchmarking, unique-local
+// fc00::/7, site-local, and every IPv6 form that embeds an IPv4 address
+// (v4-mapped ::ffff:0:0/96, SIIT, v4-compatible, NAT64 64:ff9b::/96 and
+// 64:ff9b:1::/48, 6to4 2002::/16 and its relay anycast, Teredo 2001::/32):
+// those would let a page reach an IPv4 range through an IPv6 spelling, and
+// no game server needs them. Config.AllowTargets lists ranges that pass
+// anyway; it is matched literally, so allowing 127.0.0.0/8 does not allow
+// ::ffff:127.0.0.1. Ports 0 and 1..1023 are refused unless in
+// Config.AllowPorts (port 0 always).
+//
+// A name is resolved (with a short shared cache) and every address it
+// resolves to must pass; if any is refused the query is refused with code
+// 7 naming that address's rule, so that a name cannot smuggle a private
+// address next to a public one (DNS rebinding). When all pass, the first
+// address in the resolver's order is used.
+//
+// # Replies, caching and coalescing
+//
+// Each upstream exchange uses its own connected UDP socket on an ephemeral
+// port. The kernel then delivers only datagrams from the exact address and
+// port queried (and the relay checks again), a spoofer must also guess a
+// random port, and two different queries to the same server in flight at
+// the same time cannot receive each other's replies, which a shared socket
+// could not tell apart for protocols without a request id (Zandronum).
+//
+// Identical queries (same protocol, target and Config.CacheKey of the
+// datagram) share one exchange: a query that arrives while one is in flight
+// joins it and receives the replies so far and what follows; after the
+// window closes, replies stay cached for the TTL (Config.CacheTTL, per
+// protocol with Config.ProtocolCacheTTL) so that servers that answer one IP
+// once every 10 s still answer every page. An exchange whose askers all
+// cancelled stops early and caches what it got. The cache is bounded in
+// entries and bytes and evicts the least recently used entries.
+//
+// # Resource bounds
+//
+// Per query: the reply window, MaxReplyBytes and MaxReplyDatagrams. Per
+// connection: MaxInFlight ids, a token bucket (ConnRate, PingRate), a send
+// queue bounded in frames and bytes (frames beyond it are dropped and
+// counted by reason) with a write timeout that closes a client that stops
+// reading, a read limit and an idle timeout. Per client address (IPv6: per
+// /64): a token bucket (IPRate) and MaxConnsPerIP. Per target: TargetRate
+// per address and port and TargetHostRate per address, charged only for
+// queries actually sent upstream. Relay-wide: MaxConns and MaxUpstream.
+//
+// Server.Exchange runs the same path (policy, per-target limits, cache,
+// coalescing) in process, for pages rendered on the server; Client is the
+// same protocol over a WebSocket for the command line. Both satisfy
+// netquery.Exchanger.
+package relay

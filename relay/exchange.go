@@ -1,0 +1,220 @@
+package relay
+
+import (
+	"context"
+	"sync"
+	"time"
+
+	"github.com/querylens/querylens/codecs"
+	"github.com/querylens/querylens/netquery"
+)
+
+// event is a REPLY, END or ERROR for one query id, as the in-process
+// Exchange and the client both see them.
+type event struct {
+	typ   FrameType
+	id    uint32
+	data  []byte
+	rtt   uint32
+	flags ReplyFlags
+	code  Code
+	msg   string
+}
+
+// events is an unbounded queue of events with a wake-up channel. Its size
+// is bounded by its producers: at most MaxReplyDatagrams+1 events per id.
+type events struct {
+	mu     sync.Mutex
+	q      []event
+	notify chan struct{}
+}
+
+func newEvents() *events { return &events{notify: make(chan struct{}, 1)} }
+
+func (e *events) push(ev event) {
+	e.mu.Lock()
+	e.q = append(e.q, ev)
+	e.mu.Unlock()
+	select {
+	case e.notify <- struct{}{}:
+	default:
+	}
+}
+
+// next waits for an event, ctx's end or gone's closing (gone may be nil).
+func (e *events) next(ctx context.Context, gone <-chan struct{}) (event, bool) {
+	for {
+		e.mu.Lock()
+		if len(e.q) > 0 {
+			ev := e.q[0]
+			e.q[0] = event{}
+			e.q = e.q[1:]
+			e.mu.Unlock()
+			return ev, true
+		}
+		e.mu.Unlock()
+		select {
+		case <-e.notify:
+		case <-ctx.Done():
+			return event{}, false
+		case <-gone:
+			return event{}, false
+		}
+	}
+}
+
+// transport is what drive needs from the relay: start a query, stop
+// listening for one, and wait for the next event.
+type transport interface {
+	send(ctx context.Context, datagram []byte) (id uint32, err error)
+	cancel(id uint32)
+	next(ctx context.Context) (event, error)
+}
+
+// drive runs q over t until q is done, every query sent has ended, or ctx
+// ends. It implements netquery.Exchanger's contract for both the client
+// and the in-process relay: a window that closes without a complete
+// message is a nil error with Done false; a refusal is a *RefusedError.
+func drive(ctx context.Context, q codecs.Query, t transport) (netquery.Result, error) {
+	var res netquery.Result
+	open := make(map[uint32]bool)
+	stop := func() {
+		for id := range open {
+			t.cancel(id)
+		}
+	}
+	sendAll := func(ds [][]byte) error {
+		for _, d := range ds {
+			id, err := t.send(ctx, d)
+			if err != nil {
+				return err
+			}
+			open[id] = true
+			res.Sent++
+		}
+		return nil
+	}
+	if err := sendAll(q.Start()); err != nil {
+		stop()
+		return res, err
+	}
+	for len(open) > 0 {
+		ev, err := t.next(ctx)
+		if err != nil {
+			stop()
+			return res, err
+		}
+		if !open[ev.id] {
+			continue
+		}
+		switch ev.typ {
+		case FrameReply:
+			if res.Received == 0 {
+				res.RTT = time.Duration(ev.rtt) * time.Microsecond
+				res.FromCache = ev.flags&FlagCached != 0
+			}
+			res.Received++
+			more, done, _ := q.Feed(ev.data)
+			if done {
+				res.Done = true
+				stop()
+				return res, nil
+			}
+			if err := sendAll(more); err != nil {
+				stop()
+				return res, err
+			}
+		case FrameEnd:
+			delete(open, ev.id)
+		case FrameError:
+			delete(open, ev.id)
+			if ev.code == CodeTimeout {
+				continue
+			}
+			stop()
+			return res, &RefusedError{ID: ev.id, Code: ev.code, Message: ev.msg}
+		}
+	}
+	return res, nil
+}
+
+// Exchange runs q against target through the relay's own policy, per-target
+// rate limits, cache and coalescing, without a WebSocket: the status page
+// uses it so that following a shared link cannot flood a game server.
+// Per-connection and per-client limits do not apply (there is no client
+// connection); the caller limits its own callers. Refusals are returned as
+// *RefusedError; a window that closes before q is done is a nil error with
+// Result.Done false.
+func (s *Server) Exchange(ctx context.Context, protocol, target string, q codecs.Query) (netquery.Result, error) {
+	s.mu.Lock()
+	if s.closing {
+		s.mu.Unlock()
+		return netquery.Result{}, s.refusal(CodeBusy, "shutting-down", "the relay is shutting down")
+	}
+	s.wg.Add(1)
+	s.mu.Unlock()
+	defer s.wg.Done()
+	l := &local{s: s, protocol: protocol, target: target, ev: newEvents(), active: make(map[uint32]*asker)}
+	return drive(ctx, q, l)
+}
+
+// local is the in-process transport and sink.
+type local struct {
+	s                *Server
+	protocol, target string
+	ev               *events
+	mu               sync.Mutex
+	active           map[uint32]*asker
+	lastID           uint32
+}
+
+func (l *local) send(ctx context.Context, d []byte) (uint32, error) {
+	req, ref := l.s.precheck(l.protocol, l.target, d)
+	if ref != nil {
+		return 0, ref
+	}
+	l.mu.Lock()
+	l.lastID++
+	a := &asker{sink: l, id: l.lastID}
+	l.active[a.id] = a
+	l.mu.Unlock()
+	l.s.inflight.Add(1)
+	l.s.forward(ctx, a, req)
+	return a.id, nil
+}
+
+func (l *local) cancel(id uint32) {
+	l.mu.Lock()
+	a := l.active[id]
+	delete(l.active, id)
+	l.mu.Unlock()
+	if a != nil && l.s.finish(a) {
+		a.leave()
+	}
+}
+
+func (l *local) next(ctx context.Context) (event, error) {
+	ev, ok := l.ev.next(ctx, nil)
+	if !ok {
+		return ev, ctx.Err()
+	}
+	return ev, nil
+}
+
+func (l *local) reply(a *asker, r reply, flags ReplyFlags) {
+	if !a.done.Load() {
+		l.ev.push(event{typ: FrameReply, id: a.id, data: append([]byte(nil), r.data...), rtt: r.rtt, flags: flags})
+	}
+}
+
+func (l *local) end(a *asker, reason EndReason) {
+	if l.s.finish(a) {
+		l.ev.push(event{typ: FrameEnd, id: a.id})
+	}
+}
+
+func (l *local) fail(a *asker, code Code, msg string) {
+	if l.s.finish(a) {
+		l.ev.push(event{typ: FrameError, id: a.id, code: code, msg: msg})
+	}
+}

@@ -1,0 +1,335 @@
+package relay
+
+import (
+	"encoding/binary"
+	"errors"
+	"strconv"
+)
+
+// Subprotocol is the WebSocket subprotocol both sides must name. A relay
+// that changes the frame layout changes the name.
+const Subprotocol = "querylens.relay.v1"
+
+// Version is the value HELLO carries.
+const Version = 1
+
+// FrameType is the first byte of every frame. The payload layout of each
+// type follows its constant; integers are big-endian.
+type FrameType uint8
+
+const (
+	// Client to relay.
+	FrameQuery  FrameType = 0x01 // u32 id | u8 n | protocol[n] | u8 m | target[m] | datagram (rest)
+	FramePing   FrameType = 0x02 // u32 nonce
+	FrameCancel FrameType = 0x03 // u32 id
+
+	// Relay to client.
+	FrameHello FrameType = 0x80 // u8 version | u16 max datagram | u32 window ms | u16 max in flight | u32 cache TTL ms
+	FrameReply FrameType = 0x81 // u32 id | u32 rtt µs | u8 flags | datagram (rest)
+	FrameEnd   FrameType = 0x82 // u32 id | u8 reason | u16 replies sent
+	FrameError FrameType = 0x83 // u32 id (0: unreadable) | u8 code | u16 n | message[n] (UTF-8)
+	FramePong  FrameType = 0x84 // u32 nonce
+)
+
+var frameNames = map[FrameType]string{
+	FrameQuery: "query", FramePing: "ping", FrameCancel: "cancel",
+	FrameHello: "hello", FrameReply: "reply", FrameEnd: "end", FrameError: "error", FramePong: "pong",
+}
+
+func (t FrameType) String() string {
+	if s, ok := frameNames[t]; ok {
+		return s
+	}
+	return "0x" + strconv.FormatUint(uint64(t), 16)
+}
+
+// ReplyFlags is REPLY's flags byte.
+type ReplyFlags uint8
+
+const (
+	FlagCached    ReplyFlags = 1 << 0 // served from the relay's cache
+	FlagCoalesced ReplyFlags = 1 << 1 // one upstream query answered several askers
+)
+
+// EndReason is END's reason byte.
+type EndReason uint8
+
+const (
+	EndWindow    EndReason = 0 // the reply window closed
+	EndByteCap   EndReason = 1 // the per-query reply cap (bytes or datagrams) was reached
+	EndCancelled EndReason = 2 // the client sent CANCEL (END is then sent even with 0 replies)
+)
+
+// Code is ERROR's code byte.
+type Code uint8
+
+const (
+	CodeBadFrame        Code = 1 // the frame could not be parsed or breaks a framing rule
+	CodeUnknownProtocol Code = 2 // no codec of that name
+	CodeNotAQuery       Code = 3 // the codec's CheckQuery refused the datagram
+	CodeDenied          Code = 4 // target address or port refused by policy
+	CodeRateLimited     Code = 5 // a rate limit (connection, client IP, target) refused it
+	CodeTimeout         Code = 6 // no reply within the window
+	CodeResolve         Code = 7 // the name did not resolve, or resolved to a refused address
+	CodeBusy            Code = 8 // too many queries in flight, or the relay is shutting down
+	CodeInternal        Code = 9 // the relay failed (socket error)
+)
+
+var codeNames = [...]string{
+	CodeBadFrame: "bad-frame", CodeUnknownProtocol: "unknown-protocol", CodeNotAQuery: "not-a-query",
+	CodeDenied: "denied", CodeRateLimited: "rate-limited", CodeTimeout: "timeout", CodeResolve: "resolve",
+	CodeBusy: "busy", CodeInternal: "internal",
+}
+
+func (c Code) String() string {
+	if int(c) < len(codeNames) && codeNames[c] != "" {
+		return codeNames[c]
+	}
+	return "code-" + strconv.Itoa(int(c))
+}
+
+// Hello is HELLO's payload: the limits a client must respect.
+type Hello struct {
+	Version       uint8
+	MaxDatagram   uint16 // largest query or reply datagram, in bytes
+	ReplyWindowMS uint32 // how long the relay listens for replies to one QUERY
+	MaxInFlight   uint16 // QUERY ids that may be open at once on one connection
+	CacheTTLMS    uint32 // how long a reply stays shared (0: no cache)
+}
+
+// Frame is one message in either direction. Which fields are used depends
+// on Type (see the constants); Datagram aliases the buffer it was parsed from.
+type Frame struct {
+	Type     FrameType
+	ID       uint32 // query id; the nonce for PING and PONG
+	Protocol string // QUERY
+	Target   string // QUERY
+	Datagram []byte // QUERY, REPLY
+	RTT      uint32 // REPLY, microseconds
+	Flags    ReplyFlags
+	Reason   EndReason // END
+	Replies  uint16    // END
+	Code     Code      // ERROR
+	Message  string    // ERROR
+	Hello    Hello     // HELLO
+}
+
+// Sizes of the fixed parts, for buffer planning.
+const (
+	queryHeaderMax = 1 + 4 + 1 + 255 + 1 + 255 // type, id, both length-prefixed strings at their longest
+	replyHeader    = 1 + 4 + 4 + 1
+	helloSize      = 1 + 1 + 2 + 4 + 2 + 4
+	endSize        = 1 + 4 + 1 + 2
+	idFrameSize    = 1 + 4
+	maxMessage     = 1<<16 - 1
+)
+
+// BadFrameError says why a frame did not parse or encode.
+type BadFrameError struct {
+	Type   FrameType
+	Field  string
+	Offset int
+	Err    error
+}
+
+var (
+	ErrShortFrame    = errors.New("short frame")
+	ErrTrailingBytes = errors.New("trailing bytes")
+	ErrUnknownFrame  = errors.New("unknown frame type")
+	ErrFieldTooLong  = errors.New("field too long")
+)
+
+func (e *BadFrameError) Error() string { return "relay: " + e.detail() }
+
+func (e *BadFrameError) detail() string {
+	return e.Type.String() + "." + e.Field + " at offset " + strconv.Itoa(e.Offset) + ": " + e.Err.Error()
+}
+
+func (e *BadFrameError) Unwrap() error { return e.Err }
+
+// frameReader consumes a frame; its first error sticks.
+type frameReader struct {
+	b   []byte
+	off int
+	typ FrameType
+	err *BadFrameError
+}
+
+func (r *frameReader) fail(field string, err error) {
+	if r.err == nil {
+		r.err = &BadFrameError{Type: r.typ, Field: field, Offset: r.off, Err: err}
+	}
+}
+
+func (r *frameReader) take(field string, n int) []byte {
+	if r.err != nil {
+		return nil
+	}
+	if n > len(r.b)-r.off {
+		r.fail(field, ErrShortFrame)
+		return nil
+	}
+	b := r.b[r.off : r.off+n : r.off+n]
+	r.off += n
+	return b
+}
+
+func (r *frameReader) u8(field string) uint8 {
+	if b := r.take(field, 1); b != nil {
+		return b[0]
+	}
+	return 0
+}
+
+func (r *frameReader) u16(field string) uint16 {
+	if b := r.take(field, 2); b != nil {
+		return binary.BigEndian.Uint16(b)
+	}
+	return 0
+}
+
+func (r *frameReader) u32(field string) uint32 {
+	if b := r.take(field, 4); b != nil {
+		return binary.BigEndian.Uint32(b)
+	}
+	return 0
+}
+
+func (r *frameReader) rest() []byte {
+	if r.err != nil {
+		return nil
+	}
+	b := r.b[r.off:len(r.b):len(r.b)]
+	r.off = len(r.b)
+	return b
+}
+
+func (r *frameReader) end() {
+	if r.err == nil && r.off != len(r.b) {
+		r.fail("end", ErrTrailingBytes)
+	}
+}
+
+// ParseFrame decodes one frame. It never panics. On error the returned
+// Frame holds what was read before the error; in particular ID is non-zero
+// only when the id field could be read. Datagram aliases b.
+func ParseFrame(b []byte) (Frame, error) {
+	var f Frame
+	if len(b) == 0 {
+		return f, &BadFrameError{Field: "type", Err: ErrShortFrame}
+	}
+	f.Type = FrameType(b[0])
+	r := frameReader{b: b, off: 1, typ: f.Type}
+	switch f.Type {
+	case FrameQuery:
+		f.ID = r.u32("id")
+		f.Protocol = string(r.take("protocol", int(r.u8("protocol_len"))))
+		f.Target = string(r.take("target", int(r.u8("target_len"))))
+		f.Datagram = r.rest()
+	case FramePing, FrameCancel, FramePong:
+		f.ID = r.u32("id")
+	case FrameHello:
+		f.Hello.Version = r.u8("version")
+		f.Hello.MaxDatagram = r.u16("max_datagram")
+		f.Hello.ReplyWindowMS = r.u32("window_ms")
+		f.Hello.MaxInFlight = r.u16("max_in_flight")
+		f.Hello.CacheTTLMS = r.u32("cache_ttl_ms")
+	case FrameReply:
+		f.ID = r.u32("id")
+		f.RTT = r.u32("rtt_us")
+		f.Flags = ReplyFlags(r.u8("flags"))
+		f.Datagram = r.rest()
+	case FrameEnd:
+		f.ID = r.u32("id")
+		f.Reason = EndReason(r.u8("reason"))
+		f.Replies = r.u16("replies")
+	case FrameError:
+		f.ID = r.u32("id")
+		f.Code = Code(r.u8("code"))
+		f.Message = string(r.take("message", int(r.u16("message_len"))))
+	default:
+		return f, &BadFrameError{Type: f.Type, Field: "type", Err: ErrUnknownFrame}
+	}
+	r.end()
+	if r.err != nil {
+		return f, r.err
+	}
+	return f, nil
+}
+
+// AppendFrame appends f's wire form to dst. It fails only when a
+// length-prefixed field does not fit its prefix or the type is unknown.
+func AppendFrame(dst []byte, f Frame) ([]byte, error) {
+	switch f.Type {
+	case FrameQuery:
+		if len(f.Protocol) > 255 {
+			return dst, &BadFrameError{Type: f.Type, Field: "protocol", Offset: 6, Err: ErrFieldTooLong}
+		}
+		if len(f.Target) > 255 {
+			return dst, &BadFrameError{Type: f.Type, Field: "target", Offset: 7 + len(f.Protocol), Err: ErrFieldTooLong}
+		}
+		return appendQuery(dst, f.ID, f.Protocol, f.Target, f.Datagram), nil
+	case FramePing, FrameCancel, FramePong:
+		return appendIDFrame(dst, f.Type, f.ID), nil
+	case FrameHello:
+		return appendHello(dst, f.Hello), nil
+	case FrameReply:
+		return appendReply(dst, f.ID, f.RTT, f.Flags, f.Datagram), nil
+	case FrameEnd:
+		return appendEnd(dst, f.ID, f.Reason, f.Replies), nil
+	case FrameError:
+		if len(f.Message) > maxMessage {
+			return dst, &BadFrameError{Type: f.Type, Field: "message", Offset: 8, Err: ErrFieldTooLong}
+		}
+		return appendError(dst, f.ID, f.Code, f.Message), nil
+	}
+	return dst, &BadFrameError{Type: f.Type, Field: "type", Err: ErrUnknownFrame}
+}
+
+// The append helpers below assume the caller checked the length limits.
+
+func appendQuery(dst []byte, id uint32, protocol, target string, datagram []byte) []byte {
+	dst = append(dst, byte(FrameQuery))
+	dst = binary.BigEndian.AppendUint32(dst, id)
+	dst = append(dst, byte(len(protocol)))
+	dst = append(dst, protocol...)
+	dst = append(dst, byte(len(target)))
+	dst = append(dst, target...)
+	return append(dst, datagram...)
+}
+
+func appendIDFrame(dst []byte, t FrameType, id uint32) []byte {
+	dst = append(dst, byte(t))
+	return binary.BigEndian.AppendUint32(dst, id)
+}
+
+func appendHello(dst []byte, h Hello) []byte {
+	dst = append(dst, byte(FrameHello), h.Version)
+	dst = binary.BigEndian.AppendUint16(dst, h.MaxDatagram)
+	dst = binary.BigEndian.AppendUint32(dst, h.ReplyWindowMS)
+	dst = binary.BigEndian.AppendUint16(dst, h.MaxInFlight)
+	return binary.BigEndian.AppendUint32(dst, h.CacheTTLMS)
+}
+
+func appendReply(dst []byte, id, rtt uint32, flags ReplyFlags, datagram []byte) []byte {
+	dst = appendIDFrame(dst, FrameReply, id)
+	dst = binary.BigEndian.AppendUint32(dst, rtt)
+	dst = append(dst, byte(flags))
+	return append(dst, datagram...)
+}
+
+func appendEnd(dst []byte, id uint32, reason EndReason, replies uint16) []byte {
+	dst = appendIDFrame(dst, FrameEnd, id)
+	dst = append(dst, byte(reason))
+	return binary.BigEndian.AppendUint16(dst, replies)
+}
+
+func appendError(dst []byte, id uint32, code Code, msg string) []byte {
+	if len(msg) > maxMessage {
+		msg = msg[:maxMessage]
+	}
+	dst = appendIDFrame(dst, FrameError, id)
+	dst = append(dst, byte(code))
+	dst = binary.BigEndian.AppendUint16(dst, uint16(len(msg)))
+	return append(dst, msg...)
+}

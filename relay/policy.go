@@ -1,0 +1,249 @@
+package relay
+
+import (
+	"net/netip"
+	"slices"
+	"strconv"
+	"strings"
+)
+
+// Rule names a policy rule. The names appear in ERROR messages, in
+// RefusedError.Rule and as the "rule" label of the refusal metrics.
+const (
+	RuleUnspecified   = "unspecified"     // 0.0.0.0/8, ::
+	RuleLoopback      = "loopback"        // 127.0.0.0/8, ::1
+	RulePrivate       = "private"         // RFC 1918
+	RuleCGNAT         = "cgnat"           // 100.64.0.0/10
+	RuleLinkLocal     = "link-local"      // 169.254.0.0/16, fe80::/10
+	RuleMulticast     = "multicast"       // 224.0.0.0/4, ff00::/8
+	RuleBroadcast     = "broadcast"       // 255.255.255.255
+	RuleReserved      = "reserved"        // 240.0.0.0/4, 192.0.0.0/24, 2001::/23, IPv6 outside 2000::/3
+	RuleDocumentation = "documentation"   // TEST-NET-1/2/3, 2001:db8::/32, 3fff::/20
+	RuleBenchmarking  = "benchmarking"    // 198.18.0.0/15, 2001:2::/48
+	RuleUniqueLocal   = "unique-local"    // fc00::/7
+	RuleSiteLocal     = "site-local"      // fec0::/10 (deprecated)
+	RuleV4Mapped      = "v4-mapped"       // ::ffff:0:0/96, ::ffff:0:0:0/96
+	RuleV4Compatible  = "v4-compatible"   // ::/96 (deprecated)
+	RuleNAT64         = "nat64"           // 64:ff9b::/96, 64:ff9b:1::/48
+	Rule6to4          = "6to4"            // 2002::/16, 192.88.99.0/24
+	RuleTeredo        = "teredo"          // 2001::/32
+	RuleDiscard       = "discard"         // 100::/64
+	RuleZoned         = "zoned"           // an address with a zone (%eth0)
+	RuleInvalid       = "invalid"         // not an address
+	RulePortZero      = "port-zero"       // port 0
+	RuleWellKnownPort = "well-known-port" // ports 1..1023 not in AllowPorts
+)
+
+type rangeRule struct {
+	prefix netip.Prefix
+	rule   string
+}
+
+func rules(pairs ...string) []rangeRule {
+	out := make([]rangeRule, 0, len(pairs)/2)
+	for i := 0; i < len(pairs); i += 2 {
+		out = append(out, rangeRule{netip.MustParsePrefix(pairs[i]), pairs[i+1]})
+	}
+	return out
+}
+
+// The first matching range decides, so more specific ranges come first.
+var (
+	v4Rules = rules(
+		"0.0.0.0/8", RuleUnspecified,
+		"10.0.0.0/8", RulePrivate,
+		"100.64.0.0/10", RuleCGNAT,
+		"127.0.0.0/8", RuleLoopback,
+		"169.254.0.0/16", RuleLinkLocal,
+		"172.16.0.0/12", RulePrivate,
+		"192.0.0.0/24", RuleReserved,
+		"192.0.2.0/24", RuleDocumentation,
+		"192.88.99.0/24", Rule6to4,
+		"192.168.0.0/16", RulePrivate,
+		"198.18.0.0/15", RuleBenchmarking,
+		"198.51.100.0/24", RuleDocumentation,
+		"203.0.113.0/24", RuleDocumentation,
+		"224.0.0.0/4", RuleMulticast,
+		"255.255.255.255/32", RuleBroadcast,
+		"240.0.0.0/4", RuleReserved,
+	)
+	v6Rules = rules(
+		"::/128", RuleUnspecified,
+		"::1/128", RuleLoopback,
+		"::ffff:0:0/96", RuleV4Mapped,
+		"::ffff:0:0:0/96", RuleV4Mapped,
+		"::/96", RuleV4Compatible,
+		"64:ff9b::/96", RuleNAT64,
+		"64:ff9b:1::/48", RuleNAT64,
+		"100::/64", RuleDiscard,
+		"2001::/32", RuleTeredo,
+		"2001:2::/48", RuleBenchmarking,
+		"2001::/23", RuleReserved,
+		"2001:db8::/32", RuleDocumentation,
+		"2002::/16", Rule6to4,
+		"3fff::/20", RuleDocumentation,
+		"fc00::/7", RuleUniqueLocal,
+		"fe80::/10", RuleLinkLocal,
+		"fec0::/10", RuleSiteLocal,
+		"ff00::/8", RuleMulticast,
+	)
+	globalUnicast6 = netip.MustParsePrefix("2000::/3")
+)
+
+// Policy decides which targets the relay may send to. It is a pure
+// function of the address: it never sends or resolves anything.
+type Policy struct {
+	allow []netip.Prefix
+	ports []uint16 // sorted
+}
+
+// NewPolicy returns the policy for the given exceptions (Config.AllowTargets
+// and Config.AllowPorts).
+func NewPolicy(allowTargets []netip.Prefix, allowPorts []uint16) *Policy {
+	p := &Policy{allow: slices.Clone(allowTargets), ports: slices.Clone(allowPorts)}
+	for i, pr := range p.allow {
+		p.allow[i] = pr.Masked()
+	}
+	slices.Sort(p.ports)
+	return p
+}
+
+// PolicyError is a refusal by a policy rule.
+type PolicyError struct {
+	Rule   string
+	Target string // the address, or the name that resolved to it
+}
+
+func (e *PolicyError) Error() string {
+	return "relay: target " + e.Target + " refused by rule " + e.Rule
+}
+
+// Check returns nil when addr may be queried, otherwise a *PolicyError
+// naming the rule. Addresses inside an AllowTargets range pass the address
+// rules (the port rules still apply); v4-mapped IPv6 forms are judged as
+// IPv6, so ::ffff:127.0.0.1 is refused even when 127.0.0.0/8 is allowed.
+func (p *Policy) Check(addr netip.AddrPort) error {
+	if rule := p.addrRule(addr.Addr()); rule != "" {
+		return &PolicyError{Rule: rule, Target: addr.String()}
+	}
+	if rule := p.checkPort(addr.Port()); rule != "" {
+		return &PolicyError{Rule: rule, Target: addr.String()}
+	}
+	return nil
+}
+
+// checkPort returns the rule that refuses port, or "".
+func (p *Policy) checkPort(port uint16) string {
+	switch {
+	case port == 0:
+		return RulePortZero
+	case port < 1024:
+		if _, ok := slices.BinarySearch(p.ports, port); !ok {
+			return RuleWellKnownPort
+		}
+	}
+	return ""
+}
+
+func (p *Policy) addrRule(a netip.Addr) string {
+	switch {
+	case !a.IsValid():
+		return RuleInvalid
+	case a.Zone() != "":
+		return RuleZoned
+	}
+	for _, pr := range p.allow {
+		if pr.Contains(a) {
+			return ""
+		}
+	}
+	table := v4Rules
+	if a.Is6() {
+		table = v6Rules
+	}
+	for _, r := range table {
+		if r.prefix.Contains(a) {
+			return r.rule
+		}
+	}
+	if a.Is6() && !globalUnicast6.Contains(a) {
+		return RuleReserved
+	}
+	return ""
+}
+
+// parseTarget splits "host:port". host is an IPv4 literal, a bracketed IPv6
+// literal or a DNS name; a name comes back in name with addr invalid.
+// It only checks syntax.
+func parseTarget(s string) (addr netip.AddrPort, name string, port uint16, err error) {
+	i := strings.LastIndexByte(s, ':')
+	if i < 0 {
+		return addr, "", 0, targetError(s, "missing :port")
+	}
+	host, ps := s[:i], s[i+1:]
+	if len(ps) == 0 || len(ps) > 5 || strings.Trim(ps, "0123456789") != "" {
+		return addr, "", 0, targetError(s, "bad port")
+	}
+	p, _ := strconv.Atoi(ps)
+	if p > 65535 {
+		return addr, "", 0, targetError(s, "bad port")
+	}
+	port = uint16(p)
+	if strings.HasPrefix(host, "[") {
+		if !strings.HasSuffix(host, "]") {
+			return addr, "", 0, targetError(s, "bad IPv6 literal")
+		}
+		a, err := netip.ParseAddr(host[1 : len(host)-1])
+		if err != nil || !a.Is6() || a.Zone() != "" {
+			return addr, "", 0, targetError(s, "bad IPv6 literal")
+		}
+		return netip.AddrPortFrom(a, port), "", port, nil
+	}
+	if a, err := netip.ParseAddr(host); err == nil {
+		if !a.Is4() {
+			return addr, "", 0, targetError(s, "IPv6 literals need brackets")
+		}
+		return netip.AddrPortFrom(a, port), "", port, nil
+	}
+	if !validName(host) {
+		return addr, "", 0, targetError(s, "bad host name")
+	}
+	return addr, strings.ToLower(host), port, nil
+}
+
+// validName accepts DNS host names: labels of letters, digits, '-' and '_'
+// (not starting or ending with '-'), at most 253 bytes, and a last label
+// that is not all digits (so that "2130706433" or "127.1" never reach a
+// resolver that would read them as addresses).
+func validName(h string) bool {
+	h = strings.TrimSuffix(h, ".")
+	if h == "" || len(h) > 253 {
+		return false
+	}
+	allDigits := false
+	for label := range strings.SplitSeq(h, ".") {
+		if label == "" || len(label) > 63 || label[0] == '-' || label[len(label)-1] == '-' {
+			return false
+		}
+		allDigits = true
+		for i := 0; i < len(label); i++ {
+			c := label[i]
+			switch {
+			case c >= '0' && c <= '9':
+			case c >= 'a' && c <= 'z', c >= 'A' && c <= 'Z', c == '-', c == '_':
+				allDigits = false
+			default:
+				return false
+			}
+		}
+	}
+	return !allDigits
+}
+
+type targetSyntaxError struct{ target, why string }
+
+func (e *targetSyntaxError) Error() string {
+	return "target " + strconv.Quote(e.target) + ": " + e.why
+}
+
+func targetError(target, why string) error { return &targetSyntaxError{target, why} }

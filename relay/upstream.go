@@ -1,0 +1,371 @@
+package relay
+
+import (
+	"container/list"
+	"errors"
+	"net"
+	"net/netip"
+	"strconv"
+	"sync"
+	"sync/atomic"
+	"syscall"
+	"time"
+)
+
+// sink receives what happens to an asker's query. The connection and the
+// in-process Exchange implement it. Calls for one asker come in order:
+// replies, then exactly one end or fail (unless the asker finished first).
+type sink interface {
+	reply(a *asker, r reply, flags ReplyFlags)
+	end(a *asker, reason EndReason)
+	fail(a *asker, code Code, msg string)
+}
+
+// asker is one query id waiting for replies.
+type asker struct {
+	sink      sink
+	id        uint32
+	coalesced bool // set under the fetch's lock before the asker is visible
+	fetch     atomic.Pointer[fetch]
+	done      atomic.Bool
+	replies   int // REPLY frames delivered; guarded by the sink
+}
+
+// finish marks a done once; it reports whether this call did it.
+func (s *Server) finish(a *asker) bool {
+	if a.done.CompareAndSwap(false, true) {
+		s.inflight.Add(-1)
+		return true
+	}
+	return false
+}
+
+// leave detaches a from its upstream exchange, if it has one.
+func (a *asker) leave() {
+	if f := a.fetch.Load(); f != nil {
+		f.leave(a)
+	}
+}
+
+// reply is one datagram from upstream with the RTT measured for it.
+// data is shared by every asker and the cache: never modify it.
+type reply struct {
+	data []byte
+	rtt  uint32 // microseconds
+}
+
+// fetch is one upstream exchange: a query sent once to one target and the
+// replies that came back within the window. While it runs, identical
+// queries join it (coalesced); after it ends with replies it stays in the
+// cache until it expires.
+type fetch struct {
+	s      *Server
+	key    string
+	target netip.AddrPort
+	query  []byte
+	ttl    time.Duration
+
+	mu       sync.Mutex
+	askers   []*asker
+	replies  []reply
+	size     int
+	complete bool
+	reason   EndReason
+	sock     *net.UDPConn
+	stopped  bool // every asker left, or the relay is shutting down
+	shutdown bool
+
+	// Guarded by the cache's lock.
+	elem    *list.Element
+	expires time.Time
+}
+
+// join attaches a to f: it replays the replies so far, then either keeps a
+// for what comes next or, when f is complete, ends it at once. It reports
+// false when f completed without a reply, so that the caller starts afresh.
+func (f *fetch) join(a *asker, coalesced bool) bool {
+	f.mu.Lock()
+	if f.complete && len(f.replies) == 0 {
+		f.mu.Unlock()
+		return false
+	}
+	flags := ReplyFlags(0)
+	switch {
+	case f.complete:
+		flags = FlagCached
+	case coalesced:
+		flags = FlagCoalesced
+		a.coalesced = true
+	}
+	a.fetch.Store(f)
+	for _, r := range f.replies {
+		a.sink.reply(a, r, flags)
+	}
+	if !f.complete {
+		f.askers = append(f.askers, a)
+		f.mu.Unlock()
+		if a.done.Load() {
+			f.leave(a)
+		}
+		return true
+	}
+	reason := f.reason
+	f.mu.Unlock()
+	if reason == EndCancelled {
+		reason = EndWindow
+	}
+	a.sink.end(a, reason)
+	return true
+}
+
+// leave removes a; when no asker is left, the exchange stops early and
+// whatever came is cached.
+func (f *fetch) leave(a *asker) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	for i, x := range f.askers {
+		if x == a {
+			f.askers = append(f.askers[:i], f.askers[i+1:]...)
+			break
+		}
+	}
+	if len(f.askers) == 0 && !f.complete {
+		f.stopLocked(false)
+	}
+}
+
+func (f *fetch) stopLocked(shutdown bool) {
+	f.stopped = true
+	f.shutdown = f.shutdown || shutdown
+	if f.sock != nil {
+		f.sock.Close()
+	}
+}
+
+// outcome is how an exchange ended; code 0 means it ended normally.
+type outcome struct {
+	reason EndReason
+	code   Code
+	rule   string
+	msg    string
+}
+
+func (f *fetch) run() {
+	s := f.s
+	defer s.wg.Done()
+	defer s.metrics.upstreamOpen.Add(-1)
+	out := f.exchange()
+	f.finish(out)
+}
+
+var errUnreachable = errors.New("port unreachable")
+
+func (f *fetch) exchange() outcome {
+	s := f.s
+	sock, err := net.DialUDP("udp", nil, net.UDPAddrFromAddrPort(f.target))
+	if err != nil {
+		return outcome{code: CodeInternal, rule: "upstream", msg: err.Error()}
+	}
+	defer sock.Close()
+	f.mu.Lock()
+	if f.stopped {
+		f.mu.Unlock()
+		return outcome{reason: EndCancelled}
+	}
+	f.sock = sock
+	f.mu.Unlock()
+
+	start := time.Now()
+	if _, err := sock.Write(f.query); err != nil {
+		return f.readError(err)
+	}
+	s.metrics.forwarded.Add(1)
+	sock.SetReadDeadline(start.Add(s.cfg.ReplyWindow))
+	bp := s.udpBufs.Get().(*[]byte)
+	defer s.udpBufs.Put(bp)
+	buf := *bp
+	target := netip.AddrPortFrom(f.target.Addr().Unmap(), f.target.Port())
+	for {
+		n, from, err := sock.ReadFromUDPAddrPort(buf)
+		if err != nil {
+			return f.readError(err)
+		}
+		rtt := time.Since(start)
+		// A connected socket only delivers datagrams from the target; the
+		// comparison keeps that true whatever the platform does.
+		if netip.AddrPortFrom(from.Addr().Unmap(), from.Port()) != target {
+			s.metrics.drops.add(DropWrongSource, 1)
+			continue
+		}
+		if n > s.cfg.MaxDatagram {
+			s.metrics.drops.add(DropOversize, 1)
+			continue
+		}
+		if full := f.add(buf[:n], rtt); full {
+			return outcome{reason: EndByteCap}
+		}
+	}
+}
+
+func (f *fetch) readError(err error) outcome {
+	f.mu.Lock()
+	stopped, shutdown := f.stopped, f.shutdown
+	f.mu.Unlock()
+	var ne net.Error
+	switch {
+	case shutdown:
+		return outcome{reason: EndCancelled, code: CodeBusy, rule: "shutting-down", msg: "the relay is shutting down"}
+	case stopped:
+		return outcome{reason: EndCancelled}
+	case errors.As(err, &ne) && ne.Timeout():
+		return outcome{reason: EndWindow, code: CodeTimeout, rule: "timeout",
+			msg: "no reply within " + strconv.FormatInt(f.s.cfg.ReplyWindow.Milliseconds(), 10) + " ms"}
+	case errors.Is(err, syscall.ECONNREFUSED):
+		return outcome{reason: EndWindow, code: CodeTimeout, rule: "unreachable", msg: "the target's port is closed (ICMP port unreachable)"}
+	}
+	return outcome{code: CodeInternal, rule: "upstream", msg: err.Error()}
+}
+
+// add records one reply and hands it to every asker. It reports true when
+// the per-query cap is reached and the exchange must end.
+func (f *fetch) add(b []byte, rtt time.Duration) (full bool) {
+	s := f.s
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if f.size+len(b) > s.cfg.MaxReplyBytes {
+		s.metrics.drops.add(DropReplyCap, 1)
+		return true
+	}
+	if len(f.replies) == 0 {
+		s.metrics.rtt.observe(rtt)
+	}
+	r := reply{data: append([]byte(nil), b...), rtt: uint32(min(rtt/time.Microsecond, 1<<32-1))}
+	f.replies = append(f.replies, r)
+	f.size += len(b)
+	s.metrics.replies.Add(1)
+	s.metrics.replyBytes.Add(uint64(len(b)))
+	for _, a := range f.askers {
+		flags := ReplyFlags(0)
+		if a.coalesced {
+			flags = FlagCoalesced
+		}
+		a.sink.reply(a, r, flags)
+	}
+	return len(f.replies) >= s.cfg.MaxReplyDatagrams
+}
+
+// finish ends the exchange: it caches or forgets it, then tells every asker.
+func (f *fetch) finish(out outcome) {
+	s := f.s
+	f.mu.Lock()
+	f.reason = out.reason
+	got := len(f.replies) > 0
+	f.mu.Unlock()
+	s.cache.settle(f, got && f.ttl > 0 && !f.shutdownNow())
+
+	f.mu.Lock()
+	f.complete = true
+	askers := f.askers
+	f.askers = nil
+	f.sock = nil
+	f.mu.Unlock()
+	for _, a := range askers {
+		if got {
+			a.sink.end(a, out.reason)
+			continue
+		}
+		code, rule, msg := out.code, out.rule, out.msg
+		if code == 0 {
+			code, rule, msg = CodeBusy, "shutting-down", "the relay is shutting down"
+		}
+		s.refuse(a, code, rule, msg)
+	}
+}
+
+func (f *fetch) shutdownNow() bool {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return f.shutdown
+}
+
+// cache holds the fetches in flight (for coalescing) and the completed
+// ones with replies (for sharing), bounded in entries and bytes.
+type cache struct {
+	mu         sync.Mutex
+	m          map[string]*fetch
+	lru        list.List // completed entries, most recently used first
+	bytes      int
+	maxEntries int
+	maxBytes   int
+}
+
+// lookup returns the live entry for key, dropping it if expired.
+func (c *cache) lookupLocked(key string, now time.Time) *fetch {
+	f := c.m[key]
+	if f == nil {
+		return nil
+	}
+	if f.elem != nil {
+		if now.After(f.expires) {
+			c.removeLocked(f)
+			return nil
+		}
+		c.lru.MoveToFront(f.elem)
+	}
+	return f
+}
+
+func (c *cache) removeLocked(f *fetch) {
+	if c.m[f.key] == f {
+		delete(c.m, f.key)
+	}
+	if f.elem != nil {
+		c.lru.Remove(f.elem)
+		f.elem = nil
+		c.bytes -= f.cost()
+	}
+}
+
+// cost is what an entry counts against MaxCacheBytes.
+func (f *fetch) cost() int { return f.size + len(f.key) + 64*len(f.replies) + 256 }
+
+// settle moves a finished fetch into the cache (keep) or forgets it.
+func (c *cache) settle(f *fetch, keep bool) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if !keep || c.m[f.key] != f {
+		if c.m[f.key] == f {
+			delete(c.m, f.key)
+		}
+		return
+	}
+	f.expires = time.Now().Add(f.ttl)
+	f.elem = c.lru.PushFront(f)
+	c.bytes += f.cost()
+	for c.lru.Len() > c.maxEntries || c.bytes > c.maxBytes {
+		c.removeLocked(c.lru.Back().Value.(*fetch))
+	}
+}
+
+func (c *cache) stats() (entries, bytes int) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.lru.Len(), c.bytes
+}
+
+// stopAll stops every exchange in flight (shutdown).
+func (c *cache) stopAll() {
+	c.mu.Lock()
+	var running []*fetch
+	for _, f := range c.m {
+		if f.elem == nil {
+			running = append(running, f)
+		}
+	}
+	c.mu.Unlock()
+	for _, f := range running {
+		f.mu.Lock()
+		f.stopLocked(true)
+		f.mu.Unlock()
+	}
+}
