@@ -188,8 +188,12 @@ type tally struct {
 	trailing       int
 }
 
-// shape is the size of a decoded table.
-type shape struct{ fields, rows int }
+// shape is the size of a decoded table; cut is set when the reply ends
+// inside a row, whose values are read before the row is dropped.
+type shape struct {
+	fields, rows int
+	cut          bool
+}
 
 // rank orders candidate layouts, lower is better: names that follow the
 // conventions first, then a reply read to its last byte, then one that
@@ -251,8 +255,14 @@ func sized(s shape) table {
 	if s.fields > 0 {
 		tb.t.Fields = make([]string, 0, s.fields)
 	}
+	n := s.rows
+	if s.cut {
+		n++
+	}
+	if s.fields > 0 && n > 0 {
+		tb.values = make([]string, 0, s.fields*n)
+	}
 	if s.fields > 0 && s.rows > 0 {
-		tb.values = make([]string, 0, s.fields*s.rows)
 		tb.t.Rows = make([][]string, 0, s.rows)
 	}
 	return tb
@@ -361,6 +371,9 @@ func (d *decoder) rulesAll() {
 		var v []byte
 		var vs int
 		if ok {
+			if d.dry && !printable(k) {
+				d.odd++
+			}
 			v, vs, ok = d.str("value")
 		}
 		d.leave()
@@ -368,13 +381,9 @@ func (d *decoder) rulesAll() {
 			return
 		}
 		d.tally.rules++
-		if d.dry {
-			if !printable(k) {
-				d.odd++
-			}
-			continue
+		if !d.dry {
+			d.rules = append(d.rules, Rule{d.string(k, ks), d.string(v, vs)})
 		}
-		d.rules = append(d.rules, Rule{d.string(k, ks), d.string(v, vs)})
 	}
 }
 
@@ -457,6 +466,7 @@ func (d *decoder) table(name string, keys Keys, sh *shape, tb *table) {
 			v, vs, ok := d.str(col)
 			if !ok {
 				d.leave()
+				sh.cut = true
 				if !d.dry {
 					tb.values = tb.values[:i*sh.fields]
 				}
