@@ -10,4 +10,5 @@ import (
 	_ "github.com/querylens/querylens/codecs/bloodmasters"
 	_ "github.com/querylens/querylens/codecs/gamespy2"
 	_ "github.com/querylens/querylens/codecs/ogp"
+	_ "github.com/querylens/querylens/codecs/zandronum"
 )

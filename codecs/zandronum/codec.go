@@ -1,0 +1,501 @@
+package zandronum
+
+import (
+	"encoding/binary"
+	"strconv"
+	"sync/atomic"
+
+	"github.com/querylens/querylens/codecs"
+	"github.com/querylens/querylens/codecs/internal/wire"
+)
+
+func init() { codecs.Register(Codec{}) }
+
+// Codec is the codecs.Codec of the Zandronum launcher and master
+// protocols. Importing the package registers it.
+type Codec struct{}
+
+func (Codec) Name() string     { return Protocol }
+func (Codec) Title() string    { return "Zandronum" }
+func (Codec) DefaultPort() int { return DefaultPort }
+
+// Options lists the knobs of NewQuery.
+func (Codec) Options() []codecs.Option {
+	return []codecs.Option{
+		{Name: "flags", Kind: "uint", Default: "0x" + hex32(uint32(DefaultFlags)), Help: "SQF flags to ask for (zandronum.md 2.2)"},
+		{Name: "flags2", Kind: "uint", Default: "0x" + hex32(uint32(SQF2_ALL)), Help: "SQF2 flags, sent when flags has bit 31"},
+		{Name: "segmented", Kind: "bool", Default: "true", Help: "ask for a segmented reply (5660032)"},
+		{Name: "time", Kind: "uint", Default: "0", Help: "value the server echoes; 0 picks a per-query number"},
+		{Name: "master", Kind: "bool", Default: "false", Help: "ask a master server for its list instead"},
+	}
+}
+
+// queryClock numbers queries whose time was not given: a launcher's time
+// only has to come back unchanged.
+var queryClock atomic.Uint32
+
+// NewQuery starts a query configured by opts (keys from Options).
+func (Codec) NewQuery(opts map[string]string) (codecs.Query, error) {
+	q := &Query{req: Request{Flags: DefaultFlags, Flags2: SQF2_ALL, Segmented: true}}
+	for k, v := range opts {
+		bad := func(err error) error {
+			return &codecs.Error{Protocol: Protocol, Field: "options." + k, Err: codecs.Detail(codecs.ErrBadValue, err.Error())}
+		}
+		switch k {
+		case "flags", "flags2", "time":
+			n, err := strconv.ParseUint(v, 0, 32)
+			if err != nil {
+				return nil, bad(err)
+			}
+			switch k {
+			case "flags":
+				q.req.Flags = Flag(n)
+			case "flags2":
+				q.req.Flags2 = Flag2(n)
+			default:
+				q.req.Time = uint32(n)
+			}
+		case "segmented", "master":
+			b, err := strconv.ParseBool(v)
+			if err != nil {
+				return nil, bad(err)
+			}
+			if k == "master" {
+				q.master = b
+			} else {
+				q.req.Segmented = b
+			}
+		default:
+			return nil, &codecs.Error{Protocol: Protocol, Field: "options." + k, Err: codecs.Detail(codecs.ErrBadValue, "unknown option")}
+		}
+	}
+	if q.req.Time == 0 {
+		q.req.Time = queryClock.Add(1)
+	}
+	return q, nil
+}
+
+// Query is the conversation of NewQuery: one request, then a reply, a
+// refusal, the segments of a reply, or a master's packets.
+type Query struct {
+	req    Request
+	master bool
+	done   bool
+	reply  []byte   // the datagram that completed the query on its own
+	parts  [][]byte // segments or list packets, as received
+	seen   [256]bool
+	total  int // segments announced, 0 before the first
+	final  int // number of the packet that ends a master list, or -1
+}
+
+// Request returns the launcher request the query sends.
+func (q *Query) Request() Request { return q.req }
+
+// Start returns the request datagram.
+func (q *Query) Start() [][]byte {
+	q.final = -1
+	if q.master {
+		return [][]byte{AppendMasterRequest(nil)}
+	}
+	b, _ := AppendRequest(nil, q.req)
+	return [][]byte{b}
+}
+
+func (q *Query) ignore(field string, off int, err error) ([][]byte, bool, error) {
+	return nil, q.done, &codecs.Error{Protocol: Protocol, Field: field, Offset: off, Layer: "payload", Err: err}
+}
+
+// Feed takes one received datagram. A reply, a refusal or the last
+// missing segment or list packet completes the query; a datagram that does
+// not answer it (wrong code, wrong echoed time, a segment that disagrees
+// with the others) is ignored with an error; repeats are ignored.
+func (q *Query) Feed(b []byte) ([][]byte, bool, error) {
+	var tmp [64]byte
+	p, err := unwrap(tmp[:0], b, "wire")
+	if err != nil {
+		return nil, q.done, err
+	}
+	if q.done {
+		return nil, true, nil
+	}
+	if len(p) < 4 {
+		return q.ignore("response", 0, codecs.ErrShort)
+	}
+	code := binary.LittleEndian.Uint32(p)
+	if q.master {
+		return q.feedMaster(b, p, code)
+	}
+	switch code {
+	case CodeAccepted, CodeIgnored, CodeBanned:
+		if len(p) < 8 {
+			return q.ignore("time", 4, codecs.ErrShort)
+		}
+		if t := binary.LittleEndian.Uint32(p[4:]); t != q.req.Time {
+			return q.ignore("time", 4, codecs.Detail(codecs.ErrBadValue, "echoed time "+strconv.FormatUint(uint64(t), 10)+" is not this query's"))
+		}
+		q.reply = append([]byte(nil), b...)
+		q.done = true
+		return nil, true, nil
+	case CodeSegmented:
+		g, err := DecodeSegmentPayload(p)
+		if err != nil {
+			return nil, q.done, inLayer(err, "payload")
+		}
+		if q.total != 0 && int(g.Total) != q.total {
+			return q.ignore("segment.total", 5, codecs.Detail(codecs.ErrBadValue, "total "+strconv.Itoa(int(g.Total))+", earlier segments said "+strconv.Itoa(q.total)))
+		}
+		if g.Offset == 0 && len(g.Data) >= 4 && binary.LittleEndian.Uint32(g.Data) != q.req.Time {
+			return q.ignore("time", segmentHeader, codecs.Detail(codecs.ErrBadValue, "echoed time is not this query's"))
+		}
+		if q.seen[g.Number] {
+			return nil, false, nil
+		}
+		q.seen[g.Number] = true
+		q.total = int(g.Total)
+		q.parts = append(q.parts, append([]byte(nil), b...))
+		q.done = len(q.parts) == q.total
+		return nil, q.done, nil
+	}
+	return q.ignore("response", 0, codecs.Detail(codecs.ErrUnknownCode, strconv.FormatUint(uint64(code), 10)))
+}
+
+func (q *Query) feedMaster(b, p []byte, code uint32) ([][]byte, bool, error) {
+	switch code {
+	case MasterBeginList, MasterBanned, MasterIgnored, MasterWrongVersion:
+		if _, err := DecodeMasterListPayloads([][]byte{p}); err != nil {
+			return nil, false, inLayer(err, "payload")
+		}
+		q.reply = append([]byte(nil), b...)
+		q.done = true
+		return nil, true, nil
+	case MasterBeginPart:
+		r := wire.NewReader(Protocol, p, 0, nil)
+		_, end := decodeListPart(r, nil, nil)
+		if err := r.Err(); err != nil {
+			return nil, false, inLayer(err, "payload")
+		}
+		num := int(p[4])
+		if q.seen[num] {
+			return nil, false, nil
+		}
+		q.seen[num] = true
+		if end == MasterEndList {
+			q.final = num
+		}
+		q.parts = append(q.parts, append([]byte(nil), b...))
+		q.done = q.final >= 0 && len(q.parts) == q.final+1
+		for i := 0; q.done && i <= q.final; i++ {
+			q.done = q.seen[i]
+		}
+		return nil, q.done, nil
+	}
+	return q.ignore("response", 0, codecs.Detail(codecs.ErrUnknownCode, strconv.FormatUint(uint64(code), 10)))
+}
+
+// Result decodes what was received: the reply, or the segments or list
+// packets held so far (ErrIncomplete names what is missing).
+func (q *Query) Result(opt codecs.DecodeOptions) (*codecs.Message, error) {
+	var ds [][]byte
+	switch {
+	case q.reply != nil:
+		ds = [][]byte{q.reply}
+	case len(q.parts) > 0:
+		ds = q.parts
+	default:
+		kind := codecs.KindResponse
+		if q.master {
+			kind = codecs.KindMasterList
+		}
+		return &codecs.Message{Protocol: Protocol, Kind: kind},
+			&codecs.Error{Protocol: Protocol, Field: "reply", Err: codecs.Detail(codecs.ErrIncomplete, "nothing received")}
+	}
+	if !q.master {
+		opt.Query, _ = AppendRequest(nil, q.req)
+	}
+	return Codec{}.Decode(ds, opt)
+}
+
+// Detect reports what b is: it undoes the Huffman layer and looks for a
+// known first LONG with a body of the right shape.
+func (Codec) Detect(b []byte) (codecs.Kind, codecs.Confidence) {
+	if len(b) == 0 {
+		return "", codecs.NotMine
+	}
+	s := getScratch()
+	defer putScratch(s)
+	var err error
+	s.buf, err = unwrap(s.buf, b, "wire")
+	p := s.buf
+	if err != nil || len(p) < 4 {
+		return "", codecs.NotMine
+	}
+	switch code := binary.LittleEndian.Uint32(p); code {
+	case ServerChallenge:
+		if len(p) == 4 {
+			return codecs.KindMasterQuery, codecs.Likely
+		}
+		s.r.Reset(p, 0)
+		if _, err := decodeRequest(s.r); err == nil {
+			return codecs.KindQuery, codecs.Certain
+		}
+	case MasterChallenge:
+		if len(p) == 6 {
+			return codecs.KindMasterQuery, codecs.Certain
+		}
+		return codecs.KindMasterQuery, codecs.Likely
+	case CodeAccepted:
+		// time, a terminated version string, flags.
+		for i := 8; i < len(p); i++ {
+			if p[i] == 0 {
+				if len(p)-i-1 >= 4 {
+					return codecs.KindResponse, codecs.Certain
+				}
+				break
+			}
+		}
+		return codecs.KindResponse, codecs.Likely
+	case CodeIgnored, CodeBanned:
+		if len(p) == 8 {
+			return codecs.KindDenied, codecs.Certain
+		}
+		if len(p) > 8 {
+			return codecs.KindDenied, codecs.Likely
+		}
+	case CodeSegmented:
+		s.r.Reset(p, 0)
+		if decodeSegment(s.r); s.r.Err() == nil {
+			return codecs.KindResponse, codecs.Certain
+		}
+	case MasterBanned, MasterIgnored, MasterWrongVersion:
+		if len(p) == 4 {
+			return codecs.KindMasterDenied, codecs.Likely
+		}
+	case MasterBeginList, MasterBeginPart:
+		s.r.Reset(p, 0)
+		if code == MasterBeginList {
+			checkLegacyList(s.r)
+		} else {
+			decodeListPart(s.r, nil, nil)
+		}
+		if s.r.Err() == nil {
+			return codecs.KindMasterList, codecs.Certain
+		}
+	}
+	return "", codecs.NotMine
+}
+
+// checkLegacyList walks a legacy list without keeping its servers.
+func checkLegacyList(r *wire.Reader) {
+	r.Skip("response", 4)
+	for !r.Failed() {
+		if r.Len() == 0 {
+			r.Fail("end", codecs.ErrShort)
+			return
+		}
+		switch r.Rest()[0] {
+		case MasterServer:
+			r.Skip("server", 7)
+		case MasterEndList:
+			r.Skip("end", 1)
+			return
+		default:
+			r.Fail("end", codecs.ErrBadValue)
+		}
+	}
+}
+
+// CheckQuery accepts a launcher request (at most 4 bytes after its
+// fields, as qstat sends), a master list request with version 2, or the
+// legacy 4-byte master request; anything else is an error.
+func (Codec) CheckQuery(b []byte) error {
+	s := getScratch()
+	defer putScratch(s)
+	var err error
+	s.buf, err = unwrap(s.buf, b, "wire")
+	if err != nil {
+		return err
+	}
+	p := s.buf
+	fail := func(field string, off int, err error) error {
+		return &codecs.Error{Protocol: Protocol, Field: field, Offset: off, Layer: "payload", Err: err}
+	}
+	if len(p) < 4 {
+		return fail("challenge", 0, codecs.ErrShort)
+	}
+	switch binary.LittleEndian.Uint32(p) {
+	case ServerChallenge:
+		if len(p) == 4 {
+			return nil
+		}
+		s.r.Reset(p, 0)
+		q, err := decodeRequest(s.r)
+		if err != nil {
+			return inLayer(err, "payload")
+		}
+		if n := len(q.Extra); n > 4 {
+			return fail("extra", len(p)-n, codecs.Detail(codecs.ErrTrailing, strconv.Itoa(n)+" bytes after the request"))
+		}
+		return nil
+	case MasterChallenge:
+		switch {
+		case len(p) < 6:
+			return fail("version", 4, codecs.ErrShort)
+		case len(p) > 6:
+			return fail("extra", 6, codecs.ErrTrailing)
+		case binary.LittleEndian.Uint16(p[4:]) != MasterVersion:
+			return fail("version", 4, codecs.Detail(codecs.ErrBadValue, "want 2"))
+		}
+		return nil
+	}
+	return fail("challenge", 0, codecs.ErrNotQuery)
+}
+
+// Decode decodes one message from its datagrams, telling the kinds apart
+// by their first LONG: a launcher request (199, 12 bytes or more), a
+// master request (5660028, or 199 alone), a reply or refusal, the
+// segments of a reply, or a master's packets. opt.Query, when it is the
+// launcher request the reply answers, makes the team-byte rule exact.
+func (Codec) Decode(datagrams [][]byte, opt codecs.DecodeOptions) (*codecs.Message, error) {
+	m := &codecs.Message{Protocol: Protocol}
+	var sk *sink
+	var buf []byte
+	if opt.Spans {
+		sk = &sink{}
+		defer func() { m.Layers, m.Spans = sk.layers, sk.spans }()
+	} else {
+		s := getScratch()
+		defer putScratch(s)
+		defer func() { s.buf = buf[:0] }()
+		buf = s.buf
+	}
+	var asked Flag
+	if len(opt.Query) > 0 {
+		if q, err := DecodeRequest(opt.Query); err == nil {
+			asked = q.Flags
+		}
+	}
+	if len(datagrams) == 0 {
+		return m, &codecs.Error{Protocol: Protocol, Field: "datagrams", Err: codecs.Detail(codecs.ErrIncomplete, "no datagram")}
+	}
+	payloads, layers, legacy, err := unwrapAll(sk, &buf, datagrams)
+	if legacy {
+		m.Warn(codecs.WarnLegacyHuffman)
+	}
+	if err != nil {
+		return m, err
+	}
+	layer := func(i int) int {
+		if layers == nil {
+			return 0
+		}
+		return layers[i]
+	}
+
+	n := len(payloads)
+	code, ok := uint32(0), false
+	for _, p := range payloads {
+		if len(p) >= 4 {
+			c := binary.LittleEndian.Uint32(p)
+			if !ok || c == CodeSegmented || c == MasterBeginPart {
+				code, ok = c, true
+			}
+		}
+	}
+	if !ok {
+		return m, &codecs.Error{Protocol: Protocol, Field: "response", Layer: payloadName(0, n), Err: codecs.ErrShort}
+	}
+
+	switch {
+	case n == 1 && code == ServerChallenge && len(payloads[0]) > 4:
+		m.Kind = codecs.KindQuery
+		r := wire.NewReader(Protocol, payloads[0], layer(0), sk.spanPtr())
+		q, err := decodeRequest(r)
+		m.Fields = q.Fields()
+		if q.requestTrailing() {
+			m.Warn(codecs.WarnTrailing)
+		}
+		if q.Flags.Unknown() != 0 || q.Flags2.Unknown() != 0 {
+			m.Warn(codecs.WarnUnknownFlags)
+		}
+		return m, inLayer(err, payloadName(0, n))
+
+	case n == 1 && (code == ServerChallenge || code == MasterChallenge):
+		m.Kind = codecs.KindMasterQuery
+		r := wire.NewReader(Protocol, payloads[0], layer(0), sk.spanPtr())
+		q, extra, err := decodeMasterRequest(r)
+		m.Fields = q.Fields()
+		if extra > 0 {
+			m.Warn(codecs.WarnTrailing)
+		}
+		return m, inLayer(err, payloadName(0, n))
+
+	case n == 1 && (code == CodeAccepted || code == CodeIgnored || code == CodeBanned):
+		r := wire.NewReader(Protocol, payloads[0], layer(0), sk.spanPtr())
+		resp, err := decodeResponse(r, payloads[0], layer(0), sk.spanPtr(), asked)
+		responseMessage(m, &resp, nil)
+		return m, inLayer(err, payloadName(0, n))
+
+	case code == CodeSegmented:
+		res, err := decodeSegmented(sk, payloads, layers, asked)
+		responseMessage(m, &res.resp, res.segs)
+		if res.trailing {
+			m.Warn(codecs.WarnTrailing)
+		}
+		return m, err
+
+	case code == MasterBeginPart || (n == 1 && (code == MasterBeginList || masterDenied(code) != "")):
+		l, err := decodeMasterList(sk, payloads, layers)
+		if d := l.Denied(); d != "" {
+			m.Kind, m.Denied = codecs.KindMasterDenied, d
+		} else {
+			m.Kind = codecs.KindMasterList
+			m.Servers = l.serverStrings(l.Servers)
+		}
+		m.Fields = l.Fields()
+		if l.Trailing > 0 {
+			m.Warn(codecs.WarnTrailing)
+		}
+		return m, err
+	}
+	if n > 1 {
+		return m, &codecs.Error{Protocol: Protocol, Field: "response", Layer: payloadName(0, n),
+			Err: codecs.Detail(codecs.ErrBadValue, strconv.Itoa(n)+" datagrams that are neither reply segments nor list packets")}
+	}
+	return m, &codecs.Error{Protocol: Protocol, Field: "response", Layer: payloadName(0, n),
+		Err: codecs.Detail(codecs.ErrUnknownCode, strconv.FormatUint(uint64(code), 10))}
+}
+
+// responseMessage fills m from a reply (segs: the segments it came in).
+func responseMessage(m *codecs.Message, resp *Response, segs []Segment) {
+	if d := resp.Denied(); d != "" {
+		m.Kind, m.Denied = codecs.KindDenied, d
+	} else {
+		m.Kind = codecs.KindResponse
+		m.Info = resp.Info()
+	}
+	f := resp.Fields()
+	if segs != nil {
+		so := make([]codecs.Object, len(segs))
+		for i, g := range segs {
+			so[i] = codecs.Object{{Key: "number", Value: g.Number}, {Key: "total", Value: g.Total}, {Key: "offset", Value: g.Offset},
+				{Key: "size", Value: g.Size}, {Key: "total_size", Value: g.TotalSize}}
+		}
+		f = append(f[:1], append(codecs.Object{{Key: "segments", Value: so}}, f[1:]...)...)
+	}
+	m.Fields = f
+	if resp.Flags.Unknown() != 0 || resp.Flags2.Unknown() != 0 {
+		m.Warn(codecs.WarnUnknownFlags)
+	}
+	if len(resp.Trailing) > 0 {
+		m.Warn(codecs.WarnTrailing)
+	}
+	if resp.Guessed&GuessTeamByte != 0 {
+		m.Warn(WarnTeamByteGuessed)
+	}
+	if resp.Guessed&GuessPlayerCount != 0 {
+		m.Warn(WarnPlayerCountGuessed)
+	}
+	if resp.Guessed&GuessTeamCount != 0 {
+		m.Warn(WarnTeamCountGuessed)
+	}
+}

@@ -1,0 +1,257 @@
+package zandronum
+
+import (
+	"encoding/binary"
+	"math"
+	"strconv"
+
+	"github.com/querylens/querylens/codecs"
+)
+
+// AppendResponse appends the datagram of reply resp (Huffman layer
+// included) to dst. See AppendResponsePayload.
+func AppendResponse(dst []byte, resp Response) ([]byte, error) {
+	s := getScratch()
+	defer putScratch(s)
+	p, err := AppendResponsePayload(s.buf[:0], resp)
+	s.buf = p[:0]
+	if err != nil {
+		return dst, err
+	}
+	return wrap(dst, p), nil
+}
+
+// AppendResponsePayload appends the plain payload of resp to dst, as a
+// server writes it: for CodeAccepted (or 0) the code, time, version, flags
+// and exactly the fields the flags name, in bit order; for CodeIgnored and
+// CodeBanned the code and time. Trailing is appended as is. Errors are
+// *codecs.Error naming the field and its offset in the payload.
+func AppendResponsePayload(dst []byte, resp Response) ([]byte, error) {
+	e := encoder{b: dst, start: len(dst)}
+	switch resp.Code {
+	case CodeIgnored, CodeBanned:
+		e.u32(resp.Code)
+		e.u32(resp.Time)
+		e.b = append(e.b, resp.Trailing...)
+		return e.b, nil
+	case 0, CodeAccepted:
+		e.u32(CodeAccepted)
+		e.body(&resp)
+	case CodeSegmented:
+		e.fail("response", codecs.Detail(codecs.ErrBadValue, "a segmented reply is built with AppendSegmented"))
+	default:
+		e.fail("response", codecs.Detail(codecs.ErrUnknownCode, strconv.FormatUint(uint64(resp.Code), 10)))
+	}
+	if e.err != nil {
+		return dst, e.err
+	}
+	return e.b, nil
+}
+
+// encoder appends fields; its first error sticks.
+type encoder struct {
+	b     []byte
+	start int // offset of the payload in b
+	err   error
+}
+
+func (e *encoder) fail(field string, err error) {
+	if e.err == nil {
+		e.err = &codecs.Error{Protocol: Protocol, Field: field, Offset: len(e.b) - e.start, Err: err}
+	}
+}
+
+func (e *encoder) u8(v uint8)   { e.b = append(e.b, v) }
+func (e *encoder) u16(v uint16) { e.b = binary.LittleEndian.AppendUint16(e.b, v) }
+func (e *encoder) u32(v uint32) { e.b = binary.LittleEndian.AppendUint32(e.b, v) }
+
+// str appends s as Latin-1 with its terminator. A NUL inside s would end
+// the string early, so it is an error.
+func (e *encoder) str(field, s string) {
+	for i := 0; i < len(s); i++ {
+		if s[i] == 0 {
+			e.fail(field, codecs.Detail(codecs.ErrBadValue, "NUL inside a string"))
+			return
+		}
+	}
+	e.b = codecs.ToLatin1(e.b, s)
+	e.b = append(e.b, 0)
+}
+
+// count appends a BYTE count, which must fit.
+func (e *encoder) count(field string, n int) bool {
+	if n > 255 {
+		e.fail(field, codecs.Detail(codecs.ErrTooLong, strconv.Itoa(n)+" entries, at most 255"))
+		return false
+	}
+	e.u8(uint8(n))
+	return true
+}
+
+func (e *encoder) strings(field string, v []string) {
+	if !e.count(field, len(v)) {
+		return
+	}
+	for i, s := range v {
+		e.str(field+"["+strconv.Itoa(i)+"]", s)
+	}
+}
+
+// body appends a reply from the time on (what segments carry).
+func (e *encoder) body(r *Response) {
+	e.u32(r.Time)
+	e.str("version", r.Version)
+	e.u32(uint32(r.Flags))
+	for bit := range 31 {
+		if r.Flags&(1<<bit) != 0 && e.err == nil {
+			fieldEncoders[bit](e, r)
+		}
+	}
+	if r.Flags&SQF_EXTENDED_INFO != 0 && e.err == nil {
+		e.u32(uint32(r.Flags2))
+		for bit := range len(field2Encoders) {
+			if r.Flags2&(1<<bit) != 0 && e.err == nil {
+				field2Encoders[bit](e, r)
+			}
+		}
+	}
+	e.b = append(e.b, r.Trailing...)
+}
+
+// teamCount is the number of entries each TEAMINFO list must have.
+func (e *encoder) teams(field string, r *Response) bool {
+	if r.Flags&SQF_TEAMINFO_NUMBER != 0 && len(r.Teams) != int(r.NumTeams) {
+		e.fail(field, codecs.Detail(codecs.ErrBadValue, strconv.Itoa(len(r.Teams))+" teams but numteams "+strconv.Itoa(int(r.NumTeams))))
+		return false
+	}
+	return true
+}
+
+// fieldEncoders[bit] appends the field of SQF flag 1<<bit, mirroring
+// fieldDecoders.
+var fieldEncoders = [31]func(e *encoder, r *Response){
+	0: func(e *encoder, r *Response) { e.str("name", r.Name) },
+	1: func(e *encoder, r *Response) { e.str("url", r.URL) },
+	2: func(e *encoder, r *Response) { e.str("email", r.Email) },
+	3: func(e *encoder, r *Response) { e.str("map", r.Map) },
+	4: func(e *encoder, r *Response) { e.u8(r.MaxClients) },
+	5: func(e *encoder, r *Response) { e.u8(r.MaxPlayers) },
+	6: func(e *encoder, r *Response) { e.strings("pwads", r.PWADs) },
+	7: func(e *encoder, r *Response) {
+		e.u8(uint8(r.GameMode))
+		e.u8(r.Instagib)
+		e.u8(r.Buckshot)
+	},
+	8:  func(e *encoder, r *Response) { e.str("gamename", r.GameName) },
+	9:  func(e *encoder, r *Response) { e.str("iwad", r.IWAD) },
+	10: func(e *encoder, r *Response) { e.u8(r.ForcePassword) },
+	11: func(e *encoder, r *Response) { e.u8(r.ForceJoinPassword) },
+	12: func(e *encoder, r *Response) { e.u8(r.Skill) },
+	13: func(e *encoder, r *Response) { e.u8(r.BotSkill) },
+	14: func(e *encoder, r *Response) {
+		for _, v := range r.DMFlags {
+			e.u32(v)
+		}
+	},
+	15: func(e *encoder, r *Response) {},
+	16: func(e *encoder, r *Response) {
+		l := &r.Limits
+		e.u16(l.FragLimit)
+		e.u16(l.TimeLimit)
+		if l.TimeLimit != 0 {
+			e.u16(l.TimeLeft)
+		}
+		e.u16(l.DuelLimit)
+		e.u16(l.PointLimit)
+		e.u16(l.WinLimit)
+	},
+	17: func(e *encoder, r *Response) { e.u32(math.Float32bits(r.TeamDamage)) },
+	18: func(e *encoder, r *Response) {
+		for _, v := range r.TeamScores {
+			e.u16(uint16(v))
+		}
+	},
+	19: func(e *encoder, r *Response) { e.u8(r.NumPlayers) },
+	20: func(e *encoder, r *Response) {
+		n := len(r.Players)
+		if r.Flags&SQF_NUMPLAYERS == 0 {
+			e.fail("players", codecs.Detail(codecs.ErrBadValue, "player data without SQF_NUMPLAYERS"))
+			return
+		}
+		// One record fewer than numplayers is what a server with an
+		// invisible spectator sends; anything else cannot be decoded.
+		if n != int(r.NumPlayers) && n+1 != int(r.NumPlayers) {
+			e.fail("players", codecs.Detail(codecs.ErrBadValue, strconv.Itoa(n)+" players but numplayers "+strconv.Itoa(int(r.NumPlayers))))
+			return
+		}
+		for i := range r.Players {
+			p := &r.Players[i]
+			e.str("players["+strconv.Itoa(i)+"].name", p.Name)
+			e.u16(uint16(p.Score))
+			e.u16(p.Ping)
+			e.u8(p.Spectator)
+			e.u8(p.Bot)
+			if r.TeamByte {
+				e.u8(p.Team)
+			}
+			e.u8(p.Minutes)
+		}
+	},
+	21: func(e *encoder, r *Response) { e.u8(r.NumTeams) },
+	22: func(e *encoder, r *Response) {
+		if e.teams("team_names", r) {
+			for i, t := range r.Teams {
+				e.str("team_names["+strconv.Itoa(i)+"]", t.Name)
+			}
+		}
+	},
+	23: func(e *encoder, r *Response) {
+		if e.teams("team_colors", r) {
+			for _, t := range r.Teams {
+				e.u32(t.Color)
+			}
+		}
+	},
+	24: func(e *encoder, r *Response) {
+		if e.teams("team_scores", r) {
+			for _, t := range r.Teams {
+				e.u16(uint16(t.Score))
+			}
+		}
+	},
+	25: func(e *encoder, r *Response) {
+		e.u8(r.Testing)
+		e.str("testing_name", r.TestingName)
+	},
+	26: func(e *encoder, r *Response) { e.str("data_md5sum", r.DataMD5Sum) },
+	27: func(e *encoder, r *Response) {
+		if e.count("all_dmflags", len(r.AllDMFlags)) {
+			for _, v := range r.AllDMFlags {
+				e.u32(v)
+			}
+		}
+	},
+	28: func(e *encoder, r *Response) { e.u8(r.Security) },
+	29: func(e *encoder, r *Response) {
+		if e.count("optional_wads", len(r.OptionalWADs)) {
+			e.b = append(e.b, r.OptionalWADs...)
+		}
+	},
+	30: func(e *encoder, r *Response) { e.strings("deh", r.DEH) },
+}
+
+// field2Encoders[bit] appends the field of SQF2 flag 1<<bit.
+var field2Encoders = [...]func(e *encoder, r *Response){
+	0: func(e *encoder, r *Response) { e.strings("sqf2.pwad_hashes", r.PWADHashes) },
+	1: func(e *encoder, r *Response) {
+		n := len(e.b)
+		e.b = codecs.ToLatin1(e.b, r.Country)
+		if len(e.b)-n != 3 {
+			e.b = e.b[:n]
+			e.fail("sqf2.country", codecs.Detail(codecs.ErrBadValue, "country "+strconv.Quote(r.Country)+" is not 3 characters"))
+		}
+	},
+	2: func(e *encoder, r *Response) { e.str("sqf2.gamemode_name", r.GameModeName) },
+	3: func(e *encoder, r *Response) { e.str("sqf2.gamemode_shortname", r.GameModeShort) },
+	4: func(e *encoder, r *Response) { e.u8(r.VoiceChat) },
+}

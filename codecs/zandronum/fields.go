@@ -1,0 +1,317 @@
+package zandronum
+
+import "github.com/querylens/querylens/codecs"
+
+// Fields returns every decoded field of the reply as json.md's "fields":
+// snake_case names from zandronum.md, in wire order, only the fields the
+// returned flags carry, and "trailing_bytes" last.
+func (r *Response) Fields() codecs.Object {
+	o := codecs.Object{{Key: "response", Value: r.Code}, {Key: "time", Value: r.Time}}
+	if r.Code == CodeIgnored || r.Code == CodeBanned {
+		return o.Add("trailing_bytes", len(r.Trailing))
+	}
+	o = o.Add("version", r.Version).Add("flags", uint32(r.Flags))
+	f := r.Flags
+	has := func(x Flag) bool { return f&x != 0 }
+	if has(SQF_NAME) {
+		o = o.Add("name", r.Name)
+	}
+	if has(SQF_URL) {
+		o = o.Add("url", r.URL)
+	}
+	if has(SQF_EMAIL) {
+		o = o.Add("email", r.Email)
+	}
+	if has(SQF_MAPNAME) {
+		o = o.Add("map", r.Map)
+	}
+	if has(SQF_MAXCLIENTS) {
+		o = o.Add("maxclients", r.MaxClients)
+	}
+	if has(SQF_MAXPLAYERS) {
+		o = o.Add("maxplayers", r.MaxPlayers)
+	}
+	if has(SQF_PWADS) {
+		o = o.Add("pwads", nonNil(r.PWADs))
+	}
+	if has(SQF_GAMETYPE) {
+		o = o.Add("gamemode", uint8(r.GameMode)).Add("instagib", r.Instagib).Add("buckshot", r.Buckshot)
+	}
+	if has(SQF_GAMENAME) {
+		o = o.Add("gamename", r.GameName)
+	}
+	if has(SQF_IWAD) {
+		o = o.Add("iwad", r.IWAD)
+	}
+	if has(SQF_FORCEPASSWORD) {
+		o = o.Add("forcepassword", r.ForcePassword)
+	}
+	if has(SQF_FORCEJOINPASSWORD) {
+		o = o.Add("forcejoinpassword", r.ForceJoinPassword)
+	}
+	if has(SQF_GAMESKILL) {
+		o = o.Add("skill", r.Skill)
+	}
+	if has(SQF_BOTSKILL) {
+		o = o.Add("botskill", r.BotSkill)
+	}
+	if has(SQF_DMFLAGS) {
+		o = o.Add("dmflags", r.DMFlags[0]).Add("dmflags2", r.DMFlags[1]).Add("compatflags", r.DMFlags[2])
+	}
+	if has(SQF_LIMITS) {
+		l := &r.Limits
+		o = o.Add("fraglimit", l.FragLimit).Add("timelimit", l.TimeLimit)
+		if l.TimeLimit != 0 {
+			o = o.Add("timeleft", l.TimeLeft)
+		}
+		o = o.Add("duellimit", l.DuelLimit).Add("pointlimit", l.PointLimit).Add("winlimit", l.WinLimit)
+	}
+	if has(SQF_TEAMDAMAGE) {
+		o = o.Add("teamdamage", r.TeamDamage)
+	}
+	if has(SQF_TEAMSCORES) {
+		o = o.Add("teamscores", []int{int(r.TeamScores[0]), int(r.TeamScores[1])})
+	}
+	if has(SQF_NUMPLAYERS) {
+		o = o.Add("numplayers", r.NumPlayers)
+	}
+	if has(SQF_PLAYERDATA) {
+		ps := make([]codecs.Object, 0, len(r.Players))
+		for _, p := range r.Players {
+			po := codecs.Object{{Key: "name", Value: p.Name}, {Key: "score", Value: p.Score}, {Key: "ping", Value: p.Ping},
+				{Key: "spectator", Value: p.Spectator}, {Key: "bot", Value: p.Bot}}
+			if r.TeamByte {
+				po = po.Add("team", p.Team)
+			}
+			ps = append(ps, po.Add("minutes", p.Minutes))
+		}
+		o = o.Add("players", ps)
+	}
+	if has(SQF_TEAMINFO_NUMBER) {
+		o = o.Add("numteams", r.NumTeams)
+	}
+	if has(SQF_TEAMINFO_NAME) {
+		v := make([]string, len(r.Teams))
+		for i, t := range r.Teams {
+			v[i] = t.Name
+		}
+		o = o.Add("team_names", v)
+	}
+	if has(SQF_TEAMINFO_COLOR) {
+		v := make([]int, len(r.Teams))
+		for i, t := range r.Teams {
+			v[i] = int(t.Color)
+		}
+		o = o.Add("team_colors", v)
+	}
+	if has(SQF_TEAMINFO_SCORE) {
+		v := make([]int, len(r.Teams))
+		for i, t := range r.Teams {
+			v[i] = int(t.Score)
+		}
+		o = o.Add("team_scores", v)
+	}
+	if has(SQF_TESTING_SERVER) {
+		o = o.Add("testing", r.Testing).Add("testing_name", r.TestingName)
+	}
+	if has(SQF_DATA_MD5SUM) {
+		o = o.Add("data_md5sum", r.DataMD5Sum)
+	}
+	if has(SQF_ALL_DMFLAGS) {
+		v := make([]int, len(r.AllDMFlags))
+		for i, x := range r.AllDMFlags {
+			v[i] = int(x)
+		}
+		o = o.Add("all_dmflags", v)
+	}
+	if has(SQF_SECURITY_SETTINGS) {
+		o = o.Add("security", r.Security)
+	}
+	if has(SQF_OPTIONAL_WADS) {
+		v := make([]int, len(r.OptionalWADs))
+		for i, x := range r.OptionalWADs {
+			v[i] = int(x)
+		}
+		o = o.Add("optional_wads", v)
+	}
+	if has(SQF_DEH) {
+		o = o.Add("deh", nonNil(r.DEH))
+	}
+	if has(SQF_EXTENDED_INFO) {
+		f2 := r.Flags2
+		o = o.Add("flags2", uint32(f2))
+		if f2&SQF2_PWAD_HASHES != 0 {
+			o = o.Add("pwad_hashes", nonNil(r.PWADHashes))
+		}
+		if f2&SQF2_COUNTRY != 0 {
+			o = o.Add("country", r.Country)
+		}
+		if f2&SQF2_GAMEMODE_NAME != 0 {
+			o = o.Add("gamemode_name", r.GameModeName)
+		}
+		if f2&SQF2_GAMEMODE_SHORTNAME != 0 {
+			o = o.Add("gamemode_shortname", r.GameModeShort)
+		}
+		if f2&SQF2_VOICECHAT != 0 {
+			o = o.Add("voicechat", r.VoiceChat)
+		}
+	}
+	return o.Add("trailing_bytes", len(r.Trailing))
+}
+
+func nonNil(v []string) []string {
+	if v == nil {
+		return []string{}
+	}
+	return v
+}
+
+// Info returns the protocol-neutral view of a full reply (json.md "info"):
+// names without colour escapes, the game type from SQF2's mode name or
+// else the mode table, password from SQF_FORCEPASSWORD, and a player's team
+// only when the records carry a team byte and it is not 255. It returns
+// nil for a refusal.
+func (r *Response) Info() *codecs.Info {
+	if r.Code != CodeAccepted && r.Code != CodeSegmented {
+		return nil
+	}
+	in := &codecs.Info{Has: codecs.HasVersion, Version: r.Version}
+	f := r.Flags
+	if f&SQF_NAME != 0 {
+		in.Has |= codecs.HasName
+		in.Name = r.Name
+	}
+	if f&SQF_MAPNAME != 0 {
+		in.Has |= codecs.HasMap
+		in.Map = r.Map
+	}
+	switch {
+	case f&SQF_EXTENDED_INFO != 0 && r.Flags2&SQF2_GAMEMODE_NAME != 0 && r.GameModeName != "":
+		in.Has |= codecs.HasGameType
+		in.GameType = r.GameModeName
+	case f&SQF_GAMETYPE != 0:
+		in.Has |= codecs.HasGameType
+		in.GameType = r.GameMode.String()
+	}
+	if f&SQF_FORCEPASSWORD != 0 {
+		in.Has |= codecs.HasPassword
+		in.Password = r.ForcePassword != 0
+	}
+	if f&SQF_NUMPLAYERS != 0 {
+		in.Has |= codecs.HasNumPlayers
+		in.NumPlayers = int(r.NumPlayers)
+	}
+	if f&SQF_MAXPLAYERS != 0 {
+		in.Has |= codecs.HasMaxPlayers
+		in.MaxPlayers = int(r.MaxPlayers)
+	}
+	if f&SQF_MAXCLIENTS != 0 {
+		in.Has |= codecs.HasMaxClients
+		in.MaxClients = int(r.MaxClients)
+	}
+	if f&SQF_PLAYERDATA != 0 {
+		in.Has |= codecs.HasPlayers
+		in.Players = make([]codecs.Player, len(r.Players))
+		for i, p := range r.Players {
+			in.Players[i] = codecs.Player{
+				Name: StripColors(p.Name), Score: int(p.Score), Ping: int(p.Ping),
+				Team: int(p.Team), HasTeam: r.TeamByte && p.Team != NoTeam,
+				Spectator: p.Spectator != 0, Bot: p.Bot != 0,
+			}
+		}
+	}
+	switch {
+	case f&(SQF_TEAMINFO_NAME|SQF_TEAMINFO_SCORE) != 0:
+		in.Has |= codecs.HasTeams
+		in.Teams = make([]codecs.Team, len(r.Teams))
+		for i, t := range r.Teams {
+			in.Teams[i] = codecs.Team{Name: StripColors(t.Name), Score: int(t.Score)}
+		}
+		if f&SQF_TEAMINFO_NAME == 0 {
+			for i := range in.Teams {
+				in.Teams[i].Name = teamTitle(i)
+			}
+		}
+	case f&SQF_TEAMSCORES != 0:
+		in.Has |= codecs.HasTeams
+		in.Teams = []codecs.Team{{Name: "Blue", Score: int(r.TeamScores[0])}, {Name: "Red", Score: int(r.TeamScores[1])}}
+	}
+	return in
+}
+
+// teamTitle names team i of the default team table.
+func teamTitle(i int) string {
+	switch i {
+	case TeamBlue:
+		return "Blue"
+	case TeamRed:
+		return "Red"
+	case TeamGreen:
+		return "Green"
+	case TeamGold:
+		return "Gold"
+	}
+	return teamName(uint8(i))
+}
+
+// Fields returns the request's fields as json.md's "fields".
+func (q *Request) Fields() codecs.Object {
+	o := codecs.Object{{Key: "challenge", Value: ServerChallenge}, {Key: "flags", Value: uint32(q.Flags)}, {Key: "time", Value: q.Time}}
+	if q.Flags&SQF_EXTENDED_INFO != 0 {
+		o = o.Add("flags2", uint32(q.Flags2))
+	}
+	o = o.Add("segmented_request", q.Segmented)
+	if len(q.Extra) > 0 {
+		o = o.Add("extra", codecs.Hex(q.Extra))
+	}
+	return o
+}
+
+// Fields returns the master request's fields as json.md's "fields".
+func (q *MasterRequest) Fields() codecs.Object {
+	o := codecs.Object{{Key: "challenge", Value: q.Command}}
+	if q.Command == MasterChallenge {
+		o = o.Add("version", q.Version)
+	}
+	return o
+}
+
+// Fields returns the master answer's fields as json.md's "fields":
+// "packets" held, the number of the last one and whether it ended the
+// list ("final"), the servers in order and, for several packets, each
+// packet's own ("packet_list").
+func (l *MasterList) Fields() codecs.Object {
+	o := codecs.Object{{Key: "response", Value: l.Code}}
+	if l.Denied() != "" {
+		return o
+	}
+	o = o.Add("packets", len(l.Packets))
+	if n := len(l.Packets); n > 0 {
+		last := l.Packets[n-1]
+		o = o.Add("packet_number", last.Number).Add("final", last.Final)
+	}
+	o = o.Add("servers", l.serverStrings(l.Servers))
+	if len(l.Packets) > 1 {
+		ps := make([]codecs.Object, len(l.Packets))
+		at := 0
+		for i, p := range l.Packets {
+			end := min(at+p.Servers, len(l.Servers))
+			ps[i] = codecs.Object{{Key: "packet_number", Value: p.Number}, {Key: "final", Value: p.Final},
+				{Key: "servers", Value: l.serverStrings(l.Servers[at:end])}}
+			at = end
+		}
+		o = o.Add("packet_list", ps)
+	}
+	if l.Trailing > 0 {
+		o = o.Add("trailing_bytes", l.Trailing)
+	}
+	return o
+}
+
+func (l *MasterList) serverStrings(v []Addr) []string {
+	s := make([]string, len(v))
+	for i, a := range v {
+		s[i] = a.String()
+	}
+	return s
+}

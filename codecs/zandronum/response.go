@@ -1,0 +1,508 @@
+package zandronum
+
+import (
+	"strconv"
+
+	"github.com/querylens/querylens/codecs"
+	"github.com/querylens/querylens/codecs/internal/wire"
+)
+
+// DecodeResponse decodes a launcher reply datagram (Huffman layer
+// included): a full reply (5660023) or a refusal (5660024, 5660025). A
+// segment (5660032) is an error here; use DecodeSegmented. On error it
+// returns the partial Response.
+//
+// The layout follows the flags the server returned (zandronum.md 2.5);
+// where they leave the team byte open, the game mode decides, and where the
+// reply contradicts that, the other layouts are tried (see Guess).
+func DecodeResponse(b []byte) (Response, error) {
+	return decodeResponseWire(b, 0)
+}
+
+// DecodeResponseTo is DecodeResponse for a reply to request q. Knowing the
+// requested flags makes the team-byte rule exact even when the server
+// dropped SQF_TEAMINFO_NUMBER.
+func DecodeResponseTo(b []byte, q Request) (Response, error) {
+	return decodeResponseWire(b, q.Flags)
+}
+
+// DecodeResponsePayload decodes the plain payload of a launcher reply.
+func DecodeResponsePayload(p []byte) (Response, error) {
+	s := getScratch()
+	defer putScratch(s)
+	s.r.Reset(p, 0)
+	return decodeResponse(s.r, p, 0, nil, 0)
+}
+
+func decodeResponseWire(b []byte, asked Flag) (Response, error) {
+	s := getScratch()
+	defer putScratch(s)
+	var err error
+	s.buf, err = unwrap(s.buf, b, "wire")
+	if err != nil {
+		return Response{}, err
+	}
+	s.r.Reset(s.buf, 0)
+	resp, err := decodeResponse(s.r, s.buf, 0, nil, asked)
+	return resp, inLayer(err, "payload")
+}
+
+// decodeResponse decodes a reply from the start of layer p (number layer),
+// read by r.
+func decodeResponse(r *wire.Reader, p []byte, layer int, spans *[]codecs.Span, asked Flag) (Response, error) {
+	var resp Response
+	resp.Code = r.U32LE("response")
+	if r.Failed() {
+		return resp, r.Err()
+	}
+	switch resp.Code {
+	case CodeIgnored, CodeBanned:
+		resp.Time = r.U32LE("time")
+		resp.Trailing = trailing(r)
+		return resp, r.Err()
+	case CodeAccepted:
+		err := decodeBody(r, p, layer, spans, &resp, asked)
+		return resp, err
+	case CodeSegmented:
+		r.FailAt("response", 0, codecs.Detail(codecs.ErrUnknownCode, "5660032 is one segment of a reply; decode it with the other segments"))
+	default:
+		r.FailAt("response", 0, codecs.Detail(codecs.ErrUnknownCode, strconv.FormatUint(uint64(resp.Code), 10)))
+	}
+	return resp, r.Err()
+}
+
+// trailing consumes and copies what is left in r.
+func trailing(r *wire.Reader) []byte {
+	n := r.Len()
+	if r.Failed() || n == 0 {
+		return nil
+	}
+	start := r.Offset()
+	b := r.Skip("trailing", n)
+	if r.Recording() {
+		r.Mark("trailing", "bytes", start, strconv.Itoa(n)+" bytes after the last field")
+	}
+	return append([]byte(nil), b...)
+}
+
+// layout is what the flags of a reply may leave open (zandronum.md 2.5).
+type layout struct {
+	teamByte bool // player records carry a team byte
+	fewer    bool // one player record fewer than numplayers
+	teams    int  // number of teams when SQF_TEAMINFO_NUMBER is absent
+}
+
+// body decodes the fields of a reply with one layout.
+type body struct {
+	r     *wire.Reader
+	t     text
+	resp  *Response
+	lay   layout
+	spans *[]codecs.Span // where r records, or nil
+}
+
+// firstLayoutBit is the first field whose decoding depends on the layout.
+const firstLayoutBit = 20 // SQF_PLAYERDATA
+
+// decodeBody decodes the reply from the echoed time on: the reassembled
+// buffer of a segmented reply starts there, a plain reply after its code.
+// r reads layer p (number layer) and stands at the time.
+func decodeBody(r *wire.Reader, p []byte, layer int, spans *[]codecs.Span, resp *Response, asked Flag) error {
+	t := text(p)
+	resp.Time = r.U32LE("time")
+	resp.Version = t.cstring(r, "version")
+	resp.Flags = Flag(flags32(r, "flags", "flags:SQF", flagString))
+	b := body{r: r, t: t, resp: resp, spans: spans}
+	for bit := range firstLayoutBit {
+		if resp.Flags&(1<<bit) != 0 && !r.Failed() {
+			fieldDecoders[bit](&b)
+		}
+	}
+	if r.Failed() {
+		return r.Err()
+	}
+
+	all, nc := layouts(resp, asked)
+	cands := all[:nc]
+	mark, snap, nspans := r.Offset(), *resp, spanCount(spans)
+	b.lay = cands[0]
+	b.tail()
+	if b.clean() {
+		resp.Guessed = guessOf(resp, cands[0], cands[0])
+		return nil
+	}
+	err := r.Err()
+	for _, l := range cands[1:] {
+		try := snap
+		pr := wire.NewReader(Protocol, p, layer, nil)
+		pr.Skip("", mark)
+		pb := body{r: pr, t: t, resp: &try, lay: l}
+		pb.tail()
+		if !pb.clean() {
+			continue
+		}
+		if spans == nil {
+			*resp = try
+		} else {
+			*spans = (*spans)[:nspans]
+			*resp = snap
+			rr := wire.NewReader(Protocol, p, layer, spans)
+			rr.Skip("", mark)
+			(&body{r: rr, t: t, resp: resp, lay: l, spans: spans}).tail()
+		}
+		resp.Guessed = guessOf(resp, cands[0], l)
+		return nil
+	}
+	resp.Guessed = guessOf(resp, cands[0], cands[0])
+	return err
+}
+
+// clean reports whether the layout decoded every byte without error.
+func (b *body) clean() bool { return !b.r.Failed() && len(b.resp.Trailing) == 0 }
+
+// tail decodes the fields from SQF_PLAYERDATA on, then the SQF2 fields,
+// then keeps what is left as Trailing.
+func (b *body) tail() {
+	f := b.resp.Flags
+	for bit := firstLayoutBit; bit < 31; bit++ {
+		if f&(1<<bit) != 0 && !b.r.Failed() {
+			fieldDecoders[bit](b)
+		}
+	}
+	if f&SQF_EXTENDED_INFO != 0 && !b.r.Failed() {
+		b.resp.Flags2 = Flag2(flags32(b.r, "flags2", "flags:SQF2", flag2String))
+		b.r.Enter("sqf2", -1)
+		for bit := range len(field2Decoders) {
+			if b.resp.Flags2&(1<<bit) != 0 && !b.r.Failed() {
+				field2Decoders[bit](b)
+			}
+		}
+		b.r.Leave()
+	}
+	b.resp.Trailing = trailing(b.r)
+}
+
+// layouts returns the layouts to try, the one the flags and mode point to
+// first. A TEAMINFO or TEAMSCORES flag in the reply means the mode puts
+// players on teams; a requested TEAMINFO_NUMBER missing from the reply
+// means it does not; both are exact. Otherwise the mode's table entry
+// decides, and the other choice is tried when that does not decode.
+func layouts(resp *Response, asked Flag) (out [16]layout, n int) {
+	f := resp.Flags
+	var pref layout
+	exact := true
+	switch {
+	case f&SQF_TEAMINFO != 0:
+		pref.teamByte = true
+	case asked&SQF_TEAMINFO_NUMBER != 0:
+		pref.teamByte = false
+	default:
+		exact = false
+		if f&SQF_GAMETYPE != 0 {
+			info, _ := resp.GameMode.Info()
+			pref.teamByte = info.OnTeams
+		}
+	}
+	// Without TEAMINFO_NUMBER the team count is unknown: two teams is the
+	// stock setup; the others are tried in turn.
+	teamCounts, nt := [4]int{0}, 1
+	if f&SQF_TEAMINFO_NUMBER == 0 && f&(SQF_TEAMINFO_NAME|SQF_TEAMINFO_COLOR|SQF_TEAMINFO_SCORE) != 0 {
+		teamCounts, nt = [4]int{2, 4, 3, 1}, 4
+	}
+	players := f&SQF_PLAYERDATA != 0 && resp.NumPlayers > 0
+	for _, few := range [2]bool{false, true} {
+		if few && !players {
+			break
+		}
+		for _, tb := range [2]bool{pref.teamByte, !pref.teamByte} {
+			if tb != pref.teamByte && (exact || !players) {
+				break
+			}
+			for _, tc := range teamCounts[:nt] {
+				out[n] = layout{teamByte: tb, fewer: few, teams: tc}
+				n++
+			}
+		}
+	}
+	return out, n
+}
+
+func guessOf(resp *Response, pref, got layout) Guess {
+	var g Guess
+	if got.teamByte != pref.teamByte {
+		g |= GuessTeamByte
+	}
+	if got.fewer {
+		g |= GuessPlayerCount
+	}
+	if got.teams != 0 && len(resp.Teams) > 0 {
+		g |= GuessTeamCount
+	}
+	return g
+}
+
+// capCount bounds a count read from the wire by what the rest of the
+// layer can hold when every element takes at least min bytes.
+func capCount(r *wire.Reader, n, size int) int {
+	return max(0, min(n, r.Len()/size))
+}
+
+// fieldDecoders[bit] decodes the field of SQF flag 1<<bit (zandronum.md
+// 2.4). Bit 15 carries nothing; bit 31 is handled by tail.
+var fieldDecoders = [31]func(b *body){
+	0: func(b *body) { b.resp.Name = b.t.cstring(b.r, "name") },
+	1: func(b *body) { b.resp.URL = b.t.cstring(b.r, "url") },
+	2: func(b *body) { b.resp.Email = b.t.cstring(b.r, "email") },
+	3: func(b *body) { b.resp.Map = b.t.cstring(b.r, "map") },
+	4: func(b *body) { b.resp.MaxClients = b.r.U8("maxclients") },
+	5: func(b *body) { b.resp.MaxPlayers = b.r.U8("maxplayers") },
+	6: func(b *body) { b.resp.PWADs = b.strings("pwads") },
+	7: func(b *body) {
+		b.resp.GameMode = GameMode(enum8(b.r, "gamemode", func(v uint8) string { return GameMode(v).String() }))
+		b.resp.Instagib = b.r.U8("instagib")
+		b.resp.Buckshot = b.r.U8("buckshot")
+	},
+	8:  func(b *body) { b.resp.GameName = b.t.cstring(b.r, "gamename") },
+	9:  func(b *body) { b.resp.IWAD = b.t.cstring(b.r, "iwad") },
+	10: func(b *body) { b.resp.ForcePassword = b.r.U8("forcepassword") },
+	11: func(b *body) { b.resp.ForceJoinPassword = b.r.U8("forcejoinpassword") },
+	12: func(b *body) { b.resp.Skill = b.r.U8("skill") },
+	13: func(b *body) { b.resp.BotSkill = b.r.U8("botskill") },
+	14: func(b *body) {
+		b.resp.DMFlags[0] = b.r.U32LE("dmflags")
+		b.resp.DMFlags[1] = b.r.U32LE("dmflags2")
+		b.resp.DMFlags[2] = b.r.U32LE("compatflags")
+	},
+	15: func(b *body) {},
+	16: func(b *body) {
+		l := &b.resp.Limits
+		b.r.Enter("limits", -1)
+		l.FragLimit = b.r.U16LE("fraglimit")
+		l.TimeLimit = b.r.U16LE("timelimit")
+		if l.TimeLimit != 0 {
+			l.TimeLeft = b.r.U16LE("timeleft")
+		}
+		l.DuelLimit = b.r.U16LE("duellimit")
+		l.PointLimit = b.r.U16LE("pointlimit")
+		l.WinLimit = b.r.U16LE("winlimit")
+		b.r.Leave()
+	},
+	17: func(b *body) { b.resp.TeamDamage = b.r.F32LE("teamdamage") },
+	18: func(b *body) {
+		for i := range b.resp.TeamScores {
+			b.r.Enter("teamscores", i)
+			b.resp.TeamScores[i] = b.r.S16LE("")
+			b.r.Leave()
+		}
+	},
+	19: func(b *body) { b.resp.NumPlayers = b.r.U8("numplayers") },
+	20: (*body).players,
+	21: func(b *body) { b.resp.NumTeams = b.r.U8("numteams") },
+	22: func(b *body) {
+		ts := b.teams(1)
+		for i := range ts {
+			b.r.Enter("team_names", i)
+			ts[i].Name = b.t.cstring(b.r, "")
+			b.r.Leave()
+		}
+	},
+	23: func(b *body) {
+		ts := b.teams(4)
+		for i := range ts {
+			b.r.Enter("team_colors", i)
+			start := b.r.Offset()
+			v := b.r.Skip("", 4)
+			if len(v) == 4 {
+				ts[i].Color = uint32(v[0]) | uint32(v[1])<<8 | uint32(v[2])<<16 | uint32(v[3])<<24
+				if b.r.Recording() {
+					b.r.Mark("", "u32le", start, "0x"+hex32(ts[i].Color))
+				}
+			}
+			b.r.Leave()
+		}
+	},
+	24: func(b *body) {
+		ts := b.teams(2)
+		for i := range ts {
+			b.r.Enter("team_scores", i)
+			ts[i].Score = b.r.S16LE("")
+			b.r.Leave()
+		}
+	},
+	25: func(b *body) {
+		b.resp.Testing = b.r.U8("testing")
+		b.resp.TestingName = b.t.cstring(b.r, "testing_name")
+	},
+	26: func(b *body) { b.resp.DataMD5Sum = b.t.cstring(b.r, "data_md5sum") },
+	27: func(b *body) {
+		n := b.count("all_dmflags", 4)
+		if n < 0 {
+			return
+		}
+		v := make([]uint32, 0, n)
+		for i := range n {
+			b.r.Enter("all_dmflags", i)
+			x := b.r.U32LE("")
+			b.r.Leave()
+			if b.r.Failed() {
+				break
+			}
+			v = append(v, x)
+		}
+		b.resp.AllDMFlags = v
+	},
+	28: func(b *body) { b.resp.Security = b.r.U8("security") },
+	29: func(b *body) {
+		n := b.count("optional_wads", 1)
+		if n < 0 {
+			return
+		}
+		v := make([]uint8, 0, n)
+		for i := range n {
+			b.r.Enter("optional_wads", i)
+			x := b.r.U8("")
+			b.r.Leave()
+			if b.r.Failed() {
+				break
+			}
+			v = append(v, x)
+		}
+		b.resp.OptionalWADs = v
+	},
+	30: func(b *body) { b.resp.DEH = b.strings("deh") },
+}
+
+// field2Decoders[bit] decodes the field of SQF2 flag 1<<bit, under the
+// path "sqf2".
+var field2Decoders = [...]func(b *body){
+	0: func(b *body) { b.resp.PWADHashes = b.strings("pwad_hashes") },
+	1: func(b *body) {
+		start := b.r.Offset()
+		c := b.r.Skip("country", 3)
+		if len(c) == 3 {
+			b.resp.Country = b.t.of(start, c)
+			if b.r.Recording() {
+				b.r.Mark("country", "chars", start, b.resp.Country)
+			}
+		}
+	},
+	2: func(b *body) { b.resp.GameModeName = b.t.cstring(b.r, "gamemode_name") },
+	3: func(b *body) { b.resp.GameModeShort = b.t.cstring(b.r, "gamemode_shortname") },
+	4: func(b *body) { b.resp.VoiceChat = b.r.U8("voicechat") },
+}
+
+// count reads the BYTE count of list name and bounds it by what is left
+// when each element takes at least min bytes. It returns -1 on error; a
+// count larger than the rest allows still fails, at the element that runs
+// short.
+func (b *body) count(name string, size int) int {
+	b.r.Enter(name, -1)
+	n := int(b.r.U8("count"))
+	b.r.Leave()
+	if b.r.Failed() {
+		return -1
+	}
+	if c := capCount(b.r, n, size); c < n {
+		// Read the elements that fit, so the error names the first one
+		// that does not.
+		return c + 1
+	}
+	return n
+}
+
+// strings reads a BYTE count and that many strings.
+func (b *body) strings(name string) []string {
+	n := b.count(name, 1)
+	if n < 0 {
+		return nil
+	}
+	v := make([]string, 0, n)
+	for i := range n {
+		b.r.Enter(name, i)
+		s := b.t.cstring(b.r, "")
+		b.r.Leave()
+		if b.r.Failed() {
+			break
+		}
+		v = append(v, s)
+	}
+	return v
+}
+
+// teams returns the team list for a TEAMINFO name, colour or score field,
+// creating it with the announced (or, without TEAMINFO_NUMBER, the
+// layout's) number of teams, bounded by what the rest can hold.
+func (b *body) teams(size int) []Team {
+	if b.resp.Teams != nil {
+		return b.resp.Teams
+	}
+	n := int(b.resp.NumTeams)
+	if b.resp.Flags&SQF_TEAMINFO_NUMBER == 0 {
+		n = b.lay.teams
+	}
+	if c := capCount(b.r, n, size); c < n {
+		n = c + 1
+	}
+	b.resp.Teams = make([]Team, n)
+	return b.resp.Teams
+}
+
+// players reads the SQF_PLAYERDATA records: numplayers of them (one fewer
+// with layout.fewer), each with a team byte when layout.teamByte.
+func (b *body) players() {
+	r := b.r
+	if b.resp.Flags&SQF_NUMPLAYERS == 0 {
+		r.Fail("players", codecs.Detail(codecs.ErrBadValue, "player data without SQF_NUMPLAYERS"))
+		return
+	}
+	n := int(b.resp.NumPlayers)
+	if b.lay.fewer && n > 0 {
+		n--
+	}
+	// A record takes at least 7 bytes (empty name, no team byte).
+	if c := capCount(r, n, 7); c < n {
+		n = c + 1
+	}
+	ps := make([]Player, 0, n)
+	spans := b.spans
+	for i := range n {
+		r.Enter("players", i)
+		start, at := r.Offset(), spanCount(spans)
+		var p Player
+		p.Name = b.t.cstring(r, "name")
+		p.Score = r.S16LE("score")
+		p.Ping = r.U16LE("ping")
+		p.Spectator = r.U8("spectator")
+		p.Bot = r.U8("bot")
+		if b.lay.teamByte {
+			p.Team = enum8(r, "team", teamName)
+		}
+		p.Minutes = r.U8("minutes")
+		if r.Recording() {
+			markGroup(r, spans, at, "", "group", start, StripColors(p.Name))
+		}
+		r.Leave()
+		if r.Failed() {
+			break
+		}
+		ps = append(ps, p)
+	}
+	b.resp.Players = ps
+	b.resp.TeamByte = b.lay.teamByte
+}
+
+func teamName(v uint8) string {
+	switch v {
+	case TeamBlue:
+		return "blue"
+	case TeamRed:
+		return "red"
+	case TeamGreen:
+		return "green"
+	case TeamGold:
+		return "gold"
+	case NoTeam:
+		return "no team"
+	}
+	return "team " + strconv.Itoa(int(v))
+}

@@ -1,0 +1,358 @@
+package zandronum
+
+import (
+	"encoding/binary"
+	"strconv"
+
+	"github.com/querylens/querylens/codecs"
+	"github.com/querylens/querylens/codecs/internal/wire"
+)
+
+// Segmented replies (zandronum.md 2.7): the server writes the reply
+// without its first LONG into one buffer of S bytes, cuts it into chunks of
+// at most sv_maxpacketsize-12 bytes and sends each chunk behind a 12-byte
+// header as its own datagram.
+const (
+	segmentHeader = 12
+	// DefaultMaxPacketSize is sv_maxpacketsize's default: segments carry at
+	// most DefaultMaxPacketSize-12 bytes of the reply.
+	DefaultMaxPacketSize = 1024
+)
+
+// Segment is one datagram of a segmented reply.
+type Segment struct {
+	Number    uint8  // 0-based
+	Total     uint8  // number of segments
+	Offset    uint16 // of Data in the reassembled reply
+	Size      uint16 // len(Data)
+	TotalSize uint16 // size of the reassembled reply
+	Data      []byte // aliases the payload it was decoded from
+}
+
+// DecodeSegmentPayload decodes the header of one segment's plain payload
+// and checks it on its own: Number < Total and Offset+Size <= TotalSize.
+// Data aliases p.
+func DecodeSegmentPayload(p []byte) (Segment, error) {
+	s := getScratch()
+	defer putScratch(s)
+	s.r.Reset(p, 0)
+	g, _ := decodeSegment(s.r)
+	return g, s.r.Err()
+}
+
+// decodeSegment reads one segment; it returns the bytes left after the
+// chunk.
+func decodeSegment(r *wire.Reader) (Segment, int) {
+	var g Segment
+	expect32(r, "response", CodeSegmented)
+	r.Enter("segment", -1)
+	defer r.Leave()
+	numStart := r.Offset()
+	g.Number = r.U8("number")
+	totStart := r.Offset()
+	g.Total = r.U8("total")
+	offStart := r.Offset()
+	g.Offset = r.U16LE("offset")
+	g.Size = r.U16LE("size")
+	g.TotalSize = r.U16LE("total_size")
+	switch {
+	case r.Failed():
+		return g, 0
+	case g.Total == 0:
+		r.FailAt("total", totStart, codecs.Detail(codecs.ErrBadValue, "a reply of 0 segments"))
+	case g.Number >= g.Total:
+		r.FailAt("number", numStart, codecs.Detail(codecs.ErrBadValue, "segment "+strconv.Itoa(int(g.Number))+" of "+strconv.Itoa(int(g.Total))))
+	case int(g.Offset)+int(g.Size) > int(g.TotalSize):
+		r.FailAt("offset", offStart, codecs.Detail(codecs.ErrBadValue, "bytes "+strconv.Itoa(int(g.Offset))+"-"+
+			strconv.Itoa(int(g.Offset)+int(g.Size))+" past the total size "+strconv.Itoa(int(g.TotalSize))))
+	}
+	if r.Failed() {
+		return g, 0
+	}
+	start := r.Offset()
+	g.Data = r.Skip("data", int(g.Size))
+	if r.Recording() {
+		r.Mark("data", "bytes", start, strconv.Itoa(int(g.Size))+" bytes of the reply at offset "+strconv.Itoa(int(g.Offset)))
+	}
+	n := r.Len()
+	if n > 0 && !r.Failed() {
+		start := r.Offset()
+		r.Skip("trailing", n)
+		if r.Recording() {
+			r.Mark("trailing", "bytes", start, strconv.Itoa(n)+" bytes after the chunk")
+		}
+	}
+	return g, n
+}
+
+// DecodeSegmented reassembles and decodes a segmented reply from its
+// datagrams (Huffman layer included), given in any order. Segments must
+// agree on the totals, be numbered below the total, each appear once and
+// cover the reply exactly; otherwise the error names the segment's layer
+// ("payload 2" for the third datagram) and field. With segments missing it
+// returns ErrIncomplete and the fields of the part received from offset 0.
+func DecodeSegmented(datagrams [][]byte) (Response, error) {
+	s := getScratch()
+	defer putScratch(s)
+	res, err := decodeSegmentedWire(nil, &s.buf, datagrams, 0)
+	return res.resp, err
+}
+
+// DecodeSegmentedPayloads is DecodeSegmented for plain payloads.
+func DecodeSegmentedPayloads(payloads [][]byte) (Response, error) {
+	res, err := decodeSegmented(nil, payloads, nil, 0)
+	return res.resp, err
+}
+
+// segmented is a decoded segmented reply with its segments by number.
+type segmented struct {
+	resp     Response
+	segs     []Segment
+	trailing bool // bytes after a chunk
+}
+
+// unwrapAll decodes every datagram's Huffman layer into *buf and returns
+// the payloads and their layer indices (with a sink).
+func unwrapAll(sk *sink, buf *[]byte, datagrams [][]byte) (payloads [][]byte, layers []int, legacy bool, err error) {
+	payloads = make([][]byte, len(datagrams))
+	if sk != nil {
+		layers = make([]int, len(datagrams))
+	}
+	// Decode everything into one buffer first, then cut it: appending may
+	// move the buffer, so the payloads are sliced out only at the end.
+	ends := make([]int, len(datagrams))
+	for i, d := range datagrams {
+		legacy = legacy || isLegacy(d)
+		wn, _ := layerNames(i, len(datagrams))
+		*buf, err = unwrap(*buf, d, wn)
+		ends[i] = len(*buf)
+		if err != nil {
+			if sk != nil {
+				wl := sk.addLayer(wn, d, -1)
+				sk.wireSpans(wl, d, 0)
+			}
+			return nil, nil, legacy, err
+		}
+	}
+	start := 0
+	for i, end := range ends {
+		payloads[i] = (*buf)[start:end:end]
+		start = end
+		if sk != nil {
+			wn, pn := layerNames(i, len(datagrams))
+			wl := sk.addLayer(wn, datagrams[i], -1)
+			sk.wireSpans(wl, datagrams[i], len(payloads[i]))
+			layers[i] = sk.addLayer(pn, payloads[i], wl)
+		}
+	}
+	return payloads, layers, legacy, nil
+}
+
+func decodeSegmentedWire(sk *sink, buf *[]byte, datagrams [][]byte, asked Flag) (segmented, error) {
+	payloads, layers, _, err := unwrapAll(sk, buf, datagrams)
+	if err != nil {
+		return segmented{resp: Response{Code: CodeSegmented}}, err
+	}
+	return decodeSegmented(sk, payloads, layers, asked)
+}
+
+// decodeSegmented decodes the segments' headers, checks them against each
+// other, reassembles the reply and decodes it.
+func decodeSegmented(sk *sink, payloads [][]byte, layers []int, asked Flag) (segmented, error) {
+	res := segmented{resp: Response{Code: CodeSegmented}}
+	n := len(payloads)
+	if n == 0 {
+		return res, &codecs.Error{Protocol: Protocol, Field: "segments", Err: codecs.Detail(codecs.ErrIncomplete, "no segment")}
+	}
+	segs := make([]Segment, n)
+	for i, p := range payloads {
+		li := 0
+		if layers != nil {
+			li = layers[i]
+		}
+		r := wire.NewReader(Protocol, p, li, sk.spanPtr())
+		var left int
+		segs[i], left = decodeSegment(r)
+		res.trailing = res.trailing || left > 0
+		if err := r.Err(); err != nil {
+			return res, inLayer(err, payloadName(i, n))
+		}
+	}
+	// Check the set: same totals, each number once.
+	first := segs[0]
+	var seen [256]bool
+	for i := range segs {
+		g := &segs[i]
+		var field, msg string
+		var off int
+		switch {
+		case g.Total != first.Total:
+			field, off, msg = "total", 5, "total "+strconv.Itoa(int(g.Total))+", the first segment said "+strconv.Itoa(int(first.Total))
+		case g.TotalSize != first.TotalSize:
+			field, off, msg = "total_size", 10, "total size "+strconv.Itoa(int(g.TotalSize))+", the first segment said "+strconv.Itoa(int(first.TotalSize))
+		case seen[g.Number]:
+			field, off, msg = "number", 4, "segment "+strconv.Itoa(int(g.Number))+" received twice"
+		}
+		if msg != "" {
+			return res, &codecs.Error{Protocol: Protocol, Field: "segment." + field, Offset: off, Layer: payloadName(i, n), Err: codecs.Detail(codecs.ErrBadValue, msg)}
+		}
+		seen[g.Number] = true
+	}
+	if n < int(first.Total) {
+		missing := 0
+		for seen[missing] {
+			missing++
+		}
+		sortByNumber(segs)
+		res.segs = segs
+		res.resp = partialSegmented(segs, asked)
+		return res, &codecs.Error{Protocol: Protocol, Field: "segments", Err: codecs.Detail(codecs.ErrIncomplete,
+			"segment "+strconv.Itoa(missing)+" of "+strconv.Itoa(int(first.Total))+" missing")}
+	}
+
+	// With every number present the chunks must tile [0, TotalSize)
+	// exactly; walk them by offset.
+	byOffset := make([]int, n)
+	for i := range byOffset {
+		byOffset[i] = i
+	}
+	for i := 1; i < n; i++ {
+		for j := i; j > 0 && segs[byOffset[j]].Offset < segs[byOffset[j-1]].Offset; j-- {
+			byOffset[j], byOffset[j-1] = byOffset[j-1], byOffset[j]
+		}
+	}
+	pos := 0
+	for _, k := range byOffset {
+		g := &segs[k]
+		var msg string
+		switch {
+		case int(g.Offset) > pos:
+			msg = "bytes " + strconv.Itoa(pos) + "-" + strconv.Itoa(int(g.Offset)) + " are in no segment"
+		case int(g.Offset) < pos:
+			msg = "overlaps the segment before it, which ends at " + strconv.Itoa(pos)
+		}
+		if msg != "" {
+			return res, &codecs.Error{Protocol: Protocol, Field: "segment.offset", Offset: 6, Layer: payloadName(k, n),
+				Err: codecs.Detail(codecs.ErrBadValue, "segment "+strconv.Itoa(int(g.Number))+": "+msg)}
+		}
+		pos += int(g.Size)
+	}
+	if pos != int(first.TotalSize) {
+		k := byOffset[n-1]
+		return res, &codecs.Error{Protocol: Protocol, Field: "segment.total_size", Offset: 10, Layer: payloadName(k, n),
+			Err: codecs.Detail(codecs.ErrIncomplete, "bytes "+strconv.Itoa(pos)+"-"+strconv.Itoa(int(first.TotalSize))+" are in no segment")}
+	}
+
+	// pos is the sum of the chunk sizes, so bounded by the input.
+	whole := make([]byte, pos)
+	for i := range segs {
+		copy(whole[segs[i].Offset:], segs[i].Data)
+	}
+	sortByNumber(segs)
+	res.segs = segs
+	li := sk.addLayer("reassembled", whole, -1)
+	rr := wire.NewReader(Protocol, whole, li, sk.spanPtr())
+	err := decodeBody(rr, whole, li, sk.spanPtr(), &res.resp, asked)
+	return res, inLayer(err, "reassembled")
+}
+
+func payloadName(i, n int) string {
+	_, pn := layerNames(i, n)
+	return pn
+}
+
+// partialSegmented decodes the part of an incomplete reply that the
+// segments held cover from offset 0 on, for a partial result.
+func partialSegmented(segs []Segment, asked Flag) Response {
+	resp := Response{Code: CodeSegmented}
+	pos := 0
+	for {
+		next := -1
+		for i := range segs {
+			if int(segs[i].Offset) == pos && segs[i].Size > 0 {
+				next = i
+				break
+			}
+		}
+		if next < 0 {
+			break
+		}
+		pos += int(segs[next].Size)
+	}
+	if pos == 0 {
+		return resp
+	}
+	buf := make([]byte, 0, pos)
+	for len(buf) < pos {
+		for i := range segs {
+			if int(segs[i].Offset) == len(buf) && segs[i].Size > 0 {
+				buf = append(buf, segs[i].Data...)
+				break
+			}
+		}
+	}
+	r := wire.NewReader(Protocol, buf, 0, nil)
+	decodeBody(r, buf, 0, nil, &resp, asked)
+	return resp
+}
+
+// sortByNumber sorts segments by number; there are at most 256, so
+// insertion sort does.
+func sortByNumber(segs []Segment) {
+	for i := 1; i < len(segs); i++ {
+		for j := i; j > 0 && segs[j].Number < segs[j-1].Number; j-- {
+			segs[j], segs[j-1] = segs[j-1], segs[j]
+		}
+	}
+}
+
+// AppendSegmented appends the datagrams (Huffman layer included) of reply
+// resp sent segmented to dst. See AppendSegmentedPayloads.
+func AppendSegmented(dst [][]byte, resp Response, maxPacket int) ([][]byte, error) {
+	n := len(dst)
+	dst, err := AppendSegmentedPayloads(dst, resp, maxPacket)
+	if err != nil {
+		return dst, err
+	}
+	for i := n; i < len(dst); i++ {
+		dst[i] = wrap(nil, dst[i])
+	}
+	return dst, nil
+}
+
+// AppendSegmentedPayloads appends the plain payloads of reply resp sent
+// segmented, as a server with sv_maxpacketsize maxPacket cuts it: the reply
+// from the time on (resp.Code is not sent), in chunks of at most
+// maxPacket-12 bytes, in order.
+func AppendSegmentedPayloads(dst [][]byte, resp Response, maxPacket int) ([][]byte, error) {
+	if maxPacket <= segmentHeader {
+		return dst, &codecs.Error{Protocol: Protocol, Field: "segment.size", Err: codecs.Detail(codecs.ErrBadValue, "packet size "+strconv.Itoa(maxPacket)+" leaves no room after the 12-byte header")}
+	}
+	e := encoder{}
+	e.body(&resp)
+	if e.err != nil {
+		return dst, e.err
+	}
+	whole := e.b
+	chunk := maxPacket - segmentHeader
+	total := (len(whole) + chunk - 1) / chunk
+	switch {
+	case len(whole) > 0xffff:
+		return dst, &codecs.Error{Protocol: Protocol, Field: "segment.total_size", Err: codecs.Detail(codecs.ErrTooLong, strconv.Itoa(len(whole))+" bytes, at most 65535")}
+	case total > 255:
+		return dst, &codecs.Error{Protocol: Protocol, Field: "segment.total", Err: codecs.Detail(codecs.ErrTooLong, strconv.Itoa(total)+" segments, at most 255")}
+	}
+	for i := range total {
+		off := i * chunk
+		size := min(chunk, len(whole)-off)
+		p := make([]byte, 0, segmentHeader+size)
+		p = binary.LittleEndian.AppendUint32(p, CodeSegmented)
+		p = append(p, byte(i), byte(total))
+		p = binary.LittleEndian.AppendUint16(p, uint16(off))
+		p = binary.LittleEndian.AppendUint16(p, uint16(size))
+		p = binary.LittleEndian.AppendUint16(p, uint16(len(whole)))
+		p = append(p, whole[off:off+size]...)
+		dst = append(dst, p)
+	}
+	return dst, nil
+}

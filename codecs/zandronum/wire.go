@@ -1,0 +1,243 @@
+package zandronum
+
+import (
+	"errors"
+	"strconv"
+	"strings"
+	"sync"
+
+	"github.com/querylens/querylens/codecs"
+	"github.com/querylens/querylens/codecs/internal/wire"
+	"github.com/querylens/querylens/huffman"
+)
+
+// scratch is the reusable state of a decode without spans: a buffer for
+// the Huffman payloads and a cursor whose path stack keeps its capacity.
+// Nothing decoded aliases it: strings and slices in results are copies.
+type scratch struct {
+	buf []byte
+	r   *wire.Reader
+}
+
+var scratchPool = sync.Pool{New: func() any {
+	return &scratch{buf: make([]byte, 0, 2048), r: wire.NewReader(Protocol, nil, 0, nil)}
+}}
+
+func getScratch() *scratch { return scratchPool.Get().(*scratch) }
+
+func putScratch(s *scratch) {
+	if cap(s.buf) > huffman.MaxDecoded*2 {
+		return // do not keep what one huge message grew
+	}
+	s.buf = s.buf[:0]
+	scratchPool.Put(s)
+}
+
+// unwrap appends the payload of datagram b to dst. A Huffman problem is a
+// *codecs.Error in the wire layer, with the byte offset the Huffman
+// decoder reported.
+func unwrap(dst, b []byte, layer string) ([]byte, error) {
+	out, err := huffman.Decode(dst, b)
+	if err == nil {
+		return out, nil
+	}
+	off := 0
+	text := err.Error()
+	var he *huffman.Error
+	if errors.As(err, &he) {
+		off, text = he.Offset, he.Err.Error()
+	}
+	return out, &codecs.Error{Protocol: Protocol, Field: "huffman", Offset: off, Layer: layer, Err: codecs.Detail(codecs.ErrHuffman, text)}
+}
+
+// isLegacy reports a datagram only the legacy encoder produces.
+func isLegacy(b []byte) bool { return huffman.IsLegacy(b) }
+
+// wrap appends payload p as a datagram, with the current encoder's rule.
+func wrap(dst, p []byte) []byte { return huffman.Encode(dst, p) }
+
+// Wrap appends the datagram carrying payload p (Huffman-encoded with the
+// current Zandronum rule) to dst. Every Append* function without the
+// Payload suffix is its Payload twin followed by Wrap.
+func Wrap(dst, p []byte) []byte { return wrap(dst, p) }
+
+// Unwrap appends the payload carried by datagram b to dst (the Huffman
+// layer undone). Errors are *codecs.Error with Field "huffman".
+func Unwrap(dst, b []byte) ([]byte, error) { return unwrap(dst, b, "wire") }
+
+// layerNames returns the names of datagram i's two layers among n.
+func layerNames(i, n int) (wireName, payloadName string) {
+	if n == 1 {
+		return "wire", "payload"
+	}
+	s := strconv.Itoa(i)
+	return "wire " + s, "payload " + s
+}
+
+// inLayer sets the layer name of a *codecs.Error that has none.
+func inLayer(err error, name string) error {
+	var e *codecs.Error
+	if errors.As(err, &e) && e.Layer == "" {
+		e.Layer = name
+	}
+	return err
+}
+
+// sink records layers and spans for a Message when the caller asked for
+// them; a nil *sink records nothing, and its methods are no-ops.
+type sink struct {
+	layers []codecs.Layer
+	spans  []codecs.Span
+}
+
+func (s *sink) spanPtr() *[]codecs.Span {
+	if s == nil {
+		return nil
+	}
+	return &s.spans
+}
+
+// addLayer appends a layer and returns its index (or 0 with no sink).
+func (s *sink) addLayer(name string, b []byte, parent int) int {
+	if s == nil {
+		return 0
+	}
+	s.layers = append(s.layers, codecs.Layer{Name: name, Bytes: b, Parent: parent})
+	return len(s.layers) - 1
+}
+
+// wireSpans describes the Huffman framing of datagram b (layer li) that
+// decoded to n payload bytes.
+func (s *sink) wireSpans(li int, b []byte, n int) {
+	if s == nil || len(b) == 0 {
+		return
+	}
+	add := func(start, end int, field, kind, value string) {
+		s.spans = append(s.spans, codecs.Span{Layer: li, Start: start, End: end, Field: field, Kind: kind, Value: value})
+	}
+	if b[0] == 0xff {
+		add(0, 1, "huffman.marker", "u8", "255 = sent unencoded")
+		if len(b) > 1 {
+			add(1, len(b), "huffman.raw", "bytes", strconv.Itoa(len(b)-1)+" payload bytes")
+		}
+		return
+	}
+	add(0, 1, "huffman.padding", "u8", strconv.Itoa(int(b[0]))+" padding bits")
+	if len(b) > 1 {
+		bits := max((len(b)-1)*8-int(b[0]), 0)
+		add(1, len(b), "huffman.stream", "huffman", strconv.Itoa(bits)+" bits = "+strconv.Itoa(n)+" payload bytes")
+	}
+}
+
+// unwrapInto decodes datagram i of n into buf (appending) and, with a
+// sink, records its wire and payload layers. It returns the payload, its
+// layer index and whether the datagram is in the legacy encoder's form.
+func (s *sink) unwrapInto(buf []byte, b []byte, i, n int) (out, p []byte, li int, err error) {
+	wn, pn := layerNames(i, n)
+	start := len(buf)
+	out, err = unwrap(buf, b, wn)
+	p = out[start:len(out):len(out)]
+	wl := s.addLayer(wn, b, -1)
+	s.wireSpans(wl, b, len(p))
+	if err != nil {
+		return out, p, wl, err
+	}
+	li = s.addLayer(pn, p, wl)
+	return out, p, li, nil
+}
+
+// text is a whole layer as one string, so that ASCII strings of a message
+// are substrings of it and cost no allocation of their own.
+type text string
+
+// cstring reads a NUL-terminated string at the cursor as Latin-1.
+func (t text) cstring(r *wire.Reader, field string) string {
+	start := r.Offset()
+	return t.of(start, r.CString(field))
+}
+
+// of returns b, found at offset start of the layer, as UTF-8.
+func (t text) of(start int, b []byte) string {
+	if len(b) == 0 {
+		return ""
+	}
+	for _, c := range b {
+		if c >= 0x80 {
+			return codecs.Latin1(b)
+		}
+	}
+	if start < 0 || start+len(b) > len(t) {
+		return string(b)
+	}
+	return string(t[start : start+len(b)])
+}
+
+// expect32 reads a LONG that must equal want.
+func expect32(r *wire.Reader, field string, want uint32) uint32 {
+	start := r.Offset()
+	v := r.U32LE(field)
+	if !r.Failed() && v != want {
+		r.FailAt(field, start, codecs.Detail(codecs.ErrBadMagic, "got "+strconv.FormatUint(uint64(v), 10)+", want "+strconv.FormatUint(uint64(want), 10)))
+	}
+	return v
+}
+
+// flags32 reads a flag word and records it with its names.
+func flags32(r *wire.Reader, field, kind string, names func(uint32) string) uint32 {
+	start := r.Offset()
+	b := r.Skip(field, 4)
+	if len(b) < 4 {
+		return 0
+	}
+	v := uint32(b[0]) | uint32(b[1])<<8 | uint32(b[2])<<16 | uint32(b[3])<<24
+	if r.Recording() {
+		// The names without their common prefix keep dumps readable.
+		r.Mark(field, kind, start, "0x"+hex32(v)+" "+strings.NewReplacer("SQF2_", "", "SQF_", "").Replace(names(v)))
+	}
+	return v
+}
+
+func hex32(v uint32) string {
+	s := strconv.FormatUint(uint64(v), 16)
+	for len(s) < 8 {
+		s = "0" + s
+	}
+	return s
+}
+
+// enum8 reads a byte and records it as "value meaning".
+func enum8(r *wire.Reader, field string, meaning func(uint8) string) uint8 {
+	start := r.Offset()
+	b := r.Skip(field, 1)
+	if len(b) < 1 {
+		return 0
+	}
+	if r.Recording() {
+		r.Mark(field, "u8", start, strconv.Itoa(int(b[0]))+" "+meaning(b[0]))
+	}
+	return b[0]
+}
+
+// markGroup records a span enclosing several fields already recorded
+// since span index at, and moves it in front of them so that dumps read in
+// order.
+func markGroup(r *wire.Reader, spans *[]codecs.Span, at int, field, kind string, start int, value string) {
+	if spans == nil {
+		return
+	}
+	n := len(*spans)
+	r.Mark(field, kind, start, value)
+	s := *spans
+	if len(s) == n+1 && at >= 0 && at < n {
+		g := s[n]
+		copy(s[at+1:], s[at:n])
+		s[at] = g
+	}
+}
+
+func spanCount(spans *[]codecs.Span) int {
+	if spans == nil {
+		return 0
+	}
+	return len(*spans)
+}
