@@ -126,3 +126,26 @@ func Detect(b []byte) (Codec, Kind, error) {
 	}
 	return best, kind, nil
 }
+
+// QueryKeyer is implemented by codecs whose queries carry fields that only
+// echo back to the asker (Zandronum's time, GameSpy's request id,
+// Bloodmasters' token, OGP's request id). QueryKey returns the query with
+// those fields made neutral, so that a relay can answer identical questions
+// from different pages with one upstream query. It returns nil when b is
+// not a query of the protocol.
+type QueryKeyer interface {
+	QueryKey(b []byte) []byte
+}
+
+// QueryKey returns the cache key of query datagram b in protocol: the
+// codec's QueryKey when it has one, else b itself.
+func QueryKey(protocol string, b []byte) []byte {
+	if c, err := Lookup(protocol); err == nil {
+		if k, ok := c.(QueryKeyer); ok {
+			if key := k.QueryKey(b); key != nil {
+				return key
+			}
+		}
+	}
+	return b
+}
