@@ -169,30 +169,16 @@ func (dg *datagram) replyFields(f codecs.Object) codecs.Object {
 		{stNumClients, "num_clients", r.NumClients},
 		{stNumPlayers, "num_players", r.NumPlayers},
 		{stProtocol, "protocol", r.Protocol},
-	}
-	for _, s := range steps {
-		if st >= s.st {
-			f = f.Add(s.key, s.v)
-		}
-	}
-	if !r.Extended() {
-		return dg.tailFields(f)
-	}
-	ext := [...]struct {
-		st  stage
-		key string
-		v   any
-	}{
-		{stScoreLimit, "score_limit", r.ScoreLimit},
+		{stScoreLimit, "score_limit", r.ScoreLimit}, // the extended block from here on
 		{stTimeLimit, "time_limit", r.TimeLimit},
 		{stJoinSmallest, "join_smallest_team", r.JoinSmallestTeam},
 	}
-	for _, s := range ext {
-		if st >= s.st {
+	for _, s := range steps {
+		if st >= s.st && (s.st <= stProtocol || r.Extended()) {
 			f = f.Add(s.key, s.v)
 		}
 	}
-	if st >= stJoinSmallest {
+	if r.Extended() && st >= stJoinSmallest {
 		cs := make([]codecs.Object, 0, len(r.Clients))
 		for _, c := range r.Clients {
 			cs = append(cs, codecs.Object{{Key: "name", Value: text(c.Name)}, {Key: "team", Value: uint8(c.Team)},
@@ -203,12 +189,8 @@ func (dg *datagram) replyFields(f codecs.Object) codecs.Object {
 	if r.HasBuild {
 		f = f.Add("build_description", text(r.Build))
 	}
-	return dg.tailFields(f)
-}
-
-func (dg *datagram) tailFields(f codecs.Object) codecs.Object {
-	if len(dg.resp.Extra) > 0 {
-		f = f.Add("extra", codecs.Hex(dg.resp.Extra))
+	if len(r.Extra) > 0 {
+		f = f.Add("extra", codecs.Hex(r.Extra))
 	}
 	return f
 }

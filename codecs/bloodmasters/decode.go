@@ -142,7 +142,7 @@ type datagram struct {
 type decoder struct {
 	r      wire.Reader
 	spans  *[]codecs.Span
-	stage  stage // how far the ServerInfo message decoded
+	stage  stage  // how far the ServerInfo message decoded
 	end    int    // where the message's length says it ends (may pass the datagram)
 	values bool   // materialize strings and clients
 	text   string // the message's data as one string: string fields are substrings of it
@@ -296,30 +296,20 @@ func (d *decoder) serverInfo(dg *datagram, opt options) {
 		}
 		return
 	}
-	resp.Title = d.str("title")
-	d.mark(stTitle)
-	resp.Locked = r.Bool("locked")
-	d.mark(stLocked)
-	resp.Website = d.str("website")
-	d.mark(stWebsite)
-	resp.MaxClients = r.U8("max_clients")
-	d.mark(stMaxClients)
-	resp.MaxPlayers = r.U8("max_players")
-	d.mark(stMaxPlayers)
-	resp.GameType = GameType(d.enum("game_type", func(v uint8) string { return GameType(v).String() }))
-	d.mark(stGameType)
-	resp.Map = d.str("map")
-	d.mark(stMap)
-	resp.NumClients = r.U8("num_clients")
-	d.mark(stNumClients)
-	resp.NumPlayers = r.U8("num_players")
-	d.mark(stNumPlayers)
-	resp.Protocol = r.U8("protocol")
-	d.mark(stProtocol)
+	resp.Title = d.str("title", stTitle)
+	resp.Locked = d.bool("locked", stLocked)
+	resp.Website = d.str("website", stWebsite)
+	resp.MaxClients = d.u8("max_clients", stMaxClients)
+	resp.MaxPlayers = d.u8("max_players", stMaxPlayers)
+	resp.GameType = GameType(d.enum("game_type", stGameType, func(v uint8) string { return GameType(v).String() }))
+	resp.Map = d.str("map", stMap)
+	resp.NumClients = d.u8("num_clients", stNumClients)
+	resp.NumPlayers = d.u8("num_players", stNumPlayers)
+	resp.Protocol = d.u8("protocol", stProtocol)
 	if resp.Protocol >= ExtendedSince && !r.Failed() {
 		d.extended(resp)
 		if d.end > r.Offset() && !r.Failed() {
-			resp.Build = d.str("build_description")
+			resp.Build = d.str("build_description", stNone)
 			resp.HasBuild = !r.Failed()
 		}
 	}
@@ -336,12 +326,9 @@ func (d *decoder) serverInfo(dg *datagram, opt options) {
 // the client records.
 func (d *decoder) extended(resp *Response) {
 	r := &d.r
-	resp.ScoreLimit = r.S16BE("score_limit")
-	d.mark(stScoreLimit)
-	resp.TimeLimit = r.S16BE("time_limit")
-	d.mark(stTimeLimit)
-	resp.JoinSmallestTeam = r.Bool("join_smallest_team")
-	d.mark(stJoinSmallest)
+	resp.ScoreLimit = d.s16("score_limit", stScoreLimit)
+	resp.TimeLimit = d.s16("time_limit", stTimeLimit)
+	resp.JoinSmallestTeam = d.bool("join_smallest_team", stJoinSmallest)
 	n := int(resp.NumClients)
 	if d.values && !r.Failed() {
 		// The count is untrusted: reserve no more records than the bytes
@@ -352,10 +339,10 @@ func (d *decoder) extended(resp *Response) {
 		r.Enter("clients", i)
 		g := d.open()
 		var c Client
-		c.Name = d.str("name")
-		c.Team = Team(d.enum("team", func(v uint8) string { return Team(v).String() }))
-		c.Spectator = r.Bool("spectator")
-		c.Ping = r.S16BE("ping")
+		c.Name = d.str("name", stNone)
+		c.Team = Team(d.enum("team", stNone, func(v uint8) string { return Team(v).String() }))
+		c.Spectator = d.bool("spectator", stNone)
+		c.Ping = d.s16("ping", stNone)
 		d.close(g, c.Name)
 		r.Leave()
 		if d.values && !r.Failed() {
@@ -365,18 +352,44 @@ func (d *decoder) extended(resp *Response) {
 	d.mark(stClients)
 }
 
-// mark advances the stage when no read has failed.
+// mark advances the stage to s when no read has failed (stNone: a field
+// inside a list, which does not move the stage).
 func (d *decoder) mark(s stage) {
-	if !d.r.Failed() {
+	if !d.r.Failed() && s > d.stage {
 		d.stage = s
 	}
+}
+
+// u8, bool and s16 read a field with the cursor and mark its stage.
+func (d *decoder) u8(field string, s stage) uint8 {
+	v := d.r.U8(field)
+	d.mark(s)
+	return v
+}
+
+func (d *decoder) bool(field string, s stage) bool {
+	v := d.r.Bool(field)
+	d.mark(s)
+	return v
+}
+
+func (d *decoder) s16(field string, s stage) int16 {
+	v := d.r.S16BE(field)
+	d.mark(s)
+	return v
 }
 
 // str reads a .NET BinaryWriter string: a 7-bit encoded length (ULEB128, at
 // most 5 bytes, at most MaxInt32) and that many bytes. A length that runs past
 // the message's own length field is hostile (ErrTooLong); one that only runs
 // past the datagram is a cut reply (ErrShort). Both fail at the string's start.
-func (d *decoder) str(field string) string {
+func (d *decoder) str(field string, s stage) string {
+	v := d.readString(field)
+	d.mark(s)
+	return v
+}
+
+func (d *decoder) readString(field string) string {
 	r := &d.r
 	if r.Failed() {
 		return ""
@@ -408,7 +421,7 @@ func (d *decoder) str(field string) string {
 }
 
 // enum reads one byte shown by its name.
-func (d *decoder) enum(field string, name func(uint8) string) uint8 {
+func (d *decoder) enum(field string, s stage, name func(uint8) string) uint8 {
 	r := &d.r
 	start := r.Offset()
 	b := r.Skip(field, 1)
@@ -418,6 +431,7 @@ func (d *decoder) enum(field string, name func(uint8) string) uint8 {
 	if r.Recording() {
 		r.Mark(field, "enum:"+field, start, name(b[0]))
 	}
+	d.mark(s)
 	return b[0]
 }
 
