@@ -1,7 +1,6 @@
 package huffman
 
 import (
-	"encoding/binary"
 	"errors"
 	"slices"
 	"strconv"
@@ -84,86 +83,26 @@ func Decode(dst, src []byte) ([]byte, error) {
 	dst = slices.Grow(dst, room)
 	out := dst[base : base+room]
 
-	var (
-		bits uint64  // stream bits not yet consumed; the next one is bit 0
-		nb   uint    // how many low bits of bits are valid
-		i    int     // next byte of data not yet counted in nb
-		left = total // meaningful bits not yet consumed
-		o    int     // bytes written to out
-	)
+	o, pos := decodeFast(out, data, total)
 
-	// Fast path: while at least 8 input bytes remain, refill with one
-	// unaligned 64-bit little-endian load shifted left by nb, which puts
-	// data[i] just above the valid bits. Write nb = 8a+r (r < 8): the bytes
-	// that fit whole below bit 64 number (63-nb)>>3 = 7-a, so nb becomes
-	// 8a+r + 8(7-a) = 56+r, which is nb|56 because a <= 7. The byte that
-	// only partly fits is not counted; its low bits sit at their true
-	// position and the next refill ORs the same bits there again, so the
-	// overlap is harmless.
-	//
-	// After a refill at least 56 bits are valid, enough for five codes of
-	// at most 10 bits. The batch is also only run when all five codes lie
-	// inside the meaningful bits (left >= 50) and fit in out, so the loop
-	// body needs no per-symbol checks. Each step looks up the next 10 bits
-	// (index = low bits, first stream bit in bit 0), emits the symbol and
-	// drops the code's length from the buffer.
-	for i+8 <= len(data) && left >= 5*maxCodeLen && o+5 <= len(out) {
-		bits |= binary.LittleEndian.Uint64(data[i:]) << nb
-		i += int((63 - nb) >> 3)
-		nb |= 56
-
-		e0 := decTable[bits&tableMask]
-		bits >>= e0 & 15
-		e1 := decTable[bits&tableMask]
-		bits >>= e1 & 15
-		e2 := decTable[bits&tableMask]
-		bits >>= e2 & 15
-		e3 := decTable[bits&tableMask]
-		bits >>= e3 & 15
-		e4 := decTable[bits&tableMask]
-		bits >>= e4 & 15
-
-		w := out[o : o+5 : o+5]
-		w[0] = byte(e0 >> 4)
-		w[1] = byte(e1 >> 4)
-		w[2] = byte(e2 >> 4)
-		w[3] = byte(e3 >> 4)
-		w[4] = byte(e4 >> 4)
-		o += 5
-
-		used := uint(e0&15 + e1&15 + e2&15 + e3&15 + e4&15)
-		nb -= used
-		left -= int(used)
-	}
-
-	// Slow path for the last bytes: refill a byte at a time and check each
-	// code against the meaningful bits that remain. Bits above nb are
-	// either zero or the true following stream bits, so a lookup may see
-	// padding or nothing past the end; that is harmless because the code
-	// is prefix-free: when a code of length n <= left matches the real
-	// bits, no other entry can, whatever follows. An entry longer than
-	// left means the meaningful bits stop inside a code.
-	for left > 0 {
-		for nb < maxCodeLen && i < len(data) {
-			bits |= uint64(data[i]) << nb
-			i++
-			nb += 8
-		}
-		e := decTable[bits&tableMask]
-		n := int(e & 15)
-		if n > left {
-			return dst[:base+o], &Error{Offset: 1 + (total-left)/8, Err: ErrIncompleteCode}
+	// The last codes, one at a time, each checked against the meaningful
+	// bits that remain. Whatever the lookup index holds beyond them
+	// (padding, or zeros past the end) cannot change the answer when a
+	// code of length n <= total-pos matches, because the code is
+	// prefix-free; an entry longer than that means the meaningful bits
+	// stop inside a code.
+	for pos < total {
+		e := decTable[peek10(data, pos)]
+		n := int(e & 0xff)
+		if n > total-pos {
+			return dst[:base+o], &Error{Offset: 1 + pos/8, Err: ErrIncompleteCode}
 		}
 		if o == len(out) {
-			return dst[:base+o], &Error{Offset: 1 + (total-left)/8, Err: ErrTooLong}
+			return dst[:base+o], &Error{Offset: 1 + pos/8, Err: ErrTooLong}
 		}
-		out[o] = byte(e >> 4)
+		out[o] = byte(e >> 8)
 		o++
-		// n <= left <= nb + 8*(len(data)-i), and the refill above stops
-		// short of maxCodeLen only when data is exhausted, so n <= nb.
-		bits >>= n
-		nb -= uint(n)
-		left -= n
+		pos += n
 	}
 	return dst[:base+o], nil
 }

@@ -199,7 +199,7 @@ func TestTables(t *testing.T) {
 	}
 	// Every slot decodes back to the symbol whose code is its low bits.
 	for idx, e := range decTable {
-		sym, n := e>>4, e&15
+		sym, n := e>>8, e&0xff
 		if enc := encTable[sym]; enc&15 != n || uint16(idx)&(1<<n-1) != enc>>4 {
 			t.Fatalf("decTable[%#x] = symbol %d/%d bits, encTable says %#x", idx, sym, n, enc)
 		}
@@ -365,18 +365,16 @@ func TestPrefixes(t *testing.T) {
 // randomPayload returns n bytes drawn either uniformly (mostly raw form)
 // or from the code's own distribution (mostly Huffman form).
 func randomPayload(r *rand.Rand, n int) []byte {
+	return randomBytes(r, n, r.IntN(2) == 0)
+}
+
+func randomBytes(r *rand.Rand, n int, skewed bool) []byte {
 	b := make([]byte, n)
-	skewed := r.IntN(2) == 0
 	for i := range b {
 		if skewed {
-			// Pick a symbol with probability 2^-len, like the code.
-			for {
-				s := byte(r.IntN(256))
-				if r.IntN(1<<(encTable[s]&15)) < 1<<(maxCodeLen-minCodeLen) {
-					b[i] = s
-					break
-				}
-			}
+			// Random bits decoded: each symbol comes with probability
+			// 2^-len, the distribution the code is optimal for.
+			b[i] = byte(decTable[r.IntN(tableSize)] >> 8)
 		} else {
 			b[i] = byte(r.IntN(256))
 		}
@@ -481,5 +479,77 @@ func TestZeroAllocs(t *testing.T) {
 				t.Fatalf("%v allocations per run, want 0", n)
 			}
 		})
+	}
+}
+
+// TestDecodeSplit covers both outcomes of the two-halves decoder: the
+// halves resynchronise (the usual case) or they do not and decoding falls
+// back to the first half's state: in a long run of 3-bit 0x00 codes split
+// one or two bits into a code, the second half's parse stays out of phase.
+func TestDecodeSplit(t *testing.T) {
+	r := rand.New(rand.NewPCG(3, 4))
+	mixed := randomBytes(r, 4000, true)
+	tests := []struct {
+		name   string
+		plain  []byte
+		synced bool
+	}{
+		{"mixed payload", mixed, true},
+		{"0x41 run split on a code boundary", bytes.Repeat([]byte{0x41}, 1500), true}, // m = 6000
+		// 6000 bits, m = 3000 on a boundary, but the first half's 1000
+		// codes overflow its output region, sized to leave room for the
+		// second half's worst case.
+		{"zero run: first half's region fills", make([]byte, 2000), false},
+		{"zero run split 1 bit into a code", make([]byte, 2001), false}, // m = 3001
+		{"zero run split 2 bits into a code", make([]byte, 2002), false},
+		{"one 0x00 in a run of 0x41", append(bytes.Repeat([]byte{0x41}, 1500), 0), true},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			src := Encode(nil, tc.plain)
+			if src[0] == 0xff {
+				t.Fatal("payload encodes raw")
+			}
+			data := src[1:]
+			total := len(data)*8 - int(src[0])
+			out := make([]byte, total/minCodeLen)
+			o, pos := decodeSplit(out, data, total)
+			if synced := pos > total/2; synced != tc.synced {
+				t.Errorf("decodeSplit stopped at bit %d of %d: synced = %v, want %v", pos, total, synced, tc.synced)
+			}
+			if !bytes.HasPrefix(tc.plain, out[:o]) {
+				t.Fatalf("decodeSplit output is not a prefix of the payload")
+			}
+			got, err := Decode(nil, src)
+			if err != nil || !bytes.Equal(got, tc.plain) {
+				t.Fatalf("Decode = %d bytes, %v; want the %d-byte payload", len(got), err, len(tc.plain))
+			}
+		})
+	}
+}
+
+// TestDecodeLong checks payloads up to the largest Zandronum packet
+// against the reference decoder, through both fast decoders.
+func TestDecodeLong(t *testing.T) {
+	r := rand.New(rand.NewPCG(5, 6))
+	for i := range 200 {
+		p := randomPayload(r, 100+r.IntN(8000))
+		if i%3 == 0 { // long runs, as in real packets' zero fields
+			for j := r.IntN(len(p)); j < len(p) && r.IntN(200) != 0; j++ {
+				p[j] = 0
+			}
+		}
+		src := Encode(nil, p)
+		got, err := Decode(nil, src)
+		if err != nil || !bytes.Equal(got, p) {
+			t.Fatalf("Decode(Encode(%d bytes)) = %d bytes, %v", len(p), len(got), err)
+		}
+		// Cut the stream short: the same partial output and error as the reference.
+		cut := src[:1+r.IntN(len(src)-1)]
+		got, err = Decode(nil, cut)
+		ref, rerr := refDecode(nil, cut)
+		if !bytes.Equal(got, ref) || !sameError(err, rerr) {
+			t.Fatalf("Decode(%d-byte prefix) = %d bytes, %v; reference %d bytes, %v", len(cut), len(got), err, len(ref), rerr)
+		}
 	}
 }

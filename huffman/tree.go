@@ -14,6 +14,11 @@ const (
 	maxCodeLen = 10
 	tableSize  = 1 << maxCodeLen
 	tableMask  = tableSize - 1
+
+	// The fast decoder's table is indexed by pairBits bits and decodes
+	// up to two codes per lookup.
+	pairBits = 11
+	pairMask = 1<<pairBits - 1
 )
 
 // serializedTree is the code tree exactly as Zandronum ships it since 2013
@@ -61,9 +66,16 @@ var serializedTree = [511]byte{
 
 // decTable maps the next maxCodeLen bits of the stream, least-significant
 // bit first, to the symbol whose code is a prefix of them: entry =
-// symbol<<4 | codeLen. A code of length L occupies the low L bits of the
+// symbol<<8 | codeLen. A code of length L occupies the low L bits of the
 // index, so it owns every index whose low L bits equal it: 1<<(10-L) slots.
 var decTable [tableSize]uint16
+
+// pairTable maps the next pairBits bits of the stream to the one or two
+// whole codes at their start: entry = count<<24 | sym2<<16 | sym1<<8 |
+// bits, where bits is the total length of the count codes and sym2 is 0
+// when count is 1. A second code is included whenever it ends within the
+// pairBits index bits. It is derived from decTable.
+var pairTable [1 << pairBits]uint32
 
 // encTable maps a byte to its code, already bit-reversed so that the first
 // branch from the root is bit 0 (ready to be ORed into an LSB-first bit
@@ -76,6 +88,26 @@ func init() {
 		// The tree is a constant of this package, not input: a bad tree
 		// is a programming error and must not ship.
 		panic("huffman: embedded tree: " + err.Error())
+	}
+	buildPairTable(&pairTable, &decTable)
+}
+
+// buildPairTable fills pt from a complete single-code table. The first
+// code at index idx is dec[idx&tableMask] (pairBits >= maxCodeLen, so it
+// always fits). The second is looked up from the bits after it; the
+// high bits of that lookup index are zero rather than real stream bits,
+// which is harmless when the code found fits in the bits that remain:
+// prefix-freeness makes it the only code matching them.
+func buildPairTable(pt *[1 << pairBits]uint32, dec *[tableSize]uint16) {
+	for idx := range pt {
+		e1 := dec[idx&tableMask]
+		n1 := int(e1 & 0xff)
+		entry := uint32(1)<<24 | uint32(e1>>8)<<8 | uint32(n1)
+		e2 := dec[idx>>n1&tableMask]
+		if n2 := int(e2 & 0xff); n1+n2 <= pairBits {
+			entry = uint32(2)<<24 | uint32(e2>>8)<<16 | uint32(e1>>8)<<8 | uint32(n1+n2)
+		}
+		pt[idx] = entry
 	}
 }
 
@@ -113,7 +145,7 @@ func buildTables(tree []byte, dec *[tableSize]uint16, enc *[256]uint16) error {
 				return treeError("code of byte "+strconv.Itoa(sym)+" is not prefix-free", 0)
 			}
 			filled[idx] = true
-			dec[idx] = uint16(sym)<<4 | uint16(n)
+			dec[idx] = uint16(sym)<<8 | uint16(n)
 		}
 	}
 	for _, ok := range filled {
