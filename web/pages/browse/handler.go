@@ -1,0 +1,66 @@
+// Package browse serves the server browser (/): a table the page fills
+// itself, querying the masters and servers through the relay and decoding
+// the replies with the wasm module (static/browse.js).
+package browse
+
+import (
+	"net/http"
+
+	"github.com/querylens/querylens/codecs"
+	"github.com/querylens/querylens/web/layout"
+)
+
+// Server is one server listed without asking a master.
+type Server struct {
+	Protocol string `json:"protocol"`
+	Addr     string `json:"addr"`
+}
+
+// Protocol is one entry of the protocol filter and the add-server form.
+type Protocol struct {
+	Name        string `json:"name"`
+	Title       string `json:"title"`
+	DefaultPort int    `json:"default_port"`
+}
+
+// Config is what the page's script receives.
+type Config struct {
+	Relay     string     `json:"relay"`
+	Masters   []string   `json:"masters"`
+	Servers   []Server   `json:"servers"`
+	Protocols []Protocol `json:"protocols"`
+}
+
+// Handler serves GET /.
+type Handler struct {
+	Assets  layout.Assets
+	Config  Config
+	Base    func(r *http.Request) string
+	Version string
+}
+
+// Protocols lists the registered codecs for Config.Protocols.
+func Protocols() []Protocol {
+	var ps []Protocol
+	for _, c := range codecs.Protocols() {
+		ps = append(ps, Protocol{Name: c.Name(), Title: c.Title(), DefaultPort: c.DefaultPort()})
+	}
+	return ps
+}
+
+func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	p := layout.Page{
+		Head: layout.Head{
+			Title:       "querylens · game servers",
+			Description: "Browse Zandronum, GameSpy v2, OGP and Bloodmasters game servers live, decoded in your browser.",
+			URL:         h.Base(r) + "/",
+		},
+		Nav:    "browse",
+		Script: "browse.js",
+		WASM:   true,
+		Config: h.Config,
+		Assets: h.Assets,
+	}
+	w.Header().Set("Cache-Control", "no-cache")
+	layout.Render(w, r, http.StatusOK, Page(p, h.Config))
+}

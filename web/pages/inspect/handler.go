@@ -1,0 +1,54 @@
+// Package inspect serves the packet inspector (/inspect): build a query
+// and see its bytes, send it through the relay, and read every datagram as
+// a hex dump linked to its decoded field tree (static/inspect.js).
+package inspect
+
+import (
+	"net/http"
+
+	"github.com/querylens/querylens/codecs"
+	"github.com/querylens/querylens/web/layout"
+)
+
+// Handler serves GET /inspect. The query string may preset the form:
+// ?protocol=zandronum&target=host:port. Packets to decode on load travel in
+// the fragment (#p=…&h=…), which never reaches the server.
+type Handler struct {
+	Assets    layout.Assets
+	RelayPath string
+	Base      func(r *http.Request) string
+}
+
+// Config is what the page's script receives.
+type Config struct {
+	Relay    string `json:"relay"`
+	Protocol string `json:"protocol"`
+	Target   string `json:"target"`
+}
+
+type protocol struct{ Name, Title string }
+
+func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	cfg := Config{Relay: h.RelayPath, Protocol: r.URL.Query().Get("protocol"), Target: r.URL.Query().Get("target")}
+	var ps []protocol
+	for _, c := range codecs.Protocols() {
+		ps = append(ps, protocol{c.Name(), c.Title()})
+	}
+	if _, err := codecs.Lookup(cfg.Protocol); err != nil {
+		cfg.Protocol = ""
+	}
+	p := layout.Page{
+		Head: layout.Head{
+			Title:       "querylens · packet inspector",
+			Description: "Build, send and dissect game-server query packets: hex dump, field tree, Huffman layer, pcapng export.",
+			URL:         h.Base(r) + "/inspect",
+		},
+		Nav:    "inspect",
+		Script: "inspect.js",
+		WASM:   true,
+		Config: cfg,
+		Assets: h.Assets,
+	}
+	w.Header().Set("Cache-Control", "no-cache")
+	layout.Render(w, r, http.StatusOK, Page(p, cfg, ps))
+}

@@ -1,0 +1,165 @@
+// Package status serves the page people share for one server
+// (/s/{protocol}/{host:port}) and its embeddable SVG badge.
+//
+// Both are rendered on the server from a query the server makes itself,
+// through the relay's Exchange (its cache and policy), so that a link posted
+// in a busy chat costs the game server one query per cache period however
+// many unfurlers and readers fetch it. The page then keeps itself live in
+// the browser through the relay and the wasm decoder (static/status.js).
+//
+// A server that is offline, refusing, rate-limiting or answering garbage is
+// not an error of this page: it answers 200 with the state shown, because
+// chat apps drop the preview of a non-2xx page, and "offline" is exactly what
+// the person sharing the link should see unfurled. Bad requests get 400 (an
+// address that is not host:port) or 404 (an unknown protocol).
+package status
+
+import (
+	"bytes"
+	"log/slog"
+	"net/http"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/querylens/querylens/codecs"
+	"github.com/querylens/querylens/netquery"
+	"github.com/querylens/querylens/web/layout"
+)
+
+// DefaultTimeout bounds the server-side query: long enough for a slow
+// server on another continent, short enough for an unfurler's patience.
+const DefaultTimeout = 2 * time.Second
+
+// Handler serves the status page and the badge.
+type Handler struct {
+	Exchanger netquery.Exchanger
+	Timeout   time.Duration
+	Assets    layout.Assets
+	// Base returns the absolute URL prefix ("https://example.org") for
+	// og:url and og:image, from the configuration or the request.
+	Base      func(r *http.Request) string
+	RelayPath string
+	Logger    *slog.Logger
+	// Error renders the site's error page.
+	Error func(w http.ResponseWriter, r *http.Request, status int, heading, detail string)
+}
+
+// lookup reads {protocol} and {target} from the URL, answering the error
+// page itself when they are not usable.
+func (h *Handler) lookup(w http.ResponseWriter, r *http.Request, svg bool) (codecs.Codec, string, bool) {
+	name := r.PathValue("protocol")
+	c, err := codecs.Lookup(name)
+	if err != nil {
+		h.fail(w, r, svg, http.StatusNotFound, "Unknown protocol", "querylens does not speak "+strconv.Quote(name)+". It knows "+known()+".")
+		return nil, "", false
+	}
+	target, ok := ParseTarget(r.PathValue("target"))
+	if !ok {
+		h.fail(w, r, svg, http.StatusBadRequest, "Not a server address", strconv.Quote(r.PathValue("target"))+" is not host:port (for example 203.0.113.7:10666).")
+		return nil, "", false
+	}
+	return c, target, true
+}
+
+func known() string {
+	var names []string
+	for _, c := range codecs.Protocols() {
+		names = append(names, c.Name())
+	}
+	if len(names) == 0 {
+		return "no protocols"
+	}
+	return strings.Join(names, ", ")
+}
+
+func (h *Handler) fail(w http.ResponseWriter, r *http.Request, svg bool, status int, heading, detail string) {
+	if svg {
+		w.Header().Set("Cache-Control", "public, max-age=300")
+		h.writeBadge(w, r, status, badge{Label: "querylens", Message: strings.ToLower(heading), Color: colorGrey})
+		return
+	}
+	h.Error(w, r, status, heading, detail)
+}
+
+func (h *Handler) report(r *http.Request, c codecs.Codec, target string) Report {
+	timeout := h.Timeout
+	if timeout <= 0 {
+		timeout = DefaultTimeout
+	}
+	rep := query(r.Context(), h.Exchanger, c, target, timeout)
+	h.Logger.Debug("status query", "protocol", c.Name(), "target", target, "state", rep.State, "rtt", rep.RTT, "cached", rep.Cached)
+	return rep
+}
+
+// Page serves GET /s/{protocol}/{target}.
+func (h *Handler) Page(w http.ResponseWriter, r *http.Request) {
+	c, target, ok := h.lookup(w, r, false)
+	if !ok {
+		return
+	}
+	v := newView(h.report(r, c, target), h.Base(r))
+	p := layout.Page{
+		Head: layout.Head{
+			Title:       v.Name + " · " + stateLabel(v.State) + " · querylens",
+			Description: v.Description,
+			URL:         v.PageURL,
+			Image:       v.BadgeURL,
+			ImageType:   "image/svg+xml",
+			ImageAlt:    newBadge(v).Label + ": " + newBadge(v).Message,
+			ImageW:      newBadge(v).width(),
+			ImageH:      20,
+		},
+		Script: "status.js",
+		WASM:   true,
+		Config: liveConfig{
+			Relay: h.RelayPath, Protocol: c.Name(), Target: target, State: string(v.State),
+			Title: c.Title(), Page: v.PageURL,
+		},
+		Assets: h.Assets,
+	}
+	if v.Name == target {
+		p.Title = target + " · " + c.Title() + " · " + stateLabel(v.State) + " · querylens"
+	}
+	// Short: the page refreshes itself, and a shared link should not show
+	// an old player count to the next reader.
+	w.Header().Set("Cache-Control", "public, max-age=10")
+	layout.Render(w, r, http.StatusOK, Page(p, v))
+}
+
+// liveConfig is what static/status.js needs to keep the page live.
+type liveConfig struct {
+	Relay    string `json:"relay"`
+	Protocol string `json:"protocol"`
+	Target   string `json:"target"`
+	State    string `json:"state"`
+	Title    string `json:"title"`
+	Page     string `json:"page"`
+}
+
+// Badge serves GET /s/{protocol}/{target}/badge.svg.
+func (h *Handler) Badge(w http.ResponseWriter, r *http.Request) {
+	c, target, ok := h.lookup(w, r, true)
+	if !ok {
+		return
+	}
+	v := newView(h.report(r, c, target), h.Base(r))
+	// Short enough that a README shows a fresh count, long enough that
+	// image proxies do not ask every time.
+	w.Header().Set("Cache-Control", "public, max-age=60, stale-while-revalidate=60")
+	h.writeBadge(w, r, http.StatusOK, newBadge(v))
+}
+
+func (h *Handler) writeBadge(w http.ResponseWriter, r *http.Request, status int, b badge) {
+	var buf bytes.Buffer
+	if err := badgeSVG(b).Render(r.Context(), &buf); err != nil {
+		http.Error(w, "badge: "+err.Error(), http.StatusInternalServerError)
+		return
+	}
+	w.Header().Set("Content-Type", "image/svg+xml; charset=utf-8")
+	w.Header().Set("X-Content-Type-Options", "nosniff")
+	// An SVG opened directly runs no script from here.
+	w.Header().Set("Content-Security-Policy", "default-src 'none'; style-src 'unsafe-inline'")
+	w.WriteHeader(status)
+	w.Write(buf.Bytes())
+}

@@ -1,0 +1,183 @@
+package status
+
+import (
+	"context"
+	"errors"
+	"net"
+	"net/netip"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/querylens/querylens/codecs"
+	"github.com/querylens/querylens/netquery"
+)
+
+// State is what a status query found. The names match the browser page's
+// row states (static/servers.js), so both pages describe a server alike.
+type State string
+
+const (
+	Online      State = "online"       // answered with data
+	Offline     State = "offline"      // no answer in time
+	RateLimited State = "rate-limited" // the server, or the relay for it, refused for now
+	Banned      State = "banned"       // the server refuses this asker
+	Refused     State = "refused"      // the relay's policy does not allow this target
+	Malformed   State = "malformed"    // an answer came that does not decode
+	Unreachable State = "unreachable"  // the name does not resolve, or the query could not be sent
+)
+
+// Report is the outcome of one status query.
+type Report struct {
+	Protocol codecs.Codec
+	Target   string // "host:port", canonical
+	State    State
+	Detail   string          // one sentence for the user when not Online
+	Msg      *codecs.Message // the decoded reply, or what decoded before an error
+	Err      *codecs.Error   // the decoding error, for Malformed
+	RTT      time.Duration
+	Cached   bool
+	At       time.Time
+	Sent     [][]byte // the query datagrams, for the inspector link
+	Received [][]byte // the reply datagrams, in arrival order
+}
+
+// recorder keeps every datagram of a conversation, so that the status page
+// can hand the exact packets to the inspector.
+type recorder struct {
+	codecs.Query
+	sent, received [][]byte
+}
+
+func (r *recorder) Start() [][]byte {
+	s := r.Query.Start()
+	r.sent = append(r.sent, s...)
+	return s
+}
+
+func (r *recorder) Feed(b []byte) ([][]byte, bool, error) {
+	r.received = append(r.received, append([]byte(nil), b...))
+	send, done, err := r.Query.Feed(b)
+	r.sent = append(r.sent, send...)
+	return send, done, err
+}
+
+// query asks target once through ex, bounded by timeout.
+func query(ctx context.Context, ex netquery.Exchanger, c codecs.Codec, target string, timeout time.Duration) Report {
+	rep := Report{Protocol: c, Target: target, At: time.Now()}
+	q, err := c.NewQuery(nil)
+	if err != nil {
+		rep.State, rep.Detail = Unreachable, "querylens could not build a query: "+err.Error()
+		return rep
+	}
+	rec := &recorder{Query: q}
+	ctx, cancel := context.WithTimeout(ctx, timeout)
+	defer cancel()
+	res, xerr := ex.Exchange(ctx, c.Name(), target, rec)
+	rep.RTT, rep.Cached = res.RTT, res.FromCache
+	rep.Sent, rep.Received = rec.sent, rec.received
+	if len(rec.received) == 0 {
+		rep.State, rep.Detail = classify(xerr, timeout)
+		return rep
+	}
+	msg, derr := q.Result(codecs.DecodeOptions{})
+	rep.Msg = msg
+	if derr != nil {
+		var ce *codecs.Error
+		if !errors.As(derr, &ce) {
+			ce = &codecs.Error{Protocol: c.Name(), Field: "message", Err: derr}
+		}
+		rep.Err = ce
+		rep.State = Malformed
+		rep.Detail = "The server answered, but its reply does not decode: " + ce.Field + " at offset " +
+			strconv.Itoa(ce.Offset) + ": " + ce.Message() + "."
+		if !res.Done {
+			rep.Detail = "The server's reply was incomplete when the wait ended: " + ce.Message() + "."
+		}
+		return rep
+	}
+	switch msg.Kind {
+	case codecs.KindDenied, codecs.KindMasterDenied:
+		switch msg.Denied {
+		case codecs.DeniedBanned:
+			rep.State, rep.Detail = Banned, "The server refuses queries from this relay (banned)."
+		case codecs.DeniedWrongVersion:
+			rep.State, rep.Detail = Malformed, "The server does not speak this version of the protocol."
+		default:
+			rep.State, rep.Detail = RateLimited, "The server was asked too recently and refused; it answers again in a few seconds."
+		}
+	default:
+		rep.State = Online
+	}
+	return rep
+}
+
+// classify turns an exchange that brought no datagram into a state.
+func classify(err error, timeout time.Duration) (State, string) {
+	wait := "within " + timeout.String()
+	if err == nil || errors.Is(err, context.DeadlineExceeded) || errors.Is(err, context.Canceled) {
+		return Offline, "No answer " + wait + ": the server is down, firewalled, or not a server of this protocol."
+	}
+	var dnsErr *net.DNSError
+	if errors.As(err, &dnsErr) {
+		return Unreachable, "The host name does not resolve."
+	}
+	// The relay's errors carry one of its wire codes' names; match them by
+	// text so this package does not depend on the relay's internals.
+	msg := err.Error()
+	low := strings.ToLower(msg)
+	switch {
+	case strings.Contains(low, "rate"):
+		return RateLimited, "The relay is limiting queries to this server right now; try again in a few seconds."
+	case strings.Contains(low, "denied") || strings.Contains(low, "refused") || strings.Contains(low, "policy") || strings.Contains(low, "not allowed"):
+		return Refused, "This relay does not query that address (" + msg + ")."
+	case strings.Contains(low, "resolve") || strings.Contains(low, "no such host"):
+		return Unreachable, "The host name does not resolve (" + msg + ")."
+	case strings.Contains(low, "timeout") || strings.Contains(low, "deadline"):
+		return Offline, "No answer " + wait + "."
+	}
+	return Unreachable, "The query could not be sent: " + msg + "."
+}
+
+// ParseTarget checks a "host:port" from a URL and returns it in canonical
+// form. Hosts are IP addresses or DNS names; ports are 1..65535.
+func ParseTarget(s string) (string, bool) {
+	host, port, err := net.SplitHostPort(s)
+	if err != nil || host == "" {
+		return "", false
+	}
+	p, err := strconv.ParseUint(port, 10, 16)
+	if err != nil || p == 0 || (len(port) > 1 && port[0] == '0') {
+		return "", false
+	}
+	if a, err := netip.ParseAddr(host); err == nil {
+		if a.Zone() != "" {
+			return "", false
+		}
+		return net.JoinHostPort(a.Unmap().String(), port), true
+	}
+	if !validHostname(host) {
+		return "", false
+	}
+	return net.JoinHostPort(strings.ToLower(strings.TrimSuffix(host, ".")), port), true
+}
+
+func validHostname(h string) bool {
+	h = strings.TrimSuffix(h, ".")
+	if len(h) == 0 || len(h) > 253 {
+		return false
+	}
+	for _, label := range strings.Split(h, ".") {
+		if len(label) == 0 || len(label) > 63 || label[0] == '-' || label[len(label)-1] == '-' {
+			return false
+		}
+		for i := 0; i < len(label); i++ {
+			c := label[i]
+			if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '-' || c == '_') {
+				return false
+			}
+		}
+	}
+	// A name of digits and dots only would be a mistyped IPv4 address.
+	return strings.Trim(h, "0123456789.") != ""
+}

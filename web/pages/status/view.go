@@ -1,0 +1,343 @@
+package status
+
+import (
+	"net/url"
+	"strconv"
+	"strings"
+	"unicode"
+	"unicode/utf8"
+
+	"github.com/querylens/querylens/codecs"
+)
+
+// view is a Report made ready for the templates: display strings computed
+// once, in Go, so that the templates only lay them out.
+type view struct {
+	Report
+	Name        string // colour codes stripped; the target when the server gave none
+	Description string // one line, for meta description and og:description
+	Map         string
+	GameType    string
+	Version     string
+	Country     string
+	Password    bool
+	HasPassword bool
+	Players     []player
+	Counts      string // "12 / 16" or ""
+	Bots        int
+	Spectators  int
+	Teams       []team
+	Rules       [][2]string
+	Mods        []string      // PWADs and other add-ons the server loads
+	Extra       codecs.Object // every other decoded field
+	JoinURL     string        // a URL scheme that starts the game, or ""
+	PageURL     string        // absolute
+	BadgeURL    string        // absolute
+	InspectURL  string        // relative, carries the packets in the fragment
+}
+
+type player struct {
+	Name      string
+	Score     int
+	Ping      int
+	Team      string // team name, or "" when on no team
+	TeamIndex int    // -1 when on no team
+	Spectator bool
+	Bot       bool
+}
+
+type team struct {
+	Name    string
+	Score   int
+	Players int
+}
+
+// teamNames are Zandronum's default team names by index (spec 2.6), used
+// when the reply has team numbers but no names.
+var teamNames = []string{"Blue", "Red", "Green", "Gold"}
+
+func newView(rep Report, base string) view {
+	v := view{Report: rep, Name: rep.Target}
+	v.PageURL = base + "/s/" + rep.Protocol.Name() + "/" + rep.Target
+	v.BadgeURL = v.PageURL + "/badge.svg"
+	v.InspectURL = inspectURL(rep)
+	if rep.Protocol.Name() == "zandronum" {
+		// Doomseeker registers zds:// and reads the game from the suffix.
+		v.JoinURL = "zds://" + rep.Target + "/za"
+	}
+	if rep.Msg != nil && rep.Msg.Info != nil {
+		fill(&v, rep.Msg)
+	}
+	v.Description = describe(v)
+	return v
+}
+
+func fill(v *view, m *codecs.Message) {
+	in := m.Info
+	if in.Has&codecs.HasName != 0 && StripColors(in.Name) != "" {
+		v.Name = StripColors(in.Name)
+	}
+	v.Map, v.GameType, v.Version = StripColors(in.Map), StripColors(in.GameType), in.Version
+	v.Password, v.HasPassword = in.Password, in.Has&codecs.HasPassword != 0
+	for _, t := range in.Teams {
+		v.Teams = append(v.Teams, team{Name: StripColors(t.Name), Score: t.Score})
+	}
+	for _, p := range in.Players {
+		pl := player{Name: StripColors(p.Name), Score: p.Score, Ping: p.Ping, Spectator: p.Spectator, Bot: p.Bot, TeamIndex: -1}
+		if p.HasTeam {
+			pl.TeamIndex = p.Team
+			switch {
+			case p.Team >= 0 && p.Team < len(v.Teams):
+				pl.Team = v.Teams[p.Team].Name
+				v.Teams[p.Team].Players++
+			case p.Team >= 0 && p.Team < len(teamNames):
+				pl.Team = teamNames[p.Team]
+			default:
+				pl.Team = "team " + strconv.Itoa(p.Team)
+			}
+		}
+		if p.Bot {
+			v.Bots++
+		}
+		if p.Spectator {
+			v.Spectators++
+		}
+		v.Players = append(v.Players, pl)
+	}
+	if in.Has&(codecs.HasNumPlayers|codecs.HasPlayers) != 0 {
+		n := in.NumPlayers
+		if in.Has&codecs.HasNumPlayers == 0 {
+			n = len(in.Players)
+		}
+		v.Counts = strconv.Itoa(n)
+		if max := maxPlayers(in); max > 0 {
+			v.Counts += " / " + strconv.Itoa(max)
+		}
+	}
+	v.Rules = in.Rules
+	covered := map[string]bool{"name": true, "map": true, "mapname": true, "players": true, "teams": true, "rules": true, "version": true}
+	for _, kv := range m.Fields {
+		switch kv.Key {
+		case "country":
+			if s, ok := kv.Value.(string); ok {
+				v.Country = s
+				continue
+			}
+		case "pwads", "mods", "addons":
+			if mods := stringList(kv.Value); mods != nil {
+				v.Mods = append(v.Mods, mods...)
+				continue
+			}
+		}
+		if covered[kv.Key] {
+			continue
+		}
+		v.Extra = append(v.Extra, kv)
+	}
+}
+
+func maxPlayers(in *codecs.Info) int {
+	if in.Has&codecs.HasMaxPlayers != 0 {
+		return in.MaxPlayers
+	}
+	if in.Has&codecs.HasMaxClients != 0 {
+		return in.MaxClients
+	}
+	return 0
+}
+
+// stringList reads a list of names: strings, or objects with a "name".
+func stringList(v any) []string {
+	var out []string
+	switch l := v.(type) {
+	case []string:
+		return append(out, l...)
+	case []any:
+		for _, x := range l {
+			switch x := x.(type) {
+			case string:
+				out = append(out, x)
+			case codecs.Object:
+				if n, ok := x.Get("name"); ok {
+					if s, ok := n.(string); ok {
+						out = append(out, s)
+					}
+				}
+			}
+		}
+	case []codecs.Object:
+		for _, x := range l {
+			if n, ok := x.Get("name"); ok {
+				if s, ok := n.(string); ok {
+					out = append(out, s)
+				}
+			}
+		}
+	}
+	if out == nil {
+		out = []string{}
+	}
+	return out
+}
+
+// describe is the one-line summary chat apps show under the title.
+func describe(v view) string {
+	title := v.Protocol.Title()
+	switch v.State {
+	case Online:
+		var parts []string
+		if v.Map != "" {
+			parts = append(parts, v.Map)
+		}
+		if v.Counts != "" {
+			s := v.Counts + " players"
+			if v.Bots > 0 {
+				s += " (" + strconv.Itoa(v.Bots) + " bots)"
+			}
+			parts = append(parts, s)
+		}
+		if v.GameType != "" {
+			parts = append(parts, v.GameType)
+		}
+		parts = append(parts, title+" server at "+v.Target)
+		return strings.Join(parts, " · ")
+	case Offline:
+		return "Offline: no answer from the " + title + " server at " + v.Target + "."
+	}
+	return stateLabel(v.State) + ": " + v.Target + " (" + title + "). " + v.Detail
+}
+
+// stateLabel is the short human name of a state.
+func stateLabel(s State) string {
+	switch s {
+	case Online:
+		return "Online"
+	case Offline:
+		return "Offline"
+	case RateLimited:
+		return "Rate-limited"
+	case Banned:
+		return "Banned"
+	case Refused:
+		return "Refused by the relay"
+	case Malformed:
+		return "Malformed reply"
+	}
+	return "Unreachable"
+}
+
+// inspectURL opens the inspector on this server with the exact packets of
+// this query, in the inspector's permalink form.
+func inspectURL(rep Report) string {
+	q := url.Values{"protocol": {rep.Protocol.Name()}, "target": {rep.Target}}
+	u := "/inspect?" + q.Encode()
+	if len(rep.Received) == 0 {
+		return u
+	}
+	var b []byte
+	b = append(b, "#p="...)
+	b = append(b, rep.Protocol.Name()...)
+	b = append(b, "&t="...)
+	b = append(b, url.QueryEscape(rep.Target)...)
+	if len(rep.Sent) > 0 {
+		b = append(b, "&q="...)
+		b = codecs.AppendHex(b, rep.Sent[len(rep.Sent)-1])
+	}
+	b = append(b, "&h="...)
+	for i, d := range rep.Received {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		b = codecs.AppendHex(b, d)
+	}
+	return u + string(b)
+}
+
+// StripColors removes Zandronum's colour escapes (0x1c followed by one code
+// character, or by a [name] in brackets) and other control characters, and
+// trims the result.
+func StripColors(s string) string {
+	if !strings.ContainsFunc(s, unicode.IsControl) {
+		return strings.TrimSpace(s)
+	}
+	var b strings.Builder
+	for i := 0; i < len(s); {
+		c := s[i]
+		if c == 0x1c {
+			i++
+			if i < len(s) && s[i] == '[' {
+				if j := strings.IndexByte(s[i:], ']'); j >= 0 {
+					i += j + 1
+					continue
+				}
+			}
+			if i < len(s) {
+				_, n := utf8.DecodeRuneInString(s[i:])
+				i += n
+			}
+			continue
+		}
+		r, n := utf8.DecodeRuneInString(s[i:])
+		if !unicode.IsControl(r) {
+			b.WriteRune(r)
+		}
+		i += n
+	}
+	return strings.TrimSpace(b.String())
+}
+
+// fieldText shows a scalar field value as text.
+func fieldText(v any) string {
+	switch v := v.(type) {
+	case nil:
+		return "—"
+	case string:
+		return StripColors(v)
+	case bool:
+		if v {
+			return "yes"
+		}
+		return "no"
+	case codecs.Hex:
+		return string(codecs.AppendHex(nil, v))
+	}
+	b := codecs.AppendJSON(nil, v)
+	return string(b)
+}
+
+// isScalar reports whether a field value is shown inline.
+func isScalar(v any) bool {
+	switch v.(type) {
+	case codecs.Object, []codecs.Object, []any, []string, []int:
+		return false
+	}
+	return true
+}
+
+// children lists a composite field's entries as key/value pairs, with list
+// indexes as keys.
+func children(v any) codecs.Object {
+	switch v := v.(type) {
+	case codecs.Object:
+		return v
+	case []codecs.Object:
+		return indexed(v)
+	case []any:
+		return indexed(v)
+	case []string:
+		return indexed(v)
+	case []int:
+		return indexed(v)
+	}
+	return nil
+}
+
+func indexed[T any](list []T) codecs.Object {
+	o := make(codecs.Object, len(list))
+	for i, x := range list {
+		o[i] = codecs.KV{Key: strconv.Itoa(i), Value: x}
+	}
+	return o
+}
+
+func humanKey(k string) string { return strings.ReplaceAll(k, "_", " ") }

@@ -1,0 +1,536 @@
+// The server browser: loads the masters' lists and every server through
+// the relay, decodes in the page, and shows one table that stays smooth with
+// thousands of rows: rows live in a JS array and only the rows in view are in
+// the DOM (a virtualised body with spacer rows above and below).
+import { decoder, config, stripColors, esc, h, toHex, showRelay, showFatal, markFirstDecode, ago } from "./ql.js";
+import { Relay, converse, classify } from "./relay.js";
+
+const cfg = config();
+const $ = (id) => document.getElementById(id);
+const wrap = $("table-wrap");
+const tbody = $("rows");
+const table = $("servers");
+
+const ROW_H = 30; // px; matches --row-h in app.css
+const OVERSCAN = 12;
+const ZANDRONUM_MIN_MS = 10_000; // a Zandronum server answers one IP once per 10 s
+const STORE = "querylens.browse.v1";
+
+/** @type {Row[]} every server, in the order first seen */
+const rows = [];
+const byKey = new Map();
+let view = []; // rows after filtering and sorting
+let active = -1; // index in view of the keyboard cursor
+let sort = { key: "players", dir: -1 };
+let asked = 0;
+let answered = 0;
+let ql;
+let relay;
+
+// ---- persistence: favourites and servers added by hand ----
+
+function loadStore() {
+  try {
+    const s = JSON.parse(localStorage.getItem(STORE) ?? "{}");
+    return { favourites: new Set(s.favourites ?? []), added: s.added ?? [], sort: s.sort };
+  } catch {
+    return { favourites: new Set(), added: [] };
+  }
+}
+const store = loadStore();
+if (store.sort?.key) sort = store.sort;
+
+function saveStore() {
+  localStorage.setItem(STORE, JSON.stringify({ favourites: [...store.favourites], added: store.added, sort }));
+}
+
+const keyOf = (protocol, addr) => `${protocol}/${addr}`;
+
+// ---- rows ----
+
+/**
+ * @typedef {{key: string, protocol: string, addr: string, state: string,
+ *   detail: string, name: string, players: number, bots: number, max: number,
+ *   map: string, mode: string, ping: number|null, country: string,
+ *   password: boolean, hay: string, lastAsked: number, backoff: number,
+ *   source: string, packets: object[]|null}} Row
+ */
+function addRow(protocol, addr, source) {
+  const key = keyOf(protocol, addr);
+  let r = byKey.get(key);
+  if (r) return r;
+  r = {
+    key, protocol, addr, source, state: "pending", detail: "", name: "", players: -1, bots: 0, max: 0,
+    map: "", mode: "", ping: null, country: "", password: false, hay: addr.toLowerCase(),
+    lastAsked: 0, backoff: 1, packets: null,
+  };
+  rows.push(r);
+  byKey.set(key, r);
+  invalidate();
+  return r;
+}
+
+/** apply copies a conversation's outcome into the row. */
+function apply(r, res) {
+  const { state, detail } = classify(res);
+  r.state = state;
+  r.detail = detail;
+  r.ping = res.rtt != null ? Math.round(res.rtt) : r.ping;
+  r.packets = res.packets;
+  const m = res.message?.error ? res.message.partial : res.message;
+  const info = m?.info;
+  if (state === "online" && info) {
+    r.name = stripColors(info.name ?? "");
+    r.map = stripColors(info.map ?? "");
+    r.mode = stripColors(info.game_type ?? "");
+    const players = info.players ?? [];
+    r.bots = players.filter((p) => p.bot).length;
+    r.players = info.num_players ?? players.length;
+    r.max = info.max_players ?? info.max_clients ?? 0;
+    r.password = !!info.password;
+    const c = m.fields?.country;
+    r.country = typeof c === "string" ? c : "";
+    r.hay = [r.name, r.map, r.mode, r.addr, ...players.map((p) => stripColors(p.name))].join("\n").toLowerCase();
+    if (r.mode && !modes.has(r.mode)) {
+      modes.add(r.mode);
+      modesDirty = true;
+    }
+  }
+  if (state === "online") r.backoff = 1;
+  else if (state === "rate-limited") r.backoff = Math.min(r.backoff * 2, 16);
+}
+
+// ---- querying ----
+
+const queue = [];
+let running = 0;
+
+function minInterval(r) {
+  const base = Math.max(relay?.cacheTTL ?? 0, r.protocol === "zandronum" ? ZANDRONUM_MIN_MS : 0);
+  return base * r.backoff;
+}
+
+/** ask queues r unless it was asked too recently for its protocol. */
+function ask(r, now = Date.now()) {
+  if (r.queued) return true;
+  if (r.lastAsked && now - r.lastAsked < minInterval(r)) return false;
+  r.queued = true;
+  queue.push(r);
+  asked++;
+  pump();
+  return true;
+}
+
+function concurrency() {
+  return Math.max(4, Math.min(48, Math.floor((relay?.maxInFlight ?? 16) * 0.75)));
+}
+
+function pump() {
+  while (running < concurrency() && queue.length) {
+    const r = queue.shift();
+    running++;
+    r.lastAsked = Date.now();
+    r.state = r.state === "pending" ? "querying" : r.state;
+    converse(ql, relay, r.protocol, r.addr, null, { timeoutMs: (relay.hello?.replyWindow ?? 2000) + 1500 }).then((res) => {
+      running--;
+      r.queued = false;
+      answered++;
+      apply(r, res);
+      markFirstDecode();
+      invalidate();
+      pump();
+    });
+  }
+  progress();
+}
+
+async function loadMaster(addr, now = Date.now()) {
+  const key = `master:${addr}`;
+  const last = masterAsked.get(key) ?? 0;
+  if (now - last < ZANDRONUM_MIN_MS) return;
+  masterAsked.set(key, now);
+  const res = await converse(ql, relay, "zandronum", addr, { master: "true" }, { timeoutMs: (relay.hello?.replyWindow ?? 2000) + 2000 });
+  const { state, detail } = classify(res);
+  const list = res.message?.servers ?? res.message?.partial?.servers ?? [];
+  masterState.set(addr, { state, detail, count: list.length });
+  for (const s of list) ask(addRow("zandronum", s, "master"), now);
+  markFirstDecode();
+  progress();
+}
+const masterAsked = new Map();
+const masterState = new Map();
+
+function refreshAll() {
+  const now = Date.now();
+  let skipped = 0;
+  for (const m of cfg.masters ?? []) loadMaster(m, now);
+  for (const r of rows) if (!ask(r, now)) skipped++;
+  if (skipped) {
+    $("progress-text").textContent = `${skipped} server${skipped > 1 ? "s were" : " was"} asked moments ago and will be refreshed when the server allows it`;
+  }
+}
+
+// ---- view: filter, sort, render ----
+
+const modes = new Set();
+let modesDirty = false;
+let dirty = false;
+
+/** invalidate schedules one re-filter, re-sort and render per frame. */
+function invalidate() {
+  if (dirty) return;
+  dirty = true;
+  requestAnimationFrame(() => {
+    dirty = false;
+    rebuild();
+  });
+}
+
+function filters() {
+  const f = $("filters");
+  return {
+    q: f.q.value.trim().toLowerCase(),
+    protocol: f.protocol.value,
+    mode: f.mode.value,
+    password: f.password.value,
+    empty: f.empty.checked,
+    full: f.full.checked,
+    fav: f.fav.checked,
+    online: f.online.checked,
+    ping: f.ping.value === "" ? Infinity : Number(f.ping.value),
+  };
+}
+
+function matches(r, f) {
+  if (f.protocol && r.protocol !== f.protocol) return false;
+  if (f.fav && !store.favourites.has(r.key)) return false;
+  if (f.online && r.state !== "online") return false;
+  if (f.mode && r.mode !== f.mode) return false;
+  if (f.password === "open" && r.password) return false;
+  if (f.password === "locked" && !r.password) return false;
+  if (f.empty && r.players - r.bots <= 0) return false;
+  if (f.full && r.max > 0 && r.players >= r.max) return false;
+  if (f.ping !== Infinity && (r.ping == null || r.ping > f.ping)) return false;
+  if (f.q && !r.hay.includes(f.q)) return false;
+  return true;
+}
+
+const stateRank = { online: 0, "rate-limited": 1, busy: 1, malformed: 2, querying: 3, pending: 3, offline: 4 };
+const collator = new Intl.Collator(undefined, { sensitivity: "base", numeric: true });
+const sorters = {
+  fav: (a, b) => (store.favourites.has(b.key) ? 1 : 0) - (store.favourites.has(a.key) ? 1 : 0),
+  protocol: (a, b) => collator.compare(a.protocol, b.protocol),
+  name: (a, b) => collator.compare(a.name || "\uffff", b.name || "\uffff"),
+  players: (a, b) => a.players - b.players,
+  map: (a, b) => collator.compare(a.map, b.map),
+  mode: (a, b) => collator.compare(a.mode, b.mode),
+  ping: (a, b) => (a.ping ?? 1e9) - (b.ping ?? 1e9),
+  addr: (a, b) => collator.compare(a.addr, b.addr),
+  country: (a, b) => collator.compare(a.country, b.country),
+  flags: (a, b) => Number(a.password) - Number(b.password),
+};
+
+function rebuild() {
+  const f = filters();
+  const cmp = sorters[sort.key] ?? sorters.players;
+  const activeKey = view[active]?.key;
+  view = rows.filter((r) => matches(r, f));
+  // Servers that did not answer sink below the ones that did, whichever
+  // way the column is sorted; ties keep a stable, readable order.
+  view.sort((a, b) => (stateRank[a.state] ?? 5) - (stateRank[b.state] ?? 5) || sort.dir * cmp(a, b) || collator.compare(a.addr, b.addr));
+  if (activeKey) active = view.findIndex((r) => r.key === activeKey);
+  if (modesDirty) fillModes();
+  for (const th of table.tHead.rows[0].cells) {
+    th.setAttribute("aria-sort", th.dataset.sort === sort.key ? (sort.dir > 0 ? "ascending" : "descending") : "none");
+  }
+  table.setAttribute("aria-rowcount", String(view.length + 1));
+  $("empty-state").hidden = view.length > 0 || rows.length === 0;
+  $("counts").textContent = `${view.length} shown of ${rows.length}`;
+  renderWindow();
+  progress();
+}
+
+function fillModes() {
+  modesDirty = false;
+  const sel = $("f-mode");
+  const cur = sel.value;
+  sel.replaceChildren(h("option", { value: "" }, "All modes"), ...[...modes].sort(collator.compare).map((m) => h("option", { value: m }, m)));
+  sel.value = cur;
+}
+
+const stateLabels = {
+  online: "online", offline: "timed out", "rate-limited": "rate-limited", banned: "banned", refused: "refused",
+  malformed: "malformed", unreachable: "unreachable", busy: "relay busy", error: "error", pending: "waiting", querying: "asking…",
+};
+
+function rowHTML(r, i) {
+  const fav = store.favourites.has(r.key);
+  const url = `/s/${encodeURIComponent(r.protocol)}/${encodeURIComponent(r.addr)}`;
+  const ok = r.state === "online";
+  const badge = ok ? "" : `<button type="button" class="state state-${r.state}" data-detail="${i}" title="${esc(r.detail || stateLabels[r.state])}" data-testid="row-state">${esc(stateLabels[r.state] ?? r.state)}</button> `;
+  const name = `${badge}<a class="name" href="${esc(url)}" tabindex="-1">${esc(r.name || r.addr)}</a>`;
+  const players = ok && r.players >= 0
+    ? `${r.players - r.bots}${r.max ? "/" + r.max : ""}${r.bots ? `<span class="bots" title="${r.bots} bot${r.bots > 1 ? "s" : ""}">+${r.bots} bot${r.bots > 1 ? "s" : ""}</span>` : ""}`
+    : "";
+  const flags = [r.password ? `<span class="tag" title="Password required">🔒 password</span>` : ""].join("");
+  return `<tr class="row${ok ? "" : " dim"}${i === active ? " active" : ""}" id="row-${i}" aria-rowindex="${i + 2}" data-i="${i}" data-key="${esc(r.key)}" data-state="${r.state}" data-testid="server-row">` +
+    `<td><button type="button" class="star" aria-pressed="${fav}" aria-label="Favourite" data-fav="${i}">${fav ? "★" : "☆"}</button></td>` +
+    `<td>${esc(r.protocol)}</td>` +
+    `<td data-testid="cell-name">${name}</td>` +
+    `<td class="num" data-testid="cell-players">${players}</td>` +
+    `<td>${esc(r.map)}</td><td>${esc(r.mode)}</td>` +
+    `<td class="num" data-testid="cell-ping">${r.ping != null ? r.ping + " ms" : ""}</td>` +
+    `<td class="mono">${esc(r.addr)}</td><td>${esc(r.country)}</td><td>${flags}</td></tr>`;
+}
+
+let lastWindow = "";
+
+/** renderWindow puts only the rows in view (plus some overscan) in the DOM. */
+function renderWindow(force = true) {
+  const head = table.tHead.offsetHeight;
+  const top = Math.max(0, wrap.scrollTop - head);
+  const first = Math.max(0, Math.floor(top / ROW_H) - OVERSCAN);
+  const count = Math.ceil(wrap.clientHeight / ROW_H) + 2 * OVERSCAN;
+  const last = Math.min(view.length, first + count);
+  const sig = `${first}:${last}`;
+  if (!force && sig === lastWindow) return;
+  lastWindow = sig;
+  let html = `<tr class="spacer" aria-hidden="true"><td colspan="10" style="height:${first * ROW_H}px"></td></tr>`;
+  for (let i = first; i < last; i++) html += rowHTML(view[i], i);
+  html += `<tr class="spacer" aria-hidden="true"><td colspan="10" style="height:${(view.length - last) * ROW_H}px"></td></tr>`;
+  tbody.innerHTML = html;
+  if (active >= first && active < last) wrap.setAttribute("aria-activedescendant", `row-${active}`);
+  else wrap.removeAttribute("aria-activedescendant");
+}
+
+let scrollQueued = false;
+wrap.addEventListener("scroll", () => {
+  if (scrollQueued) return;
+  scrollQueued = true;
+  requestAnimationFrame(() => {
+    scrollQueued = false;
+    renderWindow(false);
+  });
+}, { passive: true });
+new ResizeObserver(() => renderWindow(false)).observe(wrap);
+
+function progress() {
+  const bar = document.querySelector(".progress [role=progressbar]");
+  bar.setAttribute("aria-valuemax", String(asked));
+  bar.setAttribute("aria-valuenow", String(answered));
+  $("bar").style.width = asked ? `${(100 * answered) / asked}%` : "0";
+  const online = rows.reduce((n, r) => n + (r.state === "online"), 0);
+  const masters = [...masterState.entries()].map(([a, s]) => s.state === "online" ? `${a}: ${s.count} servers` : `${a}: ${s.state}`).join(", ");
+  if (!ql) return;
+  $("progress-text").textContent = asked
+    ? `${answered} / ${asked} answered · ${online} online${masters ? " · master " + masters : ""}`
+    : masters ? `master ${masters}` : "Asking the masters…";
+}
+
+// ---- interaction ----
+
+$("filters").addEventListener("input", () => invalidate());
+$("filters").addEventListener("submit", (e) => e.preventDefault());
+
+table.tHead.addEventListener("click", (e) => {
+  const th = e.target.closest("th[data-sort]");
+  if (!th) return;
+  const key = th.dataset.sort;
+  sort = sort.key === key ? { key, dir: -sort.dir } : { key, dir: key === "players" || key === "fav" ? -1 : 1 };
+  saveStore();
+  invalidate();
+});
+
+function toggleFavourite(r) {
+  if (store.favourites.has(r.key)) store.favourites.delete(r.key);
+  else store.favourites.add(r.key);
+  saveStore();
+  invalidate();
+}
+
+tbody.addEventListener("click", (e) => {
+  const fav = e.target.closest("[data-fav]");
+  if (fav) {
+    e.preventDefault();
+    toggleFavourite(view[Number(fav.dataset.fav)]);
+    return;
+  }
+  const st = e.target.closest("[data-detail]");
+  if (st) {
+    e.preventDefault();
+    showDetail(view[Number(st.dataset.detail)], st);
+    return;
+  }
+  const tr = e.target.closest("tr.row");
+  if (tr) setActive(Number(tr.dataset.i), false);
+});
+
+let popover;
+function showDetail(r, anchor) {
+  popover?.remove();
+  const inspect = r.packets?.length
+    ? `/inspect?protocol=${encodeURIComponent(r.protocol)}&target=${encodeURIComponent(r.addr)}#p=${encodeURIComponent(r.protocol)}&t=${encodeURIComponent(r.addr)}&h=${r.packets.filter((p) => p.direction === "received").map((p) => toHex(p.data)).join(",")}`
+    : `/inspect?protocol=${encodeURIComponent(r.protocol)}&target=${encodeURIComponent(r.addr)}`;
+  popover = h("div", { class: "popover", role: "dialog", "aria-label": "Server state", "data-testid": "state-detail" },
+    h("strong", {}, `${r.addr}: ${stateLabels[r.state] ?? r.state}`),
+    r.detail ? h("pre", {}, r.detail) : null,
+    h("div", { class: "inline-form" },
+      h("a", { class: "btn", href: `/s/${encodeURIComponent(r.protocol)}/${encodeURIComponent(r.addr)}` }, "Status page"),
+      h("a", { class: "btn", href: inspect }, "Inspect packets"),
+      h("button", { type: "button", class: "btn", onclick: () => popover.remove() }, "Close")));
+  document.body.append(popover);
+  const b = anchor.getBoundingClientRect();
+  popover.style.left = `${Math.min(b.left, innerWidth - popover.offsetWidth - 8)}px`;
+  popover.style.top = `${Math.min(b.bottom + 4, innerHeight - popover.offsetHeight - 8)}px`;
+  popover.querySelector("button").focus();
+}
+document.addEventListener("keydown", (e) => { if (e.key === "Escape") popover?.remove(); });
+document.addEventListener("click", (e) => { if (popover && !popover.contains(e.target) && !e.target.closest("[data-detail]")) popover.remove(); });
+
+function setActive(i, scroll = true) {
+  active = Math.max(0, Math.min(view.length - 1, i));
+  if (scroll) {
+    const head = table.tHead.offsetHeight;
+    const y = active * ROW_H;
+    if (y < wrap.scrollTop) wrap.scrollTop = y;
+    else if (y + ROW_H + head > wrap.scrollTop + wrap.clientHeight) wrap.scrollTop = y + ROW_H + head - wrap.clientHeight;
+  }
+  renderWindow();
+}
+
+wrap.tabIndex = 0;
+wrap.setAttribute("role", "region");
+wrap.setAttribute("aria-label", "Server list; arrow keys move, Enter opens");
+wrap.addEventListener("keydown", (e) => {
+  const page = Math.max(1, Math.floor(wrap.clientHeight / ROW_H) - 1);
+  const moves = { ArrowDown: 1, ArrowUp: -1, PageDown: page, PageUp: -page };
+  if (e.target.closest("thead")) return;
+  if (e.key in moves) setActive((active < 0 ? -1 : active) + moves[e.key]);
+  else if (e.key === "Home") setActive(0);
+  else if (e.key === "End") setActive(view.length - 1);
+  else if (e.key === "Enter" && view[active]) location.href = `/s/${encodeURIComponent(view[active].protocol)}/${encodeURIComponent(view[active].addr)}`;
+  else if (e.key === "f" && view[active]) toggleFavourite(view[active]);
+  else return;
+  e.preventDefault();
+});
+document.addEventListener("keydown", (e) => {
+  if (e.key === "/" && !e.target.closest("input, textarea, select")) {
+    e.preventDefault();
+    $("q").focus();
+  }
+});
+
+$("refresh").addEventListener("click", refreshAll);
+
+// Auto-refresh: every few seconds, re-ask the rows whose interval passed;
+// ask() itself refuses servers asked within their protocol's limit.
+setInterval(() => {
+  const every = Number($("auto").value) * 1000;
+  if (!every || !ql || document.hidden) return;
+  const now = Date.now();
+  for (const m of cfg.masters ?? []) if (now - (masterAsked.get(`master:${m}`) ?? 0) >= every) loadMaster(m, now);
+  for (const r of rows) if (now - r.lastAsked >= Math.max(every, minInterval(r))) ask(r, now);
+}, 2000);
+
+$("add-form").addEventListener("submit", (e) => {
+  e.preventDefault();
+  const protocol = $("add-protocol").value;
+  let addr = $("add-addr").value.trim();
+  const def = (cfg.protocols ?? []).find((p) => p.name === protocol)?.default_port;
+  if (!/:\d+$/.test(addr) && def) addr += `:${def}`;
+  if (!/^(\[[0-9a-fA-F:.]+\]|[^\s:[\]]+):\d{1,5}$/.test(addr)) {
+    $("add-msg").textContent = "Enter host:port";
+    return;
+  }
+  if (!store.added.some((s) => s.protocol === protocol && s.addr === addr)) {
+    store.added.push({ protocol, addr });
+    saveStore();
+  }
+  const r = addRow(protocol, addr, "added");
+  if (ql) ask(r);
+  $("add-msg").textContent = `Added ${addr}`;
+  $("add-addr").value = "";
+});
+
+$("fav-export").addEventListener("click", () => {
+  const list = (keys) => [...keys].map((k) => { const i = k.indexOf("/"); return { protocol: k.slice(0, i), addr: k.slice(i + 1) }; });
+  const data = { querylens: "favourites", version: 1, favourites: list(store.favourites), added: store.added };
+  const a = h("a", { href: URL.createObjectURL(new Blob([JSON.stringify(data, null, 2)], { type: "application/json" })), download: "querylens-favourites.json" });
+  a.click();
+  setTimeout(() => URL.revokeObjectURL(a.href), 1000);
+});
+
+$("fav-import").addEventListener("change", async (e) => {
+  const file = e.target.files[0];
+  if (!file) return;
+  try {
+    const data = JSON.parse(await file.text());
+    if (data.querylens !== "favourites") throw new Error("not a querylens favourites file");
+    let n = 0;
+    for (const s of data.favourites ?? []) {
+      if (typeof s?.protocol !== "string" || typeof s?.addr !== "string") continue;
+      store.favourites.add(keyOf(s.protocol, s.addr));
+      const r = addRow(s.protocol, s.addr, "favourite");
+      if (ql) ask(r);
+      n++;
+    }
+    for (const s of data.added ?? []) {
+      if (typeof s?.protocol !== "string" || typeof s?.addr !== "string") continue;
+      if (!store.added.some((x) => x.protocol === s.protocol && x.addr === s.addr)) store.added.push({ protocol: s.protocol, addr: s.addr });
+      const r = addRow(s.protocol, s.addr, "added");
+      if (ql) ask(r);
+    }
+    saveStore();
+    $("fav-msg").textContent = `Imported ${n} favourite${n === 1 ? "" : "s"}`;
+  } catch (err) {
+    $("fav-msg").textContent = `Import failed: ${err.message}`;
+  }
+  e.target.value = "";
+});
+
+// A hook for tests and for measuring in devtools: inject synthetic rows,
+// read the view, set the sort. Not used by the page itself.
+globalThis.querylensBrowse = {
+  inject(list) {
+    for (const x of list) {
+      const r = addRow(x.protocol ?? "zandronum", x.addr, "injected");
+      Object.assign(r, { state: "online", detail: "", bots: 0, max: 0, ping: null, country: "", password: false, map: "", mode: "", name: "" }, x);
+      r.hay = [r.name, r.map, r.mode, r.addr].join("\n").toLowerCase();
+      if (r.mode) modes.add(r.mode), (modesDirty = true);
+    }
+    rebuild();
+  },
+  view: () => view.map((r) => ({ key: r.key, name: r.name, players: r.players, ping: r.ping, state: r.state, protocol: r.protocol })),
+  sort(key, dir) { sort = { key, dir }; rebuild(); },
+  rebuild,
+  rendered: () => tbody.querySelectorAll("tr.row").length,
+};
+
+// ---- start ----
+
+async function start() {
+  for (const s of cfg.servers ?? []) addRow(s.protocol, s.addr, "config");
+  for (const s of store.added) addRow(s.protocol, s.addr, "added");
+  for (const k of store.favourites) {
+    const i = k.indexOf("/");
+    if (i > 0) addRow(k.slice(0, i), k.slice(i + 1), "favourite");
+  }
+  relay = new Relay(cfg.relay);
+  showRelay(relay);
+  try {
+    [ql] = await Promise.all([decoder(), relay.connect()]);
+  } catch (err) {
+    showFatal(document.querySelector(".browse"), err);
+    $("progress-text").textContent = "Not connected";
+    return;
+  }
+  $("progress-text").textContent = "Asking the masters…";
+  refreshAll();
+}
+
+start();
+setInterval(() => {
+  // Keep "asked N s ago" style hints honest in titles without re-rendering rows.
+  const r = view[active];
+  if (r?.lastAsked) wrap.title = `${r.addr}: asked ${ago(Date.now() - r.lastAsked)} ago`;
+}, 5000);

@@ -1,0 +1,533 @@
+// The packet inspector: build a query and see its bytes, send it through
+// the relay, and dissect every datagram: a hex view (offset, hex, ASCII)
+// and a field tree from the decoder's spans, linked both ways.
+import { decoder, config, parseHex, toHex, esc, h, copyText, showRelay, showFatal, markFirstDecode } from "./ql.js";
+import { Relay, converse, classify } from "./relay.js";
+
+const cfg = config();
+const $ = (id) => document.getElementById(id);
+let ql;
+let relay;
+let protocols = [];
+
+/**
+ * @typedef {{n: number, time: number, direction: "sent"|"received"|"pasted",
+ *   data: Uint8Array, protocol: string|null, kind: string, rtt: number|null,
+ *   target: string, group: number}} Packet
+ */
+/** @type {Packet[]} */
+const packets = [];
+let groups = 0;
+let selected = -1;
+let layerIndex = -1;
+let current = null; // {msg, error, layers, spans, owner}
+let pinned = -1; // span index selected by click
+
+// ---- query builder ----
+
+function renderOptions() {
+  const proto = protocols.find((p) => p.name === $("b-protocol").value);
+  const box = $("b-options");
+  box.replaceChildren(h("legend", {}, "Options"));
+  if (!proto) return;
+  if (!proto.options.length) box.append(h("p", { class: "muted small opt-help" }, "This protocol's query has no options."));
+  for (const o of proto.options) {
+    const id = `opt-${o.name}`;
+    let input;
+    if (o.kind === "bool") {
+      input = h("input", { type: "checkbox", id, name: o.name, checked: o.default === "true" });
+      box.append(h("label", { class: "check", title: o.help }, input, o.name));
+    } else {
+      if (o.kind === "choice") {
+        input = h("select", { id, name: o.name }, o.choices.map((c) => h("option", { value: c, selected: c === o.default }, c)));
+      } else {
+        input = h("input", { id, name: o.name, placeholder: o.default, class: "mono", autocomplete: "off", spellcheck: "false" });
+      }
+      box.append(h("label", { title: o.help }, o.name, input));
+    }
+    input.dataset.kind = o.kind;
+  }
+  const port = proto.default_port;
+  const t = $("b-target");
+  t.placeholder = port ? `host:${port}` : "host:port";
+}
+
+function options() {
+  const out = {};
+  for (const el of $("b-options").querySelectorAll("[name]")) {
+    if (el.dataset.kind === "bool") out[el.name] = el.checked ? "true" : "false";
+    else if (el.value.trim() !== "") out[el.name] = el.value.trim();
+  }
+  return out;
+}
+
+function bytesLine(label, bytes) {
+  return h("div", {}, h("div", { class: "muted" }, `${label} · ${bytes.length} bytes`), h("div", { class: "bytes", "data-testid": "preview-bytes" }, toHex(bytes).replace(/(..)(?!$)/g, "$1 ")));
+}
+
+/** preview shows the exact bytes the query sends, and inner layers. */
+function preview() {
+  const box = $("b-preview");
+  const built = ql.buildQuery($("b-protocol").value, options());
+  if (built.error) {
+    box.replaceChildren(h("div", { class: "err", role: "alert" }, built.error.message));
+    return null;
+  }
+  const out = [];
+  for (const [i, dg] of built.datagrams.entries()) {
+    const m = ql.inspect(built.protocol, dg);
+    const msg = m.error ? m.partial : m;
+    const layers = msg?.layers ?? [];
+    // Inner layers first (the payload the protocol defines), then the
+    // datagram as it goes on the wire.
+    for (const l of layers.slice(1).reverse()) out.push(bytesLine(`${l.name}${built.datagrams.length > 1 ? ` ${i + 1}` : ""}`, parseHex(l.hex)));
+    out.push(bytesLine(`datagram on the wire${built.datagrams.length > 1 ? ` ${i + 1}` : ""}`, dg));
+  }
+  box.replaceChildren(...out);
+  return built;
+}
+
+$("b-protocol").addEventListener("change", () => { renderOptions(); preview(); });
+$("b-options").addEventListener("input", () => preview());
+$("b-options").addEventListener("change", () => preview());
+
+$("b-add").addEventListener("click", () => {
+  const built = preview();
+  if (!built) return;
+  const g = ++groups;
+  for (const dg of built.datagrams) addPacket({ direction: "sent", data: dg, protocol: built.protocol, target: $("b-target").value.trim(), group: g });
+  select(packets.length - 1);
+});
+
+$("build-form").addEventListener("submit", async (e) => {
+  e.preventDefault();
+  const proto = $("b-protocol").value;
+  let target = $("b-target").value.trim();
+  const port = protocols.find((p) => p.name === proto)?.default_port;
+  if (target && !/:\d+$/.test(target) && port) target += `:${port}`;
+  if (!/^(\[[0-9a-fA-F:.]+\]|[^\s:[\]]+):\d{1,5}$/.test(target)) {
+    status("Enter a target as host:port.", true);
+    $("b-target").focus();
+    return;
+  }
+  const g = ++groups;
+  $("b-send").disabled = true;
+  status(`Asking ${target}…`);
+  const res = await converse(ql, relay, proto, target, options(), {
+    timeoutMs: (relay.hello?.replyWindow ?? 2000) + 2000,
+    onPacket: (p) => {
+      addPacket({ ...p, group: g });
+      if (p.direction === "received" && (selected < 0 || packets[selected].group !== g || packets[selected].direction === "sent")) select(packets.length - 1);
+    },
+  });
+  $("b-send").disabled = false;
+  const { state, detail } = classify(res);
+  if (!res.replies) status(`${target}: ${state}. ${detail}`, true);
+  else status(`${target}: ${state}${detail ? ". " + detail : ""} · ${res.replies} datagram${res.replies > 1 ? "s" : ""}, ${Math.round(res.rtt)} ms${res.cached ? " (from the relay's cache)" : ""}`, state !== "online");
+  if (res.replies > 1) $("whole").checked = true;
+  if (selected >= 0) showPacket();
+});
+
+// ---- paste and permalink ----
+
+$("paste-form").addEventListener("submit", (e) => {
+  e.preventDefault();
+  const lines = $("paste-hex").value.split(/[\n,]+/).map((l) => l.trim()).filter(Boolean);
+  let dgs;
+  try {
+    dgs = lines.map(parseHex).filter((b) => b.length);
+  } catch (err) {
+    status(`Paste: ${err.message}`, true);
+    return;
+  }
+  if (!dgs.length) {
+    status("Paste some hex first.", true);
+    return;
+  }
+  addGroup($("paste-protocol").value || null, dgs, null, "");
+});
+
+/** addGroup adds pasted datagrams (and the query they answer) and shows the first. */
+function addGroup(protocol, dgs, query, target) {
+  const g = ++groups;
+  const first = packets.length + (query ? 1 : 0);
+  if (query) addPacket({ direction: "sent", data: query, protocol, target, group: g });
+  for (const d of dgs) addPacket({ direction: "pasted", data: d, protocol, target, group: g });
+  $("whole").checked = dgs.length > 1;
+  select(first);
+}
+
+function permalink() {
+  const p = packets[selected];
+  if (!p) return location.href.split("#")[0];
+  const inGroup = packets.filter((x) => x.group === p.group);
+  const replies = inGroup.filter((x) => x.direction !== "sent");
+  const query = inGroup.filter((x) => x.direction === "sent").at(-1);
+  const shown = replies.length ? replies : [p];
+  let frag = `#p=${encodeURIComponent(p.protocol ?? "")}`;
+  if (p.target) frag += `&t=${encodeURIComponent(p.target)}`;
+  if (query && replies.length) frag += `&q=${toHex(query.data)}`;
+  frag += `&h=${shown.map((x) => toHex(x.data)).join(",")}`;
+  return location.origin + location.pathname + location.search + frag;
+}
+
+function fromFragment() {
+  const f = new URLSearchParams(location.hash.slice(1));
+  const hx = f.get("h");
+  if (!hx) return false;
+  try {
+    const dgs = hx.split(",").filter(Boolean).map(parseHex);
+    const q = f.get("q") ? parseHex(f.get("q")) : null;
+    addGroup(f.get("p") || null, dgs, q, f.get("t") ?? "");
+    return true;
+  } catch (err) {
+    status(`The link's packets are not valid hex: ${err.message}`, true);
+    return false;
+  }
+}
+
+$("permalink").addEventListener("click", async (e) => {
+  const url = permalink();
+  history.replaceState(null, "", url);
+  const b = e.currentTarget;
+  b.textContent = (await copyText(url)) ? "Copied" : "Copy failed";
+  setTimeout(() => (b.textContent = "Copy permalink"), 1500);
+});
+
+$("export").addEventListener("click", () => {
+  if (!packets.length) return;
+  const file = ql.pcapng(packets.map((p) => ({
+    time: p.time, direction: p.direction === "received" ? "received" : "sent", target: p.target || "0.0.0.0:0", data: p.data,
+    comment: `${p.protocol ?? "unknown"} ${p.kind}${p.direction === "pasted" ? " (pasted)" : ""}`,
+  })));
+  if (file.error) { status(file.error.message, true); return; }
+  const a = h("a", { href: URL.createObjectURL(new Blob([file], { type: "application/vnd.tcpdump.pcap" })), download: `querylens-${new Date().toISOString().replace(/[:.]/g, "-")}.pcapng` });
+  a.click();
+  setTimeout(() => URL.revokeObjectURL(a.href), 1000);
+});
+
+$("clear").addEventListener("click", () => {
+  packets.length = 0;
+  selected = -1;
+  $("packet-rows").replaceChildren();
+  $("packets-empty").hidden = false;
+  $("hex").replaceChildren();
+  $("tree").replaceChildren();
+  $("layers").replaceChildren();
+  status("");
+  history.replaceState(null, "", location.pathname + location.search);
+});
+
+$("whole").addEventListener("change", () => showPacket());
+
+// ---- packet list ----
+
+function addPacket(p) {
+  const det = ql.detect(p.data);
+  const pk = {
+    n: packets.length + 1, time: p.time ?? Date.now(), direction: p.direction, data: p.data,
+    protocol: p.protocol ?? (det.error ? null : det.protocol), kind: det.error ? "?" : det.kind,
+    rtt: p.rtt ?? null, target: p.target ?? "", group: p.group, cached: !!p.cached,
+  };
+  packets.push(pk);
+  const i = packets.length - 1;
+  const t0 = packets[0].time;
+  const row = h("tr", { "data-i": String(i), tabindex: "-1", "aria-selected": "false", "data-testid": "packet-row" },
+    h("td", { class: "num" }, String(pk.n)),
+    h("td", {}, `+${((pk.time - t0) / 1000).toFixed(3)}`),
+    h("td", { class: `dir-${pk.direction}` }, pk.direction === "sent" ? "→ sent" : pk.direction === "received" ? "← recv" : "pasted"),
+    h("td", { class: "num" }, String(pk.data.length)),
+    h("td", {}, pk.protocol ?? "?"),
+    h("td", {}, pk.kind),
+    h("td", { class: "num" }, pk.rtt != null ? `${pk.rtt.toFixed(1)} ms${pk.cached ? "*" : ""}` : ""),
+    h("td", {}, pk.target));
+  $("packet-rows").append(row);
+  $("packets-empty").hidden = true;
+}
+
+$("packet-rows").addEventListener("click", (e) => {
+  const tr = e.target.closest("tr[data-i]");
+  if (tr) select(Number(tr.dataset.i));
+});
+$("packet-rows").addEventListener("keydown", (e) => {
+  const d = { ArrowDown: 1, ArrowUp: -1 }[e.key];
+  if (d == null) return;
+  e.preventDefault();
+  select(Math.max(0, Math.min(packets.length - 1, selected + d)));
+});
+
+function select(i) {
+  if (!packets[i]) return;
+  selected = i;
+  layerIndex = -1;
+  pinned = -1;
+  for (const tr of $("packet-rows").rows) {
+    const on = Number(tr.dataset.i) === i;
+    tr.setAttribute("aria-selected", String(on));
+    tr.tabIndex = on ? 0 : -1;
+    if (on && document.activeElement?.closest?.("#packet-rows")) tr.focus();
+    if (on) tr.scrollIntoView({ block: "nearest" });
+  }
+  showPacket();
+}
+
+// ---- dissection ----
+
+function status(text, bad = false) {
+  const el = $("decode-status");
+  el.textContent = text;
+  el.classList.toggle("bad", bad);
+}
+
+/** decodeSelected decodes the selected packet, or its whole message. */
+function decodeSelected() {
+  const p = packets[selected];
+  const inGroup = packets.filter((x) => x.group === p.group);
+  const query = inGroup.filter((x) => x.direction === "sent").at(-1);
+  let dgs = [p.data];
+  const whole = $("whole").checked && p.direction !== "sent";
+  if (whole) dgs = inGroup.filter((x) => x.direction !== "sent").map((x) => x.data);
+  const opts = query && p.direction !== "sent" ? { query: query.data } : {};
+  return ql.inspect(p.protocol, dgs, opts);
+}
+
+function showPacket() {
+  const p = packets[selected];
+  if (!p) return;
+  const res = decodeSelected();
+  markFirstDecode();
+  const msg = res.error ? res.partial ?? {} : res;
+  let layers = (msg.layers ?? []).map((l) => ({ name: l.name, bytes: parseHex(l.hex), parent: l.parent }));
+  if (!layers.length) layers = [{ name: "wire", bytes: p.data, parent: -1 }];
+  const spans = msg.spans ?? [];
+  current = { res, msg, layers, spans, error: res.error ?? null };
+  if (layerIndex < 0 || layerIndex >= layers.length) {
+    // Open the layer that has the fields: the error's layer, else the one
+    // with the most spans (Zandronum's payload rather than its wire form).
+    const errLayer = res.error?.layer ? layers.findIndex((l) => l.name === res.error.layer) : -1;
+    const count = layers.map((_, i) => spans.filter((s) => s.layer === i).length);
+    layerIndex = errLayer >= 0 ? errLayer : count.indexOf(Math.max(...count));
+  }
+  const kind = msg.kind ? `${msg.protocol ?? p.protocol ?? "?"} ${msg.kind}${msg.denied ? ` (${msg.denied})` : ""}` : "";
+  if (res.error) {
+    const e = res.error;
+    status(`✖ ${e.protocol ? e.protocol + ": " : ""}${e.field ? `${e.field} at offset ${e.offset}${e.layer ? ` of ${e.layer}` : ""}: ` : ""}${e.message}${kind ? ` — showing what decoded (${kind})` : ""}`, true);
+  } else {
+    status(`${kind}${msg.info?.name ? ` · ${msg.info.name.replace(/\x1c(\[[^\]]*\]|.)?/g, "")}` : ""}${msg.servers ? ` · ${msg.servers.length} servers` : ""}${msg.warnings?.length ? ` · warnings: ${msg.warnings.join(", ")}` : ""}`);
+  }
+  renderTabs();
+  renderLayer();
+}
+
+function renderTabs() {
+  const tabs = $("layers");
+  tabs.replaceChildren(...current.layers.map((l, i) => h("button", {
+    type: "button", role: "tab", id: `tab-${i}`, "aria-selected": String(i === layerIndex), tabindex: i === layerIndex ? "0" : "-1",
+    "aria-controls": "hex", "data-testid": "layer-tab", onclick: () => { layerIndex = i; pinned = -1; renderTabs(); renderLayer(); },
+  }, `${l.name} (${l.bytes.length})`)));
+}
+
+$("layers").addEventListener("keydown", (e) => {
+  const d = { ArrowRight: 1, ArrowLeft: -1 }[e.key];
+  if (d == null || !current) return;
+  layerIndex = (layerIndex + d + current.layers.length) % current.layers.length;
+  renderTabs();
+  renderLayer();
+  $(`tab-${layerIndex}`).focus();
+});
+
+/** errorRange is where the decoding error sits in this layer, if it does. */
+function errorRange() {
+  const e = current.error;
+  if (!e || e.offset == null) return null;
+  const li = e.layer ? current.layers.findIndex((l) => l.name === e.layer) : current.layers.length - 1;
+  if (li !== layerIndex) return null;
+  const n = current.layers[li].bytes.length;
+  return [Math.min(e.offset, n), n];
+}
+
+function renderLayer() {
+  const layer = current.layers[layerIndex];
+  const bytes = layer.bytes;
+  const spans = current.spans.map((s, i) => ({ ...s, i })).filter((s) => s.layer === layerIndex);
+  // owner[o] is the innermost span holding byte o: paint larger spans first.
+  const owner = new Int32Array(bytes.length).fill(-1);
+  const bySize = [...spans].sort((a, b) => (b.end - b.start) - (a.end - a.start));
+  for (const s of bySize) for (let o = Math.max(0, s.start); o < Math.min(bytes.length, s.end); o++) owner[o] = s.i;
+  current.owner = owner;
+  // Colour leaf fields in turn, so neighbouring fields are told apart.
+  const colour = new Map();
+  let c = 0;
+  for (const s of [...spans].sort((a, b) => a.start - b.start)) if (s.kind !== "group") colour.set(s.i, c++ % 6);
+  const err = errorRange();
+
+  let html = "";
+  for (let row = 0; row < Math.max(1, Math.ceil(bytes.length / 16)); row++) {
+    let hx = "";
+    let as = "";
+    for (let k = 0; k < 16; k++) {
+      const o = row * 16 + k;
+      const gap = k === 7 ? " g" : "";
+      if (o >= bytes.length) { hx += `<span class="x${gap}">  </span>`; continue; }
+      const b = bytes[o];
+      const own = owner[o];
+      const cls = err && o >= err[0] ? "err" : own >= 0 && colour.has(own) ? `f${colour.get(own)}` : "";
+      hx += `<span class="x ${cls}${gap}" data-o="${o}">${b.toString(16).padStart(2, "0")}</span>`;
+      as += `<span class="a ${cls}" data-o="${o}">${b >= 0x20 && b < 0x7f ? esc(String.fromCharCode(b)) : "."}</span>`;
+    }
+    html += `<div class="line"><span class="off">${(row * 16).toString(16).padStart(4, "0")}</span><span>${hx}</span><span>${as}</span></div>`;
+  }
+  $("hex").innerHTML = html;
+  renderTree(spans, err);
+}
+
+function renderTree(spans, err) {
+  const tree = $("tree");
+  tree.replaceChildren();
+  // Nest by containment: a span inside an earlier, larger one is its child.
+  const sorted = [...spans].sort((a, b) => a.start - b.start || (b.end - b.start) - (a.end - a.start) || a.i - b.i);
+  const stack = [{ end: Infinity, el: tree, level: 0 }];
+  for (const s of sorted) {
+    while (stack.length > 1 && (s.start >= stack.at(-1).end || s.end > stack.at(-1).end)) stack.pop();
+    const parent = stack.at(-1);
+    const name = s.field.slice(s.field.lastIndexOf(".") + 1) || s.field;
+    const isGroup = spans.some((x) => x !== s && x.start >= s.start && x.end <= s.end && (x.end - x.start) < (s.end - s.start));
+    const node = h("div", {
+      class: "node", role: "treeitem", tabindex: "-1", "aria-level": String(parent.level + 1), "data-s": String(s.i),
+      "aria-expanded": isGroup ? "true" : null, title: `${s.field} · ${s.kind} · bytes ${s.start}–${s.end - 1}`, "data-testid": "tree-row",
+    },
+    h("span", { class: "tw", "aria-hidden": "true" }, isGroup ? "▾" : ""),
+    h("span", { class: "fn" }, name),
+    h("span", { class: "fv" }, s.kind === "group" ? "" : s.value),
+    h("span", { class: "fk" }, s.kind),
+    h("span", { class: "fr" }, `${s.start}:${s.end}`));
+    parent.el.append(node);
+    if (isGroup) {
+      const g = h("div", { role: "group" });
+      parent.el.append(g);
+      stack.push({ end: s.end, el: g, level: parent.level + 1 });
+    }
+  }
+  if (err) {
+    const e = current.error;
+    tree.append(h("div", { class: "node errnode", role: "treeitem", tabindex: "-1", "aria-level": "1", "data-err": "1", "data-testid": "tree-error" },
+      h("span", { class: "tw" }, "✖"), h("span", { class: "fn" }, e.field || "error"), h("span", { class: "fv" }, e.message), h("span", { class: "fr" }, `at ${e.offset}`)));
+  }
+  if (!spans.length && !err) tree.append(h("p", { class: "muted small" }, "No fields in this layer."));
+  const first = tree.querySelector(".node");
+  if (first) first.tabIndex = 0;
+}
+
+// ---- the two-way link between hex and tree ----
+
+function spanRange(i) {
+  const s = current.spans[i];
+  return [s.start, s.end];
+}
+
+function paint(cls, i) {
+  for (const el of document.querySelectorAll(`#hex .${cls}, #tree .${cls}`)) el.classList.remove(cls);
+  if (i == null || i < 0) return;
+  const [a, b] = spanRange(i);
+  for (const el of $("hex").querySelectorAll("[data-o]")) {
+    const o = Number(el.dataset.o);
+    if (o >= a && o < b) el.classList.add(cls);
+  }
+  $("tree").querySelector(`[data-s="${i}"]`)?.classList.add(cls);
+}
+
+$("tree").addEventListener("mouseover", (e) => {
+  const n = e.target.closest("[data-s]");
+  paint("hl", n ? Number(n.dataset.s) : -1);
+});
+$("tree").addEventListener("mouseleave", () => paint("hl", -1));
+$("hex").addEventListener("mouseover", (e) => {
+  const el = e.target.closest("[data-o]");
+  const i = el ? current.owner[Number(el.dataset.o)] : -1;
+  paint("hl", i);
+});
+$("hex").addEventListener("mouseleave", () => paint("hl", -1));
+
+function pin(i, from) {
+  pinned = i;
+  paint("sel", i);
+  if (i < 0) return;
+  const node = $("tree").querySelector(`[data-s="${i}"]`);
+  if (from !== "tree") node?.scrollIntoView({ block: "nearest" });
+  const [a] = spanRange(i);
+  if (from !== "hex") $("hex").querySelector(`[data-o="${a}"]`)?.scrollIntoView({ block: "nearest" });
+}
+
+$("tree").addEventListener("click", (e) => {
+  const n = e.target.closest("[data-s]");
+  if (!n) return;
+  if (e.target.closest(".tw") && n.hasAttribute("aria-expanded")) {
+    n.setAttribute("aria-expanded", String(n.getAttribute("aria-expanded") !== "true"));
+    return;
+  }
+  focusNode(n);
+  pin(Number(n.dataset.s), "tree");
+});
+$("hex").addEventListener("click", (e) => {
+  const el = e.target.closest("[data-o]");
+  if (el) pin(current.owner[Number(el.dataset.o)], "hex");
+});
+
+function visibleNodes() {
+  return [...$("tree").querySelectorAll(".node")].filter((n) => n.offsetParent !== null);
+}
+
+function focusNode(n) {
+  for (const x of $("tree").querySelectorAll(".node[tabindex='0']")) x.tabIndex = -1;
+  n.tabIndex = 0;
+  n.focus();
+}
+
+$("tree").addEventListener("keydown", (e) => {
+  const n = e.target.closest(".node");
+  if (!n) return;
+  const nodes = visibleNodes();
+  const at = nodes.indexOf(n);
+  const expanded = n.getAttribute("aria-expanded");
+  let next = null;
+  switch (e.key) {
+    case "ArrowDown": next = nodes[at + 1]; break;
+    case "ArrowUp": next = nodes[at - 1]; break;
+    case "Home": next = nodes[0]; break;
+    case "End": next = nodes.at(-1); break;
+    case "ArrowRight": if (expanded === "false") n.setAttribute("aria-expanded", "true"); else next = nodes[at + 1]; break;
+    case "ArrowLeft":
+      if (expanded === "true") n.setAttribute("aria-expanded", "false");
+      else next = n.parentElement.closest("[role=group]")?.previousElementSibling ?? null;
+      break;
+    case "Enter": case " ": if (n.dataset.s) pin(Number(n.dataset.s), "tree"); break;
+    default: return;
+  }
+  e.preventDefault();
+  if (next) {
+    focusNode(next);
+    paint("hl", next.dataset.s ? Number(next.dataset.s) : -1);
+  }
+});
+
+// ---- start ----
+
+async function main() {
+  relay = new Relay(cfg.relay);
+  showRelay(relay);
+  relay.connect().catch(() => {}); // the inspector decodes offline too
+  try {
+    ql = await decoder();
+  } catch (err) {
+    showFatal(document.querySelector(".inspect"), err);
+    return;
+  }
+  protocols = ql.protocols();
+  if (cfg.protocol) $("b-protocol").value = cfg.protocol;
+  renderOptions();
+  preview();
+  fromFragment();
+  globalThis.querylensInspect = { packets: () => packets.map((p) => ({ ...p, hex: toHex(p.data) })), permalink, select };
+}
+
+main();

@@ -1,0 +1,167 @@
+// Shared helpers of the querylens pages: the wasm decoder loader, hex,
+// text and DOM utilities, and the relay indicator in the header.
+
+let decoderPromise;
+
+/**
+ * decoder loads the wasm module once per page and resolves to
+ * globalThis.querylens (see querylens.d.ts).
+ * @returns {Promise<import("./querylens").QueryLens>}
+ */
+export function decoder() {
+  decoderPromise ??= (async () => {
+    const root = document.documentElement;
+    const t0 = performance.now();
+    const glue = root.dataset.wasmGlue;
+    try {
+      await import(glue);
+    } catch (e) {
+      throw new Error(`the decoder's JS glue (${glue}) did not load: the server was built without bash scripts/build-wasm.sh`);
+    }
+    const go = new globalThis.Go();
+    const resp = await fetch(root.dataset.wasm);
+    if (!resp.ok) {
+      throw new Error(`the decoder did not load (${resp.status}): ${(await resp.text()).trim()}`);
+    }
+    const { instance } = await WebAssembly.instantiateStreaming(resp, go.importObject);
+    // run() executes main up to its first blocking point, which is after
+    // globalThis.querylens is set; the promise it returns only settles if
+    // the program exits.
+    go.run(instance).then(() => console.error("querylens decoder exited"));
+    if (!globalThis.querylens) throw new Error("the decoder started but registered nothing");
+    performance.measure("ql-decoder-load", { start: t0 });
+    return globalThis.querylens;
+  })();
+  return decoderPromise;
+}
+
+let firstDecodeMarked = false;
+
+/** markFirstDecode records, once, when the page decoded its first packet. */
+export function markFirstDecode() {
+  if (firstDecodeMarked) return;
+  firstDecodeMarked = true;
+  performance.mark("ql-first-decode");
+  globalThis.qlFirstDecodeMs = performance.now();
+}
+
+/** config returns the JSON the server put in #ql-config. */
+export function config() {
+  const el = document.getElementById("ql-config");
+  return el ? JSON.parse(el.textContent) : {};
+}
+
+const hexChars = "0123456789abcdef";
+
+/** toHex formats bytes as lowercase hex without separators. */
+export function toHex(bytes) {
+  let s = "";
+  for (const b of bytes) s += hexChars[b >> 4] + hexChars[b & 15];
+  return s;
+}
+
+/**
+ * parseHex reads hex that may contain spaces, colons, commas, "0x"
+ * prefixes and line breaks. It throws with the position of a bad character.
+ */
+export function parseHex(text) {
+  const clean = text.replace(/0x/gi, "").replace(/[\s:,;_-]/g, "");
+  const bad = clean.search(/[^0-9a-fA-F]/);
+  if (bad >= 0) throw new Error(`not hex: ${JSON.stringify(clean[bad])}`);
+  if (clean.length % 2) throw new Error("odd number of hex digits");
+  const out = new Uint8Array(clean.length / 2);
+  for (let i = 0; i < out.length; i++) out[i] = parseInt(clean.substr(i * 2, 2), 16);
+  return out;
+}
+
+/**
+ * stripColors removes Zandronum colour escapes (0x1c and one code
+ * character, or a [name] in brackets) and other control characters.
+ */
+export function stripColors(s) {
+  if (typeof s !== "string") return "";
+  return s.replace(/\x1c(\[[^\]]*\]|.)?/gs, "").replace(/[\x00-\x1f\x7f]/g, "").trim();
+}
+
+const escapes = { "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&#39;" };
+
+/** esc escapes text for HTML element content and quoted attributes. */
+export function esc(s) {
+  return String(s ?? "").replace(/[&<>"']/g, (c) => escapes[c]);
+}
+
+/** h creates an element: h("a", {href: "/", class: "x"}, "text", child). */
+export function h(tag, attrs, ...children) {
+  const el = document.createElement(tag);
+  for (const [k, v] of Object.entries(attrs ?? {})) {
+    if (v === false || v == null) continue;
+    if (k.startsWith("on")) el.addEventListener(k.slice(2), v);
+    else el.setAttribute(k, v === true ? "" : v);
+  }
+  for (const c of children.flat()) {
+    if (c == null || c === false) continue;
+    el.append(c instanceof Node ? c : String(c));
+  }
+  return el;
+}
+
+/** copyText copies to the clipboard, falling back for insecure origins. */
+export async function copyText(text) {
+  try {
+    await navigator.clipboard.writeText(text);
+    return true;
+  } catch {
+    const ta = h("textarea", { class: "sr-only" }, text);
+    document.body.append(ta);
+    ta.select();
+    const ok = document.execCommand("copy");
+    ta.remove();
+    return ok;
+  }
+}
+
+/** wireCopyButtons makes every [data-copy] button copy its value. */
+export function wireCopyButtons(root = document) {
+  for (const b of root.querySelectorAll("button[data-copy]")) {
+    b.addEventListener("click", async () => {
+      const label = b.textContent;
+      b.textContent = (await copyText(b.dataset.copy)) ? "Copied" : "Copy failed";
+      setTimeout(() => (b.textContent = label), 1500);
+    });
+  }
+}
+
+/**
+ * showRelay keeps the header's relay indicator up to date: the page's
+ * round trip to the relay (PING/PONG), shown once and apart from server
+ * pings, which are the relay's own round trips to the game servers.
+ */
+export function showRelay(relay) {
+  const box = document.getElementById("top-status");
+  if (!box) return;
+  const set = (cls, text, title) => {
+    box.replaceChildren(h("span", { class: `dot ${cls}`, "aria-hidden": "true" }), h("span", { title }, text));
+  };
+  set("wait", "relay: connecting…", "Connecting to the relay");
+  relay.addEventListener("open", async () => {
+    set("ok", "relay: connected", "Connected to the relay");
+    try {
+      const ms = await relay.ping();
+      set("ok", `relay: ${ms < 1 ? ms.toFixed(1) : Math.round(ms)} ms`, "Round trip from this page to the relay (WebSocket PING/PONG). Server pings in the table are measured by the relay.");
+    } catch { /* the close handler says what happened */ }
+  });
+  relay.addEventListener("close", (e) => set("bad", "relay: offline", e.detail?.reason || "The relay connection closed"));
+}
+
+/** showFatal puts an error where the page's content goes. */
+export function showFatal(where, err) {
+  const p = h("p", { class: "notice notice-malformed", role: "alert", "data-testid": "fatal" }, String(err.message ?? err));
+  where.prepend(p);
+  console.error(err);
+}
+
+/** ago formats a duration in ms as "12 s" / "3 min". */
+export function ago(ms) {
+  const s = Math.max(0, Math.round(ms / 1000));
+  return s < 90 ? `${s} s` : `${Math.round(s / 60)} min`;
+}

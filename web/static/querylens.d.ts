@@ -1,0 +1,131 @@
+// The browser decoder's JavaScript surface: globalThis.querylens, installed
+// by querylens.wasm (wasm/ in the repository). Every message-shaped result
+// is the JSON the command line prints (spec json.md), parsed; errors are
+// returned as data, never thrown. Byte arrays are Uint8Array.
+
+export {};
+
+/** json.md "info": the protocol-neutral view; keys absent when not carried. */
+export interface Info {
+  name?: string;
+  map?: string;
+  game_type?: string;
+  version?: string;
+  password?: boolean;
+  num_players?: number;
+  max_players?: number;
+  max_clients?: number;
+  players?: { name: string; score: number; ping: number; team: number | null; spectator: boolean; bot: boolean }[];
+  teams?: { name: string; score: number }[];
+  rules?: [string, string][];
+}
+
+export type Kind = "query" | "response" | "challenge" | "denied" | "master-query" | "master-list" | "master-denied";
+
+/** One view of a message's bytes; hex is lowercase. parent is -1 for the wire. */
+export interface Layer { name: string; hex: string; parent: number }
+
+/** A decoded field: [start, end) in layer `layer`. */
+export interface Span { layer: number; start: number; end: number; field: string; kind: string; value: string }
+
+export interface Message {
+  protocol: string;
+  kind: Kind;
+  denied?: "rate-limited" | "banned" | "wrong-version";
+  info?: Info;
+  servers?: string[];
+  fields: Record<string, unknown>;
+  warnings: string[];
+  /** Present when spans were asked for (inspect, or {spans: true}). */
+  layers?: Layer[];
+  spans?: Span[];
+}
+
+export interface ErrorInfo {
+  protocol?: string;
+  field?: string;
+  offset?: number;
+  /** The layer the offset is in, when the message has several. */
+  layer?: string;
+  message: string;
+}
+
+/** json.md's failure object: partial is what decoded before the error (no "protocol" key). */
+export interface Failure {
+  error: ErrorInfo;
+  partial?: Omit<Message, "protocol">;
+}
+
+export interface Option {
+  name: string;
+  kind: "bool" | "uint" | "hex" | "choice" | string;
+  default: string;
+  choices: string[];
+  help: string;
+}
+
+export interface Protocol { name: string; title: string; default_port: number; options: Option[] }
+
+/** Option values: strings as the CLI takes them; booleans and numbers are converted; null means unset. */
+export type Options = Record<string, string | number | boolean | null> | null | undefined;
+
+export interface DecodeOptions {
+  /** The query the reply answers (GameSpy v2 layouts depend on it). */
+  query?: Uint8Array;
+  /** Include layers and spans. */
+  spans?: boolean;
+}
+
+/** A conversation with one server, mirroring codecs.Query. */
+export interface Conversation {
+  readonly protocol: string;
+  readonly handle: number;
+  /** Datagrams to send first. */
+  start(): Uint8Array[];
+  /** Feed one received datagram: what to send next and whether the message is complete. A stray datagram gives an error and keeps the state. */
+  feed(datagram: Uint8Array): { send: Uint8Array[]; done: boolean; error?: ErrorInfo };
+  /** Decode what came so far (also before done, after a timeout). */
+  result(options?: DecodeOptions): Message | Failure;
+  /** Release the Go side. Methods answer {error} afterwards. */
+  close(): void;
+}
+
+export interface PcapPacket {
+  /** Milliseconds since the Unix epoch (Date.now()). */
+  time: number;
+  direction: "sent" | "received";
+  /** "ip:port" of the game server; a host name is kept as a comment. */
+  target: string;
+  data: Uint8Array;
+  comment?: string;
+}
+
+export interface QueryLens {
+  /** The module's version ("devel" unless stamped at build time). */
+  readonly version: string;
+  /** Every registered protocol with its query options (a form description). */
+  protocols(): Protocol[];
+  /** Which protocol and kind a datagram is. */
+  detect(datagram: Uint8Array): { protocol: string; kind: Kind } | Failure;
+  /** The first datagrams of a query, exactly as sent on the wire. */
+  buildQuery(protocol: string, options?: Options): { protocol: string; datagrams: Uint8Array[] } | Failure;
+  /** Start a conversation; see Conversation. */
+  newQuery(protocol: string, options?: Options): Conversation | Failure;
+  /** Decode one message of one or more datagrams (any order); null protocol detects it from the first datagram. */
+  decode(protocol: string | null, datagrams: Uint8Array | Uint8Array[], options?: DecodeOptions): Message | Failure;
+  /** decode with layers and spans, for the inspector. */
+  inspect(protocol: string | null, datagrams: Uint8Array | Uint8Array[], options?: { query?: Uint8Array }): Message | Failure;
+  /** A pcapng file (LINKTYPE_RAW, synthesized IPv4/IPv6 + UDP headers) of the packets. */
+  pcapng(packets: PcapPacket[], application?: string): Uint8Array | Failure;
+  huffman: {
+    /** Zandronum's Huffman layer: payload to datagram. */
+    encode(payload: Uint8Array): Uint8Array;
+    /** Datagram to payload; on error, what decoded before the bad offset. */
+    decode(datagram: Uint8Array): { data: Uint8Array } | { error: ErrorInfo; partial: Uint8Array };
+  };
+}
+
+declare global {
+  // eslint-disable-next-line no-var
+  var querylens: QueryLens;
+}

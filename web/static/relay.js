@@ -1,0 +1,306 @@
+// The page's side of the relay: the querylens.relay.v1 WebSocket protocol
+// (binary frames, integers big-endian) and a driver that runs one decoder
+// conversation through it.
+//
+//   page → relay  0x01 QUERY  u32 id | u8 n | protocol | u8 m | target | datagram
+//                 0x02 PING   u32 nonce
+//                 0x03 CANCEL u32 id
+//   relay → page  0x80 HELLO  u8 version | u16 max datagram | u32 reply window ms
+//                             | u16 max in-flight | u32 cache TTL ms
+//                 0x81 REPLY  u32 id | u32 rtt µs | u8 flags (1 cached, 2 coalesced) | datagram
+//                 0x82 END    u32 id | u8 reason (0 window closed, 1 byte cap, 2 cancelled) | u16 replies
+//                 0x83 ERROR  u32 id | u8 code | u16 n | message
+//                 0x84 PONG   u32 nonce
+
+export const SUBPROTOCOL = "querylens.relay.v1";
+
+/** Relay ERROR codes by number. */
+export const ERROR_CODES = {
+  1: "bad-frame", 2: "unknown-protocol", 3: "not-a-query", 4: "denied", 5: "rate-limited",
+  6: "timeout", 7: "resolve", 8: "busy", 9: "internal",
+};
+
+const END_REASONS = { 0: "window", 1: "byte-cap", 2: "cancelled" };
+
+const enc = new TextEncoder();
+const dec = new TextDecoder();
+
+/**
+ * Relay is one WebSocket to the relay. It queues queries beyond the
+ * relay's in-flight limit (from HELLO) and reconnects after a drop, failing
+ * the queries that were open. Events: "open" (after HELLO), "close".
+ */
+export class Relay extends EventTarget {
+  constructor(path = "/relay") {
+    super();
+    const u = new URL(path, location.href);
+    u.protocol = u.protocol === "https:" ? "wss:" : "ws:";
+    this.url = u.href;
+    this.hello = null;
+    this.nextId = 1;
+    this.open = new Map(); // id → handlers
+    this.queue = []; // frames waiting for an in-flight slot
+    this.pings = new Map(); // nonce → {resolve, t0}
+    this.ready = null;
+    this.retry = 0;
+  }
+
+  /** connect opens the socket (once) and resolves to the HELLO. */
+  connect() {
+    this.ready ??= new Promise((resolve, reject) => {
+      const ws = new WebSocket(this.url, SUBPROTOCOL);
+      ws.binaryType = "arraybuffer";
+      this.ws = ws;
+      ws.onmessage = (e) => {
+        if (e.data instanceof ArrayBuffer) this.#frame(new DataView(e.data), resolve);
+      };
+      ws.onclose = (e) => {
+        const why = e.reason || `connection closed (${e.code})`;
+        reject(new Error(`relay: ${why}`));
+        this.#closed(why);
+      };
+    });
+    return this.ready;
+  }
+
+  get maxInFlight() {
+    return Math.max(1, this.hello?.maxInFlight ?? 16);
+  }
+
+  /** cacheTTL is how long the relay shares replies (ms), from HELLO. */
+  get cacheTTL() {
+    return this.hello?.cacheTTL ?? 0;
+  }
+
+  /** ping resolves to the page-to-relay round trip in ms. */
+  async ping() {
+    await this.connect();
+    const nonce = (Math.random() * 2 ** 32) >>> 0;
+    const f = new DataView(new ArrayBuffer(5));
+    f.setUint8(0, 0x02);
+    f.setUint32(1, nonce);
+    return new Promise((resolve, reject) => {
+      const timer = setTimeout(() => { this.pings.delete(nonce); reject(new Error("relay: no PONG")); }, 5000);
+      this.pings.set(nonce, { t0: performance.now(), resolve: (ms) => { clearTimeout(timer); resolve(ms); } });
+      this.ws.send(f.buffer);
+    });
+  }
+
+  /**
+   * query sends one datagram to target and reports what comes back through
+   * handlers {reply(bytes, rttMs, flags), end(reason, replies),
+   * error(code, message)}. Every query ends with exactly one end() or
+   * error() call. It returns the query id (for cancel).
+   */
+  query(protocol, target, datagram, handlers) {
+    const id = this.nextId++;
+    if (this.nextId > 0xffffffff) this.nextId = 1;
+    const p = enc.encode(protocol);
+    const t = enc.encode(target);
+    const buf = new Uint8Array(1 + 4 + 1 + p.length + 1 + t.length + datagram.length);
+    const v = new DataView(buf.buffer);
+    let o = 0;
+    v.setUint8(o++, 0x01);
+    v.setUint32(o, id); o += 4;
+    v.setUint8(o++, p.length); buf.set(p, o); o += p.length;
+    v.setUint8(o++, t.length); buf.set(t, o); o += t.length;
+    buf.set(datagram, o);
+    const entry = { id, frame: buf, handlers, sent: false };
+    this.open.set(id, entry);
+    this.queue.push(entry);
+    this.connect().then(() => this.#pump(), () => {});
+    return id;
+  }
+
+  /** cancel stops listening for replies to id. */
+  cancel(id) {
+    const q = this.open.get(id);
+    if (!q) return;
+    if (!q.sent) {
+      this.queue = this.queue.filter((x) => x !== q);
+      this.#finish(id, (hd) => hd.end?.("cancelled", 0));
+      return;
+    }
+    q.cancelled = true;
+    const f = new DataView(new ArrayBuffer(5));
+    f.setUint8(0, 0x03);
+    f.setUint32(1, id);
+    if (this.ws?.readyState === WebSocket.OPEN) this.ws.send(f.buffer);
+    // The relay answers END (cancelled); do not wait on it forever.
+    setTimeout(() => this.#finish(id, (hd) => hd.end?.("cancelled", 0)), 3000);
+  }
+
+  #inFlight() {
+    let n = 0;
+    for (const q of this.open.values()) if (q.sent) n++;
+    return n;
+  }
+
+  #pump() {
+    if (this.ws?.readyState !== WebSocket.OPEN || !this.hello) return;
+    let free = this.maxInFlight - this.#inFlight();
+    while (free > 0 && this.queue.length) {
+      const q = this.queue.shift();
+      q.sent = true;
+      this.ws.send(q.frame);
+      free--;
+    }
+  }
+
+  #finish(id, call) {
+    const q = this.open.get(id);
+    if (!q) return;
+    this.open.delete(id);
+    try { call(q.handlers); } finally { this.#pump(); }
+  }
+
+  #frame(v, onHello) {
+    const type = v.getUint8(0);
+    const bytes = new Uint8Array(v.buffer);
+    switch (type) {
+      case 0x80:
+        this.hello = {
+          version: v.getUint8(1), maxDatagram: v.getUint16(2), replyWindow: v.getUint32(4),
+          maxInFlight: v.getUint16(8), cacheTTL: v.getUint32(10),
+        };
+        this.retry = 0;
+        onHello(this.hello);
+        this.dispatchEvent(new Event("open"));
+        this.#pump();
+        return;
+      case 0x81: {
+        const q = this.open.get(v.getUint32(1));
+        if (q && !q.cancelled) q.handlers.reply?.(bytes.slice(10), v.getUint32(5) / 1000, v.getUint8(9));
+        return;
+      }
+      case 0x82:
+        this.#finish(v.getUint32(1), (hd) => hd.end?.(END_REASONS[v.getUint8(5)] ?? "window", v.getUint16(6)));
+        return;
+      case 0x83: {
+        const id = v.getUint32(1);
+        const code = v.getUint8(5);
+        const n = v.getUint16(6);
+        const msg = dec.decode(bytes.subarray(8, 8 + n));
+        if (id === 0) { console.warn("relay error:", ERROR_CODES[code], msg); return; }
+        this.#finish(id, (hd) => hd.error?.(ERROR_CODES[code] ?? `code ${code}`, msg));
+        return;
+      }
+      case 0x84: {
+        const p = this.pings.get(v.getUint32(1));
+        if (p) { this.pings.delete(v.getUint32(1)); p.resolve(performance.now() - p.t0); }
+        return;
+      }
+    }
+  }
+
+  #closed(why) {
+    for (const id of [...this.open.keys()]) this.#finish(id, (hd) => hd.error?.("closed", why));
+    this.queue = [];
+    this.ready = null;
+    this.hello = null;
+    this.dispatchEvent(new CustomEvent("close", { detail: { reason: why } }));
+    // Reconnect with backoff, so a relay restart heals the page.
+    const delay = Math.min(30000, 1000 * 2 ** this.retry++);
+    setTimeout(() => this.connect().catch(() => {}), delay);
+  }
+}
+
+/**
+ * converse runs one conversation of the decoder (ql.newQuery) with target
+ * through the relay: it sends what start() returns, feeds every reply, sends
+ * what feed() asks for (challenges), and finishes when the decoder says the
+ * message is complete, when every query's reply window closed, or after
+ * timeoutMs. It never rejects.
+ *
+ * @returns {Promise<{message: object|null, rtt: number|null, cached: boolean,
+ *   replies: number, relayError: {code: string, message: string}|null,
+ *   error: object|null, packets: object[], query: Uint8Array|null}>}
+ */
+export function converse(ql, relay, protocol, target, options = null, opts = {}) {
+  const { timeoutMs = 4000, spans = false, onPacket = () => {} } = opts;
+  return new Promise((resolve) => {
+    const conv = ql.newQuery(protocol, options);
+    const out = { message: null, rtt: null, cached: false, replies: 0, relayError: null, error: null, packets: [], query: null };
+    if (conv.error) {
+      out.error = conv.error;
+      resolve(out);
+      return;
+    }
+    const ids = new Set();
+    let finished = false;
+    const packet = (p) => {
+      out.packets.push(p);
+      onPacket(p);
+    };
+    const finish = () => {
+      if (finished) return;
+      finished = true;
+      clearTimeout(timer);
+      for (const id of ids) relay.cancel(id);
+      if (out.replies) out.message = conv.result(out.query ? { spans, query: out.query } : { spans });
+      conv.close();
+      resolve(out);
+    };
+    const send = (dg) => {
+      out.query = dg;
+      packet({ direction: "sent", data: dg, time: Date.now(), protocol, target });
+      const id = relay.query(protocol, target, dg, {
+        reply(bytes, rtt, flags) {
+          if (finished) return;
+          out.replies++;
+          out.rtt ??= rtt;
+          out.cached ||= (flags & 1) !== 0;
+          packet({ direction: "received", data: bytes, time: Date.now(), rtt, cached: (flags & 1) !== 0, protocol, target });
+          const r = conv.feed(bytes);
+          for (const s of r.send) send(s);
+          if (r.done) finish();
+        },
+        end() {
+          ids.delete(id);
+          if (!ids.size) finish();
+        },
+        error(code, message) {
+          ids.delete(id);
+          out.relayError = { code, message };
+          if (!ids.size) finish();
+        },
+      });
+      ids.add(id);
+    };
+    const timer = setTimeout(finish, timeoutMs);
+    for (const dg of conv.start()) send(dg);
+  });
+}
+
+/**
+ * classify turns a conversation's outcome into the row state both pages
+ * use (the Go status page has the same names): online, offline,
+ * rate-limited, banned, refused, malformed, unreachable, busy, error.
+ */
+export function classify(r) {
+  if (r.error) return { state: "error", detail: r.error.message };
+  if (!r.replies) {
+    const e = r.relayError;
+    if (!e) return { state: "offline", detail: "No answer before the reply window closed." };
+    switch (e.code) {
+      case "rate-limited": return { state: "rate-limited", detail: `The relay is limiting queries: ${e.message}` };
+      case "denied": return { state: "refused", detail: `The relay does not query this address: ${e.message}` };
+      case "resolve": return { state: "unreachable", detail: `The host name does not resolve: ${e.message}` };
+      case "timeout": return { state: "offline", detail: "No answer before the reply window closed." };
+      case "busy": return { state: "busy", detail: `The relay is busy: ${e.message}` };
+    }
+    return { state: "error", detail: `${e.code}: ${e.message}` };
+  }
+  const m = r.message;
+  if (m?.error) {
+    const e = m.error;
+    const where = e.field ? `${e.field} at offset ${e.offset}${e.layer ? ` of ${e.layer}` : ""}: ` : "";
+    return { state: "malformed", detail: where + e.message };
+  }
+  if (m?.kind === "denied" || m?.kind === "master-denied") {
+    if (m.denied === "banned") return { state: "banned", detail: "The server refuses queries from this relay." };
+    if (m.denied === "wrong-version") return { state: "malformed", detail: "The server does not speak this protocol version." };
+    return { state: "rate-limited", detail: "The server was asked too recently (its limit is one query per 10 s)." };
+  }
+  return { state: "online", detail: "" };
+}

@@ -1,0 +1,163 @@
+// Package web serves the querylens pages: the server browser (/), the
+// status page and badge of one server (/s/{protocol}/{host:port}), the packet
+// inspector (/inspect), and their static files (/static/…), with the wasm
+// decoder the pages run.
+//
+// The handler does not serve the relay: the command mounts relay.Server at
+// Config.RelayPath next to it, and the pages connect there.
+//
+// Layout: layout/ is the shared frame and error page; pages/<page>/ holds
+// each page's handler and templ view; static/ is embedded whole (the
+// browser module and its JS glue are built into it by
+// scripts/build-wasm.sh); pcapng/ writes the inspector's capture files.
+package web
+
+import (
+	"errors"
+	"log/slog"
+	"net/http"
+	"net/url"
+	"strings"
+	"time"
+
+	_ "github.com/querylens/querylens/codecs/all"
+
+	"github.com/querylens/querylens/codecs"
+	"github.com/querylens/querylens/netquery"
+	"github.com/querylens/querylens/web/layout"
+	"github.com/querylens/querylens/web/pages/browse"
+	"github.com/querylens/querylens/web/pages/inspect"
+	"github.com/querylens/querylens/web/pages/status"
+)
+
+// Config configures the pages.
+type Config struct {
+	// Exchanger runs the status page's and the badge's own queries. Pass
+	// the relay (relay.Server), so that shared links go through its cache
+	// and policy. Required.
+	Exchanger netquery.Exchanger
+	// Masters are the Zandronum master servers ("host:port") whose lists
+	// the browser page loads.
+	Masters []string
+	// Servers are listed on the browser page without a master, in any
+	// protocol (for example the demo's GameSpy v2, OGP and Bloodmasters
+	// servers).
+	Servers []ServerRef
+	// RelayPath is where the relay's WebSocket is mounted. Default "/relay".
+	RelayPath string
+	// PublicURL is the site's absolute base URL ("https://ql.example.org"),
+	// used for og:url and og:image. Default: taken from each request.
+	PublicURL string
+	// StatusTimeout bounds the status page's query. Default 2 s.
+	StatusTimeout time.Duration
+	// Logger receives request errors. Default slog.Default().
+	Logger *slog.Logger
+}
+
+// ServerRef names one server.
+type ServerRef struct {
+	Protocol string // a registered codec name
+	Addr     string // "host:port"
+}
+
+// New returns the handler for every page and static file.
+func New(cfg Config) (http.Handler, error) {
+	if cfg.Exchanger == nil {
+		return nil, errors.New("web: Config.Exchanger is required (the relay's in-process Exchange)")
+	}
+	if cfg.RelayPath == "" {
+		cfg.RelayPath = "/relay"
+	}
+	if !strings.HasPrefix(cfg.RelayPath, "/") {
+		return nil, errors.New("web: Config.RelayPath must start with /")
+	}
+	if cfg.Logger == nil {
+		cfg.Logger = slog.Default()
+	}
+	base, err := publicBase(cfg.PublicURL)
+	if err != nil {
+		return nil, err
+	}
+	bc := browse.Config{Relay: cfg.RelayPath, Masters: append([]string{}, cfg.Masters...), Servers: []browse.Server{}, Protocols: browse.Protocols()}
+	for _, m := range cfg.Masters {
+		if _, ok := status.ParseTarget(m); !ok {
+			return nil, errors.New("web: Config.Masters: " + m + " is not host:port")
+		}
+	}
+	for _, s := range cfg.Servers {
+		if _, err := codecs.Lookup(s.Protocol); err != nil {
+			return nil, errors.New("web: Config.Servers: unknown protocol " + s.Protocol)
+		}
+		addr, ok := status.ParseTarget(s.Addr)
+		if !ok {
+			return nil, errors.New("web: Config.Servers: " + s.Addr + " is not host:port")
+		}
+		bc.Servers = append(bc.Servers, browse.Server{Protocol: s.Protocol, Addr: addr})
+	}
+	a, err := loadAssets(cfg.Logger)
+	if err != nil {
+		return nil, err
+	}
+	s := &site{assets: a, base: base, logger: cfg.Logger}
+	st := &status.Handler{
+		Exchanger: cfg.Exchanger, Timeout: cfg.StatusTimeout, Assets: a, Base: base,
+		RelayPath: cfg.RelayPath, Logger: cfg.Logger, Error: s.errorPage,
+	}
+	mux := http.NewServeMux()
+	mux.Handle("GET /{$}", &browse.Handler{Assets: a, Config: bc, Base: base})
+	mux.HandleFunc("GET /s/{protocol}/{target}", st.Page)
+	mux.HandleFunc("GET /s/{protocol}/{target}/badge.svg", st.Badge)
+	mux.Handle("GET /inspect", &inspect.Handler{Assets: a, RelayPath: cfg.RelayPath, Base: base})
+	mux.Handle("GET /static/{file...}", a)
+	mux.HandleFunc("GET /healthz", func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/plain; charset=utf-8")
+		w.Header().Set("Cache-Control", "no-store")
+		w.Write([]byte("ok\n"))
+	})
+	mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
+		s.errorPage(w, r, http.StatusNotFound, "Not found", "There is no page at "+r.URL.Path+".")
+	})
+	return securityHeaders(mux), nil
+}
+
+// site holds what every page shares.
+type site struct {
+	assets *assets
+	base   func(r *http.Request) string
+	logger *slog.Logger
+}
+
+func (s *site) errorPage(w http.ResponseWriter, r *http.Request, status int, heading, detail string) {
+	p := layout.Page{Head: layout.Head{Title: heading + " · querylens", Description: detail}, Assets: s.assets}
+	w.Header().Set("Cache-Control", "no-cache")
+	layout.Render(w, r, status, layout.ErrorPage(p, status, heading, detail))
+}
+
+// publicBase returns the function giving the absolute URL prefix of the
+// site: the configured one, or one made from the request.
+func publicBase(public string) (func(r *http.Request) string, error) {
+	if public != "" {
+		u, err := url.Parse(public)
+		if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" || (u.Path != "" && u.Path != "/") {
+			return nil, errors.New("web: Config.PublicURL must be an absolute http(s) URL without a path, like https://ql.example.org")
+		}
+		b := u.Scheme + "://" + u.Host
+		return func(*http.Request) string { return b }, nil
+	}
+	return func(r *http.Request) string {
+		scheme := "http"
+		if r.TLS != nil {
+			scheme = "https"
+		}
+		return scheme + "://" + r.Host
+	}, nil
+}
+
+// securityHeaders sets the headers every response carries.
+func securityHeaders(h http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("X-Content-Type-Options", "nosniff")
+		w.Header().Set("Referrer-Policy", "strict-origin-when-cross-origin")
+		h.ServeHTTP(w, r)
+	})
+}
