@@ -109,10 +109,11 @@ func (s *gs2Server) Respond(q []byte, from netip.AddrPort, now time.Time) [][]by
 
 // allow reports whether ip may have an answer now, and remembers it.
 func (s *gs2Server) allow(ip netip.Addr, now time.Time) bool {
-	if last, ok := s.seen[ip]; ok && now.Sub(last) < gs2RateWindow && !now.Before(last) {
+	last, known := s.seen[ip]
+	if known && now.Sub(last) < gs2RateWindow && !now.Before(last) {
 		return false
 	}
-	if len(s.seen) >= gs2MaxTracked {
+	if !known && len(s.seen) >= gs2MaxTracked {
 		for k, t := range s.seen {
 			if now.Sub(t) >= gs2RateWindow {
 				delete(s.seen, k)

@@ -311,11 +311,7 @@ func (codec) NewQuery(opts map[string]string) (codecs.Query, error) {
 	}
 	q := &query{}
 	if split {
-		q.reqs = []Request{
-			{ID: id, Server: AllKeys},
-			{ID: id, Players: AllKeys},
-			{ID: id, Teams: AllKeys},
-		}
+		q.reqs = []Request{SectionRequest(id, ServerSection), SectionRequest(id, PlayerSection), SectionRequest(id, TeamSection)}
 	} else {
 		q.reqs = []Request{FullRequest(id)}
 	}

@@ -110,7 +110,9 @@ func decodeResponse(b []byte, req *Request, spans *[]codecs.Span, layer int) (Re
 	d.teams = sized(t.teams)
 	d.walk()
 	resp.Rules, resp.Players, resp.Teams = d.rules, d.players.t, d.teams.t
-	resp.Truncated = d.truncated || len(b) == MaxReply
+	// Without the request, a reply holding no section at all is most
+	// likely one cut after its header (no client asks for nothing).
+	resp.Truncated = d.truncated || len(b) == MaxReply || (req == nil && resp.Sections == 0)
 	if !d.truncated && d.r.Len() > 0 {
 		resp.Trailing = d.r.Len()
 		d.r.Bytes("trailing", d.r.Len())
@@ -144,19 +146,9 @@ func (l *layout) sections() Section {
 var inferLayouts = func() (ls [16]layout) {
 	sets := [...]Section{7, 1, 2, 4, 3, 6, 5, 0}
 	for i, s := range sets {
-		for w := 0; w < 2; w++ {
-			l := &ls[2*i+w]
-			l.width = 2 - w
-			if s&ServerSection != 0 {
-				l.server = AllKeys
-			}
-			if s&PlayerSection != 0 {
-				l.players = AllKeys
-			}
-			if s&TeamSection != 0 {
-				l.teams = AllKeys
-			}
-		}
+		q := SectionRequest([4]byte{}, s)
+		ls[2*i] = layout{server: q.Server, players: q.Players, teams: q.Teams, width: 2}
+		ls[2*i+1] = ls[2*i].oneByte()
 	}
 	return ls
 }()

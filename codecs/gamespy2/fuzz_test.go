@@ -68,16 +68,7 @@ func FuzzDecodeResponse(f *testing.F) {
 			if r.Truncated || r.Trailing > 0 {
 				continue
 			}
-			q := Request{ID: r.ID}
-			if r.Sections&ServerSection != 0 {
-				q.Server = AllKeys
-			}
-			if r.Sections&PlayerSection != 0 {
-				q.Players = AllKeys
-			}
-			if r.Sections&TeamSection != 0 {
-				q.Teams = AllKeys
-			}
+			q := SectionRequest(r.ID, r.Sections)
 			out, err := AppendResponse(nil, r, q)
 			if err != nil {
 				t.Fatalf("AppendResponse: %v", err)

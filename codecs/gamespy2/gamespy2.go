@@ -138,7 +138,24 @@ type Request struct {
 
 // FullRequest returns the combined query for everything (FF FF FF).
 func FullRequest(id [4]byte) Request {
-	return Request{ID: id, Server: AllKeys, Players: AllKeys, Teams: AllKeys}
+	return SectionRequest(id, ServerSection|PlayerSection|TeamSection)
+}
+
+// SectionRequest returns the query for the sections in s, each with all
+// keys and their names (GameDig's queries are SectionRequest(id,
+// ServerSection), then PlayerSection, then TeamSection).
+func SectionRequest(id [4]byte, s Section) Request {
+	q := Request{ID: id}
+	if s&ServerSection != 0 {
+		q.Server = AllKeys
+	}
+	if s&PlayerSection != 0 {
+		q.Players = AllKeys
+	}
+	if s&TeamSection != 0 {
+		q.Teams = AllKeys
+	}
+	return q
 }
 
 // Section is a set of reply sections.
