@@ -138,7 +138,7 @@ func decodeBody(r *wire.Reader, p []byte, layer int, spans *[]codecs.Span, resp 
 		pr.Skip("", mark)
 		pb := body{r: pr, t: t, resp: &try, lay: l}
 		pb.tail()
-		if !pb.clean() {
+		if !pb.clean() || !plausible(&try) {
 			continue
 		}
 		if spans == nil {
@@ -155,6 +155,42 @@ func decodeBody(r *wire.Reader, p []byte, layer int, spans *[]codecs.Span, resp 
 	}
 	resp.Guessed = guessOf(resp, cands[0], cands[0])
 	return err
+}
+
+// plausible reports whether the fields a guessed layout decoded look like
+// what a server sends. A guess needs more than a clean decode: a layout
+// that is wrong, or a reply that was cut short, can end exactly at the
+// last byte by chance.
+func plausible(r *Response) bool {
+	bit := func(v uint8) bool { return v <= 1 }
+	for _, p := range r.Players {
+		if !bit(p.Spectator) || !bit(p.Bot) || (r.TeamByte && p.Team > TeamGold && p.Team != NoTeam) {
+			return false
+		}
+	}
+	f := r.Flags
+	switch {
+	case f&SQF_TEAMINFO_NUMBER != 0 && r.NumTeams > 4,
+		len(r.Teams) > 4,
+		f&SQF_TESTING_SERVER != 0 && !bit(r.Testing),
+		f&SQF_ALL_DMFLAGS != 0 && (len(r.AllDMFlags) < 6 || len(r.AllDMFlags) > 16),
+		f&SQF_SECURITY_SETTINGS != 0 && !bit(r.Security),
+		f&SQF_EXTENDED_INFO != 0 && r.Flags2.Unknown() != 0:
+		return false
+	}
+	for _, i := range r.OptionalWADs {
+		if f&SQF_PWADS != 0 && int(i) >= len(r.PWADs) {
+			return false
+		}
+	}
+	if f&SQF_EXTENDED_INFO != 0 && r.Flags2&SQF2_COUNTRY != 0 {
+		for _, c := range []byte(r.Country) {
+			if c < 'A' || c > 'Z' {
+				return false
+			}
+		}
+	}
+	return true
 }
 
 // clean reports whether the layout decoded every byte without error.

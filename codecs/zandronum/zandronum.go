@@ -266,6 +266,41 @@ func (m GameMode) String() string {
 	return "mode " + strconv.Itoa(int(m))
 }
 
+// CorrectFlags returns the flags a server running a stock mode answers
+// with when asked for flags and flags2 (zandronum.md 2.5, in the server's
+// order): unknown bits dropped; TEAMDAMAGE only in cooperative and team
+// modes; the team flags only when players are on teams; NUMPLAYERS with
+// PLAYERDATA; OPTIONAL_WADS and DEH only when there are any; and
+// EXTENDED_INFO only with a known SQF2 bit left. Decoders never need it
+// (they follow the returned flags); servers and tests do.
+func CorrectFlags(flags Flag, flags2 Flag2, mode GameMode, optionalWADs, deh bool) (Flag, Flag2) {
+	info, known := mode.Info()
+	flags &= SQF_ALL
+	if known && !info.OnTeams && mode != ModeCooperative && mode != ModeSurvival && mode != ModeInvasion {
+		flags &^= SQF_TEAMDAMAGE
+	}
+	if !info.OnTeams {
+		flags &^= SQF_TEAMINFO
+	}
+	if flags&SQF_PLAYERDATA != 0 {
+		flags |= SQF_NUMPLAYERS
+	}
+	if !optionalWADs {
+		flags &^= SQF_OPTIONAL_WADS
+	}
+	if !deh {
+		flags &^= SQF_DEH
+	}
+	if flags&SQF_EXTENDED_INFO == 0 {
+		return flags, 0
+	}
+	flags2 &= SQF2_ALL
+	if flags2 == 0 {
+		flags &^= SQF_EXTENDED_INFO
+	}
+	return flags, flags2
+}
+
 // Team numbers in player records (the default team table).
 const (
 	TeamBlue  = 0
