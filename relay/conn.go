@@ -107,7 +107,12 @@ func (c *conn) ended(err error) {
 	reason := "error"
 	switch {
 	case errors.Is(err, websocket.ErrMessageTooBig):
+		// The library has sent close 1009. Closing with the handshake reads
+		// and discards the rest of the message until the client's close
+		// frame, so that the client sees the status instead of a reset.
 		reason = "too-big"
+		c.s.metrics.refusals.add("frame-too-big", 1)
+		c.ws.Close(websocket.StatusMessageTooBig, "frame-too-big")
 	case websocket.CloseStatus(err) != -1:
 		reason = "closed-" + strconv.Itoa(int(websocket.CloseStatus(err)))
 	}

@@ -85,22 +85,22 @@ func (h *histogram) observe(d time.Duration) {
 }
 
 type metrics struct {
-	conns         atomic.Int64
-	connsTotal    atomic.Uint64
-	upstreamOpen  atomic.Int64
-	framesIn      counterSet
-	framesOut     counterSet
-	forwarded     atomic.Uint64
-	refusals      counterSet
-	cacheHits     atomic.Uint64
-	cacheMisses   atomic.Uint64
-	coalesced     atomic.Uint64
-	drops         counterSet
-	replies       atomic.Uint64
-	replyBytes    atomic.Uint64
-	timeouts      counterSet
-	rtt           histogram
-	cacheEntries  func() (entries, bytes int)
+	conns        atomic.Int64
+	connsTotal   atomic.Uint64
+	upstreamOpen atomic.Int64
+	framesIn     counterSet
+	framesOut    counterSet
+	forwarded    atomic.Uint64
+	refusals     counterSet
+	cacheHits    atomic.Uint64
+	cacheMisses  atomic.Uint64
+	coalesced    atomic.Uint64
+	drops        counterSet
+	replies      atomic.Uint64
+	replyBytes   atomic.Uint64
+	timeouts     counterSet
+	rtt          histogram
+	cacheEntries func() (entries, bytes int)
 }
 
 // exposition writes the Prometheus text format (version 0.0.4).

@@ -1,0 +1,57 @@
+package relay
+
+import (
+	"bytes"
+	"testing"
+)
+
+// FuzzParseFrame checks that ParseFrame never panics and that every frame
+// it accepts encodes back to the same bytes.
+func FuzzParseFrame(f *testing.F) {
+	seeds := [][]byte{
+		// A QUERY for relaytest to 127.0.0.1:27960 carrying "RQx".
+		appendQuery(nil, 1, testProto, "127.0.0.1:27960", []byte("RQx")),
+		// A QUERY with a bracketed IPv6 target and an empty datagram.
+		appendQuery(nil, 0xfffffffe, "zandronum", "[::1]:10666", nil),
+		// PING and CANCEL.
+		appendIDFrame(nil, FramePing, 42),
+		appendIDFrame(nil, FrameCancel, 7),
+		// HELLO with the defaults.
+		appendHello(nil, (&Config{}).withDefaultsPtr().hello()),
+		// REPLY cached and coalesced.
+		appendReply(nil, 3, 12345, FlagCached|FlagCoalesced, []byte("RA")),
+		// END after the byte cap.
+		appendEnd(nil, 3, EndByteCap, 64),
+		// ERROR naming a rule.
+		appendError(nil, 3, CodeDenied, "private: 10.0.0.1:10666"),
+		// PONG.
+		appendIDFrame(nil, FramePong, 42),
+		// Truncated QUERY: protocol length past the end.
+		{0x01, 0, 0, 0, 1, 200, 'a'},
+		// Unknown type.
+		{0x55},
+		// Empty message.
+		{},
+	}
+	for _, s := range seeds {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, b []byte) {
+		fr, err := ParseFrame(b)
+		if err != nil {
+			return
+		}
+		out, err := AppendFrame(nil, fr)
+		if err != nil {
+			t.Fatalf("parsed %x but cannot encode it: %v", b, err)
+		}
+		if !bytes.Equal(out, b) {
+			t.Fatalf("round trip %x -> %x", b, out)
+		}
+	})
+}
+
+func (c *Config) withDefaultsPtr() *Config {
+	d := c.withDefaults()
+	return &d
+}

@@ -1,0 +1,282 @@
+package relay
+
+import (
+	"errors"
+	"net/http"
+	"net/netip"
+	"strings"
+	"testing"
+	"time"
+)
+
+// TestPolicyCheck decides on every refused range without sending anything.
+func TestPolicyCheck(t *testing.T) {
+	p := NewPolicy(nil, nil)
+	cases := []struct {
+		addr string
+		rule string // "" means allowed
+	}{
+		// Public unicast passes.
+		{"1.1.1.1:10666", ""},
+		{"8.8.8.8:27960", ""},
+		{"100.63.255.255:10666", ""},
+		{"100.128.0.0:10666", ""},
+		{"172.32.0.1:10666", ""},
+		{"[2a00:1450:4001::1]:10666", ""},
+		{"[2606:4700::1111]:10666", ""},
+		// IPv4 special ranges.
+		{"0.0.0.0:10666", RuleUnspecified},
+		{"0.1.2.3:10666", RuleUnspecified},
+		{"10.0.0.1:10666", RulePrivate},
+		{"10.255.255.255:10666", RulePrivate},
+		{"100.64.0.1:10666", RuleCGNAT},
+		{"100.127.255.254:10666", RuleCGNAT},
+		{"127.0.0.1:10666", RuleLoopback},
+		{"127.255.0.9:10666", RuleLoopback},
+		{"169.254.169.254:10666", RuleLinkLocal},
+		{"172.16.0.1:10666", RulePrivate},
+		{"172.31.255.255:10666", RulePrivate},
+		{"192.0.0.170:10666", RuleReserved},
+		{"192.0.2.1:10666", RuleDocumentation},
+		{"192.88.99.1:10666", Rule6to4},
+		{"192.168.1.1:10666", RulePrivate},
+		{"198.18.0.1:10666", RuleBenchmarking},
+		{"198.19.255.255:10666", RuleBenchmarking},
+		{"198.51.100.7:10666", RuleDocumentation},
+		{"203.0.113.9:10666", RuleDocumentation},
+		{"224.0.0.1:10666", RuleMulticast},
+		{"239.255.255.250:10666", RuleMulticast},
+		{"240.0.0.1:10666", RuleReserved},
+		{"255.255.255.255:10666", RuleBroadcast},
+		// IPv6 special ranges.
+		{"[::]:10666", RuleUnspecified},
+		{"[::1]:10666", RuleLoopback},
+		{"[::ffff:1.1.1.1]:10666", RuleV4Mapped},
+		{"[::ffff:127.0.0.1]:10666", RuleV4Mapped},
+		{"[::ffff:0:10.0.0.1]:10666", RuleV4Mapped},
+		{"[::10.0.0.1]:10666", RuleV4Compatible},
+		{"[64:ff9b::a00:1]:10666", RuleNAT64},
+		{"[64:ff9b::101:101]:10666", RuleNAT64},
+		{"[64:ff9b:1::1]:10666", RuleNAT64},
+		{"[100::1]:10666", RuleDiscard},
+		{"[2001::1]:10666", RuleTeredo},
+		{"[2001:0:4136:e378:8000:63bf:3fff:fdd2]:10666", RuleTeredo},
+		{"[2001:2::1]:10666", RuleBenchmarking},
+		{"[2001:10::1]:10666", RuleReserved},
+		{"[2001:db8::1]:10666", RuleDocumentation},
+		{"[2002:a00:1::1]:10666", Rule6to4},
+		{"[3fff::1]:10666", RuleDocumentation},
+		{"[fc00::1]:10666", RuleUniqueLocal},
+		{"[fd12:3456::1]:10666", RuleUniqueLocal},
+		{"[fe80::1]:10666", RuleLinkLocal},
+		{"[fec0::1]:10666", RuleSiteLocal},
+		{"[ff02::1]:10666", RuleMulticast},
+		{"[4000::1]:10666", RuleReserved},
+		{"[5f00::1]:10666", RuleReserved},
+		// Ports.
+		{"1.1.1.1:0", RulePortZero},
+		{"1.1.1.1:1", RuleWellKnownPort},
+		{"1.1.1.1:53", RuleWellKnownPort},
+		{"1.1.1.1:1023", RuleWellKnownPort},
+		{"1.1.1.1:1024", ""},
+		{"1.1.1.1:65535", ""},
+		// The address rule wins over the port rule.
+		{"10.0.0.1:53", RulePrivate},
+	}
+	for _, tc := range cases {
+		t.Run(tc.addr, func(t *testing.T) {
+			checkRule(t, p, netip.MustParseAddrPort(tc.addr), tc.rule)
+		})
+	}
+	t.Run("zoned", func(t *testing.T) {
+		a := netip.AddrPortFrom(netip.MustParseAddr("fe80::1%eth0"), 10666)
+		checkRule(t, p, a, RuleZoned)
+	})
+	t.Run("invalid", func(t *testing.T) { checkRule(t, p, netip.AddrPort{}, RuleInvalid) })
+}
+
+func checkRule(t *testing.T, p *Policy, a netip.AddrPort, rule string) {
+	t.Helper()
+	err := p.Check(a)
+	if rule == "" {
+		if err != nil {
+			t.Fatalf("Check(%v) = %v, want allowed", a, err)
+		}
+		return
+	}
+	var pe *PolicyError
+	if !errors.As(err, &pe) || pe.Rule != rule {
+		t.Fatalf("Check(%v) = %v, want rule %s", a, err, rule)
+	}
+}
+
+func TestPolicyAllow(t *testing.T) {
+	p := NewPolicy([]netip.Prefix{
+		netip.MustParsePrefix("127.0.0.0/8"),
+		netip.MustParsePrefix("192.168.1.0/24"),
+		netip.MustParsePrefix("fd00::1/128"),
+	}, []uint16{53, 80})
+	cases := []struct {
+		addr, rule string
+	}{
+		{"127.0.0.1:10666", ""},
+		{"127.8.9.10:10666", ""},
+		{"192.168.1.20:10666", ""},
+		{"192.168.2.20:10666", RulePrivate},
+		{"[fd00::1]:10666", ""},
+		{"[fd00::2]:10666", RuleUniqueLocal},
+		// Allowing 127/8 does not allow its IPv6 spellings.
+		{"[::ffff:127.0.0.1]:10666", RuleV4Mapped},
+		{"[::1]:10666", RuleLoopback},
+		{"1.1.1.1:53", ""},
+		{"1.1.1.1:80", ""},
+		{"1.1.1.1:443", RuleWellKnownPort},
+		{"127.0.0.1:0", RulePortZero},
+		{"127.0.0.1:443", RuleWellKnownPort},
+	}
+	for _, tc := range cases {
+		t.Run(tc.addr, func(t *testing.T) {
+			checkRule(t, p, netip.MustParseAddrPort(tc.addr), tc.rule)
+		})
+	}
+}
+
+func TestParseTarget(t *testing.T) {
+	cases := []struct {
+		in   string
+		addr string // expected literal, or
+		name string // expected name
+		bad  bool
+	}{
+		{in: "1.2.3.4:10666", addr: "1.2.3.4:10666"},
+		{in: "[2001:4860::8888]:27960", addr: "[2001:4860::8888]:27960"},
+		{in: "[::ffff:1.2.3.4]:1", addr: "[::ffff:1.2.3.4]:1"},
+		{in: "master.zandronum.com:15300", name: "master.zandronum.com"},
+		{in: "Master.Example.:15300", name: "master.example."},
+		{in: "my_host-1.example:1024", name: "my_host-1.example"},
+		{in: "1.2.3.4", bad: true},
+		{in: "1.2.3.4:", bad: true},
+		{in: "1.2.3.4:65536", bad: true},
+		{in: "1.2.3.4:-1", bad: true},
+		{in: "1.2.3.4:+80", bad: true},
+		{in: "1.2.3.4:0x50", bad: true},
+		{in: "::1:10666", bad: true},
+		{in: "[::1:10666", bad: true},
+		{in: "[1.2.3.4]:10666", bad: true},
+		{in: "[fe80::1%eth0]:10666", bad: true},
+		{in: ":10666", bad: true},
+		{in: "2130706433:80", bad: true},
+		{in: "127.1:10666", bad: true},
+		{in: "0x7f.0.0.1:10666", bad: true},
+		{in: "01.02.03.04:10666", bad: true},
+		{in: "-bad.example:10666", bad: true},
+		{in: "a..b:10666", bad: true},
+		{in: "sp ace:10666", bad: true},
+		{in: "host/evil:10666", bad: true},
+		{in: strings.Repeat("a", 64) + ".example:10666", bad: true},
+	}
+	for _, tc := range cases {
+		t.Run(tc.in, func(t *testing.T) {
+			addr, name, _, err := parseTarget(tc.in)
+			switch {
+			case tc.bad:
+				if err == nil {
+					t.Fatalf("parseTarget(%q) = %v %q, want an error", tc.in, addr, name)
+				}
+			case err != nil:
+				t.Fatal(err)
+			case tc.addr != "" && addr.String() != tc.addr:
+				t.Fatalf("addr %v, want %s", addr, tc.addr)
+			case tc.name != "" && name != tc.name:
+				t.Fatalf("name %q, want %q", name, tc.name)
+			}
+		})
+	}
+}
+
+func TestConfigValidate(t *testing.T) {
+	if err := (Config{}).Validate(); err != nil {
+		t.Fatalf("zero config: %v", err)
+	}
+	bad := []struct {
+		name string
+		cfg  Config
+	}{
+		{"star origin", Config{OriginPatterns: []string{"*"}}},
+		{"star scheme origin", Config{OriginPatterns: []string{"https://*"}}},
+		{"bad origin pattern", Config{OriginPatterns: []string{"[x"}}},
+		{"port 0", Config{AllowPorts: []uint16{0}}},
+		{"invalid prefix", Config{AllowTargets: []netip.Prefix{{}}}},
+		{"tiny datagram", Config{MaxDatagram: 10}},
+		{"huge datagram", Config{MaxDatagram: 70000}},
+		{"negative window", Config{ReplyWindow: -time.Second}},
+		{"negative conns", Config{MaxConns: -1}},
+		{"bad rate", Config{ConnRate: Rate{PerSecond: 1}}},
+		{"queue too small", Config{QueueBytes: 100}},
+		{"in flight too large", Config{MaxInFlight: 70000}},
+	}
+	for _, tc := range bad {
+		t.Run(tc.name, func(t *testing.T) {
+			if err := tc.cfg.Validate(); err == nil {
+				t.Fatal("Validate accepted it")
+			}
+		})
+	}
+	if err := (Config{OriginPatterns: []string{"*.example.com", "https://play.example.org"}}).Validate(); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func TestClientIP(t *testing.T) {
+	s := New(Config{TrustedProxies: []netip.Prefix{netip.MustParsePrefix("10.0.0.0/8")}}, nil)
+	cases := []struct {
+		remote, xff, want string
+	}{
+		{"203.0.113.5:4000", "", "203.0.113.5"},
+		{"203.0.113.5:4000", "1.2.3.4", "203.0.113.5"}, // untrusted peer: header ignored
+		{"10.0.0.2:4000", "1.2.3.4", "1.2.3.4"},
+		{"10.0.0.2:4000", "6.6.6.6, 1.2.3.4, 10.0.0.9", "1.2.3.4"}, // rightmost untrusted hop
+		{"10.0.0.2:4000", "garbage", "10.0.0.2"},
+		{"10.0.0.2:4000", "", "10.0.0.2"},
+		{"[::ffff:203.0.113.5]:4000", "", "203.0.113.5"},
+		{"not an address", "", "invalid IP"},
+	}
+	for _, tc := range cases {
+		r := &http.Request{RemoteAddr: tc.remote, Header: http.Header{}}
+		if tc.xff != "" {
+			r.Header.Set("X-Forwarded-For", tc.xff)
+		}
+		if got := s.clientIP(r).String(); got != tc.want {
+			t.Errorf("clientIP(%s, %q) = %s, want %s", tc.remote, tc.xff, got, tc.want)
+		}
+	}
+	if k := clientKey(netip.MustParseAddr("2001:db8:1:2:3:4:5:6")); k.String() != "2001:db8:1:2::" {
+		t.Errorf("clientKey = %v, want the /64", k)
+	}
+}
+
+func TestLimiter(t *testing.T) {
+	r := Rate{PerSecond: 10, Burst: 3}
+	var b bucket
+	for i := range 3 {
+		if !b.allow(0, r) {
+			t.Fatalf("token %d refused", i)
+		}
+	}
+	if b.allow(0, r) {
+		t.Fatal("burst exceeded")
+	}
+	if !b.allow(100*time.Millisecond, r) || b.allow(100*time.Millisecond, r) {
+		t.Fatal("one token should come back after 100 ms")
+	}
+	l := newLimiter[int](r, 2)
+	if !l.allow(1, 0) || !l.allow(2, 0) {
+		t.Fatal("fresh keys refused")
+	}
+	if l.allow(3, 0) {
+		t.Fatal("a full table of busy buckets must refuse new keys")
+	}
+	if !l.allow(3, time.Second) || l.len() > 2 {
+		t.Fatalf("refilled buckets should be forgotten (len %d)", l.len())
+	}
+}
