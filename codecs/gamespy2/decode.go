@@ -100,15 +100,15 @@ func decodeResponse(b []byte, req *Request, spans *[]codecs.Span, layer int) (Re
 	} else {
 		d.lay, t = bestLayout(b, inferLayouts[:])
 	}
-	resp.Sections = d.lay.sections()
 	resp.OneByteCounts = d.lay.width == 1
-	if resp.Sections&ServerSection != 0 {
+	if d.lay.server.Wanted() {
 		d.rules = make([]Rule, 0, t.rules)
 	}
 	d.text = string(b)
 	d.players = sized(t.players)
 	d.teams = sized(t.teams)
 	d.walk()
+	resp.Sections = d.reached
 	resp.Rules, resp.Players, resp.Teams = d.rules, d.players.t, d.teams.t
 	// Without the request, a reply holding no section at all is most
 	// likely one cut after its header (no client asks for nothing).
@@ -271,6 +271,7 @@ type decoder struct {
 	b         []byte
 	text      string // string(b): ASCII values are substrings of it
 	lay       layout
+	reached   Section
 	dry       bool // count only
 	rec       bool // recording spans
 	truncated bool
@@ -292,27 +293,41 @@ func (d *decoder) leave() {
 }
 
 func (d *decoder) walk() {
-	if d.lay.server.All {
-		d.rulesAll()
-	} else if len(d.lay.server.List) > 0 {
-		d.rulesIndexed()
+	if d.lay.server.Wanted() && d.begin(ServerSection) {
+		if d.lay.server.All {
+			d.rulesAll()
+		} else {
+			d.rulesIndexed()
+		}
 	}
-	if !d.truncated {
+	if d.lay.players.Wanted() && d.begin(PlayerSection) {
 		d.table("players", d.lay.players, &d.tally.players, &d.players)
 	}
-	if !d.truncated {
+	if d.lay.teams.Wanted() && d.begin(TeamSection) {
 		d.table("teams", d.lay.teams, &d.tally.teams, &d.teams)
 	}
 }
 
-// cut marks the reply as truncated while reading field, with a span over
-// whatever bytes are left.
+// begin notes that section s starts here, unless the reply ended before
+// it: a section the reply never reached is not in it.
+func (d *decoder) begin(s Section) bool {
+	if d.truncated {
+		return false
+	}
+	if d.r.Len() == 0 {
+		d.truncated = true
+		return false
+	}
+	d.reached |= s
+	return true
+}
+
+// cut marks the reply as truncated while reading field, with a span (kind
+// "bytes") over whatever bytes are left.
 func (d *decoder) cut(field string) {
 	d.truncated = true
 	if d.rec && d.r.Len() > 0 {
-		start := d.r.Offset()
-		rest := d.r.Bytes("", d.r.Len())
-		d.r.Mark(field, "truncated", start, codecs.Latin1(rest))
+		d.r.Bytes(field, d.r.Len())
 	}
 }
 
