@@ -1,6 +1,10 @@
 package zandronum
 
-import "github.com/querylens/querylens/codecs"
+import (
+	"math/bits"
+
+	"github.com/querylens/querylens/codecs"
+)
 
 // Fields returns every decoded field of the reply as json.md's "fields":
 // snake_case names from zandronum.md, in wire order, only the fields the
@@ -11,8 +15,7 @@ func (r *Response) Fields() codecs.Object {
 		return o.Add("trailing_bytes", len(r.Trailing))
 	}
 	o = o.Add("version", r.Version).Add("flags", uint32(r.Flags))
-	f := r.Flags
-	has := func(x Flag) bool { return f&x != 0 }
+	has := func(x Flag) bool { return r.has(bits.TrailingZeros32(uint32(x))) }
 	if has(SQF_NAME) {
 		o = o.Add("name", r.Name)
 	}
@@ -138,21 +141,20 @@ func (r *Response) Fields() codecs.Object {
 		o = o.Add("deh", nonNil(r.DEH))
 	}
 	if has(SQF_EXTENDED_INFO) {
-		f2 := r.Flags2
-		o = o.Add("flags2", uint32(f2))
-		if f2&SQF2_PWAD_HASHES != 0 {
+		o = o.Add("flags2", uint32(r.Flags2))
+		if r.has(32 + 0) {
 			o = o.Add("pwad_hashes", nonNil(r.PWADHashes))
 		}
-		if f2&SQF2_COUNTRY != 0 {
+		if r.has(32 + 1) {
 			o = o.Add("country", r.Country)
 		}
-		if f2&SQF2_GAMEMODE_NAME != 0 {
+		if r.has(32 + 2) {
 			o = o.Add("gamemode_name", r.GameModeName)
 		}
-		if f2&SQF2_GAMEMODE_SHORTNAME != 0 {
+		if r.has(32 + 3) {
 			o = o.Add("gamemode_shortname", r.GameModeShort)
 		}
-		if f2&SQF2_VOICECHAT != 0 {
+		if r.has(32 + 4) {
 			o = o.Add("voicechat", r.VoiceChat)
 		}
 	}
@@ -176,40 +178,40 @@ func (r *Response) Info() *codecs.Info {
 		return nil
 	}
 	in := &codecs.Info{Has: codecs.HasVersion, Version: r.Version}
-	f := r.Flags
-	if f&SQF_NAME != 0 {
+	has := func(x Flag) bool { return r.has(bits.TrailingZeros32(uint32(x))) }
+	if has(SQF_NAME) {
 		in.Has |= codecs.HasName
 		in.Name = r.Name
 	}
-	if f&SQF_MAPNAME != 0 {
+	if has(SQF_MAPNAME) {
 		in.Has |= codecs.HasMap
 		in.Map = r.Map
 	}
 	switch {
-	case f&SQF_EXTENDED_INFO != 0 && r.Flags2&SQF2_GAMEMODE_NAME != 0 && r.GameModeName != "":
+	case r.has(32+2) && r.GameModeName != "":
 		in.Has |= codecs.HasGameType
 		in.GameType = r.GameModeName
-	case f&SQF_GAMETYPE != 0:
+	case has(SQF_GAMETYPE):
 		in.Has |= codecs.HasGameType
 		in.GameType = r.GameMode.String()
 	}
-	if f&SQF_FORCEPASSWORD != 0 {
+	if has(SQF_FORCEPASSWORD) {
 		in.Has |= codecs.HasPassword
 		in.Password = r.ForcePassword != 0
 	}
-	if f&SQF_NUMPLAYERS != 0 {
+	if has(SQF_NUMPLAYERS) {
 		in.Has |= codecs.HasNumPlayers
 		in.NumPlayers = int(r.NumPlayers)
 	}
-	if f&SQF_MAXPLAYERS != 0 {
+	if has(SQF_MAXPLAYERS) {
 		in.Has |= codecs.HasMaxPlayers
 		in.MaxPlayers = int(r.MaxPlayers)
 	}
-	if f&SQF_MAXCLIENTS != 0 {
+	if has(SQF_MAXCLIENTS) {
 		in.Has |= codecs.HasMaxClients
 		in.MaxClients = int(r.MaxClients)
 	}
-	if f&SQF_PLAYERDATA != 0 {
+	if has(SQF_PLAYERDATA) {
 		in.Has |= codecs.HasPlayers
 		in.Players = make([]codecs.Player, len(r.Players))
 		for i, p := range r.Players {
@@ -221,18 +223,18 @@ func (r *Response) Info() *codecs.Info {
 		}
 	}
 	switch {
-	case f&(SQF_TEAMINFO_NAME|SQF_TEAMINFO_SCORE) != 0:
+	case has(SQF_TEAMINFO_NAME) || has(SQF_TEAMINFO_SCORE):
 		in.Has |= codecs.HasTeams
 		in.Teams = make([]codecs.Team, len(r.Teams))
 		for i, t := range r.Teams {
 			in.Teams[i] = codecs.Team{Name: StripColors(t.Name), Score: int(t.Score)}
 		}
-		if f&SQF_TEAMINFO_NAME == 0 {
+		if !has(SQF_TEAMINFO_NAME) {
 			for i := range in.Teams {
 				in.Teams[i].Name = teamTitle(i)
 			}
 		}
-	case f&SQF_TEAMSCORES != 0:
+	case has(SQF_TEAMSCORES):
 		in.Has |= codecs.HasTeams
 		in.Teams = []codecs.Team{{Name: "Blue", Score: int(r.TeamScores[0])}, {Name: "Red", Score: int(r.TeamScores[1])}}
 	}

@@ -113,13 +113,17 @@ func decodeBody(r *wire.Reader, p []byte, layer int, spans *[]codecs.Span, resp 
 	resp.Version = t.cstring(r, "version")
 	resp.Flags = Flag(flags32(r, "flags", "flags:SQF", flagString))
 	b := body{r: r, t: t, resp: resp, spans: spans}
-	for bit := range firstLayoutBit {
-		if resp.Flags&(1<<bit) != 0 && !r.Failed() {
-			fieldDecoders[bit](&b)
-		}
-	}
 	if r.Failed() {
 		return r.Err()
+	}
+	for bit := range firstLayoutBit {
+		if resp.Flags&(1<<bit) != 0 {
+			fieldDecoders[bit](&b)
+			if r.Failed() {
+				resp.stop = bit + 1
+				return r.Err()
+			}
+		}
 	}
 
 	all, nc := layouts(resp, asked)
@@ -201,16 +205,28 @@ func (b *body) clean() bool { return !b.r.Failed() && len(b.resp.Trailing) == 0 
 func (b *body) tail() {
 	f := b.resp.Flags
 	for bit := firstLayoutBit; bit < 31; bit++ {
-		if f&(1<<bit) != 0 && !b.r.Failed() {
+		if f&(1<<bit) != 0 {
 			fieldDecoders[bit](b)
+			if b.r.Failed() {
+				b.resp.stop = bit + 1
+				return
+			}
 		}
 	}
-	if f&SQF_EXTENDED_INFO != 0 && !b.r.Failed() {
+	if f&SQF_EXTENDED_INFO != 0 {
 		b.resp.Flags2 = Flag2(flags32(b.r, "flags2", "flags:SQF2", flag2String))
+		if b.r.Failed() {
+			b.resp.stop = 32
+			return
+		}
 		b.r.Enter("sqf2", -1)
 		for bit := range len(field2Decoders) {
-			if b.resp.Flags2&(1<<bit) != 0 && !b.r.Failed() {
+			if b.resp.Flags2&(1<<bit) != 0 {
 				field2Decoders[bit](b)
+				if b.r.Failed() {
+					b.resp.stop = 33 + bit
+					break
+				}
 			}
 		}
 		b.r.Leave()

@@ -393,6 +393,24 @@ type Response struct {
 	// Guessed says what the decoder had to infer because the reply did not
 	// state it; zero when the layout followed from the flags and the mode.
 	Guessed Guess
+
+	// stop is set on a decode that failed: 1 + the bit of the field that
+	// failed (32 + 1 + bit for SQF2 fields), so that Fields and Info leave
+	// out what was never read. 0 means everything was read.
+	stop int
+}
+
+// has reports whether the field of flag bit (32+bit for SQF2) is in the
+// reply and was read.
+func (r *Response) has(bit int) bool {
+	if bit < 32 {
+		if r.Flags&(1<<bit) == 0 {
+			return false
+		}
+	} else if r.Flags&SQF_EXTENDED_INFO == 0 || r.Flags2&(1<<(bit-32)) == 0 {
+		return false
+	}
+	return r.stop == 0 || bit < r.stop
 }
 
 // Limits is the SQF_LIMITS field. TimeLeft is on the wire only when
