@@ -101,7 +101,7 @@ func (codec) Decode(datagrams [][]byte, opt codecs.DecodeOptions) (*codecs.Messa
 	var spans *[]codecs.Span
 	if opt.Spans {
 		m.Layers = []codecs.Layer{{Name: "wire", Bytes: b, Parent: -1}}
-		m.Spans = []codecs.Span{}
+		m.Spans = make([]codecs.Span, 0, 16+len(b)/8) // about one span per 5 bytes of client records
 		spans = &m.Spans
 	}
 	var dg datagram
