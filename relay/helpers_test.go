@@ -28,10 +28,10 @@ const testProto = "relaytest"
 
 type testCodec struct{}
 
-func (testCodec) Name() string                                { return testProto }
-func (testCodec) Title() string                               { return "relay test protocol" }
-func (testCodec) DefaultPort() int                            { return 0 }
-func (testCodec) Options() []codecs.Option                    { return nil }
+func (testCodec) Name() string                                   { return testProto }
+func (testCodec) Title() string                                  { return "relay test protocol" }
+func (testCodec) DefaultPort() int                               { return 0 }
+func (testCodec) Options() []codecs.Option                       { return nil }
 func (testCodec) Detect([]byte) (codecs.Kind, codecs.Confidence) { return "", codecs.NotMine }
 func (testCodec) CheckQuery(b []byte) error {
 	if !bytes.HasPrefix(b, []byte("RQ")) {
