@@ -95,12 +95,10 @@ func decodeResponse(b []byte, req *Request, spans *[]codecs.Span, layer int) (Re
 	}
 	var t tally
 	if req != nil {
-		ls := requestLayouts(req)
-		d.lay, t = bestLayout(b, ls)
+		d.lay, t = bestLayout(b, requestLayouts(req))
 	} else {
 		d.lay, t = bestLayout(b, inferLayouts[:])
 	}
-	resp.OneByteCounts = d.lay.width == 1
 	if d.lay.server.Wanted() {
 		d.rules = make([]Rule, 0, t.rules)
 	}
@@ -109,6 +107,7 @@ func decodeResponse(b []byte, req *Request, spans *[]codecs.Span, layer int) (Re
 	d.teams = sized(t.teams)
 	d.walk()
 	resp.Sections = d.reached
+	resp.OneByteCounts = d.lay.width == 1 && d.reached&(PlayerSection|TeamSection) != 0
 	resp.Rules, resp.Players, resp.Teams = d.rules, d.players.t, d.teams.t
 	// Without the request, a reply holding no section at all is most
 	// likely one cut after its header (no client asks for nothing).
@@ -134,11 +133,6 @@ func readHeader(r *wire.Reader, id *[4]byte) bool {
 type layout struct {
 	server, players, teams Keys
 	width                  int // 2 (SDK) or 1
-}
-
-func (l *layout) sections() Section {
-	q := Request{Server: l.server, Players: l.players, Teams: l.teams}
-	return q.Sections()
 }
 
 // inferLayouts are tried, in this order of preference, when the request
