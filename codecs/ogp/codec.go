@@ -106,41 +106,39 @@ func finish(m *codecs.Message, d *decoder, layer string) error {
 	return err
 }
 
-// viewFor returns the view of what d decoded from b into layer: on error,
-// the fields decoded before it (from the spans, recording them again when
-// the caller did not ask for spans).
-func viewFor(d *decoder, b []byte, layer int, spans *[]codecs.Span, redo func(*decoder)) *view {
+// run decodes b (layer number layer) with decode. When that fails without
+// spans, it decodes again recording them, so that the error names its
+// field path and the view shows only the fields decoded before it.
+func run(b []byte, layer int, spans *[]codecs.Span, decode func(*decoder)) (decoder, *view) {
+	d := newDecoder(b, layer, spans)
+	decode(&d)
 	w := &view{v: d.v, utf8: d.utf8}
-	if d.err() == nil || errors.Is(d.err(), codecs.ErrTrailing) {
-		return w
+	if err := d.err(); err == nil || errors.Is(err, codecs.ErrTrailing) {
+		return d, w
 	}
-	if spans != nil {
+	if spans == nil {
+		var own []codecs.Span
+		d = newDecoder(b, layer, &own)
+		decode(&d)
+		w.seen = seenPaths(own, layer)
+	} else {
 		w.seen = seenPaths(*spans, layer)
-		return w
 	}
-	var own []codecs.Span
-	again := newDecoder(b, layer, &own)
-	redo(&again)
-	w.seen = seenPaths(own, layer)
-	return w
+	return d, w
 }
 
 func decodeQuery(m *codecs.Message, b []byte, spans *[]codecs.Span) error {
 	m.Kind = codecs.KindQuery
-	d := newDecoder(b, 0, spans)
 	var q Request
-	d.request(&q)
-	w := viewFor(&d, b, 0, spans, func(d *decoder) { d.request(&Request{}) })
+	d, w := run(b, 0, spans, func(d *decoder) { d.request(&q) })
 	m.Fields = w.requestFields(&q)
 	return finish(m, &d, "")
 }
 
 // decodeAnswer decodes answer b, which is layer number layer.
 func decodeAnswer(m *codecs.Message, b []byte, layer int, spans *[]codecs.Span, layerName string) error {
-	d := newDecoder(b, layer, spans)
 	var a Answer
-	d.answer(&a)
-	w := viewFor(&d, b, layer, spans, func(d *decoder) { d.answer(&Answer{}) })
+	d, w := run(b, layer, spans, func(d *decoder) { d.answer(&a) })
 	w.answerMessage(m, &a)
 	return finish(m, &d, layerName)
 }

@@ -2,6 +2,7 @@ package ogp
 
 import (
 	"encoding/binary"
+	"errors"
 	"strconv"
 
 	"github.com/querylens/querylens/codecs"
@@ -88,24 +89,63 @@ func sniff004(b []byte) bool {
 	return ok
 }
 
-// detect picks the version of datagram b. A 1.0x header whose HeadSize is
-// exactly what its flags need wins; then a valid v0.04 header; then a 1.0x
-// header with padding. ok is false when neither form is valid; v is then
-// the form to report errors in.
+// detect picks the version of datagram b. When only one form's header is
+// valid, that is it. When both are, the form the whole datagram decodes in
+// wins: a 1.0x header whose HeadSize is exactly what its flags need first,
+// then v0.04 (unless it only decodes as an opaque body and the 1.0x header
+// is exact); if neither decodes, the exact 1.0x header, then v0.04. ok is
+// false when neither header is valid; v is then the form to report errors in.
 func detect(b []byte) (v Version, ok bool) {
 	ok1, exact := sniff1(b)
+	ok004 := sniff004(b)
 	switch {
-	case exact:
-		return V1, true
-	case sniff004(b):
+	case ok1 && ok004:
+		if exact {
+			if ok, _ := decodesAs(V1, b); ok {
+				return V1, true
+			}
+		}
+		// A v0.04 opaque body (banned, none) decodes from almost anything.
+		if ok, structured := decodesAs(V004, b); ok && (structured || !exact) {
+			return V004, true
+		}
+		if exact {
+			return V1, true
+		}
 		return V004, true
 	case ok1:
 		return V1, true
+	case ok004:
+		return V004, true
 	}
 	if len(b) > 8 && b[8] < 3 {
 		return V004, false // never a valid HeadSize; a v0.04 query's HeadFlags usually is
 	}
 	return V1, false
+}
+
+// decodesAs reports whether b decodes in version v (trailing bytes
+// allowed), and whether as a message with a defined body layout rather
+// than an opaque one (ping, rcon, banned, master uplink).
+func decodesAs(v Version, b []byte) (ok, structured bool) {
+	d := newDecoder(b, 0, nil)
+	d.v, d.forced = v, true
+	var h Header
+	d.header(&h)
+	if d.err() != nil {
+		return false, false
+	}
+	d = newDecoder(b, 0, nil)
+	d.v, d.forced = v, true
+	if h.Answer {
+		var a Answer
+		d.answer(&a)
+	} else {
+		var q Request
+		d.request(&q)
+	}
+	err := d.err()
+	return err == nil || errors.Is(err, codecs.ErrTrailing), h.Type == TypeDefault || h.Type == TypeError
 }
 
 // decoder holds the state of decoding one datagram.
@@ -114,12 +154,37 @@ type decoder struct {
 	spans    *[]codecs.Span
 	v        Version
 	utf8     bool
+	forced   bool // v is set: do not detect it
+	paths    bool // keep the field path stack (for spans, or for an error's path)
 	flagsOff int  // offset of HeadFlags, for errors about the answer bit
 	unknown  bool // flags the decoder had to ignore: unknown layout bits or bits past the 63rd
 }
 
 func newDecoder(b []byte, layer int, spans *[]codecs.Span) decoder {
-	return decoder{r: wire.NewReader(proto, b, layer, spans), spans: spans}
+	return decoder{r: wire.NewReader(proto, b, layer, spans), spans: spans, paths: spans != nil}
+}
+
+// enter and leave keep the field path only when it will be used: decoding
+// without spans skips it, and decodes again with it when there is an error
+// to name (see again).
+func (d *decoder) enter(name string, index int) {
+	if d.paths {
+		d.r.Enter(name, index)
+	}
+}
+
+func (d *decoder) leave() {
+	if d.paths {
+		d.r.Leave()
+	}
+}
+
+// again is a decoder for b that keeps paths, to decode a second time when
+// the first pass (without them) failed.
+func again(b []byte) decoder {
+	d := newDecoder(b, 0, nil)
+	d.paths = true
+	return d
 }
 
 func (d *decoder) err() error { return d.r.Err() }
@@ -279,22 +344,23 @@ func (d *decoder) str(field string) []byte {
 }
 
 // colors reads a StringColorInfo: VarUINT size, then entries filling
-// exactly that many bytes.
+// exactly that many bytes. field names it ("name_colors").
 func (d *decoder) colors(field string) Colors {
 	r := d.r
-	size := d.varuint(field + "_colors.size")
+	d.enter(field, -1)
+	size := d.varuint("size")
+	d.leave()
 	if r.Failed() {
 		return nil
 	}
 	if uint64(size) > uint64(r.Len()) {
-		r.Fail(field+"_colors", codecs.ErrShort)
+		r.Fail(field, codecs.ErrShort)
 		return nil
 	}
-	start := r.Offset()
-	end := start + int(size)
+	end := r.Offset() + int(size)
 	raw := r.Rest()[:size:size]
 	for i := 0; r.Offset() < end && !r.Failed(); i++ {
-		r.Enter(field+"_colors", i)
+		d.enter(field, i)
 		entry := r.Offset()
 		d.varuint("delta_position")
 		c := r.U8("color_value")
@@ -304,7 +370,7 @@ func (d *decoder) colors(field string) Colors {
 		if r.Offset() > end {
 			r.FailAt("", entry, codecs.Detail(codecs.ErrBadValue, "colour entry overruns the colour info size"))
 		}
-		r.Leave()
+		d.leave()
 	}
 	return raw
 }
@@ -315,16 +381,23 @@ func DecodeHeader(b []byte) (Header, int, error) {
 	var h Header
 	d := newDecoder(b, 0, nil)
 	d.header(&h)
+	if d.err() != nil {
+		d = again(b)
+		d.header(&h)
+	}
 	return h, d.r.Offset(), d.err()
 }
 
 func (d *decoder) header(h *Header) {
 	r := d.r
 	b := r.Rest()
-	v, _ := detect(b)
-	d.v, h.Version = v, v
-	r.Enter("header", -1)
-	defer r.Leave()
+	if !d.forced {
+		d.v, _ = detect(b)
+	}
+	v := d.v
+	h.Version = v
+	d.enter("header", -1)
+	defer d.leave()
 
 	if n := min(len(b), len(magic)); string(b[:n]) != magic[:n] {
 		i := 0
@@ -420,7 +493,7 @@ func (d *decoder) typ(h *Header) {
 	}
 	h.Type = t
 	if r.Recording() {
-		r.Mark("type", "u8", at, strconv.Itoa(int(c[0]))+" "+t.String())
+		r.Mark("type", "u8", at, strconv.Itoa(int(c[0]))+" "+t.name(d.v))
 	}
 }
 
@@ -436,6 +509,10 @@ func DecodeRequest(b []byte) (Request, error) {
 func (q *Request) Decode(b []byte) error {
 	d := newDecoder(b, 0, nil)
 	d.request(q)
+	if d.err() != nil {
+		d = again(b)
+		d.request(q)
+	}
 	return d.err()
 }
 
@@ -510,6 +587,10 @@ func DecodeAnswer(b []byte) (Answer, error) {
 func (a *Answer) Decode(b []byte) error {
 	d := newDecoder(b, 0, nil)
 	d.answer(a)
+	if d.err() != nil {
+		d = again(b)
+		d.answer(a)
+	}
 	return d.err()
 }
 
@@ -551,19 +632,24 @@ func (d *decoder) answer(a *Answer) {
 	}
 }
 
-// checkCount fails when n entries of at least minEntry bytes each cannot
-// fit in what is left.
-func (d *decoder) checkCount(field string, at int, n, minEntry int) bool {
+// listCap checks a list's count n, read at offset at, against the bytes
+// left, and returns how many entries to make room for. Entries of at least
+// minEntry bytes are decoded until the count or the bytes run out, so room
+// is made only for what the bytes can hold. Entries without fields take no
+// bytes: such a list may not claim more entries than bytes remain.
+func (d *decoder) listCap(field string, at int, n, minEntry int) (int, bool) {
 	r := d.r
 	if r.Failed() {
-		return false
+		return 0, false
 	}
-	minEntry = max(minEntry, 1)
-	if n > r.Len()/minEntry {
-		r.FailAt(field, at, codecs.Detail(codecs.ErrTooLong, strconv.Itoa(n)+" entries cannot fit in "+strconv.Itoa(r.Len())+" bytes"))
-		return false
+	if minEntry == 0 {
+		if n > r.Len() {
+			r.FailAt(field, at, codecs.Detail(codecs.ErrTooLong, strconv.Itoa(n)+" entries without fields in "+strconv.Itoa(r.Len())+" bytes"))
+			return 0, false
+		}
+		return n, true
 	}
-	return true
+	return min(n, r.Len()/minEntry), true
 }
 
 // grow returns s emptied with room for n entries, reusing its array.
@@ -611,12 +697,11 @@ func entrySize(sizes []fieldSize, fields Bits, v Version) int {
 
 // answer1 decodes the body of a 1.0x Default query v1 answer after Requests.
 func (d *decoder) answer1(a *Answer) {
-	r := d.r
 	colored := a.Requests&ReqColoredNames != 0
 	if a.Requests&ReqServerInfo != 0 {
-		r.Enter("server_info", -1)
+		d.enter("server_info", -1)
 		d.serverInfo1(&a.Server, colored)
-		r.Leave()
+		d.leave()
 	}
 	if a.Requests&ReqTeams != 0 {
 		d.teams(a, colored)
@@ -638,7 +723,6 @@ func (d *decoder) answer1(a *Answer) {
 // answer004 decodes the body of a v0.04 Default query v1 answer after
 // Requests: the lists first, then the server fields.
 func (d *decoder) answer004(a *Answer) {
-	r := d.r
 	q := a.Requests
 	if q&Req004Teams != 0 {
 		d.teams(a, false)
@@ -656,8 +740,8 @@ func (d *decoder) answer004(a *Answer) {
 		d.limits(a)
 	}
 	s := &a.Server
-	r.Enter("server_info", -1)
-	defer r.Leave()
+	d.enter("server_info", -1)
+	defer d.leave()
 	if q&Req004GameName != 0 {
 		s.GameName = d.str("game_name")
 	}
@@ -665,10 +749,10 @@ func (d *decoder) answer004(a *Answer) {
 		s.Flags = d.bits("server_flags", serverFlagNames004)
 	}
 	if q&Req004Mod != 0 {
-		r.Enter("mod", -1)
+		d.enter("mod", -1)
 		s.ModName = d.str("name")
 		s.ModDir = d.str("dir")
-		r.Leave()
+		d.leave()
 	}
 	if q&Req004HostName != 0 {
 		s.HostName = d.str("host_name")
@@ -686,10 +770,10 @@ func (d *decoder) answer004(a *Answer) {
 }
 
 func (d *decoder) map004(field string, m *MapInfo) {
-	d.r.Enter(field, -1)
+	d.enter(field, -1)
 	m.Name = d.str("name")
 	m.File = d.str("file")
-	d.r.Leave()
+	d.leave()
 }
 
 // counts reads PlayerCount, SlotMax, BotCount and ReservedSlots, selected
@@ -724,14 +808,14 @@ func (d *decoder) serverInfo1(s *ServerInfo, colored bool) {
 	if f&InfoHostName != 0 {
 		s.HostName = d.str("host_name")
 		if colored {
-			s.HostNameColors = d.colors("host_name")
+			s.HostNameColors = d.colors("host_name_colors")
 		}
 	}
 	if f&InfoConnectPort != 0 {
 		s.ConnectPort = r.U16LE("connect_port")
 	}
 	if f&InfoMod != 0 {
-		r.Enter("mod", -1)
+		d.enter("mod", -1)
 		s.ModName = d.str("name")
 		if len(s.ModName) > 0 {
 			s.ModFields = d.layoutBits("fields", modNames)
@@ -752,7 +836,7 @@ func (d *decoder) serverInfo1(s *ServerInfo, colored bool) {
 				s.ModAuthor = d.str("author")
 			}
 		}
-		r.Leave()
+		d.leave()
 	}
 	if f&InfoGameType != 0 {
 		s.GameType = d.str("game_type")
@@ -761,14 +845,14 @@ func (d *decoder) serverInfo1(s *ServerInfo, colored bool) {
 		s.GameMode = d.str("game_mode")
 	}
 	if f&InfoMap != 0 {
-		r.Enter("map", -1)
+		d.enter("map", -1)
 		s.MapFields = d.layoutBits("fields", mapNames)
 		d.map1(&s.Map, s.MapFields)
-		r.Leave()
+		d.leave()
 		if f&InfoNextMap != 0 {
-			r.Enter("next_map", -1)
+			d.enter("next_map", -1)
 			d.map1(&s.NextMap, s.MapFields)
-			r.Leave()
+			d.leave()
 		}
 	}
 	d.counts(s, f>>14)
@@ -828,18 +912,19 @@ func (d *decoder) teams(a *Answer, colored bool) {
 	if colored && f&TeamName != 0 {
 		size++ // the colour info's size
 	}
-	if !d.checkCount("team_count", at, n, size) {
+	room, ok := d.listCap("team_count", at, n, size)
+	if !ok {
 		return
 	}
-	a.Teams = grow(a.Teams, n)
+	a.Teams = grow(a.Teams, room)
 	for i := 0; i < n && !r.Failed(); i++ {
-		r.Enter("teams", i)
+		d.enter("teams", i)
 		g := d.openGroup()
 		var t Team
 		if f&TeamName != 0 {
 			t.Name = d.str("name")
 			if colored {
-				t.NameColors = d.colors("name")
+				t.NameColors = d.colors("name_colors")
 			}
 		}
 		if f&TeamScore != 0 {
@@ -867,7 +952,7 @@ func (d *decoder) teams(a *Answer, colored bool) {
 		}
 		a.Teams = append(a.Teams, t)
 		d.closeGroup(g)
-		r.Leave()
+		d.leave()
 	}
 }
 
@@ -884,13 +969,14 @@ func (d *decoder) players(a *Answer, colored bool) {
 	if colored && f&PlayerName != 0 {
 		size++ // the colour info's size
 	}
-	if !d.checkCount("player_count", at, n, size) {
+	room, ok := d.listCap("player_count", at, n, size)
+	if !ok {
 		return
 	}
-	a.Players = grow(a.Players, n)
+	a.Players = grow(a.Players, room)
 	v1 := d.v == V1
 	for i := 0; i < n && !r.Failed(); i++ {
-		r.Enter("players", i)
+		d.enter("players", i)
 		g := d.openGroup()
 		var p Player
 		if f&PlayerFlags != 0 {
@@ -906,7 +992,7 @@ func (d *decoder) players(a *Answer, colored bool) {
 		if f&PlayerName != 0 {
 			p.Name = d.str("name")
 			if colored {
-				p.NameColors = d.colors("name")
+				p.NameColors = d.colors("name_colors")
 			}
 		}
 		if f&PlayerTeam != 0 {
@@ -976,7 +1062,7 @@ func (d *decoder) players(a *Answer, colored bool) {
 		}
 		a.Players = append(a.Players, p)
 		d.closeGroup(g)
-		r.Leave()
+		d.leave()
 	}
 }
 
@@ -984,19 +1070,20 @@ func (d *decoder) rules(a *Answer) {
 	r := d.r
 	at := r.Offset()
 	n := int(d.varuint("rule_count"))
-	if n == 0 || !d.checkCount("rule_count", at, n, 2) {
+	room, ok := d.listCap("rule_count", at, n, 2)
+	if n == 0 || !ok {
 		return
 	}
-	a.Rules = grow(a.Rules, n)
+	a.Rules = grow(a.Rules, room)
 	for i := 0; i < n && !r.Failed(); i++ {
-		r.Enter("rules", i)
+		d.enter("rules", i)
 		g := d.openGroup()
 		var x Rule
 		x.Key = d.str("key")
 		x.Value = d.str("value")
 		a.Rules = append(a.Rules, x)
 		d.closeGroup(g)
-		r.Leave()
+		d.leave()
 	}
 }
 
@@ -1009,12 +1096,13 @@ func (d *decoder) addOns(a *Answer) {
 	}
 	a.AddOnFields = d.layoutBits("addon_fields", addOnNames)
 	f := a.AddOnFields
-	if !d.checkCount("addon_count", at, n, entrySize(addOnSizes, f, d.v)) {
+	room, ok := d.listCap("addon_count", at, n, entrySize(addOnSizes, f, d.v))
+	if !ok {
 		return
 	}
-	a.AddOns = grow(a.AddOns, n)
+	a.AddOns = grow(a.AddOns, room)
 	for i := 0; i < n && !r.Failed(); i++ {
-		r.Enter("addons", i)
+		d.enter("addons", i)
 		g := d.openGroup()
 		var x AddOn
 		if f&AddOnFlags != 0 {
@@ -1031,7 +1119,7 @@ func (d *decoder) addOns(a *Answer) {
 		}
 		a.AddOns = append(a.AddOns, x)
 		d.closeGroup(g)
-		r.Leave()
+		d.leave()
 	}
 }
 
@@ -1039,12 +1127,13 @@ func (d *decoder) limits(a *Answer) {
 	r := d.r
 	at := r.Offset()
 	n := int(d.varuint("limit_count"))
-	if n == 0 || !d.checkCount("limit_count", at, n, 2) {
+	room, ok := d.listCap("limit_count", at, n, 2)
+	if n == 0 || !ok {
 		return
 	}
-	a.Limits = grow(a.Limits, n)
+	a.Limits = grow(a.Limits, room)
 	for i := 0; i < n && !r.Failed(); i++ {
-		r.Enter("limits", i)
+		d.enter("limits", i)
 		g := d.openGroup()
 		var x Limit
 		if d.v == V1 {
@@ -1063,7 +1152,7 @@ func (d *decoder) limits(a *Answer) {
 		}
 		a.Limits = append(a.Limits, x)
 		d.closeGroup(g)
-		r.Leave()
+		d.leave()
 	}
 }
 

@@ -157,7 +157,7 @@ func full() ogp.Answer {
 				Team: 1, Score: -128, Frags: -2, Kills: 70000, Deaths: 254, ID: 1002, GlobalID: []byte(""),
 				Ping: 0, Model: []byte("bot"), Time: 60, Address: []byte{}},
 		},
-		Rules: []ogp.Rule{{Key: []byte("version"), Value: []byte("1.4.2")}, {Key: []byte("motd"), Value: []byte("¡hola!")}},
+		Rules:       []ogp.Rule{{Key: []byte("version"), Value: []byte("1.4.2")}, {Key: []byte("motd"), Value: []byte("¡hola!")}},
 		AddOnFields: ogp.AddOnFlags | ogp.AddOnShortName | ogp.AddOnLongName | ogp.AddOnVersion,
 		AddOns: []ogp.AddOn{
 			{Flags: ogp.AddOnActive | ogp.AddOnAntiCheat, ShortName: []byte("ac"), LongName: []byte("Anti Cheat"), Version: []byte("9")},

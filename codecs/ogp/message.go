@@ -1,6 +1,7 @@
 package ogp
 
 import (
+	"math/bits"
 	"strconv"
 
 	"github.com/querylens/querylens/codecs"
@@ -44,6 +45,47 @@ func seenPaths(spans []codecs.Span, layer int) map[string]bool {
 	return m
 }
 
+// object builds one JSON object of the fields. prefix is the span path of
+// the object with a trailing dot ("server_info.", "players[2].") or "" at
+// the top; it is only built when a decoding error makes it needed.
+type object struct {
+	w      *view
+	prefix string
+	o      codecs.Object
+}
+
+func (w *view) object(prefix string, size int) object {
+	return object{w: w, prefix: prefix, o: make(codecs.Object, 0, size)}
+}
+
+// entryObject is the object of entry i of list.
+func (w *view) entryObject(list string, i, size int) object {
+	b := w.object("", size)
+	if w.seen != nil {
+		b.prefix = list + "[" + strconv.Itoa(i) + "]."
+	}
+	return b
+}
+
+// add adds field when it was decoded.
+func (b *object) add(field string, v any) { b.addAs(field, field, v) }
+
+// addAs adds key when the field at span path field was decoded.
+func (b *object) addAs(field, key string, v any) {
+	if b.w.seen == nil || b.w.seen[b.prefix+field] {
+		b.o = append(b.o, codecs.KV{Key: key, Value: v})
+	}
+}
+
+func (b *object) text(field string, s []byte) {
+	if b.w.has(b.prefix + field) {
+		b.o = append(b.o, codecs.KV{Key: field, Value: b.w.text(s)})
+	}
+}
+
+// put adds key unconditionally.
+func (b *object) put(key string, v any) { b.o = append(b.o, codecs.KV{Key: key, Value: v}) }
+
 // headSize is what a 1.0x header's HeadSize byte says for h.
 func headSize(h *Header) int {
 	e := encoder{v: h.Version}
@@ -52,20 +94,13 @@ func headSize(h *Header) int {
 }
 
 func (w *view) header(h *Header) codecs.Object {
-	o := codecs.Object{}
-	add := func(field string, v any) {
-		if w.has("header." + field) {
-			o = o.Add(field, v)
-		}
-	}
+	o := w.object("header.", 10)
 	if h.Version == V1 {
-		add("head_size", headSize(h))
+		o.add("head_size", headSize(h))
 	}
 	code, _ := h.Type.Code(h.Version)
-	add("type", int(code))
-	if w.has("header.type") {
-		o = o.Add("type_name", h.Type.String())
-	}
+	o.add("type", int(code))
+	o.addAs("type", "type_name", h.Type.name(h.Version))
 	flags := h.OtherFlags
 	for _, f := range [...]struct {
 		on       bool
@@ -78,89 +113,79 @@ func (w *view) header(h *Header) codecs.Object {
 			flags |= f.b1
 		}
 	}
-	add("head_flags", headNames(h.Version).list(flags))
+	o.add("head_flags", headNames(h.Version).list(flags))
 	if h.HasChallenge {
-		add("challenge_number", h.Challenge)
-		if w.has("header.challenge_number") {
-			o = o.Add("challenge_number_hex", codecs.Hex{byte(h.Challenge), byte(h.Challenge >> 8), byte(h.Challenge >> 16), byte(h.Challenge >> 24)})
-		}
+		o.add("challenge_number", h.Challenge)
+		c := h.Challenge
+		o.addAs("challenge_number", "challenge_number_hex", codecs.Hex{byte(c), byte(c >> 8), byte(c >> 16), byte(c >> 24)})
 	}
 	if h.HasRequestID {
-		add("request_id", h.RequestID)
+		o.add("request_id", h.RequestID)
 	}
 	if h.Split && h.Answer {
-		add("split_packet_count", int(h.SplitCount))
-		add("split_packet_no", int(h.SplitNo))
+		o.add("split_packet_count", int(h.SplitCount))
+		o.add("split_packet_no", int(h.SplitNo))
 	} else if h.Split {
-		add("max_bytes_per_packet", int(h.MaxBytesPerPacket))
+		o.add("max_bytes_per_packet", int(h.MaxBytesPerPacket))
 	}
 	if len(h.Padding) > 0 {
-		add("padding", codecs.Hex(h.Padding))
+		o.add("padding", codecs.Hex(h.Padding))
 	}
-	return o
+	return o.o
 }
 
 // requestFields is the JSON "fields" of a query.
 func (w *view) requestFields(q *Request) codecs.Object {
-	o := codecs.Object{{Key: "version", Value: q.Version.String()}, {Key: "header", Value: w.header(&q.Header)}}
-	add := func(field string, b Bits, names *bitNames) {
-		if w.has(field) {
-			o = o.Add(field, names.list(b))
-		}
-	}
+	o := w.object("", 10)
+	o.put("version", q.Version.String())
+	o.put("header", w.header(&q.Header))
 	if q.Type == TypeDefault && q.Body {
-		add("requests", q.Requests, requestNames(q.Version))
-		if q.Version == V1 {
-			add("server_info_fields", q.ServerInfoFields, infoNames)
-			add("mod_fields", q.ModFields, modNames)
-			add("map_fields", q.MapFields, mapNames)
-		}
 		v1 := q.Version == V1
+		o.add("requests", requestNames(q.Version).list(q.Requests))
+		if v1 {
+			o.add("server_info_fields", infoNames.list(q.ServerInfoFields))
+			o.add("mod_fields", modNames.list(q.ModFields))
+			o.add("map_fields", mapNames.list(q.MapFields))
+		}
 		if v1 || q.Requests&Req004Teams != 0 {
-			add("team_fields", q.TeamFields, teamNames(q.Version))
+			o.add("team_fields", teamNames(q.Version).list(q.TeamFields))
 		}
 		if v1 || q.Requests&Req004Players != 0 {
-			add("player_fields", q.PlayerFields, playerNames(q.Version))
+			o.add("player_fields", playerNames(q.Version).list(q.PlayerFields))
 		}
 		if v1 || q.Requests&Req004AddOns != 0 {
-			add("addon_fields", q.AddOnFields, addOnNames)
+			o.add("addon_fields", addOnNames.list(q.AddOnFields))
 		}
 	}
-	if len(q.Raw) > 0 && w.has("body") {
-		o = o.Add("body", codecs.Hex(q.Raw))
+	if len(q.Raw) > 0 {
+		o.add("body", codecs.Hex(q.Raw))
 	}
-	return o
+	return o.o
 }
 
 // answerFields is the JSON "fields" of an answer.
 func (w *view) answerFields(a *Answer) codecs.Object {
-	o := codecs.Object{{Key: "version", Value: a.Version.String()}, {Key: "header", Value: w.header(&a.Header)}}
-	add := func(field string, v any) {
-		if w.has(field) {
-			o = o.Add(field, v)
-		}
-	}
+	o := w.object("", 24)
+	o.put("version", a.Version.String())
+	o.put("header", w.header(&a.Header))
 	switch a.Type {
 	case TypeError:
-		add("error_id", int(a.ErrorID))
-		if w.has("error_id") {
-			o = o.Add("error", a.ErrorID.String())
-		}
+		o.add("error_id", int(a.ErrorID))
+		o.addAs("error_id", "error", a.ErrorID.String())
 	case TypeDefault:
-		add("game_id", int(a.GameID))
-		add("requests", requestNames(a.Version).list(a.Requests))
-		w.answerBody(a, add, func(field string, v any) { o = o.Add(field, v) })
+		o.add("game_id", int(a.GameID))
+		o.add("requests", requestNames(a.Version).list(a.Requests))
+		w.answerBody(a, &o)
 	default:
 		if len(a.Raw) > 0 {
-			add("body", codecs.Hex(a.Raw))
+			o.add("body", codecs.Hex(a.Raw))
 		}
 	}
-	return o
+	return o.o
 }
 
-// answerBody adds the fields of a Default query v1 answer. add checks the
-// field was decoded; add2 adds unconditionally.
-func (w *view) answerBody(a *Answer, add, add2 func(string, any)) {
+// answerBody adds the fields of a Default query v1 answer after Requests.
+func (w *view) answerBody(a *Answer, o *object) {
 	q := a.Requests
 	teams, players, rules, addOns, limits, info := ReqTeams, ReqPlayers, ReqRules, ReqAddOns, ReqLimits, ReqServerInfo
 	if a.Version == V004 {
@@ -168,7 +193,7 @@ func (w *view) answerBody(a *Answer, add, add2 func(string, any)) {
 	}
 	if q&info != 0 {
 		if s := w.serverInfo(a); len(s) > 0 {
-			add2("server_info", s)
+			o.put("server_info", s)
 		}
 	}
 	colored := a.Version == V1 && q&ReqColoredNames != 0
@@ -178,11 +203,11 @@ func (w *view) answerBody(a *Answer, add, add2 func(string, any)) {
 		if !w.has(name + "_count") {
 			return
 		}
-		add2(name+"_count", n)
+		o.put(name+"_count", n)
 		if names != nil && n > 0 {
-			add(name+"_fields", names.list(fields))
+			o.add(name+"_fields", names.list(fields))
 		}
-		add2(name+"s", entries)
+		o.put(name+"s", entries)
 	}
 	if q&teams != 0 {
 		list("team", len(a.Teams), a.TeamFields, teamNames(a.Version), w.teams(a, colored))
@@ -222,53 +247,47 @@ func (w *view) serverFlags(v Version, f Bits) any {
 
 func (w *view) serverInfo(a *Answer) codecs.Object {
 	s := &a.Server
-	o := codecs.Object{}
-	add := func(field string, v any) {
-		if w.has("server_info." + field) {
-			o = o.Add(field, v)
-		}
-	}
-	str := func(field string, b []byte) { add(field, w.text(b)) }
+	o := w.object("server_info.", 16)
 	v1 := a.Version == V1
 	f := serverFields(a)
 	if v1 {
-		add("fields", infoNames.list(f))
+		o.add("fields", infoNames.list(f))
 	}
 	if f&InfoGameName != 0 {
-		str("game_name", s.GameName)
+		o.text("game_name", s.GameName)
 	}
 	if f&InfoServerFlags != 0 {
-		add("server_flags", w.serverFlags(a.Version, s.Flags))
+		o.add("server_flags", w.serverFlags(a.Version, s.Flags))
 	}
 	if f&InfoHostName != 0 {
-		str("host_name", s.HostName)
-		if v1 && a.Requests&ReqColoredNames != 0 && w.has("server_info.host_name_colors.size") {
-			o = o.Add("host_name_colors", codecs.Hex(s.HostNameColors))
+		o.text("host_name", s.HostName)
+		if v1 && a.Requests&ReqColoredNames != 0 {
+			o.addAs("host_name_colors.size", "host_name_colors", codecs.Hex(s.HostNameColors))
 		}
 	}
 	if f&InfoConnectPort != 0 {
-		add("connect_port", int(s.ConnectPort))
+		o.add("connect_port", int(s.ConnectPort))
 	}
 	if f&InfoMod != 0 {
 		if m := w.mod(s, v1); len(m) > 0 {
-			o = o.Add("mod", m)
+			o.put("mod", m)
 		}
 	}
 	if f&InfoGameType != 0 {
-		str("game_type", s.GameType)
+		o.text("game_type", s.GameType)
 	}
 	if f&InfoGameMode != 0 {
-		str("game_mode", s.GameMode)
+		o.text("game_mode", s.GameMode)
 	}
 	if f&InfoMap != 0 {
-		if m := w.mapInfo("server_info.map", &s.Map, s.MapFields, v1); len(m) > 0 {
-			o = o.Add("map", m)
+		if m := w.mapInfo("server_info.map.", &s.Map, s.MapFields, v1, true); len(m) > 0 {
+			o.put("map", m)
 		}
 	}
 	// 1.0x sends the next map only with the map (it shares MapFields).
 	if f&InfoNextMap != 0 && (f&InfoMap != 0 || !v1) {
-		if m := w.mapInfo("server_info.next_map", &s.NextMap, s.MapFields, v1); len(m) > 0 {
-			o = o.Add("next_map", m)
+		if m := w.mapInfo("server_info.next_map.", &s.NextMap, s.MapFields, v1, false); len(m) > 0 {
+			o.put("next_map", m)
 		}
 	}
 	for _, c := range [...]struct {
@@ -278,98 +297,72 @@ func (w *view) serverInfo(a *Answer) codecs.Object {
 	}{{InfoPlayerCount, "player_count", s.PlayerCount}, {InfoSlotMax, "slot_max", s.SlotMax},
 		{InfoBotCount, "bot_count", s.BotCount}, {InfoReservedSlots, "reserved_slots", s.ReservedSlots}} {
 		if f&c.bit != 0 {
-			add(c.field, c.x)
+			o.add(c.field, c.x)
 		}
 	}
-	return o
+	return o.o
 }
 
 func (w *view) mod(s *ServerInfo, v1 bool) codecs.Object {
-	o := codecs.Object{}
-	add := func(field string, v any) {
-		if w.has("server_info.mod." + field) {
-			o = o.Add(field, v)
-		}
-	}
-	add("name", w.text(s.ModName))
+	o := w.object("server_info.mod.", 7)
+	o.text("name", s.ModName)
 	if !v1 {
-		add("dir", w.text(s.ModDir))
-		return o
+		o.text("dir", s.ModDir)
+		return o.o
 	}
 	if len(s.ModName) == 0 {
-		return o
+		return o.o
 	}
 	m := s.ModFields
-	add("fields", modNames.list(m))
+	o.add("fields", modNames.list(m))
 	if m&ModIdentifier != 0 {
-		add("identifier", w.text(s.ModIdentifier))
+		o.text("identifier", s.ModIdentifier)
 	}
 	if m&ModSize != 0 {
-		add("size", s.ModSize)
+		o.add("size", s.ModSize)
 	}
 	if m&ModVersion != 0 {
-		add("version", w.text(s.ModVersion))
+		o.text("version", s.ModVersion)
 	}
 	if m&ModURL != 0 {
-		add("url", w.text(s.ModURL))
+		o.text("url", s.ModURL)
 	}
 	if m&ModAuthor != 0 {
-		add("author", w.text(s.ModAuthor))
+		o.text("author", s.ModAuthor)
 	}
-	return o
+	return o.o
 }
 
-func (w *view) mapInfo(path string, m *MapInfo, f Bits, v1 bool) codecs.Object {
-	o := codecs.Object{}
-	add := func(field string, v any) {
-		if w.has(path + "." + field) {
-			o = o.Add(field, v)
-		}
+// mapInfo shows a map; the 1.0x map (not the next map) carries MapFields.
+func (w *view) mapInfo(prefix string, m *MapInfo, f Bits, v1, fields bool) codecs.Object {
+	o := w.object(prefix, 8)
+	if v1 && fields {
+		o.add("fields", mapNames.list(f))
 	}
-	if v1 && path == "server_info.map" {
-		add("fields", mapNames.list(f))
-	}
-	add("name", w.text(m.Name))
+	o.text("name", m.Name)
 	if !v1 {
-		add("file", w.text(m.File))
-		return o
+		o.text("file", m.File)
+		return o.o
 	}
 	if f&MapFileName != 0 {
-		add("file_name", w.text(m.File))
+		o.text("file_name", m.File)
 	}
 	if f&MapFileSize != 0 {
-		add("file_size", m.FileSize)
+		o.add("file_size", m.FileSize)
 	}
 	if f&MapFileMD5 != 0 {
-		add("file_md5", codecs.Hex(m.FileMD5[:]))
+		o.add("file_md5", codecs.Hex(m.FileMD5[:]))
 	}
 	if f&MapVersion != 0 {
-		add("version", w.text(m.Version))
+		o.text("version", m.Version)
 	}
 	if f&MapURL != 0 {
-		add("url", w.text(m.URL))
+		o.text("url", m.URL)
 	}
 	if f&MapAuthor != 0 {
-		add("author", w.text(m.Author))
+		o.text("author", m.Author)
 	}
-	return o
-}
-
-// entry builds one list entry's object, keeping the fields that were decoded.
-type entry struct {
-	w     *view
-	list  string
-	index int
-	o     codecs.Object
-}
-
-func (e *entry) add(field string, v any) { e.addAs(field, field, v) }
-
-// addAs adds key when the field at span path field was decoded.
-func (e *entry) addAs(field, key string, v any) {
-	if e.w.has(e.w.at(e.list, e.index, field)) {
-		e.o = e.o.Add(key, v)
-	}
+	return o.o
 }
 
 func (w *view) teams(a *Answer, colored bool) []codecs.Object {
@@ -377,9 +370,9 @@ func (w *view) teams(a *Answer, colored bool) []codecs.Object {
 	f := a.TeamFields
 	for i := range a.Teams {
 		t := &a.Teams[i]
-		e := entry{w: w, list: "teams", index: i, o: codecs.Object{}}
+		e := w.entryObject("teams", i, 7)
 		if f&TeamName != 0 {
-			e.add("name", w.text(t.Name))
+			e.text("name", t.Name)
 			if colored {
 				e.addAs("name_colors.size", "name_colors", codecs.Hex(t.NameColors))
 			}
@@ -410,7 +403,7 @@ func (w *view) players(a *Answer, colored bool) []codecs.Object {
 	v1 := a.Version == V1
 	for i := range a.Players {
 		p := &a.Players[i]
-		e := entry{w: w, list: "players", index: i, o: codecs.Object{}}
+		e := w.entryObject("players", i, bits.OnesCount64(uint64(f))+1)
 		if f&PlayerFlags != 0 {
 			e.add("flags", playerFlagNames.list(p.Flags))
 		}
@@ -418,7 +411,7 @@ func (w *view) players(a *Answer, colored bool) []codecs.Object {
 			e.add("slot", p.Slot)
 		}
 		if f&PlayerName != 0 {
-			e.add("name", w.text(p.Name))
+			e.text("name", p.Name)
 			if colored {
 				e.addAs("name_colors.size", "name_colors", codecs.Hex(p.NameColors))
 			}
@@ -427,10 +420,10 @@ func (w *view) players(a *Answer, colored bool) []codecs.Object {
 			e.add("team", p.Team)
 		}
 		if f&PlayerClass != 0 {
-			e.add("class", w.text(p.Class))
+			e.text("class", p.Class)
 		}
 		if f&PlayerRace != 0 {
-			e.add("race", w.text(p.Race))
+			e.text("race", p.Race)
 		}
 		if f&PlayerScore != 0 {
 			e.add("score", p.Score)
@@ -449,7 +442,7 @@ func (w *view) players(a *Answer, colored bool) []codecs.Object {
 			}
 		}
 		if f&PlayerGlobalID != 0 {
-			e.add("global_id", w.text(p.GlobalID))
+			e.text("global_id", p.GlobalID)
 		}
 		if f&PlayerPing != 0 {
 			e.add("ping", int(p.Ping))
@@ -458,7 +451,7 @@ func (w *view) players(a *Answer, colored bool) []codecs.Object {
 			e.add("loss", int(p.Loss))
 		}
 		if f&PlayerModel != 0 {
-			e.add("model", w.text(p.Model))
+			e.text("model", p.Model)
 		}
 		if f&PlayerTime != 0 {
 			e.add("time", int(p.Time))
@@ -476,18 +469,18 @@ func (w *view) addOns(a *Answer) []codecs.Object {
 	f := a.AddOnFields
 	for i := range a.AddOns {
 		x := &a.AddOns[i]
-		e := entry{w: w, list: "addons", index: i, o: codecs.Object{}}
+		e := w.entryObject("addons", i, 4)
 		if f&AddOnFlags != 0 {
 			e.add("flags", addOnFlagNames.list(x.Flags))
 		}
 		if f&AddOnShortName != 0 {
-			e.add("short_name", w.text(x.ShortName))
+			e.text("short_name", x.ShortName)
 		}
 		if f&AddOnLongName != 0 {
-			e.add("long_name", w.text(x.LongName))
+			e.text("long_name", x.LongName)
 		}
 		if f&AddOnVersion != 0 {
-			e.add("version", w.text(x.Version))
+			e.text("version", x.Version)
 		}
 		out = append(out, e.o)
 	}
@@ -498,7 +491,7 @@ func (w *view) limits(a *Answer) []codecs.Object {
 	out := make([]codecs.Object, 0, len(a.Limits))
 	for i := range a.Limits {
 		x := &a.Limits[i]
-		e := entry{w: w, list: "limits", index: i, o: codecs.Object{}}
+		e := w.entryObject("limits", i, 5)
 		e.add("type", int(x.Type))
 		e.addAs("type", "type_name", limitTypeName(x.Type))
 		if x.OtherFlags != 0 {

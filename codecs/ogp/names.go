@@ -1,6 +1,9 @@
 package ogp
 
-import "strconv"
+import (
+	"math/bits"
+	"strconv"
+)
 
 // bitNames names the flags of one VarBitArray, indexed by 7*k+n. Empty
 // entries are flags the table does not define. Names are the spec's, in
@@ -30,7 +33,7 @@ func newBitNames(pairs ...any) *bitNames {
 
 // list returns the names of the set flags; undefined flags appear as "k.n".
 func (t *bitNames) list(b Bits) []string {
-	out := []string{}
+	out := make([]string, 0, bits.OnesCount64(uint64(b)))
 	for i := 0; b != 0 && i < 64; i++ {
 		if b&(1<<i) == 0 {
 			continue

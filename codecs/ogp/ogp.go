@@ -61,6 +61,14 @@ func (t Type) String() string {
 	return "type(" + strconv.Itoa(int(t)) + ")"
 }
 
+// name is t's name in version v (v0.04 calls the ping type "none").
+func (t Type) name(v Version) string {
+	if v == V004 && t == TypePing {
+		return "none"
+	}
+	return t.String()
+}
+
 // Code returns t's wire code in version v; ok is false when v has no such type.
 func (t Type) Code(v Version) (code uint8, ok bool) {
 	if v == V004 {
