@@ -85,20 +85,44 @@ func Decode(dst, src []byte) ([]byte, error) {
 
 	o, pos := decodeFast(out, data, total)
 
-	// The last codes, one at a time, each checked against the meaningful
+	// decodeFast stops up to 16 bytes short of the end of data, where its
+	// loads would overrun. Continue on a zero-padded copy of what is left,
+	// in batches as far as they go and then one lookup at a time, with
+	// loads that never need bounds handling. skip converts positions back
+	// for error offsets.
+	skip := 0
+	if b := pos >> 3; len(data)-b <= 16 {
+		var pad [32]byte
+		copy(pad[:], data[b:])
+		data, skip = pad[:], 8*b
+		total, pos = total-skip, pos-skip
+		o, pos = decodeSeq(out, data, total, o, pos)
+	}
+
+	// The rest, one lookup at a time, each checked against the meaningful
 	// bits that remain. Whatever the lookup index holds beyond them
-	// (padding, or zeros past the end) cannot change the answer when a
-	// code of length n <= total-pos matches, because the code is
-	// prefix-free; an entry longer than that means the meaningful bits
-	// stop inside a code.
+	// (padding, or zeros past the end) cannot change the answer for codes
+	// that end within them, because the code is prefix-free. So a pair
+	// entry whose codes fit in total-pos bits is taken whole; otherwise a
+	// single code is looked up, and if even that one is longer than the
+	// bits left, the meaningful bits stop inside a code.
 	for pos < total {
-		e := decTable[peek10(data, pos)]
+		v := peek64(data, pos)
+		if o+2 <= len(out) {
+			if e := pairTable[v&pairMask]; int(e&0xff) <= total-pos {
+				out[o], out[o+1] = byte(e>>8), byte(e>>16)
+				o += int(e >> 24)
+				pos += int(e & 0xff)
+				continue
+			}
+		}
+		e := decTable[v&tableMask]
 		n := int(e & 0xff)
 		if n > total-pos {
-			return dst[:base+o], &Error{Offset: 1 + pos/8, Err: ErrIncompleteCode}
+			return dst[:base+o], &Error{Offset: 1 + (skip+pos)/8, Err: ErrIncompleteCode}
 		}
 		if o == len(out) {
-			return dst[:base+o], &Error{Offset: 1 + pos/8, Err: ErrTooLong}
+			return dst[:base+o], &Error{Offset: 1 + (skip+pos)/8, Err: ErrTooLong}
 		}
 		out[o] = byte(e >> 8)
 		o++

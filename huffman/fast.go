@@ -9,6 +9,8 @@ const (
 	pairLookups = 5
 	batchBits   = pairLookups * pairBits
 	batchOut    = 2 * pairLookups
+	// Each batch writes through a window of this many bytes of out.
+	windowSize = 17
 
 	// Streams this long are decoded as two halves at once (decodeSplit).
 	splitMinBits = 1024
@@ -17,13 +19,16 @@ const (
 	maxEdges = 16
 )
 
-func init() {
-	// The batch arithmetic below relies on these; they are constants, so
-	// this only guards edits.
-	if batchBits > 57 || batchOut > 16 || pairBits < maxCodeLen {
-		panic("huffman: inconsistent batch constants")
-	}
-}
+// Compile-time checks of the batch arithmetic below (a negative constant
+// does not convert to uint): a batch fits in the 57 bits a refill
+// guarantees, its writes (up to batchOut+1 bytes, see step) fit the
+// 17-byte window, and the first code of every pair-table index is
+// complete.
+const (
+	_ = uint(57 - batchBits)
+	_ = uint(windowSize - batchOut - 1)
+	_ = uint(pairBits - maxCodeLen)
+)
 
 // decodeFast decodes from the start of the stream into out for as long as
 // whole batches are safe without per-code checks, and returns the bytes
@@ -48,13 +53,15 @@ func decodeFast(out, data []byte, total int) (o, pos int) {
 // one lookup to the next is mask, load, shift; "*w >>= e & 63" compiles to
 // a single shift because the hardware already takes shift counts mod 64.
 // The output and the bookkeeping hang off that chain and run beside it.
-// Both symbol bytes are stored every time and *k advances by the count
-// (1 or 2), so an unused second byte is overwritten by the next lookup or
-// lies beyond the returned length. k never exceeds batchOut < 16, so
-// indexing the 16-byte window with k&15 needs no bounds checks.
-func step(w *uint64, win *[16]byte, k *int, n *uint) {
+// Both symbol bytes are stored every time, as one 16-bit store, and *k
+// advances by the count (1 or 2), so an unused second byte is overwritten
+// by the next lookup or lies beyond the returned length. k never exceeds
+// batchOut < 16, so k&15 == k; the mask lets the compiler prove that
+// win[k&15:] has the 2 bytes the store needs (15+2 <= windowSize) and drop
+// the bounds checks.
+func step(w *uint64, win *[windowSize]byte, k *int, n *uint) {
 	e := pairTable[*w&pairMask]
-	win[*k&15], win[(*k+1)&15] = byte(e>>8), byte(e>>16)
+	binary.LittleEndian.PutUint16(win[*k&15:], uint16(e>>8))
 	*k += int(e >> 24)
 	*n += uint(e & 0xff)
 	*w >>= e & 63
@@ -77,10 +84,10 @@ func decodeSeq(out, data []byte, limit, o, pos int) (int, int) {
 		return o, pos
 	}
 	w := binary.LittleEndian.Uint64(data[pos>>3:]) >> (pos & 7)
-	for pos+batchBits <= limit && pos>>3+16 <= len(data) && o+16 <= len(out) {
+	for pos+batchBits <= limit && pos>>3+16 <= len(data) && o+windowSize <= len(out) {
 		hi := binary.LittleEndian.Uint64(data[pos>>3+8:])
 		r := uint(pos & 7)
-		win := (*[16]byte)(out[o : o+16])
+		win := (*[windowSize]byte)(out[o : o+windowSize])
 		var k int
 		var n uint
 		step(&w, win, &k, &n)
@@ -115,11 +122,11 @@ func decodeSeq(out, data []byte, limit, o, pos int) (int, int) {
 //
 // Output regions: A writes to out[:bStart] and B to out[bStart:], which
 // is large enough for every code B can meet, (total-m)/3 of them, plus the
-// 16-byte write window. If A's region fills, A stops and the same fallback
+// write window. If A's region fills, A stops and the same fallback
 // applies.
 func decodeSplit(out, data []byte, total int) (o, pos int) {
 	m := total / 2
-	bStart := len(out) - (total-m)/minCodeLen - 16
+	bStart := len(out) - (total-m)/minCodeLen - windowSize
 	outA, outB := out[:bStart], out[bStart:]
 	var edgePos, edgeCnt [maxEdges]int
 	edgePos[0], edgeCnt[0] = m, 0 // B's starting point is a boundary of its parse
@@ -129,13 +136,13 @@ func decodeSplit(out, data []byte, total int) (o, pos int) {
 	posB, oB := m, 0
 	wA := binary.LittleEndian.Uint64(data)
 	wB := binary.LittleEndian.Uint64(data[m>>3:]) >> (m & 7)
-	for posA+batchBits <= m && oA+16 <= len(outA) &&
-		posB+batchBits <= total && posB>>3+16 <= len(data) && oB+16 <= len(outB) {
+	for posA+batchBits <= m && oA+windowSize <= len(outA) &&
+		posB+batchBits <= total && posB>>3+16 <= len(data) && oB+windowSize <= len(outB) {
 		hiA := binary.LittleEndian.Uint64(data[posA>>3+8:])
 		hiB := binary.LittleEndian.Uint64(data[posB>>3+8:])
 		rA, rB := uint(posA&7), uint(posB&7)
-		winA := (*[16]byte)(outA[oA : oA+16])
-		winB := (*[16]byte)(outB[oB : oB+16])
+		winA := (*[windowSize]byte)(outA[oA : oA+windowSize])
+		winB := (*[windowSize]byte)(outB[oB : oB+windowSize])
 		var kA, kB int
 		var nA, nB uint
 		step(&wA, winA, &kA, &nA)
@@ -177,7 +184,7 @@ func decodeSplit(out, data []byte, total int) (o, pos int) {
 		if edgePos[j] == posA {
 			break
 		}
-		e := decTable[peek10(data, posA)]
+		e := decTable[peek64(data, posA)&tableMask]
 		n := int(e & 0xff)
 		if posA+n > total || oA == len(outA) {
 			return oA, posA
@@ -190,12 +197,15 @@ func decodeSplit(out, data []byte, total int) (o, pos int) {
 	return oA, posB
 }
 
-// peek10 returns the 10 stream bits starting at bit pos, reading up to 3
-// bytes (pos&7 + 10 <= 17 bits); bits past the end of data read as zero.
-func peek10(data []byte, pos int) uint32 {
-	var v uint32
-	for k, b := 0, pos>>3; k < 3 && b < len(data); k, b = k+1, b+1 {
-		v |= uint32(data[b]) << (8 * k)
+// peek64 returns the stream bits from bit pos on as bits 0, 1, ... (at
+// least 57 of them, or all that remain), as decodeSeq's buffer holds them;
+// bits past the end of data read as zero. pos must lie inside data.
+func peek64(data []byte, pos int) uint64 {
+	b := pos >> 3
+	if b+8 <= len(data) {
+		return binary.LittleEndian.Uint64(data[b:]) >> (pos & 7)
 	}
-	return v >> (pos & 7) & tableMask
+	var last [8]byte
+	copy(last[:], data[b:])
+	return binary.LittleEndian.Uint64(last[:]) >> (pos & 7)
 }

@@ -3,6 +3,7 @@ package huffman
 import (
 	"bytes"
 	"errors"
+	"strings"
 	"testing"
 )
 
@@ -54,11 +55,17 @@ func FuzzRoundTrip(f *testing.F) {
 
 func FuzzDecode(f *testing.F) {
 	addVectorSeeds(f, false)
-	f.Add([]byte{})                       // empty datagram: ErrEmpty
-	f.Add([]byte{0x09, 0x9c, 0x9c})       // padding count above 7: 7 meaningful bits, incomplete code
-	f.Add([]byte{0xfe, 0x01})             // padding count 254: no bits at all
-	f.Add([]byte{0x01, 0x9c, 0x9c})       // stream ends inside the second code
-	f.Add(bytes.Repeat([]byte{0x00}, 70)) // 552 zero bits: 138 codes 0000 (byte 0x80), a long fast path ending on a code boundary
+	f.Add([]byte{})                        // empty datagram: ErrEmpty
+	f.Add([]byte{0x09, 0x9c, 0x9c})        // padding count above 7: 7 meaningful bits, incomplete code
+	f.Add([]byte{0xfe, 0x01})              // padding count 254: no bits at all
+	f.Add([]byte{0x01, 0x9c, 0x9c})        // stream ends inside the second code
+	f.Add(bytes.Repeat([]byte{0x00}, 70))  // 552 zero bits: 138 codes 0000 (byte 0x80), a long fast path ending on a code boundary
+	f.Add(Encode(nil, make([]byte, 2001))) // 0x00 run whose halves never resynchronise (decodeSplit falls back)
+	for _, v := range loadVectors(f) {
+		if strings.HasPrefix(v.Name, "realistic") {
+			f.Add(Encode(nil, bytes.Repeat(v.plain, 4))) // 1100 bytes of real traffic: the two-halves decoder resynchronises
+		}
+	}
 	f.Fuzz(func(t *testing.T, src []byte) {
 		got, err := Decode(nil, src)
 		if len(got) > MaxDecoded {
