@@ -397,3 +397,15 @@ func (q *query) Result(opt codecs.DecodeOptions) (*codecs.Message, error) {
 	}
 	return codec{}.Decode([][]byte{q.reply}, opt)
 }
+
+// QueryKey implements codecs.QueryKeyer: the request with its token (the
+// echoed last four bytes) zeroed, so identical questions from different
+// clients share one answer. Nil when b is not a valid request.
+func (codec) QueryKey(b []byte) []byte {
+	if _, err := DecodeRequest(b); err != nil {
+		return nil
+	}
+	k := append([]byte(nil), b...)
+	clear(k[3:7])
+	return k
+}

@@ -399,3 +399,15 @@ func (q *query) Result(opt codecs.DecodeOptions) (*codecs.Message, error) {
 	}
 	return m, nil
 }
+
+// QueryKey implements codecs.QueryKeyer: the query with its request id
+// (bytes 3-6, echoed to the asker) zeroed, so identical questions from
+// different clients share one answer. Nil when b is not a valid query.
+func (codec) QueryKey(b []byte) []byte {
+	if _, err := DecodeRequest(b); err != nil {
+		return nil
+	}
+	k := append([]byte(nil), b...)
+	clear(k[3:7])
+	return k
+}
