@@ -476,6 +476,9 @@ func (s *Server) Shutdown(ctx context.Context) error {
 		return nil
 	case <-ctx.Done():
 		for _, c := range conns {
+			// Cancelling the read context makes the library drop the
+			// connection even while a close handshake is waiting.
+			c.cancel()
 			c.ws.CloseNow()
 		}
 		s.cache.stopAll()
