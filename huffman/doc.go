@@ -32,9 +32,21 @@
 // Decode accepts both forms from both encoders, ignores the padding bits
 // (the legacy encoder left garbage there), caps the payload at MaxDecoded
 // bytes as Zandronum's receive buffer does, and reports problems as *Error
-// with the byte offset. It decodes with a single 1024-entry table indexed by
-// the next 10 bits of the stream, in the manner of compress/flate; the table
-// is built and checked for completeness at package initialisation.
+// with the byte offset.
+//
+// It is table-driven in the manner of compress/flate. The primary table is
+// indexed by the next 10 bits of the stream (the longest code) and yields
+// a symbol and its code length; it is built from the embedded 511-byte tree
+// at package initialisation and checked there to be complete and
+// prefix-free, so decoding itself never meets an invalid pattern. A
+// derived 11-bit table yields up to two symbols per lookup, and the bulk of
+// a stream is decoded in batches from a 64-bit bit buffer with no
+// per-symbol checks; the last bits are decoded one lookup at a time and
+// checked against the meaningful bit count. Streams of 1024 bits or more
+// are decoded as two halves interleaved, exploiting the fact that a
+// Huffman parse begun mid-stream soon falls into step with the true one
+//; when it does not, decoding continues from the first
+// half alone, so the result is the same either way.
 //
 // Encode and Decode append to a caller's buffer and do not allocate when it
 // has room.

@@ -37,6 +37,20 @@ func ExampleDecode() {
 	// 7c5d 3 true
 }
 
+func ExampleEncodeLegacy() {
+	// The rules differ for the empty payload and for payloads whose codes
+	// fill exactly len(payload) bytes (8 and 11 bits here); two 3-bit
+	// codes fit in one byte, so both rules use Huffman for 00 00.
+	for _, p := range [][]byte{{}, {0x41}, {0x41, 0x00}, {0x00, 0x00}} {
+		fmt.Println(hex.EncodeToString(huffman.Encode(nil, p)), hex.EncodeToString(huffman.EncodeLegacy(nil, p)))
+	}
+	// Output:
+	// 00 ff
+	// 009c ff41
+	// 059c02 ff4100
+	// 0212 0212
+}
+
 func ExampleIsLegacy() {
 	payload := []byte{0x41} // one 8-bit code: k == n == 1
 	current := huffman.Encode(nil, payload)

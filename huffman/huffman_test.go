@@ -206,6 +206,28 @@ func TestTables(t *testing.T) {
 	}
 }
 
+// TestPairTable checks every pair-table entry against decoding its index
+// code by code with decTable.
+func TestPairTable(t *testing.T) {
+	for idx, e := range pairTable {
+		e1 := decTable[idx&tableMask]
+		n1 := int(e1 & 0xff)
+		e2 := decTable[idx>>n1&tableMask]
+		n2 := int(e2 & 0xff)
+		want := uint32(1)<<24 | uint32(e1>>8)<<8 | uint32(n1)
+		if n1+n2 <= pairBits {
+			want = uint32(2)<<24 | uint32(e2>>8)<<16 | uint32(e1>>8)<<8 | uint32(n1+n2)
+		}
+		if e != want {
+			t.Fatalf("pairTable[%#x] = %#x, want %#x", idx, e, want)
+		}
+		// The decoded codes really are the index's low bits.
+		if c1 := encTable[e1>>8]; uint16(idx)&(1<<n1-1) != c1>>4 {
+			t.Fatalf("pairTable[%#x]: first code does not match", idx)
+		}
+	}
+}
+
 func TestBuildTablesRejects(t *testing.T) {
 	good := serializedTree[:]
 	with := func(edit func(b []byte) []byte) []byte {
