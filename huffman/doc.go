@@ -44,9 +44,9 @@
 // per-symbol checks; the last bits are decoded one lookup at a time and
 // checked against the meaningful bit count. Streams of 1024 bits or more
 // are decoded as two halves interleaved, exploiting the fact that a
-// Huffman parse begun mid-stream soon falls into step with the true one
-//; when it does not, decoding continues from the first
-// half alone, so the result is the same either way.
+// Huffman parse begun mid-stream soon falls into step with the true one;
+// when it does not, decoding continues from the first half alone, so the
+// result is the same either way.
 //
 // Encode and Decode append to a caller's buffer and do not allocate when it
 // has room.
