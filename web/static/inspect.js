@@ -368,11 +368,11 @@ function renderLayer() {
     for (let k = 0; k < 16; k++) {
       const o = row * 16 + k;
       const gap = k === 7 ? " g" : "";
-      if (o >= bytes.length) { hx += `<span class="x${gap}">  </span>`; continue; }
+      if (o >= bytes.length) { hx += `<span class="x${gap}">  </span>${k < 15 ? " " : ""}`; continue; }
       const b = bytes[o];
       const own = owner[o];
       const cls = err && o >= err[0] ? "err" : own >= 0 && colour.has(own) ? `f${colour.get(own)}` : "";
-      hx += `<span class="x ${cls}${gap}" data-o="${o}">${b.toString(16).padStart(2, "0")}</span>`;
+      hx += `<span class="x ${cls}${gap}" data-o="${o}">${b.toString(16).padStart(2, "0")}</span>${k < 15 ? " " : ""}`;
       as += `<span class="a ${cls}" data-o="${o}">${b >= 0x20 && b < 0x7f ? esc(String.fromCharCode(b)) : "."}</span>`;
     }
     html += `<div class="line"><span class="off">${(row * 16).toString(16).padStart(4, "0")}</span><span>${hx}</span><span>${as}</span></div>`;
@@ -398,7 +398,7 @@ function renderTree(spans, err) {
     },
     h("span", { class: "tw", "aria-hidden": "true" }, isGroup ? "▾" : ""),
     h("span", { class: "fn" }, name),
-    h("span", { class: "fv" }, s.kind === "group" ? "" : s.value),
+    h("span", { class: "fv" }, s.kind === "group" ? "" : visible(s.value)),
     h("span", { class: "fk" }, s.kind),
     h("span", { class: "fr" }, `${s.start}:${s.end}`));
     parent.el.append(node);
@@ -416,6 +416,11 @@ function renderTree(spans, err) {
   if (!spans.length && !err) tree.append(h("p", { class: "muted small" }, "No fields in this layer."));
   const first = tree.querySelector(".node");
   if (first) first.tabIndex = 0;
+}
+
+/** visible shows control characters (colour escapes) as \xNN. */
+function visible(v) {
+  return String(v).replace(/[\x00-\x1f\x7f]/g, (c) => `\\x${c.charCodeAt(0).toString(16).padStart(2, "0")}`);
 }
 
 // ---- the two-way link between hex and tree ----
@@ -523,7 +528,10 @@ async function main() {
     return;
   }
   protocols = ql.protocols();
-  if (cfg.protocol) $("b-protocol").value = cfg.protocol;
+  const linked = new URLSearchParams(location.hash.slice(1)).get("p");
+  const start = [cfg.protocol, linked, "zandronum"].find((p) => p && protocols.some((x) => x.name === p));
+  if (start) $("b-protocol").value = start;
+  if (!cfg.target && new URLSearchParams(location.hash.slice(1)).get("t")) $("b-target").value = new URLSearchParams(location.hash.slice(1)).get("t");
   renderOptions();
   preview();
   fromFragment();

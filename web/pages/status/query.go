@@ -11,10 +11,11 @@ import (
 
 	"github.com/querylens/querylens/codecs"
 	"github.com/querylens/querylens/netquery"
+	"github.com/querylens/querylens/relay"
 )
 
 // State is what a status query found. The names match the browser page's
-// row states (static/servers.js), so both pages describe a server alike.
+// row states (classify in static/relay.js), so both pages describe a server alike.
 type State string
 
 const (
@@ -118,25 +119,27 @@ func classify(err error, timeout time.Duration) (State, string) {
 	if err == nil || errors.Is(err, context.DeadlineExceeded) || errors.Is(err, context.Canceled) {
 		return Offline, "No answer " + wait + ": the server is down, firewalled, or not a server of this protocol."
 	}
+	var ref *relay.RefusedError
+	if errors.As(err, &ref) {
+		switch ref.Code {
+		case relay.CodeRateLimited:
+			return RateLimited, "The relay is limiting queries to this server right now (" + ref.Message + "); try again in a few seconds."
+		case relay.CodeDenied:
+			return Refused, "This relay does not query that address (" + ref.Message + ")."
+		case relay.CodeResolve:
+			return Unreachable, "The host name does not resolve to an address this relay may query (" + ref.Message + ")."
+		case relay.CodeTimeout:
+			return Offline, "No answer " + wait + "."
+		case relay.CodeBusy:
+			return Unreachable, "The relay is busy; try again shortly (" + ref.Message + ")."
+		}
+		return Unreachable, "The relay could not send the query: " + ref.Error() + "."
+	}
 	var dnsErr *net.DNSError
 	if errors.As(err, &dnsErr) {
 		return Unreachable, "The host name does not resolve."
 	}
-	// The relay's errors carry one of its wire codes' names; match them by
-	// text so this package does not depend on the relay's internals.
-	msg := err.Error()
-	low := strings.ToLower(msg)
-	switch {
-	case strings.Contains(low, "rate"):
-		return RateLimited, "The relay is limiting queries to this server right now; try again in a few seconds."
-	case strings.Contains(low, "denied") || strings.Contains(low, "refused") || strings.Contains(low, "policy") || strings.Contains(low, "not allowed"):
-		return Refused, "This relay does not query that address (" + msg + ")."
-	case strings.Contains(low, "resolve") || strings.Contains(low, "no such host"):
-		return Unreachable, "The host name does not resolve (" + msg + ")."
-	case strings.Contains(low, "timeout") || strings.Contains(low, "deadline"):
-		return Offline, "No answer " + wait + "."
-	}
-	return Unreachable, "The query could not be sent: " + msg + "."
+	return Unreachable, "The query could not be sent: " + err.Error() + "."
 }
 
 // ParseTarget checks a "host:port" from a URL and returns it in canonical
