@@ -84,3 +84,5 @@ func codecErr(t testing.TB, name string, err, sentinel error, field, layer strin
 
 // jsonOf renders an Object (or any value Object accepts) as JSON text.
 func jsonOf(v any) string { return string(codecs.AppendJSON(nil, v)) }
+
+func errorsAs(err error, target **codecs.Error) bool { return errors.As(err, target) }
