@@ -11,6 +11,7 @@ const wrap = $("table-wrap");
 const tbody = $("rows");
 const table = $("servers");
 
+const titles = Object.fromEntries((cfg.protocols ?? []).map((p) => [p.name, p.title]));
 const ROW_H = 30; // px; matches --row-h in app.css
 const OVERSCAN = 12;
 const ZANDRONUM_MIN_MS = 10_000; // a Zandronum server answers one IP once per 10 s
@@ -75,7 +76,7 @@ function apply(r, res) {
   const { state, detail } = classify(res);
   r.state = state;
   r.detail = detail;
-  r.ping = res.rtt != null ? Math.round(res.rtt) : r.ping;
+  r.ping = res.rtt != null ? Math.round(res.rtt * 10) / 10 : r.ping;
   r.packets = res.packets;
   const m = res.message?.error ? res.message.partial : res.message;
   const info = m?.info;
@@ -275,11 +276,11 @@ function rowHTML(r, i) {
   const flags = [r.password ? `<span class="tag" title="Password required">🔒 password</span>` : ""].join("");
   return `<tr class="row${ok ? "" : " dim"}${i === active ? " active" : ""}" id="row-${i}" aria-rowindex="${i + 2}" data-i="${i}" data-key="${esc(r.key)}" data-state="${r.state}" data-testid="server-row">` +
     `<td><button type="button" class="star" aria-pressed="${fav}" aria-label="Favourite" data-fav="${i}">${fav ? "★" : "☆"}</button></td>` +
-    `<td>${esc(r.protocol)}</td>` +
+    `<td title="${esc(r.protocol)}">${esc(titles[r.protocol] ?? r.protocol)}</td>` +
     `<td data-testid="cell-name">${name}</td>` +
     `<td class="num" data-testid="cell-players">${players}</td>` +
     `<td>${esc(r.map)}</td><td>${esc(r.mode)}</td>` +
-    `<td class="num" data-testid="cell-ping">${r.ping != null ? r.ping + " ms" : ""}</td>` +
+    `<td class="num" data-testid="cell-ping">${r.ping == null ? "" : r.ping < 1 ? "&lt;1 ms" : Math.round(r.ping) + " ms"}</td>` +
     `<td class="mono">${esc(r.addr)}</td><td>${esc(r.country)}</td><td>${flags}</td></tr>`;
 }
 

@@ -21,6 +21,12 @@ function interval(relay) {
   return Math.max(15_000, relay.cacheTTL + 1000, cfg.protocol === "zandronum" ? 11_000 : 0);
 }
 
+/** teamBase: 1 when team numbers count from 1 against the team list (GameSpy v2). */
+function teamBase(players, nteams) {
+  const nums = players.map((p) => p.team).filter((t) => t != null);
+  return nteams && nums.length && nums.every((t) => t >= 1 && t <= nteams) ? 1 : 0;
+}
+
 function fact(label, value, id) {
   if (value === "" || value == null) return null;
   return h("div", { "data-testid": `fact-${id}` }, h("dt", {}, label), h("dd", {}, value));
@@ -37,10 +43,12 @@ function render(info, fields, rtt) {
     const max = info.max_players ?? info.max_clients;
     if (max) counts += ` / ${max}`;
   }
+  const base = teamBase(players ?? [], teams.length);
   const teamOf = (p) => {
     if (p.team == null) return "";
-    if (teams[p.team]) { teams[p.team].players++; return teams[p.team].name; }
-    return teamNames[p.team] ?? `team ${p.team}`;
+    const t = p.team - base;
+    if (teams[t]) { teams[t].players++; return teams[t].name; }
+    return (cfg.protocol === "zandronum" && teamNames[t]) || `team ${p.team}`;
   };
   const rowsOf = (players ?? []).map((p) => {
     const team = teamOf(p);
@@ -48,7 +56,7 @@ function render(info, fields, rtt) {
       h("td", {}, stripColors(p.name)),
       h("td", { class: "num" }, String(p.score)),
       h("td", { class: "num" }, String(p.ping)),
-      h("td", {}, team ? h("span", { class: `team team-${p.team}` }, team) : null),
+      h("td", {}, team ? h("span", { class: `team team-${p.team - base}` }, team) : null),
       h("td", {}, p.bot ? h("span", { class: "tag", title: "Bot" }, "bot") : null, p.spectator ? h("span", { class: "tag", title: "Spectator" }, "spectator") : null));
   });
   const out = [h("dl", { class: "summary", "data-testid": "summary" },
@@ -57,9 +65,9 @@ function render(info, fields, rtt) {
     counts ? h("div", { "data-testid": "fact-players" }, h("dt", {}, "Players"), h("dd", {}, counts,
       bots ? h("span", { class: "muted" }, ` (${bots} bots)`) : null,
       specs ? h("span", { class: "muted" }, ` (${specs} spectating)`) : null)) : null,
-    rtt != null ? fact("Ping", `${Math.round(rtt)} ms`, "ping") : null,
+    rtt != null ? fact("Ping", rtt < 1 ? "<1 ms" : `${Math.round(rtt)} ms`, "ping") : null,
     info.password != null ? fact("Password", info.password ? "required" : "none", "password") : null,
-    fact("Version", info.version ?? "", "version"))];
+    info.version ? h("div", { class: "wide", "data-testid": "fact-version" }, h("dt", {}, "Version"), h("dd", {}, info.version)) : null)];
   if (players) {
     out.push(h("section", { class: "card", "data-testid": "players" },
       h("h2", {}, "Players ", h("span", { class: "muted" }, String(players.length))),

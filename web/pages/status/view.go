@@ -4,6 +4,7 @@ import (
 	"net/url"
 	"strconv"
 	"strings"
+	"time"
 	"unicode"
 	"unicode/utf8"
 
@@ -82,16 +83,18 @@ func fill(v *view, m *codecs.Message) {
 	for _, t := range in.Teams {
 		v.Teams = append(v.Teams, team{Name: StripColors(t.Name), Score: t.Score})
 	}
+	base := teamBase(in)
 	for _, p := range in.Players {
 		pl := player{Name: StripColors(p.Name), Score: p.Score, Ping: p.Ping, Spectator: p.Spectator, Bot: p.Bot, TeamIndex: -1}
 		if p.HasTeam {
-			pl.TeamIndex = p.Team
+			t := p.Team - base
+			pl.TeamIndex = t
 			switch {
-			case p.Team >= 0 && p.Team < len(v.Teams):
-				pl.Team = v.Teams[p.Team].Name
-				v.Teams[p.Team].Players++
-			case p.Team >= 0 && p.Team < len(teamNames):
-				pl.Team = teamNames[p.Team]
+			case t >= 0 && t < len(v.Teams):
+				pl.Team = v.Teams[t].Name
+				v.Teams[t].Players++
+			case t >= 0 && t < len(teamNames) && v.Protocol.Name() == "zandronum":
+				pl.Team = teamNames[t]
 			default:
 				pl.Team = "team " + strconv.Itoa(p.Team)
 			}
@@ -134,6 +137,37 @@ func fill(v *view, m *codecs.Message) {
 		}
 		v.Extra = append(v.Extra, kv)
 	}
+}
+
+// teamBase is 1 when the players' team numbers count from 1 (GameSpy v2
+// numbers teams 1..n against its team list), else 0: every team number is
+// then within 1..len(teams) and none is 0.
+func teamBase(in *codecs.Info) int {
+	if len(in.Teams) == 0 {
+		return 0
+	}
+	seen := false
+	for _, p := range in.Players {
+		if !p.HasTeam {
+			continue
+		}
+		if p.Team < 1 || p.Team > len(in.Teams) {
+			return 0
+		}
+		seen = true
+	}
+	if seen {
+		return 1
+	}
+	return 0
+}
+
+// pingText shows a round trip; loopback and LAN answers take under 1 ms.
+func pingText(d time.Duration) string {
+	if d < time.Millisecond {
+		return "<1 ms"
+	}
+	return strconv.FormatInt(d.Milliseconds(), 10) + " ms"
 }
 
 func maxPlayers(in *codecs.Info) int {
