@@ -1,0 +1,249 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"io"
+	"log/slog"
+	"net"
+	"net/http"
+	"net/netip"
+	"os"
+	"os/signal"
+	"strconv"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/querylens/querylens/codecs"
+	"github.com/querylens/querylens/demo"
+	"github.com/querylens/querylens/relay"
+	"github.com/querylens/querylens/web"
+)
+
+// DefaultMaster is the public Zandronum master (zandronum.md 2.9).
+const DefaultMaster = "master.zandronum.com:15300"
+
+// listFlag collects a repeatable string flag.
+type listFlag []string
+
+func (l *listFlag) String() string     { return strings.Join(*l, ",") }
+func (l *listFlag) Set(s string) error { *l = append(*l, s); return nil }
+
+// prefixFlag collects repeatable CIDR (or single address) flags.
+type prefixFlag []netip.Prefix
+
+func (p *prefixFlag) String() string { return "" }
+func (p *prefixFlag) Set(s string) error {
+	if pfx, err := netip.ParsePrefix(s); err == nil {
+		*p = append(*p, pfx.Masked())
+		return nil
+	}
+	a, err := netip.ParseAddr(s)
+	if err != nil {
+		return errors.New("want a CIDR range or an address, got " + strconv.Quote(s))
+	}
+	*p = append(*p, netip.PrefixFrom(a, a.BitLen()))
+	return nil
+}
+
+// serverFlag collects repeatable PROTOCOL=HOST:PORT flags.
+type serverFlag []web.ServerRef
+
+func (s *serverFlag) String() string { return "" }
+func (s *serverFlag) Set(v string) error {
+	proto, addr, ok := strings.Cut(v, "=")
+	if !ok {
+		return errors.New("want PROTOCOL=HOST:PORT, got " + strconv.Quote(v))
+	}
+	if _, err := codecs.Lookup(proto); err != nil {
+		return errors.New("unknown protocol " + strconv.Quote(proto))
+	}
+	if _, _, err := net.SplitHostPort(addr); err != nil {
+		return errors.New("bad address " + strconv.Quote(addr))
+	}
+	*s = append(*s, web.ServerRef{Protocol: proto, Addr: addr})
+	return nil
+}
+
+type serveOptions struct {
+	addr         string
+	allowTargets prefixFlag
+	allowOrigins listFlag
+	trusted      prefixFlag
+	masters      listFlag
+	servers      serverFlag
+	publicURL    string
+	demo         bool
+	demoServers  int
+	demoMaster   string
+	metrics      bool
+	logJSON      bool
+	ipRate       float64
+	cacheTTL     time.Duration
+}
+
+func (e *env) serve(args []string) int {
+	var o serveOptions
+	fs := newFlagSet(e, "serve", "[--addr HOST:PORT] [--allow-target CIDR]... [--allow-origin ORIGIN]... [--demo]")
+	fs.StringVar(&o.addr, "addr", "127.0.0.1:8080", "where to serve the pages (/) and the relay (/relay)")
+	fs.Var(&o.allowTargets, "allow-target", "let the relay reach this `CIDR` although policy refuses it (private, loopback); repeatable")
+	fs.Var(&o.allowOrigins, "allow-origin", "let pages from this `ORIGIN` (https://host or a host pattern) use the relay; repeatable")
+	fs.Var(&o.trusted, "trusted-proxy", "believe X-Forwarded-For from this reverse proxy `CIDR`; repeatable")
+	fs.Var(&o.masters, "master", "a Zandronum master `HOST:PORT` the browser page lists (default "+DefaultMaster+"); repeatable")
+	fs.Var(&o.servers, "server", "also list `PROTOCOL=HOST:PORT` on the browser page; repeatable")
+	fs.StringVar(&o.publicURL, "public-url", "", "the site's absolute `URL`, for the links chat apps unfurl")
+	fs.BoolVar(&o.demo, "demo", false, "also run the demo servers on loopback and browse them")
+	fs.IntVar(&o.demoServers, "demo-servers", demo.DefaultServers, "with --demo: how many Zandronum servers the demo master lists")
+	fs.StringVar(&o.demoMaster, "demo-master-addr", "", "with --demo: where the demo master listens (default a free loopback port)")
+	fs.BoolVar(&o.metrics, "metrics", true, "serve Prometheus metrics at /metrics")
+	fs.BoolVar(&o.logJSON, "log-json", false, "log JSON lines instead of text")
+	fs.Float64Var(&o.ipRate, "ip-rate", 0, "queries per second one client address may send through the relay (0: the relay's default; --demo: unlimited on loopback)")
+	fs.DurationVar(&o.cacheTTL, "cache-ttl", 0, "how long the relay shares a server's reply (0: the relay's default)")
+	pos, err := parseInterspersed(fs, args)
+	if err != nil {
+		return exitUsage
+	}
+	if len(pos) > 0 {
+		return e.usageErr(fs, "unexpected argument "+strconv.Quote(pos[0]))
+	}
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	if err := e.runServe(ctx, o, nil); err != nil {
+		io.WriteString(e.stderr, "querylens serve: "+err.Error()+"\n")
+		return exitFail
+	}
+	return exitOK
+}
+
+// runServe serves until ctx ends. ready, if not nil, receives the URL once
+// the listener is open (tests use it).
+func (e *env) runServe(ctx context.Context, o serveOptions, ready chan<- string) error {
+	var logger *slog.Logger
+	if o.logJSON {
+		logger = slog.New(slog.NewJSONHandler(e.stderr, nil))
+	} else {
+		logger = slog.New(slog.NewTextHandler(e.stderr, nil))
+	}
+	rcfg := relay.Config{
+		AllowTargets:   o.allowTargets,
+		OriginPatterns: o.allowOrigins,
+		TrustedProxies: o.trusted,
+		CacheTTL:       o.cacheTTL,
+		CacheKey:       codecs.QueryKey,
+	}
+	if o.ipRate > 0 {
+		rcfg.IPRate = relay.Rate{PerSecond: o.ipRate, Burst: int(o.ipRate * 5)}
+	}
+	wcfg := web.Config{Masters: o.masters, Servers: o.servers, PublicURL: o.publicURL, Logger: logger}
+
+	var d *demo.Demo
+	if o.demo {
+		var err error
+		d, err = demo.Start(ctx, demo.Config{MasterAddr: o.demoMaster, Servers: o.demoServers})
+		if err != nil {
+			return err
+		}
+		defer d.Close()
+		// The relay may reach exactly the demo's addresses, and the demo
+		// is on loopback: one page may ask for every server at once.
+		rcfg.AllowTargets = append(rcfg.AllowTargets, d.Prefixes()...)
+		if o.ipRate == 0 {
+			rcfg.IPRate = relay.Rate{PerSecond: 10000, Burst: 10000}
+			rcfg.ConnRate = relay.Rate{PerSecond: 10000, Burst: 10000}
+			rcfg.TargetHostRate = relay.Rate{PerSecond: 10000, Burst: 10000}
+		}
+		wcfg.Masters = append([]string{d.Master()}, wcfg.Masters...)
+		for _, t := range d.Targets() {
+			if t.Protocol != "zandronum" {
+				wcfg.Servers = append(wcfg.Servers, web.ServerRef{Protocol: t.Protocol, Addr: t.Addr})
+			}
+		}
+	} else if len(wcfg.Masters) == 0 {
+		wcfg.Masters = []string{DefaultMaster}
+	}
+	if err := rcfg.Validate(); err != nil {
+		return err
+	}
+	rs := relay.New(rcfg, logger)
+	wcfg.Exchanger = rs
+	wh, err := web.New(wcfg)
+	if err != nil {
+		return err
+	}
+	mux := http.NewServeMux()
+	mux.Handle("/relay", rs)
+	if o.metrics {
+		mux.Handle("/metrics", rs.MetricsHandler())
+	}
+	mux.Handle("/", wh)
+
+	ln, err := net.Listen("tcp", o.addr)
+	if err != nil {
+		return err
+	}
+	srv := &http.Server{
+		Handler:           mux,
+		ReadHeaderTimeout: 10 * time.Second,
+		ReadTimeout:       30 * time.Second,
+		IdleTimeout:       120 * time.Second,
+		MaxHeaderBytes:    64 << 10,
+		ErrorLog:          slog.NewLogLogger(logger.Handler(), slog.LevelWarn),
+	}
+	url := "http://" + ln.Addr().String() + "/"
+	logger.Info("querylens serving", "url", url, "relay", "ws://"+ln.Addr().String()+"/relay", "demo", o.demo)
+	if d != nil {
+		io.WriteString(e.stdout, "demo master "+d.Master()+" listing "+strconv.Itoa(o.demoServers)+" Zandronum servers\n")
+	}
+	io.WriteString(e.stdout, "querylens is serving at "+url+"\n")
+	if ready != nil {
+		ready <- url
+	}
+	errc := make(chan error, 1)
+	go func() { errc <- srv.Serve(ln) }()
+	select {
+	case err := <-errc:
+		return err
+	case <-ctx.Done():
+	}
+	logger.Info("shutting down")
+	sctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	rerr := rs.Shutdown(sctx) // tells WebSocket clients first; they are hijacked, so srv.Shutdown would not
+	herr := srv.Shutdown(sctx)
+	return errors.Join(rerr, herr)
+}
+
+func (e *env) demo(args []string) int {
+	fs := newFlagSet(e, "demo", "[--master-addr HOST:PORT] [--servers N] [--seed N]")
+	master := fs.String("master-addr", "127.0.0.1:15300", "where the Zandronum master listens (loopback only)")
+	n := fs.Int("servers", demo.DefaultServers, "how many Zandronum servers the master lists")
+	seed := fs.Int64("seed", 1, "seed for names, maps and players")
+	pos, err := parseInterspersed(fs, args)
+	if err != nil {
+		return exitUsage
+	}
+	if len(pos) > 0 {
+		return e.usageErr(fs, "unexpected argument "+strconv.Quote(pos[0]))
+	}
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	d, err := demo.Start(ctx, demo.Config{MasterAddr: *master, Servers: *n, Seed: *seed})
+	if err != nil {
+		io.WriteString(e.stderr, "querylens demo: "+err.Error()+"\n")
+		return exitFail
+	}
+	defer d.Close()
+	var b strings.Builder
+	b.WriteString("zandronum-master " + d.Master() + "\n")
+	for _, t := range d.Targets() {
+		b.WriteString(t.Protocol + " " + t.Addr + " " + strconv.Quote(t.Name))
+		if t.Behavior != demo.Normal {
+			b.WriteString(" (" + t.Behavior.String() + ")")
+		}
+		b.WriteString("\n")
+	}
+	io.WriteString(e.stdout, b.String())
+	<-ctx.Done()
+	return exitOK
+}

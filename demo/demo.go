@@ -1,0 +1,180 @@
+package demo
+
+import (
+	"context"
+	"errors"
+	"net"
+	"net/netip"
+	"strconv"
+	"sync"
+)
+
+// Config sets up a demo. The zero value is usable: a master on a free port
+// listing DefaultServers Zandronum servers, plus a few servers of every
+// other protocol.
+type Config struct {
+	// MasterAddr is where the Zandronum master listens ("127.0.0.1:15300");
+	// empty means a free loopback port. It must be a loopback address.
+	MasterAddr string
+	// Servers is how many Zandronum servers the master lists (0: DefaultServers).
+	Servers int
+	// Seed makes the servers' names, maps and players reproducible.
+	Seed int64
+}
+
+// DefaultServers is the number of Zandronum servers a zero Config starts.
+const DefaultServers = 24
+
+// MaxServers bounds Config.Servers (each server is one loopback socket).
+const MaxServers = 5000
+
+// Target is one emulated server.
+type Target struct {
+	Protocol string   // registered codec name
+	Addr     string   // "127.0.0.1:port"
+	Name     string   // the host name it reports
+	Behavior Behavior // how it misbehaves
+}
+
+// Demo is a running set of emulated servers.
+type Demo struct {
+	master  string
+	targets []Target
+	conns   []*net.UDPConn
+	wg      sync.WaitGroup
+	once    sync.Once
+}
+
+// Start opens every server's socket on loopback and starts answering. The
+// servers run until Close (or ctx is done).
+func Start(ctx context.Context, cfg Config) (*Demo, error) {
+	n := cfg.Servers
+	if n == 0 {
+		n = DefaultServers
+	}
+	if n < 0 || n > MaxServers {
+		return nil, errors.New("demo: servers must be between 1 and " + strconv.Itoa(MaxServers))
+	}
+	masterAddr := cfg.MasterAddr
+	if masterAddr == "" {
+		masterAddr = "127.0.0.1:0"
+	}
+	if ap, err := netip.ParseAddrPort(masterAddr); err != nil || !ap.Addr().IsLoopback() {
+		return nil, errors.New("demo: master address " + strconv.Quote(masterAddr) + " must be a loopback HOST:PORT")
+	}
+	d := &Demo{}
+	ok := false
+	defer func() {
+		if !ok {
+			d.Close()
+		}
+	}()
+	open := func(addr string, t Target, h Handler) (netip.AddrPort, error) {
+		conn, err := listenLoopback(ctx, addr)
+		if err != nil {
+			return netip.AddrPort{}, err
+		}
+		d.conns = append(d.conns, conn)
+		ap := conn.LocalAddr().(*net.UDPAddr).AddrPort()
+		t.Addr = ap.String()
+		if t.Protocol != "" {
+			d.targets = append(d.targets, t)
+		}
+		d.wg.Add(1)
+		go serveUDP(conn, h, t.Behavior, &d.wg)
+		return ap, nil
+	}
+
+	// Zandronum servers first, so the master can list them.
+	var listed []netip.AddrPort
+	for i := 0; i < n; i++ {
+		b := zandronumBehavior(i)
+		h, name := newZandronumServer(cfg.Seed, i, b)
+		ap, err := open("127.0.0.1:0", Target{Protocol: "zandronum", Name: name, Behavior: b}, h)
+		if err != nil {
+			return nil, err
+		}
+		listed = append(listed, ap)
+	}
+	ap, err := open(masterAddr, Target{}, newZandronumMaster(listed))
+	if err != nil {
+		return nil, errors.New("demo: master: " + err.Error())
+	}
+	d.master = ap.String()
+
+	others := []struct {
+		protocol string
+		b        Behavior
+		h        func(seed int64, b Behavior) Handler
+	}{
+		{"gamespy2", Normal, func(s int64, b Behavior) Handler { return NewGameSpy2(s, b) }},
+		{"gamespy2", Slow, func(s int64, b Behavior) Handler { return NewGameSpy2(s+1, b) }},
+		{"gamespy2", Truncated, func(s int64, b Behavior) Handler { return NewGameSpy2(s+2, b) }},
+		{"bloodmasters", Normal, func(s int64, b Behavior) Handler { return NewBloodmasters(s, b) }},
+		{"bloodmasters", Silent, func(s int64, b Behavior) Handler { return NewBloodmasters(s+1, b) }},
+	}
+	for i, o := range others {
+		name := o.protocol + " demo " + strconv.Itoa(i+1)
+		if _, err := open("127.0.0.1:0", Target{Protocol: o.protocol, Name: name, Behavior: o.b}, o.h(cfg.Seed+int64(i)*7919, o.b)); err != nil {
+			return nil, err
+		}
+	}
+	go func() {
+		<-ctx.Done()
+		d.Close()
+	}()
+	ok = true
+	return d, nil
+}
+
+// zandronumBehavior spreads misbehaving servers through the list the way
+// they occur in the wild: mostly fine, a few slow, rate-limiting, truncated
+// or silent.
+func zandronumBehavior(i int) Behavior {
+	switch {
+	case i%17 == 5:
+		return Slow
+	case i%19 == 7:
+		return RateLimit
+	case i%23 == 11:
+		return Truncated
+	case i%29 == 13:
+		return Silent
+	}
+	return Normal
+}
+
+// Master is the Zandronum master's address.
+func (d *Demo) Master() string { return d.master }
+
+// Targets lists every emulated game server (not the master).
+func (d *Demo) Targets() []Target { return append([]Target(nil), d.targets...) }
+
+// Prefixes returns the exact /32 (or /128) of every address the demo
+// serves, for a relay allowed to reach exactly the demo.
+func (d *Demo) Prefixes() []netip.Prefix {
+	seen := map[netip.Addr]bool{}
+	var out []netip.Prefix
+	add := func(s string) {
+		if ap, err := netip.ParseAddrPort(s); err == nil && !seen[ap.Addr()] {
+			seen[ap.Addr()] = true
+			out = append(out, netip.PrefixFrom(ap.Addr(), ap.Addr().BitLen()))
+		}
+	}
+	add(d.master)
+	for _, t := range d.targets {
+		add(t.Addr)
+	}
+	return out
+}
+
+// Close stops every server and waits for them.
+func (d *Demo) Close() error {
+	d.once.Do(func() {
+		for _, c := range d.conns {
+			c.Close()
+		}
+	})
+	d.wg.Wait()
+	return nil
+}
