@@ -1,0 +1,154 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"sort"
+	"strconv"
+	"strings"
+
+	"github.com/querylens/querylens/bench"
+)
+
+// goBench runs `go test -bench` on pkgs and returns the command line and
+// the medians.
+func (e *env) goBench(ctx context.Context, pattern string, pkgs ...string) (string, []bench.Summary, error) {
+	args := []string{"test", "-run", "^$", "-bench", pattern, "-benchmem", "-count", strconv.Itoa(e.count), "-benchtime", e.benchtime}
+	args = append(args, pkgs...)
+	cmdline := "go " + strings.Join(quoteArgs(args), " ")
+	out, err := e.command(ctx, nil, "go", args...)
+	runs, perr := bench.ParseBench(strings.NewReader(out))
+	if err == nil {
+		err = perr
+	}
+	if err == nil && len(runs) == 0 {
+		err = fmt.Errorf("%s printed no benchmark", cmdline)
+	}
+	return cmdline, bench.Summarize(runs), err
+}
+
+func quoteArgs(args []string) []string {
+	out := make([]string, len(args))
+	for i, a := range args {
+		if strings.ContainsAny(a, "^$*() ") {
+			a = "'" + a + "'"
+		}
+		out[i] = a
+	}
+	return out
+}
+
+// shortPkg trims the module path.
+func shortPkg(p string) string {
+	return strings.TrimPrefix(p, "github.com/querylens/querylens/")
+}
+
+// allTable lists every benchmark with its medians.
+func allTable(ss []bench.Summary) string {
+	t := newTable("package", "benchmark", "ns/op", "MB/s", "B/op", "allocs/op", "other", "runs", "spread of ns/op")
+	for _, s := range ss {
+		var other []string
+		var units []string
+		for u := range s.Median {
+			switch u {
+			case "ns/op", "MB/s", "B/op", "allocs/op":
+			default:
+				units = append(units, u)
+			}
+		}
+		sort.Strings(units)
+		for _, u := range units {
+			other = append(other, num(s.Median[u])+" "+u)
+		}
+		mbs := "–"
+		if v, ok := s.Median["MB/s"]; ok {
+			mbs = num(v)
+		}
+		t.add(shortPkg(s.Pkg), strings.TrimPrefix(s.Name, "Benchmark"), ns(s.Median["ns/op"]), mbs,
+			num(s.Median["B/op"]), num(s.Median["allocs/op"]), strings.Join(other, ", "), strconv.Itoa(s.Runs), pct(s.Spread["ns/op"]))
+	}
+	return t.String()
+}
+
+func huffmanSection(ctx context.Context, e *env) (string, error) {
+	cmdline, ss, err := e.goBench(ctx, ".", "./huffman")
+	var b strings.Builder
+	fmt.Fprintf(&b, "Command: %s\n\n", code(cmdline))
+	// Pairs: the table codec against its baseline on the same payload, in
+	// the same run (BenchmarkDecode/<payload>/table vs .../treewalk,
+	// BenchmarkEncode/<payload>/table vs .../bitwise).
+	t := newTable("operation", "payload", "table codec", "MB/s", "baseline", "baseline MB/s", "speedup (median ns/op)", "speedup (best interleaved rounds)")
+	best := 0.0
+	for _, s := range ss {
+		prefix, impl, ok := cutLast(s.Name)
+		if !ok || impl != "table" {
+			continue
+		}
+		op, payload, _ := cutLast(prefix)
+		for _, base := range []string{"treewalk", "bitwise"} {
+			bs := bench.Find(ss, prefix+"/"+base)
+			if bs == nil {
+				continue
+			}
+			opName := strings.ToLower(strings.TrimPrefix(op, "Benchmark"))
+			inter := "–"
+			if sp := bench.Find(ss, "BenchmarkSpeedup/"+payload+"/"+opName); sp != nil {
+				inter = ratio(sp.Median["x"])
+			}
+			r := bs.Median["ns/op"] / s.Median["ns/op"]
+			if opName == "decode" && best == 0 || opName == "decode" && r < best {
+				best = r
+			}
+			t.add(opName, payload, ns(s.Median["ns/op"]), num(s.Median["MB/s"]), ns(bs.Median["ns/op"])+" ("+base+")", num(bs.Median["MB/s"]), ratio(r), inter)
+		}
+	}
+	if len(t.rows) > 0 {
+		b.WriteString("The table-driven codec against the spec-literal tree walk (decode) and bit-by-bit encoder, same payloads, same run. " +
+			"The last column is huffman's BenchmarkSpeedup: the two alternate in short rounds and the fastest round of each counts, which load from other processes distorts least.\n\n")
+		b.WriteString(t.String())
+		b.WriteString("\n")
+	}
+	b.WriteString("<details><summary>Every Huffman benchmark (medians)</summary>\n\n")
+	b.WriteString(allTable(ss))
+	b.WriteString("\n</details>\n")
+	return b.String(), err
+}
+
+// cutLast splits "a/b/c" into "a/b" and "c".
+func cutLast(s string) (string, string, bool) {
+	i := strings.LastIndexByte(s, '/')
+	if i < 0 {
+		return s, "", false
+	}
+	return s[:i], s[i+1:], true
+}
+
+func codecsSection(ctx context.Context, e *env) (string, error) {
+	cmdline, ss, err := e.goBench(ctx, ".", "./codecs/...")
+	var b strings.Builder
+	fmt.Fprintf(&b, "Command: %s\n\n", code(cmdline))
+	b.WriteString("Each codec package's own benchmarks. Spans are the inspector's field map (DecodeOptions.Spans); " +
+		"every protocol decoded with and without them on one shared corpus, natively and in wasm, is in the decoder section above.\n\n")
+	// Spans against plain where a package has both forms.
+	t := newTable("package", "plain", "ns/op", "allocs/op", "with spans", "ns/op", "allocs/op", "spans cost")
+	for _, s := range ss {
+		for _, pair := range [][2]string{{"Spans", ""}, {"/spans", "/request"}, {"/spans", "/nospans"}, {"/spans", "/plain"}} {
+			base, ok := strings.CutSuffix(s.Name, pair[0])
+			if !ok {
+				continue
+			}
+			p := bench.Find(ss, base+pair[1])
+			if p == nil || p.Pkg != s.Pkg {
+				continue
+			}
+			t.add(shortPkg(s.Pkg), strings.TrimPrefix(p.Name, "Benchmark"), ns(p.Median["ns/op"]), num(p.Median["allocs/op"]),
+				strings.TrimPrefix(s.Name, "Benchmark"), ns(s.Median["ns/op"]), num(s.Median["allocs/op"]), ratio(s.Median["ns/op"]/p.Median["ns/op"]))
+		}
+	}
+	if len(t.rows) > 0 {
+		b.WriteString(t.String())
+		b.WriteString("\n")
+	}
+	b.WriteString(allTable(ss))
+	return b.String(), err
+}

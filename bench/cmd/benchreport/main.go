@@ -1,0 +1,226 @@
+// Command benchreport runs querylens's measurements and rewrites the tables
+// of BENCHMARKS.md. `go tool task bench` runs it through scripts/bench.sh:
+//
+//	go run ./bench/cmd/benchreport [-only browser,gamedig,...] [-count 5] [-e2e-count 3]
+//
+// Every section of BENCHMARKS.md is rewritten from its own measurement and
+// says when, on what machine and with which command it was measured; with
+// -only, the sections not run are kept as they were. Text between the
+// "notes" markers is written by hand and kept.
+//
+// Everything it starts listens on and talks to 127.0.0.1 only, and stops
+// when the run ends; each step has its own deadline.
+package main
+
+import (
+	"bytes"
+	"context"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"os/signal"
+	"path/filepath"
+	"runtime"
+	"strings"
+	"syscall"
+	"time"
+)
+
+// env is what every section sees.
+type env struct {
+	root      string // repository root
+	tmp       string // scratch directory, removed at the end
+	count     int    // runs of each micro-benchmark (medians over these)
+	e2eCount  int    // runs of each end-to-end measurement
+	servers   int    // servers in the end-to-end measurements
+	idleConns int    // idle relay connections held
+	querylens string // the querylens binary
+	node      string
+	chromium  string
+	benchtime string
+	log       io.Writer
+}
+
+type section struct {
+	key, title string
+	limit      time.Duration
+	run        func(ctx context.Context, e *env) (string, error)
+}
+
+var sections = []section{
+	{"browser", "Refreshing 1,000 Zandronum servers in the browser", 4 * time.Minute, browserSection},
+	{"gamedig", "GameSpy v2: GameDig against querylens", 3 * time.Minute, gamedigSection},
+	{"decoder", "The browser decoder: wasm against native", 4 * time.Minute, decoderSection},
+	{"relay", "The relay", 3 * time.Minute, relaySection},
+	{"huffman", "Huffman: table codec against the tree walk", 2 * time.Minute, huffmanSection},
+	{"codecs", "Codec benchmarks", 3 * time.Minute, codecsSection},
+}
+
+func main() {
+	var (
+		only = flag.String("only", "", "comma-separated sections to run (default all: "+sectionKeys()+")")
+		out  = flag.String("out", "BENCHMARKS.md", "the file to rewrite")
+		e    = env{log: os.Stderr}
+	)
+	flag.StringVar(&e.root, "root", ".", "the repository root")
+	flag.IntVar(&e.count, "count", 5, "runs of each micro-benchmark")
+	flag.IntVar(&e.e2eCount, "e2e-count", 3, "runs of each end-to-end measurement")
+	flag.IntVar(&e.servers, "servers", 1000, "servers in the end-to-end measurements")
+	flag.IntVar(&e.idleConns, "idle-conns", 10000, "idle relay connections to hold")
+	flag.StringVar(&e.querylens, "querylens", "", "the querylens binary (default: build it)")
+	flag.StringVar(&e.node, "node", "node", "node")
+	flag.StringVar(&e.chromium, "chromium", "/usr/bin/chromium", "headless Chromium")
+	flag.StringVar(&e.benchtime, "benchtime", "100ms", "-benchtime of each micro-benchmark run")
+	flag.Parse()
+	if flag.NArg() != 0 || e.count < 1 || e.e2eCount < 1 || e.servers < 1 {
+		flag.Usage()
+		os.Exit(2)
+	}
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	if err := run(ctx, &e, *only, *out); err != nil {
+		fmt.Fprintln(os.Stderr, "benchreport:", err)
+		os.Exit(1)
+	}
+}
+
+func sectionKeys() string {
+	var ks []string
+	for _, s := range sections {
+		ks = append(ks, s.key)
+	}
+	return strings.Join(ks, ",")
+}
+
+func run(ctx context.Context, e *env, only, out string) error {
+	root, err := filepath.Abs(e.root)
+	if err != nil {
+		return err
+	}
+	e.root = root
+	want := map[string]bool{}
+	for k := range strings.SplitSeq(only, ",") {
+		if k = strings.TrimSpace(k); k != "" {
+			want[k] = true
+		}
+	}
+	for k := range want {
+		if !strings.Contains(","+sectionKeys()+",", ","+k+",") {
+			return fmt.Errorf("unknown section %q (known: %s)", k, sectionKeys())
+		}
+	}
+	e.tmp, err = os.MkdirTemp("", "benchreport-")
+	if err != nil {
+		return err
+	}
+	defer os.RemoveAll(e.tmp)
+	if e.querylens == "" {
+		e.querylens = filepath.Join(e.tmp, "querylens")
+		if _, err := e.command(ctx, nil, "go", "build", "-o", e.querylens, "./cmd/querylens"); err != nil {
+			return err
+		}
+	}
+
+	outPath := out
+	if !filepath.IsAbs(outPath) {
+		outPath = filepath.Join(root, out)
+	}
+	old, _ := os.ReadFile(outPath)
+	doc := parseDoc(string(old))
+	failed := 0
+	for _, s := range sections {
+		if len(want) > 0 && !want[s.key] {
+			continue
+		}
+		fmt.Fprintf(e.log, "== %s\n", s.key)
+		start := time.Now()
+		load := loadAverage()
+		sctx, cancel := context.WithTimeout(ctx, s.limit)
+		body, err := s.run(sctx, e)
+		cancel()
+		if err != nil {
+			failed++
+			fmt.Fprintf(e.log, "%s: %v\n", s.key, err)
+			body += "\n**This measurement failed:** " + mdEscape(err.Error()) + "\n"
+		}
+		doc.sections[s.key] = fmt.Sprintf("## %s\n\n_Measured %s in %s on %s; load average %s at the start, %s at the end._\n\n%s",
+			s.title, start.UTC().Format("2006-01-02 15:04 UTC"), time.Since(start).Round(time.Second), machine(), load, loadAverage(), strings.TrimSpace(body))
+		if err := os.WriteFile(outPath, []byte(doc.render()), 0o644); err != nil {
+			return err
+		}
+		if ctx.Err() != nil {
+			return ctx.Err()
+		}
+	}
+	if failed > 0 {
+		return fmt.Errorf("%d section(s) failed; see %s", failed, out)
+	}
+	return nil
+}
+
+// command runs name in the repository root with extra environment and
+// returns its standard output; stderr is passed through to the log.
+func (e *env) command(ctx context.Context, extraEnv []string, name string, args ...string) (string, error) {
+	return e.commandIn(ctx, e.root, extraEnv, nil, name, args...)
+}
+
+func (e *env) commandIn(ctx context.Context, dir string, extraEnv []string, stdin io.Reader, name string, args ...string) (string, error) {
+	cmd := exec.CommandContext(ctx, name, args...)
+	cmd.Dir = dir
+	cmd.Env = append(os.Environ(), extraEnv...)
+	cmd.Stdin = stdin
+	var stdout, stderr bytes.Buffer
+	cmd.Stdout = &stdout
+	cmd.Stderr = io.MultiWriter(&stderr, e.log)
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	cmd.Cancel = func() error { return syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) }
+	cmd.WaitDelay = 5 * time.Second
+	err := cmd.Run()
+	if err != nil {
+		tail := strings.TrimSpace(stderr.String())
+		if len(tail) > 600 {
+			tail = "…" + tail[len(tail)-600:]
+		}
+		if tail == "" {
+			tail = lastLines(stdout.String(), 5)
+		}
+		return stdout.String(), fmt.Errorf("%s %s: %w: %s", name, strings.Join(args, " "), err, tail)
+	}
+	return stdout.String(), nil
+}
+
+func lastLines(s string, n int) string {
+	ls := strings.Split(strings.TrimSpace(s), "\n")
+	if len(ls) > n {
+		ls = ls[len(ls)-n:]
+	}
+	return strings.Join(ls, "\n")
+}
+
+// machine describes this machine: cores, CPU model, Go version.
+func machine() string {
+	model := "unknown CPU"
+	if b, err := os.ReadFile("/proc/cpuinfo"); err == nil {
+		for l := range strings.SplitSeq(string(b), "\n") {
+			if k, v, ok := strings.Cut(l, ":"); ok && strings.TrimSpace(k) == "model name" {
+				model = strings.TrimSpace(v)
+				break
+			}
+		}
+	}
+	return fmt.Sprintf("%d × %s (nproc %d), %s %s/%s", runtime.NumCPU(), model, runtime.NumCPU(), runtime.Version(), runtime.GOOS, runtime.GOARCH)
+}
+
+func loadAverage() string {
+	b, err := os.ReadFile("/proc/loadavg")
+	if err != nil {
+		return "unknown"
+	}
+	f := strings.Fields(string(b))
+	if len(f) < 1 {
+		return "unknown"
+	}
+	return f[0]
+}
