@@ -359,6 +359,7 @@ func (Codec) Decode(datagrams [][]byte, opt codecs.DecodeOptions) (*codecs.Messa
 	m := &codecs.Message{Protocol: Protocol}
 	var sk *sink
 	var buf []byte
+	var rd *wire.Reader // reused when nothing is recorded
 	if opt.Spans {
 		sk = &sink{}
 		defer func() { m.Layers, m.Spans = sk.layers, sk.spans }()
@@ -366,7 +367,7 @@ func (Codec) Decode(datagrams [][]byte, opt codecs.DecodeOptions) (*codecs.Messa
 		s := getScratch()
 		defer putScratch(s)
 		defer func() { s.buf = buf[:0] }()
-		buf = s.buf
+		buf, rd = s.buf, s.r
 	}
 	var asked Flag
 	if len(opt.Query) > 0 {
@@ -408,7 +409,7 @@ func (Codec) Decode(datagrams [][]byte, opt codecs.DecodeOptions) (*codecs.Messa
 	switch {
 	case n == 1 && code == ServerChallenge && len(payloads[0]) > 4:
 		m.Kind = codecs.KindQuery
-		r := wire.NewReader(Protocol, payloads[0], layer(0), sk.spanPtr())
+		r := sk.reader(rd, payloads[0], layer(0))
 		q, err := decodeRequest(r)
 		m.Fields = q.Fields()
 		if q.requestTrailing() {
@@ -421,7 +422,7 @@ func (Codec) Decode(datagrams [][]byte, opt codecs.DecodeOptions) (*codecs.Messa
 
 	case n == 1 && (code == ServerChallenge || code == MasterChallenge):
 		m.Kind = codecs.KindMasterQuery
-		r := wire.NewReader(Protocol, payloads[0], layer(0), sk.spanPtr())
+		r := sk.reader(rd, payloads[0], layer(0))
 		q, extra, err := decodeMasterRequest(r)
 		m.Fields = q.Fields()
 		if extra > 0 {
@@ -430,13 +431,13 @@ func (Codec) Decode(datagrams [][]byte, opt codecs.DecodeOptions) (*codecs.Messa
 		return m, inLayer(err, payloadName(0, n))
 
 	case n == 1 && (code == CodeAccepted || code == CodeIgnored || code == CodeBanned):
-		r := wire.NewReader(Protocol, payloads[0], layer(0), sk.spanPtr())
+		r := sk.reader(rd, payloads[0], layer(0))
 		resp, err := decodeResponse(r, payloads[0], layer(0), sk.spanPtr(), asked)
 		responseMessage(m, &resp, nil)
 		return m, inLayer(err, payloadName(0, n))
 
 	case code == CodeSegmented:
-		res, err := decodeSegmented(sk, payloads, layers, asked)
+		res, err := decodeSegmented(sk, rd, payloads, layers, asked)
 		responseMessage(m, &res.resp, res.segs)
 		if res.trailing {
 			m.Warn(codecs.WarnTrailing)
@@ -444,7 +445,7 @@ func (Codec) Decode(datagrams [][]byte, opt codecs.DecodeOptions) (*codecs.Messa
 		return m, err
 
 	case code == MasterBeginPart || (n == 1 && (code == MasterBeginList || masterDenied(code) != "")):
-		l, err := decodeMasterList(sk, payloads, layers)
+		l, err := decodeMasterList(sk, rd, payloads, layers)
 		if d := l.Denied(); d != "" {
 			m.Kind, m.Denied = codecs.KindMasterDenied, d
 		} else {

@@ -25,19 +25,23 @@ func DecodeMasterList(datagrams [][]byte) (MasterList, error) {
 	if err != nil {
 		return MasterList{}, err
 	}
-	return decodeMasterList(nil, payloads, nil)
+	return decodeMasterList(nil, s.r, payloads, nil)
 }
 
 // DecodeMasterListPayloads is DecodeMasterList for plain payloads.
 func DecodeMasterListPayloads(payloads [][]byte) (MasterList, error) {
-	return decodeMasterList(nil, payloads, nil)
+	s := getScratch()
+	defer putScratch(s)
+	return decodeMasterList(nil, s.r, payloads, nil)
 }
 
 func masterFail(i, n int, field string, off int, err error) error {
 	return &codecs.Error{Protocol: Protocol, Field: field, Offset: off, Layer: payloadName(i, n), Err: err}
 }
 
-func decodeMasterList(sk *sink, payloads [][]byte, layers []int) (MasterList, error) {
+// decodeMasterList decodes the packets; rd is a cursor to reuse when sk
+// is nil.
+func decodeMasterList(sk *sink, rd *wire.Reader, payloads [][]byte, layers []int) (MasterList, error) {
 	var l MasterList
 	n := len(payloads)
 	if n == 0 {
@@ -79,13 +83,13 @@ func decodeMasterList(sk *sink, payloads [][]byte, layers []int) (MasterList, er
 
 	switch l.Code {
 	case MasterBanned, MasterIgnored, MasterWrongVersion:
-		r := wire.NewReader(Protocol, payloads[0], layer(0), sk.spanPtr())
+		r := sk.reader(rd, payloads[0], layer(0))
 		enum8x4(r, "response", masterCodeName)
 		l.Trailing = r.Len()
 		trailing(r)
 		return l, inLayer(r.Err(), payloadName(0, 1))
 	case MasterBeginList:
-		r := wire.NewReader(Protocol, payloads[0], layer(0), sk.spanPtr())
+		r := sk.reader(rd, payloads[0], layer(0))
 		l.Servers = make([]Addr, 0, countLegacy(payloads[0]))
 		l.Servers = decodeLegacyList(r, l.Servers)
 		l.Packets = []MasterPacket{{Number: 0, Final: !r.Failed(), Servers: len(l.Servers)}}
@@ -107,7 +111,7 @@ func decodeMasterList(sk *sink, payloads [][]byte, layers []int) (MasterList, er
 		if i < 0 {
 			continue
 		}
-		r := wire.NewReader(Protocol, payloads[i], layer(i), sk.spanPtr())
+		r := sk.reader(rd, payloads[i], layer(i))
 		before := len(l.Servers)
 		var end uint8
 		l.Servers, end = decodeListPart(r, sk.spanPtr(), l.Servers)

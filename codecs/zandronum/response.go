@@ -93,10 +93,13 @@ type layout struct {
 }
 
 // body decodes the fields of a reply with one layout.
+//
+// The reply being filled is passed to each method rather than kept in
+// body: escape analysis is not field-sensitive, and the strings body hands
+// out would otherwise drag the reply onto the heap.
 type body struct {
 	r     *wire.Reader
 	t     text
-	resp  *Response
 	lay   layout
 	spans *[]codecs.Span // where r records, or nil
 }
@@ -112,13 +115,13 @@ func decodeBody(r *wire.Reader, p []byte, layer int, spans *[]codecs.Span, resp 
 	resp.Time = r.U32LE("time")
 	resp.Version = t.cstring(r, "version")
 	resp.Flags = Flag(flags32(r, "flags", "flags:SQF", flagString))
-	b := body{r: r, t: t, resp: resp, spans: spans}
+	b := body{r: r, t: t, spans: spans}
 	if r.Failed() {
 		return r.Err()
 	}
 	for bit := range firstLayoutBit {
 		if resp.Flags&(1<<bit) != 0 {
-			fieldDecoders[bit](&b)
+			b.field(resp, bit)
 			if r.Failed() {
 				resp.stop = bit + 1
 				return r.Err()
@@ -130,8 +133,8 @@ func decodeBody(r *wire.Reader, p []byte, layer int, spans *[]codecs.Span, resp 
 	cands := all[:nc]
 	mark, snap, nspans := r.Offset(), *resp, spanCount(spans)
 	b.lay = cands[0]
-	b.tail()
-	if b.clean() {
+	b.tail(resp)
+	if b.clean(resp) {
 		resp.Guessed = guessOf(resp, cands[0], cands[0])
 		return nil
 	}
@@ -140,9 +143,9 @@ func decodeBody(r *wire.Reader, p []byte, layer int, spans *[]codecs.Span, resp 
 		try := snap
 		pr := wire.NewReader(Protocol, p, layer, nil)
 		pr.Skip("", mark)
-		pb := body{r: pr, t: t, resp: &try, lay: l}
-		pb.tail()
-		if !pb.clean() || !plausible(&try) {
+		pb := body{r: pr, t: t, lay: l}
+		pb.tail(&try)
+		if !pb.clean(&try) || !plausible(&try) {
 			continue
 		}
 		if spans == nil {
@@ -152,7 +155,7 @@ func decodeBody(r *wire.Reader, p []byte, layer int, spans *[]codecs.Span, resp 
 			*resp = snap
 			rr := wire.NewReader(Protocol, p, layer, spans)
 			rr.Skip("", mark)
-			(&body{r: rr, t: t, resp: resp, lay: l, spans: spans}).tail()
+			(&body{r: rr, t: t, lay: l, spans: spans}).tail(resp)
 		}
 		resp.Guessed = guessOf(resp, cands[0], l)
 		return nil
@@ -198,40 +201,40 @@ func plausible(r *Response) bool {
 }
 
 // clean reports whether the layout decoded every byte without error.
-func (b *body) clean() bool { return !b.r.Failed() && len(b.resp.Trailing) == 0 }
+func (b *body) clean(resp *Response) bool { return !b.r.Failed() && len(resp.Trailing) == 0 }
 
 // tail decodes the fields from SQF_PLAYERDATA on, then the SQF2 fields,
 // then keeps what is left as Trailing.
-func (b *body) tail() {
-	f := b.resp.Flags
+func (b *body) tail(resp *Response) {
+	f := resp.Flags
 	for bit := firstLayoutBit; bit < 31; bit++ {
 		if f&(1<<bit) != 0 {
-			fieldDecoders[bit](b)
+			b.field(resp, bit)
 			if b.r.Failed() {
-				b.resp.stop = bit + 1
+				resp.stop = bit + 1
 				return
 			}
 		}
 	}
 	if f&SQF_EXTENDED_INFO != 0 {
-		b.resp.Flags2 = Flag2(flags32(b.r, "flags2", "flags:SQF2", flag2String))
+		resp.Flags2 = Flag2(flags32(b.r, "flags2", "flags:SQF2", flag2String))
 		if b.r.Failed() {
-			b.resp.stop = 32
+			resp.stop = 32
 			return
 		}
 		b.r.Enter("sqf2", -1)
-		for bit := range len(field2Decoders) {
-			if b.resp.Flags2&(1<<bit) != 0 {
-				field2Decoders[bit](b)
+		for bit := range 5 {
+			if resp.Flags2&(1<<bit) != 0 {
+				b.field2(resp, bit)
 				if b.r.Failed() {
-					b.resp.stop = 33 + bit
+					resp.stop = 33 + bit
 					break
 				}
 			}
 		}
 		b.r.Leave()
 	}
-	b.resp.Trailing = trailing(b.r)
+	resp.Trailing = trailing(b.r)
 }
 
 // layouts returns the layouts to try, the one the flags and mode point to
@@ -299,35 +302,48 @@ func capCount(r *wire.Reader, n, size int) int {
 	return max(0, min(n, r.Len()/size))
 }
 
-// fieldDecoders[bit] decodes the field of SQF flag 1<<bit (zandronum.md
-// 2.4). Bit 15 carries nothing; bit 31 is handled by tail.
-var fieldDecoders = [31]func(b *body){
-	0: func(b *body) { b.resp.Name = b.t.cstring(b.r, "name") },
-	1: func(b *body) { b.resp.URL = b.t.cstring(b.r, "url") },
-	2: func(b *body) { b.resp.Email = b.t.cstring(b.r, "email") },
-	3: func(b *body) { b.resp.Map = b.t.cstring(b.r, "map") },
-	4: func(b *body) { b.resp.MaxClients = b.r.U8("maxclients") },
-	5: func(b *body) { b.resp.MaxPlayers = b.r.U8("maxplayers") },
-	6: func(b *body) { b.resp.PWADs = b.strings("pwads") },
-	7: func(b *body) {
-		b.resp.GameMode = GameMode(enum8(b.r, "gamemode", func(v uint8) string { return GameMode(v).String() }))
-		b.resp.Instagib = b.r.U8("instagib")
-		b.resp.Buckshot = b.r.U8("buckshot")
-	},
-	8:  func(b *body) { b.resp.GameName = b.t.cstring(b.r, "gamename") },
-	9:  func(b *body) { b.resp.IWAD = b.t.cstring(b.r, "iwad") },
-	10: func(b *body) { b.resp.ForcePassword = b.r.U8("forcepassword") },
-	11: func(b *body) { b.resp.ForceJoinPassword = b.r.U8("forcejoinpassword") },
-	12: func(b *body) { b.resp.Skill = b.r.U8("skill") },
-	13: func(b *body) { b.resp.BotSkill = b.r.U8("botskill") },
-	14: func(b *body) {
-		b.resp.DMFlags[0] = b.r.U32LE("dmflags")
-		b.resp.DMFlags[1] = b.r.U32LE("dmflags2")
-		b.resp.DMFlags[2] = b.r.U32LE("compatflags")
-	},
-	15: func(b *body) {},
-	16: func(b *body) {
-		l := &b.resp.Limits
+// field decodes the field of SQF flag 1<<bit (zandronum.md 2.4), in the
+// manner of the server's table of field writers. Bit 15 carries nothing;
+// bit 31 is handled by tail. A switch rather than a table of functions
+// keeps the decoder's state off the heap.
+func (b *body) field(resp *Response, bit int) {
+	switch bit {
+	case 0:
+		resp.Name = b.t.cstring(b.r, "name")
+	case 1:
+		resp.URL = b.t.cstring(b.r, "url")
+	case 2:
+		resp.Email = b.t.cstring(b.r, "email")
+	case 3:
+		resp.Map = b.t.cstring(b.r, "map")
+	case 4:
+		resp.MaxClients = b.r.U8("maxclients")
+	case 5:
+		resp.MaxPlayers = b.r.U8("maxplayers")
+	case 6:
+		resp.PWADs = b.strings("pwads")
+	case 7:
+		resp.GameMode = GameMode(enum8(b.r, "gamemode", func(v uint8) string { return GameMode(v).String() }))
+		resp.Instagib = b.r.U8("instagib")
+		resp.Buckshot = b.r.U8("buckshot")
+	case 8:
+		resp.GameName = b.t.cstring(b.r, "gamename")
+	case 9:
+		resp.IWAD = b.t.cstring(b.r, "iwad")
+	case 10:
+		resp.ForcePassword = b.r.U8("forcepassword")
+	case 11:
+		resp.ForceJoinPassword = b.r.U8("forcejoinpassword")
+	case 12:
+		resp.Skill = b.r.U8("skill")
+	case 13:
+		resp.BotSkill = b.r.U8("botskill")
+	case 14:
+		resp.DMFlags[0] = b.r.U32LE("dmflags")
+		resp.DMFlags[1] = b.r.U32LE("dmflags2")
+		resp.DMFlags[2] = b.r.U32LE("compatflags")
+	case 16:
+		l := &resp.Limits
 		b.r.Enter("limits", -1)
 		l.FragLimit = b.r.U16LE("fraglimit")
 		l.TimeLimit = b.r.U16LE("timelimit")
@@ -338,28 +354,29 @@ var fieldDecoders = [31]func(b *body){
 		l.PointLimit = b.r.U16LE("pointlimit")
 		l.WinLimit = b.r.U16LE("winlimit")
 		b.r.Leave()
-	},
-	17: func(b *body) { b.resp.TeamDamage = b.r.F32LE("teamdamage") },
-	18: func(b *body) {
-		for i := range b.resp.TeamScores {
+	case 17:
+		resp.TeamDamage = b.r.F32LE("teamdamage")
+	case 18:
+		for i := range resp.TeamScores {
 			b.r.Enter("teamscores", i)
-			b.resp.TeamScores[i] = b.r.S16LE("")
+			resp.TeamScores[i] = b.r.S16LE("")
 			b.r.Leave()
 		}
-	},
-	19: func(b *body) { b.resp.NumPlayers = b.r.U8("numplayers") },
-	20: (*body).players,
-	21: func(b *body) { b.resp.NumTeams = b.r.U8("numteams") },
-	22: func(b *body) {
-		ts := b.teams(1)
+	case 19:
+		resp.NumPlayers = b.r.U8("numplayers")
+	case 20:
+		b.players(resp)
+	case 21:
+		resp.NumTeams = b.r.U8("numteams")
+	case 22:
+		ts := b.teams(resp, 1)
 		for i := range ts {
 			b.r.Enter("team_names", i)
 			ts[i].Name = b.t.cstring(b.r, "")
 			b.r.Leave()
 		}
-	},
-	23: func(b *body) {
-		ts := b.teams(4)
+	case 23:
+		ts := b.teams(resp, 4)
 		for i := range ts {
 			b.r.Enter("team_colors", i)
 			start := b.r.Offset()
@@ -372,21 +389,19 @@ var fieldDecoders = [31]func(b *body){
 			}
 			b.r.Leave()
 		}
-	},
-	24: func(b *body) {
-		ts := b.teams(2)
+	case 24:
+		ts := b.teams(resp, 2)
 		for i := range ts {
 			b.r.Enter("team_scores", i)
 			ts[i].Score = b.r.S16LE("")
 			b.r.Leave()
 		}
-	},
-	25: func(b *body) {
-		b.resp.Testing = b.r.U8("testing")
-		b.resp.TestingName = b.t.cstring(b.r, "testing_name")
-	},
-	26: func(b *body) { b.resp.DataMD5Sum = b.t.cstring(b.r, "data_md5sum") },
-	27: func(b *body) {
+	case 25:
+		resp.Testing = b.r.U8("testing")
+		resp.TestingName = b.t.cstring(b.r, "testing_name")
+	case 26:
+		resp.DataMD5Sum = b.t.cstring(b.r, "data_md5sum")
+	case 27:
 		n := b.count("all_dmflags", 4)
 		if n < 0 {
 			return
@@ -401,10 +416,10 @@ var fieldDecoders = [31]func(b *body){
 			}
 			v = append(v, x)
 		}
-		b.resp.AllDMFlags = v
-	},
-	28: func(b *body) { b.resp.Security = b.r.U8("security") },
-	29: func(b *body) {
+		resp.AllDMFlags = v
+	case 28:
+		resp.Security = b.r.U8("security")
+	case 29:
 		n := b.count("optional_wads", 1)
 		if n < 0 {
 			return
@@ -419,28 +434,33 @@ var fieldDecoders = [31]func(b *body){
 			}
 			v = append(v, x)
 		}
-		b.resp.OptionalWADs = v
-	},
-	30: func(b *body) { b.resp.DEH = b.strings("deh") },
+		resp.OptionalWADs = v
+	case 30:
+		resp.DEH = b.strings("deh")
+	}
 }
 
-// field2Decoders[bit] decodes the field of SQF2 flag 1<<bit, under the
-// path "sqf2".
-var field2Decoders = [...]func(b *body){
-	0: func(b *body) { b.resp.PWADHashes = b.strings("pwad_hashes") },
-	1: func(b *body) {
+// field2 decodes the field of SQF2 flag 1<<bit, under the path "sqf2".
+func (b *body) field2(resp *Response, bit int) {
+	switch bit {
+	case 0:
+		resp.PWADHashes = b.strings("pwad_hashes")
+	case 1:
 		start := b.r.Offset()
 		c := b.r.Skip("country", 3)
 		if len(c) == 3 {
-			b.resp.Country = b.t.of(start, c)
+			resp.Country = b.t.of(start, c)
 			if b.r.Recording() {
-				b.r.Mark("country", "chars", start, b.resp.Country)
+				b.r.Mark("country", "chars", start, resp.Country)
 			}
 		}
-	},
-	2: func(b *body) { b.resp.GameModeName = b.t.cstring(b.r, "gamemode_name") },
-	3: func(b *body) { b.resp.GameModeShort = b.t.cstring(b.r, "gamemode_shortname") },
-	4: func(b *body) { b.resp.VoiceChat = b.r.U8("voicechat") },
+	case 2:
+		resp.GameModeName = b.t.cstring(b.r, "gamemode_name")
+	case 3:
+		resp.GameModeShort = b.t.cstring(b.r, "gamemode_shortname")
+	case 4:
+		resp.VoiceChat = b.r.U8("voicechat")
+	}
 }
 
 // count reads the BYTE count of list name and bounds it by what is left
@@ -484,30 +504,30 @@ func (b *body) strings(name string) []string {
 // teams returns the team list for a TEAMINFO name, colour or score field,
 // creating it with the announced (or, without TEAMINFO_NUMBER, the
 // layout's) number of teams, bounded by what the rest can hold.
-func (b *body) teams(size int) []Team {
-	if b.resp.Teams != nil {
-		return b.resp.Teams
+func (b *body) teams(resp *Response, size int) []Team {
+	if resp.Teams != nil {
+		return resp.Teams
 	}
-	n := int(b.resp.NumTeams)
-	if b.resp.Flags&SQF_TEAMINFO_NUMBER == 0 {
+	n := int(resp.NumTeams)
+	if resp.Flags&SQF_TEAMINFO_NUMBER == 0 {
 		n = b.lay.teams
 	}
 	if c := capCount(b.r, n, size); c < n {
 		n = c + 1
 	}
-	b.resp.Teams = make([]Team, n)
-	return b.resp.Teams
+	resp.Teams = make([]Team, n)
+	return resp.Teams
 }
 
 // players reads the SQF_PLAYERDATA records: numplayers of them (one fewer
 // with layout.fewer), each with a team byte when layout.teamByte.
-func (b *body) players() {
+func (b *body) players(resp *Response) {
 	r := b.r
-	if b.resp.Flags&SQF_NUMPLAYERS == 0 {
+	if resp.Flags&SQF_NUMPLAYERS == 0 {
 		r.Fail("players", codecs.Detail(codecs.ErrBadValue, "player data without SQF_NUMPLAYERS"))
 		return
 	}
-	n := int(b.resp.NumPlayers)
+	n := int(resp.NumPlayers)
 	if b.lay.fewer && n > 0 {
 		n--
 	}
@@ -539,8 +559,8 @@ func (b *body) players() {
 		}
 		ps = append(ps, p)
 	}
-	b.resp.Players = ps
-	b.resp.TeamByte = b.lay.teamByte
+	resp.Players = ps
+	resp.TeamByte = b.lay.teamByte
 }
 
 func teamName(v uint8) string {

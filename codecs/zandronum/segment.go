@@ -94,13 +94,15 @@ func decodeSegment(r *wire.Reader) (Segment, int) {
 func DecodeSegmented(datagrams [][]byte) (Response, error) {
 	s := getScratch()
 	defer putScratch(s)
-	res, err := decodeSegmentedWire(nil, &s.buf, datagrams, 0)
+	res, err := decodeSegmentedWire(nil, s, datagrams, 0)
 	return res.resp, err
 }
 
 // DecodeSegmentedPayloads is DecodeSegmented for plain payloads.
 func DecodeSegmentedPayloads(payloads [][]byte) (Response, error) {
-	res, err := decodeSegmented(nil, payloads, nil, 0)
+	s := getScratch()
+	defer putScratch(s)
+	res, err := decodeSegmented(nil, s.r, payloads, nil, 0)
 	return res.resp, err
 }
 
@@ -120,13 +122,15 @@ func unwrapAll(sk *sink, buf *[]byte, datagrams [][]byte) (payloads [][]byte, la
 	}
 	// Decode everything into one buffer first, then cut it: appending may
 	// move the buffer, so the payloads are sliced out only at the end.
-	ends := make([]int, len(datagrams))
+	var endsBuf [8]int
+	ends := endsBuf[:0]
 	for i, d := range datagrams {
 		legacy = legacy || isLegacy(d)
-		wn, _ := layerNames(i, len(datagrams))
-		*buf, err = unwrap(*buf, d, wn)
-		ends[i] = len(*buf)
+		*buf, err = unwrap(*buf, d, "")
+		ends = append(ends, len(*buf))
 		if err != nil {
+			wn, _ := layerNames(i, len(datagrams))
+			err = inLayer(err, wn)
 			if sk != nil {
 				wl := sk.addLayer(wn, d, -1)
 				sk.wireSpans(wl, d, 0)
@@ -148,17 +152,18 @@ func unwrapAll(sk *sink, buf *[]byte, datagrams [][]byte) (payloads [][]byte, la
 	return payloads, layers, legacy, nil
 }
 
-func decodeSegmentedWire(sk *sink, buf *[]byte, datagrams [][]byte, asked Flag) (segmented, error) {
-	payloads, layers, _, err := unwrapAll(sk, buf, datagrams)
+func decodeSegmentedWire(sk *sink, s *scratch, datagrams [][]byte, asked Flag) (segmented, error) {
+	payloads, layers, _, err := unwrapAll(sk, &s.buf, datagrams)
 	if err != nil {
 		return segmented{resp: Response{Code: CodeSegmented}}, err
 	}
-	return decodeSegmented(sk, payloads, layers, asked)
+	return decodeSegmented(sk, s.r, payloads, layers, asked)
 }
 
 // decodeSegmented decodes the segments' headers, checks them against each
-// other, reassembles the reply and decodes it.
-func decodeSegmented(sk *sink, payloads [][]byte, layers []int, asked Flag) (segmented, error) {
+// other, reassembles the reply and decodes it; rd is a cursor to reuse
+// when sk is nil.
+func decodeSegmented(sk *sink, rd *wire.Reader, payloads [][]byte, layers []int, asked Flag) (segmented, error) {
 	res := segmented{resp: Response{Code: CodeSegmented}}
 	n := len(payloads)
 	if n == 0 {
@@ -170,7 +175,7 @@ func decodeSegmented(sk *sink, payloads [][]byte, layers []int, asked Flag) (seg
 		if layers != nil {
 			li = layers[i]
 		}
-		r := wire.NewReader(Protocol, p, li, sk.spanPtr())
+		r := sk.reader(rd, p, li)
 		var left int
 		segs[i], left = decodeSegment(r)
 		res.trailing = res.trailing || left > 0
@@ -212,9 +217,10 @@ func decodeSegmented(sk *sink, payloads [][]byte, layers []int, asked Flag) (seg
 
 	// With every number present the chunks must tile [0, TotalSize)
 	// exactly; walk them by offset.
-	byOffset := make([]int, n)
-	for i := range byOffset {
-		byOffset[i] = i
+	var orderBuf [16]int
+	byOffset := orderBuf[:0]
+	for i := range n {
+		byOffset = append(byOffset, i)
 	}
 	for i := 1; i < n; i++ {
 		for j := i; j > 0 && segs[byOffset[j]].Offset < segs[byOffset[j-1]].Offset; j-- {
@@ -251,7 +257,7 @@ func decodeSegmented(sk *sink, payloads [][]byte, layers []int, asked Flag) (seg
 	sortByNumber(segs)
 	res.segs = segs
 	li := sk.addLayer("reassembled", whole, -1)
-	rr := wire.NewReader(Protocol, whole, li, sk.spanPtr())
+	rr := sk.reader(rd, whole, li)
 	err := decodeBody(rr, whole, li, sk.spanPtr(), &res.resp, asked)
 	return res, inLayer(err, "reassembled")
 }

@@ -76,6 +76,9 @@ func layerNames(i, n int) (wireName, payloadName string) {
 
 // inLayer sets the layer name of a *codecs.Error that has none.
 func inLayer(err error, name string) error {
+	if err == nil {
+		return nil
+	}
 	var e *codecs.Error
 	if errors.As(err, &e) && e.Layer == "" {
 		e.Layer = name
@@ -144,6 +147,16 @@ func (s *sink) unwrapInto(buf []byte, b []byte, i, n int) (out, p []byte, li int
 	}
 	li = s.addLayer(pn, p, wl)
 	return out, p, li, nil
+}
+
+// reader returns a cursor over layer p (number li): the reusable rd when
+// nothing is recorded, else a new one recording into the sink.
+func (s *sink) reader(rd *wire.Reader, p []byte, li int) *wire.Reader {
+	if s == nil && rd != nil {
+		rd.Reset(p, li)
+		return rd
+	}
+	return wire.NewReader(Protocol, p, li, s.spanPtr())
 }
 
 // text is a whole layer as one string, so that ASCII strings of a message
