@@ -1,0 +1,106 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"io"
+	"net/http"
+	"strings"
+	"testing"
+	"time"
+)
+
+// TestServeDemo starts `querylens serve --demo` in-process on a free
+// loopback port and checks the pages, the relay (through the CLI's own
+// --relay path), the metrics, and a clean shutdown.
+func TestServeDemo(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	var out, errb bytes.Buffer
+	e := &env{stdin: strings.NewReader(""), stdout: &out, stderr: &errb}
+	ready := make(chan string, 1)
+	done := make(chan error, 1)
+	sctx, stop := context.WithCancel(ctx)
+	go func() {
+		done <- e.runServe(sctx, serveOptions{addr: "127.0.0.1:0", demo: true, demoServers: 5, metrics: true}, ready)
+	}()
+	var base string
+	select {
+	case base = <-ready:
+	case err := <-done:
+		t.Fatalf("serve ended: %v\n%s", err, errb.String())
+	case <-ctx.Done():
+		t.Fatal("serve did not start")
+	}
+
+	for _, tc := range []struct {
+		path string
+		code int
+		want string
+	}{
+		{"", 200, "querylens"},
+		{"inspect", 200, "querylens"},
+		{"healthz", 200, ""},
+		{"metrics", 200, "querylens_"},
+		{"s/quake9/127.0.0.1:1", 404, ""},
+	} {
+		resp, err := http.Get(base + tc.path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		body, _ := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		if resp.StatusCode != tc.code || !strings.Contains(string(body), tc.want) {
+			t.Errorf("GET /%s: %d, want %d containing %q", tc.path, resp.StatusCode, tc.code, tc.want)
+		}
+	}
+
+	// The demo master, through the relay, with the CLI's --relay path.
+	master := strings.Fields(strings.SplitN(out.String(), "\n", 2)[0])[2]
+	relayURL := "ws" + strings.TrimPrefix(base, "http") + "relay"
+	stdout, stderr, code := runCLI(t, "", "master", "--relay", relayURL, master)
+	if code != 0 {
+		t.Fatalf("master via relay: exit %d: %s %s", code, stdout, stderr)
+	}
+	var list struct {
+		Kind    string   `json:"kind"`
+		Servers []string `json:"servers"`
+	}
+	if err := json.Unmarshal([]byte(stdout), &list); err != nil || list.Kind != "master-list" || len(list.Servers) != 5 {
+		t.Fatalf("master list: %v %+v", err, list)
+	}
+	stdout, _, code = runCLI(t, "", "query", "-p", "zandronum", "--relay", relayURL, list.Servers[0])
+	if code != 0 || !strings.Contains(stdout, `"kind":"response"`) && !strings.Contains(stdout, `"kind":"denied"`) {
+		t.Fatalf("query via relay: exit %d %s", code, stdout)
+	}
+	// A loopback address the demo does not serve is refused by policy.
+	stdout, _, code = runCLI(t, "", "query", "-p", "zandronum", "--relay", relayURL, "127.0.0.9:10666")
+	if code != exitFail || !strings.Contains(stdout, "denied") {
+		t.Fatalf("refused target: exit %d %s", code, stdout)
+	}
+
+	stop()
+	select {
+	case err := <-done:
+		if err != nil {
+			t.Fatalf("shutdown: %v", err)
+		}
+	case <-time.After(15 * time.Second):
+		t.Fatal("serve did not shut down")
+	}
+}
+
+func TestServeBadFlags(t *testing.T) {
+	for _, args := range [][]string{
+		{"serve", "--allow-target", "not-a-cidr"},
+		{"serve", "--server", "quake9=1.2.3.4:5"},
+		{"serve", "--server", "gamespy2"},
+		{"serve", "extra"},
+		{"demo", "extra"},
+	} {
+		if _, _, code := runCLI(t, "", args...); code != exitUsage {
+			t.Errorf("%v: exit %d, want %d", args, code, exitUsage)
+		}
+	}
+}

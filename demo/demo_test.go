@@ -1,0 +1,144 @@
+package demo
+
+import (
+	"context"
+	"net/netip"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/querylens/querylens/codecs"
+	_ "github.com/querylens/querylens/codecs/all"
+	"github.com/querylens/querylens/netquery"
+)
+
+func TestStartServesEveryTarget(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	d, err := Start(ctx, Config{Servers: 30, Seed: 7})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer d.Close()
+
+	// The master lists exactly the Zandronum servers.
+	zc, _ := codecs.Lookup("zandronum")
+	mq, err := zc.NewQuery(map[string]string{"master": "true"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	u := &netquery.UDP{Timeout: time.Second}
+	if res, err := u.Exchange(ctx, "zandronum", d.Master(), mq); err != nil || !res.Done {
+		t.Fatalf("master: %+v %v", res, err)
+	}
+	ml, err := mq.Result(codecs.DecodeOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := map[string]bool{}
+	protocols := map[string]int{}
+	for _, tg := range d.Targets() {
+		protocols[tg.Protocol]++
+		if tg.Protocol == "zandronum" {
+			want[tg.Addr] = true
+		}
+	}
+	if len(ml.Servers) != 30 || len(want) != 30 {
+		t.Fatalf("master lists %d servers, demo has %d zandronum targets", len(ml.Servers), len(want))
+	}
+	for _, s := range ml.Servers {
+		if !want[s] {
+			t.Errorf("master lists %s, which the demo does not serve", s)
+		}
+	}
+	for _, p := range []string{"gamespy2", "bloodmasters"} {
+		if protocols[p] == 0 {
+			t.Errorf("no %s server in the demo", p)
+		}
+	}
+
+	// Every target answers as its behaviour says.
+	var wg sync.WaitGroup
+	for _, tg := range d.Targets() {
+		wg.Add(1)
+		go func(tg Target) {
+			defer wg.Done()
+			c, err := codecs.Lookup(tg.Protocol)
+			if err != nil {
+				t.Error(err)
+				return
+			}
+			q, _ := c.NewQuery(nil)
+			u := &netquery.UDP{Timeout: 1500 * time.Millisecond}
+			res, err := u.Exchange(ctx, tg.Protocol, tg.Addr, q)
+			if err != nil {
+				t.Errorf("%s %s: %v", tg.Protocol, tg.Addr, err)
+				return
+			}
+			switch tg.Behavior {
+			case Silent:
+				if res.Received != 0 {
+					t.Errorf("silent %s %s answered", tg.Protocol, tg.Addr)
+				}
+				return
+			case Normal, Slow, RateLimit:
+				if !res.Done {
+					t.Errorf("%s %s (%s): not done: %+v", tg.Protocol, tg.Addr, tg.Behavior, res)
+					return
+				}
+				m, err := q.Result(codecs.DecodeOptions{})
+				if err != nil || m.Kind != codecs.KindResponse || m.Info == nil || m.Info.Name == "" {
+					t.Errorf("%s %s (%s): %v %+v", tg.Protocol, tg.Addr, tg.Behavior, err, m)
+				}
+				if tg.Behavior == Slow && res.RTT < SlowDelay {
+					t.Errorf("slow %s answered in %v", tg.Addr, res.RTT)
+				}
+			case Truncated:
+				if res.Received == 0 {
+					t.Errorf("truncated %s %s did not answer", tg.Protocol, tg.Addr)
+				}
+			}
+		}(tg)
+	}
+	wg.Wait()
+}
+
+func TestStartRejectsBadConfig(t *testing.T) {
+	for _, cfg := range []Config{
+		{MasterAddr: "0.0.0.0:15300"},
+		{MasterAddr: "192.0.2.1:15300"},
+		{MasterAddr: "not an address"},
+		{Servers: -1},
+		{Servers: MaxServers + 1},
+	} {
+		if d, err := Start(context.Background(), cfg); err == nil {
+			d.Close()
+			t.Errorf("Start(%+v) succeeded", cfg)
+		}
+	}
+}
+
+func TestPrefixesAndClose(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	d, err := Start(ctx, Config{Servers: 3})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, p := range d.Prefixes() {
+		if !p.Addr().IsLoopback() || p.Bits() != p.Addr().BitLen() {
+			t.Errorf("prefix %v is not one loopback address", p)
+		}
+	}
+	master := d.Master()
+	cancel() // the context ends the demo
+	done := make(chan struct{})
+	go func() { d.Close(); close(done) }()
+	select {
+	case <-done:
+	case <-time.After(5 * time.Second):
+		t.Fatal("Close did not return")
+	}
+	if _, err := netip.ParseAddrPort(master); err != nil {
+		t.Fatal(err)
+	}
+}
