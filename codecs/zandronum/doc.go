@@ -52,10 +52,11 @@
 //  1. Add the Flag or Flag2 constant with its wire layout as a comment, its
 //     name in flagNames or flag2Names, and widen SQF_ALL or SQF2_ALL.
 //  2. Add the field to Response, in bit order.
-//  3. Add its decoder at the bit's index in fieldDecoders (or
-//     field2Decoders), reading with the cursor's named reads, and bound any
-//     count with body.count.
-//  4. Add the mirror image to fieldEncoders (or field2Encoders).
+//  3. Add its decoder as the bit's case in body.field (or body.field2),
+//     reading with the cursor's named reads; bound any count with
+//     body.count.
+//  4. Add the mirror image as the bit's case in encoder.field (or
+//     encoder.field2).
 //  5. Add its snake_case name to Response.Fields, and to Response.Info if
 //     the neutral view has a key for it.
 //  6. Add a case to TestFieldRoundTrip, regenerate the golden dumps with

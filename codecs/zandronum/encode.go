@@ -104,14 +104,14 @@ func (e *encoder) body(r *Response) {
 	e.u32(uint32(r.Flags))
 	for bit := range 31 {
 		if r.Flags&(1<<bit) != 0 && e.err == nil {
-			fieldEncoders[bit](e, r)
+			e.field(r, bit)
 		}
 	}
 	if r.Flags&SQF_EXTENDED_INFO != 0 && e.err == nil {
 		e.u32(uint32(r.Flags2))
-		for bit := range len(field2Encoders) {
+		for bit := range 5 {
 			if r.Flags2&(1<<bit) != 0 && e.err == nil {
-				field2Encoders[bit](e, r)
+				e.field2(r, bit)
 			}
 		}
 	}
@@ -127,34 +127,44 @@ func (e *encoder) teams(field string, r *Response) bool {
 	return true
 }
 
-// fieldEncoders[bit] appends the field of SQF flag 1<<bit, mirroring
-// fieldDecoders.
-var fieldEncoders = [31]func(e *encoder, r *Response){
-	0: func(e *encoder, r *Response) { e.str("name", r.Name) },
-	1: func(e *encoder, r *Response) { e.str("url", r.URL) },
-	2: func(e *encoder, r *Response) { e.str("email", r.Email) },
-	3: func(e *encoder, r *Response) { e.str("map", r.Map) },
-	4: func(e *encoder, r *Response) { e.u8(r.MaxClients) },
-	5: func(e *encoder, r *Response) { e.u8(r.MaxPlayers) },
-	6: func(e *encoder, r *Response) { e.strings("pwads", r.PWADs) },
-	7: func(e *encoder, r *Response) {
+// field appends the field of SQF flag 1<<bit, mirroring body.field.
+func (e *encoder) field(r *Response, bit int) {
+	switch bit {
+	case 0:
+		e.str("name", r.Name)
+	case 1:
+		e.str("url", r.URL)
+	case 2:
+		e.str("email", r.Email)
+	case 3:
+		e.str("map", r.Map)
+	case 4:
+		e.u8(r.MaxClients)
+	case 5:
+		e.u8(r.MaxPlayers)
+	case 6:
+		e.strings("pwads", r.PWADs)
+	case 7:
 		e.u8(uint8(r.GameMode))
 		e.u8(r.Instagib)
 		e.u8(r.Buckshot)
-	},
-	8:  func(e *encoder, r *Response) { e.str("gamename", r.GameName) },
-	9:  func(e *encoder, r *Response) { e.str("iwad", r.IWAD) },
-	10: func(e *encoder, r *Response) { e.u8(r.ForcePassword) },
-	11: func(e *encoder, r *Response) { e.u8(r.ForceJoinPassword) },
-	12: func(e *encoder, r *Response) { e.u8(r.Skill) },
-	13: func(e *encoder, r *Response) { e.u8(r.BotSkill) },
-	14: func(e *encoder, r *Response) {
+	case 8:
+		e.str("gamename", r.GameName)
+	case 9:
+		e.str("iwad", r.IWAD)
+	case 10:
+		e.u8(r.ForcePassword)
+	case 11:
+		e.u8(r.ForceJoinPassword)
+	case 12:
+		e.u8(r.Skill)
+	case 13:
+		e.u8(r.BotSkill)
+	case 14:
 		for _, v := range r.DMFlags {
 			e.u32(v)
 		}
-	},
-	15: func(e *encoder, r *Response) {},
-	16: func(e *encoder, r *Response) {
+	case 16:
 		l := &r.Limits
 		e.u16(l.FragLimit)
 		e.u16(l.TimeLimit)
@@ -164,15 +174,15 @@ var fieldEncoders = [31]func(e *encoder, r *Response){
 		e.u16(l.DuelLimit)
 		e.u16(l.PointLimit)
 		e.u16(l.WinLimit)
-	},
-	17: func(e *encoder, r *Response) { e.u32(math.Float32bits(r.TeamDamage)) },
-	18: func(e *encoder, r *Response) {
+	case 17:
+		e.u32(math.Float32bits(r.TeamDamage))
+	case 18:
 		for _, v := range r.TeamScores {
 			e.u16(uint16(v))
 		}
-	},
-	19: func(e *encoder, r *Response) { e.u8(r.NumPlayers) },
-	20: func(e *encoder, r *Response) {
+	case 19:
+		e.u8(r.NumPlayers)
+	case 20:
 		n := len(r.Players)
 		if r.Flags&SQF_NUMPLAYERS == 0 {
 			e.fail("players", codecs.Detail(codecs.ErrBadValue, "player data without SQF_NUMPLAYERS"))
@@ -196,62 +206,65 @@ var fieldEncoders = [31]func(e *encoder, r *Response){
 			}
 			e.u8(p.Minutes)
 		}
-	},
-	21: func(e *encoder, r *Response) { e.u8(r.NumTeams) },
-	22: func(e *encoder, r *Response) {
+	case 21:
+		e.u8(r.NumTeams)
+	case 22:
 		if e.teams("team_names", r) {
 			for i, t := range r.Teams {
 				e.str("team_names["+strconv.Itoa(i)+"]", t.Name)
 			}
 		}
-	},
-	23: func(e *encoder, r *Response) {
+	case 23:
 		if e.teams("team_colors", r) {
 			for _, t := range r.Teams {
 				e.u32(t.Color)
 			}
 		}
-	},
-	24: func(e *encoder, r *Response) {
+	case 24:
 		if e.teams("team_scores", r) {
 			for _, t := range r.Teams {
 				e.u16(uint16(t.Score))
 			}
 		}
-	},
-	25: func(e *encoder, r *Response) {
+	case 25:
 		e.u8(r.Testing)
 		e.str("testing_name", r.TestingName)
-	},
-	26: func(e *encoder, r *Response) { e.str("data_md5sum", r.DataMD5Sum) },
-	27: func(e *encoder, r *Response) {
+	case 26:
+		e.str("data_md5sum", r.DataMD5Sum)
+	case 27:
 		if e.count("all_dmflags", len(r.AllDMFlags)) {
 			for _, v := range r.AllDMFlags {
 				e.u32(v)
 			}
 		}
-	},
-	28: func(e *encoder, r *Response) { e.u8(r.Security) },
-	29: func(e *encoder, r *Response) {
+	case 28:
+		e.u8(r.Security)
+	case 29:
 		if e.count("optional_wads", len(r.OptionalWADs)) {
 			e.b = append(e.b, r.OptionalWADs...)
 		}
-	},
-	30: func(e *encoder, r *Response) { e.strings("deh", r.DEH) },
+	case 30:
+		e.strings("deh", r.DEH)
+	}
 }
 
-// field2Encoders[bit] appends the field of SQF2 flag 1<<bit.
-var field2Encoders = [...]func(e *encoder, r *Response){
-	0: func(e *encoder, r *Response) { e.strings("sqf2.pwad_hashes", r.PWADHashes) },
-	1: func(e *encoder, r *Response) {
+// field2 appends the field of SQF2 flag 1<<bit, mirroring body.field2.
+func (e *encoder) field2(r *Response, bit int) {
+	switch bit {
+	case 0:
+		e.strings("sqf2.pwad_hashes", r.PWADHashes)
+	case 1:
 		n := len(e.b)
 		e.b = codecs.ToLatin1(e.b, r.Country)
 		if len(e.b)-n != 3 {
 			e.b = e.b[:n]
 			e.fail("sqf2.country", codecs.Detail(codecs.ErrBadValue, "country "+strconv.Quote(r.Country)+" is not 3 characters"))
 		}
-	},
-	2: func(e *encoder, r *Response) { e.str("sqf2.gamemode_name", r.GameModeName) },
-	3: func(e *encoder, r *Response) { e.str("sqf2.gamemode_shortname", r.GameModeShort) },
-	4: func(e *encoder, r *Response) { e.u8(r.VoiceChat) },
+	case 2:
+		e.str("sqf2.gamemode_name", r.GameModeName)
+	case 3:
+		e.str("sqf2.gamemode_shortname", r.GameModeShort)
+	case 4:
+		e.u8(r.VoiceChat)
+	}
 }
