@@ -90,29 +90,33 @@ func sniff004(b []byte) bool {
 }
 
 // detect picks the version of datagram b. When only one form's header is
-// valid, that is it. When both are, the form the whole datagram decodes in
-// wins: a 1.0x header whose HeadSize is exactly what its flags need first,
-// then v0.04 (unless it only decodes as an opaque body and the 1.0x header
-// is exact); if neither decodes, the exact 1.0x header, then v0.04. ok is
-// false when neither header is valid; v is then the form to report errors in.
+// valid, that is it. When both are, each form is tried on the whole
+// datagram and the best reading wins, in this order: 1.0x with a HeadSize
+// exactly what its flags need, decoding cleanly; v0.04 with a defined body
+// layout, cleanly; 1.0x with header padding, cleanly; the same three with
+// trailing bytes; the exact 1.0x header failing; v0.04 with an opaque body
+// (banned, none, rcon: they decode from almost anything); then 1.0x. ok is
+// false when neither header is valid; v is then the form to report errors
+// in.
 func detect(b []byte) (v Version, ok bool) {
 	ok1, exact := sniff1(b)
 	ok004 := sniff004(b)
 	switch {
 	case ok1 && ok004:
+		q1, _ := decodesAs(V1, b)
+		q004, structured := decodesAs(V004, b)
+		rank1 := [...]int{0, 3, 6}[q1] // padded 1.0x: failing, trailing, clean
 		if exact {
-			if ok, _ := decodesAs(V1, b); ok {
-				return V1, true
-			}
+			rank1 = [...]int{2, 5, 8}[q1]
 		}
-		// A v0.04 opaque body (banned, none) decodes from almost anything.
-		if ok, structured := decodesAs(V004, b); ok && (structured || !exact) {
+		rank004 := 1 // opaque
+		if structured {
+			rank004 = [...]int{0, 4, 7}[q004]
+		}
+		if rank004 > rank1 {
 			return V004, true
 		}
-		if exact {
-			return V1, true
-		}
-		return V004, true
+		return V1, true
 	case ok1:
 		return V1, true
 	case ok004:
@@ -124,17 +128,18 @@ func detect(b []byte) (v Version, ok bool) {
 	return V1, false
 }
 
-// decodesAs reports whether b decodes in version v (trailing bytes
-// allowed), and whether as a message with a defined body layout rather
-// than an opaque one (ping, rcon, banned, master uplink).
-func decodesAs(v Version, b []byte) (ok, structured bool) {
+// decodesAs tries b in version v: quality 2 decodes cleanly, 1 with
+// trailing bytes, 0 not at all. structured is false for bodies without a
+// defined layout (ping, rcon, banned, master uplink).
+func decodesAs(v Version, b []byte) (quality int, structured bool) {
 	d := newDecoder(b, 0, nil)
 	d.v, d.forced = v, true
 	var h Header
 	d.header(&h)
 	if d.err() != nil {
-		return false, false
+		return 0, false
 	}
+	structured = h.Type == TypeDefault || h.Type == TypeError
 	d = newDecoder(b, 0, nil)
 	d.v, d.forced = v, true
 	if h.Answer {
@@ -144,8 +149,13 @@ func decodesAs(v Version, b []byte) (ok, structured bool) {
 		var q Request
 		d.request(&q)
 	}
-	err := d.err()
-	return err == nil || errors.Is(err, codecs.ErrTrailing), h.Type == TypeDefault || h.Type == TypeError
+	switch err := d.err(); {
+	case err == nil:
+		return 2, structured
+	case errors.Is(err, codecs.ErrTrailing):
+		return 1, structured
+	}
+	return 0, structured
 }
 
 // decoder holds the state of decoding one datagram.

@@ -1,0 +1,252 @@
+package ogp_test
+
+import (
+	"bytes"
+	"errors"
+	"path/filepath"
+	"testing"
+
+	"github.com/querylens/querylens/codecs"
+	"github.com/querylens/querylens/codecs/ogp"
+)
+
+func TestCodecRegistration(t *testing.T) {
+	c := codec(t)
+	if c.Name() != "ogp" || c.Title() != "Open Game Protocol" || c.DefaultPort() != 0 {
+		t.Errorf("%s %q %d", c.Name(), c.Title(), c.DefaultPort())
+	}
+	names := map[string]bool{}
+	for _, o := range c.Options() {
+		names[o.Name] = true
+		if o.Help == "" || o.Kind == "" {
+			t.Errorf("option %s lacks help or kind", o.Name)
+		}
+	}
+	for _, n := range []string{"version", "challenge", "request_id", "max_bytes", "teams", "players", "rules", "addons", "limits", "colors", "utf8", "info"} {
+		if !names[n] {
+			t.Errorf("no option %s", n)
+		}
+	}
+}
+
+func TestDetect(t *testing.T) {
+	c := codec(t)
+	tests := []struct {
+		name string
+		hex  string
+		kind codecs.Kind
+		conf codecs.Confidence
+	}{
+		{"challenge request", "ffffffff4f475000030100", codecs.KindQuery, codecs.Certain},
+		{"challenge answer", "ffffffff4f47500007ff03efbe371303", codecs.KindChallenge, codecs.Certain},
+		{"banned", "ffffffff4f47500003ff0100", codecs.KindDenied, codecs.Certain},
+		{"v0.04 query", "ffffffff4f47500000028781830303848204", codecs.KindQuery, codecs.Certain},
+		{"v0.04 challenge", "ffffffff4f4750000544332211 01", codecs.KindChallenge, codecs.Certain},
+		{"v0.04 banned", "ffffffff4f4750000100", codecs.KindDenied, codecs.Certain},
+		{"magic, bad header", "ffffffff4f475000ff", codecs.KindResponse, codecs.Likely},
+		{"raw huffman form of zandronum", "ff 5a 00 00 00 00 00 00 00 00 00", "", codecs.NotMine},
+		{"almost the magic", "ffffffff4f475001030100", "", codecs.NotMine},
+		{"empty", "", "", codecs.NotMine},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			k, conf := c.Detect(unhex(t, tc.hex))
+			if k != tc.kind || conf != tc.conf {
+				t.Errorf("Detect = %q %d, want %q %d", k, conf, tc.kind, tc.conf)
+			}
+		})
+	}
+}
+
+func TestCheckQuery(t *testing.T) {
+	c := codec(t)
+	v004, _ := ogp.AppendRequest(nil, ogp.NewRequest(ogp.V004))
+	ping, _ := ogp.AppendRequest(nil, ogp.Request{Header: ogp.Header{Type: ogp.TypePing}})
+	rcon, _ := ogp.AppendRequest(nil, ogp.Request{Header: ogp.Header{Type: ogp.TypeRcon}, Raw: []byte("pw")})
+	q := datagram(t, "v1_query")
+	tests := []struct {
+		name string
+		b    []byte
+		want error
+	}{
+		{"challenge request", datagram(t, "v1_challenge_request"), nil},
+		{"1.0x query", q, nil},
+		{"v0.04 query", v004, nil},
+		{"ping", ping, nil},
+		{"answer", datagram(t, "v1_challenge_answer"), codecs.ErrNotQuery},
+		{"rcon", rcon, codecs.ErrBadValue},
+		{"cut query", q[:len(q)-1], codecs.ErrShort},
+		{"trailing", append(append([]byte(nil), q...), 0), codecs.ErrTrailing},
+		{"not ogp", []byte("\xff\xff\xff\xffgetstatus"), codecs.ErrBadMagic},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			err := c.CheckQuery(tc.b)
+			if tc.want == nil && err != nil || tc.want != nil && !errors.Is(err, tc.want) {
+				t.Errorf("CheckQuery = %v, want %v", err, tc.want)
+			}
+		})
+	}
+}
+
+func TestNewQueryOptions(t *testing.T) {
+	c := codec(t)
+	bad := []map[string]string{
+		{"colour": "true"},
+		{"version": "2"},
+		{"max_bytes": "100"},
+		{"max_bytes": "2000"},
+		{"teams": "maybe"},
+		{"utf8": "x"},
+		{"challenge": "-1"},
+		{"request_id": "0x1ffffffff"},
+	}
+	for _, opts := range bad {
+		if _, err := c.NewQuery(opts); !errors.Is(err, codecs.ErrBadValue) {
+			t.Errorf("NewQuery(%v) = %v, want ErrBadValue", opts, err)
+		}
+	}
+	qy, err := c.NewQuery(map[string]string{"version": "0.04", "teams": "false", "players": "false", "addons": "false",
+		"max_bytes": "600", "request_id": "7"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	q, err := ogp.DecodeRequest(qy.Start()[0])
+	if err != nil {
+		t.Fatal(err)
+	}
+	if q.Version != ogp.V004 || q.Requests.Has(ogp.Req004Teams) || q.Requests.Has(ogp.Req004Players) ||
+		!q.Requests.Has(ogp.Req004Rules|ogp.Req004HostName) || !q.Split || q.MaxBytesPerPacket != 600 ||
+		q.RequestID != 7 || !q.HasChallenge || q.Challenge != 0xffffffff {
+		t.Errorf("v0.04 query = %+v", q)
+	}
+}
+
+// feed drives qy with the given server datagrams and returns what it sent.
+func feed(t *testing.T, qy codecs.Query, in ...[]byte) (sent [][]byte, done bool) {
+	t.Helper()
+	for _, b := range in {
+		out, d, err := qy.Feed(b)
+		if err != nil {
+			t.Fatalf("Feed(%x): %v", b, err)
+		}
+		sent = append(sent, out...)
+		done = d
+	}
+	return sent, done
+}
+
+// The vector exchange: challenge request, challenge answer, the real
+// query with the number echoed byte for byte, the answer.
+func TestQueryVectorExchange(t *testing.T) {
+	qy, err := codec(t).NewQuery(nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := qy.Start(); len(got) != 1 || !bytes.Equal(got[0], datagram(t, "v1_challenge_request")) {
+		t.Fatalf("Start = %x", got)
+	}
+	if _, err := qy.Result(codecs.DecodeOptions{}); !errors.Is(err, codecs.ErrIncomplete) {
+		t.Errorf("Result before anything = %v", err)
+	}
+	sent, done := feed(t, qy, datagram(t, "v1_challenge_answer"))
+	if done || len(sent) != 1 || !bytes.Equal(sent[0], datagram(t, "v1_query")) {
+		t.Fatalf("after the challenge: done %v, sent %x", done, sent)
+	}
+	if sent, done = feed(t, qy, datagram(t, "v1_answer")); !done || len(sent) != 0 {
+		t.Fatalf("after the answer: done %v, sent %x", done, sent)
+	}
+	m, err := qy.Result(codecs.DecodeOptions{})
+	if err != nil || m.Kind != codecs.KindResponse || m.Info.Name != "My OGP Server" {
+		t.Fatalf("Result = %+v, %v", m, err)
+	}
+	if _, _, err := qy.Feed(datagram(t, "v1_answer")); err == nil {
+		t.Errorf("Feed after done: no error")
+	}
+}
+
+func TestQuerySplitAnswer(t *testing.T) {
+	p := readPacket(t, filepath.Join("testdata", "v1_split_answer.hex"))
+	qy, _ := codec(t).NewQuery(map[string]string{"challenge": "16909060", "request_id": "77", "max_bytes": "500"})
+	var done bool
+	for i, d := range p.datagrams {
+		var err error
+		_, done, err = qy.Feed(d)
+		if err != nil || done != (i == len(p.datagrams)-1) {
+			t.Fatalf("part %d: done %v, %v", i, done, err)
+		}
+		if i == 1 { // a duplicate changes nothing
+			if _, done, err = qy.Feed(d); err != nil || done {
+				t.Fatalf("duplicate: done %v, %v", done, err)
+			}
+		}
+	}
+	m, err := qy.Result(codecs.DecodeOptions{Spans: true})
+	if err != nil || m.Info.Name != "Zoë's ☃ server" || len(m.Layers) != len(p.datagrams)+1 {
+		t.Fatalf("Result: %v, %d layers", err, len(m.Layers))
+	}
+}
+
+func TestQueryIgnores(t *testing.T) {
+	qy, _ := codec(t).NewQuery(map[string]string{"request_id": "5"})
+	other, _ := ogp.AppendAnswer(nil, ogp.Answer{Header: ogp.Header{Type: ogp.TypeError, HasRequestID: true, RequestID: 6}, ErrorID: ogp.ErrorBanned})
+	for name, b := range map[string][]byte{
+		"garbage":          []byte("hello"),
+		"a query":          datagram(t, "v1_query"),
+		"other request id": other,
+	} {
+		if sent, done, err := qy.Feed(b); err == nil || done || len(sent) != 0 {
+			t.Errorf("%s: sent %x, done %v, err %v", name, sent, done, err)
+		}
+	}
+	banned, _ := ogp.AppendAnswer(nil, ogp.Answer{Header: ogp.Header{Type: ogp.TypeError, HasRequestID: true, RequestID: 5}, ErrorID: ogp.ErrorBanned})
+	if _, done := feed(t, qy, banned); !done {
+		t.Fatal("banned answer does not end the conversation")
+	}
+	if m, err := qy.Result(codecs.DecodeOptions{}); err != nil || m.Kind != codecs.KindDenied || m.Denied != codecs.DeniedBanned {
+		t.Errorf("Result = %+v, %v", m, err)
+	}
+}
+
+// A server that answers every query with a new challenge cannot keep the
+// conversation going forever.
+func TestQueryChallengeLoop(t *testing.T) {
+	qy, _ := codec(t).NewQuery(nil)
+	ch := datagram(t, "v1_challenge_answer")
+	n := 0
+	for ; n < 10; n++ {
+		_, done, err := qy.Feed(ch)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if done {
+			break
+		}
+	}
+	if n != 3 {
+		t.Errorf("answered %d challenges, want 3", n)
+	}
+	if m, err := qy.Result(codecs.DecodeOptions{}); err != nil || m.Kind != codecs.KindChallenge {
+		t.Errorf("Result = %v, %v", m.Kind, err)
+	}
+}
+
+func TestQueryV004(t *testing.T) {
+	qy, _ := codec(t).NewQuery(map[string]string{"version": "0.04"})
+	first, err := ogp.DecodeRequest(qy.Start()[0])
+	if err != nil || first.Version != ogp.V004 || first.Challenge != 0xffffffff {
+		t.Fatalf("first = %+v, %v", first, err)
+	}
+	sent, _ := feed(t, qy, datagram(t, "v004_challenge"))
+	q, err := ogp.DecodeRequest(sent[0])
+	if err != nil || q.Challenge != 0x11223344 {
+		t.Fatalf("second = %+v, %v", q, err)
+	}
+	p := readPacket(t, filepath.Join("testdata", "v004_split_answer.hex"))
+	if _, done := feed(t, qy, p.datagrams...); !done {
+		t.Fatal("not done")
+	}
+	if m, err := qy.Result(codecs.DecodeOptions{}); err != nil || m.Info.Name != "Café de_dust" {
+		t.Errorf("Result: %v", err)
+	}
+}
