@@ -12,10 +12,8 @@ import (
 // the seed and the clock, so that a test can ask "who is playing at t?"
 // and get the same answer every time.
 const (
-	bmRateWindow  = 10 * time.Second // RateLimit: one answer per client IP per window
-	bmMaxTracked  = 4096             // RateLimit: client IPs remembered at once
-	bmMapSeconds  = 15 * 60          // the map changes with the time limit
-	bmPingSeconds = 5                // pings move every few seconds
+	bmMapSeconds  = 15 * 60 // the map changes with the time limit
+	bmPingSeconds = 5       // pings move every few seconds
 )
 
 var bmNames = [...]string{
@@ -47,7 +45,7 @@ type bmServer struct {
 	resp     bloodmasters.Response // the fixed part of every reply
 	maps     []string
 	roster   []bmPlayer
-	seen     map[netip.Addr]time.Time // RateLimit: last answer per client IP
+	limit    ipWindow // RateLimit: last answer per client IP
 }
 
 // NewBloodmasters returns an emulated Bloodmasters server, built with the
@@ -57,7 +55,7 @@ type bmServer struct {
 // Truncated (cuts every reply in half) and RateLimit (drops a client IP's
 // queries for 10 s after answering one); Slow is the caller's to apply.
 func NewBloodmasters(seed int64, b Behavior) Handler {
-	s := &bmServer{behavior: b, seed: uint64(seed), seen: map[netip.Addr]time.Time{}}
+	s := &bmServer{behavior: b, seed: uint64(seed), limit: newIPWindow()}
 	gt := bloodmasters.GameType(bmMix(s.seed, 1) % 5)
 	s.maps = bmMaps[gt]
 	s.resp = bloodmasters.Response{
@@ -105,7 +103,7 @@ func (s *bmServer) Respond(q []byte, from netip.AddrPort, now time.Time) [][]byt
 	if err != nil {
 		return nil
 	}
-	if s.behavior == RateLimit && !s.admit(from.Addr(), now) {
+	if s.behavior == RateLimit && !s.limit.admit(from.Addr(), now) {
 		return nil
 	}
 	r := s.state(now)
@@ -118,27 +116,6 @@ func (s *bmServer) Respond(q []byte, from netip.AddrPort, now time.Time) [][]byt
 		b = b[:len(b)/2]
 	}
 	return [][]byte{b}
-}
-
-// admit reports whether a query from ip may be answered at now, and records
-// the answer. The table is bounded: expired entries are dropped when it is
-// full, and a full table of recent clients refuses newcomers.
-func (s *bmServer) admit(ip netip.Addr, now time.Time) bool {
-	if last, ok := s.seen[ip]; ok && now.Sub(last) < bmRateWindow && !now.Before(last) {
-		return false
-	}
-	if _, ok := s.seen[ip]; !ok && len(s.seen) >= bmMaxTracked {
-		for k, t := range s.seen {
-			if now.Sub(t) >= bmRateWindow || now.Before(t) {
-				delete(s.seen, k)
-			}
-		}
-		if len(s.seen) >= bmMaxTracked {
-			return false
-		}
-	}
-	s.seen[ip] = now
-	return true
 }
 
 // state is the server as it is at now.

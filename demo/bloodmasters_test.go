@@ -161,16 +161,16 @@ func TestBloodmastersRateLimitBounded(t *testing.T) {
 	addr := func(i int) netip.AddrPort {
 		return netip.AddrPortFrom(netip.AddrFrom4([4]byte{127, byte(i >> 16), byte(i >> 8), byte(i)}), 1)
 	}
-	for i := 0; i < bmMaxTracked; i++ {
+	for i := 0; i < maxTracked; i++ {
 		if len(h.Respond(q, addr(i), bmTestTime)) != 1 {
 			t.Fatalf("client %d refused", i)
 		}
 	}
-	if len(h.Respond(q, addr(bmMaxTracked), bmTestTime.Add(time.Second))) != 0 {
+	if len(h.Respond(q, addr(maxTracked), bmTestTime.Add(time.Second))) != 0 {
 		t.Error("a full table of recent clients admits a newcomer")
 	}
-	if len(h.Respond(q, addr(bmMaxTracked), bmTestTime.Add(bmRateWindow))) != 1 || len(h.seen) > bmMaxTracked {
-		t.Errorf("expired entries are not dropped: %d tracked", len(h.seen))
+	if len(h.Respond(q, addr(maxTracked), bmTestTime.Add(rateWindow))) != 1 || len(h.limit.seen) > maxTracked {
+		t.Errorf("expired entries are not dropped: %d tracked", len(h.limit.seen))
 	}
 }
 

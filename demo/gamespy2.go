@@ -11,10 +11,8 @@ import (
 // GameSpy v2 emulation: a Battlefield 1942 style QR2 server whose roster,
 // map and scores are pure functions of the seed and the clock.
 const (
-	gs2RateWindow = 10 * time.Second // RateLimit: one answer per client IP per window
-	gs2MaxTracked = 4096             // RateLimit: client IPs remembered at once
-	gs2RoundSecs  = 20 * 60          // one map per round
-	gs2Slots      = 24               // players that come and go
+	gs2RoundSecs  = 20 * 60 // one map per round
+	gs2Slots      = 24      // players that come and go
 	gs2MaxPlayers = 32
 )
 
@@ -45,7 +43,7 @@ type gs2Server struct {
 	seed     uint64
 	hostname string
 	roster   [gs2Slots]gs2Player
-	seen     map[netip.Addr]time.Time // RateLimit: last answer per client IP
+	limit    ipWindow // RateLimit: last answer per client IP
 }
 
 // NewGameSpy2 returns an emulated GameSpy v2 (QR2 SDK) server built with
@@ -57,7 +55,7 @@ type gs2Server struct {
 // inside its last section) and RateLimit (drops a client IP's queries for
 // 10 s after answering one); Slow is the caller's to apply.
 func NewGameSpy2(seed int64, b Behavior) Handler {
-	s := &gs2Server{behavior: b, seed: uint64(seed), seen: map[netip.Addr]time.Time{}}
+	s := &gs2Server{behavior: b, seed: uint64(seed), limit: newIPWindow()}
 	s.hostname = gs2Hostnames[s.mix(1)%uint64(len(gs2Hostnames))]
 	for i := range s.roster {
 		p := &s.roster[i]
@@ -94,7 +92,7 @@ func (s *gs2Server) Respond(q []byte, from netip.AddrPort, now time.Time) [][]by
 	if err != nil {
 		return nil // not a GS2 query: a QR2 server ignores it
 	}
-	if s.behavior == RateLimit && !s.allow(from.Addr(), now) {
+	if s.behavior == RateLimit && !s.limit.admit(from.Addr(), now) {
 		return nil
 	}
 	reply, err := gamespy2.AppendResponse(nil, s.state(now), req)
@@ -105,26 +103,6 @@ func (s *gs2Server) Respond(q []byte, from netip.AddrPort, now time.Time) [][]by
 		reply = reply[:len(reply)-1-(len(reply)-5)/3]
 	}
 	return [][]byte{reply}
-}
-
-// allow reports whether ip may have an answer now, and remembers it.
-func (s *gs2Server) allow(ip netip.Addr, now time.Time) bool {
-	last, known := s.seen[ip]
-	if known && now.Sub(last) < gs2RateWindow && !now.Before(last) {
-		return false
-	}
-	if !known && len(s.seen) >= gs2MaxTracked {
-		for k, t := range s.seen {
-			if now.Sub(t) >= gs2RateWindow {
-				delete(s.seen, k)
-			}
-		}
-		if len(s.seen) >= gs2MaxTracked {
-			return false
-		}
-	}
-	s.seen[ip] = now
-	return true
 }
 
 // state returns everything the server knows at time now, as a reply that

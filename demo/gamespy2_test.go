@@ -181,18 +181,18 @@ func TestGameSpy2Behaviors(t *testing.T) {
 		// A full table of recent clients refuses newcomers, not known ones.
 		srv := h.(*gs2Server)
 		late := gs2Now.Add(time.Minute)
-		for i := 0; len(srv.seen) < gs2MaxTracked; i++ {
-			srv.seen[netip.AddrFrom4([4]byte{10, byte(i >> 16), byte(i >> 8), byte(i)})] = late
+		for i := 0; len(srv.limit.seen) < maxTracked; i++ {
+			srv.limit.seen[netip.AddrFrom4([4]byte{10, byte(i >> 16), byte(i >> 8), byte(i)})] = late
 		}
-		for k := range srv.seen {
-			srv.seen[k] = late.Add(-gs2RateWindow) // every window just over
+		for k := range srv.limit.seen {
+			srv.limit.seen[k] = late.Add(-rateWindow) // every window just over
 		}
-		srv.seen[gs2Other.Addr()] = late // one still fresh
+		srv.limit.seen[gs2Other.Addr()] = late // one still fresh
 		if h.Respond(req, gs2Client, late) == nil {
 			t.Error("a known client was refused")
 		}
-		for k := range srv.seen {
-			srv.seen[k] = late
+		for k := range srv.limit.seen {
+			srv.limit.seen[k] = late
 		}
 		if h.Respond(req, netip.MustParseAddrPort("127.0.0.9:1"), late) != nil {
 			t.Error("a newcomer was answered with the table full")

@@ -10,10 +10,6 @@ import (
 	"github.com/querylens/querylens/huffman"
 )
 
-// queryIgnoreTime is Zandronum's sv_queryignoretime default and the
-// master's per-IP bar (zandronum.md 2.9, 3.3).
-const queryIgnoreTime = 10 * time.Second
-
 var (
 	zanHostPrefixes = []string{"Doom Fest", "Frag Central", "Zan Duel Arena", "Classic Coop", "Hell Knights",
 		"Midnight Rail", "Slaughter Club", "Old School", "Brutal Friday", "Cyber Den", "Pixel Gore", "Nuts Night"}
@@ -41,7 +37,7 @@ type zanServer struct {
 	country   string
 	behavior  Behavior
 	password  bool
-	last      map[netip.Addr]time.Time
+	limit     ipWindow
 }
 
 // newZandronumServer returns server number i of a demo and the host name it
@@ -55,7 +51,7 @@ func newZandronumServer(seed int64, i int, b Behavior) (Handler, string) {
 		behavior: b,
 		country:  zanCountry[r.IntN(len(zanCountry))],
 		password: r.IntN(7) == 0,
-		last:     map[netip.Addr]time.Time{},
+		limit:    newIPWindow(),
 	}
 	info, _ := s.mode.Info()
 	s.name = zanHostPrefixes[i%len(zanHostPrefixes)] + " #" + strconv.Itoa(i+1) + " | " + info.Short
@@ -77,15 +73,10 @@ func (s *zanServer) Respond(q []byte, from netip.AddrPort, now time.Time) [][]by
 		return nil // the real server ignores unknown commands silently
 	}
 	if s.behavior == RateLimit {
-		ip := from.Addr()
-		if t, ok := s.last[ip]; ok && now.Sub(t) < queryIgnoreTime {
+		if !s.limit.admit(from.Addr(), now) {
 			p, _ := zandronum.AppendResponse(nil, zandronum.Response{Code: zandronum.CodeIgnored, Time: req.Time})
 			return [][]byte{p}
 		}
-		if len(s.last) >= 512 { // MAX_STORED_QUERY_IPS: the ring forgets
-			clear(s.last)
-		}
-		s.last[ip] = now
 	}
 	resp := s.state(req, now)
 	if req.Segmented {
@@ -235,7 +226,7 @@ func (m *zanMaster) Respond(q []byte, from netip.AddrPort, now time.Time) [][]by
 	if t, ok := m.ignored[ip]; ok && now.Sub(t) < 3*time.Second {
 		return nil
 	}
-	if t, ok := m.last[ip]; ok && now.Sub(t) < queryIgnoreTime {
+	if t, ok := m.last[ip]; ok && now.Sub(t) < rateWindow {
 		m.ignored[ip] = now
 		return [][]byte{zandronum.AppendMasterDenied(nil, zandronum.MasterIgnored)}
 	}
