@@ -67,9 +67,20 @@ func (e *encoder) u32(v uint32) { e.b = binary.LittleEndian.AppendUint32(e.b, v)
 
 // str appends s as Latin-1 with its terminator. A NUL inside s would end
 // the string early, so it is an error.
-func (e *encoder) str(field, s string) {
-	for i := 0; i < len(s); i++ {
-		if s[i] == 0 {
+func (e *encoder) str(field, s string) { e.strAt(field, -1, "", s) }
+
+// strAt is str for element i of list (i >= 0), or its member sub
+// ("players[2].name"); the path is built only for an error.
+func (e *encoder) strAt(list string, i int, sub, s string) {
+	for j := 0; j < len(s); j++ {
+		if s[j] == 0 {
+			field := list
+			if i >= 0 {
+				field += "[" + strconv.Itoa(i) + "]"
+			}
+			if sub != "" {
+				field += "." + sub
+			}
 			e.fail(field, codecs.Detail(codecs.ErrBadValue, "NUL inside a string"))
 			return
 		}
@@ -93,7 +104,7 @@ func (e *encoder) strings(field string, v []string) {
 		return
 	}
 	for i, s := range v {
-		e.str(field+"["+strconv.Itoa(i)+"]", s)
+		e.strAt(field, i, "", s)
 	}
 }
 
@@ -196,7 +207,7 @@ func (e *encoder) field(r *Response, bit int) {
 		}
 		for i := range r.Players {
 			p := &r.Players[i]
-			e.str("players["+strconv.Itoa(i)+"].name", p.Name)
+			e.strAt("players", i, "name", p.Name)
 			e.u16(uint16(p.Score))
 			e.u16(p.Ping)
 			e.u8(p.Spectator)
@@ -211,7 +222,7 @@ func (e *encoder) field(r *Response, bit int) {
 	case 22:
 		if e.teams("team_names", r) {
 			for i, t := range r.Teams {
-				e.str("team_names["+strconv.Itoa(i)+"]", t.Name)
+				e.strAt("team_names", i, "", t.Name)
 			}
 		}
 	case 23:
