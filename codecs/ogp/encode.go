@@ -60,8 +60,8 @@ type encoder struct {
 	b     []byte
 	v     Version
 	err   error
-	list  string // the list being written ("players"), or ""
-	index int
+	list  string // the list or object being written ("players", "server_info.map"), or ""
+	index int    // the entry of the list, or -1
 }
 
 func (e *encoder) fail(field string, err error) {
@@ -70,7 +70,10 @@ func (e *encoder) fail(field string, err error) {
 	}
 	path := field
 	if e.list != "" {
-		path = e.list + "[" + strconv.Itoa(e.index) + "]"
+		path = e.list
+		if e.index >= 0 {
+			path += "[" + strconv.Itoa(e.index) + "]"
+		}
 		if field != "" {
 			path += "." + field
 		}
@@ -400,18 +403,21 @@ func (e *encoder) serverInfo1(s *ServerInfo, colored bool) {
 	}
 	if f&InfoMap != 0 {
 		e.bits(s.MapFields)
-		e.map1("server_info.map", &s.Map, s.MapFields)
+		e.enter("server_info.map", -1)
+		e.map1(&s.Map, s.MapFields)
 		if f&InfoNextMap != 0 {
-			e.map1("server_info.next_map", &s.NextMap, s.MapFields)
+			e.enter("server_info.next_map", -1)
+			e.map1(&s.NextMap, s.MapFields)
 		}
+		e.leave()
 	}
 	e.counts(s, f>>14)
 }
 
-func (e *encoder) map1(field string, m *MapInfo, f Bits) {
-	e.str(field+".name", m.Name)
+func (e *encoder) map1(m *MapInfo, f Bits) {
+	e.str("name", m.Name)
 	if f&MapFileName != 0 {
-		e.str(field+".file_name", m.File)
+		e.str("file_name", m.File)
 	}
 	if f&MapFileSize != 0 {
 		e.u32(m.FileSize)
@@ -420,17 +426,18 @@ func (e *encoder) map1(field string, m *MapInfo, f Bits) {
 		e.b = append(e.b, m.FileMD5[:]...)
 	}
 	if f&MapVersion != 0 {
-		e.str(field+".version", m.Version)
+		e.str("version", m.Version)
 	}
 	if f&MapURL != 0 {
-		e.str(field+".url", m.URL)
+		e.str("url", m.URL)
 	}
 	if f&MapAuthor != 0 {
-		e.str(field+".author", m.Author)
+		e.str("author", m.Author)
 	}
 }
 
-// enter and leave name the list entry being written, for errors.
+// enter and leave name the list entry (or, with index -1, the object)
+// being written, for errors.
 func (e *encoder) enter(list string, i int) { e.list, e.index = list, i }
 func (e *encoder) leave()                   { e.list = "" }
 

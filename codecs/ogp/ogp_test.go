@@ -313,6 +313,10 @@ func TestDecodeAllocs(t *testing.T) {
 	if n := testing.AllocsPerRun(100, func() { q.Decode(qb) }); n != 0 {
 		t.Errorf("Request.Decode: %v allocs, want 0", n)
 	}
+	buf := make([]byte, 0, 512)
+	if n := testing.AllocsPerRun(100, func() { buf, _ = ogp.AppendAnswer(buf[:0], a) }); n != 0 {
+		t.Errorf("AppendAnswer into a large enough buffer: %v allocs, want 0", n)
+	}
 	// The message costs about one allocation per string, list and object
 	// of the JSON (this answer has about 130 of them), and nothing per byte.
 	c := codec(t)

@@ -37,13 +37,12 @@ type splitSet struct {
 // add files datagram i; it must be an answer part agreeing with the others.
 func (s *splitSet) add(datagrams [][]byte, i int) error {
 	b := datagrams[i]
-	layer := wireLayer(i, len(datagrams))
 	h, off, err := DecodeHeader(b)
 	if err != nil {
-		return inLayer(err, layer)
+		return inLayer(err, wireLayer(i, len(datagrams)))
 	}
 	fail := func(text string) error {
-		return &codecs.Error{Protocol: proto, Field: "header", Layer: layer, Err: codecs.Detail(codecs.ErrBadValue, text)}
+		return &codecs.Error{Protocol: proto, Field: "header", Layer: wireLayer(i, len(datagrams)), Err: codecs.Detail(codecs.ErrBadValue, text)}
 	}
 	switch {
 	case !h.Answer:

@@ -1,0 +1,70 @@
+package ogp_test
+
+import (
+	"testing"
+
+	"github.com/querylens/querylens/codecs"
+	"github.com/querylens/querylens/codecs/ogp"
+)
+
+// Decoding the spec's populated 1.0x answer (201 bytes, 3 players).
+
+func BenchmarkDecodeAnswer(b *testing.B) {
+	d := datagram(&testing.T{}, "v1_answer")
+	var a ogp.Answer
+	b.SetBytes(int64(len(d)))
+	b.ReportAllocs()
+	for b.Loop() {
+		if err := a.Decode(d); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+func BenchmarkDecodeAnswerFull(b *testing.B) {
+	d := datagram(&testing.T{}, "v1_full_answer")
+	var a ogp.Answer
+	b.SetBytes(int64(len(d)))
+	b.ReportAllocs()
+	for b.Loop() {
+		if err := a.Decode(d); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+func benchCodec(b *testing.B, name string, spans bool) {
+	c := codec(b)
+	dgs := [][]byte{datagram(&testing.T{}, name)}
+	b.SetBytes(int64(len(dgs[0])))
+	b.ReportAllocs()
+	for b.Loop() {
+		if _, err := c.Decode(dgs, codecs.DecodeOptions{Spans: spans}); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+func BenchmarkCodecDecode(b *testing.B)      { benchCodec(b, "v1_answer", false) }
+func BenchmarkCodecDecodeSpans(b *testing.B) { benchCodec(b, "v1_answer", true) }
+
+func BenchmarkAppendAnswer(b *testing.B) {
+	a, err := ogp.DecodeAnswer(datagram(&testing.T{}, "v1_answer"))
+	if err != nil {
+		b.Fatal(err)
+	}
+	buf := make([]byte, 0, 512)
+	b.ReportAllocs()
+	for b.Loop() {
+		buf, _ = ogp.AppendAnswer(buf[:0], a)
+	}
+}
+
+func BenchmarkReassemble(b *testing.B) {
+	p := readPacket(b, "testdata/v1_split_answer.hex")
+	buf := make([]byte, 0, 1024)
+	b.ReportAllocs()
+	for b.Loop() {
+		buf, _ = ogp.Reassemble(buf[:0], p.datagrams)
+	}
+}
