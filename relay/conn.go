@@ -5,6 +5,7 @@ import (
 	"errors"
 	"io"
 	"log/slog"
+	"net"
 	"net/netip"
 	"strconv"
 	"sync"
@@ -20,6 +21,7 @@ import (
 type conn struct {
 	s      *Server
 	ws     *websocket.Conn
+	raw    net.Conn // the hijacked connection under ws
 	key    netip.Addr
 	log    *slog.Logger
 	ctx    context.Context
@@ -38,11 +40,15 @@ type conn struct {
 	writing bool
 	closed  bool
 	idle    *time.Timer
+
+	watchdog *time.Timer // armed while the writer writes; fires on a stalled client
 }
 
-func newConn(s *Server, ws *websocket.Conn, key netip.Addr, log *slog.Logger) *conn {
+func newConn(s *Server, ws *websocket.Conn, raw net.Conn, key netip.Addr, log *slog.Logger) *conn {
 	ctx, cancel := context.WithCancel(context.Background())
-	c := &conn{s: s, ws: ws, key: key, log: log, ctx: ctx, cancel: cancel}
+	c := &conn{s: s, ws: ws, raw: raw, key: key, log: log, ctx: ctx, cancel: cancel}
+	c.watchdog = time.AfterFunc(time.Hour, func() { raw.Close() })
+	c.watchdog.Stop()
 	now := s.now()
 	c.rate.last, c.ping.last = now, now
 	c.lastRead.Store(int64(now))
@@ -65,7 +71,10 @@ func (c *conn) serve() {
 		c.startWriter()
 	}
 	for {
-		typ, r, err := c.ws.Reader(c.ctx)
+		// No context: the read ends when the connection is closed (idle,
+		// shutdown, write failure), and a context would cost a timer
+		// registration per frame.
+		typ, r, err := c.ws.Reader(context.Background())
 		if err != nil {
 			c.ended(err)
 			break
@@ -405,12 +414,14 @@ func (c *conn) write() {
 		c.queue = spare[:0]
 		c.mu.Unlock()
 
-		ctx, cancel := context.WithTimeout(c.ctx, s.cfg.WriteTimeout)
+		// The watchdog, not a context, bounds the batch: a context per
+		// write would cost the library a timer registration per frame.
+		c.watchdog.Reset(s.cfg.WriteTimeout)
 		var err error
 		data, bytes, ctrl := 0, 0, 0
 		for _, fr := range batch {
 			if err == nil {
-				err = c.ws.Write(ctx, websocket.MessageBinary, fr)
+				err = c.ws.Write(context.Background(), websocket.MessageBinary, fr)
 				if err == nil {
 					s.metrics.framesOut.add(FrameType(fr[0]).String(), 1)
 				} else {
@@ -426,8 +437,7 @@ func (c *conn) write() {
 				ctrl++
 			}
 		}
-		slow := errors.Is(ctx.Err(), context.DeadlineExceeded)
-		cancel()
+		slow := !c.watchdog.Stop()
 		clear(batch)
 		spare = batch
 		c.mu.Lock()

@@ -189,6 +189,7 @@ func newResponder(t testing.TB, handle func(d []byte) [][]byte) *responder {
 	if err != nil {
 		t.Fatal(err)
 	}
+	pc.SetReadBuffer(4 << 20) // loaded tests and benchmarks burst many queries
 	r := &responder{pc: pc, addr: pc.LocalAddr().String()}
 	r.wg.Add(1)
 	go func() {

@@ -1,6 +1,7 @@
 package relay
 
 import (
+	"bufio"
 	"context"
 	"log/slog"
 	"net"
@@ -364,7 +365,8 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	s.mu.Unlock()
 	defer s.wg.Done()
 
-	ws, err := websocket.Accept(w, r, &websocket.AcceptOptions{
+	hw := &hijackRecorder{ResponseWriter: w}
+	ws, err := websocket.Accept(hw, r, &websocket.AcceptOptions{
 		Subprotocols:    []string{Subprotocol},
 		OriginPatterns:  s.cfg.OriginPatterns,
 		CompressionMode: websocket.CompressionDisabled,
@@ -386,7 +388,7 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		ws.Close(websocket.StatusTryAgainLater, rule+": too many connections")
 		return
 	}
-	c := newConn(s, ws, key, log)
+	c := newConn(s, ws, hw.conn, key, log)
 	s.mu.Lock()
 	s.conns[c] = struct{}{}
 	s.mu.Unlock()
@@ -476,13 +478,26 @@ func (s *Server) Shutdown(ctx context.Context) error {
 		return nil
 	case <-ctx.Done():
 		for _, c := range conns {
-			// Cancelling the read context makes the library drop the
-			// connection even while a close handshake is waiting.
-			c.cancel()
-			c.ws.CloseNow()
+			// Closing the socket ends a close handshake that is waiting
+			// for an unresponsive client, which CloseNow cannot.
+			c.raw.Close()
 		}
 		s.cache.stopAll()
 		<-done
 		return ctx.Err()
 	}
+}
+
+// hijackRecorder keeps the connection the WebSocket library hijacks, so
+// that the relay can drop it at once (write stall, forced shutdown) even
+// while the library waits in a close handshake.
+type hijackRecorder struct {
+	http.ResponseWriter
+	conn net.Conn
+}
+
+func (h *hijackRecorder) Hijack() (net.Conn, *bufio.ReadWriter, error) {
+	c, rw, err := http.NewResponseController(h.ResponseWriter).Hijack()
+	h.conn = c
+	return c, rw, err
 }

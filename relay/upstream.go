@@ -134,11 +134,15 @@ func (f *fetch) leave(a *asker) {
 	}
 }
 
+// stopLocked makes the exchange's read return at once. It does not close
+// the socket: Close waits for the blocked reader to be scheduled, which
+// would stall the caller (a connection's read loop) behind every other
+// runnable goroutine; the exchange closes its own socket.
 func (f *fetch) stopLocked(shutdown bool) {
 	f.stopped = true
 	f.shutdown = f.shutdown || shutdown
 	if f.sock != nil {
-		f.sock.Close()
+		f.sock.SetReadDeadline(time.Unix(1, 0))
 	}
 }
 
@@ -167,20 +171,20 @@ func (f *fetch) exchange() outcome {
 		return outcome{code: CodeInternal, rule: "upstream", msg: err.Error()}
 	}
 	defer sock.Close()
+	start := time.Now()
+	sock.SetReadDeadline(start.Add(s.cfg.ReplyWindow))
 	f.mu.Lock()
 	if f.stopped {
 		f.mu.Unlock()
 		return outcome{reason: EndCancelled}
 	}
-	f.sock = sock
+	f.sock = sock // from here on, stopLocked can cut the window short
 	f.mu.Unlock()
 
-	start := time.Now()
 	if _, err := sock.Write(f.query); err != nil {
 		return f.readError(err)
 	}
 	s.metrics.forwarded.Add(1)
-	sock.SetReadDeadline(start.Add(s.cfg.ReplyWindow))
 	bp := s.udpBufs.Get().(*[]byte)
 	defer s.udpBufs.Put(bp)
 	buf := *bp
