@@ -56,8 +56,11 @@ func (f *Farm) serve(c *net.UDPConn, h demo.Handler) {
 		}
 		f.queries.Add(1)
 		for _, r := range h.Respond(append([]byte(nil), buf[:n]...), from, time.Now()) {
-			if _, err := c.WriteToUDPAddrPort(r, from); err == nil {
-				f.replies.Add(1)
+			// Counted before sending, so that a client that finishes on
+			// this reply never sees the count lag behind it.
+			f.replies.Add(1)
+			if _, err := c.WriteToUDPAddrPort(r, from); err != nil {
+				f.replies.Add(-1)
 			}
 		}
 	}

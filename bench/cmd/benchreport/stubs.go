@@ -6,6 +6,4 @@ import (
 )
 
 func browserSection(ctx context.Context, e *env) (string, error) { return "", errors.New("todo") }
-func gamedigSection(ctx context.Context, e *env) (string, error) { return "", errors.New("todo") }
-func decoderSection(ctx context.Context, e *env) (string, error) { return "", errors.New("todo") }
 func relaySection(ctx context.Context, e *env) (string, error)   { return "", errors.New("todo") }

@@ -1,0 +1,192 @@
+package main
+
+import (
+	"context"
+	"encoding/hex"
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+
+	"github.com/querylens/querylens/bench"
+)
+
+// decoderSection compares the codecs compiled to wasm with native Go on
+// the same packets: the bench package's decode benchmarks built for both
+// targets, and the page's own call into web/static/querylens.wasm under
+// node. The three run in alternation, one run each per round, so that load
+// from other processes falls on both sides alike.
+func decoderSection(ctx context.Context, e *env) (string, error) {
+	goroot, err := e.command(ctx, nil, "go", "env", "GOROOT")
+	if err != nil {
+		return "", err
+	}
+	goroot = strings.TrimSpace(goroot)
+	execWasm := filepath.Join(goroot, "lib", "wasm", "go_js_wasm_exec")
+	wasmExecJS := filepath.Join(goroot, "lib", "wasm", "wasm_exec.js")
+	native := filepath.Join(e.tmp, "bench.test")
+	wasm := filepath.Join(e.tmp, "bench.wasm")
+	if _, err := e.command(ctx, nil, "go", "test", "-c", "-o", native, "./bench"); err != nil {
+		return "", err
+	}
+	if _, err := e.command(ctx, []string{"GOOS=js", "GOARCH=wasm"}, "go", "test", "-c", "-o", wasm, "./bench"); err != nil {
+		return "", err
+	}
+
+	// The page's decoder, as `bash scripts/build-wasm.sh` built it.
+	pageWasm := filepath.Join(e.root, "web", "static", "querylens.wasm")
+	pageNote := ""
+	if _, err := os.Stat(pageWasm); err != nil {
+		pageNote = "web/static/querylens.wasm is missing (run `bash scripts/build-wasm.sh`): the page's decoder was not measured."
+		pageWasm = ""
+	}
+	ps, err := bench.Corpus(e.root)
+	if err != nil {
+		return "", err
+	}
+	packetsFile := filepath.Join(e.tmp, "packets.json")
+	if err := writePackets(packetsFile, ps); err != nil {
+		return "", err
+	}
+
+	benchDir := filepath.Join(e.root, "bench")
+	testArgs := []string{"-test.run", "^$", "-test.bench", "^BenchmarkDecode", "-test.benchmem", "-test.benchtime", e.benchtime, "-test.count", "1"}
+	minMs := "100"
+	if d, err := parseBenchtime(e.benchtime); err == nil {
+		minMs = strconv.Itoa(d)
+	}
+	var nativeRuns, wasmRuns, pageRuns []bench.Run
+	for round := range e.count {
+		fmt.Fprintf(e.log, "decoder: round %d/%d\n", round+1, e.count)
+		out, err := e.commandIn(ctx, benchDir, nil, nil, native, testArgs...)
+		if err != nil {
+			return "", err
+		}
+		nativeRuns = append(nativeRuns, mustParse(out)...)
+		out, err = e.commandIn(ctx, benchDir, nil, nil, execWasm, append([]string{wasm}, testArgs...)...)
+		if err != nil {
+			return "", err
+		}
+		wasmRuns = append(wasmRuns, mustParse(out)...)
+		if pageWasm != "" {
+			out, err = e.commandIn(ctx, benchDir, nil, nil, e.node, filepath.Join(benchDir, "node", "decode.cjs"), pageWasm, wasmExecJS, packetsFile, minMs)
+			if err != nil {
+				return "", err
+			}
+			pageRuns = append(pageRuns, mustParse(out)...)
+		}
+	}
+	nat, wsm, page := bench.Summarize(nativeRuns), bench.Summarize(wasmRuns), bench.Summarize(pageRuns)
+
+	var b strings.Builder
+	fmt.Fprintf(&b, "Commands, alternated %d times (one run of each per round):\n\n", e.count)
+	fmt.Fprintf(&b, "- native: %s\n", code("go test -c ./bench && (cd bench && ./bench.test "+strings.Join(quoteArgs(testArgs), " ")+")"))
+	fmt.Fprintf(&b, "- wasm: %s\n", code("GOOS=js GOARCH=wasm go test -c ./bench && (cd bench && $(go env GOROOT)/lib/wasm/go_js_wasm_exec bench.wasm "+strings.Join(quoteArgs(testArgs), " ")+")"))
+	fmt.Fprintf(&b, "- the page's call: %s\n\n", code("node bench/node/decode.cjs web/static/querylens.wasm $(go env GOROOT)/lib/wasm/wasm_exec.js packets.json "+minMs))
+	b.WriteString("Packets: the codecs' golden replies (Zandronum, OGP) and whole conversations with the demo's emulated GameSpy v2 and Bloodmasters servers (bench.Corpus). " +
+		"`plain` is Codec.Decode as the server table uses it; `spans` adds the inspector's field map. Native Go uses both cores (its garbage collector runs beside the decoder); wasm runs on one thread.\n\n")
+
+	t := newTable("packet", "bytes", "native", "allocs", "wasm", "wasm ÷ native", "native, spans", "allocs", "wasm, spans", "wasm ÷ native")
+	worst := 0.0
+	worstName := ""
+	for _, p := range ps {
+		id := p.Protocol + "/" + p.Name
+		np, wp := bench.Find(nat, "BenchmarkDecode/"+id+"/plain"), bench.Find(wsm, "BenchmarkDecode/"+id+"/plain")
+		ns2, ws2 := bench.Find(nat, "BenchmarkDecode/"+id+"/spans"), bench.Find(wsm, "BenchmarkDecode/"+id+"/spans")
+		if np == nil || wp == nil || ns2 == nil || ws2 == nil {
+			continue
+		}
+		r1, r2 := wp.Median["ns/op"]/np.Median["ns/op"], ws2.Median["ns/op"]/ns2.Median["ns/op"]
+		for _, r := range []struct {
+			v    float64
+			name string
+		}{{r1, id}, {r2, id + " with spans"}} {
+			if r.v > worst {
+				worst, worstName = r.v, r.name
+			}
+		}
+		t.add(id, strconv.Itoa(p.Bytes()), ns(np.Median["ns/op"]), num(np.Median["allocs/op"]), ns(wp.Median["ns/op"]), ratio(r1),
+			ns(ns2.Median["ns/op"]), num(ns2.Median["allocs/op"]), ns(ws2.Median["ns/op"]), ratio(r2))
+	}
+	b.WriteString("### Codec.Decode compiled to wasm against native\n\n")
+	b.WriteString(t.String())
+	b.WriteString("\n")
+	if worst > 0 {
+		b.WriteString(goal(worst <= 3, fmt.Sprintf("within 3× of native; the slowest is %s at %s.", worstName, ratio(worst))) + "\n\n")
+	}
+
+	if pageNote != "" {
+		b.WriteString(pageNote + "\n")
+		return b.String(), nil
+	}
+	t = newTable("packet", "native Decode + AppendJSON", "page: querylens.decode()", "page ÷ native", "page, spans", "page, spans ÷ native, spans")
+	worst, worstName = 0, ""
+	for _, p := range ps {
+		id := p.Protocol + "/" + p.Name
+		nj := bench.Find(nat, "BenchmarkDecodeJSON/"+id)
+		pp, pspan := bench.Find(page, "BenchmarkPageDecode/"+id+"/plain"), bench.Find(page, "BenchmarkPageDecode/"+id+"/spans")
+		if nj == nil || pp == nil || pspan == nil {
+			continue
+		}
+		ns2 := bench.Find(nat, "BenchmarkDecode/"+id+"/spans")
+		r := pp.Median["ns/op"] / nj.Median["ns/op"]
+		if r > worst {
+			worst, worstName = r, id
+		}
+		spanRatio := "–"
+		if ns2 != nil {
+			spanRatio = ratio(pspan.Median["ns/op"] / ns2.Median["ns/op"])
+		}
+		t.add(id, ns(nj.Median["ns/op"]), ns(pp.Median["ns/op"]), ratio(r), ns(pspan.Median["ns/op"]), spanRatio)
+	}
+	b.WriteString("### The page's call: querylens.decode() in web/static/querylens.wasm under node, against the same work natively\n\n")
+	b.WriteString("The page's number includes copying the datagrams into Go, the JSON the codecs write and the engine's JSON.parse of it; " +
+		"the native side is Decode plus Message.AppendJSON (what `querylens decode` does). The spans column compares with native Decode with spans (no JSON).\n\n")
+	b.WriteString(t.String())
+	b.WriteString("\n")
+	if worst > 0 {
+		b.WriteString(goal(worst <= 3, fmt.Sprintf("within 3× of native; the slowest is %s at %s.", worstName, ratio(worst))) + "\n")
+	}
+	return b.String(), nil
+}
+
+func mustParse(out string) []bench.Run {
+	runs, _ := bench.ParseBench(strings.NewReader(out))
+	return runs
+}
+
+// parseBenchtime turns "100ms"/"1s" into milliseconds.
+func parseBenchtime(s string) (int, error) {
+	if v, ok := strings.CutSuffix(s, "ms"); ok {
+		return strconv.Atoi(v)
+	}
+	if v, ok := strings.CutSuffix(s, "s"); ok {
+		n, err := strconv.Atoi(v)
+		return n * 1000, err
+	}
+	return 0, fmt.Errorf("benchtime %q", s)
+}
+
+func writePackets(path string, ps []bench.Packet) error {
+	type jp struct {
+		Protocol  string   `json:"protocol"`
+		Name      string   `json:"name"`
+		Datagrams []string `json:"datagrams"`
+		Query     string   `json:"query,omitempty"`
+	}
+	var out []jp
+	for _, p := range ps {
+		j := jp{Protocol: p.Protocol, Name: p.Name, Query: hex.EncodeToString(p.Query)}
+		for _, d := range p.Datagrams {
+			j.Datagrams = append(j.Datagrams, hex.EncodeToString(d))
+		}
+		out = append(out, j)
+	}
+	b, err := json.Marshal(out)
+	if err != nil {
+		return err
+	}
+	return os.WriteFile(path, b, 0o644)
+}

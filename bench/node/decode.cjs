@@ -1,0 +1,67 @@
+'use strict'
+// Times the page's decoder call, querylens.decode(protocol, datagrams,
+// {query, spans}), in the querylens.wasm the pages load, on the packets of a
+// JSON file written by bench/cmd/benchreport, and prints one line a packet
+// in `go test -bench` form so that the same parser reads both sides:
+//
+//	node decode.cjs QUERYLENS_WASM WASM_EXEC_JS PACKETS_JSON MIN_MS
+//
+// Each packet is decoded in batches that double until one takes MIN_MS;
+// that batch's time per call is reported, as the testing package does.
+const [wasmPath, execJs, packetsPath, minMsArg] = process.argv.slice(2)
+if (!wasmPath || !execJs || !packetsPath) {
+  process.stderr.write('usage: node decode.cjs QUERYLENS_WASM WASM_EXEC_JS PACKETS_JSON [MIN_MS]\n')
+  process.exit(2)
+}
+const minMs = Number(minMsArg ?? 100)
+
+globalThis.require = require
+globalThis.fs = require('fs')
+globalThis.path = require('path')
+globalThis.TextEncoder = require('util').TextEncoder
+globalThis.TextDecoder = require('util').TextDecoder
+globalThis.performance ??= require('perf_hooks').performance
+globalThis.crypto ??= require('crypto')
+require(execJs)
+
+const hex = (s) => Uint8Array.from(Buffer.from(s, 'hex'))
+
+async function main () {
+  const go = new globalThis.Go()
+  const { instance } = await WebAssembly.instantiate(fs.readFileSync(wasmPath), go.importObject)
+  go.run(instance) // returns once main blocks, with globalThis.querylens set
+  const ql = globalThis.querylens
+  if (!ql) throw new Error('querylens.wasm registered nothing')
+  const packets = JSON.parse(fs.readFileSync(packetsPath, 'utf8'))
+  for (const p of packets) {
+    const dgs = p.datagrams.map(hex)
+    for (const spans of [false, true]) {
+      const opt = { spans }
+      if (p.query) opt.query = hex(p.query)
+      const first = ql.decode(p.protocol, dgs, opt)
+      if (first.error) throw new Error(`${p.protocol}/${p.name}: ${first.error.message}`)
+      // Untimed first: V8 compiles wasm functions on first call and
+      // optimises hot ones later, in the background.
+      const w0 = performance.now()
+      for (let i = 0; i < 100000 && performance.now() - w0 < 50; i++) ql.decode(p.protocol, dgs, opt)
+      let n = 1
+      let dt = 0
+      for (;;) {
+        const t0 = performance.now()
+        for (let i = 0; i < n; i++) ql.decode(p.protocol, dgs, opt)
+        dt = performance.now() - t0
+        if (dt >= minMs || n >= 1 << 24) break
+        n *= dt > 0 ? Math.min(100, Math.max(2, Math.ceil((minMs * 1.2) / dt))) : 100
+      }
+      const bytes = dgs.reduce((s, d) => s + d.length, 0)
+      const nsop = (dt * 1e6) / n
+      const mbs = bytes / (nsop / 1e9) / 1e6
+      process.stdout.write(`BenchmarkPageDecode/${p.protocol}/${p.name}/${spans ? 'spans' : 'plain'} ${n} ${nsop.toFixed(1)} ns/op ${mbs.toFixed(2)} MB/s\n`)
+    }
+  }
+}
+
+main().then(() => process.exit(0), (err) => {
+  process.stderr.write(String(err?.stack ?? err) + '\n')
+  process.exit(1)
+})
