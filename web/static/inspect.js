@@ -223,26 +223,34 @@ $("whole").addEventListener("change", () => showPacket());
 // ---- packet list ----
 
 function addPacket(p) {
-  const det = ql.detect(p.data);
   const pk = {
     n: packets.length + 1, time: p.time ?? Date.now(), direction: p.direction, data: p.data,
-    protocol: p.protocol ?? (det.error ? null : det.protocol), kind: det.error ? "?" : det.kind,
-    rtt: p.rtt ?? null, target: p.target ?? "", group: p.group, cached: !!p.cached,
+    protocol: p.protocol ?? null, kind: "…", rtt: p.rtt ?? null, target: p.target ?? "", group: p.group, cached: !!p.cached,
   };
   packets.push(pk);
   const i = packets.length - 1;
   const t0 = packets[0].time;
+  const protoCell = h("td", {}, pk.protocol ?? "?");
+  const kindCell = h("td", {}, pk.kind);
   const row = h("tr", { "data-i": String(i), tabindex: "-1", "aria-selected": "false", "data-testid": "packet-row" },
     h("td", { class: "num" }, String(pk.n)),
     h("td", {}, `+${((pk.time - t0) / 1000).toFixed(3)}`),
     h("td", { class: `dir-${pk.direction}` }, pk.direction === "sent" ? "→ sent" : pk.direction === "received" ? "← recv" : "pasted"),
     h("td", { class: "num" }, String(pk.data.length)),
-    h("td", {}, pk.protocol ?? "?"),
-    h("td", {}, pk.kind),
+    protoCell,
+    kindCell,
     h("td", { class: "num" }, pk.rtt != null ? `${pk.rtt.toFixed(1)} ms${pk.cached ? "*" : ""}` : ""),
     h("td", {}, pk.target));
   $("packet-rows").append(row);
   $("packets-empty").hidden = true;
+  // Classify after the current work, so a shared capture decodes first.
+  setTimeout(() => {
+    const det = ql.detect(pk.data);
+    pk.kind = det.error ? "?" : det.kind;
+    pk.protocol ??= det.error ? null : det.protocol;
+    kindCell.textContent = pk.kind;
+    protoCell.textContent = pk.protocol ?? "?";
+  });
 }
 
 $("packet-rows").addEventListener("click", (e) => {
@@ -527,6 +535,8 @@ async function main() {
     showFatal(document.querySelector(".inspect"), err);
     return;
   }
+  // A shared capture is what the visitor came for: decode it first.
+  fromFragment();
   protocols = ql.protocols();
   const linked = new URLSearchParams(location.hash.slice(1)).get("p");
   const start = [cfg.protocol, linked, "zandronum"].find((p) => p && protocols.some((x) => x.name === p));
@@ -534,7 +544,6 @@ async function main() {
   if (!cfg.target && new URLSearchParams(location.hash.slice(1)).get("t")) $("b-target").value = new URLSearchParams(location.hash.slice(1)).get("t");
   renderOptions();
   preview();
-  fromFragment();
   globalThis.querylensInspect = { packets: () => packets.map((p) => ({ ...p, hex: toHex(p.data) })), permalink, select };
 }
 

@@ -164,6 +164,7 @@ export class Relay extends EventTarget {
           maxInFlight: v.getUint16(8), cacheTTL: v.getUint32(10),
         };
         this.retry = 0;
+        performance.mark("ql-relay-hello");
         onHello(this.hello);
         this.dispatchEvent(new Event("open"));
         this.#pump();

@@ -84,6 +84,9 @@ func fill(v *view, m *codecs.Message) {
 		v.Teams = append(v.Teams, team{Name: StripColors(t.Name), Score: t.Score})
 	}
 	base := teamBase(in)
+	if in.Has&codecs.HasPlayers != 0 {
+		v.Players = []player{} // an empty server shows "Nobody is playing"
+	}
 	for _, p := range in.Players {
 		pl := player{Name: StripColors(p.Name), Score: p.Score, Ping: p.Ping, Spectator: p.Spectator, Bot: p.Bot, TeamIndex: -1}
 		if p.HasTeam {
