@@ -12,6 +12,7 @@ const tbody = $("rows");
 const table = $("servers");
 
 const titles = Object.fromEntries((cfg.protocols ?? []).map((p) => [p.name, p.title]));
+const LOCK = `<svg class="icon" viewBox="0 0 12 12" width="10" height="10" aria-hidden="true"><rect x="2" y="5" width="8" height="6" rx="1" fill="currentColor"/><path d="M4 5V3.5a2 2 0 0 1 4 0V5" fill="none" stroke="currentColor" stroke-width="1.3"/></svg>`;
 const ROW_H = 30; // px; matches --row-h in app.css
 const OVERSCAN = 12;
 const ZANDRONUM_MIN_MS = 10_000; // a Zandronum server answers one IP once per 10 s
@@ -273,7 +274,7 @@ function rowHTML(r, i) {
   const players = ok && r.players >= 0
     ? `${r.players - r.bots}${r.max ? "/" + r.max : ""}${r.bots ? `<span class="bots" title="${r.bots} bot${r.bots > 1 ? "s" : ""}">+${r.bots} bot${r.bots > 1 ? "s" : ""}</span>` : ""}`
     : "";
-  const flags = [r.password ? `<span class="tag" title="Password required">🔒 password</span>` : ""].join("");
+  const flags = r.password ? `<span class="tag" title="Password required">${LOCK} password</span>` : "";
   return `<tr class="row${ok ? "" : " dim"}${i === active ? " active" : ""}" id="row-${i}" aria-rowindex="${i + 2}" data-i="${i}" data-key="${esc(r.key)}" data-state="${r.state}" data-testid="server-row">` +
     `<td><button type="button" class="star" aria-pressed="${fav}" aria-label="Favourite" data-fav="${i}">${fav ? "★" : "☆"}</button></td>` +
     `<td title="${esc(r.protocol)}">${esc(titles[r.protocol] ?? r.protocol)}</td>` +
