@@ -144,6 +144,10 @@ func TestDecodeAllocs(t *testing.T) {
 		{"request", 0, func() error { _, err := DecodeRequest(req); return err }},
 		// the payloads of the three packets, servers, packets
 		{"master list", 3, func() error { _, err := DecodeMasterList(in.list); return err }},
+		// Detect and CheckQuery only look.
+		{"detect reply", 0, func() error { Codec{}.Detect(in.ctfWire); return nil }},
+		{"detect list", 0, func() error { Codec{}.Detect(in.list[0]); return nil }},
+		{"check query", 0, func() error { return Codec{}.CheckQuery(req) }},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			var err error

@@ -170,7 +170,7 @@ func (q *Query) feedMaster(b, p []byte, code uint32) ([][]byte, bool, error) {
 		return nil, true, nil
 	case MasterBeginPart:
 		r := wire.NewReader(Protocol, p, 0, nil)
-		_, end := decodeListPart(r, nil, nil)
+		_, end := decodeListPart(r, nil, nil, false)
 		if err := r.Err(); err != nil {
 			return nil, false, inLayer(err, "payload")
 		}
@@ -235,7 +235,7 @@ func (Codec) Detect(b []byte) (codecs.Kind, codecs.Confidence) {
 			return codecs.KindMasterQuery, codecs.Likely
 		}
 		s.r.Reset(p, 0)
-		if _, err := decodeRequest(s.r); err == nil {
+		if _, err := decodeRequest(s.r, nil); err == nil {
 			return codecs.KindQuery, codecs.Certain
 		}
 	case MasterChallenge:
@@ -275,7 +275,7 @@ func (Codec) Detect(b []byte) (codecs.Kind, codecs.Confidence) {
 		if code == MasterBeginList {
 			checkLegacyList(s.r)
 		} else {
-			decodeListPart(s.r, nil, nil)
+			decodeListPart(s.r, nil, nil, false)
 		}
 		if s.r.Err() == nil {
 			return codecs.KindMasterList, codecs.Certain
@@ -328,7 +328,7 @@ func (Codec) CheckQuery(b []byte) error {
 			return nil
 		}
 		s.r.Reset(p, 0)
-		q, err := decodeRequest(s.r)
+		q, err := decodeRequest(s.r, nil)
 		if err != nil {
 			return inLayer(err, "payload")
 		}
@@ -410,7 +410,7 @@ func (Codec) Decode(datagrams [][]byte, opt codecs.DecodeOptions) (*codecs.Messa
 	case n == 1 && code == ServerChallenge && len(payloads[0]) > 4:
 		m.Kind = codecs.KindQuery
 		r := sk.reader(rd, payloads[0], layer(0))
-		q, err := decodeRequest(r)
+		q, err := decodeRequest(r, nil)
 		m.Fields = q.Fields()
 		if q.requestTrailing() {
 			m.Warn(codecs.WarnTrailing)

@@ -258,16 +258,6 @@ func TestQuery(t *testing.T) {
 		_, errs := feed(t, q, Wrap(nil, segPayload(2, 9, 0, 0, 0, nil)))
 		equal(t, "ignored", 1, len(errs))
 	})
-	t.Run("refused", func(t *testing.T) {
-		q, req := newQuery(nil)
-		b, _ := AppendResponse(nil, Response{Code: CodeBanned, Time: req.Time})
-		done, _ := feed(t, q, b)
-		equal(t, "done", true, done)
-		m, err := q.Result(codecs.DecodeOptions{})
-		noErr(t, "Result", err)
-		equal(t, "kind", codecs.KindDenied, m.Kind)
-		equal(t, "denied", codecs.DeniedBanned, m.Denied)
-	})
 	t.Run("nothing received", func(t *testing.T) {
 		q, _ := newQuery(nil)
 		m, err := q.Result(codecs.DecodeOptions{})
@@ -290,15 +280,31 @@ func TestQuery(t *testing.T) {
 		equal(t, "servers", len(servers), len(m.Servers))
 		equal(t, "first", "198.51.0.0:10666", m.Servers[0])
 	})
-	t.Run("master refusal", func(t *testing.T) {
-		q, _ := newQuery(map[string]string{"master": "true"})
-		done, _ := feed(t, q, AppendMasterDenied(nil, MasterIgnored))
-		equal(t, "done", true, done)
-		m, err := q.Result(codecs.DecodeOptions{})
-		noErr(t, "Result", err)
-		equal(t, "kind", codecs.KindMasterDenied, m.Kind)
-		equal(t, "denied", codecs.DeniedRateLimited, m.Denied)
-	})
+	for _, tc := range []struct {
+		name   string
+		opts   map[string]string
+		reply  func(req Request) []byte
+		kind   codecs.Kind
+		denied string
+	}{
+		{"banned", nil, func(req Request) []byte {
+			b, _ := AppendResponse(nil, Response{Code: CodeBanned, Time: req.Time})
+			return b
+		}, codecs.KindDenied, codecs.DeniedBanned},
+		{"master refusal", map[string]string{"master": "true"}, func(Request) []byte {
+			return AppendMasterDenied(nil, MasterIgnored)
+		}, codecs.KindMasterDenied, codecs.DeniedRateLimited},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			q, req := newQuery(tc.opts)
+			done, _ := feed(t, q, tc.reply(req))
+			equal(t, "done", true, done)
+			m, err := q.Result(codecs.DecodeOptions{})
+			noErr(t, "Result", err)
+			equal(t, "kind", tc.kind, m.Kind)
+			equal(t, "denied", tc.denied, m.Denied)
+		})
+	}
 	t.Run("master ignores a launcher reply", func(t *testing.T) {
 		q, _ := newQuery(map[string]string{"master": "true"})
 		_, errs := feed(t, q, vectorDatagram(vecCTF, "response")(t)[0], []byte{0x00, 0xff})

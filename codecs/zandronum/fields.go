@@ -15,53 +15,33 @@ func (r *Response) Fields() codecs.Object {
 		return o.Add("trailing_bytes", len(r.Trailing))
 	}
 	o = o.Add("version", r.Version).Add("flags", uint32(r.Flags))
-	has := func(x Flag) bool { return r.has(bits.TrailingZeros32(uint32(x))) }
-	if has(SQF_NAME) {
-		o = o.Add("name", r.Name)
+	// add adds one field when its flag (bit, 32+bit for SQF2) was read.
+	add := func(bit int, key string, v any) {
+		if r.has(bit) {
+			o = o.Add(key, v)
+		}
 	}
-	if has(SQF_URL) {
-		o = o.Add("url", r.URL)
-	}
-	if has(SQF_EMAIL) {
-		o = o.Add("email", r.Email)
-	}
-	if has(SQF_MAPNAME) {
-		o = o.Add("map", r.Map)
-	}
-	if has(SQF_MAXCLIENTS) {
-		o = o.Add("maxclients", r.MaxClients)
-	}
-	if has(SQF_MAXPLAYERS) {
-		o = o.Add("maxplayers", r.MaxPlayers)
-	}
-	if has(SQF_PWADS) {
-		o = o.Add("pwads", nonNil(r.PWADs))
-	}
-	if has(SQF_GAMETYPE) {
+	bit := func(f Flag) int { return bits.TrailingZeros32(uint32(f)) }
+	add(bit(SQF_NAME), "name", r.Name)
+	add(bit(SQF_URL), "url", r.URL)
+	add(bit(SQF_EMAIL), "email", r.Email)
+	add(bit(SQF_MAPNAME), "map", r.Map)
+	add(bit(SQF_MAXCLIENTS), "maxclients", r.MaxClients)
+	add(bit(SQF_MAXPLAYERS), "maxplayers", r.MaxPlayers)
+	add(bit(SQF_PWADS), "pwads", nonNil(r.PWADs))
+	if r.has(bit(SQF_GAMETYPE)) {
 		o = o.Add("gamemode", uint8(r.GameMode)).Add("instagib", r.Instagib).Add("buckshot", r.Buckshot)
 	}
-	if has(SQF_GAMENAME) {
-		o = o.Add("gamename", r.GameName)
-	}
-	if has(SQF_IWAD) {
-		o = o.Add("iwad", r.IWAD)
-	}
-	if has(SQF_FORCEPASSWORD) {
-		o = o.Add("forcepassword", r.ForcePassword)
-	}
-	if has(SQF_FORCEJOINPASSWORD) {
-		o = o.Add("forcejoinpassword", r.ForceJoinPassword)
-	}
-	if has(SQF_GAMESKILL) {
-		o = o.Add("skill", r.Skill)
-	}
-	if has(SQF_BOTSKILL) {
-		o = o.Add("botskill", r.BotSkill)
-	}
-	if has(SQF_DMFLAGS) {
+	add(bit(SQF_GAMENAME), "gamename", r.GameName)
+	add(bit(SQF_IWAD), "iwad", r.IWAD)
+	add(bit(SQF_FORCEPASSWORD), "forcepassword", r.ForcePassword)
+	add(bit(SQF_FORCEJOINPASSWORD), "forcejoinpassword", r.ForceJoinPassword)
+	add(bit(SQF_GAMESKILL), "skill", r.Skill)
+	add(bit(SQF_BOTSKILL), "botskill", r.BotSkill)
+	if r.has(bit(SQF_DMFLAGS)) {
 		o = o.Add("dmflags", r.DMFlags[0]).Add("dmflags2", r.DMFlags[1]).Add("compatflags", r.DMFlags[2])
 	}
-	if has(SQF_LIMITS) {
+	if r.has(bit(SQF_LIMITS)) {
 		l := &r.Limits
 		o = o.Add("fraglimit", l.FragLimit).Add("timelimit", l.TimeLimit)
 		if l.TimeLimit != 0 {
@@ -69,16 +49,10 @@ func (r *Response) Fields() codecs.Object {
 		}
 		o = o.Add("duellimit", l.DuelLimit).Add("pointlimit", l.PointLimit).Add("winlimit", l.WinLimit)
 	}
-	if has(SQF_TEAMDAMAGE) {
-		o = o.Add("teamdamage", r.TeamDamage)
-	}
-	if has(SQF_TEAMSCORES) {
-		o = o.Add("teamscores", []int{int(r.TeamScores[0]), int(r.TeamScores[1])})
-	}
-	if has(SQF_NUMPLAYERS) {
-		o = o.Add("numplayers", r.NumPlayers)
-	}
-	if has(SQF_PLAYERDATA) {
+	add(bit(SQF_TEAMDAMAGE), "teamdamage", r.TeamDamage)
+	add(bit(SQF_TEAMSCORES), "teamscores", []int{int(r.TeamScores[0]), int(r.TeamScores[1])})
+	add(bit(SQF_NUMPLAYERS), "numplayers", r.NumPlayers)
+	if r.has(bit(SQF_PLAYERDATA)) {
 		ps := make([]codecs.Object, 0, len(r.Players))
 		for _, p := range r.Players {
 			po := codecs.Object{{Key: "name", Value: p.Name}, {Key: "score", Value: p.Score}, {Key: "ping", Value: p.Ping},
@@ -90,75 +64,44 @@ func (r *Response) Fields() codecs.Object {
 		}
 		o = o.Add("players", ps)
 	}
-	if has(SQF_TEAMINFO_NUMBER) {
-		o = o.Add("numteams", r.NumTeams)
+	add(bit(SQF_TEAMINFO_NUMBER), "numteams", r.NumTeams)
+	if r.has(bit(SQF_TEAMINFO_NAME)) {
+		o = o.Add("team_names", each(r.Teams, func(t Team) string { return t.Name }))
 	}
-	if has(SQF_TEAMINFO_NAME) {
-		v := make([]string, len(r.Teams))
-		for i, t := range r.Teams {
-			v[i] = t.Name
-		}
-		o = o.Add("team_names", v)
+	if r.has(bit(SQF_TEAMINFO_COLOR)) {
+		o = o.Add("team_colors", each(r.Teams, func(t Team) int { return int(t.Color) }))
 	}
-	if has(SQF_TEAMINFO_COLOR) {
-		v := make([]int, len(r.Teams))
-		for i, t := range r.Teams {
-			v[i] = int(t.Color)
-		}
-		o = o.Add("team_colors", v)
+	if r.has(bit(SQF_TEAMINFO_SCORE)) {
+		o = o.Add("team_scores", each(r.Teams, func(t Team) int { return int(t.Score) }))
 	}
-	if has(SQF_TEAMINFO_SCORE) {
-		v := make([]int, len(r.Teams))
-		for i, t := range r.Teams {
-			v[i] = int(t.Score)
-		}
-		o = o.Add("team_scores", v)
-	}
-	if has(SQF_TESTING_SERVER) {
+	if r.has(bit(SQF_TESTING_SERVER)) {
 		o = o.Add("testing", r.Testing).Add("testing_name", r.TestingName)
 	}
-	if has(SQF_DATA_MD5SUM) {
-		o = o.Add("data_md5sum", r.DataMD5Sum)
+	add(bit(SQF_DATA_MD5SUM), "data_md5sum", r.DataMD5Sum)
+	if r.has(bit(SQF_ALL_DMFLAGS)) {
+		o = o.Add("all_dmflags", each(r.AllDMFlags, func(x uint32) int { return int(x) }))
 	}
-	if has(SQF_ALL_DMFLAGS) {
-		v := make([]int, len(r.AllDMFlags))
-		for i, x := range r.AllDMFlags {
-			v[i] = int(x)
-		}
-		o = o.Add("all_dmflags", v)
+	add(bit(SQF_SECURITY_SETTINGS), "security", r.Security)
+	if r.has(bit(SQF_OPTIONAL_WADS)) {
+		o = o.Add("optional_wads", each(r.OptionalWADs, func(x uint8) int { return int(x) }))
 	}
-	if has(SQF_SECURITY_SETTINGS) {
-		o = o.Add("security", r.Security)
-	}
-	if has(SQF_OPTIONAL_WADS) {
-		v := make([]int, len(r.OptionalWADs))
-		for i, x := range r.OptionalWADs {
-			v[i] = int(x)
-		}
-		o = o.Add("optional_wads", v)
-	}
-	if has(SQF_DEH) {
-		o = o.Add("deh", nonNil(r.DEH))
-	}
-	if has(SQF_EXTENDED_INFO) {
-		o = o.Add("flags2", uint32(r.Flags2))
-		if r.has(32 + 0) {
-			o = o.Add("pwad_hashes", nonNil(r.PWADHashes))
-		}
-		if r.has(32 + 1) {
-			o = o.Add("country", r.Country)
-		}
-		if r.has(32 + 2) {
-			o = o.Add("gamemode_name", r.GameModeName)
-		}
-		if r.has(32 + 3) {
-			o = o.Add("gamemode_shortname", r.GameModeShort)
-		}
-		if r.has(32 + 4) {
-			o = o.Add("voicechat", r.VoiceChat)
-		}
-	}
+	add(bit(SQF_DEH), "deh", nonNil(r.DEH))
+	add(bit(SQF_EXTENDED_INFO), "flags2", uint32(r.Flags2))
+	add(32+bit(Flag(SQF2_PWAD_HASHES)), "pwad_hashes", nonNil(r.PWADHashes))
+	add(32+bit(Flag(SQF2_COUNTRY)), "country", r.Country)
+	add(32+bit(Flag(SQF2_GAMEMODE_NAME)), "gamemode_name", r.GameModeName)
+	add(32+bit(Flag(SQF2_GAMEMODE_SHORTNAME)), "gamemode_shortname", r.GameModeShort)
+	add(32+bit(Flag(SQF2_VOICECHAT)), "voicechat", r.VoiceChat)
 	return o.Add("trailing_bytes", len(r.Trailing))
+}
+
+// each maps v through f into a new slice (never nil, so JSON shows []).
+func each[T, U any](v []T, f func(T) U) []U {
+	out := make([]U, len(v))
+	for i, x := range v {
+		out[i] = f(x)
+	}
+	return out
 }
 
 func nonNil(v []string) []string {

@@ -86,3 +86,12 @@ func codecErr(t testing.TB, name string, err, sentinel error, field, layer strin
 func jsonOf(v any) string { return string(codecs.AppendJSON(nil, v)) }
 
 func errorsAs(err error, target **codecs.Error) bool { return errors.As(err, target) }
+
+// wrapAll puts every payload through the Huffman layer.
+func wrapAll(payloads [][]byte) [][]byte {
+	var out [][]byte
+	for _, p := range payloads {
+		out = append(out, Wrap(nil, p))
+	}
+	return out
+}

@@ -114,7 +114,7 @@ func decodeMasterList(sk *sink, rd *wire.Reader, payloads [][]byte, layers []int
 		r := sk.reader(rd, payloads[i], layer(i))
 		before := len(l.Servers)
 		var end uint8
-		l.Servers, end = decodeListPart(r, sk.spanPtr(), l.Servers)
+		l.Servers, end = decodeListPart(r, sk.spanPtr(), l.Servers, true)
 		l.Packets = append(l.Packets, MasterPacket{Number: uint8(num), Final: end == MasterEndList, Servers: len(l.Servers) - before})
 		if err := r.Err(); err != nil {
 			return l, inLayer(err, payloadName(i, n))
@@ -149,9 +149,10 @@ func decodeMasterList(sk *sink, rd *wire.Reader, payloads [][]byte, layers []int
 	return l, nil
 }
 
-// decodeListPart reads one list packet, appending its servers to dst. It
-// returns the end byte (MasterEndList or MasterEndPart).
-func decodeListPart(r *wire.Reader, spans *[]codecs.Span, dst []Addr) ([]Addr, uint8) {
+// decodeListPart reads one list packet, appending its servers to dst
+// unless keep is false (a check only). It returns the end byte
+// (MasterEndList or MasterEndPart).
+func decodeListPart(r *wire.Reader, spans *[]codecs.Span, dst []Addr, keep bool) ([]Addr, uint8) {
 	enum8x4(r, "response", masterCodeName)
 	r.U8("packet_number")
 	start := r.Offset()
@@ -180,7 +181,9 @@ func decodeListPart(r *wire.Reader, spans *[]codecs.Span, dst []Addr) ([]Addr, u
 			if r.Failed() {
 				break
 			}
-			dst = append(dst, a)
+			if keep {
+				dst = append(dst, a)
+			}
 		}
 		if r.Recording() {
 			markGroup(r, spans, at, "", "group", start, ipString(a.IP)+": "+strconv.Itoa(int(n))+" servers")

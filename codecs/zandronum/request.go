@@ -40,28 +40,12 @@ func AppendRequestPayload(dst []byte, q Request) ([]byte, error) {
 
 // DecodeRequest decodes a launcher request datagram (Huffman layer
 // included). On error it returns what it decoded.
-func DecodeRequest(b []byte) (Request, error) {
-	s := getScratch()
-	defer putScratch(s)
-	var err error
-	s.buf, err = unwrap(s.buf, b, "wire")
-	if err != nil {
-		return Request{}, err
-	}
-	s.r.Reset(s.buf, 0)
-	q, err := decodeRequest(s.r)
-	return q, inLayer(err, "payload")
-}
+func DecodeRequest(b []byte) (Request, error) { return decodeOne(b, true, decodeRequest) }
 
 // DecodeRequestPayload decodes the plain payload of a launcher request.
-func DecodeRequestPayload(p []byte) (Request, error) {
-	s := getScratch()
-	defer putScratch(s)
-	s.r.Reset(p, 0)
-	return decodeRequest(s.r)
-}
+func DecodeRequestPayload(p []byte) (Request, error) { return decodeOne(p, false, decodeRequest) }
 
-func decodeRequest(r *wire.Reader) (Request, error) {
+func decodeRequest(r *wire.Reader, _ []byte) (Request, error) {
 	var q Request
 	expect32(r, "challenge", ServerChallenge)
 	q.Flags = Flag(flags32(r, "flags", "flags:SQF", flagString))
@@ -121,24 +105,16 @@ func AppendMasterRequestPayload(dst []byte) []byte {
 // with its version SHORT, or the legacy LONG 199 (any bytes after it are
 // ignored by a master and reported as Extra).
 func DecodeMasterRequest(b []byte) (MasterRequest, error) {
-	s := getScratch()
-	defer putScratch(s)
-	var err error
-	s.buf, err = unwrap(s.buf, b, "wire")
-	if err != nil {
-		return MasterRequest{}, err
-	}
-	s.r.Reset(s.buf, 0)
-	q, _, err := decodeMasterRequest(s.r)
-	return q, inLayer(err, "payload")
+	return decodeOne(b, true, decodeMasterRequestOnly)
 }
 
 // DecodeMasterRequestPayload decodes the plain payload of a master request.
 func DecodeMasterRequestPayload(p []byte) (MasterRequest, error) {
-	s := getScratch()
-	defer putScratch(s)
-	s.r.Reset(p, 0)
-	q, _, err := decodeMasterRequest(s.r)
+	return decodeOne(p, false, decodeMasterRequestOnly)
+}
+
+func decodeMasterRequestOnly(r *wire.Reader, _ []byte) (MasterRequest, error) {
+	q, _, err := decodeMasterRequest(r)
 	return q, err
 }
 

@@ -16,35 +16,19 @@ import (
 // where they leave the team byte open, the game mode decides, and where the
 // reply contradicts that, the other layouts are tried (see Guess).
 func DecodeResponse(b []byte) (Response, error) {
-	return decodeResponseWire(b, 0)
+	return decodeOne(b, true, func(r *wire.Reader, p []byte) (Response, error) { return decodeResponse(r, p, 0, nil, 0) })
 }
 
 // DecodeResponseTo is DecodeResponse for a reply to request q. Knowing the
 // requested flags makes the team-byte rule exact even when the server
 // dropped SQF_TEAMINFO_NUMBER.
 func DecodeResponseTo(b []byte, q Request) (Response, error) {
-	return decodeResponseWire(b, q.Flags)
+	return decodeOne(b, true, func(r *wire.Reader, p []byte) (Response, error) { return decodeResponse(r, p, 0, nil, q.Flags) })
 }
 
 // DecodeResponsePayload decodes the plain payload of a launcher reply.
 func DecodeResponsePayload(p []byte) (Response, error) {
-	s := getScratch()
-	defer putScratch(s)
-	s.r.Reset(p, 0)
-	return decodeResponse(s.r, p, 0, nil, 0)
-}
-
-func decodeResponseWire(b []byte, asked Flag) (Response, error) {
-	s := getScratch()
-	defer putScratch(s)
-	var err error
-	s.buf, err = unwrap(s.buf, b, "wire")
-	if err != nil {
-		return Response{}, err
-	}
-	s.r.Reset(s.buf, 0)
-	resp, err := decodeResponse(s.r, s.buf, 0, nil, asked)
-	return resp, inLayer(err, "payload")
+	return decodeOne(p, false, func(r *wire.Reader, p []byte) (Response, error) { return decodeResponse(r, p, 0, nil, 0) })
 }
 
 // decodeResponse decodes a reply from the start of layer p (number layer),
@@ -402,39 +386,11 @@ func (b *body) field(resp *Response, bit int) {
 	case 26:
 		resp.DataMD5Sum = b.t.cstring(b.r, "data_md5sum")
 	case 27:
-		n := b.count("all_dmflags", 4)
-		if n < 0 {
-			return
-		}
-		v := make([]uint32, 0, n)
-		for i := range n {
-			b.r.Enter("all_dmflags", i)
-			x := b.r.U32LE("")
-			b.r.Leave()
-			if b.r.Failed() {
-				break
-			}
-			v = append(v, x)
-		}
-		resp.AllDMFlags = v
+		resp.AllDMFlags = list(b, "all_dmflags", 4, (*wire.Reader).U32LE)
 	case 28:
 		resp.Security = b.r.U8("security")
 	case 29:
-		n := b.count("optional_wads", 1)
-		if n < 0 {
-			return
-		}
-		v := make([]uint8, 0, n)
-		for i := range n {
-			b.r.Enter("optional_wads", i)
-			x := b.r.U8("")
-			b.r.Leave()
-			if b.r.Failed() {
-				break
-			}
-			v = append(v, x)
-		}
-		resp.OptionalWADs = v
+		resp.OptionalWADs = list(b, "optional_wads", 1, (*wire.Reader).U8)
 	case 30:
 		resp.DEH = b.strings("deh")
 	}
@@ -480,6 +436,25 @@ func (b *body) count(name string, size int) int {
 		return c + 1
 	}
 	return n
+}
+
+// list reads a BYTE count and that many values of size bytes with read.
+func list[T any](b *body, name string, size int, read func(r *wire.Reader, field string) T) []T {
+	n := b.count(name, size)
+	if n < 0 {
+		return nil
+	}
+	v := make([]T, 0, n)
+	for i := range n {
+		b.r.Enter(name, i)
+		x := read(b.r, "")
+		b.r.Leave()
+		if b.r.Failed() {
+			break
+		}
+		v = append(v, x)
+	}
+	return v
 }
 
 // strings reads a BYTE count and that many strings.

@@ -33,11 +33,10 @@ type Segment struct {
 // and checks it on its own: Number < Total and Offset+Size <= TotalSize.
 // Data aliases p.
 func DecodeSegmentPayload(p []byte) (Segment, error) {
-	s := getScratch()
-	defer putScratch(s)
-	s.r.Reset(p, 0)
-	g, _ := decodeSegment(s.r)
-	return g, s.r.Err()
+	return decodeOne(p, false, func(r *wire.Reader, _ []byte) (Segment, error) {
+		g, _ := decodeSegment(r)
+		return g, r.Err()
+	})
 }
 
 // decodeSegment reads one segment; it returns the bytes left after the

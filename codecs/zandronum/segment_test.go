@@ -49,11 +49,7 @@ func TestSegmentedOrder(t *testing.T) {
 			got, err := DecodeSegmentedPayloads(in)
 			noErr(t, "DecodeSegmentedPayloads", err)
 			equal(t, "reply", want, got)
-			var wires [][]byte
-			for _, p := range in {
-				wires = append(wires, Wrap(nil, p))
-			}
-			got, err = DecodeSegmented(wires)
+			got, err = DecodeSegmented(wrapAll(in))
 			noErr(t, "DecodeSegmented", err)
 			equal(t, "reply from datagrams", want, got)
 		})
@@ -138,11 +134,7 @@ func TestSegmentedErrors(t *testing.T) {
 			if len(tc.in) == 0 {
 				return
 			}
-			var wires [][]byte
-			for _, p := range tc.in {
-				wires = append(wires, Wrap(nil, p))
-			}
-			m, err := Codec{}.Decode(wires, codecs.DecodeOptions{Spans: true})
+			m, err := Codec{}.Decode(wrapAll(tc.in), codecs.DecodeOptions{Spans: true})
 			if tc.field != "response" {
 				e = codecErr(t, "Codec.Decode", err, tc.sentinel, tc.field, tc.layer)
 				equal(t, "offset", tc.offset, e.Offset)

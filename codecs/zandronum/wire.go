@@ -33,6 +33,29 @@ func putScratch(s *scratch) {
 	scratchPool.Put(s)
 }
 
+// decodeOne runs decode over one message with a pooled buffer and cursor:
+// over the payload of datagram b when isWire (errors then name the "wire"
+// or "payload" layer), else over b as a plain payload.
+func decodeOne[T any](b []byte, isWire bool, decode func(r *wire.Reader, p []byte) (T, error)) (T, error) {
+	s := getScratch()
+	defer putScratch(s)
+	p := b
+	if isWire {
+		var err error
+		if s.buf, err = unwrap(s.buf, b, "wire"); err != nil {
+			var zero T
+			return zero, err
+		}
+		p = s.buf
+	}
+	s.r.Reset(p, 0)
+	v, err := decode(s.r, p)
+	if isWire {
+		err = inLayer(err, "payload")
+	}
+	return v, err
+}
+
 // unwrap appends the payload of datagram b to dst. A Huffman problem is a
 // *codecs.Error in the wire layer, with the byte offset the Huffman
 // decoder reported.
