@@ -231,13 +231,24 @@ func (c *conversation) Feed(b []byte) ([][]byte, bool, error) {
 }
 
 // Result decodes the answer received so far; parts of a split answer that
-// did not come make it an error wrapping codecs.ErrIncomplete.
+// did not come make it an error wrapping codecs.ErrIncomplete. With only a
+// challenge answer (the query with the number got no answer, or the server
+// kept sending new numbers) it is that challenge message, and an error
+// wrapping codecs.ErrIncomplete.
 func (c *conversation) Result(opt codecs.DecodeOptions) (*codecs.Message, error) {
 	switch {
 	case len(c.parts) > 0:
 		return codec{}.Decode(c.parts, opt)
 	case c.last != nil:
-		return codec{}.Decode([][]byte{c.last}, opt)
+		m, err := codec{}.Decode([][]byte{c.last}, opt)
+		if err == nil {
+			text := "no answer to the query with the challenge number"
+			if c.challenges == maxChallenges && c.done {
+				text = "the server sent a new challenge number " + strconv.Itoa(maxChallenges+1) + " times"
+			}
+			err = &codecs.Error{Protocol: proto, Field: "answer", Err: codecs.Detail(codecs.ErrIncomplete, text)}
+		}
+		return m, err
 	}
 	return &codecs.Message{Protocol: proto, Kind: codecs.KindResponse},
 		&codecs.Error{Protocol: proto, Field: "answer", Err: codecs.Detail(codecs.ErrIncomplete, "no answer received")}

@@ -150,6 +150,9 @@ func TestQueryVectorExchange(t *testing.T) {
 		t.Errorf("Result before anything = %v", err)
 	}
 	sent, done := feed(t, qy, datagram(t, "v1_challenge_answer"))
+	if m, err := qy.Result(codecs.DecodeOptions{}); !errors.Is(err, codecs.ErrIncomplete) || m.Kind != codecs.KindChallenge {
+		t.Errorf("Result after the challenge = %v, %v", m.Kind, err)
+	}
 	if done || len(sent) != 1 || !bytes.Equal(sent[0], datagram(t, "v1_query")) {
 		t.Fatalf("after the challenge: done %v, sent %x", done, sent)
 	}
@@ -226,7 +229,7 @@ func TestQueryChallengeLoop(t *testing.T) {
 	if n != 3 {
 		t.Errorf("answered %d challenges, want 3", n)
 	}
-	if m, err := qy.Result(codecs.DecodeOptions{}); err != nil || m.Kind != codecs.KindChallenge {
+	if m, err := qy.Result(codecs.DecodeOptions{}); !errors.Is(err, codecs.ErrIncomplete) || m.Kind != codecs.KindChallenge {
 		t.Errorf("Result = %v, %v", m.Kind, err)
 	}
 }
