@@ -149,7 +149,9 @@ func TestBrowserTable(t *testing.T) {
 	if err := chromedp.Do(ctx, chromedp.Navigate(st+"/")); err != nil {
 		t.Fatal(err)
 	}
-	waitFor(t, ctx, "the page script", `!!globalThis.querylensBrowse`, 10*time.Second)
+	// Inject after the page's own start, so its first round of queries
+	// cannot touch the synthetic rows.
+	waitFor(t, ctx, "the page's start", `globalThis.querylensBrowse?.ready === true`, 10*time.Second)
 	type syn struct {
 		Name     string
 		Players  int

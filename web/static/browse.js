@@ -524,10 +524,12 @@ async function start() {
   } catch (err) {
     showFatal(document.querySelector(".browse"), err);
     $("progress-text").textContent = "Not connected";
+    globalThis.querylensBrowse.ready = true;
     return;
   }
   $("progress-text").textContent = "Asking the masters…";
   refreshAll();
+  globalThis.querylensBrowse.ready = true;
 }
 
 start();
