@@ -3,9 +3,11 @@ package relay
 import (
 	"context"
 	"errors"
+	"maps"
 	"math"
 	"net/netip"
 	"path"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -222,36 +224,40 @@ func (c Config) Validate() error {
 	if c.MaxDatagram < 64 || c.MaxDatagram > math.MaxUint16 {
 		bad("MaxDatagram", "must be 64..65535")
 	}
-	positiveDur := map[string]time.Duration{
-		"ReplyWindow": c.ReplyWindow, "IdleTimeout": c.IdleTimeout,
-		"WriteTimeout": c.WriteTimeout, "ResolveTimeout": c.ResolveTimeout,
-	}
-	for name, d := range positiveDur {
-		if d < 0 {
-			bad(name, "must be positive")
+	for _, d := range []struct {
+		name string
+		v    time.Duration
+	}{
+		{"ReplyWindow", c.ReplyWindow}, {"IdleTimeout", c.IdleTimeout},
+		{"WriteTimeout", c.WriteTimeout}, {"ResolveTimeout", c.ResolveTimeout},
+	} {
+		if d.v < 0 {
+			bad(d.name, "must be positive")
 		}
 	}
 	if c.ReplyWindow > time.Duration(math.MaxUint32)*time.Millisecond {
 		bad("ReplyWindow", "too long")
 	}
-	for name, d := range c.ProtocolCacheTTL {
-		if d > time.Duration(math.MaxUint32)*time.Millisecond {
+	for _, name := range slices.Sorted(maps.Keys(c.ProtocolCacheTTL)) {
+		if c.ProtocolCacheTTL[name] > time.Duration(math.MaxUint32)*time.Millisecond {
 			bad("ProtocolCacheTTL["+name+"]", "too long")
 		}
 	}
 	if c.CacheTTL > time.Duration(math.MaxUint32)*time.Millisecond {
 		bad("CacheTTL", "too long")
 	}
-	positive := map[string]int{
-		"MaxReplyBytes": c.MaxReplyBytes, "MaxReplyDatagrams": c.MaxReplyDatagrams,
-		"MaxInFlight": c.MaxInFlight, "MaxUpstream": c.MaxUpstream,
-		"MaxCacheEntries": c.MaxCacheEntries, "MaxCacheBytes": c.MaxCacheBytes,
-		"MaxConns": c.MaxConns, "MaxConnsPerIP": c.MaxConnsPerIP,
-		"QueueFrames": c.QueueFrames, "QueueBytes": c.QueueBytes,
-	}
-	for name, v := range positive {
-		if v < 0 {
-			bad(name, "must be positive")
+	for _, n := range []struct {
+		name string
+		v    int
+	}{
+		{"MaxReplyBytes", c.MaxReplyBytes}, {"MaxReplyDatagrams", c.MaxReplyDatagrams},
+		{"MaxInFlight", c.MaxInFlight}, {"MaxUpstream", c.MaxUpstream},
+		{"MaxCacheEntries", c.MaxCacheEntries}, {"MaxCacheBytes", c.MaxCacheBytes},
+		{"MaxConns", c.MaxConns}, {"MaxConnsPerIP", c.MaxConnsPerIP},
+		{"QueueFrames", c.QueueFrames}, {"QueueBytes", c.QueueBytes},
+	} {
+		if n.v < 0 {
+			bad(n.name, "must be positive")
 		}
 	}
 	if c.MaxInFlight > math.MaxUint16 {
@@ -263,13 +269,15 @@ func (c Config) Validate() error {
 	if c.QueueBytes < c.MaxDatagram+replyHeader {
 		bad("QueueBytes", "must hold at least one reply of MaxDatagram bytes")
 	}
-	rates := map[string]Rate{
-		"ConnRate": c.ConnRate, "IPRate": c.IPRate, "TargetRate": c.TargetRate,
-		"TargetHostRate": c.TargetHostRate, "PingRate": c.PingRate,
-	}
-	for name, r := range rates {
-		if !(r.PerSecond > 0) || math.IsInf(r.PerSecond, 0) || r.Burst < 1 {
-			bad(name, "needs PerSecond > 0 and Burst >= 1")
+	for _, r := range []struct {
+		name string
+		v    Rate
+	}{
+		{"ConnRate", c.ConnRate}, {"IPRate", c.IPRate}, {"TargetRate", c.TargetRate},
+		{"TargetHostRate", c.TargetHostRate}, {"PingRate", c.PingRate},
+	} {
+		if !(r.v.PerSecond > 0) || math.IsInf(r.v.PerSecond, 0) || r.v.Burst < 1 {
+			bad(r.name, "needs PerSecond > 0 and Burst >= 1")
 		}
 	}
 	return errors.Join(errs...)

@@ -147,7 +147,7 @@ func drive(ctx context.Context, q codecs.Query, t transport) (netquery.Result, e
 // Result.Done false.
 func (s *Server) Exchange(ctx context.Context, protocol, target string, q codecs.Query) (netquery.Result, error) {
 	s.mu.Lock()
-	if s.closing {
+	if s.closing.Load() {
 		s.mu.Unlock()
 		return netquery.Result{}, s.refusal(CodeBusy, "shutting-down", "the relay is shutting down")
 	}

@@ -40,11 +40,11 @@ type Server struct {
 	inflight atomic.Int64 // askers not yet finished
 	wg       sync.WaitGroup
 
-	mu       sync.Mutex
-	closing  bool
-	conns    map[*conn]struct{}
-	perIP    map[netip.Addr]int
-	shutdown chan struct{}
+	closing atomic.Bool // set under mu, read anywhere
+
+	mu    sync.Mutex
+	conns map[*conn]struct{}
+	perIP map[netip.Addr]int
 }
 
 // New returns a relay with cfg's zero fields set to their defaults. It
@@ -75,7 +75,6 @@ func New(cfg Config, logger *slog.Logger) *Server {
 		hostRate:   newLimiter[netip.Addr](cfg.TargetHostRate, 1<<16),
 		conns:      make(map[*conn]struct{}),
 		perIP:      make(map[netip.Addr]int),
-		shutdown:   make(chan struct{}),
 	}
 	s.cache = cache{m: make(map[string]*fetch), maxEntries: cfg.MaxCacheEntries, maxBytes: cfg.MaxCacheBytes}
 	s.metrics.cacheEntries = s.cache.stats
@@ -267,11 +266,7 @@ func (s *Server) dispatch(a *asker, proto string, target netip.AddrPort, d []byt
 	s.refuse(a, CodeBusy, "cache-churn", target.String())
 }
 
-func (s *Server) isClosing() bool {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.closing
-}
+func (s *Server) isClosing() bool { return s.closing.Load() }
 
 // clientKey is the address rate limits and connection caps are kept per:
 // the client's IPv4 address, or its IPv6 /64.
@@ -355,7 +350,7 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	s.mu.Lock()
-	if s.closing {
+	if s.closing.Load() {
 		s.mu.Unlock()
 		s.metrics.refusals.add("shutting-down", 1)
 		http.Error(w, "shutting-down: the relay is shutting down", http.StatusServiceUnavailable)
@@ -436,10 +431,7 @@ func (s *Server) releaseConn(key netip.Addr) {
 // is closed at once and ctx's error is returned.
 func (s *Server) Shutdown(ctx context.Context) error {
 	s.mu.Lock()
-	if !s.closing {
-		s.closing = true
-		close(s.shutdown)
-	}
+	s.closing.Store(true)
 	s.mu.Unlock()
 	s.log.Info("relay: shutting down", "in_flight", s.inflight.Load())
 

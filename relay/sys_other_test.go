@@ -2,6 +2,11 @@
 
 package relay
 
-import "syscall"
+import (
+	"syscall"
+	"time"
+)
 
 func smallRecvBuffer(_, _ string, _ syscall.RawConn) error { return nil }
+
+func cpuTime() time.Duration { return 0 }
