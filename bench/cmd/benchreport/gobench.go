@@ -13,7 +13,7 @@ import (
 // goBench runs `go test -bench` on pkgs and returns the command line and
 // the medians.
 func (e *env) goBench(ctx context.Context, pattern string, pkgs ...string) (string, []bench.Summary, error) {
-	args := []string{"test", "-run", "^$", "-bench", pattern, "-benchmem", "-count", strconv.Itoa(e.count), "-benchtime", e.benchtime}
+	args := []string{"test", "-vet=off", "-run", "^$", "-bench", pattern, "-benchmem", "-count", strconv.Itoa(e.count), "-benchtime", e.benchtime}
 	args = append(args, pkgs...)
 	cmdline := "go " + strings.Join(quoteArgs(args), " ")
 	out, err := e.command(ctx, nil, "go", args...)

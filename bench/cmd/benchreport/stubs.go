@@ -6,4 +6,3 @@ import (
 )
 
 func browserSection(ctx context.Context, e *env) (string, error) { return "", errors.New("todo") }
-func relaySection(ctx context.Context, e *env) (string, error)   { return "", errors.New("todo") }
