@@ -446,13 +446,14 @@ func (Codec) Decode(datagrams [][]byte, opt codecs.DecodeOptions) (*codecs.Messa
 
 	case code == MasterBeginPart || (n == 1 && (code == MasterBeginList || masterDenied(code) != "")):
 		l, err := decodeMasterList(sk, rd, payloads, layers)
+		m.Fields = l.Fields()
 		if d := l.Denied(); d != "" {
 			m.Kind, m.Denied = codecs.KindMasterDenied, d
 		} else {
 			m.Kind = codecs.KindMasterList
-			m.Servers = l.serverStrings(l.Servers)
+			servers, _ := m.Fields.Get("servers")
+			m.Servers, _ = servers.([]string)
 		}
-		m.Fields = l.Fields()
 		if l.Trailing > 0 {
 			m.Warn(codecs.WarnTrailing)
 		}

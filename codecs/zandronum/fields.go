@@ -235,14 +235,15 @@ func (l *MasterList) Fields() codecs.Object {
 		last := l.Packets[n-1]
 		o = o.Add("packet_number", last.Number).Add("final", last.Final)
 	}
-	o = o.Add("servers", l.serverStrings(l.Servers))
+	all := l.serverStrings(l.Servers)
+	o = o.Add("servers", all)
 	if len(l.Packets) > 1 {
 		ps := make([]codecs.Object, len(l.Packets))
 		at := 0
 		for i, p := range l.Packets {
-			end := min(at+p.Servers, len(l.Servers))
+			end := min(at+p.Servers, len(all))
 			ps[i] = codecs.Object{{Key: "packet_number", Value: p.Number}, {Key: "final", Value: p.Final},
-				{Key: "servers", Value: l.serverStrings(l.Servers[at:end])}}
+				{Key: "servers", Value: all[at:end]}}
 			at = end
 		}
 		o = o.Add("packet_list", ps)
