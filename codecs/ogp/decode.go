@@ -176,7 +176,7 @@ func newDecoder(b []byte, layer int, spans *[]codecs.Span) decoder {
 
 // enter and leave keep the field path only when it will be used: decoding
 // without spans skips it, and decodes again with it when there is an error
-// to name (see again).
+// to name (see withPaths).
 func (d *decoder) enter(name string, index int) {
 	if d.paths {
 		d.r.Enter(name, index)
@@ -189,9 +189,10 @@ func (d *decoder) leave() {
 	}
 }
 
-// again is a decoder for b that keeps paths, to decode a second time when
-// the first pass (without them) failed.
-func again(b []byte) decoder {
+// withPaths is a decoder for b that keeps field paths: the typed decoders
+// decode a second time with it when the first pass (without them) failed,
+// so that the error names its field.
+func withPaths(b []byte) decoder {
 	d := newDecoder(b, 0, nil)
 	d.paths = true
 	return d
@@ -390,9 +391,8 @@ func (d *decoder) colors(field string) Colors {
 func DecodeHeader(b []byte) (Header, int, error) {
 	var h Header
 	d := newDecoder(b, 0, nil)
-	d.header(&h)
-	if d.err() != nil {
-		d = again(b)
+	if d.header(&h); d.err() != nil {
+		d = withPaths(b)
 		d.header(&h)
 	}
 	return h, d.r.Offset(), d.err()
@@ -518,9 +518,8 @@ func DecodeRequest(b []byte) (Request, error) {
 // Decode decodes query datagram b into q, overwriting it.
 func (q *Request) Decode(b []byte) error {
 	d := newDecoder(b, 0, nil)
-	d.request(q)
-	if d.err() != nil {
-		d = again(b)
+	if d.request(q); d.err() != nil {
+		d = withPaths(b)
 		d.request(q)
 	}
 	return d.err()
@@ -596,9 +595,8 @@ func DecodeAnswer(b []byte) (Answer, error) {
 // that decoding into the same Answer again does not allocate.
 func (a *Answer) Decode(b []byte) error {
 	d := newDecoder(b, 0, nil)
-	d.answer(a)
-	if d.err() != nil {
-		d = again(b)
+	if d.answer(a); d.err() != nil {
+		d = withPaths(b)
 		d.answer(a)
 	}
 	return d.err()
@@ -705,7 +703,8 @@ func entrySize(sizes []fieldSize, fields Bits, v Version) int {
 	return n
 }
 
-// answer1 decodes the body of a 1.0x Default query v1 answer after Requests.
+// answer1 decodes the body of a 1.0x Default query v1 answer after
+// Requests: the server fields, then the lists.
 func (d *decoder) answer1(a *Answer) {
 	colored := a.Requests&ReqColoredNames != 0
 	if a.Requests&ReqServerInfo != 0 {
@@ -713,20 +712,27 @@ func (d *decoder) answer1(a *Answer) {
 		d.serverInfo1(&a.Server, colored)
 		d.leave()
 	}
-	if a.Requests&ReqTeams != 0 {
+	d.lists(a, colored)
+}
+
+// lists decodes the lists the answer's Requests select, in wire order.
+func (d *decoder) lists(a *Answer, colored bool) {
+	lb := listBits(d.v)
+	if a.Requests&lb[listTeams] != 0 {
 		d.teams(a, colored)
 	}
-	if a.Requests&ReqPlayers != 0 {
+	if a.Requests&lb[listPlayers] != 0 {
 		d.players(a, colored)
 	}
-	if a.Requests&ReqRules != 0 {
-		d.rules(a)
+	if a.Requests&lb[listRules] != 0 {
+		a.Rules = list(d, a.Rules, "rule_count", "", "rules", nil, nil, func(Bits) int { return 2 }, d.rule)
 	}
-	if a.Requests&ReqAddOns != 0 {
-		d.addOns(a)
+	if a.Requests&lb[listAddOns] != 0 {
+		a.AddOns = list(d, a.AddOns, "addon_count", "addon_fields", "addons", &a.AddOnFields, addOnNames,
+			func(f Bits) int { return entrySize(addOnSizes, f, d.v) }, d.addOn)
 	}
-	if a.Requests&ReqLimits != 0 {
-		d.limits(a)
+	if a.Requests&lb[listLimits] != 0 {
+		a.Limits = list(d, a.Limits, "limit_count", "", "limits", nil, nil, func(Bits) int { return 2 }, d.limit)
 	}
 }
 
@@ -734,21 +740,7 @@ func (d *decoder) answer1(a *Answer) {
 // Requests: the lists first, then the server fields.
 func (d *decoder) answer004(a *Answer) {
 	q := a.Requests
-	if q&Req004Teams != 0 {
-		d.teams(a, false)
-	}
-	if q&Req004Players != 0 {
-		d.players(a, false)
-	}
-	if q&Req004Rules != 0 {
-		d.rules(a)
-	}
-	if q&Req004AddOns != 0 {
-		d.addOns(a)
-	}
-	if q&Req004Limits != 0 {
-		d.limits(a)
-	}
+	d.lists(a, false)
 	s := &a.Server
 	d.enter("server_info", -1)
 	defer d.leave()
@@ -909,260 +901,219 @@ func (d *decoder) closeGroup(i int) {
 	}
 }
 
-func (d *decoder) teams(a *Answer, colored bool) {
+// list decodes a list: its VarUINT count (countField), then when it has
+// entries its fields bit array (fieldsField, stored in *fields; "" for
+// lists without one), then each entry with entry, as listField[i]. s is
+// reused for the entries.
+func list[T any](d *decoder, s []T, countField, fieldsField, listField string, fields *Bits, names *bitNames,
+	size func(Bits) int, entry func(*T, Bits)) []T {
 	r := d.r
 	at := r.Offset()
-	n := int(d.varuint("team_count"))
+	n := int(d.varuint(countField))
 	if n == 0 || r.Failed() {
-		return
+		return s
 	}
-	a.TeamFields = d.layoutBits("team_fields", teamNames(d.v))
-	f := a.TeamFields
-	size := entrySize(teamSizes, f, d.v)
-	if colored && f&TeamName != 0 {
-		size++ // the colour info's size
+	var f Bits
+	if fields != nil {
+		f = d.layoutBits(fieldsField, names)
+		*fields = f
 	}
-	room, ok := d.listCap("team_count", at, n, size)
+	room, ok := d.listCap(countField, at, n, size(f))
 	if !ok {
-		return
+		return s
 	}
-	a.Teams = grow(a.Teams, room)
+	s = grow(s, room)
 	for i := 0; i < n && !r.Failed(); i++ {
-		d.enter("teams", i)
+		d.enter(listField, i)
 		g := d.openGroup()
-		var t Team
-		if f&TeamName != 0 {
-			t.Name = d.str("name")
-			if colored {
-				t.NameColors = d.colors("name_colors")
-			}
-		}
-		if f&TeamScore != 0 {
-			if d.v == V1 {
-				t.Score = d.varsint("score")
-			} else {
-				t.Score = r.S32LE("score")
-			}
-		}
-		if f&TeamAveragePing != 0 {
-			t.AveragePing = r.U16LE("average_ping")
-		}
-		if f&TeamAverageLoss != 0 {
-			t.AverageLoss = r.U16LE("average_loss")
-		}
-		if f&TeamPlayerCount != 0 {
-			if d.v == V1 {
-				t.PlayerCount = d.varuint("player_count")
-			} else {
-				t.PlayerCount = uint32(r.U8("player_count"))
-			}
-		}
-		if d.v == V1 && f&TeamColor != 0 {
-			t.Color = r.U16LE("color")
-		}
-		a.Teams = append(a.Teams, t)
+		var zero T
+		s = append(s, zero)
+		entry(&s[len(s)-1], f)
 		d.closeGroup(g)
 		d.leave()
 	}
+	return s
+}
+
+// teams and players add the colour info's size byte to the entry size.
+func (d *decoder) teams(a *Answer, colored bool) {
+	size := func(f Bits) int {
+		n := entrySize(teamSizes, f, d.v)
+		if colored && f&TeamName != 0 {
+			n++
+		}
+		return n
+	}
+	a.Teams = list(d, a.Teams, "team_count", "team_fields", "teams", &a.TeamFields, teamNames(d.v), size,
+		func(t *Team, f Bits) { d.team(t, f, colored) })
 }
 
 func (d *decoder) players(a *Answer, colored bool) {
-	r := d.r
-	at := r.Offset()
-	n := int(d.varuint("player_count"))
-	if n == 0 || r.Failed() {
-		return
+	size := func(f Bits) int {
+		n := entrySize(playerSizes, f, d.v)
+		if colored && f&PlayerName != 0 {
+			n++
+		}
+		return n
 	}
-	a.PlayerFields = d.layoutBits("player_fields", playerNames(d.v))
-	f := a.PlayerFields
-	size := entrySize(playerSizes, f, d.v)
-	if colored && f&PlayerName != 0 {
-		size++ // the colour info's size
-	}
-	room, ok := d.listCap("player_count", at, n, size)
-	if !ok {
-		return
-	}
-	a.Players = grow(a.Players, room)
-	v1 := d.v == V1
-	for i := 0; i < n && !r.Failed(); i++ {
-		d.enter("players", i)
-		g := d.openGroup()
-		var p Player
-		if f&PlayerFlags != 0 {
-			p.Flags = d.bits("flags", playerFlagNames)
-		}
-		if f&PlayerSlot != 0 {
-			if v1 {
-				p.Slot = d.varuint("slot")
-			} else {
-				p.Slot = uint32(r.U8("slot"))
-			}
-		}
-		if f&PlayerName != 0 {
-			p.Name = d.str("name")
-			if colored {
-				p.NameColors = d.colors("name_colors")
-			}
-		}
-		if f&PlayerTeam != 0 {
-			if v1 {
-				p.Team = d.varsint("team")
-			} else {
-				p.Team = int32(r.U8("team"))
-			}
-		}
-		if f&PlayerClass != 0 {
-			p.Class = d.str("class")
-		}
-		if f&PlayerRace != 0 {
-			p.Race = d.str("race")
-		}
-		if f&PlayerScore != 0 {
-			if v1 {
-				p.Score = d.varsint("score")
-			} else {
-				p.Score = r.S32LE("score")
-			}
-		}
-		if f&PlayerFrags != 0 {
-			if v1 {
-				p.Frags = d.varsint("frags")
-			} else {
-				p.Frags = int32(r.S16LE("frags"))
-			}
-		}
-		if f&PlayerKills != 0 {
-			p.Kills = d.varuint("kills")
-		}
-		if f&PlayerDeath != 0 {
-			p.Deaths = d.varuint("deaths")
-		}
-		if f&PlayerSuicides != 0 {
-			p.Suicides = d.varuint("suicides")
-		}
-		if f&PlayerTeamKills != 0 {
-			p.TeamKills = d.varuint("team_kills")
-		}
-		if f&PlayerID != 0 {
-			p.ID = r.U32LE("id")
-		}
-		if f&PlayerGlobalID != 0 {
-			p.GlobalID = d.str("global_id")
-		}
-		if f&PlayerPing != 0 {
-			p.Ping = r.U16LE("ping")
-		}
-		if f&PlayerLoss != 0 {
-			p.Loss = r.U16LE("loss")
-		}
-		if f&PlayerModel != 0 {
-			p.Model = d.str("model")
-		}
-		if f&PlayerTime != 0 {
-			p.Time = r.U16LE("time")
-		}
-		if v1 && f&PlayerAddress != 0 {
-			n := d.varuint("address_length")
-			if uint64(n) > uint64(r.Len()) {
-				r.Fail("address", codecs.ErrShort)
-			} else {
-				p.Address = r.Bytes("address", int(n))
-			}
-		}
-		a.Players = append(a.Players, p)
-		d.closeGroup(g)
-		d.leave()
-	}
+	a.Players = list(d, a.Players, "player_count", "player_fields", "players", &a.PlayerFields, playerNames(d.v), size,
+		func(p *Player, f Bits) { d.player(p, f, colored) })
 }
 
-func (d *decoder) rules(a *Answer) {
+func (d *decoder) team(t *Team, f Bits, colored bool) {
 	r := d.r
-	at := r.Offset()
-	n := int(d.varuint("rule_count"))
-	room, ok := d.listCap("rule_count", at, n, 2)
-	if n == 0 || !ok {
-		return
-	}
-	a.Rules = grow(a.Rules, room)
-	for i := 0; i < n && !r.Failed(); i++ {
-		d.enter("rules", i)
-		g := d.openGroup()
-		var x Rule
-		x.Key = d.str("key")
-		x.Value = d.str("value")
-		a.Rules = append(a.Rules, x)
-		d.closeGroup(g)
-		d.leave()
-	}
-}
-
-func (d *decoder) addOns(a *Answer) {
-	r := d.r
-	at := r.Offset()
-	n := int(d.varuint("addon_count"))
-	if n == 0 || r.Failed() {
-		return
-	}
-	a.AddOnFields = d.layoutBits("addon_fields", addOnNames)
-	f := a.AddOnFields
-	room, ok := d.listCap("addon_count", at, n, entrySize(addOnSizes, f, d.v))
-	if !ok {
-		return
-	}
-	a.AddOns = grow(a.AddOns, room)
-	for i := 0; i < n && !r.Failed(); i++ {
-		d.enter("addons", i)
-		g := d.openGroup()
-		var x AddOn
-		if f&AddOnFlags != 0 {
-			x.Flags = d.bits("flags", addOnFlagNames)
+	if f&TeamName != 0 {
+		t.Name = d.str("name")
+		if colored {
+			t.NameColors = d.colors("name_colors")
 		}
-		if f&AddOnShortName != 0 {
-			x.ShortName = d.str("short_name")
-		}
-		if f&AddOnLongName != 0 {
-			x.LongName = d.str("long_name")
-		}
-		if f&AddOnVersion != 0 {
-			x.Version = d.str("version")
-		}
-		a.AddOns = append(a.AddOns, x)
-		d.closeGroup(g)
-		d.leave()
 	}
-}
-
-func (d *decoder) limits(a *Answer) {
-	r := d.r
-	at := r.Offset()
-	n := int(d.varuint("limit_count"))
-	room, ok := d.listCap("limit_count", at, n, 2)
-	if n == 0 || !ok {
-		return
-	}
-	a.Limits = grow(a.Limits, room)
-	for i := 0; i < n && !r.Failed(); i++ {
-		d.enter("limits", i)
-		g := d.openGroup()
-		var x Limit
+	if f&TeamScore != 0 {
 		if d.v == V1 {
-			t := d.bitsAs("type", appendLimitType1)
-			x.HasLeft = t&limitLeftFlag != 0
-			x.Type = uint8(t>>1) & 0x0f
-			x.OtherFlags = t &^ 0x1f
+			t.Score = d.varsint("score")
 		} else {
-			t := r.U8("type")
-			x.HasLeft = t&0x80 != 0
-			x.Type = t & 0x7f
+			t.Score = r.S32LE("score")
 		}
-		x.Limit = d.varuint("limit")
-		if x.HasLeft {
-			x.Left = d.varuint("left")
+	}
+	if f&TeamAveragePing != 0 {
+		t.AveragePing = r.U16LE("average_ping")
+	}
+	if f&TeamAverageLoss != 0 {
+		t.AverageLoss = r.U16LE("average_loss")
+	}
+	if f&TeamPlayerCount != 0 {
+		if d.v == V1 {
+			t.PlayerCount = d.varuint("player_count")
+		} else {
+			t.PlayerCount = uint32(r.U8("player_count"))
 		}
-		a.Limits = append(a.Limits, x)
-		d.closeGroup(g)
-		d.leave()
+	}
+	if d.v == V1 && f&TeamColor != 0 {
+		t.Color = r.U16LE("color")
+	}
+}
+
+func (d *decoder) player(p *Player, f Bits, colored bool) {
+	r := d.r
+	v1 := d.v == V1
+	if f&PlayerFlags != 0 {
+		p.Flags = d.bits("flags", playerFlagNames)
+	}
+	if f&PlayerSlot != 0 {
+		if v1 {
+			p.Slot = d.varuint("slot")
+		} else {
+			p.Slot = uint32(r.U8("slot"))
+		}
+	}
+	if f&PlayerName != 0 {
+		p.Name = d.str("name")
+		if colored {
+			p.NameColors = d.colors("name_colors")
+		}
+	}
+	if f&PlayerTeam != 0 {
+		if v1 {
+			p.Team = d.varsint("team")
+		} else {
+			p.Team = int32(r.U8("team"))
+		}
+	}
+	if f&PlayerClass != 0 {
+		p.Class = d.str("class")
+	}
+	if f&PlayerRace != 0 {
+		p.Race = d.str("race")
+	}
+	if f&PlayerScore != 0 {
+		if v1 {
+			p.Score = d.varsint("score")
+		} else {
+			p.Score = r.S32LE("score")
+		}
+	}
+	if f&PlayerFrags != 0 {
+		if v1 {
+			p.Frags = d.varsint("frags")
+		} else {
+			p.Frags = int32(r.S16LE("frags"))
+		}
+	}
+	if f&PlayerKills != 0 {
+		p.Kills = d.varuint("kills")
+	}
+	if f&PlayerDeath != 0 {
+		p.Deaths = d.varuint("deaths")
+	}
+	if f&PlayerSuicides != 0 {
+		p.Suicides = d.varuint("suicides")
+	}
+	if f&PlayerTeamKills != 0 {
+		p.TeamKills = d.varuint("team_kills")
+	}
+	if f&PlayerID != 0 {
+		p.ID = r.U32LE("id")
+	}
+	if f&PlayerGlobalID != 0 {
+		p.GlobalID = d.str("global_id")
+	}
+	if f&PlayerPing != 0 {
+		p.Ping = r.U16LE("ping")
+	}
+	if f&PlayerLoss != 0 {
+		p.Loss = r.U16LE("loss")
+	}
+	if f&PlayerModel != 0 {
+		p.Model = d.str("model")
+	}
+	if f&PlayerTime != 0 {
+		p.Time = r.U16LE("time")
+	}
+	if v1 && f&PlayerAddress != 0 {
+		n := d.varuint("address_length")
+		if uint64(n) > uint64(r.Len()) {
+			r.Fail("address", codecs.ErrShort)
+		} else {
+			p.Address = r.Bytes("address", int(n))
+		}
+	}
+}
+
+func (d *decoder) rule(x *Rule, _ Bits) {
+	x.Key = d.str("key")
+	x.Value = d.str("value")
+}
+
+func (d *decoder) addOn(x *AddOn, f Bits) {
+	if f&AddOnFlags != 0 {
+		x.Flags = d.bits("flags", addOnFlagNames)
+	}
+	if f&AddOnShortName != 0 {
+		x.ShortName = d.str("short_name")
+	}
+	if f&AddOnLongName != 0 {
+		x.LongName = d.str("long_name")
+	}
+	if f&AddOnVersion != 0 {
+		x.Version = d.str("version")
+	}
+}
+
+func (d *decoder) limit(x *Limit, _ Bits) {
+	r := d.r
+	if d.v == V1 {
+		t := d.bitsAs("type", appendLimitType1)
+		x.HasLeft = t&limitLeftFlag != 0
+		x.Type = uint8(t>>1) & 0x0f
+		x.OtherFlags = t &^ 0x1f
+	} else {
+		t := r.U8("type")
+		x.HasLeft = t&0x80 != 0
+		x.Type = t & 0x7f
+	}
+	x.Limit = d.varuint("limit")
+	if x.HasLeft {
+		x.Left = d.varuint("left")
 	}
 }
 

@@ -280,45 +280,36 @@ func (e *encoder) body(a *Answer) {
 }
 
 func (e *encoder) answer1(a *Answer) {
-	q := a.Requests
-	colored := q&ReqColoredNames != 0
-	if q&ReqServerInfo != 0 {
+	colored := a.Requests&ReqColoredNames != 0
+	if a.Requests&ReqServerInfo != 0 {
 		e.serverInfo1(&a.Server, colored)
 	}
-	if q&ReqTeams != 0 {
+	e.lists(a, colored)
+}
+
+// lists writes the lists the answer's Requests select, in wire order.
+func (e *encoder) lists(a *Answer, colored bool) {
+	lb := listBits(e.v)
+	if a.Requests&lb[listTeams] != 0 {
 		e.teams(a, colored)
 	}
-	if q&ReqPlayers != 0 {
+	if a.Requests&lb[listPlayers] != 0 {
 		e.players(a, colored)
 	}
-	if q&ReqRules != 0 {
+	if a.Requests&lb[listRules] != 0 {
 		e.rules(a)
 	}
-	if q&ReqAddOns != 0 {
+	if a.Requests&lb[listAddOns] != 0 {
 		e.addOns(a)
 	}
-	if q&ReqLimits != 0 {
+	if a.Requests&lb[listLimits] != 0 {
 		e.limits(a)
 	}
 }
 
 func (e *encoder) answer004(a *Answer) {
 	q := a.Requests
-	if q&Req004Teams != 0 {
-		e.teams(a, false)
-	}
-	if q&Req004Players != 0 {
-		e.players(a, false)
-	}
-	if q&Req004Rules != 0 {
-		e.rules(a)
-	}
-	if q&Req004AddOns != 0 {
-		e.addOns(a)
-	}
-	if q&Req004Limits != 0 {
-		e.limits(a)
-	}
+	e.lists(a, false)
 	s := &a.Server
 	if q&Req004GameName != 0 {
 		e.str("server_info.game_name", s.GameName)

@@ -187,11 +187,8 @@ func (w *view) answerFields(a *Answer) codecs.Object {
 // answerBody adds the fields of a Default query v1 answer after Requests.
 func (w *view) answerBody(a *Answer, o *object) {
 	q := a.Requests
-	teams, players, rules, addOns, limits, info := ReqTeams, ReqPlayers, ReqRules, ReqAddOns, ReqLimits, ReqServerInfo
-	if a.Version == V004 {
-		teams, players, rules, addOns, limits, info = Req004Teams, Req004Players, Req004Rules, Req004AddOns, Req004Limits, ^Bits(0)
-	}
-	if q&info != 0 {
+	lb := listBits(a.Version)
+	if q&byVersion(a.Version, ReqServerInfo, ^Bits(0)) != 0 {
 		if s := w.serverInfo(a); len(s) > 0 {
 			o.put("server_info", s)
 		}
@@ -209,13 +206,13 @@ func (w *view) answerBody(a *Answer, o *object) {
 		}
 		o.put(name+"s", entries)
 	}
-	if q&teams != 0 {
+	if q&lb[listTeams] != 0 {
 		list("team", len(a.Teams), a.TeamFields, teamNames(a.Version), w.teams(a, colored))
 	}
-	if q&players != 0 {
+	if q&lb[listPlayers] != 0 {
 		list("player", len(a.Players), a.PlayerFields, playerNames(a.Version), w.players(a, colored))
 	}
-	if q&rules != 0 {
+	if q&lb[listRules] != 0 {
 		rs := make([]any, 0, len(a.Rules))
 		for i, r := range a.Rules {
 			if w.has(w.at("rules", i, "value")) {
@@ -224,10 +221,10 @@ func (w *view) answerBody(a *Answer, o *object) {
 		}
 		list("rule", len(a.Rules), 0, nil, rs)
 	}
-	if q&addOns != 0 {
+	if q&lb[listAddOns] != 0 {
 		list("addon", len(a.AddOns), a.AddOnFields, addOnNames, w.addOns(a))
 	}
-	if q&limits != 0 {
+	if q&lb[listLimits] != 0 {
 		list("limit", len(a.Limits), 0, nil, w.limits(a))
 	}
 }
@@ -527,13 +524,8 @@ func serverFields(a *Answer) Bits {
 	return f
 }
 
-// listBit is the Requests bit of a list in a's version.
-func listBit(a *Answer, b1, b004 Bits) bool {
-	if a.Version == V004 {
-		return a.Requests&b004 != 0
-	}
-	return a.Requests&b1 != 0
-}
+// listBit reports whether a's Requests select list (listTeams, ...).
+func listBit(a *Answer, list int) bool { return a.Requests&listBits(a.Version)[list] != 0 }
 
 // info is the neutral view of a Default query v1 answer (json.md "info").
 func (w *view) info(a *Answer) *codecs.Info {
@@ -565,7 +557,7 @@ func (w *view) info(a *Answer) *codecs.Info {
 		in.Has |= codecs.HasMaxPlayers
 		in.MaxPlayers = int(s.SlotMax)
 	}
-	if listBit(a, ReqPlayers, Req004Players) && w.has("player_count") {
+	if listBit(a, listPlayers) && w.has("player_count") {
 		in.Has |= codecs.HasPlayers | codecs.HasNumPlayers
 		in.NumPlayers = len(a.Players)
 		in.Players = make([]codecs.Player, 0, len(a.Players))
@@ -577,7 +569,7 @@ func (w *view) info(a *Answer) *codecs.Info {
 		in.Has |= codecs.HasNumPlayers
 		in.NumPlayers = int(s.PlayerCount)
 	}
-	if listBit(a, ReqTeams, Req004Teams) && w.has("team_count") {
+	if listBit(a, listTeams) && w.has("team_count") {
 		in.Has |= codecs.HasTeams
 		in.Teams = make([]codecs.Team, 0, len(a.Teams))
 		for i, t := range a.Teams {
@@ -591,7 +583,7 @@ func (w *view) info(a *Answer) *codecs.Info {
 			in.Teams = append(in.Teams, x)
 		}
 	}
-	if listBit(a, ReqRules, Req004Rules) && w.has("rule_count") {
+	if listBit(a, listRules) && w.has("rule_count") {
 		in.Has |= codecs.HasRules
 		in.Rules = make([][2]string, 0, len(a.Rules))
 		for i, r := range a.Rules {

@@ -122,33 +122,35 @@ var playerPairs = []any{PlayerFlags, "flags", PlayerSlot, "slot", PlayerName, "n
 	PlayerTeamKills, "team_kills", PlayerID, "id", PlayerGlobalID, "global_id", PlayerPing, "ping",
 	PlayerLoss, "loss", PlayerModel, "model", PlayerTime, "time"}
 
-func headNames(v Version) *bitNames {
+// byVersion picks the table of version v.
+func byVersion[T any](v Version, v1, v004 T) T {
 	if v == V004 {
-		return headNames004
+		return v004
 	}
-	return headNames1
+	return v1
 }
 
-func requestNames(v Version) *bitNames {
-	if v == V004 {
-		return requestNames004
-	}
-	return requestNames1
-}
+func headNames(v Version) *bitNames    { return byVersion(v, headNames1, headNames004) }
+func requestNames(v Version) *bitNames { return byVersion(v, requestNames1, requestNames004) }
+func teamNames(v Version) *bitNames    { return byVersion(v, teamNames1, teamNames004) }
+func playerNames(v Version) *bitNames  { return byVersion(v, playerNames1, playerNames004) }
 
-func teamNames(v Version) *bitNames {
-	if v == V004 {
-		return teamNames004
-	}
-	return teamNames1
-}
+// The Requests bits of the five lists, in wire order.
+const (
+	listTeams = iota
+	listPlayers
+	listRules
+	listAddOns
+	listLimits
+)
 
-func playerNames(v Version) *bitNames {
-	if v == V004 {
-		return playerNames004
-	}
-	return playerNames1
-}
+var (
+	listBits1   = [...]Bits{ReqTeams, ReqPlayers, ReqRules, ReqAddOns, ReqLimits}
+	listBits004 = [...]Bits{Req004Teams, Req004Players, Req004Rules, Req004AddOns, Req004Limits}
+)
+
+// listBits returns the Requests bits of the lists in version v.
+func listBits(v Version) [5]Bits { return byVersion(v, listBits1, listBits004) }
 
 var serverTypeNames = [...]string{"unknown", "listen", "dedicated", "type 3"}
 var osNames = [...]string{"unknown", "windows", "linux", "macintosh", "os 4", "os 5", "os 6", "os 7"}
