@@ -32,11 +32,7 @@ func challengeResponder(t testing.TB, parts int) *responder {
 // exchangers returns the two Exchanger implementations over one relay.
 func exchangers(t *testing.T, ctx context.Context, cfg Config) (*relayFixture, map[string]netquery.Exchanger) {
 	f := newRelay(t, cfg)
-	c, err := Dial(ctx, f.url, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { c.Close() })
+	c := dialClient(t, ctx, f.url)
 	return f, map[string]netquery.Exchanger{"server": f.srv, "client": c}
 }
 
@@ -111,11 +107,7 @@ func TestClientConcurrentExchanges(t *testing.T) {
 	cfg.MaxInFlight = 4
 	f := newRelay(t, cfg)
 	r := newResponder(t, echoReply)
-	c, err := Dial(ctx, f.url, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer c.Close()
+	c := dialClient(t, ctx, f.url)
 	if c.Hello().MaxInFlight != 4 {
 		t.Fatal("hello")
 	}
@@ -153,13 +145,9 @@ func TestClientAfterRelayCloses(t *testing.T) {
 	cfg := testConfig()
 	cfg.IdleTimeout = 100 * time.Millisecond
 	f := newRelay(t, cfg)
-	c, err := Dial(ctx, f.url, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer c.Close()
+	c := dialClient(t, ctx, f.url)
 	<-c.done
-	_, err = c.Exchange(ctx, testProto, "127.0.0.1:1024", &testQuery{})
+	_, err := c.Exchange(ctx, testProto, "127.0.0.1:1024", &testQuery{})
 	var re *RefusedError
 	if err == nil || errors.As(err, &re) && re.Rule() != "idle" {
 		t.Fatalf("exchange on a closed client: %v", err)

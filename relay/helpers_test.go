@@ -302,3 +302,14 @@ func httpHeader(kv ...string) http.Header {
 	}
 	return h
 }
+
+// dialClient connects a Client that is closed when the test ends.
+func dialClient(t testing.TB, ctx context.Context, url string) *Client {
+	t.Helper()
+	c, err := Dial(ctx, url, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { c.Close() })
+	return c
+}

@@ -6,7 +6,6 @@ import (
 	"errors"
 	"net"
 	"net/http"
-	"net/http/httptest"
 	"net/netip"
 	"strconv"
 	"strings"
@@ -531,8 +530,8 @@ func TestShutdown(t *testing.T) {
 	ctx := testCtx(t, 10*time.Second)
 	cfg := testConfig()
 	cfg.ReplyWindow = 300 * time.Millisecond
-	srv := New(cfg, nil)
-	url := serveWS(t, srv)
+	f := newRelay(t, cfg)
+	srv, url := f.srv, f.url
 	r := newResponder(t, echoReply)
 	clients := make([]*rawClient, 3)
 	for i := range clients {
@@ -578,8 +577,8 @@ func TestShutdownDeadline(t *testing.T) {
 	ctx := testCtx(t, 10*time.Second)
 	cfg := testConfig()
 	cfg.ReplyWindow = 30 * time.Second
-	srv := New(cfg, nil)
-	url := serveWS(t, srv)
+	f := newRelay(t, cfg)
+	srv, url := f.srv, f.url
 	silent := newResponder(t, nil)
 	c := dialRaw(t, ctx, url)
 	c.query(ctx, 1, silent.addr, "RQlong")
@@ -596,11 +595,4 @@ func TestShutdownDeadline(t *testing.T) {
 			break
 		}
 	}
-}
-
-// serveWS serves h on loopback until the test ends and returns its ws:// URL.
-func serveWS(t testing.TB, h http.Handler) string {
-	ts := httptest.NewServer(h)
-	t.Cleanup(ts.Close)
-	return "ws" + strings.TrimPrefix(ts.URL, "http")
 }

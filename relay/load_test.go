@@ -103,11 +103,7 @@ func TestZandronumThroughRelay(t *testing.T) {
 		return [][]byte{tooSoon}
 	})
 	f := newRelay(t, testConfig())
-	c, err := Dial(ctx, f.url, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer c.Close()
+	c := dialClient(t, ctx, f.url)
 	q, err := codec.NewQuery(map[string]string{"time": "1597643819"})
 	if err != nil {
 		t.Fatal(err)
