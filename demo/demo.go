@@ -34,6 +34,10 @@ type Target struct {
 	Addr     string   // "127.0.0.1:port"
 	Name     string   // the host name it reports
 	Behavior Behavior // how it misbehaves
+	// Options are the query options (codecs.Codec.NewQuery) this server
+	// needs, e.g. {"version": "0.04"} for an OGP v0.04 server, which does not
+	// understand the deployed form; nil for the defaults.
+	Options map[string]string
 }
 
 // Demo is a running set of emulated servers.
@@ -106,16 +110,20 @@ func Start(ctx context.Context, cfg Config) (*Demo, error) {
 		protocol string
 		b        Behavior
 		h        func(seed int64, b Behavior) Handler
+		opts     map[string]string
 	}{
-		{"gamespy2", Normal, func(s int64, b Behavior) Handler { return NewGameSpy2(s, b) }},
-		{"gamespy2", Slow, func(s int64, b Behavior) Handler { return NewGameSpy2(s+1, b) }},
-		{"gamespy2", Truncated, func(s int64, b Behavior) Handler { return NewGameSpy2(s+2, b) }},
-		{"bloodmasters", Normal, func(s int64, b Behavior) Handler { return NewBloodmasters(s, b) }},
-		{"bloodmasters", Silent, func(s int64, b Behavior) Handler { return NewBloodmasters(s+1, b) }},
+		{"gamespy2", Normal, func(s int64, b Behavior) Handler { return NewGameSpy2(s, b) }, nil},
+		{"gamespy2", Slow, func(s int64, b Behavior) Handler { return NewGameSpy2(s+1, b) }, nil},
+		{"gamespy2", Truncated, func(s int64, b Behavior) Handler { return NewGameSpy2(s+2, b) }, nil},
+		{"ogp", Normal, func(s int64, b Behavior) Handler { return NewOGP(s, "1.0", b) }, nil},
+		{"ogp", RateLimit, func(s int64, b Behavior) Handler { return NewOGP(s+1, "1.0", b) }, nil},
+		{"ogp", Normal, func(s int64, b Behavior) Handler { return NewOGP(s+2, "0.04", b) }, map[string]string{"version": "0.04"}},
+		{"bloodmasters", Normal, func(s int64, b Behavior) Handler { return NewBloodmasters(s, b) }, nil},
+		{"bloodmasters", Silent, func(s int64, b Behavior) Handler { return NewBloodmasters(s+1, b) }, nil},
 	}
 	for i, o := range others {
 		name := o.protocol + " demo " + strconv.Itoa(i+1)
-		if _, err := open("127.0.0.1:0", Target{Protocol: o.protocol, Name: name, Behavior: o.b}, o.h(cfg.Seed+int64(i)*7919, o.b)); err != nil {
+		if _, err := open("127.0.0.1:0", Target{Protocol: o.protocol, Name: name, Behavior: o.b, Options: o.opts}, o.h(cfg.Seed+int64(i)*7919, o.b)); err != nil {
 			return nil, err
 		}
 	}

@@ -51,7 +51,7 @@ func TestStartServesEveryTarget(t *testing.T) {
 			t.Errorf("master lists %s, which the demo does not serve", s)
 		}
 	}
-	for _, p := range []string{"gamespy2", "bloodmasters"} {
+	for _, p := range []string{"gamespy2", "ogp", "bloodmasters"} {
 		if protocols[p] == 0 {
 			t.Errorf("no %s server in the demo", p)
 		}
@@ -68,7 +68,11 @@ func TestStartServesEveryTarget(t *testing.T) {
 				t.Error(err)
 				return
 			}
-			q, _ := c.NewQuery(nil)
+			q, err := c.NewQuery(tg.Options)
+			if err != nil {
+				t.Error(err)
+				return
+			}
 			u := &netquery.UDP{Timeout: 1500 * time.Millisecond}
 			res, err := u.Exchange(ctx, tg.Protocol, tg.Addr, q)
 			if err != nil {
