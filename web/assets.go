@@ -71,12 +71,12 @@ func loadAssets(logger *slog.Logger) (*assets, error) {
 	// Compress in the background, small files first. Until a file's gzip
 	// is ready it is served uncompressed: a response never waits for the
 	// compressor (the wasm module takes a few hundred ms).
+	list := make([]*asset, 0, len(a.files))
+	for _, x := range a.files {
+		list = append(list, x)
+	}
+	sort.Slice(list, func(i, j int) bool { return len(list[i].body) < len(list[j].body) })
 	go func() {
-		list := make([]*asset, 0, len(a.files))
-		for _, x := range a.files {
-			list = append(list, x)
-		}
-		sort.Slice(list, func(i, j int) bool { return len(list[i].body) < len(list[j].body) })
 		for _, x := range list {
 			gz := gzipped(x.body)
 			x.gz.Store(&gz)
