@@ -174,27 +174,9 @@ func (s *zanServer) state(req zandronum.Request, now time.Time) zandronum.Respon
 	}
 	resp.NumPlayers = uint8(len(resp.Players))
 
-	// The server's corrections, in its order.
-	f := req.Flags & zandronum.SQF_ALL
-	dm := info.Score != zandronum.ScoreKills // not a cooperative mode
-	if !(info.OnTeams || !dm) {
-		f &^= zandronum.SQF_TEAMDAMAGE
-	}
-	if !info.OnTeams {
-		f &^= zandronum.SQF_TEAMSCORES | zandronum.SQF_TEAMINFO_NUMBER | zandronum.SQF_TEAMINFO_NAME |
-			zandronum.SQF_TEAMINFO_COLOR | zandronum.SQF_TEAMINFO_SCORE
-	}
-	if f&zandronum.SQF_PLAYERDATA != 0 {
-		f |= zandronum.SQF_NUMPLAYERS
-	}
-	f &^= zandronum.SQF_OPTIONAL_WADS | zandronum.SQF_DEH // this server has none
-	if f&zandronum.SQF_EXTENDED_INFO != 0 {
-		resp.Flags2 = req.Flags2 & zandronum.SQF2_ALL
-		if resp.Flags2 == 0 {
-			f &^= zandronum.SQF_EXTENDED_INFO
-		}
-	}
-	resp.Flags = f
+	// The server's corrections (zandronum.md 2.5): this server has no
+	// optional WADs and no DeHackEd patches.
+	resp.Flags, resp.Flags2 = zandronum.CorrectFlags(req.Flags, req.Flags2, s.mode, false, false)
 	return resp
 }
 

@@ -501,3 +501,21 @@ func responseMessage(m *codecs.Message, resp *Response, segs []Segment) {
 		m.Warn(WarnTeamCountGuessed)
 	}
 }
+
+// QueryKey implements codecs.QueryKeyer: the plain payload of a launcher or
+// master query, with the launcher's time LONG (payload bytes 8-11, echoed
+// back for ping) zeroed, so identical questions from different clients
+// share one answer. Nil when b is not a query CheckQuery accepts.
+func (c Codec) QueryKey(b []byte) []byte {
+	if c.CheckQuery(b) != nil {
+		return nil
+	}
+	p, err := Unwrap(nil, b)
+	if err != nil {
+		return nil
+	}
+	if len(p) >= 12 && binary.LittleEndian.Uint32(p) == ServerChallenge {
+		clear(p[8:12])
+	}
+	return p
+}
