@@ -76,9 +76,10 @@
 //     "version" (OGP has no server version field). A player's score is
 //     PlayerScore, else PlayerFrags. Team -1 (1.0x) and 255 (v0.04, the
 //     seed's spectator value) are no team: team null, spectator true.
-//   - A list may not claim more entries than its smallest entry allows in
-//     the bytes left (entries without fields count one byte), so nothing
-//     is allocated for counts the datagram cannot hold.
+//   - Lists are decoded entry by entry until their count or the bytes run
+//     out, with room made only for the entries the bytes left can hold; a
+//     list whose entries carry no fields may not claim more entries than
+//     bytes remain. Nothing is allocated for counts the datagram cannot hold.
 //   - Strings are Latin-1 unless a 1.0x header sets bUTF8.
 //   - Trailing bytes after a complete message are the warning "trailing
 //     bytes" from Codec.Decode and an error wrapping codecs.ErrTrailing
