@@ -461,4 +461,3 @@ func metricValue(text, name string) float64 {
 	}
 	return -1
 }
-
