@@ -173,3 +173,27 @@ func decodeSplit(m *codecs.Message, datagrams [][]byte, spans *[]codecs.Span) er
 	}
 	return derr
 }
+
+// QueryKey implements codecs.QueryKeyer: the query re-encoded with its
+// RequestID (echoed to the asker) set to 0, so identical questions from
+// different clients share one answer. The challenge number stays: servers
+// hand it out per client address, and every user of a relay shares one.
+// Nil when b is not a query CheckQuery accepts.
+func (c codec) QueryKey(b []byte) []byte {
+	if c.CheckQuery(b) != nil {
+		return nil
+	}
+	q, err := DecodeRequest(b)
+	if err != nil {
+		return nil
+	}
+	if !q.Header.HasRequestID {
+		return b
+	}
+	q.Header.RequestID = 0
+	k, err := AppendRequest(nil, q)
+	if err != nil {
+		return nil
+	}
+	return k
+}
