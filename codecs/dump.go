@@ -3,12 +3,13 @@ package codecs
 import "strconv"
 
 // AppendDump appends the annotated dump of a message decoded with spans:
-// for each layer a heading, then one row per span with its byte range, the
+// for each layer a heading, then one row per span with its byte range (hex
+// offsets, end exclusive), the
 // bytes in hex (cut after 16), the field path, the kind and the value. It is
 // the text form of the inspector and the format of the golden files.
 //
 //	layer 1 payload (from 0, 12 bytes)
-//	  0000-0003  c7000000          challenge  u32le  199
+//	  0000-0004  c7000000          challenge  u32le  "199"
 func AppendDump(dst []byte, m *Message) []byte {
 	dst = append(dst, "protocol "...)
 	dst = append(dst, m.Protocol...)
@@ -42,9 +43,9 @@ func AppendDump(dst []byte, m *Message) []byte {
 				continue
 			}
 			dst = append(dst, "  "...)
-			dst = appendPad(dst, strconv.Itoa(s.Start), 4)
+			dst = appendPad(dst, strconv.FormatInt(int64(s.Start), 16), 4)
 			dst = append(dst, '-')
-			dst = appendPad(dst, strconv.Itoa(s.End), 4)
+			dst = appendPad(dst, strconv.FormatInt(int64(s.End), 16), 4)
 			dst = append(dst, "  "...)
 			var hx []byte
 			if s.Start >= 0 && s.End <= len(l.Bytes) && s.Start <= s.End {
