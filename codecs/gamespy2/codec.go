@@ -1,7 +1,7 @@
 package gamespy2
 
 import (
-	"encoding/hex"
+	"encoding/binary"
 	"errors"
 	"strconv"
 
@@ -300,11 +300,11 @@ func (codec) NewQuery(opts map[string]string) (codecs.Query, error) {
 				return nil, optionError(k, "combined or split")
 			}
 		case "id":
-			b, err := hex.DecodeString(v)
-			if err != nil || len(b) != 4 {
+			n, err := strconv.ParseUint(v, 16, 32)
+			if err != nil || len(v) != 8 {
 				return nil, optionError(k, "8 hex digits")
 			}
-			copy(id[:], b)
+			binary.BigEndian.PutUint32(id[:], uint32(n))
 		default:
 			return nil, optionError(k, "unknown option")
 		}
