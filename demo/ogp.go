@@ -112,10 +112,13 @@ func (s *ogpServer) mix(a, b uint64) uint64 {
 	return rand.NewPCG(s.seed^a*0x9e3779b97f4a7c15, b).Uint64()
 }
 
-// challenge is the number client from must echo during epoch.
+// challenge is the number client from must echo during epoch. It depends
+// on the client's IP address only, not its port: the number proves the
+// client can receive at that address, and a relay may send the follow-up
+// query from another socket.
 func (s *ogpServer) challenge(from netip.AddrPort, epoch int64) uint32 {
 	ip := from.Addr().As16()
-	h := s.secret ^ uint64(from.Port())<<48
+	h := s.secret
 	for i, c := range ip {
 		h ^= uint64(c) << (8 * (i % 8))
 		h *= 0x100000001b3
