@@ -76,13 +76,9 @@ func method(f func(c *conversation, args []js.Value) any) js.Func {
 
 // newQuery(protocol, options) → {protocol, handle, start(), feed(b), result(opts), close()} | {error}
 func newQuery(args []js.Value) any {
-	c, err := codecs.Lookup(stringArg(args, 0))
-	if err != nil {
-		return errorValue(err, nil)
-	}
-	q, err := c.NewQuery(optionsFromJS(arg(args, 1)))
-	if err != nil {
-		return errorValue(err, nil)
+	c, q, fail := startQuery(args)
+	if q == nil {
+		return fail
 	}
 	h := nextHandle
 	nextHandle++

@@ -92,18 +92,28 @@ func lookup(name string, first []byte) (codecs.Codec, error) {
 // The datagrams are exactly what a conversation sends first, wire form
 // included (Zandronum's are Huffman-encoded); decode them to see the layers.
 func buildQuery(args []js.Value) any {
-	c, err := codecs.Lookup(stringArg(args, 0))
-	if err != nil {
-		return errorValue(err, nil)
-	}
-	q, err := c.NewQuery(optionsFromJS(arg(args, 1)))
-	if err != nil {
-		return errorValue(err, nil)
+	c, q, fail := startQuery(args)
+	if q == nil {
+		return fail
 	}
 	o := jsObject.New()
 	o.Set("protocol", c.Name())
 	o.Set("datagrams", bytesList(q.Start()))
 	return o
+}
+
+// startQuery makes the query that args (protocol, options) describe, or
+// returns the failure object to hand back.
+func startQuery(args []js.Value) (codecs.Codec, codecs.Query, js.Value) {
+	c, err := codecs.Lookup(stringArg(args, 0))
+	if err != nil {
+		return nil, nil, errorValue(err, nil)
+	}
+	q, err := c.NewQuery(optionsFromJS(arg(args, 1)))
+	if err != nil {
+		return nil, nil, errorValue(err, nil)
+	}
+	return c, q, js.Value{}
 }
 
 // decode(protocol|null, datagrams, {query, spans}) → message | {error, partial}

@@ -127,19 +127,26 @@ func startStack(t *testing.T, servers int) *stack {
 	var extra []web.ServerRef
 	for _, tg := range d.Targets() {
 		if tg.Protocol != "zandronum" {
-			extra = append(extra, web.ServerRef{Protocol: tg.Protocol, Addr: tg.Addr})
+			extra = append(extra, web.ServerRef{Protocol: tg.Protocol, Addr: tg.Addr, Options: tg.Options})
 		}
 	}
 	h, err := web.New(web.Config{Exchanger: rs, Masters: []string{d.Master()}, Servers: extra, Logger: logger})
 	if err != nil {
 		t.Fatal(err)
 	}
+	return &stack{URL: serve(t, rs, h), Demo: d, Relay: rs}
+}
+
+// serve mounts the relay and the pages as the command does and returns
+// the base URL.
+func serve(t *testing.T, rs *relay.Server, pages http.Handler) string {
+	t.Helper()
 	mux := http.NewServeMux()
 	mux.Handle("/relay", rs)
-	mux.Handle("/", h)
+	mux.Handle("/", pages)
 	ts := httptest.NewServer(mux)
 	t.Cleanup(ts.Close)
-	return &stack{URL: ts.URL, Demo: d, Relay: rs}
+	return ts.URL
 }
 
 // needWasm skips (or fails under CI) when the browser module is not built.

@@ -58,6 +58,10 @@ type Config struct {
 type ServerRef struct {
 	Protocol string // a registered codec name
 	Addr     string // "host:port"
+	// Options are the query options the server needs (codecs.Codec
+	// NewQuery keys), e.g. {"version": "0.04"} for an OGP v0.04 server;
+	// nil for the protocol's defaults.
+	Options map[string]string
 }
 
 // New returns the handler for every page and static file.
@@ -92,7 +96,11 @@ func New(cfg Config) (http.Handler, error) {
 		if !ok {
 			return nil, errors.New("web: Config.Servers: " + s.Addr + " is not host:port")
 		}
-		bc.Servers = append(bc.Servers, browse.Server{Protocol: s.Protocol, Addr: addr})
+		c, _ := codecs.Lookup(s.Protocol)
+		if _, err := c.NewQuery(s.Options); err != nil {
+			return nil, errors.New("web: Config.Servers: " + s.Addr + ": " + err.Error())
+		}
+		bc.Servers = append(bc.Servers, browse.Server{Protocol: s.Protocol, Addr: addr, Options: s.Options})
 	}
 	a, err := loadAssets(cfg.Logger)
 	if err != nil {

@@ -167,6 +167,7 @@ func TestStatusPageBadRequests(t *testing.T) {
 		{"/s/webtest/10.0.0.1:70000", 400},
 		{"/s/webtest/bad_host!:7777", 400},
 		{"/s/webtest/:7777", 400},
+		{"/s/webtest/10.0.0.1:7777?bogus=1", 400},
 		{"/s/nosuch/10.0.0.1:7777/badge.svg", 404},
 		{"/s/webtest/nonsense/badge.svg", 400},
 		{"/nowhere", 404},

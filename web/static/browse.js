@@ -50,6 +50,17 @@ const keyOf = (protocol, addr) => `${protocol}/${addr}`;
 
 // ---- rows ----
 
+/** statusURL is the row's status page, with its query options (as the server builds it). */
+function statusURL(r) {
+  const q = r.options ? new URLSearchParams(Object.entries(r.options).sort()).toString() : "";
+  return `/s/${encodeURIComponent(r.protocol)}/${pathAddr(r.addr)}${q ? "?" + q : ""}`;
+}
+
+/** pathAddr keeps host:port readable in a path ([v6]:port included). */
+function pathAddr(addr) {
+  return encodeURIComponent(addr).replace(/%3A/gi, ":").replace(/%5B/gi, "[").replace(/%5D/gi, "]");
+}
+
 /**
  * @typedef {{key: string, protocol: string, addr: string, state: string,
  *   detail: string, name: string, players: number, bots: number, max: number,
@@ -57,12 +68,15 @@ const keyOf = (protocol, addr) => `${protocol}/${addr}`;
  *   password: boolean, hay: string, lastAsked: number, backoff: number,
  *   source: string, packets: object[]|null}} Row
  */
-function addRow(protocol, addr, source) {
+function addRow(protocol, addr, source, options = null) {
   const key = keyOf(protocol, addr);
   let r = byKey.get(key);
-  if (r) return r;
+  if (r) {
+    r.options ??= options;
+    return r;
+  }
   r = {
-    key, protocol, addr, source, state: "pending", detail: "", name: "", players: -1, bots: 0, max: 0,
+    key, protocol, addr, source, options, state: "pending", detail: "", name: "", players: -1, bots: 0, max: 0,
     map: "", mode: "", ping: null, country: "", password: false, hay: addr.toLowerCase(),
     lastAsked: 0, backoff: 1, packets: null,
   };
@@ -133,7 +147,7 @@ function pump() {
     running++;
     r.lastAsked = Date.now();
     r.state = r.state === "pending" ? "querying" : r.state;
-    converse(ql, relay, r.protocol, r.addr, null, { timeoutMs: (relay.hello?.replyWindow ?? 2000) + 1500 }).then((res) => {
+    converse(ql, relay, r.protocol, r.addr, r.options, { timeoutMs: (relay.hello?.replyWindow ?? 2000) + 1500 }).then((res) => {
       running--;
       r.queued = false;
       answered++;
@@ -267,7 +281,7 @@ const stateLabels = {
 
 function rowHTML(r, i) {
   const fav = store.favourites.has(r.key);
-  const url = `/s/${encodeURIComponent(r.protocol)}/${encodeURIComponent(r.addr)}`;
+  const url = statusURL(r);
   const ok = r.state === "online";
   const badge = ok ? "" : `<button type="button" class="state state-${r.state}" data-detail="${i}" title="${esc(r.detail || stateLabels[r.state])}" data-testid="row-state">${esc(stateLabels[r.state] ?? r.state)}</button> `;
   const name = `${badge}<a class="name" href="${esc(url)}" tabindex="-1">${esc(r.name || r.addr)}</a>`;
@@ -370,14 +384,15 @@ tbody.addEventListener("click", (e) => {
 let popover;
 function showDetail(r, anchor) {
   popover?.remove();
-  const inspect = r.packets?.length
-    ? `/inspect?protocol=${encodeURIComponent(r.protocol)}&target=${encodeURIComponent(r.addr)}#p=${encodeURIComponent(r.protocol)}&t=${encodeURIComponent(r.addr)}&h=${r.packets.filter((p) => p.direction === "received").map((p) => toHex(p.data)).join(",")}`
-    : `/inspect?protocol=${encodeURIComponent(r.protocol)}&target=${encodeURIComponent(r.addr)}`;
+  const q = new URLSearchParams({ protocol: r.protocol, target: r.addr });
+  for (const [k, v] of Object.entries(r.options ?? {})) q.set(`opt.${k}`, v);
+  const got = (r.packets ?? []).filter((p) => p.direction === "received");
+  const inspect = `/inspect?${q}` + (got.length ? `#p=${encodeURIComponent(r.protocol)}&t=${encodeURIComponent(r.addr)}&h=${got.map((p) => toHex(p.data)).join(",")}` : "");
   popover = h("div", { class: "popover", role: "dialog", "aria-label": "Server state", "data-testid": "state-detail" },
     h("strong", {}, `${r.addr}: ${stateLabels[r.state] ?? r.state}`),
     r.detail ? h("pre", {}, r.detail) : null,
     h("div", { class: "inline-form" },
-      h("a", { class: "btn", href: `/s/${encodeURIComponent(r.protocol)}/${encodeURIComponent(r.addr)}` }, "Status page"),
+      h("a", { class: "btn", href: statusURL(r) }, "Status page"),
       h("a", { class: "btn", href: inspect }, "Inspect packets"),
       h("button", { type: "button", class: "btn", onclick: () => popover.remove() }, "Close")));
   document.body.append(popover);
@@ -410,7 +425,7 @@ wrap.addEventListener("keydown", (e) => {
   if (e.key in moves) setActive((active < 0 ? -1 : active) + moves[e.key]);
   else if (e.key === "Home") setActive(0);
   else if (e.key === "End") setActive(view.length - 1);
-  else if (e.key === "Enter" && view[active]) location.href = `/s/${encodeURIComponent(view[active].protocol)}/${encodeURIComponent(view[active].addr)}`;
+  else if (e.key === "Enter" && view[active]) location.href = statusURL(view[active]);
   else if (e.key === "f" && view[active]) toggleFavourite(view[active]);
   else return;
   e.preventDefault();
@@ -502,7 +517,7 @@ globalThis.querylensBrowse = {
     }
     rebuild();
   },
-  view: () => view.map((r) => ({ key: r.key, name: r.name, players: r.players, ping: r.ping, state: r.state, protocol: r.protocol })),
+  view: () => view.map((r) => ({ key: r.key, name: r.name, players: r.players, ping: r.ping, state: r.state, detail: r.detail, protocol: r.protocol })),
   sort(key, dir) { sort = { key, dir }; rebuild(); },
   rebuild,
   rendered: () => tbody.querySelectorAll("tr.row").length,
@@ -511,7 +526,7 @@ globalThis.querylensBrowse = {
 // ---- start ----
 
 async function start() {
-  for (const s of cfg.servers ?? []) addRow(s.protocol, s.addr, "config");
+  for (const s of cfg.servers ?? []) addRow(s.protocol, s.addr, "config", s.options ?? null);
   for (const s of store.added) addRow(s.protocol, s.addr, "added");
   for (const k of store.favourites) {
     const i = k.indexOf("/");

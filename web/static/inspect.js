@@ -543,6 +543,11 @@ async function main() {
   if (start) $("b-protocol").value = start;
   if (!cfg.target && new URLSearchParams(location.hash.slice(1)).get("t")) $("b-target").value = new URLSearchParams(location.hash.slice(1)).get("t");
   renderOptions();
+  for (const [k, v] of Object.entries(cfg.options ?? {})) {
+    const el = $("b-options").querySelector(`[name="${CSS.escape(k)}"]`);
+    if (el?.dataset.kind === "bool") el.checked = v === "true";
+    else if (el) el.value = v;
+  }
   preview();
   globalThis.querylensInspect = { packets: () => packets.map((p) => ({ ...p, hex: toHex(p.data) })), permalink, select };
 }

@@ -132,7 +132,7 @@ async function main() {
   const tick = async () => {
     if (document.hidden) return;
     liveState.textContent = "· refreshing…";
-    const res = await converse(ql, relay, cfg.protocol, cfg.target, null, { timeoutMs: (relay.hello?.replyWindow ?? 2000) + 1500 });
+    const res = await converse(ql, relay, cfg.protocol, cfg.target, cfg.options ?? null, { timeoutMs: (relay.hello?.replyWindow ?? 2000) + 1500 });
     markFirstDecode();
     const { state, detail } = classify(res);
     // A rate-limited answer says nothing new about the server: keep what

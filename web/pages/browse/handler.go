@@ -12,8 +12,9 @@ import (
 
 // Server is one server listed without asking a master.
 type Server struct {
-	Protocol string `json:"protocol"`
-	Addr     string `json:"addr"`
+	Protocol string            `json:"protocol"`
+	Addr     string            `json:"addr"`
+	Options  map[string]string `json:"options,omitempty"`
 }
 
 // Protocol is one entry of the protocol filter and the add-server form.

@@ -5,13 +5,14 @@ package inspect
 
 import (
 	"net/http"
+	"strings"
 
 	"github.com/querylens/querylens/codecs"
 	"github.com/querylens/querylens/web/layout"
 )
 
 // Handler serves GET /inspect. The query string may preset the form:
-// ?protocol=zandronum&target=host:port. Packets to decode on load travel in
+// ?protocol=zandronum&target=host:port&opt.flags=0x1. Packets to decode on load travel in
 // the fragment (#p=…&h=…), which never reaches the server.
 type Handler struct {
 	Assets    layout.Assets
@@ -21,15 +22,24 @@ type Handler struct {
 
 // Config is what the page's script receives.
 type Config struct {
-	Relay    string `json:"relay"`
-	Protocol string `json:"protocol"`
-	Target   string `json:"target"`
+	Relay    string            `json:"relay"`
+	Protocol string            `json:"protocol"`
+	Target   string            `json:"target"`
+	Options  map[string]string `json:"options,omitempty"` // from ?opt.NAME=VALUE
 }
 
 type protocol struct{ Name, Title string }
 
 func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	cfg := Config{Relay: h.RelayPath, Protocol: r.URL.Query().Get("protocol"), Target: r.URL.Query().Get("target")}
+	for k, v := range r.URL.Query() {
+		if name, ok := strings.CutPrefix(k, "opt."); ok {
+			if cfg.Options == nil {
+				cfg.Options = map[string]string{}
+			}
+			cfg.Options[name] = v[0]
+		}
+	}
 	var ps []protocol
 	for _, c := range codecs.Protocols() {
 		ps = append(ps, protocol{c.Name(), c.Title()})

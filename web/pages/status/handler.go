@@ -45,21 +45,34 @@ type Handler struct {
 	Error func(w http.ResponseWriter, r *http.Request, status int, heading, detail string)
 }
 
-// lookup reads {protocol} and {target} from the URL, answering the error
-// page itself when they are not usable.
-func (h *Handler) lookup(w http.ResponseWriter, r *http.Request, svg bool) (codecs.Codec, string, bool) {
+// lookup reads {protocol}, {target} and the query options from the URL,
+// answering the error page itself when they are not usable.
+func (h *Handler) lookup(w http.ResponseWriter, r *http.Request, svg bool) (codecs.Codec, string, map[string]string, bool) {
 	name := r.PathValue("protocol")
 	c, err := codecs.Lookup(name)
 	if err != nil {
 		h.fail(w, r, svg, http.StatusNotFound, "Unknown protocol", "querylens does not speak "+strconv.Quote(name)+". It knows "+known()+".")
-		return nil, "", false
+		return nil, "", nil, false
 	}
 	target, ok := ParseTarget(r.PathValue("target"))
 	if !ok {
 		h.fail(w, r, svg, http.StatusBadRequest, "Not a server address", strconv.Quote(r.PathValue("target"))+" is not host:port (for example 203.0.113.7:10666).")
-		return nil, "", false
+		return nil, "", nil, false
 	}
-	return c, target, true
+	// Query options ride in the query string (?version=0.04), for servers
+	// the protocol's defaults do not reach.
+	var opts map[string]string
+	for k, v := range r.URL.Query() {
+		if opts == nil {
+			opts = map[string]string{}
+		}
+		opts[k] = v[0]
+	}
+	if _, err := c.NewQuery(opts); err != nil {
+		h.fail(w, r, svg, http.StatusBadRequest, "Bad query option", err.Error())
+		return nil, "", nil, false
+	}
+	return c, target, opts, true
 }
 
 func known() string {
@@ -82,23 +95,23 @@ func (h *Handler) fail(w http.ResponseWriter, r *http.Request, svg bool, status 
 	h.Error(w, r, status, heading, detail)
 }
 
-func (h *Handler) report(r *http.Request, c codecs.Codec, target string) Report {
+func (h *Handler) report(r *http.Request, c codecs.Codec, target string, opts map[string]string) Report {
 	timeout := h.Timeout
 	if timeout <= 0 {
 		timeout = DefaultTimeout
 	}
-	rep := query(r.Context(), h.Exchanger, c, target, timeout)
+	rep := query(r.Context(), h.Exchanger, c, target, opts, timeout)
 	h.Logger.Debug("status query", "protocol", c.Name(), "target", target, "state", rep.State, "rtt", rep.RTT, "cached", rep.Cached)
 	return rep
 }
 
 // Page serves GET /s/{protocol}/{target}.
 func (h *Handler) Page(w http.ResponseWriter, r *http.Request) {
-	c, target, ok := h.lookup(w, r, false)
+	c, target, opts, ok := h.lookup(w, r, false)
 	if !ok {
 		return
 	}
-	v := newView(h.report(r, c, target), h.Base(r))
+	v := newView(h.report(r, c, target, opts), h.Base(r))
 	p := layout.Page{
 		Head: layout.Head{
 			Title:       v.Name + " · " + stateLabel(v.State) + " · querylens",
@@ -113,7 +126,7 @@ func (h *Handler) Page(w http.ResponseWriter, r *http.Request) {
 		Script: "status.js",
 		WASM:   true,
 		Config: liveConfig{
-			Relay: h.RelayPath, Protocol: c.Name(), Target: target, State: string(v.State),
+			Relay: h.RelayPath, Protocol: c.Name(), Target: target, Options: opts, State: string(v.State),
 			Title: c.Title(), Page: v.PageURL,
 		},
 		Assets: h.Assets,
@@ -129,21 +142,22 @@ func (h *Handler) Page(w http.ResponseWriter, r *http.Request) {
 
 // liveConfig is what static/status.js needs to keep the page live.
 type liveConfig struct {
-	Relay    string `json:"relay"`
-	Protocol string `json:"protocol"`
-	Target   string `json:"target"`
-	State    string `json:"state"`
-	Title    string `json:"title"`
-	Page     string `json:"page"`
+	Relay    string            `json:"relay"`
+	Protocol string            `json:"protocol"`
+	Target   string            `json:"target"`
+	Options  map[string]string `json:"options,omitempty"`
+	State    string            `json:"state"`
+	Title    string            `json:"title"`
+	Page     string            `json:"page"`
 }
 
 // Badge serves GET /s/{protocol}/{target}/badge.svg.
 func (h *Handler) Badge(w http.ResponseWriter, r *http.Request) {
-	c, target, ok := h.lookup(w, r, true)
+	c, target, opts, ok := h.lookup(w, r, true)
 	if !ok {
 		return
 	}
-	v := newView(h.report(r, c, target), h.Base(r))
+	v := newView(h.report(r, c, target, opts), h.Base(r))
 	// Short enough that a README shows a fresh count, long enough that
 	// image proxies do not ask every time.
 	w.Header().Set("Cache-Control", "public, max-age=60, stale-while-revalidate=60")

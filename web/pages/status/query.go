@@ -5,6 +5,7 @@ import (
 	"errors"
 	"net"
 	"net/netip"
+	"net/url"
 	"strconv"
 	"strings"
 	"time"
@@ -31,7 +32,8 @@ const (
 // Report is the outcome of one status query.
 type Report struct {
 	Protocol codecs.Codec
-	Target   string // "host:port", canonical
+	Target   string            // "host:port", canonical
+	Options  map[string]string // the query options, from the URL
 	State    State
 	Detail   string          // one sentence for the user when not Online
 	Msg      *codecs.Message // the decoded reply, or what decoded before an error
@@ -64,9 +66,9 @@ func (r *recorder) Feed(b []byte) ([][]byte, bool, error) {
 }
 
 // query asks target once through ex, bounded by timeout.
-func query(ctx context.Context, ex netquery.Exchanger, c codecs.Codec, target string, timeout time.Duration) Report {
-	rep := Report{Protocol: c, Target: target, At: time.Now()}
-	q, err := c.NewQuery(nil)
+func query(ctx context.Context, ex netquery.Exchanger, c codecs.Codec, target string, opts map[string]string, timeout time.Duration) Report {
+	rep := Report{Protocol: c, Target: target, Options: opts, At: time.Now()}
+	q, err := c.NewQuery(opts)
 	if err != nil {
 		rep.State, rep.Detail = Unreachable, "querylens could not build a query: "+err.Error()
 		return rep
@@ -140,6 +142,25 @@ func classify(err error, timeout time.Duration) (State, string) {
 		return Unreachable, "The host name does not resolve."
 	}
 	return Unreachable, "The query could not be sent: " + err.Error() + "."
+}
+
+// Path is the status page's path for a server: /s/{protocol}/{target},
+// with the query options, if any, as the query string (sorted, so one
+// server has one URL).
+func Path(protocol, target string, opts map[string]string) string {
+	return "/s/" + protocol + "/" + target + queryString(opts)
+}
+
+// queryString is "?k=v&…" for opts (sorted by key), or "".
+func queryString(opts map[string]string) string {
+	if len(opts) == 0 {
+		return ""
+	}
+	q := url.Values{}
+	for k, v := range opts {
+		q.Set(k, v)
+	}
+	return "?" + q.Encode()
 }
 
 // ParseTarget checks a "host:port" from a URL and returns it in canonical

@@ -59,8 +59,9 @@ var teamNames = []string{"Blue", "Red", "Green", "Gold"}
 
 func newView(rep Report, base string) view {
 	v := view{Report: rep, Name: rep.Target}
-	v.PageURL = base + "/s/" + rep.Protocol.Name() + "/" + rep.Target
-	v.BadgeURL = v.PageURL + "/badge.svg"
+	path := Path(rep.Protocol.Name(), rep.Target, nil)
+	v.PageURL = base + path + queryString(rep.Options)
+	v.BadgeURL = base + path + "/badge.svg" + queryString(rep.Options)
 	v.InspectURL = inspectURL(rep)
 	if rep.Protocol.Name() == "zandronum" {
 		// Doomseeker registers zds:// and reads the game from the suffix.
@@ -267,6 +268,9 @@ func stateLabel(s State) string {
 // this query, in the inspector's permalink form.
 func inspectURL(rep Report) string {
 	q := url.Values{"protocol": {rep.Protocol.Name()}, "target": {rep.Target}}
+	for k, v := range rep.Options {
+		q.Set("opt."+k, v)
+	}
 	u := "/inspect?" + q.Encode()
 	if len(rep.Received) == 0 {
 		return u
