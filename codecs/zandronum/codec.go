@@ -107,8 +107,13 @@ func (q *Query) ignore(field string, off int, err error) ([][]byte, bool, error)
 
 // Feed takes one received datagram. A reply, a refusal or the last
 // missing segment or list packet completes the query; a datagram that does
-// not answer it (wrong code, wrong echoed time, a segment that disagrees
-// with the others) is ignored with an error; repeats are ignored.
+// not answer it (wrong code, a segment that disagrees with the others) is
+// ignored with an error; repeats are ignored.
+//
+// The echoed time is not checked: a relay shares one server's reply among
+// everyone who asked the same question (zandronum.md 2.9: the server
+// answers each IP once per 10 s), so a reply may echo another asker's time.
+// The transports already accept only datagrams from the server queried.
 func (q *Query) Feed(b []byte) ([][]byte, bool, error) {
 	var tmp [64]byte
 	p, err := unwrap(tmp[:0], b, "wire")
@@ -130,9 +135,6 @@ func (q *Query) Feed(b []byte) ([][]byte, bool, error) {
 		if len(p) < 8 {
 			return q.ignore("time", 4, codecs.ErrShort)
 		}
-		if t := binary.LittleEndian.Uint32(p[4:]); t != q.req.Time {
-			return q.ignore("time", 4, codecs.Detail(codecs.ErrBadValue, "echoed time "+strconv.FormatUint(uint64(t), 10)+" is not this query's"))
-		}
 		q.reply = append([]byte(nil), b...)
 		q.done = true
 		return nil, true, nil
@@ -143,9 +145,6 @@ func (q *Query) Feed(b []byte) ([][]byte, bool, error) {
 		}
 		if q.total != 0 && int(g.Total) != q.total {
 			return q.ignore("segment.total", 5, codecs.Detail(codecs.ErrBadValue, "total "+strconv.Itoa(int(g.Total))+", earlier segments said "+strconv.Itoa(q.total)))
-		}
-		if g.Offset == 0 && len(g.Data) >= 4 && binary.LittleEndian.Uint32(g.Data) != q.req.Time {
-			return q.ignore("time", segmentHeader, codecs.Detail(codecs.ErrBadValue, "echoed time is not this query's"))
 		}
 		if q.seen[g.Number] {
 			return nil, false, nil

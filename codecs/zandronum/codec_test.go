@@ -317,3 +317,33 @@ func TestQuery(t *testing.T) {
 		}
 	})
 }
+
+// TestQueryAcceptsSharedReply feeds a segmented reply built for another
+// query's time, as a relay's cache hands it out, and expects it to complete
+// the query.
+func TestQueryAcceptsSharedReply(t *testing.T) {
+	c, _ := codecs.Lookup("zandronum")
+	q, err := c.NewQuery(map[string]string{"time": "111"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp := Response{Code: CodeAccepted, Time: 999, Version: "v", Flags: SQF_NAME, Name: "shared"}
+	segs, err := AppendSegmented(nil, resp, 20)
+	if err != nil || len(segs) < 2 {
+		t.Fatalf("segments: %d, %v", len(segs), err)
+	}
+	done := false
+	for i := len(segs) - 1; i >= 0; i-- { // out of order too
+		_, done, err = q.Feed(segs[i])
+		if err != nil {
+			t.Fatalf("segment %d: %v", i, err)
+		}
+	}
+	if !done {
+		t.Fatal("not done after every segment")
+	}
+	m, err := q.Result(codecs.DecodeOptions{})
+	if err != nil || m.Info == nil || m.Info.Name != "shared" {
+		t.Fatalf("result %+v, %v", m, err)
+	}
+}
