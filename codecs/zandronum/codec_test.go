@@ -213,13 +213,13 @@ func TestQuery(t *testing.T) {
 	t.Run("single reply", func(t *testing.T) {
 		q, req := newQuery(map[string]string{"segmented": "false"})
 		r := reply(t, req)
-		wrongTime := r
-		wrongTime.Time++
-		other, _ := AppendResponse(nil, wrongTime)
-		b, _ := AppendResponse(nil, r)
-		done, errs := feed(t, q, other, AppendMasterDenied(nil, 3), b)
+		// A reply echoing another time (shared by a relay's cache) answers too.
+		shared := r
+		shared.Time++
+		b, _ := AppendResponse(nil, shared)
+		done, errs := feed(t, q, AppendMasterDenied(nil, 3), b)
 		equal(t, "done", true, done)
-		equal(t, "ignored", 2, len(errs))
+		equal(t, "ignored", 1, len(errs))
 		m, err := q.Result(codecs.DecodeOptions{})
 		noErr(t, "Result", err)
 		equal(t, "kind", codecs.KindResponse, m.Kind)
