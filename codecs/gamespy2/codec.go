@@ -341,14 +341,13 @@ func (q *query) Start() [][]byte {
 // Feed takes a reply. With several queries outstanding (split style, one
 // id) the reply belongs to the one whose layout reads it best.
 func (q *query) Feed(b []byte) ([][]byte, bool, error) {
-	var id [4]byte
+	var id [4]byte // echoed request id, not checked (see below)
 	if r := wire.NewReader(proto, b, 0, nil); !readHeader(r, &id) {
 		return nil, q.done(), r.Err()
 	}
-	if id != q.reqs[0].ID {
-		return nil, q.done(), &codecs.Error{Protocol: proto, Field: "id", Offset: 1,
-			Err: codecs.Detail(codecs.ErrBadValue, "not the id of the request")}
-	}
+	// The id is not checked: a relay shares one server's reply among
+	// everyone who asked the same question, so it may echo another asker's
+	// id; the transports accept only datagrams from the server queried.
 	best, bestRank := -1, 0
 	for i := range q.reqs {
 		if q.got[i] != nil {

@@ -143,8 +143,8 @@ func TestQuery(t *testing.T) {
 				}
 			}
 			replies := serve(t, sample(), out)
-			if _, done, err := q.Feed(unhex(t, "0000000001")); err == nil || done {
-				t.Errorf("a reply with another id: done %v err %v", done, err)
+			if _, done, err := q.Feed(unhex(t, "fefd00")); err == nil || done {
+				t.Errorf("a datagram that is no reply: done %v err %v", done, err)
 			}
 			for n, i := range tc.order {
 				more, done, err := q.Feed(replies[i])

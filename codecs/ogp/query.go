@@ -200,9 +200,9 @@ func (c *conversation) Feed(b []byte) ([][]byte, bool, error) {
 	if !h.Answer {
 		return nil, false, ignored("a query, not an answer")
 	}
-	if c.req.HasRequestID && h.HasRequestID && h.RequestID != c.req.RequestID {
-		return nil, false, ignored("an answer to another request id")
-	}
+	// The request id is not checked: a relay shares one server's answer
+	// among everyone who asked the same question, so it may echo another
+	// asker's id; the transports accept only datagrams from the server.
 	if kindOf(&h, b[off:]) == codecs.KindChallenge {
 		c.last = append(c.last[:0], b...)
 		if c.challenges == maxChallenges {
