@@ -11,7 +11,8 @@ const wrap = $("table-wrap");
 const tbody = $("rows");
 const table = $("servers");
 
-const titles = Object.fromEntries((cfg.protocols ?? []).map((p) => [p.name, p.title]));
+// Column labels: the title, or the name in capitals when the title is long ("OGP").
+const titles = Object.fromEntries((cfg.protocols ?? []).map((p) => [p.name, p.title.length > 13 ? p.name.toUpperCase() : p.title]));
 const LOCK = `<svg class="icon" viewBox="0 0 12 12" width="10" height="10" aria-hidden="true"><rect x="2" y="5" width="8" height="6" rx="1" fill="currentColor"/><path d="M4 5V3.5a2 2 0 0 1 4 0V5" fill="none" stroke="currentColor" stroke-width="1.3"/></svg>`;
 const ROW_H = 30; // px; matches --row-h in app.css
 const OVERSCAN = 12;
