@@ -156,7 +156,7 @@ func (e *env) runServe(ctx context.Context, o serveOptions, ready chan<- string)
 		wcfg.Masters = append([]string{d.Master()}, wcfg.Masters...)
 		for _, t := range d.Targets() {
 			if t.Protocol != "zandronum" {
-				wcfg.Servers = append(wcfg.Servers, web.ServerRef{Protocol: t.Protocol, Addr: t.Addr})
+				wcfg.Servers = append(wcfg.Servers, web.ServerRef{Protocol: t.Protocol, Addr: t.Addr, Options: t.Options})
 			}
 		}
 	} else if len(wcfg.Masters) == 0 {
