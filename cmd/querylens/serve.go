@@ -8,6 +8,7 @@ import (
 	"net"
 	"net/http"
 	"net/netip"
+	"net/url"
 	"os"
 	"os/signal"
 	"strconv"
@@ -54,15 +55,31 @@ func (s *serverFlag) String() string { return "" }
 func (s *serverFlag) Set(v string) error {
 	proto, addr, ok := strings.Cut(v, "=")
 	if !ok {
-		return errors.New("want PROTOCOL=HOST:PORT, got " + strconv.Quote(v))
+		return errors.New("want PROTOCOL=HOST:PORT[?OPTION=VALUE&...], got " + strconv.Quote(v))
 	}
-	if _, err := codecs.Lookup(proto); err != nil {
+	c, err := codecs.Lookup(proto)
+	if err != nil {
 		return errors.New("unknown protocol " + strconv.Quote(proto))
 	}
+	addr, rawOpts, _ := strings.Cut(addr, "?")
 	if _, _, err := net.SplitHostPort(addr); err != nil {
 		return errors.New("bad address " + strconv.Quote(addr))
 	}
-	*s = append(*s, web.ServerRef{Protocol: proto, Addr: addr})
+	var opts map[string]string
+	if rawOpts != "" {
+		q, err := url.ParseQuery(rawOpts)
+		if err != nil {
+			return errors.New("bad options " + strconv.Quote(rawOpts))
+		}
+		opts = map[string]string{}
+		for k, vs := range q {
+			opts[k] = vs[len(vs)-1]
+		}
+		if _, err := c.NewQuery(opts); err != nil {
+			return err
+		}
+	}
+	*s = append(*s, web.ServerRef{Protocol: proto, Addr: addr, Options: opts})
 	return nil
 }
 
@@ -91,7 +108,7 @@ func (e *env) serve(args []string) int {
 	fs.Var(&o.allowOrigins, "allow-origin", "let pages from this `ORIGIN` (https://host or a host pattern) use the relay; repeatable")
 	fs.Var(&o.trusted, "trusted-proxy", "believe X-Forwarded-For from this reverse proxy `CIDR`; repeatable")
 	fs.Var(&o.masters, "master", "a Zandronum master `HOST:PORT` the browser page lists (default "+DefaultMaster+"); repeatable")
-	fs.Var(&o.servers, "server", "also list `PROTOCOL=HOST:PORT` on the browser page; repeatable")
+	fs.Var(&o.servers, "server", "also list `PROTOCOL=HOST:PORT[?OPTION=VALUE&...]` on the browser page (options as in querylens protocols); repeatable")
 	fs.StringVar(&o.publicURL, "public-url", "", "the site's absolute `URL`, for the links chat apps unfurl")
 	fs.BoolVar(&o.demo, "demo", false, "also run the demo servers on loopback and browse them")
 	fs.IntVar(&o.demoServers, "demo-servers", demo.DefaultServers, "with --demo: how many Zandronum servers the demo master lists")

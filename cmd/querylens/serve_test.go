@@ -96,6 +96,8 @@ func TestServeBadFlags(t *testing.T) {
 		{"serve", "--allow-target", "not-a-cidr"},
 		{"serve", "--server", "quake9=1.2.3.4:5"},
 		{"serve", "--server", "gamespy2"},
+		{"serve", "--server", "ogp=127.0.0.1:1?version=9"},
+		{"serve", "--server", "ogp=127.0.0.1:1?nosuch=1"},
 		{"serve", "extra"},
 		{"demo", "extra"},
 	} {
