@@ -1,10 +1,13 @@
 package relay
 
 import (
+	"context"
 	"errors"
 	"net/http"
 	"net/netip"
 	"strings"
+	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 )
@@ -278,5 +281,61 @@ func TestLimiter(t *testing.T) {
 	}
 	if !l.allow(3, time.Second) || l.len() > 2 {
 		t.Fatalf("refilled buckets should be forgotten (len %d)", l.len())
+	}
+}
+
+// countingResolver counts lookups and holds them until release closes.
+type countingResolver struct {
+	calls   atomic.Int64
+	release chan struct{}
+}
+
+func (r *countingResolver) LookupNetIP(ctx context.Context, network, host string) ([]netip.Addr, error) {
+	r.calls.Add(1)
+	select {
+	case <-r.release:
+	case <-ctx.Done():
+		return nil, ctx.Err()
+	}
+	if host == "bad.test" {
+		return nil, errors.New("no such host")
+	}
+	return []netip.Addr{netip.MustParseAddr("192.0.2.1")}, nil
+}
+
+// TestResolverShares checks that concurrent lookups of one name make one
+// query, that answers and failures are kept for a while, and that a
+// waiter's context bounds only its own wait.
+func TestResolverShares(t *testing.T) {
+	ctx := testCtx(t, 5*time.Second)
+	cr := &countingResolver{release: make(chan struct{})}
+	rs := resolver{r: cr, timeout: time.Second, wg: new(sync.WaitGroup)}
+	defer rs.wg.Wait()
+	var wg sync.WaitGroup
+	for range 10 {
+		wg.Go(func() {
+			if a, err := rs.lookup(ctx, "game.test"); err != nil || len(a) != 1 {
+				t.Errorf("lookup: %v %v", a, err)
+			}
+		})
+	}
+	short, cancel := context.WithTimeout(ctx, 10*time.Millisecond)
+	defer cancel()
+	if _, err := rs.lookup(short, "game.test"); !errors.Is(err, context.DeadlineExceeded) {
+		t.Errorf("waiter with a short context: %v", err)
+	}
+	close(cr.release)
+	wg.Wait()
+	rs.lookup(ctx, "game.test")
+	if n := cr.calls.Load(); n != 1 {
+		t.Fatalf("%d lookups, want 1", n)
+	}
+	for range 2 {
+		if _, err := rs.lookup(ctx, "bad.test"); err == nil {
+			t.Fatal("failure not reported")
+		}
+	}
+	if n := cr.calls.Load(); n != 2 {
+		t.Fatalf("%d lookups, want the failure kept too", n)
 	}
 }

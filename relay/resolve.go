@@ -26,13 +26,15 @@ type lookup struct {
 type resolver struct {
 	r       Resolver
 	timeout time.Duration
+	wg      *sync.WaitGroup // the server's, so that Shutdown waits for lookups
 	mu      sync.Mutex
 	m       map[string]*lookup
 }
 
-// lookup resolves name, sharing results and lookups in progress. The lookup
-// itself is bounded by the resolver's timeout, not by ctx, because other
-// callers may be waiting for it; ctx only bounds this caller's wait.
+// lookup resolves name, sharing results and lookups in progress. The
+// lookup runs on its own goroutine, bounded by the resolver's timeout
+// rather than by any caller's context, because other callers may be
+// waiting for it; ctx bounds only this caller's wait.
 func (rs *resolver) lookup(ctx context.Context, name string) ([]netip.Addr, error) {
 	now := time.Now()
 	rs.mu.Lock()
@@ -46,35 +48,46 @@ func (rs *resolver) lookup(ctx context.Context, name string) ([]netip.Addr, erro
 		default:
 		}
 	}
-	if l != nil {
-		rs.mu.Unlock()
-		select {
-		case <-l.done:
-			return l.addrs, l.err
-		case <-ctx.Done():
-			return nil, ctx.Err()
+	if l == nil {
+		rs.forgetLocked(now)
+		l = &lookup{done: make(chan struct{})}
+		if rs.m == nil {
+			rs.m = make(map[string]*lookup)
 		}
+		rs.m[name] = l
+		rs.wg.Add(1) // the caller holds a count of the same group
+		go rs.run(name, l)
 	}
-	if len(rs.m) >= resolveMaxNames {
-		for k, x := range rs.m {
-			select {
-			case <-x.done:
-				if now.After(x.expires) || len(rs.m) >= resolveMaxNames {
-					delete(rs.m, k)
-				}
-			default:
-			}
-		}
-	}
-	l = &lookup{done: make(chan struct{})}
-	if rs.m == nil {
-		rs.m = make(map[string]*lookup)
-	}
-	rs.m[name] = l
 	rs.mu.Unlock()
+	select {
+	case <-l.done:
+		return l.addrs, l.err
+	case <-ctx.Done():
+		return nil, ctx.Err()
+	}
+}
 
-	lctx, cancel := context.WithTimeout(context.Background(), rs.timeout)
-	addrs, err := rs.r.LookupNetIP(lctx, "ip", name)
+// forgetLocked makes room when the table is full: expired results first,
+// then any finished one.
+func (rs *resolver) forgetLocked(now time.Time) {
+	if len(rs.m) < resolveMaxNames {
+		return
+	}
+	for k, x := range rs.m {
+		select {
+		case <-x.done:
+			if now.After(x.expires) || len(rs.m) >= resolveMaxNames {
+				delete(rs.m, k)
+			}
+		default:
+		}
+	}
+}
+
+func (rs *resolver) run(name string, l *lookup) {
+	defer rs.wg.Done()
+	ctx, cancel := context.WithTimeout(context.Background(), rs.timeout)
+	addrs, err := rs.r.LookupNetIP(ctx, "ip", name)
 	cancel()
 	ttl := resolveTTL
 	if err != nil || len(addrs) == 0 {
@@ -84,10 +97,4 @@ func (rs *resolver) lookup(ctx context.Context, name string) ([]netip.Addr, erro
 	l.addrs, l.err, l.expires = addrs, err, time.Now().Add(ttl)
 	rs.mu.Unlock()
 	close(l.done)
-	select {
-	case <-ctx.Done():
-		return nil, ctx.Err()
-	default:
-		return addrs, err
-	}
 }

@@ -76,6 +76,7 @@ func New(cfg Config, logger *slog.Logger) *Server {
 		conns:      make(map[*conn]struct{}),
 		perIP:      make(map[netip.Addr]int),
 	}
+	s.resolver.wg = &s.wg
 	s.cache = cache{m: make(map[string]*fetch), maxEntries: cfg.MaxCacheEntries, maxBytes: cfg.MaxCacheBytes}
 	s.metrics.cacheEntries = s.cache.stats
 	readLimit := s.readLimit()
