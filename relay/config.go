@@ -202,7 +202,7 @@ func (c Config) Validate() error {
 		if i := strings.Index(p, "://"); i >= 0 {
 			host = p[i+3:]
 		}
-		if strings.Trim(host, "*") == "" {
+		if strings.Trim(host, "*?.:[]") == "" {
 			bad("OriginPatterns", strconv.Quote(p)+" allows every origin")
 		}
 	}

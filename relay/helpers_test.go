@@ -34,6 +34,9 @@ func (testCodec) DefaultPort() int                               { return 0 }
 func (testCodec) Options() []codecs.Option                       { return nil }
 func (testCodec) Detect([]byte) (codecs.Kind, codecs.Confidence) { return "", codecs.NotMine }
 func (testCodec) CheckQuery(b []byte) error {
+	if string(b) == "RQpanic" {
+		panic("a codec bug")
+	}
 	if !bytes.HasPrefix(b, []byte("RQ")) {
 		return codecs.NewError(testProto, "magic", 0, codecs.ErrNotQuery)
 	}

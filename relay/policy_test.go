@@ -207,6 +207,7 @@ func TestConfigValidate(t *testing.T) {
 	}{
 		{"star origin", Config{OriginPatterns: []string{"*"}}},
 		{"star scheme origin", Config{OriginPatterns: []string{"https://*"}}},
+		{"stars and dots origin", Config{OriginPatterns: []string{"*.*"}}},
 		{"bad origin pattern", Config{OriginPatterns: []string{"[x"}}},
 		{"port 0", Config{AllowPorts: []uint16{0}}},
 		{"invalid prefix", Config{AllowTargets: []netip.Prefix{{}}}},

@@ -138,6 +138,7 @@ func TestRefusalsEndToEnd(t *testing.T) {
 		{"unknown protocol", "nope", "127.0.0.1:" + p, "RQ", CodeUnknownProtocol, "unknown-protocol"},
 		{"not a query", testProto, "127.0.0.1:" + p, "XX", CodeNotAQuery, "not-a-query"},
 		{"empty datagram", testProto, "127.0.0.1:" + p, "", CodeNotAQuery, "not-a-query"},
+		{"codec panics", testProto, "127.0.0.1:" + p, "RQpanic", CodeNotAQuery, "not-a-query"},
 		{"bad target", testProto, "127.0.0.1", "RQ", CodeBadFrame, "target"},
 		{"numeric name", testProto, "2130706433:" + p, "RQ", CodeBadFrame, "target"},
 		{"name to private", testProto, "private.test:" + p, "RQ", CodeResolve, RulePrivate},

@@ -3,6 +3,8 @@ package relay
 import (
 	"bufio"
 	"context"
+	"encoding/hex"
+	"errors"
 	"log/slog"
 	"net"
 	"net/http"
@@ -145,7 +147,7 @@ func (s *Server) precheck(proto, target string, d []byte) (request, *RefusedErro
 	if len(d) > s.cfg.MaxDatagram {
 		return request{}, s.refusal(CodeBadFrame, "datagram-size", strconv.Itoa(len(d))+" bytes, the limit is "+strconv.Itoa(s.cfg.MaxDatagram))
 	}
-	if err := codec.CheckQuery(d); err != nil {
+	if err := s.checkQuery(codec, d); err != nil {
 		return request{}, s.refusal(CodeNotAQuery, "not-a-query", err.Error())
 	}
 	addr, name, port, err := parseTarget(target)
@@ -153,6 +155,18 @@ func (s *Server) precheck(proto, target string, d []byte) (request, *RefusedErro
 		return request{}, s.refusal(CodeBadFrame, "target", err.Error())
 	}
 	return request{proto: codec.Name(), addr: addr, name: name, port: port, datagram: d}, nil
+}
+
+// checkQuery asks the codec, turning a codec bug that panics into a
+// refusal so that one hostile datagram cannot take the relay down.
+func (s *Server) checkQuery(codec codecs.Codec, d []byte) (err error) {
+	defer func() {
+		if p := recover(); p != nil {
+			s.log.Error("relay: CheckQuery panicked", "protocol", codec.Name(), "datagram", hex.EncodeToString(d), "panic", p)
+			err = errors.New(codec.Name() + ": the codec failed on this datagram")
+		}
+	}()
+	return codec.CheckQuery(d)
 }
 
 func (s *Server) refusal(code Code, rule, detail string) *RefusedError {

@@ -261,6 +261,9 @@ func (f *fetch) add(b []byte, rtt time.Duration) (full bool) {
 // finish ends the exchange: it caches or forgets it, then tells every asker.
 func (f *fetch) finish(out outcome) {
 	s := f.s
+	if out.code == CodeInternal {
+		s.log.Warn("relay: upstream exchange failed", "target", f.target.String(), "err", out.msg)
+	}
 	f.mu.Lock()
 	f.reason = out.reason
 	got := len(f.replies) > 0
