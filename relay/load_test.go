@@ -2,16 +2,12 @@ package relay
 
 import (
 	"bytes"
-	"encoding/hex"
 	"errors"
 	"strconv"
 	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
-
-	"github.com/querylens/querylens/codecs"
-	_ "github.com/querylens/querylens/codecs/all"
 )
 
 // TestLoad500Clients runs 500 WebSocket clients at once, each asking
@@ -81,58 +77,3 @@ func TestLoad500Clients(t *testing.T) {
 		t.Fatalf("%v replies dropped", d)
 	}
 }
-
-// TestZandronumThroughRelay relays a real Zandronum launcher query, built
-// by the registered codec, to a loopback responder that answers with a
-// reference "too soon" reply, and checks that the conversation completes.
-func TestZandronumThroughRelay(t *testing.T) {
-	codec, err := codecs.Lookup("zandronum")
-	if err != nil {
-		t.Skip("zandronum is not registered")
-	}
-	ctx := testCtx(t, 10*time.Second)
-	// 5660024 (too soon) echoing time 1597643819, Huffman-encoded
-	// (spec vectors: "response: denied, query too soon").
-	tooSoon, _ := hex.DecodeString("044712f1d232025a0b")
-	var mu sync.Mutex
-	var got []byte
-	r := newResponder(t, func(d []byte) [][]byte {
-		mu.Lock()
-		got = d
-		mu.Unlock()
-		return [][]byte{tooSoon}
-	})
-	f := newRelay(t, testConfig())
-	c := dialClient(t, ctx, f.url)
-	q, err := codec.NewQuery(map[string]string{"time": "1597643819"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	sent := q.Start()[0]
-	res, err := c.Exchange(ctx, "zandronum", r.addr, q)
-	if err != nil || !res.Done || res.Received != 1 {
-		t.Fatalf("%+v %v", res, err)
-	}
-	mu.Lock()
-	defer mu.Unlock()
-	if !bytes.Equal(got, sent) || codec.CheckQuery(got) != nil {
-		t.Fatalf("responder got %x, want the query %x", got, sent)
-	}
-	msg, err := q.Result(codecs.DecodeOptions{})
-	if err != nil || msg.Kind != codecs.KindDenied || msg.Denied != codecs.DeniedRateLimited {
-		t.Fatalf("result %+v %v", msg, err)
-	}
-	// A Zandronum datagram that is not a query is refused before sending.
-	_, err = c.Exchange(ctx, "zandronum", r.addr, fixedQuery{tooSoon})
-	var re *RefusedError
-	if !errors.As(err, &re) || re.Code != CodeNotAQuery {
-		t.Fatalf("a reply sent as a query: %v", err)
-	}
-}
-
-// fixedQuery sends one given datagram and is never done.
-type fixedQuery struct{ d []byte }
-
-func (q fixedQuery) Start() [][]byte                                      { return [][]byte{q.d} }
-func (q fixedQuery) Feed([]byte) ([][]byte, bool, error)                  { return nil, false, nil }
-func (q fixedQuery) Result(codecs.DecodeOptions) (*codecs.Message, error) { return nil, nil }

@@ -225,7 +225,7 @@ func (s *Server) cacheKey(proto string, target netip.AddrPort, d []byte) string 
 
 func (s *Server) dispatch(a *asker, proto string, target netip.AddrPort, d []byte) {
 	key := s.cacheKey(proto, target, d)
-	for range 2 {
+	for range 3 {
 		s.cache.mu.Lock()
 		f := s.cache.lookupLocked(key, time.Now())
 		if f != nil {
@@ -239,7 +239,13 @@ func (s *Server) dispatch(a *asker, proto string, target netip.AddrPort, d []byt
 				}
 				return
 			}
-			continue // it ended without a reply just now: start afresh
+			// It cannot serve a (see join): forget it and start afresh.
+			s.cache.mu.Lock()
+			if s.cache.m[key] == f {
+				s.cache.removeLocked(f)
+			}
+			s.cache.mu.Unlock()
+			continue
 		}
 		rule := ""
 		now := s.now()

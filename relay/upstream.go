@@ -82,10 +82,11 @@ type fetch struct {
 
 // join attaches a to f: it replays the replies so far, then either keeps a
 // for what comes next or, when f is complete, ends it at once. It reports
-// false when f completed without a reply, so that the caller starts afresh.
+// false when f cannot serve a: it completed without a reply, or it is
+// stopping because its askers all left; the caller then starts afresh.
 func (f *fetch) join(a *asker, coalesced bool) bool {
 	f.mu.Lock()
-	if f.complete && len(f.replies) == 0 {
+	if f.complete && len(f.replies) == 0 || f.stopped && !f.complete {
 		f.mu.Unlock()
 		return false
 	}
