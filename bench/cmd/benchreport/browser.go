@@ -17,6 +17,7 @@ import (
 	"time"
 
 	"github.com/chromedp/cdproto/cdp"
+	"github.com/chromedp/cdproto/emulation"
 	"github.com/chromedp/cdproto/page"
 	"github.com/chromedp/cdproto/performance"
 	"github.com/chromedp/cdproto/profiler"
@@ -49,6 +50,8 @@ type pageStats struct {
 	LongTasks   float64            `json:"longTasks"`
 	LongTaskN   int                `json:"longTaskCount"`
 	DecoderLoad float64            `json:"decoderLoad"` // duration of the ql-decoder-load measure
+	Frames      int                `json:"frames"`      // animation frames from the page's start to done
+	RebuildMS   float64            `json:"rebuildMs"`   // one querylensBrowse.rebuild() of the full table, after done
 	WS          struct {
 		Sent      int     `json:"sent"`
 		Recv      int     `json:"recv"`
@@ -66,7 +69,26 @@ type pageStats struct {
 // (globalThis.querylensBrowse) and its progress bar, whether every
 // Zandronum row has its final state and the table shows it.
 const benchScript = `(() => {
-  const N = %d;
+  const N = %d, FRAME_CAP = %d;
+  const raf = window.requestAnimationFrame.bind(window);
+  if (FRAME_CAP > 0) {
+    // An experiment: the page's frame callbacks (its re-filter, re-sort and
+    // render) at most once per FRAME_CAP ms.
+    let queue = [], last = 0, timer = 0;
+    window.requestAnimationFrame = (cb) => {
+      queue.push(cb);
+      if (!timer) {
+        timer = setTimeout(() => raf((t) => {
+          timer = 0;
+          last = performance.now();
+          const cbs = queue;
+          queue = [];
+          for (const f of cbs) f(t);
+        }), Math.max(0, last + FRAME_CAP - performance.now()));
+      }
+      return 0;
+    };
+  }
   const b = window.__qlBench = { marks: {}, ws: { sent: 0, recv: 0, bytesIn: 0, bytesOut: 0, firstSend: 0, lastRecv: 0, handlerMs: 0 }, done: false };
   const mark = (k) => { if (!(k in b.marks)) b.marks[k] = performance.now(); };
   const WS = window.WebSocket;
@@ -97,7 +119,9 @@ const benchScript = `(() => {
     new PerformanceObserver((l) => { for (const e of l.getEntries()) { long += e.duration; longN++; } }).observe({ type: "longtask", buffered: true });
   } catch {}
   const final = (s) => s !== "pending" && s !== "querying";
+  b.frames = 0;
   function check() {
+    b.frames++;
     const qb = window.querylensBrowse;
     if (qb && qb.ready) mark("ready");
     if (qb && qb.view) {
@@ -112,7 +136,7 @@ const benchScript = `(() => {
         mark("decoded");
         // The page renders on its next animation frame; count the table
         // as rendered after that frame has run.
-        requestAnimationFrame(() => requestAnimationFrame(() => {
+        raf(() => raf(() => {
           mark("rendered");
           const states = {};
           for (const r of qb.view()) if (r.protocol === "zandronum") states[r.state] = (states[r.state] || 0) + 1;
@@ -121,14 +145,20 @@ const benchScript = `(() => {
             asked: Number(bar && bar.getAttribute("aria-valuemax")), answered: Number(bar && bar.getAttribute("aria-valuenow")) });
           const m = performance.getEntriesByName("ql-decoder-load")[0];
           b.decoderLoad = m ? m.duration : 0;
+          // What one re-filter, re-sort and render of the full table costs
+          // (the page does one per animation frame while replies arrive).
+          const costs = [];
+          for (let i = 0; i < 7; i++) { const t0 = performance.now(); qb.rebuild(); costs.push(performance.now() - t0); }
+          costs.sort((x, y) => x - y);
+          b.rebuildMs = costs[3];
           b.done = true;
         }));
         return;
       }
     }
-    requestAnimationFrame(check);
+    raf(check);
   }
-  requestAnimationFrame(check);
+  raf(check);
 })();`
 
 type browserRound struct {
@@ -160,6 +190,11 @@ func browserSection(ctx context.Context, e *env) (string, error) {
 		rounds = append(rounds, r)
 	}
 	report := browserReport(e, rounds)
+	exp, err := e.experiments(ctx)
+	if err != nil {
+		return report, err
+	}
+	report += "\n" + exp
 	fmt.Fprintf(e.log, "browser: profiled round\n")
 	prof, st, err := e.profileRound(ctx)
 	if err != nil {
@@ -180,7 +215,7 @@ func (e *env) profileRound(ctx context.Context) (*profiler.Profile, pageStats, e
 	}
 	defer srv.stop()
 	var prof *profiler.Profile
-	st, _, err := e.runPage(ctx, srv.url, &prof)
+	st, _, err := e.runPage(ctx, srv.url, pageOpts{profile: &prof})
 	if err == nil && prof == nil {
 		err = errors.New("no profile")
 	}
@@ -202,7 +237,7 @@ func (e *env) browserRound(ctx context.Context) (browserRound, error) {
 
 	metricsBefore, _ := scrapeMetrics(srv.url + "metrics")
 	cpuBefore := processCPU(srv.cmd.Process.Pid)
-	stats, metrics, err := e.runPage(ctx, srv.url, nil)
+	stats, metrics, err := e.runPage(ctx, srv.url, pageOpts{})
 	pageEnd := time.Now()
 	if err != nil {
 		return r, err
@@ -223,13 +258,13 @@ func (e *env) browserRound(ctx context.Context) (browserRound, error) {
 	case <-ctx.Done():
 		return r, ctx.Err()
 	}
-	r.floor, err = nativeFloor(ctx, srv.master)
+	r.floor, err = nativeFloor(ctx, srv.master, pageConcurrency)
 	return r, err
 }
 
 // nativeFloor asks the master for its list and then every listed server
 // directly over UDP with the same codec, pageConcurrency at a time.
-func nativeFloor(ctx context.Context, master string) (floorRun, error) {
+func nativeFloor(ctx context.Context, master string, concurrency int) (floorRun, error) {
 	var f floorRun
 	c, err := codecs.Lookup("zandronum")
 	if err != nil {
@@ -253,7 +288,7 @@ func nativeFloor(ctx context.Context, master string) (floorRun, error) {
 	}
 	f.masterMS = msSince(start)
 	f.listed = len(m.Servers)
-	f.out, err = farm.QueryAll(ctx, "zandronum", nil, m.Servers, pageConcurrency, 2*time.Second)
+	f.out, err = farm.QueryAll(ctx, "zandronum", nil, m.Servers, concurrency, 2*time.Second)
 	f.totalMS = msSince(start)
 	return f, err
 }
@@ -262,8 +297,16 @@ func msSince(t time.Time) float64 { return float64(time.Since(t).Microseconds())
 
 // runPage opens a fresh headless Chromium on url and waits until the
 // injected script reports every Zandronum row decoded and rendered.
-func (e *env) runPage(ctx context.Context, url string, prof **profiler.Profile) (pageStats, map[string]float64, error) {
+// pageOpts are the variations of a page run.
+type pageOpts struct {
+	profile       **profiler.Profile // record a CPU profile into it
+	reducedMotion bool               // emulate prefers-reduced-motion: reduce (app.css then turns transitions off)
+	frameCapMS    int                // run the page's animation-frame callbacks at most once per this many ms
+}
+
+func (e *env) runPage(ctx context.Context, url string, o pageOpts) (pageStats, map[string]float64, error) {
 	var st pageStats
+	prof := o.profile
 	opts := append(chromedp.DefaultExecAllocatorOptions[:],
 		chromedp.ExecPath(e.chromium),
 		chromedp.NoSandbox,
@@ -287,8 +330,14 @@ func (e *env) runPage(ctx context.Context, url string, prof **profiler.Profile) 
 		return st, nil, err
 	}
 	if _, err := chromedp.Call(bctx, page.AddScriptToEvaluateOnNewDocument,
-		page.AddScriptToEvaluateOnNewDocumentParams{Source: fmt.Sprintf(benchScript, e.servers)}); err != nil {
+		page.AddScriptToEvaluateOnNewDocumentParams{Source: fmt.Sprintf(benchScript, e.servers, o.frameCapMS)}); err != nil {
 		return st, nil, err
+	}
+	if o.reducedMotion {
+		if _, err := chromedp.Call(bctx, emulation.SetEmulatedMedia, emulation.SetEmulatedMediaParams{
+			Features: []*emulation.MediaFeature{{Name: "prefers-reduced-motion", Value: "reduce"}}}); err != nil {
+			return st, nil, err
+		}
 	}
 	if prof != nil {
 		if _, err := chromedp.Call(bctx, profiler.Enable, cdp.Empty{}); err != nil {
@@ -515,6 +564,8 @@ func browserReport(e *env, rounds []browserRound) string {
 	t.add("page main thread: script (Chrome ScriptDuration)", ms(1000*med(func(r browserRound) float64 { return r.metrics["ScriptDuration"] })))
 	t.add("page main thread: all tasks (TaskDuration)", ms(1000*med(func(r browserRound) float64 { return r.metrics["TaskDuration"] })))
 	t.add("page main thread: layout + style", ms(1000*med(func(r browserRound) float64 { return r.metrics["LayoutDuration"] + r.metrics["RecalcStyleDuration"] })))
+	t.add("animation frames during the refresh (the page re-filters, re-sorts and renders on each one while replies arrive)", num(med(func(r browserRound) float64 { return float64(r.page.Frames) })))
+	t.add("one re-filter + re-sort + render of the 1,005 rows (querylensBrowse.rebuild(), measured after the refresh)", ms(med(func(r browserRound) float64 { return r.page.RebuildMS })))
 	t.add("page: in relay message handlers (decode, rows)", ms(med(func(r browserRound) float64 { return r.page.WS.HandlerMS })))
 	t.add("page: long tasks (> 50 ms)", fmt.Sprintf("%s in %s", ms(med(func(r browserRound) float64 { return r.page.LongTasks })), num(med(func(r browserRound) float64 { return float64(r.page.LongTaskN) }))))
 	t.add("frames page → relay / relay → page", fmt.Sprintf("%s / %s", num(med(func(r browserRound) float64 { return float64(r.page.WS.Sent) })), num(med(func(r browserRound) float64 { return float64(r.page.WS.Recv) }))))
@@ -552,4 +603,61 @@ func collect(rounds []browserRound, f func(browserRound) float64) []float64 {
 		vs = append(vs, f(r))
 	}
 	return vs
+}
+
+// experiments times the page with one change at a time, each run
+// alternating with an unchanged one on its own fresh demo, and the native
+// floor with every server asked at once, to show what each step costs.
+func (e *env) experiments(ctx context.Context) (string, error) {
+	one := func(o pageOpts) (float64, error) {
+		ctx, cancel := context.WithTimeout(ctx, 2*time.Minute)
+		defer cancel()
+		srv, err := startServe(ctx, e.querylens, e.servers)
+		if err != nil {
+			return 0, err
+		}
+		defer srv.stop()
+		st, _, err := e.runPage(ctx, srv.url, o)
+		return st.Marks["rendered"], err
+	}
+	variants := []struct {
+		name string
+		o    pageOpts
+	}{
+		{"prefers-reduced-motion (app.css drops the progress bar's width transition)", pageOpts{reducedMotion: true}},
+		{"the page's frame callbacks (re-filter, re-sort, render) at most every 250 ms", pageOpts{frameCapMS: 250}},
+		{"both", pageOpts{reducedMotion: true, frameCapMS: 250}},
+	}
+	t := newTable("variant (one run each, beside an unchanged run)", "unchanged", "variant", "variant ÷ unchanged")
+	for _, v := range variants {
+		fmt.Fprintf(e.log, "browser: experiment %s\n", v.name)
+		base, err := one(pageOpts{})
+		if err != nil {
+			return "", err
+		}
+		got, err := one(v.o)
+		if err != nil {
+			return "", err
+		}
+		t.add(v.name, ms(base), ms(got), ratio(got/base))
+	}
+	// The floor with no bound on concurrency, on a fresh demo.
+	ctx2, cancel := context.WithTimeout(ctx, time.Minute)
+	defer cancel()
+	srv, err := startServe(ctx2, e.querylens, e.servers)
+	if err != nil {
+		return "", err
+	}
+	all, err := nativeFloor(ctx2, srv.master, e.servers)
+	srv.stop()
+	if err != nil {
+		return "", err
+	}
+	var b strings.Builder
+	b.WriteString("### What-if runs\n\n")
+	b.WriteString("Single runs, each on a fresh demo, each next to an unchanged run made just before it (load on this machine moves single runs by ±30%: read large ratios only).\n\n")
+	b.WriteString(t.String())
+	fmt.Fprintf(&b, "\nThe native floor asking all %d servers at once instead of %d: **%s** (master list and every server final; %d answered).\n",
+		e.servers, pageConcurrency, ms(all.totalMS), all.out.Done)
+	return b.String(), nil
 }
