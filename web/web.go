@@ -16,6 +16,7 @@ import (
 	"errors"
 	"log/slog"
 	"net/http"
+	"net/netip"
 	"net/url"
 	"strings"
 	"time"
@@ -48,11 +49,28 @@ type Config struct {
 	// PublicURL is the site's absolute base URL ("https://ql.example.org"),
 	// used for og:url and og:image. Default: taken from each request.
 	PublicURL string
+	// StatusRate and StatusBurst limit the status pages and badges one
+	// client address (IPv6: /64) may ask for: each may make the relay query
+	// a server, and the relay limits targets, not the visitors of this
+	// site. Defaults DefaultStatusRate per second, burst DefaultStatusBurst;
+	// a negative StatusRate turns the limit off. Beyond it: 429.
+	StatusRate  float64
+	StatusBurst int
+	// TrustedProxies are the reverse proxies whose X-Forwarded-For names
+	// the client for StatusRate. Default: none (RemoteAddr is the client).
+	TrustedProxies []netip.Prefix
 	// StatusTimeout bounds the status page's query. Default 2 s.
 	StatusTimeout time.Duration
 	// Logger receives request errors. Default slog.Default().
 	Logger *slog.Logger
 }
+
+// Defaults for Config.StatusRate and StatusBurst: a person opening links
+// never notices; a script enumerating servers is slowed to one a second.
+const (
+	DefaultStatusRate  = 1.0
+	DefaultStatusBurst = 30
+)
 
 // ServerRef names one server.
 type ServerRef struct {
@@ -110,6 +128,16 @@ func New(cfg Config) (http.Handler, error) {
 	st := &status.Handler{
 		Exchanger: cfg.Exchanger, Timeout: cfg.StatusTimeout, Assets: a, Base: base,
 		RelayPath: cfg.RelayPath, Logger: cfg.Logger, Error: s.errorPage,
+	}
+	if cfg.StatusRate >= 0 {
+		rate, burst := cfg.StatusRate, cfg.StatusBurst
+		if rate == 0 {
+			rate = DefaultStatusRate
+		}
+		if burst <= 0 {
+			burst = DefaultStatusBurst
+		}
+		st.Allow = newVisitors(rate, burst, cfg.TrustedProxies).allow
 	}
 	mux := http.NewServeMux()
 	mux.Handle("GET /{$}", &browse.Handler{Assets: a, Config: bc, Base: base})

@@ -381,3 +381,28 @@ func TestStaticAssets(t *testing.T) {
 		t.Errorf("ql.js Content-Type %q", ct)
 	}
 }
+
+func TestStatusRateLimitPerVisitor(t *testing.T) {
+	h, err := web.New(web.Config{Exchanger: fakes, StatusRate: 0.001, StatusBurst: 2, StatusTimeout: 150 * time.Millisecond})
+	if err != nil {
+		t.Fatal(err)
+	}
+	path := "/s/" + fakeserver.Protocol + "/10.0.0.1:7777"
+	for i, want := range []int{200, 200, 429} {
+		if rec := get(t, h, path); rec.Code != want {
+			t.Fatalf("request %d: %d, want %d", i, rec.Code, want)
+		}
+	}
+	rec := get(t, h, path+"/badge.svg")
+	if rec.Code != 429 || rec.Header().Get("Retry-After") == "" || !strings.Contains(rec.Body.String(), "<svg") {
+		t.Fatalf("badge over the limit: %d %q", rec.Code, rec.Header().Get("Retry-After"))
+	}
+	// Other visitors are not affected.
+	req := httptest.NewRequest("GET", path, nil)
+	req.RemoteAddr = "198.51.100.4:1234"
+	rec = httptest.NewRecorder()
+	h.ServeHTTP(rec, req)
+	if rec.Code != 200 {
+		t.Fatalf("another visitor: %d", rec.Code)
+	}
+}

@@ -43,6 +43,9 @@ type Handler struct {
 	Logger    *slog.Logger
 	// Error renders the site's error page.
 	Error func(w http.ResponseWriter, r *http.Request, status int, heading, detail string)
+	// Allow, if set, reports whether this visitor may have another status
+	// page or badge now; each one may make the relay query a server.
+	Allow func(r *http.Request) bool
 }
 
 // lookup reads {protocol}, {target} and the query options from the URL,
@@ -70,6 +73,11 @@ func (h *Handler) lookup(w http.ResponseWriter, r *http.Request, svg bool) (code
 	}
 	if _, err := c.NewQuery(opts); err != nil {
 		h.fail(w, r, svg, http.StatusBadRequest, "Bad query option", err.Error())
+		return nil, "", nil, false
+	}
+	if h.Allow != nil && !h.Allow(r) {
+		w.Header().Set("Retry-After", "5")
+		h.fail(w, r, svg, http.StatusTooManyRequests, "Too many requests", "This address asked for many server statuses in a short time. Try again in a few seconds.")
 		return nil, "", nil, false
 	}
 	return c, target, opts, true
