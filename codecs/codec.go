@@ -1,7 +1,5 @@
 package codecs
 
-import "sort"
-
 // DecodeOptions tunes Codec.Decode and Query.Result.
 type DecodeOptions struct {
 	// Spans asks for Message.Layers and Message.Spans (the inspector's view).
@@ -93,7 +91,9 @@ func Register(c Codec) {
 		}
 	}
 	registry = append(registry, c)
-	sort.Slice(registry, func(i, j int) bool { return registry[i].Name() < registry[j].Name() })
+	for i := len(registry) - 1; i > 0 && registry[i].Name() < registry[i-1].Name(); i-- {
+		registry[i], registry[i-1] = registry[i-1], registry[i]
+	}
 }
 
 // Protocols returns the registered codecs, sorted by name.

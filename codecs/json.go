@@ -289,8 +289,7 @@ func (m *Message) AppendJSON(dst []byte) []byte { return AppendJSON(dst, m.Objec
 // may be nil) as "partial".
 func ErrorObject(err error, partial *Message) Object {
 	e := Object{}
-	var ce *Error
-	if errors.As(err, &ce) {
+	if ce, ok := errors.AsType[*Error](err); ok {
 		e = e.Add("protocol", ce.Protocol).Add("field", ce.Field).Add("offset", ce.Offset)
 		if ce.Layer != "" {
 			e = e.Add("layer", ce.Layer)

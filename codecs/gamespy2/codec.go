@@ -86,8 +86,7 @@ func (codec) Decode(datagrams [][]byte, opt codecs.DecodeOptions) (*codecs.Messa
 	if opt.Query != nil {
 		q, err := DecodeRequest(opt.Query)
 		if err != nil {
-			var e *codecs.Error
-			if errors.As(err, &e) {
+			if e, ok := errors.AsType[*codecs.Error](err); ok {
 				e.Layer = "query"
 			}
 			return nil, err
@@ -150,8 +149,7 @@ func decodeItems(items []item, spans bool) (*codecs.Message, error) {
 			}
 		}
 		if err != nil {
-			var e *codecs.Error
-			if len(items) > 1 && errors.As(err, &e) {
+			if e, ok := errors.AsType[*codecs.Error](err); ok && len(items) > 1 {
 				e.Layer = name
 			}
 			if replies > 0 {

@@ -106,5 +106,28 @@ func number(s string) (int, bool) {
 
 // truthy is how clients read a boolean key: "1", "true" or "yes".
 func truthy(s string) bool {
-	return s == "1" || strings.EqualFold(s, "true") || strings.EqualFold(s, "yes")
+	return s == "1" || foldEqual(s, "true") || foldEqual(s, "yes")
+}
+
+// foldEqual is strings.EqualFold(s, lower) for a lower-case ASCII lower:
+// besides ASCII case, U+017F folds to 's' and U+212A to 'k'.
+func foldEqual(s, lower string) bool {
+	i := 0
+	for j := 0; j < len(lower); j++ {
+		if i >= len(s) {
+			return false
+		}
+		c, want := s[i], lower[j]
+		switch {
+		case c == want || c|0x20 == want && want >= 'a' && want <= 'z':
+			i++
+		case want == 's' && strings.HasPrefix(s[i:], "\u017f"):
+			i += 2
+		case want == 'k' && strings.HasPrefix(s[i:], "\u212a"):
+			i += 3
+		default:
+			return false
+		}
+	}
+	return i == len(s)
 }

@@ -1,7 +1,6 @@
 package ogp
 
 import (
-	"errors"
 	"strconv"
 
 	"github.com/querylens/querylens/codecs"
@@ -96,7 +95,7 @@ func finish(m *codecs.Message, d *decoder, layer string) error {
 		m.Warn(codecs.WarnUnknownFlags)
 	}
 	err := d.err()
-	if errors.Is(err, codecs.ErrTrailing) {
+	if isTrailing(err) {
 		m.Warn(codecs.WarnTrailing)
 		return nil
 	}
@@ -113,7 +112,7 @@ func run(b []byte, layer int, spans *[]codecs.Span, decode func(*decoder)) (deco
 	d := newDecoder(b, layer, spans)
 	decode(&d)
 	w := &view{v: d.v, utf8: d.utf8}
-	if err := d.err(); err == nil || errors.Is(err, codecs.ErrTrailing) {
+	if err := d.err(); err == nil || isTrailing(err) {
 		return d, w
 	}
 	if spans == nil {

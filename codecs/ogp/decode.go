@@ -2,7 +2,6 @@ package ogp
 
 import (
 	"encoding/binary"
-	"errors"
 	"strconv"
 
 	"github.com/querylens/querylens/codecs"
@@ -152,7 +151,7 @@ func decodesAs(v Version, b []byte) (quality int, structured bool) {
 	switch err := d.err(); {
 	case err == nil:
 		return 2, structured
-	case errors.Is(err, codecs.ErrTrailing):
+	case isTrailing(err):
 		return 1, structured
 	}
 	return 0, structured

@@ -2,7 +2,6 @@ package ogp
 
 import (
 	"strconv"
-	"strings"
 
 	"github.com/querylens/querylens/codecs"
 )
@@ -37,8 +36,8 @@ func optionError(key, text string) error {
 
 // parseUint reads a decimal or 0x-prefixed hex number.
 func parseUint(s string, bits int) (uint64, error) {
-	if h, ok := strings.CutPrefix(strings.ToLower(s), "0x"); ok {
-		return strconv.ParseUint(h, 16, bits)
+	if len(s) >= 2 && s[0] == '0' && s[1]|0x20 == 'x' {
+		return strconv.ParseUint(s[2:], 16, bits)
 	}
 	return strconv.ParseUint(s, 10, bits)
 }

@@ -18,11 +18,36 @@ func wireLayer(i, n int) string {
 
 // inLayer sets the layer of a *codecs.Error.
 func inLayer(err error, layer string) error {
-	var e *codecs.Error
-	if errors.As(err, &e) && e.Layer == "" {
+	if e, ok := errors.AsType[*codecs.Error](err); ok && e.Layer == "" {
 		e.Layer = layer
 	}
 	return err
+}
+
+// isTrailing is errors.Is(err, codecs.ErrTrailing).
+func isTrailing(err error) bool {
+	for err != nil {
+		if err == codecs.ErrTrailing {
+			return true
+		}
+		if x, ok := err.(interface{ Is(error) bool }); ok && x.Is(codecs.ErrTrailing) {
+			return true
+		}
+		switch x := err.(type) {
+		case interface{ Unwrap() error }:
+			err = x.Unwrap()
+		case interface{ Unwrap() []error }:
+			for _, err := range x.Unwrap() {
+				if isTrailing(err) {
+					return true
+				}
+			}
+			return false
+		default:
+			return false
+		}
+	}
+	return false
 }
 
 // splitSet is the parts of one split answer, by packet number.

@@ -3,7 +3,6 @@ package zandronum
 import (
 	"errors"
 	"strconv"
-	"strings"
 	"sync"
 
 	"github.com/querylens/querylens/codecs"
@@ -66,8 +65,7 @@ func unwrap(dst, b []byte, layer string) ([]byte, error) {
 	}
 	off := 0
 	text := err.Error()
-	var he *huffman.Error
-	if errors.As(err, &he) {
+	if he, ok := errors.AsType[*huffman.Error](err); ok {
 		off, text = he.Offset, he.Err.Error()
 	}
 	return out, &codecs.Error{Protocol: Protocol, Field: "huffman", Offset: off, Layer: layer, Err: codecs.Detail(codecs.ErrHuffman, text)}
@@ -102,8 +100,7 @@ func inLayer(err error, name string) error {
 	if err == nil {
 		return nil
 	}
-	var e *codecs.Error
-	if errors.As(err, &e) && e.Layer == "" {
+	if e, ok := errors.AsType[*codecs.Error](err); ok && e.Layer == "" {
 		e.Layer = name
 	}
 	return err
@@ -228,9 +225,31 @@ func flags32(r *wire.Reader, field, kind string, names func(uint32) string) uint
 	v := uint32(b[0]) | uint32(b[1])<<8 | uint32(b[2])<<16 | uint32(b[3])<<24
 	if r.Recording() {
 		// The names without their common prefix keep dumps readable.
-		r.Mark(field, kind, start, "0x"+hex32(v)+" "+strings.NewReplacer("SQF2_", "", "SQF_", "").Replace(names(v)))
+		r.Mark(field, kind, start, "0x"+hex32(v)+" "+dropPrefixes(names(v)))
 	}
 	return v
+}
+
+// dropPrefixes removes every "SQF2_" and "SQF_" from s.
+func dropPrefixes(s string) string {
+	var b []byte
+	for i := 0; i < len(s); {
+		n := 0
+		if len(s)-i >= 4 && s[i:i+3] == "SQF" {
+			if s[i+3] == '_' {
+				n = 4
+			} else if len(s)-i >= 5 && s[i+3:i+5] == "2_" {
+				n = 5
+			}
+		}
+		if n == 0 {
+			b = append(b, s[i])
+			i++
+			continue
+		}
+		i += n
+	}
+	return string(b)
 }
 
 func hex32(v uint32) string {
