@@ -13,6 +13,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"sync/atomic"
 	"syscall"
 	"time"
 
@@ -318,14 +319,11 @@ func (e *env) runPage(ctx context.Context, url string, o pageOpts) (pageStats, m
 		chromedp.Flag("disable-sync", true),
 		chromedp.WindowSize(1280, 900),
 	)
-	actx, acancel := chromedp.NewExecAllocator(ctx, opts...)
-	defer acancel()
-	bctx, bcancel := chromedp.NewContext(actx)
-	defer bcancel()
-	// Start the browser on a blank page, so its start-up is not timed.
-	if err := chromedp.Do(bctx, chromedp.Navigate("about:blank")); err != nil {
-		return st, nil, fmt.Errorf("chromium: %w", err)
+	bctx, stop, err := startBrowser(ctx, opts)
+	if err != nil {
+		return st, nil, err
 	}
+	defer stop()
 	if _, err := chromedp.Call(bctx, performance.Enable, performance.EnableParams{}); err != nil {
 		return st, nil, err
 	}
@@ -389,6 +387,57 @@ func (e *env) runPage(ctx context.Context, url string, o pageOpts) (pageStats, m
 		}
 	}
 	return st, metrics, nil
+}
+
+// startBrowser starts headless Chromium in its own process group on a
+// blank page, giving up on an attempt after 45 s (a loaded machine can
+// stall it) and trying twice. stop ends the browser and its children.
+func startBrowser(ctx context.Context, opts []chromedp.ExecAllocatorOption) (context.Context, func(), error) {
+	var lastErr error
+	for attempt := 0; attempt < 2; attempt++ {
+		var pgid atomic.Int64 // set once the browser answered
+		o := append(append([]chromedp.ExecAllocatorOption(nil), opts...), chromedp.ModifyCmdFunc(func(cmd *exec.Cmd) {
+			if cmd.SysProcAttr == nil {
+				cmd.SysProcAttr = &syscall.SysProcAttr{}
+			}
+			cmd.SysProcAttr.Setpgid = true
+		}))
+		actx, acancel := chromedp.NewExecAllocator(ctx, o...)
+		bctx, bcancel := chromedp.NewContext(actx)
+		stop := func() {
+			bcancel()
+			if p := pgid.Load(); p > 0 {
+				syscall.Kill(-int(p), syscall.SIGKILL)
+			}
+			done := make(chan struct{})
+			go func() { acancel(); close(done) }()
+			select {
+			case <-done:
+			case <-time.After(10 * time.Second):
+			}
+		}
+		started := make(chan error, 1)
+		go func() { started <- chromedp.Do(bctx, chromedp.Navigate("about:blank")) }()
+		select {
+		case err := <-started:
+			if err == nil {
+				if c := chromedp.FromContext(bctx); c != nil && c.Browser != nil && c.Browser.Process() != nil {
+					pgid.Store(int64(c.Browser.Process().Pid))
+				}
+				return bctx, stop, nil
+			}
+			lastErr = err
+		case <-time.After(45 * time.Second):
+			lastErr = errors.New("did not start within 45 s")
+		case <-ctx.Done():
+			lastErr = ctx.Err()
+		}
+		stop()
+		if ctx.Err() != nil {
+			break
+		}
+	}
+	return nil, nil, fmt.Errorf("chromium: %w", lastErr)
 }
 
 // serveProc is a running `querylens serve --demo`.
