@@ -22,6 +22,7 @@ type KV struct {
 }
 
 // Add appends key and value and returns the extended object.
+//go:noinline
 func (o Object) Add(key string, v any) Object { return append(o, KV{key, v}) }
 
 // Get returns the value of the first key named key.

@@ -17,6 +17,7 @@ type view struct {
 }
 
 // has reports whether the field at path was decoded.
+//go:noinline
 func (w *view) has(path string) bool { return w.seen == nil || w.seen[path] }
 
 // at joins a list entry's path, only when it will be looked up.
@@ -54,11 +55,13 @@ type object struct {
 	o      codecs.Object
 }
 
+//go:noinline
 func (w *view) object(prefix string, size int) object {
 	return object{w: w, prefix: prefix, o: make(codecs.Object, 0, size)}
 }
 
 // entryObject is the object of entry i of list.
+//go:noinline
 func (w *view) entryObject(list string, i, size int) object {
 	b := w.object("", size)
 	if w.seen != nil {
@@ -68,15 +71,18 @@ func (w *view) entryObject(list string, i, size int) object {
 }
 
 // add adds field when it was decoded.
+//go:noinline
 func (b *object) add(field string, v any) { b.addAs(field, field, v) }
 
 // addAs adds key when the field at span path field was decoded.
+//go:noinline
 func (b *object) addAs(field, key string, v any) {
 	if b.w.seen == nil || b.w.seen[b.prefix+field] {
 		b.o = append(b.o, codecs.KV{Key: key, Value: v})
 	}
 }
 
+//go:noinline
 func (b *object) text(field string, s []byte) {
 	if b.w.has(b.prefix + field) {
 		b.o = append(b.o, codecs.KV{Key: field, Value: b.w.text(s)})
@@ -84,6 +90,7 @@ func (b *object) text(field string, s []byte) {
 }
 
 // put adds key unconditionally.
+//go:noinline
 func (b *object) put(key string, v any) { b.o = append(b.o, codecs.KV{Key: key, Value: v}) }
 
 // headSize is what a 1.0x header's HeadSize byte says for h.

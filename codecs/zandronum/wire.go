@@ -22,8 +22,10 @@ var scratchPool = sync.Pool{New: func() any {
 	return &scratch{buf: make([]byte, 0, 2048), r: wire.NewReader(Protocol, nil, 0, nil)}
 }}
 
+//go:noinline
 func getScratch() *scratch { return scratchPool.Get().(*scratch) }
 
+//go:noinline
 func putScratch(s *scratch) {
 	if cap(s.buf) > huffman.MaxDecoded*2 {
 		return // do not keep what one huge message grew
@@ -121,6 +123,7 @@ func (s *sink) spanPtr() *[]codecs.Span {
 }
 
 // addLayer appends a layer and returns its index (or 0 with no sink).
+//go:noinline
 func (s *sink) addLayer(name string, b []byte, parent int) int {
 	if s == nil {
 		return 0
@@ -171,6 +174,7 @@ func (s *sink) unwrapInto(buf []byte, b []byte, i, n int) (out, p []byte, li int
 
 // reader returns a cursor over layer p (number li): the reusable rd when
 // nothing is recorded, else a new one recording into the sink.
+//go:noinline
 func (s *sink) reader(rd *wire.Reader, p []byte, li int) *wire.Reader {
 	if s == nil && rd != nil {
 		rd.Reset(p, li)

@@ -44,11 +44,13 @@ func NewReader(proto string, b []byte, layer int, spans *[]codecs.Span) *Reader 
 }
 
 // Reset reuses r for new bytes, keeping its span sink.
+//go:noinline
 func (r *Reader) Reset(b []byte, layer int) {
 	r.b, r.off, r.base, r.layer, r.path, r.err = b, 0, 0, layer, r.path[:0], nil
 }
 
 // Err returns the first error, or nil. The returned value is a *codecs.Error.
+//go:noinline
 func (r *Reader) Err() error {
 	if r.err == nil {
 		return nil
@@ -77,9 +79,11 @@ func (r *Reader) Recording() bool { return r.spans != nil }
 
 // Enter pushes a path element: Enter("players", 3) then U8("team") records
 // "players[3].team". index < 0 means a plain name ("limits.fraglimit").
+//go:noinline
 func (r *Reader) Enter(name string, index int) { r.path = append(r.path, pathElem{name, index}) }
 
 // Leave pops the last path element.
+//go:noinline
 func (r *Reader) Leave() { r.path = r.path[:len(r.path)-1] }
 
 // Path returns the full dotted path of field under the current stack.
@@ -108,9 +112,11 @@ func (r *Reader) Path(field string) string {
 
 // Fail records err for field at the current offset, unless an error is
 // already recorded.
+//go:noinline
 func (r *Reader) Fail(field string, err error) { r.FailAt(field, r.Offset(), err) }
 
 // FailAt records err for field at offset off (layer-relative).
+//go:noinline
 func (r *Reader) FailAt(field string, off int, err error) {
 	if r.err == nil {
 		r.err = &codecs.Error{Protocol: r.proto, Field: r.Path(field), Offset: off, Err: err}
@@ -289,6 +295,7 @@ func (r *Reader) Bytes(field string, n int) []byte {
 // (aliasing the input), for encodings the caller interprets itself and then
 // describes with Mark (Bloodmasters' 7-bit length-prefixed strings). It
 // fails with ErrShort like every read.
+//go:noinline
 func (r *Reader) Skip(field string, n int) []byte { return r.take(field, n) }
 
 // CString reads bytes up to a NUL terminator and consumes the terminator.
@@ -316,11 +323,13 @@ func (r *Reader) CString(field string) []byte {
 
 // Mark records a span over [start, Offset()) for a value the caller decoded
 // itself (a group such as one player, or a custom encoding).
+//go:noinline
 func (r *Reader) Mark(field, kind string, start int, value string) { r.Span(field, kind, start, value) }
 
 // Sub returns a reader over the next n bytes (consumed from r) that records
 // into the same span sink with the same path, with offsets continuing r's.
 // Errors in the sub-reader do not propagate; call r.Adopt(sub) for that.
+//go:noinline
 func (r *Reader) Sub(field string, n int) *Reader {
 	start := r.Offset()
 	b := r.take(field, n)
@@ -332,6 +341,7 @@ func (r *Reader) Sub(field string, n int) *Reader {
 }
 
 // Adopt copies sub's error into r if r has none.
+//go:noinline
 func (r *Reader) Adopt(sub *Reader) {
 	if r.err == nil && sub.err != nil {
 		r.err = sub.err
