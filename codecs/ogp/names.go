@@ -13,10 +13,17 @@ type bitNames struct {
 	known Bits
 }
 
-func newBitNames(pairs ...any) *bitNames {
+// bitName is one flag of a table and its name.
+type bitName struct {
+	bit  Bits
+	name string
+}
+
+//go:noinline
+func newBitNames(pairs []bitName) *bitNames {
 	t := &bitNames{}
-	for i := 0; i+1 < len(pairs); i += 2 {
-		b := pairs[i].(Bits)
+	for _, p := range pairs {
+		b := p.bit
 		idx := 0
 		for b > 1 {
 			b >>= 1
@@ -25,8 +32,8 @@ func newBitNames(pairs ...any) *bitNames {
 		for len(t.names) <= idx {
 			t.names = append(t.names, "")
 		}
-		t.names[idx] = pairs[i+1].(string)
-		t.known |= pairs[i].(Bits)
+		t.names[idx] = p.name
+		t.known |= p.bit
 	}
 	return t
 }
@@ -69,58 +76,89 @@ func (t *bitNames) appendList(dst []byte, b Bits) []byte {
 }
 
 var (
-	headNames1 = newBitNames(HeadAnswer, "answer", HeadChallenge, "challenge_number",
-		HeadRequestID, "request_id", HeadSplit, "split", HeadUTF8, "utf8")
-	headNames004 = newBitNames(HeadAnswer, "answer", Head004RequestID, "request_id",
-		Head004Challenge, "challenge_number", HeadSplit, "split")
+	headNames1 = newBitNames([]bitName{
+		{HeadAnswer, "answer"}, {HeadChallenge, "challenge_number"}, {HeadRequestID, "request_id"},
+		{HeadSplit, "split"}, {HeadUTF8, "utf8"},
+	})
+	headNames004 = newBitNames([]bitName{
+		{HeadAnswer, "answer"}, {Head004RequestID, "request_id"}, {Head004Challenge, "challenge_number"},
+		{HeadSplit, "split"},
+	})
 
-	requestNames1 = newBitNames(ReqServerInfo, "server_info", ReqTeams, "team_list",
-		ReqPlayers, "player_list", ReqRules, "rule_list", ReqAddOns, "addon_list",
-		ReqLimits, "limit_list", ReqColoredNames, "colored_names")
-	requestNames004 = newBitNames(Req004Teams, "team_list", Req004Players, "player_list",
-		Req004Rules, "rule_list", Req004AddOns, "addon_list", Req004Limits, "limit_list",
-		Req004GameName, "game_name", Req004ServerFlags, "server_flags", Req004Mod, "mod",
-		Req004HostName, "host_name", Req004Map, "map", Req004NextMap, "next_map",
-		Req004GameType, "game_type", Req004PlayerCount, "player_count", Req004SlotMax, "slot_max",
-		Req004BotCount, "bot_count", Req004ReservedSlots, "reserved_slots")
+	requestNames1 = newBitNames([]bitName{
+		{ReqServerInfo, "server_info"}, {ReqTeams, "team_list"}, {ReqPlayers, "player_list"},
+		{ReqRules, "rule_list"}, {ReqAddOns, "addon_list"}, {ReqLimits, "limit_list"},
+		{ReqColoredNames, "colored_names"},
+	})
+	requestNames004 = newBitNames([]bitName{
+		{Req004Teams, "team_list"}, {Req004Players, "player_list"}, {Req004Rules, "rule_list"},
+		{Req004AddOns, "addon_list"}, {Req004Limits, "limit_list"}, {Req004GameName, "game_name"},
+		{Req004ServerFlags, "server_flags"}, {Req004Mod, "mod"}, {Req004HostName, "host_name"},
+		{Req004Map, "map"}, {Req004NextMap, "next_map"}, {Req004GameType, "game_type"},
+		{Req004PlayerCount, "player_count"}, {Req004SlotMax, "slot_max"}, {Req004BotCount, "bot_count"},
+		{Req004ReservedSlots, "reserved_slots"},
+	})
 
-	infoNames = newBitNames(InfoGameName, "game_name", InfoServerFlags, "server_flags",
-		InfoHostName, "host_name", InfoConnectPort, "connect_port", InfoMod, "mod",
-		InfoGameType, "game_type", InfoGameMode, "game_mode", InfoMap, "map",
-		InfoNextMap, "next_map", InfoPlayerCount, "player_count", InfoSlotMax, "slot_max",
-		InfoBotCount, "bot_count", InfoReservedSlots, "reserved_slots")
-	modNames = newBitNames(ModIdentifier, "identifier", ModSize, "size", ModVersion, "version",
-		ModURL, "url", ModAuthor, "author")
-	mapNames = newBitNames(MapFileName, "file_name", MapFileSize, "file_size", MapFileMD5, "file_md5",
-		MapVersion, "version", MapURL, "url", MapAuthor, "author")
+	infoNames = newBitNames([]bitName{
+		{InfoGameName, "game_name"}, {InfoServerFlags, "server_flags"}, {InfoHostName, "host_name"},
+		{InfoConnectPort, "connect_port"}, {InfoMod, "mod"}, {InfoGameType, "game_type"},
+		{InfoGameMode, "game_mode"}, {InfoMap, "map"}, {InfoNextMap, "next_map"},
+		{InfoPlayerCount, "player_count"}, {InfoSlotMax, "slot_max"}, {InfoBotCount, "bot_count"},
+		{InfoReservedSlots, "reserved_slots"},
+	})
+	modNames = newBitNames([]bitName{
+		{ModIdentifier, "identifier"}, {ModSize, "size"}, {ModVersion, "version"}, {ModURL, "url"},
+		{ModAuthor, "author"},
+	})
+	mapNames = newBitNames([]bitName{
+		{MapFileName, "file_name"}, {MapFileSize, "file_size"}, {MapFileMD5, "file_md5"},
+		{MapVersion, "version"}, {MapURL, "url"}, {MapAuthor, "author"},
+	})
 
-	teamNames1 = newBitNames(TeamName, "name", TeamScore, "score", TeamAveragePing, "average_ping",
-		TeamAverageLoss, "average_loss", TeamPlayerCount, "player_count", TeamColor, "color")
-	teamNames004 = newBitNames(TeamName, "name", TeamScore, "score", TeamAveragePing, "average_ping",
-		TeamAverageLoss, "average_loss", TeamPlayerCount, "player_count")
-	playerNames004 = newBitNames(playerPairs...)
-	playerNames1   = newBitNames(append(playerPairs[:len(playerPairs):len(playerPairs)], PlayerAddress, "address")...)
-	addOnNames     = newBitNames(AddOnFlags, "flags", AddOnShortName, "short_name",
-		AddOnLongName, "long_name", AddOnVersion, "version")
+	teamNames1 = newBitNames([]bitName{
+		{TeamName, "name"}, {TeamScore, "score"}, {TeamAveragePing, "average_ping"},
+		{TeamAverageLoss, "average_loss"}, {TeamPlayerCount, "player_count"}, {TeamColor, "color"},
+	})
+	teamNames004 = newBitNames([]bitName{
+		{TeamName, "name"}, {TeamScore, "score"}, {TeamAveragePing, "average_ping"},
+		{TeamAverageLoss, "average_loss"}, {TeamPlayerCount, "player_count"},
+	})
+	playerNames004 = newBitNames(playerPairs)
+	playerNames1   = newBitNames(append(playerPairs[:len(playerPairs):len(playerPairs)], bitName{PlayerAddress, "address"}))
+	addOnNames     = newBitNames([]bitName{
+		{AddOnFlags, "flags"}, {AddOnShortName, "short_name"}, {AddOnLongName, "long_name"},
+		{AddOnVersion, "version"},
+	})
 
-	playerFlagNames = newBitNames(FlagAlive, "alive", FlagDead, "dead", FlagBot, "bot",
-		FlagBomb, "bomb", FlagVIP, "vip")
-	addOnFlagNames = newBitNames(AddOnActive, "active", AddOnAntiCheat, "anti_cheat_tool",
-		AddOnMutator, "mutator", AddOnAdminTool, "admin_tool")
-	serverFlagNames004 = newBitNames(SF004Linux, "os_linux", SF004Windows, "os_windows",
-		SF004Mac, "os_mac", SF004Dedicated, "dedicated", SF004Proxy, "proxy")
-	serverFlagNames1 = newBitNames(Bits(1<<0), "type.0", Bits(1<<1), "type.1", SFPassword, "password",
-		SFProxy, "proxy", Bits(1<<4), "os.0", Bits(1<<5), "os.1", Bits(1<<6), "os.2")
-	limitNames1 = newBitNames(limitLeftFlag, "limit_left", Bits(1<<1), "type.0", Bits(1<<2), "type.1",
-		Bits(1<<3), "type.2", Bits(1<<4), "type.3")
+	playerFlagNames = newBitNames([]bitName{
+		{FlagAlive, "alive"}, {FlagDead, "dead"}, {FlagBot, "bot"}, {FlagBomb, "bomb"}, {FlagVIP, "vip"},
+	})
+	addOnFlagNames = newBitNames([]bitName{
+		{AddOnActive, "active"}, {AddOnAntiCheat, "anti_cheat_tool"}, {AddOnMutator, "mutator"},
+		{AddOnAdminTool, "admin_tool"},
+	})
+	serverFlagNames004 = newBitNames([]bitName{
+		{SF004Linux, "os_linux"}, {SF004Windows, "os_windows"}, {SF004Mac, "os_mac"},
+		{SF004Dedicated, "dedicated"}, {SF004Proxy, "proxy"},
+	})
+	serverFlagNames1 = newBitNames([]bitName{
+		{Bits(1 << 0), "type.0"}, {Bits(1 << 1), "type.1"}, {SFPassword, "password"}, {SFProxy, "proxy"},
+		{Bits(1 << 4), "os.0"}, {Bits(1 << 5), "os.1"}, {Bits(1 << 6), "os.2"},
+	})
+	limitNames1 = newBitNames([]bitName{
+		{limitLeftFlag, "limit_left"}, {Bits(1 << 1), "type.0"}, {Bits(1 << 2), "type.1"},
+		{Bits(1 << 3), "type.2"}, {Bits(1 << 4), "type.3"},
+	})
 )
 
 // playerPairs are the PlayerFields both versions share.
-var playerPairs = []any{PlayerFlags, "flags", PlayerSlot, "slot", PlayerName, "name",
-	PlayerTeam, "team", PlayerClass, "class", PlayerRace, "race", PlayerScore, "score",
-	PlayerFrags, "frags", PlayerKills, "kills", PlayerDeath, "deaths", PlayerSuicides, "suicides",
-	PlayerTeamKills, "team_kills", PlayerID, "id", PlayerGlobalID, "global_id", PlayerPing, "ping",
-	PlayerLoss, "loss", PlayerModel, "model", PlayerTime, "time"}
+var playerPairs = []bitName{
+	{PlayerFlags, "flags"}, {PlayerSlot, "slot"}, {PlayerName, "name"}, {PlayerTeam, "team"},
+	{PlayerClass, "class"}, {PlayerRace, "race"}, {PlayerScore, "score"}, {PlayerFrags, "frags"},
+	{PlayerKills, "kills"}, {PlayerDeath, "deaths"}, {PlayerSuicides, "suicides"},
+	{PlayerTeamKills, "team_kills"}, {PlayerID, "id"}, {PlayerGlobalID, "global_id"},
+	{PlayerPing, "ping"}, {PlayerLoss, "loss"}, {PlayerModel, "model"}, {PlayerTime, "time"},
+}
 
 // byVersion picks the table of version v.
 func byVersion[T any](v Version, v1, v004 T) T {
