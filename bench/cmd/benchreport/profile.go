@@ -54,29 +54,22 @@ func profileReport(p *profiler.Profile, st pageStats) string {
 	fmt.Fprintf(&b, "### Profile of one refresh\n\n"+
 		"Chrome's sampling profiler on the page's main thread (every 250 µs) during one more refresh on a fresh demo, untimed: "+
 		"%s profiled; this refresh took %s to render every row (the profiler slows it down).\n\n", ms(total), ms(st.Marks["rendered"]))
-	t := newTable("where the main thread was (self time)", "ms", "share")
-	for _, kv := range sortedDesc(area) {
-		t.add(kv.k, ms(kv.v), fmt.Sprintf("%.0f%%", 100*kv.v/total))
-	}
-	b.WriteString(t.String())
-	b.WriteString("\n")
-	t = newTable("page function (time including callees)", "ms", "share")
-	for i, kv := range sortedDesc(incl) {
-		if i == 15 {
-			break
+	for _, tb := range []struct {
+		title string
+		m     map[string]float64
+		most  int
+	}{
+		{"where the main thread was (self time)", area, len(area)},
+		{"page function (time including callees)", incl, 15},
+		{"function (self time)", self, 12},
+	} {
+		t := newTable(tb.title, "ms", "share")
+		for _, kv := range sortedDesc(tb.m)[:min(tb.most, len(tb.m))] {
+			t.add(kv.k, ms(kv.v), fmt.Sprintf("%.0f%%", 100*kv.v/total))
 		}
-		t.add(kv.k, ms(kv.v), fmt.Sprintf("%.0f%%", 100*kv.v/total))
+		b.WriteString(t.String())
+		b.WriteString("\n")
 	}
-	b.WriteString(t.String())
-	b.WriteString("\n")
-	t = newTable("function (self time)", "ms", "share")
-	for i, kv := range sortedDesc(self) {
-		if i == 12 {
-			break
-		}
-		t.add(kv.k, ms(kv.v), fmt.Sprintf("%.0f%%", 100*kv.v/total))
-	}
-	b.WriteString(t.String())
 	return b.String()
 }
 
