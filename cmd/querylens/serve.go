@@ -170,6 +170,9 @@ func (e *env) runServe(ctx context.Context, o serveOptions, ready chan<- string)
 			rcfg.ConnRate = relay.Rate{PerSecond: 10000, Burst: 10000}
 			rcfg.TargetHostRate = relay.Rate{PerSecond: 10000, Burst: 10000}
 		}
+		// A page may ask every demo server at once; silent ones hold a
+		// slot for the whole reply window.
+		rcfg.MaxInFlight = 256
 		wcfg.Masters = append([]string{d.Master()}, wcfg.Masters...)
 		for _, t := range d.Targets() {
 			if t.Protocol != "zandronum" {

@@ -138,8 +138,14 @@ function ask(r, now = Date.now()) {
   return true;
 }
 
+/**
+ * concurrency is how many servers are asked at once: most of what the relay
+ * allows per connection (HELLO), leaving room for the inspector-style extra
+ * queries. A silent server holds its slot for the relay's whole reply
+ * window, so a low cap makes a big list wait on its dead servers.
+ */
 function concurrency() {
-  return Math.max(4, Math.min(48, Math.floor((relay?.maxInFlight ?? 16) * 0.75)));
+  return Math.max(4, Math.min(192, Math.floor((relay?.maxInFlight ?? 16) * 0.75)));
 }
 
 function pump() {
@@ -154,7 +160,7 @@ function pump() {
       answered++;
       apply(r, res);
       markFirstDecode();
-      invalidate();
+      invalidateSoon();
       pump();
     });
   }
@@ -203,6 +209,25 @@ function invalidate() {
   });
 }
 
+/**
+ * invalidateSoon is invalidate for replies arriving during a refresh: the
+ * table is rebuilt at most every REBUILD_MS, not on every frame, so a big
+ * list spends its time decoding replies rather than re-sorting the table.
+ * The first reply still shows at once.
+ */
+const REBUILD_MS = 200;
+let soonTimer = 0;
+let lastRebuild = 0;
+function invalidateSoon() {
+  if (dirty || soonTimer) return;
+  const wait = lastRebuild + REBUILD_MS - performance.now();
+  if (wait <= 0) return invalidate();
+  soonTimer = setTimeout(() => {
+    soonTimer = 0;
+    invalidate();
+  }, wait);
+}
+
 function filters() {
   const f = $("filters");
   return {
@@ -247,7 +272,11 @@ const sorters = {
   flags: (a, b) => Number(a.password) - Number(b.password),
 };
 
+let onlineCount = 0;
+
 function rebuild() {
+  lastRebuild = performance.now();
+  onlineCount = rows.reduce((n, r) => n + (r.state === "online"), 0);
   const f = filters();
   const cmp = sorters[sort.key] ?? sorters.players;
   const activeKey = view[active]?.key;
@@ -336,7 +365,7 @@ function progress() {
   bar.setAttribute("aria-valuemax", String(asked));
   bar.setAttribute("aria-valuenow", String(answered));
   $("bar").style.width = asked ? `${(100 * answered) / asked}%` : "0";
-  const online = rows.reduce((n, r) => n + (r.state === "online"), 0);
+  const online = onlineCount; // counted by rebuild, which follows every reply
   const masters = [...masterState.entries()].map(([a, s]) => s.state === "online" ? `${a}: ${s.count} servers` : `${a}: ${s.state}`).join(", ");
   if (!ql) return;
   $("progress-text").textContent = asked
