@@ -55,6 +55,7 @@ func (e *Error) Message() string {
 }
 
 // Errorf-free constructor used by the protocol packages.
+//
 //go:noinline
 func NewError(protocol, field string, offset int, err error) *Error {
 	return &Error{Protocol: protocol, Field: field, Offset: offset, Err: err}
@@ -62,6 +63,7 @@ func NewError(protocol, field string, offset int, err error) *Error {
 
 // Detail wraps a sentinel with extra text while keeping errors.Is working:
 // errors.Is(Detail(ErrBadValue, "game mode 99"), ErrBadValue) is true.
+//
 //go:noinline
 func Detail(sentinel error, text string) error {
 	return &detailError{sentinel, text}

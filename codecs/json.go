@@ -22,6 +22,7 @@ type KV struct {
 }
 
 // Add appends key and value and returns the extended object.
+//
 //go:noinline
 func (o Object) Add(key string, v any) Object { return append(o, KV{key, v}) }
 
@@ -41,31 +42,44 @@ type Hex []byte
 // AppendJSON appends the JSON encoding of v (one of the types Object
 // accepts) to dst. Unsupported types encode as null.
 func AppendJSON(dst []byte, v any) []byte {
+	var i int64
+	var u uint64
+	signed := true
 	switch v := v.(type) {
-	case nil:
-		return append(dst, "null"...)
+	case int:
+		i = int64(v)
+	case int8:
+		i = int64(v)
+	case int16:
+		i = int64(v)
+	case int32:
+		i = int64(v)
+	case int64:
+		i = v
+	case uint:
+		u, signed = uint64(v), false
+	case uint8:
+		u, signed = uint64(v), false
+	case uint16:
+		u, signed = uint64(v), false
+	case uint32:
+		u, signed = uint64(v), false
+	case uint64:
+		u, signed = v, false
+	default:
+		return appendJSONValue(dst, v)
+	}
+	if signed {
+		return strconv.AppendInt(dst, i, 10)
+	}
+	return strconv.AppendUint(dst, u, 10)
+}
+
+// appendJSONValue is AppendJSON for the types other than integers.
+func appendJSONValue(dst []byte, v any) []byte {
+	switch v := v.(type) {
 	case bool:
 		return strconv.AppendBool(dst, v)
-	case int:
-		return strconv.AppendInt(dst, int64(v), 10)
-	case int8:
-		return strconv.AppendInt(dst, int64(v), 10)
-	case int16:
-		return strconv.AppendInt(dst, int64(v), 10)
-	case int32:
-		return strconv.AppendInt(dst, int64(v), 10)
-	case int64:
-		return strconv.AppendInt(dst, v, 10)
-	case uint:
-		return strconv.AppendUint(dst, uint64(v), 10)
-	case uint8:
-		return strconv.AppendUint(dst, uint64(v), 10)
-	case uint16:
-		return strconv.AppendUint(dst, uint64(v), 10)
-	case uint32:
-		return strconv.AppendUint(dst, uint64(v), 10)
-	case uint64:
-		return strconv.AppendUint(dst, v, 10)
 	case float32:
 		return appendFloat(dst, float64(v), 32)
 	case float64:

@@ -46,6 +46,7 @@ type Message struct {
 }
 
 // Warn adds w to the warnings unless it is already there.
+//
 //go:noinline
 func (m *Message) Warn(w string) {
 	for _, x := range m.Warnings {

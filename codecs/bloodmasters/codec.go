@@ -3,9 +3,9 @@ package bloodmasters
 import (
 	"encoding/binary"
 	"strconv"
-	"strings"
 
 	"github.com/querylens/querylens/codecs"
+	"github.com/querylens/querylens/codecs/internal/wire"
 )
 
 // Warnings this package attaches to decoded messages, besides the shared
@@ -349,7 +349,7 @@ func (codec) NewQuery(opts map[string]string) (codecs.Query, error) {
 	for k, v := range opts {
 		switch k {
 		case "token":
-			t, err := strconv.ParseUint(strings.TrimSpace(v), 0, 32)
+			t, err := strconv.ParseUint(wire.TrimSpace(v), 0, 32)
 			if err != nil {
 				return nil, codecs.NewError(protoName, "token", 0, codecs.Detail(codecs.ErrBadValue, strconv.Quote(v)+" is not a 32-bit number"))
 			}

@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/querylens/querylens/codecs"
+	"github.com/querylens/querylens/codecs/internal/wire"
 )
 
 // Info returns the protocol-neutral view of the reply: name (hostname),
@@ -100,7 +101,7 @@ func cell(row []string, col int) string {
 // number parses a decimal value the way games write them (spaces allowed
 // around it).
 func number(s string) (int, bool) {
-	n, err := strconv.Atoi(strings.TrimSpace(s))
+	n, err := strconv.Atoi(wire.TrimSpace(s))
 	return n, err == nil
 }
 

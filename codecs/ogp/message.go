@@ -17,6 +17,7 @@ type view struct {
 }
 
 // has reports whether the field at path was decoded.
+//
 //go:noinline
 func (w *view) has(path string) bool { return w.seen == nil || w.seen[path] }
 
@@ -61,6 +62,7 @@ func (w *view) object(prefix string, size int) object {
 }
 
 // entryObject is the object of entry i of list.
+//
 //go:noinline
 func (w *view) entryObject(list string, i, size int) object {
 	b := w.object("", size)
@@ -71,10 +73,12 @@ func (w *view) entryObject(list string, i, size int) object {
 }
 
 // add adds field when it was decoded.
+//
 //go:noinline
 func (b *object) add(field string, v any) { b.addAs(field, field, v) }
 
 // addAs adds key when the field at span path field was decoded.
+//
 //go:noinline
 func (b *object) addAs(field, key string, v any) {
 	if b.w.seen == nil || b.w.seen[b.prefix+field] {
@@ -90,6 +94,7 @@ func (b *object) text(field string, s []byte) {
 }
 
 // put adds key unconditionally.
+//
 //go:noinline
 func (b *object) put(key string, v any) { b.o = append(b.o, codecs.KV{Key: key, Value: v}) }
 

@@ -15,84 +15,158 @@ func (r *Response) Fields() codecs.Object {
 		return o.Add("trailing_bytes", len(r.Trailing))
 	}
 	o = o.Add("version", r.Version).Add("flags", uint32(r.Flags))
-	// add adds one field when its flag (bit, 32+bit for SQF2) was read.
-	add := func(bit int, key string, v any) {
-		if r.has(bit) {
-			o = o.Add(key, v)
+	for i, f := range responseFields {
+		if r.has(int(f.bit)) && (i != timeLeftField || r.Limits.TimeLimit != 0) {
+			o = o.Add(f.key, r.fieldValue(i))
 		}
 	}
-	bit := func(f Flag) int { return bits.TrailingZeros32(uint32(f)) }
-	add(bit(SQF_NAME), "name", r.Name)
-	add(bit(SQF_URL), "url", r.URL)
-	add(bit(SQF_EMAIL), "email", r.Email)
-	add(bit(SQF_MAPNAME), "map", r.Map)
-	add(bit(SQF_MAXCLIENTS), "maxclients", r.MaxClients)
-	add(bit(SQF_MAXPLAYERS), "maxplayers", r.MaxPlayers)
-	add(bit(SQF_PWADS), "pwads", nonNil(r.PWADs))
-	if r.has(bit(SQF_GAMETYPE)) {
-		o = o.Add("gamemode", uint8(r.GameMode)).Add("instagib", r.Instagib).Add("buckshot", r.Buckshot)
-	}
-	add(bit(SQF_GAMENAME), "gamename", r.GameName)
-	add(bit(SQF_IWAD), "iwad", r.IWAD)
-	add(bit(SQF_FORCEPASSWORD), "forcepassword", r.ForcePassword)
-	add(bit(SQF_FORCEJOINPASSWORD), "forcejoinpassword", r.ForceJoinPassword)
-	add(bit(SQF_GAMESKILL), "skill", r.Skill)
-	add(bit(SQF_BOTSKILL), "botskill", r.BotSkill)
-	if r.has(bit(SQF_DMFLAGS)) {
-		o = o.Add("dmflags", r.DMFlags[0]).Add("dmflags2", r.DMFlags[1]).Add("compatflags", r.DMFlags[2])
-	}
-	if r.has(bit(SQF_LIMITS)) {
-		l := &r.Limits
-		o = o.Add("fraglimit", l.FragLimit).Add("timelimit", l.TimeLimit)
-		if l.TimeLimit != 0 {
-			o = o.Add("timeleft", l.TimeLeft)
-		}
-		o = o.Add("duellimit", l.DuelLimit).Add("pointlimit", l.PointLimit).Add("winlimit", l.WinLimit)
-	}
-	add(bit(SQF_TEAMDAMAGE), "teamdamage", r.TeamDamage)
-	add(bit(SQF_TEAMSCORES), "teamscores", []int{int(r.TeamScores[0]), int(r.TeamScores[1])})
-	add(bit(SQF_NUMPLAYERS), "numplayers", r.NumPlayers)
-	if r.has(bit(SQF_PLAYERDATA)) {
-		ps := make([]codecs.Object, 0, len(r.Players))
-		for _, p := range r.Players {
-			po := codecs.Object{{Key: "name", Value: p.Name}, {Key: "score", Value: p.Score}, {Key: "ping", Value: p.Ping},
-				{Key: "spectator", Value: p.Spectator}, {Key: "bot", Value: p.Bot}}
-			if r.TeamByte {
-				po = po.Add("team", p.Team)
-			}
-			ps = append(ps, po.Add("minutes", p.Minutes))
-		}
-		o = o.Add("players", ps)
-	}
-	add(bit(SQF_TEAMINFO_NUMBER), "numteams", r.NumTeams)
-	if r.has(bit(SQF_TEAMINFO_NAME)) {
-		o = o.Add("team_names", each(r.Teams, func(t Team) string { return t.Name }))
-	}
-	if r.has(bit(SQF_TEAMINFO_COLOR)) {
-		o = o.Add("team_colors", each(r.Teams, func(t Team) int { return int(t.Color) }))
-	}
-	if r.has(bit(SQF_TEAMINFO_SCORE)) {
-		o = o.Add("team_scores", each(r.Teams, func(t Team) int { return int(t.Score) }))
-	}
-	if r.has(bit(SQF_TESTING_SERVER)) {
-		o = o.Add("testing", r.Testing).Add("testing_name", r.TestingName)
-	}
-	add(bit(SQF_DATA_MD5SUM), "data_md5sum", r.DataMD5Sum)
-	if r.has(bit(SQF_ALL_DMFLAGS)) {
-		o = o.Add("all_dmflags", each(r.AllDMFlags, func(x uint32) int { return int(x) }))
-	}
-	add(bit(SQF_SECURITY_SETTINGS), "security", r.Security)
-	if r.has(bit(SQF_OPTIONAL_WADS)) {
-		o = o.Add("optional_wads", each(r.OptionalWADs, func(x uint8) int { return int(x) }))
-	}
-	add(bit(SQF_DEH), "deh", nonNil(r.DEH))
-	add(bit(SQF_EXTENDED_INFO), "flags2", uint32(r.Flags2))
-	add(32+bit(Flag(SQF2_PWAD_HASHES)), "pwad_hashes", nonNil(r.PWADHashes))
-	add(32+bit(Flag(SQF2_COUNTRY)), "country", r.Country)
-	add(32+bit(Flag(SQF2_GAMEMODE_NAME)), "gamemode_name", r.GameModeName)
-	add(32+bit(Flag(SQF2_GAMEMODE_SHORTNAME)), "gamemode_shortname", r.GameModeShort)
-	add(32+bit(Flag(SQF2_VOICECHAT)), "voicechat", r.VoiceChat)
 	return o.Add("trailing_bytes", len(r.Trailing))
+}
+
+// responseFields are the keys of Fields after "flags", in wire order, each
+// with the flag bit that carries it (32+bit for SQF2).
+var responseFields = [...]struct {
+	bit uint8
+	key string
+}{
+	{0, "name"}, {1, "url"}, {2, "email"}, {3, "map"}, {4, "maxclients"}, {5, "maxplayers"}, {6, "pwads"},
+	{7, "gamemode"}, {7, "instagib"}, {7, "buckshot"}, {8, "gamename"}, {9, "iwad"},
+	{10, "forcepassword"}, {11, "forcejoinpassword"}, {12, "skill"}, {13, "botskill"},
+	{14, "dmflags"}, {14, "dmflags2"}, {14, "compatflags"},
+	{16, "fraglimit"}, {16, "timelimit"}, {16, "timeleft"}, {16, "duellimit"}, {16, "pointlimit"}, {16, "winlimit"},
+	{17, "teamdamage"}, {18, "teamscores"}, {19, "numplayers"}, {20, "players"}, {21, "numteams"},
+	{22, "team_names"}, {23, "team_colors"}, {24, "team_scores"}, {25, "testing"}, {25, "testing_name"},
+	{26, "data_md5sum"}, {27, "all_dmflags"}, {28, "security"}, {29, "optional_wads"}, {30, "deh"},
+	{31, "flags2"}, {32, "pwad_hashes"}, {33, "country"}, {34, "gamemode_name"}, {35, "gamemode_shortname"},
+	{36, "voicechat"},
+}
+
+// timeLeftField is the index of "timeleft", sent only with a time limit.
+const timeLeftField = 21
+
+// fieldValue is the value of responseFields[i].
+func (r *Response) fieldValue(i int) any {
+	switch i {
+	case 0:
+		return r.Name
+	case 1:
+		return r.URL
+	case 2:
+		return r.Email
+	case 3:
+		return r.Map
+	case 4:
+		return r.MaxClients
+	case 5:
+		return r.MaxPlayers
+	case 6:
+		return nonNil(r.PWADs)
+	case 7:
+		return uint8(r.GameMode)
+	case 8:
+		return r.Instagib
+	case 9:
+		return r.Buckshot
+	case 10:
+		return r.GameName
+	case 11:
+		return r.IWAD
+	case 12:
+		return r.ForcePassword
+	case 13:
+		return r.ForceJoinPassword
+	case 14:
+		return r.Skill
+	case 15:
+		return r.BotSkill
+	case 16, 17, 18:
+		return r.DMFlags[i-16]
+	case 19:
+		return r.Limits.FragLimit
+	case 20:
+		return r.Limits.TimeLimit
+	case timeLeftField:
+		return r.Limits.TimeLeft
+	case 22:
+		return r.Limits.DuelLimit
+	case 23:
+		return r.Limits.PointLimit
+	case 24:
+		return r.Limits.WinLimit
+	case 25:
+		return r.TeamDamage
+	case 26:
+		return []int{int(r.TeamScores[0]), int(r.TeamScores[1])}
+	case 27:
+		return r.NumPlayers
+	case 28:
+		return r.playerObjects()
+	case 29:
+		return r.NumTeams
+	case 30:
+		names := make([]string, len(r.Teams))
+		for i, t := range r.Teams {
+			names[i] = t.Name
+		}
+		return names
+	case 31, 32:
+		v := make([]int, len(r.Teams))
+		for j, t := range r.Teams {
+			if i == 31 {
+				v[j] = int(t.Color)
+			} else {
+				v[j] = int(t.Score)
+			}
+		}
+		return v
+	case 33:
+		return r.Testing
+	case 34:
+		return r.TestingName
+	case 35:
+		return r.DataMD5Sum
+	case 36:
+		v := make([]int, len(r.AllDMFlags))
+		for i, x := range r.AllDMFlags {
+			v[i] = int(x)
+		}
+		return v
+	case 37:
+		return r.Security
+	case 38:
+		v := make([]int, len(r.OptionalWADs))
+		for i, x := range r.OptionalWADs {
+			v[i] = int(x)
+		}
+		return v
+	case 39:
+		return nonNil(r.DEH)
+	case 40:
+		return uint32(r.Flags2)
+	case 41:
+		return nonNil(r.PWADHashes)
+	case 42:
+		return r.Country
+	case 43:
+		return r.GameModeName
+	case 44:
+		return r.GameModeShort
+	}
+	return r.VoiceChat
+}
+
+// playerObjects is the "players" field.
+func (r *Response) playerObjects() []codecs.Object {
+	ps := make([]codecs.Object, 0, len(r.Players))
+	for _, p := range r.Players {
+		po := codecs.Object{{Key: "name", Value: p.Name}, {Key: "score", Value: p.Score}, {Key: "ping", Value: p.Ping},
+			{Key: "spectator", Value: p.Spectator}, {Key: "bot", Value: p.Bot}}
+		if r.TeamByte {
+			po = po.Add("team", p.Team)
+		}
+		ps = append(ps, po.Add("minutes", p.Minutes))
+	}
+	return ps
 }
 
 // each maps v through f into a new slice (never nil, so JSON shows []).

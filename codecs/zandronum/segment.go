@@ -60,10 +60,10 @@ func decodeSegment(r *wire.Reader) (Segment, int) {
 	case g.Total == 0:
 		r.FailAt("total", totStart, codecs.Detail(codecs.ErrBadValue, "a reply of 0 segments"))
 	case g.Number >= g.Total:
-		r.FailAt("number", numStart, codecs.Detail(codecs.ErrBadValue, "segment "+strconv.Itoa(int(g.Number))+" of "+strconv.Itoa(int(g.Total))))
+		r.FailAt("number", numStart, wire.Detailf(codecs.ErrBadValue, "segment %d of %d", int64(g.Number), int64(g.Total)))
 	case int(g.Offset)+int(g.Size) > int(g.TotalSize):
-		r.FailAt("offset", offStart, codecs.Detail(codecs.ErrBadValue, "bytes "+strconv.Itoa(int(g.Offset))+"-"+
-			strconv.Itoa(int(g.Offset)+int(g.Size))+" past the total size "+strconv.Itoa(int(g.TotalSize))))
+		r.FailAt("offset", offStart, wire.Detailf(codecs.ErrBadValue, "bytes %d-%d past the total size %d",
+			int64(g.Offset), int64(g.Offset)+int64(g.Size), int64(g.TotalSize)))
 	}
 	if r.Failed() {
 		return g, 0
@@ -71,14 +71,14 @@ func decodeSegment(r *wire.Reader) (Segment, int) {
 	start := r.Offset()
 	g.Data = r.Skip("data", int(g.Size))
 	if r.Recording() {
-		r.Mark("data", "bytes", start, strconv.Itoa(int(g.Size))+" bytes of the reply at offset "+strconv.Itoa(int(g.Offset)))
+		r.Mark("data", "bytes", start, wire.Msg("%d bytes of the reply at offset %d", int64(g.Size), int64(g.Offset)))
 	}
 	n := r.Len()
 	if n > 0 && !r.Failed() {
 		start := r.Offset()
 		r.Skip("trailing", n)
 		if r.Recording() {
-			r.Mark("trailing", "bytes", start, strconv.Itoa(n)+" bytes after the chunk")
+			r.Mark("trailing", "bytes", start, wire.Msg("%d bytes after the chunk", int64(n)))
 		}
 	}
 	return g, n
@@ -191,11 +191,11 @@ func decodeSegmented(sk *sink, rd *wire.Reader, payloads [][]byte, layers []int,
 		var off int
 		switch {
 		case g.Total != first.Total:
-			field, off, msg = "total", 5, "total "+strconv.Itoa(int(g.Total))+", the first segment said "+strconv.Itoa(int(first.Total))
+			field, off, msg = "total", 5, wire.Msg("total %d, the first segment said %d", int64(g.Total), int64(first.Total))
 		case g.TotalSize != first.TotalSize:
-			field, off, msg = "total_size", 10, "total size "+strconv.Itoa(int(g.TotalSize))+", the first segment said "+strconv.Itoa(int(first.TotalSize))
+			field, off, msg = "total_size", 10, wire.Msg("total size %d, the first segment said %d", int64(g.TotalSize), int64(first.TotalSize))
 		case seen[g.Number]:
-			field, off, msg = "number", 4, "segment "+strconv.Itoa(int(g.Number))+" received twice"
+			field, off, msg = "number", 4, wire.Msg("segment %d received twice", int64(g.Number))
 		}
 		if msg != "" {
 			return res, &codecs.Error{Protocol: Protocol, Field: "segment." + field, Offset: off, Layer: payloadName(i, n), Err: codecs.Detail(codecs.ErrBadValue, msg)}
@@ -210,8 +210,7 @@ func decodeSegmented(sk *sink, rd *wire.Reader, payloads [][]byte, layers []int,
 		sortByNumber(segs)
 		res.segs = segs
 		res.resp = partialSegmented(segs, asked)
-		return res, &codecs.Error{Protocol: Protocol, Field: "segments", Err: codecs.Detail(codecs.ErrIncomplete,
-			"segment "+strconv.Itoa(missing)+" of "+strconv.Itoa(int(first.Total))+" missing")}
+		return res, &codecs.Error{Protocol: Protocol, Field: "segments", Err: wire.Detailf(codecs.ErrIncomplete, "segment %d of %d missing", int64(missing), int64(first.Total))}
 	}
 
 	// With every number present the chunks must tile [0, TotalSize)
@@ -232,20 +231,20 @@ func decodeSegmented(sk *sink, rd *wire.Reader, payloads [][]byte, layers []int,
 		var msg string
 		switch {
 		case int(g.Offset) > pos:
-			msg = "bytes " + strconv.Itoa(pos) + "-" + strconv.Itoa(int(g.Offset)) + " are in no segment"
+			msg = wire.Msg("bytes %d-%d are in no segment", int64(pos), int64(g.Offset))
 		case int(g.Offset) < pos:
-			msg = "overlaps the segment before it, which ends at " + strconv.Itoa(pos)
+			msg = wire.Msg("overlaps the segment before it, which ends at %d", int64(pos))
 		}
 		if msg != "" {
 			return res, &codecs.Error{Protocol: Protocol, Field: "segment.offset", Offset: 6, Layer: payloadName(k, n),
-				Err: codecs.Detail(codecs.ErrBadValue, "segment "+strconv.Itoa(int(g.Number))+": "+msg)}
+				Err: codecs.Detail(codecs.ErrBadValue, wire.Msg("segment %d: ", int64(g.Number))+msg)}
 		}
 		pos += int(g.Size)
 	}
 	if pos != int(first.TotalSize) {
 		k := byOffset[n-1]
 		return res, &codecs.Error{Protocol: Protocol, Field: "segment.total_size", Offset: 10, Layer: payloadName(k, n),
-			Err: codecs.Detail(codecs.ErrIncomplete, "bytes "+strconv.Itoa(pos)+"-"+strconv.Itoa(int(first.TotalSize))+" are in no segment")}
+			Err: wire.Detailf(codecs.ErrIncomplete, "bytes %d-%d are in no segment", int64(pos), int64(first.TotalSize))}
 	}
 
 	// pos is the sum of the chunk sizes, so bounded by the input.

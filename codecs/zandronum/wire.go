@@ -123,6 +123,7 @@ func (s *sink) spanPtr() *[]codecs.Span {
 }
 
 // addLayer appends a layer and returns its index (or 0 with no sink).
+//
 //go:noinline
 func (s *sink) addLayer(name string, b []byte, parent int) int {
 	if s == nil {
@@ -174,6 +175,7 @@ func (s *sink) unwrapInto(buf []byte, b []byte, i, n int) (out, p []byte, li int
 
 // reader returns a cursor over layer p (number li): the reusable rd when
 // nothing is recorded, else a new one recording into the sink.
+//
 //go:noinline
 func (s *sink) reader(rd *wire.Reader, p []byte, li int) *wire.Reader {
 	if s == nil && rd != nil {

@@ -402,6 +402,7 @@ type Response struct {
 
 // has reports whether the field of flag bit (32+bit for SQF2) is in the
 // reply and was read.
+//
 //go:noinline
 func (r *Response) has(bit int) bool {
 	if bit < 32 {

@@ -16,6 +16,7 @@ import (
 	"encoding/binary"
 	"math"
 	"strconv"
+	"unicode/utf8"
 
 	"github.com/querylens/querylens/codecs"
 )
@@ -44,12 +45,14 @@ func NewReader(proto string, b []byte, layer int, spans *[]codecs.Span) *Reader 
 }
 
 // Reset reuses r for new bytes, keeping its span sink.
+//
 //go:noinline
 func (r *Reader) Reset(b []byte, layer int) {
 	r.b, r.off, r.base, r.layer, r.path, r.err = b, 0, 0, layer, r.path[:0], nil
 }
 
 // Err returns the first error, or nil. The returned value is a *codecs.Error.
+//
 //go:noinline
 func (r *Reader) Err() error {
 	if r.err == nil {
@@ -79,10 +82,12 @@ func (r *Reader) Recording() bool { return r.spans != nil }
 
 // Enter pushes a path element: Enter("players", 3) then U8("team") records
 // "players[3].team". index < 0 means a plain name ("limits.fraglimit").
+//
 //go:noinline
 func (r *Reader) Enter(name string, index int) { r.path = append(r.path, pathElem{name, index}) }
 
 // Leave pops the last path element.
+//
 //go:noinline
 func (r *Reader) Leave() { r.path = r.path[:len(r.path)-1] }
 
@@ -112,10 +117,12 @@ func (r *Reader) Path(field string) string {
 
 // Fail records err for field at the current offset, unless an error is
 // already recorded.
+//
 //go:noinline
 func (r *Reader) Fail(field string, err error) { r.FailAt(field, r.Offset(), err) }
 
 // FailAt records err for field at offset off (layer-relative).
+//
 //go:noinline
 func (r *Reader) FailAt(field string, off int, err error) {
 	if r.err == nil {
@@ -295,6 +302,7 @@ func (r *Reader) Bytes(field string, n int) []byte {
 // (aliasing the input), for encodings the caller interprets itself and then
 // describes with Mark (Bloodmasters' 7-bit length-prefixed strings). It
 // fails with ErrShort like every read.
+//
 //go:noinline
 func (r *Reader) Skip(field string, n int) []byte { return r.take(field, n) }
 
@@ -323,12 +331,14 @@ func (r *Reader) CString(field string) []byte {
 
 // Mark records a span over [start, Offset()) for a value the caller decoded
 // itself (a group such as one player, or a custom encoding).
+//
 //go:noinline
 func (r *Reader) Mark(field, kind string, start int, value string) { r.Span(field, kind, start, value) }
 
 // Sub returns a reader over the next n bytes (consumed from r) that records
 // into the same span sink with the same path, with offsets continuing r's.
 // Errors in the sub-reader do not propagate; call r.Adopt(sub) for that.
+//
 //go:noinline
 func (r *Reader) Sub(field string, n int) *Reader {
 	start := r.Offset()
@@ -341,9 +351,60 @@ func (r *Reader) Sub(field string, n int) *Reader {
 }
 
 // Adopt copies sub's error into r if r has none.
+//
 //go:noinline
 func (r *Reader) Adopt(sub *Reader) {
 	if r.err == nil && sub.err != nil {
 		r.err = sub.err
 	}
+}
+
+// Msg returns format with each "%d" replaced by the next of args in
+// decimal.
+func Msg(format string, args ...int64) string {
+	b := make([]byte, 0, len(format)+8*len(args))
+	for i := 0; i < len(format); i++ {
+		if format[i] == '%' && i+1 < len(format) && format[i+1] == 'd' && len(args) > 0 {
+			b = strconv.AppendInt(b, args[0], 10)
+			args = args[1:]
+			i++
+			continue
+		}
+		b = append(b, format[i])
+	}
+	return string(b)
+}
+
+// Detailf is codecs.Detail(sentinel, Msg(format, args...)).
+func Detailf(sentinel error, format string, args ...int64) error {
+	return codecs.Detail(sentinel, Msg(format, args...))
+}
+
+// TrimSpace is strings.TrimSpace: s without leading and trailing white
+// space as Unicode defines it.
+func TrimSpace(s string) string {
+	for len(s) > 0 {
+		r, n := utf8.DecodeRuneInString(s)
+		if !isSpace(r) {
+			break
+		}
+		s = s[n:]
+	}
+	for len(s) > 0 {
+		r, n := utf8.DecodeLastRuneInString(s)
+		if !isSpace(r) {
+			break
+		}
+		s = s[:len(s)-n]
+	}
+	return s
+}
+
+// isSpace is unicode.IsSpace.
+func isSpace(r rune) bool {
+	switch r {
+	case '\t', '\n', '\v', '\f', '\r', ' ', 0x85, 0xa0, 0x1680, 0x2028, 0x2029, 0x202f, 0x205f, 0x3000:
+		return true
+	}
+	return r >= 0x2000 && r <= 0x200a
 }
