@@ -2,7 +2,8 @@ package bloodmasters
 
 import (
 	"errors"
-	"strconv"
+
+	"github.com/querylens/querylens/codecs/internal/wire"
 )
 
 // Wire constants (spec §6.1–6.3).
@@ -76,7 +77,7 @@ func (c Command) String() string {
 		s = commandNames[b]
 	}
 	if s == "" {
-		s = "unknown (" + strconv.Itoa(int(b)) + ")"
+		s = wire.Msg("unknown (%d)", int64(b))
 	}
 	if c&ReliableBit != 0 {
 		s += ", reliable"
@@ -109,7 +110,7 @@ func (g GameType) String() string {
 	if g.Known() {
 		return gameTypeNames[g]
 	}
-	return "unknown (" + strconv.Itoa(int(g)) + ")"
+	return wire.Msg("unknown (%d)", int64(g))
 }
 
 // Team is a client's team byte.
@@ -131,7 +132,7 @@ func (t Team) String() string {
 	if t.Known() {
 		return teamNames[t]
 	}
-	return "unknown (" + strconv.Itoa(int(t)) + ")"
+	return wire.Msg("unknown (%d)", int64(t))
 }
 
 // Response is the server's reply to a query (the ServerInfo message).

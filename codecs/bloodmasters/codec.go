@@ -94,8 +94,7 @@ func (codec) Decode(datagrams [][]byte, opt codecs.DecodeOptions) (*codecs.Messa
 		return m, codecs.NewError(protoName, "datagram", 0, codecs.Detail(codecs.ErrIncomplete, "no datagram"))
 	case 1:
 	default:
-		return m, codecs.NewError(protoName, "datagram", 0, codecs.Detail(codecs.ErrBadValue,
-			"a Bloodmasters message is one datagram, got "+strconv.Itoa(len(datagrams))))
+		return m, codecs.NewError(protoName, "datagram", 0, wire.Detailf(codecs.ErrBadValue, "a Bloodmasters message is one datagram, got %d", int64(len(datagrams))))
 	}
 	b := datagrams[0]
 	var spans *[]codecs.Span

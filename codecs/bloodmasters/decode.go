@@ -25,11 +25,11 @@ func DecodeRequest(b []byte) (uint32, error) {
 	switch {
 	case r.Failed():
 	case n != RequestLen:
-		r.FailAt("length", 0, codecs.Detail(codecs.ErrBadValue, "a request is 7 bytes long, this message says "+strconv.Itoa(int(n))))
+		r.FailAt("length", 0, wire.Detailf(codecs.ErrBadValue, "a request is 7 bytes long, this message says %d", int64(n)))
 	case c != CmdServerInfo:
-		r.FailAt("command", 2, codecs.Detail(codecs.ErrNotQuery, "command "+strconv.Itoa(int(c))+" ("+c.String()+") is not ServerInfo (13)"))
+		r.FailAt("command", 2, codecs.Detail(codecs.ErrNotQuery, wire.Msg("command %d (", int64(c))+c.String()+") is not ServerInfo (13)"))
 	case !r.Empty():
-		r.Fail("datagram", codecs.Detail(codecs.ErrTrailing, strconv.Itoa(r.Len())+" bytes after the request"))
+		r.Fail("datagram", wire.Detailf(codecs.ErrTrailing, "%d bytes after the request", int64(r.Len())))
 	}
 	if err := r.Err(); err != nil {
 		return 0, err
@@ -244,7 +244,7 @@ func readHeader(r *wire.Reader, st *stage) (c Command, id uint32, n int) {
 		return c, 0, n
 	}
 	if hl := c.headerLen(); n < hl {
-		r.FailAt("length", start, codecs.Detail(codecs.ErrBadValue, "message length "+strconv.Itoa(n)+" is shorter than its "+strconv.Itoa(hl)+"-byte header"))
+		r.FailAt("length", start, wire.Detailf(codecs.ErrBadValue, "message length %d is shorter than its %d-byte header", int64(n), int64(hl)))
 		return c, 0, n
 	}
 	if c.HasPacketID() {

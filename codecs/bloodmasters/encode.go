@@ -2,9 +2,9 @@ package bloodmasters
 
 import (
 	"encoding/binary"
-	"strconv"
 
 	"github.com/querylens/querylens/codecs"
+	"github.com/querylens/querylens/codecs/internal/wire"
 )
 
 // AppendRequest appends the 7-byte query: `07 00 0d` and the token, which
@@ -29,7 +29,7 @@ func AppendResponse(dst []byte, r Response) ([]byte, error) {
 	case !r.Extended() && len(r.Clients) > 0:
 		return fail("clients", codecs.Detail(codecs.ErrBadValue, "client records need protocol 27 or later"))
 	case r.Extended() && len(r.Clients) != int(r.NumClients):
-		return fail("num_clients", codecs.Detail(codecs.ErrBadValue, "num_clients is "+strconv.Itoa(int(r.NumClients))+" but there are "+strconv.Itoa(len(r.Clients))+" client records"))
+		return fail("num_clients", wire.Detailf(codecs.ErrBadValue, "num_clients is %d but there are %d client records", int64(r.NumClients), int64(len(r.Clients))))
 	case r.HasBuild && !r.Extended():
 		return fail("build_description", codecs.Detail(codecs.ErrBadValue, "a build description needs protocol 27 or later"))
 	case len(r.Extra) > 0 && r.Extended() && !r.HasBuild:
@@ -95,7 +95,7 @@ func finishMessage(dst []byte, start int) error {
 	n := len(dst) - start
 	if n > MaxMessageLen {
 		return &codecs.Error{Protocol: protoName, Field: "length", Offset: 0,
-			Err: codecs.Detail(codecs.ErrTooLong, "message of "+strconv.Itoa(n)+" bytes exceeds the 16-bit length field")}
+			Err: wire.Detailf(codecs.ErrTooLong, "message of %d bytes exceeds the 16-bit length field", int64(n))}
 	}
 	binary.LittleEndian.PutUint16(dst[start:], uint16(n))
 	return nil

@@ -123,7 +123,7 @@ func decodeItems(items []item, spans bool) (*codecs.Message, error) {
 	for i, it := range items {
 		name := "wire"
 		if len(items) > 1 {
-			name += " " + strconv.Itoa(i+1)
+			name += wire.Msg(" %d", int64(i+1))
 		}
 		if spans {
 			m.Layers = append(m.Layers, codecs.Layer{Name: name, Bytes: it.b, Parent: -1})

@@ -2,7 +2,6 @@ package gamespy2
 
 import (
 	"bytes"
-	"strconv"
 	"unicode/utf8"
 
 	"github.com/querylens/querylens/codecs"
@@ -23,7 +22,7 @@ func decodeRequest(b []byte, spans *[]codecs.Span, layer int) (Request, error) {
 		r.FailAt("magic", 0, codecs.ErrBadMagic)
 	}
 	if t := r.U8("packet_type"); !r.Failed() && t != PacketQuery {
-		r.FailAt("packet_type", 2, codecs.Detail(codecs.ErrNotQuery, "packet type "+strconv.Itoa(int(t))))
+		r.FailAt("packet_type", 2, wire.Detailf(codecs.ErrNotQuery, "packet type %d", int64(t)))
 	}
 	copy(q.ID[:], r.Bytes("id", 4))
 	q.Server = readKeys(r, "server")
@@ -49,7 +48,7 @@ func readKeys(r *wire.Reader, section string) Keys {
 	case n == KeysAll:
 		k.All = true
 	case int(n) > r.Len():
-		r.Fail("keys", codecs.Detail(codecs.ErrShort, strconv.Itoa(int(n))+" key numbers announced"))
+		r.Fail("keys", wire.Detailf(codecs.ErrShort, "%d key numbers announced", int64(n)))
 	default:
 		k.List = make([]Key, n)
 		for i := range k.List {
@@ -57,7 +56,7 @@ func readKeys(r *wire.Reader, section string) Keys {
 			start := r.Offset()
 			v := r.U8("")
 			if v == 0 || v > MaxKeyIndex {
-				r.FailAt("", start, codecs.Detail(codecs.ErrBadValue, "key number "+strconv.Itoa(int(v))))
+				r.FailAt("", start, wire.Detailf(codecs.ErrBadValue, "key number %d", int64(v)))
 			}
 			k.List[i] = Key(v)
 			r.Leave()
@@ -122,7 +121,7 @@ func decodeResponse(b []byte, req *Request, spans *[]codecs.Span, layer int) (Re
 // readHeader reads the packet type (which must be the query's) and the id.
 func readHeader(r *wire.Reader, id *[4]byte) bool {
 	if t := r.U8("packet_type"); !r.Failed() && t != PacketQuery {
-		r.FailAt("packet_type", 0, codecs.Detail(codecs.ErrBadValue, "packet type "+strconv.Itoa(int(t))+" is not a query reply"))
+		r.FailAt("packet_type", 0, wire.Detailf(codecs.ErrBadValue, "packet type %d is not a query reply", int64(t)))
 	}
 	copy(id[:], r.Bytes("id", 4))
 	return !r.Failed()

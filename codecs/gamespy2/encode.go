@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/querylens/querylens/codecs"
+	"github.com/querylens/querylens/codecs/internal/wire"
 )
 
 // AppendRequest appends the wire form of q to dst.
@@ -24,12 +25,12 @@ func AppendRequest(dst []byte, q Request) ([]byte, error) {
 			dst = append(dst, KeysAll)
 			continue
 		case len(k.List) > MaxKeys:
-			return dst, encodeError(s.name+".keys", len(dst)-start, codecs.Detail(codecs.ErrTooLong, strconv.Itoa(len(k.List))+" keys"))
+			return dst, encodeError(s.name+".keys", len(dst)-start, wire.Detailf(codecs.ErrTooLong, "%d keys", int64(len(k.List))))
 		}
 		dst = append(dst, byte(len(k.List)))
 		for i, key := range k.List {
 			if key == 0 || key > MaxKeyIndex {
-				return dst, encodeError(s.name+".keys["+strconv.Itoa(i)+"]", len(dst)-start, codecs.Detail(codecs.ErrBadValue, "key number "+strconv.Itoa(int(key))))
+				return dst, encodeError(s.name+".keys["+strconv.Itoa(i)+"]", len(dst)-start, wire.Detailf(codecs.ErrBadValue, "key number %d", int64(key)))
 			}
 			dst = append(dst, byte(key))
 		}
@@ -112,7 +113,7 @@ func (w *limited) nul() {
 // badText is the error for a name that is empty or text that holds a NUL.
 func (w *limited) badText(field string, i int, sub string) error {
 	if i >= 0 {
-		field += "[" + strconv.Itoa(i) + "]"
+		field += wire.Msg("[%d]", int64(i))
 	}
 	if sub != "" {
 		field += "." + sub
@@ -148,7 +149,7 @@ func (w *limited) table(name string, t *Table, keys Keys, width int) error {
 	}
 	n := max(t.Count, len(t.Rows))
 	if n > 1<<(8*width)-1 {
-		return encodeError(name+".count", w.off(), codecs.Detail(codecs.ErrTooLong, strconv.Itoa(n)+" rows"))
+		return encodeError(name+".count", w.off(), wire.Detailf(codecs.ErrTooLong, "%d rows", int64(n)))
 	}
 	if w.full || w.end-len(w.b) < width {
 		w.full = true
@@ -173,8 +174,7 @@ func (w *limited) table(name string, t *Table, keys Keys, width int) error {
 	}
 	for i, row := range t.Rows {
 		if len(row) != len(t.Fields) {
-			return encodeError(name+"["+strconv.Itoa(i)+"]", w.off(), codecs.Detail(codecs.ErrBadValue,
-				strconv.Itoa(len(row))+" values for "+strconv.Itoa(len(t.Fields))+" fields"))
+			return encodeError(name+"["+strconv.Itoa(i)+"]", w.off(), wire.Detailf(codecs.ErrBadValue, "%d values for %d fields", int64(len(row)), int64(len(t.Fields))))
 		}
 		if keys.All {
 			for j, v := range row {

@@ -1,6 +1,6 @@
 package gamespy2
 
-import "strconv"
+import "github.com/querylens/querylens/codecs/internal/wire"
 
 // Wire constants of the QR2 query exchange.
 const (
@@ -94,7 +94,7 @@ func (k Key) String() string {
 	if k != 0 && int(k) < len(keyNames) {
 		return keyNames[k]
 	}
-	return "key" + strconv.Itoa(int(k))
+	return wire.Msg("key%d", int64(k))
 }
 
 // KeyByName returns the standard key registered as name.

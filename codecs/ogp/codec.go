@@ -1,9 +1,8 @@
 package ogp
 
 import (
-	"strconv"
-
 	"github.com/querylens/querylens/codecs"
+	"github.com/querylens/querylens/codecs/internal/wire"
 )
 
 func init() { codecs.Register(codec{}) }
@@ -153,7 +152,7 @@ func decodeSplit(m *codecs.Message, datagrams [][]byte, spans *[]codecs.Span) er
 			if d.err() == nil && d.r.Len() > 0 {
 				at := d.r.Offset()
 				d.r.Skip("fragment", d.r.Len())
-				d.r.Mark("fragment", "bytes", at, strconv.Itoa(len(b)-at)+" bytes of the split answer")
+				d.r.Mark("fragment", "bytes", at, wire.Msg("%d bytes of the split answer", int64(len(b)-at)))
 			}
 		}
 	}

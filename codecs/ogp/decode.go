@@ -497,12 +497,12 @@ func (d *decoder) typ(h *Header) {
 	}
 	t, ok := typeOf(d.v, c[0])
 	if !ok {
-		r.FailAt("type", at, codecs.Detail(codecs.ErrUnknownCode, "type "+strconv.Itoa(int(c[0]))))
+		r.FailAt("type", at, wire.Detailf(codecs.ErrUnknownCode, "type %d", int64(c[0])))
 		return
 	}
 	h.Type = t
 	if r.Recording() {
-		r.Mark("type", "u8", at, strconv.Itoa(int(c[0]))+" "+t.name(d.v))
+		r.Mark("type", "u8", at, wire.Msg("%d ", int64(c[0]))+t.name(d.v))
 	}
 }
 
@@ -576,7 +576,7 @@ func (d *decoder) raw() []byte {
 // trailing fails with ErrTrailing when bytes are left after a complete message.
 func (d *decoder) trailing() {
 	if !d.r.Empty() {
-		d.r.Fail("", codecs.Detail(codecs.ErrTrailing, strconv.Itoa(d.r.Len())+" bytes after the message"))
+		d.r.Fail("", wire.Detailf(codecs.ErrTrailing, "%d bytes after the message", int64(d.r.Len())))
 	}
 }
 
@@ -619,7 +619,7 @@ func (d *decoder) answer(a *Answer) {
 		if c := r.Skip("error_id", 1); c != nil {
 			a.ErrorID = ErrorID(c[0])
 			if r.Recording() {
-				r.Mark("error_id", "u8", at, strconv.Itoa(int(c[0]))+" "+a.ErrorID.String())
+				r.Mark("error_id", "u8", at, wire.Msg("%d ", int64(c[0]))+a.ErrorID.String())
 			}
 		}
 	case TypeDefault:
@@ -651,7 +651,7 @@ func (d *decoder) listCap(field string, at int, n, minEntry int) (int, bool) {
 	}
 	if minEntry == 0 {
 		if n > r.Len() {
-			r.FailAt(field, at, codecs.Detail(codecs.ErrTooLong, strconv.Itoa(n)+" entries without fields in "+strconv.Itoa(r.Len())+" bytes"))
+			r.FailAt(field, at, wire.Detailf(codecs.ErrTooLong, "%d entries without fields in %d bytes", int64(n), int64(r.Len())))
 			return 0, false
 		}
 		return n, true

@@ -3,9 +3,9 @@ package ogp
 import (
 	"bytes"
 	"encoding/binary"
-	"strconv"
 
 	"github.com/querylens/querylens/codecs"
+	"github.com/querylens/querylens/codecs/internal/wire"
 )
 
 // appendBits appends b as a VarBitArray: seven flags a byte, bit 7 set on
@@ -72,7 +72,7 @@ func (e *encoder) fail(field string, err error) {
 	if e.list != "" {
 		path = e.list
 		if e.index >= 0 {
-			path += "[" + strconv.Itoa(e.index) + "]"
+			path += wire.Msg("[%d]", int64(e.index))
 		}
 		if field != "" {
 			path += "." + field
@@ -102,7 +102,7 @@ func (e *encoder) str(field string, s []byte) {
 // u8 appends a v0.04 UINT8 field, which must be in 0..255.
 func (e *encoder) u8(field string, x int64) {
 	if x < 0 || x > 0xff {
-		e.fail(field, codecs.Detail(codecs.ErrBadValue, strconv.FormatInt(x, 10)+" does not fit in a byte"))
+		e.fail(field, wire.Detailf(codecs.ErrBadValue, "%d does not fit in a byte", x))
 	}
 	e.b = append(e.b, byte(x))
 }
@@ -216,7 +216,7 @@ func (e *encoder) header(h *Header, answer bool) {
 	e.b = append(e.b, h.Padding...)
 	size := len(e.b) - start
 	if size > 0xff {
-		e.fail("header.head_size", codecs.Detail(codecs.ErrTooLong, strconv.Itoa(size)+" header bytes"))
+		e.fail("header.head_size", wire.Detailf(codecs.ErrTooLong, "%d header bytes", int64(size)))
 	}
 	e.b[start] = byte(size)
 }

@@ -2,7 +2,8 @@ package ogp
 
 import (
 	"math/bits"
-	"strconv"
+
+	"github.com/querylens/querylens/codecs/internal/wire"
 )
 
 // bitNames names the flags of one VarBitArray, indexed by 7*k+n. Empty
@@ -55,7 +56,7 @@ func (t *bitNames) name(i int) string {
 	if t != nil && i < len(t.names) && t.names[i] != "" {
 		return t.names[i]
 	}
-	return strconv.Itoa(i/7) + "." + strconv.Itoa(i%7)
+	return wire.Msg("%d.%d", int64(i/7), int64(i%7))
 }
 
 // appendList appends the names of the set flags joined by ",".
@@ -204,5 +205,5 @@ func limitTypeName(t uint8) string {
 	if int(t) < len(limitTypeNames) {
 		return limitTypeNames[t]
 	}
-	return "type " + strconv.Itoa(int(t))
+	return wire.Msg("type %d", int64(t))
 }

@@ -1,6 +1,6 @@
 package ogp
 
-import "strconv"
+import "github.com/querylens/querylens/codecs/internal/wire"
 
 // Version says which of the two incompatible wire forms a datagram uses. It
 // is detected from the bytes (see DecodeHeader), never configured.
@@ -24,7 +24,7 @@ func (v Version) String() string {
 	case V004:
 		return "0.04"
 	}
-	return "version(" + strconv.Itoa(int(v)) + ")"
+	return wire.Msg("version(%d)", int64(v))
 }
 
 // ParseVersion reads a version as the "version" option spells it. "1.0",
@@ -58,7 +58,7 @@ func (t Type) String() string {
 	if int(t) < len(typeNames) {
 		return typeNames[t]
 	}
-	return "type(" + strconv.Itoa(int(t)) + ")"
+	return wire.Msg("type(%d)", int64(t))
 }
 
 // name is t's name in version v (v0.04 calls the ping type "none").
@@ -133,7 +133,7 @@ func (e ErrorID) String() string {
 	if int(e) < len(errorNames) {
 		return errorNames[e]
 	}
-	return "unknown error " + strconv.Itoa(int(e))
+	return wire.Msg("unknown error %d", int64(e))
 }
 
 // Bits is a VarBitArray: "bit k.n" (bit n of the k-th wire byte) is bit

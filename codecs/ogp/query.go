@@ -4,6 +4,7 @@ import (
 	"strconv"
 
 	"github.com/querylens/querylens/codecs"
+	"github.com/querylens/querylens/codecs/internal/wire"
 )
 
 var options = []codecs.Option{
@@ -243,7 +244,7 @@ func (c *conversation) Result(opt codecs.DecodeOptions) (*codecs.Message, error)
 		if err == nil {
 			text := "no answer to the query with the challenge number"
 			if c.challenges == maxChallenges && c.done {
-				text = "the server sent a new challenge number " + strconv.Itoa(maxChallenges+1) + " times"
+				text = wire.Msg("the server sent a new challenge number %d times", int64(maxChallenges+1))
 			}
 			err = &codecs.Error{Protocol: proto, Field: "answer", Err: codecs.Detail(codecs.ErrIncomplete, text)}
 		}

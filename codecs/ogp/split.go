@@ -3,9 +3,9 @@ package ogp
 import (
 	"bytes"
 	"errors"
-	"strconv"
 
 	"github.com/querylens/querylens/codecs"
+	"github.com/querylens/querylens/codecs/internal/wire"
 )
 
 // wireLayer names datagram i of n in errors, spans and layers.
@@ -13,7 +13,7 @@ func wireLayer(i, n int) string {
 	if n == 1 {
 		return "wire"
 	}
-	return "wire " + strconv.Itoa(i)
+	return wire.Msg("wire %d", int64(i))
 }
 
 // inLayer sets the layer of a *codecs.Error.
@@ -85,7 +85,7 @@ func (s *splitSet) add(datagrams [][]byte, i int) error {
 		if bytes.Equal(datagrams[j-1], b) {
 			return nil // the same datagram twice
 		}
-		return fail("packet " + strconv.Itoa(no) + " received twice with different bytes")
+		return fail(wire.Msg("packet %d received twice with different bytes", int64(no)))
 	}
 	s.part[no], s.body[no] = i+1, off
 	s.have++
@@ -94,7 +94,7 @@ func (s *splitSet) add(datagrams [][]byte, i int) error {
 
 // missing describes the parts not received.
 func (s *splitSet) missing() string {
-	text := "have " + strconv.Itoa(s.have) + " of " + strconv.Itoa(s.count) + " packets; missing"
+	text := wire.Msg("have %d of %d packets; missing", int64(s.have), int64(s.count))
 	shown := 0
 	for no := 0; no < s.count; no++ {
 		if s.part[no] != 0 {
@@ -103,7 +103,7 @@ func (s *splitSet) missing() string {
 		if shown == 8 {
 			return text + " …"
 		}
-		text += " " + strconv.Itoa(no)
+		text += wire.Msg(" %d", int64(no))
 		shown++
 	}
 	return text
@@ -169,11 +169,11 @@ func SplitAnswer(a Answer, maxBytes int) ([][]byte, error) {
 	body := e.b[headLen:]
 	room := maxBytes - headLen
 	if room < 1 {
-		return nil, &codecs.Error{Protocol: proto, Field: "max_bytes_per_packet", Err: codecs.Detail(codecs.ErrTooLong, "the header alone is "+strconv.Itoa(headLen)+" bytes")}
+		return nil, &codecs.Error{Protocol: proto, Field: "max_bytes_per_packet", Err: wire.Detailf(codecs.ErrTooLong, "the header alone is %d bytes", int64(headLen))}
 	}
 	n := (len(body) + room - 1) / room
 	if n > 0xff {
-		return nil, &codecs.Error{Protocol: proto, Field: "max_bytes_per_packet", Err: codecs.Detail(codecs.ErrTooLong, "the answer needs "+strconv.Itoa(n)+" packets")}
+		return nil, &codecs.Error{Protocol: proto, Field: "max_bytes_per_packet", Err: wire.Detailf(codecs.ErrTooLong, "the answer needs %d packets", int64(n))}
 	}
 	out := make([][]byte, 0, n)
 	for i := 0; i < n; i++ {

@@ -144,7 +144,7 @@ func (q *Query) Feed(b []byte) ([][]byte, bool, error) {
 			return nil, q.done, inLayer(err, "payload")
 		}
 		if q.total != 0 && int(g.Total) != q.total {
-			return q.ignore("segment.total", 5, codecs.Detail(codecs.ErrBadValue, "total "+strconv.Itoa(int(g.Total))+", earlier segments said "+strconv.Itoa(q.total)))
+			return q.ignore("segment.total", 5, wire.Detailf(codecs.ErrBadValue, "total %d, earlier segments said %d", int64(g.Total), int64(q.total)))
 		}
 		if q.seen[g.Number] {
 			return nil, false, nil
@@ -332,7 +332,7 @@ func (Codec) CheckQuery(b []byte) error {
 			return inLayer(err, "payload")
 		}
 		if n := len(q.Extra); n > 4 {
-			return fail("extra", len(p)-n, codecs.Detail(codecs.ErrTrailing, strconv.Itoa(n)+" bytes after the request"))
+			return fail("extra", len(p)-n, wire.Detailf(codecs.ErrTrailing, "%d bytes after the request", int64(n)))
 		}
 		return nil
 	case MasterChallenge:
@@ -460,7 +460,7 @@ func (Codec) Decode(datagrams [][]byte, opt codecs.DecodeOptions) (*codecs.Messa
 	}
 	if n > 1 {
 		return m, &codecs.Error{Protocol: Protocol, Field: "response", Layer: payloadName(0, n),
-			Err: codecs.Detail(codecs.ErrBadValue, strconv.Itoa(n)+" datagrams that are neither reply segments nor list packets")}
+			Err: wire.Detailf(codecs.ErrBadValue, "%d datagrams that are neither reply segments nor list packets", int64(n))}
 	}
 	return m, &codecs.Error{Protocol: Protocol, Field: "response", Layer: payloadName(0, n),
 		Err: codecs.Detail(codecs.ErrUnknownCode, strconv.FormatUint(uint64(code), 10))}

@@ -6,6 +6,7 @@ import (
 	"strconv"
 
 	"github.com/querylens/querylens/codecs"
+	"github.com/querylens/querylens/codecs/internal/wire"
 )
 
 // AppendResponse appends the datagram of reply resp (Huffman layer
@@ -76,7 +77,7 @@ func (e *encoder) strAt(list string, i int, sub, s string) {
 		if s[j] == 0 {
 			field := list
 			if i >= 0 {
-				field += "[" + strconv.Itoa(i) + "]"
+				field += wire.Msg("[%d]", int64(i))
 			}
 			if sub != "" {
 				field += "." + sub
@@ -92,7 +93,7 @@ func (e *encoder) strAt(list string, i int, sub, s string) {
 // count appends a BYTE count, which must fit.
 func (e *encoder) count(field string, n int) bool {
 	if n > 255 {
-		e.fail(field, codecs.Detail(codecs.ErrTooLong, strconv.Itoa(n)+" entries, at most 255"))
+		e.fail(field, wire.Detailf(codecs.ErrTooLong, "%d entries, at most 255", int64(n)))
 		return false
 	}
 	e.u8(uint8(n))
@@ -132,7 +133,7 @@ func (e *encoder) body(r *Response) {
 // teamCount is the number of entries each TEAMINFO list must have.
 func (e *encoder) teams(field string, r *Response) bool {
 	if r.Flags&SQF_TEAMINFO_NUMBER != 0 && len(r.Teams) != int(r.NumTeams) {
-		e.fail(field, codecs.Detail(codecs.ErrBadValue, strconv.Itoa(len(r.Teams))+" teams but numteams "+strconv.Itoa(int(r.NumTeams))))
+		e.fail(field, wire.Detailf(codecs.ErrBadValue, "%d teams but numteams %d", int64(len(r.Teams)), int64(r.NumTeams)))
 		return false
 	}
 	return true
@@ -202,7 +203,7 @@ func (e *encoder) field(r *Response, bit int) {
 		// One record fewer than numplayers is what a server with an
 		// invisible spectator sends; anything else cannot be decoded.
 		if n != int(r.NumPlayers) && n+1 != int(r.NumPlayers) {
-			e.fail("players", codecs.Detail(codecs.ErrBadValue, strconv.Itoa(n)+" players but numplayers "+strconv.Itoa(int(r.NumPlayers))))
+			e.fail("players", wire.Detailf(codecs.ErrBadValue, "%d players but numplayers %d", int64(n), int64(r.NumPlayers)))
 			return
 		}
 		for i := range r.Players {

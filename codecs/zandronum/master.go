@@ -64,7 +64,7 @@ func decodeMasterList(sk *sink, rd *wire.Reader, payloads [][]byte, layers []int
 		case code == MasterBeginPart:
 		case n == 1 && (code == MasterBeginList || masterDenied(code) != ""):
 		case n > 1 && (code == MasterBeginList || masterDenied(code) != ""):
-			return l, masterFail(i, n, "response", 0, codecs.Detail(codecs.ErrBadValue, "a single-packet reply ("+strconv.FormatUint(uint64(code), 10)+") among list packets"))
+			return l, masterFail(i, n, "response", 0, wire.Detailf(codecs.ErrBadValue, "a single-packet reply (%d) among list packets", int64(code)))
 		default:
 			return l, masterFail(i, n, "response", 0, codecs.Detail(codecs.ErrUnknownCode, strconv.FormatUint(uint64(code), 10)))
 		}
@@ -76,7 +76,7 @@ func decodeMasterList(sk *sink, rd *wire.Reader, payloads [][]byte, layers []int
 			return l, masterFail(i, n, "packet_number", 4, codecs.ErrShort)
 		}
 		if seen[p[4]] != 0 {
-			return l, masterFail(i, n, "packet_number", 4, codecs.Detail(codecs.ErrBadValue, "packet "+strconv.Itoa(int(p[4]))+" received twice"))
+			return l, masterFail(i, n, "packet_number", 4, wire.Detailf(codecs.ErrBadValue, "packet %d received twice", int64(p[4])))
 		}
 		seen[p[4]] = i + 1
 	}
@@ -123,7 +123,7 @@ func decodeMasterList(sk *sink, rd *wire.Reader, payloads [][]byte, layers []int
 		trailing(r)
 		if end == MasterEndList {
 			if final >= 0 {
-				return l, masterFail(i, n, "end", r.Offset()-1, codecs.Detail(codecs.ErrBadValue, "packets "+strconv.Itoa(final)+" and "+strconv.Itoa(num)+" both end the list"))
+				return l, masterFail(i, n, "end", r.Offset()-1, wire.Detailf(codecs.ErrBadValue, "packets %d and %d both end the list", int64(final), int64(num)))
 			}
 			final = num
 		}
@@ -133,17 +133,16 @@ func decodeMasterList(sk *sink, rd *wire.Reader, payloads [][]byte, layers []int
 		last := l.Packets[len(l.Packets)-1].Number
 		if int(last) > final {
 			i := seen[last] - 1
-			return l, masterFail(i, n, "packet_number", 4, codecs.Detail(codecs.ErrBadValue, "packet "+strconv.Itoa(int(last))+" comes after packet "+strconv.Itoa(final)+", which ended the list"))
+			return l, masterFail(i, n, "packet_number", 4, wire.Detailf(codecs.ErrBadValue, "packet %d comes after packet %d, which ended the list", int64(last), int64(final)))
 		}
 	}
 	for k, pk := range l.Packets {
 		if int(pk.Number) != k {
-			return l, &codecs.Error{Protocol: Protocol, Field: "packets", Err: codecs.Detail(codecs.ErrIncomplete, "packet "+strconv.Itoa(k)+" missing")}
+			return l, &codecs.Error{Protocol: Protocol, Field: "packets", Err: wire.Detailf(codecs.ErrIncomplete, "packet %d missing", int64(k))}
 		}
 	}
 	if final < 0 {
-		return l, &codecs.Error{Protocol: Protocol, Field: "packets", Err: codecs.Detail(codecs.ErrIncomplete,
-			"packet "+strconv.Itoa(len(l.Packets))+" or a later one, which ends the list, missing")}
+		return l, &codecs.Error{Protocol: Protocol, Field: "packets", Err: wire.Detailf(codecs.ErrIncomplete, "packet %d or a later one, which ends the list, missing", int64(len(l.Packets)))}
 	}
 	l.Complete = true
 	return l, nil
@@ -157,7 +156,7 @@ func decodeListPart(r *wire.Reader, spans *[]codecs.Span, dst []Addr, keep bool)
 	r.U8("packet_number")
 	start := r.Offset()
 	if v := enum8(r, "server_block", func(uint8) string { return "server blocks follow" }); !r.Failed() && v != MasterServerBlock {
-		r.FailAt("server_block", start, codecs.Detail(codecs.ErrBadValue, "got "+strconv.Itoa(int(v))+", want 8"))
+		r.FailAt("server_block", start, wire.Detailf(codecs.ErrBadValue, "got %d, want 8", int64(v)))
 	}
 	for i := 0; !r.Failed(); i++ {
 		r.Enter("blocks", i)
@@ -193,7 +192,7 @@ func decodeListPart(r *wire.Reader, spans *[]codecs.Span, dst []Addr, keep bool)
 	start = r.Offset()
 	end := enum8(r, "end", masterEndName)
 	if !r.Failed() && end != MasterEndList && end != MasterEndPart {
-		r.FailAt("end", start, codecs.Detail(codecs.ErrBadValue, "got "+strconv.Itoa(int(end))+", want 2 (end of list) or 7 (more packets)"))
+		r.FailAt("end", start, wire.Detailf(codecs.ErrBadValue, "got %d, want 2 (end of list) or 7 (more packets)", int64(end)))
 	}
 	return dst, end
 }
@@ -210,7 +209,7 @@ func decodeLegacyList(r *wire.Reader, dst []Addr) []Addr {
 		if r.Rest()[0] != MasterServer {
 			end := enum8(r, "end", masterEndName)
 			if end != MasterEndList {
-				r.FailAt("end", start, codecs.Detail(codecs.ErrBadValue, "got "+strconv.Itoa(int(end))+", want 1 (server) or 2 (end of list)"))
+				r.FailAt("end", start, wire.Detailf(codecs.ErrBadValue, "got %d, want 1 (server) or 2 (end of list)", int64(end)))
 			}
 			break
 		}
@@ -254,7 +253,7 @@ func enum8x4(r *wire.Reader, field string, meaning func(uint32) string) uint32 {
 	}
 	v := binary.LittleEndian.Uint32(b)
 	if r.Recording() {
-		r.Mark(field, "u32le", start, strconv.FormatUint(uint64(v), 10)+" "+meaning(v))
+		r.Mark(field, "u32le", start, wire.Msg("%d ", int64(v))+meaning(v))
 	}
 	return v
 }

@@ -2,7 +2,6 @@ package zandronum
 
 import (
 	"encoding/binary"
-	"strconv"
 
 	"github.com/querylens/querylens/codecs"
 	"github.com/querylens/querylens/codecs/internal/wire"
@@ -129,7 +128,7 @@ func decodeMasterRequest(r *wire.Reader) (MasterRequest, int, error) {
 	case q.Command == MasterChallenge:
 		q.Version = r.U16LE("version")
 	case q.Command != ServerChallenge:
-		r.FailAt("challenge", start, codecs.Detail(codecs.ErrBadMagic, "got "+strconv.FormatUint(uint64(q.Command), 10)+", want 5660028 or 199"))
+		r.FailAt("challenge", start, wire.Detailf(codecs.ErrBadMagic, "got %d, want 5660028 or 199", int64(q.Command)))
 		return q, 0, r.Err()
 	}
 	n := r.Len()
@@ -137,7 +136,7 @@ func decodeMasterRequest(r *wire.Reader) (MasterRequest, int, error) {
 		start := r.Offset()
 		r.Skip("extra", n)
 		if r.Recording() {
-			r.Mark("extra", "bytes", start, strconv.Itoa(n)+" bytes a master ignores")
+			r.Mark("extra", "bytes", start, wire.Msg("%d bytes a master ignores", int64(n)))
 		}
 	}
 	return q, n, r.Err()

@@ -64,7 +64,7 @@ func trailing(r *wire.Reader) []byte {
 	start := r.Offset()
 	b := r.Skip("trailing", n)
 	if r.Recording() {
-		r.Mark("trailing", "bytes", start, strconv.Itoa(n)+" bytes after the last field")
+		r.Mark("trailing", "bytes", start, wire.Msg("%d bytes after the last field", int64(n)))
 	}
 	return append([]byte(nil), b...)
 }
@@ -551,5 +551,5 @@ func teamName(v uint8) string {
 	case NoTeam:
 		return "no team"
 	}
-	return "team " + strconv.Itoa(int(v))
+	return wire.Msg("team %d", int64(v))
 }

@@ -2,7 +2,6 @@ package zandronum
 
 import (
 	"encoding/binary"
-	"strconv"
 
 	"github.com/querylens/querylens/codecs"
 	"github.com/querylens/querylens/codecs/internal/wire"
@@ -330,7 +329,7 @@ func AppendSegmented(dst [][]byte, resp Response, maxPacket int) ([][]byte, erro
 // maxPacket-12 bytes, in order.
 func AppendSegmentedPayloads(dst [][]byte, resp Response, maxPacket int) ([][]byte, error) {
 	if maxPacket <= segmentHeader {
-		return dst, &codecs.Error{Protocol: Protocol, Field: "segment.size", Err: codecs.Detail(codecs.ErrBadValue, "packet size "+strconv.Itoa(maxPacket)+" leaves no room after the 12-byte header")}
+		return dst, &codecs.Error{Protocol: Protocol, Field: "segment.size", Err: wire.Detailf(codecs.ErrBadValue, "packet size %d leaves no room after the 12-byte header", int64(maxPacket))}
 	}
 	e := encoder{}
 	e.body(&resp)
@@ -342,9 +341,9 @@ func AppendSegmentedPayloads(dst [][]byte, resp Response, maxPacket int) ([][]by
 	total := (len(whole) + chunk - 1) / chunk
 	switch {
 	case len(whole) > 0xffff:
-		return dst, &codecs.Error{Protocol: Protocol, Field: "segment.total_size", Err: codecs.Detail(codecs.ErrTooLong, strconv.Itoa(len(whole))+" bytes, at most 65535")}
+		return dst, &codecs.Error{Protocol: Protocol, Field: "segment.total_size", Err: wire.Detailf(codecs.ErrTooLong, "%d bytes, at most 65535", int64(len(whole)))}
 	case total > 255:
-		return dst, &codecs.Error{Protocol: Protocol, Field: "segment.total", Err: codecs.Detail(codecs.ErrTooLong, strconv.Itoa(total)+" segments, at most 255")}
+		return dst, &codecs.Error{Protocol: Protocol, Field: "segment.total", Err: wire.Detailf(codecs.ErrTooLong, "%d segments, at most 255", int64(total))}
 	}
 	for i := range total {
 		off := i * chunk

@@ -3,7 +3,6 @@ package zandronum
 import (
 	"errors"
 	"strconv"
-	"sync"
 
 	"github.com/querylens/querylens/codecs"
 	"github.com/querylens/querylens/codecs/internal/wire"
@@ -18,20 +17,14 @@ type scratch struct {
 	r   *wire.Reader
 }
 
-var scratchPool = sync.Pool{New: func() any {
+func newScratch() *scratch {
 	return &scratch{buf: make([]byte, 0, 2048), r: wire.NewReader(Protocol, nil, 0, nil)}
-}}
+}
 
-//go:noinline
-func getScratch() *scratch { return scratchPool.Get().(*scratch) }
-
-//go:noinline
-func putScratch(s *scratch) {
-	if cap(s.buf) > huffman.MaxDecoded*2 {
-		return // do not keep what one huge message grew
-	}
+// keep reports whether s is worth reusing: not what one huge message grew.
+func keep(s *scratch) bool {
 	s.buf = s.buf[:0]
-	scratchPool.Put(s)
+	return cap(s.buf) <= huffman.MaxDecoded*2
 }
 
 // decodeOne runs decode over one message with a pooled buffer and cursor:
@@ -145,14 +138,14 @@ func (s *sink) wireSpans(li int, b []byte, n int) {
 	if b[0] == 0xff {
 		add(0, 1, "huffman.marker", "u8", "255 = sent unencoded")
 		if len(b) > 1 {
-			add(1, len(b), "huffman.raw", "bytes", strconv.Itoa(len(b)-1)+" payload bytes")
+			add(1, len(b), "huffman.raw", "bytes", wire.Msg("%d payload bytes", int64(len(b)-1)))
 		}
 		return
 	}
-	add(0, 1, "huffman.padding", "u8", strconv.Itoa(int(b[0]))+" padding bits")
+	add(0, 1, "huffman.padding", "u8", wire.Msg("%d padding bits", int64(b[0])))
 	if len(b) > 1 {
 		bits := max((len(b)-1)*8-int(b[0]), 0)
-		add(1, len(b), "huffman.stream", "huffman", strconv.Itoa(bits)+" bits = "+strconv.Itoa(n)+" payload bytes")
+		add(1, len(b), "huffman.stream", "huffman", wire.Msg("%d bits = %d payload bytes", int64(bits), int64(n)))
 	}
 }
 
@@ -216,7 +209,7 @@ func expect32(r *wire.Reader, field string, want uint32) uint32 {
 	start := r.Offset()
 	v := r.U32LE(field)
 	if !r.Failed() && v != want {
-		r.FailAt(field, start, codecs.Detail(codecs.ErrBadMagic, "got "+strconv.FormatUint(uint64(v), 10)+", want "+strconv.FormatUint(uint64(want), 10)))
+		r.FailAt(field, start, wire.Detailf(codecs.ErrBadMagic, "got %d, want %d", int64(v), int64(want)))
 	}
 	return v
 }
@@ -274,7 +267,7 @@ func enum8(r *wire.Reader, field string, meaning func(uint8) string) uint8 {
 		return 0
 	}
 	if r.Recording() {
-		r.Mark(field, "u8", start, strconv.Itoa(int(b[0]))+" "+meaning(b[0]))
+		r.Mark(field, "u8", start, wire.Msg("%d ", int64(b[0]))+meaning(b[0]))
 	}
 	return b[0]
 }

@@ -5,6 +5,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/querylens/querylens/codecs"
+	"github.com/querylens/querylens/codecs/internal/wire"
 )
 
 // Protocol is the name the package registers and puts in every error.
@@ -217,7 +218,7 @@ func (s Score) String() string {
 	case ScorePoints:
 		return "points"
 	}
-	return "score " + strconv.Itoa(int(s))
+	return wire.Msg("score %d", int64(s))
 }
 
 // ModeInfo describes a stock game mode.
@@ -263,7 +264,7 @@ func (m GameMode) String() string {
 	if int(m) < len(modes) {
 		return modes[m].Name
 	}
-	return "mode " + strconv.Itoa(int(m))
+	return wire.Msg("mode %d", int64(m))
 }
 
 // CorrectFlags returns the flags a server running a stock mode answers
