@@ -35,13 +35,13 @@ const (
 
 type codec struct{}
 
-func init() { codecs.Register(codec{}) }
+func init() { codecs.Register(&codec{}) }
 
-func (codec) Name() string     { return protoName }
-func (codec) Title() string    { return "Bloodmasters" }
-func (codec) DefaultPort() int { return DefaultPort }
+func (*codec) Name() string     { return protoName }
+func (*codec) Title() string    { return "Bloodmasters" }
+func (*codec) DefaultPort() int { return DefaultPort }
 
-func (codec) Options() []codecs.Option {
+func (*codec) Options() []codecs.Option {
 	return []codecs.Option{{
 		Name: "token", Kind: "uint", Default: "0",
 		Help: "32-bit value the server echoes (the official launcher sends its millisecond clock)",
@@ -51,7 +51,7 @@ func (codec) Options() []codecs.Option {
 // Detect: the exact 7-byte request is Certain; a datagram whose ServerInfo
 // message decodes completely is Certain; a ServerInfo reply at offset 0 cut
 // short by the datagram is Likely once its title decodes, Weak before.
-func (codec) Detect(b []byte) (codecs.Kind, codecs.Confidence) {
+func (*codec) Detect(b []byte) (codecs.Kind, codecs.Confidence) {
 	if len(b) == RequestLen && b[0] == RequestLen && b[1] == 0 && Command(b[2]) == CmdServerInfo {
 		return codecs.KindQuery, codecs.Certain
 	}
@@ -79,7 +79,7 @@ func (codec) Detect(b []byte) (codecs.Kind, codecs.Confidence) {
 }
 
 // CheckQuery accepts exactly the 7-byte request `07 00 0d` + token.
-func (codec) CheckQuery(b []byte) error {
+func (*codec) CheckQuery(b []byte) error {
 	_, err := DecodeRequest(b)
 	return err
 }
@@ -87,7 +87,7 @@ func (codec) CheckQuery(b []byte) error {
 // Decode decodes one datagram: a request (kind query) or a reply. The
 // ServerInfo message's fields are the top-level fields; other messages of
 // the datagram are listed under "messages".
-func (codec) Decode(datagrams [][]byte, opt codecs.DecodeOptions) (*codecs.Message, error) {
+func (*codec) Decode(datagrams [][]byte, opt codecs.DecodeOptions) (*codecs.Message, error) {
 	m := &codecs.Message{Protocol: protoName, Kind: codecs.KindResponse}
 	switch len(datagrams) {
 	case 0:
@@ -343,7 +343,7 @@ func text(s string) string {
 // NewQuery starts a conversation: one request, one reply whose token
 // matches (a reply cut before its token is accepted too, so that Result can
 // say what was cut).
-func (codec) NewQuery(opts map[string]string) (codecs.Query, error) {
+func (*codec) NewQuery(opts map[string]string) (codecs.Query, error) {
 	var token uint32
 	for k, v := range opts {
 		switch k {
@@ -395,13 +395,13 @@ func (q *query) Result(opt codecs.DecodeOptions) (*codecs.Message, error) {
 	// The conversation does not pass its own request to Decode: a reply
 	// shared by a relay's cache echoes another asker's token, which is no
 	// reason to warn. Decode on its own still checks a query given to it.
-	return codec{}.Decode([][]byte{q.reply}, opt)
+	return (&codec{}).Decode([][]byte{q.reply}, opt)
 }
 
 // QueryKey implements codecs.QueryKeyer: the request with its token (the
 // echoed last four bytes) zeroed, so identical questions from different
 // clients share one answer. Nil when b is not a valid request.
-func (codec) QueryKey(b []byte) []byte {
+func (*codec) QueryKey(b []byte) []byte {
 	if _, err := DecodeRequest(b); err != nil {
 		return nil
 	}

@@ -9,18 +9,18 @@ import (
 	"github.com/querylens/querylens/codecs/internal/wire"
 )
 
-func init() { codecs.Register(codec{}) }
+func init() { codecs.Register(&codec{}) }
 
 // DefaultID is the request id NewQuery uses unless told otherwise.
 var DefaultID = [4]byte{0, 0, 0, 1}
 
 type codec struct{}
 
-func (codec) Name() string     { return proto }
-func (codec) Title() string    { return "GameSpy v2" }
-func (codec) DefaultPort() int { return 0 } // per game; the protocol has none
+func (*codec) Name() string     { return proto }
+func (*codec) Title() string    { return "GameSpy v2" }
+func (*codec) DefaultPort() int { return 0 } // per game; the protocol has none
 
-func (codec) Options() []codecs.Option {
+func (*codec) Options() []codecs.Option {
 	return []codecs.Option{
 		{Name: "style", Kind: "choice", Default: "combined", Choices: []string{"combined", "split"},
 			Help: "one query for everything (FF FF FF), or one query per section as GameDig sends them"},
@@ -34,7 +34,7 @@ func isQuery(b []byte) bool { return len(b) >= 2 && b[0] == Magic0 && b[1] == Ma
 // magic, only a 00 and an id, so it is at best Likely: when its bytes read
 // as GameSpy sections to the last byte with GameSpy's key names; Weak when
 // they read as a cut reply or hold nothing after the header.
-func (codec) Detect(b []byte) (codecs.Kind, codecs.Confidence) {
+func (*codec) Detect(b []byte) (codecs.Kind, codecs.Confidence) {
 	if isQuery(b) {
 		if len(b) < 3 || b[2] != PacketQuery {
 			return "", codecs.NotMine
@@ -62,7 +62,7 @@ func (codec) Detect(b []byte) (codecs.Kind, codecs.Confidence) {
 
 // CheckQuery accepts a query in any of the three forms per section and
 // refuses exflags, which would ask for split replies that are not GS2.
-func (codec) CheckQuery(b []byte) error {
+func (*codec) CheckQuery(b []byte) error {
 	q, err := DecodeRequest(b)
 	if err != nil {
 		return err
@@ -78,7 +78,7 @@ func (codec) CheckQuery(b []byte) error {
 // single-section queries merge into one server view. A query among the
 // datagrams (or opt.Query) tells how to read the replies after it; without
 // one the sections are inferred from the bytes.
-func (codec) Decode(datagrams [][]byte, opt codecs.DecodeOptions) (*codecs.Message, error) {
+func (*codec) Decode(datagrams [][]byte, opt codecs.DecodeOptions) (*codecs.Message, error) {
 	if len(datagrams) == 0 {
 		return nil, &codecs.Error{Protocol: proto, Field: "datagram", Err: codecs.ErrIncomplete}
 	}
@@ -284,7 +284,7 @@ func requestFields(q *Request) codecs.Object {
 // NewQuery starts a conversation. Options: style (combined: one FF FF FF
 // query; split: the three single-section queries, sent together, their
 // replies told apart by their shape) and id (8 hex digits).
-func (codec) NewQuery(opts map[string]string) (codecs.Query, error) {
+func (*codec) NewQuery(opts map[string]string) (codecs.Query, error) {
 	id := DefaultID
 	split := false
 	for k, v := range opts {
@@ -400,7 +400,7 @@ func (q *query) Result(opt codecs.DecodeOptions) (*codecs.Message, error) {
 // QueryKey implements codecs.QueryKeyer: the query with its request id
 // (bytes 3-6, echoed to the asker) zeroed, so identical questions from
 // different clients share one answer. Nil when b is not a valid query.
-func (codec) QueryKey(b []byte) []byte {
+func (*codec) QueryKey(b []byte) []byte {
 	if _, err := DecodeRequest(b); err != nil {
 		return nil
 	}

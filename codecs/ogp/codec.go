@@ -5,22 +5,22 @@ import (
 	"github.com/querylens/querylens/codecs/internal/wire"
 )
 
-func init() { codecs.Register(codec{}) }
+func init() { codecs.Register(&codec{}) }
 
 // codec is the registry entry for OGP.
 type codec struct{}
 
-func (codec) Name() string { return proto }
+func (*codec) Name() string { return proto }
 
-func (codec) Title() string { return "Open Game Protocol" }
+func (*codec) Title() string { return "Open Game Protocol" }
 
 // DefaultPort is 0: OGP runs on a port each game chooses.
-func (codec) DefaultPort() int { return 0 }
+func (*codec) DefaultPort() int { return 0 }
 
 // Detect needs the full magic FF FF FF FF "OGP\0": Zandronum's raw
 // (unencoded) Huffman form also starts with FF. With a valid header of
 // either version it is certain and says what the datagram is.
-func (codec) Detect(b []byte) (codecs.Kind, codecs.Confidence) {
+func (*codec) Detect(b []byte) (codecs.Kind, codecs.Confidence) {
 	if len(b) < len(magic) || string(b[:len(magic)]) != magic {
 		return "", codecs.NotMine
 	}
@@ -49,7 +49,7 @@ func kindOf(h *Header, body []byte) codecs.Kind {
 
 // CheckQuery accepts a complete, well-formed ping or Default query v1 of
 // either version. Rcon queries are refused: their body is not specified.
-func (codec) CheckQuery(b []byte) error {
+func (*codec) CheckQuery(b []byte) error {
 	q, err := DecodeRequest(b)
 	if err != nil {
 		return err
@@ -63,7 +63,7 @@ func (codec) CheckQuery(b []byte) error {
 // Decode decodes one query, one answer, or the datagrams of one split
 // answer in any order. Layers (with spans): one "wire" layer per datagram,
 // and for a split answer a "reassembled" layer holding the joined answer.
-func (codec) Decode(datagrams [][]byte, opt codecs.DecodeOptions) (*codecs.Message, error) {
+func (*codec) Decode(datagrams [][]byte, opt codecs.DecodeOptions) (*codecs.Message, error) {
 	m := &codecs.Message{Protocol: proto, Kind: codecs.KindResponse}
 	if len(datagrams) == 0 {
 		return m, &codecs.Error{Protocol: proto, Field: "datagrams", Err: codecs.Detail(codecs.ErrIncomplete, "no datagrams")}
@@ -177,7 +177,7 @@ func decodeSplit(m *codecs.Message, datagrams [][]byte, spans *[]codecs.Span) er
 // different clients share one answer. The challenge number stays: servers
 // hand it out per client address, and every user of a relay shares one.
 // Nil when b is not a query CheckQuery accepts.
-func (c codec) QueryKey(b []byte) []byte {
+func (c *codec) QueryKey(b []byte) []byte {
 	if c.CheckQuery(b) != nil {
 		return nil
 	}

@@ -25,7 +25,7 @@ var options = []codecs.Option{
 	{Name: "utf8", Kind: "bool", Default: "true", Help: "1.0x: tell the server UTF-8 answers are welcome"},
 }
 
-func (codec) Options() []codecs.Option {
+func (*codec) Options() []codecs.Option {
 	out := make([]codecs.Option, len(options))
 	copy(out, options)
 	return out
@@ -69,7 +69,7 @@ func NewRequest(v Version) Request {
 }
 
 // NewQuery configures a conversation from opts (keys of Options).
-func (codec) NewQuery(opts map[string]string) (codecs.Query, error) {
+func (*codec) NewQuery(opts map[string]string) (codecs.Query, error) {
 	get := func(key string) string {
 		if v, ok := opts[key]; ok {
 			return v
@@ -238,9 +238,9 @@ func (c *conversation) Feed(b []byte) ([][]byte, bool, error) {
 func (c *conversation) Result(opt codecs.DecodeOptions) (*codecs.Message, error) {
 	switch {
 	case len(c.parts) > 0:
-		return codec{}.Decode(c.parts, opt)
+		return (&codec{}).Decode(c.parts, opt)
 	case c.last != nil:
-		m, err := codec{}.Decode([][]byte{c.last}, opt)
+		m, err := (&codec{}).Decode([][]byte{c.last}, opt)
 		if err == nil {
 			text := "no answer to the query with the challenge number"
 			if c.challenges == maxChallenges && c.done {
