@@ -38,14 +38,13 @@ var queryClock atomic.Uint32
 func (Codec) NewQuery(opts map[string]string) (codecs.Query, error) {
 	q := &Query{req: Request{Flags: DefaultFlags, Flags2: SQF2_ALL, Segmented: true}}
 	for k, v := range opts {
-		bad := func(err error) error {
-			return &codecs.Error{Protocol: Protocol, Field: "options." + k, Err: codecs.Detail(codecs.ErrBadValue, err.Error())}
-		}
+		var err error
+		msg := ""
 		switch k {
 		case "flags", "flags2", "time":
-			n, err := strconv.ParseUint(v, 0, 32)
-			if err != nil {
-				return nil, bad(err)
+			var n uint64
+			if n, err = strconv.ParseUint(v, 0, 32); err != nil {
+				break
 			}
 			switch k {
 			case "flags":
@@ -56,9 +55,9 @@ func (Codec) NewQuery(opts map[string]string) (codecs.Query, error) {
 				q.req.Time = uint32(n)
 			}
 		case "segmented", "master":
-			b, err := strconv.ParseBool(v)
-			if err != nil {
-				return nil, bad(err)
+			var b bool
+			if b, err = strconv.ParseBool(v); err != nil {
+				break
 			}
 			if k == "master" {
 				q.master = b
@@ -66,7 +65,13 @@ func (Codec) NewQuery(opts map[string]string) (codecs.Query, error) {
 				q.req.Segmented = b
 			}
 		default:
-			return nil, &codecs.Error{Protocol: Protocol, Field: "options." + k, Err: codecs.Detail(codecs.ErrBadValue, "unknown option")}
+			msg = "unknown option"
+		}
+		if err != nil {
+			msg = err.Error()
+		}
+		if msg != "" {
+			return nil, &codecs.Error{Protocol: Protocol, Field: "options." + k, Err: codecs.Detail(codecs.ErrBadValue, msg)}
 		}
 	}
 	if q.req.Time == 0 {
@@ -221,7 +226,12 @@ func (Codec) Detect(b []byte) (codecs.Kind, codecs.Confidence) {
 		return "", codecs.NotMine
 	}
 	s := getScratch()
-	defer putScratch(s)
+	k, c := detect(s, b)
+	putScratch(s)
+	return k, c
+}
+
+func detect(s *scratch, b []byte) (codecs.Kind, codecs.Confidence) {
 	var err error
 	s.buf, err = unwrap(s.buf, b, "wire")
 	p := s.buf
@@ -234,7 +244,7 @@ func (Codec) Detect(b []byte) (codecs.Kind, codecs.Confidence) {
 			return codecs.KindMasterQuery, codecs.Likely
 		}
 		s.r.Reset(p, 0)
-		if _, err := decodeRequest(s.r, nil); err == nil {
+		if _, err := decodeRequest(s.r); err == nil {
 			return codecs.KindQuery, codecs.Certain
 		}
 	case MasterChallenge:
@@ -327,7 +337,7 @@ func (Codec) CheckQuery(b []byte) error {
 			return nil
 		}
 		s.r.Reset(p, 0)
-		q, err := decodeRequest(s.r, nil)
+		q, err := decodeRequest(s.r)
 		if err != nil {
 			return inLayer(err, "payload")
 		}
@@ -356,41 +366,37 @@ func (Codec) CheckQuery(b []byte) error {
 // launcher request the reply answers, makes the team-byte rule exact.
 func (Codec) Decode(datagrams [][]byte, opt codecs.DecodeOptions) (*codecs.Message, error) {
 	m := &codecs.Message{Protocol: Protocol}
-	var sk *sink
-	var buf []byte
-	var rd *wire.Reader // reused when nothing is recorded
-	if opt.Spans {
-		sk = &sink{}
-		defer func() { m.Layers, m.Spans = sk.layers, sk.spans }()
-	} else {
-		s := getScratch()
-		defer putScratch(s)
-		defer func() { s.buf = buf[:0] }()
-		buf, rd = s.buf, s.r
-	}
 	var asked Flag
 	if len(opt.Query) > 0 {
 		if q, err := DecodeRequest(opt.Query); err == nil {
 			asked = q.Flags
 		}
 	}
-	if len(datagrams) == 0 {
-		return m, &codecs.Error{Protocol: Protocol, Field: "datagrams", Err: codecs.Detail(codecs.ErrIncomplete, "no datagram")}
+	if opt.Spans {
+		sk := &sink{}
+		err := decodeMessage(m, sk, nil, &sk.buf, datagrams, asked)
+		m.Layers, m.Spans = sk.layers, sk.spans
+		return m, err
 	}
-	payloads, layers, legacy, err := unwrapAll(sk, &buf, datagrams)
+	s := getScratch()
+	err := decodeMessage(m, nil, s.r, &s.buf, datagrams, asked)
+	putScratch(s)
+	return m, err
+}
+
+// decodeMessage is Decode with spans recorded into sk, or, with a nil sk,
+// with rd as the cursor; payloads are decoded into *buf.
+func decodeMessage(m *codecs.Message, sk *sink, rd *wire.Reader, buf *[]byte, datagrams [][]byte, asked Flag) error {
+	if len(datagrams) == 0 {
+		return &codecs.Error{Protocol: Protocol, Field: "datagrams", Err: codecs.Detail(codecs.ErrIncomplete, "no datagram")}
+	}
+	payloads, layers, legacy, err := unwrapAll(sk, buf, datagrams)
 	if legacy {
 		m.Warn(codecs.WarnLegacyHuffman)
 	}
 	if err != nil {
-		return m, err
+		return err
 	}
-	layer := func(i int) int {
-		if layers == nil {
-			return 0
-		}
-		return layers[i]
-	}
-
 	n := len(payloads)
 	code, ok := uint32(0), false
 	for _, p := range payloads {
@@ -402,14 +408,15 @@ func (Codec) Decode(datagrams [][]byte, opt codecs.DecodeOptions) (*codecs.Messa
 		}
 	}
 	if !ok {
-		return m, &codecs.Error{Protocol: Protocol, Field: "response", Layer: payloadName(0, n), Err: codecs.ErrShort}
+		return &codecs.Error{Protocol: Protocol, Field: "response", Layer: payloadName(0, n), Err: codecs.ErrShort}
 	}
+	li := layerOf(layers, 0)
+	p := payloads[0]
 
 	switch {
-	case n == 1 && code == ServerChallenge && len(payloads[0]) > 4:
+	case n == 1 && code == ServerChallenge && len(p) > 4:
 		m.Kind = codecs.KindQuery
-		r := sk.reader(rd, payloads[0], layer(0))
-		q, err := decodeRequest(r, nil)
+		q, err := decodeRequest(sk.reader(rd, p, li))
 		m.Fields = q.Fields()
 		if q.requestTrailing() {
 			m.Warn(codecs.WarnTrailing)
@@ -417,23 +424,21 @@ func (Codec) Decode(datagrams [][]byte, opt codecs.DecodeOptions) (*codecs.Messa
 		if q.Flags.Unknown() != 0 || q.Flags2.Unknown() != 0 {
 			m.Warn(codecs.WarnUnknownFlags)
 		}
-		return m, inLayer(err, payloadName(0, n))
+		return inLayer(err, "payload")
 
 	case n == 1 && (code == ServerChallenge || code == MasterChallenge):
 		m.Kind = codecs.KindMasterQuery
-		r := sk.reader(rd, payloads[0], layer(0))
-		q, extra, err := decodeMasterRequest(r)
+		q, extra, err := decodeMasterRequest(sk.reader(rd, p, li))
 		m.Fields = q.Fields()
 		if extra > 0 {
 			m.Warn(codecs.WarnTrailing)
 		}
-		return m, inLayer(err, payloadName(0, n))
+		return inLayer(err, "payload")
 
 	case n == 1 && (code == CodeAccepted || code == CodeIgnored || code == CodeBanned):
-		r := sk.reader(rd, payloads[0], layer(0))
-		resp, err := decodeResponse(r, payloads[0], layer(0), sk.spanPtr(), asked)
+		resp, err := decodeResponse(sk.reader(rd, p, li), p, li, sk.spanPtr(), asked)
 		responseMessage(m, &resp, nil)
-		return m, inLayer(err, payloadName(0, n))
+		return inLayer(err, "payload")
 
 	case code == CodeSegmented:
 		res, err := decodeSegmented(sk, rd, payloads, layers, asked)
@@ -441,7 +446,7 @@ func (Codec) Decode(datagrams [][]byte, opt codecs.DecodeOptions) (*codecs.Messa
 		if res.trailing {
 			m.Warn(codecs.WarnTrailing)
 		}
-		return m, err
+		return err
 
 	case code == MasterBeginPart || (n == 1 && (code == MasterBeginList || masterDenied(code) != "")):
 		l, err := decodeMasterList(sk, rd, payloads, layers)
@@ -456,13 +461,14 @@ func (Codec) Decode(datagrams [][]byte, opt codecs.DecodeOptions) (*codecs.Messa
 		if l.Trailing > 0 {
 			m.Warn(codecs.WarnTrailing)
 		}
-		return m, err
+		return err
 	}
+	layer := payloadName(0, n)
 	if n > 1 {
-		return m, &codecs.Error{Protocol: Protocol, Field: "response", Layer: payloadName(0, n),
+		return &codecs.Error{Protocol: Protocol, Field: "response", Layer: layer,
 			Err: wire.Detailf(codecs.ErrBadValue, "%d datagrams that are neither reply segments nor list packets", int64(n))}
 	}
-	return m, &codecs.Error{Protocol: Protocol, Field: "response", Layer: payloadName(0, n),
+	return &codecs.Error{Protocol: Protocol, Field: "response", Layer: layer,
 		Err: codecs.Detail(codecs.ErrUnknownCode, strconv.FormatUint(uint64(code), 10))}
 }
 

@@ -20,19 +20,29 @@ const maxListPacket = 1023
 // and the servers of the packets held are returned.
 func DecodeMasterList(datagrams [][]byte) (MasterList, error) {
 	s := getScratch()
-	defer putScratch(s)
 	payloads, _, _, err := unwrapAll(nil, &s.buf, datagrams)
-	if err != nil {
-		return MasterList{}, err
+	l := MasterList{}
+	if err == nil {
+		l, err = decodeMasterList(nil, s.r, payloads, nil)
 	}
-	return decodeMasterList(nil, s.r, payloads, nil)
+	putScratch(s)
+	return l, err
 }
 
 // DecodeMasterListPayloads is DecodeMasterList for plain payloads.
 func DecodeMasterListPayloads(payloads [][]byte) (MasterList, error) {
 	s := getScratch()
-	defer putScratch(s)
-	return decodeMasterList(nil, s.r, payloads, nil)
+	l, err := decodeMasterList(nil, s.r, payloads, nil)
+	putScratch(s)
+	return l, err
+}
+
+// layerOf is the index of payload i's layer (0 without a sink).
+func layerOf(layers []int, i int) int {
+	if layers == nil {
+		return 0
+	}
+	return layers[i]
 }
 
 func masterFail(i, n int, field string, off int, err error) error {
@@ -46,12 +56,6 @@ func decodeMasterList(sk *sink, rd *wire.Reader, payloads [][]byte, layers []int
 	n := len(payloads)
 	if n == 0 {
 		return l, &codecs.Error{Protocol: Protocol, Field: "packets", Err: codecs.Detail(codecs.ErrIncomplete, "no packet")}
-	}
-	layer := func(i int) int {
-		if layers == nil {
-			return 0
-		}
-		return layers[i]
 	}
 	// Look at every packet's code and number first, to order them.
 	var seen [256]int // 1 + index of the payload holding that packet number
@@ -83,13 +87,13 @@ func decodeMasterList(sk *sink, rd *wire.Reader, payloads [][]byte, layers []int
 
 	switch l.Code {
 	case MasterBanned, MasterIgnored, MasterWrongVersion:
-		r := sk.reader(rd, payloads[0], layer(0))
+		r := sk.reader(rd, payloads[0], layerOf(layers, 0))
 		enum8x4(r, "response", masterCodeName)
 		l.Trailing = r.Len()
 		trailing(r)
 		return l, inLayer(r.Err(), payloadName(0, 1))
 	case MasterBeginList:
-		r := sk.reader(rd, payloads[0], layer(0))
+		r := sk.reader(rd, payloads[0], layerOf(layers, 0))
 		l.Servers = make([]Addr, 0, countLegacy(payloads[0]))
 		l.Servers = decodeLegacyList(r, l.Servers)
 		l.Packets = []MasterPacket{{Number: 0, Final: !r.Failed(), Servers: len(l.Servers)}}
@@ -111,7 +115,7 @@ func decodeMasterList(sk *sink, rd *wire.Reader, payloads [][]byte, layers []int
 		if i < 0 {
 			continue
 		}
-		r := sk.reader(rd, payloads[i], layer(i))
+		r := sk.reader(rd, payloads[i], layerOf(layers, i))
 		before := len(l.Servers)
 		var end uint8
 		l.Servers, end = decodeListPart(r, sk.spanPtr(), l.Servers, true)
@@ -155,18 +159,13 @@ func decodeListPart(r *wire.Reader, spans *[]codecs.Span, dst []Addr, keep bool)
 	enum8x4(r, "response", masterCodeName)
 	r.U8("packet_number")
 	start := r.Offset()
-	if v := enum8(r, "server_block", func(uint8) string { return "server blocks follow" }); !r.Failed() && v != MasterServerBlock {
+	if v := enum8(r, "server_block", nil, "server blocks follow"); !r.Failed() && v != MasterServerBlock {
 		r.FailAt("server_block", start, wire.Detailf(codecs.ErrBadValue, "got %d, want 8", int64(v)))
 	}
 	for i := 0; !r.Failed(); i++ {
 		r.Enter("blocks", i)
 		start, at := r.Offset(), spanCount(spans)
-		n := enum8(r, "count", func(v uint8) string {
-			if v == 0 {
-				return "= end of blocks"
-			}
-			return "servers on this IP"
-		})
+		n := enum8(r, "count", blockCount, "")
 		if n == 0 || r.Failed() {
 			r.Leave()
 			break
@@ -190,7 +189,7 @@ func decodeListPart(r *wire.Reader, spans *[]codecs.Span, dst []Addr, keep bool)
 		r.Leave()
 	}
 	start = r.Offset()
-	end := enum8(r, "end", masterEndName)
+	end := enum8(r, "end", masterEndName, "")
 	if !r.Failed() && end != MasterEndList && end != MasterEndPart {
 		r.FailAt("end", start, wire.Detailf(codecs.ErrBadValue, "got %d, want 2 (end of list) or 7 (more packets)", int64(end)))
 	}
@@ -207,14 +206,14 @@ func decodeLegacyList(r *wire.Reader, dst []Addr) []Addr {
 		}
 		start := r.Offset()
 		if r.Rest()[0] != MasterServer {
-			end := enum8(r, "end", masterEndName)
+			end := enum8(r, "end", masterEndName, "")
 			if end != MasterEndList {
 				r.FailAt("end", start, wire.Detailf(codecs.ErrBadValue, "got %d, want 1 (server) or 2 (end of list)", int64(end)))
 			}
 			break
 		}
 		r.Enter("servers", i)
-		enum8(r, "marker", func(uint8) string { return "server" })
+		enum8(r, "marker", nil, "server")
 		var a Addr
 		a.IP = ipv4(r)
 		a.Port = r.U16LE("port")
@@ -224,6 +223,13 @@ func decodeLegacyList(r *wire.Reader, dst []Addr) []Addr {
 		}
 	}
 	return dst
+}
+
+func blockCount(v uint8) string {
+	if v == 0 {
+		return "= end of blocks"
+	}
+	return "servers on this IP"
 }
 
 func ipv4(r *wire.Reader) [4]byte {

@@ -39,18 +39,27 @@ func AppendRequestPayload(dst []byte, q Request) ([]byte, error) {
 
 // DecodeRequest decodes a launcher request datagram (Huffman layer
 // included). On error it returns what it decoded.
-func DecodeRequest(b []byte) (Request, error) { return decodeOne(b, true, decodeRequest) }
+func DecodeRequest(b []byte) (Request, error) { return decodeRequestOne(b, true) }
 
 // DecodeRequestPayload decodes the plain payload of a launcher request.
-func DecodeRequestPayload(p []byte) (Request, error) { return decodeOne(p, false, decodeRequest) }
+func DecodeRequestPayload(p []byte) (Request, error) { return decodeRequestOne(p, false) }
 
-func decodeRequest(r *wire.Reader, _ []byte) (Request, error) {
+func decodeRequestOne(b []byte, isWire bool) (Request, error) {
+	s, _, err := scratchFor(b, isWire)
+	if err != nil {
+		return Request{}, err
+	}
+	q, err := decodeRequest(s.r)
+	return q, done(s, err, isWire)
+}
+
+func decodeRequest(r *wire.Reader) (Request, error) {
 	var q Request
 	expect32(r, "challenge", ServerChallenge)
-	q.Flags = Flag(flags32(r, "flags", "flags:SQF", flagString))
+	q.Flags = Flag(flags32(r, "flags", "flags:SQF", &flagNames))
 	q.Time = r.U32LE("time")
 	if q.Flags&SQF_EXTENDED_INFO != 0 {
-		q.Flags2 = Flag2(flags32(r, "flags2", "flags:SQF2", flag2String))
+		q.Flags2 = Flag2(flags32(r, "flags2", "flags:SQF2", &flag2Names))
 	}
 	if r.Failed() || r.Len() == 0 {
 		return q, r.Err()
@@ -73,9 +82,6 @@ func decodeRequest(r *wire.Reader, _ []byte) (Request, error) {
 	}
 	return q, nil
 }
-
-func flagString(v uint32) string  { return Flag(v).String() }
-func flag2String(v uint32) string { return Flag2(v).String() }
 
 // requestTrailing reports whether q carries bytes beyond its one optional
 // byte (the "trailing bytes" warning; qstat's zero flags2 is one case).
@@ -104,17 +110,21 @@ func AppendMasterRequestPayload(dst []byte) []byte {
 // with its version SHORT, or the legacy LONG 199 (any bytes after it are
 // ignored by a master and reported as Extra).
 func DecodeMasterRequest(b []byte) (MasterRequest, error) {
-	return decodeOne(b, true, decodeMasterRequestOnly)
+	return decodeMasterRequestOne(b, true)
 }
 
 // DecodeMasterRequestPayload decodes the plain payload of a master request.
 func DecodeMasterRequestPayload(p []byte) (MasterRequest, error) {
-	return decodeOne(p, false, decodeMasterRequestOnly)
+	return decodeMasterRequestOne(p, false)
 }
 
-func decodeMasterRequestOnly(r *wire.Reader, _ []byte) (MasterRequest, error) {
-	q, _, err := decodeMasterRequest(r)
-	return q, err
+func decodeMasterRequestOne(b []byte, isWire bool) (MasterRequest, error) {
+	s, _, err := scratchFor(b, isWire)
+	if err != nil {
+		return MasterRequest{}, err
+	}
+	q, _, err := decodeMasterRequest(s.r)
+	return q, done(s, err, isWire)
 }
 
 // decodeMasterRequest returns the request and the number of bytes after it.

@@ -16,19 +16,28 @@ import (
 // where they leave the team byte open, the game mode decides, and where the
 // reply contradicts that, the other layouts are tried (see Guess).
 func DecodeResponse(b []byte) (Response, error) {
-	return decodeOne(b, true, func(r *wire.Reader, p []byte) (Response, error) { return decodeResponse(r, p, 0, nil, 0) })
+	return decodeResponseOne(b, true, 0)
 }
 
 // DecodeResponseTo is DecodeResponse for a reply to request q. Knowing the
 // requested flags makes the team-byte rule exact even when the server
 // dropped SQF_TEAMINFO_NUMBER.
 func DecodeResponseTo(b []byte, q Request) (Response, error) {
-	return decodeOne(b, true, func(r *wire.Reader, p []byte) (Response, error) { return decodeResponse(r, p, 0, nil, q.Flags) })
+	return decodeResponseOne(b, true, q.Flags)
 }
 
 // DecodeResponsePayload decodes the plain payload of a launcher reply.
 func DecodeResponsePayload(p []byte) (Response, error) {
-	return decodeOne(p, false, func(r *wire.Reader, p []byte) (Response, error) { return decodeResponse(r, p, 0, nil, 0) })
+	return decodeResponseOne(p, false, 0)
+}
+
+func decodeResponseOne(b []byte, isWire bool, asked Flag) (Response, error) {
+	s, p, err := scratchFor(b, isWire)
+	if err != nil {
+		return Response{}, err
+	}
+	resp, err := decodeResponse(s.r, p, 0, nil, asked)
+	return resp, done(s, err, isWire)
 }
 
 // decodeResponse decodes a reply from the start of layer p (number layer),
@@ -98,7 +107,7 @@ func decodeBody(r *wire.Reader, p []byte, layer int, spans *[]codecs.Span, resp 
 	t := text(p)
 	resp.Time = r.U32LE("time")
 	resp.Version = t.cstring(r, "version")
-	resp.Flags = Flag(flags32(r, "flags", "flags:SQF", flagString))
+	resp.Flags = Flag(flags32(r, "flags", "flags:SQF", &flagNames))
 	b := body{r: r, t: t, spans: spans}
 	if r.Failed() {
 		return r.Err()
@@ -201,7 +210,7 @@ func (b *body) tail(resp *Response) {
 		}
 	}
 	if f&SQF_EXTENDED_INFO != 0 {
-		resp.Flags2 = Flag2(flags32(b.r, "flags2", "flags:SQF2", flag2String))
+		resp.Flags2 = Flag2(flags32(b.r, "flags2", "flags:SQF2", &flag2Names))
 		if b.r.Failed() {
 			resp.stop = 32
 			return
@@ -307,7 +316,7 @@ func (b *body) field(resp *Response, bit int) {
 	case 6:
 		resp.PWADs = b.strings("pwads")
 	case 7:
-		resp.GameMode = GameMode(enum8(b.r, "gamemode", func(v uint8) string { return GameMode(v).String() }))
+		resp.GameMode = GameMode(enum8(b.r, "gamemode", gameModeName, ""))
 		resp.Instagib = b.r.U8("instagib")
 		resp.Buckshot = b.r.U8("buckshot")
 	case 8:
@@ -386,11 +395,11 @@ func (b *body) field(resp *Response, bit int) {
 	case 26:
 		resp.DataMD5Sum = b.t.cstring(b.r, "data_md5sum")
 	case 27:
-		resp.AllDMFlags = list(b, "all_dmflags", 4, (*wire.Reader).U32LE)
+		b.numbers(resp, "all_dmflags", 4)
 	case 28:
 		resp.Security = b.r.U8("security")
 	case 29:
-		resp.OptionalWADs = list(b, "optional_wads", 1, (*wire.Reader).U8)
+		b.numbers(resp, "optional_wads", 1)
 	case 30:
 		resp.DEH = b.strings("deh")
 	}
@@ -438,23 +447,36 @@ func (b *body) count(name string, size int) int {
 	return n
 }
 
-// list reads a BYTE count and that many values of size bytes with read.
-func list[T any](b *body, name string, size int, read func(r *wire.Reader, field string) T) []T {
+// numbers reads a BYTE count and that many LONGs (size 4, AllDMFlags) or
+// BYTEs (size 1, OptionalWADs).
+func (b *body) numbers(resp *Response, name string, size int) {
 	n := b.count(name, size)
 	if n < 0 {
-		return nil
+		return
 	}
-	v := make([]T, 0, n)
+	if size == 4 {
+		resp.AllDMFlags = make([]uint32, 0, n)
+	} else {
+		resp.OptionalWADs = make([]uint8, 0, n)
+	}
 	for i := range n {
 		b.r.Enter(name, i)
-		x := read(b.r, "")
+		var x uint32
+		if size == 4 {
+			x = b.r.U32LE("")
+		} else {
+			x = uint32(b.r.U8(""))
+		}
 		b.r.Leave()
 		if b.r.Failed() {
 			break
 		}
-		v = append(v, x)
+		if size == 4 {
+			resp.AllDMFlags = append(resp.AllDMFlags, x)
+		} else {
+			resp.OptionalWADs = append(resp.OptionalWADs, uint8(x))
+		}
 	}
-	return v
 }
 
 // strings reads a BYTE count and that many strings.
@@ -522,7 +544,7 @@ func (b *body) players(resp *Response) {
 		p.Spectator = r.U8("spectator")
 		p.Bot = r.U8("bot")
 		if b.lay.teamByte {
-			p.Team = enum8(r, "team", teamName)
+			p.Team = enum8(r, "team", teamName, "")
 		}
 		p.Minutes = r.U8("minutes")
 		if r.Recording() {
@@ -537,6 +559,8 @@ func (b *body) players(resp *Response) {
 	resp.Players = ps
 	resp.TeamByte = b.lay.teamByte
 }
+
+func gameModeName(v uint8) string { return GameMode(v).String() }
 
 func teamName(v uint8) string {
 	switch v {

@@ -32,10 +32,9 @@ type Segment struct {
 // and checks it on its own: Number < Total and Offset+Size <= TotalSize.
 // Data aliases p.
 func DecodeSegmentPayload(p []byte) (Segment, error) {
-	return decodeOne(p, false, func(r *wire.Reader, _ []byte) (Segment, error) {
-		g, _ := decodeSegment(r)
-		return g, r.Err()
-	})
+	s, _, _ := scratchFor(p, false)
+	g, _ := decodeSegment(s.r)
+	return g, done(s, s.r.Err(), false)
 }
 
 // decodeSegment reads one segment; it returns the bytes left after the
@@ -44,7 +43,6 @@ func decodeSegment(r *wire.Reader) (Segment, int) {
 	var g Segment
 	expect32(r, "response", CodeSegmented)
 	r.Enter("segment", -1)
-	defer r.Leave()
 	numStart := r.Offset()
 	g.Number = r.U8("number")
 	totStart := r.Offset()
@@ -53,9 +51,9 @@ func decodeSegment(r *wire.Reader) (Segment, int) {
 	g.Offset = r.U16LE("offset")
 	g.Size = r.U16LE("size")
 	g.TotalSize = r.U16LE("total_size")
+	n := 0
 	switch {
 	case r.Failed():
-		return g, 0
 	case g.Total == 0:
 		r.FailAt("total", totStart, codecs.Detail(codecs.ErrBadValue, "a reply of 0 segments"))
 	case g.Number >= g.Total:
@@ -64,22 +62,22 @@ func decodeSegment(r *wire.Reader) (Segment, int) {
 		r.FailAt("offset", offStart, wire.Detailf(codecs.ErrBadValue, "bytes %d-%d past the total size %d",
 			int64(g.Offset), int64(g.Offset)+int64(g.Size), int64(g.TotalSize)))
 	}
-	if r.Failed() {
-		return g, 0
-	}
-	start := r.Offset()
-	g.Data = r.Skip("data", int(g.Size))
-	if r.Recording() {
-		r.Mark("data", "bytes", start, wire.Msg("%d bytes of the reply at offset %d", int64(g.Size), int64(g.Offset)))
-	}
-	n := r.Len()
-	if n > 0 && !r.Failed() {
+	if !r.Failed() {
 		start := r.Offset()
-		r.Skip("trailing", n)
+		g.Data = r.Skip("data", int(g.Size))
 		if r.Recording() {
-			r.Mark("trailing", "bytes", start, wire.Msg("%d bytes after the chunk", int64(n)))
+			r.Mark("data", "bytes", start, wire.Msg("%d bytes of the reply at offset %d", int64(g.Size), int64(g.Offset)))
+		}
+		n = r.Len()
+		if n > 0 && !r.Failed() {
+			start := r.Offset()
+			r.Skip("trailing", n)
+			if r.Recording() {
+				r.Mark("trailing", "bytes", start, wire.Msg("%d bytes after the chunk", int64(n)))
+			}
 		}
 	}
+	r.Leave()
 	return g, n
 }
 
@@ -91,16 +89,16 @@ func decodeSegment(r *wire.Reader) (Segment, int) {
 // returns ErrIncomplete and the fields of the part received from offset 0.
 func DecodeSegmented(datagrams [][]byte) (Response, error) {
 	s := getScratch()
-	defer putScratch(s)
 	res, err := decodeSegmentedWire(nil, s, datagrams, 0)
+	putScratch(s)
 	return res.resp, err
 }
 
 // DecodeSegmentedPayloads is DecodeSegmented for plain payloads.
 func DecodeSegmentedPayloads(payloads [][]byte) (Response, error) {
 	s := getScratch()
-	defer putScratch(s)
 	res, err := decodeSegmented(nil, s.r, payloads, nil, 0)
+	putScratch(s)
 	return res.resp, err
 }
 
@@ -169,11 +167,7 @@ func decodeSegmented(sk *sink, rd *wire.Reader, payloads [][]byte, layers []int,
 	}
 	segs := make([]Segment, n)
 	for i, p := range payloads {
-		li := 0
-		if layers != nil {
-			li = layers[i]
-		}
-		r := sk.reader(rd, p, li)
+		r := sk.reader(rd, p, layerOf(layers, i))
 		var left int
 		segs[i], left = decodeSegment(r)
 		res.trailing = res.trailing || left > 0

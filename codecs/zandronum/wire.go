@@ -27,27 +27,30 @@ func keep(s *scratch) bool {
 	return cap(s.buf) <= huffman.MaxDecoded*2
 }
 
-// decodeOne runs decode over one message with a pooled buffer and cursor:
-// over the payload of datagram b when isWire (errors then name the "wire"
-// or "payload" layer), else over b as a plain payload.
-func decodeOne[T any](b []byte, isWire bool, decode func(r *wire.Reader, p []byte) (T, error)) (T, error) {
+// scratchFor takes a scratch whose cursor stands at the start of one
+// message: the payload of datagram b when isWire, else b as a plain
+// payload, which it also returns.
+func scratchFor(b []byte, isWire bool) (*scratch, []byte, error) {
 	s := getScratch()
-	defer putScratch(s)
-	p := b
 	if isWire {
 		var err error
 		if s.buf, err = unwrap(s.buf, b, "wire"); err != nil {
-			var zero T
-			return zero, err
+			putScratch(s)
+			return nil, nil, err
 		}
-		p = s.buf
+		b = s.buf
 	}
-	s.r.Reset(p, 0)
-	v, err := decode(s.r, p)
+	s.r.Reset(b, 0)
+	return s, b, nil
+}
+
+// done puts s back and, for a datagram, names the payload layer in err.
+func done(s *scratch, err error, isWire bool) error {
+	putScratch(s)
 	if isWire {
 		err = inLayer(err, "payload")
 	}
-	return v, err
+	return err
 }
 
 // unwrap appends the payload of datagram b to dst. A Huffman problem is a
@@ -106,6 +109,7 @@ func inLayer(err error, name string) error {
 type sink struct {
 	layers []codecs.Layer
 	spans  []codecs.Span
+	buf    []byte // the payloads
 }
 
 func (s *sink) spanPtr() *[]codecs.Span {
@@ -215,7 +219,7 @@ func expect32(r *wire.Reader, field string, want uint32) uint32 {
 }
 
 // flags32 reads a flag word and records it with its names.
-func flags32(r *wire.Reader, field, kind string, names func(uint32) string) uint32 {
+func flags32(r *wire.Reader, field, kind string, names *[32]string) uint32 {
 	start := r.Offset()
 	b := r.Skip(field, 4)
 	if len(b) < 4 {
@@ -224,7 +228,7 @@ func flags32(r *wire.Reader, field, kind string, names func(uint32) string) uint
 	v := uint32(b[0]) | uint32(b[1])<<8 | uint32(b[2])<<16 | uint32(b[3])<<24
 	if r.Recording() {
 		// The names without their common prefix keep dumps readable.
-		r.Mark(field, kind, start, "0x"+hex32(v)+" "+dropPrefixes(names(v)))
+		r.Mark(field, kind, start, "0x"+hex32(v)+" "+dropPrefixes(bitNames(v, names)))
 	}
 	return v
 }
@@ -259,15 +263,19 @@ func hex32(v uint32) string {
 	return s
 }
 
-// enum8 reads a byte and records it as "value meaning".
-func enum8(r *wire.Reader, field string, meaning func(uint8) string) uint8 {
+// enum8 reads a byte and records it as "value meaning": meaning(value),
+// or text when meaning is nil.
+func enum8(r *wire.Reader, field string, meaning func(uint8) string, text string) uint8 {
 	start := r.Offset()
 	b := r.Skip(field, 1)
 	if len(b) < 1 {
 		return 0
 	}
 	if r.Recording() {
-		r.Mark(field, "u8", start, wire.Msg("%d ", int64(b[0]))+meaning(b[0]))
+		if meaning != nil {
+			text = meaning(b[0])
+		}
+		r.Mark(field, "u8", start, wire.Msg("%d ", int64(b[0]))+text)
 	}
 	return b[0]
 }
