@@ -136,38 +136,24 @@ func (s *sink) wireSpans(li int, b []byte, n int) {
 	if s == nil || len(b) == 0 {
 		return
 	}
-	add := func(start, end int, field, kind, value string) {
-		s.spans = append(s.spans, codecs.Span{Layer: li, Start: start, End: end, Field: field, Kind: kind, Value: value})
-	}
+	head := codecs.Span{Layer: li, Start: 0, End: 1, Field: "huffman.padding", Kind: "u8"}
+	rest := codecs.Span{Layer: li, Start: 1, End: len(b), Field: "huffman.stream", Kind: "huffman"}
 	if b[0] == 0xff {
-		add(0, 1, "huffman.marker", "u8", "255 = sent unencoded")
-		if len(b) > 1 {
-			add(1, len(b), "huffman.raw", "bytes", wire.Msg("%d payload bytes", int64(len(b)-1)))
-		}
-		return
+		head.Field, head.Value = "huffman.marker", "255 = sent unencoded"
+		rest.Field, rest.Kind = "huffman.raw", "bytes"
+	} else {
+		head.Value = wire.Msg("%d padding bits", int64(b[0]))
 	}
-	add(0, 1, "huffman.padding", "u8", wire.Msg("%d padding bits", int64(b[0])))
+	s.spans = append(s.spans, head)
 	if len(b) > 1 {
-		bits := max((len(b)-1)*8-int(b[0]), 0)
-		add(1, len(b), "huffman.stream", "huffman", wire.Msg("%d bits = %d payload bytes", int64(bits), int64(n)))
+		if b[0] == 0xff {
+			rest.Value = wire.Msg("%d payload bytes", int64(len(b)-1))
+		} else {
+			bits := max((len(b)-1)*8-int(b[0]), 0)
+			rest.Value = wire.Msg("%d bits = %d payload bytes", int64(bits), int64(n))
+		}
+		s.spans = append(s.spans, rest)
 	}
-}
-
-// unwrapInto decodes datagram i of n into buf (appending) and, with a
-// sink, records its wire and payload layers. It returns the payload, its
-// layer index and whether the datagram is in the legacy encoder's form.
-func (s *sink) unwrapInto(buf []byte, b []byte, i, n int) (out, p []byte, li int, err error) {
-	wn, pn := layerNames(i, n)
-	start := len(buf)
-	out, err = unwrap(buf, b, wn)
-	p = out[start:len(out):len(out)]
-	wl := s.addLayer(wn, b, -1)
-	s.wireSpans(wl, b, len(p))
-	if err != nil {
-		return out, p, wl, err
-	}
-	li = s.addLayer(pn, p, wl)
-	return out, p, li, nil
 }
 
 // reader returns a cursor over layer p (number li): the reusable rd when
