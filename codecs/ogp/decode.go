@@ -717,21 +717,96 @@ func (d *decoder) answer1(a *Answer) {
 // lists decodes the lists the answer's Requests select, in wire order.
 func (d *decoder) lists(a *Answer, colored bool) {
 	lb := listBits(d.v)
-	if a.Requests&lb[listTeams] != 0 {
-		d.teams(a, colored)
+	for k := range lb {
+		if a.Requests&lb[k] != 0 {
+			d.list(a, k, colored)
+		}
 	}
-	if a.Requests&lb[listPlayers] != 0 {
-		d.players(a, colored)
+}
+
+// listNames are the count, fields and entry span names of the lists, by
+// listTeams... ("" for lists without a fields bit array).
+var listNames = [5][3]string{
+	{"team_count", "team_fields", "teams"},
+	{"player_count", "player_fields", "players"},
+	{"rule_count", "", "rules"},
+	{"addon_count", "addon_fields", "addons"},
+	{"limit_count", "", "limits"},
+}
+
+// list decodes list k (listTeams...) of a: its VarUINT count, then when it
+// has entries its fields bit array, then each entry. The entries reuse the
+// answer's slice.
+func (d *decoder) list(a *Answer, k int, colored bool) {
+	names := &listNames[k]
+	r := d.r
+	at := r.Offset()
+	n := int(d.varuint(names[0]))
+	if n == 0 || r.Failed() {
+		return
 	}
-	if a.Requests&lb[listRules] != 0 {
-		a.Rules = list(d, a.Rules, "rule_count", "", "rules", nil, nil, func(Bits) int { return 2 }, d.rule)
+	var f Bits
+	size := 2
+	switch k {
+	case listTeams:
+		f = d.layoutBits(names[1], teamNames(d.v))
+		a.TeamFields = f
+		size = entrySize(teamSizes, f, d.v)
+		if colored && f&TeamName != 0 {
+			size++
+		}
+	case listPlayers:
+		f = d.layoutBits(names[1], playerNames(d.v))
+		a.PlayerFields = f
+		size = entrySize(playerSizes, f, d.v)
+		if colored && f&PlayerName != 0 {
+			size++
+		}
+	case listAddOns:
+		f = d.layoutBits(names[1], addOnNames)
+		a.AddOnFields = f
+		size = entrySize(addOnSizes, f, d.v)
 	}
-	if a.Requests&lb[listAddOns] != 0 {
-		a.AddOns = list(d, a.AddOns, "addon_count", "addon_fields", "addons", &a.AddOnFields, addOnNames,
-			func(f Bits) int { return entrySize(addOnSizes, f, d.v) }, d.addOn)
+	room, ok := d.listCap(names[0], at, n, size)
+	if !ok {
+		return
 	}
-	if a.Requests&lb[listLimits] != 0 {
-		a.Limits = list(d, a.Limits, "limit_count", "", "limits", nil, nil, func(Bits) int { return 2 }, d.limit)
+	switch k {
+	case listTeams:
+		a.Teams = grow(a.Teams, room)
+	case listPlayers:
+		a.Players = grow(a.Players, room)
+	case listRules:
+		a.Rules = grow(a.Rules, room)
+	case listAddOns:
+		a.AddOns = grow(a.AddOns, room)
+	default:
+		a.Limits = grow(a.Limits, room)
+	}
+	for i := 0; i < n && !r.Failed(); i++ {
+		d.enter(names[2], i)
+		g := d.openGroup()
+		switch k {
+		case listTeams:
+			a.Teams = append(a.Teams, Team{})
+			d.team(&a.Teams[len(a.Teams)-1], f, colored)
+		case listPlayers:
+			a.Players = append(a.Players, Player{})
+			d.player(&a.Players[len(a.Players)-1], f, colored)
+		case listRules:
+			a.Rules = append(a.Rules, Rule{})
+			x := &a.Rules[len(a.Rules)-1]
+			x.Key = d.str("key")
+			x.Value = d.str("value")
+		case listAddOns:
+			a.AddOns = append(a.AddOns, AddOn{})
+			d.addOn(&a.AddOns[len(a.AddOns)-1], f)
+		default:
+			a.Limits = append(a.Limits, Limit{})
+			d.limit(&a.Limits[len(a.Limits)-1])
+		}
+		d.closeGroup(g)
+		d.leave()
 	}
 }
 
@@ -900,65 +975,6 @@ func (d *decoder) closeGroup(i int) {
 	}
 }
 
-// list decodes a list: its VarUINT count (countField), then when it has
-// entries its fields bit array (fieldsField, stored in *fields; "" for
-// lists without one), then each entry with entry, as listField[i]. s is
-// reused for the entries.
-func list[T any](d *decoder, s []T, countField, fieldsField, listField string, fields *Bits, names *bitNames,
-	size func(Bits) int, entry func(*T, Bits)) []T {
-	r := d.r
-	at := r.Offset()
-	n := int(d.varuint(countField))
-	if n == 0 || r.Failed() {
-		return s
-	}
-	var f Bits
-	if fields != nil {
-		f = d.layoutBits(fieldsField, names)
-		*fields = f
-	}
-	room, ok := d.listCap(countField, at, n, size(f))
-	if !ok {
-		return s
-	}
-	s = grow(s, room)
-	for i := 0; i < n && !r.Failed(); i++ {
-		d.enter(listField, i)
-		g := d.openGroup()
-		var zero T
-		s = append(s, zero)
-		entry(&s[len(s)-1], f)
-		d.closeGroup(g)
-		d.leave()
-	}
-	return s
-}
-
-// teams and players add the colour info's size byte to the entry size.
-func (d *decoder) teams(a *Answer, colored bool) {
-	size := func(f Bits) int {
-		n := entrySize(teamSizes, f, d.v)
-		if colored && f&TeamName != 0 {
-			n++
-		}
-		return n
-	}
-	a.Teams = list(d, a.Teams, "team_count", "team_fields", "teams", &a.TeamFields, teamNames(d.v), size,
-		func(t *Team, f Bits) { d.team(t, f, colored) })
-}
-
-func (d *decoder) players(a *Answer, colored bool) {
-	size := func(f Bits) int {
-		n := entrySize(playerSizes, f, d.v)
-		if colored && f&PlayerName != 0 {
-			n++
-		}
-		return n
-	}
-	a.Players = list(d, a.Players, "player_count", "player_fields", "players", &a.PlayerFields, playerNames(d.v), size,
-		func(p *Player, f Bits) { d.player(p, f, colored) })
-}
-
 func (d *decoder) team(t *Team, f Bits, colored bool) {
 	r := d.r
 	if f&TeamName != 0 {
@@ -1078,11 +1094,6 @@ func (d *decoder) player(p *Player, f Bits, colored bool) {
 	}
 }
 
-func (d *decoder) rule(x *Rule, _ Bits) {
-	x.Key = d.str("key")
-	x.Value = d.str("value")
-}
-
 func (d *decoder) addOn(x *AddOn, f Bits) {
 	if f&AddOnFlags != 0 {
 		x.Flags = d.bits("flags", addOnFlagNames)
@@ -1098,7 +1109,7 @@ func (d *decoder) addOn(x *AddOn, f Bits) {
 	}
 }
 
-func (d *decoder) limit(x *Limit, _ Bits) {
+func (d *decoder) limit(x *Limit) {
 	r := d.r
 	if d.v == V1 {
 		t := d.bitsAs("type", appendLimitType1)

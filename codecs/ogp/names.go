@@ -77,79 +77,98 @@ func (t *bitNames) appendList(dst []byte, b Bits) []byte {
 }
 
 var (
-	headNames1 = newBitNames([]bitName{
+	headNames1   = newBitNames(headNames1Pairs[:])
+	headNames004 = newBitNames(headNames004Pairs[:])
+
+	requestNames1   = newBitNames(requestNames1Pairs[:])
+	requestNames004 = newBitNames(requestNames004Pairs[:])
+
+	infoNames = newBitNames(infoNamesPairs[:])
+	modNames  = newBitNames(modNamesPairs[:])
+	mapNames  = newBitNames(mapNamesPairs[:])
+
+	teamNames1     = newBitNames(teamNames1Pairs[:])
+	teamNames004   = newBitNames(teamNames004Pairs[:])
+	playerNames004 = newBitNames(playerPairs)
+	playerNames1   = newBitNames(append(playerPairs[:len(playerPairs):len(playerPairs)], bitName{PlayerAddress, "address"}))
+	addOnNames     = newBitNames(addOnNamesPairs[:])
+
+	playerFlagNames    = newBitNames(playerFlagNamesPairs[:])
+	addOnFlagNames     = newBitNames(addOnFlagNamesPairs[:])
+	serverFlagNames004 = newBitNames(serverFlagNames004Pairs[:])
+	serverFlagNames1   = newBitNames(serverFlagNames1Pairs[:])
+	limitNames1        = newBitNames(limitNames1Pairs[:])
+)
+
+// The flag-name pairs of the tables above.
+var (
+	headNames1Pairs = [...]bitName{
 		{HeadAnswer, "answer"}, {HeadChallenge, "challenge_number"}, {HeadRequestID, "request_id"},
 		{HeadSplit, "split"}, {HeadUTF8, "utf8"},
-	})
-	headNames004 = newBitNames([]bitName{
+	}
+	headNames004Pairs = [...]bitName{
 		{HeadAnswer, "answer"}, {Head004RequestID, "request_id"}, {Head004Challenge, "challenge_number"},
 		{HeadSplit, "split"},
-	})
-
-	requestNames1 = newBitNames([]bitName{
+	}
+	requestNames1Pairs = [...]bitName{
 		{ReqServerInfo, "server_info"}, {ReqTeams, "team_list"}, {ReqPlayers, "player_list"},
 		{ReqRules, "rule_list"}, {ReqAddOns, "addon_list"}, {ReqLimits, "limit_list"},
 		{ReqColoredNames, "colored_names"},
-	})
-	requestNames004 = newBitNames([]bitName{
+	}
+	requestNames004Pairs = [...]bitName{
 		{Req004Teams, "team_list"}, {Req004Players, "player_list"}, {Req004Rules, "rule_list"},
 		{Req004AddOns, "addon_list"}, {Req004Limits, "limit_list"}, {Req004GameName, "game_name"},
 		{Req004ServerFlags, "server_flags"}, {Req004Mod, "mod"}, {Req004HostName, "host_name"},
 		{Req004Map, "map"}, {Req004NextMap, "next_map"}, {Req004GameType, "game_type"},
 		{Req004PlayerCount, "player_count"}, {Req004SlotMax, "slot_max"}, {Req004BotCount, "bot_count"},
 		{Req004ReservedSlots, "reserved_slots"},
-	})
-
-	infoNames = newBitNames([]bitName{
+	}
+	infoNamesPairs = [...]bitName{
 		{InfoGameName, "game_name"}, {InfoServerFlags, "server_flags"}, {InfoHostName, "host_name"},
 		{InfoConnectPort, "connect_port"}, {InfoMod, "mod"}, {InfoGameType, "game_type"},
 		{InfoGameMode, "game_mode"}, {InfoMap, "map"}, {InfoNextMap, "next_map"},
 		{InfoPlayerCount, "player_count"}, {InfoSlotMax, "slot_max"}, {InfoBotCount, "bot_count"},
 		{InfoReservedSlots, "reserved_slots"},
-	})
-	modNames = newBitNames([]bitName{
+	}
+	modNamesPairs = [...]bitName{
 		{ModIdentifier, "identifier"}, {ModSize, "size"}, {ModVersion, "version"}, {ModURL, "url"},
 		{ModAuthor, "author"},
-	})
-	mapNames = newBitNames([]bitName{
+	}
+	mapNamesPairs = [...]bitName{
 		{MapFileName, "file_name"}, {MapFileSize, "file_size"}, {MapFileMD5, "file_md5"},
 		{MapVersion, "version"}, {MapURL, "url"}, {MapAuthor, "author"},
-	})
-
-	teamNames1 = newBitNames([]bitName{
+	}
+	teamNames1Pairs = [...]bitName{
 		{TeamName, "name"}, {TeamScore, "score"}, {TeamAveragePing, "average_ping"},
 		{TeamAverageLoss, "average_loss"}, {TeamPlayerCount, "player_count"}, {TeamColor, "color"},
-	})
-	teamNames004 = newBitNames([]bitName{
+	}
+	teamNames004Pairs = [...]bitName{
 		{TeamName, "name"}, {TeamScore, "score"}, {TeamAveragePing, "average_ping"},
 		{TeamAverageLoss, "average_loss"}, {TeamPlayerCount, "player_count"},
-	})
-	playerNames004 = newBitNames(playerPairs)
-	playerNames1   = newBitNames(append(playerPairs[:len(playerPairs):len(playerPairs)], bitName{PlayerAddress, "address"}))
-	addOnNames     = newBitNames([]bitName{
+	}
+	addOnNamesPairs = [...]bitName{
 		{AddOnFlags, "flags"}, {AddOnShortName, "short_name"}, {AddOnLongName, "long_name"},
 		{AddOnVersion, "version"},
-	})
-
-	playerFlagNames = newBitNames([]bitName{
+	}
+	playerFlagNamesPairs = [...]bitName{
 		{FlagAlive, "alive"}, {FlagDead, "dead"}, {FlagBot, "bot"}, {FlagBomb, "bomb"}, {FlagVIP, "vip"},
-	})
-	addOnFlagNames = newBitNames([]bitName{
+	}
+	addOnFlagNamesPairs = [...]bitName{
 		{AddOnActive, "active"}, {AddOnAntiCheat, "anti_cheat_tool"}, {AddOnMutator, "mutator"},
 		{AddOnAdminTool, "admin_tool"},
-	})
-	serverFlagNames004 = newBitNames([]bitName{
+	}
+	serverFlagNames004Pairs = [...]bitName{
 		{SF004Linux, "os_linux"}, {SF004Windows, "os_windows"}, {SF004Mac, "os_mac"},
 		{SF004Dedicated, "dedicated"}, {SF004Proxy, "proxy"},
-	})
-	serverFlagNames1 = newBitNames([]bitName{
+	}
+	serverFlagNames1Pairs = [...]bitName{
 		{Bits(1 << 0), "type.0"}, {Bits(1 << 1), "type.1"}, {SFPassword, "password"}, {SFProxy, "proxy"},
 		{Bits(1 << 4), "os.0"}, {Bits(1 << 5), "os.1"}, {Bits(1 << 6), "os.2"},
-	})
-	limitNames1 = newBitNames([]bitName{
+	}
+	limitNames1Pairs = [...]bitName{
 		{limitLeftFlag, "limit_left"}, {Bits(1 << 1), "type.0"}, {Bits(1 << 2), "type.1"},
 		{Bits(1 << 3), "type.2"}, {Bits(1 << 4), "type.3"},
-	})
+	}
 )
 
 // playerPairs are the PlayerFields both versions share.
