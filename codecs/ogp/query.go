@@ -31,6 +31,7 @@ func (*codec) Options() []codecs.Option {
 	return out
 }
 
+//go:noinline
 func optionError(key, text string) error {
 	return &codecs.Error{Protocol: proto, Field: "options." + key, Err: codecs.Detail(codecs.ErrBadValue, text)}
 }
@@ -68,19 +69,33 @@ func NewRequest(v Version) Request {
 	return q
 }
 
+// optionValue is option key of opts, or its default.
+//
+//go:noinline
+func optionValue(opts map[string]string, key string) string {
+	if v, ok := opts[key]; ok {
+		return v
+	}
+	for _, o := range options {
+		if o.Name == key {
+			return o.Default
+		}
+	}
+	return ""
+}
+
+// requestOptions are the options that drop Requests bits: 1.0x's (b1)
+// and v0.04's (b).
+var requestOptions = [...]struct {
+	key   string
+	b1, b Bits
+}{{"info", ReqServerInfo, Req004GameName | Req004ServerFlags | Req004Mod | Req004HostName | Req004Map |
+	Req004NextMap | Req004GameType | Req004PlayerCount | Req004SlotMax | Req004BotCount | Req004ReservedSlots},
+	{"teams", ReqTeams, Req004Teams}, {"players", ReqPlayers, Req004Players}, {"rules", ReqRules, Req004Rules},
+	{"addons", ReqAddOns, Req004AddOns}, {"limits", ReqLimits, Req004Limits}, {"colors", ReqColoredNames, 0}}
+
 // NewQuery configures a conversation from opts (keys of Options).
 func (*codec) NewQuery(opts map[string]string) (codecs.Query, error) {
-	get := func(key string) string {
-		if v, ok := opts[key]; ok {
-			return v
-		}
-		for _, o := range options {
-			if o.Name == key {
-				return o.Default
-			}
-		}
-		return ""
-	}
 	for k := range opts {
 		known := false
 		for _, o := range options {
@@ -90,20 +105,13 @@ func (*codec) NewQuery(opts map[string]string) (codecs.Query, error) {
 			return nil, optionError(k, "unknown option")
 		}
 	}
-	v, ok := ParseVersion(get("version"))
+	v, ok := ParseVersion(optionValue(opts, "version"))
 	if !ok {
 		return nil, optionError("version", "want 1.0 or 0.04")
 	}
 	q := NewRequest(v)
-	lists := []struct {
-		key   string
-		b1, b Bits
-	}{{"info", ReqServerInfo, Req004GameName | Req004ServerFlags | Req004Mod | Req004HostName | Req004Map |
-		Req004NextMap | Req004GameType | Req004PlayerCount | Req004SlotMax | Req004BotCount | Req004ReservedSlots},
-		{"teams", ReqTeams, Req004Teams}, {"players", ReqPlayers, Req004Players}, {"rules", ReqRules, Req004Rules},
-		{"addons", ReqAddOns, Req004AddOns}, {"limits", ReqLimits, Req004Limits}, {"colors", ReqColoredNames, 0}}
-	for _, l := range lists {
-		on, err := strconv.ParseBool(get(l.key))
+	for _, l := range requestOptions {
+		on, err := strconv.ParseBool(optionValue(opts, l.key))
 		if err != nil {
 			return nil, optionError(l.key, "want true or false")
 		}
@@ -115,19 +123,19 @@ func (*codec) NewQuery(opts map[string]string) (codecs.Query, error) {
 			}
 		}
 	}
-	utf8, err := strconv.ParseBool(get("utf8"))
+	utf8, err := strconv.ParseBool(optionValue(opts, "utf8"))
 	if err != nil {
 		return nil, optionError("utf8", "want true or false")
 	}
 	q.UTF8 = utf8 && v == V1
-	if s := get("request_id"); s != "" {
+	if s := optionValue(opts, "request_id"); s != "" {
 		id, err := parseUint(s, 32)
 		if err != nil {
 			return nil, optionError("request_id", "want a 32-bit number")
 		}
 		q.HasRequestID, q.RequestID = true, uint32(id)
 	}
-	maxBytes, err := parseUint(get("max_bytes"), 16)
+	maxBytes, err := parseUint(optionValue(opts, "max_bytes"), 16)
 	if err != nil || maxBytes != 0 && (maxBytes < 500 || maxBytes > 1500) {
 		return nil, optionError("max_bytes", "want 0 or 500..1500")
 	}
@@ -135,7 +143,7 @@ func (*codec) NewQuery(opts map[string]string) (codecs.Query, error) {
 		q.Split, q.MaxBytesPerPacket = true, uint16(maxBytes)
 	}
 	c := &conversation{req: q}
-	if s := get("challenge"); s != "" {
+	if s := optionValue(opts, "challenge"); s != "" {
 		n, err := parseUint(s, 32)
 		if err != nil {
 			return nil, optionError("challenge", "want a 32-bit number")
