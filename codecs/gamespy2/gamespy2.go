@@ -90,6 +90,8 @@ var keyNames = [...]string{
 
 // String returns the key's registered name ("hostname", "score_"), or
 // "key" and its number for keys a game registers itself.
+//
+//go:noinline
 func (k Key) String() string {
 	if k != 0 && int(k) < len(keyNames) {
 		return keyNames[k]
@@ -200,6 +202,8 @@ type Table struct {
 }
 
 // Column returns the index of the column named name, or -1.
+//
+//go:noinline
 func (t *Table) Column(name string) int {
 	for i, f := range t.Fields {
 		if f == name {
@@ -227,6 +231,8 @@ type Response struct {
 }
 
 // Rule returns the value of the first rule named key.
+//
+//go:noinline
 func (r *Response) Rule(key string) (string, bool) {
 	for _, kv := range r.Rules {
 		if kv.Key == key {

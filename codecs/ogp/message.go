@@ -29,6 +29,7 @@ func (w *view) at(list string, i int, field string) string {
 	return list + "[" + strconv.Itoa(i) + "]." + field
 }
 
+//go:noinline
 func (w *view) text(b []byte) string {
 	if w.utf8 {
 		return string(b)

@@ -9,6 +9,8 @@ import (
 )
 
 // wireLayer names datagram i of n in errors, spans and layers.
+//
+//go:noinline
 func wireLayer(i, n int) string {
 	if n == 1 {
 		return "wire"

@@ -253,6 +253,7 @@ func decodeSegmented(sk *sink, rd *wire.Reader, payloads [][]byte, layers []int,
 	return res, inLayer(err, "reassembled")
 }
 
+//go:noinline
 func payloadName(i, n int) string {
 	_, pn := layerNames(i, n)
 	return pn
