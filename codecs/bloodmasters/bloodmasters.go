@@ -106,6 +106,8 @@ func (g GameType) Teams() bool { return g == TDM || g == CTF || g == TeamScaveng
 
 // String returns the spec's name for g ("DM", "Team Scavenger"), or
 // "unknown (N)".
+//
+//go:noinline
 func (g GameType) String() string {
 	if g.Known() {
 		return gameTypeNames[g]
@@ -128,6 +130,8 @@ var teamNames = [...]string{"none", "red", "blue"}
 func (t Team) Known() bool { return int(t) < len(teamNames) }
 
 // String returns "none", "red", "blue" or "unknown (N)".
+//
+//go:noinline
 func (t Team) String() string {
 	if t.Known() {
 		return teamNames[t]

@@ -317,6 +317,7 @@ func (*codec) NewQuery(opts map[string]string) (codecs.Query, error) {
 	return q, nil
 }
 
+//go:noinline
 func optionError(name, want string) error {
 	return &codecs.Error{Protocol: proto, Field: "options." + name, Err: codecs.Detail(codecs.ErrBadValue, want)}
 }

@@ -335,6 +335,8 @@ func (d *decoder) str(field string) (s []byte, start int, ok bool) {
 }
 
 // text returns the UTF-8 form of s, which starts at offset start of b.
+//
+//go:noinline
 func (d *decoder) string(s []byte, start int) string {
 	for _, c := range s {
 		if c >= utf8.RuneSelf {

@@ -210,6 +210,8 @@ func (d *decoder) text(b []byte) string {
 
 // bits reads a VarBitArray of any length. Bytes past the ninth still count
 // as part of it; their flags are dropped, and noted in d.unknown.
+//
+//go:noinline
 func (d *decoder) bits(field string, names *bitNames) Bits {
 	return d.bitsAs(field, names.appendList)
 }

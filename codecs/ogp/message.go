@@ -518,6 +518,8 @@ func (w *view) limits(a *Answer) []codecs.Object {
 
 // serverFields is which server fields an answer carries, as 1.0x
 // ServerInfoFields bits; v0.04 answers select them with Requests.
+//
+//go:noinline
 func serverFields(a *Answer) Bits {
 	if a.Version == V1 {
 		if a.Requests&ReqServerInfo == 0 {

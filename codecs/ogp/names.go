@@ -220,6 +220,7 @@ func ServerType(flags Bits) string { return serverTypeNames[flags&sfTypeMask] }
 // OS returns the 1.0x operating system of flags: "unknown", "windows", "linux" or "macintosh".
 func OS(flags Bits) string { return osNames[(flags&sfOSMask)>>sfOSShift] }
 
+//go:noinline
 func limitTypeName(t uint8) string {
 	if int(t) < len(limitTypeNames) {
 		return limitTypeNames[t]

@@ -17,6 +17,8 @@ const (
 )
 
 // String returns "1.0" or "0.04", the values the "version" query option takes.
+//
+//go:noinline
 func (v Version) String() string {
 	switch v {
 	case V1:
@@ -54,6 +56,7 @@ const (
 
 var typeNames = [...]string{"ping", "default query v1", "rcon", "master uplink", "error", "banned"}
 
+//go:noinline
 func (t Type) String() string {
 	if int(t) < len(typeNames) {
 		return typeNames[t]
@@ -129,6 +132,7 @@ const (
 
 var errorNames = [...]string{"banned", "invalid type", "invalid value", "invalid challenge number", "invalid query"}
 
+//go:noinline
 func (e ErrorID) String() string {
 	if int(e) < len(errorNames) {
 		return errorNames[e]

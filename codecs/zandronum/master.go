@@ -45,6 +45,7 @@ func layerOf(layers []int, i int) int {
 	return layers[i]
 }
 
+//go:noinline
 func masterFail(i, n int, field string, off int, err error) error {
 	return &codecs.Error{Protocol: Protocol, Field: field, Offset: off, Layer: payloadName(i, n), Err: err}
 }
@@ -245,6 +246,7 @@ func ipv4(r *wire.Reader) [4]byte {
 	return ip
 }
 
+//go:noinline
 func ipString(ip [4]byte) string {
 	b := Addr{IP: ip}.AppendTo(nil)
 	return string(b[:len(b)-2]) // without ":0"

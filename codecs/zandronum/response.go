@@ -501,6 +501,8 @@ func (b *body) strings(name string) []string {
 // teams returns the team list for a TEAMINFO name, colour or score field,
 // creating it with the announced (or, without TEAMINFO_NUMBER, the
 // layout's) number of teams, bounded by what the rest can hold.
+//
+//go:noinline
 func (b *body) teams(resp *Response, size int) []Team {
 	if resp.Teams != nil {
 		return resp.Teams

@@ -260,6 +260,8 @@ func (m GameMode) Info() (info ModeInfo, ok bool) {
 }
 
 // String is the mode's name, or "mode N" for an unknown number.
+//
+//go:noinline
 func (m GameMode) String() string {
 	if int(m) < len(modes) {
 		return modes[m].Name
