@@ -21,6 +21,15 @@ type view struct {
 //go:noinline
 func (w *view) has(path string) bool { return w.seen == nil || w.seen[path] }
 
+// hasBit reports whether bit is set in f and the field at path was decoded.
+func (w *view) hasBit(f, bit Bits, path string) bool { return f&bit != 0 && w.has(path) }
+
+// entryHas reports whether bit is set in f and field of entry i of list
+// was decoded.
+func (w *view) entryHas(f, bit Bits, list string, i int, field string) bool {
+	return f&bit != 0 && w.has(w.at(list, i, field))
+}
+
 // at joins a list entry's path, only when it will be looked up.
 func (w *view) at(list string, i int, field string) string {
 	if w.seen == nil {
@@ -547,28 +556,27 @@ func (w *view) info(a *Answer) *codecs.Info {
 	in := &codecs.Info{}
 	s := &a.Server
 	f := serverFields(a)
-	has := func(bit Bits, path string) bool { return f&bit != 0 && w.has(path) }
-	if has(InfoHostName, "server_info.host_name") {
+	if w.hasBit(f, InfoHostName, "server_info.host_name") {
 		in.Has |= codecs.HasName
 		in.Name = w.text(s.HostName)
 	}
-	if has(InfoMap, "server_info.map.name") {
+	if w.hasBit(f, InfoMap, "server_info.map.name") {
 		in.Has |= codecs.HasMap
 		in.Map = w.text(s.Map.Name)
 	}
 	switch {
-	case has(InfoGameType, "server_info.game_type") && len(s.GameType) > 0:
+	case w.hasBit(f, InfoGameType, "server_info.game_type") && len(s.GameType) > 0:
 		in.Has |= codecs.HasGameType
 		in.GameType = w.text(s.GameType)
-	case has(InfoGameMode, "server_info.game_mode") && len(s.GameMode) > 0:
+	case w.hasBit(f, InfoGameMode, "server_info.game_mode") && len(s.GameMode) > 0:
 		in.Has |= codecs.HasGameType
 		in.GameType = w.text(s.GameMode)
 	}
-	if a.Version == V1 && has(InfoServerFlags, "server_info.server_flags") {
+	if a.Version == V1 && w.hasBit(f, InfoServerFlags, "server_info.server_flags") {
 		in.Has |= codecs.HasPassword
 		in.Password = s.Flags&SFPassword != 0
 	}
-	if has(InfoSlotMax, "server_info.slot_max") {
+	if w.hasBit(f, InfoSlotMax, "server_info.slot_max") {
 		in.Has |= codecs.HasMaxPlayers
 		in.MaxPlayers = int(s.SlotMax)
 	}
@@ -580,7 +588,7 @@ func (w *view) info(a *Answer) *codecs.Info {
 			in.Players = append(in.Players, w.player(a, i))
 		}
 	}
-	if has(InfoPlayerCount, "server_info.player_count") {
+	if w.hasBit(f, InfoPlayerCount, "server_info.player_count") {
 		in.Has |= codecs.HasNumPlayers
 		in.NumPlayers = int(s.PlayerCount)
 	}
@@ -609,7 +617,7 @@ func (w *view) info(a *Answer) *codecs.Info {
 	}
 	// OGP has no server version field: the mod's version, else a rule
 	// named "version", is the closest it carries.
-	if a.Version == V1 && has(InfoMod, "server_info.mod.version") && s.ModFields&ModVersion != 0 {
+	if a.Version == V1 && w.hasBit(f, InfoMod, "server_info.mod.version") && s.ModFields&ModVersion != 0 {
 		in.Has |= codecs.HasVersion
 		in.Version = w.text(s.ModVersion)
 	} else if v, ok := in.Rule("version"); ok {
@@ -623,21 +631,20 @@ func (w *view) info(a *Answer) *codecs.Info {
 func (w *view) player(a *Answer, i int) codecs.Player {
 	p := &a.Players[i]
 	f := a.PlayerFields
-	has := func(bit Bits, field string) bool { return f&bit != 0 && w.has(w.at("players", i, field)) }
 	var x codecs.Player
-	if has(PlayerName, "name") {
+	if w.entryHas(f, PlayerName, "players", i, "name") {
 		x.Name = w.text(p.Name)
 	}
 	switch {
-	case has(PlayerScore, "score"):
+	case w.entryHas(f, PlayerScore, "players", i, "score"):
 		x.Score = int(p.Score)
-	case has(PlayerFrags, "frags"):
+	case w.entryHas(f, PlayerFrags, "players", i, "frags"):
 		x.Score = int(p.Frags)
 	}
-	if has(PlayerPing, "ping") {
+	if w.entryHas(f, PlayerPing, "players", i, "ping") {
 		x.Ping = int(p.Ping)
 	}
-	if has(PlayerTeam, "team") {
+	if w.entryHas(f, PlayerTeam, "players", i, "team") {
 		// v0.04: 0xFF is a spectator. 1.0x: -1 (its replacement) is no team.
 		none := p.Team < 0
 		if a.Version == V004 {
@@ -645,7 +652,7 @@ func (w *view) player(a *Answer, i int) codecs.Player {
 		}
 		x.Team, x.HasTeam, x.Spectator = int(p.Team), !none, none
 	}
-	if has(PlayerFlags, "flags") {
+	if w.entryHas(f, PlayerFlags, "players", i, "flags") {
 		x.Bot = p.Flags&FlagBot != 0
 	}
 	return x

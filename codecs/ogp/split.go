@@ -68,26 +68,27 @@ func (s *splitSet) add(datagrams [][]byte, i int) error {
 	if err != nil {
 		return inLayer(err, wireLayer(i, len(datagrams)))
 	}
-	fail := func(text string) error {
-		return &codecs.Error{Protocol: proto, Field: "header", Layer: wireLayer(i, len(datagrams)), Err: codecs.Detail(codecs.ErrBadValue, text)}
-	}
+	text := ""
+	no := int(h.SplitNo)
 	switch {
 	case !h.Answer:
-		return fail("a query among the parts of an answer")
+		text = "a query among the parts of an answer"
 	case !h.Split:
-		return fail("not part of a split answer")
+		text = "not part of a split answer"
 	case s.count == 0:
 		s.first, s.count = h, int(h.SplitCount)
 	case h.Version != s.first.Version || h.Type != s.first.Type || int(h.SplitCount) != s.count ||
 		h.HasRequestID != s.first.HasRequestID || h.RequestID != s.first.RequestID:
-		return fail("part of another answer")
+		text = "part of another answer"
 	}
-	no := int(h.SplitNo)
-	if j := s.part[no]; j != 0 {
+	if j := s.part[no]; text == "" && j != 0 {
 		if bytes.Equal(datagrams[j-1], b) {
 			return nil // the same datagram twice
 		}
-		return fail(wire.Msg("packet %d received twice with different bytes", int64(no)))
+		text = wire.Msg("packet %d received twice with different bytes", int64(no))
+	}
+	if text != "" {
+		return &codecs.Error{Protocol: proto, Field: "header", Layer: wireLayer(i, len(datagrams)), Err: codecs.Detail(codecs.ErrBadValue, text)}
 	}
 	s.part[no], s.body[no] = i+1, off
 	s.have++

@@ -195,12 +195,11 @@ func (r *Response) Info() *codecs.Info {
 		return nil
 	}
 	in := &codecs.Info{Has: codecs.HasVersion, Version: r.Version}
-	has := func(x Flag) bool { return r.has(bits.TrailingZeros32(uint32(x))) }
-	if has(SQF_NAME) {
+	if r.hasFlag(SQF_NAME) {
 		in.Has |= codecs.HasName
 		in.Name = r.Name
 	}
-	if has(SQF_MAPNAME) {
+	if r.hasFlag(SQF_MAPNAME) {
 		in.Has |= codecs.HasMap
 		in.Map = r.Map
 	}
@@ -208,27 +207,27 @@ func (r *Response) Info() *codecs.Info {
 	case r.has(32+2) && r.GameModeName != "":
 		in.Has |= codecs.HasGameType
 		in.GameType = r.GameModeName
-	case has(SQF_GAMETYPE):
+	case r.hasFlag(SQF_GAMETYPE):
 		in.Has |= codecs.HasGameType
 		in.GameType = r.GameMode.String()
 	}
-	if has(SQF_FORCEPASSWORD) {
+	if r.hasFlag(SQF_FORCEPASSWORD) {
 		in.Has |= codecs.HasPassword
 		in.Password = r.ForcePassword != 0
 	}
-	if has(SQF_NUMPLAYERS) {
+	if r.hasFlag(SQF_NUMPLAYERS) {
 		in.Has |= codecs.HasNumPlayers
 		in.NumPlayers = int(r.NumPlayers)
 	}
-	if has(SQF_MAXPLAYERS) {
+	if r.hasFlag(SQF_MAXPLAYERS) {
 		in.Has |= codecs.HasMaxPlayers
 		in.MaxPlayers = int(r.MaxPlayers)
 	}
-	if has(SQF_MAXCLIENTS) {
+	if r.hasFlag(SQF_MAXCLIENTS) {
 		in.Has |= codecs.HasMaxClients
 		in.MaxClients = int(r.MaxClients)
 	}
-	if has(SQF_PLAYERDATA) {
+	if r.hasFlag(SQF_PLAYERDATA) {
 		in.Has |= codecs.HasPlayers
 		in.Players = make([]codecs.Player, len(r.Players))
 		for i, p := range r.Players {
@@ -240,23 +239,26 @@ func (r *Response) Info() *codecs.Info {
 		}
 	}
 	switch {
-	case has(SQF_TEAMINFO_NAME) || has(SQF_TEAMINFO_SCORE):
+	case r.hasFlag(SQF_TEAMINFO_NAME) || r.hasFlag(SQF_TEAMINFO_SCORE):
 		in.Has |= codecs.HasTeams
 		in.Teams = make([]codecs.Team, len(r.Teams))
 		for i, t := range r.Teams {
 			in.Teams[i] = codecs.Team{Name: StripColors(t.Name), Score: int(t.Score)}
 		}
-		if !has(SQF_TEAMINFO_NAME) {
+		if !r.hasFlag(SQF_TEAMINFO_NAME) {
 			for i := range in.Teams {
 				in.Teams[i].Name = teamTitle(i)
 			}
 		}
-	case has(SQF_TEAMSCORES):
+	case r.hasFlag(SQF_TEAMSCORES):
 		in.Has |= codecs.HasTeams
 		in.Teams = []codecs.Team{{Name: "Blue", Score: int(r.TeamScores[0])}, {Name: "Red", Score: int(r.TeamScores[1])}}
 	}
 	return in
 }
+
+// hasFlag is has for the field of SQF flag x.
+func (r *Response) hasFlag(x Flag) bool { return r.has(bits.TrailingZeros32(uint32(x))) }
 
 // teamTitle names team i of the default team table.
 func teamTitle(i int) string {
