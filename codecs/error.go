@@ -66,10 +66,11 @@ func NewError(protocol, field string, offset int, err error) *Error {
 //
 //go:noinline
 func Detail(sentinel error, text string) error {
-	return &detailError{sentinel, text}
+	return &detailError{sentinel: sentinel, text: text}
 }
 
 type detailError struct {
+	_        [0]func() // not comparable: no equality function to compile
 	sentinel error
 	text     string
 }

@@ -196,33 +196,29 @@ func AppendJSONString(dst []byte, s string) []byte {
 	return append(dst, '"')
 }
 
+// infoKeys are the keys of the scalar Info fields, by Has bit.
+var infoKeys = [...]string{"name", "map", "game_type", "version", "password", "num_players", "max_players", "max_clients"}
+
 // infoObject converts the neutral view to its JSON object, keeping only the
 // keys the protocol carried.
 func infoObject(in *Info) Object {
 	var o Object
-	if in.Has&HasName != 0 {
-		o = o.Add("name", in.Name)
-	}
-	if in.Has&HasMap != 0 {
-		o = o.Add("map", in.Map)
-	}
-	if in.Has&HasGameType != 0 {
-		o = o.Add("game_type", in.GameType)
-	}
-	if in.Has&HasVersion != 0 {
-		o = o.Add("version", in.Version)
-	}
-	if in.Has&HasPassword != 0 {
-		o = o.Add("password", in.Password)
-	}
-	if in.Has&HasNumPlayers != 0 {
-		o = o.Add("num_players", in.NumPlayers)
-	}
-	if in.Has&HasMaxPlayers != 0 {
-		o = o.Add("max_players", in.MaxPlayers)
-	}
-	if in.Has&HasMaxClients != 0 {
-		o = o.Add("max_clients", in.MaxClients)
+	strs := [4]string{in.Name, in.Map, in.GameType, in.Version}
+	ints := [3]int{in.NumPlayers, in.MaxPlayers, in.MaxClients}
+	for i, key := range infoKeys {
+		if in.Has&(1<<i) == 0 {
+			continue
+		}
+		var v any
+		switch {
+		case i < len(strs):
+			v = strs[i]
+		case i == 4:
+			v = in.Password
+		default:
+			v = ints[i-5]
+		}
+		o = o.Add(key, v)
 	}
 	if in.Has&HasPlayers != 0 {
 		ps := make([]Object, 0, len(in.Players))
@@ -231,22 +227,22 @@ func infoObject(in *Info) Object {
 			if p.HasTeam {
 				team = p.Team
 			}
-			ps = append(ps, Object{{"name", p.Name}, {"score", p.Score}, {"ping", p.Ping},
-				{"team", team}, {"spectator", p.Spectator}, {"bot", p.Bot}})
+			ps = append(ps, make(Object, 0, 6).Add("name", p.Name).Add("score", p.Score).Add("ping", p.Ping).
+				Add("team", team).Add("spectator", p.Spectator).Add("bot", p.Bot))
 		}
 		o = o.Add("players", ps)
 	}
 	if in.Has&HasTeams != 0 {
 		ts := make([]Object, 0, len(in.Teams))
 		for _, t := range in.Teams {
-			ts = append(ts, Object{{"name", t.Name}, {"score", t.Score}})
+			ts = append(ts, make(Object, 0, 2).Add("name", t.Name).Add("score", t.Score))
 		}
 		o = o.Add("teams", ts)
 	}
 	if in.Has&HasRules != 0 {
 		rs := make([]any, 0, len(in.Rules))
 		for _, r := range in.Rules {
-			rs = append(rs, []string{r[0], r[1]})
+			rs = append(rs, append(make([]string, 0, 2), r[0], r[1]))
 		}
 		o = o.Add("rules", rs)
 	}
@@ -257,7 +253,7 @@ func infoObject(in *Info) Object {
 // also carries "layers" (name, hex, parent) and "spans", which is what the
 // inspector reads.
 func (m *Message) Object() Object {
-	o := Object{{"protocol", m.Protocol}, {"kind", string(m.Kind)}}
+	o := make(Object, 0, 2).Add("protocol", m.Protocol).Add("kind", string(m.Kind))
 	if m.Denied != "" {
 		o = o.Add("denied", m.Denied)
 	}
@@ -284,13 +280,12 @@ func (m *Message) Object() Object {
 	if m.Layers != nil {
 		ls := make([]Object, 0, len(m.Layers))
 		for _, l := range m.Layers {
-			ls = append(ls, Object{{"name", l.Name}, {"hex", Hex(l.Bytes)}, {"parent", l.Parent}})
+			ls = append(ls, make(Object, 0, 3).Add("name", l.Name).Add("hex", Hex(l.Bytes)).Add("parent", l.Parent))
 		}
 		o = o.Add("layers", ls)
 		ss := make([]Object, 0, len(m.Spans))
 		for _, s := range m.Spans {
-			ss = append(ss, Object{{"layer", s.Layer}, {"start", s.Start}, {"end", s.End},
-				{"field", s.Field}, {"kind", s.Kind}, {"value", s.Value}})
+			ss = append(ss, make(Object, 0, 6).Add("layer", s.Layer).Add("start", s.Start).Add("end", s.End).Add("field", s.Field).Add("kind", s.Kind).Add("value", s.Value))
 		}
 		o = o.Add("spans", ss)
 	}
@@ -313,7 +308,7 @@ func ErrorObject(err error, partial *Message) Object {
 	} else {
 		e = e.Add("message", err.Error())
 	}
-	o := Object{{"error", e}}
+	o := make(Object, 0, 1).Add("error", e)
 	if partial != nil {
 		p := partial.Object()
 		o = o.Add("partial", p[1:]) // json.md's partial starts at "kind"

@@ -137,7 +137,7 @@ func (dg *datagram) fields() codecs.Object {
 	if len(dg.others) > 0 {
 		ms := make([]codecs.Object, 0, len(dg.others))
 		for _, o := range dg.others {
-			mo := codecs.Object{{Key: "offset", Value: o.Offset}, {Key: "length", Value: o.Len()}, {Key: "command", Value: uint8(o.Command)}}
+			mo := make(codecs.Object, 0, 3).Add("offset", o.Offset).Add("length", o.Len()).Add("command", uint8(o.Command))
 			if o.Command.HasPacketID() {
 				mo = mo.Add("packet_id", o.PacketID)
 			}
@@ -180,8 +180,7 @@ func (dg *datagram) replyFields(f codecs.Object) codecs.Object {
 	if r.Extended() && st >= stJoinSmallest {
 		cs := make([]codecs.Object, 0, len(r.Clients))
 		for _, c := range r.Clients {
-			cs = append(cs, codecs.Object{{Key: "name", Value: text(c.Name)}, {Key: "team", Value: uint8(c.Team)},
-				{Key: "spectator", Value: c.Spectator}, {Key: "ping", Value: c.Ping}})
+			cs = append(cs, make(codecs.Object, 0, 4).Add("name", text(c.Name)).Add("team", uint8(c.Team)).Add("spectator", c.Spectator).Add("ping", c.Ping))
 		}
 		f = f.Add("clients", cs)
 	}

@@ -212,7 +212,7 @@ func fill(m *codecs.Message, r *Response, queries []codecs.Object) {
 
 // responseFields is every decoded field of a reply, in json.md's "fields".
 func responseFields(r *Response) codecs.Object {
-	f := codecs.Object{{Key: "packet_type", Value: PacketQuery}, {Key: "id", Value: codecs.Hex(r.ID[:])}}
+	f := make(codecs.Object, 0, 2).Add("packet_type", PacketQuery).Add("id", codecs.Hex(r.ID[:]))
 	if r.Sections&(PlayerSection|TeamSection) != 0 {
 		w := 2
 		if r.OneByteCounts {
@@ -248,12 +248,11 @@ func tableFields(t *Table) codecs.Object {
 	for i, row := range t.Rows {
 		rows[i] = row
 	}
-	return codecs.Object{{Key: "count", Value: t.Count}, {Key: "fields", Value: fields}, {Key: "rows", Value: rows}}
+	return make(codecs.Object, 0, 3).Add("count", t.Count).Add("fields", fields).Add("rows", rows)
 }
 
 func requestFields(q *Request) codecs.Object {
-	f := codecs.Object{{Key: "magic", Value: codecs.Hex{Magic0, Magic1}}, {Key: "packet_type", Value: PacketQuery},
-		{Key: "id", Value: codecs.Hex(q.ID[:])}}
+	f := make(codecs.Object, 0, 3).Add("magic", codecs.Hex{Magic0, Magic1}).Add("packet_type", PacketQuery).Add("id", codecs.Hex(q.ID[:]))
 	for _, s := range [...]struct {
 		name string
 		keys Keys

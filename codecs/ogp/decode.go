@@ -159,6 +159,7 @@ func decodesAs(v Version, b []byte) (quality int, structured bool) {
 
 // decoder holds the state of decoding one datagram.
 type decoder struct {
+	_        [0]func() // not comparable: no equality function to compile
 	r        *wire.Reader
 	spans    *[]codecs.Span
 	v        Version

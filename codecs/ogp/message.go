@@ -256,8 +256,7 @@ func (w *view) serverFlags(v Version, f Bits) any {
 	if v == V004 {
 		return serverFlagNames004.list(f)
 	}
-	o := codecs.Object{{Key: "server_type", Value: ServerType(f)}, {Key: "password", Value: f&SFPassword != 0},
-		{Key: "proxy", Value: f&SFProxy != 0}, {Key: "os", Value: OS(f)}}
+	o := make(codecs.Object, 0, 4).Add("server_type", ServerType(f)).Add("password", f&SFPassword != 0).Add("proxy", f&SFProxy != 0).Add("os", OS(f))
 	if f>>7 != 0 {
 		o = o.Add("other", serverFlagNames1.list(f&^0x7f))
 	}

@@ -484,10 +484,9 @@ func responseMessage(m *codecs.Message, resp *Response, segs []Segment) {
 	if segs != nil {
 		so := make([]codecs.Object, len(segs))
 		for i, g := range segs {
-			so[i] = codecs.Object{{Key: "number", Value: g.Number}, {Key: "total", Value: g.Total}, {Key: "offset", Value: g.Offset},
-				{Key: "size", Value: g.Size}, {Key: "total_size", Value: g.TotalSize}}
+			so[i] = make(codecs.Object, 0, 5).Add("number", g.Number).Add("total", g.Total).Add("offset", g.Offset).Add("size", g.Size).Add("total_size", g.TotalSize)
 		}
-		f = append(f[:1], append(codecs.Object{{Key: "segments", Value: so}}, f[1:]...)...)
+		f = append(f[:1], append(make(codecs.Object, 0, 1).Add("segments", so), f[1:]...)...)
 	}
 	m.Fields = f
 	if resp.Flags.Unknown() != 0 || resp.Flags2.Unknown() != 0 {

@@ -10,7 +10,7 @@ import (
 // snake_case names from zandronum.md, in wire order, only the fields the
 // returned flags carry, and "trailing_bytes" last.
 func (r *Response) Fields() codecs.Object {
-	o := codecs.Object{{Key: "response", Value: r.Code}, {Key: "time", Value: r.Time}}
+	o := make(codecs.Object, 0, 2).Add("response", r.Code).Add("time", r.Time)
 	if r.Code == CodeIgnored || r.Code == CodeBanned {
 		return o.Add("trailing_bytes", len(r.Trailing))
 	}
@@ -159,8 +159,7 @@ func (r *Response) fieldValue(i int) any {
 func (r *Response) playerObjects() []codecs.Object {
 	ps := make([]codecs.Object, 0, len(r.Players))
 	for _, p := range r.Players {
-		po := codecs.Object{{Key: "name", Value: p.Name}, {Key: "score", Value: p.Score}, {Key: "ping", Value: p.Ping},
-			{Key: "spectator", Value: p.Spectator}, {Key: "bot", Value: p.Bot}}
+		po := make(codecs.Object, 0, 5).Add("name", p.Name).Add("score", p.Score).Add("ping", p.Ping).Add("spectator", p.Spectator).Add("bot", p.Bot)
 		if r.TeamByte {
 			po = po.Add("team", p.Team)
 		}
@@ -252,7 +251,9 @@ func (r *Response) Info() *codecs.Info {
 		}
 	case r.hasFlag(SQF_TEAMSCORES):
 		in.Has |= codecs.HasTeams
-		in.Teams = []codecs.Team{{Name: "Blue", Score: int(r.TeamScores[0])}, {Name: "Red", Score: int(r.TeamScores[1])}}
+		in.Teams = make([]codecs.Team, 2)
+		in.Teams[0] = codecs.Team{Name: "Blue", Score: int(r.TeamScores[0])}
+		in.Teams[1] = codecs.Team{Name: "Red", Score: int(r.TeamScores[1])}
 	}
 	return in
 }
@@ -277,7 +278,7 @@ func teamTitle(i int) string {
 
 // Fields returns the request's fields as json.md's "fields".
 func (q *Request) Fields() codecs.Object {
-	o := codecs.Object{{Key: "challenge", Value: ServerChallenge}, {Key: "flags", Value: uint32(q.Flags)}, {Key: "time", Value: q.Time}}
+	o := make(codecs.Object, 0, 3).Add("challenge", ServerChallenge).Add("flags", uint32(q.Flags)).Add("time", q.Time)
 	if q.Flags&SQF_EXTENDED_INFO != 0 {
 		o = o.Add("flags2", uint32(q.Flags2))
 	}
@@ -290,7 +291,7 @@ func (q *Request) Fields() codecs.Object {
 
 // Fields returns the master request's fields as json.md's "fields".
 func (q *MasterRequest) Fields() codecs.Object {
-	o := codecs.Object{{Key: "challenge", Value: q.Command}}
+	o := make(codecs.Object, 0, 1).Add("challenge", q.Command)
 	if q.Command == MasterChallenge {
 		o = o.Add("version", q.Version)
 	}
@@ -302,7 +303,7 @@ func (q *MasterRequest) Fields() codecs.Object {
 // list ("final"), the servers in order and, for several packets, each
 // packet's own ("packet_list").
 func (l *MasterList) Fields() codecs.Object {
-	o := codecs.Object{{Key: "response", Value: l.Code}}
+	o := make(codecs.Object, 0, 1).Add("response", l.Code)
 	if l.Denied() != "" {
 		return o
 	}
@@ -318,8 +319,7 @@ func (l *MasterList) Fields() codecs.Object {
 		at := 0
 		for i, p := range l.Packets {
 			end := min(at+p.Servers, len(all))
-			ps[i] = codecs.Object{{Key: "packet_number", Value: p.Number}, {Key: "final", Value: p.Final},
-				{Key: "servers", Value: all[at:end]}}
+			ps[i] = make(codecs.Object, 0, 3).Add("packet_number", p.Number).Add("final", p.Final).Add("servers", all[at:end])
 			at = end
 		}
 		o = o.Add("packet_list", ps)

@@ -97,7 +97,7 @@ func decodeMasterList(sk *sink, rd *wire.Reader, payloads [][]byte, layers []int
 		r := sk.reader(rd, payloads[0], layerOf(layers, 0))
 		l.Servers = make([]Addr, 0, countLegacy(payloads[0]))
 		l.Servers = decodeLegacyList(r, l.Servers)
-		l.Packets = []MasterPacket{{Number: 0, Final: !r.Failed(), Servers: len(l.Servers)}}
+		l.Packets = append(make([]MasterPacket, 0, 1), MasterPacket{Number: 0, Final: !r.Failed(), Servers: len(l.Servers)})
 		l.Complete = !r.Failed()
 		l.Trailing = r.Len()
 		trailing(r)

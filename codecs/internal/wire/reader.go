@@ -22,6 +22,7 @@ import (
 )
 
 type pathElem struct {
+	_     [0]func() // not comparable: no equality function to compile
 	name  string
 	index int // -1: not a list element
 }
@@ -84,7 +85,9 @@ func (r *Reader) Recording() bool { return r.spans != nil }
 // "players[3].team". index < 0 means a plain name ("limits.fraglimit").
 //
 //go:noinline
-func (r *Reader) Enter(name string, index int) { r.path = append(r.path, pathElem{name, index}) }
+func (r *Reader) Enter(name string, index int) {
+	r.path = append(r.path, pathElem{name: name, index: index})
+}
 
 // Leave pops the last path element.
 //
