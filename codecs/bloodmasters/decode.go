@@ -156,7 +156,7 @@ type decoder struct {
 func (dg *datagram) decode(b []byte, spans *[]codecs.Span, opt options) error {
 	d := decoder{r: *wire.NewReader(protoName, b, 0, spans), spans: spans, values: opt&optValues != 0}
 	r := &d.r
-	defer func() { dg.stage = d.stage }()
+	var err error
 	k := 0 // index among the other messages
 	for off := 0; off < len(b); off = r.Offset() {
 		rest := b[off:]
@@ -191,17 +191,19 @@ func (dg *datagram) decode(b []byte, spans *[]codecs.Span, opt options) error {
 			}
 			k++
 		}
-		if err := r.Err(); err != nil {
-			return err
+		if err = r.Err(); err != nil {
+			break
 		}
 	}
-	if !dg.found {
-		if len(b) == 0 {
-			return codecs.NewError(protoName, "length", 0, codecs.ErrShort)
-		}
-		return codecs.NewError(protoName, "command", 2, codecs.Detail(codecs.ErrUnknownCode, "no ServerInfo (13) message in the datagram"))
+	switch {
+	case err != nil || dg.found:
+	case len(b) == 0:
+		err = codecs.NewError(protoName, "length", 0, codecs.ErrShort)
+	default:
+		err = codecs.NewError(protoName, "command", 2, codecs.Detail(codecs.ErrUnknownCode, "no ServerInfo (13) message in the datagram"))
 	}
-	return nil
+	dg.stage = d.stage
+	return err
 }
 
 // frameProblem says why b does not start with a whole message: "" when it
