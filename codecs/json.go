@@ -151,6 +151,8 @@ func appendFloat(dst []byte, f float64, bits int) []byte {
 const hexDigits = "0123456789abcdef"
 
 // AppendHex appends b as lowercase hex.
+//
+//go:noinline
 func AppendHex(dst, b []byte) []byte {
 	for _, c := range b {
 		dst = append(dst, hexDigits[c>>4], hexDigits[c&15])

@@ -91,6 +91,7 @@ func (r *Response) intRule(key string) (int, bool) {
 	return number(v)
 }
 
+//go:noinline
 func cell(row []string, col int) string {
 	if col < 0 || col >= len(row) {
 		return ""

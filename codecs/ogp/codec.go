@@ -35,6 +35,8 @@ func (*codec) Detect(b []byte) (codecs.Kind, codecs.Confidence) {
 }
 
 // kindOf says what a datagram is from its header and the first body byte.
+//
+//go:noinline
 func kindOf(h *Header, body []byte) codecs.Kind {
 	switch {
 	case !h.Answer:

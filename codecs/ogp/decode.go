@@ -198,6 +198,7 @@ func withPaths(b []byte) decoder {
 	return d
 }
 
+//go:noinline
 func (d *decoder) err() error { return d.r.Err() }
 
 // text converts a wire string for display: UTF-8 when the header says so,

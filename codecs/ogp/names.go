@@ -208,6 +208,8 @@ var (
 )
 
 // listBits returns the Requests bits of the lists in version v.
+//
+//go:noinline
 func listBits(v Version) [5]Bits { return byVersion(v, listBits1, listBits004) }
 
 var serverTypeNames = [...]string{"unknown", "listen", "dedicated", "type 3"}
