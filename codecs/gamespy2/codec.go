@@ -68,8 +68,7 @@ func (*codec) CheckQuery(b []byte) error {
 		return err
 	}
 	if q.HasExFlags && q.ExFlags != 0 {
-		return &codecs.Error{Protocol: proto, Field: "exflags", Offset: len(b) - 1,
-			Err: codecs.Detail(codecs.ErrBadValue, "exflags ask for split (GameSpy 3) replies")}
+		return newError("exflags", len(b)-1, "", codecs.Detail(codecs.ErrBadValue, "exflags ask for split (GameSpy 3) replies"))
 	}
 	return nil
 }
@@ -80,7 +79,7 @@ func (*codec) CheckQuery(b []byte) error {
 // one the sections are inferred from the bytes.
 func (*codec) Decode(datagrams [][]byte, opt codecs.DecodeOptions) (*codecs.Message, error) {
 	if len(datagrams) == 0 {
-		return nil, &codecs.Error{Protocol: proto, Field: "datagram", Err: codecs.ErrIncomplete}
+		return nil, newError("datagram", 0, "", codecs.ErrIncomplete)
 	}
 	var req *Request
 	if opt.Query != nil {
@@ -161,8 +160,7 @@ func decodeItems(items []item, spans bool) (*codecs.Message, error) {
 	if replies == 0 {
 		m.Kind = codecs.KindQuery
 		if len(queries) > 1 {
-			return m, &codecs.Error{Protocol: proto, Field: "datagram", Layer: "wire 2",
-				Err: codecs.Detail(codecs.ErrBadValue, "more than one query and no reply")}
+			return m, newError("datagram", 0, "wire 2", codecs.Detail(codecs.ErrBadValue, "more than one query and no reply"))
 		}
 		m.Fields = queries[0]
 		return m, nil
@@ -318,7 +316,7 @@ func (*codec) NewQuery(opts map[string]string) (codecs.Query, error) {
 
 //go:noinline
 func optionError(name, want string) error {
-	return &codecs.Error{Protocol: proto, Field: "options." + name, Err: codecs.Detail(codecs.ErrBadValue, want)}
+	return newError("options."+name, 0, "", codecs.Detail(codecs.ErrBadValue, want))
 }
 
 // query is the Query state: the requests sent and the reply to each.
@@ -357,8 +355,7 @@ func (q *query) Feed(b []byte) ([][]byte, bool, error) {
 		}
 	}
 	if best < 0 {
-		return nil, true, &codecs.Error{Protocol: proto, Field: "datagram",
-			Err: codecs.Detail(codecs.ErrBadValue, "every query is already answered")}
+		return nil, true, newError("datagram", 0, "", codecs.Detail(codecs.ErrBadValue, "every query is already answered"))
 	}
 	q.got[best] = append([]byte(nil), b...)
 	q.n++
@@ -379,7 +376,7 @@ func (q *query) Result(opt codecs.DecodeOptions) (*codecs.Message, error) {
 		}
 	}
 	if len(items) == 0 {
-		return nil, &codecs.Error{Protocol: proto, Field: "reply", Err: codecs.Detail(codecs.ErrIncomplete, "no reply")}
+		return nil, newError("reply", 0, "", codecs.Detail(codecs.ErrIncomplete, "no reply"))
 	}
 	m, err := decodeItems(items, opt.Spans)
 	if err != nil {
@@ -407,4 +404,11 @@ func (*codec) QueryKey(b []byte) []byte {
 	k := append([]byte(nil), b...)
 	clear(k[3:7])
 	return k
+}
+
+// newError is the *codecs.Error of field at offset off of layer.
+//
+//go:noinline
+func newError(field string, off int, layer string, err error) *codecs.Error {
+	return &codecs.Error{Protocol: proto, Field: field, Offset: off, Layer: layer, Err: err}
 }

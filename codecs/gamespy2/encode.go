@@ -42,7 +42,7 @@ func AppendRequest(dst []byte, q Request) ([]byte, error) {
 }
 
 func encodeError(field string, off int, err error) error {
-	return &codecs.Error{Protocol: proto, Field: field, Offset: off, Err: err}
+	return newError(field, off, "", err)
 }
 
 // AppendResponse appends what a QR2 server holding resp would send for req

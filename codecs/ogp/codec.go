@@ -57,7 +57,7 @@ func (*codec) CheckQuery(b []byte) error {
 		return err
 	}
 	if q.Type != TypeDefault && q.Type != TypePing {
-		return &codecs.Error{Protocol: proto, Field: "header.type", Err: codecs.Detail(codecs.ErrBadValue, q.Type.String()+" queries are not forwarded")}
+		return newError("header.type", 0, "", codecs.Detail(codecs.ErrBadValue, q.Type.String()+" queries are not forwarded"))
 	}
 	return nil
 }
@@ -68,7 +68,7 @@ func (*codec) CheckQuery(b []byte) error {
 func (*codec) Decode(datagrams [][]byte, opt codecs.DecodeOptions) (*codecs.Message, error) {
 	m := &codecs.Message{Protocol: proto, Kind: codecs.KindResponse}
 	if len(datagrams) == 0 {
-		return m, &codecs.Error{Protocol: proto, Field: "datagrams", Err: codecs.Detail(codecs.ErrIncomplete, "no datagrams")}
+		return m, newError("datagrams", 0, "", codecs.Detail(codecs.ErrIncomplete, "no datagrams"))
 	}
 	var spans *[]codecs.Span
 	if opt.Spans {
@@ -196,4 +196,11 @@ func (c *codec) QueryKey(b []byte) []byte {
 		return nil
 	}
 	return k
+}
+
+// newError is the *codecs.Error of field at offset off of layer.
+//
+//go:noinline
+func newError(field string, off int, layer string, err error) *codecs.Error {
+	return &codecs.Error{Protocol: proto, Field: field, Offset: off, Layer: layer, Err: err}
 }

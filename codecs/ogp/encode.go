@@ -78,7 +78,7 @@ func (e *encoder) fail(field string, err error) {
 			path += "." + field
 		}
 	}
-	e.err = &codecs.Error{Protocol: proto, Field: path, Offset: len(e.b), Err: err}
+	e.err = newError(path, len(e.b), "", err)
 }
 
 func (e *encoder) bits(b Bits) { e.b = appendBits(e.b, b) }

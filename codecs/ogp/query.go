@@ -33,7 +33,7 @@ func (*codec) Options() []codecs.Option {
 
 //go:noinline
 func optionError(key, text string) error {
-	return &codecs.Error{Protocol: proto, Field: "options." + key, Err: codecs.Detail(codecs.ErrBadValue, text)}
+	return newError("options."+key, 0, "", codecs.Detail(codecs.ErrBadValue, text))
 }
 
 // parseUint reads a decimal or 0x-prefixed hex number.
@@ -191,7 +191,7 @@ func (c *conversation) query() []byte {
 }
 
 func ignored(text string) error {
-	return &codecs.Error{Protocol: proto, Field: "datagram", Err: codecs.Detail(codecs.ErrBadValue, text)}
+	return newError("datagram", 0, "", codecs.Detail(codecs.ErrBadValue, text))
 }
 
 // Feed takes one datagram from the server. A challenge answer returns the
@@ -254,10 +254,10 @@ func (c *conversation) Result(opt codecs.DecodeOptions) (*codecs.Message, error)
 			if c.challenges == maxChallenges && c.done {
 				text = wire.Msg("the server sent a new challenge number %d times", int64(maxChallenges+1))
 			}
-			err = &codecs.Error{Protocol: proto, Field: "answer", Err: codecs.Detail(codecs.ErrIncomplete, text)}
+			err = newError("answer", 0, "", codecs.Detail(codecs.ErrIncomplete, text))
 		}
 		return m, err
 	}
 	return &codecs.Message{Protocol: proto, Kind: codecs.KindResponse},
-		&codecs.Error{Protocol: proto, Field: "answer", Err: codecs.Detail(codecs.ErrIncomplete, "no answer received")}
+		newError("answer", 0, "", codecs.Detail(codecs.ErrIncomplete, "no answer received"))
 }

@@ -88,7 +88,7 @@ func (s *splitSet) add(datagrams [][]byte, i int) error {
 		text = wire.Msg("packet %d received twice with different bytes", int64(no))
 	}
 	if text != "" {
-		return &codecs.Error{Protocol: proto, Field: "header", Layer: wireLayer(i, len(datagrams)), Err: codecs.Detail(codecs.ErrBadValue, text)}
+		return newError("header", 0, wireLayer(i, len(datagrams)), codecs.Detail(codecs.ErrBadValue, text))
 	}
 	s.part[no], s.body[no] = i+1, off
 	s.have++
@@ -133,7 +133,7 @@ func (s *splitSet) join(dst []byte, datagrams [][]byte) []byte {
 // joins up from packet 0 and an error wrapping codecs.ErrIncomplete.
 func Reassemble(dst []byte, datagrams [][]byte) ([]byte, error) {
 	if len(datagrams) == 0 {
-		return dst, &codecs.Error{Protocol: proto, Field: "datagrams", Err: codecs.Detail(codecs.ErrIncomplete, "no datagrams")}
+		return dst, newError("datagrams", 0, "", codecs.Detail(codecs.ErrIncomplete, "no datagrams"))
 	}
 	if len(datagrams) == 1 {
 		if h, _, err := DecodeHeader(datagrams[0]); err == nil && !h.Split {
@@ -148,7 +148,7 @@ func Reassemble(dst []byte, datagrams [][]byte) ([]byte, error) {
 	}
 	dst = s.join(dst, datagrams)
 	if s.have < s.count {
-		return dst, &codecs.Error{Protocol: proto, Field: "header.split_packet_no", Err: codecs.Detail(codecs.ErrIncomplete, s.missing())}
+		return dst, newError("header.split_packet_no", 0, "", codecs.Detail(codecs.ErrIncomplete, s.missing()))
 	}
 	return dst, nil
 }
@@ -172,11 +172,11 @@ func SplitAnswer(a Answer, maxBytes int) ([][]byte, error) {
 	body := e.b[headLen:]
 	room := maxBytes - headLen
 	if room < 1 {
-		return nil, &codecs.Error{Protocol: proto, Field: "max_bytes_per_packet", Err: wire.Detailf(codecs.ErrTooLong, "the header alone is %d bytes", int64(headLen))}
+		return nil, newError("max_bytes_per_packet", 0, "", wire.Detailf(codecs.ErrTooLong, "the header alone is %d bytes", int64(headLen)))
 	}
 	n := (len(body) + room - 1) / room
 	if n > 0xff {
-		return nil, &codecs.Error{Protocol: proto, Field: "max_bytes_per_packet", Err: wire.Detailf(codecs.ErrTooLong, "the answer needs %d packets", int64(n))}
+		return nil, newError("max_bytes_per_packet", 0, "", wire.Detailf(codecs.ErrTooLong, "the answer needs %d packets", int64(n)))
 	}
 	out := make([][]byte, 0, n)
 	for i := 0; i < n; i++ {

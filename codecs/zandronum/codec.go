@@ -71,7 +71,7 @@ func (Codec) NewQuery(opts map[string]string) (codecs.Query, error) {
 			msg = err.Error()
 		}
 		if msg != "" {
-			return nil, &codecs.Error{Protocol: Protocol, Field: "options." + k, Err: codecs.Detail(codecs.ErrBadValue, msg)}
+			return nil, newError("options."+k, 0, "", codecs.Detail(codecs.ErrBadValue, msg))
 		}
 	}
 	if q.req.Time == 0 {
@@ -107,7 +107,7 @@ func (q *Query) Start() [][]byte {
 }
 
 func (q *Query) ignore(field string, off int, err error) ([][]byte, bool, error) {
-	return nil, q.done, &codecs.Error{Protocol: Protocol, Field: field, Offset: off, Layer: "payload", Err: err}
+	return nil, q.done, newError(field, off, "payload", err)
 }
 
 // Feed takes one received datagram. A reply, a refusal or the last
@@ -211,7 +211,7 @@ func (q *Query) Result(opt codecs.DecodeOptions) (*codecs.Message, error) {
 			kind = codecs.KindMasterList
 		}
 		return &codecs.Message{Protocol: Protocol, Kind: kind},
-			&codecs.Error{Protocol: Protocol, Field: "reply", Err: codecs.Detail(codecs.ErrIncomplete, "nothing received")}
+			newError("reply", 0, "", codecs.Detail(codecs.ErrIncomplete, "nothing received"))
 	}
 	if !q.master {
 		opt.Query, _ = AppendRequest(nil, q.req)
@@ -326,7 +326,7 @@ func (Codec) CheckQuery(b []byte) error {
 	}
 	p := s.buf
 	fail := func(field string, off int, err error) error {
-		return &codecs.Error{Protocol: Protocol, Field: field, Offset: off, Layer: "payload", Err: err}
+		return newError(field, off, "payload", err)
 	}
 	if len(p) < 4 {
 		return fail("challenge", 0, codecs.ErrShort)
@@ -388,7 +388,7 @@ func (Codec) Decode(datagrams [][]byte, opt codecs.DecodeOptions) (*codecs.Messa
 // with rd as the cursor; payloads are decoded into *buf.
 func decodeMessage(m *codecs.Message, sk *sink, rd *wire.Reader, buf *[]byte, datagrams [][]byte, asked Flag) error {
 	if len(datagrams) == 0 {
-		return &codecs.Error{Protocol: Protocol, Field: "datagrams", Err: codecs.Detail(codecs.ErrIncomplete, "no datagram")}
+		return newError("datagrams", 0, "", codecs.Detail(codecs.ErrIncomplete, "no datagram"))
 	}
 	payloads, layers, legacy, err := unwrapAll(sk, buf, datagrams)
 	if legacy {
@@ -408,7 +408,7 @@ func decodeMessage(m *codecs.Message, sk *sink, rd *wire.Reader, buf *[]byte, da
 		}
 	}
 	if !ok {
-		return &codecs.Error{Protocol: Protocol, Field: "response", Layer: payloadName(0, n), Err: codecs.ErrShort}
+		return newError("response", 0, payloadName(0, n), codecs.ErrShort)
 	}
 	li := layerOf(layers, 0)
 	p := payloads[0]
@@ -465,11 +465,9 @@ func decodeMessage(m *codecs.Message, sk *sink, rd *wire.Reader, buf *[]byte, da
 	}
 	layer := payloadName(0, n)
 	if n > 1 {
-		return &codecs.Error{Protocol: Protocol, Field: "response", Layer: layer,
-			Err: wire.Detailf(codecs.ErrBadValue, "%d datagrams that are neither reply segments nor list packets", int64(n))}
+		return newError("response", 0, layer, wire.Detailf(codecs.ErrBadValue, "%d datagrams that are neither reply segments nor list packets", int64(n)))
 	}
-	return &codecs.Error{Protocol: Protocol, Field: "response", Layer: layer,
-		Err: codecs.Detail(codecs.ErrUnknownCode, strconv.FormatUint(uint64(code), 10))}
+	return newError("response", 0, layer, codecs.Detail(codecs.ErrUnknownCode, strconv.FormatUint(uint64(code), 10)))
 }
 
 // responseMessage fills m from a reply (segs: the segments it came in).
@@ -522,4 +520,11 @@ func (c Codec) QueryKey(b []byte) []byte {
 		clear(p[8:12])
 	}
 	return p
+}
+
+// newError is the *codecs.Error of field at offset off of layer.
+//
+//go:noinline
+func newError(field string, off int, layer string, err error) *codecs.Error {
+	return &codecs.Error{Protocol: Protocol, Field: field, Offset: off, Layer: layer, Err: err}
 }

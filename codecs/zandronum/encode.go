@@ -58,7 +58,7 @@ type encoder struct {
 
 func (e *encoder) fail(field string, err error) {
 	if e.err == nil {
-		e.err = &codecs.Error{Protocol: Protocol, Field: field, Offset: len(e.b) - e.start, Err: err}
+		e.err = newError(field, len(e.b)-e.start, "", err)
 	}
 }
 

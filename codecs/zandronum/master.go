@@ -47,7 +47,7 @@ func layerOf(layers []int, i int) int {
 
 //go:noinline
 func masterFail(i, n int, field string, off int, err error) error {
-	return &codecs.Error{Protocol: Protocol, Field: field, Offset: off, Layer: payloadName(i, n), Err: err}
+	return newError(field, off, payloadName(i, n), err)
 }
 
 // decodeMasterList decodes the packets; rd is a cursor to reuse when sk
@@ -56,7 +56,7 @@ func decodeMasterList(sk *sink, rd *wire.Reader, payloads [][]byte, layers []int
 	var l MasterList
 	n := len(payloads)
 	if n == 0 {
-		return l, &codecs.Error{Protocol: Protocol, Field: "packets", Err: codecs.Detail(codecs.ErrIncomplete, "no packet")}
+		return l, newError("packets", 0, "", codecs.Detail(codecs.ErrIncomplete, "no packet"))
 	}
 	// Look at every packet's code and number first, to order them.
 	var seen [256]int // 1 + index of the payload holding that packet number
@@ -143,11 +143,11 @@ func decodeMasterList(sk *sink, rd *wire.Reader, payloads [][]byte, layers []int
 	}
 	for k, pk := range l.Packets {
 		if int(pk.Number) != k {
-			return l, &codecs.Error{Protocol: Protocol, Field: "packets", Err: wire.Detailf(codecs.ErrIncomplete, "packet %d missing", int64(k))}
+			return l, newError("packets", 0, "", wire.Detailf(codecs.ErrIncomplete, "packet %d missing", int64(k)))
 		}
 	}
 	if final < 0 {
-		return l, &codecs.Error{Protocol: Protocol, Field: "packets", Err: wire.Detailf(codecs.ErrIncomplete, "packet %d or a later one, which ends the list, missing", int64(len(l.Packets)))}
+		return l, newError("packets", 0, "", wire.Detailf(codecs.ErrIncomplete, "packet %d or a later one, which ends the list, missing", int64(len(l.Packets))))
 	}
 	l.Complete = true
 	return l, nil

@@ -163,7 +163,7 @@ func decodeSegmented(sk *sink, rd *wire.Reader, payloads [][]byte, layers []int,
 	res := segmented{resp: Response{Code: CodeSegmented}}
 	n := len(payloads)
 	if n == 0 {
-		return res, &codecs.Error{Protocol: Protocol, Field: "segments", Err: codecs.Detail(codecs.ErrIncomplete, "no segment")}
+		return res, newError("segments", 0, "", codecs.Detail(codecs.ErrIncomplete, "no segment"))
 	}
 	segs := make([]Segment, n)
 	for i, p := range payloads {
@@ -191,7 +191,7 @@ func decodeSegmented(sk *sink, rd *wire.Reader, payloads [][]byte, layers []int,
 			field, off, msg = "number", 4, wire.Msg("segment %d received twice", int64(g.Number))
 		}
 		if msg != "" {
-			return res, &codecs.Error{Protocol: Protocol, Field: "segment." + field, Offset: off, Layer: payloadName(i, n), Err: codecs.Detail(codecs.ErrBadValue, msg)}
+			return res, newError("segment."+field, off, payloadName(i, n), codecs.Detail(codecs.ErrBadValue, msg))
 		}
 		seen[g.Number] = true
 	}
@@ -203,7 +203,7 @@ func decodeSegmented(sk *sink, rd *wire.Reader, payloads [][]byte, layers []int,
 		sortByNumber(segs)
 		res.segs = segs
 		res.resp = partialSegmented(segs, asked)
-		return res, &codecs.Error{Protocol: Protocol, Field: "segments", Err: wire.Detailf(codecs.ErrIncomplete, "segment %d of %d missing", int64(missing), int64(first.Total))}
+		return res, newError("segments", 0, "", wire.Detailf(codecs.ErrIncomplete, "segment %d of %d missing", int64(missing), int64(first.Total)))
 	}
 
 	// With every number present the chunks must tile [0, TotalSize)
@@ -229,15 +229,13 @@ func decodeSegmented(sk *sink, rd *wire.Reader, payloads [][]byte, layers []int,
 			msg = wire.Msg("overlaps the segment before it, which ends at %d", int64(pos))
 		}
 		if msg != "" {
-			return res, &codecs.Error{Protocol: Protocol, Field: "segment.offset", Offset: 6, Layer: payloadName(k, n),
-				Err: codecs.Detail(codecs.ErrBadValue, wire.Msg("segment %d: ", int64(g.Number))+msg)}
+			return res, newError("segment.offset", 6, payloadName(k, n), codecs.Detail(codecs.ErrBadValue, wire.Msg("segment %d: ", int64(g.Number))+msg))
 		}
 		pos += int(g.Size)
 	}
 	if pos != int(first.TotalSize) {
 		k := byOffset[n-1]
-		return res, &codecs.Error{Protocol: Protocol, Field: "segment.total_size", Offset: 10, Layer: payloadName(k, n),
-			Err: wire.Detailf(codecs.ErrIncomplete, "bytes %d-%d are in no segment", int64(pos), int64(first.TotalSize))}
+		return res, newError("segment.total_size", 10, payloadName(k, n), wire.Detailf(codecs.ErrIncomplete, "bytes %d-%d are in no segment", int64(pos), int64(first.TotalSize)))
 	}
 
 	// pos is the sum of the chunk sizes, so bounded by the input.
@@ -324,7 +322,7 @@ func AppendSegmented(dst [][]byte, resp Response, maxPacket int) ([][]byte, erro
 // maxPacket-12 bytes, in order.
 func AppendSegmentedPayloads(dst [][]byte, resp Response, maxPacket int) ([][]byte, error) {
 	if maxPacket <= segmentHeader {
-		return dst, &codecs.Error{Protocol: Protocol, Field: "segment.size", Err: wire.Detailf(codecs.ErrBadValue, "packet size %d leaves no room after the 12-byte header", int64(maxPacket))}
+		return dst, newError("segment.size", 0, "", wire.Detailf(codecs.ErrBadValue, "packet size %d leaves no room after the 12-byte header", int64(maxPacket)))
 	}
 	e := encoder{}
 	e.body(&resp)
@@ -336,9 +334,9 @@ func AppendSegmentedPayloads(dst [][]byte, resp Response, maxPacket int) ([][]by
 	total := (len(whole) + chunk - 1) / chunk
 	switch {
 	case len(whole) > 0xffff:
-		return dst, &codecs.Error{Protocol: Protocol, Field: "segment.total_size", Err: wire.Detailf(codecs.ErrTooLong, "%d bytes, at most 65535", int64(len(whole)))}
+		return dst, newError("segment.total_size", 0, "", wire.Detailf(codecs.ErrTooLong, "%d bytes, at most 65535", int64(len(whole))))
 	case total > 255:
-		return dst, &codecs.Error{Protocol: Protocol, Field: "segment.total", Err: wire.Detailf(codecs.ErrTooLong, "%d segments, at most 255", int64(total))}
+		return dst, newError("segment.total", 0, "", wire.Detailf(codecs.ErrTooLong, "%d segments, at most 255", int64(total)))
 	}
 	for i := range total {
 		off := i * chunk

@@ -66,7 +66,7 @@ func unwrap(dst, b []byte, layer string) ([]byte, error) {
 	if he, ok := errors.AsType[*huffman.Error](err); ok {
 		off, text = he.Offset, he.Err.Error()
 	}
-	return out, &codecs.Error{Protocol: Protocol, Field: "huffman", Offset: off, Layer: layer, Err: codecs.Detail(codecs.ErrHuffman, text)}
+	return out, newError("huffman", off, layer, codecs.Detail(codecs.ErrHuffman, text))
 }
 
 // isLegacy reports a datagram only the legacy encoder produces.
