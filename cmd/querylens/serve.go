@@ -172,7 +172,8 @@ func (e *env) runServe(ctx context.Context, o serveOptions, ready chan<- string)
 		}
 		// A page may ask every demo server at once; silent ones hold a
 		// slot for the whole reply window.
-		rcfg.MaxInFlight = 256
+		rcfg.MaxInFlight = 1024
+		rcfg.QueueFrames, rcfg.QueueBytes = 4096, 4<<20
 		wcfg.Masters = append([]string{d.Master()}, wcfg.Masters...)
 		for _, t := range d.Targets() {
 			if t.Protocol != "zandronum" {

@@ -145,7 +145,7 @@ function ask(r, now = Date.now()) {
  * window, so a low cap makes a big list wait on its dead servers.
  */
 function concurrency() {
-  return Math.max(4, Math.min(192, Math.floor((relay?.maxInFlight ?? 16) * 0.75)));
+  return Math.max(4, Math.min(768, Math.floor((relay?.maxInFlight ?? 16) * 0.75)));
 }
 
 function pump() {

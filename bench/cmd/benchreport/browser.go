@@ -31,10 +31,10 @@ import (
 )
 
 // pageConcurrency is how many servers the browser page asks at once
-// (browse.js: min(192, 0.75 × the relay's in-flight limit, which `serve
-// --demo` sets to 256)); the native floor asks as many at once, so that the
+// (browse.js: min(768, 0.75 × the relay's in-flight limit, which `serve
+// --demo` sets to 1024)); the native floor asks as many at once, so that the
 // ratio is what the relay and the browser add.
-const pageConcurrency = 192
+const pageConcurrency = 768
 
 // rateWindow is the demo's per-IP window (Zandronum servers and master
 // answer one client IP once per 10 s), waited out between two clients.
