@@ -177,12 +177,15 @@ func newDecoder(b []byte, layer int, spans *[]codecs.Span) decoder {
 // enter and leave keep the field path only when it will be used: decoding
 // without spans skips it, and decodes again with it when there is an error
 // to name (see withPaths).
+//
+//go:noinline
 func (d *decoder) enter(name string, index int) {
 	if d.paths {
 		d.r.Enter(name, index)
 	}
 }
 
+//go:noinline
 func (d *decoder) leave() {
 	if d.paths {
 		d.r.Leave()

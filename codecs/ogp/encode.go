@@ -83,15 +83,20 @@ func (e *encoder) fail(field string, err error) {
 
 func (e *encoder) bits(b Bits) { e.b = appendBits(e.b, b) }
 
+//go:noinline
 func (e *encoder) varuint(x uint32) { e.b = appendVarUint(e.b, e.v, x) }
 
 func (e *encoder) varsint(x int32) { e.b = appendVarSint(e.b, x) }
 
+//go:noinline
 func (e *encoder) u16(x uint16) { e.b = binary.LittleEndian.AppendUint16(e.b, x) }
 
+//go:noinline
 func (e *encoder) u32(x uint32) { e.b = binary.LittleEndian.AppendUint32(e.b, x) }
 
 // str appends a SzString; a NUL inside s cannot be sent.
+//
+//go:noinline
 func (e *encoder) str(field string, s []byte) {
 	if bytes.IndexByte(s, 0) >= 0 {
 		e.fail(field, codecs.Detail(codecs.ErrBadValue, "string contains a NUL byte"))
