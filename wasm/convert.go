@@ -38,7 +38,7 @@ func messageValue(m *codecs.Message, err error) js.Value {
 // usageError is a failure object for a caller's mistake (a wrong argument
 // type), which has no protocol or offset.
 func usageError(msg string) js.Value {
-	return object(codecs.Object{{Key: "error", Value: codecs.Object{{Key: "message", Value: msg}}}})
+	return object(make(codecs.Object, 0, 1).Add("error", make(codecs.Object, 0, 1).Add("message", msg)))
 }
 
 // bytesToJS copies b into a new Uint8Array.

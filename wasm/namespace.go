@@ -56,11 +56,11 @@ func protocols(_ []js.Value) any {
 			if choices == nil {
 				choices = []string{}
 			}
-			opts = append(opts, codecs.Object{{Key: "name", Value: o.Name}, {Key: "kind", Value: o.Kind},
-				{Key: "default", Value: o.Default}, {Key: "choices", Value: choices}, {Key: "help", Value: o.Help}})
+			opts = append(opts, make(codecs.Object, 0, 5).Add("name", o.Name).Add("kind", o.Kind).
+				Add("default", o.Default).Add("choices", choices).Add("help", o.Help))
 		}
-		list = append(list, codecs.Object{{Key: "name", Value: c.Name()}, {Key: "title", Value: c.Title()},
-			{Key: "default_port", Value: c.DefaultPort()}, {Key: "options", Value: opts}})
+		list = append(list, make(codecs.Object, 0, 4).Add("name", c.Name()).Add("title", c.Title()).
+			Add("default_port", c.DefaultPort()).Add("options", opts))
 	}
 	return parseJSON(codecs.AppendJSON(nil, list))
 }
@@ -75,7 +75,7 @@ func detect(args []js.Value) any {
 	if err != nil {
 		return errorValue(err, nil)
 	}
-	return object(codecs.Object{{Key: "protocol", Value: c.Name()}, {Key: "kind", Value: string(kind)}})
+	return object(make(codecs.Object, 0, 2).Add("protocol", c.Name()).Add("kind", string(kind)))
 }
 
 // lookup finds the codec for name, or by detection on first when name is "".
@@ -160,13 +160,13 @@ func huffmanDecode(args []js.Value) any {
 		o.Set("data", bytesToJS(out))
 		return o
 	}
-	e := codecs.Object{{Key: "protocol", Value: "huffman"}, {Key: "field", Value: "datagram"}}
+	e := make(codecs.Object, 0, 2).Add("protocol", "huffman").Add("field", "datagram")
 	if he, ok := err.(*huffman.Error); ok {
 		e = e.Add("offset", he.Offset).Add("message", he.Err.Error())
 	} else {
 		e = e.Add("offset", 0).Add("message", err.Error())
 	}
-	o := object(codecs.Object{{Key: "error", Value: e}})
+	o := object(make(codecs.Object, 0, 1).Add("error", e))
 	o.Set("partial", bytesToJS(out))
 	return o
 }
