@@ -60,6 +60,8 @@ func init() {
 
 // method wraps f so that it runs on the conversation `this` refers to. A
 // closed conversation answers with an error object.
+//
+//go:noinline
 func method(f func(c *conversation, args []js.Value) any) js.Func {
 	return js.FuncOf(func(this js.Value, args []js.Value) any {
 		h := this.Get("handle")

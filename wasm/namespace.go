@@ -33,6 +33,8 @@ func register() {
 
 // fn wraps a function that ignores `this`. The js.Func values live as long
 // as the page, so they are never released.
+//
+//go:noinline
 func fn(f func(args []js.Value) any) js.Func {
 	return js.FuncOf(func(_ js.Value, args []js.Value) any { return f(args) })
 }
