@@ -174,9 +174,15 @@ func decodeListPart(r *wire.Reader, spans *[]codecs.Span, dst []Addr, keep bool)
 		var a Addr
 		a.IP = ipv4(r)
 		for j := range int(n) {
-			r.Enter("ports", j)
-			a.Port = r.U16LE("")
-			r.Leave()
+			// The path only names a span or an error; a port with its
+			// two bytes there cannot fail.
+			if r.Recording() || r.Len() < 2 {
+				r.Enter("ports", j)
+				a.Port = r.U16LE("")
+				r.Leave()
+			} else {
+				a.Port = r.U16LE("")
+			}
 			if r.Failed() {
 				break
 			}
