@@ -407,6 +407,7 @@ func (d *decoder) rulesIndexed() {
 // table reads a player or team section: the count, the field names (or the
 // requested keys' names), then count rows of values.
 func (d *decoder) table(name string, keys Keys, sh *shape, tb *table) {
+	_, _, _ = *d, *sh, *tb // one nil check for the whole function
 	if !keys.Wanted() {
 		return
 	}

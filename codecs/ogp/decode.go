@@ -532,6 +532,7 @@ func (q *Request) Decode(b []byte) error {
 }
 
 func (d *decoder) request(q *Request) {
+	_, _ = *d, *q // one nil check for the whole function
 	*q = Request{}
 	r := d.r
 	d.header(&q.Header)
@@ -745,6 +746,7 @@ var listNames = [5][3]string{
 // has entries its fields bit array, then each entry. The entries reuse the
 // answer's slice.
 func (d *decoder) list(a *Answer, k int, colored bool) {
+	_, _ = *d, *a // one nil check for the whole function
 	names := &listNames[k]
 	r := d.r
 	at := r.Offset()
@@ -983,6 +985,7 @@ func (d *decoder) closeGroup(i int) {
 }
 
 func (d *decoder) team(t *Team, f Bits, colored bool) {
+	_, _ = *d, *t // one nil check for the whole function
 	r := d.r
 	if f&TeamName != 0 {
 		t.Name = d.str("name")
@@ -1016,6 +1019,7 @@ func (d *decoder) team(t *Team, f Bits, colored bool) {
 }
 
 func (d *decoder) player(p *Player, f Bits, colored bool) {
+	_, _ = *d, *p // one nil check for the whole function
 	r := d.r
 	v1 := d.v == V1
 	if f&PlayerFlags != 0 {

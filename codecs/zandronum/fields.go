@@ -46,6 +46,7 @@ const timeLeftField = 21
 
 // fieldValue is the value of responseFields[i].
 func (r *Response) fieldValue(i int) any {
+	_ = *r // one nil check for the whole function
 	switch i {
 	case 0:
 		return r.Name

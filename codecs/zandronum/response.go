@@ -199,6 +199,7 @@ func (b *body) clean(resp *Response) bool { return !b.r.Failed() && len(resp.Tra
 // tail decodes the fields from SQF_PLAYERDATA on, then the SQF2 fields,
 // then keeps what is left as Trailing.
 func (b *body) tail(resp *Response) {
+	_, _ = *b, *resp // one nil check for the whole function
 	f := resp.Flags
 	for bit := firstLayoutBit; bit < 31; bit++ {
 		if f&(1<<bit) != 0 {
@@ -300,6 +301,7 @@ func capCount(r *wire.Reader, n, size int) int {
 // bit 31 is handled by tail. A switch rather than a table of functions
 // keeps the decoder's state off the heap.
 func (b *body) field(resp *Response, bit int) {
+	_, _ = *b, *resp // one nil check for the whole function
 	switch bit {
 	case 0:
 		resp.Name = b.t.cstring(b.r, "name")
@@ -407,6 +409,7 @@ func (b *body) field(resp *Response, bit int) {
 
 // field2 decodes the field of SQF2 flag 1<<bit, under the path "sqf2".
 func (b *body) field2(resp *Response, bit int) {
+	_, _ = *b, *resp // one nil check for the whole function
 	switch bit {
 	case 0:
 		resp.PWADHashes = b.strings("pwad_hashes")
@@ -450,6 +453,7 @@ func (b *body) count(name string, size int) int {
 // numbers reads a BYTE count and that many LONGs (size 4, AllDMFlags) or
 // BYTEs (size 1, OptionalWADs).
 func (b *body) numbers(resp *Response, name string, size int) {
+	_, _ = *b, *resp // one nil check for the whole function
 	n := b.count(name, size)
 	if n < 0 {
 		return
