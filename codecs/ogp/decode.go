@@ -249,7 +249,7 @@ func (d *decoder) bitsAs(field string, show func([]byte, Bits) []byte) Bits {
 // decoder cannot lay out.
 func (d *decoder) layoutBits(field string, names *bitNames) Bits {
 	v := d.bits(field, names)
-	if v&^names.known != 0 {
+	if v&^names.known() != 0 {
 		d.unknown = true
 	}
 	return v

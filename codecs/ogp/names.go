@@ -6,12 +6,11 @@ import (
 	"github.com/querylens/querylens/codecs/internal/wire"
 )
 
-// bitNames names the flags of one VarBitArray, indexed by 7*k+n. Empty
-// entries are flags the table does not define. Names are the spec's, in
-// snake_case, as they appear in the JSON fields and in span values.
+// bitNames names the flags of one VarBitArray. Flags the table does not
+// define have no pair. Names are the spec's, in snake_case, as they appear
+// in the JSON fields and in span values.
 type bitNames struct {
-	names []string
-	known Bits
+	pairs []bitName
 }
 
 // bitName is one flag of a table and its name.
@@ -20,23 +19,13 @@ type bitName struct {
 	name string
 }
 
-//go:noinline
-func newBitNames(pairs []bitName) *bitNames {
-	t := &bitNames{}
-	for _, p := range pairs {
-		b := p.bit
-		idx := 0
-		for b > 1 {
-			b >>= 1
-			idx++
-		}
-		for len(t.names) <= idx {
-			t.names = append(t.names, "")
-		}
-		t.names[idx] = p.name
-		t.known |= p.bit
+// known is every flag the table defines.
+func (t *bitNames) known() Bits {
+	var k Bits
+	for _, p := range t.pairs {
+		k |= p.bit
 	}
-	return t
+	return k
 }
 
 // list returns the names of the set flags; undefined flags appear as "k.n".
@@ -53,8 +42,12 @@ func (t *bitNames) list(b Bits) []string {
 }
 
 func (t *bitNames) name(i int) string {
-	if t != nil && i < len(t.names) && t.names[i] != "" {
-		return t.names[i]
+	if t != nil {
+		for _, p := range t.pairs {
+			if p.bit == 1<<i {
+				return p.name
+			}
+		}
 	}
 	return wire.Msg("%d.%d", int64(i/7), int64(i%7))
 }
@@ -77,27 +70,27 @@ func (t *bitNames) appendList(dst []byte, b Bits) []byte {
 }
 
 var (
-	headNames1   = newBitNames(headNames1Pairs[:])
-	headNames004 = newBitNames(headNames004Pairs[:])
+	headNames1   = &bitNames{headNames1Pairs[:]}
+	headNames004 = &bitNames{headNames004Pairs[:]}
 
-	requestNames1   = newBitNames(requestNames1Pairs[:])
-	requestNames004 = newBitNames(requestNames004Pairs[:])
+	requestNames1   = &bitNames{requestNames1Pairs[:]}
+	requestNames004 = &bitNames{requestNames004Pairs[:]}
 
-	infoNames = newBitNames(infoNamesPairs[:])
-	modNames  = newBitNames(modNamesPairs[:])
-	mapNames  = newBitNames(mapNamesPairs[:])
+	infoNames = &bitNames{infoNamesPairs[:]}
+	modNames  = &bitNames{modNamesPairs[:]}
+	mapNames  = &bitNames{mapNamesPairs[:]}
 
-	teamNames1     = newBitNames(teamNames1Pairs[:])
-	teamNames004   = newBitNames(teamNames004Pairs[:])
-	playerNames004 = newBitNames(playerPairs)
-	playerNames1   = newBitNames(append(playerPairs[:len(playerPairs):len(playerPairs)], bitName{PlayerAddress, "address"}))
-	addOnNames     = newBitNames(addOnNamesPairs[:])
+	teamNames1     = &bitNames{teamNames1Pairs[:]}
+	teamNames004   = &bitNames{teamNames004Pairs[:]}
+	playerNames004 = &bitNames{playerPairs[:len(playerPairs)-1]}
+	playerNames1   = &bitNames{playerPairs[:]}
+	addOnNames     = &bitNames{addOnNamesPairs[:]}
 
-	playerFlagNames    = newBitNames(playerFlagNamesPairs[:])
-	addOnFlagNames     = newBitNames(addOnFlagNamesPairs[:])
-	serverFlagNames004 = newBitNames(serverFlagNames004Pairs[:])
-	serverFlagNames1   = newBitNames(serverFlagNames1Pairs[:])
-	limitNames1        = newBitNames(limitNames1Pairs[:])
+	playerFlagNames    = &bitNames{playerFlagNamesPairs[:]}
+	addOnFlagNames     = &bitNames{addOnFlagNamesPairs[:]}
+	serverFlagNames004 = &bitNames{serverFlagNames004Pairs[:]}
+	serverFlagNames1   = &bitNames{serverFlagNames1Pairs[:]}
+	limitNames1        = &bitNames{limitNames1Pairs[:]}
 )
 
 // The flag-name pairs of the tables above.
@@ -171,13 +164,14 @@ var (
 	}
 )
 
-// playerPairs are the PlayerFields both versions share.
-var playerPairs = []bitName{
+// playerPairs are the PlayerFields of 1.0x; v0.04 has all but the last.
+var playerPairs = [...]bitName{
 	{PlayerFlags, "flags"}, {PlayerSlot, "slot"}, {PlayerName, "name"}, {PlayerTeam, "team"},
 	{PlayerClass, "class"}, {PlayerRace, "race"}, {PlayerScore, "score"}, {PlayerFrags, "frags"},
 	{PlayerKills, "kills"}, {PlayerDeath, "deaths"}, {PlayerSuicides, "suicides"},
 	{PlayerTeamKills, "team_kills"}, {PlayerID, "id"}, {PlayerGlobalID, "global_id"},
 	{PlayerPing, "ping"}, {PlayerLoss, "loss"}, {PlayerModel, "model"}, {PlayerTime, "time"},
+	{PlayerAddress, "address"},
 }
 
 // byVersion picks the table of version v.

@@ -53,19 +53,19 @@ func NewRequest(v Version) Request {
 		q.Requests = Req004Teams | Req004Players | Req004Rules | Req004AddOns | Req004Limits |
 			Req004GameName | Req004ServerFlags | Req004Mod | Req004HostName | Req004Map | Req004NextMap |
 			Req004GameType | Req004PlayerCount | Req004SlotMax | Req004BotCount | Req004ReservedSlots
-		q.TeamFields = teamNames004.known
-		q.PlayerFields = playerNames004.known
-		q.AddOnFields = addOnNames.known
+		q.TeamFields = teamNames004.known()
+		q.PlayerFields = playerNames004.known()
+		q.AddOnFields = addOnNames.known()
 		return q
 	}
 	q.UTF8 = true
-	q.Requests = requestNames1.known
-	q.ServerInfoFields = infoNames.known
-	q.ModFields = modNames.known
-	q.MapFields = mapNames.known
-	q.TeamFields = teamNames1.known
-	q.PlayerFields = playerNames1.known
-	q.AddOnFields = addOnNames.known
+	q.Requests = requestNames1.known()
+	q.ServerInfoFields = infoNames.known()
+	q.ModFields = modNames.known()
+	q.MapFields = mapNames.known()
+	q.TeamFields = teamNames1.known()
+	q.PlayerFields = playerNames1.known()
+	q.AddOnFields = addOnNames.known()
 	return q
 }
 
