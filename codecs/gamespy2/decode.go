@@ -136,15 +136,23 @@ type layout struct {
 
 // inferLayouts are tried, in this order of preference, when the request
 // is unknown: the combined query first, then the single-section ones.
-var inferLayouts = func() (ls [16]layout) {
-	sets := [...]Section{7, 1, 2, 4, 3, 6, 5, 0}
-	for i, s := range sets {
-		q := SectionRequest([4]byte{}, s)
-		ls[2*i] = layout{server: q.Server, players: q.Players, teams: q.Teams, width: 2}
-		ls[2*i+1] = ls[2*i].oneByte()
-	}
-	return ls
-}()
+var inferLayouts = [16]layout{
+	// Sections server, players and teams (all: every key, with names),
+	// with 16-bit counts, then one-byte ones: all three, then the
+	// server alone, players alone, teams alone, server and players,
+	// players and teams, server and teams, none.
+	{all, all, all, 2}, {all, all, all, 1},
+	{all, none, none, 2}, {all, none, none, 1},
+	{none, all, none, 2}, {none, all, none, 1},
+	{none, none, all, 2}, {none, none, all, 1},
+	{all, all, none, 2}, {all, all, none, 1},
+	{none, all, all, 2}, {none, all, all, 1},
+	{all, none, all, 2}, {all, none, all, 1},
+	{none, none, none, 2}, {none, none, none, 1},
+}
+
+// all and none are Keys of inferLayouts.
+var all, none = Keys{All: true}, Keys{}
 
 // requestLayouts are the layouts of a reply to q: its sections, with
 // 16-bit counts, then one-byte ones. One-byte counts are only considered
