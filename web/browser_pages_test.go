@@ -85,8 +85,18 @@ func TestBrowserBrowse(t *testing.T) {
 	if len(protocols) < 2 {
 		t.Errorf("only %v among the answering servers", protocols)
 	}
-	// The names are in the table's DOM too, not only in the JS array.
-	cells := eval[[]string](t, ctx, `[...document.querySelectorAll("[data-testid=server-row][data-state=online] [data-testid=cell-name] a")].map(a => a.textContent)`)
+	// The names are in the table's DOM too, not only in the JS array. The
+	// table is redrawn a moment after the data changes, so wait for it.
+	cellsJS := `[...document.querySelectorAll("[data-testid=server-row][data-state=online] [data-testid=cell-name] a")].map(a => a.textContent)`
+	var wantNames []string
+	for _, tg := range want {
+		if tg.Protocol == "zandronum" {
+			wantNames = append(wantNames, stripColors(tg.Name))
+		}
+	}
+	chromedp.Run(ctx, chromedp.Poll[bool](`(() => { const c = new Set(`+cellsJS+`); return `+jsArray(wantNames)+`.every(n => c.has(n)); })()`,
+		chromedp.WithPollingTimeout(5*time.Second), chromedp.WithPollingInterval(50*time.Millisecond)))
+	cells := eval[[]string](t, ctx, cellsJS)
 	for _, tg := range want {
 		if tg.Protocol != "zandronum" {
 			continue

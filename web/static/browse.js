@@ -160,7 +160,9 @@ function pump() {
       answered++;
       apply(r, res);
       markFirstDecode();
-      invalidateSoon();
+      // The last reply of a refresh is drawn at once; the others in batches.
+      if (running === 0 && !queue.length) invalidate();
+      else invalidateSoon();
       pump();
     });
   }
