@@ -6,6 +6,8 @@ import (
 	"crypto/sha256"
 	"embed"
 	"encoding/hex"
+	"errors"
+	"io"
 	"io/fs"
 	"log/slog"
 	"net/http"
@@ -52,8 +54,8 @@ type assets struct {
 func loadAssets(logger *slog.Logger) (*assets, error) {
 	a := &assets{files: map[string]*asset{}, hashed: map[string]*asset{}, logger: logger}
 	err := fs.WalkDir(staticFS, "static", func(p string, d fs.DirEntry, err error) error {
-		if err != nil || d.IsDir() {
-			return err
+		if err != nil || d.IsDir() || strings.HasSuffix(p, ".gz") {
+			return err // a .gz is the precompressed form of its file, below
 		}
 		body, err := staticFS.ReadFile(p)
 		if err != nil {
@@ -63,6 +65,9 @@ func loadAssets(logger *slog.Logger) (*assets, error) {
 		x := &asset{name: strings.TrimPrefix(p, "static/"), body: body, hash: hex.EncodeToString(sum[:6]), ctype: contentType(p)}
 		a.files[x.name] = x
 		a.hashed[hashedName(x.name, x.hash)] = x
+		if gz, ok := precompressed(p, body, logger); ok {
+			x.gz.Store(&gz)
+		}
 		return nil
 	})
 	if err != nil {
@@ -78,6 +83,9 @@ func loadAssets(logger *slog.Logger) (*assets, error) {
 	sort.Slice(list, func(i, j int) bool { return len(list[i].body) < len(list[j].body) })
 	go func() {
 		for _, x := range list {
+			if x.gz.Load() != nil {
+				continue // precompressed at build time
+			}
 			gz := gzipped(x.body)
 			x.gz.Store(&gz)
 		}
@@ -115,6 +123,30 @@ func contentType(p string) string {
 		return "application/json"
 	}
 	return "application/octet-stream"
+}
+
+// precompressed returns the build's gzip of the file at p (p + ".gz", made
+// by scripts/build-wasm.sh with zopfli or gzip -9, smaller than the
+// server's own gzip), if it exists and decompresses to exactly body; a
+// stale one is ignored and logged.
+func precompressed(p string, body []byte, logger *slog.Logger) ([]byte, bool) {
+	gz, err := staticFS.ReadFile(p + ".gz")
+	if err != nil {
+		return nil, false
+	}
+	zr, err := gzip.NewReader(bytes.NewReader(gz))
+	if err == nil {
+		var plain []byte
+		plain, err = io.ReadAll(io.LimitReader(zr, int64(len(body))+1))
+		if err == nil && !bytes.Equal(plain, body) {
+			err = errors.New("it does not decompress to the file (stale)")
+		}
+	}
+	if err != nil {
+		logger.Warn("ignoring precompressed asset", "file", p+".gz", "err", err)
+		return nil, false
+	}
+	return gz, true
 }
 
 // gzipped compresses body, or returns nil when that does not make it

@@ -1,6 +1,7 @@
 package web
 
 import (
+	"bytes"
 	"log/slog"
 	"net/http"
 	"net/http/httptest"
@@ -60,5 +61,33 @@ func TestAcceptsGzip(t *testing.T) {
 		if got := acceptsGzip(r); got != want {
 			t.Errorf("acceptsGzip(%q) = %v", h, got)
 		}
+	}
+}
+
+// TestPrecompressedWasm: the build's querylens.wasm.gz is what a gzip
+// client receives, and a stale one is not served.
+func TestPrecompressedWasm(t *testing.T) {
+	gz, err := staticFS.ReadFile("static/querylens.wasm.gz")
+	if err != nil {
+		t.Skip("querylens.wasm.gz not built; run bash scripts/build-wasm.sh")
+	}
+	a, err := loadAssets(slog.Default())
+	if err != nil {
+		t.Fatal(err)
+	}
+	mux := http.NewServeMux()
+	mux.Handle("GET /static/{file...}", a)
+	rec := httptest.NewRecorder()
+	req := httptest.NewRequest("GET", "/static/querylens.wasm", nil)
+	req.Header.Set("Accept-Encoding", "gzip")
+	mux.ServeHTTP(rec, req)
+	if rec.Header().Get("Content-Encoding") != "gzip" || !bytes.Equal(rec.Body.Bytes(), gz) {
+		t.Errorf("served %d bytes (%q), want the %d precompressed bytes", rec.Body.Len(), rec.Header().Get("Content-Encoding"), len(gz))
+	}
+	if _, ok := precompressed("static/querylens.wasm", []byte("not the module"), slog.Default()); ok {
+		t.Error("a .gz that does not match its file was accepted")
+	}
+	if _, ok := precompressed("static/ql.js", []byte("x"), slog.Default()); ok {
+		t.Error("a file without .gz reported one")
 	}
 }
