@@ -117,3 +117,14 @@ func BenchmarkSpeedup(b *testing.B) {
 		}
 	}
 }
+
+// BenchmarkMultiTable measures building the 16-bit multi-code table, the
+// one-time cost of the first Decode.
+func BenchmarkMultiTable(b *testing.B) {
+	var mt multiTable
+	for b.Loop() {
+		if err := buildMultiTable(&mt, &decTable, &encTable); err != nil {
+			b.Fatal(err)
+		}
+	}
+}

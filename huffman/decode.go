@@ -1,7 +1,9 @@
 package huffman
 
 import (
+	"encoding/binary"
 	"errors"
+	"math/bits"
 	"slices"
 	"strconv"
 )
@@ -83,35 +85,41 @@ func Decode(dst, src []byte) ([]byte, error) {
 	dst = slices.Grow(dst, room)
 	out := dst[base : base+room]
 
-	o, pos := decodeFast(out, data, total)
+	initMultiTable()
+	o, pos := 0, 0
+	// decodeSplit sizes its two output regions from the bound
+	// total/minCodeLen; when out was capped at MaxDecoded, decode in one
+	// piece.
+	if total >= splitMinBits && room == total/minCodeLen {
+		o, pos = decodeSplit(out, data, total)
+	}
+	o, pos = decodeSeq(out, data, total, o, pos)
 
-	// decodeFast stops up to 16 bytes short of the end of data, where its
-	// loads would overrun. Continue on a zero-padded copy of what is left,
-	// in batches as far as they go and then one lookup at a time, with
-	// loads that never need bounds handling. skip converts positions back
-	// for error offsets.
+	// The fast decoders stop fewer than batchBits bits before the end
+	// (or when out is nearly full). Near the end, continue on a
+	// zero-padded copy of what is left, so that every load is a plain
+	// one; skip converts positions back for error offsets.
 	skip := 0
 	if b := pos >> 3; len(data)-b <= 16 {
-		var pad [32]byte
+		var pad [24]byte
 		copy(pad[:], data[b:])
 		data, skip = pad[:], 8*b
 		total, pos = total-skip, pos-skip
-		o, pos = decodeSeq(out, data, total, o, pos)
 	}
 
 	// The rest, one lookup at a time, each checked against the meaningful
 	// bits that remain. Whatever the lookup index holds beyond them
 	// (padding, or zeros past the end) cannot change the answer for codes
-	// that end within them, because the code is prefix-free. So a pair
-	// entry whose codes fit in total-pos bits is taken whole; otherwise a
-	// single code is looked up, and if even that one is longer than the
-	// bits left, the meaningful bits stop inside a code.
+	// that end within them, because the code is prefix-free. So a
+	// multi-code entry whose codes fit in total-pos bits is taken whole;
+	// otherwise a single code is looked up, and if even that one is longer
+	// than the bits left, the meaningful bits stop inside a code.
 	for pos < total {
 		v := peek64(data, pos)
-		if o+2 <= len(out) {
-			if e := pairTable[v&pairMask]; int(e&0xff) <= total-pos {
-				out[o], out[o+1] = byte(e>>8), byte(e>>16)
-				o += int(e >> 24)
+		if o+8 <= len(out) {
+			if e := multiTab[uint16(v)]; int(e&0xff) <= total-pos {
+				binary.LittleEndian.PutUint64(out[o:], bits.RotateLeft64(e, -16))
+				o += int(e >> 8 & 0xff)
 				pos += int(e & 0xff)
 				continue
 			}

@@ -34,17 +34,18 @@
 // bytes as Zandronum's receive buffer does, and reports problems as *Error
 // with the byte offset.
 //
-// It is table-driven in the manner of compress/flate. The primary table is
-// indexed by the next 10 bits of the stream (the longest code) and yields
-// a symbol and its code length; it is built from the embedded 511-byte tree
-// at package initialisation and checked there to be complete and
-// prefix-free, so decoding itself never meets an invalid pattern. A
-// derived 11-bit table yields up to two symbols per lookup, and the bulk of
-// a stream is decoded in batches from a 64-bit bit buffer with no
-// per-symbol checks; the last bits are decoded one lookup at a time and
-// checked against the meaningful bit count. Streams of 1024 bits or more
-// are decoded as two halves interleaved, exploiting the fact that a
-// Huffman parse begun mid-stream soon falls into step with the true one;
+// It is table-driven in the manner of compress/flate. The single-code
+// table is indexed by the next 10 bits of the stream (the longest code)
+// and yields a symbol and its code length; it is built from the embedded
+// 511-byte tree at package initialisation and checked there to be complete
+// and prefix-free, so decoding itself never meets an invalid pattern. A
+// derived 16-bit table (512 KiB, built and checked on the first Decode)
+// yields every code that ends within its index, up to five. The bulk of a
+// stream is decoded from a 64-bit bit buffer in batches of three such
+// lookups with no per-code checks; the last bits are decoded one lookup at
+// a time and checked against the meaningful bit count. Streams of 512 bits
+// or more are decoded as two halves interleaved, exploiting the fact that
+// a Huffman parse begun mid-stream soon falls into step with the true one;
 // when it does not, decoding continues from the first half alone, so the
 // result is the same either way.
 //

@@ -206,25 +206,43 @@ func TestTables(t *testing.T) {
 	}
 }
 
-// TestPairTable checks every pair-table entry against decoding its index
-// code by code with decTable.
-func TestPairTable(t *testing.T) {
-	for idx, e := range pairTable {
-		e1 := decTable[idx&tableMask]
-		n1 := int(e1 & 0xff)
-		e2 := decTable[idx>>n1&tableMask]
-		n2 := int(e2 & 0xff)
-		want := uint32(1)<<24 | uint32(e1>>8)<<8 | uint32(n1)
-		if n1+n2 <= pairBits {
-			want = uint32(2)<<24 | uint32(e2>>8)<<16 | uint32(e1>>8)<<8 | uint32(n1+n2)
+// TestMultiTable checks every multi-code entry against decoding its index
+// code by code with decTable: it takes codes while they end within the
+// index's multiBits bits, at most multiMaxCodes of them.
+func TestMultiTable(t *testing.T) {
+	initMultiTable()
+	mt := &multiTab
+	for idx, e := range mt {
+		var want uint64
+		n, c := 0, 0
+		for c < multiMaxCodes {
+			d := decTable[idx>>n&tableMask]
+			l := int(d & 0xff)
+			if n+l > multiBits {
+				break
+			}
+			// The decoded code really is the index's next bits.
+			if code := encTable[d>>8]; uint16(idx>>n)&(1<<l-1) != code>>4 || int(code&15) != l {
+				t.Fatalf("multiTable[%#x]: code %d does not match", idx, c)
+			}
+			want |= uint64(d>>8) << (16 + 8*c)
+			n += l
+			c++
 		}
+		want |= uint64(c)<<8 | uint64(n)
 		if e != want {
-			t.Fatalf("pairTable[%#x] = %#x, want %#x", idx, e, want)
+			t.Fatalf("multiTable[%#x] = %#x, want %#x", idx, e, want)
 		}
-		// The decoded codes really are the index's low bits.
-		if c1 := encTable[e1>>8]; uint16(idx)&(1<<n1-1) != c1>>4 {
-			t.Fatalf("pairTable[%#x]: first code does not match", idx)
-		}
+	}
+	// Five 4-bit codes 0000 (byte 0x80) in 16 zero bits would be 20 bits.
+	if e := mt[0]; e != 0x80808080_0410 {
+		t.Errorf("multiTable[0] = %#x, want four 0x80", e)
+	}
+	var bad multiTable
+	dec := decTable
+	dec[5] = dec[5]&0xff00 | 2 // a code shorter than minCodeLen
+	if err := buildMultiTable(&bad, &dec, &encTable); err == nil {
+		t.Error("buildMultiTable accepted an inconsistent single-code table")
 	}
 }
 
@@ -506,25 +524,44 @@ func TestZeroAllocs(t *testing.T) {
 
 // TestDecodeSplit covers both outcomes of the two-halves decoder: the
 // halves resynchronise (the usual case) or they do not and decoding falls
-// back to the first half's state: in a long run of 3-bit 0x00 codes split
-// one or two bits into a code, the second half's parse stays out of phase.
+// back to the first half's state: in a long run of 3-bit 0x00 codes or
+// 8-bit 0x41 codes split inside a code, the second half's parse stays out
+// of phase.
 func TestDecodeSplit(t *testing.T) {
+	initMultiTable()
 	r := rand.New(rand.NewPCG(3, 4))
 	mixed := randomBytes(r, 4000, true)
+	// run returns k copies of lead (8-bit code 0x41 or 3-bit code 0x00,
+	// whichever c is not) followed by about 2000 copies of c, whose code
+	// is l bits long, with k and the count chosen so that decodeSplit's
+	// split point m falls phase bits into a code of the run.
+	run := func(c byte, l, phase int) []byte {
+		lead, ll := byte(0x41), 8
+		if c == 0x41 {
+			lead, ll = 0, 3
+		}
+		for k := range 8 {
+			for n := 2000; n < 2000+l; n++ {
+				total := ll*k + l*n
+				if m := (total - overshoot) / 2; m >= ll*k && (m-ll*k)%l == phase {
+					return append(bytes.Repeat([]byte{lead}, k), bytes.Repeat([]byte{c}, n)...)
+				}
+			}
+		}
+		t.Fatalf("no run of %#x splits %d bits into a code", c, phase)
+		return nil
+	}
 	tests := []struct {
 		name   string
 		plain  []byte
 		synced bool
 	}{
 		{"mixed payload", mixed, true},
-		{"0x41 run split on a code boundary", bytes.Repeat([]byte{0x41}, 1500), true}, // m = 6000
-		// 6000 bits, m = 3000 on a boundary, but the first half's 1000
-		// codes overflow its output region, sized to leave room for the
-		// second half's worst case.
-		{"zero run: first half's region fills", make([]byte, 2000), false},
-		{"zero run split 1 bit into a code", make([]byte, 2001), false}, // m = 3001
-		{"zero run split 2 bits into a code", make([]byte, 2002), false},
-		{"one 0x00 in a run of 0x41", append(bytes.Repeat([]byte{0x41}, 1500), 0), true},
+		{"0x41 run split on a code boundary", run(0x41, 8, 0), true},
+		{"0x41 run split 1 bit into a code", run(0x41, 8, 1), false},
+		{"zero run split on a code boundary", run(0, 3, 0), true},
+		{"zero run split 1 bit into a code", run(0, 3, 1), false},
+		{"zero run split 2 bits into a code", run(0, 3, 2), false},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -536,8 +573,11 @@ func TestDecodeSplit(t *testing.T) {
 			total := len(data)*8 - int(src[0])
 			out := make([]byte, total/minCodeLen)
 			o, pos := decodeSplit(out, data, total)
-			if synced := pos > total/2; synced != tc.synced {
-				t.Errorf("decodeSplit stopped at bit %d of %d: synced = %v, want %v", pos, total, synced, tc.synced)
+			// Without a common boundary, A stops within one table entry
+			// after B's last recorded batch boundary.
+			m := (total - overshoot) / 2
+			if synced := pos > m+maxEdges*batchBits; synced != tc.synced {
+				t.Errorf("decodeSplit stopped at bit %d of %d (m = %d): synced = %v, want %v", pos, total, m, synced, tc.synced)
 			}
 			if !bytes.HasPrefix(tc.plain, out[:o]) {
 				t.Fatalf("decodeSplit output is not a prefix of the payload")

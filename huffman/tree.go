@@ -3,22 +3,24 @@ package huffman
 import (
 	"errors"
 	"strconv"
+	"sync"
 )
 
-// Code-length limits of the Zandronum code. The decoder's single lookup
-// table is indexed by the next maxCodeLen bits, and the output bound used
-// to size dst divides the bit count by minCodeLen. Both are checked against
-// the tree when the tables are built.
+// Code-length limits of the Zandronum code. The decoder's single-code
+// lookup table is indexed by the next maxCodeLen bits, and the output bound
+// used to size dst divides the bit count by minCodeLen. Both are checked
+// against the tree when the tables are built.
 const (
 	minCodeLen = 3
 	maxCodeLen = 10
 	tableSize  = 1 << maxCodeLen
 	tableMask  = tableSize - 1
 
-	// The fast decoder's table is indexed by pairBits bits and decodes
-	// up to two codes per lookup.
-	pairBits = 11
-	pairMask = 1<<pairBits - 1
+	// The fast decoder's table is indexed by multiBits bits (so the index
+	// is simply the low 16 bits of the bit buffer) and decodes every code
+	// that ends within them, up to multiMaxCodes of them.
+	multiBits     = 16
+	multiMaxCodes = multiBits / minCodeLen
 )
 
 // serializedTree is the code tree exactly as Zandronum ships it since 2013
@@ -70,12 +72,37 @@ var serializedTree = [511]byte{
 // index, so it owns every index whose low L bits equal it: 1<<(10-L) slots.
 var decTable [tableSize]uint16
 
-// pairTable maps the next pairBits bits of the stream to the one or two
-// whole codes at their start: entry = count<<24 | sym2<<16 | sym1<<8 |
-// bits, where bits is the total length of the count codes and sym2 is 0
-// when count is 1. A second code is included whenever it ends within the
-// pairBits index bits. It is derived from decTable.
-var pairTable [1 << pairBits]uint32
+// multiTable maps the next multiBits bits of the stream to all the whole
+// codes at their start. An entry holds
+//
+//	bits  0..7   n, the total length of those codes (3..16)
+//	bits  8..15  c, how many codes (1..5)
+//	bits 16..55  their symbols, the first in bits 16..23 (zero beyond c)
+//	bits 56..63  zero
+//
+// It is derived from decTable. Building it touches 512 KiB and takes about
+// half a millisecond natively, two under wasm (BenchmarkMultiTable), so
+// it is built by the first Decode of a Huffman-form datagram
+// (initMultiTable) rather than at initialisation; see fast.go for how the
+// decoder uses the layout.
+type multiTable [1 << multiBits]uint64
+
+var (
+	multiTab       multiTable
+	multiTableOnce sync.Once
+)
+
+// initMultiTable builds multiTab if that has not been done yet. Decode
+// calls it before it uses the table.
+func initMultiTable() {
+	multiTableOnce.Do(buildMultiTab)
+}
+
+func buildMultiTab() {
+	if err := buildMultiTable(&multiTab, &decTable, &encTable); err != nil {
+		panic("huffman: embedded tree: " + err.Error())
+	}
+}
 
 // encTable maps a byte to its code, already bit-reversed so that the first
 // branch from the root is bit 0 (ready to be ORed into an LSB-first bit
@@ -89,26 +116,43 @@ func init() {
 		// is a programming error and must not ship.
 		panic("huffman: embedded tree: " + err.Error())
 	}
-	buildPairTable(&pairTable, &decTable)
 }
 
-// buildPairTable fills pt from a complete single-code table. The first
-// code at index idx is dec[idx&tableMask] (pairBits >= maxCodeLen, so it
-// always fits). The second is looked up from the bits after it; the
-// high bits of that lookup index are zero rather than real stream bits,
-// which is harmless when the code found fits in the bits that remain:
-// prefix-freeness makes it the only code matching them.
-func buildPairTable(pt *[1 << pairBits]uint32, dec *[tableSize]uint16) {
-	for idx := range pt {
-		e1 := dec[idx&tableMask]
-		n1 := int(e1 & 0xff)
-		entry := uint32(1)<<24 | uint32(e1>>8)<<8 | uint32(n1)
-		e2 := dec[idx>>n1&tableMask]
-		if n2 := int(e2 & 0xff); n1+n2 <= pairBits {
-			entry = uint32(2)<<24 | uint32(e2>>8)<<16 | uint32(e1>>8)<<8 | uint32(n1+n2)
+// buildMultiTable fills mt from a complete single-code table. The codes at
+// index idx are found one after the other: the next one is dec[] of the
+// index bits after the previous codes. Once fewer than maxCodeLen index
+// bits remain, the high bits of that dec[] index are zeros rather than
+// stream bits, which is harmless when the code found fits in the bits that
+// remain: prefix-freeness makes it the only code matching them. A code
+// that does not fit ends the entry. The first code always fits, since
+// multiBits >= maxCodeLen.
+//
+// It checks what the decoder relies on: every entry holds 1..multiMaxCodes
+// codes of minCodeLen..maxCodeLen bits, their lengths sum to n <= multiBits,
+// and their codes, concatenated, are exactly the low n bits of the index.
+func buildMultiTable(mt *multiTable, dec *[tableSize]uint16, enc *[256]uint16) error {
+	for idx := range mt {
+		var e uint64
+		n, c := 0, 0
+		for c < multiMaxCodes {
+			d := dec[(idx>>n)&tableMask]
+			l := int(d & 0xff)
+			if n+l > multiBits {
+				break
+			}
+			if l < minCodeLen || l > maxCodeLen || uint16(idx>>n)&(1<<l-1) != enc[d>>8]>>4 {
+				return treeError("multi-code table entry "+strconv.Itoa(idx)+" is inconsistent", 0)
+			}
+			e |= uint64(d>>8) << (16 + 8*c)
+			n += l
+			c++
 		}
-		pt[idx] = entry
+		if c == 0 {
+			return treeError("multi-code table entry "+strconv.Itoa(idx)+" is empty", 0)
+		}
+		mt[idx] = e | uint64(c)<<8 | uint64(n)
 	}
+	return nil
 }
 
 var errBadTree = errors.New("invalid serialized tree")
