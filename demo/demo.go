@@ -7,6 +7,9 @@ import (
 	"net/netip"
 	"strconv"
 	"sync"
+	"time"
+
+	"github.com/querylens/querylens/codecs"
 )
 
 // Config sets up a demo. The zero value is usable: a master on a free port
@@ -122,8 +125,12 @@ func Start(ctx context.Context, cfg Config) (*Demo, error) {
 		{"bloodmasters", Silent, func(s int64, b Behavior) Handler { return NewBloodmasters(s+1, b) }, nil},
 	}
 	for i, o := range others {
-		name := o.protocol + " demo " + strconv.Itoa(i+1)
-		if _, err := open("127.0.0.1:0", Target{Protocol: o.protocol, Name: name, Behavior: o.b, Options: o.opts}, o.h(cfg.Seed+int64(i)*7919, o.b)); err != nil {
+		h := o.h(cfg.Seed+int64(i)*7919, o.b)
+		name := reportedName(o.protocol, o.opts, h)
+		if name == "" {
+			name = o.protocol + " demo " + strconv.Itoa(i+1)
+		}
+		if _, err := open("127.0.0.1:0", Target{Protocol: o.protocol, Name: name, Behavior: o.b, Options: o.opts}, h); err != nil {
 			return nil, err
 		}
 	}
@@ -133,6 +140,42 @@ func Start(ctx context.Context, cfg Config) (*Demo, error) {
 	}()
 	ok = true
 	return d, nil
+}
+
+// reportedName asks handler h, in memory, for the host name it reports, by
+// running a whole conversation of the protocol's own Query against it (an
+// OGP challenge included). It returns "" when the server's answer does not
+// decode (a truncating server). Nothing is sent on the network.
+func reportedName(protocol string, opts map[string]string, h Handler) string {
+	c, err := codecs.Lookup(protocol)
+	if err != nil {
+		return ""
+	}
+	q, err := c.NewQuery(opts)
+	if err != nil {
+		return ""
+	}
+	from := netip.MustParseAddrPort("192.0.2.1:1") // a documentation address: in memory only
+	now := time.Now()
+	send := q.Start()
+	for round := 0; round < 4 && len(send) > 0; round++ {
+		var next [][]byte
+		for _, d := range send {
+			for _, r := range h.Respond(d, from, now) {
+				more, done, _ := q.Feed(r)
+				next = append(next, more...)
+				if done {
+					m, err := q.Result(codecs.DecodeOptions{})
+					if err != nil || m.Info == nil {
+						return ""
+					}
+					return m.Info.Name
+				}
+			}
+		}
+		send = next
+	}
+	return ""
 }
 
 // zandronumBehavior spreads misbehaving servers through the list the way

@@ -93,6 +93,8 @@ func TestStartServesEveryTarget(t *testing.T) {
 				m, err := q.Result(codecs.DecodeOptions{})
 				if err != nil || m.Kind != codecs.KindResponse || m.Info == nil || m.Info.Name == "" {
 					t.Errorf("%s %s (%s): %v %+v", tg.Protocol, tg.Addr, tg.Behavior, err, m)
+				} else if m.Info.Name != tg.Name {
+					t.Errorf("%s %s: reports %q, the demo lists %q", tg.Protocol, tg.Addr, m.Info.Name, tg.Name)
 				}
 				if tg.Behavior == Slow && res.RTT < SlowDelay {
 					t.Errorf("slow %s answered in %v", tg.Addr, res.RTT)

@@ -262,6 +262,9 @@ func (e *env) demo(args []string) int {
 		if t.Behavior != demo.Normal {
 			b.WriteString(" (" + t.Behavior.String() + ")")
 		}
+		for k, v := range t.Options {
+			b.WriteString(" -o " + k + "=" + v)
+		}
 		b.WriteString("\n")
 	}
 	io.WriteString(e.stdout, b.String())
