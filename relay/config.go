@@ -97,6 +97,10 @@ type Config struct {
 	TargetHostRate Rate
 	// PingRate limits PING frames per connection. Default 2/s, burst 10.
 	PingRate Rate
+	// VisitorRate limits, per client address (IPv6: per /64), the pages
+	// that make the server query a game server itself through Exchange
+	// (status pages, badges): see AllowVisitor. Default 1/s, burst 30.
+	VisitorRate Rate
 
 	// MaxConns caps open connections; MaxConnsPerIP caps them per client
 	// address (IPv6: per /64). Defaults 4096 and 8.
@@ -141,6 +145,7 @@ var (
 	DefaultTargetRate     = Rate{PerSecond: 2, Burst: 5}
 	DefaultTargetHostRate = Rate{PerSecond: 20, Burst: 40}
 	DefaultPingRate       = Rate{PerSecond: 2, Burst: 10}
+	DefaultVisitorRate    = Rate{PerSecond: 1, Burst: 30}
 )
 
 func orInt(v *int, d int) {
@@ -177,6 +182,7 @@ func (c Config) withDefaults() Config {
 	orRate(&c.TargetRate, DefaultTargetRate)
 	orRate(&c.TargetHostRate, DefaultTargetHostRate)
 	orRate(&c.PingRate, DefaultPingRate)
+	orRate(&c.VisitorRate, DefaultVisitorRate)
 	orInt(&c.MaxConns, DefaultMaxConns)
 	orInt(&c.MaxConnsPerIP, DefaultMaxConnsPerIP)
 	orDur(&c.IdleTimeout, DefaultIdleTimeout)
@@ -274,7 +280,7 @@ func (c Config) Validate() error {
 		v    Rate
 	}{
 		{"ConnRate", c.ConnRate}, {"IPRate", c.IPRate}, {"TargetRate", c.TargetRate},
-		{"TargetHostRate", c.TargetHostRate}, {"PingRate", c.PingRate},
+		{"TargetHostRate", c.TargetHostRate}, {"PingRate", c.PingRate}, {"VisitorRate", c.VisitorRate},
 	} {
 		if !(r.v.PerSecond > 0) || math.IsInf(r.v.PerSecond, 0) || r.v.Burst < 1 {
 			bad(r.name, "needs PerSecond > 0 and Burst >= 1")

@@ -32,9 +32,10 @@ type Server struct {
 	cache    cache
 	epoch    time.Time
 
-	ipRate     *limiter[netip.Addr]
-	targetRate *limiter[netip.AddrPort]
-	hostRate   *limiter[netip.Addr]
+	ipRate      *limiter[netip.Addr]
+	visitorRate *limiter[netip.Addr]
+	targetRate  *limiter[netip.AddrPort]
+	hostRate    *limiter[netip.Addr]
 
 	frameBufs sync.Pool // *[]byte of the read limit, for client frames
 	udpBufs   sync.Pool // *[]byte of MaxDatagram+1, for upstream reads
@@ -67,16 +68,17 @@ func New(cfg Config, logger *slog.Logger) *Server {
 		r = net.DefaultResolver
 	}
 	s := &Server{
-		cfg:        cfg,
-		log:        logger,
-		policy:     NewPolicy(cfg.AllowTargets, cfg.AllowPorts),
-		resolver:   resolver{r: r, timeout: cfg.ResolveTimeout},
-		epoch:      time.Now(),
-		ipRate:     newLimiter[netip.Addr](cfg.IPRate, 1<<16),
-		targetRate: newLimiter[netip.AddrPort](cfg.TargetRate, 1<<16),
-		hostRate:   newLimiter[netip.Addr](cfg.TargetHostRate, 1<<16),
-		conns:      make(map[*conn]struct{}),
-		perIP:      make(map[netip.Addr]int),
+		cfg:         cfg,
+		log:         logger,
+		policy:      NewPolicy(cfg.AllowTargets, cfg.AllowPorts),
+		resolver:    resolver{r: r, timeout: cfg.ResolveTimeout},
+		epoch:       time.Now(),
+		ipRate:      newLimiter[netip.Addr](cfg.IPRate, 1<<16),
+		visitorRate: newLimiter[netip.Addr](cfg.VisitorRate, 1<<16),
+		targetRate:  newLimiter[netip.AddrPort](cfg.TargetRate, 1<<16),
+		hostRate:    newLimiter[netip.Addr](cfg.TargetHostRate, 1<<16),
+		conns:       make(map[*conn]struct{}),
+		perIP:       make(map[netip.Addr]int),
 	}
 	s.resolver.wg = &s.wg
 	s.cache = cache{m: make(map[string]*fetch), maxEntries: cfg.MaxCacheEntries, maxBytes: cfg.MaxCacheBytes}
@@ -297,6 +299,20 @@ func clientKey(a netip.Addr) netip.Addr {
 		return p.Addr()
 	}
 	return a
+}
+
+// AllowVisitor reports whether the client of r (RemoteAddr, or
+// X-Forwarded-For from TrustedProxies; IPv6 per /64) may have another page
+// that makes the server query a game server itself through Exchange (a
+// status page, a badge), and takes one token of VisitorRate. Exchange limits
+// each target; this limits each visitor, so that shared links and scripts
+// cannot make the relay query many servers.
+func (s *Server) AllowVisitor(r *http.Request) bool {
+	ok := s.visitorRate.allow(clientKey(s.clientIP(r)), s.now())
+	if !ok {
+		s.count(CodeRateLimited, "visitor-rate")
+	}
+	return ok
 }
 
 // clientIP is the peer's address, or the first address in X-Forwarded-For

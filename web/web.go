@@ -16,7 +16,6 @@ import (
 	"errors"
 	"log/slog"
 	"net/http"
-	"net/netip"
 	"net/url"
 	"strings"
 	"time"
@@ -35,7 +34,8 @@ import (
 type Config struct {
 	// Exchanger runs the status page's and the badge's own queries. Pass
 	// the relay (relay.Server), so that shared links go through its cache
-	// and policy. Required.
+	// and policy; if it is a VisitorLimiter (the relay is), its limit per
+	// visitor applies to them. Required.
 	Exchanger netquery.Exchanger
 	// Masters are the Zandronum master servers ("host:port") whose lists
 	// the browser page loads.
@@ -49,28 +49,20 @@ type Config struct {
 	// PublicURL is the site's absolute base URL ("https://ql.example.org"),
 	// used for og:url and og:image. Default: taken from each request.
 	PublicURL string
-	// StatusRate and StatusBurst limit the status pages and badges one
-	// client address (IPv6: /64) may ask for: each may make the relay query
-	// a server, and the relay limits targets, not the visitors of this
-	// site. Defaults DefaultStatusRate per second, burst DefaultStatusBurst;
-	// a negative StatusRate turns the limit off. Beyond it: 429.
-	StatusRate  float64
-	StatusBurst int
-	// TrustedProxies are the reverse proxies whose X-Forwarded-For names
-	// the client for StatusRate. Default: none (RemoteAddr is the client).
-	TrustedProxies []netip.Prefix
 	// StatusTimeout bounds the status page's query. Default 2 s.
 	StatusTimeout time.Duration
 	// Logger receives request errors. Default slog.Default().
 	Logger *slog.Logger
 }
 
-// Defaults for Config.StatusRate and StatusBurst: a person opening links
-// never notices; a script enumerating servers is slowed to one a second.
-const (
-	DefaultStatusRate  = 1.0
-	DefaultStatusBurst = 30
-)
+// VisitorLimiter is implemented by an Exchanger that also limits how many
+// server-side queries one visitor may cause (relay.Server.AllowVisitor).
+// When Config.Exchanger has it, status pages and badges beyond the limit
+// answer 429: each may make the relay query a game server, and the relay
+// limits targets, not this site's visitors.
+type VisitorLimiter interface {
+	AllowVisitor(r *http.Request) bool
+}
 
 // ServerRef names one server.
 type ServerRef struct {
@@ -129,15 +121,8 @@ func New(cfg Config) (http.Handler, error) {
 		Exchanger: cfg.Exchanger, Timeout: cfg.StatusTimeout, Assets: a, Base: base,
 		RelayPath: cfg.RelayPath, Logger: cfg.Logger, Error: s.errorPage,
 	}
-	if cfg.StatusRate >= 0 {
-		rate, burst := cfg.StatusRate, cfg.StatusBurst
-		if rate == 0 {
-			rate = DefaultStatusRate
-		}
-		if burst <= 0 {
-			burst = DefaultStatusBurst
-		}
-		st.Allow = newVisitors(rate, burst, cfg.TrustedProxies).allow
+	if v, ok := cfg.Exchanger.(VisitorLimiter); ok {
+		st.Allow = v.AllowVisitor
 	}
 	mux := http.NewServeMux()
 	mux.Handle("GET /{$}", &browse.Handler{Assets: a, Config: bc, Base: base})

@@ -382,8 +382,23 @@ func TestStaticAssets(t *testing.T) {
 	}
 }
 
+// limitedExchanger is the fake relay with a visitor limit of n requests.
+type limitedExchanger struct {
+	*fakeserver.Exchanger
+	left map[string]int
+}
+
+func (l *limitedExchanger) AllowVisitor(r *http.Request) bool {
+	host, _, _ := strings.Cut(r.RemoteAddr, ":")
+	if _, ok := l.left[host]; !ok {
+		l.left[host] = 2
+	}
+	l.left[host]--
+	return l.left[host] >= 0
+}
+
 func TestStatusRateLimitPerVisitor(t *testing.T) {
-	h, err := web.New(web.Config{Exchanger: fakes, StatusRate: 0.001, StatusBurst: 2, StatusTimeout: 150 * time.Millisecond})
+	h, err := web.New(web.Config{Exchanger: &limitedExchanger{fakes, map[string]int{}}, StatusTimeout: 150 * time.Millisecond})
 	if err != nil {
 		t.Fatal(err)
 	}

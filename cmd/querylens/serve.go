@@ -152,7 +152,7 @@ func (e *env) runServe(ctx context.Context, o serveOptions, ready chan<- string)
 	if o.ipRate > 0 {
 		rcfg.IPRate = relay.Rate{PerSecond: o.ipRate, Burst: int(o.ipRate * 5)}
 	}
-	wcfg := web.Config{Masters: o.masters, Servers: o.servers, PublicURL: o.publicURL, Logger: logger, TrustedProxies: o.trusted}
+	wcfg := web.Config{Masters: o.masters, Servers: o.servers, PublicURL: o.publicURL, Logger: logger}
 
 	var d *demo.Demo
 	if o.demo {
