@@ -13,7 +13,8 @@
 # Reproducible: the toolchain named by go.mod's go line (GOTOOLCHAIN), no
 # VCS stamp (-buildvcs=false: a new commit must not change the module),
 # -trimpath, no symbol tables, and the environment that changes code
-# generation cleared (GOFLAGS, GOWASM, GOEXPERIMENT).
+# generation cleared (GOFLAGS, which would else fall back to `go env -w`
+# settings, GOWASM, GOEXPERIMENT).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 check=false
@@ -24,7 +25,7 @@ case "${1:-}" in
 esac
 
 gover=$(awk '$1 == "go" { print $2; exit }' go.mod)
-export GOTOOLCHAIN="go$gover" GOFLAGS= GOEXPERIMENT= CGO_ENABLED=0
+export GOTOOLCHAIN="go$gover" GOFLAGS=-mod=readonly GOEXPERIMENT= CGO_ENABLED=0
 build=(go build -trimpath -buildvcs=false -ldflags="-s -w")
 desc="GOTOOLCHAIN=go$gover GOOS=js GOARCH=wasm GOWASM= ${build[*]} ./wasm"
 

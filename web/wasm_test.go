@@ -130,3 +130,18 @@ func importChain(importers map[string][]string, dep string) string {
 	}
 	return strings.Join(chain, " → ")
 }
+
+// TestFooter: every page says which server and which browser module it is.
+func TestFooter(t *testing.T) {
+	m, err := web.Module()
+	if err != nil {
+		t.Fatal(err)
+	}
+	h := newHandler(t)
+	for _, path := range []string{"/", "/inspect", "/nosuch"} {
+		d := ht.Parse(t, get(t, h, path).Body.Bytes())
+		if got, want := ht.Text(d.TestID(t, "build-info")), "querylens devel · module "+m.SHA256[:12]; got != want {
+			t.Errorf("%s: footer %q, want %q", path, got, want)
+		}
+	}
+}

@@ -23,6 +23,7 @@ usage:
   querylens serve   [flags]                              the web pages and the relay
   querylens demo    [flags]                              emulated game servers on loopback
   querylens protocols                                    list the protocols and their query options
+  querylens version                                      this binary's version and browser module
 
 PROTOCOL is one of the registered protocols; without -p it is detected from the bytes.
 Exit status: 0 decoded, 1 the input could not be decoded (the JSON says why), 2 bad usage.
@@ -58,6 +59,7 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		"protocols": (*env).protocols,
 		"serve":     (*env).serve,
 		"demo":      (*env).demo,
+		"version":   (*env).version,
 	}
 	switch args[0] {
 	case "help", "-h", "--help":
