@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# go vet, gofmt, and a check that the committed *_templ.go files are fresh.
+# go vet, gofmt, and checks that the committed *_templ.go files and the
+# precompressed browser module (web/static/querylens.wasm.*) are fresh.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 go vet ./...
@@ -13,4 +14,8 @@ if ls web 2>/dev/null | grep -q . && git ls-files -co --exclude-standard '*.temp
   if ! git diff --quiet -- '*_templ.go'; then
     echo "templ generate changed committed *_templ.go files: run go tool task generate and commit"; git diff --stat -- '*_templ.go'; exit 1
   fi
+fi
+# The committed browser module must be what the sources build to.
+if [ -d wasm ]; then
+  bash scripts/build-wasm.sh --check || { echo "the committed browser module is stale: run go tool task build:wasm and commit web/static"; exit 1; }
 fi

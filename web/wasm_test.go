@@ -3,6 +3,7 @@ package web_test
 import (
 	"os"
 	"os/exec"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -29,13 +30,13 @@ var bannedWasmDeps = map[string]string{
 	"text/template":              "pages are rendered by the server (templ), never in the module",
 	"html/template":              "pages are rendered by the server (templ), never in the module",
 	"github.com/coder/websocket": "+2.9 MB; the browser's own WebSocket is used from JS",
-	"net/netip":                  "with time, about +100 KB; web/pcapng parses addresses itself",
+	"net/netip":                  "with time, about +100 KB; pcapng parses addresses itself",
 }
 
 func TestWasmDeps(t *testing.T) {
 	goBin, err := exec.LookPath("go")
 	if err != nil {
-		t.Skip("go command not found")
+		t.Fatal("the go command is needed to list the module's dependencies: ", err)
 	}
 	cmd := exec.Command(goBin, "list", "-deps", "-f", "{{.ImportPath}} {{join .Imports \" \"}}", "./wasm")
 	cmd.Dir = ".."
@@ -144,4 +145,85 @@ func TestFooter(t *testing.T) {
 			t.Errorf("%s: footer %q, want %q", path, got, want)
 		}
 	}
+}
+
+// TestBuildWasmSources: the Taskfile's build:wasm sources cover every
+// package of this module compiled into the browser module or into the
+// command that compresses it, so a change to any of them rebuilds it.
+func TestBuildWasmSources(t *testing.T) {
+	goBin, err := exec.LookPath("go")
+	if err != nil {
+		t.Fatal("the go command is needed to list the module's packages: ", err)
+	}
+	taskfile, err := os.ReadFile("../Taskfile.yml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	sources := taskSources(t, string(taskfile), "build:wasm")
+	for _, want := range []string{"go.mod", "go.sum", "scripts/build-wasm.sh"} {
+		if !slices.Contains(sources, want) {
+			t.Errorf("build:wasm sources lack %s", want)
+		}
+	}
+	for _, tc := range []struct {
+		pkg  string
+		goos string
+	}{{"./wasm", "js"}, {"./internal/cmd/precompress", ""}} {
+		cmd := exec.Command(goBin, "list", "-deps", "-f", "{{if not .Standard}}{{.ImportPath}}{{end}}", tc.pkg)
+		cmd.Dir = ".."
+		cmd.Env = os.Environ()
+		if tc.goos == "js" {
+			cmd.Env = append(cmd.Env, "GOOS=js", "GOARCH=wasm")
+		}
+		out, err := cmd.CombinedOutput()
+		if err != nil {
+			t.Fatalf("go list: %v\n%s", err, out)
+		}
+		for _, p := range strings.Fields(string(out)) {
+			dir, ok := strings.CutPrefix(p, "github.com/querylens/querylens/")
+			if !ok {
+				continue // a dependency: go.sum covers it
+			}
+			if !covered(sources, dir) {
+				t.Errorf("%s is compiled into %s but no build:wasm source covers %s/*.go: add '%s/**/*.go' to Taskfile.yml", p, tc.pkg, dir, dir)
+			}
+		}
+	}
+}
+
+// taskSources returns the flow list of a task's sources: line.
+func taskSources(t *testing.T, taskfile, task string) []string {
+	t.Helper()
+	_, rest, ok := strings.Cut(taskfile, "\n  "+task+":\n")
+	if !ok {
+		t.Fatalf("Taskfile.yml has no task %s", task)
+	}
+	for _, line := range strings.Split(rest, "\n") {
+		if len(line) > 0 && !strings.HasPrefix(line, "   ") {
+			break // the next task
+		}
+		if l, ok := strings.CutPrefix(strings.TrimSpace(line), "sources:"); ok {
+			l = strings.Trim(strings.TrimSpace(l), "[]")
+			var out []string
+			for _, s := range strings.Split(l, ",") {
+				out = append(out, strings.Trim(strings.TrimSpace(s), `'"`))
+			}
+			return out
+		}
+	}
+	t.Fatalf("task %s has no one-line sources: [...] list", task)
+	return nil
+}
+
+// covered reports whether a source glob matches the .go files of dir.
+func covered(sources []string, dir string) bool {
+	for _, s := range sources {
+		if prefix, ok := strings.CutSuffix(s, "/**/*.go"); ok && (dir == prefix || strings.HasPrefix(dir, prefix+"/")) {
+			return true
+		}
+		if prefix, ok := strings.CutSuffix(s, "/*.go"); ok && dir == prefix {
+			return true
+		}
+	}
+	return false
 }

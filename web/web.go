@@ -7,9 +7,10 @@
 // Config.RelayPath next to it, and the pages connect there.
 //
 // Layout: layout/ is the shared frame and error page; pages/<page>/ holds
-// each page's handler and templ view; static/ is embedded whole (the
-// browser module and its JS glue are built into it by
-// scripts/build-wasm.sh); pcapng/ writes the inspector's capture files.
+// each page's handler and templ view; static/ is embedded (the browser
+// module is committed there precompressed, with its JS glue, by
+// scripts/build-wasm.sh; see assets.go). The inspector's capture files are
+// written in the browser by the top-level pcapng package.
 package web
 
 import (
