@@ -10,9 +10,11 @@ import (
 	"github.com/querylens/querylens/codecs"
 )
 
-// vectorFiles are the published test vectors: a copy kept with the tests,
-// and the spec's own file when the repository sits next to the specs.
-var vectorFiles = []string{"testdata/vectors.json", "../../../shared/spec/vectors/gamespy2.json"}
+// vectorFiles are the published test vectors: a copy of the spec's
+// vectors/gamespy2.json (each entry's source names the reference client
+// that decoded it), kept with the tests so they need nothing outside the
+// repository.
+var vectorFiles = []string{"testdata/vectors.json"}
 
 type vector struct {
 	Name        string          `json:"name"`
