@@ -39,15 +39,13 @@ var (
 	browserErr    error
 )
 
-// chromiumPath finds Debian's chromium.
+// chromiumPath finds Debian's chromium on PATH (only there, so that
+// .ci/run's newcomer check can hide it).
 func chromiumPath() string {
 	for _, name := range []string{"chromium", "chromium-browser"} {
 		if p, err := exec.LookPath(name); err == nil {
 			return p
 		}
-	}
-	if _, err := os.Stat("/usr/bin/chromium"); err == nil {
-		return "/usr/bin/chromium"
 	}
 	return ""
 }
