@@ -2,7 +2,7 @@ package deflate
 
 import (
 	"math/bits"
-	"sort"
+	"slices"
 )
 
 // codeLengths sets lens[i] to the length of an optimal prefix code for
@@ -15,17 +15,16 @@ import (
 //
 // lens must be as long as freqs, and 1<<maxBits must be at least len(freqs).
 func codeLengths(freqs []uint32, maxBits int, lens []uint8) {
-	for i := range lens {
-		lens[i] = 0
-	}
-	type leaf struct {
-		w   uint64
-		sym int
-	}
-	var leaves []leaf
+	clear(lens)
+	// Leaves are sorted by weight, ties by symbol, so the result is
+	// deterministic. A leaf packs weight<<16 | symbol: weights are at most
+	// 2^32 and symbols below 2^16, so comparing packed values compares
+	// weights first.
+	var leafBuf [numLitLen]uint64
+	leaves := leafBuf[:0]
 	for i, f := range freqs {
 		if f > 0 {
-			leaves = append(leaves, leaf{uint64(f), i})
+			leaves = append(leaves, uint64(f)<<16|uint64(i))
 		}
 	}
 	switch len(leaves) {
@@ -33,20 +32,17 @@ func codeLengths(freqs []uint32, maxBits int, lens []uint8) {
 		lens[0], lens[1] = 1, 1
 		return
 	case 1:
+		sym := int(leaves[0] & 0xffff)
 		other := 0
-		if leaves[0].sym == 0 {
+		if sym == 0 {
 			other = 1
 		}
-		lens[leaves[0].sym], lens[other] = 1, 1
+		lens[sym], lens[other] = 1, 1
 		return
 	}
-	sort.Slice(leaves, func(a, b int) bool {
-		if leaves[a].w != leaves[b].w {
-			return leaves[a].w < leaves[b].w
-		}
-		return leaves[a].sym < leaves[b].sym
-	})
+	slices.Sort(leaves)
 	n := len(leaves) // callers keep n <= 1<<maxBits: 288 <= 1<<15, 19 <= 1<<7
+	weight := func(i int) uint64 { return leaves[i] >> 16 }
 
 	// Package-merge builds one list per code length, from the longest
 	// (maxBits) to 1. The list for the longest length is the leaves; each
@@ -55,49 +51,40 @@ func codeLengths(freqs []uint32, maxBits int, lens []uint8) {
 	// the length-1 list; a symbol's code length is the number of lists in
 	// which its leaf is among the items taken. The items taken from a list are
 	// always a prefix of it, and the leaves among them a prefix of the sorted
-	// leaves, so it is enough to record, per list, whether each item is a leaf.
-	//
-	// isLeaf[d] describes the list for length d+1; weights are only needed
-	// while the lists are built.
-	isLeaf := make([][]bool, maxBits)
-	prevW := make([]uint64, 0, 2*n)
-	curW := make([]uint64, 0, 2*n)
-	for i := range leaves {
-		prevW = append(prevW, leaves[i].w)
-	}
-	isLeaf[maxBits-1] = make([]bool, n)
-	for i := range isLeaf[maxBits-1] {
-		isLeaf[maxBits-1][i] = true
+	// leaves, so it is enough to record, per list, how many of its first k
+	// items are leaves: leavesBefore[d][k] for the list of length d+1.
+	stride := 2*n + 1
+	flat := make([]uint16, maxBits*stride)
+	leavesBefore := func(d int) []uint16 { return flat[d*stride : (d+1)*stride] }
+	var wBuf [2][2 * numLitLen]uint64
+	prevW, cur := wBuf[0][:0], 1
+	for i := range n {
+		prevW = append(prevW, weight(i))
+		leavesBefore(maxBits - 1)[i+1] = uint16(i + 1)
 	}
 	for d := maxBits - 2; d >= 0; d-- {
-		curW = curW[:0]
-		flags := make([]bool, 0, 2*n)
+		curW := wBuf[cur][:0]
+		cur ^= 1
+		lb := leavesBefore(d)
 		li, pi := 0, 0
 		np := len(prevW) / 2
 		for li < n || pi < np {
-			if pi >= np || (li < n && leaves[li].w <= prevW[2*pi]+prevW[2*pi+1]) {
-				curW = append(curW, leaves[li].w)
-				flags = append(flags, true)
+			if pi >= np || (li < n && weight(li) <= prevW[2*pi]+prevW[2*pi+1]) {
+				curW = append(curW, weight(li))
 				li++
 			} else {
 				curW = append(curW, prevW[2*pi]+prevW[2*pi+1])
-				flags = append(flags, false)
 				pi++
 			}
+			lb[len(curW)] = uint16(li)
 		}
-		isLeaf[d] = flags
-		prevW, curW = curW, prevW
+		prevW = curW
 	}
 	take := 2*n - 2
 	for d := 0; d < maxBits && take > 0; d++ {
-		leavesTaken := 0
-		for _, l := range isLeaf[d][:take] {
-			if l {
-				leavesTaken++
-			}
-		}
-		for i := 0; i < leavesTaken; i++ {
-			lens[leaves[i].sym]++
+		leavesTaken := int(leavesBefore(d)[take])
+		for i := range leavesTaken {
+			lens[leaves[i]&0xffff]++
 		}
 		take = 2 * (take - leavesTaken)
 	}
