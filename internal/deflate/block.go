@@ -134,14 +134,70 @@ func rleCodeLengths(dst []clItem, lens []uint8, use16, use17, use18 bool) []clIt
 
 // buildDynamic makes optimal length-limited codes for the counted symbols
 // plus one end-of-block and the smallest header among the eight ways of
-// using run-length symbols 16, 17 and 18.
-func buildDynamic(h *histogram, dc *dynamicCode) {
+// using run-length symbols 16, 17 and 18. With shape set it also tries codes
+// built from counts evened out over stretches of similar counts (see
+// shapeCounts), which cost a little in the data but make longer runs of
+// equal code lengths, and keeps whichever block is smallest.
+func buildDynamic(h *histogram, dc *dynamicCode, shape bool) {
+	buildDynamicFrom(h, h, dc)
+	if !shape {
+		return
+	}
+	var try dynamicCode
+	var sh histogram
+	for _, tol := range shapeTolerances {
+		shapeCounts(h.ll[:286], sh.ll[:286], tol)
+		shapeCounts(h.d[:], sh.d[:], tol)
+		buildDynamicFrom(h, &sh, &try)
+		if try.headerBits+try.payloadBits < dc.headerBits+dc.payloadBits {
+			*dc, try = try, dynamicCode{}
+		}
+	}
+}
+
+// shapeTolerances are the relative spreads tried by shapeCounts.
+var shapeTolerances = []float64{0.05, 0.15, 0.3, 0.6}
+
+// shapeCounts copies src to dst, replacing each stretch of at least four
+// nonzero counts that stay within tol (relative, plus one) of the stretch's
+// running mean by that mean. Code lengths built from the result repeat more
+// often, so the run-length coded header shrinks.
+func shapeCounts(src, dst []uint32, tol float64) {
+	copy(dst, src)
+	for i := 0; i < len(src); {
+		if src[i] == 0 {
+			i++
+			continue
+		}
+		sum := float64(src[i])
+		j := i + 1
+		for j < len(src) && src[j] != 0 {
+			mean := sum / float64(j-i)
+			if d := float64(src[j]) - mean; d > tol*mean+1 || -d > tol*mean+1 {
+				break
+			}
+			sum += float64(src[j])
+			j++
+		}
+		if j-i >= 4 {
+			m := uint32(sum/float64(j-i) + 0.5)
+			for k := i; k < j; k++ {
+				dst[k] = max(m, 1)
+			}
+		}
+		i = j
+	}
+}
+
+// buildDynamicFrom builds the codes from the counts in shape (which must be
+// nonzero wherever h is) and prices the block for the counts in h.
+func buildDynamicFrom(h, shape *histogram, dc *dynamicCode) {
 	var llf [numLitLen]uint32
-	copy(llf[:], h.ll[:])
+	copy(llf[:], shape.ll[:])
 	llf[endOfBlock] = 1
 	codeLengths(llf[:286], maxCodeBits, dc.ll.lens[:286]) // 286 and 287 are never used
 	dc.ll.lens[286], dc.ll.lens[287] = 0, 0
-	codeLengths(h.d[:], maxCodeBits, dc.d.lens[:numDist])
+	codeLengths(shape.d[:], maxCodeBits, dc.d.lens[:numDist])
 	canonicalCodes(dc.ll.lens[:], dc.ll.codes[:])
 	canonicalCodes(dc.d.lens[:numDist], dc.d.codes[:numDist])
 
@@ -196,10 +252,10 @@ func buildDynamic(h *histogram, dc *dynamicCode) {
 }
 
 // dynamicBits is the size in bits of a dynamic block for h, block header
-// included.
-func dynamicBits(h *histogram) int {
+// included; shape as for buildDynamic.
+func dynamicBits(h *histogram, shape bool) int {
 	var dc dynamicCode
-	buildDynamic(h, &dc)
+	buildDynamic(h, &dc, shape)
 	return 3 + dc.headerBits + dc.payloadBits
 }
 
@@ -234,7 +290,7 @@ const (
 // bestBits returns the smallest size in bits among the three block types for
 // tokens counted in h that cover n input bytes, and that type.
 func bestBits(h *histogram, n int) (int, blockKind) {
-	b, k := dynamicBits(h), kindDynamic
+	b, k := dynamicBits(h, false), kindDynamic
 	if f := fixedBits(h); f <= b {
 		b, k = f, kindFixed
 	}
@@ -305,7 +361,7 @@ func writeBlock(w *bitWriter, kind blockKind, ts []token, raw []byte, final bool
 		var h histogram
 		h.addAll(ts)
 		var dc dynamicCode
-		buildDynamic(&h, &dc)
+		buildDynamic(&h, &dc, true)
 		w.writeBits(bf|uint64(kindDynamic)<<1, 3)
 		w.writeBits(uint64(dc.nLL-257), 5)
 		w.writeBits(uint64(dc.nD-1), 5)

@@ -9,7 +9,7 @@ import (
 const (
 	DefaultIterations = 15
 	DefaultMaxChain   = 8192
-	DefaultMaxBlocks  = 15
+	DefaultMaxBlocks  = 30
 	// ChunkSize is how much input is matched, parsed and split at a time;
 	// it bounds the memory used to a few tens of bytes per input byte of
 	// one chunk, whatever the input's size.

@@ -1,5 +1,10 @@
 package deflate
 
+import (
+	"encoding/binary"
+	"math/bits"
+)
+
 // Match finding. For every position of a chunk the finder records the
 // staircase of matches available there: a list of steps (length, distance)
 // with increasing lengths and increasing distances, meaning that every match
@@ -87,10 +92,7 @@ func (m *matchFinder) find(start, end int, st *steps) {
 				// byte best; checking that first rejects most at once.
 				c := src[cand : cand+limit]
 				if c[best] == cur[best] {
-					l := 0
-					for l < limit && c[l] == cur[l] {
-						l++
-					}
+					l := matchLen(c, cur)
 					if l > best {
 						st.step = append(st.step, uint32(l)<<16|uint32(dist))
 						best = l
@@ -109,4 +111,21 @@ func (m *matchFinder) find(start, end int, st *steps) {
 		st.first = append(st.first, int32(len(st.step)))
 	}
 	m.insert(end)
+}
+
+// matchLen returns the length of the common prefix of a and b, which have
+// the same length, comparing eight bytes at a time: the lowest set bit of
+// the XOR of two little-endian words is in the first byte that differs.
+func matchLen(a, b []byte) int {
+	n := 0
+	for len(a)-n >= 8 {
+		if x := binary.LittleEndian.Uint64(a[n:]) ^ binary.LittleEndian.Uint64(b[n:]); x != 0 {
+			return n + bits.TrailingZeros64(x)>>3
+		}
+		n += 8
+	}
+	for n < len(a) && a[n] == b[n] {
+		n++
+	}
+	return n
 }

@@ -95,7 +95,7 @@ func runOf(n int) []byte {
 
 // goldenPackets reads the codecs' test packets: .hex files decoded (text
 // after '#' is a comment), every other file as it is.
-func goldenPackets(t *testing.T) map[string][]byte {
+func goldenPackets(t testing.TB) map[string][]byte {
 	t.Helper()
 	files, err := filepath.Glob("../../codecs/*/testdata/*")
 	if err != nil {
@@ -226,7 +226,7 @@ func TestBlockKinds(t *testing.T) {
 	for _, k := range []struct {
 		kind blockKind
 		bits int
-	}{{kindStored, storedBits(len(src))}, {kindFixed, fixedBits(&h)}, {kindDynamic, dynamicBits(&h)}} {
+	}{{kindStored, storedBits(len(src))}, {kindFixed, fixedBits(&h)}, {kindDynamic, dynamicBits(&h, true)}} {
 		var w bitWriter
 		writeBlock(&w, k.kind, ts, src, true)
 		got := w.bitLen()
