@@ -10,6 +10,7 @@ const (
 	DefaultIterations = 15
 	DefaultMaxChain   = 8192
 	DefaultMaxBlocks  = 30
+	DefaultRounds     = 2
 	// ChunkSize is how much input is matched, parsed and split at a time;
 	// it bounds the memory used to a few tens of bytes per input byte of
 	// one chunk, whatever the input's size.
@@ -27,6 +28,9 @@ type Options struct {
 	MaxChain int
 	// MaxBlocks bounds the blocks each chunk is split into.
 	MaxBlocks int
+	// Rounds bounds how many times the blocks are optimised and split
+	// again; rounds stop early once one no longer helps.
+	Rounds int
 }
 
 func (o Options) withDefaults() Options {
@@ -38,6 +42,9 @@ func (o Options) withDefaults() Options {
 	}
 	if o.MaxBlocks <= 0 {
 		o.MaxBlocks = DefaultMaxBlocks
+	}
+	if o.Rounds <= 0 {
+		o.Rounds = DefaultRounds
 	}
 	return o
 }
@@ -83,48 +90,67 @@ func AppendDeflate(dst, src []byte, o Options) []byte {
 	return w.finish()
 }
 
+// plan is a parse of a chunk cut into blocks: block k is
+// ts[starts[k]:starts[k+1]] (the last one runs to the end), sp prices it and
+// bits is the estimated size of all its blocks.
+type plan struct {
+	ts     []token
+	starts []int
+	sp     *splitter
+	bits   int
+}
+
+func (pl *plan) block(k int) (a, b int) {
+	a, b = pl.starts[k], len(pl.ts)
+	if k+1 < len(pl.starts) {
+		b = pl.starts[k+1]
+	}
+	return a, b
+}
+
+func (pl *plan) price() {
+	pl.bits = 0
+	for k := range pl.starts {
+		pl.bits += pl.sp.cost(pl.block(k))
+	}
+}
+
+// resplit prices pl as it is and split afresh, keeping the smaller.
+func (pl *plan) resplit(maxBlocks int) {
+	pl.price()
+	other := plan{ts: pl.ts, starts: append([]int{0}, pl.sp.split(maxBlocks)...), sp: pl.sp}
+	other.price()
+	if other.bits < pl.bits {
+		*pl = other
+	}
+}
+
 // compressChunk parses, splits and writes src[cs:ce].
+//
+// The first split is made on a greedy parse. Each block is then optimised on
+// its own and the result split again, since the optimised tokens have other
+// statistics than the greedy ones; the rounds repeat, each block seeded with
+// the previous round's tokens, while they make the chunk smaller.
 func compressChunk(w *bitWriter, src []byte, cs, ce int, st *steps, p *parser, o Options, final bool) {
 	g := greedy(src, cs, cs, ce, st, nil)
-	gs := newSplitter(g, cs)
-	cuts := gs.split(o.MaxBlocks)
-
-	// Optimise each block of the first split on its own, seeded by the
-	// greedy tokens of that block.
-	var all []token
-	blockStarts := []int{0} // token indices in all
-	prevTok := 0
-	for k := 0; k <= len(cuts); k++ {
-		endTok := len(g)
-		if k < len(cuts) {
-			endTok = cuts[k]
+	cur := plan{ts: g, starts: []int{0}, sp: newSplitter(g, cs)}
+	cur.starts = append(cur.starts, cur.sp.split(o.MaxBlocks)...)
+	cur.price()
+	for round := 0; round < o.Rounds; round++ {
+		next := plan{starts: make([]int, 0, len(cur.starts))}
+		for k := range cur.starts {
+			a, b := cur.block(k)
+			next.starts = append(next.starts, len(next.ts))
+			next.ts = append(next.ts, p.optimizeBlock(src, cs, cur.sp.pos[a], cur.sp.pos[b], st, cur.ts[a:b], o.Iterations)...)
 		}
-		bs, be := gs.pos[prevTok], gs.pos[endTok]
-		all = append(all, p.optimizeBlock(src, cs, bs, be, st, g[prevTok:endTok], o.Iterations)...)
-		if k < len(cuts) {
-			blockStarts = append(blockStarts, len(all))
+		next.sp = newSplitter(next.ts, cs)
+		next.resplit(o.MaxBlocks)
+		if next.bits >= cur.bits {
+			break
 		}
-		prevTok = endTok
+		cur = next
 	}
-
-	// Split the optimised tokens again: their statistics differ from the
-	// greedy ones the first split saw. Keep whichever split is smaller.
-	os := newSplitter(all, cs)
-	total := func(starts []int) int {
-		n := 0
-		for k, a := range starts {
-			b := len(all)
-			if k+1 < len(starts) {
-				b = starts[k+1]
-			}
-			n += os.cost(a, b)
-		}
-		return n
-	}
-	second := append([]int{0}, os.split(o.MaxBlocks)...)
-	if total(second) < total(blockStarts) {
-		blockStarts = second
-	}
+	all, blockStarts, os := cur.ts, cur.starts, cur.sp
 
 	fixed := fixedCosts()
 	for k, a := range blockStarts {
