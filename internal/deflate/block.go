@@ -155,32 +155,35 @@ func buildDynamic(h *histogram, dc *dynamicCode, shape bool) {
 	}
 }
 
-// shapeTolerances are the relative spreads tried by shapeCounts.
-var shapeTolerances = []float64{0.05, 0.15, 0.3, 0.6}
+// shapeTolerances are the spreads tried by shapeCounts, in percent.
+var shapeTolerances = []uint64{5, 15, 30, 60}
 
 // shapeCounts copies src to dst, replacing each stretch of at least four
-// nonzero counts that stay within tol (relative, plus one) of the stretch's
+// nonzero counts that stay within tol percent (plus one) of the stretch's
 // running mean by that mean. Code lengths built from the result repeat more
 // often, so the run-length coded header shrinks.
-func shapeCounts(src, dst []uint32, tol float64) {
+func shapeCounts(src, dst []uint32, tol uint64) {
 	copy(dst, src)
 	for i := 0; i < len(src); {
 		if src[i] == 0 {
 			i++
 			continue
 		}
-		sum := float64(src[i])
+		sum := uint64(src[i])
 		j := i + 1
 		for j < len(src) && src[j] != 0 {
-			mean := sum / float64(j-i)
-			if d := float64(src[j]) - mean; d > tol*mean+1 || -d > tol*mean+1 {
+			// |src[j] - sum/n| > tol% * sum/n + 1, times 100n.
+			n := uint64(j - i)
+			x := uint64(src[j]) * n
+			d := max(x, sum) - min(x, sum)
+			if 100*d > tol*sum+100*n {
 				break
 			}
-			sum += float64(src[j])
+			sum += uint64(src[j])
 			j++
 		}
-		if j-i >= 4 {
-			m := uint32(sum/float64(j-i) + 0.5)
+		if n := uint64(j - i); n >= 4 {
+			m := uint32((sum + n/2) / n)
 			for k := i; k < j; k++ {
 				dst[k] = max(m, 1)
 			}

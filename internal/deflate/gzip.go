@@ -166,7 +166,7 @@ func compressChunk(w *bitWriter, src []byte, cs, ce int, st *steps, p *parser, o
 		// A fixed-code block is priced differently from a dynamic one, so
 		// a parse made for the fixed code can beat the dynamic block; worth
 		// trying where the fixed code is already close or the block is small.
-		if kind == kindFixed || len(ts) < 1000 || float64(fixedBits(&h)) < 1.1*float64(bits) {
+		if kind == kindFixed || len(ts) < 1000 || 10*fixedBits(&h) < 11*bits {
 			fts := p.optimal(src, cs, bs, be, st, fixed, nil)
 			var fh histogram
 			fh.addAll(fts)

@@ -25,8 +25,8 @@ const (
 // prev[p&winMask] the position before p with the same hash, plus one.
 type matchFinder struct {
 	src      []byte
-	head     []int32
-	prev     []int32
+	head     []int
+	prev     []int
 	next     int // next position to insert
 	maxChain int
 }
@@ -34,8 +34,8 @@ type matchFinder struct {
 func newMatchFinder(src []byte, maxChain int) *matchFinder {
 	return &matchFinder{
 		src:      src,
-		head:     make([]int32, hashSize),
-		prev:     make([]int32, windowSize),
+		head:     make([]int, hashSize),
+		prev:     make([]int, windowSize),
 		maxChain: maxChain,
 	}
 }
@@ -54,7 +54,7 @@ func (m *matchFinder) insert(end int) {
 		}
 		h := hash3(m.src[p:])
 		m.prev[p&winMask] = m.head[h]
-		m.head[h] = int32(p + 1)
+		m.head[h] = p + 1
 	}
 }
 
@@ -82,7 +82,7 @@ func (m *matchFinder) find(start, end int, st *steps) {
 			best := minMatch - 1
 			cur := src[p : p+limit]
 			h := hash3(cur)
-			cand := int(m.head[h]) - 1
+			cand := m.head[h] - 1
 			for chain := m.maxChain; cand >= 0 && chain > 0; chain-- {
 				dist := p - cand
 				if dist > windowSize {
@@ -101,7 +101,7 @@ func (m *matchFinder) find(start, end int, st *steps) {
 						}
 					}
 				}
-				nextCand := int(m.prev[cand&winMask]) - 1
+				nextCand := m.prev[cand&winMask] - 1
 				if nextCand >= cand {
 					break // the slot was reused by a newer position: the chain ends
 				}

@@ -2,22 +2,32 @@ package deflate
 
 import (
 	"math"
+	"math/bits"
 )
 
-// costModel is the price in bits of each literal, match length and distance
-// under some code; lengths and distances include their extra bits.
+// Costs are fixed-point bits: costOne is one bit. Integer arithmetic keeps
+// the parse, and so the output, identical on every architecture; floating
+// point would not (the compiler may fuse a multiply and add on some).
+type cost = int64
+
+const (
+	costFrac = 16
+	costOne  = cost(1) << costFrac
+	costInf  = cost(1) << 62
+)
+
+// costModel is the price of each literal, match length and distance under
+// some code; lengths and distances include their extra bits.
 type costModel struct {
-	lit  [256]float64
-	eob  float64
-	len  [maxMatch + 1]float64 // by length 3..258
-	dist [numDist]float64      // by distance symbol
+	lit  [256]cost
+	len  [maxMatch + 1]cost // by length 3..258
+	dist [numDist]cost      // by distance symbol
 }
 
-// symStats are symbol frequencies, fractional so that statistics can be
-// blended with weights. The end-of-block symbol counts one.
+// symStats are symbol frequencies. The end-of-block symbol counts one.
 type symStats struct {
-	ll [numLitLen]float64
-	d  [numDist]float64
+	ll [numLitLen]uint64
+	d  [numDist]uint64
 }
 
 func statsOf(ts []token) symStats {
@@ -25,43 +35,66 @@ func statsOf(ts []token) symStats {
 	h.addAll(ts)
 	var s symStats
 	for i, c := range h.ll {
-		s.ll[i] = float64(c)
+		s.ll[i] = uint64(c)
 	}
 	for i, c := range h.d {
-		s.d[i] = float64(c)
+		s.d[i] = uint64(c)
 	}
 	s.ll[endOfBlock] = 1
 	return s
 }
 
-// entropyBits sets bits[i] to -log2(f[i]/sum) for each symbol, the ideal
-// code length for those statistics. An unseen symbol costs as much as one
-// seen once, log2(sum), so that a pass is not locked out of symbols the
-// previous pass happened not to use.
-func entropyBits(f []float64, bits []float64) {
-	sum := 0.0
+// log2Fixed returns log2(x) for x >= 1 in fixed point (costFrac fraction
+// bits), by the bit-by-bit method: with the mantissa m in [1, 2), squaring
+// doubles the logarithm, so each squaring that lands at 2 or above yields
+// the next fraction bit (and m is halved back into [1, 2)).
+func log2Fixed(x uint64) cost {
+	n := bits.Len64(x) - 1
+	// m is x / 2^n as a fixed-point number with 32 fraction bits, in
+	// [2^32, 2^33); bits below the 32nd are dropped, which for counts
+	// above 2^32 costs far less than the precision kept.
+	var m uint64
+	if n <= 32 {
+		m = x << (32 - n)
+	} else {
+		m = x >> (n - 32)
+	}
+	frac := cost(0)
+	for i := costFrac - 1; i >= 0; i-- {
+		hi, lo := bits.Mul64(m, m)
+		m = hi<<32 | lo>>32 // m*m / 2^32: the square, still 32 fraction bits
+		if m >= 1<<33 {
+			frac |= 1 << i
+			m >>= 1
+		}
+	}
+	return cost(n)<<costFrac | frac
+}
+
+// entropyBits sets out[i] to -log2(f[i]/sum), the ideal code length for
+// those statistics. An unseen symbol costs as much as one seen once,
+// log2(sum), so that a pass is not locked out of symbols the previous pass
+// happened not to use.
+func entropyBits(f []uint64, out []cost) {
+	sum := uint64(0)
 	for _, v := range f {
 		sum += v
 	}
 	if sum == 0 {
-		sum = float64(len(f))
+		sum = uint64(len(f))
 	}
-	l := math.Log2(sum)
+	l := log2Fixed(sum)
 	for i, v := range f {
-		if v <= 0 {
-			bits[i] = l
-		} else {
-			bits[i] = l - math.Log2(v)
-		}
-		if bits[i] < 0 {
-			bits[i] = 0
+		out[i] = l
+		if v > 0 {
+			out[i] = max(0, l-log2Fixed(v))
 		}
 	}
 }
 
 func (cm *costModel) fromStats(s *symStats) {
-	var ll [numLitLen]float64
-	var d [numDist]float64
+	var ll [numLitLen]cost
+	var d [numDist]cost
 	entropyBits(s.ll[:286], ll[:286])
 	entropyBits(s.d[:], d[:])
 	cm.set(&ll, &d)
@@ -69,34 +102,33 @@ func (cm *costModel) fromStats(s *symStats) {
 
 // fixedCosts is the cost model of the fixed code.
 func fixedCosts() *costModel {
-	var ll [numLitLen]float64
-	var d [numDist]float64
+	var ll [numLitLen]cost
+	var d [numDist]cost
 	for s := range ll {
-		ll[s] = float64(fixedLitLenBits(s))
+		ll[s] = cost(fixedLitLenBits(s)) * costOne
 	}
 	for s := range d {
-		d[s] = 5
+		d[s] = 5 * costOne
 	}
 	cm := new(costModel)
 	cm.set(&ll, &d)
 	return cm
 }
 
-func (cm *costModel) set(ll *[numLitLen]float64, d *[numDist]float64) {
+func (cm *costModel) set(ll *[numLitLen]cost, d *[numDist]cost) {
 	copy(cm.lit[:], ll[:256])
-	cm.eob = ll[endOfBlock]
 	for l := minMatch; l <= maxMatch; l++ {
 		s := lengthSym(l)
-		cm.len[l] = ll[257+s] + float64(lengthExtra[s])
+		cm.len[l] = ll[257+s] + cost(lengthExtra[s])*costOne
 	}
 	for s := range cm.dist {
-		cm.dist[s] = d[s] + float64(distExtra[s])
+		cm.dist[s] = d[s] + cost(distExtra[s])*costOne
 	}
 }
 
 // parser holds the buffers of the shortest-path parse, reused across passes.
 type parser struct {
-	cost []float64
+	cost []cost
 	from []uint32 // the step reaching each position: length<<16 | distance, length 1 for a literal
 	rev  []token
 }
@@ -109,12 +141,12 @@ type parser struct {
 func (p *parser) optimal(src []byte, chunkStart, start, end int, st *steps, cm *costModel, dst []token) []token {
 	n := end - start
 	if cap(p.cost) < n+1 {
-		p.cost = make([]float64, n+1)
+		p.cost = make([]cost, n+1)
 		p.from = make([]uint32, n+1)
 	}
 	cost, from := p.cost[:n+1], p.from[:n+1]
 	for i := range cost {
-		cost[i] = math.Inf(1)
+		cost[i] = costInf
 	}
 	cost[0] = 0
 	off := start - chunkStart
@@ -211,7 +243,7 @@ func (r *rng) next() uint64 {
 // perturb replaces about a third of the frequencies with those of random
 // other symbols, to knock the iteration out of a fixed point.
 func (s *symStats) perturb(r *rng) {
-	mix := func(f []float64) {
+	mix := func(f []uint64) {
 		for i := range f {
 			if r.next()%3 == 0 {
 				f[i] = f[r.next()%uint64(len(f))]
@@ -255,10 +287,10 @@ func (p *parser) optimizeBlock(src []byte, chunkStart, start, end int, st *steps
 		stats = statsOf(cur)
 		if perturbed {
 			for i := range stats.ll {
-				stats.ll[i] += 0.5 * lastStats.ll[i]
+				stats.ll[i] += lastStats.ll[i] / 2
 			}
 			for i := range stats.d {
-				stats.d[i] += 0.5 * lastStats.d[i]
+				stats.d[i] += lastStats.d[i] / 2
 			}
 		}
 		if it > 5 && b == lastBits {
