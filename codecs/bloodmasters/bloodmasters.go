@@ -107,6 +107,9 @@ func (g GameType) Teams() bool { return g == TDM || g == CTF || g == TeamScaveng
 // String returns the spec's name for g ("DM", "Team Scavenger"), or
 // "unknown (N)".
 //
+// Out of line: used from many places; a copy inlined at each would
+// grow the browser module (see "Code size" in codecs/doc.go).
+//
 //go:noinline
 func (g GameType) String() string {
 	if g.Known() {
@@ -130,6 +133,9 @@ var teamNames = [...]string{"none", "red", "blue"}
 func (t Team) Known() bool { return int(t) < len(teamNames) }
 
 // String returns "none", "red", "blue" or "unknown (N)".
+//
+// Out of line: used from many places; a copy inlined at each would
+// grow the browser module (see "Code size" in codecs/doc.go).
 //
 //go:noinline
 func (t Team) String() string {

@@ -314,6 +314,9 @@ func (*codec) NewQuery(opts map[string]string) (codecs.Query, error) {
 	return q, nil
 }
 
+// Out of line: used from many places; a copy inlined at each would
+// grow the browser module (see "Code size" in codecs/doc.go).
+//
 //go:noinline
 func optionError(name, want string) error {
 	return newError("options."+name, 0, "", codecs.Detail(codecs.ErrBadValue, want))
@@ -407,6 +410,9 @@ func (*codec) QueryKey(b []byte) []byte {
 }
 
 // newError is the *codecs.Error of field at offset off of layer.
+//
+// Out of line: used from many places; a copy inlined at each would
+// grow the browser module (see "Code size" in codecs/doc.go).
 //
 //go:noinline
 func newError(field string, off int, layer string, err error) *codecs.Error {

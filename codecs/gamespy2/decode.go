@@ -344,6 +344,9 @@ func (d *decoder) str(field string) (s []byte, start int, ok bool) {
 
 // text returns the UTF-8 form of s, which starts at offset start of b.
 //
+// Out of line: used from many places; a copy inlined at each would
+// grow the browser module (see "Code size" in codecs/doc.go).
+//
 //go:noinline
 func (d *decoder) string(s []byte, start int) string {
 	for _, c := range s {
@@ -415,7 +418,7 @@ func (d *decoder) rulesIndexed() {
 // table reads a player or team section: the count, the field names (or the
 // requested keys' names), then count rows of values.
 func (d *decoder) table(name string, keys Keys, sh *shape, tb *table) {
-	_, _, _ = *d, *sh, *tb // one nil check for the whole function
+	_, _, _ = *d, *sh, *tb // one nil check here, not one per field access below: smaller code (see "Code size" in codecs/doc.go)
 	if !keys.Wanted() {
 		return
 	}

@@ -36,6 +36,9 @@ func (*codec) Detect(b []byte) (codecs.Kind, codecs.Confidence) {
 
 // kindOf says what a datagram is from its header and the first body byte.
 //
+// Out of line: used from many places; a copy inlined at each would
+// grow the browser module (see "Code size" in codecs/doc.go).
+//
 //go:noinline
 func kindOf(h *Header, body []byte) codecs.Kind {
 	switch {
@@ -199,6 +202,9 @@ func (c *codec) QueryKey(b []byte) []byte {
 }
 
 // newError is the *codecs.Error of field at offset off of layer.
+//
+// Out of line: used from many places; a copy inlined at each would
+// grow the browser module (see "Code size" in codecs/doc.go).
 //
 //go:noinline
 func newError(field string, off int, layer string, err error) *codecs.Error {

@@ -178,6 +178,9 @@ func newDecoder(b []byte, layer int, spans *[]codecs.Span) decoder {
 // without spans skips it, and decodes again with it when there is an error
 // to name (see withPaths).
 //
+// Out of line: used from many places; a copy inlined at each would
+// grow the browser module (see "Code size" in codecs/doc.go).
+//
 //go:noinline
 func (d *decoder) enter(name string, index int) {
 	if d.paths {
@@ -185,6 +188,9 @@ func (d *decoder) enter(name string, index int) {
 	}
 }
 
+// Out of line: used from many places; a copy inlined at each would
+// grow the browser module (see "Code size" in codecs/doc.go).
+//
 //go:noinline
 func (d *decoder) leave() {
 	if d.paths {
@@ -201,6 +207,9 @@ func withPaths(b []byte) decoder {
 	return d
 }
 
+// Out of line: used from many places; a copy inlined at each would
+// grow the browser module (see "Code size" in codecs/doc.go).
+//
 //go:noinline
 func (d *decoder) err() error { return d.r.Err() }
 
@@ -215,6 +224,9 @@ func (d *decoder) text(b []byte) string {
 
 // bits reads a VarBitArray of any length. Bytes past the ninth still count
 // as part of it; their flags are dropped, and noted in d.unknown.
+//
+// Out of line: used from many places; a copy inlined at each would
+// grow the browser module (see "Code size" in codecs/doc.go).
 //
 //go:noinline
 func (d *decoder) bits(field string, names *bitNames) Bits {

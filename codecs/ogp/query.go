@@ -31,6 +31,9 @@ func (*codec) Options() []codecs.Option {
 	return out
 }
 
+// Out of line: used from many places; a copy inlined at each would
+// grow the browser module (see "Code size" in codecs/doc.go).
+//
 //go:noinline
 func optionError(key, text string) error {
 	return newError("options."+key, 0, "", codecs.Detail(codecs.ErrBadValue, text))
@@ -70,6 +73,9 @@ func NewRequest(v Version) Request {
 }
 
 // optionValue is option key of opts, or its default.
+//
+// Out of line: used from many places; a copy inlined at each would
+// grow the browser module (see "Code size" in codecs/doc.go).
 //
 //go:noinline
 func optionValue(opts map[string]string, key string) string {

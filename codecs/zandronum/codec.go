@@ -524,6 +524,9 @@ func (c Codec) QueryKey(b []byte) []byte {
 
 // newError is the *codecs.Error of field at offset off of layer.
 //
+// Out of line: used from many places; a copy inlined at each would
+// grow the browser module (see "Code size" in codecs/doc.go).
+//
 //go:noinline
 func newError(field string, off int, layer string, err error) *codecs.Error {
 	return &codecs.Error{Protocol: Protocol, Field: field, Offset: off, Layer: layer, Err: err}
