@@ -14,7 +14,7 @@ type DecodeOptions struct {
 // without knowing the protocol.
 type Option struct {
 	Name    string   // key in the options map, e.g. "flags"
-	Kind    string   // "bool", "uint" (decimal or 0x hex), "hex", "choice"
+	Kind    string   // OptionBool, OptionUint, OptionHex or OptionChoice (read by OptionReader)
 	Default string   // the value used when the key is absent
 	Choices []string // with Kind "choice"
 	Help    string   // one line for the user

@@ -19,7 +19,7 @@ import (
 
 var update = flag.Bool("update", false, "rewrite the golden files in testdata")
 
-var codec = func() codecs.Codec {
+var Codec = func() codecs.Codec {
 	c, err := codecs.Lookup("bloodmasters")
 	if err != nil {
 		panic(err)
@@ -131,10 +131,10 @@ func TestVectors(t *testing.T) {
 func TestGolden(t *testing.T) {
 	for _, g := range goldens(t) {
 		t.Run(g.name, func(t *testing.T) {
-			m, err := codec.Decode([][]byte{g.b}, codecs.DecodeOptions{Spans: true})
+			m, err := Codec.Decode([][]byte{g.b}, codecs.DecodeOptions{Spans: true})
 			out := []byte("# " + g.source + "\n")
 			out = codecs.AppendDump(out, m)
-			plain, err2 := codec.Decode([][]byte{g.b}, codecs.DecodeOptions{})
+			plain, err2 := Codec.Decode([][]byte{g.b}, codecs.DecodeOptions{})
 			if (err == nil) != (err2 == nil) {
 				t.Fatalf("spans change the outcome: %v / %v", err, err2)
 			}
@@ -168,7 +168,7 @@ func TestGolden(t *testing.T) {
 func TestSpansTile(t *testing.T) {
 	for _, g := range goldens(t) {
 		t.Run(g.name, func(t *testing.T) {
-			m, err := codec.Decode([][]byte{g.b}, codecs.DecodeOptions{Spans: true})
+			m, err := Codec.Decode([][]byte{g.b}, codecs.DecodeOptions{Spans: true})
 			if err != nil {
 				t.Skip("does not decode:", err)
 			}
@@ -213,7 +213,7 @@ func TestTruncated(t *testing.T) {
 		t.Run(g.name, func(t *testing.T) {
 			end := replyEnd(g.b)
 			for i := 0; i < len(g.b); i++ {
-				m, err := codec.Decode([][]byte{g.b[:i]}, codecs.DecodeOptions{Spans: true})
+				m, err := Codec.Decode([][]byte{g.b[:i]}, codecs.DecodeOptions{Spans: true})
 				if m == nil {
 					t.Fatalf("prefix %d: nil message", i)
 				}
@@ -517,7 +517,7 @@ func TestDecodeAllocs(t *testing.T) {
 	if allocs > 3 {
 		t.Errorf("DecodeResponse: %v allocs, budget 3", allocs)
 	}
-	allocs = testing.AllocsPerRun(200, func() { codec.Detect(b) })
+	allocs = testing.AllocsPerRun(200, func() { Codec.Detect(b) })
 	if allocs > 1 {
 		t.Errorf("Detect: %v allocs, budget 1", allocs)
 	}

@@ -11,10 +11,10 @@ import (
 )
 
 func TestRegistered(t *testing.T) {
-	if codec.Name() != "bloodmasters" || codec.Title() != "Bloodmasters" || codec.DefaultPort() != 6969 {
-		t.Errorf("codec = %q %q %d", codec.Name(), codec.Title(), codec.DefaultPort())
+	if Codec.Name() != "bloodmasters" || Codec.Title() != "Bloodmasters" || Codec.DefaultPort() != 6969 {
+		t.Errorf("codec = %q %q %d", Codec.Name(), Codec.Title(), Codec.DefaultPort())
 	}
-	opts := codec.Options()
+	opts := Codec.Options()
 	if len(opts) != 1 || opts[0].Name != "token" || opts[0].Kind != "uint" {
 		t.Errorf("Options = %+v", opts)
 	}
@@ -44,7 +44,7 @@ func TestDetect(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			kind, conf := codec.Detect(tc.b)
+			kind, conf := Codec.Detect(tc.b)
 			if kind != tc.kind || conf != tc.conf {
 				t.Errorf("Detect = %q %d, want %q %d", kind, conf, tc.kind, tc.conf)
 			}
@@ -67,7 +67,7 @@ func TestCheckQuery(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			err := codec.CheckQuery(mustHex(t, tc.b))
+			err := Codec.CheckQuery(mustHex(t, tc.b))
 			if tc.sentinel == nil {
 				if err != nil {
 					t.Fatal(err)
@@ -81,15 +81,15 @@ func TestCheckQuery(t *testing.T) {
 
 func TestDecodeDatagrams(t *testing.T) {
 	dm := readHex(t, "testdata/dm-3-clients.hex").b
-	m, err := codec.Decode(nil, codecs.DecodeOptions{})
+	m, err := Codec.Decode(nil, codecs.DecodeOptions{})
 	wantError(t, err, codecs.ErrIncomplete, "datagram", 0)
 	if m == nil {
 		t.Fatal("nil message")
 	}
-	_, err = codec.Decode([][]byte{dm, dm}, codecs.DecodeOptions{})
+	_, err = Codec.Decode([][]byte{dm, dm}, codecs.DecodeOptions{})
 	wantError(t, err, codecs.ErrBadValue, "datagram", 0)
 
-	m, err = codec.Decode([][]byte{mustHex(t, "0700 0d 12345678")}, codecs.DecodeOptions{})
+	m, err = Codec.Decode([][]byte{mustHex(t, "0700 0d 12345678")}, codecs.DecodeOptions{})
 	if err != nil || m.Kind != codecs.KindQuery || m.Info != nil {
 		t.Fatalf("request: %+v, %v", m, err)
 	}
@@ -114,7 +114,7 @@ func TestWarnings(t *testing.T) {
 	}
 	for name, want := range tests {
 		t.Run(name, func(t *testing.T) {
-			m, err := codec.Decode([][]byte{readHex(t, "testdata/"+name+".hex").b}, codecs.DecodeOptions{})
+			m, err := Codec.Decode([][]byte{readHex(t, "testdata/"+name+".hex").b}, codecs.DecodeOptions{})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -125,13 +125,13 @@ func TestWarnings(t *testing.T) {
 	}
 
 	cut := readHex(t, "testdata/multi-message.hex").b
-	m, err := codec.Decode([][]byte{cut[:len(cut)-1]}, codecs.DecodeOptions{})
+	m, err := Codec.Decode([][]byte{cut[:len(cut)-1]}, codecs.DecodeOptions{})
 	if err != nil || !reflect.DeepEqual(m.Warnings, []string{codecs.WarnTruncated}) {
 		t.Errorf("message cut after the reply: %q, %v", m.Warnings, err)
 	}
 
 	req := bloodmasters.AppendRequest(nil, 1)
-	m, err = codec.Decode([][]byte{readHex(t, "testdata/empty.hex").b}, codecs.DecodeOptions{Query: req})
+	m, err = Codec.Decode([][]byte{readHex(t, "testdata/empty.hex").b}, codecs.DecodeOptions{Query: req})
 	if err != nil || !reflect.DeepEqual(m.Warnings, []string{bloodmasters.WarnTokenMismatch}) {
 		t.Errorf("token mismatch: %q, %v", m.Warnings, err)
 	}
@@ -140,7 +140,7 @@ func TestWarnings(t *testing.T) {
 // TestInfo checks the neutral view: stripped names, team null for no team,
 // the build as version, num_players counting every client.
 func TestInfo(t *testing.T) {
-	m, err := codec.Decode([][]byte{readHex(t, "testdata/tdm-teams.hex").b}, codecs.DecodeOptions{})
+	m, err := Codec.Decode([][]byte{readHex(t, "testdata/tdm-teams.hex").b}, codecs.DecodeOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -183,7 +183,7 @@ func TestQuery(t *testing.T) {
 		return b
 	}
 
-	q, err := codec.NewQuery(map[string]string{"token": "0x01020304"})
+	q, err := Codec.NewQuery(map[string]string{"token": "0x01020304"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -217,7 +217,7 @@ func TestQuery(t *testing.T) {
 
 	// A reply cut before its token cannot be matched, but it is the only
 	// answer a truncating server gives: keep it so Result says what is cut.
-	q, _ = codec.NewQuery(nil)
+	q, _ = Codec.NewQuery(nil)
 	if _, done, err := q.Feed(reply(0)[:5]); !done || err != nil {
 		t.Fatalf("cut reply: %v %v", done, err)
 	}
@@ -226,11 +226,11 @@ func TestQuery(t *testing.T) {
 	}
 
 	for _, opts := range []map[string]string{{"token": "-1"}, {"token": "4294967296"}, {"token": "x"}, {"flags": "1"}} {
-		if _, err := codec.NewQuery(opts); !errors.Is(err, codecs.ErrBadValue) {
+		if _, err := Codec.NewQuery(opts); !errors.Is(err, codecs.ErrBadValue) {
 			t.Errorf("NewQuery(%v) = %v", opts, err)
 		}
 	}
-	if q, err := codec.NewQuery(map[string]string{"token": " 4294967295 "}); err != nil || !bytes.Equal(q.Start()[0], mustHex(t, "0700 0d ffffffff")) {
+	if q, err := Codec.NewQuery(map[string]string{"token": " 4294967295 "}); err != nil || !bytes.Equal(q.Start()[0], mustHex(t, "0700 0d ffffffff")) {
 		t.Errorf("decimal token: %v", err)
 	}
 }

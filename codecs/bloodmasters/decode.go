@@ -9,7 +9,8 @@ import (
 	"github.com/querylens/querylens/codecs/internal/wire"
 )
 
-const protoName = "bloodmasters"
+// Protocol is the name the package registers and puts in every error.
+const Protocol = "bloodmasters"
 
 // minClientLen is the smallest client record: empty name (1-byte length),
 // team, spectator, ping.
@@ -18,7 +19,7 @@ const minClientLen = 1 + 1 + 1 + 2
 // DecodeRequest decodes a query datagram, which must be exactly the 7-byte
 // form `07 00 0d` + token, and returns the token.
 func DecodeRequest(b []byte) (uint32, error) {
-	r := wire.NewReader(protoName, b, 0, nil)
+	r := wire.NewReader(Protocol, b, 0, nil)
 	n := r.U16LE("length")
 	c := Command(r.U8("command"))
 	tok := r.Bytes("token", 4)
@@ -65,7 +66,7 @@ type Parser struct {
 }
 
 // Start begins iterating the messages of datagram b.
-func (p *Parser) Start(b []byte) { p.r, p.n = wire.NewReader(protoName, b, 0, nil), 0 }
+func (p *Parser) Start(b []byte) { p.r, p.n = wire.NewReader(Protocol, b, 0, nil), 0 }
 
 // Next returns the next message, ErrDone after the last one, or a
 // *codecs.Error for a message whose length field is too small for its header
@@ -154,7 +155,7 @@ type decoder struct {
 // offsets stay datagram offsets because the reader starts at 0 and skips to
 // the message.
 func (dg *datagram) decode(b []byte, spans *[]codecs.Span, opt options) error {
-	d := decoder{r: *wire.NewReader(protoName, b, 0, spans), spans: spans, values: opt&optValues != 0}
+	d := decoder{r: *wire.NewReader(Protocol, b, 0, spans), spans: spans, values: opt&optValues != 0}
 	r := &d.r
 	var err error
 	k := 0 // index among the other messages
@@ -198,9 +199,9 @@ func (dg *datagram) decode(b []byte, spans *[]codecs.Span, opt options) error {
 	switch {
 	case err != nil || dg.found:
 	case len(b) == 0:
-		err = codecs.NewError(protoName, "length", 0, codecs.ErrShort)
+		err = codecs.NewError(Protocol, "length", 0, codecs.ErrShort)
 	default:
-		err = codecs.NewError(protoName, "command", 2, codecs.Detail(codecs.ErrUnknownCode, "no ServerInfo (13) message in the datagram"))
+		err = codecs.NewError(Protocol, "command", 2, codecs.Detail(codecs.ErrUnknownCode, "no ServerInfo (13) message in the datagram"))
 	}
 	dg.stage = d.stage
 	return err

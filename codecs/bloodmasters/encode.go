@@ -23,7 +23,7 @@ func AppendRequest(dst []byte, token uint32) []byte {
 func AppendResponse(dst []byte, r Response) ([]byte, error) {
 	orig := len(dst)
 	fail := func(field string, err error) ([]byte, error) {
-		return dst[:orig], &codecs.Error{Protocol: protoName, Field: field, Offset: len(dst) - orig, Err: err}
+		return dst[:orig], &codecs.Error{Protocol: Protocol, Field: field, Offset: len(dst) - orig, Err: err}
 	}
 	switch {
 	case !r.Extended() && len(r.Clients) > 0:
@@ -94,7 +94,7 @@ func appendHeader(dst []byte, c Command, id uint32) []byte {
 func finishMessage(dst []byte, start int) error {
 	n := len(dst) - start
 	if n > MaxMessageLen {
-		return &codecs.Error{Protocol: protoName, Field: "length", Offset: 0,
+		return &codecs.Error{Protocol: Protocol, Field: "length", Offset: 0,
 			Err: wire.Detailf(codecs.ErrTooLong, "message of %d bytes exceeds the 16-bit length field", int64(n))}
 	}
 	binary.LittleEndian.PutUint16(dst[start:], uint16(n))

@@ -63,7 +63,7 @@ func FuzzDecodeRequest(f *testing.F) {
 	f.Fuzz(func(t *testing.T, b []byte) {
 		tok, err := bloodmasters.DecodeRequest(b)
 		if err != nil {
-			if codec.CheckQuery(b) == nil {
+			if Codec.CheckQuery(b) == nil {
 				t.Fatal("CheckQuery accepts what DecodeRequest refuses")
 			}
 			return
@@ -80,8 +80,8 @@ func FuzzDecodeRequest(f *testing.F) {
 func FuzzCodec(f *testing.F) {
 	addSeeds(f)
 	f.Fuzz(func(t *testing.T, b []byte) {
-		kind, conf := codec.Detect(b)
-		m, err := codec.Decode([][]byte{b}, codecs.DecodeOptions{Spans: true})
+		kind, conf := Codec.Detect(b)
+		m, err := Codec.Decode([][]byte{b}, codecs.DecodeOptions{Spans: true})
 		if m == nil {
 			t.Fatal("nil message")
 		}

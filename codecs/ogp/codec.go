@@ -5,22 +5,23 @@ import (
 	"github.com/querylens/querylens/codecs/internal/wire"
 )
 
-func init() { codecs.Register(&codec{}) }
+func init() { codecs.Register(Codec{}) }
 
-// codec is the registry entry for OGP.
-type codec struct{}
+// Codec is the codecs.Codec of the Open Game Protocol. Importing the
+// package registers it.
+type Codec struct{}
 
-func (*codec) Name() string { return proto }
+func (Codec) Name() string { return Protocol }
 
-func (*codec) Title() string { return "Open Game Protocol" }
+func (Codec) Title() string { return "Open Game Protocol" }
 
 // DefaultPort is 0: OGP runs on a port each game chooses.
-func (*codec) DefaultPort() int { return 0 }
+func (Codec) DefaultPort() int { return 0 }
 
 // Detect needs the full magic FF FF FF FF "OGP\0": Zandronum's raw
 // (unencoded) Huffman form also starts with FF. With a valid header of
 // either version it is certain and says what the datagram is.
-func (*codec) Detect(b []byte) (codecs.Kind, codecs.Confidence) {
+func (Codec) Detect(b []byte) (codecs.Kind, codecs.Confidence) {
 	if len(b) < len(magic) || string(b[:len(magic)]) != magic {
 		return "", codecs.NotMine
 	}
@@ -54,7 +55,7 @@ func kindOf(h *Header, body []byte) codecs.Kind {
 
 // CheckQuery accepts a complete, well-formed ping or Default query v1 of
 // either version. Rcon queries are refused: their body is not specified.
-func (*codec) CheckQuery(b []byte) error {
+func (Codec) CheckQuery(b []byte) error {
 	q, err := DecodeRequest(b)
 	if err != nil {
 		return err
@@ -68,8 +69,8 @@ func (*codec) CheckQuery(b []byte) error {
 // Decode decodes one query, one answer, or the datagrams of one split
 // answer in any order. Layers (with spans): one "wire" layer per datagram,
 // and for a split answer a "reassembled" layer holding the joined answer.
-func (*codec) Decode(datagrams [][]byte, opt codecs.DecodeOptions) (*codecs.Message, error) {
-	m := &codecs.Message{Protocol: proto, Kind: codecs.KindResponse}
+func (Codec) Decode(datagrams [][]byte, opt codecs.DecodeOptions) (*codecs.Message, error) {
+	m := &codecs.Message{Protocol: Protocol, Kind: codecs.KindResponse}
 	if len(datagrams) == 0 {
 		return m, newError("datagrams", 0, "", codecs.Detail(codecs.ErrIncomplete, "no datagrams"))
 	}
@@ -182,7 +183,7 @@ func decodeSplit(m *codecs.Message, datagrams [][]byte, spans *[]codecs.Span) er
 // different clients share one answer. The challenge number stays: servers
 // hand it out per client address, and every user of a relay shares one.
 // Nil when b is not a query CheckQuery accepts.
-func (c *codec) QueryKey(b []byte) []byte {
+func (c Codec) QueryKey(b []byte) []byte {
 	if c.CheckQuery(b) != nil {
 		return nil
 	}
@@ -208,5 +209,5 @@ func (c *codec) QueryKey(b []byte) []byte {
 //
 //go:noinline
 func newError(field string, off int, layer string, err error) *codecs.Error {
-	return &codecs.Error{Protocol: proto, Field: field, Offset: off, Layer: layer, Err: err}
+	return &codecs.Error{Protocol: Protocol, Field: field, Offset: off, Layer: layer, Err: err}
 }

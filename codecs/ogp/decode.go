@@ -11,7 +11,8 @@ import (
 // magic starts every datagram of both versions.
 const magic = "\xff\xff\xff\xffOGP\x00"
 
-const proto = "ogp"
+// Protocol is the name the package registers and puts in every error.
+const Protocol = "ogp"
 
 // scanBits reads the VarBitArray at b[off:end] without recording anything:
 // its value, its length in bytes, and ok false when its last byte (bit 7
@@ -171,7 +172,7 @@ type decoder struct {
 }
 
 func newDecoder(b []byte, layer int, spans *[]codecs.Span) decoder {
-	return decoder{r: wire.NewReader(proto, b, layer, spans), spans: spans, paths: spans != nil}
+	return decoder{r: wire.NewReader(Protocol, b, layer, spans), spans: spans, paths: spans != nil}
 }
 
 // enter and leave keep the field path only when it will be used: decoding

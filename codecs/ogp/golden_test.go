@@ -14,7 +14,7 @@ import (
 // TestGolden decodes every testdata packet with spans and compares the
 // annotated dump and the JSON with testdata/<name>.golden (-update rewrites).
 func TestGolden(t *testing.T) {
-	c := codec(t)
+	c := Codec(t)
 	for _, p := range readPackets(t) {
 		t.Run(p.name, func(t *testing.T) {
 			m, err := c.Decode(p.datagrams, codecs.DecodeOptions{Spans: true})
@@ -94,7 +94,7 @@ func checkSpans(t *testing.T, m *codecs.Message) {
 // message that encodes back to exactly its bytes. Parts of a split answer
 // need only fail cleanly if they fail.
 func TestTruncated(t *testing.T) {
-	c := codec(t)
+	c := Codec(t)
 	for _, p := range readPackets(t) {
 		t.Run(p.name, func(t *testing.T) {
 			for j, d := range p.datagrams {
@@ -167,7 +167,7 @@ func second[T any](_ T, err error) error { return err }
 // error wrapping ErrIncomplete that names what is missing, with the part
 // that joins up from packet 0 decoded as far as it goes.
 func TestSplitMissing(t *testing.T) {
-	c := codec(t)
+	c := Codec(t)
 	for _, name := range []string{"v1_split_answer", "v004_split_answer"} {
 		p := readPacket(t, filepath.Join("testdata", name+".hex"))
 		for drop := range p.datagrams {

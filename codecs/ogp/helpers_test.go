@@ -85,7 +85,7 @@ func writePacket(t testing.TB, name, source string, datagrams [][]byte) {
 	}
 }
 
-func codec(t testing.TB) codecs.Codec {
+func Codec(t testing.TB) codecs.Codec {
 	t.Helper()
 	c, err := codecs.Lookup("ogp")
 	if err != nil {

@@ -252,7 +252,7 @@ func TestDecodeErrors(t *testing.T) {
 			if e := codecErr(t, err); e.Field != tc.field || e.Offset != tc.offset || e.Protocol != "ogp" {
 				t.Errorf("field %q at %d, want %q at %d (%v)", e.Field, e.Offset, tc.field, tc.offset, err)
 			}
-			m, cerr := codec(t).Decode([][]byte{b}, codecs.DecodeOptions{})
+			m, cerr := Codec(t).Decode([][]byte{b}, codecs.DecodeOptions{})
 			if m == nil || (cerr == nil) != (errors.Is(err, codecs.ErrTrailing) || errors.Is(err, codecs.ErrNotQuery) ||
 				tc.name == "query to DecodeAnswer") {
 				t.Errorf("codec: %v", cerr)
@@ -265,7 +265,7 @@ func TestDecodeErrors(t *testing.T) {
 // as far as the known flags go, with a warning.
 func TestUnknownLayoutFlags(t *testing.T) {
 	b := unhex(t, "ffffffff4f475000030101 0000 40") // Requests 0.6: not defined
-	m, err := codec(t).Decode([][]byte{b}, codecs.DecodeOptions{})
+	m, err := Codec(t).Decode([][]byte{b}, codecs.DecodeOptions{})
 	if err != nil || len(m.Warnings) != 1 || m.Warnings[0] != codecs.WarnUnknownFlags {
 		t.Fatalf("warnings %v, %v", m.Warnings, err)
 	}
@@ -276,7 +276,7 @@ func TestPartial(t *testing.T) {
 	b := datagram(t, "v1_answer")
 	cut := b[:100] // inside players[0].name "Alice"
 	for _, spans := range []bool{false, true} {
-		m, err := codec(t).Decode([][]byte{cut}, codecs.DecodeOptions{Spans: spans})
+		m, err := Codec(t).Decode([][]byte{cut}, codecs.DecodeOptions{Spans: spans})
 		if e := codecErr(t, err); e.Field != "players[0].name" {
 			t.Fatalf("err = %v", err)
 		}
@@ -319,7 +319,7 @@ func TestDecodeAllocs(t *testing.T) {
 	}
 	// The message costs about one allocation per string, list and object
 	// of the JSON (this answer has about 130 of them), and nothing per byte.
-	c := codec(t)
+	c := Codec(t)
 	dgs := [][]byte{b}
 	if n := testing.AllocsPerRun(50, func() { c.Decode(dgs, codecs.DecodeOptions{}) }); n > 140 {
 		t.Errorf("Codec.Decode without spans: %v allocs, want <= 140", n)

@@ -11,7 +11,7 @@ import (
 )
 
 func TestCodecRegistration(t *testing.T) {
-	c := codec(t)
+	c := Codec(t)
 	if c.Name() != "ogp" || c.Title() != "Open Game Protocol" || c.DefaultPort() != 0 {
 		t.Errorf("%s %q %d", c.Name(), c.Title(), c.DefaultPort())
 	}
@@ -30,7 +30,7 @@ func TestCodecRegistration(t *testing.T) {
 }
 
 func TestDetect(t *testing.T) {
-	c := codec(t)
+	c := Codec(t)
 	tests := []struct {
 		name string
 		hex  string
@@ -59,7 +59,7 @@ func TestDetect(t *testing.T) {
 }
 
 func TestCheckQuery(t *testing.T) {
-	c := codec(t)
+	c := Codec(t)
 	v004, _ := ogp.AppendRequest(nil, ogp.NewRequest(ogp.V004))
 	ping, _ := ogp.AppendRequest(nil, ogp.Request{Header: ogp.Header{Type: ogp.TypePing}})
 	rcon, _ := ogp.AppendRequest(nil, ogp.Request{Header: ogp.Header{Type: ogp.TypeRcon}, Raw: []byte("pw")})
@@ -90,7 +90,7 @@ func TestCheckQuery(t *testing.T) {
 }
 
 func TestNewQueryOptions(t *testing.T) {
-	c := codec(t)
+	c := Codec(t)
 	bad := []map[string]string{
 		{"colour": "true"},
 		{"version": "2"},
@@ -139,7 +139,7 @@ func feed(t *testing.T, qy codecs.Query, in ...[]byte) (sent [][]byte, done bool
 // The vector exchange: challenge request, challenge answer, the real
 // query with the number echoed byte for byte, the answer.
 func TestQueryVectorExchange(t *testing.T) {
-	qy, err := codec(t).NewQuery(nil)
+	qy, err := Codec(t).NewQuery(nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -170,7 +170,7 @@ func TestQueryVectorExchange(t *testing.T) {
 
 func TestQuerySplitAnswer(t *testing.T) {
 	p := readPacket(t, filepath.Join("testdata", "v1_split_answer.hex"))
-	qy, _ := codec(t).NewQuery(map[string]string{"challenge": "16909060", "request_id": "77", "max_bytes": "500"})
+	qy, _ := Codec(t).NewQuery(map[string]string{"challenge": "16909060", "request_id": "77", "max_bytes": "500"})
 	var done bool
 	for i, d := range p.datagrams {
 		var err error
@@ -191,7 +191,7 @@ func TestQuerySplitAnswer(t *testing.T) {
 }
 
 func TestQueryIgnores(t *testing.T) {
-	qy, _ := codec(t).NewQuery(map[string]string{"request_id": "5"})
+	qy, _ := Codec(t).NewQuery(map[string]string{"request_id": "5"})
 	for name, b := range map[string][]byte{
 		"garbage": []byte("hello"),
 		"a query": datagram(t, "v1_query"),
@@ -213,7 +213,7 @@ func TestQueryIgnores(t *testing.T) {
 // A server that answers every query with a new challenge cannot keep the
 // conversation going forever.
 func TestQueryChallengeLoop(t *testing.T) {
-	qy, _ := codec(t).NewQuery(nil)
+	qy, _ := Codec(t).NewQuery(nil)
 	ch := datagram(t, "v1_challenge_answer")
 	n := 0
 	for ; n < 10; n++ {
@@ -234,7 +234,7 @@ func TestQueryChallengeLoop(t *testing.T) {
 }
 
 func TestQueryV004(t *testing.T) {
-	qy, _ := codec(t).NewQuery(map[string]string{"version": "0.04"})
+	qy, _ := Codec(t).NewQuery(map[string]string{"version": "0.04"})
 	first, err := ogp.DecodeRequest(qy.Start()[0])
 	if err != nil || first.Version != ogp.V004 || first.Challenge != 0xffffffff {
 		t.Fatalf("first = %+v, %v", first, err)

@@ -19,16 +19,16 @@ func (Codec) Name() string     { return Protocol }
 func (Codec) Title() string    { return "Zandronum" }
 func (Codec) DefaultPort() int { return DefaultPort }
 
-// Options lists the knobs of NewQuery.
-func (Codec) Options() []codecs.Option {
-	return []codecs.Option{
-		{Name: "flags", Kind: "uint", Default: "0x" + hex32(uint32(DefaultFlags)), Help: "SQF flags to ask for (zandronum.md 2.2)"},
-		{Name: "flags2", Kind: "uint", Default: "0x" + hex32(uint32(SQF2_ALL)), Help: "SQF2 flags, sent when flags has bit 31"},
-		{Name: "segmented", Kind: "bool", Default: "true", Help: "ask for a segmented reply (5660032)"},
-		{Name: "time", Kind: "uint", Default: "0", Help: "value the server echoes; 0 picks a per-query number"},
-		{Name: "master", Kind: "bool", Default: "false", Help: "ask a master server for its list instead"},
-	}
+var queryOptions = []codecs.Option{
+	{Name: "flags", Kind: codecs.OptionUint, Default: "0x" + hex32(uint32(DefaultFlags)), Help: "SQF flags to ask for (zandronum.md 2.2)"},
+	{Name: "flags2", Kind: codecs.OptionUint, Default: "0x" + hex32(uint32(SQF2_ALL)), Help: "SQF2 flags, sent when flags has bit 31"},
+	{Name: "segmented", Kind: codecs.OptionBool, Default: "true", Help: "ask for a segmented reply (5660032)"},
+	{Name: "time", Kind: codecs.OptionUint, Default: "0", Help: "value the server echoes; 0 picks a per-query number"},
+	{Name: "master", Kind: codecs.OptionBool, Default: "false", Help: "ask a master server for its list instead"},
 }
+
+// Options lists the knobs of NewQuery.
+func (Codec) Options() []codecs.Option { return append([]codecs.Option(nil), queryOptions...) }
 
 // queryClock numbers queries whose time was not given: a launcher's time
 // only has to come back unchanged.
@@ -36,43 +36,15 @@ var queryClock atomic.Uint32
 
 // NewQuery starts a query configured by opts (keys from Options).
 func (Codec) NewQuery(opts map[string]string) (codecs.Query, error) {
-	q := &Query{req: Request{Flags: DefaultFlags, Flags2: SQF2_ALL, Segmented: true}}
-	for k, v := range opts {
-		var err error
-		msg := ""
-		switch k {
-		case "flags", "flags2", "time":
-			var n uint64
-			if n, err = strconv.ParseUint(v, 0, 32); err != nil {
-				break
-			}
-			switch k {
-			case "flags":
-				q.req.Flags = Flag(n)
-			case "flags2":
-				q.req.Flags2 = Flag2(n)
-			default:
-				q.req.Time = uint32(n)
-			}
-		case "segmented", "master":
-			var b bool
-			if b, err = strconv.ParseBool(v); err != nil {
-				break
-			}
-			if k == "master" {
-				q.master = b
-			} else {
-				q.req.Segmented = b
-			}
-		default:
-			msg = "unknown option"
-		}
-		if err != nil {
-			msg = err.Error()
-		}
-		if msg != "" {
-			return nil, newError("options."+k, 0, "", codecs.Detail(codecs.ErrBadValue, msg))
-		}
+	r := codecs.ReadOptions(Protocol, queryOptions, opts)
+	q := &query{master: r.Bool("master"), req: Request{
+		Flags:     Flag(r.Uint("flags", 32)),
+		Flags2:    Flag2(r.Uint("flags2", 32)),
+		Segmented: r.Bool("segmented"),
+		Time:      uint32(r.Uint("time", 32)),
+	}}
+	if err := r.Err(); err != nil {
+		return nil, err
 	}
 	if q.req.Time == 0 {
 		q.req.Time = queryClock.Add(1)
@@ -82,7 +54,7 @@ func (Codec) NewQuery(opts map[string]string) (codecs.Query, error) {
 
 // Query is the conversation of NewQuery: one request, then a reply, a
 // refusal, the segments of a reply, or a master's packets.
-type Query struct {
+type query struct {
 	req    Request
 	master bool
 	done   bool
@@ -94,10 +66,10 @@ type Query struct {
 }
 
 // Request returns the launcher request the query sends.
-func (q *Query) Request() Request { return q.req }
+func (q *query) Request() Request { return q.req }
 
 // Start returns the request datagram.
-func (q *Query) Start() [][]byte {
+func (q *query) Start() [][]byte {
 	q.final = -1
 	if q.master {
 		return [][]byte{AppendMasterRequest(nil)}
@@ -106,7 +78,7 @@ func (q *Query) Start() [][]byte {
 	return [][]byte{b}
 }
 
-func (q *Query) ignore(field string, off int, err error) ([][]byte, bool, error) {
+func (q *query) ignore(field string, off int, err error) ([][]byte, bool, error) {
 	return nil, q.done, newError(field, off, "payload", err)
 }
 
@@ -119,7 +91,7 @@ func (q *Query) ignore(field string, off int, err error) ([][]byte, bool, error)
 // everyone who asked the same question (zandronum.md 2.9: the server
 // answers each IP once per 10 s), so a reply may echo another asker's time.
 // The transports already accept only datagrams from the server queried.
-func (q *Query) Feed(b []byte) ([][]byte, bool, error) {
+func (q *query) Feed(b []byte) ([][]byte, bool, error) {
 	var tmp [64]byte
 	p, err := unwrap(tmp[:0], b, "wire")
 	if err != nil {
@@ -163,7 +135,7 @@ func (q *Query) Feed(b []byte) ([][]byte, bool, error) {
 	return q.ignore("response", 0, codecs.Detail(codecs.ErrUnknownCode, strconv.FormatUint(uint64(code), 10)))
 }
 
-func (q *Query) feedMaster(b, p []byte, code uint32) ([][]byte, bool, error) {
+func (q *query) feedMaster(b, p []byte, code uint32) ([][]byte, bool, error) {
 	switch code {
 	case MasterBeginList, MasterBanned, MasterIgnored, MasterWrongVersion:
 		if _, err := DecodeMasterListPayloads([][]byte{p}); err != nil {
@@ -198,7 +170,7 @@ func (q *Query) feedMaster(b, p []byte, code uint32) ([][]byte, bool, error) {
 
 // Result decodes what was received: the reply, or the segments or list
 // packets held so far (ErrIncomplete names what is missing).
-func (q *Query) Result(opt codecs.DecodeOptions) (*codecs.Message, error) {
+func (q *query) Result(opt codecs.DecodeOptions) (*codecs.Message, error) {
 	var ds [][]byte
 	switch {
 	case q.reply != nil:

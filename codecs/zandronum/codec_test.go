@@ -168,10 +168,10 @@ func feed(t *testing.T, q codecs.Query, ds ...[]byte) (done bool, errs []error) 
 }
 
 func TestQuery(t *testing.T) {
-	newQuery := func(opts map[string]string) (*Query, Request) {
+	newQuery := func(opts map[string]string) (*query, Request) {
 		c, err := Codec{}.NewQuery(opts)
 		noErr(t, "NewQuery", err)
-		q := c.(*Query)
+		q := c.(*query)
 		start := q.Start()
 		equal(t, "datagrams", 1, len(start))
 		if q.master {
