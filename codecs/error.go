@@ -83,3 +83,14 @@ type detailError struct {
 
 func (d *detailError) Error() string { return d.sentinel.Error() + ": " + d.text }
 func (d *detailError) Unwrap() error { return d.sentinel }
+
+// CheckQueryLen is the first step of every Codec.CheckQuery: a datagram
+// longer than max, the longest query a real client of the protocol sends,
+// is refused with ErrTooLong at offset max before anything is parsed.
+func CheckQueryLen(protocol string, b []byte, max int) error {
+	if len(b) <= max {
+		return nil
+	}
+	return &Error{Protocol: protocol, Field: "datagram", Offset: max, Err: Detail(ErrTooLong,
+		strconv.Itoa(len(b))+" bytes; a client's query is at most "+strconv.Itoa(max))}
+}

@@ -14,6 +14,9 @@ const (
 	HeaderLen = 3
 	// RequestLen is the length of the query: header + 4 token bytes.
 	RequestLen = 7
+	// MaxQueryLen is the longest query CheckQuery accepts: the request is
+	// the only query there is.
+	MaxQueryLen = RequestLen
 	// MaxMessageLen is the largest length the 16-bit length field can say.
 	MaxMessageLen = 0xffff
 	// DefaultPort is the game port, which also answers queries.

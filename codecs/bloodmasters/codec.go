@@ -83,6 +83,9 @@ func (Codec) Detect(b []byte) (codecs.Kind, codecs.Confidence) {
 
 // CheckQuery accepts exactly the 7-byte request `07 00 0d` + token.
 func (Codec) CheckQuery(b []byte) error {
+	if err := codecs.CheckQueryLen(Protocol, b, MaxQueryLen); err != nil {
+		return err
+	}
 	_, err := DecodeRequest(b)
 	return err
 }

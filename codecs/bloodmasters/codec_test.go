@@ -61,7 +61,8 @@ func TestCheckQuery(t *testing.T) {
 		{"request", "0700 0d 00000000", nil},
 		{"request with token", "0700 0d deadbeef", nil},
 		{"short", "0700 0d 0000", codecs.ErrShort},
-		{"long", "0700 0d 00000000 00", codecs.ErrTrailing},
+		{"one byte more than MaxQueryLen", "0700 0d 00000000 00", codecs.ErrTooLong},
+		{"a reply", "1100 0d 00000000 03 4f6e65 00 0000 0800", codecs.ErrTooLong},
 		{"wrong length", "0800 0d 00000000", codecs.ErrBadValue},
 		{"other command", "0700 01 00000000", codecs.ErrNotQuery},
 	}

@@ -2,6 +2,7 @@ package gamespy2
 
 import (
 	"errors"
+	"strconv"
 
 	"github.com/querylens/querylens/codecs"
 	"github.com/querylens/querylens/codecs/internal/wire"
@@ -64,9 +65,24 @@ func (Codec) Detect(b []byte) (codecs.Kind, codecs.Confidence) {
 // CheckQuery accepts a query in any of the three forms per section and
 // refuses exflags, which would ask for split replies that are not GS2.
 func (Codec) CheckQuery(b []byte) error {
+	if err := codecs.CheckQueryLen(Protocol, b, MaxQueryLen); err != nil {
+		return err
+	}
 	q, err := DecodeRequest(b)
 	if err != nil {
 		return err
+	}
+	at := 7 // offset of the server section's count
+	for s, k := range [...]Keys{q.Server, q.Players, q.Teams} {
+		var seen [MaxKeyIndex + 1]bool
+		for i, key := range k.List {
+			if seen[key] {
+				return newError(sectionNames[s]+".keys["+strconv.Itoa(i)+"]", at+1+i, "",
+					codecs.Detail(codecs.ErrBadValue, "key "+key.String()+" asked twice"))
+			}
+			seen[key] = true
+		}
+		at += 1 + len(k.List)
 	}
 	if q.HasExFlags && q.ExFlags != 0 {
 		return newError("exflags", len(b)-1, "", codecs.Detail(codecs.ErrBadValue, "exflags ask for split (GameSpy 3) replies"))

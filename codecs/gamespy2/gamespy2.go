@@ -35,6 +35,11 @@ const (
 	// MaxKeyIndex is the highest key number the SDK accepts
 	// (MAX_REGISTERED_KEYS); 0 is reserved.
 	MaxKeyIndex = 254
+	// MaxQueryLen is the longest query CheckQuery accepts: header, three
+	// key lists naming each key at most once, and the exflags byte.
+	// GameDig, qstat and opengsq send 10 bytes; only index-mode clients
+	// (the SDK's own browser) list keys.
+	MaxQueryLen = 7 + 3*(1+MaxKeys) + 1
 
 	headerLen  = 5  // reply: packet type + id
 	requestLen = 10 // request in the 00/FF forms, without exflags

@@ -384,3 +384,49 @@ func TestKeyNames(t *testing.T) {
 		t.Error("empty name found")
 	}
 }
+
+// TestCheckQueryLength: the longest query CheckQuery accepts is
+// MaxQueryLen (every key once in each section, and exflags 0); one byte
+// more, or a key asked twice, is refused.
+func TestCheckQueryLength(t *testing.T) {
+	all := make([]Key, MaxKeys)
+	for i := range all {
+		all[i] = Key(i + 1)
+	}
+	longest, err := AppendRequest(nil, Request{ID: DefaultID, Server: Keys{List: all}, Players: Keys{List: all},
+		Teams: Keys{List: all}, HasExFlags: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	twice := unhex(t, "fefd0010203040 03 010501 00 00")
+	for _, tc := range []struct {
+		name  string
+		b     []byte
+		err   error
+		field string
+		off   int
+	}{
+		{"combined query", unhex(t, "fefd0010203040ffffff"), nil, "", 0},
+		{"index mode", unhex(t, "fefd0010203040 02 0105 01 15 00"), nil, "", 0},
+		{"longest", longest, nil, "", 0},
+		{"one byte more", append(longest, 0), codecs.ErrTooLong, "datagram", MaxQueryLen},
+		{"8 KiB", append(unhex(t, "fefd0010203040ffffff"), make([]byte, 8182)...), codecs.ErrTooLong, "datagram", MaxQueryLen},
+		{"a key asked twice", twice, codecs.ErrBadValue, "server.keys[2]", 10},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			if tc.name == "longest" && len(tc.b) != MaxQueryLen {
+				t.Fatalf("longest query is %d bytes, MaxQueryLen %d", len(tc.b), MaxQueryLen)
+			}
+			err := Codec{}.CheckQuery(tc.b)
+			if tc.err == nil {
+				if err != nil {
+					t.Fatal(err)
+				}
+				return
+			}
+			if e := codecError(t, err); !errors.Is(err, tc.err) || e.Field != tc.field || e.Offset != tc.off {
+				t.Errorf("err = %v; want %v at %s, offset %d", err, tc.err, tc.field, tc.off)
+			}
+		})
+	}
+}

@@ -53,15 +53,41 @@ func kindOf(h *Header, body []byte) codecs.Kind {
 	return codecs.KindResponse
 }
 
+// MaxQueryLen is the longest query CheckQuery accepts: a 1.0x Default
+// query v1 asking for every field this package knows, with a challenge
+// number, a RequestID and MaxBytesPerPacket (34 bytes; v0.04's is 29).
+const MaxQueryLen = 34
+
 // CheckQuery accepts a complete, well-formed ping or Default query v1 of
-// either version. Rcon queries are refused: their body is not specified.
+// either version, of at most MaxQueryLen bytes, encoded as a client
+// encodes it: VarBitArrays without trailing zero bytes (ogp.md 5.2), so
+// that continuation bytes cannot pad a query, and a ping without a body.
+// Rcon queries are refused: their body is not specified.
 func (Codec) CheckQuery(b []byte) error {
+	if err := codecs.CheckQueryLen(Protocol, b, MaxQueryLen); err != nil {
+		return err
+	}
 	q, err := DecodeRequest(b)
 	if err != nil {
 		return err
 	}
-	if q.Type != TypeDefault && q.Type != TypePing {
+	switch {
+	case q.Type != TypeDefault && q.Type != TypePing:
 		return newError("header.type", 0, "", codecs.Detail(codecs.ErrBadValue, q.Type.String()+" queries are not forwarded"))
+	case q.Type == TypePing && len(q.Raw) > 0:
+		return newError("body", len(b)-len(q.Raw), "", wire.Detailf(codecs.ErrTrailing, "%d bytes after a ping query's header", int64(len(q.Raw))))
+	}
+	var tmp [MaxQueryLen]byte
+	c, err := AppendRequest(tmp[:0], q)
+	if err != nil {
+		return err
+	}
+	at := 0
+	for at < len(c) && at < len(b) && c[at] == b[at] {
+		at++
+	}
+	if at != len(b) || len(c) != len(b) {
+		return newError("datagram", at, "", wire.Detailf(codecs.ErrBadValue, "%d bytes where a client sends %d (padded bit arrays)", int64(len(b)), int64(len(c))))
 	}
 	return nil
 }

@@ -64,6 +64,20 @@ func TestCheckQuery(t *testing.T) {
 	ping, _ := ogp.AppendRequest(nil, ogp.Request{Header: ogp.Header{Type: ogp.TypePing}})
 	rcon, _ := ogp.AppendRequest(nil, ogp.Request{Header: ogp.Header{Type: ogp.TypeRcon}, Raw: []byte("pw")})
 	q := datagram(t, "v1_query")
+	longest := ogp.NewRequest(ogp.V1)
+	longest.HasChallenge, longest.HasRequestID, longest.Split = true, true, true
+	longest.Challenge, longest.RequestID, longest.MaxBytesPerPacket = 0xffffffff, 0xffffffff, 1500
+	max, _ := ogp.AppendRequest(nil, longest)
+	if len(max) != ogp.MaxQueryLen {
+		t.Fatalf("the longest query is %d bytes, MaxQueryLen %d", len(max), ogp.MaxQueryLen)
+	}
+	// q ends in the add-on fields' VarBitArray (0f); a client never sends
+	// a continuation byte followed by nothing but zeros.
+	last := len(q) - 1
+	padded := append(append(append([]byte(nil), q[:last]...), q[last]|0x80), 0)
+	huge := append(append(append([]byte(nil), q[:last]...), q[last]|0x80), bytes.Repeat([]byte{0x80}, 8<<10)...)
+	huge = append(huge, 0)
+	pingBody := append(append([]byte(nil), ping...), 1, 2, 3)
 	tests := []struct {
 		name string
 		b    []byte
@@ -78,6 +92,11 @@ func TestCheckQuery(t *testing.T) {
 		{"cut query", q[:len(q)-1], codecs.ErrShort},
 		{"trailing", append(append([]byte(nil), q...), 0), codecs.ErrTrailing},
 		{"not ogp", []byte("\xff\xff\xff\xffgetstatus"), codecs.ErrBadMagic},
+		{"longest", max, nil},
+		{"one byte more", append(max, 0), codecs.ErrTooLong},
+		{"padded bit array", padded, codecs.ErrBadValue},
+		{"8 KiB of continuation bytes", huge, codecs.ErrTooLong},
+		{"ping with a body", pingBody, codecs.ErrTrailing},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

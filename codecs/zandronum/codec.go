@@ -286,9 +286,13 @@ func checkLegacyList(r *wire.Reader) {
 }
 
 // CheckQuery accepts a launcher request (at most 4 bytes after its
-// fields, as qstat sends), a master list request with version 2, or the
-// legacy 4-byte master request; anything else is an error.
+// fields, as qstat sends, and MaxRequestPayload in all), a master list
+// request with version 2, or the legacy 4-byte master request, in a
+// datagram of at most MaxQueryLen bytes; anything else is an error.
 func (Codec) CheckQuery(b []byte) error {
+	if err := codecs.CheckQueryLen(Protocol, b, MaxQueryLen); err != nil {
+		return err
+	}
 	s := getScratch()
 	defer putScratch(s)
 	var err error
@@ -315,6 +319,9 @@ func (Codec) CheckQuery(b []byte) error {
 		}
 		if n := len(q.Extra); n > 4 {
 			return fail("extra", len(p)-n, wire.Detailf(codecs.ErrTrailing, "%d bytes after the request", int64(n)))
+		}
+		if len(p) > MaxRequestPayload {
+			return fail("extra", MaxRequestPayload, wire.Detailf(codecs.ErrTooLong, "a %d-byte request; a client's is at most %d", int64(len(p)), MaxRequestPayload))
 		}
 		return nil
 	case MasterChallenge:

@@ -82,7 +82,13 @@ func TestCheckQuery(t *testing.T) {
 		{"cut flags2", Wrap(nil, unhex(t, "c7000000 00000080 00000000 1f00")), codecs.ErrShort},
 		{"master request, wrong version", Wrap(nil, unhex(t, "7c5d5600 0300")), codecs.ErrBadValue},
 		{"master request with extra", Wrap(nil, unhex(t, "7c5d5600 0200 00")), codecs.ErrTrailing},
-		{"a reply", vectorDatagram(vecCTF, "response")(t)[0], codecs.ErrNotQuery},
+		{"a reply", vectorDatagram(vecCTF, "response")(t)[0], codecs.ErrTooLong},
+		{"a refusal", Wrap(nil, unhex(t, "185d5600 01000000")), codecs.ErrNotQuery},
+		// The longest request a client sends (MaxRequestPayload), in the
+		// raw Huffman form (MaxQueryLen), and one byte more.
+		{"longest request, raw form", append([]byte{0xff}, unhex(t, "c7000000 ffffff80 01000000 ffffffff 02")...), nil},
+		{"one byte more, raw form", append([]byte{0xff}, unhex(t, "c7000000 ffffff80 01000000 ffffffff 02 00")...), codecs.ErrTooLong},
+		{"one byte more, huffman form", Wrap(nil, unhex(t, "c7000000 01000080 00000000 00000000 02 00")), codecs.ErrTooLong},
 		{"a list", AppendMasterList(nil, nil)[0], codecs.ErrNotQuery},
 		{"empty payload", Wrap(nil, nil), codecs.ErrShort},
 		{"garbage huffman", []byte{0x00, 0xff}, codecs.ErrHuffman},
