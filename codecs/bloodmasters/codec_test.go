@@ -235,3 +235,36 @@ func TestQuery(t *testing.T) {
 		t.Errorf("decimal token: %v", err)
 	}
 }
+
+// TestEmptyValues: a string the server sends empty is "" in the neutral
+// view; a field it does not send (the build description before protocol
+// 28) is missing from it.
+func TestEmptyValues(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		resp bloodmasters.Response
+		want string
+	}{
+		{"empty strings", bloodmasters.Response{Protocol: 29, HasBuild: true, NumClients: 1, Clients: []bloodmasters.Client{{}}},
+			`{"name":"","map":"","game_type":"DM","version":"","password":false,"num_players":1,"max_players":0,"max_clients":0,` +
+				`"players":[{"name":"","score":0,"ping":0,"team":null,"spectator":false,"bot":false}],` +
+				`"rules":[["website",""],["players","0"],["protocol","29"],["score_limit","0"],["time_limit","0"],["join_smallest_team","false"]]}`},
+		{"no build description", bloodmasters.Response{Protocol: 27},
+			`{"name":"","map":"","game_type":"DM","password":false,"num_players":0,"max_players":0,"max_clients":0,"players":[],` +
+				`"rules":[["website",""],["players","0"],["protocol","27"],["score_limit","0"],["time_limit","0"],["join_smallest_team","false"]]}`},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			b, err := bloodmasters.AppendResponse(nil, tc.resp)
+			if err != nil {
+				t.Fatal(err)
+			}
+			m, err := Codec.Decode([][]byte{b}, codecs.DecodeOptions{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := string(codecs.AppendJSON(nil, m.Object()[2].Value)); got != tc.want {
+				t.Errorf("info\n got %s\nwant %s", got, tc.want)
+			}
+		})
+	}
+}

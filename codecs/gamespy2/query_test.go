@@ -3,6 +3,7 @@ package gamespy2
 import (
 	"bytes"
 	"errors"
+	"strconv"
 	"testing"
 
 	"github.com/querylens/querylens/codecs"
@@ -212,4 +213,44 @@ func TestInfo(t *testing.T) {
 		Rules:   [][2]string{{"hostname", "H"}, {"mapname", "M"}, {"gametype", "ctf"}, {"gamever", "1.2"}, {"password", "True"}, {"maxplayers", " 16 "}},
 	}
 	equal(t, "info", want, in)
+}
+
+// TestEmptyValues: a key the server sends with an empty value is "" in
+// the neutral view (GameDig, qstat and opengsq agree); only a key it does
+// not send is left out. Every style of query, and a reply read without
+// its query.
+func TestEmptyValues(t *testing.T) {
+	empty := sample()
+	empty.Rules = []Rule{{"hostname", ""}, {"gamever", ""}, {"mapname", ""}, {"gametype", ""}, {"password", ""}}
+	empty.Players.Rows = [][]string{{"", "", "", ""}}
+	empty.Teams.Rows = [][]string{{"", ""}}
+	const want = `{"name":"","map":"","game_type":"","version":"","password":false,"num_players":1,` +
+		`"players":[{"name":"","score":0,"ping":0,"team":null,"spectator":false,"bot":false}],"teams":[{"name":"","score":0}],` +
+		`"rules":[["hostname",""],["gamever",""],["mapname",""],["gametype",""],["password",""]]}`
+	for _, style := range []string{"combined", "split"} {
+		for _, withQuery := range []bool{true, false} {
+			t.Run(style+"/"+strconv.FormatBool(withQuery), func(t *testing.T) {
+				q, err := Codec{}.NewQuery(map[string]string{"style": style})
+				if err != nil {
+					t.Fatal(err)
+				}
+				replies := serve(t, empty, q.Start())
+				var m *codecs.Message
+				if withQuery {
+					for _, r := range replies {
+						q.Feed(r)
+					}
+					m, err = q.Result(codecs.DecodeOptions{})
+				} else {
+					m, err = Codec{}.Decode(replies, codecs.DecodeOptions{})
+				}
+				if err != nil {
+					t.Fatal(err)
+				}
+				if got := string(codecs.AppendJSON(nil, m.Object()[2].Value)); got != want {
+					t.Errorf("info\n got %s\nwant %s", got, want)
+				}
+			})
+		}
+	}
 }

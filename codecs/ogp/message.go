@@ -590,11 +590,15 @@ func (w *view) info(a *Answer) *codecs.Info {
 		in.Has |= codecs.HasMap
 		in.Map = w.text(s.Map.Name)
 	}
+	// The game type, else the game mode; one sent empty, with no other
+	// to fall back on, stays "" (sent, not missing).
+	gameType := w.hasBit(f, InfoGameType, "server_info.game_type")
+	gameMode := w.hasBit(f, InfoGameMode, "server_info.game_mode")
 	switch {
-	case w.hasBit(f, InfoGameType, "server_info.game_type") && len(s.GameType) > 0:
+	case gameType && (len(s.GameType) > 0 || !gameMode):
 		in.Has |= codecs.HasGameType
 		in.GameType = w.text(s.GameType)
-	case w.hasBit(f, InfoGameMode, "server_info.game_mode") && len(s.GameMode) > 0:
+	case gameMode:
 		in.Has |= codecs.HasGameType
 		in.GameType = w.text(s.GameMode)
 	}

@@ -271,3 +271,49 @@ func TestQueryV004(t *testing.T) {
 		t.Errorf("Result: %v", err)
 	}
 }
+
+// TestEmptyValues: a string the server sends empty is "" in the neutral
+// view; a field it leaves out is missing from it.
+func TestEmptyValues(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		edit func(a *ogp.Answer)
+		want string // info without players, teams and rules
+	}{
+		{"host name and map sent empty", func(a *ogp.Answer) {
+			a.Server.HostName, a.Server.HostNameColors, a.Server.Map.Name = []byte{}, nil, []byte{}
+		}, `{"name":"","map":"","game_type":"Freeroam","version":"2.1"}`},
+		{"game type sent empty, game mode not", func(a *ogp.Answer) {
+			a.Server.GameType = []byte{}
+			a.Server.Fields &^= ogp.InfoGameMode
+		}, `{"name":"Zoë's ☃ server","map":"Island","game_type":"","version":"2.1"}`},
+		{"game type empty, game mode sent", func(a *ogp.Answer) { a.Server.GameType = []byte{} },
+			`{"name":"Zoë's ☃ server","map":"Island","game_type":"RP","version":"2.1"}`},
+		{"both empty", func(a *ogp.Answer) { a.Server.GameType, a.Server.GameMode = []byte{}, []byte{} },
+			`{"name":"Zoë's ☃ server","map":"Island","game_type":"","version":"2.1"}`},
+		{"mod version sent empty", func(a *ogp.Answer) { a.Server.ModVersion = []byte{} },
+			`{"name":"Zoë's ☃ server","map":"Island","game_type":"Freeroam","version":""}`},
+		{"neither sent", func(a *ogp.Answer) {
+			a.Server.Fields &^= ogp.InfoGameType | ogp.InfoGameMode | ogp.InfoHostName | ogp.InfoMap
+		},
+			`{"version":"2.1"}`},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			a := full()
+			a.Requests &^= ogp.ReqTeams | ogp.ReqPlayers | ogp.ReqRules
+			a.Server.Fields &^= ogp.InfoServerFlags | ogp.InfoPlayerCount | ogp.InfoSlotMax
+			tc.edit(&a)
+			b, err := ogp.AppendAnswer(nil, a)
+			if err != nil {
+				t.Fatal(err)
+			}
+			m, err := Codec(t).Decode([][]byte{b}, codecs.DecodeOptions{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := string(codecs.AppendJSON(nil, m.Object()[2].Value)); got != tc.want {
+				t.Errorf("info\n got %s\nwant %s", got, tc.want)
+			}
+		})
+	}
+}

@@ -203,8 +203,10 @@ func (r *Response) Info() *codecs.Info {
 		in.Has |= codecs.HasMap
 		in.Map = r.Map
 	}
+	// The mode's own name, else the name of its number; a name sent
+	// empty with no number to fall back on stays "" (sent, not missing).
 	switch {
-	case r.has(32+2) && r.GameModeName != "":
+	case r.has(32+2) && (r.GameModeName != "" || !r.hasFlag(SQF_GAMETYPE)):
 		in.Has |= codecs.HasGameType
 		in.GameType = r.GameModeName
 	case r.hasFlag(SQF_GAMETYPE):

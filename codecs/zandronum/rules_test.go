@@ -425,3 +425,35 @@ func TestTeamDamageNaN(t *testing.T) {
 		t.Errorf("NaN team damage: %s", s)
 	}
 }
+
+// TestEmptyValues: a string the server sends empty is "" in the neutral
+// view; a field its flags leave out is missing from it.
+func TestEmptyValues(t *testing.T) {
+	for _, tc := range []struct {
+		name   string
+		flags  Flag
+		flags2 Flag2
+		want   string
+	}{
+		{"empty strings", SQF_NAME | SQF_MAPNAME | SQF_PLAYERDATA | SQF_NUMPLAYERS | SQF_GAMETYPE | SQF_TEAMINFO_NUMBER | SQF_TEAMINFO_NAME,
+			0, `{"name":"","map":"","game_type":"Capture the Flag","version":"","num_players":1,"players":[{"name":"","score":0,"ping":0,"team":0,"spectator":false,"bot":false}],"teams":[{"name":"","score":0},{"name":"","score":0}]}`},
+		{"mode name sent empty", SQF_EXTENDED_INFO, SQF2_GAMEMODE_NAME, `{"game_type":"","version":""}`},
+		{"mode name empty, mode number sent", SQF_GAMETYPE | SQF_EXTENDED_INFO, SQF2_GAMEMODE_NAME, `{"game_type":"Cooperative","version":""}`},
+		{"nothing sent", 0, 0, `{"version":""}`},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			resp := Response{Code: CodeAccepted, Flags: tc.flags, Flags2: tc.flags2, NumPlayers: 1,
+				Players: []Player{{}}, NumTeams: 2, Teams: []Team{{}, {}}, TeamByte: true}
+			if tc.flags&SQF_GAMETYPE != 0 && tc.flags2 == 0 {
+				resp.GameMode = ModeCTF
+			}
+			b, err := AppendResponse(nil, resp)
+			noErr(t, "AppendResponse", err)
+			m, err := Codec{}.Decode([][]byte{b}, codecs.DecodeOptions{})
+			noErr(t, "Decode", err)
+			if got := string(codecs.AppendJSON(nil, m.Object()[2].Value)); got != tc.want {
+				t.Errorf("info\n got %s\nwant %s", got, tc.want)
+			}
+		})
+	}
+}
