@@ -37,11 +37,11 @@ const (
 // Importing the package registers it.
 type Codec struct{}
 
-func init() { codecs.Register(Codec{}) }
+func init() { codecs.Register(&Codec{}) }
 
-func (Codec) Name() string     { return Protocol }
-func (Codec) Title() string    { return "Bloodmasters" }
-func (Codec) DefaultPort() int { return DefaultPort }
+func (*Codec) Name() string     { return Protocol }
+func (*Codec) Title() string    { return "Bloodmasters" }
+func (*Codec) DefaultPort() int { return DefaultPort }
 
 var queryOptions = []codecs.Option{{
 	Name: "token", Kind: codecs.OptionUint, Default: "0",
@@ -49,12 +49,12 @@ var queryOptions = []codecs.Option{{
 }}
 
 // Options lists the knobs of NewQuery.
-func (Codec) Options() []codecs.Option { return append([]codecs.Option(nil), queryOptions...) }
+func (*Codec) Options() []codecs.Option { return append([]codecs.Option(nil), queryOptions...) }
 
 // Detect: the exact 7-byte request is Certain; a datagram whose ServerInfo
 // message decodes completely is Certain; a ServerInfo reply at offset 0 cut
 // short by the datagram is Likely once its title decodes, Weak before.
-func (Codec) Detect(b []byte) (codecs.Kind, codecs.Confidence) {
+func (*Codec) Detect(b []byte) (codecs.Kind, codecs.Confidence) {
 	if len(b) == RequestLen && b[0] == RequestLen && b[1] == 0 && Command(b[2]) == CmdServerInfo {
 		return codecs.KindQuery, codecs.Certain
 	}
@@ -82,7 +82,7 @@ func (Codec) Detect(b []byte) (codecs.Kind, codecs.Confidence) {
 }
 
 // CheckQuery accepts exactly the 7-byte request `07 00 0d` + token.
-func (Codec) CheckQuery(b []byte) error {
+func (*Codec) CheckQuery(b []byte) error {
 	if err := codecs.CheckQueryLen(Protocol, b, MaxQueryLen); err != nil {
 		return err
 	}
@@ -93,7 +93,7 @@ func (Codec) CheckQuery(b []byte) error {
 // Decode decodes one datagram: a request (kind query) or a reply. The
 // ServerInfo message's fields are the top-level fields; other messages of
 // the datagram are listed under "messages".
-func (Codec) Decode(datagrams [][]byte, opt codecs.DecodeOptions) (*codecs.Message, error) {
+func (*Codec) Decode(datagrams [][]byte, opt codecs.DecodeOptions) (*codecs.Message, error) {
 	m := &codecs.Message{Protocol: Protocol, Kind: codecs.KindResponse}
 	switch len(datagrams) {
 	case 0:
@@ -348,7 +348,7 @@ func text(s string) string {
 // NewQuery starts a conversation: one request, one reply whose token
 // matches (a reply cut before its token is accepted too, so that Result can
 // say what was cut).
-func (Codec) NewQuery(opts map[string]string) (codecs.Query, error) {
+func (*Codec) NewQuery(opts map[string]string) (codecs.Query, error) {
 	r := codecs.ReadOptions(Protocol, queryOptions, opts)
 	token := uint32(r.Uint("token", 32))
 	if err := r.Err(); err != nil {
@@ -392,13 +392,13 @@ func (q *query) Result(opt codecs.DecodeOptions) (*codecs.Message, error) {
 	// The conversation does not pass its own request to Decode: a reply
 	// shared by a relay's cache echoes another asker's token, which is no
 	// reason to warn. Decode on its own still checks a query given to it.
-	return Codec{}.Decode([][]byte{q.reply}, opt)
+	return (&Codec{}).Decode([][]byte{q.reply}, opt)
 }
 
 // QueryKey implements codecs.QueryKeyer: the request with its token (the
 // echoed last four bytes) zeroed, so identical questions from different
 // clients share one answer. Nil when b is not a valid request.
-func (Codec) QueryKey(b []byte) []byte {
+func (*Codec) QueryKey(b []byte) []byte {
 	if _, err := DecodeRequest(b); err != nil {
 		return nil
 	}

@@ -8,7 +8,7 @@ import (
 	"github.com/querylens/querylens/codecs/internal/wire"
 )
 
-func init() { codecs.Register(Codec{}) }
+func init() { codecs.Register(&Codec{}) }
 
 // DefaultID is the request id NewQuery uses unless told otherwise.
 var DefaultID = [4]byte{0, 0, 0, 1}
@@ -17,9 +17,9 @@ var DefaultID = [4]byte{0, 0, 0, 1}
 // the package registers it.
 type Codec struct{}
 
-func (Codec) Name() string     { return Protocol }
-func (Codec) Title() string    { return "GameSpy v2" }
-func (Codec) DefaultPort() int { return 0 } // per game; the protocol has none
+func (*Codec) Name() string     { return Protocol }
+func (*Codec) Title() string    { return "GameSpy v2" }
+func (*Codec) DefaultPort() int { return 0 } // per game; the protocol has none
 
 var queryOptions = []codecs.Option{
 	{Name: "style", Kind: codecs.OptionChoice, Default: "combined", Choices: []string{"combined", "split"},
@@ -28,7 +28,7 @@ var queryOptions = []codecs.Option{
 }
 
 // Options lists the knobs of NewQuery.
-func (Codec) Options() []codecs.Option { return append([]codecs.Option(nil), queryOptions...) }
+func (*Codec) Options() []codecs.Option { return append([]codecs.Option(nil), queryOptions...) }
 
 func isQuery(b []byte) bool { return len(b) >= 2 && b[0] == Magic0 && b[1] == Magic1 }
 
@@ -36,7 +36,7 @@ func isQuery(b []byte) bool { return len(b) >= 2 && b[0] == Magic0 && b[1] == Ma
 // magic, only a 00 and an id, so it is at best Likely: when its bytes read
 // as GameSpy sections to the last byte with GameSpy's key names; Weak when
 // they read as a cut reply or hold nothing after the header.
-func (Codec) Detect(b []byte) (codecs.Kind, codecs.Confidence) {
+func (*Codec) Detect(b []byte) (codecs.Kind, codecs.Confidence) {
 	if isQuery(b) {
 		if len(b) < 3 || b[2] != PacketQuery {
 			return "", codecs.NotMine
@@ -64,7 +64,7 @@ func (Codec) Detect(b []byte) (codecs.Kind, codecs.Confidence) {
 
 // CheckQuery accepts a query in any of the three forms per section and
 // refuses exflags, which would ask for split replies that are not GS2.
-func (Codec) CheckQuery(b []byte) error {
+func (*Codec) CheckQuery(b []byte) error {
 	if err := codecs.CheckQueryLen(Protocol, b, MaxQueryLen); err != nil {
 		return err
 	}
@@ -94,7 +94,7 @@ func (Codec) CheckQuery(b []byte) error {
 // single-section queries merge into one server view. A query among the
 // datagrams (or opt.Query) tells how to read the replies after it; without
 // one the sections are inferred from the bytes.
-func (Codec) Decode(datagrams [][]byte, opt codecs.DecodeOptions) (*codecs.Message, error) {
+func (*Codec) Decode(datagrams [][]byte, opt codecs.DecodeOptions) (*codecs.Message, error) {
 	if len(datagrams) == 0 {
 		return nil, newError("datagram", 0, "", codecs.ErrIncomplete)
 	}
@@ -298,7 +298,7 @@ func requestFields(q *Request) codecs.Object {
 // NewQuery starts a conversation. Options: style (combined: one FF FF FF
 // query; split: the three single-section queries, sent together, their
 // replies told apart by their shape) and id (8 hex digits).
-func (Codec) NewQuery(opts map[string]string) (codecs.Query, error) {
+func (*Codec) NewQuery(opts map[string]string) (codecs.Query, error) {
 	r := codecs.ReadOptions(Protocol, queryOptions, opts)
 	split := r.Choice("style") == "split"
 	var id [4]byte
@@ -394,7 +394,7 @@ func (q *query) Result(opt codecs.DecodeOptions) (*codecs.Message, error) {
 // QueryKey implements codecs.QueryKeyer: the query with its request id
 // (bytes 3-6, echoed to the asker) zeroed, so identical questions from
 // different clients share one answer. Nil when b is not a valid query.
-func (Codec) QueryKey(b []byte) []byte {
+func (*Codec) QueryKey(b []byte) []byte {
 	if _, err := DecodeRequest(b); err != nil {
 		return nil
 	}

@@ -39,7 +39,7 @@ func TestRequestRoundTrip(t *testing.T) {
 				t.Fatal(err)
 			}
 			equal(t, "DecodeRequest", tc.req, back)
-			if err := (Codec{}).CheckQuery(want); (err == nil) != (!tc.req.HasExFlags || tc.req.ExFlags == 0) {
+			if err := (&Codec{}).CheckQuery(want); (err == nil) != (!tc.req.HasExFlags || tc.req.ExFlags == 0) {
 				t.Errorf("CheckQuery = %v", err)
 			}
 		})
@@ -72,7 +72,7 @@ func TestDecodeRequestErrors(t *testing.T) {
 			if e.Field != tc.field || e.Offset != tc.offset || !errors.Is(err, tc.err) {
 				t.Errorf("err = %v (field %q offset %d), want %q at %d: %v", err, e.Field, e.Offset, tc.field, tc.offset, tc.err)
 			}
-			if (Codec{}).CheckQuery(b) == nil {
+			if (&Codec{}).CheckQuery(b) == nil {
 				t.Error("CheckQuery accepted it")
 			}
 		})
@@ -80,7 +80,7 @@ func TestDecodeRequestErrors(t *testing.T) {
 }
 
 func TestCheckQueryRejectsSplit(t *testing.T) {
-	err := Codec{}.CheckQuery(unhex(t, "fefd0010203040ffffff01"))
+	err := (&Codec{}).CheckQuery(unhex(t, "fefd0010203040ffffff01"))
 	if e := codecError(t, err); e.Field != "exflags" || e.Offset != 10 {
 		t.Errorf("err = %v", err)
 	}
@@ -417,7 +417,7 @@ func TestCheckQueryLength(t *testing.T) {
 			if tc.name == "longest" && len(tc.b) != MaxQueryLen {
 				t.Fatalf("longest query is %d bytes, MaxQueryLen %d", len(tc.b), MaxQueryLen)
 			}
-			err := Codec{}.CheckQuery(tc.b)
+			err := (&Codec{}).CheckQuery(tc.b)
 			if tc.err == nil {
 				if err != nil {
 					t.Fatal(err)

@@ -93,7 +93,7 @@ var goldenCases = []goldenCase{
 
 func goldenMessage(t testing.TB, dgs [][]byte) *codecs.Message {
 	t.Helper()
-	m, err := Codec{}.Decode(dgs, codecs.DecodeOptions{Spans: true})
+	m, err := (&Codec{}).Decode(dgs, codecs.DecodeOptions{Spans: true})
 	if err != nil {
 		t.Fatalf("Decode: %v", err)
 	}

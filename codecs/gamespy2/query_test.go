@@ -43,7 +43,7 @@ func TestDetect(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			k, c := Codec{}.Detect(tc.b)
+			k, c := (&Codec{}).Detect(tc.b)
 			if k != tc.kind || c != tc.conf {
 				t.Errorf("Detect = %q %d, want %q %d", k, c, tc.kind, tc.conf)
 			}
@@ -52,7 +52,7 @@ func TestDetect(t *testing.T) {
 }
 
 func TestDecodeQueryMessage(t *testing.T) {
-	m, err := Codec{}.Decode([][]byte{unhex(t, "fefd0010203040 02 0105 ff 00")}, codecs.DecodeOptions{})
+	m, err := (&Codec{}).Decode([][]byte{unhex(t, "fefd0010203040 02 0105 ff 00")}, codecs.DecodeOptions{})
 	if err != nil || m.Kind != codecs.KindQuery || m.Info != nil {
 		t.Fatalf("%+v %v", m, err)
 	}
@@ -61,7 +61,7 @@ func TestDecodeQueryMessage(t *testing.T) {
 	if got != want {
 		t.Errorf("fields\n got %s\nwant %s", got, want)
 	}
-	_, err = Codec{}.Decode([][]byte{unhex(t, "fefd0010203040ffffff"), unhex(t, "fefd0010203040ffffff")}, codecs.DecodeOptions{})
+	_, err = (&Codec{}).Decode([][]byte{unhex(t, "fefd0010203040ffffff"), unhex(t, "fefd0010203040ffffff")}, codecs.DecodeOptions{})
 	if e := codecError(t, err); e.Layer != "wire 2" {
 		t.Errorf("two queries: %v", err)
 	}
@@ -71,11 +71,11 @@ func TestDecodeOptionsQuery(t *testing.T) {
 	req := Request{ID: id1020, Server: KeyList(KeyHostname)}
 	q, _ := AppendRequest(nil, req)
 	r, _ := AppendResponse(nil, sample(), req)
-	m, err := Codec{}.Decode([][]byte{r}, codecs.DecodeOptions{Query: q})
+	m, err := (&Codec{}).Decode([][]byte{r}, codecs.DecodeOptions{Query: q})
 	if err != nil || m.Info.Name != "Café Conquest" {
 		t.Fatalf("%+v %v", m.Info, err)
 	}
-	_, err = Codec{}.Decode([][]byte{r}, codecs.DecodeOptions{Query: q[:5]})
+	_, err = (&Codec{}).Decode([][]byte{r}, codecs.DecodeOptions{Query: q[:5]})
 	if e := codecError(t, err); e.Layer != "query" {
 		t.Errorf("bad query: %v", err)
 	}
@@ -83,7 +83,7 @@ func TestDecodeOptionsQuery(t *testing.T) {
 
 func TestDecodeErrorKeepsPartial(t *testing.T) {
 	server, _ := AppendResponse(nil, sample(), Request{ID: id1020, Server: AllKeys})
-	m, err := Codec{}.Decode([][]byte{server, {0x05, 1, 2, 3, 4}}, codecs.DecodeOptions{})
+	m, err := (&Codec{}).Decode([][]byte{server, {0x05, 1, 2, 3, 4}}, codecs.DecodeOptions{})
 	e := codecError(t, err)
 	if e.Layer != "wire 2" || e.Field != "packet_type" || m == nil || m.Info == nil || m.Info.Name != "Café Conquest" {
 		t.Errorf("err %v, partial %+v", err, m)
@@ -92,7 +92,7 @@ func TestDecodeErrorKeepsPartial(t *testing.T) {
 
 func TestDuplicateSection(t *testing.T) {
 	server, _ := AppendResponse(nil, sample(), Request{ID: id1020, Server: AllKeys})
-	m, err := Codec{}.Decode([][]byte{server, server}, codecs.DecodeOptions{})
+	m, err := (&Codec{}).Decode([][]byte{server, server}, codecs.DecodeOptions{})
 	if err != nil || !contains(m.Warnings, "duplicate section") {
 		t.Errorf("%v %v", m.Warnings, err)
 	}
@@ -130,7 +130,7 @@ func TestQuery(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			q, err := Codec{}.NewQuery(tc.opts)
+			q, err := (&Codec{}).NewQuery(tc.opts)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -168,7 +168,7 @@ func TestQuery(t *testing.T) {
 }
 
 func TestQueryEarlyResult(t *testing.T) {
-	q, _ := Codec{}.NewQuery(map[string]string{"style": "split"})
+	q, _ := (&Codec{}).NewQuery(map[string]string{"style": "split"})
 	if _, err := q.Result(codecs.DecodeOptions{}); !errors.Is(err, codecs.ErrIncomplete) {
 		t.Errorf("no reply: %v", err)
 	}
@@ -189,7 +189,7 @@ func TestNewQueryOptions(t *testing.T) {
 	for _, opts := range []map[string]string{
 		{"style": "both"}, {"id": "123"}, {"id": "zzzzzzzz"}, {"colour": "red"},
 	} {
-		if _, err := (Codec{}).NewQuery(opts); err == nil {
+		if _, err := (&Codec{}).NewQuery(opts); err == nil {
 			t.Errorf("%v accepted", opts)
 		}
 	}
@@ -230,7 +230,7 @@ func TestEmptyValues(t *testing.T) {
 	for _, style := range []string{"combined", "split"} {
 		for _, withQuery := range []bool{true, false} {
 			t.Run(style+"/"+strconv.FormatBool(withQuery), func(t *testing.T) {
-				q, err := Codec{}.NewQuery(map[string]string{"style": style})
+				q, err := (&Codec{}).NewQuery(map[string]string{"style": style})
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -242,7 +242,7 @@ func TestEmptyValues(t *testing.T) {
 					}
 					m, err = q.Result(codecs.DecodeOptions{})
 				} else {
-					m, err = Codec{}.Decode(replies, codecs.DecodeOptions{})
+					m, err = (&Codec{}).Decode(replies, codecs.DecodeOptions{})
 				}
 				if err != nil {
 					t.Fatal(err)

@@ -73,7 +73,7 @@ func TestVectors(t *testing.T) {
 				dgs = append(dgs, reqb, resp)
 				checkExchange(t, reqb, resp)
 			}
-			m, err := Codec{}.Decode(dgs, codecs.DecodeOptions{})
+			m, err := (&Codec{}).Decode(dgs, codecs.DecodeOptions{})
 			if err != nil {
 				t.Fatalf("Decode: %v", err)
 			}

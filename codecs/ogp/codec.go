@@ -5,23 +5,23 @@ import (
 	"github.com/querylens/querylens/codecs/internal/wire"
 )
 
-func init() { codecs.Register(Codec{}) }
+func init() { codecs.Register(&Codec{}) }
 
 // Codec is the codecs.Codec of the Open Game Protocol. Importing the
 // package registers it.
 type Codec struct{}
 
-func (Codec) Name() string { return Protocol }
+func (*Codec) Name() string { return Protocol }
 
-func (Codec) Title() string { return "Open Game Protocol" }
+func (*Codec) Title() string { return "Open Game Protocol" }
 
 // DefaultPort is 0: OGP runs on a port each game chooses.
-func (Codec) DefaultPort() int { return 0 }
+func (*Codec) DefaultPort() int { return 0 }
 
 // Detect needs the full magic FF FF FF FF "OGP\0": Zandronum's raw
 // (unencoded) Huffman form also starts with FF. With a valid header of
 // either version it is certain and says what the datagram is.
-func (Codec) Detect(b []byte) (codecs.Kind, codecs.Confidence) {
+func (*Codec) Detect(b []byte) (codecs.Kind, codecs.Confidence) {
 	if len(b) < len(magic) || string(b[:len(magic)]) != magic {
 		return "", codecs.NotMine
 	}
@@ -63,7 +63,7 @@ const MaxQueryLen = 34
 // encodes it: VarBitArrays without trailing zero bytes (ogp.md 5.2), so
 // that continuation bytes cannot pad a query, and a ping without a body.
 // Rcon queries are refused: their body is not specified.
-func (Codec) CheckQuery(b []byte) error {
+func (*Codec) CheckQuery(b []byte) error {
 	if err := codecs.CheckQueryLen(Protocol, b, MaxQueryLen); err != nil {
 		return err
 	}
@@ -95,7 +95,7 @@ func (Codec) CheckQuery(b []byte) error {
 // Decode decodes one query, one answer, or the datagrams of one split
 // answer in any order. Layers (with spans): one "wire" layer per datagram,
 // and for a split answer a "reassembled" layer holding the joined answer.
-func (Codec) Decode(datagrams [][]byte, opt codecs.DecodeOptions) (*codecs.Message, error) {
+func (*Codec) Decode(datagrams [][]byte, opt codecs.DecodeOptions) (*codecs.Message, error) {
 	m := &codecs.Message{Protocol: Protocol, Kind: codecs.KindResponse}
 	if len(datagrams) == 0 {
 		return m, newError("datagrams", 0, "", codecs.Detail(codecs.ErrIncomplete, "no datagrams"))
@@ -209,7 +209,7 @@ func decodeSplit(m *codecs.Message, datagrams [][]byte, spans *[]codecs.Span) er
 // different clients share one answer. The challenge number stays: servers
 // hand it out per client address, and every user of a relay shares one.
 // Nil when b is not a query CheckQuery accepts.
-func (c Codec) QueryKey(b []byte) []byte {
+func (c *Codec) QueryKey(b []byte) []byte {
 	if c.CheckQuery(b) != nil {
 		return nil
 	}

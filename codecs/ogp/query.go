@@ -24,7 +24,7 @@ var queryOptions = []codecs.Option{
 }
 
 // Options lists the knobs of NewQuery.
-func (Codec) Options() []codecs.Option { return append([]codecs.Option(nil), queryOptions...) }
+func (*Codec) Options() []codecs.Option { return append([]codecs.Option(nil), queryOptions...) }
 
 // NewRequest returns the Default query v1 that asks for everything the
 // version defines, as the official client sends it (1.0x) or as the seed
@@ -62,7 +62,7 @@ var requestOptions = [...]struct {
 	{"addons", ReqAddOns, Req004AddOns}, {"limits", ReqLimits, Req004Limits}, {"colors", ReqColoredNames, 0}}
 
 // NewQuery configures a conversation from opts (keys of Options).
-func (Codec) NewQuery(opts map[string]string) (codecs.Query, error) {
+func (*Codec) NewQuery(opts map[string]string) (codecs.Query, error) {
 	r := codecs.ReadOptions(Protocol, queryOptions, opts)
 	v, ok := ParseVersion(r.Choice("version"))
 	if !ok && r.Err() == nil {
@@ -192,9 +192,9 @@ func (c *query) Feed(b []byte) ([][]byte, bool, error) {
 func (c *query) Result(opt codecs.DecodeOptions) (*codecs.Message, error) {
 	switch {
 	case len(c.parts) > 0:
-		return Codec{}.Decode(c.parts, opt)
+		return (&Codec{}).Decode(c.parts, opt)
 	case c.last != nil:
-		m, err := Codec{}.Decode([][]byte{c.last}, opt)
+		m, err := (&Codec{}).Decode([][]byte{c.last}, opt)
 		if err == nil {
 			text := "no answer to the query with the challenge number"
 			if c.challenges == maxChallenges && c.done {

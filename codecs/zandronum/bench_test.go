@@ -94,7 +94,7 @@ func BenchmarkCodecDecode(b *testing.B) {
 			b.Run(name, func(b *testing.B) {
 				b.ReportAllocs()
 				for b.Loop() {
-					if _, err := (Codec{}).Decode(bc.ds, codecs.DecodeOptions{Spans: spans}); err != nil {
+					if _, err := (&Codec{}).Decode(bc.ds, codecs.DecodeOptions{Spans: spans}); err != nil {
 						b.Fatal(err)
 					}
 				}
@@ -145,9 +145,9 @@ func TestDecodeAllocs(t *testing.T) {
 		// the payloads of the three packets, servers, packets
 		{"master list", 3, func() error { _, err := DecodeMasterList(in.list); return err }},
 		// Detect and CheckQuery only look.
-		{"detect reply", 0, func() error { Codec{}.Detect(in.ctfWire); return nil }},
-		{"detect list", 0, func() error { Codec{}.Detect(in.list[0]); return nil }},
-		{"check query", 0, func() error { return Codec{}.CheckQuery(req) }},
+		{"detect reply", 0, func() error { (&Codec{}).Detect(in.ctfWire); return nil }},
+		{"detect list", 0, func() error { (&Codec{}).Detect(in.list[0]); return nil }},
+		{"check query", 0, func() error { return (&Codec{}).CheckQuery(req) }},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			var err error

@@ -9,15 +9,15 @@ import (
 	"github.com/querylens/querylens/codecs/internal/wire"
 )
 
-func init() { codecs.Register(Codec{}) }
+func init() { codecs.Register(&Codec{}) }
 
 // Codec is the codecs.Codec of the Zandronum launcher and master
 // protocols. Importing the package registers it.
 type Codec struct{}
 
-func (Codec) Name() string     { return Protocol }
-func (Codec) Title() string    { return "Zandronum" }
-func (Codec) DefaultPort() int { return DefaultPort }
+func (*Codec) Name() string     { return Protocol }
+func (*Codec) Title() string    { return "Zandronum" }
+func (*Codec) DefaultPort() int { return DefaultPort }
 
 var queryOptions = []codecs.Option{
 	{Name: "flags", Kind: codecs.OptionUint, Default: "0x" + hex32(uint32(DefaultFlags)), Help: "SQF flags to ask for (zandronum.md 2.2)"},
@@ -28,14 +28,14 @@ var queryOptions = []codecs.Option{
 }
 
 // Options lists the knobs of NewQuery.
-func (Codec) Options() []codecs.Option { return append([]codecs.Option(nil), queryOptions...) }
+func (*Codec) Options() []codecs.Option { return append([]codecs.Option(nil), queryOptions...) }
 
 // queryClock numbers queries whose time was not given: a launcher's time
 // only has to come back unchanged.
 var queryClock atomic.Uint32
 
 // NewQuery starts a query configured by opts (keys from Options).
-func (Codec) NewQuery(opts map[string]string) (codecs.Query, error) {
+func (*Codec) NewQuery(opts map[string]string) (codecs.Query, error) {
 	r := codecs.ReadOptions(Protocol, queryOptions, opts)
 	q := &query{master: r.Bool("master"), req: Request{
 		Flags:     Flag(r.Uint("flags", 32)),
@@ -188,12 +188,12 @@ func (q *query) Result(opt codecs.DecodeOptions) (*codecs.Message, error) {
 	if !q.master {
 		opt.Query, _ = AppendRequest(nil, q.req)
 	}
-	return Codec{}.Decode(ds, opt)
+	return (&Codec{}).Decode(ds, opt)
 }
 
 // Detect reports what b is: it undoes the Huffman layer and looks for a
 // known first LONG with a body of the right shape.
-func (Codec) Detect(b []byte) (codecs.Kind, codecs.Confidence) {
+func (*Codec) Detect(b []byte) (codecs.Kind, codecs.Confidence) {
 	if len(b) == 0 {
 		return "", codecs.NotMine
 	}
@@ -289,7 +289,7 @@ func checkLegacyList(r *wire.Reader) {
 // fields, as qstat sends, and MaxRequestPayload in all), a master list
 // request with version 2, or the legacy 4-byte master request, in a
 // datagram of at most MaxQueryLen bytes; anything else is an error.
-func (Codec) CheckQuery(b []byte) error {
+func (*Codec) CheckQuery(b []byte) error {
 	if err := codecs.CheckQueryLen(Protocol, b, MaxQueryLen); err != nil {
 		return err
 	}
@@ -343,7 +343,7 @@ func (Codec) CheckQuery(b []byte) error {
 // master request (5660028, or 199 alone), a reply or refusal, the
 // segments of a reply, or a master's packets. opt.Query, when it is the
 // launcher request the reply answers, makes the team-byte rule exact.
-func (Codec) Decode(datagrams [][]byte, opt codecs.DecodeOptions) (*codecs.Message, error) {
+func (*Codec) Decode(datagrams [][]byte, opt codecs.DecodeOptions) (*codecs.Message, error) {
 	m := &codecs.Message{Protocol: Protocol}
 	var asked Flag
 	if len(opt.Query) > 0 {
@@ -487,7 +487,7 @@ func responseMessage(m *codecs.Message, resp *Response, segs []Segment) {
 // master query, with the launcher's time LONG (payload bytes 8-11, echoed
 // back for ping) zeroed, so identical questions from different clients
 // share one answer. Nil when b is not a query CheckQuery accepts.
-func (c Codec) QueryKey(b []byte) []byte {
+func (c *Codec) QueryKey(b []byte) []byte {
 	if c.CheckQuery(b) != nil {
 		return nil
 	}

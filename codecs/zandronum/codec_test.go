@@ -54,7 +54,7 @@ func TestDetect(t *testing.T) {
 		{"broken list packet", Wrap(nil, unhex(t, "06000000 00 08 03 01020304")), "", codecs.NotMine},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			kind, conf := Codec{}.Detect(tc.in)
+			kind, conf := (&Codec{}).Detect(tc.in)
 			equal(t, "kind", tc.kind, kind)
 			equal(t, "confidence", tc.conf, conf)
 		})
@@ -95,7 +95,7 @@ func TestCheckQuery(t *testing.T) {
 		{"nothing", nil, codecs.ErrHuffman},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			err := Codec{}.CheckQuery(tc.in)
+			err := (&Codec{}).CheckQuery(tc.in)
 			if tc.err == nil {
 				noErr(t, "CheckQuery", err)
 				return
@@ -108,7 +108,7 @@ func TestCheckQuery(t *testing.T) {
 func TestDecodeKinds(t *testing.T) {
 	for _, c := range goldenCases {
 		t.Run(c.name, func(t *testing.T) {
-			m, err := Codec{}.Decode(c.build(t), codecs.DecodeOptions{})
+			m, err := (&Codec{}).Decode(c.build(t), codecs.DecodeOptions{})
 			noErr(t, "Decode", err)
 			want := map[string]codecs.Kind{
 				"request": codecs.KindQuery, "response": codecs.KindResponse, "denied": codecs.KindDenied,
@@ -128,27 +128,27 @@ func TestDecodeKinds(t *testing.T) {
 	}
 	t.Run("legacy huffman form", func(t *testing.T) {
 		// 00 alone is the raw form ff 00 only for the legacy encoder.
-		m, err := Codec{}.Decode([][]byte{unhex(t, "ff 785d5600 01000000")}, codecs.DecodeOptions{})
+		m, err := (&Codec{}).Decode([][]byte{unhex(t, "ff 785d5600 01000000")}, codecs.DecodeOptions{})
 		noErr(t, "Decode", err)
 		if len(m.Warnings) != 0 {
 			t.Errorf("current raw form warned: %v", m.Warnings)
 		}
 		p := unhex(t, "7c5d56000200")
-		m, err = Codec{}.Decode([][]byte{append([]byte{0xff}, p...)}, codecs.DecodeOptions{})
+		m, err = (&Codec{}).Decode([][]byte{append([]byte{0xff}, p...)}, codecs.DecodeOptions{})
 		noErr(t, "Decode", err)
 		equal(t, "warnings", []string{codecs.WarnLegacyHuffman}, m.Warnings)
 	})
 	t.Run("mixed set", func(t *testing.T) {
-		_, err := Codec{}.Decode([][]byte{AppendMasterDenied(nil, 3), AppendMasterDenied(nil, 4)}, codecs.DecodeOptions{})
+		_, err := (&Codec{}).Decode([][]byte{AppendMasterDenied(nil, 3), AppendMasterDenied(nil, 4)}, codecs.DecodeOptions{})
 		codecErr(t, "Decode", err, codecs.ErrBadValue, "response", "payload 0")
 	})
 	t.Run("huffman error", func(t *testing.T) {
-		m, err := Codec{}.Decode([][]byte{{0x00, 0xff}}, codecs.DecodeOptions{Spans: true})
+		m, err := (&Codec{}).Decode([][]byte{{0x00, 0xff}}, codecs.DecodeOptions{Spans: true})
 		codecErr(t, "Decode", err, codecs.ErrHuffman, "huffman", "wire")
 		equal(t, "layers", 1, len(m.Layers))
 	})
 	t.Run("unknown code", func(t *testing.T) {
-		_, err := Codec{}.Decode([][]byte{Wrap(nil, unhex(t, "01020304"))}, codecs.DecodeOptions{})
+		_, err := (&Codec{}).Decode([][]byte{Wrap(nil, unhex(t, "01020304"))}, codecs.DecodeOptions{})
 		codecErr(t, "Decode", err, codecs.ErrUnknownCode, "response", "payload")
 	})
 	t.Run("a segment is not a reply", func(t *testing.T) {
@@ -175,7 +175,7 @@ func feed(t *testing.T, q codecs.Query, ds ...[]byte) (done bool, errs []error) 
 
 func TestQuery(t *testing.T) {
 	newQuery := func(opts map[string]string) (*query, Request) {
-		c, err := Codec{}.NewQuery(opts)
+		c, err := (&Codec{}).NewQuery(opts)
 		noErr(t, "NewQuery", err)
 		q := c.(*query)
 		start := q.Start()
@@ -212,7 +212,7 @@ func TestQuery(t *testing.T) {
 	})
 	t.Run("bad options", func(t *testing.T) {
 		for _, o := range []map[string]string{{"flags": "x"}, {"segmented": "maybe"}, {"colour": "1"}, {"time": "-1"}} {
-			_, err := Codec{}.NewQuery(o)
+			_, err := (&Codec{}).NewQuery(o)
 			codecErr(t, "NewQuery", err, codecs.ErrBadValue, "", "-")
 		}
 	})

@@ -190,9 +190,9 @@ func TestGolden(t *testing.T) {
 	for _, c := range goldenCases {
 		t.Run(c.name, func(t *testing.T) {
 			ds := c.datagrams(t)
-			m, err := Codec{}.Decode(ds, c.options(t, true))
+			m, err := (&Codec{}).Decode(ds, c.options(t, true))
 			noErr(t, "Decode", err)
-			plain, err := Codec{}.Decode(ds, c.options(t, false))
+			plain, err := (&Codec{}).Decode(ds, c.options(t, false))
 			noErr(t, "Decode without spans", err)
 			// The spans change nothing else.
 			plainJSON := string(plain.AppendJSON(nil))
@@ -283,7 +283,7 @@ func TestTruncated(t *testing.T) {
 						modes = modes[:1]
 					}
 					for _, spans := range modes {
-						m, err := Codec{}.Decode(cut, c.options(t, spans))
+						m, err := (&Codec{}).Decode(cut, c.options(t, spans))
 						if c.request > 0 {
 							p, _ := Unwrap(nil, d[:i])
 							if len(p) >= c.request {
@@ -316,7 +316,7 @@ func layerLen(t testing.TB, datagrams [][]byte, name string) int {
 	case "":
 		return 0
 	case "reassembled":
-		m, _ := Codec{}.Decode(datagrams, codecs.DecodeOptions{Spans: true})
+		m, _ := (&Codec{}).Decode(datagrams, codecs.DecodeOptions{Spans: true})
 		for _, l := range m.Layers {
 			if l.Name == name {
 				return len(l.Bytes)

@@ -170,7 +170,7 @@ func TestMasterReplies(t *testing.T) {
 		{"empty list", AppendMasterList(nil, nil)[0], codecs.KindMasterList, "", 0},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			m, err := Codec{}.Decode([][]byte{tc.in}, codecs.DecodeOptions{})
+			m, err := (&Codec{}).Decode([][]byte{tc.in}, codecs.DecodeOptions{})
 			noErr(t, "Decode", err)
 			equal(t, "kind", tc.kind, m.Kind)
 			equal(t, "denied", tc.denied, m.Denied)

@@ -198,7 +198,7 @@ func TestGuesses(t *testing.T) {
 		noErr(t, "decode", err)
 		equal(t, "players", r.Players, got.Players)
 		equal(t, "Guessed", GuessPlayerCount, got.Guessed)
-		m, err := Codec{}.Decode([][]byte{b}, codecs.DecodeOptions{})
+		m, err := (&Codec{}).Decode([][]byte{b}, codecs.DecodeOptions{})
 		noErr(t, "Decode", err)
 		equal(t, "warnings", []string{WarnPlayerCountGuessed}, m.Warnings)
 	})
@@ -313,7 +313,7 @@ func TestUnknownFlags(t *testing.T) {
 	r := Response{Code: CodeAccepted, Version: "v", Flags: SQF_NAME | 0x8000 | SQF_MAPNAME, Name: "n", Map: "m"}
 	b, err := AppendResponse(nil, r)
 	noErr(t, "AppendResponse", err)
-	m, err := Codec{}.Decode([][]byte{b}, codecs.DecodeOptions{})
+	m, err := (&Codec{}).Decode([][]byte{b}, codecs.DecodeOptions{})
 	noErr(t, "Decode", err)
 	equal(t, "warnings", []string{codecs.WarnUnknownFlags}, m.Warnings)
 	equal(t, "map", "m", m.Info.Map)
@@ -321,7 +321,7 @@ func TestUnknownFlags(t *testing.T) {
 	r = Response{Code: CodeAccepted, Version: "v", Flags: SQF_EXTENDED_INFO, Flags2: SQF2_VOICECHAT | 0x100, VoiceChat: 1, Trailing: []byte{9, 9}}
 	b, err = AppendResponse(nil, r)
 	noErr(t, "AppendResponse", err)
-	m, err = Codec{}.Decode([][]byte{b}, codecs.DecodeOptions{})
+	m, err = (&Codec{}).Decode([][]byte{b}, codecs.DecodeOptions{})
 	noErr(t, "Decode", err)
 	equal(t, "warnings", []string{codecs.WarnUnknownFlags, codecs.WarnTrailing}, m.Warnings)
 	v, _ := m.Fields.Get("trailing_bytes")
@@ -362,7 +362,7 @@ func TestHostile(t *testing.T) {
 				equal(t, "partial code kept", code(p), r.Code)
 			}
 			// The same through the Huffman layer and the codec.
-			m, err := Codec{}.Decode([][]byte{Wrap(nil, p)}, codecs.DecodeOptions{Spans: true})
+			m, err := (&Codec{}).Decode([][]byte{Wrap(nil, p)}, codecs.DecodeOptions{Spans: true})
 			e = codecErr(t, "Decode", err, tc.sentinel, tc.field, "payload")
 			equal(t, "offset", tc.offset, e.Offset)
 			if m == nil {
@@ -375,7 +375,7 @@ func TestHostile(t *testing.T) {
 func TestPartialResult(t *testing.T) {
 	p, err := Unwrap(nil, vectorDatagram(vecCTF, "response")(t)[0])
 	noErr(t, "Unwrap", err)
-	m, err := Codec{}.Decode([][]byte{Wrap(nil, p[:200])}, codecs.DecodeOptions{})
+	m, err := (&Codec{}).Decode([][]byte{Wrap(nil, p[:200])}, codecs.DecodeOptions{})
 	codecErr(t, "cut", err, codecs.ErrShort, "", "payload")
 	equal(t, "kind", codecs.KindResponse, m.Kind)
 	equal(t, "name", "CTF Night", m.Info.Name)
@@ -419,7 +419,7 @@ func TestTeamDamageNaN(t *testing.T) {
 	r := Response{Code: CodeAccepted, Version: "v", Flags: SQF_TEAMDAMAGE, TeamDamage: float32(math.NaN())}
 	b, err := AppendResponse(nil, r)
 	noErr(t, "AppendResponse", err)
-	m, err := Codec{}.Decode([][]byte{b}, codecs.DecodeOptions{})
+	m, err := (&Codec{}).Decode([][]byte{b}, codecs.DecodeOptions{})
 	noErr(t, "Decode", err)
 	if s := string(m.AppendJSON(nil)); !strings.Contains(s, `"teamdamage":null`) {
 		t.Errorf("NaN team damage: %s", s)
@@ -449,7 +449,7 @@ func TestEmptyValues(t *testing.T) {
 			}
 			b, err := AppendResponse(nil, resp)
 			noErr(t, "AppendResponse", err)
-			m, err := Codec{}.Decode([][]byte{b}, codecs.DecodeOptions{})
+			m, err := (&Codec{}).Decode([][]byte{b}, codecs.DecodeOptions{})
 			noErr(t, "Decode", err)
 			if got := string(codecs.AppendJSON(nil, m.Object()[2].Value)); got != tc.want {
 				t.Errorf("info\n got %s\nwant %s", got, tc.want)

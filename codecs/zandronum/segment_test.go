@@ -134,7 +134,7 @@ func TestSegmentedErrors(t *testing.T) {
 			if len(tc.in) == 0 {
 				return
 			}
-			m, err := Codec{}.Decode(wrapAll(tc.in), codecs.DecodeOptions{Spans: true})
+			m, err := (&Codec{}).Decode(wrapAll(tc.in), codecs.DecodeOptions{Spans: true})
 			if tc.field != "response" {
 				e = codecErr(t, "Codec.Decode", err, tc.sentinel, tc.field, tc.layer)
 				equal(t, "offset", tc.offset, e.Offset)
@@ -150,7 +150,7 @@ func TestSegmentedErrors(t *testing.T) {
 // offset 0 on still decodes, and the error says what is missing.
 func TestSegmentedPartial(t *testing.T) {
 	ps := segmentsOf(t, extendedResponse(), 120)
-	m, err := Codec{}.Decode([][]byte{Wrap(nil, ps[1]), Wrap(nil, ps[0])}, codecs.DecodeOptions{})
+	m, err := (&Codec{}).Decode([][]byte{Wrap(nil, ps[1]), Wrap(nil, ps[0])}, codecs.DecodeOptions{})
 	codecErr(t, "Decode", err, codecs.ErrIncomplete, "segments", "")
 	equal(t, "kind", codecs.KindResponse, m.Kind)
 	equal(t, "name", "Café Deathmatch", m.Info.Name)

@@ -119,7 +119,7 @@ func TestVectors(t *testing.T) {
 			equal(t, "AppendResponse", wire, b)
 
 			// The codec agrees with the typed API.
-			m, err := Codec{}.Decode([][]byte{wire}, codecs.DecodeOptions{})
+			m, err := (&Codec{}).Decode([][]byte{wire}, codecs.DecodeOptions{})
 			noErr(t, "Codec.Decode", err)
 			checkExpected(t, v.Expected, m.Fields)
 		})
@@ -138,7 +138,7 @@ func TestVectorInfo(t *testing.T) {
 			continue
 		}
 		t.Run(v.Name, func(t *testing.T) {
-			m, err := Codec{}.Decode([][]byte{unhex(t, v.Response)}, codecs.DecodeOptions{})
+			m, err := (&Codec{}).Decode([][]byte{unhex(t, v.Response)}, codecs.DecodeOptions{})
 			noErr(t, "Decode", err)
 			if got := string(m.AppendJSON(nil)); !bytes.Contains([]byte(got), []byte(`"info":`+w)) {
 				t.Errorf("info:\n got  %s\n want %s", got, w)
