@@ -11,7 +11,7 @@ import (
 // dm-3-clients (the published vector, 150 bytes, 3 clients).
 
 func benchPacket(b *testing.B, name string) []byte {
-	p := readHex(b, "testdata/"+name+".hex").b
+	p := packet(b, name)
 	b.SetBytes(int64(len(p)))
 	b.ReportAllocs()
 	return p

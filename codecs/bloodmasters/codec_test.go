@@ -8,6 +8,7 @@ import (
 
 	"github.com/querylens/querylens/codecs"
 	"github.com/querylens/querylens/codecs/bloodmasters"
+	"github.com/querylens/querylens/codecs/internal/codectest"
 )
 
 func TestRegistered(t *testing.T) {
@@ -21,26 +22,26 @@ func TestRegistered(t *testing.T) {
 }
 
 func TestDetect(t *testing.T) {
-	dm := readHex(t, "testdata/dm-3-clients.hex").b
+	dm := packet(t, "dm-3-clients")
 	tests := []struct {
 		name string
 		b    []byte
 		kind codecs.Kind
 		conf codecs.Confidence
 	}{
-		{"request", mustHex(t, "0700 0d 12345678"), codecs.KindQuery, codecs.Certain},
+		{"request", codectest.Unhex(t, "0700 0d 12345678"), codecs.KindQuery, codecs.Certain},
 		{"reply", dm, codecs.KindResponse, codecs.Certain},
-		{"reliable reply", readHex(t, "testdata/reliable-reply.hex").b, codecs.KindResponse, codecs.Certain},
-		{"several messages", readHex(t, "testdata/multi-message.hex").b, codecs.KindResponse, codecs.Certain},
+		{"reliable reply", packet(t, "reliable-reply"), codecs.KindResponse, codecs.Certain},
+		{"several messages", packet(t, "multi-message"), codecs.KindResponse, codecs.Certain},
 		{"reply cut after the title", dm[:60], codecs.KindResponse, codecs.Likely},
 		{"reply cut in the title", dm[:12], codecs.KindResponse, codecs.Weak},
 		{"reply cut in the token", dm[:5], "", codecs.NotMine},
 		{"empty", nil, "", codecs.NotMine},
 		{"two bytes", []byte{7, 0}, "", codecs.NotMine},
-		{"other command", mustHex(t, "0700 0e 12345678"), "", codecs.NotMine},
-		{"gamespy2 query", mustHex(t, "fefd00434f5259ffffff"), "", codecs.NotMine},
-		{"ogp header", mustHex(t, "ffffffff4f475000"), "", codecs.NotMine},
-		{"length larger than a cut reply at offset 0 but not ours", mustHex(t, "ff00 0d"), "", codecs.NotMine},
+		{"other command", codectest.Unhex(t, "0700 0e 12345678"), "", codecs.NotMine},
+		{"gamespy2 query", codectest.Unhex(t, "fefd00434f5259ffffff"), "", codecs.NotMine},
+		{"ogp header", codectest.Unhex(t, "ffffffff4f475000"), "", codecs.NotMine},
+		{"length larger than a cut reply at offset 0 but not ours", codectest.Unhex(t, "ff00 0d"), "", codecs.NotMine},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -68,29 +69,29 @@ func TestCheckQuery(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			err := Codec.CheckQuery(mustHex(t, tc.b))
+			err := Codec.CheckQuery(codectest.Unhex(t, tc.b))
 			if tc.sentinel == nil {
 				if err != nil {
 					t.Fatal(err)
 				}
 				return
 			}
-			wantError(t, err, tc.sentinel, "", -1)
+			codectest.WantError(t, err, tc.sentinel, "", -1)
 		})
 	}
 }
 
 func TestDecodeDatagrams(t *testing.T) {
-	dm := readHex(t, "testdata/dm-3-clients.hex").b
+	dm := packet(t, "dm-3-clients")
 	m, err := Codec.Decode(nil, codecs.DecodeOptions{})
-	wantError(t, err, codecs.ErrIncomplete, "datagram", 0)
+	codectest.WantError(t, err, codecs.ErrIncomplete, "datagram", 0)
 	if m == nil {
 		t.Fatal("nil message")
 	}
 	_, err = Codec.Decode([][]byte{dm, dm}, codecs.DecodeOptions{})
-	wantError(t, err, codecs.ErrBadValue, "datagram", 0)
+	codectest.WantError(t, err, codecs.ErrBadValue, "datagram", 0)
 
-	m, err = Codec.Decode([][]byte{mustHex(t, "0700 0d 12345678")}, codecs.DecodeOptions{})
+	m, err = Codec.Decode([][]byte{codectest.Unhex(t, "0700 0d 12345678")}, codecs.DecodeOptions{})
 	if err != nil || m.Kind != codecs.KindQuery || m.Info != nil {
 		t.Fatalf("request: %+v, %v", m, err)
 	}
@@ -115,7 +116,7 @@ func TestWarnings(t *testing.T) {
 	}
 	for name, want := range tests {
 		t.Run(name, func(t *testing.T) {
-			m, err := Codec.Decode([][]byte{readHex(t, "testdata/"+name+".hex").b}, codecs.DecodeOptions{})
+			m, err := Codec.Decode([][]byte{packet(t, name)}, codecs.DecodeOptions{})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -125,14 +126,14 @@ func TestWarnings(t *testing.T) {
 		})
 	}
 
-	cut := readHex(t, "testdata/multi-message.hex").b
+	cut := packet(t, "multi-message")
 	m, err := Codec.Decode([][]byte{cut[:len(cut)-1]}, codecs.DecodeOptions{})
 	if err != nil || !reflect.DeepEqual(m.Warnings, []string{codecs.WarnTruncated}) {
 		t.Errorf("message cut after the reply: %q, %v", m.Warnings, err)
 	}
 
 	req := bloodmasters.AppendRequest(nil, 1)
-	m, err = Codec.Decode([][]byte{readHex(t, "testdata/empty.hex").b}, codecs.DecodeOptions{Query: req})
+	m, err = Codec.Decode([][]byte{packet(t, "empty")}, codecs.DecodeOptions{Query: req})
 	if err != nil || !reflect.DeepEqual(m.Warnings, []string{bloodmasters.WarnTokenMismatch}) {
 		t.Errorf("token mismatch: %q, %v", m.Warnings, err)
 	}
@@ -141,7 +142,7 @@ func TestWarnings(t *testing.T) {
 // TestInfo checks the neutral view: stripped names, team null for no team,
 // the build as version, num_players counting every client.
 func TestInfo(t *testing.T) {
-	m, err := Codec.Decode([][]byte{readHex(t, "testdata/tdm-teams.hex").b}, codecs.DecodeOptions{})
+	m, err := Codec.Decode([][]byte{packet(t, "tdm-teams")}, codecs.DecodeOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -172,7 +173,7 @@ func TestInfo(t *testing.T) {
 
 func TestQuery(t *testing.T) {
 	reply := func(token uint32) []byte {
-		r, err := bloodmasters.DecodeResponse(readHex(t, "testdata/dm-3-clients.hex").b)
+		r, err := bloodmasters.DecodeResponse(packet(t, "dm-3-clients"))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -188,7 +189,7 @@ func TestQuery(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if s := q.Start(); len(s) != 1 || !bytes.Equal(s[0], mustHex(t, "0700 0d 01020304")) {
+	if s := q.Start(); len(s) != 1 || !bytes.Equal(s[0], codectest.Unhex(t, "0700 0d 01020304")) {
 		t.Fatalf("Start = %x", s)
 	}
 	if _, err := q.Result(codecs.DecodeOptions{}); !errors.Is(err, codecs.ErrIncomplete) {
@@ -199,8 +200,8 @@ func TestQuery(t *testing.T) {
 		b    []byte
 		done bool
 	}{
-		{"not ours", mustHex(t, "fefd00434f5259"), false},
-		{"a request", mustHex(t, "0700 0d 01020304"), false},
+		{"not ours", codectest.Unhex(t, "fefd00434f5259"), false},
+		{"a request", codectest.Unhex(t, "0700 0d 01020304"), false},
 		// A relay's cache shares replies, so one may echo another token.
 		{"the reply", reply(0x01020304 + 1), true},
 		{"a second reply", reply(0x01020304), true},
@@ -231,7 +232,7 @@ func TestQuery(t *testing.T) {
 			t.Errorf("NewQuery(%v) = %v", opts, err)
 		}
 	}
-	if q, err := Codec.NewQuery(map[string]string{"token": " 4294967295 "}); err != nil || !bytes.Equal(q.Start()[0], mustHex(t, "0700 0d ffffffff")) {
+	if q, err := Codec.NewQuery(map[string]string{"token": " 4294967295 "}); err != nil || !bytes.Equal(q.Start()[0], codectest.Unhex(t, "0700 0d ffffffff")) {
 		t.Errorf("decimal token: %v", err)
 	}
 }

@@ -8,6 +8,7 @@ import (
 
 	"github.com/querylens/querylens/codecs"
 	"github.com/querylens/querylens/codecs/bloodmasters"
+	"github.com/querylens/querylens/codecs/internal/codectest"
 )
 
 // addSeeds seeds f with every golden packet (testdata/*.hex; each file's
@@ -18,10 +19,10 @@ func addSeeds(f *testing.F) {
 	for _, g := range goldens(f) {
 		f.Add(g.b)
 	}
-	f.Add([]byte{})                                                                  // nothing
-	f.Add(mustHex(f, "0000 0d"))                                                     // length 0
-	f.Add(mustHex(f, "ffff 0d 00000000 ffffffff0f"))                                 // title length past int32
-	f.Add(mustHex(f, "1600 0d 00000000 00 00 00 10 0a 00 00 ff 00 1d 0000 0000 00")) // 255 clients promised, none sent
+	f.Add([]byte{})                                                                          // nothing
+	f.Add(codectest.Unhex(f, "0000 0d"))                                                     // length 0
+	f.Add(codectest.Unhex(f, "ffff 0d 00000000 ffffffff0f"))                                 // title length past int32
+	f.Add(codectest.Unhex(f, "1600 0d 00000000 00 00 00 10 0a 00 00 ff 00 1d 0000 0000 00")) // 255 clients promised, none sent
 }
 
 // FuzzDecodeResponse: never panics; a reply that decodes re-encodes, and
