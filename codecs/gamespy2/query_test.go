@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/querylens/querylens/codecs"
+	"github.com/querylens/querylens/codecs/internal/codectest"
 )
 
 func TestRegistered(t *testing.T) {
@@ -28,17 +29,17 @@ func TestDetect(t *testing.T) {
 		kind codecs.Kind
 		conf codecs.Confidence
 	}{
-		{"query", unhex(t, "fefd0010203040ffffff"), codecs.KindQuery, codecs.Certain},
-		{"index query", unhex(t, "fefd0010203040020105000000"[:26]), codecs.KindQuery, codecs.Certain},
-		{"broken query", unhex(t, "fefd0010203040ff"), codecs.KindQuery, codecs.Likely},
-		{"gs3 challenge", unhex(t, "fefd0910203040"), "", codecs.NotMine},
+		{"query", codectest.Unhex(t, "fefd0010203040ffffff"), codecs.KindQuery, codecs.Certain},
+		{"index query", codectest.Unhex(t, "fefd0010203040020105000000"[:26]), codecs.KindQuery, codecs.Certain},
+		{"broken query", codectest.Unhex(t, "fefd0010203040ff"), codecs.KindQuery, codecs.Likely},
+		{"gs3 challenge", codectest.Unhex(t, "fefd0910203040"), "", codecs.NotMine},
 		{"full reply", full, codecs.KindResponse, codecs.Likely},
 		{"players reply", players, codecs.KindResponse, codecs.Likely},
 		{"cut reply", full[:100], codecs.KindResponse, codecs.Weak},
 		{"header only", full[:5], codecs.KindResponse, codecs.Weak},
 		{"short", full[:4], "", codecs.NotMine},
-		{"other packet type", unhex(t, "0510203040"), "", codecs.NotMine},
-		{"binary noise", unhex(t, "0010203040ff01020304fe00"), "", codecs.NotMine},
+		{"other packet type", codectest.Unhex(t, "0510203040"), "", codecs.NotMine},
+		{"binary noise", codectest.Unhex(t, "0010203040ff01020304fe00"), "", codecs.NotMine},
 		{"empty", nil, "", codecs.NotMine},
 	}
 	for _, tc := range tests {
@@ -52,7 +53,7 @@ func TestDetect(t *testing.T) {
 }
 
 func TestDecodeQueryMessage(t *testing.T) {
-	m, err := (&Codec{}).Decode([][]byte{unhex(t, "fefd0010203040 02 0105 ff 00")}, codecs.DecodeOptions{})
+	m, err := (&Codec{}).Decode([][]byte{codectest.Unhex(t, "fefd0010203040 02 0105 ff 00")}, codecs.DecodeOptions{})
 	if err != nil || m.Kind != codecs.KindQuery || m.Info != nil {
 		t.Fatalf("%+v %v", m, err)
 	}
@@ -61,8 +62,8 @@ func TestDecodeQueryMessage(t *testing.T) {
 	if got != want {
 		t.Errorf("fields\n got %s\nwant %s", got, want)
 	}
-	_, err = (&Codec{}).Decode([][]byte{unhex(t, "fefd0010203040ffffff"), unhex(t, "fefd0010203040ffffff")}, codecs.DecodeOptions{})
-	if e := codecError(t, err); e.Layer != "wire 2" {
+	_, err = (&Codec{}).Decode([][]byte{codectest.Unhex(t, "fefd0010203040ffffff"), codectest.Unhex(t, "fefd0010203040ffffff")}, codecs.DecodeOptions{})
+	if e := codectest.WantError(t, err, nil, "", -1); e.Layer != "wire 2" {
 		t.Errorf("two queries: %v", err)
 	}
 }
@@ -76,7 +77,7 @@ func TestDecodeOptionsQuery(t *testing.T) {
 		t.Fatalf("%+v %v", m.Info, err)
 	}
 	_, err = (&Codec{}).Decode([][]byte{r}, codecs.DecodeOptions{Query: q[:5]})
-	if e := codecError(t, err); e.Layer != "query" {
+	if e := codectest.WantError(t, err, nil, "", -1); e.Layer != "query" {
 		t.Errorf("bad query: %v", err)
 	}
 }
@@ -84,7 +85,7 @@ func TestDecodeOptionsQuery(t *testing.T) {
 func TestDecodeErrorKeepsPartial(t *testing.T) {
 	server, _ := AppendResponse(nil, sample(), Request{ID: id1020, Server: AllKeys})
 	m, err := (&Codec{}).Decode([][]byte{server, {0x05, 1, 2, 3, 4}}, codecs.DecodeOptions{})
-	e := codecError(t, err)
+	e := codectest.WantError(t, err, nil, "", -1)
 	if e.Layer != "wire 2" || e.Field != "packet_type" || m == nil || m.Info == nil || m.Info.Name != "Café Conquest" {
 		t.Errorf("err %v, partial %+v", err, m)
 	}
@@ -139,12 +140,12 @@ func TestQuery(t *testing.T) {
 				t.Fatalf("sent %d datagrams", len(out))
 			}
 			for i := range out {
-				if !bytes.Equal(out[i], unhex(t, tc.sent[i])) {
+				if !bytes.Equal(out[i], codectest.Unhex(t, tc.sent[i])) {
 					t.Errorf("datagram %d = %x, want %s", i, out[i], tc.sent[i])
 				}
 			}
 			replies := serve(t, sample(), out)
-			if _, done, err := q.Feed(unhex(t, "fefd00")); err == nil || done {
+			if _, done, err := q.Feed(codectest.Unhex(t, "fefd00")); err == nil || done {
 				t.Errorf("a datagram that is no reply: done %v err %v", done, err)
 			}
 			for n, i := range tc.order {

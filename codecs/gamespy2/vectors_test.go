@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/querylens/querylens/codecs"
+	"github.com/querylens/querylens/codecs/internal/codectest"
 )
 
 // vectorFiles are the published test vectors: a copy kept with the tests,
@@ -64,12 +65,12 @@ func TestVectors(t *testing.T) {
 		t.Run(v.Name, func(t *testing.T) {
 			var dgs [][]byte
 			for _, x := range v.exchanges() {
-				resp := unhex(t, x.ResponseHex)
+				resp := codectest.Unhex(t, x.ResponseHex)
 				if x.RequestHex == "" {
 					dgs = append(dgs, resp)
 					continue
 				}
-				reqb := unhex(t, x.RequestHex)
+				reqb := codectest.Unhex(t, x.RequestHex)
 				dgs = append(dgs, reqb, resp)
 				checkExchange(t, reqb, resp)
 			}
