@@ -29,7 +29,7 @@ func BenchmarkDecodeResponse(b *testing.B) {
 func BenchmarkDetect(b *testing.B) {
 	p := benchPacket(b, "tdm-teams")
 	for b.Loop() {
-		Codec.Detect(p)
+		(&bloodmasters.Codec{}).Detect(p)
 	}
 }
 
@@ -38,7 +38,7 @@ func BenchmarkDetect(b *testing.B) {
 func BenchmarkCodecDecode(b *testing.B) {
 	p := benchPacket(b, "dm-3-clients")
 	for b.Loop() {
-		if _, err := Codec.Decode([][]byte{p}, codecs.DecodeOptions{}); err != nil {
+		if _, err := (&bloodmasters.Codec{}).Decode([][]byte{p}, codecs.DecodeOptions{}); err != nil {
 			b.Fatal(err)
 		}
 	}
@@ -48,7 +48,7 @@ func BenchmarkCodecDecode(b *testing.B) {
 func BenchmarkCodecDecodeSpans(b *testing.B) {
 	p := benchPacket(b, "dm-3-clients")
 	for b.Loop() {
-		if _, err := Codec.Decode([][]byte{p}, codecs.DecodeOptions{Spans: true}); err != nil {
+		if _, err := (&bloodmasters.Codec{}).Decode([][]byte{p}, codecs.DecodeOptions{Spans: true}); err != nil {
 			b.Fatal(err)
 		}
 	}

@@ -16,14 +16,6 @@ import (
 	"github.com/querylens/querylens/codecs/internal/codectest"
 )
 
-var Codec = func() codecs.Codec {
-	c, err := codecs.Lookup("bloodmasters")
-	if err != nil {
-		panic(err)
-	}
-	return c
-}()
-
 // TestVectors checks every published vector against its "truth".
 func TestVectors(t *testing.T) {
 	raw, err := os.ReadFile("testdata/vectors.json")
@@ -402,7 +394,7 @@ func TestDecodeAllocs(t *testing.T) {
 	if allocs > 3 {
 		t.Errorf("DecodeResponse: %v allocs, budget 3", allocs)
 	}
-	allocs = testing.AllocsPerRun(200, func() { Codec.Detect(b) })
+	allocs = testing.AllocsPerRun(200, func() { (&bloodmasters.Codec{}).Detect(b) })
 	if allocs > 1 {
 		t.Errorf("Detect: %v allocs, budget 1", allocs)
 	}

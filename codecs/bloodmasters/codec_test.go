@@ -12,10 +12,10 @@ import (
 )
 
 func TestRegistered(t *testing.T) {
-	if Codec.Name() != "bloodmasters" || Codec.Title() != "Bloodmasters" || Codec.DefaultPort() != 6969 {
-		t.Errorf("codec = %q %q %d", Codec.Name(), Codec.Title(), Codec.DefaultPort())
+	if (&bloodmasters.Codec{}).Name() != "bloodmasters" || (&bloodmasters.Codec{}).Title() != "Bloodmasters" || (&bloodmasters.Codec{}).DefaultPort() != 6969 {
+		t.Errorf("codec = %q %q %d", (&bloodmasters.Codec{}).Name(), (&bloodmasters.Codec{}).Title(), (&bloodmasters.Codec{}).DefaultPort())
 	}
-	opts := Codec.Options()
+	opts := (&bloodmasters.Codec{}).Options()
 	if len(opts) != 1 || opts[0].Name != "token" || opts[0].Kind != "uint" {
 		t.Errorf("Options = %+v", opts)
 	}
@@ -45,7 +45,7 @@ func TestDetect(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			kind, conf := Codec.Detect(tc.b)
+			kind, conf := (&bloodmasters.Codec{}).Detect(tc.b)
 			if kind != tc.kind || conf != tc.conf {
 				t.Errorf("Detect = %q %d, want %q %d", kind, conf, tc.kind, tc.conf)
 			}
@@ -69,7 +69,7 @@ func TestCheckQuery(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			err := Codec.CheckQuery(codectest.Unhex(t, tc.b))
+			err := (&bloodmasters.Codec{}).CheckQuery(codectest.Unhex(t, tc.b))
 			if tc.sentinel == nil {
 				if err != nil {
 					t.Fatal(err)
@@ -83,15 +83,15 @@ func TestCheckQuery(t *testing.T) {
 
 func TestDecodeDatagrams(t *testing.T) {
 	dm := packet(t, "dm-3-clients")
-	m, err := Codec.Decode(nil, codecs.DecodeOptions{})
+	m, err := (&bloodmasters.Codec{}).Decode(nil, codecs.DecodeOptions{})
 	codectest.WantError(t, err, codecs.ErrIncomplete, "datagram", 0)
 	if m == nil {
 		t.Fatal("nil message")
 	}
-	_, err = Codec.Decode([][]byte{dm, dm}, codecs.DecodeOptions{})
+	_, err = (&bloodmasters.Codec{}).Decode([][]byte{dm, dm}, codecs.DecodeOptions{})
 	codectest.WantError(t, err, codecs.ErrBadValue, "datagram", 0)
 
-	m, err = Codec.Decode([][]byte{codectest.Unhex(t, "0700 0d 12345678")}, codecs.DecodeOptions{})
+	m, err = (&bloodmasters.Codec{}).Decode([][]byte{codectest.Unhex(t, "0700 0d 12345678")}, codecs.DecodeOptions{})
 	if err != nil || m.Kind != codecs.KindQuery || m.Info != nil {
 		t.Fatalf("request: %+v, %v", m, err)
 	}
@@ -116,7 +116,7 @@ func TestWarnings(t *testing.T) {
 	}
 	for name, want := range tests {
 		t.Run(name, func(t *testing.T) {
-			m, err := Codec.Decode([][]byte{packet(t, name)}, codecs.DecodeOptions{})
+			m, err := (&bloodmasters.Codec{}).Decode([][]byte{packet(t, name)}, codecs.DecodeOptions{})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -127,13 +127,13 @@ func TestWarnings(t *testing.T) {
 	}
 
 	cut := packet(t, "multi-message")
-	m, err := Codec.Decode([][]byte{cut[:len(cut)-1]}, codecs.DecodeOptions{})
+	m, err := (&bloodmasters.Codec{}).Decode([][]byte{cut[:len(cut)-1]}, codecs.DecodeOptions{})
 	if err != nil || !reflect.DeepEqual(m.Warnings, []string{codecs.WarnTruncated}) {
 		t.Errorf("message cut after the reply: %q, %v", m.Warnings, err)
 	}
 
 	req := bloodmasters.AppendRequest(nil, 1)
-	m, err = Codec.Decode([][]byte{packet(t, "empty")}, codecs.DecodeOptions{Query: req})
+	m, err = (&bloodmasters.Codec{}).Decode([][]byte{packet(t, "empty")}, codecs.DecodeOptions{Query: req})
 	if err != nil || !reflect.DeepEqual(m.Warnings, []string{bloodmasters.WarnTokenMismatch}) {
 		t.Errorf("token mismatch: %q, %v", m.Warnings, err)
 	}
@@ -142,7 +142,7 @@ func TestWarnings(t *testing.T) {
 // TestInfo checks the neutral view: stripped names, team null for no team,
 // the build as version, num_players counting every client.
 func TestInfo(t *testing.T) {
-	m, err := Codec.Decode([][]byte{packet(t, "tdm-teams")}, codecs.DecodeOptions{})
+	m, err := (&bloodmasters.Codec{}).Decode([][]byte{packet(t, "tdm-teams")}, codecs.DecodeOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -185,7 +185,7 @@ func TestQuery(t *testing.T) {
 		return b
 	}
 
-	q, err := Codec.NewQuery(map[string]string{"token": "0x01020304"})
+	q, err := (&bloodmasters.Codec{}).NewQuery(map[string]string{"token": "0x01020304"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -219,7 +219,7 @@ func TestQuery(t *testing.T) {
 
 	// A reply cut before its token cannot be matched, but it is the only
 	// answer a truncating server gives: keep it so Result says what is cut.
-	q, _ = Codec.NewQuery(nil)
+	q, _ = (&bloodmasters.Codec{}).NewQuery(nil)
 	if _, done, err := q.Feed(reply(0)[:5]); !done || err != nil {
 		t.Fatalf("cut reply: %v %v", done, err)
 	}
@@ -228,11 +228,11 @@ func TestQuery(t *testing.T) {
 	}
 
 	for _, opts := range []map[string]string{{"token": "-1"}, {"token": "4294967296"}, {"token": "x"}, {"flags": "1"}} {
-		if _, err := Codec.NewQuery(opts); !errors.Is(err, codecs.ErrBadValue) {
+		if _, err := (&bloodmasters.Codec{}).NewQuery(opts); !errors.Is(err, codecs.ErrBadValue) {
 			t.Errorf("NewQuery(%v) = %v", opts, err)
 		}
 	}
-	if q, err := Codec.NewQuery(map[string]string{"token": " 4294967295 "}); err != nil || !bytes.Equal(q.Start()[0], codectest.Unhex(t, "0700 0d ffffffff")) {
+	if q, err := (&bloodmasters.Codec{}).NewQuery(map[string]string{"token": " 4294967295 "}); err != nil || !bytes.Equal(q.Start()[0], codectest.Unhex(t, "0700 0d ffffffff")) {
 		t.Errorf("decimal token: %v", err)
 	}
 }
@@ -259,7 +259,7 @@ func TestEmptyValues(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			m, err := Codec.Decode([][]byte{b}, codecs.DecodeOptions{})
+			m, err := (&bloodmasters.Codec{}).Decode([][]byte{b}, codecs.DecodeOptions{})
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -64,7 +64,7 @@ func FuzzDecodeRequest(f *testing.F) {
 	f.Fuzz(func(t *testing.T, b []byte) {
 		tok, err := bloodmasters.DecodeRequest(b)
 		if err != nil {
-			if Codec.CheckQuery(b) == nil {
+			if (&bloodmasters.Codec{}).CheckQuery(b) == nil {
 				t.Fatal("CheckQuery accepts what DecodeRequest refuses")
 			}
 			return
@@ -81,8 +81,8 @@ func FuzzDecodeRequest(f *testing.F) {
 func FuzzCodec(f *testing.F) {
 	addSeeds(f)
 	f.Fuzz(func(t *testing.T, b []byte) {
-		kind, conf := Codec.Detect(b)
-		m, err := Codec.Decode([][]byte{b}, codecs.DecodeOptions{Spans: true})
+		kind, conf := (&bloodmasters.Codec{}).Detect(b)
+		m, err := (&bloodmasters.Codec{}).Decode([][]byte{b}, codecs.DecodeOptions{Spans: true})
 		if m == nil {
 			t.Fatal("nil message")
 		}

@@ -44,10 +44,10 @@ func packet(t testing.TB, name string) []byte {
 func TestGolden(t *testing.T) {
 	for _, g := range goldens(t) {
 		t.Run(g.name, func(t *testing.T) {
-			m, err := Codec.Decode([][]byte{g.b}, codecs.DecodeOptions{Spans: true})
+			m, err := (&bloodmasters.Codec{}).Decode([][]byte{g.b}, codecs.DecodeOptions{Spans: true})
 			out := []byte("# " + g.source + "\n")
 			out = codecs.AppendDump(out, m)
-			plain, err2 := Codec.Decode([][]byte{g.b}, codecs.DecodeOptions{})
+			plain, err2 := (&bloodmasters.Codec{}).Decode([][]byte{g.b}, codecs.DecodeOptions{})
 			if (err == nil) != (err2 == nil) {
 				t.Fatalf("spans change the outcome: %v / %v", err, err2)
 			}
@@ -89,7 +89,7 @@ func TestTruncated(t *testing.T) {
 		t.Run(g.name, func(t *testing.T) {
 			end := replyEnd(g.b)
 			codectest.Prefixes(t, g.b, func(p []byte) error {
-				m, err := Codec.Decode([][]byte{p}, codecs.DecodeOptions{Spans: true})
+				m, err := (&bloodmasters.Codec{}).Decode([][]byte{p}, codecs.DecodeOptions{Spans: true})
 				if m == nil {
 					t.Fatalf("prefix %d: nil message", len(p))
 				}

@@ -7,11 +7,12 @@ import (
 	"testing"
 
 	"github.com/querylens/querylens/codecs"
+	"github.com/querylens/querylens/codecs/internal/codectest"
 	"github.com/querylens/querylens/codecs/ogp"
 )
 
-func TestCodecRegistration(t *testing.T) {
-	c := Codec(t)
+func TestRegistered(t *testing.T) {
+	c := &ogp.Codec{}
 	if c.Name() != "ogp" || c.Title() != "Open Game Protocol" || c.DefaultPort() != 0 {
 		t.Errorf("%s %q %d", c.Name(), c.Title(), c.DefaultPort())
 	}
@@ -30,7 +31,7 @@ func TestCodecRegistration(t *testing.T) {
 }
 
 func TestDetect(t *testing.T) {
-	c := Codec(t)
+	c := &ogp.Codec{}
 	tests := []struct {
 		name string
 		hex  string
@@ -50,7 +51,7 @@ func TestDetect(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			k, conf := c.Detect(unhex(t, tc.hex))
+			k, conf := c.Detect(codectest.Unhex(t, tc.hex))
 			if k != tc.kind || conf != tc.conf {
 				t.Errorf("Detect = %q %d, want %q %d", k, conf, tc.kind, tc.conf)
 			}
@@ -59,7 +60,7 @@ func TestDetect(t *testing.T) {
 }
 
 func TestCheckQuery(t *testing.T) {
-	c := Codec(t)
+	c := &ogp.Codec{}
 	v004, _ := ogp.AppendRequest(nil, ogp.NewRequest(ogp.V004))
 	ping, _ := ogp.AppendRequest(nil, ogp.Request{Header: ogp.Header{Type: ogp.TypePing}})
 	rcon, _ := ogp.AppendRequest(nil, ogp.Request{Header: ogp.Header{Type: ogp.TypeRcon}, Raw: []byte("pw")})
@@ -109,7 +110,7 @@ func TestCheckQuery(t *testing.T) {
 }
 
 func TestNewQueryOptions(t *testing.T) {
-	c := Codec(t)
+	c := &ogp.Codec{}
 	bad := []map[string]string{
 		{"colour": "true"},
 		{"version": "2"},
@@ -158,7 +159,7 @@ func feed(t *testing.T, qy codecs.Query, in ...[]byte) (sent [][]byte, done bool
 // The vector exchange: challenge request, challenge answer, the real
 // query with the number echoed byte for byte, the answer.
 func TestQueryVectorExchange(t *testing.T) {
-	qy, err := Codec(t).NewQuery(nil)
+	qy, err := (&ogp.Codec{}).NewQuery(nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -189,7 +190,7 @@ func TestQueryVectorExchange(t *testing.T) {
 
 func TestQuerySplitAnswer(t *testing.T) {
 	p := readPacket(t, filepath.Join("testdata", "v1_split_answer.hex"))
-	qy, _ := Codec(t).NewQuery(map[string]string{"challenge": "16909060", "request_id": "77", "max_bytes": "500"})
+	qy, _ := (&ogp.Codec{}).NewQuery(map[string]string{"challenge": "16909060", "request_id": "77", "max_bytes": "500"})
 	var done bool
 	for i, d := range p.datagrams {
 		var err error
@@ -210,7 +211,7 @@ func TestQuerySplitAnswer(t *testing.T) {
 }
 
 func TestQueryIgnores(t *testing.T) {
-	qy, _ := Codec(t).NewQuery(map[string]string{"request_id": "5"})
+	qy, _ := (&ogp.Codec{}).NewQuery(map[string]string{"request_id": "5"})
 	for name, b := range map[string][]byte{
 		"garbage": []byte("hello"),
 		"a query": datagram(t, "v1_query"),
@@ -232,7 +233,7 @@ func TestQueryIgnores(t *testing.T) {
 // A server that answers every query with a new challenge cannot keep the
 // conversation going forever.
 func TestQueryChallengeLoop(t *testing.T) {
-	qy, _ := Codec(t).NewQuery(nil)
+	qy, _ := (&ogp.Codec{}).NewQuery(nil)
 	ch := datagram(t, "v1_challenge_answer")
 	n := 0
 	for ; n < 10; n++ {
@@ -253,7 +254,7 @@ func TestQueryChallengeLoop(t *testing.T) {
 }
 
 func TestQueryV004(t *testing.T) {
-	qy, _ := Codec(t).NewQuery(map[string]string{"version": "0.04"})
+	qy, _ := (&ogp.Codec{}).NewQuery(map[string]string{"version": "0.04"})
 	first, err := ogp.DecodeRequest(qy.Start()[0])
 	if err != nil || first.Version != ogp.V004 || first.Challenge != 0xffffffff {
 		t.Fatalf("first = %+v, %v", first, err)
@@ -307,7 +308,7 @@ func TestEmptyValues(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			m, err := Codec(t).Decode([][]byte{b}, codecs.DecodeOptions{})
+			m, err := (&ogp.Codec{}).Decode([][]byte{b}, codecs.DecodeOptions{})
 			if err != nil {
 				t.Fatal(err)
 			}

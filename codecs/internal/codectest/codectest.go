@@ -114,7 +114,8 @@ func firstDiff(want, got []byte) string {
 }
 
 // SpansCover checks the inspector's view of m: every span lies inside its
-// layer, and every byte of every layer is in some span.
+// layer, and every byte of every layer is in exactly one span other than
+// the "group" spans that enclose others.
 func SpansCover(t testing.TB, m *codecs.Message) {
 	t.Helper()
 	covered := make([][]bool, len(m.Layers))
@@ -126,7 +127,14 @@ func SpansCover(t testing.TB, m *codecs.Message) {
 			t.Errorf("span %+v outside its layer", s)
 			continue
 		}
+		if s.Kind == "group" {
+			continue
+		}
 		for i := s.Start; i < s.End; i++ {
+			if covered[s.Layer][i] {
+				t.Errorf("layer %d: byte %d in two spans (the second %s)", s.Layer, i, s.Field)
+				return
+			}
 			covered[s.Layer][i] = true
 		}
 	}
