@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/querylens/querylens/codecs"
+	"github.com/querylens/querylens/codecs/internal/codectest"
 )
 
 func TestRegistered(t *testing.T) {
@@ -47,11 +48,11 @@ func TestDetect(t *testing.T) {
 		{"master refusal", golden("master_denied"), codecs.KindMasterDenied, codecs.Likely},
 		{"empty", nil, "", codecs.NotMine},
 		{"raw empty", []byte{0xff}, "", codecs.NotMine},
-		{"unknown code", Wrap(nil, unhex(t, "7a5d5600 00000000")), "", codecs.NotMine},
-		{"cut request", Wrap(nil, unhex(t, "c7000000 ff1e79")), "", codecs.NotMine},
-		{"gamespy2 query", unhex(t, "fefd00 43424441 ff ff ff"), "", codecs.NotMine},
-		{"ogp query", unhex(t, "ffffffff 4f4750 00"), "", codecs.NotMine},
-		{"broken list packet", Wrap(nil, unhex(t, "06000000 00 08 03 01020304")), "", codecs.NotMine},
+		{"unknown code", Wrap(nil, codectest.Unhex(t, "7a5d5600 00000000")), "", codecs.NotMine},
+		{"cut request", Wrap(nil, codectest.Unhex(t, "c7000000 ff1e79")), "", codecs.NotMine},
+		{"gamespy2 query", codectest.Unhex(t, "fefd00 43424441 ff ff ff"), "", codecs.NotMine},
+		{"ogp query", codectest.Unhex(t, "ffffffff 4f4750 00"), "", codecs.NotMine},
+		{"broken list packet", Wrap(nil, codectest.Unhex(t, "06000000 00 08 03 01020304")), "", codecs.NotMine},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			kind, conf := (&Codec{}).Detect(tc.in)
@@ -76,19 +77,19 @@ func TestCheckQuery(t *testing.T) {
 		{"plain request", req(Request{Flags: SQF_NAME}), nil},
 		{"qstat request", req(Request{Flags: SQF_NAME, Extra: []byte{0, 0, 0, 0}}), nil},
 		{"master request", AppendMasterRequest(nil), nil},
-		{"legacy master request", Wrap(nil, unhex(t, "c7000000")), nil},
+		{"legacy master request", Wrap(nil, codectest.Unhex(t, "c7000000")), nil},
 		{"too many extra bytes", req(Request{Flags: SQF_NAME, Extra: make([]byte, 5)}), codecs.ErrTrailing},
-		{"cut request", Wrap(nil, unhex(t, "c7000000 01000000")), codecs.ErrShort},
-		{"cut flags2", Wrap(nil, unhex(t, "c7000000 00000080 00000000 1f00")), codecs.ErrShort},
-		{"master request, wrong version", Wrap(nil, unhex(t, "7c5d5600 0300")), codecs.ErrBadValue},
-		{"master request with extra", Wrap(nil, unhex(t, "7c5d5600 0200 00")), codecs.ErrTrailing},
+		{"cut request", Wrap(nil, codectest.Unhex(t, "c7000000 01000000")), codecs.ErrShort},
+		{"cut flags2", Wrap(nil, codectest.Unhex(t, "c7000000 00000080 00000000 1f00")), codecs.ErrShort},
+		{"master request, wrong version", Wrap(nil, codectest.Unhex(t, "7c5d5600 0300")), codecs.ErrBadValue},
+		{"master request with extra", Wrap(nil, codectest.Unhex(t, "7c5d5600 0200 00")), codecs.ErrTrailing},
 		{"a reply", vectorDatagram(vecCTF, "response")(t)[0], codecs.ErrTooLong},
-		{"a refusal", Wrap(nil, unhex(t, "185d5600 01000000")), codecs.ErrNotQuery},
+		{"a refusal", Wrap(nil, codectest.Unhex(t, "185d5600 01000000")), codecs.ErrNotQuery},
 		// The longest request a client sends (MaxRequestPayload), in the
 		// raw Huffman form (MaxQueryLen), and one byte more.
-		{"longest request, raw form", append([]byte{0xff}, unhex(t, "c7000000 ffffff80 01000000 ffffffff 02")...), nil},
-		{"one byte more, raw form", append([]byte{0xff}, unhex(t, "c7000000 ffffff80 01000000 ffffffff 02 00")...), codecs.ErrTooLong},
-		{"one byte more, huffman form", Wrap(nil, unhex(t, "c7000000 01000080 00000000 00000000 02 00")), codecs.ErrTooLong},
+		{"longest request, raw form", append([]byte{0xff}, codectest.Unhex(t, "c7000000 ffffff80 01000000 ffffffff 02")...), nil},
+		{"one byte more, raw form", append([]byte{0xff}, codectest.Unhex(t, "c7000000 ffffff80 01000000 ffffffff 02 00")...), codecs.ErrTooLong},
+		{"one byte more, huffman form", Wrap(nil, codectest.Unhex(t, "c7000000 01000080 00000000 00000000 02 00")), codecs.ErrTooLong},
 		{"a list", AppendMasterList(nil, nil)[0], codecs.ErrNotQuery},
 		{"empty payload", Wrap(nil, nil), codecs.ErrShort},
 		{"garbage huffman", []byte{0x00, 0xff}, codecs.ErrHuffman},
@@ -128,12 +129,12 @@ func TestDecodeKinds(t *testing.T) {
 	}
 	t.Run("legacy huffman form", func(t *testing.T) {
 		// 00 alone is the raw form ff 00 only for the legacy encoder.
-		m, err := (&Codec{}).Decode([][]byte{unhex(t, "ff 785d5600 01000000")}, codecs.DecodeOptions{})
+		m, err := (&Codec{}).Decode([][]byte{codectest.Unhex(t, "ff 785d5600 01000000")}, codecs.DecodeOptions{})
 		noErr(t, "Decode", err)
 		if len(m.Warnings) != 0 {
 			t.Errorf("current raw form warned: %v", m.Warnings)
 		}
-		p := unhex(t, "7c5d56000200")
+		p := codectest.Unhex(t, "7c5d56000200")
 		m, err = (&Codec{}).Decode([][]byte{append([]byte{0xff}, p...)}, codecs.DecodeOptions{})
 		noErr(t, "Decode", err)
 		equal(t, "warnings", []string{codecs.WarnLegacyHuffman}, m.Warnings)
@@ -148,7 +149,7 @@ func TestDecodeKinds(t *testing.T) {
 		equal(t, "layers", 1, len(m.Layers))
 	})
 	t.Run("unknown code", func(t *testing.T) {
-		_, err := (&Codec{}).Decode([][]byte{Wrap(nil, unhex(t, "01020304"))}, codecs.DecodeOptions{})
+		_, err := (&Codec{}).Decode([][]byte{Wrap(nil, codectest.Unhex(t, "01020304"))}, codecs.DecodeOptions{})
 		codecErr(t, "Decode", err, codecs.ErrUnknownCode, "response", "payload")
 	})
 	t.Run("a segment is not a reply", func(t *testing.T) {

@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/querylens/querylens/codecs"
+	"github.com/querylens/querylens/codecs/internal/codectest"
 )
 
 // seedPayloads returns the plain payloads of the golden datagrams whose
@@ -21,7 +22,7 @@ func seedPayloads(f *testing.F, pattern string) [][][]byte {
 	var out [][][]byte
 	for _, n := range names {
 		var ps [][]byte
-		for _, d := range readHexFile(f, filepath.Base(n)) {
+		for _, d := range codectest.ReadHexLines(f, "testdata/"+filepath.Base(n)) {
 			p, err := Unwrap(nil, d)
 			if err != nil {
 				f.Fatal(err)
@@ -167,7 +168,7 @@ func FuzzDecodeSegmented(f *testing.F) {
 func FuzzCodec(f *testing.F) {
 	names, _ := filepath.Glob("testdata/*.hex")
 	for _, n := range names {
-		ds := readHexFile(f, filepath.Base(n))
+		ds := codectest.ReadHexLines(f, "testdata/"+filepath.Base(n))
 		for len(ds) < 3 {
 			ds = append(ds, nil)
 		}

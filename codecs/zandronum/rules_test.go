@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/querylens/querylens/codecs"
+	"github.com/querylens/querylens/codecs/internal/codectest"
 )
 
 func TestFlagString(t *testing.T) {
@@ -354,7 +355,7 @@ func TestHostile(t *testing.T) {
 		{"denied cut", "785d5600 0102", codecs.ErrShort, "time", 4},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			p := unhex(t, tc.payload)
+			p := codectest.Unhex(t, tc.payload)
 			r, err := DecodeResponsePayload(p)
 			e := codecErr(t, "DecodeResponsePayload", err, tc.sentinel, tc.field, "")
 			equal(t, "offset", tc.offset, e.Offset)

@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/querylens/querylens/codecs"
+	"github.com/querylens/querylens/codecs/internal/codectest"
 )
 
 // segPayload builds one segment payload by hand.
@@ -109,7 +110,7 @@ func TestSegmentedErrors(t *testing.T) {
 			codecs.ErrShort, "segment.data", "payload", 12},
 		{"header cut", [][]byte{segPayload(0, 1, 0, 1, 1, nil)[:9]},
 			codecs.ErrShort, "segment.size", "payload", 8},
-		{"not a segment", [][]byte{body[0], unhex(t, "775d5600")},
+		{"not a segment", [][]byte{body[0], codectest.Unhex(t, "775d5600")},
 			codecs.ErrBadMagic, "response", "payload 1", 0},
 		{"totals disagree", [][]byte{body[0], segPayload(1, 4, 12, 12, 25, data(1))},
 			codecs.ErrBadValue, "segment.total", "payload 1", 5},
