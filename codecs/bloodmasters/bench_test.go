@@ -20,7 +20,7 @@ func benchPacket(b *testing.B, name string) []byte {
 func BenchmarkDecodeResponse(b *testing.B) {
 	p := benchPacket(b, "tdm-teams")
 	for b.Loop() {
-		if _, err := bloodmasters.DecodeResponse(p); err != nil {
+		if _, err := bloodmasters.DecodeResponse(p, nil); err != nil {
 			b.Fatal(err)
 		}
 	}
@@ -56,7 +56,7 @@ func BenchmarkCodecDecodeSpans(b *testing.B) {
 
 func BenchmarkAppendResponse(b *testing.B) {
 	p := benchPacket(b, "tdm-teams")
-	r, err := bloodmasters.DecodeResponse(p)
+	r, err := bloodmasters.DecodeResponse(p, nil)
 	if err != nil {
 		b.Fatal(err)
 	}

@@ -148,6 +148,11 @@ func (t Team) String() string {
 	return wire.Msg("unknown (%d)", int64(t))
 }
 
+// Request is the query: the 4-byte token the server echoes.
+type Request struct {
+	Token uint32
+}
+
 // Response is the server's reply to a query (the ServerInfo message).
 //
 // String fields hold the bytes exactly as sent (a real server sends ASCII,

@@ -72,17 +72,17 @@ func TestVectors(t *testing.T) {
 				if err != nil {
 					t.Fatal(err)
 				}
-				if got := hex.EncodeToString(binary.BigEndian.AppendUint32(nil, tok)); got != want.TokenHex {
+				if got := hex.EncodeToString(binary.BigEndian.AppendUint32(nil, tok.Token)); got != want.TokenHex {
 					t.Errorf("token = %s, want %s", got, want.TokenHex)
 				}
-				if got := hex.EncodeToString(bloodmasters.AppendRequest(nil, tok)); got != v.RequestHex {
+				if got := hex.EncodeToString(request(tok.Token)); got != v.RequestHex {
 					t.Errorf("AppendRequest = %s, want %s", got, v.RequestHex)
 				}
 				return
 			}
 			want := exp.Truth
 			b := codectest.Unhex(t, v.ResponseHex)
-			r, err := bloodmasters.DecodeResponse(b)
+			r, err := bloodmasters.DecodeResponse(b, nil)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -108,7 +108,7 @@ func TestVectors(t *testing.T) {
 			if enc, err := bloodmasters.AppendResponse(nil, r); err != nil || !bytes.Equal(enc, b) {
 				t.Errorf("AppendResponse = %x, %v; want %x", enc, err, b)
 			}
-			if req := codectest.Unhex(t, v.RequestHex); !bytes.Equal(bloodmasters.AppendRequest(nil, r.Token), req) {
+			if req := codectest.Unhex(t, v.RequestHex); !bytes.Equal(request(r.Token), req) {
 				t.Errorf("the reply's token does not re-encode to the request %x", req)
 			}
 		})
@@ -154,7 +154,7 @@ func TestDecodeResponseErrors(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			r, err := bloodmasters.DecodeResponse(tc.b)
+			r, err := bloodmasters.DecodeResponse(tc.b, nil)
 			codectest.WantError(t, err, tc.sentinel, tc.field, tc.offset)
 			if cap(r.Clients) > len(tc.b)/5 {
 				t.Errorf("reserved %d client records for %d bytes", cap(r.Clients), len(tc.b))
@@ -185,7 +185,7 @@ func TestDecodeRequest(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			tok, err := bloodmasters.DecodeRequest(codectest.Unhex(t, tc.b))
 			if tc.sentinel == nil {
-				if err != nil || tok != tc.token {
+				if err != nil || tok.Token != tc.token {
 					t.Fatalf("DecodeRequest = %#x, %v; want %#x", tok, err, tc.token)
 				}
 				return
@@ -200,7 +200,7 @@ func TestDecodeRequest(t *testing.T) {
 func TestAppendResponseRoundTrip(t *testing.T) {
 	for _, g := range goldens(t) {
 		t.Run(g.name, func(t *testing.T) {
-			r, err := bloodmasters.DecodeResponse(g.b)
+			r, err := bloodmasters.DecodeResponse(g.b, nil)
 			if err != nil {
 				t.Skip("not a complete reply:", err)
 			}
@@ -270,7 +270,7 @@ func TestLongStringLength(t *testing.T) {
 		if len(b) != 7+prefix+n+9 {
 			t.Errorf("%d-byte title: message of %d bytes, want a %d-byte length", n, len(b), prefix)
 		}
-		got, err := bloodmasters.DecodeResponse(b)
+		got, err := bloodmasters.DecodeResponse(b, nil)
 		if err != nil || got.Title != r.Title {
 			t.Errorf("%d-byte title: %v", n, err)
 		}
@@ -387,7 +387,7 @@ func TestNames(t *testing.T) {
 func TestDecodeAllocs(t *testing.T) {
 	b := packet(t, "tdm-teams")
 	allocs := testing.AllocsPerRun(200, func() {
-		if _, err := bloodmasters.DecodeResponse(b); err != nil {
+		if _, err := bloodmasters.DecodeResponse(b, nil); err != nil {
 			t.Fatal(err)
 		}
 	})
@@ -397,5 +397,31 @@ func TestDecodeAllocs(t *testing.T) {
 	allocs = testing.AllocsPerRun(200, func() { (&bloodmasters.Codec{}).Detect(b) })
 	if allocs > 1 {
 		t.Errorf("Detect: %v allocs, budget 1", allocs)
+	}
+}
+
+// TestDecodeResponseRequest: given the request, a reply echoing another
+// token is an error at its token, after the packet id of a reliable one.
+func TestDecodeResponseRequest(t *testing.T) {
+	for _, name := range []string{"dm-3-clients", "reliable-reply"} {
+		t.Run(name, func(t *testing.T) {
+			b := packet(t, name)
+			r, err := bloodmasters.DecodeResponse(b, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if _, err := bloodmasters.DecodeResponse(b, &bloodmasters.Request{Token: r.Token}); err != nil {
+				t.Errorf("the request it answers: %v", err)
+			}
+			got, err := bloodmasters.DecodeResponse(b, &bloodmasters.Request{Token: r.Token + 1})
+			at := bloodmasters.HeaderLen
+			if r.Reliable {
+				at += 4
+			}
+			codectest.WantError(t, err, codecs.ErrBadValue, "token", at)
+			if got.Title != r.Title {
+				t.Errorf("the reply is not returned with the error: %+v", got)
+			}
+		})
 	}
 }

@@ -275,7 +275,7 @@ func (dg *datagram) warn(m *codecs.Message, query []byte) {
 		m.Warn(dg.tailWhy)
 	}
 	if st >= stToken && query != nil {
-		if tok, err := DecodeRequest(query); err == nil && tok != r.Token {
+		if q, err := DecodeRequest(query); err == nil && q.Token != r.Token {
 			m.Warn(WarnTokenMismatch)
 		}
 	}
@@ -354,7 +354,8 @@ func (*Codec) NewQuery(opts map[string]string) (codecs.Query, error) {
 	if err := r.Err(); err != nil {
 		return nil, err
 	}
-	return &query{req: AppendRequest(nil, token), token: token}, nil
+	req, _ := AppendRequest(nil, Request{Token: token}) // never fails
+	return &query{req: req, token: token}, nil
 }
 
 type query struct {

@@ -132,7 +132,7 @@ func TestWarnings(t *testing.T) {
 		t.Errorf("message cut after the reply: %q, %v", m.Warnings, err)
 	}
 
-	req := bloodmasters.AppendRequest(nil, 1)
+	req := request(1)
 	m, err = (&bloodmasters.Codec{}).Decode([][]byte{packet(t, "empty")}, codecs.DecodeOptions{Query: req})
 	if err != nil || !reflect.DeepEqual(m.Warnings, []string{bloodmasters.WarnTokenMismatch}) {
 		t.Errorf("token mismatch: %q, %v", m.Warnings, err)
@@ -173,7 +173,7 @@ func TestInfo(t *testing.T) {
 
 func TestQuery(t *testing.T) {
 	reply := func(token uint32) []byte {
-		r, err := bloodmasters.DecodeResponse(packet(t, "dm-3-clients"))
+		r, err := bloodmasters.DecodeResponse(packet(t, "dm-3-clients"), nil)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -17,8 +17,8 @@ const Protocol = "bloodmasters"
 const minClientLen = 1 + 1 + 1 + 2
 
 // DecodeRequest decodes a query datagram, which must be exactly the 7-byte
-// form `07 00 0d` + token, and returns the token.
-func DecodeRequest(b []byte) (uint32, error) {
+// form `07 00 0d` + token.
+func DecodeRequest(b []byte) (Request, error) {
 	r := wire.NewReader(Protocol, b, 0, nil)
 	n := r.U16LE("length")
 	c := Command(r.U8("command"))
@@ -33,9 +33,9 @@ func DecodeRequest(b []byte) (uint32, error) {
 		r.Fail("datagram", wire.Detailf(codecs.ErrTrailing, "%d bytes after the request", int64(r.Len())))
 	}
 	if err := r.Err(); err != nil {
-		return 0, err
+		return Request{}, err
 	}
-	return binary.BigEndian.Uint32(tok), nil
+	return Request{Token: binary.BigEndian.Uint32(tok)}, nil
 }
 
 // DecodeResponse decodes the reply in datagram b: the first message whose
@@ -43,10 +43,29 @@ func DecodeRequest(b []byte) (uint32, error) {
 // the datagram are skipped (Parser lists them); bytes after the reply that
 // form no message are ignored, as the game does. The result does not alias
 // b. On error it returns the fields decoded so far.
-func DecodeResponse(b []byte) (Response, error) {
+//
+// req is the request the reply answers, or nil when it is not known. With
+// req, a reply that echoes another token is an error wrapping
+// codecs.ErrBadValue at field "token" (the decoded reply is returned too).
+func DecodeResponse(b []byte, req *Request) (Response, error) {
 	var dg datagram
 	err := dg.decode(b, nil, optValues)
+	if err == nil && req != nil && dg.resp.Token != req.Token {
+		at := dg.at + HeaderLen
+		if dg.command.HasPacketID() {
+			at += 4
+		}
+		err = codecs.NewError(Protocol, "token", at, codecs.Detail(codecs.ErrBadValue,
+			"0x"+hex32(dg.resp.Token)+" echoed, the request sent 0x"+hex32(req.Token)))
+	}
 	return dg.resp, err
+}
+
+// hex32 is x as 8 hex digits.
+func hex32(x uint32) string {
+	var b [4]byte
+	binary.BigEndian.PutUint32(b[:], x)
+	return string(codecs.AppendHex(nil, b[:]))
 }
 
 // Parser iterates the messages of a datagram by their length fields:

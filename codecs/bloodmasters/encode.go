@@ -7,12 +7,13 @@ import (
 	"github.com/querylens/querylens/codecs/internal/wire"
 )
 
-// AppendRequest appends the 7-byte query: `07 00 0d` and the token, which
+// AppendRequest appends the 7-byte query: `07 00 0d` and q's token, which
 // the server echoes unchanged (the official launcher sends its millisecond
-// clock, big-endian).
-func AppendRequest(dst []byte, token uint32) []byte {
+// clock, big-endian). Every Request encodes; the error is always nil and
+// is there so that the four protocol packages share one signature.
+func AppendRequest(dst []byte, q Request) ([]byte, error) {
 	dst = append(dst, RequestLen, 0, byte(CmdServerInfo))
-	return binary.BigEndian.AppendUint32(dst, token)
+	return binary.BigEndian.AppendUint32(dst, q.Token), nil
 }
 
 // AppendResponse appends r as one ServerInfo message, the way the game

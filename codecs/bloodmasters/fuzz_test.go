@@ -30,7 +30,7 @@ func addSeeds(f *testing.F) {
 func FuzzDecodeResponse(f *testing.F) {
 	addSeeds(f)
 	f.Fuzz(func(t *testing.T, b []byte) {
-		r, err := bloodmasters.DecodeResponse(b)
+		r, err := bloodmasters.DecodeResponse(b, nil)
 		if err != nil {
 			var e *codecs.Error
 			if !errors.As(err, &e) || e.Offset < 0 || e.Offset > len(b) {
@@ -45,7 +45,7 @@ func FuzzDecodeResponse(f *testing.F) {
 		if err != nil {
 			t.Fatalf("AppendResponse of a decoded reply: %v", err)
 		}
-		r2, err := bloodmasters.DecodeResponse(enc)
+		r2, err := bloodmasters.DecodeResponse(enc, nil)
 		if err != nil {
 			t.Fatalf("re-decode: %v\n%x", err, enc)
 		}
@@ -62,14 +62,14 @@ func FuzzDecodeResponse(f *testing.F) {
 func FuzzDecodeRequest(f *testing.F) {
 	addSeeds(f)
 	f.Fuzz(func(t *testing.T, b []byte) {
-		tok, err := bloodmasters.DecodeRequest(b)
+		req, err := bloodmasters.DecodeRequest(b)
 		if err != nil {
 			if (&bloodmasters.Codec{}).CheckQuery(b) == nil {
 				t.Fatal("CheckQuery accepts what DecodeRequest refuses")
 			}
 			return
 		}
-		if !bytes.Equal(bloodmasters.AppendRequest(nil, tok), b) {
+		if !bytes.Equal(request(req.Token), b) {
 			t.Fatalf("request %x does not re-encode", b)
 		}
 	})

@@ -31,6 +31,12 @@ func goldens(t testing.TB) []golden {
 	return gs
 }
 
+// request is the query datagram carrying token.
+func request(token uint32) []byte {
+	b, _ := bloodmasters.AppendRequest(nil, bloodmasters.Request{Token: token})
+	return b
+}
+
 // packet is the datagram of testdata/name.hex.
 func packet(t testing.TB, name string) []byte {
 	t.Helper()
@@ -93,7 +99,7 @@ func TestTruncated(t *testing.T) {
 				if m == nil {
 					t.Fatalf("prefix %d: nil message", len(p))
 				}
-				_, rerr := bloodmasters.DecodeResponse(p)
+				_, rerr := bloodmasters.DecodeResponse(p, nil)
 				switch {
 				case end >= 0 && len(p) >= end:
 					if err != nil {
