@@ -153,7 +153,7 @@ func TestDecodeKinds(t *testing.T) {
 		codecErr(t, "Decode", err, codecs.ErrUnknownCode, "response", "payload")
 	})
 	t.Run("a segment is not a reply", func(t *testing.T) {
-		_, err := DecodeResponsePayload(segPayload(0, 1, 0, 0, 0, nil))
+		_, err := DecodeResponsePayload(segPayload(0, 1, 0, 0, 0, nil), nil)
 		codecErr(t, "DecodeResponsePayload", err, codecs.ErrUnknownCode, "response", "")
 	})
 }

@@ -54,7 +54,7 @@ func FuzzDecodeResponse(f *testing.F) {
 		f.Add(ps[0])
 	}
 	f.Fuzz(func(t *testing.T, p []byte) {
-		r, err := DecodeResponsePayload(p)
+		r, err := DecodeResponsePayload(p, nil)
 		if err != nil {
 			var e *codecs.Error
 			if !errorsAs(err, &e) || e.Offset < 0 || e.Offset > len(p) {
@@ -69,11 +69,11 @@ func FuzzDecodeResponse(f *testing.F) {
 		if !bytes.Equal(b, p) {
 			t.Fatalf("re-encoded payload differs:\n got  %x\n want %x", b, p)
 		}
-		r2, err := DecodeResponsePayload(b)
+		r2, err := DecodeResponsePayload(b, nil)
 		if err != nil || !sameResponse(r, r2) {
 			t.Fatalf("round trip: %v\n%#v\n%#v", err, r, r2)
 		}
-		r3, err := DecodeResponse(Wrap(nil, p))
+		r3, err := DecodeResponse(Wrap(nil, p), nil)
 		if err != nil || !sameResponse(r, r3) {
 			t.Fatalf("through the Huffman layer: %v", err)
 		}

@@ -285,7 +285,7 @@ func TestTruncatedPayload(t *testing.T) {
 				if strings.HasPrefix(c.name, "master") {
 					_, err = DecodeMasterListPayloads([][]byte{cut})
 				} else {
-					_, err = DecodeResponsePayload(cut)
+					_, err = DecodeResponsePayload(cut, nil)
 				}
 				if err == nil {
 					t.Fatalf("cut to %d decodes", len(cut))

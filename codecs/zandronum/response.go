@@ -15,28 +15,35 @@ import (
 // The layout follows the flags the server returned (zandronum.md 2.5);
 // where they leave the team byte open, the game mode decides, and where the
 // reply contradicts that, the other layouts are tried (see Guess).
-func DecodeResponse(b []byte) (Response, error) {
-	return decodeResponseOne(b, true, 0)
+//
+// req is the request the reply answers, or nil when it is not known.
+// Knowing the requested flags makes the team-byte rule exact even when
+// the server dropped SQF_TEAMINFO_NUMBER; and a reply that echoes another
+// time is an error wrapping codecs.ErrBadValue at field "time" (the
+// decoded reply is returned too).
+func DecodeResponse(b []byte, req *Request) (Response, error) {
+	return decodeResponseOne(b, true, req)
 }
 
-// DecodeResponseTo is DecodeResponse for a reply to request q. Knowing the
-// requested flags makes the team-byte rule exact even when the server
-// dropped SQF_TEAMINFO_NUMBER.
-func DecodeResponseTo(b []byte, q Request) (Response, error) {
-	return decodeResponseOne(b, true, q.Flags)
+// DecodeResponsePayload is DecodeResponse for the plain payload of a
+// launcher reply.
+func DecodeResponsePayload(p []byte, req *Request) (Response, error) {
+	return decodeResponseOne(p, false, req)
 }
 
-// DecodeResponsePayload decodes the plain payload of a launcher reply.
-func DecodeResponsePayload(p []byte) (Response, error) {
-	return decodeResponseOne(p, false, 0)
-}
-
-func decodeResponseOne(b []byte, isWire bool, asked Flag) (Response, error) {
+func decodeResponseOne(b []byte, isWire bool, req *Request) (Response, error) {
 	s, p, err := scratchFor(b, isWire)
 	if err != nil {
 		return Response{}, err
 	}
+	var asked Flag
+	if req != nil {
+		asked = req.Flags
+	}
 	resp, err := decodeResponse(s.r, p, 0, nil, asked)
+	if err == nil && req != nil && resp.Time != req.Time {
+		err = newError("time", 4, "", wire.Detailf(codecs.ErrBadValue, "%d echoed, the request sent %d", int64(resp.Time), int64(req.Time)))
+	}
 	return resp, done(s, err, isWire)
 }
 

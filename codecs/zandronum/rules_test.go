@@ -171,7 +171,7 @@ func TestTeamByteRule(t *testing.T) {
 			r := teamReply(tc.mode, tc.flags, tc.teamByte)
 			b, err := AppendResponse(nil, r)
 			noErr(t, "AppendResponse", err)
-			got, err := DecodeResponseTo(b, Request{Flags: tc.asked})
+			got, err := DecodeResponse(b, &Request{Flags: tc.asked, Time: r.Time})
 			noErr(t, "decode", err)
 			equal(t, "TeamByte", tc.teamByte, got.TeamByte)
 			equal(t, "Guessed", tc.guess, got.Guessed)
@@ -195,7 +195,7 @@ func TestGuesses(t *testing.T) {
 		r.NumPlayers = 3
 		b, err := AppendResponse(nil, r)
 		noErr(t, "AppendResponse", err)
-		got, err := DecodeResponse(b)
+		got, err := DecodeResponse(b, nil)
 		noErr(t, "decode", err)
 		equal(t, "players", r.Players, got.Players)
 		equal(t, "Guessed", GuessPlayerCount, got.Guessed)
@@ -210,7 +210,7 @@ func TestGuesses(t *testing.T) {
 			r.Teams = []Team{{Name: "Blue", Score: 1}, {Name: "Red", Score: 2}, {Name: "Green", Score: 3}, {Name: "Gold", Score: 4}}[:n]
 			b, err := AppendResponse(nil, r)
 			noErr(t, "AppendResponse", err)
-			got, err := DecodeResponse(b)
+			got, err := DecodeResponse(b, nil)
 			noErr(t, "decode", err)
 			equal(t, "teams", r.Teams, got.Teams)
 			equal(t, "Guessed", GuessTeamCount, got.Guessed)
@@ -222,7 +222,7 @@ func TestGuesses(t *testing.T) {
 		// not what a server sends.
 		p, err := Unwrap(nil, vectorDatagram(vecDM, "response")(t)[0])
 		noErr(t, "Unwrap", err)
-		_, err = DecodeResponsePayload(p[:216])
+		_, err = DecodeResponsePayload(p[:216], nil)
 		codecErr(t, "cut", err, codecs.ErrShort, "players[3].ping", "-")
 	})
 }
@@ -242,7 +242,7 @@ func TestTimeLeft(t *testing.T) {
 			p, err := AppendResponsePayload(nil, r)
 			noErr(t, "AppendResponsePayload", err)
 			equal(t, "size", 4+4+2+4+tc.bytes, len(p))
-			got, err := DecodeResponsePayload(p)
+			got, err := DecodeResponsePayload(p, nil)
 			noErr(t, "decode", err)
 			equal(t, "limits", tc.l, got.Limits)
 			_, has := got.Fields().Get("timeleft")
@@ -271,7 +271,7 @@ func TestFieldRoundTrip(t *testing.T) {
 			}
 			p, err := AppendResponsePayload(nil, r)
 			noErr(t, "AppendResponsePayload", err)
-			got, err := DecodeResponsePayload(p)
+			got, err := DecodeResponsePayload(p, nil)
 			noErr(t, "decode", err)
 			p2, err := AppendResponsePayload(nil, got)
 			noErr(t, "AppendResponsePayload again", err)
@@ -283,7 +283,7 @@ func TestFieldRoundTrip(t *testing.T) {
 	t.Run("all", func(t *testing.T) {
 		p, err := AppendResponsePayload(nil, full)
 		noErr(t, "AppendResponsePayload", err)
-		got, err := DecodeResponsePayload(p)
+		got, err := DecodeResponsePayload(p, nil)
 		noErr(t, "decode", err)
 		equal(t, "reply", full, got)
 	})
@@ -303,7 +303,7 @@ func TestFieldRoundTrip(t *testing.T) {
 
 func mustDecodePayload(t testing.TB, p []byte) Response {
 	t.Helper()
-	r, err := DecodeResponsePayload(p)
+	r, err := DecodeResponsePayload(p, nil)
 	noErr(t, "DecodeResponsePayload", err)
 	return r
 }
@@ -356,7 +356,7 @@ func TestHostile(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			p := codectest.Unhex(t, tc.payload)
-			r, err := DecodeResponsePayload(p)
+			r, err := DecodeResponsePayload(p, nil)
 			e := codecErr(t, "DecodeResponsePayload", err, tc.sentinel, tc.field, "")
 			equal(t, "offset", tc.offset, e.Offset)
 			if len(p) >= 4 {
@@ -456,5 +456,22 @@ func TestEmptyValues(t *testing.T) {
 				t.Errorf("info\n got %s\nwant %s", got, tc.want)
 			}
 		})
+	}
+}
+
+// TestDecodeResponseRequest: given the request, a reply (or refusal)
+// echoing another time is an error at the payload's time field, and the
+// reply is returned with it.
+func TestDecodeResponseRequest(t *testing.T) {
+	for _, resp := range []Response{extendedResponse(), {Code: CodeIgnored, Time: 7}} {
+		b, err := AppendResponse(nil, resp)
+		noErr(t, "AppendResponse", err)
+		_, err = DecodeResponse(b, &Request{Flags: resp.Flags, Time: resp.Time})
+		noErr(t, "the request it answers", err)
+		got, err := DecodeResponse(b, &Request{Flags: resp.Flags, Time: resp.Time + 1})
+		if e := codecErr(t, "another time", err, codecs.ErrBadValue, "time", "payload"); e.Offset != 4 {
+			t.Errorf("offset %d", e.Offset)
+		}
+		equal(t, "reply returned", resp.Version, got.Version)
 	}
 }

@@ -94,15 +94,15 @@ func TestVectors(t *testing.T) {
 				equal(t, "AppendMasterList", [][]byte{wire}, AppendMasterList(nil, l.Servers))
 				return
 			}
-			r, err := DecodeResponse(wire)
+			r, err := DecodeResponse(wire, nil)
 			noErr(t, "DecodeResponse", err)
-			rp, err := DecodeResponsePayload(plain)
+			rp, err := DecodeResponsePayload(plain, nil)
 			noErr(t, "DecodeResponsePayload", err)
 			equal(t, "wire and payload decode", rp, r)
 			if v.Request != "" {
 				q, err := DecodeRequest(codectest.Unhex(t, v.Request))
 				noErr(t, "DecodeRequest", err)
-				rq, err := DecodeResponseTo(wire, q)
+				rq, err := DecodeResponse(wire, &q)
 				noErr(t, "DecodeResponseTo", err)
 				equal(t, "DecodeResponseTo", r, rq)
 			}
