@@ -14,6 +14,9 @@ const (
 	HeaderLen = 3
 	// RequestLen is the length of the query: header + 4 token bytes.
 	RequestLen = 7
+	// MaxQueryLen is the longest query CheckQuery accepts: the request is
+	// the only query there is.
+	MaxQueryLen = RequestLen
 	// MaxMessageLen is the largest length the 16-bit length field can say.
 	MaxMessageLen = 0xffff
 	// DefaultPort is the game port, which also answers queries.
@@ -107,6 +110,9 @@ func (g GameType) Teams() bool { return g == TDM || g == CTF || g == TeamScaveng
 // String returns the spec's name for g ("DM", "Team Scavenger"), or
 // "unknown (N)".
 //
+// Out of line: used from many places; a copy inlined at each would
+// grow the browser module (see "Code size" in codecs/doc.go).
+//
 //go:noinline
 func (g GameType) String() string {
 	if g.Known() {
@@ -131,12 +137,20 @@ func (t Team) Known() bool { return int(t) < len(teamNames) }
 
 // String returns "none", "red", "blue" or "unknown (N)".
 //
+// Out of line: used from many places; a copy inlined at each would
+// grow the browser module (see "Code size" in codecs/doc.go).
+//
 //go:noinline
 func (t Team) String() string {
 	if t.Known() {
 		return teamNames[t]
 	}
 	return wire.Msg("unknown (%d)", int64(t))
+}
+
+// Request is the query: the 4-byte token the server echoes.
+type Request struct {
+	Token uint32
 }
 
 // Response is the server's reply to a query (the ServerInfo message).

@@ -33,25 +33,28 @@ const (
 	WarnTokenMismatch = "token does not match the query"
 )
 
-type codec struct{}
+// Codec is the codecs.Codec of the Bloodmasters query protocol.
+// Importing the package registers it.
+type Codec struct{}
 
-func init() { codecs.Register(&codec{}) }
+func init() { codecs.Register(&Codec{}) }
 
-func (*codec) Name() string     { return protoName }
-func (*codec) Title() string    { return "Bloodmasters" }
-func (*codec) DefaultPort() int { return DefaultPort }
+func (*Codec) Name() string     { return Protocol }
+func (*Codec) Title() string    { return "Bloodmasters" }
+func (*Codec) DefaultPort() int { return DefaultPort }
 
-func (*codec) Options() []codecs.Option {
-	return []codecs.Option{{
-		Name: "token", Kind: "uint", Default: "0",
-		Help: "32-bit value the server echoes (the official launcher sends its millisecond clock)",
-	}}
-}
+var queryOptions = []codecs.Option{{
+	Name: "token", Kind: codecs.OptionUint, Default: "0",
+	Help: "32-bit value the server echoes (the official launcher sends its millisecond clock)",
+}}
+
+// Options lists the knobs of NewQuery.
+func (*Codec) Options() []codecs.Option { return append([]codecs.Option(nil), queryOptions...) }
 
 // Detect: the exact 7-byte request is Certain; a datagram whose ServerInfo
 // message decodes completely is Certain; a ServerInfo reply at offset 0 cut
 // short by the datagram is Likely once its title decodes, Weak before.
-func (*codec) Detect(b []byte) (codecs.Kind, codecs.Confidence) {
+func (*Codec) Detect(b []byte) (codecs.Kind, codecs.Confidence) {
 	if len(b) == RequestLen && b[0] == RequestLen && b[1] == 0 && Command(b[2]) == CmdServerInfo {
 		return codecs.KindQuery, codecs.Certain
 	}
@@ -79,7 +82,10 @@ func (*codec) Detect(b []byte) (codecs.Kind, codecs.Confidence) {
 }
 
 // CheckQuery accepts exactly the 7-byte request `07 00 0d` + token.
-func (*codec) CheckQuery(b []byte) error {
+func (*Codec) CheckQuery(b []byte) error {
+	if err := codecs.CheckQueryLen(Protocol, b, MaxQueryLen); err != nil {
+		return err
+	}
 	_, err := DecodeRequest(b)
 	return err
 }
@@ -87,14 +93,14 @@ func (*codec) CheckQuery(b []byte) error {
 // Decode decodes one datagram: a request (kind query) or a reply. The
 // ServerInfo message's fields are the top-level fields; other messages of
 // the datagram are listed under "messages".
-func (*codec) Decode(datagrams [][]byte, opt codecs.DecodeOptions) (*codecs.Message, error) {
-	m := &codecs.Message{Protocol: protoName, Kind: codecs.KindResponse}
+func (*Codec) Decode(datagrams [][]byte, opt codecs.DecodeOptions) (*codecs.Message, error) {
+	m := &codecs.Message{Protocol: Protocol, Kind: codecs.KindResponse}
 	switch len(datagrams) {
 	case 0:
-		return m, codecs.NewError(protoName, "datagram", 0, codecs.Detail(codecs.ErrIncomplete, "no datagram"))
+		return m, codecs.NewError(Protocol, "datagram", 0, codecs.Detail(codecs.ErrIncomplete, "no datagram"))
 	case 1:
 	default:
-		return m, codecs.NewError(protoName, "datagram", 0, wire.Detailf(codecs.ErrBadValue, "a Bloodmasters message is one datagram, got %d", int64(len(datagrams))))
+		return m, codecs.NewError(Protocol, "datagram", 0, wire.Detailf(codecs.ErrBadValue, "a Bloodmasters message is one datagram, got %d", int64(len(datagrams))))
 	}
 	b := datagrams[0]
 	var spans *[]codecs.Span
@@ -269,7 +275,7 @@ func (dg *datagram) warn(m *codecs.Message, query []byte) {
 		m.Warn(dg.tailWhy)
 	}
 	if st >= stToken && query != nil {
-		if tok, err := DecodeRequest(query); err == nil && tok != r.Token {
+		if q, err := DecodeRequest(query); err == nil && q.Token != r.Token {
 			m.Warn(WarnTokenMismatch)
 		}
 	}
@@ -342,21 +348,14 @@ func text(s string) string {
 // NewQuery starts a conversation: one request, one reply whose token
 // matches (a reply cut before its token is accepted too, so that Result can
 // say what was cut).
-func (*codec) NewQuery(opts map[string]string) (codecs.Query, error) {
-	var token uint32
-	for k, v := range opts {
-		switch k {
-		case "token":
-			t, err := strconv.ParseUint(wire.TrimSpace(v), 0, 32)
-			if err != nil {
-				return nil, codecs.NewError(protoName, "token", 0, codecs.Detail(codecs.ErrBadValue, strconv.Quote(v)+" is not a 32-bit number"))
-			}
-			token = uint32(t)
-		default:
-			return nil, codecs.NewError(protoName, k, 0, codecs.Detail(codecs.ErrBadValue, "unknown option "+strconv.Quote(k)))
-		}
+func (*Codec) NewQuery(opts map[string]string) (codecs.Query, error) {
+	r := codecs.ReadOptions(Protocol, queryOptions, opts)
+	token := uint32(r.Uint("token", 32))
+	if err := r.Err(); err != nil {
+		return nil, err
 	}
-	return &query{req: AppendRequest(nil, token), token: token}, nil
+	req, _ := AppendRequest(nil, Request{Token: token}) // never fails
+	return &query{req: req, token: token}, nil
 }
 
 type query struct {
@@ -369,15 +368,15 @@ func (q *query) Start() [][]byte { return [][]byte{q.req} }
 
 func (q *query) Feed(b []byte) ([][]byte, bool, error) {
 	if q.reply != nil {
-		return nil, true, codecs.NewError(protoName, "datagram", 0, codecs.Detail(codecs.ErrBadValue, "the reply has already arrived"))
+		return nil, true, codecs.NewError(Protocol, "datagram", 0, codecs.Detail(codecs.ErrBadValue, "the reply has already arrived"))
 	}
 	var dg datagram
 	dg.decode(b, nil, optQuery)
 	switch {
 	case !dg.found || dg.stage < stCommand || dg.command.Base() != CmdServerInfo:
-		return nil, false, codecs.NewError(protoName, "command", 0, codecs.Detail(codecs.ErrUnknownCode, "not a ServerInfo reply"))
+		return nil, false, codecs.NewError(Protocol, "command", 0, codecs.Detail(codecs.ErrUnknownCode, "not a ServerInfo reply"))
 	case dg.query:
-		return nil, false, codecs.NewError(protoName, "length", dg.at, codecs.Detail(codecs.ErrBadValue, "a request, not a reply"))
+		return nil, false, codecs.NewError(Protocol, "length", dg.at, codecs.Detail(codecs.ErrBadValue, "a request, not a reply"))
 	}
 	// The token is not checked: a relay shares one server's reply among
 	// everyone who asked, so it may echo another asker's token; the
@@ -388,19 +387,19 @@ func (q *query) Feed(b []byte) ([][]byte, bool, error) {
 
 func (q *query) Result(opt codecs.DecodeOptions) (*codecs.Message, error) {
 	if q.reply == nil {
-		return &codecs.Message{Protocol: protoName, Kind: codecs.KindResponse},
-			codecs.NewError(protoName, "reply", 0, codecs.Detail(codecs.ErrIncomplete, "no reply received"))
+		return &codecs.Message{Protocol: Protocol, Kind: codecs.KindResponse},
+			codecs.NewError(Protocol, "reply", 0, codecs.Detail(codecs.ErrIncomplete, "no reply received"))
 	}
 	// The conversation does not pass its own request to Decode: a reply
 	// shared by a relay's cache echoes another asker's token, which is no
 	// reason to warn. Decode on its own still checks a query given to it.
-	return (&codec{}).Decode([][]byte{q.reply}, opt)
+	return (&Codec{}).Decode([][]byte{q.reply}, opt)
 }
 
 // QueryKey implements codecs.QueryKeyer: the request with its token (the
 // echoed last four bytes) zeroed, so identical questions from different
 // clients share one answer. Nil when b is not a valid request.
-func (*codec) QueryKey(b []byte) []byte {
+func (*Codec) QueryKey(b []byte) []byte {
 	if _, err := DecodeRequest(b); err != nil {
 		return nil
 	}

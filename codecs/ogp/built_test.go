@@ -5,6 +5,7 @@ import (
 	"path/filepath"
 	"testing"
 
+	"github.com/querylens/querylens/codecs/internal/codectest"
 	"github.com/querylens/querylens/codecs/ogp"
 )
 
@@ -74,7 +75,7 @@ func TestBuiltPackets(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if *update {
+			if *codectest.Update {
 				writePacket(t, tc.name, builtSource+tc.what, got)
 				return
 			}

@@ -11,7 +11,8 @@ import (
 // magic starts every datagram of both versions.
 const magic = "\xff\xff\xff\xffOGP\x00"
 
-const proto = "ogp"
+// Protocol is the name the package registers and puts in every error.
+const Protocol = "ogp"
 
 // scanBits reads the VarBitArray at b[off:end] without recording anything:
 // its value, its length in bytes, and ok false when its last byte (bit 7
@@ -171,12 +172,15 @@ type decoder struct {
 }
 
 func newDecoder(b []byte, layer int, spans *[]codecs.Span) decoder {
-	return decoder{r: wire.NewReader(proto, b, layer, spans), spans: spans, paths: spans != nil}
+	return decoder{r: wire.NewReader(Protocol, b, layer, spans), spans: spans, paths: spans != nil}
 }
 
 // enter and leave keep the field path only when it will be used: decoding
 // without spans skips it, and decodes again with it when there is an error
 // to name (see withPaths).
+//
+// Out of line: used from many places; a copy inlined at each would
+// grow the browser module (see "Code size" in codecs/doc.go).
 //
 //go:noinline
 func (d *decoder) enter(name string, index int) {
@@ -185,6 +189,9 @@ func (d *decoder) enter(name string, index int) {
 	}
 }
 
+// Out of line: used from many places; a copy inlined at each would
+// grow the browser module (see "Code size" in codecs/doc.go).
+//
 //go:noinline
 func (d *decoder) leave() {
 	if d.paths {
@@ -201,6 +208,9 @@ func withPaths(b []byte) decoder {
 	return d
 }
 
+// Out of line: used from many places; a copy inlined at each would
+// grow the browser module (see "Code size" in codecs/doc.go).
+//
 //go:noinline
 func (d *decoder) err() error { return d.r.Err() }
 
@@ -215,6 +225,9 @@ func (d *decoder) text(b []byte) string {
 
 // bits reads a VarBitArray of any length. Bytes past the ninth still count
 // as part of it; their flags are dropped, and noted in d.unknown.
+//
+// Out of line: used from many places; a copy inlined at each would
+// grow the browser module (see "Code size" in codecs/doc.go).
 //
 //go:noinline
 func (d *decoder) bits(field string, names *bitNames) Bits {

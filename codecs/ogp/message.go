@@ -18,6 +18,9 @@ type view struct {
 
 // has reports whether the field at path was decoded.
 //
+// Out of line: used from many places; a copy inlined at each would
+// grow the browser module (see "Code size" in codecs/doc.go).
+//
 //go:noinline
 func (w *view) has(path string) bool { return w.seen == nil || w.seen[path] }
 
@@ -38,6 +41,9 @@ func (w *view) at(list string, i int, field string) string {
 	return list + "[" + strconv.Itoa(i) + "]." + field
 }
 
+// Out of line: used from many places; a copy inlined at each would
+// grow the browser module (see "Code size" in codecs/doc.go).
+//
 //go:noinline
 func (w *view) text(b []byte) string {
 	if w.utf8 {
@@ -66,12 +72,18 @@ type object struct {
 	o      codecs.Object
 }
 
+// Out of line: used from many places; a copy inlined at each would
+// grow the browser module (see "Code size" in codecs/doc.go).
+//
 //go:noinline
 func (w *view) object(prefix string, size int) object {
 	return object{w: w, prefix: prefix, o: make(codecs.Object, 0, size)}
 }
 
 // entryObject is the object of entry i of list.
+//
+// Out of line: used from many places; a copy inlined at each would
+// grow the browser module (see "Code size" in codecs/doc.go).
 //
 //go:noinline
 func (w *view) entryObject(list string, i, size int) object {
@@ -84,10 +96,16 @@ func (w *view) entryObject(list string, i, size int) object {
 
 // add adds field when it was decoded.
 //
+// Out of line: used from many places; a copy inlined at each would
+// grow the browser module (see "Code size" in codecs/doc.go).
+//
 //go:noinline
 func (b *object) add(field string, v any) { b.addAs(field, field, v) }
 
 // addAs adds key when the field at span path field was decoded.
+//
+// Out of line: used from many places; a copy inlined at each would
+// grow the browser module (see "Code size" in codecs/doc.go).
 //
 //go:noinline
 func (b *object) addAs(field, key string, v any) {
@@ -96,6 +114,9 @@ func (b *object) addAs(field, key string, v any) {
 	}
 }
 
+// Out of line: used from many places; a copy inlined at each would
+// grow the browser module (see "Code size" in codecs/doc.go).
+//
 //go:noinline
 func (b *object) text(field string, s []byte) {
 	if b.w.has(b.prefix + field) {
@@ -104,6 +125,9 @@ func (b *object) text(field string, s []byte) {
 }
 
 // put adds key unconditionally.
+//
+// Out of line: used from many places; a copy inlined at each would
+// grow the browser module (see "Code size" in codecs/doc.go).
 //
 //go:noinline
 func (b *object) put(key string, v any) { b.o = append(b.o, codecs.KV{Key: key, Value: v}) }
@@ -527,6 +551,9 @@ func (w *view) limits(a *Answer) []codecs.Object {
 // serverFields is which server fields an answer carries, as 1.0x
 // ServerInfoFields bits; v0.04 answers select them with Requests.
 //
+// Out of line: used from many places; a copy inlined at each would
+// grow the browser module (see "Code size" in codecs/doc.go).
+//
 //go:noinline
 func serverFields(a *Answer) Bits {
 	if a.Version == V1 {
@@ -563,11 +590,15 @@ func (w *view) info(a *Answer) *codecs.Info {
 		in.Has |= codecs.HasMap
 		in.Map = w.text(s.Map.Name)
 	}
+	// The game type, else the game mode; one sent empty, with no other
+	// to fall back on, stays "" (sent, not missing).
+	gameType := w.hasBit(f, InfoGameType, "server_info.game_type")
+	gameMode := w.hasBit(f, InfoGameMode, "server_info.game_mode")
 	switch {
-	case w.hasBit(f, InfoGameType, "server_info.game_type") && len(s.GameType) > 0:
+	case gameType && (len(s.GameType) > 0 || !gameMode):
 		in.Has |= codecs.HasGameType
 		in.GameType = w.text(s.GameType)
-	case w.hasBit(f, InfoGameMode, "server_info.game_mode") && len(s.GameMode) > 0:
+	case gameMode:
 		in.Has |= codecs.HasGameType
 		in.GameType = w.text(s.GameMode)
 	}

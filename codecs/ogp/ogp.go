@@ -18,6 +18,9 @@ const (
 
 // String returns "1.0" or "0.04", the values the "version" query option takes.
 //
+// Out of line: used from many places; a copy inlined at each would
+// grow the browser module (see "Code size" in codecs/doc.go).
+//
 //go:noinline
 func (v Version) String() string {
 	switch v {
@@ -56,6 +59,9 @@ const (
 
 var typeNames = [...]string{"ping", "default query v1", "rcon", "master uplink", "error", "banned"}
 
+// Out of line: used from many places; a copy inlined at each would
+// grow the browser module (see "Code size" in codecs/doc.go).
+//
 //go:noinline
 func (t Type) String() string {
 	if int(t) < len(typeNames) {
@@ -132,6 +138,9 @@ const (
 
 var errorNames = [...]string{"banned", "invalid type", "invalid value", "invalid challenge number", "invalid query"}
 
+// Out of line: used from many places; a copy inlined at each would
+// grow the browser module (see "Code size" in codecs/doc.go).
+//
 //go:noinline
 func (e ErrorID) String() string {
 	if int(e) < len(errorNames) {

@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/querylens/querylens/codecs"
+	"github.com/querylens/querylens/codecs/internal/codectest"
 	"github.com/querylens/querylens/codecs/ogp"
 )
 
@@ -129,7 +130,7 @@ func TestReassembleErrors(t *testing.T) {
 			if !errors.Is(err, tc.want) {
 				t.Fatalf("err = %v, want %v", err, tc.want)
 			}
-			if e := codecErr(t, err); e.Layer != tc.layer {
+			if e := codectest.WantError(t, err, nil, "", -1); e.Layer != tc.layer {
 				t.Errorf("layer %q, want %q", e.Layer, tc.layer)
 			}
 		})
@@ -176,7 +177,7 @@ func TestEncodeErrors(t *testing.T) {
 	for _, tc := range answers {
 		t.Run(tc.name, func(t *testing.T) {
 			_, err := ogp.AppendAnswer(nil, tc.a)
-			if e := codecErr(t, err); e.Field != tc.field {
+			if e := codectest.WantError(t, err, nil, "", -1); e.Field != tc.field {
 				t.Errorf("field %q, want %q (%v)", e.Field, tc.field, err)
 			}
 		})
@@ -193,7 +194,7 @@ func TestEncodeErrors(t *testing.T) {
 	for _, tc := range requests {
 		t.Run(tc.name, func(t *testing.T) {
 			_, err := ogp.AppendRequest(nil, tc.q)
-			if e := codecErr(t, err); e.Field != tc.field {
+			if e := codectest.WantError(t, err, nil, "", -1); e.Field != tc.field {
 				t.Errorf("field %q, want %q (%v)", e.Field, tc.field, err)
 			}
 		})
@@ -239,7 +240,7 @@ func TestDecodeErrors(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			b := unhex(t, tc.hex)
+			b := codectest.Unhex(t, tc.hex)
 			var err error
 			if tc.query {
 				_, err = ogp.DecodeRequest(b)
@@ -249,10 +250,10 @@ func TestDecodeErrors(t *testing.T) {
 			if !errors.Is(err, tc.want) {
 				t.Fatalf("err = %v, want %v", err, tc.want)
 			}
-			if e := codecErr(t, err); e.Field != tc.field || e.Offset != tc.offset || e.Protocol != "ogp" {
+			if e := codectest.WantError(t, err, nil, "", -1); e.Field != tc.field || e.Offset != tc.offset || e.Protocol != "ogp" {
 				t.Errorf("field %q at %d, want %q at %d (%v)", e.Field, e.Offset, tc.field, tc.offset, err)
 			}
-			m, cerr := codec(t).Decode([][]byte{b}, codecs.DecodeOptions{})
+			m, cerr := (&ogp.Codec{}).Decode([][]byte{b}, codecs.DecodeOptions{})
 			if m == nil || (cerr == nil) != (errors.Is(err, codecs.ErrTrailing) || errors.Is(err, codecs.ErrNotQuery) ||
 				tc.name == "query to DecodeAnswer") {
 				t.Errorf("codec: %v", cerr)
@@ -264,8 +265,8 @@ func TestDecodeErrors(t *testing.T) {
 // A bit array that selects fields with flags no version defines is decoded
 // as far as the known flags go, with a warning.
 func TestUnknownLayoutFlags(t *testing.T) {
-	b := unhex(t, "ffffffff4f475000030101 0000 40") // Requests 0.6: not defined
-	m, err := codec(t).Decode([][]byte{b}, codecs.DecodeOptions{})
+	b := codectest.Unhex(t, "ffffffff4f475000030101 0000 40") // Requests 0.6: not defined
+	m, err := (&ogp.Codec{}).Decode([][]byte{b}, codecs.DecodeOptions{})
 	if err != nil || len(m.Warnings) != 1 || m.Warnings[0] != codecs.WarnUnknownFlags {
 		t.Fatalf("warnings %v, %v", m.Warnings, err)
 	}
@@ -276,8 +277,8 @@ func TestPartial(t *testing.T) {
 	b := datagram(t, "v1_answer")
 	cut := b[:100] // inside players[0].name "Alice"
 	for _, spans := range []bool{false, true} {
-		m, err := codec(t).Decode([][]byte{cut}, codecs.DecodeOptions{Spans: spans})
-		if e := codecErr(t, err); e.Field != "players[0].name" {
+		m, err := (&ogp.Codec{}).Decode([][]byte{cut}, codecs.DecodeOptions{Spans: spans})
+		if e := codectest.WantError(t, err, nil, "", -1); e.Field != "players[0].name" {
 			t.Fatalf("err = %v", err)
 		}
 		in := m.Info
@@ -319,7 +320,7 @@ func TestDecodeAllocs(t *testing.T) {
 	}
 	// The message costs about one allocation per string, list and object
 	// of the JSON (this answer has about 130 of them), and nothing per byte.
-	c := codec(t)
+	c := &ogp.Codec{}
 	dgs := [][]byte{b}
 	if n := testing.AllocsPerRun(50, func() { c.Decode(dgs, codecs.DecodeOptions{}) }); n > 140 {
 		t.Errorf("Codec.Decode without spans: %v allocs, want <= 140", n)

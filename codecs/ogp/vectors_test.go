@@ -29,7 +29,7 @@ func TestVectorChallenge(t *testing.T) {
 		a.Challenge != 0x1337beef || a.ErrorID != ogp.ErrorInvalidChallenge {
 		t.Fatalf("answer = %+v, %v", a, err)
 	}
-	m, err := codec(t).Decode([][]byte{datagram(t, "v1_challenge_answer")}, codecs.DecodeOptions{})
+	m, err := (&ogp.Codec{}).Decode([][]byte{datagram(t, "v1_challenge_answer")}, codecs.DecodeOptions{})
 	if err != nil || m.Kind != codecs.KindChallenge {
 		t.Fatalf("kind = %v, %v", m.Kind, err)
 	}
@@ -42,7 +42,7 @@ func TestVectorChallenge(t *testing.T) {
 // once it knows the challenge.
 func TestVectorQuery(t *testing.T) {
 	want := datagram(t, "v1_query")
-	qy, err := codec(t).NewQuery(map[string]string{"challenge": "0x1337beef"})
+	qy, err := (&ogp.Codec{}).NewQuery(map[string]string{"challenge": "0x1337beef"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -128,7 +128,7 @@ func TestVectorAnswer(t *testing.T) {
 		t.Errorf("add-ons = %+v", a.AddOns)
 	}
 
-	m, err := codec(t).Decode([][]byte{datagram(t, "v1_answer")}, codecs.DecodeOptions{})
+	m, err := (&ogp.Codec{}).Decode([][]byte{datagram(t, "v1_answer")}, codecs.DecodeOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
