@@ -12,6 +12,7 @@ import (
 
 	"github.com/querylens/querylens/codecs"
 	_ "github.com/querylens/querylens/codecs/all"
+	"github.com/querylens/querylens/netquery"
 )
 
 const usage = `querylens - game-server query codecs, browser and relay
@@ -21,7 +22,8 @@ usage:
   querylens inspect [-p PROTOCOL] [--query HEX] HEX...   the same, as an annotated field dump
   querylens huffman encode|decode HEX                    Zandronum's Huffman layer
   querylens query   [-p PROTOCOL] [flags] HOST:PORT      query a live server and print the decoded JSON
-  querylens master  [-p PROTOCOL] [flags] HOST:PORT      list the servers a master knows
+                                                         (no -p, unknown port: every protocol is tried at once)
+  querylens master  [-p PROTOCOL] [flags] [HOST:PORT]    list the servers a master knows (default: the public one)
   querylens serve   [flags]                              the web pages and the relay
   querylens demo    [flags]                              emulated game servers on loopback
   querylens protocols                                    list the protocols and their query options
@@ -43,10 +45,18 @@ const (
 type env struct {
 	stdin          io.Reader
 	stdout, stderr io.Writer
+	// exchanger, when not nil, replaces direct UDP for query and master
+	// (tests use it to see what would be sent, and where, without sending).
+	exchanger netquery.Exchanger
 }
 
 func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
-	e := &env{stdin, stdout, stderr}
+	return (&env{stdin: stdin, stdout: stdout, stderr: stderr}).run(args)
+}
+
+// run runs the command named by args[0] and returns the exit status.
+func (e *env) run(args []string) int {
+	stdout, stderr := e.stdout, e.stderr
 	if len(args) == 0 {
 		io.WriteString(stderr, usage)
 		return exitUsage
