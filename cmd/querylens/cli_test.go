@@ -31,6 +31,9 @@ func TestUsage(t *testing.T) {
 		{"huffman no mode", []string{"huffman", "00"}, exitUsage},
 		{"query no target", []string{"query", "-p", "zandronum"}, exitUsage},
 		{"query bad target", []string{"query", "-p", "zandronum", "nohostport"}, exitUsage},
+		{"query bad timeout", []string{"query", "--timeout", "0s", "127.0.0.1:1"}, exitUsage},
+		{"query too many retries", []string{"query", "--retries", "11", "127.0.0.1:1"}, exitUsage},
+		{"protocols bad flag", []string{"protocols", "--nope"}, exitUsage},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			_, _, code := runCLI(t, "", tc.args...)

@@ -5,6 +5,9 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"io"
+	"log/slog"
+	"net/http/httptest"
 	"net/netip"
 	"slices"
 	"strings"
@@ -15,6 +18,7 @@ import (
 	"github.com/querylens/querylens/codecs"
 	"github.com/querylens/querylens/demo"
 	"github.com/querylens/querylens/netquery"
+	"github.com/querylens/querylens/relay"
 )
 
 // queryOut is the part of query's JSON the tests read.
@@ -264,5 +268,38 @@ func TestMasterDefaultAddress(t *testing.T) {
 	}
 	if !strings.Contains(DefaultMaster, "master.zandronum.com") {
 		t.Errorf("DefaultMaster = %q", DefaultMaster)
+	}
+}
+
+// TestProbeThroughRelay probes demo servers through a relay (one WebSocket
+// carrying every protocol's conversation at once), and a target the
+// relay's policy refuses: that refusal, the same for every protocol, is the
+// error, and nothing is sent to the target (the relay decides before any
+// socket is opened).
+func TestProbeThroughRelay(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	d, err := demo.Start(ctx, demo.Config{Servers: 1, Seed: 4})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer d.Close()
+	rs := relay.New(relay.Config{AllowTargets: d.Prefixes(), CacheKey: codecs.QueryKey}, slog.New(slog.NewTextHandler(io.Discard, nil)))
+	ts := httptest.NewServer(rs)
+	defer ts.Close()
+	defer rs.Shutdown(context.Background())
+	url := "ws" + strings.TrimPrefix(ts.URL, "http")
+	for _, tg := range d.Targets() {
+		if tg.Behavior != demo.Normal || tg.Options != nil {
+			continue
+		}
+		got, stderr, code := runWith(t, nil, "query", "--relay", url, "--timeout", "1500ms", tg.Addr)
+		if code != exitOK || got.Protocol != tg.Protocol || !got.Detected {
+			t.Errorf("%s %s through the relay: exit %d, %+v %s", tg.Protocol, tg.Addr, code, got, stderr)
+		}
+	}
+	got, _, code := runWith(t, nil, "query", "--relay", url, "--timeout", "500ms", "127.0.0.9:27960")
+	if code != exitFail || !strings.HasPrefix(got.Error.Field, "relay.") {
+		t.Errorf("refused target: exit %d, %+v", code, got)
 	}
 }
