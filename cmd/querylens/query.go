@@ -13,7 +13,6 @@ import (
 
 	"github.com/querylens/querylens/codecs"
 	"github.com/querylens/querylens/netquery"
-	"github.com/querylens/querylens/relay"
 )
 
 // optionFlags collects repeated -o key=value flags.
@@ -185,8 +184,9 @@ type probed struct {
 // does. With no winner, the error says what each protocol got.
 func probe(ctx context.Context, ex netquery.Exchanger, target string, opts map[string]string) (probed, error) {
 	type outcome struct {
-		p   probed
-		err error // nil: a well-formed reply
+		p        probed
+		err      error // nil: a well-formed reply
+		exchange bool  // err came from the exchange itself (relay, resolver, socket)
 	}
 	var cands []probed
 	var rejected []string
@@ -211,6 +211,7 @@ func probe(ctx context.Context, ex netquery.Exchanger, target string, opts map[s
 			defer wg.Done()
 			var err error
 			p.res, err = ex.Exchange(ctx, p.codec.Name(), target, p.q)
+			exchangeErr := err != nil
 			switch {
 			case err != nil:
 			case p.res.Received == 0:
@@ -220,27 +221,28 @@ func probe(ctx context.Context, ex netquery.Exchanger, target string, opts map[s
 			default:
 				_, err = p.q.Result(codecs.DecodeOptions{})
 			}
-			out <- outcome{p, err}
+			out <- outcome{p, err, exchangeErr}
 		}()
 	}
 	var why []string
-	var refused error // set while every candidate was refused by a relay
+	var same error // set while every conversation failed in Exchange with the same error
 	for i := range cands {
 		o := <-out
 		if o.err == nil {
 			return o.p, nil
 		}
-		var re *relay.RefusedError
 		switch {
-		case !errors.As(o.err, &re):
-			refused = nil
+		case !o.exchange || i > 0 && (same == nil || o.err.Error() != same.Error()):
+			same = nil
 		case i == 0:
-			refused = relayError(o.p.codec.Name(), o.err)
+			same = o.err
 		}
 		why = append(why, o.p.codec.Name()+": "+o.err.Error())
 	}
-	if refused != nil {
-		return probed{}, refused // the relay's policy, the same for every protocol
+	if same != nil {
+		// A relay's refusal or a name that does not resolve is the same for
+		// every protocol: say it once.
+		return probed{}, relayError("", same)
 	}
 	slices.Sort(why)
 	return probed{}, &codecs.Error{Field: "probe", Err: errors.New("no protocol answered " + target + ": " + strings.Join(why, "; "))}

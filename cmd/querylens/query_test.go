@@ -127,6 +127,8 @@ type recorder struct {
 	calls []call
 	// answer, when set, makes protocol answer at once with these datagrams.
 	answer map[string][][]byte
+	// fail, when set, is every exchange's error (a resolver's, a relay's).
+	fail map[string]error
 }
 
 type call struct {
@@ -141,8 +143,12 @@ func (r *recorder) Exchange(ctx context.Context, protocol, target string, q code
 	i := len(r.calls)
 	r.calls = append(r.calls, call{protocol: protocol, target: target, start: start})
 	ans := r.answer[protocol]
+	fail := r.fail[protocol]
 	r.mu.Unlock()
 	res := netquery.Result{Sent: len(start)}
+	if fail != nil {
+		return netquery.Result{}, fail
+	}
 	if ans != nil {
 		for _, a := range ans {
 			res.Received++
@@ -224,6 +230,47 @@ func bloodmastersReply(t *testing.T) []byte {
 		t.Fatal("the demo server did not answer")
 	}
 	return replies[0]
+}
+
+// TestProbeErrors: what each protocol got, said once when it is the same.
+func TestProbeErrors(t *testing.T) {
+	noHost := errors.New("lookup nosuch.example: no such host")
+	all := func(err error) map[string]error {
+		m := map[string]error{}
+		for _, c := range codecs.Protocols() {
+			m[c.Name()] = err
+		}
+		return m
+	}
+	mixed := all(noHost)
+	mixed["ogp"] = errors.New("connection refused")
+	for _, tc := range []struct {
+		name     string
+		rec      *recorder
+		field    string
+		message  string
+		mentions []string
+		notTwice string
+	}{
+		{"no reply anywhere", &recorder{}, "probe", "no protocol answered 127.0.0.1:5555: bloodmasters: no reply; gamespy2: no reply; ogp: no reply; zandronum: no reply", nil, ""},
+		{"the same error everywhere", &recorder{fail: all(noHost)}, "target", noHost.Error(), nil, ""},
+		{"different errors", &recorder{fail: mixed}, "probe", "", []string{"ogp: connection refused", "zandronum: " + noHost.Error()}, ""},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			got, _, code := runWith(t, tc.rec, "query", "127.0.0.1:5555")
+			if code != exitFail || got.Error.Field != tc.field {
+				t.Fatalf("exit %d, %+v", code, got)
+			}
+			if tc.message != "" && got.Error.Message != tc.message {
+				t.Errorf("message %q, want %q", got.Error.Message, tc.message)
+			}
+			for _, m := range tc.mentions {
+				if !strings.Contains(got.Error.Message, m) {
+					t.Errorf("message %q lacks %q", got.Error.Message, m)
+				}
+			}
+		})
+	}
 }
 
 func TestMasterDefaultAddress(t *testing.T) {
