@@ -57,7 +57,7 @@ func (e *env) query(args []string, master bool) int {
 	protoHelp := "protocol (`name`); guessed from a well-known port when empty, else every protocol is tried at once"
 	if master {
 		name = "master"
-		synopsis = "[-p PROTOCOL] [--timeout D] [--retries N] [--relay URL] [HOST:PORT]"
+		synopsis = "[-p PROTOCOL] [-o KEY=VALUE]... [--timeout D] [--retries N] [--relay URL] [HOST:PORT]"
 		protoHelp = "protocol (`name`) of the master; zandronum when empty"
 	}
 	fs := newFlagSet(e, name, synopsis)
