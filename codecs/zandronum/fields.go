@@ -100,6 +100,15 @@ func (r *Response) playerObjects() []codecs.Object {
 	return ps
 }
 
+// each maps v through f into a new slice (never nil, so JSON shows []).
+func each[T, U any](v []T, f func(T) U) []U {
+	out := make([]U, len(v))
+	for i, x := range v {
+		out[i] = f(x)
+	}
+	return out
+}
+
 func nonNil(v []string) []string {
 	if v == nil {
 		return []string{}
