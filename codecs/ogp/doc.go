@@ -85,8 +85,8 @@
 //     bytes" from Codec.Decode and an error wrapping codecs.ErrTrailing
 //     (with the complete value) from the typed decoders.
 //
-// Decoded byte slices alias the datagram. Decoding into a reused Answer
-// (Answer.Decode) does not allocate once its lists have grown.
+// Decoded byte slices alias the datagram. Decoding into a reused Response
+// (Response.Decode) does not allocate once its lists have grown.
 //
 // # Adding a field
 //
