@@ -3,7 +3,6 @@ package gamespy2
 import (
 	"reflect"
 	"testing"
-
 )
 
 func equal(t testing.TB, what string, want, got any) {
