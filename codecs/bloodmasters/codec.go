@@ -97,10 +97,10 @@ func (*Codec) Decode(datagrams [][]byte, opt codecs.DecodeOptions) (*codecs.Mess
 	m := &codecs.Message{Protocol: Protocol, Kind: codecs.KindResponse}
 	switch len(datagrams) {
 	case 0:
-		return m, codecs.NewError(Protocol, "datagram", 0, codecs.Detail(codecs.ErrIncomplete, "no datagram"))
+		return m, codecs.NewError(Protocol, "datagrams", 0, codecs.Detail(codecs.ErrIncomplete, "no datagram"))
 	case 1:
 	default:
-		return m, codecs.NewError(Protocol, "datagram", 0, wire.Detailf(codecs.ErrBadValue, "a Bloodmasters message is one datagram, got %d", int64(len(datagrams))))
+		return m, codecs.NewError(Protocol, "datagrams", 0, wire.Detailf(codecs.ErrBadValue, "a Bloodmasters message is one datagram, got %d", int64(len(datagrams))))
 	}
 	b := datagrams[0]
 	var spans *[]codecs.Span
