@@ -3,6 +3,7 @@ package bloodmasters
 import (
 	"encoding/binary"
 	"strconv"
+	"unicode/utf8"
 
 	"github.com/querylens/querylens/codecs"
 	"github.com/querylens/querylens/codecs/internal/wire"
@@ -164,13 +165,13 @@ func (dg *datagram) replyFields(f codecs.Object) codecs.Object {
 		key string
 		v   any
 	}{
-		{stTitle, "title", text(r.Title)},
+		{stTitle, "title", r.Title},
 		{stLocked, "locked", r.Locked},
-		{stWebsite, "website", text(r.Website)},
+		{stWebsite, "website", r.Website},
 		{stMaxClients, "max_clients", r.MaxClients},
 		{stMaxPlayers, "max_players", r.MaxPlayers},
 		{stGameType, "game_type", uint8(r.GameType)},
-		{stMap, "map", text(r.Map)},
+		{stMap, "map", r.Map},
 		{stNumClients, "num_clients", r.NumClients},
 		{stNumPlayers, "num_players", r.NumPlayers},
 		{stProtocol, "protocol", r.Protocol},
@@ -186,12 +187,12 @@ func (dg *datagram) replyFields(f codecs.Object) codecs.Object {
 	if r.Extended() && st >= stJoinSmallest {
 		cs := make([]codecs.Object, 0, len(r.Clients))
 		for _, c := range r.Clients {
-			cs = append(cs, make(codecs.Object, 0, 4).Add("name", text(c.Name)).Add("team", uint8(c.Team)).Add("spectator", c.Spectator).Add("ping", c.Ping))
+			cs = append(cs, make(codecs.Object, 0, 4).Add("name", c.Name).Add("team", uint8(c.Team)).Add("spectator", c.Spectator).Add("ping", c.Ping))
 		}
 		f = f.Add("clients", cs)
 	}
 	if r.HasBuild {
-		f = f.Add("build_description", text(r.Build))
+		f = f.Add("build_description", r.Build)
 	}
 	if len(r.Extra) > 0 {
 		f = f.Add("extra", codecs.Hex(r.Extra))
@@ -207,7 +208,7 @@ func (dg *datagram) info() *codecs.Info {
 	in := &codecs.Info{}
 	if st >= stTitle {
 		in.Has |= codecs.HasName
-		in.Name = text(StripColors(r.Title))
+		in.Name = StripColors(r.Title)
 	}
 	if st >= stLocked {
 		in.Has |= codecs.HasPassword
@@ -215,7 +216,7 @@ func (dg *datagram) info() *codecs.Info {
 	}
 	if st >= stWebsite {
 		in.Has |= codecs.HasRules
-		in.Rules = append(in.Rules, [2]string{"website", text(r.Website)})
+		in.Rules = append(in.Rules, [2]string{"website", r.Website})
 	}
 	if st >= stMaxClients {
 		in.Has |= codecs.HasMaxClients
@@ -231,7 +232,7 @@ func (dg *datagram) info() *codecs.Info {
 	}
 	if st >= stMap {
 		in.Has |= codecs.HasMap
-		in.Map = text(r.Map)
+		in.Map = r.Map
 	}
 	if st >= stNumClients {
 		in.Has |= codecs.HasNumPlayers
@@ -257,13 +258,13 @@ func (dg *datagram) info() *codecs.Info {
 		in.Has |= codecs.HasPlayers
 		in.Players = make([]codecs.Player, 0, len(r.Clients))
 		for _, c := range r.Clients {
-			in.Players = append(in.Players, codecs.Player{Name: text(StripColors(c.Name)), Ping: int(c.Ping),
+			in.Players = append(in.Players, codecs.Player{Name: StripColors(c.Name), Ping: int(c.Ping),
 				Team: int(c.Team), HasTeam: c.Team != NoTeam, Spectator: c.Spectator})
 		}
 	}
 	if r.HasBuild {
 		in.Has |= codecs.HasVersion
-		in.Version = text(r.Build)
+		in.Version = r.Build
 	}
 	return in
 }
@@ -315,7 +316,7 @@ func (dg *datagram) warn(m *codecs.Message, query []byte) {
 		strs = append(strs, c.Name)
 	}
 	for _, s := range strs {
-		if len(s) >= 128 {
+		if utf8.RuneCountInString(s) >= 128 { // the length on the wire: one byte a character
 			m.Warn(WarnLongString)
 		}
 		if !isASCII(s) {
@@ -334,15 +335,6 @@ func isASCII(s string) bool {
 		}
 	}
 	return true
-}
-
-// text converts wire bytes to UTF-8 for display. A real server sends
-// ASCII; other bytes are shown as Latin-1 rather than lost.
-func text(s string) string {
-	if isASCII(s) {
-		return s
-	}
-	return codecs.Latin1([]byte(s))
 }
 
 // NewQuery starts a conversation: one request, one reply whose token

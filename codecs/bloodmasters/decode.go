@@ -439,7 +439,11 @@ func (d *decoder) readString(field string) string {
 	if !d.values {
 		return ""
 	}
-	return d.text[start+w-d.textAt : r.Offset()-d.textAt]
+	s := d.text[start+w-d.textAt : r.Offset()-d.textAt]
+	if !isASCII(s) {
+		return codecs.Latin1([]byte(s)) // ASCII, what servers send, stays a substring: no allocation
+	}
+	return s
 }
 
 // enum reads one byte shown by its name.
@@ -473,5 +477,5 @@ func (d *decoder) close(i int, name string) {
 	}
 	s := &(*d.spans)[i]
 	s.End = d.r.Offset()
-	s.Value = codecs.Latin1([]byte(name))
+	s.Value = name
 }

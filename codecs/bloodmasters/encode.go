@@ -2,6 +2,7 @@ package bloodmasters
 
 import (
 	"encoding/binary"
+	"unicode/utf8"
 
 	"github.com/querylens/querylens/codecs"
 	"github.com/querylens/querylens/codecs/internal/wire"
@@ -103,10 +104,11 @@ func finishMessage(dst []byte, start int) error {
 }
 
 // appendString appends s the way .NET's BinaryWriter does: a 7-bit encoded
-// (ULEB128) length, then the bytes.
+// (ULEB128) length, then the bytes, here s in Latin-1 (one byte a code
+// point; code points above U+00FF become '?').
 func appendString(dst []byte, s string) []byte {
-	dst = binary.AppendUvarint(dst, uint64(len(s)))
-	return append(dst, s...)
+	dst = binary.AppendUvarint(dst, uint64(utf8.RuneCountInString(s)))
+	return codecs.ToLatin1(dst, s)
 }
 
 func appendBool(dst []byte, v bool) []byte {

@@ -88,6 +88,11 @@
 // Decoded byte slices alias the datagram. Decoding into a reused Response
 // (Response.Decode) does not allocate once its lists have grown.
 //
+// Text fields are []byte as sent, where the other protocol packages return
+// UTF-8 strings: their charset depends on the header's UTF8 flag, and a
+// name's Colors index its bytes as sent, which a conversion would shift.
+// Codec.Decode converts them for the neutral view and the JSON.
+//
 // # Adding a field
 //
 //  1. Add its bit constant next to its bit array in ogp.go, with its wire
