@@ -98,10 +98,10 @@ func (*Codec) Decode(datagrams [][]byte, opt codecs.DecodeOptions) (*codecs.Mess
 	m := &codecs.Message{Protocol: Protocol, Kind: codecs.KindResponse}
 	switch len(datagrams) {
 	case 0:
-		return m, codecs.NewError(Protocol, "datagrams", 0, codecs.Detail(codecs.ErrIncomplete, "no datagram"))
+		return m, newError("datagrams", 0, "", codecs.Detail(codecs.ErrIncomplete, "no datagram"))
 	case 1:
 	default:
-		return m, codecs.NewError(Protocol, "datagrams", 0, wire.Detailf(codecs.ErrBadValue, "a Bloodmasters message is one datagram, got %d", int64(len(datagrams))))
+		return m, newError("datagrams", 0, "", wire.Detailf(codecs.ErrBadValue, "a Bloodmasters message is one datagram, got %d", int64(len(datagrams))))
 	}
 	b := datagrams[0]
 	var spans *[]codecs.Span
@@ -360,15 +360,15 @@ func (q *query) Start() [][]byte { return [][]byte{q.req} }
 
 func (q *query) Feed(b []byte) ([][]byte, bool, error) {
 	if q.reply != nil {
-		return nil, true, codecs.NewError(Protocol, "datagram", 0, codecs.Detail(codecs.ErrBadValue, "the reply has already arrived"))
+		return nil, true, newError("datagram", 0, "", codecs.Detail(codecs.ErrBadValue, "the reply has already arrived"))
 	}
 	var dg datagram
 	dg.decode(b, nil, optQuery)
 	switch {
 	case !dg.found || dg.stage < stCommand || dg.command.Base() != CmdServerInfo:
-		return nil, false, codecs.NewError(Protocol, "command", 0, codecs.Detail(codecs.ErrUnknownCode, "not a ServerInfo reply"))
+		return nil, false, newError("command", 0, "", codecs.Detail(codecs.ErrUnknownCode, "not a ServerInfo reply"))
 	case dg.query:
-		return nil, false, codecs.NewError(Protocol, "length", dg.at, codecs.Detail(codecs.ErrBadValue, "a request, not a reply"))
+		return nil, false, newError("length", dg.at, "", codecs.Detail(codecs.ErrBadValue, "a request, not a reply"))
 	}
 	// The token is not checked: a relay shares one server's reply among
 	// everyone who asked, so it may echo another asker's token; the
@@ -380,7 +380,7 @@ func (q *query) Feed(b []byte) ([][]byte, bool, error) {
 func (q *query) Result(opt codecs.DecodeOptions) (*codecs.Message, error) {
 	if q.reply == nil {
 		return &codecs.Message{Protocol: Protocol, Kind: codecs.KindResponse},
-			codecs.NewError(Protocol, "reply", 0, codecs.Detail(codecs.ErrIncomplete, "no reply received"))
+			newError("reply", 0, "", codecs.Detail(codecs.ErrIncomplete, "no reply received"))
 	}
 	// The conversation does not pass its own request to Decode: a reply
 	// shared by a relay's cache echoes another asker's token, which is no
@@ -398,4 +398,14 @@ func (*Codec) QueryKey(b []byte) []byte {
 	k := append([]byte(nil), b...)
 	clear(k[3:7])
 	return k
+}
+
+// newError is the *codecs.Error of field at offset off of layer.
+//
+// Out of line: used from many places; a copy inlined at each would
+// grow the browser module (see "Code size" in codecs/doc.go).
+//
+//go:noinline
+func newError(field string, off int, layer string, err error) *codecs.Error {
+	return &codecs.Error{Protocol: Protocol, Field: field, Offset: off, Layer: layer, Err: err}
 }

@@ -25,7 +25,7 @@ func AppendRequest(dst []byte, q Request) ([]byte, error) {
 func AppendResponse(dst []byte, r Response) ([]byte, error) {
 	orig := len(dst)
 	fail := func(field string, err error) ([]byte, error) {
-		return dst[:orig], &codecs.Error{Protocol: Protocol, Field: field, Offset: len(dst) - orig, Err: err}
+		return dst[:orig], newError(field, len(dst)-orig, "", err)
 	}
 	switch {
 	case !r.Extended() && len(r.Clients) > 0:
@@ -96,8 +96,7 @@ func appendHeader(dst []byte, c Command, id uint32) []byte {
 func finishMessage(dst []byte, start int) error {
 	n := len(dst) - start
 	if n > MaxMessageLen {
-		return &codecs.Error{Protocol: Protocol, Field: "length", Offset: 0,
-			Err: wire.Detailf(codecs.ErrTooLong, "message of %d bytes exceeds the 16-bit length field", int64(n))}
+		return newError("length", 0, "", wire.Detailf(codecs.ErrTooLong, "message of %d bytes exceeds the 16-bit length field", int64(n)))
 	}
 	binary.LittleEndian.PutUint16(dst[start:], uint16(n))
 	return nil
