@@ -62,7 +62,7 @@ func ExampleSplitResponse() {
 
 // The registered codec runs the whole exchange: challenge request, the
 // query again with the number, the answer.
-func Example_query() {
+func ExampleCodec() {
 	c, _ := codecs.Lookup("ogp")
 	q, _ := c.NewQuery(nil)
 	fmt.Printf("send %x\n", q.Start()[0])
