@@ -18,6 +18,26 @@
 // the packages compile to WebAssembly, where every imported package costs
 // download size.
 //
+// # One shape
+//
+// The four protocol packages look alike, so that what is learnt reading one
+// holds for the others (codecs/all/shape_test.go checks the shape):
+//
+//   - Codec (registered as &Codec{}), Protocol (the registry name) and
+//     MaxQueryLen (the longest query CheckQuery accepts);
+//   - Request and Response, with AppendRequest(dst, q) ([]byte, error),
+//     DecodeRequest(b) (Request, error) and DecodeResponse(b, req)
+//     (Response, error), where req is the request the reply answers or nil;
+//   - every error a *Error; a bad NewQuery option is reported by
+//     OptionError as field "options.NAME", and options are read by one
+//     OptionReader, so "uint" means the same everywhere (ParseUint: 010 is
+//     ten);
+//   - text as UTF-8 strings decoded from Latin-1, except OGP, which keeps
+//     its text as sent (see its package doc);
+//   - tests named alike (TestGolden and TestTruncated in golden_test.go,
+//     TestRegistered, TestEmptyValues, FuzzDecodeResponse) and written with
+//     the helpers of codecs/internal/codectest.
+//
 // # Code size
 //
 // The same reason explains two tweaks that would otherwise look arbitrary.

@@ -2,6 +2,7 @@ package bloodmasters
 
 import (
 	"errors"
+	"unicode/utf8"
 
 	"github.com/querylens/querylens/codecs/internal/wire"
 )
@@ -155,10 +156,11 @@ type Request struct {
 
 // Response is the server's reply to a query (the ServerInfo message).
 //
-// String fields hold the bytes exactly as sent (a real server sends ASCII,
-// with colour codes already stripped from Title and client names); they do
-// not alias the decoded datagram. Use StripColors and codecs.Latin1 for
-// display.
+// String fields are UTF-8, decoded from the bytes as sent read as
+// Latin-1 (a real server sends ASCII, with colour codes already stripped
+// from Title and client names), as in the other protocol packages; they do
+// not alias the decoded datagram. AppendResponse writes them back as
+// Latin-1.
 type Response struct {
 	// Reliable is set when the message was sent with the reliable bit
 	// (command 0x8d), which a server does when answering a connected
@@ -240,7 +242,8 @@ func StripColors(s string) string {
 			continue
 		}
 		if i+1 < len(s) && s[i+1] != '^' {
-			i++ // the code character
+			_, n := utf8.DecodeRuneInString(s[i+1:])
+			i += n // the code character, which may take more than one byte in UTF-8
 		}
 	}
 	return string(out)

@@ -425,3 +425,24 @@ func TestDecodeResponseRequest(t *testing.T) {
 		})
 	}
 }
+
+// TestStringsUTF8: strings come out as UTF-8, read from Latin-1 bytes as
+// in the other protocol packages, and go back as the same bytes.
+func TestStringsUTF8(t *testing.T) {
+	b := packet(t, "non-ascii")
+	r, err := bloodmasters.DecodeResponse(b, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	found := false
+	for _, c := range r.Clients {
+		found = found || c.Name == "Jörg"
+	}
+	if !found {
+		t.Fatalf("no client named Jörg in %+v", r.Clients)
+	}
+	out, err := bloodmasters.AppendResponse(nil, r)
+	if err != nil || !bytes.Contains(b, out[bloodmasters.HeaderLen+4:]) {
+		t.Errorf("re-encoded %x, %v; want the bytes of %x", out, err, b)
+	}
+}

@@ -3,6 +3,7 @@ package bloodmasters
 import (
 	"encoding/binary"
 	"strconv"
+	"unicode/utf8"
 
 	"github.com/querylens/querylens/codecs"
 	"github.com/querylens/querylens/codecs/internal/wire"
@@ -97,10 +98,10 @@ func (*Codec) Decode(datagrams [][]byte, opt codecs.DecodeOptions) (*codecs.Mess
 	m := &codecs.Message{Protocol: Protocol, Kind: codecs.KindResponse}
 	switch len(datagrams) {
 	case 0:
-		return m, codecs.NewError(Protocol, "datagram", 0, codecs.Detail(codecs.ErrIncomplete, "no datagram"))
+		return m, newError("datagrams", 0, "", codecs.Detail(codecs.ErrIncomplete, "no datagram"))
 	case 1:
 	default:
-		return m, codecs.NewError(Protocol, "datagram", 0, wire.Detailf(codecs.ErrBadValue, "a Bloodmasters message is one datagram, got %d", int64(len(datagrams))))
+		return m, newError("datagrams", 0, "", wire.Detailf(codecs.ErrBadValue, "a Bloodmasters message is one datagram, got %d", int64(len(datagrams))))
 	}
 	b := datagrams[0]
 	var spans *[]codecs.Span
@@ -164,13 +165,13 @@ func (dg *datagram) replyFields(f codecs.Object) codecs.Object {
 		key string
 		v   any
 	}{
-		{stTitle, "title", text(r.Title)},
+		{stTitle, "title", r.Title},
 		{stLocked, "locked", r.Locked},
-		{stWebsite, "website", text(r.Website)},
+		{stWebsite, "website", r.Website},
 		{stMaxClients, "max_clients", r.MaxClients},
 		{stMaxPlayers, "max_players", r.MaxPlayers},
 		{stGameType, "game_type", uint8(r.GameType)},
-		{stMap, "map", text(r.Map)},
+		{stMap, "map", r.Map},
 		{stNumClients, "num_clients", r.NumClients},
 		{stNumPlayers, "num_players", r.NumPlayers},
 		{stProtocol, "protocol", r.Protocol},
@@ -186,12 +187,12 @@ func (dg *datagram) replyFields(f codecs.Object) codecs.Object {
 	if r.Extended() && st >= stJoinSmallest {
 		cs := make([]codecs.Object, 0, len(r.Clients))
 		for _, c := range r.Clients {
-			cs = append(cs, make(codecs.Object, 0, 4).Add("name", text(c.Name)).Add("team", uint8(c.Team)).Add("spectator", c.Spectator).Add("ping", c.Ping))
+			cs = append(cs, make(codecs.Object, 0, 4).Add("name", c.Name).Add("team", uint8(c.Team)).Add("spectator", c.Spectator).Add("ping", c.Ping))
 		}
 		f = f.Add("clients", cs)
 	}
 	if r.HasBuild {
-		f = f.Add("build_description", text(r.Build))
+		f = f.Add("build_description", r.Build)
 	}
 	if len(r.Extra) > 0 {
 		f = f.Add("extra", codecs.Hex(r.Extra))
@@ -207,7 +208,7 @@ func (dg *datagram) info() *codecs.Info {
 	in := &codecs.Info{}
 	if st >= stTitle {
 		in.Has |= codecs.HasName
-		in.Name = text(StripColors(r.Title))
+		in.Name = StripColors(r.Title)
 	}
 	if st >= stLocked {
 		in.Has |= codecs.HasPassword
@@ -215,7 +216,7 @@ func (dg *datagram) info() *codecs.Info {
 	}
 	if st >= stWebsite {
 		in.Has |= codecs.HasRules
-		in.Rules = append(in.Rules, [2]string{"website", text(r.Website)})
+		in.Rules = append(in.Rules, [2]string{"website", r.Website})
 	}
 	if st >= stMaxClients {
 		in.Has |= codecs.HasMaxClients
@@ -231,7 +232,7 @@ func (dg *datagram) info() *codecs.Info {
 	}
 	if st >= stMap {
 		in.Has |= codecs.HasMap
-		in.Map = text(r.Map)
+		in.Map = r.Map
 	}
 	if st >= stNumClients {
 		in.Has |= codecs.HasNumPlayers
@@ -257,13 +258,13 @@ func (dg *datagram) info() *codecs.Info {
 		in.Has |= codecs.HasPlayers
 		in.Players = make([]codecs.Player, 0, len(r.Clients))
 		for _, c := range r.Clients {
-			in.Players = append(in.Players, codecs.Player{Name: text(StripColors(c.Name)), Ping: int(c.Ping),
+			in.Players = append(in.Players, codecs.Player{Name: StripColors(c.Name), Ping: int(c.Ping),
 				Team: int(c.Team), HasTeam: c.Team != NoTeam, Spectator: c.Spectator})
 		}
 	}
 	if r.HasBuild {
 		in.Has |= codecs.HasVersion
-		in.Version = text(r.Build)
+		in.Version = r.Build
 	}
 	return in
 }
@@ -315,7 +316,7 @@ func (dg *datagram) warn(m *codecs.Message, query []byte) {
 		strs = append(strs, c.Name)
 	}
 	for _, s := range strs {
-		if len(s) >= 128 {
+		if utf8.RuneCountInString(s) >= 128 { // the length on the wire: one byte a character
 			m.Warn(WarnLongString)
 		}
 		if !isASCII(s) {
@@ -334,15 +335,6 @@ func isASCII(s string) bool {
 		}
 	}
 	return true
-}
-
-// text converts wire bytes to UTF-8 for display. A real server sends
-// ASCII; other bytes are shown as Latin-1 rather than lost.
-func text(s string) string {
-	if isASCII(s) {
-		return s
-	}
-	return codecs.Latin1([]byte(s))
 }
 
 // NewQuery starts a conversation: one request, one reply whose token
@@ -368,15 +360,15 @@ func (q *query) Start() [][]byte { return [][]byte{q.req} }
 
 func (q *query) Feed(b []byte) ([][]byte, bool, error) {
 	if q.reply != nil {
-		return nil, true, codecs.NewError(Protocol, "datagram", 0, codecs.Detail(codecs.ErrBadValue, "the reply has already arrived"))
+		return nil, true, newError("datagram", 0, "", codecs.Detail(codecs.ErrBadValue, "the reply has already arrived"))
 	}
 	var dg datagram
 	dg.decode(b, nil, optQuery)
 	switch {
 	case !dg.found || dg.stage < stCommand || dg.command.Base() != CmdServerInfo:
-		return nil, false, codecs.NewError(Protocol, "command", 0, codecs.Detail(codecs.ErrUnknownCode, "not a ServerInfo reply"))
+		return nil, false, newError("command", 0, "", codecs.Detail(codecs.ErrUnknownCode, "not a ServerInfo reply"))
 	case dg.query:
-		return nil, false, codecs.NewError(Protocol, "length", dg.at, codecs.Detail(codecs.ErrBadValue, "a request, not a reply"))
+		return nil, false, newError("length", dg.at, "", codecs.Detail(codecs.ErrBadValue, "a request, not a reply"))
 	}
 	// The token is not checked: a relay shares one server's reply among
 	// everyone who asked, so it may echo another asker's token; the
@@ -388,7 +380,7 @@ func (q *query) Feed(b []byte) ([][]byte, bool, error) {
 func (q *query) Result(opt codecs.DecodeOptions) (*codecs.Message, error) {
 	if q.reply == nil {
 		return &codecs.Message{Protocol: Protocol, Kind: codecs.KindResponse},
-			codecs.NewError(Protocol, "reply", 0, codecs.Detail(codecs.ErrIncomplete, "no reply received"))
+			newError("reply", 0, "", codecs.Detail(codecs.ErrIncomplete, "no reply received"))
 	}
 	// The conversation does not pass its own request to Decode: a reply
 	// shared by a relay's cache echoes another asker's token, which is no
@@ -406,4 +398,14 @@ func (*Codec) QueryKey(b []byte) []byte {
 	k := append([]byte(nil), b...)
 	clear(k[3:7])
 	return k
+}
+
+// newError is the *codecs.Error of field at offset off of layer.
+//
+// Out of line: used from many places; a copy inlined at each would
+// grow the browser module (see "Code size" in codecs/doc.go).
+//
+//go:noinline
+func newError(field string, off int, layer string, err error) *codecs.Error {
+	return &codecs.Error{Protocol: Protocol, Field: field, Offset: off, Layer: layer, Err: err}
 }

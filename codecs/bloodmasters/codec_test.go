@@ -84,12 +84,12 @@ func TestCheckQuery(t *testing.T) {
 func TestDecodeDatagrams(t *testing.T) {
 	dm := packet(t, "dm-3-clients")
 	m, err := (&bloodmasters.Codec{}).Decode(nil, codecs.DecodeOptions{})
-	codectest.WantError(t, err, codecs.ErrIncomplete, "datagram", 0)
+	codectest.WantError(t, err, codecs.ErrIncomplete, "datagrams", 0)
 	if m == nil {
 		t.Fatal("nil message")
 	}
 	_, err = (&bloodmasters.Codec{}).Decode([][]byte{dm, dm}, codecs.DecodeOptions{})
-	codectest.WantError(t, err, codecs.ErrBadValue, "datagram", 0)
+	codectest.WantError(t, err, codecs.ErrBadValue, "datagrams", 0)
 
 	m, err = (&bloodmasters.Codec{}).Decode([][]byte{codectest.Unhex(t, "0700 0d 12345678")}, codecs.DecodeOptions{})
 	if err != nil || m.Kind != codecs.KindQuery || m.Info != nil {

@@ -55,7 +55,7 @@ func DecodeResponse(b []byte, req *Request) (Response, error) {
 		if dg.command.HasPacketID() {
 			at += 4
 		}
-		err = codecs.NewError(Protocol, "token", at, codecs.Detail(codecs.ErrBadValue,
+		err = newError("token", at, "", codecs.Detail(codecs.ErrBadValue,
 			"0x"+hex32(dg.resp.Token)+" echoed, the request sent 0x"+hex32(req.Token)))
 	}
 	return dg.resp, err
@@ -218,9 +218,9 @@ func (dg *datagram) decode(b []byte, spans *[]codecs.Span, opt options) error {
 	switch {
 	case err != nil || dg.found:
 	case len(b) == 0:
-		err = codecs.NewError(Protocol, "length", 0, codecs.ErrShort)
+		err = newError("length", 0, "", codecs.ErrShort)
 	default:
-		err = codecs.NewError(Protocol, "command", 2, codecs.Detail(codecs.ErrUnknownCode, "no ServerInfo (13) message in the datagram"))
+		err = newError("command", 2, "", codecs.Detail(codecs.ErrUnknownCode, "no ServerInfo (13) message in the datagram"))
 	}
 	dg.stage = d.stage
 	return err
@@ -439,7 +439,11 @@ func (d *decoder) readString(field string) string {
 	if !d.values {
 		return ""
 	}
-	return d.text[start+w-d.textAt : r.Offset()-d.textAt]
+	s := d.text[start+w-d.textAt : r.Offset()-d.textAt]
+	if !isASCII(s) {
+		return codecs.Latin1([]byte(s)) // ASCII, what servers send, stays a substring: no allocation
+	}
+	return s
 }
 
 // enum reads one byte shown by its name.
@@ -473,5 +477,5 @@ func (d *decoder) close(i int, name string) {
 	}
 	s := &(*d.spans)[i]
 	s.End = d.r.Offset()
-	s.Value = codecs.Latin1([]byte(name))
+	s.Value = name
 }

@@ -78,7 +78,7 @@ func ExampleStripColors() {
 }
 
 // The registered codec turns a datagram into the JSON every page uses.
-func Example_codec() {
+func ExampleCodec() {
 	c, _ := codecs.Lookup("bloodmasters")
 	b, _ := hex.DecodeString("07000d12345678")
 	kind, conf := c.Detect(b)

@@ -96,7 +96,8 @@ func (*Codec) CheckQuery(b []byte) error {
 // one the sections are inferred from the bytes.
 func (*Codec) Decode(datagrams [][]byte, opt codecs.DecodeOptions) (*codecs.Message, error) {
 	if len(datagrams) == 0 {
-		return nil, newError("datagram", 0, "", codecs.ErrIncomplete)
+		return &codecs.Message{Protocol: Protocol, Kind: codecs.KindResponse},
+			newError("datagrams", 0, "", codecs.Detail(codecs.ErrIncomplete, "no datagram"))
 	}
 	var req *Request
 	if opt.Query != nil {
@@ -105,7 +106,7 @@ func (*Codec) Decode(datagrams [][]byte, opt codecs.DecodeOptions) (*codecs.Mess
 			if e, ok := errors.AsType[*codecs.Error](err); ok {
 				e.Layer = "query"
 			}
-			return nil, err
+			return &codecs.Message{Protocol: Protocol, Kind: codecs.KindResponse}, err
 		}
 		req = &q
 	}
@@ -373,7 +374,8 @@ func (q *query) Result(opt codecs.DecodeOptions) (*codecs.Message, error) {
 		}
 	}
 	if len(items) == 0 {
-		return nil, newError("reply", 0, "", codecs.Detail(codecs.ErrIncomplete, "no reply"))
+		return &codecs.Message{Protocol: Protocol, Kind: codecs.KindResponse},
+			newError("reply", 0, "", codecs.Detail(codecs.ErrIncomplete, "no reply received"))
 	}
 	m, err := decodeItems(items, opt.Spans)
 	if err != nil {

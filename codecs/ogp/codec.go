@@ -167,7 +167,7 @@ func decodeQuery(m *codecs.Message, b []byte, spans *[]codecs.Span) error {
 
 // decodeAnswer decodes answer b, which is layer number layer.
 func decodeAnswer(m *codecs.Message, b []byte, layer int, spans *[]codecs.Span, layerName string) error {
-	var a Answer
+	var a Response
 	d, w := run(b, layer, spans, func(d *decoder) { d.answer(&a) })
 	w.answerMessage(m, &a)
 	return finish(m, &d, layerName)

@@ -74,8 +74,8 @@ func writePacket(t testing.TB, name, source string, datagrams [][]byte) {
 
 // full returns a 1.0x answer using every field the protocol defines, with
 // text that needs UTF-8.
-func full() ogp.Answer {
-	return ogp.Answer{
+func full() ogp.Response {
+	return ogp.Response{
 		Header: ogp.Header{Version: ogp.V1, Type: ogp.TypeDefault, HasChallenge: true, Challenge: 0x01020304,
 			HasRequestID: true, RequestID: 77, UTF8: true},
 		GameID:   0xbeef,
@@ -140,8 +140,8 @@ func full() ogp.Answer {
 }
 
 // full004 is a v0.04 answer using every field v0.04 defines.
-func full004() ogp.Answer {
-	return ogp.Answer{
+func full004() ogp.Response {
+	return ogp.Response{
 		Header: ogp.Header{Version: ogp.V004, Type: ogp.TypeDefault, HasChallenge: true, Challenge: 0xcafef00d,
 			HasRequestID: true, RequestID: 5},
 		GameID: 7,

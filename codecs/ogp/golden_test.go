@@ -90,8 +90,8 @@ func completePrefix(b []byte) bool {
 		out, err := ogp.AppendRequest(nil, q)
 		return err == nil && bytes.Equal(out, b)
 	}
-	if a, err := ogp.DecodeAnswer(b); err == nil {
-		out, err := ogp.AppendAnswer(nil, a)
+	if a, err := ogp.DecodeResponse(b, nil); err == nil {
+		out, err := ogp.AppendResponse(nil, a)
 		return err == nil && bytes.Equal(out, b)
 	}
 	return false
@@ -100,7 +100,7 @@ func completePrefix(b []byte) bool {
 // checkTyped checks the typed decoders on a cut datagram.
 func checkTyped(t *testing.T, b []byte) {
 	t.Helper()
-	for _, err := range []error{second(ogp.DecodeAnswer(b)), second(ogp.DecodeRequest(b))} {
+	for _, err := range []error{second(ogp.DecodeResponse(b, nil)), second(ogp.DecodeRequest(b))} {
 		if err == nil {
 			if !completePrefix(b) {
 				t.Errorf("%x: typed decode without error", b)

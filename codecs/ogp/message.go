@@ -210,7 +210,7 @@ func (w *view) requestFields(q *Request) codecs.Object {
 }
 
 // answerFields is the JSON "fields" of an answer.
-func (w *view) answerFields(a *Answer) codecs.Object {
+func (w *view) answerFields(a *Response) codecs.Object {
 	o := w.object("", 24)
 	o.put("version", a.Version.String())
 	o.put("header", w.header(&a.Header))
@@ -231,7 +231,7 @@ func (w *view) answerFields(a *Answer) codecs.Object {
 }
 
 // answerBody adds the fields of a Default query v1 answer after Requests.
-func (w *view) answerBody(a *Answer, o *object) {
+func (w *view) answerBody(a *Response, o *object) {
 	q := a.Requests
 	lb := listBits(a.Version)
 	if q&byVersion(a.Version, ReqServerInfo, ^Bits(0)) != 0 {
@@ -287,7 +287,7 @@ func (w *view) serverFlags(v Version, f Bits) any {
 	return o
 }
 
-func (w *view) serverInfo(a *Answer) codecs.Object {
+func (w *view) serverInfo(a *Response) codecs.Object {
 	s := &a.Server
 	o := w.object("server_info.", 16)
 	v1 := a.Version == V1
@@ -407,7 +407,7 @@ func (w *view) mapInfo(prefix string, m *MapInfo, f Bits, v1, fields bool) codec
 	return o.o
 }
 
-func (w *view) teams(a *Answer, colored bool) []codecs.Object {
+func (w *view) teams(a *Response, colored bool) []codecs.Object {
 	out := make([]codecs.Object, 0, len(a.Teams))
 	f := a.TeamFields
 	for i := range a.Teams {
@@ -439,7 +439,7 @@ func (w *view) teams(a *Answer, colored bool) []codecs.Object {
 	return out
 }
 
-func (w *view) players(a *Answer, colored bool) []codecs.Object {
+func (w *view) players(a *Response, colored bool) []codecs.Object {
 	out := make([]codecs.Object, 0, len(a.Players))
 	f := a.PlayerFields
 	v1 := a.Version == V1
@@ -506,7 +506,7 @@ func (w *view) players(a *Answer, colored bool) []codecs.Object {
 	return out
 }
 
-func (w *view) addOns(a *Answer) []codecs.Object {
+func (w *view) addOns(a *Response) []codecs.Object {
 	out := make([]codecs.Object, 0, len(a.AddOns))
 	f := a.AddOnFields
 	for i := range a.AddOns {
@@ -529,7 +529,7 @@ func (w *view) addOns(a *Answer) []codecs.Object {
 	return out
 }
 
-func (w *view) limits(a *Answer) []codecs.Object {
+func (w *view) limits(a *Response) []codecs.Object {
 	out := make([]codecs.Object, 0, len(a.Limits))
 	for i := range a.Limits {
 		x := &a.Limits[i]
@@ -555,7 +555,7 @@ func (w *view) limits(a *Answer) []codecs.Object {
 // grow the browser module (see "Code size" in codecs/doc.go).
 //
 //go:noinline
-func serverFields(a *Answer) Bits {
+func serverFields(a *Response) Bits {
 	if a.Version == V1 {
 		if a.Requests&ReqServerInfo == 0 {
 			return 0
@@ -575,10 +575,10 @@ func serverFields(a *Answer) Bits {
 }
 
 // listBit reports whether a's Requests select list (listTeams, ...).
-func listBit(a *Answer, list int) bool { return a.Requests&listBits(a.Version)[list] != 0 }
+func listBit(a *Response, list int) bool { return a.Requests&listBits(a.Version)[list] != 0 }
 
 // info is the neutral view of a Default query v1 answer (json.md "info").
-func (w *view) info(a *Answer) *codecs.Info {
+func (w *view) info(a *Response) *codecs.Info {
 	in := &codecs.Info{}
 	s := &a.Server
 	f := serverFields(a)
@@ -658,7 +658,7 @@ func (w *view) info(a *Answer) *codecs.Info {
 }
 
 // player is the neutral view of player i.
-func (w *view) player(a *Answer, i int) codecs.Player {
+func (w *view) player(a *Response, i int) codecs.Player {
 	p := &a.Players[i]
 	f := a.PlayerFields
 	var x codecs.Player
@@ -689,7 +689,7 @@ func (w *view) player(a *Answer, i int) codecs.Player {
 }
 
 // answerMessage fills m from answer a: kind, neutral view, fields.
-func (w *view) answerMessage(m *codecs.Message, a *Answer) {
+func (w *view) answerMessage(m *codecs.Message, a *Response) {
 	m.Fields = w.answerFields(a)
 	m.Kind = codecs.KindResponse
 	switch a.Type {

@@ -345,7 +345,7 @@ const (
 type Header struct {
 	Version Version
 	Type    Type
-	// Answer is HeadFlags 0.0. AppendRequest and AppendAnswer set it.
+	// Answer is HeadFlags 0.0. AppendRequest and AppendResponse set it.
 	Answer bool
 	// HasChallenge: ChallengeNumber is present. A query sends 0 (1.0x) or
 	// 0xFFFFFFFF (v0.04) to ask for a new one.
@@ -390,12 +390,12 @@ type Request struct {
 	Raw []byte
 }
 
-// Answer is one answer datagram, or a split answer after Reassemble.
+// Response is one answer datagram, or a split answer after Reassemble.
 // Which fields are meaningful is said by the bit arrays that came back:
 // Requests, Server.Fields, TeamFields, PlayerFields, AddOnFields, and for
 // 1.0x Server.ModFields and Server.MapFields. Byte slices alias the decoded
 // datagram; strings are Latin-1 unless Header.UTF8.
-type Answer struct {
+type Response struct {
 	Header
 	ErrorID ErrorID // TypeError
 

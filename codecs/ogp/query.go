@@ -200,10 +200,10 @@ func (c *query) Result(opt codecs.DecodeOptions) (*codecs.Message, error) {
 			if c.challenges == maxChallenges && c.done {
 				text = wire.Msg("the server sent a new challenge number %d times", int64(maxChallenges+1))
 			}
-			err = newError("answer", 0, "", codecs.Detail(codecs.ErrIncomplete, text))
+			err = newError("reply", 0, "", codecs.Detail(codecs.ErrIncomplete, text))
 		}
 		return m, err
 	}
 	return &codecs.Message{Protocol: Protocol, Kind: codecs.KindResponse},
-		newError("answer", 0, "", codecs.Detail(codecs.ErrIncomplete, "no answer received"))
+		newError("reply", 0, "", codecs.Detail(codecs.ErrIncomplete, "no reply received"))
 }

@@ -188,7 +188,7 @@ func TestQueryVectorExchange(t *testing.T) {
 	}
 }
 
-func TestQuerySplitAnswer(t *testing.T) {
+func TestQuerySplitResponse(t *testing.T) {
 	p := readPacket(t, filepath.Join("testdata", "v1_split_answer.hex"))
 	qy, _ := (&ogp.Codec{}).NewQuery(map[string]string{"challenge": "16909060", "request_id": "77", "max_bytes": "500"})
 	var done bool
@@ -221,7 +221,7 @@ func TestQueryIgnores(t *testing.T) {
 		}
 	}
 	// Another request id is accepted: a relay's cache shares answers.
-	banned, _ := ogp.AppendAnswer(nil, ogp.Answer{Header: ogp.Header{Type: ogp.TypeError, HasRequestID: true, RequestID: 6}, ErrorID: ogp.ErrorBanned})
+	banned, _ := ogp.AppendResponse(nil, ogp.Response{Header: ogp.Header{Type: ogp.TypeError, HasRequestID: true, RequestID: 6}, ErrorID: ogp.ErrorBanned})
 	if _, done := feed(t, qy, banned); !done {
 		t.Fatal("banned answer does not end the conversation")
 	}
@@ -278,23 +278,23 @@ func TestQueryV004(t *testing.T) {
 func TestEmptyValues(t *testing.T) {
 	for _, tc := range []struct {
 		name string
-		edit func(a *ogp.Answer)
+		edit func(a *ogp.Response)
 		want string // info without players, teams and rules
 	}{
-		{"host name and map sent empty", func(a *ogp.Answer) {
+		{"host name and map sent empty", func(a *ogp.Response) {
 			a.Server.HostName, a.Server.HostNameColors, a.Server.Map.Name = []byte{}, nil, []byte{}
 		}, `{"name":"","map":"","game_type":"Freeroam","version":"2.1"}`},
-		{"game type sent empty, game mode not", func(a *ogp.Answer) {
+		{"game type sent empty, game mode not", func(a *ogp.Response) {
 			a.Server.GameType = []byte{}
 			a.Server.Fields &^= ogp.InfoGameMode
 		}, `{"name":"Zoë's ☃ server","map":"Island","game_type":"","version":"2.1"}`},
-		{"game type empty, game mode sent", func(a *ogp.Answer) { a.Server.GameType = []byte{} },
+		{"game type empty, game mode sent", func(a *ogp.Response) { a.Server.GameType = []byte{} },
 			`{"name":"Zoë's ☃ server","map":"Island","game_type":"RP","version":"2.1"}`},
-		{"both empty", func(a *ogp.Answer) { a.Server.GameType, a.Server.GameMode = []byte{}, []byte{} },
+		{"both empty", func(a *ogp.Response) { a.Server.GameType, a.Server.GameMode = []byte{}, []byte{} },
 			`{"name":"Zoë's ☃ server","map":"Island","game_type":"","version":"2.1"}`},
-		{"mod version sent empty", func(a *ogp.Answer) { a.Server.ModVersion = []byte{} },
+		{"mod version sent empty", func(a *ogp.Response) { a.Server.ModVersion = []byte{} },
 			`{"name":"Zoë's ☃ server","map":"Island","game_type":"Freeroam","version":""}`},
-		{"neither sent", func(a *ogp.Answer) {
+		{"neither sent", func(a *ogp.Response) {
 			a.Server.Fields &^= ogp.InfoGameType | ogp.InfoGameMode | ogp.InfoHostName | ogp.InfoMap
 		},
 			`{"version":"2.1"}`},
@@ -304,7 +304,7 @@ func TestEmptyValues(t *testing.T) {
 			a.Requests &^= ogp.ReqTeams | ogp.ReqPlayers | ogp.ReqRules
 			a.Server.Fields &^= ogp.InfoServerFlags | ogp.InfoPlayerCount | ogp.InfoSlotMax
 			tc.edit(&a)
-			b, err := ogp.AppendAnswer(nil, a)
+			b, err := ogp.AppendResponse(nil, a)
 			if err != nil {
 				t.Fatal(err)
 			}

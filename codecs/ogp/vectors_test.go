@@ -24,7 +24,7 @@ func TestVectorChallenge(t *testing.T) {
 	if err != nil || q.Version != ogp.V1 || q.Type != ogp.TypeDefault || q.Body || q.HasChallenge || q.Answer {
 		t.Fatalf("request = %+v, %v", q, err)
 	}
-	a, err := ogp.DecodeAnswer(datagram(t, "v1_challenge_answer"))
+	a, err := ogp.DecodeResponse(datagram(t, "v1_challenge_answer"), nil)
 	if err != nil || a.Version != ogp.V1 || a.Type != ogp.TypeError || !a.Answer || !a.HasChallenge ||
 		a.Challenge != 0x1337beef || a.ErrorID != ogp.ErrorInvalidChallenge {
 		t.Fatalf("answer = %+v, %v", a, err)
@@ -57,7 +57,7 @@ func TestVectorQuery(t *testing.T) {
 
 // The populated 1.0x answer, field by field as the vector's model has it.
 func TestVectorAnswer(t *testing.T) {
-	a, err := ogp.DecodeAnswer(datagram(t, "v1_answer"))
+	a, err := ogp.DecodeResponse(datagram(t, "v1_answer"), nil)
 	if err != nil {
 		t.Fatal(err)
 	}

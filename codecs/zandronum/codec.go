@@ -183,7 +183,7 @@ func (q *query) Result(opt codecs.DecodeOptions) (*codecs.Message, error) {
 			kind = codecs.KindMasterList
 		}
 		return &codecs.Message{Protocol: Protocol, Kind: kind},
-			newError("reply", 0, "", codecs.Detail(codecs.ErrIncomplete, "nothing received"))
+			newError("reply", 0, "", codecs.Detail(codecs.ErrIncomplete, "no reply received"))
 	}
 	if !q.master {
 		opt.Query, _ = AppendRequest(nil, q.req)

@@ -98,7 +98,7 @@ func ExampleFlag_String() {
 
 // A conversation through the registered codec, as the CLI and the browser
 // drive it; here the server's side is built with the package's builders.
-func ExampleQuery() {
+func ExampleCodec() {
 	c, _ := codecs.Lookup("zandronum")
 	q, err := c.NewQuery(map[string]string{"time": "42", "segmented": "false"})
 	if err != nil {

@@ -37,7 +37,10 @@ type responseField struct {
 // responseFields are the keys of Fields after "flags", in wire order. Each
 // entry carries its own value, so a field can be added or moved without
 // touching the others; TestFieldsTable checks the order against the
-// decoder's and every value against the reply.
+// decoder's and every value against the reply. The price: called through
+// the table, the readers make the compiler move a decoded reply to the
+// heap (one allocation of about 512 bytes per Codec.Decode; 45 -> 46
+// allocations for a CTF reply), which the old switch by position avoided.
 var responseFields = [...]responseField{
 	{0, "name", func(r *Response) any { return r.Name }, nil},
 	{1, "url", func(r *Response) any { return r.URL }, nil},

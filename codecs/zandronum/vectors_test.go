@@ -103,8 +103,8 @@ func TestVectors(t *testing.T) {
 				q, err := DecodeRequest(codectest.Unhex(t, v.Request))
 				noErr(t, "DecodeRequest", err)
 				rq, err := DecodeResponse(wire, &q)
-				noErr(t, "DecodeResponseTo", err)
-				equal(t, "DecodeResponseTo", r, rq)
+				noErr(t, "DecodeResponse with its request", err)
+				equal(t, "DecodeResponse with its request", r, rq)
 			}
 			checkExpected(t, v.Expected, r.Fields())
 			if r.Guessed != 0 {
