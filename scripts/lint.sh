@@ -24,7 +24,13 @@ if ls web 2>/dev/null | grep -q . && git ls-files -co --exclude-standard '*.temp
     echo "templ generate changed committed *_templ.go files: run go tool task generate and commit"; git diff --stat -- '*_templ.go'; exit 1
   fi
 fi
-# The committed browser module must be what the sources build to.
+# The committed browser module must be what the sources build to. Both
+# halves: a fresh build matches the manifest in the tree, and the tree's
+# module files are the committed ones (build:wasm, a dependency of the test
+# tasks, may have just rewritten them).
 if [ -d wasm ]; then
   bash scripts/build-wasm.sh --check || { echo "the committed browser module is stale: run go tool task build:wasm and commit web/static"; exit 1; }
+  if ! git diff --quiet -- web/static/querylens.wasm.br web/static/querylens.wasm.gz web/static/querylens.wasm.json web/static/wasm_exec.js; then
+    echo "the browser module in web/static differs from the committed one: commit it (go tool task build:wasm made it)"; git diff --stat -- web/static; exit 1
+  fi
 fi

@@ -110,18 +110,22 @@ func loadAssetsFS(fsys fs.FS, logger *slog.Logger) (*assets, error) {
 	// Compress the other files in the background, small ones first. Until a
 	// file's gzip is ready it is served uncompressed: a response never
 	// waits for the compressor.
-	list := make([]*asset, 0, len(a.files))
+	type job struct {
+		x    *asset
+		body []byte
+	}
+	var jobs []job
 	for _, x := range a.files {
 		if x.gz.Load() == nil {
-			list = append(list, x)
+			body, _ := x.plain() // in memory: cannot fail
+			jobs = append(jobs, job{x, body})
 		}
 	}
-	sort.Slice(list, func(i, j int) bool { return list[i].name < list[j].name })
+	sort.Slice(jobs, func(i, j int) bool { return len(jobs[i].body) < len(jobs[j].body) })
 	go func() {
-		for _, x := range list {
-			body, _ := x.plain() // in memory: cannot fail
-			gz := gzipped(body)
-			x.gz.Store(&gz)
+		for _, j := range jobs {
+			gz := gzipped(j.body)
+			j.x.gz.Store(&gz)
 		}
 	}()
 	return a, nil

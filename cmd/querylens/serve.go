@@ -136,6 +136,11 @@ func (e *env) serve(args []string) int {
 // runServe serves until ctx ends. ready, if not nil, receives the URL once
 // the listener is open (tests use it).
 func (e *env) runServe(ctx context.Context, o serveOptions, ready chan<- string) error {
+	// Refuse before starting anything: pages without the browser module
+	// cannot decode (the error says how to build it).
+	if _, err := web.Module(); err != nil {
+		return err
+	}
 	var logger *slog.Logger
 	if o.logJSON {
 		logger = slog.New(slog.NewJSONHandler(e.stderr, nil))

