@@ -47,15 +47,6 @@ func (c *counterSet) add(label string, n uint64) {
 	v.Add(n)
 }
 
-func (c *counterSet) get(label string) uint64 {
-	c.mu.RLock()
-	defer c.mu.RUnlock()
-	if v := c.m[label]; v != nil {
-		return v.Load()
-	}
-	return 0
-}
-
 func (c *counterSet) snapshot() (labels []string, values []uint64) {
 	c.mu.RLock()
 	defer c.mu.RUnlock()

@@ -163,8 +163,6 @@ func (f *fetch) run() {
 	f.finish(out)
 }
 
-var errUnreachable = errors.New("port unreachable")
-
 func (f *fetch) exchange() outcome {
 	s := f.s
 	sock, err := net.DialUDP("udp", nil, net.UDPAddrFromAddrPort(f.target))

@@ -1,9 +1,18 @@
 #!/usr/bin/env bash
-# go vet, gofmt, and checks that the committed *_templ.go files and the
-# precompressed browser module (web/static/querylens.wasm.*) are fresh.
+# go vet, staticcheck (pinned as a go.mod tool), go.mod/go.sum tidiness,
+# gofmt, and checks that the committed *_templ.go files and the precompressed
+# browser module (web/static/querylens.wasm.*) are fresh.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 go vet ./...
+go tool staticcheck ./...
+# wasm/ builds only for js/wasm; the analyser itself runs on the host.
+if [ -d wasm ]; then
+  GOOS=js GOARCH=wasm "$(go tool -n staticcheck)" ./wasm/...
+fi
+if ! go mod tidy -diff; then
+  echo "go.mod/go.sum are not tidy: run go mod tidy and commit"; exit 1
+fi
 unformatted=$(gofmt -l $(git ls-files -co --exclude-standard '*.go' | grep -v '_templ.go$') 2>/dev/null || true)
 if [ -n "$unformatted" ]; then
   echo "gofmt would change:"; echo "$unformatted"; exit 1

@@ -93,19 +93,10 @@ func TestWasmBudget(t *testing.T) {
 				return
 			}
 			msg := "querylens.wasm is sent as " + strconv.Itoa(n) + " bytes of " + tc.coding + ", over the " + strconv.Itoa(tc.budget) + " budget"
-			if tc.coding == "gzip" && tc.file.Encoder == interimGzipEncoder && os.Getenv("CI") == "" {
-				t.Skip(msg + ": made by the interim " + interimGzipEncoder + " (in CI this fails)")
-			}
 			t.Error(msg + " (encoder: " + tc.file.Encoder + ")")
 		})
 	}
 }
-
-// interimGzipEncoder is how internal/cmd/precompress names compress/gzip,
-// which stands in until the zopfli-class encoder replaces it: about 4% over
-// the gzip budget. The test skips for it only outside CI; a manifest made
-// by any other encoder is held to the budget everywhere.
-const interimGzipEncoder = "compress/gzip BestCompression"
 
 // importChain names the path from one of this module's packages down to
 // dep, so the failure says which package to fix.

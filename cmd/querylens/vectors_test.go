@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bytes"
 	"encoding/json"
 	"flag"
 	"os"
@@ -103,7 +104,11 @@ func TestVectorsThroughCLI(t *testing.T) {
 						t.Errorf("kind %q, want one of %v", got.Kind, r.kind)
 					}
 					golden := filepath.Join("testdata", "vectors", name+".json")
-					pretty := string(indentJSON([]byte(strings.TrimSpace(out)))) + "\n"
+					var indented bytes.Buffer
+					if err := json.Indent(&indented, []byte(strings.TrimSpace(out)), "", "  "); err != nil {
+						t.Fatal(err)
+					}
+					pretty := indented.String() + "\n"
 					if *update {
 						os.MkdirAll(filepath.Dir(golden), 0o755)
 						if err := os.WriteFile(golden, []byte(pretty), 0o644); err != nil {

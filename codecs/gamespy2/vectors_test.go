@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/querylens/querylens/codecs"
+	"github.com/querylens/querylens/codecs/internal/codectest"
 )
 
 // vectorFiles are the published test vectors: a copy of the spec's
@@ -66,16 +67,16 @@ func TestVectors(t *testing.T) {
 		t.Run(v.Name, func(t *testing.T) {
 			var dgs [][]byte
 			for _, x := range v.exchanges() {
-				resp := unhex(t, x.ResponseHex)
+				resp := codectest.Unhex(t, x.ResponseHex)
 				if x.RequestHex == "" {
 					dgs = append(dgs, resp)
 					continue
 				}
-				reqb := unhex(t, x.RequestHex)
+				reqb := codectest.Unhex(t, x.RequestHex)
 				dgs = append(dgs, reqb, resp)
 				checkExchange(t, reqb, resp)
 			}
-			m, err := (&codec{}).Decode(dgs, codecs.DecodeOptions{})
+			m, err := (&Codec{}).Decode(dgs, codecs.DecodeOptions{})
 			if err != nil {
 				t.Fatalf("Decode: %v", err)
 			}

@@ -1,0 +1,179 @@
+package deflate
+
+import (
+	"encoding/binary"
+	"hash/crc32"
+)
+
+// Defaults of Options.
+const (
+	DefaultIterations = 15
+	DefaultMaxChain   = 8192
+	DefaultMaxBlocks  = 30
+	DefaultRounds     = 2
+	// ChunkSize is how much input is matched, parsed and split at a time;
+	// it bounds the memory used to a few tens of bytes per input byte of
+	// one chunk, whatever the input's size.
+	ChunkSize = 1 << 20
+)
+
+// Options tune the effort spent. The zero value means the defaults.
+type Options struct {
+	// Iterations is the number of optimal-parse passes per block, each
+	// priced by the statistics of the one before; more passes give smaller
+	// output, slowly (15 is thorough, 1 is fast).
+	Iterations int
+	// MaxChain bounds the candidates examined per position by the match
+	// finder; larger finds more (older, longer) matches.
+	MaxChain int
+	// MaxBlocks bounds the blocks each chunk is split into.
+	MaxBlocks int
+	// Rounds bounds how many times the blocks are optimised and split
+	// again; rounds stop early once one no longer helps.
+	Rounds int
+}
+
+func (o Options) withDefaults() Options {
+	if o.Iterations <= 0 {
+		o.Iterations = DefaultIterations
+	}
+	if o.MaxChain <= 0 {
+		o.MaxChain = DefaultMaxChain
+	}
+	if o.MaxBlocks <= 0 {
+		o.MaxBlocks = DefaultMaxBlocks
+	}
+	if o.Rounds <= 0 {
+		o.Rounds = DefaultRounds
+	}
+	return o
+}
+
+// Gzip returns src compressed as a gzip member (RFC 1952) with default
+// Options. The header carries no file name and a zero time, so the output
+// depends on src alone.
+func Gzip(src []byte) []byte { return AppendGzip(nil, src, Options{}) }
+
+// AppendGzip appends the gzip member of src, compressed with o, to dst.
+func AppendGzip(dst, src []byte, o Options) []byte {
+	dst = append(dst,
+		0x1f, 0x8b, // magic
+		8,          // CM: deflate
+		0,          // FLG: no text flag, CRC16, extra field, name or comment
+		0, 0, 0, 0, // MTIME: none
+		2,    // XFL: slowest algorithm, maximum compression
+		0xff, // OS: unknown, so that the bytes do not depend on the machine
+	)
+	dst = AppendDeflate(dst, src, o)
+	dst = binary.LittleEndian.AppendUint32(dst, crc32.ChecksumIEEE(src))
+	return binary.LittleEndian.AppendUint32(dst, uint32(len(src))) // ISIZE: length mod 2^32
+}
+
+// AppendDeflate appends src compressed as a raw DEFLATE stream (RFC 1951),
+// ending in a final block, to dst.
+func AppendDeflate(dst, src []byte, o Options) []byte {
+	o = o.withDefaults()
+	w := &bitWriter{out: dst}
+	if len(src) == 0 {
+		w.writeBits(1|uint64(kindFixed)<<1, 3)
+		writeTokens(w, nil, &fixedLL, &fixedD)
+		return w.finish()
+	}
+	mf := newMatchFinder(src, o.MaxChain)
+	var st steps
+	var p parser
+	for cs := 0; cs < len(src); cs += ChunkSize {
+		ce := min(cs+ChunkSize, len(src))
+		mf.find(cs, ce, &st)
+		compressChunk(w, src, cs, ce, &st, &p, o, ce == len(src))
+	}
+	return w.finish()
+}
+
+// plan is a parse of a chunk cut into blocks: block k is
+// ts[starts[k]:starts[k+1]] (the last one runs to the end), sp prices it and
+// bits is the estimated size of all its blocks.
+type plan struct {
+	ts     []token
+	starts []int
+	sp     *splitter
+	bits   int
+}
+
+func (pl *plan) block(k int) (a, b int) {
+	a, b = pl.starts[k], len(pl.ts)
+	if k+1 < len(pl.starts) {
+		b = pl.starts[k+1]
+	}
+	return a, b
+}
+
+func (pl *plan) price() {
+	pl.bits = 0
+	for k := range pl.starts {
+		pl.bits += pl.sp.cost(pl.block(k))
+	}
+}
+
+// resplit prices pl as it is and split afresh, keeping the smaller.
+func (pl *plan) resplit(maxBlocks int) {
+	pl.price()
+	other := plan{ts: pl.ts, starts: append([]int{0}, pl.sp.split(maxBlocks)...), sp: pl.sp}
+	other.price()
+	if other.bits < pl.bits {
+		*pl = other
+	}
+}
+
+// compressChunk parses, splits and writes src[cs:ce].
+//
+// The first split is made on a greedy parse. Each block is then optimised on
+// its own and the result split again, since the optimised tokens have other
+// statistics than the greedy ones; the rounds repeat, each block seeded with
+// the previous round's tokens, while they make the chunk smaller.
+func compressChunk(w *bitWriter, src []byte, cs, ce int, st *steps, p *parser, o Options, final bool) {
+	g := greedy(src, cs, cs, ce, st, nil)
+	cur := plan{ts: g, starts: []int{0}, sp: newSplitter(g, cs)}
+	cur.starts = append(cur.starts, cur.sp.split(o.MaxBlocks)...)
+	cur.price()
+	for round := 0; round < o.Rounds; round++ {
+		next := plan{starts: make([]int, 0, len(cur.starts))}
+		for k := range cur.starts {
+			a, b := cur.block(k)
+			next.starts = append(next.starts, len(next.ts))
+			next.ts = append(next.ts, p.optimizeBlock(src, cs, cur.sp.pos[a], cur.sp.pos[b], st, cur.ts[a:b], o.Iterations)...)
+		}
+		next.sp = newSplitter(next.ts, cs)
+		next.resplit(o.MaxBlocks)
+		if next.bits >= cur.bits {
+			break
+		}
+		cur = next
+	}
+	all, blockStarts, os := cur.ts, cur.starts, cur.sp
+
+	fixed := fixedCosts()
+	for k, a := range blockStarts {
+		b := len(all)
+		if k+1 < len(blockStarts) {
+			b = blockStarts[k+1]
+		}
+		ts := all[a:b]
+		bs, be := os.pos[a], os.pos[b]
+		var h histogram
+		h.addAll(ts)
+		bits, kind := bestBits(&h, be-bs)
+		// A fixed-code block is priced differently from a dynamic one, so
+		// a parse made for the fixed code can beat the dynamic block; worth
+		// trying where the fixed code is already close or the block is small.
+		if kind == kindFixed || len(ts) < 1000 || 10*fixedBits(&h) < 11*bits {
+			fts := p.optimal(src, cs, bs, be, st, fixed, nil)
+			var fh histogram
+			fh.addAll(fts)
+			if fb := fixedBits(&fh); fb < bits {
+				ts, bits, kind = fts, fb, kindFixed
+			}
+		}
+		writeBlock(w, kind, ts, src[bs:be], final && b == len(all))
+	}
+}
