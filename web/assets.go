@@ -297,7 +297,7 @@ func acceptedCodings(header string) (br, gz float64) {
 				continue
 			}
 			f, err := strconv.ParseFloat(strings.TrimSpace(v), 64)
-			if err != nil || f < 0 || f > 1 {
+			if err != nil || !(f >= 0 && f <= 1) { // also NaN
 				f = 0
 			}
 			q = f

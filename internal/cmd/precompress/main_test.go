@@ -12,7 +12,7 @@ import (
 
 // fakeModule is a WebAssembly header followed by compressible bytes.
 func fakeModule(seed string) []byte {
-	return append([]byte("\x00asm\x01\x00\x00\x00"), bytes.Repeat([]byte("querylens "+seed+" "), 2000)...)
+	return append([]byte("\x00asm\x01\x00\x00\x00"), bytes.Repeat([]byte("querylens "+seed+" "), 500)...)
 }
 
 func TestPrecompress(t *testing.T) {
