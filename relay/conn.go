@@ -230,22 +230,26 @@ func (c *conn) handle(typ websocket.MessageType, b []byte) {
 }
 
 func (c *conn) query(f Frame) {
-	s := c.s
 	if f.ID == 0 {
-		c.sendError(0, s.refusal(CodeBadFrame, "bad-frame", "id 0 is reserved"))
+		c.sendError(0, c.s.refusal(CodeBadFrame, "bad-frame", "id 0 is reserved"))
 		return
 	}
-	req, ref := s.precheck(f.Protocol, f.Target, f.Datagram)
-	if ref != nil {
+	if _, ref := c.s.admit(c.ctx, c, f.ID, f.Protocol, f.Target, f.Datagram); ref != nil {
 		c.sendError(f.ID, ref)
-		return
 	}
+}
+
+// open is admission stage 2 for a connection: the id must be free, and
+// the connection's and the client address's limits must allow the query.
+func (c *conn) open(id uint32) (*asker, *RefusedError) {
+	s := c.s
 	var code Code
 	rule := ""
 	now := s.now()
 	c.mu.Lock()
+	defer c.mu.Unlock()
 	switch {
-	case c.active[f.ID] != nil:
+	case c.active[id] != nil:
 		code, rule = CodeBadFrame, "duplicate-id"
 	case len(c.active) >= s.cfg.MaxInFlight:
 		code, rule = CodeBusy, "in-flight"
@@ -256,30 +260,16 @@ func (c *conn) query(f Frame) {
 	case !s.ipRate.allow(c.key, now):
 		code, rule = CodeRateLimited, "per-ip"
 	}
-	var a *asker
-	if rule == "" {
-		a = &asker{sink: c, id: f.ID}
-		if c.active == nil {
-			c.active = make(map[uint32]*asker)
-		}
-		c.active[f.ID] = a
-		s.inflight.Add(1)
+	if rule != "" {
+		return nil, s.refusal(code, rule, "query "+strconv.FormatUint(uint64(id), 10))
 	}
-	c.mu.Unlock()
-	if a == nil {
-		c.sendError(f.ID, s.refusal(code, rule, "query "+strconv.FormatUint(uint64(f.ID), 10)))
-		return
+	a := &asker{sink: c, id: id}
+	if c.active == nil {
+		c.active = make(map[uint32]*asker)
 	}
-	if req.name == "" {
-		s.forward(c.ctx, a, req)
-		return
-	}
-	req.datagram = append([]byte(nil), req.datagram...)
-	s.wg.Add(1)
-	go func() {
-		defer s.wg.Done()
-		s.forward(c.ctx, a, req)
-	}()
+	c.active[id] = a
+	s.inflight.Add(1)
+	return a, nil
 }
 
 func (c *conn) cancelID(id uint32) {

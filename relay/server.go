@@ -3,22 +3,18 @@ package relay
 import (
 	"bufio"
 	"context"
-	"encoding/hex"
-	"errors"
 	"log/slog"
 	"net"
 	"net/http"
 	"net/netip"
 	"net/url"
 	"path"
-	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
 
 	"github.com/coder/websocket"
-	"github.com/querylens/querylens/codecs"
 )
 
 // Server is the relay. It implements http.Handler for the WebSocket
@@ -130,163 +126,9 @@ func (s *Server) count(code Code, rule string) {
 	s.metrics.refusals.add(rule, 1)
 }
 
-// request is a query that passed the checks that need no lookup.
-type request struct {
-	proto    string
-	addr     netip.AddrPort // valid for IP literals
-	name     string         // host name to resolve, otherwise ""
-	port     uint16
-	datagram []byte
-}
-
-// precheck runs the checks that cost nothing: protocol, size, CheckQuery,
-// target syntax. They come before any rate limit is charged.
-func (s *Server) precheck(proto, target string, d []byte) (request, *RefusedError) {
-	codec, err := codecs.Lookup(proto)
-	if err != nil {
-		return request{}, s.refusal(CodeUnknownProtocol, "unknown-protocol", strconv.Quote(proto))
-	}
-	if len(d) > s.cfg.MaxDatagram {
-		return request{}, s.refusal(CodeBadFrame, "datagram-size", strconv.Itoa(len(d))+" bytes, the limit is "+strconv.Itoa(s.cfg.MaxDatagram))
-	}
-	if err := s.checkQuery(codec, d); err != nil {
-		return request{}, s.refusal(CodeNotAQuery, "not-a-query", err.Error())
-	}
-	addr, name, port, err := parseTarget(target)
-	if err != nil {
-		return request{}, s.refusal(CodeBadFrame, "target", err.Error())
-	}
-	return request{proto: codec.Name(), addr: addr, name: name, port: port, datagram: d}, nil
-}
-
-// checkQuery asks the codec, turning a codec bug that panics into a
-// refusal so that one hostile datagram cannot take the relay down.
-func (s *Server) checkQuery(codec codecs.Codec, d []byte) (err error) {
-	defer func() {
-		if p := recover(); p != nil {
-			s.log.Error("relay: CheckQuery panicked", "protocol", codec.Name(), "datagram", hex.EncodeToString(d), "panic", p)
-			err = errors.New(codec.Name() + ": the codec failed on this datagram")
-		}
-	}()
-	return codec.CheckQuery(d)
-}
-
 func (s *Server) refusal(code Code, rule, detail string) *RefusedError {
 	s.count(code, rule)
 	return &RefusedError{Code: code, Message: rule + ": " + detail}
-}
-
-// forward applies the target policy (resolving names first), then answers
-// a from the cache, joins it to an identical exchange in flight, or starts
-// one. Every outcome reaches a through its sink.
-func (s *Server) forward(ctx context.Context, a *asker, req request) {
-	addr := req.addr
-	if req.name == "" {
-		if err := s.policy.Check(addr); err != nil {
-			s.refuse(a, CodeDenied, err.(*PolicyError).Rule, addr.String())
-			return
-		}
-	} else {
-		if err := s.policy.checkPort(req.port); err != "" {
-			s.refuse(a, CodeDenied, err, req.name+":"+strconv.Itoa(int(req.port)))
-			return
-		}
-		addrs, err := s.resolver.lookup(ctx, req.name)
-		if err != nil || len(addrs) == 0 {
-			detail := req.name + ": no address"
-			if err != nil {
-				detail = req.name + ": " + err.Error()
-			}
-			s.refuse(a, CodeResolve, "resolve", detail)
-			return
-		}
-		for _, x := range addrs {
-			ap := netip.AddrPortFrom(x.Unmap(), req.port)
-			if err := s.policy.Check(ap); err != nil {
-				s.refuse(a, CodeResolve, err.(*PolicyError).Rule, req.name+" resolves to "+ap.Addr().String())
-				return
-			}
-		}
-		addr = netip.AddrPortFrom(addrs[0].Unmap(), req.port)
-	}
-	s.dispatch(a, req.proto, addr, req.datagram)
-}
-
-// cacheKey is protocol, target and the query's sharing key, separated so
-// that no two distinct triples collide.
-func (s *Server) cacheKey(proto string, target netip.AddrPort, d []byte) string {
-	k := s.cfg.CacheKey(proto, d)
-	b := make([]byte, 0, len(proto)+len(k)+32)
-	b = append(b, proto...)
-	b = append(b, 0)
-	b = target.AppendTo(b)
-	b = append(b, 0)
-	b = append(b, k...)
-	return string(b)
-}
-
-func (s *Server) dispatch(a *asker, proto string, target netip.AddrPort, d []byte) {
-	key := s.cacheKey(proto, target, d)
-	for range 3 {
-		s.cache.mu.Lock()
-		f := s.cache.lookupLocked(key, time.Now())
-		if f != nil {
-			cached := f.elem != nil
-			s.cache.mu.Unlock()
-			if f.join(a, true) {
-				if cached {
-					s.metrics.cacheHits.Add(1)
-				} else {
-					s.metrics.coalesced.Add(1)
-				}
-				return
-			}
-			// It cannot serve a (see join): forget it and start afresh.
-			s.cache.mu.Lock()
-			if s.cache.m[key] == f {
-				s.cache.removeLocked(f)
-			}
-			s.cache.mu.Unlock()
-			continue
-		}
-		rule := ""
-		now := s.now()
-		switch {
-		case s.isClosing():
-			rule = "shutting-down"
-		case s.metrics.upstreamOpen.Load() >= int64(s.cfg.MaxUpstream):
-			rule = "upstream-cap"
-		case !s.targetRate.allow(target, now):
-			rule = "per-target"
-		case !s.hostRate.allow(target.Addr(), now):
-			rule = "per-target-host"
-		}
-		if rule != "" {
-			s.cache.mu.Unlock()
-			code := CodeRateLimited
-			if rule == "shutting-down" || rule == "upstream-cap" {
-				code = CodeBusy
-			}
-			s.refuse(a, code, rule, target.String())
-			return
-		}
-		f = &fetch{
-			s: s, key: key, target: target, query: append([]byte(nil), d...),
-			ttl: s.cfg.cacheTTL(proto), askers: []*asker{a},
-		}
-		a.fetch.Store(f)
-		s.cache.m[key] = f
-		s.metrics.upstreamOpen.Add(1)
-		s.metrics.cacheMisses.Add(1)
-		s.wg.Add(1)
-		s.cache.mu.Unlock()
-		go f.run()
-		if a.done.Load() {
-			f.leave(a)
-		}
-		return
-	}
-	s.refuse(a, CodeBusy, "cache-churn", target.String())
 }
 
 func (s *Server) isClosing() bool { return s.closing.Load() }
