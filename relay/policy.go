@@ -169,4 +169,3 @@ func (p *Policy) addrRule(a netip.Addr) string {
 	}
 	return ""
 }
-

@@ -28,10 +28,10 @@ type Server struct {
 	cache    cache
 	epoch    time.Time
 
-	ipRate      *limiter[netip.Addr]
-	visitorRate *limiter[netip.Addr]
-	targetRate  *limiter[netip.AddrPort]
-	hostRate    *limiter[netip.Addr]
+	ipRate      rateLimiter[netip.Addr]
+	visitorRate rateLimiter[netip.Addr]
+	targetRate  rateLimiter[netip.AddrPort]
+	hostRate    rateLimiter[netip.Addr]
 
 	frameBufs sync.Pool // *[]byte of the read limit, for client frames
 	udpBufs   sync.Pool // *[]byte of MaxDatagram+1, for upstream reads
