@@ -8,6 +8,7 @@ import (
 	"net/netip"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/querylens/querylens/codecs"
@@ -200,18 +201,17 @@ func (s *Server) dispatch(a *asker, proto string, target netip.AddrPort, d []byt
 			s.cache.mu.Unlock()
 			continue
 		}
-		if code, rule := s.upstreamRule(target); rule != "" {
+		if code, rule := s.upstream.reserve(a.client, target); rule != "" {
 			s.cache.mu.Unlock()
 			s.refuse(a, code, rule, target.String())
 			return
 		}
 		f = &fetch{
 			s: s, key: key, target: target, query: append([]byte(nil), d...),
-			ttl: s.cfg.cacheTTL(proto), askers: []*asker{a},
+			ttl: s.cfg.cacheTTL(proto), askers: []*asker{a}, client: a.client,
 		}
 		a.fetch.Store(f)
 		s.cache.m[key] = f
-		s.metrics.upstreamOpen.Add(1)
 		s.metrics.cacheMisses.Add(1)
 		s.wg.Add(1)
 		s.cache.mu.Unlock()
@@ -224,22 +224,67 @@ func (s *Server) dispatch(a *asker, proto string, target netip.AddrPort, d []byt
 	s.refuse(a, CodeBusy, "cache-churn", target.String())
 }
 
-// upstreamRule decides whether a new upstream exchange to target may
-// start, and names the rule that refuses it. Target limits are charged
-// only when everything before them passed.
-func (s *Server) upstreamRule(target netip.AddrPort) (Code, string) {
+// upstreamSlots shares the relay's MaxUpstream exchanges between client
+// keys. Each key with exchanges open may hold at most an equal share of
+// all but the last sixteenth of the slots: (MaxUpstream-kept)/keys, at
+// least one. Clients that flood silent targets (each exchange holds its
+// slot for the whole reply window) therefore cannot hold more than their
+// share between them, the kept slots stay free for keys that come later,
+// and a key alone on an idle relay still gets nearly all of it.
+type upstreamSlots struct {
+	s    *Server
+	max  int
+	kept int // slots beyond every key's share
+
+	mu     sync.Mutex
+	open   int
+	perKey map[netip.Addr]int // the in-process Exchange is the invalid Addr
+}
+
+func newUpstreamSlots(s *Server, max int) *upstreamSlots {
+	return &upstreamSlots{s: s, max: max, kept: max / 16, perKey: make(map[netip.Addr]int)}
+}
+
+// reserve takes a slot for an exchange that client starts to target, or
+// names the rule that refuses it. The rules cost nothing and come first;
+// the target's rate limits are charged only when they pass.
+func (u *upstreamSlots) reserve(client netip.Addr, target netip.AddrPort) (Code, string) {
+	s := u.s
+	u.mu.Lock()
+	defer u.mu.Unlock()
+	n, keys := u.perKey[client], len(u.perKey)
+	if n == 0 {
+		keys++
+	}
+	share := max((u.max-u.kept)/keys, 1)
 	now := s.now()
 	switch {
 	case s.isClosing():
 		return CodeBusy, "shutting-down"
-	case s.metrics.upstreamOpen.Load() >= int64(s.cfg.MaxUpstream):
+	case u.open >= u.max:
 		return CodeBusy, "upstream-cap"
+	case n >= share:
+		return CodeBusy, "upstream-share"
 	case !s.targetRate.allow(target, now):
 		return CodeRateLimited, "per-target"
 	case !s.hostRate.allow(target.Addr(), now):
 		return CodeRateLimited, "per-target-host"
 	}
+	u.open++
+	u.perKey[client] = n + 1
+	s.metrics.upstreamOpen.Store(int64(u.open))
 	return 0, ""
+}
+
+// release returns the slot of an exchange client started.
+func (u *upstreamSlots) release(client netip.Addr) {
+	u.mu.Lock()
+	defer u.mu.Unlock()
+	u.open--
+	if u.perKey[client]--; u.perKey[client] <= 0 {
+		delete(u.perKey, client)
+	}
+	u.s.metrics.upstreamOpen.Store(int64(u.open))
 }
 
 // cacheKey is protocol, target and the query's sharing key, separated so

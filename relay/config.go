@@ -65,7 +65,9 @@ type Config struct {
 	// connection. Default 64.
 	MaxInFlight int
 	// MaxUpstream is how many upstream exchanges (UDP sockets) may be open
-	// at once in the whole relay. Default 1024.
+	// at once in the whole relay, shared between client keys (each key
+	// with exchanges open gets an equal share of all but the last
+	// sixteenth). Default 1024.
 	MaxUpstream int
 
 	// CacheTTL is how long replies stay shared after their window closed.

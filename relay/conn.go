@@ -263,7 +263,7 @@ func (c *conn) open(id uint32) (*asker, *RefusedError) {
 	if rule != "" {
 		return nil, s.refusal(code, rule, "query "+strconv.FormatUint(uint64(id), 10))
 	}
-	a := &asker{sink: c, id: id}
+	a := &asker{sink: c, id: id, client: c.key}
 	if c.active == nil {
 		c.active = make(map[uint32]*asker)
 	}

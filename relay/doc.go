@@ -120,7 +120,11 @@
 // reading, a read limit and an idle timeout. Per client address (IPv6: per
 // /64): a token bucket (IPRate) and MaxConnsPerIP. Per target: TargetRate
 // per address and port and TargetHostRate per address, charged only for
-// queries actually sent upstream. Relay-wide: MaxConns and MaxUpstream.
+// queries actually sent upstream. Relay-wide: MaxConns and MaxUpstream;
+// upstream exchanges are shared between client keys: a key with exchanges
+// open may hold at most (MaxUpstream - MaxUpstream/16) / (keys with
+// exchanges open) of them (rule "upstream-share"), so that clients that
+// flood silent targets cannot hold every slot for the reply window.
 //
 // Server.Exchange runs the same path (policy, per-target limits, cache,
 // coalescing) in process, for pages rendered on the server; Client is the

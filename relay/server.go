@@ -26,6 +26,7 @@ type Server struct {
 	resolver resolver
 	metrics  metrics
 	cache    cache
+	upstream *upstreamSlots
 	epoch    time.Time
 
 	ipRate      rateLimiter[netip.Addr]
@@ -77,6 +78,7 @@ func New(cfg Config, logger *slog.Logger) *Server {
 		perIP:       make(map[netip.Addr]int),
 	}
 	s.resolver.wg = &s.wg
+	s.upstream = newUpstreamSlots(s, cfg.MaxUpstream)
 	s.cache = cache{m: make(map[string]*fetch), maxEntries: cfg.MaxCacheEntries, maxBytes: cfg.MaxCacheBytes}
 	s.metrics.cacheEntries = s.cache.stats
 	readLimit := s.readLimit()

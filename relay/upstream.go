@@ -25,7 +25,8 @@ type sink interface {
 type asker struct {
 	sink      sink
 	id        uint32
-	coalesced bool // set under the fetch's lock before the asker is visible
+	client    netip.Addr // the client key (clientKey); invalid for Exchange
+	coalesced bool       // set under the fetch's lock before the asker is visible
 	fetch     atomic.Pointer[fetch]
 	done      atomic.Bool
 	replies   int // REPLY frames delivered; guarded by the sink
@@ -64,6 +65,7 @@ type fetch struct {
 	target netip.AddrPort
 	query  []byte
 	ttl    time.Duration
+	client netip.Addr // whose upstream slot the exchange holds (upstreamSlots)
 
 	mu       sync.Mutex
 	askers   []*asker
@@ -158,7 +160,7 @@ type outcome struct {
 func (f *fetch) run() {
 	s := f.s
 	defer s.wg.Done()
-	defer s.metrics.upstreamOpen.Add(-1)
+	defer s.upstream.release(f.client)
 	out := f.exchange()
 	f.finish(out)
 }
