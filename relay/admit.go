@@ -265,6 +265,9 @@ func (u *upstreamSlots) reserve(client netip.Addr, target netip.AddrPort) (Code,
 		return CodeBusy, "upstream-cap"
 	case n >= share:
 		return CodeBusy, "upstream-share"
+	case s.policy.own(target):
+		// The operator's own server (Config.AllowAddrs): no third party
+		// to protect, so no per-target limit.
 	case !s.targetRate.allow(target, now):
 		return CodeRateLimited, "per-target"
 	case !s.hostRate.allow(target.Addr(), now):

@@ -23,6 +23,8 @@ type conn struct {
 	ws     *websocket.Conn
 	raw    net.Conn // the hijacked connection under ws
 	key    netip.Addr
+	lim    ClientLimits // the Config's, or Config.Loopback's for a loopback client
+	ipRate rateLimiter[netip.Addr]
 	log    *slog.Logger
 	ctx    context.Context
 	cancel context.CancelFunc
@@ -44,9 +46,13 @@ type conn struct {
 	watchdog *time.Timer // armed while the writer writes; fires on a stalled client
 }
 
-func newConn(s *Server, ws *websocket.Conn, raw net.Conn, key netip.Addr, log *slog.Logger) *conn {
+func newConn(s *Server, ws *websocket.Conn, raw net.Conn, key netip.Addr, loopback bool, log *slog.Logger) *conn {
 	ctx, cancel := context.WithCancel(context.Background())
-	c := &conn{s: s, ws: ws, raw: raw, key: key, log: log, ctx: ctx, cancel: cancel}
+	c := &conn{s: s, ws: ws, raw: raw, key: key, log: log, ctx: ctx, cancel: cancel,
+		lim: s.cfg.clientLimits(loopback), ipRate: s.ipRate}
+	if loopback && s.cfg.Loopback != nil {
+		c.ipRate = s.localRate
+	}
 	c.watchdog = time.AfterFunc(time.Hour, func() { raw.Close() })
 	c.watchdog.Stop()
 	now := s.now()
@@ -58,13 +64,13 @@ func newConn(s *Server, ws *websocket.Conn, raw net.Conn, key netip.Addr, log *s
 // ctrlMax bounds the control frames (END, ERROR, PONG, HELLO) queued on one
 // connection. They are kept apart from the REPLY budget so that a full
 // queue of replies does not swallow the frame that ends a query.
-func (c *conn) ctrlMax() int { return 2*c.s.cfg.MaxInFlight + 16 }
+func (c *conn) ctrlMax() int { return 2*c.lim.MaxInFlight + 16 }
 
 func (c *conn) serve() {
 	s := c.s
 	c.ws.SetReadLimit(int64(s.readLimit()))
 	c.mu.Lock()
-	start := c.pushLocked(appendHello(nil, s.cfg.hello())) && c.claimWriterLocked()
+	start := c.pushLocked(appendHello(nil, s.cfg.hello(c.lim))) && c.claimWriterLocked()
 	c.idle = time.AfterFunc(s.cfg.IdleTimeout, c.checkIdle)
 	c.mu.Unlock()
 	if start {
@@ -137,6 +143,7 @@ func (c *conn) cleanup() {
 	if n := len(c.queue); n > 0 {
 		s.metrics.drops.add(DropClosed, uint64(n))
 	}
+	c.unqueueLocked(c.queue)
 	c.queue = nil
 	if c.idle != nil {
 		c.idle.Stop()
@@ -251,13 +258,13 @@ func (c *conn) open(id uint32) (*asker, *RefusedError) {
 	switch {
 	case c.active[id] != nil:
 		code, rule = CodeBadFrame, "duplicate-id"
-	case len(c.active) >= s.cfg.MaxInFlight:
+	case len(c.active) >= c.lim.MaxInFlight:
 		code, rule = CodeBusy, "in-flight"
 	case s.isClosing():
 		code, rule = CodeBusy, "shutting-down"
-	case !c.rate.allow(now, s.cfg.ConnRate):
+	case !c.rate.allow(now, c.lim.ConnRate):
 		code, rule = CodeRateLimited, "per-connection"
-	case !s.ipRate.allow(c.key, now):
+	case !c.ipRate.allow(c.key, now):
 		code, rule = CodeRateLimited, "per-ip"
 	}
 	if rule != "" {
@@ -356,8 +363,13 @@ func (c *conn) pushLocked(fr []byte) bool {
 		s.metrics.drops.add(DropClosed, 1)
 		return false
 	case FrameType(fr[0]) == FrameReply:
-		if c.qdata >= s.cfg.QueueFrames || c.qbytes+len(fr) > s.cfg.QueueBytes {
+		if c.qdata >= c.lim.QueueFrames || c.qbytes+len(fr) > c.lim.QueueBytes {
 			s.metrics.drops.add(DropQueueFull, 1)
+			return false
+		}
+		if s.queued.Add(int64(len(fr))) > int64(s.cfg.MaxQueuedBytes) {
+			s.queued.Add(-int64(len(fr)))
+			s.metrics.drops.add(DropRelayQueueFull, 1)
 			return false
 		}
 		c.qdata++
@@ -371,6 +383,22 @@ func (c *conn) pushLocked(fr []byte) bool {
 	}
 	c.queue = append(c.queue, fr)
 	return true
+}
+
+// unqueueLocked takes frames that were queued (written or dropped) off
+// the connection's and the relay's queue budgets.
+func (c *conn) unqueueLocked(frames [][]byte) {
+	bytes := 0
+	for _, fr := range frames {
+		if FrameType(fr[0]) == FrameReply {
+			c.qdata--
+			bytes += len(fr)
+		} else {
+			c.qctrl--
+		}
+	}
+	c.qbytes -= bytes
+	c.s.queued.Add(-int64(bytes))
 }
 
 // claimWriterLocked reports whether the caller must start the writer.
@@ -408,7 +436,6 @@ func (c *conn) write() {
 		// write would cost the library a timer registration per frame.
 		c.watchdog.Reset(s.cfg.WriteTimeout)
 		var err error
-		data, bytes, ctrl := 0, 0, 0
 		for _, fr := range batch {
 			if err == nil {
 				err = c.ws.Write(context.Background(), websocket.MessageBinary, fr)
@@ -420,20 +447,12 @@ func (c *conn) write() {
 			} else {
 				s.metrics.drops.add(DropClosed, 1)
 			}
-			if FrameType(fr[0]) == FrameReply {
-				data++
-				bytes += len(fr)
-			} else {
-				ctrl++
-			}
 		}
 		slow := !c.watchdog.Stop()
+		c.mu.Lock()
+		c.unqueueLocked(batch)
 		clear(batch)
 		spare = batch
-		c.mu.Lock()
-		c.qdata -= data
-		c.qbytes -= bytes
-		c.qctrl -= ctrl
 		if err != nil {
 			c.writing = false
 			c.closed = true

@@ -84,7 +84,9 @@
 // those would let a page reach an IPv4 range through an IPv6 spelling, and
 // no game server needs them. Config.AllowTargets lists ranges that pass
 // anyway; it is matched literally, so allowing 127.0.0.0/8 does not allow
-// ::ffff:127.0.0.1. Ports 0 and 1..1023 are refused unless in
+// ::ffff:127.0.0.1. Config.AllowAddrs lists exact addresses and ports
+// that pass (the operator's own servers, such as the demo's), without
+// per-target limits. Ports 0 and 1..1023 are refused unless in
 // Config.AllowPorts (port 0 always).
 //
 // A name is resolved (with a short shared cache) and every address it
@@ -116,11 +118,13 @@
 // Per query: the reply window, MaxReplyBytes and MaxReplyDatagrams. Per
 // connection: MaxInFlight ids, a token bucket (ConnRate, PingRate), a send
 // queue bounded in frames and bytes (frames beyond it are dropped and
-// counted by reason) with a write timeout that closes a client that stops
+// counted by reason; all queues together hold at most MaxQueuedBytes) with a write timeout that closes a client that stops
 // reading, a read limit and an idle timeout. Per client address (IPv6: per
 // /64): a token bucket (IPRate) and MaxConnsPerIP. Per target: TargetRate
 // per address and port and TargetHostRate per address, charged only for
-// queries actually sent upstream. Relay-wide: MaxConns and MaxUpstream;
+// queries actually sent upstream. Config.Loopback replaces the limits per
+// client for clients on loopback only (the demo's page on the same
+// machine). Relay-wide: MaxConns and MaxUpstream;
 // upstream exchanges are shared between client keys: a key with exchanges
 // open may hold at most (MaxUpstream - MaxUpstream/16) / (keys with
 // exchanges open) of them (rule "upstream-share"), so that clients that

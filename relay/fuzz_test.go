@@ -17,7 +17,7 @@ func FuzzParseFrame(f *testing.F) {
 		appendIDFrame(nil, FramePing, 42),
 		appendIDFrame(nil, FrameCancel, 7),
 		// HELLO with the defaults.
-		appendHello(nil, (&Config{}).withDefaultsPtr().hello()),
+		appendHello(nil, (&Config{}).withDefaultsPtr().hello((&Config{}).withDefaultsPtr().clientLimits(false))),
 		// REPLY cached and coalesced.
 		appendReply(nil, 3, 12345, FlagCached|FlagCoalesced, []byte("RA")),
 		// END after the byte cap.

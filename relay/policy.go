@@ -93,6 +93,7 @@ var (
 type Policy struct {
 	allow []netip.Prefix
 	ports []uint16 // sorted
+	exact map[netip.AddrPort]bool
 }
 
 // NewPolicy returns the policy for the given exceptions (Config.AllowTargets
@@ -106,6 +107,20 @@ func NewPolicy(allowTargets []netip.Prefix, allowPorts []uint16) *Policy {
 	return p
 }
 
+// allowAddrs returns p with the exact targets of Config.AllowAddrs allowed.
+func (p *Policy) allowAddrs(addrs []netip.AddrPort) *Policy {
+	if len(addrs) > 0 {
+		p.exact = make(map[netip.AddrPort]bool, len(addrs))
+		for _, a := range addrs {
+			p.exact[a] = true
+		}
+	}
+	return p
+}
+
+// own reports whether addr is one of Config.AllowAddrs, matched literally.
+func (p *Policy) own(addr netip.AddrPort) bool { return p.exact[addr] }
+
 // PolicyError is a refusal by a policy rule.
 type PolicyError struct {
 	Rule   string
@@ -118,9 +133,13 @@ func (e *PolicyError) Error() string {
 
 // Check returns nil when addr may be queried, otherwise a *PolicyError
 // naming the rule. Addresses inside an AllowTargets range pass the address
-// rules (the port rules still apply); v4-mapped IPv6 forms are judged as
+// rules (the port rules still apply), exact Config.AllowAddrs pass both;
+// v4-mapped IPv6 forms are judged as
 // IPv6, so ::ffff:127.0.0.1 is refused even when 127.0.0.0/8 is allowed.
 func (p *Policy) Check(addr netip.AddrPort) error {
+	if p.own(addr) {
+		return nil
+	}
 	if rule := p.addrRule(addr.Addr()); rule != "" {
 		return &PolicyError{Rule: rule, Target: addr.String()}
 	}

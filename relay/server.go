@@ -30,6 +30,7 @@ type Server struct {
 	epoch    time.Time
 
 	ipRate      rateLimiter[netip.Addr]
+	localRate   rateLimiter[netip.Addr] // IPRate of loopback clients (Config.Loopback)
 	visitorRate rateLimiter[netip.Addr]
 	targetRate  rateLimiter[netip.AddrPort]
 	hostRate    rateLimiter[netip.Addr]
@@ -38,6 +39,7 @@ type Server struct {
 	udpBufs   sync.Pool // *[]byte of MaxDatagram+1, for upstream reads
 
 	inflight atomic.Int64 // askers not yet finished
+	queued   atomic.Int64 // REPLY bytes queued on all connections (MaxQueuedBytes)
 	wg       sync.WaitGroup
 
 	closing atomic.Bool // set under mu, read anywhere
@@ -67,10 +69,11 @@ func New(cfg Config, logger *slog.Logger) *Server {
 	s := &Server{
 		cfg:         cfg,
 		log:         logger,
-		policy:      NewPolicy(cfg.AllowTargets, cfg.AllowPorts),
+		policy:      NewPolicy(cfg.AllowTargets, cfg.AllowPorts).allowAddrs(cfg.AllowAddrs),
 		resolver:    resolver{r: r, timeout: cfg.ResolveTimeout},
 		epoch:       time.Now(),
 		ipRate:      newLimiter[netip.Addr](cfg.IPRate, 1<<16),
+		localRate:   newLimiter[netip.Addr](cfg.clientLimits(true).IPRate, 1<<16),
 		visitorRate: newLimiter[netip.Addr](cfg.VisitorRate, 1<<16),
 		targetRate:  newLimiter[netip.AddrPort](cfg.TargetRate, 1<<16),
 		hostRate:    newLimiter[netip.Addr](cfg.TargetHostRate, 1<<16),
@@ -264,7 +267,7 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		ws.Close(websocket.StatusTryAgainLater, rule+": too many connections")
 		return
 	}
-	c := newConn(s, ws, hw.conn, key, log)
+	c := newConn(s, ws, hw.conn, key, ip.IsLoopback(), log)
 	s.mu.Lock()
 	s.conns[c] = struct{}{}
 	s.mu.Unlock()
