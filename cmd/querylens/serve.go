@@ -109,7 +109,7 @@ func (e *env) serve(args []string) int {
 	fs.Var(&o.trusted, "trusted-proxy", "believe X-Forwarded-For from this reverse proxy `CIDR`; repeatable")
 	fs.Var(&o.masters, "master", "a Zandronum master `HOST:PORT` the browser page lists (default "+DefaultMaster+"); repeatable")
 	fs.Var(&o.servers, "server", "also list `PROTOCOL=HOST:PORT[?OPTION=VALUE&...]` on the browser page (options as in querylens protocols); repeatable")
-	fs.StringVar(&o.publicURL, "public-url", "", "the site's absolute `URL`, for the links chat apps unfurl")
+	fs.StringVar(&o.publicURL, "public-url", "", "the site's absolute `URL`, for the links chat apps unfurl (default http://ADDR, never a request's Host header)")
 	fs.BoolVar(&o.demo, "demo", false, "also run the demo servers on loopback and browse them. The relay may then query exactly\n"+
 		"the demo's servers (their address and port, no other loopback port), without per-target limits; clients\n"+
 		"on loopback (127.0.0.0/8, ::1) get 10,000 queries/s per connection and per address, 1,024 queries in\n"+
@@ -193,8 +193,14 @@ func (e *env) runServe(ctx context.Context, o serveOptions, ready chan<- string)
 	if err := rcfg.Validate(); err != nil {
 		return err
 	}
+	ln, err := net.Listen("tcp", o.addr)
+	if err != nil {
+		return err
+	}
+	defer ln.Close()
 	rs := relay.New(rcfg, logger)
 	wcfg.Exchanger = rs
+	wcfg.Addr = ln.Addr().String()
 	wh, err := web.New(wcfg)
 	if err != nil {
 		return err
@@ -206,10 +212,6 @@ func (e *env) runServe(ctx context.Context, o serveOptions, ready chan<- string)
 	}
 	mux.Handle("/", wh)
 
-	ln, err := net.Listen("tcp", o.addr)
-	if err != nil {
-		return err
-	}
 	srv := &http.Server{
 		Handler:           mux,
 		ReadHeaderTimeout: 10 * time.Second,
