@@ -80,18 +80,30 @@ func BenchmarkRoundTrip(b *testing.B) {
 // (cache miss) and gets replies datagrams back. It reports reply datagrams
 // per second through the relay. Load generator and responders run in the
 // same process and share its CPUs.
+//
+// sockets=per-exchange is the relay before upstream sockets were reused (a
+// new socket for every exchange), kept for this comparison only.
 func BenchmarkThroughput(b *testing.B) {
 	for _, replies := range []int{1, 8} {
-		b.Run("replies="+strconv.Itoa(replies), func(b *testing.B) {
-			benchThroughput(b, replies)
-		})
+		for _, reuse := range []bool{false, true} {
+			name := "replies=" + strconv.Itoa(replies) + "/sockets=per-exchange"
+			if reuse {
+				name = "replies=" + strconv.Itoa(replies) + "/sockets=reused"
+			}
+			b.Run(name, func(b *testing.B) {
+				benchThroughput(b, replies, reuse)
+			})
+		}
 	}
 }
 
-func benchThroughput(b *testing.B, replies int) {
+func benchThroughput(b *testing.B, replies int, reuse bool) {
 	const conns, window = 8, 16
 	ctx := testCtx(b, 10*time.Minute)
-	responders := make([]*responder, 4)
+	// 64 servers, each asked many times: an upstream socket never serves a
+	// server twice (see sockets.go), so with fewer servers than
+	// socketUses sockets would retire before their last use.
+	responders := make([]*responder, 64)
 	for i := range responders {
 		responders[i] = newResponder(b, func(d []byte) [][]byte {
 			out := make([][]byte, replies)
@@ -106,6 +118,7 @@ func benchThroughput(b *testing.B, replies int) {
 	cfg.CacheTTL = -1
 	cfg.ReplyWindow = 2 * time.Second
 	f := newRelay(b, cfg)
+	f.srv.sockets.reuse = reuse && canReconnect
 	clients := make([]*rawClient, conns)
 	for i := range clients {
 		clients[i] = dialRaw(b, ctx, f.url)

@@ -27,6 +27,7 @@ type Server struct {
 	metrics  metrics
 	cache    cache
 	upstream *upstreamSlots
+	sockets  *socketPool
 	epoch    time.Time
 
 	ipRate      rateLimiter[netip.Addr]
@@ -82,6 +83,7 @@ func New(cfg Config, logger *slog.Logger) *Server {
 	}
 	s.resolver.wg = &s.wg
 	s.upstream = newUpstreamSlots(s, cfg.MaxUpstream)
+	s.sockets = newSocketPool()
 	s.cache = cache{m: make(map[string]*fetch), maxEntries: cfg.MaxCacheEntries, maxBytes: cfg.MaxCacheBytes}
 	s.metrics.cacheEntries = s.cache.stats
 	readLimit := s.readLimit()
@@ -349,6 +351,7 @@ func (s *Server) Shutdown(ctx context.Context) error {
 		s.wg.Wait()
 		close(done)
 	}()
+	defer s.sockets.close()
 	select {
 	case <-done:
 		return nil

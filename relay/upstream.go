@@ -169,11 +169,22 @@ var errUnreachable = errors.New("port unreachable")
 
 func (f *fetch) exchange() outcome {
 	s := f.s
-	sock, err := net.DialUDP("udp", nil, net.UDPAddrFromAddrPort(f.target))
+	us, err := s.sockets.get(f.target)
 	if err != nil {
 		return outcome{code: CodeInternal, rule: "upstream", msg: err.Error()}
 	}
-	defer sock.Close()
+	out := f.exchangeOn(us.c)
+	// Detach first: once back in the pool the socket may serve another
+	// exchange, whose read a late stopLocked of this one must not cut.
+	f.mu.Lock()
+	f.sock = nil
+	f.mu.Unlock()
+	s.sockets.put(us, out.code != CodeInternal)
+	return out
+}
+
+func (f *fetch) exchangeOn(sock *net.UDPConn) outcome {
+	s := f.s
 	start := time.Now()
 	sock.SetReadDeadline(start.Add(s.cfg.ReplyWindow))
 	f.mu.Lock()
