@@ -11,9 +11,9 @@ import (
 // portRecorder is a loopback UDP server that answers every query with
 // answer and records the source address of each query.
 type portRecorder struct {
-	pc    *net.UDPConn
-	mu    sync.Mutex
-	froms []netip.AddrPort
+	pc     *net.UDPConn
+	mu     sync.Mutex
+	froms  []netip.AddrPort
 	before func(from netip.AddrPort) // runs before each answer
 }
 
