@@ -21,7 +21,8 @@ import (
 type conn struct {
 	s      *Server
 	ws     *websocket.Conn
-	raw    net.Conn // the hijacked connection under ws
+	raw    net.Conn  // the hijacked connection under ws
+	cork   *corkConn // what ws writes to, over raw; nil in tests that build conns by hand
 	key    netip.Addr
 	lim    ClientLimits // the Config's, or Config.Loopback's for a loopback client
 	ipRate rateLimiter[netip.Addr]
@@ -436,6 +437,9 @@ func (c *conn) write() {
 		// write would cost the library a timer registration per frame.
 		c.watchdog.Reset(s.cfg.WriteTimeout)
 		var err error
+		if c.cork != nil {
+			c.cork.cork()
+		}
 		for _, fr := range batch {
 			if err == nil {
 				err = c.ws.Write(context.Background(), websocket.MessageBinary, fr)
@@ -446,6 +450,11 @@ func (c *conn) write() {
 				}
 			} else {
 				s.metrics.drops.add(DropClosed, 1)
+			}
+		}
+		if c.cork != nil {
+			if uerr := c.cork.uncork(); err == nil && uerr != nil {
+				err = uerr
 			}
 		}
 		slow := !c.watchdog.Stop()

@@ -120,7 +120,10 @@ func TestSendQueueMemoryBounded(t *testing.T) {
 	if testing.Short() {
 		t.Skip("holds tens of MiB")
 	}
-	const conns, perConnOverhead = 64, 96 << 10
+	// A connection's fixed cost, both ends being in this process: the
+	// WebSocket library's buffers, the goroutines' stacks, and the cork
+	// buffer (corkMax) that the relay's stalled writer holds.
+	const conns, perConnOverhead = 64, 128 << 10
 	big := &ClientLimits{MaxInFlight: 1024, QueueFrames: 1 << 16, QueueBytes: 8 << 20}
 	for _, tc := range []struct {
 		name      string

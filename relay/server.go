@@ -270,6 +270,7 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	c := newConn(s, ws, hw.conn, key, ip.IsLoopback(), log)
+	c.cork = hw.cork
 	s.mu.Lock()
 	s.conns[c] = struct{}{}
 	s.mu.Unlock()
@@ -369,14 +370,22 @@ func (s *Server) Shutdown(ctx context.Context) error {
 
 // hijackRecorder keeps the connection the WebSocket library hijacks, so
 // that the relay can drop it at once (write stall, forced shutdown) even
-// while the library waits in a close handshake.
+// while the library waits in a close handshake, and puts a corkConn under
+// the library's writes.
 type hijackRecorder struct {
 	http.ResponseWriter
 	conn net.Conn
+	cork *corkConn
 }
 
 func (h *hijackRecorder) Hijack() (net.Conn, *bufio.ReadWriter, error) {
 	c, rw, err := http.NewResponseController(h.ResponseWriter).Hijack()
 	h.conn = c
+	if err == nil {
+		// The server flushed the handshake response and emptied rw.Writer
+		// before handing it over, so it can change its destination.
+		h.cork = &corkConn{Conn: c}
+		rw.Writer.Reset(h.cork)
+	}
 	return c, rw, err
 }
