@@ -45,6 +45,10 @@ type Server struct {
 
 	closing atomic.Bool // set under mu, read anywhere
 
+	// legacy makes the relay work as it did before upstream sockets were
+	// reused and connection writes corked, for benchmarks that compare.
+	legacy bool
+
 	mu    sync.Mutex
 	conns map[*conn]struct{}
 	perIP map[netip.Addr]int
@@ -136,6 +140,13 @@ func (s *Server) count(code Code, rule string) {
 func (s *Server) refusal(code Code, rule, detail string) *RefusedError {
 	s.count(code, rule)
 	return &RefusedError{Code: code, Message: rule + ": " + detail}
+}
+
+// setLegacy switches the relay to its former upstream and write paths
+// (before New's caller serves any connection); benchmarks only.
+func (s *Server) setLegacy(on bool) {
+	s.legacy = on
+	s.sockets.reuse = !on && canReconnect
 }
 
 func (s *Server) isClosing() bool { return s.closing.Load() }
@@ -270,7 +281,9 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	c := newConn(s, ws, hw.conn, key, ip.IsLoopback(), log)
-	c.cork = hw.cork
+	if !s.legacy {
+		c.cork = hw.cork
+	}
 	s.mu.Lock()
 	s.conns[c] = struct{}{}
 	s.mu.Unlock()
