@@ -33,9 +33,16 @@ func us(d time.Duration) float64 { return float64(d) / float64(time.Microsecond)
 // is new), alternating, and reports the medians and 90th percentiles and
 // what the relay adds at the median.
 func BenchmarkRoundTrip(b *testing.B) {
+	for _, legacy := range []bool{true, false} {
+		b.Run("relay="+variant(legacy), func(b *testing.B) { benchRoundTrip(b, legacy) })
+	}
+}
+
+func benchRoundTrip(b *testing.B, legacy bool) {
 	ctx := testCtx(b, 10*time.Minute)
 	r := newResponder(b, echoReply)
 	f := newRelay(b, testConfig())
+	f.srv.setLegacy(legacy)
 	c := dialRaw(b, ctx, f.url)
 	udp, err := net.Dial("udp", r.addr)
 	if err != nil {
