@@ -97,12 +97,16 @@
 //
 // # Replies, caching and coalescing
 //
-// Each upstream exchange uses its own connected UDP socket on an ephemeral
-// port. The kernel then delivers only datagrams from the exact address and
-// port queried (and the relay checks again), a spoofer must also guess a
-// random port, and two different queries to the same server in flight at
-// the same time cannot receive each other's replies, which a shared socket
-// could not tell apart for protocols without a request id (Zandronum).
+// Each upstream exchange has a connected UDP socket on an ephemeral port
+// to itself while it runs. The kernel then delivers only datagrams from the
+// exact address and port queried (and the relay checks again), a spoofer
+// must also guess a port, and two different queries to the same server in
+// flight at the same time cannot receive each other's replies, which a
+// shared socket could not tell apart for protocols without a request id
+// (Zandronum). Sockets are reused: after an exchange the socket is
+// connected to the next exchange's target (see sockets.go), never to one
+// it served before, so that a late reply cannot reach a later exchange;
+// each serves at most 64 exchanges.
 //
 // Identical queries (same protocol, target and Config.CacheKey of the
 // datagram) share one exchange: a query that arrives while one is in flight

@@ -80,7 +80,8 @@ func relaySection(ctx context.Context, e *env) (string, error) {
 	}
 	if len(t.rows) > 0 {
 		b.WriteString(t.String())
-		b.WriteString("\n`load=hog`: a busy loop pinned to CPU 0 in another process for the whole run. " +
+		b.WriteString("\n`load=quiet`: no load of the benchmark's own (other work on the machine shows in the load average above); " +
+			"`load=hog`: a busy loop pinned to CPU 0 in another process for the whole run. " +
 			"The rate on 2 cores is 2 s of CPU per second divided by the relay process's CPU time per exchange " +
 			"(user + system, from getrusage in the child); the load generator and the responders run in the benchmark's own process and are not counted.\n\n")
 		met := len(now2cpu) > 0
