@@ -48,9 +48,12 @@ func TestBrowserPagesRunUnderCSP(t *testing.T) {
 			var problems []string
 			done := make(chan struct{})
 			cctx, stopConsole := context.WithCancel(ctx)
+			// Subscribe here, before navigating: Console attaches the tab,
+			// which must not happen on two goroutines at once.
+			console := chromedp.Console(cctx)
 			go func() {
 				defer close(done)
-				for m, err := range chromedp.Console(cctx) {
+				for m, err := range console {
 					if err != nil {
 						return
 					}
