@@ -29,7 +29,11 @@ import (
 const (
 	socketUses    = 64   // exchanges per socket before it is closed
 	socketProbes  = 8    // idle sockets tried before making a new one
-	socketMaxIdle = 1024 // idle sockets kept, per pool
+	// socketMaxIdle bounds the idle sockets kept. An idle socket stays
+	// connected to its last target, whose datagrams it still buffers in
+	// the kernel until it is reused or closed, so the pool holds no more
+	// than a quarter of the default MaxUpstream.
+	socketMaxIdle = 256
 )
 
 // upSock is one pooled upstream socket.
