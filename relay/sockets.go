@@ -27,8 +27,8 @@ import (
 //     idle sockets in random order, so the relay's source ports still change
 //     often and a spoofer cannot tell which port serves which exchange.
 const (
-	socketUses    = 64   // exchanges per socket before it is closed
-	socketProbes  = 8    // idle sockets tried before making a new one
+	socketUses   = 64 // exchanges per socket before it is closed
+	socketProbes = 8  // idle sockets tried before making a new one
 	// socketMaxIdle bounds the idle sockets kept. An idle socket stays
 	// connected to its last target, whose datagrams it still buffers in
 	// the kernel until it is reused or closed, so the pool holds no more
