@@ -180,41 +180,37 @@ func resolveReason(err error) string {
 func (s *Server) dispatch(a *asker, proto string, target netip.AddrPort, d []byte) {
 	key := s.cacheKey(proto, target, d)
 	for range 3 {
-		s.cache.mu.Lock()
-		f := s.cache.lookupLocked(key, time.Now())
-		if f != nil {
-			cached := f.elem != nil
-			s.cache.mu.Unlock()
+		s.flights.mu.Lock()
+		if f := s.flights.m[key]; f != nil {
+			s.flights.mu.Unlock()
 			if f.join(a, true) {
-				if cached {
-					s.metrics.cacheHits.Add(1)
-				} else {
-					s.metrics.coalesced.Add(1)
-				}
+				s.metrics.coalesced.Add(1)
 				return
 			}
 			// It cannot serve a (see join): forget it and start afresh.
-			s.cache.mu.Lock()
-			if s.cache.m[key] == f {
-				s.cache.removeLocked(f)
-			}
-			s.cache.mu.Unlock()
+			s.flights.remove(f)
 			continue
 		}
+		if ans, ok := s.cache.get(key, time.Now()); ok {
+			s.flights.mu.Unlock()
+			s.metrics.cacheHits.Add(1)
+			serveCached(a, ans)
+			return
+		}
 		if code, rule := s.upstream.reserve(a.client, target); rule != "" {
-			s.cache.mu.Unlock()
+			s.flights.mu.Unlock()
 			s.refuse(a, code, rule, target.String())
 			return
 		}
-		f = &fetch{
+		f := &fetch{
 			s: s, key: key, target: target, query: append([]byte(nil), d...),
 			ttl: s.cfg.cacheTTL(proto), askers: []*asker{a}, client: a.client,
 		}
 		a.fetch.Store(f)
-		s.cache.m[key] = f
+		s.flights.m[key] = f
 		s.metrics.cacheMisses.Add(1)
 		s.wg.Add(1)
-		s.cache.mu.Unlock()
+		s.flights.mu.Unlock()
 		go f.run()
 		if a.done.Load() {
 			f.leave(a)

@@ -25,7 +25,8 @@ type Server struct {
 	policy   *Policy
 	resolver resolver
 	metrics  metrics
-	cache    cache
+	cache    replyCache
+	flights  flights
 	upstream *upstreamSlots
 	sockets  *socketPool
 	epoch    time.Time
@@ -88,7 +89,8 @@ func New(cfg Config, logger *slog.Logger) *Server {
 	s.resolver.wg = &s.wg
 	s.upstream = newUpstreamSlots(s, cfg.MaxUpstream)
 	s.sockets = newSocketPool()
-	s.cache = cache{m: make(map[string]*fetch), maxEntries: cfg.MaxCacheEntries, maxBytes: cfg.MaxCacheBytes}
+	s.cache = newMemCache(cfg.MaxCacheEntries, cfg.MaxCacheBytes)
+	s.flights.m = make(map[string]*fetch)
 	s.metrics.cacheEntries = s.cache.stats
 	readLimit := s.readLimit()
 	s.frameBufs.New = func() any { b := make([]byte, readLimit+1); return &b }
@@ -357,7 +359,7 @@ func (s *Server) Shutdown(ctx context.Context) error {
 			c.goAway(ctx)
 		}()
 	}
-	s.cache.stopAll()
+	s.flights.stopAll()
 
 	done := make(chan struct{})
 	go func() {
@@ -375,7 +377,7 @@ func (s *Server) Shutdown(ctx context.Context) error {
 			// for an unresponsive client, which CloseNow cannot.
 			c.raw.Close()
 		}
-		s.cache.stopAll()
+		s.flights.stopAll()
 		<-done
 		return ctx.Err()
 	}
