@@ -38,8 +38,8 @@ func dialAs(t testing.TB, ctx context.Context, url string, ip string) *websocket
 // of its queries; before upstream capacity was shared per client, the
 // flood held every slot and it got "busy".
 func TestFairUpstreamShare(t *testing.T) {
-	if testing.Short() {
-		t.Skip("floods the relay for a few seconds")
+	if testing.Short() || raceEnabled {
+		t.Skip("floods the relay for a few seconds against real time (TestUpstreamShareRule checks the rule itself)")
 	}
 	ctx := testCtx(t, 30*time.Second)
 	cfg := Config{
@@ -188,5 +188,48 @@ func TestFairUpstreamShare(t *testing.T) {
 	}
 	if hostileBusy.Load() == 0 {
 		t.Fatal("the flood was never refused: the test did not exhaust upstream capacity")
+	}
+}
+
+// TestUpstreamShareRule checks the share rule itself, without sockets.
+func TestUpstreamShareRule(t *testing.T) {
+	s := New(testConfig(), nil)
+	u := newUpstreamSlots(s, 64) // kept: 4; shares of the other 60
+	target := netip.MustParseAddrPort("127.0.0.1:10666")
+	key := func(i int) netip.Addr { return netip.AddrFrom4([4]byte{192, 0, 2, byte(i)}) }
+	// A key alone may take all but the kept slots.
+	for n := range 60 {
+		if _, rule := u.reserve(key(1), target); rule != "" {
+			t.Fatalf("slot %d of a lone key: refused by %s", n, rule)
+		}
+	}
+	if _, rule := u.reserve(key(1), target); rule != "upstream-share" {
+		t.Fatalf("61st slot of a lone key: %q, want upstream-share", rule)
+	}
+	// A new key still gets in (the kept slots), then its share shrinks the
+	// first key's: the first key may not grow while it holds more.
+	for i := 2; i <= 5; i++ {
+		if _, rule := u.reserve(key(i), target); rule != "" {
+			t.Fatalf("key %d with nothing open: refused by %s", i, rule)
+		}
+	}
+	if _, rule := u.reserve(key(6), target); rule != "upstream-cap" {
+		t.Fatalf("a key when every slot is taken: %q, want upstream-cap", rule)
+	}
+	for range 55 {
+		u.release(key(1))
+	}
+	// 5 keys have slots open (key 1 five, the others one): each may hold
+	// 60/5 = 12.
+	for n := 1; n < 12; n++ {
+		if _, rule := u.reserve(key(2), target); rule != "" {
+			t.Fatalf("key 2, slot %d of its share of 12: refused by %s", n+1, rule)
+		}
+	}
+	if _, rule := u.reserve(key(2), target); rule != "upstream-share" {
+		t.Fatalf("key 2 beyond its share: %q, want upstream-share", rule)
+	}
+	if u.open != 5+12+3 || u.perKey[key(1)] != 5 || u.perKey[key(2)] != 12 {
+		t.Fatalf("bookkeeping: open %d, per key %v", u.open, u.perKey)
 	}
 }

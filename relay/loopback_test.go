@@ -172,8 +172,9 @@ func TestSendQueueMemoryBounded(t *testing.T) {
 				defer ws.CloseNow()
 				wss = append(wss, ws)
 			}
-			// Each connection asks for twice what its queue may hold.
-			queries := 2*lim.QueueBytes/64000 + 1
+			// Each connection asks for twice what its queue, or its part of
+			// the relay's budget, may hold.
+			queries := 2*min(lim.QueueBytes, f.srv.cfg.MaxQueuedBytes/conns)/64000 + 2
 			for _, ws := range wss {
 				for id := 1; id <= queries; id++ {
 					if err := ws.Write(ctx, websocket.MessageBinary, appendQuery(nil, uint32(id), testProto, r.addr, []byte("RQbig"))); err != nil {
