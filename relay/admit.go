@@ -29,10 +29,11 @@ import (
 //  3. route: policy on the address and port (Policy.Check); a name is
 //     resolved and every address it resolves to must pass.
 //  4. dispatch: the cache key (protocol, address, Config.CacheKey of the
-//     datagram) finds a cached answer or an identical exchange in flight to
-//     join; otherwise the upstream admission decides (upstreamRule:
-//     shutting down, the asker's fair share of upstream capacity,
-//     MaxUpstream, TargetRate, TargetHostRate) and the exchange starts.
+//     datagram) finds an identical exchange in flight to join (flights) or
+//     a cached answer (replyCache); otherwise the upstream admission
+//     decides (upstreamSlots.reserve: shutting down, MaxUpstream, the
+//     asker's fair share of it, TargetRate, TargetHostRate) and the
+//     exchange starts.
 //
 // Stages 3 and 4 report through the asker's sink; stages 1 and 2 return
 // the refusal to the caller, because no asker exists yet.
