@@ -11,12 +11,15 @@ import (
 
 // Drop reasons: why a datagram or frame the relay had was not delivered.
 const (
-	DropQueueFull   = "queue-full"   // the client's send queue was full (slow reader)
-	DropClosed      = "closed"       // the connection had gone
-	DropWrongSource = "wrong-source" // a datagram came from another address than the one queried
-	DropOversize    = "oversize"     // a reply larger than MaxDatagram
-	DropReplyCap    = "reply-cap"    // a reply beyond the per-query cap
-	DropBadFrame    = "bad-frame"    // a client frame that did not parse
+	DropQueueFull = "queue-full" // the client's send queue was full (slow reader)
+	// DropRelayQueueFull: the send queues of all connections together
+	// held MaxQueuedBytes.
+	DropRelayQueueFull = "relay-queue-full"
+	DropClosed         = "closed"       // the connection had gone
+	DropWrongSource    = "wrong-source" // a datagram came from another address than the one queried
+	DropOversize       = "oversize"     // a reply larger than MaxDatagram
+	DropReplyCap       = "reply-cap"    // a reply beyond the per-query cap
+	DropBadFrame       = "bad-frame"    // a client frame that did not parse
 )
 
 // rttBuckets are the upper bounds (seconds) of the upstream RTT histogram.

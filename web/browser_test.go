@@ -13,6 +13,7 @@ import (
 	"log/slog"
 	"net/http"
 	"net/http/httptest"
+	"net/netip"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -119,9 +120,14 @@ func startStack(t *testing.T, servers int) *stack {
 		logger = slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
 	}
 	// As `querylens serve --demo` does: the relay may reach exactly the
-	// demo's addresses, and one page may ask for every server at once.
+	// demo's servers, and a page on loopback may ask for every one at once.
+	own := []netip.AddrPort{netip.MustParseAddrPort(d.Master())}
+	for _, tg := range d.Targets() {
+		own = append(own, netip.MustParseAddrPort(tg.Addr))
+	}
 	fast := relay.Rate{PerSecond: 10000, Burst: 10000}
-	rs := relay.New(relay.Config{AllowTargets: d.Prefixes(), CacheKey: codecs.QueryKey, IPRate: fast, ConnRate: fast, TargetHostRate: fast}, logger)
+	rs := relay.New(relay.Config{AllowAddrs: own, CacheKey: codecs.QueryKey,
+		Loopback: &relay.ClientLimits{ConnRate: fast, IPRate: fast, MaxInFlight: 1024, QueueFrames: 4096, QueueBytes: 1 << 20}}, logger)
 	var extra []web.ServerRef
 	for _, tg := range d.Targets() {
 		if tg.Protocol != "zandronum" {

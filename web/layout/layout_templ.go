@@ -361,7 +361,7 @@ func Base(p Page) templ.Component {
 			return templ_7745c5c3_Err
 		}
 		if p.Script != "" {
-			templ_7745c5c3_Err = templ.JSONScript("", p.importMap()).WithType("importmap").Render(ctx, templ_7745c5c3_Buffer)
+			templ_7745c5c3_Err = importMapScript(p).Render(ctx, templ_7745c5c3_Buffer)
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}

@@ -34,6 +34,7 @@ type view struct {
 	JoinURL     string        // a URL scheme that starts the game, or ""
 	PageURL     string        // absolute
 	BadgeURL    string        // absolute
+	BadgePath   string        // the badge from this site, for the page's own preview
 	InspectURL  string        // relative, carries the packets in the fragment
 }
 
@@ -61,7 +62,8 @@ func newView(rep Report, base string) view {
 	v := view{Report: rep, Name: rep.Target}
 	path := Path(rep.Protocol.Name(), rep.Target, nil)
 	v.PageURL = base + path + queryString(rep.Options)
-	v.BadgeURL = base + path + "/badge.svg" + queryString(rep.Options)
+	v.BadgePath = path + "/badge.svg" + queryString(rep.Options)
+	v.BadgeURL = base + v.BadgePath
 	v.InspectURL = inspectURL(rep)
 	if rep.Protocol.Name() == "zandronum" {
 		// Doomseeker registers zds:// and reads the game from the suffix.
