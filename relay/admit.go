@@ -30,8 +30,8 @@ import (
 //     resolved and every address it resolves to must pass.
 //  4. dispatch: the cache key (protocol, address, Config.CacheKey of the
 //     datagram) finds an identical exchange in flight to join (flights) or
-//     a cached answer (replyCache); a target that left its last queries
-//     unanswered is cooling down (silence: timeout without sending);
+//     a cached answer (replyCache); a question left unanswered the last
+//     times is cooling down (silence: timeout without sending);
 //     otherwise the upstream admission
 //     decides (upstreamSlots.reserve: shutting down, MaxUpstream, the
 //     asker's fair share of it, TargetRate, TargetHostRate) and the
@@ -200,7 +200,7 @@ func (s *Server) dispatch(a *asker, proto string, target netip.AddrPort, d []byt
 			serveCached(a, ans)
 			return
 		}
-		if left, ok := s.silence.cooling(target, s.now()); ok {
+		if left, ok := s.silence.cooling(key, s.now()); ok {
 			s.flights.mu.Unlock()
 			s.refuse(a, CodeTimeout, "cooldown", target.String()+": "+cooldownMessage(left))
 			return

@@ -1,23 +1,27 @@
 package relay
 
 import (
-	"net/netip"
 	"strconv"
 	"sync"
 	"time"
 )
 
-// silentStreak is how many exchanges in a row a target must leave without
-// a reply (the window closed, or its port is closed) before it cools down.
+// silentStreak is how many exchanges in a row a question must get no
+// reply to (the window closed, or the port is closed) before it cools
+// down.
 const silentStreak = 3
 
-// silence remembers the targets that stopped answering. After silentStreak
-// silent exchanges in a row, queries to the target are answered at once
-// with a timeout (rule "cooldown") for Config.SilentCooldown, without
-// sending anything; then one exchange goes through again, and one reply
-// ends the streak. A page refreshing a list full of dead servers thus
+// silence remembers the questions that servers stopped answering, by
+// cache key (protocol, target and the query's sharing key: see
+// Server.cacheKey). After silentStreak silent exchanges in a row, the same
+// question is answered at once with a timeout (rule "cooldown") for
+// Config.SilentCooldown, without sending anything; then one exchange goes
+// through again, and one reply ends the streak. The question, not the
+// address, cools down: a server that ignores another protocol's probes, or
+// a query in another version of its protocol, still gets the ones it
+// answers. A page refreshing a list full of dead servers thus
 // holds no upstream slot for them for the whole reply window each time,
-// and neither does a client that floods a silent server. Exchanges that
+// and neither does a client that repeats a question to a silent server. Exchanges that
 // their askers cancelled before the window closed prove nothing and are
 // not counted.
 type silence struct {
@@ -25,7 +29,7 @@ type silence struct {
 	max      int           // targets remembered
 
 	mu        sync.Mutex
-	m         map[netip.AddrPort]*streak
+	m         map[string]*streak // by cache key
 	lastSweep time.Duration
 }
 
@@ -35,32 +39,32 @@ type streak struct {
 }
 
 func newSilence(cooldown time.Duration, max int) *silence {
-	return &silence{cooldown: cooldown, max: max, m: make(map[netip.AddrPort]*streak)}
+	return &silence{cooldown: cooldown, max: max, m: make(map[string]*streak)}
 }
 
-// cooling reports whether target is cooling down at now, and for how much
-// longer.
-func (sl *silence) cooling(target netip.AddrPort, now time.Duration) (time.Duration, bool) {
+// cooling reports whether the question key is cooling down at now, and
+// for how much longer.
+func (sl *silence) cooling(key string, now time.Duration) (time.Duration, bool) {
 	if sl.cooldown <= 0 {
 		return 0, false
 	}
 	sl.mu.Lock()
 	defer sl.mu.Unlock()
-	st := sl.m[target]
+	st := sl.m[key]
 	if st == nil || st.n < silentStreak || now >= st.until {
 		return 0, false
 	}
 	return st.until - now, true
 }
 
-// silent records an exchange with target that brought nothing back.
-func (sl *silence) silent(target netip.AddrPort, now time.Duration) {
+// silent records an exchange for key that brought nothing back.
+func (sl *silence) silent(key string, now time.Duration) {
 	if sl.cooldown <= 0 {
 		return
 	}
 	sl.mu.Lock()
 	defer sl.mu.Unlock()
-	st := sl.m[target]
+	st := sl.m[key]
 	if st == nil {
 		if len(sl.m) >= sl.max || now-sl.lastSweep > time.Minute {
 			sl.sweepLocked(now)
@@ -69,7 +73,7 @@ func (sl *silence) silent(target netip.AddrPort, now time.Duration) {
 			return // full of cooling targets: forget this one (fail open)
 		}
 		st = &streak{}
-		sl.m[target] = st
+		sl.m[key] = st
 	}
 	st.n++
 	if st.n >= silentStreak {
@@ -77,13 +81,13 @@ func (sl *silence) silent(target netip.AddrPort, now time.Duration) {
 	}
 }
 
-// heard records a reply from target: its streak ends.
-func (sl *silence) heard(target netip.AddrPort) {
+// heard records a reply for key: its streak ends.
+func (sl *silence) heard(key string) {
 	if sl.cooldown <= 0 {
 		return
 	}
 	sl.mu.Lock()
-	delete(sl.m, target)
+	delete(sl.m, key)
 	sl.mu.Unlock()
 }
 

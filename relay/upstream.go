@@ -285,9 +285,9 @@ func (f *fetch) finish(out outcome) {
 	}
 	switch {
 	case got:
-		s.silence.heard(f.target)
+		s.silence.heard(f.key)
 	case out.code == CodeTimeout:
-		s.silence.silent(f.target, s.now())
+		s.silence.silent(f.key, s.now())
 	}
 	s.flights.remove(f)
 
