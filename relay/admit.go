@@ -30,7 +30,9 @@ import (
 //     resolved and every address it resolves to must pass.
 //  4. dispatch: the cache key (protocol, address, Config.CacheKey of the
 //     datagram) finds an identical exchange in flight to join (flights) or
-//     a cached answer (replyCache); otherwise the upstream admission
+//     a cached answer (replyCache); a question left unanswered the last
+//     times is cooling down (silence: timeout without sending);
+//     otherwise the upstream admission
 //     decides (upstreamSlots.reserve: shutting down, MaxUpstream, the
 //     asker's fair share of it, TargetRate, TargetHostRate) and the
 //     exchange starts.
@@ -196,6 +198,11 @@ func (s *Server) dispatch(a *asker, proto string, target netip.AddrPort, d []byt
 			s.flights.mu.Unlock()
 			s.metrics.cacheHits.Add(1)
 			serveCached(a, ans)
+			return
+		}
+		if left, ok := s.silence.cooling(key, s.now()); ok {
+			s.flights.mu.Unlock()
+			s.refuse(a, CodeTimeout, "cooldown", target.String()+": "+cooldownMessage(left))
 			return
 		}
 		if code, rule := s.upstream.reserve(a.client, target); rule != "" {

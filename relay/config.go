@@ -77,6 +77,12 @@ type Config struct {
 	// sixteenth). Default 1024.
 	MaxUpstream int
 
+	// SilentCooldown is how long a target that left 3 queries in a row
+	// without a reply is answered at once with a timeout (rule
+	// "cooldown") instead of being asked again. Default 10 s; negative:
+	// never.
+	SilentCooldown time.Duration
+
 	// CacheTTL is how long replies stay shared after their window closed.
 	// Default 10 s (Zandronum servers and masters answer one IP once every
 	// 10 s). Negative: no cache; identical queries in flight are still
@@ -174,6 +180,7 @@ const (
 	DefaultMaxInFlight       = 64
 	DefaultMaxUpstream       = 1024
 	DefaultCacheTTL          = 10 * time.Second
+	DefaultSilentCooldown    = 10 * time.Second
 	DefaultMaxCacheEntries   = 4096
 	DefaultMaxCacheBytes     = 16 << 20
 	DefaultMaxConns          = 4096
@@ -223,6 +230,7 @@ func (c Config) withDefaults() Config {
 	orInt(&c.MaxInFlight, DefaultMaxInFlight)
 	orInt(&c.MaxUpstream, DefaultMaxUpstream)
 	orDur(&c.CacheTTL, DefaultCacheTTL)
+	orDur(&c.SilentCooldown, DefaultSilentCooldown)
 	orInt(&c.MaxCacheEntries, DefaultMaxCacheEntries)
 	orInt(&c.MaxCacheBytes, DefaultMaxCacheBytes)
 	orRate(&c.ConnRate, DefaultConnRate)

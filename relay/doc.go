@@ -55,7 +55,9 @@
 //     (the relay drops replies for a client whose send queue is full).
 //   - ERROR otherwise. Codes: 1 bad-frame, 2 unknown-protocol, 3 not-a-query,
 //     4 denied (address or port refused by policy), 5 rate-limited, 6 timeout
-//     (no reply within the window, or the port is closed), 7 resolve (the
+//     (no reply within the window, or the port is closed, or rule
+//     "cooldown": the target left its last 3 queries unanswered and is not
+//     asked again for Config.SilentCooldown), 7 resolve (the
 //     name did not resolve, or resolved to a refused address), 8 busy (too
 //     many in flight, upstream capacity, shutting down), 9 internal. The
 //     message always starts with the rule's name and ": " ("private:

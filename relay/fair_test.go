@@ -50,6 +50,9 @@ func TestFairUpstreamShare(t *testing.T) {
 		// spreads over few silent targets.
 		TargetRate:     Rate{PerSecond: 1e6, Burst: 1e6},
 		TargetHostRate: Rate{PerSecond: 1e6, Burst: 1e6},
+		// Nor is the cooldown of silent targets, which a flood avoids by
+		// asking ever new ones.
+		SilentCooldown: -1,
 		Resolver:       fakeResolver{},
 	}
 	f := newRelay(t, cfg)

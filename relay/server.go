@@ -29,6 +29,7 @@ type Server struct {
 	flights  flights
 	upstream *upstreamSlots
 	sockets  *socketPool
+	silence  *silence
 	epoch    time.Time
 
 	ipRate      rateLimiter[netip.Addr]
@@ -89,6 +90,7 @@ func New(cfg Config, logger *slog.Logger) *Server {
 	s.resolver.wg = &s.wg
 	s.upstream = newUpstreamSlots(s, cfg.MaxUpstream)
 	s.sockets = newSocketPool()
+	s.silence = newSilence(cfg.SilentCooldown, 1<<16)
 	s.cache = newMemCache(cfg.MaxCacheEntries, cfg.MaxCacheBytes)
 	s.flights.m = make(map[string]*fetch)
 	s.metrics.cacheEntries = s.cache.stats

@@ -281,6 +281,12 @@ func (f *fetch) finish(out outcome) {
 	if got && f.ttl > 0 && !f.shutdownNow() {
 		s.cache.put(f.key, ans, f.ttl)
 	}
+	switch {
+	case got:
+		s.silence.heard(f.key)
+	case out.code == CodeTimeout:
+		s.silence.silent(f.key, s.now())
+	}
 	s.flights.remove(f)
 
 	f.mu.Lock()
