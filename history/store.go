@@ -31,7 +31,7 @@ const (
 	StateRateLimited State = 3 // the relay or the server refused for rate
 	StateBanned      State = 4 // the server said the asker is banned
 	StateMalformed   State = 5 // an answer came that did not decode
-	stateEnd State = 6 // one past the last state
+	stateEnd         State = 6 // one past the last state
 )
 
 var stateNames = [...]string{"", "online", "offline", "rate-limited", "banned", "malformed"}
@@ -179,8 +179,8 @@ func (e *InvalidError) Unwrap() error { return ErrInvalid }
 
 // Limits on what a Store accepts, so one bad sample cannot fill a disk.
 const (
-	MaxName    = 256  // bytes of a server name; longer names are cut
-	MaxMap     = 64   // bytes of a map name; longer names are cut
+	MaxName    = 256 // bytes of a server name; longer names are cut
+	MaxMap     = 64  // bytes of a map name; longer names are cut
 	MaxPlayers = 1 << 16
 )
 
