@@ -213,7 +213,7 @@ func TestKillMidWrite(t *testing.T) {
 				break
 			}
 		}
-		if err := cmd.Process.Kill(); /* SIGKILL on Unix */ err != nil {
+		if err := cmd.Process.Kill(); err != nil { // SIGKILL on Unix
 			t.Fatal(err)
 		}
 		cmd.Wait()
