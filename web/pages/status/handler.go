@@ -20,10 +20,13 @@ import (
 	"net/http"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/querylens/querylens/codecs"
+	"github.com/querylens/querylens/history"
 	"github.com/querylens/querylens/netquery"
+	"github.com/querylens/querylens/web/card"
 	"github.com/querylens/querylens/web/layout"
 )
 
@@ -46,6 +49,19 @@ type Handler struct {
 	// Allow, if set, reports whether this visitor may have another status
 	// page or badge now; each one may make the relay query a server.
 	Allow func(r *http.Request) bool
+
+	// History, if set, is read for the page's charts, history.json and the
+	// card's chart.
+	History history.Store
+	// Tracker, if set, tracks the servers whose page, card or badge is
+	// requested (never one the relay refuses).
+	Tracker *history.Tracker
+	// CardTTL is how long a rendered card is reused: the relay's cache
+	// period. Default 10 s.
+	CardTTL time.Duration
+
+	cardOnce  sync.Once
+	cardCache *cardCache
 }
 
 // lookup reads {protocol}, {target} and the query options from the URL,
@@ -119,17 +135,23 @@ func (h *Handler) Page(w http.ResponseWriter, r *http.Request) {
 	if !ok {
 		return
 	}
-	v := newView(h.report(r, c, target, opts), h.Base(r))
+	rep := h.report(r, c, target, opts)
+	h.track(r.Context(), rep)
+	v := newView(rep, h.Base(r))
+	v.History = h.summary(r.Context(), HistoryKey(c.Name(), target, opts))
 	p := layout.Page{
 		Head: layout.Head{
 			Title:       v.Name + " · " + stateLabel(v.State) + " · querylens",
 			Description: v.Description,
 			URL:         v.PageURL,
-			Image:       v.BadgeURL,
-			ImageType:   "image/svg+xml",
-			ImageAlt:    newBadge(v).Label + ": " + newBadge(v).Message,
-			ImageW:      newBadge(v).width(),
-			ImageH:      20,
+			// Chat apps do not render SVG previews: og:image is the PNG
+			// card; the SVG badge is for READMEs.
+			Image:       v.CardURL,
+			ImageType:   "image/png",
+			ImageAlt:    cardAlt(v),
+			ImageW:      card.Width,
+			ImageH:      card.Height,
+			TwitterCard: "summary_large_image",
 		},
 		Script: "status.js",
 		WASM:   true,
@@ -165,7 +187,9 @@ func (h *Handler) Badge(w http.ResponseWriter, r *http.Request) {
 	if !ok {
 		return
 	}
-	v := newView(h.report(r, c, target, opts), h.Base(r))
+	rep := h.report(r, c, target, opts)
+	h.track(r.Context(), rep)
+	v := newView(rep, h.Base(r))
 	// Short enough that a README shows a fresh count, long enough that
 	// image proxies do not ask every time.
 	w.Header().Set("Cache-Control", "public, max-age=60, stale-while-revalidate=60")

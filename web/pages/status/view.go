@@ -9,6 +9,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/querylens/querylens/codecs"
+	"github.com/querylens/querylens/history"
 )
 
 // view is a Report made ready for the templates: display strings computed
@@ -29,12 +30,15 @@ type view struct {
 	Spectators  int
 	Teams       []team
 	Rules       [][2]string
-	Mods        []string      // PWADs and other add-ons the server loads
-	Extra       codecs.Object // every other decoded field
-	JoinURL     string        // a URL scheme that starts the game, or ""
-	PageURL     string        // absolute
-	BadgeURL    string        // absolute
-	InspectURL  string        // relative, carries the packets in the fragment
+	Mods        []string         // PWADs and other add-ons the server loads
+	Extra       codecs.Object    // every other decoded field
+	JoinURL     string           // a URL scheme that starts the game, or ""
+	PageURL     string           // absolute
+	BadgeURL    string           // absolute
+	CardURL     string           // absolute, the PNG preview
+	HistoryURL  string           // relative, history.json
+	History     *history.Summary // nil without a history store
+	InspectURL  string           // relative, carries the packets in the fragment
 }
 
 type player struct {
@@ -62,6 +66,8 @@ func newView(rep Report, base string) view {
 	path := Path(rep.Protocol.Name(), rep.Target, nil)
 	v.PageURL = base + path + queryString(rep.Options)
 	v.BadgeURL = base + path + "/badge.svg" + queryString(rep.Options)
+	v.CardURL = base + path + "/card.png" + queryString(rep.Options)
+	v.HistoryURL = path + "/history.json" + queryString(rep.Options)
 	v.InspectURL = inspectURL(rep)
 	if rep.Protocol.Name() == "zandronum" {
 		// Doomseeker registers zds:// and reads the game from the suffix.
