@@ -26,11 +26,11 @@ func cardAlt(v view) string {
 
 // Chart geometry, in the SVG's user units.
 const (
-	chartW    = 720
-	chartH    = 160
-	chartLeft = 36 // room for the scale
-	chartTop  = 8
-	chartBot  = 24 // room for the time labels
+	chartW    = 360
+	chartH    = 110
+	chartLeft = 24 // room for the scale
+	chartTop  = 6
+	chartBot  = 18 // room for the time labels
 )
 
 // chartView is one server-rendered chart.
@@ -148,4 +148,15 @@ func ago(now, t time.Time) string {
 	default:
 		return strconv.Itoa(int(d/time.Hour)) + " h ago"
 	}
+}
+
+// tickAnchor keeps the first and last time labels inside the chart.
+func tickAnchor(i, n int) string {
+	switch i {
+	case 0:
+		return "start"
+	case n - 1:
+		return "end"
+	}
+	return "middle"
 }
