@@ -13,7 +13,9 @@ import (
 	"github.com/querylens/querylens/history/sqlite"
 )
 
-func openStore(t *testing.T, dir string) history.Store {
+func openStore(t *testing.T, dir string) history.Store { return openStoreTB(t, dir) }
+
+func openStoreTB(t testing.TB, dir string) history.Store {
 	t.Helper()
 	s, err := sqlite.Open(context.Background(), filepath.Join(dir, sqlite.FileName))
 	if err != nil {
