@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"encoding/xml"
 	"image"
 	"image/png"
 	"log/slog"
@@ -333,4 +334,36 @@ func TestStatusPageCharts(t *testing.T) {
 	rec = get(t, s.h, "/s/webtest/10.0.0.6:7777")
 	d = ht.Parse(t, rec.Body.Bytes())
 	d.TestID(t, "history-empty")
+}
+
+func TestSparkAndTracked(t *testing.T) {
+	s := newHistorySite(t)
+	k := s.fill(t, false)
+	s.tracker.View(context.Background(), k, history.SourceView)
+	rec := get(t, s.h, "/s/webtest/10.0.0.1:7777/spark.svg")
+	if rec.Code != 200 || !strings.HasPrefix(rec.Header().Get("Content-Type"), "image/svg+xml") {
+		t.Fatalf("spark: %d %q", rec.Code, rec.Header().Get("Content-Type"))
+	}
+	body := rec.Body.String()
+	if n := strings.Count(body, `fill="#22c55e"`); n < 40 {
+		t.Errorf("spark has %d online columns, want about 48:\n%s", n, body)
+	}
+	if err := xml.Unmarshal(rec.Body.Bytes(), new(struct{})); err != nil {
+		t.Errorf("spark is not well-formed XML: %v", err)
+	}
+	// An unknown server: an empty chart, still 200.
+	if rec := get(t, s.h, "/s/webtest/10.9.9.9:7777/spark.svg"); rec.Code != 200 || strings.Contains(rec.Body.String(), "<rect") {
+		t.Errorf("unknown server spark: %d %s", rec.Code, rec.Body.String())
+	}
+	rec = get(t, s.h, "/history/tracked.json")
+	if rec.Code != 200 || rec.Body.String() != `{"servers":["/s/webtest/10.0.0.1:7777"]}` {
+		t.Errorf("tracked.json: %d %s", rec.Code, rec.Body.String())
+	}
+	// The browse page loads spark.js only when the site has history.
+	if b := get(t, s.h, "/").Body.String(); !strings.Contains(b, `<script type="module" src="/static/spark`) {
+		t.Error("browse page without spark.js")
+	}
+	if b := get(t, newHandler(t), "/").Body.String(); strings.Contains(b, `<script type="module" src="/static/spark`) {
+		t.Error("browse page loads spark.js without history")
+	}
 }

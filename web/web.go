@@ -101,7 +101,8 @@ func New(cfg Config) (http.Handler, error) {
 	if err != nil {
 		return nil, err
 	}
-	bc := browse.Config{Relay: cfg.RelayPath, Masters: append([]string{}, cfg.Masters...), Servers: []browse.Server{}, Protocols: browse.Protocols()}
+	bc := browse.Config{Relay: cfg.RelayPath, Masters: append([]string{}, cfg.Masters...), Servers: []browse.Server{}, Protocols: browse.Protocols(),
+		Sparks: cfg.History != nil}
 	for _, m := range cfg.Masters {
 		if _, ok := status.ParseTarget(m); !ok {
 			return nil, errors.New("web: Config.Masters: " + m + " is not host:port")
@@ -140,6 +141,8 @@ func New(cfg Config) (http.Handler, error) {
 	mux.HandleFunc("GET /s/{protocol}/{target}/badge.svg", st.Badge)
 	mux.HandleFunc("GET /s/{protocol}/{target}/card.png", st.Card)
 	mux.HandleFunc("GET /s/{protocol}/{target}/history.json", st.HistoryJSON)
+	mux.HandleFunc("GET /s/{protocol}/{target}/spark.svg", st.Spark)
+	mux.HandleFunc("GET /history/tracked.json", st.TrackedJSON)
 	mux.Handle("GET /inspect", &inspect.Handler{Assets: a, RelayPath: cfg.RelayPath, Base: base})
 	mux.Handle("GET /static/{file...}", a)
 	mux.HandleFunc("GET /healthz", func(w http.ResponseWriter, r *http.Request) {

@@ -67,6 +67,21 @@ type Handler struct {
 // lookup reads {protocol}, {target} and the query options from the URL,
 // answering the error page itself when they are not usable.
 func (h *Handler) lookup(w http.ResponseWriter, r *http.Request, svg bool) (codecs.Codec, string, map[string]string, bool) {
+	c, target, opts, ok := h.lookupNoLimit(w, r, svg)
+	if !ok {
+		return nil, "", nil, false
+	}
+	if h.Allow != nil && !h.Allow(r) {
+		w.Header().Set("Retry-After", "5")
+		h.fail(w, r, svg, http.StatusTooManyRequests, "Too many requests", "This address asked for many server statuses in a short time. Try again in a few seconds.")
+		return nil, "", nil, false
+	}
+	return c, target, opts, true
+}
+
+// lookupNoLimit is lookup without the per-visitor limit, for what only
+// reads the history store.
+func (h *Handler) lookupNoLimit(w http.ResponseWriter, r *http.Request, svg bool) (codecs.Codec, string, map[string]string, bool) {
 	name := r.PathValue("protocol")
 	c, err := codecs.Lookup(name)
 	if err != nil {
@@ -89,11 +104,6 @@ func (h *Handler) lookup(w http.ResponseWriter, r *http.Request, svg bool) (code
 	}
 	if _, err := c.NewQuery(opts); err != nil {
 		h.fail(w, r, svg, http.StatusBadRequest, "Bad query option", err.Error())
-		return nil, "", nil, false
-	}
-	if h.Allow != nil && !h.Allow(r) {
-		w.Header().Set("Retry-After", "5")
-		h.fail(w, r, svg, http.StatusTooManyRequests, "Too many requests", "This address asked for many server statuses in a short time. Try again in a few seconds.")
 		return nil, "", nil, false
 	}
 	return c, target, opts, true

@@ -151,9 +151,10 @@ func (h *Handler) summary(ctx context.Context, k history.Key) *history.Summary {
 
 // HistoryJSON serves GET /s/{protocol}/{target}/history.json: the charts,
 // figures and maps of the status page as data. It reads the store only;
-// it never queries the server nor tracks it.
+// it never queries the server nor tracks it, so the per-visitor limit of
+// pages that do does not apply.
 func (h *Handler) HistoryJSON(w http.ResponseWriter, r *http.Request) {
-	c, target, opts, ok := h.lookup(w, r, false)
+	c, target, opts, ok := h.lookupNoLimit(w, r, false)
 	if !ok {
 		return
 	}
