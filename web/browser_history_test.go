@@ -20,10 +20,11 @@ import (
 	"github.com/querylens/querylens/web/pages/status"
 )
 
-// TestBrowserHistoryNoJS opens a status page with JavaScript disabled and
+// TestBrowserHistory opens a status page with JavaScript disabled and
 // checks that the history charts are laid out and visible: they are SVG
-// in the HTML, not drawn by a script.
-func TestBrowserHistoryNoJS(t *testing.T) {
+// in the HTML, not drawn by a script. Then, with JavaScript, it checks the
+// live refresh.
+func TestBrowserHistory(t *testing.T) {
 	ctx := tab(t)
 	bg, cancel := context.WithCancel(context.Background())
 	t.Cleanup(cancel)
@@ -84,4 +85,20 @@ func TestBrowserHistoryNoJS(t *testing.T) {
 		t.Error("the synthetic mark is not shown")
 	}
 	shoot(t, ctx, "status-history.png")
+
+	// With JavaScript: history.js swaps in the server-rendered section; a
+	// new busy sample shows as the new peak after a refresh.
+	live := tab(t)
+	if err := chromedp.Do(live, chromedp.Navigate(url)); err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, live, "the history refresh hook", `!!globalThis.querylensHistory`, 10*time.Second)
+	if err := store.Record(bg, []history.Sample{{Key: k, At: time.Now(), State: history.StateOnline, Players: 41, MaxPlayers: 64, Map: "LIVE01"}}); err != nil {
+		t.Fatal(err)
+	}
+	eval[bool](t, live, `querylensHistory.refresh().then(() => true)`)
+	waitFor(t, live, "the new peak", `document.querySelector("[data-testid=peak-24h]").textContent.includes("41")`, 10*time.Second)
+	if !eval[bool](t, live, `document.querySelector("[data-testid=history-maps]").textContent.includes("LIVE01")`) {
+		t.Error("the refreshed section lacks the new map")
+	}
 }

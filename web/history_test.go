@@ -367,3 +367,19 @@ func TestSparkAndTracked(t *testing.T) {
 		t.Error("browse page loads spark.js without history")
 	}
 }
+
+func TestHistoryFragment(t *testing.T) {
+	s := newHistorySite(t)
+	s.fill(t, false)
+	rec := get(t, s.h, "/s/webtest/10.0.0.1:7777/history.html")
+	if rec.Code != 200 || !strings.HasPrefix(rec.Header().Get("Content-Type"), "text/html") {
+		t.Fatalf("%d %q", rec.Code, rec.Header().Get("Content-Type"))
+	}
+	body := rec.Body.String()
+	if !strings.HasPrefix(strings.TrimSpace(body), "<section") || strings.Contains(body, "<head") || strings.Count(body, "<svg") != 3 {
+		t.Errorf("fragment is not the history section alone:\n%.300s", body)
+	}
+	if s.ex.Calls != 0 || s.tracker.Len() != 0 {
+		t.Errorf("the fragment queried (%d) or tracked (%d)", s.ex.Calls, s.tracker.Len())
+	}
+}

@@ -149,6 +149,7 @@ func (h *Handler) Page(w http.ResponseWriter, r *http.Request) {
 	h.track(r.Context(), rep)
 	v := newView(rep, h.Base(r))
 	v.History = h.summary(r.Context(), HistoryKey(c.Name(), target, opts))
+	v.HistoryScript = h.Assets.URL("history.js")
 	p := layout.Page{
 		Head: layout.Head{
 			Title:       v.Name + " · " + stateLabel(v.State) + " · querylens",

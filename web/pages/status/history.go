@@ -15,6 +15,7 @@ import (
 	"github.com/querylens/querylens/history"
 	"github.com/querylens/querylens/netquery"
 	"github.com/querylens/querylens/web/card"
+	"github.com/querylens/querylens/web/layout"
 )
 
 // HistoryKey is the history key of a server: its protocol, and its target
@@ -178,6 +179,30 @@ func (h *Handler) HistoryJSON(w http.ResponseWriter, r *http.Request) {
 	// Samples come once a minute at most.
 	w.Header().Set("Cache-Control", "public, max-age=60")
 	w.Write(b)
+}
+
+// HistoryFragment serves GET /s/{protocol}/{target}/history.html: the
+// status page's history section alone, which static/history.js swaps in
+// once a minute so that an open page's charts stay current. Like
+// history.json it reads the store only.
+func (h *Handler) HistoryFragment(w http.ResponseWriter, r *http.Request) {
+	c, target, opts, ok := h.lookupNoLimit(w, r, false)
+	if !ok {
+		return
+	}
+	if h.History == nil {
+		http.Error(w, "no history on this site", http.StatusNotFound)
+		return
+	}
+	path := Path(c.Name(), target, nil)
+	v := view{HistoryURL: path + "/history.json" + queryString(opts), FragmentURL: path + "/history.html" + queryString(opts)}
+	v.History = h.summary(r.Context(), HistoryKey(c.Name(), target, opts))
+	if v.History == nil {
+		http.Error(w, "history unavailable", http.StatusServiceUnavailable)
+		return
+	}
+	w.Header().Set("Cache-Control", "public, max-age=60")
+	layout.Render(w, r, http.StatusOK, historyCharts(v))
 }
 
 // historyJSON is the document history.json serves (README "History").

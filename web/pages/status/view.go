@@ -30,15 +30,18 @@ type view struct {
 	Spectators  int
 	Teams       []team
 	Rules       [][2]string
-	Mods        []string         // PWADs and other add-ons the server loads
-	Extra       codecs.Object    // every other decoded field
-	JoinURL     string           // a URL scheme that starts the game, or ""
-	PageURL     string           // absolute
-	BadgeURL    string           // absolute
-	CardURL     string           // absolute, the PNG preview
-	HistoryURL  string           // relative, history.json
-	History     *history.Summary // nil without a history store
-	InspectURL  string           // relative, carries the packets in the fragment
+	Mods        []string      // PWADs and other add-ons the server loads
+	Extra       codecs.Object // every other decoded field
+	JoinURL     string        // a URL scheme that starts the game, or ""
+	PageURL     string        // absolute
+	BadgeURL    string        // absolute
+	CardURL     string        // absolute, the PNG preview
+	HistoryURL  string        // relative, history.json
+	FragmentURL string        // relative, history.html (the live refresh)
+	// HistoryScript is static/history.js, which refreshes the charts.
+	HistoryScript string
+	History       *history.Summary // nil without a history store
+	InspectURL    string           // relative, carries the packets in the fragment
 }
 
 type player struct {
@@ -68,6 +71,7 @@ func newView(rep Report, base string) view {
 	v.BadgeURL = base + path + "/badge.svg" + queryString(rep.Options)
 	v.CardURL = base + path + "/card.png" + queryString(rep.Options)
 	v.HistoryURL = path + "/history.json" + queryString(rep.Options)
+	v.FragmentURL = path + "/history.html" + queryString(rep.Options)
 	v.InspectURL = inspectURL(rep)
 	if rep.Protocol.Name() == "zandronum" {
 		// Doomseeker registers zds:// and reads the game from the suffix.
