@@ -6,15 +6,21 @@ import (
 	"image"
 	"image/png"
 	"io"
+	"log/slog"
 	"net/http"
 	"os"
 	"path/filepath"
 	"regexp"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
+	"github.com/querylens/querylens/codecs"
+	"github.com/querylens/querylens/demo"
+	"github.com/querylens/querylens/history"
 	"github.com/querylens/querylens/history/sqlite"
+	"github.com/querylens/querylens/relay"
 )
 
 // serveFor runs serve with o until the returned stop is called.
@@ -160,4 +166,89 @@ func TestServeRefusesForeignData(t *testing.T) {
 	if b, _ := os.ReadFile(path); !bytes.Equal(b, junk) {
 		t.Error("the foreign file was changed")
 	}
+}
+
+// TestTrackMasters: --track-master tracks every server the demo master
+// lists (the relay's policy allows them), and stops with its context.
+func TestTrackMasters(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	d, err := demo.Start(ctx, demo.Config{MasterAddr: "127.0.0.1:0", Servers: 6})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer d.Close()
+	logger := slog.New(slog.DiscardHandler)
+	rs := relay.New(relay.Config{AllowTargets: d.Prefixes(), CacheKey: codecs.QueryKey}, logger)
+	defer rs.Shutdown(context.Background())
+	store, err := sqlite.Open(ctx, filepath.Join(t.TempDir(), sqlite.FileName))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer store.Close()
+	tr, err := history.NewTracker(ctx, history.TrackerConfig{Store: store})
+	if err != nil {
+		t.Fatal(err)
+	}
+	mctx, stop := context.WithCancel(ctx)
+	done := make(chan struct{})
+	go func() {
+		trackMasters(mctx, rs, tr, relay.NewPolicy(d.Prefixes(), nil), []string{d.Master()}, logger)
+		close(done)
+	}()
+	for tr.Len() < 6 && ctx.Err() == nil {
+		time.Sleep(20 * time.Millisecond)
+	}
+	stop()
+	<-done
+	if tr.Len() != 6 {
+		t.Fatalf("tracked %d of the master's 6 servers", tr.Len())
+	}
+	got, err := store.Tracked(ctx)
+	if err != nil || len(got) != 6 || got[0].Source != history.SourceMaster {
+		t.Errorf("store: %+v %v", got, err)
+	}
+
+	// A policy that refuses loopback tracks nothing the master lists.
+	store2, err := sqlite.Open(ctx, filepath.Join(t.TempDir(), sqlite.FileName))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer store2.Close()
+	tr2, err := history.NewTracker(ctx, history.TrackerConfig{Store: store2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var logs syncBuffer
+	mctx, stop = context.WithCancel(ctx)
+	done = make(chan struct{})
+	go func() {
+		trackMasters(mctx, rs, tr2, relay.NewPolicy(nil, nil), []string{d.Master()}, slog.New(slog.NewTextHandler(&logs, nil)))
+		close(done)
+	}()
+	for !strings.Contains(logs.String(), "refused=6") && ctx.Err() == nil {
+		time.Sleep(20 * time.Millisecond)
+	}
+	stop()
+	<-done
+	if tr2.Len() != 0 || !strings.Contains(logs.String(), "tracked=0") {
+		t.Errorf("a refusing policy tracked %d servers; log: %s", tr2.Len(), logs.String())
+	}
+}
+
+type syncBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (s *syncBuffer) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.Write(p)
+}
+
+func (s *syncBuffer) String() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.String()
 }
