@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/querylens/querylens/bench"
 	"github.com/querylens/querylens/codecs"
 	"github.com/querylens/querylens/demo"
 	"github.com/querylens/querylens/history"
@@ -51,6 +52,7 @@ func BenchmarkSample(b *testing.B) {
 	k := status.HistoryKey(tg.Protocol, tg.Addr, tg.Options)
 
 	b.Run("baseline-exchange", func(b *testing.B) {
+		defer cpuPerOp(b, bench.ProcessCPU())
 		for b.Loop() {
 			q, _ := c.NewQuery(nil)
 			qctx, cancel := context.WithTimeout(ctx, 2*time.Second)
@@ -64,6 +66,7 @@ func BenchmarkSample(b *testing.B) {
 	b.Run("probe-and-record", func(b *testing.B) {
 		probe := status.Probe(rs, 2*time.Second)
 		at := time.Now()
+		defer cpuPerOp(b, bench.ProcessCPU())
 		for i := 0; b.Loop(); i++ {
 			s := probe(ctx, k)
 			if s.State != history.StateOnline {
@@ -75,4 +78,10 @@ func BenchmarkSample(b *testing.B) {
 			}
 		}
 	})
+}
+
+// cpuPerOp reports the process CPU time per operation (this process runs
+// the relay and the demo server too).
+func cpuPerOp(b *testing.B, start time.Duration) {
+	b.ReportMetric(float64((bench.ProcessCPU()-start).Nanoseconds())/float64(b.N), "cpu-ns/op")
 }

@@ -9,8 +9,10 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 	"unicode/utf8"
 
+	"github.com/querylens/querylens/bench"
 	"golang.org/x/image/font"
 	"golang.org/x/image/font/opentype"
 	"golang.org/x/image/math/fixed"
@@ -164,10 +166,17 @@ func TestWriteSample(t *testing.T) {
 	}
 }
 
+// cpuPerOp reports the process CPU time per operation: on a shared,
+// loaded machine it moves far less than wall time.
+func cpuPerOp(b *testing.B, start time.Duration) {
+	b.ReportMetric(float64((bench.ProcessCPU()-start).Nanoseconds())/float64(b.N), "cpu-ns/op")
+}
+
 func BenchmarkRender(b *testing.B) {
 	c := Card{Name: "Doom Deathmatch 24/7", State: "online", Online: true, Map: "MAP01", Mode: "Deathmatch",
 		Players: 7, Max: 16, Counts: true, Protocol: "zandronum", Address: "203.0.113.7:10666", Chart: sampleChart(), ChartMax: 16}
 	b.ReportAllocs()
+	defer cpuPerOp(b, bench.ProcessCPU())
 	for b.Loop() {
 		if _, err := Render(c); err != nil {
 			b.Fatal(err)
@@ -179,6 +188,7 @@ func BenchmarkRender(b *testing.B) {
 func BenchmarkDraw(b *testing.B) {
 	c := Card{Name: "Doom Deathmatch 24/7", State: "online", Online: true, Map: "MAP01", Mode: "Deathmatch",
 		Players: 7, Max: 16, Counts: true, Protocol: "zandronum", Address: "203.0.113.7:10666", Chart: sampleChart(), ChartMax: 16}
+	defer cpuPerOp(b, bench.ProcessCPU())
 	for b.Loop() {
 		if _, err := Draw(c); err != nil {
 			b.Fatal(err)
@@ -206,6 +216,7 @@ func BenchmarkRenderParallel(b *testing.B) {
 func BenchmarkBaselineStdlibPNG(b *testing.B) {
 	c := Card{Name: "Doom Deathmatch 24/7", State: "online", Online: true, Map: "MAP01", Mode: "Deathmatch",
 		Players: 7, Max: 16, Counts: true, Protocol: "zandronum", Address: "203.0.113.7:10666", Chart: sampleChart(), ChartMax: 16}
+	defer cpuPerOp(b, bench.ProcessCPU())
 	for b.Loop() {
 		img, err := Draw(c)
 		if err != nil {
