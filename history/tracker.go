@@ -4,6 +4,7 @@ import (
 	"container/heap"
 	"container/list"
 	"context"
+	"errors"
 	"log/slog"
 	"sync"
 	"time"
@@ -122,7 +123,7 @@ const ViewPersistEvery = time.Hour
 // NewTracker loads the tracked set from cfg.Store.
 func NewTracker(ctx context.Context, cfg TrackerConfig) (*Tracker, error) {
 	if cfg.Store == nil {
-		panic("history: TrackerConfig.Store is nil")
+		return nil, errors.New("history: TrackerConfig.Store is required")
 	}
 	if cfg.Every <= 0 {
 		cfg.Every = DefaultSampleEvery
@@ -250,10 +251,11 @@ func (t *Tracker) View(ctx context.Context, k Key, src Source) bool {
 }
 
 // Run samples the tracked set until ctx ends, and prunes the store once
-// an hour. It returns when every probe it started has finished.
-func (t *Tracker) Run(ctx context.Context) {
+// an hour. It returns when every probe it started has finished. Without a
+// Probe it returns at once with an error.
+func (t *Tracker) Run(ctx context.Context) error {
 	if t.cfg.Probe == nil {
-		panic("history: TrackerConfig.Probe is nil")
+		return errors.New("history: TrackerConfig.Probe is required to Run")
 	}
 	var wg sync.WaitGroup
 	defer wg.Wait()
@@ -264,7 +266,7 @@ func (t *Tracker) Run(ctx context.Context) {
 	for {
 		select {
 		case <-ctx.Done():
-			return
+			return nil
 		case <-tick.C:
 		}
 		now := t.cfg.now()

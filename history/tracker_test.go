@@ -194,7 +194,12 @@ func TestRunRecords(t *testing.T) {
 	k := history.Key{Protocol: "zandronum", Addr: "127.0.0.1:10666"}
 	tr.View(ctx, k, history.SourceView)
 	done := make(chan struct{})
-	go func() { tr.Run(ctx); close(done) }()
+	go func() {
+		if err := tr.Run(ctx); err != nil {
+			t.Error(err)
+		}
+		close(done)
+	}()
 	for {
 		got, err := s.Samples(ctx, k, time.Now().Add(-time.Minute), time.Now().Add(time.Minute))
 		if err != nil {

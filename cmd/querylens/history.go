@@ -141,7 +141,11 @@ func (e *env) startHistory(ctx context.Context, o serveOptions, rs *relay.Server
 	}
 	rctx, cancel := context.WithCancel(context.Background())
 	h.cancel = cancel
-	h.wg.Go(func() { tracker.Run(rctx) })
+	h.wg.Go(func() {
+		if err := tracker.Run(rctx); err != nil {
+			logger.Error(err.Error())
+		}
+	})
 	if ho.trackMaster {
 		masters := append([]string(nil), o.masters...)
 		if d != nil {

@@ -132,7 +132,8 @@ func (h *Handler) track(ctx context.Context, rep Report) {
 	}
 	k := HistoryKey(rep.Protocol.Name(), rep.Target, rep.Options)
 	if trackable(rep.State, h.Tracker.IsTracked(k)) {
-		h.Tracker.View(ctx, k, history.SourceView)
+		// Written even if the visitor has gone: the view happened.
+		h.Tracker.View(context.WithoutCancel(ctx), k, history.SourceView)
 	}
 }
 
@@ -290,6 +291,9 @@ func (h *Handler) Card(w http.ResponseWriter, r *http.Request) {
 	}
 	ttl := h.cardTTL()
 	b, err := h.cards().get(c.Name()+"/"+target+queryString(opts), time.Now(), ttl, func() ([]byte, error) {
+		// Other requests may be waiting for this render: the asker hanging
+		// up must not cut the query short (it is bounded by its timeout).
+		r := r.WithContext(context.WithoutCancel(r.Context()))
 		rep := h.report(r, c, target, opts)
 		h.track(r.Context(), rep)
 		v := newView(rep, h.Base(r))
