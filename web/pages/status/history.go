@@ -47,6 +47,9 @@ func parseKey(k history.Key) (codecs.Codec, string, map[string]string, error) {
 			opts[name] = vs[len(vs)-1]
 		}
 	}
+	if _, err := c.NewQuery(opts); err != nil {
+		return nil, "", nil, err
+	}
 	return c, target, opts, nil
 }
 
