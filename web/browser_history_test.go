@@ -5,6 +5,7 @@ import (
 	"io"
 	"log/slog"
 	"path/filepath"
+	"slices"
 	"testing"
 	"time"
 
@@ -101,4 +102,60 @@ func TestBrowserHistory(t *testing.T) {
 	if !eval[bool](t, live, `document.querySelector("[data-testid=history-maps]").textContent.includes("LIVE01")`) {
 		t.Error("the refreshed section lacks the new map")
 	}
+}
+
+// TestBrowserSparklines: on the browse page, the rows of tracked servers
+// get a 24-hour sparkline image (spark.js), the others none.
+func TestBrowserSparklines(t *testing.T) {
+	needWasm(t)
+	ctx := tab(t)
+	bg, cancel := context.WithCancel(context.Background())
+	t.Cleanup(cancel)
+	d, err := demo.Start(bg, demo.Config{MasterAddr: "127.0.0.1:0", Servers: 4})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { d.Close() })
+	store, err := sqlite.Open(bg, filepath.Join(t.TempDir(), sqlite.FileName))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { store.Close() })
+	tr, err := history.NewTracker(bg, history.TrackerConfig{Store: store})
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Track two of the demo's Zandronum servers, with a day of history.
+	var tracked []string
+	for _, tg := range d.Targets() {
+		if tg.Protocol != "zandronum" || len(tracked) == 2 {
+			continue
+		}
+		k := status.HistoryKey(tg.Protocol, tg.Addr, tg.Options)
+		if err := store.Record(bg, history.Synthesize(history.SyntheticSpec{Key: k, Seed: 9, End: time.Now()})); err != nil {
+			t.Fatal(err)
+		}
+		tr.View(bg, k, history.SourceDemo)
+		tracked = append(tracked, tg.Addr)
+	}
+	logger := slog.New(slog.NewTextHandler(io.Discard, nil))
+	fast := relay.Rate{PerSecond: 10000, Burst: 10000}
+	rs := relay.New(relay.Config{AllowTargets: d.Prefixes(), CacheKey: codecs.QueryKey, IPRate: fast, ConnRate: fast, TargetHostRate: fast}, logger)
+	h, err := web.New(web.Config{Exchanger: rs, Masters: []string{d.Master()}, Logger: logger, History: store, Tracker: tr})
+	if err != nil {
+		t.Fatal(err)
+	}
+	base := serve(t, rs, h)
+	if err := chromedp.Do(ctx, chromedp.Navigate(base+"/")); err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, ctx, "rows", `document.querySelectorAll("[data-testid=server-row]").length >= 4`, 20*time.Second)
+	waitFor(t, ctx, "two loaded sparklines", `[...document.querySelectorAll("[data-testid=row-spark]")].filter(i => i.complete && i.naturalWidth > 0).length === 2`, 20*time.Second)
+	got := eval[[]string](t, ctx, `[...document.querySelectorAll("[data-testid=row-spark]")].map(i => i.closest("tr").dataset.key).sort()`)
+	want := []string{"zandronum/" + tracked[0], "zandronum/" + tracked[1]}
+	slices.Sort(want)
+	if !slices.Equal(got, want) {
+		t.Errorf("sparklines on %v, want %v", got, want)
+	}
+	shoot(t, ctx, "browse-sparklines.png")
 }
