@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"image"
 	"image/png"
 	"io"
@@ -107,6 +108,32 @@ func TestServeDemoHistory(t *testing.T) {
 	if err != nil || pic.Bounds() != image.Rect(0, 0, 1200, 630) {
 		t.Fatalf("card: %v %v", err, pic)
 	}
+	// The sampler records real samples beside the synthetic ones, through
+	// the relay, within a second of start.
+	hj := page + "/history.json"
+	if i := strings.Index(page, "?"); i >= 0 {
+		hj = page[:i] + "/history.json" + page[i:]
+	}
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		_, body := fetch(t, hj)
+		var doc struct {
+			Ranges []struct {
+				Samples   int `json:"samples"`
+				Synthetic int `json:"synthetic_samples"`
+			} `json:"ranges"`
+		}
+		if err := json.Unmarshal(body, &doc); err != nil || len(doc.Ranges) == 0 {
+			t.Fatalf("history.json: %v %s", err, body)
+		}
+		if r := doc.Ranges[0]; r.Synthetic > 0 && r.Samples > r.Synthetic {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("no real sample recorded: %s", body[:min(len(body), 300)])
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
 	stop()
 	if _, err := os.Stat(filepath.Join(dir, sqlite.FileName)); err != nil {
 		t.Fatal(err)
@@ -121,6 +148,17 @@ func TestServeDemoHistory(t *testing.T) {
 	s.Close()
 	if err != nil || len(tracked) < 4 {
 		t.Fatalf("after stop: %d tracked, %v", len(tracked), err)
+	}
+
+	// Restart on the same --data: the old server's page (nothing answers on
+	// its port any more) still has its history.
+	base2, _, stop2 := serveFor(t, o)
+	defer stop2()
+	_, body = fetch(t, strings.Replace(page, base, base2, 1))
+	for _, want := range []string{`data-testid="chart-24h"`, `data-testid="chart-area-24h"`, `data-testid="history-synthetic"`} {
+		if !bytes.Contains(body, []byte(want)) {
+			t.Errorf("after restart the old page lacks %s", want)
+		}
 	}
 }
 
