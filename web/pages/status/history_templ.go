@@ -132,7 +132,7 @@ func historyCharts(v view) templ.Component {
 				return templ_7745c5c3_Err
 			}
 			if v.History.Empty() {
-				templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 9, "<p class=\"muted\" data-testid=\"history-empty\">No samples yet. querylens samples a server about once a minute after its page is first opened; the charts fill in from there.</p>")
+				templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 9, "<p class=\"muted\" data-testid=\"history-empty\">No samples yet. Once a server has answered a visit to its page, querylens samples it about once a minute and the charts fill in from there.</p>")
 				if templ_7745c5c3_Err != nil {
 					return templ_7745c5c3_Err
 				}
