@@ -76,6 +76,10 @@ func TestReopenKeepsHistory(t *testing.T) {
 	if err := s.DB().QueryRow(`PRAGMA journal_mode`).Scan(&mode); err != nil || mode != "wal" {
 		t.Errorf("journal_mode = %q, %v", mode, err)
 	}
+	var app int64
+	if err := s.DB().QueryRow(`PRAGMA application_id`).Scan(&app); err != nil || app != ApplicationID {
+		t.Errorf("application_id = %#x, %v", app, err)
+	}
 }
 
 // TestRefusedFiles checks that a file that is not ours gives a clear error
