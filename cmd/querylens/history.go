@@ -50,6 +50,21 @@ func (h *historyOptions) flags(fs *flag.FlagSet) {
 	fs.BoolVar(&h.trackMaster, "track-master", false, "also track every server the configured masters list")
 }
 
+// check reports the first flag whose value cannot work.
+func (h *historyOptions) check() error {
+	switch {
+	case h.every < history.MinSampleEvery:
+		return errors.New("--sample-every " + h.every.String() + " is shorter than " + history.MinSampleEvery.String() + ": servers answer one asker once per 10 s")
+	case h.idle <= 0:
+		return errors.New("--track-idle must be positive, got " + h.idle.String())
+	case h.max <= 0:
+		return errors.New("--track-max must be at least 1, got " + strconv.Itoa(h.max))
+	case !(h.budget > 0) || h.budget > 10000:
+		return errors.New("--sample-budget must be in (0, 10000] queries per second, got " + strconv.FormatFloat(h.budget, 'g', -1, 64))
+	}
+	return nil
+}
+
 const defaultDataDirHelp = "$XDG_DATA_HOME/querylens, else ~/.local/share/querylens, else ./querylens-data"
 
 // defaultDataDir follows the XDG base directory rules, falling back to a

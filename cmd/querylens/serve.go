@@ -126,6 +126,11 @@ func (e *env) serve(args []string) int {
 	if len(pos) > 0 {
 		return e.usageErr(fs, "unexpected argument "+strconv.Quote(pos[0]))
 	}
+	if o.history.enabled {
+		if err := o.history.check(); err != nil {
+			return e.usageErr(fs, err.Error())
+		}
+	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	if err := e.runServe(ctx, o, nil); err != nil {
