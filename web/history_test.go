@@ -42,7 +42,15 @@ func newHistorySite(t *testing.T) historySite {
 	if err != nil {
 		t.Fatal(err)
 	}
-	ex := &fakeserver.Exchanger{Replies: fakes.Replies, Refuse: fakes.Refuse}
+	replies := map[string][]byte{
+		// A hostile name: colour codes, controls, a bidi override, a
+		// script the font lacks, and far too long.
+		"10.0.0.9:7777": []byte("R\x1cgEvil\x07\u202e" + strings.Repeat("服务器 שרת ", 60) + "|\x1bMAP\u202e01|3|8|a,b"),
+	}
+	for k, v := range fakes.Replies {
+		replies[k] = v
+	}
+	ex := &fakeserver.Exchanger{Replies: replies, Refuse: fakes.Refuse}
 	h, err := web.New(web.Config{
 		Exchanger: ex, PublicURL: "https://ql.example.org", StatusTimeout: 100 * time.Millisecond,
 		History: store, Tracker: tr, CardTTL: time.Hour,
@@ -83,6 +91,7 @@ func TestCardFromOGImage(t *testing.T) {
 		{"online without history", "10.0.0.6:7777", false},
 		{"offline", "10.0.0.2:7777", false},
 		{"refused", "10.0.0.7:7777", false},
+		{"hostile name", "10.0.0.9:7777", false},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			s := newHistorySite(t)
@@ -101,8 +110,8 @@ func TestCardFromOGImage(t *testing.T) {
 					t.Errorf("%s = %q, want %q", k, got, want)
 				}
 			}
-			if alt, _ := d.Meta("og:image:alt"); alt == "" {
-				t.Error("no og:image:alt")
+			if alt, _ := d.Meta("og:image:alt"); alt == "" || strings.ContainsAny(alt, "\u202e\x07\x1b") || len(alt) > 600 {
+				t.Errorf("og:image:alt %q", alt)
 			}
 			crec := get(t, s.h, u.RequestURI())
 			if crec.Code != 200 || crec.Header().Get("Content-Type") != "image/png" {

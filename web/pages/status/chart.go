@@ -7,16 +7,17 @@ import (
 	"time"
 
 	"github.com/querylens/querylens/history"
+	"github.com/querylens/querylens/web/card"
 )
 
 // cardAlt is og:image:alt: what the card shows, in words.
 func cardAlt(v view) string {
-	s := v.Protocol.Title() + " server " + v.Name + ": " + stateLabel(v.State)
+	s := v.Protocol.Title() + " server " + card.Clean(v.Name) + ": " + stateLabel(v.State)
 	if v.State == Online && v.Counts != "" {
 		s += ", " + v.Counts + " players"
 	}
 	if v.Map != "" {
-		s += ", map " + v.Map
+		s += ", map " + card.Clean(v.Map)
 	}
 	if v.History != nil && !v.History.Empty() {
 		s += "; player count over the last 24 hours"
