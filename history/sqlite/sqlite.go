@@ -88,6 +88,10 @@ var header = []byte("SQLite format 3\x00")
 // Open opens (creating if absent) the history database at path. The
 // directory must exist.
 func Open(ctx context.Context, path string) (*sqlstore.Store, error) {
+	return openDialect(ctx, path, Dialect)
+}
+
+func openDialect(ctx context.Context, path string, d sqlstore.Dialect) (*sqlstore.Store, error) {
 	if err := precheck(path); err != nil {
 		return nil, err
 	}
@@ -105,7 +109,7 @@ func Open(ctx context.Context, path string) (*sqlstore.Store, error) {
 		db.Close()
 		return nil, fmt.Errorf("%s: %w", path, err)
 	}
-	s, err := sqlstore.Open(ctx, db, Dialect)
+	s, err := sqlstore.Open(ctx, db, d)
 	if err != nil {
 		db.Close()
 		return nil, fmt.Errorf("%s: %w", path, err)

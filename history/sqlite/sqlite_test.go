@@ -283,3 +283,40 @@ func writer(path string) {
 	}
 	os.Exit(0)
 }
+
+// TestMigration opens a version-1 file with a dialect one migration ahead:
+// the step runs once, the data stays, and the older program then refuses
+// the file as newer.
+func TestMigration(t *testing.T) {
+	path := filepath.Join(t.TempDir(), FileName)
+	s := open(t, path)
+	ctx := context.Background()
+	if err := s.Record(ctx, []history.Sample{sample(1)}); err != nil {
+		t.Fatal(err)
+	}
+	s.Close()
+
+	next := Dialect
+	next.Migrations = append(append([][]string(nil), Dialect.Migrations...), []string{
+		`ALTER TABLE servers ADD COLUMN note TEXT NOT NULL DEFAULT ''`,
+	})
+	for round := range 2 { // the second open finds nothing to do
+		s2, err := openDialect(ctx, path, next)
+		if err != nil {
+			t.Fatalf("round %d: %v", round, err)
+		}
+		var ver string
+		if err := s2.DB().QueryRow(`SELECT value FROM querylens_meta WHERE key = 'schema_version'`).Scan(&ver); err != nil || ver != "2" {
+			t.Errorf("round %d: schema_version %q, %v", round, ver, err)
+		}
+		got, err := s2.Samples(ctx, key, t0, t0.Add(time.Hour))
+		if err != nil || len(got) != 1 {
+			t.Errorf("round %d: %d samples after migrating, %v", round, len(got), err)
+		}
+		s2.Close()
+	}
+	if _, err := Open(ctx, path); !errors.Is(err, history.ErrNewer) {
+		t.Errorf("the older schema opened a migrated file: %v", err)
+	}
+}
+
