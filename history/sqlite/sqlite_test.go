@@ -319,4 +319,3 @@ func TestMigration(t *testing.T) {
 		t.Errorf("the older schema opened a migrated file: %v", err)
 	}
 }
-
