@@ -12,6 +12,15 @@
 // chat apps drop the preview of a non-2xx page, and "offline" is exactly what
 // the person sharing the link should see unfurled. Bad requests get 400 (an
 // address that is not host:port) or 404 (an unknown protocol).
+//
+// With a history store (Handler.History, Handler.Tracker) the page also
+// carries the server's history as server-rendered SVG charts
+// (history.templ, chart.go), and the same data is served as history.json,
+// history.html (the section alone, for the live refresh) and spark.svg (the
+// browse page's sparkline); these only read the store. card.png is the
+// og:image preview (package card), cached per server for the relay's cache
+// period (cardCache). Viewing the page, card or badge of a server that
+// answers tracks it (trackable); Probe is the sampler's query.
 package status
 
 import (
