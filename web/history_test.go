@@ -11,6 +11,7 @@ import (
 	"net/http"
 	"net/url"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -390,5 +391,40 @@ func TestHistoryFragment(t *testing.T) {
 	}
 	if s.ex.Calls != 0 || s.tracker.Len() != 0 {
 		t.Errorf("the fragment queried (%d) or tracked (%d)", s.ex.Calls, s.tracker.Len())
+	}
+}
+
+// TestTrackingFlood requests the status pages of 500 distinct servers that
+// all answer, with --track-max 50: the tracked set never passes 50, in
+// memory or in the store.
+func TestTrackingFlood(t *testing.T) {
+	store, err := sqlite.Open(context.Background(), filepath.Join(t.TempDir(), sqlite.FileName))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer store.Close()
+	tr, err := history.NewTracker(context.Background(), history.TrackerConfig{Store: store, Max: 50})
+	if err != nil {
+		t.Fatal(err)
+	}
+	replies := map[string][]byte{}
+	for i := range 500 {
+		replies["10.2."+strconv.Itoa(i/250)+"."+strconv.Itoa(i%250)+":7777"] = []byte("Rflood|MAP01|1|8|a")
+	}
+	h, err := web.New(web.Config{Exchanger: &fakeserver.Exchanger{Replies: replies}, History: store, Tracker: tr})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for target := range replies {
+		if rec := get(t, h, "/s/webtest/"+target+"/badge.svg"); rec.Code != 200 {
+			t.Fatalf("%s: %d", target, rec.Code)
+		}
+		if tr.Len() > 50 {
+			t.Fatalf("tracked set grew to %d", tr.Len())
+		}
+	}
+	got, err := store.Tracked(context.Background())
+	if err != nil || len(got) != 50 || tr.Len() != 50 {
+		t.Errorf("tracked %d in memory, %d in the store (%v); want 50", tr.Len(), len(got), err)
 	}
 }
