@@ -98,6 +98,7 @@ type serveOptions struct {
 	logJSON      bool
 	ipRate       float64
 	cacheTTL     time.Duration
+	history      historyOptions
 }
 
 func (e *env) serve(args []string) int {
@@ -121,12 +122,18 @@ func (e *env) serve(args []string) int {
 	fs.BoolVar(&o.logJSON, "log-json", false, "log JSON lines instead of text")
 	fs.Float64Var(&o.ipRate, "ip-rate", 0, "queries per second one client address may send through the relay (0: the relay's default, 40; with --demo, also for loopback clients)")
 	fs.DurationVar(&o.cacheTTL, "cache-ttl", 0, "how long the relay shares a server's reply (0: the relay's default)")
+	o.history.flags(fs)
 	pos, err := parseInterspersed(fs, args)
 	if err != nil {
 		return exitUsage
 	}
 	if len(pos) > 0 {
 		return e.usageErr(fs, "unexpected argument "+strconv.Quote(pos[0]))
+	}
+	if o.history.enabled {
+		if err := o.history.check(); err != nil {
+			return e.usageErr(fs, err.Error())
+		}
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
@@ -164,6 +171,7 @@ func (e *env) runServe(ctx context.Context, o serveOptions, ready chan<- string)
 	wcfg := web.Config{Masters: o.masters, Servers: o.servers, PublicURL: o.publicURL, Logger: logger}
 
 	var d *demo.Demo
+	var demoTargets []demo.Target
 	if o.demo {
 		var err error
 		d, err = demo.Start(ctx, demo.Config{MasterAddr: o.demoMaster, Servers: o.demoServers})
@@ -187,6 +195,7 @@ func (e *env) runServe(ctx context.Context, o serveOptions, ready chan<- string)
 			rcfg.Loopback.IPRate = rcfg.IPRate
 		}
 		wcfg.Masters = append([]string{d.Master()}, wcfg.Masters...)
+		demoTargets = d.Targets()
 		for _, t := range d.Targets() {
 			if t.Protocol != "zandronum" {
 				wcfg.Servers = append(wcfg.Servers, web.ServerRef{Protocol: t.Protocol, Addr: t.Addr, Options: t.Options})
@@ -206,6 +215,16 @@ func (e *env) runServe(ctx context.Context, o serveOptions, ready chan<- string)
 	rs := relay.New(rcfg, logger)
 	wcfg.Exchanger = rs
 	wcfg.Addr = ln.Addr().String()
+	wcfg.CardTTL = rcfg.CacheTTL
+	if wcfg.CardTTL <= 0 {
+		wcfg.CardTTL = relay.DefaultCacheTTL
+	}
+	hist, err := e.startHistory(ctx, o, rs, d, demoTargets, logger)
+	if err != nil {
+		return err
+	}
+	defer hist.close()
+	wcfg.History, wcfg.Tracker = hist.store, hist.tracker
 	wh, err := web.New(wcfg)
 	if err != nil {
 		return err
@@ -244,6 +263,7 @@ func (e *env) runServe(ctx context.Context, o serveOptions, ready chan<- string)
 	logger.Info("shutting down")
 	sctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
+	hist.stop()               // the sampler first: it queries through the relay
 	rerr := rs.Shutdown(sctx) // tells WebSocket clients first; they are hijacked, so srv.Shutdown would not
 	herr := srv.Shutdown(sctx)
 	return errors.Join(rerr, herr)

@@ -122,6 +122,12 @@ func TestServeBadFlags(t *testing.T) {
 		{"serve", "--server", "ogp=127.0.0.1:1?version=9"},
 		{"serve", "--server", "ogp=127.0.0.1:1?nosuch=1"},
 		{"serve", "extra"},
+		{"serve", "--sample-every", "5s"},
+		{"serve", "--track-max", "0"},
+		{"serve", "--track-idle", "-1h"},
+		{"serve", "--sample-budget", "0"},
+		{"serve", "--sample-budget", "NaN"},
+		{"serve", "--data", ""},
 		{"demo", "extra"},
 	} {
 		if _, _, code := runCLI(t, "", args...); code != exitUsage {

@@ -2,6 +2,9 @@ package status
 
 import (
 	"testing"
+
+	"github.com/querylens/querylens/history"
+	"github.com/querylens/querylens/web/internal/fakeserver"
 )
 
 func TestParseTarget(t *testing.T) {
@@ -61,4 +64,25 @@ func TestBadgeText(t *testing.T) {
 	if got := clip("x\x1cay\x01z"); got != "xyz" {
 		t.Errorf("clip kept control characters: %q", got)
 	}
+}
+
+// FuzzParseKey: any history key either fails to parse or parses to a
+// target and options that make the same key again.
+func FuzzParseKey(f *testing.F) {
+	fakeserver.Register()
+	for _, s := range []string{"127.0.0.1:10666", "[::1]:1?version=0.04", "a:1?x=1&x=2", "bad", "h:1?%zz"} {
+		f.Add("zandronum", s)
+		f.Add("webtest", s)
+	}
+	f.Fuzz(func(t *testing.T, proto, addr string) {
+		c, target, opts, err := parseKey(history.Key{Protocol: proto, Addr: addr})
+		if err != nil {
+			return
+		}
+		k := HistoryKey(c.Name(), target, opts)
+		c2, target2, opts2, err := parseKey(k)
+		if err != nil || c2.Name() != c.Name() || target2 != target || HistoryKey(c2.Name(), target2, opts2) != k {
+			t.Fatalf("%q %q -> %v -> %v %q %v", proto, addr, k, err, target2, opts2)
+		}
+	})
 }
