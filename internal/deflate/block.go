@@ -133,14 +133,16 @@ func rleCodeLengths(dst []clItem, lens []uint8, use16, use17, use18 bool) []clIt
 }
 
 // buildDynamic makes optimal length-limited codes for the counted symbols
-// plus one end-of-block and the smallest header among the eight ways of
-// using run-length symbols 16, 17 and 18. With shape set it also tries codes
-// built from counts evened out over stretches of similar counts (see
-// shapeCounts), which cost a little in the data but make longer runs of
-// equal code lengths, and keeps whichever block is smallest.
-func buildDynamic(h *histogram, dc *dynamicCode, shape bool) {
-	buildDynamicFrom(h, h, dc)
-	if !shape {
+// plus one end-of-block. With thorough unset, the header run-length codes
+// with all of symbols 16, 17 and 18, which is nearly always best: a quick,
+// close estimate for block splitting. With thorough set it keeps the
+// smallest header among the eight ways of using 16, 17 and 18, and also
+// tries codes built from counts evened out over stretches of similar counts
+// (see shapeCounts), which cost a little in the data but make longer runs of
+// equal code lengths; it keeps whichever block is smallest.
+func buildDynamic(h *histogram, dc *dynamicCode, thorough bool) {
+	buildDynamicFrom(h, h, dc, thorough)
+	if !thorough {
 		return
 	}
 	var try dynamicCode
@@ -148,7 +150,7 @@ func buildDynamic(h *histogram, dc *dynamicCode, shape bool) {
 	for _, tol := range shapeTolerances {
 		shapeCounts(h.ll[:286], sh.ll[:286], tol)
 		shapeCounts(h.d[:], sh.d[:], tol)
-		buildDynamicFrom(h, &sh, &try)
+		buildDynamicFrom(h, &sh, &try, true)
 		if try.headerBits+try.payloadBits < dc.headerBits+dc.payloadBits {
 			*dc, try = try, dynamicCode{}
 		}
@@ -193,8 +195,9 @@ func shapeCounts(src, dst []uint32, tol uint64) {
 }
 
 // buildDynamicFrom builds the codes from the counts in shape (which must be
-// nonzero wherever h is) and prices the block for the counts in h.
-func buildDynamicFrom(h, shape *histogram, dc *dynamicCode) {
+// nonzero wherever h is) and prices the block for the counts in h; allRLE
+// tries every combination of run-length symbols, else only all three.
+func buildDynamicFrom(h, shape *histogram, dc *dynamicCode, allRLE bool) {
 	var llf [numLitLen]uint32
 	copy(llf[:], shape.ll[:])
 	llf[endOfBlock] = 1
@@ -218,7 +221,11 @@ func buildDynamicFrom(h, shape *histogram, dc *dynamicCode) {
 
 	best := -1
 	var items []clItem
-	for flags := range 8 {
+	first := 0
+	if !allRLE {
+		first = 7
+	}
+	for flags := first; flags < 8; flags++ {
 		items = rleCodeLengths(items[:0], all[:n], flags&1 != 0, flags&2 != 0, flags&4 != 0)
 		var clf [numCodeLen]uint32
 		for _, it := range items {
@@ -255,10 +262,10 @@ func buildDynamicFrom(h, shape *histogram, dc *dynamicCode) {
 }
 
 // dynamicBits is the size in bits of a dynamic block for h, block header
-// included; shape as for buildDynamic.
-func dynamicBits(h *histogram, shape bool) int {
+// included; thorough as for buildDynamic.
+func dynamicBits(h *histogram, thorough bool) int {
 	var dc dynamicCode
-	buildDynamic(h, &dc, shape)
+	buildDynamic(h, &dc, thorough)
 	return 3 + dc.headerBits + dc.payloadBits
 }
 
@@ -290,10 +297,11 @@ const (
 	kindDynamic blockKind = 2
 )
 
-// bestBits returns the smallest size in bits among the three block types for
+// bestBits returns the smallest size in bits among the three block types
+// (the dynamic one priced as buildDynamic does with thorough) for
 // tokens counted in h that cover n input bytes, and that type.
-func bestBits(h *histogram, n int) (int, blockKind) {
-	b, k := dynamicBits(h, false), kindDynamic
+func bestBits(h *histogram, n int, thorough bool) (int, blockKind) {
+	b, k := dynamicBits(h, thorough), kindDynamic
 	if f := fixedBits(h); f <= b {
 		b, k = f, kindFixed
 	}

@@ -3,6 +3,7 @@ package deflate
 import (
 	"encoding/binary"
 	"hash/crc32"
+	"slices"
 )
 
 // Defaults of Options.
@@ -111,17 +112,59 @@ func (pl *plan) block(k int) (a, b int) {
 func (pl *plan) price() {
 	pl.bits = 0
 	for k := range pl.starts {
-		pl.bits += pl.sp.cost(pl.block(k))
+		a, b := pl.block(k)
+		pl.bits += pl.sp.cost(a, b, true)
 	}
 }
 
-// resplit prices pl as it is and split afresh, keeping the smaller.
+// resplit prices pl as it is, split afresh (splitter.split), segmented
+// (splitter.segment) and cut into equal runs of tokens of a few sizes, keeps
+// the smallest, then merges neighbouring blocks where one block is smaller
+// than two. Segmenting and equal cuts catch layouts where no single split
+// point pays on its own but several together do.
 func (pl *plan) resplit(maxBlocks int) {
 	pl.price()
-	other := plan{ts: pl.ts, starts: append([]int{0}, pl.sp.split(maxBlocks)...), sp: pl.sp}
-	other.price()
-	if other.bits < pl.bits {
-		*pl = other
+	try := func(starts []int) {
+		other := plan{ts: pl.ts, starts: starts, sp: pl.sp}
+		other.price()
+		if other.bits < pl.bits {
+			*pl = other
+		}
+	}
+	try(append([]int{0}, pl.sp.split(maxBlocks)...))
+	// About 256 boundaries, blocks up to 32 steps long: ~8,000 prices.
+	seg := pl.sp.segment(max(128, len(pl.ts)/256), 32)
+	pl.sp.refine(seg)
+	try(seg)
+	for _, size := range []int{4096, 8192, 16384} {
+		if n := len(pl.ts) / size; n >= 2 && n <= maxBlocks {
+			starts := make([]int, n)
+			for k := range starts {
+				starts[k] = k * len(pl.ts) / n
+			}
+			try(starts)
+		}
+	}
+	pl.merge()
+}
+
+// merge joins neighbouring blocks while that makes the plan smaller.
+func (pl *plan) merge() {
+	for {
+		best, gain := -1, 0
+		for k := 1; k < len(pl.starts); k++ {
+			a, _ := pl.block(k - 1)
+			_, b := pl.block(k)
+			m := pl.starts[k]
+			if g := pl.sp.cost(a, m, true) + pl.sp.cost(m, b, true) - pl.sp.cost(a, b, true); g > gain {
+				best, gain = k, g
+			}
+		}
+		if best < 0 {
+			return
+		}
+		pl.starts = slices.Delete(pl.starts, best, best+1)
+		pl.bits -= gain
 	}
 }
 
@@ -162,7 +205,7 @@ func compressChunk(w *bitWriter, src []byte, cs, ce int, st *steps, p *parser, o
 		bs, be := os.pos[a], os.pos[b]
 		var h histogram
 		h.addAll(ts)
-		bits, kind := bestBits(&h, be-bs)
+		bits, kind := bestBits(&h, be-bs, true)
 		// A fixed-code block is priced differently from a dynamic one, so
 		// a parse made for the fixed code can beat the dynamic block; worth
 		// trying where the fixed code is already close or the block is small.
