@@ -132,17 +132,30 @@ func rleCodeLengths(dst []clItem, lens []uint8, use16, use17, use18 bool) []clIt
 	return dst
 }
 
+// effort says how hard buildDynamic looks for a small header.
+type effort uint8
+
+const (
+	// quick run-length codes the code lengths with all of symbols 16, 17
+	// and 18, which is nearly always best: a close estimate for searching
+	// split points.
+	quick effort = iota
+	// exact keeps the smallest header among the eight ways of using 16,
+	// 17 and 18: the size of the block as written, short of shaping.
+	exact
+	// shaped also tries codes built from counts evened out over stretches
+	// of similar counts (see shapeCounts), which cost a little in the data
+	// but make longer runs of equal code lengths; only worth it for the
+	// blocks actually written.
+	shaped
+)
+
 // buildDynamic makes optimal length-limited codes for the counted symbols
-// plus one end-of-block. With thorough unset, the header run-length codes
-// with all of symbols 16, 17 and 18, which is nearly always best: a quick,
-// close estimate for block splitting. With thorough set it keeps the
-// smallest header among the eight ways of using 16, 17 and 18, and also
-// tries codes built from counts evened out over stretches of similar counts
-// (see shapeCounts), which cost a little in the data but make longer runs of
-// equal code lengths; it keeps whichever block is smallest.
-func buildDynamic(h *histogram, dc *dynamicCode, thorough bool) {
-	buildDynamicFrom(h, h, dc, thorough)
-	if !thorough {
+// plus one end-of-block, with a header found with effort e, and keeps
+// whichever block is smallest.
+func buildDynamic(h *histogram, dc *dynamicCode, e effort) {
+	buildDynamicFrom(h, h, dc, e >= exact)
+	if e < shaped {
 		return
 	}
 	var try dynamicCode
@@ -262,10 +275,10 @@ func buildDynamicFrom(h, shape *histogram, dc *dynamicCode, allRLE bool) {
 }
 
 // dynamicBits is the size in bits of a dynamic block for h, block header
-// included; thorough as for buildDynamic.
-func dynamicBits(h *histogram, thorough bool) int {
+// included, as buildDynamic makes it with effort e.
+func dynamicBits(h *histogram, e effort) int {
 	var dc dynamicCode
-	buildDynamic(h, &dc, thorough)
+	buildDynamic(h, &dc, e)
 	return 3 + dc.headerBits + dc.payloadBits
 }
 
@@ -298,10 +311,10 @@ const (
 )
 
 // bestBits returns the smallest size in bits among the three block types
-// (the dynamic one priced as buildDynamic does with thorough) for
+// (the dynamic one priced as buildDynamic does with effort e) for
 // tokens counted in h that cover n input bytes, and that type.
-func bestBits(h *histogram, n int, thorough bool) (int, blockKind) {
-	b, k := dynamicBits(h, thorough), kindDynamic
+func bestBits(h *histogram, n int, e effort) (int, blockKind) {
+	b, k := dynamicBits(h, e), kindDynamic
 	if f := fixedBits(h); f <= b {
 		b, k = f, kindFixed
 	}
@@ -372,7 +385,7 @@ func writeBlock(w *bitWriter, kind blockKind, ts []token, raw []byte, final bool
 		var h histogram
 		h.addAll(ts)
 		var dc dynamicCode
-		buildDynamic(&h, &dc, true)
+		buildDynamic(&h, &dc, shaped)
 		w.writeBits(bf|uint64(kindDynamic)<<1, 3)
 		w.writeBits(uint64(dc.nLL-257), 5)
 		w.writeBits(uint64(dc.nD-1), 5)

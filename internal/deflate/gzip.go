@@ -32,6 +32,8 @@ type Options struct {
 	// Rounds bounds how many times the blocks are optimised and split
 	// again; rounds stop early once one no longer helps.
 	Rounds int
+
+	chunk int // ChunkSize unless set (by tests, to cross chunks cheaply)
 }
 
 func (o Options) withDefaults() Options {
@@ -46,6 +48,9 @@ func (o Options) withDefaults() Options {
 	}
 	if o.Rounds <= 0 {
 		o.Rounds = DefaultRounds
+	}
+	if o.chunk <= 0 {
+		o.chunk = ChunkSize
 	}
 	return o
 }
@@ -83,8 +88,8 @@ func AppendDeflate(dst, src []byte, o Options) []byte {
 	mf := newMatchFinder(src, o.MaxChain)
 	var st steps
 	var p parser
-	for cs := 0; cs < len(src); cs += ChunkSize {
-		ce := min(cs+ChunkSize, len(src))
+	for cs := 0; cs < len(src); cs += o.chunk {
+		ce := min(cs+o.chunk, len(src))
 		mf.find(cs, ce, &st)
 		compressChunk(w, src, cs, ce, &st, &p, o, ce == len(src))
 	}
@@ -113,7 +118,7 @@ func (pl *plan) price() {
 	pl.bits = 0
 	for k := range pl.starts {
 		a, b := pl.block(k)
-		pl.bits += pl.sp.cost(a, b, true)
+		pl.bits += pl.sp.cost(a, b, exact)
 	}
 }
 
@@ -148,23 +153,39 @@ func (pl *plan) resplit(maxBlocks int) {
 	pl.merge()
 }
 
-// merge joins neighbouring blocks while that makes the plan smaller.
+// merge joins neighbouring blocks while that makes the plan smaller, the
+// best join first. gain[k] is what joining blocks k-1 and k saves; a join
+// only changes the gains of its new neighbours.
 func (pl *plan) merge() {
+	gain := make([]int, len(pl.starts))
+	joinGain := func(k int) int {
+		a, _ := pl.block(k - 1)
+		_, b := pl.block(k)
+		m := pl.starts[k]
+		return pl.sp.cost(a, m, exact) + pl.sp.cost(m, b, exact) - pl.sp.cost(a, b, exact)
+	}
+	for k := 1; k < len(gain); k++ {
+		gain[k] = joinGain(k)
+	}
 	for {
-		best, gain := -1, 0
-		for k := 1; k < len(pl.starts); k++ {
-			a, _ := pl.block(k - 1)
-			_, b := pl.block(k)
-			m := pl.starts[k]
-			if g := pl.sp.cost(a, m, true) + pl.sp.cost(m, b, true) - pl.sp.cost(a, b, true); g > gain {
-				best, gain = k, g
+		best := -1
+		for k := 1; k < len(gain); k++ {
+			if gain[k] > 0 && (best < 0 || gain[k] > gain[best]) {
+				best = k
 			}
 		}
 		if best < 0 {
 			return
 		}
+		pl.bits -= gain[best]
 		pl.starts = slices.Delete(pl.starts, best, best+1)
-		pl.bits -= gain
+		gain = slices.Delete(gain, best, best+1)
+		if best-1 >= 1 {
+			gain[best-1] = joinGain(best - 1)
+		}
+		if best < len(gain) {
+			gain[best] = joinGain(best)
+		}
 	}
 }
 
@@ -205,7 +226,7 @@ func compressChunk(w *bitWriter, src []byte, cs, ce int, st *steps, p *parser, o
 		bs, be := os.pos[a], os.pos[b]
 		var h histogram
 		h.addAll(ts)
-		bits, kind := bestBits(&h, be-bs, true)
+		bits, kind := bestBits(&h, be-bs, shaped)
 		// A fixed-code block is priced differently from a dynamic one, so
 		// a parse made for the fixed code can beat the dynamic block; worth
 		// trying where the fixed code is already close or the block is small.

@@ -277,7 +277,7 @@ func (p *parser) optimizeBlock(src []byte, chunkStart, start, end int, st *steps
 		cur = p.optimal(src, chunkStart, start, end, st, &cm, cur[:0])
 		var h histogram
 		h.addAll(cur)
-		b := dynamicBits(&h, false)
+		b := dynamicBits(&h, exact)
 		if b < bestBits {
 			best = append(best[:0], cur...)
 			bestBits = b

@@ -202,17 +202,31 @@ func TestGzipHeaderDeterministic(t *testing.T) {
 	}
 }
 
-// TestChunks crosses the chunk boundary, where matches must still reach back
-// into the previous chunk and the final block comes last.
+// TestChunks crosses chunk boundaries, where matches must still reach back
+// into the previous chunk and the final block comes last: small chunks here,
+// and once the real ChunkSize.
 func TestChunks(t *testing.T) {
-	src := append(text(ChunkSize-1000), text(5000)...)
-	src = append(src, randomBytes(3000, 9)...)
-	g := AppendGzip(nil, src, Options{Iterations: 2, MaxChain: 1024})
-	if got := gunzip(t, g); !bytes.Equal(got, src) {
-		t.Fatal("round trip across chunks differs")
-	}
-	if ref := flateBest(t, src); len(g) > ref {
-		t.Errorf("%d bytes, compress/gzip BestCompression %d", len(g), ref)
+	small := append(text(50000), randomBytes(3000, 9)...)
+	small = append(small, text(20000)...)
+	big := append(text(ChunkSize-1000), text(5000)...)
+	for _, tc := range []struct {
+		name string
+		src  []byte
+		o    Options
+	}{
+		{"4KiB chunks", small, Options{Iterations: 2, chunk: 4096}},
+		{"one byte over a 64KiB chunk", small[:65537], Options{Iterations: 2, chunk: 65536}},
+		{"ChunkSize", big, Options{Iterations: 1, MaxChain: 1024}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			g := AppendGzip(nil, tc.src, tc.o)
+			if got := gunzip(t, g); !bytes.Equal(got, tc.src) {
+				t.Fatal("round trip across chunks differs")
+			}
+			if ref := flateBest(t, tc.src); len(g) > ref {
+				t.Errorf("%d bytes, compress/gzip BestCompression %d", len(g), ref)
+			}
+		})
 	}
 }
 
@@ -228,7 +242,7 @@ func TestBlockKinds(t *testing.T) {
 	for _, k := range []struct {
 		kind blockKind
 		bits int
-	}{{kindStored, storedBits(len(src))}, {kindFixed, fixedBits(&h)}, {kindDynamic, dynamicBits(&h, true)}} {
+	}{{kindStored, storedBits(len(src))}, {kindFixed, fixedBits(&h)}, {kindDynamic, dynamicBits(&h, shaped)}} {
 		var w bitWriter
 		writeBlock(&w, k.kind, ts, src, true)
 		got := w.bitLen()

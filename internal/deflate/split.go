@@ -48,9 +48,9 @@ func (s *splitter) prefix(i int, h *histogram) {
 	h.addAll(s.ts[m*checkEvery : i])
 }
 
-// cost is the size in bits of tokens [a, b) as the best block type; with
-// thorough unset the dynamic header is estimated quickly (see buildDynamic).
-func (s *splitter) cost(a, b int, thorough bool) int {
+// cost is the size in bits of tokens [a, b) as the best block type, the
+// dynamic header found with effort e.
+func (s *splitter) cost(a, b int, e effort) int {
 	if a == b {
 		return 0
 	}
@@ -63,7 +63,7 @@ func (s *splitter) cost(a, b int, thorough bool) int {
 	for i := range hb.d {
 		hb.d[i] -= ha.d[i]
 	}
-	bits, _ := bestBits(&hb, s.pos[b]-s.pos[a], thorough)
+	bits, _ := bestBits(&hb, s.pos[b]-s.pos[a], e)
 	return bits
 }
 
@@ -73,7 +73,7 @@ func (s *splitter) cost(a, b int, thorough bool) int {
 // one; the sum is not convex, so this finds a good point, not always the best.
 func (s *splitter) bestSplit(a, b int) int {
 	const samples = 9
-	f := func(p int) int { return s.cost(a, p, false) + s.cost(p, b, false) }
+	f := func(p int) int { return s.cost(a, p, quick) + s.cost(p, b, quick) }
 	lo, hi := a+1, b // candidates in [lo, hi)
 	bestP, bestC := -1, 0
 	for hi-lo > 2*samples {
@@ -128,7 +128,7 @@ func (s *splitter) split(maxBlocks int) []int {
 		// The point is found with quick estimates; whether to split is
 		// decided on the exact sizes.
 		p := s.bestSplit(a, b)
-		if p <= a || p >= b || s.cost(a, p, true)+s.cost(p, b, true) >= s.cost(a, b, true) {
+		if p <= a || p >= b || s.cost(a, p, exact)+s.cost(p, b, exact) >= s.cost(a, b, exact) {
 			spans[k].done = true
 			continue
 		}
@@ -160,7 +160,7 @@ func (s *splitter) segment(step, span int) []int {
 	for j := 1; j <= k; j++ {
 		best[j] = -1
 		for i := max(0, j-span); i < j; i++ {
-			if c := best[i] + s.cost(at(i), at(j), false); best[j] < 0 || c < best[j] {
+			if c := best[i] + s.cost(at(i), at(j), quick); best[j] < 0 || c < best[j] {
 				best[j], from[j] = c, i
 			}
 		}
@@ -185,7 +185,7 @@ func (s *splitter) refine(starts []int) {
 			continue
 		}
 		if p := s.bestSplit(a, b); p > a && p < b &&
-			s.cost(a, p, true)+s.cost(p, b, true) < s.cost(a, starts[k], true)+s.cost(starts[k], b, true) {
+			s.cost(a, p, exact)+s.cost(p, b, exact) < s.cost(a, starts[k], exact)+s.cost(starts[k], b, exact) {
 			starts[k] = p
 		}
 	}
