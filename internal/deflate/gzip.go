@@ -27,7 +27,10 @@ type Options struct {
 	// MaxChain bounds the candidates examined per position by the match
 	// finder; larger finds more (older, longer) matches.
 	MaxChain int
-	// MaxBlocks bounds the blocks each chunk is split into.
+	// MaxBlocks bounds the blocks the split search makes per chunk. The
+	// other layouts compared with it (a segmentation with about 256
+	// candidate boundaries, equal cuts) may have more blocks when that is
+	// smaller.
 	MaxBlocks int
 	// Rounds bounds how many times the blocks are optimised and split
 	// again; rounds stop early once one no longer helps.
