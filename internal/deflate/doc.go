@@ -7,7 +7,7 @@
 // that the build needs no system compressor.
 //
 // On the 2.9 MB browser module it gives about 4.6 % less than gzip -9 and a
-// little less than zopfli --i15, in about 9 s of CPU and 90 MB of memory
+// little less than zopfli --i15, in about 7 s of CPU and 90 MB of memory
 // (BENCHMARKS.md has the measured numbers).
 //
 // # How a stream is made
