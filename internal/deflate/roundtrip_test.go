@@ -274,3 +274,28 @@ func TestSymbols(t *testing.T) {
 		}
 	}
 }
+
+// TestWindowEdge checks that a repeat exactly 32768 bytes back, the largest
+// distance DEFLATE has, is used, and that one a byte further is not (it
+// would not decode).
+func TestWindowEdge(t *testing.T) {
+	for _, tc := range []struct {
+		dist   int
+		inside bool
+	}{{32767, true}, {32768, true}, {32769, false}} {
+		src := repeatAt(tc.dist)
+		g := AppendGzip(nil, src, fast)
+		if !bytes.Equal(gunzip(t, g), src) {
+			t.Fatalf("distance %d: round trip differs", tc.dist)
+		}
+		// The data is random but for the 300-byte repeat: only the match
+		// makes the output smaller than the input.
+		saved := len(src) - len(g)
+		if tc.inside && saved < 250 {
+			t.Errorf("distance %d: %d bytes saved, the repeat was not matched", tc.dist, saved)
+		}
+		if !tc.inside && saved > 50 {
+			t.Errorf("distance %d: %d bytes saved, more than random data allows", tc.dist, saved)
+		}
+	}
+}
