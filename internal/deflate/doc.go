@@ -12,9 +12,8 @@
 //
 // # How a stream is made
 //
-// The input is cut into chunks of ChunkSize bytes so that memory stays
-// bounded (a few tens of bytes per byte of one chunk, whatever the input's
-// size). For each chunk:
+// The input is cut into chunks of ChunkSize bytes so that working memory
+// depends on the chunk, not on the input. For each chunk:
 //
 //  1. Match finding (lz77.go): hash chains over the 32 KiB window give, for
 //     every position, the smallest distance at which each match length

@@ -12,9 +12,10 @@ const (
 	DefaultMaxChain   = 8192
 	DefaultMaxBlocks  = 30
 	DefaultRounds     = 2
-	// ChunkSize is how much input is matched, parsed and split at a time;
-	// it bounds the memory used to a few tens of bytes per input byte of
-	// one chunk, whatever the input's size.
+	// ChunkSize is how much input is matched, parsed and split at a time.
+	// Working memory is proportional to it, not to the input: measured
+	// peaks were 80 MB for a 2.9 MB input and 94 MB for 5.8 MB, the
+	// difference being the input and output themselves.
 	ChunkSize = 1 << 20
 )
 
@@ -22,7 +23,8 @@ const (
 type Options struct {
 	// Iterations is the number of optimal-parse passes per block, each
 	// priced by the statistics of the one before; more passes give smaller
-	// output, slowly (15 is thorough, 1 is fast).
+	// output, slowly (15, the default, is thorough; 1 saves about a third
+	// of the time on the browser module, for 0.2 % more output).
 	Iterations int
 	// MaxChain bounds the candidates examined per position by the match
 	// finder; larger finds more (older, longer) matches.
