@@ -132,15 +132,30 @@ func rleCodeLengths(dst []clItem, lens []uint8, use16, use17, use18 bool) []clIt
 	return dst
 }
 
+// effort says how hard buildDynamic looks for a small header.
+type effort uint8
+
+const (
+	// quick run-length codes the code lengths with all of symbols 16, 17
+	// and 18, which is nearly always best: a close estimate for searching
+	// split points.
+	quick effort = iota
+	// exact keeps the smallest header among the eight ways of using 16,
+	// 17 and 18: the size of the block as written, short of shaping.
+	exact
+	// shaped also tries codes built from counts evened out over stretches
+	// of similar counts (see shapeCounts), which cost a little in the data
+	// but make longer runs of equal code lengths; only worth it for the
+	// blocks actually written.
+	shaped
+)
+
 // buildDynamic makes optimal length-limited codes for the counted symbols
-// plus one end-of-block and the smallest header among the eight ways of
-// using run-length symbols 16, 17 and 18. With shape set it also tries codes
-// built from counts evened out over stretches of similar counts (see
-// shapeCounts), which cost a little in the data but make longer runs of
-// equal code lengths, and keeps whichever block is smallest.
-func buildDynamic(h *histogram, dc *dynamicCode, shape bool) {
-	buildDynamicFrom(h, h, dc)
-	if !shape {
+// plus one end-of-block, with a header found with effort e, and keeps
+// whichever block is smallest.
+func buildDynamic(h *histogram, dc *dynamicCode, e effort) {
+	buildDynamicFrom(h, h, dc, e >= exact)
+	if e < shaped {
 		return
 	}
 	var try dynamicCode
@@ -148,7 +163,7 @@ func buildDynamic(h *histogram, dc *dynamicCode, shape bool) {
 	for _, tol := range shapeTolerances {
 		shapeCounts(h.ll[:286], sh.ll[:286], tol)
 		shapeCounts(h.d[:], sh.d[:], tol)
-		buildDynamicFrom(h, &sh, &try)
+		buildDynamicFrom(h, &sh, &try, true)
 		if try.headerBits+try.payloadBits < dc.headerBits+dc.payloadBits {
 			*dc, try = try, dynamicCode{}
 		}
@@ -193,8 +208,9 @@ func shapeCounts(src, dst []uint32, tol uint64) {
 }
 
 // buildDynamicFrom builds the codes from the counts in shape (which must be
-// nonzero wherever h is) and prices the block for the counts in h.
-func buildDynamicFrom(h, shape *histogram, dc *dynamicCode) {
+// nonzero wherever h is) and prices the block for the counts in h; allRLE
+// tries every combination of run-length symbols, else only all three.
+func buildDynamicFrom(h, shape *histogram, dc *dynamicCode, allRLE bool) {
 	var llf [numLitLen]uint32
 	copy(llf[:], shape.ll[:])
 	llf[endOfBlock] = 1
@@ -218,7 +234,11 @@ func buildDynamicFrom(h, shape *histogram, dc *dynamicCode) {
 
 	best := -1
 	var items []clItem
-	for flags := range 8 {
+	first := 0
+	if !allRLE {
+		first = 7
+	}
+	for flags := first; flags < 8; flags++ {
 		items = rleCodeLengths(items[:0], all[:n], flags&1 != 0, flags&2 != 0, flags&4 != 0)
 		var clf [numCodeLen]uint32
 		for _, it := range items {
@@ -255,10 +275,10 @@ func buildDynamicFrom(h, shape *histogram, dc *dynamicCode) {
 }
 
 // dynamicBits is the size in bits of a dynamic block for h, block header
-// included; shape as for buildDynamic.
-func dynamicBits(h *histogram, shape bool) int {
+// included, as buildDynamic makes it with effort e.
+func dynamicBits(h *histogram, e effort) int {
 	var dc dynamicCode
-	buildDynamic(h, &dc, shape)
+	buildDynamic(h, &dc, e)
 	return 3 + dc.headerBits + dc.payloadBits
 }
 
@@ -290,10 +310,11 @@ const (
 	kindDynamic blockKind = 2
 )
 
-// bestBits returns the smallest size in bits among the three block types for
+// bestBits returns the smallest size in bits among the three block types
+// (the dynamic one priced as buildDynamic does with effort e) for
 // tokens counted in h that cover n input bytes, and that type.
-func bestBits(h *histogram, n int) (int, blockKind) {
-	b, k := dynamicBits(h, false), kindDynamic
+func bestBits(h *histogram, n int, e effort) (int, blockKind) {
+	b, k := dynamicBits(h, e), kindDynamic
 	if f := fixedBits(h); f <= b {
 		b, k = f, kindFixed
 	}
@@ -364,7 +385,7 @@ func writeBlock(w *bitWriter, kind blockKind, ts []token, raw []byte, final bool
 		var h histogram
 		h.addAll(ts)
 		var dc dynamicCode
-		buildDynamic(&h, &dc, true)
+		buildDynamic(&h, &dc, shaped)
 		w.writeBits(bf|uint64(kindDynamic)<<1, 3)
 		w.writeBits(uint64(dc.nLL-257), 5)
 		w.writeBits(uint64(dc.nD-1), 5)

@@ -15,7 +15,9 @@ func FuzzGzip(f *testing.F) {
 	f.Add(text(3000))                                // text: dynamic blocks
 	f.Add(randomBytes(2000, 1))                      // incompressible: a stored block
 	f.Add(append(text(500), randomBytes(500, 2)...)) // a split between two kinds
-	o := Options{Iterations: 2, MaxChain: 64}
+	// Little effort, so that many inputs are tried; every code path still
+	// runs (splitting, segmenting, all three block kinds).
+	o := Options{Iterations: 2, MaxChain: 64, MaxBlocks: 4, Rounds: 1}
 	f.Fuzz(func(t *testing.T, src []byte) {
 		g := AppendGzip(nil, src, o)
 		if got := gunzip(t, g); !bytes.Equal(got, src) {

@@ -44,6 +44,21 @@ func codeLengths(freqs []uint32, maxBits int, lens []uint8) {
 	n := len(leaves) // callers keep n <= 1<<maxBits: 288 <= 1<<15, 19 <= 1<<7
 	weight := func(i int) uint64 { return leaves[i] >> 16 }
 
+	// Most alphabets fit the limit with an unrestricted Huffman code, which
+	// is then optimal under the limit too and much cheaper to find.
+	var depthBuf [numLitLen]uint64
+	depth := depthBuf[:n]
+	for i := range depth {
+		depth[i] = weight(i)
+	}
+	huffmanDepths(depth)
+	if depth[0] <= uint64(maxBits) {
+		for i, d := range depth {
+			lens[leaves[i]&0xffff] = uint8(d)
+		}
+		return
+	}
+
 	// Package-merge builds one list per code length, from the longest
 	// (maxBits) to 1. The list for the longest length is the leaves; each
 	// shorter list is the leaves merged with the pairs ("packages") of the
@@ -87,6 +102,63 @@ func codeLengths(freqs []uint32, maxBits int, lens []uint8) {
 			lens[leaves[i]&0xffff]++
 		}
 		take = 2 * (take - leavesTaken)
+	}
+}
+
+// huffmanDepths replaces the weights in a, sorted ascending (at least two),
+// by the code lengths of an optimal unrestricted prefix code, in place and in
+// linear time (Moffat and Katajainen's method). The result does not
+// increase: the lightest symbol gets the longest code, a[0].
+//
+// The first phase builds the tree bottom up, as Huffman's algorithm does,
+// using a itself as the queue of internal nodes: a[next] becomes the weight
+// of the next internal node while a[root:next] hold the parents' indices of
+// the nodes already merged. The second turns parent indices into depths of
+// internal nodes, root first. The third hands out leaf depths: at each depth,
+// the slots not taken by internal nodes are leaves, assigned from the
+// heaviest (last) symbol down.
+func huffmanDepths(a []uint64) {
+	n := len(a)
+	a[0] += a[1]
+	root, leaf := 0, 2
+	for next := 1; next < n-1; next++ {
+		// First child: the lighter of the oldest unmerged internal node
+		// and the next leaf.
+		if leaf >= n || a[root] < a[leaf] {
+			a[next] = a[root]
+			a[root] = uint64(next)
+			root++
+		} else {
+			a[next] = a[leaf]
+			leaf++
+		}
+		// Second child, likewise.
+		if leaf >= n || (root < next && a[root] < a[leaf]) {
+			a[next] += a[root]
+			a[root] = uint64(next)
+			root++
+		} else {
+			a[next] += a[leaf]
+			leaf++
+		}
+	}
+	a[n-2] = 0 // the root has depth 0
+	for next := n - 3; next >= 0; next-- {
+		a[next] = a[a[next]] + 1 // one deeper than the parent
+	}
+	avail, used, d := 1, 0, uint64(0)
+	r, next := n-2, n-1
+	for avail > 0 {
+		for r >= 0 && a[r] == d {
+			used++ // internal nodes at depth d
+			r--
+		}
+		for avail > used {
+			a[next] = d // the remaining slots at depth d are leaves
+			next--
+			avail--
+		}
+		avail, used, d = 2*used, 0, d+1
 	}
 }
 

@@ -14,35 +14,46 @@ import (
 // shortest-path parse needs nothing else: it tries every length at the
 // cheapest (smallest) distance offering it.
 
-const (
-	hashBits = 16
-	hashSize = 1 << hashBits
-	winMask  = windowSize - 1
-)
+// maxHashBits sizes the hash table for large inputs; small inputs get a
+// smaller one (see newMatchFinder), which keeps short inputs cheap.
+const maxHashBits = 16
 
 // matchFinder holds hash chains over the window: head[h] is the latest
 // position whose three bytes hash to h, plus one (0 means none), and
-// prev[p&winMask] the position before p with the same hash, plus one.
+// prev[p&mask] the position before p with the same hash, plus one.
 type matchFinder struct {
 	src      []byte
 	head     []int
 	prev     []int
-	next     int // next position to insert
+	mask     int    // len(prev)-1
+	shift    uint32 // 32 - hash bits
+	next     int    // next position to insert
 	maxChain int
 }
 
+// newMatchFinder sizes its tables to the input: prev needs no more slots than
+// there are positions (or window), and head about as many as positions.
 func newMatchFinder(src []byte, maxChain int) *matchFinder {
+	hb := min(max(bits.Len(uint(len(src))), 8), maxHashBits)
+	prevSize := windowSize
+	for prevSize/2 >= len(src) && prevSize > 256 {
+		prevSize /= 2
+	}
 	return &matchFinder{
 		src:      src,
-		head:     make([]int, hashSize),
-		prev:     make([]int, windowSize),
+		head:     make([]int, 1<<hb),
+		prev:     make([]int, prevSize),
+		mask:     prevSize - 1,
+		shift:    uint32(32 - hb),
 		maxChain: maxChain,
 	}
 }
 
-func hash3(b []byte) uint32 {
+// hash3 hashes the three bytes at b into the table: a multiplicative hash,
+// whose top bits mix all the input bits.
+func (m *matchFinder) hash3(b []byte) uint32 {
 	v := uint32(b[0])<<16 | uint32(b[1])<<8 | uint32(b[2])
-	return (v * 0x9E3779B1) >> (32 - hashBits)
+	return (v * 0x9E3779B1) >> m.shift
 }
 
 // insert adds every position before end to the chains.
@@ -52,8 +63,8 @@ func (m *matchFinder) insert(end int) {
 		if p+minMatch > len(m.src) {
 			continue
 		}
-		h := hash3(m.src[p:])
-		m.prev[p&winMask] = m.head[h]
+		h := m.hash3(m.src[p:])
+		m.prev[p&m.mask] = m.head[h]
 		m.head[h] = p + 1
 	}
 }
@@ -81,7 +92,7 @@ func (m *matchFinder) find(start, end int, st *steps) {
 		if limit >= minMatch {
 			best := minMatch - 1
 			cur := src[p : p+limit]
-			h := hash3(cur)
+			h := m.hash3(cur)
 			cand := m.head[h] - 1
 			for chain := m.maxChain; cand >= 0 && chain > 0; chain-- {
 				dist := p - cand
@@ -101,7 +112,7 @@ func (m *matchFinder) find(start, end int, st *steps) {
 						}
 					}
 				}
-				nextCand := m.prev[cand&winMask] - 1
+				nextCand := m.prev[cand&m.mask] - 1
 				if nextCand >= cand {
 					break // the slot was reused by a newer position: the chain ends
 				}

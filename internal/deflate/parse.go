@@ -144,16 +144,16 @@ func (p *parser) optimal(src []byte, chunkStart, start, end int, st *steps, cm *
 		p.cost = make([]cost, n+1)
 		p.from = make([]uint32, n+1)
 	}
-	cost, from := p.cost[:n+1], p.from[:n+1]
-	for i := range cost {
-		cost[i] = costInf
+	costs, from := p.cost[:n+1], p.from[:n+1]
+	for i := range costs {
+		costs[i] = costInf
 	}
-	cost[0] = 0
+	costs[0] = 0
 	off := start - chunkStart
 	for i := 0; i < n; i++ {
-		c := cost[i]
-		if lc := c + cm.lit[src[start+i]]; lc < cost[i+1] {
-			cost[i+1] = lc
+		c := costs[i]
+		if lc := c + cm.lit[src[start+i]]; lc < costs[i+1] {
+			costs[i+1] = lc
 			from[i+1] = 1 << 16
 		}
 		ss := st.step[st.first[off+i]:st.first[off+i+1]]
@@ -162,7 +162,7 @@ func (p *parser) optimal(src []byte, chunkStart, start, end int, st *steps, cm *
 		}
 		room := n - i
 		lo := minMatch
-		ahead := cost[i:min(n+1, i+maxMatch+1)]
+		ahead := costs[i:min(n+1, i+maxMatch+1)] // ahead[l]: the best cost of position i+l so far
 		for _, s := range ss {
 			hi := min(stepLen(s), room)
 			d := stepDist(s)
@@ -277,7 +277,7 @@ func (p *parser) optimizeBlock(src []byte, chunkStart, start, end int, st *steps
 		cur = p.optimal(src, chunkStart, start, end, st, &cm, cur[:0])
 		var h histogram
 		h.addAll(cur)
-		b := dynamicBits(&h, false)
+		b := dynamicBits(&h, exact)
 		if b < bestBits {
 			best = append(best[:0], cur...)
 			bestBits = b

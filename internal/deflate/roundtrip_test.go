@@ -174,7 +174,9 @@ func TestRoundTrip(t *testing.T) {
 			if got := gunzip(t, g); !bytes.Equal(got, tc.data) {
 				t.Fatalf("round trip differs: %d bytes in, %d out", len(tc.data), len(got))
 			}
-			if ref := flateBest(t, tc.data); len(g) > ref+slack {
+			ref := flateBest(t, tc.data)
+			t.Logf("diff %d (%d vs %d)", len(g)-ref, len(g), ref)
+			if len(g) > ref+slack {
 				t.Errorf("%d bytes, compress/gzip BestCompression %d", len(g), ref)
 			}
 		})
@@ -200,17 +202,29 @@ func TestGzipHeaderDeterministic(t *testing.T) {
 	}
 }
 
-// TestChunks crosses the chunk boundary, where matches must still reach back
-// into the previous chunk and the final block comes last.
+// TestChunks crosses chunk boundaries, where matches must still reach back
+// into the previous chunk and the final block comes last. Small chunks take
+// the same path as ChunkSize ones, far faster.
 func TestChunks(t *testing.T) {
-	src := append(text(ChunkSize-1000), text(5000)...)
-	src = append(src, randomBytes(3000, 9)...)
-	g := AppendGzip(nil, src, Options{Iterations: 2, MaxChain: 1024})
-	if got := gunzip(t, g); !bytes.Equal(got, src) {
-		t.Fatal("round trip across chunks differs")
-	}
-	if ref := flateBest(t, src); len(g) > ref {
-		t.Errorf("%d bytes, compress/gzip BestCompression %d", len(g), ref)
+	small := append(text(50000), randomBytes(3000, 9)...)
+	small = append(small, text(20000)...)
+	for _, tc := range []struct {
+		name string
+		src  []byte
+		o    Options
+	}{
+		{"4KiB chunks", small, Options{Iterations: 2, chunk: 4096}},
+		{"one byte over a 64KiB chunk", small[:65537], Options{Iterations: 2, chunk: 65536}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			g := AppendGzip(nil, tc.src, tc.o)
+			if got := gunzip(t, g); !bytes.Equal(got, tc.src) {
+				t.Fatal("round trip across chunks differs")
+			}
+			if ref := flateBest(t, tc.src); len(g) > ref {
+				t.Errorf("%d bytes, compress/gzip BestCompression %d", len(g), ref)
+			}
+		})
 	}
 }
 
@@ -226,7 +240,7 @@ func TestBlockKinds(t *testing.T) {
 	for _, k := range []struct {
 		kind blockKind
 		bits int
-	}{{kindStored, storedBits(len(src))}, {kindFixed, fixedBits(&h)}, {kindDynamic, dynamicBits(&h, true)}} {
+	}{{kindStored, storedBits(len(src))}, {kindFixed, fixedBits(&h)}, {kindDynamic, dynamicBits(&h, shaped)}} {
 		var w bitWriter
 		writeBlock(&w, k.kind, ts, src, true)
 		got := w.bitLen()
@@ -257,6 +271,31 @@ func TestSymbols(t *testing.T) {
 		hi := lo + 1<<distExtra[s] - 1
 		if d < lo || d > hi {
 			t.Fatalf("distance %d: symbol %d covers %d..%d", d, s, lo, hi)
+		}
+	}
+}
+
+// TestWindowEdge checks that a repeat exactly 32768 bytes back, the largest
+// distance DEFLATE has, is used, and that one a byte further is not (it
+// would not decode).
+func TestWindowEdge(t *testing.T) {
+	for _, tc := range []struct {
+		dist   int
+		inside bool
+	}{{32767, true}, {32768, true}, {32769, false}} {
+		src := repeatAt(tc.dist)
+		g := AppendGzip(nil, src, fast)
+		if !bytes.Equal(gunzip(t, g), src) {
+			t.Fatalf("distance %d: round trip differs", tc.dist)
+		}
+		// The data is random but for the 300-byte repeat: only the match
+		// makes the output smaller than the input.
+		saved := len(src) - len(g)
+		if tc.inside && saved < 250 {
+			t.Errorf("distance %d: %d bytes saved, the repeat was not matched", tc.dist, saved)
+		}
+		if !tc.inside && saved > 50 {
+			t.Errorf("distance %d: %d bytes saved, more than random data allows", tc.dist, saved)
 		}
 	}
 }

@@ -1,5 +1,7 @@
 package deflate
 
+import "slices"
+
 // Block splitting: a new block costs a header but lets each part have a code
 // fitted to its own statistics. Split points are chosen on a parse (a token
 // sequence): the best single split of a block is the point where the two
@@ -46,8 +48,9 @@ func (s *splitter) prefix(i int, h *histogram) {
 	h.addAll(s.ts[m*checkEvery : i])
 }
 
-// cost is the size in bits of tokens [a, b) as the best block type.
-func (s *splitter) cost(a, b int) int {
+// cost is the size in bits of tokens [a, b) as the best block type, the
+// dynamic header found with effort e.
+func (s *splitter) cost(a, b int, e effort) int {
 	if a == b {
 		return 0
 	}
@@ -60,17 +63,17 @@ func (s *splitter) cost(a, b int) int {
 	for i := range hb.d {
 		hb.d[i] -= ha.d[i]
 	}
-	bits, _ := bestBits(&hb, s.pos[b]-s.pos[a])
+	bits, _ := bestBits(&hb, s.pos[b]-s.pos[a], e)
 	return bits
 }
 
 // bestSplit returns the split point p in (a, b) minimising
-// cost(a, p) + cost(p, b), and that sum. Long ranges are searched by
+// cost(a, p) + cost(p, b) as quickly estimated. Long ranges are searched by
 // sampling evenly spaced points and narrowing to the neighbours of the best
 // one; the sum is not convex, so this finds a good point, not always the best.
-func (s *splitter) bestSplit(a, b int) (int, int) {
+func (s *splitter) bestSplit(a, b int) int {
 	const samples = 9
-	f := func(p int) int { return s.cost(a, p) + s.cost(p, b) }
+	f := func(p int) int { return s.cost(a, p, quick) + s.cost(p, b, quick) }
 	lo, hi := a+1, b // candidates in [lo, hi)
 	bestP, bestC := -1, 0
 	for hi-lo > 2*samples {
@@ -85,7 +88,7 @@ func (s *splitter) bestSplit(a, b int) (int, int) {
 			}
 		}
 		if bestP >= 0 && bc > bestC {
-			return bestP, bestC
+			return bestP
 		}
 		bestP, bestC = pts[bi], bc
 		if bi > 0 {
@@ -100,7 +103,7 @@ func (s *splitter) bestSplit(a, b int) (int, int) {
 			bestP, bestC = p, c
 		}
 	}
-	return bestP, bestC
+	return bestP
 }
 
 // split returns the token indices where blocks start after the first, in
@@ -122,8 +125,10 @@ func (s *splitter) split(maxBlocks int) []int {
 			break
 		}
 		a, b := spans[k].a, spans[k].b
-		p, c := s.bestSplit(a, b)
-		if p <= a || p >= b || c >= s.cost(a, b) {
+		// The point is found with quick estimates; whether to split is
+		// decided on the exact sizes.
+		p := s.bestSplit(a, b)
+		if p <= a || p >= b || s.cost(a, p, exact)+s.cost(p, b, exact) >= s.cost(a, b, exact) {
 			spans[k].done = true
 			continue
 		}
@@ -137,4 +142,51 @@ func (s *splitter) split(maxBlocks int) []int {
 		cuts = append(cuts, sp.a)
 	}
 	return cuts
+}
+
+// segment returns block starts for tokens [0, n) chosen by dynamic
+// programming over boundaries every step tokens: the cheapest cover of the
+// tokens by blocks of at most span steps, each priced quickly. Greedy
+// splitting only takes a split that pays on its own; this also finds
+// layouts where only several boundaries together pay, such as a short
+// compressible stretch inside incompressible data (stored, coded, stored).
+// It makes O(n/step * span) price evaluations.
+func (s *splitter) segment(step, span int) []int {
+	n := len(s.ts)
+	k := (n + step - 1) / step // boundaries 0..k, boundary i at min(i*step, n)
+	at := func(i int) int { return min(i*step, n) }
+	best := make([]int, k+1)
+	from := make([]int, k+1)
+	for j := 1; j <= k; j++ {
+		best[j] = -1
+		for i := max(0, j-span); i < j; i++ {
+			if c := best[i] + s.cost(at(i), at(j), quick); best[j] < 0 || c < best[j] {
+				best[j], from[j] = c, i
+			}
+		}
+	}
+	var starts []int
+	for j := k; j > 0; j = from[j] {
+		starts = append(starts, at(from[j]))
+	}
+	slices.Reverse(starts)
+	return starts
+}
+
+// refine moves each boundary of starts to the best point between its
+// neighbours, in place.
+func (s *splitter) refine(starts []int) {
+	for k := 1; k < len(starts); k++ {
+		a, b := starts[k-1], len(s.ts)
+		if k+1 < len(starts) {
+			b = starts[k+1]
+		}
+		if b-a < 3 {
+			continue
+		}
+		if p := s.bestSplit(a, b); p > a && p < b &&
+			s.cost(a, p, exact)+s.cost(p, b, exact) < s.cost(a, starts[k], exact)+s.cost(starts[k], b, exact) {
+			starts[k] = p
+		}
+	}
 }
