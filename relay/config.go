@@ -116,6 +116,17 @@ type Config struct {
 	// beyond them are dropped and counted. Defaults 256 frames, 256 KiB.
 	QueueFrames int
 	QueueBytes  int
+
+	// SharedCache and SharedLimiter, when set, share the reply cache,
+	// coalescing and the per-client and per-target rate limits with the
+	// other relays using the same store (see shared.go and package
+	// relay/redisstore). The in-process cache and limits still apply and
+	// serve alone while the store is down. Default: none.
+	SharedCache   SharedCache
+	SharedLimiter SharedLimiter
+	// SharedTimeout bounds each shared store operation; one that takes
+	// longer counts as the store being down. Default 100 ms.
+	SharedTimeout time.Duration
 }
 
 // Defaults for the zero fields of Config.
@@ -190,6 +201,7 @@ func (c Config) withDefaults() Config {
 	orDur(&c.ResolveTimeout, DefaultResolveTimeout)
 	orInt(&c.QueueFrames, DefaultQueueFrames)
 	orInt(&c.QueueBytes, DefaultQueueBytes)
+	orDur(&c.SharedTimeout, DefaultSharedTimeout)
 	return c
 }
 
@@ -236,6 +248,7 @@ func (c Config) Validate() error {
 	}{
 		{"ReplyWindow", c.ReplyWindow}, {"IdleTimeout", c.IdleTimeout},
 		{"WriteTimeout", c.WriteTimeout}, {"ResolveTimeout", c.ResolveTimeout},
+		{"SharedTimeout", c.SharedTimeout},
 	} {
 		if d.v < 0 {
 			bad(d.name, "must be positive")

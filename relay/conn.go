@@ -266,6 +266,13 @@ func (c *conn) query(f Frame) {
 		s.inflight.Add(1)
 	}
 	c.mu.Unlock()
+	if a != nil && s.shared != nil && !s.allowClientShared(c.key) {
+		c.mu.Lock()
+		delete(c.active, f.ID)
+		c.mu.Unlock()
+		s.finish(a)
+		a, code, rule = nil, CodeRateLimited, "per-ip"
+	}
 	if a == nil {
 		c.sendError(f.ID, s.refusal(code, rule, "query "+strconv.FormatUint(uint64(f.ID), 10)))
 		return

@@ -30,6 +30,7 @@ type Server struct {
 	resolver resolver
 	metrics  metrics
 	cache    cache
+	shared   *shared // nil without a shared store
 	epoch    time.Time
 
 	ipRate      *limiter[netip.Addr]
@@ -81,6 +82,8 @@ func New(cfg Config, logger *slog.Logger) *Server {
 		perIP:       make(map[netip.Addr]int),
 	}
 	s.resolver.wg = &s.wg
+	s.shared = newShared(&cfg, logger.Warn)
+	s.metrics.shared = s.shared.appendMetrics
 	s.cache = cache{m: make(map[string]*fetch), maxEntries: cfg.MaxCacheEntries, maxBytes: cfg.MaxCacheBytes}
 	s.metrics.cacheEntries = s.cache.stats
 	readLimit := s.readLimit()

@@ -75,6 +75,13 @@ type fetch struct {
 	stopped  bool // every asker left, or the relay is shutting down
 	shutdown bool
 
+	// Shared cache (shared.go): the store key while this relay owns the
+	// exchange for every relay, the flags of replies streamed from another
+	// relay, and how to stop streaming them.
+	sharedKey   string
+	sharedFlags ReplyFlags
+	stopFollow  func()
+
 	// Guarded by the cache's lock.
 	elem    *list.Element
 	expires time.Time
@@ -142,6 +149,9 @@ func (f *fetch) leave(a *asker) {
 func (f *fetch) stopLocked(shutdown bool) {
 	f.stopped = true
 	f.shutdown = f.shutdown || shutdown
+	if f.stopFollow != nil {
+		f.stopFollow()
+	}
 	if f.sock != nil {
 		f.sock.SetReadDeadline(time.Unix(1, 0))
 	}
@@ -167,6 +177,9 @@ var errUnreachable = errors.New("port unreachable")
 
 func (f *fetch) exchange() outcome {
 	s := f.s
+	if out, handled := f.viaShared(); handled {
+		return out
+	}
 	sock, err := net.DialUDP("udp", nil, net.UDPAddrFromAddrPort(f.target))
 	if err != nil {
 		return outcome{code: CodeInternal, rule: "upstream", msg: err.Error()}
@@ -206,7 +219,12 @@ func (f *fetch) exchange() outcome {
 			s.metrics.drops.add(DropOversize, 1)
 			continue
 		}
-		if full := f.add(buf[:n], rtt); full {
+		before := f.count()
+		full := f.add(buf[:n], rtt)
+		if f.sharedKey != "" && f.count() > before {
+			f.publish(buf[:n], rtt)
+		}
+		if full {
 			return outcome{reason: EndByteCap}
 		}
 	}
@@ -250,7 +268,7 @@ func (f *fetch) add(b []byte, rtt time.Duration) (full bool) {
 	s.metrics.replies.Add(1)
 	s.metrics.replyBytes.Add(uint64(len(b)))
 	for _, a := range f.askers {
-		flags := ReplyFlags(0)
+		flags := f.sharedFlags
 		if a.coalesced {
 			flags = FlagCoalesced
 		}
@@ -269,6 +287,9 @@ func (f *fetch) finish(out outcome) {
 	f.reason = out.reason
 	got := len(f.replies) > 0
 	f.mu.Unlock()
+	if f.sharedKey != "" && out.code != CodeRateLimited {
+		f.sharedFinish(ownerStatus(out, got))
+	}
 	s.cache.settle(f, got && f.ttl > 0 && !f.shutdownNow())
 
 	f.mu.Lock()
@@ -288,6 +309,13 @@ func (f *fetch) finish(out outcome) {
 		}
 		s.refuse(a, code, rule, msg)
 	}
+}
+
+// count is how many replies f holds.
+func (f *fetch) count() int {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return len(f.replies)
 }
 
 func (f *fetch) shutdownNow() bool {

@@ -1,0 +1,547 @@
+package relay
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/base64"
+	"errors"
+	"net/http"
+	"net/netip"
+	"strconv"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+)
+
+// Shared state: several relays behind one load balancer act as one when
+// Config.SharedCache and Config.SharedLimiter point at one store (package
+// relay/redisstore). The relay only sees the small interfaces below; the
+// in-process cache and limits stay in front of them and take over whenever
+// the store fails, so a store outage degrades sharing, never service.
+//
+// One upstream exchange across all relays:
+//
+//	relay A                       store                        relay B
+//	Claim(k) ------------------>  k absent: create, owner
+//	send UDP, reply arrives
+//	Append(k, reply) ---------->  k: [start, reply]  <-------- Claim(k): not owner, entries so far
+//	Finish(k, done, ttl) ------>  k: [..., end]; expires ttl   Wait(k, cursor): the rest, then end
+//
+// A relay that claims a key is the only one that queries the game server
+// for it until the entry expires; the others stream its replies as they
+// come (coalesced) or read them whole (cached). Keys are hashes of the
+// relay's cache key (protocol, target, Config.CacheKey of the datagram).
+
+// Dependency is an external store the relay depends on.
+type Dependency interface {
+	// Name identifies the store in logs, /metrics and /healthz ("redis").
+	Name() string
+	// Ping reports whether the store answers.
+	Ping(ctx context.Context) error
+}
+
+// SharedStatus is the state of a shared cache entry.
+type SharedStatus uint8
+
+const (
+	SharedPending   SharedStatus = iota // the owner's exchange is in flight
+	SharedDone                          // replies arrived; the entry is a cache entry until it expires
+	SharedTimeout                       // the owner got no reply within its window
+	SharedLimited                       // the owner's upstream query was refused by a shared rate limit
+	SharedAbandoned                     // the owner stopped before any reply (its clients left, or it shut down)
+)
+
+// SharedReply is one reply datagram held by the shared cache.
+type SharedReply struct {
+	Data []byte
+	RTT  uint32 // µs, as measured by the owner
+}
+
+// SharedEntry is what a non-owner sees of a shared cache entry.
+type SharedEntry struct {
+	Replies []SharedReply // new since the previous cursor
+	Status  SharedStatus
+	TTL     time.Duration // with SharedDone: how long the entry stays cached
+	Cursor  string        // where Wait continues
+}
+
+// SharedCache shares upstream exchanges and their replies between relays.
+// Every method must be safe for concurrent use and honour ctx's deadline.
+type SharedCache interface {
+	Dependency
+	// Claim makes the caller the owner of key for at most hold when no
+	// relay holds it (owner true: query upstream, Append each reply, then
+	// Finish). Otherwise it returns the entry as it is (owner false).
+	Claim(ctx context.Context, key string, hold time.Duration) (e SharedEntry, owner bool, err error)
+	// Append publishes one reply of the owner's exchange.
+	Append(ctx context.Context, key string, r SharedReply) error
+	// Finish ends the owner's exchange. SharedDone entries stay cached for
+	// ttl; others go soon after the waiters saw them.
+	Finish(ctx context.Context, key string, status SharedStatus, ttl time.Duration) error
+	// Wait returns what was added after cursor, waiting until something is
+	// or ctx ends (then it returns ctx's error).
+	Wait(ctx context.Context, key, cursor string) (SharedEntry, error)
+}
+
+// SharedBucket names one shared token bucket and its rate.
+type SharedBucket struct {
+	Key  string
+	Rate Rate
+}
+
+// SharedLimiter keeps token buckets shared by the relays.
+type SharedLimiter interface {
+	Dependency
+	// Take takes one token from every bucket, atomically all or none. It
+	// returns the index of the first bucket that had none, or -1.
+	Take(ctx context.Context, buckets []SharedBucket) (refused int, err error)
+}
+
+// Defaults for the shared store.
+const (
+	DefaultSharedTimeout = 100 * time.Millisecond
+	sharedProbeEvery     = time.Second
+)
+
+// Shared-store outcomes counted in querylens_relay_shared_total.
+const (
+	sharedHit       = "hit"       // a complete entry another relay (or this one) cached
+	sharedCoalesced = "coalesced" // joined another relay's exchange in flight
+	sharedOwner     = "owner"     // this relay queried upstream for everyone
+	sharedLocal     = "local"     // the store was down: asked upstream without it
+	sharedFallback  = "fallback"  // the store failed mid-wait or the owner gave up: asked upstream itself
+)
+
+// dependency tracks one store's health. It starts up; an error marks it
+// down, and while it is down the relay works without it and probes it in
+// the background at most once per sharedProbeEvery.
+type dependency struct {
+	d       Dependency
+	timeout time.Duration
+	log     func(msg string, args ...any)
+
+	up        atomic.Bool
+	probing   atomic.Bool
+	nextProbe atomic.Int64 // unix ns
+	errors    atomic.Uint64
+
+	mu      sync.Mutex
+	since   time.Time
+	lastErr string
+}
+
+func newDependency(d Dependency, timeout time.Duration, log func(string, ...any)) *dependency {
+	x := &dependency{d: d, timeout: timeout, log: log}
+	x.up.Store(true)
+	return x
+}
+
+// usable reports whether the store may be used now; when it is down it
+// starts a probe if one is due.
+func (x *dependency) usable() bool {
+	if x.up.Load() {
+		return true
+	}
+	now := time.Now().UnixNano()
+	if now >= x.nextProbe.Load() && x.probing.CompareAndSwap(false, true) {
+		x.nextProbe.Store(now + int64(sharedProbeEvery))
+		go func() {
+			defer x.probing.Store(false)
+			x.probe()
+		}()
+	}
+	return false
+}
+
+// probe pings the store and records the result.
+func (x *dependency) probe() {
+	ctx, cancel := context.WithTimeout(context.Background(), x.timeout)
+	defer cancel()
+	if err := x.d.Ping(ctx); err != nil {
+		x.fail(err)
+		return
+	}
+	x.ok()
+}
+
+func (x *dependency) fail(err error) {
+	x.errors.Add(1)
+	x.mu.Lock()
+	x.lastErr = err.Error()
+	was := x.up.Swap(false)
+	if was {
+		x.since = time.Now()
+		x.nextProbe.Store(time.Now().Add(sharedProbeEvery).UnixNano())
+	}
+	x.mu.Unlock()
+	if was {
+		x.log("relay: shared store down, serving with the local cache and limits", "dependency", x.d.Name(), "err", err.Error())
+	}
+}
+
+func (x *dependency) ok() {
+	x.mu.Lock()
+	was := x.up.Swap(true)
+	since := x.since
+	x.mu.Unlock()
+	if !was {
+		x.log("relay: shared store back", "dependency", x.d.Name(), "down_for", time.Since(since).Round(time.Millisecond).String())
+	}
+}
+
+// status is one line for /healthz: "redis: up" or "redis: down since
+// 2026-01-02T15:04:05Z: dial tcp ...: connection refused".
+func (x *dependency) status() (string, bool) {
+	if x.up.Load() {
+		return x.d.Name() + ": up", true
+	}
+	x.mu.Lock()
+	defer x.mu.Unlock()
+	return x.d.Name() + ": down since " + x.since.UTC().Format(time.RFC3339) + ": " + x.lastErr, false
+}
+
+// shared is the relay's view of its stores.
+type shared struct {
+	cache     SharedCache
+	limiter   SharedLimiter
+	deps      []*dependency // distinct stores, each tracked once
+	cacheDep  *dependency
+	limitDep  *dependency
+	timeout   time.Duration
+	outcomes  counterSet
+	abandoned atomic.Uint64
+}
+
+func newShared(cfg *Config, log func(string, ...any)) *shared {
+	if cfg.SharedCache == nil && cfg.SharedLimiter == nil {
+		return nil
+	}
+	sh := &shared{cache: cfg.SharedCache, limiter: cfg.SharedLimiter, timeout: cfg.SharedTimeout}
+	byName := map[string]*dependency{}
+	track := func(d Dependency) *dependency {
+		if x := byName[d.Name()]; x != nil {
+			return x
+		}
+		x := newDependency(d, cfg.SharedTimeout, log)
+		byName[d.Name()] = x
+		sh.deps = append(sh.deps, x)
+		return x
+	}
+	if sh.cache != nil {
+		sh.cacheDep = track(sh.cache)
+	}
+	if sh.limiter != nil {
+		sh.limitDep = track(sh.limiter)
+	}
+	return sh
+}
+
+// sharedKey turns a cache key (up to a few KiB, binary) into a short store
+// key.
+func sharedKey(key string) string {
+	h := sha256.Sum256([]byte(key))
+	return base64.RawURLEncoding.EncodeToString(h[:18])
+}
+
+// take charges the shared buckets; it reports the index of the bucket that
+// refused, or -1. When the store is down or fails it answers -1: the local
+// buckets, charged first, hold the line (they fail closed).
+func (sh *shared) take(buckets []SharedBucket) int {
+	if sh == nil || sh.limiter == nil || !sh.limitDep.usable() {
+		return -1
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), sh.timeout)
+	defer cancel()
+	i, err := sh.limiter.Take(ctx, buckets)
+	if err != nil {
+		sh.limitDep.fail(err)
+		return -1
+	}
+	return i
+}
+
+// allowClientShared charges the client's shared bucket after its local
+// one allowed a query.
+func (s *Server) allowClientShared(key netip.Addr) bool {
+	return s.shared.take([]SharedBucket{{Key: "ip:" + key.String(), Rate: s.cfg.IPRate}}) < 0
+}
+
+// sharedTargetRule charges the shared per-target buckets before an owner
+// queries upstream; it names the rule that refused, or "".
+func (s *Server) sharedTargetRule(target netip.AddrPort) string {
+	switch s.shared.take([]SharedBucket{
+		{Key: "t:" + target.String(), Rate: s.cfg.TargetRate},
+		{Key: "h:" + target.Addr().String(), Rate: s.cfg.TargetHostRate},
+	}) {
+	case 0:
+		return "per-target"
+	case 1:
+		return "per-target-host"
+	}
+	return ""
+}
+
+// viaShared runs the shared-cache part of an exchange. handled is false
+// when the relay must query upstream itself: it owns the key (f.sharedKey
+// is then set and the replies are published), or the store is down.
+func (f *fetch) viaShared() (out outcome, handled bool) {
+	s := f.s
+	sh := s.shared
+	if sh == nil || sh.cache == nil {
+		return outcome{}, false
+	}
+	if !sh.cacheDep.usable() {
+		sh.outcomes.add(sharedLocal, 1)
+		return outcome{}, false
+	}
+	key := sharedKey(f.key)
+	ctx, cancel := context.WithTimeout(context.Background(), sh.timeout)
+	e, owner, err := sh.cache.Claim(ctx, key, s.cfg.ReplyWindow+2*sh.timeout)
+	cancel()
+	if err != nil {
+		sh.cacheDep.fail(err)
+		sh.outcomes.add(sharedLocal, 1)
+		return outcome{}, false
+	}
+	if owner {
+		sh.outcomes.add(sharedOwner, 1)
+		f.sharedKey = key
+		if rule := s.sharedTargetRule(f.target); rule != "" {
+			f.sharedFinish(SharedLimited)
+			return outcome{code: CodeRateLimited, rule: rule, msg: f.target.String()}, true
+		}
+		return outcome{}, false
+	}
+	return f.follow(key, e)
+}
+
+// follow streams another relay's exchange (or its cached replies) into f.
+func (f *fetch) follow(key string, e SharedEntry) (outcome, bool) {
+	s := f.s
+	sh := s.shared
+	ctx, cancel := context.WithTimeout(context.Background(), s.cfg.ReplyWindow)
+	defer cancel()
+	f.mu.Lock()
+	if f.stopped {
+		f.mu.Unlock()
+		return outcome{reason: EndCancelled}, true
+	}
+	f.stopFollow = cancel
+	if e.Status == SharedPending {
+		f.sharedFlags = FlagCoalesced
+	} else {
+		f.sharedFlags = FlagCached
+	}
+	f.mu.Unlock()
+	if e.Status == SharedPending {
+		sh.outcomes.add(sharedCoalesced, 1)
+	} else {
+		sh.outcomes.add(sharedHit, 1)
+	}
+	got := 0
+	for {
+		for _, r := range e.Replies {
+			got++
+			if f.add(r.Data, time.Duration(r.RTT)*time.Microsecond) {
+				return outcome{reason: EndByteCap}, true
+			}
+		}
+		switch e.Status {
+		case SharedDone:
+			if e.TTL > 0 && e.TTL < f.ttl {
+				f.ttl = e.TTL
+			}
+			return outcome{reason: EndWindow}, true
+		case SharedTimeout:
+			return f.timeoutOutcome(), true
+		case SharedLimited:
+			return outcome{code: CodeRateLimited, rule: "per-target", msg: f.target.String()}, true
+		case SharedAbandoned:
+			sh.abandoned.Add(1)
+			if got == 0 && ctx.Err() == nil {
+				sh.outcomes.add(sharedFallback, 1)
+				return outcome{}, false
+			}
+			return outcome{reason: EndWindow}, true
+		}
+		// Wait in slices so that a stopped exchange (its askers left, or
+		// shutdown) is noticed even if the store cannot interrupt a
+		// blocked read.
+		wctx, wcancel := context.WithTimeout(ctx, 250*time.Millisecond)
+		next, err := sh.cache.Wait(wctx, key, e.Cursor)
+		wcancel()
+		switch {
+		case err == nil:
+			e = next
+			continue
+		case ctx.Err() != nil && (wctx.Err() != nil || errors.Is(err, context.DeadlineExceeded)):
+			f.mu.Lock()
+			stopped, shutdown := f.stopped, f.shutdown
+			f.mu.Unlock()
+			switch {
+			case shutdown:
+				return outcome{reason: EndCancelled, code: CodeBusy, rule: "shutting-down", msg: "the relay is shutting down"}, true
+			case stopped || got > 0:
+				return outcome{reason: EndCancelled}, true
+			}
+			return f.timeoutOutcome(), true
+		case wctx.Err() != nil || errors.Is(err, context.DeadlineExceeded):
+			e = SharedEntry{Cursor: e.Cursor}
+			continue
+		}
+		// The store failed while this relay waited for another's replies:
+		// ask upstream itself if nothing came yet and the window is open.
+		sh.cacheDep.fail(err)
+		if got == 0 {
+			sh.outcomes.add(sharedFallback, 1)
+			return outcome{}, false
+		}
+		return outcome{reason: EndWindow}, true
+	}
+}
+
+func (f *fetch) timeoutOutcome() outcome {
+	return outcome{reason: EndWindow, code: CodeTimeout, rule: "timeout",
+		msg: "no reply within " + strconv.FormatInt(f.s.cfg.ReplyWindow.Milliseconds(), 10) + " ms"}
+}
+
+// publish hands one reply the owner received to the other relays.
+func (f *fetch) publish(b []byte, rtt time.Duration) {
+	sh := f.s.shared
+	if f.sharedKey == "" || !sh.cacheDep.usable() {
+		return
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), sh.timeout)
+	defer cancel()
+	err := sh.cache.Append(ctx, f.sharedKey, SharedReply{Data: b, RTT: uint32(min(rtt/time.Microsecond, 1<<32-1))})
+	if err != nil {
+		sh.cacheDep.fail(err)
+	}
+}
+
+// sharedFinish ends the owner's shared entry.
+func (f *fetch) sharedFinish(status SharedStatus) {
+	sh := f.s.shared
+	if f.sharedKey == "" || !sh.cacheDep.usable() {
+		return
+	}
+	ttl := f.ttl
+	if status != SharedDone || ttl <= 0 {
+		ttl = 0
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), sh.timeout)
+	defer cancel()
+	if err := sh.cache.Finish(ctx, f.sharedKey, status, ttl); err != nil {
+		sh.cacheDep.fail(err)
+	}
+}
+
+// ownerStatus maps how the owner's exchange ended to the shared status.
+func ownerStatus(out outcome, got bool) SharedStatus {
+	switch {
+	case got:
+		return SharedDone
+	case out.code == CodeTimeout:
+		return SharedTimeout
+	}
+	return SharedAbandoned
+}
+
+// Health lists the shared stores' states, one line each, and whether all
+// are up. Without shared stores it is empty and true.
+func (s *Server) Health() (lines []string, ok bool) {
+	ok = true
+	if s.shared == nil {
+		return nil, true
+	}
+	for _, x := range s.shared.deps {
+		line, up := x.status()
+		lines = append(lines, line)
+		ok = ok && up
+	}
+	return lines, ok
+}
+
+// HealthHandler serves /healthz: 200 while the relay serves, listing each
+// shared store ("redis: up", or "redis: down since ...: error"). A store
+// that is down does not make the relay unhealthy: it serves with its local
+// cache and limits.
+func (s *Server) HealthHandler() http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		s.writeHealth(w, false)
+	})
+}
+
+// ReadyHandler serves /readyz: like /healthz, but it probes the stores
+// that are down before answering, and answers 503 while the relay shuts
+// down. The first line is "ready", "degraded" (a store is down; the relay
+// still serves) or "shutting-down".
+func (s *Server) ReadyHandler() http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		s.writeHealth(w, true)
+	})
+}
+
+func (s *Server) writeHealth(w http.ResponseWriter, probe bool) {
+	if probe && s.shared != nil {
+		for _, x := range s.shared.deps {
+			if !x.up.Load() {
+				x.probe()
+			}
+		}
+	}
+	lines, ok := s.Health()
+	head, code := "ok", http.StatusOK
+	switch {
+	case s.isClosing():
+		head, code = "shutting-down", http.StatusServiceUnavailable
+	case !ok:
+		head = "degraded"
+	case probe:
+		head = "ready"
+	}
+	w.Header().Set("Content-Type", "text/plain; charset=utf-8")
+	w.Header().Set("Cache-Control", "no-store")
+	if !ok {
+		w.Header().Set("X-Querylens-Degraded", strings.Join(s.downNames(), ","))
+	}
+	w.WriteHeader(code)
+	w.Write([]byte(head + "\n" + strings.Join(append(lines, ""), "\n")))
+}
+
+func (s *Server) downNames() []string {
+	var names []string
+	for _, x := range s.shared.deps {
+		if !x.up.Load() {
+			names = append(names, x.d.Name())
+		}
+	}
+	return names
+}
+
+// appendMetrics writes the shared-store metrics.
+func (sh *shared) appendMetrics(b []byte) []byte {
+	if sh == nil {
+		return b
+	}
+	const p = "querylens_relay_"
+	b = append(b, "# HELP "+p+"dependency_up Whether a shared store answers (1) or the relay works without it (0).\n# TYPE "+p+"dependency_up gauge\n"...)
+	for _, x := range sh.deps {
+		v := "0"
+		if x.up.Load() {
+			v = "1"
+		}
+		b = append(b, p+`dependency_up{name="`+x.d.Name()+`"} `+v+"\n"...)
+	}
+	b = append(b, "# HELP "+p+"dependency_errors_total Failed or timed-out shared store operations.\n# TYPE "+p+"dependency_errors_total counter\n"...)
+	for _, x := range sh.deps {
+		b = append(b, p+`dependency_errors_total{name="`+x.d.Name()+`"} `+strconv.FormatUint(x.errors.Load(), 10)+"\n"...)
+	}
+	b = append(b, "# HELP "+p+"shared_total Exchanges by how the shared cache served them (hit, coalesced, owner, local, fallback).\n# TYPE "+p+"shared_total counter\n"...)
+	labels, values := sh.outcomes.snapshot()
+	for i, l := range labels {
+		b = append(b, p+`shared_total{result="`+l+`"} `+strconv.FormatUint(values[i], 10)+"\n"...)
+	}
+	return b
+}
