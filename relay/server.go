@@ -498,6 +498,7 @@ func (s *Server) Shutdown(ctx context.Context) error {
 		}()
 	}
 	s.cache.stopAll()
+	s.shared.close()
 
 	done := make(chan struct{})
 	go func() {

@@ -114,55 +114,47 @@ const (
 )
 
 // dependency tracks one store's health. It starts up; an error marks it
-// down, and while it is down the relay works without it and probes it in
-// the background at most once per sharedProbeEvery.
+// down, and while it is down the relay works without it and a prober pings
+// it every sharedProbeEvery until it answers or the relay shuts down.
 type dependency struct {
 	d       Dependency
 	timeout time.Duration
 	log     func(msg string, args ...any)
+	stop    <-chan struct{} // closed when the relay shuts down
 
-	up        atomic.Bool
-	probing   atomic.Bool
-	nextProbe atomic.Int64 // unix ns
-	errors    atomic.Uint64
+	up     atomic.Bool
+	errors atomic.Uint64
 
 	mu      sync.Mutex
 	since   time.Time
 	lastErr string
+	probing bool
+	wg      sync.WaitGroup
 }
 
-func newDependency(d Dependency, timeout time.Duration, log func(string, ...any)) *dependency {
-	x := &dependency{d: d, timeout: timeout, log: log}
+func newDependency(d Dependency, timeout time.Duration, log func(string, ...any), stop <-chan struct{}) *dependency {
+	x := &dependency{d: d, timeout: timeout, log: log, stop: stop}
 	x.up.Store(true)
 	return x
 }
 
-// usable reports whether the store may be used now; when it is down it
-// starts a probe if one is due.
-func (x *dependency) usable() bool {
-	if x.up.Load() {
-		return true
-	}
-	now := time.Now().UnixNano()
-	if now >= x.nextProbe.Load() && x.probing.CompareAndSwap(false, true) {
-		x.nextProbe.Store(now + int64(sharedProbeEvery))
-		go func() {
-			defer x.probing.Store(false)
-			x.probe()
-		}()
-	}
-	return false
-}
+// usable reports whether the store may be used now.
+func (x *dependency) usable() bool { return x.up.Load() }
 
-// probe pings the store and records the result.
-func (x *dependency) probe() {
+// probe pings the store and records the result; it reports whether the
+// store answered.
+func (x *dependency) probe() bool {
 	ctx, cancel := context.WithTimeout(context.Background(), x.timeout)
 	defer cancel()
 	if err := x.d.Ping(ctx); err != nil {
-		x.fail(err)
-		return
+		x.errors.Add(1)
+		x.mu.Lock()
+		x.lastErr = err.Error()
+		x.mu.Unlock()
+		return false
 	}
 	x.ok()
+	return true
 }
 
 func (x *dependency) fail(err error) {
@@ -172,11 +164,46 @@ func (x *dependency) fail(err error) {
 	was := x.up.Swap(false)
 	if was {
 		x.since = time.Now()
-		x.nextProbe.Store(time.Now().Add(sharedProbeEvery).UnixNano())
+	}
+	start := !x.probing
+	select {
+	case <-x.stop:
+		start = false
+	default:
+	}
+	if start {
+		x.probing = true
+		x.wg.Add(1)
 	}
 	x.mu.Unlock()
 	if was {
 		x.log("relay: shared store down, serving with the local cache and limits", "dependency", x.d.Name(), "err", err.Error())
+	}
+	if start {
+		go x.prober()
+	}
+}
+
+// prober pings the store until it answers or the relay shuts down.
+func (x *dependency) prober() {
+	defer x.wg.Done()
+	t := time.NewTicker(sharedProbeEvery)
+	defer t.Stop()
+	for {
+		select {
+		case <-x.stop:
+			x.mu.Lock()
+			x.probing = false
+			x.mu.Unlock()
+			return
+		case <-t.C:
+		}
+		if x.probe() {
+			x.mu.Lock()
+			x.probing = false
+			x.mu.Unlock()
+			return
+		}
 	}
 }
 
@@ -211,19 +238,32 @@ type shared struct {
 	timeout   time.Duration
 	outcomes  counterSet
 	abandoned atomic.Uint64
+	stop      chan struct{}
+	stopOnce  sync.Once
+}
+
+// close stops the probers (Shutdown).
+func (sh *shared) close() {
+	if sh == nil {
+		return
+	}
+	sh.stopOnce.Do(func() { close(sh.stop) })
+	for _, x := range sh.deps {
+		x.wg.Wait()
+	}
 }
 
 func newShared(cfg *Config, log func(string, ...any)) *shared {
 	if cfg.SharedCache == nil && cfg.SharedLimiter == nil {
 		return nil
 	}
-	sh := &shared{cache: cfg.SharedCache, limiter: cfg.SharedLimiter, timeout: cfg.SharedTimeout}
+	sh := &shared{cache: cfg.SharedCache, limiter: cfg.SharedLimiter, timeout: cfg.SharedTimeout, stop: make(chan struct{})}
 	byName := map[string]*dependency{}
 	track := func(d Dependency) *dependency {
 		if x := byName[d.Name()]; x != nil {
 			return x
 		}
-		x := newDependency(d, cfg.SharedTimeout, log)
+		x := newDependency(d, cfg.SharedTimeout, log, sh.stop)
 		byName[d.Name()] = x
 		sh.deps = append(sh.deps, x)
 		return x

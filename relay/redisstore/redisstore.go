@@ -104,13 +104,20 @@ func (s *Store) Ping(ctx context.Context) error { return s.rdb.Ping(ctx).Err() }
 
 // claimScript creates the stream with its start entry when absent (the
 // caller owns the exchange), or returns its entries and remaining TTL.
+// An entry that ended without being cached (no replies, or no TTL) lingers
+// only for the relays already waiting on it; a new claim takes it over.
 var claimScript = redis.NewScript(`
-if redis.call('EXISTS', KEYS[1]) == 0 then
-  redis.call('XADD', KEYS[1], '*', 's', '')
-  redis.call('PEXPIRE', KEYS[1], ARGV[1])
-  return {1}
+if redis.call('EXISTS', KEYS[1]) == 1 then
+  local last = redis.call('XREVRANGE', KEYS[1], '+', '-', 'COUNT', 1)[1]
+  local f = last and last[2]
+  if not (f and f[1] == 'e' and (f[2] ~= '1' or f[4] == '0')) then
+    return {0, redis.call('XRANGE', KEYS[1], '-', '+'), redis.call('PTTL', KEYS[1])}
+  end
+  redis.call('DEL', KEYS[1])
 end
-return {0, redis.call('XRANGE', KEYS[1], '-', '+'), redis.call('PTTL', KEYS[1])}
+redis.call('XADD', KEYS[1], '*', 's', '')
+redis.call('PEXPIRE', KEYS[1], ARGV[1])
+return {1}
 `)
 
 // finishScript appends the end entry and sets the entry's lifetime, unless

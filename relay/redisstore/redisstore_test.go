@@ -96,27 +96,36 @@ func TestCacheLifecycle(t *testing.T) {
 	}
 }
 
-// TestEndsWithoutReplies: an entry that ended without replies tells its
-// waiters, then goes, so the next query asks again.
+// TestEndsWithoutReplies: an entry that ended without being cached tells
+// the relays waiting on it, and the next claim takes it over at once.
 func TestEndsWithoutReplies(t *testing.T) {
 	srv := testredis.Start(t)
 	s := open(t, srv.URL())
 	ctx := ctxFor(t, 10*time.Second)
-	for _, st := range []relay.SharedStatus{relay.SharedTimeout, relay.SharedLimited, relay.SharedAbandoned} {
-		key := "none" + strconv.Itoa(int(st))
+	for _, tc := range []struct {
+		st  relay.SharedStatus
+		ttl time.Duration
+	}{{relay.SharedTimeout, time.Second}, {relay.SharedLimited, time.Second}, {relay.SharedAbandoned, time.Second}, {relay.SharedDone, 0}} {
+		key := "none" + strconv.Itoa(int(tc.st))
 		if _, owner, err := s.Claim(ctx, key, time.Second); err != nil || !owner {
 			t.Fatal(owner, err)
 		}
-		if err := s.Finish(ctx, key, st, 10*time.Second); err != nil {
+		e, owner, err := s.Claim(ctx, key, time.Second)
+		if err != nil || owner {
+			t.Fatal(owner, err)
+		}
+		if tc.st == relay.SharedDone {
+			s.Append(ctx, key, relay.SharedReply{Data: []byte("r")})
+		}
+		if err := s.Finish(ctx, key, tc.st, tc.ttl); err != nil {
 			t.Fatal(err)
 		}
-		e, owner, err := s.Claim(ctx, key, time.Second)
-		if err != nil || owner || e.Status != st {
-			t.Fatalf("status %d: Claim right after Finish: %+v owner=%v err=%v", st, e, owner, err)
+		w, err := s.Wait(ctxFor(t, time.Second), key, e.Cursor)
+		if err != nil || w.Status != tc.st {
+			t.Fatalf("status %d: the waiter saw %+v, %v", tc.st, w, err)
 		}
-		time.Sleep(endLinger + 100*time.Millisecond)
 		if _, owner, err := s.Claim(ctx, key, time.Second); err != nil || !owner {
-			t.Fatalf("status %d: Claim after the linger: owner=%v err=%v, want a new owner", st, owner, err)
+			t.Fatalf("status %d: Claim after the end: owner=%v err=%v, want a new owner", tc.st, owner, err)
 		}
 	}
 	// An owner that outlived its hold neither resurrects the entry nor
