@@ -71,9 +71,11 @@ type SharedEntry struct {
 type SharedCache interface {
 	Dependency
 	// Claim makes the caller the owner of key for at most hold when no
-	// relay holds it (owner true: query upstream, Append each reply, then
-	// Finish). Otherwise it returns the entry as it is (owner false).
-	Claim(ctx context.Context, key string, hold time.Duration) (e SharedEntry, owner bool, err error)
+	// relay holds it and every bucket in charge has a token (they are
+	// taken, atomically with the claim). Owner: query upstream, Append
+	// each reply, then Finish. When another relay holds key, Claim returns
+	// its entry as it is; when a bucket is empty, its index.
+	Claim(ctx context.Context, key string, hold time.Duration, charge []SharedBucket) (SharedClaim, error)
 	// Append publishes one reply of the owner's exchange.
 	Append(ctx context.Context, key string, r SharedReply) error
 	// Finish ends the owner's exchange. SharedDone entries stay cached for
@@ -82,6 +84,13 @@ type SharedCache interface {
 	// Wait returns what was added after cursor, waiting until something is
 	// or ctx ends (then it returns ctx's error).
 	Wait(ctx context.Context, key, cursor string) (SharedEntry, error)
+}
+
+// SharedClaim is the result of SharedCache.Claim.
+type SharedClaim struct {
+	Owner   bool
+	Refused int         // index of the empty bucket that refused the claim, or -1
+	Entry   SharedEntry // another relay's entry (not Owner, Refused -1)
 }
 
 // SharedBucket names one shared token bucket and its rate.
@@ -96,6 +105,9 @@ type SharedLimiter interface {
 	// Take takes one token from every bucket, atomically all or none. It
 	// returns the index of the first bucket that had none, or -1.
 	Take(ctx context.Context, buckets []SharedBucket) (refused int, err error)
+	// Lease takes up to n tokens (as many as the bucket has, up to n) and
+	// returns how many: 0 when it had none.
+	Lease(ctx context.Context, b SharedBucket, n int) (int, error)
 }
 
 // Defaults for the shared store.
@@ -240,6 +252,9 @@ type shared struct {
 	abandoned atomic.Uint64
 	stop      chan struct{}
 	stopOnce  sync.Once
+
+	leaseMu sync.Mutex
+	leases  map[netip.Addr]*lease
 }
 
 // close stops the probers (Shutdown).
@@ -257,7 +272,8 @@ func newShared(cfg *Config, log func(string, ...any)) *shared {
 	if cfg.SharedCache == nil && cfg.SharedLimiter == nil {
 		return nil
 	}
-	sh := &shared{cache: cfg.SharedCache, limiter: cfg.SharedLimiter, timeout: cfg.SharedTimeout, stop: make(chan struct{})}
+	sh := &shared{cache: cfg.SharedCache, limiter: cfg.SharedLimiter, timeout: cfg.SharedTimeout, stop: make(chan struct{}),
+		leases: make(map[netip.Addr]*lease)}
 	byName := map[string]*dependency{}
 	track := func(d Dependency) *dependency {
 		if x := byName[d.Name()]; x != nil {
@@ -284,40 +300,96 @@ func sharedKey(key string) string {
 	return base64.RawURLEncoding.EncodeToString(h[:18])
 }
 
-// take charges the shared buckets; it reports the index of the bucket that
-// refused, or -1. When the store is down or fails it answers -1: the local
-// buckets, charged first, hold the line (they fail closed).
-func (sh *shared) take(buckets []SharedBucket) int {
-	if sh == nil || sh.limiter == nil || !sh.limitDep.usable() {
-		return -1
-	}
-	ctx, cancel := context.WithTimeout(context.Background(), sh.timeout)
-	defer cancel()
-	i, err := sh.limiter.Take(ctx, buckets)
-	if err != nil {
-		sh.limitDep.fail(err)
-		return -1
-	}
-	return i
+// Leases of per-client tokens. Asking the store for every query of every
+// client would add a round trip to each, cache hits included; instead a
+// relay takes a few tokens at a time (an eighth of the burst, at most
+// maxLease) and spends them locally for up to leaseTTL. Tokens a relay
+// leased and did not spend are lost, never returned: the shared limit can
+// only be stricter than one bucket, never looser.
+const (
+	maxLease  = 32
+	leaseTTL  = time.Second
+	maxLeased = 1 << 16 // clients with a lease at once; beyond, expired ones are dropped
+)
+
+type lease struct {
+	n     int
+	until time.Time
 }
 
 // allowClientShared charges the client's shared bucket after its local
 // one allowed a query.
 func (s *Server) allowClientShared(key netip.Addr) bool {
-	return s.shared.take([]SharedBucket{{Key: "ip:" + key.String(), Rate: s.cfg.IPRate}}) < 0
+	sh := s.shared
+	if sh.limiter == nil || !sh.limitDep.usable() {
+		return true
+	}
+	now := time.Now()
+	sh.leaseMu.Lock()
+	if l := sh.leases[key]; l != nil && l.n > 0 && now.Before(l.until) {
+		l.n--
+		sh.leaseMu.Unlock()
+		return true
+	}
+	sh.leaseMu.Unlock()
+	want := min(max(s.cfg.IPRate.Burst/8, 1), maxLease)
+	ctx, cancel := context.WithTimeout(context.Background(), sh.timeout)
+	got, err := sh.limiter.Lease(ctx, SharedBucket{Key: "ip:" + key.String(), Rate: s.cfg.IPRate}, want)
+	cancel()
+	if err != nil {
+		sh.limitDep.fail(err)
+		return true // the local bucket, charged first, holds the line
+	}
+	if got == 0 {
+		return false
+	}
+	sh.leaseMu.Lock()
+	if len(sh.leases) >= maxLeased {
+		for k, l := range sh.leases {
+			if !now.Before(l.until) || l.n == 0 {
+				delete(sh.leases, k)
+			}
+		}
+		if len(sh.leases) >= maxLeased {
+			clear(sh.leases)
+		}
+	}
+	sh.leases[key] = &lease{n: got - 1, until: now.Add(leaseTTL)}
+	sh.leaseMu.Unlock()
+	return true
 }
 
-// sharedTargetRule charges the shared per-target buckets before an owner
-// queries upstream; it names the rule that refused, or "".
-func (s *Server) sharedTargetRule(target netip.AddrPort) string {
-	switch s.shared.take([]SharedBucket{
+// targetBuckets are the shared per-target buckets an owner charges before
+// it queries upstream, in the order of targetRules.
+func (s *Server) targetBuckets(target netip.AddrPort) []SharedBucket {
+	if s.shared.limiter == nil {
+		return nil
+	}
+	return []SharedBucket{
 		{Key: "t:" + target.String(), Rate: s.cfg.TargetRate},
 		{Key: "h:" + target.Addr().String(), Rate: s.cfg.TargetHostRate},
-	}) {
-	case 0:
-		return "per-target"
-	case 1:
-		return "per-target-host"
+	}
+}
+
+var targetRules = []string{"per-target", "per-target-host"}
+
+// sharedTargetRule charges the shared per-target buckets with Take; it
+// names the rule that refused, or "". A store that is down or fails
+// refuses nothing: the local buckets, charged first, hold the line.
+func (s *Server) sharedTargetRule(target netip.AddrPort) string {
+	sh := s.shared
+	if sh.limiter == nil || !sh.limitDep.usable() {
+		return ""
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), sh.timeout)
+	defer cancel()
+	i, err := sh.limiter.Take(ctx, s.targetBuckets(target))
+	if err != nil {
+		sh.limitDep.fail(err)
+		return ""
+	}
+	if i >= 0 && i < len(targetRules) {
+		return targetRules[i]
 	}
 	return ""
 }
@@ -328,7 +400,15 @@ func (s *Server) sharedTargetRule(target netip.AddrPort) string {
 func (f *fetch) viaShared() (out outcome, handled bool) {
 	s := f.s
 	sh := s.shared
-	if sh == nil || sh.cache == nil {
+	if sh == nil {
+		return outcome{}, false
+	}
+	if sh.cache == nil {
+		// Shared limits without a shared cache: charge the target's
+		// buckets on their own.
+		if rule := s.sharedTargetRule(f.target); rule != "" {
+			return outcome{code: CodeRateLimited, rule: rule, msg: f.target.String()}, true
+		}
 		return outcome{}, false
 	}
 	if !sh.cacheDep.usable() {
@@ -336,24 +416,26 @@ func (f *fetch) viaShared() (out outcome, handled bool) {
 		return outcome{}, false
 	}
 	key := sharedKey(f.key)
+	var charge []SharedBucket
+	if sh.limitDep == nil || sh.limitDep.usable() {
+		charge = s.targetBuckets(f.target)
+	}
 	ctx, cancel := context.WithTimeout(context.Background(), sh.timeout)
-	e, owner, err := sh.cache.Claim(ctx, key, s.cfg.ReplyWindow+2*sh.timeout)
+	c, err := sh.cache.Claim(ctx, key, s.cfg.ReplyWindow+2*sh.timeout, charge)
 	cancel()
-	if err != nil {
+	switch {
+	case err != nil:
 		sh.cacheDep.fail(err)
 		sh.outcomes.add(sharedLocal, 1)
 		return outcome{}, false
-	}
-	if owner {
+	case c.Refused >= 0 && c.Refused < len(charge):
+		return outcome{code: CodeRateLimited, rule: targetRules[c.Refused], msg: f.target.String()}, true
+	case c.Owner:
 		sh.outcomes.add(sharedOwner, 1)
 		f.sharedKey = key
-		if rule := s.sharedTargetRule(f.target); rule != "" {
-			f.sharedFinish(SharedLimited)
-			return outcome{code: CodeRateLimited, rule: rule, msg: f.target.String()}, true
-		}
 		return outcome{}, false
 	}
-	return f.follow(key, e)
+	return f.follow(key, c.Entry)
 }
 
 // follow streams another relay's exchange (or its cached replies) into f.

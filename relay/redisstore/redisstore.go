@@ -102,19 +102,65 @@ func (s *Store) Name() string { return "redis" }
 // Ping reports whether Redis answers.
 func (s *Store) Ping(ctx context.Context) error { return s.rdb.Ping(ctx).Err() }
 
-// claimScript creates the stream with its start entry when absent (the
-// caller owns the exchange), or returns its entries and remaining TTL.
-// An entry that ended without being cached (no replies, or no TTL) lingers
-// only for the relays already waiting on it; a new claim takes it over.
-var claimScript = redis.NewScript(`
+// bucketLua is the token-bucket arithmetic the scripts share: refill
+// returns bucket k's tokens used at now (µs, Redis's clock) at rate
+// tokens/s; store writes them back with an expiry of when it is full again.
+const bucketLua = `
+local function refill(k, now, rate)
+  local v = redis.call('HMGET', k, 'u', 't')
+  local u = tonumber(v[1]) or 0
+  local last = tonumber(v[2]) or now
+  if now > last then
+    u = u - (now - last) / 1000000 * rate
+    if u < 0 then u = 0 end
+  end
+  return u
+end
+local function store(k, now, rate, u)
+  redis.call('HSET', k, 'u', string.format('%.6f', u), 't', string.format('%.0f', now))
+  redis.call('PEXPIRE', k, math.ceil(u / rate * 1000) + 1000)
+end
+local function clock()
+  local t = redis.call('TIME')
+  return tonumber(t[1]) * 1000000 + tonumber(t[2])
+end
+-- takeAll takes one token from each bucket in KEYS[first..], all or none;
+-- ARGV[argFirst..] holds rate and burst per bucket. It returns the 0-based
+-- index of the first empty bucket, or -1.
+local function takeAll(first, argFirst)
+  local now = clock()
+  local used = {}
+  for i = first, #KEYS do
+    local j = argFirst + 2 * (i - first)
+    local u = refill(KEYS[i], now, tonumber(ARGV[j]))
+    if u + 1 > tonumber(ARGV[j + 1]) then return i - first end
+    used[i] = u + 1
+  end
+  for i = first, #KEYS do
+    store(KEYS[i], now, tonumber(ARGV[argFirst + 2 * (i - first)]), used[i])
+  end
+  return -1
+end
+`
+
+// claimScript: KEYS[1] is the stream, KEYS[2..] the buckets to charge;
+// ARGV[1] the hold (ms), then rate and burst per bucket. When the stream
+// is live it returns {0, entries, pttl}; otherwise it charges the buckets
+// and creates the stream with its start entry ({1}), or returns {2, index
+// of the empty bucket}. An entry that ended without being cached (no
+// replies, or no TTL) lingers only for the relays already waiting on it: a
+// claim takes it over. Status 1 is relay.SharedDone.
+var claimScript = redis.NewScript(bucketLua + `
 if redis.call('EXISTS', KEYS[1]) == 1 then
   local last = redis.call('XREVRANGE', KEYS[1], '+', '-', 'COUNT', 1)[1]
   local f = last and last[2]
   if not (f and f[1] == 'e' and (f[2] ~= '1' or f[4] == '0')) then
     return {0, redis.call('XRANGE', KEYS[1], '-', '+'), redis.call('PTTL', KEYS[1])}
   end
-  redis.call('DEL', KEYS[1])
 end
+local refused = takeAll(2, 2)
+if refused >= 0 then return {2, refused} end
+redis.call('DEL', KEYS[1])
 redis.call('XADD', KEYS[1], '*', 's', '')
 redis.call('PEXPIRE', KEYS[1], ARGV[1])
 return {1}
@@ -130,26 +176,41 @@ return 1
 `)
 
 // Claim implements relay.SharedCache.
-func (s *Store) Claim(ctx context.Context, key string, hold time.Duration) (relay.SharedEntry, bool, error) {
-	v, err := claimScript.Run(ctx, s.rdb, []string{s.prefix + "r:" + key}, max(hold.Milliseconds(), 1)).Slice()
+func (s *Store) Claim(ctx context.Context, key string, hold time.Duration, charge []relay.SharedBucket) (relay.SharedClaim, error) {
+	keys := make([]string, 1, 1+len(charge))
+	keys[0] = s.prefix + "r:" + key
+	args := make([]any, 1, 1+2*len(charge))
+	args[0] = max(hold.Milliseconds(), 1)
+	for _, b := range charge {
+		keys = append(keys, s.prefix+"b:"+b.Key)
+		args = append(args, strconv.FormatFloat(b.Rate.PerSecond, 'g', -1, 64), b.Rate.Burst)
+	}
+	v, err := claimScript.Run(ctx, s.rdb, keys, args...).Slice()
 	if err != nil {
-		return relay.SharedEntry{}, false, err
+		return relay.SharedClaim{}, err
 	}
-	if len(v) == 1 {
-		return relay.SharedEntry{}, true, nil
+	bad := errors.New("redisstore: claim: unexpected reply")
+	if len(v) == 0 {
+		return relay.SharedClaim{}, bad
 	}
-	if len(v) != 3 {
-		return relay.SharedEntry{}, false, errors.New("redisstore: claim: unexpected reply")
+	switch kind, _ := v[0].(int64); {
+	case kind == 1:
+		return relay.SharedClaim{Owner: true, Refused: -1}, nil
+	case kind == 2 && len(v) == 2:
+		i, _ := v[1].(int64)
+		return relay.SharedClaim{Refused: int(i)}, nil
+	case kind != 0 || len(v) != 3:
+		return relay.SharedClaim{}, bad
 	}
 	raw, _ := v[1].([]any)
 	e := relay.SharedEntry{Cursor: "0-0"}
 	if err := s.decode(&e, raw); err != nil {
-		return relay.SharedEntry{}, false, err
+		return relay.SharedClaim{}, err
 	}
 	if pttl, ok := v[2].(int64); ok && e.Status == relay.SharedDone && pttl > 0 {
 		e.TTL = time.Duration(pttl) * time.Millisecond
 	}
-	return e, false, nil
+	return relay.SharedClaim{Refused: -1, Entry: e}, nil
 }
 
 // decode appends the stream entries in raw (XRANGE's reply) to e.
@@ -271,30 +332,28 @@ func (s *Store) Wait(ctx context.Context, key, cursor string) (relay.SharedEntry
 // takeScript takes one token from each bucket in KEYS, all or none. ARGV
 // holds rate (tokens/s) and burst per key. It returns the 0-based index of
 // the first bucket without a token, or -1.
-var takeScript = redis.NewScript(`
-local t = redis.call('TIME')
-local now = tonumber(t[1]) * 1000000 + tonumber(t[2])
-local used = {}
-for i, k in ipairs(KEYS) do
-  local rate = tonumber(ARGV[2*i-1])
-  local burst = tonumber(ARGV[2*i])
-  local v = redis.call('HMGET', k, 'u', 't')
-  local u = tonumber(v[1]) or 0
-  local last = tonumber(v[2]) or now
-  if now > last then
-    u = u - (now - last) / 1000000 * rate
-    if u < 0 then u = 0 end
-  end
-  if u + 1 > burst then return i - 1 end
-  used[i] = u + 1
-end
-for i, k in ipairs(KEYS) do
-  local rate = tonumber(ARGV[2*i-1])
-  redis.call('HSET', k, 'u', string.format('%.6f', used[i]), 't', string.format('%.0f', now))
-  redis.call('PEXPIRE', k, math.ceil(used[i] / rate * 1000) + 1000)
-end
-return -1
+var takeScript = redis.NewScript(bucketLua + `return takeAll(1, 1)`)
+
+// leaseScript takes up to ARGV[3] tokens from bucket KEYS[1] (rate ARGV[1],
+// burst ARGV[2]) and returns how many it took.
+var leaseScript = redis.NewScript(bucketLua + `
+local now = clock()
+local rate = tonumber(ARGV[1])
+local u = refill(KEYS[1], now, rate)
+local n = math.min(math.floor(tonumber(ARGV[2]) - u), tonumber(ARGV[3]))
+if n < 1 then return 0 end
+store(KEYS[1], now, rate, u + n)
+return n
 `)
+
+// Lease implements relay.SharedLimiter.
+func (s *Store) Lease(ctx context.Context, b relay.SharedBucket, n int) (int, error) {
+	if n < 1 {
+		return 0, errors.New("redisstore: lease of " + strconv.Itoa(n) + " tokens")
+	}
+	return leaseScript.Run(ctx, s.rdb, []string{s.prefix + "b:" + b.Key},
+		strconv.FormatFloat(b.Rate.PerSecond, 'g', -1, 64), b.Rate.Burst, n).Int()
+}
 
 // Take implements relay.SharedLimiter.
 func (s *Store) Take(ctx context.Context, buckets []relay.SharedBucket) (int, error) {

@@ -23,6 +23,12 @@ func open(t *testing.T, url string) *Store {
 	return s
 }
 
+// claim is Claim without buckets, in the shape the tests read best.
+func claim(ctx context.Context, s *Store, key string, hold time.Duration) (relay.SharedEntry, bool, error) {
+	c, err := s.Claim(ctx, key, hold, nil)
+	return c.Entry, c.Owner, err
+}
+
 func ctxFor(t *testing.T, d time.Duration) context.Context {
 	ctx, cancel := context.WithTimeout(context.Background(), d)
 	t.Cleanup(cancel)
@@ -44,11 +50,11 @@ func TestCacheLifecycle(t *testing.T) {
 	s := open(t, srv.URL())
 	ctx := ctxFor(t, 10*time.Second)
 
-	_, owner, err := s.Claim(ctx, "k1", 2*time.Second)
+	_, owner, err := claim(ctx, s, "k1", 2*time.Second)
 	if err != nil || !owner {
 		t.Fatalf("first Claim: owner=%v err=%v, want the owner", owner, err)
 	}
-	e, owner, err := s.Claim(ctx, "k1", 2*time.Second)
+	e, owner, err := claim(ctx, s, "k1", 2*time.Second)
 	if err != nil || owner {
 		t.Fatalf("second Claim: owner=%v err=%v, want a follower", owner, err)
 	}
@@ -87,7 +93,7 @@ func TestCacheLifecycle(t *testing.T) {
 		t.Fatalf("Wait after Finish: %+v, %v", e2, err)
 	}
 	// A late relay reads the whole entry at once: a cache hit.
-	e3, owner, err := s.Claim(ctx, "k1", 2*time.Second)
+	e3, owner, err := claim(ctx, s, "k1", 2*time.Second)
 	if err != nil || owner || e3.Status != relay.SharedDone || len(e3.Replies) != 2 {
 		t.Fatalf("Claim of a cached entry: %+v owner=%v err=%v", e3, owner, err)
 	}
@@ -107,10 +113,10 @@ func TestEndsWithoutReplies(t *testing.T) {
 		ttl time.Duration
 	}{{relay.SharedTimeout, time.Second}, {relay.SharedLimited, time.Second}, {relay.SharedAbandoned, time.Second}, {relay.SharedDone, 0}} {
 		key := "none" + strconv.Itoa(int(tc.st))
-		if _, owner, err := s.Claim(ctx, key, time.Second); err != nil || !owner {
+		if _, owner, err := claim(ctx, s, key, time.Second); err != nil || !owner {
 			t.Fatal(owner, err)
 		}
-		e, owner, err := s.Claim(ctx, key, time.Second)
+		e, owner, err := claim(ctx, s, key, time.Second)
 		if err != nil || owner {
 			t.Fatal(owner, err)
 		}
@@ -124,13 +130,13 @@ func TestEndsWithoutReplies(t *testing.T) {
 		if err != nil || w.Status != tc.st {
 			t.Fatalf("status %d: the waiter saw %+v, %v", tc.st, w, err)
 		}
-		if _, owner, err := s.Claim(ctx, key, time.Second); err != nil || !owner {
+		if _, owner, err := claim(ctx, s, key, time.Second); err != nil || !owner {
 			t.Fatalf("status %d: Claim after the end: owner=%v err=%v, want a new owner", tc.st, owner, err)
 		}
 	}
 	// An owner that outlived its hold neither resurrects the entry nor
 	// fails.
-	if _, owner, _ := s.Claim(ctx, "short", 50*time.Millisecond); !owner {
+	if _, owner, _ := claim(ctx, s, "short", 50*time.Millisecond); !owner {
 		t.Fatal("not owner")
 	}
 	time.Sleep(150 * time.Millisecond)
@@ -140,7 +146,7 @@ func TestEndsWithoutReplies(t *testing.T) {
 	if err := s.Finish(ctx, "short", relay.SharedDone, time.Second); err != nil {
 		t.Fatal(err)
 	}
-	if _, owner, _ := s.Claim(ctx, "short", time.Second); !owner {
+	if _, owner, _ := claim(ctx, s, "short", time.Second); !owner {
 		t.Fatal("an expired entry came back")
 	}
 }
@@ -154,7 +160,7 @@ func TestOneOwner(t *testing.T) {
 	var wg sync.WaitGroup
 	for range 50 {
 		wg.Go(func() {
-			_, owner, err := s.Claim(ctx, "race", time.Second)
+			_, owner, err := claim(ctx, s, "race", time.Second)
 			if err != nil {
 				t.Error(err)
 			}
@@ -231,7 +237,7 @@ func TestDown(t *testing.T) {
 	start := time.Now()
 	ctx, cancel := context.WithTimeout(context.Background(), 200*time.Millisecond)
 	defer cancel()
-	if _, _, err := s.Claim(ctx, "x", time.Second); err == nil {
+	if _, _, err := claim(ctx, s, "x", time.Second); err == nil {
 		t.Fatal("Claim with Redis down: no error")
 	}
 	if _, err := s.Take(ctx, []relay.SharedBucket{{Key: "x", Rate: relay.Rate{PerSecond: 1, Burst: 1}}}); err == nil {
@@ -251,7 +257,7 @@ func TestDown(t *testing.T) {
 	if err != nil {
 		t.Fatal("no recovery after restart:", err)
 	}
-	if _, owner, err := s.Claim(ctxFor(t, time.Second), "x", time.Second); err != nil || !owner {
+	if _, owner, err := claim(ctxFor(t, time.Second), s, "x", time.Second); err != nil || !owner {
 		t.Fatal(owner, err)
 	}
 }
@@ -264,5 +270,51 @@ func TestWaitTimesOut(t *testing.T) {
 	_, err := s.Wait(ctx, "nothing", "0-0")
 	if !errors.Is(err, context.DeadlineExceeded) {
 		t.Fatalf("Wait on nothing: %v, want DeadlineExceeded", err)
+	}
+}
+
+// TestClaimCharges: a claim takes the target's tokens with it, atomically;
+// an empty bucket refuses the claim and creates nothing.
+func TestClaimCharges(t *testing.T) {
+	srv := testredis.Start(t)
+	s := open(t, srv.URL())
+	ctx := ctxFor(t, 10*time.Second)
+	one := relay.Rate{PerSecond: 0.001, Burst: 1}
+	two := relay.Rate{PerSecond: 0.001, Burst: 2}
+	charge := []relay.SharedBucket{{Key: "t", Rate: two}, {Key: "h", Rate: one}}
+	c, err := s.Claim(ctx, "a", time.Second, charge)
+	if err != nil || !c.Owner || c.Refused != -1 {
+		t.Fatalf("first claim: %+v %v", c, err)
+	}
+	// A follower charges nothing.
+	if c, err := s.Claim(ctx, "a", time.Second, charge); err != nil || c.Owner || c.Refused != -1 {
+		t.Fatalf("follower: %+v %v", c, err)
+	}
+	c, err = s.Claim(ctx, "b", time.Second, charge)
+	if err != nil || c.Owner || c.Refused != 1 {
+		t.Fatalf("claim with h empty: %+v %v, want refused by bucket 1", c, err)
+	}
+	if _, owner, _ := claim(ctx, s, "b", time.Second); !owner {
+		t.Fatal("a refused claim left an entry behind")
+	}
+	// t was not charged by the refused claim: one token left.
+	if i, _ := s.Take(ctx, []relay.SharedBucket{{Key: "t", Rate: two}}); i != -1 {
+		t.Fatal("the refused claim charged t")
+	}
+}
+
+func TestLease(t *testing.T) {
+	srv := testredis.Start(t)
+	s := open(t, srv.URL())
+	ctx := ctxFor(t, 10*time.Second)
+	r := relay.Rate{PerSecond: 0.001, Burst: 10}
+	for _, tc := range []struct{ want, got int }{{4, 4}, {4, 4}, {4, 2}, {4, 0}} {
+		n, err := s.Lease(ctx, relay.SharedBucket{Key: "ip", Rate: r}, tc.want)
+		if err != nil || n != tc.got {
+			t.Fatalf("Lease(%d) = %d, %v; want %d", tc.want, n, err, tc.got)
+		}
+	}
+	if _, err := s.Lease(ctx, relay.SharedBucket{Key: "ip", Rate: r}, 0); err == nil {
+		t.Fatal("Lease(0): no error")
 	}
 }

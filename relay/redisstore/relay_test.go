@@ -60,7 +60,7 @@ type responder struct {
 	wg    sync.WaitGroup
 }
 
-func newResponder(t *testing.T, delay time.Duration) *responder {
+func newResponder(t testing.TB, delay time.Duration) *responder {
 	pc, err := net.ListenUDP("udp", &net.UDPAddr{IP: net.IPv4(127, 0, 0, 1)})
 	if err != nil {
 		t.Fatal(err)
@@ -88,7 +88,7 @@ func newResponder(t *testing.T, delay time.Duration) *responder {
 
 func (r *responder) addr() string { return r.pc.LocalAddr().String() }
 
-func newRelay(t *testing.T, st *Store, mod func(*relay.Config)) *relay.Server {
+func newRelay(t testing.TB, st *Store, mod func(*relay.Config)) *relay.Server {
 	cfg := relay.Config{
 		AllowTargets: []netip.Prefix{netip.MustParsePrefix("127.0.0.0/8")},
 		ReplyWindow:  time.Second,
@@ -326,5 +326,48 @@ func TestRedisSlow(t *testing.T) {
 	}
 	if _, body := health(t, a, "/healthz"); !strings.Contains(body, "redis: down") {
 		t.Fatalf("healthz: %q", body)
+	}
+}
+
+// TestSharedClientLimit: one client address spends one shared bucket,
+// whichever relays its connections reach.
+func TestSharedClientLimit(t *testing.T) {
+	srv := testredis.Start(t)
+	st := open(t, srv.URL())
+	up := newResponder(t, 0)
+	ctx := ctxFor(t, 20*time.Second)
+	count := func(shared *Store) int {
+		lim := func(c *relay.Config) { c.IPRate = relay.Rate{PerSecond: 0.001, Burst: 16} }
+		var clients []*relay.Client
+		for range 2 {
+			ts := httptest.NewServer(newRelay(t, shared, lim))
+			t.Cleanup(ts.Close)
+			c, err := relay.Dial(ctx, "ws"+strings.TrimPrefix(ts.URL, "http"), nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			t.Cleanup(func() { c.Close() })
+			clients = append(clients, c)
+		}
+		allowed := 0
+		for i := range 80 {
+			q, _ := sharedCodec{}.NewQuery(map[string]string{"tag": "ip"})
+			_, err := clients[i%2].Exchange(ctx, sharedProto, up.addr(), q)
+			var re *relay.RefusedError
+			switch {
+			case err == nil:
+				allowed++
+			case errors.As(err, &re) && re.Rule() == "per-ip":
+			default:
+				t.Fatal(err)
+			}
+		}
+		return allowed
+	}
+	if n := count(st); n != 16 {
+		t.Errorf("two relays sharing Redis allowed %d queries from one address, want the burst of 16", n)
+	}
+	if n := count(nil); n != 32 {
+		t.Errorf("two relays on their own allowed %d, want 2 × 16", n)
 	}
 }
