@@ -25,8 +25,13 @@ import (
 //	relay A                       store                        relay B
 //	Claim(k) ------------------>  k absent: create, owner
 //	send UDP, reply arrives
-//	Append(k, reply) ---------->  k: [start, reply]  <-------- Claim(k): not owner, entries so far
-//	Finish(k, done, ttl) ------>  k: [..., end]; expires ttl   Wait(k, cursor): the rest, then end
+//	Publish(k, replies) ------->  k: [start, reply]  <-------- Claim(k): not owner, entries so far
+//	Publish(k, end, ttl) ------>  k: [..., end]; expires ttl   Wait(k, cursor): the rest, then end
+//
+// The owner publishes in batches: replies wait up to publishDelay for more
+// replies or the end of the exchange, so that an exchange that ends soon
+// after its reply (the usual case: the asker has what it needs and
+// cancels) costs one write to the store, not two.
 //
 // A relay that claims a key is the only one that queries the game server
 // for it until the entry expires; the others stream its replies as they
@@ -72,18 +77,26 @@ type SharedCache interface {
 	Dependency
 	// Claim makes the caller the owner of key for at most hold when no
 	// relay holds it and every bucket in charge has a token (they are
-	// taken, atomically with the claim). Owner: query upstream, Append
-	// each reply, then Finish. When another relay holds key, Claim returns
-	// its entry as it is; when a bucket is empty, its index.
+	// taken, atomically with the claim). Owner: query upstream and
+	// Publish the replies, then the end. When another relay holds key,
+	// Claim returns its entry as it is; when a bucket is empty, its index.
 	Claim(ctx context.Context, key string, hold time.Duration, charge []SharedBucket) (SharedClaim, error)
-	// Append publishes one reply of the owner's exchange.
-	Append(ctx context.Context, key string, r SharedReply) error
-	// Finish ends the owner's exchange. SharedDone entries stay cached for
-	// ttl; others go soon after the waiters saw them.
-	Finish(ctx context.Context, key string, status SharedStatus, ttl time.Duration) error
+	// Publish appends the owner's replies in order and, with p.End, ends
+	// the entry: a SharedDone entry stays cached for p.TTL; others go soon
+	// after the waiters saw them. An entry that is gone (it outlived its
+	// hold) is left alone.
+	Publish(ctx context.Context, key string, p SharedPublish) error
 	// Wait returns what was added after cursor, waiting until something is
 	// or ctx ends (then it returns ctx's error).
 	Wait(ctx context.Context, key, cursor string) (SharedEntry, error)
+}
+
+// SharedPublish is what an owner adds to its entry.
+type SharedPublish struct {
+	Replies []SharedReply
+	End     bool
+	Status  SharedStatus  // with End
+	TTL     time.Duration // with End and SharedDone
 }
 
 // SharedClaim is the result of SharedCache.Claim.
@@ -433,6 +446,7 @@ func (f *fetch) viaShared() (out outcome, handled bool) {
 	case c.Owner:
 		sh.outcomes.add(sharedOwner, 1)
 		f.sharedKey = key
+		f.startPublisher()
 		return outcome{}, false
 	}
 	return f.follow(key, c.Entry)
@@ -528,35 +542,100 @@ func (f *fetch) timeoutOutcome() outcome {
 		msg: "no reply within " + strconv.FormatInt(f.s.cfg.ReplyWindow.Milliseconds(), 10) + " ms"}
 }
 
+// publishDelay is how long the owner holds a reply for more replies or
+// the end of its exchange before writing it to the store.
+const publishDelay = 2 * time.Millisecond
+
+// publisher writes one owned exchange to the store, in order, batching
+// what arrives within publishDelay. Its goroutine ends with the end.
+type publisher struct {
+	f    *fetch
+	wake chan struct{}
+
+	mu      sync.Mutex
+	pending []SharedReply
+	end     bool
+	status  SharedStatus
+	ttl     time.Duration
+}
+
+// startPublisher starts the publisher of an exchange f owns.
+func (f *fetch) startPublisher() {
+	p := &publisher{f: f, wake: make(chan struct{}, 1)}
+	f.pub = p
+	f.s.wg.Add(1)
+	go p.run()
+}
+
+func (p *publisher) poke() {
+	select {
+	case p.wake <- struct{}{}:
+	default:
+	}
+}
+
+func (p *publisher) run() {
+	s := p.f.s
+	defer s.wg.Done()
+	sh := s.shared
+	for {
+		<-p.wake
+		p.mu.Lock()
+		end := p.end
+		p.mu.Unlock()
+		if !end {
+			t := time.NewTimer(publishDelay)
+			select {
+			case <-t.C:
+			case <-p.wake: // the end, or more replies: either way, go
+				p.mu.Lock()
+				end = p.end
+				p.mu.Unlock()
+				if !end {
+					<-t.C
+				}
+			}
+			t.Stop()
+		}
+		p.mu.Lock()
+		batch := SharedPublish{Replies: p.pending, End: p.end, Status: p.status, TTL: p.ttl}
+		p.pending = nil
+		p.mu.Unlock()
+		if len(batch.Replies) > 0 || batch.End {
+			if sh.cacheDep.usable() {
+				ctx, cancel := context.WithTimeout(context.Background(), sh.timeout)
+				if err := sh.cache.Publish(ctx, p.f.sharedKey, batch); err != nil {
+					sh.cacheDep.fail(err)
+				}
+				cancel()
+			}
+		}
+		if batch.End {
+			return
+		}
+	}
+}
+
 // publish hands one reply the owner received to the other relays.
 func (f *fetch) publish(b []byte, rtt time.Duration) {
-	sh := f.s.shared
-	if f.sharedKey == "" || !sh.cacheDep.usable() {
-		return
-	}
-	ctx, cancel := context.WithTimeout(context.Background(), sh.timeout)
-	defer cancel()
-	err := sh.cache.Append(ctx, f.sharedKey, SharedReply{Data: b, RTT: uint32(min(rtt/time.Microsecond, 1<<32-1))})
-	if err != nil {
-		sh.cacheDep.fail(err)
-	}
+	p := f.pub
+	p.mu.Lock()
+	p.pending = append(p.pending, SharedReply{Data: append([]byte(nil), b...), RTT: uint32(min(rtt/time.Microsecond, 1<<32-1))})
+	p.mu.Unlock()
+	p.poke()
 }
 
 // sharedFinish ends the owner's shared entry.
 func (f *fetch) sharedFinish(status SharedStatus) {
-	sh := f.s.shared
-	if f.sharedKey == "" || !sh.cacheDep.usable() {
-		return
-	}
+	p := f.pub
 	ttl := f.ttl
 	if status != SharedDone || ttl <= 0 {
 		ttl = 0
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), sh.timeout)
-	defer cancel()
-	if err := sh.cache.Finish(ctx, f.sharedKey, status, ttl); err != nil {
-		sh.cacheDep.fail(err)
-	}
+	p.mu.Lock()
+	p.end, p.status, p.ttl = true, status, ttl
+	p.mu.Unlock()
+	p.poke()
 }
 
 // ownerStatus maps how the owner's exchange ended to the shared status.

@@ -81,6 +81,7 @@ type fetch struct {
 	sharedKey   string
 	sharedFlags ReplyFlags
 	stopFollow  func()
+	pub         *publisher
 
 	// Guarded by the cache's lock.
 	elem    *list.Element
@@ -287,7 +288,7 @@ func (f *fetch) finish(out outcome) {
 	f.reason = out.reason
 	got := len(f.replies) > 0
 	f.mu.Unlock()
-	if f.sharedKey != "" && out.code != CodeRateLimited {
+	if f.sharedKey != "" {
 		f.sharedFinish(ownerStatus(out, got))
 	}
 	s.cache.settle(f, got && f.ttl > 0 && !f.shutdownNow())

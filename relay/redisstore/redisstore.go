@@ -166,12 +166,19 @@ redis.call('PEXPIRE', KEYS[1], ARGV[1])
 return {1}
 `)
 
-// finishScript appends the end entry and sets the entry's lifetime, unless
-// the entry is gone (it outlived its hold).
-var finishScript = redis.NewScript(`
+// publishScript appends ARGV[4..] (datagram, rtt pairs) to stream KEYS[1]
+// and, when ARGV[1] is not empty, the end entry with status ARGV[1] and
+// ttl ARGV[2], and sets the lifetime ARGV[3] (ms); unless the entry is gone
+// (it outlived its hold).
+var publishScript = redis.NewScript(`
 if redis.call('EXISTS', KEYS[1]) == 0 then return 0 end
-redis.call('XADD', KEYS[1], '*', 'e', ARGV[1], 't', ARGV[2])
-redis.call('PEXPIRE', KEYS[1], ARGV[3])
+for i = 4, #ARGV, 2 do
+  redis.call('XADD', KEYS[1], '*', 'd', ARGV[i], 'r', ARGV[i + 1])
+end
+if ARGV[1] ~= '' then
+  redis.call('XADD', KEYS[1], '*', 'e', ARGV[1], 't', ARGV[2])
+  redis.call('PEXPIRE', KEYS[1], ARGV[3])
+end
 return 1
 `)
 
@@ -263,27 +270,23 @@ func addEntry(e *relay.SharedEntry, id string, kv []string) error {
 	return nil
 }
 
-// Append implements relay.SharedCache. A reply for an entry that is gone
-// (it outlived its hold) is dropped.
-func (s *Store) Append(ctx context.Context, key string, r relay.SharedReply) error {
-	err := s.rdb.XAdd(ctx, &redis.XAddArgs{
-		Stream: s.prefix + "r:" + key, NoMkStream: true, ID: "*",
-		Values: []any{"d", r.Data, "r", strconv.FormatUint(uint64(r.RTT), 10)},
-	}).Err()
-	if errors.Is(err, redis.Nil) {
-		return nil
+// Publish implements relay.SharedCache.
+func (s *Store) Publish(ctx context.Context, key string, p relay.SharedPublish) error {
+	args := make([]any, 3, 3+2*len(p.Replies))
+	args[0], args[1], args[2] = "", "0", "1"
+	if p.End {
+		life := p.TTL
+		if p.Status != relay.SharedDone || p.TTL <= 0 {
+			life = endLinger
+		}
+		args[0] = strconv.Itoa(int(p.Status))
+		args[1] = strconv.FormatInt(p.TTL.Milliseconds(), 10)
+		args[2] = strconv.FormatInt(max(life.Milliseconds(), 1), 10)
 	}
-	return err
-}
-
-// Finish implements relay.SharedCache.
-func (s *Store) Finish(ctx context.Context, key string, status relay.SharedStatus, ttl time.Duration) error {
-	life := ttl
-	if status != relay.SharedDone || ttl <= 0 {
-		life = endLinger
+	for _, r := range p.Replies {
+		args = append(args, r.Data, strconv.FormatUint(uint64(r.RTT), 10))
 	}
-	return finishScript.Run(ctx, s.rdb, []string{s.prefix + "r:" + key},
-		int(status), ttl.Milliseconds(), max(life.Milliseconds(), 1)).Err()
+	return publishScript.Run(ctx, s.rdb, []string{s.prefix + "r:" + key}, args...).Err()
 }
 
 // Wait implements relay.SharedCache with XREAD BLOCK until ctx's deadline.

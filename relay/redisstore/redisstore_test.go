@@ -75,17 +75,17 @@ func TestCacheLifecycle(t *testing.T) {
 	}()
 	time.Sleep(50 * time.Millisecond)
 	bin := []byte{0, 1, 2, 0xff, '\r', '\n'}
-	if err := s.Append(ctx, "k1", relay.SharedReply{Data: bin, RTT: 1234}); err != nil {
+	if err := s.Publish(ctx, "k1", relay.SharedPublish{Replies: []relay.SharedReply{{Data: bin, RTT: 1234}}}); err != nil {
 		t.Fatal(err)
 	}
 	r := <-got
 	if r.err != nil || len(r.e.Replies) != 1 || string(r.e.Replies[0].Data) != string(bin) || r.e.Replies[0].RTT != 1234 {
 		t.Fatalf("Wait: %+v, %v; want the appended reply", r.e, r.err)
 	}
-	if err := s.Append(ctx, "k1", relay.SharedReply{Data: []byte("two"), RTT: 9}); err != nil {
+	if err := s.Publish(ctx, "k1", relay.SharedPublish{Replies: []relay.SharedReply{{Data: []byte("two"), RTT: 9}}}); err != nil {
 		t.Fatal(err)
 	}
-	if err := s.Finish(ctx, "k1", relay.SharedDone, 5*time.Second); err != nil {
+	if err := s.Publish(ctx, "k1", relay.SharedPublish{End: true, Status: relay.SharedDone, TTL: 5 * time.Second}); err != nil {
 		t.Fatal(err)
 	}
 	e2, err := s.Wait(ctxFor(t, time.Second), "k1", r.e.Cursor)
@@ -121,9 +121,9 @@ func TestEndsWithoutReplies(t *testing.T) {
 			t.Fatal(owner, err)
 		}
 		if tc.st == relay.SharedDone {
-			s.Append(ctx, key, relay.SharedReply{Data: []byte("r")})
+			s.Publish(ctx, key, relay.SharedPublish{Replies: []relay.SharedReply{{Data: []byte("r")}}})
 		}
-		if err := s.Finish(ctx, key, tc.st, tc.ttl); err != nil {
+		if err := s.Publish(ctx, key, relay.SharedPublish{End: true, Status: tc.st, TTL: tc.ttl}); err != nil {
 			t.Fatal(err)
 		}
 		w, err := s.Wait(ctxFor(t, time.Second), key, e.Cursor)
@@ -140,10 +140,10 @@ func TestEndsWithoutReplies(t *testing.T) {
 		t.Fatal("not owner")
 	}
 	time.Sleep(150 * time.Millisecond)
-	if err := s.Append(ctx, "short", relay.SharedReply{Data: []byte("x")}); err != nil {
+	if err := s.Publish(ctx, "short", relay.SharedPublish{Replies: []relay.SharedReply{{Data: []byte("x")}}}); err != nil {
 		t.Fatal(err)
 	}
-	if err := s.Finish(ctx, "short", relay.SharedDone, time.Second); err != nil {
+	if err := s.Publish(ctx, "short", relay.SharedPublish{End: true, Status: relay.SharedDone, TTL: time.Second}); err != nil {
 		t.Fatal(err)
 	}
 	if _, owner, _ := claim(ctx, s, "short", time.Second); !owner {
