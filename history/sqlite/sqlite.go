@@ -1,0 +1,187 @@
+// Package sqlite is the embedded history store: one SQLite file, opened
+// through the pure-Go modernc.org/sqlite driver (no cgo), in WAL mode.
+//
+// Open refuses, without writing to it, a file that is not SQLite, an SQLite
+// database that belongs to another program, one that fails its integrity
+// check, and one whose schema is newer than this program. A process killed
+// at any moment loses at most the transaction it was writing: WAL with
+// synchronous=NORMAL keeps every commit that reached the operating system,
+// which a killed process cannot take back (a power cut may lose the last
+// commits, never the file).
+package sqlite
+
+import (
+	"bytes"
+	"context"
+	"database/sql"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"io"
+	"net/url"
+	"os"
+	"strconv"
+
+	"github.com/querylens/querylens/history"
+	"github.com/querylens/querylens/history/sqlstore"
+
+	_ "modernc.org/sqlite" // registers the "sqlite" driver
+)
+
+// ApplicationID is stored in the SQLite header (PRAGMA application_id) so
+// that tools such as file(1) can tell a querylens history: "QLHS".
+const ApplicationID = 0x514c4853
+
+// FileName is the database's name inside the data directory.
+const FileName = "history.sqlite"
+
+// Dialect is SQLite's schema and spellings for sqlstore.
+var Dialect = sqlstore.Dialect{
+	Name:     "sqlite",
+	Greatest: "max",
+	Tables:   `SELECT name FROM sqlite_schema WHERE type = 'table' AND name NOT LIKE 'sqlite_%' ORDER BY name`,
+	Migrations: [][]string{
+		{ // 1: servers, samples, hourly rollups
+			`PRAGMA application_id = ` + strconv.Itoa(ApplicationID),
+			`CREATE TABLE querylens_meta (key TEXT PRIMARY KEY, value TEXT NOT NULL)`,
+			`CREATE TABLE servers (
+				id          INTEGER PRIMARY KEY,
+				protocol    TEXT NOT NULL,
+				addr        TEXT NOT NULL,
+				name        TEXT NOT NULL DEFAULT '',
+				source      INTEGER NOT NULL DEFAULT 0,
+				tracked     INTEGER NOT NULL DEFAULT 0,
+				last_viewed INTEGER NOT NULL DEFAULT 0,
+				UNIQUE (protocol, addr))`,
+			`CREATE INDEX servers_tracked ON servers (tracked, last_viewed)`,
+			`CREATE TABLE samples (
+				server_id   INTEGER NOT NULL REFERENCES servers (id),
+				at          INTEGER NOT NULL,
+				state       INTEGER NOT NULL,
+				players     INTEGER NOT NULL,
+				bots        INTEGER NOT NULL,
+				max_players INTEGER NOT NULL,
+				map         TEXT NOT NULL,
+				rtt_us      INTEGER NOT NULL,
+				synthetic   INTEGER NOT NULL,
+				PRIMARY KEY (server_id, at)) WITHOUT ROWID`,
+			`CREATE INDEX samples_at ON samples (at)`,
+			`CREATE TABLE hours (
+				server_id   INTEGER NOT NULL REFERENCES servers (id),
+				hour        INTEGER NOT NULL,
+				samples     INTEGER NOT NULL,
+				online      INTEGER NOT NULL,
+				players_sum INTEGER NOT NULL,
+				players_max INTEGER NOT NULL,
+				bots_max    INTEGER NOT NULL,
+				max_players INTEGER NOT NULL,
+				synthetic   INTEGER NOT NULL,
+				PRIMARY KEY (server_id, hour)) WITHOUT ROWID`,
+			`CREATE INDEX hours_hour ON hours (hour)`,
+		},
+	},
+}
+
+// header is the first 16 bytes of every SQLite 3 database file.
+var header = []byte("SQLite format 3\x00")
+
+// Open opens (creating if absent) the history database at path. The
+// directory must exist.
+func Open(ctx context.Context, path string) (*sqlstore.Store, error) {
+	if err := precheck(path); err != nil {
+		return nil, err
+	}
+	v := url.Values{}
+	v.Add("_pragma", "busy_timeout(10000)")
+	v.Add("_pragma", "foreign_keys(1)")
+	v.Add("_pragma", "synchronous(NORMAL)")
+	v.Set("_txlock", "immediate") // writers take the lock at BEGIN: no upgrade deadlocks
+	db, err := sql.Open("sqlite", "file:"+(&url.URL{Path: path}).EscapedPath()+"?"+v.Encode())
+	if err != nil {
+		return nil, fmt.Errorf("history: open %s: %w", path, err)
+	}
+	db.SetMaxOpenConns(4)
+	if err := verify(ctx, db); err != nil {
+		db.Close()
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	s, err := sqlstore.Open(ctx, db, Dialect)
+	if err != nil {
+		db.Close()
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	// Only now, with the file known to be ours, change its journal mode.
+	var mode string
+	if err := db.QueryRowContext(ctx, `PRAGMA journal_mode = WAL`).Scan(&mode); err != nil || mode != "wal" {
+		s.Close()
+		return nil, fmt.Errorf("history: %s: cannot enter WAL mode (got %q): %v", path, mode, err)
+	}
+	return s, nil
+}
+
+// precheck reads the file's header, if there is a file, before the driver
+// touches it: anything but an empty file or an SQLite database of ours (or
+// of nobody yet) is refused.
+func precheck(path string) error {
+	f, err := os.Open(path)
+	if errors.Is(err, os.ErrNotExist) {
+		return nil
+	}
+	if err != nil {
+		return fmt.Errorf("history: %w", err)
+	}
+	defer f.Close()
+	buf := make([]byte, 100)
+	n, err := io.ReadFull(f, buf)
+	if n == 0 {
+		return nil // an empty file is a new database
+	}
+	if err != nil || !bytes.Equal(buf[:16], header) {
+		return fmt.Errorf("%w: %s does not start with the SQLite header", history.ErrForeign, path)
+	}
+	if id := binary.BigEndian.Uint32(buf[68:]); id != 0 && id != ApplicationID {
+		return fmt.Errorf("%w: %s is an SQLite database of another program (application_id %#x)", history.ErrForeign, path, id)
+	}
+	return nil
+}
+
+// verify runs SQLite's quick integrity check.
+func verify(ctx context.Context, db *sql.DB) error {
+	rows, err := db.QueryContext(ctx, `PRAGMA quick_check`)
+	if err != nil {
+		return classify(err)
+	}
+	defer rows.Close()
+	var first string
+	for rows.Next() {
+		var line string
+		if err := rows.Scan(&line); err != nil {
+			return classify(err)
+		}
+		if first == "" {
+			first = line
+		}
+	}
+	if err := rows.Err(); err != nil {
+		return classify(err)
+	}
+	if first != "ok" {
+		return fmt.Errorf("%w: quick_check: %s", history.ErrCorrupt, first)
+	}
+	return nil
+}
+
+// classify maps the driver's "not a database" and "malformed" errors to
+// the history package's sentinels.
+func classify(err error) error {
+	var coded interface{ Code() int }
+	if errors.As(err, &coded) {
+		switch coded.Code() & 0xff { // primary result code
+		case 11: // SQLITE_CORRUPT
+			return fmt.Errorf("%w: %v", history.ErrCorrupt, err)
+		case 26: // SQLITE_NOTADB
+			return fmt.Errorf("%w: %v", history.ErrForeign, err)
+		}
+	}
+	return fmt.Errorf("history: %w", err)
+}

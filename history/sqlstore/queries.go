@@ -1,0 +1,95 @@
+package sqlstore
+
+import (
+	"strconv"
+	"strings"
+)
+
+// The statements every dialect shares, written once. Placeholders are
+// '?', rewritten by Dialect.Bind; {greatest} is the two-argument maximum
+// (SQLite's max, PostgreSQL's GREATEST). Times are Unix seconds, RTTs
+// microseconds, booleans 0 or 1, so that no column type is dialect-specific
+// beyond what the migrations declare.
+const (
+	qMetaGet = `SELECT value FROM querylens_meta WHERE key = ?`
+	qMetaSet = `INSERT INTO querylens_meta (key, value) VALUES (?, ?)
+		ON CONFLICT (key) DO UPDATE SET value = excluded.value`
+
+	qTrack = `INSERT INTO servers (protocol, addr, source, tracked, last_viewed) VALUES (?, ?, ?, 1, ?)
+		ON CONFLICT (protocol, addr) DO UPDATE SET
+			source = CASE WHEN servers.tracked = 1 THEN servers.source ELSE excluded.source END,
+			tracked = 1,
+			last_viewed = {greatest}(servers.last_viewed, excluded.last_viewed)`
+	qUntrack = `UPDATE servers SET tracked = 0 WHERE protocol = ? AND addr = ?`
+	qTracked = `SELECT protocol, addr, name, source, last_viewed FROM servers
+		WHERE tracked = 1 ORDER BY last_viewed, id`
+
+	qServerID     = `SELECT id FROM servers WHERE protocol = ? AND addr = ?`
+	qServerInsert = `INSERT INTO servers (protocol, addr) VALUES (?, ?) ON CONFLICT (protocol, addr) DO NOTHING`
+	qServerName   = `UPDATE servers SET name = ? WHERE id = ? AND name <> ?`
+
+	qSampleInsert = `INSERT INTO samples (server_id, at, state, players, bots, max_players, map, rtt_us, synthetic)
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (server_id, at) DO NOTHING`
+	qHourUpsert = `INSERT INTO hours (server_id, hour, samples, online, players_sum, players_max, bots_max, max_players, synthetic)
+		VALUES (?, ?, 1, ?, ?, ?, ?, ?, ?)
+		ON CONFLICT (server_id, hour) DO UPDATE SET
+			samples = hours.samples + 1,
+			online = hours.online + excluded.online,
+			players_sum = hours.players_sum + excluded.players_sum,
+			players_max = {greatest}(hours.players_max, excluded.players_max),
+			bots_max = {greatest}(hours.bots_max, excluded.bots_max),
+			max_players = {greatest}(hours.max_players, excluded.max_players),
+			synthetic = hours.synthetic + excluded.synthetic`
+
+	qSamples = `SELECT at, state, players, bots, max_players, map, rtt_us, synthetic FROM samples
+		WHERE server_id = (SELECT id FROM servers WHERE protocol = ? AND addr = ?) AND at >= ? AND at < ?
+		ORDER BY at`
+	qHours = `SELECT hour, samples, online, players_sum, players_max, bots_max, max_players, synthetic FROM hours
+		WHERE server_id = (SELECT id FROM servers WHERE protocol = ? AND addr = ?) AND hour >= ? AND hour < ?
+		ORDER BY hour`
+	qMaps = `SELECT map, MIN(at), MAX(at), COUNT(*) FROM samples
+		WHERE server_id = (SELECT id FROM servers WHERE protocol = ? AND addr = ?) AND at >= ? AND state = 1 AND map <> ''
+		GROUP BY map ORDER BY MAX(at) DESC, map LIMIT ?`
+
+	qPruneSamples = `DELETE FROM samples WHERE at < ?`
+	qPruneHours   = `DELETE FROM hours WHERE hour < ?`
+	qPruneServers = `DELETE FROM servers WHERE tracked = 0
+		AND NOT EXISTS (SELECT 1 FROM samples WHERE samples.server_id = servers.id)
+		AND NOT EXISTS (SELECT 1 FROM hours WHERE hours.server_id = servers.id)`
+)
+
+// Dialect is what differs between databases: the schema's migrations, how
+// to list existing tables, placeholder syntax and the maximum function.
+type Dialect struct {
+	Name string
+	// Migrations[i] takes the schema from version i to i+1. Each runs in
+	// one transaction with the version bump. Never edit a released step;
+	// append a new one.
+	Migrations [][]string
+	// Tables lists the user tables of the database, one name per row.
+	Tables string
+	// Greatest is the SQL function returning the larger of two values.
+	Greatest string
+	// Numbered placeholders ($1, $2, ...) instead of '?'.
+	Numbered bool
+}
+
+// Bind rewrites a shared statement for d.
+func (d Dialect) Bind(q string) string {
+	q = strings.ReplaceAll(q, "{greatest}", d.Greatest)
+	if !d.Numbered {
+		return q
+	}
+	var b strings.Builder
+	n := 0
+	for i := 0; i < len(q); i++ {
+		if q[i] == '?' {
+			n++
+			b.WriteByte('$')
+			b.WriteString(strconv.Itoa(n))
+			continue
+		}
+		b.WriteByte(q[i])
+	}
+	return b.String()
+}

@@ -1,0 +1,460 @@
+// Package sqlstore implements history.Store over database/sql, for any
+// database a Dialect describes. The statements live in queries.go, shared by
+// every dialect; a dialect brings its schema migrations and a few spellings.
+package sqlstore
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"strconv"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/querylens/querylens/history"
+)
+
+// Application is the value of the 'application' meta row that marks a
+// database as a querylens history. A database with tables and without it
+// is foreign and is never written to.
+const Application = "querylens-history"
+
+// Store is a history.Store on a *sql.DB.
+type Store struct {
+	db     *sql.DB
+	d      Dialect
+	q      queries
+	closed atomic.Bool
+
+	mu  sync.Mutex
+	ids map[history.Key]int64 // server ids known to be committed
+
+	// pruning is held for writing by Prune, which may delete server rows,
+	// and for reading by Record, which may use a cached id.
+	pruning sync.RWMutex
+}
+
+type queries struct {
+	metaGet, metaSet, track, untrack, tracked, serverID, serverInsert, serverName,
+	sampleInsert, hourUpsert, samples, hours, maps, pruneSamples, pruneHours, pruneServers string
+}
+
+var _ history.Store = (*Store)(nil)
+
+// Open checks that db is empty or a querylens history, brings its schema
+// up to date, and returns a Store that owns db (Close closes it). A
+// database holding other tables gives history.ErrForeign, one whose schema
+// is newer gives history.ErrNewer; neither is written to.
+func Open(ctx context.Context, db *sql.DB, d Dialect) (*Store, error) {
+	s := &Store{db: db, d: d, ids: make(map[history.Key]int64)}
+	s.q = queries{
+		metaGet: d.Bind(qMetaGet), metaSet: d.Bind(qMetaSet),
+		track: d.Bind(qTrack), untrack: d.Bind(qUntrack), tracked: d.Bind(qTracked),
+		serverID: d.Bind(qServerID), serverInsert: d.Bind(qServerInsert), serverName: d.Bind(qServerName),
+		sampleInsert: d.Bind(qSampleInsert), hourUpsert: d.Bind(qHourUpsert),
+		samples: d.Bind(qSamples), hours: d.Bind(qHours), maps: d.Bind(qMaps),
+		pruneSamples: d.Bind(qPruneSamples), pruneHours: d.Bind(qPruneHours), pruneServers: d.Bind(qPruneServers),
+	}
+	version, err := s.version(ctx)
+	if err != nil {
+		return nil, err
+	}
+	if version > len(d.Migrations) {
+		return nil, fmt.Errorf("%w: schema version %d, this program knows up to %d", history.ErrNewer, version, len(d.Migrations))
+	}
+	for v := version; v < len(d.Migrations); v++ {
+		if err := s.migrate(ctx, v); err != nil {
+			return nil, err
+		}
+	}
+	return s, nil
+}
+
+// version returns the schema version, 0 for an empty database, or
+// ErrForeign.
+func (s *Store) version(ctx context.Context) (int, error) {
+	rows, err := s.db.QueryContext(ctx, s.d.Tables)
+	if err != nil {
+		return 0, fmt.Errorf("history: listing tables: %w", err)
+	}
+	var tables []string
+	for rows.Next() {
+		var name string
+		if err := rows.Scan(&name); err != nil {
+			rows.Close()
+			return 0, fmt.Errorf("history: listing tables: %w", err)
+		}
+		tables = append(tables, name)
+	}
+	rows.Close()
+	if err := rows.Err(); err != nil {
+		return 0, fmt.Errorf("history: listing tables: %w", err)
+	}
+	if len(tables) == 0 {
+		return 0, nil
+	}
+	hasMeta := false
+	for _, t := range tables {
+		hasMeta = hasMeta || t == "querylens_meta"
+	}
+	if !hasMeta {
+		return 0, fmt.Errorf("%w: it has tables (%s, ...) and no querylens_meta", history.ErrForeign, tables[0])
+	}
+	var app, ver string
+	if err := s.db.QueryRowContext(ctx, s.q.metaGet, "application").Scan(&app); err != nil || app != Application {
+		return 0, fmt.Errorf("%w: its application is %q", history.ErrForeign, app)
+	}
+	if err := s.db.QueryRowContext(ctx, s.q.metaGet, "schema_version").Scan(&ver); err != nil {
+		return 0, fmt.Errorf("%w: no schema_version: %v", history.ErrCorrupt, err)
+	}
+	v, err := strconv.Atoi(ver)
+	if err != nil || v < 1 {
+		return 0, fmt.Errorf("%w: schema_version is %q", history.ErrCorrupt, ver)
+	}
+	return v, nil
+}
+
+func (s *Store) migrate(ctx context.Context, from int) error {
+	tx, err := s.db.BeginTx(ctx, nil)
+	if err != nil {
+		return fmt.Errorf("history: migrating from version %d: %w", from, err)
+	}
+	defer tx.Rollback()
+	for i, stmt := range s.d.Migrations[from] {
+		if _, err := tx.ExecContext(ctx, stmt); err != nil {
+			return fmt.Errorf("history: migration %d, statement %d: %w", from+1, i+1, err)
+		}
+	}
+	if _, err := tx.ExecContext(ctx, s.q.metaSet, "application", Application); err != nil {
+		return fmt.Errorf("history: migration %d: %w", from+1, err)
+	}
+	if _, err := tx.ExecContext(ctx, s.q.metaSet, "schema_version", strconv.Itoa(from+1)); err != nil {
+		return fmt.Errorf("history: migration %d: %w", from+1, err)
+	}
+	if err := tx.Commit(); err != nil {
+		return fmt.Errorf("history: migration %d: %w", from+1, err)
+	}
+	return nil
+}
+
+// DB returns the underlying database, for dialect-specific maintenance.
+func (s *Store) DB() *sql.DB { return s.db }
+
+// Close closes the database.
+func (s *Store) Close() error {
+	if s.closed.Swap(true) {
+		return history.ErrClosed
+	}
+	return s.db.Close()
+}
+
+func (s *Store) check() error {
+	if s.closed.Load() {
+		return history.ErrClosed
+	}
+	return nil
+}
+
+// Track implements history.Store.
+func (s *Store) Track(ctx context.Context, servers []history.Server) error {
+	if err := s.check(); err != nil {
+		return err
+	}
+	for i, sv := range servers {
+		if !sv.Key.Valid() {
+			return &history.InvalidError{What: "server " + strconv.Itoa(i), Field: "Key", Reason: "must have a protocol (<= 32 bytes) and an address (<= 300 bytes)"}
+		}
+	}
+	tx, err := s.db.BeginTx(ctx, nil)
+	if err != nil {
+		return fmt.Errorf("history: track: %w", err)
+	}
+	defer tx.Rollback()
+	for _, sv := range servers {
+		if _, err := tx.ExecContext(ctx, s.q.track, sv.Protocol, sv.Addr, int(sv.Source), unix(sv.LastViewed)); err != nil {
+			return fmt.Errorf("history: track %s: %w", sv.Key, err)
+		}
+	}
+	if err := tx.Commit(); err != nil {
+		return fmt.Errorf("history: track: %w", err)
+	}
+	return nil
+}
+
+// Untrack implements history.Store.
+func (s *Store) Untrack(ctx context.Context, keys []history.Key) error {
+	if err := s.check(); err != nil {
+		return err
+	}
+	tx, err := s.db.BeginTx(ctx, nil)
+	if err != nil {
+		return fmt.Errorf("history: untrack: %w", err)
+	}
+	defer tx.Rollback()
+	for _, k := range keys {
+		if _, err := tx.ExecContext(ctx, s.q.untrack, k.Protocol, k.Addr); err != nil {
+			return fmt.Errorf("history: untrack %s: %w", k, err)
+		}
+	}
+	if err := tx.Commit(); err != nil {
+		return fmt.Errorf("history: untrack: %w", err)
+	}
+	return nil
+}
+
+// Tracked implements history.Store.
+func (s *Store) Tracked(ctx context.Context) ([]history.Server, error) {
+	if err := s.check(); err != nil {
+		return nil, err
+	}
+	rows, err := s.db.QueryContext(ctx, s.q.tracked)
+	if err != nil {
+		return nil, fmt.Errorf("history: tracked: %w", err)
+	}
+	defer rows.Close()
+	var out []history.Server
+	for rows.Next() {
+		var sv history.Server
+		var src int
+		var viewed int64
+		if err := rows.Scan(&sv.Protocol, &sv.Addr, &sv.Name, &src, &viewed); err != nil {
+			return nil, fmt.Errorf("history: tracked: %w", err)
+		}
+		sv.Source = history.Source(src)
+		sv.LastViewed = fromUnix(viewed)
+		out = append(out, sv)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("history: tracked: %w", err)
+	}
+	return out, nil
+}
+
+// Record implements history.Store.
+func (s *Store) Record(ctx context.Context, samples []history.Sample) error {
+	if err := s.check(); err != nil {
+		return err
+	}
+	for i, sm := range samples {
+		if err := history.CheckSample(i, sm); err != nil {
+			return err
+		}
+	}
+	s.pruning.RLock()
+	defer s.pruning.RUnlock()
+	tx, err := s.db.BeginTx(ctx, nil)
+	if err != nil {
+		return fmt.Errorf("history: record: %w", err)
+	}
+	defer tx.Rollback()
+	fresh := make(map[history.Key]int64)
+	for _, sm := range samples {
+		sm = history.Normalize(sm)
+		id, err := s.serverID(ctx, tx, sm.Key, fresh)
+		if err != nil {
+			return err
+		}
+		if sm.Name != "" {
+			if _, err := tx.ExecContext(ctx, s.q.serverName, sm.Name, id, sm.Name); err != nil {
+				return fmt.Errorf("history: record %s name: %w", sm.Key, err)
+			}
+		}
+		res, err := tx.ExecContext(ctx, s.q.sampleInsert, id, sm.At.Unix(), int(sm.State), sm.Players, sm.Bots,
+			sm.MaxPlayers, sm.Map, sm.RTT.Microseconds(), b2i(sm.Synthetic))
+		if err != nil {
+			return fmt.Errorf("history: record %s sample: %w", sm.Key, err)
+		}
+		if n, err := res.RowsAffected(); err != nil || n == 0 {
+			continue // a sample of the same second is already stored
+		}
+		online := b2i(sm.State == history.StateOnline)
+		if _, err := tx.ExecContext(ctx, s.q.hourUpsert, id, history.HourOf(sm.At).Unix(), online, sm.Players,
+			sm.Players, sm.Bots, sm.MaxPlayers, b2i(sm.Synthetic)); err != nil {
+			return fmt.Errorf("history: record %s hour: %w", sm.Key, err)
+		}
+	}
+	if err := tx.Commit(); err != nil {
+		return fmt.Errorf("history: record: %w", err)
+	}
+	if len(fresh) > 0 {
+		s.mu.Lock()
+		for k, id := range fresh {
+			s.ids[k] = id
+		}
+		s.mu.Unlock()
+	}
+	return nil
+}
+
+// serverID finds or creates k's row inside tx. Ids created in tx are put
+// in fresh and cached only once tx commits.
+func (s *Store) serverID(ctx context.Context, tx *sql.Tx, k history.Key, fresh map[history.Key]int64) (int64, error) {
+	s.mu.Lock()
+	id, ok := s.ids[k]
+	s.mu.Unlock()
+	if ok {
+		return id, nil
+	}
+	if id, ok := fresh[k]; ok {
+		return id, nil
+	}
+	err := tx.QueryRowContext(ctx, s.q.serverID, k.Protocol, k.Addr).Scan(&id)
+	if errors.Is(err, sql.ErrNoRows) {
+		if _, err = tx.ExecContext(ctx, s.q.serverInsert, k.Protocol, k.Addr); err == nil {
+			err = tx.QueryRowContext(ctx, s.q.serverID, k.Protocol, k.Addr).Scan(&id)
+		}
+	}
+	if err != nil {
+		return 0, fmt.Errorf("history: server %s: %w", k, err)
+	}
+	fresh[k] = id
+	return id, nil
+}
+
+// Samples implements history.Store.
+func (s *Store) Samples(ctx context.Context, k history.Key, from, to time.Time) ([]history.Sample, error) {
+	if err := s.check(); err != nil {
+		return nil, err
+	}
+	rows, err := s.db.QueryContext(ctx, s.q.samples, k.Protocol, k.Addr, unix(from), unix(to))
+	if err != nil {
+		return nil, fmt.Errorf("history: samples of %s: %w", k, err)
+	}
+	defer rows.Close()
+	var out []history.Sample
+	for rows.Next() {
+		sm := history.Sample{Key: k}
+		var at, rtt int64
+		var state, synth int
+		if err := rows.Scan(&at, &state, &sm.Players, &sm.Bots, &sm.MaxPlayers, &sm.Map, &rtt, &synth); err != nil {
+			return nil, fmt.Errorf("history: samples of %s: %w", k, err)
+		}
+		sm.At = fromUnix(at)
+		sm.State = history.State(state)
+		sm.RTT = time.Duration(rtt) * time.Microsecond
+		sm.Synthetic = synth != 0
+		out = append(out, sm)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("history: samples of %s: %w", k, err)
+	}
+	return out, nil
+}
+
+// Hours implements history.Store.
+func (s *Store) Hours(ctx context.Context, k history.Key, from, to time.Time) ([]history.Hour, error) {
+	if err := s.check(); err != nil {
+		return nil, err
+	}
+	rows, err := s.db.QueryContext(ctx, s.q.hours, k.Protocol, k.Addr, unix(from), unix(to))
+	if err != nil {
+		return nil, fmt.Errorf("history: hours of %s: %w", k, err)
+	}
+	defer rows.Close()
+	var out []history.Hour
+	for rows.Next() {
+		var h history.Hour
+		var start int64
+		if err := rows.Scan(&start, &h.Samples, &h.Online, &h.PlayersSum, &h.PlayersMax, &h.BotsMax, &h.MaxPlayers, &h.Synthetic); err != nil {
+			return nil, fmt.Errorf("history: hours of %s: %w", k, err)
+		}
+		h.Start = fromUnix(start)
+		out = append(out, h)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("history: hours of %s: %w", k, err)
+	}
+	return out, nil
+}
+
+// Maps implements history.Store.
+func (s *Store) Maps(ctx context.Context, k history.Key, since time.Time, limit int) ([]history.MapPlay, error) {
+	if err := s.check(); err != nil {
+		return nil, err
+	}
+	if limit <= 0 {
+		return nil, nil
+	}
+	rows, err := s.db.QueryContext(ctx, s.q.maps, k.Protocol, k.Addr, unix(since), limit)
+	if err != nil {
+		return nil, fmt.Errorf("history: maps of %s: %w", k, err)
+	}
+	defer rows.Close()
+	var out []history.MapPlay
+	for rows.Next() {
+		var m history.MapPlay
+		var first, last int64
+		if err := rows.Scan(&m.Map, &first, &last, &m.Samples); err != nil {
+			return nil, fmt.Errorf("history: maps of %s: %w", k, err)
+		}
+		m.First, m.Last = fromUnix(first), fromUnix(last)
+		out = append(out, m)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("history: maps of %s: %w", k, err)
+	}
+	return out, nil
+}
+
+// Prune implements history.Store.
+func (s *Store) Prune(ctx context.Context, rawBefore, hoursBefore time.Time) (history.Pruned, error) {
+	var p history.Pruned
+	if err := s.check(); err != nil {
+		return p, err
+	}
+	s.pruning.Lock()
+	defer s.pruning.Unlock()
+	tx, err := s.db.BeginTx(ctx, nil)
+	if err != nil {
+		return p, fmt.Errorf("history: prune: %w", err)
+	}
+	defer tx.Rollback()
+	for _, step := range []struct {
+		q   string
+		arg []any
+		n   *int
+	}{
+		{s.q.pruneSamples, []any{unix(rawBefore)}, &p.Samples},
+		{s.q.pruneHours, []any{unix(hoursBefore)}, &p.Hours},
+		{s.q.pruneServers, nil, &p.Servers},
+	} {
+		res, err := tx.ExecContext(ctx, step.q, step.arg...)
+		if err != nil {
+			return history.Pruned{}, fmt.Errorf("history: prune: %w", err)
+		}
+		n, _ := res.RowsAffected()
+		*step.n = int(n)
+	}
+	if err := tx.Commit(); err != nil {
+		return history.Pruned{}, fmt.Errorf("history: prune: %w", err)
+	}
+	if p.Servers > 0 {
+		s.mu.Lock()
+		clear(s.ids)
+		s.mu.Unlock()
+	}
+	return p, nil
+}
+
+func unix(t time.Time) int64 {
+	if t.IsZero() {
+		return 0
+	}
+	return t.Unix()
+}
+
+func fromUnix(n int64) time.Time {
+	if n == 0 {
+		return time.Time{}
+	}
+	return time.Unix(n, 0).UTC()
+}
+
+func b2i(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
+}

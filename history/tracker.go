@@ -1,0 +1,333 @@
+package history
+
+import (
+	"container/list"
+	"context"
+	"log/slog"
+	"sort"
+	"sync"
+	"time"
+)
+
+// Defaults of TrackerConfig.
+const (
+	DefaultSampleEvery = 60 * time.Second
+	DefaultTrackIdle   = 7 * 24 * time.Hour
+	DefaultTrackMax    = 5000
+	DefaultBudget      = 50 // queries per second
+	// MinSampleEvery is the shortest interval between two samples of one
+	// server: Zandronum servers answer one asker once per
+	// sv_queryignoretime (10 s by default) and masters once per 10 s
+	// (zandronum.md 3.3); the other protocols get the same courtesy.
+	MinSampleEvery = 10 * time.Second
+)
+
+// Probe asks one server once and reports what it found. It is given the
+// key and must return a sample with State set (the tracker sets Key and At
+// if they are zero). It must respect ctx.
+type Probe func(ctx context.Context, k Key) Sample
+
+// TrackerConfig configures a Tracker.
+type TrackerConfig struct {
+	Store Store // required
+	Probe Probe // required to Run
+	// Every is how often each tracked server is sampled; at least
+	// MinSampleEvery. When the tracked set is too large for Budget, every
+	// server is sampled less often instead (len(tracked)/Budget seconds).
+	Every time.Duration
+	// Idle untracks a server viewed last this long ago.
+	Idle time.Duration
+	// Max bounds the tracked set; a new server evicts the least recently
+	// viewed one.
+	Max int
+	// Budget bounds the probes per second, across all servers.
+	Budget float64
+	// Timeout bounds one probe. Default 3 s.
+	Timeout time.Duration
+	// Logger receives errors of the store. Default slog.Default().
+	Logger *slog.Logger
+
+	now func() time.Time // tests
+}
+
+// Tracker keeps the tracked set and samples it. The set is mirrored in
+// memory (bounded by Max) and in the Store, so that it survives restarts;
+// views update the store at most once per ViewPersistEvery per server.
+type Tracker struct {
+	cfg TrackerConfig
+
+	mu      sync.Mutex
+	entries map[Key]*list.Element // of *entry
+	lru     *list.List            // front: least recently viewed
+	tokens  float64
+	last    time.Time // of the token refill
+	running int       // probes in flight
+
+	probes   chan struct{} // counts probes started, for tests (nil: off)
+	lastIdle time.Time
+}
+
+type entry struct {
+	key       Key
+	source    Source
+	viewed    time.Time // last view, in memory
+	persisted time.Time // last view written to the store
+	next      time.Time // when the next sample is due
+	busy      bool      // a probe is in flight
+}
+
+// ViewPersistEvery bounds how often a view of an already tracked server
+// is written to the store: its LastViewed there may lag by this much,
+// which only matters against Idle (days).
+const ViewPersistEvery = time.Hour
+
+// NewTracker loads the tracked set from cfg.Store.
+func NewTracker(ctx context.Context, cfg TrackerConfig) (*Tracker, error) {
+	if cfg.Store == nil {
+		panic("history: TrackerConfig.Store is nil")
+	}
+	if cfg.Every <= 0 {
+		cfg.Every = DefaultSampleEvery
+	}
+	cfg.Every = max(cfg.Every, MinSampleEvery)
+	if cfg.Idle <= 0 {
+		cfg.Idle = DefaultTrackIdle
+	}
+	if cfg.Max <= 0 {
+		cfg.Max = DefaultTrackMax
+	}
+	if cfg.Budget <= 0 {
+		cfg.Budget = DefaultBudget
+	}
+	if cfg.Timeout <= 0 {
+		cfg.Timeout = 3 * time.Second
+	}
+	if cfg.Logger == nil {
+		cfg.Logger = slog.Default()
+	}
+	if cfg.now == nil {
+		cfg.now = time.Now
+	}
+	t := &Tracker{cfg: cfg, entries: make(map[Key]*list.Element), lru: list.New(), tokens: 1}
+	t.last = cfg.now()
+	servers, err := cfg.Store.Tracked(ctx)
+	if err != nil {
+		return nil, err
+	}
+	// Tracked is least recently viewed first; past Max (a smaller Max than
+	// last run), the oldest are untracked.
+	var drop []Key
+	if len(servers) > cfg.Max {
+		for _, s := range servers[:len(servers)-cfg.Max] {
+			drop = append(drop, s.Key)
+		}
+		servers = servers[len(servers)-cfg.Max:]
+	}
+	now := cfg.now()
+	for i, s := range servers {
+		e := &entry{key: s.Key, source: s.Source, viewed: s.LastViewed, persisted: s.LastViewed}
+		// Spread the first samples over one interval instead of a burst.
+		e.next = now.Add(time.Duration(i) * cfg.Every / time.Duration(len(servers)))
+		t.entries[s.Key] = t.lru.PushBack(e)
+	}
+	if len(drop) > 0 {
+		if err := cfg.Store.Untrack(ctx, drop); err != nil {
+			return nil, err
+		}
+	}
+	return t, nil
+}
+
+// Len is the size of the tracked set.
+func (t *Tracker) Len() int {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return t.lru.Len()
+}
+
+// IsTracked reports whether k is in the tracked set.
+func (t *Tracker) IsTracked(k Key) bool {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	_, ok := t.entries[k]
+	return ok
+}
+
+// Interval is how often each server is sampled now: Every, or longer when
+// the set is too large for the budget.
+func (t *Tracker) Interval() time.Duration {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return t.interval()
+}
+
+func (t *Tracker) interval() time.Duration {
+	need := time.Duration(float64(t.lru.Len()) / t.cfg.Budget * float64(time.Second))
+	return max(t.cfg.Every, need)
+}
+
+// View records that k was viewed (or listed by a master) now, tracking it
+// if it was not. The caller decides whether k may be tracked at all: the
+// relay's policy must allow it. It reports whether k is tracked now.
+func (t *Tracker) View(ctx context.Context, k Key, src Source) bool {
+	if !k.Valid() {
+		return false
+	}
+	now := t.cfg.now()
+	var evicted []Key
+	var write bool
+	t.mu.Lock()
+	el, ok := t.entries[k]
+	var e *entry
+	if ok {
+		e = el.Value.(*entry)
+		e.viewed = now
+		t.lru.MoveToBack(el)
+		write = now.Sub(e.persisted) >= ViewPersistEvery
+	} else {
+		for t.lru.Len() >= t.cfg.Max {
+			old := t.lru.Remove(t.lru.Front()).(*entry)
+			delete(t.entries, old.key)
+			evicted = append(evicted, old.key)
+		}
+		e = &entry{key: k, source: src, viewed: now, next: now}
+		t.entries[k] = t.lru.PushBack(e)
+		write = true
+	}
+	if write {
+		e.persisted = now
+	}
+	t.mu.Unlock()
+	if len(evicted) > 0 {
+		if err := t.cfg.Store.Untrack(ctx, evicted); err != nil {
+			t.cfg.Logger.Warn("history: untrack", "err", err)
+		}
+	}
+	if write {
+		if err := t.cfg.Store.Track(ctx, []Server{{Key: k, Source: src, LastViewed: now}}); err != nil {
+			t.cfg.Logger.Warn("history: track", "key", k.String(), "err", err)
+		}
+	}
+	return true
+}
+
+// Run samples the tracked set until ctx ends, and prunes the store once
+// an hour. It returns when every probe it started has finished.
+func (t *Tracker) Run(ctx context.Context) {
+	if t.cfg.Probe == nil {
+		panic("history: TrackerConfig.Probe is nil")
+	}
+	var wg sync.WaitGroup
+	defer wg.Wait()
+	t.prune(ctx)
+	lastPrune := t.cfg.now()
+	tick := time.NewTicker(250 * time.Millisecond)
+	defer tick.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-tick.C:
+		}
+		now := t.cfg.now()
+		for _, e := range t.due(ctx, now) {
+			wg.Go(func() { t.sample(ctx, e) })
+		}
+		if now.Sub(lastPrune) >= time.Hour {
+			lastPrune = now
+			t.prune(ctx)
+		}
+	}
+}
+
+// due untracks idle servers, then takes the servers whose sample is due,
+// most overdue first, as many as the budget's tokens allow, and marks them
+// busy with their next time set.
+func (t *Tracker) due(ctx context.Context, now time.Time) []*entry {
+	t.mu.Lock()
+	var idle []Key
+	if now.Sub(t.lastIdle) >= time.Minute {
+		t.lastIdle = now
+		for el := t.lru.Front(); el != nil; {
+			e := el.Value.(*entry)
+			next := el.Next()
+			if now.Sub(e.viewed) < t.cfg.Idle {
+				break // the rest were viewed more recently
+			}
+			if !e.busy {
+				t.lru.Remove(el)
+				delete(t.entries, e.key)
+				idle = append(idle, e.key)
+			}
+			el = next
+		}
+	}
+	// Refill: Budget tokens per second, at most a quarter second's worth
+	// saved, so that no window of T seconds sees more than Budget*T+Budget/4.
+	if now.After(t.last) {
+		t.tokens = min(t.tokens+now.Sub(t.last).Seconds()*t.cfg.Budget, max(t.cfg.Budget/4, 1))
+		t.last = now
+	}
+	var out []*entry
+	for _, el := range t.entries {
+		e := el.Value.(*entry)
+		if !e.busy && !e.next.After(now) {
+			out = append(out, e)
+		}
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].next.Before(out[j].next) })
+	n := min(len(out), int(t.tokens))
+	out = out[:n]
+	t.tokens -= float64(n)
+	iv := t.interval()
+	for _, e := range out {
+		e.busy = true
+		e.next = now.Add(iv)
+	}
+	t.running += n
+	t.mu.Unlock()
+	if len(idle) > 0 {
+		if err := t.cfg.Store.Untrack(ctx, idle); err != nil {
+			t.cfg.Logger.Warn("history: untrack idle", "err", err)
+		}
+	}
+	if t.probes != nil {
+		for range out {
+			t.probes <- struct{}{}
+		}
+	}
+	return out
+}
+
+func (t *Tracker) sample(ctx context.Context, e *entry) {
+	pctx, cancel := context.WithTimeout(ctx, t.cfg.Timeout)
+	at := t.cfg.now()
+	s := t.cfg.Probe(pctx, e.key)
+	cancel()
+	t.mu.Lock()
+	e.busy = false
+	t.running--
+	t.mu.Unlock()
+	if ctx.Err() != nil {
+		return // shutting down: the probe was cut short, its state is not the server's
+	}
+	s.Key = e.key
+	if s.At.IsZero() {
+		s.At = at
+	}
+	if err := t.cfg.Store.Record(ctx, []Sample{s}); err != nil {
+		t.cfg.Logger.Warn("history: record", "key", e.key.String(), "err", err)
+	}
+}
+
+func (t *Tracker) prune(ctx context.Context) {
+	now := t.cfg.now()
+	p, err := t.cfg.Store.Prune(ctx, now.Add(-RawRetention), now.Add(-HourRetention))
+	if err != nil {
+		t.cfg.Logger.Warn("history: prune", "err", err)
+		return
+	}
+	if p != (Pruned{}) {
+		t.cfg.Logger.Info("history: pruned", "samples", p.Samples, "hours", p.Hours, "servers", p.Servers)
+	}
+}
