@@ -46,6 +46,9 @@ type TrackerConfig struct {
 	Timeout time.Duration
 	// Logger receives errors of the store. Default slog.Default().
 	Logger *slog.Logger
+	// Leases, when several instances share Store, makes one of them sample
+	// each server (see Leaser). Nil: this instance samples every server.
+	Leases Leaser
 
 	now func() time.Time // tests
 }
@@ -74,6 +77,7 @@ type entry struct {
 	persisted time.Time // last view written to the store
 	next      time.Time // when the next sample is due
 	busy      bool      // a probe is in flight
+	leased    bool      // this instance held the lease at the last ask (with Leases)
 }
 
 // ViewPersistEvery bounds how often a view of an already tracked server
@@ -218,6 +222,7 @@ func (t *Tracker) Run(ctx context.Context) {
 		panic("history: TrackerConfig.Probe is nil")
 	}
 	var wg sync.WaitGroup
+	defer t.releaseLeases()
 	defer wg.Wait()
 	t.prune(ctx)
 	lastPrune := t.cfg.now()
@@ -300,6 +305,9 @@ func (t *Tracker) due(ctx context.Context, now time.Time) []*entry {
 }
 
 func (t *Tracker) sample(ctx context.Context, e *entry) {
+	if !t.holdsLease(ctx, e) {
+		return
+	}
 	pctx, cancel := context.WithTimeout(ctx, t.cfg.Timeout)
 	at := t.cfg.now()
 	s := t.cfg.Probe(pctx, e.key)

@@ -62,14 +62,16 @@ var Dialect = sqlstore.Dialect{
 				synthetic   INTEGER NOT NULL,
 				PRIMARY KEY (server_id, hour))`,
 			`CREATE INDEX hours_hour ON hours (hour)`,
-			// Which instance samples a server, until when (the database's
-			// clock). Not tied to servers: a lease outlives pruning.
+			// Which instance samples a server, until when (Unix ms of the
+			// instances' clocks). Not tied to servers: a lease outlives
+			// pruning.
 			`CREATE TABLE sampler_leases (
 				protocol TEXT NOT NULL,
 				addr     TEXT NOT NULL,
 				holder   TEXT NOT NULL,
-				expires  TIMESTAMPTZ NOT NULL,
+				expires  BIGINT NOT NULL,
 				PRIMARY KEY (protocol, addr))`,
+			`CREATE INDEX sampler_leases_holder ON sampler_leases (holder)`,
 		},
 	},
 }
