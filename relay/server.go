@@ -46,9 +46,10 @@ type Server struct {
 
 	closing atomic.Bool // set under mu, read anywhere
 
-	mu    sync.Mutex
-	conns map[*conn]struct{}
-	perIP map[netip.Addr]int
+	mu        sync.Mutex
+	conns     map[*conn]struct{}
+	perIP     map[netip.Addr]int
+	reporters []HealthReporter // see ReportHealth
 }
 
 // New returns a relay with cfg's zero fields set to their defaults. It
@@ -83,7 +84,7 @@ func New(cfg Config, logger *slog.Logger) *Server {
 	}
 	s.resolver.wg = &s.wg
 	s.shared = newShared(&cfg, logger.Warn)
-	s.metrics.shared = s.shared.appendMetrics
+	s.metrics.shared = s.appendDependencyMetrics
 	s.cache = cache{m: make(map[string]*fetch), maxEntries: cfg.MaxCacheEntries, maxBytes: cfg.MaxCacheBytes}
 	s.metrics.cacheEntries = s.cache.stats
 	readLimit := s.readLimit()

@@ -649,16 +649,44 @@ func ownerStatus(out outcome, got bool) SharedStatus {
 	return SharedAbandoned
 }
 
-// Health lists the shared stores' states, one line each, and whether all
-// are up. Without shared stores it is empty and true.
+// HealthReporter is a dependency outside the relay (the history database)
+// whose state the relay's /healthz, /readyz and /metrics report along with
+// its shared stores.
+type HealthReporter interface {
+	Name() string
+	// Healthy reports whether it works, and a short detail ("up", or why
+	// not and since when).
+	Healthy() (ok bool, detail string)
+}
+
+// ReportHealth adds h to what Health, /healthz, /readyz and /metrics
+// report. Call it before serving.
+func (s *Server) ReportHealth(h HealthReporter) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.reporters = append(s.reporters, h)
+}
+
+func (s *Server) healthReporters() []HealthReporter {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.reporters
+}
+
+// Health lists the shared stores' and reporters' states, one line each,
+// and whether all are up. Without any it is empty and true.
 func (s *Server) Health() (lines []string, ok bool) {
 	ok = true
-	if s.shared == nil {
-		return nil, true
+	if s.shared != nil {
+		for _, x := range s.shared.deps {
+			line, up := x.status()
+			lines = append(lines, line)
+			ok = ok && up
+		}
 	}
-	for _, x := range s.shared.deps {
-		line, up := x.status()
-		lines = append(lines, line)
+	for _, h := range s.healthReporters() {
+		up, detail := h.Healthy()
+		lines = append(lines, h.Name()+": "+detail)
 		ok = ok && up
 	}
 	return lines, ok
@@ -713,27 +741,47 @@ func (s *Server) writeHealth(w http.ResponseWriter, probe bool) {
 
 func (s *Server) downNames() []string {
 	var names []string
-	for _, x := range s.shared.deps {
-		if !x.up.Load() {
-			names = append(names, x.d.Name())
+	if s.shared != nil {
+		for _, x := range s.shared.deps {
+			if !x.up.Load() {
+				names = append(names, x.d.Name())
+			}
+		}
+	}
+	for _, h := range s.healthReporters() {
+		if up, _ := h.Healthy(); !up {
+			names = append(names, h.Name())
 		}
 	}
 	return names
 }
 
-// appendMetrics writes the shared-store metrics.
-func (sh *shared) appendMetrics(b []byte) []byte {
-	if sh == nil {
+// appendDependencyMetrics writes the shared stores' and reporters'
+// metrics.
+func (s *Server) appendDependencyMetrics(b []byte) []byte {
+	sh := s.shared
+	reporters := s.healthReporters()
+	if sh == nil && len(reporters) == 0 {
 		return b
 	}
 	const p = "querylens_relay_"
-	b = append(b, "# HELP "+p+"dependency_up Whether a shared store answers (1) or the relay works without it (0).\n# TYPE "+p+"dependency_up gauge\n"...)
-	for _, x := range sh.deps {
+	b = append(b, "# HELP "+p+"dependency_up Whether a shared store or the history database answers (1) or the instance works without it (0).\n# TYPE "+p+"dependency_up gauge\n"...)
+	up := func(name string, ok bool) {
 		v := "0"
-		if x.up.Load() {
+		if ok {
 			v = "1"
 		}
-		b = append(b, p+`dependency_up{name="`+x.d.Name()+`"} `+v+"\n"...)
+		b = append(b, p+`dependency_up{name="`+name+`"} `+v+"\n"...)
+	}
+	for _, h := range reporters {
+		ok, _ := h.Healthy()
+		up(h.Name(), ok)
+	}
+	if sh == nil {
+		return b
+	}
+	for _, x := range sh.deps {
+		up(x.d.Name(), x.up.Load())
 	}
 	b = append(b, "# HELP "+p+"dependency_errors_total Failed or timed-out shared store operations.\n# TYPE "+p+"dependency_errors_total counter\n"...)
 	for _, x := range sh.deps {
