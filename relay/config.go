@@ -125,7 +125,7 @@ type Config struct {
 	SharedCache   SharedCache
 	SharedLimiter SharedLimiter
 	// SharedTimeout bounds each shared store operation; one that takes
-	// longer counts as the store being down. Default 100 ms.
+	// longer counts as the store being down. Default 250 ms.
 	SharedTimeout time.Duration
 }
 

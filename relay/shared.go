@@ -125,7 +125,7 @@ type SharedLimiter interface {
 
 // Defaults for the shared store.
 const (
-	DefaultSharedTimeout = 100 * time.Millisecond
+	DefaultSharedTimeout = 250 * time.Millisecond
 	sharedProbeEvery     = time.Second
 )
 
@@ -172,10 +172,7 @@ func (x *dependency) probe() bool {
 	ctx, cancel := context.WithTimeout(context.Background(), x.timeout)
 	defer cancel()
 	if err := x.d.Ping(ctx); err != nil {
-		x.errors.Add(1)
-		x.mu.Lock()
-		x.lastErr = err.Error()
-		x.mu.Unlock()
+		x.fail(err) // from the prober: it is already marked, and probing
 		return false
 	}
 	x.ok()
@@ -702,9 +699,10 @@ func (s *Server) HealthHandler() http.Handler {
 	})
 }
 
-// ReadyHandler serves /readyz: like /healthz, but it probes the stores
-// that are down before answering, and answers 503 while the relay shuts
-// down. The first line is "ready", "degraded" (a store is down; the relay
+// ReadyHandler serves /readyz: like /healthz, but it pings every shared
+// store first (bounded by SharedTimeout), so that it is current even on an
+// instance whose traffic has not needed the store lately, and it answers
+// 503 while the relay shuts down. The first line is "ready", "degraded" (a store is down; the relay
 // still serves) or "shutting-down".
 func (s *Server) ReadyHandler() http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
@@ -715,9 +713,7 @@ func (s *Server) ReadyHandler() http.Handler {
 func (s *Server) writeHealth(w http.ResponseWriter, probe bool) {
 	if probe && s.shared != nil {
 		for _, x := range s.shared.deps {
-			if !x.up.Load() {
-				x.probe()
-			}
+			x.probe()
 		}
 	}
 	lines, ok := s.Health()

@@ -100,6 +100,7 @@ type serveOptions struct {
 	ipRate       float64
 	cacheTTL     time.Duration
 	redis        string
+	redisTimeout time.Duration
 }
 
 func (e *env) serve(args []string) int {
@@ -119,6 +120,7 @@ func (e *env) serve(args []string) int {
 	fs.BoolVar(&o.logJSON, "log-json", false, "log JSON lines instead of text")
 	fs.Float64Var(&o.ipRate, "ip-rate", 0, "queries per second one client address may send through the relay (0: the relay's default; --demo: unlimited on loopback)")
 	fs.DurationVar(&o.cacheTTL, "cache-ttl", 0, "how long the relay shares a server's reply (0: the relay's default)")
+	fs.DurationVar(&o.redisTimeout, "redis-timeout", 0, "with --redis: a call to Redis slower than this counts as Redis being down (0: 250ms)")
 	fs.StringVar(&o.redis, "redis", "", "share the reply cache, coalescing and rate limits with the other instances using this Redis or Valkey `URL` (redis://[:password@]host:port/db)")
 	pos, err := parseInterspersed(fs, args)
 	if err != nil {
@@ -193,6 +195,7 @@ func (e *env) runServe(ctx context.Context, o serveOptions, ready chan<- string)
 		}
 		defer st.Close()
 		rcfg.SharedCache, rcfg.SharedLimiter = st, st
+		rcfg.SharedTimeout = o.redisTimeout
 		pctx, cancel := context.WithTimeout(ctx, 2*time.Second)
 		if err := st.Ping(pctx); err != nil {
 			// Not fatal: the relay serves with its local state and

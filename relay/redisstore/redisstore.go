@@ -81,6 +81,7 @@ func Open(url string, o Options) (*Store, error) {
 		o.PoolSize = 256
 	}
 	opt.PoolSize = o.PoolSize
+	opt.MinIdleConns = 4 // the first queries after a quiet spell need not dial
 	// The relay bounds every call with its context and falls back to its
 	// local state on the first failure; retrying inside the client would
 	// only make a Redis outage slower to notice.
@@ -99,8 +100,28 @@ func (s *Store) Close() error { return s.rdb.Close() }
 // Name is "redis".
 func (s *Store) Name() string { return "redis" }
 
-// Ping reports whether Redis answers.
-func (s *Store) Ping(ctx context.Context) error { return s.rdb.Ping(ctx).Err() }
+// Ping reports whether Redis answers, and loads the scripts (a Redis that
+// restarted has forgotten them), so that the first calls after it do not
+// pay for loading them.
+func (s *Store) Ping(ctx context.Context) error {
+	scripts := []*redis.Script{claimScript, publishScript, takeScript, leaseScript}
+	hashes := make([]string, len(scripts))
+	for i, sc := range scripts {
+		hashes[i] = sc.Hash()
+	}
+	loaded, err := s.rdb.ScriptExists(ctx, hashes...).Result()
+	if err != nil {
+		return err
+	}
+	for i, ok := range loaded {
+		if !ok && i < len(scripts) {
+			if err := scripts[i].Load(ctx, s.rdb).Err(); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
 
 // bucketLua is the token-bucket arithmetic the scripts share: refill
 // returns bucket k's tokens used at now (µs, Redis's clock) at rate
