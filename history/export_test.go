@@ -15,8 +15,7 @@ func (t *Tracker) Due(now time.Time) []Key {
 	var ks []Key
 	t.mu.Lock()
 	for _, e := range es {
-		e.busy = false
-		t.running--
+		t.done(e)
 		ks = append(ks, e.key)
 	}
 	t.mu.Unlock()

@@ -55,9 +55,8 @@ func (t *Tracker) holdsLease(ctx context.Context, e *entry) bool {
 	if held {
 		return true
 	}
-	e.busy = false
-	t.running--
 	e.next = until.Add(leaseSlack)
+	t.done(e)
 	return false
 }
 

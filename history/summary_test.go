@@ -76,3 +76,36 @@ func TestSummarize(t *testing.T) {
 		t.Errorf("unknown server: %+v, %v", empty, err)
 	}
 }
+
+func TestSynthesize(t *testing.T) {
+	k := history.Key{Protocol: "zandronum", Addr: "127.0.0.1:10666"}
+	end := time.Date(2026, 5, 1, 12, 0, 0, 0, time.UTC)
+	a := history.Synthesize(history.SyntheticSpec{Key: k, Seed: 7, End: end, Capacity: 12})
+	b := history.Synthesize(history.SyntheticSpec{Key: k, Seed: 7, End: end, Capacity: 12})
+	if len(a) != 288 || len(b) != 288 {
+		t.Fatalf("%d samples, want 288", len(a))
+	}
+	online, peak, maps := 0, 0, map[string]bool{}
+	for i, s := range a {
+		if s != b[i] {
+			t.Fatal("not deterministic")
+		}
+		if err := history.CheckSample(i, s); err != nil || !s.Synthetic || !s.At.Before(end) {
+			t.Fatalf("sample %d: %+v, %v", i, s, err)
+		}
+		if s.State == history.StateOnline {
+			online++
+			peak = max(peak, s.Players)
+			maps[s.Map] = true
+		}
+	}
+	if online < 250 || peak == 0 || peak > 12 || len(maps) < 3 {
+		t.Errorf("online %d peak %d maps %d: not plausible", online, peak, len(maps))
+	}
+	off := history.Synthesize(history.SyntheticSpec{Key: k, Seed: 1, End: end, State: history.StateOffline})
+	for _, s := range off {
+		if s.State != history.StateOffline || s.Players != 0 {
+			t.Fatalf("offline spec gave %+v", s)
+		}
+	}
+}

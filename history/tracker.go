@@ -1,10 +1,11 @@
 package history
 
 import (
+	"container/heap"
 	"container/list"
 	"context"
+	"errors"
 	"log/slog"
-	"sort"
 	"sync"
 	"time"
 )
@@ -62,6 +63,7 @@ type Tracker struct {
 	mu      sync.Mutex
 	entries map[Key]*list.Element // of *entry
 	lru     *list.List            // front: least recently viewed
+	queue   dueQueue              // entries not being probed, soonest due first
 	tokens  float64
 	last    time.Time // of the token refill
 	running int       // probes in flight
@@ -76,8 +78,45 @@ type entry struct {
 	viewed    time.Time // last view, in memory
 	persisted time.Time // last view written to the store
 	next      time.Time // when the next sample is due
-	busy      bool      // a probe is in flight
+	busy      bool      // a probe is in flight (and the entry is out of the queue)
 	leased    bool      // this instance held the lease at the last ask (with Leases)
+	removed   bool      // untracked while its probe was in flight
+	qi        int       // index in the queue, -1 when not in it
+}
+
+// dueQueue is a min-heap of entries by next sample time, so that a tick
+// costs O(k log n) for the k servers due instead of a scan of all n.
+type dueQueue []*entry
+
+func (q dueQueue) Len() int           { return len(q) }
+func (q dueQueue) Less(i, j int) bool { return q[i].next.Before(q[j].next) }
+func (q dueQueue) Swap(i, j int) {
+	q[i], q[j] = q[j], q[i]
+	q[i].qi, q[j].qi = i, j
+}
+func (q *dueQueue) Push(x any) {
+	e := x.(*entry)
+	e.qi = len(*q)
+	*q = append(*q, e)
+}
+func (q *dueQueue) Pop() any {
+	old := *q
+	e := old[len(old)-1]
+	old[len(old)-1] = nil
+	*q = old[:len(old)-1]
+	e.qi = -1
+	return e
+}
+
+// remove takes e out of the tracked set (the caller holds t.mu).
+func (t *Tracker) remove(el *list.Element) *entry {
+	e := t.lru.Remove(el).(*entry)
+	delete(t.entries, e.key)
+	if e.qi >= 0 {
+		heap.Remove(&t.queue, e.qi)
+	}
+	e.removed = true
+	return e
 }
 
 // ViewPersistEvery bounds how often a view of an already tracked server
@@ -88,7 +127,7 @@ const ViewPersistEvery = time.Hour
 // NewTracker loads the tracked set from cfg.Store.
 func NewTracker(ctx context.Context, cfg TrackerConfig) (*Tracker, error) {
 	if cfg.Store == nil {
-		panic("history: TrackerConfig.Store is nil")
+		return nil, errors.New("history: TrackerConfig.Store is required")
 	}
 	if cfg.Every <= 0 {
 		cfg.Every = DefaultSampleEvery
@@ -129,10 +168,11 @@ func NewTracker(ctx context.Context, cfg TrackerConfig) (*Tracker, error) {
 	}
 	now := cfg.now()
 	for i, s := range servers {
-		e := &entry{key: s.Key, source: s.Source, viewed: s.LastViewed, persisted: s.LastViewed}
+		e := &entry{key: s.Key, source: s.Source, viewed: s.LastViewed, persisted: s.LastViewed, qi: -1}
 		// Spread the first samples over one interval instead of a burst.
 		e.next = now.Add(time.Duration(i) * cfg.Every / time.Duration(len(servers)))
 		t.entries[s.Key] = t.lru.PushBack(e)
+		heap.Push(&t.queue, e)
 	}
 	if len(drop) > 0 {
 		if err := cfg.Store.Untrack(ctx, drop); err != nil {
@@ -190,12 +230,11 @@ func (t *Tracker) View(ctx context.Context, k Key, src Source) bool {
 		write = now.Sub(e.persisted) >= ViewPersistEvery
 	} else {
 		for t.lru.Len() >= t.cfg.Max {
-			old := t.lru.Remove(t.lru.Front()).(*entry)
-			delete(t.entries, old.key)
-			evicted = append(evicted, old.key)
+			evicted = append(evicted, t.remove(t.lru.Front()).key)
 		}
-		e = &entry{key: k, source: src, viewed: now, next: now}
+		e = &entry{key: k, source: src, viewed: now, next: now, qi: -1}
 		t.entries[k] = t.lru.PushBack(e)
+		heap.Push(&t.queue, e)
 		write = true
 	}
 	if write {
@@ -216,10 +255,11 @@ func (t *Tracker) View(ctx context.Context, k Key, src Source) bool {
 }
 
 // Run samples the tracked set until ctx ends, and prunes the store once
-// an hour. It returns when every probe it started has finished.
-func (t *Tracker) Run(ctx context.Context) {
+// an hour. It returns when every probe it started has finished. Without a
+// Probe it returns at once with an error.
+func (t *Tracker) Run(ctx context.Context) error {
 	if t.cfg.Probe == nil {
-		panic("history: TrackerConfig.Probe is nil")
+		return errors.New("history: TrackerConfig.Probe is required to Run")
 	}
 	var wg sync.WaitGroup
 	defer t.releaseLeases()
@@ -231,7 +271,7 @@ func (t *Tracker) Run(ctx context.Context) {
 	for {
 		select {
 		case <-ctx.Done():
-			return
+			return nil
 		case <-tick.C:
 		}
 		now := t.cfg.now()
@@ -260,9 +300,7 @@ func (t *Tracker) due(ctx context.Context, now time.Time) []*entry {
 				break // the rest were viewed more recently
 			}
 			if !e.busy {
-				t.lru.Remove(el)
-				delete(t.entries, e.key)
-				idle = append(idle, e.key)
+				idle = append(idle, t.remove(el).key)
 			}
 			el = next
 		}
@@ -274,22 +312,15 @@ func (t *Tracker) due(ctx context.Context, now time.Time) []*entry {
 		t.last = now
 	}
 	var out []*entry
-	for _, el := range t.entries {
-		e := el.Value.(*entry)
-		if !e.busy && !e.next.After(now) {
-			out = append(out, e)
-		}
-	}
-	sort.Slice(out, func(i, j int) bool { return out[i].next.Before(out[j].next) })
-	n := min(len(out), int(t.tokens))
-	out = out[:n]
-	t.tokens -= float64(n)
 	iv := t.interval()
-	for _, e := range out {
+	for t.tokens >= 1 && len(t.queue) > 0 && !t.queue[0].next.After(now) {
+		e := heap.Pop(&t.queue).(*entry)
 		e.busy = true
 		e.next = now.Add(iv)
+		out = append(out, e)
+		t.tokens--
 	}
-	t.running += n
+	t.running += len(out)
 	t.mu.Unlock()
 	if len(idle) > 0 {
 		if err := t.cfg.Store.Untrack(ctx, idle); err != nil {
@@ -313,8 +344,7 @@ func (t *Tracker) sample(ctx context.Context, e *entry) {
 	s := t.cfg.Probe(pctx, e.key)
 	cancel()
 	t.mu.Lock()
-	e.busy = false
-	t.running--
+	t.done(e)
 	t.mu.Unlock()
 	if ctx.Err() != nil {
 		return // shutting down: the probe was cut short, its state is not the server's
@@ -325,6 +355,15 @@ func (t *Tracker) sample(ctx context.Context, e *entry) {
 	}
 	if err := t.cfg.Store.Record(ctx, []Sample{s}); err != nil {
 		t.cfg.Logger.Warn("history: record", "key", e.key.String(), "err", err)
+	}
+}
+
+// done puts e back in the queue after its probe (the caller holds t.mu).
+func (t *Tracker) done(e *entry) {
+	e.busy = false
+	t.running--
+	if !e.removed {
+		heap.Push(&t.queue, e)
 	}
 }
 

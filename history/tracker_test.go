@@ -13,7 +13,9 @@ import (
 	"github.com/querylens/querylens/history/sqlite"
 )
 
-func openStore(t *testing.T, dir string) history.Store {
+func openStore(t *testing.T, dir string) history.Store { return openStoreTB(t, dir) }
+
+func openStoreTB(t testing.TB, dir string) history.Store {
 	t.Helper()
 	s, err := sqlite.Open(context.Background(), filepath.Join(dir, sqlite.FileName))
 	if err != nil {
@@ -192,7 +194,12 @@ func TestRunRecords(t *testing.T) {
 	k := history.Key{Protocol: "zandronum", Addr: "127.0.0.1:10666"}
 	tr.View(ctx, k, history.SourceView)
 	done := make(chan struct{})
-	go func() { tr.Run(ctx); close(done) }()
+	go func() {
+		if err := tr.Run(ctx); err != nil {
+			t.Error(err)
+		}
+		close(done)
+	}()
 	for {
 		got, err := s.Samples(ctx, k, time.Now().Add(-time.Minute), time.Now().Add(time.Minute))
 		if err != nil {

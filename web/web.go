@@ -23,6 +23,7 @@ import (
 	_ "github.com/querylens/querylens/codecs/all"
 
 	"github.com/querylens/querylens/codecs"
+	"github.com/querylens/querylens/history"
 	"github.com/querylens/querylens/netquery"
 	"github.com/querylens/querylens/web/layout"
 	"github.com/querylens/querylens/web/pages/browse"
@@ -53,6 +54,14 @@ type Config struct {
 	StatusTimeout time.Duration
 	// Logger receives request errors. Default slog.Default().
 	Logger *slog.Logger
+	// History, if set, gives status pages their charts and serves
+	// history.json; Tracker, if set, tracks the servers whose page, card or
+	// badge is requested.
+	History history.Store
+	Tracker *history.Tracker
+	// CardTTL is how long a preview card is reused: pass the relay's
+	// cache period. Default 10 s.
+	CardTTL time.Duration
 }
 
 // VisitorLimiter is implemented by an Exchanger that also limits how many
@@ -92,7 +101,8 @@ func New(cfg Config) (http.Handler, error) {
 	if err != nil {
 		return nil, err
 	}
-	bc := browse.Config{Relay: cfg.RelayPath, Masters: append([]string{}, cfg.Masters...), Servers: []browse.Server{}, Protocols: browse.Protocols()}
+	bc := browse.Config{Relay: cfg.RelayPath, Masters: append([]string{}, cfg.Masters...), Servers: []browse.Server{}, Protocols: browse.Protocols(),
+		Sparks: cfg.History != nil}
 	for _, m := range cfg.Masters {
 		if _, ok := status.ParseTarget(m); !ok {
 			return nil, errors.New("web: Config.Masters: " + m + " is not host:port")
@@ -120,6 +130,7 @@ func New(cfg Config) (http.Handler, error) {
 	st := &status.Handler{
 		Exchanger: cfg.Exchanger, Timeout: cfg.StatusTimeout, Assets: a, Base: base,
 		RelayPath: cfg.RelayPath, Logger: cfg.Logger, Error: s.errorPage,
+		History: cfg.History, Tracker: cfg.Tracker, CardTTL: cfg.CardTTL,
 	}
 	if v, ok := cfg.Exchanger.(VisitorLimiter); ok {
 		st.Allow = v.AllowVisitor
@@ -128,6 +139,11 @@ func New(cfg Config) (http.Handler, error) {
 	mux.Handle("GET /{$}", &browse.Handler{Assets: a, Config: bc, Base: base})
 	mux.HandleFunc("GET /s/{protocol}/{target}", st.Page)
 	mux.HandleFunc("GET /s/{protocol}/{target}/badge.svg", st.Badge)
+	mux.HandleFunc("GET /s/{protocol}/{target}/card.png", st.Card)
+	mux.HandleFunc("GET /s/{protocol}/{target}/history.json", st.HistoryJSON)
+	mux.HandleFunc("GET /s/{protocol}/{target}/history.html", st.HistoryFragment)
+	mux.HandleFunc("GET /s/{protocol}/{target}/spark.svg", st.Spark)
+	mux.HandleFunc("GET /history/tracked.json", st.TrackedJSON)
 	mux.Handle("GET /inspect", &inspect.Handler{Assets: a, RelayPath: cfg.RelayPath, Base: base})
 	mux.Handle("GET /static/{file...}", a)
 	mux.HandleFunc("GET /healthz", func(w http.ResponseWriter, r *http.Request) {

@@ -94,15 +94,18 @@ func TestStatusPageOnline(t *testing.T) {
 		t.Errorf("join link on a protocol without a URL scheme")
 	}
 	want := map[string]string{
-		"og:title":       "CTF Night · Online · querylens",
-		"og:type":        "website",
-		"og:url":         "https://ql.example.org/s/webtest/10.0.0.1:7777",
-		"og:image":       "https://ql.example.org/s/webtest/10.0.0.1:7777/badge.svg",
-		"og:image:type":  "image/svg+xml",
-		"twitter:card":   "summary",
-		"twitter:title":  "CTF Night · Online · querylens",
-		"twitter:image":  "https://ql.example.org/s/webtest/10.0.0.1:7777/badge.svg",
-		"og:description": "MAP01 · 3 / 8 players (1 bots) · Capture the Flag · Web Test server at 10.0.0.1:7777",
+		"og:title":        "CTF Night · Online · querylens",
+		"og:type":         "website",
+		"og:url":          "https://ql.example.org/s/webtest/10.0.0.1:7777",
+		"og:image":        "https://ql.example.org/s/webtest/10.0.0.1:7777/card.png",
+		"og:image:type":   "image/png",
+		"og:image:width":  "1200",
+		"og:image:height": "630",
+		"og:image:alt":    "Web Test server CTF Night: Online, 3 / 8 players, map MAP01",
+		"twitter:card":    "summary_large_image",
+		"twitter:title":   "CTF Night · Online · querylens",
+		"twitter:image":   "https://ql.example.org/s/webtest/10.0.0.1:7777/card.png",
+		"og:description":  "MAP01 · 3 / 8 players (1 bots) · Capture the Flag · Web Test server at 10.0.0.1:7777",
 	}
 	for k, v := range want {
 		if got, ok := d.Meta(k); !ok || got != v {
@@ -148,7 +151,7 @@ func TestStatusPageStates(t *testing.T) {
 			if got, _ := d.Meta("og:description"); got == "" {
 				t.Errorf("no og:description for a %s server", tc.state)
 			}
-			if got, _ := d.Meta("og:image"); !strings.HasSuffix(got, "/badge.svg") {
+			if got, _ := d.Meta("og:image"); !strings.HasSuffix(got, "/card.png") {
 				t.Errorf("og:image = %q", got)
 			}
 		})

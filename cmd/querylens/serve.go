@@ -101,6 +101,7 @@ type serveOptions struct {
 	cacheTTL     time.Duration
 	redis        string
 	redisTimeout time.Duration
+	history      historyOptions
 }
 
 func (e *env) serve(args []string) int {
@@ -122,6 +123,7 @@ func (e *env) serve(args []string) int {
 	fs.DurationVar(&o.cacheTTL, "cache-ttl", 0, "how long the relay shares a server's reply (0: the relay's default)")
 	fs.DurationVar(&o.redisTimeout, "redis-timeout", 0, "with --redis: a call to Redis slower than this counts as Redis being down (0: 250ms)")
 	fs.StringVar(&o.redis, "redis", "", "share the reply cache, coalescing and rate limits with the other instances using this Redis or Valkey `URL` (redis://[:password@]host:port/db)")
+	o.history.flags(fs)
 	pos, err := parseInterspersed(fs, args)
 	if err != nil {
 		return exitUsage
@@ -160,6 +162,7 @@ func (e *env) runServe(ctx context.Context, o serveOptions, ready chan<- string)
 	wcfg := web.Config{Masters: o.masters, Servers: o.servers, PublicURL: o.publicURL, Logger: logger}
 
 	var d *demo.Demo
+	var demoTargets []demo.Target
 	if o.demo {
 		var err error
 		d, err = demo.Start(ctx, demo.Config{MasterAddr: o.demoMaster, Servers: o.demoServers})
@@ -180,6 +183,7 @@ func (e *env) runServe(ctx context.Context, o serveOptions, ready chan<- string)
 		rcfg.MaxInFlight = 1024
 		rcfg.QueueFrames, rcfg.QueueBytes = 4096, 4<<20
 		wcfg.Masters = append([]string{d.Master()}, wcfg.Masters...)
+		demoTargets = d.Targets()
 		for _, t := range d.Targets() {
 			if t.Protocol != "zandronum" {
 				wcfg.Servers = append(wcfg.Servers, web.ServerRef{Protocol: t.Protocol, Addr: t.Addr, Options: t.Options})
@@ -209,6 +213,16 @@ func (e *env) runServe(ctx context.Context, o serveOptions, ready chan<- string)
 	}
 	rs := relay.New(rcfg, logger)
 	wcfg.Exchanger = rs
+	wcfg.CardTTL = rcfg.CacheTTL
+	if wcfg.CardTTL <= 0 {
+		wcfg.CardTTL = relay.DefaultCacheTTL
+	}
+	hist, err := e.startHistory(ctx, o, rs, d, demoTargets, logger)
+	if err != nil {
+		return err
+	}
+	defer hist.close()
+	wcfg.History, wcfg.Tracker = hist.store, hist.tracker
 	wh, err := web.New(wcfg)
 	if err != nil {
 		return err
@@ -253,6 +267,7 @@ func (e *env) runServe(ctx context.Context, o serveOptions, ready chan<- string)
 	logger.Info("shutting down")
 	sctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
+	hist.stop()               // the sampler first: it queries through the relay
 	rerr := rs.Shutdown(sctx) // tells WebSocket clients first; they are hijacked, so srv.Shutdown would not
 	herr := srv.Shutdown(sctx)
 	return errors.Join(rerr, herr)

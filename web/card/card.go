@@ -97,14 +97,17 @@ const margin = 48
 
 // Render draws c and encodes it as PNG.
 func Render(c Card) ([]byte, error) {
-	img, err := Draw(c)
-	if err != nil {
+	img := rgbaPool.Get().(*image.RGBA)
+	defer rgbaPool.Put(img)
+	if err := drawInto(img, c); err != nil {
 		return nil, err
 	}
 	var buf bytes.Buffer
 	buf.Grow(64 << 10)
-	enc := png.Encoder{CompressionLevel: png.BestSpeed}
-	if err := enc.Encode(&buf, quantize(img)); err != nil {
+	enc := png.Encoder{CompressionLevel: png.BestSpeed, BufferPool: encPool{}}
+	pm := quantize(img)
+	defer palPool.Put(pm.Pix)
+	if err := enc.Encode(&buf, pm); err != nil {
 		return nil, err
 	}
 	return buf.Bytes(), nil
@@ -112,11 +115,39 @@ func Render(c Card) ([]byte, error) {
 
 // Draw draws c.
 func Draw(c Card) (*image.RGBA, error) {
+	img := image.NewRGBA(image.Rect(0, 0, Width, Height))
+	if err := drawInto(img, c); err != nil {
+		return nil, err
+	}
+	return img, nil
+}
+
+// The pixel buffers of a render (3 MB and 0.75 MB) are reused: cards are
+// rendered in bursts, and garbage of that size is most of a render's cost
+// in the collector.
+var (
+	rgbaPool = sync.Pool{New: func() any { return image.NewRGBA(image.Rect(0, 0, Width, Height)) }}
+	palPool  = sync.Pool{New: func() any { return make([]uint8, Width*Height) }}
+)
+
+// encPool lets image/png reuse its compressor and row buffers.
+type encPool struct{}
+
+var encBuffers sync.Pool
+
+func (encPool) Get() *png.EncoderBuffer {
+	b, _ := encBuffers.Get().(*png.EncoderBuffer)
+	return b
+}
+
+func (encPool) Put(b *png.EncoderBuffer) { encBuffers.Put(b) }
+
+// drawInto draws c over the whole of img (Width×Height).
+func drawInto(img *image.RGBA, c Card) error {
 	loadFonts()
 	if fontsErr != nil {
-		return nil, fontsErr
+		return fontsErr
 	}
-	img := image.NewRGBA(image.Rect(0, 0, Width, Height))
 	draw.Draw(img, img.Bounds(), image.NewUniform(bg), image.Point{}, draw.Src)
 
 	accent := grey
@@ -132,23 +163,23 @@ func Draw(c Card) (*image.RGBA, error) {
 	defer f.close()
 	small, err := f.get(regular, 28)
 	if err != nil {
-		return nil, err
+		return err
 	}
 	title, err := f.get(bold, 64)
 	if err != nil {
-		return nil, err
+		return err
 	}
 	big, err := f.get(bold, 44)
 	if err != nil {
-		return nil, err
+		return err
 	}
 	body, err := f.get(regular, 34)
 	if err != nil {
-		return nil, err
+		return err
 	}
 	code, err := f.get(monoFont, 28)
 	if err != nil {
-		return nil, err
+		return err
 	}
 
 	inner := Width - 2*margin
@@ -210,7 +241,7 @@ func Draw(c Card) (*image.RGBA, error) {
 	if len(c.Chart) > 0 {
 		chart(img, image.Rect(margin+20, top+60, Width-margin-20, bottom-16), c.Chart, c.ChartMax, small)
 	}
-	return img, nil
+	return nil
 }
 
 // chart draws an area chart of v in r, gaps where v is NaN.
@@ -247,8 +278,8 @@ func chart(img *image.RGBA, r image.Rectangle, in []float64, top int, lab font.F
 	w, h := float32(r.Dx()), float32(r.Dy())
 	n := len(v)
 	step := w / float32(max(n, 1))
-	ras := vector.NewRasterizer(r.Dx(), r.Dy())
-	line := vector.NewRasterizer(r.Dx(), r.Dy())
+	// Runs of consecutive periods with data, each [i, j).
+	var runs [][2]int
 	for i := 0; i < n; {
 		if math.IsNaN(v[i]) {
 			i++
@@ -258,28 +289,39 @@ func chart(img *image.RGBA, r image.Rectangle, in []float64, top int, lab font.F
 		for j < n && !math.IsNaN(v[j]) {
 			j++
 		}
-		// Run i..j-1: a polygon down to the baseline, and a 3 px top edge.
-		ras.MoveTo(float32(i)*step, h)
-		for k := i; k < j; k++ {
-			y := h - float32(v[k]/hi)*h
-			ras.LineTo(float32(k)*step, y)
-			ras.LineTo(float32(k+1)*step, y)
-		}
-		ras.LineTo(float32(j)*step, h)
-		ras.ClosePath()
-		for k := i; k < j; k++ {
-			y := h - float32(v[k]/hi)*h
-			line.MoveTo(float32(k)*step, y-1.5)
-			line.LineTo(float32(k+1)*step, y-1.5)
-			line.LineTo(float32(k+1)*step, y+1.5)
-			line.LineTo(float32(k)*step, y+1.5)
-			line.ClosePath()
-		}
+		runs = append(runs, [2]int{i, j})
 		i = j
 	}
+	y := func(k int) float32 { return h - float32(v[k]/hi)*h }
+	// One rasterizer (its buffer is the chart's size), used twice: the
+	// area of each run down to the baseline, then a 3 px top edge.
+	ras := rasPool.Get().(*vector.Rasterizer)
+	defer rasPool.Put(ras)
+	ras.Reset(r.Dx(), r.Dy())
+	for _, run := range runs {
+		ras.MoveTo(float32(run[0])*step, h)
+		for k := run[0]; k < run[1]; k++ {
+			ras.LineTo(float32(k)*step, y(k))
+			ras.LineTo(float32(k+1)*step, y(k))
+		}
+		ras.LineTo(float32(run[1])*step, h)
+		ras.ClosePath()
+	}
 	ras.Draw(img, r, image.NewUniform(chartFil), image.Point{})
-	line.Draw(img, r, image.NewUniform(chartTop), image.Point{})
+	ras.Reset(r.Dx(), r.Dy())
+	for _, run := range runs {
+		for k := run[0]; k < run[1]; k++ {
+			ras.MoveTo(float32(k)*step, y(k)-1.5)
+			ras.LineTo(float32(k+1)*step, y(k)-1.5)
+			ras.LineTo(float32(k+1)*step, y(k)+1.5)
+			ras.LineTo(float32(k)*step, y(k)+1.5)
+			ras.ClosePath()
+		}
+	}
+	ras.Draw(img, r, image.NewUniform(chartTop), image.Point{})
 }
+
+var rasPool = sync.Pool{New: func() any { return vector.NewRasterizer(0, 0) }}
 
 // quantize turns the card into a paletted image: a quarter of the bytes
 // to compress, which is most of the time Render takes. A card has a few
@@ -327,7 +369,7 @@ func quantize(img *image.RGBA) *image.Paletted {
 		}
 		index[c] = uint8(best)
 	}
-	out := image.NewPaletted(img.Bounds(), pal)
+	out := &image.Paletted{Pix: palPool.Get().([]uint8), Stride: Width, Rect: img.Bounds(), Palette: pal}
 	last, li := rgb(p, 0), index[rgb(p, 0)]
 	for i, j := 0, 0; i < len(p); i, j = i+4, j+1 {
 		if c := rgb(p, i); c != last {

@@ -9,8 +9,10 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 	"unicode/utf8"
 
+	"github.com/querylens/querylens/bench"
 	"golang.org/x/image/font"
 	"golang.org/x/image/font/opentype"
 	"golang.org/x/image/math/fixed"
@@ -164,10 +166,17 @@ func TestWriteSample(t *testing.T) {
 	}
 }
 
+// cpuPerOp reports the process CPU time per operation: on a shared,
+// loaded machine it moves far less than wall time.
+func cpuPerOp(b *testing.B, start time.Duration) {
+	b.ReportMetric(float64((bench.ProcessCPU()-start).Nanoseconds())/float64(b.N), "cpu-ns/op")
+}
+
 func BenchmarkRender(b *testing.B) {
 	c := Card{Name: "Doom Deathmatch 24/7", State: "online", Online: true, Map: "MAP01", Mode: "Deathmatch",
 		Players: 7, Max: 16, Counts: true, Protocol: "zandronum", Address: "203.0.113.7:10666", Chart: sampleChart(), ChartMax: 16}
 	b.ReportAllocs()
+	defer cpuPerOp(b, bench.ProcessCPU())
 	for b.Loop() {
 		if _, err := Render(c); err != nil {
 			b.Fatal(err)
@@ -179,9 +188,65 @@ func BenchmarkRender(b *testing.B) {
 func BenchmarkDraw(b *testing.B) {
 	c := Card{Name: "Doom Deathmatch 24/7", State: "online", Online: true, Map: "MAP01", Mode: "Deathmatch",
 		Players: 7, Max: 16, Counts: true, Protocol: "zandronum", Address: "203.0.113.7:10666", Chart: sampleChart(), ChartMax: 16}
+	defer cpuPerOp(b, bench.ProcessCPU())
 	for b.Loop() {
 		if _, err := Draw(c); err != nil {
 			b.Fatal(err)
 		}
 	}
+}
+
+// BenchmarkRenderParallel is the loaded case: cards rendered on every core
+// at once (many servers' cards expiring together).
+func BenchmarkRenderParallel(b *testing.B) {
+	c := Card{Name: "Doom Deathmatch 24/7", State: "online", Online: true, Map: "MAP01", Mode: "Deathmatch",
+		Players: 7, Max: 16, Counts: true, Protocol: "zandronum", Address: "203.0.113.7:10666", Chart: sampleChart(), ChartMax: 16}
+	b.RunParallel(func(pb *testing.PB) {
+		for pb.Next() {
+			if _, err := Render(c); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+}
+
+// BenchmarkBaselineStdlibPNG is the baseline: the same drawing encoded as
+// RGBA by image/png at its default compression, as a plain implementation
+// would.
+func BenchmarkBaselineStdlibPNG(b *testing.B) {
+	c := Card{Name: "Doom Deathmatch 24/7", State: "online", Online: true, Map: "MAP01", Mode: "Deathmatch",
+		Players: 7, Max: 16, Counts: true, Protocol: "zandronum", Address: "203.0.113.7:10666", Chart: sampleChart(), ChartMax: 16}
+	defer cpuPerOp(b, bench.ProcessCPU())
+	for b.Loop() {
+		img, err := Draw(c)
+		if err != nil {
+			b.Fatal(err)
+		}
+		var buf bytes.Buffer
+		if err := png.Encode(&buf, img); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+// FuzzText renders any text in every field: no panic, and every line fits
+// its box.
+func FuzzText(f *testing.F) {
+	for _, s := range []string{"", "Doom", "\u202eevil", "服务器", strings.Repeat("W", 300), "\xff\xfe", "a\u0301\u0302"} {
+		f.Add(s)
+	}
+	loadFonts()
+	face, err := opentype.NewFace(bold, &opentype.FaceOptions{Size: 64, DPI: 72})
+	if err != nil {
+		f.Fatal(err)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		got := fit(face, Clean(s), 1104)
+		if font.MeasureString(face, got) > fixed.I(1104) {
+			t.Fatalf("%q does not fit", got)
+		}
+		if !utf8.ValidString(got) {
+			t.Fatalf("%q is not valid UTF-8", got)
+		}
+	})
 }

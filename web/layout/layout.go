@@ -35,6 +35,16 @@ type Head struct {
 	ImageW    int
 	ImageH    int
 	Type      string // og:type, "website" when empty
+	// TwitterCard is twitter:card: "summary" when empty,
+	// "summary_large_image" for a wide preview image.
+	TwitterCard string
+}
+
+func (h Head) twitterCard() string {
+	if h.TwitterCard == "" || h.Image == "" {
+		return "summary"
+	}
+	return h.TwitterCard
 }
 
 // Page is one page of the site.

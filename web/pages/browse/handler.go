@@ -30,6 +30,9 @@ type Config struct {
 	Masters   []string   `json:"masters"`
 	Servers   []Server   `json:"servers"`
 	Protocols []Protocol `json:"protocols"`
+	// Sparks adds a 24-hour sparkline to the rows of tracked servers
+	// (static/spark.js), when the site records history.
+	Sparks bool `json:"sparks,omitempty"`
 }
 
 // Handler serves GET /.

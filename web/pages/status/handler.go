@@ -20,10 +20,13 @@ import (
 	"net/http"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/querylens/querylens/codecs"
+	"github.com/querylens/querylens/history"
 	"github.com/querylens/querylens/netquery"
+	"github.com/querylens/querylens/web/card"
 	"github.com/querylens/querylens/web/layout"
 )
 
@@ -46,11 +49,39 @@ type Handler struct {
 	// Allow, if set, reports whether this visitor may have another status
 	// page or badge now; each one may make the relay query a server.
 	Allow func(r *http.Request) bool
+
+	// History, if set, is read for the page's charts, history.json and the
+	// card's chart.
+	History history.Store
+	// Tracker, if set, tracks the servers whose page, card or badge is
+	// requested (never one the relay refuses).
+	Tracker *history.Tracker
+	// CardTTL is how long a rendered card is reused: the relay's cache
+	// period. Default 10 s.
+	CardTTL time.Duration
+
+	cardOnce  sync.Once
+	cardCache *cardCache
 }
 
 // lookup reads {protocol}, {target} and the query options from the URL,
 // answering the error page itself when they are not usable.
 func (h *Handler) lookup(w http.ResponseWriter, r *http.Request, svg bool) (codecs.Codec, string, map[string]string, bool) {
+	c, target, opts, ok := h.lookupNoLimit(w, r, svg)
+	if !ok {
+		return nil, "", nil, false
+	}
+	if h.Allow != nil && !h.Allow(r) {
+		w.Header().Set("Retry-After", "5")
+		h.fail(w, r, svg, http.StatusTooManyRequests, "Too many requests", "This address asked for many server statuses in a short time. Try again in a few seconds.")
+		return nil, "", nil, false
+	}
+	return c, target, opts, true
+}
+
+// lookupNoLimit is lookup without the per-visitor limit, for what only
+// reads the history store.
+func (h *Handler) lookupNoLimit(w http.ResponseWriter, r *http.Request, svg bool) (codecs.Codec, string, map[string]string, bool) {
 	name := r.PathValue("protocol")
 	c, err := codecs.Lookup(name)
 	if err != nil {
@@ -73,11 +104,6 @@ func (h *Handler) lookup(w http.ResponseWriter, r *http.Request, svg bool) (code
 	}
 	if _, err := c.NewQuery(opts); err != nil {
 		h.fail(w, r, svg, http.StatusBadRequest, "Bad query option", err.Error())
-		return nil, "", nil, false
-	}
-	if h.Allow != nil && !h.Allow(r) {
-		w.Header().Set("Retry-After", "5")
-		h.fail(w, r, svg, http.StatusTooManyRequests, "Too many requests", "This address asked for many server statuses in a short time. Try again in a few seconds.")
 		return nil, "", nil, false
 	}
 	return c, target, opts, true
@@ -119,17 +145,24 @@ func (h *Handler) Page(w http.ResponseWriter, r *http.Request) {
 	if !ok {
 		return
 	}
-	v := newView(h.report(r, c, target, opts), h.Base(r))
+	rep := h.report(r, c, target, opts)
+	h.track(r.Context(), rep)
+	v := newView(rep, h.Base(r))
+	v.History = h.summary(r.Context(), HistoryKey(c.Name(), target, opts))
+	v.HistoryScript = h.Assets.URL("history.js")
 	p := layout.Page{
 		Head: layout.Head{
 			Title:       v.Name + " · " + stateLabel(v.State) + " · querylens",
 			Description: v.Description,
 			URL:         v.PageURL,
-			Image:       v.BadgeURL,
-			ImageType:   "image/svg+xml",
-			ImageAlt:    newBadge(v).Label + ": " + newBadge(v).Message,
-			ImageW:      newBadge(v).width(),
-			ImageH:      20,
+			// Chat apps do not render SVG previews: og:image is the PNG
+			// card; the SVG badge is for READMEs.
+			Image:       v.CardURL,
+			ImageType:   "image/png",
+			ImageAlt:    cardAlt(v),
+			ImageW:      card.Width,
+			ImageH:      card.Height,
+			TwitterCard: "summary_large_image",
 		},
 		Script: "status.js",
 		WASM:   true,
@@ -165,7 +198,9 @@ func (h *Handler) Badge(w http.ResponseWriter, r *http.Request) {
 	if !ok {
 		return
 	}
-	v := newView(h.report(r, c, target, opts), h.Base(r))
+	rep := h.report(r, c, target, opts)
+	h.track(r.Context(), rep)
+	v := newView(rep, h.Base(r))
 	// Short enough that a README shows a fresh count, long enough that
 	// image proxies do not ask every time.
 	w.Header().Set("Cache-Control", "public, max-age=60, stale-while-revalidate=60")

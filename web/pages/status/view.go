@@ -9,6 +9,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/querylens/querylens/codecs"
+	"github.com/querylens/querylens/history"
 )
 
 // view is a Report made ready for the templates: display strings computed
@@ -34,7 +35,13 @@ type view struct {
 	JoinURL     string        // a URL scheme that starts the game, or ""
 	PageURL     string        // absolute
 	BadgeURL    string        // absolute
-	InspectURL  string        // relative, carries the packets in the fragment
+	CardURL     string        // absolute, the PNG preview
+	HistoryURL  string        // relative, history.json
+	FragmentURL string        // relative, history.html (the live refresh)
+	// HistoryScript is static/history.js, which refreshes the charts.
+	HistoryScript string
+	History       *history.Summary // nil without a history store
+	InspectURL    string           // relative, carries the packets in the fragment
 }
 
 type player struct {
@@ -62,6 +69,9 @@ func newView(rep Report, base string) view {
 	path := Path(rep.Protocol.Name(), rep.Target, nil)
 	v.PageURL = base + path + queryString(rep.Options)
 	v.BadgeURL = base + path + "/badge.svg" + queryString(rep.Options)
+	v.CardURL = base + path + "/card.png" + queryString(rep.Options)
+	v.HistoryURL = path + "/history.json" + queryString(rep.Options)
+	v.FragmentURL = path + "/history.html" + queryString(rep.Options)
 	v.InspectURL = inspectURL(rep)
 	if rep.Protocol.Name() == "zandronum" {
 		// Doomseeker registers zds:// and reads the game from the suffix.

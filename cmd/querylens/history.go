@@ -1,0 +1,245 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"io"
+	"log/slog"
+	"net/netip"
+	"os"
+	"path/filepath"
+	"strconv"
+	"sync"
+	"time"
+
+	"github.com/querylens/querylens/codecs"
+	"github.com/querylens/querylens/demo"
+	"github.com/querylens/querylens/history"
+	"github.com/querylens/querylens/history/sqlite"
+	"github.com/querylens/querylens/netquery"
+	"github.com/querylens/querylens/relay"
+	"github.com/querylens/querylens/web/pages/status"
+)
+
+// historyOptions are serve's history flags.
+type historyOptions struct {
+	enabled     bool
+	data        string // "" with enabled: the default directory
+	dataSet     bool   // --data was given
+	every       time.Duration
+	idle        time.Duration
+	max         int
+	budget      float64
+	trackMaster bool
+}
+
+func (h *historyOptions) flags(fs *flag.FlagSet) {
+	fs.BoolVar(&h.enabled, "history", true, "record the history of viewed servers (charts on status pages and cards)")
+	fs.Func("data", "`DIR` holding the history database (default "+defaultDataDirHelp+")", func(s string) error {
+		if s == "" {
+			return errors.New("empty directory")
+		}
+		h.data, h.dataSet = s, true
+		return nil
+	})
+	fs.DurationVar(&h.every, "sample-every", history.DefaultSampleEvery, "how often each tracked server is sampled (at least "+history.MinSampleEvery.String()+")")
+	fs.DurationVar(&h.idle, "track-idle", history.DefaultTrackIdle, "stop tracking a server not viewed for this long")
+	fs.IntVar(&h.max, "track-max", history.DefaultTrackMax, "most servers tracked at once; a new one evicts the least recently viewed")
+	fs.Float64Var(&h.budget, "sample-budget", history.DefaultBudget, "most sampling queries per second, across all tracked servers")
+	fs.BoolVar(&h.trackMaster, "track-master", false, "also track every server the configured masters list")
+}
+
+const defaultDataDirHelp = "$XDG_DATA_HOME/querylens, else ~/.local/share/querylens, else ./querylens-data"
+
+// defaultDataDir follows the XDG base directory rules, falling back to a
+// folder in the working directory when there is no home.
+func defaultDataDir() string {
+	if x := os.Getenv("XDG_DATA_HOME"); filepath.IsAbs(x) {
+		return filepath.Join(x, "querylens")
+	}
+	if home, err := os.UserHomeDir(); err == nil && home != "" {
+		return filepath.Join(home, ".local", "share", "querylens")
+	}
+	return "querylens-data"
+}
+
+// historyRun is the history side of serve: the store, the tracker and its
+// goroutines. Its zero value (history off) is usable.
+type historyRun struct {
+	store   history.Store
+	tracker *history.Tracker
+	cancel  context.CancelFunc
+	wg      sync.WaitGroup
+	tmp     string // a directory to remove at close (the demo's own)
+}
+
+func (h *historyRun) stop() {
+	if h.cancel != nil {
+		h.cancel()
+	}
+	h.wg.Wait()
+}
+
+func (h *historyRun) close() {
+	h.stop()
+	if h.store != nil {
+		h.store.Close()
+	}
+	if h.tmp != "" {
+		os.RemoveAll(h.tmp)
+	}
+}
+
+// startHistory opens the store and starts the sampler. With --demo and no
+// --data, the history lives in a temporary directory removed at exit, and
+// is filled with a synthetic day for every demo server.
+func (e *env) startHistory(ctx context.Context, o serveOptions, rs *relay.Server, d *demo.Demo, targets []demo.Target, logger *slog.Logger) (*historyRun, error) {
+	h := &historyRun{}
+	ho := o.history
+	if !ho.enabled {
+		return h, nil
+	}
+	dir := ho.data
+	switch {
+	case o.demo && !ho.dataSet:
+		tmp, err := os.MkdirTemp("", "querylens-demo-")
+		if err != nil {
+			return nil, err
+		}
+		dir, h.tmp = tmp, tmp
+	case dir == "":
+		dir = defaultDataDir()
+	}
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		return nil, errors.New("history: --data: " + err.Error())
+	}
+	path := filepath.Join(dir, sqlite.FileName)
+	store, err := sqlite.Open(ctx, path)
+	if err != nil {
+		h.close()
+		return nil, errors.New(err.Error() + " (the file was left as it is; pass another --data, or --history=false)")
+	}
+	h.store = store
+	timeout := o.statusTimeout()
+	tracker, err := history.NewTracker(ctx, history.TrackerConfig{
+		Store: store, Probe: status.Probe(rs, timeout), Every: ho.every, Idle: ho.idle, Max: ho.max,
+		Budget: ho.budget, Timeout: timeout + time.Second, Logger: logger,
+	})
+	if err != nil {
+		h.close()
+		return nil, err
+	}
+	h.tracker = tracker
+	logger.Info("history", "file", path, "tracked", tracker.Len(), "every", tracker.Interval())
+	if d != nil {
+		if err := fillDemo(ctx, store, tracker, targets); err != nil {
+			h.close()
+			return nil, err
+		}
+		io.WriteString(e.stdout, "demo history: 24 h of synthetic samples for "+strconv.Itoa(len(targets))+" servers in "+path+"\n")
+	}
+	rctx, cancel := context.WithCancel(context.Background())
+	h.cancel = cancel
+	h.wg.Go(func() {
+		if err := tracker.Run(rctx); err != nil {
+			logger.Error(err.Error())
+		}
+	})
+	if ho.trackMaster {
+		masters := append([]string(nil), o.masters...)
+		if d != nil {
+			masters = append(masters, d.Master())
+		}
+		if len(masters) == 0 {
+			masters = []string{DefaultMaster}
+		}
+		policy := relay.NewPolicy(o.relayAllowTargets(d), nil)
+		h.wg.Go(func() { trackMasters(rctx, rs, tracker, policy, masters, logger) })
+	}
+	return h, nil
+}
+
+func (o serveOptions) statusTimeout() time.Duration { return 2 * time.Second }
+
+// relayAllowTargets is what the relay's policy allows beyond its defaults.
+func (o serveOptions) relayAllowTargets(d *demo.Demo) []netip.Prefix {
+	allow := append([]netip.Prefix(nil), o.allowTargets...)
+	if d != nil {
+		allow = append(allow, d.Prefixes()...)
+	}
+	return allow
+}
+
+// fillDemo tracks every demo server and records a synthetic day for each,
+// ending now; real samples follow from the sampler.
+func fillDemo(ctx context.Context, store history.Store, tr *history.Tracker, targets []demo.Target) error {
+	now := time.Now()
+	for i, t := range targets {
+		k := status.HistoryKey(t.Protocol, t.Addr, t.Options)
+		spec := history.SyntheticSpec{Key: k, Seed: uint64(i + 1), End: now.Add(-time.Minute), Capacity: 8 + 8*(i%3)}
+		switch t.Behavior {
+		case demo.Silent:
+			spec.State = history.StateOffline
+		case demo.Truncated:
+			spec.State = history.StateMalformed
+		}
+		if err := store.Record(ctx, history.Synthesize(spec)); err != nil {
+			return err
+		}
+		tr.View(ctx, k, history.SourceDemo)
+	}
+	return nil
+}
+
+// MasterEvery is how often --track-master asks each master for its list.
+const MasterEvery = 10 * time.Minute
+
+// trackMasters tracks every server the masters list, now and every
+// MasterEvery, skipping any address the relay's policy refuses.
+func trackMasters(ctx context.Context, ex netquery.Exchanger, tr *history.Tracker, p *relay.Policy, masters []string, logger *slog.Logger) {
+	c, err := codecs.Lookup("zandronum")
+	if err != nil {
+		logger.Error("track-master: " + err.Error())
+		return
+	}
+	for {
+		for _, m := range masters {
+			q, err := c.NewQuery(map[string]string{"master": "true"})
+			if err != nil {
+				logger.Error("track-master: " + err.Error())
+				return
+			}
+			qctx, cancel := context.WithTimeout(ctx, 5*time.Second)
+			_, xerr := ex.Exchange(qctx, "zandronum", m, q)
+			cancel()
+			msg, derr := q.Result(codecs.DecodeOptions{})
+			if msg == nil || msg.Kind != codecs.KindMasterList {
+				logger.Warn("track-master: no list", "master", m, "exchange", xerr, "decode", derr)
+				continue
+			}
+			added, refused := 0, 0
+			for _, s := range msg.Servers {
+				ap, err := netip.ParseAddrPort(s)
+				if err != nil || p.Check(ap) != nil {
+					refused++
+					continue
+				}
+				target, ok := status.ParseTarget(s)
+				if !ok {
+					refused++
+					continue
+				}
+				if tr.View(ctx, status.HistoryKey("zandronum", target, nil), history.SourceMaster) {
+					added++
+				}
+			}
+			logger.Info("track-master", "master", m, "listed", len(msg.Servers), "tracked", added, "refused", refused)
+		}
+		select {
+		case <-ctx.Done():
+			return
+		case <-time.After(MasterEvery):
+		}
+	}
+}

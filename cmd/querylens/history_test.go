@@ -1,0 +1,254 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"image"
+	"image/png"
+	"io"
+	"log/slog"
+	"net/http"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/querylens/querylens/codecs"
+	"github.com/querylens/querylens/demo"
+	"github.com/querylens/querylens/history"
+	"github.com/querylens/querylens/history/sqlite"
+	"github.com/querylens/querylens/relay"
+)
+
+// serveFor runs serve with o until the returned stop is called.
+func serveFor(t *testing.T, o serveOptions) (base string, out *bytes.Buffer, stop func()) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	out = &bytes.Buffer{}
+	var errb bytes.Buffer
+	e := &env{stdin: strings.NewReader(""), stdout: out, stderr: &errb}
+	ready := make(chan string, 1)
+	done := make(chan error, 1)
+	go func() { done <- e.runServe(ctx, o, ready) }()
+	select {
+	case base = <-ready:
+	case err := <-done:
+		cancel()
+		t.Fatalf("serve ended: %v\n%s", err, errb.String())
+	case <-ctx.Done():
+		t.Fatal("serve did not start")
+	}
+	return base, out, func() {
+		cancel()
+		select {
+		case err := <-done:
+			if err != nil {
+				t.Errorf("shutdown: %v", err)
+			}
+		case <-time.After(15 * time.Second):
+			t.Error("serve did not shut down")
+		}
+	}
+}
+
+func fetch(t *testing.T, url string) (*http.Response, []byte) {
+	t.Helper()
+	resp, err := http.Get(url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	b, _ := io.ReadAll(resp.Body)
+	return resp, b
+}
+
+var ogImage = regexp.MustCompile(`<meta property="og:image" content="([^"]+)"`)
+
+// TestServeDemoHistory: serve --demo --data DIR fills a synthetic day, the
+// status page shows it (charts, synthetic mark), og:image is a PNG card,
+// and the history is still there after a restart on the same directory.
+func TestServeDemoHistory(t *testing.T) {
+	dir := t.TempDir()
+	o := serveOptions{addr: "127.0.0.1:0", demo: true, demoServers: 3, demoMaster: "127.0.0.1:0"}
+	o.history = historyOptions{enabled: true, data: dir, dataSet: true, every: time.Minute, idle: time.Hour, max: 100, budget: 50}
+	o.demoMaster = ""
+	base, out, stop := serveFor(t, o)
+	if !strings.Contains(out.String(), "demo history: 24 h of synthetic samples") {
+		t.Errorf("stdout does not mention the synthetic history:\n%s", out)
+	}
+	// The first demo Zandronum server's page, from the master's list in
+	// the demo's own listing.
+	resp, body := fetch(t, base)
+	if resp.StatusCode != 200 {
+		t.Fatal(resp.Status)
+	}
+	page := demoPage(t, base, body)
+	resp, body = fetch(t, page)
+	if resp.StatusCode != 200 {
+		t.Fatalf("%s: %s", page, resp.Status)
+	}
+	for _, want := range []string{`data-testid="history"`, `data-testid="history-synthetic"`, `data-testid="chart-24h"`, `<svg`, `twitter:card" content="summary_large_image"`} {
+		if !bytes.Contains(body, []byte(want)) {
+			t.Errorf("status page lacks %s", want)
+		}
+	}
+	m := ogImage.FindSubmatch(body)
+	if m == nil {
+		t.Fatal("no og:image")
+	}
+	resp, img := fetch(t, strings.ReplaceAll(string(m[1]), "&amp;", "&"))
+	if resp.StatusCode != 200 || resp.Header.Get("Content-Type") != "image/png" {
+		t.Fatalf("card: %s %s", resp.Status, resp.Header.Get("Content-Type"))
+	}
+	pic, err := png.Decode(bytes.NewReader(img))
+	if err != nil || pic.Bounds() != image.Rect(0, 0, 1200, 630) {
+		t.Fatalf("card: %v %v", err, pic)
+	}
+	stop()
+	if _, err := os.Stat(filepath.Join(dir, sqlite.FileName)); err != nil {
+		t.Fatal(err)
+	}
+	// Restart on the same directory: the demo servers get new ports, but
+	// the old history is still in the file.
+	s, err := sqlite.Open(context.Background(), filepath.Join(dir, sqlite.FileName))
+	if err != nil {
+		t.Fatal(err)
+	}
+	tracked, err := s.Tracked(context.Background())
+	s.Close()
+	if err != nil || len(tracked) < 4 {
+		t.Fatalf("after stop: %d tracked, %v", len(tracked), err)
+	}
+}
+
+var statusLink = regexp.MustCompile(`/s/zandronum/127\.0\.0\.1:[0-9]+`)
+
+// demoPage finds a demo Zandronum server's status page: the browse page
+// renders rows in JS, so ask the demo's servers through the config it
+// embeds, falling back to the master's first server.
+func demoPage(t *testing.T, base string, browse []byte) string {
+	t.Helper()
+	// The browse page's config names the demo's servers of other protocols.
+	re := regexp.MustCompile(`"protocol":"(ogp|gamespy2|bloodmasters)","addr":"(127\.0\.0\.1:[0-9]+)"`)
+	if m := re.FindSubmatch(browse); m != nil {
+		return base + "s/" + string(m[1]) + "/" + string(m[2])
+	}
+	if m := statusLink.Find(browse); m != nil {
+		return strings.TrimSuffix(base, "/") + string(m)
+	}
+	t.Fatalf("no demo server in the browse page:\n%s", browse[:min(len(browse), 2000)])
+	return ""
+}
+
+// TestServeRefusesForeignData: a --data directory holding a file that is
+// not a querylens history makes serve fail at start, naming the file, and
+// leaves the file as it was.
+func TestServeRefusesForeignData(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, sqlite.FileName)
+	junk := []byte("not a database at all\n")
+	if err := os.WriteFile(path, junk, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	var out, errb bytes.Buffer
+	e := &env{stdin: strings.NewReader(""), stdout: &out, stderr: &errb}
+	o := serveOptions{addr: "127.0.0.1:0"}
+	o.history = historyOptions{enabled: true, data: dir, dataSet: true}
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	err := e.runServe(ctx, o, nil)
+	if err == nil || !strings.Contains(err.Error(), path) || !strings.Contains(err.Error(), "not a querylens history") {
+		t.Fatalf("runServe = %v", err)
+	}
+	if b, _ := os.ReadFile(path); !bytes.Equal(b, junk) {
+		t.Error("the foreign file was changed")
+	}
+}
+
+// TestTrackMasters: --track-master tracks every server the demo master
+// lists (the relay's policy allows them), and stops with its context.
+func TestTrackMasters(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	d, err := demo.Start(ctx, demo.Config{MasterAddr: "127.0.0.1:0", Servers: 6})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer d.Close()
+	logger := slog.New(slog.DiscardHandler)
+	rs := relay.New(relay.Config{AllowTargets: d.Prefixes(), CacheKey: codecs.QueryKey}, logger)
+	defer rs.Shutdown(context.Background())
+	store, err := sqlite.Open(ctx, filepath.Join(t.TempDir(), sqlite.FileName))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer store.Close()
+	tr, err := history.NewTracker(ctx, history.TrackerConfig{Store: store})
+	if err != nil {
+		t.Fatal(err)
+	}
+	mctx, stop := context.WithCancel(ctx)
+	done := make(chan struct{})
+	go func() {
+		trackMasters(mctx, rs, tr, relay.NewPolicy(d.Prefixes(), nil), []string{d.Master()}, logger)
+		close(done)
+	}()
+	for tr.Len() < 6 && ctx.Err() == nil {
+		time.Sleep(20 * time.Millisecond)
+	}
+	stop()
+	<-done
+	if tr.Len() != 6 {
+		t.Fatalf("tracked %d of the master's 6 servers", tr.Len())
+	}
+	got, err := store.Tracked(ctx)
+	if err != nil || len(got) != 6 || got[0].Source != history.SourceMaster {
+		t.Errorf("store: %+v %v", got, err)
+	}
+
+	// A policy that refuses loopback tracks nothing the master lists.
+	store2, err := sqlite.Open(ctx, filepath.Join(t.TempDir(), sqlite.FileName))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer store2.Close()
+	tr2, err := history.NewTracker(ctx, history.TrackerConfig{Store: store2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var logs syncBuffer
+	mctx, stop = context.WithCancel(ctx)
+	done = make(chan struct{})
+	go func() {
+		trackMasters(mctx, rs, tr2, relay.NewPolicy(nil, nil), []string{d.Master()}, slog.New(slog.NewTextHandler(&logs, nil)))
+		close(done)
+	}()
+	for !strings.Contains(logs.String(), "refused=6") && ctx.Err() == nil {
+		time.Sleep(20 * time.Millisecond)
+	}
+	stop()
+	<-done
+	if tr2.Len() != 0 || !strings.Contains(logs.String(), "tracked=0") {
+		t.Errorf("a refusing policy tracked %d servers; log: %s", tr2.Len(), logs.String())
+	}
+}
+
+type syncBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (s *syncBuffer) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.Write(p)
+}
+
+func (s *syncBuffer) String() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.String()
+}

@@ -1,0 +1,104 @@
+package web_test
+
+import (
+	"context"
+	"io"
+	"log/slog"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"github.com/chromedp/cdproto/emulation"
+	"github.com/chromedp/chromedp"
+
+	"github.com/querylens/querylens/codecs"
+	"github.com/querylens/querylens/demo"
+	"github.com/querylens/querylens/history"
+	"github.com/querylens/querylens/history/sqlite"
+	"github.com/querylens/querylens/relay"
+	"github.com/querylens/querylens/web"
+	"github.com/querylens/querylens/web/pages/status"
+)
+
+// TestBrowserHistory opens a status page with JavaScript disabled and
+// checks that the history charts are laid out and visible: they are SVG
+// in the HTML, not drawn by a script. Then, with JavaScript, it checks the
+// live refresh.
+func TestBrowserHistory(t *testing.T) {
+	ctx := tab(t)
+	bg, cancel := context.WithCancel(context.Background())
+	t.Cleanup(cancel)
+	d, err := demo.Start(bg, demo.Config{MasterAddr: "127.0.0.1:0", Servers: 2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { d.Close() })
+	store, err := sqlite.Open(bg, filepath.Join(t.TempDir(), sqlite.FileName))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { store.Close() })
+	tg := d.Targets()[0]
+	for _, x := range d.Targets() {
+		if x.Behavior == demo.Normal {
+			tg = x
+			break
+		}
+	}
+	k := status.HistoryKey(tg.Protocol, tg.Addr, tg.Options)
+	if err := store.Record(bg, history.Synthesize(history.SyntheticSpec{Key: k, Seed: 3, End: time.Now()})); err != nil {
+		t.Fatal(err)
+	}
+	logger := slog.New(slog.NewTextHandler(io.Discard, nil))
+	rs := relay.New(relay.Config{AllowTargets: d.Prefixes(), CacheKey: codecs.QueryKey}, logger)
+	h, err := web.New(web.Config{Exchanger: rs, Masters: []string{d.Master()}, Logger: logger, History: store})
+	if err != nil {
+		t.Fatal(err)
+	}
+	base := serve(t, rs, h)
+	url := base + status.Path(tg.Protocol, tg.Addr, tg.Options)
+
+	if err := chromedp.Do(ctx); err != nil { // opens the tab
+		t.Fatal(err)
+	}
+	if _, err := chromedp.Call(ctx, emulation.SetScriptExecutionDisabled, emulation.SetScriptExecutionDisabledParams{Value: true}); err != nil {
+		t.Fatal(err)
+	}
+	if err := chromedp.Do(ctx, chromedp.Navigate(url)); err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, ctx, "the history section", `!!document.querySelector("[data-testid=history]")`, 10*time.Second)
+	if eval[bool](t, ctx, `!!globalThis.querylensStatus`) {
+		t.Fatal("the page's script ran: JavaScript was not disabled")
+	}
+	for _, r := range []string{"24h", "7d", "30d"} {
+		box := eval[[]float64](t, ctx, `(() => { const s = document.querySelector("[data-testid=chart-`+r+`] svg"); if (!s) return [0, 0]; const b = s.getBoundingClientRect(); return [b.width, b.height]; })()`)
+		if box[0] < 200 || box[1] < 40 {
+			t.Errorf("chart %s is %v px: not visible", r, box)
+		}
+	}
+	area := eval[[]float64](t, ctx, `(() => { const p = document.querySelector("[data-testid=chart-area-24h]"); if (!p) return [0, 0]; const b = p.getBoundingClientRect(); return [b.width, b.height]; })()`)
+	if area[0] < 100 || area[1] < 5 {
+		t.Errorf("the 24 h area is %v px", area)
+	}
+	if !eval[bool](t, ctx, `!!document.querySelector("[data-testid=history-synthetic]") && getComputedStyle(document.querySelector("[data-testid=history-synthetic]")).display !== "none"`) {
+		t.Error("the synthetic mark is not shown")
+	}
+	shoot(t, ctx, "status-history.png")
+
+	// With JavaScript: history.js swaps in the server-rendered section; a
+	// new busy sample shows as the new peak after a refresh.
+	live := tab(t)
+	if err := chromedp.Do(live, chromedp.Navigate(url)); err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, live, "the history refresh hook", `!!globalThis.querylensHistory`, 10*time.Second)
+	if err := store.Record(bg, []history.Sample{{Key: k, At: time.Now(), State: history.StateOnline, Players: 41, MaxPlayers: 64, Map: "LIVE01"}}); err != nil {
+		t.Fatal(err)
+	}
+	eval[bool](t, live, `querylensHistory.refresh().then(() => true)`)
+	waitFor(t, live, "the new peak", `document.querySelector("[data-testid=peak-24h]").textContent.includes("41")`, 10*time.Second)
+	if !eval[bool](t, live, `document.querySelector("[data-testid=history-maps]").textContent.includes("LIVE01")`) {
+		t.Error("the refreshed section lacks the new map")
+	}
+}

@@ -1,0 +1,26 @@
+// Keeps the status page's history charts current: once a minute, while the
+// tab is visible, it fetches the section rendered on the server
+// (history.html, the same SVG the page came with) and swaps it in. The
+// charts need no script to show; this only refreshes them.
+const EVERY_MS = 60_000;
+
+async function refresh() {
+  const section = document.querySelector("[data-testid=history]");
+  const url = section?.dataset.fragmentUrl;
+  if (!url || document.hidden) return;
+  try {
+    const res = await fetch(url);
+    if (!res.ok) return;
+    const doc = new DOMParser().parseFromString(await res.text(), "text/html");
+    const next = doc.querySelector("[data-testid=history]");
+    if (next) section.replaceWith(document.adoptNode(next));
+  } catch {
+    // Keep the charts we have; the next round tries again.
+  }
+}
+
+setInterval(refresh, EVERY_MS);
+document.addEventListener("visibilitychange", () => {
+  if (!document.hidden) refresh();
+});
+globalThis.querylensHistory = { refresh };
