@@ -14,6 +14,9 @@ import (
 
 	"github.com/querylens/querylens/codecs"
 	"github.com/querylens/querylens/demo"
+	"github.com/querylens/querylens/history"
+	"github.com/querylens/querylens/history/postgres"
+	"github.com/querylens/querylens/internal/testpg"
 	"github.com/querylens/querylens/internal/testredis"
 	"github.com/querylens/querylens/relay"
 )
@@ -230,5 +233,38 @@ func TestScaleOut(t *testing.T) {
 			}
 			time.Sleep(100 * time.Millisecond)
 		}
+	}
+}
+
+// TestServeHistoryPostgres starts two demo instances keeping their history
+// in one PostgreSQL database: both start (the schema is created once), the
+// demo's synthetic day lands in PostgreSQL, and /readyz names it.
+func TestServeHistoryPostgres(t *testing.T) {
+	pg := testpg.Start(t)
+	url := pg.FreshURL(t)
+	o := serveOptions{demo: true, demoServers: 2, metrics: true}
+	o.history = historyOptions{enabled: true, every: history.MinSampleEvery, idle: history.DefaultTrackIdle,
+		max: history.DefaultTrackMax, budget: history.DefaultBudget, db: url}
+	insts := startInstances(t, 2, o)
+	for i, in := range insts {
+		code, body := in.get(t, "readyz")
+		if code != 200 || !strings.Contains(body, "postgres: up") {
+			t.Errorf("instance %d readyz: %d %q", i, code, body)
+		}
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	st, err := postgres.Open(ctx, url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	tracked, err := st.Tracked(ctx)
+	if err != nil || len(tracked) == 0 {
+		t.Fatalf("tracked servers in PostgreSQL: %v %v", tracked, err)
+	}
+	samples, err := st.Samples(ctx, tracked[0].Key, time.Now().Add(-25*time.Hour), time.Now().Add(time.Hour))
+	if err != nil || len(samples) < 100 {
+		t.Fatalf("%s has %d samples in PostgreSQL (%v), want the demo's synthetic day", tracked[0].Key, len(samples), err)
 	}
 }
