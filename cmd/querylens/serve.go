@@ -193,6 +193,7 @@ func (e *env) runServe(ctx context.Context, o serveOptions, ready chan<- string)
 		wcfg.Masters = []string{DefaultMaster}
 	}
 	if o.redis != "" {
+		redisstore.SetLogger(logger)
 		st, err := redisstore.Open(o.redis, redisstore.Options{})
 		if err != nil {
 			return err

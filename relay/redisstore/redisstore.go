@@ -30,6 +30,8 @@ package redisstore
 import (
 	"context"
 	"errors"
+	"fmt"
+	"log/slog"
 	"strconv"
 	"time"
 
@@ -396,3 +398,16 @@ func (s *Store) Take(ctx context.Context, buckets []relay.SharedBucket) (int, er
 	}
 	return n, nil
 }
+
+// slogLogger passes the Redis client's own messages (dial failures and
+// the like, printf-style) to a slog.Logger at Debug: the relay already
+// logs each outage once, at Warn, with the error.
+type slogLogger struct{ l *slog.Logger }
+
+func (s slogLogger) Printf(ctx context.Context, format string, v ...any) {
+	s.l.DebugContext(ctx, "redis: "+fmt.Sprintf(format, v...))
+}
+
+// SetLogger sends the Redis client's messages, which it otherwise prints to
+// standard error, to l at Debug level. It applies to the whole process.
+func SetLogger(l *slog.Logger) { redis.SetLogger(slogLogger{l}) }
