@@ -47,6 +47,9 @@ type TrackerConfig struct {
 	Timeout time.Duration
 	// Logger receives errors of the store. Default slog.Default().
 	Logger *slog.Logger
+	// Leases, when several instances share Store, makes one of them sample
+	// each server (see Leaser). Nil: this instance samples every server.
+	Leases Leaser
 
 	now func() time.Time // tests
 }
@@ -76,6 +79,7 @@ type entry struct {
 	persisted time.Time // last view written to the store
 	next      time.Time // when the next sample is due
 	busy      bool      // a probe is in flight (and the entry is out of the queue)
+	leased    bool      // this instance held the lease at the last ask (with Leases)
 	removed   bool      // untracked while its probe was in flight
 	qi        int       // index in the queue, -1 when not in it
 }
@@ -258,6 +262,7 @@ func (t *Tracker) Run(ctx context.Context) error {
 		return errors.New("history: TrackerConfig.Probe is required to Run")
 	}
 	var wg sync.WaitGroup
+	defer t.releaseLeases()
 	defer wg.Wait()
 	t.prune(ctx)
 	lastPrune := t.cfg.now()
@@ -331,6 +336,9 @@ func (t *Tracker) due(ctx context.Context, now time.Time) []*entry {
 }
 
 func (t *Tracker) sample(ctx context.Context, e *entry) {
+	if !t.holdsLease(ctx, e) {
+		return
+	}
 	pctx, cancel := context.WithTimeout(ctx, t.cfg.Timeout)
 	at := t.cfg.now()
 	s := t.cfg.Probe(pctx, e.key)

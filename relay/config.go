@@ -144,6 +144,17 @@ type Config struct {
 	// the proxy is listed in TrustedProxies. Zero fields take the values
 	// above.
 	Loopback *ClientLimits
+
+	// SharedCache and SharedLimiter, when set, share the reply cache,
+	// coalescing and the per-client and per-target rate limits with the
+	// other relays using the same store (see shared.go and package
+	// relay/redisstore). The in-process cache and limits still apply and
+	// serve alone while the store is down. Default: none.
+	SharedCache   SharedCache
+	SharedLimiter SharedLimiter
+	// SharedTimeout bounds each shared store operation; one that takes
+	// longer counts as the store being down. Default 250 ms.
+	SharedTimeout time.Duration
 }
 
 // ClientLimits are the limits that apply to each client (Config.Loopback).
@@ -247,6 +258,7 @@ func (c Config) withDefaults() Config {
 	orInt(&c.QueueFrames, DefaultQueueFrames)
 	orInt(&c.QueueBytes, DefaultQueueBytes)
 	orInt(&c.MaxQueuedBytes, DefaultMaxQueuedBytes)
+	orDur(&c.SharedTimeout, DefaultSharedTimeout)
 	return c
 }
 
@@ -298,6 +310,7 @@ func (c Config) Validate() error {
 	}{
 		{"ReplyWindow", c.ReplyWindow}, {"IdleTimeout", c.IdleTimeout},
 		{"WriteTimeout", c.WriteTimeout}, {"ResolveTimeout", c.ResolveTimeout},
+		{"SharedTimeout", c.SharedTimeout},
 	} {
 		if d.v < 0 {
 			bad(d.name, "must be positive")

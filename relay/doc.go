@@ -136,6 +136,14 @@
 // exchanges open) of them (rule "upstream-share"), so that clients that
 // flood silent targets cannot hold every slot for the reply window.
 //
+// # Several relays
+//
+// With Config.SharedCache and Config.SharedLimiter (package
+// relay/redisstore), relays behind one load balancer share upstream
+// exchanges, cached replies and the per-client and per-target buckets
+// through one store; the in-process cache and buckets stay in front and
+// serve alone while the store is down (shared.go has the flow).
+//
 // Server.Exchange runs the same path (policy, per-target limits, cache,
 // coalescing) in process, for pages rendered on the server; Client is the
 // same protocol over a WebSocket for the command line. Both satisfy

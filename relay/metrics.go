@@ -95,6 +95,7 @@ type metrics struct {
 	timeouts     counterSet
 	rtt          histogram
 	cacheEntries func() (entries, bytes int)
+	shared       func(b []byte) []byte // the shared stores' metrics
 }
 
 // exposition writes the Prometheus text format (version 0.0.4).
@@ -167,6 +168,9 @@ func (m *metrics) exposition() []byte {
 	sample(name+"_bucket", "le", "+Inf", float64(cum))
 	sample(name+"_sum", "", "", float64(m.rtt.sumUS.Load())/1e6)
 	sample(name+"_count", "", "", float64(cum))
+	if m.shared != nil {
+		b = m.shared(b)
+	}
 	return b
 }
 

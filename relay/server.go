@@ -26,6 +26,7 @@ type Server struct {
 	resolver resolver
 	metrics  metrics
 	cache    replyCache
+	shared   *shared // nil without a shared store
 	flights  flights
 	upstream *upstreamSlots
 	sockets  *socketPool
@@ -51,9 +52,10 @@ type Server struct {
 	// reused and connection writes corked, for benchmarks that compare.
 	legacy bool
 
-	mu    sync.Mutex
-	conns map[*conn]struct{}
-	perIP map[netip.Addr]int
+	mu        sync.Mutex
+	conns     map[*conn]struct{}
+	perIP     map[netip.Addr]int
+	reporters []HealthReporter // see ReportHealth
 }
 
 // New returns a relay with cfg's zero fields set to their defaults. It
@@ -92,6 +94,11 @@ func New(cfg Config, logger *slog.Logger) *Server {
 	s.sockets = newSocketPool()
 	s.silence = newSilence(cfg.SilentCooldown, 1<<16)
 	s.cache = newMemCache(cfg.MaxCacheEntries, cfg.MaxCacheBytes)
+	s.shared = newShared(&cfg, logger.Warn)
+	s.metrics.shared = s.appendDependencyMetrics
+	if s.shared != nil && s.shared.limiter != nil {
+		s.ipRate = sharedClientRate{local: s.ipRate, s: s}
+	}
 	s.flights.m = make(map[string]*fetch)
 	s.metrics.cacheEntries = s.cache.stats
 	readLimit := s.readLimit()
@@ -362,6 +369,7 @@ func (s *Server) Shutdown(ctx context.Context) error {
 		}()
 	}
 	s.flights.stopAll()
+	s.shared.close()
 
 	done := make(chan struct{})
 	go func() {

@@ -75,6 +75,14 @@ type fetch struct {
 	sock     *net.UDPConn
 	stopped  bool // every asker left, or the relay is shutting down
 	shutdown bool
+
+	// Shared cache (shared.go): the store key while this relay owns the
+	// exchange for every relay, the flags of replies streamed from another
+	// relay, how to stop streaming them, and the owner's publisher.
+	sharedKey   string
+	sharedFlags ReplyFlags
+	stopFollow  func()
+	pub         *publisher
 }
 
 // join attaches a to f: it replays the replies so far, then either keeps a
@@ -139,6 +147,9 @@ func (f *fetch) leave(a *asker) {
 func (f *fetch) stopLocked(shutdown bool) {
 	f.stopped = true
 	f.shutdown = f.shutdown || shutdown
+	if f.stopFollow != nil {
+		f.stopFollow()
+	}
 	if f.sock != nil {
 		f.sock.SetReadDeadline(time.Unix(1, 0))
 	}
@@ -162,6 +173,9 @@ func (f *fetch) run() {
 
 func (f *fetch) exchange() outcome {
 	s := f.s
+	if out, handled := f.viaShared(); handled {
+		return out
+	}
 	us, err := s.sockets.get(f.target)
 	if err != nil {
 		return outcome{code: CodeInternal, rule: "upstream", msg: err.Error()}
@@ -212,7 +226,12 @@ func (f *fetch) exchangeOn(sock *net.UDPConn) outcome {
 			s.metrics.drops.add(DropOversize, 1)
 			continue
 		}
-		if full := f.add(buf[:n], rtt); full {
+		before := f.count()
+		full := f.add(buf[:n], rtt)
+		if f.sharedKey != "" && f.count() > before {
+			f.publish(buf[:n], rtt)
+		}
+		if full {
 			return outcome{reason: EndByteCap}
 		}
 	}
@@ -256,7 +275,7 @@ func (f *fetch) add(b []byte, rtt time.Duration) (full bool) {
 	s.metrics.replies.Add(1)
 	s.metrics.replyBytes.Add(uint64(len(b)))
 	for _, a := range f.askers {
-		flags := ReplyFlags(0)
+		flags := f.sharedFlags
 		if a.coalesced {
 			flags = FlagCoalesced
 		}
@@ -276,6 +295,9 @@ func (f *fetch) finish(out outcome) {
 	got := len(f.replies) > 0
 	ans := answer{replies: f.replies, size: f.size, reason: out.reason}
 	f.mu.Unlock()
+	if f.sharedKey != "" {
+		f.sharedFinish(ownerStatus(out, got))
+	}
 	// The answer goes to the cache before the exchange leaves the table of
 	// those in flight, so that an identical query finds one or the other.
 	if got && f.ttl > 0 && !f.shutdownNow() {
@@ -306,6 +328,13 @@ func (f *fetch) finish(out outcome) {
 		}
 		s.refuse(a, code, rule, msg)
 	}
+}
+
+// count is how many replies f holds.
+func (f *fetch) count() int {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return len(f.replies)
 }
 
 func (f *fetch) shutdownNow() bool {

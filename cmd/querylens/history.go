@@ -10,12 +10,14 @@ import (
 	"os"
 	"path/filepath"
 	"strconv"
+	"strings"
 	"sync"
 	"time"
 
 	"github.com/querylens/querylens/codecs"
 	"github.com/querylens/querylens/demo"
 	"github.com/querylens/querylens/history"
+	"github.com/querylens/querylens/history/postgres"
 	"github.com/querylens/querylens/history/sqlite"
 	"github.com/querylens/querylens/netquery"
 	"github.com/querylens/querylens/relay"
@@ -32,6 +34,7 @@ type historyOptions struct {
 	max         int
 	budget      float64
 	trackMaster bool
+	db          string // postgres:// URL: the history lives there instead of --data
 }
 
 func (h *historyOptions) flags(fs *flag.FlagSet) {
@@ -48,6 +51,13 @@ func (h *historyOptions) flags(fs *flag.FlagSet) {
 	fs.IntVar(&h.max, "track-max", history.DefaultTrackMax, "most servers tracked at once; a new one evicts the least recently viewed")
 	fs.Float64Var(&h.budget, "sample-budget", history.DefaultBudget, "most sampling queries per second, across all tracked servers")
 	fs.BoolVar(&h.trackMaster, "track-master", false, "also track every server the configured masters list")
+	fs.Func("db", "keep the history in PostgreSQL at `URL` (postgres://user:password@host/db) instead of a file in --data; instances sharing it sample each server once between them", func(s string) error {
+		if !strings.HasPrefix(s, "postgres://") && !strings.HasPrefix(s, "postgresql://") {
+			return errors.New("want a postgres:// URL")
+		}
+		h.db = s
+		return nil
+	})
 }
 
 // check reports the first flag whose value cannot work.
@@ -115,6 +125,9 @@ func (e *env) startHistory(ctx context.Context, o serveOptions, rs *relay.Server
 	if !ho.enabled {
 		return h, nil
 	}
+	if ho.db != "" {
+		return e.startHistoryIn(ctx, o, rs, d, targets, logger, h, nil)
+	}
 	dir := ho.data
 	switch {
 	case o.demo && !ho.dataSet:
@@ -136,23 +149,46 @@ func (e *env) startHistory(ctx context.Context, o serveOptions, rs *relay.Server
 		return nil, errors.New(err.Error() + " (the file was left as it is; pass another --data, or --history=false)")
 	}
 	h.store = store
+	return e.startHistoryIn(ctx, o, rs, d, targets, logger, h, func() string { return path })
+}
+
+// startHistoryIn starts the sampler on h's store: the SQLite file at
+// path(), or with --db PostgreSQL, buffered while it is down, its health
+// reported by the relay, and sampler leases shared with the other
+// instances.
+func (e *env) startHistoryIn(ctx context.Context, o serveOptions, rs *relay.Server, d *demo.Demo, targets []demo.Target, logger *slog.Logger, h *historyRun, path func() string) (*historyRun, error) {
+	ho := o.history
+	var leases history.Leaser
+	if ho.db != "" {
+		pst, err := postgres.Open(ctx, ho.db)
+		if err != nil {
+			h.close()
+			return nil, err
+		}
+		b := history.NewBuffered(pst, history.BufferedConfig{Name: "postgres", Logger: logger})
+		rs.ReportHealth(b)
+		leases = postgres.NewLeases(pst, "")
+		h.store = b
+		path = func() string { return "postgres" }
+	}
+	store := h.store
 	timeout := o.statusTimeout()
 	tracker, err := history.NewTracker(ctx, history.TrackerConfig{
 		Store: store, Probe: status.Probe(rs, timeout), Every: ho.every, Idle: ho.idle, Max: ho.max,
-		Budget: ho.budget, Timeout: timeout + time.Second, Logger: logger,
+		Budget: ho.budget, Timeout: timeout + time.Second, Logger: logger, Leases: leases,
 	})
 	if err != nil {
 		h.close()
 		return nil, err
 	}
 	h.tracker = tracker
-	logger.Info("history", "file", path, "tracked", tracker.Len(), "every", tracker.Interval())
+	logger.Info("history", "store", path(), "tracked", tracker.Len(), "every", tracker.Interval())
 	if d != nil {
 		if err := fillDemo(ctx, store, tracker, targets); err != nil {
 			h.close()
 			return nil, err
 		}
-		io.WriteString(e.stdout, "demo history: 24 h of synthetic samples for "+strconv.Itoa(len(targets))+" servers in "+path+"\n")
+		io.WriteString(e.stdout, "demo history: 24 h of synthetic samples for "+strconv.Itoa(len(targets))+" servers in "+path()+"\n")
 	}
 	rctx, cancel := context.WithCancel(context.Background())
 	h.cancel = cancel

@@ -19,6 +19,7 @@ import (
 	"github.com/querylens/querylens/codecs"
 	"github.com/querylens/querylens/demo"
 	"github.com/querylens/querylens/relay"
+	"github.com/querylens/querylens/relay/redisstore"
 	"github.com/querylens/querylens/web"
 )
 
@@ -98,6 +99,8 @@ type serveOptions struct {
 	logJSON      bool
 	ipRate       float64
 	cacheTTL     time.Duration
+	redis        string
+	redisTimeout time.Duration
 	history      historyOptions
 }
 
@@ -122,6 +125,8 @@ func (e *env) serve(args []string) int {
 	fs.BoolVar(&o.logJSON, "log-json", false, "log JSON lines instead of text")
 	fs.Float64Var(&o.ipRate, "ip-rate", 0, "queries per second one client address may send through the relay (0: the relay's default, 40; with --demo, also for loopback clients)")
 	fs.DurationVar(&o.cacheTTL, "cache-ttl", 0, "how long the relay shares a server's reply (0: the relay's default)")
+	fs.DurationVar(&o.redisTimeout, "redis-timeout", 0, "with --redis: a call to Redis slower than this counts as Redis being down (0: 250ms)")
+	fs.StringVar(&o.redis, "redis", "", "share the reply cache, coalescing and rate limits with the other instances using this Redis or Valkey `URL` (redis://[:password@]host:port/db)")
 	o.history.flags(fs)
 	pos, err := parseInterspersed(fs, args)
 	if err != nil {
@@ -204,6 +209,23 @@ func (e *env) runServe(ctx context.Context, o serveOptions, ready chan<- string)
 	} else if len(wcfg.Masters) == 0 {
 		wcfg.Masters = []string{DefaultMaster}
 	}
+	if o.redis != "" {
+		redisstore.SetLogger(logger)
+		st, err := redisstore.Open(o.redis, redisstore.Options{})
+		if err != nil {
+			return err
+		}
+		defer st.Close()
+		rcfg.SharedCache, rcfg.SharedLimiter = st, st
+		rcfg.SharedTimeout = o.redisTimeout
+		pctx, cancel := context.WithTimeout(ctx, 2*time.Second)
+		if err := st.Ping(pctx); err != nil {
+			// Not fatal: the relay serves with its local state and
+			// shares as soon as Redis answers.
+			logger.Warn("redis does not answer yet; serving with the local cache and limits until it does", "err", err)
+		}
+		cancel()
+	}
 	if err := rcfg.Validate(); err != nil {
 		return err
 	}
@@ -231,6 +253,8 @@ func (e *env) runServe(ctx context.Context, o serveOptions, ready chan<- string)
 	}
 	mux := http.NewServeMux()
 	mux.Handle("/relay", rs)
+	mux.Handle("GET /healthz", rs.HealthHandler())
+	mux.Handle("GET /readyz", rs.ReadyHandler())
 	if o.metrics {
 		mux.Handle("/metrics", rs.MetricsHandler())
 	}

@@ -54,6 +54,7 @@ var sections = []section{
 	{"gamedig", "GameSpy v2: GameDig against querylens", 3 * time.Minute, gamedigSection},
 	{"decoder", "The browser decoder: wasm against native", 4 * time.Minute, decoderSection},
 	{"relay", "The relay", 8 * time.Minute, relaySection},
+	{"scale", "Several instances sharing Redis", 3 * time.Minute, scaleSection},
 	{"huffman", "Huffman: table codec against the tree walk", 2 * time.Minute, huffmanSection},
 	{"codecs", "Codec benchmarks", 3 * time.Minute, codecsSection},
 }
