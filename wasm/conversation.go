@@ -21,11 +21,67 @@ var (
 type conversation struct {
 	protocol string
 	q        codecs.Query
+	// sent is the last datagram the conversation asked to send: the query
+	// a reply answers, which step and summary decode the result against.
+	sent []byte
+}
+
+// sending records the last of dgs as the query replies answer.
+func (c *conversation) sending(dgs [][]byte) {
+	if len(dgs) > 0 {
+		c.sent = dgs[len(dgs)-1]
+	}
+}
+
+// appendStep appends step's JSON: {"send": [hex…], "done": bool,
+// "error"?: the feed error, "summary"?: codecs.Summary of the result once
+// done}. The page's worker makes one call per reply and reads everything
+// it needs from this one value.
+func (c *conversation) appendStep(dst []byte, b []byte) []byte {
+	send, done, err := c.q.Feed(b)
+	c.sending(send)
+	dst = append(dst, `{"send":[`...)
+	for i, d := range send {
+		if i > 0 {
+			dst = append(dst, ',')
+		}
+		dst = codecs.AppendJSON(dst, codecs.Hex(d))
+	}
+	dst = append(dst, `],"done":`...)
+	dst = codecs.AppendJSON(dst, done)
+	if err != nil {
+		dst = append(dst, `,"error":`...)
+		e, _ := codecs.ErrorObject(err, nil).Get("error")
+		dst = codecs.AppendJSON(dst, e)
+	}
+	if done {
+		dst = append(dst, `,"summary":`...)
+		dst = c.appendSummary(dst)
+	}
+	return append(dst, '}')
+}
+
+// appendSummary appends the JSON of codecs.Summary of what was received.
+func (c *conversation) appendSummary(dst []byte) []byte {
+	m, err := c.q.Result(codecs.DecodeOptions{Query: c.sent})
+	return codecs.AppendSummaryJSON(dst, m, err)
 }
 
 func init() {
 	convMethods.Set("start", method(func(c *conversation, _ []js.Value) any {
-		return bytesList(c.q.Start())
+		dgs := c.q.Start()
+		c.sending(dgs)
+		return bytesList(dgs)
+	}))
+	convMethods.Set("step", method(func(c *conversation, args []js.Value) any {
+		b, ok := bytesFromJS(arg(args, 0))
+		if !ok {
+			return usageError("step: want a Uint8Array")
+		}
+		return parseJSON(c.appendStep(nil, b))
+	}))
+	convMethods.Set("summary", method(func(c *conversation, _ []js.Value) any {
+		return parseJSON(c.appendSummary(nil))
 	}))
 	convMethods.Set("feed", method(func(c *conversation, args []js.Value) any {
 		b, ok := bytesFromJS(arg(args, 0))
@@ -33,6 +89,7 @@ func init() {
 			return usageError("feed: want a Uint8Array")
 		}
 		send, done, err := c.q.Feed(b)
+		c.sending(send)
 		o := jsObject.New()
 		if err != nil {
 			o = errorValue(err, nil)
@@ -76,7 +133,8 @@ func method(f func(c *conversation, args []js.Value) any) js.Func {
 	})
 }
 
-// newQuery(protocol, options) → {protocol, handle, start(), feed(b), result(opts), close()} | {error}
+// newQuery(protocol, options) → {protocol, handle, start(), feed(b), step(b),
+// result(opts), summary(), close()} | {error}
 func newQuery(args []js.Value) any {
 	c, q, fail := startQuery(args)
 	if q == nil {

@@ -56,6 +56,20 @@ export interface Failure {
   partial?: Omit<Message, "protocol">;
 }
 
+/**
+ * codecs.Summary: the little of a decoded message a server list needs.
+ * row is [name, map, mode, players, bots, max, password, country, hay]
+ * (codecs.RowName…; strings have colour escapes stripped; hay is lower
+ * case, for search).
+ */
+export interface Summary {
+  kind?: Kind;
+  denied?: "rate-limited" | "banned" | "wrong-version";
+  error?: ErrorInfo;
+  row?: [string, string, string, number, number, number, boolean, string, string];
+  servers?: string[];
+}
+
 export interface Option {
   name: string;
   kind: "bool" | "uint" | "hex" | "choice" | string;
@@ -84,6 +98,13 @@ export interface Conversation {
   start(): Uint8Array[];
   /** Feed one received datagram: what to send next and whether the message is complete. A stray datagram gives an error and keeps the state. */
   feed(datagram: Uint8Array): { send: Uint8Array[]; done: boolean; error?: ErrorInfo };
+  /**
+   * feed and, once done, summary in one call: what a page that only lists
+   * servers needs per reply. send is hex (challenge answers are rare).
+   */
+  step(datagram: Uint8Array): { send: string[]; done: boolean; error?: ErrorInfo; summary?: Summary };
+  /** The summary of what came so far (also before done, after a timeout). */
+  summary(): Summary;
   /** Decode what came so far (also before done, after a timeout). */
   result(options?: DecodeOptions): Message | Failure;
   /** Release the Go side. Methods answer {error} afterwards. */
