@@ -18,7 +18,7 @@ const (
 	RowMax             // int: Info.MaxPlayers, else Info.MaxClients, else 0
 	RowPassword        // bool
 	RowCountry         // string: the "country" field when the protocol sends one, else ""
-	RowHay             // string: name, map, mode and player names, stripped, lower case, one per line (for search)
+	RowHay             // string: name, map, mode and player names, stripped, one per line (for search)
 	rowLen
 )
 
@@ -108,7 +108,9 @@ func summaryRow(m *Message) []any {
 		hay.WriteByte('\n')
 		hay.WriteString(StripColors(p.Name))
 	}
-	row[RowHay] = strings.ToLower(hay.String())
+	// Not lower-cased here: strings.ToLower would link Unicode's case
+	// tables into the wasm module; the page's worker lower-cases it.
+	row[RowHay] = hay.String()
 	return row
 }
 

@@ -20,7 +20,7 @@ func TestSummary(t *testing.T) {
 		want string
 	}{
 		{"response", &codecs.Message{Kind: codecs.KindResponse, Info: info, Fields: codecs.Object{}.Add("country", "DEU")},
-			nil, `{"kind":"response","row":["Duel Room","MAP01","Duel",2,1,8,true,"DEU","duel room\nmap01\nduel\nbob\nbot one"]}`},
+			nil, `{"kind":"response","row":["Duel Room","MAP01","Duel",2,1,8,true,"DEU","Duel Room\nMAP01\nDuel\nBob\nBot One"]}`},
 		{"num players and max players win", &codecs.Message{Kind: codecs.KindResponse, Info: &codecs.Info{
 			Has: codecs.HasNumPlayers | codecs.HasMaxPlayers | codecs.HasMaxClients, NumPlayers: 5, MaxPlayers: 10, MaxClients: 12}},
 			nil, `{"kind":"response","row":["","","",5,0,10,false,"","\n\n"]}`},
@@ -32,7 +32,7 @@ func TestSummary(t *testing.T) {
 		{"empty master list", &codecs.Message{Kind: codecs.KindMasterList}, nil, `{"kind":"master-list","servers":[]}`},
 		{"error keeps the partial row", &codecs.Message{Kind: codecs.KindResponse, Info: &codecs.Info{Has: codecs.HasName, Name: "Half"}},
 			codecs.NewError("zandronum", "map", 12, codecs.ErrShort),
-			`{"kind":"response","error":{"protocol":"zandronum","field":"map","offset":12,"message":"short buffer"},"row":["Half","","",0,0,0,false,"","half\n\n"]}`},
+			`{"kind":"response","error":{"protocol":"zandronum","field":"map","offset":12,"message":"short buffer"},"row":["Half","","",0,0,0,false,"","Half\n\n"]}`},
 		{"error without a message", nil, errors.New("no reply"), `{"error":{"message":"no reply"}}`},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

@@ -77,7 +77,7 @@ func TestBrowserBrowse(t *testing.T) {
 	for _, tg := range want {
 		r := byKey[tg.Protocol+"/"+tg.Addr]
 		m := truth[tg.Protocol+"/"+tg.Addr]
-		if r.Name != stripColors(m.Info.Name) {
+		if r.Name != codecs.StripColors(m.Info.Name) {
 			t.Errorf("%s %s: name %q in the page, the Go decoder says %+v", tg.Protocol, tg.Addr, r.Name, m.Info)
 		}
 		protocols[tg.Protocol] = true
@@ -91,7 +91,7 @@ func TestBrowserBrowse(t *testing.T) {
 	var wantNames []string
 	for _, tg := range want {
 		if tg.Protocol == "zandronum" {
-			wantNames = append(wantNames, stripColors(tg.Name))
+			wantNames = append(wantNames, codecs.StripColors(tg.Name))
 		}
 	}
 	chromedp.Run(ctx, chromedp.Poll[bool](`(() => { const c = new Set(`+cellsJS+`); return `+jsArray(wantNames)+`.every(n => c.has(n)); })()`,
@@ -103,10 +103,10 @@ func TestBrowserBrowse(t *testing.T) {
 		}
 		found := false
 		for _, c := range cells {
-			found = found || c == stripColors(tg.Name)
+			found = found || c == codecs.StripColors(tg.Name)
 		}
 		if !found {
-			t.Errorf("%q not among the rendered names %q", stripColors(tg.Name), cells)
+			t.Errorf("%q not among the rendered names %q", codecs.StripColors(tg.Name), cells)
 		}
 	}
 	waitFor(t, ctx, "the relay latency in the header", `/relay: [\d.]+ ms/.test(document.getElementById("top-status").textContent)`, 5*time.Second)
@@ -307,7 +307,7 @@ func TestBrowserStatus(t *testing.T) {
 	if got := ht.Attr(d.TestID(t, "status"), "data-state"); got != "online" {
 		t.Fatalf("state %q: %s", got, ht.Text(d.TestID(t, "status")))
 	}
-	name := stripColors(tg.Name)
+	name := codecs.StripColors(tg.Name)
 	if got := ht.Text(d.TestID(t, "server-name")); got != name {
 		t.Errorf("name %q, want %q", got, name)
 	}

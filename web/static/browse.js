@@ -2,8 +2,13 @@
 // the relay, decodes in the page, and shows one table that stays smooth with
 // thousands of rows: rows live in a JS array and only the rows in view are in
 // the DOM (a virtualised body with spacer rows above and below).
-import { decoder, config, stripColors, esc, h, toHex, showRelay, showFatal, markFirstDecode, ago } from "./ql.js";
-import { Relay, converse, classify } from "./relay.js";
+//
+// The relay connection and the decoder run in a worker (worker.js); this
+// thread sends it the servers to ask and gets back, at most once per frame,
+// a batch of compact rows the decoder made (codecs.Summary), so it never
+// walks a decoded message.
+import { config, esc, h, showRelay, showFatal, markFirstDecode, ago } from "./ql.js";
+import { DecodeWorker } from "./live.js";
 
 const cfg = config();
 const $ = (id) => document.getElementById(id);
@@ -27,7 +32,8 @@ let active = -1; // index in view of the keyboard cursor
 let sort = { key: "players", dir: -1 };
 let asked = 0;
 let answered = 0;
-let ql;
+let connected = false;
+/** @type {DecodeWorker} */
 let relay;
 
 // ---- persistence: favourites and servers added by hand ----
@@ -67,7 +73,7 @@ function pathAddr(addr) {
  *   detail: string, name: string, players: number, bots: number, max: number,
  *   map: string, mode: string, ping: number|null, country: string,
  *   password: boolean, hay: string, lastAsked: number, backoff: number,
- *   source: string, packets: object[]|null}} Row
+ *   source: string, received: string[]|null}} Row
  */
 function addRow(protocol, addr, source, options = null) {
   const key = keyOf(protocol, addr);
@@ -79,7 +85,7 @@ function addRow(protocol, addr, source, options = null) {
   r = {
     key, protocol, addr, source, options, state: "pending", detail: "", name: "", players: -1, bots: 0, max: 0,
     map: "", mode: "", ping: null, country: "", password: false, hay: addr.toLowerCase(),
-    lastAsked: 0, backoff: 1, packets: null,
+    lastAsked: 0, backoff: 1, received: null,
   };
   rows.push(r);
   byKey.set(key, r);
@@ -87,100 +93,84 @@ function addRow(protocol, addr, source, options = null) {
   return r;
 }
 
-/** apply copies a conversation's outcome into the row. */
+/**
+ * apply copies a finished conversation (worker.js Result) into its row.
+ * The row array's positions are codecs.RowName… (querylens.d.ts Summary).
+ */
 function apply(r, res) {
-  const { state, detail } = classify(res);
-  r.state = state;
-  r.detail = detail;
+  r.state = res.state;
+  r.detail = res.detail;
   r.ping = res.rtt != null ? Math.round(res.rtt * 10) / 10 : r.ping;
-  r.packets = res.packets;
-  const m = res.message?.error ? res.message.partial : res.message;
-  const info = m?.info;
-  if (state === "online" && info) {
-    r.name = stripColors(info.name ?? "");
-    r.map = stripColors(info.map ?? "");
-    r.mode = stripColors(info.game_type ?? "");
-    const players = info.players ?? [];
-    r.bots = players.filter((p) => p.bot).length;
-    r.players = info.num_players ?? players.length;
-    r.max = info.max_players ?? info.max_clients ?? 0;
-    r.password = !!info.password;
-    const c = m.fields?.country;
-    r.country = typeof c === "string" ? c : "";
-    r.hay = [r.name, r.map, r.mode, r.addr, ...players.map((p) => stripColors(p.name))].join("\n").toLowerCase();
+  r.received = res.received;
+  const row = res.row;
+  if (row) {
+    [r.name, r.map, r.mode, r.players, r.bots, r.max, r.password, r.country] = row;
+    r.hay = row[8] + "\n" + r.addr.toLowerCase();
     if (r.mode && !modes.has(r.mode)) {
       modes.add(r.mode);
       modesDirty = true;
     }
   }
-  if (state === "online") r.backoff = 1;
-  else if (state === "rate-limited") r.backoff = Math.min(r.backoff * 2, 16);
+  if (res.state === "online") r.backoff = 1;
+  else if (res.state === "rate-limited") r.backoff = Math.min(r.backoff * 2, 16);
 }
 
 // ---- querying ----
-
-const queue = [];
-let running = 0;
 
 function minInterval(r) {
   const base = Math.max(relay?.cacheTTL ?? 0, r.protocol === "zandronum" ? ZANDRONUM_MIN_MS : 0);
   return base * r.backoff;
 }
 
-/** ask queues r unless it was asked too recently for its protocol. */
+/** ask sends r to the worker unless it was asked too recently for its protocol. */
 function ask(r, now = Date.now()) {
   if (r.queued) return true;
   if (r.lastAsked && now - r.lastAsked < minInterval(r)) return false;
   r.queued = true;
-  queue.push(r);
+  r.lastAsked = now;
+  if (r.state === "pending") r.state = "querying";
   asked++;
-  pump();
+  relay.ask({ key: r.key, protocol: r.protocol, target: r.addr, options: r.options, timeoutMs: relay.replyWindow + 1500 });
+  progress();
   return true;
 }
 
-/**
- * concurrency is how many servers are asked at once: most of what the relay
- * allows per connection (HELLO), leaving room for the inspector-style extra
- * queries. A silent server holds its slot for the relay's whole reply
- * window, so a low cap makes a big list wait on its dead servers.
- */
-function concurrency() {
-  return Math.max(4, Math.min(768, Math.floor((relay?.maxInFlight ?? 16) * 0.75)));
-}
-
-function pump() {
-  while (running < concurrency() && queue.length) {
-    const r = queue.shift();
-    running++;
-    r.lastAsked = Date.now();
-    r.state = r.state === "pending" ? "querying" : r.state;
-    converse(ql, relay, r.protocol, r.addr, r.options, { timeoutMs: (relay.hello?.replyWindow ?? 2000) + 1500 }).then((res) => {
-      running--;
-      r.queued = false;
-      answered++;
-      apply(r, res);
-      markFirstDecode();
-      // The last reply of a refresh is drawn at once; the others in batches.
-      if (running === 0 && !queue.length) invalidate();
-      else invalidateSoon();
-      pump();
-    });
+/** results applies a batch of finished conversations from the worker. */
+function results(list) {
+  for (const res of list) {
+    if (res.key.startsWith("master:")) {
+      master(res);
+      continue;
+    }
+    const r = byKey.get(res.key);
+    if (!r) continue;
+    r.queued = false;
+    answered++;
+    apply(r, res);
   }
+  markFirstDecode();
+  // The last answer of a refresh is drawn at once; the others at most
+  // every REBUILD_MS.
+  if (answered === asked) invalidate();
+  else invalidateSoon();
   progress();
 }
 
-async function loadMaster(addr, now = Date.now()) {
+function loadMaster(addr, now = Date.now()) {
   const key = `master:${addr}`;
   const last = masterAsked.get(key) ?? 0;
   if (now - last < ZANDRONUM_MIN_MS) return;
   masterAsked.set(key, now);
-  const res = await converse(ql, relay, "zandronum", addr, { master: "true" }, { timeoutMs: (relay.hello?.replyWindow ?? 2000) + 2000 });
-  const { state, detail } = classify(res);
-  const list = res.message?.servers ?? res.message?.partial?.servers ?? [];
-  masterState.set(addr, { state, detail, count: list.length });
+  relay.ask({ key, protocol: "zandronum", target: addr, options: { master: "true" }, timeoutMs: relay.replyWindow + 2000 });
+}
+
+/** master adds the servers of a master's list and asks them. */
+function master(res) {
+  const addr = res.key.slice("master:".length);
+  const list = res.servers ?? [];
+  masterState.set(addr, { state: res.state, detail: res.detail, count: list.length });
+  const now = Date.now();
   for (const s of list) ask(addRow("zandronum", s, "master"), now);
-  markFirstDecode();
-  progress();
 }
 const masterAsked = new Map();
 const masterState = new Map();
@@ -369,7 +359,7 @@ function progress() {
   $("bar").style.width = asked ? `${(100 * answered) / asked}%` : "0";
   const online = onlineCount; // counted by rebuild, which follows every reply
   const masters = [...masterState.entries()].map(([a, s]) => s.state === "online" ? `${a}: ${s.count} servers` : `${a}: ${s.state}`).join(", ");
-  if (!ql) return;
+  if (!connected) return;
   $("progress-text").textContent = asked
     ? `${answered} / ${asked} answered · ${online} online${masters ? " · master " + masters : ""}`
     : masters ? `master ${masters}` : "Asking the masters…";
@@ -418,8 +408,8 @@ function showDetail(r, anchor) {
   popover?.remove();
   const q = new URLSearchParams({ protocol: r.protocol, target: r.addr });
   for (const [k, v] of Object.entries(r.options ?? {})) q.set(`opt.${k}`, v);
-  const got = (r.packets ?? []).filter((p) => p.direction === "received");
-  const inspect = `/inspect?${q}` + (got.length ? `#p=${encodeURIComponent(r.protocol)}&t=${encodeURIComponent(r.addr)}&h=${got.map((p) => toHex(p.data)).join(",")}` : "");
+  const got = r.received ?? [];
+  const inspect = `/inspect?${q}` + (got.length ? `#p=${encodeURIComponent(r.protocol)}&t=${encodeURIComponent(r.addr)}&h=${got.join(",")}` : "");
   popover = h("div", { class: "popover", role: "dialog", "aria-label": "Server state", "data-testid": "state-detail" },
     h("strong", {}, `${r.addr}: ${stateLabels[r.state] ?? r.state}`),
     r.detail ? h("pre", {}, r.detail) : null,
@@ -475,7 +465,7 @@ $("refresh").addEventListener("click", refreshAll);
 // ask() itself refuses servers asked within their protocol's limit.
 setInterval(() => {
   const every = Number($("auto").value) * 1000;
-  if (!every || !ql || document.hidden) return;
+  if (!every || !connected || document.hidden) return;
   const now = Date.now();
   for (const m of cfg.masters ?? []) if (now - (masterAsked.get(`master:${m}`) ?? 0) >= every) loadMaster(m, now);
   for (const r of rows) if (now - r.lastAsked >= Math.max(every, minInterval(r))) ask(r, now);
@@ -496,7 +486,7 @@ $("add-form").addEventListener("submit", (e) => {
     saveStore();
   }
   const r = addRow(protocol, addr, "added");
-  if (ql) ask(r);
+  if (connected) ask(r);
   $("add-msg").textContent = `Added ${addr}`;
   $("add-addr").value = "";
 });
@@ -520,14 +510,14 @@ $("fav-import").addEventListener("change", async (e) => {
       if (typeof s?.protocol !== "string" || typeof s?.addr !== "string") continue;
       store.favourites.add(keyOf(s.protocol, s.addr));
       const r = addRow(s.protocol, s.addr, "favourite");
-      if (ql) ask(r);
+      if (connected) ask(r);
       n++;
     }
     for (const s of data.added ?? []) {
       if (typeof s?.protocol !== "string" || typeof s?.addr !== "string") continue;
       if (!store.added.some((x) => x.protocol === s.protocol && x.addr === s.addr)) store.added.push({ protocol: s.protocol, addr: s.addr });
       const r = addRow(s.protocol, s.addr, "added");
-      if (ql) ask(r);
+      if (connected) ask(r);
     }
     saveStore();
     $("fav-msg").textContent = `Imported ${n} favourite${n === 1 ? "" : "s"}`;
@@ -553,6 +543,8 @@ globalThis.querylensBrowse = {
   sort(key, dir) { sort = { key, dir }; rebuild(); },
   rebuild,
   rendered: () => tbody.querySelectorAll("tr.row").length,
+  /** the worker's counters (asked, done, replies) and the batches received */
+  stats: () => ({ ...relay?.stats, batches: relay?.batches ?? 0 }),
 };
 
 // ---- start ----
@@ -564,10 +556,11 @@ async function start() {
     const i = k.indexOf("/");
     if (i > 0) addRow(k.slice(0, i), k.slice(i + 1), "favourite");
   }
-  relay = new Relay(cfg.relay);
+  relay = new DecodeWorker(cfg.relay, results);
   showRelay(relay);
   try {
-    [ql] = await Promise.all([decoder(), relay.connect()]);
+    await relay.connect();
+    connected = true;
   } catch (err) {
     showFatal(document.querySelector(".browse"), err);
     $("progress-text").textContent = "Not connected";

@@ -4,33 +4,65 @@
 let decoderPromise;
 
 /**
- * decoder loads the wasm module once per page and resolves to
- * globalThis.querylens (see querylens.d.ts).
+ * loadDecoder starts the wasm module and resolves to globalThis.querylens
+ * (see querylens.d.ts). It runs on the page or in a worker: glue is the URL
+ * of wasm_exec.js; wasm is the module's URL, fetched and compiled as it
+ * streams, or a module compiled already (compileDecoder).
+ * @param {string} glue
+ * @param {string|WebAssembly.Module} wasm
+ * @returns {Promise<import("./querylens").QueryLens>}
+ */
+export async function loadDecoder(glue, wasm) {
+  try {
+    await import(glue);
+  } catch (e) {
+    throw new Error(`the decoder's JS glue (${glue}) did not load: the server was built without bash scripts/build-wasm.sh`);
+  }
+  const go = new globalThis.Go();
+  const instance = wasm instanceof WebAssembly.Module
+    ? await WebAssembly.instantiate(wasm, go.importObject)
+    : (await WebAssembly.instantiateStreaming(await fetchDecoder(wasm), go.importObject)).instance;
+  // run() executes main up to its first blocking point, which is after
+  // globalThis.querylens is set; the promise it returns only settles if
+  // the program exits.
+  go.run(instance).then(() => console.error("querylens decoder exited"));
+  if (!globalThis.querylens) throw new Error("the decoder started but registered nothing");
+  return globalThis.querylens;
+}
+
+/**
+ * fetchDecoder fetches the wasm module (the server sends it precompressed,
+ * as application/wasm) and says what went wrong when it cannot.
+ * @param {string} url
+ */
+async function fetchDecoder(url) {
+  const resp = await fetch(url);
+  if (!resp.ok) throw new Error(`the decoder did not load (${resp.status}): ${(await resp.text()).trim()}`);
+  return resp;
+}
+
+/**
+ * compileDecoder compiles the page's wasm module while it downloads (the
+ * fetch matches the page's <link rel=preload>), for a worker to
+ * instantiate: a compiled module can be posted to a worker.
+ * @returns {Promise<WebAssembly.Module>}
+ */
+export async function compileDecoder() {
+  return WebAssembly.compileStreaming(await fetchDecoder(document.documentElement.dataset.wasm));
+}
+
+/**
+ * decoder loads the wasm module once per page, on the page's own thread
+ * (the inspector's), and resolves to globalThis.querylens.
  * @returns {Promise<import("./querylens").QueryLens>}
  */
 export function decoder() {
   decoderPromise ??= (async () => {
     const root = document.documentElement;
     const t0 = performance.now();
-    const glue = root.dataset.wasmGlue;
-    try {
-      await import(glue);
-    } catch (e) {
-      throw new Error(`the decoder's JS glue (${glue}) did not load: the server was built without bash scripts/build-wasm.sh`);
-    }
-    const go = new globalThis.Go();
-    const resp = await fetch(root.dataset.wasm);
-    if (!resp.ok) {
-      throw new Error(`the decoder did not load (${resp.status}): ${(await resp.text()).trim()}`);
-    }
-    const { instance } = await WebAssembly.instantiateStreaming(resp, go.importObject);
-    // run() executes main up to its first blocking point, which is after
-    // globalThis.querylens is set; the promise it returns only settles if
-    // the program exits.
-    go.run(instance).then(() => console.error("querylens decoder exited"));
-    if (!globalThis.querylens) throw new Error("the decoder started but registered nothing");
+    const ql = await loadDecoder(root.dataset.wasmGlue, root.dataset.wasm);
     performance.measure("ql-decoder-load", { start: t0 });
-    return globalThis.querylens;
+    return ql;
   })();
   return decoderPromise;
 }

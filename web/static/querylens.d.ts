@@ -59,8 +59,8 @@ export interface Failure {
 /**
  * codecs.Summary: the little of a decoded message a server list needs.
  * row is [name, map, mode, players, bots, max, password, country, hay]
- * (codecs.RowName…; strings have colour escapes stripped; hay is lower
- * case, for search).
+ * (codecs.RowName…; strings have colour escapes stripped; hay is the
+ * searchable text, one string per line).
  */
 export interface Summary {
   kind?: Kind;

@@ -213,15 +213,20 @@ export class Relay extends EventTarget {
  * message is complete, when every query's reply window closed, or after
  * timeoutMs. It never rejects.
  *
- * @returns {Promise<{message: object|null, rtt: number|null, cached: boolean,
+ * With opts.summary it crosses into the decoder once per reply
+ * (conversation.step) and gives the summary a server list needs
+ * (codecs.Summary) instead of the decoded message.
+ *
+ * @returns {Promise<{message: object|null, summary: import("./querylens").Summary|null,
+ *   rtt: number|null, cached: boolean,
  *   replies: number, relayError: {code: string, message: string}|null,
  *   error: object|null, packets: object[], query: Uint8Array|null}>}
  */
 export function converse(ql, relay, protocol, target, options = null, opts = {}) {
-  const { timeoutMs = 4000, spans = false, onPacket = () => {} } = opts;
+  const { timeoutMs = 4000, spans = false, summary = false, onPacket = () => {} } = opts;
   return new Promise((resolve) => {
     const conv = ql.newQuery(protocol, options);
-    const out = { message: null, rtt: null, cached: false, replies: 0, relayError: null, error: null, packets: [], query: null };
+    const out = { message: null, summary: null, rtt: null, cached: false, replies: 0, relayError: null, error: null, packets: [], query: null };
     if (conv.error) {
       out.error = conv.error;
       resolve(out);
@@ -238,7 +243,8 @@ export function converse(ql, relay, protocol, target, options = null, opts = {})
       finished = true;
       clearTimeout(timer);
       for (const id of ids) relay.cancel(id);
-      if (out.replies) out.message = conv.result(out.query ? { spans, query: out.query } : { spans });
+      if (out.replies && summary) out.summary ??= conv.summary();
+      else if (out.replies) out.message = conv.result(out.query ? { spans, query: out.query } : { spans });
       conv.close();
       resolve(out);
     };
@@ -252,6 +258,13 @@ export function converse(ql, relay, protocol, target, options = null, opts = {})
           out.rtt ??= rtt;
           out.cached ||= (flags & 1) !== 0;
           packet({ direction: "received", data: bytes, time: Date.now(), rtt, cached: (flags & 1) !== 0, protocol, target });
+          if (summary) {
+            const r = conv.step(bytes);
+            if (r.summary) out.summary = r.summary;
+            for (const s of r.send) send(fromHex(s));
+            if (r.done) finish();
+            return;
+          }
           const r = conv.feed(bytes);
           for (const s of r.send) send(s);
           if (r.done) finish();
@@ -273,6 +286,13 @@ export function converse(ql, relay, protocol, target, options = null, opts = {})
   });
 }
 
+/** fromHex reads the decoder's lowercase hex. */
+function fromHex(hex) {
+  const out = new Uint8Array(hex.length >> 1);
+  for (let i = 0; i < out.length; i++) out[i] = parseInt(hex.substr(2 * i, 2), 16);
+  return out;
+}
+
 /**
  * classify turns a conversation's outcome into the row state both pages
  * use (the Go status page has the same names): online, offline,
@@ -292,7 +312,8 @@ export function classify(r) {
     }
     return { state: "error", detail: `${e.code}: ${e.message}` };
   }
-  const m = r.message;
+  // A summary has kind, denied and error where a message has them.
+  const m = r.summary ?? r.message;
   if (m?.error) {
     const e = m.error;
     const where = e.field ? `${e.field} at offset ${e.offset}${e.layer ? ` of ${e.layer}` : ""}: ` : "";
