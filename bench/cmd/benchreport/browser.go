@@ -736,7 +736,9 @@ func browserReport(e *env, rounds, loaded []browserRound, fd firstDecodeRuns) st
 	}
 	both("page main thread: script (Chrome ScriptDuration)", func(r browserRound) float64 { return 1000 * r.metrics["ScriptDuration"] }, ms)
 	both("page main thread: all tasks (TaskDuration)", func(r browserRound) float64 { return 1000 * r.metrics["TaskDuration"] }, ms)
-	both("page main thread: layout + style", func(r browserRound) float64 { return 1000 * (r.metrics["LayoutDuration"] + r.metrics["RecalcStyleDuration"]) }, ms)
+	both("page main thread: layout + style", func(r browserRound) float64 {
+		return 1000 * (r.metrics["LayoutDuration"] + r.metrics["RecalcStyleDuration"])
+	}, ms)
 	both("animation frames during the refresh", func(r browserRound) float64 { return float64(r.page.Frames) }, num)
 	both("one re-filter + re-sort + render of the 1,005 rows (querylensBrowse.rebuild(), after the refresh)", func(r browserRound) float64 { return r.page.RebuildMS }, ms)
 	both("page: long tasks (> 50 ms)", func(r browserRound) float64 { return r.page.LongTasks }, ms)
