@@ -326,15 +326,18 @@ func TestBrowserStatus(t *testing.T) {
 		t.Errorf("join link %q", got)
 	}
 
-	// With JavaScript: the page goes live through the relay and redraws
-	// from the wasm decoder.
+	// With JavaScript: the page stays live by swapping in the article the
+	// server renders again (GET …/live). Take the players out of the DOM
+	// and open "All decoded fields" first: the refresh must bring the
+	// players back and leave the fields open.
 	ctx := tab(t)
 	if err := chromedp.Do(ctx, chromedp.Navigate(url)); err != nil {
 		t.Fatal(err)
 	}
 	waitFor(t, ctx, "the live refresh hook", `!!globalThis.querylensStatus`, 10*time.Second)
+	eval[bool](t, ctx, `(() => { document.querySelectorAll("[data-testid=player-row]").forEach((e) => e.remove()); const d = document.querySelector("details[data-testid=fields]"); if (d) d.open = true; return true; })()`)
+	hasFields := eval[bool](t, ctx, `!!document.querySelector("details[data-testid=fields]")`)
 	eval[bool](t, ctx, `querylensStatus.refresh().then(() => true)`)
-	waitFor(t, ctx, "a decode in the page", `globalThis.qlFirstDecodeMs > 0`, 10*time.Second)
 	if got := eval[string](t, ctx, `document.querySelector("[data-testid=status]").dataset.state`); got != "online" {
 		t.Errorf("after the live refresh the state is %q", got)
 	}
@@ -343,6 +346,19 @@ func TestBrowserStatus(t *testing.T) {
 	}
 	if n := eval[int](t, ctx, `document.querySelectorAll("[data-testid=player-row]").length`); n == 0 {
 		t.Errorf("no players after the live refresh")
+	}
+	if hasFields && !eval[bool](t, ctx, `document.querySelector("details[data-testid=fields]").open`) {
+		t.Errorf("the live refresh closed \"All decoded fields\" under the reader")
+	}
+	if got := eval[string](t, ctx, `document.getElementById("live-state").textContent`); !strings.Contains(got, "live, every") {
+		t.Errorf("live state %q", got)
+	}
+	if got := eval[string](t, ctx, `document.title`); !strings.HasPrefix(got, name+" · Online") {
+		t.Errorf("title after the refresh %q", got)
+	}
+	// The page decodes nothing itself: no decoder, no relay connection.
+	if eval[bool](t, ctx, `"querylens" in globalThis`) {
+		t.Error("the status page loaded the decoder")
 	}
 	shoot(t, ctx, "status.png")
 }

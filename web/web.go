@@ -128,6 +128,7 @@ func New(cfg Config) (http.Handler, error) {
 	mux.Handle("GET /{$}", &browse.Handler{Assets: a, Config: bc, Base: base})
 	mux.HandleFunc("GET /s/{protocol}/{target}", st.Page)
 	mux.HandleFunc("GET /s/{protocol}/{target}/badge.svg", st.Badge)
+	mux.HandleFunc("GET /s/{protocol}/{target}/live", st.Live)
 	mux.Handle("GET /inspect", &inspect.Handler{Assets: a, RelayPath: cfg.RelayPath, Base: base})
 	mux.Handle("GET /static/{file...}", a)
 	mux.HandleFunc("GET /healthz", func(w http.ResponseWriter, r *http.Request) {

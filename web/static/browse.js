@@ -7,11 +7,10 @@
 // thread sends it the servers to ask and gets back, at most once per frame,
 // a batch of compact rows the decoder made (codecs.Summary), so it never
 // walks a decoded message.
-import { config, esc, h, showRelay, showFatal, markFirstDecode, ago } from "./ql.js";
+import { $, config, esc, h, showRelay, showFatal, markFirstDecode, ago, hostPort, replyTimeout, download } from "./ql.js";
 import { DecodeWorker } from "./live.js";
 
 const cfg = config();
-const $ = (id) => document.getElementById(id);
 const wrap = $("table-wrap");
 const tbody = $("rows");
 const table = $("servers");
@@ -122,7 +121,10 @@ function minInterval(r) {
   return base * r.backoff;
 }
 
-/** ask sends r to the worker unless it was asked too recently for its protocol. */
+/**
+ * ask sends r to the worker unless it was asked too recently for its
+ * protocol. Callers update the progress bar once after their asks.
+ */
 function ask(r, now = Date.now()) {
   if (r.queued) return true;
   if (r.lastAsked && now - r.lastAsked < minInterval(r)) return false;
@@ -130,8 +132,7 @@ function ask(r, now = Date.now()) {
   r.lastAsked = now;
   if (r.state === "pending") r.state = "querying";
   asked++;
-  relay.ask({ key: r.key, protocol: r.protocol, target: r.addr, options: r.options, timeoutMs: relay.replyWindow + 1500 });
-  progress();
+  relay.ask({ key: r.key, protocol: r.protocol, target: r.addr, options: r.options, timeoutMs: replyTimeout(relay, 1500) });
   return true;
 }
 
@@ -161,7 +162,7 @@ function loadMaster(addr, now = Date.now()) {
   const last = masterAsked.get(key) ?? 0;
   if (now - last < ZANDRONUM_MIN_MS) return;
   masterAsked.set(key, now);
-  relay.ask({ key, protocol: "zandronum", target: addr, options: { master: "true" }, timeoutMs: relay.replyWindow + 2000 });
+  relay.ask({ key, protocol: "zandronum", target: addr, options: { master: "true" }, timeoutMs: replyTimeout(relay, 2000) });
 }
 
 /** master adds the servers of a master's list and asks them. */
@@ -180,6 +181,7 @@ function refreshAll() {
   let skipped = 0;
   for (const m of cfg.masters ?? []) loadMaster(m, now);
   for (const r of rows) if (!ask(r, now)) skipped++;
+  progress();
   if (skipped) {
     $("progress-text").textContent = `${skipped} server${skipped > 1 ? "s were" : " was"} asked moments ago and will be refreshed when the server allows it`;
   }
@@ -469,15 +471,14 @@ setInterval(() => {
   const now = Date.now();
   for (const m of cfg.masters ?? []) if (now - (masterAsked.get(`master:${m}`) ?? 0) >= every) loadMaster(m, now);
   for (const r of rows) if (now - r.lastAsked >= Math.max(every, minInterval(r))) ask(r, now);
+  progress();
 }, 2000);
 
 $("add-form").addEventListener("submit", (e) => {
   e.preventDefault();
   const protocol = $("add-protocol").value;
-  let addr = $("add-addr").value.trim();
-  const def = (cfg.protocols ?? []).find((p) => p.name === protocol)?.default_port;
-  if (!/:\d+$/.test(addr) && def) addr += `:${def}`;
-  if (!/^(\[[0-9a-fA-F:.]+\]|[^\s:[\]]+):\d{1,5}$/.test(addr)) {
+  const addr = hostPort($("add-addr").value, (cfg.protocols ?? []).find((p) => p.name === protocol)?.default_port);
+  if (!addr) {
     $("add-msg").textContent = "Enter host:port";
     return;
   }
@@ -494,9 +495,7 @@ $("add-form").addEventListener("submit", (e) => {
 $("fav-export").addEventListener("click", () => {
   const list = (keys) => [...keys].map((k) => { const i = k.indexOf("/"); return { protocol: k.slice(0, i), addr: k.slice(i + 1) }; });
   const data = { querylens: "favourites", version: 1, favourites: list(store.favourites), added: store.added };
-  const a = h("a", { href: URL.createObjectURL(new Blob([JSON.stringify(data, null, 2)], { type: "application/json" })), download: "querylens-favourites.json" });
-  a.click();
-  setTimeout(() => URL.revokeObjectURL(a.href), 1000);
+  download(JSON.stringify(data, null, 2), "application/json", "querylens-favourites.json");
 });
 
 $("fav-import").addEventListener("change", async (e) => {

@@ -61,11 +61,6 @@ export class DecodeWorker extends EventTarget {
     return this.hello?.cacheTTL ?? 0;
   }
 
-  /** replyWindow is how long the relay waits for replies (ms), from HELLO. */
-  get replyWindow() {
-    return this.hello?.replyWindow ?? 2000;
-  }
-
   /** ping resolves to the page-to-relay round trip in ms. */
   ping() {
     const id = this.nextPing++;

@@ -77,6 +77,52 @@ export function markFirstDecode() {
   globalThis.qlFirstDecodeMs = performance.now();
 }
 
+/**
+ * $ is document.getElementById, typed loosely: the pages look up their own
+ * elements by id and know what they are.
+ * @param {string} id
+ * @returns {any}
+ */
+export const $ = (id) => document.getElementById(id);
+
+/**
+ * hostPort checks what a person typed as a server address and adds the
+ * protocol's default port when there is none. It returns "host:port"
+ * ("[v6]:port" for IPv6), or null when it is not one.
+ * @param {string} text
+ * @param {number} [defaultPort]
+ * @returns {string|null}
+ */
+export function hostPort(text, defaultPort) {
+  let addr = text.trim();
+  if (addr && !/:\d+$/.test(addr) && defaultPort) addr += `:${defaultPort}`;
+  const m = /^(\[[0-9a-fA-F:.]+\]|[^\s:[\]]+):(\d{1,5})$/.exec(addr);
+  if (!m || Number(m[2]) < 1 || Number(m[2]) > 65535) return null;
+  return addr;
+}
+
+/**
+ * replyTimeout is how long a page waits for one conversation: the relay's
+ * reply window (from HELLO, 2 s before it arrives) plus margin ms.
+ * @param {{hello?: {replyWindow: number}|null}|null|undefined} relay
+ * @param {number} margin
+ */
+export function replyTimeout(relay, margin) {
+  return (relay?.hello?.replyWindow ?? 2000) + margin;
+}
+
+/**
+ * download offers data to the reader as a file named name.
+ * @param {BlobPart} data
+ * @param {string} type the MIME type
+ * @param {string} name
+ */
+export function download(data, type, name) {
+  const a = /** @type {HTMLAnchorElement} */ (h("a", { href: URL.createObjectURL(new Blob([data], { type })), download: name }));
+  a.click();
+  setTimeout(() => URL.revokeObjectURL(a.href), 1000);
+}
+
 /** config returns the JSON the server put in #ql-config. */
 export function config() {
   const el = document.getElementById("ql-config");
@@ -104,15 +150,6 @@ export function parseHex(text) {
   const out = new Uint8Array(clean.length / 2);
   for (let i = 0; i < out.length; i++) out[i] = parseInt(clean.substr(i * 2, 2), 16);
   return out;
-}
-
-/**
- * stripColors removes Zandronum colour escapes (0x1c and one code
- * character, or a [name] in brackets) and other control characters.
- */
-export function stripColors(s) {
-  if (typeof s !== "string") return "";
-  return s.replace(/\x1c(\[[^\]]*\]|.)?/gs, "").replace(/[\x00-\x1f\x7f]/g, "").trim();
 }
 
 const escapes = { "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&#39;" };
