@@ -1,3 +1,4 @@
+// @ts-check
 // The server browser: loads the masters' lists and every server through
 // the relay, decodes in the page, and shows one table that stays smooth with
 // thousands of rows: rows live in a JS array and only the rows in view are in
@@ -270,7 +271,7 @@ let onlineCount = 0;
 
 function rebuild() {
   lastRebuild = performance.now();
-  onlineCount = rows.reduce((n, r) => n + (r.state === "online"), 0);
+  onlineCount = rows.reduce((n, r) => n + (r.state === "online" ? 1 : 0), 0);
   const f = filters();
   const cmp = sorters[sort.key] ?? sorters.players;
   const activeKey = view[active]?.key;
@@ -426,7 +427,7 @@ function showDetail(r, anchor) {
   popover.querySelector("button").focus();
 }
 document.addEventListener("keydown", (e) => { if (e.key === "Escape") popover?.remove(); });
-document.addEventListener("click", (e) => { if (popover && !popover.contains(e.target) && !e.target.closest("[data-detail]")) popover.remove(); });
+document.addEventListener("click", (e) => { if (popover && !popover.contains(/** @type {Node} */ (e.target)) && !/** @type {Element} */ (e.target).closest("[data-detail]")) popover.remove(); });
 
 function setActive(i, scroll = true) {
   active = Math.max(0, Math.min(view.length - 1, i));
@@ -455,7 +456,7 @@ wrap.addEventListener("keydown", (e) => {
   e.preventDefault();
 });
 document.addEventListener("keydown", (e) => {
-  if (e.key === "/" && !e.target.closest("input, textarea, select")) {
+  if (e.key === "/" && !/** @type {Element} */ (e.target).closest("input, textarea, select")) {
     e.preventDefault();
     $("q").focus();
   }

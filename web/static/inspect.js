@@ -1,3 +1,4 @@
+// @ts-check
 // The packet inspector: build a query and see its bytes, send it through
 // the relay, and dissect every datagram: a hex view (offset, hex, ASCII)
 // and a field tree from the decoder's spans, linked both ways.

@@ -1,3 +1,4 @@
+// @ts-check
 // Shared helpers of the querylens pages: the wasm decoder loader, hex,
 // text and DOM utilities, and the relay indicator in the header.
 
@@ -189,9 +190,13 @@ export async function copyText(text) {
   }
 }
 
-/** wireCopyButtons makes every [data-copy] button copy its value. */
+/**
+ * wireCopyButtons makes every [data-copy] button under root copy its value.
+ * @param {ParentNode} [root]
+ */
 export function wireCopyButtons(root = document) {
   for (const b of root.querySelectorAll("button[data-copy]")) {
+    if (!(b instanceof HTMLButtonElement)) continue;
     b.addEventListener("click", async () => {
       const label = b.textContent;
       b.textContent = (await copyText(b.dataset.copy)) ? "Copied" : "Copy failed";

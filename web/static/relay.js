@@ -1,3 +1,4 @@
+// @ts-check
 // The page's side of the relay: the querylens.relay.v1 WebSocket protocol
 // (binary frames, integers big-endian) and a driver that runs one decoder
 // conversation through it.

@@ -141,3 +141,5 @@ function flush() {
   post({ type: "results", results: batch, stats });
   batch = [];
 }
+
+export {}; // a module: live.js imports its types
