@@ -544,7 +544,7 @@ globalThis.querylensBrowse = {
   rebuild,
   rendered: () => tbody.querySelectorAll("tr.row").length,
   /** the worker's counters (asked, done, replies) and the batches received */
-  stats: () => ({ ...relay?.stats, batches: relay?.batches ?? 0 }),
+  stats: () => ({ ...relay?.stats, batches: relay?.batches ?? 0, times: relay?.times ?? {} }),
 };
 
 // ---- start ----

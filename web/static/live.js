@@ -24,12 +24,15 @@ export class DecodeWorker extends EventTarget {
     this.onResults = onResults;
     this.stats = {};
     this.batches = 0;
+    /** @type {Record<string, number>} */
+    this.times = {};
     this.nextPing = 1;
     /** @type {Map<number, {resolve: (ms: number) => void, reject: (e: Error) => void}>} */
     this.pings = new Map();
     /** @type {any[]} asks waiting for the end of this task */
     this.outbox = [];
     const root = document.documentElement;
+    performance.mark("ql-worker-created");
     this.worker = new Worker(import.meta.resolve("./worker.js"), { type: "module", name: "querylens decoder" });
     this.ready = new Promise((resolve, reject) => {
       this.worker.onmessage = (e) => this.#message(e.data, resolve, reject);
@@ -83,6 +86,15 @@ export class DecodeWorker extends EventTarget {
     this.outbox.push(a);
   }
 
+  /**
+   * times keeps the worker's start steps on this page's timeline (ms since
+   * navigation); the worker sends them in ms since the Unix epoch.
+   * @param {Record<string, number>} t
+   */
+  #times(t) {
+    this.times = Object.fromEntries(Object.entries(t).map(([k, v]) => [k, v - performance.timeOrigin]));
+  }
+
   /** @param {any} err */
   #fail(err) {
     this.worker.onmessage?.(new MessageEvent("message", { data: { type: "fatal", message: String(err?.message ?? err) } }));
@@ -105,6 +117,8 @@ export class DecodeWorker extends EventTarget {
         return;
       case "ready":
         this.hello = m.hello;
+        this.#times(m.times);
+        performance.mark("ql-decoder-ready");
         resolve(m.hello);
         return;
       case "fatal":
@@ -114,6 +128,7 @@ export class DecodeWorker extends EventTarget {
       case "results":
         this.stats = m.stats;
         this.batches++;
+        if (this.batches === 1) this.#times(m.times);
         this.onResults(m.results, m.stats);
         return;
       case "pong": {

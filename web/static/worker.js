@@ -46,6 +46,15 @@ let batch = [];
 let flushTimer = 0;
 // Counters the page exposes to its tests and benchmark.
 const stats = { asked: 0, done: 0, replies: 0 };
+// When the worker's start steps happened, in ms since the Unix epoch
+// (performance.timeOrigin + now), so the page can place them on its own
+// timeline: script running, modules imported, relay open, decoder ready.
+/** @type {Record<string, number>} */
+const times = { script: now() };
+
+function now() {
+  return performance.timeOrigin + performance.now();
+}
 
 /** @param {any} msg @param {Transferable[]} [transfer] */
 const post = (msg, transfer) => /** @type {any} */ (self).postMessage(msg, transfer ?? []);
@@ -77,14 +86,25 @@ self.onmessage = (/** @type {MessageEvent} */ e) => {
 /** @param {{relay: string, glue: string, modules: {ql: string, relay: string}}} m */
 async function init(m) {
   try {
+    // The relay connects as soon as its module is in; the decoder starts
+    // when its glue and the compiled module are both here.
+    const qlModule = import(m.modules.ql);
     R = await import(m.modules.relay);
-    Q = await import(m.modules.ql);
+    times.relayModule = now();
     relay = new R.Relay(m.relay);
-    relay.addEventListener("open", () => post({ type: "open", hello: relay.hello }));
+    relay.addEventListener("open", () => {
+      times.open ??= now();
+      post({ type: "open", hello: relay.hello });
+    });
     relay.addEventListener("close", (e) => post({ type: "close", reason: /** @type {CustomEvent} */ (e).detail?.reason ?? "" }));
-    const [decoder] = await Promise.all([moduleReady.then((mod) => Q.loadDecoder(m.glue, mod)), relay.connect()]);
+    const connected = relay.connect();
+    Q = await qlModule;
+    const mod = await moduleReady;
+    times.module = now();
+    const [decoder] = await Promise.all([Q.loadDecoder(m.glue, mod), connected]);
+    times.decoder ??= now();
     ql = decoder;
-    post({ type: "ready", hello: relay.hello });
+    post({ type: "ready", hello: relay.hello, times });
     pump();
   } catch (err) {
     post({ type: "fatal", message: String(err?.message ?? err) });
@@ -138,7 +158,8 @@ function flush() {
   clearTimeout(flushTimer);
   flushTimer = 0;
   if (!batch.length) return;
-  post({ type: "results", results: batch, stats });
+  times.firstResults ??= now();
+  post({ type: "results", results: batch, stats, times });
   batch = [];
 }
 
