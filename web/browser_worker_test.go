@@ -53,6 +53,8 @@ func TestBrowserWorker(t *testing.T) {
 	if eval[bool](t, ctx, `"querylens" in globalThis`) {
 		t.Error("the decoder was loaded on the page's main thread")
 	}
+	t.Logf("start: %s", eval[string](t, ctx, `(() => { const n = performance.getEntriesByType("navigation")[0]; const m = (k) => Math.round(performance.getEntriesByName(k)[0]?.startTime ?? -1);
+		return JSON.stringify({ responseEnd: Math.round(n.responseEnd), domInteractive: Math.round(n.domInteractive), dcl: Math.round(n.domContentLoadedEventStart), worker: m("ql-worker-created"), hello: m("ql-relay-hello"), ready: m("ql-decoder-ready"), firstDecode: Math.round(globalThis.qlFirstDecodeMs), times: querylensBrowse.stats().times }); })()`))
 	// The relay indicator works through the worker (PING/PONG there).
 	waitFor(t, ctx, "the relay latency in the header", `/relay: [\d.]+ ms/.test(document.getElementById("top-status").textContent)`, 5*time.Second)
 }

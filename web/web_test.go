@@ -325,8 +325,14 @@ func TestBrowsePage(t *testing.T) {
 		t.Errorf("import map missing or without relay.js")
 	}
 	mods := ht.All(d.Root, func(n *html.Node) bool { return n.Data == "script" && ht.Attr(n, "type") == "module" })
-	if len(mods) != 1 || !strings.HasPrefix(ht.Attr(mods[0], "src"), "/static/browse.") {
-		t.Errorf("module script = %v", mods)
+	// boot.js starts the decoding worker early (async); browse.js is the page.
+	if len(mods) != 2 || !strings.HasPrefix(ht.Attr(mods[0], "src"), "/static/boot.") || !ht.HasAttr(mods[0], "async") ||
+		!strings.HasPrefix(ht.Attr(mods[1], "src"), "/static/browse.") {
+		var srcs []string
+		for _, m := range mods {
+			srcs = append(srcs, ht.Attr(m, "src"))
+		}
+		t.Errorf("module scripts = %q, want boot.js (async) and browse.js", srcs)
 	}
 	for _, th := range []string{"fav", "protocol", "name", "players", "map", "mode", "ping", "addr", "country", "flags"} {
 		if len(ht.All(d.Root, func(n *html.Node) bool { return n.Data == "th" && ht.Attr(n, "data-sort") == th })) != 1 {

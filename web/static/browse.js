@@ -73,7 +73,8 @@ function pathAddr(addr) {
  *   detail: string, name: string, players: number, bots: number, max: number,
  *   map: string, mode: string, ping: number|null, country: string,
  *   password: boolean, hay: string, lastAsked: number, backoff: number,
- *   source: string, received: string[]|null}} Row
+ *   source: string, received: string[]|null, queued?: boolean,
+ *   options: Record<string, string>|null}} Row
  */
 function addRow(protocol, addr, source, options = null) {
   const key = keyOf(protocol, addr);
@@ -556,19 +557,28 @@ async function start() {
     const i = k.indexOf("/");
     if (i > 0) addRow(k.slice(0, i), k.slice(i + 1), "favourite");
   }
-  relay = new DecodeWorker(cfg.relay, results);
+  relay = DecodeWorker.shared();
   showRelay(relay);
+  const ready = relay.start(cfg.relay, results);
+  // Ask at once: the worker keeps the asks until its relay connection and
+  // decoder are ready, and runs them then without a round trip here.
+  connected = true;
+  $("progress-text").textContent = "Asking the masters…";
+  refreshAll();
   try {
-    await relay.connect();
-    connected = true;
+    await ready;
   } catch (err) {
+    connected = false;
+    for (const r of rows) {
+      r.queued = false;
+      if (r.state === "querying") r.state = "pending";
+    }
+    invalidate();
     showFatal(document.querySelector(".browse"), err);
     $("progress-text").textContent = "Not connected";
     globalThis.querylensBrowse.ready = true;
     return;
   }
-  $("progress-text").textContent = "Asking the masters…";
-  refreshAll();
   globalThis.querylensBrowse.ready = true;
 }
 

@@ -2,7 +2,8 @@
 // The page's side of worker.js: starts the worker, hands it the wasm
 // module compiled while it downloads, and turns its messages into events
 // and callbacks. It looks like a Relay to showRelay (open and close
-// events, ping()).
+// events, ping()). boot.js starts the one worker of the page as early as
+// the page allows (DecodeWorker.shared()); the page's script connects it.
 import { compileDecoder } from "./ql.js";
 
 /**
@@ -11,17 +12,29 @@ import { compileDecoder } from "./ql.js";
  *   maxInFlight: number, cacheTTL: number}} Hello
  */
 
+/** @type {DecodeWorker|null} */
+let shared = null;
+
 export class DecodeWorker extends EventTarget {
   /**
-   * @param {string} relayPath the relay's WebSocket path
-   * @param {(results: Result[], stats: object) => void} onResults
-   *   called with each batch of finished conversations
+   * shared returns the page's worker, starting it on first use.
+   * @returns {DecodeWorker}
    */
-  constructor(relayPath, onResults) {
+  static shared() {
+    shared ??= new DecodeWorker();
+    return shared;
+  }
+
+  /**
+   * The worker starts at once: it imports its modules and instantiates the
+   * decoder while the page's own script loads. start() connects it.
+   */
+  constructor() {
     super();
     /** @type {Hello|null} */
     this.hello = null;
-    this.onResults = onResults;
+    /** @type {((results: Result[], stats: object) => void)|null} */
+    this.onResults = null;
     this.stats = {};
     this.batches = 0;
     /** @type {Record<string, number>} */
@@ -40,14 +53,26 @@ export class DecodeWorker extends EventTarget {
     });
     this.ready.catch(() => {});
     this.worker.postMessage({
-      type: "init",
-      relay: relayPath,
+      type: "prepare",
       glue: new URL(root.dataset.wasmGlue ?? "", location.href).href,
       modules: { ql: import.meta.resolve("./ql.js"), relay: import.meta.resolve("./relay.js") },
     });
     compileDecoder().then(
       (module) => this.worker.postMessage({ type: "module", module }),
       (err) => this.#fail(err));
+  }
+
+  /**
+   * start connects the worker to the relay at relayPath; finished
+   * conversations come back to onResults in batches. Asks made before the
+   * relay and the decoder are ready wait in the worker.
+   * @param {string} relayPath the relay's WebSocket path
+   * @param {(results: Result[], stats: object) => void} onResults
+   */
+  start(relayPath, onResults) {
+    this.onResults = onResults;
+    this.worker.postMessage({ type: "connect", relay: relayPath });
+    return this.ready;
   }
 
   /** connect resolves to the relay's HELLO once the decoder is ready too. */
@@ -129,7 +154,7 @@ export class DecodeWorker extends EventTarget {
         this.stats = m.stats;
         this.batches++;
         if (this.batches === 1) this.#times(m.times);
-        this.onResults(m.results, m.stats);
+        this.onResults?.(m.results, m.stats);
         return;
       case "pong": {
         const p = this.pings.get(m.id);

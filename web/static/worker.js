@@ -3,8 +3,9 @@
 // wasm decoder, runs every conversation, and sends the page compact row
 // updates in batches, so the page's own thread only draws the table.
 //
-//   page → worker  {type: "init", relay, glue, modules: {ql, relay}}
+//   page → worker  {type: "prepare", glue, modules: {ql, relay}}  import, start the decoder
 //                  {type: "module", module}  the wasm module, compiled by the page
+//                  {type: "connect", relay}  the relay's path: connect, then run asks
 //                  {type: "ask", asks: [{key, protocol, target, options, timeoutMs}]}
 //                  {type: "ping", id}
 //   worker → page  {type: "open", hello} / {type: "close", reason}
@@ -62,8 +63,11 @@ const post = (msg, transfer) => /** @type {any} */ (self).postMessage(msg, trans
 self.onmessage = (/** @type {MessageEvent} */ e) => {
   const m = e.data;
   switch (m.type) {
-    case "init":
-      init(m);
+    case "prepare":
+      prepare(m);
+      return;
+    case "connect":
+      connect(m.relay);
       return;
     case "module":
       gotModule(m.module);
@@ -83,26 +87,46 @@ self.onmessage = (/** @type {MessageEvent} */ e) => {
   }
 };
 
-/** @param {{relay: string, glue: string, modules: {ql: string, relay: string}}} m */
-async function init(m) {
+/** @type {Promise<void>} */
+let modulesReady;
+/** @type {Promise<import("./querylens").QueryLens>} */
+let decoderReady;
+
+/**
+ * prepare imports the relay client and the page's helpers, and starts the
+ * decoder as soon as the page sends the compiled module, all before the
+ * page's own script has run.
+ * @param {{glue: string, modules: {ql: string, relay: string}}} m
+ */
+function prepare(m) {
+  modulesReady = Promise.all([import(m.modules.relay), import(m.modules.ql)]).then(([r, q]) => {
+    R = r;
+    Q = q;
+    times.modules = now();
+  });
+  decoderReady = Promise.all([modulesReady, moduleReady]).then(([, mod]) => {
+    times.module = now();
+    return Q.loadDecoder(m.glue, mod);
+  });
+  decoderReady.then(() => (times.decoder = now()), () => {});
+}
+
+/**
+ * connect opens the relay connection and, once the decoder is ready too,
+ * runs the asks that came meanwhile.
+ * @param {string} path
+ */
+async function connect(path) {
   try {
-    // The relay connects as soon as its module is in; the decoder starts
-    // when its glue and the compiled module are both here.
-    const qlModule = import(m.modules.ql);
-    R = await import(m.modules.relay);
-    times.relayModule = now();
-    relay = new R.Relay(m.relay);
+    if (!modulesReady) throw new Error("the worker was connected before it was prepared");
+    await modulesReady;
+    relay = new R.Relay(path);
     relay.addEventListener("open", () => {
       times.open ??= now();
       post({ type: "open", hello: relay.hello });
     });
     relay.addEventListener("close", (e) => post({ type: "close", reason: /** @type {CustomEvent} */ (e).detail?.reason ?? "" }));
-    const connected = relay.connect();
-    Q = await qlModule;
-    const mod = await moduleReady;
-    times.module = now();
-    const [decoder] = await Promise.all([Q.loadDecoder(m.glue, mod), connected]);
-    times.decoder ??= now();
+    const [decoder] = await Promise.all([decoderReady, relay.connect()]);
     ql = decoder;
     post({ type: "ready", hello: relay.hello, times });
     pump();
@@ -122,7 +146,7 @@ function concurrency() {
 }
 
 function pump() {
-  if (!ql) return;
+  if (!ql || !relay) return;
   while (running < concurrency() && queue.length) {
     const a = /** @type {Ask} */ (queue.shift());
     running++;

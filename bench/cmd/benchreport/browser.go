@@ -62,7 +62,7 @@ type pageStats struct {
 		Replies int `json:"replies"` // reply datagrams it decoded
 		Batches int `json:"batches"` // messages of results the page received
 		// The worker's start steps on the page's timeline (ms since
-		// navigation): script, relayModule, open, module, decoder,
+		// navigation): script, modules, open, module, decoder,
 		// firstResults.
 		Times map[string]float64 `json:"times"`
 	} `json:"worker"`
@@ -736,7 +736,7 @@ func browserReport(e *env, rounds, loaded []browserRound, fd firstDecodeRuns) st
 		{"the page's HTML received", func(r browserRound) float64 { return r.page.HTML }},
 		{"the page's script running, worker created", func(r browserRound) float64 { return r.page.WorkerCreated }},
 		{"worker script running", func(r browserRound) float64 { return r.page.Worker.Times["script"] }},
-		{"worker: relay client imported, WebSocket opening", func(r browserRound) float64 { return r.page.Worker.Times["relayModule"] }},
+		{"worker: relay client and helpers imported", func(r browserRound) float64 { return r.page.Worker.Times["modules"] }},
 		{"worker: relay connected (HELLO)", func(r browserRound) float64 { return r.page.Worker.Times["open"] }},
 		{"the page hears of the HELLO", func(r browserRound) float64 { return r.page.Hello }},
 		{"worker: wasm module compiled by the page and received", func(r browserRound) float64 { return r.page.Worker.Times["module"] }},
