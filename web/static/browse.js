@@ -57,6 +57,19 @@ const keyOf = (protocol, addr) => `${protocol}/${addr}`;
 
 // ---- rows ----
 
+/**
+ * addrKey sorts addresses in natural order with a plain string comparison:
+ * every number is zero-padded to 5 digits ("127.0.0.2:10666" before
+ * "127.0.0.10:10666"), computed once per row instead of in every compare.
+ * @param {string} addr
+ */
+function addrKey(addr) {
+  return addr.toLowerCase().replace(/\d+/g, (d) => d.padStart(5, "0"));
+}
+
+/** byAddr compares rows by addrKey. */
+const byAddr = (a, b) => (a.addrKey < b.addrKey ? -1 : a.addrKey > b.addrKey ? 1 : 0);
+
 /** statusURL is the row's status page, with its query options (as the server builds it). */
 function statusURL(r) {
   const q = r.options ? new URLSearchParams(Object.entries(r.options).sort()).toString() : "";
@@ -73,7 +86,7 @@ function pathAddr(addr) {
  *   detail: string, name: string, players: number, bots: number, max: number,
  *   map: string, mode: string, ping: number|null, country: string,
  *   password: boolean, hay: string, lastAsked: number, backoff: number,
- *   source: string, received: string[]|null, queued?: boolean,
+ *   source: string, received: string[]|null, queued?: boolean, addrKey: string,
  *   options: Record<string, string>|null}} Row
  */
 function addRow(protocol, addr, source, options = null) {
@@ -85,7 +98,7 @@ function addRow(protocol, addr, source, options = null) {
   }
   r = {
     key, protocol, addr, source, options, state: "pending", detail: "", name: "", players: -1, bots: 0, max: 0,
-    map: "", mode: "", ping: null, country: "", password: false, hay: addr.toLowerCase(),
+    map: "", mode: "", ping: null, country: "", password: false, hay: addr.toLowerCase(), addrKey: addrKey(addr),
     lastAsked: 0, backoff: 1, received: null,
   };
   rows.push(r);
@@ -263,7 +276,7 @@ const sorters = {
   map: (a, b) => collator.compare(a.map, b.map),
   mode: (a, b) => collator.compare(a.mode, b.mode),
   ping: (a, b) => (a.ping ?? 1e9) - (b.ping ?? 1e9),
-  addr: (a, b) => collator.compare(a.addr, b.addr),
+  addr: byAddr,
   country: (a, b) => collator.compare(a.country, b.country),
   flags: (a, b) => Number(a.password) - Number(b.password),
 };
@@ -279,7 +292,7 @@ function rebuild() {
   view = rows.filter((r) => matches(r, f));
   // Servers that did not answer sink below the ones that did, whichever
   // way the column is sorted; ties keep a stable, readable order.
-  view.sort((a, b) => (stateRank[a.state] ?? 5) - (stateRank[b.state] ?? 5) || sort.dir * cmp(a, b) || collator.compare(a.addr, b.addr));
+  view.sort((a, b) => (stateRank[a.state] ?? 5) - (stateRank[b.state] ?? 5) || sort.dir * cmp(a, b) || byAddr(a, b));
   if (activeKey) active = view.findIndex((r) => r.key === activeKey);
   if (modesDirty) fillModes();
   for (const th of table.tHead.rows[0].cells) {
@@ -329,10 +342,12 @@ let lastWindow = "";
 
 /** renderWindow puts only the rows in view (plus some overscan) in the DOM. */
 function renderWindow(force = true) {
-  const head = table.tHead.offsetHeight;
-  const top = Math.max(0, wrap.scrollTop - head);
+  // From the last scroll and resize, not read here: reading layout after
+  // the rows changed would force a layout of the whole page on every
+  // rebuild.
+  const top = Math.max(0, viewport.top - viewport.head);
   const first = Math.max(0, Math.floor(top / ROW_H) - OVERSCAN);
-  const count = Math.ceil(wrap.clientHeight / ROW_H) + 2 * OVERSCAN;
+  const count = Math.ceil(viewport.height / ROW_H) + 2 * OVERSCAN;
   const last = Math.min(view.length, first + count);
   const sig = `${first}:${last}`;
   if (!force && sig === lastWindow) return;
@@ -345,8 +360,18 @@ function renderWindow(force = true) {
   else wrap.removeAttribute("aria-activedescendant");
 }
 
+/** viewport is the table's scroll position and size, kept by measure(). */
+const viewport = { top: 0, height: 0, head: 0 };
+function measure() {
+  viewport.top = wrap.scrollTop;
+  viewport.height = wrap.clientHeight;
+  viewport.head = table.tHead.offsetHeight;
+}
+measure();
+
 let scrollQueued = false;
 wrap.addEventListener("scroll", () => {
+  viewport.top = wrap.scrollTop;
   if (scrollQueued) return;
   scrollQueued = true;
   requestAnimationFrame(() => {
@@ -354,7 +379,10 @@ wrap.addEventListener("scroll", () => {
     renderWindow(false);
   });
 }, { passive: true });
-new ResizeObserver(() => renderWindow(false)).observe(wrap);
+new ResizeObserver(() => {
+  measure();
+  renderWindow(false);
+}).observe(wrap);
 
 function progress() {
   const bar = document.querySelector(".progress [role=progressbar]");
@@ -437,6 +465,7 @@ function setActive(i, scroll = true) {
     const y = active * ROW_H;
     if (y < wrap.scrollTop) wrap.scrollTop = y;
     else if (y + ROW_H + head > wrap.scrollTop + wrap.clientHeight) wrap.scrollTop = y + ROW_H + head - wrap.clientHeight;
+    measure();
   }
   renderWindow();
 }
