@@ -388,7 +388,7 @@ function progress() {
   const bar = document.querySelector(".progress [role=progressbar]");
   bar.setAttribute("aria-valuemax", String(asked));
   bar.setAttribute("aria-valuenow", String(answered));
-  $("bar").style.width = asked ? `${(100 * answered) / asked}%` : "0";
+  $("bar").style.transform = `scaleX(${asked ? answered / asked : 0})`;
   const online = onlineCount; // counted by rebuild, which follows every reply
   const masters = [...masterState.entries()].map(([a, s]) => s.state === "online" ? `${a}: ${s.count} servers` : `${a}: ${s.state}`).join(", ");
   if (!connected) return;

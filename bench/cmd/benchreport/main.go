@@ -9,7 +9,10 @@
 // "notes" markers is written by hand and kept.
 //
 // Everything it starts listens on and talks to 127.0.0.1 only, and stops
-// when the run ends; each step has its own deadline.
+// when the run ends; each step has its own deadline. The browser section's
+// loaded rounds also keep one core busy with a busy loop in this process
+// (hog.go), which each round stops, and which stops by itself after the
+// round's deadline in any case.
 package main
 
 import (
