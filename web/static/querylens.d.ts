@@ -132,6 +132,15 @@ export interface QueryLens {
   buildQuery(protocol: string, options?: Options): { protocol: string; datagrams: Uint8Array[] } | Failure;
   /** Start a conversation; see Conversation. */
   newQuery(protocol: string, options?: Options): Conversation | Failure;
+  /**
+   * Start a conversation for a list of servers, in one call: its handle and
+   * the datagrams to send first (hex). step() and finish() continue it.
+   */
+  open(protocol: string, options?: Options): { handle: number; send: string[] } | Failure;
+  /** Feed one reply: what to send next (hex), whether done, and once done the summary; a done conversation is released. */
+  step(handle: number, datagram: Uint8Array): { send: string[]; done: boolean; error?: ErrorInfo; summary?: Summary } | Failure;
+  /** The summary of what came so far (a timeout); releases the conversation. */
+  finish(handle: number): Summary | Failure;
   /** Decode one message of one or more datagrams (any order); null protocol detects it from the first datagram. */
   decode(protocol: string | null, datagrams: Uint8Array | Uint8Array[], options?: DecodeOptions): Message | Failure;
   /** decode with layers and spans, for the inspector. */

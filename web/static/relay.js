@@ -214,9 +214,10 @@ export class Relay extends EventTarget {
  * message is complete, when every query's reply window closed, or after
  * timeoutMs. It never rejects.
  *
- * With opts.summary it crosses into the decoder once per reply
- * (conversation.step) and gives the summary a server list needs
- * (codecs.Summary) instead of the decoded message.
+ * With opts.summary it crosses into the decoder once to start and once per
+ * reply (querylens.open, step; finish after a timeout) and gives the
+ * summary a server list needs (codecs.Summary) instead of the decoded
+ * message.
  *
  * @returns {Promise<{message: object|null, summary: import("./querylens").Summary|null,
  *   rtt: number|null, cached: boolean,
@@ -226,7 +227,7 @@ export class Relay extends EventTarget {
 export function converse(ql, relay, protocol, target, options = null, opts = {}) {
   const { timeoutMs = 4000, spans = false, summary = false, onPacket = () => {} } = opts;
   return new Promise((resolve) => {
-    const conv = ql.newQuery(protocol, options);
+    const conv = summary ? summaryConversation(ql, protocol, options) : ql.newQuery(protocol, options);
     const out = { message: null, summary: null, rtt: null, cached: false, replies: 0, relayError: null, error: null, packets: [], query: null };
     if (conv.error) {
       out.error = conv.error;
@@ -244,7 +245,7 @@ export function converse(ql, relay, protocol, target, options = null, opts = {})
       finished = true;
       clearTimeout(timer);
       for (const id of ids) relay.cancel(id);
-      if (out.replies && summary) out.summary ??= conv.summary();
+      if (out.replies && summary) out.summary ??= conv.finish();
       else if (out.replies) out.message = conv.result(out.query ? { spans, query: out.query } : { spans });
       conv.close();
       resolve(out);
@@ -262,7 +263,7 @@ export function converse(ql, relay, protocol, target, options = null, opts = {})
           if (summary) {
             const r = conv.step(bytes);
             if (r.summary) out.summary = r.summary;
-            for (const s of r.send) send(fromHex(s));
+            for (const s of r.send ?? []) send(fromHex(s));
             if (r.done) finish();
             return;
           }
@@ -285,6 +286,38 @@ export function converse(ql, relay, protocol, target, options = null, opts = {})
     const timer = setTimeout(finish, timeoutMs);
     for (const dg of conv.start()) send(dg);
   });
+}
+
+/**
+ * summaryConversation drives a conversation through querylens.open, step
+ * and finish, which cross into Go once each: step returns the summary when
+ * the message is complete and releases the conversation; finish gives the
+ * summary of what came so far and releases it.
+ * @param {import("./querylens").QueryLens} ql
+ * @param {string} protocol
+ * @param {import("./querylens").Options} options
+ */
+function summaryConversation(ql, protocol, options) {
+  const o = ql.open(protocol, options);
+  if ("error" in o) return o;
+  let open = true;
+  return {
+    start: () => o.send.map(fromHex),
+    /** @param {Uint8Array} b */
+    step(b) {
+      const r = ql.step(o.handle, b);
+      if ("done" in r && r.done) open = false;
+      return r;
+    },
+    finish() {
+      open = false;
+      return ql.finish(o.handle);
+    },
+    close() {
+      if (open) ql.finish(o.handle);
+      open = false;
+    },
+  };
 }
 
 /** fromHex reads the decoder's lowercase hex. */
