@@ -281,38 +281,6 @@ func TestConversation(t *testing.T) {
 	}
 }
 
-// TestConversationStep is the same exchange through step(), the one call per
-// reply the page's worker makes: what to send, whether it is done, and the
-// summary row, in one value.
-func TestConversationStep(t *testing.T) {
-	c := ql.Call("newQuery", "echotest", map[string]any{"name": "b"})
-	defer c.Call("close")
-	c.Call("start")
-	r := c.Call("step", u8("C\x00\x00\x01\x02"))
-	if r.Get("done").Bool() || r.Get("send").Length() != 1 || !r.Get("summary").IsUndefined() {
-		t.Fatalf("step(challenge) = %s", stringify(r))
-	}
-	if got := r.Get("send").Index(0).String(); got != "516200000102" {
-		t.Errorf("challenge answer = %s, want hex of Qb 00 00 01 02", got)
-	}
-	if r := c.Call("step", u8("zzz")); r.Get("error").Get("field").String() != "reply" || r.Get("done").Bool() {
-		t.Errorf("step(stray) = %s, want the feed error and not done", stringify(r))
-	}
-	r = c.Call("step", u8("Rb"))
-	if !r.Get("done").Bool() {
-		t.Fatalf("step(reply) = %s", stringify(r))
-	}
-	if got := stringify(r.Get("summary")); got != `{"kind":"response","row":["b","","",0,0,0,false,"","b\n\n"]}` {
-		t.Errorf("summary = %s", got)
-	}
-	if got := stringify(c.Call("summary")); got != `{"kind":"response","row":["b","","",0,0,0,false,"","b\n\n"]}` {
-		t.Errorf("summary() = %s", got)
-	}
-	if got := c.Call("step", js.ValueOf(7)); got.Get("error").IsUndefined() {
-		t.Errorf("step(7) = %s, want a usage error", stringify(got))
-	}
-}
-
 // TestOpenStepFinish is the worker's path: open, step per reply (the
 // conversation released once complete) and finish after a timeout.
 func TestOpenStepFinish(t *testing.T) {
@@ -349,16 +317,6 @@ func TestOpenStepFinish(t *testing.T) {
 	}
 	if len(conversations) != 0 {
 		t.Errorf("%d conversations left open", len(conversations))
-	}
-}
-
-// TestSummaryIncomplete: a conversation with no reply summarises as the
-// decode error, for a timed-out server.
-func TestSummaryIncomplete(t *testing.T) {
-	c := ql.Call("newQuery", "echotest", nil)
-	defer c.Call("close")
-	if got := c.Call("summary").Get("error").Get("message").String(); got != "incomplete message" {
-		t.Errorf("summary() before any reply = %s", stringify(c.Call("summary")))
 	}
 }
 

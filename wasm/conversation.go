@@ -22,7 +22,7 @@ type conversation struct {
 	protocol string
 	q        codecs.Query
 	// sent is the last datagram the conversation asked to send: the query
-	// a reply answers, which step and summary decode the result against.
+	// a reply answers, which step and finish decode the result against.
 	sent []byte
 	done bool // the message is complete (set by appendStep)
 }
@@ -36,8 +36,8 @@ func (c *conversation) sending(dgs [][]byte) {
 
 // appendStep appends step's JSON: {"send": [hex…], "done": bool,
 // "error"?: the feed error, "summary"?: codecs.Summary of the result once
-// done}. The page's worker makes one call per reply and reads everything
-// it needs from this one value.
+// done}. The server browser's worker makes one call per reply and reads
+// everything it needs from this one value.
 func (c *conversation) appendStep(dst []byte, b []byte) []byte {
 	send, done, err := c.q.Feed(b)
 	c.sending(send)
@@ -74,16 +74,6 @@ func init() {
 		dgs := c.q.Start()
 		c.sending(dgs)
 		return bytesList(dgs)
-	}))
-	convMethods.Set("step", method(func(c *conversation, args []js.Value) any {
-		b, ok := bytesFromJS(arg(args, 0))
-		if !ok {
-			return usageError("step: want a Uint8Array")
-		}
-		return parseJSON(c.appendStep(nil, b))
-	}))
-	convMethods.Set("summary", method(func(c *conversation, _ []js.Value) any {
-		return parseJSON(c.appendSummary(nil))
 	}))
 	convMethods.Set("feed", method(func(c *conversation, args []js.Value) any {
 		b, ok := bytesFromJS(arg(args, 0))
@@ -135,8 +125,7 @@ func method(f func(c *conversation, args []js.Value) any) js.Func {
 	})
 }
 
-// newQuery(protocol, options) → {protocol, handle, start(), feed(b), step(b),
-// result(opts), summary(), close()} | {error}
+// newQuery(protocol, options) → {protocol, handle, start(), feed(b), result(opts), close()} | {error}
 func newQuery(args []js.Value) any {
 	c, q, fail := startQuery(args)
 	if q == nil {

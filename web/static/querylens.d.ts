@@ -98,13 +98,6 @@ export interface Conversation {
   start(): Uint8Array[];
   /** Feed one received datagram: what to send next and whether the message is complete. A stray datagram gives an error and keeps the state. */
   feed(datagram: Uint8Array): { send: Uint8Array[]; done: boolean; error?: ErrorInfo };
-  /**
-   * feed and, once done, summary in one call: what a page that only lists
-   * servers needs per reply. send is hex (challenge answers are rare).
-   */
-  step(datagram: Uint8Array): { send: string[]; done: boolean; error?: ErrorInfo; summary?: Summary };
-  /** The summary of what came so far (also before done, after a timeout). */
-  summary(): Summary;
   /** Decode what came so far (also before done, after a timeout). */
   result(options?: DecodeOptions): Message | Failure;
   /** Release the Go side. Methods answer {error} afterwards. */
