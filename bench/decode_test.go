@@ -1,6 +1,7 @@
 package bench
 
 import (
+	"errors"
 	"sync"
 	"testing"
 	"time"
@@ -15,7 +16,8 @@ import (
 // BenchmarkDecode is Codec.Decode alone (the table view, spans off) and with
 // spans (the inspector's view). BenchmarkDecodeJSON adds the JSON the page
 // receives (Message.AppendJSON): the native side of what
-// querylens.decode() does in the browser.
+// querylens.decode() does in the browser. BenchmarkDecodeConversation is
+// the native side of the server browser's whole call per server.
 
 // warm runs f untimed for a while first: V8 compiles wasm functions on
 // their first call and optimises hot ones later, in the background, so
@@ -126,6 +128,60 @@ func BenchmarkDecodeJSON(b *testing.B) {
 					b.Fatal(err)
 				}
 				buf = m.AppendJSON(buf[:0])
+				n++
+			}
+			reportCPU(b, cpu, n)
+		})
+	}
+}
+
+// conversationOptions are the query options the packet's conversation
+// needs: a master's list answers a master query.
+func conversationOptions(p Packet) map[string]string {
+	if p.Protocol == "zandronum" && p.Name == "master-list" {
+		return map[string]string{"master": "true"}
+	}
+	return nil
+}
+
+// converse is what the browser page's worker has Go do for one server
+// (web/static/worker.js, conversation.step): start a conversation, feed
+// every reply, decode the result against the query sent, and write the
+// table's row (codecs.Summary) as JSON.
+func converse(c codecs.Codec, p Packet, buf []byte) ([]byte, error) {
+	q, err := c.NewQuery(conversationOptions(p))
+	if err != nil {
+		return buf, err
+	}
+	start := q.Start()
+	done := false
+	for _, d := range p.Datagrams {
+		_, done, _ = q.Feed(d)
+	}
+	if !done {
+		return buf, errors.New("the conversation did not complete")
+	}
+	m, err := q.Result(codecs.DecodeOptions{Query: start[len(start)-1]})
+	return codecs.AppendSummaryJSON(buf, m, err), err
+}
+
+func BenchmarkDecodeConversation(b *testing.B) {
+	for _, p := range corpus(b) {
+		c, err := codecs.Lookup(p.Protocol)
+		if err != nil {
+			b.Fatal(err)
+		}
+		if _, err := converse(c, p, nil); err != nil {
+			b.Fatalf("%s/%s: %v", p.Protocol, p.Name, err)
+		}
+		b.Run(p.Protocol+"/"+p.Name, func(b *testing.B) {
+			warm(func() { converse(c, p, nil) })
+			b.SetBytes(int64(p.Bytes()))
+			b.ReportAllocs()
+			var buf []byte
+			n, cpu := 0, ProcessCPU()
+			for b.Loop() {
+				buf, _ = converse(c, p, buf[:0])
 				n++
 			}
 			reportCPU(b, cpu, n)

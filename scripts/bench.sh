@@ -14,4 +14,4 @@ fi
 go build -o "$work/querylens" ./cmd/querylens
 go build -o "$work/benchreport" ./bench/cmd/benchreport
 # The driver bounds each section itself; this is the outer bound.
-timeout --signal=TERM --kill-after=30s 15m "$work/benchreport" -querylens "$work/querylens" "$@"
+timeout --signal=TERM --kill-after=30s 30m "$work/benchreport" -querylens "$work/querylens" "$@"

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # go vet, staticcheck (pinned as a go.mod tool), go.mod/go.sum tidiness,
-# gofmt, and checks that the committed *_templ.go files and the precompressed
-# browser module (web/static/querylens.wasm.*) are fresh.
+# gofmt, checks that the committed *_templ.go files and the precompressed
+# browser module (web/static/querylens.wasm.*) are fresh, and tsc --noEmit
+# over the pages' JavaScript.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 go vet ./...
@@ -33,4 +34,18 @@ if [ -d wasm ]; then
   if ! git diff --quiet -- web/static/querylens.wasm.br web/static/querylens.wasm.gz web/static/querylens.wasm.json web/static/wasm_exec.js; then
     echo "the browser module in web/static differs from the committed one: commit it (go tool task build:wasm made it)"; git diff --stat -- web/static; exit 1
   fi
+fi
+# The pages' JavaScript, type-checked as served (// @ts-check in every file;
+# tsc pinned in tools/typescript). Without node this is skipped locally and
+# fails in CI.
+if command -v node >/dev/null; then
+  for f in web/static/*.js; do
+    [ "$f" = web/static/wasm_exec.js ] || head -1 "$f" | grep -q '^// @ts-check$' || { echo "$f: the first line must be // @ts-check"; exit 1; }
+  done
+  [ -d tools/typescript/node_modules/typescript ] || npm ci --prefix tools/typescript --no-audit --no-fund --loglevel=error
+  node tools/typescript/node_modules/typescript/bin/tsc -p tools/typescript
+elif [ -n "${CI:-}" ]; then
+  echo "node is required to type-check web/static/*.js"; exit 1
+else
+  echo "lint: node not found, skipping the JavaScript type check"
 fi

@@ -132,7 +132,7 @@ func goBytes(t *testing.T, v js.Value) []byte {
 func stringify(v js.Value) string { return js.Global().Get("JSON").Call("stringify", v).String() }
 
 func TestNamespace(t *testing.T) {
-	for _, name := range []string{"protocols", "detect", "buildQuery", "newQuery", "decode", "inspect", "pcapng"} {
+	for _, name := range []string{"protocols", "detect", "buildQuery", "newQuery", "open", "step", "finish", "decode", "inspect", "pcapng"} {
 		if ql.Get(name).Type() != js.TypeFunction {
 			t.Errorf("querylens.%s is %s, want a function", name, ql.Get(name).Type())
 		}
@@ -275,6 +275,45 @@ func TestConversation(t *testing.T) {
 	c.Call("close")
 	if got := c.Call("start"); got.Get("error").IsUndefined() {
 		t.Errorf("start after close = %s, want an error", stringify(got))
+	}
+	if len(conversations) != 0 {
+		t.Errorf("%d conversations left open", len(conversations))
+	}
+}
+
+// TestOpenStepFinish is the worker's path: open, step per reply (the
+// conversation released once complete) and finish after a timeout.
+func TestOpenStepFinish(t *testing.T) {
+	o := ql.Call("open", "echotest", map[string]any{"name": "b"})
+	if got := stringify(o.Get("send")); got != `["5162"]` {
+		t.Fatalf("open = %s", stringify(o))
+	}
+	h := o.Get("handle")
+	if r := ql.Call("step", h, u8("C\x00\x00\x01\x02")); r.Get("done").Bool() || stringify(r.Get("send")) != `["516200000102"]` {
+		t.Errorf("step(challenge) = %s", stringify(r))
+	}
+	r := ql.Call("step", h, u8("Rb"))
+	if !r.Get("done").Bool() || stringify(r.Get("summary")) != `{"kind":"response","row":["b","","",0,0,0,false,"","b\n\n"]}` {
+		t.Errorf("step(reply) = %s", stringify(r))
+	}
+	if got := ql.Call("step", h, u8("Rb")).Get("error").Get("message").String(); got != "conversation is closed" {
+		t.Errorf("step after done: %q, want the conversation released", got)
+	}
+	// A server that never answers: finish gives the summary and releases.
+	o = ql.Call("open", "echotest", nil)
+	if got := ql.Call("finish", o.Get("handle")).Get("error").Get("message").String(); got != "incomplete message" {
+		t.Errorf("finish = %q", got)
+	}
+	if got := ql.Call("finish", o.Get("handle")).Get("error").Get("message").String(); got != "conversation is closed" {
+		t.Errorf("finish twice = %q", got)
+	}
+	for _, bad := range [][]any{{"nosuch", nil}, {"echotest", map[string]any{"bogus": 1}}} {
+		if got := ql.Call("open", bad...); got.Get("error").IsUndefined() {
+			t.Errorf("open(%v) = %s, want an error", bad, stringify(got))
+		}
+	}
+	if got := ql.Call("step", "x", u8("Rb")); got.Get("error").IsUndefined() {
+		t.Errorf("step without a handle = %s", stringify(got))
 	}
 	if len(conversations) != 0 {
 		t.Errorf("%d conversations left open", len(conversations))

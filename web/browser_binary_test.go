@@ -13,6 +13,7 @@ import (
 
 	"github.com/chromedp/chromedp"
 
+	"github.com/querylens/querylens/codecs"
 	"github.com/querylens/querylens/demo"
 	"github.com/querylens/querylens/web"
 )
@@ -52,7 +53,7 @@ func TestBrowserBuiltBinary(t *testing.T) {
 	var want []string
 	protocols := map[string]bool{}
 	for _, tg := range normalTargets(d) {
-		want = append(want, tg.Protocol+"|"+stripColors(tg.Name))
+		want = append(want, tg.Protocol+"|"+codecs.StripColors(tg.Name))
 		protocols[tg.Protocol] = true
 	}
 	d.Close()

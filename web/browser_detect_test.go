@@ -86,7 +86,7 @@ func TestBrowserDetect(t *testing.T) {
 		}
 		type row struct{ Key, Protocol, State, Name string }
 		rows := eval[[]row](t, ctx, `querylensBrowse.view().filter(r => r.key.endsWith("/"+`+jsString(tg.Addr)+`))`)
-		if len(rows) != 1 || rows[0].Protocol != tg.Protocol || rows[0].State != "online" || rows[0].Name != stripColors(tg.Name) {
+		if len(rows) != 1 || rows[0].Protocol != tg.Protocol || rows[0].State != "online" || rows[0].Name != codecs.StripColors(tg.Name) {
 			t.Errorf("%s %s: rows %+v, want one online %s row named %q", tg.Protocol, tg.Addr, rows, tg.Protocol, tg.Name)
 		}
 		seen[tg.Protocol] = true

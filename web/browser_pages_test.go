@@ -77,7 +77,7 @@ func TestBrowserBrowse(t *testing.T) {
 	for _, tg := range want {
 		r := byKey[tg.Protocol+"/"+tg.Addr]
 		m := truth[tg.Protocol+"/"+tg.Addr]
-		if r.Name != stripColors(m.Info.Name) {
+		if r.Name != codecs.StripColors(m.Info.Name) {
 			t.Errorf("%s %s: name %q in the page, the Go decoder says %+v", tg.Protocol, tg.Addr, r.Name, m.Info)
 		}
 		protocols[tg.Protocol] = true
@@ -91,7 +91,7 @@ func TestBrowserBrowse(t *testing.T) {
 	var wantNames []string
 	for _, tg := range want {
 		if tg.Protocol == "zandronum" {
-			wantNames = append(wantNames, stripColors(tg.Name))
+			wantNames = append(wantNames, codecs.StripColors(tg.Name))
 		}
 	}
 	chromedp.Run(ctx, chromedp.Poll[bool](`(() => { const c = new Set(`+cellsJS+`); return `+jsArray(wantNames)+`.every(n => c.has(n)); })()`,
@@ -103,10 +103,10 @@ func TestBrowserBrowse(t *testing.T) {
 		}
 		found := false
 		for _, c := range cells {
-			found = found || c == stripColors(tg.Name)
+			found = found || c == codecs.StripColors(tg.Name)
 		}
 		if !found {
-			t.Errorf("%q not among the rendered names %q", stripColors(tg.Name), cells)
+			t.Errorf("%q not among the rendered names %q", codecs.StripColors(tg.Name), cells)
 		}
 	}
 	waitFor(t, ctx, "the relay latency in the header", `/relay: [\d.]+ ms/.test(document.getElementById("top-status").textContent)`, 5*time.Second)
@@ -307,7 +307,7 @@ func TestBrowserStatus(t *testing.T) {
 	if got := ht.Attr(d.TestID(t, "status"), "data-state"); got != "online" {
 		t.Fatalf("state %q: %s", got, ht.Text(d.TestID(t, "status")))
 	}
-	name := stripColors(tg.Name)
+	name := codecs.StripColors(tg.Name)
 	if got := ht.Text(d.TestID(t, "server-name")); got != name {
 		t.Errorf("name %q, want %q", got, name)
 	}
@@ -326,15 +326,18 @@ func TestBrowserStatus(t *testing.T) {
 		t.Errorf("join link %q", got)
 	}
 
-	// With JavaScript: the page goes live through the relay and redraws
-	// from the wasm decoder.
+	// With JavaScript: the page stays live by swapping in the article the
+	// server renders again (GET …/live). Take the players out of the DOM
+	// and open "All decoded fields" first: the refresh must bring the
+	// players back and leave the fields open.
 	ctx := tab(t)
 	if err := chromedp.Do(ctx, chromedp.Navigate(url)); err != nil {
 		t.Fatal(err)
 	}
 	waitFor(t, ctx, "the live refresh hook", `!!globalThis.querylensStatus`, 10*time.Second)
+	eval[bool](t, ctx, `(() => { document.querySelectorAll("[data-testid=player-row]").forEach((e) => e.remove()); const d = document.querySelector("details[data-testid=fields]"); if (d) d.open = true; return true; })()`)
+	hasFields := eval[bool](t, ctx, `!!document.querySelector("details[data-testid=fields]")`)
 	eval[bool](t, ctx, `querylensStatus.refresh().then(() => true)`)
-	waitFor(t, ctx, "a decode in the page", `globalThis.qlFirstDecodeMs > 0`, 10*time.Second)
 	if got := eval[string](t, ctx, `document.querySelector("[data-testid=status]").dataset.state`); got != "online" {
 		t.Errorf("after the live refresh the state is %q", got)
 	}
@@ -343,6 +346,19 @@ func TestBrowserStatus(t *testing.T) {
 	}
 	if n := eval[int](t, ctx, `document.querySelectorAll("[data-testid=player-row]").length`); n == 0 {
 		t.Errorf("no players after the live refresh")
+	}
+	if hasFields && !eval[bool](t, ctx, `document.querySelector("details[data-testid=fields]").open`) {
+		t.Errorf("the live refresh closed \"All decoded fields\" under the reader")
+	}
+	if got := eval[string](t, ctx, `document.getElementById("live-state").textContent`); !strings.Contains(got, "live, every") {
+		t.Errorf("live state %q", got)
+	}
+	if got := eval[string](t, ctx, `document.title`); !strings.HasPrefix(got, name+" · Online") {
+		t.Errorf("title after the refresh %q", got)
+	}
+	// The page decodes nothing itself: no decoder, no relay connection.
+	if eval[bool](t, ctx, `"querylens" in globalThis`) {
+		t.Error("the status page loaded the decoder")
 	}
 	shoot(t, ctx, "status.png")
 }

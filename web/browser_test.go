@@ -213,20 +213,3 @@ func jsString(s string) string {
 	r := strings.NewReplacer(`\`, `\\`, `"`, `\"`, "\n", `\n`)
 	return `"` + r.Replace(s) + `"`
 }
-
-func stripColors(s string) string {
-	var b strings.Builder
-	for i := 0; i < len(s); i++ {
-		if s[i] == 0x1c {
-			i++
-			if i < len(s) && s[i] == '[' {
-				for i < len(s) && s[i] != ']' {
-					i++
-				}
-			}
-			continue
-		}
-		b.WriteByte(s[i])
-	}
-	return strings.TrimSpace(b.String())
-}

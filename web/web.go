@@ -158,6 +158,7 @@ func New(cfg Config) (http.Handler, error) {
 	mux.HandleFunc("GET /s/{protocol}/{target}/history.json", st.HistoryJSON)
 	mux.HandleFunc("GET /s/{protocol}/{target}/history.html", st.HistoryFragment)
 	mux.HandleFunc("GET /s/{protocol}/{target}/spark.svg", st.Spark)
+	mux.HandleFunc("GET /s/{protocol}/{target}/live", st.Live)
 	mux.HandleFunc("GET /history/tracked.json", st.TrackedJSON)
 	mux.Handle("GET /inspect", &inspect.Handler{Assets: a, RelayPath: cfg.RelayPath, Base: base})
 	mux.Handle("GET /static/{file...}", a)

@@ -158,6 +158,55 @@ func TestStatusPageStates(t *testing.T) {
 	}
 }
 
+// TestStatusLive: GET …/live is the page's article alone, rendered by the
+// same template from a fresh report, which the page swaps in; bad requests
+// get the page's answers.
+func TestStatusLive(t *testing.T) {
+	h := newHandler(t)
+	rec := get(t, h, "/s/webtest/10.0.0.1:7777/live")
+	if rec.Code != 200 {
+		t.Fatalf("status %d", rec.Code)
+	}
+	if cc := rec.Header().Get("Cache-Control"); cc != "no-store" {
+		t.Errorf("Cache-Control %q", cc)
+	}
+	body := rec.Body.String()
+	if strings.Contains(body, "<html") || strings.Contains(body, "<script") || !strings.HasPrefix(strings.TrimSpace(body), "<article") {
+		t.Errorf("not a bare article: %.200s", body)
+	}
+	page := ht.Parse(t, get(t, h, "/s/webtest/10.0.0.1:7777").Body.Bytes())
+	d := ht.Parse(t, rec.Body.Bytes())
+	a := d.TestID(t, "status")
+	if got := ht.Attr(a, "data-state"); got != "online" {
+		t.Errorf("data-state = %q", got)
+	}
+	if got, want := ht.Attr(a, "data-title"), ht.Text(page.Tags("title")[0]); got != want {
+		t.Errorf("data-title = %q, the page's title is %q", got, want)
+	}
+	if n := len(d.TestIDs("player-row")); n != 3 {
+		t.Errorf("%d player rows, want 3", n)
+	}
+	if got, want := ht.Text(a), ht.Text(page.TestID(t, "status")); got != want {
+		t.Errorf("the live article differs from the page's:\n%s\n%s", got, want)
+	}
+	off := ht.Parse(t, get(t, h, "/s/webtest/10.0.0.2:7777/live").Body.Bytes())
+	if got := ht.Attr(off.TestID(t, "status"), "data-state"); got != "offline" {
+		t.Errorf("silent server: data-state = %q", got)
+	}
+	for _, tc := range []struct {
+		path string
+		code int
+	}{
+		{"/s/nosuch/10.0.0.1:7777/live", 404},
+		{"/s/webtest/10.0.0.1/live", 400},
+		{"/s/webtest/10.0.0.1:7777/live?bogus=1", 400},
+	} {
+		if got := get(t, h, tc.path).Code; got != tc.code {
+			t.Errorf("GET %s: %d, want %d", tc.path, got, tc.code)
+		}
+	}
+}
+
 func TestStatusPageBadRequests(t *testing.T) {
 	h := newHandler(t)
 	for _, tc := range []struct {
@@ -279,8 +328,14 @@ func TestBrowsePage(t *testing.T) {
 		t.Errorf("import map missing or without relay.js")
 	}
 	mods := ht.All(d.Root, func(n *html.Node) bool { return n.Data == "script" && ht.Attr(n, "type") == "module" })
-	if len(mods) != 1 || !strings.HasPrefix(ht.Attr(mods[0], "src"), "/static/browse.") {
-		t.Errorf("module script = %v", mods)
+	// boot.js starts the decoding worker early (async); browse.js is the page.
+	if len(mods) != 2 || !strings.HasPrefix(ht.Attr(mods[0], "src"), "/static/boot.") || !ht.HasAttr(mods[0], "async") ||
+		!strings.HasPrefix(ht.Attr(mods[1], "src"), "/static/browse.") {
+		var srcs []string
+		for _, m := range mods {
+			srcs = append(srcs, ht.Attr(m, "src"))
+		}
+		t.Errorf("module scripts = %q, want boot.js (async) and browse.js", srcs)
 	}
 	for _, th := range []string{"fav", "protocol", "name", "players", "map", "mode", "ping", "addr", "country", "flags"} {
 		if len(ht.All(d.Root, func(n *html.Node) bool { return n.Data == "th" && ht.Attr(n, "data-sort") == th })) != 1 {

@@ -1,6 +1,8 @@
 'use strict'
-// Times the page's decoder call, querylens.decode(protocol, datagrams,
-// {query, spans}), in the querylens.wasm the pages load, on the packets of a
+// Times the page's decoder calls, querylens.decode(protocol, datagrams,
+// {query, spans}) and a whole conversation (open, then step per reply:
+// what the server browser's worker does per server), in the
+// querylens.wasm the pages load, on the packets of a
 // JSON file written by bench/cmd/benchreport, and prints one line a packet
 // in `go test -bench` form so that the same parser reads both sides:
 //
@@ -53,6 +55,31 @@ async function main () {
     if (prev > 0 && performance.now() - w0 > 500 && d < prev * 1.15 && prev < d * 1.15) break
     prev = d
   }
+  // One timed form of one packet, in batches that double until one takes
+  // minMs, as the testing package does.
+  const measure = (p, dgs, form, call) => {
+    // Untimed first: V8 compiles wasm functions on first call and
+    // optimises hot ones later, in the background.
+    const w0 = performance.now()
+    for (let i = 0; i < 100000 && performance.now() - w0 < 50; i++) call()
+    let n = 1
+    let dt = 0
+    let cpu = 0
+    for (;;) {
+      const t0 = performance.now()
+      const c0 = process.cpuUsage()
+      for (let i = 0; i < n; i++) call()
+      dt = performance.now() - t0
+      const c1 = process.cpuUsage(c0)
+      cpu = (c1.user + c1.system) * 1000
+      if (dt >= minMs || n >= 1 << 24) break
+      n *= dt > 0 ? Math.min(100, Math.max(2, Math.ceil((minMs * 1.2) / dt))) : 100
+    }
+    const bytes = dgs.reduce((s, d) => s + d.length, 0)
+    const nsop = (dt * 1e6) / n
+    const mbs = bytes / (nsop / 1e9) / 1e6
+    process.stdout.write(`BenchmarkPageDecode/${p.protocol}/${p.name}/${form} ${n} ${nsop.toFixed(1)} ns/op ${mbs.toFixed(2)} MB/s ${(cpu / n).toFixed(1)} cpu-ns/op\n`)
+  }
   for (const p of packets) {
     const dgs = p.datagrams.map(hex)
     for (const spans of [false, true]) {
@@ -60,28 +87,21 @@ async function main () {
       if (p.query) opt.query = hex(p.query)
       const first = ql.decode(p.protocol, dgs, opt)
       if (first.error) throw new Error(`${p.protocol}/${p.name}: ${first.error.message}`)
-      // Untimed first: V8 compiles wasm functions on first call and
-      // optimises hot ones later, in the background.
-      const w0 = performance.now()
-      for (let i = 0; i < 100000 && performance.now() - w0 < 50; i++) ql.decode(p.protocol, dgs, opt)
-      let n = 1
-      let dt = 0
-      let cpu = 0
-      for (;;) {
-        const t0 = performance.now()
-        const c0 = process.cpuUsage()
-        for (let i = 0; i < n; i++) ql.decode(p.protocol, dgs, opt)
-        dt = performance.now() - t0
-        const c1 = process.cpuUsage(c0)
-        cpu = (c1.user + c1.system) * 1000
-        if (dt >= minMs || n >= 1 << 24) break
-        n *= dt > 0 ? Math.min(100, Math.max(2, Math.ceil((minMs * 1.2) / dt))) : 100
-      }
-      const bytes = dgs.reduce((s, d) => s + d.length, 0)
-      const nsop = (dt * 1e6) / n
-      const mbs = bytes / (nsop / 1e9) / 1e6
-      process.stdout.write(`BenchmarkPageDecode/${p.protocol}/${p.name}/${spans ? 'spans' : 'plain'} ${n} ${nsop.toFixed(1)} ns/op ${mbs.toFixed(2)} MB/s ${(cpu / n).toFixed(1)} cpu-ns/op\n`)
+      measure(p, dgs, spans ? 'spans' : 'plain', () => ql.decode(p.protocol, dgs, opt))
     }
+    // The server browser's whole call per server (web/static/worker.js):
+    // a conversation started, each reply fed with step(), which returns
+    // the table's row when the message is complete.
+    const options = p.protocol === 'zandronum' && p.name === 'master-list' ? { master: 'true' } : null
+    const conversation = () => {
+      const o = ql.open(p.protocol, options)
+      let r
+      for (const d of dgs) r = ql.step(o.handle, d)
+      return r
+    }
+    const r = conversation()
+    if (!r.done || !r.summary || r.summary.error) throw new Error(`${p.protocol}/${p.name}: conversation: ${JSON.stringify(r).slice(0, 200)}`)
+    measure(p, dgs, 'conversation', conversation)
   }
 }
 

@@ -52,8 +52,14 @@ type Page struct {
 	Head
 	Nav    string // the active navigation entry: "browse", "inspect" or ""
 	Script string // the page's module entry in static/, e.g. "browse.js"; "" for none
-	// WASM preloads the browser module, for pages that decode on load.
-	WASM   bool
+	// WASM preloads the browser module and the relay client, for pages
+	// that decode on load.
+	WASM bool
+	// Worker also preloads the decoding worker (live.js, worker.js) and
+	// starts it early (boot.js, async), for pages that decode off their
+	// main thread. The worker's fetches of these hashed, immutable URLs
+	// then come from the HTTP cache.
+	Worker bool
 	Config any // JSON handed to the script as <script id="ql-config">
 	Assets Assets
 }

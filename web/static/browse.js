@@ -1,12 +1,17 @@
+// @ts-check
 // The server browser: loads the masters' lists and every server through
 // the relay, decodes in the page, and shows one table that stays smooth with
 // thousands of rows: rows live in a JS array and only the rows in view are in
 // the DOM (a virtualised body with spacer rows above and below).
-import { decoder, config, stripColors, esc, h, toHex, showRelay, showFatal, markFirstDecode, ago } from "./ql.js";
-import { Relay, converse, classify } from "./relay.js";
+//
+// The relay connection and the decoder run in a worker (worker.js); this
+// thread sends it the servers to ask and gets back, at most once per frame,
+// a batch of compact rows the decoder made (codecs.Summary), so it never
+// walks a decoded message.
+import { $, config, esc, h, showRelay, showFatal, markFirstDecode, ago, hostPort, replyTimeout, download } from "./ql.js";
+import { DecodeWorker } from "./live.js";
 
 const cfg = config();
-const $ = (id) => document.getElementById(id);
 const wrap = $("table-wrap");
 const tbody = $("rows");
 const table = $("servers");
@@ -27,7 +32,8 @@ let active = -1; // index in view of the keyboard cursor
 let sort = { key: "players", dir: -1 };
 let asked = 0;
 let answered = 0;
-let ql;
+let connected = false;
+/** @type {DecodeWorker} */
 let relay;
 
 // ---- persistence: favourites and servers added by hand ----
@@ -51,6 +57,19 @@ const keyOf = (protocol, addr) => `${protocol}/${addr}`;
 
 // ---- rows ----
 
+/**
+ * addrKey sorts addresses in natural order with a plain string comparison:
+ * every number is zero-padded to 5 digits ("127.0.0.2:10666" before
+ * "127.0.0.10:10666"), computed once per row instead of in every compare.
+ * @param {string} addr
+ */
+function addrKey(addr) {
+  return addr.toLowerCase().replace(/\d+/g, (d) => d.padStart(5, "0"));
+}
+
+/** byAddr compares rows by addrKey. */
+const byAddr = (a, b) => (a.addrKey < b.addrKey ? -1 : a.addrKey > b.addrKey ? 1 : 0);
+
 /** statusURL is the row's status page, with its query options (as the server builds it). */
 function statusURL(r) {
   const q = r.options ? new URLSearchParams(Object.entries(r.options).sort()).toString() : "";
@@ -67,7 +86,8 @@ function pathAddr(addr) {
  *   detail: string, name: string, players: number, bots: number, max: number,
  *   map: string, mode: string, ping: number|null, country: string,
  *   password: boolean, hay: string, lastAsked: number, backoff: number,
- *   source: string, packets: object[]|null}} Row
+ *   source: string, received: string[]|null, queued?: boolean, addrKey: string,
+ *   options: Record<string, string>|null}} Row
  */
 function addRow(protocol, addr, source, options = null) {
   const key = keyOf(protocol, addr);
@@ -78,8 +98,8 @@ function addRow(protocol, addr, source, options = null) {
   }
   r = {
     key, protocol, addr, source, options, state: "pending", detail: "", name: "", players: -1, bots: 0, max: 0,
-    map: "", mode: "", ping: null, country: "", password: false, hay: addr.toLowerCase(),
-    lastAsked: 0, backoff: 1, packets: null,
+    map: "", mode: "", ping: null, country: "", password: false, hay: addr.toLowerCase(), addrKey: addrKey(addr),
+    lastAsked: 0, backoff: 1, received: null,
   };
   rows.push(r);
   byKey.set(key, r);
@@ -87,100 +107,90 @@ function addRow(protocol, addr, source, options = null) {
   return r;
 }
 
-/** apply copies a conversation's outcome into the row. */
+/**
+ * apply copies a finished conversation (worker.js Result) into its row.
+ * The row array's positions are codecs.RowName… (querylens.d.ts Summary).
+ */
 function apply(r, res) {
-  const { state, detail } = classify(res);
-  r.state = state;
-  r.detail = detail;
+  r.state = res.state;
+  r.detail = res.detail;
   r.ping = res.rtt != null ? Math.round(res.rtt * 10) / 10 : r.ping;
-  r.packets = res.packets;
-  const m = res.message?.error ? res.message.partial : res.message;
-  const info = m?.info;
-  if (state === "online" && info) {
-    r.name = stripColors(info.name ?? "");
-    r.map = stripColors(info.map ?? "");
-    r.mode = stripColors(info.game_type ?? "");
-    const players = info.players ?? [];
-    r.bots = players.filter((p) => p.bot).length;
-    r.players = info.num_players ?? players.length;
-    r.max = info.max_players ?? info.max_clients ?? 0;
-    r.password = !!info.password;
-    const c = m.fields?.country;
-    r.country = typeof c === "string" ? c : "";
-    r.hay = [r.name, r.map, r.mode, r.addr, ...players.map((p) => stripColors(p.name))].join("\n").toLowerCase();
+  r.received = res.received;
+  const row = res.row;
+  if (row) {
+    [r.name, r.map, r.mode, r.players, r.bots, r.max, r.password, r.country] = row;
+    r.hay = row[8] + "\n" + r.addr.toLowerCase();
     if (r.mode && !modes.has(r.mode)) {
       modes.add(r.mode);
       modesDirty = true;
     }
   }
-  if (state === "online") r.backoff = 1;
-  else if (state === "rate-limited") r.backoff = Math.min(r.backoff * 2, 16);
+  if (res.state === "online") r.backoff = 1;
+  else if (res.state === "rate-limited") r.backoff = Math.min(r.backoff * 2, 16);
 }
 
 // ---- querying ----
-
-const queue = [];
-let running = 0;
 
 function minInterval(r) {
   const base = Math.max(relay?.cacheTTL ?? 0, r.protocol === "zandronum" ? ZANDRONUM_MIN_MS : 0);
   return base * r.backoff;
 }
 
-/** ask queues r unless it was asked too recently for its protocol. */
+/**
+ * ask sends r to the worker unless it was asked too recently for its
+ * protocol. Callers update the progress bar once after their asks.
+ */
 function ask(r, now = Date.now()) {
   if (r.queued) return true;
   if (r.lastAsked && now - r.lastAsked < minInterval(r)) return false;
   r.queued = true;
-  queue.push(r);
+  r.lastAsked = now;
+  if (r.state === "pending") r.state = "querying";
   asked++;
-  pump();
+  relay.ask({ key: r.key, protocol: r.protocol, target: r.addr, options: r.options, timeoutMs: replyTimeout(relay, 1500) });
   return true;
 }
 
-/**
- * concurrency is how many servers are asked at once: most of what the relay
- * allows per connection (HELLO), leaving room for the inspector-style extra
- * queries. A silent server holds its slot for the relay's whole reply
- * window, so a low cap makes a big list wait on its dead servers.
- */
-function concurrency() {
-  return Math.max(4, Math.min(768, Math.floor((relay?.maxInFlight ?? 16) * 0.75)));
-}
-
-function pump() {
-  while (running < concurrency() && queue.length) {
-    const r = queue.shift();
-    running++;
-    r.lastAsked = Date.now();
-    r.state = r.state === "pending" ? "querying" : r.state;
-    converse(ql, relay, r.protocol, r.addr, r.options, { timeoutMs: (relay.hello?.replyWindow ?? 2000) + 1500 }).then((res) => {
-      running--;
-      r.queued = false;
-      answered++;
-      apply(r, res);
-      markFirstDecode();
-      // The last reply of a refresh is drawn at once; the others in batches.
-      if (running === 0 && !queue.length) invalidate();
-      else invalidateSoon();
-      pump();
-    });
+/** results applies a batch of finished conversations from the worker. */
+function results(list) {
+  for (const res of list) {
+    if (res.key.startsWith("master:")) {
+      master(res);
+      continue;
+    }
+    if (res.key.startsWith("detect:")) {
+      detected(res);
+      continue;
+    }
+    const r = byKey.get(res.key);
+    if (!r) continue;
+    r.queued = false;
+    answered++;
+    apply(r, res);
   }
+  markFirstDecode();
+  // The last answer of a refresh is drawn at once; the others at most
+  // every REBUILD_MS.
+  if (answered === asked) invalidate();
+  else invalidateSoon();
   progress();
 }
 
-async function loadMaster(addr, now = Date.now()) {
+function loadMaster(addr, now = Date.now()) {
   const key = `master:${addr}`;
   const last = masterAsked.get(key) ?? 0;
   if (now - last < ZANDRONUM_MIN_MS) return;
   masterAsked.set(key, now);
-  const res = await converse(ql, relay, "zandronum", addr, { master: "true" }, { timeoutMs: (relay.hello?.replyWindow ?? 2000) + 2000 });
-  const { state, detail } = classify(res);
-  const list = res.message?.servers ?? res.message?.partial?.servers ?? [];
-  masterState.set(addr, { state, detail, count: list.length });
+  relay.ask({ key, protocol: "zandronum", target: addr, options: { master: "true" }, timeoutMs: replyTimeout(relay, 2000) });
+}
+
+/** master adds the servers of a master's list and asks them. */
+function master(res) {
+  const addr = res.key.slice("master:".length);
+  const list = res.servers ?? [];
+  masterState.set(addr, { state: res.state, detail: res.detail, count: list.length });
+  const now = Date.now();
   for (const s of list) ask(addRow("zandronum", s, "master"), now);
-  markFirstDecode();
-  progress();
 }
 const masterAsked = new Map();
 const masterState = new Map();
@@ -190,6 +200,7 @@ function refreshAll() {
   let skipped = 0;
   for (const m of cfg.masters ?? []) loadMaster(m, now);
   for (const r of rows) if (!ask(r, now)) skipped++;
+  progress();
   if (skipped) {
     $("progress-text").textContent = `${skipped} server${skipped > 1 ? "s were" : " was"} asked moments ago and will be refreshed when the server allows it`;
   }
@@ -269,7 +280,7 @@ const sorters = {
   map: (a, b) => collator.compare(a.map, b.map),
   mode: (a, b) => collator.compare(a.mode, b.mode),
   ping: (a, b) => (a.ping ?? 1e9) - (b.ping ?? 1e9),
-  addr: (a, b) => collator.compare(a.addr, b.addr),
+  addr: byAddr,
   country: (a, b) => collator.compare(a.country, b.country),
   flags: (a, b) => Number(a.password) - Number(b.password),
 };
@@ -278,14 +289,14 @@ let onlineCount = 0;
 
 function rebuild() {
   lastRebuild = performance.now();
-  onlineCount = rows.reduce((n, r) => n + (r.state === "online"), 0);
+  onlineCount = rows.reduce((n, r) => n + (r.state === "online" ? 1 : 0), 0);
   const f = filters();
   const cmp = sorters[sort.key] ?? sorters.players;
   const activeKey = view[active]?.key;
   view = rows.filter((r) => matches(r, f));
   // Servers that did not answer sink below the ones that did, whichever
   // way the column is sorted; ties keep a stable, readable order.
-  view.sort((a, b) => (stateRank[a.state] ?? 5) - (stateRank[b.state] ?? 5) || sort.dir * cmp(a, b) || collator.compare(a.addr, b.addr));
+  view.sort((a, b) => (stateRank[a.state] ?? 5) - (stateRank[b.state] ?? 5) || sort.dir * cmp(a, b) || byAddr(a, b));
   if (activeKey) active = view.findIndex((r) => r.key === activeKey);
   if (modesDirty) fillModes();
   for (const th of table.tHead.rows[0].cells) {
@@ -335,10 +346,12 @@ let lastWindow = "";
 
 /** renderWindow puts only the rows in view (plus some overscan) in the DOM. */
 function renderWindow(force = true) {
-  const head = table.tHead.offsetHeight;
-  const top = Math.max(0, wrap.scrollTop - head);
+  // From the last scroll and resize, not read here: reading layout after
+  // the rows changed would force a layout of the whole page on every
+  // rebuild.
+  const top = Math.max(0, viewport.top - viewport.head);
   const first = Math.max(0, Math.floor(top / ROW_H) - OVERSCAN);
-  const count = Math.ceil(wrap.clientHeight / ROW_H) + 2 * OVERSCAN;
+  const count = Math.ceil(viewport.height / ROW_H) + 2 * OVERSCAN;
   const last = Math.min(view.length, first + count);
   const sig = `${first}:${last}`;
   if (!force && sig === lastWindow) return;
@@ -351,8 +364,18 @@ function renderWindow(force = true) {
   else wrap.removeAttribute("aria-activedescendant");
 }
 
+/** viewport is the table's scroll position and size, kept by measure(). */
+const viewport = { top: 0, height: 0, head: 0 };
+function measure() {
+  viewport.top = wrap.scrollTop;
+  viewport.height = wrap.clientHeight;
+  viewport.head = table.tHead.offsetHeight;
+}
+measure();
+
 let scrollQueued = false;
 wrap.addEventListener("scroll", () => {
+  viewport.top = wrap.scrollTop;
   if (scrollQueued) return;
   scrollQueued = true;
   requestAnimationFrame(() => {
@@ -360,16 +383,19 @@ wrap.addEventListener("scroll", () => {
     renderWindow(false);
   });
 }, { passive: true });
-new ResizeObserver(() => renderWindow(false)).observe(wrap);
+new ResizeObserver(() => {
+  measure();
+  renderWindow(false);
+}).observe(wrap);
 
 function progress() {
   const bar = document.querySelector(".progress [role=progressbar]");
   bar.setAttribute("aria-valuemax", String(asked));
   bar.setAttribute("aria-valuenow", String(answered));
-  $("bar").style.width = asked ? `${(100 * answered) / asked}%` : "0";
+  $("bar").style.transform = `scaleX(${asked ? answered / asked : 0})`;
   const online = onlineCount; // counted by rebuild, which follows every reply
   const masters = [...masterState.entries()].map(([a, s]) => s.state === "online" ? `${a}: ${s.count} servers` : `${a}: ${s.state}`).join(", ");
-  if (!ql) return;
+  if (!connected) return;
   $("progress-text").textContent = asked
     ? `${answered} / ${asked} answered · ${online} online${masters ? " · master " + masters : ""}`
     : masters ? `master ${masters}` : "Asking the masters…";
@@ -418,8 +444,8 @@ function showDetail(r, anchor) {
   popover?.remove();
   const q = new URLSearchParams({ protocol: r.protocol, target: r.addr });
   for (const [k, v] of Object.entries(r.options ?? {})) q.set(`opt.${k}`, v);
-  const got = (r.packets ?? []).filter((p) => p.direction === "received");
-  const inspect = `/inspect?${q}` + (got.length ? `#p=${encodeURIComponent(r.protocol)}&t=${encodeURIComponent(r.addr)}&h=${got.map((p) => toHex(p.data)).join(",")}` : "");
+  const got = r.received ?? [];
+  const inspect = `/inspect?${q}` + (got.length ? `#p=${encodeURIComponent(r.protocol)}&t=${encodeURIComponent(r.addr)}&h=${got.join(",")}` : "");
   popover = h("div", { class: "popover", role: "dialog", "aria-label": "Server state", "data-testid": "state-detail" },
     h("strong", {}, `${r.addr}: ${stateLabels[r.state] ?? r.state}`),
     r.detail ? h("pre", {}, r.detail) : null,
@@ -434,7 +460,7 @@ function showDetail(r, anchor) {
   popover.querySelector("button").focus();
 }
 document.addEventListener("keydown", (e) => { if (e.key === "Escape") popover?.remove(); });
-document.addEventListener("click", (e) => { if (popover && !popover.contains(e.target) && !e.target.closest("[data-detail]")) popover.remove(); });
+document.addEventListener("click", (e) => { if (popover && !popover.contains(/** @type {Node} */ (e.target)) && !/** @type {Element} */ (e.target).closest("[data-detail]")) popover.remove(); });
 
 function setActive(i, scroll = true) {
   active = Math.max(0, Math.min(view.length - 1, i));
@@ -443,6 +469,7 @@ function setActive(i, scroll = true) {
     const y = active * ROW_H;
     if (y < wrap.scrollTop) wrap.scrollTop = y;
     else if (y + ROW_H + head > wrap.scrollTop + wrap.clientHeight) wrap.scrollTop = y + ROW_H + head - wrap.clientHeight;
+    measure();
   }
   renderWindow();
 }
@@ -463,7 +490,7 @@ wrap.addEventListener("keydown", (e) => {
   e.preventDefault();
 });
 document.addEventListener("keydown", (e) => {
-  if (e.key === "/" && !e.target.closest("input, textarea, select")) {
+  if (e.key === "/" && !/** @type {Element} */ (e.target).closest("input, textarea, select")) {
     e.preventDefault();
     $("q").focus();
   }
@@ -475,74 +502,95 @@ $("refresh").addEventListener("click", refreshAll);
 // ask() itself refuses servers asked within their protocol's limit.
 setInterval(() => {
   const every = Number($("auto").value) * 1000;
-  if (!every || !ql || document.hidden) return;
+  if (!every || !connected || document.hidden) return;
   const now = Date.now();
   for (const m of cfg.masters ?? []) if (now - (masterAsked.get(`master:${m}`) ?? 0) >= every) loadMaster(m, now);
   for (const r of rows) if (now - r.lastAsked >= Math.max(every, minInterval(r))) ask(r, now);
+  progress();
 }, 2000);
 
+/** @type {Map<string, {left: number, resolve: (r: {protocol: string, res: any}|null) => void}>} */
+const detecting = new Map();
+
 /**
- * detectProtocol asks addr in every protocol at once through the relay (each
- * protocol's own query, as `querylens query` does without -p) and resolves to
- * the first protocol whose reply decodes, with that conversation (so the row
- * is filled without asking again: a Zandronum server answers once per 10 s),
- * or null when none does before the relay's reply window closes.
+ * detectProtocol asks addr in every protocol at once through the worker
+ * (each protocol's own query, as `querylens query` does without -p) and
+ * resolves to the first protocol whose reply decodes, with that result (so
+ * the row is filled without asking again: a Zandronum server answers once
+ * per 10 s), or null when none does before the relay's reply window closes.
  * @param {string} addr host:port
- * @returns {Promise<{protocol: string, res: object}|null>}
+ * @returns {Promise<{protocol: string, res: any}|null>}
  */
 function detectProtocol(addr) {
   const names = (cfg.protocols ?? []).map((p) => p.name);
   return new Promise((resolve) => {
-    let left = names.length;
-    if (!left) resolve(null);
+    if (!names.length || detecting.has(addr)) return resolve(null);
+    detecting.set(addr, { left: names.length, resolve });
     for (const p of names) {
-      converse(ql, relay, p, addr, null, { timeoutMs: (relay.hello?.replyWindow ?? 2000) + 1500 }).then((res) => {
-        if (res.replies && res.message && !res.message.error) resolve({ protocol: p, res }); // later answers are ignored
-        if (--left === 0) resolve(null);
-      });
+      relay.ask({ key: `detect:${p}/${addr}`, protocol: p, target: addr, options: null, timeoutMs: replyTimeout(relay, 1500) });
     }
   });
+}
+
+/**
+ * detected takes one protocol's answer to a detection. A protocol is found
+ * when its reply decoded: online, or a refusal the server itself sent in
+ * that protocol (banned, asked too soon), never the relay's own refusals.
+ * @param {any} res
+ */
+function detected(res) {
+  const rest = res.key.slice("detect:".length);
+  const slash = rest.indexOf("/");
+  const protocol = rest.slice(0, slash), addr = rest.slice(slash + 1);
+  const d = detecting.get(addr);
+  if (!d) return; // already found; later answers are ignored
+  const spoke = res.state === "online" || ((res.state === "banned" || res.state === "rate-limited") && res.received?.length > 0);
+  if (spoke) {
+    detecting.delete(addr);
+    d.resolve({ protocol, res });
+  } else if (--d.left === 0) {
+    detecting.delete(addr);
+    d.resolve(null);
+  }
 }
 
 $("add-form").addEventListener("submit", async (e) => {
   e.preventDefault();
   let protocol = $("add-protocol").value;
-  let addr = $("add-addr").value.trim();
-  let detected = null;
-  const def = (cfg.protocols ?? []).find((p) => p.name === protocol)?.default_port;
-  if (!/:\d+$/.test(addr) && def) addr += `:${def}`;
-  if (!/^(\[[0-9a-fA-F:.]+\]|[^\s:[\]]+):\d{1,5}$/.test(addr)) {
+  const addr = hostPort($("add-addr").value, (cfg.protocols ?? []).find((p) => p.name === protocol)?.default_port);
+  if (!addr) {
     $("add-msg").textContent = "Enter host:port";
     return;
   }
+  let found = null;
   if (protocol === "detect") {
-    if (!ql) {
+    if (!connected) {
       $("add-msg").textContent = "Not connected to the relay yet";
       return;
     }
     $("add-msg").textContent = `Detecting the protocol of ${addr}…`;
-    detected = await detectProtocol(addr);
-    if (!detected) {
+    found = await detectProtocol(addr);
+    if (!found) {
       $("add-msg").textContent = `No protocol answered at ${addr}`;
       return;
     }
-    protocol = detected.protocol;
+    protocol = found.protocol;
   }
   if (!store.added.some((s) => s.protocol === protocol && s.addr === addr)) {
     store.added.push({ protocol, addr });
     saveStore();
   }
   const r = addRow(protocol, addr, "added");
-  if (detected) {
+  if (found) {
     asked++;
     answered++;
     r.lastAsked = Date.now();
-    apply(r, detected.res);
+    apply(r, found.res);
     invalidate();
     const title = (cfg.protocols ?? []).find((p) => p.name === protocol)?.title ?? protocol;
     $("add-msg").textContent = `Added ${addr}: ${title} answered`;
   } else {
-    if (ql) ask(r);
+    if (connected) ask(r);
     $("add-msg").textContent = `Added ${addr}`;
   }
   $("add-addr").value = "";
@@ -551,9 +599,7 @@ $("add-form").addEventListener("submit", async (e) => {
 $("fav-export").addEventListener("click", () => {
   const list = (keys) => [...keys].map((k) => { const i = k.indexOf("/"); return { protocol: k.slice(0, i), addr: k.slice(i + 1) }; });
   const data = { querylens: "favourites", version: 1, favourites: list(store.favourites), added: store.added };
-  const a = h("a", { href: URL.createObjectURL(new Blob([JSON.stringify(data, null, 2)], { type: "application/json" })), download: "querylens-favourites.json" });
-  a.click();
-  setTimeout(() => URL.revokeObjectURL(a.href), 1000);
+  download(JSON.stringify(data, null, 2), "application/json", "querylens-favourites.json");
 });
 
 $("fav-import").addEventListener("change", async (e) => {
@@ -567,14 +613,14 @@ $("fav-import").addEventListener("change", async (e) => {
       if (typeof s?.protocol !== "string" || typeof s?.addr !== "string") continue;
       store.favourites.add(keyOf(s.protocol, s.addr));
       const r = addRow(s.protocol, s.addr, "favourite");
-      if (ql) ask(r);
+      if (connected) ask(r);
       n++;
     }
     for (const s of data.added ?? []) {
       if (typeof s?.protocol !== "string" || typeof s?.addr !== "string") continue;
       if (!store.added.some((x) => x.protocol === s.protocol && x.addr === s.addr)) store.added.push({ protocol: s.protocol, addr: s.addr });
       const r = addRow(s.protocol, s.addr, "added");
-      if (ql) ask(r);
+      if (connected) ask(r);
     }
     saveStore();
     $("fav-msg").textContent = `Imported ${n} favourite${n === 1 ? "" : "s"}`;
@@ -600,6 +646,8 @@ globalThis.querylensBrowse = {
   sort(key, dir) { sort = { key, dir }; rebuild(); },
   rebuild,
   rendered: () => tbody.querySelectorAll("tr.row").length,
+  /** the worker's counters (asked, done, replies) and the batches received */
+  stats: () => ({ ...relay?.stats, batches: relay?.batches ?? 0, times: relay?.times ?? {} }),
 };
 
 // ---- start ----
@@ -611,18 +659,28 @@ async function start() {
     const i = k.indexOf("/");
     if (i > 0) addRow(k.slice(0, i), k.slice(i + 1), "favourite");
   }
-  relay = new Relay(cfg.relay);
+  relay = DecodeWorker.shared();
   showRelay(relay);
+  const ready = relay.start(cfg.relay, results);
+  // Ask at once: the worker keeps the asks until its relay connection and
+  // decoder are ready, and runs them then without a round trip here.
+  connected = true;
+  $("progress-text").textContent = "Asking the masters…";
+  refreshAll();
   try {
-    [ql] = await Promise.all([decoder(), relay.connect()]);
+    await ready;
   } catch (err) {
+    connected = false;
+    for (const r of rows) {
+      r.queued = false;
+      if (r.state === "querying") r.state = "pending";
+    }
+    invalidate();
     showFatal(document.querySelector(".browse"), err);
     $("progress-text").textContent = "Not connected";
     globalThis.querylensBrowse.ready = true;
     return;
   }
-  $("progress-text").textContent = "Asking the masters…";
-  refreshAll();
   globalThis.querylensBrowse.ready = true;
 }
 

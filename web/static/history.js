@@ -1,3 +1,4 @@
+// @ts-check
 // Keeps the status page's history charts current: once a minute, while the
 // tab is visible, it fetches the section rendered on the server
 // (history.html, the same SVG the page came with) and swaps it in. The
@@ -5,6 +6,7 @@
 const EVERY_MS = 60_000;
 
 async function refresh() {
+  /** @type {HTMLElement|null} */
   const section = document.querySelector("[data-testid=history]");
   const url = section?.dataset.fragmentUrl;
   if (!url || document.hidden) return;

@@ -1,11 +1,11 @@
+// @ts-check
 // The packet inspector: build a query and see its bytes, send it through
 // the relay, and dissect every datagram: a hex view (offset, hex, ASCII)
 // and a field tree from the decoder's spans, linked both ways.
-import { decoder, config, parseHex, toHex, esc, h, copyText, showRelay, showFatal, markFirstDecode } from "./ql.js";
+import { $, decoder, config, parseHex, toHex, esc, h, copyText, showRelay, showFatal, markFirstDecode, hostPort, replyTimeout, download } from "./ql.js";
 import { Relay, converse, classify } from "./relay.js";
 
 const cfg = config();
-const $ = (id) => document.getElementById(id);
 let ql;
 let relay;
 let protocols = [];
@@ -102,10 +102,8 @@ $("b-add").addEventListener("click", () => {
 $("build-form").addEventListener("submit", async (e) => {
   e.preventDefault();
   const proto = $("b-protocol").value;
-  let target = $("b-target").value.trim();
-  const port = protocols.find((p) => p.name === proto)?.default_port;
-  if (target && !/:\d+$/.test(target) && port) target += `:${port}`;
-  if (!/^(\[[0-9a-fA-F:.]+\]|[^\s:[\]]+):\d{1,5}$/.test(target)) {
+  const target = hostPort($("b-target").value, protocols.find((p) => p.name === proto)?.default_port);
+  if (!target) {
     status("Enter a target as host:port.", true);
     $("b-target").focus();
     return;
@@ -114,7 +112,7 @@ $("build-form").addEventListener("submit", async (e) => {
   $("b-send").disabled = true;
   status(`Asking ${target}…`);
   const res = await converse(ql, relay, proto, target, options(), {
-    timeoutMs: (relay.hello?.replyWindow ?? 2000) + 2000,
+    timeoutMs: replyTimeout(relay, 2000),
     onPacket: (p) => {
       addPacket({ ...p, group: g });
       if (p.direction === "received" && (selected < 0 || packets[selected].group !== g || packets[selected].direction === "sent")) select(packets.length - 1);
@@ -201,9 +199,7 @@ $("export").addEventListener("click", () => {
     comment: `${p.protocol ?? "unknown"} ${p.kind}${p.direction === "pasted" ? " (pasted)" : ""}`,
   })));
   if (file.error) { status(file.error.message, true); return; }
-  const a = h("a", { href: URL.createObjectURL(new Blob([file], { type: "application/vnd.tcpdump.pcap" })), download: `querylens-${new Date().toISOString().replace(/[:.]/g, "-")}.pcapng` });
-  a.click();
-  setTimeout(() => URL.revokeObjectURL(a.href), 1000);
+  download(file, "application/vnd.tcpdump.pcap", `querylens-${new Date().toISOString().replace(/[:.]/g, "-")}.pcapng`);
 });
 
 $("clear").addEventListener("click", () => {

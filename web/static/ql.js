@@ -1,36 +1,69 @@
+// @ts-check
 // Shared helpers of the querylens pages: the wasm decoder loader, hex,
 // text and DOM utilities, and the relay indicator in the header.
 
 let decoderPromise;
 
 /**
- * decoder loads the wasm module once per page and resolves to
- * globalThis.querylens (see querylens.d.ts).
+ * loadDecoder starts the wasm module and resolves to globalThis.querylens
+ * (see querylens.d.ts). It runs on the page or in a worker: glue is the URL
+ * of wasm_exec.js; wasm is the module's URL, fetched and compiled as it
+ * streams, or a module compiled already (compileDecoder).
+ * @param {string} glue
+ * @param {string|WebAssembly.Module} wasm
+ * @returns {Promise<import("./querylens").QueryLens>}
+ */
+export async function loadDecoder(glue, wasm) {
+  try {
+    await import(glue);
+  } catch (e) {
+    throw new Error(`the decoder's JS glue (${glue}) did not load: the server was built without bash scripts/build-wasm.sh`);
+  }
+  const go = new globalThis.Go();
+  const instance = wasm instanceof WebAssembly.Module
+    ? await WebAssembly.instantiate(wasm, go.importObject)
+    : (await WebAssembly.instantiateStreaming(await fetchDecoder(wasm), go.importObject)).instance;
+  // run() executes main up to its first blocking point, which is after
+  // globalThis.querylens is set; the promise it returns only settles if
+  // the program exits.
+  go.run(instance).then(() => console.error("querylens decoder exited"));
+  if (!globalThis.querylens) throw new Error("the decoder started but registered nothing");
+  return globalThis.querylens;
+}
+
+/**
+ * fetchDecoder fetches the wasm module (the server sends it precompressed,
+ * as application/wasm) and says what went wrong when it cannot.
+ * @param {string} url
+ */
+async function fetchDecoder(url) {
+  const resp = await fetch(url);
+  if (!resp.ok) throw new Error(`the decoder did not load (${resp.status}): ${(await resp.text()).trim()}`);
+  return resp;
+}
+
+/**
+ * compileDecoder compiles the page's wasm module while it downloads (the
+ * fetch matches the page's <link rel=preload>), for a worker to
+ * instantiate: a compiled module can be posted to a worker.
+ * @returns {Promise<WebAssembly.Module>}
+ */
+export async function compileDecoder() {
+  return WebAssembly.compileStreaming(await fetchDecoder(document.documentElement.dataset.wasm));
+}
+
+/**
+ * decoder loads the wasm module once per page, on the page's own thread
+ * (the inspector's), and resolves to globalThis.querylens.
  * @returns {Promise<import("./querylens").QueryLens>}
  */
 export function decoder() {
   decoderPromise ??= (async () => {
     const root = document.documentElement;
     const t0 = performance.now();
-    const glue = root.dataset.wasmGlue;
-    try {
-      await import(glue);
-    } catch (e) {
-      throw new Error(`the decoder's JS glue (${glue}) did not load: the server was built without bash scripts/build-wasm.sh`);
-    }
-    const go = new globalThis.Go();
-    const resp = await fetch(root.dataset.wasm);
-    if (!resp.ok) {
-      throw new Error(`the decoder did not load (${resp.status}): ${(await resp.text()).trim()}`);
-    }
-    const { instance } = await WebAssembly.instantiateStreaming(resp, go.importObject);
-    // run() executes main up to its first blocking point, which is after
-    // globalThis.querylens is set; the promise it returns only settles if
-    // the program exits.
-    go.run(instance).then(() => console.error("querylens decoder exited"));
-    if (!globalThis.querylens) throw new Error("the decoder started but registered nothing");
+    const ql = await loadDecoder(root.dataset.wasmGlue, root.dataset.wasm);
     performance.measure("ql-decoder-load", { start: t0 });
-    return globalThis.querylens;
+    return ql;
   })();
   return decoderPromise;
 }
@@ -43,6 +76,52 @@ export function markFirstDecode() {
   firstDecodeMarked = true;
   performance.mark("ql-first-decode");
   globalThis.qlFirstDecodeMs = performance.now();
+}
+
+/**
+ * $ is document.getElementById, typed loosely: the pages look up their own
+ * elements by id and know what they are.
+ * @param {string} id
+ * @returns {any}
+ */
+export const $ = (id) => document.getElementById(id);
+
+/**
+ * hostPort checks what a person typed as a server address and adds the
+ * protocol's default port when there is none. It returns "host:port"
+ * ("[v6]:port" for IPv6), or null when it is not one.
+ * @param {string} text
+ * @param {number} [defaultPort]
+ * @returns {string|null}
+ */
+export function hostPort(text, defaultPort) {
+  let addr = text.trim();
+  if (addr && !/:\d+$/.test(addr) && defaultPort) addr += `:${defaultPort}`;
+  const m = /^(\[[0-9a-fA-F:.]+\]|[^\s:[\]]+):(\d{1,5})$/.exec(addr);
+  if (!m || Number(m[2]) < 1 || Number(m[2]) > 65535) return null;
+  return addr;
+}
+
+/**
+ * replyTimeout is how long a page waits for one conversation: the relay's
+ * reply window (from HELLO, 2 s before it arrives) plus margin ms.
+ * @param {{hello?: {replyWindow: number}|null}|null|undefined} relay
+ * @param {number} margin
+ */
+export function replyTimeout(relay, margin) {
+  return (relay?.hello?.replyWindow ?? 2000) + margin;
+}
+
+/**
+ * download offers data to the reader as a file named name.
+ * @param {BlobPart} data
+ * @param {string} type the MIME type
+ * @param {string} name
+ */
+export function download(data, type, name) {
+  const a = /** @type {HTMLAnchorElement} */ (h("a", { href: URL.createObjectURL(new Blob([data], { type })), download: name }));
+  a.click();
+  setTimeout(() => URL.revokeObjectURL(a.href), 1000);
 }
 
 /** config returns the JSON the server put in #ql-config. */
@@ -72,15 +151,6 @@ export function parseHex(text) {
   const out = new Uint8Array(clean.length / 2);
   for (let i = 0; i < out.length; i++) out[i] = parseInt(clean.substr(i * 2, 2), 16);
   return out;
-}
-
-/**
- * stripColors removes Zandronum colour escapes (0x1c and one code
- * character, or a [name] in brackets) and other control characters.
- */
-export function stripColors(s) {
-  if (typeof s !== "string") return "";
-  return s.replace(/\x1c(\[[^\]]*\]|.)?/gs, "").replace(/[\x00-\x1f\x7f]/g, "").trim();
 }
 
 const escapes = { "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&#39;" };
@@ -120,9 +190,13 @@ export async function copyText(text) {
   }
 }
 
-/** wireCopyButtons makes every [data-copy] button copy its value. */
+/**
+ * wireCopyButtons makes every [data-copy] button under root copy its value.
+ * @param {ParentNode} [root]
+ */
 export function wireCopyButtons(root = document) {
   for (const b of root.querySelectorAll("button[data-copy]")) {
+    if (!(b instanceof HTMLButtonElement)) continue;
     b.addEventListener("click", async () => {
       const label = b.textContent;
       b.textContent = (await copyText(b.dataset.copy)) ? "Copied" : "Copy failed";

@@ -56,6 +56,20 @@ export interface Failure {
   partial?: Omit<Message, "protocol">;
 }
 
+/**
+ * codecs.Summary: the little of a decoded message a server list needs.
+ * row is [name, map, mode, players, bots, max, password, country, hay]
+ * (codecs.RowName…; strings have colour escapes stripped; hay is the
+ * searchable text, one string per line).
+ */
+export interface Summary {
+  kind?: Kind;
+  denied?: "rate-limited" | "banned" | "wrong-version";
+  error?: ErrorInfo;
+  row?: [string, string, string, number, number, number, boolean, string, string];
+  servers?: string[];
+}
+
 export interface Option {
   name: string;
   kind: "bool" | "uint" | "hex" | "choice" | string;
@@ -111,6 +125,15 @@ export interface QueryLens {
   buildQuery(protocol: string, options?: Options): { protocol: string; datagrams: Uint8Array[] } | Failure;
   /** Start a conversation; see Conversation. */
   newQuery(protocol: string, options?: Options): Conversation | Failure;
+  /**
+   * Start a conversation for a list of servers, in one call: its handle and
+   * the datagrams to send first (hex). step() and finish() continue it.
+   */
+  open(protocol: string, options?: Options): { handle: number; send: string[] } | Failure;
+  /** Feed one reply: what to send next (hex), whether done, and once done the summary; a done conversation is released. */
+  step(handle: number, datagram: Uint8Array): { send: string[]; done: boolean; error?: ErrorInfo; summary?: Summary } | Failure;
+  /** The summary of what came so far (a timeout); releases the conversation. */
+  finish(handle: number): Summary | Failure;
   /** Decode one message of one or more datagrams (any order); null protocol detects it from the first datagram. */
   decode(protocol: string | null, datagrams: Uint8Array | Uint8Array[], options?: DecodeOptions): Message | Failure;
   /** decode with layers and spans, for the inspector. */

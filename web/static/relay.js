@@ -1,3 +1,4 @@
+// @ts-check
 // The page's side of the relay: the querylens.relay.v1 WebSocket protocol
 // (binary frames, integers big-endian) and a driver that runs one decoder
 // conversation through it.
@@ -213,15 +214,21 @@ export class Relay extends EventTarget {
  * message is complete, when every query's reply window closed, or after
  * timeoutMs. It never rejects.
  *
- * @returns {Promise<{message: object|null, rtt: number|null, cached: boolean,
+ * With opts.summary it crosses into the decoder once to start and once per
+ * reply (querylens.open, step; finish after a timeout) and gives the
+ * summary a server list needs (codecs.Summary) instead of the decoded
+ * message.
+ *
+ * @returns {Promise<{message: object|null, summary: import("./querylens").Summary|null,
+ *   rtt: number|null, cached: boolean,
  *   replies: number, relayError: {code: string, message: string}|null,
  *   error: object|null, packets: object[], query: Uint8Array|null}>}
  */
 export function converse(ql, relay, protocol, target, options = null, opts = {}) {
-  const { timeoutMs = 4000, spans = false, onPacket = () => {} } = opts;
+  const { timeoutMs = 4000, spans = false, summary = false, onPacket = () => {} } = opts;
   return new Promise((resolve) => {
-    const conv = ql.newQuery(protocol, options);
-    const out = { message: null, rtt: null, cached: false, replies: 0, relayError: null, error: null, packets: [], query: null };
+    const conv = summary ? summaryConversation(ql, protocol, options) : ql.newQuery(protocol, options);
+    const out = { message: null, summary: null, rtt: null, cached: false, replies: 0, relayError: null, error: null, packets: [], query: null };
     if (conv.error) {
       out.error = conv.error;
       resolve(out);
@@ -238,7 +245,8 @@ export function converse(ql, relay, protocol, target, options = null, opts = {})
       finished = true;
       clearTimeout(timer);
       for (const id of ids) relay.cancel(id);
-      if (out.replies) out.message = conv.result(out.query ? { spans, query: out.query } : { spans });
+      if (out.replies && summary) out.summary ??= conv.finish();
+      else if (out.replies) out.message = conv.result(out.query ? { spans, query: out.query } : { spans });
       conv.close();
       resolve(out);
     };
@@ -252,6 +260,13 @@ export function converse(ql, relay, protocol, target, options = null, opts = {})
           out.rtt ??= rtt;
           out.cached ||= (flags & 1) !== 0;
           packet({ direction: "received", data: bytes, time: Date.now(), rtt, cached: (flags & 1) !== 0, protocol, target });
+          if (summary) {
+            const r = conv.step(bytes);
+            if (r.summary) out.summary = r.summary;
+            for (const s of r.send ?? []) send(fromHex(s));
+            if (r.done) finish();
+            return;
+          }
           const r = conv.feed(bytes);
           for (const s of r.send) send(s);
           if (r.done) finish();
@@ -274,6 +289,45 @@ export function converse(ql, relay, protocol, target, options = null, opts = {})
 }
 
 /**
+ * summaryConversation drives a conversation through querylens.open, step
+ * and finish, which cross into Go once each: step returns the summary when
+ * the message is complete and releases the conversation; finish gives the
+ * summary of what came so far and releases it.
+ * @param {import("./querylens").QueryLens} ql
+ * @param {string} protocol
+ * @param {import("./querylens").Options} options
+ */
+function summaryConversation(ql, protocol, options) {
+  const o = ql.open(protocol, options);
+  if ("error" in o) return o;
+  let open = true;
+  return {
+    start: () => o.send.map(fromHex),
+    /** @param {Uint8Array} b */
+    step(b) {
+      const r = ql.step(o.handle, b);
+      if ("done" in r && r.done) open = false;
+      return r;
+    },
+    finish() {
+      open = false;
+      return ql.finish(o.handle);
+    },
+    close() {
+      if (open) ql.finish(o.handle);
+      open = false;
+    },
+  };
+}
+
+/** fromHex reads the decoder's lowercase hex. */
+function fromHex(hex) {
+  const out = new Uint8Array(hex.length >> 1);
+  for (let i = 0; i < out.length; i++) out[i] = parseInt(hex.substr(2 * i, 2), 16);
+  return out;
+}
+
+/**
  * classify turns a conversation's outcome into the row state both pages
  * use (the Go status page has the same names): online, offline,
  * rate-limited, banned, refused, malformed, unreachable, busy, error.
@@ -292,7 +346,8 @@ export function classify(r) {
     }
     return { state: "error", detail: `${e.code}: ${e.message}` };
   }
-  const m = r.message;
+  // A summary has kind, denied and error where a message has them.
+  const m = r.summary ?? r.message;
   if (m?.error) {
     const e = m.error;
     const where = e.field ? `${e.field} at offset ${e.offset}${e.layer ? ` of ${e.layer}` : ""}: ` : "";

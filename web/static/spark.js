@@ -1,7 +1,10 @@
+// @ts-check
 // Sparklines on the browse page: a 24-hour player-count image in the name
 // cell of every row whose server is tracked. Separate from browse.js on
 // purpose: it only watches the rows browse.js renders and adds an <img>
 // (server-rendered SVG) to each, so either can change without the other.
+export {}; // a module: it waits for the list with top-level await
+
 const tracked = new Set();
 
 async function load() {

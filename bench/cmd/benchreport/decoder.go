@@ -145,7 +145,32 @@ func decoderSection(ctx context.Context, e *env) (string, error) {
 	b.WriteString(t.String())
 	b.WriteString("\n")
 	if worst > 0 {
-		b.WriteString(goal(worst <= 3, fmt.Sprintf("within 3× of native (CPU time); the slowest is %s at %s.", worstName, ratio(worst))) + "\n")
+		b.WriteString(goal(worst <= 3, fmt.Sprintf("within 3× of native (CPU time); the slowest is %s at %s.", worstName, ratio(worst))) + "\n\n")
+	}
+
+	// What the server browser's worker asks of the decoder per server.
+	t = newTable("packet", "native: NewQuery … Result + Summary JSON", "page: open + step per reply", "page ÷ native", "(wall)")
+	worst, worstName = 0, ""
+	for _, p := range ps {
+		id := p.Protocol + "/" + p.Name
+		nc, pc := bench.Find(nat, "BenchmarkDecodeConversation/"+id), bench.Find(page, "BenchmarkPageDecode/"+id+"/conversation")
+		if nc == nil || pc == nil {
+			continue
+		}
+		r := cpuRatio(pc, nc)
+		if r > worst {
+			worst, worstName = r, id
+		}
+		t.add(id, ns(cpuOf(nc)), ns(cpuOf(pc)), ratio(r), ratio(pc.Median["ns/op"]/nc.Median["ns/op"]))
+	}
+	b.WriteString("### The server browser's whole call per server: a conversation in web/static/querylens.wasm under node, against the same work natively\n\n")
+	b.WriteString("What web/static/worker.js has the decoder do for one server: `querylens.open` (the conversation and its first datagrams) and one " +
+		"`querylens.step` per reply, the last returning the table's row (codecs.Summary) — two crossings of the Go↔JS boundary for a one-datagram reply. " +
+		"The native side is NewQuery, Start, Feed per reply, Result and codecs.AppendSummaryJSON (bench.BenchmarkDecodeConversation). CPU time per conversation.\n\n")
+	b.WriteString(t.String())
+	b.WriteString("\n")
+	if worst > 0 {
+		b.WriteString(goal(worst <= 2.5, fmt.Sprintf("the page's whole decode call within 2.5× of native (CPU time); the slowest is %s at %s.", worstName, ratio(worst))) + "\n")
 	}
 	return b.String(), nil
 }

@@ -62,6 +62,7 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		Nav:    "browse",
 		Script: "browse.js",
 		WASM:   true,
+		Worker: true,
 		Config: h.Config,
 		Assets: h.Assets,
 	}

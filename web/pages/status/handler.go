@@ -4,8 +4,10 @@
 // Both are rendered on the server from a query the server makes itself,
 // through the relay's Exchange (its cache and policy), so that a link posted
 // in a busy chat costs the game server one query per cache period however
-// many unfurlers and readers fetch it. The page then keeps itself live in
-// the browser through the relay and the wasm decoder (static/status.js).
+// many unfurlers and readers fetch it. The page then keeps itself live:
+// static/status.js fetches the same article, rendered by the same template,
+// from GET /s/{protocol}/{target}/live and swaps it in, so there is one
+// renderer and the reader's browser decodes nothing.
 //
 // A server that is offline, refusing, rate-limiting or answering garbage is
 // not an error of this page: it answers 200 with the state shown, because
@@ -167,7 +169,7 @@ func (h *Handler) Page(w http.ResponseWriter, r *http.Request) {
 	v.HistoryScript = h.Assets.URL("history.js")
 	p := layout.Page{
 		Head: layout.Head{
-			Title:       v.Name + " · " + stateLabel(v.State) + " · querylens",
+			Title:       title(v),
 			Description: v.Description,
 			URL:         v.PageURL,
 			// Chat apps do not render SVG previews: og:image is the PNG
@@ -180,20 +182,37 @@ func (h *Handler) Page(w http.ResponseWriter, r *http.Request) {
 			TwitterCard: "summary_large_image",
 		},
 		Script: "status.js",
-		WASM:   true,
 		Config: liveConfig{
 			Relay: h.RelayPath, Protocol: c.Name(), Target: target, Options: opts, State: string(v.State),
 			Title: c.Title(), Page: v.PageURL,
 		},
 		Assets: h.Assets,
 	}
-	if v.Name == target {
-		p.Title = target + " · " + c.Title() + " · " + stateLabel(v.State) + " · querylens"
-	}
 	// Short: the page refreshes itself, and a shared link should not show
 	// an old player count to the next reader.
 	w.Header().Set("Cache-Control", "public, max-age=10")
 	layout.RenderPage(w, r, http.StatusOK, p, Page(p, v))
+}
+
+// title is the document title of the page in v's state.
+func title(v view) string {
+	if v.Name == v.Target {
+		return v.Target + " · " + v.Protocol.Title() + " · " + stateLabel(v.State) + " · querylens"
+	}
+	return v.Name + " · " + stateLabel(v.State) + " · querylens"
+}
+
+// Live serves GET /s/{protocol}/{target}/live: the page's article alone,
+// from a fresh report (the relay's cache and limits apply as for the
+// page), which static/status.js swaps in.
+func (h *Handler) Live(w http.ResponseWriter, r *http.Request) {
+	c, target, opts, ok := h.lookup(w, r, false)
+	if !ok {
+		return
+	}
+	v := newView(h.report(r, c, target, opts), h.Base(r))
+	w.Header().Set("Cache-Control", "no-store")
+	layout.Render(w, r, http.StatusOK, Article(v, title(v)))
 }
 
 // liveConfig is what static/status.js needs to keep the page live.

@@ -5,8 +5,6 @@ import (
 	"strconv"
 	"strings"
 	"time"
-	"unicode"
-	"unicode/utf8"
 
 	"github.com/querylens/querylens/codecs"
 	"github.com/querylens/querylens/history"
@@ -306,38 +304,9 @@ func inspectURL(rep Report) string {
 	return u + string(b)
 }
 
-// StripColors removes Zandronum's colour escapes (0x1c followed by one code
-// character, or by a [name] in brackets) and other control characters, and
-// trims the result.
-func StripColors(s string) string {
-	if !strings.ContainsFunc(s, unicode.IsControl) {
-		return strings.TrimSpace(s)
-	}
-	var b strings.Builder
-	for i := 0; i < len(s); {
-		c := s[i]
-		if c == 0x1c {
-			i++
-			if i < len(s) && s[i] == '[' {
-				if j := strings.IndexByte(s[i:], ']'); j >= 0 {
-					i += j + 1
-					continue
-				}
-			}
-			if i < len(s) {
-				_, n := utf8.DecodeRuneInString(s[i:])
-				i += n
-			}
-			continue
-		}
-		r, n := utf8.DecodeRuneInString(s[i:])
-		if !unicode.IsControl(r) {
-			b.WriteRune(r)
-		}
-		i += n
-	}
-	return strings.TrimSpace(b.String())
-}
+// StripColors is codecs.StripColors: the page, its badge and the browser's
+// server list show names the same way.
+func StripColors(s string) string { return codecs.StripColors(s) }
 
 // fieldText shows a scalar field value as text.
 func fieldText(v any) string {

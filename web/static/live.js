@@ -1,0 +1,168 @@
+// @ts-check
+// The page's side of worker.js: starts the worker, hands it the wasm
+// module compiled while it downloads, and turns its messages into events
+// and callbacks. It looks like a Relay to showRelay (open and close
+// events, ping()). boot.js starts the one worker of the page as early as
+// the page allows (DecodeWorker.shared()); the page's script connects it.
+import { compileDecoder } from "./ql.js";
+
+/**
+ * @typedef {import("./worker.js").Result} Result
+ * @typedef {{version: number, maxDatagram: number, replyWindow: number,
+ *   maxInFlight: number, cacheTTL: number}} Hello
+ */
+
+/** @type {DecodeWorker|null} */
+let shared = null;
+
+export class DecodeWorker extends EventTarget {
+  /**
+   * shared returns the page's worker, starting it on first use.
+   * @returns {DecodeWorker}
+   */
+  static shared() {
+    shared ??= new DecodeWorker();
+    return shared;
+  }
+
+  /**
+   * The worker starts at once: it imports its modules and instantiates the
+   * decoder while the page's own script loads. start() connects it.
+   */
+  constructor() {
+    super();
+    /** @type {Hello|null} */
+    this.hello = null;
+    /** @type {((results: Result[], stats: object) => void)|null} */
+    this.onResults = null;
+    this.stats = {};
+    this.batches = 0;
+    /** @type {Record<string, number>} */
+    this.times = {};
+    this.nextPing = 1;
+    /** @type {Map<number, {resolve: (ms: number) => void, reject: (e: Error) => void}>} */
+    this.pings = new Map();
+    /** @type {any[]} asks waiting for the end of this task */
+    this.outbox = [];
+    const root = document.documentElement;
+    performance.mark("ql-worker-created");
+    this.worker = new Worker(import.meta.resolve("./worker.js"), { type: "module", name: "querylens decoder" });
+    this.ready = new Promise((resolve, reject) => {
+      this.worker.onmessage = (e) => this.#message(e.data, resolve, reject);
+      this.worker.onerror = (e) => reject(new Error(`the decoding worker failed: ${e.message || "it did not start"}`));
+    });
+    this.ready.catch(() => {});
+    this.worker.postMessage({
+      type: "prepare",
+      glue: new URL(root.dataset.wasmGlue ?? "", location.href).href,
+      modules: { ql: import.meta.resolve("./ql.js"), relay: import.meta.resolve("./relay.js") },
+    });
+    compileDecoder().then(
+      (module) => this.worker.postMessage({ type: "module", module }),
+      (err) => this.#fail(err));
+  }
+
+  /**
+   * start connects the worker to the relay at relayPath; finished
+   * conversations come back to onResults in batches. Asks made before the
+   * relay and the decoder are ready wait in the worker.
+   * @param {string} relayPath the relay's WebSocket path
+   * @param {(results: Result[], stats: object) => void} onResults
+   */
+  start(relayPath, onResults) {
+    this.onResults = onResults;
+    this.worker.postMessage({ type: "connect", relay: relayPath });
+    return this.ready;
+  }
+
+  /** connect resolves to the relay's HELLO once the decoder is ready too. */
+  connect() {
+    return this.ready;
+  }
+
+  get maxInFlight() {
+    return Math.max(1, this.hello?.maxInFlight ?? 16);
+  }
+
+  /** cacheTTL is how long the relay shares replies (ms), from HELLO. */
+  get cacheTTL() {
+    return this.hello?.cacheTTL ?? 0;
+  }
+
+  /** ping resolves to the page-to-relay round trip in ms. */
+  ping() {
+    const id = this.nextPing++;
+    return new Promise((resolve, reject) => {
+      this.pings.set(id, { resolve, reject });
+      this.worker.postMessage({ type: "ping", id });
+    });
+  }
+
+  /**
+   * ask queues a conversation; its result comes back, keyed by key, in a
+   * later onResults batch. Asks made in one task go in one message.
+   * @param {{key: string, protocol: string, target: string, options: Record<string, string>|null, timeoutMs: number}} a
+   */
+  ask(a) {
+    if (!this.outbox.length) queueMicrotask(() => {
+      this.worker.postMessage({ type: "ask", asks: this.outbox });
+      this.outbox = [];
+    });
+    this.outbox.push(a);
+  }
+
+  /**
+   * times keeps the worker's start steps on this page's timeline (ms since
+   * navigation); the worker sends them in ms since the Unix epoch.
+   * @param {Record<string, number>} t
+   */
+  #times(t) {
+    this.times = Object.fromEntries(Object.entries(t).map(([k, v]) => [k, v - performance.timeOrigin]));
+  }
+
+  /** @param {any} err */
+  #fail(err) {
+    this.worker.onmessage?.(new MessageEvent("message", { data: { type: "fatal", message: String(err?.message ?? err) } }));
+  }
+
+  /**
+   * @param {any} m
+   * @param {(h: Hello) => void} resolve
+   * @param {(e: Error) => void} reject
+   */
+  #message(m, resolve, reject) {
+    switch (m.type) {
+      case "open":
+        this.hello = m.hello;
+        performance.mark("ql-relay-hello");
+        this.dispatchEvent(new Event("open"));
+        return;
+      case "close":
+        this.dispatchEvent(new CustomEvent("close", { detail: { reason: m.reason } }));
+        return;
+      case "ready":
+        this.hello = m.hello;
+        this.#times(m.times);
+        performance.mark("ql-decoder-ready");
+        resolve(m.hello);
+        return;
+      case "fatal":
+        reject(new Error(m.message));
+        this.worker.terminate();
+        return;
+      case "results":
+        this.stats = m.stats;
+        this.batches++;
+        if (this.batches === 1) this.#times(m.times);
+        this.onResults?.(m.results, m.stats);
+        return;
+      case "pong": {
+        const p = this.pings.get(m.id);
+        this.pings.delete(m.id);
+        if (m.error) p?.reject(new Error(`relay: ${m.error}`));
+        else p?.resolve(m.ms);
+        return;
+      }
+    }
+  }
+}

@@ -1,0 +1,190 @@
+// @ts-check
+// The server browser's second thread: it owns the relay WebSocket and the
+// wasm decoder, runs every conversation, and sends the page compact row
+// updates in batches, so the page's own thread only draws the table.
+//
+//   page → worker  {type: "prepare", glue, modules: {ql, relay}}  import, start the decoder
+//                  {type: "module", module}  the wasm module, compiled by the page
+//                  {type: "connect", relay}  the relay's path: connect, then run asks
+//                  {type: "ask", asks: [{key, protocol, target, options, timeoutMs}]}
+//                  {type: "ping", id}
+//   worker → page  {type: "open", hello} / {type: "close", reason}
+//                  {type: "ready", hello} / {type: "fatal", message}
+//                  {type: "results", results: Result[], stats}  (at most one per BATCH_MS)
+//                  {type: "pong", id, ms} / {type: "pong", id, error}
+//
+// Modules are imported by the URLs the page resolved (its import map
+// maps them to content-hashed names, which a worker cannot see).
+
+/**
+ * @typedef {{key: string, protocol: string, target: string,
+ *   options: Record<string, string>|null, timeoutMs: number}} Ask
+ * @typedef {{key: string, state: string, detail: string, rtt: number|null,
+ *   cached: boolean, row: any[]|null, servers: string[]|null,
+ *   received: string[]|null}} Result
+ */
+
+const BATCH_MS = 16;
+
+/** @type {typeof import("./relay.js")} */
+let R;
+/** @type {typeof import("./ql.js")} */
+let Q;
+/** @type {import("./relay.js").Relay} */
+let relay;
+/** @type {import("./querylens").QueryLens|null} */
+let ql = null;
+/** @type {(m: WebAssembly.Module) => void} */
+let gotModule;
+/** @type {Promise<WebAssembly.Module>} */
+const moduleReady = new Promise((resolve) => (gotModule = resolve));
+
+/** @type {Ask[]} */
+const queue = [];
+let running = 0;
+/** @type {Result[]} */
+let batch = [];
+let flushTimer = 0;
+// Counters the page exposes to its tests and benchmark.
+const stats = { asked: 0, done: 0, replies: 0 };
+// When the worker's start steps happened, in ms since the Unix epoch
+// (performance.timeOrigin + now), so the page can place them on its own
+// timeline: script running, modules imported, relay open, decoder ready.
+/** @type {Record<string, number>} */
+const times = { script: now() };
+
+function now() {
+  return performance.timeOrigin + performance.now();
+}
+
+/** @param {any} msg @param {Transferable[]} [transfer] */
+const post = (msg, transfer) => /** @type {any} */ (self).postMessage(msg, transfer ?? []);
+
+self.onmessage = (/** @type {MessageEvent} */ e) => {
+  const m = e.data;
+  switch (m.type) {
+    case "prepare":
+      prepare(m);
+      return;
+    case "connect":
+      connect(m.relay);
+      return;
+    case "module":
+      gotModule(m.module);
+      return;
+    case "ask":
+      queue.push(...m.asks);
+      stats.asked += m.asks.length;
+      pump();
+      return;
+    case "ping":
+      if (!relay) {
+        post({ type: "pong", id: m.id, error: "not connected" });
+        return;
+      }
+      relay.ping().then((ms) => post({ type: "pong", id: m.id, ms }), (err) => post({ type: "pong", id: m.id, error: String(err.message ?? err) }));
+      return;
+  }
+};
+
+/** @type {Promise<void>} */
+let modulesReady;
+/** @type {Promise<import("./querylens").QueryLens>} */
+let decoderReady;
+
+/**
+ * prepare imports the relay client and the page's helpers, and starts the
+ * decoder as soon as the page sends the compiled module, all before the
+ * page's own script has run.
+ * @param {{glue: string, modules: {ql: string, relay: string}}} m
+ */
+function prepare(m) {
+  modulesReady = Promise.all([import(m.modules.relay), import(m.modules.ql)]).then(([r, q]) => {
+    R = r;
+    Q = q;
+    times.modules = now();
+  });
+  decoderReady = Promise.all([modulesReady, moduleReady]).then(([, mod]) => {
+    times.module = now();
+    return Q.loadDecoder(m.glue, mod);
+  });
+  decoderReady.then(() => (times.decoder = now()), () => {});
+}
+
+/**
+ * connect opens the relay connection and, once the decoder is ready too,
+ * runs the asks that came meanwhile.
+ * @param {string} path
+ */
+async function connect(path) {
+  try {
+    if (!modulesReady) throw new Error("the worker was connected before it was prepared");
+    await modulesReady;
+    relay = new R.Relay(path);
+    relay.addEventListener("open", () => {
+      times.open ??= now();
+      post({ type: "open", hello: relay.hello });
+    });
+    relay.addEventListener("close", (e) => post({ type: "close", reason: /** @type {CustomEvent} */ (e).detail?.reason ?? "" }));
+    const [decoder] = await Promise.all([decoderReady, relay.connect()]);
+    ql = decoder;
+    post({ type: "ready", hello: relay.hello, times });
+    pump();
+  } catch (err) {
+    post({ type: "fatal", message: String(err?.message ?? err) });
+  }
+}
+
+/**
+ * concurrency is how many servers are asked at once: most of what the
+ * relay allows per connection (HELLO). A silent server holds its slot for
+ * the relay's whole reply window, so a low cap makes a big list wait on its
+ * dead servers.
+ */
+function concurrency() {
+  return Math.max(4, Math.min(768, Math.floor(relay.maxInFlight * 0.75)));
+}
+
+function pump() {
+  if (!ql || !relay) return;
+  while (running < concurrency() && queue.length) {
+    const a = /** @type {Ask} */ (queue.shift());
+    running++;
+    R.converse(ql, relay, a.protocol, a.target, a.options, { timeoutMs: a.timeoutMs, summary: true }).then((res) => {
+      running--;
+      stats.done++;
+      stats.replies += res.replies;
+      const { state, detail } = R.classify(res);
+      const s = res.summary;
+      batch.push({
+        key: a.key, state, detail, rtt: res.rtt, cached: res.cached,
+        row: state === "online" && s?.row ? lowerHay(s.row) : null,
+        servers: s?.servers ?? null,
+        // The page links a row that did not answer well to the inspector
+        // with what came back.
+        received: state === "online" ? null : res.packets.filter((p) => p.direction === "received").map((p) => Q.toHex(p.data)),
+      });
+      // The last answer of a refresh goes at once; the others in batches.
+      if (running === 0 && !queue.length) flush();
+      else flushTimer ||= setTimeout(flush, BATCH_MS);
+      pump();
+    });
+  }
+}
+
+/** lowerHay lower-cases the row's search text (codecs.RowHay) for the page's filter. */
+function lowerHay(row) {
+  row[8] = row[8].toLowerCase();
+  return row;
+}
+
+function flush() {
+  clearTimeout(flushTimer);
+  flushTimer = 0;
+  if (!batch.length) return;
+  times.firstResults ??= now();
+  post({ type: "results", results: batch, stats, times });
+  batch = [];
+}
+
+export {}; // a module: live.js imports its types
