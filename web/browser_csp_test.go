@@ -38,7 +38,7 @@ func TestBrowserPagesRunUnderCSP(t *testing.T) {
 	}{
 		{name: "browse", path: "/", ready: `globalThis.querylensBrowse?.ready === true && querylensBrowse.view().some(r => r.state === "online")`},
 		{name: "status", path: "/s/zandronum/" + tg.Addr, ready: `!!globalThis.querylensStatus`,
-			then: `querylensStatus.refresh().then(() => true)`, done: `globalThis.qlFirstDecodeMs > 0`},
+			then: `querylensStatus.refresh().then(() => true)`, done: `!!document.querySelector("article[data-testid=status]")`},
 		{name: "inspect", path: "/inspect", ready: `!!globalThis.querylensInspect`},
 		{name: "not-found", path: "/no/such/page", ready: `document.readyState === "complete"`},
 	} {
