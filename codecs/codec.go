@@ -14,7 +14,7 @@ type DecodeOptions struct {
 // without knowing the protocol.
 type Option struct {
 	Name    string   // key in the options map, e.g. "flags"
-	Kind    string   // "bool", "uint" (decimal or 0x hex), "hex", "choice"
+	Kind    string   // OptionBool, OptionUint, OptionHex or OptionChoice (read by OptionReader)
 	Default string   // the value used when the key is absent
 	Choices []string // with Kind "choice"
 	Help    string   // one line for the user
@@ -44,8 +44,10 @@ type Codec interface {
 	// It never panics and never allocates more than b's size.
 	Detect(b []byte) (Kind, Confidence)
 	// CheckQuery returns nil when b is a well-formed query datagram of this
-	// protocol (to a game server or a master); otherwise an error that says
-	// why. The relay forwards only datagrams that pass.
+	// protocol (to a game server or a master), no longer than the longest
+	// query a real client sends (each package's MaxQueryLen, checked first
+	// with CheckQueryLen); otherwise an error that says why. The relay
+	// forwards only datagrams that pass.
 	CheckQuery(b []byte) error
 	// Decode decodes one message made of one or more datagrams, as they were
 	// on the wire, in any order. On error it returns the partial message too.

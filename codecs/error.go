@@ -56,6 +56,9 @@ func (e *Error) Message() string {
 
 // Errorf-free constructor used by the protocol packages.
 //
+// Out of line: used from many places; a copy inlined at each would
+// grow the browser module (see "Code size" in codecs/doc.go).
+//
 //go:noinline
 func NewError(protocol, field string, offset int, err error) *Error {
 	return &Error{Protocol: protocol, Field: field, Offset: offset, Err: err}
@@ -63,6 +66,9 @@ func NewError(protocol, field string, offset int, err error) *Error {
 
 // Detail wraps a sentinel with extra text while keeping errors.Is working:
 // errors.Is(Detail(ErrBadValue, "game mode 99"), ErrBadValue) is true.
+//
+// Out of line: used from many places; a copy inlined at each would
+// grow the browser module (see "Code size" in codecs/doc.go).
 //
 //go:noinline
 func Detail(sentinel error, text string) error {
@@ -77,3 +83,14 @@ type detailError struct {
 
 func (d *detailError) Error() string { return d.sentinel.Error() + ": " + d.text }
 func (d *detailError) Unwrap() error { return d.sentinel }
+
+// CheckQueryLen is the first step of every Codec.CheckQuery: a datagram
+// longer than max, the longest query a real client of the protocol sends,
+// is refused with ErrTooLong at offset max before anything is parsed.
+func CheckQueryLen(protocol string, b []byte, max int) error {
+	if len(b) <= max {
+		return nil
+	}
+	return &Error{Protocol: protocol, Field: "datagram", Offset: max, Err: Detail(ErrTooLong,
+		strconv.Itoa(len(b))+" bytes; a client's query is at most "+strconv.Itoa(max))}
+}

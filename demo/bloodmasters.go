@@ -99,7 +99,7 @@ func (s *bmServer) Respond(q []byte, from netip.AddrPort, now time.Time) [][]byt
 	if s.behavior == Silent {
 		return nil
 	}
-	token, err := bloodmasters.DecodeRequest(q)
+	req, err := bloodmasters.DecodeRequest(q)
 	if err != nil {
 		return nil
 	}
@@ -107,7 +107,7 @@ func (s *bmServer) Respond(q []byte, from netip.AddrPort, now time.Time) [][]byt
 		return nil
 	}
 	r := s.state(now)
-	r.Token = token
+	r.Token = req.Token
 	b, err := bloodmasters.AppendResponse(nil, r)
 	if err != nil {
 		return nil

@@ -19,11 +19,11 @@ var (
 // bmAsk sends one query with token to h and decodes the single reply.
 func bmAsk(t *testing.T, h Handler, token uint32, from netip.AddrPort, now time.Time) bloodmasters.Response {
 	t.Helper()
-	out := h.Respond(bloodmasters.AppendRequest(nil, token), from, now)
+	out := h.Respond(bmRequest(token), from, now)
 	if len(out) != 1 {
 		t.Fatalf("got %d datagrams, want 1", len(out))
 	}
-	r, err := bloodmasters.DecodeResponse(out[0])
+	r, err := bloodmasters.DecodeResponse(out[0], nil)
 	if err != nil {
 		t.Fatalf("reply does not decode: %v", err)
 	}
@@ -40,7 +40,7 @@ func TestBloodmastersReply(t *testing.T) {
 		t.Errorf("reply = %+v", r)
 	}
 	c, _ := codecs.Lookup("bloodmasters")
-	m, err := c.Decode(h.Respond(bloodmasters.AppendRequest(nil, 1), bmTestFrom, bmTestTime), codecs.DecodeOptions{})
+	m, err := c.Decode(h.Respond(bmRequest(1), bmTestFrom, bmTestTime), codecs.DecodeOptions{})
 	if err != nil || len(m.Warnings) != 0 {
 		t.Errorf("codec: %v, warnings %q", err, m.Warnings)
 	}
@@ -91,7 +91,7 @@ func TestBloodmastersOverTime(t *testing.T) {
 }
 
 func TestBloodmastersDeterministic(t *testing.T) {
-	q := bloodmasters.AppendRequest(nil, 5)
+	q := bmRequest(5)
 	a := NewBloodmasters(42, Normal).Respond(q, bmTestFrom, bmTestTime)
 	b := NewBloodmasters(42, Normal).Respond(q, bmTestFrom, bmTestTime)
 	if !bytes.Equal(a[0], b[0]) {
@@ -106,7 +106,7 @@ func TestBloodmastersDeterministic(t *testing.T) {
 }
 
 func TestBloodmastersBehaviors(t *testing.T) {
-	q := bloodmasters.AppendRequest(nil, 9)
+	q := bmRequest(9)
 	other := netip.MustParseAddrPort("127.0.0.2:40000")
 	samePeerNewPort := netip.MustParseAddrPort("127.0.0.1:40001")
 	type step struct {
@@ -149,7 +149,7 @@ func TestBloodmastersBehaviors(t *testing.T) {
 		if len(out) != 1 || len(out[0]) >= len(full) || !bytes.HasPrefix(full, out[0]) {
 			t.Fatalf("truncated reply %x of %x", out, full)
 		}
-		if _, err := bloodmasters.DecodeResponse(out[0]); !errors.Is(err, codecs.ErrShort) {
+		if _, err := bloodmasters.DecodeResponse(out[0], nil); !errors.Is(err, codecs.ErrShort) {
 			t.Errorf("truncated reply decodes: %v", err)
 		}
 	})
@@ -157,7 +157,7 @@ func TestBloodmastersBehaviors(t *testing.T) {
 
 func TestBloodmastersRateLimitBounded(t *testing.T) {
 	h := NewBloodmasters(3, RateLimit).(*bmServer)
-	q := bloodmasters.AppendRequest(nil, 0)
+	q := bmRequest(0)
 	addr := func(i int) netip.AddrPort {
 		return netip.AddrPortFrom(netip.AddrFrom4([4]byte{127, byte(i >> 16), byte(i >> 8), byte(i)}), 1)
 	}
@@ -181,4 +181,10 @@ func TestBloodmastersIgnoresBadQueries(t *testing.T) {
 			t.Errorf("answered %x", q)
 		}
 	}
+}
+
+// bmRequest is the query datagram carrying token.
+func bmRequest(token uint32) []byte {
+	b, _ := bloodmasters.AppendRequest(nil, bloodmasters.Request{Token: token})
+	return b
 }

@@ -50,6 +50,7 @@ type Demo struct {
 	conns   []*net.UDPConn
 	wg      sync.WaitGroup
 	once    sync.Once
+	stop    func() bool // unregisters the context's AfterFunc
 }
 
 // Start opens every server's socket on loopback and starts answering. The
@@ -134,10 +135,9 @@ func Start(ctx context.Context, cfg Config) (*Demo, error) {
 			return nil, err
 		}
 	}
-	go func() {
-		<-ctx.Done()
-		d.Close()
-	}()
+	// The context ends the demo too; Close unregisters this, so nothing
+	// is left waiting on a context that never ends.
+	d.stop = context.AfterFunc(ctx, func() { d.Close() })
 	ok = true
 	return d, nil
 }
@@ -222,6 +222,9 @@ func (d *Demo) Prefixes() []netip.Prefix {
 // Close stops every server and waits for them.
 func (d *Demo) Close() error {
 	d.once.Do(func() {
+		if d.stop != nil {
+			d.stop()
+		}
 		for _, c := range d.conns {
 			c.Close()
 		}

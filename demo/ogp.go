@@ -154,7 +154,7 @@ func (s *ogpServer) Respond(q []byte, from netip.AddrPort, now time.Time) [][]by
 	}
 	switch req.Type {
 	case ogp.TypePing:
-		return s.send(ogp.Answer{Header: s.reply(req.Header, ogp.TypePing)})
+		return s.send(ogp.Response{Header: s.reply(req.Header, ogp.TypePing)})
 	case ogp.TypeDefault:
 	default:
 		return s.errorAnswer(req.Header, ogp.ErrorInvalidType)
@@ -165,7 +165,7 @@ func (s *ogpServer) Respond(q []byte, from netip.AddrPort, now time.Time) [][]by
 		if s.version == ogp.V1 {
 			h.Type = ogp.TypeError
 		}
-		return s.send(ogp.Answer{Header: h, ErrorID: ogp.ErrorInvalidChallenge})
+		return s.send(ogp.Response{Header: h, ErrorID: ogp.ErrorInvalidChallenge})
 	}
 	if !req.Body {
 		return s.errorAnswer(req.Header, ogp.ErrorInvalidQuery)
@@ -176,7 +176,7 @@ func (s *ogpServer) Respond(q []byte, from netip.AddrPort, now time.Time) [][]by
 	a := s.answer(req, now)
 	var out [][]byte
 	if req.Split && req.MaxBytesPerPacket > 0 {
-		out, err = ogp.SplitAnswer(a, int(req.MaxBytesPerPacket))
+		out, err = ogp.SplitResponse(a, int(req.MaxBytesPerPacket))
 	} else {
 		out, err = s.send(a), nil
 	}
@@ -197,8 +197,8 @@ func (s *ogpServer) reply(q ogp.Header, t ogp.Type) ogp.Header {
 	return ogp.Header{Version: s.version, Type: t, HasRequestID: q.HasRequestID, RequestID: q.RequestID}
 }
 
-func (s *ogpServer) send(a ogp.Answer) [][]byte {
-	b, err := ogp.AppendAnswer(nil, a)
+func (s *ogpServer) send(a ogp.Response) [][]byte {
+	b, err := ogp.AppendResponse(nil, a)
 	if err != nil {
 		return nil
 	}
@@ -210,7 +210,7 @@ func (s *ogpServer) errorAnswer(q ogp.Header, id ogp.ErrorID) [][]byte {
 	if s.version != ogp.V1 {
 		return nil
 	}
-	return s.send(ogp.Answer{Header: s.reply(q, ogp.TypeError), ErrorID: id})
+	return s.send(ogp.Response{Header: s.reply(q, ogp.TypeError), ErrorID: id})
 }
 
 // What this server can send, in each version's bits.
@@ -268,7 +268,7 @@ func (s *ogpServer) present(t int64) []ogpPresent {
 
 // answer builds the Default query v1 answer to q at now: what q asked for
 // among what the server has.
-func (s *ogpServer) answer(q ogp.Request, now time.Time) ogp.Answer {
+func (s *ogpServer) answer(q ogp.Request, now time.Time) ogp.Response {
 	t := now.Unix()
 	v1 := s.version == ogp.V1
 	utf8 := v1 && q.UTF8
@@ -280,7 +280,7 @@ func (s *ogpServer) answer(q ogp.Request, now time.Time) ogp.Answer {
 	}
 	h := s.reply(q.Header, ogp.TypeDefault)
 	h.HasChallenge, h.Challenge, h.UTF8 = true, q.Challenge, utf8
-	a := ogp.Answer{Header: h, GameID: ogpGameID}
+	a := ogp.Response{Header: h, GameID: ogpGameID}
 
 	round := t/ogpMapSeconds + int64(s.seed%uint64(len(ogpMaps)))
 	cur, next := ogpMaps[round%int64(len(ogpMaps))], ogpMaps[(round+1)%int64(len(ogpMaps))]

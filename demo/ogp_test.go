@@ -168,13 +168,13 @@ func ogpQuery(t *testing.T, v ogp.Version, challenge uint32, has bool) []byte {
 }
 
 // answerTo decodes h's single answer to q.
-func answerTo(t *testing.T, h Handler, q []byte, from netip.AddrPort, now time.Time) ogp.Answer {
+func answerTo(t *testing.T, h Handler, q []byte, from netip.AddrPort, now time.Time) ogp.Response {
 	t.Helper()
 	out := h.Respond(q, from, now)
 	if len(out) != 1 {
 		t.Fatalf("%d answers", len(out))
 	}
-	a, err := ogp.DecodeAnswer(out[0])
+	a, err := ogp.DecodeResponse(out[0], nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -330,7 +330,7 @@ func TestOGPOddQueries(t *testing.T) {
 
 func mustAnswer(t *testing.T) []byte {
 	t.Helper()
-	b, err := ogp.AppendAnswer(nil, ogp.Answer{Header: ogp.Header{Type: ogp.TypePing}})
+	b, err := ogp.AppendResponse(nil, ogp.Response{Header: ogp.Header{Type: ogp.TypePing}})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -63,6 +63,9 @@ func Resolve(ctx context.Context, r *net.Resolver, target string) (netip.AddrPor
 // the resolved target address are fed to q.
 func (u *UDP) Exchange(ctx context.Context, protocol, target string, q codecs.Query) (Result, error) {
 	var res Result
+	if err := ctx.Err(); err != nil {
+		return res, err
+	}
 	addr, err := Resolve(ctx, u.Resolver, target)
 	if err != nil {
 		return res, err
@@ -93,6 +96,11 @@ func (u *UDP) Exchange(ctx context.Context, protocol, target string, q codecs.Qu
 			res.Sent++
 		}
 		conn.SetReadDeadline(time.Now().Add(timeout))
+		// The AfterFunc above may have run before this line and its deadline
+		// been overwritten: a cancelled exchange must not wait for a reply.
+		if ctx.Err() != nil {
+			conn.SetReadDeadline(time.Now())
+		}
 		return nil
 	}
 	for attempt := 0; attempt <= u.Retries && res.Received == 0; attempt++ {

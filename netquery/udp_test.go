@@ -3,6 +3,7 @@ package netquery
 import (
 	"bytes"
 	"context"
+	"errors"
 	"net"
 	"sync/atomic"
 	"testing"
@@ -119,5 +120,53 @@ func TestResolve(t *testing.T) {
 		if _, err := Resolve(context.Background(), nil, bad); err == nil {
 			t.Errorf("Resolve(%q) succeeded", bad)
 		}
+	}
+}
+
+// cancelOnStart cancels the exchange's context as the first datagram is
+// being sent: the cancellation must not be lost when the send then sets
+// the read deadline for the reply.
+type cancelOnStart struct {
+	countQuery
+	cancel context.CancelFunc
+}
+
+func (c *cancelOnStart) Start() [][]byte {
+	c.cancel()
+	time.Sleep(10 * time.Millisecond) // let the context's AfterFunc run before the send
+	return c.countQuery.Start()
+}
+
+func TestUDPExchangeCancelledWhileSending(t *testing.T) {
+	addr, _ := responder(t, 0, true)
+	for _, tc := range []struct {
+		name   string
+		before bool // cancelled before Exchange is called
+	}{
+		{"cancelled before", true},
+		{"cancelled while sending", false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			ctx, cancel := context.WithCancel(context.Background())
+			defer cancel()
+			q := &cancelOnStart{countQuery: countQuery{want: 1}, cancel: cancel}
+			if tc.before {
+				cancel()
+			}
+			u := &UDP{Timeout: time.Hour} // only the cancellation can end the wait
+			errc := make(chan error, 1)
+			go func() {
+				_, err := u.Exchange(ctx, "test", addr, q)
+				errc <- err
+			}()
+			select {
+			case err := <-errc:
+				if !errors.Is(err, context.Canceled) {
+					t.Errorf("err = %v, want context.Canceled", err)
+				}
+			case <-time.After(10 * time.Second):
+				t.Fatal("Exchange kept waiting for a reply after its context was cancelled")
+			}
+		})
 	}
 }

@@ -33,9 +33,16 @@ func us(d time.Duration) float64 { return float64(d) / float64(time.Microsecond)
 // is new), alternating, and reports the medians and 90th percentiles and
 // what the relay adds at the median.
 func BenchmarkRoundTrip(b *testing.B) {
+	for _, legacy := range []bool{true, false} {
+		b.Run("relay="+variant(legacy), func(b *testing.B) { benchRoundTrip(b, legacy) })
+	}
+}
+
+func benchRoundTrip(b *testing.B, legacy bool) {
 	ctx := testCtx(b, 10*time.Minute)
 	r := newResponder(b, echoReply)
 	f := newRelay(b, testConfig())
+	f.srv.setLegacy(legacy)
 	c := dialRaw(b, ctx, f.url)
 	udp, err := net.Dial("udp", r.addr)
 	if err != nil {
@@ -80,18 +87,45 @@ func BenchmarkRoundTrip(b *testing.B) {
 // (cache miss) and gets replies datagrams back. It reports reply datagrams
 // per second through the relay. Load generator and responders run in the
 // same process and share its CPUs.
+//
+// relay=before is the relay as it was before upstream sockets were reused
+// and writes corked (a new socket per exchange, a write(2) per frame),
+// kept reachable for this comparison only (Server.legacy).
 func BenchmarkThroughput(b *testing.B) {
 	for _, replies := range []int{1, 8} {
-		b.Run("replies="+strconv.Itoa(replies), func(b *testing.B) {
-			benchThroughput(b, replies)
-		})
+		for _, legacy := range []bool{true, false} {
+			b.Run("replies="+strconv.Itoa(replies)+"/relay="+variant(legacy), func(b *testing.B) {
+				benchThroughput(b, replies, legacy)
+			})
+		}
 	}
 }
 
-func benchThroughput(b *testing.B, replies int) {
-	const conns, window = 8, 16
-	ctx := testCtx(b, 10*time.Minute)
-	responders := make([]*responder, 4)
+func variant(legacy bool) string {
+	if legacy {
+		return "before"
+	}
+	return "now"
+}
+
+// throughputConfig is the relay of the throughput benchmarks: every query
+// is new (no cache) and many may be open.
+func throughputConfig() Config {
+	cfg := testConfig()
+	cfg.MaxUpstream = 4096
+	cfg.CacheTTL = -1
+	cfg.ReplyWindow = 2 * time.Second
+	cfg.MaxConnsPerIP = 100000
+	cfg.MaxConns = 100000
+	return cfg
+}
+
+// loadResponders are the 64 servers the throughput benchmarks ask, each
+// many times: an upstream socket never serves a server twice (see
+// sockets.go), so with fewer servers than socketUses the relay's sockets
+// would retire before their last use.
+func loadResponders(b *testing.B, replies int) []*responder {
+	responders := make([]*responder, 64)
 	for i := range responders {
 		responders[i] = newResponder(b, func(d []byte) [][]byte {
 			out := make([][]byte, replies)
@@ -101,14 +135,116 @@ func benchThroughput(b *testing.B, replies int) {
 			return out
 		})
 	}
-	cfg := testConfig()
-	cfg.MaxUpstream = 4096
-	cfg.CacheTTL = -1
-	cfg.ReplyWindow = 2 * time.Second
-	f := newRelay(b, cfg)
+	return responders
+}
+
+func benchThroughput(b *testing.B, replies int, legacy bool) {
+	ctx := testCtx(b, 10*time.Minute)
+	responders := loadResponders(b, replies)
+	f := newRelay(b, throughputConfig())
+	f.srv.setLegacy(legacy)
+	b.ResetTimer()
+	start, cpuStart := time.Now(), cpuTime()
+	lost := runLoad(b, ctx, f.url, responders, replies)
+	elapsed, cpu := time.Since(start), cpuTime()-cpuStart
+	b.ReportMetric(float64(b.N*replies)/elapsed.Seconds(), "replies/s")
+	// CPU time of the whole process (relay, load generator and responders)
+	// per reply, and the reply rate two fully available cores would give:
+	// a figure that does not depend on what else the machine is running.
+	if cpu > 0 {
+		b.ReportMetric(float64(cpu/time.Microsecond)/float64(b.N*replies), "cpu-µs/reply")
+		b.ReportMetric(2*float64(b.N*replies)/cpu.Seconds(), "replies/s@2cpu")
+	}
+	b.ReportMetric(float64(b.N)/elapsed.Seconds(), "queries/s")
+	b.ReportMetric(float64(lost), "lost")
+}
+
+// BenchmarkRelayProcess is BenchmarkThroughput with single-reply
+// exchanges and the relay in a child process, so that its own CPU time is
+// measured apart from the load generator's and the responders'. It reports
+// the relay's CPU per exchange and the exchanges per second that two cores
+// given to the relay alone would carry (2 s of CPU per second), next to
+// the rate reached on this machine with everything sharing it.
+//
+// load=hog runs a busy loop pinned to CPU 0 in another process meanwhile
+// (TestHelperCPUHog), so that the relay and the load generator share what
+// is left of a second core: the busy-machine case.
+func BenchmarkRelayProcess(b *testing.B) {
+	for _, load := range []string{"quiet", "hog"} {
+		for _, legacy := range []bool{true, false} {
+			b.Run("load="+load+"/relay="+variant(legacy), func(b *testing.B) {
+				benchRelayProcess(b, load == "hog", legacy)
+			})
+		}
+	}
+}
+
+func benchRelayProcess(b *testing.B, hog, legacy bool) {
+	ctx := testCtx(b, 10*time.Minute)
+	if hog {
+		startCPUHog(b, ctx)
+	}
+	responders := loadResponders(b, 1)
+	child := startRelayProcess(b, ctx, variant(legacy))
+	b.ResetTimer()
+	start, cpuStart := time.Now(), child.cpu()
+	lost := runLoad(b, ctx, child.relayURL(), responders, 1)
+	elapsed, cpu := time.Since(start), child.cpu()-cpuStart
+	b.StopTimer()
+	b.ReportMetric(float64(b.N)/elapsed.Seconds(), "exchanges/s")
+	b.ReportMetric(float64(cpu/time.Microsecond)/float64(b.N), "relay-cpu-µs/exchange")
+	b.ReportMetric(2*float64(b.N)/cpu.Seconds(), "exchanges/s@2cpu")
+	b.ReportMetric(float64(lost), "lost")
+}
+
+// startCPUHog starts a busy loop pinned to CPU 0 in a child process until
+// the benchmark ends (or for 10 minutes at most).
+func startCPUHog(b *testing.B, ctx context.Context) {
+	cmd := exec.CommandContext(ctx, os.Args[0], "-test.run=^TestHelperCPUHog$")
+	cmd.Env = append(os.Environ(), "QUERYLENS_CPU_HOG=1")
+	stdin, _ := cmd.StdinPipe()
+	stdout, _ := cmd.StdoutPipe()
+	cmd.Stderr = os.Stderr
+	if err := cmd.Start(); err != nil {
+		b.Fatal(err)
+	}
+	b.Cleanup(func() { stdin.Close(); cmd.Wait() })
+	if line, err := bufio.NewReader(stdout).ReadString('\n'); err != nil || strings.TrimSpace(line) != "hogging" {
+		b.Fatalf("the CPU hog did not start: %q %v", line, err)
+	}
+}
+
+// TestHelperCPUHog is the child of startCPUHog: one thread pinned to CPU 0
+// spinning until its standard input closes, at most 10 minutes.
+func TestHelperCPUHog(t *testing.T) {
+	if os.Getenv("QUERYLENS_CPU_HOG") != "1" {
+		t.Skip("helper process for the benchmarks' CPU hog")
+	}
+	runtime.LockOSThread()
+	if err := pinToCPU0(); err != nil {
+		t.Fatal(err)
+	}
+	var stop atomic.Bool
+	go func() { io.Copy(io.Discard, os.Stdin); stop.Store(true) }()
+	os.Stdout.WriteString("hogging\n")
+	deadline := time.Now().Add(10 * time.Minute)
+	for n := 0; !stop.Load(); n++ {
+		if n%(1<<20) == 0 && time.Now().After(deadline) {
+			return
+		}
+	}
+}
+
+// runLoad sends b.N single queries through the relay at url from 8
+// connections, each keeping 16 open, spread over the responders, and
+// waits for every one to end. A query ends when its replies all came (the
+// client cancels it then, as a page does) or its window closed. It returns
+// how many got no reply (datagrams the kernel dropped under load).
+func runLoad(b *testing.B, ctx context.Context, url string, responders []*responder, replies int) int64 {
+	const conns, window = 8, 16
 	clients := make([]*rawClient, conns)
 	for i := range clients {
-		clients[i] = dialRaw(b, ctx, f.url)
+		clients[i] = dialRaw(b, ctx, url)
 	}
 	var next sync.Mutex
 	var lost atomic.Int64
@@ -122,8 +258,6 @@ func benchThroughput(b *testing.B, replies int) {
 		issued++
 		return true
 	}
-	b.ResetTimer()
-	start, cpuStart := time.Now(), cpuTime()
 	var wg sync.WaitGroup
 	for ci, c := range clients {
 		wg.Go(func() {
@@ -174,17 +308,53 @@ func benchThroughput(b *testing.B, replies int) {
 		})
 	}
 	wg.Wait()
-	elapsed, cpu := time.Since(start), cpuTime()-cpuStart
-	b.ReportMetric(float64(b.N*replies)/elapsed.Seconds(), "replies/s")
-	// CPU time of the whole process (relay, load generator and responders)
-	// per reply, and the reply rate two fully available cores would give:
-	// a figure that does not depend on what else the machine is running.
-	if cpu > 0 {
-		b.ReportMetric(float64(cpu/time.Microsecond)/float64(b.N*replies), "cpu-µs/reply")
-		b.ReportMetric(2*float64(b.N*replies)/cpu.Seconds(), "replies/s@2cpu")
+	for _, c := range clients {
+		c.ws.CloseNow()
 	}
-	b.ReportMetric(float64(b.N)/elapsed.Seconds(), "queries/s")
-	b.ReportMetric(float64(lost.Load()), "lost")
+	return lost.Load()
+}
+
+// relayProcess is a relay in a child process (TestHelperRelayProcess).
+type relayProcess struct {
+	b    *testing.B
+	base string
+}
+
+func (p *relayProcess) relayURL() string { return "ws" + strings.TrimPrefix(p.base, "http") + "/relay" }
+
+func (p *relayProcess) get(path string) string {
+	resp, err := http.Get(p.base + path)
+	if err != nil {
+		p.b.Fatal(err)
+	}
+	defer resp.Body.Close()
+	s, _ := io.ReadAll(resp.Body)
+	return strings.TrimSpace(string(s))
+}
+
+// cpu is the child's CPU time so far (user and system).
+func (p *relayProcess) cpu() time.Duration {
+	v, _ := strconv.ParseInt(p.get("/cpu"), 10, 64)
+	return time.Duration(v)
+}
+
+// startRelayProcess starts this test binary as a relay child; relay is
+// "now" or "before" (see BenchmarkThroughput).
+func startRelayProcess(b *testing.B, ctx context.Context, relay string) *relayProcess {
+	cmd := exec.CommandContext(ctx, os.Args[0], "-test.run=^TestHelperRelayProcess$")
+	cmd.Env = append(os.Environ(), "QUERYLENS_RELAY_HELPER=1", "QUERYLENS_RELAY_VARIANT="+relay)
+	stdin, _ := cmd.StdinPipe()
+	stdout, _ := cmd.StdoutPipe()
+	cmd.Stderr = os.Stderr
+	if err := cmd.Start(); err != nil {
+		b.Fatal(err)
+	}
+	b.Cleanup(func() { stdin.Close(); cmd.Wait() })
+	base, err := bufio.NewReader(stdout).ReadString('\n')
+	if err != nil {
+		b.Fatal(err)
+	}
+	return &relayProcess{b: b, base: strings.TrimSpace(base)}
 }
 
 // BenchmarkIdleConnMemory opens idle connections to a relay running in a
@@ -247,12 +417,15 @@ func TestHelperRelayProcess(t *testing.T) {
 	if os.Getenv("QUERYLENS_RELAY_HELPER") != "1" {
 		t.Skip("helper process for BenchmarkIdleConnMemory")
 	}
-	cfg := testConfig()
-	cfg.MaxConnsPerIP = 100000
-	cfg.MaxConns = 100000
-	srv := New(cfg, nil)
+	// The throughput benchmarks' config: for idle connections only the
+	// connection caps matter.
+	srv := New(throughputConfig(), nil)
+	srv.setLegacy(os.Getenv("QUERYLENS_RELAY_VARIANT") == "before")
 	mux := http.NewServeMux()
 	mux.Handle("/relay", srv)
+	mux.HandleFunc("/cpu", func(w http.ResponseWriter, r *http.Request) {
+		io.WriteString(w, strconv.FormatInt(int64(cpuTime()), 10)+"\n")
+	})
 	mux.HandleFunc("/mem", func(w http.ResponseWriter, r *http.Request) {
 		var ms runtime.MemStats
 		runtime.GC()

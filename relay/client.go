@@ -250,10 +250,21 @@ func (c *Client) forget(id uint32) bool {
 	return true
 }
 
+// cancel ends id early. Its slot is freed only once CANCEL is written:
+// freed before, another query could take it and reach the relay ahead of
+// the CANCEL, while the relay still counts id against Hello.MaxInFlight,
+// and be refused busy.
 func (r *remote) cancel(id uint32) {
-	if r.c.forget(id) {
-		r.c.writeFrame(appendIDFrame(nil, FrameCancel, id))
+	c := r.c
+	c.mu.Lock()
+	open := c.routes[id] != nil
+	delete(c.routes, id)
+	c.mu.Unlock()
+	if !open {
+		return
 	}
+	c.writeFrame(appendIDFrame(nil, FrameCancel, id))
+	<-c.slots
 }
 
 func (r *remote) next(ctx context.Context) (event, error) {

@@ -39,6 +39,13 @@ type Config struct {
 	// ...) but the operator wants to reach, e.g. 127.0.0.0/8 for a demo or
 	// a LAN party's 192.168.1.0/24. Default: none.
 	AllowTargets []netip.Prefix
+	// AllowAddrs lists exact targets (address and port) that policy would
+	// refuse but that may be queried: the operator's own servers, such as
+	// the demo's on loopback. Unlike AllowTargets, each opens one port of
+	// one address. Queries to them are not limited per target (TargetRate,
+	// TargetHostRate), since no third party's server is asked. Default:
+	// none.
+	AllowAddrs []netip.AddrPort
 	// AllowPorts lists ports below 1024 that may be queried. Port 0 is
 	// never allowed. Default: none.
 	AllowPorts []uint16
@@ -65,8 +72,16 @@ type Config struct {
 	// connection. Default 64.
 	MaxInFlight int
 	// MaxUpstream is how many upstream exchanges (UDP sockets) may be open
-	// at once in the whole relay. Default 1024.
+	// at once in the whole relay, shared between client keys (each key
+	// with exchanges open gets an equal share of all but the last
+	// sixteenth). Default 1024.
 	MaxUpstream int
+
+	// SilentCooldown is how long a target that left 3 queries in a row
+	// without a reply is answered at once with a timeout (rule
+	// "cooldown") instead of being asked again. Default 10 s; negative:
+	// never.
+	SilentCooldown time.Duration
 
 	// CacheTTL is how long replies stay shared after their window closed.
 	// Default 10 s (Zandronum servers and masters answer one IP once every
@@ -116,6 +131,44 @@ type Config struct {
 	// beyond them are dropped and counted. Defaults 256 frames, 256 KiB.
 	QueueFrames int
 	QueueBytes  int
+	// MaxQueuedBytes bounds the reply bytes queued on all connections
+	// together, so that many connections that stop reading cannot hold
+	// QueueBytes each without limit. Default 64 MiB.
+	MaxQueuedBytes int
+
+	// Loopback, if not nil, replaces the limits per client for clients
+	// whose address is loopback (127.0.0.0/8, ::1): the browser of someone
+	// who runs the relay on their own machine, as the demo does, may ask
+	// every server at once. Other clients keep the limits above. Behind a
+	// reverse proxy on the same machine every client looks local unless
+	// the proxy is listed in TrustedProxies. Zero fields take the values
+	// above.
+	Loopback *ClientLimits
+}
+
+// ClientLimits are the limits that apply to each client (Config.Loopback).
+type ClientLimits struct {
+	ConnRate    Rate // queries per connection
+	IPRate      Rate // queries per client address
+	MaxInFlight int  // query ids open at once per connection
+	QueueFrames int  // send queue per connection, in REPLY frames
+	QueueBytes  int  // send queue per connection, in bytes
+}
+
+// clientLimits returns the limits of c for clients that are not loopback,
+// and of l (its zero fields filled from c) for loopback ones.
+func (c *Config) clientLimits(loopback bool) ClientLimits {
+	d := ClientLimits{ConnRate: c.ConnRate, IPRate: c.IPRate, MaxInFlight: c.MaxInFlight, QueueFrames: c.QueueFrames, QueueBytes: c.QueueBytes}
+	if !loopback || c.Loopback == nil {
+		return d
+	}
+	l := *c.Loopback
+	orRate(&l.ConnRate, d.ConnRate)
+	orRate(&l.IPRate, d.IPRate)
+	orInt(&l.MaxInFlight, d.MaxInFlight)
+	orInt(&l.QueueFrames, d.QueueFrames)
+	orInt(&l.QueueBytes, d.QueueBytes)
+	return l
 }
 
 // Defaults for the zero fields of Config.
@@ -127,6 +180,7 @@ const (
 	DefaultMaxInFlight       = 64
 	DefaultMaxUpstream       = 1024
 	DefaultCacheTTL          = 10 * time.Second
+	DefaultSilentCooldown    = 10 * time.Second
 	DefaultMaxCacheEntries   = 4096
 	DefaultMaxCacheBytes     = 16 << 20
 	DefaultMaxConns          = 4096
@@ -136,6 +190,7 @@ const (
 	DefaultResolveTimeout    = 2 * time.Second
 	DefaultQueueFrames       = 256
 	DefaultQueueBytes        = 256 << 10
+	DefaultMaxQueuedBytes    = 64 << 20
 )
 
 // Default rates (see Config).
@@ -175,6 +230,7 @@ func (c Config) withDefaults() Config {
 	orInt(&c.MaxInFlight, DefaultMaxInFlight)
 	orInt(&c.MaxUpstream, DefaultMaxUpstream)
 	orDur(&c.CacheTTL, DefaultCacheTTL)
+	orDur(&c.SilentCooldown, DefaultSilentCooldown)
 	orInt(&c.MaxCacheEntries, DefaultMaxCacheEntries)
 	orInt(&c.MaxCacheBytes, DefaultMaxCacheBytes)
 	orRate(&c.ConnRate, DefaultConnRate)
@@ -190,6 +246,7 @@ func (c Config) withDefaults() Config {
 	orDur(&c.ResolveTimeout, DefaultResolveTimeout)
 	orInt(&c.QueueFrames, DefaultQueueFrames)
 	orInt(&c.QueueBytes, DefaultQueueBytes)
+	orInt(&c.MaxQueuedBytes, DefaultMaxQueuedBytes)
 	return c
 }
 
@@ -215,6 +272,11 @@ func (c Config) Validate() error {
 	for _, p := range c.AllowTargets {
 		if !p.IsValid() {
 			bad("AllowTargets", "invalid prefix")
+		}
+	}
+	for _, a := range c.AllowAddrs {
+		if !a.IsValid() || a.Port() == 0 {
+			bad("AllowAddrs", "invalid address or port 0")
 		}
 	}
 	for _, p := range c.AllowPorts {
@@ -261,6 +323,7 @@ func (c Config) Validate() error {
 		{"MaxCacheEntries", c.MaxCacheEntries}, {"MaxCacheBytes", c.MaxCacheBytes},
 		{"MaxConns", c.MaxConns}, {"MaxConnsPerIP", c.MaxConnsPerIP},
 		{"QueueFrames", c.QueueFrames}, {"QueueBytes", c.QueueBytes},
+		{"MaxQueuedBytes", c.MaxQueuedBytes},
 	} {
 		if n.v < 0 {
 			bad(n.name, "must be positive")
@@ -268,6 +331,31 @@ func (c Config) Validate() error {
 	}
 	if c.MaxInFlight > math.MaxUint16 {
 		bad("MaxInFlight", "must be at most 65535")
+	}
+	if l := c.Loopback; l != nil {
+		for _, n := range []struct {
+			name string
+			v    int
+		}{{"MaxInFlight", l.MaxInFlight}, {"QueueFrames", l.QueueFrames}, {"QueueBytes", l.QueueBytes}} {
+			if n.v < 0 {
+				bad("Loopback."+n.name, "must be positive")
+			}
+		}
+		lim := c.clientLimits(true)
+		if lim.MaxInFlight > math.MaxUint16 {
+			bad("Loopback.MaxInFlight", "must be at most 65535")
+		}
+		if lim.QueueBytes < c.MaxDatagram+replyHeader {
+			bad("Loopback.QueueBytes", "must hold at least one reply of MaxDatagram bytes")
+		}
+		for _, r := range []struct {
+			name string
+			v    Rate
+		}{{"ConnRate", lim.ConnRate}, {"IPRate", lim.IPRate}} {
+			if !(r.v.PerSecond > 0) || math.IsInf(r.v.PerSecond, 0) || r.v.Burst < 1 {
+				bad("Loopback."+r.name, "needs PerSecond > 0 and Burst >= 1")
+			}
+		}
 	}
 	if c.MaxReplyDatagrams > math.MaxUint16 {
 		bad("MaxReplyDatagrams", "must be at most 65535")
@@ -297,8 +385,9 @@ func (c *Config) cacheTTL(protocol string) time.Duration {
 	return c.CacheTTL
 }
 
-// hello is the HELLO the relay sends with this config.
-func (c *Config) hello() Hello {
+// hello is the HELLO the relay sends with this config to a client with
+// limits lim.
+func (c *Config) hello(lim ClientLimits) Hello {
 	ttl := c.CacheTTL
 	if ttl < 0 {
 		ttl = 0
@@ -307,7 +396,7 @@ func (c *Config) hello() Hello {
 		Version:       Version,
 		MaxDatagram:   uint16(c.MaxDatagram),
 		ReplyWindowMS: uint32(c.ReplyWindow / time.Millisecond),
-		MaxInFlight:   uint16(c.MaxInFlight),
+		MaxInFlight:   uint16(lim.MaxInFlight),
 		CacheTTLMS:    uint32(ttl / time.Millisecond),
 	}
 }

@@ -21,8 +21,11 @@ import (
 type conn struct {
 	s      *Server
 	ws     *websocket.Conn
-	raw    net.Conn // the hijacked connection under ws
+	raw    net.Conn  // the hijacked connection under ws
+	cork   *corkConn // what ws writes to, over raw; nil in tests that build conns by hand
 	key    netip.Addr
+	lim    ClientLimits // the Config's, or Config.Loopback's for a loopback client
+	ipRate rateLimiter[netip.Addr]
 	log    *slog.Logger
 	ctx    context.Context
 	cancel context.CancelFunc
@@ -44,9 +47,13 @@ type conn struct {
 	watchdog *time.Timer // armed while the writer writes; fires on a stalled client
 }
 
-func newConn(s *Server, ws *websocket.Conn, raw net.Conn, key netip.Addr, log *slog.Logger) *conn {
+func newConn(s *Server, ws *websocket.Conn, raw net.Conn, key netip.Addr, loopback bool, log *slog.Logger) *conn {
 	ctx, cancel := context.WithCancel(context.Background())
-	c := &conn{s: s, ws: ws, raw: raw, key: key, log: log, ctx: ctx, cancel: cancel}
+	c := &conn{s: s, ws: ws, raw: raw, key: key, log: log, ctx: ctx, cancel: cancel,
+		lim: s.cfg.clientLimits(loopback), ipRate: s.ipRate}
+	if loopback && s.cfg.Loopback != nil {
+		c.ipRate = s.localRate
+	}
 	c.watchdog = time.AfterFunc(time.Hour, func() { raw.Close() })
 	c.watchdog.Stop()
 	now := s.now()
@@ -58,13 +65,13 @@ func newConn(s *Server, ws *websocket.Conn, raw net.Conn, key netip.Addr, log *s
 // ctrlMax bounds the control frames (END, ERROR, PONG, HELLO) queued on one
 // connection. They are kept apart from the REPLY budget so that a full
 // queue of replies does not swallow the frame that ends a query.
-func (c *conn) ctrlMax() int { return 2*c.s.cfg.MaxInFlight + 16 }
+func (c *conn) ctrlMax() int { return 2*c.lim.MaxInFlight + 16 }
 
 func (c *conn) serve() {
 	s := c.s
 	c.ws.SetReadLimit(int64(s.readLimit()))
 	c.mu.Lock()
-	start := c.pushLocked(appendHello(nil, s.cfg.hello())) && c.claimWriterLocked()
+	start := c.pushLocked(appendHello(nil, s.cfg.hello(c.lim))) && c.claimWriterLocked()
 	c.idle = time.AfterFunc(s.cfg.IdleTimeout, c.checkIdle)
 	c.mu.Unlock()
 	if start {
@@ -137,6 +144,7 @@ func (c *conn) cleanup() {
 	if n := len(c.queue); n > 0 {
 		s.metrics.drops.add(DropClosed, uint64(n))
 	}
+	c.unqueueLocked(c.queue)
 	c.queue = nil
 	if c.idle != nil {
 		c.idle.Stop()
@@ -230,56 +238,46 @@ func (c *conn) handle(typ websocket.MessageType, b []byte) {
 }
 
 func (c *conn) query(f Frame) {
-	s := c.s
 	if f.ID == 0 {
-		c.sendError(0, s.refusal(CodeBadFrame, "bad-frame", "id 0 is reserved"))
+		c.sendError(0, c.s.refusal(CodeBadFrame, "bad-frame", "id 0 is reserved"))
 		return
 	}
-	req, ref := s.precheck(f.Protocol, f.Target, f.Datagram)
-	if ref != nil {
+	if _, ref := c.s.admit(c.ctx, c, f.ID, f.Protocol, f.Target, f.Datagram); ref != nil {
 		c.sendError(f.ID, ref)
-		return
 	}
+}
+
+// open is admission stage 2 for a connection: the id must be free, and
+// the connection's and the client address's limits must allow the query.
+func (c *conn) open(id uint32) (*asker, *RefusedError) {
+	s := c.s
 	var code Code
 	rule := ""
 	now := s.now()
 	c.mu.Lock()
+	defer c.mu.Unlock()
 	switch {
-	case c.active[f.ID] != nil:
+	case c.active[id] != nil:
 		code, rule = CodeBadFrame, "duplicate-id"
-	case len(c.active) >= s.cfg.MaxInFlight:
+	case len(c.active) >= c.lim.MaxInFlight:
 		code, rule = CodeBusy, "in-flight"
 	case s.isClosing():
 		code, rule = CodeBusy, "shutting-down"
-	case !c.rate.allow(now, s.cfg.ConnRate):
+	case !c.rate.allow(now, c.lim.ConnRate):
 		code, rule = CodeRateLimited, "per-connection"
-	case !s.ipRate.allow(c.key, now):
+	case !c.ipRate.allow(c.key, now):
 		code, rule = CodeRateLimited, "per-ip"
 	}
-	var a *asker
-	if rule == "" {
-		a = &asker{sink: c, id: f.ID}
-		if c.active == nil {
-			c.active = make(map[uint32]*asker)
-		}
-		c.active[f.ID] = a
-		s.inflight.Add(1)
+	if rule != "" {
+		return nil, s.refusal(code, rule, "query "+strconv.FormatUint(uint64(id), 10))
 	}
-	c.mu.Unlock()
-	if a == nil {
-		c.sendError(f.ID, s.refusal(code, rule, "query "+strconv.FormatUint(uint64(f.ID), 10)))
-		return
+	a := &asker{sink: c, id: id, client: c.key}
+	if c.active == nil {
+		c.active = make(map[uint32]*asker)
 	}
-	if req.name == "" {
-		s.forward(c.ctx, a, req)
-		return
-	}
-	req.datagram = append([]byte(nil), req.datagram...)
-	s.wg.Add(1)
-	go func() {
-		defer s.wg.Done()
-		s.forward(c.ctx, a, req)
-	}()
+	c.active[id] = a
+	s.inflight.Add(1)
+	return a, nil
 }
 
 func (c *conn) cancelID(id uint32) {
@@ -366,8 +364,13 @@ func (c *conn) pushLocked(fr []byte) bool {
 		s.metrics.drops.add(DropClosed, 1)
 		return false
 	case FrameType(fr[0]) == FrameReply:
-		if c.qdata >= s.cfg.QueueFrames || c.qbytes+len(fr) > s.cfg.QueueBytes {
+		if c.qdata >= c.lim.QueueFrames || c.qbytes+len(fr) > c.lim.QueueBytes {
 			s.metrics.drops.add(DropQueueFull, 1)
+			return false
+		}
+		if s.queued.Add(int64(len(fr))) > int64(s.cfg.MaxQueuedBytes) {
+			s.queued.Add(-int64(len(fr)))
+			s.metrics.drops.add(DropRelayQueueFull, 1)
 			return false
 		}
 		c.qdata++
@@ -381,6 +384,22 @@ func (c *conn) pushLocked(fr []byte) bool {
 	}
 	c.queue = append(c.queue, fr)
 	return true
+}
+
+// unqueueLocked takes frames that were queued (written or dropped) off
+// the connection's and the relay's queue budgets.
+func (c *conn) unqueueLocked(frames [][]byte) {
+	bytes := 0
+	for _, fr := range frames {
+		if FrameType(fr[0]) == FrameReply {
+			c.qdata--
+			bytes += len(fr)
+		} else {
+			c.qctrl--
+		}
+	}
+	c.qbytes -= bytes
+	c.s.queued.Add(-int64(bytes))
 }
 
 // claimWriterLocked reports whether the caller must start the writer.
@@ -418,7 +437,9 @@ func (c *conn) write() {
 		// write would cost the library a timer registration per frame.
 		c.watchdog.Reset(s.cfg.WriteTimeout)
 		var err error
-		data, bytes, ctrl := 0, 0, 0
+		if c.cork != nil {
+			c.cork.cork()
+		}
 		for _, fr := range batch {
 			if err == nil {
 				err = c.ws.Write(context.Background(), websocket.MessageBinary, fr)
@@ -430,20 +451,17 @@ func (c *conn) write() {
 			} else {
 				s.metrics.drops.add(DropClosed, 1)
 			}
-			if FrameType(fr[0]) == FrameReply {
-				data++
-				bytes += len(fr)
-			} else {
-				ctrl++
+		}
+		if c.cork != nil {
+			if uerr := c.cork.uncork(); err == nil && uerr != nil {
+				err = uerr
 			}
 		}
 		slow := !c.watchdog.Stop()
+		c.mu.Lock()
+		c.unqueueLocked(batch)
 		clear(batch)
 		spare = batch
-		c.mu.Lock()
-		c.qdata -= data
-		c.qbytes -= bytes
-		c.qctrl -= ctrl
 		if err != nil {
 			c.writing = false
 			c.closed = true

@@ -55,7 +55,9 @@
 //     (the relay drops replies for a client whose send queue is full).
 //   - ERROR otherwise. Codes: 1 bad-frame, 2 unknown-protocol, 3 not-a-query,
 //     4 denied (address or port refused by policy), 5 rate-limited, 6 timeout
-//     (no reply within the window, or the port is closed), 7 resolve (the
+//     (no reply within the window, or the port is closed, or rule
+//     "cooldown": the target left its last 3 queries unanswered and is not
+//     asked again for Config.SilentCooldown), 7 resolve (the
 //     name did not resolve, or resolved to a refused address), 8 busy (too
 //     many in flight, upstream capacity, shutting down), 9 internal. The
 //     message always starts with the rule's name and ": " ("private:
@@ -84,7 +86,9 @@
 // those would let a page reach an IPv4 range through an IPv6 spelling, and
 // no game server needs them. Config.AllowTargets lists ranges that pass
 // anyway; it is matched literally, so allowing 127.0.0.0/8 does not allow
-// ::ffff:127.0.0.1. Ports 0 and 1..1023 are refused unless in
+// ::ffff:127.0.0.1. Config.AllowAddrs lists exact addresses and ports
+// that pass (the operator's own servers, such as the demo's), without
+// per-target limits. Ports 0 and 1..1023 are refused unless in
 // Config.AllowPorts (port 0 always).
 //
 // A name is resolved (with a short shared cache) and every address it
@@ -95,12 +99,16 @@
 //
 // # Replies, caching and coalescing
 //
-// Each upstream exchange uses its own connected UDP socket on an ephemeral
-// port. The kernel then delivers only datagrams from the exact address and
-// port queried (and the relay checks again), a spoofer must also guess a
-// random port, and two different queries to the same server in flight at
-// the same time cannot receive each other's replies, which a shared socket
-// could not tell apart for protocols without a request id (Zandronum).
+// Each upstream exchange has a connected UDP socket on an ephemeral port
+// to itself while it runs. The kernel then delivers only datagrams from the
+// exact address and port queried (and the relay checks again), a spoofer
+// must also guess a port, and two different queries to the same server in
+// flight at the same time cannot receive each other's replies, which a
+// shared socket could not tell apart for protocols without a request id
+// (Zandronum). Sockets are reused: after an exchange the socket is
+// connected to the next exchange's target (see sockets.go), never to one
+// it served before, so that a late reply cannot reach a later exchange;
+// each serves at most 64 exchanges.
 //
 // Identical queries (same protocol, target and Config.CacheKey of the
 // datagram) share one exchange: a query that arrives while one is in flight
@@ -116,11 +124,17 @@
 // Per query: the reply window, MaxReplyBytes and MaxReplyDatagrams. Per
 // connection: MaxInFlight ids, a token bucket (ConnRate, PingRate), a send
 // queue bounded in frames and bytes (frames beyond it are dropped and
-// counted by reason) with a write timeout that closes a client that stops
+// counted by reason; all queues together hold at most MaxQueuedBytes) with a write timeout that closes a client that stops
 // reading, a read limit and an idle timeout. Per client address (IPv6: per
 // /64): a token bucket (IPRate) and MaxConnsPerIP. Per target: TargetRate
 // per address and port and TargetHostRate per address, charged only for
-// queries actually sent upstream. Relay-wide: MaxConns and MaxUpstream.
+// queries actually sent upstream. Config.Loopback replaces the limits per
+// client for clients on loopback only (the demo's page on the same
+// machine). Relay-wide: MaxConns and MaxUpstream;
+// upstream exchanges are shared between client keys: a key with exchanges
+// open may hold at most (MaxUpstream - MaxUpstream/16) / (keys with
+// exchanges open) of them (rule "upstream-share"), so that clients that
+// flood silent targets cannot hold every slot for the reply window.
 //
 // Server.Exchange runs the same path (policy, per-target limits, cache,
 // coalescing) in process, for pages rendered on the server; Client is the

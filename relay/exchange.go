@@ -169,18 +169,23 @@ type local struct {
 }
 
 func (l *local) send(ctx context.Context, d []byte) (uint32, error) {
-	req, ref := l.s.precheck(l.protocol, l.target, d)
+	a, ref := l.s.admit(ctx, l, 0, l.protocol, l.target, d)
 	if ref != nil {
 		return 0, ref
 	}
+	return a.id, nil
+}
+
+// open is admission stage 2 for the in-process Exchange: it has no limits
+// of its own (the caller limits its visitors), it only numbers the asker.
+func (l *local) open(uint32) (*asker, *RefusedError) {
 	l.mu.Lock()
 	l.lastID++
 	a := &asker{sink: l, id: l.lastID}
 	l.active[a.id] = a
 	l.mu.Unlock()
 	l.s.inflight.Add(1)
-	l.s.forward(ctx, a, req)
-	return a.id, nil
+	return a, nil
 }
 
 func (l *local) cancel(id uint32) {

@@ -2,6 +2,7 @@ package relay
 
 import (
 	"bytes"
+	"net/netip"
 	"testing"
 )
 
@@ -17,7 +18,7 @@ func FuzzParseFrame(f *testing.F) {
 		appendIDFrame(nil, FramePing, 42),
 		appendIDFrame(nil, FrameCancel, 7),
 		// HELLO with the defaults.
-		appendHello(nil, (&Config{}).withDefaultsPtr().hello()),
+		appendHello(nil, (&Config{}).withDefaultsPtr().hello((&Config{}).withDefaultsPtr().clientLimits(false))),
 		// REPLY cached and coalesced.
 		appendReply(nil, 3, 12345, FlagCached|FlagCoalesced, []byte("RA")),
 		// END after the byte cap.
@@ -54,4 +55,37 @@ func FuzzParseFrame(f *testing.F) {
 func (c *Config) withDefaultsPtr() *Config {
 	d := c.withDefaults()
 	return &d
+}
+
+// FuzzParseTarget checks that ParseTarget never panics, that what it
+// accepts prints in a canonical form it parses back to the same target,
+// and that a name it accepts never parses as an address.
+func FuzzParseTarget(f *testing.F) {
+	for _, s := range []string{
+		"1.2.3.4:10666",            // IPv4
+		"[2001:db8::1]:27960",      // bracketed IPv6
+		"[::ffff:127.0.0.1]:10666", // v4-mapped, kept as written
+		"Master.Example.:15300",    // a name with a final dot
+		"127.1:10666",              // short IPv4 form: refused
+		"1.2.3.4:010",              // leading zero in the port: refused
+		"[fe80::1%eth0]:1",         // zone: refused
+		"",
+	} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		tg, err := ParseTarget(s)
+		if err != nil {
+			return
+		}
+		back, err := ParseTarget(tg.String())
+		if err != nil || back != tg {
+			t.Fatalf("%q parsed to %+v, printed %q, parsed back to %+v, %v", s, tg, tg.String(), back, err)
+		}
+		if tg.Name != "" {
+			if _, err := netip.ParseAddr(tg.Name); err == nil {
+				t.Fatalf("%q: name %q is an address", s, tg.Name)
+			}
+		}
+	})
 }

@@ -8,8 +8,6 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"net/netip"
-	"os"
-	"runtime"
 	"strconv"
 	"strings"
 	"sync"
@@ -74,41 +72,6 @@ func (q *testQuery) Result(codecs.DecodeOptions) (*codecs.Message, error) {
 }
 
 func init() { codecs.Register(testCodec{}) }
-
-func TestMain(m *testing.M) {
-	code := m.Run()
-	if code == 0 {
-		if leaked := waitGoroutines(5 * time.Second); leaked != "" {
-			os.Stderr.WriteString("leaked goroutines:\n" + leaked + "\n")
-			code = 1
-		}
-	}
-	os.Exit(code)
-}
-
-// waitGoroutines waits for every goroutine started by the relay or the
-// WebSocket library to end and returns the stacks of those that did not.
-func waitGoroutines(d time.Duration) string {
-	deadline := time.Now().Add(d)
-	for {
-		buf := make([]byte, 1<<20)
-		buf = buf[:runtime.Stack(buf, true)]
-		var leaked []string
-		for g := range strings.SplitSeq(string(buf), "\n\n") {
-			if strings.Contains(g, "querylens/relay.") && !strings.Contains(g, "TestMain") ||
-				strings.Contains(g, "coder/websocket") {
-				leaked = append(leaked, g)
-			}
-		}
-		if len(leaked) == 0 {
-			return ""
-		}
-		if time.Now().After(deadline) {
-			return strings.Join(leaked, "\n\n")
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
-}
 
 func testCtx(t testing.TB, d time.Duration) context.Context {
 	ctx, cancel := context.WithTimeout(context.Background(), d)

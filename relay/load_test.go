@@ -14,7 +14,7 @@ import (
 // several loopback responders distinct questions: every reply must arrive.
 func TestLoad500Clients(t *testing.T) {
 	if testing.Short() {
-		t.Skip("load test")
+		t.Skip("load test: 500 clients, left out by -short")
 	}
 	const clients, perClient, parts = 500, 4, 2
 	ctx := testCtx(t, 90*time.Second)

@@ -11,12 +11,15 @@ import (
 
 // Drop reasons: why a datagram or frame the relay had was not delivered.
 const (
-	DropQueueFull   = "queue-full"   // the client's send queue was full (slow reader)
-	DropClosed      = "closed"       // the connection had gone
-	DropWrongSource = "wrong-source" // a datagram came from another address than the one queried
-	DropOversize    = "oversize"     // a reply larger than MaxDatagram
-	DropReplyCap    = "reply-cap"    // a reply beyond the per-query cap
-	DropBadFrame    = "bad-frame"    // a client frame that did not parse
+	DropQueueFull = "queue-full" // the client's send queue was full (slow reader)
+	// DropRelayQueueFull: the send queues of all connections together
+	// held MaxQueuedBytes.
+	DropRelayQueueFull = "relay-queue-full"
+	DropClosed         = "closed"       // the connection had gone
+	DropWrongSource    = "wrong-source" // a datagram came from another address than the one queried
+	DropOversize       = "oversize"     // a reply larger than MaxDatagram
+	DropReplyCap       = "reply-cap"    // a reply beyond the per-query cap
+	DropBadFrame       = "bad-frame"    // a client frame that did not parse
 )
 
 // rttBuckets are the upper bounds (seconds) of the upstream RTT histogram.
@@ -45,15 +48,6 @@ func (c *counterSet) add(label string, n uint64) {
 		c.mu.Unlock()
 	}
 	v.Add(n)
-}
-
-func (c *counterSet) get(label string) uint64 {
-	c.mu.RLock()
-	defer c.mu.RUnlock()
-	if v := c.m[label]; v != nil {
-		return v.Load()
-	}
-	return 0
 }
 
 func (c *counterSet) snapshot() (labels []string, values []uint64) {

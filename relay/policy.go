@@ -3,8 +3,6 @@ package relay
 import (
 	"net/netip"
 	"slices"
-	"strconv"
-	"strings"
 )
 
 // Rule names a policy rule. The names appear in ERROR messages, in
@@ -95,6 +93,7 @@ var (
 type Policy struct {
 	allow []netip.Prefix
 	ports []uint16 // sorted
+	exact map[netip.AddrPort]bool
 }
 
 // NewPolicy returns the policy for the given exceptions (Config.AllowTargets
@@ -108,6 +107,20 @@ func NewPolicy(allowTargets []netip.Prefix, allowPorts []uint16) *Policy {
 	return p
 }
 
+// allowAddrs returns p with the exact targets of Config.AllowAddrs allowed.
+func (p *Policy) allowAddrs(addrs []netip.AddrPort) *Policy {
+	if len(addrs) > 0 {
+		p.exact = make(map[netip.AddrPort]bool, len(addrs))
+		for _, a := range addrs {
+			p.exact[a] = true
+		}
+	}
+	return p
+}
+
+// own reports whether addr is one of Config.AllowAddrs, matched literally.
+func (p *Policy) own(addr netip.AddrPort) bool { return p.exact[addr] }
+
 // PolicyError is a refusal by a policy rule.
 type PolicyError struct {
 	Rule   string
@@ -120,9 +133,13 @@ func (e *PolicyError) Error() string {
 
 // Check returns nil when addr may be queried, otherwise a *PolicyError
 // naming the rule. Addresses inside an AllowTargets range pass the address
-// rules (the port rules still apply); v4-mapped IPv6 forms are judged as
+// rules (the port rules still apply), exact Config.AllowAddrs pass both;
+// v4-mapped IPv6 forms are judged as
 // IPv6, so ::ffff:127.0.0.1 is refused even when 127.0.0.0/8 is allowed.
 func (p *Policy) Check(addr netip.AddrPort) error {
+	if p.own(addr) {
+		return nil
+	}
 	if rule := p.addrRule(addr.Addr()); rule != "" {
 		return &PolicyError{Rule: rule, Target: addr.String()}
 	}
@@ -171,79 +188,3 @@ func (p *Policy) addrRule(a netip.Addr) string {
 	}
 	return ""
 }
-
-// parseTarget splits "host:port". host is an IPv4 literal, a bracketed IPv6
-// literal or a DNS name; a name comes back in name with addr invalid.
-// It only checks syntax.
-func parseTarget(s string) (addr netip.AddrPort, name string, port uint16, err error) {
-	i := strings.LastIndexByte(s, ':')
-	if i < 0 {
-		return addr, "", 0, targetError(s, "missing :port")
-	}
-	host, ps := s[:i], s[i+1:]
-	if len(ps) == 0 || len(ps) > 5 || strings.Trim(ps, "0123456789") != "" {
-		return addr, "", 0, targetError(s, "bad port")
-	}
-	p, _ := strconv.Atoi(ps)
-	if p > 65535 {
-		return addr, "", 0, targetError(s, "bad port")
-	}
-	port = uint16(p)
-	if strings.HasPrefix(host, "[") {
-		if !strings.HasSuffix(host, "]") {
-			return addr, "", 0, targetError(s, "bad IPv6 literal")
-		}
-		a, err := netip.ParseAddr(host[1 : len(host)-1])
-		if err != nil || !a.Is6() || a.Zone() != "" {
-			return addr, "", 0, targetError(s, "bad IPv6 literal")
-		}
-		return netip.AddrPortFrom(a, port), "", port, nil
-	}
-	if a, err := netip.ParseAddr(host); err == nil {
-		if !a.Is4() {
-			return addr, "", 0, targetError(s, "IPv6 literals need brackets")
-		}
-		return netip.AddrPortFrom(a, port), "", port, nil
-	}
-	if !validName(host) {
-		return addr, "", 0, targetError(s, "bad host name")
-	}
-	return addr, strings.ToLower(host), port, nil
-}
-
-// validName accepts DNS host names: labels of letters, digits, '-' and '_'
-// (not starting or ending with '-'), at most 253 bytes, and a last label
-// that is not all digits (so that "2130706433" or "127.1" never reach a
-// resolver that would read them as addresses).
-func validName(h string) bool {
-	h = strings.TrimSuffix(h, ".")
-	if h == "" || len(h) > 253 {
-		return false
-	}
-	allDigits := false
-	for label := range strings.SplitSeq(h, ".") {
-		if label == "" || len(label) > 63 || label[0] == '-' || label[len(label)-1] == '-' {
-			return false
-		}
-		allDigits = true
-		for i := 0; i < len(label); i++ {
-			c := label[i]
-			switch {
-			case c >= '0' && c <= '9':
-			case c >= 'a' && c <= 'z', c >= 'A' && c <= 'Z', c == '-', c == '_':
-				allDigits = false
-			default:
-				return false
-			}
-		}
-	}
-	return !allDigits
-}
-
-type targetSyntaxError struct{ target, why string }
-
-func (e *targetSyntaxError) Error() string {
-	return "target " + strconv.Quote(e.target) + ": " + e.why
-}
-
-func targetError(target, why string) error { return &targetSyntaxError{target, why} }

@@ -155,7 +155,7 @@ func TestParseTarget(t *testing.T) {
 		{in: "[2001:4860::8888]:27960", addr: "[2001:4860::8888]:27960"},
 		{in: "[::ffff:1.2.3.4]:1", addr: "[::ffff:1.2.3.4]:1"},
 		{in: "master.zandronum.com:15300", name: "master.zandronum.com"},
-		{in: "Master.Example.:15300", name: "master.example."},
+		{in: "Master.Example.:15300", name: "master.example"},
 		{in: "my_host-1.example:1024", name: "my_host-1.example"},
 		{in: "1.2.3.4", bad: true},
 		{in: "1.2.3.4:", bad: true},
@@ -163,6 +163,8 @@ func TestParseTarget(t *testing.T) {
 		{in: "1.2.3.4:-1", bad: true},
 		{in: "1.2.3.4:+80", bad: true},
 		{in: "1.2.3.4:0x50", bad: true},
+		{in: "1.2.3.4:010", bad: true},
+		{in: "1.2.3.4:00", bad: true},
 		{in: "::1:10666", bad: true},
 		{in: "[::1:10666", bad: true},
 		{in: "[1.2.3.4]:10666", bad: true},
@@ -180,16 +182,17 @@ func TestParseTarget(t *testing.T) {
 	}
 	for _, tc := range cases {
 		t.Run(tc.in, func(t *testing.T) {
-			addr, name, _, err := parseTarget(tc.in)
+			tg, err := ParseTarget(tc.in)
+			addr, name := tg.Addr, tg.Name
 			switch {
 			case tc.bad:
 				if err == nil {
-					t.Fatalf("parseTarget(%q) = %v %q, want an error", tc.in, addr, name)
+					t.Fatalf("ParseTarget(%q) = %v %q, want an error", tc.in, addr, name)
 				}
 			case err != nil:
 				t.Fatal(err)
-			case tc.addr != "" && addr.String() != tc.addr:
-				t.Fatalf("addr %v, want %s", addr, tc.addr)
+			case tc.addr != "" && (addr.String() != tc.addr || tg.String() != tc.addr):
+				t.Fatalf("addr %v (%s), want %s", addr, tg, tc.addr)
 			case tc.name != "" && name != tc.name:
 				t.Fatalf("name %q, want %q", name, tc.name)
 			}

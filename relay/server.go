@@ -3,22 +3,18 @@ package relay
 import (
 	"bufio"
 	"context"
-	"encoding/hex"
-	"errors"
 	"log/slog"
 	"net"
 	"net/http"
 	"net/netip"
 	"net/url"
 	"path"
-	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
 
 	"github.com/coder/websocket"
-	"github.com/querylens/querylens/codecs"
 )
 
 // Server is the relay. It implements http.Handler for the WebSocket
@@ -29,21 +25,31 @@ type Server struct {
 	policy   *Policy
 	resolver resolver
 	metrics  metrics
-	cache    cache
+	cache    replyCache
+	flights  flights
+	upstream *upstreamSlots
+	sockets  *socketPool
+	silence  *silence
 	epoch    time.Time
 
-	ipRate      *limiter[netip.Addr]
-	visitorRate *limiter[netip.Addr]
-	targetRate  *limiter[netip.AddrPort]
-	hostRate    *limiter[netip.Addr]
+	ipRate      rateLimiter[netip.Addr]
+	localRate   rateLimiter[netip.Addr] // IPRate of loopback clients (Config.Loopback)
+	visitorRate rateLimiter[netip.Addr]
+	targetRate  rateLimiter[netip.AddrPort]
+	hostRate    rateLimiter[netip.Addr]
 
 	frameBufs sync.Pool // *[]byte of the read limit, for client frames
 	udpBufs   sync.Pool // *[]byte of MaxDatagram+1, for upstream reads
 
 	inflight atomic.Int64 // askers not yet finished
+	queued   atomic.Int64 // REPLY bytes queued on all connections (MaxQueuedBytes)
 	wg       sync.WaitGroup
 
 	closing atomic.Bool // set under mu, read anywhere
+
+	// legacy makes the relay work as it did before upstream sockets were
+	// reused and connection writes corked, for benchmarks that compare.
+	legacy bool
 
 	mu    sync.Mutex
 	conns map[*conn]struct{}
@@ -70,10 +76,11 @@ func New(cfg Config, logger *slog.Logger) *Server {
 	s := &Server{
 		cfg:         cfg,
 		log:         logger,
-		policy:      NewPolicy(cfg.AllowTargets, cfg.AllowPorts),
+		policy:      NewPolicy(cfg.AllowTargets, cfg.AllowPorts).allowAddrs(cfg.AllowAddrs),
 		resolver:    resolver{r: r, timeout: cfg.ResolveTimeout},
 		epoch:       time.Now(),
 		ipRate:      newLimiter[netip.Addr](cfg.IPRate, 1<<16),
+		localRate:   newLimiter[netip.Addr](cfg.clientLimits(true).IPRate, 1<<16),
 		visitorRate: newLimiter[netip.Addr](cfg.VisitorRate, 1<<16),
 		targetRate:  newLimiter[netip.AddrPort](cfg.TargetRate, 1<<16),
 		hostRate:    newLimiter[netip.Addr](cfg.TargetHostRate, 1<<16),
@@ -81,7 +88,11 @@ func New(cfg Config, logger *slog.Logger) *Server {
 		perIP:       make(map[netip.Addr]int),
 	}
 	s.resolver.wg = &s.wg
-	s.cache = cache{m: make(map[string]*fetch), maxEntries: cfg.MaxCacheEntries, maxBytes: cfg.MaxCacheBytes}
+	s.upstream = newUpstreamSlots(s, cfg.MaxUpstream)
+	s.sockets = newSocketPool()
+	s.silence = newSilence(cfg.SilentCooldown, 1<<16)
+	s.cache = newMemCache(cfg.MaxCacheEntries, cfg.MaxCacheBytes)
+	s.flights.m = make(map[string]*fetch)
 	s.metrics.cacheEntries = s.cache.stats
 	readLimit := s.readLimit()
 	s.frameBufs.New = func() any { b := make([]byte, readLimit+1); return &b }
@@ -130,163 +141,16 @@ func (s *Server) count(code Code, rule string) {
 	s.metrics.refusals.add(rule, 1)
 }
 
-// request is a query that passed the checks that need no lookup.
-type request struct {
-	proto    string
-	addr     netip.AddrPort // valid for IP literals
-	name     string         // host name to resolve, otherwise ""
-	port     uint16
-	datagram []byte
-}
-
-// precheck runs the checks that cost nothing: protocol, size, CheckQuery,
-// target syntax. They come before any rate limit is charged.
-func (s *Server) precheck(proto, target string, d []byte) (request, *RefusedError) {
-	codec, err := codecs.Lookup(proto)
-	if err != nil {
-		return request{}, s.refusal(CodeUnknownProtocol, "unknown-protocol", strconv.Quote(proto))
-	}
-	if len(d) > s.cfg.MaxDatagram {
-		return request{}, s.refusal(CodeBadFrame, "datagram-size", strconv.Itoa(len(d))+" bytes, the limit is "+strconv.Itoa(s.cfg.MaxDatagram))
-	}
-	if err := s.checkQuery(codec, d); err != nil {
-		return request{}, s.refusal(CodeNotAQuery, "not-a-query", err.Error())
-	}
-	addr, name, port, err := parseTarget(target)
-	if err != nil {
-		return request{}, s.refusal(CodeBadFrame, "target", err.Error())
-	}
-	return request{proto: codec.Name(), addr: addr, name: name, port: port, datagram: d}, nil
-}
-
-// checkQuery asks the codec, turning a codec bug that panics into a
-// refusal so that one hostile datagram cannot take the relay down.
-func (s *Server) checkQuery(codec codecs.Codec, d []byte) (err error) {
-	defer func() {
-		if p := recover(); p != nil {
-			s.log.Error("relay: CheckQuery panicked", "protocol", codec.Name(), "datagram", hex.EncodeToString(d), "panic", p)
-			err = errors.New(codec.Name() + ": the codec failed on this datagram")
-		}
-	}()
-	return codec.CheckQuery(d)
-}
-
 func (s *Server) refusal(code Code, rule, detail string) *RefusedError {
 	s.count(code, rule)
 	return &RefusedError{Code: code, Message: rule + ": " + detail}
 }
 
-// forward applies the target policy (resolving names first), then answers
-// a from the cache, joins it to an identical exchange in flight, or starts
-// one. Every outcome reaches a through its sink.
-func (s *Server) forward(ctx context.Context, a *asker, req request) {
-	addr := req.addr
-	if req.name == "" {
-		if err := s.policy.Check(addr); err != nil {
-			s.refuse(a, CodeDenied, err.(*PolicyError).Rule, addr.String())
-			return
-		}
-	} else {
-		if err := s.policy.checkPort(req.port); err != "" {
-			s.refuse(a, CodeDenied, err, req.name+":"+strconv.Itoa(int(req.port)))
-			return
-		}
-		addrs, err := s.resolver.lookup(ctx, req.name)
-		if err != nil || len(addrs) == 0 {
-			detail := req.name + ": no address"
-			if err != nil {
-				detail = req.name + ": " + err.Error()
-			}
-			s.refuse(a, CodeResolve, "resolve", detail)
-			return
-		}
-		for _, x := range addrs {
-			ap := netip.AddrPortFrom(x.Unmap(), req.port)
-			if err := s.policy.Check(ap); err != nil {
-				s.refuse(a, CodeResolve, err.(*PolicyError).Rule, req.name+" resolves to "+ap.Addr().String())
-				return
-			}
-		}
-		addr = netip.AddrPortFrom(addrs[0].Unmap(), req.port)
-	}
-	s.dispatch(a, req.proto, addr, req.datagram)
-}
-
-// cacheKey is protocol, target and the query's sharing key, separated so
-// that no two distinct triples collide.
-func (s *Server) cacheKey(proto string, target netip.AddrPort, d []byte) string {
-	k := s.cfg.CacheKey(proto, d)
-	b := make([]byte, 0, len(proto)+len(k)+32)
-	b = append(b, proto...)
-	b = append(b, 0)
-	b = target.AppendTo(b)
-	b = append(b, 0)
-	b = append(b, k...)
-	return string(b)
-}
-
-func (s *Server) dispatch(a *asker, proto string, target netip.AddrPort, d []byte) {
-	key := s.cacheKey(proto, target, d)
-	for range 3 {
-		s.cache.mu.Lock()
-		f := s.cache.lookupLocked(key, time.Now())
-		if f != nil {
-			cached := f.elem != nil
-			s.cache.mu.Unlock()
-			if f.join(a, true) {
-				if cached {
-					s.metrics.cacheHits.Add(1)
-				} else {
-					s.metrics.coalesced.Add(1)
-				}
-				return
-			}
-			// It cannot serve a (see join): forget it and start afresh.
-			s.cache.mu.Lock()
-			if s.cache.m[key] == f {
-				s.cache.removeLocked(f)
-			}
-			s.cache.mu.Unlock()
-			continue
-		}
-		rule := ""
-		now := s.now()
-		switch {
-		case s.isClosing():
-			rule = "shutting-down"
-		case s.metrics.upstreamOpen.Load() >= int64(s.cfg.MaxUpstream):
-			rule = "upstream-cap"
-		case !s.targetRate.allow(target, now):
-			rule = "per-target"
-		case !s.hostRate.allow(target.Addr(), now):
-			rule = "per-target-host"
-		}
-		if rule != "" {
-			s.cache.mu.Unlock()
-			code := CodeRateLimited
-			if rule == "shutting-down" || rule == "upstream-cap" {
-				code = CodeBusy
-			}
-			s.refuse(a, code, rule, target.String())
-			return
-		}
-		f = &fetch{
-			s: s, key: key, target: target, query: append([]byte(nil), d...),
-			ttl: s.cfg.cacheTTL(proto), askers: []*asker{a},
-		}
-		a.fetch.Store(f)
-		s.cache.m[key] = f
-		s.metrics.upstreamOpen.Add(1)
-		s.metrics.cacheMisses.Add(1)
-		s.wg.Add(1)
-		s.cache.mu.Unlock()
-		go f.run()
-		if a.done.Load() {
-			f.leave(a)
-		}
-		return
-	}
-	s.refuse(a, CodeBusy, "cache-churn", target.String())
+// setLegacy switches the relay to its former upstream and write paths
+// (before New's caller serves any connection); benchmarks only.
+func (s *Server) setLegacy(on bool) {
+	s.legacy = on
+	s.sockets.reuse = !on && canReconnect
 }
 
 func (s *Server) isClosing() bool { return s.closing.Load() }
@@ -420,7 +284,10 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		ws.Close(websocket.StatusTryAgainLater, rule+": too many connections")
 		return
 	}
-	c := newConn(s, ws, hw.conn, key, log)
+	c := newConn(s, ws, hw.conn, key, ip.IsLoopback(), log)
+	if !s.legacy {
+		c.cork = hw.cork
+	}
 	s.mu.Lock()
 	s.conns[c] = struct{}{}
 	s.mu.Unlock()
@@ -494,7 +361,7 @@ func (s *Server) Shutdown(ctx context.Context) error {
 			c.goAway(ctx)
 		}()
 	}
-	s.cache.stopAll()
+	s.flights.stopAll()
 
 	done := make(chan struct{})
 	go func() {
@@ -502,6 +369,7 @@ func (s *Server) Shutdown(ctx context.Context) error {
 		s.wg.Wait()
 		close(done)
 	}()
+	defer s.sockets.close()
 	select {
 	case <-done:
 		return nil
@@ -511,7 +379,7 @@ func (s *Server) Shutdown(ctx context.Context) error {
 			// for an unresponsive client, which CloseNow cannot.
 			c.raw.Close()
 		}
-		s.cache.stopAll()
+		s.flights.stopAll()
 		<-done
 		return ctx.Err()
 	}
@@ -519,14 +387,22 @@ func (s *Server) Shutdown(ctx context.Context) error {
 
 // hijackRecorder keeps the connection the WebSocket library hijacks, so
 // that the relay can drop it at once (write stall, forced shutdown) even
-// while the library waits in a close handshake.
+// while the library waits in a close handshake, and puts a corkConn under
+// the library's writes.
 type hijackRecorder struct {
 	http.ResponseWriter
 	conn net.Conn
+	cork *corkConn
 }
 
 func (h *hijackRecorder) Hijack() (net.Conn, *bufio.ReadWriter, error) {
 	c, rw, err := http.NewResponseController(h.ResponseWriter).Hijack()
 	h.conn = c
+	if err == nil {
+		// The server flushed the handshake response and emptied rw.Writer
+		// before handing it over, so it can change its destination.
+		h.cork = &corkConn{Conn: c}
+		rw.Writer.Reset(h.cork)
+	}
 	return c, rw, err
 }

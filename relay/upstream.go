@@ -1,7 +1,6 @@
 package relay
 
 import (
-	"container/list"
 	"errors"
 	"net"
 	"net/netip"
@@ -25,7 +24,8 @@ type sink interface {
 type asker struct {
 	sink      sink
 	id        uint32
-	coalesced bool // set under the fetch's lock before the asker is visible
+	client    netip.Addr // the client key (clientKey); invalid for Exchange
+	coalesced bool       // set under the fetch's lock before the asker is visible
 	fetch     atomic.Pointer[fetch]
 	done      atomic.Bool
 	replies   int // REPLY frames delivered; guarded by the sink
@@ -56,14 +56,15 @@ type reply struct {
 
 // fetch is one upstream exchange: a query sent once to one target and the
 // replies that came back within the window. While it runs, identical
-// queries join it (coalesced); after it ends with replies it stays in the
-// cache until it expires.
+// queries join it (coalesced); after it ends with replies, its answer
+// stays in the cache until it expires.
 type fetch struct {
 	s      *Server
 	key    string
 	target netip.AddrPort
 	query  []byte
 	ttl    time.Duration
+	client netip.Addr // whose upstream slot the exchange holds (upstreamSlots)
 
 	mu       sync.Mutex
 	askers   []*asker
@@ -74,10 +75,6 @@ type fetch struct {
 	sock     *net.UDPConn
 	stopped  bool // every asker left, or the relay is shutting down
 	shutdown bool
-
-	// Guarded by the cache's lock.
-	elem    *list.Element
-	expires time.Time
 }
 
 // join attaches a to f: it replays the replies so far, then either keeps a
@@ -158,20 +155,29 @@ type outcome struct {
 func (f *fetch) run() {
 	s := f.s
 	defer s.wg.Done()
-	defer s.metrics.upstreamOpen.Add(-1)
+	defer s.upstream.release(f.client)
 	out := f.exchange()
 	f.finish(out)
 }
 
-var errUnreachable = errors.New("port unreachable")
-
 func (f *fetch) exchange() outcome {
 	s := f.s
-	sock, err := net.DialUDP("udp", nil, net.UDPAddrFromAddrPort(f.target))
+	us, err := s.sockets.get(f.target)
 	if err != nil {
 		return outcome{code: CodeInternal, rule: "upstream", msg: err.Error()}
 	}
-	defer sock.Close()
+	out := f.exchangeOn(us.c)
+	// Detach first: once back in the pool the socket may serve another
+	// exchange, whose read a late stopLocked of this one must not cut.
+	f.mu.Lock()
+	f.sock = nil
+	f.mu.Unlock()
+	s.sockets.put(us, out.code != CodeInternal)
+	return out
+}
+
+func (f *fetch) exchangeOn(sock *net.UDPConn) outcome {
+	s := f.s
 	start := time.Now()
 	sock.SetReadDeadline(start.Add(s.cfg.ReplyWindow))
 	f.mu.Lock()
@@ -268,8 +274,20 @@ func (f *fetch) finish(out outcome) {
 	f.mu.Lock()
 	f.reason = out.reason
 	got := len(f.replies) > 0
+	ans := answer{replies: f.replies, size: f.size, reason: out.reason}
 	f.mu.Unlock()
-	s.cache.settle(f, got && f.ttl > 0 && !f.shutdownNow())
+	// The answer goes to the cache before the exchange leaves the table of
+	// those in flight, so that an identical query finds one or the other.
+	if got && f.ttl > 0 && !f.shutdownNow() {
+		s.cache.put(f.key, ans, f.ttl)
+	}
+	switch {
+	case got:
+		s.silence.heard(f.key)
+	case out.code == CodeTimeout:
+		s.silence.silent(f.key, s.now())
+	}
+	s.flights.remove(f)
 
 	f.mu.Lock()
 	f.complete = true
@@ -294,86 +312,4 @@ func (f *fetch) shutdownNow() bool {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	return f.shutdown
-}
-
-// cache holds the fetches in flight (for coalescing) and the completed
-// ones with replies (for sharing), bounded in entries and bytes.
-type cache struct {
-	mu         sync.Mutex
-	m          map[string]*fetch
-	lru        list.List // completed entries, most recently used first
-	bytes      int
-	maxEntries int
-	maxBytes   int
-}
-
-// lookup returns the live entry for key, dropping it if expired.
-func (c *cache) lookupLocked(key string, now time.Time) *fetch {
-	f := c.m[key]
-	if f == nil {
-		return nil
-	}
-	if f.elem != nil {
-		if now.After(f.expires) {
-			c.removeLocked(f)
-			return nil
-		}
-		c.lru.MoveToFront(f.elem)
-	}
-	return f
-}
-
-func (c *cache) removeLocked(f *fetch) {
-	if c.m[f.key] == f {
-		delete(c.m, f.key)
-	}
-	if f.elem != nil {
-		c.lru.Remove(f.elem)
-		f.elem = nil
-		c.bytes -= f.cost()
-	}
-}
-
-// cost is what an entry counts against MaxCacheBytes.
-func (f *fetch) cost() int { return f.size + len(f.key) + 64*len(f.replies) + 256 }
-
-// settle moves a finished fetch into the cache (keep) or forgets it.
-func (c *cache) settle(f *fetch, keep bool) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	if !keep || c.m[f.key] != f {
-		if c.m[f.key] == f {
-			delete(c.m, f.key)
-		}
-		return
-	}
-	f.expires = time.Now().Add(f.ttl)
-	f.elem = c.lru.PushFront(f)
-	c.bytes += f.cost()
-	for c.lru.Len() > c.maxEntries || c.bytes > c.maxBytes {
-		c.removeLocked(c.lru.Back().Value.(*fetch))
-	}
-}
-
-func (c *cache) stats() (entries, bytes int) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return c.lru.Len(), c.bytes
-}
-
-// stopAll stops every exchange in flight (shutdown).
-func (c *cache) stopAll() {
-	c.mu.Lock()
-	var running []*fetch
-	for _, f := range c.m {
-		if f.elem == nil {
-			running = append(running, f)
-		}
-	}
-	c.mu.Unlock()
-	for _, f := range running {
-		f.mu.Lock()
-		f.stopLocked(true)
-		f.mu.Unlock()
-	}
 }

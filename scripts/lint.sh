@@ -1,8 +1,18 @@
 #!/usr/bin/env bash
-# go vet, gofmt, and a check that the committed *_templ.go files are fresh.
+# go vet, staticcheck (pinned as a go.mod tool), go.mod/go.sum tidiness,
+# gofmt, and checks that the committed *_templ.go files and the precompressed
+# browser module (web/static/querylens.wasm.*) are fresh.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 go vet ./...
+go tool staticcheck ./...
+# wasm/ builds only for js/wasm; the analyser itself runs on the host.
+if [ -d wasm ]; then
+  GOOS=js GOARCH=wasm "$(go tool -n staticcheck)" ./wasm/...
+fi
+if ! go mod tidy -diff; then
+  echo "go.mod/go.sum are not tidy: run go mod tidy and commit"; exit 1
+fi
 unformatted=$(gofmt -l $(git ls-files -co --exclude-standard '*.go' | grep -v '_templ.go$') 2>/dev/null || true)
 if [ -n "$unformatted" ]; then
   echo "gofmt would change:"; echo "$unformatted"; exit 1
@@ -12,5 +22,15 @@ if ls web 2>/dev/null | grep -q . && git ls-files -co --exclude-standard '*.temp
   go tool templ generate >/dev/null
   if ! git diff --quiet -- '*_templ.go'; then
     echo "templ generate changed committed *_templ.go files: run go tool task generate and commit"; git diff --stat -- '*_templ.go'; exit 1
+  fi
+fi
+# The committed browser module must be what the sources build to. Both
+# halves: a fresh build matches the manifest in the tree, and the tree's
+# module files are the committed ones (build:wasm, a dependency of the test
+# tasks, may have just rewritten them).
+if [ -d wasm ]; then
+  bash scripts/build-wasm.sh --check || { echo "the committed browser module is stale: run go tool task build:wasm and commit web/static"; exit 1; }
+  if ! git diff --quiet -- web/static/querylens.wasm.br web/static/querylens.wasm.gz web/static/querylens.wasm.json web/static/wasm_exec.js; then
+    echo "the browser module in web/static differs from the committed one: commit it (go tool task build:wasm made it)"; git diff --stat -- web/static; exit 1
   fi
 fi

@@ -61,6 +61,9 @@ func init() {
 // method wraps f so that it runs on the conversation `this` refers to. A
 // closed conversation answers with an error object.
 //
+// Out of line: called once per exported function; a copy inlined at
+// each would grow the browser module (see "Code size" in codecs/doc.go).
+//
 //go:noinline
 func method(f func(c *conversation, args []js.Value) any) js.Func {
 	return js.FuncOf(func(this js.Value, args []js.Value) any {

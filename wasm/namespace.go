@@ -34,6 +34,9 @@ func register() {
 // fn wraps a function that ignores `this`. The js.Func values live as long
 // as the page, so they are never released.
 //
+// Out of line: called once per exported function; a copy inlined at
+// each would grow the browser module (see "Code size" in codecs/doc.go).
+//
 //go:noinline
 func fn(f func(args []js.Value) any) js.Func {
 	return js.FuncOf(func(_ js.Value, args []js.Value) any { return f(args) })

@@ -6,7 +6,7 @@ import (
 	"strconv"
 	"syscall/js"
 
-	"github.com/querylens/querylens/web/pcapng"
+	"github.com/querylens/querylens/pcapng"
 )
 
 // pcapng(packets, app?) → Uint8Array

@@ -7,7 +7,6 @@ import (
 	"embed"
 	"encoding/hex"
 	"errors"
-	"io"
 	"io/fs"
 	"log/slog"
 	"net/http"
@@ -15,27 +14,43 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"sync"
 	"sync/atomic"
+	"time"
+
+	"github.com/querylens/querylens/internal/buildinfo"
+	"github.com/querylens/querylens/internal/wasmmodule"
 )
 
-// The whole directory is embedded, not named files, so that the package
-// compiles before scripts/build-wasm.sh has produced querylens.wasm and
-// wasm_exec.js (both gitignored).
+// staticFS holds the pages' files and the browser module, committed in its
+// precompressed forms (querylens.wasm.br, .gz and the manifest .json, made
+// by scripts/build-wasm.sh), so that any build of the command serves pages
+// that decode, with no build step of ours. The raw querylens.wasm a local
+// build leaves in static/ is deliberately not embedded: every binary then
+// carries the same bytes, and the identity form is made from the gzip.
+// A new kind of static file needs its pattern here
+// (TestEveryStaticFileEmbedded says so).
 //
-//go:embed static
+//go:embed static/*.js static/*.css static/*.svg static/*.d.ts
+//go:embed static/querylens.wasm.br static/querylens.wasm.gz static/querylens.wasm.json
 var staticFS embed.FS
 
-// builtByScript are the files scripts/build-wasm.sh writes; without them the
-// pages cannot decode, and the server says so instead of a bare 404.
-var builtByScript = map[string]bool{"querylens.wasm": true, "wasm_exec.js": true}
+// ErrNoModule is returned (wrapped) by New when the binary lacks the
+// browser module or carries an inconsistent one: its pages could not
+// decode anything.
+var ErrNoModule = errors.New("web: this binary has no usable browser module (web/static/querylens.wasm.*): " +
+	"run `go tool task build:wasm` (or bash scripts/build-wasm.sh), then rebuild querylens")
 
-// asset is one embedded file, ready to serve.
+// asset is one static file, ready to serve in up to three forms.
 type asset struct {
 	name  string // "browse.js"
-	body  []byte
-	hash  string // first 12 hex digits of the SHA-256 of body
+	hash  string // first 12 hex digits of the SHA-256 of the uncompressed file
 	ctype string
-	// gz is the gzip of body once compressed (empty when gzip would not be
+	// plain returns the uncompressed file. For the browser module it is
+	// made from the gzip form on first use and kept.
+	plain func() ([]byte, error)
+	br    []byte // brotli form; only the browser module has one
+	// gz is the gzip form once compressed (empty when gzip would not be
 	// smaller); nil while compression is still running.
 	gz atomic.Pointer[[]byte]
 }
@@ -48,49 +63,97 @@ type asset struct {
 type assets struct {
 	files  map[string]*asset // by plain name
 	hashed map[string]*asset // by hashed name
+	module *wasmmodule.Module
 	logger *slog.Logger
 }
 
+// loadAssets loads the embedded files.
 func loadAssets(logger *slog.Logger) (*assets, error) {
-	a := &assets{files: map[string]*asset{}, hashed: map[string]*asset{}, logger: logger}
-	err := fs.WalkDir(staticFS, "static", func(p string, d fs.DirEntry, err error) error {
-		if err != nil || d.IsDir() || strings.HasSuffix(p, ".gz") {
-			return err // a .gz is the precompressed form of its file, below
+	sub, _ := fs.Sub(staticFS, "static") // "static" is a valid path
+	return loadAssetsFS(sub, logger)
+}
+
+// loadAssetsFS loads the static files at the root of fsys; it fails with
+// ErrNoModule when the browser module is missing or its files disagree
+// with the manifest.
+func loadAssetsFS(fsys fs.FS, logger *slog.Logger) (*assets, error) {
+	mod, err := wasmmodule.Load(fsys)
+	if err != nil {
+		return nil, errors.Join(ErrNoModule, err)
+	}
+	a := &assets{files: map[string]*asset{}, hashed: map[string]*asset{}, module: mod, logger: logger}
+	err = fs.WalkDir(fsys, ".", func(p string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() {
+			return err
 		}
-		body, err := staticFS.ReadFile(p)
+		switch p {
+		case wasmmodule.Name, wasmmodule.ManifestName, mod.Manifest.Brotli.File, mod.Manifest.Gzip.File:
+			return nil // the module, below
+		}
+		body, err := fs.ReadFile(fsys, p)
 		if err != nil {
 			return err
 		}
 		sum := sha256.Sum256(body)
-		x := &asset{name: strings.TrimPrefix(p, "static/"), body: body, hash: hex.EncodeToString(sum[:6]), ctype: contentType(p)}
-		a.files[x.name] = x
-		a.hashed[hashedName(x.name, x.hash)] = x
-		if gz, ok := precompressed(p, body, logger); ok {
-			x.gz.Store(&gz)
-		}
+		a.add(&asset{name: p, hash: hex.EncodeToString(sum[:6]), ctype: contentType(p),
+			plain: func() ([]byte, error) { return body, nil }})
 		return nil
 	})
 	if err != nil {
 		return nil, err
 	}
-	// Compress in the background, small files first. Until a file's gzip
-	// is ready it is served uncompressed: a response never waits for the
-	// compressor (the wasm module takes a few hundred ms).
-	list := make([]*asset, 0, len(a.files))
-	for _, x := range a.files {
-		list = append(list, x)
+	m := &asset{name: wasmmodule.Name, hash: mod.SHA256[:12], ctype: contentType(wasmmodule.Name), br: mod.Brotli,
+		plain: sync.OnceValues(mod.Gunzip)}
+	m.gz.Store(&mod.Gzip)
+	a.add(m)
+
+	// Compress the other files in the background, small ones first. Until a
+	// file's gzip is ready it is served uncompressed: a response never
+	// waits for the compressor.
+	type job struct {
+		x    *asset
+		body []byte
 	}
-	sort.Slice(list, func(i, j int) bool { return len(list[i].body) < len(list[j].body) })
+	var jobs []job
+	for _, x := range a.files {
+		if x.gz.Load() == nil {
+			body, _ := x.plain() // in memory: cannot fail
+			jobs = append(jobs, job{x, body})
+		}
+	}
+	sort.Slice(jobs, func(i, j int) bool { return len(jobs[i].body) < len(jobs[j].body) })
 	go func() {
-		for _, x := range list {
-			if x.gz.Load() != nil {
-				continue // precompressed at build time
-			}
-			gz := gzipped(x.body)
-			x.gz.Store(&gz)
+		for _, j := range jobs {
+			gz := gzipped(j.body)
+			j.x.gz.Store(&gz)
 		}
 	}()
 	return a, nil
+}
+
+func (a *assets) add(x *asset) {
+	a.files[x.name] = x
+	a.hashed[hashedName(x.name, x.hash)] = x
+}
+
+// BuildInfo is the line of the pages' footer: the server's version and the
+// browser module it sends (short SHA-256 of the uncompressed module).
+func (a *assets) BuildInfo() string {
+	return "querylens " + buildinfo.Version() + " · module " + a.module.SHA256[:12]
+}
+
+// ModuleInfo describes the browser module built into this binary.
+type ModuleInfo = wasmmodule.Manifest
+
+// Module returns the manifest of the browser module built into this binary,
+// or an error wrapping ErrNoModule.
+func Module() (ModuleInfo, error) {
+	sub, _ := fs.Sub(staticFS, "static")
+	m, err := wasmmodule.Load(sub)
+	if err != nil {
+		return ModuleInfo{}, errors.Join(ErrNoModule, err)
+	}
+	return m.Manifest, nil
 }
 
 // hashedName inserts the hash before the extension: "browse.js" →
@@ -125,33 +188,9 @@ func contentType(p string) string {
 	return "application/octet-stream"
 }
 
-// precompressed returns the build's gzip of the file at p (p + ".gz", made
-// by scripts/build-wasm.sh with zopfli or gzip -9, smaller than the
-// server's own gzip), if it exists and decompresses to exactly body; a
-// stale one is ignored and logged.
-func precompressed(p string, body []byte, logger *slog.Logger) ([]byte, bool) {
-	gz, err := staticFS.ReadFile(p + ".gz")
-	if err != nil {
-		return nil, false
-	}
-	zr, err := gzip.NewReader(bytes.NewReader(gz))
-	if err == nil {
-		var plain []byte
-		plain, err = io.ReadAll(io.LimitReader(zr, int64(len(body))+1))
-		if err == nil && !bytes.Equal(plain, body) {
-			err = errors.New("it does not decompress to the file (stale)")
-		}
-	}
-	if err != nil {
-		logger.Warn("ignoring precompressed asset", "file", p+".gz", "err", err)
-		return nil, false
-	}
-	return gz, true
-}
-
 // gzipped compresses body, or returns nil when that does not make it
-// smaller. The default level: BestCompression saves under 1% on the wasm
-// module and takes three times as long.
+// smaller. The default level: the pages' files are small, and the browser
+// module, where every byte counts, comes precompressed.
 func gzipped(body []byte) []byte {
 	var buf bytes.Buffer
 	zw, _ := gzip.NewWriterLevel(&buf, gzip.DefaultCompression)
@@ -164,7 +203,7 @@ func gzipped(body []byte) []byte {
 }
 
 // URL returns the path pages should use for a static file: the hashed name
-// when the file exists, else the plain one (which then answers 503 or 404).
+// when the file exists, else the plain one (which then answers 404).
 func (a *assets) URL(name string) string {
 	if x, ok := a.files[name]; ok {
 		return "/static/" + hashedName(name, x.hash)
@@ -191,70 +230,95 @@ func (a *assets) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		x = a.files[name]
 	}
 	if x == nil {
-		if builtByScript[name] {
-			// A clear answer for a server built without the browser module.
-			w.Header().Set("Cache-Control", "no-store")
-			w.Header().Set("Retry-After", "60")
-			http.Error(w, name+" is not built into this server: run `bash scripts/build-wasm.sh`, then rebuild querylens", http.StatusServiceUnavailable)
-			return
-		}
 		http.Error(w, "404 page not found", http.StatusNotFound)
 		return
 	}
+	coding, body := "", []byte(nil)
+	switch br, gz := acceptedCodings(r.Header.Get("Accept-Encoding")); {
+	case x.br != nil && br > 0 && br >= gz:
+		coding, body = "br", x.br
+	case gz > 0:
+		if b := x.gz.Load(); b != nil && len(*b) > 0 {
+			coding, body = "gzip", *b
+		}
+	}
+	if body == nil {
+		b, err := x.plain()
+		if err != nil {
+			a.logger.Error("static file", "file", x.name, "err", err)
+			http.Error(w, "querylens: "+x.name+" is damaged in this binary", http.StatusInternalServerError)
+			return
+		}
+		body = b
+	}
 	h := w.Header()
-	h.Set("Content-Type", x.ctype)
+	h.Set("Content-Type", x.ctype) // set, so ServeContent does not sniff
 	h.Set("Vary", "Accept-Encoding")
 	h.Set("X-Content-Type-Options", "nosniff")
-	etag := `"` + x.hash + `"`
-	h.Set("ETag", etag)
+	// Each form is its own representation, with its own entity tag.
+	etag := x.hash
+	if coding != "" {
+		h.Set("Content-Encoding", coding)
+		etag += "-" + coding
+	}
+	h.Set("ETag", `"`+etag+`"`)
 	if immutable {
 		h.Set("Cache-Control", "public, max-age=31536000, immutable")
 	} else {
 		h.Set("Cache-Control", "no-cache")
 	}
-	if match := r.Header.Get("If-None-Match"); match != "" && etagMatches(match, etag) {
-		w.WriteHeader(http.StatusNotModified)
-		return
+	// ServeContent leaves Content-Length out when a Content-Encoding is set
+	// (for handlers that compress as they write); these bytes are final,
+	// so say their length, except for a range request, whose length
+	// ServeContent decides (and the server adds for a small part).
+	if coding != "" && r.Header.Get("Range") == "" {
+		h.Set("Content-Length", strconv.Itoa(len(body)))
 	}
-	body := x.body
-	if acceptsGzip(r) {
-		if gz := x.gz.Load(); gz != nil && len(*gz) > 0 {
-			h.Set("Content-Encoding", "gzip")
-			body = *gz
-		}
-	}
-	h.Set("Content-Length", strconv.Itoa(len(body)))
-	if r.Method == http.MethodHead {
-		return
-	}
-	w.Write(body)
+	// ServeContent answers conditional (If-None-Match) and range requests
+	// and HEAD; no Last-Modified: the entity tag is exact.
+	http.ServeContent(w, r, "", time.Time{}, bytes.NewReader(body))
 }
 
-func etagMatches(header, etag string) bool {
-	for _, t := range strings.Split(header, ",") {
-		t = strings.TrimSpace(t)
-		if t == "*" || strings.TrimPrefix(t, "W/") == etag {
-			return true
-		}
-	}
-	return false
-}
-
-// acceptsGzip reports whether the request's Accept-Encoding allows gzip
-// (present and not with q=0).
-func acceptsGzip(r *http.Request) bool {
-	for _, part := range strings.Split(r.Header.Get("Accept-Encoding"), ",") {
-		coding, params, _ := strings.Cut(strings.TrimSpace(part), ";")
-		if !strings.EqualFold(strings.TrimSpace(coding), "gzip") && strings.TrimSpace(coding) != "*" {
-			continue
-		}
-		params = strings.ReplaceAll(params, " ", "")
-		if q, ok := strings.CutPrefix(params, "q="); ok {
-			if f, err := strconv.ParseFloat(q, 64); err == nil && f == 0 {
-				return false
+// acceptedCodings returns the quality values an Accept-Encoding header
+// (RFC 9110 §12.5.3) gives brotli and gzip: 0 when not acceptable. A coding
+// not listed takes the value of "*" if that is listed; "x-gzip" is gzip.
+// An entry whose q is malformed counts as q=0, so a garbled header gets
+// the uncompressed file rather than a coding the client may not decode.
+func acceptedCodings(header string) (br, gz float64) {
+	brSet, gzSet := false, false
+	star := 0.0
+	for part := range strings.SplitSeq(header, ",") {
+		coding, params, _ := strings.Cut(part, ";")
+		coding = strings.ToLower(strings.TrimSpace(coding))
+		q := 1.0
+		for p := range strings.SplitSeq(params, ";") {
+			k, v, ok := strings.Cut(p, "=")
+			if !ok || !strings.EqualFold(strings.TrimSpace(k), "q") {
+				continue
 			}
+			f, err := strconv.ParseFloat(strings.TrimSpace(v), 64)
+			if err != nil || !(f >= 0 && f <= 1) { // also NaN
+				f = 0
+			}
+			q = f
 		}
-		return true
+		switch coding {
+		case "br":
+			br, brSet = q, true
+		case "gzip", "x-gzip":
+			if !gzSet || q > gz {
+				gz = q
+			}
+			gzSet = true
+		case "*":
+			star = q
+		}
 	}
-	return false
+	if !brSet {
+		br = star
+	}
+	if !gzSet {
+		gz = star
+	}
+	return br, gz
 }

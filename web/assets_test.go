@@ -2,31 +2,116 @@ package web
 
 import (
 	"bytes"
+	"compress/gzip"
+	"errors"
+	"io"
+	"io/fs"
 	"log/slog"
 	"net/http"
 	"net/http/httptest"
+	"os"
+	"strconv"
 	"strings"
 	"testing"
+	"testing/fstest"
+
+	"github.com/andybalholm/brotli"
+	"github.com/querylens/querylens/internal/wasmmodule"
 )
 
-// TestMissingWasm: a server built without scripts/build-wasm.sh says so.
-func TestMissingWasm(t *testing.T) {
-	a, err := loadAssets(slog.Default())
+func staticMux(t *testing.T, a *assets) *http.ServeMux {
+	t.Helper()
+	mux := http.NewServeMux()
+	mux.Handle("GET /static/{file...}", a)
+	return mux
+}
+
+// embeddedStatic is the embedded static/ directory as a MapFS, for tests
+// that break one file.
+func embeddedStatic(t *testing.T) fstest.MapFS {
+	t.Helper()
+	m := fstest.MapFS{}
+	sub, _ := fs.Sub(staticFS, "static")
+	err := fs.WalkDir(sub, ".", func(p string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() {
+			return err
+		}
+		b, err := fs.ReadFile(sub, p)
+		m[p] = &fstest.MapFile{Data: b}
+		return err
+	})
 	if err != nil {
 		t.Fatal(err)
 	}
-	delete(a.files, "querylens.wasm")
-	delete(a.files, "wasm_exec.js")
-	mux := http.NewServeMux()
-	mux.Handle("GET /static/{file...}", a)
-	for _, name := range []string{"querylens.wasm", "wasm_exec.js"} {
-		rec := httptest.NewRecorder()
-		mux.ServeHTTP(rec, httptest.NewRequest("GET", "/static/"+name, nil))
-		if rec.Code != http.StatusServiceUnavailable || !strings.Contains(rec.Body.String(), "build-wasm.sh") {
-			t.Errorf("%s: %d %q", name, rec.Code, rec.Body)
+	return m
+}
+
+// TestMissingModule: a binary without a usable browser module is refused
+// (New fails, so serve does not start), with an error saying how to build it.
+func TestMissingModule(t *testing.T) {
+	for _, tc := range []struct {
+		name    string
+		breakIt func(fstest.MapFS)
+		want    string // in the error
+	}{
+		{"no manifest", func(m fstest.MapFS) { delete(m, "querylens.wasm.json") }, "missing"},
+		{"no brotli form", func(m fstest.MapFS) { delete(m, "querylens.wasm.br") }, "querylens.wasm.br"},
+		{"gzip form cut short", func(m fstest.MapFS) { m["querylens.wasm.gz"].Data = m["querylens.wasm.gz"].Data[:100] }, "querylens.wasm.gz is 100 bytes"},
+		{"manifest not JSON", func(m fstest.MapFS) { m["querylens.wasm.json"] = &fstest.MapFile{Data: []byte("{")} }, "querylens.wasm.json"},
+		{"manifest of something else", func(m fstest.MapFS) { m["querylens.wasm.json"] = &fstest.MapFile{Data: []byte(`{"module":"x.wasm"}`)} }, "not a manifest"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			m := embeddedStatic(t)
+			tc.breakIt(m)
+			_, err := loadAssetsFS(m, slog.Default())
+			if !errors.Is(err, ErrNoModule) || !strings.Contains(err.Error(), "go tool task build:wasm") || !strings.Contains(err.Error(), tc.want) {
+				t.Errorf("err = %v, want ErrNoModule naming %q and how to build", err, tc.want)
+			}
+		})
+	}
+	if _, err := loadAssetsFS(embeddedStatic(t), slog.Default()); err != nil {
+		t.Errorf("the embedded files: %v", err)
+	}
+}
+
+// TestModuleDecompresses: both committed forms are the module the manifest
+// describes.
+func TestModuleDecompresses(t *testing.T) {
+	sub, _ := fs.Sub(staticFS, "static")
+	m, err := wasmmodule.Load(sub)
+	if err != nil {
+		t.Fatal(err)
+	}
+	gz, err := m.Gunzip()
+	if err != nil {
+		t.Fatal(err)
+	}
+	br, err := m.Unbrotli()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Equal(gz, br) || !bytes.HasPrefix(gz, []byte("\x00asm")) {
+		t.Error("the brotli and gzip forms differ, or are not WebAssembly")
+	}
+	// A local build leaves the raw module beside them: it must be the same.
+	if raw, err := os.ReadFile("static/querylens.wasm"); err == nil && !bytes.Equal(raw, gz) {
+		t.Error("web/static/querylens.wasm is not the committed module: run go tool task build:wasm and commit web/static")
+	}
+}
+
+// TestEveryStaticFileEmbedded: the embed patterns cover every file in
+// static/ but the raw module (served from its gzip form).
+func TestEveryStaticFileEmbedded(t *testing.T) {
+	ents, err := os.ReadDir("static")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, e := range ents {
+		if e.IsDir() || e.Name() == "querylens.wasm" || strings.HasPrefix(e.Name(), ".") {
+			continue
 		}
-		if got := a.URL(name); got != "/static/"+name {
-			t.Errorf("URL(%s) = %q, want the plain name", name, got)
+		if _, err := staticFS.Open("static/" + e.Name()); err != nil {
+			t.Errorf("static/%s is not embedded: add a pattern to the go:embed line in assets.go", e.Name())
 		}
 	}
 }
@@ -45,49 +130,157 @@ func TestHashedName(t *testing.T) {
 	}
 }
 
-func TestAcceptsGzip(t *testing.T) {
-	for h, want := range map[string]bool{
-		"":                    false,
-		"gzip":                true,
-		"deflate, gzip;q=1.0": true,
-		"gzip;q=0":            false,
-		"br, GZIP":            true,
-		"*":                   true,
-		"identity":            false,
-		"gzip; q=0, deflate":  false,
+func TestAcceptedCodings(t *testing.T) {
+	for _, tc := range []struct {
+		header string
+		br, gz float64
+	}{
+		{"", 0, 0},
+		{"gzip", 0, 1},
+		{"deflate, gzip;q=1.0", 0, 1},
+		{"gzip;q=0", 0, 0},
+		{"gzip; q=0, deflate", 0, 0},
+		{"br, GZIP", 1, 1},
+		{"gzip, deflate, br, zstd", 1, 1},
+		{"br;q=0.5, gzip;q=0.8", 0.5, 0.8},
+		{"br;q=0", 0, 0},
+		{"*", 1, 1},
+		{"*;q=0.3, br;q=0", 0, 0.3},
+		{"identity", 0, 0},
+		{"x-gzip", 0, 1},
+		{"br;q=2, gzip;q=abc", 0, 0}, // out of range, malformed
+		{"br;q=NaN, gzip;q=-0.5", 0, 0},
+		{" BR ; Q=0.7 ", 0.7, 0},
+		{"br;level=5", 1, 0}, // other parameters are ignored
 	} {
-		r := httptest.NewRequest("GET", "/", nil)
-		r.Header.Set("Accept-Encoding", h)
-		if got := acceptsGzip(r); got != want {
-			t.Errorf("acceptsGzip(%q) = %v", h, got)
+		br, gz := acceptedCodings(tc.header)
+		if br != tc.br || gz != tc.gz {
+			t.Errorf("acceptedCodings(%q) = br %v, gzip %v; want %v, %v", tc.header, br, gz, tc.br, tc.gz)
 		}
 	}
 }
 
-// TestPrecompressedWasm: the build's querylens.wasm.gz is what a gzip
-// client receives, and a stale one is not served.
-func TestPrecompressedWasm(t *testing.T) {
-	gz, err := staticFS.ReadFile("static/querylens.wasm.gz")
-	if err != nil {
-		t.Skip("querylens.wasm.gz not built; run bash scripts/build-wasm.sh")
+func decodeBody(t *testing.T, coding string, b []byte) []byte {
+	t.Helper()
+	var r io.Reader = bytes.NewReader(b)
+	switch coding {
+	case "br":
+		r = brotli.NewReader(r)
+	case "gzip":
+		zr, err := gzip.NewReader(r)
+		if err != nil {
+			t.Fatal(err)
+		}
+		r = zr
+	case "":
+	default:
+		t.Fatalf("unexpected Content-Encoding %q", coding)
 	}
+	out, err := io.ReadAll(r)
+	if err != nil {
+		t.Fatalf("%s body: %v", coding, err)
+	}
+	return out
+}
+
+// TestModuleServed: the browser module goes out as brotli to clients that
+// take it, else gzip, else uncompressed, always the same module, with the
+// headers a cache and WebAssembly.instantiateStreaming need.
+func TestModuleServed(t *testing.T) {
 	a, err := loadAssets(slog.Default())
 	if err != nil {
 		t.Fatal(err)
 	}
-	mux := http.NewServeMux()
-	mux.Handle("GET /static/{file...}", a)
+	mux := staticMux(t, a)
+	url := a.URL("querylens.wasm")
+	if url != "/static/querylens."+a.module.SHA256[:12]+".wasm" {
+		t.Fatalf("URL = %q, want the module's hash in it", url)
+	}
+	sub, _ := fs.Sub(staticFS, "static")
+	m, _ := wasmmodule.Load(sub)
+	want, err := m.Gunzip()
+	if err != nil {
+		t.Fatal(err)
+	}
+	etags := map[string]string{}
+	for _, tc := range []struct {
+		accept string
+		coding string
+	}{
+		{"gzip, deflate, br, zstd", "br"}, // Chromium's
+		{"br", "br"},
+		{"gzip", "gzip"},
+		{"br;q=0, gzip", "gzip"},
+		{"gzip;q=1, br;q=0.5", "gzip"},
+		{"br;q=0.5, gzip;q=0.5", "br"}, // a tie goes to the smaller
+		{"*", "br"},
+		{"", ""},
+		{"identity", ""},
+		{"gzip;q=0, br;q=0", ""},
+	} {
+		t.Run(tc.accept, func(t *testing.T) {
+			rec := httptest.NewRecorder()
+			req := httptest.NewRequest("GET", url, nil)
+			req.Header.Set("Accept-Encoding", tc.accept)
+			mux.ServeHTTP(rec, req)
+			h := rec.Header()
+			if rec.Code != 200 || h.Get("Content-Encoding") != tc.coding {
+				t.Fatalf("%d, Content-Encoding %q; want 200, %q", rec.Code, h.Get("Content-Encoding"), tc.coding)
+			}
+			if h.Get("Content-Type") != "application/wasm" || h.Get("Vary") != "Accept-Encoding" ||
+				h.Get("Cache-Control") != "public, max-age=31536000, immutable" || h.Get("Content-Length") != strconv.Itoa(rec.Body.Len()) {
+				t.Errorf("headers %v", h)
+			}
+			if got := decodeBody(t, tc.coding, rec.Body.Bytes()); !bytes.Equal(got, want) {
+				t.Errorf("the %q body does not decode to the module", tc.coding)
+			}
+			if e, ok := etags[tc.coding]; ok && e != h.Get("ETag") {
+				t.Errorf("ETag %s, earlier %s for the same form", h.Get("ETag"), e)
+			}
+			etags[tc.coding] = h.Get("ETag")
+
+			// The same request revalidated: 304, no body.
+			req.Header.Set("If-None-Match", h.Get("ETag"))
+			rec = httptest.NewRecorder()
+			mux.ServeHTTP(rec, req)
+			if rec.Code != http.StatusNotModified || rec.Body.Len() != 0 {
+				t.Errorf("If-None-Match: %d with %d bytes", rec.Code, rec.Body.Len())
+			}
+		})
+	}
+	if len(etags) != 3 || etags["br"] == etags["gzip"] || etags["gzip"] == etags[""] {
+		t.Errorf("each form needs its own ETag: %v", etags)
+	}
+
+	// HEAD and a range of the brotli form.
+	req := httptest.NewRequest("HEAD", url, nil)
+	req.Header.Set("Accept-Encoding", "br")
 	rec := httptest.NewRecorder()
-	req := httptest.NewRequest("GET", "/static/querylens.wasm", nil)
-	req.Header.Set("Accept-Encoding", "gzip")
 	mux.ServeHTTP(rec, req)
-	if rec.Header().Get("Content-Encoding") != "gzip" || !bytes.Equal(rec.Body.Bytes(), gz) {
-		t.Errorf("served %d bytes (%q), want the %d precompressed bytes", rec.Body.Len(), rec.Header().Get("Content-Encoding"), len(gz))
+	if rec.Code != 200 || rec.Body.Len() != 0 || rec.Header().Get("Content-Length") != strconv.Itoa(len(m.Brotli)) {
+		t.Errorf("HEAD: %d, %d bytes, Content-Length %s", rec.Code, rec.Body.Len(), rec.Header().Get("Content-Length"))
 	}
-	if _, ok := precompressed("static/querylens.wasm", []byte("not the module"), slog.Default()); ok {
-		t.Error("a .gz that does not match its file was accepted")
+	req = httptest.NewRequest("GET", url, nil)
+	req.Header.Set("Accept-Encoding", "br")
+	req.Header.Set("Range", "bytes=0-9")
+	rec = httptest.NewRecorder()
+	mux.ServeHTTP(rec, req)
+	if rec.Code != http.StatusPartialContent || !bytes.Equal(rec.Body.Bytes(), m.Brotli[:10]) {
+		t.Errorf("Range: %d %x", rec.Code, rec.Body.Bytes())
 	}
-	if _, ok := precompressed("static/ql.js", []byte("x"), slog.Default()); ok {
-		t.Error("a file without .gz reported one")
+}
+
+// FuzzAcceptedCodings: any Accept-Encoding header gives quality values in
+// [0, 1], and the choice never panics. Seeds: a browser's header, q-values,
+// wildcards, malformed parameters.
+func FuzzAcceptedCodings(f *testing.F) {
+	for _, s := range []string{"gzip, deflate, br, zstd", "br;q=0.5, gzip;q=0.8", "*;q=0", "gzip;q=", "br;;q=1;q=0", ",,;", "x-gzip;q=1e400", "br;q=NaN"} {
+		f.Add(s)
 	}
+	f.Fuzz(func(t *testing.T, h string) {
+		br, gz := acceptedCodings(h)
+		if !(br >= 0 && br <= 1 && gz >= 0 && gz <= 1) {
+			t.Errorf("acceptedCodings(%q) = %v, %v", h, br, gz)
+		}
+	})
 }

@@ -1,18 +1,25 @@
 package web_test
 
 import (
-	"bytes"
-	"compress/gzip"
 	"os"
 	"os/exec"
-	"path/filepath"
+	"slices"
+	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/querylens/querylens/internal/wasmmodule"
+	"github.com/querylens/querylens/web"
+	ht "github.com/querylens/querylens/web/internal/htmltest"
 )
 
-// The browser module's budget: what a visitor downloads before the first
-// decode. The floor (an empty program using syscall/js) is about 570 KB.
-const wasmGzipBudget = 800_000
+// The browser module's budgets: what a visitor downloads before the first
+// decode, for each encoding. The floor (an empty program using syscall/js)
+// is about 570 KB of gzip.
+const (
+	wasmBrotliBudget = 640_000
+	wasmGzipBudget   = 800_000
+)
 
 // bannedWasmDeps keeps the browser module small and its boundary honest.
 var bannedWasmDeps = map[string]string{
@@ -23,13 +30,13 @@ var bannedWasmDeps = map[string]string{
 	"text/template":              "pages are rendered by the server (templ), never in the module",
 	"html/template":              "pages are rendered by the server (templ), never in the module",
 	"github.com/coder/websocket": "+2.9 MB; the browser's own WebSocket is used from JS",
-	"net/netip":                  "with time, about +100 KB; web/pcapng parses addresses itself",
+	"net/netip":                  "with time, about +100 KB; pcapng parses addresses itself",
 }
 
 func TestWasmDeps(t *testing.T) {
 	goBin, err := exec.LookPath("go")
 	if err != nil {
-		t.Skip("go command not found")
+		t.Fatal("the go command is needed to list the module's dependencies: ", err)
 	}
 	cmd := exec.Command(goBin, "list", "-deps", "-f", "{{.ImportPath}} {{join .Imports \" \"}}", "./wasm")
 	cmd.Dir = ".."
@@ -52,28 +59,42 @@ func TestWasmDeps(t *testing.T) {
 	}
 }
 
-func TestWasmSize(t *testing.T) {
-	b, err := os.ReadFile(filepath.Join("static", "querylens.wasm"))
-	if err != nil {
-		if os.Getenv("CI") != "" {
-			t.Fatalf("web/static/querylens.wasm is not built (run bash scripts/build-wasm.sh before the tests): %v", err)
-		}
-		t.Skip("web/static/querylens.wasm not built; run bash scripts/build-wasm.sh")
+// TestWasmBudget: what a visitor downloads before the first decode, on the
+// bytes the server actually sends for each encoding. The files are
+// committed and made by Go code pinned in go.mod, so the result is the
+// same on every machine.
+func TestWasmBudget(t *testing.T) {
+	h := newHandler(t)
+	page := get(t, h, "/")
+	url := ht.Attr(ht.Parse(t, page.Body.Bytes()).Tags("html")[0], "data-wasm")
+	if !strings.HasPrefix(url, "/static/querylens.") {
+		t.Fatalf("the page links the module as %q", url)
 	}
-	// What the server sends: the build's precompressed querylens.wasm.gz
-	// (assets.go), else its own gzip at the default level.
-	served, err := os.ReadFile(filepath.Join("static", "querylens.wasm.gz"))
-	how := "precompressed by the build"
+	m, err := web.Module()
 	if err != nil {
-		var buf bytes.Buffer
-		zw, _ := gzip.NewWriterLevel(&buf, gzip.DefaultCompression)
-		zw.Write(b)
-		zw.Close()
-		served, how = buf.Bytes(), "gzipped by the server"
+		t.Fatal(err)
 	}
-	t.Logf("querylens.wasm: %d bytes, %d %s (budget %d)", len(b), len(served), how, wasmGzipBudget)
-	if len(served) > wasmGzipBudget {
-		t.Errorf("querylens.wasm is %d bytes %s, over the %d budget", len(served), how, wasmGzipBudget)
+	for _, tc := range []struct {
+		coding string
+		budget int
+		file   wasmmodule.Coded
+	}{
+		{"br", wasmBrotliBudget, m.Brotli},
+		{"gzip", wasmGzipBudget, m.Gzip},
+	} {
+		t.Run(tc.coding, func(t *testing.T) {
+			rec := get(t, h, url, "Accept-Encoding", tc.coding)
+			if got := rec.Header().Get("Content-Encoding"); rec.Code != 200 || got != tc.coding {
+				t.Fatalf("%d, Content-Encoding %q", rec.Code, got)
+			}
+			n := rec.Body.Len()
+			t.Logf("querylens.wasm: %d bytes, sent as %d bytes of %s (budget %d; %s)", m.Size, n, tc.coding, tc.budget, tc.file.Encoder)
+			if n <= tc.budget {
+				return
+			}
+			msg := "querylens.wasm is sent as " + strconv.Itoa(n) + " bytes of " + tc.coding + ", over the " + strconv.Itoa(tc.budget) + " budget"
+			t.Error(msg + " (encoder: " + tc.file.Encoder + ")")
+		})
 	}
 }
 
@@ -100,4 +121,100 @@ func importChain(importers map[string][]string, dep string) string {
 		cur = next
 	}
 	return strings.Join(chain, " → ")
+}
+
+// TestFooter: every page says which server and which browser module it is.
+func TestFooter(t *testing.T) {
+	m, err := web.Module()
+	if err != nil {
+		t.Fatal(err)
+	}
+	h := newHandler(t)
+	for _, path := range []string{"/", "/inspect", "/nosuch"} {
+		d := ht.Parse(t, get(t, h, path).Body.Bytes())
+		if got, want := ht.Text(d.TestID(t, "build-info")), "querylens devel · module "+m.SHA256[:12]; got != want {
+			t.Errorf("%s: footer %q, want %q", path, got, want)
+		}
+	}
+}
+
+// TestBuildWasmSources: the Taskfile's build:wasm sources cover every
+// package of this module compiled into the browser module or into the
+// command that compresses it, so a change to any of them rebuilds it.
+func TestBuildWasmSources(t *testing.T) {
+	goBin, err := exec.LookPath("go")
+	if err != nil {
+		t.Fatal("the go command is needed to list the module's packages: ", err)
+	}
+	taskfile, err := os.ReadFile("../Taskfile.yml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	sources := taskSources(t, string(taskfile), "build:wasm")
+	for _, want := range []string{"go.mod", "go.sum", "scripts/build-wasm.sh"} {
+		if !slices.Contains(sources, want) {
+			t.Errorf("build:wasm sources lack %s", want)
+		}
+	}
+	for _, tc := range []struct {
+		pkg  string
+		goos string
+	}{{"./wasm", "js"}, {"./internal/cmd/precompress", ""}} {
+		cmd := exec.Command(goBin, "list", "-deps", "-f", "{{if not .Standard}}{{.ImportPath}}{{end}}", tc.pkg)
+		cmd.Dir = ".."
+		cmd.Env = os.Environ()
+		if tc.goos == "js" {
+			cmd.Env = append(cmd.Env, "GOOS=js", "GOARCH=wasm")
+		}
+		out, err := cmd.CombinedOutput()
+		if err != nil {
+			t.Fatalf("go list: %v\n%s", err, out)
+		}
+		for _, p := range strings.Fields(string(out)) {
+			dir, ok := strings.CutPrefix(p, "github.com/querylens/querylens/")
+			if !ok {
+				continue // a dependency: go.sum covers it
+			}
+			if !covered(sources, dir) {
+				t.Errorf("%s is compiled into %s but no build:wasm source covers %s/*.go: add '%s/**/*.go' to Taskfile.yml", p, tc.pkg, dir, dir)
+			}
+		}
+	}
+}
+
+// taskSources returns the flow list of a task's sources: line.
+func taskSources(t *testing.T, taskfile, task string) []string {
+	t.Helper()
+	_, rest, ok := strings.Cut(taskfile, "\n  "+task+":\n")
+	if !ok {
+		t.Fatalf("Taskfile.yml has no task %s", task)
+	}
+	for _, line := range strings.Split(rest, "\n") {
+		if len(line) > 0 && !strings.HasPrefix(line, "   ") {
+			break // the next task
+		}
+		if l, ok := strings.CutPrefix(strings.TrimSpace(line), "sources:"); ok {
+			l = strings.Trim(strings.TrimSpace(l), "[]")
+			var out []string
+			for _, s := range strings.Split(l, ",") {
+				out = append(out, strings.Trim(strings.TrimSpace(s), `'"`))
+			}
+			return out
+		}
+	}
+	t.Fatalf("task %s has no one-line sources: [...] list", task)
+	return nil
+}
+
+// covered reports whether a source glob matches the .go files of dir.
+func covered(sources []string, dir string) bool {
+	for _, s := range sources {
+		if prefix, ok := strings.CutSuffix(s, "/**/*.go"); ok && (dir == prefix || strings.HasPrefix(dir, prefix+"/")) {
+			return true
+		}
+		if prefix, ok := strings.CutSuffix(s, "/*.go"); ok && dir == prefix {
+			return true
+		}
+	}
+	return false
 }

@@ -6,17 +6,26 @@
 // The handler does not serve the relay: the command mounts relay.Server at
 // Config.RelayPath next to it, and the pages connect there.
 //
+// Every HTML page is sent with a Content-Security-Policy built from its
+// layout.Page (layout.Page.SecurityPolicy): scripts only from /static plus
+// the import map by hash, WebAssembly only on pages that decode, and no
+// framing; the badge sends its own policy and may be embedded.
+//
 // Layout: layout/ is the shared frame and error page; pages/<page>/ holds
-// each page's handler and templ view; static/ is embedded whole (the
-// browser module and its JS glue are built into it by
-// scripts/build-wasm.sh); pcapng/ writes the inspector's capture files.
+// each page's handler and templ view; static/ is embedded (the browser
+// module is committed there precompressed, with its JS glue, by
+// scripts/build-wasm.sh; see assets.go). The inspector's capture files are
+// written in the browser by the top-level pcapng package.
 package web
 
 import (
 	"errors"
 	"log/slog"
+	"net"
 	"net/http"
+	"net/netip"
 	"net/url"
+	"strconv"
 	"strings"
 	"time"
 
@@ -48,8 +57,14 @@ type Config struct {
 	// RelayPath is where the relay's WebSocket is mounted. Default "/relay".
 	RelayPath string
 	// PublicURL is the site's absolute base URL ("https://ql.example.org"),
-	// used for og:url and og:image. Default: taken from each request.
+	// used for og:url and og:image. Default: "http://" + Addr.
 	PublicURL string
+	// Addr is the address the site listens on ("127.0.0.1:8080"), for
+	// absolute URLs when PublicURL is empty; an unspecified host (0.0.0.0,
+	// ::) becomes localhost. The Host header of a request is never used:
+	// any client may send any Host, and the URLs end up in link previews
+	// and caches. Default (neither set): http://localhost.
+	Addr string
 	// StatusTimeout bounds the status page's query. Default 2 s.
 	StatusTimeout time.Duration
 	// Logger receives request errors. Default slog.Default().
@@ -97,7 +112,7 @@ func New(cfg Config) (http.Handler, error) {
 	if cfg.Logger == nil {
 		cfg.Logger = slog.Default()
 	}
-	base, err := publicBase(cfg.PublicURL)
+	base, err := publicBase(cfg.PublicURL, cfg.Addr)
 	if err != nil {
 		return nil, err
 	}
@@ -167,27 +182,31 @@ type site struct {
 func (s *site) errorPage(w http.ResponseWriter, r *http.Request, status int, heading, detail string) {
 	p := layout.Page{Head: layout.Head{Title: heading + " · querylens", Description: detail}, Assets: s.assets}
 	w.Header().Set("Cache-Control", "no-cache")
-	layout.Render(w, r, status, layout.ErrorPage(p, status, heading, detail))
+	layout.RenderPage(w, r, status, p, layout.ErrorPage(p, status, heading, detail))
 }
 
 // publicBase returns the function giving the absolute URL prefix of the
-// site: the configured one, or one made from the request.
-func publicBase(public string) (func(r *http.Request) string, error) {
-	if public != "" {
+// site: the configured public URL, or one made from the listen address.
+func publicBase(public, addr string) (func(r *http.Request) string, error) {
+	b := "http://localhost"
+	switch {
+	case public != "":
 		u, err := url.Parse(public)
 		if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" || (u.Path != "" && u.Path != "/") {
 			return nil, errors.New("web: Config.PublicURL must be an absolute http(s) URL without a path, like https://ql.example.org")
 		}
-		b := u.Scheme + "://" + u.Host
-		return func(*http.Request) string { return b }, nil
-	}
-	return func(r *http.Request) string {
-		scheme := "http"
-		if r.TLS != nil {
-			scheme = "https"
+		b = u.Scheme + "://" + u.Host
+	case addr != "":
+		host, port, err := net.SplitHostPort(addr)
+		if err != nil {
+			return nil, errors.New("web: Config.Addr must be host:port, got " + strconv.Quote(addr))
 		}
-		return scheme + "://" + r.Host
-	}, nil
+		if a, err := netip.ParseAddr(host); err == nil && a.IsUnspecified() || host == "" {
+			host = "localhost"
+		}
+		b = "http://" + net.JoinHostPort(host, port)
+	}
+	return func(*http.Request) string { return b }, nil
 }
 
 // securityHeaders sets the headers every response carries.

@@ -2,6 +2,8 @@ package main
 
 import (
 	"bufio"
+	"bytes"
+	"encoding/json"
 	"errors"
 	"flag"
 	"io"
@@ -10,6 +12,7 @@ import (
 
 	"github.com/querylens/querylens/codecs"
 	_ "github.com/querylens/querylens/codecs/all"
+	"github.com/querylens/querylens/netquery"
 )
 
 const usage = `querylens - game-server query codecs, browser and relay
@@ -19,10 +22,12 @@ usage:
   querylens inspect [-p PROTOCOL] [--query HEX] HEX...   the same, as an annotated field dump
   querylens huffman encode|decode HEX                    Zandronum's Huffman layer
   querylens query   [-p PROTOCOL] [flags] HOST:PORT      query a live server and print the decoded JSON
-  querylens master  [-p PROTOCOL] [flags] HOST:PORT      list the servers a master knows
+                                                         (no -p, unknown port: every protocol is tried at once)
+  querylens master  [-p PROTOCOL] [flags] [HOST:PORT]    list the servers a master knows (default: the public one)
   querylens serve   [flags]                              the web pages and the relay
   querylens demo    [flags]                              emulated game servers on loopback
   querylens protocols                                    list the protocols and their query options
+  querylens version                                      this binary's version and browser module
 
 PROTOCOL is one of the registered protocols; without -p it is detected from the bytes.
 Exit status: 0 decoded, 1 the input could not be decoded (the JSON says why), 2 bad usage.
@@ -41,10 +46,18 @@ const (
 type env struct {
 	stdin          io.Reader
 	stdout, stderr io.Writer
+	// exchanger, when not nil, replaces direct UDP for query and master
+	// (tests use it to see what would be sent, and where, without sending).
+	exchanger netquery.Exchanger
 }
 
 func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
-	e := &env{stdin, stdout, stderr}
+	return (&env{stdin: stdin, stdout: stdout, stderr: stderr}).run(args)
+}
+
+// run runs the command named by args[0] and returns the exit status.
+func (e *env) run(args []string) int {
+	stdout, stderr := e.stdout, e.stderr
 	if len(args) == 0 {
 		io.WriteString(stderr, usage)
 		return exitUsage
@@ -58,6 +71,7 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		"protocols": (*env).protocols,
 		"serve":     (*env).serve,
 		"demo":      (*env).demo,
+		"version":   (*env).version,
 	}
 	switch args[0] {
 	case "help", "-h", "--help":
@@ -187,7 +201,12 @@ func (e *env) readDatagrams(args []string) ([][]byte, error) {
 func (e *env) writeJSON(v codecs.Object, pretty bool) {
 	b := codecs.AppendJSON(nil, v)
 	if pretty {
-		b = indentJSON(b)
+		var out bytes.Buffer
+		if err := json.Indent(&out, b, "", "  "); err == nil {
+			b = out.Bytes()
+		}
+		// AppendJSON always writes valid JSON; were it not to, the compact
+		// form is printed rather than nothing.
 	}
 	e.stdout.Write(append(b, '\n'))
 }
@@ -279,6 +298,15 @@ func protocolNames() string {
 }
 
 func (e *env) protocols(args []string) int {
+	fs := newFlagSet(e, "protocols", "[--pretty]")
+	pretty := fs.Bool("pretty", false, "indent the JSON")
+	pos, err := parseInterspersed(fs, args)
+	if err != nil {
+		return exitUsage
+	}
+	if len(pos) > 0 {
+		return e.usageErr(fs, "unexpected argument "+strconv.Quote(pos[0]))
+	}
 	var list []codecs.Object
 	for _, c := range codecs.Protocols() {
 		var opts []codecs.Object
@@ -298,58 +326,6 @@ func (e *env) protocols(args []string) int {
 	if list == nil {
 		list = []codecs.Object{}
 	}
-	e.writeJSON(codecs.Object{}.Add("protocols", list), len(args) > 0 && args[0] == "--pretty")
+	e.writeJSON(codecs.Object{}.Add("protocols", list), *pretty)
 	return exitOK
-}
-
-// indentJSON re-indents compact JSON produced by codecs.AppendJSON.
-func indentJSON(b []byte) []byte {
-	out := make([]byte, 0, len(b)*2)
-	depth := 0
-	inStr := false
-	nl := func() {
-		out = append(out, '\n')
-		for i := 0; i < depth; i++ {
-			out = append(out, ' ', ' ')
-		}
-	}
-	for i := 0; i < len(b); i++ {
-		c := b[i]
-		if inStr {
-			out = append(out, c)
-			if c == '\\' && i+1 < len(b) {
-				i++
-				out = append(out, b[i])
-			} else if c == '"' {
-				inStr = false
-			}
-			continue
-		}
-		switch c {
-		case '"':
-			inStr = true
-			out = append(out, c)
-		case '{', '[':
-			if i+1 < len(b) && (b[i+1] == '}' || b[i+1] == ']') {
-				out = append(out, c, b[i+1])
-				i++
-				continue
-			}
-			out = append(out, c)
-			depth++
-			nl()
-		case '}', ']':
-			depth--
-			nl()
-			out = append(out, c)
-		case ',':
-			out = append(out, c)
-			nl()
-		case ':':
-			out = append(out, ':', ' ')
-		default:
-			out = append(out, c)
-		}
-	}
-	return out
 }

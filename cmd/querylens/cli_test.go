@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"encoding/json"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -30,6 +31,9 @@ func TestUsage(t *testing.T) {
 		{"huffman no mode", []string{"huffman", "00"}, exitUsage},
 		{"query no target", []string{"query", "-p", "zandronum"}, exitUsage},
 		{"query bad target", []string{"query", "-p", "zandronum", "nohostport"}, exitUsage},
+		{"query bad timeout", []string{"query", "--timeout", "0s", "127.0.0.1:1"}, exitUsage},
+		{"query too many retries", []string{"query", "--retries", "11", "127.0.0.1:1"}, exitUsage},
+		{"protocols bad flag", []string{"protocols", "--nope"}, exitUsage},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			_, _, code := runCLI(t, "", tc.args...)
@@ -92,18 +96,68 @@ func TestDecodeBadInputIsJSON(t *testing.T) {
 	}
 }
 
-func TestIndentJSON(t *testing.T) {
-	in := `{"a":[1,{"b":"x,{y}\"z"}],"c":{},"d":[]}`
-	got := string(indentJSON([]byte(in)))
-	var x, y any
-	if err := json.Unmarshal([]byte(in), &x); err != nil {
-		t.Fatal(err)
+func TestPrettyJSON(t *testing.T) {
+	for _, args := range [][]string{
+		{"protocols", "--pretty"},
+		{"decode", "--pretty", "-p", "zandronum", "--query", "c7000000 01000800 00000000", "04b849da95469204"},
+		{"decode", "--pretty", "zz"}, // an error object is indented too
+	} {
+		out, _, _ := runCLI(t, "", args...)
+		var v map[string]any
+		if err := json.Unmarshal([]byte(out), &v); err != nil {
+			t.Fatalf("%v: invalid JSON %v\n%s", args, err, out)
+		}
+		if !strings.HasPrefix(out, "{\n  \"") {
+			t.Errorf("%v: not indented by two spaces:\n%s", args, out)
+		}
+		compact, _, _ := runCLI(t, "", slices.DeleteFunc(slices.Clone(args), func(s string) bool { return s == "--pretty" })...)
+		var c bytes.Buffer
+		if err := json.Compact(&c, []byte(out)); err != nil || c.String()+"\n" != compact {
+			t.Errorf("%v: --pretty changed the content:\n%s\n%s", args, c.String(), compact)
+		}
 	}
-	if err := json.Unmarshal([]byte(got), &y); err != nil {
-		t.Fatalf("indented JSON invalid: %v\n%s", err, got)
-	}
-	if !strings.Contains(got, "\n  \"a\": [") {
-		t.Errorf("not indented:\n%s", got)
+}
+
+func TestProtocolsFlags(t *testing.T) {
+	for _, tc := range []struct {
+		name    string
+		args    []string
+		code    int
+		stderr  string
+		pretty  bool
+		outJSON bool
+	}{
+		{"plain", []string{"protocols"}, exitOK, "", false, true},
+		{"pretty", []string{"protocols", "--pretty"}, exitOK, "", true, true},
+		{"pretty single dash", []string{"protocols", "-pretty"}, exitOK, "", true, true},
+		{"help", []string{"protocols", "-h"}, exitUsage, "usage: querylens protocols", false, false},
+		{"unknown flag", []string{"protocols", "--nope"}, exitUsage, "flag provided but not defined: -nope", false, false},
+		{"argument", []string{"protocols", "zandronum"}, exitUsage, "unexpected argument \"zandronum\"", false, false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			out, errOut, code := runCLI(t, "", tc.args...)
+			if code != tc.code {
+				t.Fatalf("exit %d, want %d (stderr %q)", code, tc.code, errOut)
+			}
+			if !strings.Contains(errOut, tc.stderr) {
+				t.Errorf("stderr %q lacks %q", errOut, tc.stderr)
+			}
+			if !tc.outJSON {
+				if out != "" {
+					t.Errorf("printed %q on bad usage", out)
+				}
+				return
+			}
+			var v struct {
+				Protocols []struct{ Name string } `json:"protocols"`
+			}
+			if err := json.Unmarshal([]byte(out), &v); err != nil || len(v.Protocols) != 4 {
+				t.Fatalf("output %q: %v", out, err)
+			}
+			if got := strings.Contains(out, "\n  "); got != tc.pretty {
+				t.Errorf("indented %v, want %v", got, tc.pretty)
+			}
+		})
 	}
 }
 

@@ -1,6 +1,7 @@
 // Command querylens decodes, inspects and sends game-server query packets,
-// and serves the querylens web pages and relay. See the README and
-// ../shared/spec/json.md for the command-line contract.
+// and serves the querylens web pages and relay. The README states the
+// command-line contract (output JSON, exit statuses); the golden files
+// under testdata/ pin it.
 package main
 
 import (

@@ -5,8 +5,10 @@ import (
 	"errors"
 	"io"
 	"net"
+	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/querylens/querylens/codecs"
@@ -26,7 +28,13 @@ func (o optionFlags) Set(s string) error {
 	return nil
 }
 
-// portProtocols guesses the protocol from a well-known default port.
+// defaultMasters is the public master each protocol's "master" command asks
+// when no address is given: the one serve lists by default.
+var defaultMasters = map[string]string{
+	"zandronum": DefaultMaster,
+}
+
+// guessProtocol guesses the protocol from a well-known default port.
 func guessProtocol(target string) string {
 	_, port, err := net.SplitHostPort(target)
 	if err != nil {
@@ -45,11 +53,15 @@ func guessProtocol(target string) string {
 
 func (e *env) query(args []string, master bool) int {
 	name := "query"
+	synopsis := "[-p PROTOCOL] [-o KEY=VALUE]... [--timeout D] [--retries N] [--relay URL] HOST:PORT"
+	protoHelp := "protocol (`name`); guessed from a well-known port when empty, else every protocol is tried at once"
 	if master {
 		name = "master"
+		synopsis = "[-p PROTOCOL] [-o KEY=VALUE]... [--timeout D] [--retries N] [--relay URL] [HOST:PORT]"
+		protoHelp = "protocol (`name`) of the master; zandronum when empty"
 	}
-	fs := newFlagSet(e, name, "[-p PROTOCOL] [-o KEY=VALUE]... [--timeout D] [--retries N] [--relay URL] HOST:PORT")
-	proto := fs.String("p", "", "protocol (`name`); guessed from a well-known port when empty")
+	fs := newFlagSet(e, name, synopsis)
+	proto := fs.String("p", "", protoHelp)
 	fs.StringVar(proto, "protocol", "", "same as -p")
 	opts := optionFlags{}
 	fs.Var(opts, "o", "a query option `key=value` (see querylens protocols); repeatable")
@@ -62,64 +74,178 @@ func (e *env) query(args []string, master bool) int {
 	if err != nil {
 		return exitUsage
 	}
-	if len(pos) != 1 {
+	if *timeout <= 0 {
+		return e.usageErr(fs, "--timeout must be positive, got "+timeout.String())
+	}
+	if *retries < 0 || *retries > 10 {
+		return e.usageErr(fs, "--retries must be between 0 and 10, got "+strconv.Itoa(*retries))
+	}
+	if master && *proto == "" {
+		*proto = "zandronum"
+	}
+	switch {
+	case len(pos) == 0 && master:
+		// The address is filled in below, once the protocol is known.
+	case len(pos) != 1:
 		return e.usageErr(fs, "want exactly one HOST:PORT")
 	}
-	target := pos[0]
-	if _, _, err := net.SplitHostPort(target); err != nil {
-		return e.usageErr(fs, "bad address "+strconv.Quote(target)+": want HOST:PORT")
+	target := ""
+	if len(pos) == 1 {
+		target = pos[0]
+		if _, _, err := net.SplitHostPort(target); err != nil {
+			return e.usageErr(fs, "bad address "+strconv.Quote(target)+": want HOST:PORT")
+		}
 	}
 	if *proto == "" {
+		*proto = guessProtocol(target)
+	}
+	var c codecs.Codec
+	var q codecs.Query
+	if *proto != "" {
+		if c, err = codecs.Lookup(*proto); err != nil {
+			return e.usageErr(fs, "unknown protocol "+strconv.Quote(*proto)+" (known: "+protocolNames()+")")
+		}
 		if master {
-			*proto = "zandronum"
-		} else if *proto = guessProtocol(target); *proto == "" {
-			return e.usageErr(fs, "no protocol: give -p ("+protocolNames()+")")
+			if !hasOption(c, "master") {
+				return e.usageErr(fs, c.Title()+" has no master server protocol")
+			}
+			opts["master"] = "true"
+			if target == "" {
+				if target = defaultMasters[c.Name()]; target == "" {
+					return e.usageErr(fs, c.Title()+" has no default master: give HOST:PORT")
+				}
+			}
 		}
-	}
-	c, err := codecs.Lookup(*proto)
-	if err != nil {
-		return e.usageErr(fs, "unknown protocol "+strconv.Quote(*proto)+" (known: "+protocolNames()+")")
-	}
-	if master {
-		if !hasOption(c, "master") {
-			return e.usageErr(fs, c.Title()+" has no master server protocol")
+		if q, err = c.NewQuery(opts); err != nil {
+			return e.usageErr(fs, err.Error())
 		}
-		opts["master"] = "true"
-	}
-	q, err := c.NewQuery(opts)
-	if err != nil {
-		return e.usageErr(fs, err.Error())
 	}
 
 	ctx, cancel := context.WithTimeout(context.Background(), *timeout*time.Duration(*retries+2)+5*time.Second)
 	defer cancel()
-	var ex netquery.Exchanger = &netquery.UDP{Timeout: *timeout, Retries: *retries}
+	ex := e.exchanger
+	if ex == nil {
+		ex = &netquery.UDP{Timeout: *timeout, Retries: *retries}
+	}
 	if *relayURL != "" {
 		rc, err := dialRelay(ctx, *relayURL)
 		if err != nil {
-			return e.fail(&codecs.Error{Protocol: c.Name(), Field: "relay", Err: err}, nil, *pretty)
+			return e.fail(&codecs.Error{Protocol: *proto, Field: "relay", Err: err}, nil, *pretty)
 		}
 		defer rc.Close()
 		ex = rc
 	}
-	res, err := ex.Exchange(ctx, c.Name(), target, q)
-	if err != nil {
-		return e.fail(relayError(c.Name(), err), nil, *pretty)
-	}
-	if res.Received == 0 {
-		return e.fail(&codecs.Error{Protocol: c.Name(), Field: "reply", Err: errors.New("no reply from " + target +
-			" within " + timeout.String() + " (" + strconv.Itoa(res.Sent) + " datagrams sent)")}, nil, *pretty)
+	var res netquery.Result
+	detected := false
+	if c == nil {
+		p, err := probe(ctx, ex, target, opts)
+		if err != nil {
+			return e.fail(err, nil, *pretty)
+		}
+		c, q, res, detected = p.codec, p.q, p.res, true
+		io.WriteString(e.stderr, "querylens query: "+target+" answered in "+c.Title()+" (-p "+c.Name()+")\n")
+	} else {
+		if res, err = ex.Exchange(ctx, c.Name(), target, q); err != nil {
+			return e.fail(relayError(c.Name(), err), nil, *pretty)
+		}
+		if res.Received == 0 {
+			return e.fail(&codecs.Error{Protocol: c.Name(), Field: "reply", Err: errors.New("no reply from " + target +
+				" within " + timeout.String() + " (" + strconv.Itoa(res.Sent) + " datagrams sent)")}, nil, *pretty)
+		}
 	}
 	msg, err := q.Result(codecs.DecodeOptions{Spans: *spans})
 	if err != nil {
 		return e.fail(err, msg, *pretty)
 	}
 	o := msg.Object().Add("target", target).Add("ping_ms", float64(res.RTT.Microseconds())/1000)
+	if detected {
+		o = o.Add("detected", true)
+	}
 	if res.FromCache {
 		o = o.Add("cached", true)
 	}
 	e.writeJSON(o, *pretty)
 	return exitOK
+}
+
+// probed is the conversation that won a probe.
+type probed struct {
+	codec codecs.Codec
+	q     codecs.Query
+	res   netquery.Result
+}
+
+// probe asks target in every registered protocol at once, each with its own
+// server query (opts narrow the candidates to the protocols that accept
+// them), and keeps the first conversation that completes with a reply that
+// decodes without error; the others are cancelled. Each candidate sends what
+// its Query sends, resent as ex's retries allow, so a probe sends at most
+// (protocols × attempts) datagrams plus challenge answers, and ends when ctx
+// does. With no winner, the error says what each protocol got.
+func probe(ctx context.Context, ex netquery.Exchanger, target string, opts map[string]string) (probed, error) {
+	type outcome struct {
+		p        probed
+		err      error // nil: a well-formed reply
+		exchange bool  // err came from the exchange itself (relay, resolver, socket)
+	}
+	var cands []probed
+	var rejected []string
+	for _, c := range codecs.Protocols() {
+		q, err := c.NewQuery(opts)
+		if err != nil {
+			rejected = append(rejected, c.Name()+": "+err.Error())
+			continue
+		}
+		cands = append(cands, probed{codec: c, q: q})
+	}
+	if len(cands) == 0 {
+		return probed{}, &codecs.Error{Field: "options", Err: errors.New("no protocol accepts these options (" + strings.Join(rejected, "; ") + ")")}
+	}
+	ctx, cancel := context.WithCancel(ctx)
+	out := make(chan outcome, len(cands))
+	var wg sync.WaitGroup
+	defer func() { cancel(); wg.Wait() }() // the losers stop as soon as ctx is cancelled
+	for _, p := range cands {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			var err error
+			p.res, err = ex.Exchange(ctx, p.codec.Name(), target, p.q)
+			exchangeErr := err != nil
+			switch {
+			case err != nil:
+			case p.res.Received == 0:
+				err = errors.New("no reply")
+			case !p.res.Done:
+				err = errors.New("reply incomplete after " + strconv.Itoa(p.res.Received) + " datagrams")
+			default:
+				_, err = p.q.Result(codecs.DecodeOptions{})
+			}
+			out <- outcome{p, err, exchangeErr}
+		}()
+	}
+	var why []string
+	var same error // set while every conversation failed in Exchange with the same error
+	for i := range cands {
+		o := <-out
+		if o.err == nil {
+			return o.p, nil
+		}
+		switch {
+		case !o.exchange || i > 0 && (same == nil || o.err.Error() != same.Error()):
+			same = nil
+		case i == 0:
+			same = o.err
+		}
+		why = append(why, o.p.codec.Name()+": "+o.err.Error())
+	}
+	if same != nil {
+		// A relay's refusal or a name that does not resolve is the same for
+		// every protocol: say it once.
+		return probed{}, relayError("", same)
+	}
+	slices.Sort(why)
+	return probed{}, &codecs.Error{Field: "probe", Err: errors.New("no protocol answered " + target + ": " + strings.Join(why, "; "))}
 }
 
 func hasOption(c codecs.Codec, name string) bool {

@@ -110,13 +110,17 @@ func (e *env) serve(args []string) int {
 	fs.Var(&o.trusted, "trusted-proxy", "believe X-Forwarded-For from this reverse proxy `CIDR`; repeatable")
 	fs.Var(&o.masters, "master", "a Zandronum master `HOST:PORT` the browser page lists (default "+DefaultMaster+"); repeatable")
 	fs.Var(&o.servers, "server", "also list `PROTOCOL=HOST:PORT[?OPTION=VALUE&...]` on the browser page (options as in querylens protocols); repeatable")
-	fs.StringVar(&o.publicURL, "public-url", "", "the site's absolute `URL`, for the links chat apps unfurl")
-	fs.BoolVar(&o.demo, "demo", false, "also run the demo servers on loopback and browse them")
+	fs.StringVar(&o.publicURL, "public-url", "", "the site's absolute `URL`, for the links chat apps unfurl (default http://ADDR, never a request's Host header)")
+	fs.BoolVar(&o.demo, "demo", false, "also run the demo servers on loopback and browse them. The relay may then query exactly\n"+
+		"the demo's servers (their address and port, no other loopback port), without per-target limits; clients\n"+
+		"on loopback (127.0.0.0/8, ::1) get 10,000 queries/s per connection and per address, 1,024 queries in\n"+
+		"flight per connection and a 1 MiB send queue; other clients keep the default limits. Behind a reverse\n"+
+		"proxy on this machine, pass it as --trusted-proxy, or every client counts as loopback")
 	fs.IntVar(&o.demoServers, "demo-servers", demo.DefaultServers, "with --demo: how many Zandronum servers the demo master lists")
 	fs.StringVar(&o.demoMaster, "demo-master-addr", "", "with --demo: where the demo master listens (default a free loopback port)")
 	fs.BoolVar(&o.metrics, "metrics", true, "serve Prometheus metrics at /metrics")
 	fs.BoolVar(&o.logJSON, "log-json", false, "log JSON lines instead of text")
-	fs.Float64Var(&o.ipRate, "ip-rate", 0, "queries per second one client address may send through the relay (0: the relay's default; --demo: unlimited on loopback)")
+	fs.Float64Var(&o.ipRate, "ip-rate", 0, "queries per second one client address may send through the relay (0: the relay's default, 40; with --demo, also for loopback clients)")
 	fs.DurationVar(&o.cacheTTL, "cache-ttl", 0, "how long the relay shares a server's reply (0: the relay's default)")
 	o.history.flags(fs)
 	pos, err := parseInterspersed(fs, args)
@@ -143,6 +147,11 @@ func (e *env) serve(args []string) int {
 // runServe serves until ctx ends. ready, if not nil, receives the URL once
 // the listener is open (tests use it).
 func (e *env) runServe(ctx context.Context, o serveOptions, ready chan<- string) error {
+	// Refuse before starting anything: pages without the browser module
+	// cannot decode (the error says how to build it).
+	if _, err := web.Module(); err != nil {
+		return err
+	}
 	var logger *slog.Logger
 	if o.logJSON {
 		logger = slog.New(slog.NewJSONHandler(e.stderr, nil))
@@ -170,18 +179,21 @@ func (e *env) runServe(ctx context.Context, o serveOptions, ready chan<- string)
 			return err
 		}
 		defer d.Close()
-		// The relay may reach exactly the demo's addresses, and the demo
-		// is on loopback: one page may ask for every server at once.
-		rcfg.AllowTargets = append(rcfg.AllowTargets, d.Prefixes()...)
-		if o.ipRate == 0 {
-			rcfg.IPRate = relay.Rate{PerSecond: 10000, Burst: 10000}
-			rcfg.ConnRate = relay.Rate{PerSecond: 10000, Burst: 10000}
-			rcfg.TargetHostRate = relay.Rate{PerSecond: 10000, Burst: 10000}
+		// The relay may reach exactly the demo's servers (address and
+		// port), with no per-target limit since they are our own.
+		own, err := demoAddrs(d)
+		if err != nil {
+			return err
 		}
-		// A page may ask every demo server at once; silent ones hold a
-		// slot for the whole reply window.
-		rcfg.MaxInFlight = 1024
-		rcfg.QueueFrames, rcfg.QueueBytes = 4096, 4<<20
+		rcfg.AllowAddrs = append(rcfg.AllowAddrs, own...)
+		// A page on this machine may ask every demo server at once (silent
+		// ones hold an id for the whole reply window); clients from
+		// elsewhere keep the default limits.
+		lim := demoLoopback
+		rcfg.Loopback = &lim
+		if o.ipRate > 0 {
+			rcfg.Loopback.IPRate = rcfg.IPRate
+		}
 		wcfg.Masters = append([]string{d.Master()}, wcfg.Masters...)
 		demoTargets = d.Targets()
 		for _, t := range d.Targets() {
@@ -195,8 +207,14 @@ func (e *env) runServe(ctx context.Context, o serveOptions, ready chan<- string)
 	if err := rcfg.Validate(); err != nil {
 		return err
 	}
+	ln, err := net.Listen("tcp", o.addr)
+	if err != nil {
+		return err
+	}
+	defer ln.Close()
 	rs := relay.New(rcfg, logger)
 	wcfg.Exchanger = rs
+	wcfg.Addr = ln.Addr().String()
 	wcfg.CardTTL = rcfg.CacheTTL
 	if wcfg.CardTTL <= 0 {
 		wcfg.CardTTL = relay.DefaultCacheTTL
@@ -218,10 +236,6 @@ func (e *env) runServe(ctx context.Context, o serveOptions, ready chan<- string)
 	}
 	mux.Handle("/", wh)
 
-	ln, err := net.Listen("tcp", o.addr)
-	if err != nil {
-		return err
-	}
 	srv := &http.Server{
 		Handler:           mux,
 		ReadHeaderTimeout: 10 * time.Second,
@@ -253,6 +267,35 @@ func (e *env) runServe(ctx context.Context, o serveOptions, ready chan<- string)
 	rerr := rs.Shutdown(sctx) // tells WebSocket clients first; they are hijacked, so srv.Shutdown would not
 	herr := srv.Shutdown(sctx)
 	return errors.Join(rerr, herr)
+}
+
+// demoLoopback are the limits --demo gives clients on loopback: enough
+// for one page to ask a thousand demo servers at once, with a send queue
+// still bounded (1 MiB per connection, and MaxQueuedBytes in all).
+var demoLoopback = relay.ClientLimits{
+	ConnRate:    relay.Rate{PerSecond: 10000, Burst: 10000},
+	IPRate:      relay.Rate{PerSecond: 10000, Burst: 10000},
+	MaxInFlight: 1024,
+	QueueFrames: 4096,
+	QueueBytes:  1 << 20,
+}
+
+// demoAddrs lists the address and port of the demo's master and of every
+// demo server.
+func demoAddrs(d *demo.Demo) ([]netip.AddrPort, error) {
+	addrs := []string{d.Master()}
+	for _, t := range d.Targets() {
+		addrs = append(addrs, t.Addr)
+	}
+	out := make([]netip.AddrPort, 0, len(addrs))
+	for _, a := range addrs {
+		ap, err := netip.ParseAddrPort(a)
+		if err != nil {
+			return nil, errors.New("demo address " + strconv.Quote(a) + ": " + err.Error())
+		}
+		out = append(out, ap)
+	}
+	return out, nil
 }
 
 func (e *env) demo(args []string) int {

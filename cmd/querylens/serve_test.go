@@ -5,10 +5,13 @@ import (
 	"context"
 	"encoding/json"
 	"io"
+	"net"
 	"net/http"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/querylens/querylens/relay"
 )
 
 // TestServeDemo starts `querylens serve --demo` in-process on a free
@@ -79,6 +82,26 @@ func TestServeDemo(t *testing.T) {
 	if code != exitFail || !strings.Contains(stdout, "denied") {
 		t.Fatalf("refused target: exit %d %s", code, stdout)
 	}
+
+	// Nor is another port of the demo's own address.
+	pc, err := net.ListenUDP("udp", &net.UDPAddr{IP: net.IPv4(127, 0, 0, 1)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer pc.Close()
+	stdout, _, code = runCLI(t, "", "query", "-p", "zandronum", "--relay", relayURL, pc.LocalAddr().String())
+	if code != exitFail || !strings.Contains(stdout, "loopback") {
+		t.Fatalf("demo address on another port: exit %d %s", code, stdout)
+	}
+	// This client is on loopback: it gets the demo's larger limits.
+	rc, err := relay.Dial(ctx, relayURL, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if h := rc.Hello(); int(h.MaxInFlight) != demoLoopback.MaxInFlight {
+		t.Errorf("loopback client: %d queries in flight, want %d", h.MaxInFlight, demoLoopback.MaxInFlight)
+	}
+	rc.Close()
 
 	stop()
 	select {

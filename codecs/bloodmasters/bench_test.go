@@ -11,7 +11,7 @@ import (
 // dm-3-clients (the published vector, 150 bytes, 3 clients).
 
 func benchPacket(b *testing.B, name string) []byte {
-	p := readHex(b, "testdata/"+name+".hex").b
+	p := packet(b, name)
 	b.SetBytes(int64(len(p)))
 	b.ReportAllocs()
 	return p
@@ -20,7 +20,7 @@ func benchPacket(b *testing.B, name string) []byte {
 func BenchmarkDecodeResponse(b *testing.B) {
 	p := benchPacket(b, "tdm-teams")
 	for b.Loop() {
-		if _, err := bloodmasters.DecodeResponse(p); err != nil {
+		if _, err := bloodmasters.DecodeResponse(p, nil); err != nil {
 			b.Fatal(err)
 		}
 	}
@@ -29,7 +29,7 @@ func BenchmarkDecodeResponse(b *testing.B) {
 func BenchmarkDetect(b *testing.B) {
 	p := benchPacket(b, "tdm-teams")
 	for b.Loop() {
-		codec.Detect(p)
+		(&bloodmasters.Codec{}).Detect(p)
 	}
 }
 
@@ -38,7 +38,7 @@ func BenchmarkDetect(b *testing.B) {
 func BenchmarkCodecDecode(b *testing.B) {
 	p := benchPacket(b, "dm-3-clients")
 	for b.Loop() {
-		if _, err := codec.Decode([][]byte{p}, codecs.DecodeOptions{}); err != nil {
+		if _, err := (&bloodmasters.Codec{}).Decode([][]byte{p}, codecs.DecodeOptions{}); err != nil {
 			b.Fatal(err)
 		}
 	}
@@ -48,7 +48,7 @@ func BenchmarkCodecDecode(b *testing.B) {
 func BenchmarkCodecDecodeSpans(b *testing.B) {
 	p := benchPacket(b, "dm-3-clients")
 	for b.Loop() {
-		if _, err := codec.Decode([][]byte{p}, codecs.DecodeOptions{Spans: true}); err != nil {
+		if _, err := (&bloodmasters.Codec{}).Decode([][]byte{p}, codecs.DecodeOptions{Spans: true}); err != nil {
 			b.Fatal(err)
 		}
 	}
@@ -56,7 +56,7 @@ func BenchmarkCodecDecodeSpans(b *testing.B) {
 
 func BenchmarkAppendResponse(b *testing.B) {
 	p := benchPacket(b, "tdm-teams")
-	r, err := bloodmasters.DecodeResponse(p)
+	r, err := bloodmasters.DecodeResponse(p, nil)
 	if err != nil {
 		b.Fatal(err)
 	}

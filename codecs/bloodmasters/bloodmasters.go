@@ -2,6 +2,7 @@ package bloodmasters
 
 import (
 	"errors"
+	"unicode/utf8"
 
 	"github.com/querylens/querylens/codecs/internal/wire"
 )
@@ -14,6 +15,9 @@ const (
 	HeaderLen = 3
 	// RequestLen is the length of the query: header + 4 token bytes.
 	RequestLen = 7
+	// MaxQueryLen is the longest query CheckQuery accepts: the request is
+	// the only query there is.
+	MaxQueryLen = RequestLen
 	// MaxMessageLen is the largest length the 16-bit length field can say.
 	MaxMessageLen = 0xffff
 	// DefaultPort is the game port, which also answers queries.
@@ -107,6 +111,9 @@ func (g GameType) Teams() bool { return g == TDM || g == CTF || g == TeamScaveng
 // String returns the spec's name for g ("DM", "Team Scavenger"), or
 // "unknown (N)".
 //
+// Out of line: used from many places; a copy inlined at each would
+// grow the browser module (see "Code size" in codecs/doc.go).
+//
 //go:noinline
 func (g GameType) String() string {
 	if g.Known() {
@@ -131,6 +138,9 @@ func (t Team) Known() bool { return int(t) < len(teamNames) }
 
 // String returns "none", "red", "blue" or "unknown (N)".
 //
+// Out of line: used from many places; a copy inlined at each would
+// grow the browser module (see "Code size" in codecs/doc.go).
+//
 //go:noinline
 func (t Team) String() string {
 	if t.Known() {
@@ -139,12 +149,18 @@ func (t Team) String() string {
 	return wire.Msg("unknown (%d)", int64(t))
 }
 
+// Request is the query: the 4-byte token the server echoes.
+type Request struct {
+	Token uint32
+}
+
 // Response is the server's reply to a query (the ServerInfo message).
 //
-// String fields hold the bytes exactly as sent (a real server sends ASCII,
-// with colour codes already stripped from Title and client names); they do
-// not alias the decoded datagram. Use StripColors and codecs.Latin1 for
-// display.
+// String fields are UTF-8, decoded from the bytes as sent read as
+// Latin-1 (a real server sends ASCII, with colour codes already stripped
+// from Title and client names), as in the other protocol packages; they do
+// not alias the decoded datagram. AppendResponse writes them back as
+// Latin-1.
 type Response struct {
 	// Reliable is set when the message was sent with the reliable bit
 	// (command 0x8d), which a server does when answering a connected
@@ -226,7 +242,8 @@ func StripColors(s string) string {
 			continue
 		}
 		if i+1 < len(s) && s[i+1] != '^' {
-			i++ // the code character
+			_, n := utf8.DecodeRuneInString(s[i+1:])
+			i += n // the code character, which may take more than one byte in UTF-8
 		}
 	}
 	return string(out)

@@ -6,26 +6,15 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"errors"
-	"flag"
 	"os"
-	"path/filepath"
 	"reflect"
 	"strings"
 	"testing"
 
 	"github.com/querylens/querylens/codecs"
 	"github.com/querylens/querylens/codecs/bloodmasters"
+	"github.com/querylens/querylens/codecs/internal/codectest"
 )
-
-var update = flag.Bool("update", false, "rewrite the golden files in testdata")
-
-var codec = func() codecs.Codec {
-	c, err := codecs.Lookup("bloodmasters")
-	if err != nil {
-		panic(err)
-	}
-	return c
-}()
 
 // TestVectors checks every published vector against its "truth".
 func TestVectors(t *testing.T) {
@@ -79,21 +68,21 @@ func TestVectors(t *testing.T) {
 				if err := json.Unmarshal(v.Expected, &want); err != nil {
 					t.Fatal(err)
 				}
-				tok, err := bloodmasters.DecodeRequest(mustHex(t, v.RequestHex))
+				tok, err := bloodmasters.DecodeRequest(codectest.Unhex(t, v.RequestHex))
 				if err != nil {
 					t.Fatal(err)
 				}
-				if got := hex.EncodeToString(binary.BigEndian.AppendUint32(nil, tok)); got != want.TokenHex {
+				if got := hex.EncodeToString(binary.BigEndian.AppendUint32(nil, tok.Token)); got != want.TokenHex {
 					t.Errorf("token = %s, want %s", got, want.TokenHex)
 				}
-				if got := hex.EncodeToString(bloodmasters.AppendRequest(nil, tok)); got != v.RequestHex {
+				if got := hex.EncodeToString(request(tok.Token)); got != v.RequestHex {
 					t.Errorf("AppendRequest = %s, want %s", got, v.RequestHex)
 				}
 				return
 			}
 			want := exp.Truth
-			b := mustHex(t, v.ResponseHex)
-			r, err := bloodmasters.DecodeResponse(b)
+			b := codectest.Unhex(t, v.ResponseHex)
+			r, err := bloodmasters.DecodeResponse(b, nil)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -119,130 +108,18 @@ func TestVectors(t *testing.T) {
 			if enc, err := bloodmasters.AppendResponse(nil, r); err != nil || !bytes.Equal(enc, b) {
 				t.Errorf("AppendResponse = %x, %v; want %x", enc, err, b)
 			}
-			if req := mustHex(t, v.RequestHex); !bytes.Equal(bloodmasters.AppendRequest(nil, r.Token), req) {
+			if req := codectest.Unhex(t, v.RequestHex); !bytes.Equal(request(r.Token), req) {
 				t.Errorf("the reply's token does not re-encode to the request %x", req)
 			}
 		})
 	}
 }
 
-// TestGolden decodes every testdata/*.hex packet with spans and compares the
-// annotated dump and the JSON with testdata/<name>.golden.
-func TestGolden(t *testing.T) {
-	for _, g := range goldens(t) {
-		t.Run(g.name, func(t *testing.T) {
-			m, err := codec.Decode([][]byte{g.b}, codecs.DecodeOptions{Spans: true})
-			out := []byte("# " + g.source + "\n")
-			out = codecs.AppendDump(out, m)
-			plain, err2 := codec.Decode([][]byte{g.b}, codecs.DecodeOptions{})
-			if (err == nil) != (err2 == nil) {
-				t.Fatalf("spans change the outcome: %v / %v", err, err2)
-			}
-			out = append(out, "json: "...)
-			if err != nil {
-				out = codecs.AppendJSON(out, codecs.ErrorObject(err, plain))
-			} else {
-				out = plain.AppendJSON(out)
-			}
-			out = append(out, '\n')
-			path := filepath.Join("testdata", g.name+".golden")
-			if *update {
-				if err := os.WriteFile(path, out, 0o644); err != nil {
-					t.Fatal(err)
-				}
-				return
-			}
-			want, err := os.ReadFile(path)
-			if err != nil {
-				t.Fatalf("%v (run go test -update)", err)
-			}
-			if !bytes.Equal(out, want) {
-				t.Errorf("dump differs from %s (run go test -update and review the diff):\n%s", path, out)
-			}
-		})
-	}
-}
-
-// TestSpansTile checks that, for every packet that decodes, the field spans
-// (groups aside) cover the datagram exactly once, in order.
-func TestSpansTile(t *testing.T) {
-	for _, g := range goldens(t) {
-		t.Run(g.name, func(t *testing.T) {
-			m, err := codec.Decode([][]byte{g.b}, codecs.DecodeOptions{Spans: true})
-			if err != nil {
-				t.Skip("does not decode:", err)
-			}
-			at := 0
-			for _, s := range m.Spans {
-				if s.Kind == "group" {
-					continue
-				}
-				if s.Start != at || s.End < s.Start {
-					t.Fatalf("span %+v: want start %d", s, at)
-				}
-				at = s.End
-			}
-			if at != len(g.b) {
-				t.Fatalf("spans end at %d of %d bytes", at, len(g.b))
-			}
-		})
-	}
-}
-
-// replyEnd is where the ServerInfo message of b ends, or -1.
-func replyEnd(b []byte) int {
-	var p bloodmasters.Parser
-	p.Start(b)
-	for {
-		m, err := p.Next()
-		if err != nil {
-			return -1
-		}
-		if m.Command.Base() == bloodmasters.CmdServerInfo {
-			return m.Offset + m.Len()
-		}
-	}
-}
-
-// TestTruncated decodes every prefix of every golden packet: each must fail
-// with a *codecs.Error at or before the cut, keeping a partial message,
-// unless the prefix still holds the whole reply (the game ignores what
-// follows it).
-func TestTruncated(t *testing.T) {
-	for _, g := range goldens(t) {
-		t.Run(g.name, func(t *testing.T) {
-			end := replyEnd(g.b)
-			for i := 0; i < len(g.b); i++ {
-				m, err := codec.Decode([][]byte{g.b[:i]}, codecs.DecodeOptions{Spans: true})
-				if m == nil {
-					t.Fatalf("prefix %d: nil message", i)
-				}
-				if end >= 0 && i >= end {
-					if err != nil {
-						t.Errorf("prefix %d holds the whole reply (ends at %d) but fails: %v", i, end, err)
-					}
-					continue
-				}
-				var e *codecs.Error
-				if !errors.As(err, &e) {
-					t.Fatalf("prefix %d: err = %v, want a *codecs.Error", i, err)
-				}
-				if e.Offset > i || e.Offset < 0 {
-					t.Errorf("prefix %d: error offset %d (%v)", i, e.Offset, err)
-				}
-				if _, err := bloodmasters.DecodeResponse(g.b[:i]); err == nil {
-					t.Errorf("prefix %d: DecodeResponse succeeds", i)
-				}
-			}
-		})
-	}
-}
-
 func TestDecodeResponseErrors(t *testing.T) {
-	dm := readHex(t, "testdata/dm-3-clients.hex").b
+	dm := packet(t, "dm-3-clients")
 	// reply builds a reply message around body (everything after the token).
 	reply := func(body string) []byte {
-		b := mustHex(t, "0000 0d 00000000"+body)
+		b := codectest.Unhex(t, "0000 0d 00000000"+body)
 		binary.LittleEndian.PutUint16(b, uint16(len(b)))
 		return b
 	}
@@ -256,18 +133,18 @@ func TestDecodeResponseErrors(t *testing.T) {
 	}{
 		{"empty", nil, codecs.ErrShort, "length", 0},
 		{"one byte", []byte{7}, codecs.ErrShort, "length", 0},
-		{"length zero", mustHex(t, "0000 0d"), codecs.ErrBadValue, "length", 0},
-		{"length below header", mustHex(t, "0200 0d 00"), codecs.ErrBadValue, "length", 0},
-		{"reliable length below its header", mustHex(t, "0500 8d 0000"), codecs.ErrBadValue, "length", 0},
-		{"length past datagram", mustHex(t, "ffff 0d 00000000 05 41"), codecs.ErrShort, "title", 7},
-		{"request, not reply", mustHex(t, "0700 0d 00000000"), codecs.ErrShort, "title", 7},
-		{"no ServerInfo message", mustHex(t, "0300 04 0300 05"), codecs.ErrUnknownCode, "command", 2},
-		{"other message cut", mustHex(t, "0900 04 00"), codecs.ErrShort, "messages[0].data", 3},
+		{"length zero", codectest.Unhex(t, "0000 0d"), codecs.ErrBadValue, "length", 0},
+		{"length below header", codectest.Unhex(t, "0200 0d 00"), codecs.ErrBadValue, "length", 0},
+		{"reliable length below its header", codectest.Unhex(t, "0500 8d 0000"), codecs.ErrBadValue, "length", 0},
+		{"length past datagram", codectest.Unhex(t, "ffff 0d 00000000 05 41"), codecs.ErrShort, "title", 7},
+		{"request, not reply", codectest.Unhex(t, "0700 0d 00000000"), codecs.ErrShort, "title", 7},
+		{"no ServerInfo message", codectest.Unhex(t, "0300 04 0300 05"), codecs.ErrUnknownCode, "command", 2},
+		{"other message cut", codectest.Unhex(t, "0900 04 00"), codecs.ErrShort, "messages[0].data", 3},
 		{"title length past int32", reply("ffffffff0f" + rest), codecs.ErrBadValue, "title", 7},
 		{"title length of 6 bytes", reply("808080808000" + rest), codecs.ErrBadValue, "title", 7},
-		{"title length cut after 5 bytes", mustHex(t, "ffff 0d 00000000 8080808080"), codecs.ErrBadValue, "title", 7},
+		{"title length cut after 5 bytes", codectest.Unhex(t, "ffff 0d 00000000 8080808080"), codecs.ErrBadValue, "title", 7},
 		{"title overruns message", reply("e807" + rest), codecs.ErrTooLong, "title", 7},
-		{"title into next message", append(mustHex(t, "0a00 0d 00000000 05 41 42"), mustHex(t, "0300 04")...), codecs.ErrTooLong, "title", 7},
+		{"title into next message", append(codectest.Unhex(t, "0a00 0d 00000000 05 41 42"), codectest.Unhex(t, "0300 04")...), codecs.ErrTooLong, "title", 7},
 		{"clients count hostile", reply("00 00 00 10 0a 00 00 ff 00 1d 0000 0000 00"), codecs.ErrShort, "clients[0].name", 22},
 		{"client name overruns", reply("00 00 00 10 0a 00 00 01 00 1d 0000 0000 00 7f41"), codecs.ErrTooLong, "clients[0].name", 22},
 		{"client ping cut", reply("00 00 00 10 0a 00 00 01 00 1d 0000 0000 00 014100 00 00"), codecs.ErrShort, "clients[0].ping", 26},
@@ -277,8 +154,8 @@ func TestDecodeResponseErrors(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			r, err := bloodmasters.DecodeResponse(tc.b)
-			wantError(t, err, tc.sentinel, tc.field, tc.offset)
+			r, err := bloodmasters.DecodeResponse(tc.b, nil)
+			codectest.WantError(t, err, tc.sentinel, tc.field, tc.offset)
 			if cap(r.Clients) > len(tc.b)/5 {
 				t.Errorf("reserved %d client records for %d bytes", cap(r.Clients), len(tc.b))
 			}
@@ -306,14 +183,14 @@ func TestDecodeRequest(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			tok, err := bloodmasters.DecodeRequest(mustHex(t, tc.b))
+			tok, err := bloodmasters.DecodeRequest(codectest.Unhex(t, tc.b))
 			if tc.sentinel == nil {
-				if err != nil || tok != tc.token {
+				if err != nil || tok.Token != tc.token {
 					t.Fatalf("DecodeRequest = %#x, %v; want %#x", tok, err, tc.token)
 				}
 				return
 			}
-			wantError(t, err, tc.sentinel, tc.field, tc.offset)
+			codectest.WantError(t, err, tc.sentinel, tc.field, tc.offset)
 		})
 	}
 }
@@ -323,7 +200,7 @@ func TestDecodeRequest(t *testing.T) {
 func TestAppendResponseRoundTrip(t *testing.T) {
 	for _, g := range goldens(t) {
 		t.Run(g.name, func(t *testing.T) {
-			r, err := bloodmasters.DecodeResponse(g.b)
+			r, err := bloodmasters.DecodeResponse(g.b, nil)
 			if err != nil {
 				t.Skip("not a complete reply:", err)
 			}
@@ -371,7 +248,7 @@ func TestAppendResponseErrors(t *testing.T) {
 			tc.edit(&r)
 			dst := []byte("keep")
 			out, err := bloodmasters.AppendResponse(dst, r)
-			wantError(t, err, tc.sentinel, tc.field, -1)
+			codectest.WantError(t, err, tc.sentinel, tc.field, -1)
 			if string(out) != "keep" {
 				t.Errorf("dst changed on error: %q", out)
 			}
@@ -393,7 +270,7 @@ func TestLongStringLength(t *testing.T) {
 		if len(b) != 7+prefix+n+9 {
 			t.Errorf("%d-byte title: message of %d bytes, want a %d-byte length", n, len(b), prefix)
 		}
-		got, err := bloodmasters.DecodeResponse(b)
+		got, err := bloodmasters.DecodeResponse(b, nil)
 		if err != nil || got.Title != r.Title {
 			t.Errorf("%d-byte title: %v", n, err)
 		}
@@ -429,7 +306,7 @@ func TestStripColors(t *testing.T) {
 }
 
 func TestParser(t *testing.T) {
-	b := readHex(t, "testdata/multi-message.hex").b
+	b := packet(t, "multi-message")
 	var p bloodmasters.Parser
 	p.Start(b)
 	var got []bloodmasters.RawMessage
@@ -473,7 +350,7 @@ func TestParser(t *testing.T) {
 	p.Start(b[:30])
 	p.Next()
 	_, err := p.Next()
-	wantError(t, err, codecs.ErrShort, "messages[1].data", 22)
+	codectest.WantError(t, err, codecs.ErrShort, "messages[1].data", 22)
 	if _, again := p.Next(); again != err {
 		t.Errorf("error not sticky: %v", again)
 	}
@@ -508,17 +385,64 @@ func TestNames(t *testing.T) {
 // TestDecodeAllocs is the budget for decoding with spans off: one string
 // holding every text field and one slice of client records.
 func TestDecodeAllocs(t *testing.T) {
-	b := readHex(t, "testdata/tdm-teams.hex").b
+	b := packet(t, "tdm-teams")
 	allocs := testing.AllocsPerRun(200, func() {
-		if _, err := bloodmasters.DecodeResponse(b); err != nil {
+		if _, err := bloodmasters.DecodeResponse(b, nil); err != nil {
 			t.Fatal(err)
 		}
 	})
 	if allocs > 3 {
 		t.Errorf("DecodeResponse: %v allocs, budget 3", allocs)
 	}
-	allocs = testing.AllocsPerRun(200, func() { codec.Detect(b) })
+	allocs = testing.AllocsPerRun(200, func() { (&bloodmasters.Codec{}).Detect(b) })
 	if allocs > 1 {
 		t.Errorf("Detect: %v allocs, budget 1", allocs)
+	}
+}
+
+// TestDecodeResponseRequest: given the request, a reply echoing another
+// token is an error at its token, after the packet id of a reliable one.
+func TestDecodeResponseRequest(t *testing.T) {
+	for _, name := range []string{"dm-3-clients", "reliable-reply"} {
+		t.Run(name, func(t *testing.T) {
+			b := packet(t, name)
+			r, err := bloodmasters.DecodeResponse(b, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if _, err := bloodmasters.DecodeResponse(b, &bloodmasters.Request{Token: r.Token}); err != nil {
+				t.Errorf("the request it answers: %v", err)
+			}
+			got, err := bloodmasters.DecodeResponse(b, &bloodmasters.Request{Token: r.Token + 1})
+			at := bloodmasters.HeaderLen
+			if r.Reliable {
+				at += 4
+			}
+			codectest.WantError(t, err, codecs.ErrBadValue, "token", at)
+			if got.Title != r.Title {
+				t.Errorf("the reply is not returned with the error: %+v", got)
+			}
+		})
+	}
+}
+
+// TestStringsUTF8: strings come out as UTF-8, read from Latin-1 bytes as
+// in the other protocol packages, and go back as the same bytes.
+func TestStringsUTF8(t *testing.T) {
+	b := packet(t, "non-ascii")
+	r, err := bloodmasters.DecodeResponse(b, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	found := false
+	for _, c := range r.Clients {
+		found = found || c.Name == "Jörg"
+	}
+	if !found {
+		t.Fatalf("no client named Jörg in %+v", r.Clients)
+	}
+	out, err := bloodmasters.AppendResponse(nil, r)
+	if err != nil || !bytes.Contains(b, out[bloodmasters.HeaderLen+4:]) {
+		t.Errorf("re-encoded %x, %v; want the bytes of %x", out, err, b)
 	}
 }

@@ -3,6 +3,7 @@ package bloodmasters
 import (
 	"encoding/binary"
 	"strconv"
+	"unicode/utf8"
 
 	"github.com/querylens/querylens/codecs"
 	"github.com/querylens/querylens/codecs/internal/wire"
@@ -33,25 +34,28 @@ const (
 	WarnTokenMismatch = "token does not match the query"
 )
 
-type codec struct{}
+// Codec is the codecs.Codec of the Bloodmasters query protocol.
+// Importing the package registers it.
+type Codec struct{}
 
-func init() { codecs.Register(&codec{}) }
+func init() { codecs.Register(&Codec{}) }
 
-func (*codec) Name() string     { return protoName }
-func (*codec) Title() string    { return "Bloodmasters" }
-func (*codec) DefaultPort() int { return DefaultPort }
+func (*Codec) Name() string     { return Protocol }
+func (*Codec) Title() string    { return "Bloodmasters" }
+func (*Codec) DefaultPort() int { return DefaultPort }
 
-func (*codec) Options() []codecs.Option {
-	return []codecs.Option{{
-		Name: "token", Kind: "uint", Default: "0",
-		Help: "32-bit value the server echoes (the official launcher sends its millisecond clock)",
-	}}
-}
+var queryOptions = []codecs.Option{{
+	Name: "token", Kind: codecs.OptionUint, Default: "0",
+	Help: "32-bit value the server echoes (the official launcher sends its millisecond clock)",
+}}
+
+// Options lists the knobs of NewQuery.
+func (*Codec) Options() []codecs.Option { return append([]codecs.Option(nil), queryOptions...) }
 
 // Detect: the exact 7-byte request is Certain; a datagram whose ServerInfo
 // message decodes completely is Certain; a ServerInfo reply at offset 0 cut
 // short by the datagram is Likely once its title decodes, Weak before.
-func (*codec) Detect(b []byte) (codecs.Kind, codecs.Confidence) {
+func (*Codec) Detect(b []byte) (codecs.Kind, codecs.Confidence) {
 	if len(b) == RequestLen && b[0] == RequestLen && b[1] == 0 && Command(b[2]) == CmdServerInfo {
 		return codecs.KindQuery, codecs.Certain
 	}
@@ -79,7 +83,10 @@ func (*codec) Detect(b []byte) (codecs.Kind, codecs.Confidence) {
 }
 
 // CheckQuery accepts exactly the 7-byte request `07 00 0d` + token.
-func (*codec) CheckQuery(b []byte) error {
+func (*Codec) CheckQuery(b []byte) error {
+	if err := codecs.CheckQueryLen(Protocol, b, MaxQueryLen); err != nil {
+		return err
+	}
 	_, err := DecodeRequest(b)
 	return err
 }
@@ -87,14 +94,14 @@ func (*codec) CheckQuery(b []byte) error {
 // Decode decodes one datagram: a request (kind query) or a reply. The
 // ServerInfo message's fields are the top-level fields; other messages of
 // the datagram are listed under "messages".
-func (*codec) Decode(datagrams [][]byte, opt codecs.DecodeOptions) (*codecs.Message, error) {
-	m := &codecs.Message{Protocol: protoName, Kind: codecs.KindResponse}
+func (*Codec) Decode(datagrams [][]byte, opt codecs.DecodeOptions) (*codecs.Message, error) {
+	m := &codecs.Message{Protocol: Protocol, Kind: codecs.KindResponse}
 	switch len(datagrams) {
 	case 0:
-		return m, codecs.NewError(protoName, "datagram", 0, codecs.Detail(codecs.ErrIncomplete, "no datagram"))
+		return m, newError("datagrams", 0, "", codecs.Detail(codecs.ErrIncomplete, "no datagram"))
 	case 1:
 	default:
-		return m, codecs.NewError(protoName, "datagram", 0, wire.Detailf(codecs.ErrBadValue, "a Bloodmasters message is one datagram, got %d", int64(len(datagrams))))
+		return m, newError("datagrams", 0, "", wire.Detailf(codecs.ErrBadValue, "a Bloodmasters message is one datagram, got %d", int64(len(datagrams))))
 	}
 	b := datagrams[0]
 	var spans *[]codecs.Span
@@ -158,13 +165,13 @@ func (dg *datagram) replyFields(f codecs.Object) codecs.Object {
 		key string
 		v   any
 	}{
-		{stTitle, "title", text(r.Title)},
+		{stTitle, "title", r.Title},
 		{stLocked, "locked", r.Locked},
-		{stWebsite, "website", text(r.Website)},
+		{stWebsite, "website", r.Website},
 		{stMaxClients, "max_clients", r.MaxClients},
 		{stMaxPlayers, "max_players", r.MaxPlayers},
 		{stGameType, "game_type", uint8(r.GameType)},
-		{stMap, "map", text(r.Map)},
+		{stMap, "map", r.Map},
 		{stNumClients, "num_clients", r.NumClients},
 		{stNumPlayers, "num_players", r.NumPlayers},
 		{stProtocol, "protocol", r.Protocol},
@@ -180,12 +187,12 @@ func (dg *datagram) replyFields(f codecs.Object) codecs.Object {
 	if r.Extended() && st >= stJoinSmallest {
 		cs := make([]codecs.Object, 0, len(r.Clients))
 		for _, c := range r.Clients {
-			cs = append(cs, make(codecs.Object, 0, 4).Add("name", text(c.Name)).Add("team", uint8(c.Team)).Add("spectator", c.Spectator).Add("ping", c.Ping))
+			cs = append(cs, make(codecs.Object, 0, 4).Add("name", c.Name).Add("team", uint8(c.Team)).Add("spectator", c.Spectator).Add("ping", c.Ping))
 		}
 		f = f.Add("clients", cs)
 	}
 	if r.HasBuild {
-		f = f.Add("build_description", text(r.Build))
+		f = f.Add("build_description", r.Build)
 	}
 	if len(r.Extra) > 0 {
 		f = f.Add("extra", codecs.Hex(r.Extra))
@@ -201,7 +208,7 @@ func (dg *datagram) info() *codecs.Info {
 	in := &codecs.Info{}
 	if st >= stTitle {
 		in.Has |= codecs.HasName
-		in.Name = text(StripColors(r.Title))
+		in.Name = StripColors(r.Title)
 	}
 	if st >= stLocked {
 		in.Has |= codecs.HasPassword
@@ -209,7 +216,7 @@ func (dg *datagram) info() *codecs.Info {
 	}
 	if st >= stWebsite {
 		in.Has |= codecs.HasRules
-		in.Rules = append(in.Rules, [2]string{"website", text(r.Website)})
+		in.Rules = append(in.Rules, [2]string{"website", r.Website})
 	}
 	if st >= stMaxClients {
 		in.Has |= codecs.HasMaxClients
@@ -225,7 +232,7 @@ func (dg *datagram) info() *codecs.Info {
 	}
 	if st >= stMap {
 		in.Has |= codecs.HasMap
-		in.Map = text(r.Map)
+		in.Map = r.Map
 	}
 	if st >= stNumClients {
 		in.Has |= codecs.HasNumPlayers
@@ -251,13 +258,13 @@ func (dg *datagram) info() *codecs.Info {
 		in.Has |= codecs.HasPlayers
 		in.Players = make([]codecs.Player, 0, len(r.Clients))
 		for _, c := range r.Clients {
-			in.Players = append(in.Players, codecs.Player{Name: text(StripColors(c.Name)), Ping: int(c.Ping),
+			in.Players = append(in.Players, codecs.Player{Name: StripColors(c.Name), Ping: int(c.Ping),
 				Team: int(c.Team), HasTeam: c.Team != NoTeam, Spectator: c.Spectator})
 		}
 	}
 	if r.HasBuild {
 		in.Has |= codecs.HasVersion
-		in.Version = text(r.Build)
+		in.Version = r.Build
 	}
 	return in
 }
@@ -269,7 +276,7 @@ func (dg *datagram) warn(m *codecs.Message, query []byte) {
 		m.Warn(dg.tailWhy)
 	}
 	if st >= stToken && query != nil {
-		if tok, err := DecodeRequest(query); err == nil && tok != r.Token {
+		if q, err := DecodeRequest(query); err == nil && q.Token != r.Token {
 			m.Warn(WarnTokenMismatch)
 		}
 	}
@@ -309,7 +316,7 @@ func (dg *datagram) warn(m *codecs.Message, query []byte) {
 		strs = append(strs, c.Name)
 	}
 	for _, s := range strs {
-		if len(s) >= 128 {
+		if utf8.RuneCountInString(s) >= 128 { // the length on the wire: one byte a character
 			m.Warn(WarnLongString)
 		}
 		if !isASCII(s) {
@@ -330,33 +337,17 @@ func isASCII(s string) bool {
 	return true
 }
 
-// text converts wire bytes to UTF-8 for display. A real server sends
-// ASCII; other bytes are shown as Latin-1 rather than lost.
-func text(s string) string {
-	if isASCII(s) {
-		return s
-	}
-	return codecs.Latin1([]byte(s))
-}
-
 // NewQuery starts a conversation: one request, one reply whose token
 // matches (a reply cut before its token is accepted too, so that Result can
 // say what was cut).
-func (*codec) NewQuery(opts map[string]string) (codecs.Query, error) {
-	var token uint32
-	for k, v := range opts {
-		switch k {
-		case "token":
-			t, err := strconv.ParseUint(wire.TrimSpace(v), 0, 32)
-			if err != nil {
-				return nil, codecs.NewError(protoName, "token", 0, codecs.Detail(codecs.ErrBadValue, strconv.Quote(v)+" is not a 32-bit number"))
-			}
-			token = uint32(t)
-		default:
-			return nil, codecs.NewError(protoName, k, 0, codecs.Detail(codecs.ErrBadValue, "unknown option "+strconv.Quote(k)))
-		}
+func (*Codec) NewQuery(opts map[string]string) (codecs.Query, error) {
+	r := codecs.ReadOptions(Protocol, queryOptions, opts)
+	token := uint32(r.Uint("token", 32))
+	if err := r.Err(); err != nil {
+		return nil, err
 	}
-	return &query{req: AppendRequest(nil, token), token: token}, nil
+	req, _ := AppendRequest(nil, Request{Token: token}) // never fails
+	return &query{req: req, token: token}, nil
 }
 
 type query struct {
@@ -369,15 +360,15 @@ func (q *query) Start() [][]byte { return [][]byte{q.req} }
 
 func (q *query) Feed(b []byte) ([][]byte, bool, error) {
 	if q.reply != nil {
-		return nil, true, codecs.NewError(protoName, "datagram", 0, codecs.Detail(codecs.ErrBadValue, "the reply has already arrived"))
+		return nil, true, newError("datagram", 0, "", codecs.Detail(codecs.ErrBadValue, "the reply has already arrived"))
 	}
 	var dg datagram
 	dg.decode(b, nil, optQuery)
 	switch {
 	case !dg.found || dg.stage < stCommand || dg.command.Base() != CmdServerInfo:
-		return nil, false, codecs.NewError(protoName, "command", 0, codecs.Detail(codecs.ErrUnknownCode, "not a ServerInfo reply"))
+		return nil, false, newError("command", 0, "", codecs.Detail(codecs.ErrUnknownCode, "not a ServerInfo reply"))
 	case dg.query:
-		return nil, false, codecs.NewError(protoName, "length", dg.at, codecs.Detail(codecs.ErrBadValue, "a request, not a reply"))
+		return nil, false, newError("length", dg.at, "", codecs.Detail(codecs.ErrBadValue, "a request, not a reply"))
 	}
 	// The token is not checked: a relay shares one server's reply among
 	// everyone who asked, so it may echo another asker's token; the
@@ -388,23 +379,33 @@ func (q *query) Feed(b []byte) ([][]byte, bool, error) {
 
 func (q *query) Result(opt codecs.DecodeOptions) (*codecs.Message, error) {
 	if q.reply == nil {
-		return &codecs.Message{Protocol: protoName, Kind: codecs.KindResponse},
-			codecs.NewError(protoName, "reply", 0, codecs.Detail(codecs.ErrIncomplete, "no reply received"))
+		return &codecs.Message{Protocol: Protocol, Kind: codecs.KindResponse},
+			newError("reply", 0, "", codecs.Detail(codecs.ErrIncomplete, "no reply received"))
 	}
 	// The conversation does not pass its own request to Decode: a reply
 	// shared by a relay's cache echoes another asker's token, which is no
 	// reason to warn. Decode on its own still checks a query given to it.
-	return (&codec{}).Decode([][]byte{q.reply}, opt)
+	return (&Codec{}).Decode([][]byte{q.reply}, opt)
 }
 
 // QueryKey implements codecs.QueryKeyer: the request with its token (the
 // echoed last four bytes) zeroed, so identical questions from different
 // clients share one answer. Nil when b is not a valid request.
-func (*codec) QueryKey(b []byte) []byte {
+func (*Codec) QueryKey(b []byte) []byte {
 	if _, err := DecodeRequest(b); err != nil {
 		return nil
 	}
 	k := append([]byte(nil), b...)
 	clear(k[3:7])
 	return k
+}
+
+// newError is the *codecs.Error of field at offset off of layer.
+//
+// Out of line: used from many places; a copy inlined at each would
+// grow the browser module (see "Code size" in codecs/doc.go).
+//
+//go:noinline
+func newError(field string, off int, layer string, err error) *codecs.Error {
+	return &codecs.Error{Protocol: Protocol, Field: field, Offset: off, Layer: layer, Err: err}
 }

@@ -8,43 +8,44 @@ import (
 
 	"github.com/querylens/querylens/codecs"
 	"github.com/querylens/querylens/codecs/bloodmasters"
+	"github.com/querylens/querylens/codecs/internal/codectest"
 )
 
 func TestRegistered(t *testing.T) {
-	if codec.Name() != "bloodmasters" || codec.Title() != "Bloodmasters" || codec.DefaultPort() != 6969 {
-		t.Errorf("codec = %q %q %d", codec.Name(), codec.Title(), codec.DefaultPort())
+	if (&bloodmasters.Codec{}).Name() != "bloodmasters" || (&bloodmasters.Codec{}).Title() != "Bloodmasters" || (&bloodmasters.Codec{}).DefaultPort() != 6969 {
+		t.Errorf("codec = %q %q %d", (&bloodmasters.Codec{}).Name(), (&bloodmasters.Codec{}).Title(), (&bloodmasters.Codec{}).DefaultPort())
 	}
-	opts := codec.Options()
+	opts := (&bloodmasters.Codec{}).Options()
 	if len(opts) != 1 || opts[0].Name != "token" || opts[0].Kind != "uint" {
 		t.Errorf("Options = %+v", opts)
 	}
 }
 
 func TestDetect(t *testing.T) {
-	dm := readHex(t, "testdata/dm-3-clients.hex").b
+	dm := packet(t, "dm-3-clients")
 	tests := []struct {
 		name string
 		b    []byte
 		kind codecs.Kind
 		conf codecs.Confidence
 	}{
-		{"request", mustHex(t, "0700 0d 12345678"), codecs.KindQuery, codecs.Certain},
+		{"request", codectest.Unhex(t, "0700 0d 12345678"), codecs.KindQuery, codecs.Certain},
 		{"reply", dm, codecs.KindResponse, codecs.Certain},
-		{"reliable reply", readHex(t, "testdata/reliable-reply.hex").b, codecs.KindResponse, codecs.Certain},
-		{"several messages", readHex(t, "testdata/multi-message.hex").b, codecs.KindResponse, codecs.Certain},
+		{"reliable reply", packet(t, "reliable-reply"), codecs.KindResponse, codecs.Certain},
+		{"several messages", packet(t, "multi-message"), codecs.KindResponse, codecs.Certain},
 		{"reply cut after the title", dm[:60], codecs.KindResponse, codecs.Likely},
 		{"reply cut in the title", dm[:12], codecs.KindResponse, codecs.Weak},
 		{"reply cut in the token", dm[:5], "", codecs.NotMine},
 		{"empty", nil, "", codecs.NotMine},
 		{"two bytes", []byte{7, 0}, "", codecs.NotMine},
-		{"other command", mustHex(t, "0700 0e 12345678"), "", codecs.NotMine},
-		{"gamespy2 query", mustHex(t, "fefd00434f5259ffffff"), "", codecs.NotMine},
-		{"ogp header", mustHex(t, "ffffffff4f475000"), "", codecs.NotMine},
-		{"length larger than a cut reply at offset 0 but not ours", mustHex(t, "ff00 0d"), "", codecs.NotMine},
+		{"other command", codectest.Unhex(t, "0700 0e 12345678"), "", codecs.NotMine},
+		{"gamespy2 query", codectest.Unhex(t, "fefd00434f5259ffffff"), "", codecs.NotMine},
+		{"ogp header", codectest.Unhex(t, "ffffffff4f475000"), "", codecs.NotMine},
+		{"length larger than a cut reply at offset 0 but not ours", codectest.Unhex(t, "ff00 0d"), "", codecs.NotMine},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			kind, conf := codec.Detect(tc.b)
+			kind, conf := (&bloodmasters.Codec{}).Detect(tc.b)
 			if kind != tc.kind || conf != tc.conf {
 				t.Errorf("Detect = %q %d, want %q %d", kind, conf, tc.kind, tc.conf)
 			}
@@ -61,35 +62,36 @@ func TestCheckQuery(t *testing.T) {
 		{"request", "0700 0d 00000000", nil},
 		{"request with token", "0700 0d deadbeef", nil},
 		{"short", "0700 0d 0000", codecs.ErrShort},
-		{"long", "0700 0d 00000000 00", codecs.ErrTrailing},
+		{"one byte more than MaxQueryLen", "0700 0d 00000000 00", codecs.ErrTooLong},
+		{"a reply", "1100 0d 00000000 03 4f6e65 00 0000 0800", codecs.ErrTooLong},
 		{"wrong length", "0800 0d 00000000", codecs.ErrBadValue},
 		{"other command", "0700 01 00000000", codecs.ErrNotQuery},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			err := codec.CheckQuery(mustHex(t, tc.b))
+			err := (&bloodmasters.Codec{}).CheckQuery(codectest.Unhex(t, tc.b))
 			if tc.sentinel == nil {
 				if err != nil {
 					t.Fatal(err)
 				}
 				return
 			}
-			wantError(t, err, tc.sentinel, "", -1)
+			codectest.WantError(t, err, tc.sentinel, "", -1)
 		})
 	}
 }
 
 func TestDecodeDatagrams(t *testing.T) {
-	dm := readHex(t, "testdata/dm-3-clients.hex").b
-	m, err := codec.Decode(nil, codecs.DecodeOptions{})
-	wantError(t, err, codecs.ErrIncomplete, "datagram", 0)
+	dm := packet(t, "dm-3-clients")
+	m, err := (&bloodmasters.Codec{}).Decode(nil, codecs.DecodeOptions{})
+	codectest.WantError(t, err, codecs.ErrIncomplete, "datagrams", 0)
 	if m == nil {
 		t.Fatal("nil message")
 	}
-	_, err = codec.Decode([][]byte{dm, dm}, codecs.DecodeOptions{})
-	wantError(t, err, codecs.ErrBadValue, "datagram", 0)
+	_, err = (&bloodmasters.Codec{}).Decode([][]byte{dm, dm}, codecs.DecodeOptions{})
+	codectest.WantError(t, err, codecs.ErrBadValue, "datagrams", 0)
 
-	m, err = codec.Decode([][]byte{mustHex(t, "0700 0d 12345678")}, codecs.DecodeOptions{})
+	m, err = (&bloodmasters.Codec{}).Decode([][]byte{codectest.Unhex(t, "0700 0d 12345678")}, codecs.DecodeOptions{})
 	if err != nil || m.Kind != codecs.KindQuery || m.Info != nil {
 		t.Fatalf("request: %+v, %v", m, err)
 	}
@@ -114,7 +116,7 @@ func TestWarnings(t *testing.T) {
 	}
 	for name, want := range tests {
 		t.Run(name, func(t *testing.T) {
-			m, err := codec.Decode([][]byte{readHex(t, "testdata/"+name+".hex").b}, codecs.DecodeOptions{})
+			m, err := (&bloodmasters.Codec{}).Decode([][]byte{packet(t, name)}, codecs.DecodeOptions{})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -124,14 +126,14 @@ func TestWarnings(t *testing.T) {
 		})
 	}
 
-	cut := readHex(t, "testdata/multi-message.hex").b
-	m, err := codec.Decode([][]byte{cut[:len(cut)-1]}, codecs.DecodeOptions{})
+	cut := packet(t, "multi-message")
+	m, err := (&bloodmasters.Codec{}).Decode([][]byte{cut[:len(cut)-1]}, codecs.DecodeOptions{})
 	if err != nil || !reflect.DeepEqual(m.Warnings, []string{codecs.WarnTruncated}) {
 		t.Errorf("message cut after the reply: %q, %v", m.Warnings, err)
 	}
 
-	req := bloodmasters.AppendRequest(nil, 1)
-	m, err = codec.Decode([][]byte{readHex(t, "testdata/empty.hex").b}, codecs.DecodeOptions{Query: req})
+	req := request(1)
+	m, err = (&bloodmasters.Codec{}).Decode([][]byte{packet(t, "empty")}, codecs.DecodeOptions{Query: req})
 	if err != nil || !reflect.DeepEqual(m.Warnings, []string{bloodmasters.WarnTokenMismatch}) {
 		t.Errorf("token mismatch: %q, %v", m.Warnings, err)
 	}
@@ -140,7 +142,7 @@ func TestWarnings(t *testing.T) {
 // TestInfo checks the neutral view: stripped names, team null for no team,
 // the build as version, num_players counting every client.
 func TestInfo(t *testing.T) {
-	m, err := codec.Decode([][]byte{readHex(t, "testdata/tdm-teams.hex").b}, codecs.DecodeOptions{})
+	m, err := (&bloodmasters.Codec{}).Decode([][]byte{packet(t, "tdm-teams")}, codecs.DecodeOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -171,7 +173,7 @@ func TestInfo(t *testing.T) {
 
 func TestQuery(t *testing.T) {
 	reply := func(token uint32) []byte {
-		r, err := bloodmasters.DecodeResponse(readHex(t, "testdata/dm-3-clients.hex").b)
+		r, err := bloodmasters.DecodeResponse(packet(t, "dm-3-clients"), nil)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -183,11 +185,11 @@ func TestQuery(t *testing.T) {
 		return b
 	}
 
-	q, err := codec.NewQuery(map[string]string{"token": "0x01020304"})
+	q, err := (&bloodmasters.Codec{}).NewQuery(map[string]string{"token": "0x01020304"})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if s := q.Start(); len(s) != 1 || !bytes.Equal(s[0], mustHex(t, "0700 0d 01020304")) {
+	if s := q.Start(); len(s) != 1 || !bytes.Equal(s[0], codectest.Unhex(t, "0700 0d 01020304")) {
 		t.Fatalf("Start = %x", s)
 	}
 	if _, err := q.Result(codecs.DecodeOptions{}); !errors.Is(err, codecs.ErrIncomplete) {
@@ -198,8 +200,8 @@ func TestQuery(t *testing.T) {
 		b    []byte
 		done bool
 	}{
-		{"not ours", mustHex(t, "fefd00434f5259"), false},
-		{"a request", mustHex(t, "0700 0d 01020304"), false},
+		{"not ours", codectest.Unhex(t, "fefd00434f5259"), false},
+		{"a request", codectest.Unhex(t, "0700 0d 01020304"), false},
 		// A relay's cache shares replies, so one may echo another token.
 		{"the reply", reply(0x01020304 + 1), true},
 		{"a second reply", reply(0x01020304), true},
@@ -217,7 +219,7 @@ func TestQuery(t *testing.T) {
 
 	// A reply cut before its token cannot be matched, but it is the only
 	// answer a truncating server gives: keep it so Result says what is cut.
-	q, _ = codec.NewQuery(nil)
+	q, _ = (&bloodmasters.Codec{}).NewQuery(nil)
 	if _, done, err := q.Feed(reply(0)[:5]); !done || err != nil {
 		t.Fatalf("cut reply: %v %v", done, err)
 	}
@@ -226,11 +228,44 @@ func TestQuery(t *testing.T) {
 	}
 
 	for _, opts := range []map[string]string{{"token": "-1"}, {"token": "4294967296"}, {"token": "x"}, {"flags": "1"}} {
-		if _, err := codec.NewQuery(opts); !errors.Is(err, codecs.ErrBadValue) {
+		if _, err := (&bloodmasters.Codec{}).NewQuery(opts); !errors.Is(err, codecs.ErrBadValue) {
 			t.Errorf("NewQuery(%v) = %v", opts, err)
 		}
 	}
-	if q, err := codec.NewQuery(map[string]string{"token": " 4294967295 "}); err != nil || !bytes.Equal(q.Start()[0], mustHex(t, "0700 0d ffffffff")) {
+	if q, err := (&bloodmasters.Codec{}).NewQuery(map[string]string{"token": " 4294967295 "}); err != nil || !bytes.Equal(q.Start()[0], codectest.Unhex(t, "0700 0d ffffffff")) {
 		t.Errorf("decimal token: %v", err)
+	}
+}
+
+// TestEmptyValues: a string the server sends empty is "" in the neutral
+// view; a field it does not send (the build description before protocol
+// 28) is missing from it.
+func TestEmptyValues(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		resp bloodmasters.Response
+		want string
+	}{
+		{"empty strings", bloodmasters.Response{Protocol: 29, HasBuild: true, NumClients: 1, Clients: []bloodmasters.Client{{}}},
+			`{"name":"","map":"","game_type":"DM","version":"","password":false,"num_players":1,"max_players":0,"max_clients":0,` +
+				`"players":[{"name":"","score":0,"ping":0,"team":null,"spectator":false,"bot":false}],` +
+				`"rules":[["website",""],["players","0"],["protocol","29"],["score_limit","0"],["time_limit","0"],["join_smallest_team","false"]]}`},
+		{"no build description", bloodmasters.Response{Protocol: 27},
+			`{"name":"","map":"","game_type":"DM","password":false,"num_players":0,"max_players":0,"max_clients":0,"players":[],` +
+				`"rules":[["website",""],["players","0"],["protocol","27"],["score_limit","0"],["time_limit","0"],["join_smallest_team","false"]]}`},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			b, err := bloodmasters.AppendResponse(nil, tc.resp)
+			if err != nil {
+				t.Fatal(err)
+			}
+			m, err := (&bloodmasters.Codec{}).Decode([][]byte{b}, codecs.DecodeOptions{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := string(codecs.AppendJSON(nil, m.Object()[2].Value)); got != tc.want {
+				t.Errorf("info\n got %s\nwant %s", got, tc.want)
+			}
+		})
 	}
 }

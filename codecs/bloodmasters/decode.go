@@ -9,16 +9,17 @@ import (
 	"github.com/querylens/querylens/codecs/internal/wire"
 )
 
-const protoName = "bloodmasters"
+// Protocol is the name the package registers and puts in every error.
+const Protocol = "bloodmasters"
 
 // minClientLen is the smallest client record: empty name (1-byte length),
 // team, spectator, ping.
 const minClientLen = 1 + 1 + 1 + 2
 
 // DecodeRequest decodes a query datagram, which must be exactly the 7-byte
-// form `07 00 0d` + token, and returns the token.
-func DecodeRequest(b []byte) (uint32, error) {
-	r := wire.NewReader(protoName, b, 0, nil)
+// form `07 00 0d` + token.
+func DecodeRequest(b []byte) (Request, error) {
+	r := wire.NewReader(Protocol, b, 0, nil)
 	n := r.U16LE("length")
 	c := Command(r.U8("command"))
 	tok := r.Bytes("token", 4)
@@ -32,9 +33,9 @@ func DecodeRequest(b []byte) (uint32, error) {
 		r.Fail("datagram", wire.Detailf(codecs.ErrTrailing, "%d bytes after the request", int64(r.Len())))
 	}
 	if err := r.Err(); err != nil {
-		return 0, err
+		return Request{}, err
 	}
-	return binary.BigEndian.Uint32(tok), nil
+	return Request{Token: binary.BigEndian.Uint32(tok)}, nil
 }
 
 // DecodeResponse decodes the reply in datagram b: the first message whose
@@ -42,10 +43,29 @@ func DecodeRequest(b []byte) (uint32, error) {
 // the datagram are skipped (Parser lists them); bytes after the reply that
 // form no message are ignored, as the game does. The result does not alias
 // b. On error it returns the fields decoded so far.
-func DecodeResponse(b []byte) (Response, error) {
+//
+// req is the request the reply answers, or nil when it is not known. With
+// req, a reply that echoes another token is an error wrapping
+// codecs.ErrBadValue at field "token" (the decoded reply is returned too).
+func DecodeResponse(b []byte, req *Request) (Response, error) {
 	var dg datagram
 	err := dg.decode(b, nil, optValues)
+	if err == nil && req != nil && dg.resp.Token != req.Token {
+		at := dg.at + HeaderLen
+		if dg.command.HasPacketID() {
+			at += 4
+		}
+		err = newError("token", at, "", codecs.Detail(codecs.ErrBadValue,
+			"0x"+hex32(dg.resp.Token)+" echoed, the request sent 0x"+hex32(req.Token)))
+	}
 	return dg.resp, err
+}
+
+// hex32 is x as 8 hex digits.
+func hex32(x uint32) string {
+	var b [4]byte
+	binary.BigEndian.PutUint32(b[:], x)
+	return string(codecs.AppendHex(nil, b[:]))
 }
 
 // Parser iterates the messages of a datagram by their length fields:
@@ -65,7 +85,7 @@ type Parser struct {
 }
 
 // Start begins iterating the messages of datagram b.
-func (p *Parser) Start(b []byte) { p.r, p.n = wire.NewReader(protoName, b, 0, nil), 0 }
+func (p *Parser) Start(b []byte) { p.r, p.n = wire.NewReader(Protocol, b, 0, nil), 0 }
 
 // Next returns the next message, ErrDone after the last one, or a
 // *codecs.Error for a message whose length field is too small for its header
@@ -154,7 +174,7 @@ type decoder struct {
 // offsets stay datagram offsets because the reader starts at 0 and skips to
 // the message.
 func (dg *datagram) decode(b []byte, spans *[]codecs.Span, opt options) error {
-	d := decoder{r: *wire.NewReader(protoName, b, 0, spans), spans: spans, values: opt&optValues != 0}
+	d := decoder{r: *wire.NewReader(Protocol, b, 0, spans), spans: spans, values: opt&optValues != 0}
 	r := &d.r
 	var err error
 	k := 0 // index among the other messages
@@ -198,9 +218,9 @@ func (dg *datagram) decode(b []byte, spans *[]codecs.Span, opt options) error {
 	switch {
 	case err != nil || dg.found:
 	case len(b) == 0:
-		err = codecs.NewError(protoName, "length", 0, codecs.ErrShort)
+		err = newError("length", 0, "", codecs.ErrShort)
 	default:
-		err = codecs.NewError(protoName, "command", 2, codecs.Detail(codecs.ErrUnknownCode, "no ServerInfo (13) message in the datagram"))
+		err = newError("command", 2, "", codecs.Detail(codecs.ErrUnknownCode, "no ServerInfo (13) message in the datagram"))
 	}
 	dg.stage = d.stage
 	return err
@@ -419,7 +439,11 @@ func (d *decoder) readString(field string) string {
 	if !d.values {
 		return ""
 	}
-	return d.text[start+w-d.textAt : r.Offset()-d.textAt]
+	s := d.text[start+w-d.textAt : r.Offset()-d.textAt]
+	if !isASCII(s) {
+		return codecs.Latin1([]byte(s)) // ASCII, what servers send, stays a substring: no allocation
+	}
+	return s
 }
 
 // enum reads one byte shown by its name.
@@ -453,5 +477,5 @@ func (d *decoder) close(i int, name string) {
 	}
 	s := &(*d.spans)[i]
 	s.End = d.r.Offset()
-	s.Value = codecs.Latin1([]byte(name))
+	s.Value = name
 }

@@ -46,10 +46,12 @@
 // the message's length leaves room for it) and warns where those readers
 // would differ (the Warn constants).
 //
-// Decoded strings are the bytes as sent; StripColors removes the game's
-// '^' colour codes, which a real server has already removed from titles and
-// names. The codec registered with package codecs (name "bloodmasters")
-// shows the raw text in fields and the stripped text in the neutral view.
+// Decoded strings are UTF-8, the bytes as sent read as Latin-1 (a real
+// server sends ASCII), and are written back as Latin-1. StripColors
+// removes the game's '^' colour codes, which a real server has already
+// removed from titles and names. The codec registered with package codecs
+// (name "bloodmasters") shows the text with its codes in fields and
+// without them in the neutral view.
 //
 // # Adding a field
 //

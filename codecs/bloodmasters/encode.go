@@ -2,17 +2,19 @@ package bloodmasters
 
 import (
 	"encoding/binary"
+	"unicode/utf8"
 
 	"github.com/querylens/querylens/codecs"
 	"github.com/querylens/querylens/codecs/internal/wire"
 )
 
-// AppendRequest appends the 7-byte query: `07 00 0d` and the token, which
+// AppendRequest appends the 7-byte query: `07 00 0d` and q's token, which
 // the server echoes unchanged (the official launcher sends its millisecond
-// clock, big-endian).
-func AppendRequest(dst []byte, token uint32) []byte {
+// clock, big-endian). Every Request encodes; the error is always nil and
+// is there so that the four protocol packages share one signature.
+func AppendRequest(dst []byte, q Request) ([]byte, error) {
 	dst = append(dst, RequestLen, 0, byte(CmdServerInfo))
-	return binary.BigEndian.AppendUint32(dst, token)
+	return binary.BigEndian.AppendUint32(dst, q.Token), nil
 }
 
 // AppendResponse appends r as one ServerInfo message, the way the game
@@ -23,7 +25,7 @@ func AppendRequest(dst []byte, token uint32) []byte {
 func AppendResponse(dst []byte, r Response) ([]byte, error) {
 	orig := len(dst)
 	fail := func(field string, err error) ([]byte, error) {
-		return dst[:orig], &codecs.Error{Protocol: protoName, Field: field, Offset: len(dst) - orig, Err: err}
+		return dst[:orig], newError(field, len(dst)-orig, "", err)
 	}
 	switch {
 	case !r.Extended() && len(r.Clients) > 0:
@@ -94,18 +96,18 @@ func appendHeader(dst []byte, c Command, id uint32) []byte {
 func finishMessage(dst []byte, start int) error {
 	n := len(dst) - start
 	if n > MaxMessageLen {
-		return &codecs.Error{Protocol: protoName, Field: "length", Offset: 0,
-			Err: wire.Detailf(codecs.ErrTooLong, "message of %d bytes exceeds the 16-bit length field", int64(n))}
+		return newError("length", 0, "", wire.Detailf(codecs.ErrTooLong, "message of %d bytes exceeds the 16-bit length field", int64(n)))
 	}
 	binary.LittleEndian.PutUint16(dst[start:], uint16(n))
 	return nil
 }
 
 // appendString appends s the way .NET's BinaryWriter does: a 7-bit encoded
-// (ULEB128) length, then the bytes.
+// (ULEB128) length, then the bytes, here s in Latin-1 (one byte a code
+// point; code points above U+00FF become '?').
 func appendString(dst []byte, s string) []byte {
-	dst = binary.AppendUvarint(dst, uint64(len(s)))
-	return append(dst, s...)
+	dst = binary.AppendUvarint(dst, uint64(utf8.RuneCountInString(s)))
+	return codecs.ToLatin1(dst, s)
 }
 
 func appendBool(dst []byte, v bool) []byte {

@@ -10,10 +10,10 @@ import (
 
 func ExampleAppendRequest() {
 	// The launcher sends its millisecond clock; the server echoes it.
-	q := bloodmasters.AppendRequest(nil, 0x12345678)
+	q, _ := bloodmasters.AppendRequest(nil, bloodmasters.Request{Token: 0x12345678})
 	fmt.Println(hex.EncodeToString(q))
-	tok, err := bloodmasters.DecodeRequest(q)
-	fmt.Printf("%#x %v\n", tok, err)
+	req, err := bloodmasters.DecodeRequest(q)
+	fmt.Printf("%#x %v\n", req.Token, err)
 	// Output:
 	// 07000d12345678
 	// 0x12345678 <nil>
@@ -21,7 +21,7 @@ func ExampleAppendRequest() {
 
 func ExampleDecodeResponse() {
 	b, _ := hex.DecodeString("49000d0000000005456d7074790000100a000c646d5f6461726b746f77657200001d001e000f012157696e33324e54204465646963617465642076657273696f6e20312e352e302e30")
-	r, err := bloodmasters.DecodeResponse(b)
+	r, err := bloodmasters.DecodeResponse(b, nil)
 	if err != nil {
 		fmt.Println(err)
 		return
@@ -35,7 +35,7 @@ func ExampleDecodeResponse() {
 
 func ExampleDecodeResponse_truncated() {
 	b, _ := hex.DecodeString("49000d0000000005456d7074790000100a00")
-	r, err := bloodmasters.DecodeResponse(b)
+	r, err := bloodmasters.DecodeResponse(b, nil)
 	fmt.Printf("%q\n%v\n", r.Title, err)
 	// Output:
 	// "Empty"
@@ -78,7 +78,7 @@ func ExampleStripColors() {
 }
 
 // The registered codec turns a datagram into the JSON every page uses.
-func Example_codec() {
+func ExampleCodec() {
 	c, _ := codecs.Lookup("bloodmasters")
 	b, _ := hex.DecodeString("07000d12345678")
 	kind, conf := c.Detect(b)

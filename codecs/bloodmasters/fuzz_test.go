@@ -8,6 +8,7 @@ import (
 
 	"github.com/querylens/querylens/codecs"
 	"github.com/querylens/querylens/codecs/bloodmasters"
+	"github.com/querylens/querylens/codecs/internal/codectest"
 )
 
 // addSeeds seeds f with every golden packet (testdata/*.hex; each file's
@@ -18,10 +19,10 @@ func addSeeds(f *testing.F) {
 	for _, g := range goldens(f) {
 		f.Add(g.b)
 	}
-	f.Add([]byte{})                                                                  // nothing
-	f.Add(mustHex(f, "0000 0d"))                                                     // length 0
-	f.Add(mustHex(f, "ffff 0d 00000000 ffffffff0f"))                                 // title length past int32
-	f.Add(mustHex(f, "1600 0d 00000000 00 00 00 10 0a 00 00 ff 00 1d 0000 0000 00")) // 255 clients promised, none sent
+	f.Add([]byte{})                                                                          // nothing
+	f.Add(codectest.Unhex(f, "0000 0d"))                                                     // length 0
+	f.Add(codectest.Unhex(f, "ffff 0d 00000000 ffffffff0f"))                                 // title length past int32
+	f.Add(codectest.Unhex(f, "1600 0d 00000000 00 00 00 10 0a 00 00 ff 00 1d 0000 0000 00")) // 255 clients promised, none sent
 }
 
 // FuzzDecodeResponse: never panics; a reply that decodes re-encodes, and
@@ -29,7 +30,7 @@ func addSeeds(f *testing.F) {
 func FuzzDecodeResponse(f *testing.F) {
 	addSeeds(f)
 	f.Fuzz(func(t *testing.T, b []byte) {
-		r, err := bloodmasters.DecodeResponse(b)
+		r, err := bloodmasters.DecodeResponse(b, nil)
 		if err != nil {
 			var e *codecs.Error
 			if !errors.As(err, &e) || e.Offset < 0 || e.Offset > len(b) {
@@ -44,7 +45,7 @@ func FuzzDecodeResponse(f *testing.F) {
 		if err != nil {
 			t.Fatalf("AppendResponse of a decoded reply: %v", err)
 		}
-		r2, err := bloodmasters.DecodeResponse(enc)
+		r2, err := bloodmasters.DecodeResponse(enc, nil)
 		if err != nil {
 			t.Fatalf("re-decode: %v\n%x", err, enc)
 		}
@@ -61,14 +62,14 @@ func FuzzDecodeResponse(f *testing.F) {
 func FuzzDecodeRequest(f *testing.F) {
 	addSeeds(f)
 	f.Fuzz(func(t *testing.T, b []byte) {
-		tok, err := bloodmasters.DecodeRequest(b)
+		req, err := bloodmasters.DecodeRequest(b)
 		if err != nil {
-			if codec.CheckQuery(b) == nil {
+			if (&bloodmasters.Codec{}).CheckQuery(b) == nil {
 				t.Fatal("CheckQuery accepts what DecodeRequest refuses")
 			}
 			return
 		}
-		if !bytes.Equal(bloodmasters.AppendRequest(nil, tok), b) {
+		if !bytes.Equal(request(req.Token), b) {
 			t.Fatalf("request %x does not re-encode", b)
 		}
 	})
@@ -80,8 +81,8 @@ func FuzzDecodeRequest(f *testing.F) {
 func FuzzCodec(f *testing.F) {
 	addSeeds(f)
 	f.Fuzz(func(t *testing.T, b []byte) {
-		kind, conf := codec.Detect(b)
-		m, err := codec.Decode([][]byte{b}, codecs.DecodeOptions{Spans: true})
+		kind, conf := (&bloodmasters.Codec{}).Detect(b)
+		m, err := (&bloodmasters.Codec{}).Decode([][]byte{b}, codecs.DecodeOptions{Spans: true})
 		if m == nil {
 			t.Fatal("nil message")
 		}

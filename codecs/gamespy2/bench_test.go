@@ -60,7 +60,7 @@ func BenchmarkCodecDecode(b *testing.B) {
 	dgs := [][]byte{reply}
 	b.ReportAllocs()
 	for b.Loop() {
-		(&codec{}).Decode(dgs, codecs.DecodeOptions{})
+		(&Codec{}).Decode(dgs, codecs.DecodeOptions{})
 	}
 }
 

@@ -1,7 +1,6 @@
 package gamespy2
 
 import (
-	"encoding/binary"
 	"errors"
 	"strconv"
 
@@ -9,24 +8,27 @@ import (
 	"github.com/querylens/querylens/codecs/internal/wire"
 )
 
-func init() { codecs.Register(&codec{}) }
+func init() { codecs.Register(&Codec{}) }
 
 // DefaultID is the request id NewQuery uses unless told otherwise.
 var DefaultID = [4]byte{0, 0, 0, 1}
 
-type codec struct{}
+// Codec is the codecs.Codec of the GameSpy v2 query protocol. Importing
+// the package registers it.
+type Codec struct{}
 
-func (*codec) Name() string     { return proto }
-func (*codec) Title() string    { return "GameSpy v2" }
-func (*codec) DefaultPort() int { return 0 } // per game; the protocol has none
+func (*Codec) Name() string     { return Protocol }
+func (*Codec) Title() string    { return "GameSpy v2" }
+func (*Codec) DefaultPort() int { return 0 } // per game; the protocol has none
 
-func (*codec) Options() []codecs.Option {
-	return []codecs.Option{
-		{Name: "style", Kind: "choice", Default: "combined", Choices: []string{"combined", "split"},
-			Help: "one query for everything (FF FF FF), or one query per section as GameDig sends them"},
-		{Name: "id", Kind: "hex", Default: "00000001", Help: "request id, 4 bytes, echoed by the server"},
-	}
+var queryOptions = []codecs.Option{
+	{Name: "style", Kind: codecs.OptionChoice, Default: "combined", Choices: []string{"combined", "split"},
+		Help: "one query for everything (FF FF FF), or one query per section as GameDig sends them"},
+	{Name: "id", Kind: codecs.OptionHex, Default: "00000001", Help: "request id, 4 bytes, echoed by the server"},
 }
+
+// Options lists the knobs of NewQuery.
+func (*Codec) Options() []codecs.Option { return append([]codecs.Option(nil), queryOptions...) }
 
 func isQuery(b []byte) bool { return len(b) >= 2 && b[0] == Magic0 && b[1] == Magic1 }
 
@@ -34,7 +36,7 @@ func isQuery(b []byte) bool { return len(b) >= 2 && b[0] == Magic0 && b[1] == Ma
 // magic, only a 00 and an id, so it is at best Likely: when its bytes read
 // as GameSpy sections to the last byte with GameSpy's key names; Weak when
 // they read as a cut reply or hold nothing after the header.
-func (*codec) Detect(b []byte) (codecs.Kind, codecs.Confidence) {
+func (*Codec) Detect(b []byte) (codecs.Kind, codecs.Confidence) {
 	if isQuery(b) {
 		if len(b) < 3 || b[2] != PacketQuery {
 			return "", codecs.NotMine
@@ -62,10 +64,25 @@ func (*codec) Detect(b []byte) (codecs.Kind, codecs.Confidence) {
 
 // CheckQuery accepts a query in any of the three forms per section and
 // refuses exflags, which would ask for split replies that are not GS2.
-func (*codec) CheckQuery(b []byte) error {
+func (*Codec) CheckQuery(b []byte) error {
+	if err := codecs.CheckQueryLen(Protocol, b, MaxQueryLen); err != nil {
+		return err
+	}
 	q, err := DecodeRequest(b)
 	if err != nil {
 		return err
+	}
+	at := 7 // offset of the server section's count
+	for s, k := range [...]Keys{q.Server, q.Players, q.Teams} {
+		var seen [MaxKeyIndex + 1]bool
+		for i, key := range k.List {
+			if seen[key] {
+				return newError(sectionNames[s]+".keys["+strconv.Itoa(i)+"]", at+1+i, "",
+					codecs.Detail(codecs.ErrBadValue, "key "+key.String()+" asked twice"))
+			}
+			seen[key] = true
+		}
+		at += 1 + len(k.List)
 	}
 	if q.HasExFlags && q.ExFlags != 0 {
 		return newError("exflags", len(b)-1, "", codecs.Detail(codecs.ErrBadValue, "exflags ask for split (GameSpy 3) replies"))
@@ -77,9 +94,10 @@ func (*codec) CheckQuery(b []byte) error {
 // single-section queries merge into one server view. A query among the
 // datagrams (or opt.Query) tells how to read the replies after it; without
 // one the sections are inferred from the bytes.
-func (*codec) Decode(datagrams [][]byte, opt codecs.DecodeOptions) (*codecs.Message, error) {
+func (*Codec) Decode(datagrams [][]byte, opt codecs.DecodeOptions) (*codecs.Message, error) {
 	if len(datagrams) == 0 {
-		return nil, newError("datagram", 0, "", codecs.ErrIncomplete)
+		return &codecs.Message{Protocol: Protocol, Kind: codecs.KindResponse},
+			newError("datagrams", 0, "", codecs.Detail(codecs.ErrIncomplete, "no datagram"))
 	}
 	var req *Request
 	if opt.Query != nil {
@@ -88,7 +106,7 @@ func (*codec) Decode(datagrams [][]byte, opt codecs.DecodeOptions) (*codecs.Mess
 			if e, ok := errors.AsType[*codecs.Error](err); ok {
 				e.Layer = "query"
 			}
-			return nil, err
+			return &codecs.Message{Protocol: Protocol, Kind: codecs.KindResponse}, err
 		}
 		req = &q
 	}
@@ -109,7 +127,7 @@ type item struct {
 // replies after it. One query alone is a query message; anything with a
 // reply is a response message merging every reply.
 func decodeItems(items []item, spans bool) (*codecs.Message, error) {
-	m := &codecs.Message{Protocol: proto, Kind: codecs.KindResponse}
+	m := &codecs.Message{Protocol: Protocol, Kind: codecs.KindResponse}
 	var sp *[]codecs.Span
 	if spans {
 		sp = &m.Spans
@@ -281,28 +299,13 @@ func requestFields(q *Request) codecs.Object {
 // NewQuery starts a conversation. Options: style (combined: one FF FF FF
 // query; split: the three single-section queries, sent together, their
 // replies told apart by their shape) and id (8 hex digits).
-func (*codec) NewQuery(opts map[string]string) (codecs.Query, error) {
-	id := DefaultID
-	split := false
-	for k, v := range opts {
-		switch k {
-		case "style":
-			switch v {
-			case "combined":
-			case "split":
-				split = true
-			default:
-				return nil, optionError(k, "combined or split")
-			}
-		case "id":
-			n, err := strconv.ParseUint(v, 16, 32)
-			if err != nil || len(v) != 8 {
-				return nil, optionError(k, "8 hex digits")
-			}
-			binary.BigEndian.PutUint32(id[:], uint32(n))
-		default:
-			return nil, optionError(k, "unknown option")
-		}
+func (*Codec) NewQuery(opts map[string]string) (codecs.Query, error) {
+	r := codecs.ReadOptions(Protocol, queryOptions, opts)
+	split := r.Choice("style") == "split"
+	var id [4]byte
+	r.Hex("id", id[:])
+	if err := r.Err(); err != nil {
+		return nil, err
 	}
 	q := &query{}
 	if split {
@@ -312,11 +315,6 @@ func (*codec) NewQuery(opts map[string]string) (codecs.Query, error) {
 	}
 	q.got = make([][]byte, len(q.reqs))
 	return q, nil
-}
-
-//go:noinline
-func optionError(name, want string) error {
-	return newError("options."+name, 0, "", codecs.Detail(codecs.ErrBadValue, want))
 }
 
 // query is the Query state: the requests sent and the reply to each.
@@ -338,7 +336,7 @@ func (q *query) Start() [][]byte {
 // id) the reply belongs to the one whose layout reads it best.
 func (q *query) Feed(b []byte) ([][]byte, bool, error) {
 	var id [4]byte // echoed request id, not checked (see below)
-	if r := wire.NewReader(proto, b, 0, nil); !readHeader(r, &id) {
+	if r := wire.NewReader(Protocol, b, 0, nil); !readHeader(r, &id) {
 		return nil, q.done(), r.Err()
 	}
 	// The id is not checked: a relay shares one server's reply among
@@ -376,7 +374,8 @@ func (q *query) Result(opt codecs.DecodeOptions) (*codecs.Message, error) {
 		}
 	}
 	if len(items) == 0 {
-		return nil, newError("reply", 0, "", codecs.Detail(codecs.ErrIncomplete, "no reply"))
+		return &codecs.Message{Protocol: Protocol, Kind: codecs.KindResponse},
+			newError("reply", 0, "", codecs.Detail(codecs.ErrIncomplete, "no reply received"))
 	}
 	m, err := decodeItems(items, opt.Spans)
 	if err != nil {
@@ -397,7 +396,7 @@ func (q *query) Result(opt codecs.DecodeOptions) (*codecs.Message, error) {
 // QueryKey implements codecs.QueryKeyer: the query with its request id
 // (bytes 3-6, echoed to the asker) zeroed, so identical questions from
 // different clients share one answer. Nil when b is not a valid query.
-func (*codec) QueryKey(b []byte) []byte {
+func (*Codec) QueryKey(b []byte) []byte {
 	if _, err := DecodeRequest(b); err != nil {
 		return nil
 	}
@@ -408,7 +407,10 @@ func (*codec) QueryKey(b []byte) []byte {
 
 // newError is the *codecs.Error of field at offset off of layer.
 //
+// Out of line: used from many places; a copy inlined at each would
+// grow the browser module (see "Code size" in codecs/doc.go).
+//
 //go:noinline
 func newError(field string, off int, layer string, err error) *codecs.Error {
-	return &codecs.Error{Protocol: proto, Field: field, Offset: off, Layer: layer, Err: err}
+	return &codecs.Error{Protocol: Protocol, Field: field, Offset: off, Layer: layer, Err: err}
 }

@@ -8,7 +8,8 @@ import (
 	"github.com/querylens/querylens/codecs/internal/wire"
 )
 
-const proto = "gamespy2"
+// Protocol is the name the package registers and puts in every error.
+const Protocol = "gamespy2"
 
 // DecodeRequest parses a query in any of its forms: each of the three
 // sections' count byte is 00 (none), FF (all keys with names) or N followed
@@ -17,7 +18,7 @@ func DecodeRequest(b []byte) (Request, error) { return decodeRequest(b, nil, 0) 
 
 func decodeRequest(b []byte, spans *[]codecs.Span, layer int) (Request, error) {
 	var q Request
-	r := wire.NewReader(proto, b, layer, spans)
+	r := wire.NewReader(Protocol, b, layer, spans)
 	if m := r.Bytes("magic", 2); m != nil && (m[0] != Magic0 || m[1] != Magic1) {
 		r.FailAt("magic", 0, codecs.ErrBadMagic)
 	}
@@ -84,7 +85,7 @@ func DecodeResponse(b []byte, req *Request) (Response, error) {
 func decodeResponse(b []byte, req *Request, spans *[]codecs.Span, layer int) (Response, error) {
 	var resp Response
 	d := decoder{b: b, rec: spans != nil}
-	d.r = *wire.NewReader(proto, b, layer, spans)
+	d.r = *wire.NewReader(Protocol, b, layer, spans)
 	if !readHeader(&d.r, &resp.ID) {
 		return resp, d.r.Err()
 	}
@@ -219,7 +220,7 @@ func bestLayout(b []byte, cands []layout) (layout, tally) {
 	var bestT tally
 	for i := range cands {
 		d := decoder{lay: cands[i], dry: true, b: b}
-		d.r = *wire.NewReader(proto, b, 0, nil)
+		d.r = *wire.NewReader(Protocol, b, 0, nil)
 		d.r.Bytes("", headerLen)
 		d.walk()
 		t := d.tally
@@ -344,6 +345,9 @@ func (d *decoder) str(field string) (s []byte, start int, ok bool) {
 
 // text returns the UTF-8 form of s, which starts at offset start of b.
 //
+// Out of line: used from many places; a copy inlined at each would
+// grow the browser module (see "Code size" in codecs/doc.go).
+//
 //go:noinline
 func (d *decoder) string(s []byte, start int) string {
 	for _, c := range s {
@@ -415,7 +419,7 @@ func (d *decoder) rulesIndexed() {
 // table reads a player or team section: the count, the field names (or the
 // requested keys' names), then count rows of values.
 func (d *decoder) table(name string, keys Keys, sh *shape, tb *table) {
-	_, _, _ = *d, *sh, *tb // one nil check for the whole function
+	_, _, _ = *d, *sh, *tb // one nil check here, not one per field access below: smaller code (see "Code size" in codecs/doc.go)
 	if !keys.Wanted() {
 		return
 	}

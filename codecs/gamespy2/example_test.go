@@ -54,7 +54,7 @@ func ExampleDecodeResponse() {
 	// Output: Café player_=Bob
 }
 
-func Example_codec() {
+func ExampleCodec() {
 	c, _ := codecs.Lookup("gamespy2")
 	q, _ := c.NewQuery(map[string]string{"style": "split"})
 	for _, d := range q.Start() {

@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/querylens/querylens/codecs"
+	"github.com/querylens/querylens/codecs/internal/codectest"
 )
 
 // seeds returns every datagram of testdata/*.hex whose kind matches: the
@@ -54,7 +55,7 @@ func FuzzDecodeResponse(f *testing.F) {
 				t.Fatalf("spans change the error: %v / %v", err, err2)
 			}
 			if err != nil {
-				if e := codecError(t, err); e.Offset > len(b) {
+				if e := codectest.WantError(t, err, nil, "", -1); e.Offset > len(b) {
 					t.Fatalf("error offset %d beyond %d bytes", e.Offset, len(b))
 				}
 				continue
@@ -93,7 +94,7 @@ func FuzzDecodeRequest(f *testing.F) {
 	f.Fuzz(func(t *testing.T, b []byte) {
 		q, err := DecodeRequest(b)
 		if err != nil {
-			if e := codecError(t, err); e.Offset > len(b) {
+			if e := codectest.WantError(t, err, nil, "", -1); e.Offset > len(b) {
 				t.Fatalf("error offset %d beyond %d bytes", e.Offset, len(b))
 			}
 			return

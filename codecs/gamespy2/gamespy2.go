@@ -35,6 +35,11 @@ const (
 	// MaxKeyIndex is the highest key number the SDK accepts
 	// (MAX_REGISTERED_KEYS); 0 is reserved.
 	MaxKeyIndex = 254
+	// MaxQueryLen is the longest query CheckQuery accepts: header, three
+	// key lists naming each key at most once, and the exflags byte.
+	// GameDig, qstat and opengsq send 10 bytes; only index-mode clients
+	// (the SDK's own browser) list keys.
+	MaxQueryLen = 7 + 3*(1+MaxKeys) + 1
 
 	headerLen  = 5  // reply: packet type + id
 	requestLen = 10 // request in the 00/FF forms, without exflags
@@ -90,6 +95,9 @@ var keyNames = [...]string{
 
 // String returns the key's registered name ("hostname", "score_"), or
 // "key" and its number for keys a game registers itself.
+//
+// Out of line: used from many places; a copy inlined at each would
+// grow the browser module (see "Code size" in codecs/doc.go).
 //
 //go:noinline
 func (k Key) String() string {
@@ -203,6 +211,9 @@ type Table struct {
 
 // Column returns the index of the column named name, or -1.
 //
+// Out of line: used from many places; a copy inlined at each would
+// grow the browser module (see "Code size" in codecs/doc.go).
+//
 //go:noinline
 func (t *Table) Column(name string) int {
 	for i, f := range t.Fields {
@@ -231,6 +242,9 @@ type Response struct {
 }
 
 // Rule returns the value of the first rule named key.
+//
+// Out of line: used from many places; a copy inlined at each would
+// grow the browser module (see "Code size" in codecs/doc.go).
 //
 //go:noinline
 func (r *Response) Rule(key string) (string, bool) {

@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/querylens/querylens/codecs"
+	"github.com/querylens/querylens/codecs/internal/codectest"
 )
 
 var id1020 = [4]byte{0x10, 0x20, 0x30, 0x40}
@@ -29,7 +30,7 @@ func TestRequestRoundTrip(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			want := unhex(t, tc.wire)
+			want := codectest.Unhex(t, tc.wire)
 			got, err := AppendRequest(nil, tc.req)
 			if err != nil || !bytes.Equal(got, want) {
 				t.Fatalf("AppendRequest = %x, %v; want %x", got, err, want)
@@ -39,7 +40,7 @@ func TestRequestRoundTrip(t *testing.T) {
 				t.Fatal(err)
 			}
 			equal(t, "DecodeRequest", tc.req, back)
-			if err := (&codec{}).CheckQuery(want); (err == nil) != (!tc.req.HasExFlags || tc.req.ExFlags == 0) {
+			if err := (&Codec{}).CheckQuery(want); (err == nil) != (!tc.req.HasExFlags || tc.req.ExFlags == 0) {
 				t.Errorf("CheckQuery = %v", err)
 			}
 		})
@@ -66,13 +67,13 @@ func TestDecodeRequestErrors(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			b := unhex(t, tc.wire)
+			b := codectest.Unhex(t, tc.wire)
 			_, err := DecodeRequest(b)
-			e := codecError(t, err)
+			e := codectest.WantError(t, err, nil, "", -1)
 			if e.Field != tc.field || e.Offset != tc.offset || !errors.Is(err, tc.err) {
 				t.Errorf("err = %v (field %q offset %d), want %q at %d: %v", err, e.Field, e.Offset, tc.field, tc.offset, tc.err)
 			}
-			if (&codec{}).CheckQuery(b) == nil {
+			if (&Codec{}).CheckQuery(b) == nil {
 				t.Error("CheckQuery accepted it")
 			}
 		})
@@ -80,8 +81,8 @@ func TestDecodeRequestErrors(t *testing.T) {
 }
 
 func TestCheckQueryRejectsSplit(t *testing.T) {
-	err := (&codec{}).CheckQuery(unhex(t, "fefd0010203040ffffff01"))
-	if e := codecError(t, err); e.Field != "exflags" || e.Offset != 10 {
+	err := (&Codec{}).CheckQuery(codectest.Unhex(t, "fefd0010203040ffffff01"))
+	if e := codectest.WantError(t, err, nil, "", -1); e.Field != "exflags" || e.Offset != 10 {
 		t.Errorf("err = %v", err)
 	}
 }
@@ -104,7 +105,7 @@ func TestAppendRequestErrors(t *testing.T) {
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			_, err := AppendRequest(nil, tc.req)
-			if e := codecError(t, err); e.Field != tc.field {
+			if e := codectest.WantError(t, err, nil, "", -1); e.Field != tc.field {
 				t.Errorf("field = %q, want %q", e.Field, tc.field)
 			}
 		})
@@ -162,7 +163,7 @@ func TestIndexMode(t *testing.T) {
 	want := "0010203040" + "436166e920436f6e717565737400" + "57616b652049736c616e6400" + "00" + "00" +
 		"0002" + "5a6feb00" + "343800" + "00" + "426f6200" + "31353000" + "00" +
 		"0002" + "31303000" + "383700"
-	if !bytes.Equal(b, unhex(t, want)) {
+	if !bytes.Equal(b, codectest.Unhex(t, want)) {
 		t.Fatalf("AppendResponse =\n%x\nwant\n%s", b, want)
 	}
 	got, err := DecodeResponse(b, &req)
@@ -299,8 +300,8 @@ func TestDecodeResponseErrors(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			_, err := DecodeResponse(unhex(t, tc.wire), tc.req)
-			e := codecError(t, err)
+			_, err := DecodeResponse(codectest.Unhex(t, tc.wire), tc.req)
+			e := codectest.WantError(t, err, nil, "", -1)
 			if e.Field != tc.field || e.Offset != tc.offset {
 				t.Errorf("err = %v, want field %q offset %d", err, tc.field, tc.offset)
 			}
@@ -321,7 +322,7 @@ func TestTrailingBytes(t *testing.T) {
 func TestHostileCounts(t *testing.T) {
 	// 65535 players announced in a 40-byte reply: what is decoded and what
 	// is allocated are bounded by the input, not by the count.
-	b := unhex(t, "0010203040"+"00"+"ffff"+"615f00"+"00"+"3100320033003400350036003700"+"ffff"+"00"+"ffff")
+	b := codectest.Unhex(t, "0010203040"+"00"+"ffff"+"615f00"+"00"+"3100320033003400350036003700"+"ffff"+"00"+"ffff")
 	req := FullRequest(id1020)
 	got, err := DecodeResponse(b, &req)
 	if err != nil {
@@ -331,7 +332,7 @@ func TestHostileCounts(t *testing.T) {
 		t.Errorf("players: count %d rows %d cap %d truncated %v", got.Players.Count, len(got.Players.Rows), cap(got.Players.Rows), got.Truncated)
 	}
 	// A section with no fields and a huge count holds no rows at all.
-	b = unhex(t, "0010203040"+"ffff00"+"ffff00")
+	b = codectest.Unhex(t, "0010203040"+"ffff00"+"ffff00")
 	got, err = DecodeResponse(b, &Request{ID: id1020, Players: AllKeys, Teams: AllKeys})
 	if err != nil || got.Players.Rows != nil || got.Teams.Count != 65535 {
 		t.Errorf("no fields: %+v, %v", got, err)
@@ -366,7 +367,7 @@ func TestAppendResponseErrors(t *testing.T) {
 			r := sample()
 			tc.edit(&r)
 			_, err := AppendResponse(nil, r, tc.req)
-			if e := codecError(t, err); e.Field != tc.field {
+			if e := codectest.WantError(t, err, nil, "", -1); e.Field != tc.field {
 				t.Errorf("field = %q, want %q (%v)", e.Field, tc.field, err)
 			}
 		})
@@ -382,5 +383,51 @@ func TestKeyNames(t *testing.T) {
 	equal(t, "custom", "key77", Key(77).String())
 	if _, ok := KeyByName(""); ok {
 		t.Error("empty name found")
+	}
+}
+
+// TestCheckQueryLength: the longest query CheckQuery accepts is
+// MaxQueryLen (every key once in each section, and exflags 0); one byte
+// more, or a key asked twice, is refused.
+func TestCheckQueryLength(t *testing.T) {
+	all := make([]Key, MaxKeys)
+	for i := range all {
+		all[i] = Key(i + 1)
+	}
+	longest, err := AppendRequest(nil, Request{ID: DefaultID, Server: Keys{List: all}, Players: Keys{List: all},
+		Teams: Keys{List: all}, HasExFlags: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	twice := codectest.Unhex(t, "fefd0010203040 03 010501 00 00")
+	for _, tc := range []struct {
+		name  string
+		b     []byte
+		err   error
+		field string
+		off   int
+	}{
+		{"combined query", codectest.Unhex(t, "fefd0010203040ffffff"), nil, "", 0},
+		{"index mode", codectest.Unhex(t, "fefd0010203040 02 0105 01 15 00"), nil, "", 0},
+		{"longest", longest, nil, "", 0},
+		{"one byte more", append(longest, 0), codecs.ErrTooLong, "datagram", MaxQueryLen},
+		{"8 KiB", append(codectest.Unhex(t, "fefd0010203040ffffff"), make([]byte, 8182)...), codecs.ErrTooLong, "datagram", MaxQueryLen},
+		{"a key asked twice", twice, codecs.ErrBadValue, "server.keys[2]", 10},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			if tc.name == "longest" && len(tc.b) != MaxQueryLen {
+				t.Fatalf("longest query is %d bytes, MaxQueryLen %d", len(tc.b), MaxQueryLen)
+			}
+			err := (&Codec{}).CheckQuery(tc.b)
+			if tc.err == nil {
+				if err != nil {
+					t.Fatal(err)
+				}
+				return
+			}
+			if e := codectest.WantError(t, err, nil, "", -1); !errors.Is(err, tc.err) || e.Field != tc.field || e.Offset != tc.off {
+				t.Errorf("err = %v; want %v at %s, offset %d", err, tc.err, tc.field, tc.off)
+			}
+		})
 	}
 }

@@ -1,18 +1,15 @@
 package gamespy2
 
 import (
-	"bytes"
 	"encoding/json"
-	"flag"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/querylens/querylens/codecs"
+	"github.com/querylens/querylens/codecs/internal/codectest"
 )
-
-var update = flag.Bool("update", false, "rewrite testdata/*.hex and *.golden")
 
 // goldenCase is a conversation: queries and replies in wire order, each
 // reply read with the query before it (if any).
@@ -36,7 +33,7 @@ func fromVector(name string) func(t testing.TB) [][]byte {
 			if strings.HasPrefix(v.Name, name) {
 				var out [][]byte
 				for _, x := range v.exchanges() {
-					out = append(out, unhex(t, x.RequestHex), unhex(t, x.ResponseHex))
+					out = append(out, codectest.Unhex(t, x.RequestHex), codectest.Unhex(t, x.ResponseHex))
 				}
 				return out
 			}
@@ -93,7 +90,7 @@ var goldenCases = []goldenCase{
 
 func goldenMessage(t testing.TB, dgs [][]byte) *codecs.Message {
 	t.Helper()
-	m, err := (&codec{}).Decode(dgs, codecs.DecodeOptions{Spans: true})
+	m, err := (&Codec{}).Decode(dgs, codecs.DecodeOptions{Spans: true})
 	if err != nil {
 		t.Fatalf("Decode: %v", err)
 	}
@@ -115,26 +112,10 @@ func TestGolden(t *testing.T) {
 			m.Layers, m.Spans = nil, nil
 			out = m.AppendJSON(out)
 			out = append(out, '\n')
-			compareFile(t, filepath.Join("testdata", tc.name+".hex"), in)
-			compareFile(t, filepath.Join("testdata", tc.name+".golden"), out)
+			codectest.Golden(t, filepath.Join("testdata", tc.name+".hex"), in)
+			codectest.Golden(t, filepath.Join("testdata", tc.name+".golden"), out)
+			codectest.SpansCover(t, goldenMessage(t, dgs))
 		})
-	}
-}
-
-func compareFile(t *testing.T, path string, got []byte) {
-	t.Helper()
-	if *update {
-		if err := os.WriteFile(path, got, 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatalf("%v (run go test -update)", err)
-	}
-	if !bytes.Equal(want, got) {
-		t.Errorf("%s differs (run go test -update to accept):\n%s", path, got)
 	}
 }
 
@@ -153,46 +134,38 @@ func pairs(dgs [][]byte) (replies [][]byte, reqs []*Request) {
 	return replies, reqs
 }
 
-// TestPrefixes: every prefix of every golden reply either decodes, flagged
-// truncated, or fails with a *codecs.Error at or before its end; never
-// panics. Without the query a prefix may also read as a complete reply of
-// fewer sections, so there only errors are checked.
-func TestPrefixes(t *testing.T) {
+// TestTruncated: every prefix of every golden reply either decodes,
+// flagged truncated, or fails with a *codecs.Error at or before its end;
+// never panics. Without the query a prefix may also read as a complete
+// reply of fewer sections, so there only errors are checked. Every prefix
+// of a query fails.
+func TestTruncated(t *testing.T) {
 	for _, tc := range goldenCases {
 		t.Run(tc.name, func(t *testing.T) {
-			replies, reqs := pairs(tc.datagrams(t))
+			dgs := tc.datagrams(t)
+			replies, reqs := pairs(dgs)
 			for k, b := range replies {
-				for i := 0; i < len(b); i++ {
-					for _, req := range []*Request{reqs[k], nil} {
-						r, err := DecodeResponse(b[:i], req)
-						if err != nil {
-							if e := codecError(t, err); e.Offset > i {
-								t.Errorf("prefix %d: error offset %d", i, e.Offset)
-							}
-							continue
+				for _, req := range []*Request{reqs[k], nil} {
+					codectest.Prefixes(t, b, func(p []byte) error {
+						r, err := DecodeResponse(p, req)
+						if err == nil && req != nil && !r.Truncated {
+							t.Errorf("reply %d prefix %d of %d decodes without truncated", k, len(p), len(b))
 						}
-						if req != nil && !r.Truncated {
-							t.Errorf("reply %d prefix %d of %d decodes without truncated", k, i, len(b))
+						return err
+					}, nil)
+				}
+			}
+			for _, d := range dgs {
+				if isQuery(d) {
+					codectest.Prefixes(t, d, func(p []byte) error {
+						_, err := DecodeRequest(p)
+						if err == nil {
+							t.Errorf("query prefix %d decodes", len(p))
 						}
-					}
+						return err
+					}, nil)
 				}
 			}
 		})
-	}
-}
-
-func TestRequestPrefixes(t *testing.T) {
-	for _, tc := range goldenCases {
-		for _, d := range tc.datagrams(t) {
-			if !isQuery(d) {
-				continue
-			}
-			for i := 0; i < len(d); i++ {
-				_, err := DecodeRequest(d[:i])
-				if e := codecError(t, err); e.Offset > i {
-					t.Errorf("%s: request prefix %d: error offset %d", tc.name, i, e.Offset)
-				}
-			}
-		}
 	}
 }

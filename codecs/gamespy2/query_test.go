@@ -3,9 +3,11 @@ package gamespy2
 import (
 	"bytes"
 	"errors"
+	"strconv"
 	"testing"
 
 	"github.com/querylens/querylens/codecs"
+	"github.com/querylens/querylens/codecs/internal/codectest"
 )
 
 func TestRegistered(t *testing.T) {
@@ -27,22 +29,22 @@ func TestDetect(t *testing.T) {
 		kind codecs.Kind
 		conf codecs.Confidence
 	}{
-		{"query", unhex(t, "fefd0010203040ffffff"), codecs.KindQuery, codecs.Certain},
-		{"index query", unhex(t, "fefd0010203040020105000000"[:26]), codecs.KindQuery, codecs.Certain},
-		{"broken query", unhex(t, "fefd0010203040ff"), codecs.KindQuery, codecs.Likely},
-		{"gs3 challenge", unhex(t, "fefd0910203040"), "", codecs.NotMine},
+		{"query", codectest.Unhex(t, "fefd0010203040ffffff"), codecs.KindQuery, codecs.Certain},
+		{"index query", codectest.Unhex(t, "fefd0010203040020105000000"[:26]), codecs.KindQuery, codecs.Certain},
+		{"broken query", codectest.Unhex(t, "fefd0010203040ff"), codecs.KindQuery, codecs.Likely},
+		{"gs3 challenge", codectest.Unhex(t, "fefd0910203040"), "", codecs.NotMine},
 		{"full reply", full, codecs.KindResponse, codecs.Likely},
 		{"players reply", players, codecs.KindResponse, codecs.Likely},
 		{"cut reply", full[:100], codecs.KindResponse, codecs.Weak},
 		{"header only", full[:5], codecs.KindResponse, codecs.Weak},
 		{"short", full[:4], "", codecs.NotMine},
-		{"other packet type", unhex(t, "0510203040"), "", codecs.NotMine},
-		{"binary noise", unhex(t, "0010203040ff01020304fe00"), "", codecs.NotMine},
+		{"other packet type", codectest.Unhex(t, "0510203040"), "", codecs.NotMine},
+		{"binary noise", codectest.Unhex(t, "0010203040ff01020304fe00"), "", codecs.NotMine},
 		{"empty", nil, "", codecs.NotMine},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			k, c := (&codec{}).Detect(tc.b)
+			k, c := (&Codec{}).Detect(tc.b)
 			if k != tc.kind || c != tc.conf {
 				t.Errorf("Detect = %q %d, want %q %d", k, c, tc.kind, tc.conf)
 			}
@@ -51,7 +53,7 @@ func TestDetect(t *testing.T) {
 }
 
 func TestDecodeQueryMessage(t *testing.T) {
-	m, err := (&codec{}).Decode([][]byte{unhex(t, "fefd0010203040 02 0105 ff 00")}, codecs.DecodeOptions{})
+	m, err := (&Codec{}).Decode([][]byte{codectest.Unhex(t, "fefd0010203040 02 0105 ff 00")}, codecs.DecodeOptions{})
 	if err != nil || m.Kind != codecs.KindQuery || m.Info != nil {
 		t.Fatalf("%+v %v", m, err)
 	}
@@ -60,8 +62,8 @@ func TestDecodeQueryMessage(t *testing.T) {
 	if got != want {
 		t.Errorf("fields\n got %s\nwant %s", got, want)
 	}
-	_, err = (&codec{}).Decode([][]byte{unhex(t, "fefd0010203040ffffff"), unhex(t, "fefd0010203040ffffff")}, codecs.DecodeOptions{})
-	if e := codecError(t, err); e.Layer != "wire 2" {
+	_, err = (&Codec{}).Decode([][]byte{codectest.Unhex(t, "fefd0010203040ffffff"), codectest.Unhex(t, "fefd0010203040ffffff")}, codecs.DecodeOptions{})
+	if e := codectest.WantError(t, err, nil, "", -1); e.Layer != "wire 2" {
 		t.Errorf("two queries: %v", err)
 	}
 }
@@ -70,20 +72,20 @@ func TestDecodeOptionsQuery(t *testing.T) {
 	req := Request{ID: id1020, Server: KeyList(KeyHostname)}
 	q, _ := AppendRequest(nil, req)
 	r, _ := AppendResponse(nil, sample(), req)
-	m, err := (&codec{}).Decode([][]byte{r}, codecs.DecodeOptions{Query: q})
+	m, err := (&Codec{}).Decode([][]byte{r}, codecs.DecodeOptions{Query: q})
 	if err != nil || m.Info.Name != "Café Conquest" {
 		t.Fatalf("%+v %v", m.Info, err)
 	}
-	_, err = (&codec{}).Decode([][]byte{r}, codecs.DecodeOptions{Query: q[:5]})
-	if e := codecError(t, err); e.Layer != "query" {
+	_, err = (&Codec{}).Decode([][]byte{r}, codecs.DecodeOptions{Query: q[:5]})
+	if e := codectest.WantError(t, err, nil, "", -1); e.Layer != "query" {
 		t.Errorf("bad query: %v", err)
 	}
 }
 
 func TestDecodeErrorKeepsPartial(t *testing.T) {
 	server, _ := AppendResponse(nil, sample(), Request{ID: id1020, Server: AllKeys})
-	m, err := (&codec{}).Decode([][]byte{server, {0x05, 1, 2, 3, 4}}, codecs.DecodeOptions{})
-	e := codecError(t, err)
+	m, err := (&Codec{}).Decode([][]byte{server, {0x05, 1, 2, 3, 4}}, codecs.DecodeOptions{})
+	e := codectest.WantError(t, err, nil, "", -1)
 	if e.Layer != "wire 2" || e.Field != "packet_type" || m == nil || m.Info == nil || m.Info.Name != "Café Conquest" {
 		t.Errorf("err %v, partial %+v", err, m)
 	}
@@ -91,7 +93,7 @@ func TestDecodeErrorKeepsPartial(t *testing.T) {
 
 func TestDuplicateSection(t *testing.T) {
 	server, _ := AppendResponse(nil, sample(), Request{ID: id1020, Server: AllKeys})
-	m, err := (&codec{}).Decode([][]byte{server, server}, codecs.DecodeOptions{})
+	m, err := (&Codec{}).Decode([][]byte{server, server}, codecs.DecodeOptions{})
 	if err != nil || !contains(m.Warnings, "duplicate section") {
 		t.Errorf("%v %v", m.Warnings, err)
 	}
@@ -129,7 +131,7 @@ func TestQuery(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			q, err := (&codec{}).NewQuery(tc.opts)
+			q, err := (&Codec{}).NewQuery(tc.opts)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -138,12 +140,12 @@ func TestQuery(t *testing.T) {
 				t.Fatalf("sent %d datagrams", len(out))
 			}
 			for i := range out {
-				if !bytes.Equal(out[i], unhex(t, tc.sent[i])) {
+				if !bytes.Equal(out[i], codectest.Unhex(t, tc.sent[i])) {
 					t.Errorf("datagram %d = %x, want %s", i, out[i], tc.sent[i])
 				}
 			}
 			replies := serve(t, sample(), out)
-			if _, done, err := q.Feed(unhex(t, "fefd00")); err == nil || done {
+			if _, done, err := q.Feed(codectest.Unhex(t, "fefd00")); err == nil || done {
 				t.Errorf("a datagram that is no reply: done %v err %v", done, err)
 			}
 			for n, i := range tc.order {
@@ -167,7 +169,7 @@ func TestQuery(t *testing.T) {
 }
 
 func TestQueryEarlyResult(t *testing.T) {
-	q, _ := (&codec{}).NewQuery(map[string]string{"style": "split"})
+	q, _ := (&Codec{}).NewQuery(map[string]string{"style": "split"})
 	if _, err := q.Result(codecs.DecodeOptions{}); !errors.Is(err, codecs.ErrIncomplete) {
 		t.Errorf("no reply: %v", err)
 	}
@@ -188,7 +190,7 @@ func TestNewQueryOptions(t *testing.T) {
 	for _, opts := range []map[string]string{
 		{"style": "both"}, {"id": "123"}, {"id": "zzzzzzzz"}, {"colour": "red"},
 	} {
-		if _, err := (&codec{}).NewQuery(opts); err == nil {
+		if _, err := (&Codec{}).NewQuery(opts); err == nil {
 			t.Errorf("%v accepted", opts)
 		}
 	}
@@ -212,4 +214,44 @@ func TestInfo(t *testing.T) {
 		Rules:   [][2]string{{"hostname", "H"}, {"mapname", "M"}, {"gametype", "ctf"}, {"gamever", "1.2"}, {"password", "True"}, {"maxplayers", " 16 "}},
 	}
 	equal(t, "info", want, in)
+}
+
+// TestEmptyValues: a key the server sends with an empty value is "" in
+// the neutral view (GameDig, qstat and opengsq agree); only a key it does
+// not send is left out. Every style of query, and a reply read without
+// its query.
+func TestEmptyValues(t *testing.T) {
+	empty := sample()
+	empty.Rules = []Rule{{"hostname", ""}, {"gamever", ""}, {"mapname", ""}, {"gametype", ""}, {"password", ""}}
+	empty.Players.Rows = [][]string{{"", "", "", ""}}
+	empty.Teams.Rows = [][]string{{"", ""}}
+	const want = `{"name":"","map":"","game_type":"","version":"","password":false,"num_players":1,` +
+		`"players":[{"name":"","score":0,"ping":0,"team":null,"spectator":false,"bot":false}],"teams":[{"name":"","score":0}],` +
+		`"rules":[["hostname",""],["gamever",""],["mapname",""],["gametype",""],["password",""]]}`
+	for _, style := range []string{"combined", "split"} {
+		for _, withQuery := range []bool{true, false} {
+			t.Run(style+"/"+strconv.FormatBool(withQuery), func(t *testing.T) {
+				q, err := (&Codec{}).NewQuery(map[string]string{"style": style})
+				if err != nil {
+					t.Fatal(err)
+				}
+				replies := serve(t, empty, q.Start())
+				var m *codecs.Message
+				if withQuery {
+					for _, r := range replies {
+						q.Feed(r)
+					}
+					m, err = q.Result(codecs.DecodeOptions{})
+				} else {
+					m, err = (&Codec{}).Decode(replies, codecs.DecodeOptions{})
+				}
+				if err != nil {
+					t.Fatal(err)
+				}
+				if got := string(codecs.AppendJSON(nil, m.Object()[2].Value)); got != want {
+					t.Errorf("info\n got %s\nwant %s", got, want)
+				}
+			})
+		}
+	}
 }

@@ -8,11 +8,14 @@ import (
 	"testing"
 
 	"github.com/querylens/querylens/codecs"
+	"github.com/querylens/querylens/codecs/internal/codectest"
 )
 
-// vectorFiles are the published test vectors: a copy kept with the tests,
-// and the spec's own file when the repository sits next to the specs.
-var vectorFiles = []string{"testdata/vectors.json", "../../../shared/spec/vectors/gamespy2.json"}
+// vectorFiles are the published test vectors: a copy of the spec's
+// vectors/gamespy2.json (each entry's source names the reference client
+// that decoded it), kept with the tests so they need nothing outside the
+// repository.
+var vectorFiles = []string{"testdata/vectors.json"}
 
 type vector struct {
 	Name        string          `json:"name"`
@@ -64,16 +67,16 @@ func TestVectors(t *testing.T) {
 		t.Run(v.Name, func(t *testing.T) {
 			var dgs [][]byte
 			for _, x := range v.exchanges() {
-				resp := unhex(t, x.ResponseHex)
+				resp := codectest.Unhex(t, x.ResponseHex)
 				if x.RequestHex == "" {
 					dgs = append(dgs, resp)
 					continue
 				}
-				reqb := unhex(t, x.RequestHex)
+				reqb := codectest.Unhex(t, x.RequestHex)
 				dgs = append(dgs, reqb, resp)
 				checkExchange(t, reqb, resp)
 			}
-			m, err := (&codec{}).Decode(dgs, codecs.DecodeOptions{})
+			m, err := (&Codec{}).Decode(dgs, codecs.DecodeOptions{})
 			if err != nil {
 				t.Fatalf("Decode: %v", err)
 			}

@@ -11,21 +11,21 @@ import (
 
 func benchDecode(b *testing.B, name string) {
 	d := datagram(&testing.T{}, name)
-	var a ogp.Answer
+	var a ogp.Response
 	b.SetBytes(int64(len(d)))
 	b.ReportAllocs()
 	for b.Loop() {
-		if err := a.Decode(d); err != nil {
+		if err := a.Decode(d, nil); err != nil {
 			b.Fatal(err)
 		}
 	}
 }
 
-func BenchmarkDecodeAnswer(b *testing.B)     { benchDecode(b, "v1_answer") }
-func BenchmarkDecodeAnswerFull(b *testing.B) { benchDecode(b, "v1_full_answer") }
+func BenchmarkDecodeResponse(b *testing.B)     { benchDecode(b, "v1_answer") }
+func BenchmarkDecodeResponseFull(b *testing.B) { benchDecode(b, "v1_full_answer") }
 
 func benchCodec(b *testing.B, name string, spans bool) {
-	c := codec(b)
+	c := &ogp.Codec{}
 	dgs := [][]byte{datagram(&testing.T{}, name)}
 	b.SetBytes(int64(len(dgs[0])))
 	b.ReportAllocs()
@@ -39,15 +39,15 @@ func benchCodec(b *testing.B, name string, spans bool) {
 func BenchmarkCodecDecode(b *testing.B)      { benchCodec(b, "v1_answer", false) }
 func BenchmarkCodecDecodeSpans(b *testing.B) { benchCodec(b, "v1_answer", true) }
 
-func BenchmarkAppendAnswer(b *testing.B) {
-	a, err := ogp.DecodeAnswer(datagram(&testing.T{}, "v1_answer"))
+func BenchmarkAppendResponse(b *testing.B) {
+	a, err := ogp.DecodeResponse(datagram(&testing.T{}, "v1_answer"), nil)
 	if err != nil {
 		b.Fatal(err)
 	}
 	buf := make([]byte, 0, 512)
 	b.ReportAllocs()
 	for b.Loop() {
-		buf, _ = ogp.AppendAnswer(buf[:0], a)
+		buf, _ = ogp.AppendResponse(buf[:0], a)
 	}
 }
 

@@ -5,6 +5,7 @@ import (
 	"path/filepath"
 	"testing"
 
+	"github.com/querylens/querylens/codecs/internal/codectest"
 	"github.com/querylens/querylens/codecs/ogp"
 )
 
@@ -20,20 +21,20 @@ var built = []struct {
 	build      func() ([][]byte, error)
 }{
 	{"v1_full_answer", "1.0x answer with every field, colour info, UTF-8 and a request id", func() ([][]byte, error) {
-		return one(ogp.AppendAnswer(nil, full()))
+		return one(ogp.AppendResponse(nil, full()))
 	}},
 	{"v1_split_answer", "the 1.0x full answer split at 150 bytes, parts listed out of order (1, 3, 0, 2)", func() ([][]byte, error) {
-		parts, err := ogp.SplitAnswer(full(), 150)
+		parts, err := ogp.SplitResponse(full(), 150)
 		if err != nil || len(parts) != 4 {
 			return parts, err
 		}
 		return [][]byte{parts[1], parts[3], parts[0], parts[2]}, nil
 	}},
 	{"v1_banned", "1.0x error answer 0 (banned)", func() ([][]byte, error) {
-		return one(ogp.AppendAnswer(nil, ogp.Answer{Header: ogp.Header{Type: ogp.TypeError}, ErrorID: ogp.ErrorBanned}))
+		return one(ogp.AppendResponse(nil, ogp.Response{Header: ogp.Header{Type: ogp.TypeError}, ErrorID: ogp.ErrorBanned}))
 	}},
 	{"v1_invalid_query", "1.0x error answer 4 (invalid query) with a request id and no challenge", func() ([][]byte, error) {
-		return one(ogp.AppendAnswer(nil, ogp.Answer{Header: ogp.Header{Type: ogp.TypeError, HasRequestID: true, RequestID: 9},
+		return one(ogp.AppendResponse(nil, ogp.Response{Header: ogp.Header{Type: ogp.TypeError, HasRequestID: true, RequestID: 9},
 			ErrorID: ogp.ErrorInvalidQuery}))
 	}},
 	{"v1_padded_query", "1.0x query whose HeadSize covers two bytes past the known header fields, asking for a split", func() ([][]byte, error) {
@@ -43,20 +44,20 @@ var built = []struct {
 		return one(ogp.AppendRequest(nil, q))
 	}},
 	{"v1_ping_answer", "1.0x ping answer with a raw body", func() ([][]byte, error) {
-		return one(ogp.AppendAnswer(nil, ogp.Answer{Header: ogp.Header{Type: ogp.TypePing}, Raw: []byte{1, 2}}))
+		return one(ogp.AppendResponse(nil, ogp.Response{Header: ogp.Header{Type: ogp.TypePing}, Raw: []byte{1, 2}}))
 	}},
 	{"v004_full_answer", "v0.04 answer with every field the seed defines, Latin-1 text", func() ([][]byte, error) {
-		return one(ogp.AppendAnswer(nil, full004()))
+		return one(ogp.AppendResponse(nil, full004()))
 	}},
 	{"v004_split_answer", "the v0.04 full answer split at 100 bytes, in order", func() ([][]byte, error) {
-		return ogp.SplitAnswer(full004(), 100)
+		return ogp.SplitResponse(full004(), 100)
 	}},
 	{"v004_challenge", "v0.04 header-only None answer carrying the server's challenge number", func() ([][]byte, error) {
-		return one(ogp.AppendAnswer(nil, ogp.Answer{Header: ogp.Header{Version: ogp.V004, Type: ogp.TypePing,
+		return one(ogp.AppendResponse(nil, ogp.Response{Header: ogp.Header{Version: ogp.V004, Type: ogp.TypePing,
 			HasChallenge: true, Challenge: 0x11223344}}))
 	}},
 	{"v004_banned", "v0.04 Banned answer", func() ([][]byte, error) {
-		return one(ogp.AppendAnswer(nil, ogp.Answer{Header: ogp.Header{Version: ogp.V004, Type: ogp.TypeBanned}}))
+		return one(ogp.AppendResponse(nil, ogp.Response{Header: ogp.Header{Version: ogp.V004, Type: ogp.TypeBanned}}))
 	}},
 	{"v004_full_query", "v0.04 query asking for everything, challenge 0xFFFFFFFF (asks for a number) and a split", func() ([][]byte, error) {
 		q := ogp.NewRequest(ogp.V004)
@@ -74,7 +75,7 @@ func TestBuiltPackets(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if *update {
+			if *codectest.Update {
 				writePacket(t, tc.name, builtSource+tc.what, got)
 				return
 			}

@@ -5,22 +5,23 @@ import (
 	"github.com/querylens/querylens/codecs/internal/wire"
 )
 
-func init() { codecs.Register(&codec{}) }
+func init() { codecs.Register(&Codec{}) }
 
-// codec is the registry entry for OGP.
-type codec struct{}
+// Codec is the codecs.Codec of the Open Game Protocol. Importing the
+// package registers it.
+type Codec struct{}
 
-func (*codec) Name() string { return proto }
+func (*Codec) Name() string { return Protocol }
 
-func (*codec) Title() string { return "Open Game Protocol" }
+func (*Codec) Title() string { return "Open Game Protocol" }
 
 // DefaultPort is 0: OGP runs on a port each game chooses.
-func (*codec) DefaultPort() int { return 0 }
+func (*Codec) DefaultPort() int { return 0 }
 
 // Detect needs the full magic FF FF FF FF "OGP\0": Zandronum's raw
 // (unencoded) Huffman form also starts with FF. With a valid header of
 // either version it is certain and says what the datagram is.
-func (*codec) Detect(b []byte) (codecs.Kind, codecs.Confidence) {
+func (*Codec) Detect(b []byte) (codecs.Kind, codecs.Confidence) {
 	if len(b) < len(magic) || string(b[:len(magic)]) != magic {
 		return "", codecs.NotMine
 	}
@@ -36,6 +37,9 @@ func (*codec) Detect(b []byte) (codecs.Kind, codecs.Confidence) {
 
 // kindOf says what a datagram is from its header and the first body byte.
 //
+// Out of line: used from many places; a copy inlined at each would
+// grow the browser module (see "Code size" in codecs/doc.go).
+//
 //go:noinline
 func kindOf(h *Header, body []byte) codecs.Kind {
 	switch {
@@ -49,15 +53,41 @@ func kindOf(h *Header, body []byte) codecs.Kind {
 	return codecs.KindResponse
 }
 
+// MaxQueryLen is the longest query CheckQuery accepts: a 1.0x Default
+// query v1 asking for every field this package knows, with a challenge
+// number, a RequestID and MaxBytesPerPacket (34 bytes; v0.04's is 29).
+const MaxQueryLen = 34
+
 // CheckQuery accepts a complete, well-formed ping or Default query v1 of
-// either version. Rcon queries are refused: their body is not specified.
-func (*codec) CheckQuery(b []byte) error {
+// either version, of at most MaxQueryLen bytes, encoded as a client
+// encodes it: VarBitArrays without trailing zero bytes (ogp.md 5.2), so
+// that continuation bytes cannot pad a query, and a ping without a body.
+// Rcon queries are refused: their body is not specified.
+func (*Codec) CheckQuery(b []byte) error {
+	if err := codecs.CheckQueryLen(Protocol, b, MaxQueryLen); err != nil {
+		return err
+	}
 	q, err := DecodeRequest(b)
 	if err != nil {
 		return err
 	}
-	if q.Type != TypeDefault && q.Type != TypePing {
+	switch {
+	case q.Type != TypeDefault && q.Type != TypePing:
 		return newError("header.type", 0, "", codecs.Detail(codecs.ErrBadValue, q.Type.String()+" queries are not forwarded"))
+	case q.Type == TypePing && len(q.Raw) > 0:
+		return newError("body", len(b)-len(q.Raw), "", wire.Detailf(codecs.ErrTrailing, "%d bytes after a ping query's header", int64(len(q.Raw))))
+	}
+	var tmp [MaxQueryLen]byte
+	c, err := AppendRequest(tmp[:0], q)
+	if err != nil {
+		return err
+	}
+	at := 0
+	for at < len(c) && at < len(b) && c[at] == b[at] {
+		at++
+	}
+	if at != len(b) || len(c) != len(b) {
+		return newError("datagram", at, "", wire.Detailf(codecs.ErrBadValue, "%d bytes where a client sends %d (padded bit arrays)", int64(len(b)), int64(len(c))))
 	}
 	return nil
 }
@@ -65,8 +95,8 @@ func (*codec) CheckQuery(b []byte) error {
 // Decode decodes one query, one answer, or the datagrams of one split
 // answer in any order. Layers (with spans): one "wire" layer per datagram,
 // and for a split answer a "reassembled" layer holding the joined answer.
-func (*codec) Decode(datagrams [][]byte, opt codecs.DecodeOptions) (*codecs.Message, error) {
-	m := &codecs.Message{Protocol: proto, Kind: codecs.KindResponse}
+func (*Codec) Decode(datagrams [][]byte, opt codecs.DecodeOptions) (*codecs.Message, error) {
+	m := &codecs.Message{Protocol: Protocol, Kind: codecs.KindResponse}
 	if len(datagrams) == 0 {
 		return m, newError("datagrams", 0, "", codecs.Detail(codecs.ErrIncomplete, "no datagrams"))
 	}
@@ -137,7 +167,7 @@ func decodeQuery(m *codecs.Message, b []byte, spans *[]codecs.Span) error {
 
 // decodeAnswer decodes answer b, which is layer number layer.
 func decodeAnswer(m *codecs.Message, b []byte, layer int, spans *[]codecs.Span, layerName string) error {
-	var a Answer
+	var a Response
 	d, w := run(b, layer, spans, func(d *decoder) { d.answer(&a) })
 	w.answerMessage(m, &a)
 	return finish(m, &d, layerName)
@@ -179,7 +209,7 @@ func decodeSplit(m *codecs.Message, datagrams [][]byte, spans *[]codecs.Span) er
 // different clients share one answer. The challenge number stays: servers
 // hand it out per client address, and every user of a relay shares one.
 // Nil when b is not a query CheckQuery accepts.
-func (c *codec) QueryKey(b []byte) []byte {
+func (c *Codec) QueryKey(b []byte) []byte {
 	if c.CheckQuery(b) != nil {
 		return nil
 	}
@@ -200,7 +230,10 @@ func (c *codec) QueryKey(b []byte) []byte {
 
 // newError is the *codecs.Error of field at offset off of layer.
 //
+// Out of line: used from many places; a copy inlined at each would
+// grow the browser module (see "Code size" in codecs/doc.go).
+//
 //go:noinline
 func newError(field string, off int, layer string, err error) *codecs.Error {
-	return &codecs.Error{Protocol: proto, Field: field, Offset: off, Layer: layer, Err: err}
+	return &codecs.Error{Protocol: Protocol, Field: field, Offset: off, Layer: layer, Err: err}
 }

@@ -11,7 +11,8 @@ import (
 // magic starts every datagram of both versions.
 const magic = "\xff\xff\xff\xffOGP\x00"
 
-const proto = "ogp"
+// Protocol is the name the package registers and puts in every error.
+const Protocol = "ogp"
 
 // scanBits reads the VarBitArray at b[off:end] without recording anything:
 // its value, its length in bytes, and ok false when its last byte (bit 7
@@ -142,7 +143,7 @@ func decodesAs(v Version, b []byte) (quality int, structured bool) {
 	d = newDecoder(b, 0, nil)
 	d.v, d.forced = v, true
 	if h.Answer {
-		var a Answer
+		var a Response
 		d.answer(&a)
 	} else {
 		var q Request
@@ -167,16 +168,20 @@ type decoder struct {
 	forced   bool // v is set: do not detect it
 	paths    bool // keep the field path stack (for spans, or for an error's path)
 	flagsOff int  // offset of HeadFlags, for errors about the answer bit
+	ridOff   int  // offset of the RequestID, for an answer that echoes another
 	unknown  bool // flags the decoder had to ignore: unknown layout bits or bits past the 63rd
 }
 
 func newDecoder(b []byte, layer int, spans *[]codecs.Span) decoder {
-	return decoder{r: wire.NewReader(proto, b, layer, spans), spans: spans, paths: spans != nil}
+	return decoder{r: wire.NewReader(Protocol, b, layer, spans), spans: spans, paths: spans != nil}
 }
 
 // enter and leave keep the field path only when it will be used: decoding
 // without spans skips it, and decodes again with it when there is an error
 // to name (see withPaths).
+//
+// Out of line: used from many places; a copy inlined at each would
+// grow the browser module (see "Code size" in codecs/doc.go).
 //
 //go:noinline
 func (d *decoder) enter(name string, index int) {
@@ -185,6 +190,9 @@ func (d *decoder) enter(name string, index int) {
 	}
 }
 
+// Out of line: used from many places; a copy inlined at each would
+// grow the browser module (see "Code size" in codecs/doc.go).
+//
 //go:noinline
 func (d *decoder) leave() {
 	if d.paths {
@@ -201,6 +209,9 @@ func withPaths(b []byte) decoder {
 	return d
 }
 
+// Out of line: used from many places; a copy inlined at each would
+// grow the browser module (see "Code size" in codecs/doc.go).
+//
 //go:noinline
 func (d *decoder) err() error { return d.r.Err() }
 
@@ -215,6 +226,9 @@ func (d *decoder) text(b []byte) string {
 
 // bits reads a VarBitArray of any length. Bytes past the ninth still count
 // as part of it; their flags are dropped, and noted in d.unknown.
+//
+// Out of line: used from many places; a copy inlined at each would
+// grow the browser module (see "Code size" in codecs/doc.go).
 //
 //go:noinline
 func (d *decoder) bits(field string, names *bitNames) Bits {
@@ -455,6 +469,7 @@ func (d *decoder) header(h *Header) {
 		h.Challenge = r.U32LE("challenge_number")
 	}
 	if h.HasRequestID {
+		d.ridOff = r.Offset()
 		h.RequestID = r.U32LE("request_id")
 	}
 	if v == V004 && h.HasChallenge {
@@ -588,30 +603,45 @@ func (d *decoder) trailing() {
 	}
 }
 
-// DecodeAnswer decodes an answer datagram of either version, or a split
+// DecodeResponse decodes an answer datagram of either version, or a split
 // answer after Reassemble. On error it returns what was decoded so far; an
 // error wrapping codecs.ErrTrailing comes with the complete answer. Byte
 // slices alias b.
-func DecodeAnswer(b []byte) (Answer, error) {
-	var a Answer
-	err := a.Decode(b)
+//
+// req is the query the answer answers, or nil when it is not known. When
+// req carries a RequestID, an answer that does not echo it is an error
+// wrapping codecs.ErrBadValue at field "header.request_id" (the decoded
+// answer is returned too).
+func DecodeResponse(b []byte, req *Request) (Response, error) {
+	var a Response
+	err := a.Decode(b, req)
 	return a, err
 }
 
-// Decode decodes answer datagram b into a, reusing a's list slices, so
-// that decoding into the same Answer again does not allocate.
-func (a *Answer) Decode(b []byte) error {
+// Decode is DecodeResponse into a, reusing a's list slices, so that
+// decoding into the same Response again does not allocate.
+func (a *Response) Decode(b []byte, req *Request) error {
 	d := newDecoder(b, 0, nil)
 	if d.answer(a); d.err() != nil {
 		d = withPaths(b)
 		d.answer(a)
 	}
-	return d.err()
+	err := d.err()
+	if req == nil || !req.HasRequestID || err != nil && !isTrailing(err) {
+		return err
+	}
+	switch {
+	case !a.HasRequestID:
+		return newError("header.request_id", d.flagsOff, "", wire.Detailf(codecs.ErrBadValue, "no RequestID echoed, the query sent %d", int64(req.RequestID)))
+	case a.RequestID != req.RequestID:
+		return newError("header.request_id", d.ridOff, "", wire.Detailf(codecs.ErrBadValue, "%d echoed, the query sent %d", int64(a.RequestID), int64(req.RequestID)))
+	}
+	return err
 }
 
-func (d *decoder) answer(a *Answer) {
+func (d *decoder) answer(a *Response) {
 	teams, players, rules, addOns, limits := a.Teams[:0], a.Players[:0], a.Rules[:0], a.AddOns[:0], a.Limits[:0]
-	*a = Answer{Teams: teams, Players: players, Rules: rules, AddOns: addOns, Limits: limits}
+	*a = Response{Teams: teams, Players: players, Rules: rules, AddOns: addOns, Limits: limits}
 	r := d.r
 	d.header(&a.Header)
 	if r.Failed() {
@@ -712,7 +742,7 @@ func entrySize(sizes []fieldSize, fields Bits, v Version) int {
 
 // answer1 decodes the body of a 1.0x Default query v1 answer after
 // Requests: the server fields, then the lists.
-func (d *decoder) answer1(a *Answer) {
+func (d *decoder) answer1(a *Response) {
 	colored := a.Requests&ReqColoredNames != 0
 	if a.Requests&ReqServerInfo != 0 {
 		d.enter("server_info", -1)
@@ -723,7 +753,7 @@ func (d *decoder) answer1(a *Answer) {
 }
 
 // lists decodes the lists the answer's Requests select, in wire order.
-func (d *decoder) lists(a *Answer, colored bool) {
+func (d *decoder) lists(a *Response, colored bool) {
 	lb := listBits(d.v)
 	for k := range lb {
 		if a.Requests&lb[k] != 0 {
@@ -745,7 +775,7 @@ var listNames = [5][3]string{
 // list decodes list k (listTeams...) of a: its VarUINT count, then when it
 // has entries its fields bit array, then each entry. The entries reuse the
 // answer's slice.
-func (d *decoder) list(a *Answer, k int, colored bool) {
+func (d *decoder) list(a *Response, k int, colored bool) {
 	_, _ = *d, *a // one nil check for the whole function
 	names := &listNames[k]
 	r := d.r
@@ -821,7 +851,7 @@ func (d *decoder) list(a *Answer, k int, colored bool) {
 
 // answer004 decodes the body of a v0.04 Default query v1 answer after
 // Requests: the lists first, then the server fields.
-func (d *decoder) answer004(a *Answer) {
+func (d *decoder) answer004(a *Response) {
 	q := a.Requests
 	d.lists(a, false)
 	s := &a.Server

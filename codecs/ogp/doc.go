@@ -85,8 +85,13 @@
 //     bytes" from Codec.Decode and an error wrapping codecs.ErrTrailing
 //     (with the complete value) from the typed decoders.
 //
-// Decoded byte slices alias the datagram. Decoding into a reused Answer
-// (Answer.Decode) does not allocate once its lists have grown.
+// Decoded byte slices alias the datagram. Decoding into a reused Response
+// (Response.Decode) does not allocate once its lists have grown.
+//
+// Text fields are []byte as sent, where the other protocol packages return
+// UTF-8 strings: their charset depends on the header's UTF8 flag, and a
+// name's Colors index its bytes as sent, which a conversion would shift.
+// Codec.Decode converts them for the neutral view and the JSON.
 //
 // # Adding a field
 //

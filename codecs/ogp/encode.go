@@ -83,18 +83,30 @@ func (e *encoder) fail(field string, err error) {
 
 func (e *encoder) bits(b Bits) { e.b = appendBits(e.b, b) }
 
+// Out of line: used from many places; a copy inlined at each would
+// grow the browser module (see "Code size" in codecs/doc.go).
+//
 //go:noinline
 func (e *encoder) varuint(x uint32) { e.b = appendVarUint(e.b, e.v, x) }
 
 func (e *encoder) varsint(x int32) { e.b = appendVarSint(e.b, x) }
 
+// Out of line: used from many places; a copy inlined at each would
+// grow the browser module (see "Code size" in codecs/doc.go).
+//
 //go:noinline
 func (e *encoder) u16(x uint16) { e.b = binary.LittleEndian.AppendUint16(e.b, x) }
 
+// Out of line: used from many places; a copy inlined at each would
+// grow the browser module (see "Code size" in codecs/doc.go).
+//
 //go:noinline
 func (e *encoder) u32(x uint32) { e.b = binary.LittleEndian.AppendUint32(e.b, x) }
 
 // str appends a SzString; a NUL inside s cannot be sent.
+//
+// Out of line: used from many places; a copy inlined at each would
+// grow the browser module (see "Code size" in codecs/doc.go).
 //
 //go:noinline
 func (e *encoder) str(field string, s []byte) {
@@ -255,11 +267,11 @@ func AppendRequest(dst []byte, q Request) ([]byte, error) {
 	return e.b, e.err
 }
 
-// AppendAnswer appends answer a to dst as one datagram (see SplitAnswer
+// AppendResponse appends answer a to dst as one datagram (see SplitResponse
 // for answers that must be split). It sets the answer flag. Fields whose
 // bits are clear are not written; lists are written with their fields
 // arrays only when they have entries.
-func AppendAnswer(dst []byte, a Answer) ([]byte, error) {
+func AppendResponse(dst []byte, a Response) ([]byte, error) {
 	e := encoder{b: dst, v: a.Version}
 	e.header(&a.Header, true)
 	e.body(&a)
@@ -267,7 +279,7 @@ func AppendAnswer(dst []byte, a Answer) ([]byte, error) {
 }
 
 // body appends everything after the header.
-func (e *encoder) body(a *Answer) {
+func (e *encoder) body(a *Response) {
 	switch a.Type {
 	case TypeError:
 		e.b = append(e.b, byte(a.ErrorID))
@@ -284,7 +296,7 @@ func (e *encoder) body(a *Answer) {
 	}
 }
 
-func (e *encoder) answer1(a *Answer) {
+func (e *encoder) answer1(a *Response) {
 	colored := a.Requests&ReqColoredNames != 0
 	if a.Requests&ReqServerInfo != 0 {
 		e.serverInfo1(&a.Server, colored)
@@ -293,7 +305,7 @@ func (e *encoder) answer1(a *Answer) {
 }
 
 // lists writes the lists the answer's Requests select, in wire order.
-func (e *encoder) lists(a *Answer, colored bool) {
+func (e *encoder) lists(a *Response, colored bool) {
 	lb := listBits(e.v)
 	if a.Requests&lb[listTeams] != 0 {
 		e.teams(a, colored)
@@ -312,7 +324,7 @@ func (e *encoder) lists(a *Answer, colored bool) {
 	}
 }
 
-func (e *encoder) answer004(a *Answer) {
+func (e *encoder) answer004(a *Response) {
 	q := a.Requests
 	e.lists(a, false)
 	s := &a.Server
@@ -437,7 +449,7 @@ func (e *encoder) map1(m *MapInfo, f Bits) {
 func (e *encoder) enter(list string, i int) { e.list, e.index = list, i }
 func (e *encoder) leave()                   { e.list = "" }
 
-func (e *encoder) teams(a *Answer, colored bool) {
+func (e *encoder) teams(a *Response, colored bool) {
 	e.varuint(uint32(len(a.Teams)))
 	if len(a.Teams) == 0 {
 		return
@@ -480,7 +492,7 @@ func (e *encoder) teams(a *Answer, colored bool) {
 	}
 }
 
-func (e *encoder) players(a *Answer, colored bool) {
+func (e *encoder) players(a *Response, colored bool) {
 	e.varuint(uint32(len(a.Players)))
 	if len(a.Players) == 0 {
 		return
@@ -571,7 +583,7 @@ func (e *encoder) players(a *Answer, colored bool) {
 	}
 }
 
-func (e *encoder) rules(a *Answer) {
+func (e *encoder) rules(a *Response) {
 	e.varuint(uint32(len(a.Rules)))
 	for i := range a.Rules {
 		e.enter("rules", i)
@@ -581,7 +593,7 @@ func (e *encoder) rules(a *Answer) {
 	}
 }
 
-func (e *encoder) addOns(a *Answer) {
+func (e *encoder) addOns(a *Response) {
 	e.varuint(uint32(len(a.AddOns)))
 	if len(a.AddOns) == 0 {
 		return
@@ -607,7 +619,7 @@ func (e *encoder) addOns(a *Answer) {
 	}
 }
 
-func (e *encoder) limits(a *Answer) {
+func (e *encoder) limits(a *Response) {
 	e.varuint(uint32(len(a.Limits)))
 	for i := range a.Limits {
 		x := &a.Limits[i]

@@ -10,9 +10,9 @@ import (
 
 // The 1.0x challenge answer of the spec's vectors: an error answer whose
 // header carries the number to echo.
-func ExampleDecodeAnswer() {
+func ExampleDecodeResponse() {
 	b, _ := hex.DecodeString("ffffffff4f47500007ff03efbe371303")
-	a, err := ogp.DecodeAnswer(b)
+	a, err := ogp.DecodeResponse(b, nil)
 	if err != nil {
 		panic(err)
 	}
@@ -40,20 +40,20 @@ func ExampleAppendRequest() {
 
 // An answer that does not fit in what the client asked for is split; the
 // parts are reassembled in any order.
-func ExampleSplitAnswer() {
-	a := ogp.Answer{
+func ExampleSplitResponse() {
+	a := ogp.Response{
 		Header:   ogp.Header{Version: ogp.V1, Type: ogp.TypeDefault},
 		Requests: ogp.ReqRules,
 	}
 	for i := 0; i < 40; i++ {
 		a.Rules = append(a.Rules, ogp.Rule{Key: []byte("key"), Value: []byte("a value of some length")})
 	}
-	parts, _ := ogp.SplitAnswer(a, 500)
+	parts, _ := ogp.SplitResponse(a, 500)
 	fmt.Println(len(parts), "parts")
 
 	parts[0], parts[1] = parts[1], parts[0]
 	joined, _ := ogp.Reassemble(nil, parts)
-	back, _ := ogp.DecodeAnswer(joined)
+	back, _ := ogp.DecodeResponse(joined, nil)
 	fmt.Println(len(back.Rules), "rules")
 	// Output:
 	// 3 parts
@@ -62,7 +62,7 @@ func ExampleSplitAnswer() {
 
 // The registered codec runs the whole exchange: challenge request, the
 // query again with the number, the answer.
-func Example_query() {
+func ExampleCodec() {
 	c, _ := codecs.Lookup("ogp")
 	q, _ := c.NewQuery(nil)
 	fmt.Printf("send %x\n", q.Start()[0])
@@ -71,7 +71,7 @@ func Example_query() {
 	send, done, _ := q.Feed(challenge)
 	fmt.Printf("send %x (done %v)\n", send[0], done)
 
-	answer, _ := ogp.AppendAnswer(nil, ogp.Answer{
+	answer, _ := ogp.AppendResponse(nil, ogp.Response{
 		Header:   ogp.Header{Version: ogp.V1, Type: ogp.TypeDefault, HasChallenge: true, Challenge: 0x1337beef},
 		Requests: ogp.ReqServerInfo,
 		Server: ogp.ServerInfo{Fields: ogp.InfoHostName | ogp.InfoPlayerCount | ogp.InfoSlotMax,

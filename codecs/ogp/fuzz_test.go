@@ -40,19 +40,19 @@ func checkErr(t *testing.T, err error, n int) {
 	}
 }
 
-// FuzzDecodeAnswer: no panic; errors are located; what decodes encodes
+// FuzzDecodeResponse: no panic; errors are located; what decodes encodes
 // and decodes again to the same answer (Decode → Append → Decode).
-func FuzzDecodeAnswer(f *testing.F) {
+func FuzzDecodeResponse(f *testing.F) {
 	seed(f)
 	f.Fuzz(func(t *testing.T, b []byte) {
-		a, err := ogp.DecodeAnswer(b)
+		a, err := ogp.DecodeResponse(b, nil)
 		if err != nil {
 			checkErr(t, err, len(b))
 			if !errors.Is(err, codecs.ErrTrailing) {
 				return
 			}
 		}
-		out, err := ogp.AppendAnswer(nil, a)
+		out, err := ogp.AppendResponse(nil, a)
 		if err != nil {
 			t.Fatalf("decoded answer does not encode: %v\n%+v", err, a)
 		}
@@ -62,7 +62,7 @@ func FuzzDecodeAnswer(f *testing.F) {
 			// can leave fewer.
 			return
 		}
-		a2, err := ogp.DecodeAnswer(out)
+		a2, err := ogp.DecodeResponse(out, nil)
 		if a2.Version != a.Version {
 			// The two forms overlap: the shorter re-encoding (no trailing
 			// bytes, shortest integers) may read better in the other.
@@ -94,7 +94,7 @@ func FuzzDecodeRequest(f *testing.F) {
 		}
 		q2, err := ogp.DecodeRequest(out)
 		if q2.Version != q.Version {
-			return // the forms overlap, as in FuzzDecodeAnswer
+			return // the forms overlap, as in FuzzDecodeResponse
 		}
 		if err != nil {
 			t.Fatalf("re-encoded request %x does not decode: %v", out, err)
@@ -159,7 +159,7 @@ func FuzzCodec(f *testing.F) {
 }
 
 // fieldless reports whether a has a list of entries that carry no field.
-func fieldless(a ogp.Answer) bool {
+func fieldless(a ogp.Response) bool {
 	teams := ogp.TeamName | ogp.TeamScore | ogp.TeamAveragePing | ogp.TeamAverageLoss | ogp.TeamPlayerCount
 	players := ogp.PlayerFlags | ogp.PlayerSlot | ogp.PlayerName | ogp.PlayerTeam | ogp.PlayerClass | ogp.PlayerRace |
 		ogp.PlayerScore | ogp.PlayerFrags | ogp.PlayerKills | ogp.PlayerDeath | ogp.PlayerSuicides | ogp.PlayerTeamKills |

@@ -18,6 +18,9 @@ type view struct {
 
 // has reports whether the field at path was decoded.
 //
+// Out of line: used from many places; a copy inlined at each would
+// grow the browser module (see "Code size" in codecs/doc.go).
+//
 //go:noinline
 func (w *view) has(path string) bool { return w.seen == nil || w.seen[path] }
 
@@ -38,6 +41,9 @@ func (w *view) at(list string, i int, field string) string {
 	return list + "[" + strconv.Itoa(i) + "]." + field
 }
 
+// Out of line: used from many places; a copy inlined at each would
+// grow the browser module (see "Code size" in codecs/doc.go).
+//
 //go:noinline
 func (w *view) text(b []byte) string {
 	if w.utf8 {
@@ -66,12 +72,18 @@ type object struct {
 	o      codecs.Object
 }
 
+// Out of line: used from many places; a copy inlined at each would
+// grow the browser module (see "Code size" in codecs/doc.go).
+//
 //go:noinline
 func (w *view) object(prefix string, size int) object {
 	return object{w: w, prefix: prefix, o: make(codecs.Object, 0, size)}
 }
 
 // entryObject is the object of entry i of list.
+//
+// Out of line: used from many places; a copy inlined at each would
+// grow the browser module (see "Code size" in codecs/doc.go).
 //
 //go:noinline
 func (w *view) entryObject(list string, i, size int) object {
@@ -84,10 +96,16 @@ func (w *view) entryObject(list string, i, size int) object {
 
 // add adds field when it was decoded.
 //
+// Out of line: used from many places; a copy inlined at each would
+// grow the browser module (see "Code size" in codecs/doc.go).
+//
 //go:noinline
 func (b *object) add(field string, v any) { b.addAs(field, field, v) }
 
 // addAs adds key when the field at span path field was decoded.
+//
+// Out of line: used from many places; a copy inlined at each would
+// grow the browser module (see "Code size" in codecs/doc.go).
 //
 //go:noinline
 func (b *object) addAs(field, key string, v any) {
@@ -96,6 +114,9 @@ func (b *object) addAs(field, key string, v any) {
 	}
 }
 
+// Out of line: used from many places; a copy inlined at each would
+// grow the browser module (see "Code size" in codecs/doc.go).
+//
 //go:noinline
 func (b *object) text(field string, s []byte) {
 	if b.w.has(b.prefix + field) {
@@ -104,6 +125,9 @@ func (b *object) text(field string, s []byte) {
 }
 
 // put adds key unconditionally.
+//
+// Out of line: used from many places; a copy inlined at each would
+// grow the browser module (see "Code size" in codecs/doc.go).
 //
 //go:noinline
 func (b *object) put(key string, v any) { b.o = append(b.o, codecs.KV{Key: key, Value: v}) }
@@ -186,7 +210,7 @@ func (w *view) requestFields(q *Request) codecs.Object {
 }
 
 // answerFields is the JSON "fields" of an answer.
-func (w *view) answerFields(a *Answer) codecs.Object {
+func (w *view) answerFields(a *Response) codecs.Object {
 	o := w.object("", 24)
 	o.put("version", a.Version.String())
 	o.put("header", w.header(&a.Header))
@@ -207,7 +231,7 @@ func (w *view) answerFields(a *Answer) codecs.Object {
 }
 
 // answerBody adds the fields of a Default query v1 answer after Requests.
-func (w *view) answerBody(a *Answer, o *object) {
+func (w *view) answerBody(a *Response, o *object) {
 	q := a.Requests
 	lb := listBits(a.Version)
 	if q&byVersion(a.Version, ReqServerInfo, ^Bits(0)) != 0 {
@@ -263,7 +287,7 @@ func (w *view) serverFlags(v Version, f Bits) any {
 	return o
 }
 
-func (w *view) serverInfo(a *Answer) codecs.Object {
+func (w *view) serverInfo(a *Response) codecs.Object {
 	s := &a.Server
 	o := w.object("server_info.", 16)
 	v1 := a.Version == V1
@@ -383,7 +407,7 @@ func (w *view) mapInfo(prefix string, m *MapInfo, f Bits, v1, fields bool) codec
 	return o.o
 }
 
-func (w *view) teams(a *Answer, colored bool) []codecs.Object {
+func (w *view) teams(a *Response, colored bool) []codecs.Object {
 	out := make([]codecs.Object, 0, len(a.Teams))
 	f := a.TeamFields
 	for i := range a.Teams {
@@ -415,7 +439,7 @@ func (w *view) teams(a *Answer, colored bool) []codecs.Object {
 	return out
 }
 
-func (w *view) players(a *Answer, colored bool) []codecs.Object {
+func (w *view) players(a *Response, colored bool) []codecs.Object {
 	out := make([]codecs.Object, 0, len(a.Players))
 	f := a.PlayerFields
 	v1 := a.Version == V1
@@ -482,7 +506,7 @@ func (w *view) players(a *Answer, colored bool) []codecs.Object {
 	return out
 }
 
-func (w *view) addOns(a *Answer) []codecs.Object {
+func (w *view) addOns(a *Response) []codecs.Object {
 	out := make([]codecs.Object, 0, len(a.AddOns))
 	f := a.AddOnFields
 	for i := range a.AddOns {
@@ -505,7 +529,7 @@ func (w *view) addOns(a *Answer) []codecs.Object {
 	return out
 }
 
-func (w *view) limits(a *Answer) []codecs.Object {
+func (w *view) limits(a *Response) []codecs.Object {
 	out := make([]codecs.Object, 0, len(a.Limits))
 	for i := range a.Limits {
 		x := &a.Limits[i]
@@ -527,8 +551,11 @@ func (w *view) limits(a *Answer) []codecs.Object {
 // serverFields is which server fields an answer carries, as 1.0x
 // ServerInfoFields bits; v0.04 answers select them with Requests.
 //
+// Out of line: used from many places; a copy inlined at each would
+// grow the browser module (see "Code size" in codecs/doc.go).
+//
 //go:noinline
-func serverFields(a *Answer) Bits {
+func serverFields(a *Response) Bits {
 	if a.Version == V1 {
 		if a.Requests&ReqServerInfo == 0 {
 			return 0
@@ -548,10 +575,10 @@ func serverFields(a *Answer) Bits {
 }
 
 // listBit reports whether a's Requests select list (listTeams, ...).
-func listBit(a *Answer, list int) bool { return a.Requests&listBits(a.Version)[list] != 0 }
+func listBit(a *Response, list int) bool { return a.Requests&listBits(a.Version)[list] != 0 }
 
 // info is the neutral view of a Default query v1 answer (json.md "info").
-func (w *view) info(a *Answer) *codecs.Info {
+func (w *view) info(a *Response) *codecs.Info {
 	in := &codecs.Info{}
 	s := &a.Server
 	f := serverFields(a)
@@ -563,11 +590,15 @@ func (w *view) info(a *Answer) *codecs.Info {
 		in.Has |= codecs.HasMap
 		in.Map = w.text(s.Map.Name)
 	}
+	// The game type, else the game mode; one sent empty, with no other
+	// to fall back on, stays "" (sent, not missing).
+	gameType := w.hasBit(f, InfoGameType, "server_info.game_type")
+	gameMode := w.hasBit(f, InfoGameMode, "server_info.game_mode")
 	switch {
-	case w.hasBit(f, InfoGameType, "server_info.game_type") && len(s.GameType) > 0:
+	case gameType && (len(s.GameType) > 0 || !gameMode):
 		in.Has |= codecs.HasGameType
 		in.GameType = w.text(s.GameType)
-	case w.hasBit(f, InfoGameMode, "server_info.game_mode") && len(s.GameMode) > 0:
+	case gameMode:
 		in.Has |= codecs.HasGameType
 		in.GameType = w.text(s.GameMode)
 	}
@@ -627,7 +658,7 @@ func (w *view) info(a *Answer) *codecs.Info {
 }
 
 // player is the neutral view of player i.
-func (w *view) player(a *Answer, i int) codecs.Player {
+func (w *view) player(a *Response, i int) codecs.Player {
 	p := &a.Players[i]
 	f := a.PlayerFields
 	var x codecs.Player
@@ -658,7 +689,7 @@ func (w *view) player(a *Answer, i int) codecs.Player {
 }
 
 // answerMessage fills m from answer a: kind, neutral view, fields.
-func (w *view) answerMessage(m *codecs.Message, a *Answer) {
+func (w *view) answerMessage(m *codecs.Message, a *Response) {
 	m.Fields = w.answerFields(a)
 	m.Kind = codecs.KindResponse
 	switch a.Type {

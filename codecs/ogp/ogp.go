@@ -18,6 +18,9 @@ const (
 
 // String returns "1.0" or "0.04", the values the "version" query option takes.
 //
+// Out of line: used from many places; a copy inlined at each would
+// grow the browser module (see "Code size" in codecs/doc.go).
+//
 //go:noinline
 func (v Version) String() string {
 	switch v {
@@ -56,6 +59,9 @@ const (
 
 var typeNames = [...]string{"ping", "default query v1", "rcon", "master uplink", "error", "banned"}
 
+// Out of line: used from many places; a copy inlined at each would
+// grow the browser module (see "Code size" in codecs/doc.go).
+//
 //go:noinline
 func (t Type) String() string {
 	if int(t) < len(typeNames) {
@@ -132,6 +138,9 @@ const (
 
 var errorNames = [...]string{"banned", "invalid type", "invalid value", "invalid challenge number", "invalid query"}
 
+// Out of line: used from many places; a copy inlined at each would
+// grow the browser module (see "Code size" in codecs/doc.go).
+//
 //go:noinline
 func (e ErrorID) String() string {
 	if int(e) < len(errorNames) {
@@ -336,7 +345,7 @@ const (
 type Header struct {
 	Version Version
 	Type    Type
-	// Answer is HeadFlags 0.0. AppendRequest and AppendAnswer set it.
+	// Answer is HeadFlags 0.0. AppendRequest and AppendResponse set it.
 	Answer bool
 	// HasChallenge: ChallengeNumber is present. A query sends 0 (1.0x) or
 	// 0xFFFFFFFF (v0.04) to ask for a new one.
@@ -381,12 +390,12 @@ type Request struct {
 	Raw []byte
 }
 
-// Answer is one answer datagram, or a split answer after Reassemble.
+// Response is one answer datagram, or a split answer after Reassemble.
 // Which fields are meaningful is said by the bit arrays that came back:
 // Requests, Server.Fields, TeamFields, PlayerFields, AddOnFields, and for
 // 1.0x Server.ModFields and Server.MapFields. Byte slices alias the decoded
 // datagram; strings are Latin-1 unless Header.UTF8.
-type Answer struct {
+type Response struct {
 	Header
 	ErrorID ErrorID // TypeError
 

@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/querylens/querylens/codecs"
+	"github.com/querylens/querylens/codecs/internal/codectest"
 	"github.com/querylens/querylens/codecs/ogp"
 )
 
@@ -23,11 +24,11 @@ func TestRoundTrip(t *testing.T) {
 			var out []byte
 			var err error
 			if h, _, _ := ogp.DecodeHeader(b); h.Answer {
-				a, derr := ogp.DecodeAnswer(b)
+				a, derr := ogp.DecodeResponse(b, nil)
 				if derr != nil {
 					t.Fatal(derr)
 				}
-				out, err = ogp.AppendAnswer(nil, a)
+				out, err = ogp.AppendResponse(nil, a)
 			} else {
 				q, derr := ogp.DecodeRequest(b)
 				if derr != nil {
@@ -47,11 +48,11 @@ func TestRoundTrip(t *testing.T) {
 func TestSplitRoundTrip(t *testing.T) {
 	for _, tc := range []struct {
 		name string
-		a    ogp.Answer
+		a    ogp.Response
 		max  int
 	}{{"1.0x", full(), 150}, {"v0.04", full004(), 100}, {"1.0x at 500", full(), 500}, {"fits", full004(), 1400}} {
 		t.Run(tc.name, func(t *testing.T) {
-			parts, err := ogp.SplitAnswer(tc.a, tc.max)
+			parts, err := ogp.SplitResponse(tc.a, tc.max)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -66,7 +67,7 @@ func TestSplitRoundTrip(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			got, err := ogp.DecodeAnswer(joined)
+			got, err := ogp.DecodeResponse(joined, nil)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -78,7 +79,7 @@ func TestSplitRoundTrip(t *testing.T) {
 			if !reflect.DeepEqual(normalize(got), normalize(want)) {
 				t.Errorf("decoded\n%+v\nwant\n%+v", got, want)
 			}
-			again, err := ogp.SplitAnswer(got, tc.max)
+			again, err := ogp.SplitResponse(got, tc.max)
 			if err != nil || !reflect.DeepEqual(again, parts) {
 				t.Errorf("split again: %v", err)
 			}
@@ -86,28 +87,28 @@ func TestSplitRoundTrip(t *testing.T) {
 	}
 }
 
-func TestSplitAnswerLimits(t *testing.T) {
-	if _, err := ogp.SplitAnswer(full(), 20); !errors.Is(err, codecs.ErrTooLong) {
+func TestSplitResponseLimits(t *testing.T) {
+	if _, err := ogp.SplitResponse(full(), 20); !errors.Is(err, codecs.ErrTooLong) {
 		t.Errorf("header larger than the packet: %v", err)
 	}
 	big := full004()
 	for i := 0; i < 300; i++ {
 		big.Rules = append(big.Rules, ogp.Rule{Key: []byte("key"), Value: bytes.Repeat([]byte{'v'}, 200)})
 	}
-	if _, err := ogp.SplitAnswer(big, 100); !errors.Is(err, codecs.ErrTooLong) {
+	if _, err := ogp.SplitResponse(big, 100); !errors.Is(err, codecs.ErrTooLong) {
 		t.Errorf("more than 255 parts: %v", err)
 	}
 }
 
 func TestReassembleErrors(t *testing.T) {
-	parts, err := ogp.SplitAnswer(full(), 150)
+	parts, err := ogp.SplitResponse(full(), 150)
 	if err != nil {
 		t.Fatal(err)
 	}
-	other, _ := ogp.SplitAnswer(full004(), 100)
+	other, _ := ogp.SplitResponse(full004(), 100)
 	changed := append([]byte(nil), parts[1]...)
 	changed[len(changed)-1] ^= 1
-	whole, _ := ogp.AppendAnswer(nil, full())
+	whole, _ := ogp.AppendResponse(nil, full())
 	query, _ := ogp.AppendRequest(nil, ogp.NewRequest(ogp.V1))
 	tests := []struct {
 		name      string
@@ -129,7 +130,7 @@ func TestReassembleErrors(t *testing.T) {
 			if !errors.Is(err, tc.want) {
 				t.Fatalf("err = %v, want %v", err, tc.want)
 			}
-			if e := codecErr(t, err); e.Layer != tc.layer {
+			if e := codectest.WantError(t, err, nil, "", -1); e.Layer != tc.layer {
 				t.Errorf("layer %q, want %q", e.Layer, tc.layer)
 			}
 		})
@@ -140,43 +141,43 @@ func TestReassembleErrors(t *testing.T) {
 }
 
 func TestEncodeErrors(t *testing.T) {
-	v004 := func(a ogp.Answer) ogp.Answer { a.Version = ogp.V004; return a }
-	withPlayer := func(v ogp.Version, f ogp.Bits, p ogp.Player) ogp.Answer {
+	v004 := func(a ogp.Response) ogp.Response { a.Version = ogp.V004; return a }
+	withPlayer := func(v ogp.Version, f ogp.Bits, p ogp.Player) ogp.Response {
 		req := ogp.ReqPlayers
 		if v == ogp.V004 {
 			req = ogp.Req004Players
 		}
-		return ogp.Answer{Header: ogp.Header{Version: v, Type: ogp.TypeDefault}, Requests: req, PlayerFields: f, Players: []ogp.Player{p}}
+		return ogp.Response{Header: ogp.Header{Version: v, Type: ogp.TypeDefault}, Requests: req, PlayerFields: f, Players: []ogp.Player{p}}
 	}
 	answers := []struct {
 		name  string
-		a     ogp.Answer
+		a     ogp.Response
 		field string
 	}{
 		{"NUL in a name", withPlayer(ogp.V1, ogp.PlayerName, ogp.Player{Name: []byte("a\x00b")}), "players[0].name"},
 		{"v0.04 slot past a byte", withPlayer(ogp.V004, ogp.PlayerSlot, ogp.Player{Slot: 300}), "players[0].slot"},
 		{"v0.04 team -1", withPlayer(ogp.V004, ogp.PlayerTeam, ogp.Player{Team: -1}), "players[0].team"},
 		{"v0.04 frags past 16 bits", withPlayer(ogp.V004, ogp.PlayerFrags, ogp.Player{Frags: 40000}), "players[0].frags"},
-		{"bad colours", func() ogp.Answer {
+		{"bad colours", func() ogp.Response {
 			a := withPlayer(ogp.V1, ogp.PlayerName, ogp.Player{Name: []byte("x"), NameColors: ogp.Colors{0x00}})
 			a.Requests |= ogp.ReqColoredNames
 			return a
 		}(), "players[0].name_colors"},
-		{"1.0x limit type 16", ogp.Answer{Header: ogp.Header{Type: ogp.TypeDefault}, Requests: ogp.ReqLimits,
+		{"1.0x limit type 16", ogp.Response{Header: ogp.Header{Type: ogp.TypeDefault}, Requests: ogp.ReqLimits,
 			Limits: []ogp.Limit{{Type: 16}}}, "limits[0].type"},
-		{"v0.04 limit type 128", v004(ogp.Answer{Header: ogp.Header{Type: ogp.TypeDefault}, Requests: ogp.Req004Limits,
+		{"v0.04 limit type 128", v004(ogp.Response{Header: ogp.Header{Type: ogp.TypeDefault}, Requests: ogp.Req004Limits,
 			Limits: []ogp.Limit{{Type: 128}}}), "limits[0].type"},
-		{"error type in v0.04", v004(ogp.Answer{Header: ogp.Header{Type: ogp.TypeError}}), "header.type"},
-		{"banned type in 1.0x", ogp.Answer{Header: ogp.Header{Type: ogp.TypeBanned}}, "header.type"},
-		{"padding in v0.04", v004(ogp.Answer{Header: ogp.Header{Type: ogp.TypePing, Padding: []byte{1}}}), "header.padding"},
-		{"unknown version", ogp.Answer{Header: ogp.Header{Version: 7}}, "header.version"},
-		{"split number past count", ogp.Answer{Header: ogp.Header{Type: ogp.TypePing, Split: true, SplitCount: 2, SplitNo: 2}}, "header.split_packet_no"},
-		{"header too long", ogp.Answer{Header: ogp.Header{Type: ogp.TypePing, Padding: make([]byte, 300)}}, "header.head_size"},
+		{"error type in v0.04", v004(ogp.Response{Header: ogp.Header{Type: ogp.TypeError}}), "header.type"},
+		{"banned type in 1.0x", ogp.Response{Header: ogp.Header{Type: ogp.TypeBanned}}, "header.type"},
+		{"padding in v0.04", v004(ogp.Response{Header: ogp.Header{Type: ogp.TypePing, Padding: []byte{1}}}), "header.padding"},
+		{"unknown version", ogp.Response{Header: ogp.Header{Version: 7}}, "header.version"},
+		{"split number past count", ogp.Response{Header: ogp.Header{Type: ogp.TypePing, Split: true, SplitCount: 2, SplitNo: 2}}, "header.split_packet_no"},
+		{"header too long", ogp.Response{Header: ogp.Header{Type: ogp.TypePing, Padding: make([]byte, 300)}}, "header.head_size"},
 	}
 	for _, tc := range answers {
 		t.Run(tc.name, func(t *testing.T) {
-			_, err := ogp.AppendAnswer(nil, tc.a)
-			if e := codecErr(t, err); e.Field != tc.field {
+			_, err := ogp.AppendResponse(nil, tc.a)
+			if e := codectest.WantError(t, err, nil, "", -1); e.Field != tc.field {
 				t.Errorf("field %q, want %q (%v)", e.Field, tc.field, err)
 			}
 		})
@@ -193,7 +194,7 @@ func TestEncodeErrors(t *testing.T) {
 	for _, tc := range requests {
 		t.Run(tc.name, func(t *testing.T) {
 			_, err := ogp.AppendRequest(nil, tc.q)
-			if e := codecErr(t, err); e.Field != tc.field {
+			if e := codectest.WantError(t, err, nil, "", -1); e.Field != tc.field {
 				t.Errorf("field %q, want %q (%v)", e.Field, tc.field, err)
 			}
 		})
@@ -218,7 +219,7 @@ func TestDecodeErrors(t *testing.T) {
 		{"head size too small", "ffffffff4f475000 040106 aabbcc09 ddeeff11", true, codecs.ErrBadValue, "header.head_size", 8},
 		{"answer-only type in a query", "ffffffff4f47500003ff00", true, codecs.ErrBadValue, "header.head_flags", 10},
 		{"answer to DecodeRequest", "ffffffff4f47500007ff03efbe371303", true, codecs.ErrNotQuery, "header.head_flags", 10},
-		{"query to DecodeAnswer", "ffffffff4f475000030100", false, codecs.ErrBadValue, "header.head_flags", 10},
+		{"query to DecodeResponse", "ffffffff4f475000030100", false, codecs.ErrBadValue, "header.head_flags", 10},
 		{"max bytes below 500", "ffffffff4f475000 050108 f301 07000000000000", true, codecs.ErrBadValue, "header.max_bytes_per_packet", 11},
 		{"split number past count", "ffffffff4f47500005ff090202 04", false, codecs.ErrBadValue, "header.split_packet_no", 11},
 		{"trailing bytes", "ffffffff4f47500007ff03efbe371303 00", false, codecs.ErrTrailing, "", 16},
@@ -239,22 +240,22 @@ func TestDecodeErrors(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			b := unhex(t, tc.hex)
+			b := codectest.Unhex(t, tc.hex)
 			var err error
 			if tc.query {
 				_, err = ogp.DecodeRequest(b)
 			} else {
-				_, err = ogp.DecodeAnswer(b)
+				_, err = ogp.DecodeResponse(b, nil)
 			}
 			if !errors.Is(err, tc.want) {
 				t.Fatalf("err = %v, want %v", err, tc.want)
 			}
-			if e := codecErr(t, err); e.Field != tc.field || e.Offset != tc.offset || e.Protocol != "ogp" {
+			if e := codectest.WantError(t, err, nil, "", -1); e.Field != tc.field || e.Offset != tc.offset || e.Protocol != "ogp" {
 				t.Errorf("field %q at %d, want %q at %d (%v)", e.Field, e.Offset, tc.field, tc.offset, err)
 			}
-			m, cerr := codec(t).Decode([][]byte{b}, codecs.DecodeOptions{})
+			m, cerr := (&ogp.Codec{}).Decode([][]byte{b}, codecs.DecodeOptions{})
 			if m == nil || (cerr == nil) != (errors.Is(err, codecs.ErrTrailing) || errors.Is(err, codecs.ErrNotQuery) ||
-				tc.name == "query to DecodeAnswer") {
+				tc.name == "query to DecodeResponse") {
 				t.Errorf("codec: %v", cerr)
 			}
 		})
@@ -264,8 +265,8 @@ func TestDecodeErrors(t *testing.T) {
 // A bit array that selects fields with flags no version defines is decoded
 // as far as the known flags go, with a warning.
 func TestUnknownLayoutFlags(t *testing.T) {
-	b := unhex(t, "ffffffff4f475000030101 0000 40") // Requests 0.6: not defined
-	m, err := codec(t).Decode([][]byte{b}, codecs.DecodeOptions{})
+	b := codectest.Unhex(t, "ffffffff4f475000030101 0000 40") // Requests 0.6: not defined
+	m, err := (&ogp.Codec{}).Decode([][]byte{b}, codecs.DecodeOptions{})
 	if err != nil || len(m.Warnings) != 1 || m.Warnings[0] != codecs.WarnUnknownFlags {
 		t.Fatalf("warnings %v, %v", m.Warnings, err)
 	}
@@ -276,8 +277,8 @@ func TestPartial(t *testing.T) {
 	b := datagram(t, "v1_answer")
 	cut := b[:100] // inside players[0].name "Alice"
 	for _, spans := range []bool{false, true} {
-		m, err := codec(t).Decode([][]byte{cut}, codecs.DecodeOptions{Spans: spans})
-		if e := codecErr(t, err); e.Field != "players[0].name" {
+		m, err := (&ogp.Codec{}).Decode([][]byte{cut}, codecs.DecodeOptions{Spans: spans})
+		if e := codectest.WantError(t, err, nil, "", -1); e.Field != "players[0].name" {
 			t.Fatalf("err = %v", err)
 		}
 		in := m.Info
@@ -294,19 +295,19 @@ func TestPartial(t *testing.T) {
 	}
 }
 
-// Decoding into a reused Answer does not allocate; a fresh decode
+// Decoding into a reused Response does not allocate; a fresh decode
 // allocates only its lists.
 func TestDecodeAllocs(t *testing.T) {
 	b := datagram(t, "v1_answer")
-	var a ogp.Answer
-	if err := a.Decode(b); err != nil {
+	var a ogp.Response
+	if err := a.Decode(b, nil); err != nil {
 		t.Fatal(err)
 	}
-	if n := testing.AllocsPerRun(100, func() { a.Decode(b) }); n != 0 {
+	if n := testing.AllocsPerRun(100, func() { a.Decode(b, nil) }); n != 0 {
 		t.Errorf("reused Answer: %v allocs, want 0", n)
 	}
-	if n := testing.AllocsPerRun(100, func() { ogp.DecodeAnswer(b) }); n > 4 {
-		t.Errorf("DecodeAnswer: %v allocs, want <= 4 (teams, players, rules, limits)", n)
+	if n := testing.AllocsPerRun(100, func() { ogp.DecodeResponse(b, nil) }); n > 4 {
+		t.Errorf("DecodeResponse: %v allocs, want <= 4 (teams, players, rules, limits)", n)
 	}
 	var q ogp.Request
 	qb := datagram(t, "v1_query")
@@ -314,12 +315,12 @@ func TestDecodeAllocs(t *testing.T) {
 		t.Errorf("Request.Decode: %v allocs, want 0", n)
 	}
 	buf := make([]byte, 0, 512)
-	if n := testing.AllocsPerRun(100, func() { buf, _ = ogp.AppendAnswer(buf[:0], a) }); n != 0 {
-		t.Errorf("AppendAnswer into a large enough buffer: %v allocs, want 0", n)
+	if n := testing.AllocsPerRun(100, func() { buf, _ = ogp.AppendResponse(buf[:0], a) }); n != 0 {
+		t.Errorf("AppendResponse into a large enough buffer: %v allocs, want 0", n)
 	}
 	// The message costs about one allocation per string, list and object
 	// of the JSON (this answer has about 130 of them), and nothing per byte.
-	c := codec(t)
+	c := &ogp.Codec{}
 	dgs := [][]byte{b}
 	if n := testing.AllocsPerRun(50, func() { c.Decode(dgs, codecs.DecodeOptions{}) }); n > 140 {
 		t.Errorf("Codec.Decode without spans: %v allocs, want <= 140", n)
@@ -353,4 +354,35 @@ func normalizeValue(v reflect.Value) {
 			normalizeValue(v.Field(i))
 		}
 	}
+}
+
+// TestDecodeResponseRequest: given a query with a RequestID, an answer
+// that echoes another, or none, is an error at the RequestID (or at the
+// header flags that say there is none), and the answer is returned too.
+func TestDecodeResponseRequest(t *testing.T) {
+	a := full()
+	b, err := ogp.AppendResponse(nil, a)
+	if err != nil {
+		t.Fatal(err)
+	}
+	q := ogp.NewRequest(ogp.V1)
+	if _, err := ogp.DecodeResponse(b, &q); err != nil {
+		t.Errorf("a query without a RequestID: %v", err)
+	}
+	q.HasRequestID, q.RequestID = true, a.RequestID
+	if _, err := ogp.DecodeResponse(b, &q); err != nil {
+		t.Errorf("the query it answers: %v", err)
+	}
+	q.RequestID++
+	got, err := ogp.DecodeResponse(b, &q)
+	// 1.0x header: magic (8), HeadSize, Type, HeadFlags (1 byte here), the
+	// challenge number (4), then the RequestID.
+	codectest.WantError(t, err, codecs.ErrBadValue, "header.request_id", 8+1+1+1+4)
+	if string(got.Server.HostName) != string(a.Server.HostName) {
+		t.Errorf("the answer is not returned with the error")
+	}
+	a.HasRequestID = false
+	b, _ = ogp.AppendResponse(nil, a)
+	_, err = ogp.DecodeResponse(b, &q)
+	codectest.WantError(t, err, codecs.ErrBadValue, "header.request_id", 10)
 }

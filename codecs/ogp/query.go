@@ -1,48 +1,30 @@
 package ogp
 
 import (
-	"strconv"
-
 	"github.com/querylens/querylens/codecs"
 	"github.com/querylens/querylens/codecs/internal/wire"
 )
 
-var options = []codecs.Option{
-	{Name: "version", Kind: "choice", Default: "1.0", Choices: []string{"1.0", "0.04"},
+var queryOptions = []codecs.Option{
+	{Name: "version", Kind: codecs.OptionChoice, Default: "1.0", Choices: []string{"1.0", "0.04"},
 		Help: "wire form to send: 1.0 (0.94+/1.0x, what servers speak) or 0.04 (the seed spec); answers of either are decoded"},
-	{Name: "challenge", Kind: "uint", Default: "",
+	{Name: "challenge", Kind: codecs.OptionUint, Default: "",
 		Help: "challenge number to send in the first query; empty asks the server for one first"},
-	{Name: "request_id", Kind: "uint", Default: "", Help: "RequestID to send and expect back; empty sends none"},
-	{Name: "max_bytes", Kind: "uint", Default: "0",
+	{Name: "request_id", Kind: codecs.OptionUint, Default: "", Help: "RequestID to send and expect back; empty sends none"},
+	{Name: "max_bytes", Kind: codecs.OptionUint, Default: "0",
 		Help: "MaxBytesPerPacket: ask the server to split answers larger than this (500-1500); 0 does not ask"},
-	{Name: "info", Kind: "bool", Default: "true", Help: "ask for the server fields (name, map, counts, ...)"},
-	{Name: "teams", Kind: "bool", Default: "true", Help: "ask for the team list"},
-	{Name: "players", Kind: "bool", Default: "true", Help: "ask for the player list"},
-	{Name: "rules", Kind: "bool", Default: "true", Help: "ask for the rule list"},
-	{Name: "addons", Kind: "bool", Default: "true", Help: "ask for the add-on list"},
-	{Name: "limits", Kind: "bool", Default: "true", Help: "ask for the limit list"},
-	{Name: "colors", Kind: "bool", Default: "true", Help: "1.0x: ask for the colour info of names"},
-	{Name: "utf8", Kind: "bool", Default: "true", Help: "1.0x: tell the server UTF-8 answers are welcome"},
+	{Name: "info", Kind: codecs.OptionBool, Default: "true", Help: "ask for the server fields (name, map, counts, ...)"},
+	{Name: "teams", Kind: codecs.OptionBool, Default: "true", Help: "ask for the team list"},
+	{Name: "players", Kind: codecs.OptionBool, Default: "true", Help: "ask for the player list"},
+	{Name: "rules", Kind: codecs.OptionBool, Default: "true", Help: "ask for the rule list"},
+	{Name: "addons", Kind: codecs.OptionBool, Default: "true", Help: "ask for the add-on list"},
+	{Name: "limits", Kind: codecs.OptionBool, Default: "true", Help: "ask for the limit list"},
+	{Name: "colors", Kind: codecs.OptionBool, Default: "true", Help: "1.0x: ask for the colour info of names"},
+	{Name: "utf8", Kind: codecs.OptionBool, Default: "true", Help: "1.0x: tell the server UTF-8 answers are welcome"},
 }
 
-func (*codec) Options() []codecs.Option {
-	out := make([]codecs.Option, len(options))
-	copy(out, options)
-	return out
-}
-
-//go:noinline
-func optionError(key, text string) error {
-	return newError("options."+key, 0, "", codecs.Detail(codecs.ErrBadValue, text))
-}
-
-// parseUint reads a decimal or 0x-prefixed hex number.
-func parseUint(s string, bits int) (uint64, error) {
-	if len(s) >= 2 && s[0] == '0' && s[1]|0x20 == 'x' {
-		return strconv.ParseUint(s[2:], 16, bits)
-	}
-	return strconv.ParseUint(s, 10, bits)
-}
+// Options lists the knobs of NewQuery.
+func (*Codec) Options() []codecs.Option { return append([]codecs.Option(nil), queryOptions...) }
 
 // NewRequest returns the Default query v1 that asks for everything the
 // version defines, as the official client sends it (1.0x) or as the seed
@@ -69,21 +51,6 @@ func NewRequest(v Version) Request {
 	return q
 }
 
-// optionValue is option key of opts, or its default.
-//
-//go:noinline
-func optionValue(opts map[string]string, key string) string {
-	if v, ok := opts[key]; ok {
-		return v
-	}
-	for _, o := range options {
-		if o.Name == key {
-			return o.Default
-		}
-	}
-	return ""
-}
-
 // requestOptions are the options that drop Requests bits: 1.0x's (b1)
 // and v0.04's (b).
 var requestOptions = [...]struct {
@@ -95,27 +62,15 @@ var requestOptions = [...]struct {
 	{"addons", ReqAddOns, Req004AddOns}, {"limits", ReqLimits, Req004Limits}, {"colors", ReqColoredNames, 0}}
 
 // NewQuery configures a conversation from opts (keys of Options).
-func (*codec) NewQuery(opts map[string]string) (codecs.Query, error) {
-	for k := range opts {
-		known := false
-		for _, o := range options {
-			known = known || o.Name == k
-		}
-		if !known {
-			return nil, optionError(k, "unknown option")
-		}
-	}
-	v, ok := ParseVersion(optionValue(opts, "version"))
-	if !ok {
-		return nil, optionError("version", "want 1.0 or 0.04")
+func (*Codec) NewQuery(opts map[string]string) (codecs.Query, error) {
+	r := codecs.ReadOptions(Protocol, queryOptions, opts)
+	v, ok := ParseVersion(r.Choice("version"))
+	if !ok && r.Err() == nil {
+		r.Fail("version", "want 1.0 or 0.04") // a choice ParseVersion does not know
 	}
 	q := NewRequest(v)
 	for _, l := range requestOptions {
-		on, err := strconv.ParseBool(optionValue(opts, l.key))
-		if err != nil {
-			return nil, optionError(l.key, "want true or false")
-		}
-		if !on {
+		if !r.Bool(l.key) {
 			if v == V004 {
 				q.Requests &^= l.b
 			} else {
@@ -123,37 +78,28 @@ func (*codec) NewQuery(opts map[string]string) (codecs.Query, error) {
 			}
 		}
 	}
-	utf8, err := strconv.ParseBool(optionValue(opts, "utf8"))
-	if err != nil {
-		return nil, optionError("utf8", "want true or false")
+	q.UTF8 = r.Bool("utf8") && v == V1
+	if r.Set("request_id") {
+		q.HasRequestID, q.RequestID = true, uint32(r.Uint("request_id", 32))
 	}
-	q.UTF8 = utf8 && v == V1
-	if s := optionValue(opts, "request_id"); s != "" {
-		id, err := parseUint(s, 32)
-		if err != nil {
-			return nil, optionError("request_id", "want a 32-bit number")
+	if maxBytes := r.Uint("max_bytes", 16); maxBytes != 0 {
+		if maxBytes < 500 || maxBytes > 1500 {
+			r.Fail("max_bytes", "want 0 or 500..1500")
 		}
-		q.HasRequestID, q.RequestID = true, uint32(id)
-	}
-	maxBytes, err := parseUint(optionValue(opts, "max_bytes"), 16)
-	if err != nil || maxBytes != 0 && (maxBytes < 500 || maxBytes > 1500) {
-		return nil, optionError("max_bytes", "want 0 or 500..1500")
-	}
-	if maxBytes != 0 {
 		q.Split, q.MaxBytesPerPacket = true, uint16(maxBytes)
 	}
-	c := &conversation{req: q}
-	if s := optionValue(opts, "challenge"); s != "" {
-		n, err := parseUint(s, 32)
-		if err != nil {
-			return nil, optionError("challenge", "want a 32-bit number")
-		}
-		c.req.HasChallenge, c.req.Challenge = true, uint32(n)
-	} else if v == V004 {
+	c := &query{req: q}
+	switch {
+	case r.Set("challenge"):
+		c.req.HasChallenge, c.req.Challenge = true, uint32(r.Uint("challenge", 32))
+	case v == V004:
 		// v0.04 asks for a number with the real query itself.
 		c.req.HasChallenge, c.req.Challenge = true, challengeRequest004
-	} else {
+	default:
 		c.ask = true
+	}
+	if err := r.Err(); err != nil {
+		return nil, err
 	}
 	return c, nil
 }
@@ -162,9 +108,9 @@ func (*codec) NewQuery(opts map[string]string) (codecs.Query, error) {
 // server that keeps changing its number cannot keep it going forever.
 const maxChallenges = 3
 
-// conversation is the Query of OGP: challenge request, challenge answer,
+// query is the Query of OGP: challenge request, challenge answer,
 // the real query with the number echoed, then the answer (split or not).
-type conversation struct {
+type query struct {
 	req        Request
 	ask        bool // 1.0x: start with the header-only challenge request
 	challenges int
@@ -176,7 +122,7 @@ type conversation struct {
 
 // Start returns the first datagram: the 1.0x challenge request (a Default
 // query header without flags or body), or the real query.
-func (c *conversation) Start() [][]byte {
+func (c *query) Start() [][]byte {
 	if c.ask {
 		h := Request{Header: Header{Version: V1, Type: TypeDefault}}
 		b, _ := AppendRequest(nil, h)
@@ -185,7 +131,7 @@ func (c *conversation) Start() [][]byte {
 	return [][]byte{c.query()}
 }
 
-func (c *conversation) query() []byte {
+func (c *query) query() []byte {
 	b, _ := AppendRequest(nil, c.req) // options were validated; the request always encodes
 	return b
 }
@@ -197,7 +143,7 @@ func ignored(text string) error {
 // Feed takes one datagram from the server. A challenge answer returns the
 // real query with the number echoed; answer parts are collected until all
 // have come.
-func (c *conversation) Feed(b []byte) ([][]byte, bool, error) {
+func (c *query) Feed(b []byte) ([][]byte, bool, error) {
 	if c.done {
 		return nil, true, ignored("the answer is already complete")
 	}
@@ -243,21 +189,21 @@ func (c *conversation) Feed(b []byte) ([][]byte, bool, error) {
 // challenge answer (the query with the number got no answer, or the server
 // kept sending new numbers) it is that challenge message, and an error
 // wrapping codecs.ErrIncomplete.
-func (c *conversation) Result(opt codecs.DecodeOptions) (*codecs.Message, error) {
+func (c *query) Result(opt codecs.DecodeOptions) (*codecs.Message, error) {
 	switch {
 	case len(c.parts) > 0:
-		return (&codec{}).Decode(c.parts, opt)
+		return (&Codec{}).Decode(c.parts, opt)
 	case c.last != nil:
-		m, err := (&codec{}).Decode([][]byte{c.last}, opt)
+		m, err := (&Codec{}).Decode([][]byte{c.last}, opt)
 		if err == nil {
 			text := "no answer to the query with the challenge number"
 			if c.challenges == maxChallenges && c.done {
 				text = wire.Msg("the server sent a new challenge number %d times", int64(maxChallenges+1))
 			}
-			err = newError("answer", 0, "", codecs.Detail(codecs.ErrIncomplete, text))
+			err = newError("reply", 0, "", codecs.Detail(codecs.ErrIncomplete, text))
 		}
 		return m, err
 	}
-	return &codecs.Message{Protocol: proto, Kind: codecs.KindResponse},
-		newError("answer", 0, "", codecs.Detail(codecs.ErrIncomplete, "no answer received"))
+	return &codecs.Message{Protocol: Protocol, Kind: codecs.KindResponse},
+		newError("reply", 0, "", codecs.Detail(codecs.ErrIncomplete, "no reply received"))
 }

@@ -7,11 +7,12 @@ import (
 	"testing"
 
 	"github.com/querylens/querylens/codecs"
+	"github.com/querylens/querylens/codecs/internal/codectest"
 	"github.com/querylens/querylens/codecs/ogp"
 )
 
-func TestCodecRegistration(t *testing.T) {
-	c := codec(t)
+func TestRegistered(t *testing.T) {
+	c := &ogp.Codec{}
 	if c.Name() != "ogp" || c.Title() != "Open Game Protocol" || c.DefaultPort() != 0 {
 		t.Errorf("%s %q %d", c.Name(), c.Title(), c.DefaultPort())
 	}
@@ -30,7 +31,7 @@ func TestCodecRegistration(t *testing.T) {
 }
 
 func TestDetect(t *testing.T) {
-	c := codec(t)
+	c := &ogp.Codec{}
 	tests := []struct {
 		name string
 		hex  string
@@ -50,7 +51,7 @@ func TestDetect(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			k, conf := c.Detect(unhex(t, tc.hex))
+			k, conf := c.Detect(codectest.Unhex(t, tc.hex))
 			if k != tc.kind || conf != tc.conf {
 				t.Errorf("Detect = %q %d, want %q %d", k, conf, tc.kind, tc.conf)
 			}
@@ -59,11 +60,25 @@ func TestDetect(t *testing.T) {
 }
 
 func TestCheckQuery(t *testing.T) {
-	c := codec(t)
+	c := &ogp.Codec{}
 	v004, _ := ogp.AppendRequest(nil, ogp.NewRequest(ogp.V004))
 	ping, _ := ogp.AppendRequest(nil, ogp.Request{Header: ogp.Header{Type: ogp.TypePing}})
 	rcon, _ := ogp.AppendRequest(nil, ogp.Request{Header: ogp.Header{Type: ogp.TypeRcon}, Raw: []byte("pw")})
 	q := datagram(t, "v1_query")
+	longest := ogp.NewRequest(ogp.V1)
+	longest.HasChallenge, longest.HasRequestID, longest.Split = true, true, true
+	longest.Challenge, longest.RequestID, longest.MaxBytesPerPacket = 0xffffffff, 0xffffffff, 1500
+	max, _ := ogp.AppendRequest(nil, longest)
+	if len(max) != ogp.MaxQueryLen {
+		t.Fatalf("the longest query is %d bytes, MaxQueryLen %d", len(max), ogp.MaxQueryLen)
+	}
+	// q ends in the add-on fields' VarBitArray (0f); a client never sends
+	// a continuation byte followed by nothing but zeros.
+	last := len(q) - 1
+	padded := append(append(append([]byte(nil), q[:last]...), q[last]|0x80), 0)
+	huge := append(append(append([]byte(nil), q[:last]...), q[last]|0x80), bytes.Repeat([]byte{0x80}, 8<<10)...)
+	huge = append(huge, 0)
+	pingBody := append(append([]byte(nil), ping...), 1, 2, 3)
 	tests := []struct {
 		name string
 		b    []byte
@@ -78,6 +93,11 @@ func TestCheckQuery(t *testing.T) {
 		{"cut query", q[:len(q)-1], codecs.ErrShort},
 		{"trailing", append(append([]byte(nil), q...), 0), codecs.ErrTrailing},
 		{"not ogp", []byte("\xff\xff\xff\xffgetstatus"), codecs.ErrBadMagic},
+		{"longest", max, nil},
+		{"one byte more", append(max, 0), codecs.ErrTooLong},
+		{"padded bit array", padded, codecs.ErrBadValue},
+		{"8 KiB of continuation bytes", huge, codecs.ErrTooLong},
+		{"ping with a body", pingBody, codecs.ErrTrailing},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -90,7 +110,7 @@ func TestCheckQuery(t *testing.T) {
 }
 
 func TestNewQueryOptions(t *testing.T) {
-	c := codec(t)
+	c := &ogp.Codec{}
 	bad := []map[string]string{
 		{"colour": "true"},
 		{"version": "2"},
@@ -139,7 +159,7 @@ func feed(t *testing.T, qy codecs.Query, in ...[]byte) (sent [][]byte, done bool
 // The vector exchange: challenge request, challenge answer, the real
 // query with the number echoed byte for byte, the answer.
 func TestQueryVectorExchange(t *testing.T) {
-	qy, err := codec(t).NewQuery(nil)
+	qy, err := (&ogp.Codec{}).NewQuery(nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -168,9 +188,9 @@ func TestQueryVectorExchange(t *testing.T) {
 	}
 }
 
-func TestQuerySplitAnswer(t *testing.T) {
+func TestQuerySplitResponse(t *testing.T) {
 	p := readPacket(t, filepath.Join("testdata", "v1_split_answer.hex"))
-	qy, _ := codec(t).NewQuery(map[string]string{"challenge": "16909060", "request_id": "77", "max_bytes": "500"})
+	qy, _ := (&ogp.Codec{}).NewQuery(map[string]string{"challenge": "16909060", "request_id": "77", "max_bytes": "500"})
 	var done bool
 	for i, d := range p.datagrams {
 		var err error
@@ -191,7 +211,7 @@ func TestQuerySplitAnswer(t *testing.T) {
 }
 
 func TestQueryIgnores(t *testing.T) {
-	qy, _ := codec(t).NewQuery(map[string]string{"request_id": "5"})
+	qy, _ := (&ogp.Codec{}).NewQuery(map[string]string{"request_id": "5"})
 	for name, b := range map[string][]byte{
 		"garbage": []byte("hello"),
 		"a query": datagram(t, "v1_query"),
@@ -201,7 +221,7 @@ func TestQueryIgnores(t *testing.T) {
 		}
 	}
 	// Another request id is accepted: a relay's cache shares answers.
-	banned, _ := ogp.AppendAnswer(nil, ogp.Answer{Header: ogp.Header{Type: ogp.TypeError, HasRequestID: true, RequestID: 6}, ErrorID: ogp.ErrorBanned})
+	banned, _ := ogp.AppendResponse(nil, ogp.Response{Header: ogp.Header{Type: ogp.TypeError, HasRequestID: true, RequestID: 6}, ErrorID: ogp.ErrorBanned})
 	if _, done := feed(t, qy, banned); !done {
 		t.Fatal("banned answer does not end the conversation")
 	}
@@ -213,7 +233,7 @@ func TestQueryIgnores(t *testing.T) {
 // A server that answers every query with a new challenge cannot keep the
 // conversation going forever.
 func TestQueryChallengeLoop(t *testing.T) {
-	qy, _ := codec(t).NewQuery(nil)
+	qy, _ := (&ogp.Codec{}).NewQuery(nil)
 	ch := datagram(t, "v1_challenge_answer")
 	n := 0
 	for ; n < 10; n++ {
@@ -234,7 +254,7 @@ func TestQueryChallengeLoop(t *testing.T) {
 }
 
 func TestQueryV004(t *testing.T) {
-	qy, _ := codec(t).NewQuery(map[string]string{"version": "0.04"})
+	qy, _ := (&ogp.Codec{}).NewQuery(map[string]string{"version": "0.04"})
 	first, err := ogp.DecodeRequest(qy.Start()[0])
 	if err != nil || first.Version != ogp.V004 || first.Challenge != 0xffffffff {
 		t.Fatalf("first = %+v, %v", first, err)
@@ -250,5 +270,51 @@ func TestQueryV004(t *testing.T) {
 	}
 	if m, err := qy.Result(codecs.DecodeOptions{}); err != nil || m.Info.Name != "Café de_dust" {
 		t.Errorf("Result: %v", err)
+	}
+}
+
+// TestEmptyValues: a string the server sends empty is "" in the neutral
+// view; a field it leaves out is missing from it.
+func TestEmptyValues(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		edit func(a *ogp.Response)
+		want string // info without players, teams and rules
+	}{
+		{"host name and map sent empty", func(a *ogp.Response) {
+			a.Server.HostName, a.Server.HostNameColors, a.Server.Map.Name = []byte{}, nil, []byte{}
+		}, `{"name":"","map":"","game_type":"Freeroam","version":"2.1"}`},
+		{"game type sent empty, game mode not", func(a *ogp.Response) {
+			a.Server.GameType = []byte{}
+			a.Server.Fields &^= ogp.InfoGameMode
+		}, `{"name":"Zoë's ☃ server","map":"Island","game_type":"","version":"2.1"}`},
+		{"game type empty, game mode sent", func(a *ogp.Response) { a.Server.GameType = []byte{} },
+			`{"name":"Zoë's ☃ server","map":"Island","game_type":"RP","version":"2.1"}`},
+		{"both empty", func(a *ogp.Response) { a.Server.GameType, a.Server.GameMode = []byte{}, []byte{} },
+			`{"name":"Zoë's ☃ server","map":"Island","game_type":"","version":"2.1"}`},
+		{"mod version sent empty", func(a *ogp.Response) { a.Server.ModVersion = []byte{} },
+			`{"name":"Zoë's ☃ server","map":"Island","game_type":"Freeroam","version":""}`},
+		{"neither sent", func(a *ogp.Response) {
+			a.Server.Fields &^= ogp.InfoGameType | ogp.InfoGameMode | ogp.InfoHostName | ogp.InfoMap
+		},
+			`{"version":"2.1"}`},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			a := full()
+			a.Requests &^= ogp.ReqTeams | ogp.ReqPlayers | ogp.ReqRules
+			a.Server.Fields &^= ogp.InfoServerFlags | ogp.InfoPlayerCount | ogp.InfoSlotMax
+			tc.edit(&a)
+			b, err := ogp.AppendResponse(nil, a)
+			if err != nil {
+				t.Fatal(err)
+			}
+			m, err := (&ogp.Codec{}).Decode([][]byte{b}, codecs.DecodeOptions{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := string(codecs.AppendJSON(nil, m.Object()[2].Value)); got != tc.want {
+				t.Errorf("info\n got %s\nwant %s", got, tc.want)
+			}
+		})
 	}
 }

@@ -10,6 +10,9 @@ import (
 
 // wireLayer names datagram i of n in errors, spans and layers.
 //
+// Out of line: used from many places; a copy inlined at each would
+// grow the browser module (see "Code size" in codecs/doc.go).
+//
 //go:noinline
 func wireLayer(i, n int) string {
 	if n == 1 {
@@ -126,7 +129,7 @@ func (s *splitSet) join(dst []byte, datagrams [][]byte) []byte {
 }
 
 // Reassemble joins the datagrams of a split answer, given in any order,
-// into one buffer that DecodeAnswer reads: packet 0 whole (its header still
+// into one buffer that DecodeResponse reads: packet 0 whole (its header still
 // says bSplit), then every later packet's bytes after its header, as the
 // official client does. A single datagram that is not split is returned as
 // it is. Duplicates are ignored. When parts are missing it returns what
@@ -153,13 +156,13 @@ func Reassemble(dst []byte, datagrams [][]byte) ([]byte, error) {
 	return dst, nil
 }
 
-// SplitAnswer encodes a for a client that asked for at most maxBytes per
+// SplitResponse encodes a for a client that asked for at most maxBytes per
 // datagram. An answer that fits is one datagram without bSplit; a larger
 // one is cut into up to 255 parts, each with the same header carrying
 // SplitPacketCount and SplitPacketNo.
-func SplitAnswer(a Answer, maxBytes int) ([][]byte, error) {
+func SplitResponse(a Response, maxBytes int) ([][]byte, error) {
 	a.Split, a.SplitCount, a.SplitNo = false, 0, 0
-	whole, err := AppendAnswer(nil, a)
+	whole, err := AppendResponse(nil, a)
 	if err != nil || len(whole) <= maxBytes {
 		return [][]byte{whole}, err
 	}

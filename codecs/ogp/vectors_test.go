@@ -24,12 +24,12 @@ func TestVectorChallenge(t *testing.T) {
 	if err != nil || q.Version != ogp.V1 || q.Type != ogp.TypeDefault || q.Body || q.HasChallenge || q.Answer {
 		t.Fatalf("request = %+v, %v", q, err)
 	}
-	a, err := ogp.DecodeAnswer(datagram(t, "v1_challenge_answer"))
+	a, err := ogp.DecodeResponse(datagram(t, "v1_challenge_answer"), nil)
 	if err != nil || a.Version != ogp.V1 || a.Type != ogp.TypeError || !a.Answer || !a.HasChallenge ||
 		a.Challenge != 0x1337beef || a.ErrorID != ogp.ErrorInvalidChallenge {
 		t.Fatalf("answer = %+v, %v", a, err)
 	}
-	m, err := codec(t).Decode([][]byte{datagram(t, "v1_challenge_answer")}, codecs.DecodeOptions{})
+	m, err := (&ogp.Codec{}).Decode([][]byte{datagram(t, "v1_challenge_answer")}, codecs.DecodeOptions{})
 	if err != nil || m.Kind != codecs.KindChallenge {
 		t.Fatalf("kind = %v, %v", m.Kind, err)
 	}
@@ -42,7 +42,7 @@ func TestVectorChallenge(t *testing.T) {
 // once it knows the challenge.
 func TestVectorQuery(t *testing.T) {
 	want := datagram(t, "v1_query")
-	qy, err := codec(t).NewQuery(map[string]string{"challenge": "0x1337beef"})
+	qy, err := (&ogp.Codec{}).NewQuery(map[string]string{"challenge": "0x1337beef"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -57,7 +57,7 @@ func TestVectorQuery(t *testing.T) {
 
 // The populated 1.0x answer, field by field as the vector's model has it.
 func TestVectorAnswer(t *testing.T) {
-	a, err := ogp.DecodeAnswer(datagram(t, "v1_answer"))
+	a, err := ogp.DecodeResponse(datagram(t, "v1_answer"), nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -128,7 +128,7 @@ func TestVectorAnswer(t *testing.T) {
 		t.Errorf("add-ons = %+v", a.AddOns)
 	}
 
-	m, err := codec(t).Decode([][]byte{datagram(t, "v1_answer")}, codecs.DecodeOptions{})
+	m, err := (&ogp.Codec{}).Decode([][]byte{datagram(t, "v1_answer")}, codecs.DecodeOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}

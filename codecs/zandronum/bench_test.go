@@ -36,11 +36,11 @@ func BenchmarkDecodeResponse(b *testing.B) {
 		fn   func() error
 		size int
 	}{
-		{"payload/dm", func() error { _, err := DecodeResponsePayload(in.dmPayload); return err }, len(in.dmPayload)},
-		{"payload/ctf", func() error { _, err := DecodeResponsePayload(in.ctfPayload); return err }, len(in.ctfPayload)},
-		{"wire/dm", func() error { _, err := DecodeResponse(in.dmWire); return err }, len(in.dmWire)},
-		{"wire/ctf", func() error { _, err := DecodeResponse(in.ctfWire); return err }, len(in.ctfWire)},
-		{"wire/extended", func() error { _, err := DecodeResponse(in.extWire); return err }, len(in.extWire)},
+		{"payload/dm", func() error { _, err := DecodeResponsePayload(in.dmPayload, nil); return err }, len(in.dmPayload)},
+		{"payload/ctf", func() error { _, err := DecodeResponsePayload(in.ctfPayload, nil); return err }, len(in.ctfPayload)},
+		{"wire/dm", func() error { _, err := DecodeResponse(in.dmWire, nil); return err }, len(in.dmWire)},
+		{"wire/ctf", func() error { _, err := DecodeResponse(in.ctfWire, nil); return err }, len(in.ctfWire)},
+		{"wire/extended", func() error { _, err := DecodeResponse(in.extWire, nil); return err }, len(in.extWire)},
 	} {
 		b.Run(bc.name, func(b *testing.B) {
 			b.ReportAllocs()
@@ -94,7 +94,7 @@ func BenchmarkCodecDecode(b *testing.B) {
 			b.Run(name, func(b *testing.B) {
 				b.ReportAllocs()
 				for b.Loop() {
-					if _, err := (Codec{}).Decode(bc.ds, codecs.DecodeOptions{Spans: spans}); err != nil {
+					if _, err := (&Codec{}).Decode(bc.ds, codecs.DecodeOptions{Spans: spans}); err != nil {
 						b.Fatal(err)
 					}
 				}
@@ -134,10 +134,10 @@ func TestDecodeAllocs(t *testing.T) {
 		fn   func() error
 	}{
 		// text, pwads, players, all_dmflags
-		{"dm payload", 4, func() error { _, err := DecodeResponsePayload(in.dmPayload); return err }},
-		{"dm wire", 4, func() error { _, err := DecodeResponse(in.dmWire); return err }},
+		{"dm payload", 4, func() error { _, err := DecodeResponsePayload(in.dmPayload, nil); return err }},
+		{"dm wire", 4, func() error { _, err := DecodeResponse(in.dmWire, nil); return err }},
 		// and teams
-		{"ctf wire", 5, func() error { _, err := DecodeResponse(in.ctfWire); return err }},
+		{"ctf wire", 5, func() error { _, err := DecodeResponse(in.ctfWire, nil); return err }},
 		// payloads, headers, reassembled buffer, text, two Latin-1
 		// strings, seven lists
 		{"segmented", 13, func() error { _, err := DecodeSegmented(in.segments); return err }},
@@ -145,9 +145,9 @@ func TestDecodeAllocs(t *testing.T) {
 		// the payloads of the three packets, servers, packets
 		{"master list", 3, func() error { _, err := DecodeMasterList(in.list); return err }},
 		// Detect and CheckQuery only look.
-		{"detect reply", 0, func() error { Codec{}.Detect(in.ctfWire); return nil }},
-		{"detect list", 0, func() error { Codec{}.Detect(in.list[0]); return nil }},
-		{"check query", 0, func() error { return Codec{}.CheckQuery(req) }},
+		{"detect reply", 0, func() error { (&Codec{}).Detect(in.ctfWire); return nil }},
+		{"detect list", 0, func() error { (&Codec{}).Detect(in.list[0]); return nil }},
+		{"check query", 0, func() error { return (&Codec{}).CheckQuery(req) }},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			var err error

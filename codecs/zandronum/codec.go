@@ -9,70 +9,42 @@ import (
 	"github.com/querylens/querylens/codecs/internal/wire"
 )
 
-func init() { codecs.Register(Codec{}) }
+func init() { codecs.Register(&Codec{}) }
 
 // Codec is the codecs.Codec of the Zandronum launcher and master
 // protocols. Importing the package registers it.
 type Codec struct{}
 
-func (Codec) Name() string     { return Protocol }
-func (Codec) Title() string    { return "Zandronum" }
-func (Codec) DefaultPort() int { return DefaultPort }
+func (*Codec) Name() string     { return Protocol }
+func (*Codec) Title() string    { return "Zandronum" }
+func (*Codec) DefaultPort() int { return DefaultPort }
+
+var queryOptions = []codecs.Option{
+	{Name: "flags", Kind: codecs.OptionUint, Default: "0x" + hex32(uint32(DefaultFlags)), Help: "SQF flags to ask for (zandronum.md 2.2)"},
+	{Name: "flags2", Kind: codecs.OptionUint, Default: "0x" + hex32(uint32(SQF2_ALL)), Help: "SQF2 flags, sent when flags has bit 31"},
+	{Name: "segmented", Kind: codecs.OptionBool, Default: "true", Help: "ask for a segmented reply (5660032)"},
+	{Name: "time", Kind: codecs.OptionUint, Default: "0", Help: "value the server echoes; 0 picks a per-query number"},
+	{Name: "master", Kind: codecs.OptionBool, Default: "false", Help: "ask a master server for its list instead"},
+}
 
 // Options lists the knobs of NewQuery.
-func (Codec) Options() []codecs.Option {
-	return []codecs.Option{
-		{Name: "flags", Kind: "uint", Default: "0x" + hex32(uint32(DefaultFlags)), Help: "SQF flags to ask for (zandronum.md 2.2)"},
-		{Name: "flags2", Kind: "uint", Default: "0x" + hex32(uint32(SQF2_ALL)), Help: "SQF2 flags, sent when flags has bit 31"},
-		{Name: "segmented", Kind: "bool", Default: "true", Help: "ask for a segmented reply (5660032)"},
-		{Name: "time", Kind: "uint", Default: "0", Help: "value the server echoes; 0 picks a per-query number"},
-		{Name: "master", Kind: "bool", Default: "false", Help: "ask a master server for its list instead"},
-	}
-}
+func (*Codec) Options() []codecs.Option { return append([]codecs.Option(nil), queryOptions...) }
 
 // queryClock numbers queries whose time was not given: a launcher's time
 // only has to come back unchanged.
 var queryClock atomic.Uint32
 
 // NewQuery starts a query configured by opts (keys from Options).
-func (Codec) NewQuery(opts map[string]string) (codecs.Query, error) {
-	q := &Query{req: Request{Flags: DefaultFlags, Flags2: SQF2_ALL, Segmented: true}}
-	for k, v := range opts {
-		var err error
-		msg := ""
-		switch k {
-		case "flags", "flags2", "time":
-			var n uint64
-			if n, err = strconv.ParseUint(v, 0, 32); err != nil {
-				break
-			}
-			switch k {
-			case "flags":
-				q.req.Flags = Flag(n)
-			case "flags2":
-				q.req.Flags2 = Flag2(n)
-			default:
-				q.req.Time = uint32(n)
-			}
-		case "segmented", "master":
-			var b bool
-			if b, err = strconv.ParseBool(v); err != nil {
-				break
-			}
-			if k == "master" {
-				q.master = b
-			} else {
-				q.req.Segmented = b
-			}
-		default:
-			msg = "unknown option"
-		}
-		if err != nil {
-			msg = err.Error()
-		}
-		if msg != "" {
-			return nil, newError("options."+k, 0, "", codecs.Detail(codecs.ErrBadValue, msg))
-		}
+func (*Codec) NewQuery(opts map[string]string) (codecs.Query, error) {
+	r := codecs.ReadOptions(Protocol, queryOptions, opts)
+	q := &query{master: r.Bool("master"), req: Request{
+		Flags:     Flag(r.Uint("flags", 32)),
+		Flags2:    Flag2(r.Uint("flags2", 32)),
+		Segmented: r.Bool("segmented"),
+		Time:      uint32(r.Uint("time", 32)),
+	}}
+	if err := r.Err(); err != nil {
+		return nil, err
 	}
 	if q.req.Time == 0 {
 		q.req.Time = queryClock.Add(1)
@@ -82,7 +54,7 @@ func (Codec) NewQuery(opts map[string]string) (codecs.Query, error) {
 
 // Query is the conversation of NewQuery: one request, then a reply, a
 // refusal, the segments of a reply, or a master's packets.
-type Query struct {
+type query struct {
 	req    Request
 	master bool
 	done   bool
@@ -94,10 +66,10 @@ type Query struct {
 }
 
 // Request returns the launcher request the query sends.
-func (q *Query) Request() Request { return q.req }
+func (q *query) Request() Request { return q.req }
 
 // Start returns the request datagram.
-func (q *Query) Start() [][]byte {
+func (q *query) Start() [][]byte {
 	q.final = -1
 	if q.master {
 		return [][]byte{AppendMasterRequest(nil)}
@@ -106,7 +78,7 @@ func (q *Query) Start() [][]byte {
 	return [][]byte{b}
 }
 
-func (q *Query) ignore(field string, off int, err error) ([][]byte, bool, error) {
+func (q *query) ignore(field string, off int, err error) ([][]byte, bool, error) {
 	return nil, q.done, newError(field, off, "payload", err)
 }
 
@@ -119,7 +91,7 @@ func (q *Query) ignore(field string, off int, err error) ([][]byte, bool, error)
 // everyone who asked the same question (zandronum.md 2.9: the server
 // answers each IP once per 10 s), so a reply may echo another asker's time.
 // The transports already accept only datagrams from the server queried.
-func (q *Query) Feed(b []byte) ([][]byte, bool, error) {
+func (q *query) Feed(b []byte) ([][]byte, bool, error) {
 	var tmp [64]byte
 	p, err := unwrap(tmp[:0], b, "wire")
 	if err != nil {
@@ -163,7 +135,7 @@ func (q *Query) Feed(b []byte) ([][]byte, bool, error) {
 	return q.ignore("response", 0, codecs.Detail(codecs.ErrUnknownCode, strconv.FormatUint(uint64(code), 10)))
 }
 
-func (q *Query) feedMaster(b, p []byte, code uint32) ([][]byte, bool, error) {
+func (q *query) feedMaster(b, p []byte, code uint32) ([][]byte, bool, error) {
 	switch code {
 	case MasterBeginList, MasterBanned, MasterIgnored, MasterWrongVersion:
 		if _, err := DecodeMasterListPayloads([][]byte{p}); err != nil {
@@ -198,7 +170,7 @@ func (q *Query) feedMaster(b, p []byte, code uint32) ([][]byte, bool, error) {
 
 // Result decodes what was received: the reply, or the segments or list
 // packets held so far (ErrIncomplete names what is missing).
-func (q *Query) Result(opt codecs.DecodeOptions) (*codecs.Message, error) {
+func (q *query) Result(opt codecs.DecodeOptions) (*codecs.Message, error) {
 	var ds [][]byte
 	switch {
 	case q.reply != nil:
@@ -211,17 +183,17 @@ func (q *Query) Result(opt codecs.DecodeOptions) (*codecs.Message, error) {
 			kind = codecs.KindMasterList
 		}
 		return &codecs.Message{Protocol: Protocol, Kind: kind},
-			newError("reply", 0, "", codecs.Detail(codecs.ErrIncomplete, "nothing received"))
+			newError("reply", 0, "", codecs.Detail(codecs.ErrIncomplete, "no reply received"))
 	}
 	if !q.master {
 		opt.Query, _ = AppendRequest(nil, q.req)
 	}
-	return Codec{}.Decode(ds, opt)
+	return (&Codec{}).Decode(ds, opt)
 }
 
 // Detect reports what b is: it undoes the Huffman layer and looks for a
 // known first LONG with a body of the right shape.
-func (Codec) Detect(b []byte) (codecs.Kind, codecs.Confidence) {
+func (*Codec) Detect(b []byte) (codecs.Kind, codecs.Confidence) {
 	if len(b) == 0 {
 		return "", codecs.NotMine
 	}
@@ -314,9 +286,13 @@ func checkLegacyList(r *wire.Reader) {
 }
 
 // CheckQuery accepts a launcher request (at most 4 bytes after its
-// fields, as qstat sends), a master list request with version 2, or the
-// legacy 4-byte master request; anything else is an error.
-func (Codec) CheckQuery(b []byte) error {
+// fields, as qstat sends, and MaxRequestPayload in all), a master list
+// request with version 2, or the legacy 4-byte master request, in a
+// datagram of at most MaxQueryLen bytes; anything else is an error.
+func (*Codec) CheckQuery(b []byte) error {
+	if err := codecs.CheckQueryLen(Protocol, b, MaxQueryLen); err != nil {
+		return err
+	}
 	s := getScratch()
 	defer putScratch(s)
 	var err error
@@ -344,6 +320,9 @@ func (Codec) CheckQuery(b []byte) error {
 		if n := len(q.Extra); n > 4 {
 			return fail("extra", len(p)-n, wire.Detailf(codecs.ErrTrailing, "%d bytes after the request", int64(n)))
 		}
+		if len(p) > MaxRequestPayload {
+			return fail("extra", MaxRequestPayload, wire.Detailf(codecs.ErrTooLong, "a %d-byte request; a client's is at most %d", int64(len(p)), MaxRequestPayload))
+		}
 		return nil
 	case MasterChallenge:
 		switch {
@@ -364,7 +343,7 @@ func (Codec) CheckQuery(b []byte) error {
 // master request (5660028, or 199 alone), a reply or refusal, the
 // segments of a reply, or a master's packets. opt.Query, when it is the
 // launcher request the reply answers, makes the team-byte rule exact.
-func (Codec) Decode(datagrams [][]byte, opt codecs.DecodeOptions) (*codecs.Message, error) {
+func (*Codec) Decode(datagrams [][]byte, opt codecs.DecodeOptions) (*codecs.Message, error) {
 	m := &codecs.Message{Protocol: Protocol}
 	var asked Flag
 	if len(opt.Query) > 0 {
@@ -508,7 +487,7 @@ func responseMessage(m *codecs.Message, resp *Response, segs []Segment) {
 // master query, with the launcher's time LONG (payload bytes 8-11, echoed
 // back for ping) zeroed, so identical questions from different clients
 // share one answer. Nil when b is not a query CheckQuery accepts.
-func (c Codec) QueryKey(b []byte) []byte {
+func (c *Codec) QueryKey(b []byte) []byte {
 	if c.CheckQuery(b) != nil {
 		return nil
 	}
@@ -523,6 +502,9 @@ func (c Codec) QueryKey(b []byte) []byte {
 }
 
 // newError is the *codecs.Error of field at offset off of layer.
+//
+// Out of line: used from many places; a copy inlined at each would
+// grow the browser module (see "Code size" in codecs/doc.go).
 //
 //go:noinline
 func newError(field string, off int, layer string, err error) *codecs.Error {

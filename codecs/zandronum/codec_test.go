@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/querylens/querylens/codecs"
+	"github.com/querylens/querylens/codecs/internal/codectest"
 )
 
 func TestRegistered(t *testing.T) {
@@ -47,14 +48,14 @@ func TestDetect(t *testing.T) {
 		{"master refusal", golden("master_denied"), codecs.KindMasterDenied, codecs.Likely},
 		{"empty", nil, "", codecs.NotMine},
 		{"raw empty", []byte{0xff}, "", codecs.NotMine},
-		{"unknown code", Wrap(nil, unhex(t, "7a5d5600 00000000")), "", codecs.NotMine},
-		{"cut request", Wrap(nil, unhex(t, "c7000000 ff1e79")), "", codecs.NotMine},
-		{"gamespy2 query", unhex(t, "fefd00 43424441 ff ff ff"), "", codecs.NotMine},
-		{"ogp query", unhex(t, "ffffffff 4f4750 00"), "", codecs.NotMine},
-		{"broken list packet", Wrap(nil, unhex(t, "06000000 00 08 03 01020304")), "", codecs.NotMine},
+		{"unknown code", Wrap(nil, codectest.Unhex(t, "7a5d5600 00000000")), "", codecs.NotMine},
+		{"cut request", Wrap(nil, codectest.Unhex(t, "c7000000 ff1e79")), "", codecs.NotMine},
+		{"gamespy2 query", codectest.Unhex(t, "fefd00 43424441 ff ff ff"), "", codecs.NotMine},
+		{"ogp query", codectest.Unhex(t, "ffffffff 4f4750 00"), "", codecs.NotMine},
+		{"broken list packet", Wrap(nil, codectest.Unhex(t, "06000000 00 08 03 01020304")), "", codecs.NotMine},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			kind, conf := Codec{}.Detect(tc.in)
+			kind, conf := (&Codec{}).Detect(tc.in)
 			equal(t, "kind", tc.kind, kind)
 			equal(t, "confidence", tc.conf, conf)
 		})
@@ -76,20 +77,26 @@ func TestCheckQuery(t *testing.T) {
 		{"plain request", req(Request{Flags: SQF_NAME}), nil},
 		{"qstat request", req(Request{Flags: SQF_NAME, Extra: []byte{0, 0, 0, 0}}), nil},
 		{"master request", AppendMasterRequest(nil), nil},
-		{"legacy master request", Wrap(nil, unhex(t, "c7000000")), nil},
+		{"legacy master request", Wrap(nil, codectest.Unhex(t, "c7000000")), nil},
 		{"too many extra bytes", req(Request{Flags: SQF_NAME, Extra: make([]byte, 5)}), codecs.ErrTrailing},
-		{"cut request", Wrap(nil, unhex(t, "c7000000 01000000")), codecs.ErrShort},
-		{"cut flags2", Wrap(nil, unhex(t, "c7000000 00000080 00000000 1f00")), codecs.ErrShort},
-		{"master request, wrong version", Wrap(nil, unhex(t, "7c5d5600 0300")), codecs.ErrBadValue},
-		{"master request with extra", Wrap(nil, unhex(t, "7c5d5600 0200 00")), codecs.ErrTrailing},
-		{"a reply", vectorDatagram(vecCTF, "response")(t)[0], codecs.ErrNotQuery},
+		{"cut request", Wrap(nil, codectest.Unhex(t, "c7000000 01000000")), codecs.ErrShort},
+		{"cut flags2", Wrap(nil, codectest.Unhex(t, "c7000000 00000080 00000000 1f00")), codecs.ErrShort},
+		{"master request, wrong version", Wrap(nil, codectest.Unhex(t, "7c5d5600 0300")), codecs.ErrBadValue},
+		{"master request with extra", Wrap(nil, codectest.Unhex(t, "7c5d5600 0200 00")), codecs.ErrTrailing},
+		{"a reply", vectorDatagram(vecCTF, "response")(t)[0], codecs.ErrTooLong},
+		{"a refusal", Wrap(nil, codectest.Unhex(t, "185d5600 01000000")), codecs.ErrNotQuery},
+		// The longest request a client sends (MaxRequestPayload), in the
+		// raw Huffman form (MaxQueryLen), and one byte more.
+		{"longest request, raw form", append([]byte{0xff}, codectest.Unhex(t, "c7000000 ffffff80 01000000 ffffffff 02")...), nil},
+		{"one byte more, raw form", append([]byte{0xff}, codectest.Unhex(t, "c7000000 ffffff80 01000000 ffffffff 02 00")...), codecs.ErrTooLong},
+		{"one byte more, huffman form", Wrap(nil, codectest.Unhex(t, "c7000000 01000080 00000000 00000000 02 00")), codecs.ErrTooLong},
 		{"a list", AppendMasterList(nil, nil)[0], codecs.ErrNotQuery},
 		{"empty payload", Wrap(nil, nil), codecs.ErrShort},
 		{"garbage huffman", []byte{0x00, 0xff}, codecs.ErrHuffman},
 		{"nothing", nil, codecs.ErrHuffman},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			err := Codec{}.CheckQuery(tc.in)
+			err := (&Codec{}).CheckQuery(tc.in)
 			if tc.err == nil {
 				noErr(t, "CheckQuery", err)
 				return
@@ -102,7 +109,7 @@ func TestCheckQuery(t *testing.T) {
 func TestDecodeKinds(t *testing.T) {
 	for _, c := range goldenCases {
 		t.Run(c.name, func(t *testing.T) {
-			m, err := Codec{}.Decode(c.build(t), codecs.DecodeOptions{})
+			m, err := (&Codec{}).Decode(c.build(t), codecs.DecodeOptions{})
 			noErr(t, "Decode", err)
 			want := map[string]codecs.Kind{
 				"request": codecs.KindQuery, "response": codecs.KindResponse, "denied": codecs.KindDenied,
@@ -122,31 +129,31 @@ func TestDecodeKinds(t *testing.T) {
 	}
 	t.Run("legacy huffman form", func(t *testing.T) {
 		// 00 alone is the raw form ff 00 only for the legacy encoder.
-		m, err := Codec{}.Decode([][]byte{unhex(t, "ff 785d5600 01000000")}, codecs.DecodeOptions{})
+		m, err := (&Codec{}).Decode([][]byte{codectest.Unhex(t, "ff 785d5600 01000000")}, codecs.DecodeOptions{})
 		noErr(t, "Decode", err)
 		if len(m.Warnings) != 0 {
 			t.Errorf("current raw form warned: %v", m.Warnings)
 		}
-		p := unhex(t, "7c5d56000200")
-		m, err = Codec{}.Decode([][]byte{append([]byte{0xff}, p...)}, codecs.DecodeOptions{})
+		p := codectest.Unhex(t, "7c5d56000200")
+		m, err = (&Codec{}).Decode([][]byte{append([]byte{0xff}, p...)}, codecs.DecodeOptions{})
 		noErr(t, "Decode", err)
 		equal(t, "warnings", []string{codecs.WarnLegacyHuffman}, m.Warnings)
 	})
 	t.Run("mixed set", func(t *testing.T) {
-		_, err := Codec{}.Decode([][]byte{AppendMasterDenied(nil, 3), AppendMasterDenied(nil, 4)}, codecs.DecodeOptions{})
+		_, err := (&Codec{}).Decode([][]byte{AppendMasterDenied(nil, 3), AppendMasterDenied(nil, 4)}, codecs.DecodeOptions{})
 		codecErr(t, "Decode", err, codecs.ErrBadValue, "response", "payload 0")
 	})
 	t.Run("huffman error", func(t *testing.T) {
-		m, err := Codec{}.Decode([][]byte{{0x00, 0xff}}, codecs.DecodeOptions{Spans: true})
+		m, err := (&Codec{}).Decode([][]byte{{0x00, 0xff}}, codecs.DecodeOptions{Spans: true})
 		codecErr(t, "Decode", err, codecs.ErrHuffman, "huffman", "wire")
 		equal(t, "layers", 1, len(m.Layers))
 	})
 	t.Run("unknown code", func(t *testing.T) {
-		_, err := Codec{}.Decode([][]byte{Wrap(nil, unhex(t, "01020304"))}, codecs.DecodeOptions{})
+		_, err := (&Codec{}).Decode([][]byte{Wrap(nil, codectest.Unhex(t, "01020304"))}, codecs.DecodeOptions{})
 		codecErr(t, "Decode", err, codecs.ErrUnknownCode, "response", "payload")
 	})
 	t.Run("a segment is not a reply", func(t *testing.T) {
-		_, err := DecodeResponsePayload(segPayload(0, 1, 0, 0, 0, nil))
+		_, err := DecodeResponsePayload(segPayload(0, 1, 0, 0, 0, nil), nil)
 		codecErr(t, "DecodeResponsePayload", err, codecs.ErrUnknownCode, "response", "")
 	})
 }
@@ -168,10 +175,10 @@ func feed(t *testing.T, q codecs.Query, ds ...[]byte) (done bool, errs []error) 
 }
 
 func TestQuery(t *testing.T) {
-	newQuery := func(opts map[string]string) (*Query, Request) {
-		c, err := Codec{}.NewQuery(opts)
+	newQuery := func(opts map[string]string) (*query, Request) {
+		c, err := (&Codec{}).NewQuery(opts)
 		noErr(t, "NewQuery", err)
-		q := c.(*Query)
+		q := c.(*query)
 		start := q.Start()
 		equal(t, "datagrams", 1, len(start))
 		if q.master {
@@ -206,7 +213,7 @@ func TestQuery(t *testing.T) {
 	})
 	t.Run("bad options", func(t *testing.T) {
 		for _, o := range []map[string]string{{"flags": "x"}, {"segmented": "maybe"}, {"colour": "1"}, {"time": "-1"}} {
-			_, err := Codec{}.NewQuery(o)
+			_, err := (&Codec{}).NewQuery(o)
 			codecErr(t, "NewQuery", err, codecs.ErrBadValue, "", "-")
 		}
 	})
@@ -241,11 +248,11 @@ func TestQuery(t *testing.T) {
 		done, errs := feed(t, q, in[:len(in)-1]...)
 		equal(t, "done before the last", false, done)
 		equal(t, "errors", 0, len(errs))
-		m, err := q.Result(codecs.DecodeOptions{})
+		_, err = q.Result(codecs.DecodeOptions{})
 		codecErr(t, "Result before the last", err, codecs.ErrIncomplete, "segments", "")
 		done, _ = feed(t, q, in[len(in)-1])
 		equal(t, "done", true, done)
-		m, err = q.Result(codecs.DecodeOptions{Spans: true})
+		m, err := q.Result(codecs.DecodeOptions{Spans: true})
 		noErr(t, "Result", err)
 		equal(t, "name", "Café Deathmatch", m.Info.Name)
 	})

@@ -57,8 +57,11 @@
 //     body.count.
 //  4. Add the mirror image as the bit's case in encoder.field (or
 //     encoder.field2).
-//  5. Add its snake_case name to Response.Fields, and to Response.Info if
-//     the neutral view has a key for it.
+//  5. Add an entry to responseFields (fields.go) at its place in wire
+//     order: the bit, its snake_case key and a function reading its value
+//     (TestFieldsTable checks the order and the value against the
+//     decoder); add it to Response.Info if the neutral view has a key for
+//     it.
 //  6. Add a case to TestFieldRoundTrip, regenerate the golden dumps with
 //     go test ./codecs/zandronum -update, and read the diff.
 package zandronum

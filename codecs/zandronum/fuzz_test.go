@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/querylens/querylens/codecs"
+	"github.com/querylens/querylens/codecs/internal/codectest"
 )
 
 // seedPayloads returns the plain payloads of the golden datagrams whose
@@ -21,7 +22,7 @@ func seedPayloads(f *testing.F, pattern string) [][][]byte {
 	var out [][][]byte
 	for _, n := range names {
 		var ps [][]byte
-		for _, d := range readHexFile(f, filepath.Base(n)) {
+		for _, d := range codectest.ReadHexLines(f, "testdata/"+filepath.Base(n)) {
 			p, err := Unwrap(nil, d)
 			if err != nil {
 				f.Fatal(err)
@@ -53,7 +54,7 @@ func FuzzDecodeResponse(f *testing.F) {
 		f.Add(ps[0])
 	}
 	f.Fuzz(func(t *testing.T, p []byte) {
-		r, err := DecodeResponsePayload(p)
+		r, err := DecodeResponsePayload(p, nil)
 		if err != nil {
 			var e *codecs.Error
 			if !errorsAs(err, &e) || e.Offset < 0 || e.Offset > len(p) {
@@ -68,11 +69,11 @@ func FuzzDecodeResponse(f *testing.F) {
 		if !bytes.Equal(b, p) {
 			t.Fatalf("re-encoded payload differs:\n got  %x\n want %x", b, p)
 		}
-		r2, err := DecodeResponsePayload(b)
+		r2, err := DecodeResponsePayload(b, nil)
 		if err != nil || !sameResponse(r, r2) {
 			t.Fatalf("round trip: %v\n%#v\n%#v", err, r, r2)
 		}
-		r3, err := DecodeResponse(Wrap(nil, p))
+		r3, err := DecodeResponse(Wrap(nil, p), nil)
 		if err != nil || !sameResponse(r, r3) {
 			t.Fatalf("through the Huffman layer: %v", err)
 		}
@@ -167,7 +168,7 @@ func FuzzDecodeSegmented(f *testing.F) {
 func FuzzCodec(f *testing.F) {
 	names, _ := filepath.Glob("testdata/*.hex")
 	for _, n := range names {
-		ds := readHexFile(f, filepath.Base(n))
+		ds := codectest.ReadHexLines(f, "testdata/"+filepath.Base(n))
 		for len(ds) < 3 {
 			ds = append(ds, nil)
 		}

@@ -45,6 +45,9 @@ func layerOf(layers []int, i int) int {
 	return layers[i]
 }
 
+// Out of line: used from many places; a copy inlined at each would
+// grow the browser module (see "Code size" in codecs/doc.go).
+//
 //go:noinline
 func masterFail(i, n int, field string, off int, err error) error {
 	return newError(field, off, payloadName(i, n), err)
@@ -252,6 +255,9 @@ func ipv4(r *wire.Reader) [4]byte {
 	return ip
 }
 
+// Out of line: used from many places; a copy inlined at each would
+// grow the browser module (see "Code size" in codecs/doc.go).
+//
 //go:noinline
 func ipString(ip [4]byte) string {
 	b := Addr{IP: ip}.AppendTo(nil)

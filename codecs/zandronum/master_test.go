@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/querylens/querylens/codecs"
+	"github.com/querylens/querylens/codecs/internal/codectest"
 )
 
 // masterPackets is the master's own packing (masterserver/main.cpp): its
@@ -128,15 +129,15 @@ func TestMasterListErrors(t *testing.T) {
 		{"two ends", [][]byte{withEnd(ps[0], 2), ps[1], ps[2]}, codecs.ErrBadValue, "end", "payload 2"},
 		{"packet after the end", [][]byte{ps[0], ps[1], ps[2], renumber(ps[1], 3)}, codecs.ErrBadValue, "packet_number", "payload 3"},
 		{"bad end byte", [][]byte{withEnd(single, 9)}, codecs.ErrBadValue, "end", "payload"},
-		{"no server block marker", [][]byte{unhex(t, "06000000 00 09 00 02")}, codecs.ErrBadValue, "server_block", "payload"},
-		{"block cut", [][]byte{unhex(t, "06000000 00 08 03 01020304 aa29")}, codecs.ErrShort, "blocks[0].ports[1]", "payload"},
-		{"255 ports announced", [][]byte{unhex(t, "06000000 00 08 ff 01020304 aa29 ab29")}, codecs.ErrShort, "blocks[0].ports[2]", "payload"},
-		{"unknown code", [][]byte{unhex(t, "09000000")}, codecs.ErrUnknownCode, "response", "payload"},
-		{"refusal among packets", [][]byte{ps[0], unhex(t, "03000000")}, codecs.ErrBadValue, "response", "payload 1"},
-		{"legacy entry cut", [][]byte{unhex(t, "00000000 01 01020304")}, codecs.ErrShort, "servers[0].port", "payload"},
-		{"legacy bad marker", [][]byte{unhex(t, "00000000 05")}, codecs.ErrBadValue, "end", "payload"},
-		{"legacy without end", [][]byte{unhex(t, "00000000 01 01020304 aa29")}, codecs.ErrShort, "end", "payload"},
-		{"short code", [][]byte{unhex(t, "0600")}, codecs.ErrShort, "response", "payload"},
+		{"no server block marker", [][]byte{codectest.Unhex(t, "06000000 00 09 00 02")}, codecs.ErrBadValue, "server_block", "payload"},
+		{"block cut", [][]byte{codectest.Unhex(t, "06000000 00 08 03 01020304 aa29")}, codecs.ErrShort, "blocks[0].ports[1]", "payload"},
+		{"255 ports announced", [][]byte{codectest.Unhex(t, "06000000 00 08 ff 01020304 aa29 ab29")}, codecs.ErrShort, "blocks[0].ports[2]", "payload"},
+		{"unknown code", [][]byte{codectest.Unhex(t, "09000000")}, codecs.ErrUnknownCode, "response", "payload"},
+		{"refusal among packets", [][]byte{ps[0], codectest.Unhex(t, "03000000")}, codecs.ErrBadValue, "response", "payload 1"},
+		{"legacy entry cut", [][]byte{codectest.Unhex(t, "00000000 01 01020304")}, codecs.ErrShort, "servers[0].port", "payload"},
+		{"legacy bad marker", [][]byte{codectest.Unhex(t, "00000000 05")}, codecs.ErrBadValue, "end", "payload"},
+		{"legacy without end", [][]byte{codectest.Unhex(t, "00000000 01 01020304 aa29")}, codecs.ErrShort, "end", "payload"},
+		{"short code", [][]byte{codectest.Unhex(t, "0600")}, codecs.ErrShort, "response", "payload"},
 		{"nothing", nil, codecs.ErrIncomplete, "packets", ""},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -170,7 +171,7 @@ func TestMasterReplies(t *testing.T) {
 		{"empty list", AppendMasterList(nil, nil)[0], codecs.KindMasterList, "", 0},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			m, err := Codec{}.Decode([][]byte{tc.in}, codecs.DecodeOptions{})
+			m, err := (&Codec{}).Decode([][]byte{tc.in}, codecs.DecodeOptions{})
 			noErr(t, "Decode", err)
 			equal(t, "kind", tc.kind, m.Kind)
 			equal(t, "denied", tc.denied, m.Denied)
@@ -196,7 +197,7 @@ func TestMasterRequest(t *testing.T) {
 		{"unknown", "7d5d5600 0200", MasterRequest{Command: 5660029}, codecs.ErrBadMagic},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			got, err := DecodeMasterRequest(Wrap(nil, unhex(t, tc.payload)))
+			got, err := DecodeMasterRequest(Wrap(nil, codectest.Unhex(t, tc.payload)))
 			if tc.err != nil {
 				codecErr(t, "DecodeMasterRequest", err, tc.err, "", "payload")
 			} else {
@@ -205,5 +206,5 @@ func TestMasterRequest(t *testing.T) {
 			equal(t, "request", tc.want, got)
 		})
 	}
-	equal(t, "payload", unhex(t, "7c5d56000200"), binary.LittleEndian.AppendUint16(binary.LittleEndian.AppendUint32(nil, MasterChallenge), 2))
+	equal(t, "payload", codectest.Unhex(t, "7c5d56000200"), binary.LittleEndian.AppendUint16(binary.LittleEndian.AppendUint32(nil, MasterChallenge), 2))
 }

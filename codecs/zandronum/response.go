@@ -15,28 +15,35 @@ import (
 // The layout follows the flags the server returned (zandronum.md 2.5);
 // where they leave the team byte open, the game mode decides, and where the
 // reply contradicts that, the other layouts are tried (see Guess).
-func DecodeResponse(b []byte) (Response, error) {
-	return decodeResponseOne(b, true, 0)
+//
+// req is the request the reply answers, or nil when it is not known.
+// Knowing the requested flags makes the team-byte rule exact even when
+// the server dropped SQF_TEAMINFO_NUMBER; and a reply that echoes another
+// time is an error wrapping codecs.ErrBadValue at field "time" (the
+// decoded reply is returned too).
+func DecodeResponse(b []byte, req *Request) (Response, error) {
+	return decodeResponseOne(b, true, req)
 }
 
-// DecodeResponseTo is DecodeResponse for a reply to request q. Knowing the
-// requested flags makes the team-byte rule exact even when the server
-// dropped SQF_TEAMINFO_NUMBER.
-func DecodeResponseTo(b []byte, q Request) (Response, error) {
-	return decodeResponseOne(b, true, q.Flags)
+// DecodeResponsePayload is DecodeResponse for the plain payload of a
+// launcher reply.
+func DecodeResponsePayload(p []byte, req *Request) (Response, error) {
+	return decodeResponseOne(p, false, req)
 }
 
-// DecodeResponsePayload decodes the plain payload of a launcher reply.
-func DecodeResponsePayload(p []byte) (Response, error) {
-	return decodeResponseOne(p, false, 0)
-}
-
-func decodeResponseOne(b []byte, isWire bool, asked Flag) (Response, error) {
+func decodeResponseOne(b []byte, isWire bool, req *Request) (Response, error) {
 	s, p, err := scratchFor(b, isWire)
 	if err != nil {
 		return Response{}, err
 	}
+	var asked Flag
+	if req != nil {
+		asked = req.Flags
+	}
 	resp, err := decodeResponse(s.r, p, 0, nil, asked)
+	if err == nil && req != nil && resp.Time != req.Time {
+		err = newError("time", 4, "", wire.Detailf(codecs.ErrBadValue, "%d echoed, the request sent %d", int64(resp.Time), int64(req.Time)))
+	}
 	return resp, done(s, err, isWire)
 }
 
@@ -199,7 +206,7 @@ func (b *body) clean(resp *Response) bool { return !b.r.Failed() && len(resp.Tra
 // tail decodes the fields from SQF_PLAYERDATA on, then the SQF2 fields,
 // then keeps what is left as Trailing.
 func (b *body) tail(resp *Response) {
-	_, _ = *b, *resp // one nil check for the whole function
+	_, _ = *b, *resp // one nil check here, not one per field access below: smaller code (see "Code size" in codecs/doc.go)
 	f := resp.Flags
 	for bit := firstLayoutBit; bit < 31; bit++ {
 		if f&(1<<bit) != 0 {
@@ -301,7 +308,7 @@ func capCount(r *wire.Reader, n, size int) int {
 // bit 31 is handled by tail. A switch rather than a table of functions
 // keeps the decoder's state off the heap.
 func (b *body) field(resp *Response, bit int) {
-	_, _ = *b, *resp // one nil check for the whole function
+	_, _ = *b, *resp // one nil check here, not one per field access below: smaller code (see "Code size" in codecs/doc.go)
 	switch bit {
 	case 0:
 		resp.Name = b.t.cstring(b.r, "name")
@@ -409,7 +416,7 @@ func (b *body) field(resp *Response, bit int) {
 
 // field2 decodes the field of SQF2 flag 1<<bit, under the path "sqf2".
 func (b *body) field2(resp *Response, bit int) {
-	_, _ = *b, *resp // one nil check for the whole function
+	_, _ = *b, *resp // one nil check here, not one per field access below: smaller code (see "Code size" in codecs/doc.go)
 	switch bit {
 	case 0:
 		resp.PWADHashes = b.strings("pwad_hashes")
@@ -453,7 +460,7 @@ func (b *body) count(name string, size int) int {
 // numbers reads a BYTE count and that many LONGs (size 4, AllDMFlags) or
 // BYTEs (size 1, OptionalWADs).
 func (b *body) numbers(resp *Response, name string, size int) {
-	_, _ = *b, *resp // one nil check for the whole function
+	_, _ = *b, *resp // one nil check here, not one per field access below: smaller code (see "Code size" in codecs/doc.go)
 	n := b.count(name, size)
 	if n < 0 {
 		return
@@ -505,6 +512,9 @@ func (b *body) strings(name string) []string {
 // teams returns the team list for a TEAMINFO name, colour or score field,
 // creating it with the announced (or, without TEAMINFO_NUMBER, the
 // layout's) number of teams, bounded by what the rest can hold.
+//
+// Out of line: used from many places; a copy inlined at each would
+// grow the browser module (see "Code size" in codecs/doc.go).
 //
 //go:noinline
 func (b *body) teams(resp *Response, size int) []Team {

@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/querylens/querylens/codecs"
+	"github.com/querylens/querylens/codecs/internal/codectest"
 )
 
 func TestFlagString(t *testing.T) {
@@ -170,7 +171,7 @@ func TestTeamByteRule(t *testing.T) {
 			r := teamReply(tc.mode, tc.flags, tc.teamByte)
 			b, err := AppendResponse(nil, r)
 			noErr(t, "AppendResponse", err)
-			got, err := DecodeResponseTo(b, Request{Flags: tc.asked})
+			got, err := DecodeResponse(b, &Request{Flags: tc.asked, Time: r.Time})
 			noErr(t, "decode", err)
 			equal(t, "TeamByte", tc.teamByte, got.TeamByte)
 			equal(t, "Guessed", tc.guess, got.Guessed)
@@ -194,11 +195,11 @@ func TestGuesses(t *testing.T) {
 		r.NumPlayers = 3
 		b, err := AppendResponse(nil, r)
 		noErr(t, "AppendResponse", err)
-		got, err := DecodeResponse(b)
+		got, err := DecodeResponse(b, nil)
 		noErr(t, "decode", err)
 		equal(t, "players", r.Players, got.Players)
 		equal(t, "Guessed", GuessPlayerCount, got.Guessed)
-		m, err := Codec{}.Decode([][]byte{b}, codecs.DecodeOptions{})
+		m, err := (&Codec{}).Decode([][]byte{b}, codecs.DecodeOptions{})
 		noErr(t, "Decode", err)
 		equal(t, "warnings", []string{WarnPlayerCountGuessed}, m.Warnings)
 	})
@@ -209,7 +210,7 @@ func TestGuesses(t *testing.T) {
 			r.Teams = []Team{{Name: "Blue", Score: 1}, {Name: "Red", Score: 2}, {Name: "Green", Score: 3}, {Name: "Gold", Score: 4}}[:n]
 			b, err := AppendResponse(nil, r)
 			noErr(t, "AppendResponse", err)
-			got, err := DecodeResponse(b)
+			got, err := DecodeResponse(b, nil)
 			noErr(t, "decode", err)
 			equal(t, "teams", r.Teams, got.Teams)
 			equal(t, "Guessed", GuessTeamCount, got.Guessed)
@@ -221,7 +222,7 @@ func TestGuesses(t *testing.T) {
 		// not what a server sends.
 		p, err := Unwrap(nil, vectorDatagram(vecDM, "response")(t)[0])
 		noErr(t, "Unwrap", err)
-		_, err = DecodeResponsePayload(p[:216])
+		_, err = DecodeResponsePayload(p[:216], nil)
 		codecErr(t, "cut", err, codecs.ErrShort, "players[3].ping", "-")
 	})
 }
@@ -241,7 +242,7 @@ func TestTimeLeft(t *testing.T) {
 			p, err := AppendResponsePayload(nil, r)
 			noErr(t, "AppendResponsePayload", err)
 			equal(t, "size", 4+4+2+4+tc.bytes, len(p))
-			got, err := DecodeResponsePayload(p)
+			got, err := DecodeResponsePayload(p, nil)
 			noErr(t, "decode", err)
 			equal(t, "limits", tc.l, got.Limits)
 			_, has := got.Fields().Get("timeleft")
@@ -270,7 +271,7 @@ func TestFieldRoundTrip(t *testing.T) {
 			}
 			p, err := AppendResponsePayload(nil, r)
 			noErr(t, "AppendResponsePayload", err)
-			got, err := DecodeResponsePayload(p)
+			got, err := DecodeResponsePayload(p, nil)
 			noErr(t, "decode", err)
 			p2, err := AppendResponsePayload(nil, got)
 			noErr(t, "AppendResponsePayload again", err)
@@ -282,7 +283,7 @@ func TestFieldRoundTrip(t *testing.T) {
 	t.Run("all", func(t *testing.T) {
 		p, err := AppendResponsePayload(nil, full)
 		noErr(t, "AppendResponsePayload", err)
-		got, err := DecodeResponsePayload(p)
+		got, err := DecodeResponsePayload(p, nil)
 		noErr(t, "decode", err)
 		equal(t, "reply", full, got)
 	})
@@ -302,7 +303,7 @@ func TestFieldRoundTrip(t *testing.T) {
 
 func mustDecodePayload(t testing.TB, p []byte) Response {
 	t.Helper()
-	r, err := DecodeResponsePayload(p)
+	r, err := DecodeResponsePayload(p, nil)
 	noErr(t, "DecodeResponsePayload", err)
 	return r
 }
@@ -313,7 +314,7 @@ func TestUnknownFlags(t *testing.T) {
 	r := Response{Code: CodeAccepted, Version: "v", Flags: SQF_NAME | 0x8000 | SQF_MAPNAME, Name: "n", Map: "m"}
 	b, err := AppendResponse(nil, r)
 	noErr(t, "AppendResponse", err)
-	m, err := Codec{}.Decode([][]byte{b}, codecs.DecodeOptions{})
+	m, err := (&Codec{}).Decode([][]byte{b}, codecs.DecodeOptions{})
 	noErr(t, "Decode", err)
 	equal(t, "warnings", []string{codecs.WarnUnknownFlags}, m.Warnings)
 	equal(t, "map", "m", m.Info.Map)
@@ -321,7 +322,7 @@ func TestUnknownFlags(t *testing.T) {
 	r = Response{Code: CodeAccepted, Version: "v", Flags: SQF_EXTENDED_INFO, Flags2: SQF2_VOICECHAT | 0x100, VoiceChat: 1, Trailing: []byte{9, 9}}
 	b, err = AppendResponse(nil, r)
 	noErr(t, "AppendResponse", err)
-	m, err = Codec{}.Decode([][]byte{b}, codecs.DecodeOptions{})
+	m, err = (&Codec{}).Decode([][]byte{b}, codecs.DecodeOptions{})
 	noErr(t, "Decode", err)
 	equal(t, "warnings", []string{codecs.WarnUnknownFlags, codecs.WarnTrailing}, m.Warnings)
 	v, _ := m.Fields.Get("trailing_bytes")
@@ -354,15 +355,15 @@ func TestHostile(t *testing.T) {
 		{"denied cut", "785d5600 0102", codecs.ErrShort, "time", 4},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			p := unhex(t, tc.payload)
-			r, err := DecodeResponsePayload(p)
+			p := codectest.Unhex(t, tc.payload)
+			r, err := DecodeResponsePayload(p, nil)
 			e := codecErr(t, "DecodeResponsePayload", err, tc.sentinel, tc.field, "")
 			equal(t, "offset", tc.offset, e.Offset)
 			if len(p) >= 4 {
 				equal(t, "partial code kept", code(p), r.Code)
 			}
 			// The same through the Huffman layer and the codec.
-			m, err := Codec{}.Decode([][]byte{Wrap(nil, p)}, codecs.DecodeOptions{Spans: true})
+			m, err := (&Codec{}).Decode([][]byte{Wrap(nil, p)}, codecs.DecodeOptions{Spans: true})
 			e = codecErr(t, "Decode", err, tc.sentinel, tc.field, "payload")
 			equal(t, "offset", tc.offset, e.Offset)
 			if m == nil {
@@ -375,7 +376,7 @@ func TestHostile(t *testing.T) {
 func TestPartialResult(t *testing.T) {
 	p, err := Unwrap(nil, vectorDatagram(vecCTF, "response")(t)[0])
 	noErr(t, "Unwrap", err)
-	m, err := Codec{}.Decode([][]byte{Wrap(nil, p[:200])}, codecs.DecodeOptions{})
+	m, err := (&Codec{}).Decode([][]byte{Wrap(nil, p[:200])}, codecs.DecodeOptions{})
 	codecErr(t, "cut", err, codecs.ErrShort, "", "payload")
 	equal(t, "kind", codecs.KindResponse, m.Kind)
 	equal(t, "name", "CTF Night", m.Info.Name)
@@ -419,9 +420,58 @@ func TestTeamDamageNaN(t *testing.T) {
 	r := Response{Code: CodeAccepted, Version: "v", Flags: SQF_TEAMDAMAGE, TeamDamage: float32(math.NaN())}
 	b, err := AppendResponse(nil, r)
 	noErr(t, "AppendResponse", err)
-	m, err := Codec{}.Decode([][]byte{b}, codecs.DecodeOptions{})
+	m, err := (&Codec{}).Decode([][]byte{b}, codecs.DecodeOptions{})
 	noErr(t, "Decode", err)
 	if s := string(m.AppendJSON(nil)); !strings.Contains(s, `"teamdamage":null`) {
 		t.Errorf("NaN team damage: %s", s)
+	}
+}
+
+// TestEmptyValues: a string the server sends empty is "" in the neutral
+// view; a field its flags leave out is missing from it.
+func TestEmptyValues(t *testing.T) {
+	for _, tc := range []struct {
+		name   string
+		flags  Flag
+		flags2 Flag2
+		want   string
+	}{
+		{"empty strings", SQF_NAME | SQF_MAPNAME | SQF_PLAYERDATA | SQF_NUMPLAYERS | SQF_GAMETYPE | SQF_TEAMINFO_NUMBER | SQF_TEAMINFO_NAME,
+			0, `{"name":"","map":"","game_type":"Capture the Flag","version":"","num_players":1,"players":[{"name":"","score":0,"ping":0,"team":0,"spectator":false,"bot":false}],"teams":[{"name":"","score":0},{"name":"","score":0}]}`},
+		{"mode name sent empty", SQF_EXTENDED_INFO, SQF2_GAMEMODE_NAME, `{"game_type":"","version":""}`},
+		{"mode name empty, mode number sent", SQF_GAMETYPE | SQF_EXTENDED_INFO, SQF2_GAMEMODE_NAME, `{"game_type":"Cooperative","version":""}`},
+		{"nothing sent", 0, 0, `{"version":""}`},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			resp := Response{Code: CodeAccepted, Flags: tc.flags, Flags2: tc.flags2, NumPlayers: 1,
+				Players: []Player{{}}, NumTeams: 2, Teams: []Team{{}, {}}, TeamByte: true}
+			if tc.flags&SQF_GAMETYPE != 0 && tc.flags2 == 0 {
+				resp.GameMode = ModeCTF
+			}
+			b, err := AppendResponse(nil, resp)
+			noErr(t, "AppendResponse", err)
+			m, err := (&Codec{}).Decode([][]byte{b}, codecs.DecodeOptions{})
+			noErr(t, "Decode", err)
+			if got := string(codecs.AppendJSON(nil, m.Object()[2].Value)); got != tc.want {
+				t.Errorf("info\n got %s\nwant %s", got, tc.want)
+			}
+		})
+	}
+}
+
+// TestDecodeResponseRequest: given the request, a reply (or refusal)
+// echoing another time is an error at the payload's time field, and the
+// reply is returned with it.
+func TestDecodeResponseRequest(t *testing.T) {
+	for _, resp := range []Response{extendedResponse(), {Code: CodeIgnored, Time: 7}} {
+		b, err := AppendResponse(nil, resp)
+		noErr(t, "AppendResponse", err)
+		_, err = DecodeResponse(b, &Request{Flags: resp.Flags, Time: resp.Time})
+		noErr(t, "the request it answers", err)
+		got, err := DecodeResponse(b, &Request{Flags: resp.Flags, Time: resp.Time + 1})
+		if e := codecErr(t, "another time", err, codecs.ErrBadValue, "time", "payload"); e.Offset != 4 {
+			t.Errorf("offset %d", e.Offset)
+		}
+		equal(t, "reply returned", resp.Version, got.Version)
 	}
 }

@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/querylens/querylens/codecs"
+	"github.com/querylens/querylens/codecs/internal/codectest"
 )
 
 // segPayload builds one segment payload by hand.
@@ -109,7 +110,7 @@ func TestSegmentedErrors(t *testing.T) {
 			codecs.ErrShort, "segment.data", "payload", 12},
 		{"header cut", [][]byte{segPayload(0, 1, 0, 1, 1, nil)[:9]},
 			codecs.ErrShort, "segment.size", "payload", 8},
-		{"not a segment", [][]byte{body[0], unhex(t, "775d5600")},
+		{"not a segment", [][]byte{body[0], codectest.Unhex(t, "775d5600")},
 			codecs.ErrBadMagic, "response", "payload 1", 0},
 		{"totals disagree", [][]byte{body[0], segPayload(1, 4, 12, 12, 25, data(1))},
 			codecs.ErrBadValue, "segment.total", "payload 1", 5},
@@ -134,7 +135,7 @@ func TestSegmentedErrors(t *testing.T) {
 			if len(tc.in) == 0 {
 				return
 			}
-			m, err := Codec{}.Decode(wrapAll(tc.in), codecs.DecodeOptions{Spans: true})
+			m, err := (&Codec{}).Decode(wrapAll(tc.in), codecs.DecodeOptions{Spans: true})
 			if tc.field != "response" {
 				e = codecErr(t, "Codec.Decode", err, tc.sentinel, tc.field, tc.layer)
 				equal(t, "offset", tc.offset, e.Offset)
@@ -150,7 +151,7 @@ func TestSegmentedErrors(t *testing.T) {
 // offset 0 on still decodes, and the error says what is missing.
 func TestSegmentedPartial(t *testing.T) {
 	ps := segmentsOf(t, extendedResponse(), 120)
-	m, err := Codec{}.Decode([][]byte{Wrap(nil, ps[1]), Wrap(nil, ps[0])}, codecs.DecodeOptions{})
+	m, err := (&Codec{}).Decode([][]byte{Wrap(nil, ps[1]), Wrap(nil, ps[0])}, codecs.DecodeOptions{})
 	codecErr(t, "Decode", err, codecs.ErrIncomplete, "segments", "")
 	equal(t, "kind", codecs.KindResponse, m.Kind)
 	equal(t, "name", "Café Deathmatch", m.Info.Name)

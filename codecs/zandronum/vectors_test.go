@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/querylens/querylens/codecs"
+	"github.com/querylens/querylens/codecs/internal/codectest"
 	"github.com/querylens/querylens/huffman"
 )
 
@@ -55,7 +56,7 @@ func TestVectors(t *testing.T) {
 	for _, v := range loadVectors(t) {
 		t.Run(v.Name, func(t *testing.T) {
 			if v.RequestPlain != "" && v.ResponsePlain == "" {
-				plain, wire := unhex(t, v.RequestPlain), unhex(t, v.Request)
+				plain, wire := codectest.Unhex(t, v.RequestPlain), codectest.Unhex(t, v.Request)
 				equal(t, "huffman.Encode(request)", wire, huffman.Encode(nil, plain))
 				if code(plain) == MasterChallenge {
 					q, err := DecodeMasterRequest(wire)
@@ -79,7 +80,7 @@ func TestVectors(t *testing.T) {
 				equal(t, "AppendRequest", wire, b)
 				return
 			}
-			plain, wire := unhex(t, v.ResponsePlain), unhex(t, v.Response)
+			plain, wire := codectest.Unhex(t, v.ResponsePlain), codectest.Unhex(t, v.Response)
 			equal(t, "huffman.Encode(response)", wire, huffman.Encode(nil, plain))
 			switch code(plain) {
 			case MasterBeginPart, MasterBeginList:
@@ -93,17 +94,17 @@ func TestVectors(t *testing.T) {
 				equal(t, "AppendMasterList", [][]byte{wire}, AppendMasterList(nil, l.Servers))
 				return
 			}
-			r, err := DecodeResponse(wire)
+			r, err := DecodeResponse(wire, nil)
 			noErr(t, "DecodeResponse", err)
-			rp, err := DecodeResponsePayload(plain)
+			rp, err := DecodeResponsePayload(plain, nil)
 			noErr(t, "DecodeResponsePayload", err)
 			equal(t, "wire and payload decode", rp, r)
 			if v.Request != "" {
-				q, err := DecodeRequest(unhex(t, v.Request))
+				q, err := DecodeRequest(codectest.Unhex(t, v.Request))
 				noErr(t, "DecodeRequest", err)
-				rq, err := DecodeResponseTo(wire, q)
-				noErr(t, "DecodeResponseTo", err)
-				equal(t, "DecodeResponseTo", r, rq)
+				rq, err := DecodeResponse(wire, &q)
+				noErr(t, "DecodeResponse with its request", err)
+				equal(t, "DecodeResponse with its request", r, rq)
 			}
 			checkExpected(t, v.Expected, r.Fields())
 			if r.Guessed != 0 {
@@ -119,7 +120,7 @@ func TestVectors(t *testing.T) {
 			equal(t, "AppendResponse", wire, b)
 
 			// The codec agrees with the typed API.
-			m, err := Codec{}.Decode([][]byte{wire}, codecs.DecodeOptions{})
+			m, err := (&Codec{}).Decode([][]byte{wire}, codecs.DecodeOptions{})
 			noErr(t, "Codec.Decode", err)
 			checkExpected(t, v.Expected, m.Fields)
 		})
@@ -138,7 +139,7 @@ func TestVectorInfo(t *testing.T) {
 			continue
 		}
 		t.Run(v.Name, func(t *testing.T) {
-			m, err := Codec{}.Decode([][]byte{unhex(t, v.Response)}, codecs.DecodeOptions{})
+			m, err := (&Codec{}).Decode([][]byte{codectest.Unhex(t, v.Response)}, codecs.DecodeOptions{})
 			noErr(t, "Decode", err)
 			if got := string(m.AppendJSON(nil)); !bytes.Contains([]byte(got), []byte(`"info":`+w)) {
 				t.Errorf("info:\n got  %s\n want %s", got, w)

@@ -37,6 +37,19 @@ const (
 	CodeSegmented = 5660032
 )
 
+// Query lengths CheckQuery accepts.
+const (
+	// MaxRequestPayload is the longest launcher request a client sends:
+	// LONG 199, LONG flags with bit 31, LONG time, LONG flags2, BYTE 2
+	// (Doomseeker with extended info and segments). qstat's is 16: 12
+	// and a zero flags2 it sends without bit 31.
+	MaxRequestPayload = 17
+	// MaxQueryLen is the longest query datagram: the request's payload in
+	// the raw Huffman form (ff, then the payload), which a client's
+	// encoder uses only when the Huffman form would be longer.
+	MaxQueryLen = 1 + MaxRequestPayload
+)
+
 // Master protocol (zandronum.md 3).
 const (
 	// MasterChallenge: launcher -> master. Payload: LONG 5660028, SHORT 2.
@@ -261,6 +274,9 @@ func (m GameMode) Info() (info ModeInfo, ok bool) {
 
 // String is the mode's name, or "mode N" for an unknown number.
 //
+// Out of line: used from many places; a copy inlined at each would
+// grow the browser module (see "Code size" in codecs/doc.go).
+//
 //go:noinline
 func (m GameMode) String() string {
 	if int(m) < len(modes) {
@@ -405,6 +421,9 @@ type Response struct {
 
 // has reports whether the field of flag bit (32+bit for SQF2) is in the
 // reply and was read.
+//
+// Out of line: used from many places; a copy inlined at each would
+// grow the browser module (see "Code size" in codecs/doc.go).
 //
 //go:noinline
 func (r *Response) has(bit int) bool {

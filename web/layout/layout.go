@@ -65,6 +65,15 @@ func (p Page) ogType() string {
 	return p.Type
 }
 
+// buildInfo is the footer line (server version, browser module hash) when
+// the Assets can say it (web's can; the tests' fakes need not).
+func (p Page) buildInfo() string {
+	if b, ok := p.Assets.(interface{ BuildInfo() string }); ok {
+		return b.BuildInfo()
+	}
+	return ""
+}
+
 // importMap is the JSON of <script type="importmap">.
 func (p Page) importMap() map[string]any {
 	return map[string]any{"imports": p.Assets.ImportMap()}

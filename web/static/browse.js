@@ -481,23 +481,70 @@ setInterval(() => {
   for (const r of rows) if (now - r.lastAsked >= Math.max(every, minInterval(r))) ask(r, now);
 }, 2000);
 
-$("add-form").addEventListener("submit", (e) => {
+/**
+ * detectProtocol asks addr in every protocol at once through the relay (each
+ * protocol's own query, as `querylens query` does without -p) and resolves to
+ * the first protocol whose reply decodes, with that conversation (so the row
+ * is filled without asking again: a Zandronum server answers once per 10 s),
+ * or null when none does before the relay's reply window closes.
+ * @param {string} addr host:port
+ * @returns {Promise<{protocol: string, res: object}|null>}
+ */
+function detectProtocol(addr) {
+  const names = (cfg.protocols ?? []).map((p) => p.name);
+  return new Promise((resolve) => {
+    let left = names.length;
+    if (!left) resolve(null);
+    for (const p of names) {
+      converse(ql, relay, p, addr, null, { timeoutMs: (relay.hello?.replyWindow ?? 2000) + 1500 }).then((res) => {
+        if (res.replies && res.message && !res.message.error) resolve({ protocol: p, res }); // later answers are ignored
+        if (--left === 0) resolve(null);
+      });
+    }
+  });
+}
+
+$("add-form").addEventListener("submit", async (e) => {
   e.preventDefault();
-  const protocol = $("add-protocol").value;
+  let protocol = $("add-protocol").value;
   let addr = $("add-addr").value.trim();
+  let detected = null;
   const def = (cfg.protocols ?? []).find((p) => p.name === protocol)?.default_port;
   if (!/:\d+$/.test(addr) && def) addr += `:${def}`;
   if (!/^(\[[0-9a-fA-F:.]+\]|[^\s:[\]]+):\d{1,5}$/.test(addr)) {
     $("add-msg").textContent = "Enter host:port";
     return;
   }
+  if (protocol === "detect") {
+    if (!ql) {
+      $("add-msg").textContent = "Not connected to the relay yet";
+      return;
+    }
+    $("add-msg").textContent = `Detecting the protocol of ${addr}…`;
+    detected = await detectProtocol(addr);
+    if (!detected) {
+      $("add-msg").textContent = `No protocol answered at ${addr}`;
+      return;
+    }
+    protocol = detected.protocol;
+  }
   if (!store.added.some((s) => s.protocol === protocol && s.addr === addr)) {
     store.added.push({ protocol, addr });
     saveStore();
   }
   const r = addRow(protocol, addr, "added");
-  if (ql) ask(r);
-  $("add-msg").textContent = `Added ${addr}`;
+  if (detected) {
+    asked++;
+    answered++;
+    r.lastAsked = Date.now();
+    apply(r, detected.res);
+    invalidate();
+    const title = (cfg.protocols ?? []).find((p) => p.name === protocol)?.title ?? protocol;
+    $("add-msg").textContent = `Added ${addr}: ${title} answered`;
+  } else {
+    if (ql) ask(r);
+    $("add-msg").textContent = `Added ${addr}`;
+  }
   $("add-addr").value = "";
 });
 

@@ -53,7 +53,7 @@ var sections = []section{
 	{"browser", "Refreshing 1,000 Zandronum servers in the browser", 6 * time.Minute, browserSection},
 	{"gamedig", "GameSpy v2: GameDig against querylens", 3 * time.Minute, gamedigSection},
 	{"decoder", "The browser decoder: wasm against native", 4 * time.Minute, decoderSection},
-	{"relay", "The relay", 3 * time.Minute, relaySection},
+	{"relay", "The relay", 8 * time.Minute, relaySection},
 	{"huffman", "Huffman: table codec against the tree walk", 2 * time.Minute, huffmanSection},
 	{"codecs", "Codec benchmarks", 3 * time.Minute, codecsSection},
 }

@@ -47,12 +47,18 @@ func NewReader(proto string, b []byte, layer int, spans *[]codecs.Span) *Reader 
 
 // Reset reuses r for new bytes, keeping its span sink.
 //
+// Out of line: used from many places; a copy inlined at each would
+// grow the browser module (see "Code size" in codecs/doc.go).
+//
 //go:noinline
 func (r *Reader) Reset(b []byte, layer int) {
 	r.b, r.off, r.base, r.layer, r.path, r.err = b, 0, 0, layer, r.path[:0], nil
 }
 
 // Err returns the first error, or nil. The returned value is a *codecs.Error.
+//
+// Out of line: used from many places; a copy inlined at each would
+// grow the browser module (see "Code size" in codecs/doc.go).
 //
 //go:noinline
 func (r *Reader) Err() error {
@@ -84,12 +90,18 @@ func (r *Reader) Recording() bool { return r.spans != nil }
 // Enter pushes a path element: Enter("players", 3) then U8("team") records
 // "players[3].team". index < 0 means a plain name ("limits.fraglimit").
 //
+// Out of line: used from many places; a copy inlined at each would
+// grow the browser module (see "Code size" in codecs/doc.go).
+//
 //go:noinline
 func (r *Reader) Enter(name string, index int) {
 	r.path = append(r.path, pathElem{name: name, index: index})
 }
 
 // Leave pops the last path element.
+//
+// Out of line: used from many places; a copy inlined at each would
+// grow the browser module (see "Code size" in codecs/doc.go).
 //
 //go:noinline
 func (r *Reader) Leave() { r.path = r.path[:len(r.path)-1] }
@@ -121,10 +133,16 @@ func (r *Reader) Path(field string) string {
 // Fail records err for field at the current offset, unless an error is
 // already recorded.
 //
+// Out of line: used from many places; a copy inlined at each would
+// grow the browser module (see "Code size" in codecs/doc.go).
+//
 //go:noinline
 func (r *Reader) Fail(field string, err error) { r.FailAt(field, r.Offset(), err) }
 
 // FailAt records err for field at offset off (layer-relative).
+//
+// Out of line: used from many places; a copy inlined at each would
+// grow the browser module (see "Code size" in codecs/doc.go).
 //
 //go:noinline
 func (r *Reader) FailAt(field string, off int, err error) {
@@ -306,6 +324,9 @@ func (r *Reader) Bytes(field string, n int) []byte {
 // describes with Mark (Bloodmasters' 7-bit length-prefixed strings). It
 // fails with ErrShort like every read.
 //
+// Out of line: used from many places; a copy inlined at each would
+// grow the browser module (see "Code size" in codecs/doc.go).
+//
 //go:noinline
 func (r *Reader) Skip(field string, n int) []byte { return r.take(field, n) }
 
@@ -335,12 +356,18 @@ func (r *Reader) CString(field string) []byte {
 // Mark records a span over [start, Offset()) for a value the caller decoded
 // itself (a group such as one player, or a custom encoding).
 //
+// Out of line: used from many places; a copy inlined at each would
+// grow the browser module (see "Code size" in codecs/doc.go).
+//
 //go:noinline
 func (r *Reader) Mark(field, kind string, start int, value string) { r.Span(field, kind, start, value) }
 
 // Sub returns a reader over the next n bytes (consumed from r) that records
 // into the same span sink with the same path, with offsets continuing r's.
 // Errors in the sub-reader do not propagate; call r.Adopt(sub) for that.
+//
+// Out of line: used from many places; a copy inlined at each would
+// grow the browser module (see "Code size" in codecs/doc.go).
 //
 //go:noinline
 func (r *Reader) Sub(field string, n int) *Reader {
@@ -354,6 +381,9 @@ func (r *Reader) Sub(field string, n int) *Reader {
 }
 
 // Adopt copies sub's error into r if r has none.
+//
+// Out of line: used from many places; a copy inlined at each would
+// grow the browser module (see "Code size" in codecs/doc.go).
 //
 //go:noinline
 func (r *Reader) Adopt(sub *Reader) {

@@ -85,7 +85,7 @@ func Page(p layout.Page, c Config) templ.Component {
 					return templ_7745c5c3_Err
 				}
 			}
-			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 5, "</select></label> <label title=\"Game mode\"><span class=\"sr-only\">Game mode</span> <select id=\"f-mode\" name=\"mode\" data-testid=\"filter-mode\"><option value=\"\">All modes</option></select></label> <label title=\"Password\"><span class=\"sr-only\">Password</span> <select id=\"f-password\" name=\"password\" data-testid=\"filter-password\"><option value=\"\">Any password</option> <option value=\"open\">No password</option> <option value=\"locked\">Password only</option></select></label> <label class=\"check\"><input type=\"checkbox\" id=\"f-empty\" name=\"empty\" data-testid=\"filter-empty\"> Hide empty</label> <label class=\"check\"><input type=\"checkbox\" id=\"f-full\" name=\"full\" data-testid=\"filter-full\"> Hide full</label> <label class=\"check\"><input type=\"checkbox\" id=\"f-fav\" name=\"fav\"> Favourites</label> <label class=\"check\"><input type=\"checkbox\" id=\"f-online\" name=\"online\"> Answering only</label> <label class=\"ping\">Max ping <input type=\"number\" id=\"f-ping\" name=\"ping\" min=\"0\" step=\"10\" placeholder=\"∞\" inputmode=\"numeric\" data-testid=\"filter-ping\"></label> <span class=\"spacer\"></span> <label title=\"Refresh automatically\"><span class=\"sr-only\">Auto-refresh</span> <select id=\"auto\" name=\"auto\" data-testid=\"auto-refresh\"><option value=\"0\">Auto-refresh off</option> <option value=\"30\">Every 30 s</option> <option value=\"60\">Every minute</option> <option value=\"300\">Every 5 minutes</option></select></label> <button type=\"button\" class=\"btn\" id=\"refresh\" data-testid=\"refresh\">Refresh</button></form><div class=\"progress\" data-testid=\"progress\"><div class=\"bar\" role=\"progressbar\" aria-label=\"Servers answered\" aria-valuemin=\"0\" aria-valuemax=\"0\" aria-valuenow=\"0\"><span id=\"bar\"></span></div><span id=\"progress-text\" aria-live=\"polite\" data-testid=\"progress-text\">Loading the decoder…</span> <span id=\"counts\" class=\"muted\" data-testid=\"counts\"></span></div><div class=\"table-wrap\" id=\"table-wrap\" data-testid=\"table-wrap\"><table class=\"servers\" id=\"servers\" data-testid=\"server-table\" aria-rowcount=\"0\" aria-label=\"Game servers\"><thead><tr><th scope=\"col\" class=\"c-fav\" data-sort=\"fav\"><button type=\"button\" aria-label=\"Sort by favourite\">★</button></th><th scope=\"col\" class=\"c-proto\" data-sort=\"protocol\"><button type=\"button\">Protocol</button></th><th scope=\"col\" class=\"c-name\" data-sort=\"name\"><button type=\"button\">Name</button></th><th scope=\"col\" class=\"c-players num\" data-sort=\"players\"><button type=\"button\">Players</button></th><th scope=\"col\" class=\"c-map\" data-sort=\"map\"><button type=\"button\">Map</button></th><th scope=\"col\" class=\"c-mode\" data-sort=\"mode\"><button type=\"button\">Mode</button></th><th scope=\"col\" class=\"c-ping num\" data-sort=\"ping\"><button type=\"button\">Ping</button></th><th scope=\"col\" class=\"c-addr\" data-sort=\"addr\"><button type=\"button\">Address</button></th><th scope=\"col\" class=\"c-country\" data-sort=\"country\"><button type=\"button\">Country</button></th><th scope=\"col\" class=\"c-flags\" data-sort=\"flags\"><button type=\"button\">Flags</button></th></tr></thead> <tbody id=\"rows\" data-testid=\"rows\"></tbody></table><p class=\"empty-state\" id=\"empty-state\" hidden>No server matches the filters.</p></div><div class=\"below\"><details class=\"card\" data-testid=\"add-server\"><summary>Add a server</summary><form id=\"add-form\" class=\"inline-form\"><label>Protocol <select name=\"protocol\" id=\"add-protocol\" data-testid=\"add-protocol\">")
+			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 5, "</select></label> <label title=\"Game mode\"><span class=\"sr-only\">Game mode</span> <select id=\"f-mode\" name=\"mode\" data-testid=\"filter-mode\"><option value=\"\">All modes</option></select></label> <label title=\"Password\"><span class=\"sr-only\">Password</span> <select id=\"f-password\" name=\"password\" data-testid=\"filter-password\"><option value=\"\">Any password</option> <option value=\"open\">No password</option> <option value=\"locked\">Password only</option></select></label> <label class=\"check\"><input type=\"checkbox\" id=\"f-empty\" name=\"empty\" data-testid=\"filter-empty\"> Hide empty</label> <label class=\"check\"><input type=\"checkbox\" id=\"f-full\" name=\"full\" data-testid=\"filter-full\"> Hide full</label> <label class=\"check\"><input type=\"checkbox\" id=\"f-fav\" name=\"fav\"> Favourites</label> <label class=\"check\"><input type=\"checkbox\" id=\"f-online\" name=\"online\"> Answering only</label> <label class=\"ping\">Max ping <input type=\"number\" id=\"f-ping\" name=\"ping\" min=\"0\" step=\"10\" placeholder=\"∞\" inputmode=\"numeric\" data-testid=\"filter-ping\"></label> <span class=\"spacer\"></span> <label title=\"Refresh automatically\"><span class=\"sr-only\">Auto-refresh</span> <select id=\"auto\" name=\"auto\" data-testid=\"auto-refresh\"><option value=\"0\">Auto-refresh off</option> <option value=\"30\">Every 30 s</option> <option value=\"60\">Every minute</option> <option value=\"300\">Every 5 minutes</option></select></label> <button type=\"button\" class=\"btn\" id=\"refresh\" data-testid=\"refresh\">Refresh</button></form><div class=\"progress\" data-testid=\"progress\"><div class=\"bar\" role=\"progressbar\" aria-label=\"Servers answered\" aria-valuemin=\"0\" aria-valuemax=\"0\" aria-valuenow=\"0\"><span id=\"bar\"></span></div><span id=\"progress-text\" aria-live=\"polite\" data-testid=\"progress-text\">Loading the decoder…</span> <span id=\"counts\" class=\"muted\" data-testid=\"counts\"></span></div><div class=\"table-wrap\" id=\"table-wrap\" data-testid=\"table-wrap\"><table class=\"servers\" id=\"servers\" data-testid=\"server-table\" aria-rowcount=\"0\" aria-label=\"Game servers\"><thead><tr><th scope=\"col\" class=\"c-fav\" data-sort=\"fav\"><button type=\"button\" aria-label=\"Sort by favourite\">★</button></th><th scope=\"col\" class=\"c-proto\" data-sort=\"protocol\"><button type=\"button\">Protocol</button></th><th scope=\"col\" class=\"c-name\" data-sort=\"name\"><button type=\"button\">Name</button></th><th scope=\"col\" class=\"c-players num\" data-sort=\"players\"><button type=\"button\">Players</button></th><th scope=\"col\" class=\"c-map\" data-sort=\"map\"><button type=\"button\">Map</button></th><th scope=\"col\" class=\"c-mode\" data-sort=\"mode\"><button type=\"button\">Mode</button></th><th scope=\"col\" class=\"c-ping num\" data-sort=\"ping\"><button type=\"button\">Ping</button></th><th scope=\"col\" class=\"c-addr\" data-sort=\"addr\"><button type=\"button\">Address</button></th><th scope=\"col\" class=\"c-country\" data-sort=\"country\"><button type=\"button\">Country</button></th><th scope=\"col\" class=\"c-flags\" data-sort=\"flags\"><button type=\"button\">Flags</button></th></tr></thead> <tbody id=\"rows\" data-testid=\"rows\"></tbody></table><p class=\"empty-state\" id=\"empty-state\" hidden>No server matches the filters.</p></div><div class=\"below\"><details class=\"card\" data-testid=\"add-server\"><summary>Add a server</summary><form id=\"add-form\" class=\"inline-form\"><label>Protocol <select name=\"protocol\" id=\"add-protocol\" data-testid=\"add-protocol\"><option value=\"detect\">Detect (try every protocol)</option> ")
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}
@@ -97,7 +97,7 @@ func Page(p layout.Page, c Config) templ.Component {
 				var templ_7745c5c3_Var5 string
 				templ_7745c5c3_Var5, templ_7745c5c3_Err = templ.JoinStringErrs(pr.Name)
 				if templ_7745c5c3_Err != nil {
-					return templ.Error{Err: templ_7745c5c3_Err, FileName: `web/pages/browse/view.templ`, Line: 92, Col: 32}
+					return templ.Error{Err: templ_7745c5c3_Err, FileName: `web/pages/browse/view.templ`, Line: 93, Col: 32}
 				}
 				_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var5))
 				if templ_7745c5c3_Err != nil {
@@ -110,7 +110,7 @@ func Page(p layout.Page, c Config) templ.Component {
 				var templ_7745c5c3_Var6 string
 				templ_7745c5c3_Var6, templ_7745c5c3_Err = templ.JoinStringErrs(pr.Title)
 				if templ_7745c5c3_Err != nil {
-					return templ.Error{Err: templ_7745c5c3_Err, FileName: `web/pages/browse/view.templ`, Line: 92, Col: 45}
+					return templ.Error{Err: templ_7745c5c3_Err, FileName: `web/pages/browse/view.templ`, Line: 93, Col: 45}
 				}
 				_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var6))
 				if templ_7745c5c3_Err != nil {
@@ -133,7 +133,7 @@ func Page(p layout.Page, c Config) templ.Component {
 				var templ_7745c5c3_Var7 templ.SafeURL
 				templ_7745c5c3_Var7, templ_7745c5c3_Err = templ.JoinURLErrs(templ.SafeURL(status.Path(s.Protocol, s.Addr, s.Options)))
 				if templ_7745c5c3_Err != nil {
-					return templ.Error{Err: templ_7745c5c3_Err, FileName: `web/pages/browse/view.templ`, Line: 120, Col: 78}
+					return templ.Error{Err: templ_7745c5c3_Err, FileName: `web/pages/browse/view.templ`, Line: 121, Col: 78}
 				}
 				_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var7))
 				if templ_7745c5c3_Err != nil {
@@ -146,7 +146,7 @@ func Page(p layout.Page, c Config) templ.Component {
 				var templ_7745c5c3_Var8 string
 				templ_7745c5c3_Var8, templ_7745c5c3_Err = templ.JoinStringErrs(s.Protocol)
 				if templ_7745c5c3_Err != nil {
-					return templ.Error{Err: templ_7745c5c3_Err, FileName: `web/pages/browse/view.templ`, Line: 120, Col: 93}
+					return templ.Error{Err: templ_7745c5c3_Err, FileName: `web/pages/browse/view.templ`, Line: 121, Col: 93}
 				}
 				_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var8))
 				if templ_7745c5c3_Err != nil {
@@ -159,7 +159,7 @@ func Page(p layout.Page, c Config) templ.Component {
 				var templ_7745c5c3_Var9 string
 				templ_7745c5c3_Var9, templ_7745c5c3_Err = templ.JoinStringErrs(s.Addr)
 				if templ_7745c5c3_Err != nil {
-					return templ.Error{Err: templ_7745c5c3_Err, FileName: `web/pages/browse/view.templ`, Line: 120, Col: 104}
+					return templ.Error{Err: templ_7745c5c3_Err, FileName: `web/pages/browse/view.templ`, Line: 121, Col: 104}
 				}
 				_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var9))
 				if templ_7745c5c3_Err != nil {
@@ -182,7 +182,7 @@ func Page(p layout.Page, c Config) templ.Component {
 				var templ_7745c5c3_Var10 string
 				templ_7745c5c3_Var10, templ_7745c5c3_Err = templ.JoinStringErrs(p.Assets.URL("spark.js"))
 				if templ_7745c5c3_Err != nil {
-					return templ.Error{Err: templ_7745c5c3_Err, FileName: `web/pages/browse/view.templ`, Line: 127, Col: 55}
+					return templ.Error{Err: templ_7745c5c3_Err, FileName: `web/pages/browse/view.templ`, Line: 128, Col: 55}
 				}
 				_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var10))
 				if templ_7745c5c3_Err != nil {

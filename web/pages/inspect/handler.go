@@ -60,5 +60,5 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		Assets: h.Assets,
 	}
 	w.Header().Set("Cache-Control", "no-cache")
-	layout.Render(w, r, http.StatusOK, Page(p, cfg, ps))
+	layout.RenderPage(w, r, http.StatusOK, p, Page(p, cfg, ps))
 }

@@ -131,7 +131,13 @@ func known() string {
 
 func (h *Handler) fail(w http.ResponseWriter, r *http.Request, svg bool, status int, heading, detail string) {
 	if svg {
-		w.Header().Set("Cache-Control", "public, max-age=300")
+		cc := "public, max-age=300"
+		if ra := w.Header().Get("Retry-After"); ra != "" {
+			// A refusal for now: caches must not serve it after the
+			// moment it tells the client to come back.
+			cc = "public, max-age=" + ra
+		}
+		w.Header().Set("Cache-Control", cc)
 		h.writeBadge(w, r, status, badge{Label: "querylens", Message: strings.ToLower(heading), Color: colorGrey})
 		return
 	}
@@ -187,7 +193,7 @@ func (h *Handler) Page(w http.ResponseWriter, r *http.Request) {
 	// Short: the page refreshes itself, and a shared link should not show
 	// an old player count to the next reader.
 	w.Header().Set("Cache-Control", "public, max-age=10")
-	layout.Render(w, r, http.StatusOK, Page(p, v))
+	layout.RenderPage(w, r, http.StatusOK, p, Page(p, v))
 }
 
 // liveConfig is what static/status.js needs to keep the page live.

@@ -4,10 +4,8 @@ import (
 	"context"
 	"errors"
 	"net"
-	"net/netip"
 	"net/url"
 	"strconv"
-	"strings"
 	"time"
 
 	"github.com/querylens/querylens/codecs"
@@ -164,44 +162,13 @@ func queryString(opts map[string]string) string {
 }
 
 // ParseTarget checks a "host:port" from a URL and returns it in canonical
-// form. Hosts are IP addresses or DNS names; ports are 1..65535.
+// form. The syntax is the relay's (relay.ParseTarget), so that this page
+// refuses what the relay refuses: an IPv4-mapped IPv6 address stays IPv6
+// and the relay's policy judges it as written. Port 0 is not a server.
 func ParseTarget(s string) (string, bool) {
-	host, port, err := net.SplitHostPort(s)
-	if err != nil || host == "" {
+	t, err := relay.ParseTarget(s)
+	if err != nil || t.Port == 0 {
 		return "", false
 	}
-	p, err := strconv.ParseUint(port, 10, 16)
-	if err != nil || p == 0 || (len(port) > 1 && port[0] == '0') {
-		return "", false
-	}
-	if a, err := netip.ParseAddr(host); err == nil {
-		if a.Zone() != "" {
-			return "", false
-		}
-		return net.JoinHostPort(a.Unmap().String(), port), true
-	}
-	if !validHostname(host) {
-		return "", false
-	}
-	return net.JoinHostPort(strings.ToLower(strings.TrimSuffix(host, ".")), port), true
-}
-
-func validHostname(h string) bool {
-	h = strings.TrimSuffix(h, ".")
-	if len(h) == 0 || len(h) > 253 {
-		return false
-	}
-	for _, label := range strings.Split(h, ".") {
-		if len(label) == 0 || len(label) > 63 || label[0] == '-' || label[len(label)-1] == '-' {
-			return false
-		}
-		for i := 0; i < len(label); i++ {
-			c := label[i]
-			if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '-' || c == '_') {
-				return false
-			}
-		}
-	}
-	// A name of digits and dots only would be a mistyped IPv4 address.
-	return strings.Trim(h, "0123456789.") != ""
+	return t.String(), true
 }

@@ -14,7 +14,8 @@ func TestParseTarget(t *testing.T) {
 	}{
 		{"127.0.0.1:10666", "127.0.0.1:10666", true},
 		{"[::1]:10666", "[::1]:10666", true},
-		{"[::ffff:1.2.3.4]:5", "1.2.3.4:5", true},
+		{"[::ffff:1.2.3.4]:5", "[::ffff:1.2.3.4]:5", true}, // the relay refuses it as written
+		{"[::FFFF:7f00:1]:5", "[::ffff:127.0.0.1]:5", true},
 		{"Game.Example.ORG.:15300", "game.example.org:15300", true},
 		{"host_1.example:1", "host_1.example:1", true},
 		{"1.2.3.4", "", false},

@@ -35,6 +35,7 @@ type view struct {
 	JoinURL     string        // a URL scheme that starts the game, or ""
 	PageURL     string        // absolute
 	BadgeURL    string        // absolute
+	BadgePath   string        // the badge from this site, for the page's own preview
 	CardURL     string        // absolute, the PNG preview
 	HistoryURL  string        // relative, history.json
 	FragmentURL string        // relative, history.html (the live refresh)
@@ -68,7 +69,8 @@ func newView(rep Report, base string) view {
 	v := view{Report: rep, Name: rep.Target}
 	path := Path(rep.Protocol.Name(), rep.Target, nil)
 	v.PageURL = base + path + queryString(rep.Options)
-	v.BadgeURL = base + path + "/badge.svg" + queryString(rep.Options)
+	v.BadgePath = path + "/badge.svg" + queryString(rep.Options)
+	v.BadgeURL = base + v.BadgePath
 	v.CardURL = base + path + "/card.png" + queryString(rep.Options)
 	v.HistoryURL = path + "/history.json" + queryString(rep.Options)
 	v.FragmentURL = path + "/history.html" + queryString(rep.Options)

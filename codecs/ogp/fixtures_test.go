@@ -2,18 +2,14 @@ package ogp_test
 
 import (
 	"encoding/hex"
-	"errors"
-	"flag"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
-	"github.com/querylens/querylens/codecs"
+	"github.com/querylens/querylens/codecs/internal/codectest"
 	"github.com/querylens/querylens/codecs/ogp"
 )
-
-var update = flag.Bool("update", false, "rewrite testdata/*.golden and the built testdata/*.hex")
 
 // packet is one testdata/*.hex file: its first comment line says where
 // the bytes came from; every other non-comment line is one datagram.
@@ -21,15 +17,6 @@ type packet struct {
 	name      string
 	source    string
 	datagrams [][]byte
-}
-
-func unhex(t testing.TB, s string) []byte {
-	t.Helper()
-	b, err := hex.DecodeString(strings.Join(strings.Fields(s), ""))
-	if err != nil {
-		t.Fatalf("bad hex %q: %v", s, err)
-	}
-	return b
 }
 
 func readPacket(t testing.TB, path string) packet {
@@ -48,7 +35,7 @@ func readPacket(t testing.TB, path string) packet {
 				p.source = strings.TrimSpace(strings.TrimPrefix(line, "#"))
 			}
 		default:
-			p.datagrams = append(p.datagrams, unhex(t, line))
+			p.datagrams = append(p.datagrams, codectest.Unhex(t, line))
 		}
 	}
 	return p
@@ -85,29 +72,10 @@ func writePacket(t testing.TB, name, source string, datagrams [][]byte) {
 	}
 }
 
-func codec(t testing.TB) codecs.Codec {
-	t.Helper()
-	c, err := codecs.Lookup("ogp")
-	if err != nil {
-		t.Fatal(err)
-	}
-	return c
-}
-
-// codecErr returns err as a *codecs.Error or fails.
-func codecErr(t testing.TB, err error) *codecs.Error {
-	t.Helper()
-	var e *codecs.Error
-	if !errors.As(err, &e) {
-		t.Fatalf("error %v (%T) is not a *codecs.Error", err, err)
-	}
-	return e
-}
-
 // full returns a 1.0x answer using every field the protocol defines, with
 // text that needs UTF-8.
-func full() ogp.Answer {
-	return ogp.Answer{
+func full() ogp.Response {
+	return ogp.Response{
 		Header: ogp.Header{Version: ogp.V1, Type: ogp.TypeDefault, HasChallenge: true, Challenge: 0x01020304,
 			HasRequestID: true, RequestID: 77, UTF8: true},
 		GameID:   0xbeef,
@@ -172,8 +140,8 @@ func full() ogp.Answer {
 }
 
 // full004 is a v0.04 answer using every field v0.04 defines.
-func full004() ogp.Answer {
-	return ogp.Answer{
+func full004() ogp.Response {
+	return ogp.Response{
 		Header: ogp.Header{Version: ogp.V004, Type: ogp.TypeDefault, HasChallenge: true, Challenge: 0xcafef00d,
 			HasRequestID: true, RequestID: 5},
 		GameID: 7,

@@ -1,39 +1,15 @@
 package gamespy2
 
 import (
-	"encoding/hex"
-	"errors"
 	"reflect"
-	"strings"
 	"testing"
-
-	"github.com/querylens/querylens/codecs"
 )
-
-func unhex(t testing.TB, s string) []byte {
-	t.Helper()
-	b, err := hex.DecodeString(strings.ReplaceAll(s, " ", ""))
-	if err != nil {
-		t.Fatalf("bad hex %q: %v", s, err)
-	}
-	return b
-}
 
 func equal(t testing.TB, what string, want, got any) {
 	t.Helper()
 	if !reflect.DeepEqual(want, got) {
 		t.Errorf("%s:\nwant %#v\n got %#v", what, want, got)
 	}
-}
-
-// codecError returns err as a *codecs.Error or fails the test.
-func codecError(t testing.TB, err error) *codecs.Error {
-	t.Helper()
-	var e *codecs.Error
-	if !errors.As(err, &e) {
-		t.Fatalf("error %v (%T) is not a *codecs.Error", err, err)
-	}
-	return e
 }
 
 // normal makes decoded and built responses comparable: empty slices are

@@ -1,49 +1,13 @@
 package zandronum
 
 import (
-	"encoding/hex"
 	"errors"
-	"os"
 	"reflect"
-	"strings"
 	"testing"
 
 	"github.com/querylens/querylens/codecs"
+	"github.com/querylens/querylens/codecs/internal/codectest"
 )
-
-// unhex decodes hex that may contain spaces and newlines; "#" starts a
-// comment that runs to the end of the line.
-func unhex(t testing.TB, s string) []byte {
-	t.Helper()
-	var clean strings.Builder
-	for _, line := range strings.Split(s, "\n") {
-		if i := strings.IndexByte(line, '#'); i >= 0 {
-			line = line[:i]
-		}
-		clean.WriteString(strings.Join(strings.Fields(line), ""))
-	}
-	b, err := hex.DecodeString(clean.String())
-	if err != nil {
-		t.Fatalf("bad hex %q: %v", s, err)
-	}
-	return b
-}
-
-// readHexFile reads testdata/name: one datagram per non-comment line.
-func readHexFile(t testing.TB, name string) [][]byte {
-	t.Helper()
-	b, err := os.ReadFile("testdata/" + name)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var out [][]byte
-	for _, line := range strings.Split(string(b), "\n") {
-		if d := unhex(t, line); len(d) > 0 {
-			out = append(out, d)
-		}
-	}
-	return out
-}
 
 func equal[T any](t testing.TB, name string, want, got T) {
 	t.Helper()
@@ -63,16 +27,7 @@ func noErr(t testing.TB, name string, err error) {
 // given field (when not "") and layer (when not "-").
 func codecErr(t testing.TB, name string, err, sentinel error, field, layer string) *codecs.Error {
 	t.Helper()
-	var e *codecs.Error
-	if !errors.As(err, &e) {
-		t.Fatalf("%s: error %v is not a *codecs.Error", name, err)
-	}
-	if !errors.Is(err, sentinel) {
-		t.Errorf("%s: error %v does not wrap %v", name, err, sentinel)
-	}
-	if field != "" && e.Field != field {
-		t.Errorf("%s: field %q, want %q (%v)", name, e.Field, field, err)
-	}
+	e := codectest.WantError(t, err, sentinel, field, -1)
 	if layer != "-" && e.Layer != layer {
 		t.Errorf("%s: layer %q, want %q (%v)", name, e.Layer, layer, err)
 	}

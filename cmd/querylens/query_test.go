@@ -1,0 +1,352 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"io"
+	"log/slog"
+	"net/http/httptest"
+	"net/netip"
+	"slices"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/querylens/querylens/codecs"
+	"github.com/querylens/querylens/demo"
+	"github.com/querylens/querylens/netquery"
+	"github.com/querylens/querylens/relay"
+)
+
+// queryOut is the part of query's JSON the tests read.
+type queryOut struct {
+	Protocol string `json:"protocol"`
+	Kind     string `json:"kind"`
+	Target   string `json:"target"`
+	Detected bool   `json:"detected"`
+	Info     struct {
+		Name string `json:"name"`
+	} `json:"info"`
+	Error struct {
+		Field   string `json:"field"`
+		Message string `json:"message"`
+	} `json:"error"`
+}
+
+func runWith(t *testing.T, ex netquery.Exchanger, args ...string) (queryOut, string, int) {
+	t.Helper()
+	var out, errb bytes.Buffer
+	e := &env{stdin: strings.NewReader(""), stdout: &out, stderr: &errb, exchanger: ex}
+	code := e.run(args)
+	var v queryOut
+	if out.Len() > 0 {
+		if err := json.Unmarshal(out.Bytes(), &v); err != nil {
+			t.Fatalf("%v: output %q: %v", args, out.String(), err)
+		}
+	}
+	return v, errb.String(), code
+}
+
+// TestQueryProbe queries every demo server on loopback without -p: the
+// probe must name the protocol each one speaks, and a silent server must
+// end in an error listing what every protocol got.
+func TestQueryProbe(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	d, err := demo.Start(ctx, demo.Config{Servers: 2, Seed: 3})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer d.Close()
+	seen := map[string]bool{}
+	for _, tgt := range d.Targets() {
+		t.Run(tgt.Protocol+"-"+tgt.Behavior.String()+"-"+tgt.Addr, func(t *testing.T) {
+			args := []string{"query", "--timeout", "1500ms", "--retries", "0", tgt.Addr}
+			for k, v := range tgt.Options {
+				args = append(args, "-o", k+"="+v) // options narrow the probe to the protocols that take them
+			}
+			got, stderr, code := runWith(t, nil, args...)
+			if tgt.Behavior == demo.Silent {
+				if code != exitFail || got.Error.Field != "probe" {
+					t.Fatalf("silent server: exit %d, %+v", code, got)
+				}
+				for _, c := range codecs.Protocols() {
+					if !strings.Contains(got.Error.Message, c.Name()+": no reply") {
+						t.Errorf("error %q does not say what %s got", got.Error.Message, c.Name())
+					}
+				}
+				return
+			}
+			if code != exitOK {
+				t.Fatalf("exit %d: %+v %s", code, got, stderr)
+			}
+			if got.Protocol != tgt.Protocol || !got.Detected || got.Target != tgt.Addr {
+				t.Errorf("detected %q (detected=%v, target %q), want %q", got.Protocol, got.Detected, got.Target, tgt.Protocol)
+			}
+			if got.Kind != "response" && got.Kind != "denied" {
+				t.Errorf("kind %q", got.Kind)
+			}
+			if got.Kind == "response" && got.Info.Name != tgt.Name {
+				t.Errorf("name %q, want %q", got.Info.Name, tgt.Name)
+			}
+			if !strings.Contains(stderr, "(-p "+tgt.Protocol+")") {
+				t.Errorf("stderr %q does not say which protocol answered", stderr)
+			}
+			seen[tgt.Protocol] = true
+		})
+	}
+	for _, c := range codecs.Protocols() {
+		if !seen[c.Name()] {
+			t.Errorf("no demo server of %s was detected", c.Name())
+		}
+	}
+	t.Run("a port given a protocol is not probed", func(t *testing.T) {
+		rec := &recorder{}
+		runWith(t, rec, "query", "127.0.0.1:10666")
+		if got := rec.protocols(); !slices.Equal(got, []string{"zandronum"}) {
+			t.Errorf("asked %v", got)
+		}
+	})
+	t.Run("options no protocol takes", func(t *testing.T) {
+		rec := &recorder{}
+		got, _, code := runWith(t, rec, "query", "-o", "nosuchoption=1", "127.0.0.1:1")
+		if code != exitFail || got.Error.Field != "options" || !strings.Contains(got.Error.Message, "nosuchoption") || len(rec.protocols()) != 0 {
+			t.Errorf("exit %d, %+v, asked %v", code, got, rec.protocols())
+		}
+	})
+}
+
+// recorder is an Exchanger that sends nothing: it records what it was
+// asked and answers as a server that never replies. Probing through it
+// shows what a probe asks; the losers of a probe see their ctx cancelled.
+type recorder struct {
+	mu    sync.Mutex
+	calls []call
+	// answer, when set, makes protocol answer at once with these datagrams.
+	answer map[string][][]byte
+	// fail, when set, is every exchange's error (a resolver's, a relay's).
+	fail map[string]error
+}
+
+type call struct {
+	protocol, target string
+	start            [][]byte
+	cancelled        bool
+}
+
+func (r *recorder) Exchange(ctx context.Context, protocol, target string, q codecs.Query) (netquery.Result, error) {
+	start := q.Start()
+	r.mu.Lock()
+	i := len(r.calls)
+	r.calls = append(r.calls, call{protocol: protocol, target: target, start: start})
+	ans := r.answer[protocol]
+	fail := r.fail[protocol]
+	r.mu.Unlock()
+	res := netquery.Result{Sent: len(start)}
+	if fail != nil {
+		return netquery.Result{}, fail
+	}
+	if ans != nil {
+		for _, a := range ans {
+			res.Received++
+			if _, done, _ := q.Feed(a); done {
+				res.Done = true
+			}
+		}
+		return res, nil
+	}
+	if r.answer == nil {
+		return res, nil // nothing came back
+	}
+	<-ctx.Done() // waits like a real exchange until the probe is over
+	r.mu.Lock()
+	r.calls[i].cancelled = errors.Is(ctx.Err(), context.Canceled)
+	r.mu.Unlock()
+	return res, ctx.Err()
+}
+
+func (r *recorder) protocols() []string {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	var out []string
+	for _, c := range r.calls {
+		out = append(out, c.protocol)
+	}
+	slices.Sort(out)
+	return out
+}
+
+func TestProbeAsksEveryProtocolOnce(t *testing.T) {
+	// A Bloodmasters reply, from the codec's own golden packet, answers
+	// the probe; the other protocols are still waiting and get cancelled.
+	c, _ := codecs.Lookup("bloodmasters")
+	reply := bloodmastersReply(t)
+	rec := &recorder{answer: map[string][][]byte{"bloodmasters": {reply}}}
+	got, _, code := runWith(t, rec, "query", "127.0.0.1:5555")
+	if code != exitOK || got.Protocol != "bloodmasters" || !got.Detected {
+		t.Fatalf("exit %d: %+v", code, got)
+	}
+	var want []string
+	for _, c := range codecs.Protocols() {
+		want = append(want, c.Name())
+	}
+	if gotp := rec.protocols(); !slices.Equal(gotp, want) {
+		t.Errorf("asked %v, want each of %v once", gotp, want)
+	}
+	for _, cl := range rec.calls {
+		if cl.target != "127.0.0.1:5555" {
+			t.Errorf("%s asked %s", cl.protocol, cl.target)
+		}
+		p, _ := codecs.Lookup(cl.protocol)
+		for _, d := range cl.start {
+			if err := p.CheckQuery(d); err != nil {
+				t.Errorf("%s probe is not its own query: %v", cl.protocol, err)
+			}
+		}
+		if cl.protocol != c.Name() && !cl.cancelled {
+			t.Errorf("%s was not cancelled once bloodmasters answered", cl.protocol)
+		}
+	}
+}
+
+// bloodmastersReply asks a demo Bloodmasters server, in memory, for its
+// reply to the codec's default query.
+func bloodmastersReply(t *testing.T) []byte {
+	t.Helper()
+	c, err := codecs.Lookup("bloodmasters")
+	if err != nil {
+		t.Fatal(err)
+	}
+	q, err := c.NewQuery(nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	h := demo.NewBloodmasters(1, demo.Normal)
+	replies := h.Respond(q.Start()[0], netip.MustParseAddrPort("127.0.0.1:40000"), time.Now())
+	if len(replies) == 0 {
+		t.Fatal("the demo server did not answer")
+	}
+	return replies[0]
+}
+
+// TestProbeErrors: what each protocol got, said once when it is the same.
+func TestProbeErrors(t *testing.T) {
+	noHost := errors.New("lookup nosuch.example: no such host")
+	all := func(err error) map[string]error {
+		m := map[string]error{}
+		for _, c := range codecs.Protocols() {
+			m[c.Name()] = err
+		}
+		return m
+	}
+	mixed := all(noHost)
+	mixed["ogp"] = errors.New("connection refused")
+	for _, tc := range []struct {
+		name     string
+		rec      *recorder
+		field    string
+		message  string
+		mentions []string
+		notTwice string
+	}{
+		{"no reply anywhere", &recorder{}, "probe", "no protocol answered 127.0.0.1:5555: bloodmasters: no reply; gamespy2: no reply; ogp: no reply; zandronum: no reply", nil, ""},
+		{"the same error everywhere", &recorder{fail: all(noHost)}, "target", noHost.Error(), nil, ""},
+		{"different errors", &recorder{fail: mixed}, "probe", "", []string{"ogp: connection refused", "zandronum: " + noHost.Error()}, ""},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			got, _, code := runWith(t, tc.rec, "query", "127.0.0.1:5555")
+			if code != exitFail || got.Error.Field != tc.field {
+				t.Fatalf("exit %d, %+v", code, got)
+			}
+			if tc.message != "" && got.Error.Message != tc.message {
+				t.Errorf("message %q, want %q", got.Error.Message, tc.message)
+			}
+			for _, m := range tc.mentions {
+				if !strings.Contains(got.Error.Message, m) {
+					t.Errorf("message %q lacks %q", got.Error.Message, m)
+				}
+			}
+		})
+	}
+}
+
+func TestMasterDefaultAddress(t *testing.T) {
+	for _, tc := range []struct {
+		name   string
+		args   []string
+		code   int
+		target string // "" when nothing may be asked
+	}{
+		{"no address", []string{"master"}, exitFail, DefaultMaster},
+		{"no address, zandronum", []string{"master", "-p", "zandronum"}, exitFail, DefaultMaster},
+		{"an address", []string{"master", "127.0.0.1:15301"}, exitFail, "127.0.0.1:15301"},
+		{"no master protocol", []string{"master", "-p", "gamespy2"}, exitUsage, ""},
+		{"two addresses", []string{"master", "127.0.0.1:1", "127.0.0.1:2"}, exitUsage, ""},
+		{"bad address", []string{"master", "nohostport"}, exitUsage, ""},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			rec := &recorder{}
+			got, stderr, code := runWith(t, rec, tc.args...)
+			if code != tc.code {
+				t.Fatalf("exit %d, want %d: %+v %s", code, tc.code, got, stderr)
+			}
+			if tc.target == "" {
+				if len(rec.calls) != 0 {
+					t.Errorf("asked %+v", rec.calls)
+				}
+				return
+			}
+			if len(rec.calls) != 1 || rec.calls[0].target != tc.target || rec.calls[0].protocol != "zandronum" {
+				t.Fatalf("asked %+v, want one zandronum exchange with %s", rec.calls, tc.target)
+			}
+			zan, _ := codecs.Lookup("zandronum")
+			for _, d := range rec.calls[0].start {
+				if k, _ := zan.Detect(d); k != codecs.KindMasterQuery {
+					t.Errorf("sent a %q, want a master query", k)
+				}
+			}
+			if got.Error.Field != "reply" || !strings.Contains(got.Error.Message, "no reply from "+tc.target) {
+				t.Errorf("error %+v", got.Error)
+			}
+		})
+	}
+	if !strings.Contains(DefaultMaster, "master.zandronum.com") {
+		t.Errorf("DefaultMaster = %q", DefaultMaster)
+	}
+}
+
+// TestProbeThroughRelay probes demo servers through a relay (one WebSocket
+// carrying every protocol's conversation at once), and a target the
+// relay's policy refuses: that refusal, the same for every protocol, is the
+// error, and nothing is sent to the target (the relay decides before any
+// socket is opened).
+func TestProbeThroughRelay(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	d, err := demo.Start(ctx, demo.Config{Servers: 1, Seed: 4})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer d.Close()
+	rs := relay.New(relay.Config{AllowTargets: d.Prefixes(), CacheKey: codecs.QueryKey}, slog.New(slog.NewTextHandler(io.Discard, nil)))
+	ts := httptest.NewServer(rs)
+	defer ts.Close()
+	defer rs.Shutdown(context.Background())
+	url := "ws" + strings.TrimPrefix(ts.URL, "http")
+	for _, tg := range d.Targets() {
+		if tg.Behavior != demo.Normal || tg.Options != nil {
+			continue
+		}
+		got, stderr, code := runWith(t, nil, "query", "--relay", url, "--timeout", "1500ms", tg.Addr)
+		if code != exitOK || got.Protocol != tg.Protocol || !got.Detected {
+			t.Errorf("%s %s through the relay: exit %d, %+v %s", tg.Protocol, tg.Addr, code, got, stderr)
+		}
+	}
+	got, _, code := runWith(t, nil, "query", "--relay", url, "--timeout", "500ms", "127.0.0.9:27960")
+	if code != exitFail || !strings.HasPrefix(got.Error.Field, "relay.") {
+		t.Errorf("refused target: exit %d, %+v", code, got)
+	}
+}

@@ -1,0 +1,86 @@
+package all_test
+
+import (
+	"errors"
+	"testing"
+
+	"github.com/querylens/querylens/codecs"
+	"github.com/querylens/querylens/codecs/bloodmasters"
+	"github.com/querylens/querylens/codecs/gamespy2"
+	"github.com/querylens/querylens/codecs/ogp"
+	"github.com/querylens/querylens/codecs/zandronum"
+)
+
+// The four protocol packages share one shape; a package that drifts from
+// it stops this file from compiling.
+var (
+	_ codecs.Codec = (*bloodmasters.Codec)(nil)
+	_ codecs.Codec = (*gamespy2.Codec)(nil)
+	_ codecs.Codec = (*ogp.Codec)(nil)
+	_ codecs.Codec = (*zandronum.Codec)(nil)
+
+	_ = [...]string{bloodmasters.Protocol, gamespy2.Protocol, ogp.Protocol, zandronum.Protocol}
+	_ = [...]int{bloodmasters.MaxQueryLen, gamespy2.MaxQueryLen, ogp.MaxQueryLen, zandronum.MaxQueryLen}
+
+	_ func([]byte, bloodmasters.Request) ([]byte, error) = bloodmasters.AppendRequest
+	_ func([]byte, gamespy2.Request) ([]byte, error)     = gamespy2.AppendRequest
+	_ func([]byte, ogp.Request) ([]byte, error)          = ogp.AppendRequest
+	_ func([]byte, zandronum.Request) ([]byte, error)    = zandronum.AppendRequest
+
+	_ func([]byte) (bloodmasters.Request, error) = bloodmasters.DecodeRequest
+	_ func([]byte) (gamespy2.Request, error)     = gamespy2.DecodeRequest
+	_ func([]byte) (ogp.Request, error)          = ogp.DecodeRequest
+	_ func([]byte) (zandronum.Request, error)    = zandronum.DecodeRequest
+
+	_ func([]byte, *bloodmasters.Request) (bloodmasters.Response, error) = bloodmasters.DecodeResponse
+	_ func([]byte, *gamespy2.Request) (gamespy2.Response, error)         = gamespy2.DecodeResponse
+	_ func([]byte, *ogp.Request) (ogp.Response, error)                   = ogp.DecodeResponse
+	_ func([]byte, *zandronum.Request) (zandronum.Response, error)       = zandronum.DecodeResponse
+)
+
+// TestRegisteredAs: each package registers its own Codec under its
+// Protocol name.
+func TestRegisteredAs(t *testing.T) {
+	for _, want := range []codecs.Codec{&bloodmasters.Codec{}, &gamespy2.Codec{}, &ogp.Codec{}, &zandronum.Codec{}} {
+		got, err := codecs.Lookup(want.Name())
+		if err != nil || got.Name() != want.Name() {
+			t.Errorf("Lookup(%q) = %v, %v", want.Name(), got, err)
+		}
+	}
+}
+
+// TestErrorsAlike: every protocol fails the same way where the failure
+// does not depend on the protocol: a message is always returned (never
+// nil) with the error, and the error names the same field.
+func TestErrorsAlike(t *testing.T) {
+	for _, c := range codecs.Protocols() {
+		t.Run(c.Name(), func(t *testing.T) {
+			m, err := c.Decode(nil, codecs.DecodeOptions{})
+			checkFailure(t, "Decode(no datagram)", c, m, err, "datagrams", codecs.ErrIncomplete)
+			q, err := c.NewQuery(nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			m, err = q.Result(codecs.DecodeOptions{})
+			checkFailure(t, "Result before a reply", c, m, err, "reply", codecs.ErrIncomplete)
+			if _, done, err := q.Feed([]byte{1}); done || err == nil {
+				t.Errorf("Feed(one byte) = done %v, %v; want an error, not done", done, err)
+			} else if _, ok := errors.AsType[*codecs.Error](err); !ok {
+				t.Errorf("Feed(one byte): %v is not a *codecs.Error", err)
+			}
+			m, err = q.Result(codecs.DecodeOptions{})
+			checkFailure(t, "Result after a datagram ignored", c, m, err, "reply", codecs.ErrIncomplete)
+		})
+	}
+}
+
+func checkFailure(t *testing.T, what string, c codecs.Codec, m *codecs.Message, err error, field string, sentinel error) {
+	t.Helper()
+	if m == nil || m.Protocol != c.Name() {
+		t.Errorf("%s: message %+v; want a partial message of %s", what, m, c.Name())
+	}
+	e, ok := errors.AsType[*codecs.Error](err)
+	if !ok || e.Protocol != c.Name() || e.Field != field || !errors.Is(err, sentinel) {
+		t.Errorf("%s: %v; want a *codecs.Error at %q wrapping %v", what, err, field, sentinel)
+	}
+}

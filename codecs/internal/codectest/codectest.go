@@ -1,0 +1,227 @@
+// Package codectest holds the test helpers the four protocol packages
+// share: golden files regenerated with -update, hex fixtures with
+// comments, the truncated-prefix check, the span coverage check and the
+// error assertion. It is imported only by _test.go files.
+package codectest
+
+import (
+	"bytes"
+	"encoding/hex"
+	"errors"
+	"flag"
+	"os"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/querylens/querylens/codecs"
+)
+
+// Update rewrites golden files instead of comparing them:
+// go test ./codecs/... -update.
+var Update = flag.Bool("update", false, "rewrite the golden files under testdata")
+
+// Unhex decodes hex that may hold spaces and newlines; '#' starts a
+// comment that runs to the end of the line.
+func Unhex(t testing.TB, s string) []byte {
+	t.Helper()
+	b, _ := unhex(t, s)
+	return b
+}
+
+func unhex(t testing.TB, s string) (b []byte, firstComment string) {
+	t.Helper()
+	var digits strings.Builder
+	for _, line := range strings.Split(s, "\n") {
+		if i := strings.IndexByte(line, '#'); i >= 0 {
+			if firstComment == "" {
+				firstComment = strings.TrimSpace(line[i+1:])
+			}
+			line = line[:i]
+		}
+		digits.WriteString(strings.Join(strings.Fields(line), ""))
+	}
+	b, err := hex.DecodeString(digits.String())
+	if err != nil {
+		t.Fatalf("bad hex %q: %v", s, err)
+	}
+	return b, firstComment
+}
+
+// ReadHex reads a hand-written hex file holding one datagram (over as many
+// lines as it likes) and returns it with the file's first comment, which
+// says where the bytes came from.
+func ReadHex(t testing.TB, path string) (b []byte, source string) {
+	t.Helper()
+	raw, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return unhex(t, string(raw))
+}
+
+// ReadHexLines reads a hex file holding one datagram per line (comments
+// and blank lines skipped).
+func ReadHexLines(t testing.TB, path string) [][]byte {
+	t.Helper()
+	raw, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out [][]byte
+	for _, line := range strings.Split(string(raw), "\n") {
+		if d := Unhex(t, line); len(d) > 0 {
+			out = append(out, d)
+		}
+	}
+	return out
+}
+
+// Golden compares got with the file at path, or writes it there with
+// -update. A difference names the first line that differs.
+func Golden(t testing.TB, path string, got []byte) {
+	t.Helper()
+	if *Update {
+		if err := os.WriteFile(path, got, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return
+	}
+	want, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatalf("%v (run go test -update to create it)", err)
+	}
+	if !bytes.Equal(got, want) {
+		t.Errorf("%s differs (run go test -update and read the diff): %s", path, firstDiff(want, got))
+	}
+}
+
+func firstDiff(want, got []byte) string {
+	wl, gl := strings.Split(string(want), "\n"), strings.Split(string(got), "\n")
+	for i := 0; i < len(wl) || i < len(gl); i++ {
+		var w, g string
+		if i < len(wl) {
+			w = wl[i]
+		}
+		if i < len(gl) {
+			g = gl[i]
+		}
+		if w != g {
+			return "line " + strconv.Itoa(i+1) + ":\n want " + w + "\n got  " + g
+		}
+	}
+	return "same lines, different bytes"
+}
+
+// SpansCover checks the inspector's view of m: every span lies inside its
+// layer, and every byte of every layer is in exactly one span other than
+// the "group" spans that enclose others.
+func SpansCover(t testing.TB, m *codecs.Message) {
+	t.Helper()
+	covered := make([][]bool, len(m.Layers))
+	for i, l := range m.Layers {
+		covered[i] = make([]bool, len(l.Bytes))
+	}
+	for _, s := range m.Spans {
+		if s.Layer < 0 || s.Layer >= len(m.Layers) || s.Start < 0 || s.Start > s.End || s.End > len(m.Layers[s.Layer].Bytes) {
+			t.Errorf("span %+v outside its layer", s)
+			continue
+		}
+		if s.Kind == "group" {
+			continue
+		}
+		for i := s.Start; i < s.End; i++ {
+			if covered[s.Layer][i] {
+				t.Errorf("layer %d: byte %d in two spans (the second %s)", s.Layer, i, s.Field)
+				return
+			}
+			covered[s.Layer][i] = true
+		}
+	}
+	for li, c := range covered {
+		for i, ok := range c {
+			if !ok {
+				t.Errorf("layer %d (%s): byte %d is in no span", li, m.Layers[li].Name, i)
+				break
+			}
+		}
+	}
+}
+
+// Prefixes calls decode with every proper prefix of b, shortest first,
+// and checks what a cut datagram must give: no panic, and either no error
+// (decode itself says whether that prefix may succeed, failing t if not)
+// or a *codecs.Error whose Offset lies in [0, limit]. limit is
+// len(prefix) when limitOf is nil; otherwise limitOf(prefix, e), for
+// errors whose offset counts in another layer (a Huffman payload).
+func Prefixes(t *testing.T, b []byte, decode func(prefix []byte) error, limitOf func(prefix []byte, e *codecs.Error) int) {
+	t.Helper()
+	for i := range len(b) {
+		p := b[:i:i] // a full slice expression: reading past the prefix cannot see b's bytes
+		err := call(t, i, decode, p)
+		if err == nil {
+			continue
+		}
+		e, ok := errors.AsType[*codecs.Error](err)
+		if !ok {
+			t.Fatalf("prefix %d: %v (%T) is not a *codecs.Error", i, err, err)
+		}
+		limit := i
+		if limitOf != nil {
+			limit = limitOf(p, e)
+		}
+		if e.Offset < 0 || e.Offset > limit {
+			t.Fatalf("prefix %d: error offset %d outside [0, %d]: %v", i, e.Offset, limit, err)
+		}
+	}
+}
+
+func call(t *testing.T, i int, decode func([]byte) error, p []byte) (err error) {
+	t.Helper()
+	defer func() {
+		if r := recover(); r != nil {
+			t.Fatalf("prefix %d: panic: %v", i, r)
+		}
+	}()
+	return decode(p)
+}
+
+// WantError checks that err is a *codecs.Error wrapping sentinel, for
+// field (unless "") at offset (unless < 0), and returns it.
+func WantError(t testing.TB, err, sentinel error, field string, offset int) *codecs.Error {
+	t.Helper()
+	e, ok := errors.AsType[*codecs.Error](err)
+	if !ok {
+		t.Fatalf("err = %v (%T), want a *codecs.Error", err, err)
+	}
+	if sentinel != nil && !errors.Is(err, sentinel) {
+		t.Errorf("err = %v, want one wrapping %v", err, sentinel)
+	}
+	if field != "" && e.Field != field {
+		t.Errorf("err field = %q, want %q (%v)", e.Field, field, err)
+	}
+	if offset >= 0 && e.Offset != offset {
+		t.Errorf("err offset = %d, want %d (%v)", e.Offset, offset, err)
+	}
+	return e
+}
+
+// SpansTile is a stricter SpansCover for a layer decoded field after
+// field: its spans, less the "group" spans that enclose others, follow each
+// other without gap or overlap from byte 0 to the layer's end.
+func SpansTile(t testing.TB, m *codecs.Message, layer int) {
+	t.Helper()
+	at := 0
+	for _, s := range m.Spans {
+		if s.Layer != layer || s.Kind == "group" {
+			continue
+		}
+		if s.Start != at || s.End < s.Start {
+			t.Fatalf("layer %d: span %+v, want one starting at %d", layer, s, at)
+		}
+		at = s.End
+	}
+	if n := len(m.Layers[layer].Bytes); at != n {
+		t.Fatalf("layer %d: spans end at %d of %d bytes", layer, at, n)
+	}
+}

@@ -1,0 +1,238 @@
+package relay
+
+import (
+	"context"
+	"net/http"
+	"net/netip"
+	"strconv"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/coder/websocket"
+)
+
+// dialAs connects a raw client that the relay takes for client address
+// ip: the test's loopback peer is a trusted proxy and names ip in
+// X-Forwarded-For.
+func dialAs(t testing.TB, ctx context.Context, url string, ip string) *websocket.Conn {
+	t.Helper()
+	ws, _, err := websocket.Dial(ctx, url, &websocket.DialOptions{
+		Subprotocols: []string{Subprotocol},
+		HTTPHeader:   http.Header{"X-Forwarded-For": {ip}},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ws.SetReadLimit(1 << 20)
+	t.Cleanup(func() { ws.CloseNow() })
+	return ws
+}
+
+// TestFairUpstreamShare floods the relay from 200 client addresses, each
+// within the default per-connection and per-address limits, with queries
+// to loopback servers that never answer (each exchange holds an upstream
+// slot for the whole reply window), while one well-behaved client queries
+// a server that answers. The well-behaved client must keep at least 95 %
+// of its queries; before upstream capacity was shared per client, the
+// flood held every slot and it got "busy".
+func TestFairUpstreamShare(t *testing.T) {
+	if testing.Short() || raceEnabled {
+		t.Skip("floods the relay for a few seconds against real time (TestUpstreamShareRule checks the rule itself)")
+	}
+	ctx := testCtx(t, 30*time.Second)
+	cfg := Config{
+		AllowTargets:   loopbackOnly,
+		TrustedProxies: []netip.Prefix{netip.MustParsePrefix("127.0.0.1/32")},
+		ReplyWindow:    time.Second,
+		// Per-target limits are not what this test is about: the flood
+		// spreads over few silent targets.
+		TargetRate:     Rate{PerSecond: 1e6, Burst: 1e6},
+		TargetHostRate: Rate{PerSecond: 1e6, Burst: 1e6},
+		// Nor is the cooldown of silent targets, which a flood avoids by
+		// asking ever new ones.
+		SilentCooldown: -1,
+		Resolver:       fakeResolver{},
+	}
+	f := newRelay(t, cfg)
+	var silent []*responder
+	for range 8 {
+		silent = append(silent, newResponder(t, nil))
+	}
+	good := newResponder(t, echoReply)
+
+	const hostile = 200
+	var conns []*websocket.Conn
+	for i := range hostile {
+		conns = append(conns, dialAs(t, ctx, f.url, "198.51.100."+strconv.Itoa(i+1)))
+	}
+	// Each hostile client keeps MaxInFlight queries open and sends at its
+	// connection's rate (20/s): the relay sees ~4,000 new silent exchanges
+	// a second against 1,024 slots held for 1 s each.
+	stop := make(chan struct{})
+	var wg sync.WaitGroup
+	var hostileSent, hostileBusy atomic.Int64
+	for i, ws := range conns {
+		slots := make(chan struct{}, DefaultMaxInFlight)
+		for range DefaultMaxInFlight {
+			slots <- struct{}{}
+		}
+		wg.Go(func() { // reader: every final frame frees a slot
+			for {
+				_, b, err := ws.Read(ctx)
+				if err != nil {
+					return
+				}
+				fr, err := ParseFrame(b)
+				if err != nil {
+					continue
+				}
+				if fr.Type == FrameError && fr.Code == CodeBusy {
+					hostileBusy.Add(1)
+				}
+				if fr.Type == FrameEnd || fr.Type == FrameError {
+					select {
+					case slots <- struct{}{}:
+					default:
+					}
+				}
+			}
+		})
+		wg.Go(func() { // writer
+			tick := time.NewTicker(time.Second / time.Duration(DefaultConnRate.PerSecond))
+			defer tick.Stop()
+			id := uint32(0)
+			for n := 0; ; n++ {
+				select {
+				case <-stop:
+					return
+				case <-slots:
+				}
+				if n >= DefaultMaxInFlight {
+					select {
+					case <-stop:
+						return
+					case <-tick.C:
+					}
+				}
+				id++
+				target := silent[(i+n)%len(silent)].addr
+				d := "RQ" + strconv.Itoa(i) + "." + strconv.Itoa(n)
+				if ws.Write(ctx, websocket.MessageBinary, appendQuery(nil, id, testProto, target, []byte(d))) != nil {
+					return
+				}
+				hostileSent.Add(1)
+			}
+		})
+	}
+	defer func() {
+		close(stop)
+		for _, ws := range conns {
+			ws.CloseNow()
+		}
+		wg.Wait()
+	}()
+
+	// Let the flood fill the upstream slots before the good client asks.
+	deadline := time.Now().Add(5 * time.Second)
+	for f.metric("querylens_relay_upstream_open") < float64(DefaultMaxUpstream)*0.9 {
+		if time.Now().After(deadline) {
+			t.Fatalf("the flood did not fill the upstream slots: %v open", f.metric("querylens_relay_upstream_open"))
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+
+	// The keys that came first got big shares of the idle relay; shares
+	// even out as their exchanges end, within one reply window. Measure
+	// the steady flood after that.
+	time.Sleep(2 * cfg.ReplyWindow)
+
+	ws := dialAs(t, ctx, f.url, "192.0.2.10")
+	if _, _, err := ws.Read(ctx); err != nil { // HELLO
+		t.Fatal(err)
+	}
+	const asks = 40
+	ok := 0
+	var failures []string
+	for id := uint32(1); id <= asks; id++ {
+		d := "RQgood" + strconv.Itoa(int(id))
+		if err := ws.Write(ctx, websocket.MessageBinary, appendQuery(nil, id, testProto, good.addr, []byte(d))); err != nil {
+			t.Fatal(err)
+		}
+		for done := false; !done; {
+			_, b, err := ws.Read(ctx)
+			if err != nil {
+				t.Fatal(err)
+			}
+			fr, err := ParseFrame(b)
+			if err != nil {
+				t.Fatal(err)
+			}
+			switch fr.Type {
+			case FrameReply:
+				// The answer is complete: free the id at once, as a page does.
+				ok++
+				if err := ws.Write(ctx, websocket.MessageBinary, appendIDFrame(nil, FrameCancel, id)); err != nil {
+					t.Fatal(err)
+				}
+			case FrameEnd:
+				done = true
+			case FrameError:
+				failures = append(failures, fr.Message)
+				done = true
+			}
+		}
+		time.Sleep(25 * time.Millisecond) // 40 queries/s at most: within its limits
+	}
+	t.Logf("well-behaved: %d/%d answered; flood: %d sent, %d busy; upstream open %v", ok, asks, hostileSent.Load(), hostileBusy.Load(), f.metric("querylens_relay_upstream_open"))
+	if ok*100 < asks*95 {
+		t.Fatalf("the well-behaved client got %d of %d answers, want >= 95%%; refusals: %q", ok, asks, failures)
+	}
+	if hostileBusy.Load() == 0 {
+		t.Fatal("the flood was never refused: the test did not exhaust upstream capacity")
+	}
+}
+
+// TestUpstreamShareRule checks the share rule itself, without sockets.
+func TestUpstreamShareRule(t *testing.T) {
+	s := New(testConfig(), nil)
+	u := newUpstreamSlots(s, 64) // kept: 4; shares of the other 60
+	target := netip.MustParseAddrPort("127.0.0.1:10666")
+	key := func(i int) netip.Addr { return netip.AddrFrom4([4]byte{192, 0, 2, byte(i)}) }
+	// A key alone may take all but the kept slots.
+	for n := range 60 {
+		if _, rule := u.reserve(key(1), target); rule != "" {
+			t.Fatalf("slot %d of a lone key: refused by %s", n, rule)
+		}
+	}
+	if _, rule := u.reserve(key(1), target); rule != "upstream-share" {
+		t.Fatalf("61st slot of a lone key: %q, want upstream-share", rule)
+	}
+	// A new key still gets in (the kept slots), then its share shrinks the
+	// first key's: the first key may not grow while it holds more.
+	for i := 2; i <= 5; i++ {
+		if _, rule := u.reserve(key(i), target); rule != "" {
+			t.Fatalf("key %d with nothing open: refused by %s", i, rule)
+		}
+	}
+	if _, rule := u.reserve(key(6), target); rule != "upstream-cap" {
+		t.Fatalf("a key when every slot is taken: %q, want upstream-cap", rule)
+	}
+	for range 55 {
+		u.release(key(1))
+	}
+	// 5 keys have slots open (key 1 five, the others one): each may hold
+	// 60/5 = 12.
+	for n := 1; n < 12; n++ {
+		if _, rule := u.reserve(key(2), target); rule != "" {
+			t.Fatalf("key 2, slot %d of its share of 12: refused by %s", n+1, rule)
+		}
+	}
+	if _, rule := u.reserve(key(2), target); rule != "upstream-share" {
+		t.Fatalf("key 2 beyond its share: %q, want upstream-share", rule)
+	}
+	if u.open != 5+12+3 || u.perKey[key(1)] != 5 || u.perKey[key(2)] != 12 {
+		t.Fatalf("bookkeeping: open %d, per key %v", u.open, u.perKey)
+	}
+}

@@ -1,0 +1,111 @@
+package web_test
+
+import (
+	"context"
+	"io"
+	"log/slog"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/chromedp/chromedp"
+
+	"github.com/querylens/querylens/codecs"
+	"github.com/querylens/querylens/demo"
+	"github.com/querylens/querylens/relay"
+	"github.com/querylens/querylens/web"
+)
+
+// TestBrowserDetect adds demo servers on the browse page with the "Detect"
+// protocol choice: the page, knowing none of them beforehand (no master, no
+// configured servers), must find the protocol each one speaks and show it
+// online; a silent server is reported as not answering and is not added.
+func TestBrowserDetect(t *testing.T) {
+	needWasm(t)
+	ctx0, cancel := context.WithCancel(context.Background())
+	t.Cleanup(cancel)
+	d, err := demo.Start(ctx0, demo.Config{MasterAddr: "127.0.0.1:0", Servers: 1, Seed: 5})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { d.Close() })
+	fast := relay.Rate{PerSecond: 10000, Burst: 10000}
+	rs := relay.New(relay.Config{AllowTargets: d.Prefixes(), CacheKey: codecs.QueryKey, IPRate: fast, ConnRate: fast, TargetHostRate: fast},
+		slog.New(slog.NewTextHandler(io.Discard, nil)))
+	h, err := web.New(web.Config{Exchanger: rs, Logger: slog.New(slog.NewTextHandler(io.Discard, nil))})
+	if err != nil {
+		t.Fatal(err)
+	}
+	base := serve(t, rs, h)
+
+	ctx := tab(t)
+	if err := chromedp.Do(ctx, chromedp.Navigate(base+"/")); err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, ctx, "the page to connect", `globalThis.querylensBrowse?.ready === true`, 20*time.Second)
+	if n := eval[int](t, ctx, `querylensBrowse.view().length`); n != 0 {
+		t.Fatalf("the page starts with %d rows; the test needs none", n)
+	}
+	if got := eval[string](t, ctx, `document.getElementById("add-protocol").value`); got != "detect" {
+		t.Errorf("the add form's protocol starts as %q, want detect", got)
+	}
+
+	if err := chromedp.Do(ctx, chromedp.Click(chromedp.CSS(`[data-testid=add-server] summary`))); err != nil {
+		t.Fatal(err)
+	}
+	add := func(addr string) string {
+		t.Helper()
+		if err := chromedp.Do(ctx,
+			chromedp.SetValue(chromedp.CSS(`#add-protocol`), "detect"),
+			chromedp.SetValue(chromedp.CSS(`#add-addr`), addr),
+			chromedp.Click(chromedp.CSS(`[data-testid=add-submit]`)),
+		); err != nil {
+			t.Fatal(err)
+		}
+		msg := `document.getElementById("add-msg").textContent`
+		waitFor(t, ctx, "the detection of "+addr, msg+`.includes(`+jsString(addr)+`) && !`+msg+`.startsWith("Detecting")`, 15*time.Second)
+		return eval[string](t, ctx, msg)
+	}
+
+	seen := map[string]bool{}
+	for _, tg := range d.Targets() {
+		// OGP 0.04 servers answer only a query with version=0.04, which
+		// detection (each protocol's default query) does not send.
+		if tg.Behavior != demo.Normal || tg.Options != nil {
+			continue
+		}
+		msg := add(tg.Addr)
+		title := ""
+		for _, c := range codecs.Protocols() {
+			if c.Name() == tg.Protocol {
+				title = c.Title()
+			}
+		}
+		if !strings.Contains(msg, title+" answered") {
+			t.Errorf("%s %s: message %q, want %q answered", tg.Protocol, tg.Addr, msg, title)
+		}
+		type row struct{ Key, Protocol, State, Name string }
+		rows := eval[[]row](t, ctx, `querylensBrowse.view().filter(r => r.key.endsWith("/"+`+jsString(tg.Addr)+`))`)
+		if len(rows) != 1 || rows[0].Protocol != tg.Protocol || rows[0].State != "online" || rows[0].Name != stripColors(tg.Name) {
+			t.Errorf("%s %s: rows %+v, want one online %s row named %q", tg.Protocol, tg.Addr, rows, tg.Protocol, tg.Name)
+		}
+		seen[tg.Protocol] = true
+	}
+	for _, p := range []string{"zandronum", "gamespy2", "ogp", "bloodmasters"} {
+		if !seen[p] {
+			t.Errorf("no demo server of %s was detected", p)
+		}
+	}
+
+	for _, tg := range d.Targets() {
+		if tg.Behavior != demo.Silent {
+			continue
+		}
+		if msg := add(tg.Addr); !strings.Contains(msg, "No protocol answered") {
+			t.Errorf("silent %s: message %q", tg.Addr, msg)
+		}
+		if n := eval[int](t, ctx, `querylensBrowse.view().filter(r => r.key.endsWith("/"+`+jsString(tg.Addr)+`)).length`); n != 0 {
+			t.Errorf("silent %s was added (%d rows)", tg.Addr, n)
+		}
+	}
+}

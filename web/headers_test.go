@@ -1,0 +1,178 @@
+package web_test
+
+import (
+	"crypto/sha256"
+	"encoding/base64"
+	"net/http"
+	"net/http/httptest"
+	"regexp"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/querylens/querylens/web"
+	"github.com/querylens/querylens/web/internal/fakeserver"
+	ht "github.com/querylens/querylens/web/internal/htmltest"
+)
+
+// refuseAll is the fake relay with a visitor limit of zero.
+type refuseAll struct{ *fakeserver.Exchanger }
+
+func (refuseAll) AllowVisitor(*http.Request) bool { return false }
+
+// directives splits a Content-Security-Policy into its directives.
+func directives(csp string) map[string]string {
+	m := map[string]string{}
+	for d := range strings.SplitSeq(csp, ";") {
+		d = strings.TrimSpace(d)
+		name, value, _ := strings.Cut(d, " ")
+		if name != "" {
+			m[name] = value
+		}
+	}
+	return m
+}
+
+var importMapRe = regexp.MustCompile(`<script[^>]*type="importmap"[^>]*>([^<]*)</script>`)
+
+// TestSecurityHeadersPerRoute checks each route's Content-Security-Policy
+// and framing headers: HTML pages allow only this site's scripts plus the
+// import map by its hash, compile WebAssembly only where they decode, and
+// may not be framed; the badge may be embedded anywhere.
+func TestSecurityHeadersPerRoute(t *testing.T) {
+	h := newHandler(t)
+	badge := "/s/" + fakeserver.Protocol + "/10.0.0.1:7777/badge.svg"
+	for _, tc := range []struct {
+		path   string
+		status int
+		html   bool
+		wasm   bool
+	}{
+		{"/", 200, true, true},
+		{"/inspect", 200, true, true},
+		{"/s/" + fakeserver.Protocol + "/10.0.0.1:7777", 200, true, true},
+		{"/no/such/page", 404, true, false},
+		{"/s/nosuch/10.0.0.1:7777", 404, true, false},
+		{badge, 200, false, false},
+	} {
+		t.Run(tc.path, func(t *testing.T) {
+			rec := get(t, h, tc.path)
+			if rec.Code != tc.status {
+				t.Fatalf("status %d, want %d", rec.Code, tc.status)
+			}
+			hdr := rec.Header()
+			if hdr.Get("X-Content-Type-Options") != "nosniff" {
+				t.Errorf("X-Content-Type-Options %q", hdr.Get("X-Content-Type-Options"))
+			}
+			d := directives(hdr.Get("Content-Security-Policy"))
+			if !tc.html {
+				if _, ok := d["frame-ancestors"]; ok || hdr.Get("X-Frame-Options") != "" {
+					t.Fatalf("the badge must be embeddable: %q, X-Frame-Options %q", hdr.Get("Content-Security-Policy"), hdr.Get("X-Frame-Options"))
+				}
+				if d["default-src"] != "'none'" {
+					t.Fatalf("badge policy %q", hdr.Get("Content-Security-Policy"))
+				}
+				return
+			}
+			if d["frame-ancestors"] != "'none'" || hdr.Get("X-Frame-Options") != "DENY" {
+				t.Errorf("framing: frame-ancestors %q, X-Frame-Options %q", d["frame-ancestors"], hdr.Get("X-Frame-Options"))
+			}
+			for name, want := range map[string]string{
+				"default-src": "'none'", "connect-src": "'self'", "worker-src": "'self'",
+				"style-src": "'self'", "base-uri": "'none'", "img-src": "'self' data:",
+			} {
+				if d[name] != want {
+					t.Errorf("%s %q, want %q", name, d[name], want)
+				}
+			}
+			script := d["script-src"]
+			if strings.Contains(script, "unsafe-inline") || strings.Contains(script, "'unsafe-eval'") {
+				t.Errorf("script-src %q allows inline script or eval", script)
+			}
+			if got := strings.Contains(script, "'wasm-unsafe-eval'"); got != tc.wasm {
+				t.Errorf("script-src %q: wasm-unsafe-eval %v, want %v", script, got, tc.wasm)
+			}
+			// The only inline script that runs, the import map, is
+			// allowed by the hash of exactly what was sent.
+			m := importMapRe.FindSubmatch(rec.Body.Bytes())
+			if tc.wasm != (m != nil) {
+				t.Fatalf("import map present %v, want %v", m != nil, tc.wasm)
+			}
+			if m != nil {
+				sum := sha256.Sum256(m[1])
+				if want := "'sha256-" + base64.StdEncoding.EncodeToString(sum[:]) + "'"; script != "'self' "+want+" 'wasm-unsafe-eval'" {
+					t.Errorf("script-src %q, want 'self' %s 'wasm-unsafe-eval'", script, want)
+				}
+			} else if script != "'self'" {
+				t.Errorf("script-src %q on a page without scripts", script)
+			}
+		})
+	}
+}
+
+// TestRateLimitedBadgeCache checks that a 429 badge is never cacheable
+// for longer than its Retry-After.
+func TestRateLimitedBadgeCache(t *testing.T) {
+	h, err := web.New(web.Config{Exchanger: refuseAll{fakes}, StatusTimeout: 150 * time.Millisecond})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, path := range []string{"/s/" + fakeserver.Protocol + "/10.0.0.1:7777/badge.svg", "/s/" + fakeserver.Protocol + "/10.0.0.1:7777"} {
+		rec := get(t, h, path)
+		if rec.Code != http.StatusTooManyRequests {
+			t.Fatalf("%s: status %d", path, rec.Code)
+		}
+		retry, err := strconv.Atoi(rec.Header().Get("Retry-After"))
+		if err != nil || retry <= 0 {
+			t.Fatalf("%s: Retry-After %q", path, rec.Header().Get("Retry-After"))
+		}
+		cc := rec.Header().Get("Cache-Control")
+		if strings.Contains(cc, "no-store") || strings.Contains(cc, "no-cache") {
+			continue
+		}
+		ma := regexp.MustCompile(`max-age=(\d+)`).FindStringSubmatch(cc)
+		if ma == nil {
+			t.Fatalf("%s: Cache-Control %q has no max-age", path, cc)
+		}
+		if age, _ := strconv.Atoi(ma[1]); age > retry || strings.Contains(cc, "stale-") {
+			t.Fatalf("%s: Cache-Control %q outlives Retry-After %d", path, cc, retry)
+		}
+	}
+}
+
+// TestAbsoluteURLsIgnoreHost checks that og:url and og:image come from
+// the configuration, never from a request's Host header.
+func TestAbsoluteURLsIgnoreHost(t *testing.T) {
+	for _, tc := range []struct {
+		public, addr, want string
+	}{
+		{"https://ql.example.org", "127.0.0.1:8080", "https://ql.example.org"},
+		{"", "127.0.0.1:8080", "http://127.0.0.1:8080"},
+		{"", "0.0.0.0:8080", "http://localhost:8080"},
+		{"", "[::]:9000", "http://localhost:9000"},
+		{"", "[2001:db8::5]:9000", "http://[2001:db8::5]:9000"},
+		{"", "", "http://localhost"},
+	} {
+		t.Run(tc.want, func(t *testing.T) {
+			h, err := web.New(web.Config{Exchanger: fakes, PublicURL: tc.public, Addr: tc.addr, StatusTimeout: 150 * time.Millisecond})
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, path := range []string{"/", "/s/" + fakeserver.Protocol + "/10.0.0.1:7777"} {
+				req := httptest.NewRequest("GET", path, nil)
+				req.Host = "evil.example"
+				rec := httptest.NewRecorder()
+				h.ServeHTTP(rec, req)
+				d := ht.Parse(t, rec.Body.Bytes())
+				og, _ := d.Meta("og:url")
+				if !strings.HasPrefix(og, tc.want+"/") || strings.Contains(rec.Body.String(), "evil.example") {
+					t.Fatalf("%s: og:url %q, want it under %s and no trace of the Host header", path, og, tc.want)
+				}
+			}
+		})
+	}
+	if _, err := web.New(web.Config{Exchanger: fakes, Addr: "no-port"}); err == nil {
+		t.Fatal("an Addr without a port was accepted")
+	}
+}

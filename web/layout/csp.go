@@ -1,0 +1,66 @@
+package layout
+
+import (
+	"bytes"
+	"context"
+	"crypto/sha256"
+	"encoding/base64"
+	"net/http"
+	"strings"
+
+	"github.com/a-h/templ"
+)
+
+// RenderPage renders the page p (whose body is c) like Render, with the
+// page's security headers: its Content-Security-Policy (SecurityPolicy)
+// and X-Frame-Options for browsers that know no frame-ancestors.
+func RenderPage(w http.ResponseWriter, r *http.Request, status int, p Page, c templ.Component) {
+	w.Header().Set("Content-Security-Policy", p.SecurityPolicy())
+	w.Header().Set("X-Frame-Options", "DENY")
+	Render(w, r, status, c)
+}
+
+// SecurityPolicy is the Content-Security-Policy of p. Scripts come only
+// from this site's static files, plus the one inline script that executes,
+// the import map, allowed by its hash (the ql-config JSON block is data,
+// never run). WebAssembly compilation ('wasm-unsafe-eval') is allowed only
+// for pages that decode (WASM). Workers come from this site; connections
+// (the relay's WebSocket, the module fetch) go to this site. style-src-attr
+// allows style attributes, which cannot run script, for the row spacers
+// the browser page writes; style elements stay refused. No page may be
+// framed: only the badge, which sends its own policy, may be embedded.
+func (p Page) SecurityPolicy() string {
+	var b strings.Builder
+	b.WriteString("default-src 'none'; script-src 'self'")
+	if p.Script != "" {
+		b.WriteString(" '" + p.importMapHash() + "'")
+		if p.WASM {
+			b.WriteString(" 'wasm-unsafe-eval'")
+		}
+	}
+	b.WriteString("; style-src 'self'; style-src-attr 'unsafe-inline'; img-src 'self' data:; connect-src 'self'; " +
+		"worker-src 'self'; manifest-src 'self'; base-uri 'none'; form-action 'self'; frame-ancestors 'none'")
+	return b.String()
+}
+
+// importMapHash is the CSP source ("sha256-…") of the import map exactly
+// as Base renders it.
+func (p Page) importMapHash() string {
+	var buf bytes.Buffer
+	if err := importMapScript(p).Render(context.Background(), &buf); err != nil {
+		return "sha256-"
+	}
+	s := buf.String()
+	start := strings.IndexByte(s, '>') + 1
+	end := strings.LastIndex(s, "</script>")
+	if start <= 0 || end < start {
+		return "sha256-"
+	}
+	sum := sha256.Sum256([]byte(s[start:end]))
+	return "sha256-" + base64.StdEncoding.EncodeToString(sum[:])
+}
+
+// importMapScript is the import map's script element; Base renders it.
+func importMapScript(p Page) templ.Component {
+	return templ.JSONScript("", p.importMap()).WithType("importmap")
+}
