@@ -23,11 +23,13 @@ func BenchmarkRecord(b *testing.B) {
 			ctx := context.Background()
 			end := time.Now().Add(-time.Hour)
 			if loaded {
+				var all []history.Sample
 				for i := range 1000 {
 					k := history.Key{Protocol: "zandronum", Addr: "198.51.100." + strconv.Itoa(i%250) + ":" + strconv.Itoa(10000+i)}
-					if err := s.Record(ctx, history.Synthesize(history.SyntheticSpec{Key: k, Seed: uint64(i), End: end})); err != nil {
-						b.Fatal(err)
-					}
+					all = append(all, history.Synthesize(history.SyntheticSpec{Key: k, Seed: uint64(i), End: end})...)
+				}
+				if err := s.Record(ctx, all); err != nil { // one transaction
+					b.Fatal(err)
 				}
 			}
 			k := history.Key{Protocol: "zandronum", Addr: "127.0.0.1:10666"}

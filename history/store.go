@@ -138,7 +138,8 @@ type Store interface {
 	// most recently played first, at most limit of them.
 	Maps(ctx context.Context, k Key, since time.Time, limit int) ([]MapPlay, error)
 	// Prune deletes samples older than rawBefore, hours older than
-	// hoursBefore, and untracked servers left with no history.
+	// hoursBefore, and untracked servers left with no history. It may
+	// commit in several steps; an error leaves what was deleted deleted.
 	Prune(ctx context.Context, rawBefore, hoursBefore time.Time) (Pruned, error)
 	// Close releases the store. Calls after Close return ErrClosed.
 	Close() error

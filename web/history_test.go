@@ -181,6 +181,19 @@ func TestCardCached(t *testing.T) {
 	if codes[0] != 200 || codes[1] != 200 || codes[2] != 429 || codes[3] != 429 {
 		t.Errorf("card status codes under a limit of 2: %v", codes)
 	}
+	// history.json and history.html share the limit; spark.svg does not.
+	for _, tc := range []struct {
+		path string
+		code int
+	}{
+		{"/s/webtest/10.0.0.1:7777/history.json", 429},
+		{"/s/webtest/10.0.0.1:7777/history.html", 429},
+		{"/s/webtest/10.0.0.1:7777/spark.svg", 200},
+	} {
+		if got := get(t, limited, tc.path).Code; got != tc.code {
+			t.Errorf("%s beyond the limit: %d, want %d", tc.path, got, tc.code)
+		}
+	}
 }
 
 type visitorLimited struct {

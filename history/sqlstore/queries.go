@@ -51,6 +51,8 @@ const (
 		WHERE server_id = (SELECT id FROM servers WHERE protocol = ? AND addr = ?) AND at >= ? AND state = 1 AND map <> ''
 		GROUP BY map ORDER BY MAX(at) DESC, map LIMIT ?`
 
+	qMinSample    = `SELECT MIN(at) FROM samples`
+	qMinHour      = `SELECT MIN(hour) FROM hours`
 	qPruneSamples = `DELETE FROM samples WHERE at < ?`
 	qPruneHours   = `DELETE FROM hours WHERE hour < ?`
 	qPruneServers = `DELETE FROM servers WHERE tracked = 0

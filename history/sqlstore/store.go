@@ -1,6 +1,19 @@
 // Package sqlstore implements history.Store over database/sql, for any
 // database a Dialect describes. The statements live in queries.go, shared by
 // every dialect; a dialect brings its schema migrations and a few spellings.
+//
+// Adding a database:
+//  1. Write its Dialect: Migrations creating the same tables and columns as
+//     history/sqlite's (querylens_meta, servers, samples, hours; integer
+//     Unix seconds, microseconds and 0/1 flags), Tables listing the user
+//     tables, Greatest, and Numbered for $n placeholders.
+//  2. Open the *sql.DB with its driver and pass both to Open, which refuses
+//     a database holding other tables (history.ErrForeign) or a newer
+//     schema (history.ErrNewer) before writing anything.
+//  3. Run historytest.Run against it in the new package's tests.
+//
+// Every migration step appended later must be appended to every dialect,
+// at the same index.
 package sqlstore
 
 import (
@@ -38,7 +51,7 @@ type Store struct {
 
 type queries struct {
 	metaGet, metaSet, track, untrack, tracked, serverID, serverInsert, serverName,
-	sampleInsert, hourUpsert, samples, hours, maps, pruneSamples, pruneHours, pruneServers string
+	sampleInsert, hourUpsert, samples, hours, maps, minSample, minHour, pruneSamples, pruneHours, pruneServers string
 }
 
 var _ history.Store = (*Store)(nil)
@@ -55,6 +68,7 @@ func Open(ctx context.Context, db *sql.DB, d Dialect) (*Store, error) {
 		serverID: d.Bind(qServerID), serverInsert: d.Bind(qServerInsert), serverName: d.Bind(qServerName),
 		sampleInsert: d.Bind(qSampleInsert), hourUpsert: d.Bind(qHourUpsert),
 		samples: d.Bind(qSamples), hours: d.Bind(qHours), maps: d.Bind(qMaps),
+		minSample: d.Bind(qMinSample), minHour: d.Bind(qMinHour),
 		pruneSamples: d.Bind(qPruneSamples), pruneHours: d.Bind(qPruneHours), pruneServers: d.Bind(qPruneServers),
 	}
 	version, err := s.version(ctx)
@@ -404,38 +418,58 @@ func (s *Store) Prune(ctx context.Context, rawBefore, hoursBefore time.Time) (hi
 	if err := s.check(); err != nil {
 		return p, err
 	}
+	// Old rows go in slices of an hour of samples (a day of hours), each
+	// its own transaction, so that a prune after a long pause never holds
+	// the writers off for long.
+	n, err := s.deleteBefore(ctx, s.q.minSample, s.q.pruneSamples, unix(rawBefore), 3600)
+	p.Samples = n
+	if err != nil {
+		return p, err
+	}
+	n, err = s.deleteBefore(ctx, s.q.minHour, s.q.pruneHours, unix(hoursBefore), 24*3600)
+	p.Hours = n
+	if err != nil {
+		return p, err
+	}
+	// Server rows: Record may hold a cached id of one, so it waits.
 	s.pruning.Lock()
 	defer s.pruning.Unlock()
-	tx, err := s.db.BeginTx(ctx, nil)
+	res, err := s.db.ExecContext(ctx, s.q.pruneServers)
 	if err != nil {
-		return p, fmt.Errorf("history: prune: %w", err)
+		return p, fmt.Errorf("history: prune servers: %w", err)
 	}
-	defer tx.Rollback()
-	for _, step := range []struct {
-		q   string
-		arg []any
-		n   *int
-	}{
-		{s.q.pruneSamples, []any{unix(rawBefore)}, &p.Samples},
-		{s.q.pruneHours, []any{unix(hoursBefore)}, &p.Hours},
-		{s.q.pruneServers, nil, &p.Servers},
-	} {
-		res, err := tx.ExecContext(ctx, step.q, step.arg...)
-		if err != nil {
-			return history.Pruned{}, fmt.Errorf("history: prune: %w", err)
-		}
-		n, _ := res.RowsAffected()
-		*step.n = int(n)
-	}
-	if err := tx.Commit(); err != nil {
-		return history.Pruned{}, fmt.Errorf("history: prune: %w", err)
-	}
-	if p.Servers > 0 {
+	if n, _ := res.RowsAffected(); n > 0 {
+		p.Servers = int(n)
 		s.mu.Lock()
 		clear(s.ids)
 		s.mu.Unlock()
 	}
 	return p, nil
+}
+
+// deleteBefore runs del (DELETE ... WHERE t < ?) with cut-offs stepping
+// from the oldest row (minQ) to before, and returns the rows deleted.
+func (s *Store) deleteBefore(ctx context.Context, minQ, del string, before, step int64) (int, error) {
+	var oldest sql.NullInt64
+	if err := s.db.QueryRowContext(ctx, minQ).Scan(&oldest); err != nil {
+		return 0, fmt.Errorf("history: prune: %w", err)
+	}
+	total := 0
+	if !oldest.Valid || oldest.Int64 >= before {
+		return 0, nil
+	}
+	for cut := oldest.Int64 + step; ; cut += step {
+		cut = min(cut, before)
+		res, err := s.db.ExecContext(ctx, del, cut)
+		if err != nil {
+			return total, fmt.Errorf("history: prune: %w", err)
+		}
+		n, _ := res.RowsAffected()
+		total += int(n)
+		if cut == before {
+			return total, nil
+		}
+	}
 }
 
 func unix(t time.Time) int64 {

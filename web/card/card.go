@@ -106,7 +106,7 @@ func Render(c Card) ([]byte, error) {
 	buf.Grow(64 << 10)
 	enc := png.Encoder{CompressionLevel: png.BestSpeed, BufferPool: encPool{}}
 	pm := quantize(img)
-	defer palPool.Put(pm.Pix)
+	defer palPool.Put(&pm.Pix)
 	if err := enc.Encode(&buf, pm); err != nil {
 		return nil, err
 	}
@@ -127,7 +127,7 @@ func Draw(c Card) (*image.RGBA, error) {
 // in the collector.
 var (
 	rgbaPool = sync.Pool{New: func() any { return image.NewRGBA(image.Rect(0, 0, Width, Height)) }}
-	palPool  = sync.Pool{New: func() any { return make([]uint8, Width*Height) }}
+	palPool  = sync.Pool{New: func() any { b := make([]uint8, Width*Height); return &b }}
 )
 
 // encPool lets image/png reuse its compressor and row buffers.
@@ -369,7 +369,7 @@ func quantize(img *image.RGBA) *image.Paletted {
 		}
 		index[c] = uint8(best)
 	}
-	out := &image.Paletted{Pix: palPool.Get().([]uint8), Stride: Width, Rect: img.Bounds(), Palette: pal}
+	out := &image.Paletted{Pix: *palPool.Get().(*[]uint8), Stride: Width, Rect: img.Bounds(), Palette: pal}
 	last, li := rgb(p, 0), index[rgb(p, 0)]
 	for i, j := 0, 0; i < len(p); i, j = i+4, j+1 {
 		if c := rgb(p, i); c != last {

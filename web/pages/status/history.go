@@ -155,11 +155,11 @@ func (h *Handler) summary(ctx context.Context, k history.Key) *history.Summary {
 }
 
 // HistoryJSON serves GET /s/{protocol}/{target}/history.json: the charts,
-// figures and maps of the status page as data. It reads the store only;
-// it never queries the server nor tracks it, so the per-visitor limit of
-// pages that do does not apply.
+// figures and maps of the status page as data. It reads the store only
+// and never queries the server nor tracks it; the per-visitor limit still
+// applies, as reading a month of history is not free.
 func (h *Handler) HistoryJSON(w http.ResponseWriter, r *http.Request) {
-	c, target, opts, ok := h.lookupNoLimit(w, r, false)
+	c, target, opts, ok := h.lookup(w, r, false)
 	if !ok {
 		return
 	}
@@ -188,9 +188,9 @@ func (h *Handler) HistoryJSON(w http.ResponseWriter, r *http.Request) {
 // HistoryFragment serves GET /s/{protocol}/{target}/history.html: the
 // status page's history section alone, which static/history.js swaps in
 // once a minute so that an open page's charts stay current. Like
-// history.json it reads the store only.
+// history.json it reads the store only, within the per-visitor limit.
 func (h *Handler) HistoryFragment(w http.ResponseWriter, r *http.Request) {
-	c, target, opts, ok := h.lookupNoLimit(w, r, false)
+	c, target, opts, ok := h.lookup(w, r, false)
 	if !ok {
 		return
 	}

@@ -19,7 +19,8 @@ const (
 
 // Spark serves GET /s/{protocol}/{target}/spark.svg: the last 24 hours'
 // player count as a tiny chart for the browse page's rows. It reads the
-// store only: no query, no tracking, no visitor limit.
+// store only (one indexed range of at most a day of samples): no query, no
+// tracking, and no visitor limit, since a page shows a screenful at once.
 func (h *Handler) Spark(w http.ResponseWriter, r *http.Request) {
 	c, target, opts, ok := h.lookupNoLimit(w, r, true)
 	if !ok {
