@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/hex"
 	"errors"
+	"math"
 	"net"
 	"net/netip"
 	"strconv"
@@ -183,70 +184,142 @@ func resolveReason(err error) string {
 func (s *Server) dispatch(a *asker, proto string, target netip.AddrPort, d []byte) {
 	key := s.cacheKey(proto, target, d)
 	for range 3 {
-		s.flights.mu.Lock()
-		if f := s.flights.m[key]; f != nil {
-			s.flights.mu.Unlock()
-			if f.join(a, true) {
+		step := s.place(a, key, proto, target, d)
+		switch {
+		case step.join != nil:
+			if step.join.join(a, true) {
 				s.metrics.coalesced.Add(1)
 				return
 			}
 			// It cannot serve a (see join): forget it and start afresh.
-			s.flights.remove(f)
+			s.flights.remove(step.join)
 			continue
-		}
-		if ans, ok := s.cache.get(key, time.Now()); ok {
-			s.flights.mu.Unlock()
+		case step.cached:
 			s.metrics.cacheHits.Add(1)
-			serveCached(a, ans)
-			return
-		}
-		if left, ok := s.silence.cooling(key, s.now()); ok {
-			s.flights.mu.Unlock()
-			s.refuse(a, CodeTimeout, "cooldown", target.String()+": "+cooldownMessage(left))
-			return
-		}
-		if code, rule := s.upstream.reserve(a.client, target); rule != "" {
-			s.flights.mu.Unlock()
-			s.refuse(a, code, rule, target.String())
-			return
-		}
-		f := &fetch{
-			s: s, key: key, target: target, query: append([]byte(nil), d...),
-			ttl: s.cfg.cacheTTL(proto), askers: []*asker{a}, client: a.client,
-		}
-		a.fetch.Store(f)
-		s.flights.m[key] = f
-		s.metrics.cacheMisses.Add(1)
-		s.wg.Add(1)
-		s.flights.mu.Unlock()
-		go f.run()
-		if a.done.Load() {
-			f.leave(a)
+			serveCached(a, step.answer)
+		case step.rule != "":
+			s.refuse(a, step.code, step.rule, step.detail)
+		default:
+			go step.start.run()
+			if a.done.Load() {
+				step.start.leave(a)
+			}
 		}
 		return
 	}
 	s.refuse(a, CodeBusy, "cache-churn", target.String())
 }
 
-// upstreamSlots shares the relay's MaxUpstream exchanges between client
-// keys. Each key with exchanges open may hold at most an equal share of
-// all but the last sixteenth of the slots: (MaxUpstream-kept)/keys, at
-// least one. Clients that flood silent targets (each exchange holds its
-// slot for the whole reply window) therefore cannot hold more than their
-// share between them, the kept slots stay free for keys that come later,
-// and a key alone on an idle relay still gets nearly all of it.
-type upstreamSlots struct {
-	s    *Server
-	max  int
-	kept int // slots beyond every key's share
+// placement is what dispatch does with a query; exactly one is set.
+type placement struct {
+	join   *fetch // an identical exchange in flight
+	cached bool   // answer is the cached answer
+	answer answer
+	start  *fetch // a new exchange, registered: run it
+	code   Code   // a refusal
+	rule   string
+	detail string
+}
 
-	mu     sync.Mutex
-	open   int
-	perKey map[netip.Addr]int // the in-process Exchange is the invalid Addr
+// place decides under the lock of the exchanges in flight, so that two
+// identical queries never both start one. The deferred unlock keeps the
+// relay working if a check panics.
+func (s *Server) place(a *asker, key, proto string, target netip.AddrPort, d []byte) placement {
+	s.flights.mu.Lock()
+	defer s.flights.mu.Unlock()
+	if f := s.flights.m[key]; f != nil {
+		return placement{join: f}
+	}
+	if ans, ok := s.cache.get(key, time.Now()); ok {
+		return placement{cached: true, answer: ans}
+	}
+	if left, ok := s.silence.cooling(key, s.now()); ok {
+		return placement{code: CodeTimeout, rule: "cooldown", detail: target.String() + ": " + cooldownMessage(left)}
+	}
+	if code, rule := s.upstream.reserve(a.client, target); rule != "" {
+		return placement{code: code, rule: rule, detail: target.String()}
+	}
+	f := &fetch{
+		s: s, key: key, target: target, query: append([]byte(nil), d...),
+		ttl: s.cfg.cacheTTL(proto), askers: []*asker{a}, client: a.client,
+	}
+	a.fetch.Store(f)
+	s.flights.m[key] = f
+	s.metrics.cacheMisses.Add(1)
+	s.wg.Add(1)
+	return placement{start: f}
+}
+
+// upstreamSlots shares the relay's MaxUpstream exchanges between client
+// keys. A key's weight is the larger of the exchanges it has open now and
+// the number it held on average lately (a moving average over about one
+// reply window): a key whose exchanges have all just ended does not count
+// as new, and one whose exchanges end fast weighs little however often it
+// asks. Keys that held at least one slot on average lately are heavy. A
+// key may start an exchange while its weight is below an equal share of
+// all but the last sixteenth of the slots between the heavy keys (itself
+// included), (MaxUpstream-kept)/heavy, at least one. Clients that flood
+// silent targets (each exchange holds its slot for the whole window)
+// therefore hold about their shares between them, the kept slots stay for
+// the light keys, and a key that is the only heavy one (a page refreshing
+// a long list, among many light ones) still gets nearly all of it. Right
+// after a flood starts on an idle relay the first keys may hold more than
+// their share, until their exchanges end (one window).
+type upstreamSlots struct {
+	s      *Server
+	max    int
+	kept   int           // slots beyond every key's share
+	window time.Duration // time constant of the average
+	keys   int           // most keys remembered
+
+	mu        sync.Mutex
+	open      int
+	perKey    map[netip.Addr]*keyUse
+	heavy     int           // keys whose average was >= 1 at counted
+	countedAt time.Duration // Server.now() of the last count (and sweep)
+}
+
+// keyUse is one client key's use of the upstream slots; the in-process
+// Exchange is the invalid Addr.
+type keyUse struct {
+	open int
+	avg  float64       // moving average of open, up to last
+	last time.Duration // Server.now() of the last update
 }
 
 func newUpstreamSlots(s *Server, max int) *upstreamSlots {
-	return &upstreamSlots{s: s, max: max, kept: max / 16, perKey: make(map[netip.Addr]int)}
+	return &upstreamSlots{s: s, max: max, kept: max / 16, window: s.cfg.ReplyWindow, keys: 1 << 16, perKey: make(map[netip.Addr]*keyUse)}
+}
+
+// decay brings k's average to now: open has not changed since last, so
+// the average moves towards it exponentially, with the reply window as
+// time constant.
+func (u *upstreamSlots) decay(k *keyUse, now time.Duration) {
+	if now > k.last {
+		w := math.Exp(-float64(now-k.last) / float64(u.window))
+		k.avg = float64(k.open) + (k.avg-float64(k.open))*w
+		k.last = now
+	}
+}
+
+// countLocked counts the heavy keys and forgets the keys with nothing
+// open whose average has decayed to almost nothing. It runs at most 16
+// times a window: shares follow the load with that delay.
+func (u *upstreamSlots) countLocked(now time.Duration, force bool) {
+	if !force && now-u.countedAt < u.window/16 {
+		return
+	}
+	u.countedAt = now
+	u.heavy = 0
+	for a, k := range u.perKey {
+		u.decay(k, now)
+		switch {
+		case k.avg >= 1:
+			u.heavy++
+		case k.open == 0 && k.avg < 0.05:
+			delete(u.perKey, a)
+		}
+	}
 }
 
 // reserve takes a slot for an exchange that client starts to target, or
@@ -254,20 +327,35 @@ func newUpstreamSlots(s *Server, max int) *upstreamSlots {
 // the target's rate limits are charged only when they pass.
 func (u *upstreamSlots) reserve(client netip.Addr, target netip.AddrPort) (Code, string) {
 	s := u.s
+	now := s.now()
 	u.mu.Lock()
 	defer u.mu.Unlock()
-	n, keys := u.perKey[client], len(u.perKey)
-	if n == 0 {
-		keys++
+	u.countLocked(now, false)
+	k := u.perKey[client]
+	if k == nil {
+		if len(u.perKey) >= u.keys {
+			u.countLocked(now, true)
+		}
+		if len(u.perKey) >= u.keys {
+			return CodeBusy, "upstream-share" // every key remembered is busy: fail closed
+		}
+		k = &keyUse{last: now}
+		u.perKey[client] = k
 	}
-	share := max((u.max-u.kept)/keys, 1)
-	now := s.now()
+	u.decay(k, now)
+	heavy := u.heavy
+	if k.avg < 1 {
+		heavy++ // this key, as if it were heavy
+	}
+	// The count may predate this key turning heavy.
+	heavy = max(heavy, 1)
+	share := max(float64((u.max-u.kept)/heavy), 1)
 	switch {
 	case s.isClosing():
 		return CodeBusy, "shutting-down"
 	case u.open >= u.max:
 		return CodeBusy, "upstream-cap"
-	case n >= share:
+	case float64(k.open) >= share || k.avg >= share:
 		return CodeBusy, "upstream-share"
 	case s.policy.own(target):
 		// The operator's own server (Config.AllowAddrs): no third party
@@ -277,8 +365,8 @@ func (u *upstreamSlots) reserve(client netip.Addr, target netip.AddrPort) (Code,
 	case !s.hostRate.allow(target.Addr(), now):
 		return CodeRateLimited, "per-target-host"
 	}
+	k.open++
 	u.open++
-	u.perKey[client] = n + 1
 	s.metrics.upstreamOpen.Store(int64(u.open))
 	return 0, ""
 }
@@ -288,8 +376,9 @@ func (u *upstreamSlots) release(client netip.Addr) {
 	u.mu.Lock()
 	defer u.mu.Unlock()
 	u.open--
-	if u.perKey[client]--; u.perKey[client] <= 0 {
-		delete(u.perKey, client)
+	if k := u.perKey[client]; k != nil {
+		u.decay(k, u.s.now())
+		k.open--
 	}
 	u.s.metrics.upstreamOpen.Store(int64(u.open))
 }

@@ -196,43 +196,69 @@ func TestFairUpstreamShare(t *testing.T) {
 
 // TestUpstreamShareRule checks the share rule itself, without sockets.
 func TestUpstreamShareRule(t *testing.T) {
-	s := New(testConfig(), nil)
+	cfg := testConfig()
+	cfg.ReplyWindow = 40 * time.Millisecond // the time constant of the averages
+	s := New(cfg, nil)
 	u := newUpstreamSlots(s, 64) // kept: 4; shares of the other 60
 	target := netip.MustParseAddrPort("127.0.0.1:10666")
 	key := func(i int) netip.Addr { return netip.AddrFrom4([4]byte{192, 0, 2, byte(i)}) }
+	take := func(k, n int, want string) {
+		t.Helper()
+		for i := range n {
+			if _, rule := u.reserve(key(k), target); rule != want {
+				t.Fatalf("key %d, slot %d of %d: rule %q, want %q", k, i+1, n, rule, want)
+			}
+		}
+	}
+	settle := func() { time.Sleep(5 * cfg.ReplyWindow) } // 5 time constants
 	// A key alone may take all but the kept slots.
-	for n := range 60 {
-		if _, rule := u.reserve(key(1), target); rule != "" {
-			t.Fatalf("slot %d of a lone key: refused by %s", n, rule)
-		}
-	}
-	if _, rule := u.reserve(key(1), target); rule != "upstream-share" {
-		t.Fatalf("61st slot of a lone key: %q, want upstream-share", rule)
-	}
-	// A new key still gets in (the kept slots), then its share shrinks the
-	// first key's: the first key may not grow while it holds more.
-	for i := 2; i <= 5; i++ {
-		if _, rule := u.reserve(key(i), target); rule != "" {
-			t.Fatalf("key %d with nothing open: refused by %s", i, rule)
-		}
-	}
-	if _, rule := u.reserve(key(6), target); rule != "upstream-cap" {
-		t.Fatalf("a key when every slot is taken: %q, want upstream-cap", rule)
-	}
-	for range 55 {
+	take(1, 60, "")
+	take(1, 1, "upstream-share")
+	for range 30 {
 		u.release(key(1))
 	}
-	// 5 keys have slots open (key 1 five, the others one): each may hold
-	// 60/5 = 12.
-	for n := 1; n < 12; n++ {
-		if _, rule := u.reserve(key(2), target); rule != "" {
-			t.Fatalf("key 2, slot %d of its share of 12: refused by %s", n+1, rule)
-		}
+	settle()
+	// Four more keys take 7 each and hold them: five heavy keys, a share
+	// of 60/5 = 12 each.
+	for k := 2; k <= 5; k++ {
+		take(k, 7, "")
 	}
-	if _, rule := u.reserve(key(2), target); rule != "upstream-share" {
-		t.Fatalf("key 2 beyond its share: %q, want upstream-share", rule)
+	settle()
+	// Key 1 held about 30 lately, more than its share: even with all its
+	// exchanges ended it may not start another yet.
+	for range 30 {
+		u.release(key(1))
 	}
-	if u.open != 5+12+3 || u.perKey[key(1)] != 5 || u.perKey[key(2)] != 12 {
-		t.Fatalf("bookkeeping: open %d, per key %v", u.open, u.perKey)
+	take(1, 1, "upstream-share")
+	// Key 2 grows to its share.
+	take(2, 5, "")
+	take(2, 1, "upstream-share")
+	// A light key gets in.
+	take(9, 1, "")
+	// Once key 1's average has come down, it may start exchanges again.
+	settle()
+	take(1, 1, "")
+	if u.open != 1+12+3*7+1 || u.perKey[key(1)].open != 1 || u.perKey[key(2)].open != 12 {
+		t.Fatalf("bookkeeping: open %d", u.open)
+	}
+	// Every slot taken: upstream-cap, whoever asks.
+	for k := 10; u.open < 64; k++ {
+		take(k, 1, "")
+	}
+	take(99, 1, "upstream-cap")
+}
+
+// TestUpstreamShareBetweenCounts checks a key that turned heavy since the
+// heavy keys were last counted (the count said none).
+func TestUpstreamShareBetweenCounts(t *testing.T) {
+	s := New(testConfig(), nil)
+	u := newUpstreamSlots(s, 64)
+	client := netip.MustParseAddr("192.0.2.1")
+	now := s.now()
+	u.countedAt = now // no recount now
+	u.perKey[client] = &keyUse{open: 3, avg: 2.5, last: now}
+	u.open = 3
+	if _, rule := u.reserve(client, netip.MustParseAddrPort("127.0.0.1:10666")); rule != "" {
+		t.Fatalf("refused by %q", rule)
 	}
 }
