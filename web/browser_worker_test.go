@@ -130,3 +130,35 @@ func TestBrowserMasterListShownBeforeAsked(t *testing.T) {
 		t.Errorf("worker created at %.0f ms, relay HELLO at %.0f ms: want the worker first", order[0], order[1])
 	}
 }
+
+// TestBrowserDecoderFailure checks that a decoder that cannot be compiled
+// is reported on the page, whether it fails before or after the page's own
+// script runs, instead of leaving every row querying.
+func TestBrowserDecoderFailure(t *testing.T) {
+	needWasm(t)
+	st := startStack(t, 4)
+	for _, tc := range []struct {
+		name, script string
+	}{
+		{"before the page's script", `WebAssembly.compileStreaming = () => Promise.reject(new Error("compile refused by the test"));`},
+		{"after the page's script", `WebAssembly.compileStreaming = () => new Promise((_, reject) => addEventListener("load", () => setTimeout(() => reject(new Error("compile refused by the test")), 50)));`},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			ctx := tab(t)
+			if _, err := chromedp.Call(ctx, page.AddScriptToEvaluateOnNewDocument,
+				page.AddScriptToEvaluateOnNewDocumentParams{Source: tc.script}); err != nil {
+				t.Fatal(err)
+			}
+			if err := chromedp.Do(ctx, chromedp.Navigate(st.URL+"/")); err != nil {
+				t.Fatal(err)
+			}
+			waitFor(t, ctx, "the failure shown", `globalThis.querylensBrowse?.ready === true && !!document.querySelector("[data-testid=fatal]")`, 10*time.Second)
+			if msg := eval[string](t, ctx, `document.querySelector("[data-testid=fatal]").textContent`); !strings.Contains(msg, "compile refused by the test") {
+				t.Errorf("the page says %q, want the compile's error", msg)
+			}
+			if got := eval[string](t, ctx, `document.getElementById("progress-text").textContent`); got != "Not connected" {
+				t.Errorf("progress text %q, want Not connected", got)
+			}
+		})
+	}
+}
