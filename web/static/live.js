@@ -45,9 +45,16 @@ export class DecodeWorker extends EventTarget {
     /** @type {any[]} asks waiting for the end of this task */
     this.outbox = [];
     this.worker = boot.worker;
+    let started = false;
     this.ready = new Promise((resolve, reject) => {
-      this.worker.onmessage = (e) => this.#message(e.data, resolve, reject);
+      this.worker.onmessage = (e) => this.#message(e.data, (h) => {
+        started = true;
+        resolve(h);
+      }, reject);
+      // A failure to start ends the worker; an error in a running worker
+      // (the console shows it) does not stop the other conversations.
       boot.whenFailed((message) => {
+        if (started) return;
         reject(new Error(message));
         this.worker.terminate();
       });
