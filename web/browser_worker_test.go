@@ -2,6 +2,7 @@ package web_test
 
 import (
 	"strconv"
+	"strings"
 	"testing"
 	"time"
 
@@ -55,6 +56,109 @@ func TestBrowserWorker(t *testing.T) {
 	}
 	t.Logf("start: %s", eval[string](t, ctx, `(() => { const n = performance.getEntriesByType("navigation")[0]; const m = (k) => Math.round(performance.getEntriesByName(k)[0]?.startTime ?? -1);
 		return JSON.stringify({ responseEnd: Math.round(n.responseEnd), domInteractive: Math.round(n.domInteractive), dcl: Math.round(n.domContentLoadedEventStart), worker: m("ql-worker-created"), hello: m("ql-relay-hello"), ready: m("ql-decoder-ready"), firstDecode: Math.round(globalThis.qlFirstDecodeMs), times: querylensBrowse.stats().times }); })()`))
+	t.Logf("resources: %s", eval[string](t, ctx, `JSON.stringify(performance.getEntriesByType("resource").map(e => [e.name.replace(/.*\//, ""), Math.round(e.startTime), Math.round(e.responseEnd)]))`))
 	// The relay indicator works through the worker (PING/PONG there).
 	waitFor(t, ctx, "the relay latency in the header", `/relay: [\d.]+ ms/.test(document.getElementById("top-status").textContent)`, 5*time.Second)
+}
+
+// recordAsks runs before the page's scripts: for every message the page
+// posts to its worker, it keeps the type, the keys asked and how many
+// Zandronum rows the page's table held at that moment.
+const recordAsks = `(() => {
+  window.__qlPosts = [];
+  const post = Worker.prototype.postMessage;
+  Worker.prototype.postMessage = function (m, ...rest) {
+    const zandronum = (globalThis.querylensBrowse?.view() ?? []).filter((r) => r.protocol === "zandronum").length;
+    window.__qlPosts.push({ type: m?.type, keys: (m?.asks ?? []).map((a) => a.key), zandronum, at: performance.now() });
+    return post.call(this, m, ...rest);
+  };
+})();`
+
+// TestBrowserMasterListShownBeforeAsked checks the order of the start: the
+// worker is created by boot.js before the page's own script runs, and the
+// servers of the master's list are in the page's table before the page asks
+// the worker to query them (a thousand queries starting at once would
+// otherwise hold back the frame that draws the list).
+func TestBrowserMasterListShownBeforeAsked(t *testing.T) {
+	needWasm(t)
+	st := startStack(t, 12)
+	ctx := tab(t)
+	if _, err := chromedp.Call(ctx, page.AddScriptToEvaluateOnNewDocument,
+		page.AddScriptToEvaluateOnNewDocumentParams{Source: recordAsks}); err != nil {
+		t.Fatal(err)
+	}
+	if err := chromedp.Do(ctx, chromedp.Navigate(st.URL+"/")); err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, ctx, "every server final", `(globalThis.querylensBrowse?.view() ?? []).filter(r => r.protocol === "zandronum").length >= 12 && querylensBrowse.view().every(r => r.state !== "pending" && r.state !== "querying")`, 20*time.Second)
+	type post struct {
+		Type      string
+		Keys      []string
+		Zandronum int
+		At        float64
+	}
+	posts := eval[[]post](t, ctx, `window.__qlPosts`)
+	if len(posts) == 0 || posts[0].Type != "prepare" {
+		t.Fatalf("the page's first message to its worker is not prepare: %+v", posts)
+	}
+	listed := 0
+	for _, p := range posts {
+		if p.Type != "ask" {
+			continue
+		}
+		n := 0
+		for _, k := range p.Keys {
+			if strings.HasPrefix(k, "zandronum/") {
+				n++
+			}
+		}
+		if n == 0 {
+			continue
+		}
+		listed += n
+		if p.Zandronum < n {
+			t.Errorf("the page asked %d Zandronum servers when its table held %d of them: ask before show", n, p.Zandronum)
+		}
+	}
+	if listed < 12 {
+		t.Errorf("the page asked %d of the master's 12 servers", listed)
+	}
+	// boot.js, which imports nothing, created the worker before the page's
+	// script (browse.js and its imports) had run.
+	order := eval[[]float64](t, ctx, `[performance.getEntriesByName("ql-worker-created")[0]?.startTime ?? -1, performance.getEntriesByName("ql-relay-hello")[0]?.startTime ?? -1]`)
+	if order[0] < 0 || order[1] < order[0] {
+		t.Errorf("worker created at %.0f ms, relay HELLO at %.0f ms: want the worker first", order[0], order[1])
+	}
+}
+
+// TestBrowserDecoderFailure checks that a decoder that cannot be compiled
+// is reported on the page, whether it fails before or after the page's own
+// script runs, instead of leaving every row querying.
+func TestBrowserDecoderFailure(t *testing.T) {
+	needWasm(t)
+	st := startStack(t, 4)
+	for _, tc := range []struct {
+		name, script string
+	}{
+		{"before the page's script", `WebAssembly.compileStreaming = () => Promise.reject(new Error("compile refused by the test"));`},
+		{"after the page's script", `WebAssembly.compileStreaming = () => new Promise((_, reject) => addEventListener("load", () => setTimeout(() => reject(new Error("compile refused by the test")), 50)));`},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			ctx := tab(t)
+			if _, err := chromedp.Call(ctx, page.AddScriptToEvaluateOnNewDocument,
+				page.AddScriptToEvaluateOnNewDocumentParams{Source: tc.script}); err != nil {
+				t.Fatal(err)
+			}
+			if err := chromedp.Do(ctx, chromedp.Navigate(st.URL+"/")); err != nil {
+				t.Fatal(err)
+			}
+			waitFor(t, ctx, "the failure shown", `globalThis.querylensBrowse?.ready === true && !!document.querySelector("[data-testid=fatal]")`, 10*time.Second)
+			if msg := eval[string](t, ctx, `document.querySelector("[data-testid=fatal]").textContent`); !strings.Contains(msg, "compile refused by the test") {
+				t.Errorf("the page says %q, want the compile's error", msg)
+			}
+			if got := eval[string](t, ctx, `document.getElementById("progress-text").textContent`); got != "Not connected" {
+				t.Errorf("progress text %q, want Not connected", got)
+			}
+		})
+	}
 }

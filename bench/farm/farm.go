@@ -127,7 +127,11 @@ func QueryAll(ctx context.Context, protocol string, opts map[string]string, targ
 				out.Received += res.Received
 				if err == nil && res.Done && m != nil {
 					out.Done++
-					out.Players += len(m.Info.Players)
+					// Only a response carries Info; a server may answer
+					// with another kind (banned, ignored, …).
+					if m.Info != nil {
+						out.Players += len(m.Info.Players)
+					}
 				}
 				mu.Unlock()
 			}

@@ -184,14 +184,33 @@ function loadMaster(addr, now = Date.now()) {
   relay.ask({ key, protocol: "zandronum", target: addr, options: { master: "true" }, timeoutMs: replyTimeout(relay, 2000) });
 }
 
-/** master adds the servers of a master's list and asks them. */
+/**
+ * master adds the servers of a master's list, shows them, and asks them
+ * once the list has been drawn: a thousand conversations starting at once
+ * keep the worker and the relay busy, and on a machine with few cores the
+ * page's next frame would wait for them. The asks go out after the next
+ * paint (rAF, then a task), or after MASTER_ASK_MS when no frame comes (a
+ * hidden tab draws none).
+ */
 function master(res) {
   const addr = res.key.slice("master:".length);
   const list = res.servers ?? [];
   masterState.set(addr, { state: res.state, detail: res.detail, count: list.length });
-  const now = Date.now();
-  for (const s of list) ask(addRow("zandronum", s, "master"), now);
+  const added = list.map((s) => addRow("zandronum", s, "master"));
+  if (!added.length) return;
+  rebuild();
+  let sent = false;
+  const askAll = () => {
+    if (sent) return;
+    sent = true;
+    const now = Date.now();
+    for (const r of added) ask(r, now);
+    progress();
+  };
+  requestAnimationFrame(() => setTimeout(askAll, 0));
+  setTimeout(askAll, MASTER_ASK_MS);
 }
+const MASTER_ASK_MS = 100;
 const masterAsked = new Map();
 const masterState = new Map();
 

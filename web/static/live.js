@@ -1,10 +1,10 @@
 // @ts-check
-// The page's side of worker.js: starts the worker, hands it the wasm
-// module compiled while it downloads, and turns its messages into events
-// and callbacks. It looks like a Relay to showRelay (open and close
-// events, ping()). boot.js starts the one worker of the page as early as
-// the page allows (DecodeWorker.shared()); the page's script connects it.
-import { compileDecoder } from "./ql.js";
+// The page's side of worker.js: turns its messages into events and
+// callbacks. It looks like a Relay to showRelay (open and close events,
+// ping()). boot.js starts the one worker of the page as early as the page
+// allows, and compiles the decoder for it; the page's script adopts it
+// (DecodeWorker.shared()) and connects it.
+import * as boot from "./boot.js";
 
 /**
  * @typedef {import("./worker.js").Result} Result
@@ -26,8 +26,8 @@ export class DecodeWorker extends EventTarget {
   }
 
   /**
-   * The worker starts at once: it imports its modules and instantiates the
-   * decoder while the page's own script loads. start() connects it.
+   * The worker (started by boot.js) imports its modules and instantiates
+   * the decoder while the page's own script loads. start() connects it.
    */
   constructor() {
     super();
@@ -44,22 +44,22 @@ export class DecodeWorker extends EventTarget {
     this.pings = new Map();
     /** @type {any[]} asks waiting for the end of this task */
     this.outbox = [];
-    const root = document.documentElement;
-    performance.mark("ql-worker-created");
-    this.worker = new Worker(import.meta.resolve("./worker.js"), { type: "module", name: "querylens decoder" });
+    this.worker = boot.worker;
+    let started = false;
     this.ready = new Promise((resolve, reject) => {
-      this.worker.onmessage = (e) => this.#message(e.data, resolve, reject);
-      this.worker.onerror = (e) => reject(new Error(`the decoding worker failed: ${e.message || "it did not start"}`));
+      this.worker.onmessage = (e) => this.#message(e.data, (h) => {
+        started = true;
+        resolve(h);
+      }, reject);
+      // A failure to start ends the worker; an error in a running worker
+      // (the console shows it) does not stop the other conversations.
+      boot.whenFailed((message) => {
+        if (started) return;
+        reject(new Error(message));
+        this.worker.terminate();
+      });
     });
     this.ready.catch(() => {});
-    this.worker.postMessage({
-      type: "prepare",
-      glue: new URL(root.dataset.wasmGlue ?? "", location.href).href,
-      modules: { ql: import.meta.resolve("./ql.js"), relay: import.meta.resolve("./relay.js") },
-    });
-    compileDecoder().then(
-      (module) => this.worker.postMessage({ type: "module", module }),
-      (err) => this.#fail(err));
   }
 
   /**
@@ -118,11 +118,6 @@ export class DecodeWorker extends EventTarget {
    */
   #times(t) {
     this.times = Object.fromEntries(Object.entries(t).map(([k, v]) => [k, v - performance.timeOrigin]));
-  }
-
-  /** @param {any} err */
-  #fail(err) {
-    this.worker.onmessage?.(new MessageEvent("message", { data: { type: "fatal", message: String(err?.message ?? err) } }));
   }
 
   /**

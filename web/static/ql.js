@@ -8,7 +8,8 @@ let decoderPromise;
  * loadDecoder starts the wasm module and resolves to globalThis.querylens
  * (see querylens.d.ts). It runs on the page or in a worker: glue is the URL
  * of wasm_exec.js; wasm is the module's URL, fetched and compiled as it
- * streams, or a module compiled already (compileDecoder).
+ * streams, or a module compiled already (boot.js compiles the server
+ * browser's while it downloads).
  * @param {string} glue
  * @param {string|WebAssembly.Module} wasm
  * @returns {Promise<import("./querylens").QueryLens>}
@@ -40,16 +41,6 @@ async function fetchDecoder(url) {
   const resp = await fetch(url);
   if (!resp.ok) throw new Error(`the decoder did not load (${resp.status}): ${(await resp.text()).trim()}`);
   return resp;
-}
-
-/**
- * compileDecoder compiles the page's wasm module while it downloads (the
- * fetch matches the page's <link rel=preload>), for a worker to
- * instantiate: a compiled module can be posted to a worker.
- * @returns {Promise<WebAssembly.Module>}
- */
-export async function compileDecoder() {
-  return WebAssembly.compileStreaming(await fetchDecoder(document.documentElement.dataset.wasm));
 }
 
 /**

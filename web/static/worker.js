@@ -93,20 +93,26 @@ let modulesReady;
 let decoderReady;
 
 /**
- * prepare imports the relay client and the page's helpers, and starts the
- * decoder as soon as the page sends the compiled module, all before the
- * page's own script has run.
+ * prepare imports the relay client, the page's helpers and the decoder's
+ * JS glue side by side, and starts the decoder as soon as the helpers and
+ * the compiled module (sent by the page) are in, without waiting for the
+ * relay client: all before the page's own script has run.
  * @param {{glue: string, modules: {ql: string, relay: string}}} m
  */
 function prepare(m) {
-  modulesReady = Promise.all([import(m.modules.relay), import(m.modules.ql)]).then(([r, q]) => {
+  const qlReady = import(m.modules.ql);
+  const relayReady = import(m.modules.relay);
+  // loadDecoder imports the glue again (from the module map) and reports
+  // a failure; this only starts the fetch early.
+  import(m.glue).catch(() => {});
+  modulesReady = Promise.all([relayReady, qlReady]).then(([r, q]) => {
     R = r;
     Q = q;
     times.modules = now();
   });
-  decoderReady = Promise.all([modulesReady, moduleReady]).then(([, mod]) => {
+  decoderReady = Promise.all([qlReady, moduleReady]).then(([q, mod]) => {
     times.module = now();
-    return Q.loadDecoder(m.glue, mod);
+    return q.loadDecoder(m.glue, mod);
   });
   decoderReady.then(() => (times.decoder = now()), () => {});
 }
@@ -164,8 +170,10 @@ function pump() {
         // with what came back.
         received: state === "online" ? null : res.packets.filter((p) => p.direction === "received").map((p) => Q.toHex(p.data)),
       });
-      // The last answer of a refresh goes at once; the others in batches.
-      if (running === 0 && !queue.length) flush();
+      // The last answer of a refresh goes at once, and so does a master's
+      // list (the page asks its servers when it has it); the others in
+      // batches.
+      if ((running === 0 && !queue.length) || s?.servers) flush();
       else flushTimer ||= setTimeout(flush, BATCH_MS);
       pump();
     });
