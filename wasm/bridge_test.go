@@ -284,39 +284,61 @@ func TestConversation(t *testing.T) {
 // TestOpenStepFinish is the worker's path: open, step per reply (the
 // conversation released once complete) and finish after a timeout.
 func TestOpenStepFinish(t *testing.T) {
-	o := ql.Call("open", "echotest", map[string]any{"name": "b"})
+	// call reads a result as web/static/relay.js does: the length of its
+	// JSON in querylens.out, or the value itself.
+	call := func(name string, args ...any) js.Value {
+		r := ql.Call(name, args...)
+		if r.Type() != js.TypeNumber {
+			return r
+		}
+		b := make([]byte, r.Int())
+		js.CopyBytesToGo(b, ql.Get("out"))
+		return parseJSON(b)
+	}
+	o := call("open", "echotest", map[string]any{"name": "b"})
 	if got := stringify(o.Get("send")); got != `["5162"]` {
 		t.Fatalf("open = %s", stringify(o))
 	}
 	h := o.Get("handle")
-	if r := ql.Call("step", h, u8("C\x00\x00\x01\x02")); r.Get("done").Bool() || stringify(r.Get("send")) != `["516200000102"]` {
+	if r := call("step", h, u8("C\x00\x00\x01\x02")); r.Get("done").Bool() || stringify(r.Get("send")) != `["516200000102"]` {
 		t.Errorf("step(challenge) = %s", stringify(r))
 	}
-	r := ql.Call("step", h, u8("Rb"))
+	r := call("step", h, u8("Rb"))
 	if !r.Get("done").Bool() || stringify(r.Get("summary")) != `{"kind":"response","row":["b","","",0,0,0,false,"","b\n\n"]}` {
 		t.Errorf("step(reply) = %s", stringify(r))
 	}
-	if got := ql.Call("step", h, u8("Rb")).Get("error").Get("message").String(); got != "conversation is closed" {
+	if got := call("step", h, u8("Rb")).Get("error").Get("message").String(); got != "conversation is closed" {
 		t.Errorf("step after done: %q, want the conversation released", got)
 	}
 	// A server that never answers: finish gives the summary and releases.
-	o = ql.Call("open", "echotest", nil)
-	if got := ql.Call("finish", o.Get("handle")).Get("error").Get("message").String(); got != "incomplete message" {
+	o = call("open", "echotest", nil)
+	if got := call("finish", o.Get("handle")).Get("error").Get("message").String(); got != "incomplete message" {
 		t.Errorf("finish = %q", got)
 	}
-	if got := ql.Call("finish", o.Get("handle")).Get("error").Get("message").String(); got != "conversation is closed" {
+	if got := call("finish", o.Get("handle")).Get("error").Get("message").String(); got != "conversation is closed" {
 		t.Errorf("finish twice = %q", got)
 	}
 	for _, bad := range [][]any{{"nosuch", nil}, {"echotest", map[string]any{"bogus": 1}}} {
-		if got := ql.Call("open", bad...); got.Get("error").IsUndefined() {
+		if got := call("open", bad...); got.Get("error").IsUndefined() {
 			t.Errorf("open(%v) = %s, want an error", bad, stringify(got))
 		}
 	}
-	if got := ql.Call("step", "x", u8("Rb")); got.Get("error").IsUndefined() {
+	if got := call("step", "x", u8("Rb")); got.Get("error").IsUndefined() {
 		t.Errorf("step without a handle = %s", stringify(got))
 	}
 	if len(conversations) != 0 {
 		t.Errorf("%d conversations left open", len(conversations))
+	}
+	// A JSON longer than out comes back as the value.
+	big := make([]byte, out.Length()+1)
+	for i := range big {
+		big[i] = ' '
+	}
+	if v := outJSON(append(big, "{}"...)); v == nil || v.(js.Value).Type() != js.TypeObject {
+		t.Errorf("outJSON of %d bytes = %v, want the parsed object", len(big)+2, v)
+	}
+	if n := outJSON([]byte(`{"a":1}`)); n != 7 {
+		t.Errorf("outJSON = %v, want 7", n)
 	}
 }
 

@@ -151,6 +151,8 @@ func newQuery(args []js.Value) any {
 // summary after a timeout, releasing it too). Datagrams to send are hex.
 
 // open(protocol, options) → {handle, send: [hex…]} | {error}
+//
+// open, step and finish return their JSON through out (see outJSON).
 func openConversation(args []js.Value) any {
 	c, q, fail := startQuery(args)
 	if q == nil {
@@ -171,7 +173,7 @@ func openConversation(args []js.Value) any {
 		}
 		b = codecs.AppendJSON(b, codecs.Hex(d))
 	}
-	return parseJSON(append(b, "]}"...))
+	return outJSON(append(b, "]}"...))
 }
 
 // handleArg finds the open conversation args[0] names.
@@ -203,7 +205,7 @@ func stepConversation(args []js.Value) any {
 	if c.done {
 		delete(conversations, h)
 	}
-	return parseJSON(out)
+	return outJSON(out)
 }
 
 // finish(handle) → summary of what came so far; releases the conversation.
@@ -213,5 +215,21 @@ func finishConversation(args []js.Value) any {
 		return fail
 	}
 	delete(conversations, h)
-	return parseJSON(c.appendSummary(nil))
+	return outJSON(c.appendSummary(nil))
+}
+
+// out is where open, step and finish leave their JSON for the worker to
+// read (querylens.out): a number crosses back to JS without the string and
+// parsed object syscall/js would otherwise allocate, and finalize, per call.
+var out = jsUint8Array.New(outSize)
+
+const outSize = 1 << 16
+
+// outJSON copies b into out and returns its length, or, when b does not
+// fit, b parsed as before.
+func outJSON(b []byte) any {
+	if len(b) > outSize {
+		return parseJSON(b)
+	}
+	return js.CopyBytesToJS(out, b)
 }

@@ -11,6 +11,13 @@
 // per field. Errors come back as data ({error, partial}), never as throws,
 // except for programming errors such as a missing argument.
 //
+// The server browser's calls (open, step, finish) run once per server and
+// reply, so they skip even that: their JSON is copied into one Uint8Array
+// the namespace holds (querylens.out) and they return its length, a number.
+// A string or object returned to JS costs syscall/js a reference with a Go
+// finalizer, and the JSON.parse call another crossing and another
+// reference; reading out in JS costs neither (web/static/relay.js result).
+//
 // web/static/querylens.d.ts describes the namespace.
 package main
 

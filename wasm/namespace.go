@@ -24,6 +24,7 @@ func register() {
 	ns.Set("open", fn(openConversation))
 	ns.Set("step", fn(stepConversation))
 	ns.Set("finish", fn(finishConversation))
+	ns.Set("out", out)
 	ns.Set("decode", fn(func(args []js.Value) any { return decode(args, false) }))
 	ns.Set("inspect", fn(func(args []js.Value) any { return decode(args, true) }))
 	ns.Set("pcapng", fn(pcapngFile))

@@ -28,6 +28,13 @@ require(execJs)
 
 const hex = (s) => Uint8Array.from(Buffer.from(s, 'hex'))
 
+// result reads what open and step return, as web/static/relay.js does:
+// the length of their JSON in querylens.out, or the value itself.
+const utf8 = new TextDecoder()
+function result (r) {
+  return typeof r === 'number' ? JSON.parse(utf8.decode(globalThis.querylens.out.subarray(0, r))) : r
+}
+
 async function main () {
   const go = new globalThis.Go()
   const { instance } = await WebAssembly.instantiate(fs.readFileSync(wasmPath), go.importObject)
@@ -94,9 +101,9 @@ async function main () {
     // the table's row when the message is complete.
     const options = p.protocol === 'zandronum' && p.name === 'master-list' ? { master: 'true' } : null
     const conversation = () => {
-      const o = ql.open(p.protocol, options)
+      const o = result(ql.open(p.protocol, options))
       let r
-      for (const d of dgs) r = ql.step(o.handle, d)
+      for (const d of dgs) r = result(ql.step(o.handle, d))
       return r
     }
     const r = conversation()

@@ -128,12 +128,17 @@ export interface QueryLens {
   /**
    * Start a conversation for a list of servers, in one call: its handle and
    * the datagrams to send first (hex). step() and finish() continue it.
+   * open, step and finish return a number n when their JSON is in
+   * out[0:n] (parse it: TextDecoder, then JSON.parse), and the value itself
+   * when it does not fit there or the arguments were wrong.
    */
-  open(protocol: string, options?: Options): { handle: number; send: string[] } | Failure;
+  open(protocol: string, options?: Options): number | { handle: number; send: string[] } | Failure;
   /** Feed one reply: what to send next (hex), whether done, and once done the summary; a done conversation is released. */
-  step(handle: number, datagram: Uint8Array): { send: string[]; done: boolean; error?: ErrorInfo; summary?: Summary } | Failure;
+  step(handle: number, datagram: Uint8Array): number | { send: string[]; done: boolean; error?: ErrorInfo; summary?: Summary } | Failure;
   /** The summary of what came so far (a timeout); releases the conversation. */
-  finish(handle: number): Summary | Failure;
+  finish(handle: number): number | Summary | Failure;
+  /** The JSON of the last open, step or finish that returned its length. */
+  out: Uint8Array;
   /** Decode one message of one or more datagrams (any order); null protocol detects it from the first datagram. */
   decode(protocol: string | null, datagrams: Uint8Array | Uint8Array[], options?: DecodeOptions): Message | Failure;
   /** decode with layers and spans, for the inspector. */

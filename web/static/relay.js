@@ -298,26 +298,38 @@ export function converse(ql, relay, protocol, target, options = null, opts = {})
  * @param {import("./querylens").Options} options
  */
 function summaryConversation(ql, protocol, options) {
-  const o = ql.open(protocol, options);
+  const o = result(ql, ql.open(protocol, options));
   if ("error" in o) return o;
   let open = true;
   return {
     start: () => o.send.map(fromHex),
     /** @param {Uint8Array} b */
     step(b) {
-      const r = ql.step(o.handle, b);
+      const r = result(ql, ql.step(o.handle, b));
       if ("done" in r && r.done) open = false;
       return r;
     },
     finish() {
       open = false;
-      return ql.finish(o.handle);
+      return result(ql, ql.finish(o.handle));
     },
     close() {
       if (open) ql.finish(o.handle);
       open = false;
     },
   };
+}
+
+const utf8 = new TextDecoder();
+
+/**
+ * result reads what open, step or finish returned: the length of its JSON
+ * in ql.out, or the value itself.
+ * @param {import("./querylens").QueryLens} ql
+ * @param {any} r
+ */
+function result(ql, r) {
+  return typeof r === "number" ? JSON.parse(utf8.decode(ql.out.subarray(0, r))) : r;
 }
 
 /** fromHex reads the decoder's lowercase hex. */
