@@ -605,7 +605,7 @@ $("add-form").addEventListener("submit", async (e) => {
     answered++;
     r.lastAsked = Date.now();
     apply(r, found.res);
-    invalidate();
+    rebuild(); // at once: the message below says the row is there
     const title = (cfg.protocols ?? []).find((p) => p.name === protocol)?.title ?? protocol;
     $("add-msg").textContent = `Added ${addr}: ${title} answered`;
   } else {
