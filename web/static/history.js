@@ -3,6 +3,8 @@
 // tab is visible, it fetches the section rendered on the server
 // (history.html, the same SVG the page came with) and swaps it in. The
 // charts need no script to show; this only refreshes them.
+import { fetchFragment } from "./ql.js";
+
 const EVERY_MS = 60_000;
 
 async function refresh() {
@@ -11,11 +13,8 @@ async function refresh() {
   const url = section?.dataset.fragmentUrl;
   if (!url || document.hidden) return;
   try {
-    const res = await fetch(url);
-    if (!res.ok) return;
-    const doc = new DOMParser().parseFromString(await res.text(), "text/html");
-    const next = doc.querySelector("[data-testid=history]");
-    if (next) section.replaceWith(document.adoptNode(next));
+    const { el } = await fetchFragment(url, "[data-testid=history]");
+    if (el) section.replaceWith(el);
   } catch {
     // Keep the charts we have; the next round tries again.
   }

@@ -225,6 +225,25 @@ export function showFatal(where, err) {
   console.error(err);
 }
 
+/**
+ * fetchFragment fetches server-rendered HTML (a fragment the page already
+ * shows, rendered again by the same template) and returns the response with
+ * the first element matching selector in it: el is null when the answer is
+ * refused (resp.ok false) or holds no such element. A network failure
+ * rejects.
+ * @param {string} url
+ * @param {string} selector
+ * @param {RequestInit} [init]
+ * @returns {Promise<{resp: Response, el: HTMLElement|null}>}
+ */
+export async function fetchFragment(url, selector, init) {
+  const resp = await fetch(url, init);
+  if (!resp.ok) return { resp, el: null };
+  const tpl = document.createElement("template");
+  tpl.innerHTML = await resp.text();
+  return { resp, el: /** @type {HTMLElement|null} */ (tpl.content.querySelector(selector)) };
+}
+
 /** ago formats a duration in ms as "12 s" / "3 min". */
 export function ago(ms) {
   const s = Math.max(0, Math.round(ms / 1000));

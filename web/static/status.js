@@ -4,7 +4,7 @@
 // same template from a fresh query through the relay's cache) at an
 // interval the game server's rate limit allows, and swaps it in. There is
 // one renderer, on the server, and nothing is decoded in the page.
-import { $, config, wireCopyButtons, ago } from "./ql.js";
+import { $, config, wireCopyButtons, ago, fetchFragment } from "./ql.js";
 
 const cfg = config();
 // Zandronum servers answer one address once per 10 s; the relay caches
@@ -38,22 +38,19 @@ let last = Date.now();
  */
 async function refresh() {
   note("· refreshing…");
-  let text;
+  let got;
   try {
-    const resp = await fetch(liveURL(), { headers: { Accept: "text/html" }, cache: "no-store" });
-    if (!resp.ok) {
-      const wait = resp.headers.get("Retry-After");
-      note(`· live update refused (${resp.status}${wait ? `, retry after ${wait} s` : ""}); showing data from ${ago(Date.now() - last)} ago`);
-      return;
-    }
-    text = await resp.text();
+    got = await fetchFragment(liveURL(), "article[data-testid=status]", { headers: { Accept: "text/html" }, cache: "no-store" });
   } catch (err) {
     note(`· live update failed: ${err.message}; showing data from ${ago(Date.now() - last)} ago`);
     return;
   }
-  const tpl = document.createElement("template");
-  tpl.innerHTML = text;
-  const next = /** @type {HTMLElement|null} */ (tpl.content.querySelector("article[data-testid=status]"));
+  const { resp, el: next } = got;
+  if (!resp.ok) {
+    const wait = resp.headers.get("Retry-After");
+    note(`· live update refused (${resp.status}${wait ? `, retry after ${wait} s` : ""}); showing data from ${ago(Date.now() - last)} ago`);
+    return;
+  }
   if (!next) {
     note("· live update failed: the server sent no status");
     return;
