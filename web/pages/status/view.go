@@ -66,12 +66,13 @@ var teamNames = []string{"Blue", "Red", "Green", "Gold"}
 func newView(rep Report, base string) view {
 	v := view{Report: rep, Name: rep.Target}
 	path := Path(rep.Protocol.Name(), rep.Target, nil)
-	v.PageURL = base + path + queryString(rep.Options)
-	v.BadgePath = path + "/badge.svg" + queryString(rep.Options)
+	q := queryString(rep.Options)
+	v.PageURL = base + path + q
+	v.BadgePath = path + "/badge.svg" + q
 	v.BadgeURL = base + v.BadgePath
-	v.CardURL = base + path + "/card.png" + queryString(rep.Options)
-	v.HistoryURL = path + "/history.json" + queryString(rep.Options)
-	v.FragmentURL = path + "/history.html" + queryString(rep.Options)
+	v.CardURL = base + path + "/card.png" + q
+	v.HistoryURL = path + "/history.json" + q
+	v.FragmentURL = path + "/history.html" + q
 	v.InspectURL = inspectURL(rep)
 	if rep.Protocol.Name() == "zandronum" {
 		// Doomseeker registers zds:// and reads the game from the suffix.
