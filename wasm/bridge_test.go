@@ -7,6 +7,7 @@ import (
 	"encoding/binary"
 	"errors"
 	"os"
+	"strconv"
 	"strings"
 	"syscall/js"
 	"testing"
@@ -132,7 +133,7 @@ func goBytes(t *testing.T, v js.Value) []byte {
 func stringify(v js.Value) string { return js.Global().Get("JSON").Call("stringify", v).String() }
 
 func TestNamespace(t *testing.T) {
-	for _, name := range []string{"protocols", "detect", "buildQuery", "newQuery", "open", "step", "finish", "decode", "inspect", "pcapng"} {
+	for _, name := range []string{"protocols", "detect", "buildQuery", "newQuery", "batch", "decode", "inspect", "pcapng"} {
 		if ql.Get(name).Type() != js.TypeFunction {
 			t.Errorf("querylens.%s is %s, want a function", name, ql.Get(name).Type())
 		}
@@ -281,53 +282,108 @@ func TestConversation(t *testing.T) {
 	}
 }
 
-// TestOpenStepFinish is the worker's path: open, step per reply (the
-// conversation released once complete) and finish after a timeout.
-func TestOpenStepFinish(t *testing.T) {
-	// call reads a result as web/static/relay.js does: the length of its
-	// JSON in querylens.out, or the value itself.
-	call := func(name string, args ...any) js.Value {
-		r := ql.Call(name, args...)
-		if r.Type() != js.TypeNumber {
-			return r
-		}
-		b := make([]byte, r.Int())
-		js.CopyBytesToGo(b, ql.Get("out"))
-		return parseJSON(b)
+// Request encoders for batch, as web/static/relay.js writes them.
+func reqOpenBytes(protocol string, opts ...string) []byte {
+	b := append([]byte{reqOpen, byte(len(protocol))}, protocol...)
+	b = append(b, byte(len(opts)/2))
+	for i := 0; i+1 < len(opts); i += 2 {
+		b = append(append(b, byte(len(opts[i]))), opts[i]...)
+		b = binary.BigEndian.AppendUint16(b, uint16(len(opts[i+1])))
+		b = append(b, opts[i+1]...)
 	}
-	o := call("open", "echotest", map[string]any{"name": "b"})
-	if got := stringify(o.Get("send")); got != `["5162"]` {
-		t.Fatalf("open = %s", stringify(o))
+	return b
+}
+
+func reqStepBytes(h int, d string) []byte {
+	b := binary.BigEndian.AppendUint32([]byte{reqStep}, uint32(h))
+	b = binary.BigEndian.AppendUint32(b, uint32(len(d)))
+	return append(b, d...)
+}
+
+func reqFinishBytes(h int) []byte { return binary.BigEndian.AppendUint32([]byte{reqFinish}, uint32(h)) }
+
+// runJS runs one batch of requests through querylens.in, batch and
+// querylens.out, as the worker does, and returns the results as JSON.
+func runJS(t *testing.T, reqs ...[]byte) string {
+	t.Helper()
+	b := bytes.Join(reqs, nil)
+	js.CopyBytesToJS(ql.Get("in"), b)
+	r := ql.Call("batch", len(b))
+	if r.Type() != js.TypeNumber {
+		return stringify(r)
 	}
-	h := o.Get("handle")
-	if r := call("step", h, u8("C\x00\x00\x01\x02")); r.Get("done").Bool() || stringify(r.Get("send")) != `["516200000102"]` {
-		t.Errorf("step(challenge) = %s", stringify(r))
+	o := make([]byte, r.Int())
+	js.CopyBytesToGo(o, ql.Get("out"))
+	return string(o)
+}
+
+// TestBatch is the worker's path: conversations opened, stepped once per
+// reply (released once complete) and finished after a timeout, many per
+// call, with the handles the first batch gave.
+func TestBatch(t *testing.T) {
+	h := nextHandle
+	got := runJS(t, reqOpenBytes("echotest", "name", "b"), reqOpenBytes("echotest"),
+		reqOpenBytes("nosuch"), reqOpenBytes("echotest", "bogus", "1"))
+	want := `[{"handle":` + strconv.Itoa(h) + `,"send":["5162"]},{"handle":` + strconv.Itoa(h+1) + `,"send":["5161"]},` +
+		`{"error":{"protocol":"nosuch","field":"protocol","offset":0,"message":"unknown protocol"}},` +
+		`{"error":{"protocol":"echotest","field":"options.bogus","offset":0,"message":"unknown protocol"}}]`
+	if got != want {
+		t.Fatalf("open ×4:\n got %s\nwant %s", got, want)
 	}
-	r := call("step", h, u8("Rb"))
-	if !r.Get("done").Bool() || stringify(r.Get("summary")) != `{"kind":"response","row":["b","","",0,0,0,false,"","b\n\n"]}` {
-		t.Errorf("step(reply) = %s", stringify(r))
+	got = runJS(t, reqStepBytes(h, "C\x00\x00\x01\x02"), reqStepBytes(h+1, "Ra"))
+	want = `[{"send":["516200000102"],"done":false},{"send":[],"done":true,"summary":{"kind":"response","row":["a","","",0,0,0,false,"","a\n\n"]}}]`
+	if got != want {
+		t.Errorf("step ×2:\n got %s\nwant %s", got, want)
 	}
-	if got := call("step", h, u8("Rb")).Get("error").Get("message").String(); got != "conversation is closed" {
-		t.Errorf("step after done: %q, want the conversation released", got)
+	got = runJS(t, reqStepBytes(h+1, "Ra"), reqStepBytes(h, "junk"), reqStepBytes(h, "Rb"), reqFinishBytes(h))
+	want = `[{"error":{"message":"conversation is closed"}},` +
+		`{"send":[],"done":false,"error":{"protocol":"echotest","field":"reply","offset":0,"message":"not mine"}},` +
+		`{"send":[],"done":true,"summary":{"kind":"response","row":["b","","",0,0,0,false,"","b\n\n"]}},` +
+		`{"error":{"message":"conversation is closed"}}]`
+	if got != want {
+		t.Errorf("step after done, stray, reply, finish:\n got %s\nwant %s", got, want)
 	}
 	// A server that never answers: finish gives the summary and releases.
-	o = call("open", "echotest", nil)
-	if got := call("finish", o.Get("handle")).Get("error").Get("message").String(); got != "incomplete message" {
-		t.Errorf("finish = %q", got)
-	}
-	if got := call("finish", o.Get("handle")).Get("error").Get("message").String(); got != "conversation is closed" {
-		t.Errorf("finish twice = %q", got)
-	}
-	for _, bad := range [][]any{{"nosuch", nil}, {"echotest", map[string]any{"bogus": 1}}} {
-		if got := call("open", bad...); got.Get("error").IsUndefined() {
-			t.Errorf("open(%v) = %s, want an error", bad, stringify(got))
-		}
-	}
-	if got := call("step", "x", u8("Rb")); got.Get("error").IsUndefined() {
-		t.Errorf("step without a handle = %s", stringify(got))
+	h = nextHandle
+	runJS(t, reqOpenBytes("echotest"))
+	if got := runJS(t, reqFinishBytes(h), reqFinishBytes(h)); !strings.Contains(got, `"message":"incomplete message"`) ||
+		!strings.HasSuffix(got, `,{"error":{"message":"conversation is closed"}}]`) {
+		t.Errorf("finish twice = %s", got)
 	}
 	if len(conversations) != 0 {
 		t.Errorf("%d conversations left open", len(conversations))
+	}
+}
+
+// TestBatchBadRequests: a request batch cannot read ends the batch with an
+// error naming it and its offset; what came before it ran.
+func TestBatchBadRequests(t *testing.T) {
+	h := nextHandle
+	for _, tc := range []struct {
+		name string
+		reqs [][]byte
+		want string
+	}{
+		{"empty", nil, `[]`},
+		{"unknown type", [][]byte{reqFinishBytes(999), {0x7f, 1, 2}}, `[{"error":{"message":"conversation is closed"}},{"error":{"message":"batch: unknown request type 0x7f at offset 5"}}]`},
+		{"step past the end", [][]byte{reqStepBytes(1, "abc")[:8]}, `[{"error":{"message":"batch: STEP request at offset 0 is truncated"}}]`},
+		{"hostile step length", [][]byte{{reqStep, 0, 0, 0, 1, 0xff, 0xff, 0xff, 0xff, 'R'}}, `[{"error":{"message":"batch: STEP request at offset 0 is truncated"}}]`},
+		{"open options past the end", [][]byte{reqOpenBytes("echotest", "name", "b")[:14]}, `[{"error":{"message":"batch: OPEN request at offset 0 is truncated"}}]`},
+		{"finish cut", [][]byte{{reqFinish, 0, 0}}, `[{"error":{"message":"batch: FINISH request at offset 0 is truncated"}}]`},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			if got := runJS(t, tc.reqs...); got != tc.want {
+				t.Errorf("got  %s\nwant %s", got, tc.want)
+			}
+		})
+	}
+	for _, n := range []any{-1, inSize + 1, "x", nil} {
+		if got := stringify(ql.Call("batch", n)); !strings.Contains(got, `"batch: `) {
+			t.Errorf("batch(%v) = %s, want a usage error", n, got)
+		}
+	}
+	if nextHandle != h || len(conversations) != 0 {
+		t.Errorf("bad batches opened conversations: next handle %d (was %d), %d open", nextHandle, h, len(conversations))
 	}
 	// A JSON longer than out comes back as the value.
 	big := make([]byte, out.Length()+1)
@@ -340,6 +396,25 @@ func TestOpenStepFinish(t *testing.T) {
 	if n := outJSON([]byte(`{"a":1}`)); n != 7 {
 		t.Errorf("outJSON = %v, want 7", n)
 	}
+}
+
+// FuzzBatch: no request buffer makes batch panic, and its answer is
+// always one JSON array.
+func FuzzBatch(f *testing.F) {
+	f.Add(bytes.Join([][]byte{reqOpenBytes("echotest", "name", "b"), reqStepBytes(1, "Rb"), reqFinishBytes(2)}, nil))
+	f.Add([]byte{reqStep, 0, 0, 0, 1, 0, 0, 0, 2, 'R', 'x'})
+	f.Fuzz(func(t *testing.T, b []byte) {
+		if len(b) > inSize {
+			return
+		}
+		got := runBatch(nil, b)
+		if !js.Global().Get("JSON").Call("parse", string(got)).InstanceOf(jsArray) {
+			t.Fatalf("batch(%x) = %s, not an array", b, got)
+		}
+		for h := range conversations {
+			delete(conversations, h)
+		}
+	})
 }
 
 func TestIncompleteResult(t *testing.T) {

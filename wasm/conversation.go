@@ -3,6 +3,7 @@
 package main
 
 import (
+	"strconv"
 	"syscall/js"
 
 	"github.com/querylens/querylens/codecs"
@@ -38,18 +39,18 @@ func (c *conversation) sending(dgs [][]byte) {
 // "error"?: the feed error, "summary"?: codecs.Summary of the result once
 // done}. The server browser's worker makes one call per reply and reads
 // everything it needs from this one value.
+//
+// Out of line, as are the other helpers of batch below: runRequest would
+// otherwise carry an inlined copy of each, growing the browser module
+// (see "Code size" in codecs/doc.go).
+//
+//go:noinline
 func (c *conversation) appendStep(dst []byte, b []byte) []byte {
 	send, done, err := c.q.Feed(b)
 	c.sending(send)
 	c.done = c.done || done
-	dst = append(dst, `{"send":[`...)
-	for i, d := range send {
-		if i > 0 {
-			dst = append(dst, ',')
-		}
-		dst = codecs.AppendJSON(dst, codecs.Hex(d))
-	}
-	dst = append(dst, `],"done":`...)
+	dst = appendSend(append(dst, '{'), send)
+	dst = append(dst, `,"done":`...)
 	dst = codecs.AppendJSON(dst, done)
 	if err != nil {
 		dst = append(dst, `,"error":`...)
@@ -64,6 +65,10 @@ func (c *conversation) appendStep(dst []byte, b []byte) []byte {
 }
 
 // appendSummary appends the JSON of codecs.Summary of what was received.
+//
+// Out of line: see appendStep.
+//
+//go:noinline
 func (c *conversation) appendSummary(dst []byte) []byte {
 	m, err := c.q.Result(codecs.DecodeOptions{Query: c.sent})
 	return codecs.AppendSummaryJSON(dst, m, err)
@@ -144,19 +149,146 @@ func newQuery(args []js.Value) any {
 }
 
 // The server browser's worker runs a thousand conversations and needs only
-// their summaries, so it drives them through three namespace functions that
-// cross the Go↔JS boundary as rarely as possible: open (one call: the
-// conversation and its first datagrams), step (one call per reply, which
-// releases the conversation once the message is complete) and finish (the
-// summary after a timeout, releasing it too). Datagrams to send are hex.
-
-// open(protocol, options) → {handle, send: [hex…]} | {error}
+// their summaries, so it drives them through one namespace function that
+// crosses the Go↔JS boundary once for many requests: batch(n) runs the n
+// bytes of requests the worker wrote into querylens.in, in order, and
+// leaves one JSON array of results in querylens.out. Numbers are all that
+// cross: no string, array or object is made for syscall/js to track.
 //
-// open, step and finish return their JSON through out (see outJSON).
-func openConversation(args []js.Value) any {
-	c, q, fail := startQuery(args)
-	if q == nil {
-		return fail
+// Requests (integers big-endian, strings UTF-8):
+//
+//	0x01 OPEN    u8 n | protocol | u8 count | count × (u8 n | key | u16 n | value)
+//	             → {"handle": h, "send": [hex…]} | {"error": …}
+//	0x02 STEP    u32 handle | u32 n | datagram
+//	             → {"send": [hex…], "done": bool, "error"?: …, "summary"?: codecs.Summary}
+//	             The conversation is released once done.
+//	0x03 FINISH  u32 handle
+//	             → codecs.Summary of what came so far; the conversation is released.
+//
+// A request for a closed conversation gets {"error": {"message":
+// "conversation is closed"}} and the others run. A request the reader
+// cannot make out (unknown type, a length past the end) gets an error
+// naming its offset, and the requests after it are not run.
+
+// Request types of batch.
+const (
+	reqOpen   = 0x01
+	reqStep   = 0x02
+	reqFinish = 0x03
+)
+
+// inSize bounds one batch's requests: a STEP holds a whole datagram (UDP
+// allows 65,507 bytes of payload), so any single request fits.
+const inSize = 1 << 17
+
+// in is where the worker writes batch's requests (querylens.in).
+var in = jsUint8Array.New(inSize)
+
+// inBuf is in's copy on the Go side, reused by every batch.
+var inBuf = make([]byte, inSize)
+
+// batch(n) → length of the JSON array in out, or the array (see outJSON).
+func batch(args []js.Value) any {
+	v := arg(args, 0)
+	n := -1
+	if v.Type() == js.TypeNumber {
+		n = v.Int()
+	}
+	if n < 0 || n > inSize {
+		return usageError("batch: want the length of the requests in querylens.in, 0 to 131072 bytes")
+	}
+	b := inBuf[:js.CopyBytesToGo(inBuf[:n], in)]
+	return outJSON(runBatch(outBuf[:0], b))
+}
+
+// outBuf is reused by every batch for the JSON it returns.
+var outBuf = make([]byte, 0, outSize)
+
+// runBatch appends the JSON array of the results of the requests in b.
+func runBatch(dst, b []byte) []byte {
+	dst = append(dst, '[')
+	for off, i := 0, 0; off < len(b); i++ {
+		if i > 0 {
+			dst = append(dst, ',')
+		}
+		var next int
+		var ok bool
+		dst, next, ok = runRequest(dst, b, off)
+		if !ok {
+			break
+		}
+		off = next
+	}
+	return append(dst, ']')
+}
+
+// runRequest runs the request at b[off:] and appends its result. It
+// returns the offset of the next request, or false (with an error result
+// appended) when the request cannot be read.
+func runRequest(dst, b []byte, off int) ([]byte, int, bool) {
+	r := batchReader{b: b, off: off}
+	switch typ := r.u8(); typ {
+	case reqOpen:
+		name := string(r.bytes(int(r.u8())))
+		var opts map[string]string
+		if n := int(r.u8()); n > 0 {
+			opts = make(map[string]string, n)
+			for range n {
+				k := string(r.bytes(int(r.u8())))
+				opts[k] = string(r.bytes(int(r.u16())))
+			}
+		}
+		if r.bad {
+			return batchError(dst, "OPEN", off), 0, false
+		}
+		return appendOpen(dst, name, opts), r.off, true
+	case reqStep:
+		h := int(r.u32())
+		d := r.bytes(int(r.u32()))
+		if r.bad {
+			return batchError(dst, "STEP", off), 0, false
+		}
+		c, ok := conversations[h]
+		if !ok {
+			return appendClosed(dst), r.off, true
+		}
+		// The codecs may keep the datagram (a segment waiting for the
+		// others), and inBuf is reused.
+		dst = c.appendStep(dst, append([]byte(nil), d...))
+		if c.done {
+			delete(conversations, h)
+		}
+		return dst, r.off, true
+	case reqFinish:
+		h := int(r.u32())
+		if r.bad {
+			return batchError(dst, "FINISH", off), 0, false
+		}
+		c, ok := conversations[h]
+		if !ok {
+			return appendClosed(dst), r.off, true
+		}
+		delete(conversations, h)
+		return c.appendSummary(dst), r.off, true
+	default:
+		return appendMessage(dst, "batch: unknown request type 0x"+strconv.FormatUint(uint64(typ), 16)+" at offset "+strconv.Itoa(off)), 0, false
+	}
+}
+
+// appendOpen starts a conversation and appends {"handle", "send"} or the
+// error object.
+//
+// Out of line: see appendStep.
+//
+//go:noinline
+func appendOpen(dst []byte, name string, opts map[string]string) []byte {
+	c, err := codecs.Lookup(name)
+	if err != nil {
+		return codecs.AppendJSON(dst, codecs.ErrorObject(err, nil))
+	}
+	q, err := c.NewQuery(opts)
+	if err != nil {
+		return codecs.AppendJSON(dst, codecs.ErrorObject(err, nil))
 	}
 	h := nextHandle
 	nextHandle++
@@ -164,66 +296,96 @@ func openConversation(args []js.Value) any {
 	conversations[h] = conv
 	dgs := q.Start()
 	conv.sending(dgs)
-	b := append(make([]byte, 0, 64), `{"handle":`...)
-	b = codecs.AppendJSON(b, h)
-	b = append(b, `,"send":[`...)
+	dst = append(dst, `{"handle":`...)
+	dst = strconv.AppendInt(dst, int64(h), 10)
+	return append(appendSend(append(dst, ','), dgs), '}')
+}
+
+// appendSend appends "send": [hex…].
+//
+// Out of line: see appendStep.
+//
+//go:noinline
+func appendSend(dst []byte, dgs [][]byte) []byte {
+	dst = append(dst, `"send":[`...)
 	for i, d := range dgs {
 		if i > 0 {
-			b = append(b, ',')
+			dst = append(dst, ',')
 		}
-		b = codecs.AppendJSON(b, codecs.Hex(d))
+		dst = codecs.AppendJSON(dst, codecs.Hex(d))
 	}
-	return outJSON(append(b, "]}"...))
+	return append(dst, ']')
 }
 
-// handleArg finds the open conversation args[0] names.
-func handleArg(args []js.Value) (int, *conversation, js.Value) {
-	v := arg(args, 0)
-	if v.Type() != js.TypeNumber {
-		return 0, nil, usageError("want a conversation handle")
-	}
-	h := v.Int()
-	c, ok := conversations[h]
-	if !ok {
-		return 0, nil, usageError("conversation is closed")
-	}
-	return h, c, js.Value{}
+func appendClosed(dst []byte) []byte { return appendMessage(dst, "conversation is closed") }
+
+// appendMessage appends {"error": {"message": msg}}.
+//
+// Out of line: see appendStep.
+//
+//go:noinline
+func appendMessage(dst []byte, msg string) []byte {
+	dst = append(dst, `{"error":{"message":`...)
+	dst = codecs.AppendJSONString(dst, msg)
+	return append(dst, "}}"...)
 }
 
-// step(handle, bytes) → {send, done, error?, summary?}; the conversation
-// is released when done.
-func stepConversation(args []js.Value) any {
-	h, c, fail := handleArg(args)
-	if c == nil {
-		return fail
-	}
-	b, ok := bytesFromJS(arg(args, 1))
-	if !ok {
-		return usageError("step: want a Uint8Array")
-	}
-	out := c.appendStep(nil, b)
-	if c.done {
-		delete(conversations, h)
-	}
-	return outJSON(out)
+// batchError reports a request that ends before its fields do.
+//
+// Out of line: see appendStep.
+//
+//go:noinline
+func batchError(dst []byte, name string, off int) []byte {
+	return appendMessage(dst, "batch: "+name+" request at offset "+strconv.Itoa(off)+" is truncated")
 }
 
-// finish(handle) → summary of what came so far; releases the conversation.
-func finishConversation(args []js.Value) any {
-	h, c, fail := handleArg(args)
-	if c == nil {
-		return fail
-	}
-	delete(conversations, h)
-	return outJSON(c.appendSummary(nil))
+// batchReader reads a request; past the end it returns zeros and sets bad.
+type batchReader struct {
+	b   []byte
+	off int
+	bad bool
 }
 
-// out is where open, step and finish leave their JSON for the worker to
-// read (querylens.out): a number crosses back to JS without the string and
+// Out of line: see appendStep.
+//
+//go:noinline
+func (r *batchReader) bytes(n int) []byte {
+	if r.bad || n > len(r.b)-r.off {
+		r.bad = true
+		return nil
+	}
+	s := r.b[r.off : r.off+n]
+	r.off += n
+	return s
+}
+
+func (r *batchReader) u8() uint8 {
+	if s := r.bytes(1); s != nil {
+		return s[0]
+	}
+	return 0
+}
+
+func (r *batchReader) u16() uint16 {
+	if s := r.bytes(2); s != nil {
+		return uint16(s[0])<<8 | uint16(s[1])
+	}
+	return 0
+}
+
+func (r *batchReader) u32() uint32 {
+	if s := r.bytes(4); s != nil {
+		return uint32(s[0])<<24 | uint32(s[1])<<16 | uint32(s[2])<<8 | uint32(s[3])
+	}
+	return 0
+}
+
+// out is where batch leaves its JSON for the worker to read
+// (querylens.out): a number crosses back to JS without the string and
 // parsed object syscall/js would otherwise allocate, and finalize, per call.
 var out = jsUint8Array.New(outSize)
 
-const outSize = 1 << 16
+const outSize = 1 << 18
 
 // outJSON copies b into out and returns its length, or, when b does not
 // fit, b parsed as before.

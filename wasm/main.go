@@ -11,12 +11,15 @@
 // per field. Errors come back as data ({error, partial}), never as throws,
 // except for programming errors such as a missing argument.
 //
-// The server browser's calls (open, step, finish) run once per server and
-// reply, so they skip even that: their JSON is copied into one Uint8Array
-// the namespace holds (querylens.out) and they return its length, a number.
-// A string or object returned to JS costs syscall/js a reference with a Go
-// finalizer, and the JSON.parse call another crossing and another
-// reference; reading out in JS costs neither (web/static/relay.js result).
+// The server browser's conversations run once per server and reply, so
+// they skip even that: the worker writes many requests (open, step,
+// finish) into one Uint8Array the namespace holds (querylens.in), runs
+// them with one call, batch(n), and reads the JSON array of their results
+// from another (querylens.out): only numbers cross. A string or object
+// passed or returned costs syscall/js a reference with a Go finalizer, and
+// each call from JS resumes the Go scheduler; a batch pays that once for
+// all the servers whose replies arrived together (web/static/relay.js
+// Batch).
 //
 // web/static/querylens.d.ts describes the namespace.
 package main

@@ -1,7 +1,9 @@
 'use strict'
 // Times the page's decoder calls, querylens.decode(protocol, datagrams,
-// {query, spans}) and a whole conversation (open, then step per reply:
-// what the server browser's worker does per server), in the
+// {query, spans}) and whole conversations (what the server browser's
+// worker does per server: web/static/relay.js's Batch, the page's own
+// code, opening the conversation and stepping it once per reply, alone and
+// in batches of BATCH servers per call into Go), in the
 // querylens.wasm the pages load, on the packets of a
 // JSON file written by bench/cmd/benchreport, and prints one line a packet
 // in `go test -bench` form so that the same parser reads both sides:
@@ -28,14 +30,11 @@ require(execJs)
 
 const hex = (s) => Uint8Array.from(Buffer.from(s, 'hex'))
 
-// result reads what open and step return, as web/static/relay.js does:
-// the length of their JSON in querylens.out, or the value itself.
-const utf8 = new TextDecoder()
-function result (r) {
-  return typeof r === 'number' ? JSON.parse(utf8.decode(globalThis.querylens.out.subarray(0, r))) : r
-}
+// The servers per call of the batched conversation form.
+const BATCH = 16
 
 async function main () {
+  const { Batch } = await import(require('path').resolve(__dirname, '../../web/static/relay.js'))
   const go = new globalThis.Go()
   const { instance } = await WebAssembly.instantiate(fs.readFileSync(wasmPath), go.importObject)
   go.run(instance) // returns once main blocks, with globalThis.querylens set
@@ -97,19 +96,56 @@ async function main () {
       measure(p, dgs, spans ? 'spans' : 'plain', () => ql.decode(p.protocol, dgs, opt))
     }
     // The server browser's whole call per server (web/static/worker.js):
-    // a conversation started, each reply fed with step(), which returns
-    // the table's row when the message is complete.
+    // conversations opened, each reply stepped, the last step returning
+    // the table's row; one server per call, then BATCH servers per call
+    // (what the worker does when replies arrive together). The batcher's
+    // own flush timer is replaced by explicit flushes.
     const options = p.protocol === 'zandronum' && p.name === 'master-list' ? { master: 'true' } : null
-    const conversation = () => {
-      const o = result(ql.open(p.protocol, options))
-      let r
-      for (const d of dgs) r = result(ql.step(o.handle, d))
-      return r
+    const dec = new Batch(ql, () => {})
+    const conversations = async (k) => {
+      const opens = []
+      for (let i = 0; i < k; i++) opens.push(dec.open(p.protocol, options))
+      dec.flush()
+      const os = await Promise.all(opens)
+      let rs
+      for (const d of dgs) {
+        const steps = os.map((o) => dec.step(o.handle, d))
+        dec.flush()
+        rs = await Promise.all(steps)
+      }
+      return rs
     }
-    const r = conversation()
-    if (!r.done || !r.summary || r.summary.error) throw new Error(`${p.protocol}/${p.name}: conversation: ${JSON.stringify(r).slice(0, 200)}`)
-    measure(p, dgs, 'conversation', conversation)
+    for (const [form, k] of [['conversation', 1], ['conversation-batch', BATCH]]) {
+      const rs = await conversations(k)
+      const r = rs[rs.length - 1]
+      if (rs.length !== k || !r.done || !r.summary || r.summary.error) throw new Error(`${p.protocol}/${p.name}: ${form}: ${JSON.stringify(r).slice(0, 200)}`)
+      await measureAsync(p, dgs, form, k, () => conversations(k))
+    }
   }
+}
+
+// measureAsync is measure for a call that returns a promise of k
+// conversations: the time reported is per conversation.
+async function measureAsync (p, dgs, form, k, call) {
+  const w0 = performance.now()
+  for (let i = 0; i < 100000 && performance.now() - w0 < 50; i++) await call()
+  let n = 1
+  let dt = 0
+  let cpu = 0
+  for (;;) {
+    const t0 = performance.now()
+    const c0 = process.cpuUsage()
+    for (let i = 0; i < n; i++) await call()
+    dt = performance.now() - t0
+    const c1 = process.cpuUsage(c0)
+    cpu = (c1.user + c1.system) * 1000
+    if (dt >= minMs || n >= 1 << 24) break
+    n *= dt > 0 ? Math.min(100, Math.max(2, Math.ceil((minMs * 1.2) / dt))) : 100
+  }
+  const bytes = dgs.reduce((s, d) => s + d.length, 0)
+  const nsop = (dt * 1e6) / (n * k)
+  const mbs = bytes / (nsop / 1e9) / 1e6
+  process.stdout.write(`BenchmarkPageDecode/${p.protocol}/${p.name}/${form} ${n * k} ${nsop.toFixed(1)} ns/op ${mbs.toFixed(2)} MB/s ${(cpu / (n * k)).toFixed(1)} cpu-ns/op\n`)
 }
 
 main().then(() => process.exit(0), (err) => {

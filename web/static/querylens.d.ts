@@ -70,6 +70,13 @@ export interface Summary {
   servers?: string[];
 }
 
+/** One result of querylens.batch, by request: OPEN, STEP, FINISH; or a request that could not run. */
+export type BatchResult =
+  | { handle: number; send: string[] }
+  | { send: string[]; done: boolean; error?: ErrorInfo; summary?: Summary }
+  | Summary
+  | Failure;
+
 export interface Option {
   name: string;
   kind: "bool" | "uint" | "hex" | "choice" | string;
@@ -126,18 +133,20 @@ export interface QueryLens {
   /** Start a conversation; see Conversation. */
   newQuery(protocol: string, options?: Options): Conversation | Failure;
   /**
-   * Start a conversation for a list of servers, in one call: its handle and
-   * the datagrams to send first (hex). step() and finish() continue it.
-   * open, step and finish return a number n when their JSON is in
-   * out[0:n] (parse it: TextDecoder, then JSON.parse), and the value itself
-   * when it does not fit there or the arguments were wrong.
+   * Run the n bytes of requests written into `in`, in order, in one call
+   * (the server browser's conversations, many at once; wasm/conversation.go
+   * documents the request layout): OPEN starts a conversation and gives its
+   * handle and the datagrams to send first (hex), STEP feeds one reply and
+   * gives what to send next, whether done and, once done, the summary (the
+   * conversation is then released), FINISH gives the summary of what came
+   * so far (a timeout) and releases it. Returns a number m when the JSON
+   * array of results (one per request) is in out[0:m] (TextDecoder, then
+   * JSON.parse), and the array itself when it does not fit there.
    */
-  open(protocol: string, options?: Options): number | { handle: number; send: string[] } | Failure;
-  /** Feed one reply: what to send next (hex), whether done, and once done the summary; a done conversation is released. */
-  step(handle: number, datagram: Uint8Array): number | { send: string[]; done: boolean; error?: ErrorInfo; summary?: Summary } | Failure;
-  /** The summary of what came so far (a timeout); releases the conversation. */
-  finish(handle: number): number | Summary | Failure;
-  /** The JSON of the last open, step or finish that returned its length. */
+  batch(n: number): number | BatchResult[] | Failure;
+  /** Where batch's requests are written (128 KiB: any single request fits). */
+  in: Uint8Array;
+  /** The JSON of the last batch that returned its length. */
   out: Uint8Array;
   /** Decode one message of one or more datagrams (any order); null protocol detects it from the first datagram. */
   decode(protocol: string | null, datagrams: Uint8Array | Uint8Array[], options?: DecodeOptions): Message | Failure;

@@ -214,10 +214,7 @@ export class Relay extends EventTarget {
  * message is complete, when every query's reply window closed, or after
  * timeoutMs. It never rejects.
  *
- * With opts.summary it crosses into the decoder once to start and once per
- * reply (querylens.open, step; finish after a timeout) and gives the
- * summary a server list needs (codecs.Summary) instead of the decoded
- * message.
+ * The server browser runs its conversations with converseSummary instead.
  *
  * @returns {Promise<{message: object|null, summary: import("./querylens").Summary|null,
  *   rtt: number|null, cached: boolean,
@@ -225,9 +222,9 @@ export class Relay extends EventTarget {
  *   error: object|null, packets: object[], query: Uint8Array|null}>}
  */
 export function converse(ql, relay, protocol, target, options = null, opts = {}) {
-  const { timeoutMs = 4000, spans = false, summary = false, onPacket = () => {} } = opts;
+  const { timeoutMs = 4000, spans = false, onPacket = () => {} } = opts;
   return new Promise((resolve) => {
-    const conv = summary ? summaryConversation(ql, protocol, options) : ql.newQuery(protocol, options);
+    const conv = ql.newQuery(protocol, options);
     const out = { message: null, summary: null, rtt: null, cached: false, replies: 0, relayError: null, error: null, packets: [], query: null };
     if (conv.error) {
       out.error = conv.error;
@@ -245,8 +242,7 @@ export function converse(ql, relay, protocol, target, options = null, opts = {})
       finished = true;
       clearTimeout(timer);
       for (const id of ids) relay.cancel(id);
-      if (out.replies && summary) out.summary ??= conv.finish();
-      else if (out.replies) out.message = conv.result(out.query ? { spans, query: out.query } : { spans });
+      if (out.replies) out.message = conv.result(out.query ? { spans, query: out.query } : { spans });
       conv.close();
       resolve(out);
     };
@@ -260,13 +256,6 @@ export function converse(ql, relay, protocol, target, options = null, opts = {})
           out.rtt ??= rtt;
           out.cached ||= (flags & 1) !== 0;
           packet({ direction: "received", data: bytes, time: Date.now(), rtt, cached: (flags & 1) !== 0, protocol, target });
-          if (summary) {
-            const r = conv.step(bytes);
-            if (r.summary) out.summary = r.summary;
-            for (const s of r.send ?? []) send(fromHex(s));
-            if (r.done) finish();
-            return;
-          }
           const r = conv.feed(bytes);
           for (const s of r.send) send(s);
           if (r.done) finish();
@@ -289,47 +278,228 @@ export function converse(ql, relay, protocol, target, options = null, opts = {})
 }
 
 /**
- * summaryConversation drives a conversation through querylens.open, step
- * and finish, which cross into Go once each: step returns the summary when
- * the message is complete and releases the conversation; finish gives the
- * summary of what came so far and releases it.
- * @param {import("./querylens").QueryLens} ql
+ * converseSummary runs one conversation like converse, for the server
+ * browser: through a Batch, so that its requests cross into the decoder
+ * together with other servers', and giving the summary a server list
+ * needs (codecs.Summary) instead of the decoded message. It never rejects.
+ *
+ * @param {Batch} dec
+ * @param {Relay} relay
  * @param {string} protocol
- * @param {import("./querylens").Options} options
+ * @param {string} target
+ * @param {import("./querylens").Options} [options]
+ * @param {{timeoutMs?: number}} [opts]
+ * @returns {Promise<{message: null, summary: import("./querylens").Summary|null,
+ *   rtt: number|null, cached: boolean,
+ *   replies: number, relayError: {code: string, message: string}|null,
+ *   error: object|null, packets: {direction: string, data: Uint8Array}[], query: Uint8Array|null}>}
  */
-function summaryConversation(ql, protocol, options) {
-  const o = result(ql, ql.open(protocol, options));
-  if ("error" in o) return o;
-  let open = true;
-  return {
-    start: () => o.send.map(fromHex),
-    /** @param {Uint8Array} b */
-    step(b) {
-      const r = result(ql, ql.step(o.handle, b));
-      if ("done" in r && r.done) open = false;
-      return r;
-    },
-    finish() {
-      open = false;
-      return result(ql, ql.finish(o.handle));
-    },
-    close() {
-      if (open) ql.finish(o.handle);
-      open = false;
-    },
-  };
+export function converseSummary(dec, relay, protocol, target, options = null, opts = {}) {
+  const { timeoutMs = 4000 } = opts;
+  /** @type {Awaited<ReturnType<typeof converseSummary>>} */
+  const out = { message: null, summary: null, rtt: null, cached: false, replies: 0, relayError: null, error: null, packets: [], query: null };
+  return new Promise((resolve) => {
+    dec.open(protocol, options).then((/** @type {any} */ o) => {
+      if (o.error) {
+        out.error = o.error;
+        resolve(out);
+        return;
+      }
+      const handle = o.handle;
+      const ids = new Set();
+      let held = true; // Go holds the conversation
+      let stepping = 0; // replies waiting in the batch
+      let finished = false;
+      const finish = () => {
+        if (finished) return;
+        finished = true;
+        clearTimeout(timer);
+        for (const id of ids) relay.cancel(id);
+        if (!held) {
+          resolve(out);
+          return;
+        }
+        held = false;
+        // After any step still waiting in the batch: a reply that came
+        // with the relay's END is in the summary.
+        dec.finish(handle).then((s) => {
+          if (out.replies && !out.summary) out.summary = s;
+          resolve(out);
+        });
+      };
+      /** @param {Uint8Array} dg */
+      const send = (dg) => {
+        out.query = dg;
+        out.packets.push({ direction: "sent", data: dg });
+        const id = relay.query(protocol, target, dg, {
+          reply(bytes, rtt, flags) {
+            if (finished) return;
+            out.replies++;
+            out.rtt ??= rtt;
+            out.cached ||= (flags & 1) !== 0;
+            out.packets.push({ direction: "received", data: bytes });
+            stepping++;
+            dec.step(handle, bytes).then((/** @type {any} */ r) => {
+              stepping--;
+              if (r.summary) out.summary = r.summary;
+              if (r.done) held = false;
+              if (finished) return;
+              // A challenge's answer asks again, before the query it
+              // answered ends.
+              for (const s of r.send ?? []) send(fromHex(s));
+              if (r.done || (!ids.size && !stepping)) finish();
+            });
+          },
+          end() {
+            ids.delete(id);
+            if (!ids.size && !stepping) finish();
+          },
+          error(code, message) {
+            ids.delete(id);
+            out.relayError = { code, message };
+            if (!ids.size && !stepping) finish();
+          },
+        });
+        ids.add(id);
+      };
+      const timer = setTimeout(finish, timeoutMs);
+      for (const s of o.send) send(fromHex(s));
+    });
+  });
 }
 
 const utf8 = new TextDecoder();
+const utf8enc = new TextEncoder();
 
 /**
- * result reads what open, step or finish returned: the length of its JSON
- * in ql.out, or the value itself.
- * @param {import("./querylens").QueryLens} ql
- * @param {any} r
+ * later runs f after the tasks already waiting in the event loop (the
+ * replies the relay sent meanwhile): a background-priority task where
+ * the browser has scheduler.postTask, else a zero timeout.
+ * @param {() => void} f
  */
-function result(ql, r) {
-  return typeof r === "number" ? JSON.parse(utf8.decode(ql.out.subarray(0, r))) : r;
+function later(f) {
+  const s = /** @type {any} */ (globalThis).scheduler;
+  if (s?.postTask) s.postTask(f, { priority: "background" });
+  else setTimeout(f, 0);
+}
+
+/**
+ * Batch queues the server browser's decoder requests (querylens.batch:
+ * OPEN, STEP, FINISH) and runs them together: in one call into Go per
+ * flush, which comes after the replies already waiting in the worker's
+ * event loop have been read (a background-priority task where the
+ * browser has scheduler.postTask, else a zero timeout). A thousand
+ * conversations started in one task cross once; replies that arrive
+ * together are decoded together. Requests run in the order they were
+ * made, so a conversation's steps stay in order.
+ */
+export class Batch {
+  /**
+   * @param {import("./querylens").QueryLens} ql
+   * @param {(flush: () => void) => void} [schedule] how a flush is
+   *   scheduled when a request is queued (a benchmark flushes by hand)
+   */
+  constructor(ql, schedule = later) {
+    this.ql = ql;
+    this.schedule = schedule;
+    /** @type {{req: Uint8Array, resolve: (r: any) => void}[]} */
+    this.queue = [];
+    this.scheduled = false;
+    // Counters for the page's benchmark: calls into Go and requests run.
+    this.calls = 0;
+    this.requests = 0;
+  }
+
+  /**
+   * @param {string} protocol
+   * @param {import("./querylens").Options} [options]
+   * @returns {Promise<{handle: number, send: string[]} | import("./querylens").Failure>}
+   */
+  open(protocol, options) {
+    const p = utf8enc.encode(protocol);
+    const kv = Object.entries(options ?? {}).filter(([, v]) => v !== null && v !== undefined)
+      .map(([k, v]) => [utf8enc.encode(k), utf8enc.encode(String(v))]);
+    if (p.length > 255 || kv.length > 255 || kv.some(([k, v]) => k.length > 255 || v.length > 65535)) {
+      return Promise.resolve({ error: { message: "open: protocol, option names or values too long" } });
+    }
+    const req = new Uint8Array(3 + p.length + kv.reduce((n, [k, v]) => n + 3 + k.length + v.length, 0));
+    let o = 0;
+    req[o++] = 0x01;
+    req[o++] = p.length;
+    req.set(p, o); o += p.length;
+    req[o++] = kv.length;
+    for (const [k, v] of kv) {
+      req[o++] = k.length;
+      req.set(k, o); o += k.length;
+      req[o++] = v.length >> 8;
+      req[o++] = v.length & 0xff;
+      req.set(v, o); o += v.length;
+    }
+    return this.#push(req);
+  }
+
+  /**
+   * @param {number} handle
+   * @param {Uint8Array} datagram
+   * @returns {Promise<{send: string[], done: boolean, summary?: import("./querylens").Summary} | import("./querylens").Failure>}
+   */
+  step(handle, datagram) {
+    const req = new Uint8Array(9 + datagram.length);
+    const v = new DataView(req.buffer);
+    req[0] = 0x02;
+    v.setUint32(1, handle);
+    v.setUint32(5, datagram.length);
+    req.set(datagram, 9);
+    return this.#push(req);
+  }
+
+  /**
+   * @param {number} handle
+   * @returns {Promise<import("./querylens").Summary | import("./querylens").Failure>}
+   */
+  finish(handle) {
+    const req = new Uint8Array(5);
+    req[0] = 0x03;
+    new DataView(req.buffer).setUint32(1, handle);
+    return this.#push(req);
+  }
+
+  /** @param {Uint8Array} req */
+  #push(req) {
+    return new Promise((resolve) => {
+      if (req.length > this.ql.in.length) {
+        resolve({ error: { message: `request of ${req.length} bytes is larger than querylens.in` } });
+        return;
+      }
+      this.queue.push({ req, resolve });
+      if (this.scheduled) return;
+      this.scheduled = true;
+      this.schedule(() => this.flush());
+    });
+  }
+
+  /** flush runs every queued request now, in as few calls as fit in querylens.in. */
+  flush() {
+    this.scheduled = false;
+    const buf = this.ql.in;
+    while (this.queue.length) {
+      let n = 0;
+      let k = 0;
+      for (; k < this.queue.length && n + this.queue[k].req.length <= buf.length; k++) {
+        buf.set(this.queue[k].req, n);
+        n += this.queue[k].req.length;
+      }
+      const run = this.queue.splice(0, k);
+      this.calls++;
+      this.requests += k;
+      const r = this.ql.batch(n);
+      /** @type {any} */
+      const results = typeof r === "number" ? JSON.parse(utf8.decode(this.ql.out.subarray(0, r))) : r;
+      for (let i = 0; i < run.length; i++) {
+        run[i].resolve(Array.isArray(results) ? results[i] ?? { error: { message: "batch: no result" } } : results);
+      }
+    }
+  }
 }
 
 /** fromHex reads the decoder's lowercase hex. */

@@ -32,8 +32,8 @@ let R;
 let Q;
 /** @type {import("./relay.js").Relay} */
 let relay;
-/** @type {import("./querylens").QueryLens|null} */
-let ql = null;
+/** @type {import("./relay.js").Batch|null} */
+let dec = null;
 /** @type {(m: WebAssembly.Module) => void} */
 let gotModule;
 /** @type {Promise<WebAssembly.Module>} */
@@ -45,8 +45,10 @@ let running = 0;
 /** @type {Result[]} */
 let batch = [];
 let flushTimer = 0;
-// Counters the page exposes to its tests and benchmark.
-const stats = { asked: 0, done: 0, replies: 0 };
+// Counters the page exposes to its tests and benchmark; decoderCalls and
+// decoderRequests count the calls into Go (querylens.batch) and the
+// requests they ran.
+const stats = { asked: 0, done: 0, replies: 0, decoderCalls: 0, decoderRequests: 0 };
 // When the worker's start steps happened, in ms since the Unix epoch
 // (performance.timeOrigin + now), so the page can place them on its own
 // timeline: script running, modules imported, relay open, decoder ready.
@@ -133,7 +135,7 @@ async function connect(path) {
     });
     relay.addEventListener("close", (e) => post({ type: "close", reason: /** @type {CustomEvent} */ (e).detail?.reason ?? "" }));
     const [decoder] = await Promise.all([decoderReady, relay.connect()]);
-    ql = decoder;
+    dec = new R.Batch(decoder);
     post({ type: "ready", hello: relay.hello, times });
     pump();
   } catch (err) {
@@ -152,11 +154,11 @@ function concurrency() {
 }
 
 function pump() {
-  if (!ql || !relay) return;
+  if (!dec || !relay) return;
   while (running < concurrency() && queue.length) {
     const a = /** @type {Ask} */ (queue.shift());
     running++;
-    R.converse(ql, relay, a.protocol, a.target, a.options, { timeoutMs: a.timeoutMs, summary: true }).then((res) => {
+    R.converseSummary(dec, relay, a.protocol, a.target, a.options, { timeoutMs: a.timeoutMs }).then((res) => {
       running--;
       stats.done++;
       stats.replies += res.replies;
@@ -191,6 +193,8 @@ function flush() {
   flushTimer = 0;
   if (!batch.length) return;
   times.firstResults ??= now();
+  stats.decoderCalls = dec?.calls ?? 0;
+  stats.decoderRequests = dec?.requests ?? 0;
   post({ type: "results", results: batch, stats, times });
   batch = [];
 }

@@ -61,6 +61,10 @@ type pageStats struct {
 		Done    int `json:"done"`    // conversations it finished
 		Replies int `json:"replies"` // reply datagrams it decoded
 		Batches int `json:"batches"` // messages of results the page received
+		// Calls into the decoder (querylens.batch) and the requests
+		// (open, step, finish) they ran.
+		DecoderCalls    int `json:"decoderCalls"`
+		DecoderRequests int `json:"decoderRequests"`
 		// The worker's start steps on the page's timeline (ms since
 		// navigation): script, modules, open, module, decoder,
 		// firstResults.
@@ -779,6 +783,13 @@ func browserReport(e *env, rounds, loaded []browserRound, fd firstDecodeRuns) st
 	both("worker: conversations finished", func(r browserRound) float64 { return float64(r.page.Worker.Done) }, num)
 	both("worker: reply datagrams decoded", func(r browserRound) float64 { return float64(r.page.Worker.Replies) }, num)
 	both("worker → page: batches of rows", func(r browserRound) float64 { return float64(r.page.Worker.Batches) }, num)
+	both("worker: calls into the decoder (querylens.batch)", func(r browserRound) float64 { return float64(r.page.Worker.DecoderCalls) }, num)
+	both("worker: decoder requests (open, step, finish) per call", func(r browserRound) float64 {
+		if r.page.Worker.DecoderCalls == 0 {
+			return 0
+		}
+		return float64(r.page.Worker.DecoderRequests) / float64(r.page.Worker.DecoderCalls)
+	}, func(v float64) string { return strconv.FormatFloat(v, 'f', 1, 64) })
 	both("serve process CPU (relay + web + demo servers) during the refresh", func(r browserRound) float64 { return r.serveCPU }, ms)
 	for _, k := range []string{"querylens_relay_queries_forwarded_total", "querylens_relay_replies_total", "querylens_relay_cache_hits_total"} {
 		both("relay: "+strings.TrimPrefix(k, "querylens_relay_"), func(r browserRound) float64 { return r.relayStats[k] }, num)
