@@ -169,7 +169,11 @@ func AppendHex(dst, b []byte) []byte {
 // AppendJSONString appends s as a JSON string. Invalid UTF-8 becomes U+FFFD;
 // control characters (Zandronum's \x1c colour escape among them) are escaped.
 func AppendJSONString(dst []byte, s string) []byte {
-	dst = append(dst, '"')
+	return append(appendJSONChars(append(dst, '"'), s), '"')
+}
+
+// appendJSONChars appends s escaped as the inside of a JSON string.
+func appendJSONChars(dst []byte, s string) []byte {
 	for i := 0; i < len(s); {
 		c := s[i]
 		if c < utf8.RuneSelf {
@@ -201,7 +205,7 @@ func AppendJSONString(dst []byte, s string) []byte {
 		}
 		i += size
 	}
-	return append(dst, '"')
+	return dst
 }
 
 // infoKeys are the keys of the scalar Info fields, by Has bit.

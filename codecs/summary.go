@@ -1,6 +1,7 @@
 package codecs
 
 import (
+	"strconv"
 	"strings"
 	"unicode"
 	"unicode/utf8"
@@ -62,42 +63,54 @@ func Summary(m *Message, err error) Object {
 	return o
 }
 
-// AppendSummaryJSON appends the JSON of Summary(m, err) to dst.
+// AppendSummaryJSON appends the JSON of Summary(m, err) to dst, written
+// directly: the server browser makes one per server, and the Object and
+// row Summary builds would cost an allocation per value.
 func AppendSummaryJSON(dst []byte, m *Message, err error) []byte {
-	return AppendJSON(dst, Summary(m, err))
+	dst = append(dst, '{')
+	if m != nil {
+		dst = AppendJSONString(append(dst, `"kind":`...), string(m.Kind))
+		if m.Denied != "" {
+			dst = AppendJSONString(append(dst, `,"denied":`...), m.Denied)
+		}
+	}
+	if err != nil {
+		if m != nil {
+			dst = append(dst, ',')
+		}
+		e, _ := ErrorObject(err, nil).Get("error")
+		dst = AppendJSON(append(dst, `"error":`...), e)
+	}
+	if m == nil {
+		return append(dst, '}')
+	}
+	if m.Info != nil {
+		dst = appendSummaryRow(append(dst, `,"row":`...), m)
+	}
+	if m.Kind == KindMasterList || m.Servers != nil {
+		dst = append(dst, `,"servers":[`...)
+		for i, s := range m.Servers {
+			if i > 0 {
+				dst = append(dst, ',')
+			}
+			dst = AppendJSONString(dst, s)
+		}
+		dst = append(dst, ']')
+	}
+	return append(dst, '}')
 }
 
+// summaryRow is the row of m (m.Info is set), as Summary puts it.
 func summaryRow(m *Message) []any {
 	in := m.Info
 	row := make([]any, rowLen)
 	row[RowName] = StripColors(in.Name)
 	row[RowMap] = StripColors(in.Map)
 	row[RowMode] = StripColors(in.GameType)
-	players := len(in.Players)
-	if in.Has&HasNumPlayers != 0 {
-		players = in.NumPlayers
-	}
-	bots := 0
-	for _, p := range in.Players {
-		if p.Bot {
-			bots++
-		}
-	}
-	row[RowPlayers], row[RowBots] = players, bots
-	switch {
-	case in.Has&HasMaxPlayers != 0:
-		row[RowMax] = in.MaxPlayers
-	case in.Has&HasMaxClients != 0:
-		row[RowMax] = in.MaxClients
-	default:
-		row[RowMax] = 0
-	}
+	players, bots, max := rowCounts(in)
+	row[RowPlayers], row[RowBots], row[RowMax] = players, bots, max
 	row[RowPassword] = in.Password
-	country := ""
-	if c, ok := m.Fields.Get("country"); ok {
-		country, _ = c.(string)
-	}
-	row[RowCountry] = country
+	row[RowCountry] = rowCountry(m)
 	var hay strings.Builder
 	hay.WriteString(row[RowName].(string))
 	hay.WriteByte('\n')
@@ -112,6 +125,61 @@ func summaryRow(m *Message) []any {
 	// tables into the wasm module; the page's worker lower-cases it.
 	row[RowHay] = hay.String()
 	return row
+}
+
+// appendSummaryRow appends the JSON of summaryRow(m).
+func appendSummaryRow(dst []byte, m *Message) []byte {
+	in := m.Info
+	strs := [3]string{StripColors(in.Name), StripColors(in.Map), StripColors(in.GameType)}
+	players, bots, max := rowCounts(in)
+	dst = append(dst, '[')
+	for _, s := range strs {
+		dst = append(AppendJSONString(dst, s), ',')
+	}
+	for _, n := range [3]int{players, bots, max} {
+		dst = append(strconv.AppendInt(dst, int64(n), 10), ',')
+	}
+	dst = append(strconv.AppendBool(dst, in.Password), ',')
+	dst = append(AppendJSONString(dst, rowCountry(m)), ',', '"')
+	for i, s := range strs {
+		if i > 0 {
+			dst = append(dst, '\\', 'n')
+		}
+		dst = appendJSONChars(dst, s)
+	}
+	for _, p := range in.Players {
+		dst = appendJSONChars(append(dst, '\\', 'n'), StripColors(p.Name))
+	}
+	return append(dst, '"', ']')
+}
+
+// rowCounts gives the row's players, bots and max.
+func rowCounts(in *Info) (players, bots, max int) {
+	players = len(in.Players)
+	if in.Has&HasNumPlayers != 0 {
+		players = in.NumPlayers
+	}
+	for _, p := range in.Players {
+		if p.Bot {
+			bots++
+		}
+	}
+	switch {
+	case in.Has&HasMaxPlayers != 0:
+		max = in.MaxPlayers
+	case in.Has&HasMaxClients != 0:
+		max = in.MaxClients
+	}
+	return players, bots, max
+}
+
+// rowCountry is the message's "country" field when it is a string.
+func rowCountry(m *Message) string {
+	if c, ok := m.Fields.Get("country"); ok {
+		s, _ := c.(string)
+		return s
+	}
+	return ""
 }
 
 // StripColors removes Zandronum's colour escapes (0x1c followed by one code

@@ -26,6 +26,10 @@ func TestSummary(t *testing.T) {
 			nil, `{"kind":"response","row":["","","",5,0,10,false,"","\n\n"]}`},
 		{"country not a string", &codecs.Message{Kind: codecs.KindResponse, Info: &codecs.Info{}, Fields: codecs.Object{}.Add("country", 7)},
 			nil, `{"kind":"response","row":["","","",0,0,0,false,"","\n\n"]}`},
+		{"escapes in every string", &codecs.Message{Kind: codecs.KindResponse, Info: &codecs.Info{
+			Has: codecs.HasName | codecs.HasPlayers, Name: "a\"b\\c<d>\xff", Map: "e\u2028f", Players: []codecs.Player{{Name: "x\x1c[Red]&y"}}},
+			Fields: codecs.Object{}.Add("country", "\"")},
+			nil, `{"kind":"response","row":["a\"b\\c\u003cd\u003e\ufffd","e\u2028f","",1,0,0,false,"\"","a\"b\\c\u003cd\u003e\ufffd\ne\u2028f\n\nx\u0026y"]}`},
 		{"denied", &codecs.Message{Kind: codecs.KindDenied, Denied: codecs.DeniedBanned}, nil, `{"kind":"denied","denied":"banned"}`},
 		{"master list", &codecs.Message{Kind: codecs.KindMasterList, Servers: []string{"127.0.0.1:10666"}},
 			nil, `{"kind":"master-list","servers":["127.0.0.1:10666"]}`},
@@ -38,6 +42,10 @@ func TestSummary(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			if got := string(codecs.AppendSummaryJSON(nil, tc.m, tc.err)); got != tc.want {
 				t.Errorf("got  %s\nwant %s", got, tc.want)
+			}
+			// The direct writer and the Object agree.
+			if obj := string(codecs.AppendJSON(nil, codecs.Summary(tc.m, tc.err))); obj != tc.want {
+				t.Errorf("AppendJSON(Summary) = %s\nwant                  %s", obj, tc.want)
 			}
 		})
 	}

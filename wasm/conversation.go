@@ -40,9 +40,9 @@ func (c *conversation) sending(dgs [][]byte) {
 // done}. The server browser's worker makes one call per reply and reads
 // everything it needs from this one value.
 //
-// Out of line, as are the other helpers of batch below: runRequest would
-// otherwise carry an inlined copy of each, growing the browser module
-// (see "Code size" in codecs/doc.go).
+// Out of line: runRequest would otherwise carry an inlined copy of it, as
+// of the other helpers of batch below, growing the browser module (see
+// "Code size" in codecs/doc.go).
 //
 //go:noinline
 func (c *conversation) appendStep(dst []byte, b []byte) []byte {
