@@ -161,7 +161,7 @@ func converse(c codecs.Codec, p Packet, buf []byte) ([]byte, error) {
 	if !done {
 		return buf, errors.New("the conversation did not complete")
 	}
-	m, err := q.Result(codecs.DecodeOptions{Query: start[len(start)-1]})
+	m, err := q.Result(codecs.DecodeOptions{Query: start[len(start)-1], NoFields: true})
 	return codecs.AppendSummaryJSON(buf, m, err), err
 }
 

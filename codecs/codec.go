@@ -7,6 +7,13 @@ type DecodeOptions struct {
 	// Query is the wire query the reply answers, where the reply's layout
 	// depends on what was asked (GameSpy v2 sections). Nil: infer from the bytes.
 	Query []byte
+	// NoFields says the caller reads only what a server list shows
+	// (AppendSummaryJSON: Kind, Denied, Info, Servers, the error), so a
+	// codec may leave Message.Fields out, which is most of a decode's
+	// allocations. A codec that does keeps the keys the summary reads
+	// ("country"). Kind, Denied, Info, Servers, Warnings and the error are
+	// the same either way.
+	NoFields bool
 }
 
 // Option describes one knob of Codec.NewQuery, so that the CLI, the

@@ -70,7 +70,7 @@ func (c *conversation) appendStep(dst []byte, b []byte) []byte {
 //
 //go:noinline
 func (c *conversation) appendSummary(dst []byte) []byte {
-	m, err := c.q.Result(codecs.DecodeOptions{Query: c.sent})
+	m, err := c.q.Result(codecs.DecodeOptions{Query: c.sent, NoFields: true})
 	return codecs.AppendSummaryJSON(dst, m, err)
 }
 

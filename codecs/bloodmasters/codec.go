@@ -117,7 +117,9 @@ func (*Codec) Decode(datagrams [][]byte, opt codecs.DecodeOptions) (*codecs.Mess
 	} else {
 		m.Info = dg.info()
 	}
-	m.Fields = dg.fields()
+	if !opt.NoFields {
+		m.Fields = dg.fields()
+	}
 	dg.warn(m, opt.Query)
 	return m, err
 }

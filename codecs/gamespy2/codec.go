@@ -114,7 +114,7 @@ func (*Codec) Decode(datagrams [][]byte, opt codecs.DecodeOptions) (*codecs.Mess
 	for i, b := range datagrams {
 		items[i] = item{b: b, req: req}
 	}
-	return decodeItems(items, opt.Spans)
+	return decodeItems(items, opt)
 }
 
 // item is one datagram to decode; req is the query it answers, if known.
@@ -126,10 +126,10 @@ type item struct {
 // decodeItems decodes queries and replies in order: a query applies to the
 // replies after it. One query alone is a query message; anything with a
 // reply is a response message merging every reply.
-func decodeItems(items []item, spans bool) (*codecs.Message, error) {
+func decodeItems(items []item, opt codecs.DecodeOptions) (*codecs.Message, error) {
 	m := &codecs.Message{Protocol: Protocol, Kind: codecs.KindResponse}
 	var sp *[]codecs.Span
-	if spans {
+	if opt.Spans {
 		sp = &m.Spans
 		m.Spans = []codecs.Span{}
 	}
@@ -142,7 +142,7 @@ func decodeItems(items []item, spans bool) (*codecs.Message, error) {
 		if len(items) > 1 {
 			name += wire.Msg(" %d", int64(i+1))
 		}
-		if spans {
+		if opt.Spans {
 			m.Layers = append(m.Layers, codecs.Layer{Name: name, Bytes: it.b, Parent: -1})
 		}
 		var err error
@@ -170,7 +170,7 @@ func decodeItems(items []item, spans bool) (*codecs.Message, error) {
 				e.Layer = name
 			}
 			if replies > 0 {
-				fill(m, &acc, queries)
+				fill(m, &acc, queries, opt.NoFields)
 			}
 			return m, err
 		}
@@ -183,7 +183,7 @@ func decodeItems(items []item, spans bool) (*codecs.Message, error) {
 		m.Fields = queries[0]
 		return m, nil
 	}
-	fill(m, &acc, queries)
+	fill(m, &acc, queries, opt.NoFields)
 	return m, nil
 }
 
@@ -211,10 +211,12 @@ func merge(acc, r *Response, n int, m *codecs.Message) {
 	acc.Trailing += r.Trailing
 }
 
-func fill(m *codecs.Message, r *Response, queries []codecs.Object) {
+func fill(m *codecs.Message, r *Response, queries []codecs.Object, noFields bool) {
 	m.Kind = codecs.KindResponse
 	m.Info = r.Info()
-	m.Fields = responseFields(r)
+	if !noFields {
+		m.Fields = responseFields(r)
+	}
 	if len(queries) > 0 {
 		m.Fields = m.Fields.Add("queries", queries)
 	}
@@ -377,7 +379,7 @@ func (q *query) Result(opt codecs.DecodeOptions) (*codecs.Message, error) {
 		return &codecs.Message{Protocol: Protocol, Kind: codecs.KindResponse},
 			newError("reply", 0, "", codecs.Detail(codecs.ErrIncomplete, "no reply received"))
 	}
-	m, err := decodeItems(items, opt.Spans)
+	m, err := decodeItems(items, opt)
 	if err != nil {
 		return m, err
 	}

@@ -113,10 +113,10 @@ func (*Codec) Decode(datagrams [][]byte, opt codecs.DecodeOptions) (*codecs.Mess
 		if h, _, err := DecodeHeader(b); err == nil && !h.Answer {
 			return m, decodeQuery(m, b, spans)
 		} else if err != nil || !h.Split || h.SplitCount == 1 {
-			return m, decodeAnswer(m, b, 0, spans, "")
+			return m, decodeAnswer(m, b, 0, spans, "", opt.NoFields)
 		}
 	}
-	return m, decodeSplit(m, datagrams, spans)
+	return m, decodeSplit(m, datagrams, spans, opt.NoFields)
 }
 
 // finish turns an error into the message's warnings where it does not stop
@@ -165,18 +165,19 @@ func decodeQuery(m *codecs.Message, b []byte, spans *[]codecs.Span) error {
 	return finish(m, &d, "")
 }
 
-// decodeAnswer decodes answer b, which is layer number layer.
-func decodeAnswer(m *codecs.Message, b []byte, layer int, spans *[]codecs.Span, layerName string) error {
+// decodeAnswer decodes answer b, which is layer number layer; noFields is
+// DecodeOptions.NoFields.
+func decodeAnswer(m *codecs.Message, b []byte, layer int, spans *[]codecs.Span, layerName string, noFields bool) error {
 	var a Response
 	d, w := run(b, layer, spans, func(d *decoder) { d.answer(&a) })
-	w.answerMessage(m, &a)
+	w.answerMessage(m, &a, noFields)
 	return finish(m, &d, layerName)
 }
 
 // decodeSplit reassembles and decodes the parts of a split answer. With
 // spans, each part's header is annotated in its own layer and the joined
 // answer in the last one.
-func decodeSplit(m *codecs.Message, datagrams [][]byte, spans *[]codecs.Span) error {
+func decodeSplit(m *codecs.Message, datagrams [][]byte, spans *[]codecs.Span, noFields bool) error {
 	if spans != nil {
 		for i, b := range datagrams {
 			d := newDecoder(b, i, spans)
@@ -196,7 +197,7 @@ func decodeSplit(m *codecs.Message, datagrams [][]byte, spans *[]codecs.Span) er
 	if spans != nil {
 		m.Layers = append(m.Layers, codecs.Layer{Name: "reassembled", Bytes: joined, Parent: -1})
 	}
-	derr := decodeAnswer(m, joined, layer, spans, "reassembled")
+	derr := decodeAnswer(m, joined, layer, spans, "reassembled", noFields)
 	if err != nil {
 		m.Warn(codecs.WarnTruncated)
 		return err

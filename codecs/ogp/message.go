@@ -688,9 +688,12 @@ func (w *view) player(a *Response, i int) codecs.Player {
 	return x
 }
 
-// answerMessage fills m from answer a: kind, neutral view, fields.
-func (w *view) answerMessage(m *codecs.Message, a *Response) {
-	m.Fields = w.answerFields(a)
+// answerMessage fills m from answer a: kind, neutral view, and fields
+// unless noFields.
+func (w *view) answerMessage(m *codecs.Message, a *Response, noFields bool) {
+	if !noFields {
+		m.Fields = w.answerFields(a)
+	}
 	m.Kind = codecs.KindResponse
 	switch a.Type {
 	case TypeDefault:

@@ -353,19 +353,20 @@ func (*Codec) Decode(datagrams [][]byte, opt codecs.DecodeOptions) (*codecs.Mess
 	}
 	if opt.Spans {
 		sk := &sink{}
-		err := decodeMessage(m, sk, nil, &sk.buf, datagrams, asked)
+		err := decodeMessage(m, sk, nil, &sk.buf, datagrams, asked, opt.NoFields)
 		m.Layers, m.Spans = sk.layers, sk.spans
 		return m, err
 	}
 	s := getScratch()
-	err := decodeMessage(m, nil, s.r, &s.buf, datagrams, asked)
+	err := decodeMessage(m, nil, s.r, &s.buf, datagrams, asked, opt.NoFields)
 	putScratch(s)
 	return m, err
 }
 
 // decodeMessage is Decode with spans recorded into sk, or, with a nil sk,
-// with rd as the cursor; payloads are decoded into *buf.
-func decodeMessage(m *codecs.Message, sk *sink, rd *wire.Reader, buf *[]byte, datagrams [][]byte, asked Flag) error {
+// with rd as the cursor; payloads are decoded into *buf. noFields is
+// DecodeOptions.NoFields.
+func decodeMessage(m *codecs.Message, sk *sink, rd *wire.Reader, buf *[]byte, datagrams [][]byte, asked Flag, noFields bool) error {
 	if len(datagrams) == 0 {
 		return newError("datagrams", 0, "", codecs.Detail(codecs.ErrIncomplete, "no datagram"))
 	}
@@ -416,18 +417,20 @@ func decodeMessage(m *codecs.Message, sk *sink, rd *wire.Reader, buf *[]byte, da
 
 	case n == 1 && (code == CodeAccepted || code == CodeIgnored || code == CodeBanned):
 		resp, err := decodeResponse(sk.reader(rd, p, li), p, li, sk.spanPtr(), asked)
-		responseMessage(m, &resp, nil)
+		responseMessage(m, &resp, nil, noFields)
 		return inLayer(err, "payload")
 
 	case code == CodeSegmented:
 		res, err := decodeSegmented(sk, rd, payloads, layers, asked)
-		responseMessage(m, &res.resp, res.segs)
+		responseMessage(m, &res.resp, res.segs, noFields)
 		if res.trailing {
 			m.Warn(codecs.WarnTrailing)
 		}
 		return err
 
 	case code == MasterBeginPart || (n == 1 && (code == MasterBeginList || masterDenied(code) != "")):
+		// A master's list keeps its fields with NoFields too: it is one
+		// message a refresh, and the servers come from them.
 		l, err := decodeMasterList(sk, rd, payloads, layers)
 		m.Fields = l.Fields()
 		if d := l.Denied(); d != "" {
@@ -449,16 +452,23 @@ func decodeMessage(m *codecs.Message, sk *sink, rd *wire.Reader, buf *[]byte, da
 	return newError("response", 0, layer, codecs.Detail(codecs.ErrUnknownCode, strconv.FormatUint(uint64(code), 10)))
 }
 
-// responseMessage fills m from a reply (segs: the segments it came in).
-func responseMessage(m *codecs.Message, resp *Response, segs []Segment) {
+// responseMessage fills m from a reply (segs: the segments it came in);
+// with noFields, Fields holds only the country.
+func responseMessage(m *codecs.Message, resp *Response, segs []Segment, noFields bool) {
 	if d := resp.Denied(); d != "" {
 		m.Kind, m.Denied = codecs.KindDenied, d
 	} else {
 		m.Kind = codecs.KindResponse
 		m.Info = resp.Info()
 	}
-	f := resp.Fields()
-	if segs != nil {
+	var f codecs.Object
+	switch {
+	case !noFields:
+		f = resp.Fields()
+	case resp.Denied() == "" && resp.has(countryBit):
+		f = make(codecs.Object, 0, 1).Add("country", resp.Country)
+	}
+	if segs != nil && !noFields {
 		so := make([]codecs.Object, len(segs))
 		for i, g := range segs {
 			so[i] = make(codecs.Object, 0, 5).Add("number", g.Number).Add("total", g.Total).Add("offset", g.Offset).Add("size", g.Size).Add("total_size", g.TotalSize)

@@ -34,6 +34,10 @@ type responseField struct {
 	sent  func(r *Response) bool // nil: whenever the flag is set
 }
 
+// countryBit carries "country" (SQF2_COUNTRY), the one field a decode
+// with DecodeOptions.NoFields keeps.
+const countryBit = 32 + 1
+
 // responseFields are the keys of Fields after "flags", in wire order. Each
 // entry carries its own value, so a field can be added or moved without
 // touching the others; TestFieldsTable checks the order against the
@@ -84,7 +88,7 @@ var responseFields = [...]responseField{
 	{30, "deh", func(r *Response) any { return nonNil(r.DEH) }, nil},
 	{31, "flags2", func(r *Response) any { return uint32(r.Flags2) }, nil},
 	{32, "pwad_hashes", func(r *Response) any { return nonNil(r.PWADHashes) }, nil},
-	{33, "country", func(r *Response) any { return r.Country }, nil},
+	{countryBit, "country", func(r *Response) any { return r.Country }, nil},
 	{34, "gamemode_name", func(r *Response) any { return r.GameModeName }, nil},
 	{35, "gamemode_shortname", func(r *Response) any { return r.GameModeShort }, nil},
 	{36, "voicechat", func(r *Response) any { return r.VoiceChat }, nil},
