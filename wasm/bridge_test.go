@@ -11,6 +11,7 @@ import (
 	"strings"
 	"syscall/js"
 	"testing"
+	"unsafe"
 
 	"github.com/querylens/querylens/codecs"
 )
@@ -133,14 +134,9 @@ func goBytes(t *testing.T, v js.Value) []byte {
 func stringify(v js.Value) string { return js.Global().Get("JSON").Call("stringify", v).String() }
 
 func TestNamespace(t *testing.T) {
-	for _, name := range []string{"protocols", "detect", "buildQuery", "newQuery", "batch", "decode", "inspect", "pcapng"} {
+	for _, name := range []string{"protocols", "detect", "buildQuery", "newQuery", "decode", "inspect", "pcapng"} {
 		if ql.Get(name).Type() != js.TypeFunction {
 			t.Errorf("querylens.%s is %s, want a function", name, ql.Get(name).Type())
-		}
-	}
-	for _, name := range []string{"encode", "decode"} {
-		if ql.Get("huffman").Get(name).Type() != js.TypeFunction {
-			t.Errorf("querylens.huffman.%s is not a function", name)
 		}
 	}
 	if v := ql.Get("version"); v.Type() != js.TypeString || v.String() == "" {
@@ -302,19 +298,20 @@ func reqStepBytes(h int, d string) []byte {
 
 func reqFinishBytes(h int) []byte { return binary.BigEndian.AppendUint32([]byte{reqFinish}, uint32(h)) }
 
-// runJS runs one batch of requests through querylens.in, batch and
-// querylens.out, as the worker does, and returns the results as JSON.
+// runJS runs one batch of requests as the worker does: written into
+// inBuf, run by the querylens_batch export, read from querylens_out.
 func runJS(t *testing.T, reqs ...[]byte) string {
 	t.Helper()
 	b := bytes.Join(reqs, nil)
-	js.CopyBytesToJS(ql.Get("in"), b)
-	r := ql.Call("batch", len(b))
-	if r.Type() != js.TypeNumber {
-		return stringify(r)
+	copy(inBuf[:], b)
+	n := exportBatch(int32(len(b)))
+	if n < 0 {
+		t.Fatalf("querylens_batch(%d) = %d", len(b), n)
 	}
-	o := make([]byte, r.Int())
-	js.CopyBytesToGo(o, ql.Get("out"))
-	return string(o)
+	if uintptr(exportOut()) != uintptr(unsafe.Pointer(unsafe.SliceData(outBuf))) || int(n) != len(outBuf) {
+		t.Fatalf("querylens_out() = %#x for %d bytes; the JSON is at %p, %d bytes", exportOut(), n, unsafe.SliceData(outBuf), len(outBuf))
+	}
+	return string(outBuf)
 }
 
 // TestBatch is the worker's path: conversations opened, stepped once per
@@ -377,24 +374,13 @@ func TestBatchBadRequests(t *testing.T) {
 			}
 		})
 	}
-	for _, n := range []any{-1, inSize + 1, "x", nil} {
-		if got := stringify(ql.Call("batch", n)); !strings.Contains(got, `"batch: `) {
-			t.Errorf("batch(%v) = %s, want a usage error", n, got)
+	for _, n := range []int32{-1, inSize + 1} {
+		if got := exportBatch(n); got != -1 {
+			t.Errorf("querylens_batch(%d) = %d, want -1", n, got)
 		}
 	}
 	if nextHandle != h || len(conversations) != 0 {
 		t.Errorf("bad batches opened conversations: next handle %d (was %d), %d open", nextHandle, h, len(conversations))
-	}
-	// A JSON longer than out comes back as the value.
-	big := make([]byte, out.Length()+1)
-	for i := range big {
-		big[i] = ' '
-	}
-	if v := outJSON(append(big, "{}"...)); v == nil || v.(js.Value).Type() != js.TypeObject {
-		t.Errorf("outJSON of %d bytes = %v, want the parsed object", len(big)+2, v)
-	}
-	if n := outJSON([]byte(`{"a":1}`)); n != 7 {
-		t.Errorf("outJSON = %v, want 7", n)
 	}
 }
 
@@ -423,23 +409,6 @@ func TestIncompleteResult(t *testing.T) {
 	got := c.Call("result")
 	if got.Get("error").Get("message").String() != "incomplete message" {
 		t.Errorf("result before any reply = %s", stringify(got))
-	}
-}
-
-func TestHuffman(t *testing.T) {
-	// The Zandronum master query, plain and encoded (spec zandronum.md 3.1).
-	plain := "\x7c\x5d\x56\x00\x02\x00"
-	enc := goBytes(t, ql.Get("huffman").Call("encode", u8(plain)))
-	if got := string(codecs.AppendHex(nil, enc)); got != "066812f1522701" {
-		t.Errorf("encode = %s, want 066812f1522701", got)
-	}
-	dec := ql.Get("huffman").Call("decode", bytesToJS(enc))
-	if got := goBytes(t, dec.Get("data")); string(got) != plain {
-		t.Errorf("decode = % x", got)
-	}
-	bad := ql.Get("huffman").Call("decode", bytesToJS(enc[:3]))
-	if bad.Get("error").Get("offset").Type() != js.TypeNumber || !isBytes(bad.Get("partial")) {
-		t.Errorf("decode of a truncated datagram = %s", stringify(bad))
 	}
 }
 

@@ -5,6 +5,7 @@ package main
 import (
 	"strconv"
 	"syscall/js"
+	"unsafe"
 
 	"github.com/querylens/querylens/codecs"
 )
@@ -149,11 +150,15 @@ func newQuery(args []js.Value) any {
 }
 
 // The server browser's worker runs a thousand conversations and needs only
-// their summaries, so it drives them through one namespace function that
-// crosses the Go↔JS boundary once for many requests: batch(n) runs the n
-// bytes of requests the worker wrote into querylens.in, in order, and
-// leaves one JSON array of results in querylens.out. Numbers are all that
-// cross: no string, array or object is made for syscall/js to track.
+// their summaries, so it drives them through three WebAssembly exports
+// (go:wasmexport) that JS calls directly, without syscall/js: the worker
+// writes many requests into Go's memory at querylens_in(), runs them with
+// one call, querylens_batch(n), and reads the JSON array of their results
+// from Go's memory at querylens_out(). A call through syscall/js (a
+// js.FuncOf) resumes the Go scheduler and makes a reference, with a
+// finalizer, for each argument and result; an export is a plain call into
+// the module. web/static/ql.js attachBatch puts them on the namespace as
+// querylens.batch, querylens.in and querylens.out.
 //
 // Requests (integers big-endian, strings UTF-8):
 //
@@ -181,28 +186,41 @@ const (
 // allows 65,507 bytes of payload), so any single request fits.
 const inSize = 1 << 17
 
-// in is where the worker writes batch's requests (querylens.in).
-var in = jsUint8Array.New(inSize)
+// inBuf is where the worker writes a batch's requests; an array, so its
+// address never changes.
+var inBuf [inSize]byte
 
-// inBuf is in's copy on the Go side, reused by every batch.
-var inBuf = make([]byte, inSize)
+// outBuf holds the JSON of the last batch, until the next one.
+var outBuf []byte
 
-// batch(n) → length of the JSON array in out, or the array (see outJSON).
-func batch(args []js.Value) any {
-	v := arg(args, 0)
-	n := -1
-	if v.Type() == js.TypeNumber {
-		n = v.Int()
-	}
+// exportIn is the address of inBuf in the module's memory.
+//
+//go:wasmexport querylens_in
+func exportIn() uint32 { return uint32(uintptr(unsafe.Pointer(&inBuf[0]))) }
+
+// exportInSize is the size of inBuf.
+//
+//go:wasmexport querylens_in_size
+func exportInSize() int32 { return inSize }
+
+// exportBatch runs the n bytes of requests at the start of inBuf and
+// returns the length of the JSON array of results (at exportOut), or -1
+// when n is outside inBuf.
+//
+//go:wasmexport querylens_batch
+func exportBatch(n int32) int32 {
 	if n < 0 || n > inSize {
-		return usageError("batch: want the length of the requests in querylens.in, 0 to 131072 bytes")
+		return -1
 	}
-	b := inBuf[:js.CopyBytesToGo(inBuf[:n], in)]
-	return outJSON(runBatch(outBuf[:0], b))
+	outBuf = runBatch(outBuf[:0], inBuf[:n])
+	return int32(len(outBuf))
 }
 
-// outBuf is reused by every batch for the JSON it returns.
-var outBuf = make([]byte, 0, outSize)
+// exportOut is the address of the last batch's JSON in the module's
+// memory; it stays there until the next batch.
+//
+//go:wasmexport querylens_out
+func exportOut() uint32 { return uint32(uintptr(unsafe.Pointer(unsafe.SliceData(outBuf)))) }
 
 // runBatch appends the JSON array of the results of the requests in b.
 func runBatch(dst, b []byte) []byte {
@@ -378,20 +396,4 @@ func (r *batchReader) u32() uint32 {
 		return uint32(s[0])<<24 | uint32(s[1])<<16 | uint32(s[2])<<8 | uint32(s[3])
 	}
 	return 0
-}
-
-// out is where batch leaves its JSON for the worker to read
-// (querylens.out): a number crosses back to JS without the string and
-// parsed object syscall/js would otherwise allocate, and finalize, per call.
-var out = jsUint8Array.New(outSize)
-
-const outSize = 1 << 18
-
-// outJSON copies b into out and returns its length, or, when b does not
-// fit, b parsed as before.
-func outJSON(b []byte) any {
-	if len(b) > outSize {
-		return parseJSON(b)
-	}
-	return js.CopyBytesToJS(out, b)
 }

@@ -6,7 +6,6 @@ import (
 	"syscall/js"
 
 	"github.com/querylens/querylens/codecs"
-	"github.com/querylens/querylens/huffman"
 )
 
 // version is set with -ldflags "-X main.version=…"; otherwise it comes from
@@ -21,16 +20,9 @@ func register() {
 	ns.Set("detect", fn(detect))
 	ns.Set("buildQuery", fn(buildQuery))
 	ns.Set("newQuery", fn(newQuery))
-	ns.Set("batch", fn(batch))
-	ns.Set("in", in)
-	ns.Set("out", out)
 	ns.Set("decode", fn(func(args []js.Value) any { return decode(args, false) }))
 	ns.Set("inspect", fn(func(args []js.Value) any { return decode(args, true) }))
 	ns.Set("pcapng", fn(pcapngFile))
-	h := jsObject.New()
-	h.Set("encode", fn(huffmanEncode))
-	h.Set("decode", fn(huffmanDecode))
-	ns.Set("huffman", h)
 	js.Global().Set("querylens", ns)
 }
 
@@ -145,36 +137,4 @@ func decode(args []js.Value, spans bool) any {
 		return errorValue(err, nil)
 	}
 	return messageValue(c.Decode(dgs, opt))
-}
-
-// huffman.encode(bytes) → Uint8Array
-func huffmanEncode(args []js.Value) any {
-	b, ok := bytesFromJS(arg(args, 0))
-	if !ok {
-		return usageError("huffman.encode: want a Uint8Array")
-	}
-	return bytesToJS(huffman.Encode(nil, b))
-}
-
-// huffman.decode(bytes) → {data: Uint8Array} | {error: {offset, message}, partial: Uint8Array}
-func huffmanDecode(args []js.Value) any {
-	b, ok := bytesFromJS(arg(args, 0))
-	if !ok {
-		return usageError("huffman.decode: want a Uint8Array")
-	}
-	out, err := huffman.Decode(nil, b)
-	if err == nil {
-		o := jsObject.New()
-		o.Set("data", bytesToJS(out))
-		return o
-	}
-	e := make(codecs.Object, 0, 2).Add("protocol", "huffman").Add("field", "datagram")
-	if he, ok := err.(*huffman.Error); ok {
-		e = e.Add("offset", he.Offset).Add("message", he.Err.Error())
-	} else {
-		e = e.Add("offset", 0).Add("message", err.Error())
-	}
-	o := object(make(codecs.Object, 0, 1).Add("error", e))
-	o.Set("partial", bytesToJS(out))
-	return o
 }

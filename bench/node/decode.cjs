@@ -35,11 +35,13 @@ const BATCH = 16
 
 async function main () {
   const { Batch } = await import(require('path').resolve(__dirname, '../../web/static/relay.js'))
+  const { attachBatch } = await import(require('path').resolve(__dirname, '../../web/static/ql.js'))
   const go = new globalThis.Go()
   const { instance } = await WebAssembly.instantiate(fs.readFileSync(wasmPath), go.importObject)
   go.run(instance) // returns once main blocks, with globalThis.querylens set
   const ql = globalThis.querylens
   if (!ql) throw new Error('querylens.wasm registered nothing')
+  attachBatch(ql, instance.exports) // as web/static/ql.js loadDecoder does
   const packets = JSON.parse(fs.readFileSync(packetsPath, 'utf8'))
   // Every packet in every form until a pass costs a steady amount of CPU
   // (V8 optimises a wasm function in the background some time after it

@@ -29,7 +29,38 @@ export async function loadDecoder(glue, wasm) {
   // the program exits.
   go.run(instance).then(() => console.error("querylens decoder exited"));
   if (!globalThis.querylens) throw new Error("the decoder started but registered nothing");
+  attachBatch(globalThis.querylens, instance.exports);
   return globalThis.querylens;
+}
+
+/**
+ * attachBatch puts the module's batch exports (go:wasmexport in
+ * wasm/conversation.go, plain calls without syscall/js) on the namespace:
+ * querylens.in, the module's memory where a batch's requests are written;
+ * querylens.batch(n), which runs the first n bytes of them and returns the
+ * length of the JSON array of results, or -1 when n is outside in; and
+ * querylens.out, that JSON. Each access makes a new view: the module's
+ * memory moves when it grows.
+ * @param {any} ql
+ * @param {WebAssembly.Exports} exports
+ */
+export function attachBatch(ql, exports) {
+  const x = /** @type {any} */ (exports);
+  const mem = /** @type {WebAssembly.Memory} */ (x.mem);
+  const at = x.querylens_in();
+  const size = x.querylens_in_size();
+  let outLen = 0;
+  Object.defineProperties(ql, {
+    in: { get: () => new Uint8Array(mem.buffer, at, size) },
+    out: { get: () => new Uint8Array(mem.buffer, x.querylens_out(), outLen) },
+    batch: {
+      value: (/** @type {number} */ n) => {
+        const m = x.querylens_batch(n);
+        outLen = Math.max(0, m);
+        return m;
+      },
+    },
+  });
 }
 
 /**

@@ -139,27 +139,22 @@ export interface QueryLens {
    * handle and the datagrams to send first (hex), STEP feeds one reply and
    * gives what to send next, whether done and, once done, the summary (the
    * conversation is then released), FINISH gives the summary of what came
-   * so far (a timeout) and releases it. Returns a number m when the JSON
-   * array of results (one per request) is in out[0:m] (TextDecoder, then
-   * JSON.parse), and the array itself when it does not fit there.
+   * so far (a timeout) and releases it. Returns the length of the JSON
+   * array of results (one per request) now in `out`, or -1 when n is
+   * outside `in`. The three are WebAssembly exports that ql.js attachBatch
+   * puts here.
    */
-  batch(n: number): number | BatchResult[] | Failure;
-  /** Where batch's requests are written (128 KiB: any single request fits). */
-  in: Uint8Array;
-  /** The JSON of the last batch that returned its length. */
-  out: Uint8Array;
+  batch(n: number): number;
+  /** The module's memory where batch's requests are written (128 KiB: any single request fits); a new view at each access. */
+  readonly in: Uint8Array;
+  /** The JSON (UTF-8) of the last batch's results. */
+  readonly out: Uint8Array;
   /** Decode one message of one or more datagrams (any order); null protocol detects it from the first datagram. */
   decode(protocol: string | null, datagrams: Uint8Array | Uint8Array[], options?: DecodeOptions): Message | Failure;
   /** decode with layers and spans, for the inspector. */
   inspect(protocol: string | null, datagrams: Uint8Array | Uint8Array[], options?: { query?: Uint8Array }): Message | Failure;
   /** A pcapng file (LINKTYPE_RAW, synthesized IPv4/IPv6 + UDP headers) of the packets. */
   pcapng(packets: PcapPacket[], application?: string): Uint8Array | Failure;
-  huffman: {
-    /** Zandronum's Huffman layer: payload to datagram. */
-    encode(payload: Uint8Array): Uint8Array;
-    /** Datagram to payload; on error, what decoded before the bad offset. */
-    decode(datagram: Uint8Array): { data: Uint8Array } | { error: ErrorInfo; partial: Uint8Array };
-  };
 }
 
 declare global {

@@ -481,8 +481,8 @@ export class Batch {
   /** flush runs every queued request now, in as few calls as fit in querylens.in. */
   flush() {
     this.scheduled = false;
-    const buf = this.ql.in;
     while (this.queue.length) {
+      const buf = this.ql.in; // anew each time: the module's memory moves as it grows
       let n = 0;
       let k = 0;
       for (; k < this.queue.length && n + this.queue[k].req.length <= buf.length; k++) {
@@ -493,10 +493,10 @@ export class Batch {
       this.calls++;
       this.requests += k;
       const r = this.ql.batch(n);
-      /** @type {any} */
-      const results = typeof r === "number" ? JSON.parse(utf8.decode(this.ql.out.subarray(0, r))) : r;
+      /** @type {any[]} */
+      const results = r >= 0 ? JSON.parse(utf8.decode(this.ql.out)) : [];
       for (let i = 0; i < run.length; i++) {
-        run[i].resolve(Array.isArray(results) ? results[i] ?? { error: { message: "batch: no result" } } : results);
+        run[i].resolve(results[i] ?? { error: { message: `batch: no result for request ${i} of ${run.length} (${n} bytes)` } });
       }
     }
   }
