@@ -196,11 +196,13 @@ var outBuf []byte
 // exportIn is the address of inBuf in the module's memory.
 //
 //go:wasmexport querylens_in
+//lint:ignore U1000 called from JS, as a WebAssembly export
 func exportIn() uint32 { return uint32(uintptr(unsafe.Pointer(&inBuf[0]))) }
 
 // exportInSize is the size of inBuf.
 //
 //go:wasmexport querylens_in_size
+//lint:ignore U1000 called from JS, as a WebAssembly export
 func exportInSize() int32 { return inSize }
 
 // exportBatch runs the n bytes of requests at the start of inBuf and
