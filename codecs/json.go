@@ -175,6 +175,18 @@ func AppendJSONString(dst []byte, s string) []byte {
 // appendJSONChars appends s escaped as the inside of a JSON string.
 func appendJSONChars(dst []byte, s string) []byte {
 	for i := 0; i < len(s); {
+		// A run of bytes that need no escape is appended in one piece:
+		// one append per byte is the slow part of this loop, in the
+		// browser module above all.
+		j := i
+		for j < len(s) && s[j] >= 0x20 && s[j] < utf8.RuneSelf && s[j] != '"' && s[j] != '\\' && s[j] != 0x7f && s[j] != '<' && s[j] != '>' && s[j] != '&' {
+			j++
+		}
+		if j > i {
+			dst = append(dst, s[i:j]...)
+			i = j
+			continue
+		}
 		c := s[i]
 		if c < utf8.RuneSelf {
 			switch {

@@ -1,6 +1,7 @@
 package codecs_test
 
 import (
+	"bytes"
 	"encoding/json"
 	"errors"
 	"testing"
@@ -70,4 +71,26 @@ func TestDetailKeepsSentinel(t *testing.T) {
 	if !errors.Is(err, codecs.ErrBadValue) || err.Error() != "bad value: game mode 99" {
 		t.Errorf("Detail = %v", err)
 	}
+}
+
+// FuzzAppendJSONString: the output is one valid JSON string that reads
+// back as s with each invalid byte replaced by U+FFFD, and holds none of
+// < > & raw (so it can sit inside a <script>).
+func FuzzAppendJSONString(f *testing.F) {
+	for _, s := range []string{"", "plain", "a\"b\\c", "\x1c[Red]x\x7f\t\n\r", "<script>&", "\xff\xfe", "é\u2028\u2029😀", "tail\xe2\x82"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		out := codecs.AppendJSONString([]byte("x"), s)[1:]
+		var got string
+		if err := json.Unmarshal(out, &got); err != nil {
+			t.Fatalf("AppendJSONString(%q) = %s: %v", s, out, err)
+		}
+		if want := string([]rune(s)); got != want {
+			t.Fatalf("AppendJSONString(%q) reads back as %q, want %q", s, got, want)
+		}
+		if bytes.ContainsAny(out, "<>&\u2028\u2029") {
+			t.Fatalf("AppendJSONString(%q) = %s holds a raw < > & or line separator", s, out)
+		}
+	})
 }

@@ -5,115 +5,20 @@ package main
 import (
 	"bytes"
 	"encoding/binary"
-	"errors"
 	"os"
-	"strconv"
 	"strings"
 	"syscall/js"
 	"testing"
 	"unsafe"
 
 	"github.com/querylens/querylens/codecs"
+	"github.com/querylens/querylens/wasm/internal/echotest"
 )
-
-// echoCodec is a protocol made up for these tests, so that the boundary is
-// tested on its own: a query is "Q" plus a name to echo; the server answers
-// "C" (a challenge) first when the query carries no token, then "R" + name.
-type echoCodec struct{}
-
-func (echoCodec) Name() string     { return "echotest" }
-func (echoCodec) Title() string    { return "Echo (test)" }
-func (echoCodec) DefaultPort() int { return 7 }
-func (echoCodec) Options() []codecs.Option {
-	return []codecs.Option{{Name: "name", Kind: "choice", Default: "a", Choices: []string{"a", "b"}, Help: "what to echo"}}
-}
-
-func (echoCodec) Detect(b []byte) (codecs.Kind, codecs.Confidence) {
-	switch {
-	case len(b) > 0 && b[0] == 'Q':
-		return codecs.KindQuery, codecs.Certain
-	case len(b) > 0 && b[0] == 'R':
-		return codecs.KindResponse, codecs.Certain
-	}
-	return "", codecs.NotMine
-}
-
-func (echoCodec) CheckQuery(b []byte) error {
-	if len(b) == 0 || b[0] != 'Q' {
-		return codecs.NewError("echotest", "magic", 0, codecs.ErrNotQuery)
-	}
-	return nil
-}
-
-func (echoCodec) Decode(dgs [][]byte, opt codecs.DecodeOptions) (*codecs.Message, error) {
-	b := dgs[0]
-	m := &codecs.Message{Protocol: "echotest"}
-	if opt.Spans {
-		m.Layers = []codecs.Layer{{Name: "wire", Bytes: b, Parent: -1}}
-		m.Spans = []codecs.Span{{Start: 0, End: 1, Field: "magic", Kind: "u8", Value: string(b[:1])}}
-	}
-	switch {
-	case len(b) == 0:
-		return m, codecs.NewError("echotest", "magic", 0, codecs.ErrShort)
-	case b[0] == 'Q':
-		m.Kind = codecs.KindQuery
-	case b[0] == 'R':
-		m.Kind = codecs.KindResponse
-		m.Info = &codecs.Info{Has: codecs.HasName, Name: string(b[1:])}
-		m.Fields = codecs.Object{{Key: "name", Value: string(b[1:])}}
-		if len(b) < 2 {
-			return m, codecs.NewError("echotest", "name", 1, codecs.ErrShort)
-		}
-	default:
-		return m, codecs.NewError("echotest", "magic", 0, codecs.ErrBadMagic)
-	}
-	if opt.Spans && len(b) > 1 {
-		m.Spans = append(m.Spans, codecs.Span{Start: 1, End: len(b), Field: "name", Kind: "bytes", Value: string(b[1:])})
-	}
-	return m, nil
-}
-
-func (echoCodec) NewQuery(opts map[string]string) (codecs.Query, error) {
-	name := "a"
-	for k, v := range opts {
-		if k != "name" {
-			return nil, codecs.NewError("echotest", "options."+k, 0, codecs.ErrUnknown)
-		}
-		name = v
-	}
-	return &echoQuery{name: name}, nil
-}
-
-type echoQuery struct {
-	name  string
-	reply []byte
-}
-
-func (q *echoQuery) Start() [][]byte { return [][]byte{[]byte("Q" + q.name)} }
-
-func (q *echoQuery) Feed(b []byte) ([][]byte, bool, error) {
-	switch {
-	case len(b) == 5 && b[0] == 'C':
-		tok := binary.BigEndian.Uint32(b[1:])
-		return [][]byte{binary.BigEndian.AppendUint32([]byte("Q"+q.name), tok)}, false, nil
-	case len(b) > 0 && b[0] == 'R':
-		q.reply = b
-		return nil, true, nil
-	}
-	return nil, false, codecs.NewError("echotest", "reply", 0, errors.New("not mine"))
-}
-
-func (q *echoQuery) Result(opt codecs.DecodeOptions) (*codecs.Message, error) {
-	if q.reply == nil {
-		return &codecs.Message{Protocol: "echotest", Kind: codecs.KindResponse}, codecs.NewError("echotest", "reply", 0, codecs.ErrIncomplete)
-	}
-	return echoCodec{}.Decode([][]byte{q.reply}, opt)
-}
 
 var ql js.Value
 
 func TestMain(m *testing.M) {
-	codecs.Register(echoCodec{})
+	codecs.Register(echotest.Codec{})
 	register()
 	ql = js.Global().Get("querylens")
 	os.Exit(m.Run())
@@ -174,7 +79,7 @@ func TestDetect(t *testing.T) {
 // TestDecodeMatchesCLI checks that decode returns exactly the JSON the
 // codecs produce, which is what the command line prints.
 func TestDecodeMatchesCLI(t *testing.T) {
-	m, err := echoCodec{}.Decode([][]byte{[]byte("Rhello")}, codecs.DecodeOptions{})
+	m, err := echotest.Codec{}.Decode([][]byte{[]byte("Rhello")}, codecs.DecodeOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -278,25 +183,29 @@ func TestConversation(t *testing.T) {
 	}
 }
 
-// Request encoders for batch, as web/static/relay.js writes them.
-func reqOpenBytes(protocol string, opts ...string) []byte {
-	b := append([]byte{reqOpen, byte(len(protocol))}, protocol...)
-	b = append(b, byte(len(opts)/2))
-	for i := 0; i+1 < len(opts); i += 2 {
-		b = append(append(b, byte(len(opts[i]))), opts[i]...)
-		b = binary.BigEndian.AppendUint16(b, uint16(len(opts[i+1])))
-		b = append(b, opts[i+1]...)
+// TestBatchExports: the worker's exports run package batch's requests
+// from inBuf and leave the JSON array in outBuf (package batch tests the
+// requests themselves).
+func TestBatchExports(t *testing.T) {
+	open := []byte{0x01, 8, 'e', 'c', 'h', 'o', 't', 'e', 's', 't', 1, 4, 'n', 'a', 'm', 'e', 0, 1, 'b'}
+	got := runJS(t, open)
+	if !strings.HasPrefix(got, `[{"handle":`) || !strings.HasSuffix(got, `,"send":["5162"]}]`) {
+		t.Fatalf("OPEN = %s", got)
 	}
-	return b
+	h := table.Len()
+	step := []byte{0x02, 0, 0, 0, 0, 0, 0, 0, 2, 'R', 'b'} // handle 0: never given
+	if got := runJS(t, step); got != `[{"error":{"message":"conversation is closed"}}]` {
+		t.Errorf("STEP on an unknown handle = %s", got)
+	}
+	if table.Len() != h {
+		t.Errorf("%d conversations open, want %d", table.Len(), h)
+	}
+	for _, n := range []int32{-1, inSize + 1} {
+		if got := exportBatch(n); got != -1 {
+			t.Errorf("querylens_batch(%d) = %d, want -1", n, got)
+		}
+	}
 }
-
-func reqStepBytes(h int, d string) []byte {
-	b := binary.BigEndian.AppendUint32([]byte{reqStep}, uint32(h))
-	b = binary.BigEndian.AppendUint32(b, uint32(len(d)))
-	return append(b, d...)
-}
-
-func reqFinishBytes(h int) []byte { return binary.BigEndian.AppendUint32([]byte{reqFinish}, uint32(h)) }
 
 // runJS runs one batch of requests as the worker does: written into
 // inBuf, run by the querylens_batch export, read from querylens_out.
@@ -312,95 +221,6 @@ func runJS(t *testing.T, reqs ...[]byte) string {
 		t.Fatalf("querylens_out() = %#x for %d bytes; the JSON is at %p, %d bytes", exportOut(), n, unsafe.SliceData(outBuf), len(outBuf))
 	}
 	return string(outBuf)
-}
-
-// TestBatch is the worker's path: conversations opened, stepped once per
-// reply (released once complete) and finished after a timeout, many per
-// call, with the handles the first batch gave.
-func TestBatch(t *testing.T) {
-	h := nextHandle
-	got := runJS(t, reqOpenBytes("echotest", "name", "b"), reqOpenBytes("echotest"),
-		reqOpenBytes("nosuch"), reqOpenBytes("echotest", "bogus", "1"))
-	want := `[{"handle":` + strconv.Itoa(h) + `,"send":["5162"]},{"handle":` + strconv.Itoa(h+1) + `,"send":["5161"]},` +
-		`{"error":{"protocol":"nosuch","field":"protocol","offset":0,"message":"unknown protocol"}},` +
-		`{"error":{"protocol":"echotest","field":"options.bogus","offset":0,"message":"unknown protocol"}}]`
-	if got != want {
-		t.Fatalf("open ×4:\n got %s\nwant %s", got, want)
-	}
-	got = runJS(t, reqStepBytes(h, "C\x00\x00\x01\x02"), reqStepBytes(h+1, "Ra"))
-	want = `[{"send":["516200000102"],"done":false},{"send":[],"done":true,"summary":{"kind":"response","row":["a","","",0,0,0,false,"","a\n\n"]}}]`
-	if got != want {
-		t.Errorf("step ×2:\n got %s\nwant %s", got, want)
-	}
-	got = runJS(t, reqStepBytes(h+1, "Ra"), reqStepBytes(h, "junk"), reqStepBytes(h, "Rb"), reqFinishBytes(h))
-	want = `[{"error":{"message":"conversation is closed"}},` +
-		`{"send":[],"done":false,"error":{"protocol":"echotest","field":"reply","offset":0,"message":"not mine"}},` +
-		`{"send":[],"done":true,"summary":{"kind":"response","row":["b","","",0,0,0,false,"","b\n\n"]}},` +
-		`{"error":{"message":"conversation is closed"}}]`
-	if got != want {
-		t.Errorf("step after done, stray, reply, finish:\n got %s\nwant %s", got, want)
-	}
-	// A server that never answers: finish gives the summary and releases.
-	h = nextHandle
-	runJS(t, reqOpenBytes("echotest"))
-	if got := runJS(t, reqFinishBytes(h), reqFinishBytes(h)); !strings.Contains(got, `"message":"incomplete message"`) ||
-		!strings.HasSuffix(got, `,{"error":{"message":"conversation is closed"}}]`) {
-		t.Errorf("finish twice = %s", got)
-	}
-	if len(conversations) != 0 {
-		t.Errorf("%d conversations left open", len(conversations))
-	}
-}
-
-// TestBatchBadRequests: a request batch cannot read ends the batch with an
-// error naming it and its offset; what came before it ran.
-func TestBatchBadRequests(t *testing.T) {
-	h := nextHandle
-	for _, tc := range []struct {
-		name string
-		reqs [][]byte
-		want string
-	}{
-		{"empty", nil, `[]`},
-		{"unknown type", [][]byte{reqFinishBytes(999), {0x7f, 1, 2}}, `[{"error":{"message":"conversation is closed"}},{"error":{"message":"batch: unknown request type 0x7f at offset 5"}}]`},
-		{"step past the end", [][]byte{reqStepBytes(1, "abc")[:8]}, `[{"error":{"message":"batch: STEP request at offset 0 is truncated"}}]`},
-		{"hostile step length", [][]byte{{reqStep, 0, 0, 0, 1, 0xff, 0xff, 0xff, 0xff, 'R'}}, `[{"error":{"message":"batch: STEP request at offset 0 is truncated"}}]`},
-		{"open options past the end", [][]byte{reqOpenBytes("echotest", "name", "b")[:14]}, `[{"error":{"message":"batch: OPEN request at offset 0 is truncated"}}]`},
-		{"finish cut", [][]byte{{reqFinish, 0, 0}}, `[{"error":{"message":"batch: FINISH request at offset 0 is truncated"}}]`},
-	} {
-		t.Run(tc.name, func(t *testing.T) {
-			if got := runJS(t, tc.reqs...); got != tc.want {
-				t.Errorf("got  %s\nwant %s", got, tc.want)
-			}
-		})
-	}
-	for _, n := range []int32{-1, inSize + 1} {
-		if got := exportBatch(n); got != -1 {
-			t.Errorf("querylens_batch(%d) = %d, want -1", n, got)
-		}
-	}
-	if nextHandle != h || len(conversations) != 0 {
-		t.Errorf("bad batches opened conversations: next handle %d (was %d), %d open", nextHandle, h, len(conversations))
-	}
-}
-
-// FuzzBatch: no request buffer makes batch panic, and its answer is
-// always one JSON array.
-func FuzzBatch(f *testing.F) {
-	f.Add(bytes.Join([][]byte{reqOpenBytes("echotest", "name", "b"), reqStepBytes(1, "Rb"), reqFinishBytes(2)}, nil))
-	f.Add([]byte{reqStep, 0, 0, 0, 1, 0, 0, 0, 2, 'R', 'x'})
-	f.Fuzz(func(t *testing.T, b []byte) {
-		if len(b) > inSize {
-			return
-		}
-		got := runBatch(nil, b)
-		if !js.Global().Get("JSON").Call("parse", string(got)).InstanceOf(jsArray) {
-			t.Fatalf("batch(%x) = %s, not an array", b, got)
-		}
-		for h := range conversations {
-			delete(conversations, h)
-		}
-	})
 }
 
 func TestIncompleteResult(t *testing.T) {
