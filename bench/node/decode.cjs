@@ -43,6 +43,25 @@ async function main () {
   if (!ql) throw new Error('querylens.wasm registered nothing')
   attachBatch(ql, instance.exports) // as web/static/ql.js loadDecoder does
   const packets = JSON.parse(fs.readFileSync(packetsPath, 'utf8'))
+  // The server browser's whole call per server (web/static/worker.js):
+  // k conversations opened, each reply stepped, the last step returning
+  // the table's row; the batcher's own flush timer is replaced by
+  // explicit flushes, one per round of requests.
+  const dec = new Batch(ql, () => {})
+  const conversations = async (p, dgs, k) => {
+    const options = p.protocol === 'zandronum' && p.name === 'master-list' ? { master: 'true' } : null
+    const opens = []
+    for (let i = 0; i < k; i++) opens.push(dec.open(p.protocol, options))
+    dec.flush()
+    const os = await Promise.all(opens)
+    let rs
+    for (const d of dgs) {
+      const steps = os.map((o) => dec.step(o.handle, d))
+      dec.flush()
+      rs = await Promise.all(steps)
+    }
+    return rs
+  }
   // Every packet in every form until a pass costs a steady amount of CPU
   // (V8 optimises a wasm function in the background some time after it
   // becomes hot; those threads count in process.cpuUsage()), at most 5 s.
@@ -56,6 +75,8 @@ async function main () {
         const dgs = p.datagrams.map(hex)
         ql.decode(p.protocol, dgs, opt)
         ql.decode(p.protocol, dgs, { ...opt, spans: true })
+        await conversations(p, dgs, 1)
+        await conversations(p, dgs, BATCH)
       }
     }
     const c = process.cpuUsage(c0)
@@ -97,31 +118,14 @@ async function main () {
       if (first.error) throw new Error(`${p.protocol}/${p.name}: ${first.error.message}`)
       measure(p, dgs, spans ? 'spans' : 'plain', () => ql.decode(p.protocol, dgs, opt))
     }
-    // The server browser's whole call per server (web/static/worker.js):
-    // conversations opened, each reply stepped, the last step returning
-    // the table's row; one server per call, then BATCH servers per call
-    // (what the worker does when replies arrive together). The batcher's
-    // own flush timer is replaced by explicit flushes.
-    const options = p.protocol === 'zandronum' && p.name === 'master-list' ? { master: 'true' } : null
-    const dec = new Batch(ql, () => {})
-    const conversations = async (k) => {
-      const opens = []
-      for (let i = 0; i < k; i++) opens.push(dec.open(p.protocol, options))
-      dec.flush()
-      const os = await Promise.all(opens)
-      let rs
-      for (const d of dgs) {
-        const steps = os.map((o) => dec.step(o.handle, d))
-        dec.flush()
-        rs = await Promise.all(steps)
-      }
-      return rs
-    }
+    // The server browser's whole call per server: one server per call,
+    // then BATCH servers per call (what the worker does when replies
+    // arrive together).
     for (const [form, k] of [['conversation', 1], ['conversation-batch', BATCH]]) {
-      const rs = await conversations(k)
+      const rs = await conversations(p, dgs, k)
       const r = rs[rs.length - 1]
       if (rs.length !== k || !r.done || !r.summary || r.summary.error) throw new Error(`${p.protocol}/${p.name}: ${form}: ${JSON.stringify(r).slice(0, 200)}`)
-      await measureAsync(p, dgs, form, k, () => conversations(k))
+      await measureAsync(p, dgs, form, k, () => conversations(p, dgs, k))
     }
   }
 }
