@@ -40,7 +40,7 @@ type env struct {
 	servers   int    // servers in the end-to-end measurements
 	idleConns int    // idle relay connections held
 	querylens string // the querylens binary
-	base      string // a querylens binary the start section compares with ("": none)
+	base      string // querylens binaries the start section compares with, comma-separated ("": none)
 	node      string
 	chromium  string
 	benchtime string
@@ -80,7 +80,7 @@ func main() {
 	flag.IntVar(&e.servers, "servers", 1000, "servers in the end-to-end measurements")
 	flag.IntVar(&e.idleConns, "idle-conns", 10000, "idle relay connections to hold")
 	flag.StringVar(&e.querylens, "querylens", "", "the querylens binary (default: build it)")
-	flag.StringVar(&e.base, "base", "", "a querylens binary (an earlier build) the start section alternates with")
+	flag.StringVar(&e.base, "base", "", "querylens binaries (earlier builds, comma-separated) the start section alternates with, the first as the base")
 	flag.StringVar(&e.node, "node", "node", "node")
 	flag.StringVar(&e.chromium, "chromium", "/usr/bin/chromium", "headless Chromium")
 	flag.StringVar(&e.benchtime, "benchtime", "100ms", "-benchtime of each micro-benchmark run")

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 
@@ -25,9 +26,9 @@ var startSteps = []struct{ key, text string }{
 	{"bootAsked", "boot.js requested"},
 	{"bootFetched", "boot.js received"},
 	{"workerCreated", "worker created (ql-worker-created)"},
-	{"workerAsked", "worker.js requested (preload)"},
-	{"workerFetched", "worker.js received (preload)"},
+	{"workerFetched", "worker.js received"},
 	{"wasm", "wasm module received (the page's fetch)"},
+	{"wasmCompiled", "wasm module compiled by the page (ql-wasm-compiled)"},
 	{"w.script", "worker script running"},
 	{"w.module", "worker: compiled module received"},
 	{"w.modules", "worker: relay client and helpers imported"},
@@ -48,11 +49,12 @@ const startScript = `(() => {
     const name = r.name.split("/").pop() || "";
     if (name.startsWith("app.")) t.css = r.responseEnd;
     if (name.startsWith("boot.")) t.bootAsked = r.startTime, t.bootFetched = r.responseEnd;
-    if (name.startsWith("worker.")) t.workerAsked = r.startTime, t.workerFetched = r.responseEnd;
+    if (name.startsWith("worker.")) t.workerFetched = r.responseEnd;
     if (name.startsWith("querylens.") && name.endsWith(".wasm")) t.wasm ??= r.responseEnd;
   }
   const mark = (k, name) => { const m = performance.getEntriesByName(name)[0]; if (m) t[k] = m.startTime; };
   mark("workerCreated", "ql-worker-created");
+  mark("wasmCompiled", "ql-wasm-compiled");
   mark("hello", "ql-relay-hello");
   mark("ready", "ql-decoder-ready");
   const times = globalThis.querylensBrowse?.stats?.().times ?? {};
@@ -77,10 +79,17 @@ func startSection(ctx context.Context, e *env) (string, error) {
 		srv       *serveProc
 		run       startRun
 	}
-	sides := []*side{{name: "this build", bin: e.querylens}}
+	var sides []*side
 	if e.base != "" {
-		sides = append([]*side{{name: "base (-base)", bin: e.base}}, sides...)
+		for i, bin := range strings.Split(e.base, ",") {
+			name := "base (-base)"
+			if i > 0 {
+				name = fmt.Sprintf("-base %d", i+1)
+			}
+			sides = append(sides, &side{name: name, bin: bin})
+		}
 	}
+	sides = append(sides, &side{name: "this build", bin: e.querylens})
 	for _, s := range sides {
 		srv, err := startServe(ctx, s.bin, 20)
 		if err != nil {
@@ -94,9 +103,7 @@ func startSection(ctx context.Context, e *env) (string, error) {
 		// machine falls on both.
 		order := append([]*side(nil), sides...)
 		if round%2 == 1 {
-			for i, j := 0, len(order)-1; i < j; i, j = i+1, j-1 {
-				order[i], order[j] = order[j], order[i]
-			}
+			slices.Reverse(order)
 		}
 		for _, s := range order {
 			cold, warm, err := e.openStart(ctx, s.srv.url)
@@ -114,7 +121,7 @@ func startSection(ctx context.Context, e *env) (string, error) {
 		"%d rounds; medians. Every step is in ms since navigation, from the page's own timeline (the worker's steps from its clock).\n\n",
 		code("querylens serve --demo --demo-servers 20 --addr 127.0.0.1:0 --history=false"), e.e2eCount)
 	if e.base != "" {
-		b.WriteString("The two builds ran side by side, alternating in every round.\n\n")
+		b.WriteString("The builds ran side by side, alternating in every round.\n\n")
 	}
 	head := []string{"step (ms since navigation, medians)"}
 	for _, s := range sides {
@@ -144,13 +151,13 @@ func startSection(ctx context.Context, e *env) (string, error) {
 			ms(medianStep(s.run.cold, "firstDecode")), msList(steps(s.run.cold, "firstDecode")),
 			ms(medianStep(s.run.warm, "firstDecode")), msList(steps(s.run.warm, "firstDecode")))
 	}
-	if len(sides) == 2 {
+	for _, s := range sides[1:] {
 		for _, set := range []struct {
 			name string
 			f    func(startRun) []startTimeline
 		}{{"cold", func(r startRun) []startTimeline { return r.cold }}, {"warm", func(r startRun) []startTimeline { return r.warm }}} {
-			a, c := set.f(sides[0].run), set.f(sides[1].run)
-			fmt.Fprintf(&b, "- this build ÷ base, %s: %s (per run %s).\n", set.name,
+			a, c := set.f(sides[0].run), set.f(s.run)
+			fmt.Fprintf(&b, "- %s ÷ base, %s: %s (per run %s).\n", s.name, set.name,
 				ratio(medianStep(c, "firstDecode")/medianStep(a, "firstDecode")), perRound(steps(c, "firstDecode"), steps(a, "firstDecode")))
 		}
 	}
@@ -175,9 +182,17 @@ func (e *env) openStart(ctx context.Context, url string) (startTimeline, []start
 		if err := chromedp.Do(bctx, chromedp.Navigate(url)); err != nil {
 			return nil, nil, err
 		}
-		if _, err := chromedp.Run(bctx, chromedp.Poll[float64](`globalThis.qlFirstDecodeMs`,
-			chromedp.WithPollingTimeout(20*time.Second), chromedp.WithPollingInterval(20*time.Millisecond))); err != nil {
-			return nil, nil, fmt.Errorf("first decode: %w", err)
+		// A poll that starts as the document's context changes fails with
+		// "Cannot find context with specified id"; poll again then.
+		for try := 0; ; try++ {
+			_, err := chromedp.Run(bctx, chromedp.Poll[float64](`globalThis.qlFirstDecodeMs`,
+				chromedp.WithPollingTimeout(20*time.Second), chromedp.WithPollingInterval(20*time.Millisecond)))
+			if err == nil {
+				break
+			}
+			if try > 0 || !strings.Contains(err.Error(), "Cannot find context") {
+				return nil, nil, fmt.Errorf("first decode: %w", err)
+			}
 		}
 		// The worker's times of its first results come with that batch;
 		// give the page's handler a moment after qlFirstDecodeMs.
