@@ -128,6 +128,9 @@ function prepare(m) {
     return q.loadDecoder(m.glue, mod);
   });
   decoderReady.then(() => (times.decoder = now()), () => {});
+  // connect runs the asks once the decoder is ready, and they need the
+  // relay client's and the helpers' modules too.
+  decoderReady = Promise.all([decoderReady, modulesReady]).then(([d]) => d);
   for (const a of m.asks ?? []) early.add(a.key);
   queue.push(...(m.asks ?? []));
   stats.asked += m.asks?.length ?? 0;
@@ -153,7 +156,7 @@ async function connect(path) {
       post({ type: "open", hello: relay.hello });
     });
     relay.addEventListener("close", (e) => post({ type: "close", reason: /** @type {CustomEvent} */ (e).detail?.reason ?? "" }));
-    const [decoder] = await Promise.all([decoderReady, relay.connect(), modulesReady]);
+    const [decoder] = await Promise.all([decoderReady, relay.connect()]);
     ql = decoder;
     post({ type: "ready", hello: relay.hello, times });
     pump();
