@@ -63,6 +63,12 @@ func TestBrowserWorker(t *testing.T) {
 	t.Logf("start: %s", eval[string](t, ctx, `(() => { const n = performance.getEntriesByType("navigation")[0]; const m = (k) => Math.round(performance.getEntriesByName(k)[0]?.startTime ?? -1);
 		return JSON.stringify({ responseEnd: Math.round(n.responseEnd), domInteractive: Math.round(n.domInteractive), dcl: Math.round(n.domContentLoadedEventStart), worker: m("ql-worker-created"), hello: m("ql-relay-hello"), ready: m("ql-decoder-ready"), firstDecode: Math.round(globalThis.qlFirstDecodeMs), times: querylensBrowse.stats().times }); })()`))
 	t.Logf("resources: %s", eval[string](t, ctx, `JSON.stringify(performance.getEntriesByType("resource").map(e => [e.name.replace(/.*\//, ""), Math.round(e.startTime), Math.round(e.responseEnd)]))`))
+	// The module is fetched once: boot.js's fetch takes the preload (a
+	// <link rel=preload> after boot.js would find it taken and fetch the
+	// module again).
+	if n := eval[int](t, ctx, `performance.getEntriesByType("resource").filter(e => /querylens\.[0-9a-f]+\.wasm$/.test(e.name)).length`); n != 1 {
+		t.Errorf("the page fetched the browser module %d times, want once", n)
+	}
 	// The relay indicator works through the worker (PING/PONG there).
 	waitFor(t, ctx, "the relay latency in the header", `/relay: [\d.]+ ms/.test(document.getElementById("top-status").textContent)`, 5*time.Second)
 }
