@@ -211,6 +211,20 @@ func (a *assets) URL(name string) string {
 	return "/static/" + name
 }
 
+// Source returns the content of a static file ("" when there is none), for
+// a script a page inlines.
+func (a *assets) Source(name string) string {
+	x, ok := a.files[name]
+	if !ok {
+		return ""
+	}
+	b, err := x.plain()
+	if err != nil {
+		return ""
+	}
+	return string(b)
+}
+
 // ImportMap maps each module's plain URL to its hashed URL, for the page's
 // <script type="importmap">.
 func (a *assets) ImportMap() map[string]string {

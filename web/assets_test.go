@@ -10,6 +10,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"os"
+	"regexp"
 	"strconv"
 	"strings"
 	"testing"
@@ -113,6 +114,28 @@ func TestEveryStaticFileEmbedded(t *testing.T) {
 		if _, err := staticFS.Open("static/" + e.Name()); err != nil {
 			t.Errorf("static/%s is not embedded: add a pattern to the go:embed line in assets.go", e.Name())
 		}
+	}
+}
+
+// TestBootInlinable checks that boot.js, which the browse page inlines in
+// a <script> element as it is, cannot end that element early or put the
+// HTML parser in a script-data escape state, and is a classic script.
+func TestBootInlinable(t *testing.T) {
+	a, err := loadAssets(slog.New(slog.DiscardHandler))
+	if err != nil {
+		t.Fatal(err)
+	}
+	src := strings.ToLower(a.Source("boot.js"))
+	if src == "" {
+		t.Fatal("no static/boot.js")
+	}
+	for _, bad := range []string{"</script", "<!--", "<script"} {
+		if strings.Contains(src, bad) {
+			t.Errorf("boot.js contains %q: it cannot be inlined as it is", bad)
+		}
+	}
+	if regexp.MustCompile(`(?m)^\s*(import|export)\b`).MatchString(src) {
+		t.Errorf("boot.js imports or exports: the page runs it as a classic script")
 	}
 }
 

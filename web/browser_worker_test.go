@@ -45,6 +45,12 @@ func TestBrowserWorker(t *testing.T) {
 	if s.Done < rows || s.Asked < rows {
 		t.Errorf("the worker asked %d and finished %d conversations for %d rows", s.Asked, s.Done, rows)
 	}
+	// boot.js had the worker ask the master and the configured servers
+	// before the page's script ran; the page's own asks for them were
+	// dropped, so each conversation ran once: every row and the master.
+	if s.Asked != rows+1 {
+		t.Errorf("the worker was asked for %d conversations for %d rows and 1 master, want each once", s.Asked, rows)
+	}
 	if s.Batches < 1 || s.Batches >= s.Done {
 		t.Errorf("%d conversations came back in %d batches, want fewer batches than conversations", s.Done, s.Batches)
 	}
@@ -57,6 +63,12 @@ func TestBrowserWorker(t *testing.T) {
 	t.Logf("start: %s", eval[string](t, ctx, `(() => { const n = performance.getEntriesByType("navigation")[0]; const m = (k) => Math.round(performance.getEntriesByName(k)[0]?.startTime ?? -1);
 		return JSON.stringify({ responseEnd: Math.round(n.responseEnd), domInteractive: Math.round(n.domInteractive), dcl: Math.round(n.domContentLoadedEventStart), worker: m("ql-worker-created"), hello: m("ql-relay-hello"), ready: m("ql-decoder-ready"), firstDecode: Math.round(globalThis.qlFirstDecodeMs), times: querylensBrowse.stats().times }); })()`))
 	t.Logf("resources: %s", eval[string](t, ctx, `JSON.stringify(performance.getEntriesByType("resource").map(e => [e.name.replace(/.*\//, ""), Math.round(e.startTime), Math.round(e.responseEnd)]))`))
+	// The module is fetched once: boot.js's fetch takes the preload (a
+	// <link rel=preload> after boot.js would find it taken and fetch the
+	// module again).
+	if n := eval[int](t, ctx, `performance.getEntriesByType("resource").filter(e => /querylens\.[0-9a-f]+\.wasm$/.test(e.name)).length`); n != 1 {
+		t.Errorf("the page fetched the browser module %d times, want once", n)
+	}
 	// The relay indicator works through the worker (PING/PONG there).
 	waitFor(t, ctx, "the relay latency in the header", `/relay: [\d.]+ ms/.test(document.getElementById("top-status").textContent)`, 5*time.Second)
 }
@@ -75,7 +87,8 @@ const recordAsks = `(() => {
 })();`
 
 // TestBrowserMasterListShownBeforeAsked checks the order of the start: the
-// worker is created by boot.js before the page's own script runs, and the
+// worker is created by boot.js (inlined at the top of the page) before the
+// page's own script runs, and the
 // servers of the master's list are in the page's table before the page asks
 // the worker to query them (a thousand queries starting at once would
 // otherwise hold back the frame that draws the list).
@@ -123,8 +136,8 @@ func TestBrowserMasterListShownBeforeAsked(t *testing.T) {
 	if listed < 12 {
 		t.Errorf("the page asked %d of the master's 12 servers", listed)
 	}
-	// boot.js, which imports nothing, created the worker before the page's
-	// script (browse.js and its imports) had run.
+	// boot.js, inlined, created the worker before the relay connection
+	// opened (the worker opens it).
 	order := eval[[]float64](t, ctx, `[performance.getEntriesByName("ql-worker-created")[0]?.startTime ?? -1, performance.getEntriesByName("ql-relay-hello")[0]?.startTime ?? -1]`)
 	if order[0] < 0 || order[1] < order[0] {
 		t.Errorf("worker created at %.0f ms, relay HELLO at %.0f ms: want the worker first", order[0], order[1])

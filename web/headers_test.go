@@ -36,10 +36,15 @@ func directives(csp string) map[string]string {
 
 var importMapRe = regexp.MustCompile(`<script[^>]*type="importmap"[^>]*>([^<]*)</script>`)
 
+// bootRe finds the inlined boot.js: the one script element without
+// attributes.
+var bootRe = regexp.MustCompile(`(?s)<script>(.*?)</script>`)
+
 // TestSecurityHeadersPerRoute checks each route's Content-Security-Policy
 // and framing headers: HTML pages allow only this site's scripts plus the
-// import map by its hash, compile WebAssembly only where they decode, and
-// may not be framed; the badge may be embedded anywhere.
+// import map and, on the server browser, the inlined boot.js by their
+// hashes, compile WebAssembly only where they decode, and may not be
+// framed; the badge may be embedded anywhere.
 func TestSecurityHeadersPerRoute(t *testing.T) {
 	h := newHandler(t)
 	badge := "/s/" + fakeserver.Protocol + "/10.0.0.1:7777/badge.svg"
@@ -49,15 +54,16 @@ func TestSecurityHeadersPerRoute(t *testing.T) {
 		html   bool
 		script bool // the page runs this site's scripts (and so has an import map)
 		wasm   bool // the page compiles the decoder
+		boot   bool // the page inlines boot.js (it starts a decoding worker)
 	}{
-		{"/", 200, true, true, true},
-		{"/inspect", 200, true, true, true},
+		{"/", 200, true, true, true, true},
+		{"/inspect", 200, true, true, true, false},
 		// The status page stays live by fetching server-rendered HTML: it
 		// runs scripts but never compiles WebAssembly.
-		{"/s/" + fakeserver.Protocol + "/10.0.0.1:7777", 200, true, true, false},
-		{"/no/such/page", 404, true, false, false},
-		{"/s/nosuch/10.0.0.1:7777", 404, true, false, false},
-		{badge, 200, false, false, false},
+		{"/s/" + fakeserver.Protocol + "/10.0.0.1:7777", 200, true, true, false, false},
+		{"/no/such/page", 404, true, false, false, false},
+		{"/s/nosuch/10.0.0.1:7777", 404, true, false, false, false},
+		{badge, 200, false, false, false, false},
 	} {
 		t.Run(tc.path, func(t *testing.T) {
 			rec := get(t, h, tc.path)
@@ -96,15 +102,23 @@ func TestSecurityHeadersPerRoute(t *testing.T) {
 			if got := strings.Contains(script, "'wasm-unsafe-eval'"); got != tc.wasm {
 				t.Errorf("script-src %q: wasm-unsafe-eval %v, want %v", script, got, tc.wasm)
 			}
-			// The only inline script that runs, the import map, is
-			// allowed by the hash of exactly what was sent.
+			// The inline scripts that run, the import map and boot.js,
+			// are allowed by the hashes of exactly what was sent.
 			m := importMapRe.FindSubmatch(rec.Body.Bytes())
 			if tc.script != (m != nil) {
 				t.Fatalf("import map present %v, want %v", m != nil, tc.script)
 			}
+			b := bootRe.FindSubmatch(rec.Body.Bytes())
+			if tc.boot != (b != nil) {
+				t.Fatalf("inline boot.js present %v, want %v", b != nil, tc.boot)
+			}
 			if m != nil {
 				sum := sha256.Sum256(m[1])
 				want := "'self' 'sha256-" + base64.StdEncoding.EncodeToString(sum[:]) + "'"
+				if b != nil {
+					sum := sha256.Sum256(b[1])
+					want += " 'sha256-" + base64.StdEncoding.EncodeToString(sum[:]) + "'"
+				}
 				if tc.wasm {
 					want += " 'wasm-unsafe-eval'"
 				}

@@ -328,14 +328,41 @@ func TestBrowsePage(t *testing.T) {
 		t.Errorf("import map missing or without relay.js")
 	}
 	mods := ht.All(d.Root, func(n *html.Node) bool { return n.Data == "script" && ht.Attr(n, "type") == "module" })
-	// boot.js starts the decoding worker early (async); browse.js is the page.
-	if len(mods) != 2 || !strings.HasPrefix(ht.Attr(mods[0], "src"), "/static/boot.") || !ht.HasAttr(mods[0], "async") ||
-		!strings.HasPrefix(ht.Attr(mods[1], "src"), "/static/browse.") {
+	if len(mods) != 1 || !strings.HasPrefix(ht.Attr(mods[0], "src"), "/static/browse.") {
 		var srcs []string
 		for _, m := range mods {
 			srcs = append(srcs, ht.Attr(m, "src"))
 		}
-		t.Errorf("module scripts = %q, want boot.js (async) and browse.js", srcs)
+		t.Errorf("module scripts = %q, want browse.js", srcs)
+	}
+	// boot.js, inlined after the module's preload and the import map and
+	// before the stylesheet, starts the decoding worker with what <html
+	// data-boot> says: the worker's URL, the relay, and the masters and
+	// servers to ask at once.
+	head := d.Tags("head")[0]
+	var first []string
+	for c := head.FirstChild; c != nil && len(first) < 4; c = c.NextSibling {
+		if c.Type == html.ElementNode {
+			first = append(first, c.Data+"["+ht.Attr(c, "type")+"]")
+		}
+	}
+	if got := strings.Join(first, " "); got != "meta[] link[application/wasm] script[importmap] script[]" {
+		t.Errorf("head starts with %s, want the charset, the module's preload, the import map and boot.js", got)
+	}
+	if boot := ht.All(head, func(n *html.Node) bool { return n.Data == "script" && len(n.Attr) == 0 }); len(boot) != 1 ||
+		!strings.Contains(ht.Text(boot[0]), "new Worker(") {
+		t.Errorf("no inline boot.js in the head")
+	}
+	var boot struct {
+		Worker, Relay string
+		Asks          []struct{ Key, Protocol, Target string }
+	}
+	if err := json.Unmarshal([]byte(ht.Attr(d.Tags("html")[0], "data-boot")), &boot); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.HasPrefix(boot.Worker, "/static/worker.") || boot.Relay != "/relay" || len(boot.Asks) != 2 ||
+		boot.Asks[0].Key != "master:127.0.0.1:15300" || boot.Asks[1].Key != fakeserver.Protocol+"/10.0.0.1:7777" {
+		t.Errorf("data-boot = %+v", boot)
 	}
 	for _, th := range []string{"fav", "protocol", "name", "players", "map", "mode", "ping", "addr", "country", "flags"} {
 		if len(ht.All(d.Root, func(n *html.Node) bool { return n.Data == "th" && ht.Attr(n, "data-sort") == th })) != 1 {

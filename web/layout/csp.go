@@ -21,9 +21,9 @@ func RenderPage(w http.ResponseWriter, r *http.Request, status int, p Page, c te
 }
 
 // SecurityPolicy is the Content-Security-Policy of p. Scripts come only
-// from this site's static files, plus the one inline script that executes,
-// the import map, allowed by its hash (the ql-config JSON block is data,
-// never run). WebAssembly compilation ('wasm-unsafe-eval') is allowed only
+// from this site's static files, plus the inline scripts that execute,
+// allowed by their hashes: the import map, and boot.js on pages that start
+// a decoding worker (the ql-config JSON block is data, never run). WebAssembly compilation ('wasm-unsafe-eval') is allowed only
 // for pages that decode (WASM). Workers come from this site; connections
 // (the relay's WebSocket, the module fetch) go to this site. style-src-attr
 // allows style attributes, which cannot run script, for the row spacers
@@ -34,6 +34,9 @@ func (p Page) SecurityPolicy() string {
 	b.WriteString("default-src 'none'; script-src 'self'")
 	if p.Script != "" {
 		b.WriteString(" '" + p.importMapHash() + "'")
+		if p.Worker {
+			b.WriteString(" '" + scriptHash(p.bootScript()) + "'")
+		}
 		if p.WASM {
 			b.WriteString(" 'wasm-unsafe-eval'")
 		}
@@ -56,7 +59,13 @@ func (p Page) importMapHash() string {
 	if start <= 0 || end < start {
 		return "sha256-"
 	}
-	sum := sha256.Sum256([]byte(s[start:end]))
+	return scriptHash(s[start:end])
+}
+
+// scriptHash is the CSP source ("sha256-…") of an inline script whose
+// text is s.
+func scriptHash(s string) string {
+	sum := sha256.Sum256([]byte(s))
 	return "sha256-" + base64.StdEncoding.EncodeToString(sum[:])
 }
 

@@ -6,6 +6,7 @@ package layout
 
 import (
 	"bytes"
+	"encoding/json"
 	"net/http"
 	"strconv"
 
@@ -18,6 +19,9 @@ type Assets interface {
 	URL(name string) string
 	// ImportMap maps each module's plain URL to the URL to load.
 	ImportMap() map[string]string
+	// Source returns the content of a static file ("" when there is
+	// none), for the one script a page inlines (boot.js).
+	Source(name string) string
 }
 
 // Head is what a page says about itself to browsers, search engines and the
@@ -52,16 +56,62 @@ type Page struct {
 	Head
 	Nav    string // the active navigation entry: "browse", "inspect" or ""
 	Script string // the page's module entry in static/, e.g. "browse.js"; "" for none
-	// WASM preloads the browser module and the relay client, for pages
-	// that decode on load.
+	// WASM preloads the browser module, for pages that decode on load, and
+	// the relay client and the module's JS glue where the page's own thread
+	// imports them (not Worker pages: the worker imports them, and a
+	// modulepreload would only compile them on the page too).
 	WASM bool
-	// Worker also preloads the decoding worker (live.js, worker.js) and
-	// starts it early (boot.js, async), for pages that decode off their
-	// main thread. The worker's fetches of these hashed, immutable URLs
-	// then come from the HTTP cache.
+	// Worker starts the decoding worker (worker.js) while the page is
+	// parsed, for pages that decode off their main thread: boot.js, inlined
+	// at the top of <head>, creates it, fetches and compiles the browser
+	// module for it, and tells it Boot; live.js, preloaded, adopts it.
 	Worker bool
+	// Boot is what the worker is told at its creation.
+	Boot   Boot
 	Config any // JSON handed to the script as <script id="ql-config">
 	Assets Assets
+}
+
+// Boot is what a page's decoding worker is told when boot.js creates it,
+// before any of the page's modules have loaded: where the relay is, so that
+// it connects at once, and the conversations the page will ask for first
+// (a master's list), so that they start as soon as the relay and the
+// decoder are ready. When the page's script asks for them too, the worker
+// drops those asks, by key (web/static/worker.js).
+type Boot struct {
+	Relay string    `json:"relay,omitempty"`
+	Asks  []BootAsk `json:"asks,omitempty"`
+}
+
+// BootAsk is one conversation Boot starts: worker.js's Ask.
+type BootAsk struct {
+	Key       string            `json:"key"`
+	Protocol  string            `json:"protocol"`
+	Target    string            `json:"target"`
+	Options   map[string]string `json:"options"`
+	TimeoutMs int               `json:"timeoutMs"`
+}
+
+// bootJSON is <html data-boot>: Boot and the hashed URLs boot.js needs (a
+// classic script cannot use the import map).
+func (p Page) bootJSON() string {
+	b, err := json.Marshal(struct {
+		Boot
+		Worker  string            `json:"worker"`
+		Glue    string            `json:"glue"`
+		WASM    string            `json:"wasm"`
+		Modules map[string]string `json:"modules"`
+	}{p.Boot, p.Assets.URL("worker.js"), p.Assets.URL("wasm_exec.js"), p.Assets.URL("querylens.wasm"),
+		map[string]string{"ql": p.Assets.URL("ql.js"), "relay": p.Assets.URL("relay.js")}})
+	if err != nil {
+		return "{}" // a map of strings and a struct of them: cannot fail
+	}
+	return string(b)
+}
+
+// bootScript is the inlined boot.js, exactly as its CSP hash is computed.
+func (p Page) bootScript() string {
+	return p.Assets.Source("boot.js")
 }
 
 func (p Page) ogType() string {

@@ -3,6 +3,8 @@ package layout_test
 import (
 	"bytes"
 	"context"
+	"crypto/sha256"
+	"encoding/base64"
 	"net/http/httptest"
 	"strings"
 	"testing"
@@ -15,7 +17,8 @@ import (
 
 type assets struct{}
 
-func (assets) URL(name string) string { return "/static/" + name + "?h" }
+func (assets) URL(name string) string    { return "/static/" + name + "?h" }
+func (assets) Source(name string) string { return "/* " + name + " */" }
 func (assets) ImportMap() map[string]string {
 	return map[string]string{"/static/ql.js": "/static/ql.abc.js"}
 }
@@ -82,5 +85,46 @@ func TestRender(t *testing.T) {
 	layout.Render(rec, httptest.NewRequest("GET", "/", nil), 418, layout.ErrorPage(layout.Page{Assets: assets{}}, 418, "x", "y"))
 	if rec.Code != 418 || !strings.HasPrefix(rec.Header().Get("Content-Type"), "text/html") || rec.Header().Get("Content-Length") == "" {
 		t.Errorf("Render: %d %v", rec.Code, rec.Header())
+	}
+}
+
+// TestWorkerPageBoot checks a page that starts a decoding worker: boot.js
+// is inlined right after the import map, before the stylesheet, and allowed
+// by its hash; the browser module's preload comes before it (so that its
+// fetch takes the preload); <html data-boot> tells it the worker, the relay
+// and the first asks.
+func TestWorkerPageBoot(t *testing.T) {
+	p := layout.Page{
+		Head: layout.Head{Title: "T"}, Nav: "browse", Script: "browse.js", WASM: true, Worker: true, Assets: assets{},
+		Boot: layout.Boot{Relay: "/relay", Asks: []layout.BootAsk{{Key: "master:m:1", Protocol: "zandronum", Target: "m:1",
+			Options: map[string]string{"master": "true"}, TimeoutMs: 4000}}},
+	}
+	d := render(t, p)
+	var kinds []string
+	for _, s := range d.Tags("script") {
+		kinds = append(kinds, ht.Attr(s, "type")+"#"+ht.Text(s))
+	}
+	if len(kinds) < 3 || !strings.HasPrefix(kinds[0], "importmap#") || kinds[1] != "#/* boot.js */" || !strings.HasPrefix(kinds[2], "module#") {
+		t.Errorf("scripts: %q", kinds)
+	}
+	var head []string
+	for _, n := range ht.All(d.Tags("head")[0], func(n *html.Node) bool { return n.Data == "script" || n.Data == "link" }) {
+		head = append(head, n.Data+":"+ht.Attr(n, "rel"))
+	}
+	if got := strings.Join(head, " "); !strings.HasPrefix(got, "link:preload script: script: link:icon link:stylesheet") {
+		t.Errorf("head order: %s", got)
+	}
+	if got := ht.Attr(d.Tags("html")[0], "data-boot"); got != `{"relay":"/relay","asks":[{"key":"master:m:1","protocol":"zandronum","target":"m:1","options":{"master":"true"},"timeoutMs":4000}],`+
+		`"worker":"/static/worker.js?h","glue":"/static/wasm_exec.js?h","wasm":"/static/querylens.wasm?h","modules":{"ql":"/static/ql.js?h","relay":"/static/relay.js?h"}}` {
+		t.Errorf("data-boot = %s", got)
+	}
+	sum := sha256.Sum256([]byte("/* boot.js */"))
+	csp := p.SecurityPolicy()
+	script, _, _ := strings.Cut(csp[strings.Index(csp, "script-src"):], ";")
+	if !strings.Contains(script, "'sha256-"+base64.StdEncoding.EncodeToString(sum[:])+"'") || strings.Contains(script, "unsafe-inline") {
+		t.Errorf("policy %q does not allow the inlined boot.js by its hash alone", csp)
+	}
+	if csp := (layout.Page{Script: "inspect.js", WASM: true, Assets: assets{}}).SecurityPolicy(); strings.Count(csp, "'sha256-") != 1 {
+		t.Errorf("a page without a worker allows more than its import map: %q", csp)
 	}
 }

@@ -1,54 +1,65 @@
 // @ts-check
-// Starts the server browser's decoding worker as early as the page allows.
-// The layout loads this module async and it imports nothing, so it runs as
-// soon as it arrives, before the page's own script and its imports: it
-// creates the worker, tells it which modules to import, and compiles the
-// wasm module while it downloads (the fetch matches the page's
-// <link rel=preload>) to post it to the worker. live.js adopts the worker
-// (DecodeWorker.shared()).
-
-const root = document.documentElement;
-performance.mark("ql-worker-created");
-
-/** The page's decoding worker (worker.js), running from the start. */
-export const worker = new Worker(import.meta.resolve("./worker.js"), { type: "module", name: "querylens decoder" });
+// Starts the server browser's decoding worker while the page is still being
+// parsed. The layout inlines this file as a classic script at the top of
+// <head> (the page's Content-Security-Policy allows it by its hash), so it
+// runs before the stylesheet, the page's modules or anything else has
+// loaded. It creates the worker and tells it what to import, where the
+// relay is and what to ask first (<html data-boot>, from the layout), and
+// compiles the wasm module while it downloads, to post it to the worker.
+// The worker's messages are kept until live.js adopts it
+// (DecodeWorker.shared(), globalThis.querylensBoot).
 
 /**
- * failure holds why the worker could not start, if it failed before
- * live.js listened (a script error in the worker, a failed compile).
- * @type {{message: string}|null}
+ * @typedef {{worker: Worker, failure: {message: string}|null,
+ *   early: MessageEvent[], whenFailed: (f: (message: string) => void) => void}} QueryLensBoot
  */
-export let failure = null;
-/** @type {((message: string) => void)|null} */
-let onFailure = null;
 
-/**
- * whenFailed calls f with the reason the worker or the compile failed,
- * now if it failed already.
- * @param {(message: string) => void} f
- */
-export function whenFailed(f) {
-  onFailure = f;
-  if (failure) f(failure.message);
+{
+  const b = JSON.parse(document.documentElement.dataset.boot ?? "{}");
+  const abs = (/** @type {string} */ u) => new URL(u, location.href).href;
+  performance.mark("ql-worker-created");
+  const worker = new Worker(abs(b.worker), { type: "module", name: "querylens decoder" });
+  /** @type {((message: string) => void)|null} */
+  let onFailure = null;
+  /** @type {QueryLensBoot} */
+  const boot = {
+    worker,
+    // Why the worker could not start, if it failed before live.js
+    // listened (a script error in the worker, a failed compile).
+    failure: null,
+    // What the worker said before live.js took it over.
+    early: [],
+    // whenFailed calls f with the reason the worker or the compile
+    // failed, now if it failed already.
+    whenFailed(f) {
+      onFailure = f;
+      if (boot.failure) f(boot.failure.message);
+    },
+  };
+  /** @param {string} message */
+  const fail = (message) => {
+    if (boot.failure) return;
+    boot.failure = { message };
+    onFailure?.(message);
+  };
+  worker.onmessage = (e) => boot.early.push(e);
+  worker.addEventListener("error", (e) => fail(`the decoding worker failed: ${e.message || "it did not start"}`));
+  worker.postMessage({
+    type: "prepare",
+    glue: abs(b.glue),
+    modules: { ql: abs(b.modules.ql), relay: abs(b.modules.relay) },
+    relay: b.relay,
+    asks: b.asks ?? [],
+  });
+  /** @type {any} */ (globalThis).querylensBoot = boot;
+  fetch(b.wasm)
+    .then(async (resp) => {
+      if (!resp.ok) throw new Error(`the decoder did not load (${resp.status}): ${(await resp.text()).trim()}`);
+      return WebAssembly.compileStreaming(resp);
+    })
+    .then((module) => {
+      performance.mark("ql-wasm-compiled");
+      worker.postMessage({ type: "module", module });
+    })
+    .catch((err) => fail(String(err?.message ?? err)));
 }
-
-/** @param {string} message */
-function fail(message) {
-  if (failure) return;
-  failure = { message };
-  onFailure?.(message);
-}
-
-worker.addEventListener("error", (e) => fail(`the decoding worker failed: ${e.message || "it did not start"}`));
-worker.postMessage({
-  type: "prepare",
-  glue: new URL(root.dataset.wasmGlue ?? "", location.href).href,
-  modules: { ql: import.meta.resolve("./ql.js"), relay: import.meta.resolve("./relay.js") },
-});
-
-(async () => {
-  const url = root.dataset.wasm ?? "";
-  const resp = await fetch(url);
-  if (!resp.ok) throw new Error(`the decoder did not load (${resp.status}): ${(await resp.text()).trim()}`);
-  worker.postMessage({ type: "module", module: await WebAssembly.compileStreaming(resp) });
-})().catch((err) => fail(String(err?.message ?? err)));

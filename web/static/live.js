@@ -1,10 +1,10 @@
 // @ts-check
 // The page's side of worker.js: turns its messages into events and
 // callbacks. It looks like a Relay to showRelay (open and close events,
-// ping()). boot.js starts the one worker of the page as early as the page
-// allows, and compiles the decoder for it; the page's script adopts it
-// (DecodeWorker.shared()) and connects it.
-import * as boot from "./boot.js";
+// ping()). boot.js, inlined at the top of the page, starts the one worker
+// of the page while the page is parsed, connects it to the relay and
+// compiles the decoder for it; the page's script adopts it
+// (DecodeWorker.shared()) with what it said meanwhile.
 
 /**
  * @typedef {import("./worker.js").Result} Result
@@ -26,8 +26,9 @@ export class DecodeWorker extends EventTarget {
   }
 
   /**
-   * The worker (started by boot.js) imports its modules and instantiates
-   * the decoder while the page's own script loads. start() connects it.
+   * The worker (started by boot.js) imports its modules, connects to the
+   * relay and instantiates the decoder while the page's own script loads.
+   * Its messages until start() are handled there.
    */
   constructor() {
     super();
@@ -44,10 +45,15 @@ export class DecodeWorker extends EventTarget {
     this.pings = new Map();
     /** @type {any[]} asks waiting for the end of this task */
     this.outbox = [];
+    /** @type {QueryLensBoot} */
+    const boot = /** @type {any} */ (globalThis).querylensBoot;
+    if (!boot) throw new Error("the page has no decoding worker (boot.js did not run)");
     this.worker = boot.worker;
+    this.boot = boot;
     let started = false;
     this.ready = new Promise((resolve, reject) => {
-      this.worker.onmessage = (e) => this.#message(e.data, (h) => {
+      /** @param {MessageEvent} e */
+      this.handle = (e) => this.#message(e.data, (h) => {
         started = true;
         resolve(h);
       }, reject);
@@ -63,15 +69,26 @@ export class DecodeWorker extends EventTarget {
   }
 
   /**
-   * start connects the worker to the relay at relayPath; finished
-   * conversations come back to onResults in batches. Asks made before the
-   * relay and the decoder are ready wait in the worker.
+   * start connects the worker to the relay at relayPath (boot.js told it
+   * already; it connects once); finished conversations come back to
+   * onResults in batches. Asks made before the relay and the decoder are
+   * ready wait in the worker. What the worker said before start (its
+   * HELLO, the conversations boot.js asked for) is handled once the
+   * caller's synchronous code has run, so that the rows and the asks it
+   * makes right after start exist when those results come.
    * @param {string} relayPath the relay's WebSocket path
    * @param {(results: Result[], stats: object) => void} onResults
    */
   start(relayPath, onResults) {
     this.onResults = onResults;
     this.worker.postMessage({ type: "connect", relay: relayPath });
+    /** @type {MessageEvent[]} */
+    const held = [];
+    this.worker.onmessage = (e) => held.push(e);
+    queueMicrotask(() => {
+      for (const e of [...this.boot.early.splice(0), ...held]) this.handle(e);
+      this.worker.onmessage = this.handle;
+    });
     return this.ready;
   }
 

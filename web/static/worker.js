@@ -3,10 +3,13 @@
 // wasm decoder, runs every conversation, and sends the page compact row
 // updates in batches, so the page's own thread only draws the table.
 //
-//   page → worker  {type: "prepare", glue, modules: {ql, relay}}  import, start the decoder
+//   page → worker  {type: "prepare", glue, modules: {ql, relay}, relay, asks}
+//                      import, start the decoder, connect to the relay's
+//                      path (if given) and run asks as soon as both are ready
 //                  {type: "module", module}  the wasm module, compiled by the page
-//                  {type: "connect", relay}  the relay's path: connect, then run asks
+//                  {type: "connect", relay}  the relay's path: connect (once), then run asks
 //                  {type: "ask", asks: [{key, protocol, target, options, timeoutMs}]}
+//                      (an ask whose key prepare asked already is dropped, once)
 //                  {type: "ping", id}
 //   worker → page  {type: "open", hello} / {type: "close", reason}
 //                  {type: "ready", hello} / {type: "fatal", message}
@@ -74,11 +77,16 @@ self.onmessage = (/** @type {MessageEvent} */ e) => {
     case "module":
       gotModule(m.module);
       return;
-    case "ask":
-      queue.push(...m.asks);
-      stats.asked += m.asks.length;
+    case "ask": {
+      // The page asks again what boot.js asked for it in prepare: that
+      // conversation runs (or ran) already, and its result goes (or went)
+      // to the page once.
+      const asks = m.asks.filter((/** @type {Ask} */ a) => !early.delete(a.key));
+      queue.push(...asks);
+      stats.asked += asks.length;
       pump();
       return;
+    }
     case "ping":
       if (!relay) {
         post({ type: "pong", id: m.id, error: "not connected" });
@@ -91,19 +99,24 @@ self.onmessage = (/** @type {MessageEvent} */ e) => {
 
 /** @type {Promise<void>} */
 let modulesReady;
+/** @type {Promise<typeof import("./relay.js")>} */
+let relayReady;
 /** @type {Promise<import("./querylens").QueryLens>} */
 let decoderReady;
+/** Keys of the asks prepare made that the page has not asked again yet. */
+const early = new Set();
 
 /**
  * prepare imports the relay client, the page's helpers and the decoder's
- * JS glue side by side, and starts the decoder as soon as the helpers and
- * the compiled module (sent by the page) are in, without waiting for the
- * relay client: all before the page's own script has run.
- * @param {{glue: string, modules: {ql: string, relay: string}}} m
+ * JS glue side by side, connects to the relay as soon as its client is in
+ * (when the page gave its path), and starts the decoder as soon as the
+ * helpers and the compiled module (sent by the page) are in: all before the
+ * page's own script has run. Its asks run once both are ready.
+ * @param {{glue: string, modules: {ql: string, relay: string}, relay?: string, asks?: Ask[]}} m
  */
 function prepare(m) {
   const qlReady = import(m.modules.ql);
-  const relayReady = import(m.modules.relay);
+  relayReady = import(m.modules.relay);
   // loadDecoder imports the glue again (from the module map) and reports
   // a failure; this only starts the fetch early.
   import(m.glue).catch(() => {});
@@ -117,18 +130,29 @@ function prepare(m) {
     return q.loadDecoder(m.glue, mod);
   });
   decoderReady.then(() => (times.decoder = now()), () => {});
+  // connect runs the asks once the decoder is ready, and they need the
+  // relay client's and the helpers' modules too.
+  decoderReady = Promise.all([decoderReady, modulesReady]).then(([d]) => d);
+  for (const a of m.asks ?? []) early.add(a.key);
+  queue.push(...(m.asks ?? []));
+  stats.asked += m.asks?.length ?? 0;
+  if (m.relay) connect(m.relay);
 }
 
+let connecting = false;
+
 /**
- * connect opens the relay connection and, once the decoder is ready too,
- * runs the asks that came meanwhile.
+ * connect opens the relay connection (once) and, once the decoder and the
+ * helpers are ready too, runs the asks that came meanwhile.
  * @param {string} path
  */
 async function connect(path) {
+  if (connecting) return;
+  connecting = true;
   try {
     if (!modulesReady) throw new Error("the worker was connected before it was prepared");
-    await modulesReady;
-    relay = new R.Relay(path);
+    const r = await relayReady;
+    relay = new r.Relay(path);
     relay.addEventListener("open", () => {
       times.open ??= now();
       post({ type: "open", hello: relay.hello });

@@ -1,7 +1,7 @@
 // Command benchreport runs querylens's measurements and rewrites the tables
 // of BENCHMARKS.md. `go tool task bench` runs it through scripts/bench.sh:
 //
-//	go run ./bench/cmd/benchreport [-only browser,gamedig,...] [-count 5] [-e2e-count 3]
+//	go run ./bench/cmd/benchreport [-only browser,start,gamedig,...] [-count 5] [-e2e-count 3] [-base old-querylens]
 //
 // Every section of BENCHMARKS.md is rewritten from its own measurement and
 // says when, on what machine and with which command it was measured; with
@@ -40,6 +40,7 @@ type env struct {
 	servers   int    // servers in the end-to-end measurements
 	idleConns int    // idle relay connections held
 	querylens string // the querylens binary
+	base      string // querylens binaries the start section compares with, comma-separated ("": none)
 	node      string
 	chromium  string
 	benchtime string
@@ -54,6 +55,7 @@ type section struct {
 
 var sections = []section{
 	{"browser", "Refreshing 1,000 Zandronum servers in the browser", 12 * time.Minute, browserSection},
+	{"start", "The browser page's start: first decode", 8 * time.Minute, startSection},
 	{"gamedig", "GameSpy v2: GameDig against querylens", 3 * time.Minute, gamedigSection},
 	{"decoder", "The browser decoder: wasm against native", 8 * time.Minute, decoderSection},
 	{"relay", "The relay", 8 * time.Minute, relaySection},
@@ -78,6 +80,7 @@ func main() {
 	flag.IntVar(&e.servers, "servers", 1000, "servers in the end-to-end measurements")
 	flag.IntVar(&e.idleConns, "idle-conns", 10000, "idle relay connections to hold")
 	flag.StringVar(&e.querylens, "querylens", "", "the querylens binary (default: build it)")
+	flag.StringVar(&e.base, "base", "", "querylens binaries (earlier builds, comma-separated) the start section alternates with, the first as the base")
 	flag.StringVar(&e.node, "node", "node", "node")
 	flag.StringVar(&e.chromium, "chromium", "/usr/bin/chromium", "headless Chromium")
 	flag.StringVar(&e.benchtime, "benchtime", "100ms", "-benchtime of each micro-benchmark run")

@@ -63,9 +63,27 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		Script: "browse.js",
 		WASM:   true,
 		Worker: true,
+		Boot:   h.boot(),
 		Config: h.Config,
 		Assets: h.Assets,
 	}
 	w.Header().Set("Cache-Control", "no-cache")
 	layout.RenderPage(w, r, http.StatusOK, p, Page(p, h.Config))
+}
+
+// boot is what the page's worker asks at once: every master's list and the
+// configured servers, as static/browse.js asks them when it starts (the same
+// keys, options and timeouts, the relay's reply window being unknown until
+// its HELLO: 2 s, plus browse.js's margins).
+func (h *Handler) boot() layout.Boot {
+	b := layout.Boot{Relay: h.Config.Relay}
+	for _, m := range h.Config.Masters {
+		b.Asks = append(b.Asks, layout.BootAsk{Key: "master:" + m, Protocol: "zandronum", Target: m,
+			Options: map[string]string{"master": "true"}, TimeoutMs: 2000 + 2000})
+	}
+	for _, s := range h.Config.Servers {
+		b.Asks = append(b.Asks, layout.BootAsk{Key: s.Protocol + "/" + s.Addr, Protocol: s.Protocol, Target: s.Addr,
+			Options: s.Options, TimeoutMs: 2000 + 1500})
+	}
+	return b
 }
