@@ -84,31 +84,6 @@ async function main () {
     if (prev > 0 && performance.now() - w0 > 500 && d < prev * 1.15 && prev < d * 1.15) break
     prev = d
   }
-  // One timed form of one packet, in batches that double until one takes
-  // minMs, as the testing package does.
-  const measure = (p, dgs, form, call) => {
-    // Untimed first: V8 compiles wasm functions on first call and
-    // optimises hot ones later, in the background.
-    const w0 = performance.now()
-    for (let i = 0; i < 100000 && performance.now() - w0 < 50; i++) call()
-    let n = 1
-    let dt = 0
-    let cpu = 0
-    for (;;) {
-      const t0 = performance.now()
-      const c0 = process.cpuUsage()
-      for (let i = 0; i < n; i++) call()
-      dt = performance.now() - t0
-      const c1 = process.cpuUsage(c0)
-      cpu = (c1.user + c1.system) * 1000
-      if (dt >= minMs || n >= 1 << 24) break
-      n *= dt > 0 ? Math.min(100, Math.max(2, Math.ceil((minMs * 1.2) / dt))) : 100
-    }
-    const bytes = dgs.reduce((s, d) => s + d.length, 0)
-    const nsop = (dt * 1e6) / n
-    const mbs = bytes / (nsop / 1e9) / 1e6
-    process.stdout.write(`BenchmarkPageDecode/${p.protocol}/${p.name}/${form} ${n} ${nsop.toFixed(1)} ns/op ${mbs.toFixed(2)} MB/s ${(cpu / n).toFixed(1)} cpu-ns/op\n`)
-  }
   for (const p of packets) {
     const dgs = p.datagrams.map(hex)
     for (const spans of [false, true]) {
@@ -116,7 +91,7 @@ async function main () {
       if (p.query) opt.query = hex(p.query)
       const first = ql.decode(p.protocol, dgs, opt)
       if (first.error) throw new Error(`${p.protocol}/${p.name}: ${first.error.message}`)
-      measure(p, dgs, spans ? 'spans' : 'plain', () => ql.decode(p.protocol, dgs, opt))
+      await measure(p, dgs, spans ? 'spans' : 'plain', 1, () => ql.decode(p.protocol, dgs, opt))
     }
     // The server browser's whole call per server: one server per call,
     // then BATCH servers per call (what the worker does when replies
@@ -125,23 +100,30 @@ async function main () {
       const rs = await conversations(p, dgs, k)
       const r = rs[rs.length - 1]
       if (rs.length !== k || !r.done || !r.summary || r.summary.error) throw new Error(`${p.protocol}/${p.name}: ${form}: ${JSON.stringify(r).slice(0, 200)}`)
-      await measureAsync(p, dgs, form, k, () => conversations(p, dgs, k))
+      await measure(p, dgs, form, k, () => conversations(p, dgs, k))
     }
   }
 }
 
-// measureAsync is measure for a call that returns a promise of k
-// conversations: the time reported is per conversation.
-async function measureAsync (p, dgs, form, k, call) {
+// measure times one form of one packet, in batches that double until one
+// takes minMs, as the testing package does; call does k conversations or
+// decodes (the time reported is per one) and may return a promise.
+async function measure (p, dgs, form, k, call) {
+  const run = async () => {
+    const r = call()
+    if (r instanceof Promise) await r
+  }
+  // Untimed first: V8 compiles wasm functions on first call and
+  // optimises hot ones later, in the background.
   const w0 = performance.now()
-  for (let i = 0; i < 100000 && performance.now() - w0 < 50; i++) await call()
+  for (let i = 0; i < 100000 && performance.now() - w0 < 50; i++) await run()
   let n = 1
   let dt = 0
   let cpu = 0
   for (;;) {
     const t0 = performance.now()
     const c0 = process.cpuUsage()
-    for (let i = 0; i < n; i++) await call()
+    for (let i = 0; i < n; i++) await run()
     dt = performance.now() - t0
     const c1 = process.cpuUsage(c0)
     cpu = (c1.user + c1.system) * 1000
