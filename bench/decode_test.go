@@ -147,7 +147,7 @@ func conversationOptions(p Packet) map[string]string {
 // converse is what the browser page's worker has Go do for one server
 // (web/static/worker.js, conversation.step): start a conversation, feed
 // every reply, decode the result against the query sent, and write the
-// table's row (codecs.Summary) as JSON.
+// table's row (codecs.AppendSummaryJSON) as JSON.
 func converse(c codecs.Codec, p Packet, buf []byte) ([]byte, error) {
 	q, err := c.NewQuery(conversationOptions(p))
 	if err != nil {

@@ -7,7 +7,7 @@ import (
 	"unicode/utf8"
 )
 
-// Row indexes of the array Summary puts under "row": what a server list
+// Row indexes of the array AppendSummaryJSON puts under "row": what a server list
 // shows of one server. The browser page reads them by these positions
 // (web/static/worker.js), so append new ones at the end.
 const (
@@ -23,9 +23,10 @@ const (
 	rowLen
 )
 
-// Summary is the small view of a decoded message that a list of servers
-// needs, instead of the whole message: what it is (kind, denied), the
-// decode error if there was one, and for a server's answer one table row
+// AppendSummaryJSON appends the summary of a decoded message to dst: the
+// small view of it that a list of servers needs, instead of the whole
+// message: what it is (kind, denied), the decode error if there was one,
+// and for a server's answer one table row
 // (see RowName…) taken from the message, or from the partial message when
 // decoding failed. A master's list carries its servers.
 //
@@ -35,37 +36,9 @@ const (
 //	{"kind": "response", "error": {"field": …, "offset": …, "message": …}, "row": […]}
 //
 // The key names are json.md's; error is the "error" of ErrorObject.
-func Summary(m *Message, err error) Object {
-	o := make(Object, 0, 4)
-	if m != nil {
-		o = o.Add("kind", string(m.Kind))
-		if m.Denied != "" {
-			o = o.Add("denied", m.Denied)
-		}
-	}
-	if err != nil {
-		e, _ := ErrorObject(err, nil).Get("error")
-		o = o.Add("error", e)
-	}
-	if m == nil {
-		return o
-	}
-	if m.Info != nil {
-		o = o.Add("row", summaryRow(m))
-	}
-	if m.Kind == KindMasterList || m.Servers != nil {
-		s := m.Servers
-		if s == nil {
-			s = []string{}
-		}
-		o = o.Add("servers", s)
-	}
-	return o
-}
-
-// AppendSummaryJSON appends the JSON of Summary(m, err) to dst, written
-// directly: the server browser makes one per server, and the Object and
-// row Summary builds would cost an allocation per value.
+//
+// The server browser makes one per server, so it is written directly, with
+// no Object or []any, which would cost an allocation per value.
 func AppendSummaryJSON(dst []byte, m *Message, err error) []byte {
 	dst = append(dst, '{')
 	if m != nil {
@@ -100,34 +73,7 @@ func AppendSummaryJSON(dst []byte, m *Message, err error) []byte {
 	return append(dst, '}')
 }
 
-// summaryRow is the row of m (m.Info is set), as Summary puts it.
-func summaryRow(m *Message) []any {
-	in := m.Info
-	row := make([]any, rowLen)
-	row[RowName] = StripColors(in.Name)
-	row[RowMap] = StripColors(in.Map)
-	row[RowMode] = StripColors(in.GameType)
-	players, bots, max := rowCounts(in)
-	row[RowPlayers], row[RowBots], row[RowMax] = players, bots, max
-	row[RowPassword] = in.Password
-	row[RowCountry] = rowCountry(m)
-	var hay strings.Builder
-	hay.WriteString(row[RowName].(string))
-	hay.WriteByte('\n')
-	hay.WriteString(row[RowMap].(string))
-	hay.WriteByte('\n')
-	hay.WriteString(row[RowMode].(string))
-	for _, p := range in.Players {
-		hay.WriteByte('\n')
-		hay.WriteString(StripColors(p.Name))
-	}
-	// Not lower-cased here: strings.ToLower would link Unicode's case
-	// tables into the wasm module; the page's worker lower-cases it.
-	row[RowHay] = hay.String()
-	return row
-}
-
-// appendSummaryRow appends the JSON of summaryRow(m).
+// appendSummaryRow appends the JSON of m's table row (m.Info is set).
 func appendSummaryRow(dst []byte, m *Message) []byte {
 	in := m.Info
 	strs := [3]string{StripColors(in.Name), StripColors(in.Map), StripColors(in.GameType)}

@@ -134,8 +134,8 @@ func decodeItems(items []item, opt codecs.DecodeOptions) (*codecs.Message, error
 		m.Spans = []codecs.Span{}
 	}
 	var acc Response
-	var queries []codecs.Object
-	replies := 0
+	var queries []codecs.Object // their fields, unless opt.NoFields
+	nq, replies := 0, 0
 	var last *Request
 	for i, it := range items {
 		name := "wire"
@@ -151,7 +151,10 @@ func decodeItems(items []item, opt codecs.DecodeOptions) (*codecs.Message, error
 			q, err = decodeRequest(it.b, sp, i)
 			if err == nil {
 				last = &q
-				queries = append(queries, requestFields(&q))
+				nq++
+				if !opt.NoFields {
+					queries = append(queries, requestFields(&q))
+				}
 			}
 		} else {
 			req := it.req
@@ -177,10 +180,12 @@ func decodeItems(items []item, opt codecs.DecodeOptions) (*codecs.Message, error
 	}
 	if replies == 0 {
 		m.Kind = codecs.KindQuery
-		if len(queries) > 1 {
+		if nq > 1 {
 			return m, newError("datagram", 0, "wire 2", codecs.Detail(codecs.ErrBadValue, "more than one query and no reply"))
 		}
-		m.Fields = queries[0]
+		if !opt.NoFields {
+			m.Fields = queries[0]
+		}
 		return m, nil
 	}
 	fill(m, &acc, queries, opt.NoFields)
@@ -216,9 +221,9 @@ func fill(m *codecs.Message, r *Response, queries []codecs.Object, noFields bool
 	m.Info = r.Info()
 	if !noFields {
 		m.Fields = responseFields(r)
-	}
-	if len(queries) > 0 {
-		m.Fields = m.Fields.Add("queries", queries)
+		if len(queries) > 0 {
+			m.Fields = m.Fields.Add("queries", queries)
+		}
 	}
 	if r.Truncated {
 		m.Warn(codecs.WarnTruncated)

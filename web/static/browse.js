@@ -6,7 +6,7 @@
 //
 // The relay connection and the decoder run in a worker (worker.js); this
 // thread sends it the servers to ask and gets back, at most once per frame,
-// a batch of compact rows the decoder made (codecs.Summary), so it never
+// a batch of compact rows the decoder made (codecs.AppendSummaryJSON), so it never
 // walks a decoded message.
 import { $, config, esc, h, showRelay, showFatal, markFirstDecode, ago, hostPort, replyTimeout, download } from "./ql.js";
 import { DecodeWorker } from "./live.js";

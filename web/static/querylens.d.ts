@@ -57,7 +57,7 @@ export interface Failure {
 }
 
 /**
- * codecs.Summary: the little of a decoded message a server list needs.
+ * codecs.AppendSummaryJSON: the little of a decoded message a server list needs.
  * row is [name, map, mode, players, bots, max, password, country, hay]
  * (codecs.RowName…; strings have colour escapes stripped; hay is the
  * searchable text, one string per line).

@@ -281,7 +281,7 @@ export function converse(ql, relay, protocol, target, options = null, opts = {})
  * converseSummary runs one conversation like converse, for the server
  * browser: through a Batch, so that its requests cross into the decoder
  * together with other servers', and giving the summary a server list
- * needs (codecs.Summary) instead of the decoded message. It never rejects.
+ * needs (codecs.AppendSummaryJSON) instead of the decoded message. It never rejects.
  *
  * @param {Batch} dec
  * @param {Relay} relay
@@ -289,15 +289,15 @@ export function converse(ql, relay, protocol, target, options = null, opts = {})
  * @param {string} target
  * @param {import("./querylens").Options} [options]
  * @param {{timeoutMs?: number}} [opts]
- * @returns {Promise<{message: null, summary: import("./querylens").Summary|null,
+ * @returns {Promise<{summary: import("./querylens").Summary|null,
  *   rtt: number|null, cached: boolean,
  *   replies: number, relayError: {code: string, message: string}|null,
- *   error: object|null, packets: {direction: string, data: Uint8Array}[], query: Uint8Array|null}>}
+ *   error: object|null, packets: {direction: string, data: Uint8Array}[]}>}
  */
 export function converseSummary(dec, relay, protocol, target, options = null, opts = {}) {
   const { timeoutMs = 4000 } = opts;
   /** @type {Awaited<ReturnType<typeof converseSummary>>} */
-  const out = { message: null, summary: null, rtt: null, cached: false, replies: 0, relayError: null, error: null, packets: [], query: null };
+  const out = { summary: null, rtt: null, cached: false, replies: 0, relayError: null, error: null, packets: [] };
   return new Promise((resolve) => {
     dec.open(protocol, options).then((/** @type {any} */ o) => {
       if (o.error) {
@@ -329,7 +329,6 @@ export function converseSummary(dec, relay, protocol, target, options = null, op
       };
       /** @param {Uint8Array} dg */
       const send = (dg) => {
-        out.query = dg;
         out.packets.push({ direction: "sent", data: dg });
         const id = relay.query(protocol, target, dg, {
           reply(bytes, rtt, flags) {
@@ -387,8 +386,7 @@ function later(f) {
  * Batch queues the server browser's decoder requests (querylens.batch:
  * OPEN, STEP, FINISH) and runs them together: in one call into Go per
  * flush, which comes after the replies already waiting in the worker's
- * event loop have been read (a background-priority task where the
- * browser has scheduler.postTask, else a zero timeout). A thousand
+ * event loop have been read (later). A thousand
  * conversations started in one task cross once; replies that arrive
  * together are decoded together. Requests run in the order they were
  * made, so a conversation's steps stay in order.
@@ -402,6 +400,7 @@ export class Batch {
   constructor(ql, schedule = later) {
     this.ql = ql;
     this.schedule = schedule;
+    this.inSize = ql.in.length;
     /** @type {{req: Uint8Array, resolve: (r: any) => void}[]} */
     this.queue = [];
     this.scheduled = false;
@@ -467,7 +466,7 @@ export class Batch {
   /** @param {Uint8Array} req */
   #push(req) {
     return new Promise((resolve) => {
-      if (req.length > this.ql.in.length) {
+      if (req.length > this.inSize) {
         resolve({ error: { message: `request of ${req.length} bytes is larger than querylens.in` } });
         return;
       }

@@ -172,7 +172,7 @@ func decoderSection(ctx context.Context, e *env) (string, error) {
 	}
 	b.WriteString("### The server browser's whole call per server: a conversation in web/static/querylens.wasm under node, against the same work natively\n\n")
 	b.WriteString("What web/static/worker.js has the decoder do for each server, run by the page's own code (web/static/relay.js `Batch`): " +
-		"an OPEN request (the conversation and its first datagrams) and a STEP per reply, the last returning the table's row (codecs.Summary), " +
+		"an OPEN request (the conversation and its first datagrams) and a STEP per reply, the last returning the table's row (codecs.AppendSummaryJSON), " +
 		"written into `querylens.in` and run by `querylens.batch`, whose JSON array of results is read from `querylens.out` and parsed. " +
 		"The worker batches the requests made while it is busy, so one call carries every server whose reply arrived together; " +
 		"the first columns are one server per call (two crossings of the Go↔JS boundary for a one-datagram reply), the others " + strconv.Itoa(pageBatch) + " servers per call. " +

@@ -10,10 +10,11 @@
 //	0x01 OPEN    u8 n | protocol | u8 count | count × (u8 n | key | u16 n | value)
 //	             → {"handle": h, "send": [hex…]} | {"error": …}
 //	0x02 STEP    u32 handle | u32 n | datagram
-//	             → {"send": [hex…], "done": bool, "error"?: …, "summary"?: codecs.Summary}
+//	             → {"send": [hex…], "done": bool, "error"?: …, "summary"?: its summary}
 //	             The conversation is released once done.
 //	0x03 FINISH  u32 handle
-//	             → codecs.Summary of what came so far; the conversation is released.
+//	             → the summary (codecs.AppendSummaryJSON) of what came so far; the
+//	             conversation is released.
 //
 // A request for a closed conversation gets {"error": {"message":
 // "conversation is closed"}} and the others run. A request the reader
@@ -43,7 +44,6 @@ type conversation struct {
 	// sent is the last datagram the conversation asked to send: the query
 	// a reply answers, which step and finish decode the result against.
 	sent []byte
-	done bool // the message is complete (set by appendStep)
 }
 
 // sending records the last of dgs as the query replies answer.
@@ -53,20 +53,19 @@ func (c *conversation) sending(dgs [][]byte) {
 	}
 }
 
-// appendStep appends step's JSON: {"send": [hex…], "done": bool,
-// "error"?: the feed error, "summary"?: codecs.Summary of the result once
-// done}. The server browser's worker makes one call per reply and reads
-// everything it needs from this one value.
+// appendStep feeds reply b and appends STEP's result: {"send": [hex…],
+// "done": bool, "error"?: the feed error, "summary"?: the summary
+// (codecs.AppendSummaryJSON) once done}. It reports whether the message is
+// complete.
 //
 // Out of line: run would otherwise carry an inlined copy of it, as
 // of the other helpers of batch below, growing the browser module (see
 // "Code size" in codecs/doc.go).
 //
 //go:noinline
-func (c *conversation) appendStep(dst []byte, b []byte) []byte {
+func (c *conversation) appendStep(dst []byte, b []byte) ([]byte, bool) {
 	send, done, err := c.q.Feed(b)
 	c.sending(send)
-	c.done = c.done || done
 	dst = appendSend(append(dst, '{'), send)
 	dst = append(dst, `,"done":`...)
 	dst = codecs.AppendJSON(dst, done)
@@ -79,10 +78,11 @@ func (c *conversation) appendStep(dst []byte, b []byte) []byte {
 		dst = append(dst, `,"summary":`...)
 		dst = c.appendSummary(dst)
 	}
-	return append(dst, '}')
+	return append(dst, '}'), done
 }
 
-// appendSummary appends the JSON of codecs.Summary of what was received.
+// appendSummary appends the summary (codecs.AppendSummaryJSON) of what was
+// received.
 //
 // Out of line: see appendStep.
 //
@@ -149,9 +149,9 @@ func (t *Table) run(dst, b []byte, off int) ([]byte, int, bool) {
 			return appendClosed(dst), r.off, true
 		}
 		// The codecs may keep the datagram (a segment waiting for the
-		// others), and inBuf is reused.
-		dst = c.appendStep(dst, append([]byte(nil), d...))
-		if c.done {
+		// others), and the caller reuses b.
+		dst, done := c.appendStep(dst, append([]byte(nil), d...))
+		if done {
 			delete(t.conv, h)
 		}
 		return dst, r.off, true
