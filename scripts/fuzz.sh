@@ -1,41 +1,64 @@
 #!/usr/bin/env bash
-# Runs every Fuzz* target in the module for a short time each:
-#   scripts/fuzz.sh [FUZZTIME]   (go tool task test:fuzz FUZZTIME=30s)
-# Minimising a new input (an interesting one or a crasher) is capped by
-# FUZZMINIMIZETIME (default 5s), so a slow minimisation cannot use up a
-# target's time; go test's own default is a minute per input.
+# Runs every Fuzz* target in the module within one fixed total budget:
+#   scripts/fuzz.sh [BUDGET]   (go tool task test:fuzz FUZZBUDGET=10m)
+# BUDGET (default 180s) is the wall time of the whole pass, compiling
+# included, shared by the targets, so adding a protocol's fuzz targets does
+# not make the pass longer: each target fuzzes for what is left of the
+# budget divided by the targets left, but never less than FUZZMIN (default
+# 1s), so every target runs. Minimising a new input (an interesting one or a
+# crasher) is capped by FUZZMINIMIZETIME (default 5s), so a slow
+# minimisation cannot use up a target's time; go test's own default is a
+# minute per input.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-fuzztime=${1:-10s}
+budget=${1:-180s}
+minimum=${FUZZMIN:-1s}
 minimize=${FUZZMINIMIZETIME:-5s}
-found=0
+# seconds turns a Go duration of whole seconds or minutes (90s, 3m) into seconds.
+seconds() {
+  case "$1" in
+    *m) echo $((${1%m} * 60)) ;;
+    *s) echo "${1%s}" ;;
+    *) echo "fuzz: durations are whole seconds or minutes (90s, 3m), got $1" >&2; exit 2 ;;
+  esac
+}
 log=$(mktemp)
 trap 'rm -f "$log"' EXIT
-start=$SECONDS
+# Every target, as "dir fn", in a stable order.
+mapfile -t targets < <(git ls-files -co --exclude-standard '*_test.go' | sort | while IFS= read -r file; do
+  for fn in $(grep -oE '^func (Fuzz[A-Za-z0-9_]+)\(' "$file" | sed -E 's/^func (Fuzz[A-Za-z0-9_]+)\(/\1/'); do
+    echo "$(dirname "$file") $fn"
+  done
+done)
+found=${#targets[@]}
+if [ "$found" = 0 ]; then echo "fuzz: no targets found" >&2; exit 1; fi
+total=$(seconds "$budget") least=$(seconds "$minimum")
+echo "fuzz: $found targets within $budget"
+start=$SECONDS left=$found
 # inputs counts the saved inputs of a target (0 when it has none).
 inputs() { if [ -d "$1" ]; then find "$1" -type f | wc -l; else echo 0; fi; }
-while IFS= read -r file; do
-  dir=$(dirname "$file")
-  for fn in $(grep -oE '^func (Fuzz[A-Za-z0-9_]+)\(' "$file" | sed -E 's/^func (Fuzz[A-Za-z0-9_]+)\(/\1/'); do
-    found=$((found+1))
-    echo "fuzz $dir $fn ($fuzztime, minimise at most $minimize)"
-    corpus="$dir/testdata/fuzz/$fn"
-    before=$(inputs "$corpus")
-    for try in 1 2; do
-      if go test -run='^$' -fuzz="^${fn}\$" -fuzztime="$fuzztime" -fuzzminimizetime="$minimize" "./$dir" >"$log" 2>&1; then
-        break
-      fi
-      # Go 1.26's fuzz coordinator can report its own -fuzztime deadline
-      # as a failure ("context deadline exceeded", no input written:
-      # go.dev/issue/75804, fixed in Go 1.27). Only that exact case is
-      # run again, once; a written input or any other failure fails.
-      if grep -q '^    context deadline exceeded$' "$log" && ! grep -q 'Failing input written' "$log" &&
-        [ "$(inputs "$corpus")" = "$before" ]; then
-        if [ "$try" = 1 ]; then echo "fuzz $dir $fn: the coordinator's deadline race (go.dev/issue/75804), running it again"; continue; fi
-        echo "fuzz $dir $fn: the coordinator's deadline race twice, no failing input found: counted as passed"; break
-      fi
-      cat "$log"; exit 1
-    done
+for t in "${targets[@]}"; do
+  dir=${t% *} fn=${t#* }
+  each=$(((total - (SECONDS - start)) / left))
+  if [ "$each" -lt "$least" ]; then each=$least; fi
+  left=$((left - 1))
+  echo "fuzz $dir $fn (${each}s, minimise at most $minimize)"
+  corpus="$dir/testdata/fuzz/$fn"
+  before=$(inputs "$corpus")
+  for try in 1 2; do
+    if go test -run='^$' -fuzz="^${fn}\$" -fuzztime="${each}s" -fuzzminimizetime="$minimize" "./$dir" >"$log" 2>&1; then
+      break
+    fi
+    # Go 1.26's fuzz coordinator can report its own -fuzztime deadline
+    # as a failure ("context deadline exceeded", no input written:
+    # go.dev/issue/75804, fixed in Go 1.27). Only that exact case is
+    # run again, once; a written input or any other failure fails.
+    if grep -q '^    context deadline exceeded$' "$log" && ! grep -q 'Failing input written' "$log" &&
+      [ "$(inputs "$corpus")" = "$before" ]; then
+      if [ "$try" = 1 ]; then echo "fuzz $dir $fn: the coordinator's deadline race (go.dev/issue/75804), running it again"; continue; fi
+      echo "fuzz $dir $fn: the coordinator's deadline race twice, no failing input found: counted as passed"; break
+    fi
+    cat "$log"; exit 1
   done
-done < <(git ls-files -co --exclude-standard '*_test.go' | xargs grep -l '^func Fuzz' 2>/dev/null || true)
+done
 echo "fuzz: $found targets passed in $((SECONDS-start))s"
