@@ -59,9 +59,9 @@ func profileReport(p *profiler.Profile, st pageStats) string {
 		m     map[string]float64
 		most  int
 	}{
-		{"where the main thread was (self time)", area, len(area)},
-		{"page function (time including callees)", incl, 15},
-		{"function (self time)", self, 12},
+		{"where the main thread was (self time)", area, 8},
+		{"page function (time including callees)", incl, 10},
+		{"function (self time)", self, 8},
 	} {
 		t := newTable(tb.title, "ms", "share")
 		for _, kv := range sortedDesc(tb.m)[:min(tb.most, len(tb.m))] {

@@ -157,10 +157,19 @@ func startSection(ctx context.Context, e *env) (string, error) {
 			f    func(startRun) []startTimeline
 		}{{"cold", func(r startRun) []startTimeline { return r.cold }}, {"warm", func(r startRun) []startTimeline { return r.warm }}} {
 			a, c := set.f(sides[0].run), set.f(s.run)
+			r := medianStep(c, "firstDecode") / medianStep(a, "firstDecode")
 			fmt.Fprintf(&b, "- %s ÷ base, %s: %s (per run %s).\n", s.name, set.name,
-				ratio(medianStep(c, "firstDecode")/medianStep(a, "firstDecode")), perRound(steps(c, "firstDecode"), steps(a, "firstDecode")))
+				ratio(r), perRound(steps(c, "firstDecode"), steps(a, "firstDecode")))
+			if s == sides[len(sides)-1] {
+				e.addGoal(r <= 1.05, "first decode, "+set.name+", against the previous build (-base), alternated", "within 5 % or faster",
+					fmt.Sprintf("%s (%d runs each)", ratio(r), len(c)))
+			}
 		}
 	}
+	this := sides[len(sides)-1].run
+	cold, warm := medianStep(this.cold, "firstDecode"), medianStep(this.warm, "firstDecode")
+	e.addGoal(cold <= 250, "first decode after navigation, cold cache (20-server demo)", "≤ 250 ms", ms(cold))
+	e.addGoal(warm <= 120, "first decode after navigation, warm cache (20-server demo)", "≤ 120 ms", ms(warm))
 	return b.String(), nil
 }
 
