@@ -61,7 +61,6 @@ func profileReport(p *profiler.Profile, st pageStats) string {
 	}{
 		{"where the main thread was (self time)", area, 8},
 		{"page function (time including callees)", incl, 10},
-		{"function (self time)", self, 8},
 	} {
 		t := newTable(tb.title, "ms", "share")
 		for _, kv := range sortedDesc(tb.m)[:min(tb.most, len(tb.m))] {
