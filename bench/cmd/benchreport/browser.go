@@ -631,7 +631,13 @@ func processCPU(pid int) float64 {
 	if err != nil {
 		return 0
 	}
-	s := string(b)
+	return statCPU(string(b))
+}
+
+// statCPU reads utime + stime, in ms, from a /proc/PID/stat line; 0 if the
+// line is not one. The command name in parentheses may hold spaces and
+// parentheses, so the fields are counted from the last ')'.
+func statCPU(s string) float64 {
 	i := strings.LastIndexByte(s, ')')
 	if i < 0 {
 		return 0
@@ -653,8 +659,15 @@ func scrapeMetrics(url string) (map[string]float64, error) {
 		return nil, err
 	}
 	defer resp.Body.Close()
+	return parseMetrics(resp.Body)
+}
+
+// parseMetrics reads a Prometheus text exposition: each sample's name with
+// its labels as written (`name{rule="timeout"}`) → its value. Comments,
+// and lines whose value is not a number, are skipped.
+func parseMetrics(r io.Reader) (map[string]float64, error) {
 	out := map[string]float64{}
-	sc := bufio.NewScanner(resp.Body)
+	sc := bufio.NewScanner(r)
 	for sc.Scan() {
 		l := sc.Text()
 		if strings.HasPrefix(l, "#") {

@@ -157,8 +157,16 @@ func (e *env) runGameDig(ctx context.Context, script, dir string, targets []stri
 	if err != nil {
 		return res, err
 	}
-	if err := json.Unmarshal([]byte(lastLines(out, 1)), &res); err != nil {
-		return res, fmt.Errorf("gamedig.mjs printed %q: %w", lastLines(out, 1), err)
+	return parseGameDig(out)
+}
+
+// parseGameDig reads the summary bench/node/gamedig.mjs prints as its last
+// line.
+func parseGameDig(out string) (gamedigResult, error) {
+	var res gamedigResult
+	last := lastLines(out, 1)
+	if err := json.Unmarshal([]byte(last), &res); err != nil {
+		return res, fmt.Errorf("gamedig.mjs printed %q: %w", last, err)
 	}
 	return res, nil
 }

@@ -29,7 +29,6 @@ func profileReport(p *profiler.Profile, st pageStats) string {
 		}
 	}
 	area := map[string]float64{}
-	self := map[string]float64{}
 	incl := map[string]float64{}
 	total := 0.0
 	for i, id := range p.Samples {
@@ -40,7 +39,6 @@ func profileReport(p *profiler.Profile, st pageStats) string {
 		d := dur[i]
 		total += d
 		area[areaOf(n)] += d
-		self[funcKey(n)] += d
 		seen := map[string]bool{}
 		for cur, ok := id, true; ok; cur, ok = parent[cur] {
 			k := funcKey(byID[cur])

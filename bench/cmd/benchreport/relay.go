@@ -505,7 +505,12 @@ func rssBytes() float64 {
 	if err != nil {
 		return 0
 	}
-	for l := range strings.SplitSeq(string(b), "\n") {
+	return vmRSS(string(b))
+}
+
+// vmRSS reads VmRSS, in bytes, from a /proc/PID/status text; 0 if absent.
+func vmRSS(status string) float64 {
+	for l := range strings.SplitSeq(status, "\n") {
 		if v, ok := strings.CutPrefix(l, "VmRSS:"); ok {
 			f := strings.Fields(v)
 			if len(f) > 0 {

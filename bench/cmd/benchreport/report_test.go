@@ -1,0 +1,137 @@
+package main
+
+import (
+	"flag"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/querylens/querylens/bench"
+)
+
+var update = flag.Bool("update", false, "rewrite the golden files under testdata/")
+
+// golden compares got with testdata/name, or rewrites it with -update.
+func golden(t *testing.T, name, got string) {
+	t.Helper()
+	path := filepath.Join("testdata", name)
+	if *update {
+		if err := os.WriteFile(path, []byte(got), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return
+	}
+	want, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatalf("%v (run go test ./bench/cmd/benchreport -update to write it)", err)
+	}
+	if got != string(want) {
+		t.Errorf("output differs from %s (go test ./bench/cmd/benchreport -update rewrites it; review the diff):\n%s", path, got)
+	}
+}
+
+// summaries parses `go test -bench` output from testdata files, as
+// env.goBench does with the command's output.
+func summaries(t *testing.T, files ...string) []bench.Summary {
+	t.Helper()
+	var runs []bench.Run
+	for _, f := range files {
+		b, err := os.ReadFile(filepath.Join("testdata", f))
+		if err != nil {
+			t.Fatal(err)
+		}
+		rs, err := bench.ParseBench(strings.NewReader(string(b)))
+		if err != nil {
+			t.Fatalf("%s: %v", f, err)
+		}
+		runs = append(runs, rs...)
+	}
+	return bench.Summarize(runs)
+}
+
+// testEnv is an env for formatting only: nothing runs.
+func testEnv() *env {
+	return &env{root: ".", count: 2, e2eCount: 3, servers: 1000, idleConns: 10000, benchtime: "100ms", log: io.Discard}
+}
+
+// withGoals is a section's text followed by the goals table rows it
+// recorded, as run writes them for key "KEY" at "DATE".
+func withGoals(body string, e *env) string {
+	var b strings.Builder
+	b.WriteString(body)
+	b.WriteString("\n--- rows of the goals table\n")
+	for _, g := range e.goals {
+		b.WriteString(mdRow(g.cells("KEY", "DATE")))
+	}
+	return b.String()
+}
+
+var decoderPackets = []bench.Packet{
+	{Protocol: "zandronum", Name: "response", Datagrams: [][]byte{make([]byte, 421)}},
+	{Protocol: "ogp", Name: "v1", Datagrams: [][]byte{make([]byte, 400), make([]byte, 64)}},
+	// Not in the fixtures: left out of every table.
+	{Protocol: "gamespy2", Name: "full", Datagrams: [][]byte{make([]byte, 641)}},
+}
+
+var decoderArgs = []string{"-test.run", "^$", "-test.bench", "^BenchmarkDecode", "-test.benchmem", "-test.benchtime", "100ms", "-test.count", "1"}
+
+// TestReports formats each section from fixed benchmark output and
+// compares it, with the goals it recorded, with its golden file.
+func TestReports(t *testing.T) {
+	for _, tc := range []struct {
+		name, golden string
+		report       func(t *testing.T, e *env) string
+	}{
+		{"huffman", "huffman.golden", func(t *testing.T, e *env) string {
+			return huffmanReport(e, "go test huffman", summaries(t, "huffman.bench.txt"))
+		}},
+		{"huffman, no benchmarks", "huffman-empty.golden", func(t *testing.T, e *env) string {
+			return huffmanReport(e, "go test huffman", nil)
+		}},
+		{"codecs", "codecs.golden", func(t *testing.T, e *env) string {
+			return codecsReport("go test codecs", summaries(t, "codecs.bench.txt"))
+		}},
+		{"relay", "relay.golden", func(t *testing.T, e *env) string {
+			return relayBenchReport(e, "go test relay", "go test relay memory", summaries(t, "relay.bench.txt"))
+		}},
+		// While the benchmarks still run the legacy relay beside the
+		// shipped one, the report is the same: relay=before is left out.
+		{"relay, legacy path still benchmarked", "relay.golden", func(t *testing.T, e *env) string {
+			return relayBenchReport(e, "go test relay", "go test relay memory", summaries(t, "relay-legacy.bench.txt"))
+		}},
+		{"relay, no benchmarks", "relay-empty.golden", func(t *testing.T, e *env) string {
+			return relayBenchReport(e, "go test relay", "go test relay memory", nil)
+		}},
+		{"relay, idle connections", "relay-idle.golden", func(t *testing.T, e *env) string {
+			r := func(rss, during float64) idleRound {
+				return idleRound{
+					before: childStats{HeapStack: 2 << 20, RSS: 10 << 20, Goroutines: 10, Conns: 1},
+					during: childStats{HeapStack: 2<<20 + 10000*23000, RSS: rss, Goroutines: 10010, Conns: 10001},
+					openMS: 1051, alive: 10000, rttBefore: [2]float64{27, 102}, rttDuring: [2]float64{25, during},
+				}
+			}
+			return idleReport(e, []idleRound{r(250<<20, 89), r(260<<20, 95), r(240<<20, 80)})
+		}},
+		{"scale", "scale.golden", func(t *testing.T, e *env) string {
+			return scaleReport(e, "go test redisstore", "go test redisstore upstream", summaries(t, "scale.bench.txt"), summaries(t, "scale-upstream.bench.txt"))
+		}},
+		{"scale, no benchmarks", "scale-empty.golden", func(t *testing.T, e *env) string {
+			return scaleReport(e, "go test redisstore", "go test redisstore upstream", nil, nil)
+		}},
+		{"decoder", "decoder.golden", func(t *testing.T, e *env) string {
+			return decoderReport(e, decoderPackets, decoderArgs, "100", "",
+				summaries(t, "decoder-native.bench.txt"), summaries(t, "decoder-wasm.bench.txt"), summaries(t, "decoder-page.bench.txt"))
+		}},
+		{"decoder, page's module missing", "decoder-nopage.golden", func(t *testing.T, e *env) string {
+			return decoderReport(e, decoderPackets, decoderArgs, "100", "web/static/querylens.wasm is missing.",
+				summaries(t, "decoder-native.bench.txt"), summaries(t, "decoder-wasm.bench.txt"), nil)
+		}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			e := testEnv()
+			golden(t, tc.golden, withGoals(tc.report(t, e), e))
+		})
+	}
+}
