@@ -1,14 +1,19 @@
 package main
 
 import (
+	"encoding/json"
 	"flag"
+	"fmt"
 	"io"
+	"maps"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"testing"
 
 	"github.com/querylens/querylens/bench"
+	"github.com/querylens/querylens/bench/farm"
 )
 
 var update = flag.Bool("update", false, "rewrite the golden files under testdata/")
@@ -134,4 +139,45 @@ func TestReports(t *testing.T) {
 			golden(t, tc.golden, withGoals(tc.report(t, e), e))
 		})
 	}
+}
+
+// TestBrowserReport reads the page's statistics as the injected script
+// writes them (testdata/browser-page.json) and formats the browser section
+// from three quiet and three loaded rounds around them.
+func TestBrowserReport(t *testing.T) {
+	b, err := os.ReadFile(filepath.Join("testdata", "browser-page.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var page pageStats
+	if err := json.Unmarshal(b, &page); err != nil {
+		t.Fatalf("browser-page.json: %v", err)
+	}
+	round := func(scale, floorMS float64) browserRound {
+		p := page
+		p.Marks = maps.Clone(page.Marks)
+		for k, v := range p.Marks {
+			p.Marks[k] = v * scale
+		}
+		return browserRound{
+			page:     p,
+			metrics:  map[string]float64{"ScriptDuration": 0.539 * scale, "TaskDuration": 2.037 * scale, "LayoutDuration": 0.5, "RecalcStyleDuration": 0.274},
+			serveCPU: 240,
+			relayStats: map[string]float64{
+				"querylens_relay_queries_forwarded_total":        1012,
+				"querylens_relay_replies_total":                  1361,
+				"querylens_relay_cache_hits_total":               0,
+				`querylens_relay_timeouts_total{rule="timeout"}`: 31,
+				`querylens_relay_refusals_total{rule="busy"}`:    0,
+			},
+			floor: floorRun{masterMS: 0.7, totalMS: floorMS, listed: 1000, out: farm.Outcome{Asked: 1000, Done: 931, Received: 1348}},
+		}
+	}
+	quiet := []browserRound{round(1, 2074), round(1.02, 2100), round(0.95, 2050)}
+	loaded := []browserRound{round(1.1, 2107), round(1.2, 2120), round(1.05, 2090)}
+	e := testEnv()
+	got := browserReport(e, quiet, loaded, firstDecodeRuns{cold: []float64{1018, 558, 768}, warm: []float64{897, 735, 370, 404, 828, 805}})
+	// The one line that depends on the machine running the test.
+	got = strings.Replace(got, fmt.Sprintf("one of the machine's %d)", runtime.NumCPU()), "one of the machine's N)", 1)
+	golden(t, "browser.golden", withGoals(got, e))
 }
