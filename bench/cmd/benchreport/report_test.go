@@ -181,3 +181,34 @@ func TestBrowserReport(t *testing.T) {
 	got = strings.Replace(got, fmt.Sprintf("one of the machine's %d)", runtime.NumCPU()), "one of the machine's N)", 1)
 	golden(t, "browser.golden", withGoals(got, e))
 }
+
+// TestStartReport formats the start section from fixed openings: the
+// build alone, and against an earlier build (-base), which adds the
+// within-5 % goal.
+func TestStartReport(t *testing.T) {
+	openings := func(first ...float64) []startTimeline {
+		var set []startTimeline
+		for i, f := range first {
+			set = append(set, startTimeline{"html": 24 + float64(i), "workerCreated": 75, "w.decoder": f - 60, "firstDecode": f})
+		}
+		return set
+	}
+	this := func() *startSide {
+		return &startSide{name: "this build", run: startRun{cold: openings(646, 520, 552), warm: openings(341, 374, 367, 324, 542, 356)}}
+	}
+	for _, tc := range []struct {
+		name, golden string
+		sides        []*startSide
+	}{
+		{"this build alone", "start.golden", []*startSide{this()}},
+		{"against the previous build", "start-base.golden", []*startSide{
+			{name: "base (-base)", run: startRun{cold: openings(600, 540, 580), warm: openings(330, 360, 350, 320, 500, 340)}},
+			this(),
+		}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			e := testEnv()
+			golden(t, tc.golden, withGoals(startReport(e, tc.sides), e))
+		})
+	}
+}
