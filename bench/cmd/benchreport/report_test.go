@@ -12,6 +12,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/chromedp/cdproto/profiler"
+
 	"github.com/querylens/querylens/bench"
 	"github.com/querylens/querylens/bench/farm"
 )
@@ -210,5 +212,25 @@ func TestStartReport(t *testing.T) {
 			e := testEnv()
 			golden(t, tc.golden, withGoals(startReport(e, tc.sides), e))
 		})
+	}
+}
+
+// TestProfileReport summarises a small Chrome CPU profile
+// (testdata/profile.json, as Profiler.stop returns it): where the main
+// thread was, by script, and the page's functions with their callees.
+func TestProfileReport(t *testing.T) {
+	b, err := os.ReadFile(filepath.Join("testdata", "profile.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var p profiler.Profile
+	if err := json.Unmarshal(b, &p); err != nil {
+		t.Fatalf("profile.json: %v", err)
+	}
+	golden(t, "profile.golden", profileReport(&p, pageStats{Marks: map[string]float64{"rendered": 3774}}))
+
+	// An empty profile gives empty tables, not a division by zero.
+	if got := profileReport(&profiler.Profile{}, pageStats{}); strings.Contains(got, "NaN") {
+		t.Errorf("empty profile:\n%s", got)
 	}
 }
