@@ -234,3 +234,33 @@ func TestProfileReport(t *testing.T) {
 		t.Errorf("empty profile:\n%s", got)
 	}
 }
+
+// TestGameDigReport formats the GameDig section from fixed rounds: one
+// where every reply was read, and one where querylens lost replies, which
+// fails the goal however fast it was.
+func TestGameDigReport(t *testing.T) {
+	gd := gamedigSide{
+		wall: []float64{776, 820, 443}, ok: []float64{1000, 1000, 1000}, players: []float64{16055, 16055, 16055},
+		sent: []float64{3000, 3000, 3000}, got: []float64{3000, 3000, 3000}, queries: []float64{3000, 3000, 3000},
+		errs: map[string]int{"timeout": 2, "ECONNREFUSED": 1, "bad reply": 3},
+	}
+	native := func(lastGot float64) gamedigSide {
+		return gamedigSide{
+			wall: []float64{78.3, 82, 78}, ok: []float64{1000, 1000, lastGot}, players: []float64{16053, 16053, 16053},
+			sent: []float64{1000, 1000, 1000}, got: []float64{1000, 1000, lastGot}, queries: []float64{1000, 1000, 1000},
+		}
+	}
+	for _, tc := range []struct {
+		name, golden string
+		native       gamedigSide
+	}{
+		{"every reply read", "gamedig.golden", native(1000)},
+		{"replies lost", "gamedig-lost.golden", native(990)},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			e := testEnv()
+			got := gamedigReport(e, "5.3.3", tc.native, gd, []float64{5.8, 6.1, 5.5}, []float64{360, 372, 351}, 10)
+			golden(t, tc.golden, withGoals(got, e))
+		})
+	}
+}
