@@ -631,7 +631,13 @@ func processCPU(pid int) float64 {
 	if err != nil {
 		return 0
 	}
-	s := string(b)
+	return statCPU(string(b))
+}
+
+// statCPU reads utime + stime, in ms, from a /proc/PID/stat line; 0 if the
+// line is not one. The command name in parentheses may hold spaces and
+// parentheses, so the fields are counted from the last ')'.
+func statCPU(s string) float64 {
 	i := strings.LastIndexByte(s, ')')
 	if i < 0 {
 		return 0
@@ -653,8 +659,15 @@ func scrapeMetrics(url string) (map[string]float64, error) {
 		return nil, err
 	}
 	defer resp.Body.Close()
+	return parseMetrics(resp.Body)
+}
+
+// parseMetrics reads a Prometheus text exposition: each sample's name with
+// its labels as written (`name{rule="timeout"}`) → its value. Comments,
+// and lines whose value is not a number, are skipped.
+func parseMetrics(r io.Reader) (map[string]float64, error) {
 	out := map[string]float64{}
-	sc := bufio.NewScanner(resp.Body)
+	sc := bufio.NewScanner(r)
 	for sc.Scan() {
 		l := sc.Text()
 		if strings.HasPrefix(l, "#") {
@@ -711,19 +724,29 @@ func browserReport(e *env, rounds, loaded []browserRound, fd firstDecodeRuns) st
 	b.WriteString("### Goals\n\n")
 	coldMS, warmMS := bench.Median(fd.cold), bench.Median(fd.warm)
 	for _, g := range []struct {
-		met  bool
-		text string
+		met                   bool
+		text                  string
+		measure, goal, result string // for the goals table; "" where the start section reports the goal
 	}{
-		{pageMS <= 1.3*floorMS, fmt.Sprintf("refresh within 1.3× of the floor on a quiet machine: %s.", ratio(pageMS/floorMS))},
-		{loadedPage <= 2*loadedFloor, fmt.Sprintf("refresh within 2× of the floor with one core busy: %s.", ratio(loadedPage/loadedFloor))},
+		{pageMS <= 1.3*floorMS, fmt.Sprintf("refresh within 1.3× of the floor on a quiet machine: %s.", ratio(pageMS/floorMS)),
+			fmt.Sprintf("refreshing %d Zandronum servers in the browser, quiet machine", e.servers), "≤ 1.3× the native floor",
+			fmt.Sprintf("%s (%s against %s)", ratio(pageMS/floorMS), ms(pageMS), ms(floorMS))},
+		{loadedPage <= 2*loadedFloor, fmt.Sprintf("refresh within 2× of the floor with one core busy: %s.", ratio(loadedPage/loadedFloor)),
+			fmt.Sprintf("refreshing %d Zandronum servers in the browser, one core busy", e.servers), "≤ 2× the native floor",
+			fmt.Sprintf("%s (%s against %s)", ratio(loadedPage/loadedFloor), ms(loadedPage), ms(loadedFloor))},
 		{med(perReply) <= 0.3, fmt.Sprintf("main-thread script per reply ≤ 0.3 ms: %.3f ms quiet, %.3f ms loaded (Chrome's ScriptDuration of the page's main thread over the whole run, ÷ the reply datagrams the worker decoded; it includes the benchmark's own per-frame check).",
-			med(perReply), medOf(loaded, perReply))},
+			med(perReply), medOf(loaded, perReply)),
+			"the page's main-thread script per reply, quiet", "≤ 0.3 ms", fmt.Sprintf("%.3f ms", med(perReply))},
 		{med(masterAfterOpen) <= 100, fmt.Sprintf("master list decoded and its rows shown ≤ 100 ms after the relay connection opens: %s (quiet), %s (loaded), from the page's ql-relay-hello mark to the first Zandronum row.",
-			ms(med(masterAfterOpen)), ms(medOf(loaded, masterAfterOpen)))},
-		{coldMS <= 250, fmt.Sprintf("first decode ≤ 250 ms after navigation with a cold cache: %s (runs %s).", ms(coldMS), msList(fd.cold))},
-		{warmMS <= 120, fmt.Sprintf("first decode ≤ 120 ms after navigation with a warm cache: %s (runs %s).", ms(warmMS), msList(fd.warm))},
+			ms(med(masterAfterOpen)), ms(medOf(loaded, masterAfterOpen))),
+			"the master's rows shown after the relay connection opens, quiet", "≤ 100 ms", ms(med(masterAfterOpen))},
+		{coldMS <= 250, fmt.Sprintf("first decode ≤ 250 ms after navigation with a cold cache: %s (runs %s).", ms(coldMS), msList(fd.cold)), "", "", ""},
+		{warmMS <= 120, fmt.Sprintf("first decode ≤ 120 ms after navigation with a warm cache: %s (runs %s).", ms(warmMS), msList(fd.warm)), "", "", ""},
 	} {
 		b.WriteString("- " + goal(g.met, g.text) + "\n")
+		if g.measure != "" {
+			e.addGoal(g.met, g.measure, g.goal, g.result)
+		}
 	}
 	b.WriteString("\nFirst decode: `globalThis.qlFirstDecodeMs`, set when the first batch of decoded rows reaches the page, on a 20-server demo; cold is a fresh Chromium profile, warm the same browser opening the page again (HTTP cache and V8's wasm code cache warm).\n\n")
 

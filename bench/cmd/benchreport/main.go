@@ -3,10 +3,14 @@
 //
 //	go run ./bench/cmd/benchreport [-only browser,start,gamedig,...] [-count 5] [-e2e-count 3] [-base old-querylens]
 //
-// Every section of BENCHMARKS.md is rewritten from its own measurement and
-// says when, on what machine and with which command it was measured; with
-// -only, the sections not run are kept as they were. Text between the
-// "notes" markers is written by hand and kept.
+// BENCHMARKS.md opens with a table of every goal (measure, goal, result,
+// command, date), then one section per measurement. Every section is
+// rewritten from its own measurement and says when, on what machine and
+// with which command it was measured; a section adds its rows to the goals
+// table with env.addGoal. With -only, the sections not run are kept as they
+// were, with their rows of the goals table. Text between the "notes" markers
+// is written by hand and kept: it holds the goals measured outside this
+// suite.
 //
 // Everything it starts listens on and talks to 127.0.0.1 only, and stops
 // when the run ends; each step has its own deadline. The browser section's
@@ -45,6 +49,13 @@ type env struct {
 	chromium  string
 	benchtime string
 	log       io.Writer
+	goals     []goalRow // the goals the running section checked (addGoal)
+}
+
+// addGoal records a goal the running section checked, for the goals table
+// at the top of BENCHMARKS.md. The section still says it in its own text.
+func (e *env) addGoal(met bool, measure, target, result string) {
+	e.goals = append(e.goals, goalRow{measure: measure, goal: target, result: result, met: met})
 }
 
 type section struct {
@@ -149,6 +160,7 @@ func run(ctx context.Context, e *env, only, out string) error {
 		start := time.Now()
 		load := loadAverage()
 		sctx, cancel := context.WithTimeout(ctx, s.limit)
+		e.goals = nil
 		body, err := s.run(sctx, e)
 		cancel()
 		if err != nil {
@@ -156,8 +168,17 @@ func run(ctx context.Context, e *env, only, out string) error {
 			fmt.Fprintf(e.log, "%s: %v\n", s.key, err)
 			body += "\n**This measurement failed:** " + mdEscape(err.Error()) + "\n"
 		}
+		date := start.UTC().Format("2006-01-02 15:04 UTC")
 		doc.sections[s.key] = fmt.Sprintf("## %s\n\n_Measured %s in %s on %s; load average %s at the start, %s at the end._\n\n%s",
-			s.title, start.UTC().Format("2006-01-02 15:04 UTC"), time.Since(start).Round(time.Second), machine(), load, loadAverage(), strings.TrimSpace(body))
+			s.title, date, time.Since(start).Round(time.Second), machine(), load, loadAverage(), strings.TrimSpace(body))
+		// A section that failed before checking any goal keeps its earlier
+		// rows, which carry their own date.
+		if err == nil || len(e.goals) > 0 {
+			doc.goals[s.key] = nil
+			for _, g := range e.goals {
+				doc.goals[s.key] = append(doc.goals[s.key], strings.TrimSuffix(mdRow(g.cells(s.key, date)), "\n"))
+			}
+		}
 		if err := os.WriteFile(outPath, []byte(doc.render()), 0o644); err != nil {
 			return err
 		}

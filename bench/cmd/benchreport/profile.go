@@ -29,7 +29,6 @@ func profileReport(p *profiler.Profile, st pageStats) string {
 		}
 	}
 	area := map[string]float64{}
-	self := map[string]float64{}
 	incl := map[string]float64{}
 	total := 0.0
 	for i, id := range p.Samples {
@@ -40,7 +39,6 @@ func profileReport(p *profiler.Profile, st pageStats) string {
 		d := dur[i]
 		total += d
 		area[areaOf(n)] += d
-		self[funcKey(n)] += d
 		seen := map[string]bool{}
 		for cur, ok := id, true; ok; cur, ok = parent[cur] {
 			k := funcKey(byID[cur])
@@ -59,9 +57,8 @@ func profileReport(p *profiler.Profile, st pageStats) string {
 		m     map[string]float64
 		most  int
 	}{
-		{"where the main thread was (self time)", area, len(area)},
-		{"page function (time including callees)", incl, 15},
-		{"function (self time)", self, 12},
+		{"where the main thread was (self time)", area, 8},
+		{"page function (time including callees)", incl, 10},
 	} {
 		t := newTable(tb.title, "ms", "share")
 		for _, kv := range sortedDesc(tb.m)[:min(tb.most, len(tb.m))] {

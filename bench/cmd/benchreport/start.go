@@ -74,22 +74,17 @@ type startRun struct {
 // With -base, the same runs alternate with another querylens binary (a
 // build of the code before a change), in the same run.
 func startSection(ctx context.Context, e *env) (string, error) {
-	type side struct {
-		name, bin string
-		srv       *serveProc
-		run       startRun
-	}
-	var sides []*side
+	var sides []*startSide
 	if e.base != "" {
 		for i, bin := range strings.Split(e.base, ",") {
 			name := "base (-base)"
 			if i > 0 {
 				name = fmt.Sprintf("-base %d", i+1)
 			}
-			sides = append(sides, &side{name: name, bin: bin})
+			sides = append(sides, &startSide{name: name, bin: bin})
 		}
 	}
-	sides = append(sides, &side{name: "this build", bin: e.querylens})
+	sides = append(sides, &startSide{name: "this build", bin: e.querylens})
 	for _, s := range sides {
 		srv, err := startServe(ctx, s.bin, 20)
 		if err != nil {
@@ -101,7 +96,7 @@ func startSection(ctx context.Context, e *env) (string, error) {
 	for round := range e.e2eCount {
 		// Alternate which side goes first, so that a busy moment of the
 		// machine falls on both.
-		order := append([]*side(nil), sides...)
+		order := append([]*startSide(nil), sides...)
 		if round%2 == 1 {
 			slices.Reverse(order)
 		}
@@ -116,11 +111,24 @@ func startSection(ctx context.Context, e *env) (string, error) {
 			s.run.warm = append(s.run.warm, warm...)
 		}
 	}
+	return startReport(e, sides), nil
+}
+
+// startSide is one querylens binary of the start section: the build under
+// test last, earlier builds (-base) before it, the first as the base.
+type startSide struct {
+	name, bin string
+	srv       *serveProc
+	run       startRun
+}
+
+// startReport writes the start section from every side's openings.
+func startReport(e *env, sides []*startSide) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "Per side and round: %s; a fresh headless Chromium opens the browser page (cold), then opens it twice more (warm: HTTP cache and V8's code cache). "+
 		"%d rounds; medians. Every step is in ms since navigation, from the page's own timeline (the worker's steps from its clock).\n\n",
 		code("querylens serve --demo --demo-servers 20 --addr 127.0.0.1:0 --history=false"), e.e2eCount)
-	if e.base != "" {
+	if len(sides) > 1 {
 		b.WriteString("The builds ran side by side, alternating in every round.\n\n")
 	}
 	head := []string{"step (ms since navigation, medians)"}
@@ -157,11 +165,20 @@ func startSection(ctx context.Context, e *env) (string, error) {
 			f    func(startRun) []startTimeline
 		}{{"cold", func(r startRun) []startTimeline { return r.cold }}, {"warm", func(r startRun) []startTimeline { return r.warm }}} {
 			a, c := set.f(sides[0].run), set.f(s.run)
+			r := medianStep(c, "firstDecode") / medianStep(a, "firstDecode")
 			fmt.Fprintf(&b, "- %s ÷ base, %s: %s (per run %s).\n", s.name, set.name,
-				ratio(medianStep(c, "firstDecode")/medianStep(a, "firstDecode")), perRound(steps(c, "firstDecode"), steps(a, "firstDecode")))
+				ratio(r), perRound(steps(c, "firstDecode"), steps(a, "firstDecode")))
+			if s == sides[len(sides)-1] {
+				e.addGoal(r <= 1.05, "first decode, "+set.name+", against the previous build (-base), alternated", "within 5 % or faster",
+					fmt.Sprintf("%s (%d runs each)", ratio(r), len(c)))
+			}
 		}
 	}
-	return b.String(), nil
+	this := sides[len(sides)-1].run
+	cold, warm := medianStep(this.cold, "firstDecode"), medianStep(this.warm, "firstDecode")
+	e.addGoal(cold <= 250, "first decode after navigation, cold cache (20-server demo)", "≤ 250 ms", ms(cold))
+	e.addGoal(warm <= 120, "first decode after navigation, warm cache (20-server demo)", "≤ 120 ms", ms(warm))
+	return b.String()
 }
 
 // openStart opens url in a fresh browser three times and returns the
