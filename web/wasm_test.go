@@ -13,13 +13,10 @@ import (
 	ht "github.com/querylens/querylens/web/internal/htmltest"
 )
 
-// The browser module's budgets: what a visitor downloads before the first
-// decode, for each encoding. The floor (an empty program using syscall/js)
-// is about 570 KB of gzip.
-const (
-	wasmBrotliBudget = 640_000
-	wasmGzipBudget   = 800_000
-)
+// The browser module's budget: what a visitor downloads before the first
+// decode, as brotli, which every current browser accepts over HTTPS. The
+// gzip form is only a fallback and has no budget.
+const wasmBrotliBudget = 640_000
 
 // bannedWasmDeps keeps the browser module small and its boundary honest.
 var bannedWasmDeps = map[string]string{
@@ -80,7 +77,6 @@ func TestWasmBudget(t *testing.T) {
 		file   wasmmodule.Coded
 	}{
 		{"br", wasmBrotliBudget, m.Brotli},
-		{"gzip", wasmGzipBudget, m.Gzip},
 	} {
 		t.Run(tc.coding, func(t *testing.T) {
 			rec := get(t, h, url, "Accept-Encoding", tc.coding)
