@@ -60,6 +60,9 @@ import (
 // so a match may reach back to its start.
 const brotliWindow = 24
 
+// brotliQuality is the brotli quality: the best.
+const brotliQuality = brotli.BestCompression
+
 // gzipLevel is the compress/gzip level of the gzip form.
 const gzipLevel = gzip.BestCompression
 
@@ -82,12 +85,15 @@ func gzipModule(b []byte) []byte {
 
 func brotliModule(b []byte) []byte {
 	var buf bytes.Buffer
-	bw := brotli.NewWriterOptions(&buf, brotli.WriterOptions{Quality: brotli.BestCompression, LGWin: brotliWindow})
+	bw := brotli.NewWriterOptions(&buf, brotli.WriterOptions{Quality: brotliQuality, LGWin: brotliWindow})
 	bw.Write(b)
 	bw.Close()
 	return buf.Bytes()
 }
 
+// brotliEncoder names the brotli encoder in the manifest, from the same
+// constants brotliModule uses and the module version go.mod pins, so that a
+// change to either compresses again.
 func brotliEncoder() string {
 	v := "(unknown version)"
 	if bi, ok := debug.ReadBuildInfo(); ok {
@@ -100,7 +106,7 @@ func brotliEncoder() string {
 			}
 		}
 	}
-	return "github.com/andybalholm/brotli " + v + " quality 11 lgwin " + strconv.Itoa(brotliWindow)
+	return "github.com/andybalholm/brotli " + v + " quality " + strconv.Itoa(brotliQuality) + " lgwin " + strconv.Itoa(brotliWindow)
 }
 
 func main() {
