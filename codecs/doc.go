@@ -53,4 +53,12 @@
 // without them). Each such line says so in a comment, and each
 // //go:noinline has an "Out of line:" line in its doc comment;
 // TestSizeTweaksExplained checks both.
+//
+// A new protocol family (a new codec package) may add 40 KB of brotli to the
+// browser module: the budget is 441 KB for an empty Go program + 60 KB shared
+// + 20 KB for the capture reader + 40 KB per codec package in the registry
+// (internal/wasmmodule/budget.go; web's TestWasmBudget enforces it, and
+// `go run ./bench/cmd/benchreport -only size` shows each package's code
+// bytes). A new version of an existing protocol goes in that protocol's
+// package and has no budget of its own.
 package codecs

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Builds the browser decoder reproducibly and precompresses it as the server
-# sends it (brotli and gzip, by Go code pinned in go.mod: no system tool).
+# sends it (brotli by Go code pinned in go.mod, gzip by compress/gzip: no
+# system tool).
 #
 #   bash scripts/build-wasm.sh          build, copy wasm_exec.js, precompress
 #   bash scripts/build-wasm.sh --check  build to a temporary directory and fail

@@ -26,7 +26,8 @@ if ls web 2>/dev/null | grep -q . && git ls-files -co --exclude-standard '*.temp
   fi
 fi
 # The committed browser module must be what the sources build to. Both
-# halves: a fresh build matches the manifest in the tree, and the tree's
+# halves: a fresh build matches the manifest in the tree (and the .gz is
+# what compress/gzip makes of it, the .br decompresses to it), and the tree's
 # module files are the committed ones (build:wasm, a dependency of the test
 # tasks, may have just rewritten them).
 if [ -d wasm ]; then

@@ -85,7 +85,7 @@ func TestBrowserBuiltBinary(t *testing.T) {
 		t.Fatal("the page did not load the browser module")
 	}
 	for _, e := range wasm {
-		if int(e.Encoded) != m.Brotli.Size || int(e.Decoded) != m.Size || e.Encoded > wasmBrotliBudget {
+		if int(e.Encoded) != m.Brotli.Size || int(e.Decoded) != m.Size || e.Encoded > float64(wasmBrotliBudget) {
 			t.Errorf("%s: %v bytes on the wire for %v decoded; want the %d-byte brotli form of the %d-byte module (budget %d)",
 				e.Name, e.Encoded, e.Decoded, m.Brotli.Size, m.Size, wasmBrotliBudget)
 		}

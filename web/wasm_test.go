@@ -4,21 +4,21 @@ import (
 	"os"
 	"os/exec"
 	"slices"
-	"strconv"
 	"strings"
 	"testing"
 
+	"github.com/querylens/querylens/codecs"
+	_ "github.com/querylens/querylens/codecs/all"
 	"github.com/querylens/querylens/internal/wasmmodule"
 	"github.com/querylens/querylens/web"
 	ht "github.com/querylens/querylens/web/internal/htmltest"
 )
 
-// The browser module's budgets: what a visitor downloads before the first
-// decode, for each encoding. The floor (an empty program using syscall/js)
-// is about 570 KB of gzip.
-const (
-	wasmBrotliBudget = 640_000
-	wasmGzipBudget   = 800_000
+// The browser module's budget in bytes of brotli: wasmmodule.Budget of the
+// protocol families (codec packages) registered (TestWasmBudget).
+var (
+	wasmFamilies     = wasmmodule.Families(codecs.Protocols())
+	wasmBrotliBudget = wasmmodule.Budget(len(wasmFamilies))
 )
 
 // bannedWasmDeps keeps the browser module small and its boundary honest.
@@ -60,9 +60,11 @@ func TestWasmDeps(t *testing.T) {
 }
 
 // TestWasmBudget: what a visitor downloads before the first decode, on the
-// bytes the server actually sends for each encoding. The files are
-// committed and made by Go code pinned in go.mod, so the result is the
-// same on every machine.
+// brotli bytes the server actually sends (every current browser accepts
+// brotli over HTTPS; the gzip fallback has no budget), within
+// wasmmodule.Budget of the number of protocol families (codec packages) in
+// the registry: 40 KB more for each. The files are committed and made by
+// Go code pinned in go.mod, so the result is the same on every machine.
 func TestWasmBudget(t *testing.T) {
 	h := newHandler(t)
 	page := get(t, h, "/")
@@ -74,27 +76,22 @@ func TestWasmBudget(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, tc := range []struct {
-		coding string
-		budget int
-		file   wasmmodule.Coded
-	}{
-		{"br", wasmBrotliBudget, m.Brotli},
-		{"gzip", wasmGzipBudget, m.Gzip},
-	} {
-		t.Run(tc.coding, func(t *testing.T) {
-			rec := get(t, h, url, "Accept-Encoding", tc.coding)
-			if got := rec.Header().Get("Content-Encoding"); rec.Code != 200 || got != tc.coding {
-				t.Fatalf("%d, Content-Encoding %q", rec.Code, got)
-			}
-			n := rec.Body.Len()
-			t.Logf("querylens.wasm: %d bytes, sent as %d bytes of %s (budget %d; %s)", m.Size, n, tc.coding, tc.budget, tc.file.Encoder)
-			if n <= tc.budget {
-				return
-			}
-			msg := "querylens.wasm is sent as " + strconv.Itoa(n) + " bytes of " + tc.coding + ", over the " + strconv.Itoa(tc.budget) + " budget"
-			t.Error(msg + " (encoder: " + tc.file.Encoder + ")")
-		})
+	families, budget := wasmFamilies, wasmBrotliBudget
+	if len(families) == 0 {
+		t.Fatal("no codec registered")
+	}
+	rec := get(t, h, url, "Accept-Encoding", "br")
+	if got := rec.Header().Get("Content-Encoding"); rec.Code != 200 || got != "br" {
+		t.Fatalf("%d, Content-Encoding %q", rec.Code, got)
+	}
+	n := rec.Body.Len()
+	t.Logf("querylens.wasm: %d bytes, sent as %d bytes of brotli; budget %d for %d protocol families %q (%s)",
+		m.Size, n, budget, len(families), families, m.Brotli.Encoder)
+	if n > budget {
+		t.Errorf("querylens.wasm is sent as %d bytes of brotli, %d over the budget of %d for %d protocol families "+
+			"(%d empty program + %d shared + %d capture reader + %d × %d per family; internal/wasmmodule/budget.go)",
+			n, n-budget, budget, len(families), wasmmodule.BudgetEmpty, wasmmodule.BudgetShared, wasmmodule.BudgetCapture,
+			len(families), wasmmodule.BudgetPerFamily)
 	}
 }
 

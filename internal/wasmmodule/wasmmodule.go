@@ -2,7 +2,8 @@
 // the manifest internal/cmd/precompress writes next to querylens.wasm.br and
 // querylens.wasm.gz in web/static, and the checks that the files and the
 // manifest agree. web serves what Load returns; the precompress command and
-// the tests use the same types, so the three cannot drift apart.
+// the tests use the same types, so the three cannot drift apart. Budget
+// (budget.go) is the size the brotli form may reach.
 package wasmmodule
 
 import (

@@ -9,7 +9,7 @@
 // which writes, all committed:
 //
 //	querylens.wasm.br    brotli, quality 11, 16 MiB window (what browsers send br for)
-//	querylens.wasm.gz    gzip, for clients without br
+//	querylens.wasm.gz    gzip (compress/gzip, best compression), for clients without br
 //	querylens.wasm.json  the manifest: SHA-256 and size of the module, the
 //	                     compressed sizes, the Go version and build command,
 //	                     and which encoder made each file
@@ -17,28 +17,32 @@
 // Why committed, and why in Go: `go build ./cmd/querylens` and
 // `go install …@version` embed web/static as it is in the repository, and
 // run no build step of ours, so the module must already be there, in the
-// form the server sends. Compressing with code pinned in go.mod, instead of
-// whatever gzip or zopfli the machine has, makes the bytes (and so the size
-// budget) the same on every machine. The raw module (about 2.9 MB) is not
-// committed: web decompresses the gzip for the rare client that takes
-// neither encoding.
+// form the server sends. Compressing with code pinned in go.mod and the
+// standard library, instead of whatever gzip the machine has, makes the
+// bytes (and so the size budget) the same on every machine. The raw module
+// (about 2.9 MB) is not committed: web decompresses the gzip for the rare
+// client that takes neither encoding.
 //
-// Compression is slow (brotli at quality 11 takes seconds, a zopfli-class
-// gzip much longer) and the build is reproducible, so when the manifest
-// already describes this module, made by the same encoders, and both files
-// are present with the recorded sizes, nothing is rewritten.
+// The gzip form takes well under a second, so it is made on every run and
+// its file rewritten only when the bytes differ: no manifest entry can keep
+// a stale .gz. Brotli at quality 11 takes seconds, so the .br is kept when
+// the manifest describes this module, made by the same brotli encoder, and
+// the file on disk still decompresses to the module.
 //
-// With -check, nothing is written either: it only compares the module's
-// hash with the manifest's and exits 1 with a message saying how to refresh
-// it (scripts/lint.sh uses this on a fresh build).
+// With -check, nothing is written: it compares the module's hash with the
+// manifest's, checks that the .gz is what this build's gzip makes and that
+// the .br decompresses to the module, and otherwise exits 1 with a message
+// saying how to refresh them (scripts/lint.sh uses this on a fresh build).
 package main
 
 import (
 	"bytes"
+	"compress/gzip"
 	"encoding/json"
 	"errors"
 	"flag"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -47,7 +51,6 @@ import (
 
 	"github.com/andybalholm/brotli"
 
-	"github.com/querylens/querylens/internal/deflate"
 	"github.com/querylens/querylens/internal/wasmmodule"
 )
 
@@ -57,37 +60,53 @@ import (
 // so a match may reach back to its start.
 const brotliWindow = 24
 
-// gzipEncoder names the gzip encoder in the manifest. It changes with the
-// encoder, so that the next build recompresses (and web's budget test
-// knows which encoder it measures).
-const gzipEncoder = "querylens internal/deflate Gzip (optimal parsing, default options)"
+// brotliQuality is the brotli quality: the best.
+const brotliQuality = brotli.BestCompression
 
-// gzipModule is the one place the gzip form is made (with gzipEncoder just
-// above). The output must be a deterministic function of b: no name, no
-// modification time in the header. internal/deflate's optimal parsing makes
-// it about 6% smaller than compress/gzip at BestCompression.
+// gzipLevel is the compress/gzip level of the gzip form.
+const gzipLevel = gzip.BestCompression
+
+// gzipEncoder names the gzip encoder in the manifest. compress/gzip's output
+// may change with the Go release, so the release is part of the name.
+func gzipEncoder() string {
+	return "compress/gzip " + runtime.Version() + " level " + strconv.Itoa(gzipLevel)
+}
+
+// gzipModule is the one place the gzip form is made. The output is a
+// deterministic function of b and the Go release: no name, no modification
+// time in the header.
 func gzipModule(b []byte) []byte {
-	return deflate.Gzip(b)
+	var buf bytes.Buffer
+	zw, _ := gzip.NewWriterLevel(&buf, gzipLevel) // a valid level: no error
+	zw.Write(b)
+	zw.Close()
+	return buf.Bytes()
 }
 
 func brotliModule(b []byte) []byte {
 	var buf bytes.Buffer
-	bw := brotli.NewWriterOptions(&buf, brotli.WriterOptions{Quality: brotli.BestCompression, LGWin: brotliWindow})
+	bw := brotli.NewWriterOptions(&buf, brotli.WriterOptions{Quality: brotliQuality, LGWin: brotliWindow})
 	bw.Write(b)
 	bw.Close()
 	return buf.Bytes()
 }
 
+// brotliEncoder names the brotli encoder in the manifest, from the same
+// constants brotliModule uses and the module version go.mod pins, so that a
+// change to either compresses again.
 func brotliEncoder() string {
 	v := "(unknown version)"
 	if bi, ok := debug.ReadBuildInfo(); ok {
 		for _, d := range bi.Deps {
 			if d.Path == "github.com/andybalholm/brotli" {
 				v = d.Version
+				if d.Replace != nil {
+					v += " => " + d.Replace.Path + " " + d.Replace.Version
+				}
 			}
 		}
 	}
-	return "github.com/andybalholm/brotli " + v + " quality 11 lgwin " + strconv.Itoa(brotliWindow)
+	return "github.com/andybalholm/brotli " + v + " quality " + strconv.Itoa(brotliQuality) + " lgwin " + strconv.Itoa(brotliWindow)
 }
 
 func main() {
@@ -142,6 +161,15 @@ func checkManifest(in, dir string) error {
 			" (" + strconv.Itoa(len(mod)) + " bytes, " + runtime.Version() + "), " + filepath.Join(dir, moduleName+".json") +
 			" says " + short(m.SHA256) + " (" + strconv.Itoa(m.Size) + " bytes, " + m.Go + "): run go tool task build:wasm and commit web/static")
 	}
+	// The compressed forms too: the .gz must be exactly what this build's
+	// gzip makes (cheap to redo), the .br must decompress to the module.
+	gz, err := os.ReadFile(filepath.Join(dir, m.Gzip.File))
+	if err != nil || !bytes.Equal(gz, gzipModule(mod)) || m.Gzip.Encoder != gzipEncoder() {
+		return errors.New("the committed " + m.Gzip.File + " is not what " + gzipEncoder() + " makes of the module: run go tool task build:wasm and commit web/static")
+	}
+	if keptBrotli(dir, m.SHA256, mod, m, nil) == nil {
+		return errors.New("the committed " + m.Brotli.File + " does not match the manifest and the module, or was made by another encoder than " + brotliEncoder() + ": run go tool task build:wasm and commit web/static")
+	}
 	return nil
 }
 
@@ -152,20 +180,23 @@ func short(s string) string {
 	return s
 }
 
-// upToDate reports whether the files in dir already are the compressed
-// forms of a module with hash h, made by the current encoders.
-func upToDate(dir string, h string, m wasmmodule.Manifest, err error) bool {
-	if err != nil || m.SHA256 != h || m.Go != runtime.Version() ||
-		m.Brotli.Encoder != brotliEncoder() || m.Gzip.Encoder != gzipEncoder {
-		return false
+// keptBrotli returns the brotli form already in dir when it can stand for
+// mod (hash h): the manifest names this module and the current brotli
+// encoder, and the file has the recorded size and hash and decompresses to
+// mod. Otherwise nil: compress again.
+func keptBrotli(dir, h string, mod []byte, m wasmmodule.Manifest, err error) []byte {
+	if err != nil || m.SHA256 != h || m.Brotli.Encoder != brotliEncoder() || m.Brotli.File != moduleName+".br" {
+		return nil
 	}
-	for _, c := range []wasmmodule.Coded{m.Brotli, m.Gzip} {
-		b, err := os.ReadFile(filepath.Join(dir, c.File))
-		if err != nil || len(b) != c.Size || sum(b) != c.SHA256 {
-			return false
-		}
+	b, err := os.ReadFile(filepath.Join(dir, m.Brotli.File))
+	if err != nil || len(b) != m.Brotli.Size || sum(b) != m.Brotli.SHA256 {
+		return nil
 	}
-	return true
+	got, err := io.ReadAll(io.LimitReader(brotli.NewReader(bytes.NewReader(b)), int64(len(mod))+1))
+	if err != nil || !bytes.Equal(got, mod) {
+		return nil
+	}
+	return b
 }
 
 func precompress(in, dir, build string) error {
@@ -178,30 +209,31 @@ func precompress(in, dir, build string) error {
 	}
 	h := sum(mod)
 	old, oerr := readManifest(dir)
-	if upToDate(dir, h, old, oerr) {
-		fmt.Println("precompress: " + moduleName + " " + h[:12] + " already compressed, nothing to do")
-		return nil
-	}
 	m := wasmmodule.Manifest{Module: moduleName, SHA256: h, Size: len(mod), Go: runtime.Version(), Build: build}
-	forms := []struct {
-		c   *wasmmodule.Coded
-		ext string
-		enc string
-		f   func([]byte) []byte
-	}{
-		{&m.Brotli, ".br", brotliEncoder(), brotliModule},
-		{&m.Gzip, ".gz", gzipEncoder, gzipModule},
+	br := keptBrotli(dir, h, mod, old, oerr)
+	if br == nil {
+		br = brotliModule(mod)
 	}
-	for _, f := range forms {
-		b := f.f(mod)
-		*f.c = wasmmodule.Coded{File: moduleName + f.ext, Size: len(b), SHA256: sum(b), Encoder: f.enc}
-		if err := writeFile(filepath.Join(dir, f.c.File), b); err != nil {
+	gz := gzipModule(mod)
+	m.Brotli = wasmmodule.Coded{File: moduleName + ".br", Size: len(br), SHA256: sum(br), Encoder: brotliEncoder()}
+	m.Gzip = wasmmodule.Coded{File: moduleName + ".gz", Size: len(gz), SHA256: sum(gz), Encoder: gzipEncoder()}
+	js, _ := json.MarshalIndent(m, "", "  ")
+	changed := false
+	// The manifest last, so an interrupted run leaves one that does not
+	// match the files, which Load refuses and the next run redoes.
+	for _, f := range []struct {
+		name string
+		b    []byte
+	}{{m.Brotli.File, br}, {m.Gzip.File, gz}, {wasmmodule.ManifestName, append(js, '\n')}} {
+		c, err := writeIfChanged(filepath.Join(dir, f.name), f.b)
+		if err != nil {
 			return err
 		}
+		changed = changed || c
 	}
-	js, _ := json.MarshalIndent(m, "", "  ")
-	if err := writeFile(filepath.Join(dir, moduleName+".json"), append(js, '\n')); err != nil {
-		return err
+	if !changed {
+		fmt.Println("precompress: " + moduleName + " " + h[:12] + " already compressed, nothing to do")
+		return nil
 	}
 	// Read back what was written, as the server will, and decompress both.
 	mm, err := wasmmodule.Load(os.DirFS(dir))
@@ -216,6 +248,15 @@ func precompress(in, dir, build string) error {
 	}
 	fmt.Printf("precompress: %s %s: %d bytes, br %d, gzip %d\n", moduleName, h[:12], len(mod), m.Brotli.Size, m.Gzip.Size)
 	return nil
+}
+
+// writeIfChanged writes b to name unless the file already holds exactly b,
+// and reports whether it wrote.
+func writeIfChanged(name string, b []byte) (bool, error) {
+	if cur, err := os.ReadFile(name); err == nil && bytes.Equal(cur, b) {
+		return false, nil
+	}
+	return true, writeFile(name, b)
 }
 
 // writeFile replaces name atomically, so an interrupted run never leaves a

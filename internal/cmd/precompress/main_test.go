@@ -2,6 +2,8 @@ package main
 
 import (
 	"bytes"
+	"compress/gzip"
+	"encoding/json"
 	"os"
 	"path/filepath"
 	"strings"
@@ -30,7 +32,7 @@ func TestPrecompress(t *testing.T) {
 		t.Fatal(err)
 	}
 	if m.SHA256 != wasmmodule.Sum(mod) || m.Size != len(mod) || m.Build != "test build" ||
-		m.Manifest.Gzip.Encoder != gzipEncoder || m.Manifest.Brotli.Encoder != brotliEncoder() {
+		m.Manifest.Gzip.Encoder != gzipEncoder() || m.Manifest.Brotli.Encoder != brotliEncoder() {
 		t.Errorf("manifest %+v", m.Manifest)
 	}
 	for name, f := range map[string]func() ([]byte, error){"gzip": m.Gunzip, "br": m.Unbrotli} {
@@ -82,6 +84,81 @@ func TestPrecompress(t *testing.T) {
 	if _, err := wasmmodule.Load(os.DirFS(dir)); err != nil {
 		t.Errorf("a damaged .gz was not replaced: %v", err)
 	}
+}
+
+// TestPrecompressStale: a compressed form that the manifest vouches for
+// (right size, hash and encoder name) but that is not what this build's
+// encoder makes of this module is replaced; the encoder's name alone never
+// keeps a file.
+func TestPrecompressStale(t *testing.T) {
+	mod := fakeModule("a")
+	in := filepath.Join(t.TempDir(), "querylens.wasm")
+	if err := os.WriteFile(in, mod, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		name  string
+		file  string
+		stale []byte // a valid encoding, but not the one wanted
+		want  func([]byte) []byte
+	}{
+		{"gzip of the module at another level", "querylens.wasm.gz", gzipAt(t, mod, gzip.BestSpeed), gzipModule},
+		{"brotli of another module", "querylens.wasm.br", brotliModule(fakeModule("b")), brotliModule},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			dir := t.TempDir()
+			if err := precompress(in, dir, "test build"); err != nil {
+				t.Fatal(err)
+			}
+			// Swap the file and make the manifest agree with it, as a
+			// manifest written by an older encoder of the same name would.
+			m, err := readManifest(dir)
+			if err != nil {
+				t.Fatal(err)
+			}
+			c := &m.Gzip
+			if tc.file == m.Brotli.File {
+				c = &m.Brotli
+			}
+			c.Size, c.SHA256 = len(tc.stale), wasmmodule.Sum(tc.stale)
+			js, _ := json.MarshalIndent(m, "", "  ")
+			if err := os.WriteFile(filepath.Join(dir, tc.file), tc.stale, 0o644); err != nil {
+				t.Fatal(err)
+			}
+			if err := os.WriteFile(filepath.Join(dir, wasmmodule.ManifestName), js, 0o644); err != nil {
+				t.Fatal(err)
+			}
+
+			if err := checkManifest(in, dir); err == nil {
+				t.Error("-check passed the stale file")
+			}
+			if err := precompress(in, dir, "test build"); err != nil {
+				t.Fatal(err)
+			}
+			got, err := os.ReadFile(filepath.Join(dir, tc.file))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !bytes.Equal(got, tc.want(mod)) {
+				t.Errorf("%s was kept: %d bytes, want the %d this encoder makes", tc.file, len(got), len(tc.want(mod)))
+			}
+			if err := checkManifest(in, dir); err != nil {
+				t.Errorf("-check after the run: %v", err)
+			}
+		})
+	}
+}
+
+func gzipAt(t *testing.T, b []byte, level int) []byte {
+	t.Helper()
+	var buf bytes.Buffer
+	zw, err := gzip.NewWriterLevel(&buf, level)
+	if err != nil {
+		t.Fatal(err)
+	}
+	zw.Write(b)
+	zw.Close()
+	return buf.Bytes()
 }
 
 func TestPrecompressRefuses(t *testing.T) {
