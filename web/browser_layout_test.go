@@ -30,7 +30,6 @@ import (
 const layoutProblemsJS = `(() => {
   const out = [];
   const vw = document.documentElement.clientWidth;
-  if (document.documentElement.scrollWidth > vw + 1) out.push("the document is " + document.documentElement.scrollWidth + " px wide in a " + vw + " px window");
   const clip = (el, r) => {
     let [l, t, rt, b] = [r.left, r.top, r.right, r.bottom];
     for (let a = el; a && a !== document.documentElement; a = a.parentElement) {
@@ -43,6 +42,11 @@ const layoutProblemsJS = `(() => {
     return rt - l > 1 && b - t > 1 ? {l, t, r: rt, b} : null;
   };
   const name = (el) => el.tagName.toLowerCase() + (el.dataset.testid ? "[" + el.dataset.testid + "]" : el.id ? "#" + el.id : el.className && typeof el.className === "string" ? "." + el.className.split(" ")[0] : "");
+  if (document.documentElement.scrollWidth > vw + 1) {
+    // Name the widest elements that reach past the window's edge.
+    const wide = [...document.body.querySelectorAll("*")].filter(e => e.getBoundingClientRect().right > vw + 1 && ![...e.children].some(c => c.getBoundingClientRect().right > vw + 1));
+    out.push("the document is " + document.documentElement.scrollWidth + " px wide in a " + vw + " px window: " + wide.slice(0, 4).map(e => name(e) + " (right " + Math.round(e.getBoundingClientRect().right) + " px)").join(", "));
+  }
   const boxes = [];
   const walk = document.createTreeWalker(document.body, NodeFilter.SHOW_TEXT);
   for (let n = walk.nextNode(); n; n = walk.nextNode()) {
@@ -98,7 +102,8 @@ func visibleJS(sel string, min int) string {
       if (s.overflowX !== "visible" && a !== e) { const c = a.getBoundingClientRect(); l = Math.max(l, c.left); rt = Math.min(rt, c.right); }
     }
     const shown = Math.min(rt, vw) - Math.max(l, 0);
-    const want = Math.min(` + strconv.Itoa(min) + `, e.scrollWidth - 1);
+    // An inline element's box is its whole text, drawn or not.
+    const want = Math.min(` + strconv.Itoa(min) + `, Math.max(r.width, e.scrollWidth) - 1);
     if (r.width < 1 || shown < want) out.push(JSON.stringify(e.textContent.trim()) + ": " + Math.round(Math.max(shown, 0)) + " px of it shown (box " + Math.round(r.left) + "+" + Math.round(r.width) + " px, window " + vw + " px)");
   }
   return out;
