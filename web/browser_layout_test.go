@@ -171,7 +171,7 @@ func TestBrowserLayout(t *testing.T) {
 	for _, size := range []struct {
 		name string
 		w, h int64
-	}{{"phone", 390, 844}, {"desktop", 1300, 900}} {
+	}{{"phone", 390, 844}, {"tablet", 768, 1024}, {"desktop", 1300, 900}} {
 		for _, pg := range []struct {
 			name, url string
 			ready     string // a JS condition: the page has drawn what it shows
@@ -195,6 +195,14 @@ func TestBrowserLayout(t *testing.T) {
 				shoot(t, ctx, "layout-"+pg.name+"-"+size.name+".png")
 				for _, p := range eval[[]string](t, ctx, layoutProblemsJS) {
 					t.Error(p)
+				}
+				if pg.name == "status" {
+					// The history section is in the article's column,
+					// at its cards' edges.
+					col := eval[[]float64](t, ctx, `(() => { const c = document.querySelector("[data-testid=status] .card").getBoundingClientRect(), h = document.querySelector("[data-testid=history]").getBoundingClientRect(); return [c.left, c.right, h.left, h.right]; })()`)
+					if col[2] < col[0]-1 || col[3] > col[1]+1 {
+						t.Errorf("the history section spans %.0f-%.0f px, outside the page's column (%.0f-%.0f px)", col[2], col[3], col[0], col[1])
+					}
 				}
 				if pg.names == "" {
 					return
