@@ -141,9 +141,10 @@ func layoutStack(t *testing.T) (string, *demo.Demo) {
 	}
 	logger := slog.New(slog.NewTextHandler(io.Discard, nil))
 	fast := relay.Rate{PerSecond: 10000, Burst: 10000}
-	rs := relay.New(relay.Config{AllowAddrs: own, CacheKey: codecs.QueryKey,
+	rs := relay.New(relay.Config{AllowAddrs: own, CacheKey: codecs.QueryKey, ReplyWindow: testReplyWindow,
 		Loopback: &relay.ClientLimits{ConnRate: fast, IPRate: fast, MaxInFlight: 1024, QueueFrames: 4096, QueueBytes: 1 << 20}}, logger)
-	h, err := web.New(web.Config{Exchanger: rs, Masters: []string{d.Master()}, Servers: extra, Logger: logger, History: store})
+	h, err := web.New(web.Config{Exchanger: rs, Masters: []string{d.Master()}, Servers: extra, Logger: logger, History: store,
+		StatusTimeout: testStatusTimeout})
 	if err != nil {
 		t.Fatal(err)
 	}
