@@ -9,7 +9,9 @@
 // Every HTML page is sent with a Content-Security-Policy built from its
 // layout.Page (layout.Page.SecurityPolicy): scripts only from /static plus
 // the import map by hash, WebAssembly only on pages that decode, and no
-// framing; the badge sends its own policy and may be embedded.
+// framing; any other HTML (the fragments the status page swaps in) gets
+// layout.FragmentPolicy from securityHeaders, so that no HTML route can
+// be sent without one. The badge sends its own policy and may be embedded.
 //
 // Layout: layout/ is the shared frame and error page; pages/<page>/ holds
 // each page's handler and templ view; static/ is embedded (the browser
