@@ -151,8 +151,8 @@ func layoutStack(t *testing.T) (string, *demo.Demo) {
 	return serve(t, rs, h), d
 }
 
-// TestBrowserLayout lays out the pages on a phone (390 px) and a desktop
-// (1300 px) window and checks that nothing is drawn over anything else
+// TestBrowserLayout lays out the pages on a phone (390 px), a tablet
+// (768 px) and a desktop (1300 px) window and checks that nothing is drawn over anything else
 // (the footer below the content, no text over text), that the document
 // fits the window's width, and that each server's name is readable: on
 // the browser page in every row, on the status page in its heading.
@@ -184,6 +184,7 @@ func TestBrowserLayout(t *testing.T) {
 			{"status", statusURL, `!!document.querySelector("[data-testid=history]") && document.querySelector("[data-testid=status]")?.dataset.state === "online"`,
 				"[data-testid=status] h1", 120},
 			{"inspect", base + "/inspect", `!!globalThis.querylensInspect`, "", 0},
+			{"error", base + "/no/such/page", `!!document.querySelector("[data-testid=error-page]")`, "", 0},
 		} {
 			t.Run(size.name+"/"+pg.name, func(t *testing.T) {
 				ctx := tab(t)
