@@ -27,7 +27,10 @@ func TestStartServesEveryTarget(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	u := &netquery.UDP{Timeout: time.Second}
+	// Generous timeouts: an exchange that completes returns at once, and a
+	// loaded machine (a -race run beside others) may take seconds to
+	// schedule a loopback reply.
+	u := &netquery.UDP{Timeout: 10 * time.Second}
 	if res, err := u.Exchange(ctx, "zandronum", d.Master(), mq); err != nil || !res.Done {
 		t.Fatalf("master: %+v %v", res, err)
 	}
@@ -73,8 +76,26 @@ func TestStartServesEveryTarget(t *testing.T) {
 				t.Error(err)
 				return
 			}
-			u := &netquery.UDP{Timeout: 1500 * time.Millisecond}
-			res, err := u.Exchange(ctx, tg.Protocol, tg.Addr, q)
+			// Each wait ends on the event it waits for: a complete reply,
+			// or for a truncated one (never complete) its first datagram.
+			// Only a silent server's wait is a timeout, and no reply can
+			// come late there.
+			u := &netquery.UDP{Timeout: 10 * time.Second}
+			xctx := ctx
+			var xq codecs.Query = q
+			switch tg.Behavior {
+			case Silent:
+				u.Timeout = 300 * time.Millisecond
+			case Truncated:
+				var fed context.CancelFunc
+				xctx, fed = context.WithCancel(ctx)
+				defer fed()
+				xq = &fedQuery{Query: q, fed: fed}
+			}
+			res, err := u.Exchange(xctx, tg.Protocol, tg.Addr, xq)
+			if tg.Behavior == Truncated && xctx.Err() != nil && ctx.Err() == nil {
+				err = nil // ended by its first datagram
+			}
 			if err != nil {
 				t.Errorf("%s %s: %v", tg.Protocol, tg.Addr, err)
 				return
@@ -147,4 +168,15 @@ func TestPrefixesAndClose(t *testing.T) {
 	if _, err := netip.ParseAddrPort(master); err != nil {
 		t.Fatal(err)
 	}
+}
+
+// fedQuery is a Query that calls fed once it has been fed a datagram.
+type fedQuery struct {
+	codecs.Query
+	fed context.CancelFunc
+}
+
+func (q *fedQuery) Feed(b []byte) ([][]byte, bool, error) {
+	defer q.fed()
+	return q.Query.Feed(b)
 }

@@ -63,21 +63,28 @@ func TestUDPExchange(t *testing.T) {
 		silent       bool
 		q            *countQuery
 		retries      int
+		timeout      time.Duration // how long an attempt waits
 		wantDone     bool
 		wantSent     int
 		wantReceived int
 	}{
-		{"one reply", 1, false, &countQuery{want: 1}, 0, true, 1, 1},
-		{"segmented", 3, false, &countQuery{want: 3}, 0, true, 1, 3},
-		{"challenge follow-up", 1, false, &countQuery{want: 2, follow: true}, 0, true, 2, 2},
-		{"silent server retried", 0, true, &countQuery{want: 1}, 2, false, 3, 0},
-		{"incomplete", 1, false, &countQuery{want: 5}, 3, false, 1, 1},
+		// A complete exchange returns when it completes: its timeout is
+		// only a bound, generous so that a loaded machine (a -race run
+		// beside others) cannot make a reply late. A silent server's
+		// attempts end by their timeout, and no reply can be late there.
+		// The incomplete exchange waits for its timeout after the one
+		// reply; the reply must come within it, or the exchange retries.
+		{"one reply", 1, false, &countQuery{want: 1}, 0, 10 * time.Second, true, 1, 1},
+		{"segmented", 3, false, &countQuery{want: 3}, 0, 10 * time.Second, true, 1, 3},
+		{"challenge follow-up", 1, false, &countQuery{want: 2, follow: true}, 0, 10 * time.Second, true, 2, 2},
+		{"silent server retried", 0, true, &countQuery{want: 1}, 2, 150 * time.Millisecond, false, 3, 0},
+		{"incomplete", 1, false, &countQuery{want: 5}, 3, 2 * time.Second, false, 1, 1},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			addr, got := responder(t, tc.copies, tc.silent)
-			ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+			ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 			defer cancel()
-			u := &UDP{Timeout: 150 * time.Millisecond, Retries: tc.retries}
+			u := &UDP{Timeout: tc.timeout, Retries: tc.retries}
 			res, err := u.Exchange(ctx, "test", addr, tc.q)
 			if err != nil {
 				t.Fatal(err)

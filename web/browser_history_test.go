@@ -51,8 +51,8 @@ func TestBrowserHistory(t *testing.T) {
 		t.Fatal(err)
 	}
 	logger := slog.New(slog.NewTextHandler(io.Discard, nil))
-	rs := relay.New(relay.Config{AllowTargets: d.Prefixes(), CacheKey: codecs.QueryKey}, logger)
-	h, err := web.New(web.Config{Exchanger: rs, Masters: []string{d.Master()}, Logger: logger, History: store})
+	rs := relay.New(relay.Config{AllowTargets: d.Prefixes(), CacheKey: codecs.QueryKey, ReplyWindow: testReplyWindow}, logger)
+	h, err := web.New(web.Config{Exchanger: rs, Masters: []string{d.Master()}, Logger: logger, History: store, StatusTimeout: testStatusTimeout})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -140,7 +140,7 @@ func TestBrowserSparklines(t *testing.T) {
 	}
 	logger := slog.New(slog.NewTextHandler(io.Discard, nil))
 	fast := relay.Rate{PerSecond: 10000, Burst: 10000}
-	rs := relay.New(relay.Config{AllowTargets: d.Prefixes(), CacheKey: codecs.QueryKey, IPRate: fast, ConnRate: fast, TargetHostRate: fast}, logger)
+	rs := relay.New(relay.Config{AllowTargets: d.Prefixes(), CacheKey: codecs.QueryKey, IPRate: fast, ConnRate: fast, TargetHostRate: fast, ReplyWindow: testReplyWindow}, logger)
 	h, err := web.New(web.Config{Exchanger: rs, Masters: []string{d.Master()}, Logger: logger, History: store, Tracker: tr})
 	if err != nil {
 		t.Fatal(err)

@@ -126,7 +126,7 @@ func startStack(t *testing.T, servers int) *stack {
 		own = append(own, netip.MustParseAddrPort(tg.Addr))
 	}
 	fast := relay.Rate{PerSecond: 10000, Burst: 10000}
-	rs := relay.New(relay.Config{AllowAddrs: own, CacheKey: codecs.QueryKey,
+	rs := relay.New(relay.Config{AllowAddrs: own, CacheKey: codecs.QueryKey, ReplyWindow: testReplyWindow,
 		Loopback: &relay.ClientLimits{ConnRate: fast, IPRate: fast, MaxInFlight: 1024, QueueFrames: 4096, QueueBytes: 1 << 20}}, logger)
 	var extra []web.ServerRef
 	for _, tg := range d.Targets() {
@@ -134,12 +134,24 @@ func startStack(t *testing.T, servers int) *stack {
 			extra = append(extra, web.ServerRef{Protocol: tg.Protocol, Addr: tg.Addr, Options: tg.Options})
 		}
 	}
-	h, err := web.New(web.Config{Exchanger: rs, Masters: []string{d.Master()}, Servers: extra, Logger: logger})
+	h, err := web.New(web.Config{Exchanger: rs, Masters: []string{d.Master()}, Servers: extra, Logger: logger, StatusTimeout: testStatusTimeout})
 	if err != nil {
 		t.Fatal(err)
 	}
 	return &stack{URL: serve(t, rs, h), Demo: d, Relay: rs}
 }
+
+// testReplyWindow is the browser tests' relay reply window, and so the
+// pages' wait for each conversation (ql.js replyTimeout): longer than the
+// default 2 s, which a loaded -race run beside other builds can outlast
+// before a demo server's reply is read, and short enough that a silent
+// server's row settles well within the tests' waits (15 s and more).
+const testReplyWindow = 5 * time.Second
+
+// testStatusTimeout bounds the status page's own query in the browser
+// tests, for the same reason; they open only pages of servers that
+// answer, which return as soon as the answer is read.
+const testStatusTimeout = 10 * time.Second
 
 // serve mounts the relay and the pages as the command does and returns
 // the base URL.

@@ -5,6 +5,7 @@ import (
 	"encoding/base64"
 	"net/http"
 	"net/http/httptest"
+	"os"
 	"regexp"
 	"strconv"
 	"strings"
@@ -195,5 +196,93 @@ func TestAbsoluteURLsIgnoreHost(t *testing.T) {
 	}
 	if _, err := web.New(web.Config{Exchanger: fakes, Addr: "no-port"}); err == nil {
 		t.Fatal("an Addr without a port was accepted")
+	}
+}
+
+// routeRe finds the patterns web.New registers on its mux.
+var routeRe = regexp.MustCompile(`mux\.Handle(?:Func)?\("([^"]+)"`)
+
+// TestHTMLRoutesSecurityHeaders requests every route of the mux, in its
+// answering and its failing forms, and checks that every HTML response
+// (full pages and the fragments the status page swaps in alike) carries
+// a Content-Security-Policy that refuses framing, X-Frame-Options and
+// nosniff: a fragment opened directly is a page like any other. The
+// routes come from web.go, so that a new route without a case here fails.
+func TestHTMLRoutesSecurityHeaders(t *testing.T) {
+	s := newHistorySite(t)
+	s.fill(t, false)
+	const srv = "/s/" + fakeserver.Protocol + "/10.0.0.1:7777"
+	cases := map[string][]string{
+		"GET /{$}":                                {"/", "/?master=nonsense"},
+		"GET /s/{protocol}/{target}":              {srv, "/s/nosuch/10.0.0.1:7777", "/s/webtest/10.0.0.1", srv + "?bogus=1", "/s/webtest/10.0.0.2:7777"},
+		"GET /s/{protocol}/{target}/badge.svg":    {srv + "/badge.svg", "/s/nosuch/10.0.0.1:7777/badge.svg"},
+		"GET /s/{protocol}/{target}/card.png":     {srv + "/card.png", "/s/nosuch/10.0.0.1:7777/card.png"},
+		"GET /s/{protocol}/{target}/history.json": {srv + "/history.json", "/s/nosuch/10.0.0.1:7777/history.json"},
+		"GET /s/{protocol}/{target}/history.html": {srv + "/history.html", "/s/nosuch/10.0.0.1:7777/history.html",
+			"/s/webtest/10.0.0.1/history.html"},
+		"GET /s/{protocol}/{target}/spark.svg": {srv + "/spark.svg", "/s/nosuch/10.0.0.1:7777/spark.svg"},
+		"GET /s/{protocol}/{target}/live": {srv + "/live", "/s/webtest/10.0.0.2:7777/live", "/s/nosuch/10.0.0.1:7777/live",
+			"/s/webtest/10.0.0.1/live"},
+		"GET /history/tracked.json": {"/history/tracked.json"},
+		"GET /inspect":              {"/inspect", "/inspect?proto=nosuch"},
+		"GET /static/{file...}":     {"/static/app.css", "/static/nosuch.css"},
+		"GET /healthz":              {"/healthz"},
+		"/":                         {"/no/such/page", "/s"},
+	}
+	src, err := os.ReadFile("web.go")
+	if err != nil {
+		t.Fatal(err)
+	}
+	routes := routeRe.FindAllSubmatch(src, -1)
+	if len(routes) < 10 {
+		t.Fatalf("found only %d routes in web.go: has the mux moved?", len(routes))
+	}
+	html := 0
+	for _, m := range routes {
+		pattern := string(m[1])
+		paths, ok := cases[pattern]
+		if !ok {
+			t.Errorf("route %q has no case in this test", pattern)
+			continue
+		}
+		for _, path := range paths {
+			rec := get(t, s.h, path)
+			hdr := rec.Header()
+			if hdr.Get("X-Content-Type-Options") != "nosniff" {
+				t.Errorf("%s (%d): X-Content-Type-Options %q", path, rec.Code, hdr.Get("X-Content-Type-Options"))
+			}
+			if !strings.HasPrefix(hdr.Get("Content-Type"), "text/html") {
+				continue
+			}
+			html++
+			d := directives(hdr.Get("Content-Security-Policy"))
+			if d["default-src"] != "'none'" || d["frame-ancestors"] != "'none'" || d["base-uri"] != "'none'" {
+				t.Errorf("%s (%d, %s): Content-Security-Policy %q", path, rec.Code, pattern, hdr.Get("Content-Security-Policy"))
+			}
+			if hdr.Get("X-Frame-Options") != "DENY" {
+				t.Errorf("%s (%d, %s): X-Frame-Options %q", path, rec.Code, pattern, hdr.Get("X-Frame-Options"))
+			}
+		}
+	}
+	if html < 10 {
+		t.Errorf("only %d HTML responses checked", html)
+	}
+}
+
+// TestRateLimitedBadgePrivate checks that a 429 badge is for the visitor
+// it refused only: a shared cache (an image proxy, a CDN) that stored it
+// would show one visitor's refusal to everyone.
+func TestRateLimitedBadgePrivate(t *testing.T) {
+	h, err := web.New(web.Config{Exchanger: refuseAll{fakes}, StatusTimeout: 150 * time.Millisecond})
+	if err != nil {
+		t.Fatal(err)
+	}
+	rec := get(t, h, "/s/"+fakeserver.Protocol+"/10.0.0.1:7777/badge.svg")
+	if rec.Code != http.StatusTooManyRequests {
+		t.Fatalf("status %d", rec.Code)
+	}
+	cc := rec.Header().Get("Cache-Control")
+	if strings.Contains(cc, "public") || !(strings.Contains(cc, "private") || strings.Contains(cc, "no-store")) {
+		t.Fatalf("Cache-Control %q: a refusal must not be stored by shared caches", cc)
 	}
 }

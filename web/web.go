@@ -9,7 +9,9 @@
 // Every HTML page is sent with a Content-Security-Policy built from its
 // layout.Page (layout.Page.SecurityPolicy): scripts only from /static plus
 // the import map by hash, WebAssembly only on pages that decode, and no
-// framing; the badge sends its own policy and may be embedded.
+// framing; any other HTML (the fragments the status page swaps in) gets
+// layout.FragmentPolicy from securityHeaders, so that no HTML route can
+// be sent without one. The badge sends its own policy and may be embedded.
 //
 // Layout: layout/ is the shared frame and error page; pages/<page>/ holds
 // each page's handler and templ view; static/ is embedded (the browser
@@ -210,11 +212,53 @@ func publicBase(public, addr string) (func(r *http.Request) string, error) {
 	return func(*http.Request) string { return b }, nil
 }
 
-// securityHeaders sets the headers every response carries.
+// securityHeaders sets the headers every response carries, and gives an
+// HTML response whose handler set no Content-Security-Policy (the
+// fragments the status page swaps in) layout.FragmentPolicy and
+// X-Frame-Options: a fragment opened directly is a page like any other,
+// and no HTML of this site may be framed.
 func securityHeaders(h http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("X-Content-Type-Options", "nosniff")
 		w.Header().Set("Referrer-Policy", "strict-origin-when-cross-origin")
-		h.ServeHTTP(w, r)
+		h.ServeHTTP(&htmlPolicyWriter{ResponseWriter: w}, r)
 	})
 }
+
+// htmlPolicyWriter adds the fragment policy to an HTML response that has
+// none when its header is written.
+type htmlPolicyWriter struct {
+	http.ResponseWriter
+	wrote bool
+}
+
+func (w *htmlPolicyWriter) WriteHeader(status int) {
+	if !w.wrote {
+		w.wrote = true
+		hdr := w.Header()
+		if strings.HasPrefix(hdr.Get("Content-Type"), "text/html") {
+			if hdr.Get("Content-Security-Policy") == "" {
+				hdr.Set("Content-Security-Policy", layout.FragmentPolicy)
+			}
+			if hdr.Get("X-Frame-Options") == "" {
+				hdr.Set("X-Frame-Options", "DENY")
+			}
+		}
+	}
+	w.ResponseWriter.WriteHeader(status)
+}
+
+func (w *htmlPolicyWriter) Write(b []byte) (int, error) {
+	if !w.wrote {
+		if _, set := w.Header()["Content-Type"]; !set {
+			// As net/http would sniff it, so that sniffed HTML is
+			// covered too.
+			w.Header().Set("Content-Type", http.DetectContentType(b))
+		}
+		w.WriteHeader(http.StatusOK)
+	}
+	return w.ResponseWriter.Write(b)
+}
+
+// Unwrap gives http.ResponseController the underlying writer.
+func (w *htmlPolicyWriter) Unwrap() http.ResponseWriter { return w.ResponseWriter }

@@ -230,11 +230,15 @@ func TestTrackMasters(t *testing.T) {
 	}
 	mctx, stop := context.WithCancel(ctx)
 	done := make(chan struct{})
+	var passLog syncBuffer
 	go func() {
-		trackMasters(mctx, rs, tr, relay.NewPolicy(d.Prefixes(), nil), []string{d.Master()}, logger)
+		trackMasters(mctx, rs, tr, relay.NewPolicy(d.Prefixes(), nil), []string{d.Master()}, slog.New(slog.NewTextHandler(&passLog, nil)))
 		close(done)
 	}()
-	for tr.Len() < 6 && ctx.Err() == nil {
+	// Wait for the pass to end (its log line), not for the tracker to
+	// count 6: the tracker counts a server before its store write returns,
+	// and stopping then cancels that write.
+	for !strings.Contains(passLog.String(), "tracked=6") && ctx.Err() == nil {
 		time.Sleep(20 * time.Millisecond)
 	}
 	stop()

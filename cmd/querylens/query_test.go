@@ -64,7 +64,16 @@ func TestQueryProbe(t *testing.T) {
 	seen := map[string]bool{}
 	for _, tgt := range d.Targets() {
 		t.Run(tgt.Protocol+"-"+tgt.Behavior.String()+"-"+tgt.Addr, func(t *testing.T) {
-			args := []string{"query", "--timeout", "1500ms", "--retries", "0", tgt.Addr}
+			// A server that answers gets the retries a user's query has
+			// and a bound it never waits for (a complete reply returns at
+			// once): under a loaded -race run a split reply's second
+			// datagram, or a slow server's answer, can take seconds. Only
+			// a silent server waits out its timeout, and no reply can be
+			// late there.
+			args := []string{"query", "--timeout", "10s", tgt.Addr}
+			if tgt.Behavior == demo.Silent {
+				args = []string{"query", "--timeout", "300ms", "--retries", "0", tgt.Addr}
+			}
 			for k, v := range tgt.Options {
 				args = append(args, "-o", k+"="+v) // options narrow the probe to the protocols that take them
 			}
@@ -340,12 +349,13 @@ func TestProbeThroughRelay(t *testing.T) {
 		if tg.Behavior != demo.Normal || tg.Options != nil {
 			continue
 		}
-		got, stderr, code := runWith(t, nil, "query", "--relay", url, "--timeout", "1500ms", tg.Addr)
+		got, stderr, code := runWith(t, nil, "query", "--relay", url, "--timeout", "10s", tg.Addr)
 		if code != exitOK || got.Protocol != tg.Protocol || !got.Detected {
 			t.Errorf("%s %s through the relay: exit %d, %+v %s", tg.Protocol, tg.Addr, code, got, stderr)
 		}
 	}
-	got, _, code := runWith(t, nil, "query", "--relay", url, "--timeout", "500ms", "127.0.0.9:27960")
+	// The refusal ends the query when it arrives; the timeout only bounds it.
+	got, _, code := runWith(t, nil, "query", "--relay", url, "--timeout", "10s", "127.0.0.9:27960")
 	if code != exitFail || !strings.HasPrefix(got.Error.Field, "relay.") {
 		t.Errorf("refused target: exit %d, %+v", code, got)
 	}

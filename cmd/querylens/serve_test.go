@@ -62,7 +62,10 @@ func TestServeDemo(t *testing.T) {
 	// The demo master, through the relay, with the CLI's --relay path.
 	master := strings.Fields(strings.SplitN(out.String(), "\n", 2)[0])[2]
 	relayURL := "ws" + strings.TrimPrefix(base, "http") + "relay"
-	stdout, stderr, code := runCLI(t, "", "master", "--relay", relayURL, master)
+	// Each query ends when its answer (or refusal) arrives: the 10 s bound
+	// is never waited for, and a loaded -race run cannot outlast it as it
+	// could the default 2 s.
+	stdout, stderr, code := runCLI(t, "", "master", "--timeout", "10s", "--relay", relayURL, master)
 	if code != 0 {
 		t.Fatalf("master via relay: exit %d: %s %s", code, stdout, stderr)
 	}
@@ -73,12 +76,12 @@ func TestServeDemo(t *testing.T) {
 	if err := json.Unmarshal([]byte(stdout), &list); err != nil || list.Kind != "master-list" || len(list.Servers) != 5 {
 		t.Fatalf("master list: %v %+v", err, list)
 	}
-	stdout, _, code = runCLI(t, "", "query", "-p", "zandronum", "--relay", relayURL, list.Servers[0])
+	stdout, _, code = runCLI(t, "", "query", "-p", "zandronum", "--timeout", "10s", "--relay", relayURL, list.Servers[0])
 	if code != 0 || !strings.Contains(stdout, `"kind":"response"`) && !strings.Contains(stdout, `"kind":"denied"`) {
 		t.Fatalf("query via relay: exit %d %s", code, stdout)
 	}
 	// A loopback address the demo does not serve is refused by policy.
-	stdout, _, code = runCLI(t, "", "query", "-p", "zandronum", "--relay", relayURL, "127.0.0.9:10666")
+	stdout, _, code = runCLI(t, "", "query", "-p", "zandronum", "--timeout", "10s", "--relay", relayURL, "127.0.0.9:10666")
 	if code != exitFail || !strings.Contains(stdout, "denied") {
 		t.Fatalf("refused target: exit %d %s", code, stdout)
 	}
@@ -89,7 +92,7 @@ func TestServeDemo(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer pc.Close()
-	stdout, _, code = runCLI(t, "", "query", "-p", "zandronum", "--relay", relayURL, pc.LocalAddr().String())
+	stdout, _, code = runCLI(t, "", "query", "-p", "zandronum", "--timeout", "10s", "--relay", relayURL, pc.LocalAddr().String())
 	if code != exitFail || !strings.Contains(stdout, "loopback") {
 		t.Fatalf("demo address on another port: exit %d %s", code, stdout)
 	}

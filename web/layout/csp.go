@@ -46,6 +46,12 @@ func (p Page) SecurityPolicy() string {
 	return b.String()
 }
 
+// FragmentPolicy is the Content-Security-Policy of HTML sent without a
+// Page: the fragments a page fetches and swaps in (the status page's live
+// article and history section). They run no script and load nothing but
+// this site's styles and images; like every page they may not be framed.
+const FragmentPolicy = "default-src 'none'; style-src 'self'; img-src 'self' data:; base-uri 'none'; form-action 'none'; frame-ancestors 'none'"
+
 // importMapHash is the CSP source ("sha256-…") of the import map exactly
 // as Base renders it.
 func (p Page) importMapHash() string {

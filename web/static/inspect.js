@@ -142,17 +142,48 @@ $("paste-form").addEventListener("submit", (e) => {
     status("Paste some hex first.", true);
     return;
   }
-  addGroup($("paste-protocol").value || null, dgs, null, "");
+  addGroup($("paste-protocol").value || null, dgs, null, "", "pasted");
 });
 
-/** addGroup adds pasted datagrams (and the query they answer) and shows the first. */
-function addGroup(protocol, dgs, query, target) {
+/**
+ * addGroup adds datagrams that did not cross the relay here (pasted, or
+ * opened from a link that says what they were) and the query they answer,
+ * and shows the first.
+ * @param {string|null} protocol
+ * @param {Uint8Array[]} dgs
+ * @param {Uint8Array|null} query
+ * @param {string} target
+ * @param {Packet["direction"]} direction what dgs were: "received" from target, "sent" to it, or "pasted"
+ */
+function addGroup(protocol, dgs, query, target, direction) {
   const g = ++groups;
   const first = packets.length + (query ? 1 : 0);
   if (query) addPacket({ direction: "sent", data: query, protocol, target, group: g });
-  for (const d of dgs) addPacket({ direction: "pasted", data: d, protocol, target, group: g });
+  for (const d of dgs) addPacket({ direction, data: d, protocol, target, group: g });
   $("whole").checked = dgs.length > 1;
   select(first);
+}
+
+/** linkDirections are the values of a link's d=: what its h= datagrams were. */
+const linkDirections = ["received", "sent", "pasted"];
+
+/**
+ * linkOrigin says, above the packet list, what a link's datagrams were.
+ * @param {Packet["direction"]} direction
+ * @param {number} n the number of datagrams
+ * @param {string} target
+ * @param {boolean} query whether the link carried the query they answer
+ */
+function linkOrigin(direction, n, target, query) {
+  const dgs = n === 1 ? "1 datagram" : `${n} datagrams`;
+  const server = target || "a server";
+  let text;
+  if (direction === "received") text = `${dgs} received from ${server}${query ? ", after the query sent to it" : ""}.`;
+  else if (direction === "sent") text = `${n === 1 ? "the query" : dgs} sent to ${server}.`;
+  else text = `${dgs} pasted; where ${n === 1 ? "it" : "they"} came from is not recorded.`;
+  const el = $("packets-origin");
+  el.textContent = `Opened from a link: ${text}`;
+  el.hidden = false;
 }
 
 function permalink() {
@@ -166,6 +197,10 @@ function permalink() {
   if (p.target) frag += `&t=${encodeURIComponent(p.target)}`;
   if (query && replies.length) frag += `&q=${toHex(query.data)}`;
   frag += `&h=${shown.map((x) => toHex(x.data)).join(",")}`;
+  // What the datagrams were; a link without d= (the status page's and the
+  // server browser's) carries what target answered, or, with no target,
+  // a paste.
+  if (shown[0].direction !== (p.target ? "received" : "pasted")) frag += `&d=${shown[0].direction}`;
   return location.origin + location.pathname + location.search + frag;
 }
 
@@ -176,7 +211,15 @@ function fromFragment() {
   try {
     const dgs = hx.split(",").filter(Boolean).map(parseHex);
     const q = f.get("q") ? parseHex(f.get("q")) : null;
-    addGroup(f.get("p") || null, dgs, q, f.get("t") ?? "");
+    const target = f.get("t") ?? "";
+    const d = f.get("d") ?? (target ? "received" : "pasted");
+    if (!linkDirections.includes(d)) {
+      status(`The link's d=${d} is not one of ${linkDirections.join(", ")}.`, true);
+      return false;
+    }
+    const direction = /** @type {Packet["direction"]} */ (d);
+    addGroup(f.get("p") || null, dgs, direction === "received" ? q : null, target, direction);
+    linkOrigin(direction, dgs.length, target, direction === "received" && q !== null);
     return true;
   } catch (err) {
     status(`The link's packets are not valid hex: ${err.message}`, true);
@@ -207,6 +250,7 @@ $("clear").addEventListener("click", () => {
   selected = -1;
   $("packet-rows").replaceChildren();
   $("packets-empty").hidden = false;
+  $("packets-origin").hidden = true;
   $("hex").replaceChildren();
   $("tree").replaceChildren();
   $("layers").replaceChildren();

@@ -13,7 +13,10 @@ import (
 
 // Handler serves GET /inspect. The query string may preset the form:
 // ?protocol=zandronum&target=host:port&opt.flags=0x1. Packets to decode on load travel in
-// the fragment (#p=…&h=…), which never reaches the server.
+// the fragment, which never reaches the server: #p=protocol&t=host:port&q=query&h=dg,dg&d=what,
+// where d says what the h datagrams were ("received" from t, the default
+// with a t; "sent" to it; "pasted", the default without), and the page's
+// list says so.
 type Handler struct {
 	Assets    layout.Assets
 	RelayPath string

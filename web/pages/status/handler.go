@@ -135,9 +135,10 @@ func (h *Handler) fail(w http.ResponseWriter, r *http.Request, svg bool, status 
 	if svg {
 		cc := "public, max-age=300"
 		if ra := w.Header().Get("Retry-After"); ra != "" {
-			// A refusal for now: caches must not serve it after the
+			// A refusal for now and for this visitor: shared caches
+			// must not keep it for others, nor the visitor's after the
 			// moment it tells the client to come back.
-			cc = "public, max-age=" + ra
+			cc = "private, max-age=" + ra
 		}
 		w.Header().Set("Cache-Control", cc)
 		h.writeBadge(w, r, status, badge{Label: "querylens", Message: strings.ToLower(heading), Color: colorGrey})
