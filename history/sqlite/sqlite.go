@@ -3,7 +3,11 @@
 //
 // Open refuses, without writing to it, a file that is not SQLite, an SQLite
 // database that belongs to another program, one that fails its integrity
-// check, and one whose schema is newer than this program. A process killed
+// check, and one whose schema is newer than this program. Whose a database
+// is gets decided on a read-only, immutable view of the file alone, before
+// any read-write connection: opening another program's file read-write
+// would replay its pending WAL or roll back its hot journal, and delete
+// them. A process killed
 // at any moment loses at most the transaction it was writing: WAL with
 // synchronous=NORMAL keeps every commit that reached the operating system,
 // which a killed process cannot take back (a power cut may lose the last
@@ -95,6 +99,9 @@ func openDialect(ctx context.Context, path string, d sqlstore.Dialect) (*sqlstor
 	if err := precheck(path); err != nil {
 		return nil, err
 	}
+	if err := owned(ctx, path); err != nil {
+		return nil, err
+	}
 	v := url.Values{}
 	v.Add("_pragma", "busy_timeout(10000)")
 	v.Add("_pragma", "foreign_keys(1)")
@@ -145,6 +152,90 @@ func precheck(path string) error {
 	}
 	if id := binary.BigEndian.Uint32(buf[68:]); id != 0 && id != ApplicationID {
 		return fmt.Errorf("%w: %s is an SQLite database of another program (application_id %#x)", history.ErrForeign, path, id)
+	}
+	return nil
+}
+
+// owned reports, from a read-only and immutable view of the file (SQLite
+// neither reads nor writes the -wal and -journal beside it, takes no lock
+// and creates no -shm), whether path is a querylens history or a new
+// database: it is ours when it holds the querylens_meta table with our
+// application marker, new when it holds no table and no marker. Anything
+// else is another program's and is refused, as is a file with no table of
+// its own beside a pending -wal or -journal: what those would add is
+// unknown until they are replayed, which only their program may do.
+//
+// Our own files always hold querylens_meta in the main file, whatever
+// their WAL holds: the first migration commits before the file enters WAL
+// mode.
+func owned(ctx context.Context, path string) error {
+	pending := ""
+	for _, suffix := range []string{"-wal", "-journal"} {
+		if fi, err := os.Stat(path + suffix); err == nil && fi.Size() > 0 {
+			pending = suffix
+		}
+	}
+	fi, err := os.Stat(path)
+	if errors.Is(err, os.ErrNotExist) || err == nil && fi.Size() == 0 {
+		if pending != "" {
+			return fmt.Errorf("%w: %s is empty beside a pending %s", history.ErrForeign, path, pending)
+		}
+		return nil
+	}
+	if err != nil {
+		return fmt.Errorf("history: %w", err)
+	}
+	db, err := sql.Open("sqlite", "file:"+(&url.URL{Path: path}).EscapedPath()+"?mode=ro&immutable=1")
+	if err != nil {
+		return fmt.Errorf("history: open %s: %w", path, err)
+	}
+	defer db.Close()
+	var appID, userVersion int64
+	if err := db.QueryRowContext(ctx, `PRAGMA application_id`).Scan(&appID); err != nil {
+		return fmt.Errorf("%s: %w", path, classify(err))
+	}
+	if err := db.QueryRowContext(ctx, `PRAGMA user_version`).Scan(&userVersion); err != nil {
+		return fmt.Errorf("%s: %w", path, classify(err))
+	}
+	var first string
+	hasMeta := false
+	rows, err := db.QueryContext(ctx, Dialect.Tables)
+	if err != nil {
+		return fmt.Errorf("%s: %w", path, classify(err))
+	}
+	for rows.Next() {
+		var name string
+		if err := rows.Scan(&name); err != nil {
+			rows.Close()
+			return fmt.Errorf("%s: %w", path, classify(err))
+		}
+		if first == "" {
+			first = name
+		}
+		hasMeta = hasMeta || name == "querylens_meta"
+	}
+	rows.Close()
+	if err := rows.Err(); err != nil {
+		return fmt.Errorf("%s: %w", path, classify(err))
+	}
+	switch {
+	case first == "" && appID == ApplicationID:
+		return fmt.Errorf("%w: %s carries querylens' application_id but no querylens_meta table", history.ErrForeign, path)
+	case first == "" && userVersion != 0:
+		return fmt.Errorf("%w: %s has no tables and user_version %d, set by another program", history.ErrForeign, path, userVersion)
+	case first == "" && pending != "":
+		return fmt.Errorf("%w: %s has no tables of its own beside a pending %s", history.ErrForeign, path, pending)
+	case first == "":
+		return nil
+	case !hasMeta:
+		return fmt.Errorf("%w: %s has tables (%s, ...) and no querylens_meta", history.ErrForeign, path, first)
+	}
+	var app string
+	if err := db.QueryRowContext(ctx, `SELECT value FROM querylens_meta WHERE key = 'application'`).Scan(&app); err != nil && !errors.Is(err, sql.ErrNoRows) {
+		return fmt.Errorf("%s: %w", path, classify(err))
+	}
+	if app != sqlstore.Application {
+		return fmt.Errorf("%w: %s: its application is %q", history.ErrForeign, path, app)
 	}
 	return nil
 }
