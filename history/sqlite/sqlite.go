@@ -39,50 +39,16 @@ const ApplicationID = 0x514c4853
 // FileName is the database's name inside the data directory.
 const FileName = "history.sqlite"
 
-// Dialect is SQLite's schema and spellings for sqlstore.
+// Dialect is SQLite's spellings for sqlstore's schema and statements.
 var Dialect = sqlstore.Dialect{
-	Name:     "sqlite",
-	Greatest: "max",
-	Tables:   `SELECT name FROM sqlite_schema WHERE type = 'table' AND name NOT LIKE 'sqlite_%' ORDER BY name`,
-	Migrations: [][]string{
-		{ // 1: servers, samples, hourly rollups
-			`PRAGMA application_id = ` + strconv.Itoa(ApplicationID),
-			`CREATE TABLE querylens_meta (key TEXT PRIMARY KEY, value TEXT NOT NULL)`,
-			`CREATE TABLE servers (
-				id          INTEGER PRIMARY KEY,
-				protocol    TEXT NOT NULL,
-				addr        TEXT NOT NULL,
-				name        TEXT NOT NULL DEFAULT '',
-				source      INTEGER NOT NULL DEFAULT 0,
-				tracked     INTEGER NOT NULL DEFAULT 0,
-				last_viewed INTEGER NOT NULL DEFAULT 0,
-				UNIQUE (protocol, addr))`,
-			`CREATE INDEX servers_tracked ON servers (tracked, last_viewed)`,
-			`CREATE TABLE samples (
-				server_id   INTEGER NOT NULL REFERENCES servers (id),
-				at          INTEGER NOT NULL,
-				state       INTEGER NOT NULL,
-				players     INTEGER NOT NULL,
-				bots        INTEGER NOT NULL,
-				max_players INTEGER NOT NULL,
-				map         TEXT NOT NULL,
-				rtt_us      INTEGER NOT NULL,
-				synthetic   INTEGER NOT NULL,
-				PRIMARY KEY (server_id, at)) WITHOUT ROWID`,
-			`CREATE INDEX samples_at ON samples (at)`,
-			`CREATE TABLE hours (
-				server_id   INTEGER NOT NULL REFERENCES servers (id),
-				hour        INTEGER NOT NULL,
-				samples     INTEGER NOT NULL,
-				online      INTEGER NOT NULL,
-				players_sum INTEGER NOT NULL,
-				players_max INTEGER NOT NULL,
-				bots_max    INTEGER NOT NULL,
-				max_players INTEGER NOT NULL,
-				synthetic   INTEGER NOT NULL,
-				PRIMARY KEY (server_id, hour)) WITHOUT ROWID`,
-			`CREATE INDEX hours_hour ON hours (hour)`,
-		},
+	Name:         "sqlite",
+	Int64:        "INTEGER",
+	ID:           "INTEGER PRIMARY KEY",
+	WithoutRowID: " WITHOUT ROWID",
+	Greatest:     "max",
+	Tables:       `SELECT name FROM sqlite_schema WHERE type = 'table' AND name NOT LIKE 'sqlite_%' ORDER BY name`,
+	Extra: [][]string{
+		{`PRAGMA application_id = ` + strconv.Itoa(ApplicationID)}, // 1
 	},
 }
 

@@ -297,7 +297,11 @@ func TestMigration(t *testing.T) {
 	s.Close()
 
 	next := Dialect
-	next.Migrations = append(append([][]string(nil), Dialect.Migrations...), []string{
+	next.Extra = append([][]string(nil), Dialect.Extra...)
+	for len(next.Extra) < len(Dialect.Migrations()) {
+		next.Extra = append(next.Extra, nil)
+	}
+	next.Extra = append(next.Extra, []string{
 		`ALTER TABLE servers ADD COLUMN note TEXT NOT NULL DEFAULT ''`,
 	})
 	for round := range 2 { // the second open finds nothing to do
