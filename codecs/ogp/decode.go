@@ -3,6 +3,7 @@ package ogp
 import (
 	"encoding/binary"
 	"strconv"
+	"unsafe"
 
 	"github.com/querylens/querylens/codecs"
 	"github.com/querylens/querylens/codecs/internal/wire"
@@ -787,10 +788,10 @@ func (d *decoder) list(a *Response, k int, colored bool) {
 		switch k {
 		case listTeams:
 			a.Teams = append(a.Teams, Team{})
-			decodeFields(d, &a.Teams[len(a.Teams)-1], teamFields[:], f, colored)
+			decodeFields(d, unsafe.Pointer(&a.Teams[len(a.Teams)-1]), teamFields[:], f, colored)
 		case listPlayers:
 			a.Players = append(a.Players, Player{})
-			decodeFields(d, &a.Players[len(a.Players)-1], playerFields[:], f, colored)
+			decodeFields(d, unsafe.Pointer(&a.Players[len(a.Players)-1]), playerFields[:], f, colored)
 		case listRules:
 			a.Rules = append(a.Rules, Rule{})
 			x := &a.Rules[len(a.Rules)-1]
@@ -798,7 +799,7 @@ func (d *decoder) list(a *Response, k int, colored bool) {
 			x.Value = d.str("value")
 		case listAddOns:
 			a.AddOns = append(a.AddOns, AddOn{})
-			decodeFields(d, &a.AddOns[len(a.AddOns)-1], addOnFields[:], f, false)
+			decodeFields(d, unsafe.Pointer(&a.AddOns[len(a.AddOns)-1]), addOnFields[:], f, false)
 		default:
 			a.Limits = append(a.Limits, Limit{})
 			d.limit(&a.Limits[len(a.Limits)-1])
@@ -818,7 +819,7 @@ func (d *decoder) answer004(a *Response) {
 	for _, i := range info004Order {
 		f := &infoFields[i]
 		if fm := f.formIn(V004, a.Requests, false); fm != absent {
-			d.value(fm, f.name, f.names, f.at(s))
+			d.value(fm, f.name, f.names, f.at(unsafe.Pointer(s)))
 		}
 	}
 	d.leave()
@@ -827,7 +828,7 @@ func (d *decoder) answer004(a *Response) {
 // serverInfo1 decodes 1.0x ServerInfoFields and the fields they select.
 func (d *decoder) serverInfo1(s *ServerInfo, colored bool) {
 	s.Fields = d.layoutBits("fields", infoNames)
-	decodeFields(d, s, infoFields[:], s.Fields, colored)
+	decodeFields(d, unsafe.Pointer(s), infoFields[:], s.Fields, colored)
 }
 
 // openGroup records the span of one list entry ahead of its fields, and

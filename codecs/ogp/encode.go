@@ -3,6 +3,7 @@ package ogp
 import (
 	"bytes"
 	"encoding/binary"
+	"unsafe"
 
 	"github.com/querylens/querylens/codecs"
 	"github.com/querylens/querylens/codecs/internal/wire"
@@ -334,7 +335,7 @@ func (e *encoder) answer004(a *Response) {
 	for _, i := range info004Order {
 		f := &infoFields[i]
 		if fm := f.formIn(V004, a.Requests, false); fm != absent {
-			e.value(fm, f.name, f.at(&a.Server))
+			e.value(fm, f.name, f.at(unsafe.Pointer(&a.Server)))
 		}
 	}
 	e.leave()
@@ -343,7 +344,7 @@ func (e *encoder) answer004(a *Response) {
 func (e *encoder) serverInfo1(s *ServerInfo, colored bool) {
 	e.bits(s.Fields)
 	e.enter("server_info", -1)
-	encodeFields(e, s, infoFields[:], s.Fields, colored)
+	encodeFields(e, unsafe.Pointer(s), infoFields[:], s.Fields, colored)
 	e.leave()
 }
 
@@ -361,7 +362,7 @@ func (e *encoder) teams(a *Response, colored bool) {
 	e.bits(f)
 	for i := range a.Teams {
 		e.enter("teams", i)
-		encodeFields(e, &a.Teams[i], teamFields[:], f, colored)
+		encodeFields(e, unsafe.Pointer(&a.Teams[i]), teamFields[:], f, colored)
 		e.leave()
 	}
 }
@@ -375,7 +376,7 @@ func (e *encoder) players(a *Response, colored bool) {
 	e.bits(f)
 	for i := range a.Players {
 		e.enter("players", i)
-		encodeFields(e, &a.Players[i], playerFields[:], f, colored)
+		encodeFields(e, unsafe.Pointer(&a.Players[i]), playerFields[:], f, colored)
 		e.leave()
 	}
 }
@@ -399,7 +400,7 @@ func (e *encoder) addOns(a *Response) {
 	e.bits(f)
 	for i := range a.AddOns {
 		e.enter("addons", i)
-		encodeFields(e, &a.AddOns[i], addOnFields[:], f, false)
+		encodeFields(e, unsafe.Pointer(&a.AddOns[i]), addOnFields[:], f, false)
 		e.leave()
 	}
 }

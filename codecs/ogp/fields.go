@@ -53,32 +53,35 @@ var minSize = [formCount]uint8{fStr: 1, fColors: 1, fU8: 1, fU8Int: 1, fU16: 2, 
 // forms is a field's form in 1.0x and in v0.04.
 type forms [2]form
 
-// field is one optional field of a T.
+// field is one optional field of a struct (Team, Player, AddOn,
+// ServerInfo, MapInfo: one table each).
 //
-// Where the value lives is its offset in T: a closure returning a pointer
-// to it would make every decoded or encoded Response escape to the heap
-// (the compiler cannot see through the call), costing DecodeResponse and
-// AppendResponse an allocation each. TestFieldTables checks every offset
-// against the Go type its forms write.
-type field[T any] struct {
+// Where the value lives is its offset in the struct: a closure returning a
+// pointer to it would make every decoded or encoded Response escape to the
+// heap (the compiler cannot see through the call), costing DecodeResponse
+// and AppendResponse an allocation each; and the tables are plain data,
+// with no generic instance per struct to grow the browser module.
+// TestFieldTables checks every offset against the struct of its table and
+// the Go type its forms write.
+type field struct {
 	bit    Bits // the flag selecting it: the entry's fields array, or 1.0x ServerInfoFields
 	bit004 Bits // server info only: the v0.04 Requests flag selecting it
 	name   string
 	form   forms
 	names  *bitNames // fBits: the names of the value's flags
-	off    uintptr   // offset of the value in T (whole: T itself)
+	off    uintptr   // offset of the value in the struct (whole: the struct itself)
 }
 
 // whole is the offset of a field made of several: the whole struct.
 const whole = 0
 
-// at is the value of f in x.
-func (f *field[T]) at(x *T) unsafe.Pointer { return unsafe.Add(unsafe.Pointer(x), f.off) }
+// at is the value of f in the struct at x.
+func (f *field) at(x unsafe.Pointer) unsafe.Pointer { return unsafe.Add(x, f.off) }
 
 // formIn returns f's form in version v, absent when sel (the bit array
 // that selects fields) does not select it or when it is a colour info and
 // names are not coloured.
-func (f *field[T]) formIn(v Version, sel Bits, colored bool) form {
+func (f *field) formIn(v Version, sel Bits, colored bool) form {
 	bit, fm := f.bit, f.form[0]
 	if v != V1 {
 		fm = f.form[1]
@@ -93,7 +96,7 @@ func (f *field[T]) formIn(v Version, sel Bits, colored bool) form {
 }
 
 // teamFields are the TeamFields.
-var teamFields = [...]field[Team]{
+var teamFields = [...]field{
 	{TeamName, 0, "name", forms{fStr, fStr}, nil, unsafe.Offsetof(Team{}.Name)},
 	{TeamName, 0, "name_colors", forms{fColors, absent}, nil, unsafe.Offsetof(Team{}.NameColors)},
 	{TeamScore, 0, "score", forms{fVarSint, fS32}, nil, unsafe.Offsetof(Team{}.Score)},
@@ -104,8 +107,8 @@ var teamFields = [...]field[Team]{
 }
 
 // playerFields are the PlayerFields.
-var playerFields = [...]field[Player]{
-	{PlayerFlags, 0, "flags", forms{fBits, fBits}, playerFlagNames, unsafe.Offsetof(Player{}.Flags)},
+var playerFields = [...]field{
+	{PlayerFlags, 0, "flags", forms{fBits, fBits}, &playerFlagNamesTab, unsafe.Offsetof(Player{}.Flags)},
 	{PlayerSlot, 0, "slot", forms{fVarUint, fU8}, nil, unsafe.Offsetof(Player{}.Slot)},
 	{PlayerName, 0, "name", forms{fStr, fStr}, nil, unsafe.Offsetof(Player{}.Name)},
 	{PlayerName, 0, "name_colors", forms{fColors, absent}, nil, unsafe.Offsetof(Player{}.NameColors)},
@@ -128,8 +131,8 @@ var playerFields = [...]field[Player]{
 }
 
 // addOnFields are the AddOnFields.
-var addOnFields = [...]field[AddOn]{
-	{AddOnFlags, 0, "flags", forms{fBits, fBits}, addOnFlagNames, unsafe.Offsetof(AddOn{}.Flags)},
+var addOnFields = [...]field{
+	{AddOnFlags, 0, "flags", forms{fBits, fBits}, &addOnFlagNamesTab, unsafe.Offsetof(AddOn{}.Flags)},
 	{AddOnShortName, 0, "short_name", forms{fStr, fStr}, nil, unsafe.Offsetof(AddOn{}.ShortName)},
 	{AddOnLongName, 0, "long_name", forms{fStr, fStr}, nil, unsafe.Offsetof(AddOn{}.LongName)},
 	{AddOnVersion, 0, "version", forms{fStr, fStr}, nil, unsafe.Offsetof(AddOn{}.Version)},
@@ -138,9 +141,9 @@ var addOnFields = [...]field[AddOn]{
 // infoFields are the server fields: 1.0x ServerInfoFields, and the v0.04
 // Requests flags that select the same fields (v0.04 sends them after the
 // lists, in the order of those flags; the JSON shows them in this order).
-var infoFields = [...]field[ServerInfo]{
+var infoFields = [...]field{
 	{InfoGameName, Req004GameName, "game_name", forms{fStr, fStr}, nil, unsafe.Offsetof(ServerInfo{}.GameName)},
-	{InfoServerFlags, Req004ServerFlags, "server_flags", forms{fServerFlags, fBits}, serverFlagNames004, unsafe.Offsetof(ServerInfo{}.Flags)},
+	{InfoServerFlags, Req004ServerFlags, "server_flags", forms{fServerFlags, fBits}, &serverFlagNames004Tab, unsafe.Offsetof(ServerInfo{}.Flags)},
 	{InfoHostName, Req004HostName, "host_name", forms{fStr, fStr}, nil, unsafe.Offsetof(ServerInfo{}.HostName)},
 	{InfoHostName, 0, "host_name_colors", forms{fColors, absent}, nil, unsafe.Offsetof(ServerInfo{}.HostNameColors)},
 	{InfoConnectPort, 0, "connect_port", forms{fU16, absent}, nil, unsafe.Offsetof(ServerInfo{}.ConnectPort)},
@@ -156,7 +159,7 @@ var infoFields = [...]field[ServerInfo]{
 }
 
 // modFields are the 1.0x ModFields.
-var modFields = [...]field[ServerInfo]{
+var modFields = [...]field{
 	{ModIdentifier, 0, "identifier", forms{fStr, absent}, nil, unsafe.Offsetof(ServerInfo{}.ModIdentifier)},
 	{ModSize, 0, "size", forms{fU32, absent}, nil, unsafe.Offsetof(ServerInfo{}.ModSize)},
 	{ModVersion, 0, "version", forms{fStr, absent}, nil, unsafe.Offsetof(ServerInfo{}.ModVersion)},
@@ -165,7 +168,7 @@ var modFields = [...]field[ServerInfo]{
 }
 
 // mapFields are the 1.0x MapFields, after the map's name.
-var mapFields = [...]field[MapInfo]{
+var mapFields = [...]field{
 	{MapFileName, 0, "file_name", forms{fStr, absent}, nil, unsafe.Offsetof(MapInfo{}.File)},
 	{MapFileSize, 0, "file_size", forms{fU32, absent}, nil, unsafe.Offsetof(MapInfo{}.FileSize)},
 	{MapFileMD5, 0, "file_md5", forms{fMD5, absent}, nil, unsafe.Offsetof(MapInfo{}.FileMD5)},
@@ -187,7 +190,13 @@ var (
 	addOnNames     = namesOf(addOnFields[:], V1)
 )
 
-func namesOf[T any](table []field[T], v Version) *bitNames {
+// namesOf is the flag names of table's fields in version v.
+//
+// Out of line: used from many places; a copy inlined at each would
+// grow the browser module (see "Code size" in codecs/doc.go).
+//
+//go:noinline
+func namesOf(table []field, v Version) *bitNames {
 	t := &bitNames{}
 	for i := range table {
 		f := &table[i]
@@ -212,7 +221,7 @@ var info004Order = func() []uint8 {
 }()
 
 // entrySize is the smallest entry that sel selects from table.
-func entrySize[T any](table []field[T], sel Bits, v Version, colored bool) int {
+func entrySize(table []field, sel Bits, v Version, colored bool) int {
 	n := 0
 	for i := range table {
 		n += int(minSize[table[i].formIn(v, sel, colored)])
@@ -220,8 +229,9 @@ func entrySize[T any](table []field[T], sel Bits, v Version, colored bool) int {
 	return n
 }
 
-// decodeFields reads the fields of x that sel selects, in table order.
-func decodeFields[T any](d *decoder, x *T, table []field[T], sel Bits, colored bool) {
+// decodeFields reads the fields that sel selects into the struct at x, in
+// table order.
+func decodeFields(d *decoder, x unsafe.Pointer, table []field, sel Bits, colored bool) {
 	for i := range table {
 		f := &table[i]
 		if fm := f.formIn(d.v, sel, colored); fm != absent {
@@ -283,7 +293,7 @@ func (d *decoder) serverValue(fm form, name string, s *ServerInfo) {
 		s.ModName = d.str("name")
 		if len(s.ModName) > 0 {
 			s.ModFields = d.layoutBits("fields", modNames)
-			decodeFields(d, s, modFields[:], s.ModFields, false)
+			decodeFields(d, unsafe.Pointer(s), modFields[:], s.ModFields, false)
 		}
 	case fMod004:
 		s.ModName = d.str("name")
@@ -291,10 +301,10 @@ func (d *decoder) serverValue(fm form, name string, s *ServerInfo) {
 	case fMap:
 		s.MapFields = d.layoutBits("fields", mapNames)
 		s.Map.Name = d.str("name")
-		decodeFields(d, &s.Map, mapFields[:], s.MapFields, false)
+		decodeFields(d, unsafe.Pointer(&s.Map), mapFields[:], s.MapFields, false)
 	case fNextMap:
 		s.NextMap.Name = d.str("name")
-		decodeFields(d, &s.NextMap, mapFields[:], s.MapFields, false)
+		decodeFields(d, unsafe.Pointer(&s.NextMap), mapFields[:], s.MapFields, false)
 	case fMap004:
 		s.Map.Name = d.str("name")
 		s.Map.File = d.str("file")
@@ -305,8 +315,9 @@ func (d *decoder) serverValue(fm form, name string, s *ServerInfo) {
 	d.leave()
 }
 
-// encodeFields writes the fields of x that sel selects, in table order.
-func encodeFields[T any](e *encoder, x *T, table []field[T], sel Bits, colored bool) {
+// encodeFields writes the fields that sel selects from the struct at x, in
+// table order.
+func encodeFields(e *encoder, x unsafe.Pointer, table []field, sel Bits, colored bool) {
 	for i := range table {
 		f := &table[i]
 		if fm := f.formIn(e.v, sel, colored); fm != absent {
@@ -366,7 +377,7 @@ func (e *encoder) serverValue(fm form, name string, s *ServerInfo) {
 		e.str("name", s.ModName)
 		if len(s.ModName) > 0 {
 			e.bits(s.ModFields)
-			encodeFields(e, s, modFields[:], s.ModFields, false)
+			encodeFields(e, unsafe.Pointer(s), modFields[:], s.ModFields, false)
 		}
 	case fMod004:
 		e.str("name", s.ModName)
@@ -374,10 +385,10 @@ func (e *encoder) serverValue(fm form, name string, s *ServerInfo) {
 	case fMap:
 		e.bits(s.MapFields)
 		e.str("name", s.Map.Name)
-		encodeFields(e, &s.Map, mapFields[:], s.MapFields, false)
+		encodeFields(e, unsafe.Pointer(&s.Map), mapFields[:], s.MapFields, false)
 	case fNextMap:
 		e.str("name", s.NextMap.Name)
-		encodeFields(e, &s.NextMap, mapFields[:], s.MapFields, false)
+		encodeFields(e, unsafe.Pointer(&s.NextMap), mapFields[:], s.MapFields, false)
 	case fMap004:
 		e.str("name", s.Map.Name)
 		e.str("file", s.Map.File)
@@ -388,8 +399,9 @@ func (e *encoder) serverValue(fm form, name string, s *ServerInfo) {
 	e.obj = ""
 }
 
-// viewFields adds the fields of x that sel selects to o, in table order.
-func viewFields[T any](w *view, o *object, x *T, table []field[T], sel Bits, colored bool) {
+// viewFields adds the fields that sel selects of the struct at x to o, in
+// table order.
+func viewFields(w *view, o *object, x unsafe.Pointer, table []field, sel Bits, colored bool) {
 	for i := range table {
 		f := &table[i]
 		if fm := f.formIn(w.v, sel, colored); fm != absent {

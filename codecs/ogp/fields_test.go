@@ -18,7 +18,7 @@ var formTypes = map[form]reflect.Type{
 // type both its forms use (the whole T for the server info's compound
 // forms), fBits carries names, a colour info follows the name it colours,
 // and the entries are in the order of their flags, which is wire order.
-func checkTable[T any](t *testing.T, name string, table []field[T]) {
+func checkTable[T any](t *testing.T, name string, table []field) {
 	t.Helper()
 	typ := reflect.TypeFor[T]()
 	byOffset := map[uintptr]reflect.StructField{}
@@ -57,12 +57,12 @@ func checkTable[T any](t *testing.T, name string, table []field[T]) {
 }
 
 func TestFieldTables(t *testing.T) {
-	checkTable(t, "teamFields", teamFields[:])
-	checkTable(t, "playerFields", playerFields[:])
-	checkTable(t, "addOnFields", addOnFields[:])
-	checkTable(t, "infoFields", infoFields[:])
-	checkTable(t, "modFields", modFields[:])
-	checkTable(t, "mapFields", mapFields[:])
+	checkTable[Team](t, "teamFields", teamFields[:])
+	checkTable[Player](t, "playerFields", playerFields[:])
+	checkTable[AddOn](t, "addOnFields", addOnFields[:])
+	checkTable[ServerInfo](t, "infoFields", infoFields[:])
+	checkTable[ServerInfo](t, "modFields", modFields[:])
+	checkTable[MapInfo](t, "mapFields", mapFields[:])
 
 	// v0.04 sends the server fields in the order of their Requests flags.
 	var last Bits

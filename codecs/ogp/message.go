@@ -3,6 +3,7 @@ package ogp
 import (
 	"math/bits"
 	"strconv"
+	"unsafe"
 
 	"github.com/querylens/querylens/codecs"
 )
@@ -294,7 +295,7 @@ func (w *view) serverInfo(a *Response) codecs.Object {
 		sel = a.Server.Fields
 		o.add("fields", infoNames.list(sel))
 	}
-	viewFields(w, &o, &a.Server, infoFields[:], sel, a.Version == V1 && a.Requests&ReqColoredNames != 0)
+	viewFields(w, &o, unsafe.Pointer(&a.Server), infoFields[:], sel, a.Version == V1 && a.Requests&ReqColoredNames != 0)
 	return o.o
 }
 
@@ -309,7 +310,7 @@ func (w *view) mod(s *ServerInfo, v1 bool) codecs.Object {
 		return o.o
 	}
 	o.add("fields", modNames.list(s.ModFields))
-	viewFields(w, &o, s, modFields[:], s.ModFields, false)
+	viewFields(w, &o, unsafe.Pointer(s), modFields[:], s.ModFields, false)
 	return o.o
 }
 
@@ -324,7 +325,7 @@ func (w *view) mapInfo(prefix string, m *MapInfo, f Bits, v1, fields bool) codec
 		o.text("file", m.File)
 		return o.o
 	}
-	viewFields(w, &o, m, mapFields[:], f, false)
+	viewFields(w, &o, unsafe.Pointer(m), mapFields[:], f, false)
 	return o.o
 }
 
@@ -332,7 +333,7 @@ func (w *view) teams(a *Response, colored bool) []codecs.Object {
 	out := make([]codecs.Object, 0, len(a.Teams))
 	for i := range a.Teams {
 		e := w.entryObject("teams", i, 7)
-		viewFields(w, &e, &a.Teams[i], teamFields[:], a.TeamFields, colored)
+		viewFields(w, &e, unsafe.Pointer(&a.Teams[i]), teamFields[:], a.TeamFields, colored)
 		out = append(out, e.o)
 	}
 	return out
@@ -343,7 +344,7 @@ func (w *view) players(a *Response, colored bool) []codecs.Object {
 	f := a.PlayerFields
 	for i := range a.Players {
 		e := w.entryObject("players", i, bits.OnesCount64(uint64(f))+1)
-		viewFields(w, &e, &a.Players[i], playerFields[:], f, colored)
+		viewFields(w, &e, unsafe.Pointer(&a.Players[i]), playerFields[:], f, colored)
 		out = append(out, e.o)
 	}
 	return out
@@ -353,7 +354,7 @@ func (w *view) addOns(a *Response) []codecs.Object {
 	out := make([]codecs.Object, 0, len(a.AddOns))
 	for i := range a.AddOns {
 		e := w.entryObject("addons", i, 4)
-		viewFields(w, &e, &a.AddOns[i], addOnFields[:], a.AddOnFields, false)
+		viewFields(w, &e, unsafe.Pointer(&a.AddOns[i]), addOnFields[:], a.AddOnFields, false)
 		out = append(out, e.o)
 	}
 	return out

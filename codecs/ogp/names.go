@@ -76,11 +76,20 @@ var (
 	requestNames1   = &bitNames{requestNames1Pairs[:]}
 	requestNames004 = &bitNames{requestNames004Pairs[:]}
 
-	playerFlagNames    = &bitNames{playerFlagNamesPairs[:]}
-	addOnFlagNames     = &bitNames{addOnFlagNamesPairs[:]}
-	serverFlagNames004 = &bitNames{serverFlagNames004Pairs[:]}
+	playerFlagNames    = &playerFlagNamesTab
+	addOnFlagNames     = &addOnFlagNamesTab
+	serverFlagNames004 = &serverFlagNames004Tab
 	serverFlagNames1   = &bitNames{serverFlagNames1Pairs[:]}
 	limitNames1        = &bitNames{limitNames1Pairs[:]}
+)
+
+// The tables the field tables name, by address: a pointer copied from
+// another variable would make the field tables code run at start instead
+// of data.
+var (
+	playerFlagNamesTab    = bitNames{playerFlagNamesPairs[:]}
+	addOnFlagNamesTab     = bitNames{addOnFlagNamesPairs[:]}
+	serverFlagNames004Tab = bitNames{serverFlagNames004Pairs[:]}
 )
 
 // The flag-name pairs of the tables above.
