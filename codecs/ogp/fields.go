@@ -230,11 +230,13 @@ func entrySize(table []field, sel Bits, v Version, colored bool) int {
 }
 
 // decodeFields reads the fields that sel selects into the struct at x, in
-// table order.
+// table order. sel is the fields' own bit array (not v0.04's Requests,
+// whose server fields go by bit004 and in another order: see answer004).
 func decodeFields(d *decoder, x unsafe.Pointer, table []field, sel Bits, colored bool) {
+	vi := min(int(d.v), 1)
 	for i := range table {
 		f := &table[i]
-		if fm := f.formIn(d.v, sel, colored); fm != absent {
+		if fm := f.form[vi]; sel&f.bit != 0 && fm != absent && (fm != fColors || colored) {
 			d.value(fm, f.name, f.names, f.at(x))
 		}
 	}
@@ -318,9 +320,10 @@ func (d *decoder) serverValue(fm form, name string, s *ServerInfo) {
 // encodeFields writes the fields that sel selects from the struct at x, in
 // table order.
 func encodeFields(e *encoder, x unsafe.Pointer, table []field, sel Bits, colored bool) {
+	vi := min(int(e.v), 1)
 	for i := range table {
 		f := &table[i]
-		if fm := f.formIn(e.v, sel, colored); fm != absent {
+		if fm := f.form[vi]; sel&f.bit != 0 && fm != absent && (fm != fColors || colored) {
 			e.value(fm, f.name, f.at(x))
 		}
 	}
@@ -400,11 +403,13 @@ func (e *encoder) serverValue(fm form, name string, s *ServerInfo) {
 }
 
 // viewFields adds the fields that sel selects of the struct at x to o, in
-// table order.
+// table order. sel is the fields' own bit array (for a v0.04 server, the
+// 1.0x flags of the fields its Requests select: see serverFields).
 func viewFields(w *view, o *object, x unsafe.Pointer, table []field, sel Bits, colored bool) {
+	vi := min(int(w.v), 1)
 	for i := range table {
 		f := &table[i]
-		if fm := f.formIn(w.v, sel, colored); fm != absent {
+		if fm := f.form[vi]; sel&f.bit != 0 && fm != absent && (fm != fColors || colored) {
 			w.value(o, fm, f.name, f.names, f.at(x))
 		}
 	}

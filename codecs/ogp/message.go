@@ -290,9 +290,8 @@ func (w *view) serverFlags(v Version, f Bits) any {
 
 func (w *view) serverInfo(a *Response) codecs.Object {
 	o := w.object("server_info.", 16)
-	sel := a.Requests
+	sel := serverFields(a)
 	if a.Version == V1 {
-		sel = a.Server.Fields
 		o.add("fields", infoNames.list(sel))
 	}
 	viewFields(w, &o, unsafe.Pointer(&a.Server), infoFields[:], sel, a.Version == V1 && a.Requests&ReqColoredNames != 0)
