@@ -3,6 +3,7 @@ package ogp
 import (
 	"encoding/binary"
 	"strconv"
+	"unsafe"
 
 	"github.com/querylens/querylens/codecs"
 	"github.com/querylens/querylens/codecs/internal/wire"
@@ -705,41 +706,6 @@ func grow[T any](s []T, n int) []T {
 	return make([]T, 0, n)
 }
 
-// fieldSize is the smallest encoding of one optional entry field, for
-// bounding list counts: size1 in 1.0x, size004 in v0.04 (0: not in v0.04).
-type fieldSize struct {
-	bit            Bits
-	size1, size004 int
-}
-
-var (
-	teamSizes = []fieldSize{{TeamName, 1, 1}, {TeamScore, 1, 4}, {TeamAveragePing, 2, 2},
-		{TeamAverageLoss, 2, 2}, {TeamPlayerCount, 1, 1}, {TeamColor, 2, 0}}
-	playerSizes = []fieldSize{{PlayerFlags, 1, 1}, {PlayerSlot, 1, 1}, {PlayerName, 1, 1},
-		{PlayerTeam, 1, 1}, {PlayerClass, 1, 1}, {PlayerRace, 1, 1}, {PlayerScore, 1, 4},
-		{PlayerFrags, 1, 2}, {PlayerKills, 1, 1}, {PlayerDeath, 1, 1}, {PlayerSuicides, 1, 1},
-		{PlayerTeamKills, 1, 1}, {PlayerID, 4, 4}, {PlayerGlobalID, 1, 1}, {PlayerPing, 2, 2},
-		{PlayerLoss, 2, 2}, {PlayerModel, 1, 1}, {PlayerTime, 2, 2}, {PlayerAddress, 1, 0}}
-	addOnSizes = []fieldSize{{AddOnFlags, 1, 1}, {AddOnShortName, 1, 1}, {AddOnLongName, 1, 1},
-		{AddOnVersion, 1, 1}}
-)
-
-// entrySize is the smallest entry the field bits describe.
-func entrySize(sizes []fieldSize, fields Bits, v Version) int {
-	n := 0
-	for _, s := range sizes {
-		if fields&s.bit == 0 {
-			continue
-		}
-		if v == V004 {
-			n += s.size004
-		} else {
-			n += s.size1
-		}
-	}
-	return n
-}
-
 // answer1 decodes the body of a 1.0x Default query v1 answer after
 // Requests: the server fields, then the lists.
 func (d *decoder) answer1(a *Response) {
@@ -790,21 +756,15 @@ func (d *decoder) list(a *Response, k int, colored bool) {
 	case listTeams:
 		f = d.layoutBits(names[1], teamNames(d.v))
 		a.TeamFields = f
-		size = entrySize(teamSizes, f, d.v)
-		if colored && f&TeamName != 0 {
-			size++
-		}
+		size = entrySize(teamFields[:], f, d.v, colored)
 	case listPlayers:
 		f = d.layoutBits(names[1], playerNames(d.v))
 		a.PlayerFields = f
-		size = entrySize(playerSizes, f, d.v)
-		if colored && f&PlayerName != 0 {
-			size++
-		}
+		size = entrySize(playerFields[:], f, d.v, colored)
 	case listAddOns:
 		f = d.layoutBits(names[1], addOnNames)
 		a.AddOnFields = f
-		size = entrySize(addOnSizes, f, d.v)
+		size = entrySize(addOnFields[:], f, d.v, false)
 	}
 	room, ok := d.listCap(names[0], at, n, size)
 	if !ok {
@@ -828,10 +788,10 @@ func (d *decoder) list(a *Response, k int, colored bool) {
 		switch k {
 		case listTeams:
 			a.Teams = append(a.Teams, Team{})
-			d.team(&a.Teams[len(a.Teams)-1], f, colored)
+			decodeFields(d, unsafe.Pointer(&a.Teams[len(a.Teams)-1]), teamFields[:], f, colored)
 		case listPlayers:
 			a.Players = append(a.Players, Player{})
-			d.player(&a.Players[len(a.Players)-1], f, colored)
+			decodeFields(d, unsafe.Pointer(&a.Players[len(a.Players)-1]), playerFields[:], f, colored)
 		case listRules:
 			a.Rules = append(a.Rules, Rule{})
 			x := &a.Rules[len(a.Rules)-1]
@@ -839,7 +799,7 @@ func (d *decoder) list(a *Response, k int, colored bool) {
 			x.Value = d.str("value")
 		case listAddOns:
 			a.AddOns = append(a.AddOns, AddOn{})
-			d.addOn(&a.AddOns[len(a.AddOns)-1], f)
+			decodeFields(d, unsafe.Pointer(&a.AddOns[len(a.AddOns)-1]), addOnFields[:], f, false)
 		default:
 			a.Limits = append(a.Limits, Limit{})
 			d.limit(&a.Limits[len(a.Limits)-1])
@@ -850,151 +810,25 @@ func (d *decoder) list(a *Response, k int, colored bool) {
 }
 
 // answer004 decodes the body of a v0.04 Default query v1 answer after
-// Requests: the lists first, then the server fields.
+// Requests: the lists first, then the server fields in the order of their
+// Requests flags.
 func (d *decoder) answer004(a *Response) {
-	q := a.Requests
 	d.lists(a, false)
 	s := &a.Server
 	d.enter("server_info", -1)
-	defer d.leave()
-	if q&Req004GameName != 0 {
-		s.GameName = d.str("game_name")
+	for _, i := range info004Order {
+		f := &infoFields[i]
+		if fm := f.formIn(V004, a.Requests, false); fm != absent {
+			d.value(fm, f.name, f.names, f.at(unsafe.Pointer(s)))
+		}
 	}
-	if q&Req004ServerFlags != 0 {
-		s.Flags = d.bits("server_flags", serverFlagNames004)
-	}
-	if q&Req004Mod != 0 {
-		d.enter("mod", -1)
-		s.ModName = d.str("name")
-		s.ModDir = d.str("dir")
-		d.leave()
-	}
-	if q&Req004HostName != 0 {
-		s.HostName = d.str("host_name")
-	}
-	if q&Req004Map != 0 {
-		d.map004("map", &s.Map)
-	}
-	if q&Req004NextMap != 0 {
-		d.map004("next_map", &s.NextMap)
-	}
-	if q&Req004GameType != 0 {
-		s.GameType = d.str("game_type")
-	}
-	d.counts(s, q>>21)
-}
-
-func (d *decoder) map004(field string, m *MapInfo) {
-	d.enter(field, -1)
-	m.Name = d.str("name")
-	m.File = d.str("file")
 	d.leave()
 }
 
-// counts reads PlayerCount, SlotMax, BotCount and ReservedSlots, selected
-// by the low four bits of sel.
-func (d *decoder) counts(s *ServerInfo, sel Bits) {
-	if sel&1 != 0 {
-		s.PlayerCount = d.varuint("player_count")
-	}
-	if sel&2 != 0 {
-		s.SlotMax = d.varuint("slot_max")
-	}
-	if sel&4 != 0 {
-		s.BotCount = d.varuint("bot_count")
-	}
-	if sel&8 != 0 {
-		s.ReservedSlots = d.varuint("reserved_slots")
-	}
-}
-
-// serverInfo1 decodes 1.0x ServerInfoFields and the fields they select, in
-// the order of the official client.
+// serverInfo1 decodes 1.0x ServerInfoFields and the fields they select.
 func (d *decoder) serverInfo1(s *ServerInfo, colored bool) {
-	r := d.r
 	s.Fields = d.layoutBits("fields", infoNames)
-	f := s.Fields
-	if f&InfoGameName != 0 {
-		s.GameName = d.str("game_name")
-	}
-	if f&InfoServerFlags != 0 {
-		s.Flags = d.bitsAs("server_flags", appendServerFlags1)
-	}
-	if f&InfoHostName != 0 {
-		s.HostName = d.str("host_name")
-		if colored {
-			s.HostNameColors = d.colors("host_name_colors")
-		}
-	}
-	if f&InfoConnectPort != 0 {
-		s.ConnectPort = r.U16LE("connect_port")
-	}
-	if f&InfoMod != 0 {
-		d.enter("mod", -1)
-		s.ModName = d.str("name")
-		if len(s.ModName) > 0 {
-			s.ModFields = d.layoutBits("fields", modNames)
-			m := s.ModFields
-			if m&ModIdentifier != 0 {
-				s.ModIdentifier = d.str("identifier")
-			}
-			if m&ModSize != 0 {
-				s.ModSize = r.U32LE("size")
-			}
-			if m&ModVersion != 0 {
-				s.ModVersion = d.str("version")
-			}
-			if m&ModURL != 0 {
-				s.ModURL = d.str("url")
-			}
-			if m&ModAuthor != 0 {
-				s.ModAuthor = d.str("author")
-			}
-		}
-		d.leave()
-	}
-	if f&InfoGameType != 0 {
-		s.GameType = d.str("game_type")
-	}
-	if f&InfoGameMode != 0 {
-		s.GameMode = d.str("game_mode")
-	}
-	if f&InfoMap != 0 {
-		d.enter("map", -1)
-		s.MapFields = d.layoutBits("fields", mapNames)
-		d.map1(&s.Map, s.MapFields)
-		d.leave()
-		if f&InfoNextMap != 0 {
-			d.enter("next_map", -1)
-			d.map1(&s.NextMap, s.MapFields)
-			d.leave()
-		}
-	}
-	d.counts(s, f>>14)
-}
-
-// map1 decodes a 1.0x map: SzString MapName, then what MapFields selects.
-func (d *decoder) map1(m *MapInfo, f Bits) {
-	r := d.r
-	m.Name = d.str("name")
-	if f&MapFileName != 0 {
-		m.File = d.str("file_name")
-	}
-	if f&MapFileSize != 0 {
-		m.FileSize = r.U32LE("file_size")
-	}
-	if f&MapFileMD5 != 0 {
-		copy(m.FileMD5[:], r.Bytes("file_md5", 16))
-	}
-	if f&MapVersion != 0 {
-		m.Version = d.str("version")
-	}
-	if f&MapURL != 0 {
-		m.URL = d.str("url")
-	}
-	if f&MapAuthor != 0 {
-		m.Author = d.str("author")
-	}
+	decodeFields(d, unsafe.Pointer(s), infoFields[:], s.Fields, colored)
 }
 
 // openGroup records the span of one list entry ahead of its fields, and
@@ -1011,142 +845,6 @@ func (d *decoder) openGroup() int {
 func (d *decoder) closeGroup(i int) {
 	if i >= 0 {
 		(*d.spans)[i].End = d.r.Offset()
-	}
-}
-
-func (d *decoder) team(t *Team, f Bits, colored bool) {
-	_, _ = *d, *t // one nil check for the whole function
-	r := d.r
-	if f&TeamName != 0 {
-		t.Name = d.str("name")
-		if colored {
-			t.NameColors = d.colors("name_colors")
-		}
-	}
-	if f&TeamScore != 0 {
-		if d.v == V1 {
-			t.Score = d.varsint("score")
-		} else {
-			t.Score = r.S32LE("score")
-		}
-	}
-	if f&TeamAveragePing != 0 {
-		t.AveragePing = r.U16LE("average_ping")
-	}
-	if f&TeamAverageLoss != 0 {
-		t.AverageLoss = r.U16LE("average_loss")
-	}
-	if f&TeamPlayerCount != 0 {
-		if d.v == V1 {
-			t.PlayerCount = d.varuint("player_count")
-		} else {
-			t.PlayerCount = uint32(r.U8("player_count"))
-		}
-	}
-	if d.v == V1 && f&TeamColor != 0 {
-		t.Color = r.U16LE("color")
-	}
-}
-
-func (d *decoder) player(p *Player, f Bits, colored bool) {
-	_, _ = *d, *p // one nil check for the whole function
-	r := d.r
-	v1 := d.v == V1
-	if f&PlayerFlags != 0 {
-		p.Flags = d.bits("flags", playerFlagNames)
-	}
-	if f&PlayerSlot != 0 {
-		if v1 {
-			p.Slot = d.varuint("slot")
-		} else {
-			p.Slot = uint32(r.U8("slot"))
-		}
-	}
-	if f&PlayerName != 0 {
-		p.Name = d.str("name")
-		if colored {
-			p.NameColors = d.colors("name_colors")
-		}
-	}
-	if f&PlayerTeam != 0 {
-		if v1 {
-			p.Team = d.varsint("team")
-		} else {
-			p.Team = int32(r.U8("team"))
-		}
-	}
-	if f&PlayerClass != 0 {
-		p.Class = d.str("class")
-	}
-	if f&PlayerRace != 0 {
-		p.Race = d.str("race")
-	}
-	if f&PlayerScore != 0 {
-		if v1 {
-			p.Score = d.varsint("score")
-		} else {
-			p.Score = r.S32LE("score")
-		}
-	}
-	if f&PlayerFrags != 0 {
-		if v1 {
-			p.Frags = d.varsint("frags")
-		} else {
-			p.Frags = int32(r.S16LE("frags"))
-		}
-	}
-	if f&PlayerKills != 0 {
-		p.Kills = d.varuint("kills")
-	}
-	if f&PlayerDeath != 0 {
-		p.Deaths = d.varuint("deaths")
-	}
-	if f&PlayerSuicides != 0 {
-		p.Suicides = d.varuint("suicides")
-	}
-	if f&PlayerTeamKills != 0 {
-		p.TeamKills = d.varuint("team_kills")
-	}
-	if f&PlayerID != 0 {
-		p.ID = r.U32LE("id")
-	}
-	if f&PlayerGlobalID != 0 {
-		p.GlobalID = d.str("global_id")
-	}
-	if f&PlayerPing != 0 {
-		p.Ping = r.U16LE("ping")
-	}
-	if f&PlayerLoss != 0 {
-		p.Loss = r.U16LE("loss")
-	}
-	if f&PlayerModel != 0 {
-		p.Model = d.str("model")
-	}
-	if f&PlayerTime != 0 {
-		p.Time = r.U16LE("time")
-	}
-	if v1 && f&PlayerAddress != 0 {
-		n := d.varuint("address_length")
-		if uint64(n) > uint64(r.Len()) {
-			r.Fail("address", codecs.ErrShort)
-		} else {
-			p.Address = r.Bytes("address", int(n))
-		}
-	}
-}
-
-func (d *decoder) addOn(x *AddOn, f Bits) {
-	if f&AddOnFlags != 0 {
-		x.Flags = d.bits("flags", addOnFlagNames)
-	}
-	if f&AddOnShortName != 0 {
-		x.ShortName = d.str("short_name")
-	}
-	if f&AddOnLongName != 0 {
-		x.LongName = d.str("long_name")
-	}
-	if f&AddOnVersion != 0 {
-		x.Version = d.str("version")
 	}
 }
 

@@ -95,16 +95,22 @@
 //
 // # Adding a field
 //
+// Every optional field is one entry of a table in fields.go, which the
+// decoder, the encoder, the JSON fields and the bit arrays' flag names all
+// read; fields follow one another in the order of their flags.
+//
 //  1. Add its bit constant next to its bit array in ogp.go, with its wire
-//     type per version in the comment, and its name in names.go (the name
-//     is the span path and the JSON key).
-//  2. Add the value to the struct in ogp.go.
-//  3. Read it in decode.go at its place in the wire order, under its bit,
-//     with the version's integer form; add its smallest size to the
-//     entry size table if it is a list entry field.
-//  4. Write it in encode.go at the same place.
-//  5. Show it in message.go (fields, and the neutral view if it maps to one).
-//  6. Add it to a golden packet (go test ./codecs/ogp -update) and check
+//     type per version in the comment, and the value to the struct.
+//  2. Add its entry to the table of its bit array in fields.go, at its
+//     flag's place: the flag (and, for a server field, its v0.04 Requests
+//     flag), its name (the span path, the JSON key and the flag's name),
+//     its form in each version (absent where the version has none) and
+//     its offset. TestFieldTables checks the offset against the form's
+//     type and the order against the flags. A new form needs its case in
+//     the decoder's, the encoder's and the view's value, and its smallest
+//     size in minSize.
+//  3. If it maps to the neutral view, show it in message.go's info.
+//  4. Add it to a golden packet (go test ./codecs/ogp -update) and check
 //     the round trip, truncation and fuzz tests still pass.
 //
 // Adding a packet type: give it a Type constant, its code per version in

@@ -3,6 +3,7 @@ package ogp
 import (
 	"bytes"
 	"encoding/binary"
+	"unsafe"
 
 	"github.com/querylens/querylens/codecs"
 	"github.com/querylens/querylens/codecs/internal/wire"
@@ -60,8 +61,9 @@ type encoder struct {
 	b     []byte
 	v     Version
 	err   error
-	list  string // the list or object being written ("players", "server_info.map"), or ""
+	list  string // the list or object being written ("players", "server_info"), or ""
 	index int    // the entry of the list, or -1
+	obj   string // the object inside it being written ("map"), or ""
 }
 
 func (e *encoder) fail(field string, err error) {
@@ -73,6 +75,9 @@ func (e *encoder) fail(field string, err error) {
 		path = e.list
 		if e.index >= 0 {
 			path += wire.Msg("[%d]", int64(e.index))
+		}
+		if e.obj != "" {
+			path += "." + e.obj
 		}
 		if field != "" {
 			path += "." + field
@@ -127,7 +132,7 @@ func (e *encoder) u8(field string, x int64) {
 // colors appends a StringColorInfo: its size, then the entries.
 func (e *encoder) colors(field string, c Colors) {
 	if !validColors(c) {
-		e.fail(field+"_colors", codecs.Detail(codecs.ErrBadValue, "malformed colour entries"))
+		e.fail(field, codecs.Detail(codecs.ErrBadValue, "malformed colour entries"))
 	}
 	e.varuint(uint32(len(c)))
 	e.b = append(e.b, c...)
@@ -325,129 +330,28 @@ func (e *encoder) lists(a *Response, colored bool) {
 }
 
 func (e *encoder) answer004(a *Response) {
-	q := a.Requests
 	e.lists(a, false)
-	s := &a.Server
-	if q&Req004GameName != 0 {
-		e.str("server_info.game_name", s.GameName)
-	}
-	if q&Req004ServerFlags != 0 {
-		e.bits(s.Flags)
-	}
-	if q&Req004Mod != 0 {
-		e.str("server_info.mod.name", s.ModName)
-		e.str("server_info.mod.dir", s.ModDir)
-	}
-	if q&Req004HostName != 0 {
-		e.str("server_info.host_name", s.HostName)
-	}
-	if q&Req004Map != 0 {
-		e.str("server_info.map.name", s.Map.Name)
-		e.str("server_info.map.file", s.Map.File)
-	}
-	if q&Req004NextMap != 0 {
-		e.str("server_info.next_map.name", s.NextMap.Name)
-		e.str("server_info.next_map.file", s.NextMap.File)
-	}
-	if q&Req004GameType != 0 {
-		e.str("server_info.game_type", s.GameType)
-	}
-	e.counts(s, q>>21)
-}
-
-func (e *encoder) counts(s *ServerInfo, sel Bits) {
-	for i, x := range [...]uint32{s.PlayerCount, s.SlotMax, s.BotCount, s.ReservedSlots} {
-		if sel&(1<<i) != 0 {
-			e.varuint(x)
+	e.enter("server_info", -1)
+	for _, i := range info004Order {
+		f := &infoFields[i]
+		if fm := f.formIn(V004, a.Requests, false); fm != absent {
+			e.value(fm, f.name, f.at(unsafe.Pointer(&a.Server)))
 		}
 	}
+	e.leave()
 }
 
 func (e *encoder) serverInfo1(s *ServerInfo, colored bool) {
-	f := s.Fields
-	e.bits(f)
-	if f&InfoGameName != 0 {
-		e.str("server_info.game_name", s.GameName)
-	}
-	if f&InfoServerFlags != 0 {
-		e.bits(s.Flags)
-	}
-	if f&InfoHostName != 0 {
-		e.str("server_info.host_name", s.HostName)
-		if colored {
-			e.colors("server_info.host_name", s.HostNameColors)
-		}
-	}
-	if f&InfoConnectPort != 0 {
-		e.u16(s.ConnectPort)
-	}
-	if f&InfoMod != 0 {
-		e.str("server_info.mod.name", s.ModName)
-		if len(s.ModName) > 0 {
-			m := s.ModFields
-			e.bits(m)
-			if m&ModIdentifier != 0 {
-				e.str("server_info.mod.identifier", s.ModIdentifier)
-			}
-			if m&ModSize != 0 {
-				e.u32(s.ModSize)
-			}
-			if m&ModVersion != 0 {
-				e.str("server_info.mod.version", s.ModVersion)
-			}
-			if m&ModURL != 0 {
-				e.str("server_info.mod.url", s.ModURL)
-			}
-			if m&ModAuthor != 0 {
-				e.str("server_info.mod.author", s.ModAuthor)
-			}
-		}
-	}
-	if f&InfoGameType != 0 {
-		e.str("server_info.game_type", s.GameType)
-	}
-	if f&InfoGameMode != 0 {
-		e.str("server_info.game_mode", s.GameMode)
-	}
-	if f&InfoMap != 0 {
-		e.bits(s.MapFields)
-		e.enter("server_info.map", -1)
-		e.map1(&s.Map, s.MapFields)
-		if f&InfoNextMap != 0 {
-			e.enter("server_info.next_map", -1)
-			e.map1(&s.NextMap, s.MapFields)
-		}
-		e.leave()
-	}
-	e.counts(s, f>>14)
-}
-
-func (e *encoder) map1(m *MapInfo, f Bits) {
-	e.str("name", m.Name)
-	if f&MapFileName != 0 {
-		e.str("file_name", m.File)
-	}
-	if f&MapFileSize != 0 {
-		e.u32(m.FileSize)
-	}
-	if f&MapFileMD5 != 0 {
-		e.b = append(e.b, m.FileMD5[:]...)
-	}
-	if f&MapVersion != 0 {
-		e.str("version", m.Version)
-	}
-	if f&MapURL != 0 {
-		e.str("url", m.URL)
-	}
-	if f&MapAuthor != 0 {
-		e.str("author", m.Author)
-	}
+	e.bits(s.Fields)
+	e.enter("server_info", -1)
+	encodeFields(e, unsafe.Pointer(s), infoFields[:], s.Fields, colored)
+	e.leave()
 }
 
 // enter and leave name the list entry (or, with index -1, the object)
 // being written, for errors.
 func (e *encoder) enter(list string, i int) { e.list, e.index = list, i }
-func (e *encoder) leave()                   { e.list = "" }
+func (e *encoder) leave()                   { e.list, e.obj = "", "" }
 
 func (e *encoder) teams(a *Response, colored bool) {
 	e.varuint(uint32(len(a.Teams)))
@@ -457,37 +361,8 @@ func (e *encoder) teams(a *Response, colored bool) {
 	f := a.TeamFields
 	e.bits(f)
 	for i := range a.Teams {
-		t := &a.Teams[i]
 		e.enter("teams", i)
-		if f&TeamName != 0 {
-			e.str("name", t.Name)
-			if colored {
-				e.colors("name", t.NameColors)
-			}
-		}
-		if f&TeamScore != 0 {
-			if e.v == V1 {
-				e.varsint(t.Score)
-			} else {
-				e.u32(uint32(t.Score))
-			}
-		}
-		if f&TeamAveragePing != 0 {
-			e.u16(t.AveragePing)
-		}
-		if f&TeamAverageLoss != 0 {
-			e.u16(t.AverageLoss)
-		}
-		if f&TeamPlayerCount != 0 {
-			if e.v == V1 {
-				e.varuint(t.PlayerCount)
-			} else {
-				e.u8("player_count", int64(t.PlayerCount))
-			}
-		}
-		if e.v == V1 && f&TeamColor != 0 {
-			e.u16(t.Color)
-		}
+		encodeFields(e, unsafe.Pointer(&a.Teams[i]), teamFields[:], f, colored)
 		e.leave()
 	}
 }
@@ -499,86 +374,9 @@ func (e *encoder) players(a *Response, colored bool) {
 	}
 	f := a.PlayerFields
 	e.bits(f)
-	v1 := e.v == V1
 	for i := range a.Players {
-		p := &a.Players[i]
 		e.enter("players", i)
-		if f&PlayerFlags != 0 {
-			e.bits(p.Flags)
-		}
-		if f&PlayerSlot != 0 {
-			if v1 {
-				e.varuint(p.Slot)
-			} else {
-				e.u8("slot", int64(p.Slot))
-			}
-		}
-		if f&PlayerName != 0 {
-			e.str("name", p.Name)
-			if colored {
-				e.colors("name", p.NameColors)
-			}
-		}
-		if f&PlayerTeam != 0 {
-			if v1 {
-				e.varsint(p.Team)
-			} else {
-				e.u8("team", int64(p.Team))
-			}
-		}
-		if f&PlayerClass != 0 {
-			e.str("class", p.Class)
-		}
-		if f&PlayerRace != 0 {
-			e.str("race", p.Race)
-		}
-		if f&PlayerScore != 0 {
-			if v1 {
-				e.varsint(p.Score)
-			} else {
-				e.u32(uint32(p.Score))
-			}
-		}
-		if f&PlayerFrags != 0 {
-			if v1 {
-				e.varsint(p.Frags)
-			} else {
-				if p.Frags < -0x8000 || p.Frags > 0x7fff {
-					e.fail("frags", codecs.Detail(codecs.ErrBadValue, "does not fit in 16 bits"))
-				}
-				e.u16(uint16(int16(p.Frags)))
-			}
-		}
-		for _, c := range [...]struct {
-			bit Bits
-			x   uint32
-		}{{PlayerKills, p.Kills}, {PlayerDeath, p.Deaths}, {PlayerSuicides, p.Suicides}, {PlayerTeamKills, p.TeamKills}} {
-			if f&c.bit != 0 {
-				e.varuint(c.x)
-			}
-		}
-		if f&PlayerID != 0 {
-			e.u32(p.ID)
-		}
-		if f&PlayerGlobalID != 0 {
-			e.str("global_id", p.GlobalID)
-		}
-		if f&PlayerPing != 0 {
-			e.u16(p.Ping)
-		}
-		if f&PlayerLoss != 0 {
-			e.u16(p.Loss)
-		}
-		if f&PlayerModel != 0 {
-			e.str("model", p.Model)
-		}
-		if f&PlayerTime != 0 {
-			e.u16(p.Time)
-		}
-		if v1 && f&PlayerAddress != 0 {
-			e.varuint(uint32(len(p.Address)))
-			e.b = append(e.b, p.Address...)
-		}
+		encodeFields(e, unsafe.Pointer(&a.Players[i]), playerFields[:], f, colored)
 		e.leave()
 	}
 }
@@ -601,20 +399,8 @@ func (e *encoder) addOns(a *Response) {
 	f := a.AddOnFields
 	e.bits(f)
 	for i := range a.AddOns {
-		x := &a.AddOns[i]
 		e.enter("addons", i)
-		if f&AddOnFlags != 0 {
-			e.bits(x.Flags)
-		}
-		if f&AddOnShortName != 0 {
-			e.str("short_name", x.ShortName)
-		}
-		if f&AddOnLongName != 0 {
-			e.str("long_name", x.LongName)
-		}
-		if f&AddOnVersion != 0 {
-			e.str("version", x.Version)
-		}
+		encodeFields(e, unsafe.Pointer(&a.AddOns[i]), addOnFields[:], f, false)
 		e.leave()
 	}
 }

@@ -3,6 +3,7 @@ package ogp
 import (
 	"math/bits"
 	"strconv"
+	"unsafe"
 
 	"github.com/querylens/querylens/codecs"
 )
@@ -288,60 +289,12 @@ func (w *view) serverFlags(v Version, f Bits) any {
 }
 
 func (w *view) serverInfo(a *Response) codecs.Object {
-	s := &a.Server
 	o := w.object("server_info.", 16)
-	v1 := a.Version == V1
-	f := serverFields(a)
-	if v1 {
-		o.add("fields", infoNames.list(f))
+	sel := serverFields(a)
+	if a.Version == V1 {
+		o.add("fields", infoNames.list(sel))
 	}
-	if f&InfoGameName != 0 {
-		o.text("game_name", s.GameName)
-	}
-	if f&InfoServerFlags != 0 {
-		o.add("server_flags", w.serverFlags(a.Version, s.Flags))
-	}
-	if f&InfoHostName != 0 {
-		o.text("host_name", s.HostName)
-		if v1 && a.Requests&ReqColoredNames != 0 {
-			o.addAs("host_name_colors.size", "host_name_colors", codecs.Hex(s.HostNameColors))
-		}
-	}
-	if f&InfoConnectPort != 0 {
-		o.add("connect_port", int(s.ConnectPort))
-	}
-	if f&InfoMod != 0 {
-		if m := w.mod(s, v1); len(m) > 0 {
-			o.put("mod", m)
-		}
-	}
-	if f&InfoGameType != 0 {
-		o.text("game_type", s.GameType)
-	}
-	if f&InfoGameMode != 0 {
-		o.text("game_mode", s.GameMode)
-	}
-	if f&InfoMap != 0 {
-		if m := w.mapInfo("server_info.map.", &s.Map, s.MapFields, v1, true); len(m) > 0 {
-			o.put("map", m)
-		}
-	}
-	// 1.0x sends the next map only with the map (it shares MapFields).
-	if f&InfoNextMap != 0 && (f&InfoMap != 0 || !v1) {
-		if m := w.mapInfo("server_info.next_map.", &s.NextMap, s.MapFields, v1, false); len(m) > 0 {
-			o.put("next_map", m)
-		}
-	}
-	for _, c := range [...]struct {
-		bit   Bits
-		field string
-		x     uint32
-	}{{InfoPlayerCount, "player_count", s.PlayerCount}, {InfoSlotMax, "slot_max", s.SlotMax},
-		{InfoBotCount, "bot_count", s.BotCount}, {InfoReservedSlots, "reserved_slots", s.ReservedSlots}} {
-		if f&c.bit != 0 {
-			o.add(c.field, c.x)
-		}
-	}
+	viewFields(w, &o, unsafe.Pointer(&a.Server), infoFields[:], sel, a.Version == V1 && a.Requests&ReqColoredNames != 0)
 	return o.o
 }
 
@@ -355,23 +308,8 @@ func (w *view) mod(s *ServerInfo, v1 bool) codecs.Object {
 	if len(s.ModName) == 0 {
 		return o.o
 	}
-	m := s.ModFields
-	o.add("fields", modNames.list(m))
-	if m&ModIdentifier != 0 {
-		o.text("identifier", s.ModIdentifier)
-	}
-	if m&ModSize != 0 {
-		o.add("size", s.ModSize)
-	}
-	if m&ModVersion != 0 {
-		o.text("version", s.ModVersion)
-	}
-	if m&ModURL != 0 {
-		o.text("url", s.ModURL)
-	}
-	if m&ModAuthor != 0 {
-		o.text("author", s.ModAuthor)
-	}
+	o.add("fields", modNames.list(s.ModFields))
+	viewFields(w, &o, unsafe.Pointer(s), modFields[:], s.ModFields, false)
 	return o.o
 }
 
@@ -386,54 +324,15 @@ func (w *view) mapInfo(prefix string, m *MapInfo, f Bits, v1, fields bool) codec
 		o.text("file", m.File)
 		return o.o
 	}
-	if f&MapFileName != 0 {
-		o.text("file_name", m.File)
-	}
-	if f&MapFileSize != 0 {
-		o.add("file_size", m.FileSize)
-	}
-	if f&MapFileMD5 != 0 {
-		o.add("file_md5", codecs.Hex(m.FileMD5[:]))
-	}
-	if f&MapVersion != 0 {
-		o.text("version", m.Version)
-	}
-	if f&MapURL != 0 {
-		o.text("url", m.URL)
-	}
-	if f&MapAuthor != 0 {
-		o.text("author", m.Author)
-	}
+	viewFields(w, &o, unsafe.Pointer(m), mapFields[:], f, false)
 	return o.o
 }
 
 func (w *view) teams(a *Response, colored bool) []codecs.Object {
 	out := make([]codecs.Object, 0, len(a.Teams))
-	f := a.TeamFields
 	for i := range a.Teams {
-		t := &a.Teams[i]
 		e := w.entryObject("teams", i, 7)
-		if f&TeamName != 0 {
-			e.text("name", t.Name)
-			if colored {
-				e.addAs("name_colors.size", "name_colors", codecs.Hex(t.NameColors))
-			}
-		}
-		if f&TeamScore != 0 {
-			e.add("score", t.Score)
-		}
-		if f&TeamAveragePing != 0 {
-			e.add("average_ping", int(t.AveragePing))
-		}
-		if f&TeamAverageLoss != 0 {
-			e.add("average_loss", int(t.AverageLoss))
-		}
-		if f&TeamPlayerCount != 0 {
-			e.add("player_count", t.PlayerCount)
-		}
-		if a.Version == V1 && f&TeamColor != 0 {
-			e.add("color", int(t.Color))
-		}
+		viewFields(w, &e, unsafe.Pointer(&a.Teams[i]), teamFields[:], a.TeamFields, colored)
 		out = append(out, e.o)
 	}
 	return out
@@ -442,65 +341,9 @@ func (w *view) teams(a *Response, colored bool) []codecs.Object {
 func (w *view) players(a *Response, colored bool) []codecs.Object {
 	out := make([]codecs.Object, 0, len(a.Players))
 	f := a.PlayerFields
-	v1 := a.Version == V1
 	for i := range a.Players {
-		p := &a.Players[i]
 		e := w.entryObject("players", i, bits.OnesCount64(uint64(f))+1)
-		if f&PlayerFlags != 0 {
-			e.add("flags", playerFlagNames.list(p.Flags))
-		}
-		if f&PlayerSlot != 0 {
-			e.add("slot", p.Slot)
-		}
-		if f&PlayerName != 0 {
-			e.text("name", p.Name)
-			if colored {
-				e.addAs("name_colors.size", "name_colors", codecs.Hex(p.NameColors))
-			}
-		}
-		if f&PlayerTeam != 0 {
-			e.add("team", p.Team)
-		}
-		if f&PlayerClass != 0 {
-			e.text("class", p.Class)
-		}
-		if f&PlayerRace != 0 {
-			e.text("race", p.Race)
-		}
-		if f&PlayerScore != 0 {
-			e.add("score", p.Score)
-		}
-		if f&PlayerFrags != 0 {
-			e.add("frags", p.Frags)
-		}
-		for _, c := range [...]struct {
-			bit   Bits
-			field string
-			x     uint32
-		}{{PlayerKills, "kills", p.Kills}, {PlayerDeath, "deaths", p.Deaths}, {PlayerSuicides, "suicides", p.Suicides},
-			{PlayerTeamKills, "team_kills", p.TeamKills}, {PlayerID, "id", p.ID}} {
-			if f&c.bit != 0 {
-				e.add(c.field, c.x)
-			}
-		}
-		if f&PlayerGlobalID != 0 {
-			e.text("global_id", p.GlobalID)
-		}
-		if f&PlayerPing != 0 {
-			e.add("ping", int(p.Ping))
-		}
-		if f&PlayerLoss != 0 {
-			e.add("loss", int(p.Loss))
-		}
-		if f&PlayerModel != 0 {
-			e.text("model", p.Model)
-		}
-		if f&PlayerTime != 0 {
-			e.add("time", int(p.Time))
-		}
-		if v1 && f&PlayerAddress != 0 {
-			e.add("address", codecs.Hex(p.Address))
-		}
+		viewFields(w, &e, unsafe.Pointer(&a.Players[i]), playerFields[:], f, colored)
 		out = append(out, e.o)
 	}
 	return out
@@ -508,22 +351,9 @@ func (w *view) players(a *Response, colored bool) []codecs.Object {
 
 func (w *view) addOns(a *Response) []codecs.Object {
 	out := make([]codecs.Object, 0, len(a.AddOns))
-	f := a.AddOnFields
 	for i := range a.AddOns {
-		x := &a.AddOns[i]
 		e := w.entryObject("addons", i, 4)
-		if f&AddOnFlags != 0 {
-			e.add("flags", addOnFlagNames.list(x.Flags))
-		}
-		if f&AddOnShortName != 0 {
-			e.text("short_name", x.ShortName)
-		}
-		if f&AddOnLongName != 0 {
-			e.text("long_name", x.LongName)
-		}
-		if f&AddOnVersion != 0 {
-			e.text("version", x.Version)
-		}
+		viewFields(w, &e, unsafe.Pointer(&a.AddOns[i]), addOnFields[:], a.AddOnFields, false)
 		out = append(out, e.o)
 	}
 	return out
@@ -563,12 +393,9 @@ func serverFields(a *Response) Bits {
 		return a.Server.Fields
 	}
 	var f Bits
-	for _, m := range [...][2]Bits{{Req004GameName, InfoGameName}, {Req004ServerFlags, InfoServerFlags},
-		{Req004HostName, InfoHostName}, {Req004Mod, InfoMod}, {Req004GameType, InfoGameType},
-		{Req004Map, InfoMap}, {Req004NextMap, InfoNextMap}, {Req004PlayerCount, InfoPlayerCount},
-		{Req004SlotMax, InfoSlotMax}, {Req004BotCount, InfoBotCount}, {Req004ReservedSlots, InfoReservedSlots}} {
-		if a.Requests&m[0] != 0 {
-			f |= m[1]
+	for i := range infoFields {
+		if x := &infoFields[i]; a.Requests&x.bit004 != 0 {
+			f |= x.bit
 		}
 	}
 	return f

@@ -76,21 +76,20 @@ var (
 	requestNames1   = &bitNames{requestNames1Pairs[:]}
 	requestNames004 = &bitNames{requestNames004Pairs[:]}
 
-	infoNames = &bitNames{infoNamesPairs[:]}
-	modNames  = &bitNames{modNamesPairs[:]}
-	mapNames  = &bitNames{mapNamesPairs[:]}
-
-	teamNames1     = &bitNames{teamNames1Pairs[:]}
-	teamNames004   = &bitNames{teamNames004Pairs[:]}
-	playerNames004 = &bitNames{playerPairs[:len(playerPairs)-1]}
-	playerNames1   = &bitNames{playerPairs[:]}
-	addOnNames     = &bitNames{addOnNamesPairs[:]}
-
-	playerFlagNames    = &bitNames{playerFlagNamesPairs[:]}
-	addOnFlagNames     = &bitNames{addOnFlagNamesPairs[:]}
-	serverFlagNames004 = &bitNames{serverFlagNames004Pairs[:]}
+	playerFlagNames    = &playerFlagNamesTab
+	addOnFlagNames     = &addOnFlagNamesTab
+	serverFlagNames004 = &serverFlagNames004Tab
 	serverFlagNames1   = &bitNames{serverFlagNames1Pairs[:]}
 	limitNames1        = &bitNames{limitNames1Pairs[:]}
+)
+
+// The tables the field tables name, by address: a pointer copied from
+// another variable would make the field tables code run at start instead
+// of data.
+var (
+	playerFlagNamesTab    = bitNames{playerFlagNamesPairs[:]}
+	addOnFlagNamesTab     = bitNames{addOnFlagNamesPairs[:]}
+	serverFlagNames004Tab = bitNames{serverFlagNames004Pairs[:]}
 )
 
 // The flag-name pairs of the tables above.
@@ -116,33 +115,6 @@ var (
 		{Req004PlayerCount, "player_count"}, {Req004SlotMax, "slot_max"}, {Req004BotCount, "bot_count"},
 		{Req004ReservedSlots, "reserved_slots"},
 	}
-	infoNamesPairs = [...]bitName{
-		{InfoGameName, "game_name"}, {InfoServerFlags, "server_flags"}, {InfoHostName, "host_name"},
-		{InfoConnectPort, "connect_port"}, {InfoMod, "mod"}, {InfoGameType, "game_type"},
-		{InfoGameMode, "game_mode"}, {InfoMap, "map"}, {InfoNextMap, "next_map"},
-		{InfoPlayerCount, "player_count"}, {InfoSlotMax, "slot_max"}, {InfoBotCount, "bot_count"},
-		{InfoReservedSlots, "reserved_slots"},
-	}
-	modNamesPairs = [...]bitName{
-		{ModIdentifier, "identifier"}, {ModSize, "size"}, {ModVersion, "version"}, {ModURL, "url"},
-		{ModAuthor, "author"},
-	}
-	mapNamesPairs = [...]bitName{
-		{MapFileName, "file_name"}, {MapFileSize, "file_size"}, {MapFileMD5, "file_md5"},
-		{MapVersion, "version"}, {MapURL, "url"}, {MapAuthor, "author"},
-	}
-	teamNames1Pairs = [...]bitName{
-		{TeamName, "name"}, {TeamScore, "score"}, {TeamAveragePing, "average_ping"},
-		{TeamAverageLoss, "average_loss"}, {TeamPlayerCount, "player_count"}, {TeamColor, "color"},
-	}
-	teamNames004Pairs = [...]bitName{
-		{TeamName, "name"}, {TeamScore, "score"}, {TeamAveragePing, "average_ping"},
-		{TeamAverageLoss, "average_loss"}, {TeamPlayerCount, "player_count"},
-	}
-	addOnNamesPairs = [...]bitName{
-		{AddOnFlags, "flags"}, {AddOnShortName, "short_name"}, {AddOnLongName, "long_name"},
-		{AddOnVersion, "version"},
-	}
 	playerFlagNamesPairs = [...]bitName{
 		{FlagAlive, "alive"}, {FlagDead, "dead"}, {FlagBot, "bot"}, {FlagBomb, "bomb"}, {FlagVIP, "vip"},
 	}
@@ -163,16 +135,6 @@ var (
 		{Bits(1 << 3), "type.2"}, {Bits(1 << 4), "type.3"},
 	}
 )
-
-// playerPairs are the PlayerFields of 1.0x; v0.04 has all but the last.
-var playerPairs = [...]bitName{
-	{PlayerFlags, "flags"}, {PlayerSlot, "slot"}, {PlayerName, "name"}, {PlayerTeam, "team"},
-	{PlayerClass, "class"}, {PlayerRace, "race"}, {PlayerScore, "score"}, {PlayerFrags, "frags"},
-	{PlayerKills, "kills"}, {PlayerDeath, "deaths"}, {PlayerSuicides, "suicides"},
-	{PlayerTeamKills, "team_kills"}, {PlayerID, "id"}, {PlayerGlobalID, "global_id"},
-	{PlayerPing, "ping"}, {PlayerLoss, "loss"}, {PlayerModel, "model"}, {PlayerTime, "time"},
-	{PlayerAddress, "address"},
-}
 
 // byVersion picks the table of version v.
 func byVersion[T any](v Version, v1, v004 T) T {

@@ -3,7 +3,11 @@
 //
 // Open refuses, without writing to it, a file that is not SQLite, an SQLite
 // database that belongs to another program, one that fails its integrity
-// check, and one whose schema is newer than this program. A process killed
+// check, and one whose schema is newer than this program. Whose a database
+// is gets decided on a read-only, immutable view of the file alone, before
+// any read-write connection: opening another program's file read-write
+// would replay its pending WAL or roll back its hot journal, and delete
+// them. A process killed
 // at any moment loses at most the transaction it was writing: WAL with
 // synchronous=NORMAL keeps every commit that reached the operating system,
 // which a killed process cannot take back (a power cut may lose the last
@@ -35,50 +39,16 @@ const ApplicationID = 0x514c4853
 // FileName is the database's name inside the data directory.
 const FileName = "history.sqlite"
 
-// Dialect is SQLite's schema and spellings for sqlstore.
+// Dialect is SQLite's spellings for sqlstore's schema and statements.
 var Dialect = sqlstore.Dialect{
-	Name:     "sqlite",
-	Greatest: "max",
-	Tables:   `SELECT name FROM sqlite_schema WHERE type = 'table' AND name NOT LIKE 'sqlite_%' ORDER BY name`,
-	Migrations: [][]string{
-		{ // 1: servers, samples, hourly rollups
-			`PRAGMA application_id = ` + strconv.Itoa(ApplicationID),
-			`CREATE TABLE querylens_meta (key TEXT PRIMARY KEY, value TEXT NOT NULL)`,
-			`CREATE TABLE servers (
-				id          INTEGER PRIMARY KEY,
-				protocol    TEXT NOT NULL,
-				addr        TEXT NOT NULL,
-				name        TEXT NOT NULL DEFAULT '',
-				source      INTEGER NOT NULL DEFAULT 0,
-				tracked     INTEGER NOT NULL DEFAULT 0,
-				last_viewed INTEGER NOT NULL DEFAULT 0,
-				UNIQUE (protocol, addr))`,
-			`CREATE INDEX servers_tracked ON servers (tracked, last_viewed)`,
-			`CREATE TABLE samples (
-				server_id   INTEGER NOT NULL REFERENCES servers (id),
-				at          INTEGER NOT NULL,
-				state       INTEGER NOT NULL,
-				players     INTEGER NOT NULL,
-				bots        INTEGER NOT NULL,
-				max_players INTEGER NOT NULL,
-				map         TEXT NOT NULL,
-				rtt_us      INTEGER NOT NULL,
-				synthetic   INTEGER NOT NULL,
-				PRIMARY KEY (server_id, at)) WITHOUT ROWID`,
-			`CREATE INDEX samples_at ON samples (at)`,
-			`CREATE TABLE hours (
-				server_id   INTEGER NOT NULL REFERENCES servers (id),
-				hour        INTEGER NOT NULL,
-				samples     INTEGER NOT NULL,
-				online      INTEGER NOT NULL,
-				players_sum INTEGER NOT NULL,
-				players_max INTEGER NOT NULL,
-				bots_max    INTEGER NOT NULL,
-				max_players INTEGER NOT NULL,
-				synthetic   INTEGER NOT NULL,
-				PRIMARY KEY (server_id, hour)) WITHOUT ROWID`,
-			`CREATE INDEX hours_hour ON hours (hour)`,
-		},
+	Name:         "sqlite",
+	Int64:        "INTEGER",
+	ID:           "INTEGER PRIMARY KEY",
+	WithoutRowID: " WITHOUT ROWID",
+	Greatest:     "max",
+	Tables:       `SELECT name FROM sqlite_schema WHERE type = 'table' AND name NOT LIKE 'sqlite_%' ORDER BY name`,
+	Extra: [][]string{
+		{`PRAGMA application_id = ` + strconv.Itoa(ApplicationID)}, // 1
 	},
 }
 
@@ -93,6 +63,9 @@ func Open(ctx context.Context, path string) (*sqlstore.Store, error) {
 
 func openDialect(ctx context.Context, path string, d sqlstore.Dialect) (*sqlstore.Store, error) {
 	if err := precheck(path); err != nil {
+		return nil, err
+	}
+	if err := owned(ctx, path); err != nil {
 		return nil, err
 	}
 	v := url.Values{}
@@ -145,6 +118,90 @@ func precheck(path string) error {
 	}
 	if id := binary.BigEndian.Uint32(buf[68:]); id != 0 && id != ApplicationID {
 		return fmt.Errorf("%w: %s is an SQLite database of another program (application_id %#x)", history.ErrForeign, path, id)
+	}
+	return nil
+}
+
+// owned reports, from a read-only and immutable view of the file (SQLite
+// neither reads nor writes the -wal and -journal beside it, takes no lock
+// and creates no -shm), whether path is a querylens history or a new
+// database: it is ours when it holds the querylens_meta table with our
+// application marker, new when it holds no table and no marker. Anything
+// else is another program's and is refused, as is a file with no table of
+// its own beside a pending -wal or -journal: what those would add is
+// unknown until they are replayed, which only their program may do.
+//
+// Our own files always hold querylens_meta in the main file, whatever
+// their WAL holds: the first migration commits before the file enters WAL
+// mode.
+func owned(ctx context.Context, path string) error {
+	pending := ""
+	for _, suffix := range []string{"-wal", "-journal"} {
+		if fi, err := os.Stat(path + suffix); err == nil && fi.Size() > 0 {
+			pending = suffix
+		}
+	}
+	fi, err := os.Stat(path)
+	if errors.Is(err, os.ErrNotExist) || err == nil && fi.Size() == 0 {
+		if pending != "" {
+			return fmt.Errorf("%w: %s is empty beside a pending %s", history.ErrForeign, path, pending)
+		}
+		return nil
+	}
+	if err != nil {
+		return fmt.Errorf("history: %w", err)
+	}
+	db, err := sql.Open("sqlite", "file:"+(&url.URL{Path: path}).EscapedPath()+"?mode=ro&immutable=1")
+	if err != nil {
+		return fmt.Errorf("history: open %s: %w", path, err)
+	}
+	defer db.Close()
+	var appID, userVersion int64
+	if err := db.QueryRowContext(ctx, `PRAGMA application_id`).Scan(&appID); err != nil {
+		return fmt.Errorf("%s: %w", path, classify(err))
+	}
+	if err := db.QueryRowContext(ctx, `PRAGMA user_version`).Scan(&userVersion); err != nil {
+		return fmt.Errorf("%s: %w", path, classify(err))
+	}
+	var first string
+	hasMeta := false
+	rows, err := db.QueryContext(ctx, Dialect.Tables)
+	if err != nil {
+		return fmt.Errorf("%s: %w", path, classify(err))
+	}
+	for rows.Next() {
+		var name string
+		if err := rows.Scan(&name); err != nil {
+			rows.Close()
+			return fmt.Errorf("%s: %w", path, classify(err))
+		}
+		if first == "" {
+			first = name
+		}
+		hasMeta = hasMeta || name == "querylens_meta"
+	}
+	rows.Close()
+	if err := rows.Err(); err != nil {
+		return fmt.Errorf("%s: %w", path, classify(err))
+	}
+	switch {
+	case first == "" && appID == ApplicationID:
+		return fmt.Errorf("%w: %s carries querylens' application_id but no querylens_meta table", history.ErrForeign, path)
+	case first == "" && userVersion != 0:
+		return fmt.Errorf("%w: %s has no tables and user_version %d, set by another program", history.ErrForeign, path, userVersion)
+	case first == "" && pending != "":
+		return fmt.Errorf("%w: %s has no tables of its own beside a pending %s", history.ErrForeign, path, pending)
+	case first == "":
+		return nil
+	case !hasMeta:
+		return fmt.Errorf("%w: %s has tables (%s, ...) and no querylens_meta", history.ErrForeign, path, first)
+	}
+	var app string
+	if err := db.QueryRowContext(ctx, `SELECT value FROM querylens_meta WHERE key = 'application'`).Scan(&app); err != nil && !errors.Is(err, sql.ErrNoRows) {
+		return fmt.Errorf("%s: %w", path, classify(err))
+	}
+	if app != sqlstore.Application {
+		return fmt.Errorf("%w: %s: its application is %q", history.ErrForeign, path, app)
 	}
 	return nil
 }

@@ -297,7 +297,11 @@ func TestMigration(t *testing.T) {
 	s.Close()
 
 	next := Dialect
-	next.Migrations = append(append([][]string(nil), Dialect.Migrations...), []string{
+	next.Extra = append([][]string(nil), Dialect.Extra...)
+	for len(next.Extra) < len(Dialect.Migrations()) {
+		next.Extra = append(next.Extra, nil)
+	}
+	next.Extra = append(next.Extra, []string{
 		`ALTER TABLE servers ADD COLUMN note TEXT NOT NULL DEFAULT ''`,
 	})
 	for round := range 2 { // the second open finds nothing to do
@@ -318,4 +322,154 @@ func TestMigration(t *testing.T) {
 	if _, err := Open(ctx, path); !errors.Is(err, history.ErrNewer) {
 		t.Errorf("the older schema opened a migrated file: %v", err)
 	}
+}
+
+// TestForeignPendingLeftAlone checks that another program's database is
+// refused without being touched when it has a pending WAL or a hot
+// journal (opening it read-write would replay or roll them back and delete
+// them), and that an empty database carrying only a marker (our
+// application_id, or a user_version) without our meta table is refused
+// too. The file and every sibling stay byte for byte as they were, and no
+// sibling appears.
+func TestForeignPendingLeftAlone(t *testing.T) {
+	src := t.TempDir()
+	// snapshot copies path and its -wal/-journal, as they are while the
+	// writer's connection is still open, to a file named name in a fresh
+	// directory: what a killed program leaves behind.
+	snapshot := func(t *testing.T, path, name string) string {
+		t.Helper()
+		dir := t.TempDir()
+		for _, suffix := range []string{"", "-wal", "-journal"} {
+			b, err := os.ReadFile(path + suffix)
+			if errors.Is(err, os.ErrNotExist) {
+				continue
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := os.WriteFile(filepath.Join(dir, name+suffix), b, 0o600); err != nil {
+				t.Fatal(err)
+			}
+		}
+		return filepath.Join(dir, name)
+	}
+	run := func(t *testing.T, db *sql.DB, stmts ...string) {
+		t.Helper()
+		for _, q := range stmts {
+			if _, err := db.Exec(q); err != nil {
+				t.Fatalf("%s: %v", q, err)
+			}
+		}
+	}
+	writer := func(t *testing.T, name string) *sql.DB {
+		t.Helper()
+		db, err := sql.Open("sqlite", filepath.Join(src, name))
+		if err != nil {
+			t.Fatal(err)
+		}
+		db.SetMaxOpenConns(1) // pragmas hold for every statement
+		t.Cleanup(func() { db.Close() })
+		return db
+	}
+
+	type fixture struct {
+		name     string
+		make     func(t *testing.T) string
+		siblings []string // must be there before Open
+	}
+	fixtures := []fixture{
+		{"tables only in a pending WAL", func(t *testing.T) string {
+			db := writer(t, "walonly.sqlite")
+			run(t, db, `PRAGMA journal_mode = WAL`, `PRAGMA wal_autocheckpoint = 0`,
+				`CREATE TABLE accounts (id INTEGER PRIMARY KEY, name TEXT)`, `INSERT INTO accounts VALUES (1, 'x')`)
+			return snapshot(t, filepath.Join(src, "walonly.sqlite"), "walonly.sqlite")
+		}, []string{"-wal"}},
+		{"tables and a pending WAL", func(t *testing.T) string {
+			db := writer(t, "wal.sqlite")
+			run(t, db, `CREATE TABLE accounts (id INTEGER PRIMARY KEY, name TEXT)`,
+				`PRAGMA journal_mode = WAL`, `PRAGMA wal_autocheckpoint = 0`, `INSERT INTO accounts VALUES (1, 'x')`)
+			return snapshot(t, filepath.Join(src, "wal.sqlite"), "wal.sqlite")
+		}, []string{"-wal"}},
+		{"hot journal", func(t *testing.T) string {
+			db := writer(t, "journal.sqlite")
+			run(t, db, `PRAGMA journal_mode = DELETE`, `PRAGMA cache_size = 2`,
+				`CREATE TABLE accounts (id INTEGER PRIMARY KEY, name TEXT)`)
+			tx, err := db.Begin()
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer tx.Rollback()
+			// More pages than the cache holds, so that SQLite writes some
+			// to the file before the commit: the journal becomes hot.
+			for i := range 2000 {
+				if _, err := tx.Exec(`INSERT INTO accounts VALUES (?, ?)`, i, strings.Repeat("n", 200)); err != nil {
+					t.Fatal(err)
+				}
+			}
+			return snapshot(t, filepath.Join(src, "journal.sqlite"), "journal.sqlite")
+		}, []string{"-journal"}},
+		{"empty with our application_id only", func(t *testing.T) string {
+			db := writer(t, "appid.sqlite")
+			run(t, db, `PRAGMA application_id = `+strconv.Itoa(ApplicationID))
+			db.Close()
+			return filepath.Join(src, "appid.sqlite")
+		}, nil},
+		{"empty with a user_version only", func(t *testing.T) string {
+			db := writer(t, "userversion.sqlite")
+			run(t, db, `PRAGMA user_version = 1`)
+			db.Close()
+			return filepath.Join(src, "userversion.sqlite")
+		}, nil},
+	}
+	for _, f := range fixtures {
+		t.Run(f.name, func(t *testing.T) {
+			path := f.make(t)
+			for _, s := range f.siblings {
+				if fi, err := os.Stat(path + s); err != nil || fi.Size() == 0 {
+					t.Fatalf("the fixture has no %s: %v", s, err)
+				}
+			}
+			dir := filepath.Dir(path)
+			before := files(t, dir)
+			s, err := Open(context.Background(), path)
+			if err == nil {
+				s.Close()
+				t.Fatal("opened")
+			}
+			if !errors.Is(err, history.ErrForeign) || !strings.Contains(err.Error(), path) {
+				t.Errorf("error %q; want %v naming the file", err, history.ErrForeign)
+			}
+			after := files(t, dir)
+			for name, b := range before {
+				if a, ok := after[name]; !ok {
+					t.Errorf("%s was deleted", name)
+				} else if !bytes.Equal(a, b) {
+					t.Errorf("%s was modified", name)
+				}
+			}
+			for name := range after {
+				if _, ok := before[name]; !ok {
+					t.Errorf("%s was created", name)
+				}
+			}
+		})
+	}
+}
+
+// files reads every file of dir by name.
+func files(t *testing.T, dir string) map[string][]byte {
+	t.Helper()
+	ents, err := os.ReadDir(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := make(map[string][]byte)
+	for _, e := range ents {
+		b, err := os.ReadFile(filepath.Join(dir, e.Name()))
+		if err != nil {
+			t.Fatal(err)
+		}
+		out[e.Name()] = b
+	}
+	return out
 }

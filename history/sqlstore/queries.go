@@ -60,14 +60,19 @@ const (
 		AND NOT EXISTS (SELECT 1 FROM hours WHERE hours.server_id = servers.id)`
 )
 
-// Dialect is what differs between databases: the schema's migrations, how
-// to list existing tables, placeholder syntax and the maximum function.
+// Dialect is what differs between databases: a few spellings, how to list
+// existing tables, placeholder syntax, and the dialect's own schema
+// statements. The schema itself is schema.go's, shared.
 type Dialect struct {
 	Name string
-	// Migrations[i] takes the schema from version i to i+1. Each runs in
-	// one transaction with the version bump. Never edit a released step;
-	// append a new one.
-	Migrations [][]string
+	// Int64 spells a 64-bit integer column; ID a generated integer primary
+	// key; WithoutRowID what follows a table whose primary key should be
+	// its storage order (SQLite's " WITHOUT ROWID", or empty).
+	Int64, ID, WithoutRowID string
+	// Extra[i] are the dialect's own statements of migration step i, run
+	// after the shared ones. A step may exist only here: every dialect
+	// then counts it, with nothing to run where it has no statements.
+	Extra [][]string
 	// Tables lists the user tables of the database, one name per row.
 	Tables string
 	// Greatest is the SQL function returning the larger of two values.
@@ -76,9 +81,27 @@ type Dialect struct {
 	Numbered bool
 }
 
+// Migrations returns d's migration steps: Migrations()[i] takes the schema
+// from version i to i+1.
+func (d Dialect) Migrations() [][]string {
+	steps := make([][]string, max(len(schema), len(d.Extra)))
+	for i := range steps {
+		if i < len(schema) {
+			for _, q := range schema[i] {
+				steps[i] = append(steps[i], d.Bind(q))
+			}
+		}
+		if i < len(d.Extra) {
+			steps[i] = append(steps[i], d.Extra[i]...)
+		}
+	}
+	return steps
+}
+
 // Bind rewrites a shared statement for d.
 func (d Dialect) Bind(q string) string {
-	q = strings.ReplaceAll(q, "{greatest}", d.Greatest)
+	q = strings.NewReplacer("{greatest}", d.Greatest, "{int64}", d.Int64, "{id}", d.ID,
+		"{without_rowid}", d.WithoutRowID).Replace(q)
 	if !d.Numbered {
 		return q
 	}

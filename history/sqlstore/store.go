@@ -3,17 +3,17 @@
 // every dialect; a dialect brings its schema migrations and a few spellings.
 //
 // Adding a database:
-//  1. Write its Dialect: Migrations creating the same tables and columns as
-//     history/sqlite's (querylens_meta, servers, samples, hours; integer
-//     Unix seconds, microseconds and 0/1 flags), Tables listing the user
-//     tables, Greatest, and Numbered for $n placeholders.
+//  1. Write its Dialect: the spellings of schema.go's placeholders (Int64,
+//     ID, WithoutRowID), Tables listing the user tables, Greatest, Numbered
+//     for $n placeholders, and Extra for statements only it needs.
 //  2. Open the *sql.DB with its driver and pass both to Open, which refuses
 //     a database holding other tables (history.ErrForeign) or a newer
 //     schema (history.ErrNewer) before writing anything.
 //  3. Run historytest.Run against it in the new package's tests.
 //
-// Every migration step appended later must be appended to every dialect,
-// at the same index.
+// A column or table every database needs is a new step appended to
+// schema.go, once; a dialect's own statements go in its Extra at the same
+// index.
 package sqlstore
 
 import (
@@ -38,6 +38,7 @@ const Application = "querylens-history"
 type Store struct {
 	db     *sql.DB
 	d      Dialect
+	steps  [][]string // d.Migrations()
 	q      queries
 	closed atomic.Bool
 
@@ -61,7 +62,7 @@ var _ history.Store = (*Store)(nil)
 // database holding other tables gives history.ErrForeign, one whose schema
 // is newer gives history.ErrNewer; neither is written to.
 func Open(ctx context.Context, db *sql.DB, d Dialect) (*Store, error) {
-	s := &Store{db: db, d: d, ids: make(map[history.Key]int64)}
+	s := &Store{db: db, d: d, steps: d.Migrations(), ids: make(map[history.Key]int64)}
 	s.q = queries{
 		metaGet: d.Bind(qMetaGet), metaSet: d.Bind(qMetaSet),
 		track: d.Bind(qTrack), untrack: d.Bind(qUntrack), tracked: d.Bind(qTracked),
@@ -75,10 +76,10 @@ func Open(ctx context.Context, db *sql.DB, d Dialect) (*Store, error) {
 	if err != nil {
 		return nil, err
 	}
-	if version > len(d.Migrations) {
-		return nil, fmt.Errorf("%w: schema version %d, this program knows up to %d", history.ErrNewer, version, len(d.Migrations))
+	if version > len(s.steps) {
+		return nil, fmt.Errorf("%w: schema version %d, this program knows up to %d", history.ErrNewer, version, len(s.steps))
 	}
-	for v := version; v < len(d.Migrations); v++ {
+	for v := version; v < len(s.steps); v++ {
 		if err := s.migrate(ctx, v); err != nil {
 			return nil, err
 		}
@@ -89,22 +90,11 @@ func Open(ctx context.Context, db *sql.DB, d Dialect) (*Store, error) {
 // version returns the schema version, 0 for an empty database, or
 // ErrForeign.
 func (s *Store) version(ctx context.Context) (int, error) {
-	rows, err := s.db.QueryContext(ctx, s.d.Tables)
+	tables, err := query(ctx, s.db, "listing tables", s.d.Tables, nil, func(r *sql.Rows) (name string, err error) {
+		return name, r.Scan(&name)
+	})
 	if err != nil {
-		return 0, fmt.Errorf("history: listing tables: %w", err)
-	}
-	var tables []string
-	for rows.Next() {
-		var name string
-		if err := rows.Scan(&name); err != nil {
-			rows.Close()
-			return 0, fmt.Errorf("history: listing tables: %w", err)
-		}
-		tables = append(tables, name)
-	}
-	rows.Close()
-	if err := rows.Err(); err != nil {
-		return 0, fmt.Errorf("history: listing tables: %w", err)
+		return 0, err
 	}
 	if len(tables) == 0 {
 		return 0, nil
@@ -136,7 +126,7 @@ func (s *Store) migrate(ctx context.Context, from int) error {
 		return fmt.Errorf("history: migrating from version %d: %w", from, err)
 	}
 	defer tx.Rollback()
-	for i, stmt := range s.d.Migrations[from] {
+	for i, stmt := range s.steps[from] {
 		if _, err := tx.ExecContext(ctx, stmt); err != nil {
 			return fmt.Errorf("history: migration %d, statement %d: %w", from+1, i+1, err)
 		}
@@ -223,27 +213,15 @@ func (s *Store) Tracked(ctx context.Context) ([]history.Server, error) {
 	if err := s.check(); err != nil {
 		return nil, err
 	}
-	rows, err := s.db.QueryContext(ctx, s.q.tracked)
-	if err != nil {
-		return nil, fmt.Errorf("history: tracked: %w", err)
-	}
-	defer rows.Close()
-	var out []history.Server
-	for rows.Next() {
+	return query(ctx, s.db, "tracked", s.q.tracked, nil, func(r *sql.Rows) (history.Server, error) {
 		var sv history.Server
 		var src int
 		var viewed int64
-		if err := rows.Scan(&sv.Protocol, &sv.Addr, &sv.Name, &src, &viewed); err != nil {
-			return nil, fmt.Errorf("history: tracked: %w", err)
-		}
+		err := r.Scan(&sv.Protocol, &sv.Addr, &sv.Name, &src, &viewed)
 		sv.Source = history.Source(src)
 		sv.LastViewed = fromUnix(viewed)
-		out = append(out, sv)
-	}
-	if err := rows.Err(); err != nil {
-		return nil, fmt.Errorf("history: tracked: %w", err)
-	}
-	return out, nil
+		return sv, err
+	})
 }
 
 // Record implements history.Store.
@@ -332,29 +310,18 @@ func (s *Store) Samples(ctx context.Context, k history.Key, from, to time.Time) 
 	if err := s.check(); err != nil {
 		return nil, err
 	}
-	rows, err := s.db.QueryContext(ctx, s.q.samples, k.Protocol, k.Addr, unix(from), unix(to))
-	if err != nil {
-		return nil, fmt.Errorf("history: samples of %s: %w", k, err)
-	}
-	defer rows.Close()
-	var out []history.Sample
-	for rows.Next() {
+	args := []any{k.Protocol, k.Addr, unix(from), unix(to)}
+	return query(ctx, s.db, "samples of "+k.String(), s.q.samples, args, func(r *sql.Rows) (history.Sample, error) {
 		sm := history.Sample{Key: k}
 		var at, rtt int64
 		var state, synth int
-		if err := rows.Scan(&at, &state, &sm.Players, &sm.Bots, &sm.MaxPlayers, &sm.Map, &rtt, &synth); err != nil {
-			return nil, fmt.Errorf("history: samples of %s: %w", k, err)
-		}
+		err := r.Scan(&at, &state, &sm.Players, &sm.Bots, &sm.MaxPlayers, &sm.Map, &rtt, &synth)
 		sm.At = fromUnix(at)
 		sm.State = history.State(state)
 		sm.RTT = time.Duration(rtt) * time.Microsecond
 		sm.Synthetic = synth != 0
-		out = append(out, sm)
-	}
-	if err := rows.Err(); err != nil {
-		return nil, fmt.Errorf("history: samples of %s: %w", k, err)
-	}
-	return out, nil
+		return sm, err
+	})
 }
 
 // Hours implements history.Store.
@@ -362,25 +329,14 @@ func (s *Store) Hours(ctx context.Context, k history.Key, from, to time.Time) ([
 	if err := s.check(); err != nil {
 		return nil, err
 	}
-	rows, err := s.db.QueryContext(ctx, s.q.hours, k.Protocol, k.Addr, unix(from), unix(to))
-	if err != nil {
-		return nil, fmt.Errorf("history: hours of %s: %w", k, err)
-	}
-	defer rows.Close()
-	var out []history.Hour
-	for rows.Next() {
+	args := []any{k.Protocol, k.Addr, unix(from), unix(to)}
+	return query(ctx, s.db, "hours of "+k.String(), s.q.hours, args, func(r *sql.Rows) (history.Hour, error) {
 		var h history.Hour
 		var start int64
-		if err := rows.Scan(&start, &h.Samples, &h.Online, &h.PlayersSum, &h.PlayersMax, &h.BotsMax, &h.MaxPlayers, &h.Synthetic); err != nil {
-			return nil, fmt.Errorf("history: hours of %s: %w", k, err)
-		}
+		err := r.Scan(&start, &h.Samples, &h.Online, &h.PlayersSum, &h.PlayersMax, &h.BotsMax, &h.MaxPlayers, &h.Synthetic)
 		h.Start = fromUnix(start)
-		out = append(out, h)
-	}
-	if err := rows.Err(); err != nil {
-		return nil, fmt.Errorf("history: hours of %s: %w", k, err)
-	}
-	return out, nil
+		return h, err
+	})
 }
 
 // Maps implements history.Store.
@@ -391,25 +347,14 @@ func (s *Store) Maps(ctx context.Context, k history.Key, since time.Time, limit 
 	if limit <= 0 {
 		return nil, nil
 	}
-	rows, err := s.db.QueryContext(ctx, s.q.maps, k.Protocol, k.Addr, unix(since), limit)
-	if err != nil {
-		return nil, fmt.Errorf("history: maps of %s: %w", k, err)
-	}
-	defer rows.Close()
-	var out []history.MapPlay
-	for rows.Next() {
+	args := []any{k.Protocol, k.Addr, unix(since), limit}
+	return query(ctx, s.db, "maps of "+k.String(), s.q.maps, args, func(r *sql.Rows) (history.MapPlay, error) {
 		var m history.MapPlay
 		var first, last int64
-		if err := rows.Scan(&m.Map, &first, &last, &m.Samples); err != nil {
-			return nil, fmt.Errorf("history: maps of %s: %w", k, err)
-		}
+		err := r.Scan(&m.Map, &first, &last, &m.Samples)
 		m.First, m.Last = fromUnix(first), fromUnix(last)
-		out = append(out, m)
-	}
-	if err := rows.Err(); err != nil {
-		return nil, fmt.Errorf("history: maps of %s: %w", k, err)
-	}
-	return out, nil
+		return m, err
+	})
 }
 
 // Prune implements history.Store.
@@ -445,6 +390,28 @@ func (s *Store) Prune(ctx context.Context, rawBefore, hoursBefore time.Time) (hi
 		s.mu.Unlock()
 	}
 	return p, nil
+}
+
+// query runs q with args and returns every row as scan reads it; what
+// names the query in errors. It is the one loop over rows of the store.
+func query[T any](ctx context.Context, db *sql.DB, what, q string, args []any, scan func(*sql.Rows) (T, error)) ([]T, error) {
+	rows, err := db.QueryContext(ctx, q, args...)
+	if err != nil {
+		return nil, fmt.Errorf("history: %s: %w", what, err)
+	}
+	defer rows.Close()
+	var out []T
+	for rows.Next() {
+		v, err := scan(rows)
+		if err != nil {
+			return nil, fmt.Errorf("history: %s: %w", what, err)
+		}
+		out = append(out, v)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("history: %s: %w", what, err)
+	}
+	return out, nil
 }
 
 // deleteBefore runs del (DELETE ... WHERE t < ?) with cut-offs stepping
