@@ -243,10 +243,10 @@ func TestGameDigInterop(t *testing.T) {
 			}
 			q := append([]byte(nil), buf[:n]...)
 			for _, r := range h.Respond(q, from, gs2Now) {
-				conn.WriteToUDPAddrPort(r, from)
-				mu.Lock()
+				mu.Lock() // recorded before it is sent, as in recordingServer
 				queries, replies = append(queries, q), append(replies, r)
 				mu.Unlock()
+				conn.WriteToUDPAddrPort(r, from)
 			}
 		}
 	}()

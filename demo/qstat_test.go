@@ -74,10 +74,13 @@ func recordingServer(t *testing.T, h Handler) (addr string, conversation func() 
 			}
 			q := append([]byte(nil), readBuf[:n]...)
 			for _, r := range h.Respond(q, from, gs2Now) {
-				conn.WriteToUDPAddrPort(r, from)
+				// Recorded before it is sent: the client may finish,
+				// and the test read the conversation, as soon as the
+				// reply arrives.
 				mu.Lock()
 				qs, rs = append(qs, q), append(rs, r)
 				mu.Unlock()
+				conn.WriteToUDPAddrPort(r, from)
 			}
 		}
 	}()
