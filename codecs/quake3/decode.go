@@ -213,8 +213,9 @@ func readResponse(r *wire.Reader, resp *Response, first int) {
 	switch resp.Command {
 	case CmdInfoResponse, CmdStatusResponse:
 		readNewline(r, "command")
-		resp.Vars = readInfostring(r, resp.Vars)
-		if resp.Command == CmdStatusResponse {
+		status := resp.Command == CmdStatusResponse
+		resp.Vars = readInfostring(r, resp.Vars, status)
+		if status {
 			readPlayers(r, resp)
 		} else if !r.Failed() && r.Len() > 0 {
 			start := r.Offset()
@@ -246,12 +247,16 @@ func readNewline(r *wire.Reader, field string) {
 	r.Mark("newline", "bytes", start, "0a")
 }
 
-// readInfostring reads \key\value pairs up to a newline (consumed) or the
-// end of the datagram. The leading '\' is optional, as the engines read it.
-func readInfostring(r *wire.Reader, vars []Var) []Var {
+// readInfostring reads \key\value pairs up to a newline (consumed) or,
+// unless newline says one must end it (a statusResponse's), the end of the
+// datagram. The leading '\' is optional, as the engines read it.
+func readInfostring(r *wire.Reader, vars []Var, newline bool) []Var {
 	for i := 0; !r.Failed(); i++ {
 		rest := r.Rest()
 		if len(rest) == 0 {
+			if newline {
+				r.Fail("vars", codecs.Detail(codecs.ErrShort, "the infostring ends without its newline (the reply is cut short)"))
+			}
 			return vars
 		}
 		if rest[0] == '\n' {
@@ -320,8 +325,8 @@ func readPlayers(r *wire.Reader, resp *Response) {
 	}
 }
 
-// readPlayer reads `score ping [team] "name" [team]` and its newline (a
-// last line may lack it).
+// readPlayer reads `score ping [team] "name" [team]` and its newline,
+// which every engine writes: a line without it was cut short.
 func readPlayer(r *wire.Reader) Player {
 	var p Player
 	group := r.Offset()
@@ -350,8 +355,12 @@ func readPlayer(r *wire.Reader) Player {
 	if rest := r.Rest(); len(rest) > 0 && rest[0] == ' ' && !p.HasTeam {
 		p.Team, p.HasTeam = readNumber(r, "team", true), true
 	}
-	if rest := r.Rest(); !r.Failed() && len(rest) > 0 {
+	if rest := r.Rest(); !r.Failed() {
 		start := r.Offset()
+		if len(rest) == 0 {
+			r.Fail("end", codecs.Detail(codecs.ErrShort, "the player line ends without its newline (the reply is cut short)"))
+			return p
+		}
 		if rest[0] != '\n' {
 			r.Fail("end", codecs.Detail(codecs.ErrBadValue, "want a newline after the player"))
 			return p
