@@ -8,6 +8,7 @@ const (
 	OptionUint   = "uint"   // ParseUint: decimal, or hex after 0x; 010 is ten
 	OptionHex    = "hex"    // an exact number of bytes as hex digits: 0000002a
 	OptionChoice = "choice" // one of Option.Choices, as written
+	OptionText   = "text"   // free text, checked by the codec (Value)
 )
 
 // ParseUint parses the value of a "uint" option: decimal digits, or hex

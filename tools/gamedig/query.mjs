@@ -1,21 +1,23 @@
-// Queries one GameSpy v2 server with GameDig and prints what GameDig saw as
-// one line of JSON. Used by demo/gamespy2_test.go (TestGameDigInterop):
+// Queries one server with GameDig and prints what GameDig saw as one line
+// of JSON. Used by the interop tests of demo/ (gamespy2_test.go,
+// quake3_gamedig_test.go):
 //
-//	node query.mjs 127.0.0.1 PORT
+//	node query.mjs 127.0.0.1 PORT [TYPE]
 //
-// Battlefield Vietnam is one of GameDig's games that speak protocol
-// "gamespy2" (its lib/games.js); givenPortOnly keeps GameDig on PORT.
+// TYPE is a GameDig game or protocol type; the default, Battlefield
+// Vietnam, is one of GameDig's games that speak protocol "gamespy2" (its
+// lib/games.js). givenPortOnly keeps GameDig on PORT.
 import { GameDig } from 'gamedig'
 
-const [host, port] = process.argv.slice(2)
+const [host, port, type = 'battlefieldvietnam'] = process.argv.slice(2)
 if (!host || !port) {
-  process.stderr.write('usage: node query.mjs HOST PORT\n')
+  process.stderr.write('usage: node query.mjs HOST PORT [TYPE]\n')
   process.exit(2)
 }
 
 try {
   const state = await GameDig.query({
-    type: 'battlefieldvietnam',
+    type,
     host,
     port: Number(port),
     givenPortOnly: true,
@@ -31,7 +33,9 @@ try {
     maxplayers: state.maxplayers,
     version: state.version,
     players: state.players.map(p => ({ name: p.name, raw: p.raw })),
-    teams: state.raw.teams
+    teams: state.raw.teams,
+    bots: state.bots.map(p => ({ name: p.name, raw: p.raw })),
+    raw: state.raw
   }
   process.stdout.write(JSON.stringify(out) + '\n')
 } catch (err) {
