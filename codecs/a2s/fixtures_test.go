@@ -104,7 +104,7 @@ func goldSrcInfo() *a2s.Info {
 	return &a2s.Info{GoldSrc: true, Address: "127.0.0.1:27015", Name: "Half-Life DM", Map: "crossfire", Folder: "valve",
 		Game: "Half-Life", Players: 4, MaxPlayers: 16, Protocol: 47, ServerType: 'D', Environment: 'L', Mod: 1,
 		ModInfo: a2s.ModInfo{Link: "http://example.org/mod", DownloadLink: "http://example.org/mod.zip", Version: 1, Size: 1 << 20, Type: 1, DLL: 1},
-		VAC: 1, Bots: 1}
+		VAC:     1, Bots: 1}
 }
 
 func demoPlayers(ship bool) *a2s.Players {
