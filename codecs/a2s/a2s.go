@@ -75,9 +75,9 @@ const (
 	// MaxDecompressed bounds the size a compressed split message may claim
 	// before anything is allocated for it.
 	MaxDecompressed = 1 << 20
-	// maxSplitParts bounds a Source split's total (a byte) to what the
-	// datagram cap can bring.
-	maxSplitParts = MaxDatagrams
+	// MaxMasterPages bounds a master list instead: each page answers its
+	// own query (a big game's list is about 90 pages).
+	MaxMasterPages = 1000
 )
 
 // MaxQueryLen is the longest query CheckQuery accepts: a master query with

@@ -28,7 +28,7 @@ func (*Codec) Detect(b []byte) (codecs.Kind, codecs.Confidence) {
 		if _, err := DecodeMasterRequest(b); err == nil {
 			return codecs.KindMasterQuery, codecs.Certain
 		}
-	case hasMagic(b, 0) && len(b) >= 6 && b[4] == MasterReply && b[5] == masterReplyEnd:
+	case isMasterPage(b):
 		if _, err := DecodeMasterReply(b); err == nil {
 			return codecs.KindMasterList, codecs.Certain
 		}
@@ -130,11 +130,16 @@ func inLayer(err error, layer string) error {
 	return err
 }
 
-// capped returns the datagrams within the caps (MaxDatagrams, MaxBytes),
-// in order, and how many were dropped.
+// capped returns the datagrams within the caps (MaxDatagrams, MaxBytes;
+// MaxMasterPages when the first is a master's page), in order, and how
+// many were dropped.
 func capped(datagrams [][]byte) (kept [][]byte, dropped int) {
+	maxN, maxSize := MaxDatagrams, MaxBytes
+	if isMasterPage(datagrams[0]) {
+		maxN, maxSize = MaxMasterPages, MaxMasterPages*1500
+	}
 	n, size := 0, 0
-	for n < len(datagrams) && n < MaxDatagrams && size+len(datagrams[n]) <= MaxBytes {
+	for n < len(datagrams) && n < maxN && size+len(datagrams[n]) <= maxSize {
 		size += len(datagrams[n])
 		n++
 	}
@@ -427,4 +432,9 @@ func (v *view) decode(m *codecs.Message, p payload, spans *[]codecs.Span) error 
 		return nil
 	}
 	return inLayer(err, p.name)
+}
+
+// isMasterPage reports whether b starts like a Steam master's page.
+func isMasterPage(b []byte) bool {
+	return hasMagic(b, 0) && len(b) >= 6 && b[4] == MasterReply && b[5] == masterReplyEnd
 }

@@ -402,7 +402,6 @@ func readMasterRequest(r *wire.Reader) MasterRequest {
 		r.FailAt("type", start, wire.Detailf(codecs.ErrBadMagic, "got %d, want 0x31 '1'", int64(t)))
 		return q
 	}
-	start = r.Offset()
 	q.Region = Region(char(r, "region", func(c byte) string { return Region(c).String() }))
 	start = r.Offset()
 	seed := cstr(r, "seed")

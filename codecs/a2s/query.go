@@ -116,7 +116,8 @@ func (c *query) Feed(b []byte) ([][]byte, bool, error) {
 	if len(b) < 5 {
 		return nil, false, newError("datagram", len(b), "", codecs.Detail(codecs.ErrShort, "too short for an A2S message"))
 	}
-	if len(c.kept)+len(c.parts) >= MaxDatagrams || c.size+len(b) > MaxBytes {
+	if c.master && len(c.kept) >= MaxMasterPages ||
+		!c.master && (len(c.kept)+len(c.parts) >= MaxDatagrams || c.size+len(b) > MaxBytes) {
 		c.dropped++
 		c.done = true
 		return nil, true, nil
@@ -157,10 +158,17 @@ func (c *query) Feed(b []byte) ([][]byte, bool, error) {
 		}
 		c.size += len(b)
 		c.parts = append(c.parts, append([]byte(nil), b...))
-		if !splitComplete(c.parts) {
+		id, ok := splitComplete(c.parts)
+		if !ok {
 			return nil, false, nil
 		}
-		c.kept = append(c.kept, c.parts...)
+		for _, p := range c.parts {
+			if binary.LittleEndian.Uint32(p[4:]) == id {
+				c.kept = append(c.kept, p)
+			} else {
+				c.size -= len(p) // a part of another message: dropped
+			}
+		}
 		c.parts = nil
 		return c.next()
 	}
@@ -185,40 +193,42 @@ func (c *query) next() ([][]byte, bool, error) {
 	return [][]byte{c.request()}, false, nil
 }
 
-// splitComplete reports whether parts hold every packet of the message
-// their packet 0 announces.
-func splitComplete(parts [][]byte) bool {
-	var f SplitForm
-	var id uint32
-	total := -1
-	for _, p := range parts {
-		if g, ok := formOf(p); ok {
-			f, id, total = g, binary.LittleEndian.Uint32(p[4:]), int(p[8])
-			if g == SplitGoldSrc {
-				total = int(p[8] & 0x0f)
-			}
-			break
-		}
-	}
-	if total < 1 {
-		return false
-	}
-	var seen [256]bool
-	n := 0
-	for _, p := range parts {
-		if binary.LittleEndian.Uint32(p[4:]) != id {
+// splitComplete reports whether parts hold every packet of a message
+// whose packet 0 is among them, and its id. Parts of other messages (a
+// late copy from an earlier reply) do not stop another from completing.
+func splitComplete(parts [][]byte) (uint32, bool) {
+	for _, p0 := range parts {
+		f, ok := formOf(p0)
+		if !ok {
 			continue
 		}
-		no := int(p[8] >> 4)
-		if f != SplitGoldSrc {
-			no = int(p[9])
+		id, total := binary.LittleEndian.Uint32(p0[4:]), int(p0[8])
+		if f == SplitGoldSrc {
+			total = int(p0[8] & 0x0f)
 		}
-		if no < total && !seen[no] {
-			seen[no] = true
-			n++
+		var seen [256]bool
+		n := 0
+		for _, p := range parts {
+			if binary.LittleEndian.Uint32(p[4:]) != id {
+				continue
+			}
+			no := int(p[8] >> 4)
+			if f != SplitGoldSrc {
+				if len(p) < 10 {
+					continue // no number byte
+				}
+				no = int(p[9])
+			}
+			if no < total && !seen[no] {
+				seen[no] = true
+				n++
+			}
+		}
+		if n == total {
+			return id, true
 		}
 	}
-	return n == total
+	return 0, false
 }
 
 // feedMaster files one page and asks for the next, seeded with the page's

@@ -289,3 +289,43 @@ func TestFeedIgnores(t *testing.T) {
 		}
 	}
 }
+
+// TestFeedStaleParts: a part of another message (a late copy, a short
+// part) among a split reply's parts does not stop it from completing, and
+// is not kept.
+func TestFeedStaleParts(t *testing.T) {
+	q, _ := (&a2s.Codec{}).NewQuery(map[string]string{"info": "false", "players": "false"})
+	q.Start()
+	stale := fixture(t, "players_split_goldsrc")[1] // packet 0 of another message
+	short := []byte("\xfe\xff\xff\xff\x55\x66\x77\x08\x03") // another id
+	parts := fixture(t, "rules_split_source")
+	feed := append([][]byte{stale, short}, parts...)
+	done := false
+	for _, b := range feed {
+		_, done, _ = q.Feed(b)
+	}
+	if !done {
+		t.Fatal("not done")
+	}
+	m, err := q.Result(codecs.DecodeOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(m.Info.Rules) != 60 {
+		t.Errorf("%d rules", len(m.Info.Rules))
+	}
+}
+
+// TestMasterNotCapped: a master's list is not cut at the datagram cap of a
+// server query: each page answers its own query.
+func TestMasterNotCapped(t *testing.T) {
+	var dgs [][]byte
+	for i := range 90 {
+		page := []a2s.Addr{{IP: [4]byte{127, 0, byte(i), 1}, Port: 1}}
+		dgs = append(dgs, a2s.AppendMasterReply(nil, page, i == 89))
+	}
+	m, err := (&a2s.Codec{}).Decode(dgs, codecs.DecodeOptions{})
+	if err != nil || len(m.Servers) != 90 || slices.Contains(m.Warnings, codecs.WarnTruncated) {
+		t.Errorf("%d servers, warnings %v, %v", len(m.Servers), m.Warnings, err)
+	}
+}

@@ -140,10 +140,10 @@ func readSplit(r *wire.Reader, f SplitForm) splitPart {
 	}
 	p.body = r.Offset()
 	if !r.Failed() && r.Len() > 0 {
-		start := r.Offset()
-		r.Skip("fragment", r.Len())
+		start, n := r.Offset(), r.Len()
+		r.Skip("fragment", n)
 		if r.Recording() {
-			r.Mark("fragment", "bytes", start, wire.Msg("%d bytes of the split message", int64(len(r.Rest())+r.Offset()-start)))
+			r.Mark("fragment", "bytes", start, wire.Msg("%d bytes of the split message", int64(n)))
 		}
 	}
 	return p
