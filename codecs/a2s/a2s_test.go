@@ -290,3 +290,22 @@ func TestParseAddr(t *testing.T) {
 		}
 	}
 }
+
+// TestUnknownEDF: an extra data flag bit this package does not know is
+// kept, warned about, and the fields it announces are trailing bytes.
+func TestUnknownEDF(t *testing.T) {
+	in := sourceInfo()
+	in.EDF = a2s.EDFPort | 0x02
+	b, err := a2s.AppendResponse(nil, a2s.Response{Type: a2s.TypeInfo, Info: in})
+	if err != nil {
+		t.Fatal(err)
+	}
+	m, err := (&a2s.Codec{}).Decode([][]byte{b}, codecs.DecodeOptions{})
+	if err != nil || !slices.Contains(m.Warnings, codecs.WarnUnknownFlags) {
+		t.Errorf("warnings %v, %v", m.Warnings, err)
+	}
+	m, err = (&a2s.Codec{}).Decode([][]byte{append(b, 1, 2, 3)}, codecs.DecodeOptions{})
+	if err != nil || !slices.Contains(m.Warnings, codecs.WarnTrailing) {
+		t.Errorf("with bytes for the unknown flag: warnings %v, %v", m.Warnings, err)
+	}
+}

@@ -280,7 +280,13 @@ func readInfo(r *wire.Reader, in *Info) {
 		return // the extra data flag is optional
 	}
 	in.HasEDF = true
-	in.EDF = char(r, "edf", edfNames)
+	start := r.Offset()
+	if b := r.Skip("edf", 1); len(b) == 1 {
+		in.EDF = b[0]
+		if r.Recording() {
+			r.Mark("edf", "flags:EDF", start, "0x"+strconv.FormatUint(uint64(b[0]), 16)+" "+edfNames(b[0]))
+		}
+	}
 	if in.EDF&EDFPort != 0 {
 		in.Port = r.U16LE("port")
 	}
