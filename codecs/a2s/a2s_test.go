@@ -309,3 +309,21 @@ func TestUnknownEDF(t *testing.T) {
 		t.Errorf("with bytes for the unknown flag: warnings %v, %v", m.Warnings, err)
 	}
 }
+
+// TestPartialInfo: a cut info reply shows the fields read before the cut
+// and no others, with spans or without.
+func TestPartialInfo(t *testing.T) {
+	b := fixture(t, "info_source_full")[0][:0x2c] // cut inside the folder
+	for _, spans := range []bool{false, true} {
+		m, err := (&a2s.Codec{}).Decode([][]byte{b}, codecs.DecodeOptions{Spans: spans})
+		codectest.WantError(t, err, codecs.ErrShort, "folder", 0x2a)
+		in := m.Info
+		if in == nil || in.Name == "" || in.Map != "ctf_2fort" || in.Has&(codecs.HasMaxPlayers|codecs.HasNumPlayers|codecs.HasGameType) != 0 || len(in.Rules) != 1 {
+			t.Errorf("spans %v: partial info %+v", spans, in)
+		}
+		f, _ := m.Fields.Get("info")
+		if o := f.(codecs.Object); len(o) != 4 { // form, protocol, name, map
+			t.Errorf("spans %v: partial fields %v", spans, o)
+		}
+	}
+}

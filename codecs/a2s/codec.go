@@ -398,12 +398,37 @@ type view struct {
 	splits     []*splitSet
 	dropped    int
 	unknown    bool
+	// infoSeen holds the fields of a cut info reply that were read, so that
+	// the view shows only those; nil when the reply was whole.
+	infoSeen map[string]bool
 }
+
+// seenFields lists the fields read from payload p before its error: from
+// the spans recorded, or from a second decode recording them.
+func seenFields(p payload, spans *[]codecs.Span) map[string]bool {
+	layer := max(p.layer, 0)
+	if spans == nil {
+		var own []codecs.Span
+		readResponse(wire.NewReader(Protocol, p.b, layer, &own))
+		spans = &own
+	}
+	seen := map[string]bool{}
+	for _, s := range *spans {
+		if s.Layer == layer {
+			seen[s.Field] = true
+		}
+	}
+	return seen
+}
+
+// has reports whether info field f was read.
+func (v *view) has(f string) bool { return v.infoSeen == nil || v.infoSeen[f] }
 
 // decode decodes one whole message and files it.
 func (v *view) decode(m *codecs.Message, p payload, spans *[]codecs.Span) error {
 	r := wire.NewReader(Protocol, p.b, max(p.layer, 0), spans)
 	b := p.b
+	filed := false // this payload's info is the one shown
 	switch {
 	case len(b) > 0 && b[0] == MasterQuery:
 		v.masterQ = append(v.masterQ, readMasterRequest(r))
@@ -417,7 +442,7 @@ func (v *view) decode(m *codecs.Message, p payload, spans *[]codecs.Span) error 
 		case a.Type == TypeChallenge && !r.Failed():
 			v.challenges = append(v.challenges, a.Challenge)
 		case a.Info != nil && v.info == nil:
-			v.info = a.Info
+			v.info, filed = a.Info, true
 			v.unknown = v.unknown || a.Info.EDF&^edfKnown != 0
 		case a.Players != nil && v.players == nil:
 			v.players = a.Players
@@ -427,6 +452,9 @@ func (v *view) decode(m *codecs.Message, p payload, spans *[]codecs.Span) error 
 	}
 	trailing(r)
 	err := r.Err()
+	if err != nil && !errors.Is(err, codecs.ErrTrailing) && filed {
+		v.infoSeen = seenFields(p, spans)
+	}
 	if errors.Is(err, codecs.ErrTrailing) {
 		m.Warn(codecs.WarnTrailing)
 		return nil

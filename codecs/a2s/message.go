@@ -56,32 +56,57 @@ func OS(env byte) string { return environment(env) }
 func (v *view) neutral() *codecs.Info {
 	in := &codecs.Info{}
 	if i := v.info; i != nil {
-		in.Has |= codecs.HasName | codecs.HasMap | codecs.HasGameType | codecs.HasPassword | codecs.HasNumPlayers | codecs.HasMaxPlayers | codecs.HasRules
-		in.Name, in.Map, in.GameType = i.Name, i.Map, i.Game
-		in.Password = i.Visibility != 0
-		in.NumPlayers, in.MaxPlayers = int(i.Players), int(i.MaxPlayers)
-		if !i.GoldSrc {
-			in.Has |= codecs.HasVersion
+		set := func(f string, bit codecs.InfoHas) bool {
+			if v.has(f) {
+				in.Has |= bit
+				return true
+			}
+			return false
+		}
+		if set("name", codecs.HasName) {
+			in.Name = i.Name
+		}
+		if set("map", codecs.HasMap) {
+			in.Map = i.Map
+		}
+		if set("game", codecs.HasGameType) {
+			in.GameType = i.Game
+		}
+		if !i.GoldSrc && set("version", codecs.HasVersion) {
 			in.Version = i.Version
 		}
-		rule := func(k, v string) { in.Rules = append(in.Rules, [2]string{k, v}) }
-		rule("bots", strconv.Itoa(int(i.Bots)))
-		rule("vac", strconv.FormatBool(i.VAC != 0))
-		rule("os", environment(i.Environment))
-		rule("server_type", serverType(i.ServerType))
+		if set("visibility", codecs.HasPassword) {
+			in.Password = i.Visibility != 0
+		}
+		if set("players", codecs.HasNumPlayers) {
+			in.NumPlayers = int(i.Players)
+		}
+		if set("max_players", codecs.HasMaxPlayers) {
+			in.MaxPlayers = int(i.MaxPlayers)
+		}
+		rule := func(f, k, val string) {
+			if v.has(f) {
+				in.Has |= codecs.HasRules
+				in.Rules = append(in.Rules, [2]string{k, val})
+			}
+		}
+		rule("bots", "bots", strconv.Itoa(int(i.Bots)))
+		rule("vac", "vac", strconv.FormatBool(i.VAC != 0))
+		rule("environment", "os", environment(i.Environment))
+		rule("server_type", "server_type", serverType(i.ServerType))
 		if i.EDF&EDFKeywords != 0 {
-			rule("keywords", i.Keywords)
+			rule("keywords", "keywords", i.Keywords)
 		}
-		rule("folder", i.Folder)
+		rule("folder", "folder", i.Folder)
 		if !i.GoldSrc {
-			rule("app_id", strconv.Itoa(int(i.AppID)))
+			rule("app_id", "app_id", strconv.Itoa(int(i.AppID)))
 		}
-		rule("protocol", strconv.Itoa(int(i.Protocol)))
+		rule("protocol", "protocol", strconv.Itoa(int(i.Protocol)))
 		if i.EDF&EDFPort != 0 {
-			rule("port", strconv.Itoa(int(i.Port)))
+			rule("port", "port", strconv.Itoa(int(i.Port)))
 		}
 		if i.EDF&EDFSteamID != 0 {
-			rule("steam_id", strconv.FormatUint(i.SteamID, 10))
+			rule("steam_id", "steam_id", strconv.FormatUint(i.SteamID, 10))
 		}
 	}
 	if p := v.players; p != nil {
@@ -108,7 +133,7 @@ func (v *view) neutral() *codecs.Info {
 func (v *view) fields() codecs.Object {
 	var f codecs.Object
 	if i := v.info; i != nil {
-		f = f.Add("info", infoFields(i))
+		f = f.Add("info", v.infoFields(i))
 	}
 	if p := v.players; p != nil {
 		ps := make([]codecs.Object, 0, len(p.Players))
@@ -181,7 +206,29 @@ func le32(v uint32) []byte {
 	return []byte{byte(v), byte(v >> 8), byte(v >> 16), byte(v >> 24)}
 }
 
-func infoFields(i *Info) codecs.Object {
+func (v *view) infoFields(i *Info) codecs.Object {
+	o := v.infoAll(i)
+	if v.infoSeen == nil {
+		return o
+	}
+	// A cut reply: only the fields read (the wire names, less "info.").
+	kept := o[:0]
+	for _, kv := range o {
+		name := kv.Key
+		if n, ok := fieldWire[name]; ok {
+			name = n
+		}
+		if name == "form" || v.infoSeen[name] {
+			kept = append(kept, kv)
+		}
+	}
+	return kept
+}
+
+// fieldWire maps the keys of infoFields whose span has another name.
+var fieldWire = map[string]string{"mod_info": "mod.link", "ship": "ship.mode"}
+
+func (v *view) infoAll(i *Info) codecs.Object {
 	o := make(codecs.Object, 0, 24)
 	if i.GoldSrc {
 		o = o.Add("form", "goldsrc").Add("address", i.Address)

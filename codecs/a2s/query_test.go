@@ -296,7 +296,7 @@ func TestFeedIgnores(t *testing.T) {
 func TestFeedStaleParts(t *testing.T) {
 	q, _ := (&a2s.Codec{}).NewQuery(map[string]string{"info": "false", "players": "false"})
 	q.Start()
-	stale := fixture(t, "players_split_goldsrc")[1] // packet 0 of another message
+	stale := fixture(t, "players_split_goldsrc")[1]         // packet 0 of another message
 	short := []byte("\xfe\xff\xff\xff\x55\x66\x77\x08\x03") // another id
 	parts := fixture(t, "rules_split_source")
 	feed := append([][]byte{stale, short}, parts...)
