@@ -143,6 +143,9 @@ func (c *query) Feed(b []byte) ([][]byte, bool, error) {
 			c.challenge, c.has = a.Challenge, true
 			return [][]byte{c.request()}, false, nil
 		case TypeInfo, TypeInfoGoldSrc, TypePlayers, TypeRules:
+			if want := c.steps[c.step]; replyTo(t) != want {
+				return nil, false, newError("type", 4, "", codecs.Detail(codecs.ErrBadValue, "a "+t.String()+" while waiting for the reply to "+want.String()))
+			}
 			c.keep(b)
 			return c.next()
 		}
@@ -287,4 +290,17 @@ func (c *query) Result(opt codecs.DecodeOptions) (*codecs.Message, error) {
 		err = newError("reply", 0, "", codecs.Detail(codecs.ErrIncomplete, wire.Msg("the server sent a new challenge %d times", maxChallenges+1)))
 	}
 	return m, err
+}
+
+// replyTo is the query a reply type answers.
+func replyTo(t Type) Type {
+	switch t {
+	case TypeInfo, TypeInfoGoldSrc:
+		return TypeInfoRequest
+	case TypePlayers:
+		return TypePlayerRequest
+	case TypeRules:
+		return TypeRulesRequest
+	}
+	return 0
 }

@@ -329,3 +329,22 @@ func TestMasterNotCapped(t *testing.T) {
 		t.Errorf("%d servers, warnings %v, %v", len(m.Servers), m.Warnings, err)
 	}
 }
+
+// TestFeedWrongReply: a reply to another query than the one asked (a late
+// copy of an earlier reply) is refused and the conversation goes on.
+func TestFeedWrongReply(t *testing.T) {
+	q, _ := (&a2s.Codec{}).NewQuery(nil)
+	q.Start()
+	info := fixture(t, "info_source_full")[0]
+	if _, done, err := q.Feed(info); done || err != nil {
+		t.Fatalf("info: done %v, %v", done, err)
+	}
+	_, done, err := q.Feed(info)
+	codectest.WantError(t, err, codecs.ErrBadValue, "type", 4)
+	if done {
+		t.Error("done after a repeated info reply")
+	}
+	if _, done, err := q.Feed(fixture(t, "players")[0]); done || err != nil {
+		t.Fatalf("players: done %v, %v", done, err)
+	}
+}
