@@ -241,3 +241,59 @@ func TestA2SQstatInterop(t *testing.T) {
 		})
 	}
 }
+
+// TestA2SQstatMaster lists the demo Steam master with qstat
+// (quakestat -stm,outfile): qstat reads only the first page (its
+// follow-up query is malformed), and its addresses must be ours of that
+// page, in order. A changed address must make the comparison fail.
+func TestA2SQstatMaster(t *testing.T) {
+	qstat, err := exec.LookPath("quakestat")
+	if err != nil {
+		if os.Getenv("CI") != "" {
+			t.Fatalf("qstat is not installed (apt-get install qstat): %v", err)
+		}
+		t.Skip("qstat is not installed (apt-get install qstat)")
+	}
+	var list []a2s.Addr
+	for i := range 500 {
+		list = append(list, a2s.Addr{IP: [4]byte{127, 1, byte(i >> 8), byte(i)}, Port: uint16(27015 + i%3)})
+	}
+	addr, replies := recordingA2S(t, NewA2SMaster(list, Normal))
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	file := t.TempDir() + "/list"
+	cmd := exec.CommandContext(ctx, qstat, "-stm,outfile", addr+","+file, "-retry", "1", "-timeout", "5")
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	if out, err := cmd.Output(); err != nil {
+		t.Fatalf("quakestat: %v\n%s%s", err, out, stderr.Bytes())
+	}
+	raw, err := os.ReadFile(file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var theirs []string
+	for _, line := range strings.Split(strings.TrimSpace(string(raw)), "\n") {
+		f := strings.Fields(line)
+		if len(f) != 2 || f[0] != "a2s" {
+			t.Fatalf("qstat wrote %q", line)
+		}
+		theirs = append(theirs, f[1])
+	}
+	rs := replies()
+	if len(rs) < 1 {
+		t.Fatal("the master sent nothing")
+	}
+	compare := func(page []byte) bool {
+		m, err := (&a2s.Codec{}).Decode([][]byte{page}, codecs.DecodeOptions{})
+		return err == nil && slices.Equal(m.Servers, theirs)
+	}
+	if len(theirs) != a2s.MasterPageSize || !compare(rs[0]) {
+		t.Errorf("qstat listed %d servers; they differ from our reading of the first page", len(theirs))
+	}
+	mutated := slices.Clone(rs[0])
+	mutated[len(mutated)-1]++ // the last port
+	if compare(mutated) {
+		t.Error("a changed port went unnoticed")
+	}
+}
