@@ -6,6 +6,7 @@ import (
 	"errors"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -325,5 +326,33 @@ func TestPartialInfo(t *testing.T) {
 		if o := f.(codecs.Object); len(o) != 4 { // form, protocol, name, map
 			t.Errorf("spans %v: partial fields %v", spans, o)
 		}
+	}
+}
+
+// TestPlayerCountWrapped: 300 players with the count sent as 300 mod 256
+// are all read; 300 players with a count of 44 and a cut list are not
+// taken for a wrapped count.
+func TestPlayerCountWrapped(t *testing.T) {
+	p := &a2s.Players{}
+	for i := range 300 {
+		p.Players = append(p.Players, a2s.Player{Name: "p" + strconv.Itoa(i), Score: int32(i)})
+	}
+	p.Count = uint8(300 % 256)
+	b, err := a2s.AppendResponse(nil, a2s.Response{Type: a2s.TypePlayers, Players: p})
+	if err != nil {
+		t.Fatal(err)
+	}
+	a, err := a2s.DecodeResponse(b, nil)
+	if err != nil || len(a.Players.Players) != 300 || a.Players.Players[299].Score != 299 {
+		t.Fatalf("%d players, %v", len(a.Players.Players), err)
+	}
+	m, err := (&a2s.Codec{}).Decode([][]byte{b}, codecs.DecodeOptions{Spans: true})
+	if err != nil || len(m.Info.Players) != 300 {
+		t.Fatalf("codec: %v", err)
+	}
+	codectest.SpansCover(t, m)
+	a, err = a2s.DecodeResponse(b[:len(b)-20], nil)
+	if !errors.Is(err, codecs.ErrTrailing) || len(a.Players.Players) != 44 {
+		t.Errorf("cut list: %d players, %v", len(a.Players.Players), err)
 	}
 }

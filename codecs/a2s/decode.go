@@ -339,14 +339,37 @@ const playerMin = 1 + 1 + 4 + 4
 
 // readPlayers reads a player reply after its type byte. The Ship's
 // deaths and money follow the list; they are recognised by the bytes left
-// being exactly eight per player.
+// being exactly eight per player. Otherwise, bytes left that are whole
+// entries, and a multiple of 256 of them, are players past a count that
+// wrapped (servers with more than 255 players send it modulo 256).
 func readPlayers(r *wire.Reader, p *Players) {
 	p.Count = r.U8("count")
 	if r.Failed() {
 		return
 	}
 	p.Players = make([]Player, 0, min(int(p.Count), r.Len()/playerMin))
-	for i := 0; i < int(p.Count) && !r.Failed(); i++ {
+	p.Players = readPlayerList(r, p.Players, 0, int(p.Count))
+	if r.Failed() || r.Len() == 0 {
+		return
+	}
+	if r.Len() == 8*len(p.Players) {
+		p.Ship = true
+		for i := range p.Players {
+			r.Enter("players", i)
+			p.Players[i].Deaths = r.S32LE("deaths")
+			p.Players[i].Money = r.S32LE("money")
+			r.Leave()
+		}
+		return
+	}
+	if n := wholeEntries(r.Rest()); n > 0 && n%256 == 0 {
+		p.Players = readPlayerList(r, p.Players, len(p.Players), n)
+	}
+}
+
+// readPlayerList reads n entries numbered from first.
+func readPlayerList(r *wire.Reader, dst []Player, first, n int) []Player {
+	for i := first; i < first+n && !r.Failed(); i++ {
 		r.Enter("players", i)
 		start := r.Offset()
 		var pl Player
@@ -355,23 +378,35 @@ func readPlayers(r *wire.Reader, p *Players) {
 		pl.Score = r.S32LE("score")
 		pl.Duration = r.F32LE("duration")
 		if !r.Failed() {
-			p.Players = append(p.Players, pl)
+			dst = append(dst, pl)
 			if r.Recording() {
 				r.Mark("", "group", start, pl.Name)
 			}
 		}
 		r.Leave()
 	}
-	if r.Failed() || r.Len() == 0 || r.Len() != 8*len(p.Players) {
-		return
+	return dst
+}
+
+// wholeEntries counts the player entries b holds when it holds nothing
+// else, or returns 0.
+func wholeEntries(b []byte) int {
+	n := 0
+	for len(b) > 0 {
+		end := -1
+		for i := 1; i < len(b); i++ {
+			if b[i] == 0 {
+				end = i
+				break
+			}
+		}
+		if end < 0 || len(b) < end+1+8 {
+			return 0
+		}
+		b = b[end+1+8:]
+		n++
 	}
-	p.Ship = true
-	for i := range p.Players {
-		r.Enter("players", i)
-		p.Players[i].Deaths = r.S32LE("deaths")
-		p.Players[i].Money = r.S32LE("money")
-		r.Leave()
-	}
+	return n
 }
 
 // ruleMin is the smallest rule: two empty strings.
