@@ -59,7 +59,9 @@
 //     the message carries the warning "truncated".
 //   - The Ship (app 2400) adds three bytes to the info reply; its player
 //     reply's extra deaths and money are recognised by the bytes left being
-//     exactly eight per player.
+//     exactly eight per player. Otherwise bytes left that are only whole
+//     player entries, a multiple of 256 of them, are read as players past a
+//     count that wrapped (the count is one byte).
 //   - Clients ask for a challenge with FF FF FF FF, never four zeros. The
 //     conversation keeps the challenge of one step for the next: servers
 //     hand one challenge per client.
