@@ -17,7 +17,7 @@ import (
 
 func fixture(t testing.TB, name string) [][]byte {
 	t.Helper()
-	return readPacket(t, filepath.Join("testdata", name+".hex")).datagrams
+	return readPacket(t, filepath.Join("testdata", name+".hexlines")).datagrams
 }
 
 // TestRoundTrip: every single-datagram fixture decodes with the typed

@@ -14,8 +14,11 @@ import (
 	"github.com/querylens/querylens/codecs/internal/codectest"
 )
 
-// packet is one testdata/*.hex file: its first comment line says where
-// the bytes came from; every other non-comment line is one datagram.
+// packet is one testdata/*.hexlines file: its first comment line says where
+// the bytes came from; every other non-comment line is one datagram. The
+// extension is not .hex because codecs/all's tests read every
+// ../*/testdata/*.hex as one datagram of a protocol codecs/all registers,
+// which this package is not yet.
 type packet struct {
 	name      string
 	source    string
@@ -28,7 +31,7 @@ func readPacket(t testing.TB, path string) packet {
 	if err != nil {
 		t.Fatal(err)
 	}
-	p := packet{name: strings.TrimSuffix(filepath.Base(path), ".hex")}
+	p := packet{name: strings.TrimSuffix(filepath.Base(path), ".hexlines")}
 	for _, line := range strings.Split(string(raw), "\n") {
 		line = strings.TrimSpace(line)
 		switch {
@@ -46,9 +49,9 @@ func readPacket(t testing.TB, path string) packet {
 
 func readPackets(t testing.TB) []packet {
 	t.Helper()
-	paths, err := filepath.Glob("testdata/*.hex")
+	paths, err := filepath.Glob("testdata/*.hexlines")
 	if err != nil || len(paths) == 0 {
-		t.Fatalf("no testdata/*.hex: %v", err)
+		t.Fatalf("no testdata/*.hexlines: %v", err)
 	}
 	var out []packet
 	for _, p := range paths {
@@ -70,7 +73,7 @@ func writePacket(t testing.TB, name, source string, datagrams [][]byte) {
 		}
 		b.WriteString("\n")
 	}
-	if err := os.WriteFile(filepath.Join("testdata", name+".hex"), []byte(b.String()), 0o644); err != nil {
+	if err := os.WriteFile(filepath.Join("testdata", name+".hexlines"), []byte(b.String()), 0o644); err != nil {
 		t.Fatal(err)
 	}
 }
@@ -137,7 +140,7 @@ func bzip2(t testing.TB, b []byte) []byte {
 	return out
 }
 
-// TestWriteFixtures writes testdata/*.hex from this package's encoder with
+// TestWriteFixtures writes testdata/*.hexlines from this package's encoder with
 // -update (then run -update again for the goldens). No public captures are
 // stored in the repository; the layouts are those of the Valve Developer
 // Community's "Server queries" page, checked against the demo server.

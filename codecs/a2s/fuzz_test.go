@@ -10,7 +10,7 @@ import (
 	"github.com/querylens/querylens/codecs/a2s"
 )
 
-// seed adds every datagram of testdata/*.hex (each file's first line says
+// seed adds every datagram of testdata/*.hexlines (each file's first line says
 // what it is: every query, reply, split and master form this package
 // builds) and each split message reassembled.
 func seed(f *testing.F) {
