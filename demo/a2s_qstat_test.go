@@ -26,7 +26,7 @@ func qstatA2S(t *testing.T, qstat string, h Handler) (qstatServer, [][]byte) {
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
 	addr, conversation := recordingA2S(t, h)
-	cmd := exec.CommandContext(ctx, qstat, "-a2s", addr, "-P", "-R", "-xml", "-hpn", "-retry", "1", "-timeout", "10")
+	cmd := exec.CommandContext(ctx, qstat, "-a2s", addr, "-P", "-R", "-xml", "-hpn", "-retry", "1", "-timeout", "20")
 	var stderr bytes.Buffer
 	cmd.Stderr = &stderr
 	out, err := cmd.Output()
@@ -259,10 +259,14 @@ func TestA2SQstatMaster(t *testing.T) {
 		list = append(list, a2s.Addr{IP: [4]byte{127, 1, byte(i >> 8), byte(i)}, Port: uint16(27015 + i%3)})
 	}
 	addr, replies := recordingA2S(t, NewA2SMaster(list, Normal))
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	defer cancel()
 	file := t.TempDir() + "/list"
-	cmd := exec.CommandContext(ctx, qstat, "-stm,outfile", addr+","+file, "-retry", "1", "-timeout", "5")
+	// qstat cannot tell the list is complete (it never asks for page 2):
+	// it writes the file once its master retries (-mi apart) are used up.
+	// -timeout, the whole run's limit, stays far above that, or a loaded
+	// machine ends the run before the file is written.
+	cmd := exec.CommandContext(ctx, qstat, "-stm,outfile", addr+","+file, "-retry", "1", "-mi", "0.5", "-timeout", "40")
 	var stderr bytes.Buffer
 	cmd.Stderr = &stderr
 	if out, err := cmd.Output(); err != nil {
