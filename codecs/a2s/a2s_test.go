@@ -356,3 +356,35 @@ func TestPlayerCountWrapped(t *testing.T) {
 		t.Errorf("cut list: %d players, %v", len(a.Players.Players), err)
 	}
 }
+
+// TestCompressedNoSize: the older Source form (no size field) with
+// compression, re-split from the bzip2 fixture's stream, in any order.
+func TestCompressedNoSize(t *testing.T) {
+	parts := compressedParts(t)
+	var stream []byte
+	for i, p := range parts {
+		at := 12
+		if i == 0 {
+			at = 20
+		}
+		stream = append(stream, p[at:]...)
+	}
+	msg, err := a2s.Reassemble(nil, parts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	again, err := a2s.SplitCompressed(msg, stream, 5, a2s.SplitSourceNoSize, 50)
+	if err != nil {
+		t.Fatal(err)
+	}
+	slices.Reverse(again)
+	got, err := a2s.Reassemble(nil, again)
+	if err != nil || !bytes.Equal(got, msg) {
+		t.Fatalf("reassembled %d bytes of %d: %v", len(got), len(msg), err)
+	}
+	m, err := (&a2s.Codec{}).Decode(again, codecs.DecodeOptions{Spans: true})
+	if err != nil || len(m.Info.Rules) != 60 {
+		t.Fatalf("decode: %v", err)
+	}
+	codectest.SpansCover(t, m)
+}
