@@ -1,0 +1,390 @@
+package a2s_test
+
+import (
+	"bytes"
+	"encoding/binary"
+	"errors"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/querylens/querylens/codecs"
+	"github.com/querylens/querylens/codecs/a2s"
+	"github.com/querylens/querylens/codecs/internal/codectest"
+)
+
+func fixture(t testing.TB, name string) [][]byte {
+	t.Helper()
+	return readPacket(t, filepath.Join("testdata", name+".hexlines")).datagrams
+}
+
+// TestRoundTrip: every single-datagram fixture decodes with the typed
+// decoders and encodes back to the same bytes.
+func TestRoundTrip(t *testing.T) {
+	for _, p := range readPackets(t) {
+		if len(p.datagrams) != 1 {
+			continue
+		}
+		b := p.datagrams[0]
+		t.Run(p.name, func(t *testing.T) {
+			if !completePrefix(b) {
+				t.Fatalf("%x does not round-trip through its typed decoder", b)
+			}
+		})
+	}
+}
+
+// TestSplitMissing drops each part of each split fixture: the result is an
+// error wrapping ErrIncomplete and the warning "truncated"; feeding every
+// part twice changes nothing.
+func TestSplitMissing(t *testing.T) {
+	c := &a2s.Codec{}
+	for _, name := range []string{"rules_split_source", "rules_split_nosize", "players_split_goldsrc", "rules_split_bzip2"} {
+		dgs := fixture(t, name)
+		full, err := c.Decode(dgs, codecs.DecodeOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		twice, err := c.Decode(append(slices.Clone(dgs), dgs...), codecs.DecodeOptions{})
+		if err != nil || !bytes.Equal(full.AppendJSON(nil)[:100], twice.AppendJSON(nil)[:100]) {
+			t.Errorf("%s: duplicates change the result: %v", name, err)
+		}
+		for drop := range dgs {
+			var rest [][]byte
+			for _, d := range dgs {
+				if !bytes.Equal(d, dgs[drop]) { // every copy of the dropped part
+					rest = append(rest, d)
+				}
+			}
+			m, err := c.Decode(rest, codecs.DecodeOptions{Spans: true})
+			if !errors.Is(err, codecs.ErrIncomplete) {
+				t.Errorf("%s without part %d: err = %v, want ErrIncomplete", name, drop, err)
+				continue
+			}
+			if m == nil || !slices.Contains(m.Warnings, codecs.WarnTruncated) {
+				t.Errorf("%s without part %d: no truncated warning", name, drop)
+			}
+			for _, s := range m.Spans {
+				if s.Layer < 0 || s.Layer >= len(m.Layers) || s.Start < 0 || s.Start > s.End || s.End > len(m.Layers[s.Layer].Bytes) {
+					t.Errorf("%s without part %d: span %+v outside its layer", name, drop, s)
+				}
+			}
+		}
+	}
+}
+
+// compressedParts returns the bzip2 fixture's parts in order (0 first).
+func compressedParts(t *testing.T) [][]byte {
+	dgs := fixture(t, "rules_split_bzip2")
+	slices.Reverse(dgs)
+	return dgs
+}
+
+// TestBzip2Checks: a wrong CRC32, a wrong size and a size beyond
+// MaxDecompressed are errors naming the field, in packet 0's layer.
+func TestBzip2Checks(t *testing.T) {
+	c := &a2s.Codec{}
+	cases := []struct {
+		name     string
+		off      int
+		value    uint32
+		field    string
+		sentinel error
+	}{
+		{"crc", 16, 1, "crc32", codecs.ErrBadValue},
+		{"size small", 12, 100, "bzip2", codecs.ErrTooLong},
+		{"size large", 12, 5000, "bzip2", codecs.ErrBadValue},
+		{"size beyond bound", 12, a2s.MaxDecompressed + 1, "decompressed_size", codecs.ErrTooLong},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			dgs := compressedParts(t)
+			p0 := slices.Clone(dgs[0])
+			binary.LittleEndian.PutUint32(p0[tc.off:], tc.value)
+			dgs[0] = p0
+			m, err := c.Decode(dgs, codecs.DecodeOptions{})
+			codectest.WantError(t, err, tc.sentinel, tc.field, -1)
+			if m == nil || m.Info != nil {
+				t.Errorf("a rejected message still gave info: %+v", m)
+			}
+		})
+	}
+	t.Run("corrupt stream", func(t *testing.T) {
+		dgs := compressedParts(t)
+		p1 := slices.Clone(dgs[1])
+		for i := 12; i < len(p1); i++ {
+			p1[i] ^= 0x55
+		}
+		dgs[1] = p1
+		_, err := (&a2s.Codec{}).Decode(dgs, codecs.DecodeOptions{})
+		codectest.WantError(t, err, codecs.ErrBadValue, "", -1)
+	})
+}
+
+// TestCaps: past MaxDatagrams datagrams the rest are dropped, counted and
+// the message says truncated.
+func TestCaps(t *testing.T) {
+	c := &a2s.Codec{}
+	one := fixture(t, "challenge")[0]
+	var dgs [][]byte
+	for range a2s.MaxDatagrams + 5 {
+		dgs = append(dgs, one)
+	}
+	m, err := c.Decode(dgs, codecs.DecodeOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Contains(m.Warnings, codecs.WarnTruncated) {
+		t.Errorf("warnings %v, want truncated", m.Warnings)
+	}
+	if v, _ := m.Fields.Get("dropped_datagrams"); v != 5 {
+		t.Errorf("dropped_datagrams = %v, want 5", v)
+	}
+	big := make([]byte, 50<<10)
+	copy(big, one)
+	m, _ = c.Decode([][]byte{big, big}, codecs.DecodeOptions{})
+	if v, _ := m.Fields.Get("dropped_datagrams"); v != 1 {
+		t.Errorf("two 50 KiB datagrams: dropped_datagrams = %v, want 1", v)
+	}
+}
+
+// TestQueryKey: the unchallenged INFO and the challenge requests are their
+// own keys; challenged queries of one kind share a key whatever the
+// challenge, and no key equals another query.
+func TestQueryKey(t *testing.T) {
+	c := &a2s.Codec{}
+	req := func(typ a2s.Type, has bool, ch uint32) []byte {
+		b, err := a2s.AppendRequest(nil, a2s.Request{Type: typ, HasChallenge: has, Challenge: ch})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return b
+	}
+	info := req(a2s.TypeInfoRequest, false, 0)
+	infoAsk := req(a2s.TypeInfoRequest, true, a2s.ChallengeRequest)
+	if k := c.QueryKey(info); !bytes.Equal(k, info) {
+		t.Errorf("unchallenged INFO key %x, want its bytes", k)
+	}
+	if k := c.QueryKey(infoAsk); !bytes.Equal(k, infoAsk) {
+		t.Errorf("INFO asking for a challenge: key %x, want its bytes", k)
+	}
+	keys := map[string]string{}
+	for _, typ := range []a2s.Type{a2s.TypeInfoRequest, a2s.TypePlayerRequest, a2s.TypeRulesRequest} {
+		ask := req(typ, true, a2s.ChallengeRequest)
+		if k := c.QueryKey(ask); !bytes.Equal(k, ask) {
+			t.Errorf("%v challenge request: key %x, want its bytes", typ, k)
+		}
+		k1 := c.QueryKey(req(typ, true, 0x01020304))
+		k2 := c.QueryKey(req(typ, true, 0xdeadbeef))
+		k3 := c.QueryKey(req(typ, true, 0))
+		if !bytes.Equal(k1, k2) || !bytes.Equal(k1, k3) {
+			t.Errorf("%v: challenged keys differ: %x %x %x", typ, k1, k2, k3)
+		}
+		if c.CheckQuery(k1) == nil {
+			t.Errorf("%v: key %x is itself a valid query", typ, k1)
+		}
+		if bytes.Equal(k1, ask) {
+			t.Errorf("%v: challenged key equals the challenge request's", typ)
+		}
+		if prev, ok := keys[string(k1)]; ok {
+			t.Errorf("%v and %s share a key", typ, prev)
+		}
+		keys[string(k1)] = typ.String()
+	}
+	if k := c.QueryKey([]byte("nonsense")); k != nil {
+		t.Errorf("key of a non-query: %x", k)
+	}
+	mq := fixture(t, "master_query")[0]
+	if k := c.QueryKey(mq); !bytes.Equal(k, mq) {
+		t.Errorf("master query key %x", k)
+	}
+}
+
+// TestCheckQuery: what the relay forwards.
+func TestCheckQuery(t *testing.T) {
+	c := &a2s.Codec{}
+	ok := [][]byte{
+		fixture(t, "info_request")[0], fixture(t, "info_request_challenge")[0],
+		fixture(t, "player_request_ask")[0], fixture(t, "rules_request")[0], fixture(t, "master_query")[0],
+	}
+	for _, b := range ok {
+		if err := c.CheckQuery(b); err != nil {
+			t.Errorf("%x: %v", b, err)
+		}
+	}
+	bad := []struct {
+		name     string
+		b        []byte
+		sentinel error
+	}{
+		{"reply", fixture(t, "challenge")[0], codecs.ErrUnknownCode},
+		{"wrong payload", append([]byte("\xff\xff\xff\xffTSource Engine Querx"), 0), codecs.ErrBadValue},
+		{"trailing", append(slices.Clone(fixture(t, "rules_request")[0]), 1), codecs.ErrTrailing},
+		{"short challenge", []byte("\xff\xff\xff\xffU\xff\xff"), codecs.ErrShort},
+		{"master seed", []byte("1\xffnot an address\x00\x00"), codecs.ErrBadValue},
+		{"master filter control byte", []byte("1\xff0.0.0.0:0\x00\\a\x01\x00"), codecs.ErrBadValue},
+		{"master no filter end", []byte("1\xff0.0.0.0:0\x00\\appid\\440"), codecs.ErrShort},
+		{"too long", append([]byte("1\xff0.0.0.0:0\x00"), strings.Repeat("a", a2s.MaxQueryLen)+"\x00"...), codecs.ErrTooLong},
+		{"split part", fixture(t, "rules_split_source")[0][:40], codecs.ErrBadMagic},
+	}
+	for _, tc := range bad {
+		t.Run(tc.name, func(t *testing.T) {
+			codectest.WantError(t, c.CheckQuery(tc.b), tc.sentinel, "", -1)
+		})
+	}
+}
+
+// TestDetect: each fixture's first datagram is detected as this protocol
+// with the right kind.
+func TestDetect(t *testing.T) {
+	c := &a2s.Codec{}
+	want := map[string]codecs.Kind{
+		"info_request": codecs.KindQuery, "challenge": codecs.KindChallenge, "info_source_full": codecs.KindResponse,
+		"info_goldsrc_mod": codecs.KindResponse, "players": codecs.KindResponse, "rules": codecs.KindResponse,
+		"master_query": codecs.KindMasterQuery, "master_pages": codecs.KindMasterList,
+	}
+	for name, kind := range want {
+		b := fixture(t, name)[0]
+		k, conf := c.Detect(b)
+		if k != kind || conf != codecs.Certain {
+			t.Errorf("%s: Detect = %q %d, want %q certain", name, k, conf, kind)
+		}
+	}
+	if _, conf := c.Detect([]byte("\xff\xff\xff\xffOGP\x00")); conf != codecs.NotMine {
+		t.Errorf("OGP magic detected as A2S (%d)", conf)
+	}
+	parts := compressedParts(t)
+	if _, conf := c.Detect(parts[0]); conf != codecs.Likely {
+		t.Errorf("packet 0 of a split: confidence %d, want likely", conf)
+	}
+}
+
+// TestGoldSrcModFields: the mod fields sit after the NUL byte that follows
+// the download link; a reader that skips it shifts them by one.
+func TestGoldSrcModFields(t *testing.T) {
+	b := fixture(t, "info_goldsrc_mod")[0]
+	a, err := a2s.DecodeResponse(b, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := a.Info.ModInfo
+	if m.Version != 1 || m.Size != 1<<20 || m.Type != 1 || m.DLL != 1 || a.Info.VAC != 1 || a.Info.Bots != 1 {
+		t.Errorf("mod fields %+v, vac %d, bots %d", m, a.Info.VAC, a.Info.Bots)
+	}
+}
+
+// TestParseAddr: the seed's address form.
+func TestParseAddr(t *testing.T) {
+	for _, tc := range []struct {
+		s  string
+		ok bool
+	}{
+		{"0.0.0.0:0", true}, {"255.255.255.255:65535", true}, {"127.0.0.1:27015", true},
+		{"256.0.0.1:1", false}, {"1.2.3:4", false}, {"1.2.3.4", false}, {"1.2.3.4:65536", false},
+		{"01.2.3.4:5", false}, {"1.2.3.4:5x", false}, {"", false}, {"1..3.4:5", false},
+	} {
+		a, ok := a2s.ParseAddr(tc.s)
+		if ok != tc.ok || ok && a.String() != tc.s {
+			t.Errorf("ParseAddr(%q) = %v, %v", tc.s, a, ok)
+		}
+	}
+}
+
+// TestUnknownEDF: an extra data flag bit this package does not know is
+// kept, warned about, and the fields it announces are trailing bytes.
+func TestUnknownEDF(t *testing.T) {
+	in := sourceInfo()
+	in.EDF = a2s.EDFPort | 0x02
+	b, err := a2s.AppendResponse(nil, a2s.Response{Type: a2s.TypeInfo, Info: in})
+	if err != nil {
+		t.Fatal(err)
+	}
+	m, err := (&a2s.Codec{}).Decode([][]byte{b}, codecs.DecodeOptions{})
+	if err != nil || !slices.Contains(m.Warnings, codecs.WarnUnknownFlags) {
+		t.Errorf("warnings %v, %v", m.Warnings, err)
+	}
+	m, err = (&a2s.Codec{}).Decode([][]byte{append(b, 1, 2, 3)}, codecs.DecodeOptions{})
+	if err != nil || !slices.Contains(m.Warnings, codecs.WarnTrailing) {
+		t.Errorf("with bytes for the unknown flag: warnings %v, %v", m.Warnings, err)
+	}
+}
+
+// TestPartialInfo: a cut info reply shows the fields read before the cut
+// and no others, with spans or without.
+func TestPartialInfo(t *testing.T) {
+	b := fixture(t, "info_source_full")[0][:0x2c] // cut inside the folder
+	for _, spans := range []bool{false, true} {
+		m, err := (&a2s.Codec{}).Decode([][]byte{b}, codecs.DecodeOptions{Spans: spans})
+		codectest.WantError(t, err, codecs.ErrShort, "folder", 0x2a)
+		in := m.Info
+		if in == nil || in.Name == "" || in.Map != "ctf_2fort" || in.Has&(codecs.HasMaxPlayers|codecs.HasNumPlayers|codecs.HasGameType) != 0 || len(in.Rules) != 1 {
+			t.Errorf("spans %v: partial info %+v", spans, in)
+		}
+		f, _ := m.Fields.Get("info")
+		if o := f.(codecs.Object); len(o) != 4 { // form, protocol, name, map
+			t.Errorf("spans %v: partial fields %v", spans, o)
+		}
+	}
+}
+
+// TestPlayerCountWrapped: 300 players with the count sent as 300 mod 256
+// are all read; 300 players with a count of 44 and a cut list are not
+// taken for a wrapped count.
+func TestPlayerCountWrapped(t *testing.T) {
+	p := &a2s.Players{}
+	for i := range 300 {
+		p.Players = append(p.Players, a2s.Player{Name: "p" + strconv.Itoa(i), Score: int32(i)})
+	}
+	p.Count = uint8(300 % 256)
+	b, err := a2s.AppendResponse(nil, a2s.Response{Type: a2s.TypePlayers, Players: p})
+	if err != nil {
+		t.Fatal(err)
+	}
+	a, err := a2s.DecodeResponse(b, nil)
+	if err != nil || len(a.Players.Players) != 300 || a.Players.Players[299].Score != 299 {
+		t.Fatalf("%d players, %v", len(a.Players.Players), err)
+	}
+	m, err := (&a2s.Codec{}).Decode([][]byte{b}, codecs.DecodeOptions{Spans: true})
+	if err != nil || len(m.Info.Players) != 300 {
+		t.Fatalf("codec: %v", err)
+	}
+	codectest.SpansCover(t, m)
+	a, err = a2s.DecodeResponse(b[:len(b)-20], nil)
+	if !errors.Is(err, codecs.ErrTrailing) || len(a.Players.Players) != 44 {
+		t.Errorf("cut list: %d players, %v", len(a.Players.Players), err)
+	}
+}
+
+// TestCompressedNoSize: the older Source form (no size field) with
+// compression, re-split from the bzip2 fixture's stream, in any order.
+func TestCompressedNoSize(t *testing.T) {
+	parts := compressedParts(t)
+	var stream []byte
+	for i, p := range parts {
+		at := 12
+		if i == 0 {
+			at = 20
+		}
+		stream = append(stream, p[at:]...)
+	}
+	msg, err := a2s.Reassemble(nil, parts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	again, err := a2s.SplitCompressed(msg, stream, 5, a2s.SplitSourceNoSize, 50)
+	if err != nil {
+		t.Fatal(err)
+	}
+	slices.Reverse(again)
+	got, err := a2s.Reassemble(nil, again)
+	if err != nil || !bytes.Equal(got, msg) {
+		t.Fatalf("reassembled %d bytes of %d: %v", len(got), len(msg), err)
+	}
+	m, err := (&a2s.Codec{}).Decode(again, codecs.DecodeOptions{Spans: true})
+	if err != nil || len(m.Info.Rules) != 60 {
+		t.Fatalf("decode: %v", err)
+	}
+	codectest.SpansCover(t, m)
+}

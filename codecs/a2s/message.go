@@ -1,0 +1,284 @@
+package a2s
+
+import (
+	"strconv"
+
+	"github.com/querylens/querylens/codecs"
+)
+
+// message fills m from what the payloads held: its kind, the neutral view,
+// the servers of a master list and the fields.
+func (v *view) message(m *codecs.Message, noFields bool) {
+	switch {
+	case len(v.pages) > 0:
+		m.Kind = codecs.KindMasterList
+		m.Servers = make([]string, 0, v.servers())
+		for _, p := range v.pages {
+			for _, a := range p.Servers {
+				m.Servers = append(m.Servers, a.String())
+			}
+		}
+	case v.info != nil || v.players != nil || v.rules != nil:
+		m.Kind = codecs.KindResponse
+		m.Info = v.neutral()
+	case len(v.challenges) > 0:
+		m.Kind = codecs.KindChallenge
+	case len(v.masterQ) > 0:
+		m.Kind = codecs.KindMasterQuery
+	case len(v.requests) > 0:
+		m.Kind = codecs.KindQuery
+	}
+	if v.unknown {
+		m.Warn(codecs.WarnUnknownFlags)
+	}
+	if !noFields {
+		m.Fields = v.fields()
+	}
+}
+
+func (v *view) servers() int {
+	n := 0
+	for _, p := range v.pages {
+		n += len(p.Servers)
+	}
+	return n
+}
+
+// OS names the environment byte.
+func OS(env byte) string { return environment(env) }
+
+// neutral is the view every page uses: name, map, the game's description
+// as the game type, the version, the password from the visibility byte,
+// players (bots included) and max players from the info reply, the player
+// list (name and score), and as rules first what the info reply says
+// beyond those (bots, vac, os, server_type, keywords, folder, app_id,
+// protocol, port, steam_id), then the server's rules.
+func (v *view) neutral() *codecs.Info {
+	in := &codecs.Info{}
+	if i := v.info; i != nil {
+		set := func(f string, bit codecs.InfoHas) bool {
+			if v.has(f) {
+				in.Has |= bit
+				return true
+			}
+			return false
+		}
+		if set("name", codecs.HasName) {
+			in.Name = i.Name
+		}
+		if set("map", codecs.HasMap) {
+			in.Map = i.Map
+		}
+		if set("game", codecs.HasGameType) {
+			in.GameType = i.Game
+		}
+		if !i.GoldSrc && set("version", codecs.HasVersion) {
+			in.Version = i.Version
+		}
+		if set("visibility", codecs.HasPassword) {
+			in.Password = i.Visibility != 0
+		}
+		if set("players", codecs.HasNumPlayers) {
+			in.NumPlayers = int(i.Players)
+		}
+		if set("max_players", codecs.HasMaxPlayers) {
+			in.MaxPlayers = int(i.MaxPlayers)
+		}
+		rule := func(f, k, val string) {
+			if v.has(f) {
+				in.Has |= codecs.HasRules
+				in.Rules = append(in.Rules, [2]string{k, val})
+			}
+		}
+		rule("bots", "bots", strconv.Itoa(int(i.Bots)))
+		rule("vac", "vac", strconv.FormatBool(i.VAC != 0))
+		rule("environment", "os", environment(i.Environment))
+		rule("server_type", "server_type", serverType(i.ServerType))
+		if i.EDF&EDFKeywords != 0 {
+			rule("keywords", "keywords", i.Keywords)
+		}
+		rule("folder", "folder", i.Folder)
+		if !i.GoldSrc {
+			rule("app_id", "app_id", strconv.Itoa(int(i.AppID)))
+		}
+		rule("protocol", "protocol", strconv.Itoa(int(i.Protocol)))
+		if i.EDF&EDFPort != 0 {
+			rule("port", "port", strconv.Itoa(int(i.Port)))
+		}
+		if i.EDF&EDFSteamID != 0 {
+			rule("steam_id", "steam_id", strconv.FormatUint(i.SteamID, 10))
+		}
+	}
+	if p := v.players; p != nil {
+		in.Has |= codecs.HasPlayers
+		in.Players = make([]codecs.Player, 0, len(p.Players))
+		for _, x := range p.Players {
+			in.Players = append(in.Players, codecs.Player{Name: x.Name, Score: int(x.Score)})
+		}
+		if v.info == nil {
+			in.Has |= codecs.HasNumPlayers
+			in.NumPlayers = len(p.Players)
+		}
+	}
+	if r := v.rules; r != nil {
+		in.Has |= codecs.HasRules
+		for _, x := range r.Rules {
+			in.Rules = append(in.Rules, [2]string{x.Name, x.Value})
+		}
+	}
+	return in
+}
+
+// fields is every decoded field, by message.
+func (v *view) fields() codecs.Object {
+	var f codecs.Object
+	if i := v.info; i != nil {
+		f = f.Add("info", v.infoFields(i))
+	}
+	if p := v.players; p != nil {
+		ps := make([]codecs.Object, 0, len(p.Players))
+		for _, x := range p.Players {
+			o := make(codecs.Object, 0, 6).Add("index", x.Index).Add("name", x.Name).Add("score", x.Score).Add("duration", x.Duration)
+			if p.Ship {
+				o = o.Add("deaths", x.Deaths).Add("money", x.Money)
+			}
+			ps = append(ps, o)
+		}
+		f = f.Add("players", make(codecs.Object, 0, 2).Add("count", p.Count).Add("players", ps))
+	}
+	if r := v.rules; r != nil {
+		rs := make([]any, 0, len(r.Rules))
+		for _, x := range r.Rules {
+			rs = append(rs, []string{x.Name, x.Value})
+		}
+		f = f.Add("rules", make(codecs.Object, 0, 2).Add("count", r.Count).Add("rules", rs))
+	}
+	if len(v.challenges) > 0 {
+		cs := make([]any, 0, len(v.challenges))
+		for _, c := range v.challenges {
+			cs = append(cs, codecs.Hex(le32(c)))
+		}
+		f = f.Add("challenges", cs)
+	}
+	if len(v.requests) > 0 {
+		qs := make([]codecs.Object, 0, len(v.requests))
+		for _, q := range v.requests {
+			o := make(codecs.Object, 0, 2).Add("type", q.Type.String())
+			if q.HasChallenge {
+				o = o.Add("challenge", codecs.Hex(le32(q.Challenge)))
+			}
+			qs = append(qs, o)
+		}
+		f = f.Add("queries", qs)
+	}
+	if len(v.masterQ) > 0 {
+		qs := make([]codecs.Object, 0, len(v.masterQ))
+		for _, q := range v.masterQ {
+			qs = append(qs, make(codecs.Object, 0, 3).Add("region", q.Region.String()).Add("seed", q.Seed.String()).Add("filter", q.Filter))
+		}
+		f = f.Add("master_queries", qs)
+	}
+	if len(v.pages) > 0 {
+		end := false
+		for _, p := range v.pages {
+			end = end || p.End
+		}
+		f = f.Add("pages", len(v.pages)).Add("end", end)
+	}
+	if len(v.splits) > 0 {
+		ss := make([]codecs.Object, 0, len(v.splits))
+		for _, s := range v.splits {
+			o := make(codecs.Object, 0, 6).Add("id", s.id)
+			if s.known {
+				o = o.Add("form", s.form.String()).Add("total", s.first.total).Add("compressed", s.first.compressed)
+			}
+			ss = append(ss, o.Add("received", s.have).Add("duplicates", s.dups))
+		}
+		f = f.Add("splits", ss)
+	}
+	if v.dropped > 0 {
+		f = f.Add("dropped_datagrams", v.dropped)
+	}
+	return f
+}
+
+func le32(v uint32) []byte {
+	return []byte{byte(v), byte(v >> 8), byte(v >> 16), byte(v >> 24)}
+}
+
+func (v *view) infoFields(i *Info) codecs.Object {
+	o := v.infoAll(i)
+	if v.infoSeen == nil {
+		return o
+	}
+	// A cut reply: only the fields read (the wire names, less "info.").
+	kept := o[:0]
+	for _, kv := range o {
+		name := kv.Key
+		if n, ok := fieldWire[name]; ok {
+			name = n
+		}
+		if name == "form" || v.infoSeen[name] {
+			kept = append(kept, kv)
+		}
+	}
+	return kept
+}
+
+// fieldWire maps the keys of infoFields whose span has another name.
+var fieldWire = map[string]string{"mod_info": "mod.link", "ship": "ship.mode"}
+
+func (v *view) infoAll(i *Info) codecs.Object {
+	o := make(codecs.Object, 0, 24)
+	if i.GoldSrc {
+		o = o.Add("form", "goldsrc").Add("address", i.Address)
+	} else {
+		o = o.Add("form", "source").Add("protocol", i.Protocol)
+	}
+	o = o.Add("name", i.Name).Add("map", i.Map).Add("folder", i.Folder).Add("game", i.Game)
+	if !i.GoldSrc {
+		o = o.Add("app_id", i.AppID)
+	}
+	o = o.Add("players", i.Players).Add("max_players", i.MaxPlayers)
+	if i.GoldSrc {
+		o = o.Add("protocol", i.Protocol)
+	} else {
+		o = o.Add("bots", i.Bots)
+	}
+	o = o.Add("server_type", string(rune(i.ServerType))).Add("environment", string(rune(i.Environment))).
+		Add("visibility", i.Visibility)
+	if i.GoldSrc {
+		o = o.Add("mod", i.Mod)
+		if i.Mod == 1 {
+			m := &i.ModInfo
+			o = o.Add("mod_info", make(codecs.Object, 0, 7).Add("link", m.Link).Add("download_link", m.DownloadLink).
+				Add("version", m.Version).Add("size", m.Size).Add("type", m.Type).Add("dll", m.DLL))
+		}
+		return o.Add("vac", i.VAC).Add("bots", i.Bots)
+	}
+	o = o.Add("vac", i.VAC)
+	if i.HasShip {
+		o = o.Add("ship", make(codecs.Object, 0, 3).Add("mode", i.Ship.Mode).Add("witnesses", i.Ship.Witnesses).Add("duration", i.Ship.Duration))
+	}
+	o = o.Add("version", i.Version)
+	if !i.HasEDF {
+		return o
+	}
+	o = o.Add("edf", i.EDF)
+	if i.EDF&EDFPort != 0 {
+		o = o.Add("port", i.Port)
+	}
+	if i.EDF&EDFSteamID != 0 {
+		o = o.Add("steam_id", strconv.FormatUint(i.SteamID, 10)) // a string: JSON numbers lose 64-bit precision
+	}
+	if i.EDF&EDFSourceTV != 0 {
+		o = o.Add("sourcetv_port", i.SourceTVPort).Add("sourcetv_name", i.SourceTVName)
+	}
+	if i.EDF&EDFKeywords != 0 {
+		o = o.Add("keywords", i.Keywords)
+	}
+	if i.EDF&EDFGameID != 0 {
+		o = o.Add("game_id", strconv.FormatUint(i.GameID, 10))
+	}
+	return o
+}

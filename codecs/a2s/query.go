@@ -1,0 +1,306 @@
+package a2s
+
+import (
+	"encoding/binary"
+
+	"github.com/querylens/querylens/codecs"
+	"github.com/querylens/querylens/codecs/internal/wire"
+)
+
+// optionText is the kind of a free-text option (the master filter); the
+// shared option kinds have none.
+const optionText = "text"
+
+var queryOptions = []codecs.Option{
+	{Name: "info", Kind: codecs.OptionBool, Default: "true", Help: "ask A2S_INFO (name, map, counts, ...)"},
+	{Name: "players", Kind: codecs.OptionBool, Default: "true", Help: "ask A2S_PLAYER (names, scores, time connected)"},
+	{Name: "rules", Kind: codecs.OptionBool, Default: "true", Help: "ask A2S_RULES (the server's variables)"},
+	{Name: "master", Kind: codecs.OptionBool, Default: "false", Help: "ask a Steam master server for its list instead"},
+	{Name: "region", Kind: codecs.OptionChoice, Default: "all",
+		Choices: []string{"all", "us-east", "us-west", "south-america", "europe", "asia", "australia", "middle-east", "africa"},
+		Help:    "master: the region to list"},
+	{Name: "filter", Kind: optionText, Default: "",
+		Help: `master: the filter, e.g. \appid\440\dedicated\1`},
+}
+
+// Options lists the knobs of NewQuery.
+func (*Codec) Options() []codecs.Option { return append([]codecs.Option(nil), queryOptions...) }
+
+// NewQuery configures a conversation from opts (keys of Options): the
+// server queries asked in the order INFO, PLAYER, RULES, or the pages of a
+// master's list.
+func (*Codec) NewQuery(opts map[string]string) (codecs.Query, error) {
+	r := codecs.ReadOptions(Protocol, queryOptions, opts)
+	q := &query{}
+	for _, s := range [...]struct {
+		key string
+		t   Type
+	}{{"info", TypeInfoRequest}, {"players", TypePlayerRequest}, {"rules", TypeRulesRequest}} {
+		if r.Bool(s.key) {
+			q.steps = append(q.steps, s.t)
+		}
+	}
+	q.master = r.Bool("master")
+	region := r.Choice("region")
+	q.mreq.Region = RegionAll
+	for i, n := range regionNames {
+		if n == region {
+			q.mreq.Region = Region(i)
+		}
+	}
+	q.mreq.Filter = r.Value("filter")
+	if _, err := AppendMasterRequest(nil, q.mreq); err != nil && r.Err() == nil {
+		r.Fail("filter", "at most 200 printable ASCII bytes")
+	}
+	if err := r.Err(); err != nil {
+		return nil, err
+	}
+	if !q.master && len(q.steps) == 0 {
+		return nil, codecs.OptionError(Protocol, "info", "ask at least one of info, players and rules")
+	}
+	return q, nil
+}
+
+// maxChallenges bounds how often one step answers a challenge, so a
+// server that keeps sending new ones cannot keep the conversation going.
+const maxChallenges = 3
+
+// query is the Query of A2S: each step's query (with the challenge the
+// server last gave, or asking for one), a challenge reply answered by the
+// query again, then the step's reply whole or in parts; or the pages of a
+// master's list, each asked with the last address of the one before.
+type query struct {
+	steps      []Type
+	step       int
+	challenge  uint32
+	has        bool // a challenge is known
+	challenges int  // challenges answered in this step
+	kept       [][]byte
+	parts      [][]byte // split parts of the current step
+	lastChal   []byte   // the last challenge reply, for Result when nothing else came
+	size       int
+	dropped    int
+	done       bool
+
+	master bool
+	mreq   MasterRequest
+	seeds  map[Addr]bool
+}
+
+func (c *query) Start() [][]byte {
+	if c.master {
+		c.seeds = map[Addr]bool{{}: true}
+		b, _ := AppendMasterRequest(nil, c.mreq) // validated by NewQuery
+		return [][]byte{b}
+	}
+	return [][]byte{c.request()}
+}
+
+// request is the current step's query.
+func (c *query) request() []byte {
+	t := c.steps[c.step]
+	q := Request{Type: t, HasChallenge: c.has, Challenge: c.challenge}
+	b, _ := AppendRequest(nil, q) // a known type always encodes
+	return b
+}
+
+func ignored(text string) error {
+	return newError("datagram", 0, "", codecs.Detail(codecs.ErrBadValue, text))
+}
+
+// Feed takes one datagram from the server or master.
+func (c *query) Feed(b []byte) ([][]byte, bool, error) {
+	if c.done {
+		return nil, true, ignored("the conversation is over")
+	}
+	if len(b) < 5 {
+		return nil, false, newError("datagram", len(b), "", codecs.Detail(codecs.ErrShort, "too short for an A2S message"))
+	}
+	if c.master && len(c.kept) >= MaxMasterPages ||
+		!c.master && (len(c.kept)+len(c.parts) >= MaxDatagrams || c.size+len(b) > MaxBytes) {
+		c.dropped++
+		c.done = true
+		return nil, true, nil
+	}
+	if c.master {
+		return c.feedMaster(b)
+	}
+	switch binary.LittleEndian.Uint32(b) {
+	case headerSingle:
+		t := Type(b[4])
+		switch t {
+		case TypeChallenge:
+			a, err := DecodeResponse(b, nil)
+			if err != nil {
+				return nil, false, err
+			}
+			c.lastChal = append(c.lastChal[:0], b...)
+			if c.challenges == maxChallenges {
+				c.done = true
+				return nil, true, nil
+			}
+			c.challenges++
+			c.challenge, c.has = a.Challenge, true
+			return [][]byte{c.request()}, false, nil
+		case TypeInfo, TypeInfoGoldSrc, TypePlayers, TypeRules:
+			if want := c.steps[c.step]; replyTo(t) != want {
+				return nil, false, newError("type", 4, "", codecs.Detail(codecs.ErrBadValue, "a "+t.String()+" while waiting for the reply to "+want.String()))
+			}
+			c.keep(b)
+			return c.next()
+		}
+		return nil, false, newError("type", 4, "", wire.Detailf(codecs.ErrUnknownCode, "reply type %d", int64(t)))
+	case headerSplit:
+		if len(b) < 9 {
+			return nil, false, newError("datagram", len(b), "", codecs.Detail(codecs.ErrShort, "too short for a split part"))
+		}
+		for _, p := range c.parts {
+			if string(p) == string(b) {
+				return nil, false, nil // a duplicate
+			}
+		}
+		c.size += len(b)
+		c.parts = append(c.parts, append([]byte(nil), b...))
+		id, ok := splitComplete(c.parts)
+		if !ok {
+			return nil, false, nil
+		}
+		for _, p := range c.parts {
+			if binary.LittleEndian.Uint32(p[4:]) == id {
+				c.kept = append(c.kept, p)
+			} else {
+				c.size -= len(p) // a part of another message: dropped
+			}
+		}
+		c.parts = nil
+		return c.next()
+	}
+	return nil, false, newError("header", 0, "", codecs.Detail(codecs.ErrBadMagic, "want FF FF FF FF or FE FF FF FF"))
+}
+
+func (c *query) keep(b []byte) {
+	c.size += len(b)
+	c.kept = append(c.kept, append([]byte(nil), b...))
+}
+
+// next moves to the next step, keeping the challenge: servers hand one
+// challenge to a client for all its queries, so PLAYER and RULES rarely
+// need to ask again.
+func (c *query) next() ([][]byte, bool, error) {
+	c.step++
+	c.challenges = 0
+	if c.step == len(c.steps) {
+		c.done = true
+		return nil, true, nil
+	}
+	return [][]byte{c.request()}, false, nil
+}
+
+// splitComplete reports whether parts hold every packet of a message
+// whose packet 0 is among them, and its id. Parts of other messages (a
+// late copy from an earlier reply) do not stop another from completing.
+func splitComplete(parts [][]byte) (uint32, bool) {
+	for _, p0 := range parts {
+		f, ok := formOf(p0)
+		if !ok {
+			continue
+		}
+		id, total := binary.LittleEndian.Uint32(p0[4:]), int(p0[8])
+		if f == SplitGoldSrc {
+			total = int(p0[8] & 0x0f)
+		}
+		var seen [256]bool
+		n := 0
+		for _, p := range parts {
+			if binary.LittleEndian.Uint32(p[4:]) != id {
+				continue
+			}
+			no := int(p[8] >> 4)
+			if f != SplitGoldSrc {
+				if len(p) < 10 {
+					continue // no number byte
+				}
+				no = int(p[9])
+			}
+			if no < total && !seen[no] {
+				seen[no] = true
+				n++
+			}
+		}
+		if n == total {
+			return id, true
+		}
+	}
+	return 0, false
+}
+
+// feedMaster files one page and asks for the next, seeded with the page's
+// last address, until a page ends the list (or repeats a seed).
+func (c *query) feedMaster(b []byte) ([][]byte, bool, error) {
+	p, err := DecodeMasterReply(b)
+	if err != nil {
+		return nil, false, err
+	}
+	c.keep(b)
+	if p.End || len(p.Servers) == 0 {
+		c.done = true
+		return nil, true, nil
+	}
+	last := p.Servers[len(p.Servers)-1]
+	if c.seeds[last] {
+		c.done = true // the master went back: stop rather than loop
+		return nil, true, nil
+	}
+	c.seeds[last] = true
+	c.mreq.Seed = last
+	q, _ := AppendMasterRequest(nil, c.mreq)
+	return [][]byte{q}, false, nil
+}
+
+// Result decodes what came. A step without its reply (a server that
+// ignores PLAYER or RULES, a split message with parts missing) gives the
+// replies that came and an error wrapping codecs.ErrIncomplete naming it.
+func (c *query) Result(opt codecs.DecodeOptions) (*codecs.Message, error) {
+	dgs := append(append([][]byte(nil), c.kept...), c.parts...)
+	if len(dgs) == 0 && c.lastChal != nil {
+		dgs = [][]byte{c.lastChal}
+	}
+	if len(dgs) == 0 {
+		return &codecs.Message{Protocol: Protocol, Kind: codecs.KindResponse},
+			newError("reply", 0, "", codecs.Detail(codecs.ErrIncomplete, "no reply received"))
+	}
+	m, err := (&Codec{}).Decode(dgs, opt)
+	if c.dropped > 0 {
+		m.Warn(codecs.WarnTruncated)
+		if !opt.NoFields {
+			m.Fields = m.Fields.Add("dropped_datagrams", c.dropped)
+		}
+	}
+	if err != nil {
+		return m, err
+	}
+	switch {
+	case !c.done && c.master:
+		err = newError("reply", 0, "", codecs.Detail(codecs.ErrIncomplete, "the master's list did not end"))
+	case !c.done:
+		err = newError("reply", 0, "", codecs.Detail(codecs.ErrIncomplete, "no reply to "+c.steps[c.step].String()))
+	case c.dropped > 0:
+		// Cut by the caps: the warning says so.
+	case !c.master && c.step < len(c.steps):
+		err = newError("reply", 0, "", codecs.Detail(codecs.ErrIncomplete, wire.Msg("the server sent a new challenge %d times", maxChallenges+1)))
+	}
+	return m, err
+}
+
+// replyTo is the query a reply type answers.
+func replyTo(t Type) Type {
+	switch t {
+	case TypeInfo, TypeInfoGoldSrc:
+		return TypeInfoRequest
+	case TypePlayers:
+		return TypePlayerRequest
+	case TypeRules:
+		return TypeRulesRequest
+	}
+	return 0
+}
