@@ -197,7 +197,7 @@ func (*Codec) Decode(datagrams [][]byte, opt codecs.DecodeOptions) (*codecs.Mess
 			if firstErr == nil {
 				firstErr = err
 			}
-			continue
+			// Its pairs before the error are kept: a partial result.
 		}
 		var id string
 		id, p.n, p.numbered = p.resp.Packet()
