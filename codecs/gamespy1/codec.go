@@ -268,7 +268,7 @@ func (*Codec) Decode(datagrams [][]byte, opt codecs.DecodeOptions) (*codecs.Mess
 	}
 	var differs bool
 	m.Info, differs = info(vars)
-	if differs {
+	if differs && len(m.Warnings) == 0 { // a reply with datagrams missing lacks players
 		m.Warn(WarnPlayerCount)
 	}
 	if !opt.NoFields {

@@ -129,7 +129,8 @@ func checkText(s string) error {
 // DecodeResponse decodes one reply datagram: \key\value pairs, the queryid
 // and final ones taken out. req is not needed (a reply reads the same
 // whatever was asked) and may be nil. On error the pairs before it are
-// returned too. Strings are UTF-8 copies of the Latin-1 bytes.
+// returned too. Strings are UTF-8, from Latin-1; ASCII ones share one copy
+// of b.
 func DecodeResponse(b []byte, req *Request) (Response, error) {
 	r := wire.NewReader(Protocol, b, 0, nil)
 	var resp Response
@@ -144,6 +145,16 @@ func readResponse(r *wire.Reader, resp *Response) {
 		return
 	}
 	seenID := false
+	// One copy of the datagram: ASCII keys and values are substrings of it.
+	origin, whole := r.Offset(), string(r.Rest())
+	text := func(b []byte, at int) string {
+		for _, c := range b {
+			if c >= 0x80 {
+				return codecs.Latin1(b)
+			}
+		}
+		return whole[at-origin : at-origin+len(b)]
+	}
 	for i := 0; !r.Failed() && r.Len() > 0; {
 		start := r.Offset()
 		rest := r.Rest()
@@ -199,7 +210,7 @@ func readResponse(r *wire.Reader, resp *Response) {
 				r.Fail("value", codecs.Detail(codecs.ErrBadValue, strconv.Quote(string(val))+" is not ID.N"))
 			}
 			seenID = true
-			resp.QueryID = string(val)
+			resp.QueryID = text(val, vstart+1)
 		case KeyFinal:
 			if resp.Final {
 				r.Fail("value", codecs.Detail(codecs.ErrBadValue, "a second final"))
@@ -209,7 +220,7 @@ func readResponse(r *wire.Reader, resp *Response) {
 			resp.Final = true
 			resp.FinalFirst = !seenID
 		default:
-			resp.Vars = append(resp.Vars, Var{Key: codecs.Latin1(key), Value: codecs.Latin1(val)})
+			resp.Vars = append(resp.Vars, Var{Key: text(key, start+1), Value: text(val, vstart+1)})
 			i++
 		}
 		r.Skip("value", m)
