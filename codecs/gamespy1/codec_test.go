@@ -156,11 +156,11 @@ func TestDecodeResponse(t *testing.T) {
 		b    string
 		want gamespy1.Response
 	}{
-		{`\a\1\final\\queryid\3.2`, gamespy1.Response{Vars: []gamespy1.Var{{"a", "1"}}, QueryID: "3.2", Final: true, FinalFirst: true}},
-		{`\a\1\queryid\3.2\final\`, gamespy1.Response{Vars: []gamespy1.Var{{"a", "1"}}, QueryID: "3.2", Final: true}},
-		{`\a\\b\2\queryid\3`, gamespy1.Response{Vars: []gamespy1.Var{{"a", ""}, {"b", "2"}}, QueryID: "3"}},
+		{`\a\1\final\\queryid\3.2`, gamespy1.Response{Vars: []gamespy1.Var{{Key: "a", Value: "1"}}, QueryID: "3.2", Final: true, FinalFirst: true}},
+		{`\a\1\queryid\3.2\final\`, gamespy1.Response{Vars: []gamespy1.Var{{Key: "a", Value: "1"}}, QueryID: "3.2", Final: true}},
+		{`\a\\b\2\queryid\3`, gamespy1.Response{Vars: []gamespy1.Var{{Key: "a", Value: ""}, {Key: "b", Value: "2"}}, QueryID: "3"}},
 		{`\final\\queryid\1.1\`, gamespy1.Response{QueryID: "1.1", Final: true, FinalFirst: true, Trailer: true}},
-		{`\a\` + "\xe9t\xe9", gamespy1.Response{Vars: []gamespy1.Var{{"a", "été"}}}},
+		{`\a\` + "\xe9t\xe9", gamespy1.Response{Vars: []gamespy1.Var{{Key: "a", Value: "été"}}}},
 	} {
 		r, err := gamespy1.DecodeResponse([]byte(tc.b), nil)
 		if err != nil || !reflect.DeepEqual(r, tc.want) {
