@@ -58,7 +58,8 @@ func (*Codec) Options() []codecs.Option { return append([]codecs.Option(nil), qu
 
 // Detect: a query that parses is Certain; a reply (pairs from the first
 // byte to the last) Likely when it carries \queryid\ or \final\, Weak
-// otherwise. Detect does not allocate.
+// otherwise. Only a datagram that starts with a query word is parsed (and
+// allocated for); a reply is walked without allocating.
 func (*Codec) Detect(b []byte) (codecs.Kind, codecs.Confidence) {
 	if len(b) < 2 || b[0] != '\\' {
 		return "", codecs.NotMine
@@ -197,7 +198,11 @@ func (*Codec) Decode(datagrams [][]byte, opt codecs.DecodeOptions) (*codecs.Mess
 			if firstErr == nil {
 				firstErr = err
 			}
-			// Its pairs before the error are kept: a partial result.
+			// Its pairs before the error are kept, a partial result, but
+			// not its number, which may be the broken field.
+			p.resp.QueryID, p.resp.Final = "", false
+			parts = append(parts, p)
+			continue
 		}
 		var id string
 		id, p.n, p.numbered = p.resp.Packet()

@@ -432,3 +432,15 @@ func TestDecodeAllocs(t *testing.T) {
 		t.Errorf("%v allocations for %d datagrams", n, len(ut))
 	}
 }
+
+// TestBadDatagramKeepsOthers: a datagram whose queryid is broken neither
+// sets the reply's number nor hides the good datagrams; its error comes
+// back with the message they make.
+func TestBadDatagramKeepsOthers(t *testing.T) {
+	ds := [][]byte{[]byte(`\hostname\x\queryid\abc.1`), []byte(`\mapname\m\queryid\4.1`), []byte(`\numplayers\0\queryid\4.2\final\`)}
+	m, err := (&gamespy1.Codec{}).Decode(ds, codecs.DecodeOptions{})
+	e := codectest.WantError(t, err, codecs.ErrBadValue, "queryid.value", 19)
+	if e.Layer != "datagram 1" || m.Info.Map != "m" || m.Info.Name != "x" || slices.Contains(m.Warnings, gamespy1.WarnOtherQuery) {
+		t.Errorf("message %+v, warnings %q, layer %q", m.Info, m.Warnings, e.Layer)
+	}
+}
