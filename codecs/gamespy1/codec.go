@@ -243,7 +243,11 @@ func (*Codec) Decode(datagrams [][]byte, opt codecs.DecodeOptions) (*codecs.Mess
 		return m, firstErr
 	}
 	final := -1
-	var vars []Var
+	n := 0
+	for _, p := range parts {
+		n += len(p.resp.Vars)
+	}
+	vars := make([]Var, 0, n)
 	nums := make([]int, 0, len(parts))
 	for _, p := range parts {
 		if p.resp.Final && final < 0 {

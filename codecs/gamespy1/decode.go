@@ -1,6 +1,7 @@
 package gamespy1
 
 import (
+	"bytes"
 	"strconv"
 
 	"github.com/querylens/querylens/codecs"
@@ -147,6 +148,7 @@ func readResponse(r *wire.Reader, resp *Response) {
 	seenID := false
 	// One copy of the datagram: ASCII keys and values are substrings of it.
 	origin, whole := r.Offset(), string(r.Rest())
+	pairs := bytes.Count(r.Rest(), []byte{'\\'}) / 2 // at most; sizes Vars once
 	text := func(b []byte, at int) string {
 		for _, c := range b {
 			if c >= 0x80 {
@@ -220,6 +222,9 @@ func readResponse(r *wire.Reader, resp *Response) {
 			resp.Final = true
 			resp.FinalFirst = !seenID
 		default:
+			if resp.Vars == nil {
+				resp.Vars = make([]Var, 0, pairs)
+			}
 			resp.Vars = append(resp.Vars, Var{Key: text(key, start+1), Value: text(val, vstart+1)})
 			i++
 		}
