@@ -148,7 +148,7 @@ func readResponse(r *wire.Reader, resp *Response) {
 	seenID := false
 	// One copy of the datagram: ASCII keys and values are substrings of it.
 	origin, whole := r.Offset(), string(r.Rest())
-	pairs := bytes.Count(r.Rest(), []byte{'\\'}) / 2 // at most; sizes Vars once
+	pairs := min(bytes.Count(r.Rest(), []byte{'\\'})/2, 128) // at most, capped: sizes Vars once for real replies
 	text := func(b []byte, at int) string {
 		for _, c := range b {
 			if c >= 0x80 {
