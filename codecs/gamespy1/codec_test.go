@@ -223,6 +223,7 @@ func TestReassembly(t *testing.T) {
 		{"no final", ut[1:], []string{gamespy1.WarnNoFinal}},
 		{"unnumbered among numbered", append(slices.Clone(ut), []byte(`\hostname\cut`)), []string{codecs.WarnTruncated}},
 		{"final alone without number", [][]byte{[]byte(`\hostname\x\final\`)}, nil},
+		{"packet zero (UT's empty players reply)", [][]byte{[]byte(`\final\\queryid\5.0`)}, nil},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			m, err := (&gamespy1.Codec{}).Decode(tc.ds, codecs.DecodeOptions{})
@@ -378,6 +379,10 @@ func TestQuery(t *testing.T) {
 		if _, done, err := q.Feed(b); !done || err != nil {
 			t.Errorf("an unnumbered final datagram does not complete the reply: %v %v", done, err)
 		}
+	}
+	q, _ = c.NewQuery(map[string]string{"query": "players"})
+	if _, done, err := q.Feed([]byte(`\final\\queryid\5.0`)); !done || err != nil {
+		t.Errorf("a final datagram numbered 0 does not complete the reply: %v %v", done, err)
 	}
 	q, _ = c.NewQuery(nil)
 	if _, done, err := q.Feed([]byte(`\a\b\queryid\1.99`)); !done || !errors.Is(err, codecs.ErrTooLong) {
