@@ -85,8 +85,8 @@ func AppendResponse(dst []byte, resp Response) ([]byte, error) {
 	if resp.Number == 0 {
 		for i, kv := range resp.Rules {
 			field := "rules[" + strconv.Itoa(i) + "]"
-			if i == 0 && !resp.Split && strings.HasPrefix(kv.Key, splitTag) {
-				return w.b, encodeError(field+".key", w.off(), codecs.Detail(codecs.ErrBadValue, "a first key starting \"splitnum\" reads as a split header"))
+			if i == 0 && !resp.Split && kv.Key == splitTag {
+				return w.b, encodeError(field+".key", w.off(), codecs.Detail(codecs.ErrBadValue, "a first key \"splitnum\" reads as a split header"))
 			}
 			if err := w.text(field+".key", kv.Key); err != nil {
 				return w.b, err
