@@ -290,3 +290,25 @@ func TestAppendResponseRefuses(t *testing.T) {
 		})
 	}
 }
+
+// TestEmptyValues: server keys with empty values read as empty strings
+// in the neutral view, and a player section with no names is an empty
+// player list, not a missing one.
+func TestEmptyValues(t *testing.T) {
+	r := gamespy3.Response{Type: gamespy3.TypeStat, Session: 1, Split: true, Last: true, HasRules: true,
+		Rules:    []gamespy3.Rule{{Key: "hostname"}, {Key: "map"}, {Key: "gametype"}, {Key: "version"}, {Key: "password"}},
+		Sections: []gamespy3.Section{{Marker: gamespy3.SectionPlayers, Fields: []gamespy3.Field{{Name: "player_"}}}}}
+	b, err := gamespy3.AppendResponse(nil, r)
+	if err != nil {
+		t.Fatal(err)
+	}
+	m, err := (&gamespy3.Codec{}).Decode([][]byte{b}, codecs.DecodeOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	const want = `{"name":"","map":"","game_type":"","version":"","password":false,"num_players":0,"players":[],` +
+		`"rules":[["hostname",""],["map",""],["gametype",""],["version",""],["password",""]]}`
+	if got := string(codecs.AppendJSON(nil, m.Object()[2].Value)); got != want {
+		t.Errorf("info\n got %s\nwant %s", got, want)
+	}
+}

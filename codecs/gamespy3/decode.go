@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/binary"
 	"strconv"
+	"unicode/utf8"
 
 	"github.com/querylens/querylens/codecs"
 	"github.com/querylens/querylens/codecs/internal/wire"
@@ -85,7 +86,7 @@ func DecodeResponse(b []byte, req *Request) (Response, error) {
 
 func decodeResponse(b []byte, req *Request, spans *[]codecs.Span, layer int) (Response, error) {
 	var resp Response
-	d := decoder{r: wire.NewReader(Protocol, b, layer, spans)}
+	d := decoder{r: wire.NewReader(Protocol, b, layer, spans), b: b}
 	r := d.r
 	if len(b) > MaxReplyBytes {
 		r.Fail("datagram", wire.Detailf(codecs.ErrTooLong, "%d bytes; a reply is at most %d", int64(len(b)), MaxReplyBytes))
@@ -133,7 +134,9 @@ func decodeResponse(b []byte, req *Request, spans *[]codecs.Span, layer int) (Re
 // decoder reads the body of a stat packet; a cut string ends the packet
 // (Truncated) instead of failing.
 type decoder struct {
-	r *wire.Reader
+	r    *wire.Reader
+	b    []byte
+	text string // string(b), made on first use: ASCII strings are substrings of it
 }
 
 // header reads the split header, when the packet has one.
@@ -180,7 +183,23 @@ func (d *decoder) str(resp *Response, field string) (string, bool) {
 		d.cut(resp, field)
 		return "", false
 	}
-	return codecs.Latin1(r.CString(field)), true
+	start := r.Offset()
+	return d.string(r.CString(field), start), true
+}
+
+// string returns the UTF-8 form of s, which starts at offset start of
+// the packet: a substring of one copy of the packet when s is ASCII, so
+// that a packet's strings cost one allocation, not one each.
+func (d *decoder) string(s []byte, start int) string {
+	for _, c := range s {
+		if c >= utf8.RuneSelf {
+			return codecs.Latin1(s)
+		}
+	}
+	if d.text == "" {
+		d.text = string(d.b)
+	}
+	return d.text[start : start+len(s)]
 }
 
 func (d *decoder) cut(resp *Response, field string) {
