@@ -312,3 +312,36 @@ func TestEmptyValues(t *testing.T) {
 		t.Errorf("info\n got %s\nwant %s", got, want)
 	}
 }
+
+func TestDecodeErrors(t *testing.T) {
+	split := conversation(t, "ut3-split")
+	many := make([][]byte, 2*gamespy3.MaxPackets+1)
+	for i := range many {
+		many[i] = split[4]
+	}
+	for _, tc := range []struct {
+		name   string
+		dgs    [][]byte
+		err    error
+		field  string
+		layer  string
+		hasMsg bool // the partial message has the first packet's info
+	}{
+		{"none", nil, codecs.ErrIncomplete, "datagrams", "", false},
+		{"too many", many, codecs.ErrTooLong, "datagrams", "", false},
+		{"two queries", [][]byte{split[0], split[2]}, codecs.ErrBadValue, "datagram", "wire 2", false},
+		{"a bad packet after a good one", [][]byte{split[4], hexes(t, "00 00000001 73706c69746e756d00 90 00")}, codecs.ErrTooLong, "packet", "wire 2", true},
+		{"an unknown type", [][]byte{hexes(t, "05 00000001 00")}, codecs.ErrUnknownCode, "type", "", false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			m, err := (&gamespy3.Codec{}).Decode(tc.dgs, codecs.DecodeOptions{})
+			e := codectest.WantError(t, err, tc.err, tc.field, -1)
+			if e.Layer != tc.layer {
+				t.Errorf("layer %q, want %q", e.Layer, tc.layer)
+			}
+			if m == nil || (m.Info != nil) != tc.hasMsg {
+				t.Errorf("partial message %+v", m)
+			}
+		})
+	}
+}
