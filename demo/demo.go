@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/querylens/querylens/codecs"
+	"github.com/querylens/querylens/server"
 )
 
 // Config sets up a demo. The zero value is usable: a master on a free port
@@ -41,6 +42,16 @@ type Target struct {
 	// needs, e.g. {"version": "0.04"} for an OGP v0.04 server, which does not
 	// understand the deployed form; nil for the defaults.
 	Options map[string]string
+}
+
+// Ref is the target's identity (package server). The demo's addresses and
+// options are valid, so it does not fail for a registered protocol.
+func (t Target) Ref() server.Ref {
+	r, err := server.New(t.Protocol, t.Addr, t.Options)
+	if err != nil {
+		return server.Ref{Protocol: t.Protocol, Addr: t.Addr, Options: t.Options}
+	}
+	return r
 }
 
 // Demo is a running set of emulated servers.

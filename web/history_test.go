@@ -19,9 +19,9 @@ import (
 	"github.com/querylens/querylens/history"
 	"github.com/querylens/querylens/history/sqlite"
 	"github.com/querylens/querylens/relay"
+	"github.com/querylens/querylens/server"
 	"github.com/querylens/querylens/web"
 	"github.com/querylens/querylens/web/internal/fakeserver"
-	"github.com/querylens/querylens/web/pages/status"
 	ht "github.com/querylens/querylens/web/internal/htmltest"
 	"golang.org/x/net/html"
 )
@@ -256,7 +256,7 @@ func TestMadeUpNeverTracked(t *testing.T) {
 	if n := s.tracker.Len(); n != 0 {
 		t.Errorf("%d servers tracked, want 0", n)
 	}
-	probe := status.Probe(s.ex, 100*time.Millisecond)
+	probe := server.Sampler(s.ex, 100*time.Millisecond)
 	if sm := probe(context.Background(), history.Key{Protocol: fakeserver.Protocol, Addr: "10.0.0.8:7777"}); sm.State.Valid() {
 		t.Errorf("the sampler would record %v for a target the relay limited", sm.State)
 	}

@@ -22,6 +22,7 @@ import (
 	"github.com/querylens/querylens/history"
 	"github.com/querylens/querylens/history/sqlite"
 	"github.com/querylens/querylens/relay"
+	"github.com/querylens/querylens/server"
 )
 
 // serveFor runs serve with o until the returned stop is called.
@@ -231,7 +232,8 @@ func TestTrackMasters(t *testing.T) {
 	mctx, stop := context.WithCancel(ctx)
 	done := make(chan struct{})
 	go func() {
-		trackMasters(mctx, rs, tr, relay.NewPolicy(d.Prefixes(), nil), []string{d.Master()}, logger)
+		server.TrackMasters(mctx, server.MasterConfig{Exchanger: rs, Allow: rs.CheckTarget, Tracker: tr,
+			Masters: []server.Ref{masterRef(t, d.Master())}, Logger: logger})
 		close(done)
 	}()
 	for tr.Len() < 6 && ctx.Err() == nil {
@@ -261,7 +263,8 @@ func TestTrackMasters(t *testing.T) {
 	mctx, stop = context.WithCancel(ctx)
 	done = make(chan struct{})
 	go func() {
-		trackMasters(mctx, rs, tr2, relay.NewPolicy(nil, nil), []string{d.Master()}, slog.New(slog.NewTextHandler(&logs, nil)))
+		server.TrackMasters(mctx, server.MasterConfig{Exchanger: rs, Allow: relay.NewPolicy(nil, nil).Check, Tracker: tr2,
+			Masters: []server.Ref{masterRef(t, d.Master())}, Logger: slog.New(slog.NewTextHandler(&logs, nil))})
 		close(done)
 	}()
 	for !strings.Contains(logs.String(), "refused=6") && ctx.Err() == nil {
@@ -289,4 +292,14 @@ func (s *syncBuffer) String() string {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return s.b.String()
+}
+
+// masterRef is the Zandronum master at addr, asked for its list.
+func masterRef(t *testing.T, addr string) server.Ref {
+	t.Helper()
+	r, err := server.New("zandronum", addr, map[string]string{"master": "true"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return r
 }

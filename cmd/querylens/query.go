@@ -15,7 +15,8 @@ import (
 	"github.com/querylens/querylens/netquery"
 )
 
-// optionFlags collects repeated -o key=value flags.
+// optionFlags collects repeated -o key=value flags; a key given twice is
+// an error, as in every spelling of a server's options (package server).
 type optionFlags map[string]string
 
 func (o optionFlags) String() string { return "" }
@@ -23,6 +24,9 @@ func (o optionFlags) Set(s string) error {
 	k, v, ok := strings.Cut(s, "=")
 	if !ok || k == "" {
 		return errors.New("want key=value, got " + strconv.Quote(s))
+	}
+	if _, dup := o[k]; dup {
+		return errors.New("option " + strconv.Quote(k) + " given more than once")
 	}
 	o[k] = v
 	return nil

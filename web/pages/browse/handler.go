@@ -7,15 +7,9 @@ import (
 	"net/http"
 
 	"github.com/querylens/querylens/codecs"
+	"github.com/querylens/querylens/server"
 	"github.com/querylens/querylens/web/layout"
 )
-
-// Server is one server listed without asking a master.
-type Server struct {
-	Protocol string            `json:"protocol"`
-	Addr     string            `json:"addr"`
-	Options  map[string]string `json:"options,omitempty"`
-}
 
 // Protocol is one entry of the protocol filter and the add-server form.
 type Protocol struct {
@@ -26,10 +20,10 @@ type Protocol struct {
 
 // Config is what the page's script receives.
 type Config struct {
-	Relay     string     `json:"relay"`
-	Masters   []string   `json:"masters"`
-	Servers   []Server   `json:"servers"`
-	Protocols []Protocol `json:"protocols"`
+	Relay     string       `json:"relay"`
+	Masters   []string     `json:"masters"`
+	Servers   []server.Ref `json:"servers"` // listed without asking a master
+	Protocols []Protocol   `json:"protocols"`
 	// Sparks adds a 24-hour sparkline to the rows of tracked servers
 	// (static/spark.js), when the site records history.
 	Sparks bool `json:"sparks,omitempty"`
