@@ -27,20 +27,20 @@ const (
 	stateEnd    State = 9
 )
 
-// stateInfo is each state's name (the browser page's too), label and
-// history state (0: never recorded).
+// stateInfo is each state's name (the browser page's too), label, the
+// browser row's short word, and history state (0: never recorded).
 var stateInfo = [...]struct {
-	name, label string
-	history     history.State
+	name, label, word string
+	history           history.State
 }{
-	Online:      {"online", "Online", history.StateOnline},
-	RateLimited: {"rate-limited", "Rate-limited", history.StateRateLimited},
-	Banned:      {"banned", "Banned", history.StateBanned},
-	Offline:     {"offline", "Offline", history.StateOffline},
-	Malformed:   {"malformed", "Malformed reply", history.StateMalformed},
-	Refused:     {"refused", "Refused by the relay", 0},
-	Limited:     {"relay-limited", "Limited by the relay", 0},
-	Unreachable: {"unreachable", "Unreachable", 0},
+	Online:      {"online", "Online", "online", history.StateOnline},
+	RateLimited: {"rate-limited", "Rate-limited", "rate-limited", history.StateRateLimited},
+	Banned:      {"banned", "Banned", "banned", history.StateBanned},
+	Offline:     {"offline", "Offline", "timed out", history.StateOffline},
+	Malformed:   {"malformed", "Malformed reply", "malformed", history.StateMalformed},
+	Refused:     {"refused", "Refused by the relay", "refused", 0},
+	Limited:     {"relay-limited", "Limited by the relay", "relay busy", 0},
+	Unreachable: {"unreachable", "Unreachable", "unreachable", 0},
 }
 
 // States lists every state in order.
@@ -67,6 +67,15 @@ func (s State) String() string {
 func (s State) Label() string {
 	if s.Valid() {
 		return stateInfo[s].label
+	}
+	return s.String()
+}
+
+// Word is the state in a few words for a row of the browser page
+// ("timed out").
+func (s State) Word() string {
+	if s.Valid() {
+		return stateInfo[s].word
 	}
 	return s.String()
 }

@@ -18,6 +18,8 @@
 // written in the browser by the top-level pcapng package.
 package web
 
+//go:generate go run ../internal/cmd/genmodel -o static/model.js
+
 import (
 	"errors"
 	"log/slog"

@@ -13,6 +13,7 @@ import (
 
 	"github.com/querylens/querylens/codecs"
 	"github.com/querylens/querylens/netquery"
+	"github.com/querylens/querylens/server"
 )
 
 // optionFlags collects repeated -o key=value flags; a key given twice is
@@ -32,27 +33,18 @@ func (o optionFlags) Set(s string) error {
 	return nil
 }
 
-// defaultMasters is the public master each protocol's "master" command asks
-// when no address is given: the one serve lists by default.
-var defaultMasters = map[string]string{
-	"zandronum": DefaultMaster,
-}
-
-// guessProtocol guesses the protocol from a well-known default port.
+// guessProtocol guesses the protocol from a well-known port of the
+// protocol table (server.GuessProtocol).
 func guessProtocol(target string) string {
 	_, port, err := net.SplitHostPort(target)
 	if err != nil {
 		return ""
 	}
-	for _, c := range codecs.Protocols() {
-		if p := c.DefaultPort(); p != 0 && strconv.Itoa(p) == port {
-			return c.Name()
-		}
+	n, err := strconv.Atoi(port)
+	if err != nil {
+		return ""
 	}
-	if port == "15300" {
-		return "zandronum" // the Zandronum master's port
-	}
-	return ""
+	return server.GuessProtocol(n)
 }
 
 func (e *env) query(args []string, master bool) int {
@@ -110,12 +102,15 @@ func (e *env) query(args []string, master bool) int {
 			return e.usageErr(fs, "unknown protocol "+strconv.Quote(*proto)+" (known: "+protocolNames()+")")
 		}
 		if master {
-			if !hasOption(c, "master") {
+			p, _ := server.LookupProtocol(c.Name())
+			if p.Master == nil {
 				return e.usageErr(fs, c.Title()+" has no master server protocol")
 			}
-			opts["master"] = "true"
+			for k, v := range p.Master.Options {
+				opts[k] = v
+			}
 			if target == "" {
-				if target = defaultMasters[c.Name()]; target == "" {
+				if target = p.Master.Default; target == "" {
 					return e.usageErr(fs, c.Title()+" has no default master: give HOST:PORT")
 				}
 			}
@@ -250,15 +245,6 @@ func probe(ctx context.Context, ex netquery.Exchanger, target string, opts map[s
 	}
 	slices.Sort(why)
 	return probed{}, &codecs.Error{Field: "probe", Err: errors.New("no protocol answered " + target + ": " + strings.Join(why, "; "))}
-}
-
-func hasOption(c codecs.Codec, name string) bool {
-	for _, o := range c.Options() {
-		if o.Name == name {
-			return true
-		}
-	}
-	return false
 }
 
 // closer is what a relay client adds to an Exchanger.

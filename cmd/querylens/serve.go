@@ -23,8 +23,16 @@ import (
 	"github.com/querylens/querylens/web"
 )
 
-// DefaultMaster is the public Zandronum master (zandronum.md 2.9).
-const DefaultMaster = "master.zandronum.com:15300"
+// DefaultMaster is the public Zandronum master (zandronum.md 2.9), from
+// the protocol table.
+var DefaultMaster = defaultMaster("zandronum")
+
+func defaultMaster(protocol string) string {
+	if p, ok := server.LookupProtocol(protocol); ok && p.Master != nil {
+		return p.Master.Default
+	}
+	return ""
+}
 
 // listFlag collects a repeatable string flag.
 type listFlag []string

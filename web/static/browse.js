@@ -10,6 +10,7 @@
 // walks a decoded message.
 import { $, config, esc, h, showRelay, showFatal, markFirstDecode, ago, hostPort, replyTimeout, download } from "./ql.js";
 import { DecodeWorker } from "./live.js";
+import { State, PageState, StateWord, Row } from "./model.js";
 
 const cfg = config();
 const wrap = $("table-wrap");
@@ -97,7 +98,7 @@ function addRow(protocol, addr, source, options = null) {
     return r;
   }
   r = {
-    key, protocol, addr, source, options, state: "pending", detail: "", name: "", players: -1, bots: 0, max: 0,
+    key, protocol, addr, source, options, state: PageState.pending, detail: "", name: "", players: -1, bots: 0, max: 0,
     map: "", mode: "", ping: null, country: "", password: false, hay: addr.toLowerCase(), addrKey: addrKey(addr),
     lastAsked: 0, backoff: 1, received: null,
   };
@@ -118,15 +119,22 @@ function apply(r, res) {
   r.received = res.received;
   const row = res.row;
   if (row) {
-    [r.name, r.map, r.mode, r.players, r.bots, r.max, r.password, r.country] = row;
-    r.hay = row[8] + "\n" + r.addr.toLowerCase();
+    r.name = row[Row.name];
+    r.map = row[Row.map];
+    r.mode = row[Row.mode];
+    r.players = row[Row.players];
+    r.bots = row[Row.bots];
+    r.max = row[Row.max];
+    r.password = row[Row.password];
+    r.country = row[Row.country];
+    r.hay = row[Row.hay] + "\n" + r.addr.toLowerCase();
     if (r.mode && !modes.has(r.mode)) {
       modes.add(r.mode);
       modesDirty = true;
     }
   }
-  if (res.state === "online") r.backoff = 1;
-  else if (res.state === "rate-limited") r.backoff = Math.min(r.backoff * 2, 16);
+  if (res.state === State.online) r.backoff = 1;
+  else if (res.state === State.rateLimited || res.state === State.relayLimited) r.backoff = Math.min(r.backoff * 2, 16);
 }
 
 // ---- querying ----
@@ -145,7 +153,7 @@ function ask(r, now = Date.now()) {
   if (r.lastAsked && now - r.lastAsked < minInterval(r)) return false;
   r.queued = true;
   r.lastAsked = now;
-  if (r.state === "pending") r.state = "querying";
+  if (r.state === PageState.pending) r.state = PageState.querying;
   asked++;
   relay.ask({ key: r.key, protocol: r.protocol, target: r.addr, options: r.options, timeoutMs: replyTimeout(relay, 1500) });
   return true;
@@ -278,7 +286,7 @@ function filters() {
 function matches(r, f) {
   if (f.protocol && r.protocol !== f.protocol) return false;
   if (f.fav && !store.favourites.has(r.key)) return false;
-  if (f.online && r.state !== "online") return false;
+  if (f.online && r.state !== State.online) return false;
   if (f.mode && r.mode !== f.mode) return false;
   if (f.password === "open" && r.password) return false;
   if (f.password === "locked" && !r.password) return false;
@@ -289,7 +297,10 @@ function matches(r, f) {
   return true;
 }
 
-const stateRank = { online: 0, "rate-limited": 1, busy: 1, malformed: 2, querying: 3, pending: 3, offline: 4 };
+const stateRank = {
+  [State.online]: 0, [State.rateLimited]: 1, [State.relayLimited]: 1, [State.malformed]: 2,
+  [PageState.querying]: 3, [PageState.pending]: 3, [State.offline]: 4,
+};
 /** @type {Intl.Collator|null} */
 let collator = null;
 /**
@@ -318,7 +329,7 @@ let onlineCount = 0;
 
 function rebuild() {
   lastRebuild = performance.now();
-  onlineCount = rows.reduce((n, r) => n + (r.state === "online" ? 1 : 0), 0);
+  onlineCount = rows.reduce((n, r) => n + (r.state === State.online ? 1 : 0), 0);
   const f = filters();
   const cmp = sorters[sort.key] ?? sorters.players;
   const activeKey = view[active]?.key;
@@ -346,15 +357,16 @@ function fillModes() {
   sel.value = cur;
 }
 
+/** The row's words for each state (short: they sit in the name cell). */
+/** @type {Record<string, string>} */
 const stateLabels = {
-  online: "online", offline: "timed out", "rate-limited": "rate-limited", banned: "banned", refused: "refused",
-  malformed: "malformed", unreachable: "unreachable", busy: "relay busy", error: "error", pending: "waiting", querying: "asking…",
+  ...StateWord, [PageState.error]: "error", [PageState.pending]: "waiting", [PageState.querying]: "asking…",
 };
 
 function rowHTML(r, i) {
   const fav = store.favourites.has(r.key);
   const url = statusURL(r);
-  const ok = r.state === "online";
+  const ok = r.state === State.online;
   const badge = ok ? "" : `<button type="button" class="state state-${r.state}" data-detail="${i}" title="${esc(r.detail || stateLabels[r.state])}" data-testid="row-state">${esc(stateLabels[r.state] ?? r.state)}</button> `;
   const name = `${badge}<a class="name" href="${esc(url)}" tabindex="-1">${esc(r.name || r.addr)}</a>`;
   const players = ok && r.players >= 0
@@ -423,7 +435,7 @@ function progress() {
   bar.setAttribute("aria-valuenow", String(answered));
   $("bar").style.transform = `scaleX(${asked ? answered / asked : 0})`;
   const online = onlineCount; // counted by rebuild, which follows every reply
-  const masters = [...masterState.entries()].map(([a, s]) => s.state === "online" ? `${a}: ${s.count} servers` : `${a}: ${s.state}`).join(", ");
+  const masters = [...masterState.entries()].map(([a, s]) => s.state === State.online ? `${a}: ${s.count} servers` : `${a}: ${s.state}`).join(", ");
   if (!connected) return;
   $("progress-text").textContent = asked
     ? `${answered} / ${asked} answered · ${online} online${masters ? " · master " + masters : ""}`
@@ -573,7 +585,7 @@ function detected(res) {
   const protocol = rest.slice(0, slash), addr = rest.slice(slash + 1);
   const d = detecting.get(addr);
   if (!d) return; // already found; later answers are ignored
-  const spoke = res.state === "online" || ((res.state === "banned" || res.state === "rate-limited") && res.received?.length > 0);
+  const spoke = res.state === State.online || ((res.state === State.banned || res.state === State.rateLimited) && res.received?.length > 0);
   if (spoke) {
     detecting.delete(addr);
     d.resolve({ protocol, res });
@@ -665,7 +677,7 @@ globalThis.querylensBrowse = {
   inject(list) {
     for (const x of list) {
       const r = addRow(x.protocol ?? "zandronum", x.addr, "injected");
-      Object.assign(r, { state: "online", detail: "", bots: 0, max: 0, ping: null, country: "", password: false, map: "", mode: "", name: "" }, x);
+      Object.assign(r, { state: State.online, detail: "", bots: 0, max: 0, ping: null, country: "", password: false, map: "", mode: "", name: "" }, x);
       r.hay = [r.name, r.map, r.mode, r.addr].join("\n").toLowerCase();
       if (r.mode) modes.add(r.mode), (modesDirty = true);
     }
@@ -702,7 +714,7 @@ async function start() {
     connected = false;
     for (const r of rows) {
       r.queued = false;
-      if (r.state === "querying") r.state = "pending";
+      if (r.state === PageState.querying) r.state = PageState.pending;
     }
     invalidate();
     showFatal(document.querySelector(".browse"), err);

@@ -6,16 +6,19 @@ package browse
 import (
 	"net/http"
 
-	"github.com/querylens/querylens/codecs"
 	"github.com/querylens/querylens/server"
 	"github.com/querylens/querylens/web/layout"
 )
 
-// Protocol is one entry of the protocol filter and the add-server form.
+// Protocol is one entry of the protocol filter and the add-server form:
+// the protocol table's entry (server.Protocol) as the page reads it.
 type Protocol struct {
-	Name        string `json:"name"`
-	Title       string `json:"title"`
-	DefaultPort int    `json:"default_port"`
+	Name        string         `json:"name"`
+	Title       string         `json:"title"`
+	DefaultPort int            `json:"default_port"`
+	Master      *server.Master `json:"master,omitempty"`
+	Join        string         `json:"join,omitempty"`
+	Row         []string       `json:"row"`
 }
 
 // Config is what the page's script receives.
@@ -37,11 +40,15 @@ type Handler struct {
 	Version string
 }
 
-// Protocols lists the registered codecs for Config.Protocols.
+// Protocols lists the protocol table for Config.Protocols.
 func Protocols() []Protocol {
 	var ps []Protocol
-	for _, c := range codecs.Protocols() {
-		ps = append(ps, Protocol{Name: c.Name(), Title: c.Title(), DefaultPort: c.DefaultPort()})
+	for _, p := range server.Protocols() {
+		port := 0
+		if len(p.Ports) > 0 {
+			port = p.Ports[0]
+		}
+		ps = append(ps, Protocol{Name: p.Name, Title: p.Title, DefaultPort: port, Master: p.Master, Join: p.Join, Row: p.Row})
 	}
 	return ps
 }

@@ -77,9 +77,8 @@ func newView(rep server.Report, base string) view {
 	v.HistoryURL = path + "/history.json" + q
 	v.FragmentURL = path + "/history.html" + q
 	v.InspectURL = inspectURL(rep)
-	if rep.Ref.Protocol == "zandronum" {
-		// Doomseeker registers zds:// and reads the game from the suffix.
-		v.JoinURL = "zds://" + rep.Ref.Addr + "/za"
+	if p, ok := server.LookupProtocol(rep.Ref.Protocol); ok {
+		v.JoinURL = p.JoinURL(rep.Ref.Addr)
 	}
 	if rep.Msg != nil && rep.Msg.Info != nil {
 		fill(&v, rep.Msg)
