@@ -16,20 +16,17 @@ import (
 	"github.com/querylens/querylens/server"
 )
 
-// optionFlags collects repeated -o key=value flags; a key given twice is
-// an error, as in every spelling of a server's options (package server).
-type optionFlags map[string]string
+// optionFlags collects repeated -o key=value flags, read by
+// server.ParseOptionArgs (the one option parser: a key given twice is an
+// error).
+type optionFlags []string
 
-func (o optionFlags) String() string { return "" }
-func (o optionFlags) Set(s string) error {
-	k, v, ok := strings.Cut(s, "=")
-	if !ok || k == "" {
-		return errors.New("want key=value, got " + strconv.Quote(s))
+func (o *optionFlags) String() string { return "" }
+func (o *optionFlags) Set(s string) error {
+	if _, err := server.ParseOptionArgs([]string{s}); err != nil {
+		return err
 	}
-	if _, dup := o[k]; dup {
-		return errors.New("option " + strconv.Quote(k) + " given more than once")
-	}
-	o[k] = v
+	*o = append(*o, s)
 	return nil
 }
 
@@ -59,8 +56,8 @@ func (e *env) query(args []string, master bool) int {
 	fs := newFlagSet(e, name, synopsis)
 	proto := fs.String("p", "", protoHelp)
 	fs.StringVar(proto, "protocol", "", "same as -p")
-	opts := optionFlags{}
-	fs.Var(opts, "o", "a query option `key=value` (see querylens protocols); repeatable")
+	var rawOpts optionFlags
+	fs.Var(&rawOpts, "o", "a query option `key=value` (see querylens protocols); repeatable")
 	timeout := fs.Duration("timeout", 2*time.Second, "how long to wait for the reply to complete")
 	retries := fs.Int("retries", 1, "resend this many times when nothing at all came back")
 	relayURL := fs.String("relay", "", "send through a querylens relay (`ws://host:port/relay`) instead of direct UDP")
@@ -69,6 +66,13 @@ func (e *env) query(args []string, master bool) int {
 	pos, err := parseInterspersed(fs, args)
 	if err != nil {
 		return exitUsage
+	}
+	opts, err := server.ParseOptionArgs(rawOpts)
+	if err != nil {
+		return e.usageErr(fs, err.Error())
+	}
+	if opts == nil {
+		opts = map[string]string{}
 	}
 	if *timeout <= 0 {
 		return e.usageErr(fs, "--timeout must be positive, got "+timeout.String())
