@@ -13,9 +13,12 @@
 //     limited by the relay, unreachable) are not.
 //   - Probe, the one way a page, the badge, the card and the sampler ask a
 //     server (through the relay's Exchange, so its policy, cache and limits
-//     apply), and Sample, a probe's Report as a history sample.
+//     apply), and Sample, a probe's Report as a history sample; Detect,
+//     querylens query's probe of an address in every protocol at once.
 //   - TrackMasters, which tracks what the masters list, within the
 //     relay's own policy.
+//   - Protocol, the protocol table: per protocol, what the pages, the
+//     commands and the demo need beyond its codec.
 //
 // Pages turn a Report into HTML and nothing else.
 package server

@@ -5,10 +5,7 @@ import (
 	"errors"
 	"io"
 	"net"
-	"slices"
 	"strconv"
-	"strings"
-	"sync"
 	"time"
 
 	"github.com/querylens/querylens/codecs"
@@ -141,15 +138,15 @@ func (e *env) query(args []string, master bool) int {
 	var res netquery.Result
 	detected := false
 	if c == nil {
-		p, err := probe(ctx, ex, target, opts)
+		p, err := server.Detect(ctx, ex, target, opts)
 		if err != nil {
 			return e.fail(err, nil, *pretty)
 		}
-		c, q, res, detected = p.codec, p.q, p.res, true
+		c, q, res, detected = p.Codec, p.Query, p.Result, true
 		io.WriteString(e.stderr, "querylens query: "+target+" answered in "+c.Title()+" (-p "+c.Name()+")\n")
 	} else {
 		if res, err = ex.Exchange(ctx, c.Name(), target, q); err != nil {
-			return e.fail(relayError(c.Name(), err), nil, *pretty)
+			return e.fail(server.ExchangeError(c.Name(), err), nil, *pretty)
 		}
 		if res.Received == 0 {
 			return e.fail(&codecs.Error{Protocol: c.Name(), Field: "reply", Err: errors.New("no reply from " + target +
@@ -169,86 +166,6 @@ func (e *env) query(args []string, master bool) int {
 	}
 	e.writeJSON(o, *pretty)
 	return exitOK
-}
-
-// probed is the conversation that won a probe.
-type probed struct {
-	codec codecs.Codec
-	q     codecs.Query
-	res   netquery.Result
-}
-
-// probe asks target in every registered protocol at once, each with its own
-// server query (opts narrow the candidates to the protocols that accept
-// them), and keeps the first conversation that completes with a reply that
-// decodes without error; the others are cancelled. Each candidate sends what
-// its Query sends, resent as ex's retries allow, so a probe sends at most
-// (protocols × attempts) datagrams plus challenge answers, and ends when ctx
-// does. With no winner, the error says what each protocol got.
-func probe(ctx context.Context, ex netquery.Exchanger, target string, opts map[string]string) (probed, error) {
-	type outcome struct {
-		p        probed
-		err      error // nil: a well-formed reply
-		exchange bool  // err came from the exchange itself (relay, resolver, socket)
-	}
-	var cands []probed
-	var rejected []string
-	for _, c := range codecs.Protocols() {
-		q, err := c.NewQuery(opts)
-		if err != nil {
-			rejected = append(rejected, c.Name()+": "+err.Error())
-			continue
-		}
-		cands = append(cands, probed{codec: c, q: q})
-	}
-	if len(cands) == 0 {
-		return probed{}, &codecs.Error{Field: "options", Err: errors.New("no protocol accepts these options (" + strings.Join(rejected, "; ") + ")")}
-	}
-	ctx, cancel := context.WithCancel(ctx)
-	out := make(chan outcome, len(cands))
-	var wg sync.WaitGroup
-	defer func() { cancel(); wg.Wait() }() // the losers stop as soon as ctx is cancelled
-	for _, p := range cands {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			var err error
-			p.res, err = ex.Exchange(ctx, p.codec.Name(), target, p.q)
-			exchangeErr := err != nil
-			switch {
-			case err != nil:
-			case p.res.Received == 0:
-				err = errors.New("no reply")
-			case !p.res.Done:
-				err = errors.New("reply incomplete after " + strconv.Itoa(p.res.Received) + " datagrams")
-			default:
-				_, err = p.q.Result(codecs.DecodeOptions{})
-			}
-			out <- outcome{p, err, exchangeErr}
-		}()
-	}
-	var why []string
-	var same error // set while every conversation failed in Exchange with the same error
-	for i := range cands {
-		o := <-out
-		if o.err == nil {
-			return o.p, nil
-		}
-		switch {
-		case !o.exchange || i > 0 && (same == nil || o.err.Error() != same.Error()):
-			same = nil
-		case i == 0:
-			same = o.err
-		}
-		why = append(why, o.p.codec.Name()+": "+o.err.Error())
-	}
-	if same != nil {
-		// A relay's refusal or a name that does not resolve is the same for
-		// every protocol: say it once.
-		return probed{}, relayError("", same)
-	}
-	slices.Sort(why)
-	return probed{}, &codecs.Error{Field: "probe", Err: errors.New("no protocol answered " + target + ": " + strings.Join(why, "; "))}
 }
 
 // closer is what a relay client adds to an Exchanger.
