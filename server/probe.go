@@ -20,8 +20,7 @@ const DefaultTimeout = 2 * time.Second
 // Report is the outcome of one probe.
 type Report struct {
 	Ref      Ref
-	Codec    codecs.Codec
-	Options  map[string]string // the options the query was built with (Ref's, and any echo options given)
+	Codec    codecs.Codec // nil when the protocol is not registered
 	State    State
 	Detail   string          // one sentence for people when not Online
 	Msg      *codecs.Message // the decoded reply, or what decoded before an error
@@ -58,23 +57,17 @@ func (r *recorder) Feed(b []byte) ([][]byte, bool, error) {
 // apply), bounded by timeout (DefaultTimeout when 0), and says what it
 // found. It never fails: what went wrong is the Report's State and Detail.
 func Probe(ctx context.Context, ex netquery.Exchanger, ref Ref, timeout time.Duration) Report {
-	return ProbeWith(ctx, ex, ref, ref.Options, timeout)
-}
-
-// ProbeWith is Probe with the query built from opts instead of the Ref's
-// options: the identity options and any echo options the asker gave.
-func ProbeWith(ctx context.Context, ex netquery.Exchanger, ref Ref, opts map[string]string, timeout time.Duration) Report {
 	if timeout <= 0 {
 		timeout = DefaultTimeout
 	}
-	rep := Report{Ref: ref, Options: opts, At: time.Now()}
+	rep := Report{Ref: ref, At: time.Now()}
 	c, err := codecs.Lookup(ref.Protocol)
 	if err != nil {
 		rep.State, rep.Detail = Unreachable, "querylens does not speak "+strconv.Quote(ref.Protocol)+"."
 		return rep
 	}
 	rep.Codec = c
-	q, err := c.NewQuery(opts)
+	q, err := c.NewQuery(ref.Options)
 	if err != nil {
 		rep.State, rep.Detail = Unreachable, "querylens could not build a query: "+err.Error()
 		return rep

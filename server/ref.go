@@ -158,6 +158,12 @@ func ParseOptionArgs(args []string) (map[string]string, error) {
 // FromPath reads the status page's spelling: the path's {protocol} and
 // {target} and the URL's raw query.
 func FromPath(protocol, target, rawQuery string) (Ref, error) {
+	if _, err := codecs.Lookup(protocol); err != nil {
+		return Ref{}, &RefError{Input: protocol, Err: ErrProtocol}
+	}
+	if _, ok := CanonicalAddr(target); !ok {
+		return Ref{}, &RefError{Input: target, Err: ErrAddr}
+	}
 	opts, err := ParseQuery(rawQuery)
 	if err != nil {
 		return Ref{}, err
