@@ -95,7 +95,8 @@ func init() {
 		return
 	}
 	codecs.Register(toy{})
-	server.Register(server.Protocol{Name: "toy", Ports: []int{27999, 27998}, Join: "toy://{addr}"})
+	server.Register(server.Protocol{Name: "toy", Ports: []int{27999, 27998}, Join: "toy://{addr}",
+		Row: []string{"name", "players", "max", "hay"}})
 	demo.Register(demo.Server{Protocol: "toy", New: func(int64, demo.Behavior) demo.Handler { return toyServer{} }})
 }
 
@@ -174,7 +175,8 @@ func TestToyProtocol(t *testing.T) {
 		t.Errorf("badge: %s", badge)
 	}
 	browse := get("/")
-	for _, want := range []string{`"name":"toy","title":"Toy Protocol","default_port":27999`, `"protocol":"toy","addr":"` + tg.Addr + `"`} {
+	for _, want := range []string{`"name":"toy","title":"Toy Protocol","default_port":27999,"join":"toy://{addr}","row":["name","players","max","hay"]`,
+		`"protocol":"toy","addr":"` + tg.Addr + `"`} {
 		if !strings.Contains(browse, want) {
 			t.Errorf("browse page config lacks %s", want)
 		}

@@ -18,6 +18,8 @@ const tbody = $("rows");
 const table = $("servers");
 
 // Column labels: the title, or the name in capitals when the title is long ("OGP").
+/** The row fields each protocol fills (the protocol table's "row"); a row leaves the others blank. */
+const fills = Object.fromEntries((cfg.protocols ?? []).map((p) => [p.name, new Set(p.row ?? Object.keys(Row))]));
 const titles = Object.fromEntries((cfg.protocols ?? []).map((p) => [p.name, p.title.length > 13 ? p.name.toUpperCase() : p.title]));
 const LOCK = `<svg class="icon" viewBox="0 0 12 12" width="10" height="10" aria-hidden="true"><rect x="2" y="5" width="8" height="6" rx="1" fill="currentColor"/><path d="M4 5V3.5a2 2 0 0 1 4 0V5" fill="none" stroke="currentColor" stroke-width="1.3"/></svg>`;
 const ROW_H = 30; // px; matches --row-h in app.css
@@ -110,7 +112,8 @@ function addRow(protocol, addr, source, options = null) {
 
 /**
  * apply copies a finished conversation (worker.js Result) into its row.
- * The row array's positions are codecs.RowName… (querylens.d.ts Summary).
+ * The row array's positions are model.js Row (codecs.RowName…); a field
+ * the protocol table says the protocol does not fill stays blank.
  */
 function apply(r, res) {
   r.state = res.state;
@@ -119,15 +122,18 @@ function apply(r, res) {
   r.received = res.received;
   const row = res.row;
   if (row) {
-    r.name = row[Row.name];
-    r.map = row[Row.map];
-    r.mode = row[Row.mode];
-    r.players = row[Row.players];
-    r.bots = row[Row.bots];
-    r.max = row[Row.max];
-    r.password = row[Row.password];
-    r.country = row[Row.country];
-    r.hay = row[Row.hay] + "\n" + r.addr.toLowerCase();
+    const has = fills[r.protocol];
+    /** field reads a row field the protocol fills, else blank. @type {(f: keyof typeof Row, blank: any) => any} */
+    const field = (f, blank) => (!has || has.has(f) ? row[Row[f]] : blank);
+    r.name = field("name", "");
+    r.map = field("map", "");
+    r.mode = field("mode", "");
+    r.players = field("players", -1);
+    r.bots = field("bots", 0);
+    r.max = field("max", 0);
+    r.password = field("password", false);
+    r.country = field("country", "");
+    r.hay = field("hay", "") + "\n" + r.addr.toLowerCase();
     if (r.mode && !modes.has(r.mode)) {
       modes.add(r.mode);
       modesDirty = true;
