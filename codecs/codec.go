@@ -25,6 +25,14 @@ type Option struct {
 	Default string   // the value used when the key is absent
 	Choices []string // with Kind "choice"
 	Help    string   // one line for the user
+	// Echo marks an option whose value the server only echoes back, or
+	// that carries a challenge (Zandronum's time, Bloodmasters' token,
+	// GameSpy v2's id, OGP's request_id and challenge): it changes the
+	// bytes of a query but not which server is asked or what it answers.
+	// Such options are not part of a server's identity (package server):
+	// two status links, or two history keys, that differ only in them
+	// name the same server.
+	Echo bool
 }
 
 // Confidence says how sure Detect is. Detection picks the highest.

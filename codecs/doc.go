@@ -54,6 +54,38 @@
 // //go:noinline has an "Out of line:" line in its doc comment;
 // TestSizeTweaksExplained checks both.
 //
+// # Adding a protocol
+//
+// A new protocol touches its codec package, one registration in the
+// protocol table and its demo server; nothing in web/, cmd/ or the page
+// scripts, which read every protocol from the table. A test proves it with
+// a toy protocol (cmd/querylens/protocol_test.go). The checklist:
+//
+//  1. codecs/<proto>: the package in the shape above, registered with
+//     Register(&Codec{}) from init, and imported by codecs/all. In Options,
+//     mark Echo every option the server only echoes or that carries a
+//     challenge (a request id, a token, a challenge number), so that it is
+//     not part of a server's identity (package server); the codec's
+//     QueryKeyer neutralises the same fields for the relay's cache.
+//  2. Info: fill what the protocol carries and set the Has bits, so that
+//     AppendSummaryJSON's row (RowName…) and every page show it.
+//  3. server.Register(server.Protocol{...}) in server/protocol.go, only if
+//     the codec alone does not say it all: more usual ports, a master list
+//     (the options that ask a master, its public address and port), a join
+//     link, or row fields it never fills.
+//  4. demo/<proto>.go: an emulated server (a demo.Handler built with the
+//     codec's own builders) and its entries in demo.Start's list, or
+//     demo.Register for one kept outside the package.
+//  5. Specs, golden packets and vectors as for every protocol; rebuild the
+//     browser module (go tool task build:wasm) and commit it. The module's
+//     budget grows by 40 KB of brotli per protocol family (below).
+//
+// The page scripts get the new protocol from the table in the page's
+// config, and its states and row fields from static/model.js, which
+// go generate ./web writes from package server (never by hand).
+//
+// # The browser module's budget
+//
 // A new protocol family (a new codec package) may add 40 KB of brotli to the
 // browser module: the budget is 441 KB for an empty Go program + 60 KB shared
 // + 20 KB for the capture reader + 40 KB per codec package in the registry

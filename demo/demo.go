@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/querylens/querylens/codecs"
+	"github.com/querylens/querylens/server"
 )
 
 // Config sets up a demo. The zero value is usable: a master on a free port
@@ -41,6 +42,38 @@ type Target struct {
 	// needs, e.g. {"version": "0.04"} for an OGP v0.04 server, which does not
 	// understand the deployed form; nil for the defaults.
 	Options map[string]string
+}
+
+// Server is one emulated server of a protocol beyond the built-in ones,
+// added to every demo started after Register.
+type Server struct {
+	Protocol string // a registered codec name
+	Behavior Behavior
+	New      func(seed int64, b Behavior) Handler
+	Options  map[string]string // the query options it needs; nil for the defaults
+}
+
+var (
+	regMu      sync.Mutex
+	registered []Server
+)
+
+// Register adds an emulated server to every demo started after it: what a
+// new protocol adds to the demo (the checklist in codecs/doc.go).
+func Register(s Server) {
+	regMu.Lock()
+	defer regMu.Unlock()
+	registered = append(registered, s)
+}
+
+// Ref is the target's identity (package server). The demo's addresses and
+// options are valid, so it does not fail for a registered protocol.
+func (t Target) Ref() server.Ref {
+	r, err := server.New(t.Protocol, t.Addr, t.Options)
+	if err != nil {
+		return server.Ref{Protocol: t.Protocol, Addr: t.Addr, Options: t.Options}
+	}
+	return r
 }
 
 // Demo is a running set of emulated servers.
@@ -125,6 +158,16 @@ func Start(ctx context.Context, cfg Config) (*Demo, error) {
 		{"bloodmasters", Normal, func(s int64, b Behavior) Handler { return NewBloodmasters(s, b) }, nil},
 		{"bloodmasters", Silent, func(s int64, b Behavior) Handler { return NewBloodmasters(s+1, b) }, nil},
 	}
+	regMu.Lock()
+	for _, r := range registered {
+		others = append(others, struct {
+			protocol string
+			b        Behavior
+			h        func(seed int64, b Behavior) Handler
+			opts     map[string]string
+		}{r.Protocol, r.Behavior, r.New, r.Options})
+	}
+	regMu.Unlock()
 	for i, o := range others {
 		h := o.h(cfg.Seed+int64(i)*7919, o.b)
 		name := reportedName(o.protocol, o.opts, h)

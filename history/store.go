@@ -123,7 +123,8 @@ type Store interface {
 	// LastViewed (never moving it backwards). Name is ignored.
 	Track(ctx context.Context, servers []Server) error
 	// Untrack removes servers from the tracked set; their history stays
-	// until it ages out.
+	// until it ages out. A server that has no history (it never got a
+	// sample) is deleted at once.
 	Untrack(ctx context.Context, keys []Key) error
 	// Tracked lists the tracked set, least recently viewed first.
 	Tracked(ctx context.Context) ([]Server, error)

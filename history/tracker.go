@@ -24,8 +24,10 @@ const (
 )
 
 // Probe asks one server once and reports what it found. It is given the
-// key and must return a sample with State set (the tracker sets Key and At
-// if they are zero). It must respect ctx.
+// key and returns a sample with State set (the tracker sets Key and At if
+// they are zero), or with State 0 when what it found says nothing about
+// the server (the relay refused or limited the query, the name did not
+// resolve): such a probe is not recorded. It must respect ctx.
 type Probe func(ctx context.Context, k Key) Sample
 
 // TrackerConfig configures a Tracker.
@@ -348,6 +350,9 @@ func (t *Tracker) sample(ctx context.Context, e *entry) {
 	t.mu.Unlock()
 	if ctx.Err() != nil {
 		return // shutting down: the probe was cut short, its state is not the server's
+	}
+	if s.State == 0 {
+		return // the relay's or the network's doing, not the server's
 	}
 	s.Key = e.key
 	if s.At.IsZero() {

@@ -153,6 +153,12 @@ func (s *Server) refusal(code Code, rule, detail string) *RefusedError {
 	return &RefusedError{Code: code, Message: rule + ": " + detail}
 }
 
+// CheckTarget reports whether the relay's policy lets it query addr: nil,
+// or the *PolicyError naming the rule that refuses it. For callers that
+// act on addresses without asking them (the sampler tracking a master's
+// list), so that they follow the relay's one policy.
+func (s *Server) CheckTarget(addr netip.AddrPort) error { return s.policy.Check(addr) }
+
 // setLegacy switches the relay to its former upstream and write paths
 // (before New's caller serves any connection); benchmarks only.
 func (s *Server) setLegacy(on bool) {

@@ -36,6 +36,18 @@ if [ -d wasm ]; then
     echo "the browser module in web/static differs from the committed one: commit it (go tool task build:wasm made it)"; git diff --stat -- web/static; exit 1
   fi
 fi
+# The page scripts read the server model (state names, row layout, relay
+# codes) from the generated web/static/model.js only: it must be fresh, and
+# no other script may spell a state name or index a row by number.
+go run ./internal/cmd/genmodel -check -o web/static/model.js
+states=$(go run ./internal/cmd/genmodel -names | paste -sd'|')
+quote="[\"'\`]"
+if grep -nE "$quote($states)$quote" $(ls web/static/*.js | grep -v -e '/model.js$' -e '/wasm_exec.js$'); then
+  echo "a state name spelt in a page script: use State, PageState or StateWord from model.js"; exit 1
+fi
+if grep -nE '\brow\[[0-9]+\]' $(ls web/static/*.js | grep -v -e '/model.js$' -e '/wasm_exec.js$'); then
+  echo "a numeric row index in a page script: use Row from model.js"; exit 1
+fi
 # The pages' JavaScript, type-checked as served (// @ts-check in every file;
 # tsc pinned in tools/typescript). Without node this is skipped locally and
 # fails in CI.

@@ -18,7 +18,6 @@ import (
 	"github.com/querylens/querylens/history/sqlite"
 	"github.com/querylens/querylens/relay"
 	"github.com/querylens/querylens/web"
-	"github.com/querylens/querylens/web/pages/status"
 )
 
 // TestBrowserHistory opens a status page with JavaScript disabled and
@@ -46,7 +45,7 @@ func TestBrowserHistory(t *testing.T) {
 			break
 		}
 	}
-	k := status.HistoryKey(tg.Protocol, tg.Addr, tg.Options)
+	k := tg.Ref().Key()
 	if err := store.Record(bg, history.Synthesize(history.SyntheticSpec{Key: k, Seed: 3, End: time.Now()})); err != nil {
 		t.Fatal(err)
 	}
@@ -57,7 +56,7 @@ func TestBrowserHistory(t *testing.T) {
 		t.Fatal(err)
 	}
 	base := serve(t, rs, h)
-	url := base + status.Path(tg.Protocol, tg.Addr, tg.Options)
+	url := base + tg.Ref().Path()
 
 	if err := chromedp.Do(ctx); err != nil { // opens the tab
 		t.Fatal(err)
@@ -131,7 +130,7 @@ func TestBrowserSparklines(t *testing.T) {
 		if tg.Protocol != "zandronum" || len(tracked) == 2 {
 			continue
 		}
-		k := status.HistoryKey(tg.Protocol, tg.Addr, tg.Options)
+		k := tg.Ref().Key()
 		if err := store.Record(bg, history.Synthesize(history.SyntheticSpec{Key: k, Seed: 9, End: time.Now()})); err != nil {
 			t.Fatal(err)
 		}

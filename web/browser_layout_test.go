@@ -17,8 +17,8 @@ import (
 	"github.com/querylens/querylens/history"
 	"github.com/querylens/querylens/history/sqlite"
 	"github.com/querylens/querylens/relay"
+	"github.com/querylens/querylens/server"
 	"github.com/querylens/querylens/web"
-	"github.com/querylens/querylens/web/pages/status"
 )
 
 // layoutProblemsJS returns what is wrong with the page's layout as it is
@@ -128,13 +128,13 @@ func layoutStack(t *testing.T) (string, *demo.Demo) {
 	}
 	t.Cleanup(func() { store.Close() })
 	own := []netip.AddrPort{netip.MustParseAddrPort(d.Master())}
-	var extra []web.ServerRef
+	var extra []server.Ref
 	for i, tg := range d.Targets() {
 		own = append(own, netip.MustParseAddrPort(tg.Addr))
 		if tg.Protocol != "zandronum" {
-			extra = append(extra, web.ServerRef{Protocol: tg.Protocol, Addr: tg.Addr, Options: tg.Options})
+			extra = append(extra, tg.Ref())
 		}
-		k := status.HistoryKey(tg.Protocol, tg.Addr, tg.Options)
+		k := tg.Ref().Key()
 		if err := store.Record(bg, history.Synthesize(history.SyntheticSpec{Key: k, Seed: uint64(i + 1), End: time.Now()})); err != nil {
 			t.Fatal(err)
 		}
@@ -162,7 +162,7 @@ func TestBrowserLayout(t *testing.T) {
 	var statusURL string
 	for _, tg := range normalTargets(d) {
 		if tg.Protocol == "zandronum" {
-			statusURL = base + status.Path(tg.Protocol, tg.Addr, tg.Options)
+			statusURL = base + tg.Ref().Path()
 			break
 		}
 	}

@@ -28,6 +28,7 @@ import (
 	"github.com/querylens/querylens/codecs"
 	"github.com/querylens/querylens/demo"
 	"github.com/querylens/querylens/relay"
+	"github.com/querylens/querylens/server"
 	"github.com/querylens/querylens/web"
 )
 
@@ -128,10 +129,10 @@ func startStack(t *testing.T, servers int) *stack {
 	fast := relay.Rate{PerSecond: 10000, Burst: 10000}
 	rs := relay.New(relay.Config{AllowAddrs: own, CacheKey: codecs.QueryKey, ReplyWindow: testReplyWindow,
 		Loopback: &relay.ClientLimits{ConnRate: fast, IPRate: fast, MaxInFlight: 1024, QueueFrames: 4096, QueueBytes: 1 << 20}}, logger)
-	var extra []web.ServerRef
+	var extra []server.Ref
 	for _, tg := range d.Targets() {
 		if tg.Protocol != "zandronum" {
-			extra = append(extra, web.ServerRef{Protocol: tg.Protocol, Addr: tg.Addr, Options: tg.Options})
+			extra = append(extra, tg.Ref())
 		}
 	}
 	h, err := web.New(web.Config{Exchanger: rs, Masters: []string{d.Master()}, Servers: extra, Logger: logger, StatusTimeout: testStatusTimeout})

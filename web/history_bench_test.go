@@ -14,7 +14,7 @@ import (
 	"github.com/querylens/querylens/history"
 	"github.com/querylens/querylens/history/sqlite"
 	"github.com/querylens/querylens/relay"
-	"github.com/querylens/querylens/web/pages/status"
+	"github.com/querylens/querylens/server"
 )
 
 // BenchmarkSample is the sampler's cost per tracked server and sample:
@@ -49,7 +49,7 @@ func BenchmarkSample(b *testing.B) {
 	}
 	defer store.Close()
 	c, _ := codecs.Lookup("zandronum")
-	k := status.HistoryKey(tg.Protocol, tg.Addr, tg.Options)
+	k := tg.Ref().Key()
 
 	b.Run("baseline-exchange", func(b *testing.B) {
 		defer cpuPerOp(b, bench.ProcessCPU())
@@ -64,7 +64,7 @@ func BenchmarkSample(b *testing.B) {
 		}
 	})
 	b.Run("probe-and-record", func(b *testing.B) {
-		probe := status.Probe(rs, 2*time.Second)
+		probe := server.Sampler(rs, 2*time.Second)
 		at := time.Now()
 		defer cpuPerOp(b, bench.ProcessCPU())
 		for i := 0; b.Loop(); i++ {

@@ -19,6 +19,7 @@ import (
 	"github.com/querylens/querylens/history"
 	"github.com/querylens/querylens/history/sqlite"
 	"github.com/querylens/querylens/relay"
+	"github.com/querylens/querylens/server"
 	"github.com/querylens/querylens/web"
 	"github.com/querylens/querylens/web/internal/fakeserver"
 	ht "github.com/querylens/querylens/web/internal/htmltest"
@@ -234,6 +235,45 @@ func TestTracking(t *testing.T) {
 	got, err := s.store.Tracked(context.Background())
 	if err != nil || len(got) != 3 {
 		t.Errorf("store tracks %+v, %v; want 3", got, err)
+	}
+}
+
+// TestMadeUpNeverTracked: only a reply from the server makes a new target
+// trackable. A target the relay limits (its own rate limits, or busy) has
+// not answered, so no page, card or badge of it tracks it; and a probe of
+// it gives the sampler nothing to record.
+func TestMadeUpNeverTracked(t *testing.T) {
+	s := newHistorySite(t)
+	s.ex.Refuse = map[string]relay.Code{"10.0.0.8:7777": relay.CodeRateLimited, "10.0.0.10:7777": relay.CodeBusy}
+	for _, target := range []string{"10.0.0.8:7777", "10.0.0.10:7777"} {
+		for _, suffix := range []string{"", "/card.png", "/badge.svg"} {
+			get(t, s.h, "/s/webtest/"+target+suffix)
+		}
+		if s.tracker.IsTracked(history.Key{Protocol: fakeserver.Protocol, Addr: target}) {
+			t.Errorf("%s (refused by the relay's limits) is tracked", target)
+		}
+	}
+	if n := s.tracker.Len(); n != 0 {
+		t.Errorf("%d servers tracked, want 0", n)
+	}
+	probe := server.Sampler(s.ex, 100*time.Millisecond)
+	if sm := probe(context.Background(), history.Key{Protocol: fakeserver.Protocol, Addr: "10.0.0.8:7777"}); sm.State.Valid() {
+		t.Errorf("the sampler would record %v for a target the relay limited", sm.State)
+	}
+}
+
+// TestEchoOptionsOneKey: options that only echo (Zandronum's time) do not
+// make separate history keys: viewing one server with two time values
+// tracks one server.
+func TestEchoOptionsOneKey(t *testing.T) {
+	s := newHistorySite(t)
+	s.ex.Replies["10.0.0.11:10666"] = []byte("not zandronum") // it answered: malformed
+	for _, q := range []string{"", "?time=1", "?time=2", "?time=3"} {
+		get(t, s.h, "/s/zandronum/10.0.0.11:10666"+q)
+	}
+	got, err := s.store.Tracked(context.Background())
+	if err != nil || len(got) != 1 || s.tracker.Len() != 1 {
+		t.Errorf("tracked %d in memory, %+v in the store (%v); want one server", s.tracker.Len(), got, err)
 	}
 }
 

@@ -20,6 +20,8 @@
 // written in the browser by the top-level pcapng package.
 package web
 
+//go:generate go run ../internal/cmd/genmodel -o static/model.js
+
 import (
 	"errors"
 	"log/slog"
@@ -33,9 +35,9 @@ import (
 
 	_ "github.com/querylens/querylens/codecs/all"
 
-	"github.com/querylens/querylens/codecs"
 	"github.com/querylens/querylens/history"
 	"github.com/querylens/querylens/netquery"
+	"github.com/querylens/querylens/server"
 	"github.com/querylens/querylens/web/layout"
 	"github.com/querylens/querylens/web/pages/browse"
 	"github.com/querylens/querylens/web/pages/inspect"
@@ -55,7 +57,7 @@ type Config struct {
 	// Servers are listed on the browser page without a master, in any
 	// protocol (for example the demo's GameSpy v2, OGP and Bloodmasters
 	// servers).
-	Servers []ServerRef
+	Servers []server.Ref
 	// RelayPath is where the relay's WebSocket is mounted. Default "/relay".
 	RelayPath string
 	// PublicURL is the site's absolute base URL ("https://ql.example.org"),
@@ -90,16 +92,6 @@ type VisitorLimiter interface {
 	AllowVisitor(r *http.Request) bool
 }
 
-// ServerRef names one server.
-type ServerRef struct {
-	Protocol string // a registered codec name
-	Addr     string // "host:port"
-	// Options are the query options the server needs (codecs.Codec
-	// NewQuery keys), e.g. {"version": "0.04"} for an OGP v0.04 server;
-	// nil for the protocol's defaults.
-	Options map[string]string
-}
-
 // New returns the handler for every page and static file.
 func New(cfg Config) (http.Handler, error) {
 	if cfg.Exchanger == nil {
@@ -118,26 +110,19 @@ func New(cfg Config) (http.Handler, error) {
 	if err != nil {
 		return nil, err
 	}
-	bc := browse.Config{Relay: cfg.RelayPath, Masters: append([]string{}, cfg.Masters...), Servers: []browse.Server{}, Protocols: browse.Protocols(),
+	bc := browse.Config{Relay: cfg.RelayPath, Masters: append([]string{}, cfg.Masters...), Servers: []server.Ref{}, Protocols: browse.Protocols(),
 		Sparks: cfg.History != nil}
 	for _, m := range cfg.Masters {
-		if _, ok := status.ParseTarget(m); !ok {
+		if _, ok := server.CanonicalAddr(m); !ok {
 			return nil, errors.New("web: Config.Masters: " + m + " is not host:port")
 		}
 	}
 	for _, s := range cfg.Servers {
-		if _, err := codecs.Lookup(s.Protocol); err != nil {
-			return nil, errors.New("web: Config.Servers: unknown protocol " + s.Protocol)
+		ref, err := server.New(s.Protocol, s.Addr, s.Options)
+		if err != nil {
+			return nil, errors.New("web: Config.Servers: " + err.Error())
 		}
-		addr, ok := status.ParseTarget(s.Addr)
-		if !ok {
-			return nil, errors.New("web: Config.Servers: " + s.Addr + " is not host:port")
-		}
-		c, _ := codecs.Lookup(s.Protocol)
-		if _, err := c.NewQuery(s.Options); err != nil {
-			return nil, errors.New("web: Config.Servers: " + s.Addr + ": " + err.Error())
-		}
-		bc.Servers = append(bc.Servers, browse.Server{Protocol: s.Protocol, Addr: addr, Options: s.Options})
+		bc.Servers = append(bc.Servers, ref)
 	}
 	a, err := loadAssets(cfg.Logger)
 	if err != nil {

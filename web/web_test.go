@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/querylens/querylens/relay"
+	"github.com/querylens/querylens/server"
 	"github.com/querylens/querylens/web"
 	"github.com/querylens/querylens/web/internal/fakeserver"
 	ht "github.com/querylens/querylens/web/internal/htmltest"
@@ -36,7 +37,7 @@ func newHandler(t *testing.T) http.Handler {
 	h, err := web.New(web.Config{
 		Exchanger:     fakes,
 		Masters:       []string{"127.0.0.1:15300"},
-		Servers:       []web.ServerRef{{Protocol: fakeserver.Protocol, Addr: "10.0.0.1:7777"}},
+		Servers:       []server.Ref{{Protocol: fakeserver.Protocol, Addr: "10.0.0.1:7777"}},
 		PublicURL:     "https://ql.example.org",
 		StatusTimeout: 150 * time.Millisecond,
 	})
@@ -130,7 +131,7 @@ func TestStatusPageStates(t *testing.T) {
 		{"10.0.0.4:7777", "banned", "banned"},
 		{"10.0.0.5:7777", "malformed", "offset"},
 		{"10.0.0.7:7777", "refused", "does not query"},
-		{"10.0.0.8:7777", "rate-limited", "limiting"},
+		{"10.0.0.8:7777", "relay-limited", "limiting"}, // the relay's doing, not the server's
 	} {
 		t.Run(tc.state+"/"+tc.target, func(t *testing.T) {
 			start := time.Now()
@@ -402,8 +403,8 @@ func TestNewRejectsBadConfig(t *testing.T) {
 		"no exchanger":     {},
 		"public url path":  {Exchanger: fakes, PublicURL: "https://x.example/sub"},
 		"public url":       {Exchanger: fakes, PublicURL: "not a url"},
-		"unknown protocol": {Exchanger: fakes, Servers: []web.ServerRef{{Protocol: "nosuch", Addr: "1.2.3.4:5"}}},
-		"bad server addr":  {Exchanger: fakes, Servers: []web.ServerRef{{Protocol: fakeserver.Protocol, Addr: "1.2.3.4"}}},
+		"unknown protocol": {Exchanger: fakes, Servers: []server.Ref{{Protocol: "nosuch", Addr: "1.2.3.4:5"}}},
+		"bad server addr":  {Exchanger: fakes, Servers: []server.Ref{{Protocol: fakeserver.Protocol, Addr: "1.2.3.4"}}},
 		"bad master":       {Exchanger: fakes, Masters: []string{"master"}},
 		"relay path":       {Exchanger: fakes, RelayPath: "relay"},
 	} {

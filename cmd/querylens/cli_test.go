@@ -33,6 +33,8 @@ func TestUsage(t *testing.T) {
 		{"query bad target", []string{"query", "-p", "zandronum", "nohostport"}, exitUsage},
 		{"query bad timeout", []string{"query", "--timeout", "0s", "127.0.0.1:1"}, exitUsage},
 		{"query too many retries", []string{"query", "--retries", "11", "127.0.0.1:1"}, exitUsage},
+		{"query repeated option", []string{"query", "-p", "zandronum", "-o", "time=1", "-o", "time=2", "127.0.0.1:1"}, exitUsage},
+		{"query option without =", []string{"query", "-p", "zandronum", "-o", "time", "127.0.0.1:1"}, exitUsage},
 		{"protocols bad flag", []string{"protocols", "--nope"}, exitUsage},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

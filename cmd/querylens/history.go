@@ -6,7 +6,6 @@ import (
 	"flag"
 	"io"
 	"log/slog"
-	"net/netip"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -14,14 +13,12 @@ import (
 	"sync"
 	"time"
 
-	"github.com/querylens/querylens/codecs"
 	"github.com/querylens/querylens/demo"
 	"github.com/querylens/querylens/history"
 	"github.com/querylens/querylens/history/postgres"
 	"github.com/querylens/querylens/history/sqlite"
-	"github.com/querylens/querylens/netquery"
 	"github.com/querylens/querylens/relay"
-	"github.com/querylens/querylens/web/pages/status"
+	"github.com/querylens/querylens/server"
 )
 
 // historyOptions are serve's history flags.
@@ -174,7 +171,7 @@ func (e *env) startHistoryIn(ctx context.Context, o serveOptions, rs *relay.Serv
 	store := h.store
 	timeout := o.statusTimeout()
 	tracker, err := history.NewTracker(ctx, history.TrackerConfig{
-		Store: store, Probe: status.Probe(rs, timeout), Every: ho.every, Idle: ho.idle, Max: ho.max,
+		Store: store, Probe: server.Sampler(rs, timeout), Every: ho.every, Idle: ho.idle, Max: ho.max,
 		Budget: ho.budget, Timeout: timeout + time.Second, Logger: logger, Leases: leases,
 	})
 	if err != nil {
@@ -205,29 +202,28 @@ func (e *env) startHistoryIn(ctx context.Context, o serveOptions, rs *relay.Serv
 		if len(masters) == 0 {
 			masters = []string{DefaultMaster}
 		}
-		policy := relay.NewPolicy(o.relayAllowTargets(d), nil)
-		h.wg.Go(func() { trackMasters(rctx, rs, tracker, policy, masters, logger) })
+		mcfg := server.MasterConfig{Exchanger: rs, Allow: rs.CheckTarget, Tracker: tracker, Logger: logger}
+		for _, m := range masters {
+			ref, err := server.New("zandronum", m, map[string]string{"master": "true"})
+			if err != nil {
+				h.close()
+				return nil, errors.New("--track-master: " + err.Error())
+			}
+			mcfg.Masters = append(mcfg.Masters, ref)
+		}
+		h.wg.Go(func() { server.TrackMasters(rctx, mcfg) })
 	}
 	return h, nil
 }
 
 func (o serveOptions) statusTimeout() time.Duration { return 2 * time.Second }
 
-// relayAllowTargets is what the relay's policy allows beyond its defaults.
-func (o serveOptions) relayAllowTargets(d *demo.Demo) []netip.Prefix {
-	allow := append([]netip.Prefix(nil), o.allowTargets...)
-	if d != nil {
-		allow = append(allow, d.Prefixes()...)
-	}
-	return allow
-}
-
 // fillDemo tracks every demo server and records a synthetic day for each,
 // ending now; real samples follow from the sampler.
 func fillDemo(ctx context.Context, store history.Store, tr *history.Tracker, targets []demo.Target) error {
 	now := time.Now()
 	for i, t := range targets {
-		k := status.HistoryKey(t.Protocol, t.Addr, t.Options)
+		k := t.Ref().Key()
 		spec := history.SyntheticSpec{Key: k, Seed: uint64(i + 1), End: now.Add(-time.Minute), Capacity: 8 + 8*(i%3)}
 		switch t.Behavior {
 		case demo.Silent:
@@ -241,56 +237,4 @@ func fillDemo(ctx context.Context, store history.Store, tr *history.Tracker, tar
 		tr.View(ctx, k, history.SourceDemo)
 	}
 	return nil
-}
-
-// MasterEvery is how often --track-master asks each master for its list.
-const MasterEvery = 10 * time.Minute
-
-// trackMasters tracks every server the masters list, now and every
-// MasterEvery, skipping any address the relay's policy refuses.
-func trackMasters(ctx context.Context, ex netquery.Exchanger, tr *history.Tracker, p *relay.Policy, masters []string, logger *slog.Logger) {
-	c, err := codecs.Lookup("zandronum")
-	if err != nil {
-		logger.Error("track-master: " + err.Error())
-		return
-	}
-	for {
-		for _, m := range masters {
-			q, err := c.NewQuery(map[string]string{"master": "true"})
-			if err != nil {
-				logger.Error("track-master: " + err.Error())
-				return
-			}
-			qctx, cancel := context.WithTimeout(ctx, 5*time.Second)
-			_, xerr := ex.Exchange(qctx, "zandronum", m, q)
-			cancel()
-			msg, derr := q.Result(codecs.DecodeOptions{})
-			if msg == nil || msg.Kind != codecs.KindMasterList {
-				logger.Warn("track-master: no list", "master", m, "exchange", xerr, "decode", derr)
-				continue
-			}
-			added, refused := 0, 0
-			for _, s := range msg.Servers {
-				ap, err := netip.ParseAddrPort(s)
-				if err != nil || p.Check(ap) != nil {
-					refused++
-					continue
-				}
-				target, ok := status.ParseTarget(s)
-				if !ok {
-					refused++
-					continue
-				}
-				if tr.View(ctx, status.HistoryKey("zandronum", target, nil), history.SourceMaster) {
-					added++
-				}
-			}
-			logger.Info("track-master", "master", m, "listed", len(msg.Servers), "tracked", added, "refused", refused)
-		}
-		select {
-		case <-ctx.Done():
-			return
-		case <-time.After(MasterEvery):
-		}
-	}
 }

@@ -22,6 +22,7 @@ import (
 	"github.com/querylens/querylens/history"
 	"github.com/querylens/querylens/history/sqlite"
 	"github.com/querylens/querylens/relay"
+	"github.com/querylens/querylens/server"
 )
 
 // serveFor runs serve with o until the returned stop is called.
@@ -232,7 +233,8 @@ func TestTrackMasters(t *testing.T) {
 	done := make(chan struct{})
 	var passLog syncBuffer
 	go func() {
-		trackMasters(mctx, rs, tr, relay.NewPolicy(d.Prefixes(), nil), []string{d.Master()}, slog.New(slog.NewTextHandler(&passLog, nil)))
+		server.TrackMasters(mctx, server.MasterConfig{Exchanger: rs, Allow: rs.CheckTarget, Tracker: tr,
+			Masters: []server.Ref{masterRef(t, d.Master())}, Logger: slog.New(slog.NewTextHandler(&passLog, nil))})
 		close(done)
 	}()
 	// Wait for the pass to end (its log line), not for the tracker to
@@ -265,7 +267,8 @@ func TestTrackMasters(t *testing.T) {
 	mctx, stop = context.WithCancel(ctx)
 	done = make(chan struct{})
 	go func() {
-		trackMasters(mctx, rs, tr2, relay.NewPolicy(nil, nil), []string{d.Master()}, slog.New(slog.NewTextHandler(&logs, nil)))
+		server.TrackMasters(mctx, server.MasterConfig{Exchanger: rs, Allow: relay.NewPolicy(nil, nil).Check, Tracker: tr2,
+			Masters: []server.Ref{masterRef(t, d.Master())}, Logger: slog.New(slog.NewTextHandler(&logs, nil))})
 		close(done)
 	}()
 	for !strings.Contains(logs.String(), "refused=6") && ctx.Err() == nil {
@@ -293,4 +296,14 @@ func (s *syncBuffer) String() string {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return s.b.String()
+}
+
+// masterRef is the Zandronum master at addr, asked for its list.
+func masterRef(t *testing.T, addr string) server.Ref {
+	t.Helper()
+	r, err := server.New("zandronum", addr, map[string]string{"master": "true"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return r
 }

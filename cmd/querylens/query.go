@@ -5,50 +5,40 @@ import (
 	"errors"
 	"io"
 	"net"
-	"slices"
 	"strconv"
-	"strings"
-	"sync"
 	"time"
 
 	"github.com/querylens/querylens/codecs"
 	"github.com/querylens/querylens/netquery"
+	"github.com/querylens/querylens/server"
 )
 
-// optionFlags collects repeated -o key=value flags.
-type optionFlags map[string]string
+// optionFlags collects repeated -o key=value flags, read by
+// server.ParseOptionArgs (the one option parser: a key given twice is an
+// error).
+type optionFlags []string
 
-func (o optionFlags) String() string { return "" }
-func (o optionFlags) Set(s string) error {
-	k, v, ok := strings.Cut(s, "=")
-	if !ok || k == "" {
-		return errors.New("want key=value, got " + strconv.Quote(s))
+func (o *optionFlags) String() string { return "" }
+func (o *optionFlags) Set(s string) error {
+	if _, err := server.ParseOptionArgs([]string{s}); err != nil {
+		return err
 	}
-	o[k] = v
+	*o = append(*o, s)
 	return nil
 }
 
-// defaultMasters is the public master each protocol's "master" command asks
-// when no address is given: the one serve lists by default.
-var defaultMasters = map[string]string{
-	"zandronum": DefaultMaster,
-}
-
-// guessProtocol guesses the protocol from a well-known default port.
+// guessProtocol guesses the protocol from a well-known port of the
+// protocol table (server.GuessProtocol).
 func guessProtocol(target string) string {
 	_, port, err := net.SplitHostPort(target)
 	if err != nil {
 		return ""
 	}
-	for _, c := range codecs.Protocols() {
-		if p := c.DefaultPort(); p != 0 && strconv.Itoa(p) == port {
-			return c.Name()
-		}
+	n, err := strconv.Atoi(port)
+	if err != nil {
+		return ""
 	}
-	if port == "15300" {
-		return "zandronum" // the Zandronum master's port
-	}
-	return ""
+	return server.GuessProtocol(n)
 }
 
 func (e *env) query(args []string, master bool) int {
@@ -63,8 +53,8 @@ func (e *env) query(args []string, master bool) int {
 	fs := newFlagSet(e, name, synopsis)
 	proto := fs.String("p", "", protoHelp)
 	fs.StringVar(proto, "protocol", "", "same as -p")
-	opts := optionFlags{}
-	fs.Var(opts, "o", "a query option `key=value` (see querylens protocols); repeatable")
+	var rawOpts optionFlags
+	fs.Var(&rawOpts, "o", "a query option `key=value` (see querylens protocols); repeatable")
 	timeout := fs.Duration("timeout", 2*time.Second, "how long to wait for the reply to complete")
 	retries := fs.Int("retries", 1, "resend this many times when nothing at all came back")
 	relayURL := fs.String("relay", "", "send through a querylens relay (`ws://host:port/relay`) instead of direct UDP")
@@ -73,6 +63,13 @@ func (e *env) query(args []string, master bool) int {
 	pos, err := parseInterspersed(fs, args)
 	if err != nil {
 		return exitUsage
+	}
+	opts, err := server.ParseOptionArgs(rawOpts)
+	if err != nil {
+		return e.usageErr(fs, err.Error())
+	}
+	if opts == nil {
+		opts = map[string]string{}
 	}
 	if *timeout <= 0 {
 		return e.usageErr(fs, "--timeout must be positive, got "+timeout.String())
@@ -106,12 +103,15 @@ func (e *env) query(args []string, master bool) int {
 			return e.usageErr(fs, "unknown protocol "+strconv.Quote(*proto)+" (known: "+protocolNames()+")")
 		}
 		if master {
-			if !hasOption(c, "master") {
+			p, _ := server.LookupProtocol(c.Name())
+			if p.Master == nil {
 				return e.usageErr(fs, c.Title()+" has no master server protocol")
 			}
-			opts["master"] = "true"
+			for k, v := range p.Master.Options {
+				opts[k] = v
+			}
 			if target == "" {
-				if target = defaultMasters[c.Name()]; target == "" {
+				if target = p.Master.Default; target == "" {
 					return e.usageErr(fs, c.Title()+" has no default master: give HOST:PORT")
 				}
 			}
@@ -138,15 +138,15 @@ func (e *env) query(args []string, master bool) int {
 	var res netquery.Result
 	detected := false
 	if c == nil {
-		p, err := probe(ctx, ex, target, opts)
+		p, err := server.Detect(ctx, ex, target, opts)
 		if err != nil {
 			return e.fail(err, nil, *pretty)
 		}
-		c, q, res, detected = p.codec, p.q, p.res, true
+		c, q, res, detected = p.Codec, p.Query, p.Result, true
 		io.WriteString(e.stderr, "querylens query: "+target+" answered in "+c.Title()+" (-p "+c.Name()+")\n")
 	} else {
 		if res, err = ex.Exchange(ctx, c.Name(), target, q); err != nil {
-			return e.fail(relayError(c.Name(), err), nil, *pretty)
+			return e.fail(server.ExchangeError(c.Name(), err), nil, *pretty)
 		}
 		if res.Received == 0 {
 			return e.fail(&codecs.Error{Protocol: c.Name(), Field: "reply", Err: errors.New("no reply from " + target +
@@ -166,95 +166,6 @@ func (e *env) query(args []string, master bool) int {
 	}
 	e.writeJSON(o, *pretty)
 	return exitOK
-}
-
-// probed is the conversation that won a probe.
-type probed struct {
-	codec codecs.Codec
-	q     codecs.Query
-	res   netquery.Result
-}
-
-// probe asks target in every registered protocol at once, each with its own
-// server query (opts narrow the candidates to the protocols that accept
-// them), and keeps the first conversation that completes with a reply that
-// decodes without error; the others are cancelled. Each candidate sends what
-// its Query sends, resent as ex's retries allow, so a probe sends at most
-// (protocols × attempts) datagrams plus challenge answers, and ends when ctx
-// does. With no winner, the error says what each protocol got.
-func probe(ctx context.Context, ex netquery.Exchanger, target string, opts map[string]string) (probed, error) {
-	type outcome struct {
-		p        probed
-		err      error // nil: a well-formed reply
-		exchange bool  // err came from the exchange itself (relay, resolver, socket)
-	}
-	var cands []probed
-	var rejected []string
-	for _, c := range codecs.Protocols() {
-		q, err := c.NewQuery(opts)
-		if err != nil {
-			rejected = append(rejected, c.Name()+": "+err.Error())
-			continue
-		}
-		cands = append(cands, probed{codec: c, q: q})
-	}
-	if len(cands) == 0 {
-		return probed{}, &codecs.Error{Field: "options", Err: errors.New("no protocol accepts these options (" + strings.Join(rejected, "; ") + ")")}
-	}
-	ctx, cancel := context.WithCancel(ctx)
-	out := make(chan outcome, len(cands))
-	var wg sync.WaitGroup
-	defer func() { cancel(); wg.Wait() }() // the losers stop as soon as ctx is cancelled
-	for _, p := range cands {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			var err error
-			p.res, err = ex.Exchange(ctx, p.codec.Name(), target, p.q)
-			exchangeErr := err != nil
-			switch {
-			case err != nil:
-			case p.res.Received == 0:
-				err = errors.New("no reply")
-			case !p.res.Done:
-				err = errors.New("reply incomplete after " + strconv.Itoa(p.res.Received) + " datagrams")
-			default:
-				_, err = p.q.Result(codecs.DecodeOptions{})
-			}
-			out <- outcome{p, err, exchangeErr}
-		}()
-	}
-	var why []string
-	var same error // set while every conversation failed in Exchange with the same error
-	for i := range cands {
-		o := <-out
-		if o.err == nil {
-			return o.p, nil
-		}
-		switch {
-		case !o.exchange || i > 0 && (same == nil || o.err.Error() != same.Error()):
-			same = nil
-		case i == 0:
-			same = o.err
-		}
-		why = append(why, o.p.codec.Name()+": "+o.err.Error())
-	}
-	if same != nil {
-		// A relay's refusal or a name that does not resolve is the same for
-		// every protocol: say it once.
-		return probed{}, relayError("", same)
-	}
-	slices.Sort(why)
-	return probed{}, &codecs.Error{Field: "probe", Err: errors.New("no protocol answered " + target + ": " + strings.Join(why, "; "))}
-}
-
-func hasOption(c codecs.Codec, name string) bool {
-	for _, o := range c.Options() {
-		if o.Name == name {
-			return true
-		}
-	}
-	return false
 }
 
 // closer is what a relay client adds to an Exchanger.

@@ -8,7 +8,6 @@ import (
 	"net"
 	"net/http"
 	"net/netip"
-	"net/url"
 	"os"
 	"os/signal"
 	"strconv"
@@ -20,11 +19,20 @@ import (
 	"github.com/querylens/querylens/demo"
 	"github.com/querylens/querylens/relay"
 	"github.com/querylens/querylens/relay/redisstore"
+	"github.com/querylens/querylens/server"
 	"github.com/querylens/querylens/web"
 )
 
-// DefaultMaster is the public Zandronum master (zandronum.md 2.9).
-const DefaultMaster = "master.zandronum.com:15300"
+// DefaultMaster is the public Zandronum master (zandronum.md 2.9), from
+// the protocol table.
+var DefaultMaster = defaultMaster("zandronum")
+
+func defaultMaster(protocol string) string {
+	if p, ok := server.LookupProtocol(protocol); ok && p.Master != nil {
+		return p.Master.Default
+	}
+	return ""
+}
 
 // listFlag collects a repeatable string flag.
 type listFlag []string
@@ -49,38 +57,16 @@ func (p *prefixFlag) Set(s string) error {
 	return nil
 }
 
-// serverFlag collects repeatable PROTOCOL=HOST:PORT flags.
-type serverFlag []web.ServerRef
+// serverFlag collects repeatable PROTOCOL=HOST:PORT[?OPTIONS] flags.
+type serverFlag []server.Ref
 
 func (s *serverFlag) String() string { return "" }
 func (s *serverFlag) Set(v string) error {
-	proto, addr, ok := strings.Cut(v, "=")
-	if !ok {
-		return errors.New("want PROTOCOL=HOST:PORT[?OPTION=VALUE&...], got " + strconv.Quote(v))
-	}
-	c, err := codecs.Lookup(proto)
+	ref, err := server.ParseFlag(v)
 	if err != nil {
-		return errors.New("unknown protocol " + strconv.Quote(proto))
+		return err
 	}
-	addr, rawOpts, _ := strings.Cut(addr, "?")
-	if _, _, err := net.SplitHostPort(addr); err != nil {
-		return errors.New("bad address " + strconv.Quote(addr))
-	}
-	var opts map[string]string
-	if rawOpts != "" {
-		q, err := url.ParseQuery(rawOpts)
-		if err != nil {
-			return errors.New("bad options " + strconv.Quote(rawOpts))
-		}
-		opts = map[string]string{}
-		for k, vs := range q {
-			opts[k] = vs[len(vs)-1]
-		}
-		if _, err := c.NewQuery(opts); err != nil {
-			return err
-		}
-	}
-	*s = append(*s, web.ServerRef{Protocol: proto, Addr: addr, Options: opts})
+	*s = append(*s, ref)
 	return nil
 }
 
@@ -203,7 +189,7 @@ func (e *env) runServe(ctx context.Context, o serveOptions, ready chan<- string)
 		demoTargets = d.Targets()
 		for _, t := range d.Targets() {
 			if t.Protocol != "zandronum" {
-				wcfg.Servers = append(wcfg.Servers, web.ServerRef{Protocol: t.Protocol, Addr: t.Addr, Options: t.Options})
+				wcfg.Servers = append(wcfg.Servers, t.Ref())
 			}
 		}
 	} else if len(wcfg.Masters) == 0 {

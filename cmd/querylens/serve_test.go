@@ -124,6 +124,7 @@ func TestServeBadFlags(t *testing.T) {
 		{"serve", "--server", "gamespy2"},
 		{"serve", "--server", "ogp=127.0.0.1:1?version=9"},
 		{"serve", "--server", "ogp=127.0.0.1:1?nosuch=1"},
+		{"serve", "--server", "ogp=127.0.0.1:1?info=1&info=0"}, // a repeated option
 		{"serve", "extra"},
 		{"serve", "--sample-every", "5s"},
 		{"serve", "--track-max", "0"},

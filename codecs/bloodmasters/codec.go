@@ -45,7 +45,7 @@ func (*Codec) Title() string    { return "Bloodmasters" }
 func (*Codec) DefaultPort() int { return DefaultPort }
 
 var queryOptions = []codecs.Option{{
-	Name: "token", Kind: codecs.OptionUint, Default: "0",
+	Name: "token", Kind: codecs.OptionUint, Default: "0", Echo: true,
 	Help: "32-bit value the server echoes (the official launcher sends its millisecond clock)",
 }}
 

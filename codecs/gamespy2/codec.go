@@ -24,7 +24,7 @@ func (*Codec) DefaultPort() int { return 0 } // per game; the protocol has none
 var queryOptions = []codecs.Option{
 	{Name: "style", Kind: codecs.OptionChoice, Default: "combined", Choices: []string{"combined", "split"},
 		Help: "one query for everything (FF FF FF), or one query per section as GameDig sends them"},
-	{Name: "id", Kind: codecs.OptionHex, Default: "00000001", Help: "request id, 4 bytes, echoed by the server"},
+	{Name: "id", Kind: codecs.OptionHex, Default: "00000001", Help: "request id, 4 bytes, echoed by the server", Echo: true},
 }
 
 // Options lists the knobs of NewQuery.

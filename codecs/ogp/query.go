@@ -8,9 +8,9 @@ import (
 var queryOptions = []codecs.Option{
 	{Name: "version", Kind: codecs.OptionChoice, Default: "1.0", Choices: []string{"1.0", "0.04"},
 		Help: "wire form to send: 1.0 (0.94+/1.0x, what servers speak) or 0.04 (the seed spec); answers of either are decoded"},
-	{Name: "challenge", Kind: codecs.OptionUint, Default: "",
+	{Name: "challenge", Kind: codecs.OptionUint, Default: "", Echo: true,
 		Help: "challenge number to send in the first query; empty asks the server for one first"},
-	{Name: "request_id", Kind: codecs.OptionUint, Default: "", Help: "RequestID to send and expect back; empty sends none"},
+	{Name: "request_id", Kind: codecs.OptionUint, Default: "", Echo: true, Help: "RequestID to send and expect back; empty sends none"},
 	{Name: "max_bytes", Kind: codecs.OptionUint, Default: "0",
 		Help: "MaxBytesPerPacket: ask the server to split answers larger than this (500-1500); 0 does not ask"},
 	{Name: "info", Kind: codecs.OptionBool, Default: "true", Help: "ask for the server fields (name, map, counts, ...)"},

@@ -23,7 +23,7 @@ var queryOptions = []codecs.Option{
 	{Name: "flags", Kind: codecs.OptionUint, Default: "0x" + hex32(uint32(DefaultFlags)), Help: "SQF flags to ask for (zandronum.md 2.2)"},
 	{Name: "flags2", Kind: codecs.OptionUint, Default: "0x" + hex32(uint32(SQF2_ALL)), Help: "SQF2 flags, sent when flags has bit 31"},
 	{Name: "segmented", Kind: codecs.OptionBool, Default: "true", Help: "ask for a segmented reply (5660032)"},
-	{Name: "time", Kind: codecs.OptionUint, Default: "0", Help: "value the server echoes; 0 picks a per-query number"},
+	{Name: "time", Kind: codecs.OptionUint, Default: "0", Help: "value the server echoes; 0 picks a per-query number", Echo: true},
 	{Name: "master", Kind: codecs.OptionBool, Default: "false", Help: "ask a master server for its list instead"},
 }
 

@@ -35,6 +35,7 @@ func Run(t *testing.T, open func(t *testing.T) history.Store) {
 		{"Hours", testHours},
 		{"Maps", testMaps},
 		{"Prune", testPrune},
+		{"UntrackEmpty", testUntrackEmpty},
 		{"Invalid", testInvalid},
 		{"Concurrent", testConcurrent},
 		{"Closed", testClosed},
@@ -88,11 +89,12 @@ func testTrack(t *testing.T, s history.Store) {
 	must(t, err)
 	equalServers(t, want[1:], got)
 
-	// Re-tracking takes the new source.
+	// Re-tracking takes the new source; kA had no history, so Untrack
+	// deleted it and it comes back as new.
 	must(t, s.Track(c, []history.Server{{Key: kA, Source: history.SourceDemo, LastViewed: T0}}))
 	got, err = s.Tracked(c)
 	must(t, err)
-	equalServers(t, []history.Server{{Key: kA, Source: history.SourceDemo, LastViewed: T0.Add(2 * time.Hour)}, want[1]}, got)
+	equalServers(t, []history.Server{{Key: kA, Source: history.SourceDemo, LastViewed: T0}, want[1]}, got)
 
 	// A name reported by a sample shows in the tracked set.
 	must(t, s.Record(c, []history.Sample{{Key: kB, At: T0, State: history.StateOnline, Name: "Café \u202eevil"}}))
@@ -257,6 +259,30 @@ func testPrune(t *testing.T, s history.Store) {
 	must(t, err)
 	if len(got) != 1 {
 		t.Errorf("re-recorded server: %+v", got)
+	}
+}
+
+// testUntrackEmpty: untracking a server that never got a sample deletes
+// it at once (a made-up address evicted from the tracked set leaves
+// nothing behind); one with history keeps it for its retention.
+func testUntrackEmpty(t *testing.T, s history.Store) {
+	c := ctx(t)
+	must(t, s.Track(c, []history.Server{
+		{Key: kA, Source: history.SourceView, LastViewed: T0},
+		{Key: kB, Source: history.SourceView, LastViewed: T0},
+	}))
+	must(t, s.Record(c, []history.Sample{online(kA, T0, 2, "m")}))
+	must(t, s.Untrack(c, []history.Key{kA, kB}))
+	// Nothing is old enough to age out: only an empty server row could go.
+	p, err := s.Prune(c, T0.Add(-history.RawRetention), T0.Add(-history.HourRetention))
+	must(t, err)
+	if p != (history.Pruned{}) {
+		t.Errorf("prune after untrack = %+v, want nothing left to prune", p)
+	}
+	got, err := s.Samples(c, kA, T0, T0.Add(time.Hour))
+	must(t, err)
+	if len(got) != 1 {
+		t.Errorf("untracked server with history: samples %+v, want 1", got)
 	}
 }
 

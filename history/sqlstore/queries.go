@@ -21,6 +21,10 @@ const (
 			tracked = 1,
 			last_viewed = {greatest}(servers.last_viewed, excluded.last_viewed)`
 	qUntrack = `UPDATE servers SET tracked = 0 WHERE protocol = ? AND addr = ?`
+	// qUntrackEmpty deletes an untracked server that never got a sample.
+	qUntrackEmpty = `DELETE FROM servers WHERE protocol = ? AND addr = ? AND tracked = 0
+		AND NOT EXISTS (SELECT 1 FROM samples WHERE samples.server_id = servers.id)
+		AND NOT EXISTS (SELECT 1 FROM hours WHERE hours.server_id = servers.id)`
 	qTracked = `SELECT protocol, addr, name, source, last_viewed FROM servers
 		WHERE tracked = 1 ORDER BY last_viewed, id`
 

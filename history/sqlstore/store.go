@@ -51,7 +51,7 @@ type Store struct {
 }
 
 type queries struct {
-	metaGet, metaSet, track, untrack, tracked, serverID, serverInsert, serverName,
+	metaGet, metaSet, track, untrack, untrackEmpty, tracked, serverID, serverInsert, serverName,
 	sampleInsert, hourUpsert, samples, hours, maps, minSample, minHour, pruneSamples, pruneHours, pruneServers string
 }
 
@@ -65,7 +65,7 @@ func Open(ctx context.Context, db *sql.DB, d Dialect) (*Store, error) {
 	s := &Store{db: db, d: d, steps: d.Migrations(), ids: make(map[history.Key]int64)}
 	s.q = queries{
 		metaGet: d.Bind(qMetaGet), metaSet: d.Bind(qMetaSet),
-		track: d.Bind(qTrack), untrack: d.Bind(qUntrack), tracked: d.Bind(qTracked),
+		track: d.Bind(qTrack), untrack: d.Bind(qUntrack), untrackEmpty: d.Bind(qUntrackEmpty), tracked: d.Bind(qTracked),
 		serverID: d.Bind(qServerID), serverInsert: d.Bind(qServerInsert), serverName: d.Bind(qServerName),
 		sampleInsert: d.Bind(qSampleInsert), hourUpsert: d.Bind(qHourUpsert),
 		samples: d.Bind(qSamples), hours: d.Bind(qHours), maps: d.Bind(qMaps),
@@ -192,18 +192,38 @@ func (s *Store) Untrack(ctx context.Context, keys []history.Key) error {
 	if err := s.check(); err != nil {
 		return err
 	}
+	// A server that never got a sample (a made-up address evicted from the
+	// tracked set) is deleted here, not left for Prune; Record may hold
+	// its cached id, so it waits, as for Prune.
+	s.pruning.Lock()
+	defer s.pruning.Unlock()
 	tx, err := s.db.BeginTx(ctx, nil)
 	if err != nil {
 		return fmt.Errorf("history: untrack: %w", err)
 	}
 	defer tx.Rollback()
+	deleted := false
 	for _, k := range keys {
 		if _, err := tx.ExecContext(ctx, s.q.untrack, k.Protocol, k.Addr); err != nil {
 			return fmt.Errorf("history: untrack %s: %w", k, err)
 		}
+		res, err := tx.ExecContext(ctx, s.q.untrackEmpty, k.Protocol, k.Addr)
+		if err != nil {
+			return fmt.Errorf("history: untrack %s: %w", k, err)
+		}
+		if n, _ := res.RowsAffected(); n > 0 {
+			deleted = true
+		}
 	}
 	if err := tx.Commit(); err != nil {
 		return fmt.Errorf("history: untrack: %w", err)
+	}
+	if deleted {
+		s.mu.Lock()
+		for _, k := range keys {
+			delete(s.ids, k)
+		}
+		s.mu.Unlock()
 	}
 	return nil
 }

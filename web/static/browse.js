@@ -10,6 +10,7 @@
 // walks a decoded message.
 import { $, config, esc, h, showRelay, showFatal, markFirstDecode, ago, hostPort, replyTimeout, download } from "./ql.js";
 import { DecodeWorker } from "./live.js";
+import { State, PageState, StateWord, Row } from "./model.js";
 
 const cfg = config();
 const wrap = $("table-wrap");
@@ -17,6 +18,8 @@ const tbody = $("rows");
 const table = $("servers");
 
 // Column labels: the title, or the name in capitals when the title is long ("OGP").
+/** The row fields each protocol fills (the protocol table's "row"); a row leaves the others blank. */
+const fills = Object.fromEntries((cfg.protocols ?? []).map((p) => [p.name, new Set(p.row ?? Object.keys(Row))]));
 const titles = Object.fromEntries((cfg.protocols ?? []).map((p) => [p.name, p.title.length > 13 ? p.name.toUpperCase() : p.title]));
 const LOCK = `<svg class="icon" viewBox="0 0 12 12" width="10" height="10" aria-hidden="true"><rect x="2" y="5" width="8" height="6" rx="1" fill="currentColor"/><path d="M4 5V3.5a2 2 0 0 1 4 0V5" fill="none" stroke="currentColor" stroke-width="1.3"/></svg>`;
 const ROW_H = 30; // px; matches --row-h in app.css
@@ -97,7 +100,7 @@ function addRow(protocol, addr, source, options = null) {
     return r;
   }
   r = {
-    key, protocol, addr, source, options, state: "pending", detail: "", name: "", players: -1, bots: 0, max: 0,
+    key, protocol, addr, source, options, state: PageState.pending, detail: "", name: "", players: -1, bots: 0, max: 0,
     map: "", mode: "", ping: null, country: "", password: false, hay: addr.toLowerCase(), addrKey: addrKey(addr),
     lastAsked: 0, backoff: 1, received: null,
   };
@@ -109,7 +112,8 @@ function addRow(protocol, addr, source, options = null) {
 
 /**
  * apply copies a finished conversation (worker.js Result) into its row.
- * The row array's positions are codecs.RowName… (querylens.d.ts Summary).
+ * The row array's positions are model.js Row (codecs.RowName…); a field
+ * the protocol table says the protocol does not fill stays blank.
  */
 function apply(r, res) {
   r.state = res.state;
@@ -118,15 +122,25 @@ function apply(r, res) {
   r.received = res.received;
   const row = res.row;
   if (row) {
-    [r.name, r.map, r.mode, r.players, r.bots, r.max, r.password, r.country] = row;
-    r.hay = row[8] + "\n" + r.addr.toLowerCase();
+    const has = fills[r.protocol];
+    /** field reads a row field the protocol fills, else blank. @type {(f: keyof typeof Row, blank: any) => any} */
+    const field = (f, blank) => (!has || has.has(f) ? row[Row[f]] : blank);
+    r.name = field("name", "");
+    r.map = field("map", "");
+    r.mode = field("mode", "");
+    r.players = field("players", -1);
+    r.bots = field("bots", 0);
+    r.max = field("max", 0);
+    r.password = field("password", false);
+    r.country = field("country", "");
+    r.hay = field("hay", "") + "\n" + r.addr.toLowerCase();
     if (r.mode && !modes.has(r.mode)) {
       modes.add(r.mode);
       modesDirty = true;
     }
   }
-  if (res.state === "online") r.backoff = 1;
-  else if (res.state === "rate-limited") r.backoff = Math.min(r.backoff * 2, 16);
+  if (res.state === State.online) r.backoff = 1;
+  else if (res.state === State.rateLimited || res.state === State.relayLimited) r.backoff = Math.min(r.backoff * 2, 16);
 }
 
 // ---- querying ----
@@ -145,7 +159,7 @@ function ask(r, now = Date.now()) {
   if (r.lastAsked && now - r.lastAsked < minInterval(r)) return false;
   r.queued = true;
   r.lastAsked = now;
-  if (r.state === "pending") r.state = "querying";
+  if (r.state === PageState.pending) r.state = PageState.querying;
   asked++;
   relay.ask({ key: r.key, protocol: r.protocol, target: r.addr, options: r.options, timeoutMs: replyTimeout(relay, 1500) });
   return true;
@@ -278,7 +292,7 @@ function filters() {
 function matches(r, f) {
   if (f.protocol && r.protocol !== f.protocol) return false;
   if (f.fav && !store.favourites.has(r.key)) return false;
-  if (f.online && r.state !== "online") return false;
+  if (f.online && r.state !== State.online) return false;
   if (f.mode && r.mode !== f.mode) return false;
   if (f.password === "open" && r.password) return false;
   if (f.password === "locked" && !r.password) return false;
@@ -289,7 +303,10 @@ function matches(r, f) {
   return true;
 }
 
-const stateRank = { online: 0, "rate-limited": 1, busy: 1, malformed: 2, querying: 3, pending: 3, offline: 4 };
+const stateRank = {
+  [State.online]: 0, [State.rateLimited]: 1, [State.relayLimited]: 1, [State.malformed]: 2,
+  [PageState.querying]: 3, [PageState.pending]: 3, [State.offline]: 4,
+};
 /** @type {Intl.Collator|null} */
 let collator = null;
 /**
@@ -318,7 +335,7 @@ let onlineCount = 0;
 
 function rebuild() {
   lastRebuild = performance.now();
-  onlineCount = rows.reduce((n, r) => n + (r.state === "online" ? 1 : 0), 0);
+  onlineCount = rows.reduce((n, r) => n + (r.state === State.online ? 1 : 0), 0);
   const f = filters();
   const cmp = sorters[sort.key] ?? sorters.players;
   const activeKey = view[active]?.key;
@@ -346,15 +363,16 @@ function fillModes() {
   sel.value = cur;
 }
 
+/** The row's words for each state (short: they sit in the name cell). */
+/** @type {Record<string, string>} */
 const stateLabels = {
-  online: "online", offline: "timed out", "rate-limited": "rate-limited", banned: "banned", refused: "refused",
-  malformed: "malformed", unreachable: "unreachable", busy: "relay busy", error: "error", pending: "waiting", querying: "asking…",
+  ...StateWord, [PageState.error]: "error", [PageState.pending]: "waiting", [PageState.querying]: "asking…",
 };
 
 function rowHTML(r, i) {
   const fav = store.favourites.has(r.key);
   const url = statusURL(r);
-  const ok = r.state === "online";
+  const ok = r.state === State.online;
   const badge = ok ? "" : `<button type="button" class="state state-${r.state}" data-detail="${i}" title="${esc(r.detail || stateLabels[r.state])}" data-testid="row-state">${esc(stateLabels[r.state] ?? r.state)}</button> `;
   const name = `${badge}<a class="name" href="${esc(url)}" tabindex="-1">${esc(r.name || r.addr)}</a>`;
   const players = ok && r.players >= 0
@@ -423,7 +441,7 @@ function progress() {
   bar.setAttribute("aria-valuenow", String(answered));
   $("bar").style.transform = `scaleX(${asked ? answered / asked : 0})`;
   const online = onlineCount; // counted by rebuild, which follows every reply
-  const masters = [...masterState.entries()].map(([a, s]) => s.state === "online" ? `${a}: ${s.count} servers` : `${a}: ${s.state}`).join(", ");
+  const masters = [...masterState.entries()].map(([a, s]) => s.state === State.online ? `${a}: ${s.count} servers` : `${a}: ${s.state}`).join(", ");
   if (!connected) return;
   $("progress-text").textContent = asked
     ? `${answered} / ${asked} answered · ${online} online${masters ? " · master " + masters : ""}`
@@ -573,7 +591,7 @@ function detected(res) {
   const protocol = rest.slice(0, slash), addr = rest.slice(slash + 1);
   const d = detecting.get(addr);
   if (!d) return; // already found; later answers are ignored
-  const spoke = res.state === "online" || ((res.state === "banned" || res.state === "rate-limited") && res.received?.length > 0);
+  const spoke = res.state === State.online || ((res.state === State.banned || res.state === State.rateLimited) && res.received?.length > 0);
   if (spoke) {
     detecting.delete(addr);
     d.resolve({ protocol, res });
@@ -665,7 +683,7 @@ globalThis.querylensBrowse = {
   inject(list) {
     for (const x of list) {
       const r = addRow(x.protocol ?? "zandronum", x.addr, "injected");
-      Object.assign(r, { state: "online", detail: "", bots: 0, max: 0, ping: null, country: "", password: false, map: "", mode: "", name: "" }, x);
+      Object.assign(r, { state: State.online, detail: "", bots: 0, max: 0, ping: null, country: "", password: false, map: "", mode: "", name: "" }, x);
       r.hay = [r.name, r.map, r.mode, r.addr].join("\n").toLowerCase();
       if (r.mode) modes.add(r.mode), (modesDirty = true);
     }
@@ -702,7 +720,7 @@ async function start() {
     connected = false;
     for (const r of rows) {
       r.queued = false;
-      if (r.state === "querying") r.state = "pending";
+      if (r.state === PageState.querying) r.state = PageState.pending;
     }
     invalidate();
     showFatal(document.querySelector(".browse"), err);

@@ -4,6 +4,7 @@
 // and a field tree from the decoder's spans, linked both ways.
 import { $, decoder, config, parseHex, toHex, esc, h, copyText, showRelay, showFatal, markFirstDecode, hostPort, replyTimeout, download } from "./ql.js";
 import { Relay, converse, classify } from "./relay.js";
+import { State } from "./model.js";
 
 const cfg = config();
 let ql;
@@ -121,7 +122,7 @@ $("build-form").addEventListener("submit", async (e) => {
   $("b-send").disabled = false;
   const { state, detail } = classify(res);
   if (!res.replies) status(`${target}: ${state}. ${detail}`, true);
-  else status(`${target}: ${state}${detail ? ". " + detail : ""} · ${res.replies} datagram${res.replies > 1 ? "s" : ""}, ${Math.round(res.rtt)} ms${res.cached ? " (from the relay's cache)" : ""}`, state !== "online");
+  else status(`${target}: ${state}${detail ? ". " + detail : ""} · ${res.replies} datagram${res.replies > 1 ? "s" : ""}, ${Math.round(res.rtt)} ms${res.cached ? " (from the relay's cache)" : ""}`, state !== State.online);
   if (res.replies > 1) $("whole").checked = true;
   if (selected >= 0) showPacket();
 });

@@ -13,13 +13,15 @@
 //                 0x83 ERROR  u32 id | u8 code | u16 n | message
 //                 0x84 PONG   u32 nonce
 
+import { State, PageState, RelayCode, RelayCodeName, Denied } from "./model.js";
+
+// The worker reads the model through this module, which it imports already.
+export { State, PageState, Row } from "./model.js";
+
 export const SUBPROTOCOL = "querylens.relay.v1";
 
-/** Relay ERROR codes by number. */
-export const ERROR_CODES = {
-  1: "bad-frame", 2: "unknown-protocol", 3: "not-a-query", 4: "denied", 5: "rate-limited",
-  6: "timeout", 7: "resolve", 8: "busy", 9: "internal",
-};
+/** Relay ERROR codes by number (model.js, from relay.Code). */
+export const ERROR_CODES = RelayCodeName;
 
 const END_REASONS = { 0: "window", 1: "byte-cap", 2: "cancelled" };
 
@@ -510,34 +512,38 @@ function fromHex(hex) {
 
 /**
  * classify turns a conversation's outcome into the row state both pages
- * use (the Go status page has the same names): online, offline,
- * rate-limited, banned, refused, malformed, unreachable, busy, error.
+ * use: a server state of package server (model.js State, the Go status
+ * page's names), or PageState.error when the page itself failed.
  */
 export function classify(r) {
-  if (r.error) return { state: "error", detail: r.error.message };
+  if (r.error) return { state: PageState.error, detail: r.error.message };
   if (!r.replies) {
     const e = r.relayError;
-    if (!e) return { state: "offline", detail: "No answer before the reply window closed." };
+    if (!e) return { state: State.offline, detail: "No answer before the reply window closed." };
     switch (e.code) {
-      case "rate-limited": return { state: "rate-limited", detail: `The relay is limiting queries: ${e.message}` };
-      case "denied": return { state: "refused", detail: `The relay does not query this address: ${e.message}` };
-      case "resolve": return { state: "unreachable", detail: `The host name does not resolve: ${e.message}` };
-      case "timeout": return { state: "offline", detail: "No answer before the reply window closed." };
-      case "busy": return { state: "busy", detail: `The relay is busy: ${e.message}` };
+      case RelayCode.rateLimited: return { state: State.relayLimited, detail: `The relay is limiting queries: ${e.message}` };
+      case RelayCode.denied: return { state: State.refused, detail: `The relay does not query this address: ${e.message}` };
+      case RelayCode.resolve:
+        // A name that resolves to an address the relay refuses is refused;
+        // one that does not resolve is unreachable (rule "resolve").
+        if (!e.message.startsWith("resolve:")) return { state: State.refused, detail: `The relay does not query this address: ${e.message}` };
+        return { state: State.unreachable, detail: `The host name does not resolve: ${e.message}` };
+      case RelayCode.timeout: return { state: State.offline, detail: "No answer before the reply window closed." };
+      case RelayCode.busy: return { state: State.relayLimited, detail: `The relay is busy: ${e.message}` };
     }
-    return { state: "error", detail: `${e.code}: ${e.message}` };
+    return { state: State.unreachable, detail: `${e.code}: ${e.message}` };
   }
   // A summary has kind, denied and error where a message has them.
   const m = r.summary ?? r.message;
   if (m?.error) {
     const e = m.error;
     const where = e.field ? `${e.field} at offset ${e.offset}${e.layer ? ` of ${e.layer}` : ""}: ` : "";
-    return { state: "malformed", detail: where + e.message };
+    return { state: State.malformed, detail: where + e.message };
   }
   if (m?.kind === "denied" || m?.kind === "master-denied") {
-    if (m.denied === "banned") return { state: "banned", detail: "The server refuses queries from this relay." };
-    if (m.denied === "wrong-version") return { state: "malformed", detail: "The server does not speak this protocol version." };
-    return { state: "rate-limited", detail: "The server was asked too recently (its limit is one query per 10 s)." };
+    if (m.denied === Denied.banned) return { state: State.banned, detail: "The server refuses queries from this relay." };
+    if (m.denied === Denied.wrongVersion) return { state: State.malformed, detail: "The server does not speak this protocol version." };
+    return { state: State.rateLimited, detail: "The server was asked too recently (its limit is one query per 10 s)." };
   }
-  return { state: "online", detail: "" };
+  return { state: State.online, detail: "" };
 }

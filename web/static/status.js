@@ -5,6 +5,7 @@
 // interval the game server's rate limit allows, and swaps it in. There is
 // one renderer, on the server, and nothing is decoded in the page.
 import { $, config, wireCopyButtons, ago, fetchFragment } from "./ql.js";
+import { State } from "./model.js";
 
 const cfg = config();
 // Zandronum servers answer one address once per 10 s; the relay caches
@@ -56,7 +57,7 @@ async function refresh() {
     return;
   }
   const cur = article();
-  if (next.dataset.state === "rate-limited" && cur.dataset.state === "online") {
+  if (next.dataset.state === State.rateLimited && cur.dataset.state === State.online) {
     note(`· the server asked us to wait; showing data from ${ago(Date.now() - last)} ago`);
     return;
   }

@@ -190,11 +190,11 @@ function pump() {
       const s = res.summary;
       batch.push({
         key: a.key, state, detail, rtt: res.rtt, cached: res.cached,
-        row: state === "online" && s?.row ? lowerHay(s.row) : null,
+        row: state === R.State.online && s?.row ? lowerHay(s.row) : null,
         servers: s?.servers ?? null,
         // The page links a row that did not answer well to the inspector
         // with what came back.
-        received: state === "online" ? null : res.packets.filter((p) => p.direction === "received").map((p) => Q.toHex(p.data)),
+        received: state === R.State.online ? null : res.packets.filter((p) => p.direction === "received").map((p) => Q.toHex(p.data)),
       });
       // The last answer of a refresh goes at once, and so does a master's
       // list (the page asks its servers when it has it); the others in
@@ -208,7 +208,7 @@ function pump() {
 
 /** lowerHay lower-cases the row's search text (codecs.RowHay) for the page's filter. */
 function lowerHay(row) {
-  row[8] = row[8].toLowerCase();
+  row[R.Row.hay] = row[R.Row.hay].toLowerCase();
   return row;
 }
 

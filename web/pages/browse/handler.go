@@ -6,30 +6,27 @@ package browse
 import (
 	"net/http"
 
-	"github.com/querylens/querylens/codecs"
+	"github.com/querylens/querylens/server"
 	"github.com/querylens/querylens/web/layout"
 )
 
-// Server is one server listed without asking a master.
-type Server struct {
-	Protocol string            `json:"protocol"`
-	Addr     string            `json:"addr"`
-	Options  map[string]string `json:"options,omitempty"`
-}
-
-// Protocol is one entry of the protocol filter and the add-server form.
+// Protocol is one entry of the protocol filter and the add-server form:
+// the protocol table's entry (server.Protocol) as the page reads it.
 type Protocol struct {
-	Name        string `json:"name"`
-	Title       string `json:"title"`
-	DefaultPort int    `json:"default_port"`
+	Name        string         `json:"name"`
+	Title       string         `json:"title"`
+	DefaultPort int            `json:"default_port"`
+	Master      *server.Master `json:"master,omitempty"`
+	Join        string         `json:"join,omitempty"`
+	Row         []string       `json:"row"`
 }
 
 // Config is what the page's script receives.
 type Config struct {
-	Relay     string     `json:"relay"`
-	Masters   []string   `json:"masters"`
-	Servers   []Server   `json:"servers"`
-	Protocols []Protocol `json:"protocols"`
+	Relay     string       `json:"relay"`
+	Masters   []string     `json:"masters"`
+	Servers   []server.Ref `json:"servers"` // listed without asking a master
+	Protocols []Protocol   `json:"protocols"`
 	// Sparks adds a 24-hour sparkline to the rows of tracked servers
 	// (static/spark.js), when the site records history.
 	Sparks bool `json:"sparks,omitempty"`
@@ -43,11 +40,15 @@ type Handler struct {
 	Version string
 }
 
-// Protocols lists the registered codecs for Config.Protocols.
+// Protocols lists the protocol table for Config.Protocols.
 func Protocols() []Protocol {
 	var ps []Protocol
-	for _, c := range codecs.Protocols() {
-		ps = append(ps, Protocol{Name: c.Name(), Title: c.Title(), DefaultPort: c.DefaultPort()})
+	for _, p := range server.Protocols() {
+		port := 0
+		if len(p.Ports) > 0 {
+			port = p.Ports[0]
+		}
+		ps = append(ps, Protocol{Name: p.Name, Title: p.Title, DefaultPort: port, Master: p.Master, Join: p.Join, Row: p.Row})
 	}
 	return ps
 }

@@ -3,6 +3,8 @@ package status
 import (
 	"strconv"
 	"unicode/utf8"
+
+	"github.com/querylens/querylens/server"
 )
 
 // badge is the content of the SVG badge.
@@ -26,7 +28,7 @@ const (
 func newBadge(v view) badge {
 	b := badge{Label: clip(v.Protocol.Name() + "/" + v.Name)}
 	switch v.State {
-	case Online:
+	case server.Online:
 		b.Color = colorGreen
 		b.Message = v.Counts
 		if b.Message == "" {
@@ -37,12 +39,12 @@ func newBadge(v view) badge {
 		if v.Map != "" {
 			b.Message += " " + v.Map
 		}
-	case RateLimited:
+	case server.RateLimited:
 		b.Color, b.Message = colorOrange, "rate-limited"
-	case Malformed:
+	case server.Malformed:
 		b.Color, b.Message = colorRed, "malformed reply"
-	case Banned, Refused:
-		b.Color, b.Message = colorGrey, string(v.State)
+	case server.Banned, server.Refused, server.Limited:
+		b.Color, b.Message = colorGrey, v.State.String()
 	default:
 		b.Color, b.Message = colorGrey, "offline"
 	}

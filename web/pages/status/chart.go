@@ -7,13 +7,14 @@ import (
 	"time"
 
 	"github.com/querylens/querylens/history"
+	"github.com/querylens/querylens/server"
 	"github.com/querylens/querylens/web/card"
 )
 
 // cardAlt is og:image:alt: what the card shows, in words.
 func cardAlt(v view) string {
-	s := v.Protocol.Title() + " server " + card.Clean(v.Name) + ": " + stateLabel(v.State)
-	if v.State == Online && v.Counts != "" {
+	s := v.Protocol.Title() + " server " + card.Clean(v.Name) + ": " + v.State.Label()
+	if v.State == server.Online && v.Counts != "" {
 		s += ", " + v.Counts + " players"
 	}
 	if v.Map != "" {

@@ -21,12 +21,15 @@
 // history.html (the section alone, for the live refresh) and spark.svg (the
 // browse page's sparkline); these only read the store. card.png is the
 // og:image preview (package card), cached per server for the relay's cache
-// period (cardCache). Viewing the page, card or badge of a server that
-// answers tracks it (trackable); Probe is the sampler's query.
+// period (a ttlcache.Cache). Viewing the page, card or badge of a server
+// that answers tracks it (server.Trackable). What a server is, how it is
+// asked and what its answer means are package server's; this package is
+// HTTP and HTML only.
 package status
 
 import (
 	"bytes"
+	"errors"
 	"log/slog"
 	"net/http"
 	"strconv"
@@ -36,19 +39,17 @@ import (
 
 	"github.com/querylens/querylens/codecs"
 	"github.com/querylens/querylens/history"
+	"github.com/querylens/querylens/internal/ttlcache"
 	"github.com/querylens/querylens/netquery"
+	"github.com/querylens/querylens/server"
 	"github.com/querylens/querylens/web/card"
 	"github.com/querylens/querylens/web/layout"
 )
 
-// DefaultTimeout bounds the server-side query: long enough for a slow
-// server on another continent, short enough for an unfurler's patience.
-const DefaultTimeout = 2 * time.Second
-
 // Handler serves the status page and the badge.
 type Handler struct {
 	Exchanger netquery.Exchanger
-	Timeout   time.Duration
+	Timeout   time.Duration // of the server-side query; 0: server.DefaultTimeout
 	Assets    layout.Assets
 	// Base returns the absolute URL prefix ("https://example.org") for
 	// og:url and og:image, from the configuration or the request.
@@ -71,53 +72,52 @@ type Handler struct {
 	// period. Default 10 s.
 	CardTTL time.Duration
 
-	cardOnce  sync.Once
-	cardCache *cardCache
+	cardOnce sync.Once
+	cards    *ttlcache.Cache[[]byte]
 }
 
-// lookup reads {protocol}, {target} and the query options from the URL,
-// answering the error page itself when they are not usable.
-func (h *Handler) lookup(w http.ResponseWriter, r *http.Request, svg bool) (codecs.Codec, string, map[string]string, bool) {
-	c, target, opts, ok := h.lookupNoLimit(w, r, svg)
+// lookup reads the server from the URL ({protocol}, {target} and the
+// query options), answering the error page itself when it is not usable.
+func (h *Handler) lookup(w http.ResponseWriter, r *http.Request, svg bool) (server.Ref, bool) {
+	ref, ok := h.lookupNoLimit(w, r, svg)
 	if !ok {
-		return nil, "", nil, false
+		return server.Ref{}, false
 	}
 	if h.Allow != nil && !h.Allow(r) {
 		w.Header().Set("Retry-After", "5")
 		h.fail(w, r, svg, http.StatusTooManyRequests, "Too many requests", "This address asked for many server statuses in a short time. Try again in a few seconds.")
-		return nil, "", nil, false
+		return server.Ref{}, false
 	}
-	return c, target, opts, true
+	return ref, true
 }
 
 // lookupNoLimit is lookup without the per-visitor limit, for what only
 // reads the history store.
-func (h *Handler) lookupNoLimit(w http.ResponseWriter, r *http.Request, svg bool) (codecs.Codec, string, map[string]string, bool) {
-	name := r.PathValue("protocol")
-	c, err := codecs.Lookup(name)
-	if err != nil {
-		h.fail(w, r, svg, http.StatusNotFound, "Unknown protocol", "querylens does not speak "+strconv.Quote(name)+". It knows "+known()+".")
-		return nil, "", nil, false
-	}
-	target, ok := ParseTarget(r.PathValue("target"))
-	if !ok {
-		h.fail(w, r, svg, http.StatusBadRequest, "Not a server address", strconv.Quote(r.PathValue("target"))+" is not host:port (for example 203.0.113.7:10666).")
-		return nil, "", nil, false
-	}
+func (h *Handler) lookupNoLimit(w http.ResponseWriter, r *http.Request, svg bool) (server.Ref, bool) {
 	// Query options ride in the query string (?version=0.04), for servers
 	// the protocol's defaults do not reach.
-	var opts map[string]string
-	for k, v := range r.URL.Query() {
-		if opts == nil {
-			opts = map[string]string{}
-		}
-		opts[k] = v[0]
+	ref, err := server.FromPath(r.PathValue("protocol"), r.PathValue("target"), r.URL.RawQuery)
+	switch {
+	case err == nil:
+		return ref, true
+	case errors.Is(err, server.ErrProtocol):
+		h.fail(w, r, svg, http.StatusNotFound, "Unknown protocol", "querylens does not speak "+strconv.Quote(r.PathValue("protocol"))+". It knows "+known()+".")
+	case errors.Is(err, server.ErrAddr):
+		h.fail(w, r, svg, http.StatusBadRequest, "Not a server address", strconv.Quote(r.PathValue("target"))+" is not host:port (for example 203.0.113.7:10666).")
+	default:
+		h.fail(w, r, svg, http.StatusBadRequest, "Bad query option", optionText(err))
 	}
-	if _, err := c.NewQuery(opts); err != nil {
-		h.fail(w, r, svg, http.StatusBadRequest, "Bad query option", err.Error())
-		return nil, "", nil, false
+	return server.Ref{}, false
+}
+
+// optionText is the message of a bad query option: the codec's own error
+// when it has one.
+func optionText(err error) string {
+	var ce *codecs.Error
+	if errors.As(err, &ce) {
+		return ce.Error()
 	}
-	return c, target, opts, true
+	return err.Error()
 }
 
 func known() string {
@@ -147,26 +147,22 @@ func (h *Handler) fail(w http.ResponseWriter, r *http.Request, svg bool, status 
 	h.Error(w, r, status, heading, detail)
 }
 
-func (h *Handler) report(r *http.Request, c codecs.Codec, target string, opts map[string]string) Report {
-	timeout := h.Timeout
-	if timeout <= 0 {
-		timeout = DefaultTimeout
-	}
-	rep := query(r.Context(), h.Exchanger, c, target, opts, timeout)
-	h.Logger.Debug("status query", "protocol", c.Name(), "target", target, "state", rep.State, "rtt", rep.RTT, "cached", rep.Cached)
+func (h *Handler) report(r *http.Request, ref server.Ref) server.Report {
+	rep := server.Probe(r.Context(), h.Exchanger, ref, h.Timeout)
+	h.Logger.Debug("status query", "server", ref.String(), "state", rep.State.String(), "rtt", rep.RTT, "cached", rep.Cached)
 	return rep
 }
 
 // Page serves GET /s/{protocol}/{target}.
 func (h *Handler) Page(w http.ResponseWriter, r *http.Request) {
-	c, target, opts, ok := h.lookup(w, r, false)
+	ref, ok := h.lookup(w, r, false)
 	if !ok {
 		return
 	}
-	rep := h.report(r, c, target, opts)
+	rep := h.report(r, ref)
 	h.track(r.Context(), rep)
 	v := newView(rep, h.Base(r))
-	v.History = h.summary(r.Context(), HistoryKey(c.Name(), target, opts))
+	v.History = h.summary(r.Context(), ref.Key())
 	v.HistoryScript = h.Assets.URL("history.js")
 	p := layout.Page{
 		Head: layout.Head{
@@ -184,8 +180,8 @@ func (h *Handler) Page(w http.ResponseWriter, r *http.Request) {
 		},
 		Script: "status.js",
 		Config: liveConfig{
-			Relay: h.RelayPath, Protocol: c.Name(), Target: target, Options: opts, State: string(v.State),
-			Title: c.Title(), Page: v.PageURL,
+			Relay: h.RelayPath, Protocol: ref.Protocol, Target: ref.Addr, Options: ref.Options, State: v.State.String(),
+			Title: v.Protocol.Title(), Page: v.PageURL,
 		},
 		Assets: h.Assets,
 	}
@@ -198,20 +194,20 @@ func (h *Handler) Page(w http.ResponseWriter, r *http.Request) {
 // title is the document title of the page in v's state.
 func title(v view) string {
 	if v.Name == v.Target {
-		return v.Target + " · " + v.Protocol.Title() + " · " + stateLabel(v.State) + " · querylens"
+		return v.Target + " · " + v.Protocol.Title() + " · " + v.State.Label() + " · querylens"
 	}
-	return v.Name + " · " + stateLabel(v.State) + " · querylens"
+	return v.Name + " · " + v.State.Label() + " · querylens"
 }
 
 // Live serves GET /s/{protocol}/{target}/live: the page's article alone,
 // from a fresh report (the relay's cache and limits apply as for the
 // page), which static/status.js swaps in.
 func (h *Handler) Live(w http.ResponseWriter, r *http.Request) {
-	c, target, opts, ok := h.lookup(w, r, false)
+	ref, ok := h.lookup(w, r, false)
 	if !ok {
 		return
 	}
-	v := newView(h.report(r, c, target, opts), h.Base(r))
+	v := newView(h.report(r, ref), h.Base(r))
 	w.Header().Set("Cache-Control", "no-store")
 	layout.Render(w, r, http.StatusOK, Article(v, title(v)))
 }
@@ -229,11 +225,11 @@ type liveConfig struct {
 
 // Badge serves GET /s/{protocol}/{target}/badge.svg.
 func (h *Handler) Badge(w http.ResponseWriter, r *http.Request) {
-	c, target, opts, ok := h.lookup(w, r, true)
+	ref, ok := h.lookup(w, r, true)
 	if !ok {
 		return
 	}
-	rep := h.report(r, c, target, opts)
+	rep := h.report(r, ref)
 	h.track(r.Context(), rep)
 	v := newView(rep, h.Base(r))
 	// Short enough that a README shows a fresh count, long enough that

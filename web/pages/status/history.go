@@ -5,136 +5,23 @@ import (
 	"encoding/json"
 	"math"
 	"net/http"
-	"net/url"
 	"strconv"
-	"strings"
-	"sync"
 	"time"
 
-	"github.com/querylens/querylens/codecs"
 	"github.com/querylens/querylens/history"
-	"github.com/querylens/querylens/netquery"
+	"github.com/querylens/querylens/internal/ttlcache"
+	"github.com/querylens/querylens/server"
 	"github.com/querylens/querylens/web/card"
 	"github.com/querylens/querylens/web/layout"
 )
 
-// HistoryKey is the history key of a server: its protocol, and its target
-// with the query options as the status page's URL carries them, so that
-// the sampler asks exactly what the page asks.
-func HistoryKey(protocol, target string, opts map[string]string) history.Key {
-	return history.Key{Protocol: protocol, Addr: target + queryString(opts)}
-}
-
-// parseKey is HistoryKey's inverse.
-func parseKey(k history.Key) (codecs.Codec, string, map[string]string, error) {
-	c, err := codecs.Lookup(k.Protocol)
-	if err != nil {
-		return nil, "", nil, err
-	}
-	addr, raw, _ := strings.Cut(k.Addr, "?")
-	target, ok := ParseTarget(addr)
-	if !ok {
-		return nil, "", nil, &url.Error{Op: "parse", URL: k.Addr, Err: errNotHostPort}
-	}
-	var opts map[string]string
-	if raw != "" {
-		q, err := url.ParseQuery(raw)
-		if err != nil {
-			return nil, "", nil, err
-		}
-		opts = map[string]string{}
-		for name, vs := range q {
-			opts[name] = vs[len(vs)-1]
-		}
-	}
-	if _, err := c.NewQuery(opts); err != nil {
-		return nil, "", nil, err
-	}
-	return c, target, opts, nil
-}
-
-type constError string
-
-func (e constError) Error() string { return string(e) }
-
-const errNotHostPort = constError("not host:port")
-
-// Probe returns the sampler's probe: one status query through ex (the
-// relay's Exchange, so that its policy, cache and limits apply), made into
-// a sample.
-func Probe(ex netquery.Exchanger, timeout time.Duration) history.Probe {
-	if timeout <= 0 {
-		timeout = DefaultTimeout
-	}
-	return func(ctx context.Context, k history.Key) history.Sample {
-		c, target, opts, err := parseKey(k)
-		if err != nil {
-			return history.Sample{State: history.StateMalformed}
-		}
-		return SampleOf(query(ctx, ex, c, target, opts, timeout))
-	}
-}
-
-// SampleOf turns a status query's report into a history sample. A target
-// the relay refuses or cannot reach counts as offline: it did not answer.
-func SampleOf(rep Report) history.Sample {
-	s := history.Sample{At: rep.At, RTT: rep.RTT}
-	switch rep.State {
-	case Online:
-		s.State = history.StateOnline
-	case RateLimited:
-		s.State = history.StateRateLimited
-	case Banned:
-		s.State = history.StateBanned
-	case Malformed:
-		s.State = history.StateMalformed
-	default:
-		s.State = history.StateOffline
-	}
-	if rep.Msg != nil && rep.Msg.Info != nil && s.State == history.StateOnline {
-		in := rep.Msg.Info
-		if in.Has&codecs.HasName != 0 {
-			s.Name = StripColors(in.Name)
-		}
-		s.Map = StripColors(in.Map)
-		s.Players = in.NumPlayers
-		if in.Has&codecs.HasNumPlayers == 0 {
-			s.Players = len(in.Players)
-		}
-		for _, p := range in.Players {
-			if p.Bot {
-				s.Bots++
-			}
-		}
-		s.Bots = min(s.Bots, s.Players)
-		s.MaxPlayers = maxPlayers(in)
-		s.Players = min(max(s.Players, 0), history.MaxPlayers)
-		s.MaxPlayers = min(max(s.MaxPlayers, 0), history.MaxPlayers)
-	}
-	return s
-}
-
-// trackable reports whether a view that found state may track the server:
-// never one the relay refuses or cannot reach; a new one only once it has
-// answered (a flood of made-up addresses finds nothing that answers); one
-// already tracked whatever it answered, so that its downtime is recorded.
-func trackable(state State, tracked bool) bool {
-	switch state {
-	case Refused, Unreachable:
-		return false
-	case Offline:
-		return tracked
-	}
-	return true
-}
-
-// track records a view of the server of rep.
-func (h *Handler) track(ctx context.Context, rep Report) {
+// track records a view of the server of rep, when it may be tracked.
+func (h *Handler) track(ctx context.Context, rep server.Report) {
 	if h.Tracker == nil {
 		return
 	}
-	k := HistoryKey(rep.Protocol.Name(), rep.Target, rep.Options)
-	if trackable(rep.State, h.Tracker.IsTracked(k)) {
+	k := rep.Ref.Key()
+	if server.Trackable(rep.State, h.Tracker.IsTracked(k)) {
 		// Written even if the visitor has gone: the view happened.
 		h.Tracker.View(context.WithoutCancel(ctx), k, history.SourceView)
 	}
@@ -159,7 +46,7 @@ func (h *Handler) summary(ctx context.Context, k history.Key) *history.Summary {
 // and never queries the server nor tracks it; the per-visitor limit still
 // applies, as reading a month of history is not free.
 func (h *Handler) HistoryJSON(w http.ResponseWriter, r *http.Request) {
-	c, target, opts, ok := h.lookup(w, r, false)
+	ref, ok := h.lookup(w, r, false)
 	if !ok {
 		return
 	}
@@ -167,7 +54,7 @@ func (h *Handler) HistoryJSON(w http.ResponseWriter, r *http.Request) {
 		h.Error(w, r, http.StatusNotFound, "No history here", "This site does not record server history (serve --data).")
 		return
 	}
-	k := HistoryKey(c.Name(), target, opts)
+	k := ref.Key()
 	sum := h.summary(r.Context(), k)
 	if sum == nil {
 		h.Error(w, r, http.StatusServiceUnavailable, "History unavailable", "The history store could not be read; try again later.")
@@ -190,7 +77,7 @@ func (h *Handler) HistoryJSON(w http.ResponseWriter, r *http.Request) {
 // once a minute so that an open page's charts stay current. Like
 // history.json it reads the store only, within the per-visitor limit.
 func (h *Handler) HistoryFragment(w http.ResponseWriter, r *http.Request) {
-	c, target, opts, ok := h.lookup(w, r, false)
+	ref, ok := h.lookup(w, r, false)
 	if !ok {
 		return
 	}
@@ -198,9 +85,9 @@ func (h *Handler) HistoryFragment(w http.ResponseWriter, r *http.Request) {
 		http.Error(w, "no history on this site", http.StatusNotFound)
 		return
 	}
-	path := Path(c.Name(), target, nil)
-	v := view{HistoryURL: path + "/history.json" + queryString(opts), FragmentURL: path + "/history.html" + queryString(opts)}
-	v.History = h.summary(r.Context(), HistoryKey(c.Name(), target, opts))
+	path, q := ref.PathBase(), server.QueryString(ref.Options)
+	v := view{HistoryURL: path + "/history.json" + q, FragmentURL: path + "/history.html" + q}
+	v.History = h.summary(r.Context(), ref.Key())
 	if v.History == nil {
 		http.Error(w, "history unavailable", http.StatusServiceUnavailable)
 		return
@@ -288,22 +175,22 @@ func round(x float64, digits int) float64 {
 // period), so one is rendered at most once per server per period however
 // many unfurlers ask; the per-visitor limit applies before the cache.
 func (h *Handler) Card(w http.ResponseWriter, r *http.Request) {
-	c, target, opts, ok := h.lookup(w, r, false)
+	ref, ok := h.lookup(w, r, false)
 	if !ok {
 		return
 	}
 	ttl := h.cardTTL()
-	b, err := h.cards().get(c.Name()+"/"+target+queryString(opts), time.Now(), ttl, func() ([]byte, error) {
+	b, err := h.cardCache().Get(ref.String(), ttl, func() ([]byte, error) {
 		// Other requests may be waiting for this render: the asker hanging
 		// up must not cut the query short (it is bounded by its timeout).
 		r := r.WithContext(context.WithoutCancel(r.Context()))
-		rep := h.report(r, c, target, opts)
+		rep := h.report(r, ref)
 		h.track(r.Context(), rep)
 		v := newView(rep, h.Base(r))
-		return card.Render(h.cardOf(v, h.summary(r.Context(), HistoryKey(c.Name(), target, opts))))
+		return card.Render(h.cardOf(v, h.summary(r.Context(), ref.Key())))
 	})
 	if err != nil {
-		h.Logger.Error("card", "protocol", c.Name(), "target", target, "err", err)
+		h.Logger.Error("card", "server", ref.String(), "err", err)
 		http.Error(w, "card: rendering failed", http.StatusInternalServerError)
 		return
 	}
@@ -324,11 +211,10 @@ func (h *Handler) cardTTL() time.Duration {
 }
 
 func (h *Handler) cardOf(v view, sum *history.Summary) card.Card {
-	c := card.Card{Name: v.Name, State: stateLabel(v.State), Online: v.State == Online,
-		Warn: v.State == RateLimited || v.State == Malformed, Map: v.Map, Mode: v.GameType,
+	c := card.Card{Name: v.Name, State: v.State.Label(), Online: v.State == server.Online,
+		Warn: v.State == server.RateLimited || v.State == server.Malformed, Map: v.Map, Mode: v.GameType,
 		Protocol: v.Protocol.Title(), Address: v.Target}
-	if v.Msg != nil && v.Msg.Info != nil && v.State == Online {
-		s := SampleOf(v.Report)
+	if s, ok := server.Sample(v.Report); ok && v.Msg != nil && v.Msg.Info != nil && v.State == server.Online {
 		c.Players, c.Max, c.Counts = s.Players, s.MaxPlayers, v.Counts != ""
 	}
 	if sum != nil && !sum.Empty() && len(sum.Ranges) > 0 {
@@ -351,97 +237,11 @@ func (h *Handler) cardOf(v view, sum *history.Summary) card.Card {
 // MaxCardBytes bounds the card cache (a card is about 50 KB).
 const MaxCardBytes = 16 << 20
 
-// cardCache holds rendered cards for their TTL. Concurrent requests for
-// one card wait for a single render.
-type cardCache struct {
-	mu    sync.Mutex
-	m     map[string]*cardEntry
-	bytes int
-	max   int
-}
-
-type cardEntry struct {
-	done    chan struct{}
-	png     []byte
-	err     error
-	expires time.Time
-}
-
-func (h *Handler) cards() *cardCache {
+func (h *Handler) cardCache() *ttlcache.Cache[[]byte] {
 	h.cardOnce.Do(func() {
-		if h.cardCache == nil {
-			h.cardCache = &cardCache{m: make(map[string]*cardEntry), max: MaxCardBytes}
+		if h.cards == nil {
+			h.cards = ttlcache.New(MaxCardBytes, func(b []byte) int { return len(b) }, nil)
 		}
 	})
-	return h.cardCache
-}
-
-// get returns key's card, rendering it with render when absent or expired.
-func (c *cardCache) get(key string, now time.Time, ttl time.Duration, render func() ([]byte, error)) ([]byte, error) {
-	c.mu.Lock()
-	e := c.m[key]
-	if e != nil {
-		select {
-		case <-e.done:
-			if now.After(e.expires) || e.err != nil {
-				c.bytes -= len(e.png)
-				delete(c.m, key)
-				e = nil
-			}
-		default: // being rendered: wait for it below
-		}
-	}
-	if e != nil {
-		c.mu.Unlock()
-		<-e.done
-		return e.png, e.err
-	}
-	e = &cardEntry{done: make(chan struct{})}
-	c.m[key] = e
-	c.mu.Unlock()
-
-	e.png, e.err = render()
-	e.expires = time.Now().Add(ttl)
-	close(e.done)
-
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	c.bytes += len(e.png)
-	if c.bytes > c.max {
-		c.evict(now)
-	}
-	return e.png, e.err
-}
-
-// evict drops expired cards, then the ones expiring soonest, until the
-// cache fits its bound.
-func (c *cardCache) evict(now time.Time) {
-	for k, e := range c.m {
-		select {
-		case <-e.done:
-			if now.After(e.expires) || e.err != nil {
-				c.bytes -= len(e.png)
-				delete(c.m, k)
-			}
-		default:
-		}
-	}
-	for c.bytes > c.max {
-		var oldest string
-		var at time.Time
-		for k, e := range c.m {
-			select {
-			case <-e.done:
-				if oldest == "" || e.expires.Before(at) {
-					oldest, at = k, e.expires
-				}
-			default:
-			}
-		}
-		if oldest == "" {
-			return
-		}
-		c.bytes -= len(c.m[oldest].png)
-		delete(c.m, oldest)
-	}
+	return h.cards
 }

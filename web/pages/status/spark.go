@@ -22,7 +22,7 @@ const (
 // store only (one indexed range of at most a day of samples): no query, no
 // tracking, and no visitor limit, since a page shows a screenful at once.
 func (h *Handler) Spark(w http.ResponseWriter, r *http.Request) {
-	c, target, opts, ok := h.lookupNoLimit(w, r, true)
+	ref, ok := h.lookupNoLimit(w, r, true)
 	if !ok {
 		return
 	}
@@ -30,7 +30,7 @@ func (h *Handler) Spark(w http.ResponseWriter, r *http.Request) {
 		http.Error(w, "no history on this site", http.StatusNotFound)
 		return
 	}
-	k := HistoryKey(c.Name(), target, opts)
+	k := ref.Key()
 	now := time.Now()
 	samples, err := h.History.Samples(r.Context(), k, now.Add(-24*time.Hour), now.Add(time.Minute))
 	if err != nil {

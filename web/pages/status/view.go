@@ -8,12 +8,15 @@ import (
 
 	"github.com/querylens/querylens/codecs"
 	"github.com/querylens/querylens/history"
+	"github.com/querylens/querylens/server"
 )
 
 // view is a Report made ready for the templates: display strings computed
 // once, in Go, so that the templates only lay them out.
 type view struct {
-	Report
+	server.Report
+	Protocol    codecs.Codec
+	Target      string // host:port, canonical
 	Name        string // colour codes stripped; the target when the server gave none
 	Description string // one line, for meta description and og:description
 	Map         string
@@ -63,10 +66,10 @@ type team struct {
 // when the reply has team numbers but no names.
 var teamNames = []string{"Blue", "Red", "Green", "Gold"}
 
-func newView(rep Report, base string) view {
-	v := view{Report: rep, Name: rep.Target}
-	path := Path(rep.Protocol.Name(), rep.Target, nil)
-	q := queryString(rep.Options)
+func newView(rep server.Report, base string) view {
+	v := view{Report: rep, Protocol: rep.Codec, Target: rep.Ref.Addr, Name: rep.Ref.Addr}
+	path := rep.Ref.PathBase()
+	q := server.QueryString(rep.Ref.Options)
 	v.PageURL = base + path + q
 	v.BadgePath = path + "/badge.svg" + q
 	v.BadgeURL = base + v.BadgePath
@@ -74,9 +77,8 @@ func newView(rep Report, base string) view {
 	v.HistoryURL = path + "/history.json" + q
 	v.FragmentURL = path + "/history.html" + q
 	v.InspectURL = inspectURL(rep)
-	if rep.Protocol.Name() == "zandronum" {
-		// Doomseeker registers zds:// and reads the game from the suffix.
-		v.JoinURL = "zds://" + rep.Target + "/za"
+	if p, ok := server.LookupProtocol(rep.Ref.Protocol); ok {
+		v.JoinURL = p.JoinURL(rep.Ref.Addr)
 	}
 	if rep.Msg != nil && rep.Msg.Info != nil {
 		fill(&v, rep.Msg)
@@ -128,7 +130,7 @@ func fill(v *view, m *codecs.Message) {
 			n = len(in.Players)
 		}
 		v.Counts = strconv.Itoa(n)
-		if max := maxPlayers(in); max > 0 {
+		if max := server.MaxPlayers(in); max > 0 {
 			v.Counts += " / " + strconv.Itoa(max)
 		}
 	}
@@ -185,16 +187,6 @@ func pingText(d time.Duration) string {
 	return strconv.FormatInt(d.Milliseconds(), 10) + " ms"
 }
 
-func maxPlayers(in *codecs.Info) int {
-	if in.Has&codecs.HasMaxPlayers != 0 {
-		return in.MaxPlayers
-	}
-	if in.Has&codecs.HasMaxClients != 0 {
-		return in.MaxClients
-	}
-	return 0
-}
-
 // stringList reads a list of names: strings, or objects with a "name".
 func stringList(v any) []string {
 	var out []string
@@ -233,7 +225,7 @@ func stringList(v any) []string {
 func describe(v view) string {
 	title := v.Protocol.Title()
 	switch v.State {
-	case Online:
+	case server.Online:
 		var parts []string
 		if v.Map != "" {
 			parts = append(parts, v.Map)
@@ -250,36 +242,17 @@ func describe(v view) string {
 		}
 		parts = append(parts, title+" server at "+v.Target)
 		return strings.Join(parts, " · ")
-	case Offline:
+	case server.Offline:
 		return "Offline: no answer from the " + title + " server at " + v.Target + "."
 	}
-	return stateLabel(v.State) + ": " + v.Target + " (" + title + "). " + v.Detail
-}
-
-// stateLabel is the short human name of a state.
-func stateLabel(s State) string {
-	switch s {
-	case Online:
-		return "Online"
-	case Offline:
-		return "Offline"
-	case RateLimited:
-		return "Rate-limited"
-	case Banned:
-		return "Banned"
-	case Refused:
-		return "Refused by the relay"
-	case Malformed:
-		return "Malformed reply"
-	}
-	return "Unreachable"
+	return v.State.Label() + ": " + v.Target + " (" + title + "). " + v.Detail
 }
 
 // inspectURL opens the inspector on this server with the exact packets of
 // this query, in the inspector's permalink form.
-func inspectURL(rep Report) string {
-	q := url.Values{"protocol": {rep.Protocol.Name()}, "target": {rep.Target}}
-	for k, v := range rep.Options {
+func inspectURL(rep server.Report) string {
+	q := url.Values{"protocol": {rep.Ref.Protocol}, "target": {rep.Ref.Addr}}
+	for k, v := range rep.Ref.Options {
 		q.Set("opt."+k, v)
 	}
 	u := "/inspect?" + q.Encode()
@@ -288,9 +261,9 @@ func inspectURL(rep Report) string {
 	}
 	var b []byte
 	b = append(b, "#p="...)
-	b = append(b, rep.Protocol.Name()...)
+	b = append(b, rep.Ref.Protocol...)
 	b = append(b, "&t="...)
-	b = append(b, url.QueryEscape(rep.Target)...)
+	b = append(b, url.QueryEscape(rep.Ref.Addr)...)
 	if len(rep.Sent) > 0 {
 		b = append(b, "&q="...)
 		b = codecs.AppendHex(b, rep.Sent[len(rep.Sent)-1])

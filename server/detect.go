@@ -1,0 +1,106 @@
+package server
+
+import (
+	"context"
+	"errors"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+
+	"github.com/querylens/querylens/codecs"
+	"github.com/querylens/querylens/netquery"
+	"github.com/querylens/querylens/relay"
+)
+
+// Detected is the conversation that won Detect.
+type Detected struct {
+	Codec  codecs.Codec
+	Query  codecs.Query // complete: its Result decodes without error
+	Result netquery.Result
+}
+
+// Detect asks target in every registered protocol at once, each with its own
+// server query (opts narrow the candidates to the protocols that accept
+// them), and keeps the first conversation that completes with a reply that
+// decodes without error; the others are cancelled. Each candidate sends what
+// its Query sends, resent as ex's retries allow, so a probe sends at most
+// (protocols × attempts) datagrams plus challenge answers, and ends when ctx
+// does. With no winner, the error says what each protocol got.
+func Detect(ctx context.Context, ex netquery.Exchanger, target string, opts map[string]string) (Detected, error) {
+	type outcome struct {
+		p        Detected
+		err      error // nil: a well-formed reply
+		exchange bool  // err came from the exchange itself (relay, resolver, socket)
+	}
+	var cands []Detected
+	var rejected []string
+	for _, c := range codecs.Protocols() {
+		q, err := c.NewQuery(opts)
+		if err != nil {
+			rejected = append(rejected, c.Name()+": "+err.Error())
+			continue
+		}
+		cands = append(cands, Detected{Codec: c, Query: q})
+	}
+	if len(cands) == 0 {
+		return Detected{}, &codecs.Error{Field: "options", Err: errors.New("no protocol accepts these options (" + strings.Join(rejected, "; ") + ")")}
+	}
+	ctx, cancel := context.WithCancel(ctx)
+	out := make(chan outcome, len(cands))
+	var wg sync.WaitGroup
+	defer func() { cancel(); wg.Wait() }() // the losers stop as soon as ctx is cancelled
+	for _, p := range cands {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			var err error
+			p.Result, err = ex.Exchange(ctx, p.Codec.Name(), target, p.Query)
+			exchangeErr := err != nil
+			switch {
+			case err != nil:
+			case p.Result.Received == 0:
+				err = errors.New("no reply")
+			case !p.Result.Done:
+				err = errors.New("reply incomplete after " + strconv.Itoa(p.Result.Received) + " datagrams")
+			default:
+				_, err = p.Query.Result(codecs.DecodeOptions{})
+			}
+			out <- outcome{p, err, exchangeErr}
+		}()
+	}
+	var why []string
+	var same error // set while every conversation failed in Exchange with the same error
+	for i := range cands {
+		o := <-out
+		if o.err == nil {
+			return o.p, nil
+		}
+		switch {
+		case !o.exchange || i > 0 && (same == nil || o.err.Error() != same.Error()):
+			same = nil
+		case i == 0:
+			same = o.err
+		}
+		why = append(why, o.p.Codec.Name()+": "+o.err.Error())
+	}
+	if same != nil {
+		// A relay's refusal or a name that does not resolve is the same for
+		// every protocol: say it once.
+		return Detected{}, ExchangeError("", same)
+	}
+	slices.Sort(why)
+	return Detected{}, &codecs.Error{Field: "probe", Err: errors.New("no protocol answered " + target + ": " + strings.Join(why, "; "))}
+}
+
+// ExchangeError is an exchange's failure as a *codecs.Error: a relay's
+// refusal names its code in Field ("relay.denied"), anything else is the
+// target's.
+func ExchangeError(protocol string, err error) error {
+	var re *relay.RefusedError
+	if errors.As(err, &re) {
+		return &codecs.Error{Protocol: protocol, Field: "relay." + re.Code.String(),
+			Err: errors.New("refused by the relay (" + re.Code.String() + "): " + re.Message)}
+	}
+	return &codecs.Error{Protocol: protocol, Field: "target", Err: err}
+}

@@ -1,0 +1,151 @@
+package server
+
+import (
+	"strings"
+	"sync"
+
+	"github.com/querylens/querylens/codecs"
+)
+
+// Protocol is what the pages, the commands and the sampler know of a
+// protocol beyond its codec: one registration per protocol (the checklist
+// in codecs/doc.go). Its Name is the codec's.
+type Protocol struct {
+	Name  string `json:"name"`
+	Title string `json:"title"`
+	// Ports are the usual query ports, the codec's DefaultPort first; a
+	// server on one of them is guessed to speak this protocol.
+	Ports []int `json:"ports"`
+	// Master, if set, says how the protocol lists servers from a master.
+	Master *Master `json:"master,omitempty"`
+	// Join is a link that starts the game on a server, with {addr}
+	// standing for host:port ("zds://{addr}/za"); "" when there is none.
+	Join string `json:"join,omitempty"`
+	// Row names the row fields (RowFields) a reply of the protocol fills;
+	// the browser page leaves the others blank instead of showing zeros.
+	Row []string `json:"row"`
+}
+
+// Master is how a protocol asks a master server for its list.
+type Master struct {
+	// Options are the NewQuery options that ask a master for its list
+	// instead of a server for its status.
+	Options map[string]string `json:"options"`
+	// Default is the public master (host:port) asked when none is given.
+	Default string `json:"default,omitempty"`
+	// Port is the masters' usual port, for guessing the protocol of an
+	// address.
+	Port int `json:"port,omitempty"`
+}
+
+// RowFields are the names of the row positions of codecs.AppendSummaryJSON
+// (codecs.RowName…), in order: the browser page reads a row through them
+// (static/model.js, generated from this list).
+var RowFields = []string{
+	codecs.RowName:     "name",
+	codecs.RowMap:      "map",
+	codecs.RowMode:     "mode",
+	codecs.RowPlayers:  "players",
+	codecs.RowBots:     "bots",
+	codecs.RowMax:      "max",
+	codecs.RowPassword: "password",
+	codecs.RowCountry:  "country",
+	codecs.RowHay:      "hay",
+}
+
+var (
+	protoMu sync.Mutex
+	protos  = map[string]Protocol{}
+)
+
+// Register adds p to the protocol table, for a codec registered (or to be
+// registered) under p.Name. Protocols without a registration get one
+// derived from their codec. Registering a name twice panics, as it is a
+// programming error.
+func Register(p Protocol) {
+	protoMu.Lock()
+	defer protoMu.Unlock()
+	if _, dup := protos[p.Name]; dup {
+		panic("server: Register called twice for " + p.Name)
+	}
+	protos[p.Name] = p
+}
+
+// LookupProtocol returns the registration of the codec named name, filled
+// in from the codec where the registration leaves a field empty.
+func LookupProtocol(name string) (Protocol, bool) {
+	c, err := codecs.Lookup(name)
+	if err != nil {
+		return Protocol{}, false
+	}
+	return protocolOf(c), true
+}
+
+func protocolOf(c codecs.Codec) Protocol {
+	protoMu.Lock()
+	p, ok := protos[c.Name()]
+	protoMu.Unlock()
+	if !ok {
+		p = Protocol{Name: c.Name()}
+	}
+	if p.Title == "" {
+		p.Title = c.Title()
+	}
+	if len(p.Ports) == 0 && c.DefaultPort() != 0 {
+		p.Ports = []int{c.DefaultPort()}
+	}
+	if p.Ports == nil {
+		p.Ports = []int{}
+	}
+	if p.Row == nil {
+		p.Row = RowFields
+	}
+	return p
+}
+
+// Protocols returns the table: every registered codec, sorted by name.
+func Protocols() []Protocol {
+	var out []Protocol
+	for _, c := range codecs.Protocols() {
+		out = append(out, protocolOf(c))
+	}
+	return out
+}
+
+// JoinURL is the link that starts the game on the server of r, or "".
+func (p Protocol) JoinURL(addr string) string {
+	if p.Join == "" {
+		return ""
+	}
+	return strings.ReplaceAll(p.Join, "{addr}", addr)
+}
+
+// GuessProtocol guesses the protocol of a "host:port" from the usual ports
+// of the protocols and of their masters; "" when no port matches.
+func GuessProtocol(port int) string {
+	for _, p := range Protocols() {
+		for _, q := range p.Ports {
+			if q == port {
+				return p.Name
+			}
+		}
+	}
+	for _, p := range Protocols() {
+		if p.Master != nil && p.Master.Port == port {
+			return p.Name
+		}
+	}
+	return ""
+}
+
+// The registrations of querylens's protocols. A protocol that lists no
+// master, has no join link and fills every row field needs none.
+func init() {
+	Register(Protocol{
+		Name: "zandronum",
+		Master: &Master{Options: map[string]string{"master": "true"},
+			Default: "master.zandronum.com:15300", Port: 15300},
+		// Doomseeker registers zds:// and reads the game from the suffix.
+		Join: "zds://{addr}/za",
+	})
+}
