@@ -54,7 +54,7 @@ type a2sServer struct {
 	secret   uint64
 	name     string
 	roster   []a2sPlayer
-	limit    ipWindow
+	limit    [3]ipWindow // RateLimit: last answer per client IP, per query type (INFO, PLAYER, RULES)
 	rules    [][]byte // the rules reply as sent (whole when it fits, else its parts)
 }
 
@@ -68,13 +68,14 @@ type a2sServer struct {
 //
 // Behaviours: Silent never answers; Truncated cuts every data reply in
 // half (challenges stay whole); RateLimit drops a client IP's data queries
-// for 10 s after answering one (challenges are still answered). Slow is
+// of a kind for 10 s after answering one of that kind (challenges are
+// still answered). Slow is
 // the caller's to apply.
 func NewA2S(seed int64, cfg A2SConfig, b Behavior) Handler {
 	if cfg.GoldSrc {
 		cfg.Compress = false // GoldSrc has no compressed form
 	}
-	s := &a2sServer{cfg: cfg, behavior: b, seed: uint64(seed), limit: newIPWindow()}
+	s := &a2sServer{cfg: cfg, behavior: b, seed: uint64(seed), limit: [3]ipWindow{newIPWindow(), newIPWindow(), newIPWindow()}}
 	s.secret = s.mix(1, 0)
 	form := "Source"
 	if cfg.GoldSrc {
@@ -148,7 +149,7 @@ func (s *a2sServer) Respond(q []byte, from netip.AddrPort, now time.Time) [][]by
 		b, _ := a2s.AppendResponse(nil, a2s.Response{Type: a2s.TypeChallenge, Challenge: s.challenge(from, now.Unix()/a2sEpoch)})
 		return [][]byte{b}
 	}
-	if s.behavior == RateLimit && !s.limit.admit(from.Addr(), now) {
+	if s.behavior == RateLimit && !s.limit[a2sKind(req.Type)].admit(from.Addr(), now) {
 		return nil
 	}
 	var out [][]byte
@@ -167,6 +168,19 @@ func (s *a2sServer) Respond(q []byte, from netip.AddrPort, now time.Time) [][]by
 		}
 	}
 	return out
+}
+
+// a2sKind is the rate limit's index of a query type: a client gets one
+// answer of each kind per window, so one whole conversation (INFO, PLAYER
+// and RULES) goes through and the next within 10 s does not.
+func a2sKind(t a2s.Type) int {
+	switch t {
+	case a2s.TypePlayerRequest:
+		return 1
+	case a2s.TypeRulesRequest:
+		return 2
+	}
+	return 0
 }
 
 func (s *a2sServer) whole(a a2s.Response) [][]byte {

@@ -157,6 +157,26 @@ func Start(ctx context.Context, cfg Config) (*Demo, error) {
 		{"ogp", Normal, func(s int64, b Behavior) Handler { return NewOGP(s+2, "0.04", b) }, map[string]string{"version": "0.04"}},
 		{"bloodmasters", Normal, func(s int64, b Behavior) Handler { return NewBloodmasters(s, b) }, nil},
 		{"bloodmasters", Silent, func(s int64, b Behavior) Handler { return NewBloodmasters(s+1, b) }, nil},
+		{"a2s", Normal, func(s int64, b Behavior) Handler { return NewA2S(s, A2SConfig{InfoChallenge: true}, b) }, nil},
+		{"a2s", Normal, func(s int64, b Behavior) Handler { return NewA2S(s+1, A2SConfig{Compress: true}, b) }, nil},
+		{"a2s", Normal, func(s int64, b Behavior) Handler { return NewA2S(s+2, A2SConfig{GoldSrc: true}, b) }, nil},
+		// Many servers answer INFO only; asked for players and rules too,
+		// the conversation would wait for replies that never come.
+		{"a2s", Normal, func(s int64, b Behavior) Handler { return NewA2S(s+3, A2SConfig{OnlyInfo: true}, b) },
+			map[string]string{"players": "false", "rules": "false"}},
+		{"a2s", RateLimit, func(s int64, b Behavior) Handler { return NewA2S(s+4, A2SConfig{InfoChallenge: true}, b) }, nil},
+		{"quake3", Normal, func(s int64, b Behavior) Handler { return NewQuake3(s, Quake3IOQ3, b) }, nil},
+		{"quake3", Normal, func(s int64, b Behavior) Handler { return NewQuake3(s+1, Quake3Xonotic, b) }, nil},
+		{"quake3", Slow, func(s int64, b Behavior) Handler { return NewQuake3(s+2, Quake3CoD4, b) }, nil},
+		{"quake3", Truncated, func(s int64, b Behavior) Handler { return NewQuake3(s+3, Quake3IOQ3, b) }, nil},
+		{"gamespy1", Normal, func(s int64, b Behavior) Handler { return NewGameSpy1(s, GameSpy1UT99, b) }, nil},
+		{"gamespy1", Normal, func(s int64, b Behavior) Handler { return NewGameSpy1(s+1, GameSpy1BF1942, b) }, nil},
+		{"gamespy1", Silent, func(s int64, b Behavior) Handler { return NewGameSpy1(s+2, GameSpy1UT99, b) }, nil},
+		{"gamespy3", Normal, func(s int64, b Behavior) Handler { return NewGameSpy3(s, GameSpy3UT3, b) }, nil},
+		{"gamespy3", Normal, func(s int64, b Behavior) Handler { return NewGameSpy3(s+1, GameSpy3Minecraft, b) },
+			map[string]string{"minecraft": "true"}},
+		{"gamespy3", Normal, func(s int64, b Behavior) Handler { return NewGameSpy3(s+2, GameSpy3NoChallenge, b) },
+			map[string]string{"challenge": "false"}},
 	}
 	regMu.Lock()
 	for _, r := range registered {

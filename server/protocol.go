@@ -148,4 +148,27 @@ func init() {
 		// Doomseeker registers zds:// and reads the game from the suffix.
 		Join: "zds://{addr}/za",
 	})
+	Register(Protocol{
+		Name: "a2s",
+		// The Steam master (Valve Developer Community, "Master Server
+		// Query Protocol"); its list is paged, see docs/protocols/a2s.md.
+		Master: &Master{Options: map[string]string{"master": "true"},
+			Default: "hl2master.steampowered.com:27011", Port: 27011},
+		// The Steam client's own link: it starts the game the server runs.
+		Join: "steam://connect/{addr}",
+	})
+	Register(Protocol{
+		Name: "quake3",
+		// ioquake3's default master (its sv_master1); other games' masters
+		// take a game name and protocol number: querylens master -p quake3
+		// -o game=Xonotic -o protocol=3 -o ext=true HOST:PORT.
+		Master: &Master{Options: map[string]string{"master": "true"},
+			Default: "master.ioquake3.org:27950", Port: 27950},
+	})
+	// GameSpy v1 and v3 masters speak TCP with a challenge: out of reach
+	// of a UDP relay. More of their games' usual query ports: Battlefield
+	// 1942 (23000) and Medal of Honor (12300); Battlefield 2 (29900) and
+	// Unreal Tournament 3 (6500).
+	Register(Protocol{Name: "gamespy1", Ports: []int{7778, 23000, 12300}})
+	Register(Protocol{Name: "gamespy3", Ports: []int{25565, 29900, 6500}})
 }

@@ -7,9 +7,6 @@ import (
 	"github.com/querylens/querylens/codecs/internal/wire"
 )
 
-// optionText is the kind of a free-text option (the master filter); the
-// shared option kinds have none.
-const optionText = "text"
 
 var queryOptions = []codecs.Option{
 	{Name: "info", Kind: codecs.OptionBool, Default: "true", Help: "ask A2S_INFO (name, map, counts, ...)"},
@@ -19,7 +16,7 @@ var queryOptions = []codecs.Option{
 	{Name: "region", Kind: codecs.OptionChoice, Default: "all",
 		Choices: []string{"all", "us-east", "us-west", "south-america", "europe", "asia", "australia", "middle-east", "africa"},
 		Help:    "master: the region to list"},
-	{Name: "filter", Kind: optionText, Default: "",
+	{Name: "filter", Kind: codecs.OptionText, Default: "",
 		Help: `master: the filter, e.g. \appid\440\dedicated\1`},
 }
 

@@ -7,8 +7,12 @@ package all
 import (
 	// One line per protocol package; each registers itself in init.
 	_ "github.com/querylens/querylens/codecs"
+	_ "github.com/querylens/querylens/codecs/a2s"
 	_ "github.com/querylens/querylens/codecs/bloodmasters"
+	_ "github.com/querylens/querylens/codecs/gamespy1"
 	_ "github.com/querylens/querylens/codecs/gamespy2"
+	_ "github.com/querylens/querylens/codecs/gamespy3"
 	_ "github.com/querylens/querylens/codecs/ogp"
+	_ "github.com/querylens/querylens/codecs/quake3"
 	_ "github.com/querylens/querylens/codecs/zandronum"
 )

@@ -49,7 +49,7 @@ var queryOptions = []codecs.Option{
 	{Name: "xserverquery", Kind: codecs.OptionBool, Default: "false",
 		Help: `add the xserverquery word after the first, as GameDig does (\status\xserverquery)`},
 	// Only echoes: QueryKey neutralises it.
-	{Name: "echo", Kind: codecs.OptionUint, Default: "",
+	{Name: "echo", Kind: codecs.OptionUint, Default: "", Echo: true,
 		Help: `a number the server echoes back (\echo\N\); empty sends none`},
 }
 

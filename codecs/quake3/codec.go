@@ -35,7 +35,7 @@ func (*Codec) DefaultPort() int { return DefaultPort }
 var queryOptions = []codecs.Option{
 	{Name: "query", Kind: codecs.OptionChoice, Default: "status", Choices: []string{"status", "info"},
 		Help: "getstatus (rules and players) or getinfo (the short summary masters use)"},
-	{Name: "challenge", Kind: codecs.OptionText, Default: "",
+	{Name: "challenge", Kind: codecs.OptionText, Default: "", Echo: true,
 		Help: "a word the server echoes as the \"challenge\" key (printable ASCII, no spaces); empty sends none"},
 	{Name: "master", Kind: codecs.OptionBool, Default: "false", Help: "ask a master server for its list"},
 	{Name: "game", Kind: codecs.OptionText, Default: "",
@@ -336,6 +336,18 @@ func (*Codec) NewQuery(opts map[string]string) (codecs.Query, error) {
 	ext := o.Bool("ext")
 	if err := o.Err(); err != nil {
 		return nil, err
+	}
+	// The master's words are checked whether or not this query asks a
+	// master, so that a bad value is reported where it was given.
+	if game != "" {
+		if err := checkWord("game", game); err != nil {
+			return nil, codecs.OptionError(Protocol, "game", err.(*codecs.Error).Message())
+		}
+	}
+	for _, f := range filters {
+		if err := checkWord("filters", f); err != nil {
+			return nil, codecs.OptionError(Protocol, "filters", err.(*codecs.Error).Message())
+		}
 	}
 	q := Request{Command: CmdGetStatus, Challenge: challenge}
 	if kind == "info" {
