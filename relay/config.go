@@ -147,7 +147,7 @@ type Config struct {
 
 	// SharedCache and SharedLimiter, when set, share the reply cache,
 	// coalescing and the per-client and per-target rate limits with the
-	// other relays using the same store (see shared.go and package
+	// other relays using the same store (see store.go and package
 	// relay/redisstore). The in-process cache and limits still apply and
 	// serve alone while the store is down. Default: none.
 	SharedCache   SharedCache

@@ -142,7 +142,7 @@
 // relay/redisstore), relays behind one load balancer share upstream
 // exchanges, cached replies and the per-client and per-target buckets
 // through one store; the in-process cache and buckets stay in front and
-// serve alone while the store is down (shared.go has the flow).
+// serve alone while the store is down (store.go has the flow).
 //
 // Server.Exchange runs the same path (policy, per-target limits, cache,
 // coalescing) in process, for pages rendered on the server; Client is the

@@ -76,7 +76,7 @@ type fetch struct {
 	stopped  bool // every asker left, or the relay is shutting down
 	shutdown bool
 
-	// Shared cache (shared.go): the store key while this relay owns the
+	// Shared cache (shared.go, store.go): the store key while this relay owns the
 	// exchange for every relay, the flags of replies streamed from another
 	// relay, how to stop streaming them, and the owner's publisher.
 	sharedKey   string
