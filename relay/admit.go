@@ -89,17 +89,17 @@ type request struct {
 func (s *Server) checkRequest(proto, target string, d []byte) (request, *RefusedError) {
 	codec, err := codecs.Lookup(proto)
 	if err != nil {
-		return request{}, s.refusal(CodeUnknownProtocol, "unknown-protocol", strconv.Quote(proto))
+		return request{}, s.refusal(CodeUnknownProtocol, RuleUnknownProtocol, strconv.Quote(proto))
 	}
 	if len(d) > s.cfg.MaxDatagram {
-		return request{}, s.refusal(CodeBadFrame, "datagram-size", strconv.Itoa(len(d))+" bytes, the limit is "+strconv.Itoa(s.cfg.MaxDatagram))
+		return request{}, s.refusal(CodeBadFrame, RuleDatagramSize, strconv.Itoa(len(d))+" bytes, the limit is "+strconv.Itoa(s.cfg.MaxDatagram))
 	}
 	if err := s.checkQuery(codec, d); err != nil {
-		return request{}, s.refusal(CodeNotAQuery, "not-a-query", err.Error())
+		return request{}, s.refusal(CodeNotAQuery, RuleNotAQuery, err.Error())
 	}
 	t, err := ParseTarget(target)
 	if err != nil {
-		return request{}, s.refusal(CodeBadFrame, "target", err.Error())
+		return request{}, s.refusal(CodeBadFrame, RuleTarget, err.Error())
 	}
 	return request{proto: codec.Name(), target: t, datagram: d}, nil
 }
@@ -131,7 +131,7 @@ func (s *Server) route(ctx context.Context, a *asker, req request) {
 // address its name resolves to (so that a name cannot smuggle a refused
 // address next to an allowed one). It returns the address to query, or the
 // refusal's code, rule and detail.
-func (s *Server) resolveTarget(ctx context.Context, t Target) (addr netip.AddrPort, code Code, rule, detail string) {
+func (s *Server) resolveTarget(ctx context.Context, t Target) (addr netip.AddrPort, code Code, rule Rule, detail string) {
 	if t.Name == "" {
 		if err := s.policy.Check(t.Addr); err != nil {
 			return addr, CodeDenied, err.(*PolicyError).Rule, t.Addr.String()
@@ -204,7 +204,7 @@ func (s *Server) dispatch(a *asker, proto string, target netip.AddrPort, d []byt
 		}
 		return
 	}
-	s.refuse(a, CodeBusy, "cache-churn", target.String())
+	s.refuse(a, CodeBusy, RuleCacheChurn, target.String())
 }
 
 // placement is what dispatch does with a query; exactly one is set.
@@ -214,7 +214,7 @@ type placement struct {
 	answer answer
 	start  *fetch // a new exchange, registered: run it
 	code   Code   // a refusal
-	rule   string
+	rule   Rule
 	detail string
 }
 
@@ -231,7 +231,7 @@ func (s *Server) place(a *asker, key, proto string, target netip.AddrPort, d []b
 		return placement{cached: true, answer: ans}
 	}
 	if left, ok := s.silence.cooling(key, s.now()); ok {
-		return placement{code: CodeTimeout, rule: "cooldown", detail: target.String() + ": " + cooldownMessage(left)}
+		return placement{code: CodeTimeout, rule: RuleCooldown, detail: target.String() + ": " + cooldownMessage(left)}
 	}
 	if code, rule := s.upstream.reserve(a.client, target); rule != "" {
 		return placement{code: code, rule: rule, detail: target.String()}

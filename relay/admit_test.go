@@ -71,7 +71,7 @@ func TestAdmissionSameForEveryPath(t *testing.T) {
 	cases := []struct {
 		target string
 		code   Code
-		rule   string
+		rule   Rule
 	}{
 		{"[::ffff:127.0.0.1]:" + p, CodeDenied, RuleV4Mapped},
 		{"[::ffff:7f00:1]:" + p, CodeDenied, RuleV4Mapped},

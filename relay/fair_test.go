@@ -202,7 +202,7 @@ func TestUpstreamShareRule(t *testing.T) {
 	u := newUpstreamSlots(s, 64) // kept: 4; shares of the other 60
 	target := netip.MustParseAddrPort("127.0.0.1:10666")
 	key := func(i int) netip.Addr { return netip.AddrFrom4([4]byte{192, 0, 2, byte(i)}) }
-	take := func(k, n int, want string) {
+	take := func(k, n int, want Rule) {
 		t.Helper()
 		for i := range n {
 			if _, rule := u.reserve(key(k), target); rule != want {

@@ -47,7 +47,7 @@ func (f *fetch) follow(key string, e SharedEntry) (outcome, bool) {
 		case SharedTimeout:
 			return f.timeoutOutcome(), true
 		case SharedLimited:
-			return outcome{code: CodeRateLimited, rule: "per-target", msg: f.target.String()}, true
+			return outcome{code: CodeRateLimited, rule: RulePerTarget, msg: f.target.String()}, true
 		case SharedAbandoned:
 			sh.abandoned.Add(1)
 			if got == 0 && ctx.Err() == nil {
@@ -72,7 +72,7 @@ func (f *fetch) follow(key string, e SharedEntry) (outcome, bool) {
 			f.mu.Unlock()
 			switch {
 			case shutdown:
-				return outcome{reason: EndCancelled, code: CodeBusy, rule: "shutting-down", msg: "the relay is shutting down"}, true
+				return outcome{reason: EndCancelled, code: CodeBusy, rule: RuleShuttingDown, msg: "the relay is shutting down"}, true
 			case stopped || got > 0:
 				return outcome{reason: EndCancelled}, true
 			}
@@ -93,6 +93,6 @@ func (f *fetch) follow(key string, e SharedEntry) (outcome, bool) {
 }
 
 func (f *fetch) timeoutOutcome() outcome {
-	return outcome{reason: EndWindow, code: CodeTimeout, rule: "timeout",
+	return outcome{reason: EndWindow, code: CodeTimeout, rule: RuleTimeout,
 		msg: "no reply within " + strconv.FormatInt(f.s.cfg.ReplyWindow.Milliseconds(), 10) + " ms"}
 }

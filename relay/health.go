@@ -80,7 +80,7 @@ func (s *Server) writeHealth(w http.ResponseWriter, probe bool) {
 	head, code := "ok", http.StatusOK
 	switch {
 	case s.isClosing():
-		head, code = "shutting-down", http.StatusServiceUnavailable
+		head, code = string(RuleShuttingDown), http.StatusServiceUnavailable
 	case !ok:
 		head = "degraded"
 	case probe:

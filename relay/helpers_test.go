@@ -247,9 +247,9 @@ func (c *rawClient) collect(ctx context.Context, id uint32) (replies []Frame, fi
 	}
 }
 
-func wantError(t testing.TB, f Frame, code Code, rule string) {
+func wantError(t testing.TB, f Frame, code Code, rule Rule) {
 	t.Helper()
-	if f.Type != FrameError || f.Code != code || !strings.HasPrefix(f.Message, rule+": ") {
+	if f.Type != FrameError || f.Code != code || !strings.HasPrefix(f.Message, string(rule)+": ") {
 		t.Fatalf("got %v code %v %q, want error %v with rule %q", f.Type, f.Code, f.Message, code, rule)
 	}
 }

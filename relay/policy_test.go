@@ -17,7 +17,7 @@ func TestPolicyCheck(t *testing.T) {
 	p := NewPolicy(nil, nil)
 	cases := []struct {
 		addr string
-		rule string // "" means allowed
+		rule Rule // "" means allowed
 	}{
 		// Public unicast passes.
 		{"1.1.1.1:10666", ""},
@@ -98,7 +98,7 @@ func TestPolicyCheck(t *testing.T) {
 	t.Run("invalid", func(t *testing.T) { checkRule(t, p, netip.AddrPort{}, RuleInvalid) })
 }
 
-func checkRule(t *testing.T, p *Policy, a netip.AddrPort, rule string) {
+func checkRule(t *testing.T, p *Policy, a netip.AddrPort, rule Rule) {
 	t.Helper()
 	err := p.Check(a)
 	if rule == "" {
@@ -120,7 +120,8 @@ func TestPolicyAllow(t *testing.T) {
 		netip.MustParsePrefix("fd00::1/128"),
 	}, []uint16{53, 80})
 	cases := []struct {
-		addr, rule string
+		addr string
+		rule Rule
 	}{
 		{"127.0.0.1:10666", ""},
 		{"127.8.9.10:10666", ""},

@@ -128,7 +128,7 @@ func TestRefusalsEndToEnd(t *testing.T) {
 	cases := []struct {
 		name, proto, target, datagram string
 		code                          Code
-		rule                          string
+		rule                          Rule
 	}{
 		{"loopback not allowed", testProto, "127.0.0.2:" + p, "RQ", CodeDenied, RuleLoopback},
 		{"ipv6 loopback", testProto, "[::1]:" + p, "RQ", CodeDenied, RuleLoopback},
@@ -199,7 +199,7 @@ func TestMalformedFrames(t *testing.T) {
 		name string
 		b    []byte
 		id   uint32
-		rule string
+		rule Rule
 	}{
 		{"empty", nil, 0, "bad-frame"},
 		{"unknown type", []byte{0x42, 1, 2}, 0, "bad-frame"},

@@ -127,30 +127,30 @@ func (e *RefusedError) Error() string {
 }
 
 // Rule names the rule that refused: the part of Message before ": ".
-func (e *RefusedError) Rule() string {
+func (e *RefusedError) Rule() Rule {
 	if i := strings.Index(e.Message, ": "); i >= 0 {
-		return e.Message[:i]
+		return Rule(e.Message[:i])
 	}
-	return e.Message
+	return Rule(e.Message)
 }
 
 // refuse finishes a with an ERROR naming rule.
-func (s *Server) refuse(a *asker, code Code, rule, detail string) {
+func (s *Server) refuse(a *asker, code Code, rule Rule, detail string) {
 	s.count(code, rule)
-	a.sink.fail(a, code, rule+": "+detail)
+	a.sink.fail(a, code, string(rule)+": "+detail)
 }
 
-func (s *Server) count(code Code, rule string) {
+func (s *Server) count(code Code, rule Rule) {
 	if code == CodeTimeout {
-		s.metrics.timeouts.add(rule, 1)
+		s.metrics.timeouts.add(string(rule), 1)
 		return
 	}
-	s.metrics.refusals.add(rule, 1)
+	s.metrics.refusals.add(string(rule), 1)
 }
 
-func (s *Server) refusal(code Code, rule, detail string) *RefusedError {
+func (s *Server) refusal(code Code, rule Rule, detail string) *RefusedError {
 	s.count(code, rule)
-	return &RefusedError{Code: code, Message: rule + ": " + detail}
+	return &RefusedError{Code: code, Message: string(rule) + ": " + detail}
 }
 
 // setLegacy switches the relay to its former upstream and write paths
@@ -181,7 +181,7 @@ func clientKey(a netip.Addr) netip.Addr {
 func (s *Server) AllowVisitor(r *http.Request) bool {
 	ok := s.visitorRate.allow(clientKey(s.clientIP(r)), s.now())
 	if !ok {
-		s.count(CodeRateLimited, "visitor-rate")
+		s.count(CodeRateLimited, RuleVisitorRate)
 	}
 	return ok
 }
@@ -252,16 +252,16 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	ip := s.clientIP(r)
 	log := s.log.With("client", ip.String())
 	if !s.originAllowed(r) {
-		s.metrics.refusals.add("origin", 1)
+		s.metrics.refusals.add(string(RuleOrigin), 1)
 		log.Info("relay: origin refused", "origin", r.Header.Get("Origin"))
-		http.Error(w, "origin: not allowed", http.StatusForbidden)
+		http.Error(w, string(RuleOrigin)+": not allowed", http.StatusForbidden)
 		return
 	}
 	s.mu.Lock()
 	if s.closing.Load() {
 		s.mu.Unlock()
-		s.metrics.refusals.add("shutting-down", 1)
-		http.Error(w, "shutting-down: the relay is shutting down", http.StatusServiceUnavailable)
+		s.metrics.refusals.add(string(RuleShuttingDown), 1)
+		http.Error(w, string(RuleShuttingDown)+": the relay is shutting down", http.StatusServiceUnavailable)
 		return
 	}
 	s.wg.Add(1)
@@ -275,20 +275,20 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		CompressionMode: websocket.CompressionDisabled,
 	})
 	if err != nil {
-		s.metrics.refusals.add("handshake", 1)
+		s.metrics.refusals.add(string(RuleHandshake), 1)
 		log.Debug("relay: handshake failed", "err", err)
 		return
 	}
 	if ws.Subprotocol() != Subprotocol {
-		s.metrics.refusals.add("subprotocol", 1)
-		ws.Close(websocket.StatusPolicyViolation, "subprotocol: "+Subprotocol+" required")
+		s.metrics.refusals.add(string(RuleSubprotocol), 1)
+		ws.Close(websocket.StatusPolicyViolation, string(RuleSubprotocol)+": "+Subprotocol+" required")
 		return
 	}
 	key := clientKey(ip)
 	if rule := s.reserveConn(key); rule != "" {
-		s.metrics.refusals.add(rule, 1)
+		s.metrics.refusals.add(string(rule), 1)
 		log.Info("relay: connection refused", "rule", rule)
-		ws.Close(websocket.StatusTryAgainLater, rule+": too many connections")
+		ws.Close(websocket.StatusTryAgainLater, string(rule)+": too many connections")
 		return
 	}
 	c := newConn(s, ws, hw.conn, key, ip.IsLoopback(), log)
@@ -314,14 +314,14 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 
 // reserveConn takes a connection slot for key or names the cap that
 // refuses it.
-func (s *Server) reserveConn(key netip.Addr) string {
+func (s *Server) reserveConn(key netip.Addr) Rule {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	switch {
 	case len(s.conns) >= s.cfg.MaxConns:
-		return "conn-cap"
+		return RuleConnCap
 	case s.perIP[key] >= s.cfg.MaxConnsPerIP:
-		return "per-ip-conn-cap"
+		return RulePerIPConnCap
 	}
 	s.perIP[key]++
 	return ""

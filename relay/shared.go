@@ -96,12 +96,12 @@ func (s *Server) targetBuckets(target netip.AddrPort) []SharedBucket {
 	}
 }
 
-var targetRules = []string{"per-target", "per-target-host"}
+var targetRules = []Rule{RulePerTarget, RulePerTargetHost}
 
 // sharedTargetRule charges the shared per-target buckets with Take; it
 // names the rule that refused, or "". A store that is down or fails
 // refuses nothing: the local buckets, charged first, hold the line.
-func (s *Server) sharedTargetRule(target netip.AddrPort) string {
+func (s *Server) sharedTargetRule(target netip.AddrPort) Rule {
 	sh := s.shared
 	if sh.limiter == nil || !sh.limitDep.usable() {
 		return ""

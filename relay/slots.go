@@ -82,7 +82,7 @@ func (u *upstreamSlots) countLocked(now time.Duration, force bool) {
 // reserve takes a slot for an exchange that client starts to target, or
 // names the rule that refuses it. The rules cost nothing and come first;
 // the target's rate limits are charged only when they pass.
-func (u *upstreamSlots) reserve(client netip.Addr, target netip.AddrPort) (Code, string) {
+func (u *upstreamSlots) reserve(client netip.Addr, target netip.AddrPort) (Code, Rule) {
 	s := u.s
 	now := s.now()
 	u.mu.Lock()
@@ -94,7 +94,7 @@ func (u *upstreamSlots) reserve(client netip.Addr, target netip.AddrPort) (Code,
 			u.countLocked(now, true)
 		}
 		if len(u.perKey) >= u.keys {
-			return CodeBusy, "upstream-share" // every key remembered is busy: fail closed
+			return CodeBusy, RuleUpstreamShare // every key remembered is busy: fail closed
 		}
 		k = &keyUse{last: now}
 		u.perKey[client] = k
@@ -109,18 +109,18 @@ func (u *upstreamSlots) reserve(client netip.Addr, target netip.AddrPort) (Code,
 	share := max(float64((u.max-u.kept)/heavy), 1)
 	switch {
 	case s.isClosing():
-		return CodeBusy, "shutting-down"
+		return CodeBusy, RuleShuttingDown
 	case u.open >= u.max:
-		return CodeBusy, "upstream-cap"
+		return CodeBusy, RuleUpstreamCap
 	case float64(k.open) >= share || k.avg >= share:
-		return CodeBusy, "upstream-share"
+		return CodeBusy, RuleUpstreamShare
 	case s.policy.own(target):
 		// The operator's own server (Config.AllowAddrs): no third party
 		// to protect, so no per-target limit.
 	case !s.targetRate.allow(target, now):
-		return CodeRateLimited, "per-target"
+		return CodeRateLimited, RulePerTarget
 	case !s.hostRate.allow(target.Addr(), now):
-		return CodeRateLimited, "per-target-host"
+		return CodeRateLimited, RulePerTargetHost
 	}
 	k.open++
 	u.open++
