@@ -227,7 +227,7 @@ func (s *Server) place(a *asker, key, proto string, target netip.AddrPort, d []b
 	if f := s.flights.m[key]; f != nil {
 		return placement{join: f}
 	}
-	if ans, ok := s.cache.get(key, time.Now()); ok {
+	if ans, ok := s.cache.get(key); ok {
 		return placement{cached: true, answer: ans}
 	}
 	if left, ok := s.silence.cooling(key, s.now()); ok {

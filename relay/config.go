@@ -155,6 +155,13 @@ type Config struct {
 	// SharedTimeout bounds each shared store operation; one that takes
 	// longer counts as the store being down. Default 250 ms.
 	SharedTimeout time.Duration
+
+	// Clock is the time the rate limiters, the upstream shares, the
+	// cooldowns, the cache and the client-token leases run on: the one
+	// clock the relay decides by. Timeouts on sockets and connections
+	// (ReplyWindow, IdleTimeout, WriteTimeout) keep the real time. Default
+	// time.Now; tests give a fake one to decide limits without waiting.
+	Clock func() time.Time
 }
 
 // ClientLimits are the limits that apply to each client (Config.Loopback).
@@ -259,12 +266,16 @@ func (c Config) withDefaults() Config {
 	orInt(&c.QueueBytes, DefaultQueueBytes)
 	orInt(&c.MaxQueuedBytes, DefaultMaxQueuedBytes)
 	orDur(&c.SharedTimeout, DefaultSharedTimeout)
+	if c.Clock == nil {
+		c.Clock = time.Now
+	}
 	return c
 }
 
-// Validate reports the first setting that cannot work, after applying the
-// defaults. New panics on a config that fails Validate, so call it first
-// to show users a proper error.
+// Validate reports every setting that cannot work, after applying the
+// defaults, joined into one error (errors.Join), one line each. New panics
+// on a config that fails Validate, so call it first to show users a proper
+// error.
 func (c Config) Validate() error {
 	c = c.withDefaults()
 	var errs []error

@@ -198,6 +198,8 @@ func TestFairUpstreamShare(t *testing.T) {
 func TestUpstreamShareRule(t *testing.T) {
 	cfg := testConfig()
 	cfg.ReplyWindow = 40 * time.Millisecond // the time constant of the averages
+	clock := newFakeClock()
+	cfg.Clock = clock.now
 	s := New(cfg, nil)
 	u := newUpstreamSlots(s, 64) // kept: 4; shares of the other 60
 	target := netip.MustParseAddrPort("127.0.0.1:10666")
@@ -210,7 +212,7 @@ func TestUpstreamShareRule(t *testing.T) {
 			}
 		}
 	}
-	settle := func() { time.Sleep(5 * cfg.ReplyWindow) } // 5 time constants
+	settle := func() { clock.advance(5 * cfg.ReplyWindow) } // 5 time constants
 	// A key alone may take all but the kept slots.
 	take(1, 60, "")
 	take(1, 1, "upstream-share")

@@ -279,3 +279,27 @@ func dialClient(t testing.TB, ctx context.Context, url string) *Client {
 	t.Cleanup(func() { c.Close() })
 	return c
 }
+
+// fakeClock is a Config.Clock that moves only when the test moves it, so
+// that limits, shares, cooldowns and cache lifetimes are decided without
+// waiting and without depending on how fast the machine is.
+type fakeClock struct {
+	mu sync.Mutex
+	t  time.Time
+}
+
+func newFakeClock() *fakeClock {
+	return &fakeClock{t: time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)}
+}
+
+func (c *fakeClock) now() time.Time {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.t
+}
+
+func (c *fakeClock) advance(d time.Duration) {
+	c.mu.Lock()
+	c.t = c.t.Add(d)
+	c.mu.Unlock()
+}

@@ -42,7 +42,7 @@ func (s *Server) allowClientShared(key netip.Addr) bool {
 	if sh.limiter == nil || !sh.limitDep.usable() {
 		return true
 	}
-	now := time.Now()
+	now := s.cfg.Clock()
 	sh.leaseMu.Lock()
 	if l := sh.leases[key]; l != nil && l.n > 0 && now.Before(l.until) {
 		l.n--

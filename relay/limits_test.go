@@ -117,6 +117,8 @@ func TestCacheExpiryAndEviction(t *testing.T) {
 	cfg.CacheTTL = 100 * time.Millisecond
 	cfg.ProtocolCacheTTL = map[string]time.Duration{}
 	cfg.MaxCacheEntries = 2
+	clock := newFakeClock()
+	cfg.Clock = clock.now
 	f := newRelay(t, cfg)
 	r := newResponder(t, echoReply)
 	c := dialRaw(t, ctx, f.url)
@@ -129,7 +131,7 @@ func TestCacheExpiryAndEviction(t *testing.T) {
 	if ask(2, "RQa") != FlagCached {
 		t.Fatal("second ask not cached")
 	}
-	time.Sleep(150 * time.Millisecond)
+	clock.advance(150 * time.Millisecond)
 	if ask(3, "RQa") == FlagCached || r.count.Load() != 2 {
 		t.Fatalf("expired entry served (%d upstream)", r.count.Load())
 	}

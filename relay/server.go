@@ -80,7 +80,7 @@ func New(cfg Config, logger *slog.Logger) *Server {
 		log:         logger,
 		policy:      NewPolicy(cfg.AllowTargets, cfg.AllowPorts).allowAddrs(cfg.AllowAddrs),
 		resolver:    resolver{r: r, timeout: cfg.ResolveTimeout},
-		epoch:       time.Now(),
+		epoch:       cfg.Clock(),
 		ipRate:      newLimiter[netip.Addr](cfg.IPRate, 1<<16),
 		localRate:   newLimiter[netip.Addr](cfg.clientLimits(true).IPRate, 1<<16),
 		visitorRate: newLimiter[netip.Addr](cfg.VisitorRate, 1<<16),
@@ -93,7 +93,7 @@ func New(cfg Config, logger *slog.Logger) *Server {
 	s.upstream = newUpstreamSlots(s, cfg.MaxUpstream)
 	s.sockets = newSocketPool()
 	s.silence = newSilence(cfg.SilentCooldown, 1<<16)
-	s.cache = newMemCache(cfg.MaxCacheEntries, cfg.MaxCacheBytes)
+	s.cache = newMemCache(cfg.MaxCacheEntries, cfg.MaxCacheBytes, cfg.Clock)
 	s.shared = newShared(&cfg, logger.Warn)
 	s.metrics.shared = s.appendDependencyMetrics
 	if s.shared != nil && s.shared.limiter != nil {
@@ -111,8 +111,9 @@ func New(cfg Config, logger *slog.Logger) *Server {
 // longest and a datagram of MaxDatagram bytes.
 func (s *Server) readLimit() int { return queryHeaderMax + s.cfg.MaxDatagram }
 
-// now is the monotonic clock the rate limiters run on.
-func (s *Server) now() time.Duration { return time.Since(s.epoch) }
+// now is the time the rate limiters, shares and cooldowns run on:
+// Config.Clock since New (monotonic with time.Now).
+func (s *Server) now() time.Duration { return s.cfg.Clock().Sub(s.epoch) }
 
 // RefusedError is a refusal or failure reported by a relay, in the ERROR
 // frame's terms. The relay client and the in-process Exchange return it.

@@ -15,6 +15,8 @@ func TestSilentCooldown(t *testing.T) {
 	cfg.ReplyWindow = 300 * time.Millisecond
 	cfg.SilentCooldown = time.Second
 	cfg.CacheTTL = -1
+	clock := newFakeClock()
+	cfg.Clock = clock.now
 	f := newRelay(t, cfg)
 	silent := newResponder(t, nil)
 	live := newResponder(t, echoReply)
@@ -54,7 +56,7 @@ func TestSilentCooldown(t *testing.T) {
 		t.Fatalf("another question to the cooling server: it got %d datagrams, want %d", n, silentStreak+1)
 	}
 	// After the cooldown, one exchange goes through again.
-	time.Sleep(cfg.SilentCooldown)
+	clock.advance(cfg.SilentCooldown)
 	wantError(t, ask(silent.addr), CodeTimeout, "timeout")
 	if n := silent.count.Load(); n != silentStreak+2 {
 		t.Fatalf("after the cooldown the server got %d datagrams, want %d", n, silentStreak+2)

@@ -10,8 +10,8 @@
 //	r:<hash>   a stream: one exchange and, once it ended with replies, its
 //	           cache entry. Entries, in order:
 //	             s=""                    the owner claimed it (Claim)
-//	             d=<datagram> r=<rtt µs> one reply per entry (Append)
-//	             e=<status> t=<ttl ms>   the end (Finish)
+//	             d=<datagram> r=<rtt µs> one reply per entry (Publish)
+//	             e=<status> t=<ttl ms>   the end (Publish with End)
 //	           It expires hold after the claim while in flight, then ttl
 //	           after a reply-bearing end, or endLinger after another end.
 //	b:<name>   a hash: one token bucket, u (tokens used, float) and

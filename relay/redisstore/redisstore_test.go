@@ -90,7 +90,7 @@ func TestCacheLifecycle(t *testing.T) {
 	}
 	e2, err := s.Wait(ctxFor(t, time.Second), "k1", r.e.Cursor)
 	if err != nil || len(e2.Replies) != 1 || e2.Status != relay.SharedDone || e2.TTL != 5*time.Second {
-		t.Fatalf("Wait after Finish: %+v, %v", e2, err)
+		t.Fatalf("Wait after the end: %+v, %v", e2, err)
 	}
 	// A late relay reads the whole entry at once: a cache hit.
 	e3, owner, err := claim(ctx, s, "k1", 2*time.Second)
