@@ -48,10 +48,6 @@ type Server struct {
 
 	closing atomic.Bool // set under mu, read anywhere
 
-	// legacy makes the relay work as it did before upstream sockets were
-	// reused and connection writes corked, for benchmarks that compare.
-	legacy bool
-
 	mu        sync.Mutex
 	conns     map[*conn]struct{}
 	perIP     map[netip.Addr]int
@@ -152,13 +148,6 @@ func (s *Server) count(code Code, rule Rule) {
 func (s *Server) refusal(code Code, rule Rule, detail string) *RefusedError {
 	s.count(code, rule)
 	return &RefusedError{Code: code, Message: string(rule) + ": " + detail}
-}
-
-// setLegacy switches the relay to its former upstream and write paths
-// (before New's caller serves any connection); benchmarks only.
-func (s *Server) setLegacy(on bool) {
-	s.legacy = on
-	s.sockets.reuse = !on && canReconnect
 }
 
 func (s *Server) isClosing() bool { return s.closing.Load() }
@@ -293,9 +282,7 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	c := newConn(s, ws, hw.conn, key, ip.IsLoopback(), log)
-	if !s.legacy {
-		c.cork = hw.cork
-	}
+	c.cork = hw.cork
 	s.mu.Lock()
 	s.conns[c] = struct{}{}
 	s.mu.Unlock()
