@@ -108,13 +108,13 @@ func (x *dependency) ok() {
 	}
 }
 
-// status is one line for /healthz: "redis: up" or "redis: down since
+// healthy reports whether the store is up, and "up" or "down since
 // 2026-01-02T15:04:05Z: dial tcp ...: connection refused".
-func (x *dependency) status() (string, bool) {
+func (x *dependency) healthy() (bool, string) {
 	if x.up.Load() {
-		return x.d.Name() + ": up", true
+		return true, "up"
 	}
 	x.mu.Lock()
 	defer x.mu.Unlock()
-	return x.d.Name() + ": down since " + x.since.UTC().Format(time.RFC3339) + ": " + x.lastErr, false
+	return false, "down since " + x.since.UTC().Format(time.RFC3339) + ": " + x.lastErr
 }

@@ -1,144 +1,52 @@
 package relay
 
-import (
-	"net/http"
-	"strconv"
-	"strings"
-)
+import "strconv"
 
-// HealthReporter is a dependency outside the relay (the history database)
-// whose state the relay's /healthz, /readyz and /metrics report along with
-// its shared stores.
-type HealthReporter interface {
-	Name() string
-	// Healthy reports whether it works, and a short detail ("up", or why
-	// not and since when).
-	Healthy() (ok bool, detail string)
-}
+// The relay's part in the application's health checks (package
+// internal/health serves /healthz and /readyz): the state of each shared
+// store, and whether the relay is shutting down. Its own metrics count
+// the stores' errors and how the shared cache served exchanges.
 
-// ReportHealth adds h to what Health, /healthz, /readyz and /metrics
-// report. Call it before serving.
-func (s *Server) ReportHealth(h HealthReporter) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	s.reporters = append(s.reporters, h)
-}
+// StoreHealth is one shared store's health as this relay sees it: up
+// until an operation fails, then down until a probe answers (see
+// dependency.go).
+type StoreHealth struct{ x *dependency }
 
-func (s *Server) healthReporters() []HealthReporter {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.reporters
-}
+// Name names the store ("redis").
+func (h StoreHealth) Name() string { return h.x.d.Name() }
 
-// Health lists the shared stores' and reporters' states, one line each,
-// and whether all are up. Without any it is empty and true.
-func (s *Server) Health() (lines []string, ok bool) {
-	ok = true
-	if s.shared != nil {
-		for _, x := range s.shared.deps {
-			line, up := x.status()
-			lines = append(lines, line)
-			ok = ok && up
-		}
+// Healthy reports whether the store is up, and "up" or "down since
+// 2026-01-02T15:04:05Z: " and the last error.
+func (h StoreHealth) Healthy() (bool, string) { return h.x.healthy() }
+
+// Probe pings the store now (bounded by Config.SharedTimeout) and records
+// the result.
+func (h StoreHealth) Probe() { h.x.probe() }
+
+// Stores returns the health of each distinct shared store
+// (Config.SharedCache, Config.SharedLimiter); none without.
+func (s *Server) Stores() []StoreHealth {
+	if s.shared == nil {
+		return nil
 	}
-	for _, h := range s.healthReporters() {
-		up, detail := h.Healthy()
-		lines = append(lines, h.Name()+": "+detail)
-		ok = ok && up
+	hs := make([]StoreHealth, len(s.shared.deps))
+	for i, x := range s.shared.deps {
+		hs[i] = StoreHealth{x}
 	}
-	return lines, ok
+	return hs
 }
 
-// HealthHandler serves /healthz: 200 while the relay serves, listing each
-// shared store ("redis: up", or "redis: down since ...: error"). A store
-// that is down does not make the relay unhealthy: it serves with its local
-// cache and limits.
-func (s *Server) HealthHandler() http.Handler {
-	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		s.writeHealth(w, false)
-	})
-}
+// ShuttingDown reports whether Shutdown has begun: the relay refuses new
+// connections and queries.
+func (s *Server) ShuttingDown() bool { return s.isClosing() }
 
-// ReadyHandler serves /readyz: like /healthz, but it pings every shared
-// store first (bounded by SharedTimeout), so that it is current even on an
-// instance whose traffic has not needed the store lately, and it answers
-// 503 while the relay shuts down. The first line is "ready", "degraded" (a store is down; the relay
-// still serves) or "shutting-down".
-func (s *Server) ReadyHandler() http.Handler {
-	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		s.writeHealth(w, true)
-	})
-}
-
-func (s *Server) writeHealth(w http.ResponseWriter, probe bool) {
-	if probe && s.shared != nil {
-		for _, x := range s.shared.deps {
-			x.probe()
-		}
-	}
-	lines, ok := s.Health()
-	head, code := "ok", http.StatusOK
-	switch {
-	case s.isClosing():
-		head, code = string(RuleShuttingDown), http.StatusServiceUnavailable
-	case !ok:
-		head = "degraded"
-	case probe:
-		head = "ready"
-	}
-	w.Header().Set("Content-Type", "text/plain; charset=utf-8")
-	w.Header().Set("Cache-Control", "no-store")
-	if !ok {
-		w.Header().Set("X-Querylens-Degraded", strings.Join(s.downNames(), ","))
-	}
-	w.WriteHeader(code)
-	w.Write([]byte(head + "\n" + strings.Join(append(lines, ""), "\n")))
-}
-
-func (s *Server) downNames() []string {
-	var names []string
-	if s.shared != nil {
-		for _, x := range s.shared.deps {
-			if !x.up.Load() {
-				names = append(names, x.d.Name())
-			}
-		}
-	}
-	for _, h := range s.healthReporters() {
-		if up, _ := h.Healthy(); !up {
-			names = append(names, h.Name())
-		}
-	}
-	return names
-}
-
-// appendDependencyMetrics writes the shared stores' and reporters'
-// metrics.
+// appendDependencyMetrics writes the shared stores' metrics.
 func (s *Server) appendDependencyMetrics(b []byte) []byte {
 	sh := s.shared
-	reporters := s.healthReporters()
-	if sh == nil && len(reporters) == 0 {
-		return b
-	}
-	const p = "querylens_relay_"
-	b = append(b, "# HELP "+p+"dependency_up Whether a shared store or the history database answers (1) or the instance works without it (0).\n# TYPE "+p+"dependency_up gauge\n"...)
-	up := func(name string, ok bool) {
-		v := "0"
-		if ok {
-			v = "1"
-		}
-		b = append(b, p+`dependency_up{name="`+name+`"} `+v+"\n"...)
-	}
-	for _, h := range reporters {
-		ok, _ := h.Healthy()
-		up(h.Name(), ok)
-	}
 	if sh == nil {
 		return b
 	}
-	for _, x := range sh.deps {
-		up(x.d.Name(), x.up.Load())
-	}
+	const p = "querylens_relay_"
 	b = append(b, "# HELP "+p+"dependency_errors_total Failed or timed-out shared store operations.\n# TYPE "+p+"dependency_errors_total counter\n"...)
 	for _, x := range sh.deps {
 		b = append(b, p+`dependency_errors_total{name="`+x.d.Name()+`"} `+strconv.FormatUint(x.errors.Load(), 10)+"\n"...)

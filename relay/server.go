@@ -48,10 +48,9 @@ type Server struct {
 
 	closing atomic.Bool // set under mu, read anywhere
 
-	mu        sync.Mutex
-	conns     map[*conn]struct{}
-	perIP     map[netip.Addr]int
-	reporters []HealthReporter // see ReportHealth
+	mu    sync.Mutex
+	conns map[*conn]struct{}
+	perIP map[netip.Addr]int
 }
 
 // New returns a relay with cfg's zero fields set to their defaults. It
