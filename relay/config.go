@@ -50,7 +50,11 @@ type Config struct {
 	// never allowed. Default: none.
 	AllowPorts []uint16
 	// TrustedProxies lists the reverse proxies whose X-Forwarded-For is
-	// believed. Default: none (the client is RemoteAddr).
+	// believed: the client is the rightmost hop that is not one of them,
+	// written as an address or with a port ("192.0.2.7:5000",
+	// "[2001:db8::7]:5000"). A request whose hop does not parse
+	// ("unknown", empty) is refused with 400 (rule "forwarded-for"), never
+	// taken for the proxy's own. Default: none (the client is RemoteAddr).
 	TrustedProxies []netip.Prefix
 	// Resolver resolves target host names. Default: net.DefaultResolver.
 	Resolver Resolver

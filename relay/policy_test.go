@@ -244,8 +244,13 @@ func TestClientIP(t *testing.T) {
 		{"203.0.113.5:4000", "1.2.3.4", "203.0.113.5"}, // untrusted peer: header ignored
 		{"10.0.0.2:4000", "1.2.3.4", "1.2.3.4"},
 		{"10.0.0.2:4000", "6.6.6.6, 1.2.3.4, 10.0.0.9", "1.2.3.4"}, // rightmost untrusted hop
-		{"10.0.0.2:4000", "garbage", "10.0.0.2"},
-		{"10.0.0.2:4000", "", "10.0.0.2"},
+		{"10.0.0.2:4000", "1.2.3.4:5678", "1.2.3.4"},
+		{"10.0.0.2:4000", "[2001:db8::5]:5678", "2001:db8::5"},
+		{"10.0.0.2:4000", "[::ffff:1.2.3.4]:5678", "1.2.3.4"},
+		{"10.0.0.2:4000", "garbage", "refused"}, // never the proxy's own address
+		{"10.0.0.2:4000", "1.2.3.4, unknown", "refused"},
+		{"10.0.0.2:4000", "unknown, 1.2.3.4", "1.2.3.4"}, // left of the client: not read
+		{"10.0.0.2:4000", "", "10.0.0.2"},                // no header: the proxy is the client
 		{"[::ffff:203.0.113.5]:4000", "", "203.0.113.5"},
 		{"not an address", "", "invalid IP"},
 	}
@@ -254,7 +259,12 @@ func TestClientIP(t *testing.T) {
 		if tc.xff != "" {
 			r.Header.Set("X-Forwarded-For", tc.xff)
 		}
-		if got := s.clientIP(r).String(); got != tc.want {
+		ip, err := s.clientIP(r)
+		got := ip.String()
+		if err != nil {
+			got = "refused"
+		}
+		if got != tc.want {
 			t.Errorf("clientIP(%s, %q) = %s, want %s", tc.remote, tc.xff, got, tc.want)
 		}
 	}

@@ -31,6 +31,7 @@ const (
 	RuleOrigin        Rule = "origin"          // an Origin outside OriginPatterns
 	RuleHandshake     Rule = "handshake"       // the WebSocket handshake failed
 	RuleSubprotocol   Rule = "subprotocol"     // the client did not offer Subprotocol
+	RuleForwardedFor  Rule = "forwarded-for"   // a trusted proxy's X-Forwarded-For hop does not parse
 	RuleIdle          Rule = "idle"            // IdleTimeout (close 1000)
 	RuleSlowReader    Rule = "slow-reader"     // WriteTimeout (the connection is dropped)
 	RuleShuttingDown  Rule = "shutting-down"   // Shutdown began

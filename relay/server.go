@@ -9,6 +9,7 @@ import (
 	"net/netip"
 	"net/url"
 	"path"
+	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -167,37 +168,86 @@ func clientKey(a netip.Addr) netip.Addr {
 // status page, a badge), and takes one token of VisitorRate. Exchange limits
 // each target; this limits each visitor, so that shared links and scripts
 // cannot make the relay query many servers.
+// A visitor whose trusted proxy sent an X-Forwarded-For hop that does not
+// parse is refused (rule forwarded-for): its address is not known.
 func (s *Server) AllowVisitor(r *http.Request) bool {
-	ok := s.visitorRate.allow(clientKey(s.clientIP(r)), s.now())
+	ip, err := s.clientIP(r)
+	if err != nil {
+		s.count(CodeDenied, RuleForwardedFor)
+		return false
+	}
+	ok := s.visitorRate.allow(clientKey(ip), s.now())
 	if !ok {
 		s.count(CodeRateLimited, RuleVisitorRate)
 	}
 	return ok
 }
 
-// clientIP is the peer's address, or the first address in X-Forwarded-For
-// (read right to left) that is not a trusted proxy when the peer is one.
-func (s *Server) clientIP(r *http.Request) netip.Addr {
+// clientIP is the peer's address, or, when the peer is a trusted proxy,
+// the first address in X-Forwarded-For (read right to left) that is not
+// one. A hop may carry a port ("192.0.2.7:5000", "[2001:db8::7]:5000").
+// A hop that must be read and does not parse ("unknown", empty, a bad
+// port) is an error: falling back to the proxy's own address would give
+// every such client the proxy's limits (loopback ones, often) and one
+// bucket between them. Without the header, the proxy is the client.
+func (s *Server) clientIP(r *http.Request) (netip.Addr, error) {
 	ap, err := netip.ParseAddrPort(r.RemoteAddr)
 	if err != nil {
-		return netip.Addr{}
+		return netip.Addr{}, nil
 	}
 	ip := ap.Addr().Unmap().WithZone("")
 	if !s.trusted(ip) {
-		return ip
+		return ip, nil
 	}
-	hops := strings.Split(strings.Join(r.Header.Values("X-Forwarded-For"), ","), ",")
+	values := r.Header.Values("X-Forwarded-For")
+	if len(values) == 0 {
+		return ip, nil
+	}
+	hops := strings.Split(strings.Join(values, ","), ",")
 	for i := len(hops) - 1; i >= 0; i-- {
-		h, err := netip.ParseAddr(strings.TrimSpace(hops[i]))
-		if err != nil {
-			break
+		h, ok := parseHop(strings.TrimSpace(hops[i]))
+		if !ok {
+			return netip.Addr{}, &forwardedError{hop: hops[i], proxy: ip}
 		}
-		ip = h.Unmap().WithZone("")
+		ip = h
 		if !s.trusted(ip) {
 			break
 		}
 	}
-	return ip
+	return ip, nil
+}
+
+// parseHop reads one X-Forwarded-For hop: an address, an IPv4 address
+// and port, or a bracketed IPv6 address with or without a port. The
+// address comes back unmapped, without a zone.
+func parseHop(h string) (netip.Addr, bool) {
+	if a, err := netip.ParseAddr(h); err == nil {
+		return a.Unmap().WithZone(""), true
+	}
+	if strings.HasPrefix(h, "[") && strings.HasSuffix(h, "]") {
+		if a, err := netip.ParseAddr(h[1 : len(h)-1]); err == nil && a.Is6() {
+			return a.Unmap().WithZone(""), true
+		}
+		return netip.Addr{}, false
+	}
+	// "1.2.3.4:5" or "[2001:db8::1]:5"; ParseAddrPort refuses brackets
+	// around IPv4 and IPv6 without them.
+	ap, err := netip.ParseAddrPort(h)
+	if err != nil {
+		return netip.Addr{}, false
+	}
+	return ap.Addr().Unmap().WithZone(""), true
+}
+
+// forwardedError is a trusted proxy's X-Forwarded-For hop that does not
+// parse.
+type forwardedError struct {
+	hop   string
+	proxy netip.Addr
+}
+
+func (e *forwardedError) Error() string {
+	return "X-Forwarded-For hop " + strconv.Quote(e.hop) + " from trusted proxy " + e.proxy.String() + " is not an address"
 }
 
 func (s *Server) trusted(ip netip.Addr) bool {
@@ -238,7 +288,13 @@ func (s *Server) originAllowed(r *http.Request) bool {
 
 // ServeHTTP accepts one WebSocket connection and serves it until it ends.
 func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
-	ip := s.clientIP(r)
+	ip, err := s.clientIP(r)
+	if err != nil {
+		s.metrics.refusals.add(string(RuleForwardedFor), 1)
+		s.log.Info("relay: client address unknown", "err", err)
+		http.Error(w, string(RuleForwardedFor)+": "+err.Error(), http.StatusBadRequest)
+		return
+	}
 	log := s.log.With("client", ip.String())
 	if !s.originAllowed(r) {
 		s.metrics.refusals.add(string(RuleOrigin), 1)
