@@ -127,10 +127,11 @@ func (s *Server) route(ctx context.Context, a *asker, req request) {
 	s.dispatch(a, req.proto, addr, req.datagram)
 }
 
-// resolveTarget applies the policy to t: to its address, or to every
-// address its name resolves to (so that a name cannot smuggle a refused
-// address next to an allowed one). It returns the address to query, or the
-// refusal's code, rule and detail.
+// resolveTarget applies the policy to t: to its address as written, or to
+// every address its name resolves to, unmapped (so that a name cannot
+// smuggle a refused address next to an allowed one, and ::ffff:127.0.0.1
+// from a resolver is judged as the 127.0.0.1 it reaches; see doc.go). It
+// returns the address to query, or the refusal's code, rule and detail.
 func (s *Server) resolveTarget(ctx context.Context, t Target) (addr netip.AddrPort, code Code, rule Rule, detail string) {
 	if t.Name == "" {
 		if err := s.policy.Check(t.Addr); err != nil {

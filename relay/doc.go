@@ -86,7 +86,7 @@
 // those would let a page reach an IPv4 range through an IPv6 spelling, and
 // no game server needs them. Config.AllowTargets lists ranges that pass
 // anyway; it is matched literally, so allowing 127.0.0.0/8 does not allow
-// ::ffff:127.0.0.1. Config.AllowAddrs lists exact addresses and ports
+// the literal target [::ffff:127.0.0.1]. Config.AllowAddrs lists exact addresses and ports
 // that pass (the operator's own servers, such as the demo's), without
 // per-target limits. Ports 0 and 1..1023 are refused unless in
 // Config.AllowPorts (port 0 always).
@@ -95,7 +95,15 @@
 // resolves to must pass; if any is refused the query is refused with code
 // 7 naming that address's rule, so that a name cannot smuggle a private
 // address next to a public one (DNS rebinding). When all pass, the first
-// address in the resolver's order is used.
+// address in the resolver's order is used. Resolved addresses are unmapped
+// first: a resolver reports IPv4 answers in the IPv4-mapped form (Go's
+// does for every A record, and cannot tell them from an AAAA record of
+// ::ffff:a.b.c.d), and the relay sends to the IPv4 address either way. So
+// a name that resolves to ::ffff:127.0.0.1 is judged, and queried, as
+// 127.0.0.1, exactly like the literal 127.0.0.1: refused as loopback,
+// unless AllowTargets allows 127.0.0.1. Only a target the client spelled
+// as a mapped literal is judged as IPv6 (and refused): that spelling is
+// the client's choice, and no game server needs it.
 //
 // # Replies, caching and coalescing
 //

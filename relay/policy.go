@@ -139,8 +139,9 @@ func (e *PolicyError) Error() string {
 // Check returns nil when addr may be queried, otherwise a *PolicyError
 // naming the rule. Addresses inside an AllowTargets range pass the address
 // rules (the port rules still apply), exact Config.AllowAddrs pass both;
-// v4-mapped IPv6 forms are judged as
-// IPv6, so ::ffff:127.0.0.1 is refused even when 127.0.0.0/8 is allowed.
+// v4-mapped IPv6 forms are judged as IPv6, so ::ffff:127.0.0.1 is refused
+// even when 127.0.0.0/8 is allowed. (The relay unmaps what a resolver
+// returns before it calls Check: see resolveTarget.)
 func (p *Policy) Check(addr netip.AddrPort) error {
 	if p.own(addr) {
 		return nil
