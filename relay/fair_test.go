@@ -264,3 +264,134 @@ func TestUpstreamShareBetweenCounts(t *testing.T) {
 		t.Fatalf("refused by %q", rule)
 	}
 }
+
+// shareSim drives upstreamSlots on a fake clock: 64 slots, 4 of them kept
+// for light keys, shares of the other 60, a reply window of 1 s.
+type shareSim struct {
+	t     *testing.T
+	clock *fakeClock
+	u     *upstreamSlots
+	held  map[int]int // slots each key holds
+}
+
+func newShareSim(t *testing.T) *shareSim {
+	cfg := testConfig()
+	cfg.ReplyWindow = time.Second
+	clock := newFakeClock()
+	cfg.Clock = clock.now
+	s := New(cfg, nil)
+	return &shareSim{t: t, clock: clock, u: newUpstreamSlots(s, 64), held: map[int]int{}}
+}
+
+func simKey(i int) netip.Addr { return netip.AddrFrom4([4]byte{198, 51, 100, byte(i)}) }
+
+var simTarget = netip.MustParseAddrPort("127.0.0.1:10666")
+
+// ask makes key k ask for up to n slots, as a flooding client does with
+// its queries in flight, and returns the rules of the refusals.
+func (m *shareSim) ask(k, n int) (got int, rules []Rule) {
+	for range n {
+		if _, rule := m.u.reserve(simKey(k), simTarget); rule != "" {
+			rules = append(rules, rule)
+			continue
+		}
+		m.held[k]++
+		got++
+	}
+	return got, rules
+}
+
+// releaseAll ends every exchange (silent targets: at the end of the window).
+func (m *shareSim) releaseAll() {
+	for k, n := range m.held {
+		for range n {
+			m.u.release(simKey(k))
+		}
+		delete(m.held, k)
+	}
+}
+
+// flood makes keys 1..keys ask for 64 slots each, every 50 ms for d, with
+// every exchange ending one window after it started (silent targets).
+func (m *shareSim) flood(keys int, d time.Duration) {
+	type open struct {
+		k   int
+		end time.Duration
+	}
+	var opens []open
+	for at := time.Duration(0); at < d; at += 50 * time.Millisecond {
+		kept := opens[:0]
+		for _, o := range opens {
+			if o.end <= at {
+				m.u.release(simKey(o.k))
+				m.held[o.k]--
+				continue
+			}
+			kept = append(kept, o)
+		}
+		opens = kept
+		for k := 1; k <= keys; k++ {
+			got, _ := m.ask(k, 64-m.held[k])
+			for range got {
+				opens = append(opens, open{k, at + time.Second})
+			}
+		}
+		m.clock.advance(50 * time.Millisecond)
+	}
+}
+
+// TestUpstreamShareSteadyKeepsKept: under a steady flood by 20 keys, each
+// ends up with its share (60/20 = 3) and the 4 kept slots stay free for a
+// light key; a flooding key that asks while the shared part is full is
+// refused even though it holds nothing at that moment.
+func TestUpstreamShareSteadyKeepsKept(t *testing.T) {
+	m := newShareSim(t)
+	m.flood(20, 5*time.Second)
+	for k := 1; k <= 20; k++ {
+		if m.held[k] > 3 {
+			t.Errorf("key %d holds %d, share 3", k, m.held[k])
+		}
+	}
+	if m.u.open > 60 {
+		t.Fatalf("the flood holds %d slots: the kept ones are taken", m.u.open)
+	}
+	if got, rules := m.ask(100, 1); got != 1 {
+		t.Fatalf("a light key was refused: %v", rules)
+	}
+}
+
+// TestUpstreamSharePulse: a flood that stops for 4 windows and starts
+// again finds its keys still counted: no key takes more than its share at
+// the start of the pulse, and a light key still gets a slot.
+func TestUpstreamSharePulse(t *testing.T) {
+	m := newShareSim(t)
+	m.flood(20, 3*time.Second)
+	m.releaseAll()
+	m.clock.advance(4 * time.Second)
+	for k := 1; k <= 20; k++ {
+		got, rules := m.ask(k, 64)
+		if got > 3 {
+			t.Fatalf("at the pulse's start key %d took %d slots, share 3 (then %v)", k, got, rules[:min(len(rules), 1)])
+		}
+	}
+	if got, rules := m.ask(100, 1); got != 1 {
+		t.Fatalf("a light key was refused at the pulse's start: %v", rules)
+	}
+}
+
+// TestUpstreamShareNamedFirst: a key over its share is told so
+// (upstream-share) even when every slot is taken; a key within its share
+// is told the relay is full (upstream-cap).
+func TestUpstreamShareNamedFirst(t *testing.T) {
+	m := newShareSim(t)
+	m.flood(20, 3*time.Second)
+	for k := 100; m.u.open < 64 && k < 200; k++ {
+		m.ask(k, 1) // light keys take what is left, the kept slots too
+	}
+	if _, rules := m.ask(1, 1); len(rules) != 1 || rules[0] != RuleUpstreamShare {
+		t.Fatalf("a key at its share, relay full: %v, want upstream-share", rules)
+	}
+	if _, rules := m.ask(200, 1); len(rules) != 1 || rules[0] != RuleUpstreamCap {
+		t.Fatalf("a new key, relay full: %v, want upstream-cap", rules)
+	}
+}
