@@ -76,9 +76,9 @@ type Config struct {
 	// connection. Default 64.
 	MaxInFlight int
 	// MaxUpstream is how many upstream exchanges (UDP sockets) may be open
-	// at once in the whole relay, shared between client keys (each key
-	// with exchanges open gets an equal share of all but the last
-	// sixteenth). Default 1024.
+	// at once in the whole relay, shared between client keys (each heavy
+	// key gets an equal share of all but the last sixteenth, which is kept
+	// for light keys; see slots.go). Default 1024.
 	MaxUpstream int
 
 	// SilentCooldown is how long a target that left 3 queries in a row

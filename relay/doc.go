@@ -139,10 +139,13 @@
 // queries actually sent upstream. Config.Loopback replaces the limits per
 // client for clients on loopback only (the demo's page on the same
 // machine). Relay-wide: MaxConns and MaxUpstream;
-// upstream exchanges are shared between client keys: a key with exchanges
-// open may hold at most (MaxUpstream - MaxUpstream/16) / (keys with
-// exchanges open) of them (rule "upstream-share"), so that clients that
-// flood silent targets cannot hold every slot for the reply window.
+// upstream exchanges are shared between client keys: a heavy key (one that
+// held exchanges lately, or was refused one in the last 8 reply windows)
+// may hold at most (MaxUpstream - MaxUpstream/16) / (heavy keys) of them
+// (rule "upstream-share"), and the last MaxUpstream/16 are kept for light
+// keys (rule "upstream-cap" for the others), so that clients that flood
+// silent targets, steadily or in pulses, cannot hold every slot for the
+// reply window (slots.go).
 //
 // # Several relays
 //

@@ -12,40 +12,63 @@ import (
 // the number it held on average lately (a moving average over about one
 // reply window): a key whose exchanges have all just ended does not count
 // as new, and one whose exchanges end fast weighs little however often it
-// asks. Keys that held at least one slot on average lately are heavy. A
-// key may start an exchange while its weight is below an equal share of
-// all but the last sixteenth of the slots between the heavy keys (itself
-// included), (MaxUpstream-kept)/heavy, at least one. Clients that flood
-// silent targets (each exchange holds its slot for the whole window)
-// therefore hold about their shares between them, the kept slots stay for
-// the light keys, and a key that is the only heavy one (a page refreshing
-// a long list, among many light ones) still gets nearly all of it. Right
-// after a flood starts on an idle relay the first keys may hold more than
-// their share, until their exchanges end (one window).
+// asks.
+//
+// Heavy keys share all but the last sixteenth of the slots equally: a key
+// may start an exchange while its weight is below (MaxUpstream-kept)/heavy
+// (at least one), counting itself. A key is heavy while it held at least
+// one slot on average lately, and for memory (8 reply windows) after the
+// relay last refused it a slot: a key that asked for more than it got
+// still wants it, though its exchanges have ended. So a flood that pauses
+// and starts again finds its keys still counted and its shares as small
+// as when it paused, instead of the first keys of the new pulse taking
+// the whole relay.
+//
+// The kept slots, the last sixteenth, are for light keys: a key that holds
+// nothing, held less than one on average lately, and was not refused for
+// its share within memory. Heavy and greedy keys stop at MaxUpstream-kept
+// (rule upstream-cap), so a client that asks now and then (a page
+// refreshing a server) finds a slot however many flood. A key over its
+// share is refused by the share first (upstream-share), so that it is
+// known greedy; a key that is the only heavy one (a page refreshing a long
+// list, among many light ones) still gets nearly everything.
+//
+// Right after a flood starts on an idle relay the first keys may hold
+// more than their share and light keys may find no slot, until those
+// exchanges end (one window): nothing tells the first askers from the
+// rest before they have asked.
 type upstreamSlots struct {
 	s      *Server
 	max    int
-	kept   int           // slots beyond every key's share
+	kept   int           // slots only light keys may take
 	window time.Duration // time constant of the average
+	memory time.Duration // how long a refused key stays heavy
 	keys   int           // most keys remembered
 
 	mu        sync.Mutex
 	open      int
 	perKey    map[netip.Addr]*keyUse
-	heavy     int           // keys whose average was >= 1 at counted
+	heavy     int           // keys marked heavy (keyUse.heavy)
 	countedAt time.Duration // Server.now() of the last count (and sweep)
 }
 
 // keyUse is one client key's use of the upstream slots; the in-process
 // Exchange is the invalid Addr.
 type keyUse struct {
-	open int
-	avg  float64       // moving average of open, up to last
-	last time.Duration // Server.now() of the last update
+	open    int
+	avg     float64       // moving average of open, up to last
+	last    time.Duration // Server.now() of the last update
+	refused time.Duration // Server.now() of the last refusal (share or cap), or never
+	greedy  time.Duration // Server.now() of the last refusal for its share, or never
+	heavy   bool          // counted in upstreamSlots.heavy
 }
 
+// never is a time long before any Server.now().
+const never = time.Duration(math.MinInt64 / 2)
+
 func newUpstreamSlots(s *Server, max int) *upstreamSlots {
-	return &upstreamSlots{s: s, max: max, kept: max / 16, window: s.cfg.ReplyWindow, keys: 1 << 16, perKey: make(map[netip.Addr]*keyUse)}
+	return &upstreamSlots{s: s, max: max, kept: max / 16, window: s.cfg.ReplyWindow, memory: 8 * s.cfg.ReplyWindow,
+		keys: 1 << 16, perKey: make(map[netip.Addr]*keyUse)}
 }
 
 // decay brings k's average to now: open has not changed since last, so
@@ -59,9 +82,24 @@ func (u *upstreamSlots) decay(k *keyUse, now time.Duration) {
 	}
 }
 
+// isHeavy reports whether k counts in the shares at now.
+func (u *upstreamSlots) isHeavy(k *keyUse, now time.Duration) bool {
+	return k.avg >= 1 || now-k.refused < u.memory
+}
+
+// markHeavy counts k as heavy from now on, without waiting for the next
+// count.
+func (u *upstreamSlots) markHeavy(k *keyUse) {
+	if !k.heavy {
+		k.heavy = true
+		u.heavy++
+	}
+}
+
 // countLocked counts the heavy keys and forgets the keys with nothing
-// open whose average has decayed to almost nothing. It runs at most 16
-// times a window: shares follow the load with that delay.
+// open whose average has decayed to almost nothing and that were not
+// refused lately. It runs at most 16 times a window: a key that turns
+// heavy by its average waits for it; one refused is counted at once.
 func (u *upstreamSlots) countLocked(now time.Duration, force bool) {
 	if !force && now-u.countedAt < u.window/16 {
 		return
@@ -70,8 +108,9 @@ func (u *upstreamSlots) countLocked(now time.Duration, force bool) {
 	u.heavy = 0
 	for a, k := range u.perKey {
 		u.decay(k, now)
+		k.heavy = u.isHeavy(k, now)
 		switch {
-		case k.avg >= 1:
+		case k.heavy:
 			u.heavy++
 		case k.open == 0 && k.avg < 0.05:
 			delete(u.perKey, a)
@@ -96,24 +135,31 @@ func (u *upstreamSlots) reserve(client netip.Addr, target netip.AddrPort) (Code,
 		if len(u.perKey) >= u.keys {
 			return CodeBusy, RuleUpstreamShare // every key remembered is busy: fail closed
 		}
-		k = &keyUse{last: now}
+		k = &keyUse{last: now, refused: never, greedy: never}
 		u.perKey[client] = k
 	}
 	u.decay(k, now)
 	heavy := u.heavy
-	if k.avg < 1 {
+	if !k.heavy {
 		heavy++ // this key, as if it were heavy
 	}
-	// The count may predate this key turning heavy.
-	heavy = max(heavy, 1)
 	share := max(float64((u.max-u.kept)/heavy), 1)
+	over := float64(k.open) >= share || k.avg >= share
+	light := k.open == 0 && k.avg < 1 && now-k.greedy >= u.memory
+	full := u.open >= u.max || !light && u.open >= u.max-u.kept
 	switch {
 	case s.isClosing():
 		return CodeBusy, RuleShuttingDown
-	case u.open >= u.max:
-		return CodeBusy, RuleUpstreamCap
-	case float64(k.open) >= share || k.avg >= share:
+	case over && !(heavy == 1 && u.open >= u.max):
+		// Over its share (a key alone at a full relay hears that the
+		// relay is full).
+		k.refused, k.greedy = now, now
+		u.markHeavy(k)
 		return CodeBusy, RuleUpstreamShare
+	case full:
+		k.refused = now
+		u.markHeavy(k)
+		return CodeBusy, RuleUpstreamCap
 	case s.policy.own(target):
 		// The operator's own server (Config.AllowAddrs): no third party
 		// to protect, so no per-target limit.
