@@ -5,8 +5,6 @@ import (
 	"net/http"
 	"net/netip"
 	"strconv"
-	"sync"
-	"sync/atomic"
 	"testing"
 	"time"
 
@@ -62,77 +60,8 @@ func TestFairUpstreamShare(t *testing.T) {
 	}
 	good := newResponder(t, echoReply)
 
-	const hostile = 200
-	var conns []*websocket.Conn
-	for i := range hostile {
-		conns = append(conns, dialAs(t, ctx, f.url, "198.51.100."+strconv.Itoa(i+1)))
-	}
-	// Each hostile client keeps MaxInFlight queries open and sends at its
-	// connection's rate (20/s): the relay sees ~4,000 new silent exchanges
-	// a second against 1,024 slots held for 1 s each.
-	stop := make(chan struct{})
-	var wg sync.WaitGroup
-	var hostileSent, hostileBusy atomic.Int64
-	for i, ws := range conns {
-		slots := make(chan struct{}, DefaultMaxInFlight)
-		for range DefaultMaxInFlight {
-			slots <- struct{}{}
-		}
-		wg.Go(func() { // reader: every final frame frees a slot
-			for {
-				_, b, err := ws.Read(ctx)
-				if err != nil {
-					return
-				}
-				fr, err := ParseFrame(b)
-				if err != nil {
-					continue
-				}
-				if fr.Type == FrameError && fr.Code == CodeBusy {
-					hostileBusy.Add(1)
-				}
-				if fr.Type == FrameEnd || fr.Type == FrameError {
-					select {
-					case slots <- struct{}{}:
-					default:
-					}
-				}
-			}
-		})
-		wg.Go(func() { // writer
-			tick := time.NewTicker(time.Second / time.Duration(DefaultConnRate.PerSecond))
-			defer tick.Stop()
-			id := uint32(0)
-			for n := 0; ; n++ {
-				select {
-				case <-stop:
-					return
-				case <-slots:
-				}
-				if n >= DefaultMaxInFlight {
-					select {
-					case <-stop:
-						return
-					case <-tick.C:
-					}
-				}
-				id++
-				target := silent[(i+n)%len(silent)].addr
-				d := "RQ" + strconv.Itoa(i) + "." + strconv.Itoa(n)
-				if ws.Write(ctx, websocket.MessageBinary, appendQuery(nil, id, testProto, target, []byte(d))) != nil {
-					return
-				}
-				hostileSent.Add(1)
-			}
-		})
-	}
-	defer func() {
-		close(stop)
-		for _, ws := range conns {
-			ws.CloseNow()
-		}
-		wg.Wait()
-	}()
+	fl := startFlood(t, ctx, f.url, silent, 200, nil)
+	defer fl.stop()
 
 	// Let the flood fill the upstream slots before the good client asks.
 	deadline := time.Now().Add(5 * time.Second)
@@ -185,11 +114,11 @@ func TestFairUpstreamShare(t *testing.T) {
 		}
 		time.Sleep(25 * time.Millisecond) // 40 queries/s at most: within its limits
 	}
-	t.Logf("well-behaved: %d/%d answered; flood: %d sent, %d busy; upstream open %v", ok, asks, hostileSent.Load(), hostileBusy.Load(), f.metric("querylens_relay_upstream_open"))
+	t.Logf("well-behaved: %d/%d answered; flood: %d sent, %d busy; upstream open %v", ok, asks, fl.sent.Load(), fl.busy.Load(), f.metric("querylens_relay_upstream_open"))
 	if ok*100 < asks*95 {
 		t.Fatalf("the well-behaved client got %d of %d answers, want >= 95%%; refusals: %q", ok, asks, failures)
 	}
-	if hostileBusy.Load() == 0 {
+	if fl.busy.Load() == 0 {
 		t.Fatal("the flood was never refused: the test did not exhaust upstream capacity")
 	}
 }
