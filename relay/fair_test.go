@@ -2,6 +2,7 @@ package relay
 
 import (
 	"context"
+	"math/rand/v2"
 	"net/http"
 	"net/netip"
 	"strconv"
@@ -322,5 +323,83 @@ func TestUpstreamShareNamedFirst(t *testing.T) {
 	}
 	if _, rules := m.ask(200, 1); len(rules) != 1 || rules[0] != RuleUpstreamCap {
 		t.Fatalf("a new key, relay full: %v, want upstream-cap", rules)
+	}
+}
+
+// TestTargetBudgetsShared: the per-host and per-target budgets are shared
+// between the clients asking, as the upstream slots are. Two clients that
+// each stay within their own limits (40 queries/s each, IPRate) but
+// together ask a host (or one target) faster than its budget take only
+// their shares of it; a third client that asks once a second keeps
+// getting through. On a fake clock, for 20 s; every exchange ends at once.
+func TestTargetBudgetsShared(t *testing.T) {
+	for _, tc := range []struct {
+		name         string
+		target, host Rate
+		greedy       time.Duration // interval between each greedy client's asks
+		port         func(i int) uint16
+	}{
+		{
+			name: "per-target-host", target: Rate{PerSecond: 1e6, Burst: 1e6}, host: DefaultTargetHostRate,
+			greedy: time.Second / 40, port: func(i int) uint16 { return uint16(20000 + i%1000) }, // silent ports of one host
+		},
+		{
+			name: "per-target", target: DefaultTargetRate, host: Rate{PerSecond: 1e6, Burst: 1e6},
+			greedy: time.Second / 4, port: func(int) uint16 { return 10666 },
+		},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			cfg := testConfig()
+			cfg.TargetRate, cfg.TargetHostRate = tc.target, tc.host
+			clock := newFakeClock()
+			cfg.Clock = clock.now
+			s := New(cfg, nil)
+			host := netip.MustParseAddr("127.0.0.7")
+			ask := func(client netip.Addr, i int) bool {
+				_, rule := s.upstream.reserve(client, netip.AddrPortFrom(host, tc.port(i)))
+				if rule == "" {
+					s.upstream.release(client)
+					return true
+				}
+				if rule != RulePerTarget && rule != RulePerTargetHost {
+					t.Fatalf("refused by %s", rule)
+				}
+				return false
+			}
+			a, b, c := simKey(1), simKey(2), simKey(3)
+			const step = time.Second / 1000
+			var greedyOK, greedyAsked, ok, asked int
+			// The greedy clients ask at random moments (a fixed seed), on
+			// average once every tc.greedy each.
+			rng := rand.New(rand.NewPCG(1, 2))
+			for at := time.Duration(0); at < 20*time.Second; at += step {
+				for _, k := range []netip.Addr{a, b} {
+					if rng.Float64() < float64(step)/float64(tc.greedy) {
+						greedyAsked++
+						if ask(k, greedyAsked) {
+							greedyOK++
+						}
+					}
+				}
+				if at%time.Second == 512*time.Millisecond { // the third client: once a second
+					asked++
+					if ask(c, int(at/time.Millisecond)) {
+						ok++
+					}
+				}
+				clock.advance(step)
+			}
+			budget := tc.host
+			if tc.target.PerSecond < budget.PerSecond {
+				budget = tc.target
+			}
+			t.Logf("third client %d/%d; greedy pair %d/%d", ok, asked, greedyOK, greedyAsked)
+			if ok*100 < asked*95 {
+				t.Errorf("the third client got %d of %d through, want >= 95%%", ok, asked)
+			}
+			if max := int(20*budget.PerSecond) + budget.Burst; ok+greedyOK > max {
+				t.Errorf("%d queries went through, the budget allows %d", ok+greedyOK, max)
+			}
+		})
 	}
 }
