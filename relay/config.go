@@ -109,10 +109,11 @@ type Config struct {
 	// its connections. Default 40/s, burst 200.
 	IPRate Rate
 	// TargetRate limits upstream queries to one target address and port,
-	// across all clients (cache hits do not count). Default 2/s, burst 5.
+	// across all clients (cache hits do not count), shared between the
+	// clients asking (see sharelimit.go). Default 2/s, burst 5.
 	TargetRate Rate
-	// TargetHostRate limits upstream queries to one target IP, any port.
-	// Default 20/s, burst 40.
+	// TargetHostRate limits upstream queries to one target IP, any port,
+	// shared the same way. Default 20/s, burst 40.
 	TargetHostRate Rate
 	// PingRate limits PING frames per connection. Default 2/s, burst 10.
 	PingRate Rate

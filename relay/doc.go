@@ -136,7 +136,11 @@
 // reading, a read limit and an idle timeout. Per client address (IPv6: per
 // /64): a token bucket (IPRate) and MaxConnsPerIP. Per target: TargetRate
 // per address and port and TargetHostRate per address, charged only for
-// queries actually sent upstream. Config.Loopback replaces the limits per
+// queries actually sent upstream and shared between the clients asking:
+// once half a bucket is spent, a client that asks that target or host
+// more often than an equal share of its rate waits for the top half to
+// refill, so that two clients cannot take a server's whole budget from
+// the others (sharelimit.go). Config.Loopback replaces the limits per
 // client for clients on loopback only (the demo's page on the same
 // machine). Relay-wide: MaxConns and MaxUpstream;
 // upstream exchanges are shared between client keys: a heavy key (one that

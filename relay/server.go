@@ -37,8 +37,8 @@ type Server struct {
 	ipRate      rateLimiter[netip.Addr]
 	localRate   rateLimiter[netip.Addr] // IPRate of loopback clients (Config.Loopback)
 	visitorRate rateLimiter[netip.Addr]
-	targetRate  rateLimiter[netip.AddrPort]
-	hostRate    rateLimiter[netip.Addr]
+	targetRate  *shareLimiter[netip.AddrPort] // shared between the clients asking
+	hostRate    *shareLimiter[netip.Addr]
 
 	frameBufs sync.Pool // *[]byte of the read limit, for client frames
 	udpBufs   sync.Pool // *[]byte of MaxDatagram+1, for upstream reads
@@ -80,8 +80,8 @@ func New(cfg Config, logger *slog.Logger) *Server {
 		ipRate:      newLimiter[netip.Addr](cfg.IPRate, 1<<16),
 		localRate:   newLimiter[netip.Addr](cfg.clientLimits(true).IPRate, 1<<16),
 		visitorRate: newLimiter[netip.Addr](cfg.VisitorRate, 1<<16),
-		targetRate:  newLimiter[netip.AddrPort](cfg.TargetRate, 1<<16),
-		hostRate:    newLimiter[netip.Addr](cfg.TargetHostRate, 1<<16),
+		targetRate:  newShareLimiter[netip.AddrPort](cfg.TargetRate, 1<<16),
+		hostRate:    newShareLimiter[netip.Addr](cfg.TargetHostRate, 1<<16),
 		conns:       make(map[*conn]struct{}),
 		perIP:       make(map[netip.Addr]int),
 	}

@@ -163,9 +163,9 @@ func (u *upstreamSlots) reserve(client netip.Addr, target netip.AddrPort) (Code,
 	case s.policy.own(target):
 		// The operator's own server (Config.AllowAddrs): no third party
 		// to protect, so no per-target limit.
-	case !s.targetRate.allow(target, now):
+	case !s.targetRate.allow(target, client, now):
 		return CodeRateLimited, RulePerTarget
-	case !s.hostRate.allow(target.Addr(), now):
+	case !s.hostRate.allow(target.Addr(), client, now):
 		return CodeRateLimited, RulePerTargetHost
 	}
 	k.open++
