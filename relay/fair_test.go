@@ -6,6 +6,7 @@ import (
 	"net/http"
 	"net/netip"
 	"strconv"
+	"sync"
 	"testing"
 	"time"
 
@@ -405,5 +406,63 @@ func TestTargetBudgetsShared(t *testing.T) {
 				t.Errorf("%d queries went through, the budget allows %d", ok+greedyOK, max)
 			}
 		})
+	}
+}
+
+// recordingLimiter is a SharedLimiter that grants everything and records
+// the buckets it was asked to charge.
+type recordingLimiter struct {
+	mu      sync.Mutex
+	charged [][]SharedBucket
+}
+
+func (r *recordingLimiter) Name() string                   { return "recording" }
+func (r *recordingLimiter) Ping(ctx context.Context) error { return nil }
+func (r *recordingLimiter) Take(ctx context.Context, b []SharedBucket) (int, error) {
+	r.mu.Lock()
+	r.charged = append(r.charged, append([]SharedBucket(nil), b...))
+	r.mu.Unlock()
+	return -1, nil
+}
+func (r *recordingLimiter) Lease(ctx context.Context, b SharedBucket, n int) (int, error) {
+	return n, nil
+}
+
+// TestSharedTargetBudgetsKeep: with a shared limiter, the per-target and
+// per-host buckets are shared between clients across relays the way they
+// are in one: a client that asks a host more often than its share charges
+// the shared bucket with half of it kept for the others; a client within
+// its share charges it plainly.
+func TestSharedTargetBudgetsKeep(t *testing.T) {
+	cfg := testConfig()
+	cfg.TargetRate, cfg.TargetHostRate = DefaultTargetRate, DefaultTargetHostRate
+	clock := newFakeClock()
+	cfg.Clock = clock.now
+	rec := &recordingLimiter{}
+	cfg.SharedLimiter = rec
+	s := New(cfg, nil)
+	host := netip.MustParseAddr("127.0.0.7")
+	greedy, light := simKey(1), simKey(2)
+	// The greedy client asks a port a millisecond for a second; the light
+	// one, once.
+	for i := range 1000 {
+		s.upstream.reserve(greedy, netip.AddrPortFrom(host, uint16(20000+i)))
+		s.upstream.release(greedy)
+		clock.advance(time.Millisecond)
+	}
+	s.upstream.reserve(light, netip.AddrPortFrom(host, 10666))
+	s.upstream.release(light)
+	keep := func(client netip.Addr, port uint16) []int {
+		var ks []int
+		for _, b := range s.targetBuckets(netip.AddrPortFrom(host, port), client) {
+			ks = append(ks, b.Keep)
+		}
+		return ks
+	}
+	if got := keep(greedy, 20999); len(got) != 2 || got[1] != DefaultTargetHostRate.Burst/2 {
+		t.Errorf("greedy client's buckets keep %v, want the host's half (%d) kept", got, DefaultTargetHostRate.Burst/2)
+	}
+	if got := keep(light, 10666); len(got) != 2 || got[0] != 0 || got[1] != 0 {
+		t.Errorf("light client's buckets keep %v, want none", got)
 	}
 }
