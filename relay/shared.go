@@ -84,15 +84,25 @@ func sharedKey(key string) string {
 	return base64.RawURLEncoding.EncodeToString(h[:18])
 }
 
-// targetBuckets are the shared per-target buckets an owner charges before
-// it queries upstream, in the order of targetRules.
-func (s *Server) targetBuckets(target netip.AddrPort) []SharedBucket {
+// targetBuckets are the shared per-target buckets an owner charges for
+// client before it queries upstream, in the order of targetRules. A
+// bucket of a target or host that client asks more often than its share
+// (as this relay's own shareLimiter sees it) keeps half its burst for the
+// others.
+func (s *Server) targetBuckets(target netip.AddrPort, client netip.Addr) []SharedBucket {
 	if s.shared.limiter == nil {
 		return nil
 	}
+	now := s.now()
+	keep := func(greedy bool, r Rate) int {
+		if greedy {
+			return r.Burst / 2
+		}
+		return 0
+	}
 	return []SharedBucket{
-		{Key: "t:" + target.String(), Rate: s.cfg.TargetRate},
-		{Key: "h:" + target.Addr().String(), Rate: s.cfg.TargetHostRate},
+		{Key: "t:" + target.String(), Rate: s.cfg.TargetRate, Keep: keep(s.targetRate.greedy(target, client, now), s.cfg.TargetRate)},
+		{Key: "h:" + target.Addr().String(), Rate: s.cfg.TargetHostRate, Keep: keep(s.hostRate.greedy(target.Addr(), client, now), s.cfg.TargetHostRate)},
 	}
 }
 
@@ -101,14 +111,14 @@ var targetRules = []Rule{RulePerTarget, RulePerTargetHost}
 // sharedTargetRule charges the shared per-target buckets with Take; it
 // names the rule that refused, or "". A store that is down or fails
 // refuses nothing: the local buckets, charged first, hold the line.
-func (s *Server) sharedTargetRule(target netip.AddrPort) Rule {
+func (s *Server) sharedTargetRule(target netip.AddrPort, client netip.Addr) Rule {
 	sh := s.shared
 	if sh.limiter == nil || !sh.limitDep.usable() {
 		return ""
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), sh.timeout)
 	defer cancel()
-	i, err := sh.limiter.Take(ctx, s.targetBuckets(target))
+	i, err := sh.limiter.Take(ctx, s.targetBuckets(target, client))
 	if err != nil {
 		sh.limitDep.fail(err)
 		return ""
@@ -131,7 +141,7 @@ func (f *fetch) viaShared() (out outcome, handled bool) {
 	if sh.cache == nil {
 		// Shared limits without a shared cache: charge the target's
 		// buckets on their own.
-		if rule := s.sharedTargetRule(f.target); rule != "" {
+		if rule := s.sharedTargetRule(f.target, f.client); rule != "" {
 			return outcome{code: CodeRateLimited, rule: rule, msg: f.target.String()}, true
 		}
 		return outcome{}, false
@@ -143,7 +153,7 @@ func (f *fetch) viaShared() (out outcome, handled bool) {
 	key := sharedKey(f.key)
 	var charge []SharedBucket
 	if sh.limitDep == nil || sh.limitDep.usable() {
-		charge = s.targetBuckets(f.target)
+		charge = s.targetBuckets(f.target, f.client)
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), sh.timeout)
 	c, err := sh.cache.Claim(ctx, key, s.cfg.ReplyWindow+2*sh.timeout, charge)

@@ -105,6 +105,27 @@ func (l *shareLimiter[K]) allow(key K, client netip.Addr, now time.Duration) boo
 	return true
 }
 
+// greedy reports whether client asks key more often than an equal share
+// of its rate between the clients asking it, as allow judges (without
+// counting an ask).
+func (l *shareLimiter[K]) greedy(key K, client netip.Addr, now time.Duration) bool {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	b := l.m[key]
+	if b == nil {
+		return false
+	}
+	u := b.users[client]
+	if u == nil {
+		return false
+	}
+	rate := u.rate
+	if now > u.last {
+		rate *= math.Exp(-(now - u.last).Seconds() / l.tau)
+	}
+	return rate >= l.rate.PerSecond/float64(len(b.users))
+}
+
 // sweep forgets full buckets: nobody took a token for a refill time, so
 // their clients' rates count for little.
 func (l *shareLimiter[K]) sweep(now time.Duration) {

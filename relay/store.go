@@ -67,8 +67,8 @@ type SharedEntry struct {
 type SharedCache interface {
 	Dependency
 	// Claim makes the caller the owner of key for at most hold when no
-	// relay holds it and every bucket in charge has a token (they are
-	// taken, atomically with the claim). Owner: query upstream and
+	// relay holds it and every bucket in charge has a token beyond its
+	// Keep (they are taken, atomically with the claim). Owner: query upstream and
 	// Publish the replies, then the end. When another relay holds key,
 	// Claim returns its entry as it is; when a bucket is empty, its index.
 	Claim(ctx context.Context, key string, hold time.Duration, charge []SharedBucket) (SharedClaim, error)
@@ -101,13 +101,20 @@ type SharedClaim struct {
 type SharedBucket struct {
 	Key  string
 	Rate Rate
+	// Keep is how many tokens a take must leave in the bucket: a bucket
+	// with fewer than Keep+1 refuses. The relay sets half the burst when
+	// the client it charges for asks that target or host more often than
+	// its share (sharelimit.go), so that the budget is shared between the
+	// clients across relays as within one. Lease ignores it.
+	Keep int
 }
 
 // SharedLimiter keeps token buckets shared by the relays.
 type SharedLimiter interface {
 	Dependency
 	// Take takes one token from every bucket, atomically all or none. It
-	// returns the index of the first bucket that had none, or -1.
+	// returns the index of the first bucket that had none beyond its
+	// Keep, or -1.
 	Take(ctx context.Context, buckets []SharedBucket) (refused int, err error)
 	// Lease takes up to n tokens (as many as the bucket has, up to n) and
 	// returns how many: 0 when it had none.
