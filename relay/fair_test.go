@@ -146,7 +146,7 @@ func TestUpstreamShareRule(t *testing.T) {
 	settle := func() { clock.advance(5 * cfg.ReplyWindow) } // 5 time constants
 	// A key alone may take all but the kept slots.
 	take(1, 60, "")
-	take(1, 1, "upstream-share")
+	take(1, 1, RuleUpstreamShare)
 	for range 30 {
 		u.release(key(1))
 	}
@@ -162,10 +162,10 @@ func TestUpstreamShareRule(t *testing.T) {
 	for range 30 {
 		u.release(key(1))
 	}
-	take(1, 1, "upstream-share")
+	take(1, 1, RuleUpstreamShare)
 	// Key 2 grows to its share.
 	take(2, 5, "")
-	take(2, 1, "upstream-share")
+	take(2, 1, RuleUpstreamShare)
 	// A light key gets in.
 	take(9, 1, "")
 	// Once key 1's average has come down, it may start exchanges again.
@@ -178,7 +178,7 @@ func TestUpstreamShareRule(t *testing.T) {
 	for k := 10; u.open < 64; k++ {
 		take(k, 1, "")
 	}
-	take(99, 1, "upstream-cap")
+	take(99, 1, RuleUpstreamCap)
 }
 
 // TestUpstreamShareBetweenCounts checks a key that turned heavy since the
