@@ -466,3 +466,41 @@ func TestSharedTargetBudgetsKeep(t *testing.T) {
 		t.Errorf("light client's buckets keep %v, want none", got)
 	}
 }
+
+// TestUpstreamShareSimultaneousStart: 200 keys that connected together
+// start flooding at once, on a relay of 1,024 slots. Once a quarter of
+// the shared slots are taken, the keys that connected within the last
+// window count in the shares though they have not asked yet, so the
+// first few cannot take the relay before the others ask, and a light key
+// starting with them still finds a slot.
+func TestUpstreamShareSimultaneousStart(t *testing.T) {
+	cfg := testConfig()
+	cfg.ReplyWindow = time.Second
+	clock := newFakeClock()
+	cfg.Clock = clock.now
+	s := New(cfg, nil)
+	u := newUpstreamSlots(s, 1024) // kept 64; 960 shared
+	for k := 1; k <= 200; k++ {
+		u.connected(simKey(k))
+	}
+	u.connected(simKey(250))
+	clock.advance(10 * time.Millisecond)
+	held := map[int]int{}
+	for k := 1; k <= 200; k++ {
+		for range 64 {
+			if _, rule := u.reserve(simKey(k), simTarget); rule == "" {
+				held[k]++
+			}
+		}
+	}
+	most := 0
+	for _, n := range held {
+		most = max(most, n)
+	}
+	if u.open > 1024-8 {
+		t.Errorf("the flood took %d of 1024 slots at once (the most by one key: %d)", u.open, most)
+	}
+	if _, rule := u.reserve(simKey(250), simTarget); rule != "" {
+		t.Fatalf("the light key was refused by %s; the flood holds %d, the most by one key %d", rule, u.open, most)
+	}
+}
