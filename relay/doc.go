@@ -144,8 +144,9 @@
 // client for clients on loopback only (the demo's page on the same
 // machine). Relay-wide: MaxConns and MaxUpstream;
 // upstream exchanges are shared between client keys: a heavy key (one that
-// held exchanges lately, or was refused one in the last 8 reply windows)
-// may hold at most (MaxUpstream - MaxUpstream/16) / (heavy keys) of them
+// held exchanges lately, or was refused one in the last 8 reply windows;
+// once a quarter of the slots are taken, every key that connected within
+// the last window counts too) may hold at most (MaxUpstream - MaxUpstream/16) / (heavy keys) of them
 // (rule "upstream-share"), and the last MaxUpstream/16 are kept for light
 // keys (rule "upstream-cap" for the others), so that clients that flood
 // silent targets, steadily or in pulses, cannot hold every slot for the

@@ -336,6 +336,7 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		ws.Close(websocket.StatusTryAgainLater, string(rule)+": too many connections")
 		return
 	}
+	s.upstream.connected(key)
 	c := newConn(s, ws, hw.conn, key, ip.IsLoopback(), log)
 	c.cork = hw.cork
 	s.mu.Lock()

@@ -33,10 +33,13 @@ import (
 // known greedy; a key that is the only heavy one (a page refreshing a long
 // list, among many light ones) still gets nearly everything.
 //
-// Right after a flood starts on an idle relay the first keys may hold
-// more than their share and light keys may find no slot, until those
-// exchanges end (one window): nothing tells the first askers from the
-// rest before they have asked.
+// A flood that starts at once on an idle relay is met by what came before
+// it: its clients connected. Once a quarter of the shared slots are taken,
+// the shares count every key that connected within the last window as
+// heavy, asked or not (fresh), so the first keys to ask cannot take the
+// relay before the others do. Until then fresh keys do not count: on a
+// relay with room, a page that just opened among others that did gets
+// what it asks.
 type upstreamSlots struct {
 	s      *Server
 	max    int
@@ -49,6 +52,7 @@ type upstreamSlots struct {
 	open      int
 	perKey    map[netip.Addr]*keyUse
 	heavy     int           // keys marked heavy (keyUse.heavy)
+	fresh     int           // keys marked fresh (keyUse.fresh)
 	countedAt time.Duration // Server.now() of the last count (and sweep)
 }
 
@@ -60,7 +64,9 @@ type keyUse struct {
 	last    time.Duration // Server.now() of the last update
 	refused time.Duration // Server.now() of the last refusal (share or cap), or never
 	greedy  time.Duration // Server.now() of the last refusal for its share, or never
+	conn    time.Duration // Server.now() of the key's last new connection, or never
 	heavy   bool          // counted in upstreamSlots.heavy
+	fresh   bool          // counted in upstreamSlots.fresh
 }
 
 // never is a time long before any Server.now().
@@ -109,13 +115,51 @@ func (u *upstreamSlots) countLocked(now time.Duration, force bool) {
 	for a, k := range u.perKey {
 		u.decay(k, now)
 		k.heavy = u.isHeavy(k, now)
+		k.fresh = now-k.conn < u.window
+		if k.fresh {
+			u.fresh++
+		}
 		switch {
 		case k.heavy:
 			u.heavy++
-		case k.open == 0 && k.avg < 0.05:
+		case k.open == 0 && k.avg < 0.05 && !k.fresh:
 			delete(u.perKey, a)
 		}
 	}
+}
+
+// connected records that client opened a connection: it may be about to
+// ask, and counts as fresh for one window.
+func (u *upstreamSlots) connected(client netip.Addr) {
+	now := u.s.now()
+	u.mu.Lock()
+	defer u.mu.Unlock()
+	k := u.key(client, now)
+	if k == nil {
+		return
+	}
+	k.conn = now
+	if !k.fresh {
+		k.fresh = true
+		u.fresh++
+	}
+}
+
+// key returns client's keyUse, created if need be, or nil when every key
+// remembered is busy.
+func (u *upstreamSlots) key(client netip.Addr, now time.Duration) *keyUse {
+	k := u.perKey[client]
+	if k == nil {
+		if len(u.perKey) >= u.keys {
+			u.countLocked(now, true)
+		}
+		if len(u.perKey) >= u.keys {
+			return nil
+		}
+		k = &keyUse{last: now, refused: never, greedy: never, conn: never}
+		u.perKey[client] = k
+	}
+	return k
 }
 
 // reserve takes a slot for an exchange that client starts to target, or
@@ -127,21 +171,17 @@ func (u *upstreamSlots) reserve(client netip.Addr, target netip.AddrPort) (Code,
 	u.mu.Lock()
 	defer u.mu.Unlock()
 	u.countLocked(now, false)
-	k := u.perKey[client]
+	k := u.key(client, now)
 	if k == nil {
-		if len(u.perKey) >= u.keys {
-			u.countLocked(now, true)
-		}
-		if len(u.perKey) >= u.keys {
-			return CodeBusy, RuleUpstreamShare // every key remembered is busy: fail closed
-		}
-		k = &keyUse{last: now, refused: never, greedy: never}
-		u.perKey[client] = k
+		return CodeBusy, RuleUpstreamShare // every key remembered is busy: fail closed
 	}
 	u.decay(k, now)
 	heavy := u.heavy
 	if !k.heavy {
 		heavy++ // this key, as if it were heavy
+	}
+	if u.open >= (u.max-u.kept)/4 {
+		heavy = max(heavy, u.fresh) // under pressure: those that just connected too
 	}
 	share := max(float64((u.max-u.kept)/heavy), 1)
 	over := float64(k.open) >= share || k.avg >= share
