@@ -504,3 +504,17 @@ func TestUpstreamShareSimultaneousStart(t *testing.T) {
 		t.Fatalf("the light key was refused by %s; the flood holds %d, the most by one key %d", rule, u.open, most)
 	}
 }
+
+// TestUpstreamFreshForOneWindow: a key that connected counts as fresh for
+// one window, however many counts pass: one client key with many
+// connections and exchanges keeps the whole share.
+func TestUpstreamFreshForOneWindow(t *testing.T) {
+	m := newShareSim(t)
+	for range 100 {
+		m.u.connected(simKey(1))
+		m.clock.advance(100 * time.Millisecond) // several counts a window
+	}
+	if got, rules := m.ask(1, 60); got != 60 {
+		t.Fatalf("the only key got %d of 60 (%v); fresh keys counted: %d", got, rules[:1], m.u.fresh)
+	}
+}
