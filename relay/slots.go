@@ -111,7 +111,7 @@ func (u *upstreamSlots) countLocked(now time.Duration, force bool) {
 		return
 	}
 	u.countedAt = now
-	u.heavy = 0
+	u.heavy, u.fresh = 0, 0
 	for a, k := range u.perKey {
 		u.decay(k, now)
 		k.heavy = u.isHeavy(k, now)
