@@ -71,7 +71,7 @@ func TestAdmissionSameForEveryPath(t *testing.T) {
 	cases := []struct {
 		target string
 		code   Code
-		rule   string
+		rule   Rule
 	}{
 		{"[::ffff:127.0.0.1]:" + p, CodeDenied, RuleV4Mapped},
 		{"[::ffff:7f00:1]:" + p, CodeDenied, RuleV4Mapped},
@@ -99,5 +99,55 @@ func TestAdmissionSameForEveryPath(t *testing.T) {
 	}
 	if n := r.count.Load(); n != 0 {
 		t.Fatalf("the responder received %d datagrams for refused targets", n)
+	}
+}
+
+// TestResolvedMappedJudgedAsIPv4: an address a resolver returns in the
+// IPv4-mapped form (as Go's does for every A record) is judged, and
+// queried, as the IPv4 address it is, the same as the IPv4 literal: a name
+// that resolves to ::ffff:127.0.0.1 passes where 127.0.0.1 is allowed and
+// is refused as loopback where it is not. A mapped literal written by the
+// client stays refused (v4-mapped), allowed range or not. Only the policy
+// decides here; nothing is sent.
+func TestResolvedMappedJudgedAsIPv4(t *testing.T) {
+	ctx := testCtx(t, 10*time.Second)
+	resolver := fakeResolver{
+		"mapped.test":         {netip.MustParseAddr("::ffff:127.0.0.1")},
+		"mapped-private.test": {netip.MustParseAddr("::ffff:10.1.2.3")},
+		"plain.test":          {netip.MustParseAddr("127.0.0.1")},
+	}
+	allow := []netip.Prefix{netip.MustParsePrefix("127.0.0.1/32")}
+	for _, tc := range []struct {
+		name   string
+		allow  []netip.Prefix
+		target string
+		want   string // the address queried, or the refusing rule
+	}{
+		{"name to mapped loopback, loopback allowed", allow, "mapped.test:10666", "127.0.0.1:10666"},
+		{"name to plain loopback, loopback allowed", allow, "plain.test:10666", "127.0.0.1:10666"},
+		{"IPv4 literal, loopback allowed", allow, "127.0.0.1:10666", "127.0.0.1:10666"},
+		{"mapped literal, loopback allowed", allow, "[::ffff:127.0.0.1]:10666", string(RuleV4Mapped)},
+		{"name to mapped loopback, default policy", nil, "mapped.test:10666", string(RuleLoopback)},
+		{"IPv4 literal, default policy", nil, "127.0.0.1:10666", string(RuleLoopback)},
+		{"name to mapped private, loopback allowed", allow, "mapped-private.test:10666", string(RulePrivate)},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			cfg := testConfig()
+			cfg.AllowTargets = tc.allow
+			cfg.Resolver = resolver
+			s := New(cfg, nil)
+			target, err := ParseTarget(tc.target)
+			if err != nil {
+				t.Fatal(err)
+			}
+			addr, _, rule, detail := s.resolveTarget(ctx, target)
+			got := addr.String()
+			if rule != "" {
+				got = string(rule)
+			}
+			if got != tc.want {
+				t.Fatalf("%s: got %s (%s), want %s", tc.target, got, detail, tc.want)
+			}
+		})
 	}
 }

@@ -31,18 +31,16 @@ func us(d time.Duration) float64 { return float64(d) / float64(time.Microsecond)
 // BenchmarkRoundTrip measures one query and its reply directly over UDP
 // and through the relay (WebSocket on loopback, cache miss: every question
 // is new), alternating, and reports the medians and 90th percentiles and
-// what the relay adds at the median.
+// what the relay adds at the median. (The sub-benchmark keeps the name
+// relay=now that bench/cmd/benchreport reads.)
 func BenchmarkRoundTrip(b *testing.B) {
-	for _, legacy := range []bool{true, false} {
-		b.Run("relay="+variant(legacy), func(b *testing.B) { benchRoundTrip(b, legacy) })
-	}
+	b.Run("relay=now", benchRoundTrip)
 }
 
-func benchRoundTrip(b *testing.B, legacy bool) {
+func benchRoundTrip(b *testing.B) {
 	ctx := testCtx(b, 10*time.Minute)
 	r := newResponder(b, echoReply)
 	f := newRelay(b, testConfig())
-	f.srv.setLegacy(legacy)
 	c := dialRaw(b, ctx, f.url)
 	udp, err := net.Dial("udp", r.addr)
 	if err != nil {
@@ -87,25 +85,12 @@ func benchRoundTrip(b *testing.B, legacy bool) {
 // (cache miss) and gets replies datagrams back. It reports reply datagrams
 // per second through the relay. Load generator and responders run in the
 // same process and share its CPUs.
-//
-// relay=before is the relay as it was before upstream sockets were reused
-// and writes corked (a new socket per exchange, a write(2) per frame),
-// kept reachable for this comparison only (Server.legacy).
 func BenchmarkThroughput(b *testing.B) {
 	for _, replies := range []int{1, 8} {
-		for _, legacy := range []bool{true, false} {
-			b.Run("replies="+strconv.Itoa(replies)+"/relay="+variant(legacy), func(b *testing.B) {
-				benchThroughput(b, replies, legacy)
-			})
-		}
+		b.Run("replies="+strconv.Itoa(replies)+"/relay=now", func(b *testing.B) {
+			benchThroughput(b, replies)
+		})
 	}
-}
-
-func variant(legacy bool) string {
-	if legacy {
-		return "before"
-	}
-	return "now"
 }
 
 // throughputConfig is the relay of the throughput benchmarks: every query
@@ -138,11 +123,10 @@ func loadResponders(b *testing.B, replies int) []*responder {
 	return responders
 }
 
-func benchThroughput(b *testing.B, replies int, legacy bool) {
+func benchThroughput(b *testing.B, replies int) {
 	ctx := testCtx(b, 10*time.Minute)
 	responders := loadResponders(b, replies)
 	f := newRelay(b, throughputConfig())
-	f.srv.setLegacy(legacy)
 	b.ResetTimer()
 	start, cpuStart := time.Now(), cpuTime()
 	lost := runLoad(b, ctx, f.url, responders, replies)
@@ -171,21 +155,19 @@ func benchThroughput(b *testing.B, replies int, legacy bool) {
 // is left of a second core: the busy-machine case.
 func BenchmarkRelayProcess(b *testing.B) {
 	for _, load := range []string{"quiet", "hog"} {
-		for _, legacy := range []bool{true, false} {
-			b.Run("load="+load+"/relay="+variant(legacy), func(b *testing.B) {
-				benchRelayProcess(b, load == "hog", legacy)
-			})
-		}
+		b.Run("load="+load+"/relay=now", func(b *testing.B) {
+			benchRelayProcess(b, load == "hog")
+		})
 	}
 }
 
-func benchRelayProcess(b *testing.B, hog, legacy bool) {
+func benchRelayProcess(b *testing.B, hog bool) {
 	ctx := testCtx(b, 10*time.Minute)
 	if hog {
 		startCPUHog(b, ctx)
 	}
 	responders := loadResponders(b, 1)
-	child := startRelayProcess(b, ctx, variant(legacy))
+	child := startRelayProcess(b, ctx)
 	b.ResetTimer()
 	start, cpuStart := time.Now(), child.cpu()
 	lost := runLoad(b, ctx, child.relayURL(), responders, 1)
@@ -338,11 +320,10 @@ func (p *relayProcess) cpu() time.Duration {
 	return time.Duration(v)
 }
 
-// startRelayProcess starts this test binary as a relay child; relay is
-// "now" or "before" (see BenchmarkThroughput).
-func startRelayProcess(b *testing.B, ctx context.Context, relay string) *relayProcess {
+// startRelayProcess starts this test binary as a relay child.
+func startRelayProcess(b *testing.B, ctx context.Context) *relayProcess {
 	cmd := exec.CommandContext(ctx, os.Args[0], "-test.run=^TestHelperRelayProcess$")
-	cmd.Env = append(os.Environ(), "QUERYLENS_RELAY_HELPER=1", "QUERYLENS_RELAY_VARIANT="+relay)
+	cmd.Env = append(os.Environ(), "QUERYLENS_RELAY_HELPER=1")
 	stdin, _ := cmd.StdinPipe()
 	stdout, _ := cmd.StdoutPipe()
 	cmd.Stderr = os.Stderr
@@ -420,7 +401,6 @@ func TestHelperRelayProcess(t *testing.T) {
 	// The throughput benchmarks' config: for idle connections only the
 	// connection caps matter.
 	srv := New(throughputConfig(), nil)
-	srv.setLegacy(os.Getenv("QUERYLENS_RELAY_VARIANT") == "before")
 	mux := http.NewServeMux()
 	mux.Handle("/relay", srv)
 	mux.HandleFunc("/cpu", func(w http.ResponseWriter, r *http.Request) {

@@ -16,11 +16,14 @@ type answer struct {
 
 // replyCache keeps the answers of finished exchanges by cache key (see
 // Server.cacheKey) until their TTL ends, so that identical queries share
-// them (Config.CacheTTL). The relay's own is memCache, in memory and
-// bounded; a store shared by several relays can stand in for it. Exchanges
-// still in flight are coalesced apart from it (flights), always locally.
+// them (Config.CacheTTL). Its one implementation is memCache, in memory
+// and bounded. A store shared by several relays (Config.SharedCache) does
+// not replace it: it is asked after this cache missed, by the exchange
+// that would otherwise query upstream (fetch.viaShared), and what it
+// returns lands here too. Exchanges still in flight are coalesced apart
+// from it (flights), always locally.
 type replyCache interface {
-	get(key string, now time.Time) (answer, bool)
+	get(key string) (answer, bool)
 	put(key string, a answer, ttl time.Duration)
 	stats() (entries, bytes int) // for the metrics
 }
@@ -34,6 +37,7 @@ type memCache struct {
 	bytes      int
 	maxEntries int
 	maxBytes   int
+	now        func() time.Time // Config.Clock
 }
 
 type cacheEntry struct {
@@ -43,11 +47,12 @@ type cacheEntry struct {
 	cost    int
 }
 
-func newMemCache(maxEntries, maxBytes int) *memCache {
-	return &memCache{m: make(map[string]*list.Element), maxEntries: maxEntries, maxBytes: maxBytes}
+func newMemCache(maxEntries, maxBytes int, now func() time.Time) *memCache {
+	return &memCache{m: make(map[string]*list.Element), maxEntries: maxEntries, maxBytes: maxBytes, now: now}
 }
 
-func (c *memCache) get(key string, now time.Time) (answer, bool) {
+func (c *memCache) get(key string) (answer, bool) {
+	now := c.now()
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	el := c.m[key]
@@ -71,7 +76,7 @@ func (c *memCache) put(key string, a answer, ttl time.Duration) {
 	}
 	// What an entry counts against MaxCacheBytes: its bytes, its key, and
 	// the bookkeeping of each reply and of the entry.
-	e := &cacheEntry{key: key, a: a, expires: time.Now().Add(ttl), cost: a.size + len(key) + 64*len(a.replies) + 256}
+	e := &cacheEntry{key: key, a: a, expires: c.now().Add(ttl), cost: a.size + len(key) + 64*len(a.replies) + 256}
 	c.m[key] = c.lru.PushFront(e)
 	c.bytes += e.cost
 	for c.lru.Len() > c.maxEntries || c.bytes > c.maxBytes {

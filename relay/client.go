@@ -63,9 +63,9 @@ func Dial(ctx context.Context, url string, opts *DialOptions) (*Client, error) {
 		if resp != nil {
 			switch resp.StatusCode {
 			case http.StatusForbidden:
-				return nil, &RefusedError{Code: CodeDenied, Message: "origin: the relay refused this page's origin"}
+				return nil, &RefusedError{Code: CodeDenied, Message: string(RuleOrigin) + ": the relay refused this page's origin"}
 			case http.StatusServiceUnavailable:
-				return nil, &RefusedError{Code: CodeBusy, Message: "shutting-down: the relay is shutting down"}
+				return nil, &RefusedError{Code: CodeBusy, Message: string(RuleShuttingDown) + ": the relay is shutting down"}
 			}
 		}
 		return nil, err

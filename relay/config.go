@@ -50,7 +50,11 @@ type Config struct {
 	// never allowed. Default: none.
 	AllowPorts []uint16
 	// TrustedProxies lists the reverse proxies whose X-Forwarded-For is
-	// believed. Default: none (the client is RemoteAddr).
+	// believed: the client is the rightmost hop that is not one of them,
+	// written as an address or with a port ("192.0.2.7:5000",
+	// "[2001:db8::7]:5000"). A request whose hop does not parse
+	// ("unknown", empty) is refused with 400 (rule "forwarded-for"), never
+	// taken for the proxy's own. Default: none (the client is RemoteAddr).
 	TrustedProxies []netip.Prefix
 	// Resolver resolves target host names. Default: net.DefaultResolver.
 	Resolver Resolver
@@ -72,9 +76,9 @@ type Config struct {
 	// connection. Default 64.
 	MaxInFlight int
 	// MaxUpstream is how many upstream exchanges (UDP sockets) may be open
-	// at once in the whole relay, shared between client keys (each key
-	// with exchanges open gets an equal share of all but the last
-	// sixteenth). Default 1024.
+	// at once in the whole relay, shared between client keys (each heavy
+	// key gets an equal share of all but the last sixteenth, which is kept
+	// for light keys; see slots.go). Default 1024.
 	MaxUpstream int
 
 	// SilentCooldown is how long a target that left 3 queries in a row
@@ -105,10 +109,11 @@ type Config struct {
 	// its connections. Default 40/s, burst 200.
 	IPRate Rate
 	// TargetRate limits upstream queries to one target address and port,
-	// across all clients (cache hits do not count). Default 2/s, burst 5.
+	// across all clients (cache hits do not count), shared between the
+	// clients asking (see sharelimit.go). Default 2/s, burst 5.
 	TargetRate Rate
-	// TargetHostRate limits upstream queries to one target IP, any port.
-	// Default 20/s, burst 40.
+	// TargetHostRate limits upstream queries to one target IP, any port,
+	// shared the same way. Default 20/s, burst 40.
 	TargetHostRate Rate
 	// PingRate limits PING frames per connection. Default 2/s, burst 10.
 	PingRate Rate
@@ -147,7 +152,7 @@ type Config struct {
 
 	// SharedCache and SharedLimiter, when set, share the reply cache,
 	// coalescing and the per-client and per-target rate limits with the
-	// other relays using the same store (see shared.go and package
+	// other relays using the same store (see store.go and package
 	// relay/redisstore). The in-process cache and limits still apply and
 	// serve alone while the store is down. Default: none.
 	SharedCache   SharedCache
@@ -155,6 +160,13 @@ type Config struct {
 	// SharedTimeout bounds each shared store operation; one that takes
 	// longer counts as the store being down. Default 250 ms.
 	SharedTimeout time.Duration
+
+	// Clock is the time the rate limiters, the upstream shares, the
+	// cooldowns, the cache and the client-token leases run on: the one
+	// clock the relay decides by. Timeouts on sockets and connections
+	// (ReplyWindow, IdleTimeout, WriteTimeout) keep the real time. Default
+	// time.Now; tests give a fake one to decide limits without waiting.
+	Clock func() time.Time
 }
 
 // ClientLimits are the limits that apply to each client (Config.Loopback).
@@ -259,12 +271,16 @@ func (c Config) withDefaults() Config {
 	orInt(&c.QueueBytes, DefaultQueueBytes)
 	orInt(&c.MaxQueuedBytes, DefaultMaxQueuedBytes)
 	orDur(&c.SharedTimeout, DefaultSharedTimeout)
+	if c.Clock == nil {
+		c.Clock = time.Now
+	}
 	return c
 }
 
-// Validate reports the first setting that cannot work, after applying the
-// defaults. New panics on a config that fails Validate, so call it first
-// to show users a proper error.
+// Validate reports every setting that cannot work, after applying the
+// defaults, joined into one error (errors.Join), one line each. New panics
+// on a config that fails Validate, so call it first to show users a proper
+// error.
 func (c Config) Validate() error {
 	c = c.withDefaults()
 	var errs []error

@@ -127,8 +127,8 @@ func (c *conn) ended(err error) {
 		// and discards the rest of the message until the client's close
 		// frame, so that the client sees the status instead of a reset.
 		reason = "too-big"
-		c.s.metrics.refusals.add("frame-too-big", 1)
-		c.ws.Close(websocket.StatusMessageTooBig, "frame-too-big")
+		c.s.metrics.refusals.add(string(RuleFrameTooBig), 1)
+		c.ws.Close(websocket.StatusMessageTooBig, string(RuleFrameTooBig))
 	case websocket.CloseStatus(err) != -1:
 		reason = "closed-" + strconv.Itoa(int(websocket.CloseStatus(err)))
 	}
@@ -176,9 +176,9 @@ func (c *conn) checkIdle() {
 	s.wg.Add(1) // the handler is still running, so this is not a late Add
 	c.mu.Unlock()
 	defer s.wg.Done()
-	s.metrics.refusals.add("idle", 1)
+	s.metrics.refusals.add(string(RuleIdle), 1)
 	c.log.Debug("relay: idle timeout")
-	c.ws.Close(websocket.StatusNormalClosure, "idle: no frame for "+s.cfg.IdleTimeout.String())
+	c.ws.Close(websocket.StatusNormalClosure, string(RuleIdle)+": no frame for "+s.cfg.IdleTimeout.String())
 }
 
 // goAway delivers what is queued, then closes with 1001 (shutdown).
@@ -197,14 +197,14 @@ func (c *conn) goAway(ctx context.Context) {
 		case <-ctx.Done():
 		}
 	}
-	c.ws.Close(websocket.StatusGoingAway, "shutting-down: the relay is shutting down")
+	c.ws.Close(websocket.StatusGoingAway, string(RuleShuttingDown)+": the relay is shutting down")
 }
 
 func (c *conn) handle(typ websocket.MessageType, b []byte) {
 	s := c.s
 	if typ != websocket.MessageBinary {
 		s.metrics.framesIn.add("text", 1)
-		c.sendError(0, s.refusal(CodeBadFrame, "bad-frame", "text message; frames are binary"))
+		c.sendError(0, s.refusal(CodeBadFrame, RuleBadFrame, "text message; frames are binary"))
 		return
 	}
 	f, err := ParseFrame(b)
@@ -215,7 +215,7 @@ func (c *conn) handle(typ websocket.MessageType, b []byte) {
 	s.metrics.framesIn.add(label, 1)
 	if err != nil {
 		s.metrics.drops.add(DropBadFrame, 1)
-		c.sendError(f.ID, s.refusal(CodeBadFrame, "bad-frame", err.(*BadFrameError).detail()))
+		c.sendError(f.ID, s.refusal(CodeBadFrame, RuleBadFrame, err.(*BadFrameError).detail()))
 		return
 	}
 	switch f.Type {
@@ -226,20 +226,20 @@ func (c *conn) handle(typ websocket.MessageType, b []byte) {
 		ok := c.ping.allow(s.now(), s.cfg.PingRate)
 		c.mu.Unlock()
 		if !ok {
-			c.sendError(f.ID, s.refusal(CodeRateLimited, "per-connection-ping", "too many pings"))
+			c.sendError(f.ID, s.refusal(CodeRateLimited, RulePerConnectionPing, "too many pings"))
 			return
 		}
 		c.push(appendIDFrame(nil, FramePong, f.ID))
 	case FrameCancel:
 		c.cancelID(f.ID)
 	default:
-		c.sendError(f.ID, s.refusal(CodeBadFrame, "bad-frame", f.Type.String()+" frames go from the relay to the client"))
+		c.sendError(f.ID, s.refusal(CodeBadFrame, RuleBadFrame, f.Type.String()+" frames go from the relay to the client"))
 	}
 }
 
 func (c *conn) query(f Frame) {
 	if f.ID == 0 {
-		c.sendError(0, c.s.refusal(CodeBadFrame, "bad-frame", "id 0 is reserved"))
+		c.sendError(0, c.s.refusal(CodeBadFrame, RuleBadFrame, "id 0 is reserved"))
 		return
 	}
 	if _, ref := c.s.admit(c.ctx, c, f.ID, f.Protocol, f.Target, f.Datagram); ref != nil {
@@ -252,21 +252,21 @@ func (c *conn) query(f Frame) {
 func (c *conn) open(id uint32) (*asker, *RefusedError) {
 	s := c.s
 	var code Code
-	rule := ""
+	var rule Rule
 	now := s.now()
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	switch {
 	case c.active[id] != nil:
-		code, rule = CodeBadFrame, "duplicate-id"
+		code, rule = CodeBadFrame, RuleDuplicateID
 	case len(c.active) >= c.lim.MaxInFlight:
-		code, rule = CodeBusy, "in-flight"
+		code, rule = CodeBusy, RuleInFlight
 	case s.isClosing():
-		code, rule = CodeBusy, "shutting-down"
+		code, rule = CodeBusy, RuleShuttingDown
 	case !c.rate.allow(now, c.lim.ConnRate):
-		code, rule = CodeRateLimited, "per-connection"
+		code, rule = CodeRateLimited, RulePerConnection
 	case !c.ipRate.allow(c.key, now):
-		code, rule = CodeRateLimited, "per-ip"
+		code, rule = CodeRateLimited, RulePerIP
 	}
 	if rule != "" {
 		return nil, s.refusal(code, rule, "query "+strconv.FormatUint(uint64(id), 10))
@@ -467,7 +467,7 @@ func (c *conn) write() {
 			c.closed = true
 			c.mu.Unlock()
 			if slow {
-				s.metrics.refusals.add("slow-reader", 1)
+				s.metrics.refusals.add(string(RuleSlowReader), 1)
 				c.log.Info("relay: slow reader closed", "timeout", s.cfg.WriteTimeout)
 			}
 			c.ws.CloseNow()

@@ -86,7 +86,7 @@
 // those would let a page reach an IPv4 range through an IPv6 spelling, and
 // no game server needs them. Config.AllowTargets lists ranges that pass
 // anyway; it is matched literally, so allowing 127.0.0.0/8 does not allow
-// ::ffff:127.0.0.1. Config.AllowAddrs lists exact addresses and ports
+// the literal target [::ffff:127.0.0.1]. Config.AllowAddrs lists exact addresses and ports
 // that pass (the operator's own servers, such as the demo's), without
 // per-target limits. Ports 0 and 1..1023 are refused unless in
 // Config.AllowPorts (port 0 always).
@@ -95,7 +95,15 @@
 // resolves to must pass; if any is refused the query is refused with code
 // 7 naming that address's rule, so that a name cannot smuggle a private
 // address next to a public one (DNS rebinding). When all pass, the first
-// address in the resolver's order is used.
+// address in the resolver's order is used. Resolved addresses are unmapped
+// first: a resolver reports IPv4 answers in the IPv4-mapped form (Go's
+// does for every A record, and cannot tell them from an AAAA record of
+// ::ffff:a.b.c.d), and the relay sends to the IPv4 address either way. So
+// a name that resolves to ::ffff:127.0.0.1 is judged, and queried, as
+// 127.0.0.1, exactly like the literal 127.0.0.1: refused as loopback,
+// unless AllowTargets allows 127.0.0.1. Only a target the client spelled
+// as a mapped literal is judged as IPv6 (and refused): that spelling is
+// the client's choice, and no game server needs it.
 //
 // # Replies, caching and coalescing
 //
@@ -128,13 +136,21 @@
 // reading, a read limit and an idle timeout. Per client address (IPv6: per
 // /64): a token bucket (IPRate) and MaxConnsPerIP. Per target: TargetRate
 // per address and port and TargetHostRate per address, charged only for
-// queries actually sent upstream. Config.Loopback replaces the limits per
+// queries actually sent upstream and shared between the clients asking:
+// once half a bucket is spent, a client that asks that target or host
+// more often than an equal share of its rate waits for the top half to
+// refill, so that two clients cannot take a server's whole budget from
+// the others (sharelimit.go). Config.Loopback replaces the limits per
 // client for clients on loopback only (the demo's page on the same
 // machine). Relay-wide: MaxConns and MaxUpstream;
-// upstream exchanges are shared between client keys: a key with exchanges
-// open may hold at most (MaxUpstream - MaxUpstream/16) / (keys with
-// exchanges open) of them (rule "upstream-share"), so that clients that
-// flood silent targets cannot hold every slot for the reply window.
+// upstream exchanges are shared between client keys: a heavy key (one that
+// held exchanges lately, or was refused one in the last 8 reply windows;
+// once a quarter of the slots are taken, every key that connected within
+// the last window counts too) may hold at most (MaxUpstream - MaxUpstream/16) / (heavy keys) of them
+// (rule "upstream-share"), and the last MaxUpstream/16 are kept for light
+// keys (rule "upstream-cap" for the others), so that clients that flood
+// silent targets, steadily or in pulses, cannot hold every slot for the
+// reply window (slots.go).
 //
 // # Several relays
 //
@@ -142,7 +158,7 @@
 // relay/redisstore), relays behind one load balancer share upstream
 // exchanges, cached replies and the per-client and per-target buckets
 // through one store; the in-process cache and buckets stay in front and
-// serve alone while the store is down (shared.go has the flow).
+// serve alone while the store is down (store.go has the flow).
 //
 // Server.Exchange runs the same path (policy, per-target limits, cache,
 // coalescing) in process, for pages rendered on the server; Client is the

@@ -149,7 +149,7 @@ func (s *Server) Exchange(ctx context.Context, protocol, target string, q codecs
 	s.mu.Lock()
 	if s.closing.Load() {
 		s.mu.Unlock()
-		return netquery.Result{}, s.refusal(CodeBusy, "shutting-down", "the relay is shutting down")
+		return netquery.Result{}, s.refusal(CodeBusy, RuleShuttingDown, "the relay is shutting down")
 	}
 	s.wg.Add(1)
 	s.mu.Unlock()

@@ -149,7 +149,7 @@ func TestClientAfterRelayCloses(t *testing.T) {
 	<-c.done
 	_, err := c.Exchange(ctx, testProto, "127.0.0.1:1024", &testQuery{})
 	var re *RefusedError
-	if err == nil || errors.As(err, &re) && re.Rule() != "idle" {
+	if err == nil || errors.As(err, &re) && re.Rule() != RuleIdle {
 		t.Fatalf("exchange on a closed client: %v", err)
 	}
 	if _, err := c.Ping(ctx); err == nil {

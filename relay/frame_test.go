@@ -108,7 +108,7 @@ func TestFrameStrings(t *testing.T) {
 		t.Error("Code.String")
 	}
 	e := &RefusedError{Code: CodeDenied, Message: "private: 10.0.0.1:10666"}
-	if e.Rule() != "private" || !strings.Contains(e.Error(), "denied") {
+	if e.Rule() != RulePrivate || !strings.Contains(e.Error(), "denied") {
 		t.Errorf("RefusedError %q rule %q", e.Error(), e.Rule())
 	}
 }

@@ -247,9 +247,9 @@ func (c *rawClient) collect(ctx context.Context, id uint32) (replies []Frame, fi
 	}
 }
 
-func wantError(t testing.TB, f Frame, code Code, rule string) {
+func wantError(t testing.TB, f Frame, code Code, rule Rule) {
 	t.Helper()
-	if f.Type != FrameError || f.Code != code || !strings.HasPrefix(f.Message, rule+": ") {
+	if f.Type != FrameError || f.Code != code || !strings.HasPrefix(f.Message, string(rule)+": ") {
 		t.Fatalf("got %v code %v %q, want error %v with rule %q", f.Type, f.Code, f.Message, code, rule)
 	}
 }
@@ -278,4 +278,28 @@ func dialClient(t testing.TB, ctx context.Context, url string) *Client {
 	}
 	t.Cleanup(func() { c.Close() })
 	return c
+}
+
+// fakeClock is a Config.Clock that moves only when the test moves it, so
+// that limits, shares, cooldowns and cache lifetimes are decided without
+// waiting and without depending on how fast the machine is.
+type fakeClock struct {
+	mu sync.Mutex
+	t  time.Time
+}
+
+func newFakeClock() *fakeClock {
+	return &fakeClock{t: time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)}
+}
+
+func (c *fakeClock) now() time.Time {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.t
+}
+
+func (c *fakeClock) advance(d time.Duration) {
+	c.mu.Lock()
+	c.t = c.t.Add(d)
+	c.mu.Unlock()
 }

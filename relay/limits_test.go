@@ -117,6 +117,8 @@ func TestCacheExpiryAndEviction(t *testing.T) {
 	cfg.CacheTTL = 100 * time.Millisecond
 	cfg.ProtocolCacheTTL = map[string]time.Duration{}
 	cfg.MaxCacheEntries = 2
+	clock := newFakeClock()
+	cfg.Clock = clock.now
 	f := newRelay(t, cfg)
 	r := newResponder(t, echoReply)
 	c := dialRaw(t, ctx, f.url)
@@ -129,7 +131,7 @@ func TestCacheExpiryAndEviction(t *testing.T) {
 	if ask(2, "RQa") != FlagCached {
 		t.Fatal("second ask not cached")
 	}
-	time.Sleep(150 * time.Millisecond)
+	clock.advance(150 * time.Millisecond)
 	if ask(3, "RQa") == FlagCached || r.count.Load() != 2 {
 		t.Fatalf("expired entry served (%d upstream)", r.count.Load())
 	}
@@ -174,7 +176,7 @@ func TestPerTargetRateLimit(t *testing.T) {
 		if i < 2 {
 			wantEnd(t, final, EndWindow, 1)
 		} else {
-			wantError(t, final, CodeRateLimited, "per-target")
+			wantError(t, final, CodeRateLimited, RulePerTarget)
 		}
 	}
 	// A cache hit costs the target nothing and is still served.
@@ -200,7 +202,7 @@ func TestPerTargetRateLimit(t *testing.T) {
 	c2.collect(ctx, 1)
 	c2.query(ctx, 2, other.addr, "RQh2")
 	_, final = c2.collect(ctx, 2)
-	wantError(t, final, CodeRateLimited, "per-target-host")
+	wantError(t, final, CodeRateLimited, RulePerTargetHost)
 }
 
 func TestPerConnectionAndIPRateLimits(t *testing.T) {
@@ -216,7 +218,7 @@ func TestPerConnectionAndIPRateLimits(t *testing.T) {
 		if i < 3 {
 			wantEnd(t, final, EndWindow, 1)
 		} else {
-			wantError(t, final, CodeRateLimited, "per-connection")
+			wantError(t, final, CodeRateLimited, RulePerConnection)
 		}
 	}
 	// A new connection has its own bucket.
@@ -236,7 +238,7 @@ func TestPerConnectionAndIPRateLimits(t *testing.T) {
 	b.collect(ctx, 1)
 	b.query(ctx, 2, r.addr, "RQi3")
 	_, final = b.collect(ctx, 2)
-	wantError(t, final, CodeRateLimited, "per-ip")
+	wantError(t, final, CodeRateLimited, RulePerIP)
 
 	// Pings have their own small bucket; a refused ping gets ERROR with its nonce.
 	cfg = testConfig()
@@ -252,7 +254,7 @@ func TestPerConnectionAndIPRateLimits(t *testing.T) {
 	if fr.ID != 2 {
 		t.Fatalf("refused ping id %d", fr.ID)
 	}
-	wantError(t, fr, CodeRateLimited, "per-connection-ping")
+	wantError(t, fr, CodeRateLimited, RulePerConnectionPing)
 }
 
 func TestInFlightCap(t *testing.T) {
@@ -266,7 +268,7 @@ func TestInFlightCap(t *testing.T) {
 	c.query(ctx, 1, silent.addr, "RQ1")
 	c.query(ctx, 2, silent.addr, "RQ2")
 	c.query(ctx, 3, silent.addr, "RQ3")
-	wantError(t, c.read(ctx), CodeBusy, "in-flight")
+	wantError(t, c.read(ctx), CodeBusy, RuleInFlight)
 	c.sendRaw(ctx, appendIDFrame(nil, FrameCancel, 1))
 	wantEnd(t, c.read(ctx), EndCancelled, 0)
 	c.query(ctx, 3, silent.addr, "RQ3")
@@ -284,7 +286,7 @@ func TestUpstreamCap(t *testing.T) {
 	c := dialRaw(t, ctx, f.url)
 	c.query(ctx, 1, silent.addr, "RQ1")
 	c.query(ctx, 2, silent.addr, "RQ2")
-	wantError(t, c.read(ctx), CodeBusy, "upstream-cap")
+	wantError(t, c.read(ctx), CodeBusy, RuleUpstreamCap)
 	// Joining the exchange in flight needs no new socket.
 	c.query(ctx, 3, silent.addr, "RQ1")
 	c.sendRaw(ctx, appendIDFrame(nil, FrameCancel, 3))
@@ -417,7 +419,7 @@ func TestIdleTimeout(t *testing.T) {
 	// A query in flight keeps the connection open past the idle timeout.
 	c.query(ctx, 1, silent.addr, "RQ")
 	_, final := c.collect(ctx, 1)
-	wantError(t, final, CodeTimeout, "timeout")
+	wantError(t, final, CodeTimeout, RuleTimeout)
 	_, _, err := c.ws.Read(ctx)
 	var ce websocket.CloseError
 	if !errors.As(err, &ce) || ce.Code != websocket.StatusNormalClosure || !strings.HasPrefix(ce.Reason, "idle: ") {
@@ -450,7 +452,7 @@ func TestConnectionCaps(t *testing.T) {
 	}
 	_, err := dial("198.51.100.1")
 	var re *RefusedError
-	if !errors.As(err, &re) || re.Rule() != "per-ip-conn-cap" {
+	if !errors.As(err, &re) || re.Rule() != RulePerIPConnCap {
 		t.Fatalf("third connection from one address: %v", err)
 	}
 	c, err := dial("198.51.100.2")
@@ -459,7 +461,7 @@ func TestConnectionCaps(t *testing.T) {
 	}
 	open = append(open, c)
 	_, err = dial("198.51.100.3")
-	if !errors.As(err, &re) || re.Rule() != "conn-cap" {
+	if !errors.As(err, &re) || re.Rule() != RuleConnCap {
 		t.Fatalf("connection over the global cap: %v", err)
 	}
 	// Closing one frees its slot.
@@ -509,7 +511,7 @@ func TestOriginAndSubprotocol(t *testing.T) {
 				return
 			}
 			var re *RefusedError
-			if !errors.As(err, &re) || re.Rule() != "origin" {
+			if !errors.As(err, &re) || re.Rule() != RuleOrigin {
 				t.Fatalf("got %v, want an origin refusal", err)
 			}
 		})
@@ -562,7 +564,7 @@ func TestShutdown(t *testing.T) {
 	}
 	_, err := Dial(ctx, url, nil)
 	var re *RefusedError
-	if !errors.As(err, &re) || re.Rule() != "shutting-down" {
+	if !errors.As(err, &re) || re.Rule() != RuleShuttingDown {
 		t.Fatalf("dial after shutdown: %v", err)
 	}
 	_, err = srv.Exchange(ctx, testProto, r.addr, &testQuery{tag: "x", parts: 1})

@@ -77,7 +77,7 @@ func TestLoopbackLimits(t *testing.T) {
 	for _, c := range []struct {
 		rc   *rawClient
 		n    int
-		rule string
+		rule Rule
 	}{
 		{public, DefaultMaxInFlight, "in-flight"},
 		{local, 200, ""},

@@ -5,86 +5,91 @@ import (
 	"slices"
 )
 
-// Rule names a policy rule. The names appear in ERROR messages, in
-// RefusedError.Rule and as the "rule" label of the refusal metrics.
+// The policy's rules (Policy.Check); the relay's own are in rules.go.
 const (
-	RuleUnspecified   = "unspecified"     // 0.0.0.0/8, ::
-	RuleLoopback      = "loopback"        // 127.0.0.0/8, ::1
-	RulePrivate       = "private"         // RFC 1918
-	RuleCGNAT         = "cgnat"           // 100.64.0.0/10
-	RuleLinkLocal     = "link-local"      // 169.254.0.0/16, fe80::/10
-	RuleMulticast     = "multicast"       // 224.0.0.0/4, ff00::/8
-	RuleBroadcast     = "broadcast"       // 255.255.255.255
-	RuleReserved      = "reserved"        // 240.0.0.0/4, 192.0.0.0/24, 2001::/23, IPv6 outside 2000::/3
-	RuleDocumentation = "documentation"   // TEST-NET-1/2/3, 2001:db8::/32, 3fff::/20
-	RuleBenchmarking  = "benchmarking"    // 198.18.0.0/15, 2001:2::/48
-	RuleUniqueLocal   = "unique-local"    // fc00::/7
-	RuleSiteLocal     = "site-local"      // fec0::/10 (deprecated)
-	RuleV4Mapped      = "v4-mapped"       // ::ffff:0:0/96, ::ffff:0:0:0/96
-	RuleV4Compatible  = "v4-compatible"   // ::/96 (deprecated)
-	RuleNAT64         = "nat64"           // 64:ff9b::/96, 64:ff9b:1::/48
-	Rule6to4          = "6to4"            // 2002::/16, 192.88.99.0/24
-	RuleTeredo        = "teredo"          // 2001::/32
-	RuleDiscard       = "discard"         // 100::/64
-	RuleZoned         = "zoned"           // an address with a zone (%eth0)
-	RuleInvalid       = "invalid"         // not an address
-	RulePortZero      = "port-zero"       // port 0
-	RuleWellKnownPort = "well-known-port" // ports 1..1023 not in AllowPorts
+	RuleUnspecified   Rule = "unspecified"     // 0.0.0.0/8, ::
+	RuleLoopback      Rule = "loopback"        // 127.0.0.0/8, ::1
+	RulePrivate       Rule = "private"         // RFC 1918
+	RuleCGNAT         Rule = "cgnat"           // 100.64.0.0/10
+	RuleLinkLocal     Rule = "link-local"      // 169.254.0.0/16, fe80::/10
+	RuleMulticast     Rule = "multicast"       // 224.0.0.0/4, ff00::/8
+	RuleBroadcast     Rule = "broadcast"       // 255.255.255.255
+	RuleReserved      Rule = "reserved"        // 240.0.0.0/4, 192.0.0.0/24, 2001::/23, IPv6 outside 2000::/3
+	RuleDocumentation Rule = "documentation"   // TEST-NET-1/2/3, 2001:db8::/32, 3fff::/20
+	RuleBenchmarking  Rule = "benchmarking"    // 198.18.0.0/15, 2001:2::/48
+	RuleUniqueLocal   Rule = "unique-local"    // fc00::/7
+	RuleSiteLocal     Rule = "site-local"      // fec0::/10 (deprecated)
+	RuleV4Mapped      Rule = "v4-mapped"       // ::ffff:0:0/96, ::ffff:0:0:0/96
+	RuleV4Compatible  Rule = "v4-compatible"   // ::/96 (deprecated)
+	RuleNAT64         Rule = "nat64"           // 64:ff9b::/96, 64:ff9b:1::/48
+	Rule6to4          Rule = "6to4"            // 2002::/16, 192.88.99.0/24
+	RuleTeredo        Rule = "teredo"          // 2001::/32
+	RuleDiscard       Rule = "discard"         // 100::/64
+	RuleZoned         Rule = "zoned"           // an address with a zone (%eth0)
+	RuleInvalid       Rule = "invalid"         // not an address
+	RulePortZero      Rule = "port-zero"       // port 0
+	RuleWellKnownPort Rule = "well-known-port" // ports 1..1023 not in AllowPorts
 )
 
 type rangeRule struct {
 	prefix netip.Prefix
-	rule   string
+	rule   Rule
 }
 
-func rules(pairs ...string) []rangeRule {
-	out := make([]rangeRule, 0, len(pairs)/2)
-	for i := 0; i < len(pairs); i += 2 {
-		out = append(out, rangeRule{netip.MustParsePrefix(pairs[i]), pairs[i+1]})
+// ruleOf pairs a prefix, as written, with its rule.
+type ruleOf struct {
+	prefix string
+	rule   Rule
+}
+
+func rules(pairs []ruleOf) []rangeRule {
+	out := make([]rangeRule, 0, len(pairs))
+	for _, p := range pairs {
+		out = append(out, rangeRule{netip.MustParsePrefix(p.prefix), p.rule})
 	}
 	return out
 }
 
 // The first matching range decides, so more specific ranges come first.
 var (
-	v4Rules = rules(
-		"0.0.0.0/8", RuleUnspecified,
-		"10.0.0.0/8", RulePrivate,
-		"100.64.0.0/10", RuleCGNAT,
-		"127.0.0.0/8", RuleLoopback,
-		"169.254.0.0/16", RuleLinkLocal,
-		"172.16.0.0/12", RulePrivate,
-		"192.0.0.0/24", RuleReserved,
-		"192.0.2.0/24", RuleDocumentation,
-		"192.88.99.0/24", Rule6to4,
-		"192.168.0.0/16", RulePrivate,
-		"198.18.0.0/15", RuleBenchmarking,
-		"198.51.100.0/24", RuleDocumentation,
-		"203.0.113.0/24", RuleDocumentation,
-		"224.0.0.0/4", RuleMulticast,
-		"255.255.255.255/32", RuleBroadcast,
-		"240.0.0.0/4", RuleReserved,
-	)
-	v6Rules = rules(
-		"::/128", RuleUnspecified,
-		"::1/128", RuleLoopback,
-		"::ffff:0:0/96", RuleV4Mapped,
-		"::ffff:0:0:0/96", RuleV4Mapped,
-		"::/96", RuleV4Compatible,
-		"64:ff9b::/96", RuleNAT64,
-		"64:ff9b:1::/48", RuleNAT64,
-		"100::/64", RuleDiscard,
-		"2001::/32", RuleTeredo,
-		"2001:2::/48", RuleBenchmarking,
-		"2001::/23", RuleReserved,
-		"2001:db8::/32", RuleDocumentation,
-		"2002::/16", Rule6to4,
-		"3fff::/20", RuleDocumentation,
-		"fc00::/7", RuleUniqueLocal,
-		"fe80::/10", RuleLinkLocal,
-		"fec0::/10", RuleSiteLocal,
-		"ff00::/8", RuleMulticast,
-	)
+	v4Rules = rules([]ruleOf{
+		{"0.0.0.0/8", RuleUnspecified},
+		{"10.0.0.0/8", RulePrivate},
+		{"100.64.0.0/10", RuleCGNAT},
+		{"127.0.0.0/8", RuleLoopback},
+		{"169.254.0.0/16", RuleLinkLocal},
+		{"172.16.0.0/12", RulePrivate},
+		{"192.0.0.0/24", RuleReserved},
+		{"192.0.2.0/24", RuleDocumentation},
+		{"192.88.99.0/24", Rule6to4},
+		{"192.168.0.0/16", RulePrivate},
+		{"198.18.0.0/15", RuleBenchmarking},
+		{"198.51.100.0/24", RuleDocumentation},
+		{"203.0.113.0/24", RuleDocumentation},
+		{"224.0.0.0/4", RuleMulticast},
+		{"255.255.255.255/32", RuleBroadcast},
+		{"240.0.0.0/4", RuleReserved},
+	})
+	v6Rules = rules([]ruleOf{
+		{"::/128", RuleUnspecified},
+		{"::1/128", RuleLoopback},
+		{"::ffff:0:0/96", RuleV4Mapped},
+		{"::ffff:0:0:0/96", RuleV4Mapped},
+		{"::/96", RuleV4Compatible},
+		{"64:ff9b::/96", RuleNAT64},
+		{"64:ff9b:1::/48", RuleNAT64},
+		{"100::/64", RuleDiscard},
+		{"2001::/32", RuleTeredo},
+		{"2001:2::/48", RuleBenchmarking},
+		{"2001::/23", RuleReserved},
+		{"2001:db8::/32", RuleDocumentation},
+		{"2002::/16", Rule6to4},
+		{"3fff::/20", RuleDocumentation},
+		{"fc00::/7", RuleUniqueLocal},
+		{"fe80::/10", RuleLinkLocal},
+		{"fec0::/10", RuleSiteLocal},
+		{"ff00::/8", RuleMulticast},
+	})
 	globalUnicast6 = netip.MustParsePrefix("2000::/3")
 )
 
@@ -123,19 +128,20 @@ func (p *Policy) own(addr netip.AddrPort) bool { return p.exact[addr] }
 
 // PolicyError is a refusal by a policy rule.
 type PolicyError struct {
-	Rule   string
+	Rule   Rule
 	Target string // the address, or the name that resolved to it
 }
 
 func (e *PolicyError) Error() string {
-	return "relay: target " + e.Target + " refused by rule " + e.Rule
+	return "relay: target " + e.Target + " refused by rule " + string(e.Rule)
 }
 
 // Check returns nil when addr may be queried, otherwise a *PolicyError
 // naming the rule. Addresses inside an AllowTargets range pass the address
 // rules (the port rules still apply), exact Config.AllowAddrs pass both;
-// v4-mapped IPv6 forms are judged as
-// IPv6, so ::ffff:127.0.0.1 is refused even when 127.0.0.0/8 is allowed.
+// v4-mapped IPv6 forms are judged as IPv6, so ::ffff:127.0.0.1 is refused
+// even when 127.0.0.0/8 is allowed. (The relay unmaps what a resolver
+// returns before it calls Check: see resolveTarget.)
 func (p *Policy) Check(addr netip.AddrPort) error {
 	if p.own(addr) {
 		return nil
@@ -150,7 +156,7 @@ func (p *Policy) Check(addr netip.AddrPort) error {
 }
 
 // checkPort returns the rule that refuses port, or "".
-func (p *Policy) checkPort(port uint16) string {
+func (p *Policy) checkPort(port uint16) Rule {
 	switch {
 	case port == 0:
 		return RulePortZero
@@ -162,7 +168,7 @@ func (p *Policy) checkPort(port uint16) string {
 	return ""
 }
 
-func (p *Policy) addrRule(a netip.Addr) string {
+func (p *Policy) addrRule(a netip.Addr) Rule {
 	switch {
 	case !a.IsValid():
 		return RuleInvalid

@@ -17,7 +17,7 @@ func TestPolicyCheck(t *testing.T) {
 	p := NewPolicy(nil, nil)
 	cases := []struct {
 		addr string
-		rule string // "" means allowed
+		rule Rule // "" means allowed
 	}{
 		// Public unicast passes.
 		{"1.1.1.1:10666", ""},
@@ -98,7 +98,7 @@ func TestPolicyCheck(t *testing.T) {
 	t.Run("invalid", func(t *testing.T) { checkRule(t, p, netip.AddrPort{}, RuleInvalid) })
 }
 
-func checkRule(t *testing.T, p *Policy, a netip.AddrPort, rule string) {
+func checkRule(t *testing.T, p *Policy, a netip.AddrPort, rule Rule) {
 	t.Helper()
 	err := p.Check(a)
 	if rule == "" {
@@ -120,7 +120,8 @@ func TestPolicyAllow(t *testing.T) {
 		netip.MustParsePrefix("fd00::1/128"),
 	}, []uint16{53, 80})
 	cases := []struct {
-		addr, rule string
+		addr string
+		rule Rule
 	}{
 		{"127.0.0.1:10666", ""},
 		{"127.8.9.10:10666", ""},
@@ -243,8 +244,13 @@ func TestClientIP(t *testing.T) {
 		{"203.0.113.5:4000", "1.2.3.4", "203.0.113.5"}, // untrusted peer: header ignored
 		{"10.0.0.2:4000", "1.2.3.4", "1.2.3.4"},
 		{"10.0.0.2:4000", "6.6.6.6, 1.2.3.4, 10.0.0.9", "1.2.3.4"}, // rightmost untrusted hop
-		{"10.0.0.2:4000", "garbage", "10.0.0.2"},
-		{"10.0.0.2:4000", "", "10.0.0.2"},
+		{"10.0.0.2:4000", "1.2.3.4:5678", "1.2.3.4"},
+		{"10.0.0.2:4000", "[2001:db8::5]:5678", "2001:db8::5"},
+		{"10.0.0.2:4000", "[::ffff:1.2.3.4]:5678", "1.2.3.4"},
+		{"10.0.0.2:4000", "garbage", "refused"}, // never the proxy's own address
+		{"10.0.0.2:4000", "1.2.3.4, unknown", "refused"},
+		{"10.0.0.2:4000", "unknown, 1.2.3.4", "1.2.3.4"}, // left of the client: not read
+		{"10.0.0.2:4000", "", "10.0.0.2"},                // no header: the proxy is the client
 		{"[::ffff:203.0.113.5]:4000", "", "203.0.113.5"},
 		{"not an address", "", "invalid IP"},
 	}
@@ -253,7 +259,12 @@ func TestClientIP(t *testing.T) {
 		if tc.xff != "" {
 			r.Header.Set("X-Forwarded-For", tc.xff)
 		}
-		if got := s.clientIP(r).String(); got != tc.want {
+		ip, err := s.clientIP(r)
+		got := ip.String()
+		if err != nil {
+			got = "refused"
+		}
+		if got != tc.want {
 			t.Errorf("clientIP(%s, %q) = %s, want %s", tc.remote, tc.xff, got, tc.want)
 		}
 	}

@@ -91,7 +91,7 @@ func TestTimeout(t *testing.T) {
 	c := dialRaw(t, ctx, f.url)
 	c.query(ctx, 3, r.addr, "RQx")
 	_, final := c.collect(ctx, 3)
-	wantError(t, final, CodeTimeout, "timeout")
+	wantError(t, final, CodeTimeout, RuleTimeout)
 	if r.count.Load() != 1 {
 		t.Fatalf("responder saw %d datagrams", r.count.Load())
 	}
@@ -128,7 +128,7 @@ func TestRefusalsEndToEnd(t *testing.T) {
 	cases := []struct {
 		name, proto, target, datagram string
 		code                          Code
-		rule                          string
+		rule                          Rule
 	}{
 		{"loopback not allowed", testProto, "127.0.0.2:" + p, "RQ", CodeDenied, RuleLoopback},
 		{"ipv6 loopback", testProto, "[::1]:" + p, "RQ", CodeDenied, RuleLoopback},
@@ -199,7 +199,7 @@ func TestMalformedFrames(t *testing.T) {
 		name string
 		b    []byte
 		id   uint32
-		rule string
+		rule Rule
 	}{
 		{"empty", nil, 0, "bad-frame"},
 		{"unknown type", []byte{0x42, 1, 2}, 0, "bad-frame"},
@@ -224,13 +224,13 @@ func TestMalformedFrames(t *testing.T) {
 		if err := c.ws.Write(ctx, websocket.MessageText, []byte("hello")); err != nil {
 			t.Fatal(err)
 		}
-		wantError(t, c.read(ctx), CodeBadFrame, "bad-frame")
+		wantError(t, c.read(ctx), CodeBadFrame, RuleBadFrame)
 	})
 	t.Run("duplicate id", func(t *testing.T) {
 		silent := newResponder(t, nil)
 		c.query(ctx, 20, silent.addr, "RQ")
 		c.query(ctx, 20, silent.addr, "RQ")
-		wantError(t, c.read(ctx), CodeBadFrame, "duplicate-id")
+		wantError(t, c.read(ctx), CodeBadFrame, RuleDuplicateID)
 		c.sendRaw(ctx, appendIDFrame(nil, FrameCancel, 20))
 		wantEnd(t, c.read(ctx), EndCancelled, 0)
 	})
@@ -260,7 +260,7 @@ func TestOversizedFrameCloses(t *testing.T) {
 		t.Fatalf("largest query %d bytes, read limit %d", len(max), f.srv.readLimit())
 	}
 	c2.sendRaw(ctx, max)
-	wantError(t, c2.read(ctx), CodeUnknownProtocol, "unknown-protocol")
+	wantError(t, c2.read(ctx), CodeUnknownProtocol, RuleUnknownProtocol)
 }
 
 func TestReplyFromOtherAddressIgnored(t *testing.T) {

@@ -9,6 +9,7 @@ import (
 	"net/netip"
 	"net/url"
 	"path"
+	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -36,8 +37,8 @@ type Server struct {
 	ipRate      rateLimiter[netip.Addr]
 	localRate   rateLimiter[netip.Addr] // IPRate of loopback clients (Config.Loopback)
 	visitorRate rateLimiter[netip.Addr]
-	targetRate  rateLimiter[netip.AddrPort]
-	hostRate    rateLimiter[netip.Addr]
+	targetRate  *shareLimiter[netip.AddrPort] // shared between the clients asking
+	hostRate    *shareLimiter[netip.Addr]
 
 	frameBufs sync.Pool // *[]byte of the read limit, for client frames
 	udpBufs   sync.Pool // *[]byte of MaxDatagram+1, for upstream reads
@@ -48,14 +49,9 @@ type Server struct {
 
 	closing atomic.Bool // set under mu, read anywhere
 
-	// legacy makes the relay work as it did before upstream sockets were
-	// reused and connection writes corked, for benchmarks that compare.
-	legacy bool
-
-	mu        sync.Mutex
-	conns     map[*conn]struct{}
-	perIP     map[netip.Addr]int
-	reporters []HealthReporter // see ReportHealth
+	mu    sync.Mutex
+	conns map[*conn]struct{}
+	perIP map[netip.Addr]int
 }
 
 // New returns a relay with cfg's zero fields set to their defaults. It
@@ -80,12 +76,12 @@ func New(cfg Config, logger *slog.Logger) *Server {
 		log:         logger,
 		policy:      NewPolicy(cfg.AllowTargets, cfg.AllowPorts).allowAddrs(cfg.AllowAddrs),
 		resolver:    resolver{r: r, timeout: cfg.ResolveTimeout},
-		epoch:       time.Now(),
+		epoch:       cfg.Clock(),
 		ipRate:      newLimiter[netip.Addr](cfg.IPRate, 1<<16),
 		localRate:   newLimiter[netip.Addr](cfg.clientLimits(true).IPRate, 1<<16),
 		visitorRate: newLimiter[netip.Addr](cfg.VisitorRate, 1<<16),
-		targetRate:  newLimiter[netip.AddrPort](cfg.TargetRate, 1<<16),
-		hostRate:    newLimiter[netip.Addr](cfg.TargetHostRate, 1<<16),
+		targetRate:  newShareLimiter[netip.AddrPort](cfg.TargetRate, 1<<16),
+		hostRate:    newShareLimiter[netip.Addr](cfg.TargetHostRate, 1<<16),
 		conns:       make(map[*conn]struct{}),
 		perIP:       make(map[netip.Addr]int),
 	}
@@ -93,7 +89,7 @@ func New(cfg Config, logger *slog.Logger) *Server {
 	s.upstream = newUpstreamSlots(s, cfg.MaxUpstream)
 	s.sockets = newSocketPool()
 	s.silence = newSilence(cfg.SilentCooldown, 1<<16)
-	s.cache = newMemCache(cfg.MaxCacheEntries, cfg.MaxCacheBytes)
+	s.cache = newMemCache(cfg.MaxCacheEntries, cfg.MaxCacheBytes, cfg.Clock)
 	s.shared = newShared(&cfg, logger.Warn)
 	s.metrics.shared = s.appendDependencyMetrics
 	if s.shared != nil && s.shared.limiter != nil {
@@ -111,8 +107,9 @@ func New(cfg Config, logger *slog.Logger) *Server {
 // longest and a datagram of MaxDatagram bytes.
 func (s *Server) readLimit() int { return queryHeaderMax + s.cfg.MaxDatagram }
 
-// now is the monotonic clock the rate limiters run on.
-func (s *Server) now() time.Duration { return time.Since(s.epoch) }
+// now is the time the rate limiters, shares and cooldowns run on:
+// Config.Clock since New (monotonic with time.Now).
+func (s *Server) now() time.Duration { return s.cfg.Clock().Sub(s.epoch) }
 
 // RefusedError is a refusal or failure reported by a relay, in the ERROR
 // frame's terms. The relay client and the in-process Exchange return it.
@@ -127,30 +124,30 @@ func (e *RefusedError) Error() string {
 }
 
 // Rule names the rule that refused: the part of Message before ": ".
-func (e *RefusedError) Rule() string {
+func (e *RefusedError) Rule() Rule {
 	if i := strings.Index(e.Message, ": "); i >= 0 {
-		return e.Message[:i]
+		return Rule(e.Message[:i])
 	}
-	return e.Message
+	return Rule(e.Message)
 }
 
 // refuse finishes a with an ERROR naming rule.
-func (s *Server) refuse(a *asker, code Code, rule, detail string) {
+func (s *Server) refuse(a *asker, code Code, rule Rule, detail string) {
 	s.count(code, rule)
-	a.sink.fail(a, code, rule+": "+detail)
+	a.sink.fail(a, code, string(rule)+": "+detail)
 }
 
-func (s *Server) count(code Code, rule string) {
+func (s *Server) count(code Code, rule Rule) {
 	if code == CodeTimeout {
-		s.metrics.timeouts.add(rule, 1)
+		s.metrics.timeouts.add(string(rule), 1)
 		return
 	}
-	s.metrics.refusals.add(rule, 1)
+	s.metrics.refusals.add(string(rule), 1)
 }
 
-func (s *Server) refusal(code Code, rule, detail string) *RefusedError {
+func (s *Server) refusal(code Code, rule Rule, detail string) *RefusedError {
 	s.count(code, rule)
-	return &RefusedError{Code: code, Message: rule + ": " + detail}
+	return &RefusedError{Code: code, Message: string(rule) + ": " + detail}
 }
 
 // CheckTarget reports whether the relay's policy lets it query addr: nil,
@@ -158,13 +155,6 @@ func (s *Server) refusal(code Code, rule, detail string) *RefusedError {
 // act on addresses without asking them (the sampler tracking a master's
 // list), so that they follow the relay's one policy.
 func (s *Server) CheckTarget(addr netip.AddrPort) error { return s.policy.Check(addr) }
-
-// setLegacy switches the relay to its former upstream and write paths
-// (before New's caller serves any connection); benchmarks only.
-func (s *Server) setLegacy(on bool) {
-	s.legacy = on
-	s.sockets.reuse = !on && canReconnect
-}
 
 func (s *Server) isClosing() bool { return s.closing.Load() }
 
@@ -184,37 +174,86 @@ func clientKey(a netip.Addr) netip.Addr {
 // status page, a badge), and takes one token of VisitorRate. Exchange limits
 // each target; this limits each visitor, so that shared links and scripts
 // cannot make the relay query many servers.
+// A visitor whose trusted proxy sent an X-Forwarded-For hop that does not
+// parse is refused (rule forwarded-for): its address is not known.
 func (s *Server) AllowVisitor(r *http.Request) bool {
-	ok := s.visitorRate.allow(clientKey(s.clientIP(r)), s.now())
+	ip, err := s.clientIP(r)
+	if err != nil {
+		s.count(CodeDenied, RuleForwardedFor)
+		return false
+	}
+	ok := s.visitorRate.allow(clientKey(ip), s.now())
 	if !ok {
-		s.count(CodeRateLimited, "visitor-rate")
+		s.count(CodeRateLimited, RuleVisitorRate)
 	}
 	return ok
 }
 
-// clientIP is the peer's address, or the first address in X-Forwarded-For
-// (read right to left) that is not a trusted proxy when the peer is one.
-func (s *Server) clientIP(r *http.Request) netip.Addr {
+// clientIP is the peer's address, or, when the peer is a trusted proxy,
+// the first address in X-Forwarded-For (read right to left) that is not
+// one. A hop may carry a port ("192.0.2.7:5000", "[2001:db8::7]:5000").
+// A hop that must be read and does not parse ("unknown", empty, a bad
+// port) is an error: falling back to the proxy's own address would give
+// every such client the proxy's limits (loopback ones, often) and one
+// bucket between them. Without the header, the proxy is the client.
+func (s *Server) clientIP(r *http.Request) (netip.Addr, error) {
 	ap, err := netip.ParseAddrPort(r.RemoteAddr)
 	if err != nil {
-		return netip.Addr{}
+		return netip.Addr{}, nil
 	}
 	ip := ap.Addr().Unmap().WithZone("")
 	if !s.trusted(ip) {
-		return ip
+		return ip, nil
 	}
-	hops := strings.Split(strings.Join(r.Header.Values("X-Forwarded-For"), ","), ",")
+	values := r.Header.Values("X-Forwarded-For")
+	if len(values) == 0 {
+		return ip, nil
+	}
+	hops := strings.Split(strings.Join(values, ","), ",")
 	for i := len(hops) - 1; i >= 0; i-- {
-		h, err := netip.ParseAddr(strings.TrimSpace(hops[i]))
-		if err != nil {
-			break
+		h, ok := parseHop(strings.TrimSpace(hops[i]))
+		if !ok {
+			return netip.Addr{}, &forwardedError{hop: hops[i], proxy: ip}
 		}
-		ip = h.Unmap().WithZone("")
+		ip = h
 		if !s.trusted(ip) {
 			break
 		}
 	}
-	return ip
+	return ip, nil
+}
+
+// parseHop reads one X-Forwarded-For hop: an address, an IPv4 address
+// and port, or a bracketed IPv6 address with or without a port. The
+// address comes back unmapped, without a zone.
+func parseHop(h string) (netip.Addr, bool) {
+	if a, err := netip.ParseAddr(h); err == nil {
+		return a.Unmap().WithZone(""), true
+	}
+	if strings.HasPrefix(h, "[") && strings.HasSuffix(h, "]") {
+		if a, err := netip.ParseAddr(h[1 : len(h)-1]); err == nil && a.Is6() {
+			return a.Unmap().WithZone(""), true
+		}
+		return netip.Addr{}, false
+	}
+	// "1.2.3.4:5" or "[2001:db8::1]:5"; ParseAddrPort refuses brackets
+	// around IPv4 and IPv6 without them.
+	ap, err := netip.ParseAddrPort(h)
+	if err != nil {
+		return netip.Addr{}, false
+	}
+	return ap.Addr().Unmap().WithZone(""), true
+}
+
+// forwardedError is a trusted proxy's X-Forwarded-For hop that does not
+// parse.
+type forwardedError struct {
+	hop   string
+	proxy netip.Addr
+}
+
+func (e *forwardedError) Error() string {
+	return "X-Forwarded-For hop " + strconv.Quote(e.hop) + " from trusted proxy " + e.proxy.String() + " is not an address"
 }
 
 func (s *Server) trusted(ip netip.Addr) bool {
@@ -255,19 +294,25 @@ func (s *Server) originAllowed(r *http.Request) bool {
 
 // ServeHTTP accepts one WebSocket connection and serves it until it ends.
 func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
-	ip := s.clientIP(r)
+	ip, err := s.clientIP(r)
+	if err != nil {
+		s.metrics.refusals.add(string(RuleForwardedFor), 1)
+		s.log.Info("relay: client address unknown", "err", err)
+		http.Error(w, string(RuleForwardedFor)+": "+err.Error(), http.StatusBadRequest)
+		return
+	}
 	log := s.log.With("client", ip.String())
 	if !s.originAllowed(r) {
-		s.metrics.refusals.add("origin", 1)
+		s.metrics.refusals.add(string(RuleOrigin), 1)
 		log.Info("relay: origin refused", "origin", r.Header.Get("Origin"))
-		http.Error(w, "origin: not allowed", http.StatusForbidden)
+		http.Error(w, string(RuleOrigin)+": not allowed", http.StatusForbidden)
 		return
 	}
 	s.mu.Lock()
 	if s.closing.Load() {
 		s.mu.Unlock()
-		s.metrics.refusals.add("shutting-down", 1)
-		http.Error(w, "shutting-down: the relay is shutting down", http.StatusServiceUnavailable)
+		s.metrics.refusals.add(string(RuleShuttingDown), 1)
+		http.Error(w, string(RuleShuttingDown)+": the relay is shutting down", http.StatusServiceUnavailable)
 		return
 	}
 	s.wg.Add(1)
@@ -281,26 +326,25 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		CompressionMode: websocket.CompressionDisabled,
 	})
 	if err != nil {
-		s.metrics.refusals.add("handshake", 1)
+		s.metrics.refusals.add(string(RuleHandshake), 1)
 		log.Debug("relay: handshake failed", "err", err)
 		return
 	}
 	if ws.Subprotocol() != Subprotocol {
-		s.metrics.refusals.add("subprotocol", 1)
-		ws.Close(websocket.StatusPolicyViolation, "subprotocol: "+Subprotocol+" required")
+		s.metrics.refusals.add(string(RuleSubprotocol), 1)
+		ws.Close(websocket.StatusPolicyViolation, string(RuleSubprotocol)+": "+Subprotocol+" required")
 		return
 	}
 	key := clientKey(ip)
 	if rule := s.reserveConn(key); rule != "" {
-		s.metrics.refusals.add(rule, 1)
+		s.metrics.refusals.add(string(rule), 1)
 		log.Info("relay: connection refused", "rule", rule)
-		ws.Close(websocket.StatusTryAgainLater, rule+": too many connections")
+		ws.Close(websocket.StatusTryAgainLater, string(rule)+": too many connections")
 		return
 	}
+	s.upstream.connected(key)
 	c := newConn(s, ws, hw.conn, key, ip.IsLoopback(), log)
-	if !s.legacy {
-		c.cork = hw.cork
-	}
+	c.cork = hw.cork
 	s.mu.Lock()
 	s.conns[c] = struct{}{}
 	s.mu.Unlock()
@@ -320,14 +364,14 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 
 // reserveConn takes a connection slot for key or names the cap that
 // refuses it.
-func (s *Server) reserveConn(key netip.Addr) string {
+func (s *Server) reserveConn(key netip.Addr) Rule {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	switch {
 	case len(s.conns) >= s.cfg.MaxConns:
-		return "conn-cap"
+		return RuleConnCap
 	case s.perIP[key] >= s.cfg.MaxConnsPerIP:
-		return "per-ip-conn-cap"
+		return RulePerIPConnCap
 	}
 	s.perIP[key]++
 	return ""

@@ -76,7 +76,7 @@ type fetch struct {
 	stopped  bool // every asker left, or the relay is shutting down
 	shutdown bool
 
-	// Shared cache (shared.go): the store key while this relay owns the
+	// Shared cache (shared.go, store.go): the store key while this relay owns the
 	// exchange for every relay, the flags of replies streamed from another
 	// relay, how to stop streaming them, and the owner's publisher.
 	sharedKey   string
@@ -159,7 +159,7 @@ func (f *fetch) stopLocked(shutdown bool) {
 type outcome struct {
 	reason EndReason
 	code   Code
-	rule   string
+	rule   Rule
 	msg    string
 }
 
@@ -178,7 +178,7 @@ func (f *fetch) exchange() outcome {
 	}
 	us, err := s.sockets.get(f.target)
 	if err != nil {
-		return outcome{code: CodeInternal, rule: "upstream", msg: err.Error()}
+		return outcome{code: CodeInternal, rule: RuleUpstream, msg: err.Error()}
 	}
 	out := f.exchangeOn(us.c)
 	// Detach first: once back in the pool the socket may serve another
@@ -244,16 +244,16 @@ func (f *fetch) readError(err error) outcome {
 	var ne net.Error
 	switch {
 	case shutdown:
-		return outcome{reason: EndCancelled, code: CodeBusy, rule: "shutting-down", msg: "the relay is shutting down"}
+		return outcome{reason: EndCancelled, code: CodeBusy, rule: RuleShuttingDown, msg: "the relay is shutting down"}
 	case stopped:
 		return outcome{reason: EndCancelled}
 	case errors.As(err, &ne) && ne.Timeout():
-		return outcome{reason: EndWindow, code: CodeTimeout, rule: "timeout",
+		return outcome{reason: EndWindow, code: CodeTimeout, rule: RuleTimeout,
 			msg: "no reply within " + strconv.FormatInt(f.s.cfg.ReplyWindow.Milliseconds(), 10) + " ms"}
 	case errors.Is(err, syscall.ECONNREFUSED):
-		return outcome{reason: EndWindow, code: CodeTimeout, rule: "unreachable", msg: "the target's port is closed (ICMP port unreachable)"}
+		return outcome{reason: EndWindow, code: CodeTimeout, rule: RuleUnreachable, msg: "the target's port is closed (ICMP port unreachable)"}
 	}
-	return outcome{code: CodeInternal, rule: "upstream", msg: err.Error()}
+	return outcome{code: CodeInternal, rule: RuleUpstream, msg: err.Error()}
 }
 
 // add records one reply and hands it to every asker. It reports true when
@@ -324,7 +324,7 @@ func (f *fetch) finish(out outcome) {
 		}
 		code, rule, msg := out.code, out.rule, out.msg
 		if code == 0 {
-			code, rule, msg = CodeBusy, "shutting-down", "the relay is shutting down"
+			code, rule, msg = CodeBusy, RuleShuttingDown, "the relay is shutting down"
 		}
 		s.refuse(a, code, rule, msg)
 	}

@@ -150,8 +150,8 @@ func (e *env) startHistory(ctx context.Context, o serveOptions, rs *relay.Server
 }
 
 // startHistoryIn starts the sampler on h's store: the SQLite file at
-// path(), or with --db PostgreSQL, buffered while it is down, its health
-// reported by the relay, and sampler leases shared with the other
+// path(), or with --db PostgreSQL, buffered while it is down (serve
+// reports its health), and sampler leases shared with the other
 // instances.
 func (e *env) startHistoryIn(ctx context.Context, o serveOptions, rs *relay.Server, d *demo.Demo, targets []demo.Target, logger *slog.Logger, h *historyRun, path func() string) (*historyRun, error) {
 	ho := o.history
@@ -163,7 +163,6 @@ func (e *env) startHistoryIn(ctx context.Context, o serveOptions, rs *relay.Serv
 			return nil, err
 		}
 		b := history.NewBuffered(pst, history.BufferedConfig{Name: "postgres", Logger: logger})
-		rs.ReportHealth(b)
 		leases = postgres.NewLeases(pst, "")
 		h.store = b
 		path = func() string { return "postgres" }

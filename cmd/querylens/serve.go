@@ -17,6 +17,7 @@ import (
 
 	"github.com/querylens/querylens/codecs"
 	"github.com/querylens/querylens/demo"
+	"github.com/querylens/querylens/internal/health"
 	"github.com/querylens/querylens/relay"
 	"github.com/querylens/querylens/relay/redisstore"
 	"github.com/querylens/querylens/server"
@@ -239,10 +240,17 @@ func (e *env) runServe(ctx context.Context, o serveOptions, ready chan<- string)
 	}
 	mux := http.NewServeMux()
 	mux.Handle("/relay", rs)
-	mux.Handle("GET /healthz", rs.HealthHandler())
-	mux.Handle("GET /readyz", rs.ReadyHandler())
+	checks := health.New(rs.ShuttingDown)
+	for _, st := range rs.Stores() {
+		checks.Add(st)
+	}
+	if r, ok := hist.store.(health.Reporter); ok { // PostgreSQL, buffered
+		checks.Add(r)
+	}
+	mux.Handle("GET /healthz", checks.Healthz())
+	mux.Handle("GET /readyz", checks.Readyz())
 	if o.metrics {
-		mux.Handle("/metrics", rs.MetricsHandler())
+		mux.Handle("/metrics", checks.Metrics(rs.MetricsHandler()))
 	}
 	mux.Handle("/", wh)
 

@@ -10,8 +10,8 @@
 //	r:<hash>   a stream: one exchange and, once it ended with replies, its
 //	           cache entry. Entries, in order:
 //	             s=""                    the owner claimed it (Claim)
-//	             d=<datagram> r=<rtt µs> one reply per entry (Append)
-//	             e=<status> t=<ttl ms>   the end (Finish)
+//	             d=<datagram> r=<rtt µs> one reply per entry (Publish)
+//	             e=<status> t=<ttl ms>   the end (Publish with End)
 //	           It expires hold after the claim while in flight, then ttl
 //	           after a reply-bearing end, or endLinger after another end.
 //	b:<name>   a hash: one token bucket, u (tokens used, float) and
@@ -148,26 +148,27 @@ local function clock()
   return tonumber(t[1]) * 1000000 + tonumber(t[2])
 end
 -- takeAll takes one token from each bucket in KEYS[first..], all or none;
--- ARGV[argFirst..] holds rate and burst per bucket. It returns the 0-based
--- index of the first empty bucket, or -1.
+-- ARGV[argFirst..] holds rate, burst and keep (tokens the take must leave)
+-- per bucket. It returns the 0-based index of the first bucket without a
+-- token beyond its keep, or -1.
 local function takeAll(first, argFirst)
   local now = clock()
   local used = {}
   for i = first, #KEYS do
-    local j = argFirst + 2 * (i - first)
+    local j = argFirst + 3 * (i - first)
     local u = refill(KEYS[i], now, tonumber(ARGV[j]))
-    if u + 1 > tonumber(ARGV[j + 1]) then return i - first end
+    if u + 1 > tonumber(ARGV[j + 1]) - tonumber(ARGV[j + 2]) then return i - first end
     used[i] = u + 1
   end
   for i = first, #KEYS do
-    store(KEYS[i], now, tonumber(ARGV[argFirst + 2 * (i - first)]), used[i])
+    store(KEYS[i], now, tonumber(ARGV[argFirst + 3 * (i - first)]), used[i])
   end
   return -1
 end
 `
 
 // claimScript: KEYS[1] is the stream, KEYS[2..] the buckets to charge;
-// ARGV[1] the hold (ms), then rate and burst per bucket. When the stream
+// ARGV[1] the hold (ms), then rate, burst and keep per bucket. When the stream
 // is live it returns {0, entries, pttl}; otherwise it charges the buckets
 // and creates the stream with its start entry ({1}), or returns {2, index
 // of the empty bucket}. An entry that ended without being cached (no
@@ -209,11 +210,11 @@ return 1
 func (s *Store) Claim(ctx context.Context, key string, hold time.Duration, charge []relay.SharedBucket) (relay.SharedClaim, error) {
 	keys := make([]string, 1, 1+len(charge))
 	keys[0] = s.prefix + "r:" + key
-	args := make([]any, 1, 1+2*len(charge))
+	args := make([]any, 1, 1+3*len(charge))
 	args[0] = max(hold.Milliseconds(), 1)
 	for _, b := range charge {
 		keys = append(keys, s.prefix+"b:"+b.Key)
-		args = append(args, strconv.FormatFloat(b.Rate.PerSecond, 'g', -1, 64), b.Rate.Burst)
+		args = append(args, strconv.FormatFloat(b.Rate.PerSecond, 'g', -1, 64), b.Rate.Burst, max(b.Keep, 0))
 	}
 	v, err := claimScript.Run(ctx, s.rdb, keys, args...).Slice()
 	if err != nil {
@@ -356,8 +357,8 @@ func (s *Store) Wait(ctx context.Context, key, cursor string) (relay.SharedEntry
 }
 
 // takeScript takes one token from each bucket in KEYS, all or none. ARGV
-// holds rate (tokens/s) and burst per key. It returns the 0-based index of
-// the first bucket without a token, or -1.
+// holds rate (tokens/s), burst and keep per key. It returns the 0-based
+// index of the first bucket without a token beyond its keep, or -1.
 var takeScript = redis.NewScript(bucketLua + `return takeAll(1, 1)`)
 
 // leaseScript takes up to ARGV[3] tokens from bucket KEYS[1] (rate ARGV[1],
@@ -384,10 +385,10 @@ func (s *Store) Lease(ctx context.Context, b relay.SharedBucket, n int) (int, er
 // Take implements relay.SharedLimiter.
 func (s *Store) Take(ctx context.Context, buckets []relay.SharedBucket) (int, error) {
 	keys := make([]string, len(buckets))
-	args := make([]any, 0, 2*len(buckets))
+	args := make([]any, 0, 3*len(buckets))
 	for i, b := range buckets {
 		keys[i] = s.prefix + "b:" + b.Key
-		args = append(args, strconv.FormatFloat(b.Rate.PerSecond, 'g', -1, 64), b.Rate.Burst)
+		args = append(args, strconv.FormatFloat(b.Rate.PerSecond, 'g', -1, 64), b.Rate.Burst, max(b.Keep, 0))
 	}
 	n, err := takeScript.Run(ctx, s.rdb, keys, args...).Int()
 	if err != nil {

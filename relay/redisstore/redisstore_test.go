@@ -90,7 +90,7 @@ func TestCacheLifecycle(t *testing.T) {
 	}
 	e2, err := s.Wait(ctxFor(t, time.Second), "k1", r.e.Cursor)
 	if err != nil || len(e2.Replies) != 1 || e2.Status != relay.SharedDone || e2.TTL != 5*time.Second {
-		t.Fatalf("Wait after Finish: %+v, %v", e2, err)
+		t.Fatalf("Wait after the end: %+v, %v", e2, err)
 	}
 	// A late relay reads the whole entry at once: a cache hit.
 	e3, owner, err := claim(ctx, s, "k1", 2*time.Second)
@@ -222,6 +222,34 @@ func TestTake(t *testing.T) {
 	time.Sleep(80 * time.Millisecond)
 	if i, _ := s.Take(ctx, []relay.SharedBucket{{Key: "d", Rate: fast}}); i != -1 {
 		t.Fatal("d did not refill")
+	}
+}
+
+// TestTakeKeep: a bucket with Keep refuses a take that would leave fewer
+// than Keep tokens (a client asking for more than its share may not spend
+// the last of a server's budget), in Take and in Claim's charge alike;
+// without Keep the same bucket still gives its last tokens.
+func TestTakeKeep(t *testing.T) {
+	srv := testredis.Start(t)
+	s := open(t, srv.URL())
+	ctx := ctxFor(t, 10*time.Second)
+	slow := relay.Rate{PerSecond: 0.001, Burst: 4}
+	greedy := []relay.SharedBucket{{Key: "k", Rate: slow, Keep: 2}}
+	for i := range 2 {
+		if n, err := s.Take(ctx, greedy); err != nil || n != -1 {
+			t.Fatalf("take %d with 2 kept of 4: refused %d, %v", i+1, n, err)
+		}
+	}
+	if n, _ := s.Take(ctx, greedy); n != 0 {
+		t.Fatalf("third take with 2 kept of 4: refused %d, want 0", n)
+	}
+	if c, err := s.Claim(ctx, "ck", time.Second, greedy); err != nil || c.Owner || c.Refused != 0 {
+		t.Fatalf("claim charging the kept tokens: %+v, %v", c, err)
+	}
+	for i := range 2 {
+		if n, _ := s.Take(ctx, []relay.SharedBucket{{Key: "k", Rate: slow}}); n != -1 {
+			t.Fatalf("take %d without Keep: refused", i+3)
+		}
 	}
 }
 

@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/querylens/querylens/codecs"
+	"github.com/querylens/querylens/internal/health"
 	"github.com/querylens/querylens/internal/testredis"
 	"github.com/querylens/querylens/relay"
 )
@@ -116,17 +117,27 @@ func exchange(ctx context.Context, s *relay.Server, target, tag string) (bool, b
 	return res.Done, res.FromCache, err
 }
 
+// checks are the instance's health checks, built from the relay as
+// querylens serve builds them.
+func checks(s *relay.Server) *health.Checks {
+	c := health.New(s.ShuttingDown)
+	for _, st := range s.Stores() {
+		c.Add(st)
+	}
+	return c
+}
+
 func metrics(t *testing.T, s *relay.Server) string {
 	rec := httptest.NewRecorder()
-	s.MetricsHandler().ServeHTTP(rec, httptest.NewRequest("GET", "/metrics", nil))
+	checks(s).Metrics(s.MetricsHandler()).ServeHTTP(rec, httptest.NewRequest("GET", "/metrics", nil))
 	return rec.Body.String()
 }
 
-func health(t *testing.T, s *relay.Server, path string) (int, string) {
+func healthz(t *testing.T, s *relay.Server, path string) (int, string) {
 	rec := httptest.NewRecorder()
-	h := s.HealthHandler()
+	h := checks(s).Healthz()
 	if path == "/readyz" {
-		h = s.ReadyHandler()
+		h = checks(s).Readyz()
 	}
 	h.ServeHTTP(rec, httptest.NewRequest("GET", path, nil))
 	b, _ := io.ReadAll(rec.Body)
@@ -233,7 +244,7 @@ func TestRedisDown(t *testing.T) {
 	if _, _, err := exchange(ctx, a, up.addr(), "before"); err != nil {
 		t.Fatal(err)
 	}
-	if code, body := health(t, a, "/healthz"); code != 200 || !strings.Contains(body, "redis: up") {
+	if code, body := healthz(t, a, "/healthz"); code != 200 || !strings.Contains(body, "redis: up") {
 		t.Fatalf("healthz with Redis up: %d %q", code, body)
 	}
 	srv.Stop()
@@ -249,7 +260,7 @@ func TestRedisDown(t *testing.T) {
 		t.Errorf("server asked %d times, want 3 (1 before, 1 per relay during)", n)
 	}
 	for _, path := range []string{"/healthz", "/readyz"} {
-		code, body := health(t, a, path)
+		code, body := healthz(t, a, path)
 		if code != 200 || !strings.HasPrefix(body, "degraded\n") || !strings.Contains(body, "redis: down since ") {
 			t.Fatalf("%s with Redis down: %d %q", path, code, body)
 		}
@@ -261,7 +272,7 @@ func TestRedisDown(t *testing.T) {
 	srv.Restart()
 	deadline := time.Now().Add(5 * time.Second)
 	for {
-		code, body := health(t, a, "/readyz")
+		code, body := healthz(t, a, "/readyz")
 		if code == 200 && strings.HasPrefix(body, "ready\n") {
 			break
 		}
@@ -273,7 +284,7 @@ func TestRedisDown(t *testing.T) {
 	// b recovers by itself: its prober pings Redis every second.
 	deadline = time.Now().Add(5 * time.Second)
 	for {
-		if _, body := health(t, b, "/healthz"); strings.Contains(body, "redis: up") {
+		if _, body := healthz(t, b, "/healthz"); strings.Contains(body, "redis: up") {
 			break
 		}
 		if time.Now().After(deadline) {
@@ -324,7 +335,7 @@ func TestRedisSlow(t *testing.T) {
 	if d := time.Since(start); d > 2*time.Second {
 		t.Errorf("5 queries with a hung Redis took %v", d)
 	}
-	if _, body := health(t, a, "/healthz"); !strings.Contains(body, "redis: down") {
+	if _, body := healthz(t, a, "/healthz"); !strings.Contains(body, "redis: down") {
 		t.Fatalf("healthz: %q", body)
 	}
 }
