@@ -110,7 +110,11 @@ type Config struct {
 	IPRate Rate
 	// TargetRate limits upstream queries to one target address and port,
 	// across all clients (cache hits do not count), shared between the
-	// clients asking (see sharelimit.go). Default 2/s, burst 5.
+	// clients asking (see sharelimit.go). Default 2/s, burst 16: the burst
+	// holds one probe of an address in every protocol (eight queries, and
+	// the follow-ups of those that answer with a challenge), or one A2S
+	// conversation (INFO, PLAYER and RULES, each after a challenge); the
+	// rate stays what one server answers a browsing page.
 	TargetRate Rate
 	// TargetHostRate limits upstream queries to one target IP, any port,
 	// shared the same way. Default 20/s, burst 40.
@@ -220,7 +224,7 @@ const (
 var (
 	DefaultConnRate       = Rate{PerSecond: 20, Burst: 100}
 	DefaultIPRate         = Rate{PerSecond: 40, Burst: 200}
-	DefaultTargetRate     = Rate{PerSecond: 2, Burst: 5}
+	DefaultTargetRate     = Rate{PerSecond: 2, Burst: 16}
 	DefaultTargetHostRate = Rate{PerSecond: 20, Burst: 40}
 	DefaultPingRate       = Rate{PerSecond: 2, Burst: 10}
 	DefaultVisitorRate    = Rate{PerSecond: 1, Burst: 30}

@@ -16,14 +16,16 @@ import (
 // Detected is the conversation that won Detect.
 type Detected struct {
 	Codec  codecs.Codec
-	Query  codecs.Query // complete: its Result decodes without error
+	Query  codecs.Query // complete: its Result decodes, or (no protocol's did) says what does not
 	Result netquery.Result
 }
 
 // Detect asks target in every registered protocol at once, each with its own
 // server query (opts narrow the candidates to the protocols that accept
 // them), and keeps the first conversation that completes with a reply that
-// decodes without error; the others are cancelled. Each candidate sends what
+// decodes without error, or that took a whole reply as its own but could
+// not decode it (the server speaks that protocol, badly: the caller
+// reports what does not decode); the others are cancelled. Each candidate sends what
 // its Query sends, resent as ex's retries allow, so a probe sends at most
 // (protocols × attempts) datagrams plus challenge answers, and ends when ctx
 // does. With no winner, the error says what each protocol got.
@@ -75,6 +77,13 @@ func Detect(ctx context.Context, ex netquery.Exchanger, target string, opts map[
 		o := <-out
 		if o.err == nil {
 			return o.p, nil
+		}
+		if !o.exchange && o.p.Result.Done {
+			if _, ok := errors.AsType[*codecs.Error](o.err); ok {
+				// A server speaks one protocol on a port: the others
+				// would only time out.
+				return o.p, nil
+			}
 		}
 		switch {
 		case !o.exchange || i > 0 && (same == nil || o.err.Error() != same.Error()):

@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"encoding/json"
+	"github.com/querylens/querylens/codecs"
 	"slices"
 	"strings"
 	"testing"
@@ -153,7 +154,7 @@ func TestProtocolsFlags(t *testing.T) {
 			var v struct {
 				Protocols []struct{ Name string } `json:"protocols"`
 			}
-			if err := json.Unmarshal([]byte(out), &v); err != nil || len(v.Protocols) != 4 {
+			if err := json.Unmarshal([]byte(out), &v); err != nil || len(v.Protocols) != len(codecs.Protocols()) || len(v.Protocols) < 8 {
 				t.Fatalf("output %q: %v", out, err)
 			}
 			if got := strings.Contains(out, "\n  "); got != tc.pretty {
