@@ -55,7 +55,7 @@ type a2sServer struct {
 	name     string
 	roster   []a2sPlayer
 	limit    [3]ipWindow // RateLimit: last answer per client IP, per query type (INFO, PLAYER, RULES)
-	rules    [][]byte // the rules reply as sent (whole when it fits, else its parts)
+	rules    [][]byte    // the rules reply as sent (whole when it fits, else its parts)
 }
 
 // NewA2S returns an emulated A2S server. It answers A2S_INFO (with a

@@ -7,7 +7,6 @@ import (
 	"github.com/querylens/querylens/codecs/internal/wire"
 )
 
-
 var queryOptions = []codecs.Option{
 	{Name: "info", Kind: codecs.OptionBool, Default: "true", Help: "ask A2S_INFO (name, map, counts, ...)"},
 	{Name: "players", Kind: codecs.OptionBool, Default: "true", Help: "ask A2S_PLAYER (names, scores, time connected)"},
