@@ -8,7 +8,7 @@
 //     and the sentinels it wraps (ErrShort, ErrBadMagic, ...);
 //   - Span, one decoded field's byte range, for the inspector;
 //   - Message and Info, the protocol-neutral view that the CLI prints as JSON
-//     and the browser module returns (see ../shared/spec/json.md);
+//     and the browser module returns (see docs/protocols/json.md);
 //   - Codec and Query, the interfaces each protocol package registers, so that
 //     the CLI, the relay and the WebAssembly module handle all protocols alike.
 //

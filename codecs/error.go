@@ -45,7 +45,7 @@ func (e *Error) Error() string {
 
 func (e *Error) Unwrap() error { return e.Err }
 
-// Message returns the description without the location prefix, as json.md's
+// Message returns the description without the location prefix, as docs/protocols/json.md's
 // error.message wants it.
 func (e *Error) Message() string {
 	if e.Err == nil {

@@ -273,7 +273,7 @@ func infoObject(in *Info) Object {
 	return o
 }
 
-// Object returns the message as the JSON object of json.md. With spans it
+// Object returns the message as the JSON object of docs/protocols/json.md. With spans it
 // also carries "layers" (name, hex, parent) and "spans", which is what the
 // inspector reads.
 func (m *Message) Object() Object {
@@ -316,10 +316,10 @@ func (m *Message) Object() Object {
 	return o
 }
 
-// AppendJSON appends the message's JSON (json.md) to dst.
+// AppendJSON appends the message's JSON (docs/protocols/json.md) to dst.
 func (m *Message) AppendJSON(dst []byte) []byte { return AppendJSON(dst, m.Object()) }
 
-// ErrorObject returns json.md's failure object for err, with partial (which
+// ErrorObject returns docs/protocols/json.md's failure object for err, with partial (which
 // may be nil) as "partial".
 func ErrorObject(err error, partial *Message) Object {
 	e := Object{}
@@ -335,7 +335,7 @@ func ErrorObject(err error, partial *Message) Object {
 	o := make(Object, 0, 1).Add("error", e)
 	if partial != nil {
 		p := partial.Object()
-		o = o.Add("partial", p[1:]) // json.md's partial starts at "kind"
+		o = o.Add("partial", p[1:]) // docs/protocols/json.md's partial starts at "kind"
 	}
 	return o
 }

@@ -1,6 +1,6 @@
 package codecs
 
-// Kind says what a decoded datagram or message is (json.md "kind").
+// Kind says what a decoded datagram or message is (docs/protocols/json.md "kind").
 type Kind string
 
 const (
@@ -28,7 +28,7 @@ const (
 	WarnLegacyHuffman = "legacy huffman form"
 )
 
-// Message is one decoded message in the protocol-neutral shape of json.md.
+// Message is one decoded message in the protocol-neutral shape of docs/protocols/json.md.
 // Decoders fill Fields with every decoded field of the protocol; Info is the
 // neutral view for kind "response"; Servers for kind "master-list".
 type Message struct {
@@ -60,7 +60,7 @@ func (m *Message) Warn(w string) {
 	m.Warnings = append(m.Warnings, w)
 }
 
-// Info is the protocol-neutral server view every page uses (json.md "info").
+// Info is the protocol-neutral server view every page uses (docs/protocols/json.md "info").
 // A key is present in the JSON only when its Has bit is set.
 type Info struct {
 	Has        InfoHas

@@ -35,7 +35,7 @@ const (
 //	{"kind": "denied", "denied": "rate-limited"}
 //	{"kind": "response", "error": {"field": …, "offset": …, "message": …}, "row": […]}
 //
-// The key names are json.md's; error is the "error" of ErrorObject.
+// The key names are docs/protocols/json.md's; error is the "error" of ErrorObject.
 //
 // The server browser makes one per server, so it is written directly, with
 // no Object or []any, which would cost an allocation per value.

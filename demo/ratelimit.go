@@ -6,7 +6,7 @@ import (
 )
 
 // Rate limiting shared by the emulated servers: one answer per client IP
-// per window, as Zandronum's sv_queryignoretime does (zandronum.md 2.9).
+// per window, as Zandronum's sv_queryignoretime does (docs/protocols/zandronum.md 2.9).
 const (
 	rateWindow = 10 * time.Second // one answer per client IP per window
 	maxTracked = 4096             // client IPs remembered at once

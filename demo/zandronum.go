@@ -110,7 +110,7 @@ func (s *zanServer) cut(out [][]byte) [][]byte {
 }
 
 // state builds the reply to req as of now: the flags corrected the way the
-// server corrects them (zandronum.md 2.5), and the players of the current
+// server corrects them (docs/protocols/zandronum.md 2.5), and the players of the current
 // moment.
 func (s *zanServer) state(req zandronum.Request, now time.Time) zandronum.Response {
 	info, _ := s.mode.Info()
@@ -174,7 +174,7 @@ func (s *zanServer) state(req zandronum.Request, now time.Time) zandronum.Respon
 	}
 	resp.NumPlayers = uint8(len(resp.Players))
 
-	// The server's corrections (zandronum.md 2.5): this server has no
+	// The server's corrections (docs/protocols/zandronum.md 2.5): this server has no
 	// optional WADs and no DeHackEd patches.
 	resp.Flags, resp.Flags2 = zandronum.CorrectFlags(req.Flags, req.Flags2, s.mode, false, false)
 	return resp
@@ -182,7 +182,7 @@ func (s *zanServer) state(req zandronum.Request, now time.Time) zandronum.Respon
 
 // zanMaster is an emulated Zandronum master server listing the demo's
 // servers, with the master's per-IP bar: a second request within 10 s gets
-// MSC_REQUESTIGNORED once, then silence for 3 s (zandronum.md 3.3).
+// MSC_REQUESTIGNORED once, then silence for 3 s (docs/protocols/zandronum.md 3.3).
 type zanMaster struct {
 	servers []zandronum.Addr
 	last    map[netip.Addr]time.Time

@@ -19,7 +19,7 @@ const (
 	// MinSampleEvery is the shortest interval between two samples of one
 	// server: Zandronum servers answer one asker once per
 	// sv_queryignoretime (10 s by default) and masters once per 10 s
-	// (zandronum.md 3.3); the other protocols get the same courtesy.
+	// (docs/protocols/zandronum.md 3.3); the other protocols get the same courtesy.
 	MinSampleEvery = 10 * time.Second
 )
 

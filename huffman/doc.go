@@ -52,6 +52,6 @@
 // Encode and Decode append to a caller's buffer and do not allocate when it
 // has room.
 //
-// Specification: huffman.md in the project's protocol specs (Zandronum
+// Specification: docs/protocols/huffman.md (from Zandronum's
 // src/huffman/ and, for the legacy rules, the Skulltag-era src/huffman.cpp).
 package huffman

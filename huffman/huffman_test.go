@@ -23,7 +23,7 @@ func readSpec(t *testing.T, name string) []byte {
 	return b
 }
 
-// vector is one entry of vectors/huffman.json.
+// vector is one entry of testdata/huffman.json.
 type vector struct {
 	Name       string `json:"name"`
 	PlainHex   string `json:"plain_hex"`

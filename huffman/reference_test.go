@@ -7,12 +7,12 @@ import (
 )
 
 // This file holds a spec-literal model of the codec: the tree built from
-// the frequency table exactly as huffman.md 1.3 describes, a bit-by-bit
+// the frequency table exactly as docs/protocols/huffman.md 1.3 describes, a bit-by-bit
 // tree-walk decoder and a bit-at-a-time encoder. The tests check the
 // table-driven code against it, and the benchmarks use it as the baseline.
 
 // frequencies is g_FrequencyTable from the Skulltag-era src/huffman.cpp
-// (spec/huffman-freq.txt), byte 0 first.
+// (testdata/huffman-freq.txt), byte 0 first.
 var frequencies = [256]float32{
 	0.14473691, 0.01147017, 0.00167522, 0.03831121, 0.00356579, 0.03811315, 0.00178254, 0.00199644, // 0x00
 	0.00183511, 0.00225716, 0.00211240, 0.00308829, 0.00172852, 0.00186608, 0.00215921, 0.00168891, // 0x08
@@ -58,7 +58,7 @@ type refTree struct {
 
 func isLeaf(n int) bool { return n < 256 }
 
-// buildRefTree follows huffman.md 1.3: float32 weights, 255 merges, each
+// buildRefTree follows docs/protocols/huffman.md 1.3: float32 weights, 255 merges, each
 // scanning the slots in index order with strict < so that on ties the
 // lower slot becomes the smallest, zero-child = second smallest,
 // one-child = smallest, the new node stored in the smallest's slot.
@@ -94,7 +94,7 @@ func buildRefTree(freq *[256]float32) *refTree {
 	return t
 }
 
-// parseRefTree reads the serialized form (huffman.md 1.4) into a refTree.
+// parseRefTree reads the serialized form (docs/protocols/huffman.md 1.4) into a refTree.
 func parseRefTree(b []byte) *refTree {
 	t := &refTree{}
 	next := 256
@@ -128,7 +128,7 @@ func (t *refTree) assign(n int, code string) {
 	t.assign(t.child[n-256][1], code+"1")
 }
 
-// serialize writes the tree in the format of huffman.md 1.4.
+// serialize writes the tree in the format of docs/protocols/huffman.md 1.4.
 func (t *refTree) serialize() []byte {
 	var out []byte
 	var walk func(n int)
@@ -154,7 +154,7 @@ func (t *refTree) serialize() []byte {
 	return out
 }
 
-// codesText renders the codes in the layout of spec/huffman-codes.txt.
+// codesText renders the codes in the layout of testdata/huffman-codes.txt.
 func (t *refTree) codesText() string {
 	var sb strings.Builder
 	sb.WriteString("# byte_value code_length code_bits(root-first)\n")
@@ -202,7 +202,7 @@ func refDecode(dst, src []byte) ([]byte, error) {
 }
 
 // refEncode encodes one bit at a time from specTree's codes with either
-// raw-form rule of huffman.md 1.5.
+// raw-form rule of docs/protocols/huffman.md 1.5.
 func refEncode(dst, src []byte, legacy bool) []byte {
 	if len(src) == 0 {
 		if legacy {

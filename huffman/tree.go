@@ -24,12 +24,12 @@ const (
 )
 
 // serializedTree is the code tree exactly as Zandronum ships it since 2013
-// (HUFFMAN_Construct in src/huffman/huffman.cpp; spec/huffman-tree.hex).
+// (HUFFMAN_Construct in src/huffman/huffman.cpp; testdata/huffman-tree.hex).
 // Layout, in pre-order with the zero subtree before the one subtree: every
 // internal node is a descriptor byte whose bit 0 says "zero-child is a leaf"
 // and bit 1 says "one-child is a leaf"; after it comes child 0 and then
 // child 1, a leaf as its byte value, an internal child as its own subtree.
-// It is the tree huffman.md 1.3 builds from the frequency table; the tests
+// It is the tree docs/protocols/huffman.md 1.3 builds from the frequency table; the tests
 // rebuild it that way and compare.
 var serializedTree = [511]byte{
 	0x00, 0x00, 0x00, 0x01, 0x80, 0x00, 0x00, 0x00, 0x03, 0x26, 0x22, 0x02, 0x01, 0x50, 0x03, 0x6e,

@@ -22,7 +22,7 @@ func parseJSON(b []byte) js.Value { return jsParse.Invoke(string(b)) }
 // object returns a codecs.Object as a JS object, through JSON.
 func object(o codecs.Object) js.Value { return parseJSON(codecs.AppendJSON(nil, o)) }
 
-// errorValue is json.md's failure object for err, with partial (may be nil).
+// errorValue is docs/protocols/json.md's failure object for err, with partial (may be nil).
 func errorValue(err error, partial *codecs.Message) js.Value {
 	return object(codecs.ErrorObject(err, partial))
 }

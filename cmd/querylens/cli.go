@@ -34,7 +34,7 @@ Exit status: 0 decoded, 1 the input could not be decoded (the JSON says why), 2 
 Run "querylens COMMAND -h" for a command's flags.
 `
 
-// Exit statuses (json.md).
+// Exit statuses (docs/protocols/json.md).
 const (
 	exitOK    = 0
 	exitFail  = 1
@@ -211,7 +211,7 @@ func (e *env) writeJSON(v codecs.Object, pretty bool) {
 	e.stdout.Write(append(b, '\n'))
 }
 
-// fail prints json.md's error object for err (with the partial message if
+// fail prints docs/protocols/json.md's error object for err (with the partial message if
 // any) and returns exitFail.
 func (e *env) fail(err error, partial *codecs.Message, pretty bool) int {
 	e.writeJSON(codecs.ErrorObject(err, partial), pretty)

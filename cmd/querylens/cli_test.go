@@ -54,7 +54,7 @@ func TestHuffmanCommand(t *testing.T) {
 		want string
 		code int
 	}{
-		// Vectors from the spec (huffman.md 1.5).
+		// Vectors from the spec (docs/protocols/huffman.md 1.5).
 		{"encode launcher request", []string{"huffman", "encode", "c7000000 01000800 00000000"}, "04b849da95469204\n", 0},
 		{"encode 00", []string{"huffman", "encode", "00"}, "0502\n", 0},
 		{"encode 00 legacy", []string{"huffman", "encode", "--legacy", "00"}, "ff00\n", 0},

@@ -24,7 +24,7 @@ import (
 	"github.com/querylens/querylens/web"
 )
 
-// DefaultMaster is the public Zandronum master (zandronum.md 2.9), from
+// DefaultMaster is the public Zandronum master (docs/protocols/zandronum.md 2.9), from
 // the protocol table.
 var DefaultMaster = defaultMaster("zandronum")
 

@@ -202,7 +202,7 @@ func (dg *datagram) replyFields(f codecs.Object) codecs.Object {
 	return f
 }
 
-// info is the neutral view of the reply (json.md): colour codes stripped
+// info is the neutral view of the reply (docs/protocols/json.md): colour codes stripped
 // from the title and names, the build description as the version, the
 // connected clients as num_players, and the rest as rules.
 func (dg *datagram) info() *codecs.Info {
@@ -271,7 +271,7 @@ func (dg *datagram) info() *codecs.Info {
 	return in
 }
 
-// warn adds the warnings of json.md and this package's Warn constants.
+// warn adds the warnings of docs/protocols/json.md and this package's Warn constants.
 func (dg *datagram) warn(m *codecs.Message, query []byte) {
 	r, st := &dg.resp, dg.stage
 	if dg.tail != nil {

@@ -3,7 +3,7 @@
 // port (6969 by default) and the server answers with one ServerInfo
 // message describing the game and every connected client.
 //
-// Spec: shared/spec/bloodmasters.md (§6), established from the game's C#
+// Spec: docs/protocols/bloodmasters.md (§6), established from the game's C#
 // source; the seed text's byte lengths and protocol 27/28 notes are
 // corrected there.
 //

@@ -233,7 +233,7 @@ func fill(m *codecs.Message, r *Response, queries []codecs.Object, noFields bool
 	}
 }
 
-// responseFields is every decoded field of a reply, in json.md's "fields".
+// responseFields is every decoded field of a reply, in docs/protocols/json.md's "fields".
 func responseFields(r *Response) codecs.Object {
 	f := make(codecs.Object, 0, 2).Add("packet_type", PacketQuery).Add("id", codecs.Hex(r.ID[:]))
 	if r.Sections&(PlayerSection|TeamSection) != 0 {

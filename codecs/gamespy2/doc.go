@@ -2,7 +2,7 @@
 // the query a server browser sends to a game that links the GameSpy QR2
 // SDK, and the server's reply (rules, players, teams).
 //
-// Spec: shared/spec/gamespy2.md (corrected from the QR2 SDK's qr2.c and
+// Spec: docs/protocols/gamespy2.md (corrected from the QR2 SDK's qr2.c and
 // the GameDig, qstat and opengsq clients).
 //
 // # Flow

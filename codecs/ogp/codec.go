@@ -60,7 +60,7 @@ const MaxQueryLen = 34
 
 // CheckQuery accepts a complete, well-formed ping or Default query v1 of
 // either version, of at most MaxQueryLen bytes, encoded as a client
-// encodes it: VarBitArrays without trailing zero bytes (ogp.md 5.2), so
+// encodes it: VarBitArrays without trailing zero bytes (docs/protocols/ogp.md 5.2), so
 // that continuation bytes cannot pad a query, and a ping without a body.
 // Rcon queries are refused: their body is not specified.
 func (*Codec) CheckQuery(b []byte) error {

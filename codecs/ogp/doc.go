@@ -4,7 +4,7 @@
 // whose flag bits say which optional fields follow, and a "Default query
 // v1" whose answer carries exactly the lists and fields the client's bit
 // arrays asked for and the server chose to send. See
-// ../../../shared/spec/ogp.md.
+// docs/protocols/ogp.md.
 //
 // Two incompatible wire forms exist and both are spoken here. Deployed
 // servers use 0.94+/1.0x (V1); the seed text describes v0.04 (V004), for

@@ -404,7 +404,7 @@ func serverFields(a *Response) Bits {
 // listBit reports whether a's Requests select list (listTeams, ...).
 func listBit(a *Response, list int) bool { return a.Requests&listBits(a.Version)[list] != 0 }
 
-// info is the neutral view of a Default query v1 answer (json.md "info").
+// info is the neutral view of a Default query v1 answer (docs/protocols/json.md "info").
 func (w *view) info(a *Response) *codecs.Info {
 	in := &codecs.Info{}
 	s := &a.Server

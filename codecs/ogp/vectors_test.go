@@ -18,7 +18,8 @@ func datagram(t *testing.T, name string) []byte {
 	return p.datagrams[0]
 }
 
-// The 1.0x challenge exchange of spec/vectors/ogp.json.
+// The 1.0x challenge exchange of the published OGP test vectors
+// (docs/protocols/README.md).
 func TestVectorChallenge(t *testing.T) {
 	q, err := ogp.DecodeRequest(datagram(t, "v1_challenge_request"))
 	if err != nil || q.Version != ogp.V1 || q.Type != ogp.TypeDefault || q.Body || q.HasChallenge || q.Answer {

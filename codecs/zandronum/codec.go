@@ -20,7 +20,7 @@ func (*Codec) Title() string    { return "Zandronum" }
 func (*Codec) DefaultPort() int { return DefaultPort }
 
 var queryOptions = []codecs.Option{
-	{Name: "flags", Kind: codecs.OptionUint, Default: "0x" + hex32(uint32(DefaultFlags)), Help: "SQF flags to ask for (zandronum.md 2.2)"},
+	{Name: "flags", Kind: codecs.OptionUint, Default: "0x" + hex32(uint32(DefaultFlags)), Help: "SQF flags to ask for (docs/protocols/zandronum.md 2.2)"},
 	{Name: "flags2", Kind: codecs.OptionUint, Default: "0x" + hex32(uint32(SQF2_ALL)), Help: "SQF2 flags, sent when flags has bit 31"},
 	{Name: "segmented", Kind: codecs.OptionBool, Default: "true", Help: "ask for a segmented reply (5660032)"},
 	{Name: "time", Kind: codecs.OptionUint, Default: "0", Help: "value the server echoes; 0 picks a per-query number", Echo: true},
@@ -88,7 +88,7 @@ func (q *query) ignore(field string, off int, err error) ([][]byte, bool, error)
 // ignored with an error; repeats are ignored.
 //
 // The echoed time is not checked: a relay shares one server's reply among
-// everyone who asked the same question (zandronum.md 2.9: the server
+// everyone who asked the same question (docs/protocols/zandronum.md 2.9: the server
 // answers each IP once per 10 s), so a reply may echo another asker's time.
 // The transports already accept only datagrams from the server queried.
 func (q *query) Feed(b []byte) ([][]byte, bool, error) {

@@ -2,9 +2,9 @@
 // (server queries, extended info, segmented replies) and the master-server
 // list protocol, as used by Doom server browsers.
 //
-// The specification is ../../../shared/spec/zandronum.md (corrected from
+// The specification is docs/protocols/zandronum.md (corrected from
 // the Zandronum server and master sources), with the Huffman layer in
-// huffman.md; the layout comments on the constants in zandronum.go follow
+// docs/protocols/huffman.md; the layout comments on the constants in zandronum.go follow
 // it.
 //
 // # Flow
@@ -25,7 +25,7 @@
 //	legacy: LONG 199 alone to a master -> LONG 0, {BYTE 1, IP, SHORT port}, BYTE 2
 //
 // A reply is decoded by the flags the server returned, never by the flags
-// asked for: the server drops some (zandronum.md 2.5), and fields follow in
+// asked for: the server drops some (docs/protocols/zandronum.md 2.5), and fields follow in
 // ascending bit order. Whether player records carry a team byte follows
 // from the returned TEAMINFO flags, or from the request when it asked for
 // SQF_TEAMINFO_NUMBER, or else from the game mode's table entry; when the

@@ -25,7 +25,7 @@ func ExampleAppendRequest() {
 }
 
 func ExampleDecodeResponse() {
-	// A CTF server's reply to Doomseeker's query (spec/vectors/zandronum.json).
+	// A CTF server's reply to Doomseeker's query (testdata/vectors.json).
 	b, _ := hex.DecodeString("005313f1d232025abbda32d9d2d5dc38b9daf3dc13d0dc15d0f5e7a390f2955fa4c61cf1b896ae969ee62ed6cd4d376c8cfbd3e0649ba9915ff079faaf39b36b6576edda5663d1bedf539b6e1cdb12e948d30dad46446a19d568eeada61b37fc227516e948d30dad46446a19d5684ec82ff87abad4314da7694d91da98676ddb9656195695676ddb0d4d5b8d6d99da74a31a4a1b478dda30d932b5e9466927523825974425657f45dad8252236497bc3a81163227569177749e21135624ca4494948a45d3c12b78a9447521eed1adca953d4883191f41569a33a295b52d66c654b9da48e9224e94c9224ed")
 	r, err := zandronum.DecodeResponse(b, nil)
 	if err != nil {

@@ -6,8 +6,8 @@ import (
 	"github.com/querylens/querylens/codecs"
 )
 
-// Fields returns every decoded field of the reply as json.md's "fields":
-// snake_case names from zandronum.md, in wire order, only the fields the
+// Fields returns every decoded field of the reply as docs/protocols/json.md's "fields":
+// snake_case names from docs/protocols/zandronum.md, in wire order, only the fields the
 // returned flags carry, and "trailing_bytes" last.
 func (r *Response) Fields() codecs.Object {
 	o := make(codecs.Object, 0, 2).Add("response", r.Code).Add("time", r.Time)
@@ -123,7 +123,7 @@ func nonNil(v []string) []string {
 	return v
 }
 
-// Info returns the protocol-neutral view of a full reply (json.md "info"):
+// Info returns the protocol-neutral view of a full reply (docs/protocols/json.md "info"):
 // names without colour escapes, the game type from SQF2's mode name or
 // else the mode table, password from SQF_FORCEPASSWORD, and a player's team
 // only when the records carry a team byte and it is not 255. It returns
@@ -217,7 +217,7 @@ func teamTitle(i int) string {
 	return teamName(uint8(i))
 }
 
-// Fields returns the request's fields as json.md's "fields".
+// Fields returns the request's fields as docs/protocols/json.md's "fields".
 func (q *Request) Fields() codecs.Object {
 	o := make(codecs.Object, 0, 3).Add("challenge", ServerChallenge).Add("flags", uint32(q.Flags)).Add("time", q.Time)
 	if q.Flags&SQF_EXTENDED_INFO != 0 {
@@ -230,7 +230,7 @@ func (q *Request) Fields() codecs.Object {
 	return o
 }
 
-// Fields returns the master request's fields as json.md's "fields".
+// Fields returns the master request's fields as docs/protocols/json.md's "fields".
 func (q *MasterRequest) Fields() codecs.Object {
 	o := make(codecs.Object, 0, 1).Add("challenge", q.Command)
 	if q.Command == MasterChallenge {
@@ -239,7 +239,7 @@ func (q *MasterRequest) Fields() codecs.Object {
 	return o
 }
 
-// Fields returns the master answer's fields as json.md's "fields":
+// Fields returns the master answer's fields as docs/protocols/json.md's "fields":
 // "packets" held, the number of the last one and whether it ended the
 // list ("final"), the servers in order and, for several packets, each
 // packet's own ("packet_list").

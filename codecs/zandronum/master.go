@@ -337,7 +337,7 @@ func AppendMasterList(dst [][]byte, servers []Addr) [][]byte {
 }
 
 // AppendMasterListPayloads appends the plain list packets a master sends
-// for servers (zandronum.md 3.2): consecutive servers on one IP share a
+// for servers (docs/protocols/zandronum.md 3.2): consecutive servers on one IP share a
 // block (at most 255 ports), a block never spans packets, and a packet
 // takes blocks while it stays within 1023 bytes. A master keeps its
 // servers sorted, so that equal IPs are adjacent; this builder keeps the

@@ -12,7 +12,7 @@ import (
 // segment (5660032) is an error here; use DecodeSegmented. On error it
 // returns the partial Response.
 //
-// The layout follows the flags the server returned (zandronum.md 2.5);
+// The layout follows the flags the server returned (docs/protocols/zandronum.md 2.5);
 // where they leave the team byte open, the game mode decides, and where the
 // reply contradicts that, the other layouts are tried (see Guess).
 //
@@ -85,7 +85,7 @@ func trailing(r *wire.Reader) []byte {
 	return append([]byte(nil), b...)
 }
 
-// layout is what the flags of a reply may leave open (zandronum.md 2.5).
+// layout is what the flags of a reply may leave open (docs/protocols/zandronum.md 2.5).
 type layout struct {
 	teamByte bool // player records carry a team byte
 	fewer    bool // one player record fewer than numplayers
@@ -303,7 +303,7 @@ func capCount(r *wire.Reader, n, size int) int {
 	return max(0, min(n, r.Len()/size))
 }
 
-// field decodes the field of SQF flag 1<<bit (zandronum.md 2.4), in the
+// field decodes the field of SQF flag 1<<bit (docs/protocols/zandronum.md 2.4), in the
 // manner of the server's table of field writers. Bit 15 carries nothing;
 // bit 31 is handled by tail. A switch rather than a table of functions
 // keeps the decoder's state off the heap.

@@ -82,7 +82,7 @@ func TestStripColors(t *testing.T) {
 	}
 }
 
-// TestCorrectFlags is zandronum.md 2.5 as a table.
+// TestCorrectFlags is docs/protocols/zandronum.md 2.5 as a table.
 func TestCorrectFlags(t *testing.T) {
 	ask := SQF_ALL | 0x8000
 	for _, tc := range []struct {
@@ -139,7 +139,7 @@ func teamReply(mode GameMode, flags Flag, teamByte bool) Response {
 	return r
 }
 
-// TestTeamByteRule is zandronum.md 2.5's rule for the team byte in player
+// TestTeamByteRule is docs/protocols/zandronum.md 2.5's rule for the team byte in player
 // records, and what the decoder does when a reply contradicts the mode.
 func TestTeamByteRule(t *testing.T) {
 	base := SQF_GAMETYPE | SQF_NUMPLAYERS | SQF_PLAYERDATA | SQF_ALL_DMFLAGS | SQF_SECURITY_SETTINGS

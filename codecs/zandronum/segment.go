@@ -7,7 +7,7 @@ import (
 	"github.com/querylens/querylens/codecs/internal/wire"
 )
 
-// Segmented replies (zandronum.md 2.7): the server writes the reply
+// Segmented replies (docs/protocols/zandronum.md 2.7): the server writes the reply
 // without its first LONG into one buffer of S bytes, cuts it into chunks of
 // at most sv_maxpacketsize-12 bytes and sends each chunk behind a 12-byte
 // header as its own datagram.

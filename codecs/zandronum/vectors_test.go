@@ -14,7 +14,7 @@ import (
 )
 
 // vector is one entry of testdata/vectors.json, a copy of the published
-// spec/vectors/zandronum.json.
+// Zandronum test vectors (docs/protocols/README.md).
 type vector struct {
 	Name          string         `json:"name"`
 	RequestPlain  string         `json:"request_plain_hex"`

@@ -11,13 +11,13 @@ import (
 // Protocol is the name the package registers and puts in every error.
 const Protocol = "zandronum"
 
-// Ports (zandronum.md 2.9).
+// Ports (docs/protocols/zandronum.md 2.9).
 const (
 	DefaultPort       = 10666 // DEFAULT_SERVER_PORT: launcher queries
 	DefaultMasterPort = 15300 // DEFAULT_MASTER_PORT: the master list
 )
 
-// First LONG of a launcher request or reply (zandronum.md 2.1, 2.3, 2.7).
+// First LONG of a launcher request or reply (docs/protocols/zandronum.md 2.1, 2.3, 2.7).
 const (
 	// ServerChallenge: launcher -> server (and, alone, the legacy list
 	// request to a master). Payload:
@@ -50,7 +50,7 @@ const (
 	MaxQueryLen = 1 + MaxRequestPayload
 )
 
-// Master protocol (zandronum.md 3).
+// Master protocol (docs/protocols/zandronum.md 3).
 const (
 	// MasterChallenge: launcher -> master. Payload: LONG 5660028, SHORT 2.
 	MasterChallenge = 5660028
@@ -68,7 +68,7 @@ const (
 	MasterServerBlock  = 8 // BYTE: blocks {BYTE n, 4 BYTES ip, n SHORT ports} follow, n = 0 ends them
 )
 
-// Flag is the launcher query's flag word (SQF_*, zandronum.md 2.2). The
+// Flag is the launcher query's flag word (SQF_*, docs/protocols/zandronum.md 2.2). The
 // server answers fields in ascending bit order; each constant notes what its
 // field holds on the wire.
 type Flag uint32
@@ -187,7 +187,7 @@ func bitNames(v uint32, names *[32]string) string {
 	return string(b)
 }
 
-// GameMode is the BYTE of SQF_GAMETYPE (zandronum.md 2.6).
+// GameMode is the BYTE of SQF_GAMETYPE (docs/protocols/zandronum.md 2.6).
 type GameMode uint8
 
 // The stock game modes (src/gamemode_enums.h).
@@ -286,7 +286,7 @@ func (m GameMode) String() string {
 }
 
 // CorrectFlags returns the flags a server running a stock mode answers
-// with when asked for flags and flags2 (zandronum.md 2.5, in the server's
+// with when asked for flags and flags2 (docs/protocols/zandronum.md 2.5, in the server's
 // order): unknown bits dropped; TEAMDAMAGE only in cooperative and team
 // modes; the team flags only when players are on teams; NUMPLAYERS with
 // PLAYERDATA; OPTIONAL_WADS and DEH only when there are any; and
@@ -329,7 +329,7 @@ const (
 	NoTeam    = 255
 )
 
-// Request is a launcher query (zandronum.md 2.1).
+// Request is a launcher query (docs/protocols/zandronum.md 2.1).
 type Request struct {
 	Flags Flag
 	Time  uint32 // opaque, echoed back
@@ -346,7 +346,7 @@ type Request struct {
 	Extra []byte
 }
 
-// MasterRequest is a launcher's request to a master (zandronum.md 3.1, 3.4).
+// MasterRequest is a launcher's request to a master (docs/protocols/zandronum.md 3.1, 3.4).
 type MasterRequest struct {
 	// Command is MasterChallenge, or ServerChallenge for the legacy
 	// one-packet list.
@@ -354,7 +354,7 @@ type MasterRequest struct {
 	Version uint16 // with MasterChallenge; MasterVersion
 }
 
-// Response is a launcher reply (zandronum.md 2.3-2.4). Every field after
+// Response is a launcher reply (docs/protocols/zandronum.md 2.3-2.4). Every field after
 // Flags is present only when its flag is set in Flags (or Flags2); the
 // builder writes exactly the fields the flags name.
 //
@@ -385,7 +385,7 @@ type Response struct {
 	TeamScores             [2]int16 // SQF_TEAMSCORES: blue, red
 	NumPlayers             uint8
 	Players                []Player
-	// TeamByte says the player records carry a team byte (zandronum.md
+	// TeamByte says the player records carry a team byte (docs/protocols/zandronum.md
 	// 2.5): decoded from the flags and the mode, and written by the builder
 	// when set.
 	TeamByte     bool
@@ -463,7 +463,7 @@ type Team struct {
 	Score int16
 }
 
-// Guess records what a decoder inferred by trying layouts (zandronum.md
+// Guess records what a decoder inferred by trying layouts (docs/protocols/zandronum.md
 // 2.5): the reply alone did not say it.
 type Guess uint8
 

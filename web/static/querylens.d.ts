@@ -1,11 +1,11 @@
 // The browser decoder's JavaScript surface: globalThis.querylens, installed
 // by querylens.wasm (wasm/ in the repository). Every message-shaped result
-// is the JSON the command line prints (spec json.md), parsed; errors are
+// is the JSON the command line prints (docs/protocols/json.md), parsed; errors are
 // returned as data, never thrown. Byte arrays are Uint8Array.
 
 export {};
 
-/** json.md "info": the protocol-neutral view; keys absent when not carried. */
+/** docs/protocols/json.md "info": the protocol-neutral view; keys absent when not carried. */
 export interface Info {
   name?: string;
   map?: string;
@@ -50,7 +50,7 @@ export interface ErrorInfo {
   message: string;
 }
 
-/** json.md's failure object: partial is what decoded before the error (no "protocol" key). */
+/** docs/protocols/json.md's failure object: partial is what decoded before the error (no "protocol" key). */
 export interface Failure {
   error: ErrorInfo;
   partial?: Omit<Message, "protocol">;
