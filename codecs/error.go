@@ -56,8 +56,7 @@ func (e *Error) Message() string {
 
 // Errorf-free constructor used by the protocol packages.
 //
-// Out of line: used from many places; a copy inlined at each would
-// grow the browser module (see "Code size" in codecs/doc.go).
+// Out of line: see "Code size" in codecs/doc.go.
 //
 //go:noinline
 func NewError(protocol, field string, offset int, err error) *Error {
@@ -67,8 +66,7 @@ func NewError(protocol, field string, offset int, err error) *Error {
 // Detail wraps a sentinel with extra text while keeping errors.Is working:
 // errors.Is(Detail(ErrBadValue, "game mode 99"), ErrBadValue) is true.
 //
-// Out of line: used from many places; a copy inlined at each would
-// grow the browser module (see "Code size" in codecs/doc.go).
+// Out of line: see "Code size" in codecs/doc.go.
 //
 //go:noinline
 func Detail(sentinel error, text string) error {

@@ -23,8 +23,7 @@ type KV struct {
 
 // Add appends key and value and returns the extended object.
 //
-// Out of line: used from many places; a copy inlined at each would
-// grow the browser module (see "Code size" in codecs/doc.go).
+// Out of line: see "Code size" in codecs/doc.go.
 //
 //go:noinline
 func (o Object) Add(key string, v any) Object { return append(o, KV{key, v}) }
@@ -155,8 +154,7 @@ const hexDigits = "0123456789abcdef"
 
 // AppendHex appends b as lowercase hex.
 //
-// Out of line: used from many places; a copy inlined at each would
-// grow the browser module (see "Code size" in codecs/doc.go).
+// Out of line: see "Code size" in codecs/doc.go.
 //
 //go:noinline
 func AppendHex(dst, b []byte) []byte {

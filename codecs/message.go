@@ -47,8 +47,7 @@ type Message struct {
 
 // Warn adds w to the warnings unless it is already there.
 //
-// Out of line: used from many places; a copy inlined at each would
-// grow the browser module (see "Code size" in codecs/doc.go).
+// Out of line: see "Code size" in codecs/doc.go.
 //
 //go:noinline
 func (m *Message) Warn(w string) {

@@ -33,8 +33,7 @@ func ParseUint(s string, bits int) (uint64, error) {
 // OptionError is the error of Codec.NewQuery for option name: Field is
 // "options.NAME" and Err wraps ErrBadValue with text.
 //
-// Out of line: used from many places; a copy inlined at each would
-// grow the browser module (see "Code size" in codecs/doc.go).
+// Out of line: see "Code size" in codecs/doc.go.
 //
 //go:noinline
 func OptionError(protocol, name, text string) *Error {

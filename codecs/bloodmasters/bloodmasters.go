@@ -111,8 +111,7 @@ func (g GameType) Teams() bool { return g == TDM || g == CTF || g == TeamScaveng
 // String returns the spec's name for g ("DM", "Team Scavenger"), or
 // "unknown (N)".
 //
-// Out of line: used from many places; a copy inlined at each would
-// grow the browser module (see "Code size" in codecs/doc.go).
+// Out of line: see "Code size" in codecs/doc.go.
 //
 //go:noinline
 func (g GameType) String() string {
@@ -138,8 +137,7 @@ func (t Team) Known() bool { return int(t) < len(teamNames) }
 
 // String returns "none", "red", "blue" or "unknown (N)".
 //
-// Out of line: used from many places; a copy inlined at each would
-// grow the browser module (see "Code size" in codecs/doc.go).
+// Out of line: see "Code size" in codecs/doc.go.
 //
 //go:noinline
 func (t Team) String() string {

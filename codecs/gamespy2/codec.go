@@ -414,8 +414,7 @@ func (*Codec) QueryKey(b []byte) []byte {
 
 // newError is the *codecs.Error of field at offset off of layer.
 //
-// Out of line: used from many places; a copy inlined at each would
-// grow the browser module (see "Code size" in codecs/doc.go).
+// Out of line: see "Code size" in codecs/doc.go.
 //
 //go:noinline
 func newError(field string, off int, layer string, err error) *codecs.Error {

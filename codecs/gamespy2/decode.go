@@ -345,8 +345,7 @@ func (d *decoder) str(field string) (s []byte, start int, ok bool) {
 
 // text returns the UTF-8 form of s, which starts at offset start of b.
 //
-// Out of line: used from many places; a copy inlined at each would
-// grow the browser module (see "Code size" in codecs/doc.go).
+// Out of line: see "Code size" in codecs/doc.go.
 //
 //go:noinline
 func (d *decoder) string(s []byte, start int) string {

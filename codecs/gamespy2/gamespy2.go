@@ -96,8 +96,7 @@ var keyNames = [...]string{
 // String returns the key's registered name ("hostname", "score_"), or
 // "key" and its number for keys a game registers itself.
 //
-// Out of line: used from many places; a copy inlined at each would
-// grow the browser module (see "Code size" in codecs/doc.go).
+// Out of line: see "Code size" in codecs/doc.go.
 //
 //go:noinline
 func (k Key) String() string {
@@ -211,8 +210,7 @@ type Table struct {
 
 // Column returns the index of the column named name, or -1.
 //
-// Out of line: used from many places; a copy inlined at each would
-// grow the browser module (see "Code size" in codecs/doc.go).
+// Out of line: see "Code size" in codecs/doc.go.
 //
 //go:noinline
 func (t *Table) Column(name string) int {
@@ -243,8 +241,7 @@ type Response struct {
 
 // Rule returns the value of the first rule named key.
 //
-// Out of line: used from many places; a copy inlined at each would
-// grow the browser module (see "Code size" in codecs/doc.go).
+// Out of line: see "Code size" in codecs/doc.go.
 //
 //go:noinline
 func (r *Response) Rule(key string) (string, bool) {

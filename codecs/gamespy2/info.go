@@ -91,8 +91,7 @@ func (r *Response) intRule(key string) (int, bool) {
 	return number(v)
 }
 
-// Out of line: used from many places; a copy inlined at each would
-// grow the browser module (see "Code size" in codecs/doc.go).
+// Out of line: see "Code size" in codecs/doc.go.
 //
 //go:noinline
 func cell(row []string, col int) string {

@@ -181,8 +181,7 @@ func newDecoder(b []byte, layer int, spans *[]codecs.Span) decoder {
 // without spans skips it, and decodes again with it when there is an error
 // to name (see withPaths).
 //
-// Out of line: used from many places; a copy inlined at each would
-// grow the browser module (see "Code size" in codecs/doc.go).
+// Out of line: see "Code size" in codecs/doc.go.
 //
 //go:noinline
 func (d *decoder) enter(name string, index int) {
@@ -191,8 +190,7 @@ func (d *decoder) enter(name string, index int) {
 	}
 }
 
-// Out of line: used from many places; a copy inlined at each would
-// grow the browser module (see "Code size" in codecs/doc.go).
+// Out of line: see "Code size" in codecs/doc.go.
 //
 //go:noinline
 func (d *decoder) leave() {
@@ -210,8 +208,7 @@ func withPaths(b []byte) decoder {
 	return d
 }
 
-// Out of line: used from many places; a copy inlined at each would
-// grow the browser module (see "Code size" in codecs/doc.go).
+// Out of line: see "Code size" in codecs/doc.go.
 //
 //go:noinline
 func (d *decoder) err() error { return d.r.Err() }
@@ -228,8 +225,7 @@ func (d *decoder) text(b []byte) string {
 // bits reads a VarBitArray of any length. Bytes past the ninth still count
 // as part of it; their flags are dropped, and noted in d.unknown.
 //
-// Out of line: used from many places; a copy inlined at each would
-// grow the browser module (see "Code size" in codecs/doc.go).
+// Out of line: see "Code size" in codecs/doc.go.
 //
 //go:noinline
 func (d *decoder) bits(field string, names *bitNames) Bits {

@@ -88,30 +88,26 @@ func (e *encoder) fail(field string, err error) {
 
 func (e *encoder) bits(b Bits) { e.b = appendBits(e.b, b) }
 
-// Out of line: used from many places; a copy inlined at each would
-// grow the browser module (see "Code size" in codecs/doc.go).
+// Out of line: see "Code size" in codecs/doc.go.
 //
 //go:noinline
 func (e *encoder) varuint(x uint32) { e.b = appendVarUint(e.b, e.v, x) }
 
 func (e *encoder) varsint(x int32) { e.b = appendVarSint(e.b, x) }
 
-// Out of line: used from many places; a copy inlined at each would
-// grow the browser module (see "Code size" in codecs/doc.go).
+// Out of line: see "Code size" in codecs/doc.go.
 //
 //go:noinline
 func (e *encoder) u16(x uint16) { e.b = binary.LittleEndian.AppendUint16(e.b, x) }
 
-// Out of line: used from many places; a copy inlined at each would
-// grow the browser module (see "Code size" in codecs/doc.go).
+// Out of line: see "Code size" in codecs/doc.go.
 //
 //go:noinline
 func (e *encoder) u32(x uint32) { e.b = binary.LittleEndian.AppendUint32(e.b, x) }
 
 // str appends a SzString; a NUL inside s cannot be sent.
 //
-// Out of line: used from many places; a copy inlined at each would
-// grow the browser module (see "Code size" in codecs/doc.go).
+// Out of line: see "Code size" in codecs/doc.go.
 //
 //go:noinline
 func (e *encoder) str(field string, s []byte) {

@@ -192,8 +192,7 @@ var (
 
 // namesOf is the flag names of table's fields in version v.
 //
-// Out of line: used from many places; a copy inlined at each would
-// grow the browser module (see "Code size" in codecs/doc.go).
+// Out of line: see "Code size" in codecs/doc.go.
 //
 //go:noinline
 func namesOf(table []field, v Version) *bitNames {

@@ -19,8 +19,7 @@ type view struct {
 
 // has reports whether the field at path was decoded.
 //
-// Out of line: used from many places; a copy inlined at each would
-// grow the browser module (see "Code size" in codecs/doc.go).
+// Out of line: see "Code size" in codecs/doc.go.
 //
 //go:noinline
 func (w *view) has(path string) bool { return w.seen == nil || w.seen[path] }
@@ -42,8 +41,7 @@ func (w *view) at(list string, i int, field string) string {
 	return list + "[" + strconv.Itoa(i) + "]." + field
 }
 
-// Out of line: used from many places; a copy inlined at each would
-// grow the browser module (see "Code size" in codecs/doc.go).
+// Out of line: see "Code size" in codecs/doc.go.
 //
 //go:noinline
 func (w *view) text(b []byte) string {
@@ -73,8 +71,7 @@ type object struct {
 	o      codecs.Object
 }
 
-// Out of line: used from many places; a copy inlined at each would
-// grow the browser module (see "Code size" in codecs/doc.go).
+// Out of line: see "Code size" in codecs/doc.go.
 //
 //go:noinline
 func (w *view) object(prefix string, size int) object {
@@ -83,8 +80,7 @@ func (w *view) object(prefix string, size int) object {
 
 // entryObject is the object of entry i of list.
 //
-// Out of line: used from many places; a copy inlined at each would
-// grow the browser module (see "Code size" in codecs/doc.go).
+// Out of line: see "Code size" in codecs/doc.go.
 //
 //go:noinline
 func (w *view) entryObject(list string, i, size int) object {
@@ -97,16 +93,14 @@ func (w *view) entryObject(list string, i, size int) object {
 
 // add adds field when it was decoded.
 //
-// Out of line: used from many places; a copy inlined at each would
-// grow the browser module (see "Code size" in codecs/doc.go).
+// Out of line: see "Code size" in codecs/doc.go.
 //
 //go:noinline
 func (b *object) add(field string, v any) { b.addAs(field, field, v) }
 
 // addAs adds key when the field at span path field was decoded.
 //
-// Out of line: used from many places; a copy inlined at each would
-// grow the browser module (see "Code size" in codecs/doc.go).
+// Out of line: see "Code size" in codecs/doc.go.
 //
 //go:noinline
 func (b *object) addAs(field, key string, v any) {
@@ -115,8 +109,7 @@ func (b *object) addAs(field, key string, v any) {
 	}
 }
 
-// Out of line: used from many places; a copy inlined at each would
-// grow the browser module (see "Code size" in codecs/doc.go).
+// Out of line: see "Code size" in codecs/doc.go.
 //
 //go:noinline
 func (b *object) text(field string, s []byte) {
@@ -127,8 +120,7 @@ func (b *object) text(field string, s []byte) {
 
 // put adds key unconditionally.
 //
-// Out of line: used from many places; a copy inlined at each would
-// grow the browser module (see "Code size" in codecs/doc.go).
+// Out of line: see "Code size" in codecs/doc.go.
 //
 //go:noinline
 func (b *object) put(key string, v any) { b.o = append(b.o, codecs.KV{Key: key, Value: v}) }
@@ -381,8 +373,7 @@ func (w *view) limits(a *Response) []codecs.Object {
 // serverFields is which server fields an answer carries, as 1.0x
 // ServerInfoFields bits; v0.04 answers select them with Requests.
 //
-// Out of line: used from many places; a copy inlined at each would
-// grow the browser module (see "Code size" in codecs/doc.go).
+// Out of line: see "Code size" in codecs/doc.go.
 //
 //go:noinline
 func serverFields(a *Response) Bits {

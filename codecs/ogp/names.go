@@ -165,8 +165,7 @@ var (
 
 // listBits returns the Requests bits of the lists in version v.
 //
-// Out of line: used from many places; a copy inlined at each would
-// grow the browser module (see "Code size" in codecs/doc.go).
+// Out of line: see "Code size" in codecs/doc.go.
 //
 //go:noinline
 func listBits(v Version) [5]Bits { return byVersion(v, listBits1, listBits004) }
@@ -181,8 +180,7 @@ func ServerType(flags Bits) string { return serverTypeNames[flags&sfTypeMask] }
 // OS returns the 1.0x operating system of flags: "unknown", "windows", "linux" or "macintosh".
 func OS(flags Bits) string { return osNames[(flags&sfOSMask)>>sfOSShift] }
 
-// Out of line: used from many places; a copy inlined at each would
-// grow the browser module (see "Code size" in codecs/doc.go).
+// Out of line: see "Code size" in codecs/doc.go.
 //
 //go:noinline
 func limitTypeName(t uint8) string {

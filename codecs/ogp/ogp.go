@@ -18,8 +18,7 @@ const (
 
 // String returns "1.0" or "0.04", the values the "version" query option takes.
 //
-// Out of line: used from many places; a copy inlined at each would
-// grow the browser module (see "Code size" in codecs/doc.go).
+// Out of line: see "Code size" in codecs/doc.go.
 //
 //go:noinline
 func (v Version) String() string {
@@ -59,8 +58,7 @@ const (
 
 var typeNames = [...]string{"ping", "default query v1", "rcon", "master uplink", "error", "banned"}
 
-// Out of line: used from many places; a copy inlined at each would
-// grow the browser module (see "Code size" in codecs/doc.go).
+// Out of line: see "Code size" in codecs/doc.go.
 //
 //go:noinline
 func (t Type) String() string {
@@ -138,8 +136,7 @@ const (
 
 var errorNames = [...]string{"banned", "invalid type", "invalid value", "invalid challenge number", "invalid query"}
 
-// Out of line: used from many places; a copy inlined at each would
-// grow the browser module (see "Code size" in codecs/doc.go).
+// Out of line: see "Code size" in codecs/doc.go.
 //
 //go:noinline
 func (e ErrorID) String() string {

@@ -10,8 +10,7 @@ import (
 
 // wireLayer names datagram i of n in errors, spans and layers.
 //
-// Out of line: used from many places; a copy inlined at each would
-// grow the browser module (see "Code size" in codecs/doc.go).
+// Out of line: see "Code size" in codecs/doc.go.
 //
 //go:noinline
 func wireLayer(i, n int) string {

@@ -45,8 +45,7 @@ func layerOf(layers []int, i int) int {
 	return layers[i]
 }
 
-// Out of line: used from many places; a copy inlined at each would
-// grow the browser module (see "Code size" in codecs/doc.go).
+// Out of line: see "Code size" in codecs/doc.go.
 //
 //go:noinline
 func masterFail(i, n int, field string, off int, err error) error {
@@ -255,8 +254,7 @@ func ipv4(r *wire.Reader) [4]byte {
 	return ip
 }
 
-// Out of line: used from many places; a copy inlined at each would
-// grow the browser module (see "Code size" in codecs/doc.go).
+// Out of line: see "Code size" in codecs/doc.go.
 //
 //go:noinline
 func ipString(ip [4]byte) string {

@@ -513,8 +513,7 @@ func (b *body) strings(name string) []string {
 // creating it with the announced (or, without TEAMINFO_NUMBER, the
 // layout's) number of teams, bounded by what the rest can hold.
 //
-// Out of line: used from many places; a copy inlined at each would
-// grow the browser module (see "Code size" in codecs/doc.go).
+// Out of line: see "Code size" in codecs/doc.go.
 //
 //go:noinline
 func (b *body) teams(resp *Response, size int) []Team {

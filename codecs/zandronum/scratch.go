@@ -6,14 +6,12 @@ import "sync"
 
 var scratchPool = sync.Pool{New: func() any { return newScratch() }}
 
-// Out of line: used from many places; a copy inlined at each would
-// grow the browser module (see "Code size" in codecs/doc.go).
+// Out of line: see "Code size" in codecs/doc.go.
 //
 //go:noinline
 func getScratch() *scratch { return scratchPool.Get().(*scratch) }
 
-// Out of line: used from many places; a copy inlined at each would
-// grow the browser module (see "Code size" in codecs/doc.go).
+// Out of line: see "Code size" in codecs/doc.go.
 //
 //go:noinline
 func putScratch(s *scratch) {

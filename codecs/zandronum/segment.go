@@ -251,8 +251,7 @@ func decodeSegmented(sk *sink, rd *wire.Reader, payloads [][]byte, layers []int,
 	return res, inLayer(err, "reassembled")
 }
 
-// Out of line: used from many places; a copy inlined at each would
-// grow the browser module (see "Code size" in codecs/doc.go).
+// Out of line: see "Code size" in codecs/doc.go.
 //
 //go:noinline
 func payloadName(i, n int) string {

@@ -121,8 +121,7 @@ func (s *sink) spanPtr() *[]codecs.Span {
 
 // addLayer appends a layer and returns its index (or 0 with no sink).
 //
-// Out of line: used from many places; a copy inlined at each would
-// grow the browser module (see "Code size" in codecs/doc.go).
+// Out of line: see "Code size" in codecs/doc.go.
 //
 //go:noinline
 func (s *sink) addLayer(name string, b []byte, parent int) int {
@@ -162,8 +161,7 @@ func (s *sink) wireSpans(li int, b []byte, n int) {
 // reader returns a cursor over layer p (number li): the reusable rd when
 // nothing is recorded, else a new one recording into the sink.
 //
-// Out of line: used from many places; a copy inlined at each would
-// grow the browser module (see "Code size" in codecs/doc.go).
+// Out of line: see "Code size" in codecs/doc.go.
 //
 //go:noinline
 func (s *sink) reader(rd *wire.Reader, p []byte, li int) *wire.Reader {

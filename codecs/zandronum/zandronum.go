@@ -274,8 +274,7 @@ func (m GameMode) Info() (info ModeInfo, ok bool) {
 
 // String is the mode's name, or "mode N" for an unknown number.
 //
-// Out of line: used from many places; a copy inlined at each would
-// grow the browser module (see "Code size" in codecs/doc.go).
+// Out of line: see "Code size" in codecs/doc.go.
 //
 //go:noinline
 func (m GameMode) String() string {
@@ -422,8 +421,7 @@ type Response struct {
 // has reports whether the field of flag bit (32+bit for SQF2) is in the
 // reply and was read.
 //
-// Out of line: used from many places; a copy inlined at each would
-// grow the browser module (see "Code size" in codecs/doc.go).
+// Out of line: see "Code size" in codecs/doc.go.
 //
 //go:noinline
 func (r *Response) has(bit int) bool {

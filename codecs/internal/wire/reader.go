@@ -47,8 +47,7 @@ func NewReader(proto string, b []byte, layer int, spans *[]codecs.Span) *Reader 
 
 // Reset reuses r for new bytes, keeping its span sink.
 //
-// Out of line: used from many places; a copy inlined at each would
-// grow the browser module (see "Code size" in codecs/doc.go).
+// Out of line: see "Code size" in codecs/doc.go.
 //
 //go:noinline
 func (r *Reader) Reset(b []byte, layer int) {
@@ -57,8 +56,7 @@ func (r *Reader) Reset(b []byte, layer int) {
 
 // Err returns the first error, or nil. The returned value is a *codecs.Error.
 //
-// Out of line: used from many places; a copy inlined at each would
-// grow the browser module (see "Code size" in codecs/doc.go).
+// Out of line: see "Code size" in codecs/doc.go.
 //
 //go:noinline
 func (r *Reader) Err() error {
@@ -90,8 +88,7 @@ func (r *Reader) Recording() bool { return r.spans != nil }
 // Enter pushes a path element: Enter("players", 3) then U8("team") records
 // "players[3].team". index < 0 means a plain name ("limits.fraglimit").
 //
-// Out of line: used from many places; a copy inlined at each would
-// grow the browser module (see "Code size" in codecs/doc.go).
+// Out of line: see "Code size" in codecs/doc.go.
 //
 //go:noinline
 func (r *Reader) Enter(name string, index int) {
@@ -100,8 +97,7 @@ func (r *Reader) Enter(name string, index int) {
 
 // Leave pops the last path element.
 //
-// Out of line: used from many places; a copy inlined at each would
-// grow the browser module (see "Code size" in codecs/doc.go).
+// Out of line: see "Code size" in codecs/doc.go.
 //
 //go:noinline
 func (r *Reader) Leave() { r.path = r.path[:len(r.path)-1] }
@@ -133,16 +129,14 @@ func (r *Reader) Path(field string) string {
 // Fail records err for field at the current offset, unless an error is
 // already recorded.
 //
-// Out of line: used from many places; a copy inlined at each would
-// grow the browser module (see "Code size" in codecs/doc.go).
+// Out of line: see "Code size" in codecs/doc.go.
 //
 //go:noinline
 func (r *Reader) Fail(field string, err error) { r.FailAt(field, r.Offset(), err) }
 
 // FailAt records err for field at offset off (layer-relative).
 //
-// Out of line: used from many places; a copy inlined at each would
-// grow the browser module (see "Code size" in codecs/doc.go).
+// Out of line: see "Code size" in codecs/doc.go.
 //
 //go:noinline
 func (r *Reader) FailAt(field string, off int, err error) {
@@ -324,8 +318,7 @@ func (r *Reader) Bytes(field string, n int) []byte {
 // describes with Mark (Bloodmasters' 7-bit length-prefixed strings). It
 // fails with ErrShort like every read.
 //
-// Out of line: used from many places; a copy inlined at each would
-// grow the browser module (see "Code size" in codecs/doc.go).
+// Out of line: see "Code size" in codecs/doc.go.
 //
 //go:noinline
 func (r *Reader) Skip(field string, n int) []byte { return r.take(field, n) }
@@ -356,8 +349,7 @@ func (r *Reader) CString(field string) []byte {
 // Mark records a span over [start, Offset()) for a value the caller decoded
 // itself (a group such as one player, or a custom encoding).
 //
-// Out of line: used from many places; a copy inlined at each would
-// grow the browser module (see "Code size" in codecs/doc.go).
+// Out of line: see "Code size" in codecs/doc.go.
 //
 //go:noinline
 func (r *Reader) Mark(field, kind string, start int, value string) { r.Span(field, kind, start, value) }
@@ -366,8 +358,7 @@ func (r *Reader) Mark(field, kind string, start int, value string) { r.Span(fiel
 // into the same span sink with the same path, with offsets continuing r's.
 // Errors in the sub-reader do not propagate; call r.Adopt(sub) for that.
 //
-// Out of line: used from many places; a copy inlined at each would
-// grow the browser module (see "Code size" in codecs/doc.go).
+// Out of line: see "Code size" in codecs/doc.go.
 //
 //go:noinline
 func (r *Reader) Sub(field string, n int) *Reader {
@@ -382,8 +373,7 @@ func (r *Reader) Sub(field string, n int) *Reader {
 
 // Adopt copies sub's error into r if r has none.
 //
-// Out of line: used from many places; a copy inlined at each would
-// grow the browser module (see "Code size" in codecs/doc.go).
+// Out of line: see "Code size" in codecs/doc.go.
 //
 //go:noinline
 func (r *Reader) Adopt(sub *Reader) {

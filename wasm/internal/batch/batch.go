@@ -84,7 +84,7 @@ func (c *conversation) appendStep(dst []byte, b []byte) ([]byte, bool) {
 // appendSummary appends the summary (codecs.AppendSummaryJSON) of what was
 // received.
 //
-// Out of line: see appendStep.
+// Out of line: as appendStep; see "Code size" in codecs/doc.go.
 //
 //go:noinline
 func (c *conversation) appendSummary(dst []byte) []byte {
@@ -174,7 +174,7 @@ func (t *Table) run(dst, b []byte, off int) ([]byte, int, bool) {
 // appendOpen starts a conversation and appends {"handle", "send"} or the
 // error object.
 //
-// Out of line: see appendStep.
+// Out of line: as appendStep; see "Code size" in codecs/doc.go.
 //
 //go:noinline
 func (t *Table) appendOpen(dst []byte, name string, opts map[string]string) []byte {
@@ -202,7 +202,7 @@ func (t *Table) appendOpen(dst []byte, name string, opts map[string]string) []by
 
 // appendSend appends "send": [hex…].
 //
-// Out of line: see appendStep.
+// Out of line: as appendStep; see "Code size" in codecs/doc.go.
 //
 //go:noinline
 func appendSend(dst []byte, dgs [][]byte) []byte {
@@ -220,7 +220,7 @@ func appendClosed(dst []byte) []byte { return appendMessage(dst, "conversation i
 
 // appendMessage appends {"error": {"message": msg}}.
 //
-// Out of line: see appendStep.
+// Out of line: as appendStep; see "Code size" in codecs/doc.go.
 //
 //go:noinline
 func appendMessage(dst []byte, msg string) []byte {
@@ -231,7 +231,7 @@ func appendMessage(dst []byte, msg string) []byte {
 
 // batchError reports a request that ends before its fields do.
 //
-// Out of line: see appendStep.
+// Out of line: as appendStep; see "Code size" in codecs/doc.go.
 //
 //go:noinline
 func batchError(dst []byte, name string, off int) []byte {
@@ -245,7 +245,7 @@ type batchReader struct {
 	bad bool
 }
 
-// Out of line: see appendStep.
+// Out of line: as appendStep; see "Code size" in codecs/doc.go.
 //
 //go:noinline
 func (r *batchReader) bytes(n int) []byte {
