@@ -50,9 +50,14 @@
 // percent fewer instructions natively. A few hot decode functions start
 // with `_ = *p`: dereferencing the pointer once lets the compiler drop the
 // nil check it would emit at each later field access (+2.6 KB gzipped
-// without them). Each such line says so in a comment, and each
-// //go:noinline has an "Out of line:" line in its doc comment;
-// TestSizeTweaksExplained checks both.
+// without them). Each such line says so in a comment. Each //go:noinline
+// carries, in its doc comment, the tag
+//
+//	// Out of line: see "Code size" in codecs/doc.go.
+//
+// which stands for this note, or an "Out of line:" paragraph giving its own
+// reason and naming this note. TestSizeTweaksExplained checks
+// both, in codecs/, huffman/ and wasm/.
 //
 // # Adding a protocol
 //

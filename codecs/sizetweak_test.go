@@ -8,11 +8,20 @@ import (
 	"testing"
 )
 
+// sizeRef is the reference every "Out of line:" paragraph names; the
+// tag sizeTag is the whole paragraph when the package note's reason is the
+// function's.
+const (
+	sizeRef = `"Code size" in codecs/doc.go`
+	sizeTag = "// Out of line: see " + sizeRef + "."
+)
+
 // TestSizeTweaksExplained keeps the code-size tweaks of the packages that
-// compile into the browser module honest: each //go:noinline must say in
-// its doc comment why the function stays out of line ("Out of line:"),
-// and each `_ = *p` dereference must say what it is for ("nil check").
-// See "Code size" in doc.go.
+// compile into the browser module honest: each //go:noinline must carry
+// sizeTag in its doc comment, or an "Out of line:" paragraph with a reason
+// of its own that names sizeRef (not the package note's reason again), and
+// each `_ = *p` dereference must say what it is for ("nil check"). See
+// "Code size" in doc.go.
 func TestSizeTweaksExplained(t *testing.T) {
 	for _, root := range []string{".", "../huffman", "../wasm"} {
 		err := filepath.WalkDir(root, func(path string, d os.DirEntry, err error) error {
@@ -47,12 +56,11 @@ func checkSizeTweaks(t *testing.T, path string) {
 		line := strings.TrimSpace(sc.Text())
 		switch {
 		case line == "//go:noinline":
-			explained := false
-			for _, c := range doc {
-				explained = explained || strings.HasPrefix(c, "// Out of line: ")
-			}
-			if !explained {
-				t.Errorf("%s:%d: //go:noinline without an \"// Out of line: why\" line in its doc comment", path, n)
+			switch p := outOfLine(doc); {
+			case !strings.Contains(p, sizeRef):
+				t.Errorf("%s:%d: //go:noinline without %q (or an \"Out of line:\" paragraph naming %s) in its doc comment", path, n, sizeTag, sizeRef)
+			case strings.Contains(p, "used from many places"):
+				t.Errorf("%s:%d: the \"Out of line:\" paragraph repeats the package note; write %q", path, n, sizeTag)
 			}
 		case strings.HasPrefix(line, "_ = *") || strings.HasPrefix(line, "_, _ = *") || strings.HasPrefix(line, "_, _, _ = *"):
 			if !strings.Contains(line, "// ") || !strings.Contains(line, "nil check") {
@@ -68,4 +76,22 @@ func checkSizeTweaks(t *testing.T, path string) {
 	if err := sc.Err(); err != nil {
 		t.Fatal(err)
 	}
+}
+
+// outOfLine returns the "Out of line:" paragraph of a doc comment, its
+// lines joined by single spaces, or "" when there is none.
+func outOfLine(doc []string) string {
+	var p []string
+	for _, c := range doc {
+		text := strings.TrimSpace(strings.TrimPrefix(c, "//"))
+		switch {
+		case strings.HasPrefix(c, "// Out of line:"):
+			p = append(p[:0], text)
+		case len(p) > 0 && text == "":
+			return strings.Join(p, " ")
+		case len(p) > 0:
+			p = append(p, text)
+		}
+	}
+	return strings.Join(p, " ")
 }
