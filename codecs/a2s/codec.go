@@ -306,7 +306,6 @@ func readSplitUnknown(r *wire.Reader) {
 	start := r.Offset()
 	r.Skip("header", 4)
 	r.Mark("header", "s32le", start, "-2 split message")
-	start = r.Offset()
 	r.U32LE("id")
 	if r.Len() > 0 {
 		start = r.Offset()
