@@ -4,14 +4,11 @@ import (
 	"bytes"
 	"context"
 	"encoding/hex"
-	"encoding/xml"
-	"net"
 	"os"
 	"os/exec"
 	"slices"
 	"strconv"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -23,71 +20,10 @@ import (
 // h on loopback and returns what it printed and the replies h sent it.
 func qstatA2S(t *testing.T, qstat string, h Handler) (qstatServer, [][]byte) {
 	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-	defer cancel()
-	addr, conversation := recordingA2S(t, h)
-	cmd := exec.CommandContext(ctx, qstat, "-a2s", addr, "-P", "-R", "-xml", "-hpn", "-retry", "1", "-timeout", "20")
-	var stderr bytes.Buffer
-	cmd.Stderr = &stderr
-	out, err := cmd.Output()
-	if err != nil {
-		t.Fatalf("quakestat: %v\n%s", err, stderr.Bytes())
-	}
-	var doc struct {
-		Servers []qstatServer `xml:"server"`
-	}
-	dec := xml.NewDecoder(bytes.NewReader(out))
-	dec.CharsetReader = latin1Reader
-	if err := dec.Decode(&doc); err != nil {
-		t.Fatalf("qstat printed %q: %v", out, err)
-	}
-	if len(doc.Servers) != 1 || doc.Servers[0].Status != "UP" {
-		t.Fatalf("qstat saw %+v", doc.Servers)
-	}
-	return doc.Servers[0], conversation()
-}
-
-// recordingA2S is recordingServer for conversations of many replies: each
-// reply is recorded before it is sent, so that when the client has had
-// the last one, the recording has it too.
-func recordingA2S(t *testing.T, h Handler) (addr string, replies func() [][]byte) {
-	t.Helper()
-	conn, err := net.ListenUDP("udp4", &net.UDPAddr{IP: net.IPv4(127, 0, 0, 1)})
-	if err != nil {
-		t.Fatal(err)
-	}
-	var (
-		mu sync.Mutex
-		rs [][]byte
-		wg sync.WaitGroup
-	)
-	wg.Add(1)
-	go func() {
-		defer wg.Done()
-		buf := make([]byte, 2048)
-		for {
-			n, from, err := conn.ReadFromUDPAddrPort(buf)
-			if err != nil {
-				return // closed
-			}
-			if !from.Addr().Unmap().IsLoopback() {
-				continue
-			}
-			out := h.Respond(append([]byte(nil), buf[:n]...), from, gs2Now)
-			mu.Lock()
-			rs = append(rs, out...)
-			mu.Unlock()
-			for _, r := range out {
-				conn.WriteToUDPAddrPort(r, from)
-			}
-		}
-	}()
-	t.Cleanup(func() { conn.Close(); wg.Wait() })
-	return conn.LocalAddr().String(), func() [][]byte {
-		mu.Lock()
-		defer mu.Unlock()
-		return slices.Clone(rs)
-	}
+	addr, conversation := recordingServer(t, h)
+	qs, _ := runQstatOne(t, qstat, "-a2s", addr, "-P", "-R", "-xml", "-hpn", "-retry", "1", "-timeout", "20")
+	_, replies := conversation()
+	return qs, replies
 }
 
 // qstatInfoRules are the rules qstat makes out of the info reply; the
@@ -192,13 +128,7 @@ func compareQstat(t *testing.T, qs qstatServer, m *codecs.Message) []string {
 // with bzip2 compression (it has no bzip2 and reports no rules). A mutated
 // reply must make the comparison fail.
 func TestA2SQstatInterop(t *testing.T) {
-	qstat, err := exec.LookPath("quakestat")
-	if err != nil {
-		if os.Getenv("CI") != "" {
-			t.Fatalf("qstat is not installed (apt-get install qstat): %v", err)
-		}
-		t.Skip("qstat is not installed (apt-get install qstat)")
-	}
+	qstat := needQstat(t)
 	c := &a2s.Codec{}
 	for _, tc := range []struct {
 		name string
@@ -247,18 +177,12 @@ func TestA2SQstatInterop(t *testing.T) {
 // follow-up query is malformed), and its addresses must be ours of that
 // page, in order. A changed address must make the comparison fail.
 func TestA2SQstatMaster(t *testing.T) {
-	qstat, err := exec.LookPath("quakestat")
-	if err != nil {
-		if os.Getenv("CI") != "" {
-			t.Fatalf("qstat is not installed (apt-get install qstat): %v", err)
-		}
-		t.Skip("qstat is not installed (apt-get install qstat)")
-	}
+	qstat := needQstat(t)
 	var list []a2s.Addr
 	for i := range 500 {
 		list = append(list, a2s.Addr{IP: [4]byte{127, 1, byte(i >> 8), byte(i)}, Port: uint16(27015 + i%3)})
 	}
-	addr, replies := recordingA2S(t, NewA2SMaster(list, Normal))
+	addr, conversation := recordingServer(t, NewA2SMaster(list, Normal))
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	defer cancel()
 	file := t.TempDir() + "/list"
@@ -284,7 +208,7 @@ func TestA2SQstatMaster(t *testing.T) {
 		}
 		theirs = append(theirs, f[1])
 	}
-	rs := replies()
+	_, rs := conversation()
 	if len(rs) < 1 {
 		t.Fatal("the master sent nothing")
 	}

@@ -5,7 +5,6 @@ import (
 	"context"
 	"encoding/xml"
 	"net/netip"
-	"os"
 	"os/exec"
 	"slices"
 	"strconv"
@@ -24,13 +23,7 @@ import (
 // reply. qstat asks getstatus (and, for -q3s, may ask getinfo before it);
 // every reply it got is decoded here.
 func TestQuake3QstatInterop(t *testing.T) {
-	qstat, err := exec.LookPath("quakestat")
-	if err != nil {
-		if os.Getenv("CI") != "" {
-			t.Fatalf("qstat is not installed (apt-get install qstat): %v", err)
-		}
-		t.Skip("qstat is not installed (apt-get install qstat)")
-	}
+	qstat := needQstat(t)
 	for _, tc := range []struct {
 		name, kind string
 		h          Handler
@@ -40,28 +33,8 @@ func TestQuake3QstatInterop(t *testing.T) {
 		{"xonotic", "-xonotics", NewQuake3(5, Quake3Xonotic, Normal)},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-			defer cancel()
 			addr, conversation := recordingServer(t, tc.h)
-			cmd := exec.CommandContext(ctx, qstat, tc.kind, addr, "-P", "-R", "-xml", "-retry", "3", "-timeout", "10")
-			var stderr bytes.Buffer
-			cmd.Stderr = &stderr
-			out, err := cmd.Output()
-			if err != nil {
-				t.Fatalf("quakestat: %v\n%s", err, stderr.Bytes())
-			}
-			var doc struct {
-				Servers []qstatServer `xml:"server"`
-			}
-			dec := xml.NewDecoder(bytes.NewReader(out))
-			dec.CharsetReader = latin1Reader
-			if err := dec.Decode(&doc); err != nil {
-				t.Fatalf("qstat printed %q: %v", out, err)
-			}
-			if len(doc.Servers) != 1 || doc.Servers[0].Status != "UP" {
-				t.Fatalf("qstat saw %+v\n%s", doc.Servers, out)
-			}
-			qs := doc.Servers[0]
+			qs, out := runQstatOne(t, qstat, tc.kind, addr, "-P", "-R", "-xml", "-retry", "3", "-timeout", "10")
 			queries, replies := conversation()
 			var status *codecs.Message
 			for i, r := range replies {
@@ -166,13 +139,7 @@ func qstatStrip(s string) string {
 // (docs/protocols/quake3.md, "Pitfalls in other clients"), which the
 // in-memory master tests cover for our decoder.
 func TestQuake3QstatMaster(t *testing.T) {
-	qstat, err := exec.LookPath("quakestat")
-	if err != nil {
-		if os.Getenv("CI") != "" {
-			t.Fatalf("qstat is not installed (apt-get install qstat): %v", err)
-		}
-		t.Skip("qstat is not installed (apt-get install qstat)")
-	}
+	qstat := needQstat(t)
 	want := map[string]string{}
 	var listed []netip.AddrPort
 	for seed := int64(10); seed < 13; seed++ {
