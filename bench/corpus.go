@@ -52,8 +52,8 @@ var corpusTime = time.Date(2026, 3, 14, 20, 5, 0, 0, time.UTC)
 
 // Corpus returns the packets every decode benchmark uses, native and wasm
 // alike: the golden files above (root is the repository root) and whole
-// conversations with the demo's emulated GameSpy v2 and Bloodmasters
-// servers, driven by each codec's own Query.
+// conversations with the demo's emulated servers of the other protocols,
+// driven by each codec's own Query.
 func Corpus(root string) ([]Packet, error) {
 	var out []Packet
 	for _, f := range corpusFiles {
@@ -69,6 +69,11 @@ func Corpus(root string) ([]Packet, error) {
 	}{
 		{"gamespy2", "full", demo.NewGameSpy2(7, demo.Normal)},
 		{"bloodmasters", "full", demo.NewBloodmasters(7, demo.Normal)},
+		{"a2s", "challenged", demo.NewA2S(7, demo.A2SConfig{InfoChallenge: true}, demo.Normal)},
+		{"a2s", "bzip2", demo.NewA2S(8, demo.A2SConfig{Compress: true}, demo.Normal)},
+		{"quake3", "status", demo.NewQuake3(7, demo.Quake3IOQ3, demo.Normal)},
+		{"gamespy1", "split", demo.NewGameSpy1(7, demo.GameSpy1UT99, demo.Normal)},
+		{"gamespy3", "split", demo.NewGameSpy3(7, demo.GameSpy3UT3, demo.Normal)},
 	} {
 		p, err := Converse(c.protocol, c.h, nil, corpusTime)
 		if err != nil {
