@@ -61,13 +61,13 @@ type OptionReader struct {
 // order.
 func ReadOptions(protocol string, known []Option, opts map[string]string) *OptionReader {
 	r := &OptionReader{protocol: protocol, known: known, opts: opts}
-	bad := ""
+	bad, found := "", false
 	for k := range opts {
-		if r.option(k) == nil && (bad == "" || k < bad) {
-			bad = k
+		if r.option(k) == nil && (!found || k < bad) {
+			bad, found = k, true // "" is a key too (a URL's "&=1")
 		}
 	}
-	if bad != "" {
+	if found {
 		r.err = OptionError(protocol, bad, "unknown option")
 	}
 	return r

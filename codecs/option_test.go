@@ -86,6 +86,7 @@ func TestReadOptions(t *testing.T) {
 			want: optionValues{n: 16, style: "b", id: [4]byte{0xde, 0xad, 0xbe, 0xef}, opt: true}},
 		{name: "leading zero, spaces", opts: map[string]string{"n": " 010\t"}, want: optionValues{n: 10, on: true, style: "a", id: [4]byte{0, 0, 0, 42}}},
 		{name: "unknown key", opts: map[string]string{"zz": "1", "nn": "1", "n": "1"}, field: "options.nn", msg: "bad value: unknown option"},
+		{name: "empty key", opts: map[string]string{"": "1", "zz": "1"}, field: "options.", msg: "bad value: unknown option"},
 		{name: "bad uint", opts: map[string]string{"n": "70000"}, field: "options.n", msg: `bad value: "70000" is not a 16-bit number (decimal, or hex after 0x)`},
 		{name: "bad bool", opts: map[string]string{"on": "yes"}, field: "options.on", msg: `bad value: "yes" is not true or false`},
 		{name: "bad choice", opts: map[string]string{"style": "c"}, field: "options.style", msg: `bad value: "c" is not one of a, b`},
