@@ -231,11 +231,13 @@ func browserSection(ctx context.Context, e *env) (string, error) {
 		return "", err
 	}
 	report := browserReport(e, rounds, loaded, fd)
-	exp, err := e.experiments(ctx)
-	if err != nil {
-		return report, err
+	if e.whatIf {
+		exp, err := e.experiments(ctx)
+		if err != nil {
+			return report, err
+		}
+		report += "\n" + exp
 	}
-	report += "\n" + exp
 	fmt.Fprintf(e.log, "browser: profiled round\n")
 	prof, st, err := e.profileRound(ctx)
 	if err != nil {

@@ -48,6 +48,7 @@ type env struct {
 	node      string
 	chromium  string
 	benchtime string
+	whatIf    bool // the browser section also times its what-if variants (lab runs, not results)
 	log       io.Writer
 	goals     []goalRow // the goals the running section checked (addGoal)
 }
@@ -96,6 +97,7 @@ func main() {
 	flag.StringVar(&e.node, "node", "node", "node")
 	flag.StringVar(&e.chromium, "chromium", "/usr/bin/chromium", "headless Chromium")
 	flag.StringVar(&e.benchtime, "benchtime", "100ms", "-benchtime of each micro-benchmark run")
+	flag.BoolVar(&e.whatIf, "whatif", false, "the browser section also times the page with one change at a time (what-if runs, for docs/benchmarks-notes.md)")
 	flag.Parse()
 	if flag.NArg() != 0 || e.count < 1 || e.e2eCount < 1 || e.servers < 1 {
 		flag.Usage()
