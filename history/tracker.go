@@ -308,9 +308,12 @@ func (t *Tracker) due(ctx context.Context, now time.Time) []*entry {
 		}
 	}
 	// Refill: Budget tokens per second, at most a quarter second's worth
-	// saved, so that no window of T seconds sees more than Budget*T+Budget/4.
+	// saved, so that no window of T seconds sees more than Budget*T+Budget/4
+	// (+1: the cap keeps the fraction of a token a tick leaves over, or a
+	// budget whose quarter second is not a whole number of tokens, 10/s
+	// sampled every 250 ms, would lose it at every tick and give 8/s).
 	if now.After(t.last) {
-		t.tokens = min(t.tokens+now.Sub(t.last).Seconds()*t.cfg.Budget, max(t.cfg.Budget/4, 1))
+		t.tokens = min(t.tokens+now.Sub(t.last).Seconds()*t.cfg.Budget, max(t.cfg.Budget/4, 1)+1)
 		t.last = now
 	}
 	var out []*entry
