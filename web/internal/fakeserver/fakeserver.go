@@ -144,6 +144,13 @@ type Exchanger struct {
 	Calls   int
 }
 
+// CallCount is how many exchanges were asked so far.
+func (e *Exchanger) CallCount() int {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	return e.Calls
+}
+
 func (e *Exchanger) Exchange(ctx context.Context, protocol, target string, q codecs.Query) (netquery.Result, error) {
 	e.mu.Lock()
 	e.Calls++
