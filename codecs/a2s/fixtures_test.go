@@ -17,8 +17,8 @@ import (
 // packet is one testdata/*.hexlines file: its first comment line says where
 // the bytes came from; every other non-comment line is one datagram. The
 // extension is not .hex because codecs/all's tests read every
-// ../*/testdata/*.hex as one datagram of a protocol codecs/all registers,
-// which this package is not yet.
+// ../*/testdata/*.hex as one single-datagram message, and most of these
+// are conversations of several.
 type packet struct {
 	name      string
 	source    string
