@@ -2,8 +2,6 @@ package a2s_test
 
 import (
 	"bytes"
-	"encoding/hex"
-	"os"
 	"os/exec"
 	"path/filepath"
 	"strconv"
@@ -27,24 +25,8 @@ type packet struct {
 
 func readPacket(t testing.TB, path string) packet {
 	t.Helper()
-	raw, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	p := packet{name: strings.TrimSuffix(filepath.Base(path), ".hexlines")}
-	for _, line := range strings.Split(string(raw), "\n") {
-		line = strings.TrimSpace(line)
-		switch {
-		case line == "":
-		case strings.HasPrefix(line, "#"):
-			if p.source == "" {
-				p.source = strings.TrimSpace(strings.TrimPrefix(line, "#"))
-			}
-		default:
-			p.datagrams = append(p.datagrams, codectest.Unhex(t, line))
-		}
-	}
-	return p
+	datagrams, source := codectest.ReadHexFile(t, path)
+	return packet{name: strings.TrimSuffix(filepath.Base(path), ".hexlines"), source: source, datagrams: datagrams}
 }
 
 func readPackets(t testing.TB) []packet {
@@ -62,20 +44,7 @@ func readPackets(t testing.TB) []packet {
 
 func writePacket(t testing.TB, name, source string, datagrams [][]byte) {
 	t.Helper()
-	var b strings.Builder
-	b.WriteString("# " + source + "\n")
-	for _, d := range datagrams {
-		for i := 0; i < len(d); i += 32 {
-			b.WriteString(hex.EncodeToString(d[i:min(len(d), i+32)]))
-			if i+32 < len(d) {
-				b.WriteString(" ")
-			}
-		}
-		b.WriteString("\n")
-	}
-	if err := os.WriteFile(filepath.Join("testdata", name+".hexlines"), []byte(b.String()), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	codectest.WriteHexFile(t, filepath.Join("testdata", name+".hexlines"), source, datagrams)
 }
 
 func must[T any](t testing.TB) func(T, error) T {

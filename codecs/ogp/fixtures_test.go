@@ -1,8 +1,6 @@
 package ogp_test
 
 import (
-	"encoding/hex"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -21,24 +19,8 @@ type packet struct {
 
 func readPacket(t testing.TB, path string) packet {
 	t.Helper()
-	raw, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	p := packet{name: strings.TrimSuffix(filepath.Base(path), ".hex")}
-	for _, line := range strings.Split(string(raw), "\n") {
-		line = strings.TrimSpace(line)
-		switch {
-		case line == "":
-		case strings.HasPrefix(line, "#"):
-			if p.source == "" {
-				p.source = strings.TrimSpace(strings.TrimPrefix(line, "#"))
-			}
-		default:
-			p.datagrams = append(p.datagrams, codectest.Unhex(t, line))
-		}
-	}
-	return p
+	datagrams, source := codectest.ReadHexFile(t, path)
+	return packet{name: strings.TrimSuffix(filepath.Base(path), ".hex"), source: source, datagrams: datagrams}
 }
 
 func readPackets(t testing.TB) []packet {
@@ -56,20 +38,7 @@ func readPackets(t testing.TB) []packet {
 
 func writePacket(t testing.TB, name, source string, datagrams [][]byte) {
 	t.Helper()
-	var b strings.Builder
-	b.WriteString("# " + source + "\n")
-	for _, d := range datagrams {
-		for i := 0; i < len(d); i += 32 {
-			b.WriteString(hex.EncodeToString(d[i:min(len(d), i+32)]))
-			if i+32 < len(d) {
-				b.WriteString(" ")
-			}
-		}
-		b.WriteString("\n")
-	}
-	if err := os.WriteFile(filepath.Join("testdata", name+".hex"), []byte(b.String()), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	codectest.WriteHexFile(t, filepath.Join("testdata", name+".hex"), source, datagrams)
 }
 
 // full returns a 1.0x answer using every field the protocol defines, with

@@ -64,17 +64,48 @@ func ReadHex(t testing.TB, path string) (b []byte, source string) {
 // and blank lines skipped).
 func ReadHexLines(t testing.TB, path string) [][]byte {
 	t.Helper()
+	out, _ := ReadHexFile(t, path)
+	return out
+}
+
+// ReadHexFile is ReadHexLines that also returns the file's first comment,
+// which says where the datagrams came from.
+func ReadHexFile(t testing.TB, path string) (datagrams [][]byte, source string) {
+	t.Helper()
 	raw, err := os.ReadFile(path)
 	if err != nil {
 		t.Fatal(err)
 	}
-	var out [][]byte
 	for _, line := range strings.Split(string(raw), "\n") {
-		if d := Unhex(t, line); len(d) > 0 {
-			out = append(out, d)
+		d, comment := unhex(t, line)
+		if source == "" {
+			source = comment
+		}
+		if len(d) > 0 {
+			datagrams = append(datagrams, d)
 		}
 	}
-	return out
+	return datagrams, source
+}
+
+// WriteHexFile writes datagrams in the form ReadHexFile reads: the source
+// as the first comment, then one datagram a line in groups of 32 bytes.
+func WriteHexFile(t testing.TB, path, source string, datagrams [][]byte) {
+	t.Helper()
+	var b strings.Builder
+	b.WriteString("# " + source + "\n")
+	for _, d := range datagrams {
+		for i := 0; i < len(d); i += 32 {
+			b.WriteString(hex.EncodeToString(d[i:min(len(d), i+32)]))
+			if i+32 < len(d) {
+				b.WriteString(" ")
+			}
+		}
+		b.WriteString("\n")
+	}
+	if err := os.WriteFile(path, []byte(b.String()), 0o644); err != nil {
+		t.Fatal(err)
+	}
 }
 
 // Golden compares got with the file at path, or writes it there with
