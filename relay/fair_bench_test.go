@@ -21,6 +21,32 @@ type flood struct {
 	stop       func()
 }
 
+// newFloodStage is the relay and servers of the flood tests: a relay that
+// trusts 127.0.0.1 as a proxy (the flood's 200 addresses come in
+// X-Forwarded-For), eight silent servers and one that answers. Per-target
+// limits and the cooldown of silent targets are off: they are not what the
+// upstream share is about, and a flood avoids the cooldown by asking ever
+// new targets.
+// floodWindow is the flood stage's reply window.
+const floodWindow = time.Second
+
+func newFloodStage(tb testing.TB) (f *relayFixture, silent []*responder, good *responder) {
+	tb.Helper()
+	f = newRelay(tb, Config{
+		AllowTargets:   loopbackOnly,
+		TrustedProxies: []netip.Prefix{netip.MustParsePrefix("127.0.0.1/32")},
+		ReplyWindow:    floodWindow,
+		TargetRate:     Rate{PerSecond: 1e6, Burst: 1e6},
+		TargetHostRate: Rate{PerSecond: 1e6, Burst: 1e6},
+		SilentCooldown: -1,
+		Resolver:       fakeResolver{},
+	})
+	for range 8 {
+		silent = append(silent, newResponder(tb, nil))
+	}
+	return f, silent, newResponder(tb, echoReply)
+}
+
 // startFlood connects hostile clients as 198.51.100.x (client addresses
 // only: nothing is sent to them) and starts them. on, if not nil, says
 // whether the flood sends at a time since its start (pulses); queries
@@ -175,23 +201,7 @@ func BenchmarkFloodFairShare(b *testing.B) {
 			var ok, asked, busy int64
 			for b.Loop() {
 				ctx := testCtx(b, 2*time.Minute)
-				cfg := Config{
-					AllowTargets:   loopbackOnly,
-					TrustedProxies: []netip.Prefix{netip.MustParsePrefix("127.0.0.1/32")},
-					ReplyWindow:    time.Second,
-					// Per-target limits and cooldowns are not what this
-					// measures: the flood spreads over few silent targets.
-					TargetRate:     Rate{PerSecond: 1e6, Burst: 1e6},
-					TargetHostRate: Rate{PerSecond: 1e6, Burst: 1e6},
-					SilentCooldown: -1,
-					Resolver:       fakeResolver{},
-				}
-				f := newRelay(b, cfg)
-				var silent []*responder
-				for range 8 {
-					silent = append(silent, newResponder(b, nil))
-				}
-				good := newResponder(b, echoReply)
+				f, silent, good := newFloodStage(b)
 				ws := dialAs(b, ctx, f.url, "192.0.2.10")
 				if _, _, err := ws.Read(ctx); err != nil { // HELLO
 					b.Fatal(err)

@@ -42,25 +42,7 @@ func TestFairUpstreamShare(t *testing.T) {
 		t.Skip("floods the relay for a few seconds against real time (TestUpstreamShareRule checks the rule itself)")
 	}
 	ctx := testCtx(t, 30*time.Second)
-	cfg := Config{
-		AllowTargets:   loopbackOnly,
-		TrustedProxies: []netip.Prefix{netip.MustParsePrefix("127.0.0.1/32")},
-		ReplyWindow:    time.Second,
-		// Per-target limits are not what this test is about: the flood
-		// spreads over few silent targets.
-		TargetRate:     Rate{PerSecond: 1e6, Burst: 1e6},
-		TargetHostRate: Rate{PerSecond: 1e6, Burst: 1e6},
-		// Nor is the cooldown of silent targets, which a flood avoids by
-		// asking ever new ones.
-		SilentCooldown: -1,
-		Resolver:       fakeResolver{},
-	}
-	f := newRelay(t, cfg)
-	var silent []*responder
-	for range 8 {
-		silent = append(silent, newResponder(t, nil))
-	}
-	good := newResponder(t, echoReply)
+	f, silent, good := newFloodStage(t)
 
 	fl := startFlood(t, ctx, f.url, silent, 200, nil)
 	defer fl.stop()
@@ -77,7 +59,7 @@ func TestFairUpstreamShare(t *testing.T) {
 	// The keys that came first got big shares of the idle relay; shares
 	// even out as their exchanges end, within one reply window. Measure
 	// the steady flood after that.
-	time.Sleep(2 * cfg.ReplyWindow)
+	time.Sleep(2 * floodWindow)
 
 	ws := dialAs(t, ctx, f.url, "192.0.2.10")
 	if _, _, err := ws.Read(ctx); err != nil { // HELLO
