@@ -36,6 +36,9 @@ type Master struct {
 	// Port is the masters' usual port, for guessing the protocol of an
 	// address.
 	Port int `json:"port,omitempty"`
+	// Kept says the querylens server keeps this master's lists (see
+	// MasterSpec) instead of the page asking the master through the relay.
+	Kept bool `json:"kept,omitempty"`
 }
 
 // RowFields are the names of the row positions of codecs.AppendSummaryJSON
@@ -153,7 +156,7 @@ func init() {
 		// The Steam master (Valve Developer Community, "Master Server
 		// Query Protocol"); its list is paged, see docs/protocols/a2s.md.
 		Master: &Master{Options: map[string]string{"master": "true"},
-			Default: "hl2master.steampowered.com:27011", Port: 27011},
+			Default: "hl2master.steampowered.com:27011", Port: 27011, Kept: true},
 		// The Steam client's own link: it starts the game the server runs.
 		Join: "steam://connect/{addr}",
 	})
@@ -163,7 +166,7 @@ func init() {
 		// take a game name and protocol number: querylens master -p quake3
 		// -o game=Xonotic -o protocol=3 -o ext=true HOST:PORT.
 		Master: &Master{Options: map[string]string{"master": "true"},
-			Default: "master.ioquake3.org:27950", Port: 27950},
+			Default: "master.ioquake3.org:27950", Port: 27950, Kept: true},
 	})
 	// GameSpy v1 and v3 masters speak TCP with a challenge: out of reach
 	// of a UDP relay. More of their games' usual query ports: Battlefield

@@ -42,14 +42,27 @@ const (
 	SourceHistory = "history" // the last recorded sample
 )
 
-// MarshalJSON writes the state as its name.
-func (s State) MarshalJSON() ([]byte, error) { return json.Marshal(s.String()) }
+// Unknown is the JSON name of the zero State: a server listed by a master
+// that nobody has asked yet.
+const Unknown = "unknown"
+
+// MarshalJSON writes the state as its name ("unknown" for the zero State).
+func (s State) MarshalJSON() ([]byte, error) {
+	if s == 0 {
+		return json.Marshal(Unknown)
+	}
+	return json.Marshal(s.String())
+}
 
 // UnmarshalJSON reads a state name.
 func (s *State) UnmarshalJSON(b []byte) error {
 	var name string
 	if err := json.Unmarshal(b, &name); err != nil {
 		return err
+	}
+	if name == Unknown {
+		*s = 0
+		return nil
 	}
 	st, ok := ParseState(name)
 	if !ok {
