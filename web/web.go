@@ -51,9 +51,17 @@ type Config struct {
 	// and policy; if it is a VisitorLimiter (the relay is), its limit per
 	// visitor applies to them. Required.
 	Exchanger netquery.Exchanger
-	// Masters are the Zandronum master servers ("host:port") whose lists
-	// the browser page loads.
+	// Masters are the master servers whose lists the browser page shows,
+	// each as --master spells it (server.ParseMasterSpec:
+	// PROTOCOL=HOST:PORT[?filter=…&label=…]; a bare HOST:PORT is a
+	// Zandronum master). The page asks a master through the relay itself,
+	// or loads the list the server keeps (MasterSpec.Kept) from
+	// /api/v1/masters/.
 	Masters []string
+	// MasterLists, if set, serves the lists of the masters the server
+	// keeps: GET /api/v1/masters/{protocol}/{host:port}?filter=… answers a
+	// server.MasterList.
+	MasterLists http.Handler
 	// Servers are listed on the browser page without a master, in any
 	// protocol (for example the demo's GameSpy v2, OGP and Bloodmasters
 	// servers).
@@ -110,12 +118,14 @@ func New(cfg Config) (http.Handler, error) {
 	if err != nil {
 		return nil, err
 	}
-	bc := browse.Config{Relay: cfg.RelayPath, Masters: append([]string{}, cfg.Masters...), Servers: []server.Ref{}, Protocols: browse.Protocols(),
-		Sparks: cfg.History != nil}
+	bc := browse.Config{Relay: cfg.RelayPath, Masters: []server.MasterSpec{}, Servers: []server.Ref{}, Protocols: browse.Protocols(),
+		Games: server.SteamGames, Sparks: cfg.History != nil}
 	for _, m := range cfg.Masters {
-		if _, ok := server.CanonicalAddr(m); !ok {
-			return nil, errors.New("web: Config.Masters: " + m + " is not host:port")
+		spec, err := server.ParseMasterSpec(m)
+		if err != nil {
+			return nil, errors.New("web: Config.Masters: " + err.Error())
 		}
+		bc.Masters = append(bc.Masters, spec)
 	}
 	for _, s := range cfg.Servers {
 		ref, err := server.New(s.Protocol, s.Addr, s.Options)
@@ -147,6 +157,9 @@ func New(cfg Config) (http.Handler, error) {
 	mux.HandleFunc("GET /s/{protocol}/{target}/spark.svg", st.Spark)
 	mux.HandleFunc("GET /s/{protocol}/{target}/live", st.Live)
 	mux.HandleFunc("GET /history/tracked.json", st.TrackedJSON)
+	if cfg.MasterLists != nil {
+		mux.Handle("GET /api/v1/masters/", cfg.MasterLists)
+	}
 	mux.Handle("GET /inspect", &inspect.Handler{Assets: a, RelayPath: cfg.RelayPath, Base: base})
 	mux.Handle("GET /static/{file...}", a)
 	mux.HandleFunc("GET /healthz", func(w http.ResponseWriter, r *http.Request) {

@@ -7,6 +7,7 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -312,8 +313,9 @@ func TestBrowsePage(t *testing.T) {
 	d.TestID(t, "progress")
 	var cfg struct {
 		Relay   string
-		Masters []string
+		Masters []server.MasterSpec
 		Servers []struct{ Protocol, Addr string }
+		Games   []server.SteamGame
 	}
 	scripts := ht.All(d.Root, func(n *html.Node) bool { return ht.Attr(n, "id") == "ql-config" })
 	if len(scripts) != 1 {
@@ -322,7 +324,8 @@ func TestBrowsePage(t *testing.T) {
 	if err := json.Unmarshal([]byte(ht.Text(scripts[0])), &cfg); err != nil {
 		t.Fatal(err)
 	}
-	if cfg.Relay != "/relay" || len(cfg.Masters) != 1 || len(cfg.Servers) != 1 || cfg.Servers[0].Addr != "10.0.0.1:7777" {
+	if cfg.Relay != "/relay" || len(cfg.Masters) != 1 || cfg.Masters[0] != (server.MasterSpec{Protocol: "zandronum", Addr: "127.0.0.1:15300"}) ||
+		len(cfg.Servers) != 1 || cfg.Servers[0].Addr != "10.0.0.1:7777" || len(cfg.Games) != len(server.SteamGames) {
 		t.Errorf("config = %+v", cfg)
 	}
 	maps := ht.All(d.Root, func(n *html.Node) bool { return n.Data == "script" && ht.Attr(n, "type") == "importmap" })
@@ -363,7 +366,7 @@ func TestBrowsePage(t *testing.T) {
 		t.Fatal(err)
 	}
 	if !strings.HasPrefix(boot.Worker, "/static/worker.") || boot.Relay != "/relay" || len(boot.Asks) != 2 ||
-		boot.Asks[0].Key != "master:127.0.0.1:15300" || boot.Asks[1].Key != fakeserver.Protocol+"/10.0.0.1:7777" {
+		boot.Asks[0].Key != "master:zandronum/127.0.0.1:15300" || boot.Asks[1].Key != fakeserver.Protocol+"/10.0.0.1:7777" {
 		t.Errorf("data-boot = %+v", boot)
 	}
 	for _, th := range []string{"fav", "protocol", "name", "players", "map", "mode", "ping", "addr", "country", "flags"} {
@@ -407,11 +410,42 @@ func TestNewRejectsBadConfig(t *testing.T) {
 		"unknown protocol": {Exchanger: fakes, Servers: []server.Ref{{Protocol: "nosuch", Addr: "1.2.3.4:5"}}},
 		"bad server addr":  {Exchanger: fakes, Servers: []server.Ref{{Protocol: fakeserver.Protocol, Addr: "1.2.3.4"}}},
 		"bad master":       {Exchanger: fakes, Masters: []string{"master"}},
+		"masterless":       {Exchanger: fakes, Masters: []string{"gamespy2=1.2.3.4:5"}},
 		"relay path":       {Exchanger: fakes, RelayPath: "relay"},
 	} {
 		if _, err := web.New(cfg); err == nil {
 			t.Errorf("%s: New accepted %+v", name, cfg)
 		}
+	}
+}
+
+// TestMasterListsMounted: Config.MasterLists answers under
+// /api/v1/masters/ with the path and query it was asked, and without it
+// the path is the site's 404.
+func TestMasterListsMounted(t *testing.T) {
+	lists := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "application/json")
+		w.Write([]byte(strconv.Quote(r.URL.Path + "?" + r.URL.RawQuery)))
+	})
+	for _, tc := range []struct {
+		name  string
+		lists http.Handler
+		code  int
+		body  string
+	}{
+		{"mounted", lists, 200, `"/api/v1/masters/a2s/127.0.0.1:27011?filter=%5Cappid%5C440"`},
+		{"absent", nil, 404, ""},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			h, err := web.New(web.Config{Exchanger: fakes, MasterLists: tc.lists, Masters: []string{`a2s=127.0.0.1:27011?filter=\appid\10`}})
+			if err != nil {
+				t.Fatal(err)
+			}
+			rec := get(t, h, "/api/v1/masters/a2s/127.0.0.1:27011?filter=%5Cappid%5C440")
+			if rec.Code != tc.code || (tc.body != "" && rec.Body.String() != tc.body) {
+				t.Errorf("GET: %d %s, want %d %s", rec.Code, rec.Body, tc.code, tc.body)
+			}
+		})
 	}
 }
 

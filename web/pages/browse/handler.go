@@ -23,10 +23,13 @@ type Protocol struct {
 
 // Config is what the page's script receives.
 type Config struct {
-	Relay     string       `json:"relay"`
-	Masters   []string     `json:"masters"`
-	Servers   []server.Ref `json:"servers"` // listed without asking a master
-	Protocols []Protocol   `json:"protocols"`
+	Relay   string              `json:"relay"`
+	Masters []server.MasterSpec `json:"masters"`
+	// Games are the Steam games a person may pick to filter the Steam
+	// masters' lists (\appid\N).
+	Games     []server.SteamGame `json:"games"`
+	Servers   []server.Ref       `json:"servers"` // listed without asking a master
+	Protocols []Protocol         `json:"protocols"`
 	// Sparks adds a 24-hour sparkline to the rows of tracked servers
 	// (static/spark.js), when the site records history.
 	Sparks bool `json:"sparks,omitempty"`
@@ -79,8 +82,13 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 func (h *Handler) boot() layout.Boot {
 	b := layout.Boot{Relay: h.Config.Relay}
 	for _, m := range h.Config.Masters {
-		b.Asks = append(b.Asks, layout.BootAsk{Key: "master:" + m, Protocol: "zandronum", Target: m,
-			Options: map[string]string{"master": "true"}, TimeoutMs: 2000 + 2000})
+		// A kept master's list comes from the server's API, not the relay.
+		p, ok := server.LookupProtocol(m.Protocol)
+		if m.Kept || !ok || p.Master == nil {
+			continue
+		}
+		b.Asks = append(b.Asks, layout.BootAsk{Key: "master:" + m.Protocol + "/" + m.Addr, Protocol: m.Protocol, Target: m.Addr,
+			Options: p.Master.Options, TimeoutMs: 2000 + 2000})
 	}
 	for _, s := range h.Config.Servers {
 		b.Asks = append(b.Asks, layout.BootAsk{Key: s.Protocol + "/" + s.Addr, Protocol: s.Protocol, Target: s.Addr,
