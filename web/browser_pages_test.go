@@ -187,7 +187,7 @@ func TestBrowserTable(t *testing.T) {
 		list = append(list, syn{Name: fmt.Sprintf("server %04d", (i*7919)%1000), Players: i % 17, Ping: (i * 37) % 300, Mode: modes[i%3], Password: i%5 == 0})
 	}
 	var js strings.Builder
-	js.WriteString("(() => { const t0 = performance.now(); querylensBrowse.inject([")
+	js.WriteString("(async () => { const t0 = performance.now(); await querylensBrowse.inject([")
 	for i, s := range list {
 		fmt.Fprintf(&js, `{addr:"127.0.0.%d:%d",name:%s,players:%d,max:16,ping:%d,mode:%s,password:%v},`, i/250+1, 10000+i, jsString(s.Name), s.Players, s.Ping, jsString(s.Mode), s.Password)
 	}
@@ -201,9 +201,9 @@ func TestBrowserTable(t *testing.T) {
 	}
 	view := func() []vrow { return eval[[]vrow](t, ctx, `querylensBrowse.view()`) }
 	timed := func(expr string) float64 {
-		return eval[float64](t, ctx, `(() => { const t0 = performance.now(); `+expr+`; return performance.now() - t0; })()`)
+		return eval[float64](t, ctx, `(async () => { const t0 = performance.now(); `+expr+`; return performance.now() - t0; })()`)
 	}
-	sortMs := timed(`querylensBrowse.sort("name", 1)`)
+	sortMs := timed(`await querylensBrowse.sort("name", 1)`)
 	v := view()
 	if len(v) != 1000 {
 		t.Fatalf("view has %d rows, want 1000", len(v))
@@ -211,14 +211,14 @@ func TestBrowserTable(t *testing.T) {
 	if !sort.SliceIsSorted(v, func(i, j int) bool { return v[i].Name < v[j].Name }) {
 		t.Errorf("not sorted by name ascending: %v …", v[:5])
 	}
-	timed(`querylensBrowse.sort("players", -1)`)
+	timed(`await querylensBrowse.sort("players", -1)`)
 	v = view()
 	for i := 1; i < len(v); i++ {
 		if v[i].Players > v[i-1].Players {
 			t.Fatalf("players not descending at %d: %d after %d", i, v[i].Players, v[i-1].Players)
 		}
 	}
-	timed(`querylensBrowse.sort("ping", 1)`)
+	timed(`await querylensBrowse.sort("ping", 1)`)
 	v = view()
 	for i := 1; i < len(v); i++ {
 		if v[i].Ping < v[i-1].Ping {
@@ -238,7 +238,7 @@ func TestBrowserTable(t *testing.T) {
 		return n
 	}
 	setFilter := func(js string) (int, float64) {
-		ms := timed(js + `; document.getElementById("filters").dispatchEvent(new Event("input")); querylensBrowse.rebuild()`)
+		ms := timed(js + `; document.getElementById("filters").dispatchEvent(new Event("input")); await querylensBrowse.rebuild()`)
 		return len(view()), ms
 	}
 	for _, tc := range []struct {

@@ -1,13 +1,23 @@
 // @ts-check
-// The server browser: loads the masters' lists and every server through
-// the relay, decodes in the page, and shows one table that stays smooth with
-// thousands of rows: rows live in a JS array and only the rows in view are in
-// the DOM (a virtualised body with spacer rows above and below).
+// The server browser: loads the masters' lists (through the relay, or from
+// the server for the masters it keeps) and every server through the relay,
+// decodes in the page, and shows one table that stays smooth with tens of
+// thousands of rows:
+//
+//   - rows live in a JS array; the table body holds only the rows in view,
+//     a fixed pool of <tr> refilled as the table scrolls, between two
+//     spacer rows that give the scroll box its height;
+//   - filtering and sorting run in a second worker (view.js), which keeps a
+//     copy of the fields they read and answers each change with the ordered
+//     indexes of the rows to show; this thread only draws;
+//   - servers are asked in the order they are seen: the rows in view, then
+//     the filtered rows in order, then the others, a few at a time within
+//     the relay's limit (HELLO's in-flight count).
 //
 // The relay connection and the decoder run in a worker (worker.js); this
 // thread sends it the servers to ask and gets back, at most once per frame,
-// a batch of compact rows the decoder made (codecs.AppendSummaryJSON), so it never
-// walks a decoded message.
+// a batch of compact rows the decoder made (codecs.AppendSummaryJSON), so it
+// never walks a decoded message.
 import { $, config, esc, h, showRelay, showFatal, markFirstDecode, ago, hostPort, replyTimeout, download } from "./ql.js";
 import { DecodeWorker } from "./live.js";
 import { State, PageState, StateWord, Row } from "./model.js";
@@ -15,26 +25,50 @@ import { State, PageState, StateWord, Row } from "./model.js";
 const cfg = config();
 const wrap = $("table-wrap");
 const tbody = $("rows");
-const table = $("servers");
+const table = /** @type {HTMLTableElement} */ ($("servers"));
 
-// Column labels: the title, or the name in capitals when the title is long ("OGP").
 /** The row fields each protocol fills (the protocol table's "row"); a row leaves the others blank. */
 const fills = Object.fromEntries((cfg.protocols ?? []).map((p) => [p.name, new Set(p.row ?? Object.keys(Row))]));
+// Column labels: the title, or the name in capitals when the title is long ("OGP").
 const titles = Object.fromEntries((cfg.protocols ?? []).map((p) => [p.name, p.title.length > 13 ? p.name.toUpperCase() : p.title]));
+/** Each protocol's master options (the protocol table's master.options). */
+const masterOptions = Object.fromEntries((cfg.protocols ?? []).filter((p) => p.master).map((p) => [p.name, p.master.options ?? null]));
 const LOCK = `<svg class="icon" viewBox="0 0 12 12" width="10" height="10" aria-hidden="true"><rect x="2" y="5" width="8" height="6" rx="1" fill="currentColor"/><path d="M4 5V3.5a2 2 0 0 1 4 0V5" fill="none" stroke="currentColor" stroke-width="1.3"/></svg>`;
 const ROW_H = 30; // px; matches --row-h in app.css
-const OVERSCAN = 12;
+const OVERSCAN = 8;
 const ZANDRONUM_MIN_MS = 10_000; // a Zandronum server answers one IP once per 10 s
 const STORE = "querylens.browse.v1";
 
-/** @type {Row[]} every server, in the order first seen */
+/**
+ * The row fields the table has its own columns for; any other field of
+ * model.js's Row (a protocol's extra numbers) gets a column of its own,
+ * added here, so a field added to the row model shows without a change to
+ * this script.
+ */
+const KNOWN = new Set(["name", "map", "mode", "players", "bots", "max", "password", "country", "hay"]);
+const EXTRA = Object.keys(Row).filter((k) => !KNOWN.has(k));
+
+/**
+ * @typedef {{spec: {protocol: string, addr: string, filter?: string, label?: string, kept: boolean},
+ *   label: string, filter: string, state: string, detail: string, count: number,
+ *   complete: boolean, loaded: number}} Master
+ */
+/** @type {Master[]} every configured master; a bare "host:port" is Zandronum's */
+const masters = (cfg.masters ?? []).map((/** @type {any} */ m) => {
+  const spec = typeof m === "string" ? { protocol: "zandronum", addr: m, kept: false } : m;
+  return { spec, label: spec.label || spec.addr, filter: spec.filter ?? "", state: PageState.pending, detail: "", count: 0, complete: false, loaded: 0 };
+});
+
+/** @type {Row[]} every server, in the order first seen; a row's index is its i */
 const rows = [];
 const byKey = new Map();
-let view = []; // rows after filtering and sorting
-let active = -1; // index in view of the keyboard cursor
+/** @type {Int32Array} the indexes of the rows shown, in order (from view.js) */
+let order = new Int32Array(0);
+let active = -1; // position in order of the keyboard cursor
 let sort = { key: "players", dir: -1 };
 let asked = 0;
 let answered = 0;
+let outstanding = 0; // asks sent to the decoding worker and not answered
 let connected = false;
 /** @type {DecodeWorker} */
 let relay;
@@ -70,9 +104,6 @@ function addrKey(addr) {
   return addr.toLowerCase().replace(/\d+/g, (d) => d.padStart(5, "0"));
 }
 
-/** byAddr compares rows by addrKey. */
-const byAddr = (a, b) => (a.addrKey < b.addrKey ? -1 : a.addrKey > b.addrKey ? 1 : 0);
-
 /** statusURL is the row's status page, with its query options (as the server builds it). */
 function statusURL(r) {
   const q = r.options ? new URLSearchParams(Object.entries(r.options).sort()).toString() : "";
@@ -85,29 +116,48 @@ function pathAddr(addr) {
 }
 
 /**
- * @typedef {{key: string, protocol: string, addr: string, state: string,
+ * @typedef {{i: number, key: string, protocol: string, addr: string, state: string,
  *   detail: string, name: string, players: number, bots: number, max: number,
  *   map: string, mode: string, ping: number|null, country: string,
  *   password: boolean, hay: string, lastAsked: number, backoff: number,
- *   source: string, received: string[]|null, queued?: boolean, addrKey: string,
+ *   source: string, received: string[]|null, queued?: boolean, want?: boolean,
+ *   gone?: boolean, addrKey: string, master: string, x: Record<string, any>|null,
  *   options: Record<string, string>|null}} Row
  */
-function addRow(protocol, addr, source, options = null) {
+
+/**
+ * addRow returns the row of protocol/addr, adding it when new; a row a
+ * master listed says which (master: its label).
+ */
+function addRow(protocol, addr, source, options = null, master = "") {
   const key = keyOf(protocol, addr);
   let r = byKey.get(key);
   if (r) {
     r.options ??= options;
+    if (r.gone || !r.master) {
+      r.gone = false;
+      r.master = master;
+      changed(r);
+    }
     return r;
   }
   r = {
-    key, protocol, addr, source, options, state: PageState.pending, detail: "", name: "", players: -1, bots: 0, max: 0,
+    i: rows.length, key, protocol, addr, source, options, master, state: PageState.pending, detail: "", name: "", players: -1, bots: 0, max: 0,
     map: "", mode: "", ping: null, country: "", password: false, hay: addr.toLowerCase(), addrKey: addrKey(addr),
-    lastAsked: 0, backoff: 1, received: null,
+    lastAsked: 0, backoff: 1, received: null, x: null,
   };
   rows.push(r);
   byKey.set(key, r);
-  invalidate();
+  changed(r);
   return r;
+}
+
+/** The rows changed since view.js last heard of them. @type {Set<Row>} */
+const changedRows = new Set();
+/** changed marks r for view.js and schedules a new order. @param {Row} r */
+function changed(r) {
+  changedRows.add(r);
+  invalidate();
 }
 
 /**
@@ -134,13 +184,41 @@ function apply(r, res) {
     r.password = field("password", false);
     r.country = field("country", "");
     r.hay = field("hay", "") + "\n" + r.addr.toLowerCase();
-    if (r.mode && !modes.has(r.mode)) {
-      modes.add(r.mode);
-      modesDirty = true;
+    if (EXTRA.length) {
+      r.x = {};
+      for (const f of EXTRA) if (!has || has.has(f)) r.x[f] = row[Row[f]];
     }
+    addMode(r.mode);
   }
   if (res.state === State.online) r.backoff = 1;
   else if (res.state === State.rateLimited || res.state === State.relayLimited) r.backoff = Math.min(r.backoff * 2, 16);
+  changed(r);
+}
+
+/**
+ * fromSummary fills a row from a master list's entry (server.Summary), the
+ * state the server last knew: shown until the page's own ask answers.
+ * @param {Row} r
+ * @param {any} s
+ */
+function fromSummary(r, s) {
+  if (r.lastAsked) return; // the page's own answer is newer
+  const known = Object.values(State).includes(s.state);
+  r.state = known ? s.state : PageState.pending;
+  r.detail = s.detail ?? "";
+  r.name = s.name ?? "";
+  r.map = s.map ?? "";
+  r.mode = s.game ?? "";
+  r.players = known ? s.players ?? -1 : -1;
+  r.bots = s.bots ?? 0;
+  r.max = s.max_players ?? 0;
+  r.password = !!s.password;
+  r.country = s.country ?? "";
+  r.ping = s.rtt_seconds ? Math.round(s.rtt_seconds * 10000) / 10 : null;
+  r.hay = [r.name, r.map, r.mode, r.addr].join("\n").toLowerCase();
+  const x = EXTRA.filter((f) => s[f] != null);
+  if (x.length) r.x = Object.fromEntries(x.map((f) => [f, s[f]]));
+  addMode(r.mode);
 }
 
 // ---- querying ----
@@ -152,17 +230,72 @@ function minInterval(r) {
 
 /**
  * ask sends r to the worker unless it was asked too recently for its
- * protocol. Callers update the progress bar once after their asks.
+ * protocol. Callers update the progress line once after their asks.
  */
 function ask(r, now = Date.now()) {
+  r.want = false;
   if (r.queued) return true;
   if (r.lastAsked && now - r.lastAsked < minInterval(r)) return false;
   r.queued = true;
   r.lastAsked = now;
-  if (r.state === PageState.pending) r.state = PageState.querying;
+  if (r.state === PageState.pending) {
+    r.state = PageState.querying;
+    changed(r);
+  }
   asked++;
+  outstanding++;
   relay.ask({ key: r.key, protocol: r.protocol, target: r.addr, options: r.options, timeoutMs: replyTimeout(relay, 1500) });
   return true;
+}
+
+/**
+ * want marks rows to be asked; pumpAsks sends them, in the order the
+ * person sees them, once view.js has ordered them.
+ * @param {Iterable<Row>} list
+ */
+function want(list) {
+  let n = 0;
+  for (const r of list) if (!r.gone && !r.queued) (r.want = true), n++;
+  if (n) {
+    waiting += n;
+    askAfterOrder = true;
+    invalidate();
+  }
+}
+let waiting = 0; // rows marked want (an upper bound: asks clear it lazily)
+let askAfterOrder = false;
+let orderCursor = 0; // position in order from which pumpAsks looks for rows
+let rowCursor = 0; // index in rows from which it looks for rows the filters hide
+
+/**
+ * inFlightLimit is how many asks may wait in the decoding worker: as many
+ * as the relay lets it run at once, so that what the person scrolls to
+ * next is asked next, not after a queue of thousands.
+ */
+function inFlightLimit() {
+  return Math.max(8, relay?.maxInFlight ?? 16);
+}
+
+/**
+ * pumpAsks asks wanted rows while fewer than inFlightLimit are out: first
+ * the rows drawn, then the rows shown in their order, then the rest.
+ */
+function pumpAsks() {
+  // Rows just wanted are asked once view.js has put them in order (and
+  // they are drawn): ask in the order shown, and show before asking.
+  if (!connected || waiting <= 0 || askAfterOrder) return;
+  const limit = inFlightLimit();
+  if (outstanding >= limit) return;
+  const now = Date.now();
+  const take = (/** @type {Row|undefined} */ r) => {
+    if (r?.want && !r.gone) ask(r, now);
+    return outstanding >= limit;
+  };
+  for (let k = win.first; k < win.last && k < order.length; k++) if (take(rows[order[k]])) return progress();
+  for (; orderCursor < order.length; orderCursor++) if (take(rows[order[orderCursor]])) return progress();
+  for (; rowCursor < rows.length; rowCursor++) if (take(rows[rowCursor])) return progress();
+  waiting = 0; // every wanted row was looked at
+  progress();
 }
 
 /** results applies a batch of finished conversations from the worker. */
@@ -177,105 +310,157 @@ function results(list) {
       continue;
     }
     const r = byKey.get(res.key);
-    if (!r) continue;
+    if (!r || !r.queued) continue;
     r.queued = false;
     answered++;
+    outstanding--;
     apply(r, res);
   }
   markFirstDecode();
-  // The last answer of a refresh is drawn at once; the others at most
-  // every REBUILD_MS.
-  if (answered === asked) invalidate();
-  else invalidateSoon();
+  pumpAsks();
   progress();
 }
 
-function loadMaster(addr, now = Date.now()) {
-  const key = `master:${addr}`;
+/** loadMaster asks m's list: from the server when it keeps it, else through the relay. @param {Master} m */
+function loadMaster(m, now = Date.now()) {
+  if (m.spec.kept) return loadKept(m);
+  const key = `master:${m.spec.protocol}/${m.spec.addr}`;
   const last = masterAsked.get(key) ?? 0;
   if (now - last < ZANDRONUM_MIN_MS) return;
   masterAsked.set(key, now);
-  relay.ask({ key, protocol: "zandronum", target: addr, options: { master: "true" }, timeoutMs: replyTimeout(relay, 2000) });
+  m.state = PageState.querying;
+  relay.ask({ key, protocol: m.spec.protocol, target: m.spec.addr, options: masterOptions[m.spec.protocol] ?? null, timeoutMs: replyTimeout(relay, 2000) });
+}
+const masterAsked = new Map();
+
+/**
+ * master adds the servers of a master's list the relay brought, and asks
+ * them once view.js has put them in order.
+ */
+function master(res) {
+  const [protocol, addr] = splitKey(res.key.slice("master:".length));
+  const m = masters.find((x) => x.spec.protocol === protocol && x.spec.addr === addr);
+  const list = res.servers ?? [];
+  if (m) Object.assign(m, { state: res.state, detail: res.detail, count: list.length, complete: true });
+  want(list.map((s) => addRow(protocol, s, "master", null, m?.label ?? addr)));
+  progress();
+}
+
+/** splitKey splits "protocol/host:port". @param {string} k */
+function splitKey(k) {
+  const i = k.indexOf("/");
+  return [k.slice(0, i), k.slice(i + 1)];
 }
 
 /**
- * master adds the servers of a master's list, shows them, and asks them
- * once the list has been drawn: a thousand conversations starting at once
- * keep the worker and the relay busy, and on a machine with few cores the
- * page's next frame would wait for them. The asks go out after the next
- * paint (rAF, then a task), or after MASTER_ASK_MS when no frame comes (a
- * hidden tab draws none).
+ * loadKept loads a list the server keeps (GET /api/v1/masters/…, a
+ * server.MasterList): its servers show at once with their last known state,
+ * then are asked through the relay as any other. The rows of the master's
+ * previous list that this one does not hold leave the table.
+ * @param {Master} m
  */
-function master(res) {
-  const addr = res.key.slice("master:".length);
-  const list = res.servers ?? [];
-  masterState.set(addr, { state: res.state, detail: res.detail, count: list.length });
-  const added = list.map((s) => addRow("zandronum", s, "master"));
-  if (!added.length) return;
-  rebuild();
-  let sent = false;
-  const askAll = () => {
-    if (sent) return;
-    sent = true;
-    const now = Date.now();
-    for (const r of added) ask(r, now);
+async function loadKept(m) {
+  const n = ++m.loaded;
+  m.state = PageState.querying;
+  progress();
+  const q = m.filter ? `?${new URLSearchParams({ filter: m.filter })}` : "";
+  let list;
+  try {
+    const resp = await fetch(`/api/v1/masters/${encodeURIComponent(m.spec.protocol)}/${pathAddr(m.spec.addr)}${q}`, { headers: { Accept: "application/json" } });
+    if (!resp.ok) throw new Error(`${resp.status} ${(await resp.text()).trim().slice(0, 200)}`);
+    list = await resp.json();
+  } catch (err) {
+    if (n !== m.loaded) return;
+    Object.assign(m, { state: PageState.error, detail: `the list did not load: ${err.message}` });
     progress();
-  };
-  requestAnimationFrame(() => setTimeout(askAll, 0));
-  setTimeout(askAll, MASTER_ASK_MS);
+    return;
+  }
+  if (n !== m.loaded) return; // a newer load (another game) is under way
+  const servers = list.servers ?? [];
+  Object.assign(m, { state: list.error && !servers.length ? PageState.error : State.online, detail: list.error ?? "", count: servers.length, complete: !!list.complete });
+  const listed = new Set();
+  const added = [];
+  for (const s of servers) {
+    const r = addRow(s.protocol, s.address, "master", s.options ?? null, m.label);
+    fromSummary(r, s);
+    changed(r);
+    listed.add(r);
+    added.push(r);
+  }
+  for (const r of rows) {
+    if (r.master === m.label && r.source === "master" && !listed.has(r) && !r.gone && !store.favourites.has(r.key)) {
+      r.gone = true;
+      r.want = false;
+      changed(r);
+    }
+  }
+  want(added);
+  progress();
 }
-const MASTER_ASK_MS = 100;
-const masterAsked = new Map();
-const masterState = new Map();
 
 function refreshAll() {
   const now = Date.now();
-  let skipped = 0;
-  for (const m of cfg.masters ?? []) loadMaster(m, now);
-  for (const r of rows) if (!ask(r, now)) skipped++;
+  for (const m of masters) loadMaster(m, now);
+  const again = rows.filter((r) => !r.gone && !r.queued);
+  const skipped = again.filter((r) => r.lastAsked && now - r.lastAsked < minInterval(r)).length;
+  want(again);
   progress();
   if (skipped) {
     $("progress-text").textContent = `${skipped} server${skipped > 1 ? "s were" : " was"} asked moments ago and will be refreshed when the server allows it`;
   }
 }
 
-// ---- view: filter, sort, render ----
+// ---- view: filter and sort (in view.js), render ----
 
 const modes = new Set();
 let modesDirty = false;
-let dirty = false;
+/** @param {string} mode */
+function addMode(mode) {
+  if (mode && !modes.has(mode)) {
+    modes.add(mode);
+    modesDirty = true;
+  }
+}
 
-/** invalidate schedules one re-filter, re-sort and render per frame. */
+const viewer = new Worker(/** @type {any} */ (import.meta).resolve("/static/view.js"), { type: "module", name: "querylens view" });
+const stateRank = {
+  [State.online]: 0, [State.rateLimited]: 1, [State.relayLimited]: 1, [State.malformed]: 2,
+  [PageState.querying]: 3, [PageState.pending]: 3, [State.offline]: 4,
+};
+viewer.postMessage({ type: "init", online: State.online, rank: stateRank });
+
+let dirty = false;
+let seq = 0; // the last query sent to view.js
+let shownSeq = 0; // the query of the order shown
+/** @type {{seq: number, resolve: (v?: any) => void}[]} */
+let orderWaiters = [];
+let onlineCount = 0;
+
+/**
+ * invalidate sends view.js what changed (rows, filters, sort) once per
+ * frame, or at once when the page is hidden (no frames).
+ */
 function invalidate() {
   if (dirty) return;
   dirty = true;
-  requestAnimationFrame(() => {
-    dirty = false;
-    rebuild();
-  });
+  if (document.hidden) setTimeout(rebuild, 0);
+  else requestAnimationFrame(rebuild);
 }
 
 /**
- * invalidateSoon is invalidate for replies arriving during a refresh: the
- * table is rebuilt at most every REBUILD_MS, not on every frame, so a big
- * list spends its time decoding replies rather than re-sorting the table.
- * The first reply still shows at once.
+ * viewRow is what view.js filters and sorts on.
+ * @param {Row} r
  */
-const REBUILD_MS = 200;
-let soonTimer = 0;
-let lastRebuild = 0;
-function invalidateSoon() {
-  if (dirty || soonTimer) return;
-  const wait = lastRebuild + REBUILD_MS - performance.now();
-  if (wait <= 0) return invalidate();
-  soonTimer = setTimeout(() => {
-    soonTimer = 0;
-    invalidate();
-  }, wait);
+function viewRow(r) {
+  return {
+    i: r.i, protocol: r.protocol, state: r.state, name: r.name, map: r.map, mode: r.mode, players: r.players, bots: r.bots,
+    max: r.max, password: r.password, ping: r.ping, country: r.country, hay: r.hay, addrKey: r.addrKey, master: r.master,
+    fav: store.favourites.has(r.key), gone: !!r.gone, x: r.x,
+  };
 }
 
 function filters() {
-  const f = $("filters");
+  const f = /** @type {any} */ ($("filters"));
   return {
     q: f.q.value.trim().toLowerCase(),
     protocol: f.protocol.value,
@@ -285,81 +470,76 @@ function filters() {
     full: f.full.checked,
     fav: f.fav.checked,
     online: f.online.checked,
-    ping: f.ping.value === "" ? Infinity : Number(f.ping.value),
+    ping: f.ping.value === "" ? null : Number(f.ping.value),
+    master: "",
   };
 }
 
-function matches(r, f) {
-  if (f.protocol && r.protocol !== f.protocol) return false;
-  if (f.fav && !store.favourites.has(r.key)) return false;
-  if (f.online && r.state !== State.online) return false;
-  if (f.mode && r.mode !== f.mode) return false;
-  if (f.password === "open" && r.password) return false;
-  if (f.password === "locked" && !r.password) return false;
-  if (f.empty && r.players - r.bots <= 0) return false;
-  if (f.full && r.max > 0 && r.players >= r.max) return false;
-  if (f.ping !== Infinity && (r.ping == null || r.ping > f.ping)) return false;
-  if (f.q && !r.hay.includes(f.q)) return false;
-  return true;
-}
-
-const stateRank = {
-  [State.online]: 0, [State.rateLimited]: 1, [State.relayLimited]: 1, [State.malformed]: 2,
-  [PageState.querying]: 3, [PageState.pending]: 3, [State.offline]: 4,
-};
-/** @type {Intl.Collator|null} */
-let collator = null;
 /**
- * compareText compares names, maps and modes as a reader expects. The
- * collator is made on first use: making one takes 20–40 ms of this thread on
- * a loaded machine, and the default sort (players) needs none, so a page
- * that opens sorted by players makes it after its start, if at all.
- * @param {string} a
- * @param {string} b
+ * rebuild sends view.js the changed rows and the current filters and sort;
+ * it resolves once the order it asked for is drawn.
+ * @returns {Promise<void>}
  */
-const compareText = (a, b) => (collator ??= new Intl.Collator(undefined, { sensitivity: "base", numeric: true })).compare(a, b);
-const sorters = {
-  fav: (a, b) => (store.favourites.has(b.key) ? 1 : 0) - (store.favourites.has(a.key) ? 1 : 0),
-  protocol: (a, b) => compareText(a.protocol, b.protocol),
-  name: (a, b) => compareText(a.name || "\uffff", b.name || "\uffff"),
-  players: (a, b) => a.players - b.players,
-  map: (a, b) => compareText(a.map, b.map),
-  mode: (a, b) => compareText(a.mode, b.mode),
-  ping: (a, b) => (a.ping ?? 1e9) - (b.ping ?? 1e9),
-  addr: byAddr,
-  country: (a, b) => compareText(a.country, b.country),
-  flags: (a, b) => Number(a.password) - Number(b.password),
-};
-
-let onlineCount = 0;
-
 function rebuild() {
-  lastRebuild = performance.now();
-  onlineCount = rows.reduce((n, r) => n + (r.state === State.online ? 1 : 0), 0);
-  const f = filters();
-  const cmp = sorters[sort.key] ?? sorters.players;
-  const activeKey = view[active]?.key;
-  view = rows.filter((r) => matches(r, f));
-  // Servers that did not answer sink below the ones that did, whichever
-  // way the column is sorted; ties keep a stable, readable order.
-  view.sort((a, b) => (stateRank[a.state] ?? 5) - (stateRank[b.state] ?? 5) || sort.dir * cmp(a, b) || byAddr(a, b));
-  if (activeKey) active = view.findIndex((r) => r.key === activeKey);
+  dirty = false;
+  if (changedRows.size) {
+    const list = [];
+    for (const r of changedRows) list.push(viewRow(r));
+    changedRows.clear();
+    viewer.postMessage({ type: "rows", rows: list });
+  }
+  const mine = ++seq;
+  viewer.postMessage({ type: "query", seq: mine, filter: filters(), sort });
   if (modesDirty) fillModes();
   for (const th of table.tHead.rows[0].cells) {
     th.setAttribute("aria-sort", th.dataset.sort === sort.key ? (sort.dir > 0 ? "ascending" : "descending") : "none");
   }
-  table.setAttribute("aria-rowcount", String(view.length + 1));
-  $("empty-state").hidden = view.length > 0 || rows.length === 0;
-  $("counts").textContent = `${view.length} shown of ${rows.length}`;
+  return new Promise((resolve) => orderWaiters.push({ seq: mine, resolve }));
+}
+
+viewer.onmessage = (e) => {
+  const m = e.data;
+  if (m.type !== "order" || m.seq < shownSeq) return;
+  const activeKey = rows[order[active]]?.key;
+  shownSeq = m.seq;
+  order = m.order;
+  onlineCount = m.online;
+  if (activeKey) active = indexOfKey(activeKey);
+  orderCursor = 0;
+  table.setAttribute("aria-rowcount", String(order.length + 1));
+  $("empty-state").hidden = order.length > 0 || rows.length === 0;
+  $("counts").textContent = `${order.length} shown of ${known()}`;
   renderWindow();
+  if (askAfterOrder) {
+    askAfterOrder = false;
+    rowCursor = 0;
+  }
+  pumpAsks();
   progress();
+  const done = orderWaiters.filter((w) => w.seq <= m.seq);
+  orderWaiters = orderWaiters.filter((w) => w.seq > m.seq);
+  for (const w of done) w.resolve();
+};
+
+/** indexOfKey is the position in order of the row with key, or -1. @param {string} key */
+function indexOfKey(key) {
+  const r = byKey.get(key);
+  if (!r) return -1;
+  return order.indexOf(r.i);
+}
+
+/** known counts the rows in the table (not the ones a master dropped). */
+function known() {
+  let n = 0;
+  for (const r of rows) if (!r.gone) n++;
+  return n;
 }
 
 function fillModes() {
   modesDirty = false;
-  const sel = $("f-mode");
+  const sel = /** @type {HTMLSelectElement} */ ($("f-mode"));
   const cur = sel.value;
-  sel.replaceChildren(h("option", { value: "" }, "All modes"), ...[...modes].sort(compareText).map((m) => h("option", { value: m }, m)));
+  sel.replaceChildren(h("option", { value: "" }, "All modes"), ...[...modes].sort((a, b) => a.localeCompare(b)).map((m) => h("option", { value: m }, m)));
   sel.value = cur;
 }
 
@@ -369,44 +549,148 @@ const stateLabels = {
   ...StateWord, [PageState.error]: "error", [PageState.pending]: "waiting", [PageState.querying]: "asking…",
 };
 
-function rowHTML(r, i) {
-  const fav = store.favourites.has(r.key);
-  const url = statusURL(r);
-  const ok = r.state === State.online;
-  const badge = ok ? "" : `<button type="button" class="state state-${r.state}" data-detail="${i}" title="${esc(r.detail || stateLabels[r.state])}" data-testid="row-state">${esc(stateLabels[r.state] ?? r.state)}</button> `;
-  const name = `${badge}<a class="name" href="${esc(url)}" tabindex="-1">${esc(r.name || r.addr)}</a>`;
-  const players = ok && r.players >= 0
-    ? `${r.players - r.bots}${r.max ? "/" + r.max : ""}${r.bots ? `<span class="bots" title="${r.bots} bot${r.bots > 1 ? "s" : ""}">+${r.bots} bot${r.bots > 1 ? "s" : ""}</span>` : ""}`
-    : "";
-  const flags = r.password ? `<span class="tag" title="Password required">${LOCK} password</span>` : "";
-  return `<tr class="row${ok ? "" : " dim"}${i === active ? " active" : ""}" id="row-${i}" aria-rowindex="${i + 2}" data-i="${i}" data-key="${esc(r.key)}" data-state="${r.state}" data-testid="server-row">` +
-    `<td><button type="button" class="star" aria-pressed="${fav}" aria-label="Favourite" data-fav="${i}">${fav ? "★" : "☆"}</button></td>` +
-    `<td title="${esc(r.protocol)}">${esc(titles[r.protocol] ?? r.protocol)}</td>` +
-    `<td data-testid="cell-name">${name}</td>` +
-    `<td class="num" data-testid="cell-players">${players}</td>` +
-    `<td>${esc(r.map)}</td><td>${esc(r.mode)}</td>` +
-    `<td class="num" data-testid="cell-ping">${r.ping == null ? "" : r.ping < 1 ? "&lt;1 ms" : Math.round(r.ping) + " ms"}</td>` +
-    `<td class="mono">${esc(r.addr)}</td><td>${esc(r.country)}</td><td>${flags}</td></tr>`;
+// The extra columns: a header per field, after the fixed ones.
+for (const f of EXTRA) {
+  const th = h("th", { scope: "col", class: "c-extra", "data-sort": `x:${f}` }, h("button", { type: "button" }, f.charAt(0).toUpperCase() + f.slice(1)));
+  table.tHead.rows[0].append(th);
+}
+const COLS = table.tHead.rows[0].cells.length;
+
+/**
+ * The pool of row elements: each <tr> has its cells made once and is
+ * refilled with another server's fields as the table scrolls.
+ * @typedef {{tr: HTMLTableRowElement, star: HTMLButtonElement, proto: HTMLTableCellElement,
+ *   badge: HTMLButtonElement, name: HTMLAnchorElement, players: HTMLTableCellElement,
+ *   map: HTMLTableCellElement, mode: HTMLTableCellElement, ping: HTMLTableCellElement,
+ *   addr: HTMLTableCellElement, country: HTMLTableCellElement, flags: HTMLTableCellElement,
+ *   master: HTMLTableCellElement, extra: HTMLTableCellElement[], sig: string}} Slot
+ */
+/** @type {Slot[]} */
+const pool = [];
+const topSpacer = spacer();
+const bottomSpacer = spacer();
+tbody.replaceChildren(topSpacer, bottomSpacer);
+
+function spacer() {
+  const tr = document.createElement("tr");
+  tr.className = "spacer";
+  tr.setAttribute("aria-hidden", "true");
+  const td = document.createElement("td");
+  td.colSpan = COLS;
+  tr.append(td);
+  return tr;
 }
 
-let lastWindow = "";
+/** makeSlot builds one row element with its cells. @returns {Slot} */
+function makeSlot() {
+  const tr = document.createElement("tr");
+  tr.innerHTML = `<td><button type="button" class="star" aria-label="Favourite" data-fav></button></td>` +
+    `<td></td><td data-testid="cell-name"><button type="button" class="state" data-detail data-testid="row-state"></button><a class="name" tabindex="-1"></a></td>` +
+    `<td class="num" data-testid="cell-players"></td><td></td><td></td><td class="num" data-testid="cell-ping"></td>` +
+    `<td class="mono"></td><td></td><td></td><td class="listed" data-testid="cell-listed"></td>` + EXTRA.map(() => "<td></td>").join("");
+  tr.setAttribute("data-testid", "server-row");
+  const td = tr.cells;
+  return {
+    tr, star: /** @type {HTMLButtonElement} */ (td[0].firstChild), proto: td[1],
+    badge: /** @type {HTMLButtonElement} */ (td[2].firstChild), name: /** @type {HTMLAnchorElement} */ (td[2].lastChild),
+    players: td[3], map: td[4], mode: td[5], ping: td[6], addr: td[7], country: td[8], flags: td[9], master: td[10],
+    extra: [...td].slice(11), sig: "",
+  };
+}
 
-/** renderWindow puts only the rows in view (plus some overscan) in the DOM. */
-function renderWindow(force = true) {
+/** show puts a value in a cell only when it changed (no layout otherwise). */
+function text(/** @type {HTMLElement} */ el, /** @type {string} */ s) {
+  if (el.textContent !== s) el.textContent = s;
+}
+
+/** extraText is an extra field as the table shows it. @param {any} v */
+function extraText(v) {
+  if (v == null || v === "") return "";
+  if (typeof v === "boolean") return v ? "yes" : "no";
+  return String(v);
+}
+
+/**
+ * fill writes row r (at position k of the order) into slot s.
+ * @param {Slot} s @param {Row} r @param {number} k
+ */
+function fill(s, r, k) {
+  const fav = store.favourites.has(r.key);
+  const ok = r.state === State.online;
+  const tr = s.tr;
+  tr.id = `row-${k}`;
+  tr.dataset.i = String(k);
+  tr.setAttribute("aria-rowindex", String(k + 2));
+  tr.className = `row${ok ? "" : " dim"}${k === active ? " active" : ""}`;
+  // The fields below depend on the row only: refill them when it changed.
+  const sig = `${r.i}|${r.state}|${r.name}|${r.players}|${r.ping}|${r.map}|${fav}|${r.master}|${r.detail}|${r.password}|${r.mode}`;
+  if (s.sig === sig) return;
+  s.sig = sig;
+  tr.dataset.key = r.key;
+  tr.dataset.state = r.state;
+  s.star.setAttribute("aria-pressed", String(fav));
+  text(s.star, fav ? "★" : "☆");
+  text(s.proto, titles[r.protocol] ?? r.protocol);
+  s.proto.title = r.protocol;
+  s.badge.hidden = ok;
+  if (!ok) {
+    s.badge.className = `state state-${r.state}`;
+    s.badge.title = r.detail || stateLabels[r.state] || r.state;
+    text(s.badge, stateLabels[r.state] ?? r.state);
+  }
+  s.name.href = statusURL(r);
+  text(s.name, r.name || r.addr);
+  s.name.title = r.master ? `${r.name || r.addr} · listed by ${r.master}` : r.name || r.addr;
+  if (ok && r.players >= 0) {
+    const bots = r.bots ? `<span class="bots" title="${r.bots} bot${r.bots > 1 ? "s" : ""}">+${r.bots} bot${r.bots > 1 ? "s" : ""}</span>` : "";
+    s.players.innerHTML = `${r.players - r.bots}${r.max ? "/" + r.max : ""}${bots}`;
+  } else text(s.players, "");
+  text(s.map, r.map);
+  text(s.mode, r.mode);
+  text(s.ping, r.ping == null ? "" : r.ping < 1 ? "<1 ms" : Math.round(r.ping) + " ms");
+  text(s.addr, r.addr);
+  text(s.country, r.country);
+  s.flags.innerHTML = r.password ? `<span class="tag" title="Password required">${LOCK} password</span>` : "";
+  text(s.master, r.master);
+  s.master.title = r.master ? `listed by ${r.master}` : "";
+  for (let j = 0; j < EXTRA.length; j++) text(s.extra[j], extraText(r.x?.[EXTRA[j]]));
+}
+
+/** win is the part of the order the body holds. */
+const win = { first: 0, last: 0 };
+
+/**
+ * renderWindow puts the rows in view (plus some overscan) in the pool's
+ * elements, growing the pool when the window grew and hiding what it
+ * does not need.
+ */
+function renderWindow() {
   // From the last scroll and resize, not read here: reading layout after
-  // the rows changed would force a layout of the whole page on every
-  // rebuild.
+  // the rows changed would force a layout of the whole page.
   const top = Math.max(0, viewport.top - viewport.head);
-  const first = Math.max(0, Math.floor(top / ROW_H) - OVERSCAN);
+  const first = Math.max(0, Math.min(Math.floor(top / ROW_H) - OVERSCAN, order.length));
   const count = Math.ceil(viewport.height / ROW_H) + 2 * OVERSCAN;
-  const last = Math.min(view.length, first + count);
-  const sig = `${first}:${last}`;
-  if (!force && sig === lastWindow) return;
-  lastWindow = sig;
-  let html = `<tr class="spacer" aria-hidden="true"><td colspan="10" style="height:${first * ROW_H}px"></td></tr>`;
-  for (let i = first; i < last; i++) html += rowHTML(view[i], i);
-  html += `<tr class="spacer" aria-hidden="true"><td colspan="10" style="height:${(view.length - last) * ROW_H}px"></td></tr>`;
-  tbody.innerHTML = html;
+  const last = Math.min(order.length, first + count);
+  win.first = first;
+  win.last = last;
+  while (pool.length < last - first) {
+    const s = makeSlot();
+    pool.push(s);
+    tbody.insertBefore(s.tr, bottomSpacer);
+  }
+  topSpacer.firstElementChild.setAttribute("style", `height:${first * ROW_H}px`);
+  bottomSpacer.firstElementChild.setAttribute("style", `height:${(order.length - last) * ROW_H}px`);
+  for (let j = 0; j < pool.length; j++) {
+    const s = pool[j];
+    const k = first + j;
+    if (k < last) {
+      if (s.tr.hidden) s.tr.hidden = false;
+      fill(s, rows[order[k]], k);
+    } else if (!s.tr.hidden) {
+      s.tr.hidden = true;
+      s.tr.removeAttribute("id");
+    }
+  }
   if (active >= first && active < last) wrap.setAttribute("aria-activedescendant", `row-${active}`);
   else wrap.removeAttribute("aria-activedescendant");
 }
@@ -427,34 +711,37 @@ wrap.addEventListener("scroll", () => {
   scrollQueued = true;
   requestAnimationFrame(() => {
     scrollQueued = false;
-    renderWindow(false);
+    renderWindow();
   });
 }, { passive: true });
 new ResizeObserver(() => {
   measure();
-  renderWindow(false);
+  renderWindow();
 }).observe(wrap);
 
 function progress() {
   const bar = document.querySelector(".progress [role=progressbar]");
   bar.setAttribute("aria-valuemax", String(asked));
   bar.setAttribute("aria-valuenow", String(answered));
-  $("bar").style.transform = `scaleX(${asked ? answered / asked : 0})`;
-  const online = onlineCount; // counted by rebuild, which follows every reply
-  const masters = [...masterState.entries()].map(([a, s]) => s.state === State.online ? `${a}: ${s.count} servers` : `${a}: ${s.state}`).join(", ");
+  /** @type {HTMLElement} */ ($("bar")).style.transform = `scaleX(${asked ? answered / asked : 0})`;
   if (!connected) return;
-  $("progress-text").textContent = asked
-    ? `${answered} / ${asked} answered · ${online} online${masters ? " · master " + masters : ""}`
-    : masters ? `master ${masters}` : "Asking the masters…";
+  const ms = masters.map((m) => m.state === State.online ? `${m.label}: ${m.count}${m.complete ? "" : "+"} servers` : `${m.label}: ${stateLabels[m.state] ?? m.state}`).join(", ");
+  const n = known();
+  $("progress-text").textContent = n || asked
+    ? `${n} known · ${asked} asked · ${answered} answered · ${onlineCount} online${ms ? " · " + ms : ""}`
+    : ms ? `master ${ms}` : "Asking the masters…";
 }
 
 // ---- interaction ----
 
-$("filters").addEventListener("input", () => invalidate());
+$("filters").addEventListener("input", (e) => {
+  if (/** @type {Element} */ (e.target).id === "f-game") return;
+  invalidate();
+});
 $("filters").addEventListener("submit", (e) => e.preventDefault());
 
 table.tHead.addEventListener("click", (e) => {
-  const th = e.target.closest("th[data-sort]");
+  const th = /** @type {HTMLElement|null} */ (/** @type {Element} */ (e.target).closest("th[data-sort]"));
   if (!th) return;
   const key = th.dataset.sort;
   sort = sort.key === key ? { key, dir: -sort.dir } : { key, dir: key === "players" || key === "fav" ? -1 : 1 };
@@ -466,24 +753,29 @@ function toggleFavourite(r) {
   if (store.favourites.has(r.key)) store.favourites.delete(r.key);
   else store.favourites.add(r.key);
   saveStore();
-  invalidate();
+  changed(r);
 }
 
+/** rowAt is the row shown at position k. @param {number} k */
+const rowAt = (k) => rows[order[k]];
+
 tbody.addEventListener("click", (e) => {
-  const fav = e.target.closest("[data-fav]");
-  if (fav) {
+  const t = /** @type {Element} */ (e.target);
+  const tr = /** @type {HTMLElement|null} */ (t.closest("tr.row"));
+  if (!tr) return;
+  const k = Number(tr.dataset.i);
+  if (t.closest("[data-fav]")) {
     e.preventDefault();
-    toggleFavourite(view[Number(fav.dataset.fav)]);
+    toggleFavourite(rowAt(k));
     return;
   }
-  const st = e.target.closest("[data-detail]");
+  const st = t.closest("[data-detail]");
   if (st) {
     e.preventDefault();
-    showDetail(view[Number(st.dataset.detail)], st);
+    showDetail(rowAt(k), st);
     return;
   }
-  const tr = e.target.closest("tr.row");
-  if (tr) setActive(Number(tr.dataset.i), false);
+  setActive(k, false);
 });
 
 let popover;
@@ -496,6 +788,7 @@ function showDetail(r, anchor) {
   popover = h("div", { class: "popover", role: "dialog", "aria-label": "Server state", "data-testid": "state-detail" },
     h("strong", {}, `${r.addr}: ${stateLabels[r.state] ?? r.state}`),
     r.detail ? h("pre", {}, r.detail) : null,
+    r.master ? h("p", { class: "muted small" }, `Listed by ${r.master}`) : null,
     h("div", { class: "inline-form" },
       h("a", { class: "btn", href: statusURL(r) }, "Status page"),
       h("a", { class: "btn", href: inspect }, "Inspect packets"),
@@ -509,8 +802,8 @@ function showDetail(r, anchor) {
 document.addEventListener("keydown", (e) => { if (e.key === "Escape") popover?.remove(); });
 document.addEventListener("click", (e) => { if (popover && !popover.contains(/** @type {Node} */ (e.target)) && !/** @type {Element} */ (e.target).closest("[data-detail]")) popover.remove(); });
 
-function setActive(i, scroll = true) {
-  active = Math.max(0, Math.min(view.length - 1, i));
+function setActive(k, scroll = true) {
+  active = Math.max(0, Math.min(order.length - 1, k));
   if (scroll) {
     const head = table.tHead.offsetHeight;
     const y = active * ROW_H;
@@ -518,6 +811,7 @@ function setActive(i, scroll = true) {
     else if (y + ROW_H + head > wrap.scrollTop + wrap.clientHeight) wrap.scrollTop = y + ROW_H + head - wrap.clientHeight;
     measure();
   }
+  for (const s of pool) s.sig = ""; // the active mark moved
   renderWindow();
 }
 
@@ -527,12 +821,13 @@ wrap.setAttribute("aria-label", "Server list; arrow keys move, Enter opens");
 wrap.addEventListener("keydown", (e) => {
   const page = Math.max(1, Math.floor(wrap.clientHeight / ROW_H) - 1);
   const moves = { ArrowDown: 1, ArrowUp: -1, PageDown: page, PageUp: -page };
-  if (e.target.closest("thead")) return;
+  if (/** @type {Element} */ (e.target).closest("thead")) return;
+  const r = rowAt(active);
   if (e.key in moves) setActive((active < 0 ? -1 : active) + moves[e.key]);
   else if (e.key === "Home") setActive(0);
-  else if (e.key === "End") setActive(view.length - 1);
-  else if (e.key === "Enter" && view[active]) location.href = statusURL(view[active]);
-  else if (e.key === "f" && view[active]) toggleFavourite(view[active]);
+  else if (e.key === "End") setActive(order.length - 1);
+  else if (e.key === "Enter" && r) location.href = statusURL(r);
+  else if (e.key === "f" && r) toggleFavourite(r);
   else return;
   e.preventDefault();
 });
@@ -545,16 +840,65 @@ document.addEventListener("keydown", (e) => {
 
 $("refresh").addEventListener("click", refreshAll);
 
+// ---- the game picker: the filter of the Steam masters the server keeps ----
+
+const steamMasters = masters.filter((m) => m.spec.kept && m.spec.protocol === "a2s");
+const gamePick = /** @type {HTMLInputElement|null} */ (document.getElementById("f-game"));
+if (gamePick && steamMasters.length) {
+  /** @type {HTMLElement} */ (gamePick.closest("[data-testid=game-picker]")).hidden = false;
+  gamePick.addEventListener("change", () => pickGame(gamePick.value));
+}
+
+/**
+ * appIDOf reads what a person typed or picked: a game's name, the picker's
+ * "Name (app ID)", or any app ID; 0 for all the games the master's own
+ * filter lists, -1 for what it cannot read.
+ * @param {string} typed
+ */
+function appIDOf(typed) {
+  const t = typed.trim();
+  if (!t) return 0;
+  const id = /^(?:.*\()?\s*(\d+)\s*\)?$/.exec(t);
+  if (id) return Number(id[1]);
+  const g = (cfg.games ?? []).find((/** @type {{name: string}} */ g) => g.name.toLowerCase() === t.toLowerCase());
+  return g ? g.appid : -1;
+}
+
+/**
+ * pickGame sets the filter of every Steam master the server keeps to the
+ * game's (\appid\N; the configured filter for none) and reloads their lists.
+ * @param {string} typed
+ */
+function pickGame(typed) {
+  const id = appIDOf(typed);
+  const msg = $("game-msg");
+  if (id < 0) {
+    msg.textContent = `No game called "${typed.trim()}": pick one from the list or type an app ID`;
+    return;
+  }
+  const g = (cfg.games ?? []).find((/** @type {{appid: number}} */ g) => g.appid === id);
+  msg.textContent = id ? `${g ? g.name : "app " + id}: \\appid\\${id}` : "";
+  for (const m of steamMasters) {
+    m.filter = id ? `\\appid\\${id}` : m.spec.filter ?? "";
+    loadKept(m);
+  }
+}
+
 // Auto-refresh: every few seconds, re-ask the rows whose interval passed;
 // ask() itself refuses servers asked within their protocol's limit.
 setInterval(() => {
-  const every = Number($("auto").value) * 1000;
+  const every = Number(/** @type {HTMLSelectElement} */ ($("auto")).value) * 1000;
   if (!every || !connected || document.hidden) return;
   const now = Date.now();
-  for (const m of cfg.masters ?? []) if (now - (masterAsked.get(`master:${m}`) ?? 0) >= every) loadMaster(m, now);
-  for (const r of rows) if (now - r.lastAsked >= Math.max(every, minInterval(r))) ask(r, now);
+  for (const m of masters) {
+    if (m.spec.kept) {
+      if (now - (keptAt.get(m) ?? 0) >= every) keptAt.set(m, now), loadKept(m);
+    } else if (now - (masterAsked.get(`master:${m.spec.protocol}/${m.spec.addr}`) ?? 0) >= every) loadMaster(m, now);
+  }
+  want(rows.filter((r) => !r.gone && !r.queued && now - r.lastAsked >= Math.max(every, minInterval(r))));
   progress();
 }, 2000);
+const keptAt = new Map();
 
 /** @type {Map<string, {left: number, resolve: (r: {protocol: string, res: any}|null) => void}>} */
 const detecting = new Map();
@@ -633,7 +977,7 @@ $("add-form").addEventListener("submit", async (e) => {
     answered++;
     r.lastAsked = Date.now();
     apply(r, found.res);
-    rebuild(); // at once: the message below says the row is there
+    await rebuild(); // at once: the message below says the row is there
     const title = (cfg.protocols ?? []).find((p) => p.name === protocol)?.title ?? protocol;
     $("add-msg").textContent = `Added ${addr}: ${title} answered`;
   } else {
@@ -678,21 +1022,31 @@ $("fav-import").addEventListener("change", async (e) => {
 });
 
 // A hook for tests and for measuring in devtools: inject synthetic rows,
-// read the view, set the sort. Not used by the page itself.
+// read the view, set the sort. Not used by the page itself. inject, sort
+// and rebuild resolve once the new order is drawn.
 globalThis.querylensBrowse = {
   inject(list) {
     for (const x of list) {
       const r = addRow(x.protocol ?? "zandronum", x.addr, "injected");
       Object.assign(r, { state: State.online, detail: "", bots: 0, max: 0, ping: null, country: "", password: false, map: "", mode: "", name: "" }, x);
       r.hay = [r.name, r.map, r.mode, r.addr].join("\n").toLowerCase();
-      if (r.mode) modes.add(r.mode), (modesDirty = true);
+      addMode(r.mode);
+      changed(r);
     }
-    rebuild();
+    return rebuild();
   },
-  view: () => view.map((r) => ({ key: r.key, name: r.name, players: r.players, ping: r.ping, state: r.state, detail: r.detail, protocol: r.protocol })),
-  sort(key, dir) { sort = { key, dir }; rebuild(); },
+  view: () => Array.from(order, (i) => rows[i]).map((r) => ({ key: r.key, name: r.name, players: r.players, ping: r.ping, state: r.state, detail: r.detail, protocol: r.protocol, master: r.master })),
+  sort(key, dir) { sort = { key, dir }; return rebuild(); },
   rebuild,
-  rendered: () => tbody.querySelectorAll("tr.row").length,
+  rendered: () => tbody.querySelectorAll("tr.row:not([hidden])").length,
+  /** whenDrawn resolves once the order for every change made so far is drawn. */
+  whenDrawn: () => new Promise((resolve) => requestAnimationFrame(() => setTimeout(() => {
+    if (dirty) rebuild().then(resolve);
+    else if (shownSeq >= seq) resolve(undefined);
+    else orderWaiters.push({ seq, resolve });
+  }, 0))),
+  /** the page's counters: rows known, asked, answered, and asks out */
+  counts: () => ({ known: known(), asked, answered, outstanding, shown: order.length }),
   /** the worker's counters (asked, done, replies) and the batches received */
   stats: () => ({ ...relay?.stats, batches: relay?.batches ?? 0, times: relay?.times ?? {} }),
 };
@@ -706,6 +1060,8 @@ async function start() {
     const i = k.indexOf("/");
     if (i > 0) addRow(k.slice(0, i), k.slice(i + 1), "favourite");
   }
+  // The lists the server keeps load while the decoder starts.
+  for (const m of masters) if (m.spec.kept) keptAt.set(m, Date.now()), loadKept(m);
   relay = DecodeWorker.shared();
   showRelay(relay);
   const ready = relay.start(cfg.relay, results);
@@ -713,16 +1069,17 @@ async function start() {
   // decoder are ready, and runs them then without a round trip here.
   connected = true;
   $("progress-text").textContent = "Asking the masters…";
-  refreshAll();
+  for (const m of masters) if (!m.spec.kept) loadMaster(m);
+  want(rows);
   try {
     await ready;
   } catch (err) {
     connected = false;
+    outstanding = 0;
     for (const r of rows) {
       r.queued = false;
-      if (r.state === PageState.querying) r.state = PageState.pending;
+      if (r.state === PageState.querying) r.state = PageState.pending, changed(r);
     }
-    invalidate();
     showFatal(document.querySelector(".browse"), err);
     $("progress-text").textContent = "Not connected";
     globalThis.querylensBrowse.ready = true;
@@ -734,6 +1091,6 @@ async function start() {
 start();
 setInterval(() => {
   // Keep "asked N s ago" style hints honest in titles without re-rendering rows.
-  const r = view[active];
+  const r = rowAt(active);
   if (r?.lastAsked) wrap.title = `${r.addr}: asked ${ago(Date.now() - r.lastAsked)} ago`;
 }, 5000);

@@ -5,6 +5,7 @@ package browse
 
 import (
 	"net/http"
+	"strconv"
 
 	"github.com/querylens/querylens/server"
 	"github.com/querylens/querylens/web/layout"
@@ -35,6 +36,10 @@ type Config struct {
 	Sparks bool `json:"sparks,omitempty"`
 }
 
+// gameOption is a game as the game picker lists it: "Name (app ID)", which
+// browse.js reads back (a person may also type an app ID alone).
+func gameOption(g server.SteamGame) string { return g.Name + " (" + strconv.Itoa(g.AppID) + ")" }
+
 // Handler serves GET /.
 type Handler struct {
 	Assets  layout.Assets
@@ -60,7 +65,7 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	p := layout.Page{
 		Head: layout.Head{
 			Title:       "querylens · game servers",
-			Description: "Browse Zandronum, GameSpy v2, OGP and Bloodmasters game servers live, decoded in your browser.",
+			Description: "Browse Steam, Zandronum, Quake III, GameSpy, OGP and Bloodmasters game servers live, decoded in your browser.",
 			URL:         h.Base(r) + "/",
 		},
 		Nav:    "browse",

@@ -82,110 +82,133 @@ func Page(p layout.Page, c Config) templ.Component {
 					return templ_7745c5c3_Err
 				}
 			}
-			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 5, "</select></label> <label title=\"Game mode\"><span class=\"sr-only\">Game mode</span> <select id=\"f-mode\" name=\"mode\" data-testid=\"filter-mode\"><option value=\"\">All modes</option></select></label> <label title=\"Password\"><span class=\"sr-only\">Password</span> <select id=\"f-password\" name=\"password\" data-testid=\"filter-password\"><option value=\"\">Any password</option> <option value=\"open\">No password</option> <option value=\"locked\">Password only</option></select></label> <label class=\"check\"><input type=\"checkbox\" id=\"f-empty\" name=\"empty\" data-testid=\"filter-empty\"> Hide empty</label> <label class=\"check\"><input type=\"checkbox\" id=\"f-full\" name=\"full\" data-testid=\"filter-full\"> Hide full</label> <label class=\"check\"><input type=\"checkbox\" id=\"f-fav\" name=\"fav\"> Favourites</label> <label class=\"check\"><input type=\"checkbox\" id=\"f-online\" name=\"online\"> Answering only</label> <label class=\"ping\">Max ping <input type=\"number\" id=\"f-ping\" name=\"ping\" min=\"0\" step=\"10\" placeholder=\"∞\" inputmode=\"numeric\" data-testid=\"filter-ping\"></label> <span class=\"spacer\"></span> <label title=\"Refresh automatically\"><span class=\"sr-only\">Auto-refresh</span> <select id=\"auto\" name=\"auto\" data-testid=\"auto-refresh\"><option value=\"0\">Auto-refresh off</option> <option value=\"30\">Every 30 s</option> <option value=\"60\">Every minute</option> <option value=\"300\">Every 5 minutes</option></select></label> <button type=\"button\" class=\"btn\" id=\"refresh\" data-testid=\"refresh\">Refresh</button></form><div class=\"progress\" data-testid=\"progress\"><div class=\"bar\" role=\"progressbar\" aria-label=\"Servers answered\" aria-valuemin=\"0\" aria-valuemax=\"0\" aria-valuenow=\"0\"><span id=\"bar\"></span></div><span id=\"progress-text\" aria-live=\"polite\" data-testid=\"progress-text\">Loading the decoder…</span> <span id=\"counts\" class=\"muted\" data-testid=\"counts\"></span></div><div class=\"table-wrap\" id=\"table-wrap\" data-testid=\"table-wrap\"><table class=\"servers\" id=\"servers\" data-testid=\"server-table\" aria-rowcount=\"0\" aria-label=\"Game servers\"><thead><tr><th scope=\"col\" class=\"c-fav\" data-sort=\"fav\"><button type=\"button\" aria-label=\"Sort by favourite\">★</button></th><th scope=\"col\" class=\"c-proto\" data-sort=\"protocol\"><button type=\"button\">Protocol</button></th><th scope=\"col\" class=\"c-name\" data-sort=\"name\"><button type=\"button\">Name</button></th><th scope=\"col\" class=\"c-players num\" data-sort=\"players\"><button type=\"button\">Players</button></th><th scope=\"col\" class=\"c-map\" data-sort=\"map\"><button type=\"button\">Map</button></th><th scope=\"col\" class=\"c-mode\" data-sort=\"mode\"><button type=\"button\">Mode</button></th><th scope=\"col\" class=\"c-ping num\" data-sort=\"ping\"><button type=\"button\">Ping</button></th><th scope=\"col\" class=\"c-addr\" data-sort=\"addr\"><button type=\"button\">Address</button></th><th scope=\"col\" class=\"c-country\" data-sort=\"country\"><button type=\"button\">Country</button></th><th scope=\"col\" class=\"c-flags\" data-sort=\"flags\"><button type=\"button\">Flags</button></th></tr></thead> <tbody id=\"rows\" data-testid=\"rows\"></tbody></table><p class=\"empty-state\" id=\"empty-state\" hidden>No server matches the filters.</p></div><div class=\"below\"><details class=\"card\" data-testid=\"add-server\"><summary>Add a server</summary><form id=\"add-form\" class=\"inline-form\"><label>Protocol <select name=\"protocol\" id=\"add-protocol\" data-testid=\"add-protocol\"><option value=\"detect\">Detect (try every protocol)</option> ")
+			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 5, "</select></label> <label title=\"Game mode\"><span class=\"sr-only\">Game mode</span> <select id=\"f-mode\" name=\"mode\" data-testid=\"filter-mode\"><option value=\"\">All modes</option></select></label> <label title=\"Password\"><span class=\"sr-only\">Password</span> <select id=\"f-password\" name=\"password\" data-testid=\"filter-password\"><option value=\"\">Any password</option> <option value=\"open\">No password</option> <option value=\"locked\">Password only</option></select></label> <label class=\"check\"><input type=\"checkbox\" id=\"f-empty\" name=\"empty\" data-testid=\"filter-empty\"> Hide empty</label> <label class=\"check\"><input type=\"checkbox\" id=\"f-full\" name=\"full\" data-testid=\"filter-full\"> Hide full</label> <label class=\"check\"><input type=\"checkbox\" id=\"f-fav\" name=\"fav\"> Favourites</label> <label class=\"check\"><input type=\"checkbox\" id=\"f-online\" name=\"online\"> Answering only</label> <label class=\"ping\">Max ping <input type=\"number\" id=\"f-ping\" name=\"ping\" min=\"0\" step=\"10\" placeholder=\"∞\" inputmode=\"numeric\" data-testid=\"filter-ping\"></label> <span class=\"game-picker\" data-testid=\"game-picker\" hidden><label for=\"f-game\">Game</label> <input type=\"search\" id=\"f-game\" name=\"game\" list=\"games\" placeholder=\"Any Steam game, or an app ID\" autocomplete=\"off\" inputmode=\"search\" data-testid=\"game\"> <datalist id=\"games\">")
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}
-			for _, pr := range c.Protocols {
+			for _, g := range c.Games {
 				templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 6, "<option value=\"")
 				if templ_7745c5c3_Err != nil {
 					return templ_7745c5c3_Err
 				}
 				var templ_7745c5c3_Var5 string
-				templ_7745c5c3_Var5, templ_7745c5c3_Err = templ.JoinStringErrs(pr.Name)
+				templ_7745c5c3_Var5, templ_7745c5c3_Err = templ.JoinStringErrs(gameOption(g))
 				if templ_7745c5c3_Err != nil {
-					return templ.Error{Err: templ_7745c5c3_Err, FileName: `web/pages/browse/view.templ`, Line: 90, Col: 32}
+					return templ.Error{Err: templ_7745c5c3_Err, FileName: `web/pages/browse/view.templ`, Line: 49, Col: 36}
 				}
 				_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var5))
 				if templ_7745c5c3_Err != nil {
 					return templ_7745c5c3_Err
 				}
-				templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 7, "\">")
+				templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 7, "\"></option>")
+				if templ_7745c5c3_Err != nil {
+					return templ_7745c5c3_Err
+				}
+			}
+			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 8, "</datalist> <output id=\"game-msg\" class=\"muted small\" data-testid=\"game-msg\"></output></span> <span class=\"spacer\"></span> <label title=\"Refresh automatically\"><span class=\"sr-only\">Auto-refresh</span> <select id=\"auto\" name=\"auto\" data-testid=\"auto-refresh\"><option value=\"0\">Auto-refresh off</option> <option value=\"30\">Every 30 s</option> <option value=\"60\">Every minute</option> <option value=\"300\">Every 5 minutes</option></select></label> <button type=\"button\" class=\"btn\" id=\"refresh\" data-testid=\"refresh\">Refresh</button></form><div class=\"progress\" data-testid=\"progress\"><div class=\"bar\" role=\"progressbar\" aria-label=\"Servers answered\" aria-valuemin=\"0\" aria-valuemax=\"0\" aria-valuenow=\"0\"><span id=\"bar\"></span></div><span id=\"progress-text\" aria-live=\"polite\" data-testid=\"progress-text\">Loading the decoder…</span> <span id=\"counts\" class=\"muted\" data-testid=\"counts\"></span></div><div class=\"table-wrap\" id=\"table-wrap\" data-testid=\"table-wrap\"><table class=\"servers\" id=\"servers\" data-testid=\"server-table\" aria-rowcount=\"0\" aria-label=\"Game servers\"><thead><tr><th scope=\"col\" class=\"c-fav\" data-sort=\"fav\"><button type=\"button\" aria-label=\"Sort by favourite\">★</button></th><th scope=\"col\" class=\"c-proto\" data-sort=\"protocol\"><button type=\"button\">Protocol</button></th><th scope=\"col\" class=\"c-name\" data-sort=\"name\"><button type=\"button\">Name</button></th><th scope=\"col\" class=\"c-players num\" data-sort=\"players\"><button type=\"button\">Players</button></th><th scope=\"col\" class=\"c-map\" data-sort=\"map\"><button type=\"button\">Map</button></th><th scope=\"col\" class=\"c-mode\" data-sort=\"mode\"><button type=\"button\">Mode</button></th><th scope=\"col\" class=\"c-ping num\" data-sort=\"ping\"><button type=\"button\">Ping</button></th><th scope=\"col\" class=\"c-addr\" data-sort=\"addr\"><button type=\"button\">Address</button></th><th scope=\"col\" class=\"c-country\" data-sort=\"country\"><button type=\"button\">Country</button></th><th scope=\"col\" class=\"c-flags\" data-sort=\"flags\"><button type=\"button\">Flags</button></th><th scope=\"col\" class=\"c-master\" data-sort=\"master\"><button type=\"button\" title=\"The master that listed the server\">Listed by</button></th></tr></thead> <tbody id=\"rows\" data-testid=\"rows\"></tbody></table><p class=\"empty-state\" id=\"empty-state\" hidden>No server matches the filters.</p></div><div class=\"below\"><details class=\"card\" data-testid=\"add-server\"><summary>Add a server</summary><form id=\"add-form\" class=\"inline-form\"><label>Protocol <select name=\"protocol\" id=\"add-protocol\" data-testid=\"add-protocol\"><option value=\"detect\">Detect (try every protocol)</option> ")
+			if templ_7745c5c3_Err != nil {
+				return templ_7745c5c3_Err
+			}
+			for _, pr := range c.Protocols {
+				templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 9, "<option value=\"")
 				if templ_7745c5c3_Err != nil {
 					return templ_7745c5c3_Err
 				}
 				var templ_7745c5c3_Var6 string
-				templ_7745c5c3_Var6, templ_7745c5c3_Err = templ.JoinStringErrs(pr.Title)
+				templ_7745c5c3_Var6, templ_7745c5c3_Err = templ.JoinStringErrs(pr.Name)
 				if templ_7745c5c3_Err != nil {
-					return templ.Error{Err: templ_7745c5c3_Err, FileName: `web/pages/browse/view.templ`, Line: 90, Col: 45}
+					return templ.Error{Err: templ_7745c5c3_Err, FileName: `web/pages/browse/view.templ`, Line: 101, Col: 32}
 				}
 				_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var6))
 				if templ_7745c5c3_Err != nil {
 					return templ_7745c5c3_Err
 				}
-				templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 8, "</option>")
+				templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 10, "\">")
 				if templ_7745c5c3_Err != nil {
 					return templ_7745c5c3_Err
 				}
-			}
-			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 9, "</select></label> <label>Address <input name=\"addr\" id=\"add-addr\" placeholder=\"host:port\" required pattern=\"^(\\[[0-9a-fA-F:.]+\\]|[^\\s:\\[\\]]+):[0-9]{1,5}$\" data-testid=\"add-addr\"></label> <button type=\"submit\" class=\"btn primary\" data-testid=\"add-submit\">Add and query</button> <output id=\"add-msg\" class=\"muted\"></output></form></details> <details class=\"card\" data-testid=\"favourites\"><summary>Favourites</summary><p class=\"muted small\">Favourites and servers you add are kept in this browser. Move them between browsers as a file.</p><div class=\"inline-form\"><button type=\"button\" class=\"btn\" id=\"fav-export\" data-testid=\"fav-export\">Export…</button> <label class=\"btn\">Import… <input type=\"file\" id=\"fav-import\" accept=\"application/json,.json\" class=\"sr-only\" data-testid=\"fav-import\"></label> <output id=\"fav-msg\" class=\"muted\"></output></div></details><p class=\"muted small keys\">Keys: <kbd>↑</kbd><kbd>↓</kbd> move, <kbd>Enter</kbd> open, <kbd>f</kbd> favourite, <kbd>/</kbd> search.</p></div><noscript><div class=\"notice\"><p>The live list needs JavaScript and WebAssembly. Each server's status page works without them:</p><ul>")
-			if templ_7745c5c3_Err != nil {
-				return templ_7745c5c3_Err
-			}
-			for _, s := range c.Servers {
-				templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 10, "<li><a href=\"")
+				var templ_7745c5c3_Var7 string
+				templ_7745c5c3_Var7, templ_7745c5c3_Err = templ.JoinStringErrs(pr.Title)
 				if templ_7745c5c3_Err != nil {
-					return templ_7745c5c3_Err
-				}
-				var templ_7745c5c3_Var7 templ.SafeURL
-				templ_7745c5c3_Var7, templ_7745c5c3_Err = templ.JoinURLErrs(templ.SafeURL(s.Path()))
-				if templ_7745c5c3_Err != nil {
-					return templ.Error{Err: templ_7745c5c3_Err, FileName: `web/pages/browse/view.templ`, Line: 118, Col: 44}
+					return templ.Error{Err: templ_7745c5c3_Err, FileName: `web/pages/browse/view.templ`, Line: 101, Col: 45}
 				}
 				_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var7))
 				if templ_7745c5c3_Err != nil {
 					return templ_7745c5c3_Err
 				}
-				templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 11, "\">")
+				templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 11, "</option>")
 				if templ_7745c5c3_Err != nil {
 					return templ_7745c5c3_Err
 				}
-				var templ_7745c5c3_Var8 string
-				templ_7745c5c3_Var8, templ_7745c5c3_Err = templ.JoinStringErrs(s.Protocol)
+			}
+			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 12, "</select></label> <label>Address <input name=\"addr\" id=\"add-addr\" placeholder=\"host:port\" required pattern=\"^(\\[[0-9a-fA-F:.]+\\]|[^\\s:\\[\\]]+):[0-9]{1,5}$\" data-testid=\"add-addr\"></label> <button type=\"submit\" class=\"btn primary\" data-testid=\"add-submit\">Add and query</button> <output id=\"add-msg\" class=\"muted\"></output></form></details> <details class=\"card\" data-testid=\"favourites\"><summary>Favourites</summary><p class=\"muted small\">Favourites and servers you add are kept in this browser. Move them between browsers as a file.</p><div class=\"inline-form\"><button type=\"button\" class=\"btn\" id=\"fav-export\" data-testid=\"fav-export\">Export…</button> <label class=\"btn\">Import… <input type=\"file\" id=\"fav-import\" accept=\"application/json,.json\" class=\"sr-only\" data-testid=\"fav-import\"></label> <output id=\"fav-msg\" class=\"muted\"></output></div></details><p class=\"muted small keys\">Keys: <kbd>↑</kbd><kbd>↓</kbd> move, <kbd>Enter</kbd> open, <kbd>f</kbd> favourite, <kbd>/</kbd> search.</p></div><noscript><div class=\"notice\"><p>The live list needs JavaScript and WebAssembly. Each server's status page works without them:</p><ul>")
+			if templ_7745c5c3_Err != nil {
+				return templ_7745c5c3_Err
+			}
+			for _, s := range c.Servers {
+				templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 13, "<li><a href=\"")
 				if templ_7745c5c3_Err != nil {
-					return templ.Error{Err: templ_7745c5c3_Err, FileName: `web/pages/browse/view.templ`, Line: 118, Col: 59}
+					return templ_7745c5c3_Err
+				}
+				var templ_7745c5c3_Var8 templ.SafeURL
+				templ_7745c5c3_Var8, templ_7745c5c3_Err = templ.JoinURLErrs(templ.SafeURL(s.Path()))
+				if templ_7745c5c3_Err != nil {
+					return templ.Error{Err: templ_7745c5c3_Err, FileName: `web/pages/browse/view.templ`, Line: 129, Col: 44}
 				}
 				_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var8))
 				if templ_7745c5c3_Err != nil {
 					return templ_7745c5c3_Err
 				}
-				templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 12, " ")
+				templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 14, "\">")
 				if templ_7745c5c3_Err != nil {
 					return templ_7745c5c3_Err
 				}
 				var templ_7745c5c3_Var9 string
-				templ_7745c5c3_Var9, templ_7745c5c3_Err = templ.JoinStringErrs(s.Addr)
+				templ_7745c5c3_Var9, templ_7745c5c3_Err = templ.JoinStringErrs(s.Protocol)
 				if templ_7745c5c3_Err != nil {
-					return templ.Error{Err: templ_7745c5c3_Err, FileName: `web/pages/browse/view.templ`, Line: 118, Col: 70}
+					return templ.Error{Err: templ_7745c5c3_Err, FileName: `web/pages/browse/view.templ`, Line: 129, Col: 59}
 				}
 				_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var9))
 				if templ_7745c5c3_Err != nil {
 					return templ_7745c5c3_Err
 				}
-				templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 13, "</a></li>")
-				if templ_7745c5c3_Err != nil {
-					return templ_7745c5c3_Err
-				}
-			}
-			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 14, "</ul></div></noscript></section>")
-			if templ_7745c5c3_Err != nil {
-				return templ_7745c5c3_Err
-			}
-			if c.Sparks {
-				templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 15, "<script type=\"module\" src=\"")
+				templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 15, " ")
 				if templ_7745c5c3_Err != nil {
 					return templ_7745c5c3_Err
 				}
 				var templ_7745c5c3_Var10 string
-				templ_7745c5c3_Var10, templ_7745c5c3_Err = templ.JoinStringErrs(p.Assets.URL("spark.js"))
+				templ_7745c5c3_Var10, templ_7745c5c3_Err = templ.JoinStringErrs(s.Addr)
 				if templ_7745c5c3_Err != nil {
-					return templ.Error{Err: templ_7745c5c3_Err, FileName: `web/pages/browse/view.templ`, Line: 125, Col: 55}
+					return templ.Error{Err: templ_7745c5c3_Err, FileName: `web/pages/browse/view.templ`, Line: 129, Col: 70}
 				}
 				_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var10))
 				if templ_7745c5c3_Err != nil {
 					return templ_7745c5c3_Err
 				}
-				templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 16, "\"></script>")
+				templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 16, "</a></li>")
+				if templ_7745c5c3_Err != nil {
+					return templ_7745c5c3_Err
+				}
+			}
+			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 17, "</ul></div></noscript></section>")
+			if templ_7745c5c3_Err != nil {
+				return templ_7745c5c3_Err
+			}
+			if c.Sparks {
+				templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 18, "<script type=\"module\" src=\"")
+				if templ_7745c5c3_Err != nil {
+					return templ_7745c5c3_Err
+				}
+				var templ_7745c5c3_Var11 string
+				templ_7745c5c3_Var11, templ_7745c5c3_Err = templ.JoinStringErrs(p.Assets.URL("spark.js"))
+				if templ_7745c5c3_Err != nil {
+					return templ.Error{Err: templ_7745c5c3_Err, FileName: `web/pages/browse/view.templ`, Line: 136, Col: 55}
+				}
+				_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var11))
+				if templ_7745c5c3_Err != nil {
+					return templ_7745c5c3_Err
+				}
+				templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 19, "\"></script>")
 				if templ_7745c5c3_Err != nil {
 					return templ_7745c5c3_Err
 				}

@@ -1,0 +1,320 @@
+package web_test
+
+import (
+	"context"
+	"encoding/json"
+	"flag"
+	"io"
+	"log/slog"
+	"net/http"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/chromedp/cdproto/cdp"
+	"github.com/chromedp/cdproto/input"
+	"github.com/chromedp/cdproto/performance"
+	"github.com/chromedp/chromedp"
+	"github.com/chromedp/chromedp/kb"
+
+	"github.com/querylens/querylens/relay"
+	"github.com/querylens/querylens/server"
+	"github.com/querylens/querylens/web"
+)
+
+var pageTiming = flag.Bool("page-timing", false, "measure the browse page's main-thread time per filter keystroke and per scroll frame with 20,000 rows (TestBrowserBigListTiming)")
+
+// bigMaster is the Steam master of the big-list tests, as --master spells it.
+const bigMaster = `a2s=127.0.0.1:27011?filter=\appid\440&label=Steam`
+
+// fakeLists serves GET /api/v1/masters/a2s/127.0.0.1:27011 as the server's
+// kept lists would: \appid\440 lists 20,000 servers, \appid\730 lists 50,
+// any other filter none. It records the filters asked. Every address is in
+// 10.0.0.0/8, which the tests' relay refuses by its policy, without
+// sending.
+type fakeLists struct {
+	mu      sync.Mutex
+	filters []string
+	bodies  map[string][]byte
+}
+
+func newFakeLists(t *testing.T) *fakeLists {
+	t.Helper()
+	f := &fakeLists{bodies: map[string][]byte{}}
+	for _, g := range []struct {
+		filter, prefix, game string
+		n                    int
+	}{{`\appid\440`, "tf2 server", "Team Fortress", 20000}, {`\appid\730`, "cs2 server", "Counter-Strike 2", 50}, {"", "", "", 0}} {
+		spec, err := server.ParseMasterSpec(bigMaster)
+		if err != nil {
+			t.Fatal(err)
+		}
+		spec.Filter = g.filter
+		list := server.MasterList{Master: spec, Fetched: time.Unix(1700000000, 0).UTC(), Complete: true, Pages: g.n/231 + 1, Servers: []server.Summary{}}
+		for i := range g.n {
+			addr := "10." + strconv.Itoa(i>>16) + "." + strconv.Itoa(i>>8&255) + "." + strconv.Itoa(i&255) + ":27015"
+			ref, err := server.New("a2s", addr, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			s := server.Summary{Protocol: "a2s", Address: addr, Key: ref.Key().String(), Status: ref.Path(), Source: server.SourceHistory,
+				State: server.Online, Name: g.prefix + " " + pad5(i), Map: []string{"ctf_2fort", "pl_upward", "cp_dustbowl"}[i%3], Game: g.game,
+				Players: i % 25, MaxPlayers: 24, RTTSeconds: float64(i%300) / 1000, At: list.Fetched}
+			if i%7 == 0 {
+				s.State, s.Name = 0, "" // listed, never asked: "unknown"
+			}
+			list.Servers = append(list.Servers, s)
+		}
+		b, err := json.Marshal(list)
+		if err != nil {
+			t.Fatal(err)
+		}
+		f.bodies[g.filter] = b
+	}
+	return f
+}
+
+func pad5(i int) string {
+	s := strconv.Itoa(i)
+	return strings.Repeat("0", max(0, 5-len(s))) + s
+}
+
+func (f *fakeLists) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	if r.URL.Path != "/api/v1/masters/a2s/127.0.0.1:27011" {
+		http.NotFound(w, r)
+		return
+	}
+	filter := r.URL.Query().Get("filter")
+	f.mu.Lock()
+	f.filters = append(f.filters, filter)
+	f.mu.Unlock()
+	b, ok := f.bodies[filter]
+	if !ok {
+		b = f.bodies[""]
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Write(b)
+}
+
+func (f *fakeLists) asked() []string {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return slices.Clone(f.filters)
+}
+
+// startBigStack serves the pages with a Steam master whose list the server
+// keeps (fakeLists) and a relay that refuses every server of it.
+func startBigStack(t *testing.T) (string, *fakeLists) {
+	t.Helper()
+	lists := newFakeLists(t)
+	rs := relay.New(relay.Config{}, slog.New(slog.NewTextHandler(io.Discard, nil)))
+	h, err := web.New(web.Config{Exchanger: fakes, Masters: []string{bigMaster}, MasterLists: lists})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return serve(t, rs, h), lists
+}
+
+// openBig opens the browse page at w×h and waits for the 20,000 rows.
+func openBig(t *testing.T, base string, w, h int64) context.Context {
+	t.Helper()
+	ctx := tab(t)
+	if err := chromedp.Do(ctx, chromedp.EmulateViewport(w, h), chromedp.Navigate(base+"/")); err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, ctx, "the kept list's 20,000 rows shown", `globalThis.querylensBrowse?.counts().shown === 20000 && querylensBrowse.rendered() > 0`, 60*time.Second)
+	return ctx
+}
+
+// drawn waits until the page has drawn the order for its last change.
+const drawn = `querylensBrowse.whenDrawn().then(() => true)`
+
+// TestBrowserBigList: a Steam master's list of 20,000 servers, kept by the
+// server, on a phone and a desktop: the body holds a bounded number of
+// rows, scrolling shows the last ones, a keystroke in the search finds a
+// row far down, sorting orders, the status line counts, every row says
+// which master listed it, nothing overlaps and names are readable, and
+// picking a game reloads the list with that game's filter.
+func TestBrowserBigList(t *testing.T) {
+	needWasm(t)
+	base, lists := startBigStack(t)
+	for _, size := range []struct {
+		name string
+		w, h int64
+	}{{"phone", 390, 844}, {"desktop", 1300, 900}} {
+		t.Run(size.name, func(t *testing.T) {
+			ctx := openBig(t, base, size.w, size.h)
+			if n := eval[int](t, ctx, `document.querySelectorAll("#rows tr").length`); n > 100 {
+				t.Errorf("%d <tr> in the body for 20,000 rows: want only the rows in view", n)
+			}
+			if got := eval[string](t, ctx, `document.getElementById("servers").getAttribute("aria-rowcount")`); got != "20001" {
+				t.Errorf("aria-rowcount = %s, want 20001", got)
+			}
+			// Every row says which master listed it.
+			if bad := eval[[]string](t, ctx, `[...document.querySelectorAll("[data-testid=server-row]:not([hidden]) [data-testid=cell-listed]")].map(c => c.textContent).filter(s => s !== "Steam")`); len(bad) > 0 {
+				t.Errorf("rows listed by %q, want Steam", bad)
+			}
+			for _, p := range eval[[]string](t, ctx, layoutProblemsJS) {
+				t.Error(p)
+			}
+			for _, p := range eval[[]string](t, ctx, visibleJS("[data-testid=server-row]:not([hidden]) [data-testid=cell-name] a", 80)) {
+				t.Errorf("server name not readable: %s", p)
+			}
+			for _, p := range eval[[]string](t, ctx, visibleJS("[data-testid=server-row]:not([hidden]) [data-testid=cell-listed]", 30)) {
+				t.Errorf("listed by not readable: %s", p)
+			}
+			// The status line counts the servers known, asked and answered.
+			waitFor(t, ctx, "answers counted", `querylensBrowse.counts().answered > 0`, 30*time.Second)
+			status := eval[string](t, ctx, `document.getElementById("progress-text").textContent`)
+			c := eval[struct{ Known, Asked, Answered int }](t, ctx, `querylensBrowse.counts()`)
+			if c.Known != 20000 || c.Asked == 0 || !strings.Contains(status, "20000 known") || !strings.Contains(status, " asked") || !strings.Contains(status, " answered") {
+				t.Errorf("status line %q with counts %+v: want 20000 known, and how many asked and answered", status, c)
+			}
+			// Scroll to the end: the last rows are drawn.
+			eval[bool](t, ctx, `(() => { const w = document.getElementById("table-wrap"); w.scrollTop = w.scrollHeight; return true; })()`)
+			waitFor(t, ctx, "the last row drawn", `[...document.querySelectorAll("[data-testid=server-row]:not([hidden])")].some(tr => tr.getAttribute("aria-rowindex") === "20001")`, 10*time.Second)
+			// In one task, so that no answer reorders the rows in between.
+			ends := eval[[]string](t, ctx, `(() => { const v = querylensBrowse.view(), r = v[v.length - 1]; return [document.querySelector("[data-testid=server-row][aria-rowindex='20001'] [data-testid=cell-name] a").textContent, r.name || r.key.split("/")[1]]; })()`)
+			if ends[0] != ends[1] {
+				t.Errorf("the last row drawn is %q, want %q", ends[0], ends[1])
+			}
+			// Keystrokes in the search find a row far down the list.
+			eval[bool](t, ctx, `(() => { const w = document.getElementById("table-wrap"); w.scrollTop = 0; return true; })()`)
+			if err := chromedp.Do(ctx, chromedp.Focus("#q"), chromedp.KeyEvent("19990")); err != nil {
+				t.Fatal(err)
+			}
+			eval[bool](t, ctx, drawn)
+			found := eval[[]string](t, ctx, `[...document.querySelectorAll("[data-testid=server-row]:not([hidden]) [data-testid=cell-name] a")].map(a => a.textContent)`)
+			if len(found) != 1 || found[0] != "tf2 server 19990" {
+				t.Errorf("search 19990 shows %q, want the one row far down", found)
+			}
+			// Sort by name, descending, over the rows of one search.
+			if err := chromedp.Do(ctx, chromedp.Focus("#q"), chromedp.KeyEvent(kb.Backspace)); err != nil {
+				t.Fatal(err)
+			}
+			eval[bool](t, ctx, drawn)
+			for _, dir := range []int{1, -1} {
+				eval[bool](t, ctx, `querylensBrowse.sort("name", `+strconv.Itoa(dir)+`).then(() => true)`)
+				v := eval[[]struct{ Name, State string }](t, ctx, `querylensBrowse.view()`)
+				// 01999 and 19990 to 19999 but 19992, which has no name
+				// (never asked) and an address without "1999".
+				if len(v) != 10 {
+					t.Fatalf("search 1999: %d rows, want 10", len(v))
+				}
+				for i := 1; i < len(v); i++ {
+					if v[i].State == v[i-1].State && v[i].Name != "" && v[i-1].Name != "" && dir*strings.Compare(v[i-1].Name, v[i].Name) > 0 {
+						t.Errorf("sort by name %+d: %q before %q", dir, v[i-1].Name, v[i].Name)
+					}
+				}
+			}
+			eval[bool](t, ctx, `(() => { const q = document.getElementById("q"); q.value = ""; q.dispatchEvent(new Event("input", {bubbles: true})); return true; })()`)
+			eval[bool](t, ctx, drawn)
+			if size.name == "phone" {
+				return
+			}
+			// A person picks a game: the Steam master's list is loaded again
+			// with that game's filter, and replaces the old one.
+			if err := chromedp.Do(ctx, chromedp.Focus("#f-game"), chromedp.KeyEvent("Counter-Strike 2 (730)"+kb.Enter)); err != nil {
+				t.Fatal(err)
+			}
+			waitFor(t, ctx, "the game's list shown", `querylensBrowse.counts().known === 50 && querylensBrowse.view().length === 50`, 20*time.Second)
+			if got := lists.asked(); !slices.Contains(got, `\appid\730`) {
+				t.Errorf("filters asked of the master list API: %q, want \\appid\\730", got)
+			}
+			if bad := eval[int](t, ctx, `querylensBrowse.view().filter(r => !r.key.startsWith("a2s/10.")).length`); bad != 0 {
+				t.Errorf("%d rows not from the new list", bad)
+			}
+			if msg := eval[string](t, ctx, `document.getElementById("game-msg").textContent`); !strings.Contains(msg, `\appid\730`) {
+				t.Errorf("game message %q, want it to name the filter", msg)
+			}
+			// Any app ID typed works too.
+			eval[bool](t, ctx, `(document.getElementById("f-game").value = "", true)`)
+			if err := chromedp.Do(ctx, chromedp.Focus("#f-game"), chromedp.KeyEvent("440"+kb.Enter)); err != nil {
+				t.Fatal(err)
+			}
+			waitFor(t, ctx, "the first list again", `querylensBrowse.counts().known === 20000`, 30*time.Second)
+		})
+	}
+	if got := lists.asked(); len(got) == 0 || got[0] != `\appid\440` {
+		t.Errorf("first filter asked %q, want the configured \\appid\\440", got)
+	}
+}
+
+// TestBrowserBigListTiming measures, with -page-timing, the page's
+// main-thread time (CDP Performance.getMetrics TaskDuration: every task the
+// renderer's main thread ran) per filter keystroke, from the key to the new
+// order drawn, and per scroll frame (a wheel step to two frames later),
+// with 20,000 rows while their asks run:
+//
+//	go test ./web -run TestBrowserBigListTiming -page-timing -v
+func TestBrowserBigListTiming(t *testing.T) {
+	if !*pageTiming {
+		t.Skip("a measurement: run with -page-timing")
+	}
+	needWasm(t)
+	base, _ := startBigStack(t)
+	ctx := openBig(t, base, 1300, 900)
+	if _, err := chromedp.Call(ctx, performance.Enable, performance.EnableParams{TimeDomain: performance.EnableTimeDomainThreadTicks}); err != nil {
+		t.Fatal(err)
+	}
+	task := func() float64 {
+		m, err := chromedp.Call(ctx, performance.GetMetrics, cdp.Empty{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, x := range m.Metrics {
+			if x.Name == "TaskDuration" {
+				return x.Value * 1000
+			}
+		}
+		t.Fatal("no TaskDuration metric")
+		return 0
+	}
+	// The cost of one measurement step alone (an evaluate and two frames).
+	var idle []float64
+	for range 10 {
+		t0 := task()
+		eval[bool](t, ctx, `new Promise(r => requestAnimationFrame(() => requestAnimationFrame(() => r(true))))`)
+		idle = append(idle, task()-t0)
+	}
+	var keys []float64
+	if err := chromedp.Do(ctx, chromedp.Focus("#q")); err != nil {
+		t.Fatal(err)
+	}
+	for _, k := range strings.Split("tf2 server 1999"+strings.Repeat(kb.Backspace, 15), "") {
+		t0 := task()
+		if err := chromedp.Do(ctx, chromedp.KeyEvent(k)); err != nil {
+			t.Fatal(err)
+		}
+		eval[bool](t, ctx, drawn)
+		keys = append(keys, task()-t0)
+	}
+	xy := eval[[]float64](t, ctx, `(() => { const r = document.getElementById("table-wrap").getBoundingClientRect(); return [r.x + r.width / 2, r.y + r.height / 2]; })()`)
+	var frames []float64
+	for range 40 {
+		t0 := task()
+		if err := chromedp.Do(ctx, chromedp.MouseEvent(input.DispatchMouseEventTypeMouseWheel, xy[0], xy[1], func(p *input.DispatchMouseEventParams) { p.DeltaY = 900 })); err != nil {
+			t.Fatal(err)
+		}
+		eval[bool](t, ctx, `new Promise(r => requestAnimationFrame(() => requestAnimationFrame(() => r(true))))`)
+		frames = append(frames, task()-t0)
+	}
+	if top := eval[float64](t, ctx, `document.getElementById("table-wrap").scrollTop`); top < 10000 {
+		t.Errorf("the wheel scrolled to %.0f px", top)
+	}
+	c := eval[struct{ Known, Asked, Answered int }](t, ctx, `querylensBrowse.counts()`)
+	t.Logf("20,000 rows (%d asked, %d answered meanwhile); main-thread task ms, median / p90 / max:", c.Asked, c.Answered)
+	t.Logf("  measurement step alone: %s", stats(idle))
+	t.Logf("  per filter keystroke (%d keys): %s", len(keys), stats(keys))
+	t.Logf("  per scroll step (%d wheel steps of 900 px, two frames each): %s", len(frames), stats(frames))
+}
+
+func stats(ms []float64) string {
+	s := slices.Clone(ms)
+	slices.Sort(s)
+	at := func(p float64) float64 { return s[min(len(s)-1, int(p*float64(len(s))))] }
+	return strconv.FormatFloat(at(0.5), 'f', 1, 64) + " / " + strconv.FormatFloat(at(0.9), 'f', 1, 64) + " / " + strconv.FormatFloat(s[len(s)-1], 'f', 1, 64)
+}

@@ -1,0 +1,139 @@
+// @ts-check
+// The server browser's view thread: it keeps a copy of what the table
+// filters and sorts on, and answers each change of the rows, the filters or
+// the sort with the ordered list of the rows to show, so that filtering and
+// sorting 20,000 rows never blocks the page's own thread.
+//
+//   page → view  {type: "init", online, rank}  the online state's name, and
+//                    each state's rank (answering rows first)
+//                {type: "rows", rows: ViewRow[]}  new or changed rows, by index
+//                {type: "query", seq, filter, sort}  the filters and sort
+//   view → page  {type: "order", seq, order: Int32Array, online, rows}
+//                    the indexes of the rows to show, in order (the buffer
+//                    is transferred); seq is the last query's
+//
+// Changes that arrive together are answered once: a message only marks the
+// view stale, and the view is computed in a task after the messages
+// already queued.
+
+/**
+ * @typedef {{i: number, protocol: string, state: string, name: string,
+ *   map: string, mode: string, players: number, bots: number, max: number,
+ *   password: boolean, ping: number|null, country: string, hay: string,
+ *   addrKey: string, master: string, fav: boolean, gone: boolean,
+ *   x: Record<string, any>|null}} ViewRow
+ * @typedef {{q: string, protocol: string, mode: string, password: string,
+ *   empty: boolean, full: boolean, fav: boolean, online: boolean,
+ *   ping: number|null, master: string}} Filter
+ */
+
+/** @type {ViewRow[]} */
+const rows = [];
+let online = "";
+/** @type {Record<string, number>} */
+let rank = {};
+/** @type {Filter|null} */
+let filter = null;
+let sort = { key: "players", dir: -1 };
+let seq = 0;
+let queued = false;
+
+self.onmessage = (/** @type {MessageEvent} */ e) => {
+  const m = e.data;
+  switch (m.type) {
+    case "init":
+      online = m.online;
+      rank = m.rank;
+      return;
+    case "rows":
+      for (const r of m.rows) rows[r.i] = r;
+      break;
+    case "query":
+      filter = m.filter;
+      sort = m.sort;
+      seq = m.seq;
+      break;
+    default:
+      return;
+  }
+  if (queued || !filter) return;
+  queued = true;
+  setTimeout(compute, 0);
+};
+
+/** @param {ViewRow} r @param {Filter} f */
+function matches(r, f) {
+  if (r.gone) return false;
+  if (f.protocol && r.protocol !== f.protocol) return false;
+  if (f.master && r.master !== f.master) return false;
+  if (f.fav && !r.fav) return false;
+  if (f.online && r.state !== online) return false;
+  if (f.mode && r.mode !== f.mode) return false;
+  if (f.password === "open" && r.password) return false;
+  if (f.password === "locked" && !r.password) return false;
+  if (f.empty && r.players - r.bots <= 0) return false;
+  if (f.full && r.max > 0 && r.players >= r.max) return false;
+  if (f.ping != null && (r.ping == null || r.ping > f.ping)) return false;
+  if (f.q && !r.hay.includes(f.q)) return false;
+  return true;
+}
+
+const collator = new Intl.Collator(undefined, { sensitivity: "base", numeric: true });
+const text = (/** @type {string} */ a, /** @type {string} */ b) => collator.compare(a, b);
+const byAddr = (/** @type {ViewRow} */ a, /** @type {ViewRow} */ b) => (a.addrKey < b.addrKey ? -1 : a.addrKey > b.addrKey ? 1 : 0);
+
+/** @type {Record<string, (a: ViewRow, b: ViewRow) => number>} */
+const sorters = {
+  fav: (a, b) => Number(b.fav) - Number(a.fav),
+  protocol: (a, b) => text(a.protocol, b.protocol),
+  name: (a, b) => text(a.name || "\uffff", b.name || "\uffff"),
+  players: (a, b) => a.players - b.players,
+  map: (a, b) => text(a.map, b.map),
+  mode: (a, b) => text(a.mode, b.mode),
+  ping: (a, b) => (a.ping ?? 1e9) - (b.ping ?? 1e9),
+  addr: byAddr,
+  country: (a, b) => text(a.country, b.country),
+  flags: (a, b) => Number(a.password) - Number(b.password),
+  master: (a, b) => text(a.master, b.master),
+};
+
+/**
+ * sorter compares by the sort key; "x:NAME" is a row field beyond the
+ * known ones (model.js Row), compared as numbers, booleans or text.
+ * @param {string} key
+ */
+function sorter(key) {
+  if (sorters[key]) return sorters[key];
+  if (key.startsWith("x:")) {
+    const f = key.slice(2);
+    return (/** @type {ViewRow} */ a, /** @type {ViewRow} */ b) => {
+      const x = a.x?.[f] ?? "", y = b.x?.[f] ?? "";
+      if (typeof x === "number" && typeof y === "number") return x - y;
+      return text(String(x), String(y));
+    };
+  }
+  return sorters.players;
+}
+
+function compute() {
+  queued = false;
+  const f = /** @type {Filter} */ (filter);
+  const cmp = sorter(sort.key);
+  const dir = sort.dir;
+  /** @type {ViewRow[]} */
+  const kept = [];
+  let up = 0;
+  for (const r of rows) {
+    if (!r) continue;
+    if (r.state === online && !r.gone) up++;
+    if (matches(r, f)) kept.push(r);
+  }
+  // Servers that did not answer sink below the ones that did, whichever
+  // way the column is sorted; ties keep a stable, readable order.
+  kept.sort((a, b) => (rank[a.state] ?? 5) - (rank[b.state] ?? 5) || dir * cmp(a, b) || byAddr(a, b));
+  const order = new Int32Array(kept.length);
+  for (let k = 0; k < kept.length; k++) order[k] = kept[k].i;
+  /** @type {any} */ (self).postMessage({ type: "order", seq, order, online: up, rows: rows.length }, [order.buffer]);
+}
+
+export {};
