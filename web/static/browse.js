@@ -135,6 +135,7 @@ function addRow(protocol, addr, source, options = null, master = "") {
   if (r) {
     r.options ??= options;
     if (r.gone || !r.master) {
+      if (r.gone) goneCount--;
       r.gone = false;
       r.master = master;
       changed(r);
@@ -154,10 +155,17 @@ function addRow(protocol, addr, source, options = null, master = "") {
 
 /** The rows changed since view.js last heard of them. @type {Set<Row>} */
 const changedRows = new Set();
-/** changed marks r for view.js and schedules a new order. @param {Row} r */
-function changed(r) {
+/**
+ * changed marks r for view.js and schedules a new order: at the next frame,
+ * or, for the answers that stream in while the servers are asked (soon),
+ * at most every REBUILD_MS, so that a big list spends the page's time
+ * drawing, not re-sending rows to be sorted.
+ * @param {Row} r
+ */
+function changed(r, soon = false) {
   changedRows.add(r);
-  invalidate();
+  if (soon) invalidateSoon();
+  else invalidate();
 }
 
 /**
@@ -192,7 +200,7 @@ function apply(r, res) {
   }
   if (res.state === State.online) r.backoff = 1;
   else if (res.state === State.rateLimited || res.state === State.relayLimited) r.backoff = Math.min(r.backoff * 2, 16);
-  changed(r);
+  changed(r, true);
 }
 
 /**
@@ -239,8 +247,10 @@ function ask(r, now = Date.now()) {
   r.queued = true;
   r.lastAsked = now;
   if (r.state === PageState.pending) {
+    // Pending and querying sort and filter alike: view.js hears of the
+    // row again with its answer; only the drawn rows need the new word.
     r.state = PageState.querying;
-    changed(r);
+    drawSoon();
   }
   asked++;
   outstanding++;
@@ -390,6 +400,7 @@ async function loadKept(m) {
   for (const r of rows) {
     if (r.master === m.label && r.source === "master" && !listed.has(r) && !r.gone && !store.favourites.has(r.key)) {
       r.gone = true;
+      goneCount++;
       r.want = false;
       changed(r);
     }
@@ -404,7 +415,7 @@ function refreshAll() {
   const again = rows.filter((r) => !r.gone && !r.queued);
   const skipped = again.filter((r) => r.lastAsked && now - r.lastAsked < minInterval(r)).length;
   want(again);
-  progress();
+  drawProgress();
   if (skipped) {
     $("progress-text").textContent = `${skipped} server${skipped > 1 ? "s were" : " was"} asked moments ago and will be refreshed when the server allows it`;
   }
@@ -448,6 +459,23 @@ function invalidate() {
 }
 
 /**
+ * invalidateSoon is invalidate at most every REBUILD_MS (the first change
+ * after a quiet spell still shows at the next frame).
+ */
+const REBUILD_MS = 200;
+let soonTimer = 0;
+let lastRebuild = 0;
+function invalidateSoon() {
+  if (dirty || soonTimer) return;
+  const wait = lastRebuild + REBUILD_MS - performance.now();
+  if (wait <= 0) return invalidate();
+  soonTimer = setTimeout(() => {
+    soonTimer = 0;
+    invalidate();
+  }, wait);
+}
+
+/**
  * viewRow is what view.js filters and sorts on.
  * @param {Row} r
  */
@@ -482,6 +510,7 @@ function filters() {
  */
 function rebuild() {
   dirty = false;
+  lastRebuild = performance.now();
   if (changedRows.size) {
     const list = [];
     for (const r of changedRows) list.push(viewRow(r));
@@ -530,10 +559,9 @@ function indexOfKey(key) {
 
 /** known counts the rows in the table (not the ones a master dropped). */
 function known() {
-  let n = 0;
-  for (const r of rows) if (!r.gone) n++;
-  return n;
+  return rows.length - goneCount;
 }
+let goneCount = 0;
 
 function fillModes() {
   modesDirty = false;
@@ -695,6 +723,17 @@ function renderWindow() {
   else wrap.removeAttribute("aria-activedescendant");
 }
 
+/** drawSoon redraws the rows in view at the next frame. */
+let drawQueued = false;
+function drawSoon() {
+  if (drawQueued) return;
+  drawQueued = true;
+  requestAnimationFrame(() => {
+    drawQueued = false;
+    renderWindow();
+  });
+}
+
 /** viewport is the table's scroll position and size, kept by measure(). */
 const viewport = { top: 0, height: 0, head: 0 };
 function measure() {
@@ -719,7 +758,17 @@ new ResizeObserver(() => {
   renderWindow();
 }).observe(wrap);
 
+/** progress redraws the status line and the bar, once per frame. */
+let progressQueued = false;
 function progress() {
+  if (progressQueued) return;
+  progressQueued = true;
+  if (document.hidden) setTimeout(drawProgress, 0);
+  else requestAnimationFrame(drawProgress);
+}
+
+function drawProgress() {
+  progressQueued = false;
   const bar = document.querySelector(".progress [role=progressbar]");
   bar.setAttribute("aria-valuemax", String(asked));
   bar.setAttribute("aria-valuenow", String(answered));
