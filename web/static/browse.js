@@ -134,7 +134,7 @@ function addRow(protocol, addr, source, options = null, master = "") {
   let r = byKey.get(key);
   if (r) {
     r.options ??= options;
-    if (r.gone || !r.master) {
+    if (r.gone || (!r.master && master)) {
       if (r.gone) goneCount--;
       r.gone = false;
       r.master = master;
@@ -320,10 +320,12 @@ function results(list) {
       continue;
     }
     const r = byKey.get(res.key);
-    if (!r || !r.queued) continue;
-    r.queued = false;
-    answered++;
-    outstanding--;
+    if (!r) continue;
+    if (r.queued) {
+      r.queued = false;
+      answered++;
+      outstanding--;
+    }
     apply(r, res);
   }
   markFirstDecode();
@@ -1118,8 +1120,13 @@ async function start() {
   // decoder are ready, and runs them then without a round trip here.
   connected = true;
   $("progress-text").textContent = "Asking the masters…";
+  // The configured, added and favourite servers and the masters the page
+  // asks are what boot.js had the worker ask already: asked here in the
+  // same task, so that their rows wait for the answers the worker holds.
   for (const m of masters) if (!m.spec.kept) loadMaster(m);
-  want(rows);
+  const now = Date.now();
+  for (const r of rows) if (!r.master) ask(r, now);
+  drawProgress();
   try {
     await ready;
   } catch (err) {
