@@ -15,8 +15,10 @@ import (
 	"time"
 
 	"github.com/chromedp/cdproto/cdp"
+	jsonv2 "github.com/chromedp/cdproto/cdp/jsonv2"
 	"github.com/chromedp/cdproto/input"
 	"github.com/chromedp/cdproto/performance"
+	"github.com/chromedp/cdproto/tracing"
 	"github.com/chromedp/chromedp"
 	"github.com/chromedp/chromedp/kb"
 
@@ -180,6 +182,17 @@ func TestBrowserBigList(t *testing.T) {
 			if ends[0] != ends[1] {
 				t.Errorf("the last row drawn is %q, want %q", ends[0], ends[1])
 			}
+			// The keyboard moves through the rows, past the drawn ones,
+			// and a row links to its server's status page.
+			eval[bool](t, ctx, `(() => { const w = document.getElementById("table-wrap"); w.scrollTop = 0; w.focus(); return true; })()`)
+			if err := chromedp.Do(ctx, chromedp.KeyEvent(kb.ArrowDown+kb.ArrowDown+kb.PageDown+kb.PageDown+kb.PageDown)); err != nil {
+				t.Fatal(err)
+			}
+			eval[bool](t, ctx, drawn)
+			act := eval[[]string](t, ctx, `(() => { const w = document.getElementById("table-wrap"), id = w.getAttribute("aria-activedescendant"), tr = id && document.getElementById(id); return [id ?? "", tr?.classList.contains("active") ? "active" : "", tr?.querySelector("a.name")?.getAttribute("href") ?? "", (tr?.getBoundingClientRect().top ?? -1) >= w.getBoundingClientRect().top ? "in view" : "out of view"]; })()`)
+			if act[0] == "" || act[0] == "row-0" || act[0] == "row-1" || act[1] != "active" || !strings.HasPrefix(act[2], "/s/a2s/10.") || act[3] != "in view" {
+				t.Errorf("after two arrows and three pages down: active row %q (%s, link %q, %s)", act[0], act[1], act[2], act[3])
+			}
 			// Keystrokes in the search find a row far down the list.
 			eval[bool](t, ctx, `(() => { const w = document.getElementById("table-wrap"); w.scrollTop = 0; return true; })()`)
 			if err := chromedp.Do(ctx, chromedp.Focus("#q"), chromedp.KeyEvent("19990")); err != nil {
@@ -292,25 +305,29 @@ func TestBrowserBigListTiming(t *testing.T) {
 		if err := chromedp.Do(ctx, chromedp.Focus("#q")); err != nil {
 			t.Fatal(err)
 		}
-		for _, k := range strings.Split("tf2 server 1999"+strings.Repeat(kb.Backspace, 15), "") {
-			t0 := task()
-			if err := chromedp.Do(ctx, chromedp.KeyEvent(k)); err != nil {
-				t.Fatal(err)
+		keyTasks := traceMainTasks(t, ctx, func() {
+			for _, k := range strings.Split("tf2 server 1999"+strings.Repeat(kb.Backspace, 15), "") {
+				t0 := task()
+				if err := chromedp.Do(ctx, chromedp.KeyEvent(k)); err != nil {
+					t.Fatal(err)
+				}
+				eval[bool](t, ctx, drawn)
+				keys = append(keys, task()-t0)
 			}
-			eval[bool](t, ctx, drawn)
-			keys = append(keys, task()-t0)
-		}
+		})
 		xy := eval[[]float64](t, ctx, `(() => { const w = document.getElementById("table-wrap"); w.scrollTop = 0; const r = w.getBoundingClientRect(); return [r.x + r.width / 2, r.y + r.height / 2]; })()`)
 		var frames []float64
-		for range 40 {
-			t0 := task()
-			// deltaX must be sent, and a zero would be left out.
-			if err := chromedp.Do(ctx, chromedp.MouseEvent(input.DispatchMouseEventTypeMouseWheel, xy[0], xy[1], func(p *input.DispatchMouseEventParams) { p.DeltaX, p.DeltaY = 0.001, 900 })); err != nil {
-				t.Fatal(err)
+		scrollTasks := traceMainTasks(t, ctx, func() {
+			for range 40 {
+				t0 := task()
+				// deltaX must be sent, and a zero would be left out.
+				if err := chromedp.Do(ctx, chromedp.MouseEvent(input.DispatchMouseEventTypeMouseWheel, xy[0], xy[1], func(p *input.DispatchMouseEventParams) { p.DeltaX, p.DeltaY = 0.001, 900 })); err != nil {
+					t.Fatal(err)
+				}
+				eval[bool](t, ctx, `new Promise(r => requestAnimationFrame(() => requestAnimationFrame(() => r(true))))`)
+				frames = append(frames, task()-t0)
 			}
-			eval[bool](t, ctx, `new Promise(r => requestAnimationFrame(() => requestAnimationFrame(() => r(true))))`)
-			frames = append(frames, task()-t0)
-		}
+		})
 		if top := eval[float64](t, ctx, `document.getElementById("table-wrap").scrollTop`); top < 10000 {
 			t.Errorf("the wheel scrolled to %.0f px", top)
 		}
@@ -319,10 +336,100 @@ func TestBrowserBigListTiming(t *testing.T) {
 		t.Logf("  measurement step alone: %s", stats(idle))
 		t.Logf("  per filter keystroke (%d keys, to the new order drawn): %s", len(keys), stats(keys))
 		t.Logf("  per scroll step (%d wheel steps of 900 px, two frames each): %s", len(frames), stats(frames))
+		t.Logf("  traced main-thread tasks while typing: %s", keyTasks)
+		t.Logf("  traced main-thread tasks while scrolling: %s", scrollTasks)
 	}
 	measure("while the 20,000 servers are asked")
 	waitFor(t, ctx, "every server asked and answered", `(c => c.asked >= c.known && c.outstanding === 0)(querylensBrowse.counts())`, 5*time.Minute)
 	measure("once every server answered")
+}
+
+// mainTasks sums up the renderer main thread's top-level tasks of a trace.
+type mainTasks struct {
+	n, over16 int
+	wall, cpu []float64 // ms
+	lost      bool
+}
+
+func (m mainTasks) String() string {
+	if m.n == 0 {
+		return "none traced"
+	}
+	return strconv.Itoa(m.n) + " tasks, wall ms median / p90 / max " + stats(m.wall) + ", thread ms " + stats(m.cpu) +
+		", " + strconv.Itoa(m.over16) + " over 16 ms of thread time"
+}
+
+// traceMainTasks records a Chrome trace (category toplevel) while fn runs
+// and returns the renderer main threads' top-level tasks: each task's wall
+// duration and thread (CPU) duration.
+func traceMainTasks(t *testing.T, ctx context.Context, fn func()) mainTasks {
+	t.Helper()
+	var mu sync.Mutex
+	var raw []jsonv2.Value
+	done := make(chan bool, 1)
+	lctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	if err := chromedp.Listen(lctx, func(ev any) {
+		switch e := ev.(type) {
+		case *tracing.EventDataCollected:
+			mu.Lock()
+			raw = append(raw, e.Value...)
+			mu.Unlock()
+		case *tracing.EventTracingComplete:
+			select {
+			case done <- e.DataLossOccurred:
+			default:
+			}
+		}
+	}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := chromedp.Call(ctx, tracing.Start, tracing.StartParams{TransferMode: tracing.StartTransferModeReportEvents,
+		TraceConfig: &tracing.TraceConfig{IncludedCategories: []string{"toplevel", "__metadata"}}}); err != nil {
+		t.Fatal(err)
+	}
+	fn()
+	if _, err := chromedp.Call(ctx, tracing.End, cdp.Empty{}); err != nil {
+		t.Fatal(err)
+	}
+	var m mainTasks
+	select {
+	case m.lost = <-done:
+	case <-ctx.Done():
+		t.Fatal("no end of the trace")
+	}
+	type event struct {
+		Name, Ph  string
+		Pid, Tid  int
+		Dur, Tdur float64
+		Args      struct{ Name string }
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	var evs []event
+	main := map[[2]int]bool{}
+	for _, v := range raw {
+		var e event
+		if err := json.Unmarshal(v, &e); err != nil {
+			t.Fatal(err)
+		}
+		if e.Ph == "M" && e.Name == "thread_name" && e.Args.Name == "CrRendererMain" {
+			main[[2]int{e.Pid, e.Tid}] = true
+		}
+		evs = append(evs, e)
+	}
+	for _, e := range evs {
+		if e.Ph != "X" || !main[[2]int{e.Pid, e.Tid}] || (e.Name != "ThreadControllerImpl::RunTask" && e.Name != "RunTask") {
+			continue
+		}
+		m.n++
+		m.wall = append(m.wall, e.Dur/1000)
+		m.cpu = append(m.cpu, e.Tdur/1000)
+		if e.Tdur > 16000 {
+			m.over16++
+		}
+	}
+	return m
 }
 
 func stats(ms []float64) string {
