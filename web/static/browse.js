@@ -35,7 +35,7 @@ const titles = Object.fromEntries((cfg.protocols ?? []).map((p) => [p.name, p.ti
 const masterOptions = Object.fromEntries((cfg.protocols ?? []).filter((p) => p.master).map((p) => [p.name, p.master.options ?? null]));
 const LOCK = `<svg class="icon" viewBox="0 0 12 12" width="10" height="10" aria-hidden="true"><rect x="2" y="5" width="8" height="6" rx="1" fill="currentColor"/><path d="M4 5V3.5a2 2 0 0 1 4 0V5" fill="none" stroke="currentColor" stroke-width="1.3"/></svg>`;
 const ROW_H = 30; // px; matches --row-h in app.css
-const OVERSCAN = 8;
+const OVERSCAN = 4;
 const ZANDRONUM_MIN_MS = 10_000; // a Zandronum server answers one IP once per 10 s
 const STORE = "querylens.browse.v1";
 
@@ -593,7 +593,7 @@ const COLS = table.tHead.rows[0].cells.length;
  *   badge: HTMLButtonElement, name: HTMLAnchorElement, players: HTMLTableCellElement,
  *   map: HTMLTableCellElement, mode: HTMLTableCellElement, ping: HTMLTableCellElement,
  *   addr: HTMLTableCellElement, country: HTMLTableCellElement, flags: HTMLTableCellElement,
- *   master: HTMLTableCellElement, extra: HTMLTableCellElement[], sig: string}} Slot
+ *   master: HTMLTableCellElement, extra: HTMLTableCellElement[], sig: string, row: number}} Slot
  */
 /** @type {Slot[]} */
 const pool = [];
@@ -624,7 +624,7 @@ function makeSlot() {
     tr, star: /** @type {HTMLButtonElement} */ (td[0].firstChild), proto: td[1],
     badge: /** @type {HTMLButtonElement} */ (td[2].firstChild), name: /** @type {HTMLAnchorElement} */ (td[2].lastChild),
     players: td[3], map: td[4], mode: td[5], ping: td[6], addr: td[7], country: td[8], flags: td[9], master: td[10],
-    extra: [...td].slice(11), sig: "",
+    extra: [...td].slice(11), sig: "", row: -1,
   };
 }
 
@@ -648,10 +648,15 @@ function fill(s, r, k) {
   const fav = store.favourites.has(r.key);
   const ok = r.state === State.online;
   const tr = s.tr;
-  tr.id = `row-${k}`;
-  tr.dataset.i = String(k);
-  tr.setAttribute("aria-rowindex", String(k + 2));
-  tr.className = `row${ok ? "" : " dim"}${k === active ? " active" : ""}`;
+  if (tr.hidden) tr.hidden = false;
+  const pos = String(k);
+  if (tr.dataset.i !== pos) {
+    tr.id = `row-${k}`;
+    tr.dataset.i = pos;
+    tr.setAttribute("aria-rowindex", String(k + 2));
+  }
+  const cls = `row${ok ? "" : " dim"}${k === active ? " active" : ""}`;
+  if (tr.className !== cls) tr.className = cls;
   // The fields below depend on the row only: refill them when it changed.
   const sig = `${r.i}|${r.state}|${r.name}|${r.players}|${r.ping}|${r.map}|${fav}|${r.master}|${r.detail}|${r.password}|${r.mode}`;
   if (s.sig === sig) return;
@@ -688,11 +693,14 @@ function fill(s, r, k) {
 
 /** win is the part of the order the body holds. */
 const win = { first: 0, last: 0 };
+/** The slot each drawn row has, by row index. @type {Map<number, Slot>} */
+const bound = new Map();
 
 /**
  * renderWindow puts the rows in view (plus some overscan) in the pool's
- * elements, growing the pool when the window grew and hiding what it
- * does not need.
+ * elements. A row that stays in view keeps its element (moved, if the
+ * order moved it), so a scroll of one row refills one element, not all;
+ * elements no row needs are hidden, and the pool grows when the window did.
  */
 function renderWindow() {
   // From the last scroll and resize, not read here: reading layout after
@@ -703,26 +711,66 @@ function renderWindow() {
   const last = Math.min(order.length, first + count);
   win.first = first;
   win.last = last;
-  while (pool.length < last - first) {
-    const s = makeSlot();
-    pool.push(s);
-    tbody.insertBefore(s.tr, bottomSpacer);
-  }
-  topSpacer.firstElementChild.setAttribute("style", `height:${first * ROW_H}px`);
-  bottomSpacer.firstElementChild.setAttribute("style", `height:${(order.length - last) * ROW_H}px`);
-  for (let j = 0; j < pool.length; j++) {
-    const s = pool[j];
-    const k = first + j;
-    if (k < last) {
-      if (s.tr.hidden) s.tr.hidden = false;
-      fill(s, rows[order[k]], k);
-    } else if (!s.tr.hidden) {
-      s.tr.hidden = true;
-      s.tr.removeAttribute("id");
+  /** @type {Slot[]} */
+  const free = [];
+  for (const s of pool) {
+    if (s.row < 0) free.push(s);
+    else {
+      const k = positions(s.row, first, last);
+      if (k < 0) {
+        bound.delete(s.row);
+        s.row = -1;
+        free.push(s);
+      }
     }
+  }
+  setHeight(topSpacer, first * ROW_H);
+  setHeight(bottomSpacer, (order.length - last) * ROW_H);
+  /** @type {Element} */
+  let prev = topSpacer;
+  for (let k = first; k < last; k++) {
+    const i = order[k];
+    let s = bound.get(i);
+    if (!s) {
+      s = free.pop();
+      if (!s) {
+        s = makeSlot();
+        pool.push(s);
+      }
+      s.row = i;
+      s.sig = "";
+      bound.set(i, s);
+    }
+    fill(s, rows[i], k);
+    if (prev.nextSibling !== s.tr) tbody.insertBefore(s.tr, prev.nextSibling);
+    prev = s.tr;
+  }
+  for (const s of free) {
+    if (s.row >= 0 || s.tr.hidden) continue;
+    s.tr.hidden = true;
+    s.tr.removeAttribute("id");
+    delete s.tr.dataset.i;
   }
   if (active >= first && active < last) wrap.setAttribute("aria-activedescendant", `row-${active}`);
   else wrap.removeAttribute("aria-activedescendant");
+}
+
+/**
+ * positions tells whether row index i is shown in [first, last) of the
+ * order: its position, or -1. The rows in view are few, so a scan of the
+ * window is cheaper than an index of the whole order.
+ * @param {number} i @param {number} first @param {number} last
+ */
+function positions(i, first, last) {
+  for (let k = first; k < last; k++) if (order[k] === i) return k;
+  return -1;
+}
+
+/** setHeight sets a spacer row's height when it changed. @param {HTMLTableRowElement} tr @param {number} px */
+function setHeight(tr, px) {
+  const td = /** @type {HTMLElement} */ (tr.firstElementChild);
+  const v = `${px}px`;
+  if (td.style.height !== v) td.style.height = v;
 }
 
 /** drawSoon redraws the rows in view at the next frame. */
@@ -862,7 +910,6 @@ function setActive(k, scroll = true) {
     else if (y + ROW_H + head > wrap.scrollTop + wrap.clientHeight) wrap.scrollTop = y + ROW_H + head - wrap.clientHeight;
     measure();
   }
-  for (const s of pool) s.sig = ""; // the active mark moved
   renderWindow();
 }
 
