@@ -540,6 +540,7 @@ viewer.onmessage = (e) => {
   table.setAttribute("aria-rowcount", String(order.length + 1));
   $("empty-state").hidden = order.length > 0 || rows.length === 0;
   $("counts").textContent = `${order.length} shown of ${known()}`;
+  windowStale = true;
   renderWindow();
   if (askAfterOrder) {
     askAfterOrder = false;
@@ -693,6 +694,10 @@ function fill(s, r, k) {
 
 /** win is the part of the order the body holds. */
 const win = { first: 0, last: 0 };
+const CHUNK = 8;
+// windowStale says the rows or their order changed since the window was
+// drawn: renderWindow draws even when the window did not move.
+let windowStale = true;
 /** The slot each drawn row has, by row index. @type {Map<number, Slot>} */
 const bound = new Map();
 
@@ -705,10 +710,17 @@ const bound = new Map();
 function renderWindow() {
   // From the last scroll and resize, not read here: reading layout after
   // the rows changed would force a layout of the whole page.
+  // The window starts on a multiple of CHUNK rows and holds a CHUNK more
+  // than the view: scrolling within a chunk changes nothing in the table
+  // (no layout, the scroll is the compositor's), and crossing into the
+  // next one moves the window by CHUNK rows at once.
   const top = Math.max(0, viewport.top - viewport.head);
-  const first = Math.max(0, Math.min(Math.floor(top / ROW_H) - OVERSCAN, order.length));
-  const count = Math.ceil(viewport.height / ROW_H) + 2 * OVERSCAN;
+  const from = Math.max(0, Math.floor(top / ROW_H) - OVERSCAN);
+  const first = Math.min(from - (from % CHUNK), order.length);
+  const count = Math.ceil(viewport.height / ROW_H) + 2 * OVERSCAN + CHUNK;
   const last = Math.min(order.length, first + count);
+  if (first === win.first && last === win.last && !windowStale) return;
+  windowStale = false;
   win.first = first;
   win.last = last;
   /** @type {Slot[]} */
@@ -780,6 +792,7 @@ function drawSoon() {
   drawQueued = true;
   requestAnimationFrame(() => {
     drawQueued = false;
+    windowStale = true;
     renderWindow();
   });
 }
@@ -910,6 +923,7 @@ function setActive(k, scroll = true) {
     else if (y + ROW_H + head > wrap.scrollTop + wrap.clientHeight) wrap.scrollTop = y + ROW_H + head - wrap.clientHeight;
     measure();
   }
+  windowStale = true;
   renderWindow();
 }
 
