@@ -8,11 +8,13 @@ import (
 	"log/slog"
 	"net/http"
 	"sort"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/chromedp/chromedp"
+	"github.com/chromedp/chromedp/kb"
 
 	"github.com/querylens/querylens/codecs"
 	"github.com/querylens/querylens/demo"
@@ -228,6 +230,18 @@ func TestBrowserTable(t *testing.T) {
 	if n := eval[int](t, ctx, `querylensBrowse.rendered()`); n == 0 || n > 120 {
 		t.Errorf("%d rows in the DOM for 1000 servers: the body must be virtualised", n)
 	}
+	// The keyboard moves through the rows, past the drawn ones, and a row
+	// links to its server's status page.
+	eval[bool](t, ctx, `(() => { const w = document.getElementById("table-wrap"); w.scrollTop = 0; w.focus(); return true; })()`)
+	if err := chromedp.Do(ctx, chromedp.KeyEvent(kb.ArrowDown+kb.ArrowDown+kb.PageDown+kb.PageDown+kb.PageDown+kb.PageDown+kb.PageDown+kb.PageDown)); err != nil {
+		t.Fatal(err)
+	}
+	eval[bool](t, ctx, `querylensBrowse.whenDrawn().then(() => true)`)
+	act := eval[[]string](t, ctx, `(() => { const w = document.getElementById("table-wrap"), id = w.getAttribute("aria-activedescendant"), tr = id && document.getElementById(id); return [id ?? "", tr?.classList.contains("active") ? "active" : "", tr?.querySelector("a.name")?.getAttribute("href") ?? "", tr && tr.getBoundingClientRect().top >= w.getBoundingClientRect().top && tr.getBoundingClientRect().bottom <= w.getBoundingClientRect().bottom + 1 ? "in view" : "out of view", String(querylensBrowse.rendered())]; })()`)
+	if k, _ := strconv.Atoi(strings.TrimPrefix(act[0], "row-")); k < 40 || act[1] != "active" || !strings.HasPrefix(act[2], "/s/zandronum/127.0.0.") || act[3] != "in view" {
+		t.Errorf("after two arrows and six pages down: active row %q (%s, link %q, %s, %s rows drawn)", act[0], act[1], act[2], act[3], act[4])
+	}
+
 	count := func(keep func(syn) bool) int {
 		n := 0
 		for _, s := range list {
