@@ -17,6 +17,7 @@ import (
 	"github.com/chromedp/cdproto/cdp"
 	jsonv2 "github.com/chromedp/cdproto/cdp/jsonv2"
 	"github.com/chromedp/cdproto/input"
+	"github.com/chromedp/cdproto/page"
 	"github.com/chromedp/cdproto/performance"
 	"github.com/chromedp/cdproto/tracing"
 	"github.com/chromedp/chromedp"
@@ -77,6 +78,40 @@ func newFakeLists(t *testing.T) *fakeLists {
 		f.bodies[g.filter] = b
 	}
 	return f
+}
+
+// recordAskOrder runs before the page's scripts and keeps, in order, the
+// keys of the servers the page asks its decoding worker for.
+const recordAskOrder = `(() => {
+  window.__qlAskOrder = [];
+  const post = Worker.prototype.postMessage;
+  Worker.prototype.postMessage = function (m, ...rest) {
+    if (m?.type === "ask") for (const a of m.asks) window.__qlAskOrder.push(a.key);
+    return post.call(this, m, ...rest);
+  };
+})();`
+
+// fakeIndex is the index in fakeLists of the server with key
+// "a2s/10.A.B.C:27015", or -1.
+func fakeIndex(key string) int {
+	addr, ok := strings.CutPrefix(key, "a2s/10.")
+	if !ok {
+		return -1
+	}
+	host, _, _ := strings.Cut(addr, ":")
+	parts := strings.Split(host, ".")
+	if len(parts) != 3 {
+		return -1
+	}
+	i := 0
+	for _, p := range parts {
+		n, err := strconv.Atoi(p)
+		if err != nil {
+			return -1
+		}
+		i = i<<8 | n
+	}
+	return i
 }
 
 func pad5(i int) string {
@@ -147,7 +182,20 @@ func TestBrowserBigList(t *testing.T) {
 	}{{"phone", 390, 844}, {"desktop", 1300, 900}} {
 		t.Run(size.name, func(t *testing.T) {
 			ctx := tab(t)
+			if _, err := chromedp.Call(ctx, page.AddScriptToEvaluateOnNewDocument,
+				page.AddScriptToEvaluateOnNewDocumentParams{Source: recordAskOrder}); err != nil {
+				t.Fatal(err)
+			}
 			openBig(t, ctx, base, size.w, size.h)
+			// The servers are asked in the order shown: by players, most
+			// first, the last known state online before the never-asked
+			// (server i has i%25 players; every 7th was never asked).
+			waitFor(t, ctx, "the first asks", `window.__qlAskOrder.length >= 8`, 30*time.Second)
+			for j, k := range eval[[]string](t, ctx, `window.__qlAskOrder.slice(0, 8)`) {
+				if i := fakeIndex(k); i < 0 || i%25 != 24 || i%7 == 0 {
+					t.Errorf("ask %d is %s (server %d): want one of the rows shown first, with 24 players", j, k, i)
+				}
+			}
 			if n := eval[int](t, ctx, `document.querySelectorAll("#rows tr").length`); n > 100 {
 				t.Errorf("%d <tr> in the body for 20,000 rows: want only the rows in view", n)
 			}
