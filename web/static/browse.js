@@ -461,15 +461,19 @@ function invalidate() {
 }
 
 /**
- * invalidateSoon is invalidate at most every REBUILD_MS (the first change
+ * invalidateSoon is invalidate at most every REBUILD_MS, or BIG_REBUILD_MS
+ * for a list of more than BIG rows, whose every new order redraws the
+ * rows in view and moves them under the reader's eyes (the first change
  * after a quiet spell still shows at the next frame).
  */
 const REBUILD_MS = 200;
+const BIG = 5000;
+const BIG_REBUILD_MS = 500;
 let soonTimer = 0;
 let lastRebuild = 0;
 function invalidateSoon() {
   if (dirty || soonTimer) return;
-  const wait = lastRebuild + REBUILD_MS - performance.now();
+  const wait = lastRebuild + (rows.length > BIG ? BIG_REBUILD_MS : REBUILD_MS) - performance.now();
   if (wait <= 0) return invalidate();
   soonTimer = setTimeout(() => {
     soonTimer = 0;
