@@ -94,7 +94,7 @@ type historyRun struct {
 	tracker *history.Tracker
 	cancel  context.CancelFunc
 	wg      sync.WaitGroup
-	tmp     string // a directory to remove at close (the demo's own)
+	tmp     string         // a directory to remove at close (the demo's own)
 	servers *probe.Tracked // the tracked servers' last samples, with --metrics-servers
 }
 
