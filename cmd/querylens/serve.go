@@ -107,7 +107,9 @@ const probeTokenEnv = "QUERYLENS_PROBE_TOKEN"
 
 func (p *probeOptions) flags(fs *flag.FlagSet) {
 	fs.Var(&p.allow, "probe-allow", "let scrapers from this `CIDR` ask /probe, shields.json and embeds beyond the limit per visitor (never beyond the per-target limits); repeatable")
-	fs.StringVar(&p.token, "probe-token", os.Getenv(probeTokenEnv), "let requests with Authorization: Bearer `TOKEN` do the same (default $"+probeTokenEnv+")")
+	// The environment is read after parsing (probeOptions.resolve), so
+	// that the token never shows in the help's defaults.
+	fs.StringVar(&p.token, "probe-token", "", "let requests with Authorization: Bearer `TOKEN` do the same (default $"+probeTokenEnv+")")
 	fs.BoolVar(&p.metricsServers, "metrics-servers", false, "also serve each tracked server's players, state and round trip on /metrics (at most --track-max servers)")
 }
 
@@ -142,6 +144,9 @@ func (e *env) serve(args []string) int {
 	}
 	if len(pos) > 0 {
 		return e.usageErr(fs, "unexpected argument "+strconv.Quote(pos[0]))
+	}
+	if o.probe.token == "" {
+		o.probe.token = os.Getenv(probeTokenEnv)
 	}
 	if o.probe.metricsServers && (!o.history.enabled || !o.metrics) {
 		return e.usageErr(fs, "--metrics-servers needs --history and --metrics: it shows the tracked servers' last samples")
