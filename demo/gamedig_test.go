@@ -70,7 +70,6 @@ func sortedRows(rs []gdRow) []gdRow {
 // how to decode and compare, and the reply mutation that must make the
 // comparison fail.
 type gdCase struct {
-	name    string
 	h       func() Handler
 	gdType  string
 	rules   bool                // ask A2S_RULES (requestRules)

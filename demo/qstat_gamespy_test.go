@@ -55,7 +55,6 @@ func (s gs3SplitHeader) Respond(q []byte, from netip.AddrPort, now time.Time) []
 // qsCase is one qstat interop case: a server, qstat's type flag, how to
 // compare, and the reply mutation that must make the comparison fail.
 type qsCase struct {
-	name    string
 	kind    string // qstat's server type: -gps, -gs3, -gs4
 	h       func() Handler
 	query   func([]byte) []byte // rewrites qstat's queries on their way (nil: none)

@@ -25,8 +25,11 @@ try {
     givenPortOnly: true,
     requestRules: extra === 'rules',
     maxRetries: 1,
-    socketTimeout: 3000,
-    attemptTimeout: 10000
+    // Generous: the servers the tests ask answer at once, but a loaded
+    // CI machine may start node slowly; no retry, so that the tests see
+    // each question asked once.
+    socketTimeout: 10000,
+    attemptTimeout: 25000
   })
   const out = {
     name: state.name,

@@ -226,42 +226,37 @@ func (s gamedigSide) complete(servers int) bool {
 
 // gamedigReport writes the GameDig section from every protocol's rounds
 // and the per-server command lines' times (ms per server, over sampled
-// GameSpy v2 servers).
+// GameSpy v2 servers). It is kept short: one table, and a paragraph for
+// the rest.
 func gamedigReport(e *env, version string, runs []gdRun, cliQL, cliGD []float64, sampled int) string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "%d emulated servers of each protocol (one 127.0.0.1 socket each, in the measuring process), asked by each client %d at a time. "+
-		"Per protocol %d quiet and %d loaded rounds, alternating; in a loaded round a Go busy loop pinned to CPU %d holds one core. "+
-		"In each round querylens goes first, then GameDig. Medians; \"received\" counts every datagram that reached the client's socket.\n\n",
-		e.servers, gdConcurrency, e.e2eCount, e.e2eCount, hogCPU)
-	fmt.Fprintf(&b, "- querylens: `farm.QueryAll` — `netquery.UDP` with `codecs.Lookup(protocol).NewQuery(options)`, decoded with `Query.Result`\n")
-	fmt.Fprintf(&b, "- GameDig %s: %s\n\n", version, code("node bench/node/gamedig.mjs tools/gamedig "+strconv.Itoa(gdConcurrency)+" -type TYPE [-rules] - < targets"))
-	t := newTable("protocol (servers): both ask", "client", "wall time, quiet", "one core busy", "servers answered", "players read", "queries the servers got", "replies sent", "received", "lost, all rounds")
-	for _, r := range runs {
-		for _, s := range []struct {
-			name       string
-			quiet, hog gamedigSide
-		}{{"querylens (native)", r.native, r.nativeH}, {"GameDig `" + r.p.gdType + "`" + map[bool]string{true: " -rules"}[r.p.gdRules], r.gd, r.gdH}} {
-			what := ""
-			if s.name == "querylens (native)" {
-				what = r.p.title + " (" + r.p.servers + "): " + r.p.asks
-			}
-			t.add(what, s.name, ms(bench.Median(s.quiet.wall)), ms(bench.Median(s.hog.wall)),
-				fmt.Sprintf("%s / %d", num(bench.Median(s.quiet.ok)), e.servers), num(bench.Median(s.quiet.players)),
-				num(bench.Median(s.quiet.queries)), num(bench.Median(s.quiet.sent)), num(bench.Median(s.quiet.got)), num(s.quiet.lost()+s.hog.lost()))
-		}
-	}
-	b.WriteString(t.String())
-	b.WriteString("\n")
-	t = newTable("protocol", "GameDig ÷ querylens, quiet", "one core busy", "per round, quiet", "per round, loaded")
-	var errs []string
+	fmt.Fprintf(&b, "%d emulated servers of each protocol (one 127.0.0.1 socket each, in the measuring process), asked by each client %d at a time: "+
+		"querylens with `farm.QueryAll` (`netquery.UDP`, `codecs.Lookup(protocol).NewQuery(options)`, `Query.Result`), GameDig %s with %s. "+
+		"Per protocol %d quiet and %d loaded rounds, alternating (loaded: a Go busy loop pinned to CPU %d holds one core); in each, querylens goes first, then GameDig. "+
+		"Medians; \"received\" counts the datagrams that reached the client's socket, \"lost\" the replies sent and not received, over all rounds.\n\n",
+		e.servers, gdConcurrency, version, code("node bench/node/gamedig.mjs tools/gamedig "+strconv.Itoa(gdConcurrency)+" -type TYPE [-rules] - < targets"),
+		e.e2eCount, e.e2eCount, hogCPU)
+	t := newTable("protocol (servers): both ask", "client", "wall time, quiet", "one core busy", "GameDig ÷ querylens, quiet / busy",
+		"servers answered", "players read", "queries the servers got", "replies sent", "received", "lost")
+	var rounds, errs []string
 	for _, r := range runs {
 		quiet := bench.Median(r.gd.wall) / bench.Median(r.native.wall)
 		loaded := bench.Median(r.gdH.wall) / bench.Median(r.nativeH.wall)
-		t.add(r.p.title, "**"+ratio(quiet)+"**", ratio(loaded), perRound(r.gd.wall, r.native.wall), perRound(r.gdH.wall, r.nativeH.wall))
+		for _, s := range []struct {
+			name, what, speed string
+			quiet, hog        gamedigSide
+		}{
+			{"querylens (native)", r.p.title + " (" + r.p.servers + "): " + r.p.asks, "", r.native, r.nativeH},
+			{"GameDig `" + r.p.gdType + "`" + map[bool]string{true: " -rules"}[r.p.gdRules], "", "**" + ratio(quiet) + "** / " + ratio(loaded), r.gd, r.gdH},
+		} {
+			t.add(s.what, s.name, ms(bench.Median(s.quiet.wall)), ms(bench.Median(s.hog.wall)), s.speed,
+				fmt.Sprintf("%s / %d", num(bench.Median(s.quiet.ok)), e.servers), num(bench.Median(s.quiet.players)),
+				num(bench.Median(s.quiet.queries)), num(bench.Median(s.quiet.sent)), num(bench.Median(s.quiet.got)), num(s.quiet.lost()+s.hog.lost()))
+		}
+		rounds = append(rounds, fmt.Sprintf("%s quiet %s, loaded %s", r.p.title, perRound(r.gd.wall, r.native.wall), perRound(r.gdH.wall, r.nativeH.wall)))
 		lostAny := !r.native.complete(e.servers) || !r.nativeH.complete(e.servers)
-		met := quiet >= 3 && loaded >= 3 && !lostAny
-		e.addGoal(met, fmt.Sprintf("%s, %d servers: querylens against GameDig %s, end to end", r.p.title, e.servers, version),
-			"≥ 3× faster, no reply lost", fmt.Sprintf("%s faster (%s with one core busy), %s", ratio(quiet), ratio(loaded), lostText(lostAny)))
+		e.addGoal(quiet >= 3 && loaded >= 3 && !lostAny, fmt.Sprintf("%s, %d servers: querylens against GameDig %s, end to end", r.p.title, e.servers, version),
+			"≥ 3× faster, quiet and one core busy; no reply lost", fmt.Sprintf("%s faster (%s with one core busy), %s", ratio(quiet), ratio(loaded), lostText(lostAny)))
 		for _, side := range []gamedigSide{r.gd, r.gdH} {
 			if len(side.errs) > 0 {
 				errs = append(errs, r.p.title+": "+errText(side.errs))
@@ -269,17 +264,14 @@ func gamedigReport(e *env, version string, runs []gdRun, cliQL, cliGD []float64,
 		}
 	}
 	b.WriteString(t.String())
-	fmt.Fprintf(&b, "\nGoal: querylens at least 3× faster than GameDig, quiet and with one core busy, every server answering and no reply lost (rows in the goals table).\n")
+	fmt.Fprintf(&b, "\nGoal, per protocol (rows in the goals table): querylens at least 3× faster than GameDig, quiet and with one core busy, "+
+		"every server answering querylens with no reply lost. GameDig ÷ querylens per round: %s.", strings.Join(rounds, "; "))
 	if len(errs) > 0 {
-		fmt.Fprintf(&b, "\nGameDig's errors over all rounds: %s\n", strings.Join(errs, "; "))
+		fmt.Fprintf(&b, " GameDig's errors over all rounds: %s.", strings.Join(errs, "; "))
 	}
-	fmt.Fprintf(&b, "\n### One process per server\n\n"+
-		"Sequentially, %d GameSpy v2 servers, %d rounds alternating: %s against %s. Per server:\n\n",
-		sampled, e.e2eCount, code("querylens query -p gamespy2 HOST:PORT"), code("node tools/gamedig/query.mjs HOST PORT"))
-	t = newTable("command line", "per server", "GameDig ÷ querylens")
-	t.add("querylens query", ms(bench.Median(cliQL)), "")
-	t.add("GameDig (node query.mjs)", ms(bench.Median(cliGD)), ratio(bench.Median(cliGD)/bench.Median(cliQL)))
-	b.WriteString(t.String())
+	fmt.Fprintf(&b, "\n\nOne process per server, sequentially, %d GameSpy v2 servers, %d rounds alternating: %s %s per server, %s %s: **%s**.\n",
+		sampled, e.e2eCount, code("querylens query -p gamespy2 HOST:PORT"), ms(bench.Median(cliQL)),
+		code("node tools/gamedig/query.mjs HOST PORT"), ms(bench.Median(cliGD)), ratio(bench.Median(cliGD)/bench.Median(cliQL)))
 	return b.String()
 }
 
