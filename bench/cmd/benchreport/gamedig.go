@@ -233,7 +233,7 @@ func gamedigReport(e *env, version string, runs []gdRun, cliQL, cliGD []float64,
 	fmt.Fprintf(&b, "%d emulated servers of each protocol (one 127.0.0.1 socket each, in the measuring process), asked by each client %d at a time: "+
 		"querylens with `farm.QueryAll` (`netquery.UDP`, `codecs.Lookup(protocol).NewQuery(options)`, `Query.Result`), GameDig %s with %s. "+
 		"Per protocol %d quiet and %d loaded rounds, alternating (loaded: a Go busy loop pinned to CPU %d holds one core); in each, querylens goes first, then GameDig. "+
-		"Medians; \"received\" counts the datagrams that reached the client's socket, \"lost\" the replies sent and not received, over all rounds.\n\n",
+		"Medians (the counts: of the quiet rounds); \"servers answered\" adds the fewest of any round, quiet or loaded, when some did not answer; \"received\" counts the datagrams that reached the client's socket, \"lost\" the replies sent and not received, over all rounds.\n\n",
 		e.servers, gdConcurrency, version, code("node bench/node/gamedig.mjs tools/gamedig "+strconv.Itoa(gdConcurrency)+" -type TYPE [-rules] - < targets"),
 		e.e2eCount, e.e2eCount, hogCPU)
 	t := newTable("protocol (servers): both ask", "client", "wall time, quiet", "one core busy", "GameDig ÷ querylens, quiet / busy",
@@ -250,16 +250,19 @@ func gamedigReport(e *env, version string, runs []gdRun, cliQL, cliGD []float64,
 			{"GameDig `" + r.p.gdType + "`" + map[bool]string{true: " -rules"}[r.p.gdRules], "", "**" + ratio(quiet) + "** / " + ratio(loaded), r.gd, r.gdH},
 		} {
 			t.add(s.what, s.name, ms(bench.Median(s.quiet.wall)), ms(bench.Median(s.hog.wall)), s.speed,
-				fmt.Sprintf("%s / %d", num(bench.Median(s.quiet.ok)), e.servers), num(bench.Median(s.quiet.players)),
+				answered(s.quiet, s.hog, e.servers), num(bench.Median(s.quiet.players)),
 				num(bench.Median(s.quiet.queries)), num(bench.Median(s.quiet.sent)), num(bench.Median(s.quiet.got)), num(s.quiet.lost()+s.hog.lost()))
 		}
 		rounds = append(rounds, fmt.Sprintf("%s quiet %s, loaded %s", r.p.title, perRound(r.gd.wall, r.native.wall), perRound(r.gdH.wall, r.nativeH.wall)))
 		lostAny := !r.native.complete(e.servers) || !r.nativeH.complete(e.servers)
 		e.addGoal(quiet >= 3 && loaded >= 3 && !lostAny, fmt.Sprintf("%s, %d servers: querylens against GameDig %s, end to end", r.p.title, e.servers, version),
 			"≥ 3× faster, quiet and one core busy; no reply lost", fmt.Sprintf("%s faster (%s with one core busy), %s", ratio(quiet), ratio(loaded), lostText(lostAny)))
-		for _, side := range []gamedigSide{r.gd, r.gdH} {
-			if len(side.errs) > 0 {
-				errs = append(errs, r.p.title+": "+errText(side.errs))
+		for _, side := range []struct {
+			name string
+			s    gamedigSide
+		}{{"quiet", r.gd}, {"loaded", r.gdH}} {
+			if len(side.s.errs) > 0 {
+				errs = append(errs, r.p.title+" "+side.name+": "+errText(side.s.errs))
 			}
 		}
 	}
@@ -273,6 +276,16 @@ func gamedigReport(e *env, version string, runs []gdRun, cliQL, cliGD []float64,
 		sampled, e.e2eCount, code("querylens query -p gamespy2 HOST:PORT"), ms(bench.Median(cliQL)),
 		code("node tools/gamedig/query.mjs HOST PORT"), ms(bench.Median(cliGD)), ratio(bench.Median(cliGD)/bench.Median(cliQL)))
 	return b.String()
+}
+
+// answered is the median of the quiet rounds' servers answered out of
+// servers, and the fewest of any round when that is fewer than all.
+func answered(quiet, loaded gamedigSide, servers int) string {
+	text := fmt.Sprintf("%s / %d", num(bench.Median(quiet.ok)), servers)
+	if fewest := slices.Min(append(slices.Clone(quiet.ok), loaded.ok...)); fewest < float64(servers) {
+		text += " (fewest " + num(fewest) + ")"
+	}
+	return text
 }
 
 // parseGameDig reads the summary bench/node/gamedig.mjs prints as its last
