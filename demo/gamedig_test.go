@@ -76,7 +76,7 @@ type gdCase struct {
 	query   func([]byte) []byte // rewrites GameDig's queries on their way (nil: none)
 	decode  func(t *testing.T, replies [][]byte) *codecs.Message
 	compare func(gd gdState, m *codecs.Message) []string // empty: they agree
-	mutate  func(m *codecs.Message) func([]byte) []byte  // the reply mutation, from our decode
+	mutate  func(m *codecs.Message) func([]byte) []byte  // the reply mutation, from our decode (nil: no mutated run)
 }
 
 // runGameDigCase queries the case's server with GameDig directly, where
@@ -116,7 +116,11 @@ func runGameDigCase(t *testing.T, node string, tc gdCase) {
 		t.Errorf("GameDig and querylens differ:\n%s", strings.Join(diffs, "\n"))
 	}
 
-	// The same comparison, GameDig reading a reply with one field changed.
+	// The same comparison, GameDig reading a reply with one field changed
+	// (once per protocol: node takes a second to start on a busy machine).
+	if tc.mutate == nil {
+		return
+	}
 	addr, conversation = recordingServer(t, tc.h())
 	p, changed := mutatingProxy(t, addr, tc.query, tc.mutate(m))
 	gd = ask(p)
@@ -147,6 +151,15 @@ func renameFirstPlayer(m *codecs.Message) func([]byte) []byte {
 	return replaceOnce("\x00"+n+"\x00", "\x00"+renamed(n)+"\x00")
 }
 
+// onFirst is mutate for the first case of a table (i == 0) and nil, no
+// mutated run, for the others: the comparison is the same for every case.
+func onFirst(i int, mutate func(*codecs.Message) func([]byte) []byte) func(*codecs.Message) func([]byte) []byte {
+	if i == 0 {
+		return mutate
+	}
+	return nil
+}
+
 // TestA2SGameDigInterop queries emulated A2S servers (Source and GoldSrc,
 // with and without the INFO challenge, rules split, and split with bzip2)
 // with GameDig's protocol-valve asking for the rules too: name, map,
@@ -160,7 +173,7 @@ func renameFirstPlayer(m *codecs.Message) func([]byte) []byte {
 //   - its player count is the info reply's (bots included), as ours.
 func TestA2SGameDigInterop(t *testing.T) {
 	node := needGameDig(t)
-	for _, tc := range []struct {
+	for i, tc := range []struct {
 		name string
 		cfg  A2SConfig
 	}{
@@ -177,7 +190,7 @@ func TestA2SGameDigInterop(t *testing.T) {
 				rules:   true,
 				decode:  decodeWith(&a2s.Codec{}),
 				compare: compareA2SGameDig,
-				mutate:  renameFirstPlayer,
+				mutate:  onFirst(i, renameFirstPlayer),
 			})
 		})
 	}
@@ -263,7 +276,7 @@ func rowsText(rs []gdRow) string {
 //     Unreal's is frags_N.
 func TestGameSpy1GameDigInterop(t *testing.T) {
 	node := needGameDig(t)
-	for _, tc := range []struct {
+	for i, tc := range []struct {
 		name   string
 		flavor GameSpy1Flavor
 		seed   int64
@@ -278,10 +291,10 @@ func TestGameSpy1GameDigInterop(t *testing.T) {
 				gdType:  "protocol-gamespy1",
 				decode:  decodeWith(&gamespy1.Codec{}),
 				compare: compareGameSpy1GameDig,
-				mutate: func(m *codecs.Message) func([]byte) []byte {
+				mutate: onFirst(i, func(m *codecs.Message) func([]byte) []byte {
 					n := m.Info.Players[0].Name
 					return replaceOnce("\\"+n+"\\", "\\"+renamed(n)+"\\")
-				},
+				}),
 			})
 		})
 	}
@@ -373,23 +386,19 @@ func toText(v any) string {
 //     raw.playerTeamInfo.t.
 func TestGameSpy3GameDigInterop(t *testing.T) {
 	node := needGameDig(t)
-	for _, seed := range []int64{3, 4} {
-		t.Run("ut3 seed "+strconv.Itoa(int(seed)), func(t *testing.T) {
-			runGameDigCase(t, node, gdCase{
-				h:      func() Handler { return NewGameSpy3(seed, GameSpy3UT3, Normal) },
-				gdType: "protocol-gamespy3",
-				query: func(q []byte) []byte {
-					if len(q) == 11 && q[2] == byte(gamespy3.TypeChallenge) && bytes.Equal(q[7:], []byte{0, 0, 0, 0}) {
-						return q[:7]
-					}
-					return q
-				},
-				decode:  decodeWith(&gamespy3.Codec{}),
-				compare: compareGameSpy3GameDig,
-				mutate:  renameFirstPlayer,
-			})
-		})
-	}
+	runGameDigCase(t, node, gdCase{
+		h:      func() Handler { return NewGameSpy3(3, GameSpy3UT3, Normal) },
+		gdType: "protocol-gamespy3",
+		query: func(q []byte) []byte {
+			if len(q) == 11 && q[2] == byte(gamespy3.TypeChallenge) && bytes.Equal(q[7:], []byte{0, 0, 0, 0}) {
+				return q[:7]
+			}
+			return q
+		},
+		decode:  decodeWith(&gamespy3.Codec{}),
+		compare: compareGameSpy3GameDig,
+		mutate:  renameFirstPlayer,
+	})
 }
 
 func compareGameSpy3GameDig(gd gdState, m *codecs.Message) []string {
