@@ -171,8 +171,8 @@ func Sample(rep Report) (history.Sample, bool) {
 type Counts struct {
 	Name    string // colour codes stripped; "" when the server gave none
 	Players int    // as the server counts them, else the player list's length
-	Bots    int
-	Max     int // max players, else max clients, else 0
+	Bots    int    // as the server counts them, else the players flagged Bot
+	Max     int    // max players, else max clients, else 0
 }
 
 // CountsOf reads in's counts.
@@ -185,9 +185,14 @@ func CountsOf(in *codecs.Info) Counts {
 	if in.Has&codecs.HasNumPlayers == 0 {
 		c.Players = len(in.Players)
 	}
-	for _, p := range in.Players {
-		if p.Bot {
-			c.Bots++
+	if in.Has&codecs.HasNumBots != 0 {
+		// The server's own count (A2S), bounded by everyone it counts.
+		c.Bots = min(max(in.NumBots, 0), max(c.Players, 0))
+	} else {
+		for _, p := range in.Players {
+			if p.Bot {
+				c.Bots++
+			}
 		}
 	}
 	c.Max = MaxPlayers(in)

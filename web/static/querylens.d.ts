@@ -13,8 +13,12 @@ export interface Info {
   version?: string;
   password?: boolean;
   num_players?: number;
+  num_bots?: number;
   max_players?: number;
   max_clients?: number;
+  anticheat?: boolean;
+  os?: string;
+  keywords?: string;
   players?: { name: string; score: number; ping: number; team: number | null; spectator: boolean; bot: boolean }[];
   teams?: { name: string; score: number }[];
   rules?: [string, string][];
