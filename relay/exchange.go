@@ -22,7 +22,8 @@ type event struct {
 }
 
 // events is an unbounded queue of events with a wake-up channel. Its size
-// is bounded by its producers: at most MaxReplyDatagrams+1 events per id.
+// is bounded by its producers: at most the protocol's reply cap in
+// datagrams (Config.ReplyCaps, else MaxReplyDatagrams) plus one per id.
 type events struct {
 	mu     sync.Mutex
 	q      []event
