@@ -94,8 +94,8 @@ func TestBzip2Checks(t *testing.T) {
 		sentinel error
 	}{
 		{"crc", 16, 1, "crc32", codecs.ErrBadValue},
-		{"size small", 12, 100, "bzip2", codecs.ErrTooLong},
-		{"size large", 12, 5000, "bzip2", codecs.ErrBadValue},
+		{"size small", 12, 100, "decompressed_size", codecs.ErrTooLong},
+		{"size large", 12, 5000, "decompressed_size", codecs.ErrBadValue},
 		{"size beyond bound", 12, a2s.MaxDecompressed + 1, "decompressed_size", codecs.ErrTooLong},
 	}
 	for _, tc := range cases {
@@ -105,7 +105,10 @@ func TestBzip2Checks(t *testing.T) {
 			binary.LittleEndian.PutUint32(p0[tc.off:], tc.value)
 			dgs[0] = p0
 			m, err := c.Decode(dgs, codecs.DecodeOptions{})
-			codectest.WantError(t, err, tc.sentinel, tc.field, -1)
+			codectest.WantError(t, err, tc.sentinel, tc.field, tc.off)
+			if e, _ := errors.AsType[*codecs.Error](err); e == nil || e.Layer == "" {
+				t.Errorf("the error %v names no layer (want packet 0's)", err)
+			}
 			if m == nil || m.Info != nil {
 				t.Errorf("a rejected message still gave info: %+v", m)
 			}
