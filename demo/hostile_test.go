@@ -93,7 +93,9 @@ func TestHostile(t *testing.T) {
 		{"a2s", Endless, NewA2S(1, A2SConfig{}, Normal), codecs.ErrShort,
 			func(*testing.T, *recorder) (string, int) { return "name", 6 }},
 		{"quake3", Endless, NewQuake3(1, Quake3IOQ3, Normal), codecs.ErrShort,
-			func(t *testing.T, r *recorder) (string, int) { return "vars", len(r.find(t, "\xff\xff\xff\xffstatusResponse")) }},
+			func(t *testing.T, r *recorder) (string, int) {
+				return "vars", len(r.find(t, "\xff\xff\xff\xffstatusResponse"))
+			}},
 		{"gamespy1", Endless, NewGameSpy1(1, GameSpy1UT99, Normal), codecs.ErrShort,
 			func(t *testing.T, r *recorder) (string, int) {
 				d := r.find(t, "\\")
