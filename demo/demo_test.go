@@ -98,7 +98,7 @@ func TestStartServesEveryTarget(t *testing.T) {
 			// than came, a GameSpy v1 reply that does not decode): its
 			// wait ends on the first error Feed returns, or for GameSpy v3
 			// on its first datagram.
-			hostile := tg.Behavior == BadLength || tg.Behavior == BadCount || tg.Behavior == Endless
+			hostile := tg.Behavior.Hostile()
 			waitsForever := tg.Behavior == Truncated || hostile
 			if hostile {
 				var fed context.CancelFunc

@@ -37,6 +37,10 @@ const (
 // SlowDelay is how long a Slow server waits before answering.
 const SlowDelay = 700 * time.Millisecond
 
+// Hostile reports whether b is one of the hostile servers' behaviours,
+// whose replies never decode.
+func (b Behavior) Hostile() bool { return b == BadLength || b == BadCount || b == Endless }
+
 func (b Behavior) String() string {
 	switch b {
 	case Slow:

@@ -12,13 +12,14 @@ import (
 // event is a REPLY, END or ERROR for one query id, as the in-process
 // Exchange and the client both see them.
 type event struct {
-	typ   FrameType
-	id    uint32
-	data  []byte
-	rtt   uint32
-	flags ReplyFlags
-	code  Code
-	msg   string
+	typ    FrameType
+	id     uint32
+	data   []byte
+	rtt    uint32
+	flags  ReplyFlags
+	reason EndReason // END
+	code   Code
+	msg    string
 }
 
 // events is an unbounded queue of events with a wake-up channel. Its size
@@ -127,6 +128,9 @@ func drive(ctx context.Context, q codecs.Query, t transport) (netquery.Result, e
 			}
 		case FrameEnd:
 			delete(open, ev.id)
+			if ev.reason == EndByteCap {
+				res.Capped = true
+			}
 		case FrameError:
 			delete(open, ev.id)
 			if ev.code == CodeTimeout {
@@ -215,7 +219,7 @@ func (l *local) reply(a *asker, r reply, flags ReplyFlags) {
 
 func (l *local) end(a *asker, reason EndReason) {
 	if l.s.finish(a) {
-		l.ev.push(event{typ: FrameEnd, id: a.id})
+		l.ev.push(event{typ: FrameEnd, id: a.id, reason: reason})
 	}
 }
 

@@ -2,6 +2,7 @@ package relay
 
 import (
 	"bytes"
+	"context"
 	"errors"
 	"strconv"
 	"strings"
@@ -10,6 +11,7 @@ import (
 
 	"github.com/querylens/querylens/codecs"
 	"github.com/querylens/querylens/codecs/a2s"
+	"github.com/querylens/querylens/netquery"
 )
 
 // The relay's A2S cap is the codec's: a conversation the relay lets
@@ -159,5 +161,55 @@ func TestReplyCapPerProtocol(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// TestExchangeCapped: both Exchangers (in process and over a WebSocket)
+// report a reply the relay cut at its cap, and only such a reply.
+func TestExchangeCapped(t *testing.T) {
+	ctx := testCtx(t, 20*time.Second)
+	flood := func(n int) func([]byte) [][]byte {
+		return func([]byte) [][]byte {
+			out := make([][]byte, n)
+			for i := range out {
+				out[i] = []byte("RA" + strconv.Itoa(i))
+			}
+			return out
+		}
+	}
+	f := newRelay(t, testConfig())
+	cl, err := Dial(ctx, f.url, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { cl.Close() })
+	for _, tc := range []struct {
+		name   string
+		n      int
+		capped bool
+	}{
+		{"past the cap", 70, true},
+		{"within it", 10, false},
+	} {
+		for _, ex := range []struct {
+			name string
+			x    interface {
+				Exchange(context.Context, string, string, codecs.Query) (netquery.Result, error)
+			}
+		}{{"in process", f.srv}, {"client", cl}} {
+			t.Run(tc.name+" "+ex.name, func(t *testing.T) {
+				r := newResponder(t, flood(tc.n))
+				res, err := ex.x.Exchange(ctx, testProto, r.addr, &testQuery{tag: tc.name + ex.name, parts: 1000})
+				if err != nil {
+					t.Fatal(err)
+				}
+				if res.Capped != tc.capped || res.Done {
+					t.Fatalf("got %+v, want Capped %v and not done", res, tc.capped)
+				}
+				if tc.capped && res.Received != DefaultMaxReplyDatagrams {
+					t.Fatalf("received %d, want the cap's %d", res.Received, DefaultMaxReplyDatagrams)
+				}
+			})
+		}
 	}
 }

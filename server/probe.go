@@ -83,6 +83,9 @@ func Probe(ctx context.Context, ex netquery.Exchanger, ref Ref, timeout time.Dur
 		return rep
 	}
 	msg, derr := q.Result(codecs.DecodeOptions{})
+	if res.Capped && msg != nil {
+		msg.Warn(codecs.WarnTruncated) // the relay dropped the rest of the reply
+	}
 	rep.Msg = msg
 	if derr != nil {
 		var ce *codecs.Error
@@ -95,6 +98,10 @@ func Probe(ctx context.Context, ex netquery.Exchanger, ref Ref, timeout time.Dur
 			strconv.Itoa(ce.Offset) + ": " + ce.Message() + "."
 		if !res.Done {
 			rep.Detail = "The server's reply was incomplete when the wait ended: " + ce.Message() + "."
+		}
+		if res.Capped {
+			rep.Detail = "The server's reply was larger than the relay lets one query bring back, and was cut: " +
+				ce.Field + " at offset " + strconv.Itoa(ce.Offset) + ": " + ce.Message() + "."
 		}
 		return rep
 	}
