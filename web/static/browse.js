@@ -707,7 +707,10 @@ globalThis.querylensBrowse = {
     }
     rebuild();
   },
-  view: () => view.map((r) => ({ key: r.key, name: r.name, players: r.players, ping: r.ping, state: r.state, detail: r.detail, protocol: r.protocol })),
+  view: () => view.map((r) => ({
+    key: r.key, name: r.name, players: r.players, ping: r.ping, state: r.state, detail: r.detail, protocol: r.protocol,
+    bots: r.bots, anticheat: r.anticheat, os: r.os, keywords: r.keywords,
+  })),
   sort(key, dir) { sort = { key, dir }; rebuild(); },
   rebuild,
   rendered: () => tbody.querySelectorAll("tr.row").length,
