@@ -114,6 +114,39 @@ func TestBzip2Checks(t *testing.T) {
 			}
 		})
 	}
+	// The older Source form has no size field: the decompressed size and
+	// the CRC32 sit two bytes earlier in packet 0, and the errors say so.
+	t.Run("form without the size field", func(t *testing.T) {
+		dgs := compressedParts(t)
+		msg, err := a2s.Reassemble(nil, dgs)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var stream []byte
+		for i, d := range dgs {
+			body := 12
+			if i == 0 {
+				body = 20
+			}
+			stream = append(stream, d[body:]...)
+		}
+		parts, err := a2s.SplitCompressed(msg, stream, 5, a2s.SplitSourceNoSize, len(stream)/3+1)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := c.Decode(parts, codecs.DecodeOptions{}); err != nil {
+			t.Fatalf("the re-split message does not decode: %v", err)
+		}
+		for _, tc := range []struct {
+			off   int
+			field string
+		}{{10, "decompressed_size"}, {14, "crc32"}} {
+			p0 := slices.Clone(parts[0])
+			binary.LittleEndian.PutUint32(p0[tc.off:], binary.LittleEndian.Uint32(p0[tc.off:])+1)
+			_, err := c.Decode(append([][]byte{p0}, parts[1:]...), codecs.DecodeOptions{})
+			codectest.WantError(t, err, nil, tc.field, tc.off)
+		}
+	})
 	t.Run("corrupt stream", func(t *testing.T) {
 		dgs := compressedParts(t)
 		p1 := slices.Clone(dgs[1])
