@@ -144,6 +144,9 @@ func fill(v *view, m *codecs.Message) {
 		}
 		v.Players = append(v.Players, pl)
 	}
+	if in.Has&codecs.HasNumBots != 0 {
+		v.Bots = server.CountsOf(in).Bots // the server's own count (A2S)
+	}
 	if in.Has&(codecs.HasNumPlayers|codecs.HasPlayers) != 0 {
 		n := in.NumPlayers
 		if in.Has&codecs.HasNumPlayers == 0 {
