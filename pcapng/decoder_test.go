@@ -221,7 +221,7 @@ func TestLinkTypes(t *testing.T) {
 	src6, dst6 := mustEndpoint(t, "[2001:db8::1]:40000"), mustEndpoint(t, "[2001:db8::2]:27960")
 	ip4, ip6 := ipudp(src4, dst4, []byte("\xff\xff\xff\xffgetstatus")), ipudp(src6, dst6, []byte("\xff\xff\xff\xffgetinfo"))
 	vlan := append(append([]byte{0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 0x88, 0xa8, 0, 5, 0x81, 0x00, 0, 7, 0x08, 0x00}, ip4...), 0, 0, 0, 0) // two tags, Ethernet padding
-	bigNull := append([]byte{0, 0, 0, 2}, ip4...) // a big-endian writer's AF_INET
+	bigNull := append([]byte{0, 0, 0, 2}, ip4...)                                                                                            // a big-endian writer's AF_INET
 	for _, tc := range []struct {
 		name    string
 		link    uint32
@@ -339,11 +339,11 @@ func TestPcapngBlocks(t *testing.T) {
 		ngSHB(le),
 		ngIDB(le, LinkTypeRaw, 65535, 9), // nanoseconds
 		ngIDB(le, linkEthernet, 65535, -1),
-		ngBlock(le, blockNRB, []byte{0, 0, 0, 0}),    // name resolution: skipped
+		ngBlock(le, blockNRB, []byte{0, 0, 0, 0}),         // name resolution: skipped
 		ngBlock(le, 0x40000bad, []byte("custom\x00\x00")), // custom: skipped
 		ngEPB(le, 0, 1_700_000_000_123_456_789, ip, len(ip)),
 		ngEPB(le, 1, 1_700_000_001_000_001, eth, len(eth)),
-		ngSHB(be), // a second section, big-endian, its own interfaces
+		ngSHB(be),                               // a second section, big-endian, its own interfaces
 		ngIDB(be, linkEthernet, 65535, 0x80|20), // 2^-20 s
 		ngSPB(be, eth, len(eth)),
 		ngPB(be, 0, 3<<20, eth),
