@@ -95,6 +95,7 @@ type captureInspector struct {
 	queue []*record // in frame order; the head is printed once done
 	held  int       // records in open groups
 	out   []byte
+	ports map[uint16]codecs.Codec // server.GuessProtocol's answers, nil for none
 
 	known, unknown, messages int
 }
@@ -106,7 +107,7 @@ func (e *env) inspectCapture(opt captureOptions) int {
 		return exitFail
 	}
 	defer f.Close()
-	ci := &captureInspector{e: e, opt: opt, w: bufio.NewWriterSize(e.stdout, 64<<10), convs: map[endpointPair]*conversation{}}
+	ci := &captureInspector{e: e, opt: opt, w: bufio.NewWriterSize(e.stdout, 64<<10), convs: map[endpointPair]*conversation{}, ports: map[uint16]codecs.Codec{}}
 	r := pcapng.NewReader(bufio.NewReaderSize(f, 1<<20))
 	status := exitOK
 	for {
@@ -154,11 +155,9 @@ func (ci *captureInspector) classify(dg *pcapng.Datagram) (codecs.Codec, codecs.
 		}
 	}
 	for _, port := range [2]uint16{dg.Dst.Port, dg.Src.Port} {
-		if name := server.GuessProtocol(int(port)); name != "" {
-			if c, err := codecs.Lookup(name); err == nil {
-				if k, conf := c.Detect(p); conf > codecs.NotMine {
-					return c, k, "port"
-				}
+		if c := ci.portProtocol(port); c != nil {
+			if k, conf := c.Detect(p); conf > codecs.NotMine {
+				return c, k, "port"
 			}
 		}
 	}
@@ -174,6 +173,18 @@ func (ci *captureInspector) classify(dg *pcapng.Datagram) (codecs.Codec, codecs.
 		return nil, "", ""
 	}
 	return best, kind, "content"
+}
+
+// portProtocol is server.GuessProtocol's codec for a port, remembered.
+func (ci *captureInspector) portProtocol(port uint16) codecs.Codec {
+	c, ok := ci.ports[port]
+	if !ok {
+		if name := server.GuessProtocol(int(port)); name != "" {
+			c, _ = codecs.Lookup(name)
+		}
+		ci.ports[port] = c
+	}
+	return c
 }
 
 func isQuery(k codecs.Kind) bool { return k == codecs.KindQuery || k == codecs.KindMasterQuery }
@@ -217,8 +228,7 @@ func (ci *captureInspector) datagram(dg pcapng.Datagram) {
 	if err == nil && !incomplete(msg) || len(cv.group) >= maxGroupParts {
 		ci.resolve(cv, msg, err)
 	}
-	for ci.held > maxHeld {
-		ci.closeOldest()
+	for ci.held > maxHeld && ci.closeOldest() {
 	}
 	ci.flush()
 }
@@ -288,29 +298,30 @@ func (ci *captureInspector) resolve(cv *conversation, msg *codecs.Message, err e
 	cv.group, cv.parts = nil, nil
 }
 
-// closeOldest closes the group holding the oldest unprinted datagram.
-func (ci *captureInspector) closeOldest() {
+// closeOldest closes the group holding the oldest unprinted datagram; it
+// says whether there was one.
+func (ci *captureInspector) closeOldest() bool {
 	for _, r := range ci.queue {
 		if !r.done {
 			for _, cv := range ci.convs {
 				if len(cv.group) > 0 && cv.group[0] == r {
 					ci.close(cv)
-					return
+					return true
 				}
 			}
 		}
 	}
+	return false
 }
 
 // finish closes every open group and prints the rest, at the end of the
 // capture.
 func (ci *captureInspector) finish() {
 	for len(ci.queue) > 0 {
-		ci.closeOldest()
-		ci.flush()
-		if len(ci.queue) > 0 && !ci.queue[0].done {
-			break // cannot happen: every undone record is in a group
+		if !ci.closeOldest() {
+			break // cannot happen: every record not done is in an open group
 		}
+		ci.flush()
 	}
 }
 
