@@ -108,7 +108,7 @@ func (e *env) inspectCapture(opt captureOptions) int {
 	}
 	defer f.Close()
 	ci := &captureInspector{e: e, opt: opt, w: bufio.NewWriterSize(e.stdout, 64<<10), convs: map[endpointPair]*conversation{}, ports: map[uint16]codecs.Codec{}}
-	r := pcapng.NewReader(bufio.NewReaderSize(f, 1<<20))
+	r := pcapng.NewReader(f) // it reads in large chunks itself
 	status := exitOK
 	for {
 		dg, err := r.Next()
