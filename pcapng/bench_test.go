@@ -48,3 +48,26 @@ func BenchmarkDecoder(b *testing.B) {
 		}
 	}
 }
+
+// TestDecoderAllocs: decoding allocates per file (the decoder and its
+// buffer), never per datagram.
+func TestDecoderAllocs(t *testing.T) {
+	f := benchFile(1000)
+	allocs := testing.AllocsPerRun(5, func() {
+		d := NewDecoder()
+		d.Feed(f)
+		n := 0
+		for {
+			if _, err := d.Next(); err != nil {
+				break
+			}
+			n++
+		}
+		if n != 1000 {
+			t.Fatalf("%d datagrams", n)
+		}
+	})
+	if allocs > 4 {
+		t.Errorf("%v allocations for 1,000 datagrams", allocs)
+	}
+}

@@ -15,7 +15,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/querylens/querylens/codecs"
 	"github.com/querylens/querylens/pcapng"
 )
 
@@ -214,9 +213,12 @@ func TestInspectCaptures(t *testing.T) {
 			if want := tsharkUDPFrames(t, file); !slices.Equal(frames, want) {
 				t.Errorf("UDP frames %v\ntshark finds %v", frames, want)
 			}
-			for _, c := range codecs.Protocols() {
-				if !protocols[c.Name()] {
-					t.Errorf("no datagram of %s", c.Name())
+			// The protocols the demo served when the captures were made
+			// (not codecs.Protocols(): a test registers a toy protocol,
+			// and a protocol added later is not in these files).
+			for _, name := range []string{"a2s", "bloodmasters", "gamespy1", "gamespy2", "gamespy3", "ogp", "quake3", "zandronum"} {
+				if !protocols[name] {
+					t.Errorf("no datagram of %s", name)
 				}
 			}
 			if !strings.Contains(stderr, strconv.Itoa(len(lines))+" UDP datagrams") {
