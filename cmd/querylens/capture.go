@@ -107,6 +107,12 @@ func (e *env) inspectCapture(opt captureOptions) int {
 		return exitFail
 	}
 	defer f.Close()
+	return e.inspectReader(opt, f)
+}
+
+// inspectReader is inspectCapture on an open file (opt.file names it in
+// messages).
+func (e *env) inspectReader(opt captureOptions, f io.Reader) int {
 	ci := &captureInspector{e: e, opt: opt, w: bufio.NewWriterSize(e.stdout, 64<<10), convs: map[endpointPair]*conversation{}, ports: map[uint16]codecs.Codec{}}
 	r := pcapng.NewReader(f) // it reads in large chunks itself
 	status := exitOK
