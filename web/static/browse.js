@@ -45,7 +45,7 @@ const STORE = "querylens.browse.v1";
  * added here, so a field added to the row model shows without a change to
  * this script.
  */
-const KNOWN = new Set(["name", "map", "mode", "players", "bots", "max", "password", "country", "hay"]);
+const KNOWN = new Set(["name", "map", "mode", "players", "bots", "max", "password", "country", "hay", "anticheat", "os", "keywords"]);
 const EXTRA = Object.keys(Row).filter((k) => !KNOWN.has(k));
 
 /**
@@ -119,7 +119,8 @@ function pathAddr(addr) {
  * @typedef {{i: number, key: string, protocol: string, addr: string, state: string,
  *   detail: string, name: string, players: number, bots: number, max: number,
  *   map: string, mode: string, ping: number|null, country: string,
- *   password: boolean, hay: string, lastAsked: number, backoff: number,
+ *   password: boolean, anticheat: boolean, os: string, keywords: string,
+ *   hay: string, lastAsked: number, backoff: number,
  *   source: string, received: string[]|null, queued?: boolean, want?: boolean,
  *   gone?: boolean, addrKey: string, master: string, x: Record<string, any>|null,
  *   options: Record<string, string>|null}} Row
@@ -144,8 +145,8 @@ function addRow(protocol, addr, source, options = null, master = "") {
   }
   r = {
     i: rows.length, key, protocol, addr, source, options, master, state: PageState.pending, detail: "", name: "", players: -1, bots: 0, max: 0,
-    map: "", mode: "", ping: null, country: "", password: false, hay: addr.toLowerCase(), addrKey: addrKey(addr),
-    lastAsked: 0, backoff: 1, received: null, x: null,
+    map: "", mode: "", ping: null, country: "", password: false, anticheat: false, os: "", keywords: "", hay: addr.toLowerCase(),
+    addrKey: addrKey(addr), lastAsked: 0, backoff: 1, received: null, x: null,
   };
   rows.push(r);
   byKey.set(key, r);
@@ -191,6 +192,9 @@ function apply(r, res) {
     r.max = field("max", 0);
     r.password = field("password", false);
     r.country = field("country", "");
+    r.anticheat = field("anticheat", false);
+    r.os = field("os", "");
+    r.keywords = field("keywords", "");
     r.hay = field("hay", "") + "\n" + r.addr.toLowerCase();
     if (EXTRA.length) {
       r.x = {};
@@ -222,6 +226,9 @@ function fromSummary(r, s) {
   r.max = s.max_players ?? 0;
   r.password = !!s.password;
   r.country = s.country ?? "";
+  r.anticheat = !!s.anticheat;
+  r.os = s.os ?? "";
+  r.keywords = s.keywords ?? "";
   r.ping = s.rtt_seconds ? Math.round(s.rtt_seconds * 10000) / 10 : null;
   r.hay = [r.name, r.map, r.mode, r.addr].join("\n").toLowerCase();
   const x = EXTRA.filter((f) => s[f] != null);
@@ -584,6 +591,21 @@ const stateLabels = {
   ...StateWord, [PageState.error]: "error", [PageState.pending]: "waiting", [PageState.querying]: "asking…",
 };
 
+/** The anti-cheat's name where a protocol names it (row field "anticheat"). @type {Record<string, string>} */
+const antiCheatName = { a2s: "VAC" };
+
+/** extraTags shows the row fields only some protocols fill: anti-cheat, OS and keywords. */
+function extraTags(r) {
+  let s = "";
+  if (r.anticheat) s += ` <span class="tag" title="Anti-cheat on" data-testid="tag-anticheat">${esc(antiCheatName[r.protocol] ?? "anti-cheat")}</span>`;
+  if (r.os) s += ` <span class="tag" data-testid="tag-os">${esc(r.os)}</span>`;
+  if (r.keywords) {
+    const short = r.keywords.length > 24 ? r.keywords.slice(0, 23) + "…" : r.keywords;
+    s += ` <span class="tag" title="${esc(r.keywords)}" data-testid="tag-keywords">${esc(short)}</span>`;
+  }
+  return s;
+}
+
 // The extra columns: a header per field, after the fixed ones.
 for (const f of EXTRA) {
   const th = h("th", { scope: "col", class: "c-extra", "data-sort": `x:${f}` }, h("button", { type: "button" }, f.charAt(0).toUpperCase() + f.slice(1)));
@@ -663,7 +685,8 @@ function fill(s, r, k) {
   const cls = `row${ok ? "" : " dim"}${k === active ? " active" : ""}`;
   if (tr.className !== cls) tr.className = cls;
   // The fields below depend on the row only: refill them when it changed.
-  const sig = `${r.i}|${r.state}|${r.name}|${r.players}|${r.ping}|${r.map}|${fav}|${r.master}|${r.detail}|${r.password}|${r.mode}`;
+  const sig = `${r.i}|${r.state}|${r.name}|${r.players}|${r.bots}|${r.max}|${r.ping}|${r.map}|${fav}|${r.master}|${r.detail}|${r.password}|${r.mode}|` +
+    `${r.country}|${r.anticheat}|${r.os}|${r.keywords}|${r.x ? JSON.stringify(r.x) : ""}`;
   if (s.sig === sig) return;
   s.sig = sig;
   tr.dataset.key = r.key;
@@ -690,7 +713,7 @@ function fill(s, r, k) {
   text(s.ping, r.ping == null ? "" : r.ping < 1 ? "<1 ms" : Math.round(r.ping) + " ms");
   text(s.addr, r.addr);
   text(s.country, r.country);
-  s.flags.innerHTML = r.password ? `<span class="tag" title="Password required">${LOCK} password</span>` : "";
+  s.flags.innerHTML = (r.password ? `<span class="tag" title="Password required">${LOCK} password</span>` : "") + extraTags(r);
   text(s.master, r.master);
   s.master.title = r.master ? `listed by ${r.master}` : "";
   for (let j = 0; j < EXTRA.length; j++) text(s.extra[j], extraText(r.x?.[EXTRA[j]]));
@@ -1151,7 +1174,10 @@ globalThis.querylensBrowse = {
     }
     return rebuild();
   },
-  view: () => Array.from(order, (i) => rows[i]).map((r) => ({ key: r.key, name: r.name, players: r.players, ping: r.ping, state: r.state, detail: r.detail, protocol: r.protocol, master: r.master })),
+  view: () => Array.from(order, (i) => rows[i]).map((r) => ({
+    key: r.key, name: r.name, players: r.players, ping: r.ping, state: r.state, detail: r.detail, protocol: r.protocol,
+    bots: r.bots, anticheat: r.anticheat, os: r.os, keywords: r.keywords, master: r.master,
+  })),
   sort(key, dir) { sort = { key, dir }; return rebuild(); },
   rebuild,
   rendered: () => tbody.querySelectorAll("tr.row:not([hidden])").length,
