@@ -8,8 +8,8 @@ import (
 	"time"
 
 	"github.com/querylens/querylens/codecs"
-	_ "github.com/querylens/querylens/codecs/all"
 	"github.com/querylens/querylens/codecs/a2s"
+	_ "github.com/querylens/querylens/codecs/all"
 	"github.com/querylens/querylens/demo"
 	"github.com/querylens/querylens/netquery"
 	"go.uber.org/goleak"

@@ -23,11 +23,11 @@ type Protocol struct {
 
 // Config is what the page's script receives.
 type Config struct {
-	Relay     string       `json:"relay"`
+	Relay     string              `json:"relay"`
 	Masters   []server.MasterSpec `json:"masters"` // a Kept one's list is at /api/v1/masters/{protocol}/{addr}
 	Games     []Game              `json:"games"`
-	Servers   []server.Ref `json:"servers"` // listed without asking a master
-	Protocols []Protocol   `json:"protocols"`
+	Servers   []server.Ref        `json:"servers"` // listed without asking a master
+	Protocols []Protocol          `json:"protocols"`
 	// Sparks adds a 24-hour sparkline to the rows of tracked servers
 	// (static/spark.js), when the site records history.
 	Sparks bool `json:"sparks,omitempty"`
