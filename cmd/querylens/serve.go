@@ -146,6 +146,12 @@ func (e *env) serve(args []string) int {
 	if len(pos) > 0 {
 		return e.usageErr(fs, "unexpected argument "+strconv.Quote(pos[0]))
 	}
+	if o.demoA2S < 0 || o.demoA2S > demo.MaxServers {
+		return e.usageErr(fs, "--demo-a2s-servers must be between 0 and "+strconv.Itoa(demo.MaxServers))
+	}
+	if o.demoA2SList < 0 || o.demoA2SList > demo.MaxA2SList {
+		return e.usageErr(fs, "--demo-a2s-list must be between 0 and "+strconv.Itoa(demo.MaxA2SList))
+	}
 	if o.steamKey == "" {
 		o.steamKey = os.Getenv("QUERYLENS_STEAM_WEB_API_KEY")
 	}
