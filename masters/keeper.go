@@ -321,9 +321,11 @@ func (k *Keeper) run(l *list) {
 		if !progressive {
 			return
 		}
+		now := k.cfg.Clock()
 		k.mu.Lock()
 		l.entries = append([]entry(nil), f.entries...)
 		l.cur.Pages = f.pages
+		l.cur.Fetched = now // a partial list arrived
 		k.mu.Unlock()
 	}
 	switch {

@@ -336,6 +336,7 @@ func (e *env) runServe(ctx context.Context, o serveOptions, ready chan<- string)
 	sctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
 	hist.stop()               // the sampler first: it queries through the relay
+	keeper.Close()            // and the masters' fetches
 	rerr := rs.Shutdown(sctx) // tells WebSocket clients first; they are hijacked, so srv.Shutdown would not
 	herr := srv.Shutdown(sctx)
 	return errors.Join(rerr, herr)
