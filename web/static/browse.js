@@ -219,7 +219,7 @@ async function loadKept(m) {
     progress();
     return;
   }
-  const servers = (list.servers ?? []).filter((s) => s.state !== "refused");
+  const servers = (list.servers ?? []).filter((s) => s.state !== State.refused);
   masterState.set(m.addr, { state: servers.length || list.complete ? State.online : "unavailable", detail: list.error ?? "", count: servers.length });
   const added = servers.filter((s) => !byKey.has(keyOf(m.protocol, s.address))).map((s) => addRow(m.protocol, s.address, "master"));
   askSoon(added);
