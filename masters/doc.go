@@ -26,8 +26,10 @@
 // IGameServersService/GetServerList instead, in one request.
 //
 // Listing never asks a game server: each entry's state is the last one
-// the StateSource knows (the history), "refused" when the relay's policy
-// would not query the address, else "unknown". Entries that cannot be
+// the StateSource knows (CacheStates: the relay's cached answer, played
+// through the protocol's conversation with relay.Server.Peek; then
+// HistoryStates: the history's last sample), "refused" when the relay's
+// policy would not query the address, else "unknown". Entries that cannot be
 // servers (0.0.0.0, port 0, multicast, broadcast, repeats) are dropped.
 //
 // Zandronum's masters (and QZandronum's) are not kept: their list is one

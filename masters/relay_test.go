@@ -34,7 +34,7 @@ func TestThroughRelay(t *testing.T) {
 			{Protocol: "a2s", Addr: d.A2SMaster(), Kept: true},
 			{Protocol: "quake3", Addr: d.Quake3Master(), Kept: true},
 		},
-		Exchanger: rs, Allow: rs.CheckTarget, Logger: logger,
+		Exchanger: rs, Allow: rs.CheckTarget, Logger: logger, States: &CacheStates{Relay: rs},
 		// Real time, but a short interval: three pages in milliseconds.
 		Pacer: NewLocalPacer(10*time.Millisecond, nil),
 	})
@@ -69,7 +69,37 @@ func TestThroughRelay(t *testing.T) {
 			steam.Complete, steam.Pages, len(steam.Servers), answering, refused, steam.Error)
 	}
 
+	// A Quake III server a page asked through the relay shows in the list
+	// with the cached answer; the others stay unknown.
+	var asked server.Ref
+	for _, tg := range d.Targets() {
+		if tg.Protocol == "quake3" && tg.Behavior == demo.Normal {
+			asked = tg.Ref()
+			break
+		}
+	}
+	if rep := server.Probe(ctx, rs, asked, 10*time.Second); rep.State != server.Online {
+		t.Fatalf("probe %s: %v %s", asked, rep.State, rep.Detail)
+	}
 	q3 := listOf(t, k, "quake3", d.Quake3Master(), nil)
+	// The answer lands in the cache when the relay's upstream exchange
+	// ends, a moment after the probe has what it needs.
+	for deadline := time.Now().Add(10 * time.Second); ; {
+		online := 0
+		for _, s := range q3.Servers {
+			if s.State == server.Online && s.Source == server.SourceCache {
+				online++
+			}
+		}
+		if online == 1 {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("%d servers online from the cache in the Quake III list, want 1 (%s)", online, asked)
+		}
+		time.Sleep(20 * time.Millisecond)
+		q3 = listOf(t, k, "quake3", d.Quake3Master(), nil)
+	}
 	want := 0
 	for _, tg := range d.Targets() {
 		if tg.Protocol == "quake3" {

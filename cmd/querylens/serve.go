@@ -275,9 +275,13 @@ func (e *env) runServe(ctx context.Context, o serveOptions, ready chan<- string)
 	defer hist.close()
 	wcfg.History, wcfg.Tracker = hist.store, hist.tracker
 	mcfg := masters.Config{Masters: wcfg.Masters, Exchanger: rs, Allow: rs.CheckTarget, SteamWebAPIKey: o.steamKey, Logger: logger}
+	// A listed server's state: the relay's cached answer, else the
+	// history's last sample; listing never asks a server.
+	states := masters.FirstOf{&masters.CacheStates{Relay: rs}}
 	if hist.store != nil {
-		mcfg.States = &masters.HistoryStates{Store: hist.store}
+		states = append(states, &masters.HistoryStates{Store: hist.store})
 	}
+	mcfg.States = states
 	if lim := rcfg.SharedLimiter; lim != nil {
 		mcfg.Pacer = &masters.SharedPacer{Local: masters.NewLocalPacer(0, nil), Limiter: lim, Timeout: o.redisTimeout, Logger: logger}
 	}
