@@ -36,7 +36,29 @@ func (c *CacheStates) States(_ context.Context, refs []server.Ref) map[string]se
 		now = c.Now
 	}
 	out := map[string]server.Summary{}
+	// A master lists addresses without options: every such server's
+	// conversation starts with the same datagrams, built once, and most
+	// peeks miss at the first of them.
+	first := map[string][][]byte{}
 	for _, ref := range refs {
+		if len(ref.Options) == 0 {
+			start, ok := first[ref.Protocol]
+			if !ok {
+				if codec, err := codecs.Lookup(ref.Protocol); err == nil {
+					if q, err := codec.NewQuery(nil); err == nil {
+						start = q.Start()
+					}
+				}
+				first[ref.Protocol] = start
+			}
+			target, err := netip.ParseAddrPort(ref.Addr)
+			if len(start) == 0 || err != nil {
+				continue
+			}
+			if _, ok := c.Relay.Peek(ref.Protocol, target, start[0]); !ok {
+				continue
+			}
+		}
 		if s, ok := c.state(ref, now()); ok {
 			out[ref.Key().String()] = s
 		}

@@ -113,7 +113,7 @@ func addrs(n int) []a2s.Addr {
 }
 
 // waitIdle waits for every fetch in flight.
-func waitIdle(t *testing.T, k *Keeper) {
+func waitIdle(t testing.TB, k *Keeper) {
 	t.Helper()
 	k.mu.Lock()
 	var chans []chan struct{}

@@ -20,7 +20,7 @@ const (
 	q3Addr    = "127.0.0.1:27950"
 )
 
-func spec(t *testing.T, s string) server.MasterSpec {
+func spec(t testing.TB, s string) server.MasterSpec {
 	t.Helper()
 	m, err := server.ParseMasterSpec(s)
 	if err != nil {
@@ -31,7 +31,7 @@ func spec(t *testing.T, s string) server.MasterSpec {
 
 // newKeeper returns a Keeper on a fake clock and network, its masters
 // given as --master specs.
-func newKeeper(t *testing.T, fn *fakeNet, mod func(*Config), specs ...string) *Keeper {
+func newKeeper(t testing.TB, fn *fakeNet, mod func(*Config), specs ...string) *Keeper {
 	t.Helper()
 	cfg := Config{Exchanger: fn, Clock: fn.clock.now, Sleep: fn.clock.sleep, Logger: slog.New(slog.DiscardHandler)}
 	for _, s := range specs {
@@ -48,7 +48,7 @@ func newKeeper(t *testing.T, fn *fakeNet, mod func(*Config), specs ...string) *K
 	return k
 }
 
-func listOf(t *testing.T, k *Keeper, protocol, addr string, filter *string) server.MasterList {
+func listOf(t testing.TB, k *Keeper, protocol, addr string, filter *string) server.MasterList {
 	t.Helper()
 	// The first request starts the fetch; the second reads what it kept.
 	if _, err := k.List(context.Background(), protocol, addr, filter); err != nil {
