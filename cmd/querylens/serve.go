@@ -412,6 +412,8 @@ func (e *env) demo(args []string) int {
 	defer d.Close()
 	var b strings.Builder
 	b.WriteString("zandronum-master " + d.Master() + "\n")
+	b.WriteString("a2s-master " + d.A2SMaster() + "\n")
+	b.WriteString("quake3-master " + d.Quake3Master() + "\n")
 	for _, t := range d.Targets() {
 		b.WriteString(t.Protocol + " " + t.Addr + " " + strconv.Quote(t.Name))
 		if t.Behavior != demo.Normal {
