@@ -77,6 +77,10 @@ func (k *Keeper) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	case errors.Is(err, ErrNotConfigured):
 		jsonError(w, http.StatusNotFound, protocol+" master "+addr+" is not configured on this server (--master)")
 		return
+	case errors.Is(err, ErrBusy):
+		w.Header().Set("Retry-After", "10")
+		jsonError(w, http.StatusServiceUnavailable, protocol+" master "+addr+": "+strings.TrimPrefix(err.Error(), "masters: "))
+		return
 	case errors.As(err, &fe):
 		jsonError(w, http.StatusBadRequest, fe.Err.Error())
 		return

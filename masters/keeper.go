@@ -227,7 +227,10 @@ func (k *Keeper) List(ctx context.Context, protocol, addr string, filter *string
 	key := listKey{m.Protocol, m.Addr, m.Filter}
 	l := k.lists[key]
 	if l == nil {
-		k.evictLocked(m)
+		if !k.evictLocked(m) {
+			k.mu.Unlock()
+			return server.MasterList{}, ErrBusy
+		}
 		l = &list{spec: m}
 		l.cur = server.MasterList{Master: m, Servers: []server.Summary{}}
 		k.lists[key] = l
@@ -275,10 +278,14 @@ type FilterError struct{ Err error }
 func (e *FilterError) Error() string { return "masters: bad filter: " + e.Err.Error() }
 func (e *FilterError) Unwrap() error { return e.Err }
 
+// ErrBusy is returned by List for a filter never asked when the master
+// already has MaxFilters other lists, every one being fetched.
+var ErrBusy = errors.New("masters: every list of this master is being fetched; ask again later")
+
 // evictLocked makes room for one more list of master m: beyond
 // MaxFilters lists of one master, the least recently asked that is not
-// being fetched (nor the configured filter's) goes.
-func (k *Keeper) evictLocked(m server.MasterSpec) {
+// being fetched (nor the configured filter's) goes. False when none can.
+func (k *Keeper) evictLocked(m server.MasterSpec) bool {
 	conf := k.masters[m.Protocol+"/"+m.Addr].Filter
 	n := 0
 	var oldest *listKey
@@ -293,9 +300,14 @@ func (k *Keeper) evictLocked(m server.MasterSpec) {
 			oldest, at = &kk, l.asked
 		}
 	}
-	if n >= k.cfg.MaxFilters && oldest != nil {
-		delete(k.lists, *oldest)
+	if n < k.cfg.MaxFilters || m.Filter == conf {
+		return true
 	}
+	if oldest == nil {
+		return false
+	}
+	delete(k.lists, *oldest)
+	return true
 }
 
 // startLocked starts a fetch of l.

@@ -316,6 +316,23 @@ func TestFilters(t *testing.T) {
 	if n != 2 {
 		t.Errorf("%d lists kept, want MaxFilters = 2", n)
 	}
+	// Two other lists, both being fetched: a third filter must wait.
+	k.mu.Lock()
+	for key, l := range k.lists {
+		if key.filter != `\appid\440` {
+			l.fetching = true
+		}
+	}
+	k.mu.Unlock()
+	busy := `\appid\10`
+	if _, err := k.List(context.Background(), "a2s", steamAddr, &busy); !errors.Is(err, ErrBusy) {
+		t.Errorf("a new filter while every other list is being fetched: %v, want ErrBusy", err)
+	}
+	k.mu.Lock()
+	for _, l := range k.lists {
+		l.fetching = false
+	}
+	k.mu.Unlock()
 	bad := "\\appid\\440\x01"
 	var fe *FilterError
 	if _, err := k.List(context.Background(), "a2s", steamAddr, &bad); !errors.As(err, &fe) {
