@@ -188,7 +188,7 @@ var ErrNotConfigured = errors.New("masters: not a configured master")
 // itself (Zandronum's).
 var ErrNotKept = errors.New("masters: the page asks this master through the relay")
 
-// Spec returns the configured master protocol/addr and whether it is one.
+// spec returns the configured master protocol/addr and whether it is one.
 func (k *Keeper) spec(protocol, addr string) (server.MasterSpec, bool) {
 	k.mu.Lock()
 	defer k.mu.Unlock()
