@@ -73,7 +73,10 @@
 //     not part of a server's identity (package server); the codec's
 //     QueryKeyer neutralises the same fields for the relay's cache.
 //  2. Info: fill what the protocol carries and set the Has bits, so that
-//     AppendSummaryJSON's row (RowName…) and every page show it.
+//     AppendSummaryJSON's row (RowName…) and every page show it; a bot
+//     count the server gives goes in NumBots (else flag the players Bot),
+//     and an anti-cheat flag, the OS and the server's tags in AntiCheat,
+//     OS and Keywords.
 //  3. server.Register(server.Protocol{...}) in server/protocol.go, only if
 //     the codec alone does not say it all: more usual ports, a master list
 //     (the options that ask a master, its public address and port), a join

@@ -218,29 +218,53 @@ func appendJSONChars(dst []byte, s string) []byte {
 	return dst
 }
 
-// infoKeys are the keys of the scalar Info fields, by Has bit.
-var infoKeys = [...]string{"name", "map", "game_type", "version", "password", "num_players", "max_players", "max_clients"}
+// infoKeys are the keys of the scalar Info fields, in JSON order.
+var infoKeys = [...]struct {
+	key string
+	bit InfoHas
+}{
+	{"name", HasName}, {"map", HasMap}, {"game_type", HasGameType}, {"version", HasVersion},
+	{"password", HasPassword}, {"num_players", HasNumPlayers}, {"num_bots", HasNumBots},
+	{"max_players", HasMaxPlayers}, {"max_clients", HasMaxClients},
+	{"anticheat", HasAntiCheat}, {"os", HasOS}, {"keywords", HasKeywords},
+}
 
 // infoObject converts the neutral view to its JSON object, keeping only the
 // keys the protocol carried.
 func infoObject(in *Info) Object {
 	var o Object
-	strs := [4]string{in.Name, in.Map, in.GameType, in.Version}
-	ints := [3]int{in.NumPlayers, in.MaxPlayers, in.MaxClients}
-	for i, key := range infoKeys {
-		if in.Has&(1<<i) == 0 {
+	for _, k := range infoKeys {
+		if in.Has&k.bit == 0 {
 			continue
 		}
 		var v any
-		switch {
-		case i < len(strs):
-			v = strs[i]
-		case i == 4:
+		switch k.bit {
+		case HasName:
+			v = in.Name
+		case HasMap:
+			v = in.Map
+		case HasGameType:
+			v = in.GameType
+		case HasVersion:
+			v = in.Version
+		case HasPassword:
 			v = in.Password
-		default:
-			v = ints[i-5]
+		case HasNumPlayers:
+			v = in.NumPlayers
+		case HasNumBots:
+			v = in.NumBots
+		case HasMaxPlayers:
+			v = in.MaxPlayers
+		case HasMaxClients:
+			v = in.MaxClients
+		case HasAntiCheat:
+			v = in.AntiCheat
+		case HasOS:
+			v = in.OS
+		case HasKeywords:
+			v = in.Keywords
 		}
-		o = o.Add(key, v)
+		o = o.Add(k.key, v)
 	}
 	if in.Has&HasPlayers != 0 {
 		ps := make([]Object, 0, len(in.Players))

@@ -71,9 +71,21 @@ type Info struct {
 	NumPlayers int
 	MaxPlayers int
 	MaxClients int
-	Players    []Player
-	Teams      []Team
-	Rules      [][2]string
+	// NumBots is how many of NumPlayers are bots, when the server counts
+	// them itself (A2S's info reply); without it the players flagged Bot
+	// are the bots.
+	NumBots int
+	// AntiCheat says the server runs the anti-cheat its protocol reports
+	// (A2S: VAC).
+	AntiCheat bool
+	// OS names the server's operating system ("Linux", "Windows", "macOS").
+	OS string
+	// Keywords are the server's own tags, one string as sent (A2S's
+	// keywords, comma-separated by convention only).
+	Keywords string
+	Players  []Player
+	Teams    []Team
+	Rules    [][2]string
 }
 
 // InfoHas marks which keys of Info the protocol carried.
@@ -91,6 +103,10 @@ const (
 	HasPlayers
 	HasTeams
 	HasRules
+	HasNumBots
+	HasAntiCheat
+	HasOS
+	HasKeywords
 )
 
 // Player is one entry of Info.Players. Team is the protocol's team number;

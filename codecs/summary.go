@@ -11,15 +11,18 @@ import (
 // shows of one server. The browser page reads them by these positions
 // (web/static/worker.js), so append new ones at the end.
 const (
-	RowName     = iota // string, colour escapes stripped
-	RowMap             // string, stripped
-	RowMode            // string, stripped (Info.GameType)
-	RowPlayers         // int: Info.NumPlayers when carried, else len(Info.Players)
-	RowBots            // int: players flagged as bots
-	RowMax             // int: Info.MaxPlayers, else Info.MaxClients, else 0
-	RowPassword        // bool
-	RowCountry         // string: the "country" field when the protocol sends one, else ""
-	RowHay             // string: name, map, mode and player names, stripped, one per line (for search)
+	RowName      = iota // string, colour escapes stripped
+	RowMap              // string, stripped
+	RowMode             // string, stripped (Info.GameType)
+	RowPlayers          // int: Info.NumPlayers when carried, else len(Info.Players)
+	RowBots             // int: Info.NumBots when carried, else the players flagged as bots
+	RowMax              // int: Info.MaxPlayers, else Info.MaxClients, else 0
+	RowPassword         // bool
+	RowCountry          // string: the "country" field when the protocol sends one, else ""
+	RowHay              // string: name, map, mode, player names and keywords, stripped, one per line (for search)
+	RowAntiCheat        // bool: Info.AntiCheat (A2S: VAC)
+	RowOS               // string: Info.OS, "" when not carried
+	RowKeywords         // string: Info.Keywords, stripped, "" when not carried
 	rowLen
 )
 
@@ -30,7 +33,7 @@ const (
 // (see RowName…) taken from the message, or from the partial message when
 // decoding failed. A master's list carries its servers.
 //
-//	{"kind": "response", "row": ["Name", "MAP01", "Duel", 3, 1, 16, false, "DEU", "name\nmap01\n…"]}
+//	{"kind": "response", "row": ["Name", "MAP01", "Duel", 3, 1, 16, false, "DEU", "name\nmap01\n…", true, "Linux", "tags"]}
 //	{"kind": "master-list", "servers": ["203.0.113.7:10666", …]}
 //	{"kind": "denied", "denied": "rate-limited"}
 //	{"kind": "response", "error": {"field": …, "offset": …, "message": …}, "row": […]}
@@ -96,7 +99,20 @@ func appendSummaryRow(dst []byte, m *Message) []byte {
 	for _, p := range in.Players {
 		dst = appendJSONChars(append(dst, '\\', 'n'), StripColors(p.Name))
 	}
-	return append(dst, '"', ']')
+	keywords := ""
+	if in.Has&HasKeywords != 0 {
+		keywords = StripColors(in.Keywords)
+	}
+	if keywords != "" {
+		dst = appendJSONChars(append(dst, '\\', 'n'), keywords)
+	}
+	dst = append(strconv.AppendBool(append(dst, '"', ','), in.Has&HasAntiCheat != 0 && in.AntiCheat), ',')
+	os := ""
+	if in.Has&HasOS != 0 {
+		os = in.OS
+	}
+	dst = append(AppendJSONString(dst, os), ',')
+	return append(AppendJSONString(dst, keywords), ']')
 }
 
 // rowCounts gives the row's players, bots and max.
@@ -105,9 +121,18 @@ func rowCounts(in *Info) (players, bots, max int) {
 	if in.Has&HasNumPlayers != 0 {
 		players = in.NumPlayers
 	}
-	for _, p := range in.Players {
-		if p.Bot {
-			bots++
+	if in.Has&HasNumBots != 0 {
+		// A server's own count of its bots, which cannot be more than
+		// everyone it counts.
+		bots = min(in.NumBots, players)
+		if bots < 0 {
+			bots = 0
+		}
+	} else {
+		for _, p := range in.Players {
+			if p.Bot {
+				bots++
+			}
 		}
 	}
 	switch {

@@ -204,6 +204,20 @@ func Start(ctx context.Context, cfg Config) (*Demo, error) {
 			map[string]string{"minecraft": "true"}},
 		{"gamespy3", Normal, func(s int64, b Behavior) Handler { return NewGameSpy3(s+2, GameSpy3NoChallenge, b) },
 			map[string]string{"challenge": "false"}},
+		// Hostile servers: their pages show "malformed" with the field and
+		// offset at fault (see Hostile for what each one breaks).
+		{"a2s", BadLength, func(s int64, b Behavior) Handler {
+			return Hostile("a2s", b, NewA2S(s+5, A2SConfig{Compress: true}, Normal))
+		}, nil},
+		{"a2s", BadCount, func(s int64, b Behavior) Handler { return Hostile("a2s", b, NewA2S(s+6, A2SConfig{}, Normal)) }, nil},
+		{"a2s", Endless, func(s int64, b Behavior) Handler { return Hostile("a2s", b, NewA2S(s+7, A2SConfig{}, Normal)) }, nil},
+		{"quake3", Endless, func(s int64, b Behavior) Handler { return Hostile("quake3", b, NewQuake3(s+4, Quake3IOQ3, Normal)) }, nil},
+		{"gamespy1", Endless, func(s int64, b Behavior) Handler {
+			return Hostile("gamespy1", b, NewGameSpy1(s+3, GameSpy1UT99, Normal))
+		}, nil},
+		{"gamespy3", BadCount, func(s int64, b Behavior) Handler {
+			return Hostile("gamespy3", b, NewGameSpy3(s+3, GameSpy3UT3, Normal))
+		}, nil},
 	}
 	regMu.Lock()
 	for _, r := range registered {

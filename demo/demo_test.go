@@ -2,6 +2,7 @@ package demo
 
 import (
 	"context"
+	"errors"
 	"net/netip"
 	"sync"
 	"testing"
@@ -92,8 +93,21 @@ func TestStartServesEveryTarget(t *testing.T) {
 				defer fed()
 				xq = &fedQuery{Query: q, fed: fed}
 			}
+			// A hostile server's conversation may never complete either
+			// (a GameSpy v3 reply whose last packet claims more packets
+			// than came, a GameSpy v1 reply that does not decode): its
+			// wait ends on the first error Feed returns, or for GameSpy v3
+			// on its first datagram.
+			hostile := tg.Behavior.Hostile()
+			waitsForever := tg.Behavior == Truncated || hostile
+			if hostile {
+				var fed context.CancelFunc
+				xctx, fed = context.WithCancel(ctx)
+				defer fed()
+				xq = &fedQuery{Query: q, fed: fed, onError: tg.Protocol != "gamespy3"}
+			}
 			res, err := u.Exchange(xctx, tg.Protocol, tg.Addr, xq)
-			if tg.Behavior == Truncated && xctx.Err() != nil && ctx.Err() == nil {
+			if waitsForever && xctx.Err() != nil && ctx.Err() == nil {
 				err = nil // ended by its first datagram
 			}
 			if err != nil {
@@ -123,6 +137,12 @@ func TestStartServesEveryTarget(t *testing.T) {
 			case Truncated:
 				if res.Received == 0 {
 					t.Errorf("truncated %s %s did not answer", tg.Protocol, tg.Addr)
+				}
+			case BadLength, BadCount, Endless:
+				// Malformed: the decoder names the field and the offset.
+				m, err := q.Result(codecs.DecodeOptions{})
+				if e, ok := errors.AsType[*codecs.Error](err); !ok || e.Field == "" || m == nil {
+					t.Errorf("hostile %s %s (%s): %v, want a *codecs.Error naming a field", tg.Protocol, tg.Addr, tg.Behavior, err)
 				}
 			}
 		}(tg)
@@ -170,13 +190,18 @@ func TestPrefixesAndClose(t *testing.T) {
 	}
 }
 
-// fedQuery is a Query that calls fed once it has been fed a datagram.
+// fedQuery is a Query that calls fed once it has been fed a datagram, or
+// with onError once Feed returned an error or said the reply is done.
 type fedQuery struct {
 	codecs.Query
-	fed context.CancelFunc
+	fed     context.CancelFunc
+	onError bool
 }
 
 func (q *fedQuery) Feed(b []byte) ([][]byte, bool, error) {
-	defer q.fed()
-	return q.Query.Feed(b)
+	more, done, err := q.Query.Feed(b)
+	if !q.onError || err != nil || done {
+		q.fed()
+	}
+	return more, done, err
 }

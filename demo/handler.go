@@ -26,10 +26,20 @@ const (
 	RateLimit          // answers one query per client IP every 10 s (Zandronum sends its too-soon reply; others drop)
 	Truncated          // cuts its replies short
 	Silent             // never answers
+	// The hostile servers (Hostile): replies that break the protocol's
+	// own rules, so that a page shows "malformed" with the field and
+	// offset at fault.
+	BadLength // a length field larger than the bytes that follow
+	BadCount  // a count larger than the entries that follow
+	Endless   // a string that runs to the end of the datagram without its terminator
 )
 
 // SlowDelay is how long a Slow server waits before answering.
 const SlowDelay = 700 * time.Millisecond
+
+// Hostile reports whether b is one of the hostile servers' behaviours,
+// whose replies never decode.
+func (b Behavior) Hostile() bool { return b == BadLength || b == BadCount || b == Endless }
 
 func (b Behavior) String() string {
 	switch b {
@@ -41,6 +51,12 @@ func (b Behavior) String() string {
 		return "truncated"
 	case Silent:
 		return "silent"
+	case BadLength:
+		return "bad length"
+	case BadCount:
+		return "bad count"
+	case Endless:
+		return "endless string"
 	}
 	return "normal"
 }

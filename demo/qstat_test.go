@@ -44,6 +44,9 @@ type qstatPlayer struct {
 	Deaths int    `xml:"deaths"`
 	Frags  int    `xml:"frags"`
 	Team   string `xml:"team"`
+	// Player: qstat's GameSpy v3/v4 reader files a player name
+	// continued from an earlier packet here, beside a Name of "?".
+	Player string `xml:"player"`
 }
 
 // recordingServer answers h's replies on a loopback UDP socket with the

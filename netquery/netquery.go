@@ -30,4 +30,8 @@ type Result struct {
 	Received  int  // datagrams received and fed
 	Done      bool // the Query reported a complete message
 	FromCache bool // the replies came from a relay's cache
+	// Capped says a relay cut the reply at its per-query cap for the
+	// protocol (relay END reason byte-cap): datagrams past it were
+	// dropped, so the message is truncated.
+	Capped bool
 }

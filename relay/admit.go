@@ -239,7 +239,7 @@ func (s *Server) place(a *asker, key, proto string, target netip.AddrPort, d []b
 	}
 	f := &fetch{
 		s: s, key: key, target: target, query: append([]byte(nil), d...),
-		ttl: s.cfg.cacheTTL(proto), askers: []*asker{a}, client: a.client,
+		ttl: s.cfg.cacheTTL(proto), limit: s.cfg.replyCap(proto), askers: []*asker{a}, client: a.client,
 	}
 	a.fetch.Store(f)
 	s.flights.m[key] = f

@@ -135,7 +135,7 @@ func (c *Client) readLoop() {
 		case FrameReply:
 			c.route(f.ID, event{typ: FrameReply, id: f.ID, data: f.Datagram, rtt: f.RTT, flags: f.Flags}, false)
 		case FrameEnd:
-			c.route(f.ID, event{typ: FrameEnd, id: f.ID}, true)
+			c.route(f.ID, event{typ: FrameEnd, id: f.ID, reason: f.Reason}, true)
 		case FrameError:
 			if c.pong(f.ID, &RefusedError{ID: f.ID, Code: f.Code, Message: f.Message}) {
 				continue // a refused PING

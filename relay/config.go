@@ -68,9 +68,15 @@ type Config struct {
 	// one query. Default 2 s.
 	ReplyWindow time.Duration
 	// MaxReplyBytes and MaxReplyDatagrams cap what one query may bring
-	// back. Defaults 64 KiB and 64 datagrams.
+	// back (bytes are UDP payload bytes, as on the wire). Defaults 64 KiB
+	// and 64 datagrams. ReplyCaps overrides them per protocol.
 	MaxReplyBytes     int
 	MaxReplyDatagrams int
+	// ReplyCaps overrides MaxReplyBytes and MaxReplyDatagrams per protocol
+	// name: the one table of the protocols whose replies differ from the
+	// rest. A zero field takes the global value. Default (nil):
+	// DefaultReplyCaps; an empty map: the global caps for every protocol.
+	ReplyCaps map[string]ReplyCap
 
 	// MaxInFlight is how many query ids may be open at once on one
 	// connection. Default 64.
@@ -220,6 +226,24 @@ const (
 	DefaultMaxQueuedBytes    = 64 << 20
 )
 
+// ReplyCap is what one query of a protocol may bring back: at most Bytes
+// bytes of UDP payload in at most Datagrams datagrams. The datagram that
+// would pass either is dropped, counted (drops, reason "reply-cap") and
+// ends the exchange with END reason EndByteCap; nothing after it is read.
+type ReplyCap struct {
+	Bytes     int
+	Datagrams int
+}
+
+// DefaultReplyCaps are the protocols whose caps differ from
+// DefaultMaxReplyBytes and DefaultMaxReplyDatagrams.
+var DefaultReplyCaps = map[string]ReplyCap{
+	// A2S rules of a modded server run to tens of KiB, split over many
+	// datagrams (Source games split at 1,248 bytes by default); the codec
+	// reads as much of one conversation (a2s.MaxBytes, a2s.MaxDatagrams).
+	"a2s": {Bytes: 96 << 10, Datagrams: 64},
+}
+
 // Default rates (see Config).
 var (
 	DefaultConnRate       = Rate{PerSecond: 20, Burst: 100}
@@ -254,6 +278,9 @@ func (c Config) withDefaults() Config {
 	orDur(&c.ReplyWindow, DefaultReplyWindow)
 	orInt(&c.MaxReplyBytes, DefaultMaxReplyBytes)
 	orInt(&c.MaxReplyDatagrams, DefaultMaxReplyDatagrams)
+	if c.ReplyCaps == nil {
+		c.ReplyCaps = DefaultReplyCaps // read only, never written
+	}
 	orInt(&c.MaxInFlight, DefaultMaxInFlight)
 	orInt(&c.MaxUpstream, DefaultMaxUpstream)
 	orDur(&c.CacheTTL, DefaultCacheTTL)
@@ -393,6 +420,18 @@ func (c Config) Validate() error {
 	if c.MaxReplyDatagrams > math.MaxUint16 {
 		bad("MaxReplyDatagrams", "must be at most 65535")
 	}
+	for _, name := range slices.Sorted(maps.Keys(c.ReplyCaps)) {
+		rc := c.ReplyCaps[name]
+		if rc.Bytes < 0 {
+			bad("ReplyCaps["+name+"].Bytes", "must be positive")
+		}
+		if rc.Datagrams < 0 {
+			bad("ReplyCaps["+name+"].Datagrams", "must be positive")
+		}
+		if rc.Datagrams > math.MaxUint16 {
+			bad("ReplyCaps["+name+"].Datagrams", "must be at most 65535")
+		}
+	}
 	if c.QueueBytes < c.MaxDatagram+replyHeader {
 		bad("QueueBytes", "must hold at least one reply of MaxDatagram bytes")
 	}
@@ -408,6 +447,28 @@ func (c Config) Validate() error {
 		}
 	}
 	return errors.Join(errs...)
+}
+
+// replyCap is what one query of protocol may bring back: its ReplyCaps
+// entry, the global caps where the entry leaves a field zero.
+func (c *Config) replyCap(protocol string) ReplyCap {
+	rc := c.ReplyCaps[protocol]
+	if rc.Bytes == 0 {
+		rc.Bytes = c.MaxReplyBytes
+	}
+	if rc.Datagrams == 0 {
+		rc.Datagrams = c.MaxReplyDatagrams
+	}
+	return rc
+}
+
+// largestReplyCap is the most bytes any protocol's query may bring back.
+func (c *Config) largestReplyCap() int {
+	n := c.MaxReplyBytes
+	for _, rc := range c.ReplyCaps {
+		n = max(n, rc.Bytes)
+	}
+	return n
 }
 
 // cacheTTL is the TTL for protocol; <= 0 means do not cache.

@@ -49,8 +49,8 @@
 //
 //   - END when at least one REPLY was sent, or after a CANCEL (then always,
 //     even with 0 replies, so that the client knows the id is free). Reason:
-//     0 the window closed, 1 the per-query cap (bytes or datagrams) was
-//     reached, 2 cancelled. "Replies sent" counts the REPLY frames queued for
+//     0 the window closed, 1 the per-query cap (bytes or datagrams) cut
+//     the reply (see "Reply caps"), 2 cancelled. "Replies sent" counts the REPLY frames queued for
 //     this id; a client that received fewer lost some to its own slowness
 //     (the relay drops replies for a client whose send queue is full).
 //   - ERROR otherwise. Codes: 1 bad-frame, 2 unknown-protocol, 3 not-a-query,
@@ -127,9 +127,29 @@
 // cancelled stops early and caches what it got. The cache is bounded in
 // entries and bytes and evicts the least recently used entries.
 //
+// # Reply caps
+//
+// One query may bring back at most a protocol's cap of UDP payload bytes
+// (as on the wire: the datagrams' bytes, without UDP or frame headers) in
+// at most its cap of datagrams. The caps are one table, Config.ReplyCaps
+// (DefaultReplyCaps), over the global MaxReplyBytes and MaxReplyDatagrams:
+//
+//	protocol   bytes    datagrams
+//	a2s        96 KiB   64          (rules of modded servers; the a2s codec's own caps)
+//	others     64 KiB   64
+//
+// Every datagram up to the cap is sent on as a REPLY. The first one that
+// would pass it (the 65th, or the one that would bring the bytes past the
+// cap) is dropped and counted in querylens_relay_drops_total{reason="reply-cap"},
+// and the exchange ends at once with END reason 1 (byte-cap), so nothing
+// after it is read; a reply that fills a cap exactly is not cut and ends
+// with the window. What was sent stays cached and shared as usual. A page
+// that decodes a cut split reply gets the codec's "incomplete" error naming
+// the split part that is missing.
+//
 // # Resource bounds
 //
-// Per query: the reply window, MaxReplyBytes and MaxReplyDatagrams. Per
+// Per query: the reply window and the protocol's reply caps. Per
 // connection: MaxInFlight ids, a token bucket (ConnRate, PingRate), a send
 // queue bounded in frames and bytes (frames beyond it are dropped and
 // counted by reason; all queues together hold at most MaxQueuedBytes) with a write timeout that closes a client that stops

@@ -12,17 +12,19 @@ import (
 // event is a REPLY, END or ERROR for one query id, as the in-process
 // Exchange and the client both see them.
 type event struct {
-	typ   FrameType
-	id    uint32
-	data  []byte
-	rtt   uint32
-	flags ReplyFlags
-	code  Code
-	msg   string
+	typ    FrameType
+	id     uint32
+	data   []byte
+	rtt    uint32
+	flags  ReplyFlags
+	reason EndReason // END
+	code   Code
+	msg    string
 }
 
 // events is an unbounded queue of events with a wake-up channel. Its size
-// is bounded by its producers: at most MaxReplyDatagrams+1 events per id.
+// is bounded by its producers: at most the protocol's reply cap in
+// datagrams (Config.ReplyCaps, else MaxReplyDatagrams) plus one per id.
 type events struct {
 	mu     sync.Mutex
 	q      []event
@@ -126,6 +128,9 @@ func drive(ctx context.Context, q codecs.Query, t transport) (netquery.Result, e
 			}
 		case FrameEnd:
 			delete(open, ev.id)
+			if ev.reason == EndByteCap {
+				res.Capped = true
+			}
 		case FrameError:
 			delete(open, ev.id)
 			if ev.code == CodeTimeout {
@@ -214,7 +219,7 @@ func (l *local) reply(a *asker, r reply, flags ReplyFlags) {
 
 func (l *local) end(a *asker, reason EndReason) {
 	if l.s.finish(a) {
-		l.ev.push(event{typ: FrameEnd, id: a.id})
+		l.ev.push(event{typ: FrameEnd, id: a.id, reason: reason})
 	}
 }
 

@@ -87,7 +87,7 @@ func New(cfg Config, logger *slog.Logger) *Server {
 	}
 	s.resolver.wg = &s.wg
 	s.upstream = newUpstreamSlots(s, cfg.MaxUpstream)
-	s.sockets = newSocketPool()
+	s.sockets = newSocketPool(4 * cfg.largestReplyCap())
 	s.silence = newSilence(cfg.SilentCooldown, 1<<16)
 	s.cache = newMemCache(cfg.MaxCacheEntries, cfg.MaxCacheBytes, cfg.Clock)
 	s.shared = newShared(&cfg, logger.Warn)

@@ -59,9 +59,18 @@ type socketPool struct {
 	idle   []*upSock
 	closed bool
 	reuse  bool // false: a new socket per exchange (platforms without reconnect)
+	// readBuffer is each socket's receive buffer (SO_RCVBUF), sized so
+	// that a whole reply at the largest cap fits while the relay is busy
+	// elsewhere: the kernel charges each datagram its buffer's whole size
+	// (about twice a 1,250-byte datagram on loopback), so a burst of 64
+	// splits fills the usual 208 KiB default before the relay reads
+	// them. The kernel bounds it by net.core.rmem_max. 0: the default.
+	readBuffer int
 }
 
-func newSocketPool() *socketPool { return &socketPool{reuse: canReconnect} }
+func newSocketPool(readBuffer int) *socketPool {
+	return &socketPool{reuse: canReconnect, readBuffer: readBuffer}
+}
 
 // get returns a socket connected to target: an idle one that never served
 // target, or a new one.
@@ -97,6 +106,9 @@ func (p *socketPool) dial(target netip.AddrPort, v6 bool) (*upSock, error) {
 	c, err := net.DialUDP("udp", nil, net.UDPAddrFromAddrPort(target))
 	if err != nil {
 		return nil, err
+	}
+	if p.readBuffer > 0 {
+		c.SetReadBuffer(p.readBuffer) // best effort: a smaller buffer only loses a burst
 	}
 	return &upSock{c: c, v6: v6, uses: 1, served: []netip.AddrPort{target}}, nil
 }

@@ -64,6 +64,7 @@ type fetch struct {
 	target netip.AddrPort
 	query  []byte
 	ttl    time.Duration
+	limit  ReplyCap   // the protocol's (Config.replyCap)
 	client netip.Addr // whose upstream slot the exchange holds (upstreamSlots)
 
 	mu       sync.Mutex
@@ -256,13 +257,16 @@ func (f *fetch) readError(err error) outcome {
 	return outcome{code: CodeInternal, rule: RuleUpstream, msg: err.Error()}
 }
 
-// add records one reply and hands it to every asker. It reports true when
-// the per-query cap is reached and the exchange must end.
+// add records one reply and hands it to every asker. A reply that would
+// pass the protocol's cap (f.limit: bytes or datagrams) is dropped and
+// counted instead, and add reports true: the exchange must end. A reply
+// that fills the cap exactly is kept and the window stays open, so that
+// END says byte-cap only when something was cut.
 func (f *fetch) add(b []byte, rtt time.Duration) (full bool) {
 	s := f.s
 	f.mu.Lock()
 	defer f.mu.Unlock()
-	if f.size+len(b) > s.cfg.MaxReplyBytes {
+	if f.size+len(b) > f.limit.Bytes || len(f.replies) >= f.limit.Datagrams {
 		s.metrics.drops.add(DropReplyCap, 1)
 		return true
 	}
@@ -281,7 +285,7 @@ func (f *fetch) add(b []byte, rtt time.Duration) (full bool) {
 		}
 		a.sink.reply(a, r, flags)
 	}
-	return len(f.replies) >= s.cfg.MaxReplyDatagrams
+	return false
 }
 
 // finish ends the exchange: it caches or forgets it, then tells every asker.

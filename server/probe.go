@@ -83,6 +83,9 @@ func Probe(ctx context.Context, ex netquery.Exchanger, ref Ref, timeout time.Dur
 		return rep
 	}
 	msg, derr := q.Result(codecs.DecodeOptions{})
+	if res.Capped && msg != nil {
+		msg.Warn(codecs.WarnTruncated) // the relay dropped the rest of the reply
+	}
 	rep.Msg = msg
 	if derr != nil {
 		var ce *codecs.Error
@@ -95,6 +98,10 @@ func Probe(ctx context.Context, ex netquery.Exchanger, ref Ref, timeout time.Dur
 			strconv.Itoa(ce.Offset) + ": " + ce.Message() + "."
 		if !res.Done {
 			rep.Detail = "The server's reply was incomplete when the wait ended: " + ce.Message() + "."
+		}
+		if res.Capped {
+			rep.Detail = "The server's reply was larger than the relay lets one query bring back, and was cut: " +
+				ce.Field + " at offset " + strconv.Itoa(ce.Offset) + ": " + ce.Message() + "."
 		}
 		return rep
 	}
@@ -171,8 +178,8 @@ func Sample(rep Report) (history.Sample, bool) {
 type Counts struct {
 	Name    string // colour codes stripped; "" when the server gave none
 	Players int    // as the server counts them, else the player list's length
-	Bots    int
-	Max     int // max players, else max clients, else 0
+	Bots    int    // as the server counts them, else the players flagged Bot
+	Max     int    // max players, else max clients, else 0
 }
 
 // CountsOf reads in's counts.
@@ -185,9 +192,14 @@ func CountsOf(in *codecs.Info) Counts {
 	if in.Has&codecs.HasNumPlayers == 0 {
 		c.Players = len(in.Players)
 	}
-	for _, p := range in.Players {
-		if p.Bot {
-			c.Bots++
+	if in.Has&codecs.HasNumBots != 0 {
+		// The server's own count (A2S), bounded by everyone it counts.
+		c.Bots = min(max(in.NumBots, 0), max(c.Players, 0))
+	} else {
+		for _, p := range in.Players {
+			if p.Bot {
+				c.Bots++
+			}
 		}
 	}
 	c.Max = MaxPlayers(in)

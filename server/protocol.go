@@ -45,15 +45,18 @@ type Master struct {
 // (codecs.RowName…), in order: the browser page reads a row through them
 // (static/model.js, generated from this list).
 var RowFields = []string{
-	codecs.RowName:     "name",
-	codecs.RowMap:      "map",
-	codecs.RowMode:     "mode",
-	codecs.RowPlayers:  "players",
-	codecs.RowBots:     "bots",
-	codecs.RowMax:      "max",
-	codecs.RowPassword: "password",
-	codecs.RowCountry:  "country",
-	codecs.RowHay:      "hay",
+	codecs.RowName:      "name",
+	codecs.RowMap:       "map",
+	codecs.RowMode:      "mode",
+	codecs.RowPlayers:   "players",
+	codecs.RowBots:      "bots",
+	codecs.RowMax:       "max",
+	codecs.RowPassword:  "password",
+	codecs.RowCountry:   "country",
+	codecs.RowHay:       "hay",
+	codecs.RowAntiCheat: "anticheat",
+	codecs.RowOS:        "os",
+	codecs.RowKeywords:  "keywords",
 }
 
 var (

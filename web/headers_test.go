@@ -45,7 +45,8 @@ var bootRe = regexp.MustCompile(`(?s)<script>(.*?)</script>`)
 // and framing headers: HTML pages allow only this site's scripts plus the
 // import map and, on the server browser, the inlined boot.js by their
 // hashes, compile WebAssembly only where they decode, and may not be
-// framed; the badge may be embedded anywhere.
+// framed; the badge may be embedded anywhere (TestFraming covers the
+// other embeddable routes).
 func TestSecurityHeadersPerRoute(t *testing.T) {
 	h := newHandler(t)
 	badge := "/s/" + fakeserver.Protocol + "/10.0.0.1:7777/badge.svg"
@@ -77,7 +78,7 @@ func TestSecurityHeadersPerRoute(t *testing.T) {
 			}
 			d := directives(hdr.Get("Content-Security-Policy"))
 			if !tc.html {
-				if _, ok := d["frame-ancestors"]; ok || hdr.Get("X-Frame-Options") != "" {
+				if d["frame-ancestors"] != "*" || hdr.Get("X-Frame-Options") != "" {
 					t.Fatalf("the badge must be embeddable: %q, X-Frame-Options %q", hdr.Get("Content-Security-Policy"), hdr.Get("X-Frame-Options"))
 				}
 				if d["default-src"] != "'none'" {
@@ -128,6 +129,40 @@ func TestSecurityHeadersPerRoute(t *testing.T) {
 				}
 			} else if script != "'self'" {
 				t.Errorf("script-src %q on a page without scripts", script)
+			}
+		})
+	}
+}
+
+// TestFraming checks which routes other sites may frame: the badge, the
+// shields.io endpoint and the embeddable card say frame-ancestors * and
+// send no X-Frame-Options; every page, fragment and error page refuses
+// framing both ways.
+func TestFraming(t *testing.T) {
+	h := newHandler(t)
+	s := "/s/" + fakeserver.Protocol + "/10.0.0.1:7777"
+	for _, tc := range []struct {
+		path     string
+		framable bool
+	}{
+		{s + "/badge.svg", true},
+		{s + "/shields.json", true},
+		{s + "/embed", true},
+		{"/", false},
+		{"/inspect", false},
+		{s, false},
+		{s + "/live", false},
+		{"/s/nosuch/10.0.0.1:7777", false},
+		{"/no/such/page", false},
+	} {
+		t.Run(tc.path, func(t *testing.T) {
+			hdr := get(t, h, tc.path).Header()
+			fa, xfo := directives(hdr.Get("Content-Security-Policy"))["frame-ancestors"], hdr.Get("X-Frame-Options")
+			if tc.framable && (fa != "*" || xfo != "") {
+				t.Errorf("must be embeddable: frame-ancestors %q, X-Frame-Options %q", fa, xfo)
+			}
+			if !tc.framable && (fa != "'none'" || xfo != "DENY") {
+				t.Errorf("must refuse framing: frame-ancestors %q, X-Frame-Options %q", fa, xfo)
 			}
 		})
 	}

@@ -1,7 +1,9 @@
 // Package web serves the querylens pages: the server browser (/), the
 // status page and badge of one server (/s/{protocol}/{host:port}), the packet
 // inspector (/inspect), and their static files (/static/…), with the wasm
-// decoder the pages run.
+// decoder the pages run; and, for monitoring (package web/probe), the
+// probe endpoint (/probe), the shields.io endpoint and the embeddable card
+// of a server (/s/{protocol}/{host:port}/shields.json, …/embed).
 //
 // The handler does not serve the relay: the command mounts relay.Server at
 // Config.RelayPath next to it, and the pages connect there.
@@ -11,7 +13,8 @@
 // the import map by hash, WebAssembly only on pages that decode, and no
 // framing; any other HTML (the fragments the status page swaps in) gets
 // layout.FragmentPolicy from securityHeaders, so that no HTML route can
-// be sent without one. The badge sends its own policy and may be embedded.
+// be sent without one. The badge, shields.json and the embeddable card send
+// their own policies and may be embedded.
 //
 // Layout: layout/ is the shared frame and error page; pages/<page>/ holds
 // each page's handler and templ view; static/ is embedded (the browser
@@ -42,6 +45,7 @@ import (
 	"github.com/querylens/querylens/web/pages/browse"
 	"github.com/querylens/querylens/web/pages/inspect"
 	"github.com/querylens/querylens/web/pages/status"
+	"github.com/querylens/querylens/web/probe"
 )
 
 // Config configures the pages.
@@ -85,6 +89,21 @@ type Config struct {
 	// CardTTL is how long a preview card is reused: pass the relay's
 	// cache period. Default 10 s.
 	CardTTL time.Duration
+
+	// ProbeScrapers and ProbeToken name the monitoring systems (Prometheus,
+	// Uptime Kuma) whose requests to GET /probe, shields.json and the
+	// embedded card skip the limit per visitor: address ranges, and a
+	// bearer token. The relay's per-target limits apply to them all the
+	// same. See package web/probe.
+	ProbeScrapers []netip.Prefix
+	ProbeToken    string
+}
+
+// ClientAddresser is implemented by an Exchanger that knows a visitor's
+// address behind trusted proxies (relay.Server.ClientAddr): ProbeScrapers
+// are matched against it.
+type ClientAddresser interface {
+	ClientAddr(r *http.Request) (netip.Addr, error)
 }
 
 // VisitorLimiter is implemented by an Exchanger that also limits how many
@@ -146,7 +165,17 @@ func New(cfg Config) (http.Handler, error) {
 	if v, ok := cfg.Exchanger.(VisitorLimiter); ok {
 		st.Allow = v.AllowVisitor
 	}
+	pr := &probe.Handler{
+		Exchanger: cfg.Exchanger, Timeout: cfg.StatusTimeout, Allow: st.Allow, Scrapers: cfg.ProbeScrapers,
+		Token: cfg.ProbeToken, Tracker: cfg.Tracker, Base: base, Logger: cfg.Logger,
+	}
+	if c, ok := cfg.Exchanger.(ClientAddresser); ok {
+		pr.ClientAddr = c.ClientAddr
+	}
 	mux := http.NewServeMux()
+	mux.HandleFunc("GET /probe", pr.Probe)
+	mux.HandleFunc("GET /s/{protocol}/{target}/shields.json", pr.ShieldsJSON)
+	mux.HandleFunc("GET /s/{protocol}/{target}/embed", pr.Embed)
 	mux.Handle("GET /{$}", &browse.Handler{Assets: a, Config: bc, Base: base})
 	mux.HandleFunc("GET /s/{protocol}/{target}", st.Page)
 	mux.HandleFunc("GET /s/{protocol}/{target}/badge.svg", st.Badge)
@@ -237,12 +266,23 @@ func (w *htmlPolicyWriter) WriteHeader(status int) {
 			if hdr.Get("Content-Security-Policy") == "" {
 				hdr.Set("Content-Security-Policy", layout.FragmentPolicy)
 			}
-			if hdr.Get("X-Frame-Options") == "" {
+			if hdr.Get("X-Frame-Options") == "" && !framable(hdr.Get("Content-Security-Policy")) {
 				hdr.Set("X-Frame-Options", "DENY")
 			}
 		}
 	}
 	w.ResponseWriter.WriteHeader(status)
+}
+
+// framable reports whether a Content-Security-Policy lets other sites
+// frame the page: a frame-ancestors directive other than 'none'.
+func framable(csp string) bool {
+	for d := range strings.SplitSeq(csp, ";") {
+		if v, ok := strings.CutPrefix(strings.TrimSpace(d), "frame-ancestors "); ok {
+			return strings.TrimSpace(v) != "'none'"
+		}
+	}
+	return false
 }
 
 func (w *htmlPolicyWriter) Write(b []byte) (int, error) {

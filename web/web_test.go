@@ -94,6 +94,20 @@ func TestStatusPageOnline(t *testing.T) {
 	if len(d.TestIDs("join-link")) != 0 {
 		t.Errorf("join link on a protocol without a URL scheme")
 	}
+	links := map[string]string{
+		"embed-html": `<iframe src="https://ql.example.org/s/webtest/10.0.0.1:7777/embed" width="320" height="110" style="border:0" loading="lazy" title="CTF Night"></iframe>`,
+		"api-link":   "https://ql.example.org/api/v1/servers/webtest/10.0.0.1:7777",
+		"probe-link": "https://ql.example.org/probe?protocol=webtest&target=10.0.0.1%3A7777",
+	}
+	for id, want := range links {
+		attr := "href"
+		if id == "embed-html" {
+			attr = "value"
+		}
+		if got := ht.Attr(d.TestID(t, id), attr); got != want {
+			t.Errorf("%s %s = %q, want %q", id, attr, got, want)
+		}
+	}
 	want := map[string]string{
 		"og:title":        "CTF Night · Online · querylens",
 		"og:type":         "website",

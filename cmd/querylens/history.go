@@ -19,6 +19,7 @@ import (
 	"github.com/querylens/querylens/history/sqlite"
 	"github.com/querylens/querylens/relay"
 	"github.com/querylens/querylens/server"
+	"github.com/querylens/querylens/web/probe"
 )
 
 // historyOptions are serve's history flags.
@@ -93,7 +94,8 @@ type historyRun struct {
 	tracker *history.Tracker
 	cancel  context.CancelFunc
 	wg      sync.WaitGroup
-	tmp     string // a directory to remove at close (the demo's own)
+	tmp     string         // a directory to remove at close (the demo's own)
+	servers *probe.Tracked // the tracked servers' last samples, with --metrics-servers
 }
 
 func (h *historyRun) stop() {
@@ -169,8 +171,13 @@ func (e *env) startHistoryIn(ctx context.Context, o serveOptions, rs *relay.Serv
 	}
 	store := h.store
 	timeout := o.statusTimeout()
+	sampler := server.Sampler(rs, timeout)
+	if o.probe.metricsServers && o.metrics {
+		h.servers = &probe.Tracked{Max: ho.max}
+		sampler = h.servers.Wrap(sampler)
+	}
 	tracker, err := history.NewTracker(ctx, history.TrackerConfig{
-		Store: store, Probe: server.Sampler(rs, timeout), Every: ho.every, Idle: ho.idle, Max: ho.max,
+		Store: store, Probe: sampler, Every: ho.every, Idle: ho.idle, Max: ho.max,
 		Budget: ho.budget, Timeout: timeout + time.Second, Logger: logger, Leases: leases,
 	})
 	if err != nil {
@@ -178,6 +185,9 @@ func (e *env) startHistoryIn(ctx context.Context, o serveOptions, rs *relay.Serv
 		return nil, err
 	}
 	h.tracker = tracker
+	if h.servers != nil {
+		h.servers.IsTracked = tracker.IsTracked
+	}
 	logger.Info("history", "store", path(), "tracked", tracker.Len(), "every", tracker.Interval())
 	if d != nil {
 		if err := fillDemo(ctx, store, tracker, targets); err != nil {

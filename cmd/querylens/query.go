@@ -189,6 +189,9 @@ func (e *env) query(args []string, master bool) int {
 		}
 	}
 	msg, err := q.Result(codecs.DecodeOptions{Spans: *spans})
+	if res.Capped && msg != nil {
+		msg.Warn(codecs.WarnTruncated) // the relay dropped the rest of the reply
+	}
 	if err != nil {
 		return e.fail(err, msg, *pretty)
 	}

@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"errors"
+	"flag"
 	"io"
 	"log/slog"
 	"net"
@@ -106,6 +107,27 @@ type serveOptions struct {
 	redis        string
 	redisTimeout time.Duration
 	history      historyOptions
+
+	probe probeOptions
+}
+
+// probeOptions are serve's flags for monitoring systems (package web/probe).
+type probeOptions struct {
+	allow          prefixFlag // scrapers that skip the limit per visitor
+	token          string     // bearer token that does the same ($QUERYLENS_PROBE_TOKEN)
+	metricsServers bool       // the tracked servers' numbers on /metrics
+}
+
+// probeTokenEnv is the environment variable --probe-token defaults to,
+// so that the token need not show in the process list.
+const probeTokenEnv = "QUERYLENS_PROBE_TOKEN"
+
+func (p *probeOptions) flags(fs *flag.FlagSet) {
+	fs.Var(&p.allow, "probe-allow", "let scrapers from this `CIDR` ask /probe, shields.json and embeds beyond the limit per visitor (never beyond the per-target limits); repeatable")
+	// The environment is read after parsing (probeOptions.resolve), so
+	// that the token never shows in the help's defaults.
+	fs.StringVar(&p.token, "probe-token", "", "let requests with Authorization: Bearer `TOKEN` do the same (default $"+probeTokenEnv+")")
+	fs.BoolVar(&p.metricsServers, "metrics-servers", false, "also serve each tracked server's players, state and round trip on /metrics (at most --track-max servers)")
 }
 
 func (e *env) serve(args []string) int {
@@ -139,6 +161,7 @@ func (e *env) serve(args []string) int {
 	fs.DurationVar(&o.redisTimeout, "redis-timeout", 0, "with --redis: a call to Redis slower than this counts as Redis being down (0: 250ms)")
 	fs.StringVar(&o.redis, "redis", "", "share the reply cache, coalescing and rate limits with the other instances using this Redis or Valkey `URL` (redis://[:password@]host:port/db)")
 	o.history.flags(fs)
+	o.probe.flags(fs)
 	pos, err := parseInterspersed(fs, args)
 	if err != nil {
 		return exitUsage
@@ -154,6 +177,12 @@ func (e *env) serve(args []string) int {
 	}
 	if o.steamKey == "" {
 		o.steamKey = os.Getenv("QUERYLENS_STEAM_WEB_API_KEY")
+	}
+	if o.probe.token == "" {
+		o.probe.token = os.Getenv(probeTokenEnv)
+	}
+	if o.probe.metricsServers && (!o.history.enabled || !o.metrics) {
+		return e.usageErr(fs, "--metrics-servers needs --history and --metrics: it shows the tracked servers' last samples")
 	}
 	if o.history.enabled {
 		if err := o.history.check(); err != nil {
@@ -194,6 +223,7 @@ func (e *env) runServe(ctx context.Context, o serveOptions, ready chan<- string)
 		rcfg.IPRate = relay.Rate{PerSecond: o.ipRate, Burst: int(o.ipRate * 5)}
 	}
 	wcfg := web.Config{Masters: o.masters, Servers: o.servers, PublicURL: o.publicURL, Logger: logger}
+	wcfg.ProbeScrapers, wcfg.ProbeToken = o.probe.allow, o.probe.token
 
 	var d *demo.Demo
 	var demoTargets []demo.Target
@@ -307,7 +337,11 @@ func (e *env) runServe(ctx context.Context, o serveOptions, ready chan<- string)
 	mux.Handle("GET /healthz", checks.Healthz())
 	mux.Handle("GET /readyz", checks.Readyz())
 	if o.metrics {
-		mux.Handle("/metrics", checks.Metrics(rs.MetricsHandler()))
+		var relayMetrics http.Handler = rs.MetricsHandler()
+		if hist.servers != nil {
+			relayMetrics = hist.servers.Metrics(relayMetrics)
+		}
+		mux.Handle("/metrics", checks.Metrics(relayMetrics))
 	}
 	mux.Handle("/", wh)
 

@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/querylens/querylens/history"
 	"github.com/querylens/querylens/relay"
 	"github.com/querylens/querylens/server"
 )
@@ -207,6 +208,9 @@ func TestServeBadFlags(t *testing.T) {
 		{"serve", "--sample-budget", "0"},
 		{"serve", "--sample-budget", "NaN"},
 		{"serve", "--data", ""},
+		{"serve", "--probe-allow", "not-a-cidr"},
+		{"serve", "--metrics-servers", "--history=false"},
+		{"serve", "--metrics-servers", "--metrics=false"},
 		{"demo", "extra"},
 		{"serve", "--master", "gamespy1=127.0.0.1:28900"},
 		{"serve", "--master", "a2s=nohostport"},
@@ -217,5 +221,75 @@ func TestServeBadFlags(t *testing.T) {
 		if _, _, code := runCLI(t, "", args...); code != exitUsage {
 			t.Errorf("%v: exit %d, want %d", args, code, exitUsage)
 		}
+	}
+}
+
+// TestServeProbe runs serve --demo with --metrics-servers and a probe
+// token: the tracked demo servers show on /metrics once sampled, and
+// GET /probe answers for one of them, beyond the limit per visitor with
+// the token.
+func TestServeProbe(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	var out, errb bytes.Buffer
+	e := &env{stdin: strings.NewReader(""), stdout: &out, stderr: &errb}
+	ready := make(chan string, 1)
+	done := make(chan error, 1)
+	sctx, stop := context.WithCancel(ctx)
+	defer func() {
+		stop()
+		if err := <-done; err != nil {
+			t.Errorf("shutdown: %v", err)
+		}
+	}()
+	o := serveOptions{addr: "127.0.0.1:0", demo: true, demoServers: 3, metrics: true,
+		history: historyOptions{enabled: true, every: history.DefaultSampleEvery, idle: history.DefaultTrackIdle, max: 100, budget: history.DefaultBudget},
+		probe:   probeOptions{token: "tok", metricsServers: true}}
+	go func() { done <- e.runServe(sctx, o, ready) }()
+	var base string
+	select {
+	case base = <-ready:
+	case err := <-done:
+		done <- err
+		t.Fatalf("serve ended: %v\n%s", err, errb.String())
+	}
+	fetch := func(path string, hdr ...string) (int, string) {
+		req, _ := http.NewRequestWithContext(ctx, "GET", base+path, nil)
+		for i := 0; i+1 < len(hdr); i += 2 {
+			req.Header.Set(hdr[i], hdr[i+1])
+		}
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer resp.Body.Close()
+		b, _ := io.ReadAll(resp.Body)
+		return resp.StatusCode, string(b)
+	}
+	// The demo servers are tracked at start and due at once: wait for the
+	// sampler's first samples to show.
+	var metrics string
+	for {
+		_, metrics = fetch("metrics")
+		if strings.Contains(metrics, `querylens_server_up{protocol="zandronum"`) {
+			break
+		}
+		select {
+		case <-ctx.Done():
+			t.Fatalf("no tracked server on /metrics:\n%s", metrics)
+		case <-time.After(100 * time.Millisecond):
+		}
+	}
+	line := metrics[strings.Index(metrics, `querylens_server_up{protocol="zandronum"`):]
+	addr := line[strings.Index(line, `address="`)+9:]
+	addr = addr[:strings.IndexByte(addr, '"')]
+	for range 40 { // beyond the default limit per visitor (burst 30)
+		code, body := fetch("probe?protocol=zandronum&target="+addr, "Authorization", "Bearer tok")
+		if code != 200 || !strings.Contains(body, "querylens_probe_success") {
+			t.Fatalf("GET /probe: %d %s", code, body)
+		}
+	}
+	if code, body := fetch("probe?protocol=zandronum"); code != 400 || !strings.Contains(body, "parameter target") {
+		t.Errorf("GET /probe without a target: %d %s", code, body)
 	}
 }

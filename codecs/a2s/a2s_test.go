@@ -94,8 +94,8 @@ func TestBzip2Checks(t *testing.T) {
 		sentinel error
 	}{
 		{"crc", 16, 1, "crc32", codecs.ErrBadValue},
-		{"size small", 12, 100, "bzip2", codecs.ErrTooLong},
-		{"size large", 12, 5000, "bzip2", codecs.ErrBadValue},
+		{"size small", 12, 100, "decompressed_size", codecs.ErrTooLong},
+		{"size large", 12, 5000, "decompressed_size", codecs.ErrBadValue},
 		{"size beyond bound", 12, a2s.MaxDecompressed + 1, "decompressed_size", codecs.ErrTooLong},
 	}
 	for _, tc := range cases {
@@ -105,12 +105,48 @@ func TestBzip2Checks(t *testing.T) {
 			binary.LittleEndian.PutUint32(p0[tc.off:], tc.value)
 			dgs[0] = p0
 			m, err := c.Decode(dgs, codecs.DecodeOptions{})
-			codectest.WantError(t, err, tc.sentinel, tc.field, -1)
+			codectest.WantError(t, err, tc.sentinel, tc.field, tc.off)
+			if e, _ := errors.AsType[*codecs.Error](err); e == nil || e.Layer == "" {
+				t.Errorf("the error %v names no layer (want packet 0's)", err)
+			}
 			if m == nil || m.Info != nil {
 				t.Errorf("a rejected message still gave info: %+v", m)
 			}
 		})
 	}
+	// The older Source form has no size field: the decompressed size and
+	// the CRC32 sit two bytes earlier in packet 0, and the errors say so.
+	t.Run("form without the size field", func(t *testing.T) {
+		dgs := compressedParts(t)
+		msg, err := a2s.Reassemble(nil, dgs)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var stream []byte
+		for i, d := range dgs {
+			body := 12
+			if i == 0 {
+				body = 20
+			}
+			stream = append(stream, d[body:]...)
+		}
+		parts, err := a2s.SplitCompressed(msg, stream, 5, a2s.SplitSourceNoSize, len(stream)/3+1)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := c.Decode(parts, codecs.DecodeOptions{}); err != nil {
+			t.Fatalf("the re-split message does not decode: %v", err)
+		}
+		for _, tc := range []struct {
+			off   int
+			field string
+		}{{10, "decompressed_size"}, {14, "crc32"}} {
+			p0 := slices.Clone(parts[0])
+			binary.LittleEndian.PutUint32(p0[tc.off:], binary.LittleEndian.Uint32(p0[tc.off:])+1)
+			_, err := c.Decode(append([][]byte{p0}, parts[1:]...), codecs.DecodeOptions{})
+			codectest.WantError(t, err, nil, tc.field, tc.off)
+		}
+	})
 	t.Run("corrupt stream", func(t *testing.T) {
 		dgs := compressedParts(t)
 		p1 := slices.Clone(dgs[1])

@@ -275,7 +275,11 @@ func (d *decoder) reassemble(s *splitSet) (payload, error) {
 	if !complete {
 		return payload{}, first
 	}
-	out, err := decompress(joined, s.first.rawSize, s.first.crc)
+	sizeAt := 12 // FE FF FF FF, id, total, number, size
+	if s.form == SplitSourceNoSize {
+		sizeAt = 10
+	}
+	out, err := decompress(joined, s.first.rawSize, s.first.crc, sizeAt)
 	if err != nil {
 		if e, ok := errors.AsType[*codecs.Error](err); ok && (e.Field == "decompressed_size" || e.Field == "crc32") {
 			e.Layer = wireLayer(s.part[0]-1, n)

@@ -49,7 +49,9 @@ func OS(env byte) string { return environment(env) }
 
 // neutral is the view every page uses: name, map, the game's description
 // as the game type, the version, the password from the visibility byte,
-// players (bots included) and max players from the info reply, the player
+// players (bots included), bots, max players, VAC (as the anti-cheat), the
+// OS (when the environment byte names one) and the keywords from the info
+// reply, the player
 // list (name and score), and as rules first what the info reply says
 // beyond those (bots, vac, os, server_type, keywords, folder, app_id,
 // protocol, port, steam_id), then the server's rules.
@@ -83,6 +85,21 @@ func (v *view) neutral() *codecs.Info {
 		}
 		if set("max_players", codecs.HasMaxPlayers) {
 			in.MaxPlayers = int(i.MaxPlayers)
+		}
+		if set("bots", codecs.HasNumBots) {
+			in.NumBots = int(i.Bots)
+		}
+		if set("vac", codecs.HasAntiCheat) {
+			in.AntiCheat = i.VAC != 0
+		}
+		if v.has("environment") {
+			if os := environment(i.Environment); os != "" {
+				in.Has |= codecs.HasOS
+				in.OS = os
+			}
+		}
+		if i.EDF&EDFKeywords != 0 && set("keywords", codecs.HasKeywords) {
+			in.Keywords = i.Keywords
 		}
 		rule := func(f, k, val string) {
 			if v.has(f) {

@@ -2,6 +2,7 @@ package a2s_test
 
 import (
 	"bytes"
+	"encoding/hex"
 	"errors"
 	"slices"
 	"strings"
@@ -346,5 +347,26 @@ func TestFeedWrongReply(t *testing.T) {
 	}
 	if _, done, err := q.Feed(fixture(t, "players")[0]); done || err != nil {
 		t.Fatalf("players: done %v, %v", done, err)
+	}
+}
+
+// TestChallengeRequests: PLAYER and RULES ask for a challenge with
+// FF FF FF FF, never with four zero bytes (which some servers ignore).
+func TestChallengeRequests(t *testing.T) {
+	for _, tc := range []struct {
+		opts map[string]string
+		want string
+	}{
+		{map[string]string{"info": "false", "rules": "false"}, "ffffffff55ffffffff"},
+		{map[string]string{"info": "false", "players": "false"}, "ffffffff56ffffffff"},
+	} {
+		q, err := (&a2s.Codec{}).NewQuery(tc.opts)
+		if err != nil {
+			t.Fatal(err)
+		}
+		send := q.Start()
+		if len(send) != 1 || hex.EncodeToString(send[0]) != tc.want {
+			t.Errorf("%v: first query %x, want %s", tc.opts, send, tc.want)
+		}
 	}
 }

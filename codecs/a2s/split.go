@@ -193,26 +193,29 @@ func (s *splitSet) join(dst []byte, datagrams [][]byte, body []int) []byte {
 
 // decompress checks and inflates a compressed message: the size is
 // bounded before anything is allocated, and both the size and the CRC32
-// must match what packet 0 announced.
-func decompress(joined []byte, rawSize, crc uint32) ([]byte, error) {
+// must match what packet 0 announced. sizeAt is the offset of the
+// decompressed size in packet 0 (the CRC32 follows it); errors about
+// either name that field at that offset, since a stream that holds more
+// or less than announced makes the announced length the field at fault.
+func decompress(joined []byte, rawSize, crc uint32, sizeAt int) ([]byte, error) {
 	if rawSize > MaxDecompressed {
-		return nil, newError("decompressed_size", 12, "", wire.Detailf(codecs.ErrTooLong, "%d bytes announced, at most %d", int64(rawSize), MaxDecompressed))
+		return nil, newError("decompressed_size", sizeAt, "", wire.Detailf(codecs.ErrTooLong, "%d bytes announced, at most %d", int64(rawSize), MaxDecompressed))
 	}
 	out := make([]byte, rawSize)
 	zr := bzip2.NewReader(bytes.NewReader(joined))
 	n, err := io.ReadFull(zr, out)
 	if err == io.ErrUnexpectedEOF || err == io.EOF {
-		return out[:n], newError("bzip2", len(joined), "", wire.Detailf(codecs.ErrBadValue, "decompressed to %d bytes, %d announced", int64(n), int64(rawSize)))
+		return out[:n], newError("decompressed_size", sizeAt, "", wire.Detailf(codecs.ErrBadValue, "%d bytes announced, the stream decompresses to %d", int64(rawSize), int64(n)))
 	}
 	if err != nil {
 		return out[:n], newError("bzip2", 0, "", codecs.Detail(codecs.ErrBadValue, err.Error()))
 	}
 	var one [1]byte
 	if k, _ := zr.Read(one[:]); k > 0 {
-		return out, newError("bzip2", len(joined), "", wire.Detailf(codecs.ErrTooLong, "decompresses to more than the %d bytes announced", int64(rawSize)))
+		return out, newError("decompressed_size", sizeAt, "", wire.Detailf(codecs.ErrTooLong, "%d bytes announced, the stream decompresses to more", int64(rawSize)))
 	}
 	if got := crc32.ChecksumIEEE(out); got != crc {
-		return out, newError("crc32", 16, "", wire.Detailf(codecs.ErrBadValue, "the decompressed bytes have CRC32 %d, %d announced", int64(got), int64(crc)))
+		return out, newError("crc32", sizeAt+4, "", wire.Detailf(codecs.ErrBadValue, "the decompressed bytes have CRC32 %d, %d announced", int64(got), int64(crc)))
 	}
 	return out, nil
 }

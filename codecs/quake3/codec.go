@@ -271,6 +271,14 @@ func info(r *Response) *codecs.Info {
 			in.MaxPlayers = n
 		}
 	}
+	// DarkPlaces counts its bots itself (its "bots" key); other engines
+	// do not, and a ping of 0 does not tell a bot (docs/protocols/quake3.md).
+	if v, ok := r.Var("bots"); ok {
+		if n, ok := atoi([]byte(v)); ok && n >= 0 {
+			in.Has |= codecs.HasNumBots
+			in.NumBots = n
+		}
+	}
 	switch r.Command {
 	case CmdStatusResponse:
 		in.Has |= codecs.HasNumPlayers | codecs.HasPlayers

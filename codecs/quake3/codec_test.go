@@ -29,6 +29,7 @@ func TestCheckQuery(t *testing.T) {
 		{"getstatus", "\xff\xff\xff\xffgetstatus", ""},
 		{"getstatus challenge newline", "\xff\xff\xff\xffgetstatus 42\n", ""},
 		{"getinfo nul", "\xff\xff\xff\xffgetinfo abc\x00", ""},
+		{"getstatus nul (GameDig)", "\xff\xff\xff\xffgetstatus\x00", ""},
 		{"getservers", "\xff\xff\xff\xffgetservers 68 empty full", ""},
 		{"getservers game", "\xff\xff\xff\xffgetservers Nexuiz 3", ""},
 		{"getserversExt", "\xff\xff\xff\xffgetserversExt Xonotic 3 ipv6", ""},

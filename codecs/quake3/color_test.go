@@ -19,6 +19,11 @@ func TestStripColors(t *testing.T) {
 		{"tab\there\x7f", "tabhere"},
 		{"é^1ü", "éü"},
 		{"", ""},
+		// The examples of docs/protocols/quake3.md.
+		{"^1Red^7Bot", "RedBot"},
+		{"a ^ b", "a ^ b"},
+		{"50^%", "50^%"},
+		{"^xZZ1", "ZZ1"},
 	} {
 		if got := StripColors(tc.in); got != tc.want {
 			t.Errorf("StripColors(%q) = %q, want %q", tc.in, got, tc.want)

@@ -101,7 +101,7 @@ function addRow(protocol, addr, source, options = null) {
   }
   r = {
     key, protocol, addr, source, options, state: PageState.pending, detail: "", name: "", players: -1, bots: 0, max: 0,
-    map: "", mode: "", ping: null, country: "", password: false, hay: addr.toLowerCase(), addrKey: addrKey(addr),
+    map: "", mode: "", ping: null, country: "", password: false, anticheat: false, os: "", keywords: "", hay: addr.toLowerCase(), addrKey: addrKey(addr),
     lastAsked: 0, backoff: 1, received: null,
   };
   rows.push(r);
@@ -133,6 +133,9 @@ function apply(r, res) {
     r.max = field("max", 0);
     r.password = field("password", false);
     r.country = field("country", "");
+    r.anticheat = field("anticheat", false);
+    r.os = field("os", "");
+    r.keywords = field("keywords", "");
     r.hay = field("hay", "") + "\n" + r.addr.toLowerCase();
     if (r.mode && !modes.has(r.mode)) {
       modes.add(r.mode);
@@ -403,6 +406,21 @@ const stateLabels = {
   ...StateWord, [PageState.error]: "error", [PageState.pending]: "waiting", [PageState.querying]: "asking…",
 };
 
+/** The anti-cheat's name where a protocol names it (row field "anticheat"). @type {Record<string, string>} */
+const antiCheatName = { a2s: "VAC" };
+
+/** extraTags shows the row fields only some protocols fill: anti-cheat, OS and keywords. */
+function extraTags(r) {
+  let s = "";
+  if (r.anticheat) s += ` <span class="tag" title="Anti-cheat on" data-testid="tag-anticheat">${esc(antiCheatName[r.protocol] ?? "anti-cheat")}</span>`;
+  if (r.os) s += ` <span class="tag" data-testid="tag-os">${esc(r.os)}</span>`;
+  if (r.keywords) {
+    const short = r.keywords.length > 24 ? r.keywords.slice(0, 23) + "…" : r.keywords;
+    s += ` <span class="tag" title="${esc(r.keywords)}" data-testid="tag-keywords">${esc(short)}</span>`;
+  }
+  return s;
+}
+
 function rowHTML(r, i) {
   const fav = store.favourites.has(r.key);
   const url = statusURL(r);
@@ -412,7 +430,7 @@ function rowHTML(r, i) {
   const players = ok && r.players >= 0
     ? `${r.players - r.bots}${r.max ? "/" + r.max : ""}${r.bots ? `<span class="bots" title="${r.bots} bot${r.bots > 1 ? "s" : ""}">+${r.bots} bot${r.bots > 1 ? "s" : ""}</span>` : ""}`
     : "";
-  const flags = r.password ? `<span class="tag" title="Password required">${LOCK} password</span>` : "";
+  const flags = (r.password ? `<span class="tag" title="Password required">${LOCK} password</span>` : "") + extraTags(r);
   return `<tr class="row${ok ? "" : " dim"}${i === active ? " active" : ""}" id="row-${i}" aria-rowindex="${i + 2}" data-i="${i}" data-key="${esc(r.key)}" data-state="${r.state}" data-testid="server-row">` +
     `<td><button type="button" class="star" aria-pressed="${fav}" aria-label="Favourite" data-fav="${i}">${fav ? "★" : "☆"}</button></td>` +
     `<td title="${esc(r.protocol)}">${esc(titles[r.protocol] ?? r.protocol)}</td>` +
@@ -723,7 +741,10 @@ globalThis.querylensBrowse = {
     }
     rebuild();
   },
-  view: () => view.map((r) => ({ key: r.key, name: r.name, players: r.players, ping: r.ping, state: r.state, detail: r.detail, protocol: r.protocol })),
+  view: () => view.map((r) => ({
+    key: r.key, name: r.name, players: r.players, ping: r.ping, state: r.state, detail: r.detail, protocol: r.protocol,
+    bots: r.bots, anticheat: r.anticheat, os: r.os, keywords: r.keywords,
+  })),
   sort(key, dir) { sort = { key, dir }; rebuild(); },
   rebuild,
   rendered: () => tbody.querySelectorAll("tr.row").length,

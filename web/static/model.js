@@ -55,6 +55,9 @@ export const Row = Object.freeze({
   password: 6,
   country: 7,
   hay: 8,
+  anticheat: 9,
+  os: 10,
+  keywords: 11,
 });
 
 /**

@@ -13,8 +13,12 @@ export interface Info {
   version?: string;
   password?: boolean;
   num_players?: number;
+  num_bots?: number;
   max_players?: number;
   max_clients?: number;
+  anticheat?: boolean;
+  os?: string;
+  keywords?: string;
   players?: { name: string; score: number; ping: number; team: number | null; spectator: boolean; bot: boolean }[];
   teams?: { name: string; score: number }[];
   rules?: [string, string][];
@@ -58,15 +62,16 @@ export interface Failure {
 
 /**
  * codecs.AppendSummaryJSON: the little of a decoded message a server list needs.
- * row is [name, map, mode, players, bots, max, password, country, hay]
- * (codecs.RowName…; strings have colour escapes stripped; hay is the
- * searchable text, one string per line).
+ * row is [name, map, mode, players, bots, max, password, country, hay,
+ * anticheat, os, keywords] (codecs.RowName…, named in model.js Row;
+ * strings have colour escapes stripped; hay is the searchable text, one
+ * string per line).
  */
 export interface Summary {
   kind?: Kind;
   denied?: "rate-limited" | "banned" | "wrong-version";
   error?: ErrorInfo;
-  row?: [string, string, string, number, number, number, boolean, string, string];
+  row?: [string, string, string, number, number, number, boolean, string, string, boolean, string, string];
   servers?: string[];
 }
 

@@ -218,8 +218,12 @@ export class Relay extends EventTarget {
  *
  * The server browser runs its conversations with converseSummary instead.
  *
+ * A reply the relay cut at its per-query cap (END reason byte-cap) sets
+ * capped, and its message (or failure's partial message) gets the
+ * warning "truncated".
+ *
  * @returns {Promise<{message: object|null, summary: import("./querylens").Summary|null,
- *   rtt: number|null, cached: boolean,
+ *   rtt: number|null, cached: boolean, capped: boolean,
  *   replies: number, relayError: {code: string, message: string}|null,
  *   error: object|null, packets: object[], query: Uint8Array|null}>}
  */
@@ -227,7 +231,7 @@ export function converse(ql, relay, protocol, target, options = null, opts = {})
   const { timeoutMs = 4000, spans = false, onPacket = () => {} } = opts;
   return new Promise((resolve) => {
     const conv = ql.newQuery(protocol, options);
-    const out = { message: null, summary: null, rtt: null, cached: false, replies: 0, relayError: null, error: null, packets: [], query: null };
+    const out = { message: null, summary: null, rtt: null, cached: false, capped: false, replies: 0, relayError: null, error: null, packets: [], query: null };
     if (conv.error) {
       out.error = conv.error;
       resolve(out);
@@ -245,6 +249,7 @@ export function converse(ql, relay, protocol, target, options = null, opts = {})
       clearTimeout(timer);
       for (const id of ids) relay.cancel(id);
       if (out.replies) out.message = conv.result(out.query ? { spans, query: out.query } : { spans });
+      if (out.capped) markTruncated(out.message);
       conv.close();
       resolve(out);
     };
@@ -262,7 +267,8 @@ export function converse(ql, relay, protocol, target, options = null, opts = {})
           for (const s of r.send) send(s);
           if (r.done) finish();
         },
-        end() {
+        end(reason) {
+          if (reason === "byte-cap") out.capped = true;
           ids.delete(id);
           if (!ids.size) finish();
         },
@@ -280,6 +286,17 @@ export function converse(ql, relay, protocol, target, options = null, opts = {})
 }
 
 /**
+ * markTruncated adds the warning "truncated" to a decoded message, or to a
+ * failure's partial message.
+ * @param {any} msg
+ */
+function markTruncated(msg) {
+  const m = msg?.partial ?? msg;
+  if (m && Array.isArray(m.warnings) && !m.warnings.includes("truncated")) m.warnings.push("truncated");
+  else if (m && !m.warnings) m.warnings = ["truncated"];
+}
+
+/**
  * converseSummary runs one conversation like converse, for the server
  * browser: through a Batch, so that its requests cross into the decoder
  * together with other servers', and giving the summary a server list
@@ -292,14 +309,14 @@ export function converse(ql, relay, protocol, target, options = null, opts = {})
  * @param {import("./querylens").Options} [options]
  * @param {{timeoutMs?: number}} [opts]
  * @returns {Promise<{summary: import("./querylens").Summary|null,
- *   rtt: number|null, cached: boolean,
+ *   rtt: number|null, cached: boolean, capped: boolean,
  *   replies: number, relayError: {code: string, message: string}|null,
  *   error: object|null, packets: {direction: string, data: Uint8Array}[]}>}
  */
 export function converseSummary(dec, relay, protocol, target, options = null, opts = {}) {
   const { timeoutMs = 4000 } = opts;
   /** @type {Awaited<ReturnType<typeof converseSummary>>} */
-  const out = { summary: null, rtt: null, cached: false, replies: 0, relayError: null, error: null, packets: [] };
+  const out = { summary: null, rtt: null, cached: false, capped: false, replies: 0, relayError: null, error: null, packets: [] };
   return new Promise((resolve) => {
     dec.open(protocol, options).then((/** @type {any} */ o) => {
       if (o.error) {
@@ -351,7 +368,8 @@ export function converseSummary(dec, relay, protocol, target, options = null, op
               if (r.done || (!ids.size && !stepping)) finish();
             });
           },
-          end() {
+          end(reason) {
+            if (reason === "byte-cap") out.capped = true;
             ids.delete(id);
             if (!ids.size && !stepping) finish();
           },
@@ -538,7 +556,8 @@ export function classify(r) {
   if (m?.error) {
     const e = m.error;
     const where = e.field ? `${e.field} at offset ${e.offset}${e.layer ? ` of ${e.layer}` : ""}: ` : "";
-    return { state: State.malformed, detail: where + e.message };
+    const cut = r.capped ? "The reply was larger than the relay lets one query bring back, and was cut: " : "";
+    return { state: State.malformed, detail: cut + where + e.message };
   }
   if (m?.kind === "denied" || m?.kind === "master-denied") {
     if (m.denied === Denied.banned) return { state: State.banned, detail: "The server refuses queries from this relay." };

@@ -17,157 +17,275 @@ import (
 	"github.com/querylens/querylens/demo"
 )
 
-// gs2Concurrency is how many servers each client asks at once.
-const gs2Concurrency = 100
+// gdConcurrency is how many servers each client asks at once.
+const gdConcurrency = 100
 
 // cliSample is how many servers the one-process-per-server comparison asks.
 const cliSample = 10
 
-type gamedigResult struct {
-	Asked   int            `json:"asked"`
-	OK      int            `json:"ok"`
-	Players int            `json:"players"`
-	MS      float64        `json:"ms"`
-	Errors  map[string]int `json:"errors"`
+// gdProtocol is one protocol of the GameDig section: the emulated
+// servers, and how each client asks them the same questions.
+type gdProtocol struct {
+	title   string // "GameSpy v2"
+	servers string // the emulated servers, as the page says it
+	asks    string // what both clients ask, as the page says it
+	handler func(i int) demo.Handler
+
+	protocol string            // querylens's codec
+	opts     map[string]string // its NewQuery options
+	gdType   string            // GameDig's type
+	gdRules  bool              // GameDig's requestRules
 }
 
-// gamedigSection queries e.servers emulated GameSpy v2 servers with
-// GameDig and with querylens's native client, alternating, and counts the
-// replies on both sides.
+// gdProtocols are the protocols measured, in the page's order.
+var gdProtocols = []gdProtocol{
+	{title: "GameSpy v2", servers: "`demo.NewGameSpy2`",
+		asks:     "everything; querylens in one combined query, GameDig in three in turn (server, players, teams)",
+		handler:  func(i int) demo.Handler { return demo.NewGameSpy2(int64(i), demo.Normal) },
+		protocol: "gamespy2", gdType: "battlefieldvietnam"},
+	{title: "A2S", servers: "`demo.NewA2S`, Source, INFO challenge on",
+		asks: "INFO, PLAYER and RULES, each after its challenge; the rules come in three split datagrams",
+		handler: func(i int) demo.Handler {
+			return demo.NewA2S(int64(i), demo.A2SConfig{InfoChallenge: true}, demo.Normal)
+		},
+		protocol: "a2s", gdType: "protocol-valve", gdRules: true},
+	{title: "Quake III", servers: "`demo.NewQuake3`, ioquake3",
+		asks:     "`getstatus`",
+		handler:  func(i int) demo.Handler { return demo.NewQuake3(int64(i), demo.Quake3IOQ3, demo.Normal) },
+		protocol: "quake3", gdType: "protocol-quake3"},
+	{title: "GameSpy v1", servers: "`demo.NewGameSpy1`, Unreal Tournament",
+		asks:     "`\\status\\xserverquery` (querylens's `xserverquery=true`); three datagrams, the final one first",
+		handler:  func(i int) demo.Handler { return demo.NewGameSpy1(int64(i), demo.GameSpy1UT99, demo.Normal) },
+		protocol: "gamespy1", opts: map[string]string{"xserverquery": "true"}, gdType: "protocol-gamespy1"},
+}
+
+type gamedigResult struct {
+	Asked    int            `json:"asked"`
+	OK       int            `json:"ok"`
+	Players  int            `json:"players"`
+	Received int            `json:"received"`
+	MS       float64        `json:"ms"`
+	Errors   map[string]int `json:"errors"`
+}
+
+// gamedigSection queries e.servers emulated servers of each protocol with
+// GameDig and with querylens's native client, in quiet rounds and rounds
+// with one core busy, alternating, and counts the datagrams on both sides.
 func gamedigSection(ctx context.Context, e *env) (string, error) {
 	gdDir := filepath.Join(e.root, "tools", "gamedig")
 	if _, err := os.Stat(filepath.Join(gdDir, "node_modules", "gamedig")); err != nil {
 		return "GameDig is not installed: run `npm ci --prefix tools/gamedig`.\n", err
 	}
-	f, err := farm.Start(ctx, e.servers, func(i int) demo.Handler { return demo.NewGameSpy2(int64(i), demo.Normal) })
+	var runs []gdRun
+	for _, p := range gdProtocols {
+		r, err := e.gamedigProtocol(ctx, gdDir, p)
+		if err != nil {
+			return "", fmt.Errorf("%s: %w", p.title, err)
+		}
+		runs = append(runs, r)
+	}
+
+	// One process per server: what a script that calls each tool's command
+	// line pays, on a small sample of GameSpy v2 servers, the two tools
+	// alternating.
+	f, err := farm.Start(ctx, cliSample, gdProtocols[0].handler)
 	if err != nil {
 		return "", err
 	}
 	defer f.Close()
 	targets := f.Targets()
-	script := filepath.Join(e.root, "bench", "node", "gamedig.mjs")
-
-	var native, gd gamedigSide
-	gd.errs = map[string]int{}
-	for round := range e.e2eCount {
-		fmt.Fprintf(e.log, "gamedig: round %d/%d\n", round+1, e.e2eCount)
-		f.Reset()
-		out, err := farm.QueryAll(ctx, "gamespy2", nil, targets, gs2Concurrency, 2*time.Second)
-		if err != nil {
-			return "", err
-		}
-		q, r := f.Counts()
-		native.wall = append(native.wall, float64(out.Wall.Microseconds())/1000)
-		native.ok = append(native.ok, float64(out.Done))
-		native.players = append(native.players, float64(out.Players))
-		native.sent, native.got, native.queries = append(native.sent, float64(r)), append(native.got, float64(out.Received)), append(native.queries, float64(q))
-		fmt.Fprintf(e.log, "gamedig: querylens %+v; servers got %d queries, sent %d replies\n", out, q, r)
-
-		f.Reset()
-		res, err := e.runGameDig(ctx, script, gdDir, targets)
-		if err != nil {
-			return "", err
-		}
-		q, r = f.Counts()
-		gd.wall = append(gd.wall, res.MS)
-		gd.ok = append(gd.ok, float64(res.OK))
-		gd.players = append(gd.players, float64(res.Players))
-		// GameDig asks each server three questions (server, players, teams)
-		// and reads one reply to each; a failed server's replies are not counted.
-		gd.sent, gd.got, gd.queries = append(gd.sent, float64(r)), append(gd.got, float64(3*res.OK)), append(gd.queries, float64(q))
-		fmt.Fprintf(e.log, "gamedig: GameDig %+v; servers got %d queries, sent %d replies\n", res, q, r)
-		for k, v := range res.Errors {
-			gd.errs[k] += v
-		}
-	}
-
-	// One process per server: what a script that calls each tool's command
-	// line pays, on a small sample, the two tools alternating.
 	var cliQL, cliGD []float64
 	for round := range e.e2eCount {
 		fmt.Fprintf(e.log, "gamedig: command-line round %d/%d\n", round+1, e.e2eCount)
 		start := time.Now()
-		for _, t := range targets[:min(cliSample, len(targets))] {
+		for _, t := range targets {
 			if _, err := e.command(ctx, nil, e.querylens, "query", "-p", "gamespy2", t); err != nil {
 				return "", err
 			}
 		}
-		cliQL = append(cliQL, float64(time.Since(start).Microseconds())/1000/float64(min(cliSample, len(targets))))
+		cliQL = append(cliQL, float64(time.Since(start).Microseconds())/1000/float64(len(targets)))
 		start = time.Now()
-		for _, t := range targets[:min(cliSample, len(targets))] {
+		for _, t := range targets {
 			host, port, _ := net.SplitHostPort(t)
 			if _, err := e.commandIn(ctx, gdDir, nil, nil, e.node, "query.mjs", host, port); err != nil {
 				return "", err
 			}
 		}
-		cliGD = append(cliGD, float64(time.Since(start).Microseconds())/1000/float64(min(cliSample, len(targets))))
+		cliGD = append(cliGD, float64(time.Since(start).Microseconds())/1000/float64(len(targets)))
 	}
-
-	return gamedigReport(e, gamedigVersion(gdDir), native, gd, cliQL, cliGD, min(cliSample, len(targets))), nil
+	return gamedigReport(e, gamedigVersion(gdDir), runs, cliQL, cliGD, len(targets)), nil
 }
 
-// gamedigSide is one client's rounds in the GameDig section.
+// gdRun is one protocol's rounds: each client quiet and with one core busy.
+type gdRun struct {
+	p                        gdProtocol
+	native, gd, nativeH, gdH gamedigSide
+}
+
+// gamedigProtocol measures one protocol: a fresh farm, then e.e2eCount
+// rounds, each a quiet and a loaded pass, each pass querylens then GameDig.
+func (e *env) gamedigProtocol(ctx context.Context, gdDir string, p gdProtocol) (gdRun, error) {
+	run := gdRun{p: p}
+	f, err := farm.Start(ctx, e.servers, p.handler)
+	if err != nil {
+		return run, err
+	}
+	defer f.Close()
+	targets := f.Targets()
+	script := filepath.Join(e.root, "bench", "node", "gamedig.mjs")
+	gdArgs := []string{script, gdDir, strconv.Itoa(gdConcurrency), "-type", p.gdType}
+	if p.gdRules {
+		gdArgs = append(gdArgs, "-rules")
+	}
+	gdArgs = append(gdArgs, "-")
+	for _, s := range []*gamedigSide{&run.native, &run.gd, &run.nativeH, &run.gdH} {
+		s.errs = map[string]int{}
+	}
+	for round := range e.e2eCount {
+		for _, loaded := range []bool{false, true} {
+			fmt.Fprintf(e.log, "gamedig: %s round %d/%d (cpu hog %v)\n", p.title, round+1, e.e2eCount, loaded)
+			native, gd := &run.native, &run.gd
+			var hog *cpuHog
+			if loaded {
+				native, gd = &run.nativeH, &run.gdH
+				hog = startCPUHog(2 * time.Minute)
+				if hog.pin != nil {
+					fmt.Fprintf(e.log, "gamedig: cpu hog not pinned to CPU %d: %v\n", hogCPU, hog.pin)
+				}
+			}
+			err := func() error {
+				f.Reset()
+				out, err := farm.QueryAll(ctx, p.protocol, p.opts, targets, gdConcurrency, 2*time.Second)
+				if err != nil {
+					return err
+				}
+				q, r := f.Counts()
+				native.add(float64(out.Wall.Microseconds())/1000, out.Done, out.Players, q, r, int64(out.Received), nil)
+				fmt.Fprintf(e.log, "gamedig: querylens %+v; servers got %d queries, sent %d replies\n", out, q, r)
+
+				f.Reset()
+				stdout, err := e.commandIn(ctx, gdDir, nil, strings.NewReader(strings.Join(targets, "\n")), e.node, gdArgs...)
+				if err != nil {
+					return err
+				}
+				res, err := parseGameDig(stdout)
+				if err != nil {
+					return err
+				}
+				q, r = f.Counts()
+				gd.add(res.MS, res.OK, res.Players, q, r, int64(res.Received), res.Errors)
+				fmt.Fprintf(e.log, "gamedig: GameDig %+v; servers got %d queries, sent %d replies\n", res, q, r)
+				return nil
+			}()
+			if hog != nil {
+				hog.stop()
+			}
+			if err != nil {
+				return run, err
+			}
+		}
+	}
+	return run, nil
+}
+
+// gamedigSide is one client's rounds of one protocol, quiet or loaded.
 type gamedigSide struct {
 	wall               []float64 // ms
 	ok, players        []float64
-	sent, got, queries []float64 // replies the servers sent, replies the client read, queries the servers got
+	sent, got, queries []float64 // replies the servers sent, datagrams the client received, queries the servers got
 	errs               map[string]int
 }
 
-// gamedigReport writes the GameDig section from both clients' rounds and
-// the per-server command lines' times (ms per server, over sampled
-// servers).
-func gamedigReport(e *env, version string, native, gd gamedigSide, cliQL, cliGD []float64, sampled int) string {
+func (s *gamedigSide) add(wall float64, ok, players int, queries, sent, got int64, errs map[string]int) {
+	s.wall = append(s.wall, wall)
+	s.ok, s.players = append(s.ok, float64(ok)), append(s.players, float64(players))
+	s.queries, s.sent, s.got = append(s.queries, float64(queries)), append(s.sent, float64(sent)), append(s.got, float64(got))
+	for k, v := range errs {
+		s.errs[k] += v
+	}
+}
+
+// lost is the replies sent that the client did not receive, over all rounds.
+func (s gamedigSide) lost() float64 {
+	lost := 0.0
+	for i := range s.sent {
+		lost += max(s.sent[i]-s.got[i], 0)
+	}
+	return lost
+}
+
+// complete says whether every round had every server answer with no reply lost.
+func (s gamedigSide) complete(servers int) bool {
+	for i := range s.sent {
+		if s.sent[i] != s.got[i] || s.ok[i] != float64(servers) {
+			return false
+		}
+	}
+	return len(s.sent) > 0
+}
+
+// gamedigReport writes the GameDig section from every protocol's rounds
+// and the per-server command lines' times (ms per server, over sampled
+// GameSpy v2 servers). It is kept short: one table, and a paragraph for
+// the rest.
+func gamedigReport(e *env, version string, runs []gdRun, cliQL, cliGD []float64, sampled int) string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "%d emulated GameSpy v2 servers (`demo.NewGameSpy2`, one 127.0.0.1 socket each, in the measuring process), "+
-		"asked by each client %d at a time; %d rounds, the clients alternating. Medians.\n\n", e.servers, gs2Concurrency, e.e2eCount)
-	fmt.Fprintf(&b, "- querylens: `farm.QueryAll` — `netquery.UDP` with `codecs.Lookup(\"gamespy2\").NewQuery(nil)` (one combined query per server), decoded with `Query.Result`\n")
-	fmt.Fprintf(&b, "- GameDig %s: %s (GameDig asks each server three questions in turn: server, players, teams)\n\n",
-		version, code("node bench/node/gamedig.mjs tools/gamedig "+strconv.Itoa(gs2Concurrency)+" - < targets"))
-	t := newTable("client", "wall time, all servers", "servers answered", "players read", "queries the servers got", "replies sent", "replies the client read", "lost, all rounds")
-	for _, s := range []struct {
-		name string
-		v    gamedigSide
-	}{{"querylens (native)", native}, {"GameDig", gd}} {
-		lost := 0.0
-		for i := range s.v.sent {
-			lost += s.v.sent[i] - s.v.got[i]
+	fmt.Fprintf(&b, "%d emulated servers of each protocol (one 127.0.0.1 socket each, in the measuring process), asked by each client %d at a time: "+
+		"querylens with `farm.QueryAll` (`netquery.UDP`, `codecs.Lookup(protocol).NewQuery(options)`, `Query.Result`), GameDig %s with %s. "+
+		"Per protocol %d quiet and %d loaded rounds, alternating (loaded: a Go busy loop pinned to CPU %d holds one core); in each, querylens goes first, then GameDig. "+
+		"Medians (the counts: of the quiet rounds); \"servers answered\" adds the fewest of any round, quiet or loaded, when some did not answer; \"received\" counts the datagrams that reached the client's socket, \"lost\" the replies sent and not received, over all rounds.\n\n",
+		e.servers, gdConcurrency, version, code("node bench/node/gamedig.mjs tools/gamedig "+strconv.Itoa(gdConcurrency)+" -type TYPE [-rules] - < targets"),
+		e.e2eCount, e.e2eCount, hogCPU)
+	t := newTable("protocol (servers): both ask", "client", "wall time, quiet", "one core busy", "GameDig ÷ querylens, quiet / busy",
+		"servers answered", "players read", "queries the servers got", "replies sent", "received", "lost")
+	var rounds, errs []string
+	for _, r := range runs {
+		quiet := bench.Median(r.gd.wall) / bench.Median(r.native.wall)
+		loaded := bench.Median(r.gdH.wall) / bench.Median(r.nativeH.wall)
+		for _, s := range []struct {
+			name, what, speed string
+			quiet, hog        gamedigSide
+		}{
+			{"querylens (native)", r.p.title + " (" + r.p.servers + "): " + r.p.asks, "", r.native, r.nativeH},
+			{"GameDig `" + r.p.gdType + "`" + map[bool]string{true: " -rules"}[r.p.gdRules], "", "**" + ratio(quiet) + "** / " + ratio(loaded), r.gd, r.gdH},
+		} {
+			t.add(s.what, s.name, ms(bench.Median(s.quiet.wall)), ms(bench.Median(s.hog.wall)), s.speed,
+				answered(s.quiet, s.hog, e.servers), num(bench.Median(s.quiet.players)),
+				num(bench.Median(s.quiet.queries)), num(bench.Median(s.quiet.sent)), num(bench.Median(s.quiet.got)), num(s.quiet.lost()+s.hog.lost()))
 		}
-		t.add(s.name, ms(bench.Median(s.v.wall)), fmt.Sprintf("%s / %d", num(bench.Median(s.v.ok)), e.servers), num(bench.Median(s.v.players)),
-			num(bench.Median(s.v.queries)), num(bench.Median(s.v.sent)), num(bench.Median(s.v.got)), num(lost))
+		rounds = append(rounds, fmt.Sprintf("%s quiet %s, loaded %s", r.p.title, perRound(r.gd.wall, r.native.wall), perRound(r.gdH.wall, r.nativeH.wall)))
+		lostAny := !r.native.complete(e.servers) || !r.nativeH.complete(e.servers)
+		e.addGoal(quiet >= 3 && loaded >= 3 && !lostAny, fmt.Sprintf("%s, %d servers: querylens against GameDig %s, end to end", r.p.title, e.servers, version),
+			"≥ 3× faster, quiet and one core busy; no reply lost", fmt.Sprintf("%s faster (%s with one core busy), %s", ratio(quiet), ratio(loaded), lostText(lostAny)))
+		for _, side := range []struct {
+			name string
+			s    gamedigSide
+		}{{"quiet", r.gd}, {"loaded", r.gdH}} {
+			if len(side.s.errs) > 0 {
+				errs = append(errs, r.p.title+" "+side.name+": "+errText(side.s.errs))
+			}
+		}
 	}
 	b.WriteString(t.String())
-	speed := bench.Median(gd.wall) / bench.Median(native.wall)
-	lostAny := false
-	for i := range native.sent {
-		if native.sent[i] != native.got[i] || native.ok[i] != float64(e.servers) {
-			lostAny = true
-		}
+	fmt.Fprintf(&b, "\nGoal, per protocol (rows in the goals table): querylens at least 3× faster than GameDig, quiet and with one core busy, "+
+		"every server answering querylens with no reply lost. GameDig ÷ querylens per round: %s.", strings.Join(rounds, "; "))
+	if len(errs) > 0 {
+		fmt.Fprintf(&b, " GameDig's errors over all rounds: %s.", strings.Join(errs, "; "))
 	}
-	fmt.Fprintf(&b, "\nGameDig ÷ querylens: **%s** (per round: %s).\n\n", ratio(speed), perRound(gd.wall, native.wall))
-	b.WriteString(goal(speed >= 3 && !lostAny, fmt.Sprintf("querylens at least 3× faster with no reply lost: %s faster, %s.", ratio(speed), lostText(lostAny))) + "\n")
-	e.addGoal(speed >= 3 && !lostAny, fmt.Sprintf("GameSpy v2, %d servers: querylens against GameDig %s, end to end", e.servers, version),
-		"≥ 3× faster, no reply lost", fmt.Sprintf("%s faster, %s", ratio(speed), lostText(lostAny)))
-	if len(gd.errs) > 0 {
-		fmt.Fprintf(&b, "\nGameDig's errors over all rounds: %s\n", errText(gd.errs))
-	}
-	fmt.Fprintf(&b, "\n### One process per server\n\n"+
-		"Sequentially, %d servers, %d rounds alternating: %s against %s. Per server:\n\n",
-		sampled, e.e2eCount, code("querylens query -p gamespy2 HOST:PORT"), code("node tools/gamedig/query.mjs HOST PORT"))
-	t = newTable("command line", "per server", "GameDig ÷ querylens")
-	t.add("querylens query", ms(bench.Median(cliQL)), "")
-	t.add("GameDig (node query.mjs)", ms(bench.Median(cliGD)), ratio(bench.Median(cliGD)/bench.Median(cliQL)))
-	b.WriteString(t.String())
+	fmt.Fprintf(&b, "\n\nOne process per server, sequentially, %d GameSpy v2 servers, %d rounds alternating: %s %s per server, %s %s: **%s**.\n",
+		sampled, e.e2eCount, code("querylens query -p gamespy2 HOST:PORT"), ms(bench.Median(cliQL)),
+		code("node tools/gamedig/query.mjs HOST PORT"), ms(bench.Median(cliGD)), ratio(bench.Median(cliGD)/bench.Median(cliQL)))
 	return b.String()
 }
 
-func (e *env) runGameDig(ctx context.Context, script, dir string, targets []string) (gamedigResult, error) {
-	var res gamedigResult
-	out, err := e.commandIn(ctx, dir, nil, strings.NewReader(strings.Join(targets, "\n")), e.node, script, dir, strconv.Itoa(gs2Concurrency), "-")
-	if err != nil {
-		return res, err
+// answered is the median of the quiet rounds' servers answered out of
+// servers, and the fewest of any round when that is fewer than all.
+func answered(quiet, loaded gamedigSide, servers int) string {
+	text := fmt.Sprintf("%s / %d", num(bench.Median(quiet.ok)), servers)
+	if fewest := slices.Min(append(slices.Clone(quiet.ok), loaded.ok...)); fewest < float64(servers) {
+		text += " (fewest " + num(fewest) + ")"
 	}
-	return parseGameDig(out)
+	return text
 }
 
 // parseGameDig reads the summary bench/node/gamedig.mjs prints as its last

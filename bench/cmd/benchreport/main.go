@@ -13,7 +13,7 @@
 // suite.
 //
 // Everything it starts listens on and talks to 127.0.0.1 only, and stops
-// when the run ends; each step has its own deadline. The browser section's
+// when the run ends; each step has its own deadline. The browser and GameDig sections'
 // loaded rounds also keep one core busy with a busy loop in this process
 // (hog.go), which each round stops, and which stops by itself after the
 // round's deadline in any case.
@@ -68,7 +68,7 @@ type section struct {
 var sections = []section{
 	{"browser", "Refreshing 1,000 Zandronum servers in the browser", 12 * time.Minute, browserSection},
 	{"start", "The browser page's start: first decode", 8 * time.Minute, startSection},
-	{"gamedig", "GameSpy v2: GameDig against querylens", 3 * time.Minute, gamedigSection},
+	{"gamedig", "GameDig against querylens: GameSpy v2, A2S, Quake III, GameSpy v1", 15 * time.Minute, gamedigSection},
 	{"decoder", "The browser decoder: wasm against native", 8 * time.Minute, decoderSection},
 	{"relay", "The relay", 8 * time.Minute, relaySection},
 	{"scale", "Several instances sharing Redis", 3 * time.Minute, scaleSection},

@@ -235,31 +235,36 @@ func TestProfileReport(t *testing.T) {
 	}
 }
 
-// TestGameDigReport formats the GameDig section from fixed rounds: one
-// where every reply was read, and one where querylens lost replies, which
-// fails the goal however fast it was.
+// TestGameDigReport formats the GameDig section from fixed rounds of two
+// protocols: one where every reply was read, and one where querylens lost
+// replies in a loaded round, which fails that protocol's goal however fast
+// it was.
 func TestGameDigReport(t *testing.T) {
-	gd := gamedigSide{
-		wall: []float64{776, 820, 443}, ok: []float64{1000, 1000, 1000}, players: []float64{16055, 16055, 16055},
-		sent: []float64{3000, 3000, 3000}, got: []float64{3000, 3000, 3000}, queries: []float64{3000, 3000, 3000},
-		errs: map[string]int{"timeout": 2, "ECONNREFUSED": 1, "bad reply": 3},
-	}
-	native := func(lastGot float64) gamedigSide {
+	side := func(wall, ok, players, perServer float64, lastGot float64) gamedigSide {
+		n := perServer * 1000
 		return gamedigSide{
-			wall: []float64{78.3, 82, 78}, ok: []float64{1000, 1000, lastGot}, players: []float64{16053, 16053, 16053},
-			sent: []float64{1000, 1000, 1000}, got: []float64{1000, 1000, lastGot}, queries: []float64{1000, 1000, 1000},
+			wall: []float64{wall, wall * 1.05, wall * 0.97}, ok: []float64{ok, ok, ok}, players: []float64{players, players, players},
+			sent: []float64{n, n, n}, got: []float64{n, n, lastGot}, queries: []float64{n, n, n}, errs: map[string]int{},
 		}
 	}
+	gd := side(776, 1000, 16055, 3, 3000)
+	gd.errs = map[string]int{"timeout": 2, "ECONNREFUSED": 1, "bad reply": 3}
+	gd.ok[2] = 994 // six failed in the last round
 	for _, tc := range []struct {
 		name, golden string
-		native       gamedigSide
+		lastGot      float64
 	}{
-		{"every reply read", "gamedig.golden", native(1000)},
-		{"replies lost", "gamedig-lost.golden", native(990)},
+		{"every reply read", "gamedig.golden", 7000},
+		{"replies lost", "gamedig-lost.golden", 6990},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			e := testEnv()
-			got := gamedigReport(e, "5.3.3", tc.native, gd, []float64{5.8, 6.1, 5.5}, []float64{360, 372, 351}, 10)
+			runs := []gdRun{
+				{p: gdProtocols[0], native: side(78.3, 1000, 16053, 1, 1000), gd: gd, nativeH: side(120, 1000, 16053, 1, 1000), gdH: side(1400, 1000, 16055, 3, 3000)},
+				{p: gdProtocols[1], native: side(150, 1000, 9000, 7, 7000), gd: side(2100, 1000, 9000, 7, 7000),
+					nativeH: side(260, 1000, 9000, 7, tc.lastGot), gdH: side(3900, 1000, 9000, 7, 7000)},
+			}
+			got := gamedigReport(e, "5.3.3", runs, []float64{5.8, 6.1, 5.5}, []float64{360, 372, 351}, 10)
 			golden(t, tc.golden, withGoals(got, e))
 		})
 	}

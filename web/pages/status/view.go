@@ -1,6 +1,7 @@
 package status
 
 import (
+	"html"
 	"net/url"
 	"strconv"
 	"strings"
@@ -38,12 +39,23 @@ type view struct {
 	BadgeURL    string        // absolute
 	BadgePath   string        // the badge from this site, for the page's own preview
 	CardURL     string        // absolute, the PNG preview
+	EmbedURL    string        // absolute, the widget for an iframe
+	ShieldsURL  string        // absolute, shields.io's endpoint badge of shields.json
+	APIURL      string        // absolute, the JSON API's view of this server
+	ProbeURL    string        // absolute, the Prometheus probe of this server
 	HistoryURL  string        // relative, history.json
 	FragmentURL string        // relative, history.html (the live refresh)
 	// HistoryScript is static/history.js, which refreshes the charts.
 	HistoryScript string
 	History       *history.Summary // nil without a history store
 	InspectURL    string           // relative, carries the packets in the fragment
+}
+
+// embedSnippet is the HTML that puts the live card of v's server in another
+// page, sized for the card.
+func embedSnippet(v view) string {
+	return `<iframe src="` + html.EscapeString(v.EmbedURL) + `" width="320" height="110" style="border:0" loading="lazy" title="` +
+		html.EscapeString(v.Name) + `"></iframe>`
 }
 
 type player struct {
@@ -74,6 +86,14 @@ func newView(rep server.Report, base string) view {
 	v.BadgePath = path + "/badge.svg" + q
 	v.BadgeURL = base + v.BadgePath
 	v.CardURL = base + path + "/card.png" + q
+	v.EmbedURL = base + path + "/embed" + q
+	v.ShieldsURL = "https://img.shields.io/endpoint?url=" + url.QueryEscape(base+path+"/shields.json"+q)
+	v.APIURL = base + "/api/v1/servers/" + rep.Ref.Protocol + "/" + rep.Ref.Addr + q
+	pq := url.Values{"protocol": {rep.Ref.Protocol}, "target": {rep.Ref.Addr}}
+	for k, val := range rep.Ref.Options {
+		pq.Set(k, val)
+	}
+	v.ProbeURL = base + "/probe?" + pq.Encode()
 	v.HistoryURL = path + "/history.json" + q
 	v.FragmentURL = path + "/history.html" + q
 	v.InspectURL = inspectURL(rep)
@@ -123,6 +143,9 @@ func fill(v *view, m *codecs.Message) {
 			v.Spectators++
 		}
 		v.Players = append(v.Players, pl)
+	}
+	if in.Has&codecs.HasNumBots != 0 {
+		v.Bots = server.CountsOf(in).Bots // the server's own count (A2S)
 	}
 	if in.Has&(codecs.HasNumPlayers|codecs.HasPlayers) != 0 {
 		n := in.NumPlayers

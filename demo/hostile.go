@@ -1,0 +1,103 @@
+package demo
+
+import (
+	"bytes"
+	"encoding/binary"
+	"net/netip"
+	"time"
+)
+
+// Hostile wraps a well-behaved server of protocol and spoils every reply
+// it sends the way b says (BadLength, BadCount or Endless), so that the
+// pages have a server of each family whose answer a decoder must refuse
+// by naming the field and offset at fault. What each protocol gets:
+//
+//	protocol  BadLength                          BadCount                         Endless
+//	a2s       bzip2 rules: decompressed_size     PLAYER: count 3 above the        INFO: no NUL from the name on
+//	          4 KiB above the stream's size      entries sent
+//	quake3    -                                  -                                no newline after the infostring
+//	gamespy1  -                                  -                                a key at the end with no value
+//	gamespy3  -                                  the last packet's number says    -
+//	                                             3 more packets than were sent
+//
+// A dash: the protocol has no such field (Quake III and GameSpy v1 are
+// text without lengths or counts; GameSpy v3 has no lengths, and a cut
+// string is how it continues a field in the next packet, which its
+// decoder accepts as "truncated"). There the wrapper sends the reply as
+// it is.
+func Hostile(protocol string, b Behavior, h Handler) Handler {
+	return &hostile{h: h, protocol: protocol, b: b}
+}
+
+type hostile struct {
+	h        Handler
+	protocol string
+	b        Behavior
+}
+
+func (x *hostile) Respond(q []byte, from netip.AddrPort, now time.Time) [][]byte {
+	out := x.h.Respond(q, from, now)
+	if x.protocol == "gamespy3" && x.b == BadCount {
+		return spoilGS3Count(out)
+	}
+	for i, d := range out {
+		out[i] = spoil(x.protocol, x.b, append([]byte(nil), d...))
+	}
+	return out
+}
+
+// spoil returns d spoilt as protocol and b say (see Hostile).
+func spoil(protocol string, b Behavior, d []byte) []byte {
+	switch protocol + "/" + b.String() {
+	case "a2s/bad length":
+		// Packet 0 of a compressed split message (Source form with the
+		// size field): FE FF FF FF, id with the top bit, total, number 0,
+		// size u16, then the decompressed size u32 at 12.
+		if len(d) >= 16 && binary.LittleEndian.Uint32(d) == 0xfffffffe && d[7]&0x80 != 0 && d[9] == 0 {
+			n := binary.LittleEndian.Uint32(d[12:])
+			binary.LittleEndian.PutUint32(d[12:], n+4096)
+		}
+	case "a2s/bad count":
+		// A player reply: FF FF FF FF 'D' count.
+		if len(d) >= 6 && binary.LittleEndian.Uint32(d) == 0xffffffff && d[4] == 'D' && d[5] <= 252 {
+			d[5] += 3
+		}
+	case "a2s/endless string":
+		// A Source info reply: FF FF FF FF 'I' protocol, then the name.
+		if len(d) >= 6 && binary.LittleEndian.Uint32(d) == 0xffffffff && d[4] == 'I' {
+			for i := 6; i < len(d); i++ {
+				if d[i] == 0 {
+					d[i] = '?'
+				}
+			}
+		}
+	case "quake3/endless string":
+		// FF FF FF FF command \n infostring \n players: every newline after
+		// the command's goes, so the infostring runs to the end.
+		if i := bytes.IndexByte(d, '\n'); i >= 0 {
+			d = append(d[:i+1], bytes.ReplaceAll(d[i+1:], []byte("\n"), []byte(" "))...)
+		}
+	case "gamespy1/endless string":
+		d = append(d, `\player_99`...)
+	}
+	return d
+}
+
+// spoilGS3Count rewrites the last packet of a GameSpy v3 split reply so
+// that its number says three more packets came before it than did.
+func spoilGS3Count(out [][]byte) [][]byte {
+	const tag = "splitnum\x00"
+	for i, d := range out {
+		j := bytes.Index(d, []byte(tag))
+		if j < 0 || j+len(tag) >= len(d) {
+			continue
+		}
+		at := j + len(tag)
+		if d[at]&0x80 != 0 && d[at]&0x7f+3 < 0x7f {
+			d = append([]byte(nil), d...)
+			d[at] += 3
+			out[i] = d
+		}
+	}
+	return out
+}
