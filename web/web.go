@@ -55,9 +55,13 @@ type Config struct {
 	// and policy; if it is a VisitorLimiter (the relay is), its limit per
 	// visitor applies to them. Required.
 	Exchanger netquery.Exchanger
-	// Masters are the Zandronum master servers ("host:port") whose lists
-	// the browser page loads.
-	Masters []string
+	// Masters are the master servers whose lists the browser page loads:
+	// a Kept one's (Steam's, Quake III's) from MasterLists, any other
+	// (Zandronum's) by asking it through the relay.
+	Masters []server.MasterSpec
+	// MasterLists, if set, serves the kept masters' lists (package
+	// masters), mounted at GET /api/v1/masters/.
+	MasterLists http.Handler
 	// Servers are listed on the browser page without a master, in any
 	// protocol (for example the demo's GameSpy v2, OGP and Bloodmasters
 	// servers).
@@ -129,12 +133,17 @@ func New(cfg Config) (http.Handler, error) {
 	if err != nil {
 		return nil, err
 	}
-	bc := browse.Config{Relay: cfg.RelayPath, Masters: append([]string{}, cfg.Masters...), Servers: []server.Ref{}, Protocols: browse.Protocols(),
-		Sparks: cfg.History != nil}
-	for _, m := range cfg.Masters {
-		if _, ok := server.CanonicalAddr(m); !ok {
-			return nil, errors.New("web: Config.Masters: " + m + " is not host:port")
+	bc := browse.Config{Relay: cfg.RelayPath, Masters: append([]server.MasterSpec{}, cfg.Masters...), Servers: []server.Ref{}, Protocols: browse.Protocols(),
+		Games: browse.Games(), Sparks: cfg.History != nil}
+	for i, m := range cfg.Masters {
+		addr, ok := server.CanonicalAddr(m.Addr)
+		if !ok {
+			return nil, errors.New("web: Config.Masters: " + m.String() + ": " + strconv.Quote(m.Addr) + " is not host:port")
 		}
+		if m.Protocol == "" {
+			return nil, errors.New("web: Config.Masters: " + m.Addr + " has no protocol")
+		}
+		bc.Masters[i].Addr = addr
 	}
 	for _, s := range cfg.Servers {
 		ref, err := server.New(s.Protocol, s.Addr, s.Options)
@@ -178,6 +187,9 @@ func New(cfg Config) (http.Handler, error) {
 	mux.HandleFunc("GET /history/tracked.json", st.TrackedJSON)
 	mux.Handle("GET /inspect", &inspect.Handler{Assets: a, RelayPath: cfg.RelayPath, Base: base})
 	mux.Handle("GET /static/{file...}", a)
+	if cfg.MasterLists != nil {
+		mux.Handle("GET /api/v1/masters/", cfg.MasterLists)
+	}
 	mux.HandleFunc("GET /healthz", func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Content-Type", "text/plain; charset=utf-8")
 		w.Header().Set("Cache-Control", "no-store")

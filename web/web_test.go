@@ -36,7 +36,7 @@ func newHandler(t *testing.T) http.Handler {
 	t.Helper()
 	h, err := web.New(web.Config{
 		Exchanger:     fakes,
-		Masters:       []string{"127.0.0.1:15300"},
+		Masters:       []server.MasterSpec{{Protocol: "zandronum", Addr: "127.0.0.1:15300"}, {Protocol: "a2s", Addr: "127.0.0.1:27011", Filter: `\appid\440`, Kept: true}},
 		Servers:       []server.Ref{{Protocol: fakeserver.Protocol, Addr: "10.0.0.1:7777"}},
 		PublicURL:     "https://ql.example.org",
 		StatusTimeout: 150 * time.Millisecond,
@@ -326,8 +326,13 @@ func TestBrowsePage(t *testing.T) {
 	d.TestID(t, "progress")
 	var cfg struct {
 		Relay   string
-		Masters []string
+		Masters []server.MasterSpec
 		Servers []struct{ Protocol, Addr string }
+		Games   []struct {
+			Name  string
+			AppID int
+			Port  int
+		}
 	}
 	scripts := ht.All(d.Root, func(n *html.Node) bool { return ht.Attr(n, "id") == "ql-config" })
 	if len(scripts) != 1 {
@@ -336,7 +341,9 @@ func TestBrowsePage(t *testing.T) {
 	if err := json.Unmarshal([]byte(ht.Text(scripts[0])), &cfg); err != nil {
 		t.Fatal(err)
 	}
-	if cfg.Relay != "/relay" || len(cfg.Masters) != 1 || len(cfg.Servers) != 1 || cfg.Servers[0].Addr != "10.0.0.1:7777" {
+	if cfg.Relay != "/relay" || len(cfg.Masters) != 2 || len(cfg.Servers) != 1 || cfg.Servers[0].Addr != "10.0.0.1:7777" ||
+		cfg.Masters[1] != (server.MasterSpec{Protocol: "a2s", Addr: "127.0.0.1:27011", Filter: `\appid\440`, Kept: true}) ||
+		len(cfg.Games) == 0 || cfg.Games[0].AppID != 440 {
 		t.Errorf("config = %+v", cfg)
 	}
 	maps := ht.All(d.Root, func(n *html.Node) bool { return n.Data == "script" && ht.Attr(n, "type") == "importmap" })
@@ -420,7 +427,8 @@ func TestNewRejectsBadConfig(t *testing.T) {
 		"public url":       {Exchanger: fakes, PublicURL: "not a url"},
 		"unknown protocol": {Exchanger: fakes, Servers: []server.Ref{{Protocol: "nosuch", Addr: "1.2.3.4:5"}}},
 		"bad server addr":  {Exchanger: fakes, Servers: []server.Ref{{Protocol: fakeserver.Protocol, Addr: "1.2.3.4"}}},
-		"bad master":       {Exchanger: fakes, Masters: []string{"master"}},
+		"bad master":       {Exchanger: fakes, Masters: []server.MasterSpec{{Protocol: "zandronum", Addr: "master"}}},
+		"master protocol":  {Exchanger: fakes, Masters: []server.MasterSpec{{Addr: "127.0.0.1:15300"}}},
 		"relay path":       {Exchanger: fakes, RelayPath: "relay"},
 	} {
 		if _, err := web.New(cfg); err == nil {
@@ -520,5 +528,22 @@ func TestStatusRateLimitPerVisitor(t *testing.T) {
 	h.ServeHTTP(rec, req)
 	if rec.Code != 200 {
 		t.Fatalf("another visitor: %d", rec.Code)
+	}
+}
+
+// TestMasterListsMounted checks that Config.MasterLists answers
+// /api/v1/masters/ and nothing else.
+func TestMasterListsMounted(t *testing.T) {
+	lists := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { w.Write([]byte("lists " + r.URL.Path)) })
+	h, err := web.New(web.Config{Exchanger: fakes, MasterLists: lists})
+	if err != nil {
+		t.Fatal(err)
+	}
+	rec := get(t, h, "/api/v1/masters/a2s/127.0.0.1:27011")
+	if rec.Code != 200 || rec.Body.String() != "lists /api/v1/masters/a2s/127.0.0.1:27011" {
+		t.Errorf("GET /api/v1/masters/…: %d %q", rec.Code, rec.Body.String())
+	}
+	if rec := get(t, h, "/api/v1/other"); rec.Code != 404 {
+		t.Errorf("GET /api/v1/other: %d, want 404", rec.Code)
 	}
 }

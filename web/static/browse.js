@@ -193,13 +193,43 @@ function results(list) {
   progress();
 }
 
-function loadMaster(addr, now = Date.now()) {
+function loadMaster(m, now = Date.now()) {
+  const addr = m.addr;
   const key = `master:${addr}`;
   const last = masterAsked.get(key) ?? 0;
   if (now - last < ZANDRONUM_MIN_MS) return;
   masterAsked.set(key, now);
+  if (m.kept) {
+    loadKept(m);
+    return;
+  }
   relay.ask({ key, protocol: "zandronum", target: addr, options: { master: "true" }, timeoutMs: replyTimeout(relay, 2000) });
 }
+
+/**
+ * loadKept reads a list the server keeps (Steam's, Quake III's masters:
+ * GET /api/v1/masters/…, server.MasterList) and asks its servers; while
+ * the server is still paging through the master, it reads it again.
+ */
+async function loadKept(m) {
+  let list;
+  try {
+    const res = await fetch(`/api/v1/masters/${m.protocol}/${m.addr}`);
+    list = await res.json();
+    if (!res.ok) throw new Error(list.error ?? res.statusText);
+  } catch (e) {
+    masterState.set(m.addr, { state: "unavailable", detail: String(e), count: 0 });
+    progress();
+    return;
+  }
+  const servers = (list.servers ?? []).filter((s) => s.state !== State.refused);
+  masterState.set(m.addr, { state: servers.length || list.complete ? State.online : "unavailable", detail: list.error ?? "", count: servers.length });
+  const added = servers.filter((s) => !byKey.has(keyOf(m.protocol, s.address))).map((s) => addRow(m.protocol, s.address, "master"));
+  askSoon(added);
+  progress();
+  if (!list.complete && !list.error) setTimeout(() => loadKept(m), KEPT_POLL_MS);
+}
+const KEPT_POLL_MS = 3000;
 
 /**
  * master adds the servers of a master's list, shows them, and asks them
@@ -213,7 +243,11 @@ function master(res) {
   const addr = res.key.slice("master:".length);
   const list = res.servers ?? [];
   masterState.set(addr, { state: res.state, detail: res.detail, count: list.length });
-  const added = list.map((s) => addRow("zandronum", s, "master"));
+  askSoon(list.map((s) => addRow("zandronum", s, "master")));
+}
+
+/** askSoon asks the rows a master listed once the list is drawn. */
+function askSoon(added) {
   if (!added.length) return;
   rebuild();
   let sent = false;
@@ -569,7 +603,7 @@ setInterval(() => {
   const every = Number($("auto").value) * 1000;
   if (!every || !connected || document.hidden) return;
   const now = Date.now();
-  for (const m of cfg.masters ?? []) if (now - (masterAsked.get(`master:${m}`) ?? 0) >= every) loadMaster(m, now);
+  for (const m of cfg.masters ?? []) if (now - (masterAsked.get(`master:${m.addr}`) ?? 0) >= every) loadMaster(m, now);
   for (const r of rows) if (now - r.lastAsked >= Math.max(every, minInterval(r))) ask(r, now);
   progress();
 }, 2000);

@@ -23,13 +23,38 @@ type Protocol struct {
 
 // Config is what the page's script receives.
 type Config struct {
-	Relay     string       `json:"relay"`
-	Masters   []string     `json:"masters"`
-	Servers   []server.Ref `json:"servers"` // listed without asking a master
-	Protocols []Protocol   `json:"protocols"`
+	Relay     string              `json:"relay"`
+	Masters   []server.MasterSpec `json:"masters"` // a Kept one's list is at /api/v1/masters/{protocol}/{addr}
+	Games     []Game              `json:"games"`
+	Servers   []server.Ref        `json:"servers"` // listed without asking a master
+	Protocols []Protocol          `json:"protocols"`
 	// Sparks adds a 24-hour sparkline to the rows of tracked servers
 	// (static/spark.js), when the site records history.
 	Sparks bool `json:"sparks,omitempty"`
+}
+
+// Game is a Steam game the page can list from a Steam master: its app id
+// (the master filter \appid\N) and its servers' usual query port.
+type Game struct {
+	Name  string `json:"name"`
+	AppID int    `json:"appid"`
+	Port  int    `json:"port"`
+}
+
+// Games are the Steam games the page offers, with the app ids of their
+// store pages and their dedicated servers' default query ports.
+func Games() []Game {
+	return []Game{
+		{Name: "Team Fortress 2", AppID: 440, Port: 27015},
+		{Name: "Counter-Strike 2", AppID: 730, Port: 27015},
+		{Name: "Garry's Mod", AppID: 4000, Port: 27015},
+		{Name: "Left 4 Dead 2", AppID: 550, Port: 27015},
+		{Name: "Half-Life 2: Deathmatch", AppID: 320, Port: 27015},
+		{Name: "Counter-Strike: Source", AppID: 240, Port: 27015},
+		{Name: "Day of Defeat: Source", AppID: 300, Port: 27015},
+		{Name: "Counter-Strike 1.6", AppID: 10, Port: 27015},
+		{Name: "Half-Life", AppID: 70, Port: 27015},
+	}
 }
 
 // Handler serves GET /.
@@ -79,7 +104,10 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 func (h *Handler) boot() layout.Boot {
 	b := layout.Boot{Relay: h.Config.Relay}
 	for _, m := range h.Config.Masters {
-		b.Asks = append(b.Asks, layout.BootAsk{Key: "master:" + m, Protocol: "zandronum", Target: m,
+		if m.Kept || m.Protocol != "zandronum" {
+			continue // the server keeps its list
+		}
+		b.Asks = append(b.Asks, layout.BootAsk{Key: "master:" + m.Addr, Protocol: "zandronum", Target: m.Addr,
 			Options: map[string]string{"master": "true"}, TimeoutMs: 2000 + 2000})
 	}
 	for _, s := range h.Config.Servers {
