@@ -24,7 +24,26 @@ type Config struct {
 	Servers int
 	// Seed makes the servers' names, maps and players reproducible.
 	Seed int64
+	// A2SServers adds that many answering A2S servers (at most
+	// MaxServers), listed by the Steam-like master beside the A2S servers
+	// every demo has (Fleet, not Targets: they are reached through the
+	// master's list).
+	A2SServers int
+	// A2SList is how many addresses the Steam-like master lists in all (at
+	// most MaxA2SList): the answering A2S servers, spread among loopback
+	// addresses where nothing listens (SilentPrefix). Fewer than the
+	// answering servers (0 too) lists just them.
+	A2SList int
 }
+
+// MaxA2SList bounds Config.A2SList: about 87 pages of a Steam master.
+const MaxA2SList = 20000
+
+// SilentPrefix holds the addresses the Steam-like master lists where no
+// server listens: the demo binds only 127.0.0.1, so a query to them goes
+// unanswered (a relay must be allowed this range for them to show as
+// offline rather than refused).
+var SilentPrefix = netip.MustParsePrefix("127.0.2.0/24")
 
 // DefaultServers is the number of Zandronum servers a zero Config starts.
 const DefaultServers = 24
@@ -78,12 +97,14 @@ func (t Target) Ref() server.Ref {
 
 // Demo is a running set of emulated servers.
 type Demo struct {
-	master  string
-	targets []Target
-	conns   []*net.UDPConn
-	wg      sync.WaitGroup
-	once    sync.Once
-	stop    func() bool // unregisters the context's AfterFunc
+	master              string
+	a2sMaster, q3Master string
+	targets             []Target
+	fleet               []Target
+	conns               []*net.UDPConn
+	wg                  sync.WaitGroup
+	once                sync.Once
+	stop                func() bool // unregisters the context's AfterFunc
 }
 
 // Start opens every server's socket on loopback and starts answering. The
@@ -95,6 +116,12 @@ func Start(ctx context.Context, cfg Config) (*Demo, error) {
 	}
 	if n < 0 || n > MaxServers {
 		return nil, errors.New("demo: servers must be between 1 and " + strconv.Itoa(MaxServers))
+	}
+	if cfg.A2SServers < 0 || cfg.A2SServers > MaxServers {
+		return nil, errors.New("demo: A2S servers must be between 0 and " + strconv.Itoa(MaxServers))
+	}
+	if cfg.A2SList < 0 || cfg.A2SList > MaxA2SList {
+		return nil, errors.New("demo: the A2S master's list must be between 0 and " + strconv.Itoa(MaxA2SList) + " addresses")
 	}
 	masterAddr := cfg.MasterAddr
 	if masterAddr == "" {
@@ -212,6 +239,9 @@ func Start(ctx context.Context, cfg Config) (*Demo, error) {
 			return nil, err
 		}
 	}
+	if err := d.startListMasters(cfg, open); err != nil {
+		return nil, err
+	}
 	// The context ends the demo too; Close unregisters this, so nothing
 	// is left waiting on a context that never ends.
 	d.stop = context.AfterFunc(ctx, func() { d.Close() })
@@ -290,7 +320,12 @@ func (d *Demo) Prefixes() []netip.Prefix {
 		}
 	}
 	add(d.master)
+	add(d.a2sMaster)
+	add(d.q3Master)
 	for _, t := range d.targets {
+		add(t.Addr)
+	}
+	for _, t := range d.fleet {
 		add(t.Addr)
 	}
 	return out

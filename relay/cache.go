@@ -24,6 +24,9 @@ type answer struct {
 // from it (flights), always locally.
 type replyCache interface {
 	get(key string) (answer, bool)
+	// peek is get for a reader that must not change what the cache
+	// keeps: it leaves the entry's place in the eviction order alone.
+	peek(key string) (answer, bool)
 	put(key string, a answer, ttl time.Duration)
 	stats() (entries, bytes int) // for the metrics
 }
@@ -65,6 +68,21 @@ func (c *memCache) get(key string) (answer, bool) {
 		return answer{}, false
 	}
 	c.lru.MoveToFront(el)
+	return e.a, true
+}
+
+func (c *memCache) peek(key string) (answer, bool) {
+	now := c.now()
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	el := c.m[key]
+	if el == nil {
+		return answer{}, false
+	}
+	e := el.Value.(*cacheEntry)
+	if now.After(e.expires) {
+		return answer{}, false
+	}
 	return e.a, true
 }
 

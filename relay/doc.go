@@ -183,5 +183,6 @@
 // Server.Exchange runs the same path (policy, per-target limits, cache,
 // coalescing) in process, for pages rendered on the server; Client is the
 // same protocol over a WebSocket for the command line. Both satisfy
-// netquery.Exchanger.
+// netquery.Exchanger. Server.Peek reads the cache alone, never sending: a
+// master's list shows with it what a page asking now would get.
 package relay

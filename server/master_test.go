@@ -36,3 +36,18 @@ func TestParseMasterSpec(t *testing.T) {
 		}
 	}
 }
+
+func TestDefaultMasters(t *testing.T) {
+	ms := DefaultMasters()
+	if len(ms) != 3 || ms[0].Protocol != "zandronum" || ms[1].Label != "QZandronum" || ms[2].Protocol != "quake3" || !ms[2].Kept {
+		t.Fatalf("DefaultMasters() = %+v", ms)
+	}
+	if ms[0].Addr != defaultOf("zandronum") {
+		t.Errorf("Zandronum's default master %s, the protocol table says %s", ms[0].Addr, defaultOf("zandronum"))
+	}
+}
+
+func defaultOf(protocol string) string {
+	p, _ := LookupProtocol(protocol)
+	return p.Master.Default
+}

@@ -165,7 +165,7 @@ func init() {
 	})
 	Register(Protocol{
 		Name: "quake3",
-		// ioquake3's default master (its sv_master1); other games' masters
+		// ioquake3's own master (its sv_master2; sv_master1 is id's); other games' masters
 		// take a game name and protocol number: querylens master -p quake3
 		// -o game=Xonotic -o protocol=3 -o ext=true HOST:PORT.
 		Master: &Master{Options: map[string]string{"master": "true"},

@@ -148,7 +148,11 @@ func startBigStack(t *testing.T) (string, *fakeLists) {
 	t.Helper()
 	lists := newFakeLists(t)
 	rs := relay.New(relay.Config{}, slog.New(slog.NewTextHandler(io.Discard, nil)))
-	h, err := web.New(web.Config{Exchanger: fakes, Masters: []string{bigMaster}, MasterLists: lists})
+	spec, err := server.ParseMasterSpec(bigMaster)
+	if err != nil {
+		t.Fatal(err)
+	}
+	h, err := web.New(web.Config{Exchanger: fakes, Masters: []server.MasterSpec{spec}, MasterLists: lists})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -17,6 +17,7 @@ import (
 	"github.com/querylens/querylens/history"
 	"github.com/querylens/querylens/history/sqlite"
 	"github.com/querylens/querylens/relay"
+	"github.com/querylens/querylens/server"
 	"github.com/querylens/querylens/web"
 )
 
@@ -51,7 +52,7 @@ func TestBrowserHistory(t *testing.T) {
 	}
 	logger := slog.New(slog.NewTextHandler(io.Discard, nil))
 	rs := relay.New(relay.Config{AllowTargets: d.Prefixes(), CacheKey: codecs.QueryKey, ReplyWindow: testReplyWindow}, logger)
-	h, err := web.New(web.Config{Exchanger: rs, Masters: []string{d.Master()}, Logger: logger, History: store, StatusTimeout: testStatusTimeout})
+	h, err := web.New(web.Config{Exchanger: rs, Masters: []server.MasterSpec{{Protocol: "zandronum", Addr: d.Master()}}, Logger: logger, History: store, StatusTimeout: testStatusTimeout})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -140,7 +141,7 @@ func TestBrowserSparklines(t *testing.T) {
 	logger := slog.New(slog.NewTextHandler(io.Discard, nil))
 	fast := relay.Rate{PerSecond: 10000, Burst: 10000}
 	rs := relay.New(relay.Config{AllowTargets: d.Prefixes(), CacheKey: codecs.QueryKey, IPRate: fast, ConnRate: fast, TargetHostRate: fast, ReplyWindow: testReplyWindow}, logger)
-	h, err := web.New(web.Config{Exchanger: rs, Masters: []string{d.Master()}, Logger: logger, History: store, Tracker: tr})
+	h, err := web.New(web.Config{Exchanger: rs, Masters: []server.MasterSpec{{Protocol: "zandronum", Addr: d.Master()}}, Logger: logger, History: store, Tracker: tr})
 	if err != nil {
 		t.Fatal(err)
 	}

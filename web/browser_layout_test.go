@@ -143,7 +143,7 @@ func layoutStack(t *testing.T) (string, *demo.Demo) {
 	fast := relay.Rate{PerSecond: 10000, Burst: 10000}
 	rs := relay.New(relay.Config{AllowAddrs: own, CacheKey: codecs.QueryKey, ReplyWindow: testReplyWindow,
 		Loopback: &relay.ClientLimits{ConnRate: fast, IPRate: fast, MaxInFlight: 1024, QueueFrames: 4096, QueueBytes: 1 << 20}}, logger)
-	h, err := web.New(web.Config{Exchanger: rs, Masters: []string{d.Master()}, Servers: extra, Logger: logger, History: store,
+	h, err := web.New(web.Config{Exchanger: rs, Masters: []server.MasterSpec{{Protocol: "zandronum", Addr: d.Master()}}, Servers: extra, Logger: logger, History: store,
 		StatusTimeout: testStatusTimeout})
 	if err != nil {
 		t.Fatal(err)

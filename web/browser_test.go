@@ -135,7 +135,7 @@ func startStack(t *testing.T, servers int) *stack {
 			extra = append(extra, tg.Ref())
 		}
 	}
-	h, err := web.New(web.Config{Exchanger: rs, Masters: []string{d.Master()}, Servers: extra, Logger: logger, StatusTimeout: testStatusTimeout})
+	h, err := web.New(web.Config{Exchanger: rs, Masters: []server.MasterSpec{{Protocol: "zandronum", Addr: d.Master()}}, Servers: extra, Logger: logger, StatusTimeout: testStatusTimeout})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -55,16 +55,12 @@ type Config struct {
 	// and policy; if it is a VisitorLimiter (the relay is), its limit per
 	// visitor applies to them. Required.
 	Exchanger netquery.Exchanger
-	// Masters are the master servers whose lists the browser page shows,
-	// each as --master spells it (server.ParseMasterSpec:
-	// PROTOCOL=HOST:PORT[?filter=…&label=…]; a bare HOST:PORT is a
-	// Zandronum master). The page asks a master through the relay itself,
-	// or loads the list the server keeps (MasterSpec.Kept) from
-	// /api/v1/masters/.
-	Masters []string
-	// MasterLists, if set, serves the lists of the masters the server
-	// keeps: GET /api/v1/masters/{protocol}/{host:port}?filter=… answers a
-	// server.MasterList.
+	// Masters are the master servers whose lists the browser page loads:
+	// a Kept one's (Steam's, Quake III's) from MasterLists, any other
+	// (Zandronum's) by asking it through the relay.
+	Masters []server.MasterSpec
+	// MasterLists, if set, serves the kept masters' lists (package
+	// masters), mounted at GET /api/v1/masters/.
 	MasterLists http.Handler
 	// Servers are listed on the browser page without a master, in any
 	// protocol (for example the demo's GameSpy v2, OGP and Bloodmasters
@@ -137,14 +133,17 @@ func New(cfg Config) (http.Handler, error) {
 	if err != nil {
 		return nil, err
 	}
-	bc := browse.Config{Relay: cfg.RelayPath, Masters: []server.MasterSpec{}, Servers: []server.Ref{}, Protocols: browse.Protocols(),
-		Games: server.SteamGames, Sparks: cfg.History != nil}
-	for _, m := range cfg.Masters {
-		spec, err := server.ParseMasterSpec(m)
-		if err != nil {
-			return nil, errors.New("web: Config.Masters: " + err.Error())
+	bc := browse.Config{Relay: cfg.RelayPath, Masters: append([]server.MasterSpec{}, cfg.Masters...), Servers: []server.Ref{}, Protocols: browse.Protocols(),
+		Games: browse.Games(), Sparks: cfg.History != nil}
+	for i, m := range cfg.Masters {
+		addr, ok := server.CanonicalAddr(m.Addr)
+		if !ok {
+			return nil, errors.New("web: Config.Masters: " + m.String() + ": " + strconv.Quote(m.Addr) + " is not host:port")
 		}
-		bc.Masters = append(bc.Masters, spec)
+		if m.Protocol == "" {
+			return nil, errors.New("web: Config.Masters: " + m.Addr + " has no protocol")
+		}
+		bc.Masters[i].Addr = addr
 	}
 	for _, s := range cfg.Servers {
 		ref, err := server.New(s.Protocol, s.Addr, s.Options)
@@ -186,11 +185,11 @@ func New(cfg Config) (http.Handler, error) {
 	mux.HandleFunc("GET /s/{protocol}/{target}/spark.svg", st.Spark)
 	mux.HandleFunc("GET /s/{protocol}/{target}/live", st.Live)
 	mux.HandleFunc("GET /history/tracked.json", st.TrackedJSON)
+	mux.Handle("GET /inspect", &inspect.Handler{Assets: a, RelayPath: cfg.RelayPath, Base: base})
+	mux.Handle("GET /static/{file...}", a)
 	if cfg.MasterLists != nil {
 		mux.Handle("GET /api/v1/masters/", cfg.MasterLists)
 	}
-	mux.Handle("GET /inspect", &inspect.Handler{Assets: a, RelayPath: cfg.RelayPath, Base: base})
-	mux.Handle("GET /static/{file...}", a)
 	mux.HandleFunc("GET /healthz", func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Content-Type", "text/plain; charset=utf-8")
 		w.Header().Set("Cache-Control", "no-store")

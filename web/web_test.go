@@ -7,7 +7,7 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
-	"strconv"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -37,7 +37,7 @@ func newHandler(t *testing.T) http.Handler {
 	t.Helper()
 	h, err := web.New(web.Config{
 		Exchanger:     fakes,
-		Masters:       []string{"127.0.0.1:15300"},
+		Masters:       []server.MasterSpec{{Protocol: "zandronum", Addr: "127.0.0.1:15300"}, {Protocol: "a2s", Addr: "127.0.0.1:27011", Filter: `\appid\440`, Kept: true}},
 		Servers:       []server.Ref{{Protocol: fakeserver.Protocol, Addr: "10.0.0.1:7777"}},
 		PublicURL:     "https://ql.example.org",
 		StatusTimeout: 150 * time.Millisecond,
@@ -329,7 +329,11 @@ func TestBrowsePage(t *testing.T) {
 		Relay   string
 		Masters []server.MasterSpec
 		Servers []struct{ Protocol, Addr string }
-		Games   []server.SteamGame
+		Games   []struct {
+			Name  string
+			AppID int
+			Port  int
+		}
 	}
 	scripts := ht.All(d.Root, func(n *html.Node) bool { return ht.Attr(n, "id") == "ql-config" })
 	if len(scripts) != 1 {
@@ -338,8 +342,15 @@ func TestBrowsePage(t *testing.T) {
 	if err := json.Unmarshal([]byte(ht.Text(scripts[0])), &cfg); err != nil {
 		t.Fatal(err)
 	}
-	if cfg.Relay != "/relay" || len(cfg.Masters) != 1 || cfg.Masters[0] != (server.MasterSpec{Protocol: "zandronum", Addr: "127.0.0.1:15300"}) ||
-		len(cfg.Servers) != 1 || cfg.Servers[0].Addr != "10.0.0.1:7777" || len(cfg.Games) != len(server.SteamGames) {
+	if cfg.Relay != "/relay" || len(cfg.Masters) != 2 || len(cfg.Servers) != 1 || cfg.Servers[0].Addr != "10.0.0.1:7777" ||
+		cfg.Masters[1] != (server.MasterSpec{Protocol: "a2s", Addr: "127.0.0.1:27011", Filter: `\appid\440`, Kept: true}) ||
+		len(cfg.Games) != len(server.SteamGames) || !slices.ContainsFunc(cfg.Games, func(g struct {
+		Name  string
+		AppID int
+		Port  int
+	}) bool {
+		return g.AppID == 440 && g.Name == "Team Fortress 2" && g.Port == 27015
+	}) {
 		t.Errorf("config = %+v", cfg)
 	}
 	maps := ht.All(d.Root, func(n *html.Node) bool { return n.Data == "script" && ht.Attr(n, "type") == "importmap" })
@@ -380,7 +391,7 @@ func TestBrowsePage(t *testing.T) {
 		t.Fatal(err)
 	}
 	if !strings.HasPrefix(boot.Worker, "/static/worker.") || boot.Relay != "/relay" || len(boot.Asks) != 2 ||
-		boot.Asks[0].Key != "master:zandronum/127.0.0.1:15300" || boot.Asks[1].Key != fakeserver.Protocol+"/10.0.0.1:7777" {
+		boot.Asks[0].Key != "master:127.0.0.1:15300" || boot.Asks[1].Key != fakeserver.Protocol+"/10.0.0.1:7777" {
 		t.Errorf("data-boot = %+v", boot)
 	}
 	for _, th := range []string{"fav", "protocol", "name", "players", "map", "mode", "ping", "addr", "country", "flags"} {
@@ -423,43 +434,13 @@ func TestNewRejectsBadConfig(t *testing.T) {
 		"public url":       {Exchanger: fakes, PublicURL: "not a url"},
 		"unknown protocol": {Exchanger: fakes, Servers: []server.Ref{{Protocol: "nosuch", Addr: "1.2.3.4:5"}}},
 		"bad server addr":  {Exchanger: fakes, Servers: []server.Ref{{Protocol: fakeserver.Protocol, Addr: "1.2.3.4"}}},
-		"bad master":       {Exchanger: fakes, Masters: []string{"master"}},
-		"masterless":       {Exchanger: fakes, Masters: []string{"gamespy2=1.2.3.4:5"}},
+		"bad master":       {Exchanger: fakes, Masters: []server.MasterSpec{{Protocol: "zandronum", Addr: "master"}}},
+		"master protocol":  {Exchanger: fakes, Masters: []server.MasterSpec{{Addr: "127.0.0.1:15300"}}},
 		"relay path":       {Exchanger: fakes, RelayPath: "relay"},
 	} {
 		if _, err := web.New(cfg); err == nil {
 			t.Errorf("%s: New accepted %+v", name, cfg)
 		}
-	}
-}
-
-// TestMasterListsMounted: Config.MasterLists answers under
-// /api/v1/masters/ with the path and query it was asked, and without it
-// the path is the site's 404.
-func TestMasterListsMounted(t *testing.T) {
-	lists := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		w.Header().Set("Content-Type", "application/json")
-		w.Write([]byte(strconv.Quote(r.URL.Path + "?" + r.URL.RawQuery)))
-	})
-	for _, tc := range []struct {
-		name  string
-		lists http.Handler
-		code  int
-		body  string
-	}{
-		{"mounted", lists, 200, `"/api/v1/masters/a2s/127.0.0.1:27011?filter=%5Cappid%5C440"`},
-		{"absent", nil, 404, ""},
-	} {
-		t.Run(tc.name, func(t *testing.T) {
-			h, err := web.New(web.Config{Exchanger: fakes, MasterLists: tc.lists, Masters: []string{`a2s=127.0.0.1:27011?filter=\appid\10`}})
-			if err != nil {
-				t.Fatal(err)
-			}
-			rec := get(t, h, "/api/v1/masters/a2s/127.0.0.1:27011?filter=%5Cappid%5C440")
-			if rec.Code != tc.code || (tc.body != "" && rec.Body.String() != tc.body) {
-				t.Errorf("GET: %d %s, want %d %s", rec.Code, rec.Body, tc.code, tc.body)
-			}
-		})
 	}
 }
 
@@ -554,5 +535,22 @@ func TestStatusRateLimitPerVisitor(t *testing.T) {
 	h.ServeHTTP(rec, req)
 	if rec.Code != 200 {
 		t.Fatalf("another visitor: %d", rec.Code)
+	}
+}
+
+// TestMasterListsMounted checks that Config.MasterLists answers
+// /api/v1/masters/ and nothing else.
+func TestMasterListsMounted(t *testing.T) {
+	lists := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { w.Write([]byte("lists " + r.URL.Path)) })
+	h, err := web.New(web.Config{Exchanger: fakes, MasterLists: lists})
+	if err != nil {
+		t.Fatal(err)
+	}
+	rec := get(t, h, "/api/v1/masters/a2s/127.0.0.1:27011")
+	if rec.Code != 200 || rec.Body.String() != "lists /api/v1/masters/a2s/127.0.0.1:27011" {
+		t.Errorf("GET /api/v1/masters/…: %d %q", rec.Code, rec.Body.String())
+	}
+	if rec := get(t, h, "/api/v1/other"); rec.Code != 404 {
+		t.Errorf("GET /api/v1/other: %d, want 404", rec.Code)
 	}
 }

@@ -204,12 +204,23 @@ func (e *env) startHistoryIn(ctx context.Context, o serveOptions, rs *relay.Serv
 		}
 	})
 	if ho.trackMaster {
-		masters := append([]string(nil), o.masters...)
+		// The Zandronum masters: one conversation each gives the list (the
+		// kept masters' lists are package masters' business).
+		var masters []string
+		for _, m := range o.masters {
+			if m.Protocol == "zandronum" {
+				masters = append(masters, m.Addr)
+			}
+		}
 		if d != nil {
 			masters = append(masters, d.Master())
 		}
-		if len(masters) == 0 {
-			masters = []string{DefaultMaster}
+		if len(o.masters) == 0 && d == nil {
+			for _, m := range server.DefaultMasters() {
+				if m.Protocol == "zandronum" {
+					masters = append(masters, m.Addr)
+				}
+			}
 		}
 		mcfg := server.MasterConfig{Exchanger: rs, Allow: rs.CheckTarget, Tracker: tracker, Logger: logger}
 		for _, m := range masters {

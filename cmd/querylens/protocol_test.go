@@ -153,7 +153,7 @@ func TestToyProtocol(t *testing.T) {
 	logger := slog.New(slog.NewTextHandler(io.Discard, nil))
 	rs := relay.New(relay.Config{AllowAddrs: own, CacheKey: codecs.QueryKey}, logger)
 	defer rs.Shutdown(context.Background())
-	h, err := web.New(web.Config{Exchanger: rs, Masters: []string{d.Master()}, Servers: []server.Ref{tg.Ref()}, Logger: logger})
+	h, err := web.New(web.Config{Exchanger: rs, Masters: []server.MasterSpec{{Protocol: "zandronum", Addr: d.Master()}}, Servers: []server.Ref{tg.Ref()}, Logger: logger})
 	if err != nil {
 		t.Fatal(err)
 	}

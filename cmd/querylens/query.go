@@ -9,6 +9,8 @@ import (
 	"time"
 
 	"github.com/querylens/querylens/codecs"
+	"github.com/querylens/querylens/codecs/a2s"
+	"github.com/querylens/querylens/masters"
 	"github.com/querylens/querylens/netquery"
 	"github.com/querylens/querylens/server"
 )
@@ -47,7 +49,7 @@ func (e *env) query(args []string, master bool) int {
 	protoHelp := "protocol (`name`); guessed from a well-known port when empty, else every protocol is tried at once"
 	if master {
 		name = "master"
-		synopsis = "[-p PROTOCOL] [-o KEY=VALUE]... [--timeout D] [--retries N] [--relay URL] [HOST:PORT]"
+		synopsis = "[-p PROTOCOL] [--filter F] [--page-interval D] [-o KEY=VALUE]... [--timeout D] [--retries N] [--relay URL] [HOST:PORT]"
 		protoHelp = "protocol (`name`) of the master; zandronum when empty"
 	}
 	fs := newFlagSet(e, name, synopsis)
@@ -60,6 +62,14 @@ func (e *env) query(args []string, master bool) int {
 	relayURL := fs.String("relay", "", "send through a querylens relay (`ws://host:port/relay`) instead of direct UDP")
 	pretty := fs.Bool("pretty", false, "indent the JSON")
 	spans := fs.Bool("spans", false, "include layers and field spans in the JSON")
+	var filter *string
+	var pageEvery *time.Duration
+	if master {
+		filter = fs.String("filter", "", "the master's filter: Steam's (a2s) `\\appid\\440\\dedicated\\1…`, or Quake III's getservers\n"+
+			"arguments \"[GAME] PROTOCOL [FILTER…]\" (\"Xonotic 3 empty full\"; the word ext asks getserversExt)")
+		pageEvery = fs.Duration("page-interval", masters.DefaultInterval, "the least time between two pages of a paged list (Steam's master\n"+
+			"ignores an address that asks faster); 0 asks each page as soon as the one before came")
+	}
 	pos, err := parseInterspersed(fs, args)
 	if err != nil {
 		return exitUsage
@@ -110,6 +120,25 @@ func (e *env) query(args []string, master bool) int {
 			for k, v := range p.Master.Options {
 				opts[k] = v
 			}
+			if *filter != "" {
+				switch c.Name() {
+				case "a2s":
+					opts["filter"] = *filter
+				case "quake3":
+					fo, err := masters.Quake3Options(*filter)
+					if err != nil {
+						return e.usageErr(fs, err.Error())
+					}
+					for k, v := range fo {
+						opts[k] = v
+					}
+				default:
+					return e.usageErr(fs, c.Title()+"'s master takes no filter")
+				}
+			}
+			if *pageEvery < 0 {
+				return e.usageErr(fs, "--page-interval must not be negative, got "+pageEvery.String())
+			}
 			if target == "" {
 				if target = p.Master.Default; target == "" {
 					return e.usageErr(fs, c.Title()+" has no default master: give HOST:PORT")
@@ -120,8 +149,14 @@ func (e *env) query(args []string, master bool) int {
 			return e.usageErr(fs, err.Error())
 		}
 	}
+	budget := *timeout*time.Duration(*retries+2) + 5*time.Second
+	if master && c != nil && c.Name() == "a2s" {
+		// Every page is a request of its own, paced.
+		budget += (*timeout + *pageEvery) * a2s.MaxMasterPages
+		q = &pacedQuery{Query: q, every: *pageEvery}
+	}
 
-	ctx, cancel := context.WithTimeout(context.Background(), *timeout*time.Duration(*retries+2)+5*time.Second)
+	ctx, cancel := context.WithTimeout(context.Background(), budget)
 	defer cancel()
 	ex := e.exchanger
 	if ex == nil {
@@ -169,6 +204,31 @@ func (e *env) query(args []string, master bool) int {
 	}
 	e.writeJSON(o, *pretty)
 	return exitOK
+}
+
+// pacedQuery spaces the requests a paged master conversation sends (each
+// page asked with the last address of the one before) at least every
+// apart, so that the master does not ignore the asker.
+type pacedQuery struct {
+	codecs.Query
+	every time.Duration
+	last  time.Time
+}
+
+func (p *pacedQuery) Start() [][]byte {
+	p.last = time.Now()
+	return p.Query.Start()
+}
+
+func (p *pacedQuery) Feed(b []byte) ([][]byte, bool, error) {
+	send, done, err := p.Query.Feed(b)
+	if len(send) > 0 && p.every > 0 {
+		if wait := time.Until(p.last.Add(p.every)); wait > 0 {
+			time.Sleep(wait)
+		}
+		p.last = time.Now()
+	}
+	return send, done, err
 }
 
 // closer is what a relay client adds to an Exchanger.

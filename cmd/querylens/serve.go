@@ -19,6 +19,7 @@ import (
 	"github.com/querylens/querylens/codecs"
 	"github.com/querylens/querylens/demo"
 	"github.com/querylens/querylens/internal/health"
+	"github.com/querylens/querylens/masters"
 	"github.com/querylens/querylens/relay"
 	"github.com/querylens/querylens/relay/redisstore"
 	"github.com/querylens/querylens/server"
@@ -59,6 +60,19 @@ func (p *prefixFlag) Set(s string) error {
 	return nil
 }
 
+// masterFlag collects repeatable --master PROTOCOL=HOST:PORT[?filter=…&label=…] flags.
+type masterFlag []server.MasterSpec
+
+func (m *masterFlag) String() string { return "" }
+func (m *masterFlag) Set(v string) error {
+	spec, err := server.ParseMasterSpec(v)
+	if err != nil {
+		return err
+	}
+	*m = append(*m, spec)
+	return nil
+}
+
 // serverFlag collects repeatable PROTOCOL=HOST:PORT[?OPTIONS] flags.
 type serverFlag []server.Ref
 
@@ -77,12 +91,15 @@ type serveOptions struct {
 	allowTargets prefixFlag
 	allowOrigins listFlag
 	trusted      prefixFlag
-	masters      listFlag
+	masters      masterFlag
 	servers      serverFlag
 	publicURL    string
 	demo         bool
 	demoServers  int
 	demoMaster   string
+	demoA2SList  int
+	demoA2S      int
+	steamKey     string
 	metrics      bool
 	logJSON      bool
 	ipRate       float64
@@ -120,7 +137,9 @@ func (e *env) serve(args []string) int {
 	fs.Var(&o.allowTargets, "allow-target", "let the relay reach this `CIDR` although policy refuses it (private, loopback); repeatable")
 	fs.Var(&o.allowOrigins, "allow-origin", "let pages from this `ORIGIN` (https://host or a host pattern) use the relay; repeatable")
 	fs.Var(&o.trusted, "trusted-proxy", "believe X-Forwarded-For from this reverse proxy `CIDR`; repeatable")
-	fs.Var(&o.masters, "master", "a Zandronum master `HOST:PORT` the browser page lists (default "+DefaultMaster+"); repeatable")
+	fs.Var(&o.masters, "master", "a master the browser page lists, as `PROTOCOL=HOST:PORT[?filter=…&label=…]` (a bare HOST:PORT is Zandronum;\n"+
+		"the server keeps Steam's (a2s) and Quake III's lists, the page asks the others through the relay); repeatable.\n"+
+		"Default: Zandronum's, QZandronum's and ioquake3's masters")
 	fs.Var(&o.servers, "server", "also list `PROTOCOL=HOST:PORT[?OPTION=VALUE&...]` on the browser page (options as in querylens protocols); repeatable")
 	fs.StringVar(&o.publicURL, "public-url", "", "the site's absolute `URL`, for the links chat apps unfurl (default http://ADDR, never a request's Host header)")
 	fs.BoolVar(&o.demo, "demo", false, "also run the demo servers on loopback and browse them. The relay may then query exactly\n"+
@@ -130,6 +149,11 @@ func (e *env) serve(args []string) int {
 		"proxy on this machine, pass it as --trusted-proxy, or every client counts as loopback")
 	fs.IntVar(&o.demoServers, "demo-servers", demo.DefaultServers, "with --demo: how many Zandronum servers the demo master lists")
 	fs.StringVar(&o.demoMaster, "demo-master-addr", "", "with --demo: where the demo master listens (default a free loopback port)")
+	fs.IntVar(&o.demoA2S, "demo-a2s-servers", 0, "with --demo: how many more A2S servers the demo's Steam-like master lists (up to "+strconv.Itoa(demo.MaxServers)+")")
+	fs.IntVar(&o.demoA2SList, "demo-a2s-list", 0, "with --demo: how many addresses the Steam-like master lists in all, the A2S servers among silent\n"+
+		"loopback ones (up to "+strconv.Itoa(demo.MaxA2SList)+"; 0: just the A2S servers)")
+	fs.StringVar(&o.steamKey, "steam-web-api-key", "", "list Steam masters through the Steam Web API (IGameServersService/GetServerList) with this `KEY`\n"+
+		"instead of the UDP master (default $QUERYLENS_STEAM_WEB_API_KEY); never shown to pages or logs")
 	fs.BoolVar(&o.metrics, "metrics", true, "serve Prometheus metrics at /metrics")
 	fs.BoolVar(&o.logJSON, "log-json", false, "log JSON lines instead of text")
 	fs.Float64Var(&o.ipRate, "ip-rate", 0, "queries per second one client address may send through the relay (0: the relay's default, 40; with --demo, also for loopback clients)")
@@ -144,6 +168,15 @@ func (e *env) serve(args []string) int {
 	}
 	if len(pos) > 0 {
 		return e.usageErr(fs, "unexpected argument "+strconv.Quote(pos[0]))
+	}
+	if o.demoA2S < 0 || o.demoA2S > demo.MaxServers {
+		return e.usageErr(fs, "--demo-a2s-servers must be between 0 and "+strconv.Itoa(demo.MaxServers))
+	}
+	if o.demoA2SList < 0 || o.demoA2SList > demo.MaxA2SList {
+		return e.usageErr(fs, "--demo-a2s-list must be between 0 and "+strconv.Itoa(demo.MaxA2SList))
+	}
+	if o.steamKey == "" {
+		o.steamKey = os.Getenv("QUERYLENS_STEAM_WEB_API_KEY")
 	}
 	if o.probe.token == "" {
 		o.probe.token = os.Getenv(probeTokenEnv)
@@ -196,7 +229,7 @@ func (e *env) runServe(ctx context.Context, o serveOptions, ready chan<- string)
 	var demoTargets []demo.Target
 	if o.demo {
 		var err error
-		d, err = demo.Start(ctx, demo.Config{MasterAddr: o.demoMaster, Servers: o.demoServers})
+		d, err = demo.Start(ctx, demo.Config{MasterAddr: o.demoMaster, Servers: o.demoServers, A2SServers: o.demoA2S, A2SList: o.demoA2SList})
 		if err != nil {
 			return err
 		}
@@ -208,6 +241,11 @@ func (e *env) runServe(ctx context.Context, o serveOptions, ready chan<- string)
 			return err
 		}
 		rcfg.AllowAddrs = append(rcfg.AllowAddrs, own...)
+		// The Steam-like master's silent addresses: nothing listens there,
+		// so their rows show offline, as dead servers on a real list do.
+		if o.demoA2SList > 0 {
+			rcfg.AllowTargets = append(rcfg.AllowTargets, demo.SilentPrefix)
+		}
 		// A page on this machine may ask every demo server at once (silent
 		// ones hold an id for the whole reply window); clients from
 		// elsewhere keep the default limits.
@@ -216,7 +254,9 @@ func (e *env) runServe(ctx context.Context, o serveOptions, ready chan<- string)
 		if o.ipRate > 0 {
 			rcfg.Loopback.IPRate = rcfg.IPRate
 		}
-		wcfg.Masters = append([]string{d.Master()}, wcfg.Masters...)
+		// The demo's own masters replace the defaults: no public master
+		// is ever asked for a demo.
+		wcfg.Masters = append(demoMasters(d), wcfg.Masters...)
 		demoTargets = d.Targets()
 		for _, t := range d.Targets() {
 			if t.Protocol != "zandronum" {
@@ -224,7 +264,7 @@ func (e *env) runServe(ctx context.Context, o serveOptions, ready chan<- string)
 			}
 		}
 	} else if len(wcfg.Masters) == 0 {
-		wcfg.Masters = []string{DefaultMaster}
+		wcfg.Masters = server.DefaultMasters()
 	}
 	if o.redis != "" {
 		redisstore.SetLogger(logger)
@@ -264,6 +304,23 @@ func (e *env) runServe(ctx context.Context, o serveOptions, ready chan<- string)
 	}
 	defer hist.close()
 	wcfg.History, wcfg.Tracker = hist.store, hist.tracker
+	mcfg := masters.Config{Masters: wcfg.Masters, Exchanger: rs, Allow: rs.CheckTarget, SteamWebAPIKey: o.steamKey, Logger: logger}
+	// A listed server's state: the relay's cached answer, else the
+	// history's last sample; listing never asks a server.
+	states := masters.FirstOf{&masters.CacheStates{Relay: rs}}
+	if hist.store != nil {
+		states = append(states, &masters.HistoryStates{Store: hist.store})
+	}
+	mcfg.States = states
+	if lim := rcfg.SharedLimiter; lim != nil {
+		mcfg.Pacer = &masters.SharedPacer{Local: masters.NewLocalPacer(0, nil), Limiter: lim, Timeout: o.redisTimeout, Logger: logger}
+	}
+	keeper, err := masters.New(mcfg)
+	if err != nil {
+		return err
+	}
+	defer keeper.Close()
+	wcfg.MasterLists = keeper
 	wh, err := web.New(wcfg)
 	if err != nil {
 		return err
@@ -300,6 +357,7 @@ func (e *env) runServe(ctx context.Context, o serveOptions, ready chan<- string)
 	logger.Info("querylens serving", "url", url, "relay", "ws://"+ln.Addr().String()+"/relay", "demo", o.demo)
 	if d != nil {
 		io.WriteString(e.stdout, "demo master "+d.Master()+" listing "+strconv.Itoa(o.demoServers)+" Zandronum servers\n")
+		io.WriteString(e.stdout, "demo Steam-like master "+d.A2SMaster()+", Quake III master "+d.Quake3Master()+"\n")
 	}
 	io.WriteString(e.stdout, "querylens is serving at "+url+"\n")
 	if ready != nil {
@@ -316,6 +374,7 @@ func (e *env) runServe(ctx context.Context, o serveOptions, ready chan<- string)
 	sctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
 	hist.stop()               // the sampler first: it queries through the relay
+	keeper.Close()            // and the masters' fetches
 	rerr := rs.Shutdown(sctx) // tells WebSocket clients first; they are hijacked, so srv.Shutdown would not
 	herr := srv.Shutdown(sctx)
 	return errors.Join(rerr, herr)
@@ -332,11 +391,26 @@ var demoLoopback = relay.ClientLimits{
 	QueueBytes:  1 << 20,
 }
 
-// demoAddrs lists the address and port of the demo's master and of every
+// demoMasters are the demo's masters, as --master would give them: the
+// Zandronum master, the Steam-like one and the Quake III one (whose
+// lists the server keeps).
+func demoMasters(d *demo.Demo) []server.MasterSpec {
+	var out []server.MasterSpec
+	for _, s := range []string{"zandronum=" + d.Master() + "?label=demo", "a2s=" + d.A2SMaster() + "?label=demo+Steam",
+		"quake3=" + d.Quake3Master() + "?label=demo+Quake+III"} {
+		m, err := server.ParseMasterSpec(s)
+		if err == nil {
+			out = append(out, m)
+		}
+	}
+	return out
+}
+
+// demoAddrs lists the address and port of the demo's masters and of every
 // demo server.
 func demoAddrs(d *demo.Demo) ([]netip.AddrPort, error) {
-	addrs := []string{d.Master()}
-	for _, t := range d.Targets() {
+	addrs := []string{d.Master(), d.A2SMaster(), d.Quake3Master()}
+	for _, t := range append(d.Targets(), d.Fleet()...) {
 		addrs = append(addrs, t.Addr)
 	}
 	out := make([]netip.AddrPort, 0, len(addrs))
@@ -372,6 +446,8 @@ func (e *env) demo(args []string) int {
 	defer d.Close()
 	var b strings.Builder
 	b.WriteString("zandronum-master " + d.Master() + "\n")
+	b.WriteString("a2s-master " + d.A2SMaster() + "\n")
+	b.WriteString("quake3-master " + d.Quake3Master() + "\n")
 	for _, t := range d.Targets() {
 		b.WriteString(t.Protocol + " " + t.Addr + " " + strconv.Quote(t.Name))
 		if t.Behavior != demo.Normal {

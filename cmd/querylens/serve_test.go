@@ -13,6 +13,7 @@ import (
 
 	"github.com/querylens/querylens/history"
 	"github.com/querylens/querylens/relay"
+	"github.com/querylens/querylens/server"
 )
 
 // TestServeDemo starts `querylens serve --demo` in-process on a free
@@ -27,7 +28,7 @@ func TestServeDemo(t *testing.T) {
 	done := make(chan error, 1)
 	sctx, stop := context.WithCancel(ctx)
 	go func() {
-		done <- e.runServe(sctx, serveOptions{addr: "127.0.0.1:0", demo: true, demoServers: 5, metrics: true}, ready)
+		done <- e.runServe(sctx, serveOptions{addr: "127.0.0.1:0", demo: true, demoServers: 5, demoA2S: 2, demoA2SList: 300, metrics: true}, ready)
 	}()
 	var base string
 	select {
@@ -97,6 +98,21 @@ func TestServeDemo(t *testing.T) {
 	if code != exitFail || !strings.Contains(stdout, "loopback") {
 		t.Fatalf("demo address on another port: exit %d %s", code, stdout)
 	}
+	// The kept lists of the demo's Steam-like and Quake III masters.
+	a2sMaster, q3Master := demoListMasters(t, out.String())
+	steam := waitList(t, base+"api/v1/masters/a2s/"+a2sMaster)
+	if len(steam.Servers) != 300 || steam.Pages != 2 || steam.Master.Label != "demo Steam" {
+		t.Errorf("Steam-like master's list: %d servers in %d pages, master %+v", len(steam.Servers), steam.Pages, steam.Master)
+	}
+	if q3 := waitList(t, base+"api/v1/masters/quake3/"+q3Master); len(q3.Servers) < 4 || !q3.Complete {
+		t.Errorf("Quake III master's list: %d servers (complete %v), want the demo's (at least 4)", len(q3.Servers), q3.Complete)
+	}
+	// The CLI pages through the Steam-like master itself.
+	stdout, stderr, code = runCLI(t, "", "master", "-p", "a2s", "--filter", `\appid\440`, "--page-interval", "0", "--timeout", "10s", a2sMaster)
+	if err := json.Unmarshal([]byte(stdout), &list); code != 0 || err != nil || len(list.Servers) != 300 {
+		t.Errorf("querylens master -p a2s: exit %d, %d servers, %v %s", code, len(list.Servers), err, stderr)
+	}
+
 	// This client is on loopback: it gets the demo's larger limits.
 	rc, err := relay.Dial(ctx, relayURL, nil)
 	if err != nil {
@@ -115,6 +131,65 @@ func TestServeDemo(t *testing.T) {
 		}
 	case <-time.After(15 * time.Second):
 		t.Fatal("serve did not shut down")
+	}
+}
+
+// demoListMasters reads the Steam-like and Quake III masters' addresses
+// from serve's second line of output.
+func demoListMasters(t *testing.T, out string) (steam, q3 string) {
+	t.Helper()
+	for _, line := range strings.Split(out, "\n") {
+		if rest, ok := strings.CutPrefix(line, "demo Steam-like master "); ok {
+			steam, rest, _ = strings.Cut(rest, ", Quake III master ")
+			return steam, rest
+		}
+	}
+	t.Fatalf("no demo list masters in %q", out)
+	return "", ""
+}
+
+// waitList reads a kept list until its fetch ends (each read answers at
+// once after the first; the server pages at its own pace).
+func waitList(t *testing.T, url string) server.MasterList {
+	t.Helper()
+	deadline := time.Now().Add(20 * time.Second)
+	for {
+		resp, err := http.Get(url)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var ml server.MasterList
+		err = json.NewDecoder(resp.Body).Decode(&ml)
+		resp.Body.Close()
+		if resp.StatusCode != 200 || err != nil || resp.Header.Get("Access-Control-Allow-Origin") != "*" {
+			t.Fatalf("GET %s: %d %v %v", url, resp.StatusCode, err, resp.Header)
+		}
+		if ml.Complete || ml.Error != "" || time.Now().After(deadline) {
+			return ml
+		}
+		time.Sleep(200 * time.Millisecond)
+	}
+}
+
+func TestMasterFlag(t *testing.T) {
+	var m masterFlag
+	for _, s := range []string{"127.0.0.1:15300", `a2s=127.0.0.1:27011?filter=\appid\440&label=Steam`, "quake3=127.0.0.1:27950?filter=Xonotic+3"} {
+		if err := m.Set(s); err != nil {
+			t.Fatalf("Set(%q): %v", s, err)
+		}
+	}
+	want := []server.MasterSpec{
+		{Protocol: "zandronum", Addr: "127.0.0.1:15300"},
+		{Protocol: "a2s", Addr: "127.0.0.1:27011", Filter: `\appid\440`, Label: "Steam", Kept: true},
+		{Protocol: "quake3", Addr: "127.0.0.1:27950", Filter: "Xonotic 3", Kept: true},
+	}
+	if len(m) != len(want) {
+		t.Fatalf("%+v", m)
+	}
+	for i := range want {
+		if m[i] != want[i] {
+			t.Errorf("--master %d = %+v, want %+v", i, m[i], want[i])
+		}
 	}
 }
 
@@ -137,6 +212,11 @@ func TestServeBadFlags(t *testing.T) {
 		{"serve", "--metrics-servers", "--history=false"},
 		{"serve", "--metrics-servers", "--metrics=false"},
 		{"demo", "extra"},
+		{"serve", "--master", "gamespy1=127.0.0.1:28900"},
+		{"serve", "--master", "a2s=nohostport"},
+		{"serve", "--master", "a2s=127.0.0.1:27011?colour=red"},
+		{"serve", "--demo-a2s-list", "20001"},
+		{"serve", "--demo-a2s-servers", "-1"},
 	} {
 		if _, _, code := runCLI(t, "", args...); code != exitUsage {
 			t.Errorf("%v: exit %d, want %d", args, code, exitUsage)

@@ -343,7 +343,7 @@ function results(list) {
 /** loadMaster asks m's list: from the server when it keeps it, else through the relay. @param {Master} m */
 function loadMaster(m, now = Date.now()) {
   if (m.spec.kept) return loadKept(m);
-  const key = `master:${m.spec.protocol}/${m.spec.addr}`;
+  const key = masterKey(m);
   const last = masterAsked.get(key) ?? 0;
   if (now - last < ZANDRONUM_MIN_MS) return;
   masterAsked.set(key, now);
@@ -353,23 +353,29 @@ function loadMaster(m, now = Date.now()) {
 const masterAsked = new Map();
 
 /**
+ * masterKey is the key of a master's conversation: "master:host:port" for
+ * Zandronum's (as the browse handler's boot asks it), else
+ * "master:protocol/host:port".
+ * @param {Master} m
+ */
+function masterKey(m) {
+  return m.spec.protocol === "zandronum" ? `master:${m.spec.addr}` : `master:${m.spec.protocol}/${m.spec.addr}`;
+}
+
+/**
  * master adds the servers of a master's list the relay brought, and asks
  * them once view.js has put them in order.
  */
 function master(res) {
-  const [protocol, addr] = splitKey(res.key.slice("master:".length));
-  const m = masters.find((x) => x.spec.protocol === protocol && x.spec.addr === addr);
+  const m = masters.find((x) => masterKey(x) === res.key);
+  const protocol = m?.spec.protocol ?? "zandronum";
+  const addr = m?.spec.addr ?? res.key.slice("master:".length);
   const list = res.servers ?? [];
   if (m) Object.assign(m, { state: res.state, detail: res.detail, count: list.length, complete: true });
   want(list.map((s) => addRow(protocol, s, "master", null, m?.label ?? addr)));
   progress();
 }
 
-/** splitKey splits "protocol/host:port". @param {string} k */
-function splitKey(k) {
-  const i = k.indexOf("/");
-  return [k.slice(0, i), k.slice(i + 1)];
-}
 
 /**
  * loadKept loads a list the server keeps (GET /api/v1/masters/…, a
@@ -395,7 +401,8 @@ async function loadKept(m) {
     return;
   }
   if (n !== m.loaded) return; // a newer load (another game) is under way
-  const servers = list.servers ?? [];
+  // A server the relay refuses to ask is no use in the table.
+  const servers = (list.servers ?? []).filter((/** @type {any} */ s) => s.state !== State.refused);
   Object.assign(m, { state: list.error && !servers.length ? PageState.error : State.online, detail: list.error ?? "", count: servers.length, complete: !!list.complete });
   const listed = new Set();
   const added = [];
@@ -406,7 +413,9 @@ async function loadKept(m) {
     listed.add(r);
     added.push(r);
   }
-  for (const r of rows) {
+  // While the server is still paging through the master, the list grows:
+  // rows leave only when a complete list does not hold them.
+  for (const r of list.complete ? rows : []) {
     if (r.master === m.label && r.source === "master" && !listed.has(r) && !r.gone && !store.favourites.has(r.key)) {
       r.gone = true;
       goneCount++;
@@ -414,9 +423,11 @@ async function loadKept(m) {
       changed(r);
     }
   }
-  want(added);
+  want(added.filter((r) => !r.lastAsked)); // a re-read while the server pages asks only the new ones
   progress();
+  if (!list.complete && !list.error) setTimeout(() => n === m.loaded && loadKept(m), KEPT_POLL_MS);
 }
+const KEPT_POLL_MS = 3000;
 
 function refreshAll() {
   const now = Date.now();
@@ -1032,7 +1043,7 @@ setInterval(() => {
   for (const m of masters) {
     if (m.spec.kept) {
       if (now - (keptAt.get(m) ?? 0) >= every) keptAt.set(m, now), loadKept(m);
-    } else if (now - (masterAsked.get(`master:${m.spec.protocol}/${m.spec.addr}`) ?? 0) >= every) loadMaster(m, now);
+    } else if (now - (masterAsked.get(masterKey(m)) ?? 0) >= every) loadMaster(m, now);
   }
   want(rows.filter((r) => !r.gone && !r.queued && now - r.lastAsked >= Math.max(every, minInterval(r))));
   progress();

@@ -24,21 +24,37 @@ type Protocol struct {
 
 // Config is what the page's script receives.
 type Config struct {
-	Relay   string              `json:"relay"`
-	Masters []server.MasterSpec `json:"masters"`
-	// Games are the Steam games a person may pick to filter the Steam
-	// masters' lists (\appid\N).
-	Games     []server.SteamGame `json:"games"`
-	Servers   []server.Ref       `json:"servers"` // listed without asking a master
-	Protocols []Protocol         `json:"protocols"`
+	Relay     string              `json:"relay"`
+	Masters   []server.MasterSpec `json:"masters"` // a Kept one's list is at /api/v1/masters/{protocol}/{addr}
+	Games     []Game              `json:"games"`
+	Servers   []server.Ref        `json:"servers"` // listed without asking a master
+	Protocols []Protocol          `json:"protocols"`
 	// Sparks adds a 24-hour sparkline to the rows of tracked servers
 	// (static/spark.js), when the site records history.
 	Sparks bool `json:"sparks,omitempty"`
 }
 
+// Game is a Steam game the page can list from a Steam master: its app id
+// (the master filter \appid\N) and its servers' usual query port.
+type Game struct {
+	Name  string `json:"name"`
+	AppID int    `json:"appid"`
+	Port  int    `json:"port"`
+}
+
+// Games are the Steam games the page offers (server.SteamGames), with
+// their store app IDs and their dedicated servers' default query ports.
+func Games() []Game {
+	gs := make([]Game, 0, len(server.SteamGames))
+	for _, g := range server.SteamGames {
+		gs = append(gs, Game{Name: g.Name, AppID: g.AppID, Port: g.Port})
+	}
+	return gs
+}
+
 // gameOption is a game as the game picker lists it: "Name (app ID)", which
 // browse.js reads back (a person may also type an app ID alone).
-func gameOption(g server.SteamGame) string { return g.Name + " (" + strconv.Itoa(g.AppID) + ")" }
+func gameOption(g Game) string { return g.Name + " (" + strconv.Itoa(g.AppID) + ")" }
 
 // Handler serves GET /.
 type Handler struct {
@@ -65,7 +81,7 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	p := layout.Page{
 		Head: layout.Head{
 			Title:       "querylens · game servers",
-			Description: "Browse Steam, Zandronum, Quake III, GameSpy, OGP and Bloodmasters game servers live, decoded in your browser.",
+			Description: "Browse Zandronum, GameSpy v2, OGP and Bloodmasters game servers live, decoded in your browser.",
 			URL:         h.Base(r) + "/",
 		},
 		Nav:    "browse",
@@ -87,13 +103,11 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 func (h *Handler) boot() layout.Boot {
 	b := layout.Boot{Relay: h.Config.Relay}
 	for _, m := range h.Config.Masters {
-		// A kept master's list comes from the server's API, not the relay.
-		p, ok := server.LookupProtocol(m.Protocol)
-		if m.Kept || !ok || p.Master == nil {
-			continue
+		if m.Kept || m.Protocol != "zandronum" {
+			continue // the server keeps its list
 		}
-		b.Asks = append(b.Asks, layout.BootAsk{Key: "master:" + m.Protocol + "/" + m.Addr, Protocol: m.Protocol, Target: m.Addr,
-			Options: p.Master.Options, TimeoutMs: 2000 + 2000})
+		b.Asks = append(b.Asks, layout.BootAsk{Key: "master:" + m.Addr, Protocol: "zandronum", Target: m.Addr,
+			Options: map[string]string{"master": "true"}, TimeoutMs: 2000 + 2000})
 	}
 	for _, s := range h.Config.Servers {
 		b.Asks = append(b.Asks, layout.BootAsk{Key: s.Protocol + "/" + s.Addr, Protocol: s.Protocol, Target: s.Addr,

@@ -1,0 +1,102 @@
+package demo
+
+import (
+	"context"
+	"net"
+	"net/netip"
+	"testing"
+	"time"
+
+	"github.com/querylens/querylens/codecs/a2s"
+	"github.com/querylens/querylens/codecs/quake3"
+)
+
+func TestA2SList(t *testing.T) {
+	answering := []a2s.Addr{{IP: [4]byte{127, 0, 0, 1}, Port: 1}, {IP: [4]byte{127, 0, 0, 1}, Port: 2}, {IP: [4]byte{127, 0, 0, 1}, Port: 3}}
+	for _, tc := range []struct{ total, want int }{{0, 3}, {2, 3}, {3, 3}, {10, 10}, {MaxA2SList, MaxA2SList}} {
+		list := a2sList(answering, tc.total)
+		if len(list) != tc.want {
+			t.Errorf("total %d: %d addresses, want %d", tc.total, len(list), tc.want)
+			continue
+		}
+		seen := map[a2s.Addr]bool{}
+		found := 0
+		for _, a := range list {
+			if seen[a] {
+				t.Fatalf("total %d: %v listed twice", tc.total, a)
+			}
+			seen[a] = true
+			ap := netip.AddrPortFrom(netip.AddrFrom4(a.IP), a.Port)
+			switch {
+			case a.IP == [4]byte{127, 0, 0, 1}:
+				found++
+			case !SilentPrefix.Contains(ap.Addr()) || a.Port == 0 || a.IP[3] == 0 || a.IP[3] == 255:
+				t.Fatalf("total %d: %v is neither a demo server nor a silent address", tc.total, ap)
+			}
+		}
+		if found != len(answering) {
+			t.Errorf("total %d: %d answering servers listed, want %d", tc.total, found, len(answering))
+		}
+	}
+}
+
+// TestListMasters asks the demo's Steam-like and Quake III masters over
+// loopback for their lists.
+func TestListMasters(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	d, err := Start(ctx, Config{Servers: 1, A2SServers: 4, A2SList: 300})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer d.Close()
+	if len(d.Fleet()) != 4 {
+		t.Fatalf("%d fleet servers, want 4", len(d.Fleet()))
+	}
+	pages := ask(t, d.A2SMaster(), []byte("1\xff0.0.0.0:0\x00\x00"))
+	p, err := a2s.DecodeMasterReply(pages[0])
+	if err != nil || len(p.Servers) != a2s.MasterPageSize || p.End {
+		t.Fatalf("first page: %d servers, end %v, %v", len(p.Servers), p.End, err)
+	}
+	q3, err := quake3.AppendRequest(nil, quake3.Request{Command: quake3.CmdGetServers, Version: 68, Filters: []string{"empty", "full"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if replies := ask(t, d.Quake3Master(), q3); len(replies) == 0 {
+		t.Fatal("the Quake III master did not answer")
+	}
+	for _, bad := range []Config{{A2SServers: -1}, {A2SServers: MaxServers + 1}, {A2SList: MaxA2SList + 1}} {
+		if d, err := Start(ctx, bad); err == nil {
+			d.Close()
+			t.Errorf("Start(%+v) accepted", bad)
+		}
+	}
+}
+
+// ask sends q to addr on loopback and returns the datagrams that came
+// within a second of the last one (retrying the send twice when none did).
+func ask(t *testing.T, addr string, q []byte) [][]byte {
+	t.Helper()
+	conn, err := net.ListenUDP("udp4", &net.UDPAddr{IP: net.IPv4(127, 0, 0, 1)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	to := net.UDPAddrFromAddrPort(netip.MustParseAddrPort(addr))
+	var out [][]byte
+	buf := make([]byte, 65535)
+	for try := 0; try < 3 && len(out) == 0; try++ {
+		if _, err := conn.WriteToUDP(q, to); err != nil {
+			t.Fatal(err)
+		}
+		for {
+			conn.SetReadDeadline(time.Now().Add(time.Second))
+			n, _, err := conn.ReadFromUDP(buf)
+			if err != nil {
+				break
+			}
+			out = append(out, append([]byte(nil), buf[:n]...))
+		}
+	}
+	return out
+}

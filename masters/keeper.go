@@ -1,0 +1,400 @@
+package masters
+
+import (
+	"context"
+	"errors"
+	"log/slog"
+	"net/http"
+	"net/netip"
+	"strconv"
+	"sync"
+	"time"
+
+	"github.com/querylens/querylens/netquery"
+	"github.com/querylens/querylens/server"
+)
+
+// Defaults of Config.
+const (
+	DefaultRefresh     = 5 * time.Minute
+	DefaultMaxEntries  = 100_000
+	DefaultPageTimeout = 2 * time.Second
+	DefaultFirstWait   = 3 * time.Second
+	DefaultMaxRawBytes = 256 << 10
+	// DefaultMaxFilters bounds the lists kept per master with filters
+	// other than its configured one (asked with ?filter=).
+	DefaultMaxFilters = 8
+)
+
+// Config configures a Keeper.
+type Config struct {
+	// Masters are the configured masters; those not Kept are not kept
+	// (the page asks them through the relay).
+	Masters []server.MasterSpec
+	// Exchanger sends the requests: the relay's in-process Exchange, so
+	// that its policy and limits apply. Required.
+	Exchanger netquery.Exchanger
+	// Allow is the relay's policy (relay.Server.CheckTarget): a listed
+	// address it refuses is listed with the state "refused".
+	Allow func(netip.AddrPort) error
+	// States gives the listed servers' last known states (the relay's
+	// cache, the history). Nil: every entry is "unknown".
+	States StateSource
+	// Pacer spaces the requests to each master address; nil: a
+	// LocalPacer of DefaultInterval on Clock.
+	Pacer Pacer
+	// Clock and Sleep are the time the refreshes and the pacing run on.
+	// Defaults: time.Now and a timer.
+	Clock func() time.Time
+	Sleep func(ctx context.Context, d time.Duration) error
+	// Refresh is the least time between two fetches of one list
+	// (DefaultRefresh).
+	Refresh time.Duration
+	// MaxEntries caps one list (DefaultMaxEntries).
+	MaxEntries int
+	// PageTimeout bounds the wait for one page (DefaultPageTimeout).
+	PageTimeout time.Duration
+	// FirstWait is how long a request for a list never fetched waits for
+	// the first fetch before answering with what came (DefaultFirstWait).
+	FirstWait time.Duration
+	// MaxRawBytes bounds the datagrams of the last fetch kept for the
+	// inspector, per list (DefaultMaxRawBytes).
+	MaxRawBytes int
+	// MaxFilters bounds the lists per master asked with another filter
+	// than the configured one (DefaultMaxFilters).
+	MaxFilters int
+	// SteamWebAPIKey, if set, makes Steam masters' lists come from the
+	// Steam Web API (IGameServersService/GetServerList). Never logged.
+	SteamWebAPIKey string
+	HTTPClient     *http.Client  // for the Web API; default a client with WebAPITimeout
+	WebAPITimeout  time.Duration // default 20 s
+	Logger         *slog.Logger
+
+	steamWebAPI string // the Web API's base URL; tests point it at a fake
+}
+
+// StateSource gives the last known state of listed servers without asking
+// them: from the relay's cache or the history only.
+type StateSource interface {
+	// States returns a summary for each ref it knows, by Ref.Key().String().
+	States(ctx context.Context, refs []server.Ref) map[string]server.Summary
+}
+
+// Keeper keeps the lists of the configured Kept masters, fetched on the
+// first request for each and refreshed on request at most every
+// Config.Refresh.
+type Keeper struct {
+	cfg    Config
+	ctx    context.Context
+	cancel context.CancelFunc
+	wg     sync.WaitGroup
+
+	mu      sync.Mutex
+	masters map[string]server.MasterSpec // by protocol/addr, Kept only
+	lists   map[listKey]*list
+}
+
+type listKey struct{ protocol, addr, filter string }
+
+// list is one master's list with one filter.
+type list struct {
+	spec     server.MasterSpec
+	fetching bool
+	done     chan struct{} // closed when the fetch in flight ends
+	started  time.Time     // when the last fetch started
+	asked    time.Time     // the last request for it
+	cur      server.MasterList
+	entries  []entry
+	sent     [][]byte
+	received [][]byte
+}
+
+// New returns a Keeper. Close stops its fetches.
+func New(cfg Config) (*Keeper, error) {
+	if cfg.Exchanger == nil {
+		return nil, errors.New("masters: Config.Exchanger is required (the relay's in-process Exchange)")
+	}
+	if cfg.Clock == nil {
+		cfg.Clock = time.Now
+	}
+	if cfg.Sleep == nil {
+		cfg.Sleep = sleepReal
+	}
+	if cfg.Pacer == nil {
+		cfg.Pacer = NewLocalPacer(DefaultInterval, cfg.Clock)
+	}
+	if cfg.Refresh <= 0 {
+		cfg.Refresh = DefaultRefresh
+	}
+	if cfg.MaxEntries <= 0 {
+		cfg.MaxEntries = DefaultMaxEntries
+	}
+	if cfg.PageTimeout <= 0 {
+		cfg.PageTimeout = DefaultPageTimeout
+	}
+	if cfg.FirstWait <= 0 {
+		cfg.FirstWait = DefaultFirstWait
+	}
+	if cfg.MaxRawBytes <= 0 {
+		cfg.MaxRawBytes = DefaultMaxRawBytes
+	}
+	if cfg.MaxFilters <= 0 {
+		cfg.MaxFilters = DefaultMaxFilters
+	}
+	if cfg.WebAPITimeout <= 0 {
+		cfg.WebAPITimeout = 20 * time.Second
+	}
+	if cfg.HTTPClient == nil {
+		cfg.HTTPClient = &http.Client{Timeout: cfg.WebAPITimeout}
+	}
+	if cfg.steamWebAPI == "" {
+		cfg.steamWebAPI = SteamWebAPI
+	}
+	if cfg.Logger == nil {
+		cfg.Logger = slog.Default()
+	}
+	k := &Keeper{cfg: cfg, masters: map[string]server.MasterSpec{}, lists: map[listKey]*list{}}
+	k.ctx, k.cancel = context.WithCancel(context.Background())
+	for _, m := range cfg.Masters {
+		if !m.Kept {
+			continue
+		}
+		addr, ok := server.CanonicalAddr(m.Addr)
+		if !ok {
+			return nil, errors.New("masters: master " + m.String() + ": the address is not host:port")
+		}
+		m.Addr = addr
+		if m.Protocol == "quake3" {
+			if _, err := Quake3Options(m.Filter); err != nil {
+				return nil, errors.New("masters: master " + m.String() + ": " + err.Error())
+			}
+		}
+		k.masters[m.Protocol+"/"+m.Addr] = m
+	}
+	return k, nil
+}
+
+// Close stops the fetches in flight and waits for them.
+func (k *Keeper) Close() error {
+	k.cancel()
+	k.wg.Wait()
+	return nil
+}
+
+// ErrNotConfigured is returned by List for a master that is not configured.
+var ErrNotConfigured = errors.New("masters: not a configured master")
+
+// ErrNotKept is returned by List for a configured master the page asks
+// itself (Zandronum's).
+var ErrNotKept = errors.New("masters: the page asks this master through the relay")
+
+// spec returns the configured master protocol/addr and whether it is one.
+func (k *Keeper) spec(protocol, addr string) (server.MasterSpec, bool) {
+	k.mu.Lock()
+	defer k.mu.Unlock()
+	m, ok := k.masters[protocol+"/"+addr]
+	return m, ok
+}
+
+// List returns the list of the master protocol/addr with filter (the
+// configured one when filter is nil), starting a fetch when the list was
+// never fetched or is older than Config.Refresh. A list never fetched is
+// waited for up to Config.FirstWait (or ctx's end); later requests answer
+// at once with the last list while a refresh runs.
+func (k *Keeper) List(ctx context.Context, protocol, addr string, filter *string) (server.MasterList, error) {
+	m, ok := k.spec(protocol, addr)
+	if !ok {
+		return server.MasterList{}, ErrNotConfigured
+	}
+	if filter != nil && *filter != m.Filter {
+		if m.Protocol == "quake3" {
+			if _, err := Quake3Options(*filter); err != nil {
+				return server.MasterList{}, &FilterError{Err: err}
+			}
+		} else if len(*filter) > 200 {
+			return server.MasterList{}, &FilterError{Err: errors.New("the filter is longer than 200 bytes")}
+		} else {
+			for i := 0; i < len(*filter); i++ {
+				if c := (*filter)[i]; c < 0x20 || c > 0x7e {
+					return server.MasterList{}, &FilterError{Err: errors.New("byte " + strconv.Itoa(i) + " of the filter is not printable ASCII")}
+				}
+			}
+		}
+		m.Filter = *filter
+	}
+	now := k.cfg.Clock()
+	k.mu.Lock()
+	key := listKey{m.Protocol, m.Addr, m.Filter}
+	l := k.lists[key]
+	if l == nil {
+		if !k.evictLocked(m) {
+			k.mu.Unlock()
+			return server.MasterList{}, ErrBusy
+		}
+		l = &list{spec: m}
+		l.cur = server.MasterList{Master: m, Servers: []server.Summary{}}
+		k.lists[key] = l
+	}
+	l.asked = now
+	first := l.cur.Fetched.IsZero() && !l.fetching
+	if !l.fetching && (l.started.IsZero() || now.Sub(l.started) >= k.cfg.Refresh) {
+		k.startLocked(l, now)
+	}
+	done := l.done
+	k.mu.Unlock()
+	if first && done != nil {
+		t := time.NewTimer(k.cfg.FirstWait)
+		select {
+		case <-done:
+		case <-t.C:
+		case <-ctx.Done():
+		}
+		t.Stop()
+	}
+	k.mu.Lock()
+	out := l.cur
+	entries := l.entries
+	k.mu.Unlock()
+	out.Servers = k.summaries(ctx, m.Protocol, entries)
+	return out, nil
+}
+
+// Datagrams returns the datagrams of the last fetch of a list: the
+// requests sent and the replies received, for the inspector. False when
+// the list was never asked.
+func (k *Keeper) Datagrams(protocol, addr, filter string) (sent, received [][]byte, ok bool) {
+	k.mu.Lock()
+	defer k.mu.Unlock()
+	l := k.lists[listKey{protocol, addr, filter}]
+	if l == nil {
+		return nil, nil, false
+	}
+	return l.sent, l.received, true
+}
+
+// FilterError is a filter the master's protocol cannot send.
+type FilterError struct{ Err error }
+
+func (e *FilterError) Error() string { return "masters: bad filter: " + e.Err.Error() }
+func (e *FilterError) Unwrap() error { return e.Err }
+
+// ErrBusy is returned by List for a filter never asked when the master
+// already has MaxFilters other lists, every one being fetched.
+var ErrBusy = errors.New("masters: every list of this master is being fetched; ask again later")
+
+// evictLocked makes room for one more list of master m: beyond
+// MaxFilters lists of one master, the least recently asked that is not
+// being fetched (nor the configured filter's) goes. False when none can.
+func (k *Keeper) evictLocked(m server.MasterSpec) bool {
+	conf := k.masters[m.Protocol+"/"+m.Addr].Filter
+	n := 0
+	var oldest *listKey
+	var at time.Time
+	for key, l := range k.lists {
+		if key.protocol != m.Protocol || key.addr != m.Addr || key.filter == conf {
+			continue
+		}
+		n++
+		if !l.fetching && (oldest == nil || l.asked.Before(at)) {
+			kk := key
+			oldest, at = &kk, l.asked
+		}
+	}
+	if n < k.cfg.MaxFilters || m.Filter == conf {
+		return true
+	}
+	if oldest == nil {
+		return false
+	}
+	delete(k.lists, *oldest)
+	return true
+}
+
+// startLocked starts a fetch of l.
+func (k *Keeper) startLocked(l *list, now time.Time) {
+	l.fetching = true
+	l.started = now
+	l.done = make(chan struct{})
+	k.wg.Add(1)
+	go func() {
+		defer k.wg.Done()
+		k.run(l)
+	}()
+}
+
+// run fetches l once and publishes the result. A list never fetched shows
+// its entries as they come; a refresh replaces the list when it ends.
+func (k *Keeper) run(l *list) {
+	f := &fetch{seen: map[string]bool{}}
+	k.mu.Lock()
+	progressive := l.cur.Fetched.IsZero()
+	k.mu.Unlock()
+	progress := func() {
+		if !progressive {
+			return
+		}
+		now := k.cfg.Clock()
+		k.mu.Lock()
+		l.entries = append([]entry(nil), f.entries...)
+		l.cur.Pages = f.pages
+		l.cur.Fetched = now // a partial list arrived
+		k.mu.Unlock()
+	}
+	switch {
+	case l.spec.Protocol == "a2s" && k.cfg.SteamWebAPIKey != "":
+		k.fetchWebAPI(k.ctx, l, f, progress)
+	case l.spec.Protocol == "a2s":
+		k.fetchSteam(k.ctx, l, f, progress)
+	case l.spec.Protocol == "quake3":
+		k.fetchQuake3(k.ctx, l, f, progress)
+	default:
+		f.err = "querylens does not keep " + l.spec.Protocol + " masters' lists"
+	}
+	now := k.cfg.Clock()
+	k.cfg.Logger.Info("masters: fetched", "master", l.spec.String(), "entries", len(f.entries), "pages", f.pages,
+		"complete", f.complete, "dropped", f.hostile, "err", f.err)
+	k.mu.Lock()
+	defer k.mu.Unlock()
+	// A refresh that brought nothing keeps the list it had, saying why.
+	if len(f.entries) > 0 || progressive || f.complete {
+		l.entries = f.entries
+		l.cur.Fetched = now
+		l.cur.Complete = f.complete
+		l.cur.Pages = f.pages
+	}
+	l.cur.Error = f.err
+	l.cur.Next = l.started.Add(k.cfg.Refresh)
+	l.sent, l.received = f.sent, f.received
+	l.fetching = false
+	close(l.done)
+}
+
+// summaries turns entries into the list's servers, each with its last
+// known state (never asking it).
+func (k *Keeper) summaries(ctx context.Context, protocol string, entries []entry) []server.Summary {
+	out := make([]server.Summary, 0, len(entries))
+	refs := make([]server.Ref, 0, len(entries))
+	p, _ := server.LookupProtocol(protocol)
+	for _, e := range entries {
+		ref := server.Ref{Protocol: protocol, Addr: e.addr}
+		refs = append(refs, ref)
+		s := server.Summary{Protocol: protocol, Address: e.addr, Key: ref.Key().String(), Status: ref.Path(), Join: p.JoinURL(e.addr)}
+		if e.refused {
+			s.State, s.Detail = server.Refused, "This relay does not query that address."
+		}
+		out = append(out, s)
+	}
+	if k.cfg.States == nil || len(refs) == 0 {
+		return out
+	}
+	known := k.cfg.States.States(ctx, refs)
+	for i := range out {
+		if out[i].State == server.Refused {
+			continue
+		}
+		if s, ok := known[out[i].Key]; ok {
+			out[i] = s
+		}
+	}
+	return out
+}
