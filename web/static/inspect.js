@@ -4,6 +4,7 @@
 // and a field tree from the decoder's spans, linked both ways.
 import { $, decoder, config, parseHex, toHex, esc, h, copyText, showRelay, showFatal, markFirstDecode, hostPort, replyTimeout, download } from "./ql.js";
 import { Relay, converse, classify } from "./relay.js";
+import { dataValues } from "./bytesview.js";
 import { State } from "./model.js";
 
 const cfg = config();
@@ -23,6 +24,9 @@ let selected = -1;
 let layerIndex = -1;
 let current = null; // {msg, error, layers, spans, owner}
 let pinned = -1; // span index selected by click
+// The data inspector's selection in the shown layer: bytes [start, end),
+// the cursor at start; anchor is where a shift-click range began.
+let cursor = { start: -1, end: -1, anchor: -1 };
 
 // ---- query builder ----
 
@@ -310,6 +314,7 @@ function select(i) {
   selected = i;
   layerIndex = -1;
   pinned = -1;
+  cursor = { start: -1, end: -1, anchor: -1 };
   for (const tr of $("packet-rows").rows) {
     const on = Number(tr.dataset.i) === i;
     tr.setAttribute("aria-selected", String(on));
@@ -372,7 +377,7 @@ function renderTabs() {
   const tabs = $("layers");
   tabs.replaceChildren(...current.layers.map((l, i) => h("button", {
     type: "button", role: "tab", id: `tab-${i}`, "aria-selected": String(i === layerIndex), tabindex: i === layerIndex ? "0" : "-1",
-    "aria-controls": "hex", "data-testid": "layer-tab", onclick: () => { layerIndex = i; pinned = -1; renderTabs(); renderLayer(); },
+    "aria-controls": "hex", "data-testid": "layer-tab", onclick: () => { layerIndex = i; pinned = -1; cursor = { start: -1, end: -1, anchor: -1 }; renderTabs(); renderLayer(); },
   }, `${l.name} (${l.bytes.length})`)));
 }
 
@@ -380,6 +385,7 @@ $("layers").addEventListener("keydown", (e) => {
   const d = { ArrowRight: 1, ArrowLeft: -1 }[e.key];
   if (d == null || !current) return;
   layerIndex = (layerIndex + d + current.layers.length) % current.layers.length;
+  cursor = { start: -1, end: -1, anchor: -1 };
   renderTabs();
   renderLayer();
   $(`tab-${layerIndex}`).focus();
@@ -428,6 +434,7 @@ function renderLayer() {
   }
   $("hex").innerHTML = html;
   renderTree(spans, err);
+  showCursor();
 }
 
 function renderTree(spans, err) {
@@ -521,11 +528,52 @@ $("tree").addEventListener("click", (e) => {
   }
   focusNode(n);
   pin(Number(n.dataset.s), "tree");
+  const [a, b] = spanRange(Number(n.dataset.s));
+  setCursor(a, b);
 });
 $("hex").addEventListener("click", (e) => {
   const el = e.target.closest("[data-o]");
-  if (el) pin(current.owner[Number(el.dataset.o)], "hex");
+  if (!el) return;
+  const o = Number(el.dataset.o);
+  if (e.shiftKey && cursor.anchor >= 0) setCursor(Math.min(cursor.anchor, o), Math.max(cursor.anchor, o) + 1, cursor.anchor);
+  else setCursor(o, o + 1, o);
+  pin(current.owner[o], "hex");
 });
+
+// ---- the data inspector: the bytes at the cursor as numbers and text ----
+
+/**
+ * setCursor selects bytes [start, end) of the shown layer, and the data
+ * inspector follows.
+ * @param {number} start
+ * @param {number} end
+ * @param {number} [anchor] where a shift-click extends from
+ */
+function setCursor(start, end, anchor = start) {
+  cursor = { start, end, anchor };
+  showCursor();
+}
+
+function showCursor() {
+  for (const el of $("hex").querySelectorAll(".cur, .rng")) el.classList.remove("cur", "rng");
+  const bytes = current?.layers[layerIndex]?.bytes;
+  const body = $("data-values").tBodies[0];
+  if (!bytes || cursor.start < 0 || cursor.start >= bytes.length) {
+    $("data-values").hidden = true;
+    $("data-empty").hidden = false;
+    body.replaceChildren();
+    return;
+  }
+  for (const el of $("hex").querySelectorAll("[data-o]")) {
+    const o = Number(el.dataset.o);
+    if (o === cursor.start) el.classList.add("cur");
+    else if (o > cursor.start && o < cursor.end) el.classList.add("rng");
+  }
+  body.replaceChildren(...dataValues(bytes, cursor.start, cursor.end).map((v) =>
+    h("tr", { "data-name": v.name }, h("th", { scope: "row" }, v.name), h("td", {}, v.value))));
+  $("data-values").hidden = false;
+  $("data-empty").hidden = true;
+}
 
 function visibleNodes() {
   return [...$("tree").querySelectorAll(".node")].filter((n) => n.offsetParent !== null);
@@ -590,7 +638,7 @@ async function main() {
     else if (el) el.value = v;
   }
   preview();
-  globalThis.querylensInspect = { packets: () => packets.map((p) => ({ ...p, hex: toHex(p.data) })), permalink, select };
+  globalThis.querylensInspect = { packets: () => packets.map((p) => ({ ...p, hex: toHex(p.data) })), permalink, select, setCursor };
 }
 
 main();
