@@ -3,6 +3,7 @@ package web_test
 import (
 	"context"
 	"strconv"
+	"strings"
 	"testing"
 	"time"
 
@@ -76,6 +77,52 @@ func TestBrowserInspectDataInspector(t *testing.T) {
 			// The panel is on screen, within the page's width.
 			if w := eval[float64](t, ctx, `document.querySelector("[data-testid=data-inspector]").getBoundingClientRect().right`); w > float64(vp.w)+1 {
 				t.Errorf("the data inspector ends at %.0f px, past the %d px window", w, vp.w)
+			}
+		})
+	}
+}
+
+// a2sInfo and a2sInfoChallenge are the A2S_INFO query without and with
+// the challenge (codecs/a2s/testdata/info_request*.hexlines).
+const (
+	a2sInfo          = "ffffffff54536f7572636520456e67696e6520517565727900"
+	a2sInfoChallenge = "ffffffff54536f7572636520456e67696e65205175657279001d2c3b4a"
+)
+
+// TestBrowserInspectCompare compares the A2S_INFO query with its form
+// that carries a challenge: four bytes more, marked in the byte diff, and
+// the challenge field added in the field diff; swapping the sides makes it
+// removed. At phone width the two halves stack.
+func TestBrowserInspectCompare(t *testing.T) {
+	needWasm(t)
+	st := startStack(t, 1)
+	for _, vp := range viewports {
+		t.Run(vp.name, func(t *testing.T) {
+			ctx := tab(t)
+			openInspector(t, ctx, st.URL+"/inspect#p=a2s&d=sent&h="+a2sInfo+","+a2sInfoChallenge, vp.w, vp.h)
+			eval[bool](t, ctx, `(querylensInspect.select(0), document.querySelector("[data-testid=compare-a]").click(), querylensInspect.select(1), document.querySelector("[data-testid=compare-b]").click(), true)`)
+			waitFor(t, ctx, "the comparison", `document.querySelector("[data-testid=compare]").open`, 5*time.Second)
+			if got := eval[string](t, ctx, `document.querySelector("[data-testid=compare-summary]").textContent`); !strings.Contains(got, "4 of 29 bytes differ") || !strings.Contains(got, "1 added") {
+				t.Errorf("summary %q, want 4 of 29 bytes differ and 1 field added", got)
+			}
+			if got := eval[[]string](t, ctx, `[...document.querySelectorAll("[data-testid=compare-hex-b] .chg")].map(e => e.dataset.o)`); strings.Join(got, ",") != "25,26,27,28" {
+				t.Errorf("changed bytes of B %v, want 25-28", got)
+			}
+			changes := `Object.fromEntries([...document.querySelectorAll("[data-testid=compare-field]")].map(tr => [tr.dataset.field, tr.dataset.change]))`
+			if got := eval[map[string]string](t, ctx, changes); got["challenge"] != "added" || got["payload"] != "same" {
+				t.Errorf("field changes %v, want challenge added and payload the same", got)
+			}
+			eval[bool](t, ctx, `(document.querySelector("[data-testid=compare-swap]").click(), true)`)
+			if got := eval[map[string]string](t, ctx, changes); got["challenge"] != "removed" {
+				t.Errorf("after swapping, challenge is %q, want removed", got["challenge"])
+			}
+			// Byte diff and field diff side by side on a desktop, stacked on a phone.
+			sideBySide := eval[bool](t, ctx, `(() => { const [a, b] = document.querySelectorAll(".cmp > section"); return b.getBoundingClientRect().top < a.getBoundingClientRect().bottom - 1; })()`)
+			if sideBySide != (vp.w > 900) {
+				t.Errorf("at %d px the byte and field diffs side by side = %v", vp.w, sideBySide)
+			}
+			if right := eval[float64](t, ctx, `document.querySelector("[data-testid=compare]").getBoundingClientRect().right`); right > float64(vp.w)+1 {
+				t.Errorf("the comparison ends at %.0f px, past the %d px window", right, vp.w)
 			}
 		})
 	}

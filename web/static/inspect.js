@@ -4,7 +4,7 @@
 // and a field tree from the decoder's spans, linked both ways.
 import { $, decoder, config, parseHex, toHex, esc, h, copyText, showRelay, showFatal, markFirstDecode, hostPort, replyTimeout, download } from "./ql.js";
 import { Relay, converse, classify } from "./relay.js";
-import { dataValues } from "./bytesview.js";
+import { dataValues, byteDiff, fieldDiff } from "./bytesview.js";
 import { State } from "./model.js";
 
 const cfg = config();
@@ -354,7 +354,7 @@ function showPacket() {
   let layers = (msg.layers ?? []).map((l) => ({ name: l.name, bytes: parseHex(l.hex), parent: l.parent }));
   if (!layers.length) layers = [{ name: "wire", bytes: p.data, parent: -1 }];
   const spans = msg.spans ?? [];
-  current = { res, msg, layers, spans, error: res.error ?? null };
+  current = { res, msg, layers, spans, error: res.error ?? null, label: `#${p.n} ${p.direction}` };
   if (layerIndex < 0 || layerIndex >= layers.length) {
     // Open the layer that has the fields: the error's layer, else the one
     // with the most spans (Zandronum's payload rather than its wire form).
@@ -611,6 +611,76 @@ $("tree").addEventListener("keydown", (e) => {
     paint("hl", next.dataset.s ? Number(next.dataset.s) : -1);
   }
 });
+
+// ---- compare two datagrams ----
+
+/** @type {{label: string, layers: {name: string, bytes: Uint8Array}[], spans: any[], layerIndex: number}|null} */
+let compareA = null;
+/** @type {[any, any]|null} the pair the dialog shows */
+let comparing = null;
+
+function snapshot() {
+  return { label: current.label, layers: current.layers, spans: current.spans, layerIndex };
+}
+
+$("compare-a").addEventListener("click", () => {
+  if (!current) return;
+  compareA = snapshot();
+  const b = $("compare-b");
+  b.disabled = false;
+  b.textContent = `Compare with ${compareA.label}`;
+  status(`${compareA.label} is A: pick another datagram and press "Compare with ${compareA.label}".`);
+});
+$("compare-b").addEventListener("click", () => {
+  if (current && compareA) showCompare(compareA, snapshot());
+});
+$("compare-close").addEventListener("click", () => $("compare").close());
+$("compare-swap").addEventListener("click", () => comparing && showCompare(comparing[1], comparing[0]));
+
+/**
+ * showCompare opens the comparison of a and b: the bytes of the layer A
+ * shows (of the wire when B has no layer by that name), changed bytes
+ * marked, beside every field of every layer, paired by layer and path.
+ */
+function showCompare(a, b) {
+  comparing = [a, b];
+  const name = a.layers[a.layerIndex]?.name;
+  let bi = b.layers.findIndex((l) => l.name === name);
+  let ai = a.layerIndex;
+  if (bi < 0) { ai = 0; bi = 0; }
+  const ab = a.layers[ai].bytes;
+  const bb = b.layers[bi].bytes;
+  const d = byteDiff(ab, bb);
+  const hexOf = (/** @type {Uint8Array} */ bytes) => {
+    let html = "";
+    for (let row = 0; row < Math.max(1, Math.ceil(d.changed.length / 16)); row++) {
+      let line = `<span class="off">${(row * 16).toString(16).padStart(4, "0")}</span> `;
+      for (let k = 0; k < 16; k++) {
+        const o = row * 16 + k;
+        if (o >= d.changed.length) break;
+        const x = o < bytes.length ? bytes[o].toString(16).padStart(2, "0") : "··";
+        line += `<span class="${o >= bytes.length ? "gone" : d.changed[o] ? "chg" : ""}" data-o="${o}">${x}</span>${k < 15 ? " " : ""}`;
+      }
+      html += `<div class="line">${line}</div>`;
+    }
+    return html;
+  };
+  $("compare-hex").innerHTML =
+    `<div class="who">A · ${esc(a.label)} · ${esc(a.layers[ai].name)} (${ab.length} bytes)</div><div data-testid="compare-hex-a">${hexOf(ab)}</div>` +
+    `<div class="who">B · ${esc(b.label)} · ${esc(b.layers[bi].name)} (${bb.length} bytes)</div><div data-testid="compare-hex-b">${hexOf(bb)}</div>`;
+  const fields = fieldDiff(a.spans, a.layers.map((l) => l.name), b.spans, b.layers.map((l) => l.name));
+  const counts = { same: 0, changed: 0, added: 0, removed: 0 };
+  for (const f of fields) counts[f.change]++;
+  const multi = new Set(fields.map((f) => f.layer)).size > 1;
+  $("compare-rows").replaceChildren(...fields.map((f) => h("tr", { class: f.change, "data-field": f.field, "data-change": f.change, "data-testid": "compare-field" },
+    h("td", {}, multi ? `${f.layer}: ${f.field}` : f.field),
+    h("td", {}, f.a ? visible(f.a.value) : ""),
+    h("td", {}, f.b ? visible(f.b.value) : ""),
+    h("td", {}, f.change === "same" ? "" : f.change))));
+  $("compare-summary").textContent = `A ${a.label} ↔ B ${b.label}: ${d.count} of ${d.changed.length} bytes differ · fields: ${counts.changed} changed, ${counts.added} added, ${counts.removed} removed, ${counts.same} the same`;
+  const dlg = $("compare");
+  if (!dlg.open) dlg.showModal();
+}
 
 // ---- start ----
 
