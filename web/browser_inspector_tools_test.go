@@ -127,3 +127,55 @@ func TestBrowserInspectCompare(t *testing.T) {
 		})
 	}
 }
+
+// TestBrowserInspectEditResend loads the A2S_INFO query into the editor
+// and sends it to the demo's A2S server through the relay, which answers;
+// then edits its payload field, sees the hex and the decode follow, and
+// sends that: the relay refuses it, and the page names the rule.
+func TestBrowserInspectEditResend(t *testing.T) {
+	needWasm(t)
+	st := startStack(t, 1)
+	target := ""
+	for _, tg := range st.Demo.Targets() {
+		if tg.Protocol == "a2s" && tg.Options == nil {
+			target = tg.Addr
+			break
+		}
+	}
+	if target == "" {
+		t.Fatal("the demo has no A2S server")
+	}
+	for _, vp := range viewports {
+		t.Run(vp.name, func(t *testing.T) {
+			ctx := tab(t)
+			openInspector(t, ctx, st.URL+"/inspect#p=a2s&d=sent&t="+target+"&h="+a2sInfo, vp.w, vp.h)
+			eval[bool](t, ctx, `(document.querySelector("[data-testid=edit-selected]").click(), true)`)
+			if got := eval[string](t, ctx, `document.querySelector("[data-testid=edit-status]").textContent`); !strings.Contains(got, "a2s query") {
+				t.Errorf("edit status %q, want the query decoded", got)
+			}
+			if got := eval[string](t, ctx, `document.querySelector("[data-testid=edit-target]").value`); got != target {
+				t.Errorf("edit target %q, want %q", got, target)
+			}
+			// Accepted: the relay forwards it, and the server answers.
+			eval[bool](t, ctx, `(document.querySelector("[data-testid=edit-send]").click(), true)`)
+			waitFor(t, ctx, "the answer", `document.querySelector("[data-testid=edit-result]").className.includes("ok")`, 20*time.Second)
+			if n := eval[int](t, ctx, `querylensInspect.packets().filter(p => p.direction === "received").length`); n < 1 {
+				t.Errorf("%d datagrams received", n)
+			}
+			// Edit the payload field: the hex follows.
+			eval[bool](t, ctx, `(() => { const i = document.querySelector('[data-testid=edit-fields] input[data-field="payload"]'); i.value = "Source Engine Querx"; i.dispatchEvent(new Event("change", {bubbles: true})); return true; })()`)
+			if got := eval[string](t, ctx, `document.querySelector("[data-testid=edit-hex]").value.replaceAll(" ", "")`); got != strings.Replace(a2sInfo, "7900", "7800", 1) {
+				t.Errorf("edited hex %s", got)
+			}
+			// Refused: not a well-formed query, and the page says by which rule.
+			eval[bool](t, ctx, `(document.querySelector("[data-testid=edit-send]").click(), true)`)
+			waitFor(t, ctx, "the refusal", `document.querySelector("[data-testid=edit-result]").dataset.rule !== ""`, 20*time.Second)
+			if rule := eval[string](t, ctx, `document.querySelector("[data-testid=edit-result]").dataset.rule`); rule != "not-a-query" {
+				t.Errorf("refused by rule %q, want not-a-query; result %q", rule, eval[string](t, ctx, `document.querySelector("[data-testid=edit-result]").textContent`))
+			}
+			if got := eval[string](t, ctx, `document.querySelector("[data-testid=edit-result]").textContent`); !strings.Contains(got, "rule not-a-query") {
+				t.Errorf("result %q does not name the rule", got)
+			}
+		})
+	}
+}

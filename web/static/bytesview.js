@@ -210,6 +210,38 @@ function intBytes(v, size, le, signed) {
 }
 
 /**
+ * fieldText is the editable text of a field's bytes, read back by
+ * encoders[kind]: numbers in decimal, C strings as Latin-1 without their
+ * NUL, "bytes" as hex; null when the bytes do not fit the kind (edit
+ * them as "bytes").
+ * @param {string} kind a key of encoders
+ * @param {Uint8Array} b the field's bytes
+ */
+export function fieldText(kind, b) {
+  const v = new DataView(b.buffer, b.byteOffset, b.length);
+  const ok = (/** @type {number} */ n) => b.length === n;
+  switch (kind) {
+    case "u8": if (ok(1)) return String(v.getUint8(0)); break;
+    case "bool": if (ok(1)) return v.getUint8(0) ? "true" : "false"; break;
+    case "u16le": if (ok(2)) return String(v.getUint16(0, true)); break;
+    case "u16be": if (ok(2)) return String(v.getUint16(0, false)); break;
+    case "s16le": if (ok(2)) return String(v.getInt16(0, true)); break;
+    case "s16be": if (ok(2)) return String(v.getInt16(0, false)); break;
+    case "u32le": if (ok(4)) return String(v.getUint32(0, true)); break;
+    case "u32be": if (ok(4)) return String(v.getUint32(0, false)); break;
+    case "s32le": if (ok(4)) return String(v.getInt32(0, true)); break;
+    case "f32le": if (ok(4)) return String(v.getFloat32(0, true)); break;
+    case "cstring": if (b.length && b[b.length - 1] === 0 && !b.subarray(0, b.length - 1).includes(0)) return latin1(b.subarray(0, b.length - 1)); break;
+    case "bytes": break;
+    default: return null;
+  }
+  if (kind !== "bytes") return null;
+  let s = "";
+  for (const x of b) s += x.toString(16).padStart(2, "0");
+  return s;
+}
+
+/**
  * splice returns b with [start, end) replaced by repl.
  * @param {Uint8Array} b
  * @param {number} start

@@ -4,7 +4,7 @@
 // and a field tree from the decoder's spans, linked both ways.
 import { $, decoder, config, parseHex, toHex, esc, h, copyText, showRelay, showFatal, markFirstDecode, hostPort, replyTimeout, download } from "./ql.js";
 import { Relay, converse, classify } from "./relay.js";
-import { dataValues, byteDiff, fieldDiff } from "./bytesview.js";
+import { dataValues, byteDiff, fieldDiff, encoders, splice, fieldText } from "./bytesview.js";
 import { State } from "./model.js";
 
 const cfg = config();
@@ -612,6 +612,149 @@ $("tree").addEventListener("keydown", (e) => {
   }
 });
 
+// ---- edit and resend ----
+
+/** The edited datagram, as last parsed from the hex box. */
+let edited = new Uint8Array(0);
+
+/**
+ * editLoad puts a datagram into the editor.
+ * @param {Uint8Array} data
+ * @param {string|null} protocol
+ * @param {string} target
+ */
+function editLoad(data, protocol, target) {
+  if (protocol && protocols.some((x) => x.name === protocol)) $("edit-protocol").value = protocol;
+  if (target) $("edit-target").value = target;
+  $("edit-hex").value = toHex(data).replace(/(..)(?!$)/g, "$1 ");
+  $("edit-result").textContent = "";
+  editDecode();
+}
+
+$("edit-selected").addEventListener("click", () => {
+  const p = packets[selected];
+  if (p) editLoad(p.data, p.protocol, p.target);
+  else if (current?.layers?.length) editLoad(current.layers[0].bytes, current.msg?.protocol ?? null, "");
+  $("edit-hex").focus();
+});
+
+/**
+ * editDecode parses the hex box and decodes it: the status line says what
+ * it is (or the first error, at its offset), and every field of the wire
+ * layer gets an input typed by its kind; fields of inner layers (a
+ * Zandronum payload under its Huffman coding) are shown, not edited.
+ */
+function editDecode() {
+  const st = $("edit-status");
+  const box = $("edit-fields");
+  try {
+    edited = parseHex($("edit-hex").value);
+  } catch (err) {
+    st.textContent = `✖ hex: ${err.message}`;
+    st.classList.add("bad");
+    box.replaceChildren();
+    return;
+  }
+  if (!edited.length) {
+    st.textContent = "";
+    box.replaceChildren();
+    return;
+  }
+  const res = ql.inspect($("edit-protocol").value, edited);
+  const msg = res.error ? res.partial ?? {} : res;
+  const e = res.error;
+  st.classList.toggle("bad", !!e);
+  st.textContent = e
+    ? `✖ ${e.field ? `${e.field} at offset ${e.offset}${e.layer ? ` of ${e.layer}` : ""}: ` : ""}${e.message}`
+    : `${msg.protocol ?? ""} ${msg.kind ?? ""} · ${edited.length} bytes`;
+  const layers = (msg.layers ?? []).map((l) => ({ name: l.name, bytes: parseHex(l.hex) }));
+  const spans = (msg.spans ?? []).filter((s) => s.kind !== "group").sort((a, b) => a.layer - b.layer || a.start - b.start);
+  box.replaceChildren(...spans.map((s) => {
+    const layerName = layers[s.layer]?.name ?? "";
+    const label = h("span", { class: "fn", title: `${s.kind} · bytes ${s.start}–${s.end - 1}${s.layer ? ` of ${layerName}` : ""}` }, s.layer ? `${layerName}: ${s.field}` : s.field);
+    const bytes = (layers[s.layer]?.bytes ?? edited).subarray(s.start, s.end);
+    if (s.layer !== 0) return h("label", {}, label, h("span", { class: "ro" }, visible(s.value)));
+    let kind = encoders[s.kind] ? s.kind : "bytes";
+    let text = fieldText(kind, bytes);
+    if (text == null) {
+      kind = "bytes";
+      text = fieldText(kind, bytes);
+    }
+    const input = h("input", {
+      value: text, "data-field": s.field, "data-kind": kind, "data-start": String(s.start), "data-end": String(s.end),
+      "aria-label": `${s.field} (${kind === "bytes" && s.kind !== "bytes" ? `${s.kind}, as hex` : kind})`, spellcheck: "false", autocomplete: "off",
+    });
+    return h("label", {}, label, input);
+  }));
+}
+
+$("edit-hex").addEventListener("input", () => editDecode());
+$("edit-protocol").addEventListener("change", () => editDecode());
+// A field's new value replaces its bytes, and the whole datagram decodes again.
+$("edit-fields").addEventListener("change", (e) => {
+  const input = e.target.closest("input[data-kind]");
+  if (!input) return;
+  let repl;
+  try {
+    repl = encoders[input.dataset.kind](input.value);
+  } catch (err) {
+    input.setAttribute("aria-invalid", "true");
+    $("edit-status").textContent = `✖ ${input.dataset.field}: ${err.message}`;
+    $("edit-status").classList.add("bad");
+    return;
+  }
+  edited = splice(edited, Number(input.dataset.start), Number(input.dataset.end), repl);
+  $("edit-hex").value = toHex(edited).replace(/(..)(?!$)/g, "$1 ");
+  editDecode();
+});
+
+/**
+ * refusal words a relay ERROR for the editor: its code and the rule the
+ * relay named (the message's text before ": ", relay/rules.go).
+ * @param {string} code
+ * @param {string} message
+ */
+function refusal(code, message) {
+  const i = message.indexOf(": ");
+  const rule = i > 0 && /^[a-z0-9-]+$/.test(message.slice(0, i)) ? message.slice(0, i) : code;
+  return { rule, detail: i > 0 ? message.slice(i + 2) : message };
+}
+
+$("edit-form").addEventListener("submit", (e) => {
+  e.preventDefault();
+  editDecode();
+  const out = $("edit-result");
+  const say = (text, cls, rule = "") => {
+    out.textContent = text;
+    out.className = `small ${cls}`;
+    out.dataset.rule = rule;
+  };
+  const proto = $("edit-protocol").value;
+  const target = hostPort($("edit-target").value, protocols.find((p) => p.name === proto)?.default_port);
+  if (!edited.length) { say("Nothing to send: type or load a query's hex.", "bad"); return; }
+  if (!target) { say("Enter a target as host:port.", "bad"); $("edit-target").focus(); return; }
+  const g = ++groups;
+  const data = edited;
+  addPacket({ direction: "sent", data, protocol: proto, target, group: g });
+  select(packets.length - 1);
+  say(`Asking ${target}…`, "");
+  let replies = 0;
+  relay.query(proto, target, data, {
+    reply(bytes, rtt, flags) {
+      replies++;
+      addPacket({ direction: "received", data: bytes, protocol: proto, target, group: g, rtt, cached: (flags & 1) !== 0, time: Date.now() });
+      if (replies === 1) select(packets.length - 1);
+    },
+    end() {
+      say(replies ? `${target} answered: ${replies} datagram${replies > 1 ? "s" : ""}.` : `${target} did not answer within the relay's window.`, replies ? "ok" : "bad");
+    },
+    error(code, message) {
+      const r = refusal(code, message);
+      say(`Refused by the relay, rule ${r.rule}: ${r.detail}`, "bad", r.rule);
+    },
+  });
+});
+
 // ---- compare two datagrams ----
 
 /** @type {{label: string, layers: {name: string, bytes: Uint8Array}[], spans: any[], layerIndex: number}|null} */
@@ -708,7 +851,7 @@ async function main() {
     else if (el) el.value = v;
   }
   preview();
-  globalThis.querylensInspect = { packets: () => packets.map((p) => ({ ...p, hex: toHex(p.data) })), permalink, select, setCursor };
+  globalThis.querylensInspect = { packets: () => packets.map((p) => ({ ...p, hex: toHex(p.data) })), permalink, select, setCursor, editLoad };
 }
 
 main();
