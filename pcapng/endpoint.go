@@ -163,3 +163,55 @@ func hexVal(c byte) int {
 	}
 	return -1
 }
+
+// String returns "a.b.c.d:port" or "[v6]:port", the IPv6 address in RFC
+// 5952's form (lowercase, the longest run of two or more zero groups as
+// "::").
+func (e Endpoint) String() string {
+	return string(e.AppendTo(make([]byte, 0, 48)))
+}
+
+// AppendTo appends the String form to dst.
+func (e Endpoint) AppendTo(dst []byte) []byte {
+	if e.V4 {
+		for i := 0; i < 4; i++ {
+			if i > 0 {
+				dst = append(dst, '.')
+			}
+			dst = strconv.AppendUint(dst, uint64(e.IP[i]), 10)
+		}
+	} else {
+		dst = append(dst, '[')
+		dst = appendIPv6(dst, e.IP)
+		dst = append(dst, ']')
+	}
+	dst = append(dst, ':')
+	return strconv.AppendUint(dst, uint64(e.Port), 10)
+}
+
+func appendIPv6(dst []byte, ip [16]byte) []byte {
+	// The longest run of zero groups, the first of equals, if two or more.
+	best, bestLen := -1, 1
+	for i := 0; i < 8; {
+		j := i
+		for j < 8 && ip[2*j] == 0 && ip[2*j+1] == 0 {
+			j++
+		}
+		if j-i > bestLen {
+			best, bestLen = i, j-i
+		}
+		i = max(j, i+1)
+	}
+	for i := 0; i < 8; i++ {
+		if i == best {
+			dst = append(dst, ':', ':')
+			i += bestLen - 1
+			continue
+		}
+		if i > 0 && i != best+bestLen {
+			dst = append(dst, ':')
+		}
+		dst = strconv.AppendUint(dst, uint64(ip[2*i])<<8|uint64(ip[2*i+1]), 16)
+	}
+	return dst
+}

@@ -1,8 +1,9 @@
 // Package pcapng writes the inspector's packet sessions as pcapng files that
-// Wireshark and tcpdump open. It is pure Go with no fmt, so the browser
-// module (wasm/) links it without growing.
+// Wireshark and tcpdump open, and reads the UDP datagrams of pcap and pcapng
+// captures (Decoder, Reader; see decoder.go). It is pure Go with no fmt, so
+// the browser module (wasm/) links it without growing.
 //
-// A file is one section: a Section Header Block, one Interface Description
+// The file Append writes is one section: a Section Header Block, one Interface Description
 // Block with link type LINKTYPE_RAW (each packet starts with its IP header,
 // version 4 or 6), and one Enhanced Packet Block per datagram. The browser
 // cannot see IP headers, so each packet gets a synthesized IPv4 (or IPv6)
