@@ -23,6 +23,7 @@ func register() {
 	ns.Set("decode", fn(func(args []js.Value) any { return decode(args, false) }))
 	ns.Set("inspect", fn(func(args []js.Value) any { return decode(args, true) }))
 	ns.Set("pcapng", fn(pcapngFile))
+	registerCapture(ns)
 	js.Global().Set("querylens", ns)
 }
 
