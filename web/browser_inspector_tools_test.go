@@ -2,12 +2,18 @@ package web_test
 
 import (
 	"context"
+	"encoding/hex"
+	"flag"
+	"os"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/chromedp/chromedp"
+
+	"github.com/querylens/querylens/pcapng"
 )
 
 // viewports are the widths the inspector's tools are checked at: a phone,
@@ -177,5 +183,146 @@ func TestBrowserInspectEditResend(t *testing.T) {
 				t.Errorf("result %q does not name the rule", got)
 			}
 		})
+	}
+}
+
+// writeCapture writes a pcapng file of n exchanges with the writer the
+// inspector exports with: an A2S_INFO query to one of a few servers and
+// its answer, and returns its path.
+func writeCapture(t *testing.T, n int) string {
+	t.Helper()
+	query, _ := hex.DecodeString(a2sInfo)
+	// codecs/a2s/testdata/info_source_plain.hexlines
+	info, _ := hex.DecodeString("ffffffff4911c39c6ec3af636f64652053657276657220c2b72032666f7274006374665f32666f7274007466005465616d20466f72747265737300b801141802646c01013935343333363500")
+	pkts := make([]pcapng.Packet, 0, 2*n)
+	for i := range n {
+		srv, _ := pcapng.ParseEndpoint("10.0." + strconv.Itoa(i%7) + ".1:27015")
+		us := int64(1_700_000_000_000_000 + i*1000)
+		pkts = append(pkts, pcapng.Packet{Micros: us, Direction: pcapng.Sent, Target: srv, Data: query},
+			pcapng.Packet{Micros: us + 300, Direction: pcapng.Received, Target: srv, Data: info})
+	}
+	path := filepath.Join(t.TempDir(), "exchanges.pcapng")
+	if err := os.WriteFile(path, pcapng.Append(nil, "querylens test", pkts), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return path
+}
+
+// openCaptureFile picks path in the page's file input and waits until the
+// worker has read it all.
+func openCaptureFile(t *testing.T, ctx context.Context, path string, timeout time.Duration) {
+	t.Helper()
+	if err := chromedp.Do(ctx, chromedp.SetUploadFiles(`[data-testid=capture-file]`, []string{path})); err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, ctx, "the capture to be read", `document.querySelector("[data-testid=capture-status]").dataset.done === "true"`, timeout)
+}
+
+// TestBrowserInspectOpenCapture opens a small capture our writer made: the
+// list shows every datagram, protocol and kind by the reader's guess, a
+// reply names the query it answers, and the selected datagram decodes
+// into its fields; a permalink of it opens the same datagram.
+func TestBrowserInspectOpenCapture(t *testing.T) {
+	needWasm(t)
+	st := startStack(t, 1)
+	path := writeCapture(t, 20)
+	for _, vp := range viewports {
+		t.Run(vp.name, func(t *testing.T) {
+			ctx := tab(t)
+			openInspector(t, ctx, st.URL+"/inspect#h=00", vp.w, vp.h)
+			openCaptureFile(t, ctx, path, 30*time.Second)
+			if got := eval[string](t, ctx, `document.querySelector("[data-testid=capture-status]").textContent`); !strings.Contains(got, "40 UDP datagrams of 40 frames") || strings.Contains(got, "✖") {
+				t.Errorf("status %q, want 40 UDP datagrams of 40 frames", got)
+			}
+			if n := eval[int](t, ctx, `querylensInspect.capture().rows`); n != 40 {
+				t.Errorf("%d rows, want 40", n)
+			}
+			cells := eval[[]string](t, ctx, `[...document.querySelectorAll("[data-testid=capture-row]")[1].children].map(c => c.textContent)`)
+			if len(cells) < 8 || cells[0] != "2" || cells[2] != "10.0.0.1:27015" || cells[4] != "a2s" || cells[5] != "response" || cells[7] != "↩ #1" {
+				t.Errorf("second row %q, want frame 2 from 10.0.0.1:27015, a2s response answering #1", cells)
+			}
+			eval[bool](t, ctx, `(document.querySelectorAll("[data-testid=capture-row]")[1].click(), true)`)
+			waitFor(t, ctx, "the datagram's fields", `querylensInspect.capture().shown?.label === "frame 2" && [...document.querySelectorAll("[data-testid=tree-row] .fn")].some(e => e.textContent === "name")`, 10*time.Second)
+			if got := eval[string](t, ctx, `document.querySelector("[data-testid=decode-status]").textContent`); !strings.Contains(got, "a2s response") {
+				t.Errorf("decode status %q", got)
+			}
+			// Decode as another protocol: the conversation's rows say so.
+			eval[bool](t, ctx, `(() => { const s = document.querySelector("[data-testid=capture-as]"); s.value = "quake3"; s.dispatchEvent(new Event("change")); return true; })()`)
+			waitFor(t, ctx, "decode as", `document.querySelectorAll("[data-testid=capture-row]")[0].children[4].textContent === "quake3"`, 5*time.Second)
+			eval[bool](t, ctx, `(() => { const s = document.querySelector("[data-testid=capture-as]"); s.value = ""; s.dispatchEvent(new Event("change")); return true; })()`)
+			waitFor(t, ctx, "decode as undone", `document.querySelectorAll("[data-testid=capture-row]")[0].children[4].textContent === "a2s"`, 5*time.Second)
+			// The permalink carries the answer and its query.
+			link := eval[string](t, ctx, `querylensInspect.permalink()`)
+			if !strings.Contains(link, "q="+a2sInfo) || !strings.Contains(link, "t=10.0.0.1%3A27015") {
+				t.Errorf("permalink %s", link)
+			}
+			openInspector(t, ctx, st.URL+"/inspect?again=1"+link[strings.Index(link, "#"):], vp.w, vp.h)
+			dirsJS := `[...document.querySelectorAll("[data-testid=packet-row] td:nth-child(3)")].map(td => td.className.replace("dir-", ""))`
+			if got := eval[[]string](t, ctx, dirsJS); strings.Join(got, " ") != "sent received" {
+				t.Errorf("the permalink opens %v, want the query sent and the answer received", got)
+			}
+		})
+	}
+}
+
+// captureMB is the size of the large-capture test's file; longTaskBudget,
+// when set, makes a main-thread task longer than it fail the test. It is
+// off by default: a task's length is wall time, which a loaded machine
+// (the tests share two cores with other builds) stretches at will, so the
+// test logs what it measured and a quiet machine checks the budget with
+// -longtask-budget=50ms.
+var (
+	captureMB      = flag.Int("capture-mb", 20, "size in MB of the capture TestBrowserInspectLargeCapture opens")
+	longTaskBudget = flag.Duration("longtask-budget", 0, "fail TestBrowserInspectLargeCapture on a main-thread task longer than this (0: only log them)")
+)
+
+// TestBrowserInspectLargeCapture opens a capture of -capture-mb MB (20 by
+// default): the list keeps a bounded number of row elements however many
+// datagrams it holds, and a datagram picked in the middle decodes. It logs
+// the main-thread tasks over 50 ms from the file's opening on (and checks
+// them with -longtask-budget), the page's JS heap and the reading time.
+func TestBrowserInspectLargeCapture(t *testing.T) {
+	needWasm(t)
+	st := startStack(t, 1)
+	// One exchange is 2 blocks of (28 + 20 + 8 + payload + padding + 4) bytes.
+	exchange := (28 + 28 + 28 + 4) + (28 + 28 + 76 + 4)
+	n := *captureMB << 20 / exchange
+	path := writeCapture(t, n)
+	fi, err := os.Stat(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := tab(t)
+	openInspector(t, ctx, st.URL+"/inspect#h=00", 1300, 900)
+	eval[bool](t, ctx, `(globalThis.longTasks = [], globalThis.t0 = performance.now(), new PerformanceObserver((l) => longTasks.push(...l.getEntries().filter(e => e.startTime >= t0).map(e => e.duration))).observe({type: "longtask"}), true)`)
+	start := time.Now()
+	openCaptureFile(t, ctx, path, 5*time.Minute)
+	took := time.Since(start)
+	rows := eval[int](t, ctx, `querylensInspect.capture().rows`)
+	if rows != 2*n {
+		t.Errorf("%d rows, want %d", rows, 2*n)
+	}
+	dom := eval[int](t, ctx, `document.querySelectorAll("[data-testid=capture-row]").length`)
+	if dom == 0 || dom > 200 {
+		t.Errorf("%d row elements for %d rows, want a bounded window", dom, rows)
+	}
+	// Scroll to the middle and select there: still a window of rows.
+	eval[bool](t, ctx, `(document.querySelector("[data-testid=capture-list]").scrollTop = document.querySelector("[data-testid=capture-list]").scrollHeight / 2, true)`)
+	waitFor(t, ctx, "rows drawn at the middle", `Number(document.querySelector("[data-testid=capture-row]")?.dataset.row) > 1000`, 5*time.Second)
+	eval[bool](t, ctx, `(document.querySelectorAll("[data-testid=capture-row]")[15].click(), true)`)
+	waitFor(t, ctx, "the selected datagram decoded", `querylensInspect.capture().shown !== null && document.querySelectorAll("[data-testid=tree-row]").length >= 3`, 10*time.Second)
+	if dom := eval[int](t, ctx, `document.querySelectorAll("[data-testid=capture-row]").length`); dom > 200 {
+		t.Errorf("%d row elements after scrolling", dom)
+	}
+	long := eval[[]float64](t, ctx, `longTasks`)
+	worst := 0.0
+	for _, d := range long {
+		worst = max(worst, d)
+	}
+	heap := eval[float64](t, ctx, `performance.memory?.usedJSHeapSize ?? 0`)
+	t.Logf("capture of %.1f MB, %d datagrams: read in %v; %d row elements; %d main-thread tasks over 50 ms, the longest %.0f ms; page JS heap %.1f MB",
+		float64(fi.Size())/(1<<20), rows, took.Round(time.Millisecond), dom, len(long), worst, heap/(1<<20))
+	if b := *longTaskBudget; b > 0 && worst > float64(b.Milliseconds()) {
+		t.Errorf("a main-thread task of %.0f ms while the capture was read, over the %v budget", worst, b)
 	}
 }

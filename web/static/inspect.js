@@ -2,9 +2,10 @@
 // The packet inspector: build a query and see its bytes, send it through
 // the relay, and dissect every datagram: a hex view (offset, hex, ASCII)
 // and a field tree from the decoder's spans, linked both ways.
-import { $, decoder, config, parseHex, toHex, esc, h, copyText, showRelay, showFatal, markFirstDecode, hostPort, replyTimeout, download } from "./ql.js";
+import { $, decoder, compiledDecoder, config, parseHex, toHex, esc, h, copyText, showRelay, showFatal, markFirstDecode, hostPort, replyTimeout, download } from "./ql.js";
 import { Relay, converse, classify } from "./relay.js";
 import { dataValues, byteDiff, fieldDiff, encoders, splice, fieldText } from "./bytesview.js";
+import { Capture } from "./capture.js";
 import { State } from "./model.js";
 
 const cfg = config();
@@ -27,6 +28,13 @@ let pinned = -1; // span index selected by click
 // The data inspector's selection in the shown layer: bytes [start, end),
 // the cursor at start; anchor is where a shift-click range began.
 let cursor = { start: -1, end: -1, anchor: -1 };
+/**
+ * The capture datagram shown, when one of an opened capture's rows is
+ * selected instead of a session packet.
+ * @type {{label: string, protocol: string|null, data: Uint8Array, direction: "sent"|"received",
+ *   target: string, answer: Uint8Array[], query: Uint8Array|null, times: number[], frames: number[], conv: number}|null}
+ */
+let capShown = null;
 
 // ---- query builder ----
 
@@ -191,7 +199,11 @@ function linkOrigin(direction, n, target, query) {
   el.hidden = false;
 }
 
+/** LINK_MAX is the longest permalink offered; a longer one is refused with a reason. */
+const LINK_MAX = 16000;
+
 function permalink() {
+  if (capShown) return capturePermalink();
   const p = packets[selected];
   if (!p) return location.href.split("#")[0];
   const inGroup = packets.filter((x) => x.group === p.group);
@@ -232,15 +244,38 @@ function fromFragment() {
   }
 }
 
+/**
+ * capturePermalink links the shown capture datagram: a query alone, or an
+ * answer with the query it answers, as a status page's link would.
+ */
+function capturePermalink() {
+  const c = capShown;
+  let frag = `#p=${encodeURIComponent(c.protocol ?? "")}&t=${encodeURIComponent(c.target)}`;
+  if (c.direction === "received" && c.query) frag += `&q=${toHex(c.query)}`;
+  frag += `&h=${(c.direction === "received" ? c.answer : [c.data]).map(toHex).join(",")}`;
+  if (c.direction === "sent") frag += "&d=sent";
+  return location.origin + location.pathname + location.search + frag;
+}
+
 $("permalink").addEventListener("click", async (e) => {
   const url = permalink();
-  history.replaceState(null, "", url);
   const b = e.currentTarget;
+  if (url.length > LINK_MAX) {
+    status(`This datagram's link would be ${url.length} characters, too long for a URL (at most ${LINK_MAX}): export it as pcapng instead.`, true);
+    b.textContent = "Too large for a link";
+    setTimeout(() => (b.textContent = "Copy permalink"), 2500);
+    return;
+  }
+  history.replaceState(null, "", url);
   b.textContent = (await copyText(url)) ? "Copied" : "Copy failed";
   setTimeout(() => (b.textContent = "Copy permalink"), 1500);
 });
 
 $("export").addEventListener("click", () => {
+  if (capShown && !$("capture").hidden) {
+    exportCaptureTurn();
+    return;
+  }
   if (!packets.length) return;
   const file = ql.pcapng(packets.map((p) => ({
     time: p.time, direction: p.direction === "received" ? "received" : "sent", target: p.target || "0.0.0.0:0", data: p.data,
@@ -311,6 +346,8 @@ $("packet-rows").addEventListener("keydown", (e) => {
 
 function select(i) {
   if (!packets[i]) return;
+  capShown = null;
+  showList("session");
   selected = i;
   layerIndex = -1;
   pinned = -1;
@@ -335,6 +372,11 @@ function status(text, bad = false) {
 
 /** decodeSelected decodes the selected packet, or its whole message. */
 function decodeSelected() {
+  if (capShown) {
+    const c = capShown;
+    const whole = $("whole").checked && c.direction !== "sent" && c.answer.length > 1;
+    return ql.inspect(c.protocol, whole ? c.answer : [c.data], c.query && c.direction !== "sent" ? { query: c.query } : {});
+  }
   const p = packets[selected];
   const inGroup = packets.filter((x) => x.group === p.group);
   const query = inGroup.filter((x) => x.direction === "sent").at(-1);
@@ -346,7 +388,7 @@ function decodeSelected() {
 }
 
 function showPacket() {
-  const p = packets[selected];
+  const p = capShown ?? packets[selected];
   if (!p) return;
   const res = decodeSelected();
   markFirstDecode();
@@ -354,7 +396,7 @@ function showPacket() {
   let layers = (msg.layers ?? []).map((l) => ({ name: l.name, bytes: parseHex(l.hex), parent: l.parent }));
   if (!layers.length) layers = [{ name: "wire", bytes: p.data, parent: -1 }];
   const spans = msg.spans ?? [];
-  current = { res, msg, layers, spans, error: res.error ?? null, label: `#${p.n} ${p.direction}` };
+  current = { res, msg, layers, spans, error: res.error ?? null, label: capShown ? capShown.label : `#${packets[selected].n} ${packets[selected].direction}` };
   if (layerIndex < 0 || layerIndex >= layers.length) {
     // Open the layer that has the fields: the error's layer, else the one
     // with the most spans (Zandronum's payload rather than its wire form).
@@ -632,7 +674,7 @@ function editLoad(data, protocol, target) {
 }
 
 $("edit-selected").addEventListener("click", () => {
-  const p = packets[selected];
+  const p = capShown ?? packets[selected];
   if (p) editLoad(p.data, p.protocol, p.target);
   else if (current?.layers?.length) editLoad(current.layers[0].bytes, current.msg?.protocol ?? null, "");
   $("edit-hex").focus();
@@ -825,6 +867,204 @@ function showCompare(a, b) {
   if (!dlg.open) dlg.showModal();
 }
 
+// ---- an opened capture file ----
+
+/** @type {Worker|null} */
+let capWorker = null;
+let capPayloadId = 0;
+/** @type {Map<number, {resolve: (d: Uint8Array[]) => void, reject: (e: Error) => void}>} */
+const capWaiting = new Map();
+let capStats = null;
+let capFile = "";
+
+const capture = new Capture({
+  list: $("cap-list"), rows: $("cap-rows"), spacer: $("cap-spacer"),
+  onSelect: (r) => showCaptureRow(r),
+});
+
+/**
+ * showList shows the session's packets or the capture's datagrams.
+ * @param {"session"|"capture"} which
+ */
+function showList(which) {
+  const cap = which === "capture";
+  $("capture").hidden = !cap;
+  $("session-list").hidden = cap;
+  $("packets-empty").hidden = cap || packets.length > 0;
+  $("list-session").setAttribute("aria-selected", String(!cap));
+  $("list-capture").setAttribute("aria-selected", String(cap));
+  if (cap) capture.schedule();
+}
+$("list-session").addEventListener("click", () => showList("session"));
+$("list-capture").addEventListener("click", () => showList("capture"));
+
+/**
+ * payloads asks the worker for rows' payloads.
+ * @param {import("./capture.js").Row[]} rows
+ * @returns {Promise<Uint8Array[]>}
+ */
+function payloads(rows) {
+  const id = ++capPayloadId;
+  return new Promise((resolve, reject) => {
+    capWaiting.set(id, { resolve, reject });
+    capWorker?.postMessage({ type: "payloads", id, want: rows.map((r) => ({ row: r.row, offset: r.flags & 1 ? -1 : r.offset, length: r.length })) });
+  });
+}
+
+/**
+ * thousands writes n with commas between thousands, without Intl
+ * (whose first use loads locale data in one long task).
+ * @param {number} n
+ */
+function thousands(n) {
+  return String(n).replace(/\B(?=(\d{3})+(?!\d))/g, ",");
+}
+
+/** capStatus says how far the reading is, and what the reader counted. */
+function capStatus(done, read = 0, size = 0, error = null, ms = 0) {
+  const st = capStats ?? { frames: 0, udp: 0, skipped: 0, fragments: 0, reassembled: 0, truncated: 0 };
+  let text = `${capFile}: ${thousands(capture.n)} UDP datagram${capture.n === 1 ? "" : "s"} of ${thousands(st.frames)} frames`;
+  if (st.skipped) text += `, ${thousands(st.skipped)} skipped (not UDP${st.truncated ? `; ${st.truncated} cut by the snap length` : ""})`;
+  if (st.reassembled) text += `, ${st.reassembled} reassembled from ${st.fragments} fragments`;
+  text += done ? (error ? "" : ` · read in ${(ms / 1000).toFixed(1)} s`) : ` · reading… ${size ? Math.floor((read / size) * 100) : 0}%`;
+  if (error) text += ` · ✖ ${error.message}`;
+  const el = $("cap-status");
+  el.textContent = text;
+  el.classList.toggle("bad", !!error);
+  el.dataset.done = String(done);
+}
+
+/**
+ * openCapture reads a capture file in the worker.
+ * @param {File} file
+ */
+function openCapture(file) {
+  if (!capWorker) {
+    capWorker = new Worker(import.meta.resolve("./capture-worker.js"), { type: "module", name: "querylens capture reader" });
+    capWorker.onmessage = (e) => {
+      const m = e.data;
+      switch (m.type) {
+        case "start":
+          capture.reset(m.protocols);
+          capStats = null;
+          capStatus(false, 0, m.size);
+          break;
+        case "rows":
+          capture.add(m.rows, m.n, m.endpoints, m.kinds);
+          capStats = m.stats;
+          capStatus(false, m.read, file.size);
+          break;
+        case "done":
+          capStats = m.stats ?? capStats;
+          capStatus(true, 0, 0, m.error, m.ms);
+          if (capture.n && capture.selected < 0) capture.select(0);
+          break;
+        case "payloads": {
+          const w = capWaiting.get(m.id);
+          capWaiting.delete(m.id);
+          if (m.error) w?.reject(new Error(m.error));
+          else w?.resolve(m.data);
+          break;
+        }
+        case "fatal":
+          capStatus(true, 0, 0, { message: m.message });
+          break;
+      }
+    };
+    capWorker.onerror = (e) => capStatus(true, 0, 0, { message: `the capture reader failed: ${e.message || "it did not start"}` });
+  }
+  capFile = file.name || "capture";
+  capShown = null;
+  $("list-capture").hidden = false;
+  showList("capture");
+  const root = document.documentElement;
+  capWorker.postMessage({
+    type: "open", file,
+    glue: new URL(root.dataset.wasmGlue, location.href).href,
+    // The page's own module, compiled already: the worker instantiates
+    // it without compiling it again.
+    wasm: compiledDecoder() ?? new URL(root.dataset.wasm, location.href).href,
+    ql: import.meta.resolve("./ql.js"),
+  });
+}
+
+$("cap-file").addEventListener("change", (e) => {
+  const f = e.currentTarget.files?.[0];
+  if (f) openCapture(f);
+});
+const page = /** @type {HTMLElement} */ (document.querySelector(".inspect"));
+page.addEventListener("dragover", (e) => {
+  if (![...(e.dataTransfer?.types ?? [])].includes("Files")) return;
+  e.preventDefault();
+  page.classList.add("dropping");
+});
+page.addEventListener("dragleave", () => page.classList.remove("dropping"));
+page.addEventListener("drop", (e) => {
+  page.classList.remove("dropping");
+  const f = e.dataTransfer?.files?.[0];
+  if (!f) return;
+  e.preventDefault();
+  openCapture(f);
+});
+
+/**
+ * showCaptureRow reads the selected datagram (with the rest of its answer
+ * and the query it answers) and dissects it.
+ * @param {import("./capture.js").Row} r
+ */
+async function showCaptureRow(r) {
+  const kind = capture.kindOf(r);
+  const sent = kind === "query" || kind === "master-query";
+  const answer = sent ? [r] : capture.answer(r);
+  const want = [...answer];
+  const q = r.query >= 0 ? capture.get(r.query) : null;
+  if (q && !sent) want.push(q);
+  let data;
+  try {
+    data = await payloads(want);
+  } catch (err) {
+    status(`Frame ${r.frame}: ${err.message}`, true);
+    return;
+  }
+  if (capture.selected !== r.row) return; // another row was picked meanwhile
+  const at = answer.findIndex((x) => x.row === r.row);
+  capShown = {
+    label: `frame ${r.frame}`, protocol: capture.protocolOf(r), data: data[at], direction: sent ? "sent" : "received",
+    target: capture.endpoint(sent ? r.dst : r.src), answer: data.slice(0, answer.length),
+    query: q && !sent ? data[answer.length] : null, times: answer.map((x) => x.micros), frames: answer.map((x) => x.frame), conv: r.conv,
+  };
+  selected = -1;
+  for (const tr of $("packet-rows").rows) tr.setAttribute("aria-selected", "false");
+  layerIndex = -1;
+  pinned = -1;
+  cursor = { start: -1, end: -1, anchor: -1 };
+  const as = $("cap-as");
+  as.disabled = false;
+  as.value = capture.as.get(r.conv) ?? "";
+  if (answer.length > 1) $("whole").checked = true;
+  showPacket();
+}
+
+$("cap-as").addEventListener("change", (e) => {
+  if (capture.selected < 0) return;
+  const r = capture.get(capture.selected);
+  capture.decodeAs(r.conv, e.currentTarget.value);
+  showCaptureRow(r);
+});
+
+/** exportCaptureTurn writes the shown capture datagram, its answer and query as pcapng. */
+function exportCaptureTurn() {
+  const c = capShown;
+  const list = [];
+  const r = capture.get(capture.selected);
+  if (c.query && r.query >= 0) list.push({ time: capture.get(r.query).micros / 1000, direction: "sent", target: c.target, data: c.query, comment: `frame ${capture.get(r.query).frame} of ${capFile}` });
+  const dgs = c.direction === "sent" ? [c.data] : c.answer;
+  dgs.forEach((d, i) => list.push({ time: c.times[i] / 1000, direction: c.direction, target: c.target, data: d, comment: `frame ${c.frames[i]} of ${capFile}` }));
+  const file = ql.pcapng(list);
+  if (file.error) { status(file.error.message, true); return; }
+  download(file, "application/vnd.tcpdump.pcap", `${capFile.replace(/\.[^.]*$/, "")}-frame${r.frame}.pcapng`);
+}
+
 // ---- start ----
 
 async function main() {
@@ -851,7 +1091,11 @@ async function main() {
     else if (el) el.value = v;
   }
   preview();
-  globalThis.querylensInspect = { packets: () => packets.map((p) => ({ ...p, hex: toHex(p.data) })), permalink, select, setCursor, editLoad };
+  globalThis.querylensInspect = {
+    packets: () => packets.map((p) => ({ ...p, hex: toHex(p.data) })), permalink, select, setCursor, editLoad, openCapture,
+    capture: () => ({ rows: capture.n, selected: capture.selected, shown: capShown ? { ...capShown, hex: toHex(capShown.data) } : null }),
+    selectCapture: (/** @type {number} */ i) => capture.select(i),
+  };
 }
 
 main();
