@@ -295,9 +295,26 @@ func TestBrowserInspectLargeCapture(t *testing.T) {
 	ctx := tab(t)
 	openInspector(t, ctx, st.URL+"/inspect#h=00", 1300, 900)
 	eval[bool](t, ctx, `(globalThis.longTasks = [], globalThis.t0 = performance.now(), new PerformanceObserver((l) => longTasks.push(...l.getEntries().filter(e => e.startTime >= t0).map(e => e.duration))).observe({type: "longtask"}), true)`)
+	base := browserRSS(ctx)
+	peak := base
+	stop := make(chan struct{})
+	sampled := make(chan struct{})
+	go func() { // the browser's memory while it reads, every 100 ms
+		defer close(sampled)
+		for {
+			select {
+			case <-stop:
+				return
+			case <-time.After(100 * time.Millisecond):
+				peak = max(peak, browserRSS(ctx))
+			}
+		}
+	}()
 	start := time.Now()
 	openCaptureFile(t, ctx, path, 5*time.Minute)
 	took := time.Since(start)
+	close(stop)
+	<-sampled
 	rows := eval[int](t, ctx, `querylensInspect.capture().rows`)
 	if rows != 2*n {
 		t.Errorf("%d rows, want %d", rows, 2*n)
@@ -320,9 +337,57 @@ func TestBrowserInspectLargeCapture(t *testing.T) {
 		worst = max(worst, d)
 	}
 	heap := eval[float64](t, ctx, `performance.memory?.usedJSHeapSize ?? 0`)
-	t.Logf("capture of %.1f MB, %d datagrams: read in %v; %d row elements; %d main-thread tasks over 50 ms, the longest %.0f ms; page JS heap %.1f MB",
-		float64(fi.Size())/(1<<20), rows, took.Round(time.Millisecond), dom, len(long), worst, heap/(1<<20))
+	t.Logf("capture of %.1f MB, %d datagrams: read in %v; %d row elements; %d main-thread tasks over 50 ms, the longest %.0f ms; page JS heap %.1f MB; the browser's processes %.0f MB before, %.0f MB at most while reading (+%.0f MB)",
+		float64(fi.Size())/(1<<20), rows, took.Round(time.Millisecond), dom, len(long), worst, heap/(1<<20),
+		float64(base)/(1<<20), float64(peak)/(1<<20), float64(peak-base)/(1<<20))
 	if b := *longTaskBudget; b > 0 && worst > float64(b.Milliseconds()) {
 		t.Errorf("a main-thread task of %.0f ms while the capture was read, over the %v budget", worst, b)
 	}
+}
+
+// browserRSS is the resident memory of the test browser's processes (the
+// browser and its descendants: renderers, the worker's, the GPU process),
+// from /proc; 0 where there is none.
+func browserRSS(ctx context.Context) int64 {
+	c := chromedp.FromContext(ctx)
+	if c == nil || c.Browser == nil || c.Browser.Process() == nil {
+		return 0
+	}
+	root := c.Browser.Process().Pid
+	parent := map[int]int{}
+	rss := map[int]int64{}
+	dirs, _ := os.ReadDir("/proc")
+	for _, d := range dirs {
+		pid, err := strconv.Atoi(d.Name())
+		if err != nil {
+			continue
+		}
+		b, err := os.ReadFile("/proc/" + d.Name() + "/status")
+		if err != nil {
+			continue
+		}
+		for _, line := range strings.Split(string(b), "\n") {
+			f := strings.Fields(line)
+			if len(f) < 2 {
+				continue
+			}
+			switch f[0] {
+			case "PPid:":
+				parent[pid], _ = strconv.Atoi(f[1])
+			case "VmRSS:":
+				kb, _ := strconv.ParseInt(f[1], 10, 64)
+				rss[pid] = kb << 10
+			}
+		}
+	}
+	var total int64
+	for pid, n := range rss {
+		for p := pid; p > 1; p = parent[p] {
+			if p == root {
+				total += n
+				break
+			}
+		}
+	}
+	return total
 }
