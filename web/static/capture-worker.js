@@ -21,7 +21,7 @@ const CHUNK = 1 << 20;
 // Rows per call into Go, and the longest the worker batches rows before
 // posting them (so the page draws progress without a message per call).
 const ROWS_PER_CALL = 8192;
-const POST_MS = 100;
+const POST_MS = 250;
 
 /** @type {any} */
 let ql = null;
@@ -97,8 +97,8 @@ async function open(m) {
       const r = ql.captureNext(handle, ROWS_PER_CALL);
       if (r.n) parts.push(r.rows);
       n += r.n;
-      endpoints.push(...r.endpoints);
-      kinds.push(...r.kinds);
+      for (const x of r.endpoints) endpoints.push(x);
+      for (const x of r.kinds) kinds.push(x);
       stats = r.stats;
       if (r.error) {
         flush();

@@ -77,8 +77,10 @@ export class Capture {
    * @param {string[]} kinds
    */
   add(buf, n, endpoints, kinds) {
-    this.endpoints.push(...endpoints);
-    this.kinds.push(...kinds);
+    // A loop, not push(...list): a batch of a capture with many hosts can
+    // hold more endpoints than a call takes arguments.
+    for (const e of endpoints) this.endpoints.push(e);
+    for (const k of kinds) this.kinds.push(k);
     const src = new Uint8Array(buf);
     let at = 0;
     while (at < n) {
