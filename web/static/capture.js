@@ -115,6 +115,11 @@ export class Capture {
   /** kindOf is the reader's kind, when the protocol is its own guess. @param {Row} r */
   kindOf(r) {
     if (this.as.has(r.conv)) return "";
+    return this.readerKind(r);
+  }
+
+  /** readerKind is the kind the reader gave the row, whatever it is decoded as. @param {Row} r */
+  readerKind(r) {
     return r.kind === UNKNOWN ? "?" : this.kinds[r.kind] ?? "?";
   }
 

@@ -1013,7 +1013,9 @@ page.addEventListener("drop", (e) => {
  * @param {import("./capture.js").Row} r
  */
 async function showCaptureRow(r) {
-  const kind = capture.kindOf(r);
+  // Which way it went is the reader's word (a query, or not), kept when
+  // the conversation is decoded as another protocol.
+  const kind = capture.readerKind(r);
   const sent = kind === "query" || kind === "master-query";
   const answer = sent ? [r] : capture.answer(r);
   const want = [...answer];
