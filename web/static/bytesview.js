@@ -177,6 +177,14 @@ export const encoders = {
     }
     return out;
   },
+  // A C string the protocol reads as UTF-8 (A2S): edited as that text.
+  cstring8: (v) => {
+    const b = new TextEncoder().encode(v);
+    if (b.includes(0)) throw new Error("a C string cannot hold a NUL");
+    const out = new Uint8Array(b.length + 1);
+    out.set(b);
+    return out;
+  },
   bytes: (v) => parseHexLoose(v),
 };
 
@@ -232,6 +240,13 @@ export function fieldText(kind, b) {
     case "s32le": if (ok(4)) return String(v.getInt32(0, true)); break;
     case "f32le": if (ok(4)) return String(v.getFloat32(0, true)); break;
     case "cstring": if (b.length && b[b.length - 1] === 0 && !b.subarray(0, b.length - 1).includes(0)) return latin1(b.subarray(0, b.length - 1)); break;
+    case "cstring8":
+      if (b.length && b[b.length - 1] === 0 && !b.subarray(0, b.length - 1).includes(0)) {
+        try {
+          return fatal.decode(b.subarray(0, b.length - 1));
+        } catch { /* not UTF-8: null below */ }
+      }
+      return null;
     case "bytes": break;
     default: return null;
   }

@@ -717,6 +717,8 @@ function editDecode() {
     const bytes = (layers[s.layer]?.bytes ?? edited).subarray(s.start, s.end);
     if (s.layer !== 0) return h("label", {}, label, h("span", { class: "ro" }, visible(s.value)));
     let kind = encoders[s.kind] ? s.kind : "bytes";
+    // A C string whose value the decoder gave as UTF-8 text is edited as such.
+    if (kind === "cstring" && fieldText("cstring8", bytes) === s.value && /[^\x00-\x7f]/.test(s.value)) kind = "cstring8";
     let text = fieldText(kind, bytes);
     if (text == null) {
       kind = "bytes";
