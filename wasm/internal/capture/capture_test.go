@@ -209,3 +209,76 @@ func FuzzSession(f *testing.F) {
 		}
 	})
 }
+
+// pcapRaw is a little-endian pcap file of LINKTYPE_RAW (101) records.
+func pcapRaw(recs ...[]byte) []byte {
+	le := binary.LittleEndian
+	f := le.AppendUint32(nil, 0xa1b2c3d4)
+	f = le.AppendUint16(f, 2)
+	f = le.AppendUint16(f, 4)
+	f = le.AppendUint32(f, 0)
+	f = le.AppendUint32(f, 0)
+	f = le.AppendUint32(f, 65535)
+	f = le.AppendUint32(f, 101)
+	for i, r := range recs {
+		f = le.AppendUint32(f, uint32(1000+i))
+		f = le.AppendUint32(f, 0)
+		f = le.AppendUint32(f, uint32(len(r)))
+		f = le.AppendUint32(f, uint32(len(r)))
+		f = append(f, r...)
+	}
+	return f
+}
+
+// ipv4Fragments is a UDP datagram from 10.0.0.1:27015 to 10.0.0.2:5000
+// cut into IPv4 fragments of the UDP bytes at cut (a multiple of 8).
+func ipv4Fragments(payload []byte, cut int) [][]byte {
+	be := binary.BigEndian
+	udp := be.AppendUint16(nil, 27015)
+	udp = be.AppendUint16(udp, 5000)
+	udp = be.AppendUint16(udp, uint16(8+len(payload)))
+	udp = be.AppendUint16(udp, 0)
+	udp = append(udp, payload...)
+	var out [][]byte
+	for _, part := range []struct {
+		from, to int
+		more     bool
+	}{{0, cut, true}, {cut, len(udp), false}} {
+		h := []byte{0x45, 0}
+		h = be.AppendUint16(h, uint16(20+part.to-part.from))
+		h = be.AppendUint16(h, 0x1234)
+		fo := uint16(part.from / 8)
+		if part.more {
+			fo |= 0x2000
+		}
+		h = be.AppendUint16(h, fo)
+		h = append(h, 64, 17, 0, 0, 10, 0, 0, 1, 10, 0, 0, 2)
+		out = append(out, append(h, udp[part.from:part.to]...))
+	}
+	return out
+}
+
+// TestSessionReassembled: a datagram put back together from IP fragments
+// is not one run of the file's bytes, so its payload is kept (FlagStored)
+// and Payload returns it; its row is the last fragment's frame.
+func TestSessionReassembled(t *testing.T) {
+	payload := bytes.Repeat(a2sInfo, 40) // 3,040 bytes
+	frags := ipv4Fragments(payload, 1480)
+	file := pcapRaw(frags[0], frags[1])
+	s, rows, eps, _, err := run(t, file, 512, 10)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(rows) != 1 || rows[0].frame != 2 || rows[0].flags != FlagStored || rows[0].off != -1 || rows[0].length != uint32(len(payload)) {
+		t.Fatalf("rows %+v, want one stored row of frame 2", rows)
+	}
+	if got, ok := s.Payload(0); !ok || !bytes.Equal(got, payload) {
+		t.Errorf("Payload(0) = %d bytes, %v", len(got), ok)
+	}
+	if eps[rows[0].src] != "10.0.0.1:27015" || eps[rows[0].dst] != "10.0.0.2:5000" {
+		t.Errorf("endpoints %q", eps)
+	}
+	if st := s.Stats(); st.Reassembled != 1 || st.Fragments != 2 {
+		t.Errorf("stats %+v", st)
+	}
+}
