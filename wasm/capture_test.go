@@ -4,6 +4,7 @@ package main
 
 import (
 	"strings"
+	"syscall/js"
 	"testing"
 
 	"github.com/querylens/querylens/pcapng"
@@ -64,5 +65,20 @@ func TestCapture(t *testing.T) {
 	r := ql.Call("captureNext", bad)
 	if e := r.Get("error"); e.IsUndefined() || e.Get("block").String() != "file" || e.Get("offset").Int() != 0 {
 		t.Errorf("not a capture: %s", stringify(r))
+	}
+}
+
+// TestHuffman: encode then decode gives the payload back; a bad operation
+// or argument is an error as data.
+func TestHuffman(t *testing.T) {
+	payload := []byte("\xc7\x00\x00\x00\xff\x3f\xfb\xfb\x01\x00\x00\x00")
+	wire := goBytes(t, ql.Call("huffman", "encode", bytesToJS(payload)))
+	if back := goBytes(t, ql.Call("huffman", "decode", bytesToJS(wire))); string(back) != string(payload) {
+		t.Errorf("decode(encode(p)) = %x, want %x", back, payload)
+	}
+	for _, v := range []js.Value{ql.Call("huffman", "squash", bytesToJS(payload)), ql.Call("huffman", "encode")} {
+		if v.Get("error").IsUndefined() {
+			t.Errorf("want an error, got %s", stringify(v))
+		}
 	}
 }

@@ -24,6 +24,7 @@ func register() {
 	ns.Set("inspect", fn(func(args []js.Value) any { return decode(args, true) }))
 	ns.Set("pcapng", fn(pcapngFile))
 	registerCapture(ns)
+	ns.Set("huffman", fn(huffmanCall))
 	js.Global().Set("querylens", ns)
 }
 

@@ -13,6 +13,7 @@ import (
 
 	"github.com/chromedp/chromedp"
 
+	"github.com/querylens/querylens/demo"
 	"github.com/querylens/querylens/pcapng"
 )
 
@@ -390,4 +391,47 @@ func browserRSS(ctx context.Context) int64 {
 		}
 	}
 	return total
+}
+
+// TestBrowserInspectEditZandronum edits the time field of a Zandronum
+// query's payload, which the wire carries Huffman-coded: the datagram is encoded
+// again, decodes with the new value, and the relay forwards it to the
+// demo's server, which answers.
+func TestBrowserInspectEditZandronum(t *testing.T) {
+	needWasm(t)
+	st := startStack(t, 1)
+	target := ""
+	for _, tg := range st.Demo.Targets() {
+		if tg.Protocol == "zandronum" && tg.Behavior == demo.Normal {
+			target = tg.Addr
+			break
+		}
+	}
+	if target == "" {
+		t.Fatal("the demo has no well-behaved Zandronum server")
+	}
+	ctx := tab(t)
+	openInspector(t, ctx, st.URL+"/inspect#p=zandronum&d=sent&t="+target+"&h=04b8491a9c6c73de32025a0b", 1300, 900)
+	eval[bool](t, ctx, `(document.querySelector("[data-testid=edit-selected]").click(), true)`)
+	field := `document.querySelector('[data-testid=edit-fields] input[data-field="time"]')`
+	if got := eval[string](t, ctx, field+`?.value ?? "none"`); got != "1597643819" {
+		t.Fatalf("the payload's time field reads %q, want an input holding 1597643819", got)
+	}
+	// The flags field (kind flags:SQF) is edited as its number.
+	if got := eval[string](t, ctx, `document.querySelector('[data-testid=edit-fields] input[data-field="flags"]')?.dataset.kind ?? "none"`); got != "u32le" {
+		t.Errorf("the flags field is edited as %q, want u32le", got)
+	}
+	before := eval[string](t, ctx, `document.querySelector("[data-testid=edit-hex]").value`)
+	eval[bool](t, ctx, `(() => { const i = `+field+`; i.value = "12345"; i.dispatchEvent(new Event("change", {bubbles: true})); return true; })()`)
+	if got := eval[string](t, ctx, field+`?.value ?? document.querySelector("[data-testid=edit-status]").textContent + " " + document.querySelector("[data-testid=edit-fields]").textContent`); got != "12345" {
+		t.Errorf("after the edit the time decodes as %q, want 12345", got)
+	}
+	if after := eval[string](t, ctx, `document.querySelector("[data-testid=edit-hex]").value`); after == before {
+		t.Error("the wire bytes did not change")
+	}
+	if got := eval[string](t, ctx, `document.querySelector("[data-testid=edit-status]").textContent`); !strings.Contains(got, "zandronum query") {
+		t.Errorf("edit status %q", got)
+	}
+	eval[bool](t, ctx, `(document.querySelector("[data-testid=edit-send]").click(), true)`)
+	waitFor(t, ctx, "the answer", `document.querySelector("[data-testid=edit-result]").className.includes("ok")`, 20*time.Second)
 }

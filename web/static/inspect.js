@@ -656,8 +656,42 @@ $("tree").addEventListener("keydown", (e) => {
 
 // ---- edit and resend ----
 
-/** The edited datagram, as last parsed from the hex box. */
+/** The edited datagram, as last parsed from the hex box. @type {Uint8Array} */
 let edited = new Uint8Array(0);
+/** The edited datagram's layers as last decoded (for fields of inner layers). @type {{name: string, bytes: Uint8Array}[]} */
+let editedLayers = [];
+
+/**
+ * wrapLayer rebuilds the wire form of a protocol whose fields sit in an
+ * inner layer: a Zandronum datagram is its payload Huffman-coded. Fields
+ * of inner layers of other protocols are shown, not edited.
+ * @type {Record<string, (layer: string, bytes: Uint8Array) => Uint8Array|null>}
+ */
+const wrapLayer = {
+  zandronum: (layer, bytes) => (layer === "payload" ? ql.huffman("encode", bytes) : null),
+};
+
+/**
+ * editKind is how a field of this span kind and these bytes is edited: a
+ * key of encoders. A flags kind ("flags:SQF") whose value is the bytes'
+ * number in one byte order is edited as that integer.
+ * @param {{kind: string, value: string}} s
+ * @param {Uint8Array} bytes
+ */
+function editKind(s, bytes) {
+  if (encoders[s.kind]) {
+    // A C string whose value the decoder gave as UTF-8 text is edited as such.
+    if (s.kind === "cstring" && fieldText("cstring8", bytes) === s.value && /[^\x00-\x7f]/.test(s.value)) return "cstring8";
+    return fieldText(s.kind, bytes) == null ? "bytes" : s.kind;
+  }
+  const m = /^(0x[0-9a-f]+|\d+)/i.exec(s.value);
+  const size = { 1: "u8", 2: "u16", 4: "u32" }[bytes.length];
+  if (m && size) {
+    const v = Number(m[1]);
+    for (const k of size === "u8" ? ["u8"] : [`${size}le`, `${size}be`]) if (fieldText(k, bytes) === String(v)) return k;
+  }
+  return "bytes";
+}
 
 /**
  * editLoad puts a datagram into the editor.
@@ -709,23 +743,20 @@ function editDecode() {
   st.textContent = e
     ? `✖ ${e.field ? `${e.field} at offset ${e.offset}${e.layer ? ` of ${e.layer}` : ""}: ` : ""}${e.message}`
     : `${msg.protocol ?? ""} ${msg.kind ?? ""} · ${edited.length} bytes`;
-  const layers = (msg.layers ?? []).map((l) => ({ name: l.name, bytes: parseHex(l.hex) }));
+  const layers = (msg.layers ?? []).map((l) => ({ name: l.name, bytes: parseHex(l.hex), parent: l.parent }));
+  editedLayers = layers;
   const spans = (msg.spans ?? []).filter((s) => s.kind !== "group").sort((a, b) => a.layer - b.layer || a.start - b.start);
   box.replaceChildren(...spans.map((s) => {
     const layerName = layers[s.layer]?.name ?? "";
     const label = h("span", { class: "fn", title: `${s.kind} · bytes ${s.start}–${s.end - 1}${s.layer ? ` of ${layerName}` : ""}` }, s.layer ? `${layerName}: ${s.field}` : s.field);
     const bytes = (layers[s.layer]?.bytes ?? edited).subarray(s.start, s.end);
-    if (s.layer !== 0) return h("label", {}, label, h("span", { class: "ro" }, visible(s.value)));
-    let kind = encoders[s.kind] ? s.kind : "bytes";
-    // A C string whose value the decoder gave as UTF-8 text is edited as such.
-    if (kind === "cstring" && fieldText("cstring8", bytes) === s.value && /[^\x00-\x7f]/.test(s.value)) kind = "cstring8";
-    let text = fieldText(kind, bytes);
-    if (text == null) {
-      kind = "bytes";
-      text = fieldText(kind, bytes);
+    const proto = msg.protocol ?? $("edit-protocol").value;
+    if (s.layer !== 0 && !(wrapLayer[proto] && layers[s.layer]?.parent === 0 && wrapLayer[proto](layerName, layers[s.layer].bytes))) {
+      return h("label", {}, label, h("span", { class: "ro" }, visible(s.value)));
     }
+    const kind = editKind(s, bytes);
     const input = h("input", {
-      value: text, "data-field": s.field, "data-kind": kind, "data-start": String(s.start), "data-end": String(s.end),
+      value: fieldText(kind, bytes), "data-field": s.field, "data-kind": kind, "data-start": String(s.start), "data-end": String(s.end), "data-layer": String(s.layer),
       "aria-label": `${s.field} (${kind === "bytes" && s.kind !== "bytes" ? `${s.kind}, as hex` : kind})`, spellcheck: "false", autocomplete: "off",
     });
     return h("label", {}, label, input);
@@ -747,7 +778,15 @@ $("edit-fields").addEventListener("change", (e) => {
     $("edit-status").classList.add("bad");
     return;
   }
-  edited = splice(edited, Number(input.dataset.start), Number(input.dataset.end), repl);
+  const li = Number(input.dataset.layer);
+  if (li === 0) edited = splice(edited, Number(input.dataset.start), Number(input.dataset.end), repl);
+  else {
+    // A field of an inner layer: change that layer, then wrap it again.
+    const l = editedLayers[li];
+    const wire = wrapLayer[$("edit-protocol").value]?.(l.name, splice(l.bytes, Number(input.dataset.start), Number(input.dataset.end), repl));
+    if (!(wire instanceof Uint8Array)) return;
+    edited = wire;
+  }
   $("edit-hex").value = toHex(edited).replace(/(..)(?!$)/g, "$1 ");
   editDecode();
 });

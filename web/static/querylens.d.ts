@@ -170,6 +170,8 @@ export interface QueryLens {
   /** The payload of a row flagged stored (a datagram put back together from fragments); null otherwise. */
   capturePayload(handle: number, row: number): Uint8Array | null | Failure;
   captureClose(handle: number): void;
+  /** Zandronum's Huffman layer: encode a payload into its datagram, or decode a datagram. */
+  huffman(op: "encode" | "decode", bytes: Uint8Array): Uint8Array | Failure;
 }
 
 export interface CaptureStats { frames: number; udp: number; skipped: number; fragments: number; reassembled: number; truncated: number; rows: number }
