@@ -128,12 +128,9 @@ type Decoder struct {
 func NewDecoder() *Decoder { return &Decoder{} }
 
 // Feed appends the next bytes of the file. The decoder copies them; it keeps
-// only the bytes of a block it has not finished.
+// only the bytes of a block it has not finished (Next drops the rest when
+// it runs out). Feed leaves the last Datagram's Payload intact.
 func (d *Decoder) Feed(b []byte) {
-	if d.pos == len(d.buf) {
-		d.base += int64(d.pos)
-		d.buf, d.pos = d.buf[:0], 0
-	}
 	d.buf = append(d.buf, b...)
 }
 

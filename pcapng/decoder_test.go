@@ -532,3 +532,24 @@ func TestEndpointString(t *testing.T) {
 		}
 	}
 }
+
+// TestPayloadSurvivesFeed: a datagram's payload stays valid until the next
+// call to Next, whatever is fed meanwhile.
+func TestPayloadSurvivesFeed(t *testing.T) {
+	target := mustEndpoint(t, "127.0.0.1:10666")
+	f := Append(nil, "t", []Packet{{Target: target, Data: []byte("first")}, {Target: target, Data: []byte("second")}})
+	d := NewDecoder()
+	d.Feed(f[:len(f)-20])
+	dg, err := d.Next()
+	if err != nil {
+		t.Fatal(err)
+	}
+	d.Feed(f[len(f)-20:])
+	d.Feed(bytes.Repeat([]byte{0xee}, 100)) // garbage after the file
+	if string(dg.Payload) != "first" {
+		t.Errorf("payload %q after Feed", dg.Payload)
+	}
+	if dg, err = d.Next(); err != nil || string(dg.Payload) != "second" {
+		t.Errorf("second datagram %q, %v", dg.Payload, err)
+	}
+}

@@ -26,7 +26,9 @@ func FuzzDecoder(f *testing.F) {
 	f.Add(cat(ngSHB(le), ngIDB(le, linkNull, 60, 0x83), ngEPB(le, 0, 9, frameOf(linkNull, ip4)[:60], 4+len(ip4)),
 		ngSHB(be), ngIDB(be, linkLoop, 0, 9), ngSPB(be, frameOf(linkLoop, ip6), 4+len(ip6)), ngPB(be, 0, 1, frameOf(linkLoop, ip4))), 11)
 	// The captures under testdata.
-	files, _ := filepath.Glob(filepath.Join("testdata", "captures", "*.pcap*"))
+	files, _ := filepath.Glob(filepath.Join("testdata", "captures", "*.pcap"))
+	more, _ := filepath.Glob(filepath.Join("testdata", "captures", "*.pcapng"))
+	files = append(files, more...)
 	for _, name := range files {
 		if b, err := os.ReadFile(name); err == nil {
 			f.Add(b, 64)

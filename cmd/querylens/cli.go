@@ -20,6 +20,7 @@ const usage = `querylens - game-server query codecs, browser and relay
 usage:
   querylens decode  [-p PROTOCOL] [--query HEX] HEX...   decode one message (- reads datagrams from stdin)
   querylens inspect [-p PROTOCOL] [--query HEX] HEX...   the same, as an annotated field dump
+  querylens inspect [-p PROTOCOL] [--json] --pcap FILE   every UDP datagram of a pcap or pcapng capture
   querylens huffman encode|decode HEX                    Zandronum's Huffman layer
   querylens query   [-p PROTOCOL] [flags] HOST:PORT      query a live server and print the decoded JSON
                                                          (no -p, unknown port: every protocol is tried at once)
@@ -239,9 +240,27 @@ func (e *env) decode(args []string, inspect bool) int {
 	queryHex := fs.String("query", "", "the query (`HEX`) the reply answers, where the layout depends on it")
 	pretty := fs.Bool("pretty", false, "indent the JSON")
 	asJSON := fs.Bool("json", false, "inspect: print the JSON with layers and spans instead of the dump")
+	var pcapFile *string
+	var spans *bool
+	if inspect {
+		pcapFile = fs.String("pcap", "", "decode the UDP datagrams of a pcap or pcapng `FILE` (--json: one object per datagram)")
+		spans = fs.Bool("spans", false, "with --pcap and --json: include layers and spans in each message")
+	}
 	pos, err := parseInterspersed(fs, args)
 	if err != nil {
 		return exitUsage
+	}
+	if inspect && *pcapFile != "" {
+		if len(pos) > 0 || *queryHex != "" {
+			return e.usageErr(fs, "--pcap takes no HEX arguments and no --query")
+		}
+		opt := captureOptions{file: *pcapFile, json: *asJSON, spans: *spans, pretty: *pretty}
+		if *proto != "" {
+			if opt.proto, err = codecs.Lookup(*proto); err != nil {
+				return e.usageErr(fs, "unknown protocol "+strconv.Quote(*proto)+" (known: "+protocolNames()+")")
+			}
+		}
+		return e.inspectCapture(opt)
 	}
 	if len(pos) == 0 {
 		return e.usageErr(fs, "no datagram given")

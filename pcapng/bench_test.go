@@ -1,0 +1,73 @@
+package pcapng
+
+import (
+	"testing"
+)
+
+// benchFile is a pcapng of n query/reply datagrams of 40 to 120 bytes
+// between 100 targets, as the writer makes it.
+func benchFile(n int) []byte {
+	var pkts []Packet
+	for i := 0; i < n; i++ {
+		target := Endpoint{V4: true, IP: [16]byte{127, 0, 0, byte(1 + i%100)}, Port: 27015}
+		p := Packet{Micros: int64(1_700_000_000_000_000 + i*100), Target: target, Data: make([]byte, 40+i%81)}
+		if i%2 == 1 {
+			p.Direction = Received
+		}
+		pkts = append(pkts, p)
+	}
+	return Append(nil, "bench", pkts)
+}
+
+// BenchmarkDecoder measures the decoder's throughput on a file fed in 64 KB
+// chunks, as the page and Reader feed it:
+//
+//	go test -run '^$' -bench BenchmarkDecoder -benchtime 2s ./pcapng
+func BenchmarkDecoder(b *testing.B) {
+	f := benchFile(20000)
+	b.SetBytes(int64(len(f)))
+	b.ReportAllocs()
+	for b.Loop() {
+		d := NewDecoder()
+		n := 0
+		for i := 0; i < len(f); i += 64 << 10 {
+			d.Feed(f[i:min(i+64<<10, len(f))])
+			for {
+				_, err := d.Next()
+				if err != nil {
+					if err != ErrMore {
+						b.Fatal(err)
+					}
+					break
+				}
+				n++
+			}
+		}
+		if err := d.End(); err != nil || n != 20000 {
+			b.Fatalf("%d datagrams, %v", n, err)
+		}
+	}
+}
+
+// TestDecoderAllocs: decoding allocates per file (the decoder and its
+// buffer), never per datagram.
+func TestDecoderAllocs(t *testing.T) {
+	f := benchFile(1000)
+	allocs := testing.AllocsPerRun(5, func() {
+		d := NewDecoder()
+		d.Feed(f)
+		n := 0
+		for {
+			if _, err := d.Next(); err != nil {
+				break
+			}
+			n++
+		}
+		if n != 1000 {
+			t.Fatalf("%d datagrams", n)
+		}
+	})
+	if allocs > 4 {
+		t.Errorf("%v allocations for 1,000 datagrams", allocs)
+	}
+}
