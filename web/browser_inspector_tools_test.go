@@ -435,3 +435,52 @@ func TestBrowserInspectEditZandronum(t *testing.T) {
 	eval[bool](t, ctx, `(document.querySelector("[data-testid=edit-send]").click(), true)`)
 	waitFor(t, ctx, "the answer", `document.querySelector("[data-testid=edit-result]").className.includes("ok")`, 20*time.Second)
 }
+
+// TestBrowserInspectDemoCaptures opens the captures of demo traffic that
+// tcpdump and dumpcap made (pcapng/testdata/captures: Ethernet in pcap and
+// pcapng, Linux cooked v2): the list holds as many datagrams as tshark
+// found UDP frames (the .udp files), the reader's guesses name the demo's
+// protocols, and a Zandronum reply decodes.
+func TestBrowserInspectDemoCaptures(t *testing.T) {
+	needWasm(t)
+	st := startStack(t, 1)
+	ctx := tab(t)
+	openInspector(t, ctx, st.URL+"/inspect#h=00", 1300, 900)
+	for _, name := range []string{"demo-tcpdump.pcap", "demo-tcpdump-any.pcap", "demo-dumpcap.pcapng"} {
+		t.Run(name, func(t *testing.T) {
+			path, err := filepath.Abs(filepath.Join("..", "pcapng", "testdata", "captures", name))
+			if err != nil {
+				t.Fatal(err)
+			}
+			udp, err := os.ReadFile(path + ".udp")
+			if err != nil {
+				t.Fatal(err)
+			}
+			want := 0
+			for _, line := range strings.Split(string(udp), "\n") {
+				if line != "" && !strings.HasPrefix(line, "#") {
+					want++
+				}
+			}
+			openCaptureFile(t, ctx, path, 30*time.Second)
+			if got := eval[int](t, ctx, `querylensInspect.capture().rows`); got != want {
+				t.Errorf("%d datagrams, want %d (tshark's UDP frames)", got, want)
+			}
+			if got := eval[string](t, ctx, `document.querySelector("[data-testid=capture-status]").textContent`); strings.Contains(got, "✖") {
+				t.Errorf("status %q", got)
+			}
+			protos := eval[[]string](t, ctx, `(() => { const c = querylensInspect.captureView(); const s = new Set(); for (let i = 0; i < c.n; i++) s.add(c.protocolOf(c.get(i)) ?? "?"); return [...s].sort(); })()`)
+			for _, p := range []string{"a2s", "bloodmasters", "gamespy1", "gamespy2", "gamespy3", "ogp", "quake3", "zandronum"} {
+				if !strings.Contains(strings.Join(protos, " "), p) {
+					t.Errorf("protocols guessed %v, no %s", protos, p)
+				}
+			}
+			row := eval[int](t, ctx, `(() => { const c = querylensInspect.captureView(); for (let i = 0; i < c.n; i++) { const r = c.get(i); if (c.protocolOf(r) === "zandronum" && c.kindOf(r) === "response") return i; } return -1; })()`)
+			if row < 0 {
+				t.Fatal("no Zandronum response in the list")
+			}
+			eval[bool](t, ctx, `(querylensInspect.selectCapture(`+strconv.Itoa(row)+`), true)`)
+			waitFor(t, ctx, "the Zandronum response decoded", `querylensInspect.capture().selected === `+strconv.Itoa(row)+` && querylensInspect.capture().shown !== null && document.querySelector("[data-testid=decode-status]").textContent.startsWith("zandronum response")`, 10*time.Second)
+		})
+	}
+}

@@ -29,6 +29,9 @@ let ql = null;
 let file = null;
 let handle = 0;
 let cancelled = false;
+// Each open counts one up; a reading whose count is no longer the latest
+// (another file was opened meanwhile) stops without posting more.
+let generation = 0;
 
 /** @param {any} msg @param {Transferable[]} [transfer] */
 const post = (msg, transfer) => /** @type {any} */ (self).postMessage(msg, transfer ?? []);
@@ -63,11 +66,14 @@ async function open(m) {
     ql = await Q.loadDecoder(m.glue, m.wasm);
   }
   if (handle) ql.captureClose(handle);
+  const gen = ++generation;
   file = m.file;
   cancelled = false;
   const t0 = performance.now();
   const o = ql.captureOpen();
   handle = o.handle;
+  const h = handle;
+  const f = file;
   post({ type: "start", protocols: o.protocols, rowSize: o.rowSize, size: file.size });
   /** @type {Uint8Array[]} */
   let parts = [];
@@ -89,12 +95,13 @@ async function open(m) {
     kinds = [];
     last = performance.now();
   };
-  for (let off = 0; off < file.size && !cancelled; off += CHUNK) {
-    const chunk = new Uint8Array(await file.slice(off, off + CHUNK).arrayBuffer());
+  for (let off = 0; off < f.size && !cancelled; off += CHUNK) {
+    const chunk = new Uint8Array(await f.slice(off, off + CHUNK).arrayBuffer());
+    if (gen !== generation) return;
     read = off + chunk.length;
-    ql.captureFeed(handle, chunk);
+    ql.captureFeed(h, chunk);
     for (;;) {
-      const r = ql.captureNext(handle, ROWS_PER_CALL);
+      const r = ql.captureNext(h, ROWS_PER_CALL);
       if (r.n) parts.push(r.rows);
       n += r.n;
       for (const x of r.endpoints) endpoints.push(x);
@@ -110,7 +117,7 @@ async function open(m) {
     if (performance.now() - last > POST_MS) flush();
   }
   flush();
-  const end = cancelled ? { stats, error: { message: "cancelled" } } : ql.captureEnd(handle);
+  const end = cancelled ? { stats, error: { message: "cancelled" } } : ql.captureEnd(h);
   post({ type: "done", stats: end.stats, error: end.error ?? null, ms: performance.now() - t0 });
 }
 

@@ -1016,6 +1016,7 @@ function openCapture(file) {
   }
   capFile = file.name || "capture";
   capShown = null;
+  $("cap-status").dataset.done = "false";
   $("list-capture").hidden = false;
   showList("capture");
   const root = document.documentElement;
@@ -1138,6 +1139,7 @@ async function main() {
     packets: () => packets.map((p) => ({ ...p, hex: toHex(p.data) })), permalink, select, setCursor, editLoad, openCapture,
     capture: () => ({ rows: capture.n, selected: capture.selected, shown: capShown ? { ...capShown, hex: toHex(capShown.data) } : null }),
     selectCapture: (/** @type {number} */ i) => capture.select(i),
+    captureView: () => capture,
   };
 }
 
