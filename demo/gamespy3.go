@@ -34,9 +34,10 @@ const (
 	// 0x0F0F0F0F.
 	GameSpy3Minecraft
 	// GameSpy3NoChallenge is a GameSpy v3 server in Battlefield 2's form:
-	// no challenge (challenge requests go unanswered), the full reply in
-	// one packet with the split header (packet 0, the last), as
-	// Battlefield 2 sends it.
+	// no challenge (a challenge request gets "0", Battlefield 2's way of
+	// saying the stat query goes without one; a stat query with a
+	// challenge goes unanswered), the full reply in one packet with the
+	// split header (packet 0, the last), as Battlefield 2 sends it.
 	GameSpy3NoChallenge
 )
 
@@ -157,11 +158,11 @@ func (s *gs3Server) Respond(q []byte, from netip.AddrPort, now time.Time) [][]by
 		session &= 0x0f0f0f0f
 	}
 	if req.Type == gamespy3.TypeChallenge {
-		if s.flavor == GameSpy3NoChallenge {
-			return nil
+		c := "0" // Battlefield 2: no challenge wanted
+		if s.flavor != GameSpy3NoChallenge {
+			c = strconv.Itoa(int(s.challenge(from, now.Unix()/gs3Epoch)))
 		}
-		c := s.challenge(from, now.Unix()/gs3Epoch)
-		b, err := gamespy3.AppendResponse(nil, gamespy3.Response{Type: gamespy3.TypeChallenge, Session: session, Challenge: strconv.Itoa(int(c))})
+		b, err := gamespy3.AppendResponse(nil, gamespy3.Response{Type: gamespy3.TypeChallenge, Session: session, Challenge: c})
 		if err != nil {
 			return nil
 		}

@@ -57,6 +57,7 @@ func TestGameSpy3Flavors(t *testing.T) {
 		{"ut3", GameSpy3UT3, nil, 3, "3.5.1", true},
 		{"minecraft", GameSpy3Minecraft, map[string]string{"minecraft": "true"}, 1, "1.20.4", false},
 		{"no challenge", GameSpy3NoChallenge, map[string]string{"challenge": "false"}, 1, "1.1.1.6156", false},
+		{"no challenge asked for one", GameSpy3NoChallenge, nil, 1, "1.1.1.6156", false},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			for seed := int64(0); seed < 5; seed++ {
@@ -168,7 +169,8 @@ func TestGameSpy3Refusals(t *testing.T) {
 		{"ut3 stale challenge", ut3, req(gamespy3.Request{Type: gamespy3.TypeStat, Session: 1, HasChallenge: true, Challenge: c}), bmTestFrom, 2 * gs3Epoch * time.Second},
 		{"minecraft wrong challenge", NewGameSpy3(1, GameSpy3Minecraft, Normal),
 			req(gamespy3.Request{Type: gamespy3.TypeStat, Session: 1, HasChallenge: true, Challenge: 1, Minecraft: true}), bmTestFrom, 0},
-		{"v3 challenge request", NewGameSpy3(1, GameSpy3NoChallenge, Normal), req(gamespy3.Request{Type: gamespy3.TypeChallenge}), bmTestFrom, 0},
+		{"v3 stat query with a challenge", NewGameSpy3(1, GameSpy3NoChallenge, Normal),
+			req(gamespy3.Request{Type: gamespy3.TypeStat, Session: 1, HasChallenge: true, Challenge: 1}), bmTestFrom, 0},
 		{"not a query", ut3, []byte("\\status\\"), bmTestFrom, 0},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -238,10 +240,20 @@ func TestGameSpy3MinecraftLength(t *testing.T) {
 	}
 }
 
-// TestGameSpy3NoChallengeHeader: the challenge-less server sends its
-// whole reply with the split header (packet 0, the last), as Battlefield
-// 2 does.
+// TestGameSpy3NoChallengeHeader: the challenge-less server answers a
+// challenge request with "0" and sends its whole reply with the split
+// header (packet 0, the last), as Battlefield 2 does.
 func TestGameSpy3NoChallengeHeader(t *testing.T) {
+	bf2 := NewGameSpy3(1, GameSpy3NoChallenge, Normal)
+	for _, cq := range [][]byte{{0xfe, 0xfd, 0x09, 0, 0, 0, 1}, {0xfe, 0xfd, 0x09, 0, 0, 0, 1, 0, 0, 0, 0}} {
+		out := bf2.Respond(cq, bmTestFrom, bmTestTime)
+		if len(out) != 1 {
+			t.Fatalf("%d replies to %x, want 1", len(out), cq)
+		}
+		if r, err := gamespy3.DecodeResponse(out[0], nil); err != nil || r.Challenge != "0" {
+			t.Errorf("challenge reply %x: %q, %v; want \"0\"", out[0], r.Challenge, err)
+		}
+	}
 	q, err := gamespy3.AppendRequest(nil, gamespy3.Request{Type: gamespy3.TypeStat, Session: 1})
 	if err != nil {
 		t.Fatal(err)
