@@ -1,7 +1,6 @@
 package demo
 
 import (
-	"bytes"
 	"encoding/json"
 	"slices"
 	"strconv"
@@ -72,8 +71,7 @@ func sortedRows(rs []gdRow) []gdRow {
 type gdCase struct {
 	h       func() Handler
 	gdType  string
-	rules   bool                // ask A2S_RULES (requestRules)
-	query   func([]byte) []byte // rewrites GameDig's queries on their way (nil: none)
+	rules   bool // ask A2S_RULES (requestRules)
 	decode  func(t *testing.T, replies [][]byte) *codecs.Message
 	compare func(gd gdState, m *codecs.Message) []string // empty: they agree
 	mutate  func(m *codecs.Message) func([]byte) []byte  // the reply mutation, from our decode (nil: no mutated run)
@@ -98,10 +96,10 @@ func runGameDigCase(t *testing.T, node string, tc gdCase) {
 		return gd
 	}
 	via := func(addr string, reply func([]byte) []byte) string {
-		if tc.query == nil && reply == nil {
+		if reply == nil {
 			return addr
 		}
-		p, _ := mutatingProxy(t, addr, tc.query, reply)
+		p, _ := mutatingProxy(t, addr, reply)
 		return p
 	}
 
@@ -122,7 +120,7 @@ func runGameDigCase(t *testing.T, node string, tc gdCase) {
 		return
 	}
 	addr, conversation = recordingServer(t, tc.h())
-	p, changed := mutatingProxy(t, addr, tc.query, tc.mutate(m))
+	p, changed := mutatingProxy(t, addr, tc.mutate(m))
 	gd = ask(p)
 	if changed() == 0 {
 		t.Fatal("the proxy changed no reply")
@@ -366,42 +364,51 @@ func toText(v any) string {
 	return string(b)
 }
 
-// TestGameSpy3GameDigInterop queries an emulated Unreal Tournament 3
-// server (GameSpy v4: a challenge, then a reply in three packets sent out
-// of order, the player names continued from packet 0 into packet 1) with
-// GameDig's protocol-gamespy3: name, map, version, players, max players,
-// every player's name, score, ping and team, the teams and every server
-// key must be our reading of the same replies.
+// TestGameSpy3GameDigInterop queries emulated GameSpy v3/v4 servers with
+// GameDig's protocol-gamespy3: the Unreal Tournament 3 one (GameSpy v4: a
+// challenge, then a reply in three packets sent out of order, the player
+// names continued from packet 0 into packet 1) and the one in
+// Battlefield 2's form (challenge "0", so the stat query goes without
+// one; the reply in one packet with the split header). Name, map,
+// version, players, max players, every player's name, score, ping and
+// team, the teams and every server key must be our reading of the same
+// replies.
 //
-// Known differences:
-//   - GameDig's challenge request carries four zero bytes after the
-//     session id, which our request decoder refuses, so the demo server
-//     would never answer it (TestGameSpy3PaddedChallengeRequest); the
-//     proxy strips them on the way;
-//   - GameDig asks with GameSpy's payload (FF FF FF 01), which the demo
-//     Minecraft server does not answer, and it needs a challenge reply,
-//     which the demo's challenge-less server never sends: the UT3 server
-//     is the one it can read;
-//   - it gives the team as a number; the team names are its
-//     raw.playerTeamInfo.t.
+// GameDig's challenge request carries four zero bytes after the session
+// id (TestGameSpy3PaddedChallengeRequest); the demo servers answer it as
+// real servers do, and GameDig talks to them directly.
+//
+// Known differences: GameDig gives the team as a number; the team names
+// are its raw.playerTeamInfo.t.
 func TestGameSpy3GameDigInterop(t *testing.T) {
 	node := needGameDig(t)
-	runGameDigCase(t, node, gdCase{
-		h:      func() Handler { return NewGameSpy3(3, GameSpy3UT3, Normal) },
-		gdType: "protocol-gamespy3",
-		query: func(q []byte) []byte {
-			if len(q) == 11 && q[2] == byte(gamespy3.TypeChallenge) && bytes.Equal(q[7:], []byte{0, 0, 0, 0}) {
-				return q[:7]
-			}
-			return q
-		},
-		decode:  decodeWith(&gamespy3.Codec{}),
-		compare: compareGameSpy3GameDig,
-		mutate:  renameFirstPlayer,
-	})
+	for _, tc := range []struct {
+		name   string
+		flavor GameSpy3Flavor
+		teams  bool
+		mutate func(m *codecs.Message) func([]byte) []byte
+	}{
+		{"ut3", GameSpy3UT3, true, renameFirstPlayer},
+		// One mutated run is enough: node takes a second to start.
+		{"battlefield 2 form", GameSpy3NoChallenge, false, nil},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			runGameDigCase(t, node, gdCase{
+				h:      func() Handler { return NewGameSpy3(3, tc.flavor, Normal) },
+				gdType: "protocol-gamespy3",
+				decode: decodeWith(&gamespy3.Codec{}),
+				compare: func(gd gdState, m *codecs.Message) []string {
+					return compareGameSpy3GameDig(gd, m, tc.teams)
+				},
+				mutate: tc.mutate,
+			})
+		})
+	}
 }
 
-func compareGameSpy3GameDig(gd gdState, m *codecs.Message) []string {
+// compareGameSpy3GameDig compares GameDig's reading with ours; teams says
+// the server sends teams (none decoded is then a difference).
+func compareGameSpy3GameDig(gd gdState, m *codecs.Message, teams bool) []string {
 	var diffs []string
 	in := m.Info
 	if gd.Name != in.Name || gd.Map != in.Map || gd.Version != in.Version || gd.MaxPlayers != in.MaxPlayers ||
@@ -438,7 +445,7 @@ func compareGameSpy3GameDig(gd gdState, m *codecs.Message) []string {
 		n, _ := strconv.Atoi(score)
 		gdTeams = append(gdTeams, codecs.Team{Name: name, Score: n})
 	}
-	if len(in.Teams) == 0 || !slices.Equal(gdTeams, in.Teams) {
+	if (teams && len(in.Teams) == 0) || !slices.Equal(gdTeams, in.Teams) {
 		diffs = append(diffs, "teams: GameDig "+toText(gdTeams)+"; ours "+toText(in.Teams))
 	}
 	if len(in.Rules) == 0 {
@@ -455,17 +462,24 @@ func compareGameSpy3GameDig(gd gdState, m *codecs.Message) []string {
 // TestGameSpy3PaddedChallengeRequest: GameDig 5.3.3 asks for a GameSpy v4
 // challenge with four zero bytes after the session id (its sendPacket
 // writes a challenge of 0 when it has none), and the servers it reads
-// answer it; our request decoder refuses the request ("trailing bytes: a
-// challenge request ends after its session id"), so the relay's policy
-// and the demo servers refuse GameDig's query too.
+// answer it: the request decoder and CheckQuery (the relay's check)
+// accept it, and every demo server answers it.
 func TestGameSpy3PaddedChallengeRequest(t *testing.T) {
-	t.Skip("decoder bug: gamespy3.DecodeRequest refuses a challenge request padded with four zero bytes, as GameDig sends it")
 	q := []byte{0xfe, 0xfd, 0x09, 0, 0, 0, 1, 0, 0, 0, 0}
 	r, err := gamespy3.DecodeRequest(q)
-	if err != nil || r.Type != gamespy3.TypeChallenge || r.Session != 1 {
+	if err != nil || r.Type != gamespy3.TypeChallenge || r.Session != 1 || !r.Padded {
 		t.Errorf("GameDig's challenge request %x: %+v, %v", q, r, err)
 	}
 	if err := (&gamespy3.Codec{}).CheckQuery(q); err != nil {
 		t.Errorf("CheckQuery(%x): %v", q, err)
+	}
+	for _, f := range []GameSpy3Flavor{GameSpy3UT3, GameSpy3Minecraft, GameSpy3NoChallenge} {
+		out := NewGameSpy3(1, f, Normal).Respond(q, bmTestFrom, bmTestTime)
+		if len(out) != 1 {
+			t.Fatalf("flavor %d: %d replies to GameDig's challenge request, want 1", f, len(out))
+		}
+		if r, err := gamespy3.DecodeResponse(out[0], nil); err != nil || r.Type != gamespy3.TypeChallenge {
+			t.Errorf("flavor %d: reply %x: %v", f, out[0], err)
+		}
 	}
 }

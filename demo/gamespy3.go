@@ -1,6 +1,8 @@
 package demo
 
 import (
+	"encoding/binary"
+	"errors"
 	"net/netip"
 	"strconv"
 	"time"
@@ -23,13 +25,19 @@ const (
 	// packet 0 into packet 1, the teams in packet 2.
 	GameSpy3UT3 GameSpy3Flavor = iota
 	// GameSpy3Minecraft is a Minecraft server with enable-query: a
-	// challenge first, then Minecraft's one-packet full stat, answered only
-	// to Minecraft's payload; the session id comes back masked by
+	// challenge first, then Minecraft's one-packet full stat. Like
+	// vanilla Minecraft it reads a stat query by its length, not its
+	// payload: 15 bytes (the challenge and any 4 bytes: Minecraft's
+	// 00 00 00 00, GameSpy's FF FF FF 01) ask for the full stat. The basic
+	// stat (the challenge and nothing after) is not answered: the codec
+	// does not read its reply. The session id comes back masked by
 	// 0x0F0F0F0F.
 	GameSpy3Minecraft
-	// GameSpy3NoChallenge is a GameSpy v3 server: no challenge (challenge
-	// requests go unanswered), the full reply in one packet without the
-	// split header.
+	// GameSpy3NoChallenge is a GameSpy v3 server in Battlefield 2's form:
+	// no challenge (a challenge request gets "0", Battlefield 2's way of
+	// saying the stat query goes without one; a stat query with a
+	// challenge goes unanswered), the full reply in one packet with the
+	// split header (packet 0, the last), as Battlefield 2 sends it.
 	GameSpy3NoChallenge
 )
 
@@ -135,7 +143,13 @@ func (s *gs3Server) Respond(q []byte, from netip.AddrPort, now time.Time) [][]by
 	if s.behavior == Silent {
 		return nil
 	}
-	req, err := gamespy3.DecodeRequest(q)
+	var req gamespy3.Request
+	var err error
+	if s.flavor == GameSpy3Minecraft {
+		req, err = minecraftRequest(q)
+	} else {
+		req, err = gamespy3.DecodeRequest(q)
+	}
 	if err != nil {
 		return nil
 	}
@@ -144,11 +158,11 @@ func (s *gs3Server) Respond(q []byte, from netip.AddrPort, now time.Time) [][]by
 		session &= 0x0f0f0f0f
 	}
 	if req.Type == gamespy3.TypeChallenge {
-		if s.flavor == GameSpy3NoChallenge {
-			return nil
+		c := "0" // Battlefield 2: no challenge wanted
+		if s.flavor != GameSpy3NoChallenge {
+			c = strconv.Itoa(int(s.challenge(from, now.Unix()/gs3Epoch)))
 		}
-		c := s.challenge(from, now.Unix()/gs3Epoch)
-		b, err := gamespy3.AppendResponse(nil, gamespy3.Response{Type: gamespy3.TypeChallenge, Session: session, Challenge: strconv.Itoa(int(c))})
+		b, err := gamespy3.AppendResponse(nil, gamespy3.Response{Type: gamespy3.TypeChallenge, Session: session, Challenge: c})
 		if err != nil {
 			return nil
 		}
@@ -184,6 +198,32 @@ func (s *gs3Server) Respond(q []byte, from netip.AddrPort, now time.Time) [][]by
 		out = append(out, b)
 	}
 	return out
+}
+
+// errMinecraftQuery is what minecraftRequest returns for a datagram
+// vanilla Minecraft would not answer with a full stat or a challenge.
+var errMinecraftQuery = errors.New("demo: not a Minecraft handshake or full stat query")
+
+// minecraftRequest reads a query as vanilla Minecraft's query listener
+// does (wiki.vg "Query"): FE FD, the type and the session id; a
+// handshake (type 9) whatever follows; a stat query (type 0) by its
+// length only: 15 bytes, the challenge and a 4-byte payload of any
+// value, ask for the full stat. 11 bytes (no payload) ask for the basic
+// stat, which the codec does not read, so it goes unanswered here.
+func minecraftRequest(q []byte) (gamespy3.Request, error) {
+	const fullStatLen = 15
+	if len(q) < 7 || q[0] != gamespy3.Magic0 || q[1] != gamespy3.Magic1 {
+		return gamespy3.Request{}, errMinecraftQuery
+	}
+	r := gamespy3.Request{Type: gamespy3.Type(q[2]), Session: binary.BigEndian.Uint32(q[3:7])}
+	switch {
+	case r.Type == gamespy3.TypeChallenge:
+		return r, nil
+	case r.Type == gamespy3.TypeStat && len(q) == fullStatLen:
+		r.HasChallenge, r.Challenge, r.Minecraft = true, int32(binary.BigEndian.Uint32(q[7:11])), true
+		return r, nil
+	}
+	return r, errMinecraftQuery
 }
 
 // gs3Present is one connected player at some moment.
@@ -235,7 +275,6 @@ func (s *gs3Server) packets(session uint32, now time.Time) []gamespy3.Response {
 		stat.Sections = []gamespy3.Section{{Marker: gamespy3.SectionPlayers, Fields: []gamespy3.Field{{Name: "player_", Values: names}}}}
 		return []gamespy3.Response{stat}
 	case GameSpy3NoChallenge:
-		stat.Split = false
 		stat.Rules = []gamespy3.Rule{
 			{Key: "hostname", Value: s.host}, {Key: "gamever", Value: "1.1.1.6156"}, {Key: "mapname", Value: mapName},
 			{Key: "gametype", Value: "InstantAction"}, {Key: "numplayers", Value: strconv.Itoa(len(ps))},

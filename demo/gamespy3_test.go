@@ -1,6 +1,7 @@
 package demo
 
 import (
+	"encoding/binary"
 	"errors"
 	"net/netip"
 	"testing"
@@ -56,6 +57,7 @@ func TestGameSpy3Flavors(t *testing.T) {
 		{"ut3", GameSpy3UT3, nil, 3, "3.5.1", true},
 		{"minecraft", GameSpy3Minecraft, map[string]string{"minecraft": "true"}, 1, "1.20.4", false},
 		{"no challenge", GameSpy3NoChallenge, map[string]string{"challenge": "false"}, 1, "1.1.1.6156", false},
+		{"no challenge asked for one", GameSpy3NoChallenge, nil, 1, "1.1.1.6156", false},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			for seed := int64(0); seed < 5; seed++ {
@@ -165,9 +167,10 @@ func TestGameSpy3Refusals(t *testing.T) {
 		{"ut3 wrong challenge", ut3, req(gamespy3.Request{Type: gamespy3.TypeStat, Session: 1, HasChallenge: true, Challenge: c + 1}), bmTestFrom, 0},
 		{"ut3 challenge of another address", ut3, req(gamespy3.Request{Type: gamespy3.TypeStat, Session: 1, HasChallenge: true, Challenge: c}), other, 0},
 		{"ut3 stale challenge", ut3, req(gamespy3.Request{Type: gamespy3.TypeStat, Session: 1, HasChallenge: true, Challenge: c}), bmTestFrom, 2 * gs3Epoch * time.Second},
-		{"minecraft with GameSpy's payload", NewGameSpy3(1, GameSpy3Minecraft, Normal),
+		{"minecraft wrong challenge", NewGameSpy3(1, GameSpy3Minecraft, Normal),
+			req(gamespy3.Request{Type: gamespy3.TypeStat, Session: 1, HasChallenge: true, Challenge: 1, Minecraft: true}), bmTestFrom, 0},
+		{"v3 stat query with a challenge", NewGameSpy3(1, GameSpy3NoChallenge, Normal),
 			req(gamespy3.Request{Type: gamespy3.TypeStat, Session: 1, HasChallenge: true, Challenge: 1}), bmTestFrom, 0},
-		{"v3 challenge request", NewGameSpy3(1, GameSpy3NoChallenge, Normal), req(gamespy3.Request{Type: gamespy3.TypeChallenge}), bmTestFrom, 0},
 		{"not a query", ut3, []byte("\\status\\"), bmTestFrom, 0},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -185,6 +188,83 @@ func TestGameSpy3Refusals(t *testing.T) {
 	out := mc.Respond(mq, bmTestFrom, bmTestTime)
 	if r, err := gamespy3.DecodeResponse(out[0], nil); err != nil || r.Session != 0x01020304 {
 		t.Errorf("Minecraft session %08x, %v; want the mask applied", r.Session, err)
+	}
+}
+
+// TestGameSpy3MinecraftLength: the Minecraft server tells the full stat
+// by the query's length, as vanilla Minecraft does: the challenge and any
+// 4 bytes get the full stat; the challenge alone (the basic stat, which
+// the codec does not read) and other lengths get nothing; a challenge
+// request is answered whatever follows its session id.
+func TestGameSpy3MinecraftLength(t *testing.T) {
+	mc := NewGameSpy3(1, GameSpy3Minecraft, Normal)
+	hs := mc.Respond([]byte{0xfe, 0xfd, 0x09, 0, 0, 0, 1}, bmTestFrom, bmTestTime)
+	if len(hs) != 1 {
+		t.Fatalf("%d handshake replies", len(hs))
+	}
+	r, err := gamespy3.DecodeResponse(hs[0], nil)
+	c, ok := r.ChallengeValue()
+	if err != nil || !ok {
+		t.Fatalf("handshake reply %x: %v", hs[0], err)
+	}
+	stat := func(payload ...byte) []byte {
+		b := binary.BigEndian.AppendUint32([]byte{0xfe, 0xfd, 0x00, 0, 0, 0, 1}, uint32(c))
+		return append(b, payload...)
+	}
+	for _, tc := range []struct {
+		name    string
+		q       []byte
+		packets int
+	}{
+		{"minecraft payload", stat(0, 0, 0, 0), 1},
+		{"gamespy payload (qstat -gs4, GameDig)", stat(0xff, 0xff, 0xff, 0x01), 1},
+		{"any 4 bytes", stat(0x12, 0x34, 0x56, 0x78), 1},
+		{"basic stat", stat(), 0},
+		{"3-byte payload", stat(0, 0, 0), 0},
+		{"5-byte payload", stat(0, 0, 0, 0, 0), 0},
+		{"handshake padded (GameDig)", []byte{0xfe, 0xfd, 0x09, 0, 0, 0, 1, 0, 0, 0, 0}, 1},
+		{"no magic", append([]byte{0xfe, 0xfe}, stat(0, 0, 0, 0)[2:]...), 0},
+		{"short", []byte{0xfe, 0xfd, 0x09, 0, 0}, 0},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			out := mc.Respond(tc.q, bmTestFrom, bmTestTime)
+			if len(out) != tc.packets {
+				t.Fatalf("%d packets, want %d", len(out), tc.packets)
+			}
+			for _, b := range out {
+				if _, err := gamespy3.DecodeResponse(b, nil); err != nil {
+					t.Errorf("reply %x: %v", b, err)
+				}
+			}
+		})
+	}
+}
+
+// TestGameSpy3NoChallengeHeader: the challenge-less server answers a
+// challenge request with "0" and sends its whole reply with the split
+// header (packet 0, the last), as Battlefield 2 does.
+func TestGameSpy3NoChallengeHeader(t *testing.T) {
+	bf2 := NewGameSpy3(1, GameSpy3NoChallenge, Normal)
+	for _, cq := range [][]byte{{0xfe, 0xfd, 0x09, 0, 0, 0, 1}, {0xfe, 0xfd, 0x09, 0, 0, 0, 1, 0, 0, 0, 0}} {
+		out := bf2.Respond(cq, bmTestFrom, bmTestTime)
+		if len(out) != 1 {
+			t.Fatalf("%d replies to %x, want 1", len(out), cq)
+		}
+		if r, err := gamespy3.DecodeResponse(out[0], nil); err != nil || r.Challenge != "0" {
+			t.Errorf("challenge reply %x: %q, %v; want \"0\"", out[0], r.Challenge, err)
+		}
+	}
+	q, err := gamespy3.AppendRequest(nil, gamespy3.Request{Type: gamespy3.TypeStat, Session: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := NewGameSpy3(1, GameSpy3NoChallenge, Normal).Respond(q, bmTestFrom, bmTestTime)
+	if len(out) != 1 {
+		t.Fatalf("%d packets, want 1", len(out))
+	}
+	r, err := gamespy3.DecodeResponse(out[0], nil)
+	if err != nil || !r.Split || r.Number != 0 || !r.Last || !r.HasRules {
+		t.Errorf("reply %x: split %v number %d last %v rules %v, %v", out[0], r.Split, r.Number, r.Last, r.HasRules, err)
 	}
 }
 

@@ -70,13 +70,13 @@ func hostPort(t *testing.T, addr string) (string, string) {
 }
 
 // mutatingProxy forwards datagrams between clients and the server at
-// target, both on loopback, passing every query through query and every
-// reply through reply on their way (either may be nil, and may return the
-// datagram unchanged). Each client address gets its own socket towards
+// target, both on loopback, passing every reply through reply on its way
+// (reply may be nil, and may return the datagram unchanged); queries go
+// through as sent. Each client address gets its own socket towards
 // the server, so the server tells the clients apart as it would without
 // the proxy. It returns the address clients should ask, and how many
 // replies reply changed; it stops with the test.
-func mutatingProxy(t *testing.T, target string, query, reply func([]byte) []byte) (addr string, changed func() int) {
+func mutatingProxy(t *testing.T, target string, reply func([]byte) []byte) (addr string, changed func() int) {
 	t.Helper()
 	to, err := netip.ParseAddrPort(target)
 	if err != nil || !to.Addr().IsLoopback() {
@@ -143,11 +143,7 @@ func mutatingProxy(t *testing.T, target string, query, reply func([]byte) []byte
 			if err != nil {
 				continue
 			}
-			q := buf[:n]
-			if query != nil {
-				q = query(slices.Clone(q))
-			}
-			c.WriteToUDPAddrPort(q, to)
+			c.WriteToUDPAddrPort(buf[:n], to)
 		}
 	})
 	t.Cleanup(func() {

@@ -93,7 +93,7 @@ func (k *Keeper) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 }
 
 func (k *Keeper) serveDatagrams(w http.ResponseWriter, protocol, addr string, filter *string) {
-	m, ok := k.spec(protocol, addr)
+	m, ok := k.spec(protocol, addr, filter)
 	if !ok {
 		jsonError(w, http.StatusNotFound, protocol+" master "+addr+" is not configured on this server (--master)")
 		return

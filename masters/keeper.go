@@ -90,7 +90,7 @@ type Keeper struct {
 	wg     sync.WaitGroup
 
 	mu      sync.Mutex
-	masters map[string]server.MasterSpec // by protocol/addr, Kept only
+	masters map[string][]server.MasterSpec // by protocol/addr, Kept only; one address may be configured with several filters
 	lists   map[listKey]*list
 }
 
@@ -153,7 +153,7 @@ func New(cfg Config) (*Keeper, error) {
 	if cfg.Logger == nil {
 		cfg.Logger = slog.Default()
 	}
-	k := &Keeper{cfg: cfg, masters: map[string]server.MasterSpec{}, lists: map[listKey]*list{}}
+	k := &Keeper{cfg: cfg, masters: map[string][]server.MasterSpec{}, lists: map[listKey]*list{}}
 	k.ctx, k.cancel = context.WithCancel(context.Background())
 	for _, m := range cfg.Masters {
 		if !m.Kept {
@@ -169,7 +169,7 @@ func New(cfg Config) (*Keeper, error) {
 				return nil, errors.New("masters: master " + m.String() + ": " + err.Error())
 			}
 		}
-		k.masters[m.Protocol+"/"+m.Addr] = m
+		k.masters[m.Protocol+"/"+m.Addr] = append(k.masters[m.Protocol+"/"+m.Addr], m)
 	}
 	return k, nil
 }
@@ -188,12 +188,24 @@ var ErrNotConfigured = errors.New("masters: not a configured master")
 // itself (Zandronum's).
 var ErrNotKept = errors.New("masters: the page asks this master through the relay")
 
-// spec returns the configured master protocol/addr and whether it is one.
-func (k *Keeper) spec(protocol, addr string) (server.MasterSpec, bool) {
+// spec returns the configured master protocol/addr and whether it is one:
+// of the specs configured at that address, the one with filter (when
+// given and configured), else the first.
+func (k *Keeper) spec(protocol, addr string, filter *string) (server.MasterSpec, bool) {
 	k.mu.Lock()
 	defer k.mu.Unlock()
-	m, ok := k.masters[protocol+"/"+addr]
-	return m, ok
+	ms := k.masters[protocol+"/"+addr]
+	if len(ms) == 0 {
+		return server.MasterSpec{}, false
+	}
+	if filter != nil {
+		for _, m := range ms {
+			if m.Filter == *filter {
+				return m, true
+			}
+		}
+	}
+	return ms[0], true
 }
 
 // List returns the list of the master protocol/addr with filter (the
@@ -202,7 +214,7 @@ func (k *Keeper) spec(protocol, addr string) (server.MasterSpec, bool) {
 // waited for up to Config.FirstWait (or ctx's end); later requests answer
 // at once with the last list while a refresh runs.
 func (k *Keeper) List(ctx context.Context, protocol, addr string, filter *string) (server.MasterList, error) {
-	m, ok := k.spec(protocol, addr)
+	m, ok := k.spec(protocol, addr, filter)
 	if !ok {
 		return server.MasterList{}, ErrNotConfigured
 	}
@@ -286,12 +298,19 @@ var ErrBusy = errors.New("masters: every list of this master is being fetched; a
 // MaxFilters lists of one master, the least recently asked that is not
 // being fetched (nor the configured filter's) goes. False when none can.
 func (k *Keeper) evictLocked(m server.MasterSpec) bool {
-	conf := k.masters[m.Protocol+"/"+m.Addr].Filter
+	configured := func(filter string) bool {
+		for _, c := range k.masters[m.Protocol+"/"+m.Addr] {
+			if c.Filter == filter {
+				return true
+			}
+		}
+		return false
+	}
 	n := 0
 	var oldest *listKey
 	var at time.Time
 	for key, l := range k.lists {
-		if key.protocol != m.Protocol || key.addr != m.Addr || key.filter == conf {
+		if key.protocol != m.Protocol || key.addr != m.Addr || configured(key.filter) {
 			continue
 		}
 		n++
@@ -300,7 +319,7 @@ func (k *Keeper) evictLocked(m server.MasterSpec) bool {
 			oldest, at = &kk, l.asked
 		}
 	}
-	if n < k.cfg.MaxFilters || m.Filter == conf {
+	if n < k.cfg.MaxFilters || configured(m.Filter) {
 		return true
 	}
 	if oldest == nil {

@@ -355,3 +355,33 @@ func TestNewRejects(t *testing.T) {
 		t.Error("New with a bad Quake III filter")
 	}
 }
+
+// TestOneAddressSeveralFilters checks that one master address configured
+// with two filters (dpmaster lists Xonotic's and OpenArena's servers)
+// keeps each list with its own label, and that a request without a
+// filter reads the first.
+func TestOneAddressSeveralFilters(t *testing.T) {
+	fn := newFakeNet(newFakeClock())
+	var servers []netip.AddrPort
+	for i := range 3 {
+		servers = append(servers, netip.AddrPortFrom(netip.AddrFrom4([4]byte{203, 0, 113, byte(i + 1)}), 27960))
+	}
+	fn.handlers[q3Addr] = demo.NewQuake3Master("Xonotic", servers, 3, false)
+	k := newKeeper(t, fn, nil, "quake3="+q3Addr+"?filter=Xonotic+3+empty+full&label=Xonotic", "quake3="+q3Addr+"?filter=71+empty+full&label=OpenArena")
+	for _, tc := range []struct {
+		filter *string
+		label  string
+	}{
+		{nil, "Xonotic"},
+		{ptr("Xonotic 3 empty full"), "Xonotic"},
+		{ptr("71 empty full"), "OpenArena"},
+		{ptr("Xonotic 3"), "Xonotic"}, // an unconfigured filter of that address: the first spec's label
+	} {
+		ml := listOf(t, k, "quake3", q3Addr, tc.filter)
+		if ml.Master.Label != tc.label {
+			t.Errorf("filter %v: label %q, want %q", tc.filter, ml.Master.Label, tc.label)
+		}
+	}
+}
+
+func ptr(s string) *string { return &s }

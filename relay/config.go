@@ -240,7 +240,8 @@ type ReplyCap struct {
 var DefaultReplyCaps = map[string]ReplyCap{
 	// A2S rules of a modded server run to tens of KiB, split over many
 	// datagrams (Source games split at 1,248 bytes by default); the codec
-	// reads as much of one conversation (a2s.MaxBytes, a2s.MaxDatagrams).
+	// reads as much of the reply to one query (a2s.MaxBytes,
+	// a2s.MaxDatagrams).
 	"a2s": {Bytes: 96 << 10, Datagrams: 64},
 }
 

@@ -39,7 +39,8 @@ func TestParseMasterSpec(t *testing.T) {
 
 func TestDefaultMasters(t *testing.T) {
 	ms := DefaultMasters()
-	if len(ms) != 3 || ms[0].Protocol != "zandronum" || ms[1].Label != "QZandronum" || ms[2].Protocol != "quake3" || !ms[2].Kept {
+	if len(ms) != 5 || ms[0].Protocol != "zandronum" || ms[1].Label != "QZandronum" || ms[2].Protocol != "quake3" || !ms[2].Kept ||
+		ms[3].Label != "Xonotic" || ms[4].Label != "OpenArena" {
 		t.Fatalf("DefaultMasters() = %+v", ms)
 	}
 	if ms[0].Addr != defaultOf("zandronum") {

@@ -14,6 +14,12 @@ package server
 //     own query (protocol 68, "empty full"): ioquake3's sv_init.c sets it
 //     as sv_master2 (sv_master1 is id's master.quake3arena.com, long
 //     gone), and dpmaster's doc/techinfo.txt gives the getservers form.
+//   - dpmaster.deathmask.net:27950, the public dpmaster: the DarkPlaces
+//     engine heartbeats to it by default (netconn.c's sv_masterextra
+//     list), and dpmaster's documentation names it. Xonotic's servers
+//     register there as game "Xonotic", protocol 3, asked with
+//     getserversExt (IPv6 entries too); OpenArena's (ioquake3's engine)
+//     as Quake III protocol 71, the number OpenArena 0.8 speaks.
 //
 // Steam's master is no default: unfiltered it lists hundreds of
 // thousands of servers, far beyond a list's cap; give it with a filter
@@ -23,6 +29,8 @@ func DefaultMasters() []MasterSpec {
 		"zandronum=master.zandronum.com:15300",
 		"zandronum=master.qzandronum.com:15300?label=QZandronum",
 		"quake3=master.ioquake3.org:27950?filter=68+empty+full&label=ioquake3",
+		"quake3=dpmaster.deathmask.net:27950?filter=Xonotic+3+empty+full+ext&label=Xonotic",
+		"quake3=dpmaster.deathmask.net:27950?filter=71+empty+full&label=OpenArena",
 	}
 	out := make([]MasterSpec, 0, len(specs))
 	for _, s := range specs {

@@ -23,6 +23,8 @@ func register() {
 	ns.Set("decode", fn(func(args []js.Value) any { return decode(args, false) }))
 	ns.Set("inspect", fn(func(args []js.Value) any { return decode(args, true) }))
 	ns.Set("pcapng", fn(pcapngFile))
+	registerCapture(ns)
+	ns.Set("huffman", fn(huffmanCall))
 	js.Global().Set("querylens", ns)
 }
 

@@ -258,12 +258,18 @@ func TestHTMLRoutesSecurityHeaders(t *testing.T) {
 		"GET /s/{protocol}/{target}/spark.svg": {srv + "/spark.svg", "/s/nosuch/10.0.0.1:7777/spark.svg"},
 		"GET /s/{protocol}/{target}/live": {srv + "/live", "/s/webtest/10.0.0.2:7777/live", "/s/nosuch/10.0.0.1:7777/live",
 			"/s/webtest/10.0.0.1/live"},
-		"GET /history/tracked.json": {"/history/tracked.json"},
-		"GET /inspect":              {"/inspect", "/inspect?proto=nosuch"},
-		"GET /static/{file...}":     {"/static/app.css", "/static/nosuch.css"},
-		"GET /healthz":              {"/healthz"},
-		"GET /api/v1/masters/":      {"/api/v1/masters/a2s/127.0.0.1:27011"}, // not mounted here: the 404 page
-		"/":                         {"/no/such/page", "/s"},
+		"GET /history/tracked.json":               {"/history/tracked.json"},
+		"GET /inspect":                            {"/inspect", "/inspect?proto=nosuch"},
+		"GET /static/{file...}":                   {"/static/app.css", "/static/nosuch.css"},
+		"GET /healthz":                            {"/healthz"},
+		"GET /probe":                              {"/probe?protocol=" + fakeserver.Protocol + "&target=10.0.0.1:7777", "/probe?protocol=nosuch&target=10.0.0.1:7777", "/probe"},
+		"GET /s/{protocol}/{target}/shields.json": {srv + "/shields.json", "/s/nosuch/10.0.0.1:7777/shields.json"},
+		// The widget is made to be framed by other sites: it is checked
+		// below for frame-ancestors * and no X-Frame-Options, and for
+		// the rest of the policy like every page.
+		"GET /s/{protocol}/{target}/embed": {srv + "/embed", "/s/nosuch/10.0.0.1:7777/embed"},
+		"GET /api/v1/masters/":             {"/api/v1/masters/a2s/127.0.0.1:27011"}, // not mounted here: the 404 page
+		"/":                                {"/no/such/page", "/s"},
 	}
 	src, err := os.ReadFile("web.go")
 	if err != nil {
@@ -292,6 +298,12 @@ func TestHTMLRoutesSecurityHeaders(t *testing.T) {
 			}
 			html++
 			d := directives(hdr.Get("Content-Security-Policy"))
+			if pattern == "GET /s/{protocol}/{target}/embed" && rec.Code == http.StatusOK {
+				if d["default-src"] != "'none'" || d["frame-ancestors"] != "*" || d["base-uri"] != "'none'" || hdr.Get("X-Frame-Options") != "" {
+					t.Errorf("%s: the widget's Content-Security-Policy %q, X-Frame-Options %q", path, hdr.Get("Content-Security-Policy"), hdr.Get("X-Frame-Options"))
+				}
+				continue
+			}
 			if d["default-src"] != "'none'" || d["frame-ancestors"] != "'none'" || d["base-uri"] != "'none'" {
 				t.Errorf("%s (%d, %s): Content-Security-Policy %q", path, rec.Code, pattern, hdr.Get("Content-Security-Policy"))
 			}

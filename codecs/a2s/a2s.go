@@ -66,9 +66,11 @@ const (
 	edfKnown    = EDFPort | EDFSteamID | EDFSourceTV | EDFKeywords | EDFGameID
 )
 
-// Caps per query: what one conversation (or one Decode) reads at most.
-// Datagrams past them are dropped and counted, and the message carries the
-// warning codecs.WarnTruncated.
+// Caps per query: what the reply to one query (one message, whole or
+// split) may take, the same caps the relay applies to each query it
+// forwards (relay.DefaultReplyCaps). A conversation's info, player and
+// rules replies each get the whole cap. Datagrams past them are dropped
+// and counted, and the message carries the warning codecs.WarnTruncated.
 const (
 	MaxDatagrams = 64
 	MaxBytes     = 96 << 10

@@ -159,30 +159,128 @@ func TestBzip2Checks(t *testing.T) {
 	})
 }
 
-// TestCaps: past MaxDatagrams datagrams the rest are dropped, counted and
-// the message says truncated.
+// rulesParts is a rules reply that a Source server splits into exactly n
+// parts of 1,248 payload bytes, and its number of rules.
+func rulesParts(t *testing.T, n int, id uint32) ([][]byte, int) {
+	t.Helper()
+	const body = 1248
+	rs := &a2s.Rules{}
+	value := strings.Repeat("v", 100)
+	for {
+		msg, err := a2s.AppendResponse(nil, a2s.Response{Type: a2s.TypeRules, Rules: rs})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(msg) > (n-1)*body {
+			parts, err := a2s.SplitResponse(msg, id, a2s.SplitSource, body)
+			if err != nil || len(parts) != n {
+				t.Fatalf("%d parts, %v; want %d", len(parts), err, n)
+			}
+			return parts, len(rs.Rules)
+		}
+		rs.Rules = append(rs.Rules, a2s.Rule{Name: "sv_rule_" + strconv.Itoa(len(rs.Rules)), Value: value})
+		rs.Count = uint16(len(rs.Rules))
+	}
+}
+
+// TestCaps: the caps are per reply message, as the relay's are per query:
+// a full 64-part rules reply after the info and player replies decodes
+// whole; a split message past MaxDatagrams parts or MaxBytes bytes loses
+// its later parts; one Decode reads at most four times the caps in all.
+// Every drop is counted and the message says truncated.
 func TestCaps(t *testing.T) {
 	c := &a2s.Codec{}
+	info := fixture(t, "info_source_plain")[0]
+	players := fixture(t, "players")[0]
 	one := fixture(t, "challenge")[0]
-	var dgs [][]byte
-	for range a2s.MaxDatagrams + 5 {
-		dgs = append(dgs, one)
+	full, nRules := rulesParts(t, a2s.MaxDatagrams, 7)
+	over, _ := rulesParts(t, a2s.MaxDatagrams+1, 8)
+	// 60 parts of 2,012 bytes: fewer than MaxDatagrams, but only the
+	// first 48 fit in MaxBytes.
+	big := append([]byte{0xff, 0xff, 0xff, 0xff, byte(a2s.TypeRules)}, make([]byte, 60*2000-5)...)
+	bigParts, err := a2s.SplitResponse(big, 9, a2s.SplitSource, 2000)
+	if err != nil || len(bigParts) != 60 {
+		t.Fatalf("%d parts, %v", len(bigParts), err)
 	}
-	m, err := c.Decode(dgs, codecs.DecodeOptions{})
+	many := slices.Repeat([][]byte{one}, 4*a2s.MaxDatagrams+5)
+	conversation := append([][]byte{info, players}, full...)
+	for _, tc := range []struct {
+		name    string
+		dgs     [][]byte
+		dropped int  // 0: nothing dropped, no warning
+		whole   bool // decodes without error
+	}{
+		{"info, players and a 64-part rules reply", conversation, 0, true},
+		{"two full rules replies", append(slices.Clone(full), rulesPartsOrFail(t, 10)...), 0, true},
+		{"a 65-part rules reply", over, 1, false},
+		{"a split message past MaxBytes", bigParts, len(bigParts) - (a2s.MaxBytes / 2012), false},
+		{"past four times the caps in all", many, 5, true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			m, err := c.Decode(tc.dgs, codecs.DecodeOptions{})
+			if tc.whole && err != nil {
+				t.Fatal(err)
+			}
+			if !tc.whole {
+				codectest.WantError(t, err, codecs.ErrIncomplete, "", -1)
+			}
+			v, _ := m.Fields.Get("dropped_datagrams")
+			truncated := slices.Contains(m.Warnings, codecs.WarnTruncated)
+			if tc.dropped == 0 {
+				if v != nil || truncated {
+					t.Errorf("dropped_datagrams %v, warnings %v; want none", v, m.Warnings)
+				}
+				return
+			}
+			if v != tc.dropped || !truncated {
+				t.Errorf("dropped_datagrams = %v, warnings %v; want %d, truncated", v, m.Warnings, tc.dropped)
+			}
+		})
+	}
+	m, err := c.Decode(conversation, codecs.DecodeOptions{})
+	if err != nil || m.Info == nil || !hasRule(m, nRules-1) || len(m.Info.Players) == 0 || m.Info.Name == "" {
+		t.Errorf("the conversation decodes without its last rule, or without info or players: %v", err)
+	}
+}
+
+// hasRule reports whether the message holds rulesParts' rule i.
+func hasRule(m *codecs.Message, i int) bool {
+	name := "sv_rule_" + strconv.Itoa(i)
+	return m.Info != nil && slices.ContainsFunc(m.Info.Rules, func(r [2]string) bool { return r[0] == name })
+}
+
+func rulesPartsOrFail(t *testing.T, id uint32) [][]byte {
+	t.Helper()
+	p, _ := rulesParts(t, a2s.MaxDatagrams, id)
+	return p
+}
+
+// TestFeedCapsPerQuery: a conversation reads a full 64-part rules reply
+// after the info and player replies, without "truncated".
+func TestFeedCapsPerQuery(t *testing.T) {
+	q, err := (&a2s.Codec{}).NewQuery(nil)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !slices.Contains(m.Warnings, codecs.WarnTruncated) {
-		t.Errorf("warnings %v, want truncated", m.Warnings)
+	q.Start()
+	full, nRules := rulesParts(t, a2s.MaxDatagrams, 7)
+	feed := append([][]byte{fixture(t, "info_source_plain")[0], fixture(t, "players")[0]}, full...)
+	done := false
+	for i, b := range feed {
+		if done {
+			t.Fatalf("done after %d of %d datagrams", i, len(feed))
+		}
+		var err error
+		if _, done, err = q.Feed(b); err != nil {
+			t.Fatalf("Feed %d: %v", i, err)
+		}
 	}
-	if v, _ := m.Fields.Get("dropped_datagrams"); v != 5 {
-		t.Errorf("dropped_datagrams = %v, want 5", v)
+	if !done {
+		t.Fatal("not done after the rules reply")
 	}
-	big := make([]byte, 50<<10)
-	copy(big, one)
-	m, _ = c.Decode([][]byte{big, big}, codecs.DecodeOptions{})
-	if v, _ := m.Fields.Get("dropped_datagrams"); v != 1 {
-		t.Errorf("two 50 KiB datagrams: dropped_datagrams = %v, want 1", v)
+	m, err := q.Result(codecs.DecodeOptions{})
+	if err != nil || slices.Contains(m.Warnings, codecs.WarnTruncated) || !hasRule(m, nRules-1) {
+		t.Fatalf("result without its last rule (of %d), warnings %v, %v", nRules, m.Warnings, err)
 	}
 }
 

@@ -129,20 +129,72 @@ func inLayer(err error, layer string) error {
 	return err
 }
 
-// capped returns the datagrams within the caps (MaxDatagrams, MaxBytes;
-// MaxMasterPages when the first is a master's page), in order, and how
-// many were dropped.
+// Caps of one Decode as a whole: a conversation asks at most three
+// queries (INFO, PLAYER, RULES), each reply within the per-query caps,
+// and its queries and challenges come on top (at most maxChallenges per
+// query), so four times the per-query caps hold any conversation.
+const (
+	maxDecodeDatagrams = 4 * MaxDatagrams
+	maxDecodeBytes     = 4 * MaxBytes
+)
+
+// splitCount is what capped has kept of one split message.
+type splitCount struct {
+	id      uint32
+	n, size int
+}
+
+// capped returns the datagrams Decode reads, in order, and how many it
+// drops. The caps are per reply message, as the relay's are per query: a
+// split message keeps at most MaxDatagrams parts and MaxBytes bytes (its
+// later parts are dropped), so a full rules reply after the info and
+// player replies is read whole. Past maxDecodeDatagrams datagrams or
+// maxDecodeBytes bytes in all, the rest are dropped. A master's pages
+// (the first datagram is one) are capped at MaxMasterPages instead.
 func capped(datagrams [][]byte) (kept [][]byte, dropped int) {
-	maxN, maxSize := MaxDatagrams, MaxBytes
 	if isMasterPage(datagrams[0]) {
-		maxN, maxSize = MaxMasterPages, MaxMasterPages*1500
+		n, size := 0, 0
+		for n < len(datagrams) && n < MaxMasterPages && size+len(datagrams[n]) <= MaxMasterPages*1500 {
+			size += len(datagrams[n])
+			n++
+		}
+		return datagrams[:n], len(datagrams) - n
 	}
-	n, size := 0, 0
-	for n < len(datagrams) && n < maxN && size+len(datagrams[n]) <= maxSize {
-		size += len(datagrams[n])
-		n++
+	kept = datagrams // until the first drop: no copy
+	var sets []splitCount
+	total, size, full := 0, 0, false
+	for i, b := range datagrams {
+		full = full || total == maxDecodeDatagrams || size+len(b) > maxDecodeBytes
+		ok := !full
+		if ok && len(b) >= 8 && binary.LittleEndian.Uint32(b) == headerSplit {
+			id := binary.LittleEndian.Uint32(b[4:])
+			k := 0
+			for k < len(sets) && sets[k].id != id {
+				k++
+			}
+			if k == len(sets) {
+				sets = append(sets, splitCount{id: id})
+			}
+			s := &sets[k]
+			if ok = s.n < MaxDatagrams && s.size+len(b) <= MaxBytes; ok {
+				s.n++
+				s.size += len(b)
+			}
+		}
+		if !ok {
+			if dropped == 0 {
+				kept = append(make([][]byte, 0, len(datagrams)-1), datagrams[:i]...)
+			}
+			dropped++
+			continue
+		}
+		total++
+		size += len(b)
+		if dropped > 0 {
+			kept = append(kept, b)
+		}
 	}
-	return datagrams[:n], len(datagrams) - n
+	return kept, dropped
 }
 
 // payload is one whole message to decode: a datagram, or a reassembled
@@ -322,8 +374,10 @@ func readSplitUnknown(r *wire.Reader) {
 // were on the wire, in any order: queries, a challenge, the info, player
 // and rules replies (whole or split, compressed or not, with duplicates
 // ignored), or the pages of a Steam master's reply, or a master query.
-// At most MaxDatagrams datagrams and MaxBytes bytes are read; the rest are
-// dropped and counted ("dropped_datagrams") with the warning "truncated".
+// Each split message reads at most MaxDatagrams parts and MaxBytes bytes
+// (the caps are per query), and one Decode at most four times that in
+// all; the rest are dropped and counted ("dropped_datagrams") with the
+// warning "truncated".
 //
 // Layers (with spans): one "wire" layer per datagram, and for each split
 // message a "reassembled" layer, or a "compressed" layer and a

@@ -54,9 +54,12 @@
 //     with compress/bzip2 into a buffer of exactly the announced size, which
 //     must be at most MaxDecompressed before anything is allocated; fewer or
 //     more bytes, or another CRC32, are errors.
-//   - One conversation or one Decode reads at most MaxDatagrams datagrams and
-//     MaxBytes bytes; the rest are dropped, counted ("dropped_datagrams") and
-//     the message carries the warning "truncated".
+//   - The reply to one query (one message, whole or split) is read to at
+//     most MaxDatagrams datagrams and MaxBytes bytes, the relay's caps per
+//     query, so the info, player and rules replies each get the whole cap;
+//     one Decode reads at most four times that in all. The rest are
+//     dropped, counted ("dropped_datagrams") and the message carries the
+//     warning "truncated".
 //   - The Ship (app 2400) adds three bytes to the info reply; its player
 //     reply's extra deaths and money are recognised by the bytes left being
 //     exactly eight per player. Otherwise bytes left that are only whole

@@ -74,7 +74,7 @@ type query struct {
 	kept       [][]byte
 	parts      [][]byte // split parts of the current step
 	lastChal   []byte   // the last challenge reply, for Result when nothing else came
-	size       int
+	partBytes  int      // bytes in parts: the current step's, capped per query
 	dropped    int
 	done       bool
 
@@ -113,7 +113,7 @@ func (c *query) Feed(b []byte) ([][]byte, bool, error) {
 		return nil, false, newError("datagram", len(b), "", codecs.Detail(codecs.ErrShort, "too short for an A2S message"))
 	}
 	if c.master && len(c.kept) >= MaxMasterPages ||
-		!c.master && (len(c.kept)+len(c.parts) >= MaxDatagrams || c.size+len(b) > MaxBytes) {
+		!c.master && (len(c.parts) >= MaxDatagrams || c.partBytes+len(b) > MaxBytes) {
 		c.dropped++
 		c.done = true
 		return nil, true, nil
@@ -155,7 +155,7 @@ func (c *query) Feed(b []byte) ([][]byte, bool, error) {
 				return nil, false, nil // a duplicate
 			}
 		}
-		c.size += len(b)
+		c.partBytes += len(b)
 		c.parts = append(c.parts, append([]byte(nil), b...))
 		id, ok := splitComplete(c.parts)
 		if !ok {
@@ -164,18 +164,15 @@ func (c *query) Feed(b []byte) ([][]byte, bool, error) {
 		for _, p := range c.parts {
 			if binary.LittleEndian.Uint32(p[4:]) == id {
 				c.kept = append(c.kept, p)
-			} else {
-				c.size -= len(p) // a part of another message: dropped
-			}
+			} // else a part of another message: dropped
 		}
-		c.parts = nil
+		c.parts, c.partBytes = nil, 0
 		return c.next()
 	}
 	return nil, false, newError("header", 0, "", codecs.Detail(codecs.ErrBadMagic, "want FF FF FF FF or FE FF FF FF"))
 }
 
 func (c *query) keep(b []byte) {
-	c.size += len(b)
 	c.kept = append(c.kept, append([]byte(nil), b...))
 }
 

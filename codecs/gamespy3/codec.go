@@ -69,7 +69,8 @@ func (*Codec) Detect(b []byte) (codecs.Kind, codecs.Confidence) {
 }
 
 // CheckQuery accepts exactly the queries a client of the protocol sends:
-// the challenge request, and the full stat query with GameSpy's payload
+// the challenge request (bare or padded with four zero bytes, as GameDig
+// sends it), and the full stat query with GameSpy's payload
 // (with or without a challenge) or Minecraft's (with one).
 func (*Codec) CheckQuery(b []byte) error {
 	if err := codecs.CheckQueryLen(Protocol, b, MaxQueryLen); err != nil {
@@ -243,6 +244,9 @@ func requestFields(q *Request) codecs.Object {
 	if q.HasChallenge {
 		f = f.Add("challenge", int(q.Challenge))
 	}
+	if q.Padded {
+		f = f.Add("padding", codecs.Hex(ChallengePadding[:]))
+	}
 	if q.Type == TypeStat {
 		p := FullPayload
 		if q.Minecraft {
@@ -377,7 +381,7 @@ func (q *query) Result(opt codecs.DecodeOptions) (*codecs.Message, error) {
 // QueryKey implements codecs.QueryKeyer: the query with its session id
 // (echoed to the asker) and its challenge (handed to whoever asked from
 // the relay's address) set to zero, so that every asker's challenge
-// request shares one key, and every challenged stat query another: a
+// request (padded or not) shares one key, and every challenged stat query another: a
 // relay then asks the server once for everyone. Nil when b is not a
 // query CheckQuery accepts.
 func (c *Codec) QueryKey(b []byte) []byte {
@@ -385,6 +389,9 @@ func (c *Codec) QueryKey(b []byte) []byte {
 		return nil
 	}
 	k := append([]byte(nil), b...)
+	if Type(b[2]) == TypeChallenge {
+		k = k[:7] // magic, type and session: padded or not, the same question
+	}
 	clear(k[3:7])
 	if len(k) == MaxQueryLen {
 		clear(k[7:11])

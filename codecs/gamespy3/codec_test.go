@@ -32,7 +32,10 @@ func TestCheckQuery(t *testing.T) {
 		{"minecraft stat", "fefd00 01020304 00912 95b 00000000", nil},
 		{"minecraft without challenge", "fefd00 01020304 00000000", codecs.ErrBadValue},
 		{"minecraft basic stat", "fefd00 01020304 0091295b", codecs.ErrBadValue},
-		{"challenge request with payload", "fefd09 01020304 ffffff01", codecs.ErrTrailing},
+		{"challenge request padded", "fefd09 01020304 00000000", nil},
+		{"challenge request with payload", "fefd09 01020304 ffffff01", codecs.ErrBadValue},
+		{"challenge request with short padding", "fefd09 01020304 0000", codecs.ErrTrailing},
+		{"challenge request with long padding", "fefd09 01020304 0000000000", codecs.ErrTrailing},
 		{"bad magic", "fefe00 01020304 ffffff01", codecs.ErrBadMagic},
 		{"other type", "fefd01 01020304 ffffff01", codecs.ErrNotQuery},
 		{"short payload", "fefd00 01020304 ffff", codecs.ErrShort},
@@ -57,7 +60,7 @@ func TestQueryKey(t *testing.T) {
 	c := &gamespy3.Codec{}
 	key := func(s string) []byte { return c.QueryKey(hexes(t, s)) }
 	same := [][2]string{
-		{"fefd09 01020304", "fefd09 0a0b0c0d"},
+		{"fefd09 01020304", "fefd09 0a0b0c0d 00000000"},
 		{"fefd00 01020304 a1245c7d ffffff01", "fefd00 00000001 0000002a ffffff01"},
 		{"fefd00 01020304 ffffff01", "fefd00 00000009 ffffff01"},
 		{"fefd00 01020304 0000002a 00000000", "fefd00 00000009 12345678 00000000"},
@@ -344,4 +347,36 @@ func TestDecodeErrors(t *testing.T) {
 			}
 		})
 	}
+}
+
+// TestRequestRoundTrip: each query form decodes to its Request and is
+// written back byte for byte; AppendRequest refuses what no client sends.
+func TestRequestRoundTrip(t *testing.T) {
+	for _, tc := range []struct {
+		name, hex string
+		want      gamespy3.Request
+	}{
+		{"challenge request", "fefd09 01020304", gamespy3.Request{Type: gamespy3.TypeChallenge, Session: 0x01020304}},
+		{"challenge request padded (GameDig)", "fefd09 01020304 00000000",
+			gamespy3.Request{Type: gamespy3.TypeChallenge, Session: 0x01020304, Padded: true}},
+		{"v3 stat", "fefd00 01020304 ffffff01", gamespy3.Request{Type: gamespy3.TypeStat, Session: 0x01020304}},
+		{"v4 stat", "fefd00 01020304 0091295b ffffff01",
+			gamespy3.Request{Type: gamespy3.TypeStat, Session: 0x01020304, HasChallenge: true, Challenge: 9513307}},
+		{"minecraft stat", "fefd00 01020304 0091295b 00000000",
+			gamespy3.Request{Type: gamespy3.TypeStat, Session: 0x01020304, HasChallenge: true, Challenge: 9513307, Minecraft: true}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			b := hexes(t, tc.hex)
+			q, err := gamespy3.DecodeRequest(b)
+			if err != nil || q != tc.want {
+				t.Fatalf("DecodeRequest = %+v, %v; want %+v", q, err, tc.want)
+			}
+			enc, err := gamespy3.AppendRequest(nil, q)
+			if err != nil || !bytes.Equal(enc, b) {
+				t.Fatalf("AppendRequest = %x, %v; want %x", enc, err, b)
+			}
+		})
+	}
+	_, err := gamespy3.AppendRequest(nil, gamespy3.Request{Type: gamespy3.TypeStat, Padded: true})
+	codectest.WantError(t, err, codecs.ErrBadValue, "padding", 7)
 }

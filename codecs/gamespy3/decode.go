@@ -13,8 +13,9 @@ import (
 // Protocol is the name the package registers and puts in every error.
 const Protocol = "gamespy3"
 
-// DecodeRequest parses a query: the challenge request (7 bytes), or the
-// full stat query with FullPayload (11 bytes, GameSpy v3), with a
+// DecodeRequest parses a query: the challenge request (7 bytes, or 11
+// with Padded: four zero bytes after the session id, as GameDig sends
+// it), or the full stat query with FullPayload (11 bytes, GameSpy v3), with a
 // challenge and FullPayload (15 bytes, GameSpy v4) or with a challenge
 // and MinecraftPayload (15 bytes, Minecraft). Anything else is an error.
 func DecodeRequest(b []byte) (Request, error) { return decodeRequest(b, nil, 0) }
@@ -34,8 +35,16 @@ func decodeRequest(b []byte, spans *[]codecs.Span, layer int) (Request, error) {
 		return q, r.Err()
 	}
 	if q.Type == TypeChallenge {
-		if r.Len() > 0 {
-			r.Fail("payload", codecs.Detail(codecs.ErrTrailing, "a challenge request ends after its session id"))
+		switch n := r.Len(); {
+		case n == len(ChallengePadding):
+			start := r.Offset()
+			if p := r.Bytes("padding", len(ChallengePadding)); [4]byte(p) != ChallengePadding {
+				r.FailAt("padding", start, codecs.Detail(codecs.ErrBadValue, "padding "+string(codecs.AppendHex(nil, p))+" is not 00000000"))
+				break
+			}
+			q.Padded = true
+		case n > 0:
+			r.Fail("payload", codecs.Detail(codecs.ErrTrailing, "a challenge request ends after its session id or four zero bytes of padding"))
 		}
 		return q, r.Err()
 	}

@@ -9,7 +9,8 @@
 // # Flow
 //
 //	client                                      server
-//	  fe fd 09 <session:4>             ------->   challenge request (v4, Minecraft)
+//	  fe fd 09 <session:4>             ------->   challenge request (v4, Minecraft);
+//	    [00 00 00 00]                               GameDig pads it with four zeros
 //	  09 <session:4> "-1234567" 00     <-------   the challenge as decimal text
 //	  fe fd 00 <session:4>             ------->   full stat query: the challenge as a
 //	    [<challenge:i32be>]                         big-endian int32 (none in v3, none

@@ -10,13 +10,16 @@ import (
 )
 
 // AppendRequest appends the wire form of q to dst: the challenge request
-// (which carries nothing after the session id), or the stat query with
+// (which carries nothing after the session id, or ChallengePadding when
+// Padded), or the stat query with
 // the challenge when HasChallenge, then FullPayload (MinecraftPayload with
 // Minecraft, which needs a challenge).
 func AppendRequest(dst []byte, q Request) ([]byte, error) {
 	switch {
 	case q.Type == TypeChallenge && (q.HasChallenge || q.Minecraft):
 		return dst, encodeError("challenge", 7, codecs.Detail(codecs.ErrBadValue, "a challenge request carries no challenge and no payload"))
+	case q.Type == TypeStat && q.Padded:
+		return dst, encodeError("padding", 7, codecs.Detail(codecs.ErrBadValue, "only a challenge request is padded"))
 	case q.Type != TypeChallenge && q.Type != TypeStat:
 		return dst, encodeError("type", 2, wire.Detailf(codecs.ErrBadValue, "packet type %d", int64(q.Type)))
 	case q.Minecraft && !q.HasChallenge:
@@ -25,6 +28,9 @@ func AppendRequest(dst []byte, q Request) ([]byte, error) {
 	dst = append(dst, Magic0, Magic1, byte(q.Type))
 	dst = binary.BigEndian.AppendUint32(dst, q.Session)
 	if q.Type == TypeChallenge {
+		if q.Padded {
+			dst = append(dst, ChallengePadding[:]...)
+		}
 		return dst, nil
 	}
 	if q.HasChallenge {

@@ -17,7 +17,7 @@ const (
 	// TypeChallenge is the packet type of the challenge request and its
 	// reply (GameSpy v4 and Minecraft).
 	//
-	//	request: fe fd 09 <session:4>
+	//	request: fe fd 09 <session:4> [00 00 00 00]
 	//	reply:   09 <session:4> <challenge as signed decimal text> 00
 	TypeChallenge Type = 0x09
 
@@ -60,6 +60,14 @@ const (
 var (
 	FullPayload      = [4]byte{0xff, 0xff, 0xff, 0x01}
 	MinecraftPayload = [4]byte{0x00, 0x00, 0x00, 0x00}
+
+	// ChallengePadding is what GameDig sends after the session id of a
+	// challenge request (it writes a challenge of 0 when it has none yet).
+	// The servers it reads (Unreal Tournament 3, Battlefield 2142,
+	// Minecraft) read the type and the session id and ignore the rest, so
+	// a padded request is answered as a bare one. Other padding is
+	// refused: no client sends it.
+	ChallengePadding = [4]byte{0x00, 0x00, 0x00, 0x00}
 )
 
 // Type is a packet type (request byte 2, reply byte 0).
@@ -77,10 +85,14 @@ func (t Type) String() string {
 }
 
 // Request is a query: the challenge request (Type TypeChallenge, 7
-// bytes) or the full stat query (TypeStat), with or without a challenge.
+// bytes, 11 when Padded) or the full stat query (TypeStat), with or
+// without a challenge.
 type Request struct {
 	Type    Type
 	Session uint32 // opaque, echoed in the reply (Minecraft: masked by 0x0F0F0F0F)
+	// Padded: the challenge request carries ChallengePadding after the
+	// session id (GameDig's form); only a challenge request may.
+	Padded bool
 	// HasChallenge says Challenge is sent (v4, Minecraft); a v3 query and
 	// a v4 query to a server whose challenge is "0" (Battlefield 2) carry
 	// none.

@@ -98,8 +98,10 @@ func TestTruncated(t *testing.T) {
 				query := len(d) > 1 && d[0] == gamespy3.Magic0 && d[1] == gamespy3.Magic1
 				codectest.Prefixes(t, d, func(p []byte) error {
 					if query {
-						_, err := gamespy3.DecodeRequest(p)
-						if err == nil {
+						q, err := gamespy3.DecodeRequest(p)
+						// A padded challenge request cut after its
+						// session id is the bare one.
+						if err == nil && (q.Type != gamespy3.TypeChallenge || len(p) != 7) {
 							t.Errorf("query prefix %d decodes", len(p))
 						}
 						return err

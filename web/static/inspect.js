@@ -2,8 +2,10 @@
 // The packet inspector: build a query and see its bytes, send it through
 // the relay, and dissect every datagram: a hex view (offset, hex, ASCII)
 // and a field tree from the decoder's spans, linked both ways.
-import { $, decoder, config, parseHex, toHex, esc, h, copyText, showRelay, showFatal, markFirstDecode, hostPort, replyTimeout, download } from "./ql.js";
+import { $, decoder, compiledDecoder, config, parseHex, toHex, esc, h, copyText, showRelay, showFatal, markFirstDecode, hostPort, replyTimeout, download } from "./ql.js";
 import { Relay, converse, classify } from "./relay.js";
+import { dataValues, byteDiff, fieldDiff, encoders, splice, fieldText } from "./bytesview.js";
+import { Capture } from "./capture.js";
 import { State } from "./model.js";
 
 const cfg = config();
@@ -23,6 +25,16 @@ let selected = -1;
 let layerIndex = -1;
 let current = null; // {msg, error, layers, spans, owner}
 let pinned = -1; // span index selected by click
+// The data inspector's selection in the shown layer: bytes [start, end),
+// the cursor at start; anchor is where a shift-click range began.
+let cursor = { start: -1, end: -1, anchor: -1 };
+/**
+ * The capture datagram shown, when one of an opened capture's rows is
+ * selected instead of a session packet.
+ * @type {{label: string, protocol: string|null, data: Uint8Array, direction: "sent"|"received",
+ *   target: string, answer: Uint8Array[], query: Uint8Array|null, times: number[], frames: number[], conv: number}|null}
+ */
+let capShown = null;
 
 // ---- query builder ----
 
@@ -187,7 +199,11 @@ function linkOrigin(direction, n, target, query) {
   el.hidden = false;
 }
 
+/** LINK_MAX is the longest permalink offered; a longer one is refused with a reason. */
+const LINK_MAX = 16000;
+
 function permalink() {
+  if (capShown) return capturePermalink();
   const p = packets[selected];
   if (!p) return location.href.split("#")[0];
   const inGroup = packets.filter((x) => x.group === p.group);
@@ -228,15 +244,38 @@ function fromFragment() {
   }
 }
 
+/**
+ * capturePermalink links the shown capture datagram: a query alone, or an
+ * answer with the query it answers, as a status page's link would.
+ */
+function capturePermalink() {
+  const c = capShown;
+  let frag = `#p=${encodeURIComponent(c.protocol ?? "")}&t=${encodeURIComponent(c.target)}`;
+  if (c.direction === "received" && c.query) frag += `&q=${toHex(c.query)}`;
+  frag += `&h=${(c.direction === "received" ? c.answer : [c.data]).map(toHex).join(",")}`;
+  if (c.direction === "sent") frag += "&d=sent";
+  return location.origin + location.pathname + location.search + frag;
+}
+
 $("permalink").addEventListener("click", async (e) => {
   const url = permalink();
-  history.replaceState(null, "", url);
   const b = e.currentTarget;
+  if (url.length > LINK_MAX) {
+    status(`This datagram's link would be ${url.length} characters, too long for a URL (at most ${LINK_MAX}): export it as pcapng instead.`, true);
+    b.textContent = "Too large for a link";
+    setTimeout(() => (b.textContent = "Copy permalink"), 2500);
+    return;
+  }
+  history.replaceState(null, "", url);
   b.textContent = (await copyText(url)) ? "Copied" : "Copy failed";
   setTimeout(() => (b.textContent = "Copy permalink"), 1500);
 });
 
 $("export").addEventListener("click", () => {
+  if (capShown && !$("capture").hidden) {
+    exportCaptureTurn();
+    return;
+  }
   if (!packets.length) return;
   const file = ql.pcapng(packets.map((p) => ({
     time: p.time, direction: p.direction === "received" ? "received" : "sent", target: p.target || "0.0.0.0:0", data: p.data,
@@ -307,9 +346,12 @@ $("packet-rows").addEventListener("keydown", (e) => {
 
 function select(i) {
   if (!packets[i]) return;
+  capShown = null;
+  showList("session");
   selected = i;
   layerIndex = -1;
   pinned = -1;
+  cursor = { start: -1, end: -1, anchor: -1 };
   for (const tr of $("packet-rows").rows) {
     const on = Number(tr.dataset.i) === i;
     tr.setAttribute("aria-selected", String(on));
@@ -330,6 +372,11 @@ function status(text, bad = false) {
 
 /** decodeSelected decodes the selected packet, or its whole message. */
 function decodeSelected() {
+  if (capShown) {
+    const c = capShown;
+    const whole = $("whole").checked && c.direction !== "sent" && c.answer.length > 1;
+    return ql.inspect(c.protocol, whole ? c.answer : [c.data], c.query && c.direction !== "sent" ? { query: c.query } : {});
+  }
   const p = packets[selected];
   const inGroup = packets.filter((x) => x.group === p.group);
   const query = inGroup.filter((x) => x.direction === "sent").at(-1);
@@ -341,7 +388,7 @@ function decodeSelected() {
 }
 
 function showPacket() {
-  const p = packets[selected];
+  const p = capShown ?? packets[selected];
   if (!p) return;
   const res = decodeSelected();
   markFirstDecode();
@@ -349,7 +396,7 @@ function showPacket() {
   let layers = (msg.layers ?? []).map((l) => ({ name: l.name, bytes: parseHex(l.hex), parent: l.parent }));
   if (!layers.length) layers = [{ name: "wire", bytes: p.data, parent: -1 }];
   const spans = msg.spans ?? [];
-  current = { res, msg, layers, spans, error: res.error ?? null };
+  current = { res, msg, layers, spans, error: res.error ?? null, label: capShown ? capShown.label : `#${packets[selected].n} ${packets[selected].direction}` };
   if (layerIndex < 0 || layerIndex >= layers.length) {
     // Open the layer that has the fields: the error's layer, else the one
     // with the most spans (Zandronum's payload rather than its wire form).
@@ -372,7 +419,7 @@ function renderTabs() {
   const tabs = $("layers");
   tabs.replaceChildren(...current.layers.map((l, i) => h("button", {
     type: "button", role: "tab", id: `tab-${i}`, "aria-selected": String(i === layerIndex), tabindex: i === layerIndex ? "0" : "-1",
-    "aria-controls": "hex", "data-testid": "layer-tab", onclick: () => { layerIndex = i; pinned = -1; renderTabs(); renderLayer(); },
+    "aria-controls": "hex", "data-testid": "layer-tab", onclick: () => { layerIndex = i; pinned = -1; cursor = { start: -1, end: -1, anchor: -1 }; renderTabs(); renderLayer(); },
   }, `${l.name} (${l.bytes.length})`)));
 }
 
@@ -380,6 +427,7 @@ $("layers").addEventListener("keydown", (e) => {
   const d = { ArrowRight: 1, ArrowLeft: -1 }[e.key];
   if (d == null || !current) return;
   layerIndex = (layerIndex + d + current.layers.length) % current.layers.length;
+  cursor = { start: -1, end: -1, anchor: -1 };
   renderTabs();
   renderLayer();
   $(`tab-${layerIndex}`).focus();
@@ -428,6 +476,7 @@ function renderLayer() {
   }
   $("hex").innerHTML = html;
   renderTree(spans, err);
+  showCursor();
 }
 
 function renderTree(spans, err) {
@@ -521,11 +570,52 @@ $("tree").addEventListener("click", (e) => {
   }
   focusNode(n);
   pin(Number(n.dataset.s), "tree");
+  const [a, b] = spanRange(Number(n.dataset.s));
+  setCursor(a, b);
 });
 $("hex").addEventListener("click", (e) => {
   const el = e.target.closest("[data-o]");
-  if (el) pin(current.owner[Number(el.dataset.o)], "hex");
+  if (!el) return;
+  const o = Number(el.dataset.o);
+  if (e.shiftKey && cursor.anchor >= 0) setCursor(Math.min(cursor.anchor, o), Math.max(cursor.anchor, o) + 1, cursor.anchor);
+  else setCursor(o, o + 1, o);
+  pin(current.owner[o], "hex");
 });
+
+// ---- the data inspector: the bytes at the cursor as numbers and text ----
+
+/**
+ * setCursor selects bytes [start, end) of the shown layer, and the data
+ * inspector follows.
+ * @param {number} start
+ * @param {number} end
+ * @param {number} [anchor] where a shift-click extends from
+ */
+function setCursor(start, end, anchor = start) {
+  cursor = { start, end, anchor };
+  showCursor();
+}
+
+function showCursor() {
+  for (const el of $("hex").querySelectorAll(".cur, .rng")) el.classList.remove("cur", "rng");
+  const bytes = current?.layers[layerIndex]?.bytes;
+  const body = $("data-values").tBodies[0];
+  if (!bytes || cursor.start < 0 || cursor.start >= bytes.length) {
+    $("data-values").hidden = true;
+    $("data-empty").hidden = false;
+    body.replaceChildren();
+    return;
+  }
+  for (const el of $("hex").querySelectorAll("[data-o]")) {
+    const o = Number(el.dataset.o);
+    if (o === cursor.start) el.classList.add("cur");
+    else if (o > cursor.start && o < cursor.end) el.classList.add("rng");
+  }
+  body.replaceChildren(...dataValues(bytes, cursor.start, cursor.end).map((v) =>
+    h("tr", { "data-name": v.name }, h("th", { scope: "row" }, v.name), h("td", {}, v.value))));
+  $("data-values").hidden = false;
+  $("data-empty").hidden = true;
+}
 
 function visibleNodes() {
   return [...$("tree").querySelectorAll(".node")].filter((n) => n.offsetParent !== null);
@@ -564,6 +654,461 @@ $("tree").addEventListener("keydown", (e) => {
   }
 });
 
+// ---- edit and resend ----
+
+/** The edited datagram, as last parsed from the hex box. @type {Uint8Array} */
+let edited = new Uint8Array(0);
+/** The edited datagram's layers as last decoded (for fields of inner layers). @type {{name: string, bytes: Uint8Array}[]} */
+let editedLayers = [];
+
+/**
+ * wrapLayer rebuilds the wire form of a protocol whose fields sit in an
+ * inner layer: a Zandronum datagram is its payload Huffman-coded. Fields
+ * of inner layers of other protocols are shown, not edited.
+ * @type {Record<string, (layer: string, bytes: Uint8Array) => Uint8Array|null>}
+ */
+const wrapLayer = {
+  zandronum: (layer, bytes) => (layer === "payload" ? ql.huffman("encode", bytes) : null),
+};
+
+/**
+ * editKind is how a field of this span kind and these bytes is edited: a
+ * key of encoders. A flags kind ("flags:SQF") whose value is the bytes'
+ * number in one byte order is edited as that integer.
+ * @param {{kind: string, value: string}} s
+ * @param {Uint8Array} bytes
+ */
+function editKind(s, bytes) {
+  if (encoders[s.kind]) {
+    // A C string whose value the decoder gave as UTF-8 text is edited as such.
+    if (s.kind === "cstring" && fieldText("cstring8", bytes) === s.value && /[^\x00-\x7f]/.test(s.value)) return "cstring8";
+    return fieldText(s.kind, bytes) == null ? "bytes" : s.kind;
+  }
+  const m = /^(0x[0-9a-f]+|\d+)/i.exec(s.value);
+  const size = { 1: "u8", 2: "u16", 4: "u32" }[bytes.length];
+  if (m && size) {
+    const v = Number(m[1]);
+    for (const k of size === "u8" ? ["u8"] : [`${size}le`, `${size}be`]) if (fieldText(k, bytes) === String(v)) return k;
+  }
+  return "bytes";
+}
+
+/**
+ * editLoad puts a datagram into the editor.
+ * @param {Uint8Array} data
+ * @param {string|null} protocol
+ * @param {string} target
+ */
+function editLoad(data, protocol, target) {
+  if (protocol && protocols.some((x) => x.name === protocol)) $("edit-protocol").value = protocol;
+  if (target) $("edit-target").value = target;
+  $("edit-hex").value = toHex(data).replace(/(..)(?!$)/g, "$1 ");
+  $("edit-result").textContent = "";
+  editDecode();
+}
+
+$("edit-selected").addEventListener("click", () => {
+  const p = capShown ?? packets[selected];
+  if (p) editLoad(p.data, p.protocol, p.target);
+  else if (current?.layers?.length) editLoad(current.layers[0].bytes, current.msg?.protocol ?? null, "");
+  $("edit-hex").focus();
+});
+
+/**
+ * editDecode parses the hex box and decodes it: the status line says what
+ * it is (or the first error, at its offset), and every field of the wire
+ * layer gets an input typed by its kind; fields of inner layers (a
+ * Zandronum payload under its Huffman coding) are shown, not edited.
+ */
+function editDecode() {
+  const st = $("edit-status");
+  const box = $("edit-fields");
+  try {
+    edited = parseHex($("edit-hex").value);
+  } catch (err) {
+    st.textContent = `✖ hex: ${err.message}`;
+    st.classList.add("bad");
+    box.replaceChildren();
+    return;
+  }
+  if (!edited.length) {
+    st.textContent = "";
+    box.replaceChildren();
+    return;
+  }
+  const res = ql.inspect($("edit-protocol").value, edited);
+  const msg = res.error ? res.partial ?? {} : res;
+  const e = res.error;
+  st.classList.toggle("bad", !!e);
+  st.textContent = e
+    ? `✖ ${e.field ? `${e.field} at offset ${e.offset}${e.layer ? ` of ${e.layer}` : ""}: ` : ""}${e.message}`
+    : `${msg.protocol ?? ""} ${msg.kind ?? ""} · ${edited.length} bytes`;
+  const layers = (msg.layers ?? []).map((l) => ({ name: l.name, bytes: parseHex(l.hex), parent: l.parent }));
+  editedLayers = layers;
+  const spans = (msg.spans ?? []).filter((s) => s.kind !== "group").sort((a, b) => a.layer - b.layer || a.start - b.start);
+  box.replaceChildren(...spans.map((s) => {
+    const layerName = layers[s.layer]?.name ?? "";
+    const label = h("span", { class: "fn", title: `${s.kind} · bytes ${s.start}–${s.end - 1}${s.layer ? ` of ${layerName}` : ""}` }, s.layer ? `${layerName}: ${s.field}` : s.field);
+    const bytes = (layers[s.layer]?.bytes ?? edited).subarray(s.start, s.end);
+    const proto = msg.protocol ?? $("edit-protocol").value;
+    if (s.layer !== 0 && !(wrapLayer[proto] && layers[s.layer]?.parent === 0 && wrapLayer[proto](layerName, layers[s.layer].bytes))) {
+      return h("label", {}, label, h("span", { class: "ro" }, visible(s.value)));
+    }
+    const kind = editKind(s, bytes);
+    const input = h("input", {
+      value: fieldText(kind, bytes), "data-field": s.field, "data-kind": kind, "data-start": String(s.start), "data-end": String(s.end), "data-layer": String(s.layer),
+      "aria-label": `${s.field} (${kind === "bytes" && s.kind !== "bytes" ? `${s.kind}, as hex` : kind})`, spellcheck: "false", autocomplete: "off",
+    });
+    return h("label", {}, label, input);
+  }));
+}
+
+$("edit-hex").addEventListener("input", () => editDecode());
+$("edit-protocol").addEventListener("change", () => editDecode());
+// A field's new value replaces its bytes, and the whole datagram decodes again.
+$("edit-fields").addEventListener("change", (e) => {
+  const input = e.target.closest("input[data-kind]");
+  if (!input) return;
+  let repl;
+  try {
+    repl = encoders[input.dataset.kind](input.value);
+  } catch (err) {
+    input.setAttribute("aria-invalid", "true");
+    $("edit-status").textContent = `✖ ${input.dataset.field}: ${err.message}`;
+    $("edit-status").classList.add("bad");
+    return;
+  }
+  const li = Number(input.dataset.layer);
+  if (li === 0) edited = splice(edited, Number(input.dataset.start), Number(input.dataset.end), repl);
+  else {
+    // A field of an inner layer: change that layer, then wrap it again.
+    const l = editedLayers[li];
+    const wire = wrapLayer[$("edit-protocol").value]?.(l.name, splice(l.bytes, Number(input.dataset.start), Number(input.dataset.end), repl));
+    if (!(wire instanceof Uint8Array)) return;
+    edited = wire;
+  }
+  $("edit-hex").value = toHex(edited).replace(/(..)(?!$)/g, "$1 ");
+  editDecode();
+});
+
+/**
+ * refusal words a relay ERROR for the editor: its code and the rule the
+ * relay named (the message's text before ": ", relay/rules.go).
+ * @param {string} code
+ * @param {string} message
+ */
+function refusal(code, message) {
+  const i = message.indexOf(": ");
+  const rule = i > 0 && /^[a-z0-9-]+$/.test(message.slice(0, i)) ? message.slice(0, i) : code;
+  return { rule, detail: i > 0 ? message.slice(i + 2) : message };
+}
+
+$("edit-form").addEventListener("submit", (e) => {
+  e.preventDefault();
+  editDecode();
+  const out = $("edit-result");
+  const say = (text, cls, rule = "") => {
+    out.textContent = text;
+    out.className = `small ${cls}`;
+    out.dataset.rule = rule;
+  };
+  const proto = $("edit-protocol").value;
+  const target = hostPort($("edit-target").value, protocols.find((p) => p.name === proto)?.default_port);
+  if (!edited.length) { say("Nothing to send: type or load a query's hex.", "bad"); return; }
+  if (!target) { say("Enter a target as host:port.", "bad"); $("edit-target").focus(); return; }
+  const g = ++groups;
+  const data = edited;
+  addPacket({ direction: "sent", data, protocol: proto, target, group: g });
+  select(packets.length - 1);
+  say(`Asking ${target}…`, "");
+  let replies = 0;
+  relay.query(proto, target, data, {
+    reply(bytes, rtt, flags) {
+      replies++;
+      addPacket({ direction: "received", data: bytes, protocol: proto, target, group: g, rtt, cached: (flags & 1) !== 0, time: Date.now() });
+      if (replies === 1) select(packets.length - 1);
+    },
+    end() {
+      say(replies ? `${target} answered: ${replies} datagram${replies > 1 ? "s" : ""}.` : `${target} did not answer within the relay's window.`, replies ? "ok" : "bad");
+    },
+    error(code, message) {
+      const r = refusal(code, message);
+      say(`Refused by the relay, rule ${r.rule}: ${r.detail}`, "bad", r.rule);
+    },
+  });
+});
+
+// ---- compare two datagrams ----
+
+/** @type {{label: string, layers: {name: string, bytes: Uint8Array}[], spans: any[], layerIndex: number}|null} */
+let compareA = null;
+/** @type {[any, any]|null} the pair the dialog shows */
+let comparing = null;
+
+function snapshot() {
+  return { label: current.label, layers: current.layers, spans: current.spans, layerIndex };
+}
+
+$("compare-a").addEventListener("click", () => {
+  if (!current) return;
+  compareA = snapshot();
+  const b = $("compare-b");
+  b.disabled = false;
+  b.textContent = `Compare with ${compareA.label}`;
+  status(`${compareA.label} is A: pick another datagram and press "Compare with ${compareA.label}".`);
+});
+$("compare-b").addEventListener("click", () => {
+  if (current && compareA) showCompare(compareA, snapshot());
+});
+$("compare-close").addEventListener("click", () => $("compare").close());
+$("compare-swap").addEventListener("click", () => comparing && showCompare(comparing[1], comparing[0]));
+
+/**
+ * showCompare opens the comparison of a and b: the bytes of the layer A
+ * shows (of the wire when B has no layer by that name), changed bytes
+ * marked, beside every field of every layer, paired by layer and path.
+ */
+function showCompare(a, b) {
+  comparing = [a, b];
+  const name = a.layers[a.layerIndex]?.name;
+  let bi = b.layers.findIndex((l) => l.name === name);
+  let ai = a.layerIndex;
+  if (bi < 0) { ai = 0; bi = 0; }
+  const ab = a.layers[ai].bytes;
+  const bb = b.layers[bi].bytes;
+  const d = byteDiff(ab, bb);
+  const hexOf = (/** @type {Uint8Array} */ bytes) => {
+    let html = "";
+    for (let row = 0; row < Math.max(1, Math.ceil(d.changed.length / 16)); row++) {
+      let line = `<span class="off">${(row * 16).toString(16).padStart(4, "0")}</span> `;
+      for (let k = 0; k < 16; k++) {
+        const o = row * 16 + k;
+        if (o >= d.changed.length) break;
+        const x = o < bytes.length ? bytes[o].toString(16).padStart(2, "0") : "··";
+        line += `<span class="${o >= bytes.length ? "gone" : d.changed[o] ? "chg" : ""}" data-o="${o}">${x}</span>${k < 15 ? " " : ""}`;
+      }
+      html += `<div class="line">${line}</div>`;
+    }
+    return html;
+  };
+  $("compare-hex").innerHTML =
+    `<div class="who">A · ${esc(a.label)} · ${esc(a.layers[ai].name)} (${ab.length} bytes)</div><div data-testid="compare-hex-a">${hexOf(ab)}</div>` +
+    `<div class="who">B · ${esc(b.label)} · ${esc(b.layers[bi].name)} (${bb.length} bytes)</div><div data-testid="compare-hex-b">${hexOf(bb)}</div>`;
+  const fields = fieldDiff(a.spans, a.layers.map((l) => l.name), b.spans, b.layers.map((l) => l.name));
+  const counts = { same: 0, changed: 0, added: 0, removed: 0 };
+  for (const f of fields) counts[f.change]++;
+  const multi = new Set(fields.map((f) => f.layer)).size > 1;
+  $("compare-rows").replaceChildren(...fields.map((f) => h("tr", { class: f.change, "data-field": f.field, "data-change": f.change, "data-testid": "compare-field" },
+    h("td", {}, multi ? `${f.layer}: ${f.field}` : f.field),
+    h("td", {}, f.a ? visible(f.a.value) : ""),
+    h("td", {}, f.b ? visible(f.b.value) : ""),
+    h("td", {}, f.change === "same" ? "" : f.change))));
+  $("compare-summary").textContent = `A ${a.label} ↔ B ${b.label}: ${d.count} of ${d.changed.length} bytes differ · fields: ${counts.changed} changed, ${counts.added} added, ${counts.removed} removed, ${counts.same} the same`;
+  const dlg = $("compare");
+  if (!dlg.open) dlg.showModal();
+}
+
+// ---- an opened capture file ----
+
+/** @type {Worker|null} */
+let capWorker = null;
+let capPayloadId = 0;
+/** @type {Map<number, {resolve: (d: Uint8Array[]) => void, reject: (e: Error) => void}>} */
+const capWaiting = new Map();
+let capStats = null;
+let capFile = "";
+
+const capture = new Capture({
+  list: $("cap-list"), rows: $("cap-rows"), spacer: $("cap-spacer"),
+  onSelect: (r) => showCaptureRow(r),
+});
+
+/**
+ * showList shows the session's packets or the capture's datagrams.
+ * @param {"session"|"capture"} which
+ */
+function showList(which) {
+  const cap = which === "capture";
+  $("capture").hidden = !cap;
+  $("session-list").hidden = cap;
+  $("packets-empty").hidden = cap || packets.length > 0;
+  $("list-session").setAttribute("aria-selected", String(!cap));
+  $("list-capture").setAttribute("aria-selected", String(cap));
+  if (cap) capture.schedule();
+}
+$("list-session").addEventListener("click", () => showList("session"));
+$("list-capture").addEventListener("click", () => showList("capture"));
+
+/**
+ * payloads asks the worker for rows' payloads.
+ * @param {import("./capture.js").Row[]} rows
+ * @returns {Promise<Uint8Array[]>}
+ */
+function payloads(rows) {
+  const id = ++capPayloadId;
+  return new Promise((resolve, reject) => {
+    capWaiting.set(id, { resolve, reject });
+    capWorker?.postMessage({ type: "payloads", id, want: rows.map((r) => ({ row: r.row, offset: r.flags & 1 ? -1 : r.offset, length: r.length })) });
+  });
+}
+
+/**
+ * thousands writes n with commas between thousands, without Intl
+ * (whose first use loads locale data in one long task).
+ * @param {number} n
+ */
+function thousands(n) {
+  return String(n).replace(/\B(?=(\d{3})+(?!\d))/g, ",");
+}
+
+/** capStatus says how far the reading is, and what the reader counted. */
+function capStatus(done, read = 0, size = 0, error = null, ms = 0) {
+  const st = capStats ?? { frames: 0, udp: 0, skipped: 0, fragments: 0, reassembled: 0, truncated: 0 };
+  let text = `${capFile}: ${thousands(capture.n)} UDP datagram${capture.n === 1 ? "" : "s"} of ${thousands(st.frames)} frames`;
+  if (st.skipped) text += `, ${thousands(st.skipped)} skipped (not UDP${st.truncated ? `; ${st.truncated} cut by the snap length` : ""})`;
+  if (st.reassembled) text += `, ${st.reassembled} reassembled from ${st.fragments} fragments`;
+  text += done ? (error ? "" : ` · read in ${(ms / 1000).toFixed(1)} s`) : ` · reading… ${size ? Math.floor((read / size) * 100) : 0}%`;
+  if (error) text += ` · ✖ ${error.message}`;
+  const el = $("cap-status");
+  el.textContent = text;
+  el.classList.toggle("bad", !!error);
+  el.dataset.done = String(done);
+}
+
+/**
+ * openCapture reads a capture file in the worker.
+ * @param {File} file
+ */
+function openCapture(file) {
+  if (!capWorker) {
+    capWorker = new Worker(import.meta.resolve("./capture-worker.js"), { type: "module", name: "querylens capture reader" });
+    capWorker.onmessage = (e) => {
+      const m = e.data;
+      switch (m.type) {
+        case "start":
+          capture.reset(m.protocols);
+          capStats = null;
+          capStatus(false, 0, m.size);
+          break;
+        case "rows":
+          capture.add(m.rows, m.n, m.endpoints, m.kinds);
+          capStats = m.stats;
+          capStatus(false, m.read, file.size);
+          break;
+        case "done":
+          capStats = m.stats ?? capStats;
+          capStatus(true, 0, 0, m.error, m.ms);
+          if (capture.n && capture.selected < 0) capture.select(0);
+          break;
+        case "payloads": {
+          const w = capWaiting.get(m.id);
+          capWaiting.delete(m.id);
+          if (m.error) w?.reject(new Error(m.error));
+          else w?.resolve(m.data);
+          break;
+        }
+        case "fatal":
+          capStatus(true, 0, 0, { message: m.message });
+          break;
+      }
+    };
+    capWorker.onerror = (e) => capStatus(true, 0, 0, { message: `the capture reader failed: ${e.message || "it did not start"}` });
+  }
+  capFile = file.name || "capture";
+  capShown = null;
+  $("cap-status").dataset.done = "false";
+  $("list-capture").hidden = false;
+  showList("capture");
+  const root = document.documentElement;
+  capWorker.postMessage({
+    type: "open", file,
+    glue: new URL(root.dataset.wasmGlue, location.href).href,
+    // The page's own module, compiled already: the worker instantiates
+    // it without compiling it again.
+    wasm: compiledDecoder() ?? new URL(root.dataset.wasm, location.href).href,
+    ql: import.meta.resolve("./ql.js"),
+  });
+}
+
+$("cap-file").addEventListener("change", (e) => {
+  const f = e.currentTarget.files?.[0];
+  if (f) openCapture(f);
+});
+const page = /** @type {HTMLElement} */ (document.querySelector(".inspect"));
+page.addEventListener("dragover", (e) => {
+  if (![...(e.dataTransfer?.types ?? [])].includes("Files")) return;
+  e.preventDefault();
+  page.classList.add("dropping");
+});
+page.addEventListener("dragleave", () => page.classList.remove("dropping"));
+page.addEventListener("drop", (e) => {
+  page.classList.remove("dropping");
+  const f = e.dataTransfer?.files?.[0];
+  if (!f) return;
+  e.preventDefault();
+  openCapture(f);
+});
+
+/**
+ * showCaptureRow reads the selected datagram (with the rest of its answer
+ * and the query it answers) and dissects it.
+ * @param {import("./capture.js").Row} r
+ */
+async function showCaptureRow(r) {
+  // Which way it went is the reader's word (a query, or not), kept when
+  // the conversation is decoded as another protocol.
+  const kind = capture.readerKind(r);
+  const sent = kind === "query" || kind === "master-query";
+  const answer = sent ? [r] : capture.answer(r);
+  const want = [...answer];
+  const q = r.query >= 0 ? capture.get(r.query) : null;
+  if (q && !sent) want.push(q);
+  let data;
+  try {
+    data = await payloads(want);
+  } catch (err) {
+    status(`Frame ${r.frame}: ${err.message}`, true);
+    return;
+  }
+  if (capture.selected !== r.row) return; // another row was picked meanwhile
+  const at = answer.findIndex((x) => x.row === r.row);
+  capShown = {
+    label: `frame ${r.frame}`, protocol: capture.protocolOf(r), data: data[at], direction: sent ? "sent" : "received",
+    target: capture.endpoint(sent ? r.dst : r.src), answer: data.slice(0, answer.length),
+    query: q && !sent ? data[answer.length] : null, times: answer.map((x) => x.micros), frames: answer.map((x) => x.frame), conv: r.conv,
+  };
+  selected = -1;
+  for (const tr of $("packet-rows").rows) tr.setAttribute("aria-selected", "false");
+  layerIndex = -1;
+  pinned = -1;
+  cursor = { start: -1, end: -1, anchor: -1 };
+  const as = $("cap-as");
+  as.disabled = false;
+  as.value = capture.as.get(r.conv) ?? "";
+  if (answer.length > 1) $("whole").checked = true;
+  showPacket();
+}
+
+$("cap-as").addEventListener("change", (e) => {
+  if (capture.selected < 0) return;
+  const r = capture.get(capture.selected);
+  capture.decodeAs(r.conv, e.currentTarget.value);
+  showCaptureRow(r);
+});
+
+/** exportCaptureTurn writes the shown capture datagram, its answer and query as pcapng. */
+function exportCaptureTurn() {
+  const c = capShown;
+  const list = [];
+  const r = capture.get(capture.selected);
+  if (c.query && r.query >= 0) list.push({ time: capture.get(r.query).micros / 1000, direction: "sent", target: c.target, data: c.query, comment: `frame ${capture.get(r.query).frame} of ${capFile}` });
+  const dgs = c.direction === "sent" ? [c.data] : c.answer;
+  dgs.forEach((d, i) => list.push({ time: c.times[i] / 1000, direction: c.direction, target: c.target, data: d, comment: `frame ${c.frames[i]} of ${capFile}` }));
+  const file = ql.pcapng(list);
+  if (file.error) { status(file.error.message, true); return; }
+  download(file, "application/vnd.tcpdump.pcap", `${capFile.replace(/\.[^.]*$/, "")}-frame${r.frame}.pcapng`);
+}
+
 // ---- start ----
 
 async function main() {
@@ -590,7 +1135,12 @@ async function main() {
     else if (el) el.value = v;
   }
   preview();
-  globalThis.querylensInspect = { packets: () => packets.map((p) => ({ ...p, hex: toHex(p.data) })), permalink, select };
+  globalThis.querylensInspect = {
+    packets: () => packets.map((p) => ({ ...p, hex: toHex(p.data) })), permalink, select, setCursor, editLoad, openCapture,
+    capture: () => ({ rows: capture.n, selected: capture.selected, shown: capShown ? { ...capShown, hex: toHex(capShown.data) } : null }),
+    selectCapture: (/** @type {number} */ i) => capture.select(i),
+    captureView: () => capture,
+  };
 }
 
 main();

@@ -3,6 +3,17 @@
 // text and DOM utilities, and the relay indicator in the header.
 
 let decoderPromise;
+/** @type {WebAssembly.Module|null} */
+let compiled = null;
+
+/**
+ * compiledDecoder is the module loadDecoder compiled (null before), which
+ * a worker can instantiate again without compiling it (the inspector's
+ * capture reader).
+ */
+export function compiledDecoder() {
+  return compiled;
+}
 
 /**
  * loadDecoder starts the wasm module and resolves to globalThis.querylens
@@ -21,9 +32,15 @@ export async function loadDecoder(glue, wasm) {
     throw new Error(`the decoder's JS glue (${glue}) did not load: the server was built without bash scripts/build-wasm.sh`);
   }
   const go = new globalThis.Go();
-  const instance = wasm instanceof WebAssembly.Module
-    ? await WebAssembly.instantiate(wasm, go.importObject)
-    : (await WebAssembly.instantiateStreaming(await fetchDecoder(wasm), go.importObject)).instance;
+  let instance;
+  if (wasm instanceof WebAssembly.Module) {
+    instance = await WebAssembly.instantiate(wasm, go.importObject);
+    compiled = wasm;
+  } else {
+    const r = await WebAssembly.instantiateStreaming(await fetchDecoder(wasm), go.importObject);
+    instance = r.instance;
+    compiled = r.module;
+  }
   // run() executes main up to its first blocking point, which is after
   // globalThis.querylens is set; the promise it returns only settles if
   // the program exits.

@@ -160,6 +160,38 @@ export interface QueryLens {
   inspect(protocol: string | null, datagrams: Uint8Array | Uint8Array[], options?: { query?: Uint8Array }): Message | Failure;
   /** A pcapng file (LINKTYPE_RAW, synthesized IPv4/IPv6 + UDP headers) of the packets. */
   pcapng(packets: PcapPacket[], application?: string): Uint8Array | Failure;
+  /**
+   * Reading a capture file (pcap or pcapng) in chunks, for the inspector's
+   * capture worker (wasm/capture.go). Rows are rowSize bytes each, laid out
+   * as wasm/internal/capture's package comment says.
+   */
+  captureOpen(): { handle: number; protocols: string[]; rowSize: number };
+  /** The next bytes of the file; the module keeps them until their rows are read. */
+  captureFeed(handle: number, chunk: Uint8Array): void | Failure;
+  /** Up to max rows; more says the fed bytes are used up (feed the next chunk); endpoints and kinds are the ones first seen. */
+  captureNext(handle: number, max?: number): CaptureBatch | Failure;
+  /** The file is over: error when its last block was cut short (or it is not a capture). */
+  captureEnd(handle: number): { stats: CaptureStats; error?: CaptureError } | Failure;
+  /** The payload of a row flagged stored (a datagram put back together from fragments); null otherwise. */
+  capturePayload(handle: number, row: number): Uint8Array | null | Failure;
+  captureClose(handle: number): void;
+  /** Zandronum's Huffman layer: encode a payload into its datagram, or decode a datagram. */
+  huffman(op: "encode" | "decode", bytes: Uint8Array): Uint8Array | Failure;
+}
+
+export interface CaptureStats { frames: number; udp: number; skipped: number; fragments: number; reassembled: number; truncated: number; rows: number }
+
+/** A reader error: the block ("EPB", "pcap record", …) and its file offset. */
+export interface CaptureError { message: string; block?: string; offset?: number }
+
+export interface CaptureBatch {
+  rows: Uint8Array;
+  n: number;
+  more: boolean;
+  endpoints: string[];
+  kinds: string[];
+  stats: CaptureStats;
+  error?: CaptureError;
 }
 
 declare global {

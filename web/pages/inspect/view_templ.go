@@ -140,7 +140,79 @@ func Page(p layout.Page, c Config, protocols []protocol) templ.Component {
 					return templ_7745c5c3_Err
 				}
 			}
-			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 12, "</select></label> <button type=\"submit\" class=\"btn primary\" data-testid=\"paste-decode\">Decode</button></div></form></section><section class=\"panel packets\" aria-labelledby=\"packets-h\"><div class=\"panel-head\"><h2 id=\"packets-h\">Packets</h2><span class=\"spacer\"></span> <button type=\"button\" class=\"btn\" id=\"permalink\" data-testid=\"permalink\">Copy permalink</button> <button type=\"button\" class=\"btn\" id=\"export\" data-testid=\"export-pcapng\">Export pcapng</button> <button type=\"button\" class=\"btn\" id=\"clear\" data-testid=\"clear\">Clear</button></div><p id=\"packets-origin\" class=\"muted small\" data-testid=\"packets-origin\" aria-live=\"polite\" hidden></p><div class=\"table-scroll\"><table class=\"grid packets-table\" data-testid=\"packets\"><thead><tr><th scope=\"col\" class=\"num\">#</th><th scope=\"col\">Time</th><th scope=\"col\">Dir</th><th scope=\"col\" class=\"num\">Size</th><th scope=\"col\">Protocol</th><th scope=\"col\">Kind</th><th scope=\"col\" class=\"num\">RTT</th><th scope=\"col\">Target</th></tr></thead> <tbody id=\"packet-rows\"></tbody></table></div><p id=\"packets-empty\" class=\"muted small\">No packets yet: send a query or paste one.</p></section><section class=\"panel detail\" aria-labelledby=\"detail-h\"><div class=\"panel-head\"><h2 id=\"detail-h\">Packet</h2><div role=\"tablist\" id=\"layers\" class=\"tabs\" aria-label=\"Layers\" data-testid=\"layers\"></div><span class=\"spacer\"></span> <label class=\"check small\"><input type=\"checkbox\" id=\"whole\" data-testid=\"whole-message\"> Whole message</label></div><p id=\"decode-status\" class=\"decode-status\" data-testid=\"decode-status\" aria-live=\"polite\"></p><div class=\"dissect\"><div class=\"hex mono\" id=\"hex\" data-testid=\"hex\" aria-label=\"Hex dump\"></div><div class=\"tree\" id=\"tree\" role=\"tree\" aria-label=\"Fields\" data-testid=\"tree\"></div></div></section></div>")
+			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 12, "</select></label> <button type=\"submit\" class=\"btn primary\" data-testid=\"paste-decode\">Decode</button></div></form><h2 id=\"edit-h\">Edit and resend</h2><form id=\"edit-form\" class=\"stack\" aria-labelledby=\"edit-h\" data-testid=\"edit-form\"><p class=\"muted small\">Press Edit above the packets to load the selected one, or type a query's hex. Each change decodes at once; the relay checks what you send as it checks every query.</p><div class=\"row\"><label>Protocol <select id=\"edit-protocol\" data-testid=\"edit-protocol\">")
+			if templ_7745c5c3_Err != nil {
+				return templ_7745c5c3_Err
+			}
+			for _, pr := range protocols {
+				templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 13, "<option value=\"")
+				if templ_7745c5c3_Err != nil {
+					return templ_7745c5c3_Err
+				}
+				var templ_7745c5c3_Var8 string
+				templ_7745c5c3_Var8, templ_7745c5c3_Err = templ.JoinStringErrs(pr.Name)
+				if templ_7745c5c3_Err != nil {
+					return templ.Error{Err: templ_7745c5c3_Err, FileName: `web/pages/inspect/view.templ`, Line: 61, Col: 32}
+				}
+				_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var8))
+				if templ_7745c5c3_Err != nil {
+					return templ_7745c5c3_Err
+				}
+				templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 14, "\">")
+				if templ_7745c5c3_Err != nil {
+					return templ_7745c5c3_Err
+				}
+				var templ_7745c5c3_Var9 string
+				templ_7745c5c3_Var9, templ_7745c5c3_Err = templ.JoinStringErrs(pr.Title)
+				if templ_7745c5c3_Err != nil {
+					return templ.Error{Err: templ_7745c5c3_Err, FileName: `web/pages/inspect/view.templ`, Line: 61, Col: 45}
+				}
+				_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var9))
+				if templ_7745c5c3_Err != nil {
+					return templ_7745c5c3_Err
+				}
+				templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 15, "</option>")
+				if templ_7745c5c3_Err != nil {
+					return templ_7745c5c3_Err
+				}
+			}
+			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 16, "</select></label> <label class=\"grow\">Target <input id=\"edit-target\" placeholder=\"host:port\" autocomplete=\"off\" data-testid=\"edit-target\"></label></div><label for=\"edit-hex\" class=\"sr-only\">The query's bytes in hex</label> <textarea id=\"edit-hex\" rows=\"3\" spellcheck=\"false\" class=\"mono\" placeholder=\"The query's bytes in hex\" data-testid=\"edit-hex\"></textarea><p id=\"edit-status\" class=\"decode-status small\" data-testid=\"edit-status\" aria-live=\"polite\"></p><div id=\"edit-fields\" class=\"edit-fields\" data-testid=\"edit-fields\"></div><div class=\"row\"><button type=\"submit\" class=\"btn primary\" id=\"edit-send\" data-testid=\"edit-send\">Send through relay</button></div><p id=\"edit-result\" class=\"small\" role=\"status\" data-testid=\"edit-result\"></p></form></section><section class=\"panel packets\" aria-labelledby=\"packets-h\"><div class=\"panel-head\"><h2 id=\"packets-h\">Packets</h2><div role=\"tablist\" class=\"tabs\" aria-label=\"Lists\"><button type=\"button\" role=\"tab\" id=\"list-session\" aria-selected=\"true\" aria-controls=\"session-list\" data-testid=\"list-session\">Session</button> <button type=\"button\" role=\"tab\" id=\"list-capture\" aria-selected=\"false\" aria-controls=\"capture\" data-testid=\"list-capture\" hidden>Capture</button></div><span class=\"spacer\"></span> <label class=\"btn\" for=\"cap-file\" title=\"Open a pcap or pcapng file (or drop one on the page); it is read here, in the browser, and never uploaded\">Open capture…</label> <input type=\"file\" id=\"cap-file\" class=\"sr-only\" accept=\".pcap,.pcapng,.cap,.dmp,application/vnd.tcpdump.pcap\" data-testid=\"capture-file\"> <button type=\"button\" class=\"btn\" id=\"edit-selected\" data-testid=\"edit-selected\" title=\"Load the selected datagram into Edit and resend\">Edit</button> <button type=\"button\" class=\"btn\" id=\"permalink\" data-testid=\"permalink\">Copy permalink</button> <button type=\"button\" class=\"btn\" id=\"export\" data-testid=\"export-pcapng\">Export pcapng</button> <button type=\"button\" class=\"btn\" id=\"clear\" data-testid=\"clear\">Clear</button></div><p id=\"packets-origin\" class=\"muted small\" data-testid=\"packets-origin\" aria-live=\"polite\" hidden></p><div id=\"capture\" class=\"capture\" data-testid=\"capture\" hidden><div class=\"cap-bar\"><span id=\"cap-status\" class=\"small\" data-testid=\"capture-status\" aria-live=\"polite\"></span> <span class=\"spacer\"></span> <label class=\"small\">Decode conversation as <select id=\"cap-as\" data-testid=\"capture-as\" disabled><option value=\"\">its ports and content say</option> ")
+			if templ_7745c5c3_Err != nil {
+				return templ_7745c5c3_Err
+			}
+			for _, pr := range protocols {
+				templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 17, "<option value=\"")
+				if templ_7745c5c3_Err != nil {
+					return templ_7745c5c3_Err
+				}
+				var templ_7745c5c3_Var10 string
+				templ_7745c5c3_Var10, templ_7745c5c3_Err = templ.JoinStringErrs(pr.Name)
+				if templ_7745c5c3_Err != nil {
+					return templ.Error{Err: templ_7745c5c3_Err, FileName: `web/pages/inspect/view.templ`, Line: 105, Col: 32}
+				}
+				_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var10))
+				if templ_7745c5c3_Err != nil {
+					return templ_7745c5c3_Err
+				}
+				templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 18, "\">")
+				if templ_7745c5c3_Err != nil {
+					return templ_7745c5c3_Err
+				}
+				var templ_7745c5c3_Var11 string
+				templ_7745c5c3_Var11, templ_7745c5c3_Err = templ.JoinStringErrs(pr.Title)
+				if templ_7745c5c3_Err != nil {
+					return templ.Error{Err: templ_7745c5c3_Err, FileName: `web/pages/inspect/view.templ`, Line: 105, Col: 45}
+				}
+				_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var11))
+				if templ_7745c5c3_Err != nil {
+					return templ_7745c5c3_Err
+				}
+				templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 19, "</option>")
+				if templ_7745c5c3_Err != nil {
+					return templ_7745c5c3_Err
+				}
+			}
+			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 20, "</select></label></div><div id=\"cap-list\" class=\"vlist mono\" role=\"grid\" aria-label=\"Datagrams of the capture\" aria-rowcount=\"1\" tabindex=\"0\" data-testid=\"capture-list\"><div class=\"vrow vhead\" role=\"row\" aria-rowindex=\"1\"><span role=\"columnheader\" class=\"num\">#</span><span role=\"columnheader\" class=\"num\">Time</span><span role=\"columnheader\">Source</span><span role=\"columnheader\">Destination</span><span role=\"columnheader\">Protocol</span><span role=\"columnheader\">Kind</span><span role=\"columnheader\" class=\"num\">Size</span><span role=\"columnheader\">Answers</span></div><div class=\"vspacer\" id=\"cap-spacer\"><div class=\"vrows\" id=\"cap-rows\" role=\"rowgroup\"></div></div></div></div><div class=\"table-scroll\" id=\"session-list\"><table class=\"grid packets-table\" data-testid=\"packets\"><thead><tr><th scope=\"col\" class=\"num\">#</th><th scope=\"col\">Time</th><th scope=\"col\">Dir</th><th scope=\"col\" class=\"num\">Size</th><th scope=\"col\">Protocol</th><th scope=\"col\">Kind</th><th scope=\"col\" class=\"num\">RTT</th><th scope=\"col\">Target</th></tr></thead> <tbody id=\"packet-rows\"></tbody></table></div><p id=\"packets-empty\" class=\"muted small\">No packets yet: send a query or paste one.</p></section><section class=\"panel detail\" aria-labelledby=\"detail-h\"><div class=\"panel-head\"><h2 id=\"detail-h\">Packet</h2><div role=\"tablist\" id=\"layers\" class=\"tabs\" aria-label=\"Layers\" data-testid=\"layers\"></div><span class=\"spacer\"></span> <label class=\"check small\"><input type=\"checkbox\" id=\"whole\" data-testid=\"whole-message\"> Whole message</label> <button type=\"button\" class=\"btn small\" id=\"compare-a\" data-testid=\"compare-a\" title=\"Remember this datagram as the left side of a comparison\">Compare…</button> <button type=\"button\" class=\"btn small\" id=\"compare-b\" data-testid=\"compare-b\" title=\"Compare the remembered datagram with this one\" disabled>Compare with A</button></div><p id=\"decode-status\" class=\"decode-status\" data-testid=\"decode-status\" aria-live=\"polite\"></p><div class=\"dissect\"><div class=\"hexcol\"><div class=\"hex mono\" id=\"hex\" data-testid=\"hex\" aria-label=\"Hex dump (click a byte; shift-click to select a range)\"></div><section class=\"datapanel\" aria-labelledby=\"data-h\" data-testid=\"data-inspector\"><h3 id=\"data-h\">At the cursor</h3><p id=\"data-empty\" class=\"muted small\">Click a byte of the hex dump (shift-click to select a range) to read it as numbers and text.</p><table id=\"data-values\" class=\"kv mono\" data-testid=\"data-values\" hidden><tbody></tbody></table></section></div><div class=\"tree\" id=\"tree\" role=\"tree\" aria-label=\"Fields\" data-testid=\"tree\"></div></div></section><dialog id=\"compare\" class=\"compare\" aria-labelledby=\"compare-h\" data-testid=\"compare\"><div class=\"panel-head\"><h2 id=\"compare-h\">Compare</h2><span id=\"compare-summary\" class=\"muted small\" data-testid=\"compare-summary\"></span> <span class=\"spacer\"></span> <button type=\"button\" class=\"btn\" id=\"compare-swap\" data-testid=\"compare-swap\">Swap</button> <button type=\"button\" class=\"btn\" id=\"compare-close\" data-testid=\"compare-close\">Close</button></div><div class=\"cmp\"><section aria-labelledby=\"cmp-bytes-h\"><h3 id=\"cmp-bytes-h\">Bytes</h3><div class=\"cmp-hex\" id=\"compare-hex\" data-testid=\"compare-hex\"></div></section><section aria-labelledby=\"cmp-fields-h\"><h3 id=\"cmp-fields-h\">Fields</h3><div class=\"table-scroll\"><table class=\"grid cmp-fields\" data-testid=\"compare-fields\"><thead><tr><th scope=\"col\">Field</th><th scope=\"col\">A</th><th scope=\"col\">B</th><th scope=\"col\">Change</th></tr></thead> <tbody id=\"compare-rows\"></tbody></table></div></section></div></dialog></div>")
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}
