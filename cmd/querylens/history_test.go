@@ -28,7 +28,10 @@ import (
 // serveFor runs serve with o until the returned stop is called.
 func serveFor(t *testing.T, o serveOptions) (base string, out *bytes.Buffer, stop func()) {
 	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	// A bound, not an expectation: serve --demo --history writes a day of
+	// samples for every demo server before it is ready, slow under -race
+	// on a loaded machine.
+	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 	out = &bytes.Buffer{}
 	var errb bytes.Buffer
 	e := &env{stdin: strings.NewReader(""), stdout: out, stderr: &errb}

@@ -20,7 +20,7 @@ import (
 // loopback port and checks the pages, the relay (through the CLI's own
 // --relay path), the metrics, and a clean shutdown.
 func TestServeDemo(t *testing.T) {
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
 	var out, errb bytes.Buffer
 	e := &env{stdin: strings.NewReader(""), stdout: &out, stderr: &errb}
@@ -229,7 +229,7 @@ func TestServeBadFlags(t *testing.T) {
 // GET /probe answers for one of them, beyond the limit per visitor with
 // the token.
 func TestServeProbe(t *testing.T) {
-	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 	defer cancel()
 	var out, errb bytes.Buffer
 	e := &env{stdin: strings.NewReader(""), stdout: &out, stderr: &errb}
