@@ -61,14 +61,14 @@ func TestBatch(t *testing.T) {
 		t.Fatalf("open ×4:\n got %s\nwant %s", got, want)
 	}
 	got = runJS(t, reqStepBytes(h, "C\x00\x00\x01\x02"), reqStepBytes(h+1, "Ra"))
-	want = `[{"send":["516200000102"],"done":false},{"send":[],"done":true,"summary":{"kind":"response","row":["a","","",0,0,0,false,"","a\n\n"]}}]`
+	want = `[{"send":["516200000102"],"done":false},{"send":[],"done":true,"summary":{"kind":"response","row":["a","","",0,0,0,false,"","a\n\n",false,"",""]}}]`
 	if got != want {
 		t.Errorf("step ×2:\n got %s\nwant %s", got, want)
 	}
 	got = runJS(t, reqStepBytes(h+1, "Ra"), reqStepBytes(h, "junk"), reqStepBytes(h, "Rb"), reqFinishBytes(h))
 	want = `[{"error":{"message":"conversation is closed"}},` +
 		`{"send":[],"done":false,"error":{"protocol":"echotest","field":"reply","offset":0,"message":"not mine"}},` +
-		`{"send":[],"done":true,"summary":{"kind":"response","row":["b","","",0,0,0,false,"","b\n\n"]}},` +
+		`{"send":[],"done":true,"summary":{"kind":"response","row":["b","","",0,0,0,false,"","b\n\n",false,"",""]}},` +
 		`{"error":{"message":"conversation is closed"}}]`
 	if got != want {
 		t.Errorf("step after done, stray, reply, finish:\n got %s\nwant %s", got, want)
