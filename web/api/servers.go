@@ -66,9 +66,9 @@ func (h *Handler) batch(w http.ResponseWriter, r *http.Request) {
 	// order: the first servers of the list are the ones asked.
 	idx := make(map[string]int, len(refs))
 	type job struct {
-		ref       server.Ref
-		limited   bool
-		sum       server.Summary
+		ref        server.Ref
+		limited    bool
+		sum        server.Summary
 		unanswered bool
 	}
 	var jobs []*job
