@@ -227,7 +227,9 @@ func TestHTMLRoutesSecurityHeaders(t *testing.T) {
 		"GET /inspect":              {"/inspect", "/inspect?proto=nosuch"},
 		"GET /static/{file...}":     {"/static/app.css", "/static/nosuch.css"},
 		"GET /healthz":              {"/healthz"},
-		"/":                         {"/no/such/page", "/s"},
+		"/api/v1/": {"/api/v1/servers/webtest/10.0.0.1:7777", "/api/v1/servers/nosuch/10.0.0.1:7777", "/api/v1/tracked",
+			"/api/v1/openapi.yaml", "/api/v1/nosuch"},
+		"/": {"/no/such/page", "/s"},
 	}
 	src, err := os.ReadFile("web.go")
 	if err != nil {

@@ -150,7 +150,7 @@ func New(cfg Config) (http.Handler, error) {
 	mux.HandleFunc("GET /history/tracked.json", st.TrackedJSON)
 	// The JSON API (package api): the same queries as the status page,
 	// under the same per-visitor limit.
-	mux.Handle(api.Prefix, api.New(api.Config{Exchanger: cfg.Exchanger, Timeout: cfg.StatusTimeout, Allow: st.Allow,
+	mux.Handle("/api/v1/", api.New(api.Config{Exchanger: cfg.Exchanger, Timeout: cfg.StatusTimeout, Allow: st.Allow,
 		History: cfg.History, Tracker: cfg.Tracker, Logger: cfg.Logger}))
 	mux.Handle("GET /inspect", &inspect.Handler{Assets: a, RelayPath: cfg.RelayPath, Base: base})
 	mux.Handle("GET /static/{file...}", a)
