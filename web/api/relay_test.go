@@ -123,6 +123,7 @@ func TestDemoThroughRelay(t *testing.T) {
 		t.Fatalf("%d servers: %s", len(got), x.body)
 	}
 	for i, s := range got {
+		t.Logf("servers[%d] %s: %s from %s", i, s.Address, s.State, s.Source)
 		// One past the limit may join its exchange still in flight
 		// instead of the cache: answered all the same, without a query.
 		joined := want[i].source == server.SourceCache && want[i].state == server.Online && s.Source == server.SourceQuery
