@@ -33,7 +33,9 @@ import (
 //     otherwise the upstream admission
 //     decides (upstreamSlots.reserve: shutting down, MaxUpstream, the
 //     asker's fair share of it, TargetRate, TargetHostRate) and the
-//     exchange starts.
+//     exchange starts. An asker of ExchangeCached stops before the
+//     cooldown: what is neither cached nor in flight is refused
+//     (not-cached), and nothing is charged upstream.
 //
 // Stages 3 and 4 report through the asker's sink; stages 1 and 2 return
 // the refusal to the caller, because no asker exists yet.
@@ -230,6 +232,9 @@ func (s *Server) place(a *asker, key, proto string, target netip.AddrPort, d []b
 	}
 	if ans, ok := s.cache.get(key); ok {
 		return placement{cached: true, answer: ans}
+	}
+	if a.cacheOnly {
+		return placement{code: CodeRateLimited, rule: RuleNotCached, detail: target.String()}
 	}
 	if left, ok := s.silence.cooling(key, s.now()); ok {
 		return placement{code: CodeTimeout, rule: RuleCooldown, detail: target.String() + ": " + cooldownMessage(left)}

@@ -151,6 +151,20 @@ func drive(ctx context.Context, q codecs.Query, t transport) (netquery.Result, e
 // *RefusedError; a window that closes before q is done is a nil error with
 // Result.Done false.
 func (s *Server) Exchange(ctx context.Context, protocol, target string, q codecs.Query) (netquery.Result, error) {
+	return s.exchange(ctx, protocol, target, q, false)
+}
+
+// ExchangeCached is Exchange that never makes the relay send a datagram:
+// each of q's queries is answered from the cache, or by joining an
+// identical exchange already in flight, or refused with CodeRateLimited
+// and rule not-cached. The API answers the servers a visitor asks beyond
+// its limit (AllowVisitor) with it, so that what someone else asked
+// recently is still shown and nothing new is asked.
+func (s *Server) ExchangeCached(ctx context.Context, protocol, target string, q codecs.Query) (netquery.Result, error) {
+	return s.exchange(ctx, protocol, target, q, true)
+}
+
+func (s *Server) exchange(ctx context.Context, protocol, target string, q codecs.Query, cacheOnly bool) (netquery.Result, error) {
 	s.mu.Lock()
 	if s.closing.Load() {
 		s.mu.Unlock()
@@ -159,7 +173,7 @@ func (s *Server) Exchange(ctx context.Context, protocol, target string, q codecs
 	s.wg.Add(1)
 	s.mu.Unlock()
 	defer s.wg.Done()
-	l := &local{s: s, protocol: protocol, target: target, ev: newEvents(), active: make(map[uint32]*asker)}
+	l := &local{s: s, protocol: protocol, target: target, cacheOnly: cacheOnly, ev: newEvents(), active: make(map[uint32]*asker)}
 	return drive(ctx, q, l)
 }
 
@@ -167,6 +181,7 @@ func (s *Server) Exchange(ctx context.Context, protocol, target string, q codecs
 type local struct {
 	s                *Server
 	protocol, target string
+	cacheOnly        bool
 	ev               *events
 	mu               sync.Mutex
 	active           map[uint32]*asker
@@ -186,7 +201,7 @@ func (l *local) send(ctx context.Context, d []byte) (uint32, error) {
 func (l *local) open(uint32) (*asker, *RefusedError) {
 	l.mu.Lock()
 	l.lastID++
-	a := &asker{sink: l, id: l.lastID}
+	a := &asker{sink: l, id: l.lastID, cacheOnly: l.cacheOnly}
 	l.active[a.id] = a
 	l.mu.Unlock()
 	l.s.inflight.Add(1)

@@ -46,6 +46,7 @@ const (
 	RuleUpstreamShare Rule = "upstream-share"  // the client key's share of MaxUpstream
 	RulePerTarget     Rule = "per-target"      // TargetRate
 	RulePerTargetHost Rule = "per-target-host" // TargetHostRate
+	RuleNotCached     Rule = "not-cached"      // ExchangeCached: no cached answer and no exchange in flight to join
 )
 
 // Rules of an exchange that ended without a reply.

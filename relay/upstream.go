@@ -25,6 +25,7 @@ type asker struct {
 	sink      sink
 	id        uint32
 	client    netip.Addr // the client key (clientKey); invalid for Exchange
+	cacheOnly bool       // ExchangeCached: served from the cache or a flight, never starts one
 	coalesced bool       // set under the fetch's lock before the asker is visible
 	fetch     atomic.Pointer[fetch]
 	done      atomic.Bool

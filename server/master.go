@@ -98,7 +98,7 @@ type MasterList struct {
 	Complete bool       `json:"complete"`        // the master said the list ended (Steam: 0.0.0.0:0; Quake III: EOT)
 	Pages    int        `json:"pages"`           // datagrams (or Web API pages) the list took
 	Error    string     `json:"error,omitempty"` // why the last fetch failed or stopped early
-	Next     time.Time  `json:"next,omitempty"`  // the earliest next refresh
+	Next     time.Time  `json:"next,omitzero"`   // the earliest next refresh; absent when none is planned
 	Servers  []Summary  `json:"servers"`
 }
 

@@ -29,8 +29,8 @@ type Summary struct {
 	Password   *bool             `json:"password,omitempty"` // nil when the protocol does not say
 	RTT        time.Duration     `json:"-"`
 	RTTSeconds float64           `json:"rtt_seconds,omitempty"`
-	At         time.Time         `json:"at"`               // when the server was asked
-	Source     string            `json:"source"`           // "query", "cache" or "history"
+	At         time.Time         `json:"at,omitzero"`      // when the server was asked; absent when nobody has (state "unknown")
+	Source     string            `json:"source,omitempty"` // "query", "cache" or "history"; absent when nobody has asked
 	Join       string            `json:"join,omitempty"`   // the protocol's join link, when it has one
 	Status     string            `json:"status,omitempty"` // the status page's path
 }

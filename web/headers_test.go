@@ -269,7 +269,9 @@ func TestHTMLRoutesSecurityHeaders(t *testing.T) {
 		// the rest of the policy like every page.
 		"GET /s/{protocol}/{target}/embed": {srv + "/embed", "/s/nosuch/10.0.0.1:7777/embed"},
 		"GET /api/v1/masters/":             {"/api/v1/masters/a2s/127.0.0.1:27011"}, // not mounted here: the 404 page
-		"/":                                {"/no/such/page", "/s"},
+		"/api/v1/": {"/api/v1/servers/webtest/10.0.0.1:7777", "/api/v1/servers/nosuch/10.0.0.1:7777", "/api/v1/tracked",
+			"/api/v1/openapi.yaml", "/api/v1/nosuch"},
+		"/": {"/no/such/page", "/s"},
 	}
 	src, err := os.ReadFile("web.go")
 	if err != nil {

@@ -3,7 +3,8 @@
 // inspector (/inspect), and their static files (/static/…), with the wasm
 // decoder the pages run; and, for monitoring (package web/probe), the
 // probe endpoint (/probe), the shields.io endpoint and the embeddable card
-// of a server (/s/{protocol}/{host:port}/shields.json, …/embed).
+// of a server (/s/{protocol}/{host:port}/shields.json, …/embed);
+// and the JSON API (/api/v1/, package api).
 //
 // The handler does not serve the relay: the command mounts relay.Server at
 // Config.RelayPath next to it, and the pages connect there.
@@ -41,6 +42,7 @@ import (
 	"github.com/querylens/querylens/history"
 	"github.com/querylens/querylens/netquery"
 	"github.com/querylens/querylens/server"
+	"github.com/querylens/querylens/web/api"
 	"github.com/querylens/querylens/web/layout"
 	"github.com/querylens/querylens/web/pages/browse"
 	"github.com/querylens/querylens/web/pages/inspect"
@@ -185,6 +187,10 @@ func New(cfg Config) (http.Handler, error) {
 	mux.HandleFunc("GET /s/{protocol}/{target}/spark.svg", st.Spark)
 	mux.HandleFunc("GET /s/{protocol}/{target}/live", st.Live)
 	mux.HandleFunc("GET /history/tracked.json", st.TrackedJSON)
+	// The JSON API (package api): the same queries as the status page,
+	// under the same per-visitor limit.
+	mux.Handle("/api/v1/", api.New(api.Config{Exchanger: cfg.Exchanger, Timeout: cfg.StatusTimeout, Allow: st.Allow,
+		History: cfg.History, Tracker: cfg.Tracker, Logger: cfg.Logger}))
 	mux.Handle("GET /inspect", &inspect.Handler{Assets: a, RelayPath: cfg.RelayPath, Base: base})
 	mux.Handle("GET /static/{file...}", a)
 	if cfg.MasterLists != nil {
