@@ -46,7 +46,7 @@ const rateWindow = 10*time.Second + 500*time.Millisecond
 type pageStats struct {
 	Marks       map[string]float64 `json:"marks"`
 	States      map[string]int     `json:"states"`
-	Zandronum   int                `json:"zandronum"`
+	Zandronum   int                `json:"zandronum"` // rows of the measured protocol (pageOpts.protocol), named for the first one
 	Asked       int                `json:"asked"`
 	Answered    int                `json:"answered"`
 	LongTasks   float64            `json:"longTasks"`
@@ -86,10 +86,11 @@ type pageStats struct {
 // benchScript runs in the page before its own scripts. It counts the
 // relay WebSocket's frames and the time the page's handlers spend on them,
 // and checks on every animation frame, through the page's test hook
-// (globalThis.querylensBrowse) and its progress bar, whether every
-// Zandronum row has its final state and the table shows it.
+// (globalThis.querylensBrowse) and its progress bar, whether every row of
+// the measured protocol (P: Zandronum or A2S) has its final state and the
+// table shows it.
 const benchScript = `(() => {
-  const N = %d, FRAME_CAP = %d;
+  const N = %d, FRAME_CAP = %d, P = %q;
   const raf = window.requestAnimationFrame.bind(window);
   if (FRAME_CAP > 0) {
     // An experiment: the page's frame callbacks (its re-filter, re-sort and
@@ -147,7 +148,7 @@ const benchScript = `(() => {
     if (qb && qb.view) {
       const v = qb.view();
       let zan = 0, done = 0;
-      for (const r of v) if (r.protocol === "zandronum") { zan++; if (final(r.state)) done++; }
+      for (const r of v) if (r.protocol === P) { zan++; if (final(r.state)) done++; }
       if (zan > 0) mark("listed");
       if (zan >= N && done >= N / 2) mark("half");
       const counts = (document.getElementById("counts") || {}).textContent || "";
@@ -159,7 +160,7 @@ const benchScript = `(() => {
         raf(() => raf(() => {
           mark("rendered");
           const states = {};
-          for (const r of qb.view()) if (r.protocol === "zandronum") states[r.state] = (states[r.state] || 0) + 1;
+          for (const r of qb.view()) if (r.protocol === P) states[r.state] = (states[r.state] || 0) + 1;
           const bar = document.querySelector(".progress [role=progressbar]");
           Object.assign(b, { states, zandronum: zan, longTasks: long, longTaskCount: longN,
             asked: Number(bar && bar.getAttribute("aria-valuemax")), answered: Number(bar && bar.getAttribute("aria-valuenow")) });
@@ -190,6 +191,8 @@ const benchScript = `(() => {
 })();`
 
 type browserRound struct {
+	protocol   string  // the rows measured: "zandronum" or "a2s"
+	keptMS     float64 // a2s: ms the server took to keep the Steam-like master's whole list, before the page
 	page       pageStats
 	metrics    map[string]float64 // Performance.getMetrics at the end
 	serveCPU   float64            // ms of CPU the serve process (relay, web, demo) used during the page's refresh
@@ -207,21 +210,33 @@ func browserSection(ctx context.Context, e *env) (string, error) {
 	if _, err := os.Stat(e.chromium); err != nil {
 		return "Chromium is not installed at " + e.chromium + " (apt-get install -y chromium).\n", err
 	}
-	var rounds, loaded []browserRound
-	// Quiet and loaded rounds alternate, so that a change in the machine's
-	// own load touches both alike.
+	var rounds, loaded, a2sRounds, a2sLoaded []browserRound
+	// Quiet and loaded rounds alternate, and so do the Zandronum and A2S
+	// refreshes (which goes first swaps every round), so that a change in
+	// the machine's own load touches all four alike.
 	for round := range e.e2eCount {
+		protos := []string{"zandronum", "a2s"}
+		if round%2 == 1 {
+			protos[0], protos[1] = protos[1], protos[0]
+		}
 		for _, hog := range []bool{false, true} {
-			fmt.Fprintf(e.log, "browser: round %d/%d (cpu hog %v)\n", round+1, e.e2eCount, hog)
-			r, err := e.browserRound(ctx, hog)
-			if err != nil {
-				return "", err
-			}
-			fmt.Fprintf(e.log, "browser: page %+v\nbrowser: floor %+v\n", r.page, r.floor)
-			if hog {
-				loaded = append(loaded, r)
-			} else {
-				rounds = append(rounds, r)
+			for _, proto := range protos {
+				fmt.Fprintf(e.log, "browser: round %d/%d %s (cpu hog %v)\n", round+1, e.e2eCount, proto, hog)
+				r, err := e.browserRound(ctx, hog, proto)
+				if err != nil {
+					return "", fmt.Errorf("%s round: %w", proto, err)
+				}
+				fmt.Fprintf(e.log, "browser: page %+v\nbrowser: floor %+v\n", r.page, r.floor)
+				switch {
+				case proto == "a2s" && hog:
+					a2sLoaded = append(a2sLoaded, r)
+				case proto == "a2s":
+					a2sRounds = append(a2sRounds, r)
+				case hog:
+					loaded = append(loaded, r)
+				default:
+					rounds = append(rounds, r)
+				}
 			}
 		}
 	}
@@ -230,7 +245,7 @@ func browserSection(ctx context.Context, e *env) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	report := browserReport(e, rounds, loaded, fd)
+	report := browserReport(e, rounds, loaded, fd) + "\n" + a2sReport(e, rounds, loaded, a2sRounds, a2sLoaded)
 	if e.whatIf {
 		exp, err := e.experiments(ctx)
 		if err != nil {
@@ -270,15 +285,37 @@ func (e *env) profileRound(ctx context.Context) (*profiler.Profile, pageStats, e
 // then times the native floor against the same master and servers. With
 // hog, a busy loop holds one of the machine's cores from before the page
 // starts until the floor is done (at most the round's 2 minutes).
-func (e *env) browserRound(ctx context.Context, hog bool) (browserRound, error) {
-	var r browserRound
+//
+// protocol picks the servers: "zandronum", e.servers of them behind the
+// demo's Zandronum master; "a2s", e.servers A2S servers behind the demo's
+// Steam-like master (and one Zandronum server), whose list the server
+// keeps: it is fetched once before the page opens, as a running server
+// has it for every visitor (the first fetch is paced at one page of 231
+// addresses per 2 s, masters.DefaultInterval).
+func (e *env) browserRound(ctx context.Context, hog bool, protocol string) (browserRound, error) {
+	r := browserRound{protocol: protocol}
 	ctx, cancel := context.WithTimeout(ctx, 2*time.Minute)
 	defer cancel()
-	srv, err := startServe(ctx, e.querylens, e.servers)
+	var srv *serveProc
+	var err error
+	master := ""
+	if protocol == "a2s" {
+		srv, err = startServe(ctx, e.querylens, 1, "--demo-a2s-servers", strconv.Itoa(e.servers))
+		if err == nil {
+			master = srv.a2sMaster
+			defer srv.stop()
+			r.keptMS, err = keepList(ctx, srv.url, protocol, master)
+		}
+	} else {
+		srv, err = startServe(ctx, e.querylens, e.servers)
+		if err == nil {
+			master = srv.master
+			defer srv.stop()
+		}
+	}
 	if err != nil {
 		return r, err
 	}
-	defer srv.stop()
 	if hog {
 		h := startCPUHog(2 * time.Minute)
 		defer h.stop()
@@ -289,7 +326,7 @@ func (e *env) browserRound(ctx context.Context, hog bool) (browserRound, error) 
 
 	metricsBefore, _ := scrapeMetrics(srv.url + "metrics")
 	cpuBefore := processCPU(srv.cmd.Process.Pid)
-	stats, metrics, err := e.runPage(ctx, srv.url, pageOpts{})
+	stats, metrics, err := e.runPage(ctx, srv.url, pageOpts{protocol: protocol})
 	pageEnd := time.Now()
 	if err != nil {
 		return r, err
@@ -310,15 +347,54 @@ func (e *env) browserRound(ctx context.Context, hog bool) (browserRound, error) 
 	case <-ctx.Done():
 		return r, ctx.Err()
 	}
-	r.floor, err = nativeFloor(ctx, srv.master, pageConcurrency)
+	r.floor, err = nativeFloor(ctx, protocol, master, pageConcurrency)
 	return r, err
 }
 
+// keepList asks the server for a kept master's list
+// (GET /api/v1/masters/{protocol}/{addr}) until it is complete, and
+// returns how long that took in ms.
+func keepList(ctx context.Context, base, protocol, master string) (float64, error) {
+	start := time.Now()
+	url := base + "api/v1/masters/" + protocol + "/" + master
+	for {
+		req, err := http.NewRequestWithContext(ctx, http.MethodGet, url, nil)
+		if err != nil {
+			return 0, err
+		}
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			return 0, fmt.Errorf("the kept list of %s: %w", master, err)
+		}
+		var l struct {
+			Complete bool   `json:"complete"`
+			Error    string `json:"error"`
+			Servers  []any  `json:"servers"`
+		}
+		err = json.NewDecoder(resp.Body).Decode(&l)
+		resp.Body.Close()
+		switch {
+		case err != nil:
+			return 0, fmt.Errorf("the kept list of %s (%s): %w", master, resp.Status, err)
+		case resp.StatusCode != http.StatusOK || l.Error != "":
+			return 0, fmt.Errorf("the kept list of %s: %s %s", master, resp.Status, l.Error)
+		case l.Complete:
+			return msSince(start), nil
+		}
+		select {
+		case <-time.After(250 * time.Millisecond):
+		case <-ctx.Done():
+			return 0, fmt.Errorf("the kept list of %s was not complete (%d servers): %w", master, len(l.Servers), ctx.Err())
+		}
+	}
+}
+
 // nativeFloor asks the master for its list and then every listed server
-// directly over UDP with the same codec, pageConcurrency at a time.
-func nativeFloor(ctx context.Context, master string, concurrency int) (floorRun, error) {
+// directly over UDP with the same codec and the options the page uses
+// (none), pageConcurrency at a time.
+func nativeFloor(ctx context.Context, protocol, master string, concurrency int) (floorRun, error) {
 	var f floorRun
-	c, err := codecs.Lookup("zandronum")
+	c, err := codecs.Lookup(protocol)
 	if err != nil {
 		return f, err
 	}
@@ -328,7 +404,7 @@ func nativeFloor(ctx context.Context, master string, concurrency int) (floorRun,
 		return f, err
 	}
 	u := &netquery.UDP{Timeout: 2 * time.Second}
-	if _, err := u.Exchange(ctx, "zandronum", master, q); err != nil {
+	if _, err := u.Exchange(ctx, protocol, master, q); err != nil {
 		return f, err
 	}
 	m, err := q.Result(codecs.DecodeOptions{})
@@ -340,7 +416,7 @@ func nativeFloor(ctx context.Context, master string, concurrency int) (floorRun,
 	}
 	f.masterMS = msSince(start)
 	f.listed = len(m.Servers)
-	f.out, err = farm.QueryAll(ctx, "zandronum", nil, m.Servers, concurrency, 2*time.Second)
+	f.out, err = farm.QueryAll(ctx, protocol, nil, m.Servers, concurrency, 2*time.Second)
 	f.totalMS = msSince(start)
 	return f, err
 }
@@ -354,6 +430,14 @@ type pageOpts struct {
 	profile       **profiler.Profile // record a CPU profile into it
 	reducedMotion bool               // emulate prefers-reduced-motion: reduce (app.css then turns transitions off)
 	frameCapMS    int                // run the page's animation-frame callbacks at most once per this many ms
+	protocol      string             // the rows to wait for; "" is Zandronum
+}
+
+func (o pageOpts) proto() string {
+	if o.protocol == "" {
+		return "zandronum"
+	}
+	return o.protocol
 }
 
 // browserOpts start a headless Chromium with a fresh profile (an empty
@@ -437,7 +521,7 @@ func (e *env) runPage(ctx context.Context, url string, o pageOpts) (pageStats, m
 		return st, nil, err
 	}
 	if _, err := chromedp.Call(bctx, page.AddScriptToEvaluateOnNewDocument,
-		page.AddScriptToEvaluateOnNewDocumentParams{Source: fmt.Sprintf(benchScript, e.servers, o.frameCapMS)}); err != nil {
+		page.AddScriptToEvaluateOnNewDocumentParams{Source: fmt.Sprintf(benchScript, e.servers, o.frameCapMS, o.proto())}); err != nil {
 		return st, nil, err
 	}
 	if o.reducedMotion {
@@ -471,7 +555,7 @@ func (e *env) runPage(ctx context.Context, url string, o pageOpts) (pageStats, m
 		}
 		if time.Now().After(deadline) {
 			progress, _ := chromedp.Run(bctx, chromedp.Evaluate[string](`(document.getElementById("progress-text") || {}).textContent || ""`))
-			return st, nil, fmt.Errorf("the page did not show all %d servers within 60 s (progress: %q)", e.servers, progress)
+			return st, nil, fmt.Errorf("the page did not show all %d %s servers within 60 s (progress: %q)", e.servers, o.proto(), progress)
 		}
 		time.Sleep(50 * time.Millisecond)
 	}
@@ -551,18 +635,20 @@ func startBrowser(ctx context.Context, opts []chromedp.ExecAllocatorOption) (con
 
 // serveProc is a running `querylens serve --demo`.
 type serveProc struct {
-	cmd    *exec.Cmd
-	url    string // http://127.0.0.1:port/
-	master string
-	done   chan struct{}
+	cmd       *exec.Cmd
+	url       string // http://127.0.0.1:port/
+	master    string // the demo's Zandronum master
+	a2sMaster string // the demo's Steam-like master
+	done      chan struct{}
 }
 
-func startServe(ctx context.Context, bin string, servers int) (*serveProc, error) {
+func startServe(ctx context.Context, bin string, servers int, extra ...string) (*serveProc, error) {
 	// No history: filling a synthetic day for every demo server delays the
 	// start by tens of seconds, and its sampler would ask the same demo
 	// servers through the relay during the refresh (they answer one asker
 	// once per 10 s).
-	cmd := exec.CommandContext(ctx, bin, "serve", "--demo", "--demo-servers", strconv.Itoa(servers), "--addr", "127.0.0.1:0", "--history=false")
+	args := append([]string{"serve", "--demo", "--demo-servers", strconv.Itoa(servers), "--addr", "127.0.0.1:0", "--history=false"}, extra...)
+	cmd := exec.CommandContext(ctx, bin, args...)
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
 	cmd.Cancel = func() error { return syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) }
 	cmd.WaitDelay = 5 * time.Second
@@ -597,6 +683,9 @@ func startServe(ctx context.Context, bin string, servers int) (*serveProc, error
 			}
 			if rest, ok := strings.CutPrefix(l, "demo master "); ok {
 				s.master, _, _ = strings.Cut(rest, " ")
+			}
+			if rest, ok := strings.CutPrefix(l, "demo Steam-like master "); ok {
+				s.a2sMaster, _, _ = strings.Cut(rest, ",")
 			}
 			if rest, ok := strings.CutPrefix(l, "querylens is serving at "); ok {
 				s.url = strings.TrimSpace(rest)
@@ -904,7 +993,7 @@ func (e *env) experiments(ctx context.Context) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	all, err := nativeFloor(ctx2, srv.master, e.servers)
+	all, err := nativeFloor(ctx2, "zandronum", srv.master, e.servers)
 	srv.stop()
 	if err != nil {
 		return "", err
@@ -916,4 +1005,54 @@ func (e *env) experiments(ctx context.Context) (string, error) {
 	fmt.Fprintf(&b, "\nThe native floor asking all %d servers at once instead of %d: **%s** (master list and every server final; %d answered).\n",
 		e.servers, pageConcurrency, ms(all.totalMS), all.out.Done)
 	return b.String(), nil
+}
+
+// a2sReport compares the A2S refresh with the Zandronum one of the same
+// run: each protocol's page ÷ floor, and the A2S ratio ÷ the Zandronum
+// ratio, quiet and with one core busy.
+func a2sReport(e *env, zan, zanLoaded, a2s, a2sLoaded []browserRound) string {
+	rendered := func(r browserRound) float64 { return r.page.Marks["rendered"] }
+	floorTotal := func(r browserRound) float64 { return r.floor.totalMS }
+	medOf := func(rs []browserRound, f func(browserRound) float64) float64 { return bench.Median(collect(rs, f)) }
+	ratioOf := func(rs []browserRound) float64 { return medOf(rs, rendered) / medOf(rs, floorTotal) }
+	var b strings.Builder
+	b.WriteString("### A2S against Zandronum\n\n")
+	fmt.Fprintf(&b, "In the same run, alternating with the rounds above (which protocol goes first swaps every round), the same measure on %s: "+
+		"%s A2S servers behind the demo's Steam-like master (%s in all with the demo's own A2S servers; the fleet has slow and silent servers, as in the wild), "+
+		"whose list the server keeps (`GET /api/v1/masters/a2s/…`): it is fetched once before the page opens (median %s, paced at one page of 231 addresses per 2 s), as a running server has it for every visitor. "+
+		"The page then reads that list and asks every server through the relay (A2S INFO, PLAYER and RULES, with their challenges: the codec's default, as the page passes no options); "+
+		"the floor pages through the same master over UDP (`a2s` with `master=true`) and asks every listed server the same questions, %d at a time, 2 s timeout. "+
+		"%d quiet and %d loaded A2S rounds.\n\n",
+		code(fmt.Sprintf("querylens serve --demo --demo-servers 1 --demo-a2s-servers %d --addr 127.0.0.1:0", e.servers)),
+		num(float64(e.servers)), num(medOf(a2s, func(r browserRound) float64 { return float64(r.floor.listed) })),
+		ms(medOf(a2s, func(r browserRound) float64 { return r.keptMS })), pageConcurrency, len(a2s), len(a2sLoaded))
+	t := newTable("protocol", "machine", "native floor", "browser page", "page ÷ floor", "floor answered", "page answered", "page online")
+	for _, set := range []struct {
+		proto, machine string
+		rs             []browserRound
+	}{{"Zandronum", "quiet", zan}, {"A2S", "quiet", a2s}, {"Zandronum", "one core busy", zanLoaded}, {"A2S", "one core busy", a2sLoaded}} {
+		m := func(f func(browserRound) float64) float64 { return medOf(set.rs, f) }
+		t.add(set.proto, set.machine, ms(m(floorTotal)), ms(m(rendered)), ratio(ratioOf(set.rs)),
+			fmt.Sprintf("%s / %s", num(m(func(r browserRound) float64 { return float64(r.floor.out.Done) })), num(m(func(r browserRound) float64 { return float64(r.floor.listed) }))),
+			fmt.Sprintf("%s / %s", num(m(func(r browserRound) float64 { return float64(r.page.Answered) })), num(m(func(r browserRound) float64 { return float64(r.page.Asked) }))),
+			num(m(func(r browserRound) float64 { return float64(r.page.States["online"]) })))
+	}
+	b.WriteString(t.String())
+	fmt.Fprintf(&b, "\nPer round, A2S page ÷ floor: quiet %s; loaded %s. \"floor answered\" counts the servers whose conversation completed; "+
+		"the page's counts its conversations (progress bar), including the other demo rows; \"page online\" counts the A2S or Zandronum rows online.\n\n",
+		perRound(collect(a2s, rendered), collect(a2s, floorTotal)), perRound(collect(a2sLoaded, rendered), collect(a2sLoaded, floorTotal)))
+	for _, set := range []struct {
+		machine      string
+		zan, a2s     []browserRound
+		measureShort string
+	}{{"a quiet machine", zan, a2s, "quiet"}, {"one core busy", zanLoaded, a2sLoaded, "one core busy"}} {
+		za, aa := ratioOf(set.zan), ratioOf(set.a2s)
+		q := aa / za
+		met := q <= 1.1
+		b.WriteString("- " + goal(met, fmt.Sprintf("A2S refresh ratio within 1.1× of the Zandronum refresh's ratio, %s: %s (A2S %s ÷ Zandronum %s).",
+			set.machine, ratio(q), ratio(aa), ratio(za))) + "\n")
+		e.addGoal(met, fmt.Sprintf("refreshing %d A2S servers in the browser: its page ÷ floor against Zandronum's, %s", e.servers, set.measureShort),
+			"≤ 1.1× the Zandronum ratio", fmt.Sprintf("%s (%s ÷ %s)", ratio(q), ratio(aa), ratio(za)))
+	}
+	return b.String()
 }
