@@ -184,6 +184,41 @@ func TestBrowserReport(t *testing.T) {
 	golden(t, "browser.golden", withGoals(got, e))
 }
 
+// TestA2SReport formats the comparison of the A2S refresh with the
+// Zandronum one: both ratios, their quotient and its goal rows, met and
+// missed.
+func TestA2SReport(t *testing.T) {
+	round := func(proto string, pageMS, floorMS float64) browserRound {
+		return browserRound{
+			protocol: proto,
+			keptMS:   8120,
+			page: pageStats{Marks: map[string]float64{"rendered": pageMS}, States: map[string]int{"online": 900, "offline": 60},
+				Asked: 1016, Answered: 1016},
+			floor: floorRun{masterMS: 1.2, totalMS: floorMS, listed: 1008, out: farm.Outcome{Asked: 1008, Done: 946}},
+		}
+	}
+	rounds := func(proto string, pages []float64, floorMS float64) []browserRound {
+		var rs []browserRound
+		for _, p := range pages {
+			rs = append(rs, round(proto, p, floorMS))
+		}
+		return rs
+	}
+	zan, zanLoaded := rounds("zandronum", []float64{3676, 3750, 3500}, 2074), rounds("zandronum", []float64{4100, 4300, 3900}, 2100)
+	for _, tc := range []struct {
+		golden         string
+		a2s, a2sLoaded []browserRound
+	}{
+		{"browser-a2s.golden", rounds("a2s", []float64{3900, 4000, 3800}, 2100), rounds("a2s", []float64{4400, 4500, 4200}, 2120)},
+		{"browser-a2s-missed.golden", rounds("a2s", []float64{3900, 4000, 3800}, 2100), rounds("a2s", []float64{6000, 6500, 5900}, 2120)},
+	} {
+		t.Run(tc.golden, func(t *testing.T) {
+			e := testEnv()
+			golden(t, tc.golden, withGoals(a2sReport(e, zan, zanLoaded, tc.a2s, tc.a2sLoaded), e))
+		})
+	}
+}
+
 // TestStartReport formats the start section from fixed openings: the
 // build alone, and against an earlier build (-base), which adds the
 // within-5 % goal.
