@@ -163,7 +163,7 @@ const benchScript = `(() => {
           const states = {}, details = {};
           for (const r of qb.view()) if (r.protocol === P) {
             states[r.state] = (states[r.state] || 0) + 1;
-            if (r.state !== "online") { const k = r.state + ": " + String(r.detail || "").slice(0, 120); details[k] = (details[k] || 0) + 1; }
+            if (r.state !== "online") { const k = r.state + ": " + String(r.detail || "").replace(/\d+\.\d+\.\d+\.\d+:\d+/g, "HOST:PORT").slice(0, 120); details[k] = (details[k] || 0) + 1; }
           }
           b.details = details;
           const bar = document.querySelector(".progress [role=progressbar]");
@@ -997,7 +997,6 @@ func browserReport(e *env, runs browserRuns, fd firstDecodeRuns) string {
 	both("animation frames during the refresh", func(r browserRound) float64 { return float64(r.page.Frames) }, num)
 	both("one re-filter + re-sort + render of the 1,005 rows (querylensBrowse.rebuild(), after the refresh)", func(r browserRound) float64 { return r.page.RebuildMS }, ms)
 	both("page: long tasks (> 50 ms)", func(r browserRound) float64 { return r.page.LongTasks }, ms)
-	both("worker: conversations finished", func(r browserRound) float64 { return float64(r.page.Worker.Done) }, num)
 	both("worker: reply datagrams decoded", func(r browserRound) float64 { return float64(r.page.Worker.Replies) }, num)
 	both("worker → page: batches of rows", func(r browserRound) float64 { return float64(r.page.Worker.Batches) }, num)
 	both("worker: calls into the decoder (querylens.batch)", func(r browserRound) float64 { return float64(r.page.Worker.DecoderCalls) }, num)
