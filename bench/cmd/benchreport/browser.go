@@ -46,7 +46,8 @@ const rateWindow = 10*time.Second + 500*time.Millisecond
 type pageStats struct {
 	Marks       map[string]float64 `json:"marks"`
 	States      map[string]int     `json:"states"`
-	Zandronum   int                `json:"zandronum"`
+	Details     map[string]int     `json:"details"`   // rows of the measured protocol not online, by "state: detail"
+	Zandronum   int                `json:"zandronum"` // rows of the measured protocol (pageOpts.protocol), named for the first one
 	Asked       int                `json:"asked"`
 	Answered    int                `json:"answered"`
 	LongTasks   float64            `json:"longTasks"`
@@ -86,10 +87,11 @@ type pageStats struct {
 // benchScript runs in the page before its own scripts. It counts the
 // relay WebSocket's frames and the time the page's handlers spend on them,
 // and checks on every animation frame, through the page's test hook
-// (globalThis.querylensBrowse) and its progress bar, whether every
-// Zandronum row has its final state and the table shows it.
+// (globalThis.querylensBrowse) and its progress bar, whether every row of
+// the measured protocol (P: Zandronum or A2S) has its final state and the
+// table shows it.
 const benchScript = `(() => {
-  const N = %d, FRAME_CAP = %d;
+  const N = %d, FRAME_CAP = %d, P = %q;
   const raf = window.requestAnimationFrame.bind(window);
   if (FRAME_CAP > 0) {
     // An experiment: the page's frame callbacks (its re-filter, re-sort and
@@ -147,7 +149,7 @@ const benchScript = `(() => {
     if (qb && qb.view) {
       const v = qb.view();
       let zan = 0, done = 0;
-      for (const r of v) if (r.protocol === "zandronum") { zan++; if (final(r.state)) done++; }
+      for (const r of v) if (r.protocol === P) { zan++; if (final(r.state)) done++; }
       if (zan > 0) mark("listed");
       if (zan >= N && done >= N / 2) mark("half");
       const counts = (document.getElementById("counts") || {}).textContent || "";
@@ -158,8 +160,12 @@ const benchScript = `(() => {
         // as rendered after that frame has run.
         raf(() => raf(() => {
           mark("rendered");
-          const states = {};
-          for (const r of qb.view()) if (r.protocol === "zandronum") states[r.state] = (states[r.state] || 0) + 1;
+          const states = {}, details = {};
+          for (const r of qb.view()) if (r.protocol === P) {
+            states[r.state] = (states[r.state] || 0) + 1;
+            if (r.state !== "online") { const k = r.state + ": " + String(r.detail || "").replace(/\d+\.\d+\.\d+\.\d+:\d+/g, "HOST:PORT").slice(0, 120); details[k] = (details[k] || 0) + 1; }
+          }
+          b.details = details;
           const bar = document.querySelector(".progress [role=progressbar]");
           Object.assign(b, { states, zandronum: zan, longTasks: long, longTaskCount: longN,
             asked: Number(bar && bar.getAttribute("aria-valuemax")), answered: Number(bar && bar.getAttribute("aria-valuenow")) });
@@ -190,6 +196,8 @@ const benchScript = `(() => {
 })();`
 
 type browserRound struct {
+	protocol   string  // the rows measured: "zandronum" or "a2s"
+	keptMS     float64 // a2s: ms the server took to keep the Steam-like master's whole list, before the page
 	page       pageStats
 	metrics    map[string]float64 // Performance.getMetrics at the end
 	serveCPU   float64            // ms of CPU the serve process (relay, web, demo) used during the page's refresh
@@ -207,21 +215,33 @@ func browserSection(ctx context.Context, e *env) (string, error) {
 	if _, err := os.Stat(e.chromium); err != nil {
 		return "Chromium is not installed at " + e.chromium + " (apt-get install -y chromium).\n", err
 	}
-	var rounds, loaded []browserRound
-	// Quiet and loaded rounds alternate, so that a change in the machine's
-	// own load touches both alike.
+	var rounds, loaded, a2sRounds, a2sLoaded []browserRound
+	// Quiet and loaded rounds alternate, and so do the Zandronum and A2S
+	// refreshes (which goes first swaps every round), so that a change in
+	// the machine's own load touches all four alike.
 	for round := range e.e2eCount {
+		protos := []string{"zandronum", "a2s"}
+		if round%2 == 1 {
+			protos[0], protos[1] = protos[1], protos[0]
+		}
 		for _, hog := range []bool{false, true} {
-			fmt.Fprintf(e.log, "browser: round %d/%d (cpu hog %v)\n", round+1, e.e2eCount, hog)
-			r, err := e.browserRound(ctx, hog)
-			if err != nil {
-				return "", err
-			}
-			fmt.Fprintf(e.log, "browser: page %+v\nbrowser: floor %+v\n", r.page, r.floor)
-			if hog {
-				loaded = append(loaded, r)
-			} else {
-				rounds = append(rounds, r)
+			for _, proto := range protos {
+				fmt.Fprintf(e.log, "browser: round %d/%d %s (cpu hog %v)\n", round+1, e.e2eCount, proto, hog)
+				r, err := e.browserRound(ctx, hog, proto)
+				if err != nil {
+					return "", fmt.Errorf("%s round: %w", proto, err)
+				}
+				fmt.Fprintf(e.log, "browser: page %+v\nbrowser: floor %+v\n", r.page, r.floor)
+				switch {
+				case proto == "a2s" && hog:
+					a2sLoaded = append(a2sLoaded, r)
+				case proto == "a2s":
+					a2sRounds = append(a2sRounds, r)
+				case hog:
+					loaded = append(loaded, r)
+				default:
+					rounds = append(rounds, r)
+				}
 			}
 		}
 	}
@@ -230,7 +250,7 @@ func browserSection(ctx context.Context, e *env) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	report := browserReport(e, rounds, loaded, fd)
+	report := browserReport(e, browserRuns{rounds, loaded, a2sRounds, a2sLoaded}, fd)
 	if e.whatIf {
 		exp, err := e.experiments(ctx)
 		if err != nil {
@@ -270,15 +290,37 @@ func (e *env) profileRound(ctx context.Context) (*profiler.Profile, pageStats, e
 // then times the native floor against the same master and servers. With
 // hog, a busy loop holds one of the machine's cores from before the page
 // starts until the floor is done (at most the round's 2 minutes).
-func (e *env) browserRound(ctx context.Context, hog bool) (browserRound, error) {
-	var r browserRound
+//
+// protocol picks the servers: "zandronum", e.servers of them behind the
+// demo's Zandronum master; "a2s", e.servers A2S servers behind the demo's
+// Steam-like master (and one Zandronum server), whose list the server
+// keeps: it is fetched once before the page opens, as a running server
+// has it for every visitor (the first fetch is paced at one page of 231
+// addresses per 2 s, masters.DefaultInterval).
+func (e *env) browserRound(ctx context.Context, hog bool, protocol string) (browserRound, error) {
+	r := browserRound{protocol: protocol}
 	ctx, cancel := context.WithTimeout(ctx, 2*time.Minute)
 	defer cancel()
-	srv, err := startServe(ctx, e.querylens, e.servers)
+	var srv *serveProc
+	var err error
+	master := ""
+	if protocol == "a2s" {
+		srv, err = startServe(ctx, e.querylens, 1, "--demo-a2s-servers", strconv.Itoa(e.servers))
+		if err == nil {
+			master = srv.a2sMaster
+			defer srv.stop()
+			r.keptMS, err = keepList(ctx, srv.url, protocol, master)
+		}
+	} else {
+		srv, err = startServe(ctx, e.querylens, e.servers)
+		if err == nil {
+			master = srv.master
+			defer srv.stop()
+		}
+	}
 	if err != nil {
 		return r, err
 	}
-	defer srv.stop()
 	if hog {
 		h := startCPUHog(2 * time.Minute)
 		defer h.stop()
@@ -289,7 +331,7 @@ func (e *env) browserRound(ctx context.Context, hog bool) (browserRound, error) 
 
 	metricsBefore, _ := scrapeMetrics(srv.url + "metrics")
 	cpuBefore := processCPU(srv.cmd.Process.Pid)
-	stats, metrics, err := e.runPage(ctx, srv.url, pageOpts{})
+	stats, metrics, err := e.runPage(ctx, srv.url, pageOpts{protocol: protocol})
 	pageEnd := time.Now()
 	if err != nil {
 		return r, err
@@ -310,15 +352,54 @@ func (e *env) browserRound(ctx context.Context, hog bool) (browserRound, error) 
 	case <-ctx.Done():
 		return r, ctx.Err()
 	}
-	r.floor, err = nativeFloor(ctx, srv.master, pageConcurrency)
+	r.floor, err = nativeFloor(ctx, protocol, master, pageConcurrency)
 	return r, err
 }
 
+// keepList asks the server for a kept master's list
+// (GET /api/v1/masters/{protocol}/{addr}) until it is complete, and
+// returns how long that took in ms.
+func keepList(ctx context.Context, base, protocol, master string) (float64, error) {
+	start := time.Now()
+	url := base + "api/v1/masters/" + protocol + "/" + master
+	for {
+		req, err := http.NewRequestWithContext(ctx, http.MethodGet, url, nil)
+		if err != nil {
+			return 0, err
+		}
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			return 0, fmt.Errorf("the kept list of %s: %w", master, err)
+		}
+		var l struct {
+			Complete bool   `json:"complete"`
+			Error    string `json:"error"`
+			Servers  []any  `json:"servers"`
+		}
+		err = json.NewDecoder(resp.Body).Decode(&l)
+		resp.Body.Close()
+		switch {
+		case err != nil:
+			return 0, fmt.Errorf("the kept list of %s (%s): %w", master, resp.Status, err)
+		case resp.StatusCode != http.StatusOK || l.Error != "":
+			return 0, fmt.Errorf("the kept list of %s: %s %s", master, resp.Status, l.Error)
+		case l.Complete:
+			return msSince(start), nil
+		}
+		select {
+		case <-time.After(250 * time.Millisecond):
+		case <-ctx.Done():
+			return 0, fmt.Errorf("the kept list of %s was not complete (%d servers): %w", master, len(l.Servers), ctx.Err())
+		}
+	}
+}
+
 // nativeFloor asks the master for its list and then every listed server
-// directly over UDP with the same codec, pageConcurrency at a time.
-func nativeFloor(ctx context.Context, master string, concurrency int) (floorRun, error) {
+// directly over UDP with the same codec and the options the page uses
+// (none), pageConcurrency at a time.
+func nativeFloor(ctx context.Context, protocol, master string, concurrency int) (floorRun, error) {
 	var f floorRun
-	c, err := codecs.Lookup("zandronum")
+	c, err := codecs.Lookup(protocol)
 	if err != nil {
 		return f, err
 	}
@@ -328,7 +409,7 @@ func nativeFloor(ctx context.Context, master string, concurrency int) (floorRun,
 		return f, err
 	}
 	u := &netquery.UDP{Timeout: 2 * time.Second}
-	if _, err := u.Exchange(ctx, "zandronum", master, q); err != nil {
+	if _, err := u.Exchange(ctx, protocol, master, q); err != nil {
 		return f, err
 	}
 	m, err := q.Result(codecs.DecodeOptions{})
@@ -340,7 +421,7 @@ func nativeFloor(ctx context.Context, master string, concurrency int) (floorRun,
 	}
 	f.masterMS = msSince(start)
 	f.listed = len(m.Servers)
-	f.out, err = farm.QueryAll(ctx, "zandronum", nil, m.Servers, concurrency, 2*time.Second)
+	f.out, err = farm.QueryAll(ctx, protocol, nil, m.Servers, concurrency, 2*time.Second)
 	f.totalMS = msSince(start)
 	return f, err
 }
@@ -354,6 +435,14 @@ type pageOpts struct {
 	profile       **profiler.Profile // record a CPU profile into it
 	reducedMotion bool               // emulate prefers-reduced-motion: reduce (app.css then turns transitions off)
 	frameCapMS    int                // run the page's animation-frame callbacks at most once per this many ms
+	protocol      string             // the rows to wait for; "" is Zandronum
+}
+
+func (o pageOpts) proto() string {
+	if o.protocol == "" {
+		return "zandronum"
+	}
+	return o.protocol
 }
 
 // browserOpts start a headless Chromium with a fresh profile (an empty
@@ -437,7 +526,7 @@ func (e *env) runPage(ctx context.Context, url string, o pageOpts) (pageStats, m
 		return st, nil, err
 	}
 	if _, err := chromedp.Call(bctx, page.AddScriptToEvaluateOnNewDocument,
-		page.AddScriptToEvaluateOnNewDocumentParams{Source: fmt.Sprintf(benchScript, e.servers, o.frameCapMS)}); err != nil {
+		page.AddScriptToEvaluateOnNewDocumentParams{Source: fmt.Sprintf(benchScript, e.servers, o.frameCapMS, o.proto())}); err != nil {
 		return st, nil, err
 	}
 	if o.reducedMotion {
@@ -471,7 +560,7 @@ func (e *env) runPage(ctx context.Context, url string, o pageOpts) (pageStats, m
 		}
 		if time.Now().After(deadline) {
 			progress, _ := chromedp.Run(bctx, chromedp.Evaluate[string](`(document.getElementById("progress-text") || {}).textContent || ""`))
-			return st, nil, fmt.Errorf("the page did not show all %d servers within 60 s (progress: %q)", e.servers, progress)
+			return st, nil, fmt.Errorf("the page did not show all %d %s servers within 60 s (progress: %q)", e.servers, o.proto(), progress)
 		}
 		time.Sleep(50 * time.Millisecond)
 	}
@@ -551,18 +640,20 @@ func startBrowser(ctx context.Context, opts []chromedp.ExecAllocatorOption) (con
 
 // serveProc is a running `querylens serve --demo`.
 type serveProc struct {
-	cmd    *exec.Cmd
-	url    string // http://127.0.0.1:port/
-	master string
-	done   chan struct{}
+	cmd       *exec.Cmd
+	url       string // http://127.0.0.1:port/
+	master    string // the demo's Zandronum master
+	a2sMaster string // the demo's Steam-like master
+	done      chan struct{}
 }
 
-func startServe(ctx context.Context, bin string, servers int) (*serveProc, error) {
+func startServe(ctx context.Context, bin string, servers int, extra ...string) (*serveProc, error) {
 	// No history: filling a synthetic day for every demo server delays the
 	// start by tens of seconds, and its sampler would ask the same demo
 	// servers through the relay during the refresh (they answer one asker
 	// once per 10 s).
-	cmd := exec.CommandContext(ctx, bin, "serve", "--demo", "--demo-servers", strconv.Itoa(servers), "--addr", "127.0.0.1:0", "--history=false")
+	args := append([]string{"serve", "--demo", "--demo-servers", strconv.Itoa(servers), "--addr", "127.0.0.1:0", "--history=false"}, extra...)
+	cmd := exec.CommandContext(ctx, bin, args...)
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
 	cmd.Cancel = func() error { return syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) }
 	cmd.WaitDelay = 5 * time.Second
@@ -597,6 +688,9 @@ func startServe(ctx context.Context, bin string, servers int) (*serveProc, error
 			}
 			if rest, ok := strings.CutPrefix(l, "demo master "); ok {
 				s.master, _, _ = strings.Cut(rest, " ")
+			}
+			if rest, ok := strings.CutPrefix(l, "demo Steam-like master "); ok {
+				s.a2sMaster, _, _ = strings.Cut(rest, ",")
 			}
 			if rest, ok := strings.CutPrefix(l, "querylens is serving at "); ok {
 				s.url = strings.TrimSpace(rest)
@@ -686,7 +780,55 @@ func parseMetrics(r io.Reader) (map[string]float64, error) {
 	return out, sc.Err()
 }
 
-func browserReport(e *env, rounds, loaded []browserRound, fd firstDecodeRuns) string {
+// browserRuns are the rounds of the browser section: Zandronum and A2S,
+// quiet and loaded.
+type browserRuns struct{ zan, zanLoaded, a2s, a2sLoaded []browserRound }
+
+// a2sCheck is the A2S refresh against the Zandronum one on one machine
+// state: both page ÷ floor ratios, their quotient, and whether the page
+// ended as many A2S rows online as the floor completed conversations.
+type a2sCheck struct {
+	zanRatio, a2sRatio, quotient float64
+	online, floorDone            float64 // medians
+	notOnline                    string  // the most common states and details of A2S rows not online, last round
+}
+
+// met is the goal: the quotient at most 1.1, on a refresh that answered
+// (page online within 5 % of the floor's completed conversations).
+func (c a2sCheck) met() bool { return c.quotient <= 1.1 && c.answered() }
+
+func (c a2sCheck) answered() bool { return c.online >= 0.95*c.floorDone }
+
+func checkA2S(zan, a2s []browserRound) a2sCheck {
+	rendered := func(r browserRound) float64 { return r.page.Marks["rendered"] }
+	floorTotal := func(r browserRound) float64 { return r.floor.totalMS }
+	medOf := func(rs []browserRound, f func(browserRound) float64) float64 { return bench.Median(collect(rs, f)) }
+	c := a2sCheck{
+		zanRatio:  medOf(zan, rendered) / medOf(zan, floorTotal),
+		a2sRatio:  medOf(a2s, rendered) / medOf(a2s, floorTotal),
+		online:    medOf(a2s, func(r browserRound) float64 { return float64(r.page.States["online"]) }),
+		floorDone: medOf(a2s, func(r browserRound) float64 { return float64(r.floor.out.Done) }),
+	}
+	c.quotient = c.a2sRatio / c.zanRatio
+	type kv struct {
+		k string
+		n int
+	}
+	var top []kv
+	for k, n := range a2s[len(a2s)-1].page.Details {
+		top = append(top, kv{k, n})
+	}
+	sort.Slice(top, func(i, j int) bool { return top[i].n > top[j].n || top[i].n == top[j].n && top[i].k < top[j].k })
+	var parts []string
+	for _, t := range top[:min(3, len(top))] {
+		parts = append(parts, fmt.Sprintf("%d × %s", t.n, strings.TrimSpace(t.k)))
+	}
+	c.notOnline = strings.Join(parts, "; ")
+	return c
+}
+
+func browserReport(e *env, runs browserRuns, fd firstDecodeRuns) string {
+	rounds, loaded := runs.zan, runs.zanLoaded
 	medOf := func(rs []browserRound, f func(browserRound) float64) float64 { return bench.Median(collect(rs, f)) }
 	med := func(f func(browserRound) float64) float64 { return medOf(rounds, f) }
 	rendered := func(r browserRound) float64 { return r.page.Marks["rendered"] }
@@ -705,23 +847,45 @@ func browserReport(e *env, rounds, loaded []browserRound, fd firstDecodeRuns) st
 		code(fmt.Sprintf("querylens serve --demo --demo-servers %d --addr 127.0.0.1:0", e.servers)), e.servers, len(rounds), len(loaded), hogCPU, runtime.NumCPU())
 	fmt.Fprintf(&b, "- page: from navigation to every one of the %d Zandronum rows in its final state (online, timed out, rate-limited, malformed) and the table rendered after it, read in the page "+
 		"(`globalThis.querylensBrowse.view()`, the progress bar, `#counts`, then two animation frames). The relay connection and the decoder run in the page's worker (web/static/worker.js), which asks up to %d servers at a time.\n", e.servers, pageConcurrency)
-	fmt.Fprintf(&b, "- floor: `netquery.UDP` with `codecs.Lookup(\"zandronum\").NewQuery(...)`: the master list, then every listed server, %d at a time, 2 s timeout (the relay's reply window).\n\n", pageConcurrency)
+	fmt.Fprintf(&b, "- floor: `netquery.UDP` with `codecs.Lookup(\"zandronum\").NewQuery(...)`: the master list, then every listed server, %d at a time, 2 s timeout (the relay's reply window).\n", pageConcurrency)
+	if len(runs.a2s) > 0 {
+		fmt.Fprintf(&b, "- A2S: in the same run, alternating with the rounds above (which protocol goes first swaps every round), %s: %d A2S servers behind the demo's Steam-like master, %s in its list with the demo's own (a few slow and silent, as in the wild). "+
+			"The server keeps that list (`GET /api/v1/masters/a2s/…`); it is fetched once before the page opens (median %s: one page of 231 addresses per 2 s), as a running server has it for every visitor. "+
+			"The page asks every listed server through the relay INFO, PLAYER and RULES with their challenges (it passes no options: the codec's default); the floor pages through the master over UDP (`master=true`) and asks every server the same, %d at a time, 2 s timeout.\n",
+			code(fmt.Sprintf("serve --demo --demo-servers 1 --demo-a2s-servers %d", e.servers)), e.servers,
+			num(bench.Median(collect(runs.a2s, func(r browserRound) float64 { return float64(r.floor.listed) }))),
+			ms(bench.Median(collect(runs.a2s, func(r browserRound) float64 { return r.keptMS }))), pageConcurrency)
+	}
+	b.WriteString("\n")
 	t := newTable("client", "machine", "master list", "all servers final", "answered", "online", "page ÷ floor")
-	for _, set := range []struct {
-		name string
-		rs   []browserRound
-	}{{"quiet", rounds}, {"one core busy", loaded}} {
+	sets := []struct {
+		proto, name string
+		rs          []browserRound
+	}{{"", "quiet", rounds}, {"", "one core busy", loaded}}
+	if len(runs.a2s) > 0 {
+		sets = append(sets, struct {
+			proto, name string
+			rs          []browserRound
+		}{"A2S: ", "quiet", runs.a2s}, struct {
+			proto, name string
+			rs          []browserRound
+		}{"A2S: ", "one core busy", runs.a2sLoaded})
+	}
+	for _, set := range sets {
 		m := func(f func(browserRound) float64) float64 { return medOf(set.rs, f) }
-		t.add("native floor (direct UDP)", set.name, ms(m(func(r browserRound) float64 { return r.floor.masterMS })), ms(m(floorTotal)),
+		t.add(set.proto+"native floor (direct UDP)", set.name, ms(m(func(r browserRound) float64 { return r.floor.masterMS })), ms(m(floorTotal)),
 			fmt.Sprintf("%s / %s", num(m(func(r browserRound) float64 { return float64(r.floor.out.Received) })), num(m(func(r browserRound) float64 { return float64(r.floor.listed) }))),
 			num(m(func(r browserRound) float64 { return float64(r.floor.out.Done) })), "")
-		t.add("browser page (relay + worker + wasm + table)", set.name, ms(m(func(r browserRound) float64 { return r.page.Marks["listed"] })), ms(m(rendered)),
+		t.add(set.proto+"browser page (relay + worker + wasm + table)", set.name, ms(m(func(r browserRound) float64 { return r.page.Marks["listed"] })), ms(m(rendered)),
 			fmt.Sprintf("%s / %s", num(m(func(r browserRound) float64 { return float64(r.page.Answered) })), num(m(func(r browserRound) float64 { return float64(r.page.Asked) }))),
 			num(m(func(r browserRound) float64 { return float64(r.page.States["online"]) })), ratio(m(rendered)/m(floorTotal)))
 	}
 	b.WriteString(t.String())
-	fmt.Fprintf(&b, "\nPer round, page ÷ floor: quiet %s; loaded %s. The floor's \"answered\" counts reply datagrams (segmented replies bring several); the page's counts conversations (progress bar), including the 5 non-Zandronum rows.\n\n",
-		perRound(collect(rounds, rendered), collect(rounds, floorTotal)), perRound(collect(loaded, rendered), collect(loaded, floorTotal)))
+	fmt.Fprintf(&b, "\nPer round, page ÷ floor: quiet %s; loaded %s.", perRound(collect(rounds, rendered), collect(rounds, floorTotal)), perRound(collect(loaded, rendered), collect(loaded, floorTotal)))
+	if len(runs.a2s) > 0 {
+		fmt.Fprintf(&b, " A2S: quiet %s; loaded %s.", perRound(collect(runs.a2s, rendered), collect(runs.a2s, floorTotal)), perRound(collect(runs.a2sLoaded, rendered), collect(runs.a2sLoaded, floorTotal)))
+	}
+	b.WriteString(" The floor's \"answered\" counts reply datagrams (segmented replies bring several), its \"online\" the conversations completed; the page's counts conversations (progress bar), including the demo's other rows, its \"online\" the measured protocol's rows online.\n\n")
 
 	b.WriteString("### Goals\n\n")
 	coldMS, warmMS := bench.Median(fd.cold), bench.Median(fd.warm)
@@ -736,6 +900,34 @@ func browserReport(e *env, rounds, loaded []browserRound, fd firstDecodeRuns) st
 		{loadedPage <= 2*loadedFloor, fmt.Sprintf("refresh within 2× of the floor with one core busy: %s.", ratio(loadedPage/loadedFloor)),
 			fmt.Sprintf("refreshing %d Zandronum servers in the browser, one core busy", e.servers), "≤ 2× the native floor",
 			fmt.Sprintf("%s (%s against %s)", ratio(loadedPage/loadedFloor), ms(loadedPage), ms(loadedFloor))},
+	} {
+		b.WriteString("- " + goal(g.met, g.text) + "\n")
+		if g.measure != "" {
+			e.addGoal(g.met, g.measure, g.goal, g.result)
+		}
+	}
+	if len(runs.a2s) > 0 {
+		for _, set := range []struct {
+			machine, short string
+			zan, a2s       []browserRound
+		}{{"a quiet machine", "quiet", rounds, runs.a2s}, {"one core busy", "one core busy", loaded, runs.a2sLoaded}} {
+			c := checkA2S(set.zan, set.a2s)
+			text := fmt.Sprintf("the A2S refresh's page ÷ floor within 1.1× of the Zandronum refresh's, %s: %s (A2S %s ÷ Zandronum %s)", set.machine, ratio(c.quotient), ratio(c.a2sRatio), ratio(c.zanRatio))
+			result := fmt.Sprintf("%s (%s ÷ %s)", ratio(c.quotient), ratio(c.a2sRatio), ratio(c.zanRatio))
+			if !c.answered() {
+				text += fmt.Sprintf(", but the page ended %s A2S rows online where the floor completed %s conversations (last round: %s)", num(c.online), num(c.floorDone), c.notOnline)
+				result += fmt.Sprintf(", page online %s of the floor's %s", num(c.online), num(c.floorDone))
+			}
+			b.WriteString("- " + goal(c.met(), text+".") + "\n")
+			e.addGoal(c.met(), fmt.Sprintf("refreshing %d A2S servers in the browser: page ÷ floor against Zandronum's, %s", e.servers, set.short),
+				"≤ 1.1× the Zandronum ratio, as many rows online as the floor answered", result)
+		}
+	}
+	for _, g := range []struct {
+		met                   bool
+		text                  string
+		measure, goal, result string // for the goals table; "" where the start section reports the goal
+	}{
 		{med(perReply) <= 0.3, fmt.Sprintf("main-thread script per reply ≤ 0.3 ms: %.3f ms quiet, %.3f ms loaded (Chrome's ScriptDuration of the page's main thread over the whole run, ÷ the reply datagrams the worker decoded; it includes the benchmark's own per-frame check).",
 			med(perReply), medOf(loaded, perReply)),
 			"the page's main-thread script per reply, quiet", "≤ 0.3 ms", fmt.Sprintf("%.3f ms", med(perReply))},
@@ -805,7 +997,6 @@ func browserReport(e *env, rounds, loaded []browserRound, fd firstDecodeRuns) st
 	both("animation frames during the refresh", func(r browserRound) float64 { return float64(r.page.Frames) }, num)
 	both("one re-filter + re-sort + render of the 1,005 rows (querylensBrowse.rebuild(), after the refresh)", func(r browserRound) float64 { return r.page.RebuildMS }, ms)
 	both("page: long tasks (> 50 ms)", func(r browserRound) float64 { return r.page.LongTasks }, ms)
-	both("worker: conversations finished", func(r browserRound) float64 { return float64(r.page.Worker.Done) }, num)
 	both("worker: reply datagrams decoded", func(r browserRound) float64 { return float64(r.page.Worker.Replies) }, num)
 	both("worker → page: batches of rows", func(r browserRound) float64 { return float64(r.page.Worker.Batches) }, num)
 	both("worker: calls into the decoder (querylens.batch)", func(r browserRound) float64 { return float64(r.page.Worker.DecoderCalls) }, num)
@@ -840,6 +1031,9 @@ func browserReport(e *env, rounds, loaded []browserRound, fd firstDecodeRuns) st
 		return strings.Join(sl, ", ")
 	}
 	t.add("row states (last round)", states(rounds), states(loaded))
+	if len(runs.a2s) > 0 {
+		t.add("A2S: row states (last round)", states(runs.a2s), states(runs.a2sLoaded))
+	}
 	b.WriteString(t.String())
 	return b.String()
 }
@@ -904,7 +1098,7 @@ func (e *env) experiments(ctx context.Context) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	all, err := nativeFloor(ctx2, srv.master, e.servers)
+	all, err := nativeFloor(ctx2, "zandronum", srv.master, e.servers)
 	srv.stop()
 	if err != nil {
 		return "", err

@@ -57,8 +57,8 @@ func profileReport(p *profiler.Profile, st pageStats) string {
 		m     map[string]float64
 		most  int
 	}{
-		{"where the main thread was (self time)", area, 5},
-		{"page function (time including callees)", incl, 6},
+		{"where the main thread was (self time)", area, 4},
+		{"page function (time including callees)", incl, 4},
 	} {
 		t := newTable(tb.title, "ms", "share")
 		for _, kv := range sortedDesc(tb.m)[:min(tb.most, len(tb.m))] {

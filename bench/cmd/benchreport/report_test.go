@@ -145,7 +145,9 @@ func TestReports(t *testing.T) {
 
 // TestBrowserReport reads the page's statistics as the injected script
 // writes them (testdata/browser-page.json) and formats the browser section
-// from three quiet and three loaded rounds around them.
+// from three quiet and three loaded rounds around them: Zandronum alone,
+// and beside A2S rounds whose goal is met, missed on the ratio, and
+// missed because the page left rows unanswered that the floor answered.
 func TestBrowserReport(t *testing.T) {
 	b, err := os.ReadFile(filepath.Join("testdata", "browser-page.json"))
 	if err != nil {
@@ -175,13 +177,39 @@ func TestBrowserReport(t *testing.T) {
 			floor: floorRun{masterMS: 0.7, totalMS: floorMS, listed: 1000, out: farm.Outcome{Asked: 1000, Done: 931, Received: 1348}},
 		}
 	}
+	a2s := func(online int, scales ...float64) []browserRound {
+		var rs []browserRound
+		for _, sc := range scales {
+			r := round(sc, 2200)
+			r.protocol, r.keptMS = "a2s", 8106
+			r.floor.listed, r.floor.out = 1008, farm.Outcome{Asked: 1008, Done: 978, Received: 5883}
+			r.page.States = map[string]int{"online": online, "offline": 26, "malformed": 1008 - 26 - online}
+			r.page.Details = map[string]int{"offline: No answer before the reply window closed.": 26,
+				"malformed: reply at offset 0: incomplete message: no reply to A2S_RULES": 1008 - 26 - online}
+			rs = append(rs, r)
+		}
+		return rs
+	}
 	quiet := []browserRound{round(1, 2074), round(1.02, 2100), round(0.95, 2050)}
 	loaded := []browserRound{round(1.1, 2107), round(1.2, 2120), round(1.05, 2090)}
-	e := testEnv()
-	got := browserReport(e, quiet, loaded, firstDecodeRuns{cold: []float64{1018, 558, 768}, warm: []float64{897, 735, 370, 404, 828, 805}})
-	// The one line that depends on the machine running the test.
-	got = strings.Replace(got, fmt.Sprintf("one of the machine's %d)", runtime.NumCPU()), "one of the machine's N)", 1)
-	golden(t, "browser.golden", withGoals(got, e))
+	for _, tc := range []struct {
+		golden         string
+		a2s, a2sLoaded []browserRound
+	}{
+		{"browser.golden", nil, nil},
+		{"browser-a2s.golden", a2s(978, 1.05, 1.1, 1.0), a2s(978, 1.1, 1.25, 1.15)},
+		{"browser-a2s-slow.golden", a2s(978, 1.05, 1.1, 1.0), a2s(978, 1.6, 1.7, 1.5)},
+		{"browser-a2s-unanswered.golden", a2s(231, 1.05, 1.1, 1.0), a2s(66, 1.0, 1.0, 1.0)},
+	} {
+		t.Run(tc.golden, func(t *testing.T) {
+			e := testEnv()
+			runs := browserRuns{zan: quiet, zanLoaded: loaded, a2s: tc.a2s, a2sLoaded: tc.a2sLoaded}
+			got := browserReport(e, runs, firstDecodeRuns{cold: []float64{1018, 558, 768}, warm: []float64{897, 735, 370, 404, 828, 805}})
+			// The one line that depends on the machine running the test.
+			got = strings.Replace(got, fmt.Sprintf("one of the machine's %d)", runtime.NumCPU()), "one of the machine's N)", 1)
+			golden(t, tc.golden, withGoals(got, e))
+		})
+	}
 }
 
 // TestStartReport formats the start section from fixed openings: the
