@@ -99,7 +99,7 @@ func goLine(gomod string) (string, error) {
 
 // sizeOtherPackages is how many packages outside this module the table
 // names; the rest are summed in one row.
-const sizeOtherPackages = 5
+const sizeOtherPackages = 2
 
 // sizeReport writes the section's markdown: the module and its budget,
 // then the code bytes of each package (every package of this module, the
@@ -134,15 +134,26 @@ func sizeReport(man wasmmodule.Manifest, shipped, named wasmModule, pkgs *packag
 	row := func(name string, p pkgSize) {
 		pt.add(name, groupDigits(p.funcs), groupDigits(p.bytes), fmt.Sprintf("%.1f%%", 100*float64(p.bytes)/float64(max(total, 1))))
 	}
-	var ours, others pkgSize
+	var ours, others, small pkgSize
 	var rest []pkgSize
+	nsmall := 0
 	for _, p := range named.packageSizes(pkgs) {
 		if p.pkg == modulePath || strings.HasPrefix(p.pkg, modulePath+"/") {
-			row("`"+strings.TrimPrefix(p.pkg, modulePath+"/")+"`", p)
 			ours.funcs, ours.bytes = ours.funcs+p.funcs, ours.bytes+p.bytes
+			// The module's packages under 1 % of the code share a row,
+			// so that the section stays short as packages are added.
+			if 100*p.bytes < total {
+				small.funcs, small.bytes = small.funcs+p.funcs, small.bytes+p.bytes
+				nsmall++
+				continue
+			}
+			row("`"+strings.TrimPrefix(p.pkg, modulePath+"/")+"`", p)
 		} else {
 			rest = append(rest, p)
 		}
+	}
+	if nsmall > 0 {
+		row(strconv.Itoa(nsmall)+" smaller packages of this module", small)
 	}
 	row("**this module, all packages**", ours)
 	for i, p := range rest {
