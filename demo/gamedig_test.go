@@ -46,25 +46,6 @@ func (p gdPlayer) num(key string) int {
 	return -1
 }
 
-// gdRow is one player as both sides are compared: name, score and ping
-// (-1 where the protocol has none), and the team as text ("" for none).
-type gdRow struct {
-	name        string
-	score, ping int
-	team        string
-}
-
-func sortedRows(rs []gdRow) []gdRow {
-	rs = slices.Clone(rs)
-	slices.SortFunc(rs, func(a, b gdRow) int {
-		if c := strings.Compare(a.name, b.name); c != 0 {
-			return c
-		}
-		return a.score - b.score
-	})
-	return rs
-}
-
 // gdCase is one interop case: a server, the GameDig type that asks it,
 // how to decode and compare, and the reply mutation that must make the
 // comparison fail.
@@ -223,16 +204,14 @@ func compareA2SGameDig(gd gdState, m *codecs.Message) []string {
 			strconv.Itoa(gd.MaxPlayers)+" bots "+strconv.Itoa(gdBots)+" "+gd.Version+"; ours "+strconv.Quote(in.Name)+" "+in.Map+" "+
 			strconv.Itoa(in.NumPlayers)+"/"+strconv.Itoa(in.MaxPlayers)+" bots "+bots+" "+in.Version)
 	}
-	var ours, theirs []gdRow
+	var ours, theirs []playerRow
 	for _, p := range in.Players {
-		ours = append(ours, gdRow{name: p.Name, score: p.Score, ping: -1})
+		ours = append(ours, playerRow{name: p.Name, score: p.Score, ping: -1})
 	}
 	for _, p := range append(slices.Clone(gd.Players), gd.Bots...) {
-		theirs = append(theirs, gdRow{name: p.Name, score: p.num("score"), ping: -1})
+		theirs = append(theirs, playerRow{name: p.Name, score: p.num("score"), ping: -1})
 	}
-	if o, th := sortedRows(ours), sortedRows(theirs); !slices.Equal(o, th) {
-		diffs = append(diffs, "players: GameDig "+rowsText(th)+"; ours "+rowsText(o))
-	}
+	diffs = append(diffs, comparePlayers("GameDig", ours, theirs)...)
 	gdRules, _ := gd.Raw["rules"].(map[string]any)
 	rules := a2sRulesOf(m)
 	if len(rules) == 0 || len(gdRules) != len(rules) {
@@ -244,14 +223,6 @@ func compareA2SGameDig(gd gdState, m *codecs.Message) []string {
 		}
 	}
 	return diffs
-}
-
-func rowsText(rs []gdRow) string {
-	var b strings.Builder
-	for _, r := range rs {
-		b.WriteString(r.name + ":" + strconv.Itoa(r.score) + ":" + strconv.Itoa(r.ping) + ":" + r.team + " ")
-	}
-	return b.String()
 }
 
 // TestGameSpy1GameDigInterop queries emulated GameSpy v1 servers (Unreal
@@ -322,7 +293,7 @@ func compareGameSpy1GameDig(gd gdState, m *codecs.Message) []string {
 			strconv.Itoa(in.NumPlayers)+"/"+strconv.Itoa(in.MaxPlayers))
 	}
 	bf := gd.Raw["gamename"] == "bfield1942"
-	var ours, theirs []gdRow
+	var ours, theirs []playerRow
 	for _, p := range in.Players {
 		team := "255"
 		switch {
@@ -331,7 +302,7 @@ func compareGameSpy1GameDig(gd gdState, m *codecs.Message) []string {
 		case p.HasTeam:
 			team = strconv.Itoa(p.Team)
 		}
-		ours = append(ours, gdRow{name: p.Name, score: p.Score, ping: p.Ping, team: team})
+		ours = append(ours, playerRow{name: p.Name, score: p.Score, ping: p.Ping, team: team})
 	}
 	for _, p := range gd.Players {
 		score := p.num("frags")
@@ -342,11 +313,9 @@ func compareGameSpy1GameDig(gd gdState, m *codecs.Message) []string {
 		if !ok {
 			team = strconv.Itoa(p.num("team"))
 		}
-		theirs = append(theirs, gdRow{name: p.Name, score: score, ping: p.num("ping"), team: team})
+		theirs = append(theirs, playerRow{name: p.Name, score: score, ping: p.num("ping"), team: team})
 	}
-	if o, th := sortedRows(ours), sortedRows(theirs); !slices.Equal(o, th) {
-		diffs = append(diffs, "players: GameDig "+rowsText(th)+"; ours "+rowsText(o))
-	}
+	diffs = append(diffs, comparePlayers("GameDig", ours, theirs)...)
 	if len(in.Rules) == 0 {
 		diffs = append(diffs, "we decoded no rules")
 	}
@@ -417,24 +386,22 @@ func compareGameSpy3GameDig(gd gdState, m *codecs.Message, teams bool) []string 
 			strconv.Itoa(gd.MaxPlayers)+"; ours "+strconv.Quote(in.Name)+" "+in.Map+" "+in.Version+" "+
 			strconv.Itoa(in.NumPlayers)+"/"+strconv.Itoa(in.MaxPlayers))
 	}
-	var ours, theirs []gdRow
+	var ours, theirs []playerRow
 	for _, p := range in.Players {
 		team := ""
 		if p.HasTeam {
 			team = strconv.Itoa(p.Team)
 		}
-		ours = append(ours, gdRow{name: p.Name, score: p.Score, ping: p.Ping, team: team})
+		ours = append(ours, playerRow{name: p.Name, score: p.Score, ping: p.Ping, team: team})
 	}
 	for _, p := range gd.Players {
 		team := ""
 		if n := p.num("team"); n >= 0 {
 			team = strconv.Itoa(n)
 		}
-		theirs = append(theirs, gdRow{name: p.Name, score: p.num("score"), ping: p.num("ping"), team: team})
+		theirs = append(theirs, playerRow{name: p.Name, score: p.num("score"), ping: p.num("ping"), team: team})
 	}
-	if o, th := sortedRows(ours), sortedRows(theirs); !slices.Equal(o, th) {
-		diffs = append(diffs, "players: GameDig "+rowsText(th)+"; ours "+rowsText(o))
-	}
+	diffs = append(diffs, comparePlayers("GameDig", ours, theirs)...)
 	var gdTeams []codecs.Team
 	info, _ := gd.Raw["playerTeamInfo"].(map[string]any)
 	ts, _ := info["t"].([]any)

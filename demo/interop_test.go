@@ -9,6 +9,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -183,4 +184,39 @@ func renamed(name string) string {
 		c = 'Y'
 	}
 	return string(c) + name[1:]
+}
+
+// playerRow is one player as another client and we are compared: name,
+// score and ping (-1 where the protocol has none), and the team as text
+// ("" for none).
+type playerRow struct {
+	name        string
+	score, ping int
+	team        string
+}
+
+// comparePlayers says how the players client read differ from ours, in
+// any order: nothing when they are the same.
+func comparePlayers(client string, ours, theirs []playerRow) []string {
+	sorted := func(rs []playerRow) []playerRow {
+		rs = slices.Clone(rs)
+		slices.SortFunc(rs, func(a, b playerRow) int {
+			if c := strings.Compare(a.name, b.name); c != 0 {
+				return c
+			}
+			return a.score - b.score
+		})
+		return rs
+	}
+	text := func(rs []playerRow) string {
+		var b strings.Builder
+		for _, r := range rs {
+			b.WriteString(r.name + ":" + strconv.Itoa(r.score) + ":" + strconv.Itoa(r.ping) + ":" + r.team + " ")
+		}
+		return b.String()
+	}
+	if o, th := sorted(ours), sorted(theirs); !slices.Equal(o, th) {
+		return []string{"players: " + client + " " + text(th) + "; ours " + text(o)}
+	}
+	return nil
 }

@@ -74,27 +74,6 @@ func runQstatCase(t *testing.T, qstat string, tc qsCase) {
 	}
 }
 
-// qsRow is one player as qstat and we are compared.
-type qsRow struct {
-	name        string
-	score, ping int
-	team        string
-}
-
-func sortedQsRows(rs []qsRow) []qsRow {
-	rs = slices.Clone(rs)
-	slices.SortFunc(rs, func(a, b qsRow) int { return strings.Compare(a.name, b.name) })
-	return rs
-}
-
-func qsRowsText(rs []qsRow) string {
-	var b strings.Builder
-	for _, r := range rs {
-		b.WriteString(r.name + ":" + strconv.Itoa(r.score) + ":" + strconv.Itoa(r.ping) + ":" + r.team + " ")
-	}
-	return b.String()
-}
-
 // compareRules lists where qstat's rules and the server keys we read
 // differ, the keys qstat shows as elements of their own left out of both.
 func compareRules(qs qstatServer, ours map[string]string, shown ...string) []string {
@@ -209,7 +188,7 @@ func compareGameSpy1Qstat(qs qstatServer, m *codecs.Message, replies [][]byte, n
 		}
 	}
 	bf := keys["gamename"] == "bfield1942"
-	var ours, theirs []qsRow
+	var ours, theirs []playerRow
 	for i, p := range in.Players {
 		score := p.Score
 		if bf {
@@ -222,7 +201,7 @@ func compareGameSpy1Qstat(qs qstatServer, m *codecs.Message, replies [][]byte, n
 		case p.HasTeam:
 			team = strconv.Itoa(p.Team)
 		}
-		ours = append(ours, qsRow{p.Name, score, p.Ping, team})
+		ours = append(ours, playerRow{p.Name, score, p.Ping, team})
 	}
 	for k := range keys {
 		if strings.HasPrefix(k, "kills_") {
@@ -233,11 +212,9 @@ func compareGameSpy1Qstat(qs qstatServer, m *codecs.Message, replies [][]byte, n
 		ours = nil
 	}
 	for _, p := range qs.Players {
-		theirs = append(theirs, qsRow{p.Name, p.Score, p.Ping, p.Team})
+		theirs = append(theirs, playerRow{p.Name, p.Score, p.Ping, p.Team})
 	}
-	if o, th := sortedQsRows(ours), sortedQsRows(theirs); !slices.Equal(o, th) {
-		diffs = append(diffs, "players: qstat "+qsRowsText(th)+"; ours "+qsRowsText(o))
-	}
+	diffs = append(diffs, comparePlayers("qstat", ours, theirs)...)
 	return append(diffs, compareRules(qs, keys, "hostname", "mapname", "numplayers", "maxplayers")...)
 }
 
@@ -300,23 +277,21 @@ func compareGameSpy3Qstat(qs qstatServer, m *codecs.Message, replies [][]byte) [
 		keys["team_t"+strconv.Itoa(i)] = tm.Name
 		keys["score_t"+strconv.Itoa(i)] = strconv.Itoa(tm.Score)
 	}
-	var ours, theirs []qsRow
+	var ours, theirs []playerRow
 	for _, p := range in.Players {
 		team := ""
 		if p.HasTeam {
 			team = strconv.Itoa(p.Team)
 		}
-		ours = append(ours, qsRow{p.Name, p.Score, p.Ping, team})
+		ours = append(ours, playerRow{p.Name, p.Score, p.Ping, team})
 	}
 	for _, p := range qs.Players {
 		name := p.Name
 		if name == "?" && p.Player != "" {
 			name = p.Player
 		}
-		theirs = append(theirs, qsRow{name, p.Score, p.Ping, p.Team})
+		theirs = append(theirs, playerRow{name, p.Score, p.Ping, p.Team})
 	}
-	if o, th := sortedQsRows(ours), sortedQsRows(theirs); !slices.Equal(o, th) {
-		diffs = append(diffs, "players: qstat "+qsRowsText(th)+"; ours "+qsRowsText(o))
-	}
+	diffs = append(diffs, comparePlayers("qstat", ours, theirs)...)
 	return append(diffs, compareRules(qs, keys, "hostname", "mapname", "map", "numplayers", "maxplayers")...)
 }
