@@ -4,9 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"os"
 	"os/exec"
-	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
@@ -50,17 +48,7 @@ type gdQuake3 struct {
 // holds both); it passes sv_maxclients and g_needpass on as text,
 // and does not read Call of Duty's pswrd.
 func TestQuake3GameDigInterop(t *testing.T) {
-	dir := filepath.Join("..", "tools", "gamedig")
-	node, err := exec.LookPath("node")
-	if err == nil {
-		_, err = os.Stat(filepath.Join(dir, "node_modules", "gamedig", "package.json"))
-	}
-	if err != nil {
-		if os.Getenv("CI") != "" {
-			t.Fatalf("GameDig is not installed (run npm ci --prefix tools/gamedig): %v", err)
-		}
-		t.Skipf("GameDig is not installed (npm ci --prefix tools/gamedig): %v", err)
-	}
+	node := needGameDig(t)
 	for _, tc := range []struct {
 		name string
 		h    Handler
@@ -74,7 +62,7 @@ func TestQuake3GameDigInterop(t *testing.T) {
 			addr, conversation := recordingServer(t, tc.h)
 			_, port, _ := strings.Cut(addr, ":")
 			cmd := exec.CommandContext(ctx, node, "query.mjs", "127.0.0.1", port, "protocol-quake3")
-			cmd.Dir = dir
+			cmd.Dir = gameDigDir
 			var stderr bytes.Buffer
 			cmd.Stderr = &stderr
 			out, err := cmd.Output()
