@@ -180,12 +180,14 @@ const drawn = `querylensBrowse.whenDrawn().then(() => true)`
 func TestBrowserBigList(t *testing.T) {
 	needWasm(t)
 	base, lists := startBigStack(t)
+	ran := false // false where there is no browser and the sizes skip
 	for _, size := range []struct {
 		name string
 		w, h int64
 	}{{"phone", 390, 844}, {"desktop", 1300, 900}} {
 		t.Run(size.name, func(t *testing.T) {
 			ctx := tab(t)
+			ran = true
 			if _, err := chromedp.Call(ctx, page.AddScriptToEvaluateOnNewDocument,
 				page.AddScriptToEvaluateOnNewDocumentParams{Source: recordAskOrder}); err != nil {
 				t.Fatal(err)
@@ -306,7 +308,7 @@ func TestBrowserBigList(t *testing.T) {
 			waitFor(t, ctx, "the first list again", `querylensBrowse.counts().known === 20000`, 30*time.Second)
 		})
 	}
-	if got := lists.asked(); len(got) == 0 || got[0] != `\appid\440` {
+	if got := lists.asked(); ran && (len(got) == 0 || got[0] != `\appid\440`) {
 		t.Errorf("first filter asked %q, want the configured \\appid\\440", got)
 	}
 }
