@@ -265,6 +265,10 @@ export function converse(ql, relay, protocol, target, options = null, opts = {})
           packet({ direction: "received", data: bytes, time: Date.now(), rtt, cached: (flags & 1) !== 0, protocol, target });
           const r = conv.feed(bytes);
           for (const s of r.send) send(s);
+          // A reply that makes the decoder ask again (a challenge, or the
+          // step before the next) is all this query gives: let the relay
+          // end its exchange now, not at the end of the reply window.
+          if (r.send.length) relay.cancel(id);
           if (r.done) finish();
         },
         end(reason) {
@@ -362,9 +366,15 @@ export function converseSummary(dec, relay, protocol, target, options = null, op
               if (r.summary) out.summary = r.summary;
               if (r.done) held = false;
               if (finished) return;
-              // A challenge's answer asks again, before the query it
-              // answered ends.
-              for (const s of r.send ?? []) send(fromHex(s));
+              // A challenge's answer, or the next step, asks again; the
+              // query it answered gave all it will, so it is cancelled
+              // rather than left open for the rest of the reply window:
+              // open, it holds one of the connection's MaxInFlight ids and
+              // one of the relay's upstream exchanges, and a conversation
+              // of six steps would hold six.
+              const again = r.send ?? [];
+              for (const s of again) send(fromHex(s));
+              if (again.length) relay.cancel(id);
               if (r.done || (!ids.size && !stepping)) finish();
             });
           },
