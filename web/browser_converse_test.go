@@ -95,3 +95,87 @@ func TestBrowserConverseCancelsAnsweredQuery(t *testing.T) {
 		})
 	}
 }
+
+// converseTimerHarness runs a conversation of two queries (a challenge,
+// then the answer) on a fake clock: the page's setTimeout is replaced by
+// one that fires only when the harness advances the clock, so the test
+// does not depend on real time. The challenge comes 0.9 of the timeout
+// after the start, the answer 0.9 of it after the follow-up.
+const converseTimerHarness = `(async (kind) => {
+  const R = await import("/static/relay.js");
+  const realSetTimeout = globalThis.setTimeout, realClearTimeout = globalThis.clearTimeout;
+  let now = 0, seq = 0;
+  const timers = new Map();
+  globalThis.setTimeout = (f, ms) => { timers.set(++seq, { f, at: now + (ms ?? 0) }); return seq; };
+  globalThis.clearTimeout = (id) => { timers.delete(id); };
+  const advance = (ms) => {
+    now += ms;
+    for (const [id, tm] of [...timers].sort((a, b) => a[1].at - b[1].at)) if (tm.at <= now && timers.delete(id)) tm.f();
+  };
+  try {
+    const queries = [];
+    let onQuery = () => {};
+    const relay = {
+      query(protocol, target, dg, handlers) { queries.push({ handlers }); onQuery(); return queries.length; },
+      cancel() {},
+    };
+    const asked = (n) => new Promise((res) => { onQuery = () => queries.length >= n && res(); onQuery(); });
+    const drained = () => new Promise((res) => realSetTimeout(res, 0));
+    const CHALLENGE = 0x41, ANSWER = 0x49;
+    const dec = {
+      open: async () => ({ handle: 1, send: ["01"] }),
+      step: async (h, b) => b[0] === CHALLENGE ? { send: ["02"] } : { done: true, summary: { row: [] } },
+      finish: async () => null,
+    };
+    const ql = {
+      newQuery: () => ({
+        start: () => [new Uint8Array([1])],
+        feed: (b) => ({ send: b[0] === CHALLENGE ? [new Uint8Array([2])] : [], done: b[0] === ANSWER }),
+        result: () => ({ ok: true }),
+        close() {},
+      }),
+    };
+    const opts = { timeoutMs: 1000 };
+    let settled = false;
+    const p = (kind === "converseSummary" ? R.converseSummary(dec, relay, "a2s", "127.0.0.1:27015", null, opts)
+      : R.converse(ql, relay, "a2s", "127.0.0.1:27015", null, opts)).then((out) => ((settled = true), out));
+    await asked(1);
+    advance(900);
+    queries[0].handlers.reply(new Uint8Array([CHALLENGE]), 1, 0);
+    await asked(2);
+    await drained();
+    advance(900);
+    await drained();
+    const endedEarly = settled;
+    queries[1].handlers.reply(new Uint8Array([ANSWER]), 1, 0);
+    await drained();
+    advance(2000); // whatever is left of the timers
+    const out = await p;
+    return { endedEarly, replies: out.replies };
+  } finally {
+    globalThis.setTimeout = realSetTimeout;
+    globalThis.clearTimeout = realClearTimeout;
+  }
+})`
+
+// TestBrowserConverseTimeoutPerQuery: a conversation's timeout counts from
+// its last query, not from its start, so that a server answering each of
+// A2S's up to six steps in time is not cut off before the last.
+func TestBrowserConverseTimeoutPerQuery(t *testing.T) {
+	base := startStackNoMaster(t)
+	ctx := tab(t)
+	if err := chromedp.Do(ctx, chromedp.Navigate(base+"/")); err != nil {
+		t.Fatal(err)
+	}
+	for _, fn := range []string{"converse", "converseSummary"} {
+		t.Run(fn, func(t *testing.T) {
+			got := eval[struct {
+				EndedEarly bool
+				Replies    int
+			}](t, ctx, converseTimerHarness+`("`+fn+`")`)
+			if got.EndedEarly || got.Replies != 2 {
+				t.Errorf("%s: ended before the answer %v, %d replies; want false and 2 (each query gets the whole timeout)", fn, got.EndedEarly, got.Replies)
+			}
+		})
+	}
+}

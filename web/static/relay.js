@@ -213,8 +213,10 @@ export class Relay extends EventTarget {
  * converse runs one conversation of the decoder (ql.newQuery) with target
  * through the relay: it sends what start() returns, feeds every reply, sends
  * what feed() asks for (challenges), and finishes when the decoder says the
- * message is complete, when every query's reply window closed, or after
- * timeoutMs. It never rejects.
+ * message is complete, when every query's reply window closed, or
+ * timeoutMs after the last query it sent (so a conversation of several
+ * steps, A2S's INFO, PLAYER and RULES with their challenges, gets the time
+ * for each, not for all together). It never rejects.
  *
  * The server browser runs its conversations with converseSummary instead.
  *
@@ -239,6 +241,7 @@ export function converse(ql, relay, protocol, target, options = null, opts = {})
     }
     const ids = new Set();
     let finished = false;
+    let timer = 0;
     const packet = (p) => {
       out.packets.push(p);
       onPacket(p);
@@ -254,6 +257,7 @@ export function converse(ql, relay, protocol, target, options = null, opts = {})
       resolve(out);
     };
     const send = (dg) => {
+      arm(); // each query gets the whole time: a step that answers keeps the conversation going
       out.query = dg;
       packet({ direction: "sent", data: dg, time: Date.now(), protocol, target });
       const id = relay.query(protocol, target, dg, {
@@ -284,7 +288,10 @@ export function converse(ql, relay, protocol, target, options = null, opts = {})
       });
       ids.add(id);
     };
-    const timer = setTimeout(finish, timeoutMs);
+    const arm = () => {
+      clearTimeout(timer);
+      timer = setTimeout(finish, timeoutMs);
+    };
     for (const dg of conv.start()) send(dg);
   });
 }
@@ -333,6 +340,7 @@ export function converseSummary(dec, relay, protocol, target, options = null, op
       let held = true; // Go holds the conversation
       let stepping = 0; // replies waiting in the batch
       let finished = false;
+      let timer = 0;
       const finish = () => {
         if (finished) return;
         finished = true;
@@ -352,6 +360,9 @@ export function converseSummary(dec, relay, protocol, target, options = null, op
       };
       /** @param {Uint8Array} dg */
       const send = (dg) => {
+        // Each query gets the whole time, as in converse.
+        clearTimeout(timer);
+        timer = setTimeout(finish, timeoutMs);
         out.packets.push({ direction: "sent", data: dg });
         const id = relay.query(protocol, target, dg, {
           reply(bytes, rtt, flags) {
@@ -391,7 +402,6 @@ export function converseSummary(dec, relay, protocol, target, options = null, op
         });
         ids.add(id);
       };
-      const timer = setTimeout(finish, timeoutMs);
       for (const s of o.send) send(fromHex(s));
     });
   });
