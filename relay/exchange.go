@@ -126,6 +126,14 @@ func drive(ctx context.Context, q codecs.Query, t transport) (netquery.Result, e
 				stop()
 				return res, err
 			}
+			if len(more) > 0 {
+				// The reply made q ask again (a challenge, or its next
+				// step): the query it answered has given all it will.
+				// Cancelled, it stops holding an upstream exchange (and
+				// a client's in-flight id) for the rest of the window.
+				t.cancel(ev.id)
+				delete(open, ev.id)
+			}
 		case FrameEnd:
 			delete(open, ev.id)
 			if ev.reason == EndByteCap {

@@ -213,8 +213,10 @@ export class Relay extends EventTarget {
  * converse runs one conversation of the decoder (ql.newQuery) with target
  * through the relay: it sends what start() returns, feeds every reply, sends
  * what feed() asks for (challenges), and finishes when the decoder says the
- * message is complete, when every query's reply window closed, or after
- * timeoutMs. It never rejects.
+ * message is complete, when every query's reply window closed, or
+ * timeoutMs after the last query it sent (so a conversation of several
+ * steps, A2S's INFO, PLAYER and RULES with their challenges, gets the time
+ * for each, not for all together). It never rejects.
  *
  * The server browser runs its conversations with converseSummary instead.
  *
@@ -239,6 +241,7 @@ export function converse(ql, relay, protocol, target, options = null, opts = {})
     }
     const ids = new Set();
     let finished = false;
+    let timer = 0;
     const packet = (p) => {
       out.packets.push(p);
       onPacket(p);
@@ -254,6 +257,7 @@ export function converse(ql, relay, protocol, target, options = null, opts = {})
       resolve(out);
     };
     const send = (dg) => {
+      arm(); // each query gets the whole time: a step that answers keeps the conversation going
       out.query = dg;
       packet({ direction: "sent", data: dg, time: Date.now(), protocol, target });
       const id = relay.query(protocol, target, dg, {
@@ -265,6 +269,10 @@ export function converse(ql, relay, protocol, target, options = null, opts = {})
           packet({ direction: "received", data: bytes, time: Date.now(), rtt, cached: (flags & 1) !== 0, protocol, target });
           const r = conv.feed(bytes);
           for (const s of r.send) send(s);
+          // A reply that makes the decoder ask again (a challenge, or the
+          // step before the next) is all this query gives: let the relay
+          // end its exchange now, not at the end of the reply window.
+          if (r.send.length) relay.cancel(id);
           if (r.done) finish();
         },
         end(reason) {
@@ -280,7 +288,10 @@ export function converse(ql, relay, protocol, target, options = null, opts = {})
       });
       ids.add(id);
     };
-    const timer = setTimeout(finish, timeoutMs);
+    const arm = () => {
+      clearTimeout(timer);
+      timer = setTimeout(finish, timeoutMs);
+    };
     for (const dg of conv.start()) send(dg);
   });
 }
@@ -329,6 +340,7 @@ export function converseSummary(dec, relay, protocol, target, options = null, op
       let held = true; // Go holds the conversation
       let stepping = 0; // replies waiting in the batch
       let finished = false;
+      let timer = 0;
       const finish = () => {
         if (finished) return;
         finished = true;
@@ -348,6 +360,9 @@ export function converseSummary(dec, relay, protocol, target, options = null, op
       };
       /** @param {Uint8Array} dg */
       const send = (dg) => {
+        // Each query gets the whole time, as in converse.
+        clearTimeout(timer);
+        timer = setTimeout(finish, timeoutMs);
         out.packets.push({ direction: "sent", data: dg });
         const id = relay.query(protocol, target, dg, {
           reply(bytes, rtt, flags) {
@@ -362,9 +377,15 @@ export function converseSummary(dec, relay, protocol, target, options = null, op
               if (r.summary) out.summary = r.summary;
               if (r.done) held = false;
               if (finished) return;
-              // A challenge's answer asks again, before the query it
-              // answered ends.
-              for (const s of r.send ?? []) send(fromHex(s));
+              // A challenge's answer, or the next step, asks again; the
+              // query it answered gave all it will, so it is cancelled
+              // rather than left open for the rest of the reply window:
+              // open, it holds one of the connection's MaxInFlight ids and
+              // one of the relay's upstream exchanges, and a conversation
+              // of six steps would hold six.
+              const again = r.send ?? [];
+              for (const s of again) send(fromHex(s));
+              if (again.length) relay.cancel(id);
               if (r.done || (!ids.size && !stepping)) finish();
             });
           },
@@ -381,7 +402,6 @@ export function converseSummary(dec, relay, protocol, target, options = null, op
         });
         ids.add(id);
       };
-      const timer = setTimeout(finish, timeoutMs);
       for (const s of o.send) send(fromHex(s));
     });
   });
