@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Runs every Fuzz* target in the module within one fixed total budget:
 #   scripts/fuzz.sh [BUDGET]   (go tool task test:fuzz FUZZBUDGET=10m)
-# BUDGET (default 180s) is the wall time of the whole pass, compiling
+# BUDGET (default 120s) is the wall time of the whole pass, compiling
 # included, shared by the targets, so adding a protocol's fuzz targets does
 # not make the pass longer: each target fuzzes for what is left of the
 # budget divided by the targets left, but never less than FUZZMIN (default
@@ -11,7 +11,7 @@
 # minute per input.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-budget=${1:-180s}
+budget=${1:-120s}
 minimum=${FUZZMIN:-1s}
 minimize=${FUZZMINIMIZETIME:-5s}
 # seconds turns a Go duration of whole seconds or minutes (90s, 3m) into seconds.
