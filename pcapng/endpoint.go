@@ -1,6 +1,10 @@
 package pcapng
 
-import "strconv"
+import (
+	"strconv"
+
+	"github.com/querylens/querylens/internal/ipfmt"
+)
 
 // Endpoint is an IP address and UDP port. IP holds an IPv4 address in its
 // first four bytes when V4 is set.
@@ -182,36 +186,9 @@ func (e Endpoint) AppendTo(dst []byte) []byte {
 		}
 	} else {
 		dst = append(dst, '[')
-		dst = appendIPv6(dst, e.IP)
+		dst = ipfmt.AppendIPv6(dst, &e.IP)
 		dst = append(dst, ']')
 	}
 	dst = append(dst, ':')
 	return strconv.AppendUint(dst, uint64(e.Port), 10)
-}
-
-func appendIPv6(dst []byte, ip [16]byte) []byte {
-	// The longest run of zero groups, the first of equals, if two or more.
-	best, bestLen := -1, 1
-	for i := 0; i < 8; {
-		j := i
-		for j < 8 && ip[2*j] == 0 && ip[2*j+1] == 0 {
-			j++
-		}
-		if j-i > bestLen {
-			best, bestLen = i, j-i
-		}
-		i = max(j, i+1)
-	}
-	for i := 0; i < 8; i++ {
-		if i == best {
-			dst = append(dst, ':', ':')
-			i += bestLen - 1
-			continue
-		}
-		if i > 0 && i != best+bestLen {
-			dst = append(dst, ':')
-		}
-		dst = strconv.AppendUint(dst, uint64(ip[2*i])<<8|uint64(ip[2*i+1]), 16)
-	}
-	return dst
 }

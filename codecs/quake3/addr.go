@@ -1,6 +1,10 @@
 package quake3
 
-import "strconv"
+import (
+	"strconv"
+
+	"github.com/querylens/querylens/internal/ipfmt"
+)
 
 // Addr is one master-list entry: an IPv4 or IPv6 address and a port. (Not
 // net/netip: this package is compiled into the browser module, which does
@@ -25,46 +29,11 @@ func (a Addr) String() string {
 		}
 	} else {
 		b = append(b, '[')
-		b = appendIPv6(b, &a.IP)
+		b = ipfmt.AppendIPv6(b, &a.IP)
 		b = append(b, ']')
 	}
 	b = append(b, ':')
 	return string(strconv.AppendUint(b, uint64(a.Port), 10))
-}
-
-func appendIPv6(b []byte, ip *[16]byte) []byte {
-	var g [8]uint16
-	for i := range g {
-		g[i] = uint16(ip[2*i])<<8 | uint16(ip[2*i+1])
-	}
-	// The longest run of zero groups, at least two long; the first of equals.
-	best, bestLen := -1, 1
-	for i := 0; i < 8; {
-		if g[i] != 0 {
-			i++
-			continue
-		}
-		j := i
-		for j < 8 && g[j] == 0 {
-			j++
-		}
-		if j-i > bestLen {
-			best, bestLen = i, j-i
-		}
-		i = j
-	}
-	for i := 0; i < 8; i++ {
-		if i == best {
-			b = append(b, ':', ':')
-			i += bestLen - 1
-			continue
-		}
-		if i > 0 && i != best+bestLen {
-			b = append(b, ':')
-		}
-		b = strconv.AppendUint(b, uint64(g[i]), 16)
-	}
-	return b
 }
 
 // bytes is the address's wire bytes: 4 or 16.

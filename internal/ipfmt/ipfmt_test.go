@@ -1,0 +1,23 @@
+package ipfmt
+
+import (
+	"net/netip"
+	"testing"
+)
+
+func TestAppendIPv6(t *testing.T) {
+	for _, s := range []string{
+		"::", "::1", "1::", "2001:db8::1", "2001:db8:0:1:1:1:1:1", "2001:0:0:1::1", "fe80::1:0:0:1",
+		"1:2:3:4:5:6:7:8", "0:1:0:1:0:1:0:1", "2001:db8::ffff:0:1", "::ffff:0.0.0.1",
+	} {
+		a := netip.MustParseAddr(s)
+		ip := a.As16()
+		want := a.String() // RFC 5952; an IPv4-mapped address is written in hex groups here
+		if a.Is4In6() {
+			want = "::ffff:0:1"
+		}
+		if got := string(AppendIPv6(nil, &ip)); got != want {
+			t.Errorf("%s: got %s, want %s", s, got, want)
+		}
+	}
+}
