@@ -138,7 +138,12 @@ func (c *Checks) AppendMetrics(b []byte) []byte {
 
 // Metrics serves next (a Prometheus text exposition, such as the relay's
 // MetricsHandler) followed by AppendMetrics.
-func (c *Checks) Metrics(next http.Handler) http.Handler {
+func (c *Checks) Metrics(next http.Handler) http.Handler { return Extend(next, c.AppendMetrics) }
+
+// Extend serves next (a Prometheus text exposition) followed by what more
+// appends to it; an answer of next other than 200 is passed on unchanged.
+// Every part of the binary that adds series to /metrics wraps it so.
+func Extend(next http.Handler, more func([]byte) []byte) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		rec := &recorder{header: http.Header{}}
 		next.ServeHTTP(rec, r)
@@ -150,7 +155,8 @@ func (c *Checks) Metrics(next http.Handler) http.Handler {
 			w.Write(rec.body)
 			return
 		}
-		w.Write(c.AppendMetrics(rec.body))
+		w.Header().Del("Content-Length") // the body grows
+		w.Write(more(rec.body))
 	})
 }
 

@@ -9,6 +9,7 @@ import (
 	"sync"
 
 	"github.com/querylens/querylens/history"
+	"github.com/querylens/querylens/internal/health"
 )
 
 // Tracked keeps the last sample of every tracked server, for /metrics
@@ -154,35 +155,5 @@ func appendKeyLabels(b []byte, k history.Key) []byte {
 // Metrics serves next (a text exposition, such as the relay's
 // MetricsHandler) followed by the tracked servers' metrics.
 func (t *Tracked) Metrics(next http.Handler) http.Handler {
-	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		rec := &bufferWriter{header: w.Header()}
-		next.ServeHTTP(rec, r)
-		if rec.code != 0 && rec.code != http.StatusOK {
-			w.WriteHeader(rec.code)
-			w.Write(rec.body)
-			return
-		}
-		w.Header().Del("Content-Length") // the body grows
-		w.Write(t.AppendMetrics(rec.body))
-	})
-}
-
-// bufferWriter keeps what a handler wrote.
-type bufferWriter struct {
-	header http.Header
-	code   int
-	body   []byte
-}
-
-func (w *bufferWriter) Header() http.Header { return w.header }
-
-func (w *bufferWriter) WriteHeader(code int) {
-	if w.code == 0 {
-		w.code = code
-	}
-}
-
-func (w *bufferWriter) Write(b []byte) (int, error) {
-	w.body = append(w.body, b...)
-	return len(b), nil
+	return health.Extend(next, t.AppendMetrics)
 }
