@@ -5,6 +5,7 @@ import (
 	"errors"
 	"net"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/querylens/querylens/codecs"
@@ -117,6 +118,9 @@ func Probe(ctx context.Context, ex netquery.Exchanger, ref Ref, timeout time.Dur
 		}
 	default:
 		rep.State = Online
+		if len(msg.Warnings) > 0 {
+			rep.Detail = "The server answered, with warnings: " + strings.Join(msg.Warnings, "; ") + "."
+		}
 	}
 	return rep
 }

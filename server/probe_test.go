@@ -96,3 +96,40 @@ func TestProbeCapped(t *testing.T) {
 		})
 	}
 }
+
+// silentAfter feeds q the datagrams given, then the wait ends with the
+// conversation not done (the server fell silent).
+type silentAfter [][]byte
+
+func (s silentAfter) Exchange(_ context.Context, _, _ string, q codecs.Query) (netquery.Result, error) {
+	q.Start()
+	res := netquery.Result{Sent: 1}
+	for _, d := range s {
+		res.Received++
+		if _, done, _ := q.Feed(d); done {
+			res.Done = true
+		}
+	}
+	return res, nil
+}
+
+// TestProbeUnanswered: an A2S server that answers INFO and ignores PLAYER
+// (as many are set to) is online, and the detail names what went
+// unanswered.
+func TestProbeUnanswered(t *testing.T) {
+	info, err := a2s.AppendResponse(nil, a2s.Response{Type: a2s.TypeInfo, Info: &a2s.Info{Name: "quiet", Map: "m", Version: "1"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ref, err := New("a2s", "192.0.2.1:27015", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rep := Probe(context.Background(), silentAfter{info}, ref, time.Second)
+	if want := "The server answered, with warnings: no reply to A2S_PLAYER (A2S_RULES not asked)."; rep.State != Online || rep.Detail != want {
+		t.Fatalf("state %v, detail %q; want online with %q", rep.State, rep.Detail, want)
+	}
+	if rep.Msg == nil || rep.Msg.Info == nil || rep.Msg.Info.Name != "quiet" {
+		t.Fatalf("the info is lost: %+v", rep.Msg)
+	}
+}

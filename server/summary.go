@@ -19,7 +19,7 @@ type Summary struct {
 	Options    map[string]string `json:"options,omitempty"`
 	Key        string            `json:"key"` // protocol/host:port?options, the history key (Ref.Key().String())
 	State      State             `json:"state"`
-	Detail     string            `json:"detail,omitempty"` // one sentence for people when not online
+	Detail     string            `json:"detail,omitempty"` // one sentence for people when not online, or an online reply's warnings
 	Name       string            `json:"name,omitempty"`   // colour codes stripped
 	Map        string            `json:"map,omitempty"`
 	Game       string            `json:"game,omitempty"`

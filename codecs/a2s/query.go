@@ -250,9 +250,11 @@ func (c *query) feedMaster(b []byte) ([][]byte, bool, error) {
 	return [][]byte{q}, false, nil
 }
 
-// Result decodes what came. A step without its reply (a server that
-// ignores PLAYER or RULES, a split message with parts missing) gives the
-// replies that came and an error wrapping codecs.ErrIncomplete naming it.
+// Result decodes what came. A server that answered a query and then fell
+// silent (one that ignores PLAYER or RULES) gives the replies that came
+// and a warning naming the queries without a reply; a split message with
+// parts missing, or no reply at all, gives what came and an error
+// wrapping codecs.ErrIncomplete naming it.
 func (c *query) Result(opt codecs.DecodeOptions) (*codecs.Message, error) {
 	dgs := append(append([][]byte(nil), c.kept...), c.parts...)
 	if len(dgs) == 0 && c.lastChal != nil {
@@ -275,6 +277,11 @@ func (c *query) Result(opt codecs.DecodeOptions) (*codecs.Message, error) {
 	switch {
 	case !c.done && c.master:
 		err = newError("reply", 0, "", codecs.Detail(codecs.ErrIncomplete, "the master's list did not end"))
+	case !c.done && c.step > 0 && len(c.parts) == 0:
+		// An earlier query was answered, then nothing came for this one:
+		// many servers are set to answer A2S_INFO only (or no RULES).
+		// What came is the server's answer; the warning names the rest.
+		m.Warn(unanswered(c.steps[c.step:]))
 	case !c.done:
 		err = newError("reply", 0, "", codecs.Detail(codecs.ErrIncomplete, "no reply to "+c.steps[c.step].String()))
 	case c.dropped > 0:
@@ -283,6 +290,23 @@ func (c *query) Result(opt codecs.DecodeOptions) (*codecs.Message, error) {
 		err = newError("reply", 0, "", codecs.Detail(codecs.ErrIncomplete, wire.Msg("the server sent a new challenge %d times", maxChallenges+1)))
 	}
 	return m, err
+}
+
+// unanswered is the warning of a conversation that ended, silent, at
+// steps[0]: "no reply to A2S_PLAYER (A2S_RULES not asked)".
+func unanswered(steps []Type) string {
+	w := "no reply to " + steps[0].String()
+	if len(steps) > 1 {
+		w += " ("
+		for i, t := range steps[1:] {
+			if i > 0 {
+				w += ", "
+			}
+			w += t.String()
+		}
+		w += " not asked)"
+	}
+	return w
 }
 
 // replyTo is the query a reply type answers.

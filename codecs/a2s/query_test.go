@@ -106,6 +106,7 @@ func TestConversation(t *testing.T) {
 		opts      map[string]string
 		done      bool
 		wantErr   error
+		warn      string
 		asked     string
 		players   int
 		rules     int
@@ -118,7 +119,11 @@ func TestConversation(t *testing.T) {
 		{name: "split rules", srv: server{challenge: 7, split: map[a2s.Type]int{a2s.TypeRulesRequest: 300}}, done: true, players: 3, rules: 90,
 			asked: "A2S_INFO A2S_PLAYER A2S_PLAYER A2S_RULES"},
 		{name: "ignores PLAYER and RULES", srv: server{challenge: 7, ignore: map[a2s.Type]bool{a2s.TypePlayerRequest: true, a2s.TypeRulesRequest: true}},
-			wantErr: codecs.ErrIncomplete, rules: 10, asked: "A2S_INFO A2S_PLAYER"},
+			warn: "no reply to A2S_PLAYER (A2S_RULES not asked)", rules: 10, asked: "A2S_INFO A2S_PLAYER"},
+		{name: "ignores RULES", srv: server{challenge: 7, ignore: map[a2s.Type]bool{a2s.TypeRulesRequest: true}},
+			warn: "no reply to A2S_RULES", players: 3, rules: 10, asked: "A2S_INFO A2S_PLAYER A2S_PLAYER A2S_RULES"},
+		{name: "silent", srv: server{challenge: 7, ignore: map[a2s.Type]bool{a2s.TypeInfoRequest: true}},
+			wantErr: codecs.ErrIncomplete, asked: "A2S_INFO"},
 		{name: "info only", srv: server{challenge: 7}, opts: map[string]string{"players": "false", "rules": "false"}, done: true, rules: 10,
 			asked: "A2S_INFO"},
 		{name: "rules only", srv: server{challenge: 7}, opts: map[string]string{"info": "false", "players": "0"}, done: true, rules: 80,
@@ -143,6 +148,12 @@ func TestConversation(t *testing.T) {
 				codectest.WantError(t, err, tc.wantErr, "reply", -1)
 			} else if err != nil {
 				t.Fatalf("Result: %v", err)
+			}
+			if tc.warn != "" && !slices.Contains(m.Warnings, tc.warn) || tc.warn == "" && len(m.Warnings) > 0 {
+				t.Errorf("warnings %q, want %q", m.Warnings, tc.warn)
+			}
+			if tc.asked == "A2S_INFO" && tc.wantErr != nil {
+				return // nothing came: no info to check
 			}
 			if m.Kind != codecs.KindResponse || m.Info == nil {
 				t.Fatalf("kind %q info %v", m.Kind, m.Info)

@@ -584,5 +584,6 @@ export function classify(r) {
     if (m.denied === Denied.wrongVersion) return { state: State.malformed, detail: "The server does not speak this protocol version." };
     return { state: State.rateLimited, detail: "The server was asked too recently (its limit is one query per 10 s)." };
   }
-  return { state: State.online, detail: "" };
+  const warnings = Array.isArray(m?.warnings) ? m.warnings : [];
+  return { state: State.online, detail: warnings.length ? `The server answered, with warnings: ${warnings.join("; ")}.` : "" };
 }

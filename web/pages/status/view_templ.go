@@ -298,7 +298,7 @@ func Article(v view, title string) templ.Component {
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}
-		if v.State != server.Online {
+		if v.State != server.Online || v.Detail != "" {
 			var templ_7745c5c3_Var18 = []any{"notice", "notice-" + v.State.String()}
 			templ_7745c5c3_Err = templ.RenderCSSItems(ctx, templ_7745c5c3_Buffer, templ_7745c5c3_Var18...)
 			if templ_7745c5c3_Err != nil {
