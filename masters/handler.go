@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"net/http"
+	"strconv"
 	"strings"
 
 	"github.com/querylens/querylens/server"
@@ -15,8 +16,13 @@ const Prefix = "/api/v1/masters/"
 
 // ServeHTTP answers
 //
-//	GET /api/v1/masters/{protocol}/{host:port}[?filter=…]            server.MasterList
+//	GET /api/v1/masters/{protocol}/{host:port}[?filter=…&after=N]    server.MasterList
 //	GET /api/v1/masters/{protocol}/{host:port}/datagrams[?filter=…]  the last fetch's datagrams
+//
+// after=N leaves out the list's first N servers: a page that read part of
+// a list still being fetched reads only what came since (Offset says
+// where the servers start; it is 0, the whole list, when the list was
+// replaced by a refresh and holds N servers or fewer).
 //
 // for a configured master (any origin may read them: they hold nothing
 // private). A master that is not configured is 404, a Zandronum master
@@ -55,7 +61,17 @@ func (k *Keeper) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	var filter *string
-	if q := r.URL.Query(); q.Has("filter") {
+	after := 0
+	q := r.URL.Query()
+	if v, ok := q["after"]; ok {
+		n, err := strconv.Atoi(v[0])
+		if len(v) > 1 || err != nil || n < 0 || n > k.cfg.MaxEntries {
+			jsonError(w, http.StatusBadRequest, "after: want one number of servers from 0 to "+strconv.Itoa(k.cfg.MaxEntries)+", not "+quote(strings.Join(v, ",")))
+			return
+		}
+		after = n
+	}
+	if q.Has("filter") {
 		if len(q["filter"]) > 1 {
 			jsonError(w, http.StatusBadRequest, "filter given more than once")
 			return
@@ -71,7 +87,7 @@ func (k *Keeper) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		k.serveDatagrams(w, protocol, addr, filter)
 		return
 	}
-	ml, err := k.List(r.Context(), protocol, addr, filter)
+	ml, err := k.ListFrom(r.Context(), protocol, addr, filter, after)
 	var fe *FilterError
 	switch {
 	case errors.Is(err, ErrNotConfigured):

@@ -106,6 +106,10 @@ func TestHandlerErrors(t *testing.T) {
 		{"GET", "/api/v1/masters/quake3/" + q3Addr + "?filter=Xonotic", 400, "want [GAME] PROTOCOL"},
 		{"GET", "/api/v1/masters/a2s/" + steamAddr + "/datagrams?filter=x", 404, "never asked"},
 		{"POST", "/api/v1/masters/a2s/" + steamAddr, 405, "only GET"},
+		{"GET", "/api/v1/masters/a2s/" + steamAddr + "?after=-1", 400, `after: want one number of servers from 0 to 100000, not "-1"`},
+		{"GET", "/api/v1/masters/a2s/" + steamAddr + "?after=x", 400, `not "x"`},
+		{"GET", "/api/v1/masters/a2s/" + steamAddr + "?after=1&after=2", 400, `not "1,2"`},
+		{"GET", "/api/v1/masters/a2s/" + steamAddr + "?after=100001", 400, `not "100001"`},
 	} {
 		rec := httptest.NewRecorder()
 		k.ServeHTTP(rec, httptest.NewRequest(tc.method, tc.path, nil))
@@ -128,5 +132,37 @@ func TestHandlerDatagrams(t *testing.T) {
 	}
 	if p, err := a2s.DecodeMasterReply(body.Received[0]); err != nil || len(p.Servers) != 3 || !p.End {
 		t.Errorf("the kept reply decodes as %+v, %v", p, err)
+	}
+}
+
+// TestHandlerAfter: ?after=N leaves out the first N servers and says so;
+// an after past the list's end (a list replaced since) gives it whole.
+func TestHandlerAfter(t *testing.T) {
+	k := newHandlerKeeper(t)
+	whole := listOf(t, k, "a2s", steamAddr, nil)
+	for _, tc := range []struct {
+		after          string
+		offset, listed int
+	}{
+		{"", 0, 3}, {"0", 0, 3}, {"1", 1, 2}, {"3", 3, 0}, {"4", 0, 3},
+	} {
+		rec := httptest.NewRecorder()
+		path := "/api/v1/masters/a2s/" + steamAddr
+		if tc.after != "" {
+			path += "?after=" + tc.after
+		}
+		k.ServeHTTP(rec, httptest.NewRequest("GET", path, nil))
+		var ml server.MasterList
+		if err := json.Unmarshal(rec.Body.Bytes(), &ml); rec.Code != 200 || err != nil {
+			t.Fatalf("after=%s: %d %s", tc.after, rec.Code, rec.Body.String())
+		}
+		if ml.Offset != tc.offset || len(ml.Servers) != tc.listed || ml.Total != 3 {
+			t.Errorf("after=%s: offset %d, %d servers of %d; want offset %d, %d of 3", tc.after, ml.Offset, len(ml.Servers), ml.Total, tc.offset, tc.listed)
+		}
+		for i, sv := range ml.Servers {
+			if want := whole.Servers[tc.offset+i].Address; sv.Address != want {
+				t.Errorf("after=%s: server %d is %s, want %s", tc.after, i, sv.Address, want)
+			}
+		}
 	}
 }

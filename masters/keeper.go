@@ -214,6 +214,15 @@ func (k *Keeper) spec(protocol, addr string, filter *string) (server.MasterSpec,
 // waited for up to Config.FirstWait (or ctx's end); later requests answer
 // at once with the last list while a refresh runs.
 func (k *Keeper) List(ctx context.Context, protocol, addr string, filter *string) (server.MasterList, error) {
+	return k.ListFrom(ctx, protocol, addr, filter, 0)
+}
+
+// ListFrom is List without the list's first after servers (their states
+// are not even looked up): out.Offset is after, out.Total the list's
+// length. When the list holds after servers or fewer and is not the one
+// the caller read (a refresh replaced it, or it was cut), the whole list
+// comes back with Offset 0.
+func (k *Keeper) ListFrom(ctx context.Context, protocol, addr string, filter *string, after int) (server.MasterList, error) {
 	m, ok := k.spec(protocol, addr, filter)
 	if !ok {
 		return server.MasterList{}, ErrNotConfigured
@@ -267,7 +276,12 @@ func (k *Keeper) List(ctx context.Context, protocol, addr string, filter *string
 	out := l.cur
 	entries := l.entries
 	k.mu.Unlock()
-	out.Servers = k.summaries(ctx, m.Protocol, entries)
+	out.Total = len(entries)
+	if after > len(entries) {
+		after = 0 // not the list the caller read
+	}
+	out.Offset = after
+	out.Servers = k.summaries(ctx, m.Protocol, entries[after:])
 	return out, nil
 }
 

@@ -94,11 +94,13 @@ func (m MasterSpec) String() string {
 // cache or the history (State 0, "unknown", when neither knows it).
 type MasterList struct {
 	Master   MasterSpec `json:"master"`
-	Fetched  time.Time  `json:"fetched"`         // when the last complete or partial list arrived; zero before the first
-	Complete bool       `json:"complete"`        // the master said the list ended (Steam: 0.0.0.0:0; Quake III: EOT)
-	Pages    int        `json:"pages"`           // datagrams (or Web API pages) the list took
-	Error    string     `json:"error,omitempty"` // why the last fetch failed or stopped early
-	Next     time.Time  `json:"next,omitzero"`   // the earliest next refresh; absent when none is planned
+	Fetched  time.Time  `json:"fetched"`          // when the last complete or partial list arrived; zero before the first
+	Complete bool       `json:"complete"`         // the master said the list ended (Steam: 0.0.0.0:0; Quake III: EOT)
+	Pages    int        `json:"pages"`            // datagrams (or Web API pages) the list took
+	Error    string     `json:"error,omitempty"`  // why the last fetch failed or stopped early
+	Next     time.Time  `json:"next,omitzero"`    // the earliest next refresh; absent when none is planned
+	Total    int        `json:"total"`            // servers in the list
+	Offset   int        `json:"offset,omitempty"` // the list's servers before Servers, left out (?after=N)
 	Servers  []Summary  `json:"servers"`
 }
 

@@ -381,14 +381,20 @@ function master(res) {
  * loadKept loads a list the server keeps (GET /api/v1/masters/…, a
  * server.MasterList): its servers show at once with their last known state,
  * then are asked through the relay as any other. The rows of the master's
- * previous list that this one does not hold leave the table.
+ * previous list that this one does not hold leave the table. While the
+ * server is still fetching the list, it is re-read every KEPT_POLL_MS with
+ * ?after=N: only the servers that came since the last read travel.
  * @param {Master} m
+ * @param {number} [after] servers of the list already read
  */
-async function loadKept(m) {
+async function loadKept(m, after = 0) {
   const n = ++m.loaded;
   m.state = PageState.querying;
   progress();
-  const q = m.filter ? `?${new URLSearchParams({ filter: m.filter })}` : "";
+  const params = new URLSearchParams();
+  if (m.filter) params.set("filter", m.filter);
+  if (after) params.set("after", String(after));
+  const q = params.toString() ? `?${params}` : "";
   let list;
   try {
     const resp = await fetch(`/api/v1/masters/${encodeURIComponent(m.spec.protocol)}/${pathAddr(m.spec.addr)}${q}`, { headers: { Accept: "application/json" } });
@@ -401,9 +407,13 @@ async function loadKept(m) {
     return;
   }
   if (n !== m.loaded) return; // a newer load (another game) is under way
+  // offset 0: the whole list (also when the server replaced the one read).
+  const offset = list.offset ?? 0;
+  const got = list.servers ?? [];
   // A server the relay refuses to ask is no use in the table.
-  const servers = (list.servers ?? []).filter((/** @type {any} */ s) => s.state !== State.refused);
-  Object.assign(m, { state: list.error && !servers.length ? PageState.error : State.online, detail: list.error ?? "", count: servers.length, complete: !!list.complete });
+  const servers = got.filter((/** @type {any} */ s) => s.state !== State.refused);
+  const count = (offset ? m.count : 0) + servers.length;
+  Object.assign(m, { state: list.error && !count ? PageState.error : State.online, detail: list.error ?? "", count, complete: !!list.complete });
   const listed = new Set();
   const added = [];
   for (const s of servers) {
@@ -414,8 +424,8 @@ async function loadKept(m) {
     added.push(r);
   }
   // While the server is still paging through the master, the list grows:
-  // rows leave only when a complete list does not hold them.
-  for (const r of list.complete ? rows : []) {
+  // rows leave only when a complete list, read whole, does not hold them.
+  for (const r of list.complete && !offset ? rows : []) {
     if (r.master === m.label && r.source === "master" && !listed.has(r) && !r.gone && !store.favourites.has(r.key)) {
       r.gone = true;
       goneCount++;
@@ -425,7 +435,7 @@ async function loadKept(m) {
   }
   want(added.filter((r) => !r.lastAsked)); // a re-read while the server pages asks only the new ones
   progress();
-  if (!list.complete && !list.error) setTimeout(() => n === m.loaded && loadKept(m), KEPT_POLL_MS);
+  if (!list.complete && !list.error) setTimeout(() => n === m.loaded && loadKept(m, offset + got.length), KEPT_POLL_MS);
 }
 const KEPT_POLL_MS = 3000;
 
