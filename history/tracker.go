@@ -191,6 +191,9 @@ func (t *Tracker) Len() int {
 	return t.lru.Len()
 }
 
+// Max is the most servers tracked at once (TrackerConfig.Max).
+func (t *Tracker) Max() int { return t.cfg.Max }
+
 // IsTracked reports whether k is in the tracked set.
 func (t *Tracker) IsTracked(k Key) bool {
 	t.mu.Lock()

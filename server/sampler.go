@@ -53,8 +53,21 @@ type MasterConfig struct {
 	Allow   func(netip.AddrPort) error
 	Tracker *history.Tracker
 	Masters []Ref // each with the options that ask it for its list
-	Every   time.Duration
-	Logger  *slog.Logger
+	// Kept are the lists the server keeps (package masters: Steam's and
+	// Quake III's), read instead of asked. Their servers only take free
+	// places in the tracker: a Steam list alone may outnumber its Max,
+	// and must not evict the servers people view.
+	Kept   []KeptList
+	Every  time.Duration
+	Logger *slog.Logger
+}
+
+// KeptList is one master's list as another part of the server keeps it.
+type KeptList struct {
+	Protocol string
+	Master   string // the master's label or address, for the log
+	// Read returns the addresses listed now (without asking the servers).
+	Read func(ctx context.Context) ([]string, error)
 }
 
 // TrackMasters tracks every server the masters list, now and every
@@ -69,6 +82,9 @@ func TrackMasters(ctx context.Context, cfg MasterConfig) {
 	for {
 		for _, m := range cfg.Masters {
 			trackMaster(ctx, cfg, m)
+		}
+		for _, l := range cfg.Kept {
+			trackKept(ctx, cfg, l)
 		}
 		select {
 		case <-ctx.Done():
@@ -115,4 +131,38 @@ func trackMaster(ctx context.Context, cfg MasterConfig, m Ref) {
 		}
 	}
 	logger.Info("track-master", "master", m.Addr, "listed", len(msg.Servers), "tracked", added, "refused", refused)
+}
+
+// trackKept tracks the servers of a kept list the relay's policy allows,
+// within the tracker's free places: those already tracked count as
+// viewed, new ones are added while there is room, the rest are counted
+// as skipped.
+func trackKept(ctx context.Context, cfg MasterConfig, l KeptList) {
+	addrs, err := l.Read(ctx)
+	if err != nil && len(addrs) == 0 {
+		cfg.Logger.Warn("track-master: no list", "master", l.Master, "err", err)
+		return
+	}
+	added, refused, skipped := 0, 0, 0
+	for _, s := range addrs {
+		ap, err := netip.ParseAddrPort(s)
+		if err != nil || cfg.Allow != nil && cfg.Allow(ap) != nil {
+			refused++
+			continue
+		}
+		ref, err := New(l.Protocol, s, nil)
+		if err != nil {
+			refused++
+			continue
+		}
+		k := ref.Key()
+		if !cfg.Tracker.IsTracked(k) && cfg.Tracker.Len() >= cfg.Tracker.Max() {
+			skipped++
+			continue
+		}
+		if cfg.Tracker.View(ctx, k, history.SourceMaster) {
+			added++
+		}
+	}
+	cfg.Logger.Info("track-master", "master", l.Master, "listed", len(addrs), "tracked", added, "refused", refused, "skipped", skipped)
 }

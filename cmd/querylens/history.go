@@ -48,7 +48,7 @@ func (h *historyOptions) flags(fs *flag.FlagSet) {
 	fs.DurationVar(&h.idle, "track-idle", history.DefaultTrackIdle, "stop tracking a server not viewed for this long")
 	fs.IntVar(&h.max, "track-max", history.DefaultTrackMax, "most servers tracked at once; a new one evicts the least recently viewed")
 	fs.Float64Var(&h.budget, "sample-budget", history.DefaultBudget, "most sampling queries per second, across all tracked servers")
-	fs.BoolVar(&h.trackMaster, "track-master", false, "also track every server the configured masters list")
+	fs.BoolVar(&h.trackMaster, "track-master", false, "also track every server the configured masters list (a kept Steam or Quake III list only fills free places of --track-max)")
 	fs.Func("db", "keep the history in PostgreSQL at `URL` (postgres://user:password@host/db) instead of a file in --data; instances sharing it sample each server once between them", func(s string) error {
 		if !strings.HasPrefix(s, "postgres://") && !strings.HasPrefix(s, "postgresql://") {
 			return errors.New("want a postgres:// URL")
@@ -96,6 +96,24 @@ type historyRun struct {
 	wg      sync.WaitGroup
 	tmp     string         // a directory to remove at close (the demo's own)
 	servers *probe.Tracked // the tracked servers' last samples, with --metrics-servers
+	// With --track-master: what trackMasters starts once the kept
+	// masters' lists exist.
+	masters *server.MasterConfig
+	mctx    context.Context
+}
+
+// trackMasters starts tracking what the masters list (with
+// --track-master): the Zandronum masters asked through the relay, and the
+// kept lists given (package masters' Keeper, which serve makes after the
+// history). A no-op without --track-master.
+func (h *historyRun) trackMasters(kept []server.KeptList) {
+	if h.masters == nil {
+		return
+	}
+	mcfg := *h.masters
+	mcfg.Kept = kept
+	h.masters = nil
+	h.wg.Go(func() { server.TrackMasters(h.mctx, mcfg) })
 }
 
 func (h *historyRun) stop() {
@@ -205,7 +223,7 @@ func (e *env) startHistoryIn(ctx context.Context, o serveOptions, rs *relay.Serv
 	})
 	if ho.trackMaster {
 		// The Zandronum masters: one conversation each gives the list (the
-		// kept masters' lists are package masters' business).
+		// kept masters' lists come from package masters: trackMasters).
 		var masters []string
 		for _, m := range o.masters {
 			if m.Protocol == "zandronum" {
@@ -231,7 +249,7 @@ func (e *env) startHistoryIn(ctx context.Context, o serveOptions, rs *relay.Serv
 			}
 			mcfg.Masters = append(mcfg.Masters, ref)
 		}
-		h.wg.Go(func() { server.TrackMasters(rctx, mcfg) })
+		h.masters, h.mctx = &mcfg, rctx
 	}
 	return h, nil
 }

@@ -21,6 +21,7 @@ import (
 	"github.com/querylens/querylens/demo"
 	"github.com/querylens/querylens/history"
 	"github.com/querylens/querylens/history/sqlite"
+	"github.com/querylens/querylens/masters"
 	"github.com/querylens/querylens/relay"
 	"github.com/querylens/querylens/server"
 )
@@ -309,4 +310,84 @@ func masterRef(t *testing.T, addr string) server.Ref {
 		t.Fatal(err)
 	}
 	return r
+}
+
+// TestTrackKeptLists: with --track-master the kept masters' lists (the
+// demo's Steam-like and Quake III masters, read from package masters'
+// keeper as serve wires it) are tracked too, but only into free places:
+// a server people viewed is never evicted for a listed one.
+func TestTrackKeptLists(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	d, err := demo.Start(ctx, demo.Config{MasterAddr: "127.0.0.1:0", Servers: 2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer d.Close()
+	logger := slog.New(slog.DiscardHandler)
+	rs := relay.New(relay.Config{AllowTargets: d.Prefixes(), CacheKey: codecs.QueryKey}, logger)
+	defer rs.Shutdown(context.Background())
+	specs := demoMasters(d)
+	keeper, err := masters.New(masters.Config{Masters: specs, Exchanger: rs, Allow: rs.CheckTarget, Logger: logger})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer keeper.Close()
+	kept := keptLists(keeper, specs)
+	if len(kept) != 2 || kept[0].Protocol != "a2s" || kept[1].Protocol != "quake3" {
+		t.Fatalf("kept lists %+v, want the Steam-like and the Quake III master's", kept)
+	}
+	store, err := sqlite.Open(ctx, filepath.Join(t.TempDir(), sqlite.FileName))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer store.Close()
+	const max = 5
+	tr, err := history.NewTracker(ctx, history.TrackerConfig{Store: store, Max: max})
+	if err != nil {
+		t.Fatal(err)
+	}
+	viewed, err := server.New("zandronum", d.Targets()[0].Addr, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tr.View(ctx, viewed.Key(), history.SourceView)
+	mctx, stop := context.WithCancel(ctx)
+	done := make(chan struct{})
+	var logs syncBuffer
+	go func() {
+		server.TrackMasters(mctx, server.MasterConfig{Exchanger: rs, Allow: rs.CheckTarget, Tracker: tr, Kept: kept,
+			Every: 100 * time.Millisecond, Logger: slog.New(slog.NewTextHandler(&logs, nil))})
+		close(done)
+	}()
+	// The keeper fetches each list on its first read: wait for a pass
+	// that found the tracker full and skipped listed servers.
+	skipped := regexp.MustCompile(`skipped=[1-9]`)
+	for tr.Len() < max || !skipped.MatchString(logs.String()) {
+		if ctx.Err() != nil {
+			t.Fatalf("no pass filled the tracker from the kept lists (%d tracked); log:\n%s", tr.Len(), logs.String())
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	stop()
+	<-done
+	if tr.Len() != max {
+		t.Errorf("tracked %d, want the tracker's %d places filled", tr.Len(), max)
+	}
+	if !tr.IsTracked(viewed.Key()) {
+		t.Error("the viewed server was evicted for a listed one")
+	}
+	got, err := store.Tracked(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	protocols := map[string]bool{}
+	for _, s := range got {
+		if s.Source == history.SourceMaster {
+			protocols[s.Key.Protocol] = true
+		}
+	}
+	if !protocols["a2s"] && !protocols["quake3"] {
+		t.Errorf("no kept list's server tracked: %+v\n%s", got, logs.String())
+	}
 }

@@ -321,6 +321,7 @@ func (e *env) runServe(ctx context.Context, o serveOptions, ready chan<- string)
 	}
 	defer keeper.Close()
 	wcfg.MasterLists = keeper
+	hist.trackMasters(keptLists(keeper, wcfg.Masters))
 	wh, err := web.New(wcfg)
 	if err != nil {
 		return err
@@ -461,4 +462,30 @@ func (e *env) demo(args []string) int {
 	io.WriteString(e.stdout, b.String())
 	<-ctx.Done()
 	return exitOK
+}
+
+// keptLists are the masters whose lists the keeper keeps, read for
+// --track-master: the listed addresses the relay may ask.
+func keptLists(k *masters.Keeper, specs []server.MasterSpec) []server.KeptList {
+	var out []server.KeptList
+	for _, m := range specs {
+		if p, ok := server.LookupProtocol(m.Protocol); !ok || p.Master == nil || !p.Master.Kept {
+			continue
+		}
+		out = append(out, server.KeptList{Protocol: m.Protocol, Master: m.String(), Read: func(ctx context.Context) ([]string, error) {
+			f := m.Filter
+			l, err := k.List(ctx, m.Protocol, m.Addr, &f)
+			var addrs []string
+			for _, s := range l.Servers {
+				if s.State != server.Refused {
+					addrs = append(addrs, s.Address)
+				}
+			}
+			if err == nil && l.Error != "" && !l.Complete {
+				err = errors.New(l.Error)
+			}
+			return addrs, err
+		}})
+	}
+	return out
 }
