@@ -34,6 +34,16 @@ type Config struct {
 	// addresses where nothing listens (SilentPrefix). Fewer than the
 	// answering servers (0 too) lists just them.
 	A2SList int
+	// Quake3Servers adds that many answering Quake III servers (at most
+	// MaxServers; ioquake3, Xonotic and CoD4 dialects, a few slow or
+	// silent), listed by the Quake III master beside the demo's own
+	// (Fleet, not Targets).
+	Quake3Servers int
+	// GameSpy1Servers adds that many answering GameSpy v1 servers (at most
+	// MaxServers; UT99 and Battlefield 1942 dialects, a few slow or
+	// silent). GameSpy v1 has no UDP master: they are in Fleet, for the
+	// caller to list as configured servers.
+	GameSpy1Servers int
 }
 
 // MaxA2SList bounds Config.A2SList: about 87 pages of a Steam master.
@@ -119,6 +129,12 @@ func Start(ctx context.Context, cfg Config) (*Demo, error) {
 	}
 	if cfg.A2SServers < 0 || cfg.A2SServers > MaxServers {
 		return nil, errors.New("demo: A2S servers must be between 0 and " + strconv.Itoa(MaxServers))
+	}
+	if cfg.Quake3Servers < 0 || cfg.Quake3Servers > MaxServers {
+		return nil, errors.New("demo: Quake III servers must be between 0 and " + strconv.Itoa(MaxServers))
+	}
+	if cfg.GameSpy1Servers < 0 || cfg.GameSpy1Servers > MaxServers {
+		return nil, errors.New("demo: GameSpy v1 servers must be between 0 and " + strconv.Itoa(MaxServers))
 	}
 	if cfg.A2SList < 0 || cfg.A2SList > MaxA2SList {
 		return nil, errors.New("demo: the A2S master's list must be between 0 and " + strconv.Itoa(MaxA2SList) + " addresses")

@@ -7,10 +7,12 @@ import (
 	"github.com/querylens/querylens/codecs/a2s"
 )
 
-// startListMasters starts the Steam-like master, listing the demo's A2S
-// servers, cfg.A2SServers more of them (the fleet) and silent addresses
-// up to cfg.A2SList, and the Quake III master, listing the demo's Quake
-// III servers two a datagram.
+// startListMasters starts the fleets (cfg.A2SServers, cfg.Quake3Servers
+// and cfg.GameSpy1Servers), the Steam-like master, listing the demo's A2S
+// servers, the A2S fleet and silent addresses up to cfg.A2SList, and the
+// Quake III master, listing the demo's Quake III servers and the Quake III
+// fleet: two a datagram without a fleet (so that a client must gather
+// several), as many as dpmaster puts in one with.
 func (d *Demo) startListMasters(cfg Config, open func(string, Target, Handler) (netip.AddrPort, error)) error {
 	for i := range cfg.A2SServers {
 		c := A2SConfig{InfoChallenge: i%2 == 0, GoldSrc: i%7 == 3}
@@ -22,6 +24,16 @@ func (d *Demo) startListMasters(cfg Config, open func(string, Target, Handler) (
 		}
 		t.Addr = ap.String()
 		d.fleet = append(d.fleet, t)
+	}
+	for i := range cfg.Quake3Servers {
+		if err := d.openFleet(open, quake3Fleet(cfg.Seed, i)); err != nil {
+			return err
+		}
+	}
+	for i := range cfg.GameSpy1Servers {
+		if err := d.openFleet(open, gameSpy1Fleet(cfg.Seed, i)); err != nil {
+			return err
+		}
 	}
 	var answering []a2s.Addr
 	var q3 []netip.AddrPort
@@ -42,11 +54,68 @@ func (d *Demo) startListMasters(cfg Config, open func(string, Target, Handler) (
 		return err
 	}
 	d.a2sMaster = ap.String()
-	ap, err = open("127.0.0.1:0", Target{}, NewQuake3Master("", q3, 2, false))
+	per := 2
+	if cfg.Quake3Servers > 0 {
+		per = q3FleetPerDatagram
+	}
+	ap, err = open("127.0.0.1:0", Target{}, NewQuake3Master("", q3, per, false))
 	if err != nil {
 		return err
 	}
 	d.q3Master = ap.String()
+	return nil
+}
+
+// q3FleetPerDatagram is how many servers the Quake III master lists a
+// datagram with a fleet: dpmaster fills datagrams of up to 1,400 bytes,
+// 7 bytes an IPv4 entry, after the 22-byte getserversResponse header and
+// before the 7-byte end marker.
+const q3FleetPerDatagram = (1400 - 22 - 7) / 7
+
+// fleetServer is one server of a fleet before its socket is open.
+type fleetServer struct {
+	t Target // Addr not yet set
+	h Handler
+}
+
+// quake3Fleet is the Quake III fleet's server i: mostly ioquake3, every
+// fourth Xonotic and every seventh CoD4, a few slow or silent.
+func quake3Fleet(seed int64, i int) fleetServer {
+	f := Quake3IOQ3
+	switch {
+	case i%7 == 3:
+		f = Quake3CoD4
+	case i%4 == 1:
+		f = Quake3Xonotic
+	}
+	b := fleetBehavior(i)
+	h := NewQuake3(seed+2_000_003+int64(i), f, b)
+	return fleetServer{Target{Protocol: "quake3", Name: "querylens demo Quake III fleet #" + strconv.Itoa(i+1), Behavior: b}, h}
+}
+
+// gameSpy1Fleet is the GameSpy v1 fleet's server i: UT99 and Battlefield
+// 1942 in turn, a few slow or silent.
+func gameSpy1Fleet(seed int64, i int) fleetServer {
+	f := GameSpy1UT99
+	if i%2 == 1 {
+		f = GameSpy1BF1942
+	}
+	b := fleetBehavior(i)
+	h := NewGameSpy1(seed+3_000_003+int64(i), f, b)
+	return fleetServer{Target{Protocol: "gamespy1", Name: "querylens demo GameSpy v1 fleet #" + strconv.Itoa(i+1), Behavior: b}, h}
+}
+
+// openFleet opens s's socket (a Slow one answers after SlowDelay, as the
+// demo's own slow servers do) and adds it to the fleet.
+func (d *Demo) openFleet(open func(string, Target, Handler) (netip.AddrPort, error), s fleetServer) error {
+	// A Target without a protocol: open serves it but leaves it out of
+	// Targets.
+	ap, err := open("127.0.0.1:0", Target{Behavior: s.t.Behavior}, s.h)
+	if err != nil {
+		return err
+	}
+	s.t.Addr = ap.String()
+	d.fleet = append(d.fleet, s.t)
 	return nil
 }
 
@@ -96,6 +165,7 @@ func (d *Demo) A2SMaster() string { return d.a2sMaster }
 // Quake3Master is the Quake III master's address.
 func (d *Demo) Quake3Master() string { return d.q3Master }
 
-// Fleet lists the extra A2S servers (Config.A2SServers), which only the
-// Steam-like master lists.
+// Fleet lists the extra servers (Config.A2SServers, Quake3Servers and
+// GameSpy1Servers, in that order): the A2S and Quake III ones only their
+// masters list; the GameSpy v1 ones are the caller's to list.
 func (d *Demo) Fleet() []Target { return append([]Target(nil), d.fleet...) }

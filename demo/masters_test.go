@@ -4,11 +4,14 @@ import (
 	"context"
 	"net"
 	"net/netip"
+	"sync"
 	"testing"
 	"time"
 
+	"github.com/querylens/querylens/codecs"
 	"github.com/querylens/querylens/codecs/a2s"
 	"github.com/querylens/querylens/codecs/quake3"
+	"github.com/querylens/querylens/netquery"
 )
 
 func TestA2SList(t *testing.T) {
@@ -65,12 +68,111 @@ func TestListMasters(t *testing.T) {
 	if replies := ask(t, d.Quake3Master(), q3); len(replies) == 0 {
 		t.Fatal("the Quake III master did not answer")
 	}
-	for _, bad := range []Config{{A2SServers: -1}, {A2SServers: MaxServers + 1}, {A2SList: MaxA2SList + 1}} {
+	for _, bad := range []Config{{A2SServers: -1}, {A2SServers: MaxServers + 1}, {A2SList: MaxA2SList + 1},
+		{Quake3Servers: -1}, {Quake3Servers: MaxServers + 1}, {GameSpy1Servers: -1}, {GameSpy1Servers: MaxServers + 1}} {
 		if d, err := Start(ctx, bad); err == nil {
 			d.Close()
 			t.Errorf("Start(%+v) accepted", bad)
 		}
 	}
+}
+
+// TestFleets starts small Quake III and GameSpy v1 fleets: the Quake III
+// master lists the Quake III fleet beside the demo's own servers, and
+// every fleet server answers its protocol's default query as its
+// behaviour says.
+func TestFleets(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	const q3n, gs1n = 40, 40
+	d, err := Start(ctx, Config{Servers: 1, Quake3Servers: q3n, GameSpy1Servers: gs1n})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer d.Close()
+	count := map[string]int{}
+	for _, tg := range d.Fleet() {
+		count[tg.Protocol]++
+	}
+	if count["quake3"] != q3n || count["gamespy1"] != gs1n {
+		t.Fatalf("fleet %v, want %d quake3 and %d gamespy1", count, q3n, gs1n)
+	}
+
+	// The Quake III master's list: the fleet and the demo's own.
+	c, err := codecs.Lookup("quake3")
+	if err != nil {
+		t.Fatal(err)
+	}
+	mq, err := c.NewQuery(map[string]string{"master": "true"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	u := &netquery.UDP{Timeout: 10 * time.Second}
+	if res, err := u.Exchange(ctx, "quake3", d.Quake3Master(), mq); err != nil || !res.Done {
+		t.Fatalf("master: %+v %v", res, err)
+	}
+	ml, err := mq.Result(codecs.DecodeOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	listed := map[string]bool{}
+	for _, s := range ml.Servers {
+		listed[s] = true
+	}
+	own := 0
+	for _, tg := range d.Targets() {
+		if tg.Protocol == "quake3" {
+			own++
+		}
+	}
+	if len(ml.Servers) != q3n+own {
+		t.Errorf("the Quake III master lists %d servers, want %d fleet + %d own", len(ml.Servers), q3n, own)
+	}
+
+	var wg sync.WaitGroup
+	for _, tg := range d.Fleet() {
+		if tg.Protocol == "quake3" && !listed[tg.Addr] {
+			t.Errorf("the Quake III master does not list fleet server %s", tg.Addr)
+		}
+		wg.Add(1)
+		go func(tg Target) {
+			defer wg.Done()
+			c, err := codecs.Lookup(tg.Protocol)
+			if err != nil {
+				t.Error(err)
+				return
+			}
+			// A lost datagram on a loaded machine: ask again.
+			for try := 0; ; try++ {
+				q, err := c.NewQuery(nil)
+				if err != nil {
+					t.Error(err)
+					return
+				}
+				u := &netquery.UDP{Timeout: 3 * time.Second}
+				res, err := u.Exchange(ctx, tg.Protocol, tg.Addr, q)
+				if tg.Behavior == Silent {
+					if err == nil && res.Done {
+						t.Errorf("%s %s (silent) answered", tg.Protocol, tg.Addr)
+					}
+					return
+				}
+				if (err != nil || !res.Done) && try < 2 {
+					continue
+				}
+				if err != nil || !res.Done {
+					t.Errorf("%s %s (%s): %+v %v", tg.Protocol, tg.Addr, tg.Behavior, res, err)
+					return
+				}
+				m, err := q.Result(codecs.DecodeOptions{})
+				if err != nil || m.Info == nil || m.Info.Name == "" {
+					t.Errorf("%s %s: %+v %v", tg.Protocol, tg.Addr, m, err)
+				}
+				return
+			}
+		}(tg)
+	}
+	wg.Wait()
 }
 
 // ask sends q to addr on loopback and returns the datagrams that came

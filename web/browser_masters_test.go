@@ -22,11 +22,13 @@ import (
 // TestBrowserKeptMasters: the rows of the Steam-like and Quake III
 // masters, whose lists the server keeps, show in the browse page and are
 // asked like any other; none of their servers is configured otherwise.
+// Small fleets ride along: the Quake III one on its master's list, the
+// GameSpy v1 one configured, as `serve --demo-gamespy1-servers` lists it.
 func TestBrowserKeptMasters(t *testing.T) {
 	needWasm(t)
 	ctx, cancel := context.WithCancel(context.Background())
 	t.Cleanup(cancel)
-	d, err := demo.Start(ctx, demo.Config{Servers: 2, A2SServers: 3})
+	d, err := demo.Start(ctx, demo.Config{Servers: 2, A2SServers: 3, Quake3Servers: 3, GameSpy1Servers: 3})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -49,7 +51,13 @@ func TestBrowserKeptMasters(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { k.Close() })
-	h, err := web.New(web.Config{Exchanger: rs, Masters: specs, MasterLists: k, Logger: logger, StatusTimeout: testStatusTimeout})
+	var configured []server.Ref
+	for _, tg := range d.Fleet() {
+		if tg.Protocol == "gamespy1" {
+			configured = append(configured, tg.Ref())
+		}
+	}
+	h, err := web.New(web.Config{Exchanger: rs, Masters: specs, Servers: configured, MasterLists: k, Logger: logger, StatusTimeout: testStatusTimeout})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -61,6 +69,9 @@ func TestBrowserKeptMasters(t *testing.T) {
 		if (tg.Protocol == "a2s" || tg.Protocol == "quake3") && tg.Behavior == demo.Normal && tg.Options == nil {
 			want = append(want, tg.Protocol+"/"+netip.MustParseAddrPort(tg.Addr).String())
 		}
+	}
+	for _, ref := range configured {
+		want = append(want, ref.Protocol+"/"+ref.Addr)
 	}
 	tctx := tab(t)
 	if err := chromedp.Do(tctx, chromedp.Navigate(base+"/")); err != nil {

@@ -99,6 +99,8 @@ type serveOptions struct {
 	demoMaster   string
 	demoA2SList  int
 	demoA2S      int
+	demoQuake3   int
+	demoGameSpy1 int
 	steamKey     string
 	metrics      bool
 	logJSON      bool
@@ -150,6 +152,9 @@ func (e *env) serve(args []string) int {
 	fs.IntVar(&o.demoServers, "demo-servers", demo.DefaultServers, "with --demo: how many Zandronum servers the demo master lists")
 	fs.StringVar(&o.demoMaster, "demo-master-addr", "", "with --demo: where the demo master listens (default a free loopback port)")
 	fs.IntVar(&o.demoA2S, "demo-a2s-servers", 0, "with --demo: how many more A2S servers the demo's Steam-like master lists (up to "+strconv.Itoa(demo.MaxServers)+")")
+	fs.IntVar(&o.demoQuake3, "demo-quake3-servers", 0, "with --demo: how many more Quake III servers the demo's Quake III master lists (up to "+strconv.Itoa(demo.MaxServers)+")")
+	fs.IntVar(&o.demoGameSpy1, "demo-gamespy1-servers", 0, "with --demo: how many more GameSpy v1 servers the browser page lists (up to "+strconv.Itoa(demo.MaxServers)+";\n"+
+		"GameSpy v1 has no UDP master: they are listed as --server would list them)")
 	fs.IntVar(&o.demoA2SList, "demo-a2s-list", 0, "with --demo: how many addresses the Steam-like master lists in all, the A2S servers among silent\n"+
 		"loopback ones (up to "+strconv.Itoa(demo.MaxA2SList)+"; 0: just the A2S servers)")
 	fs.StringVar(&o.steamKey, "steam-web-api-key", "", "list Steam masters through the Steam Web API (IGameServersService/GetServerList) with this `KEY`\n"+
@@ -171,6 +176,12 @@ func (e *env) serve(args []string) int {
 	}
 	if o.demoA2S < 0 || o.demoA2S > demo.MaxServers {
 		return e.usageErr(fs, "--demo-a2s-servers must be between 0 and "+strconv.Itoa(demo.MaxServers))
+	}
+	if o.demoQuake3 < 0 || o.demoQuake3 > demo.MaxServers {
+		return e.usageErr(fs, "--demo-quake3-servers must be between 0 and "+strconv.Itoa(demo.MaxServers))
+	}
+	if o.demoGameSpy1 < 0 || o.demoGameSpy1 > demo.MaxServers {
+		return e.usageErr(fs, "--demo-gamespy1-servers must be between 0 and "+strconv.Itoa(demo.MaxServers))
 	}
 	if o.demoA2SList < 0 || o.demoA2SList > demo.MaxA2SList {
 		return e.usageErr(fs, "--demo-a2s-list must be between 0 and "+strconv.Itoa(demo.MaxA2SList))
@@ -229,7 +240,8 @@ func (e *env) runServe(ctx context.Context, o serveOptions, ready chan<- string)
 	var demoTargets []demo.Target
 	if o.demo {
 		var err error
-		d, err = demo.Start(ctx, demo.Config{MasterAddr: o.demoMaster, Servers: o.demoServers, A2SServers: o.demoA2S, A2SList: o.demoA2SList})
+		d, err = demo.Start(ctx, demo.Config{MasterAddr: o.demoMaster, Servers: o.demoServers, A2SServers: o.demoA2S, A2SList: o.demoA2SList,
+			Quake3Servers: o.demoQuake3, GameSpy1Servers: o.demoGameSpy1})
 		if err != nil {
 			return err
 		}
@@ -260,6 +272,14 @@ func (e *env) runServe(ctx context.Context, o serveOptions, ready chan<- string)
 		demoTargets = d.Targets()
 		for _, t := range d.Targets() {
 			if t.Protocol != "zandronum" {
+				wcfg.Servers = append(wcfg.Servers, t.Ref())
+			}
+		}
+		// GameSpy v1 has no UDP master: its fleet is listed as
+		// configured servers (the A2S and Quake III fleets are on
+		// their masters' lists).
+		for _, t := range d.Fleet() {
+			if t.Protocol == "gamespy1" {
 				wcfg.Servers = append(wcfg.Servers, t.Ref())
 			}
 		}
@@ -359,6 +379,7 @@ func (e *env) runServe(ctx context.Context, o serveOptions, ready chan<- string)
 	if d != nil {
 		io.WriteString(e.stdout, "demo master "+d.Master()+" listing "+strconv.Itoa(o.demoServers)+" Zandronum servers\n")
 		io.WriteString(e.stdout, "demo Steam-like master "+d.A2SMaster()+", Quake III master "+d.Quake3Master()+"\n")
+		io.WriteString(e.stdout, fleetLines(d, o))
 	}
 	io.WriteString(e.stdout, "querylens is serving at "+url+"\n")
 	if ready != nil {
@@ -379,6 +400,29 @@ func (e *env) runServe(ctx context.Context, o serveOptions, ready chan<- string)
 	rerr := rs.Shutdown(sctx) // tells WebSocket clients first; they are hijacked, so srv.Shutdown would not
 	herr := srv.Shutdown(sctx)
 	return errors.Join(rerr, herr)
+}
+
+// fleetLines is what serve prints of the demo's fleets: how many servers
+// each master lists beside the demo's own, and every GameSpy v1 fleet
+// server's address (the page lists them as configured servers; a script
+// can ask the same ones).
+func fleetLines(d *demo.Demo, o serveOptions) string {
+	var b strings.Builder
+	if o.demoA2S > 0 {
+		b.WriteString("demo fleet: " + strconv.Itoa(o.demoA2S) + " A2S servers listed by the Steam-like master\n")
+	}
+	if o.demoQuake3 > 0 {
+		b.WriteString("demo fleet: " + strconv.Itoa(o.demoQuake3) + " Quake III servers listed by the Quake III master\n")
+	}
+	if o.demoGameSpy1 > 0 {
+		b.WriteString("demo fleet: " + strconv.Itoa(o.demoGameSpy1) + " GameSpy v1 servers listed as configured servers\n")
+		for _, t := range d.Fleet() {
+			if t.Protocol == "gamespy1" {
+				b.WriteString("demo gamespy1 " + t.Addr + "\n")
+			}
+		}
+	}
+	return b.String()
 }
 
 // demoLoopback are the limits --demo gives clients on loopback: enough

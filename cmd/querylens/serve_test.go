@@ -222,6 +222,90 @@ func TestServeBadFlags(t *testing.T) {
 			t.Errorf("%v: exit %d, want %d", args, code, exitUsage)
 		}
 	}
+	// The fleets' bounds: the error names the flag and its range.
+	for _, args := range [][]string{
+		{"serve", "--demo-quake3-servers", "-1"},
+		{"serve", "--demo-quake3-servers", "5001"},
+		{"serve", "--demo-gamespy1-servers", "-1"},
+		{"serve", "--demo-gamespy1-servers", "5001"},
+	} {
+		_, stderr, code := runCLI(t, "", args...)
+		if code != exitUsage || !strings.Contains(stderr, args[1]+" must be between 0 and 5000") {
+			t.Errorf("%v: exit %d, want %d and the flag's range in %q", args, code, exitUsage, stderr)
+		}
+	}
+}
+
+// TestServeFleets runs serve --demo with small Quake III and GameSpy v1
+// fleets: the Quake III master's kept list has the fleet, the browser
+// page's configuration lists every GameSpy v1 fleet server serve printed,
+// and one of them answers through the relay.
+func TestServeFleets(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	var out, errb bytes.Buffer
+	e := &env{stdin: strings.NewReader(""), stdout: &out, stderr: &errb}
+	ready := make(chan string, 1)
+	done := make(chan error, 1)
+	sctx, stop := context.WithCancel(ctx)
+	defer stop()
+	go func() {
+		done <- e.runServe(sctx, serveOptions{addr: "127.0.0.1:0", demo: true, demoServers: 1, demoQuake3: 6, demoGameSpy1: 5}, ready)
+	}()
+	var base string
+	select {
+	case base = <-ready:
+	case err := <-done:
+		t.Fatalf("serve ended: %v\n%s", err, errb.String())
+	case <-ctx.Done():
+		t.Fatal("serve did not start")
+	}
+	var gs1 []string
+	for _, line := range strings.Split(out.String(), "\n") {
+		if a, ok := strings.CutPrefix(line, "demo gamespy1 "); ok {
+			gs1 = append(gs1, a)
+		}
+	}
+	for _, want := range []string{"demo fleet: 6 Quake III servers listed by the Quake III master", "demo fleet: 5 GameSpy v1 servers listed as configured servers"} {
+		if !strings.Contains(out.String(), want) {
+			t.Errorf("serve's output lacks %q:\n%s", want, out.String())
+		}
+	}
+	if len(gs1) != 5 {
+		t.Fatalf("serve printed %d GameSpy v1 fleet servers, want 5:\n%s", len(gs1), out.String())
+	}
+	_, q3Master := demoListMasters(t, out.String())
+	// The demo's own five Quake III servers (a hostile one too) and the
+	// fleet's six.
+	if q3 := waitList(t, base+"api/v1/masters/quake3/"+q3Master); len(q3.Servers) != 11 || !q3.Complete {
+		t.Errorf("Quake III master's list: %d servers (complete %v), want 11", len(q3.Servers), q3.Complete)
+	}
+	resp, err := http.Get(base)
+	if err != nil {
+		t.Fatal(err)
+	}
+	page, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	for _, a := range gs1 {
+		if !strings.Contains(string(page), `"protocol":"gamespy1","addr":"`+a+`"`) {
+			t.Errorf("the browser page does not list GameSpy v1 fleet server %s", a)
+		}
+	}
+	relayURL := "ws" + strings.TrimPrefix(base, "http") + "relay"
+	// The first fleet server is a normal one (demo.fleetBehavior).
+	stdout, stderr, code := runCLI(t, "", "query", "-p", "gamespy1", "--timeout", "10s", "--relay", relayURL, gs1[0])
+	if code != 0 || !strings.Contains(stdout, `"kind":"response"`) {
+		t.Errorf("GameSpy v1 fleet server via relay: exit %d %s %s", code, stdout, stderr)
+	}
+	stop()
+	select {
+	case err := <-done:
+		if err != nil {
+			t.Fatalf("shutdown: %v", err)
+		}
+	case <-time.After(15 * time.Second):
+		t.Fatal("serve did not shut down")
+	}
 }
 
 // TestServeProbe runs serve --demo with --metrics-servers and a probe

@@ -11,6 +11,7 @@ import (
 	"os"
 	"os/exec"
 	"runtime"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -215,14 +216,15 @@ func browserSection(ctx context.Context, e *env) (string, error) {
 	if _, err := os.Stat(e.chromium); err != nil {
 		return "Chromium is not installed at " + e.chromium + " (apt-get install -y chromium).\n", err
 	}
-	var rounds, loaded, a2sRounds, a2sLoaded []browserRound
-	// Quiet and loaded rounds alternate, and so do the Zandronum and A2S
-	// refreshes (which goes first swaps every round), so that a change in
-	// the machine's own load touches all four alike.
+	var runs browserRuns
+	// Quiet and loaded rounds alternate, and so do the Zandronum, A2S,
+	// Quake III and GameSpy v1 refreshes (their order reverses every
+	// round), so that a change in the machine's own load touches them all
+	// alike.
 	for round := range e.e2eCount {
-		protos := []string{"zandronum", "a2s"}
+		protos := []string{"zandronum", "a2s", "quake3", "gamespy1"}
 		if round%2 == 1 {
-			protos[0], protos[1] = protos[1], protos[0]
+			slices.Reverse(protos)
 		}
 		for _, hog := range []bool{false, true} {
 			for _, proto := range protos {
@@ -232,16 +234,7 @@ func browserSection(ctx context.Context, e *env) (string, error) {
 					return "", fmt.Errorf("%s round: %w", proto, err)
 				}
 				fmt.Fprintf(e.log, "browser: page %+v\nbrowser: floor %+v\n", r.page, r.floor)
-				switch {
-				case proto == "a2s" && hog:
-					a2sLoaded = append(a2sLoaded, r)
-				case proto == "a2s":
-					a2sRounds = append(a2sRounds, r)
-				case hog:
-					loaded = append(loaded, r)
-				default:
-					rounds = append(rounds, r)
-				}
+				runs.add(proto, hog, r)
 			}
 		}
 	}
@@ -250,7 +243,7 @@ func browserSection(ctx context.Context, e *env) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	report := browserReport(e, browserRuns{rounds, loaded, a2sRounds, a2sLoaded}, fd)
+	report := browserReport(e, runs, fd)
 	if e.whatIf {
 		exp, err := e.experiments(ctx)
 		if err != nil {
@@ -296,7 +289,11 @@ func (e *env) profileRound(ctx context.Context) (*profiler.Profile, pageStats, e
 // Steam-like master (and one Zandronum server), whose list the server
 // keeps: it is fetched once before the page opens, as a running server
 // has it for every visitor (the first fetch is paced at one page of 231
-// addresses per 2 s, masters.DefaultInterval).
+// addresses per 2 s, masters.DefaultInterval); "quake3", e.servers Quake
+// III servers behind the demo's Quake III master, whose list the server
+// keeps too; "gamespy1", e.servers GameSpy v1 servers the page lists as
+// configured servers (GameSpy v1 has no UDP master), which the floor reads
+// from the page's own configuration.
 func (e *env) browserRound(ctx context.Context, hog bool, protocol string) (browserRound, error) {
 	r := browserRound{protocol: protocol}
 	ctx, cancel := context.WithTimeout(ctx, 2*time.Minute)
@@ -304,14 +301,25 @@ func (e *env) browserRound(ctx context.Context, hog bool, protocol string) (brow
 	var srv *serveProc
 	var err error
 	master := ""
-	if protocol == "a2s" {
-		srv, err = startServe(ctx, e.querylens, 1, "--demo-a2s-servers", strconv.Itoa(e.servers))
+	var configured []string // gamespy1: the page's configured servers
+	switch protocol {
+	case "a2s", "quake3":
+		srv, err = startServe(ctx, e.querylens, 1, "--demo-"+protocol+"-servers", strconv.Itoa(e.servers))
 		if err == nil {
 			master = srv.a2sMaster
+			if protocol == "quake3" {
+				master = srv.q3Master
+			}
 			defer srv.stop()
 			r.keptMS, err = keepList(ctx, srv.url, protocol, master)
 		}
-	} else {
+	case "gamespy1":
+		srv, err = startServe(ctx, e.querylens, 1, "--demo-gamespy1-servers", strconv.Itoa(e.servers))
+		if err == nil {
+			defer srv.stop()
+			configured, err = pageServers(ctx, srv.url, protocol)
+		}
+	default:
 		srv, err = startServe(ctx, e.querylens, e.servers)
 		if err == nil {
 			master = srv.master
@@ -352,8 +360,67 @@ func (e *env) browserRound(ctx context.Context, hog bool, protocol string) (brow
 	case <-ctx.Done():
 		return r, ctx.Err()
 	}
-	r.floor, err = nativeFloor(ctx, protocol, master, pageConcurrency)
+	if protocol == "gamespy1" {
+		r.floor, err = nativeFloorList(ctx, protocol, configured, pageConcurrency)
+	} else {
+		r.floor, err = nativeFloor(ctx, protocol, master, pageConcurrency)
+	}
 	return r, err
+}
+
+// pageServers reads the browser page's configuration (<script
+// id="ql-config">) and returns the addresses of its configured servers of
+// protocol: what the page lists and asks without a master. It fails if
+// one of them has query options, which the floor would not pass.
+func pageServers(ctx context.Context, base, protocol string) ([]string, error) {
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, base, nil)
+	if err != nil {
+		return nil, err
+	}
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		return nil, err
+	}
+	body, err := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	if err != nil {
+		return nil, err
+	}
+	return configServers(string(body), protocol)
+}
+
+// configServers reads the configured servers of protocol from a browser
+// page's HTML (see pageServers).
+func configServers(html, protocol string) ([]string, error) {
+	_, rest, ok := strings.Cut(html, `<script id="ql-config" type="application/json">`)
+	js, _, ok2 := strings.Cut(rest, "</script>")
+	if !ok || !ok2 {
+		return nil, errors.New("the browser page has no ql-config script")
+	}
+	var cfg struct {
+		Servers []struct {
+			Protocol string            `json:"protocol"`
+			Addr     string            `json:"addr"`
+			Options  map[string]string `json:"options"`
+		} `json:"servers"`
+	}
+	if err := json.Unmarshal([]byte(js), &cfg); err != nil {
+		return nil, fmt.Errorf("the browser page's ql-config: %w", err)
+	}
+	var out []string
+	for _, s := range cfg.Servers {
+		if s.Protocol != protocol {
+			continue
+		}
+		if len(s.Options) > 0 {
+			return nil, fmt.Errorf("the browser page's ql-config: %s/%s has options %v (the floor asks with none)", s.Protocol, s.Addr, s.Options)
+		}
+		out = append(out, s.Addr)
+	}
+	if len(out) == 0 {
+		return nil, fmt.Errorf("the browser page's ql-config lists no %s servers", protocol)
+	}
+	return out, nil
 }
 
 // keepList asks the server for a kept master's list
@@ -422,6 +489,19 @@ func nativeFloor(ctx context.Context, protocol, master string, concurrency int) 
 	f.masterMS = msSince(start)
 	f.listed = len(m.Servers)
 	f.out, err = farm.QueryAll(ctx, protocol, nil, m.Servers, concurrency, 2*time.Second)
+	f.totalMS = msSince(start)
+	return f, err
+}
+
+// nativeFloorList asks every one of servers directly over UDP with the
+// codec's default options (the page's, for servers configured without
+// any), concurrency at a time: the floor of a protocol without a master.
+func nativeFloorList(ctx context.Context, protocol string, servers []string, concurrency int) (floorRun, error) {
+	var f floorRun
+	start := time.Now()
+	f.listed = len(servers)
+	out, err := farm.QueryAll(ctx, protocol, nil, servers, concurrency, 2*time.Second)
+	f.out = out
 	f.totalMS = msSince(start)
 	return f, err
 }
@@ -644,6 +724,7 @@ type serveProc struct {
 	url       string // http://127.0.0.1:port/
 	master    string // the demo's Zandronum master
 	a2sMaster string // the demo's Steam-like master
+	q3Master  string // the demo's Quake III master
 	done      chan struct{}
 }
 
@@ -690,7 +771,9 @@ func startServe(ctx context.Context, bin string, servers int, extra ...string) (
 				s.master, _, _ = strings.Cut(rest, " ")
 			}
 			if rest, ok := strings.CutPrefix(l, "demo Steam-like master "); ok {
-				s.a2sMaster, _, _ = strings.Cut(rest, ",")
+				var q3 string
+				s.a2sMaster, q3, _ = strings.Cut(rest, ",")
+				s.q3Master = strings.TrimPrefix(q3, " Quake III master ")
 			}
 			if rest, ok := strings.CutPrefix(l, "querylens is serving at "); ok {
 				s.url = strings.TrimSpace(rest)
@@ -780,42 +863,85 @@ func parseMetrics(r io.Reader) (map[string]float64, error) {
 	return out, sc.Err()
 }
 
-// browserRuns are the rounds of the browser section: Zandronum and A2S,
-// quiet and loaded.
-type browserRuns struct{ zan, zanLoaded, a2s, a2sLoaded []browserRound }
+// browserRuns are the rounds of the browser section: Zandronum, A2S,
+// Quake III and GameSpy v1, quiet and loaded.
+type browserRuns struct {
+	zan, zanLoaded []browserRound
+	a2s, a2sLoaded []browserRound
+	q3, q3Loaded   []browserRound
+	gs1, gs1Loaded []browserRound
+}
 
-// a2sCheck is the A2S refresh against the Zandronum one on one machine
-// state: both page ÷ floor ratios, their quotient, and whether the page
-// ended as many A2S rows online as the floor completed conversations.
-type a2sCheck struct {
-	zanRatio, a2sRatio, quotient float64
-	online, floorDone            float64 // medians
-	notOnline                    string  // the most common states and details of A2S rows not online, last round
+// add files round r of protocol, loaded (hog) or quiet.
+func (runs *browserRuns) add(protocol string, hog bool, r browserRound) {
+	quiet, loaded := &runs.zan, &runs.zanLoaded
+	switch protocol {
+	case "a2s":
+		quiet, loaded = &runs.a2s, &runs.a2sLoaded
+	case "quake3":
+		quiet, loaded = &runs.q3, &runs.q3Loaded
+	case "gamespy1":
+		quiet, loaded = &runs.gs1, &runs.gs1Loaded
+	}
+	if hog {
+		*loaded = append(*loaded, r)
+	} else {
+		*quiet = append(*quiet, r)
+	}
+}
+
+// comparedRuns are one protocol's refreshes, measured against
+// Zandronum's.
+type comparedRuns struct {
+	title         string // as the report names the protocol
+	quiet, loaded []browserRound
+}
+
+// compared lists the protocols with rounds beside Zandronum's, in the
+// report's order.
+func (runs browserRuns) compared() []comparedRuns {
+	var out []comparedRuns
+	for _, c := range []comparedRuns{{"A2S", runs.a2s, runs.a2sLoaded}, {"Quake III", runs.q3, runs.q3Loaded}, {"GameSpy v1", runs.gs1, runs.gs1Loaded}} {
+		if len(c.quiet) > 0 && len(c.loaded) > 0 {
+			out = append(out, c)
+		}
+	}
+	return out
+}
+
+// zanCheck is a protocol's refresh against the Zandronum one on one
+// machine state: both page ÷ floor ratios, their quotient, and whether
+// the page ended as many of the protocol's rows online as the floor
+// completed conversations.
+type zanCheck struct {
+	zanRatio, ratio, quotient float64
+	online, floorDone         float64 // medians
+	notOnline                 string  // the most common states and details of the rows not online, last round
 }
 
 // met is the goal: the quotient at most 1.1, on a refresh that answered
 // (page online within 5 % of the floor's completed conversations).
-func (c a2sCheck) met() bool { return c.quotient <= 1.1 && c.answered() }
+func (c zanCheck) met() bool { return c.quotient <= 1.1 && c.answered() }
 
-func (c a2sCheck) answered() bool { return c.online >= 0.95*c.floorDone }
+func (c zanCheck) answered() bool { return c.online >= 0.95*c.floorDone }
 
-func checkA2S(zan, a2s []browserRound) a2sCheck {
+func checkAgainstZandronum(zan, other []browserRound) zanCheck {
 	rendered := func(r browserRound) float64 { return r.page.Marks["rendered"] }
 	floorTotal := func(r browserRound) float64 { return r.floor.totalMS }
 	medOf := func(rs []browserRound, f func(browserRound) float64) float64 { return bench.Median(collect(rs, f)) }
-	c := a2sCheck{
+	c := zanCheck{
 		zanRatio:  medOf(zan, rendered) / medOf(zan, floorTotal),
-		a2sRatio:  medOf(a2s, rendered) / medOf(a2s, floorTotal),
-		online:    medOf(a2s, func(r browserRound) float64 { return float64(r.page.States["online"]) }),
-		floorDone: medOf(a2s, func(r browserRound) float64 { return float64(r.floor.out.Done) }),
+		ratio:     medOf(other, rendered) / medOf(other, floorTotal),
+		online:    medOf(other, func(r browserRound) float64 { return float64(r.page.States["online"]) }),
+		floorDone: medOf(other, func(r browserRound) float64 { return float64(r.floor.out.Done) }),
 	}
-	c.quotient = c.a2sRatio / c.zanRatio
+	c.quotient = c.ratio / c.zanRatio
 	type kv struct {
 		k string
 		n int
 	}
 	var top []kv
-	for k, n := range a2s[len(a2s)-1].page.Details {
+	for k, n := range other[len(other)-1].page.Details {
 		top = append(top, kv{k, n})
 	}
 	sort.Slice(top, func(i, j int) bool { return top[i].n > top[j].n || top[i].n == top[j].n && top[i].k < top[j].k })
@@ -849,12 +975,27 @@ func browserReport(e *env, runs browserRuns, fd firstDecodeRuns) string {
 		"(`globalThis.querylensBrowse.view()`, the progress bar, `#counts`, then two animation frames). The relay connection and the decoder run in the page's worker (web/static/worker.js), which asks up to %d servers at a time.\n", e.servers, pageConcurrency)
 	fmt.Fprintf(&b, "- floor: `netquery.UDP` with `codecs.Lookup(\"zandronum\").NewQuery(...)`: the master list, then every listed server, %d at a time, 2 s timeout (the relay's reply window).\n", pageConcurrency)
 	if len(runs.a2s) > 0 {
-		fmt.Fprintf(&b, "- A2S: in the same run, alternating with the rounds above (which protocol goes first swaps every round), %s: %d A2S servers behind the demo's Steam-like master, %s in its list with the demo's own (a few slow and silent, as in the wild). "+
+		fmt.Fprintf(&b, "- A2S: in the same run, alternating with the rounds above (the order of the protocols reverses every round), %s: %d A2S servers behind the demo's Steam-like master, %s in its list with the demo's own (a few slow and silent, as in the wild). "+
 			"The server keeps that list (`GET /api/v1/masters/a2s/…`); it is fetched once before the page opens (median %s: one page of 231 addresses per 2 s), as a running server has it for every visitor. "+
 			"The page asks every listed server through the relay INFO, PLAYER and RULES with their challenges (it passes no options: the codec's default); the floor pages through the master over UDP (`master=true`) and asks every server the same, %d at a time, 2 s timeout.\n",
 			code(fmt.Sprintf("serve --demo --demo-servers 1 --demo-a2s-servers %d", e.servers)), e.servers,
 			num(bench.Median(collect(runs.a2s, func(r browserRound) float64 { return float64(r.floor.listed) }))),
 			ms(bench.Median(collect(runs.a2s, func(r browserRound) float64 { return r.keptMS }))), pageConcurrency)
+	}
+	if len(runs.q3) > 0 {
+		fmt.Fprintf(&b, "- Quake III: in the same run, alternating likewise, %s: %d Quake III servers (ioquake3, Xonotic and CoD4 dialects, a few slow and silent) behind the demo's Quake III master, %s in its list with the demo's own. "+
+			"The server keeps that list (`GET /api/v1/masters/quake3/…`); it is fetched once before the page opens (median %s), as a running server has it for every visitor. "+
+			"The page asks every listed server through the relay one getstatus (it passes no options: the codec's default); the floor asks the master over UDP (`master=true`) and every server the same, %d at a time, 2 s timeout.\n",
+			code(fmt.Sprintf("serve --demo --demo-servers 1 --demo-quake3-servers %d", e.servers)), e.servers,
+			num(bench.Median(collect(runs.q3, func(r browserRound) float64 { return float64(r.floor.listed) }))),
+			ms(bench.Median(collect(runs.q3, func(r browserRound) float64 { return r.keptMS }))), pageConcurrency)
+	}
+	if len(runs.gs1) > 0 {
+		fmt.Fprintf(&b, "- GameSpy v1: in the same run, alternating likewise, %s: %d GameSpy v1 servers (UT99 and Battlefield 1942 dialects, replies in two or three datagrams, a few slow and silent), %s configured rows with the demo's own. "+
+			"GameSpy v1 has no UDP master: the page lists them from its configuration (as `--server gamespy1=HOST:PORT` would) and asks each through the relay `\\status\\` (no options: the codec's default); "+
+			"the floor reads the same addresses from the page's configuration (`<script id=\"ql-config\">`) and asks every server the same, %d at a time, 2 s timeout (its \"master list\" is none).\n",
+			code(fmt.Sprintf("serve --demo --demo-servers 1 --demo-gamespy1-servers %d", e.servers)), e.servers,
+			num(bench.Median(collect(runs.gs1, func(r browserRound) float64 { return float64(r.floor.listed) }))), pageConcurrency)
 	}
 	b.WriteString("\n")
 	t := newTable("client", "machine", "master list", "all servers final", "answered", "online", "page ÷ floor")
@@ -862,14 +1003,14 @@ func browserReport(e *env, runs browserRuns, fd firstDecodeRuns) string {
 		proto, name string
 		rs          []browserRound
 	}{{"", "quiet", rounds}, {"", "one core busy", loaded}}
-	if len(runs.a2s) > 0 {
+	for _, c := range runs.compared() {
 		sets = append(sets, struct {
 			proto, name string
 			rs          []browserRound
-		}{"A2S: ", "quiet", runs.a2s}, struct {
+		}{c.title + ": ", "quiet", c.quiet}, struct {
 			proto, name string
 			rs          []browserRound
-		}{"A2S: ", "one core busy", runs.a2sLoaded})
+		}{c.title + ": ", "one core busy", c.loaded})
 	}
 	for _, set := range sets {
 		m := func(f func(browserRound) float64) float64 { return medOf(set.rs, f) }
@@ -882,8 +1023,8 @@ func browserReport(e *env, runs browserRuns, fd firstDecodeRuns) string {
 	}
 	b.WriteString(t.String())
 	fmt.Fprintf(&b, "\nPer round, page ÷ floor: quiet %s; loaded %s.", perRound(collect(rounds, rendered), collect(rounds, floorTotal)), perRound(collect(loaded, rendered), collect(loaded, floorTotal)))
-	if len(runs.a2s) > 0 {
-		fmt.Fprintf(&b, " A2S: quiet %s; loaded %s.", perRound(collect(runs.a2s, rendered), collect(runs.a2s, floorTotal)), perRound(collect(runs.a2sLoaded, rendered), collect(runs.a2sLoaded, floorTotal)))
+	for _, c := range runs.compared() {
+		fmt.Fprintf(&b, " %s: quiet %s; loaded %s.", c.title, perRound(collect(c.quiet, rendered), collect(c.quiet, floorTotal)), perRound(collect(c.loaded, rendered), collect(c.loaded, floorTotal)))
 	}
 	b.WriteString(" The floor's \"answered\" counts reply datagrams (segmented replies bring several), its \"online\" the conversations completed; the page's counts conversations (progress bar), including the demo's other rows, its \"online\" the measured protocol's rows online.\n\n")
 
@@ -906,20 +1047,20 @@ func browserReport(e *env, runs browserRuns, fd firstDecodeRuns) string {
 			e.addGoal(g.met, g.measure, g.goal, g.result)
 		}
 	}
-	if len(runs.a2s) > 0 {
+	for _, cr := range runs.compared() {
 		for _, set := range []struct {
 			machine, short string
-			zan, a2s       []browserRound
-		}{{"a quiet machine", "quiet", rounds, runs.a2s}, {"one core busy", "one core busy", loaded, runs.a2sLoaded}} {
-			c := checkA2S(set.zan, set.a2s)
-			text := fmt.Sprintf("the A2S refresh's page ÷ floor within 1.1× of the Zandronum refresh's, %s: %s (A2S %s ÷ Zandronum %s)", set.machine, ratio(c.quotient), ratio(c.a2sRatio), ratio(c.zanRatio))
-			result := fmt.Sprintf("%s (%s ÷ %s)", ratio(c.quotient), ratio(c.a2sRatio), ratio(c.zanRatio))
+			zan, other     []browserRound
+		}{{"a quiet machine", "quiet", rounds, cr.quiet}, {"one core busy", "one core busy", loaded, cr.loaded}} {
+			c := checkAgainstZandronum(set.zan, set.other)
+			text := fmt.Sprintf("the %s refresh's page ÷ floor within 1.1× of the Zandronum refresh's, %s: %s (%s %s ÷ Zandronum %s)", cr.title, set.machine, ratio(c.quotient), cr.title, ratio(c.ratio), ratio(c.zanRatio))
+			result := fmt.Sprintf("%s (%s ÷ %s)", ratio(c.quotient), ratio(c.ratio), ratio(c.zanRatio))
 			if !c.answered() {
-				text += fmt.Sprintf(", but the page ended %s A2S rows online where the floor completed %s conversations (last round: %s)", num(c.online), num(c.floorDone), c.notOnline)
+				text += fmt.Sprintf(", but the page ended %s %s rows online where the floor completed %s conversations (last round: %s)", num(c.online), cr.title, num(c.floorDone), c.notOnline)
 				result += fmt.Sprintf(", page online %s of the floor's %s", num(c.online), num(c.floorDone))
 			}
 			b.WriteString("- " + goal(c.met(), text+".") + "\n")
-			e.addGoal(c.met(), fmt.Sprintf("refreshing %d A2S servers in the browser: page ÷ floor against Zandronum's, %s", e.servers, set.short),
+			e.addGoal(c.met(), fmt.Sprintf("refreshing %d %s servers in the browser: page ÷ floor against Zandronum's, %s", e.servers, cr.title, set.short),
 				"≤ 1.1× the Zandronum ratio, as many rows online as the floor answered", result)
 		}
 	}
@@ -1031,8 +1172,8 @@ func browserReport(e *env, runs browserRuns, fd firstDecodeRuns) string {
 		return strings.Join(sl, ", ")
 	}
 	t.add("row states (last round)", states(rounds), states(loaded))
-	if len(runs.a2s) > 0 {
-		t.add("A2S: row states (last round)", states(runs.a2s), states(runs.a2sLoaded))
+	for _, c := range runs.compared() {
+		t.add(c.title+": row states (last round)", states(c.quiet), states(c.loaded))
 	}
 	b.WriteString(t.String())
 	return b.String()

@@ -66,7 +66,7 @@ type section struct {
 }
 
 var sections = []section{
-	{"browser", "Refreshing 1,000 Zandronum and 1,000 A2S servers in the browser", 20 * time.Minute, browserSection},
+	{"browser", "Refreshing 1,000 Zandronum, A2S, Quake III and GameSpy v1 servers in the browser", 20 * time.Minute, browserSection},
 	{"start", "The browser page's start: first decode", 8 * time.Minute, startSection},
 	{"gamedig", "GameDig against querylens: GameSpy v2, A2S, Quake III, GameSpy v1", 15 * time.Minute, gamedigSection},
 	{"decoder", "The browser decoder: wasm against native", 8 * time.Minute, decoderSection},

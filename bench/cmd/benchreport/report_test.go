@@ -9,6 +9,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"strings"
 	"testing"
 
@@ -190,24 +191,79 @@ func TestBrowserReport(t *testing.T) {
 		}
 		return rs
 	}
+	// Quake III rounds (1,005 listed: the fleet and the demo's own five)
+	// and GameSpy v1 rounds (1,004 configured rows), with online rows.
+	other := func(protocol string, listed, online, kept float64, floorMS float64, scales ...float64) []browserRound {
+		var rs []browserRound
+		for _, sc := range scales {
+			r := round(sc, floorMS)
+			r.protocol, r.keptMS = protocol, kept
+			r.floor.listed, r.floor.out = int(listed), farm.Outcome{Asked: int(listed), Done: int(listed) - 28, Received: int(listed) * 2}
+			r.page.States = map[string]int{"online": int(online), "offline": 27, "malformed": int(listed-online) - 27}
+			r.page.Details = map[string]int{"offline: No answer before the reply window closed.": 27}
+			rs = append(rs, r)
+		}
+		return rs
+	}
 	quiet := []browserRound{round(1, 2074), round(1.02, 2100), round(0.95, 2050)}
 	loaded := []browserRound{round(1.1, 2107), round(1.2, 2120), round(1.05, 2090)}
 	for _, tc := range []struct {
 		golden         string
 		a2s, a2sLoaded []browserRound
+		q3, q3Loaded   []browserRound
+		gs1, gs1Loaded []browserRound
 	}{
-		{"browser.golden", nil, nil},
-		{"browser-a2s.golden", a2s(978, 1.05, 1.1, 1.0), a2s(978, 1.1, 1.25, 1.15)},
-		{"browser-a2s-slow.golden", a2s(978, 1.05, 1.1, 1.0), a2s(978, 1.6, 1.7, 1.5)},
-		{"browser-a2s-unanswered.golden", a2s(231, 1.05, 1.1, 1.0), a2s(66, 1.0, 1.0, 1.0)},
+		{golden: "browser.golden"},
+		{golden: "browser-a2s.golden", a2s: a2s(978, 1.05, 1.1, 1.0), a2sLoaded: a2s(978, 1.1, 1.25, 1.15)},
+		{golden: "browser-a2s-slow.golden", a2s: a2s(978, 1.05, 1.1, 1.0), a2sLoaded: a2s(978, 1.6, 1.7, 1.5)},
+		{golden: "browser-a2s-unanswered.golden", a2s: a2s(231, 1.05, 1.1, 1.0), a2sLoaded: a2s(66, 1.0, 1.0, 1.0)},
+		// Every protocol: Quake III within 1.1× quiet and loaded; GameSpy
+		// v1 slower than that quiet, and loaded with rows unanswered that
+		// the floor answered.
+		{golden: "browser-fleets.golden", a2s: a2s(978, 1.05, 1.1, 1.0), a2sLoaded: a2s(978, 1.1, 1.25, 1.15),
+			q3: other("quake3", 1005, 977, 312, 2100, 1.0, 1.05, 1.02), q3Loaded: other("quake3", 1005, 977, 312, 2100, 1.1, 1.2, 1.15),
+			gs1: other("gamespy1", 1004, 976, 0, 1900, 1.2, 1.25, 1.3), gs1Loaded: other("gamespy1", 1004, 500, 0, 1900, 1.1, 1.2, 1.15)},
 	} {
 		t.Run(tc.golden, func(t *testing.T) {
 			e := testEnv()
-			runs := browserRuns{zan: quiet, zanLoaded: loaded, a2s: tc.a2s, a2sLoaded: tc.a2sLoaded}
+			runs := browserRuns{zan: quiet, zanLoaded: loaded, a2s: tc.a2s, a2sLoaded: tc.a2sLoaded, q3: tc.q3, q3Loaded: tc.q3Loaded, gs1: tc.gs1, gs1Loaded: tc.gs1Loaded}
 			got := browserReport(e, runs, firstDecodeRuns{cold: []float64{1018, 558, 768}, warm: []float64{897, 735, 370, 404, 828, 805}})
 			// The one line that depends on the machine running the test.
 			got = strings.Replace(got, fmt.Sprintf("one of the machine's %d)", runtime.NumCPU()), "one of the machine's N)", 1)
 			golden(t, tc.golden, withGoals(got, e))
+		})
+	}
+}
+
+// TestConfigServers reads the configured servers of a protocol from the
+// browser page's HTML, as the GameSpy v1 floor does.
+func TestConfigServers(t *testing.T) {
+	page := func(cfg string) string {
+		return `<html><head><script id="ql-config" type="application/json">` + cfg + `</script></head></html>`
+	}
+	for _, tc := range []struct {
+		name, html string
+		want       []string
+		err        string
+	}{
+		{"gamespy1 only", page(`{"servers":[{"protocol":"gamespy1","addr":"127.0.0.1:1","options":null},{"protocol":"ogp","addr":"127.0.0.1:2"},{"protocol":"gamespy1","addr":"127.0.0.1:3"}]}`),
+			[]string{"127.0.0.1:1", "127.0.0.1:3"}, ""},
+		{"no config", "<html></html>", nil, "no ql-config script"},
+		{"bad JSON", page(`{"servers":[`), nil, "ql-config: unexpected end of JSON input"},
+		{"none of the protocol", page(`{"servers":[{"protocol":"ogp","addr":"127.0.0.1:2"}]}`), nil, "lists no gamespy1 servers"},
+		{"options", page(`{"servers":[{"protocol":"gamespy1","addr":"127.0.0.1:1","options":{"query":"info"}}]}`), nil, "gamespy1/127.0.0.1:1 has options"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			got, err := configServers(tc.html, "gamespy1")
+			if tc.err != "" {
+				if err == nil || !strings.Contains(err.Error(), tc.err) {
+					t.Fatalf("error %v, want one containing %q", err, tc.err)
+				}
+				return
+			}
+			if err != nil || !slices.Equal(got, tc.want) {
+				t.Fatalf("got %v %v, want %v", got, err, tc.want)
+			}
 		})
 	}
 }
