@@ -18,7 +18,7 @@ func (d *Demo) startListMasters(cfg Config, open func(string, Target, Handler) (
 		c := A2SConfig{InfoChallenge: i%2 == 0, GoldSrc: i%7 == 3}
 		h := NewA2S(cfg.Seed+1_000_003+int64(i), c, fleetBehavior(i))
 		t := Target{Protocol: "a2s", Name: "querylens demo A2S fleet #" + strconv.Itoa(i+1), Behavior: fleetBehavior(i)}
-		ap, err := open("127.0.0.1:0", Target{}, h)
+		ap, err := open("127.0.0.1:0", Target{Behavior: t.Behavior}, h) // out of Targets; a slow one answers late
 		if err != nil {
 			return err
 		}
