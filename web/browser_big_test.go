@@ -6,6 +6,7 @@ import (
 	"flag"
 	"io"
 	"log/slog"
+	"maps"
 	"net/http"
 	"slices"
 	"strconv"
@@ -19,6 +20,7 @@ import (
 	"github.com/chromedp/cdproto/input"
 	"github.com/chromedp/cdproto/page"
 	"github.com/chromedp/cdproto/performance"
+	"github.com/chromedp/cdproto/profiler"
 	"github.com/chromedp/cdproto/tracing"
 	"github.com/chromedp/chromedp"
 	"github.com/chromedp/chromedp/kb"
@@ -29,6 +31,8 @@ import (
 )
 
 var pageTiming = flag.Bool("page-timing", false, "measure the browse page's main-thread time per filter keystroke and per scroll frame with 20,000 rows (TestBrowserBigListTiming)")
+
+var pageProfile = flag.Bool("page-profile", false, "with -page-timing, record a CPU profile and a timeline trace of the keystrokes and the scroll steps and log the top self-time functions and the main thread's time by kind of work (style, layout, paint, script); the timings are then inflated by the profiler")
 
 // bigMaster is the Steam master of the big-list tests, as --master spells it.
 const bigMaster = `a2s=127.0.0.1:27011?filter=\appid\440&label=Steam`
@@ -364,6 +368,7 @@ func TestBrowserBigListTiming(t *testing.T) {
 			t.Fatal(err)
 		}
 		keyTasks := traceMainTasks(t, ctx, func() {
+			defer profileJS(t, ctx, "typing")()
 			for _, k := range strings.Split("tf2 server 1999"+strings.Repeat(kb.Backspace, 15), "") {
 				t0 := task()
 				if err := chromedp.Do(ctx, chromedp.KeyEvent(k)); err != nil {
@@ -376,6 +381,7 @@ func TestBrowserBigListTiming(t *testing.T) {
 		xy := eval[[]float64](t, ctx, `(() => { const w = document.getElementById("table-wrap"); w.scrollTop = 0; const r = w.getBoundingClientRect(); return [r.x + r.width / 2, r.y + r.height / 2]; })()`)
 		var frames []float64
 		scrollTasks := traceMainTasks(t, ctx, func() {
+			defer profileJS(t, ctx, "scrolling")()
 			for range 60 {
 				t0 := task()
 				// deltaX must be sent, and a zero would be left out.
@@ -390,16 +396,36 @@ func TestBrowserBigListTiming(t *testing.T) {
 			t.Errorf("the wheel scrolled to %.0f px", top)
 		}
 		c := eval[struct{ Known, Asked, Answered int }](t, ctx, `querylensBrowse.counts()`)
-		t.Logf("%s (%d known, %d asked, %d answered); main-thread task ms, median / p90 / max:", phase, c.Known, c.Asked, c.Answered)
+		profiled := ""
+		if *pageProfile {
+			profiled = " (profiled: inflated by the profiler)"
+		}
+		t.Logf("%s (%d known, %d asked, %d answered); main-thread task ms, median / p90 / max%s:", phase, c.Known, c.Asked, c.Answered, profiled)
 		t.Logf("  measurement step alone: %s", stats(idle))
-		t.Logf("  per filter keystroke (%d keys, to the new order drawn): %s", len(keys), stats(keys))
-		t.Logf("  per scroll step (%d wheel steps of 120 px, one notch, two frames each): %s", len(frames), stats(frames))
+		t.Logf("  per filter keystroke (%d keys, to the new order drawn): %s; net of the measurement step: %s", len(keys), stats(keys), stats(netOf(keys, idle)))
+		t.Logf("  per scroll step (%d wheel steps of 120 px, one notch, two frames each): %s; net of the measurement step: %s", len(frames), stats(frames), stats(netOf(frames, idle)))
 		t.Logf("  traced main-thread tasks while typing: %s", keyTasks)
 		t.Logf("  traced main-thread tasks while scrolling: %s", scrollTasks)
+		if *pageProfile {
+			t.Logf("  main-thread thread ms by kind of work while typing (self time): %s", keyTasks.splitString())
+			t.Logf("  main-thread thread ms by kind of work while scrolling (self time): %s", scrollTasks.splitString())
+		}
 	}
 	measure("while the 20,000 servers are asked")
 	waitFor(t, ctx, "every server asked and answered", `(c => c.asked >= c.known && c.outstanding === 0)(querylensBrowse.counts())`, 5*time.Minute)
 	measure("once every server answered")
+}
+
+// netOf is each of steps less the median of the measurement step alone.
+func netOf(steps, idle []float64) []float64 {
+	s := slices.Clone(idle)
+	slices.Sort(s)
+	m := s[len(s)/2]
+	out := make([]float64, len(steps))
+	for i, v := range steps {
+		out[i] = v - m
+	}
+	return out
 }
 
 // mainTasks sums up the renderer main thread's top-level tasks of a trace.
@@ -407,6 +433,94 @@ type mainTasks struct {
 	n, over16 int
 	wall, cpu []float64 // ms
 	lost      bool
+	// split is, with -page-profile, the main thread's thread time by
+	// trace event name, each event's own time (less its children's).
+	split map[string]float64
+}
+
+// splitString lists split's largest parts, largest first.
+func (m mainTasks) splitString() string {
+	type part struct {
+		name string
+		ms   float64
+	}
+	var parts []part
+	total := 0.0
+	for k, v := range m.split {
+		parts = append(parts, part{k, v})
+		total += v
+	}
+	slices.SortFunc(parts, func(a, b part) int { return int(b.ms*1000) - int(a.ms*1000) })
+	var b strings.Builder
+	b.WriteString("total " + strconv.FormatFloat(total, 'f', 0, 64))
+	for i, p := range parts {
+		if i == 14 || p.ms < 1 {
+			break
+		}
+		b.WriteString(", " + p.name + " " + strconv.FormatFloat(p.ms, 'f', 0, 64))
+	}
+	return b.String()
+}
+
+// profileJS starts, with -page-profile, the page's CPU profiler; the
+// function it returns stops it and logs the functions with the most self
+// time.
+func profileJS(t *testing.T, ctx context.Context, what string) func() {
+	t.Helper()
+	if !*pageProfile {
+		return func() {}
+	}
+	if _, err := chromedp.Call(ctx, profiler.Enable, cdp.Empty{}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := chromedp.Call(ctx, profiler.SetSamplingInterval, profiler.SetSamplingIntervalParams{Interval: 200}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := chromedp.Call(ctx, profiler.Start, cdp.Empty{}); err != nil {
+		t.Fatal(err)
+	}
+	return func() {
+		res, err := chromedp.Call(ctx, profiler.Stop, cdp.Empty{})
+		if err != nil || res.Profile == nil {
+			t.Fatalf("the CPU profile: %v", err)
+		}
+		p := res.Profile
+		self := map[int64]float64{}
+		for i, id := range p.Samples {
+			if i < len(p.TimeDeltas) && i+1 < len(p.TimeDeltas) {
+				self[id] += float64(p.TimeDeltas[i+1]) / 1000
+			}
+		}
+		byFunc := map[string]float64{}
+		total := 0.0
+		for _, n := range p.Nodes {
+			ms := self[n.ID]
+			if ms == 0 || n.CallFrame == nil {
+				continue
+			}
+			name := n.CallFrame.FunctionName
+			if name == "" {
+				name = "(anonymous)"
+			}
+			if u := n.CallFrame.URL; u != "" {
+				name += " " + u[strings.LastIndex(u, "/")+1:] + ":" + strconv.FormatInt(n.CallFrame.LineNumber+1, 10)
+			}
+			byFunc[name] += ms
+			if name != "(idle)" {
+				total += ms
+			}
+		}
+		names := slices.Collect(maps.Keys(byFunc))
+		slices.SortFunc(names, func(a, b string) int { return int(byFunc[b]*1000) - int(byFunc[a]*1000) })
+		var b strings.Builder
+		for i, n := range names {
+			if i == 15 {
+				break
+			}
+			b.WriteString("\n      " + strconv.FormatFloat(byFunc[n], 'f', 1, 64) + " ms " + n)
+		}
+		t.Logf("  CPU profile while %s, %.0f ms sampled but idle; the most self time:%s", what, total, b.String())
+	}
 }
 
 func (m mainTasks) String() string {
@@ -442,8 +556,12 @@ func traceMainTasks(t *testing.T, ctx context.Context, fn func()) mainTasks {
 	}); err != nil {
 		t.Fatal(err)
 	}
+	cats := []string{"toplevel", "__metadata"}
+	if *pageProfile {
+		cats = append(cats, "devtools.timeline", "blink", "v8")
+	}
 	if _, err := chromedp.Call(ctx, tracing.Start, tracing.StartParams{TransferMode: tracing.StartTransferModeReportEvents,
-		TraceConfig: &tracing.TraceConfig{IncludedCategories: []string{"toplevel", "__metadata"}}}); err != nil {
+		TraceConfig: &tracing.TraceConfig{IncludedCategories: cats}}); err != nil {
 		t.Fatal(err)
 	}
 	fn()
@@ -457,10 +575,10 @@ func traceMainTasks(t *testing.T, ctx context.Context, fn func()) mainTasks {
 		t.Fatal("no end of the trace")
 	}
 	type event struct {
-		Name, Ph  string
-		Pid, Tid  int
-		Dur, Tdur float64
-		Args      struct{ Name string }
+		Name, Ph      string
+		Pid, Tid      int
+		Ts, Dur, Tdur float64
+		Args          struct{ Name string }
 	}
 	mu.Lock()
 	defer mu.Unlock()
@@ -487,7 +605,49 @@ func traceMainTasks(t *testing.T, ctx context.Context, fn func()) mainTasks {
 			m.over16++
 		}
 	}
+	if *pageProfile {
+		// Each complete event's own thread time: its time less that of
+		// the events it encloses, on the main thread.
+		var xs []event
+		for _, e := range evs {
+			if e.Ph == "X" && main[[2]int{e.Pid, e.Tid}] && e.Tdur > 0 {
+				xs = append(xs, e)
+			}
+		}
+		slices.SortStableFunc(xs, func(a, b event) int {
+			if a.Ts != b.Ts {
+				return cmpFloat(a.Ts, b.Ts)
+			}
+			return cmpFloat(b.Dur, a.Dur)
+		})
+		m.split = map[string]float64{}
+		type open struct {
+			end  float64
+			name string
+		}
+		var stack []open
+		for _, e := range xs {
+			for len(stack) > 0 && stack[len(stack)-1].end <= e.Ts {
+				stack = stack[:len(stack)-1]
+			}
+			if len(stack) > 0 {
+				m.split[stack[len(stack)-1].name] -= e.Tdur / 1000
+			}
+			m.split[e.Name] += e.Tdur / 1000
+			stack = append(stack, open{e.Ts + e.Dur, e.Name})
+		}
+	}
 	return m
+}
+
+func cmpFloat(a, b float64) int {
+	switch {
+	case a < b:
+		return -1
+	case a > b:
+		return 1
+	}
+	return 0
 }
 
 func stats(ms []float64) string {

@@ -5,8 +5,9 @@
 // thousands of rows:
 //
 //   - rows live in a JS array; the table body holds only the rows in view,
-//     a fixed pool of <tr> refilled as the table scrolls, between two
-//     spacer rows that give the scroll box its height;
+//     a pool of <tr> refilled as the table scrolls, each placed at its
+//     position with a transform in a body as tall as the rows shown (the
+//     table is laid out as a grid, app.css: a row's layout is its own);
 //   - filtering and sorting run in a second worker (view.js), which keeps a
 //     copy of the fields they read and answers each change with the ordered
 //     indexes of the rows to show; this thread only draws;
@@ -123,7 +124,7 @@ function pathAddr(addr) {
  *   hay: string, lastAsked: number, backoff: number,
  *   source: string, received: string[]|null, queued?: boolean, want?: boolean,
  *   gone?: boolean, addrKey: string, master: string, x: Record<string, any>|null,
- *   options: Record<string, string>|null}} Row
+ *   options: Record<string, string>|null, url?: string}} Row
  */
 
 /**
@@ -134,7 +135,7 @@ function addRow(protocol, addr, source, options = null, master = "") {
   const key = keyOf(protocol, addr);
   let r = byKey.get(key);
   if (r) {
-    r.options ??= options;
+    if (!r.options && options) (r.options = options), (r.url = undefined);
     if (r.gone || (!r.master && master)) {
       if (r.gone) goneCount--;
       r.gone = false;
@@ -257,7 +258,7 @@ function ask(r, now = Date.now()) {
     // Pending and querying sort and filter alike: view.js hears of the
     // row again with its answer; only the drawn rows need the new word.
     r.state = PageState.querying;
-    drawSoon();
+    if (bound.has(r.i)) drawSoon();
   }
   asked++;
   outstanding++;
@@ -521,8 +522,11 @@ function viewRow(r) {
   };
 }
 
+/** The filter form's fields, looked up once (a form's named access is slow). @type {any} */
+let filterFields = null;
 function filters() {
-  const f = /** @type {any} */ ($("filters"));
+  const form = /** @type {HTMLFormElement} */ ($("filters"));
+  const f = (filterFields ??= Object.fromEntries(["q", "protocol", "mode", "password", "empty", "full", "fav", "online", "ping"].map((n) => [n, form.elements.namedItem(n)])));
   return {
     q: f.q.value.trim().toLowerCase(),
     protocol: f.protocol.value,
@@ -555,7 +559,8 @@ function rebuild() {
   viewer.postMessage({ type: "query", seq: mine, filter: filters(), sort });
   if (modesDirty) fillModes();
   for (const th of table.tHead.rows[0].cells) {
-    th.setAttribute("aria-sort", th.dataset.sort === sort.key ? (sort.dir > 0 ? "ascending" : "descending") : "none");
+    const v = th.dataset.sort === sort.key ? (sort.dir > 0 ? "ascending" : "descending") : "none";
+    if (th.getAttribute("aria-sort") !== v) th.setAttribute("aria-sort", v);
   }
   return new Promise((resolve) => orderWaiters.push({ seq: mine, resolve }));
 }
@@ -569,9 +574,11 @@ viewer.onmessage = (e) => {
   onlineCount = m.online;
   if (activeKey) active = indexOfKey(activeKey);
   orderCursor = 0;
-  table.setAttribute("aria-rowcount", String(order.length + 1));
-  $("empty-state").hidden = order.length > 0 || rows.length === 0;
-  $("counts").textContent = `${order.length} shown of ${known()}`;
+  const count = String(order.length + 1);
+  if (table.getAttribute("aria-rowcount") !== count) table.setAttribute("aria-rowcount", count);
+  const empty = $("empty-state"), none = order.length > 0 || rows.length === 0;
+  if (empty.hidden !== none) empty.hidden = none;
+  text($("counts"), `${order.length} shown of ${known()}`);
   windowStale = true;
   renderWindow();
   if (askAfterOrder) {
@@ -629,10 +636,14 @@ function extraTags(r) {
 
 // The extra columns: a header per field, after the fixed ones.
 for (const f of EXTRA) {
-  const th = h("th", { scope: "col", class: "c-extra", "data-sort": `x:${f}` }, h("button", { type: "button" }, f.charAt(0).toUpperCase() + f.slice(1)));
+  const th = h("th", { scope: "col", role: "columnheader", class: "c-extra", "data-sort": `x:${f}` }, h("button", { type: "button" }, f.charAt(0).toUpperCase() + f.slice(1)));
   table.tHead.rows[0].append(th);
 }
-const COLS = table.tHead.rows[0].cells.length;
+// The extra columns widen the grid's column template (app.css --cols).
+if (EXTRA.length) {
+  table.style.setProperty("--extra", `repeat(${EXTRA.length}, var(--extra-w))`);
+  table.style.minWidth = `calc(var(--min-w) + ${EXTRA.length} * var(--extra-w))`;
+}
 
 /**
  * The pool of row elements: each <tr> has its cells made once and is
@@ -641,39 +652,35 @@ const COLS = table.tHead.rows[0].cells.length;
  *   badge: HTMLButtonElement, name: HTMLAnchorElement, players: HTMLTableCellElement,
  *   map: HTMLTableCellElement, mode: HTMLTableCellElement, ping: HTMLTableCellElement,
  *   addr: HTMLTableCellElement, country: HTMLTableCellElement, flags: HTMLTableCellElement,
- *   master: HTMLTableCellElement, extra: HTMLTableCellElement[], sig: string, row: number}} Slot
+ *   master: HTMLTableCellElement, extra: HTMLTableCellElement[], sig: string, row: number,
+ *   y: number, playersText: Text, bots: HTMLSpanElement, flagsSig: string, fresh: boolean}} Slot
  */
 /** @type {Slot[]} */
 const pool = [];
-const topSpacer = spacer();
-const bottomSpacer = spacer();
-tbody.replaceChildren(topSpacer, bottomSpacer);
-
-function spacer() {
-  const tr = document.createElement("tr");
-  tr.className = "spacer";
-  tr.setAttribute("aria-hidden", "true");
-  const td = document.createElement("td");
-  td.colSpan = COLS;
-  tr.append(td);
-  return tr;
-}
+/** The slot of each row element. @type {Map<Element, Slot>} */
+const slotOf = new Map();
+tbody.replaceChildren();
 
 /** makeSlot builds one row element with its cells. @returns {Slot} */
 function makeSlot() {
   const tr = document.createElement("tr");
-  tr.innerHTML = `<td><button type="button" class="star" aria-label="Favourite" data-fav></button></td>` +
-    `<td></td><td data-testid="cell-name"><button type="button" class="state" data-detail data-testid="row-state"></button><a class="name" tabindex="-1"></a></td>` +
-    `<td class="num" data-testid="cell-players"></td><td></td><td></td><td class="num" data-testid="cell-ping"></td>` +
-    `<td class="mono"></td><td></td><td></td><td class="listed" data-testid="cell-listed"></td>` + EXTRA.map(() => "<td></td>").join("");
+  tr.innerHTML = `<td role="cell"><button type="button" class="star" aria-label="Favourite" data-fav></button></td>` +
+    `<td role="cell"></td><td role="cell" data-testid="cell-name"><button type="button" class="state" data-detail data-testid="row-state"></button><a class="name" tabindex="-1"></a></td>` +
+    `<td role="cell" class="num" data-testid="cell-players"> <span class="bots" hidden></span></td><td role="cell"></td><td role="cell"></td><td role="cell" class="num" data-testid="cell-ping"></td>` +
+    `<td role="cell" class="mono"></td><td role="cell"></td><td role="cell"></td><td role="cell" class="listed" data-testid="cell-listed"></td>` + EXTRA.map(() => `<td role="cell"></td>`).join("");
   tr.setAttribute("data-testid", "server-row");
+  tr.setAttribute("role", "row");
   const td = tr.cells;
-  return {
+  /** @type {Slot} */
+  const s = {
     tr, star: /** @type {HTMLButtonElement} */ (td[0].firstChild), proto: td[1],
     badge: /** @type {HTMLButtonElement} */ (td[2].firstChild), name: /** @type {HTMLAnchorElement} */ (td[2].lastChild),
     players: td[3], map: td[4], mode: td[5], ping: td[6], addr: td[7], country: td[8], flags: td[9], master: td[10],
-    extra: [...td].slice(11), sig: "", row: -1,
+    extra: [...td].slice(11), sig: "", row: -1, y: -1, fresh: false,
+    playersText: /** @type {Text} */ (td[3].firstChild), bots: /** @type {HTMLSpanElement} */ (td[3].lastChild), flagsSig: "",
   };
+  slotOf.set(tr, s);
+  return s;
 }
 
 /** show puts a value in a cell only when it changed (no layout otherwise). */
@@ -722,19 +729,31 @@ function fill(s, r, k) {
     s.badge.title = r.detail || stateLabels[r.state] || r.state;
     text(s.badge, stateLabels[r.state] ?? r.state);
   }
-  s.name.href = statusURL(r);
+  const url = r.url ?? (r.url = statusURL(r));
+  if (s.name.getAttribute("href") !== url) s.name.href = url;
   text(s.name, r.name || r.addr);
   s.name.title = r.master ? `${r.name || r.addr} · listed by ${r.master}` : r.name || r.addr;
-  if (ok && r.players >= 0) {
-    const bots = r.bots ? `<span class="bots" title="${r.bots} bot${r.bots > 1 ? "s" : ""}">+${r.bots} bot${r.bots > 1 ? "s" : ""}</span>` : "";
-    s.players.innerHTML = `${r.players - r.bots}${r.max ? "/" + r.max : ""}${bots}`;
-  } else text(s.players, "");
+  // The players' cell keeps its text node and its bots' span: refilled,
+  // never parsed again.
+  const counted = ok && r.players >= 0;
+  const ptext = counted ? `${r.players - r.bots}${r.max ? "/" + r.max : ""}` : "";
+  if (s.playersText.data !== ptext) s.playersText.data = ptext;
+  const bots = counted && r.bots ? `+${r.bots} bot${r.bots > 1 ? "s" : ""}` : "";
+  if (s.bots.hidden !== !bots) s.bots.hidden = !bots;
+  if (bots) {
+    text(s.bots, bots);
+    if (s.bots.title !== `${r.bots} bot${r.bots > 1 ? "s" : ""}`) s.bots.title = `${r.bots} bot${r.bots > 1 ? "s" : ""}`;
+  }
   text(s.map, r.map);
   text(s.mode, r.mode);
   text(s.ping, r.ping == null ? "" : r.ping < 1 ? "<1 ms" : Math.round(r.ping) + " ms");
   text(s.addr, r.addr);
   text(s.country, r.country);
-  s.flags.innerHTML = (r.password ? `<span class="tag" title="Password required">${LOCK} password</span>` : "") + extraTags(r);
+  const flags = (r.password ? `<span class="tag" title="Password required">${LOCK} password</span>` : "") + extraTags(r);
+  if (s.flagsSig !== flags) {
+    s.flagsSig = flags;
+    s.flags.innerHTML = flags;
+  }
   text(s.master, r.master);
   s.master.title = r.master ? `listed by ${r.master}` : "";
   for (let j = 0; j < EXTRA.length; j++) text(s.extra[j], extraText(r.x?.[EXTRA[j]]));
@@ -784,14 +803,14 @@ function renderWindow() {
       }
     }
   }
-  setHeight(topSpacer, first * ROW_H);
-  setHeight(bottomSpacer, (order.length - last) * ROW_H);
-  /** @type {Element} */
-  let prev = topSpacer;
+  setHeight(order.length * ROW_H);
+  /** @type {Slot[]} */
+  const shown = [];
   for (let k = first; k < last; k++) {
     const i = order[k];
     let s = bound.get(i);
-    if (!s) {
+    if (s) s.fresh = false;
+    else {
       s = free.pop();
       if (!s) {
         s = makeSlot();
@@ -799,12 +818,17 @@ function renderWindow() {
       }
       s.row = i;
       s.sig = "";
+      s.fresh = true;
       bound.set(i, s);
     }
     fill(s, rows[i], k);
-    if (prev.nextSibling !== s.tr) tbody.insertBefore(s.tr, prev.nextSibling);
-    prev = s.tr;
+    if (s.y !== k) {
+      s.y = k;
+      s.tr.style.transform = `translateY(${k * ROW_H}px)`;
+    }
+    shown.push(s);
   }
+  order_(shown);
   for (const s of free) {
     if (s.row >= 0 || s.tr.hidden) continue;
     s.tr.hidden = true;
@@ -813,6 +837,47 @@ function renderWindow() {
   }
   if (active >= first && active < last) wrap.setAttribute("aria-activedescendant", `row-${active}`);
   else wrap.removeAttribute("aria-activedescendant");
+}
+
+/**
+ * order_ puts the rows' elements in the order shown, for reading and
+ * tabbing (where they are drawn is their transform's). Moving an element
+ * lays out and styles it anew, so as few move as can: when the rows that
+ * stayed in view are still in order (a scroll), only the rows that came
+ * into view are put between them; else every row goes in turn.
+ * @param {Slot[]} shown
+ */
+function order_(shown) {
+  let j = 0;
+  const kept = shown.filter((s) => !s.fresh);
+  let inOrder = true;
+  for (let el = tbody.firstElementChild; el && j < kept.length; el = el.nextElementSibling) {
+    if (el === kept[j].tr) j++;
+    else {
+      const o = slotOf.get(el);
+      if (o && o.row >= 0 && !o.fresh) {
+        inOrder = false;
+        break;
+      }
+    }
+  }
+  if (inOrder) {
+    /** @type {Element|null} */
+    let anchor = null;
+    for (let k = shown.length - 1; k >= 0; k--) {
+      const s = shown[k];
+      if (s.fresh && (s.tr.parentNode !== tbody || s.tr.nextElementSibling !== anchor)) tbody.insertBefore(s.tr, anchor);
+      anchor = s.tr;
+    }
+    return;
+  }
+  /** @type {Element|null} */
+  let prev = null;
+  for (const s of shown) {
+    const next = prev ? prev.nextElementSibling : tbody.firstElementChild;
+    if (next !== s.tr) tbody.insertBefore(s.tr, next);
+    prev = s.tr;
+  }
 }
 
 /**
@@ -826,11 +891,12 @@ function positions(i, first, last) {
   return -1;
 }
 
-/** setHeight sets a spacer row's height when it changed. @param {HTMLTableRowElement} tr @param {number} px */
-function setHeight(tr, px) {
-  const td = /** @type {HTMLElement} */ (tr.firstElementChild);
-  const v = `${px}px`;
-  if (td.style.height !== v) td.style.height = v;
+/** setHeight sets the body's height (every row shown) when it changed. @param {number} px */
+let bodyHeight = -1;
+function setHeight(px) {
+  if (bodyHeight === px) return;
+  bodyHeight = px;
+  tbody.style.height = `${px}px`;
 }
 
 /** drawSoon redraws the rows in view at the next frame. */
@@ -869,27 +935,36 @@ new ResizeObserver(() => {
   renderWindow();
 }).observe(wrap);
 
-/** progress redraws the status line and the bar, once per frame. */
+/**
+ * progress redraws the status line and the bar at a frame, at most every
+ * PROGRESS_MS: while answers stream in, a new line of text each frame is
+ * a layout of the page's top for a count nobody reads that fast.
+ */
 let progressQueued = false;
+let lastProgress = -Infinity;
+const PROGRESS_MS = 250;
 function progress() {
   if (progressQueued) return;
   progressQueued = true;
-  if (document.hidden) setTimeout(drawProgress, 0);
+  const wait = Math.max(0, lastProgress + PROGRESS_MS - performance.now());
+  if (document.hidden) setTimeout(drawProgress, wait);
+  else if (wait > 0) setTimeout(() => requestAnimationFrame(drawProgress), wait);
   else requestAnimationFrame(drawProgress);
 }
 
 function drawProgress() {
   progressQueued = false;
+  lastProgress = performance.now();
   const bar = document.querySelector(".progress [role=progressbar]");
-  bar.setAttribute("aria-valuemax", String(asked));
-  bar.setAttribute("aria-valuenow", String(answered));
+  if (bar.getAttribute("aria-valuemax") !== String(asked)) bar.setAttribute("aria-valuemax", String(asked));
+  if (bar.getAttribute("aria-valuenow") !== String(answered)) bar.setAttribute("aria-valuenow", String(answered));
   /** @type {HTMLElement} */ ($("bar")).style.transform = `scaleX(${asked ? answered / asked : 0})`;
   if (!connected) return;
   const ms = masters.map((m) => m.state === State.online ? `${m.label}: ${m.count}${m.complete ? "" : "+"} servers` : `${m.label}: ${stateLabels[m.state] ?? m.state}`).join(", ");
   const n = known();
-  $("progress-text").textContent = n || asked
+  text($("progress-text"), n || asked
     ? `${n} known · ${asked} asked · ${answered} answered · ${onlineCount} online${ms ? " · " + ms : ""}`
-    : ms ? `master ${ms}` : "Asking the masters…";
+    : ms ? `master ${ms}` : "Asking the masters…");
 }
 
 // ---- interaction ----
