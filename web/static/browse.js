@@ -787,9 +787,12 @@ function renderWindow() {
   const count = Math.ceil(viewport.height / ROW_H) + 2 * OVERSCAN + CHUNK;
   const last = Math.min(order.length, first + count);
   if (first === win.first && last === win.last && !windowStale) return;
+  const stale = windowStale;
   windowStale = false;
   win.first = first;
   win.last = last;
+  setHeight(order.length * ROW_H);
+  if (stale && placeWindow(first, last)) return;
   /** @type {Slot[]} */
   const free = [];
   for (const s of pool) {
@@ -803,7 +806,6 @@ function renderWindow() {
       }
     }
   }
-  setHeight(order.length * ROW_H);
   /** @type {Slot[]} */
   const shown = [];
   for (let k = first; k < last; k++) {
@@ -837,6 +839,58 @@ function renderWindow() {
   }
   if (active >= first && active < last) wrap.setAttribute("aria-activedescendant", `row-${active}`);
   else wrap.removeAttribute("aria-activedescendant");
+}
+
+/**
+ * placeWindow draws a new order in which most rows of the window are
+ * others than those drawn (a new search, a new sort): each row element,
+ * in the order it is in the body, takes the next row shown, so that none
+ * moves (a move styles and lays out the element anew) and a cell is
+ * written only where its text changed. It returns false, drawing
+ * nothing, when most rows in view are still drawn (answers reordering a
+ * few rows): renderWindow keeps those in their elements.
+ * @param {number} first @param {number} last
+ */
+function placeWindow(first, last) {
+  let kept = 0;
+  for (let k = first; k < last; k++) if (bound.has(order[k])) kept++;
+  if (kept * 2 > last - first) return false;
+  bound.clear();
+  let k = first;
+  for (let el = tbody.firstElementChild; el; el = el.nextElementSibling) {
+    const s = /** @type {Slot} */ (slotOf.get(el));
+    if (k < last) {
+      place(s, k++);
+      continue;
+    }
+    s.row = -1;
+    if (s.tr.hidden) continue;
+    s.tr.hidden = true;
+    s.tr.removeAttribute("id");
+    delete s.tr.dataset.i;
+  }
+  for (; k < last; k++) {
+    const s = makeSlot();
+    pool.push(s);
+    place(s, k);
+    tbody.append(s.tr);
+  }
+  if (active >= first && active < last) wrap.setAttribute("aria-activedescendant", `row-${active}`);
+  else wrap.removeAttribute("aria-activedescendant");
+  return true;
+}
+
+/** place draws the row at position k of the order in slot s. @param {Slot} s @param {number} k */
+function place(s, k) {
+  const i = order[k];
+  s.row = i;
+  s.fresh = false;
+  bound.set(i, s);
+  fill(s, rows[i], k);
+  if (s.y !== k) {
+    s.y = k;
+    s.tr.style.transform = `translateY(${k * ROW_H}px)`;
+  }
 }
 
 /**
