@@ -436,6 +436,9 @@ type mainTasks struct {
 	// split is, with -page-profile, the main thread's thread time by
 	// trace event name, each event's own time (less its children's).
 	split map[string]float64
+	// layouts counts the Layout events, and dirty and total their
+	// layout objects to lay out and in the tree.
+	layouts, dirty, total int
 }
 
 // splitString lists split's largest parts, largest first.
@@ -452,7 +455,8 @@ func (m mainTasks) splitString() string {
 	}
 	slices.SortFunc(parts, func(a, b part) int { return int(b.ms*1000) - int(a.ms*1000) })
 	var b strings.Builder
-	b.WriteString("total " + strconv.FormatFloat(total, 'f', 0, 64))
+	b.WriteString("total " + strconv.FormatFloat(total, 'f', 0, 64) + "; " + strconv.Itoa(m.layouts) + " layouts of " +
+		strconv.Itoa(m.dirty/max(1, m.layouts)) + " dirty objects of " + strconv.Itoa(m.total/max(1, m.layouts)) + " on average")
 	for i, p := range parts {
 		if i == 14 || p.ms < 1 {
 			break
@@ -578,7 +582,10 @@ func traceMainTasks(t *testing.T, ctx context.Context, fn func()) mainTasks {
 		Name, Ph      string
 		Pid, Tid      int
 		Ts, Dur, Tdur float64
-		Args          struct{ Name string }
+		Args          struct {
+			Name      string
+			BeginData struct{ DirtyObjects, TotalObjects int }
+		}
 	}
 	mu.Lock()
 	defer mu.Unlock()
@@ -635,6 +642,11 @@ func traceMainTasks(t *testing.T, ctx context.Context, fn func()) mainTasks {
 			}
 			m.split[e.Name] += e.Tdur / 1000
 			stack = append(stack, open{e.Ts + e.Dur, e.Name})
+			if e.Name == "Layout" {
+				m.layouts++
+				m.dirty += e.Args.BeginData.DirtyObjects
+				m.total += e.Args.BeginData.TotalObjects
+			}
 		}
 	}
 	return m
