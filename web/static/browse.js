@@ -770,9 +770,11 @@ const bound = new Map();
 
 /**
  * renderWindow puts the rows in view (plus some overscan) in the pool's
- * elements. A row that stays in view keeps its element (moved, if the
- * order moved it), so a scroll of one row refills one element, not all;
- * elements no row needs are hidden, and the pool grows when the window did.
+ * elements, each placed at its row's position by a transform. A row that
+ * stays in view keeps its element, so a scroll of one row refills and
+ * moves one element, not all; a new order whose rows in view are mostly
+ * others refills the elements where they are (placeWindow); elements no
+ * row needs are hidden, and the pool grows when the window did.
  */
 function renderWindow() {
   // From the last scroll and resize, not read here: reading layout after
