@@ -36,7 +36,7 @@ const titles = Object.fromEntries((cfg.protocols ?? []).map((p) => [p.name, p.ti
 const masterOptions = Object.fromEntries((cfg.protocols ?? []).filter((p) => p.master).map((p) => [p.name, p.master.options ?? null]));
 const LOCK = `<svg class="icon" viewBox="0 0 12 12" width="10" height="10" aria-hidden="true"><rect x="2" y="5" width="8" height="6" rx="1" fill="currentColor"/><path d="M4 5V3.5a2 2 0 0 1 4 0V5" fill="none" stroke="currentColor" stroke-width="1.3"/></svg>`;
 const ROW_H = 30; // px; matches --row-h in app.css
-const OVERSCAN = 4;
+const OVERSCAN = 2;
 const ZANDRONUM_MIN_MS = 10_000; // a Zandronum server answers one IP once per 10 s
 const STORE = "querylens.browse.v1";
 
@@ -336,6 +336,7 @@ function results(list) {
     }
     apply(r, res);
   }
+  sendRows();
   markFirstDecode();
   pumpAsks();
   progress();
@@ -542,6 +543,20 @@ function filters() {
 }
 
 /**
+ * sendRows sends view.js the rows changed since it last heard; it orders
+ * them at the next query. The answers' rows are sent with each batch of
+ * answers, not with the query a keystroke makes, which then costs its
+ * frame only the query.
+ */
+function sendRows() {
+  if (!changedRows.size) return;
+  const list = [];
+  for (const r of changedRows) list.push(viewRow(r));
+  changedRows.clear();
+  viewer.postMessage({ type: "rows", rows: list });
+}
+
+/**
  * rebuild sends view.js the changed rows and the current filters and sort;
  * it resolves once the order it asked for is drawn.
  * @returns {Promise<void>}
@@ -549,12 +564,14 @@ function filters() {
 function rebuild() {
   dirty = false;
   lastRebuild = performance.now();
-  if (changedRows.size) {
-    const list = [];
-    for (const r of changedRows) list.push(viewRow(r));
-    changedRows.clear();
-    viewer.postMessage({ type: "rows", rows: list });
+  // This order takes in every change so far: a background one waiting
+  // for its turn (invalidateSoon) waits a whole interval from now, so
+  // that it never draws right after the order of a keystroke.
+  if (soonTimer) {
+    clearTimeout(soonTimer);
+    soonTimer = 0;
   }
+  sendRows();
   const mine = ++seq;
   viewer.postMessage({ type: "query", seq: mine, filter: filters(), sort });
   if (modesDirty) fillModes();
@@ -567,7 +584,9 @@ function rebuild() {
 
 viewer.onmessage = (e) => {
   const m = e.data;
-  if (m.type !== "order" || m.seq < shownSeq) return;
+  // An order older than the last query asked is not drawn: the newer one
+  // is on its way and takes in the same changes.
+  if (m.type !== "order" || m.seq < seq) return;
   const activeKey = rows[order[active]]?.key;
   shownSeq = m.seq;
   order = m.order;
@@ -647,13 +666,17 @@ if (EXTRA.length) {
 
 /**
  * The pool of row elements: each <tr> has its cells made once and is
- * refilled with another server's fields as the table scrolls.
+ * refilled with another server's fields as the table scrolls. Each cell's
+ * text is one Text node made with the cell, whose data is rewritten when
+ * it changed: the node and its layout object stay, so a refill styles
+ * nothing and lays out only the text that changed. The attributes a
+ * refill writes are kept in attrs and written only when they changed.
  * @typedef {{tr: HTMLTableRowElement, star: HTMLButtonElement, proto: HTMLTableCellElement,
- *   badge: HTMLButtonElement, name: HTMLAnchorElement, players: HTMLTableCellElement,
- *   map: HTMLTableCellElement, mode: HTMLTableCellElement, ping: HTMLTableCellElement,
- *   addr: HTMLTableCellElement, country: HTMLTableCellElement, flags: HTMLTableCellElement,
- *   master: HTMLTableCellElement, extra: HTMLTableCellElement[], sig: string, row: number,
- *   y: number, playersText: Text, bots: HTMLSpanElement, flagsSig: string, fresh: boolean}} Slot
+ *   badge: HTMLButtonElement, name: HTMLAnchorElement, flags: HTMLTableCellElement,
+ *   master: HTMLTableCellElement, bots: HTMLSpanElement, row: number, y: number, fresh: boolean,
+ *   t: {star: Text, proto: Text, badge: Text, name: Text, players: Text, bots: Text, map: Text, mode: Text,
+ *     ping: Text, addr: Text, country: Text, master: Text, extra: Text[]},
+ *   attrs: Record<string, string|boolean>, flagsSig: string}} Slot
  */
 /** @type {Slot[]} */
 const pool = [];
@@ -661,23 +684,41 @@ const pool = [];
 const slotOf = new Map();
 tbody.replaceChildren();
 
+/** textIn gives el an empty Text node of its own and returns it. @param {Element} el */
+function textIn(el) {
+  const t = document.createTextNode("");
+  el.append(t);
+  return t;
+}
+
 /** makeSlot builds one row element with its cells. @returns {Slot} */
 function makeSlot() {
   const tr = document.createElement("tr");
-  tr.innerHTML = `<td role="cell"><button type="button" class="star" aria-label="Favourite" data-fav></button></td>` +
+  tr.innerHTML = `<td role="cell"><button type="button" class="star" aria-label="Favourite" aria-pressed="false" data-fav></button></td>` +
     `<td role="cell"></td><td role="cell" data-testid="cell-name"><button type="button" class="state" data-detail data-testid="row-state"></button><a class="name" tabindex="-1"></a></td>` +
-    `<td role="cell" class="num" data-testid="cell-players"> <span class="bots" hidden></span></td><td role="cell"></td><td role="cell"></td><td role="cell" class="num" data-testid="cell-ping"></td>` +
+    `<td role="cell" class="num" data-testid="cell-players"></td><td role="cell"></td><td role="cell"></td><td role="cell" class="num" data-testid="cell-ping"></td>` +
     `<td role="cell" class="mono"></td><td role="cell"></td><td role="cell"></td><td role="cell" class="listed" data-testid="cell-listed"></td>` + EXTRA.map(() => `<td role="cell"></td>`).join("");
   tr.setAttribute("data-testid", "server-row");
   tr.setAttribute("role", "row");
+  tr.className = "row";
   const td = tr.cells;
+  const star = /** @type {HTMLButtonElement} */ (td[0].firstChild);
+  const badge = /** @type {HTMLButtonElement} */ (td[2].firstChild);
+  const name = /** @type {HTMLAnchorElement} */ (td[2].lastChild);
+  const players = textIn(td[3]);
+  const bots = document.createElement("span");
+  bots.className = "bots";
+  bots.hidden = true;
+  td[3].append(bots);
   /** @type {Slot} */
   const s = {
-    tr, star: /** @type {HTMLButtonElement} */ (td[0].firstChild), proto: td[1],
-    badge: /** @type {HTMLButtonElement} */ (td[2].firstChild), name: /** @type {HTMLAnchorElement} */ (td[2].lastChild),
-    players: td[3], map: td[4], mode: td[5], ping: td[6], addr: td[7], country: td[8], flags: td[9], master: td[10],
-    extra: [...td].slice(11), sig: "", row: -1, y: -1, fresh: false,
-    playersText: /** @type {Text} */ (td[3].firstChild), bots: /** @type {HTMLSpanElement} */ (td[3].lastChild), flagsSig: "",
+    tr, star, proto: td[1], badge, name, flags: td[9], master: td[10], bots, row: -1, y: -1, fresh: false,
+    t: {
+      star: textIn(star), proto: textIn(td[1]), badge: textIn(badge), name: textIn(name), players, bots: textIn(bots),
+      map: textIn(td[4]), mode: textIn(td[5]), ping: textIn(td[6]), addr: textIn(td[7]), country: textIn(td[8]),
+      master: textIn(td[10]), extra: [...td].slice(11).map(textIn),
+    },
+    attrs: { cls: "row" }, flagsSig: "",
   };
   slotOf.set(tr, s);
   return s;
@@ -688,6 +729,23 @@ function text(/** @type {HTMLElement} */ el, /** @type {string} */ s) {
   if (el.textContent !== s) el.textContent = s;
 }
 
+/** data rewrites a Text node when its text changed. @param {Text} t @param {string} s */
+function data(t, s) {
+  if (t.data !== s) t.data = s;
+}
+
+/**
+ * attr sets el's attribute name to v when the slot's last written value
+ * differs (key names it in the slot; null removes the attribute).
+ * @param {Slot} s @param {string} key @param {Element} el @param {string} name @param {string|null} v
+ */
+function attr(s, key, el, name, v) {
+  if (s.attrs[key] === (v ?? false)) return;
+  s.attrs[key] = v ?? false;
+  if (v == null) el.removeAttribute(name);
+  else el.setAttribute(name, v);
+}
+
 /** extraText is an extra field as the table shows it. @param {any} v */
 function extraText(v) {
   if (v == null || v === "") return "";
@@ -696,67 +754,77 @@ function extraText(v) {
 }
 
 /**
- * fill writes row r (at position k of the order) into slot s.
+ * fill writes row r (at position k of the order) into slot s: only what
+ * differs from what the slot shows is written, so a row element that
+ * shows the same server again (a search that keeps it in view) changes
+ * nothing but its position.
  * @param {Slot} s @param {Row} r @param {number} k
  */
 function fill(s, r, k) {
   const fav = store.favourites.has(r.key);
   const ok = r.state === State.online;
   const tr = s.tr;
+  const t = s.t;
   if (tr.hidden) tr.hidden = false;
   const pos = String(k);
-  if (tr.dataset.i !== pos) {
+  if (s.attrs.pos !== pos) {
+    s.attrs.pos = pos;
     tr.id = `row-${k}`;
     tr.dataset.i = pos;
     tr.setAttribute("aria-rowindex", String(k + 2));
   }
-  const cls = `row${ok ? "" : " dim"}${k === active ? " active" : ""}`;
-  if (tr.className !== cls) tr.className = cls;
-  // The fields below depend on the row only: refill them when it changed.
-  const sig = `${r.i}|${r.state}|${r.name}|${r.players}|${r.bots}|${r.max}|${r.ping}|${r.map}|${fav}|${r.master}|${r.detail}|${r.password}|${r.mode}|` +
-    `${r.country}|${r.anticheat}|${r.os}|${r.keywords}|${r.x ? JSON.stringify(r.x) : ""}`;
-  if (s.sig === sig) return;
-  s.sig = sig;
-  tr.dataset.key = r.key;
-  tr.dataset.state = r.state;
-  s.star.setAttribute("aria-pressed", String(fav));
-  text(s.star, fav ? "★" : "☆");
-  text(s.proto, titles[r.protocol] ?? r.protocol);
-  s.proto.title = r.protocol;
-  s.badge.hidden = ok;
+  const cls = ok ? (k === active ? "row active" : "row") : k === active ? "row dim active" : "row dim";
+  if (s.attrs.cls !== cls) {
+    s.attrs.cls = cls;
+    tr.className = cls;
+  }
+  attr(s, "key", tr, "data-key", r.key);
+  attr(s, "state", tr, "data-state", r.state);
+  attr(s, "fav", s.star, "aria-pressed", fav ? "true" : "false");
+  data(t.star, fav ? "★" : "☆");
+  data(t.proto, titles[r.protocol] ?? r.protocol);
+  attr(s, "proto", s.proto, "title", r.protocol);
+  if (s.attrs.ok !== ok) {
+    s.attrs.ok = ok;
+    s.badge.hidden = ok;
+  }
   if (!ok) {
-    s.badge.className = `state state-${r.state}`;
-    s.badge.title = r.detail || stateLabels[r.state] || r.state;
-    text(s.badge, stateLabels[r.state] ?? r.state);
+    attr(s, "badge", s.badge, "class", `state state-${r.state}`);
+    attr(s, "detail", s.badge, "title", r.detail || stateLabels[r.state] || r.state);
+    data(t.badge, stateLabels[r.state] ?? r.state);
   }
   const url = r.url ?? (r.url = statusURL(r));
-  if (s.name.getAttribute("href") !== url) s.name.href = url;
-  text(s.name, r.name || r.addr);
-  s.name.title = r.master ? `${r.name || r.addr} · listed by ${r.master}` : r.name || r.addr;
+  attr(s, "href", s.name, "href", url);
+  const title = r.name || r.addr;
+  data(t.name, title);
+  attr(s, "title", s.name, "title", r.master ? `${title} · listed by ${r.master}` : title);
   // The players' cell keeps its text node and its bots' span: refilled,
   // never parsed again.
   const counted = ok && r.players >= 0;
-  const ptext = counted ? `${r.players - r.bots}${r.max ? "/" + r.max : ""}` : "";
-  if (s.playersText.data !== ptext) s.playersText.data = ptext;
-  const bots = counted && r.bots ? `+${r.bots} bot${r.bots > 1 ? "s" : ""}` : "";
-  if (s.bots.hidden !== !bots) s.bots.hidden = !bots;
-  if (bots) {
-    text(s.bots, bots);
-    if (s.bots.title !== `${r.bots} bot${r.bots > 1 ? "s" : ""}`) s.bots.title = `${r.bots} bot${r.bots > 1 ? "s" : ""}`;
+  data(t.players, counted ? `${r.players - r.bots}${r.max ? "/" + r.max : ""}` : "");
+  const botCount = counted ? r.bots : 0;
+  if (s.attrs.bots !== String(botCount)) {
+    s.attrs.bots = String(botCount);
+    s.bots.hidden = !botCount;
+    if (botCount) {
+      t.bots.data = `+${botCount} bot${botCount > 1 ? "s" : ""}`;
+      s.bots.title = `${botCount} bot${botCount > 1 ? "s" : ""}`;
+    }
   }
-  text(s.map, r.map);
-  text(s.mode, r.mode);
-  text(s.ping, r.ping == null ? "" : r.ping < 1 ? "<1 ms" : Math.round(r.ping) + " ms");
-  text(s.addr, r.addr);
-  text(s.country, r.country);
-  const flags = (r.password ? `<span class="tag" title="Password required">${LOCK} password</span>` : "") + extraTags(r);
+  data(t.map, r.map);
+  data(t.mode, r.mode);
+  data(t.ping, r.ping == null ? "" : r.ping < 1 ? "<1 ms" : Math.round(r.ping) + " ms");
+  data(t.addr, r.addr);
+  data(t.country, r.country);
+  const flags = r.password || r.anticheat || r.os || r.keywords
+    ? (r.password ? `<span class="tag" title="Password required">${LOCK} password</span>` : "") + extraTags(r) : "";
   if (s.flagsSig !== flags) {
     s.flagsSig = flags;
     s.flags.innerHTML = flags;
   }
-  text(s.master, r.master);
-  s.master.title = r.master ? `listed by ${r.master}` : "";
-  for (let j = 0; j < EXTRA.length; j++) text(s.extra[j], extraText(r.x?.[EXTRA[j]]));
+  data(t.master, r.master);
+  attr(s, "listed", s.master, "title", r.master ? `listed by ${r.master}` : null);
+  for (let j = 0; j < EXTRA.length; j++) data(t.extra[j], extraText(r.x?.[EXTRA[j]]));
 }
 
 /** win is the part of the order the body holds. */
@@ -821,7 +889,6 @@ function renderWindow() {
         pool.push(s);
       }
       s.row = i;
-      s.sig = "";
       s.fresh = true;
       bound.set(i, s);
     }
@@ -835,9 +902,7 @@ function renderWindow() {
   order_(shown);
   for (const s of free) {
     if (s.row >= 0 || s.tr.hidden) continue;
-    s.tr.hidden = true;
-    s.tr.removeAttribute("id");
-    delete s.tr.dataset.i;
+    hide(s);
   }
   if (active >= first && active < last) wrap.setAttribute("aria-activedescendant", `row-${active}`);
   else wrap.removeAttribute("aria-activedescendant");
@@ -867,9 +932,7 @@ function placeWindow(first, last) {
     }
     s.row = -1;
     if (s.tr.hidden) continue;
-    s.tr.hidden = true;
-    s.tr.removeAttribute("id");
-    delete s.tr.dataset.i;
+    hide(s);
   }
   for (; k < last; k++) {
     const s = makeSlot();
@@ -880,6 +943,14 @@ function placeWindow(first, last) {
   if (active >= first && active < last) wrap.setAttribute("aria-activedescendant", `row-${active}`);
   else wrap.removeAttribute("aria-activedescendant");
   return true;
+}
+
+/** hide hides a slot no row needs. @param {Slot} s */
+function hide(s) {
+  s.tr.hidden = true;
+  s.tr.removeAttribute("id");
+  delete s.tr.dataset.i;
+  s.attrs.pos = "";
 }
 
 /** place draws the row at position k of the order in slot s. @param {Slot} s @param {number} k */
@@ -1008,10 +1079,12 @@ function progress() {
   else requestAnimationFrame(drawProgress);
 }
 
+/** @type {Element|null} */
+let progressBar = null;
 function drawProgress() {
   progressQueued = false;
   lastProgress = performance.now();
-  const bar = document.querySelector(".progress [role=progressbar]");
+  const bar = (progressBar ??= /** @type {Element} */ (document.querySelector(".progress [role=progressbar]")));
   if (bar.getAttribute("aria-valuemax") !== String(asked)) bar.setAttribute("aria-valuemax", String(asked));
   if (bar.getAttribute("aria-valuenow") !== String(answered)) bar.setAttribute("aria-valuenow", String(answered));
   /** @type {HTMLElement} */ ($("bar")).style.transform = `scaleX(${asked ? answered / asked : 0})`;

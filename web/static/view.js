@@ -12,9 +12,9 @@
 //                    the indexes of the rows to show, in order (the buffer
 //                    is transferred); seq is the last query's
 //
-// Changes that arrive together are answered once: a message only marks the
-// view stale, and the view is computed in a task after the messages
-// already queued.
+// Rows are only kept until a query asks for an order; queries that arrive
+// together are answered once: a query only marks the view stale, and the
+// view is computed in a task after the messages already queued.
 
 /**
  * @typedef {{i: number, protocol: string, state: string, name: string,
@@ -46,8 +46,10 @@ self.onmessage = (/** @type {MessageEvent} */ e) => {
       rank = m.rank;
       return;
     case "rows":
+      // Ordered at the next query: the page sends rows as answers come
+      // and asks for an order when it means to draw one.
       for (const r of m.rows) rows[r.i] = r;
-      break;
+      return;
     case "query":
       filter = m.filter;
       sort = m.sort;
