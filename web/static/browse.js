@@ -512,15 +512,16 @@ function invalidateSoon() {
 }
 
 /**
- * viewRow is what view.js filters and sorts on.
+ * viewRow is what view.js filters and sorts on, as a flat list in the
+ * order of view.js's FIELDS (a list clones faster than an object, whose
+ * every field name would be sent too).
  * @param {Row} r
  */
 function viewRow(r) {
-  return {
-    i: r.i, protocol: r.protocol, state: r.state, name: r.name, map: r.map, mode: r.mode, players: r.players, bots: r.bots,
-    max: r.max, password: r.password, ping: r.ping, country: r.country, hay: r.hay, addrKey: r.addrKey, master: r.master,
-    fav: store.favourites.has(r.key), gone: !!r.gone, x: r.x,
-  };
+  return [
+    r.i, r.protocol, r.state, r.name, r.map, r.mode, r.players, r.bots, r.max, r.password, r.ping, r.country, r.hay,
+    r.addrKey, r.master, store.favourites.has(r.key), !!r.gone, r.x,
+  ];
 }
 
 /** The filter form's fields, looked up once (a form's named access is slow). @type {any} */

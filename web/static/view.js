@@ -6,7 +6,8 @@
 //
 //   page → view  {type: "init", online, rank}  the online state's name, and
 //                    each state's rank (answering rows first)
-//                {type: "rows", rows: ViewRow[]}  new or changed rows, by index
+//                {type: "rows", rows: any[][]}  new or changed rows, each a
+//                    list of a ViewRow's fields in the order of FIELDS
 //                {type: "query", seq, filter, sort}  the filters and sort
 //   view → page  {type: "order", seq, order: Int32Array, online, rows}
 //                    the indexes of the rows to show, in order (the buffer
@@ -27,6 +28,10 @@
  *   ping: number|null, master: string}} Filter
  */
 
+/** The fields of a ViewRow in the order the page sends them. */
+const FIELDS = /** @type {const} */ (["i", "protocol", "state", "name", "map", "mode", "players", "bots", "max", "password", "ping",
+  "country", "hay", "addrKey", "master", "fav", "gone", "x"]);
+
 /** @type {ViewRow[]} */
 const rows = [];
 let online = "";
@@ -37,6 +42,15 @@ let filter = null;
 let sort = { key: "players", dir: -1 };
 let seq = 0;
 let queued = false;
+// sorted is every row in the order of sortedBy; touched holds the rows
+// changed since. A query that changes only the filters filters sorted
+// again, in order, without sorting (a keystroke in the search); changed
+// rows are sorted alone and merged into it.
+/** @type {ViewRow[]} */
+let sorted = [];
+let sortedBy = "";
+/** @type {Set<number>} */
+const touched = new Set();
 
 self.onmessage = (/** @type {MessageEvent} */ e) => {
   const m = e.data;
@@ -48,7 +62,13 @@ self.onmessage = (/** @type {MessageEvent} */ e) => {
     case "rows":
       // Ordered at the next query: the page sends rows as answers come
       // and asks for an order when it means to draw one.
-      for (const r of m.rows) rows[r.i] = r;
+      for (const v of m.rows) {
+        /** @type {any} */
+        const r = {};
+        for (let j = 0; j < FIELDS.length; j++) r[FIELDS[j]] = v[j];
+        rows[r.i] = r;
+        touched.add(r.i);
+      }
       return;
     case "query":
       filter = m.filter;
@@ -122,20 +142,41 @@ function compute() {
   const f = /** @type {Filter} */ (filter);
   const cmp = sorter(sort.key);
   const dir = sort.dir;
-  /** @type {ViewRow[]} */
-  const kept = [];
-  let up = 0;
-  for (const r of rows) {
-    if (!r) continue;
-    if (r.state === online && !r.gone) up++;
-    if (matches(r, f)) kept.push(r);
-  }
   // Servers that did not answer sink below the ones that did, whichever
   // way the column is sorted; ties keep a stable, readable order.
-  kept.sort((a, b) => (rank[a.state] ?? 5) - (rank[b.state] ?? 5) || dir * cmp(a, b) || byAddr(a, b));
-  const order = new Int32Array(kept.length);
-  for (let k = 0; k < kept.length; k++) order[k] = kept[k].i;
-  /** @type {any} */ (self).postMessage({ type: "order", seq, order, online: up, rows: rows.length }, [order.buffer]);
+  const full = (/** @type {ViewRow} */ a, /** @type {ViewRow} */ b) => (rank[a.state] ?? 5) - (rank[b.state] ?? 5) || dir * cmp(a, b) || byAddr(a, b);
+  const by = `${sort.key}|${dir}`;
+  if (by !== sortedBy || touched.size * 8 > sorted.length) {
+    sorted = [];
+    for (const r of rows) if (r) sorted.push(r);
+    sorted.sort(full);
+    sortedBy = by;
+  } else if (touched.size) {
+    /** @type {ViewRow[]} */
+    const fresh = [];
+    for (const i of touched) if (rows[i]) fresh.push(rows[i]);
+    fresh.sort(full);
+    /** @type {ViewRow[]} */
+    const merged = new Array(sorted.length - touched.size + fresh.length);
+    let n = 0, j = 0;
+    for (const r of sorted) {
+      if (touched.has(r.i)) continue;
+      while (j < fresh.length && full(fresh[j], r) < 0) merged[n++] = fresh[j++];
+      merged[n++] = r;
+    }
+    while (j < fresh.length) merged[n++] = fresh[j++];
+    merged.length = n;
+    sorted = merged;
+  }
+  touched.clear();
+  let up = 0;
+  const order = new Int32Array(sorted.length);
+  let k = 0;
+  for (const r of sorted) {
+    if (r.state === online && !r.gone) up++;
+    if (matches(r, f)) order[k++] = r.i;
+  }
+  /** @type {any} */ (self).postMessage({ type: "order", seq, order: order.subarray(0, k), online: up, rows: rows.length }, [order.buffer]);
 }
 
 export {};
