@@ -486,8 +486,10 @@ let onlineCount = 0;
 function invalidate() {
   if (dirty) return;
   dirty = true;
-  if (document.hidden) setTimeout(rebuild, 0);
-  else requestAnimationFrame(rebuild);
+  // A rebuild made meanwhile (a keystroke's) has sent this change too.
+  const later = () => dirty && rebuild();
+  if (document.hidden) setTimeout(later, 0);
+  else requestAnimationFrame(later);
 }
 
 /**
@@ -1101,7 +1103,9 @@ function drawProgress() {
 
 $("filters").addEventListener("input", (e) => {
   if (/** @type {Element} */ (e.target).id === "f-game") return;
-  invalidate();
+  // A keystroke's query goes to view.js at once, not at the next frame:
+  // its order is drawn a frame sooner, and a keystroke is one query.
+  rebuild();
 });
 $("filters").addEventListener("submit", (e) => e.preventDefault());
 
