@@ -71,14 +71,18 @@ var bzCRCTable = func() *[256]uint32 {
 	return t
 }()
 
-// bzReader reads bits most significant first. bits holds nbits unread
-// bits left-aligned (the next bit is bit 63); pos is the next byte of src
-// to load.
+// bzReader reads bits most significant first, with a sticky error as
+// package wire's cursor has: after the first failure every read returns
+// 0 and the error keeps the field and offset of that failure. bits holds
+// nbits unread bits left-aligned (the next bit is bit 63); pos is the next
+// byte of src to load; field names what is being read.
 type bzReader struct {
 	src   []byte
 	pos   int
 	bits  uint64
 	nbits uint
+	field string
+	err   error
 }
 
 // fill loads whole bytes while at least one fits in bits.
@@ -95,18 +99,36 @@ func (r *bzReader) offset() int {
 	return (r.pos*8 - int(r.nbits)) / 8
 }
 
-// read returns the next n bits (n ≤ 32); ok is false when src ends first.
-func (r *bzReader) read(n uint) (uint32, bool) {
+// read returns the next n bits (n ≤ 32), or 0 and the error "the stream
+// ends inside r.field" when src ends first.
+//
+// Out of line: see "Code size" in codecs/doc.go.
+//
+//go:noinline
+func (r *bzReader) read(n uint) uint32 {
 	if r.nbits < n {
 		r.fill()
 		if r.nbits < n {
-			return 0, false
+			r.fail(r.offset(), codecs.ErrShort, "the stream ends inside it")
+			r.nbits = 0
+			return 0
 		}
 	}
 	v := uint32(r.bits >> (64 - n))
 	r.bits <<= n
 	r.nbits -= n
-	return v, true
+	return v
+}
+
+// fail records the first error: r.field at off.
+//
+// Out of line: see "Code size" in codecs/doc.go.
+//
+//go:noinline
+func (r *bzReader) fail(off int, sentinel error, text string) {
+	if r.err == nil {
+		r.err = newError("bzip2."+r.field, off, "", codecs.Detail(sentinel, text))
+	}
 }
 
 // bzHuffman decodes one group's canonical code: codes are given in order
@@ -125,7 +147,7 @@ type bzHuffman struct {
 // when the lengths claim more codes than exist (an over-subscribed code).
 // An incomplete code is allowed: a code not assigned fails when decoded.
 func (h *bzHuffman) build(lens []uint8) bool {
-	var count [bzMaxLen + 1]int32
+	var count, next [bzMaxLen + 1]int32
 	h.minLen, h.maxLen = bzMaxLen, 1
 	for _, l := range lens {
 		count[l]++
@@ -135,6 +157,7 @@ func (h *bzHuffman) build(lens []uint8) bool {
 	var code, idx int32
 	for l := 1; l <= bzMaxLen; l++ {
 		h.base[l] = idx - code
+		next[l] = idx // where the symbols of length l go in perm
 		code += count[l]
 		idx += count[l]
 		if code > 1<<l {
@@ -143,13 +166,6 @@ func (h *bzHuffman) build(lens []uint8) bool {
 		h.limit[l] = code
 		code <<= 1
 	}
-	// perm: symbols by length, then by symbol.
-	var next [bzMaxLen + 1]int32
-	idx = 0
-	for l := 1; l <= bzMaxLen; l++ {
-		next[l] = idx
-		idx += count[l]
-	}
 	for s, l := range lens {
 		h.perm[next[l]] = uint16(s)
 		next[l]++
@@ -157,11 +173,12 @@ func (h *bzHuffman) build(lens []uint8) bool {
 	return true
 }
 
-// decode reads one symbol. It peeks at 20 bits (zeros past the end of
-// src) and finds the code's length as the shortest l whose first l bits
-// are below limit[l]: in a canonical code, a prefix that is at or past
-// the codes of length l continues into the codes of length l+1.
-func (h *bzHuffman) decode(r *bzReader) (int, bool) {
+// decode reads one symbol, or returns -1 after recording an error. It
+// peeks at 20 bits (zeros past the end of src) and finds the code's
+// length as the shortest l whose first l bits are below limit[l]: in a
+// canonical code, a prefix at or past the codes of length l continues
+// into the codes of length l+1.
+func (h *bzHuffman) decode(r *bzReader) int {
 	if r.nbits < bzMaxLen {
 		r.fill()
 	}
@@ -170,25 +187,19 @@ func (h *bzHuffman) decode(r *bzReader) (int, bool) {
 		c := v >> (bzMaxLen - l)
 		if c < h.limit[l] {
 			if l > r.nbits {
-				return 0, false
+				break
 			}
 			r.bits <<= l
 			r.nbits -= l
-			return int(h.perm[h.base[l]+c]), true
+			return int(h.perm[h.base[l]+c])
 		}
 	}
-	return -1, true
-}
-
-// bzErr is a bzip2 error: field is the part of the stream at fault, off
-// the byte offset in the stream where it starts.
-func bzErr(field string, off int, sentinel error, text string) error {
-	return newError("bzip2."+field, off, "", codecs.Detail(sentinel, text))
-}
-
-// bzTruncated is the error for a stream that ends inside field.
-func bzTruncated(field string, r *bzReader) error {
-	return bzErr(field, r.offset(), codecs.ErrShort, "the stream ends inside it")
+	if r.nbits < h.maxLen {
+		r.read(bzMaxLen) // the stream ends inside the code
+	} else {
+		r.fail(r.offset(), codecs.ErrBadValue, "a Huffman code assigned to no symbol")
+	}
+	return -1
 }
 
 // bunzip2 appends the decompression of the bzip2 stream src (one stream,
@@ -198,176 +209,137 @@ func bzTruncated(field string, r *bzReader) error {
 // symbols and at most what limit bytes of output can come from (4 bytes
 // out for every 5 in, at worst), 4 bytes each, and one Huffman table set.
 func bunzip2(dst, src []byte, limit int) ([]byte, error) {
-	r := bzReader{src: src}
-	var d bzDecoder
-	start := len(dst)
-	for stream := 0; ; stream++ {
+	r := &bzReader{src: src}
+	d := &bzDecoder{limit: limit, maxOut: len(dst) + limit}
+	for stream := 0; r.err == nil; stream++ {
+		r.fill()
+		if stream > 0 && r.nbits == 0 {
+			break // the end of the last stream
+		}
+		r.field = "header"
 		off := r.offset()
-		head, ok := r.read(24)
-		if !ok && stream > 0 && r.nbits == 0 {
-			return dst, nil // the end of the last stream
+		if r.read(24) != 'B'<<16|'Z'<<8|'h' && r.err == nil {
+			r.fail(off, codecs.ErrBadMagic, `want "BZh" (after a stream, another stream)`)
 		}
-		if !ok || head != 'B'<<16|'Z'<<8|'h' {
-			if stream > 0 {
-				return dst, bzErr("header", off, codecs.ErrBadMagic, "bytes after the stream are not another stream")
-			}
-			if !ok {
-				return dst, bzTruncated("header", &r)
-			}
-			return dst, bzErr("header", off, codecs.ErrBadMagic, `want "BZh"`)
-		}
-		level, ok := r.read(8)
-		if !ok {
-			return dst, bzTruncated("level", &r)
-		}
-		if level < '1' || level > '9' {
-			return dst, bzErr("level", off+3, codecs.ErrBadValue, "want '1'..'9', got "+wire.Msg("%d", int64(level)))
+		r.field = "level"
+		level := int(r.read(8)) - '0'
+		if (level < 1 || level > 9) && r.err == nil {
+			r.fail(off+3, codecs.ErrBadValue, "want '1'..'9'")
 		}
 		var combined uint32
-		for {
+		for r.err == nil {
+			r.field = "block_magic"
 			off := r.offset()
-			hi, ok1 := r.read(24)
-			lo, ok2 := r.read(24)
-			if !ok1 || !ok2 {
-				return dst, bzTruncated("block_magic", &r)
-			}
-			magic := uint64(hi)<<24 | uint64(lo)
+			magic := uint64(r.read(24))<<24 | uint64(r.read(24))
+			r.field = "block_crc"
 			if magic == bzEndMagic {
-				crc, ok := r.read(32)
-				if !ok {
-					return dst, bzTruncated("stream_crc", &r)
+				r.field = "stream_crc"
+			}
+			want := r.read(32)
+			if r.err != nil {
+				break
+			}
+			if magic == bzEndMagic {
+				if want != combined {
+					r.fail(off+6, codecs.ErrBadValue, wire.Msg("the blocks combine to CRC %d, %d announced", int64(combined), int64(want)))
 				}
-				if crc != combined {
-					return dst, bzErr("stream_crc", off+6, codecs.ErrBadValue, wire.Msg("the blocks combine to CRC %d, %d announced", int64(combined), int64(crc)))
-				}
-				// Padding to a byte boundary.
-				r.read(r.nbits % 8)
+				r.read(r.nbits % 8) // padding to a byte boundary
 				break
 			}
 			if magic != bzBlockMagic {
-				return dst, bzErr("block_magic", off, codecs.ErrBadMagic, "want a block (0x314159265359) or the end (0x177245385090)")
-			}
-			want, ok := r.read(32)
-			if !ok {
-				return dst, bzTruncated("block_crc", &r)
+				r.field = "block_magic"
+				r.fail(off, codecs.ErrBadMagic, "want a block (0x314159265359) or the end (0x177245385090)")
+				break
 			}
 			// At worst 5 block bytes give 4 bytes out ("aaaa" and a count
 			// 0), so a block longer than this overflows the bound.
-			rest := limit - (len(dst) - start)
-			d.levelMax = int(level-'0') * 100_000
-			d.limit = limit
-			var err error
+			rest := d.maxOut - len(dst)
+			d.levelMax = level * 100_000
 			blockStart := len(dst)
-			dst, err = d.block(&r, dst, min(d.levelMax, rest+rest/4+4), start+limit)
-			if err != nil {
-				return dst, err
-			}
+			dst = d.block(r, dst, min(d.levelMax, rest+rest/4+4))
 			crc := ^uint32(0)
-			t := bzCRCTable
 			for _, b := range dst[blockStart:] {
-				crc = crc<<8 ^ t[byte(crc>>24)^b]
+				crc = crc<<8 ^ bzCRCTable[byte(crc>>24)^b]
 			}
 			crc = ^crc
-			if crc != want {
-				return dst, bzErr("block_crc", off+6, codecs.ErrBadValue, wire.Msg("the block decompresses to CRC %d, %d announced", int64(crc), int64(want)))
+			if crc != want && r.err == nil {
+				r.field = "block_crc"
+				r.fail(off+6, codecs.ErrBadValue, wire.Msg("the block decompresses to CRC %d, %d announced", int64(crc), int64(want)))
 			}
 			combined = (combined<<1 | combined>>31) ^ crc
 		}
 	}
+	return dst, r.err
 }
 
 // bzDecoder holds one block's state, reused across blocks.
 type bzDecoder struct {
-	levelMax int      // the stream's block size
-	limit    int      // the caller's bound on the output
-	tt       []uint32 // the block's bytes, then the inverse BWT's links
+	levelMax int // the stream's block size
+	limit    int // the caller's bound on the output
+	maxOut   int // the bound on len(dst)
+	tt       []uint32
 	selector []uint8
 	tables   [bzMaxGroups]bzHuffman
 	lens     [bzMaxAlpha]uint8
 }
 
-// block decodes one block after its CRC, appending its bytes to dst.
-// maxBlock bounds its symbols, maxOut the length of dst.
-func (d *bzDecoder) block(r *bzReader, dst []byte, maxBlock, maxOut int) ([]byte, error) {
-	off := r.offset()
-	rnd, ok := r.read(1)
-	if !ok {
-		return dst, bzTruncated("randomised", r)
+// block decodes one block after its CRC, appending its bytes to dst;
+// errors go to r. maxBlock bounds its symbols.
+func (d *bzDecoder) block(r *bzReader, dst []byte, maxBlock int) []byte {
+	r.field = "randomised"
+	if r.read(1) != 0 {
+		r.fail(r.offset(), codecs.ErrBadValue, "randomised blocks (bzip2 0.9.0) are not supported")
 	}
-	if rnd != 0 {
-		return dst, bzErr("randomised", off, codecs.ErrBadValue, "randomised blocks (bzip2 0.9.0) are not supported")
-	}
+	r.field = "orig_ptr"
 	ptrOff := r.offset()
-	origPtr, ok := r.read(24)
-	if !ok {
-		return dst, bzTruncated("orig_ptr", r)
-	}
+	origPtr := int(r.read(24))
 
 	// The bytes the block uses, in order: MTF index k starts as the k-th.
-	off = r.offset()
-	ranges, ok := r.read(16)
-	if !ok {
-		return dst, bzTruncated("used_map", r)
-	}
+	r.field = "used_map"
+	ranges := r.read(16)
 	var seq [256]byte
 	used := 0
-	for i := range 16 {
-		if ranges&(0x8000>>i) == 0 {
-			continue
+	for i := range 256 {
+		if i%16 == 0 && ranges&(0x8000>>(i/16)) != 0 {
+			ranges |= r.read(16) << 16 // this range's map, in the upper half
 		}
-		m, ok := r.read(16)
-		if !ok {
-			return dst, bzTruncated("used_map", r)
+		if ranges&(0x80000000>>(i%16)) != 0 {
+			seq[used] = byte(i)
+			used++
 		}
-		for j := range 16 {
-			if m&(0x8000>>j) != 0 {
-				seq[used] = byte(i*16 + j)
-				used++
-			}
+		if i%16 == 15 {
+			ranges &= 0xffff
 		}
 	}
 	if used == 0 {
-		return dst, bzErr("used_map", off, codecs.ErrBadValue, "a block that uses no byte")
+		r.fail(r.offset(), codecs.ErrBadValue, "a block that uses no byte")
 	}
 	alpha := used + 2 // RUNA, RUNB, MTF indexes 1..used-1, end of block
 
-	off = r.offset()
-	groups, ok := r.read(3)
-	if !ok {
-		return dst, bzTruncated("groups", r)
-	}
+	r.field = "groups"
+	groups := int(r.read(3))
 	if groups < 2 || groups > bzMaxGroups {
-		return dst, bzErr("groups", off, codecs.ErrBadValue, wire.Msg("%d Huffman groups, want 2..6", int64(groups)))
+		r.fail(r.offset(), codecs.ErrBadValue, "want 2..6 Huffman groups")
 	}
-	off = r.offset()
-	nsel, ok := r.read(15)
-	if !ok {
-		return dst, bzTruncated("selectors", r)
-	}
+	r.field = "selectors"
+	nsel := int(r.read(15))
 	if nsel == 0 {
-		return dst, bzErr("selectors", off, codecs.ErrBadValue, "no selectors")
+		r.fail(r.offset(), codecs.ErrBadValue, "no selectors")
+	}
+	if r.err != nil {
+		return dst
 	}
 	// Selectors past 18002 (what 900,000 symbols need) are read and
 	// dropped, as the reference decoder does.
-	if cap(d.selector) < int(min(nsel, bzMaxSel)) {
-		d.selector = make([]uint8, 0, min(nsel, bzMaxSel))
-	}
 	d.selector = d.selector[:0]
 	mtfGroups := [bzMaxGroups]uint8{0, 1, 2, 3, 4, 5}
 	for range nsel {
-		off := r.offset()
 		k := 0
-		for {
-			b, ok := r.read(1)
-			if !ok {
-				return dst, bzTruncated("selectors", r)
-			}
-			if b == 0 {
-				break
-			}
+		for r.read(1) != 0 {
 			k++
-			if k >= int(groups) {
-				return dst, bzErr("selectors", off, codecs.ErrBadValue, wire.Msg("selector index %d of %d groups", int64(k), int64(groups)))
+			if k >= groups {
+				r.fail(r.offset(), codecs.ErrBadValue, "a selector past the groups")
+				return dst
 			}
 		}
 		g := mtfGroups[k]
@@ -378,77 +350,56 @@ func (d *bzDecoder) block(r *bzReader, dst []byte, maxBlock, maxOut int) ([]byte
 		}
 	}
 
-	for g := range int(groups) {
-		off := r.offset()
-		l, ok := r.read(5)
-		if !ok {
-			return dst, bzTruncated("code_lengths", r)
-		}
-		for s := range alpha {
-			for {
-				if l < 1 || l > bzMaxLen {
-					return dst, bzErr("code_lengths", off, codecs.ErrBadValue, wire.Msg("group %d: a code length of %d, want 1..20", int64(g), int64(l)))
-				}
-				b, ok := r.read(1)
-				if !ok {
-					return dst, bzTruncated("code_lengths", r)
-				}
-				if b == 0 {
-					break
-				}
-				b, ok = r.read(1)
-				if !ok {
-					return dst, bzTruncated("code_lengths", r)
-				}
-				l += 1 - 2*b // "10" adds one, "11" takes one
+	r.field = "code_lengths"
+	for g := range groups {
+		l := r.read(5)
+		for s := 0; s < alpha && r.err == nil; {
+			if l < 1 || l > bzMaxLen {
+				r.fail(r.offset(), codecs.ErrBadValue, "a code length past 1..20")
 			}
-			d.lens[s] = uint8(l)
+			if r.read(1) == 0 { // "0": the length of symbol s
+				d.lens[s] = uint8(l)
+				s++
+				continue
+			}
+			l += 1 - 2*r.read(1) // "10" adds one, "11" takes one
 		}
-		if !d.tables[g].build(d.lens[:alpha]) {
-			return dst, bzErr("code_lengths", off, codecs.ErrBadValue, wire.Msg("group %d: more codes than the lengths allow", int64(g)))
+		if r.err == nil && !d.tables[g].build(d.lens[:alpha]) {
+			r.fail(r.offset(), codecs.ErrBadValue, "more codes than the lengths allow")
 		}
+	}
+	if r.err != nil {
+		return dst
 	}
 
 	// The symbols: undo RUNA/RUNB and the MTF into tt, counting each byte.
 	// tt grows with what the block holds, never past maxBlock: a stream
 	// that claims a large bound but holds little allocates little.
+	r.field = "symbols"
 	tt := d.tt[:0]
 	var count [256]int
 	mtf := seq // MTF list of the used bytes
 	run, runBit := 0, 0
-	sel := 0
-	left := 0 // symbols left in the current group
 	var h *bzHuffman
-	for {
-		if left == 0 {
-			if sel >= len(d.selector) {
-				return dst, bzErr("symbols", r.offset(), codecs.ErrBadValue, "more symbols than the selectors cover")
+	for i := 0; ; i++ {
+		if i%bzGroupSize == 0 {
+			if i/bzGroupSize >= len(d.selector) {
+				r.fail(r.offset(), codecs.ErrBadValue, "more symbols than the selectors cover")
+				return dst
 			}
-			h = &d.tables[d.selector[sel]]
-			sel++
-			left = bzGroupSize
+			h = &d.tables[d.selector[i/bzGroupSize]]
 		}
-		left--
-		off := r.offset()
-		s, ok := h.decode(r)
-		if !ok {
-			return dst, bzTruncated("symbols", r)
-		}
+		s := h.decode(r)
 		if s < 0 {
-			return dst, bzErr("symbols", off, codecs.ErrBadValue, "a Huffman code assigned to no symbol")
+			return dst
 		}
-		if s <= 1 { // RUNA or RUNB
-			if runBit > 20 { // 2^21 is past any block
-				return dst, bzErr("symbols", off, codecs.ErrTooLong, "a run longer than a block")
-			}
+		if s <= 1 { // RUNA or RUNB: (s+1) × 2^runBit more of mtf[0]
 			run += (s + 1) << runBit
 			runBit++
-			continue
-		}
-		if run > 0 {
-			if run > maxBlock-len(tt) {
-				return dst, d.blockFull(off, maxBlock)
+			if run <= maxBlock-len(tt) {
+				continue
 			}
+		} else if run > 0 {
 			b := mtf[0]
 			count[b] += run
 			for range run {
@@ -459,36 +410,43 @@ func (d *bzDecoder) block(r *bzReader, dst []byte, maxBlock, maxOut int) ([]byte
 		if s == alpha-1 {
 			break // end of block
 		}
-		k := s - 1 // MTF index
-		b := mtf[k]
-		copy(mtf[1:k+1], mtf[:k])
-		mtf[0] = b
-		if len(tt) >= maxBlock {
-			return dst, d.blockFull(off, maxBlock)
+		if s > 1 {
+			k := s - 1 // MTF index
+			b := mtf[k]
+			copy(mtf[1:k+1], mtf[:k])
+			mtf[0] = b
+			count[b]++
+			tt = append(tt, uint32(b))
 		}
-		count[b]++
-		tt = append(tt, uint32(b))
+		if len(tt)+run > maxBlock {
+			if maxBlock == d.levelMax {
+				r.fail(r.offset(), codecs.ErrTooLong, wire.Msg("more than the %d bytes of a block", int64(maxBlock)))
+			} else {
+				d.tooMuch(r)
+			}
+			return dst
+		}
 	}
 	d.tt = tt
 	n := len(tt)
-	if int(origPtr) >= n {
-		return dst, bzErr("orig_ptr", ptrOff, codecs.ErrBadValue, wire.Msg("row %d of a block of %d bytes", int64(origPtr), int64(n)))
+	if origPtr >= n {
+		r.field = "orig_ptr"
+		r.fail(ptrOff, codecs.ErrBadValue, wire.Msg("row %d of a block of %d bytes", int64(origPtr), int64(n)))
+		return dst
 	}
 
 	// Inverse BWT: tt[i]'s low byte is the i-th byte of the last column;
 	// the upper 24 bits get, at the row where that byte lands in the
 	// sorted first column, the index i, so following the links from
 	// origPtr walks the original string.
-	var cum [256]int
 	sum := 0
 	for b := range 256 {
-		cum[b] = sum
-		sum += count[b]
+		sum, count[b] = sum+count[b], sum
 	}
 	for i := range n {
 		b := byte(tt[i])
-		tt[cum[b]] |= uint32(i) << 8
-		cum[b]++
+		tt[count[b]] |= uint32(i) << 8
+		count[b]++
 	}
 
 	// The final run-length coding: four equal bytes, then a count.
@@ -498,40 +456,27 @@ func (d *bzDecoder) block(r *bzReader, dst []byte, maxBlock, maxOut int) ([]byte
 		pos = tt[pos]
 		b := byte(pos)
 		pos >>= 8
+		k := 1
 		if same == 4 {
-			k := int(b)
-			if k > maxOut-len(dst) {
-				return dst, d.tooMuch(r.offset())
-			}
-			for range k {
-				dst = append(dst, byte(last))
-			}
-			last, same = -1, 0
-			continue
-		}
-		if int(b) == last {
+			k, b, same = int(b), byte(last), 0
+		} else if int(b) == last {
 			same++
 		} else {
 			last, same = int(b), 1
 		}
-		if len(dst) >= maxOut {
-			return dst, d.tooMuch(r.offset())
+		if k > d.maxOut-len(dst) {
+			d.tooMuch(r)
+			return dst
 		}
-		dst = append(dst, b)
+		for range k {
+			dst = append(dst, b)
+		}
 	}
-	return dst, nil
-}
-
-// blockFull is the error for a block past maxBlock symbols: the stream's
-// block size, or else what the output's bound allows.
-func (d *bzDecoder) blockFull(off, maxBlock int) error {
-	if maxBlock == d.levelMax {
-		return bzErr("symbols", off, codecs.ErrTooLong, wire.Msg("more than the %d bytes of a block", int64(maxBlock)))
-	}
-	return d.tooMuch(off)
+	return dst
 }
 
 // tooMuch is the error for output past the caller's bound.
-func (d *bzDecoder) tooMuch(off int) error {
-	return bzErr("output", off, codecs.ErrTooLong, wire.Msg("the stream decompresses to more than the %d bytes allowed", int64(d.limit)))
+func (d *bzDecoder) tooMuch(r *bzReader) {
+	r.field = "output"
+	r.fail(r.offset(), codecs.ErrTooLong, wire.Msg("the stream decompresses to more than the %d bytes allowed", int64(d.limit)))
 }

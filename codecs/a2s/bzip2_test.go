@@ -138,7 +138,7 @@ func TestBunzip2Corrupt(t *testing.T) {
 		{"randomised", "text-9.bz2", 14, 0x80, "bzip2.randomised", codecs.ErrBadValue, 14},
 		{"stream crc", "empty-9.bz2", 13, 0x01, "bzip2.stream_crc", codecs.ErrBadValue, 10},
 		{"end magic", "empty-9.bz2", 9, 0x01, "bzip2.block_magic", codecs.ErrBadMagic, 4},
-		{"trailing byte", "empty-9.bz2", -1, 'B', "bzip2.header", codecs.ErrBadMagic, 14},
+		{"trailing byte", "empty-9.bz2", -1, 'B', "bzip2.header", codecs.ErrShort, 14},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
