@@ -201,8 +201,9 @@ type Response struct {
 // Info is A2S_INFO's reply in either form. Fields of the other form are
 // zero.
 type Info struct {
-	GoldSrc bool   // the obsolete 'm' form
-	Address string // GoldSrc: the server's "IP:port" as it sees itself
+	_       [0]func() // not comparable: no equality function to compile (see "Code size" in codecs/doc.go)
+	GoldSrc bool      // the obsolete 'm' form
+	Address string    // GoldSrc: the server's "IP:port" as it sees itself
 
 	Protocol uint8 // Source: first; GoldSrc: after the counts
 	Name     string
@@ -251,6 +252,7 @@ type ShipInfo struct {
 
 // ModInfo is the half-life mod part of a GoldSrc info reply.
 type ModInfo struct {
+	_            [0]func() // not comparable: no equality function to compile (see "Code size" in codecs/doc.go)
 	Link         string
 	DownloadLink string
 	Null         uint8  // always 0; readers that skip it shift every later field
@@ -270,7 +272,8 @@ type Players struct {
 
 // Player is one entry of Players.
 type Player struct {
-	Index    uint8 // always 0 on most servers
+	_        [0]func() // not comparable: no equality function to compile (see "Code size" in codecs/doc.go)
+	Index    uint8     // always 0 on most servers
 	Name     string
 	Score    int32
 	Duration float32 // seconds connected

@@ -241,7 +241,7 @@ func bunzip2(dst, src []byte, limit int) ([]byte, error) {
 			}
 			if magic == bzEndMagic {
 				if want != combined {
-					r.fail(off+6, codecs.ErrBadValue, wire.Msg("the blocks combine to CRC %d, %d announced", int64(combined), int64(want)))
+					r.fail(off+6, codecs.ErrBadValue, "the blocks' CRCs do not combine to the one announced")
 				}
 				r.read(r.nbits % 8) // padding to a byte boundary
 				break
@@ -264,7 +264,7 @@ func bunzip2(dst, src []byte, limit int) ([]byte, error) {
 			crc = ^crc
 			if crc != want && r.err == nil {
 				r.field = "block_crc"
-				r.fail(off+6, codecs.ErrBadValue, wire.Msg("the block decompresses to CRC %d, %d announced", int64(crc), int64(want)))
+				r.fail(off+6, codecs.ErrBadValue, "the block's bytes do not have the CRC announced")
 			}
 			combined = (combined<<1 | combined>>31) ^ crc
 		}
@@ -420,7 +420,7 @@ func (d *bzDecoder) block(r *bzReader, dst []byte, maxBlock int) []byte {
 		}
 		if len(tt)+run > maxBlock {
 			if maxBlock == d.levelMax {
-				r.fail(r.offset(), codecs.ErrTooLong, wire.Msg("more than the %d bytes of a block", int64(maxBlock)))
+				r.fail(r.offset(), codecs.ErrTooLong, "more bytes than the stream's block size")
 			} else {
 				d.tooMuch(r)
 			}
@@ -431,7 +431,7 @@ func (d *bzDecoder) block(r *bzReader, dst []byte, maxBlock int) []byte {
 	n := len(tt)
 	if origPtr >= n {
 		r.field = "orig_ptr"
-		r.fail(ptrOff, codecs.ErrBadValue, wire.Msg("row %d of a block of %d bytes", int64(origPtr), int64(n)))
+		r.fail(ptrOff, codecs.ErrBadValue, "past the end of the block")
 		return dst
 	}
 
