@@ -91,6 +91,7 @@ const maxFilter = 200
 
 // Request is a query to a server: A2S_INFO, A2S_PLAYER or A2S_RULES.
 type Request struct {
+	_    [0]func() // not comparable: no equality function to compile (see "Code size" in codecs/doc.go)
 	Type Type
 	// HasChallenge is always true for PLAYER and RULES; for INFO it says the
 	// challenge is appended (servers since December 2020 want it).
@@ -100,6 +101,7 @@ type Request struct {
 
 // MasterRequest is a query to a Steam master server.
 type MasterRequest struct {
+	_      [0]func() // not comparable: no equality function to compile (see "Code size" in codecs/doc.go)
 	Region Region
 	Seed   Addr   // 0.0.0.0:0 for the first page, then the last address received
 	Filter string // e.g. `\appid\440\dedicated\1`; empty: every server

@@ -109,7 +109,7 @@ func (r *bzReader) read(n uint) uint32 {
 	if r.nbits < n {
 		r.fill()
 		if r.nbits < n {
-			r.fail(r.offset(), codecs.ErrShort, "the stream ends inside it")
+			r.fail(-1, codecs.ErrShort, "the stream ends inside it")
 			r.nbits = 0
 			return 0
 		}
@@ -120,12 +120,16 @@ func (r *bzReader) read(n uint) uint32 {
 	return v
 }
 
-// fail records the first error: r.field at off.
+// fail records the first error: r.field at off, or at the next unread
+// bit's byte when off < 0.
 //
 // Out of line: see "Code size" in codecs/doc.go.
 //
 //go:noinline
 func (r *bzReader) fail(off int, sentinel error, text string) {
+	if off < 0 {
+		off = r.offset()
+	}
 	if r.err == nil {
 		r.err = newError("bzip2."+r.field, off, "", codecs.Detail(sentinel, text))
 	}
@@ -197,7 +201,7 @@ func (h *bzHuffman) decode(r *bzReader) int {
 	if r.nbits < h.maxLen {
 		r.read(bzMaxLen) // the stream ends inside the code
 	} else {
-		r.fail(r.offset(), codecs.ErrBadValue, "a Huffman code assigned to no symbol")
+		r.fail(-1, codecs.ErrBadValue, "a Huffman code assigned to no symbol")
 	}
 	return -1
 }
@@ -288,7 +292,7 @@ type bzDecoder struct {
 func (d *bzDecoder) block(r *bzReader, dst []byte, maxBlock int) []byte {
 	r.field = "randomised"
 	if r.read(1) != 0 {
-		r.fail(r.offset(), codecs.ErrBadValue, "randomised blocks (bzip2 0.9.0) are not supported")
+		r.fail(-1, codecs.ErrBadValue, "randomised blocks (bzip2 0.9.0) are not supported")
 	}
 	r.field = "orig_ptr"
 	ptrOff := r.offset()
@@ -312,19 +316,19 @@ func (d *bzDecoder) block(r *bzReader, dst []byte, maxBlock int) []byte {
 		}
 	}
 	if used == 0 {
-		r.fail(r.offset(), codecs.ErrBadValue, "a block that uses no byte")
+		r.fail(-1, codecs.ErrBadValue, "a block that uses no byte")
 	}
 	alpha := used + 2 // RUNA, RUNB, MTF indexes 1..used-1, end of block
 
 	r.field = "groups"
 	groups := int(r.read(3))
 	if groups < 2 || groups > bzMaxGroups {
-		r.fail(r.offset(), codecs.ErrBadValue, "want 2..6 Huffman groups")
+		r.fail(-1, codecs.ErrBadValue, "want 2..6 Huffman groups")
 	}
 	r.field = "selectors"
 	nsel := int(r.read(15))
 	if nsel == 0 {
-		r.fail(r.offset(), codecs.ErrBadValue, "no selectors")
+		r.fail(-1, codecs.ErrBadValue, "no selectors")
 	}
 	if r.err != nil {
 		return dst
@@ -338,7 +342,7 @@ func (d *bzDecoder) block(r *bzReader, dst []byte, maxBlock int) []byte {
 		for r.read(1) != 0 {
 			k++
 			if k >= groups {
-				r.fail(r.offset(), codecs.ErrBadValue, "a selector past the groups")
+				r.fail(-1, codecs.ErrBadValue, "a selector past the groups")
 				return dst
 			}
 		}
@@ -355,7 +359,7 @@ func (d *bzDecoder) block(r *bzReader, dst []byte, maxBlock int) []byte {
 		l := r.read(5)
 		for s := 0; s < alpha && r.err == nil; {
 			if l < 1 || l > bzMaxLen {
-				r.fail(r.offset(), codecs.ErrBadValue, "a code length past 1..20")
+				r.fail(-1, codecs.ErrBadValue, "a code length past 1..20")
 			}
 			if r.read(1) == 0 { // "0": the length of symbol s
 				d.lens[s] = uint8(l)
@@ -365,7 +369,7 @@ func (d *bzDecoder) block(r *bzReader, dst []byte, maxBlock int) []byte {
 			l += 1 - 2*r.read(1) // "10" adds one, "11" takes one
 		}
 		if r.err == nil && !d.tables[g].build(d.lens[:alpha]) {
-			r.fail(r.offset(), codecs.ErrBadValue, "more codes than the lengths allow")
+			r.fail(-1, codecs.ErrBadValue, "more codes than the lengths allow")
 		}
 	}
 	if r.err != nil {
@@ -384,7 +388,7 @@ func (d *bzDecoder) block(r *bzReader, dst []byte, maxBlock int) []byte {
 	for i := 0; ; i++ {
 		if i%bzGroupSize == 0 {
 			if i/bzGroupSize >= len(d.selector) {
-				r.fail(r.offset(), codecs.ErrBadValue, "more symbols than the selectors cover")
+				r.fail(-1, codecs.ErrBadValue, "more symbols than the selectors cover")
 				return dst
 			}
 			h = &d.tables[d.selector[i/bzGroupSize]]
@@ -420,7 +424,7 @@ func (d *bzDecoder) block(r *bzReader, dst []byte, maxBlock int) []byte {
 		}
 		if len(tt)+run > maxBlock {
 			if maxBlock == d.levelMax {
-				r.fail(r.offset(), codecs.ErrTooLong, "more bytes than the stream's block size")
+				r.fail(-1, codecs.ErrTooLong, "more bytes than the stream's block size")
 			} else {
 				d.tooMuch(r)
 			}
@@ -478,5 +482,5 @@ func (d *bzDecoder) block(r *bzReader, dst []byte, maxBlock int) []byte {
 // tooMuch is the error for output past the caller's bound.
 func (d *bzDecoder) tooMuch(r *bzReader) {
 	r.field = "output"
-	r.fail(r.offset(), codecs.ErrTooLong, wire.Msg("the stream decompresses to more than the %d bytes allowed", int64(d.limit)))
+	r.fail(-1, codecs.ErrTooLong, wire.Msg("the stream decompresses to more than the %d bytes allowed", int64(d.limit)))
 }
