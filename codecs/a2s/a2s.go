@@ -290,7 +290,10 @@ type Rules struct {
 }
 
 // Rule is one server variable.
-type Rule struct{ Name, Value string }
+type Rule struct {
+	_           [0]func() // not comparable: no equality function to compile (see "Code size" in codecs/doc.go)
+	Name, Value string
+}
 
 // MasterReplyPage is one datagram of a Steam master's reply.
 type MasterReplyPage struct {

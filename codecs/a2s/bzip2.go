@@ -2,7 +2,6 @@ package a2s
 
 import (
 	"github.com/querylens/querylens/codecs"
-	"github.com/querylens/querylens/codecs/internal/wire"
 )
 
 // A bzip2 decompressor for Source's compressed split replies, in place of
@@ -55,8 +54,7 @@ const (
 // bzCRCTable is the MSB-first CRC-32 table for polynomial 0x04c11db7,
 // made at init (a few microseconds): made lazily it would need a lock,
 // as decoders run concurrently.
-var bzCRCTable = func() *[256]uint32 {
-	t := new([256]uint32)
+var bzCRCTable = func() (t [256]uint32) {
 	for i := range t {
 		c := uint32(i) << 24
 		for range 8 {
@@ -68,7 +66,7 @@ var bzCRCTable = func() *[256]uint32 {
 		}
 		t[i] = c
 	}
-	return t
+	return
 }()
 
 // bzReader reads bits most significant first, with a sticky error as
@@ -131,7 +129,7 @@ func (r *bzReader) fail(off int, sentinel error, text string) {
 		off = r.offset()
 	}
 	if r.err == nil {
-		r.err = newError("bzip2."+r.field, off, "", codecs.Detail(sentinel, text))
+		r.err = newError(r.field, off, "", codecs.Detail(sentinel, text))
 	}
 }
 
@@ -214,30 +212,30 @@ func (h *bzHuffman) decode(r *bzReader) int {
 // out for every 5 in, at worst), 4 bytes each, and one Huffman table set.
 func bunzip2(dst, src []byte, limit int) ([]byte, error) {
 	r := &bzReader{src: src}
-	d := &bzDecoder{limit: limit, maxOut: len(dst) + limit}
+	d := &bzDecoder{maxOut: len(dst) + limit}
 	for stream := 0; r.err == nil; stream++ {
 		r.fill()
 		if stream > 0 && r.nbits == 0 {
 			break // the end of the last stream
 		}
-		r.field = "header"
+		r.field = "bzip2.header"
 		off := r.offset()
 		if r.read(24) != 'B'<<16|'Z'<<8|'h' && r.err == nil {
 			r.fail(off, codecs.ErrBadMagic, `want "BZh" (after a stream, another stream)`)
 		}
-		r.field = "level"
+		r.field = "bzip2.level"
 		level := int(r.read(8)) - '0'
 		if (level < 1 || level > 9) && r.err == nil {
 			r.fail(off+3, codecs.ErrBadValue, "want '1'..'9'")
 		}
 		var combined uint32
 		for r.err == nil {
-			r.field = "block_magic"
+			r.field = "bzip2.block_magic"
 			off := r.offset()
 			magic := uint64(r.read(24))<<24 | uint64(r.read(24))
-			r.field = "block_crc"
+			r.field = "bzip2.block_crc"
 			if magic == bzEndMagic {
-				r.field = "stream_crc"
+				r.field = "bzip2.stream_crc"
 			}
 			want := r.read(32)
 			if r.err != nil {
@@ -251,7 +249,7 @@ func bunzip2(dst, src []byte, limit int) ([]byte, error) {
 				break
 			}
 			if magic != bzBlockMagic {
-				r.field = "block_magic"
+				r.field = "bzip2.block_magic"
 				r.fail(off, codecs.ErrBadMagic, "want a block (0x314159265359) or the end (0x177245385090)")
 				break
 			}
@@ -267,7 +265,7 @@ func bunzip2(dst, src []byte, limit int) ([]byte, error) {
 			}
 			crc = ^crc
 			if crc != want && r.err == nil {
-				r.field = "block_crc"
+				r.field = "bzip2.block_crc"
 				r.fail(off+6, codecs.ErrBadValue, "the block's bytes do not have the CRC announced")
 			}
 			combined = (combined<<1 | combined>>31) ^ crc
@@ -279,7 +277,6 @@ func bunzip2(dst, src []byte, limit int) ([]byte, error) {
 // bzDecoder holds one block's state, reused across blocks.
 type bzDecoder struct {
 	levelMax int // the stream's block size
-	limit    int // the caller's bound on the output
 	maxOut   int // the bound on len(dst)
 	tt       []uint32
 	selector []uint8
@@ -290,16 +287,16 @@ type bzDecoder struct {
 // block decodes one block after its CRC, appending its bytes to dst;
 // errors go to r. maxBlock bounds its symbols.
 func (d *bzDecoder) block(r *bzReader, dst []byte, maxBlock int) []byte {
-	r.field = "randomised"
+	r.field = "bzip2.randomised"
 	if r.read(1) != 0 {
 		r.fail(-1, codecs.ErrBadValue, "randomised blocks (bzip2 0.9.0) are not supported")
 	}
-	r.field = "orig_ptr"
+	r.field = "bzip2.orig_ptr"
 	ptrOff := r.offset()
 	origPtr := int(r.read(24))
 
 	// The bytes the block uses, in order: MTF index k starts as the k-th.
-	r.field = "used_map"
+	r.field = "bzip2.used_map"
 	ranges := r.read(16)
 	var seq [256]byte
 	used := 0
@@ -320,12 +317,12 @@ func (d *bzDecoder) block(r *bzReader, dst []byte, maxBlock int) []byte {
 	}
 	alpha := used + 2 // RUNA, RUNB, MTF indexes 1..used-1, end of block
 
-	r.field = "groups"
+	r.field = "bzip2.groups"
 	groups := int(r.read(3))
 	if groups < 2 || groups > bzMaxGroups {
 		r.fail(-1, codecs.ErrBadValue, "want 2..6 Huffman groups")
 	}
-	r.field = "selectors"
+	r.field = "bzip2.selectors"
 	nsel := int(r.read(15))
 	if nsel == 0 {
 		r.fail(-1, codecs.ErrBadValue, "no selectors")
@@ -354,7 +351,7 @@ func (d *bzDecoder) block(r *bzReader, dst []byte, maxBlock int) []byte {
 		}
 	}
 
-	r.field = "code_lengths"
+	r.field = "bzip2.code_lengths"
 	for g := range groups {
 		l := r.read(5)
 		for s := 0; s < alpha && r.err == nil; {
@@ -379,7 +376,7 @@ func (d *bzDecoder) block(r *bzReader, dst []byte, maxBlock int) []byte {
 	// The symbols: undo RUNA/RUNB and the MTF into tt, counting each byte.
 	// tt grows with what the block holds, never past maxBlock: a stream
 	// that claims a large bound but holds little allocates little.
-	r.field = "symbols"
+	r.field = "bzip2.symbols"
 	tt := d.tt[:0]
 	var count [256]int
 	mtf := seq // MTF list of the used bytes
@@ -434,7 +431,7 @@ func (d *bzDecoder) block(r *bzReader, dst []byte, maxBlock int) []byte {
 	d.tt = tt
 	n := len(tt)
 	if origPtr >= n {
-		r.field = "orig_ptr"
+		r.field = "bzip2.orig_ptr"
 		r.fail(ptrOff, codecs.ErrBadValue, "past the end of the block")
 		return dst
 	}
@@ -481,6 +478,6 @@ func (d *bzDecoder) block(r *bzReader, dst []byte, maxBlock int) []byte {
 
 // tooMuch is the error for output past the caller's bound.
 func (d *bzDecoder) tooMuch(r *bzReader) {
-	r.field = "output"
-	r.fail(-1, codecs.ErrTooLong, wire.Msg("the stream decompresses to more than the %d bytes allowed", int64(d.limit)))
+	r.field = "bzip2.output"
+	r.fail(-1, codecs.ErrTooLong, "the stream decompresses to more bytes than allowed")
 }

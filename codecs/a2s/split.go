@@ -305,8 +305,7 @@ func split(body []byte, id uint32, f SplitForm, maxBody int, rawSize, crc uint32
 // crcIEEETable is the table of the IEEE CRC-32 (reflected, polynomial
 // 0xedb88320), made at init: hash/crc32 would bring its slicing-by-8
 // tables into the browser module for the few bytes of a rules reply.
-var crcIEEETable = func() *[256]uint32 {
-	t := new([256]uint32)
+var crcIEEETable = func() (t [256]uint32) {
 	for i := range t {
 		c := uint32(i)
 		for range 8 {
@@ -318,7 +317,7 @@ var crcIEEETable = func() *[256]uint32 {
 		}
 		t[i] = c
 	}
-	return t
+	return
 }()
 
 // crc32IEEE is crc32.ChecksumIEEE(b): the CRC32 a compressed Source
