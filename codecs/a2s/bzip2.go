@@ -54,7 +54,8 @@ const (
 // bzCRCTable is the MSB-first CRC-32 table for polynomial 0x04c11db7,
 // made at init (a few microseconds): made lazily it would need a lock,
 // as decoders run concurrently.
-var bzCRCTable = func() (t [256]uint32) {
+var bzCRCTable = func() *[256]uint32 {
+	t := new([256]uint32)
 	for i := range t {
 		c := uint32(i) << 24
 		for range 8 {
@@ -66,8 +67,31 @@ var bzCRCTable = func() (t [256]uint32) {
 		}
 		t[i] = c
 	}
-	return
+	return t
 }()
+
+// bzField names the part of the stream being read, for errors: a small
+// number, not a string, so that setting it is one store (a string field
+// of a heap struct costs a write barrier at each assignment).
+type bzField uint8
+
+const (
+	bzFHeader bzField = iota
+	bzFLevel
+	bzFBlockMagic
+	bzFBlockCrc
+	bzFStreamCrc
+	bzFRandomised
+	bzFOrigPtr
+	bzFUsedMap
+	bzFGroups
+	bzFSelectors
+	bzFCodeLengths
+	bzFSymbols
+	bzFOutput
+)
+
+var bzFieldNames = [...]string{"bzip2.header", "bzip2.level", "bzip2.block_magic", "bzip2.block_crc", "bzip2.stream_crc", "bzip2.randomised", "bzip2.orig_ptr", "bzip2.used_map", "bzip2.groups", "bzip2.selectors", "bzip2.code_lengths", "bzip2.symbols", "bzip2.output"}
 
 // bzReader reads bits most significant first, with a sticky error as
 // package wire's cursor has: after the first failure every read returns
@@ -79,7 +103,7 @@ type bzReader struct {
 	pos   int
 	bits  uint64
 	nbits uint
-	field string
+	field bzField
 	err   error
 }
 
@@ -129,7 +153,7 @@ func (r *bzReader) fail(off int, sentinel error, text string) {
 		off = r.offset()
 	}
 	if r.err == nil {
-		r.err = newError(r.field, off, "", codecs.Detail(sentinel, text))
+		r.err = newError(bzFieldNames[r.field], off, "", codecs.Detail(sentinel, text))
 	}
 }
 
@@ -218,24 +242,24 @@ func bunzip2(dst, src []byte, limit int) ([]byte, error) {
 		if stream > 0 && r.nbits == 0 {
 			break // the end of the last stream
 		}
-		r.field = "bzip2.header"
+		r.field = bzFHeader
 		off := r.offset()
 		if r.read(24) != 'B'<<16|'Z'<<8|'h' && r.err == nil {
 			r.fail(off, codecs.ErrBadMagic, `want "BZh" (after a stream, another stream)`)
 		}
-		r.field = "bzip2.level"
+		r.field = bzFLevel
 		level := int(r.read(8)) - '0'
 		if (level < 1 || level > 9) && r.err == nil {
 			r.fail(off+3, codecs.ErrBadValue, "want '1'..'9'")
 		}
 		var combined uint32
 		for r.err == nil {
-			r.field = "bzip2.block_magic"
+			r.field = bzFBlockMagic
 			off := r.offset()
 			magic := uint64(r.read(24))<<24 | uint64(r.read(24))
-			r.field = "bzip2.block_crc"
+			r.field = bzFBlockCrc
 			if magic == bzEndMagic {
-				r.field = "bzip2.stream_crc"
+				r.field = bzFStreamCrc
 			}
 			want := r.read(32)
 			if r.err != nil {
@@ -249,7 +273,7 @@ func bunzip2(dst, src []byte, limit int) ([]byte, error) {
 				break
 			}
 			if magic != bzBlockMagic {
-				r.field = "bzip2.block_magic"
+				r.field = bzFBlockMagic
 				r.fail(off, codecs.ErrBadMagic, "want a block (0x314159265359) or the end (0x177245385090)")
 				break
 			}
@@ -265,7 +289,7 @@ func bunzip2(dst, src []byte, limit int) ([]byte, error) {
 			}
 			crc = ^crc
 			if crc != want && r.err == nil {
-				r.field = "bzip2.block_crc"
+				r.field = bzFBlockCrc
 				r.fail(off+6, codecs.ErrBadValue, "the block's bytes do not have the CRC announced")
 			}
 			combined = (combined<<1 | combined>>31) ^ crc
@@ -279,7 +303,8 @@ type bzDecoder struct {
 	levelMax int // the stream's block size
 	maxOut   int // the bound on len(dst)
 	tt       []uint32
-	selector []uint8
+	selector [bzMaxSel]uint8 // the group of each 50 symbols
+	nsel     int
 	tables   [bzMaxGroups]bzHuffman
 	lens     [bzMaxAlpha]uint8
 }
@@ -287,16 +312,17 @@ type bzDecoder struct {
 // block decodes one block after its CRC, appending its bytes to dst;
 // errors go to r. maxBlock bounds its symbols.
 func (d *bzDecoder) block(r *bzReader, dst []byte, maxBlock int) []byte {
-	r.field = "bzip2.randomised"
-	if r.read(1) != 0 {
-		r.fail(-1, codecs.ErrBadValue, "randomised blocks (bzip2 0.9.0) are not supported")
-	}
-	r.field = "bzip2.orig_ptr"
+	// The randomised bit and origPtr in one read.
+	r.field = bzFRandomised
 	ptrOff := r.offset()
-	origPtr := int(r.read(24))
+	v := r.read(25)
+	if v>>24 != 0 {
+		r.fail(ptrOff, codecs.ErrBadValue, "randomised blocks (bzip2 0.9.0) are not supported")
+	}
+	origPtr := int(v & 0xffffff)
 
 	// The bytes the block uses, in order: MTF index k starts as the k-th.
-	r.field = "bzip2.used_map"
+	r.field = bzFUsedMap
 	ranges := r.read(16)
 	var seq [256]byte
 	used := 0
@@ -317,22 +343,19 @@ func (d *bzDecoder) block(r *bzReader, dst []byte, maxBlock int) []byte {
 	}
 	alpha := used + 2 // RUNA, RUNB, MTF indexes 1..used-1, end of block
 
-	r.field = "bzip2.groups"
-	groups := int(r.read(3))
-	if groups < 2 || groups > bzMaxGroups {
-		r.fail(-1, codecs.ErrBadValue, "want 2..6 Huffman groups")
-	}
-	r.field = "bzip2.selectors"
-	nsel := int(r.read(15))
-	if nsel == 0 {
-		r.fail(-1, codecs.ErrBadValue, "no selectors")
+	// The groups and the number of selectors in one read.
+	r.field = bzFGroups
+	v = r.read(18)
+	groups, nsel := int(v>>15), int(v&0x7fff)
+	if groups < 2 || groups > bzMaxGroups || nsel == 0 {
+		r.fail(-1, codecs.ErrBadValue, "want 2..6 Huffman groups and at least one selector")
 	}
 	if r.err != nil {
 		return dst
 	}
 	// Selectors past 18002 (what 900,000 symbols need) are read and
 	// dropped, as the reference decoder does.
-	d.selector = d.selector[:0]
+	d.nsel = 0
 	mtfGroups := [bzMaxGroups]uint8{0, 1, 2, 3, 4, 5}
 	for range nsel {
 		k := 0
@@ -346,12 +369,13 @@ func (d *bzDecoder) block(r *bzReader, dst []byte, maxBlock int) []byte {
 		g := mtfGroups[k]
 		copy(mtfGroups[1:k+1], mtfGroups[:k])
 		mtfGroups[0] = g
-		if len(d.selector) < bzMaxSel {
-			d.selector = append(d.selector, g)
+		if d.nsel < bzMaxSel {
+			d.selector[d.nsel] = g
+			d.nsel++
 		}
 	}
 
-	r.field = "bzip2.code_lengths"
+	r.field = bzFCodeLengths
 	for g := range groups {
 		l := r.read(5)
 		for s := 0; s < alpha && r.err == nil; {
@@ -376,7 +400,7 @@ func (d *bzDecoder) block(r *bzReader, dst []byte, maxBlock int) []byte {
 	// The symbols: undo RUNA/RUNB and the MTF into tt, counting each byte.
 	// tt grows with what the block holds, never past maxBlock: a stream
 	// that claims a large bound but holds little allocates little.
-	r.field = "bzip2.symbols"
+	r.field = bzFSymbols
 	tt := d.tt[:0]
 	var count [256]int
 	mtf := seq // MTF list of the used bytes
@@ -384,7 +408,7 @@ func (d *bzDecoder) block(r *bzReader, dst []byte, maxBlock int) []byte {
 	var h *bzHuffman
 	for i := 0; ; i++ {
 		if i%bzGroupSize == 0 {
-			if i/bzGroupSize >= len(d.selector) {
+			if i/bzGroupSize >= d.nsel {
 				r.fail(-1, codecs.ErrBadValue, "more symbols than the selectors cover")
 				return dst
 			}
@@ -431,7 +455,7 @@ func (d *bzDecoder) block(r *bzReader, dst []byte, maxBlock int) []byte {
 	d.tt = tt
 	n := len(tt)
 	if origPtr >= n {
-		r.field = "bzip2.orig_ptr"
+		r.field = bzFOrigPtr
 		r.fail(ptrOff, codecs.ErrBadValue, "past the end of the block")
 		return dst
 	}
@@ -478,6 +502,6 @@ func (d *bzDecoder) block(r *bzReader, dst []byte, maxBlock int) []byte {
 
 // tooMuch is the error for output past the caller's bound.
 func (d *bzDecoder) tooMuch(r *bzReader) {
-	r.field = "bzip2.output"
+	r.field = bzFOutput
 	r.fail(-1, codecs.ErrTooLong, "the stream decompresses to more bytes than allowed")
 }

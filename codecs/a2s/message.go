@@ -94,7 +94,7 @@ func (v *view) neutral() *codecs.Info {
 		if i.EDF&EDFKeywords != 0 && v.set(in, "keywords", codecs.HasKeywords) {
 			in.Keywords = i.Keywords
 		}
-		v.rule(in, "bots", "bots", strconv.Itoa(int(i.Bots)))
+		v.ruleInt(in, "bots", "bots", int64(i.Bots))
 		v.rule(in, "vac", "vac", strconv.FormatBool(i.VAC != 0))
 		v.rule(in, "environment", "os", environment(i.Environment))
 		v.rule(in, "server_type", "server_type", serverType(i.ServerType))
@@ -103,11 +103,11 @@ func (v *view) neutral() *codecs.Info {
 		}
 		v.rule(in, "folder", "folder", i.Folder)
 		if !i.GoldSrc {
-			v.rule(in, "app_id", "app_id", strconv.Itoa(int(i.AppID)))
+			v.ruleInt(in, "app_id", "app_id", int64(i.AppID))
 		}
-		v.rule(in, "protocol", "protocol", strconv.Itoa(int(i.Protocol)))
+		v.ruleInt(in, "protocol", "protocol", int64(i.Protocol))
 		if i.EDF&EDFPort != 0 {
-			v.rule(in, "port", "port", strconv.Itoa(int(i.Port)))
+			v.ruleInt(in, "port", "port", int64(i.Port))
 		}
 		if i.EDF&EDFSteamID != 0 {
 			v.rule(in, "steam_id", "steam_id", strconv.FormatUint(i.SteamID, 10))
@@ -145,6 +145,17 @@ func (v *view) set(in *codecs.Info, f string, bit codecs.InfoHas) bool {
 		return true
 	}
 	return false
+}
+
+// ruleInt is rule with val in decimal.
+//
+// Out of line: see "Code size" in codecs/doc.go.
+//
+//go:noinline
+func (v *view) ruleInt(in *codecs.Info, f, k string, val int64) {
+	if v.has(f) {
+		v.rule(in, f, k, strconv.FormatInt(val, 10))
+	}
 }
 
 // rule adds the rule k = val when the info reply's field f was read.
