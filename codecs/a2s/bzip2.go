@@ -281,13 +281,8 @@ func bunzip2(dst, src []byte, limit int) ([]byte, error) {
 			// 0), so a block longer than this overflows the bound.
 			rest := d.maxOut - len(dst)
 			d.levelMax = level * 100_000
-			blockStart := len(dst)
 			dst = d.block(r, dst, min(d.levelMax, rest+rest/4+4))
-			crc := ^uint32(0)
-			for _, b := range dst[blockStart:] {
-				crc = crc<<8 ^ bzCRCTable[byte(crc>>24)^b]
-			}
-			crc = ^crc
+			crc := d.crc
 			if crc != want && r.err == nil {
 				r.field = bzFBlockCrc
 				r.fail(off+6, codecs.ErrBadValue, "the block's bytes do not have the CRC announced")
@@ -305,7 +300,8 @@ type bzDecoder struct {
 	tt       []uint32
 	selector [bzMaxSel]uint8 // the group of each 50 symbols
 	nsel     int
-	tables   [bzMaxGroups]bzHuffman
+	crc      uint32       // the last block's CRC
+	tables   [8]bzHuffman // 6 used; 8 lets a masked index skip the bounds check
 	lens     [bzMaxAlpha]uint8
 }
 
@@ -331,7 +327,7 @@ func (d *bzDecoder) block(r *bzReader, dst []byte, maxBlock int) []byte {
 			ranges |= r.read(16) << 16 // this range's map, in the upper half
 		}
 		if ranges&(0x80000000>>(i%16)) != 0 {
-			seq[used] = byte(i)
+			seq[used&0xff] = byte(i) // used < 256 here: the mask only drops a bounds check
 			used++
 		}
 		if i%16 == 15 {
@@ -356,7 +352,7 @@ func (d *bzDecoder) block(r *bzReader, dst []byte, maxBlock int) []byte {
 	// Selectors past 18002 (what 900,000 symbols need) are read and
 	// dropped, as the reference decoder does.
 	d.nsel = 0
-	mtfGroups := [bzMaxGroups]uint8{0, 1, 2, 3, 4, 5}
+	mtfGroups := [8]uint8{0, 1, 2, 3, 4, 5} // 8: indexes masked with 7 need no bounds check
 	for range nsel {
 		k := 0
 		for r.read(1) != 0 {
@@ -366,8 +362,10 @@ func (d *bzDecoder) block(r *bzReader, dst []byte, maxBlock int) []byte {
 				return dst
 			}
 		}
-		g := mtfGroups[k]
-		copy(mtfGroups[1:k+1], mtfGroups[:k])
+		g := mtfGroups[k&7]
+		for j := k & 7; j > 0; j-- {
+			mtfGroups[j] = mtfGroups[j-1]
+		}
 		mtfGroups[0] = g
 		if d.nsel < bzMaxSel {
 			d.selector[d.nsel] = g
@@ -412,7 +410,7 @@ func (d *bzDecoder) block(r *bzReader, dst []byte, maxBlock int) []byte {
 				r.fail(-1, codecs.ErrBadValue, "more symbols than the selectors cover")
 				return dst
 			}
-			h = &d.tables[d.selector[i/bzGroupSize]]
+			h = &d.tables[d.selector[i/bzGroupSize]&7]
 		}
 		s := h.decode(r)
 		if s < 0 {
@@ -436,9 +434,11 @@ func (d *bzDecoder) block(r *bzReader, dst []byte, maxBlock int) []byte {
 			break // end of block
 		}
 		if s > 1 {
-			k := s - 1 // MTF index
-			b := mtf[k]
-			copy(mtf[1:k+1], mtf[:k])
+			k := s - 1       // MTF index
+			b := mtf[k&0xff] // k < 255: the mask only drops a bounds check
+			for j := k & 0xff; j > 0; j-- {
+				mtf[j] = mtf[j-1]
+			}
 			mtf[0] = b
 			count[b]++
 			tt = append(tt, uint32(b))
@@ -474,7 +474,9 @@ func (d *bzDecoder) block(r *bzReader, dst []byte, maxBlock int) []byte {
 		count[b]++
 	}
 
-	// The final run-length coding: four equal bytes, then a count.
+	// The final run-length coding: four equal bytes, then a count; the
+	// block's CRC is taken on the way.
+	crc := ^uint32(0)
 	pos := tt[origPtr] >> 8
 	last, same := -1, 0
 	for range n {
@@ -495,8 +497,10 @@ func (d *bzDecoder) block(r *bzReader, dst []byte, maxBlock int) []byte {
 		}
 		for range k {
 			dst = append(dst, b)
+			crc = crc<<8 ^ bzCRCTable[byte(crc>>24)^b]
 		}
 	}
+	d.crc = ^crc
 	return dst
 }
 
