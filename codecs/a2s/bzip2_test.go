@@ -206,7 +206,7 @@ func BenchmarkBzip2(b *testing.B) {
 		}
 	}
 	var rules []byte
-	for _, d := range slices.Backward(fixture(b, "rules_split_bzip2")) { // packet 0 last
+	for _, d := range slices.Backward(fixture(b, "rules_split_bzip2")) { // stored in reverse: packet 0 first
 		if len(rules) == 0 {
 			rules = append(rules, d[20:]...) // packet 0: size and CRC32 too
 		} else {
