@@ -5,8 +5,9 @@ import (
 )
 
 // A bzip2 decompressor for Source's compressed split replies, in place of
-// compress/bzip2: that package (with hash/crc32's tables) took about 15 KB
-// of brotli in the browser module, more than this whole file. It decodes
+// compress/bzip2: with it (and hash/crc32's tables) the A2S family added
+// 55,214 bytes of brotli to the browser module, with this file 39,527 of
+// its 40,000 (scripts/family-size.sh). It decodes
 // into one slice bounded by the caller, and reports errors as
 // *codecs.Error naming the part of the stream at fault and its byte
 // offset in the stream.

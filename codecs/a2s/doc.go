@@ -51,8 +51,8 @@
 //     and counted ("duplicates"). Missing parts give ErrIncomplete and the
 //     warning "truncated", with what joins up from packet 0 decoded.
 //   - A compressed message (a Source id with its top bit set) is decompressed
-//     with the package's own bzip2 decoder (bzip2.go: compress/bzip2 cost
-//     the browser module about 15 KB of brotli) into a buffer of exactly
+//     with the package's own bzip2 decoder (bzip2.go: compress/bzip2 put
+//     the family over its share of the browser module) into a buffer of exactly
 //     the announced size, which must be at most MaxDecompressed before
 //     anything is allocated; fewer or more bytes, or another CRC32, are
 //     errors.
