@@ -43,13 +43,16 @@ else
   mapfile -t families < <(sed -n 's#^\s*_ "github.com/querylens/querylens/codecs/\([a-z0-9]*\)"$#\1#p' "$all")
 fi
 
-whole=$(brsize whole)
 for f in "${families[@]}"; do
-  line="\"github.com/querylens/querylens/codecs/$f\""
-  if ! grep -q "^\s*_ $line\$" "$tmp/all.go.orig"; then
+  if ! grep -q "^\s*_ \"github.com/querylens/querylens/codecs/$f\"\$" "$tmp/all.go.orig"; then
     echo "family-size: codecs/all does not import codecs/$f" >&2
     exit 2
   fi
+done
+
+whole=$(brsize whole)
+for f in "${families[@]}"; do
+  line="\"github.com/querylens/querylens/codecs/$f\""
   grep -v "^\s*_ $line\$" "$tmp/all.go.orig" >"$all"
   without=$(brsize "no-$f")
   cp "$tmp/all.go.orig" "$all"
