@@ -8,6 +8,7 @@ import (
 	"net/netip"
 	"os"
 	"os/exec"
+	"reflect"
 	"slices"
 	"strings"
 	"testing"
@@ -88,7 +89,7 @@ func TestA2SExchange(t *testing.T) {
 			for _, r := range in.Rules {
 				rules = append(rules, a2s.Rule{Name: r[0], Value: r[1]})
 			}
-			if !slices.Equal(rules[len(rules)-len(want.Rules):], want.Rules) {
+			if !reflect.DeepEqual(rules[len(rules)-len(want.Rules):], want.Rules) {
 				t.Errorf("rules differ from a2sRules")
 			}
 		})

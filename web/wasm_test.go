@@ -31,6 +31,8 @@ var bannedWasmDeps = map[string]string{
 	"html/template":              "pages are rendered by the server (templ), never in the module",
 	"github.com/coder/websocket": "+2.9 MB; the browser's own WebSocket is used from JS",
 	"net/netip":                  "with time, about +100 KB; pcapng parses addresses itself",
+	"compress/bzip2":             "with hash/crc32, the A2S family was 55,214 bytes of brotli (its share is 40,000); codecs/a2s has its own small bzip2 decoder",
+	"hash/crc32":                 "slicing-by-8 tables for a few hundred bytes; codecs/a2s has a one-table IEEE CRC32",
 }
 
 func TestWasmDeps(t *testing.T) {

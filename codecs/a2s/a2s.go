@@ -91,6 +91,7 @@ const maxFilter = 200
 
 // Request is a query to a server: A2S_INFO, A2S_PLAYER or A2S_RULES.
 type Request struct {
+	_    [0]func() // not comparable: no equality function to compile (see "Code size" in codecs/doc.go)
 	Type Type
 	// HasChallenge is always true for PLAYER and RULES; for INFO it says the
 	// challenge is appended (servers since December 2020 want it).
@@ -100,6 +101,7 @@ type Request struct {
 
 // MasterRequest is a query to a Steam master server.
 type MasterRequest struct {
+	_      [0]func() // not comparable: no equality function to compile (see "Code size" in codecs/doc.go)
 	Region Region
 	Seed   Addr   // 0.0.0.0:0 for the first page, then the last address received
 	Filter string // e.g. `\appid\440\dedicated\1`; empty: every server
@@ -201,8 +203,9 @@ type Response struct {
 // Info is A2S_INFO's reply in either form. Fields of the other form are
 // zero.
 type Info struct {
-	GoldSrc bool   // the obsolete 'm' form
-	Address string // GoldSrc: the server's "IP:port" as it sees itself
+	_       [0]func() // not comparable: no equality function to compile (see "Code size" in codecs/doc.go)
+	GoldSrc bool      // the obsolete 'm' form
+	Address string    // GoldSrc: the server's "IP:port" as it sees itself
 
 	Protocol uint8 // Source: first; GoldSrc: after the counts
 	Name     string
@@ -251,6 +254,7 @@ type ShipInfo struct {
 
 // ModInfo is the half-life mod part of a GoldSrc info reply.
 type ModInfo struct {
+	_            [0]func() // not comparable: no equality function to compile (see "Code size" in codecs/doc.go)
 	Link         string
 	DownloadLink string
 	Null         uint8  // always 0; readers that skip it shift every later field
@@ -270,7 +274,8 @@ type Players struct {
 
 // Player is one entry of Players.
 type Player struct {
-	Index    uint8 // always 0 on most servers
+	_        [0]func() // not comparable: no equality function to compile (see "Code size" in codecs/doc.go)
+	Index    uint8     // always 0 on most servers
 	Name     string
 	Score    int32
 	Duration float32 // seconds connected
@@ -285,7 +290,10 @@ type Rules struct {
 }
 
 // Rule is one server variable.
-type Rule struct{ Name, Value string }
+type Rule struct {
+	_           [0]func() // not comparable: no equality function to compile (see "Code size" in codecs/doc.go)
+	Name, Value string
+}
 
 // MasterReplyPage is one datagram of a Steam master's reply.
 type MasterReplyPage struct {

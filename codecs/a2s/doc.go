@@ -51,9 +51,11 @@
 //     and counted ("duplicates"). Missing parts give ErrIncomplete and the
 //     warning "truncated", with what joins up from packet 0 decoded.
 //   - A compressed message (a Source id with its top bit set) is decompressed
-//     with compress/bzip2 into a buffer of exactly the announced size, which
-//     must be at most MaxDecompressed before anything is allocated; fewer or
-//     more bytes, or another CRC32, are errors.
+//     with the package's own bzip2 decoder (bzip2.go: compress/bzip2 put
+//     the family over its share of the browser module) into a buffer of exactly
+//     the announced size, which must be at most MaxDecompressed before
+//     anything is allocated; fewer or more bytes, or another CRC32, are
+//     errors.
 //   - The reply to one query (one message, whole or split) is read to at
 //     most MaxDatagrams datagrams and MaxBytes bytes, the relay's caps per
 //     query, so the info, player and rules replies each get the whole cap;

@@ -58,38 +58,31 @@ func OS(env byte) string { return environment(env) }
 func (v *view) neutral() *codecs.Info {
 	in := &codecs.Info{}
 	if i := v.info; i != nil {
-		set := func(f string, bit codecs.InfoHas) bool {
-			if v.has(f) {
-				in.Has |= bit
-				return true
-			}
-			return false
-		}
-		if set("name", codecs.HasName) {
+		if v.set(in, "name", codecs.HasName) {
 			in.Name = i.Name
 		}
-		if set("map", codecs.HasMap) {
+		if v.set(in, "map", codecs.HasMap) {
 			in.Map = i.Map
 		}
-		if set("game", codecs.HasGameType) {
+		if v.set(in, "game", codecs.HasGameType) {
 			in.GameType = i.Game
 		}
-		if !i.GoldSrc && set("version", codecs.HasVersion) {
+		if !i.GoldSrc && v.set(in, "version", codecs.HasVersion) {
 			in.Version = i.Version
 		}
-		if set("visibility", codecs.HasPassword) {
+		if v.set(in, "visibility", codecs.HasPassword) {
 			in.Password = i.Visibility != 0
 		}
-		if set("players", codecs.HasNumPlayers) {
+		if v.set(in, "players", codecs.HasNumPlayers) {
 			in.NumPlayers = int(i.Players)
 		}
-		if set("max_players", codecs.HasMaxPlayers) {
+		if v.set(in, "max_players", codecs.HasMaxPlayers) {
 			in.MaxPlayers = int(i.MaxPlayers)
 		}
-		if set("bots", codecs.HasNumBots) {
+		if v.set(in, "bots", codecs.HasNumBots) {
 			in.NumBots = int(i.Bots)
 		}
-		if set("vac", codecs.HasAntiCheat) {
+		if v.set(in, "vac", codecs.HasAntiCheat) {
 			in.AntiCheat = i.VAC != 0
 		}
 		if v.has("environment") {
@@ -98,32 +91,26 @@ func (v *view) neutral() *codecs.Info {
 				in.OS = os
 			}
 		}
-		if i.EDF&EDFKeywords != 0 && set("keywords", codecs.HasKeywords) {
+		if i.EDF&EDFKeywords != 0 && v.set(in, "keywords", codecs.HasKeywords) {
 			in.Keywords = i.Keywords
 		}
-		rule := func(f, k, val string) {
-			if v.has(f) {
-				in.Has |= codecs.HasRules
-				in.Rules = append(in.Rules, [2]string{k, val})
-			}
-		}
-		rule("bots", "bots", strconv.Itoa(int(i.Bots)))
-		rule("vac", "vac", strconv.FormatBool(i.VAC != 0))
-		rule("environment", "os", environment(i.Environment))
-		rule("server_type", "server_type", serverType(i.ServerType))
+		v.ruleInt(in, "bots", "bots", int64(i.Bots))
+		v.rule(in, "vac", "vac", strconv.FormatBool(i.VAC != 0))
+		v.rule(in, "environment", "os", environment(i.Environment))
+		v.rule(in, "server_type", "server_type", serverType(i.ServerType))
 		if i.EDF&EDFKeywords != 0 {
-			rule("keywords", "keywords", i.Keywords)
+			v.rule(in, "keywords", "keywords", i.Keywords)
 		}
-		rule("folder", "folder", i.Folder)
+		v.rule(in, "folder", "folder", i.Folder)
 		if !i.GoldSrc {
-			rule("app_id", "app_id", strconv.Itoa(int(i.AppID)))
+			v.ruleInt(in, "app_id", "app_id", int64(i.AppID))
 		}
-		rule("protocol", "protocol", strconv.Itoa(int(i.Protocol)))
+		v.ruleInt(in, "protocol", "protocol", int64(i.Protocol))
 		if i.EDF&EDFPort != 0 {
-			rule("port", "port", strconv.Itoa(int(i.Port)))
+			v.ruleInt(in, "port", "port", int64(i.Port))
 		}
 		if i.EDF&EDFSteamID != 0 {
-			rule("steam_id", "steam_id", strconv.FormatUint(i.SteamID, 10))
+			v.rule(in, "steam_id", "steam_id", strconv.FormatUint(i.SteamID, 10))
 		}
 	}
 	if p := v.players; p != nil {
@@ -144,6 +131,43 @@ func (v *view) neutral() *codecs.Info {
 		}
 	}
 	return in
+}
+
+// set reports whether the info reply's field f was read, and if so
+// marks bit in in.Has.
+//
+// Out of line: see "Code size" in codecs/doc.go.
+//
+//go:noinline
+func (v *view) set(in *codecs.Info, f string, bit codecs.InfoHas) bool {
+	if v.has(f) {
+		in.Has |= bit
+		return true
+	}
+	return false
+}
+
+// ruleInt is rule with val in decimal.
+//
+// Out of line: see "Code size" in codecs/doc.go.
+//
+//go:noinline
+func (v *view) ruleInt(in *codecs.Info, f, k string, val int64) {
+	if v.has(f) {
+		v.rule(in, f, k, strconv.FormatInt(val, 10))
+	}
+}
+
+// rule adds the rule k = val when the info reply's field f was read.
+//
+// Out of line: see "Code size" in codecs/doc.go.
+//
+//go:noinline
+func (v *view) rule(in *codecs.Info, f, k, val string) {
+	if v.has(f) {
+		in.Has |= codecs.HasRules
+		in.Rules = append(in.Rules, [2]string{k, val})
+	}
 }
 
 // fields is every decoded field, by message.

@@ -1,11 +1,7 @@
 package a2s
 
 import (
-	"bytes"
-	"compress/bzip2"
 	"encoding/binary"
-	"hash/crc32"
-	"io"
 	"strconv"
 
 	"github.com/querylens/querylens/codecs"
@@ -44,6 +40,7 @@ const compressedBit = 0x80000000
 
 // splitPart is the header of one split datagram.
 type splitPart struct {
+	_          [0]func() // not comparable: no equality function to compile (see "Code size" in codecs/doc.go)
 	id         uint32
 	total      int
 	number     int
@@ -201,20 +198,17 @@ func decompress(joined []byte, rawSize, crc uint32, sizeAt int) ([]byte, error) 
 	if rawSize > MaxDecompressed {
 		return nil, newError("decompressed_size", sizeAt, "", wire.Detailf(codecs.ErrTooLong, "%d bytes announced, at most %d", int64(rawSize), MaxDecompressed))
 	}
-	out := make([]byte, rawSize)
-	zr := bzip2.NewReader(bytes.NewReader(joined))
-	n, err := io.ReadFull(zr, out)
-	if err == io.ErrUnexpectedEOF || err == io.EOF {
-		return out[:n], newError("decompressed_size", sizeAt, "", wire.Detailf(codecs.ErrBadValue, "%d bytes announced, the stream decompresses to %d", int64(rawSize), int64(n)))
-	}
-	if err != nil {
-		return out[:n], newError("bzip2", 0, "", codecs.Detail(codecs.ErrBadValue, err.Error()))
-	}
-	var one [1]byte
-	if k, _ := zr.Read(one[:]); k > 0 {
+	out, err := bunzip2(make([]byte, 0, rawSize), joined, int(rawSize))
+	if e, ok := err.(*codecs.Error); ok && e.Field == "bzip2.output" {
 		return out, newError("decompressed_size", sizeAt, "", wire.Detailf(codecs.ErrTooLong, "%d bytes announced, the stream decompresses to more", int64(rawSize)))
 	}
-	if got := crc32.ChecksumIEEE(out); got != crc {
+	if err != nil {
+		return out, err
+	}
+	if len(out) != int(rawSize) {
+		return out, newError("decompressed_size", sizeAt, "", wire.Detailf(codecs.ErrBadValue, "%d bytes announced, the stream decompresses to %d", int64(rawSize), int64(len(out))))
+	}
+	if got := crc32IEEE(out); got != crc {
 		return out, newError("crc32", sizeAt+4, "", wire.Detailf(codecs.ErrBadValue, "the decompressed bytes have CRC32 %d, %d announced", int64(got), int64(crc)))
 	}
 	return out, nil
@@ -263,7 +257,7 @@ func SplitResponse(msg []byte, id uint32, f SplitForm, maxBody int) ([][]byte, e
 }
 
 // SplitCompressed sends msg (starting FF FF FF FF) compressed: compressed
-// is msg's bzip2 stream (made by the caller; the standard library only
+// is msg's bzip2 stream (made by the caller; this package only
 // decompresses). The parts carry msg's size and CRC32 in packet 0, and id
 // with its top bit set. Always split, even into one part: a compressed
 // message is only sent as a split one.
@@ -271,7 +265,7 @@ func SplitCompressed(msg, compressed []byte, id uint32, f SplitForm, maxBody int
 	if f == SplitGoldSrc {
 		return nil, newError("form", 0, "", codecs.Detail(codecs.ErrBadValue, "GoldSrc has no compressed form"))
 	}
-	return split(compressed, id|compressedBit, f, maxBody, uint32(len(msg)), crc32.ChecksumIEEE(msg))
+	return split(compressed, id|compressedBit, f, maxBody, uint32(len(msg)), crc32IEEE(msg))
 }
 
 func split(body []byte, id uint32, f SplitForm, maxBody int, rawSize, crc uint32) ([][]byte, error) {
@@ -306,4 +300,32 @@ func split(body []byte, id uint32, f SplitForm, maxBody int, rawSize, crc uint32
 		out = append(out, append(p, body[i*maxBody:min(len(body), (i+1)*maxBody)]...))
 	}
 	return out, nil
+}
+
+// crcIEEETable is the table of the IEEE CRC-32 (reflected, polynomial
+// 0xedb88320), made at init: hash/crc32 would bring its slicing-by-8
+// tables into the browser module for the few bytes of a rules reply.
+var crcIEEETable = func() (t [256]uint32) {
+	for i := range t {
+		c := uint32(i)
+		for range 8 {
+			if c&1 != 0 {
+				c = c>>1 ^ 0xedb88320
+			} else {
+				c >>= 1
+			}
+		}
+		t[i] = c
+	}
+	return
+}()
+
+// crc32IEEE is crc32.ChecksumIEEE(b): the CRC32 a compressed Source
+// message carries of its decompressed bytes.
+func crc32IEEE(b []byte) uint32 {
+	c := ^uint32(0)
+	for _, x := range b {
+		c = crcIEEETable[byte(c)^x] ^ c>>8
+	}
+	return ^c
 }
