@@ -530,7 +530,9 @@ function viewRow(r) {
 let filterFields = null;
 function filters() {
   const form = /** @type {HTMLFormElement} */ ($("filters"));
-  const f = (filterFields ??= Object.fromEntries(["q", "protocol", "mode", "password", "empty", "full", "fav", "online", "ping"].map((n) => [n, form.elements.namedItem(n)])));
+  // Each field by its name (every filter is one element), read off the
+  // form once rather than spelt here.
+  const f = (filterFields ??= Object.fromEntries(Array.from(form.elements, (e) => [/** @type {any} */ (e).name, e]).filter(([n]) => n).reverse()));
   return {
     q: f.q.value.trim().toLowerCase(),
     protocol: f.protocol.value,
