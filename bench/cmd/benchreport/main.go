@@ -48,7 +48,9 @@ type env struct {
 	node      string
 	chromium  string
 	benchtime string
-	whatIf    bool // the browser section also times its what-if variants (lab runs, not results)
+	whatIf    bool   // the browser section also times its what-if variants (lab runs, not results)
+	protocols string // the browser section's protocols, comma-separated ("": all)
+	noTail    bool   // the browser section skips its first-decode and profiled rounds
 	log       io.Writer
 	goals     []goalRow // the goals the running section checked (addGoal)
 }
@@ -98,6 +100,8 @@ func main() {
 	flag.StringVar(&e.chromium, "chromium", "/usr/bin/chromium", "headless Chromium")
 	flag.StringVar(&e.benchtime, "benchtime", "100ms", "-benchtime of each micro-benchmark run")
 	flag.BoolVar(&e.whatIf, "whatif", false, "the browser section also times the page with one change at a time (what-if runs, for docs/benchmarks-notes.md)")
+	flag.StringVar(&e.protocols, "protocols", "", "the browser section's protocols, comma-separated (default all: zandronum,a2s,quake3,gamespy1; Zandronum always runs, as the others are measured against it)")
+	flag.BoolVar(&e.noTail, "rounds-only", false, "the browser section times only its rounds (no first-decode and profiled rounds)")
 	flag.Parse()
 	if flag.NArg() != 0 || e.count < 1 || e.e2eCount < 1 || e.servers < 1 {
 		flag.Usage()
