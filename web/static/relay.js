@@ -42,7 +42,12 @@ export class Relay extends EventTarget {
     this.hello = null;
     this.nextId = 1;
     this.open = new Map(); // id → handlers
-    this.queue = []; // frames waiting for an in-flight slot
+    // Frames waiting for an in-flight slot: a conversation's follow-ups
+    // (a challenge's answer, its next step) go before first queries, so
+    // that a conversation under way is never starved by new ones.
+    this.queue = [];
+    this.followUps = [];
+    this.sent = 0; // queries sent and not ended: the relay's in-flight count
     this.pings = new Map(); // nonce → {resolve, t0}
     this.ready = null;
     this.retry = 0;
@@ -93,9 +98,11 @@ export class Relay extends EventTarget {
    * query sends one datagram to target and reports what comes back through
    * handlers {reply(bytes, rttMs, flags), end(reason, replies),
    * error(code, message)}. Every query ends with exactly one end() or
-   * error() call. It returns the query id (for cancel).
+   * error() call. It returns the query id (for cancel). followUp marks
+   * a query of a conversation under way, sent before the first queries
+   * waiting.
    */
-  query(protocol, target, datagram, handlers) {
+  query(protocol, target, datagram, handlers, followUp = false) {
     const id = this.nextId++;
     if (this.nextId > 0xffffffff) this.nextId = 1;
     const p = enc.encode(protocol);
@@ -110,8 +117,9 @@ export class Relay extends EventTarget {
     buf.set(datagram, o);
     const entry = { id, frame: buf, handlers, sent: false };
     this.open.set(id, entry);
-    this.queue.push(entry);
-    this.connect().then(() => this.#pump(), () => {});
+    (followUp ? this.followUps : this.queue).push(entry);
+    if (this.ws?.readyState === WebSocket.OPEN && this.hello) this.#pump();
+    else this.connect().then(() => this.#pump(), () => {});
     return id;
   }
 
@@ -121,6 +129,7 @@ export class Relay extends EventTarget {
     if (!q) return;
     if (!q.sent) {
       this.queue = this.queue.filter((x) => x !== q);
+      this.followUps = this.followUps.filter((x) => x !== q);
       this.#finish(id, (hd) => hd.end?.("cancelled", 0));
       return;
     }
@@ -133,20 +142,19 @@ export class Relay extends EventTarget {
     setTimeout(() => this.#finish(id, (hd) => hd.end?.("cancelled", 0)), 3000);
   }
 
-  #inFlight() {
-    let n = 0;
-    for (const q of this.open.values()) if (q.sent) n++;
-    return n;
+  /** inFlight is how many queries were sent and have not ended. */
+  get inFlight() {
+    return this.sent;
   }
 
   #pump() {
     if (this.ws?.readyState !== WebSocket.OPEN || !this.hello) return;
-    let free = this.maxInFlight - this.#inFlight();
-    while (free > 0 && this.queue.length) {
-      const q = this.queue.shift();
+    const max = this.maxInFlight;
+    while (this.sent < max && (this.followUps.length || this.queue.length)) {
+      const q = /** @type {any} */ (this.followUps.length ? this.followUps.shift() : this.queue.shift());
       q.sent = true;
+      this.sent++;
       this.ws.send(q.frame);
-      free--;
     }
   }
 
@@ -154,6 +162,7 @@ export class Relay extends EventTarget {
     const q = this.open.get(id);
     if (!q) return;
     this.open.delete(id);
+    if (q.sent) this.sent--;
     try { call(q.handlers); } finally { this.#pump(); }
   }
 
@@ -200,6 +209,8 @@ export class Relay extends EventTarget {
   #closed(why) {
     for (const id of [...this.open.keys()]) this.#finish(id, (hd) => hd.error?.("closed", why));
     this.queue = [];
+    this.followUps = [];
+    this.sent = 0;
     this.ready = null;
     this.hello = null;
     this.dispatchEvent(new CustomEvent("close", { detail: { reason: why } }));
@@ -256,7 +267,7 @@ export function converse(ql, relay, protocol, target, options = null, opts = {})
       conv.close();
       resolve(out);
     };
-    const send = (dg) => {
+    const send = (dg, followUp = false) => {
       arm(); // each query gets the whole time: a step that answers keeps the conversation going
       out.query = dg;
       packet({ direction: "sent", data: dg, time: Date.now(), protocol, target });
@@ -268,7 +279,7 @@ export function converse(ql, relay, protocol, target, options = null, opts = {})
           out.cached ||= (flags & 1) !== 0;
           packet({ direction: "received", data: bytes, time: Date.now(), rtt, cached: (flags & 1) !== 0, protocol, target });
           const r = conv.feed(bytes);
-          for (const s of r.send) send(s);
+          for (const s of r.send) send(s, true);
           // A reply that makes the decoder ask again (a challenge, or the
           // step before the next) is all this query gives: let the relay
           // end its exchange now, not at the end of the reply window.
@@ -285,7 +296,7 @@ export function converse(ql, relay, protocol, target, options = null, opts = {})
           out.relayError = { code, message };
           if (!ids.size) finish();
         },
-      });
+      }, followUp);
       ids.add(id);
     };
     const arm = () => {
@@ -358,8 +369,8 @@ export function converseSummary(dec, relay, protocol, target, options = null, op
           resolve(out);
         });
       };
-      /** @param {Uint8Array} dg */
-      const send = (dg) => {
+      /** @param {Uint8Array} dg @param {boolean} [followUp] */
+      const send = (dg, followUp = false) => {
         // Each query gets the whole time, as in converse.
         clearTimeout(timer);
         timer = setTimeout(finish, timeoutMs);
@@ -384,7 +395,7 @@ export function converseSummary(dec, relay, protocol, target, options = null, op
               // one of the relay's upstream exchanges, and a conversation
               // of six steps would hold six.
               const again = r.send ?? [];
-              for (const s of again) send(fromHex(s));
+              for (const s of again) send(fromHex(s), true);
               if (again.length) relay.cancel(id);
               if (r.done || (!ids.size && !stepping)) finish();
             });
@@ -399,7 +410,7 @@ export function converseSummary(dec, relay, protocol, target, options = null, op
             out.relayError = { code, message };
             if (!ids.size && !stepping) finish();
           },
-        });
+        }, followUp);
         ids.add(id);
       };
       for (const s of o.send) send(fromHex(s));
@@ -423,6 +434,12 @@ function later(f) {
 }
 
 /**
+ * EAGER_BATCH is how many queued decoder requests a Batch runs without
+ * waiting for its scheduled flush.
+ */
+const EAGER_BATCH = 16;
+
+/**
  * Batch queues the server browser's decoder requests (querylens.batch:
  * OPEN, STEP, FINISH) and runs them together: in one call into Go per
  * flush, which comes after the replies already waiting in the worker's
@@ -444,6 +461,7 @@ export class Batch {
     /** @type {{req: Uint8Array, resolve: (r: any) => void}[]} */
     this.queue = [];
     this.scheduled = false;
+    this.eager = false; // a flush of a full batch is due in a microtask
     // Counters for the page's benchmark: calls into Go and requests run.
     this.calls = 0;
     this.requests = 0;
@@ -511,6 +529,17 @@ export class Batch {
         return;
       }
       this.queue.push({ req, resolve });
+      // A batch of EAGER_BATCH requests runs at once (after the task that
+      // queued the last one), rather than after every reply waiting: while
+      // replies stream in, a flush scheduled behind them would wait for
+      // the stream to pause, and the conversations' next queries with it.
+      if (this.queue.length >= EAGER_BATCH && !this.eager && this.schedule === later) {
+        this.eager = true;
+        queueMicrotask(() => {
+          this.eager = false;
+          this.#run();
+        });
+      }
       if (this.scheduled) return;
       this.scheduled = true;
       this.schedule(() => this.flush());
@@ -520,6 +549,10 @@ export class Batch {
   /** flush runs every queued request now, in as few calls as fit in querylens.in. */
   flush() {
     this.scheduled = false;
+    this.#run();
+  }
+
+  #run() {
     while (this.queue.length) {
       const buf = this.ql.in; // anew each time: the module's memory moves as it grows
       let n = 0;

@@ -1,0 +1,129 @@
+package web_test
+
+import (
+	"slices"
+	"testing"
+
+	"github.com/chromedp/chromedp"
+)
+
+// relayQueueHarness runs relay.js's Relay over a fake WebSocket whose
+// HELLO allows 2 queries in flight: it sends three first queries, then a
+// follow-up, ends the first query, and reports the ids sent in order and
+// the in-flight count at each point. Nothing waits on the clock: frames
+// are delivered by hand.
+const relayQueueHarness = `(async () => {
+  const R = await import("/static/relay.js");
+  const RealWS = globalThis.WebSocket;
+  const sent = [];
+  let sock;
+  class FakeWS {
+    static OPEN = 1;
+    constructor() { this.readyState = 1; sock = this; }
+    send(b) { const v = new DataView(b instanceof ArrayBuffer ? b : b.buffer); if (v.getUint8(0) === 0x01) sent.push(v.getUint32(1)); }
+    close() {}
+  }
+  globalThis.WebSocket = FakeWS;
+  try {
+    const relay = new R.Relay("/relay");
+    const ready = relay.connect();
+    const hello = new DataView(new ArrayBuffer(14));
+    hello.setUint8(0, 0x80); hello.setUint8(1, 1); hello.setUint16(2, 8192); hello.setUint32(4, 2000); hello.setUint16(8, 2); hello.setUint32(10, 0);
+    sock.onmessage({ data: hello.buffer });
+    await ready;
+    const ended = [];
+    const h = (n) => ({ end: () => ended.push(n), error: () => ended.push(n) });
+    const dg = new Uint8Array([0xff, 0xff, 0xff, 0xff, 0x54]);
+    const a = relay.query("a2s", "127.0.0.1:27015", dg, h("a"));
+    relay.query("a2s", "127.0.0.1:27016", dg, h("b"));
+    const c = relay.query("a2s", "127.0.0.1:27017", dg, h("c"));
+    const afterFirst = { sent: [...sent], inFlight: relay.inFlight };
+    const f = relay.query("a2s", "127.0.0.1:27015", dg, h("f"), true);
+    const end = new DataView(new ArrayBuffer(8));
+    end.setUint8(0, 0x82); end.setUint32(1, a); end.setUint8(5, 0); end.setUint16(6, 1);
+    sock.onmessage({ data: end.buffer });
+    const afterEnd = { sent: [...sent], inFlight: relay.inFlight };
+    return { afterFirst, afterEnd, ids: { a, c, f }, ended };
+  } finally {
+    globalThis.WebSocket = RealWS;
+  }
+})()`
+
+// TestBrowserRelayFollowUpsFirst: relay.js keeps at most HELLO's
+// in-flight limit of queries sent, and when one ends, a conversation's
+// follow-up waiting goes out before first queries that waited longer, so
+// that conversations under way finish before new ones start.
+func TestBrowserRelayFollowUpsFirst(t *testing.T) {
+	base := startStackNoMaster(t)
+	ctx := tab(t)
+	if err := chromedp.Do(ctx, chromedp.Navigate(base+"/")); err != nil {
+		t.Fatal(err)
+	}
+	type step struct {
+		Sent     []int
+		InFlight int
+	}
+	got := eval[struct {
+		AfterFirst, AfterEnd step
+		IDs                  struct{ A, C, F int }
+		Ended                []string
+	}](t, ctx, relayQueueHarness)
+	if !slices.Equal(got.AfterFirst.Sent, []int{1, 2}) || got.AfterFirst.InFlight != 2 {
+		t.Errorf("after three first queries: sent %v, in flight %d; want [1 2] and 2 (the limit)", got.AfterFirst.Sent, got.AfterFirst.InFlight)
+	}
+	if !slices.Equal(got.AfterEnd.Sent, []int{1, 2, got.IDs.F}) || got.AfterEnd.InFlight != 2 {
+		t.Errorf("after the first ended: sent %v, in flight %d; want [1 2 %d] (the follow-up before query %d) and 2", got.AfterEnd.Sent, got.AfterEnd.InFlight, got.IDs.F, got.IDs.C)
+	}
+	if !slices.Equal(got.Ended, []string{"a"}) {
+		t.Errorf("ended %v, want [a]", got.Ended)
+	}
+}
+
+// batchEagerHarness queues n decoder steps on a Batch with its default
+// schedule over a fake decoder, and reports whether they were all
+// answered before the next task of the event loop (a zero timeout set
+// before them), and in how many calls.
+const batchEagerHarness = `(async (n) => {
+  const R = await import("/static/relay.js");
+  const enc = new TextEncoder();
+  const ql = {
+    in: new Uint8Array(1 << 16),
+    out: new Uint8Array(0),
+    batch(bytes) {
+      const k = bytes / 10; // a step of a one-byte datagram is 10 bytes
+      ql.out = enc.encode(JSON.stringify(Array.from({ length: k }, () => ({ send: [], done: true }))));
+      return 0;
+    },
+  };
+  const b = new R.Batch(ql);
+  let task = false;
+  setTimeout(() => (task = true), 0);
+  const ps = [];
+  for (let i = 0; i < n; i++) ps.push(b.step(i + 1, new Uint8Array([0x49])));
+  const rs = await Promise.all(ps);
+  return { beforeTask: !task, calls: b.calls, done: rs.filter((r) => r.done).length };
+})`
+
+// TestBrowserBatchEager: a Batch runs a full batch (16 requests) at once,
+// after the task that queued it, instead of waiting for its scheduled
+// flush behind every other task; fewer requests still run, at the
+// scheduled flush.
+func TestBrowserBatchEager(t *testing.T) {
+	base := startStackNoMaster(t)
+	ctx := tab(t)
+	if err := chromedp.Do(ctx, chromedp.Navigate(base+"/")); err != nil {
+		t.Fatal(err)
+	}
+	type result struct {
+		BeforeTask  bool
+		Calls, Done int
+	}
+	full := eval[result](t, ctx, batchEagerHarness+`(16)`)
+	if !full.BeforeTask || full.Calls != 1 || full.Done != 16 {
+		t.Errorf("16 requests: answered before the next task %v, %d calls, %d done; want true, 1, 16", full.BeforeTask, full.Calls, full.Done)
+	}
+	few := eval[result](t, ctx, batchEagerHarness+`(3)`)
+	if few.Calls != 1 || few.Done != 3 {
+		t.Errorf("3 requests: %d calls, %d done; want 1 and 3 (at the scheduled flush)", few.Calls, few.Done)
+	}
+}
