@@ -238,6 +238,7 @@ func browserSection(ctx context.Context, e *env) (string, error) {
 					return "", fmt.Errorf("%s round: %w", proto, err)
 				}
 				fmt.Fprintf(e.log, "browser: page %+v\nbrowser: floor %+v\n", r.page, r.floor)
+				fmt.Fprintf(e.log, "browser: serve CPU %.0f ms\n", r.serveCPU)
 				logRelayRefusals(e.log, r.relayStats)
 				runs.add(proto, hog, r)
 			}
