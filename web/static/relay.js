@@ -329,14 +329,16 @@ function markTruncated(msg) {
  * @param {string} protocol
  * @param {string} target
  * @param {import("./querylens").Options} [options]
- * @param {{timeoutMs?: number}} [opts]
+ * @param {{timeoutMs?: number, timing?: Timing}} [opts] timing, if
+ *   given, adds up where the conversation's time went
  * @returns {Promise<{summary: import("./querylens").Summary|null,
  *   rtt: number|null, cached: boolean, capped: boolean,
  *   replies: number, relayError: {code: string, message: string}|null,
  *   error: object|null, packets: {direction: string, data: Uint8Array}[]}>}
  */
 export function converseSummary(dec, relay, protocol, target, options = null, opts = {}) {
-  const { timeoutMs = 4000 } = opts;
+  const { timeoutMs = 4000, timing = null } = opts;
+  const t0 = timing ? performance.now() : 0;
   /** @type {Awaited<ReturnType<typeof converseSummary>>} */
   const out = { summary: null, rtt: null, cached: false, capped: false, replies: 0, relayError: null, error: null, packets: [] };
   return new Promise((resolve) => {
@@ -356,6 +358,10 @@ export function converseSummary(dec, relay, protocol, target, options = null, op
         if (finished) return;
         finished = true;
         clearTimeout(timer);
+        if (timing) {
+          timing.conversations++;
+          timing.conversationMs += performance.now() - t0;
+        }
         for (const id of ids) relay.cancel(id);
         if (!held) {
           resolve(out);
@@ -371,6 +377,9 @@ export function converseSummary(dec, relay, protocol, target, options = null, op
       };
       /** @param {Uint8Array} dg @param {boolean} [followUp] */
       const send = (dg, followUp = false) => {
+        const sentAt = timing ? performance.now() : 0;
+        let answered = false;
+        if (timing) timing.queries++;
         // Each query gets the whole time, as in converse.
         clearTimeout(timer);
         timer = setTimeout(finish, timeoutMs);
@@ -378,6 +387,12 @@ export function converseSummary(dec, relay, protocol, target, options = null, op
         const id = relay.query(protocol, target, dg, {
           reply(bytes, rtt, flags) {
             if (finished) return;
+            const at = timing ? performance.now() : 0;
+            if (timing && !answered) {
+              answered = true;
+              timing.answered++;
+              timing.replyWaitMs += at - sentAt;
+            }
             out.replies++;
             out.rtt ??= rtt;
             out.cached ||= (flags & 1) !== 0;
@@ -385,6 +400,11 @@ export function converseSummary(dec, relay, protocol, target, options = null, op
             stepping++;
             dec.step(handle, bytes).then((/** @type {any} */ r) => {
               stepping--;
+              if (timing) {
+                timing.steps++;
+                timing.stepWaitMs += performance.now() - at;
+                if (r.send?.length) timing.followUps += r.send.length;
+              }
               if (r.summary) out.summary = r.summary;
               if (r.done) held = false;
               if (finished) return;
@@ -418,6 +438,22 @@ export function converseSummary(dec, relay, protocol, target, options = null, op
   });
 }
 
+/**
+ * Timing adds up where converseSummary's conversations spent their time
+ * (ms), for the page's benchmark: from a query sent to its first reply
+ * (the relay, the server and the worker's event loop), for the queries
+ * answered,
+ * from a reply to its decoder step's answer (the Batch's wait and the
+ * decode), and the conversations whole.
+ * @typedef {{conversations: number, conversationMs: number, queries: number,
+ *   followUps: number, steps: number, stepWaitMs: number, answered: number, replyWaitMs: number}} Timing
+ */
+
+/** @returns {Timing} */
+export function newTiming() {
+  return { conversations: 0, conversationMs: 0, queries: 0, followUps: 0, steps: 0, stepWaitMs: 0, answered: 0, replyWaitMs: 0 };
+}
+
 const utf8 = new TextDecoder();
 const utf8enc = new TextEncoder();
 
@@ -443,10 +479,13 @@ const EAGER_BATCH = 16;
  * Batch queues the server browser's decoder requests (querylens.batch:
  * OPEN, STEP, FINISH) and runs them together: in one call into Go per
  * flush, which comes after the replies already waiting in the worker's
- * event loop have been read (later). A thousand
- * conversations started in one task cross once; replies that arrive
- * together are decoded together. Requests run in the order they were
- * made, so a conversation's steps stay in order.
+ * event loop have been read (later), or as soon as EAGER_BATCH requests
+ * wait (after the task that queued the last): while replies stream in, a
+ * background flush would wait for the stream to pause, and every
+ * conversation's next query with it (A2S asks up to six times per
+ * server). A thousand conversations started in one task cross in a few
+ * calls; replies that arrive together are decoded together. Requests run
+ * in the order they were made, so a conversation's steps stay in order.
  */
 export class Batch {
   /**

@@ -71,6 +71,9 @@ type pageStats struct {
 		// navigation): script, modules, open, module, decoder,
 		// firstResults.
 		Times map[string]float64 `json:"times"`
+		// Where the conversations' time went (relay.js Timing): sums
+		// in ms and counts.
+		Timing map[string]float64 `json:"timing"`
 	} `json:"worker"`
 	HTML          float64 `json:"html"`          // the document's response ended
 	WorkerCreated float64 `json:"workerCreated"` // the page's script created the worker
