@@ -276,6 +276,54 @@ func TestInFlightCap(t *testing.T) {
 	wantEnd(t, c.read(ctx), EndCancelled, 0)
 }
 
+// TestCancelFreesIDInOrder: the relay reads a connection's frames in
+// order, and a CANCEL frees its id (and its MaxInFlight place) before the
+// relay reads the next frame, so a client may count a cancelled query as
+// ended as soon as it sent the CANCEL, without waiting for the END (the
+// browser page's relay client does, so that a busy page reading its ENDs
+// late does not hold back its follow-ups). The cap still holds: one more
+// query past it is refused.
+func TestCancelFreesIDInOrder(t *testing.T) {
+	for _, tc := range []struct {
+		name  string
+		next  uint32 // the query sent right after the CANCEL of id 1
+		extra uint32 // a query past the cap, refused
+	}{
+		{"new id", 3, 4},
+		{"cancelled id reused", 1, 4},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			ctx := testCtx(t, 5*time.Second)
+			cfg := testConfig()
+			cfg.MaxInFlight = 2
+			cfg.ReplyWindow = 5 * time.Second
+			f := newRelay(t, cfg)
+			silent := newResponder(t, nil)
+			c := dialRaw(t, ctx, f.url)
+			c.query(ctx, 1, silent.addr, "RQ1")
+			c.query(ctx, 2, silent.addr, "RQ2")
+			// No read in between: the END of 1 is not waited for.
+			c.sendRaw(ctx, appendIDFrame(nil, FrameCancel, 1))
+			c.query(ctx, tc.next, silent.addr, "RQ3")
+			c.query(ctx, tc.extra, silent.addr, "RQ4")
+			wantEnd(t, c.read(ctx), EndCancelled, 0)
+			fr := c.read(ctx)
+			if fr.ID != tc.extra {
+				t.Fatalf("frame %v for id %d, want the refusal of %d (query %d was admitted)", fr.Type, fr.ID, tc.extra, tc.next)
+			}
+			wantError(t, fr, CodeBusy, RuleInFlight)
+			for _, id := range []uint32{tc.next, 2} {
+				c.sendRaw(ctx, appendIDFrame(nil, FrameCancel, id))
+				if fr := c.read(ctx); fr.ID != id {
+					t.Fatalf("frame %v for id %d, want the END of %d", fr.Type, fr.ID, id)
+				} else {
+					wantEnd(t, fr, EndCancelled, 0)
+				}
+			}
+		})
+	}
+}
+
 func TestUpstreamCap(t *testing.T) {
 	ctx := testCtx(t, 5*time.Second)
 	cfg := testConfig()

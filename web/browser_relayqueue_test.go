@@ -2,6 +2,7 @@ package web_test
 
 import (
 	"slices"
+	"strconv"
 	"testing"
 
 	"github.com/chromedp/chromedp"
@@ -9,8 +10,9 @@ import (
 
 // relayQueueHarness runs relay.js's Relay over a fake WebSocket whose
 // HELLO allows 2 queries in flight: it sends three first queries, then a
-// follow-up, ends the first query, and reports the ids sent in order and
-// the in-flight count at each point. Nothing waits on the clock: frames
+// follow-up, ends the first query, cancels the second, and reports the
+// frames sent in order (Q id, C id) and the in-flight count at each
+// point. Nothing waits on the clock: frames
 // are delivered by hand.
 const relayQueueHarness = `(async () => {
   const R = await import("/static/relay.js");
@@ -20,7 +22,11 @@ const relayQueueHarness = `(async () => {
   class FakeWS {
     static OPEN = 1;
     constructor() { this.readyState = 1; sock = this; }
-    send(b) { const v = new DataView(b instanceof ArrayBuffer ? b : b.buffer); if (v.getUint8(0) === 0x01) sent.push(v.getUint32(1)); }
+    send(b) {
+      const v = new DataView(b instanceof ArrayBuffer ? b : b.buffer);
+      const t = v.getUint8(0);
+      if (t === 0x01 || t === 0x03) sent.push((t === 0x01 ? "Q" : "C") + v.getUint32(1));
+    }
     close() {}
   }
   globalThis.WebSocket = FakeWS;
@@ -35,7 +41,7 @@ const relayQueueHarness = `(async () => {
     const h = (n) => ({ end: () => ended.push(n), error: () => ended.push(n) });
     const dg = new Uint8Array([0xff, 0xff, 0xff, 0xff, 0x54]);
     const a = relay.query("a2s", "127.0.0.1:27015", dg, h("a"));
-    relay.query("a2s", "127.0.0.1:27016", dg, h("b"));
+    const b = relay.query("a2s", "127.0.0.1:27016", dg, h("b"));
     const c = relay.query("a2s", "127.0.0.1:27017", dg, h("c"));
     const afterFirst = { sent: [...sent], inFlight: relay.inFlight };
     const f = relay.query("a2s", "127.0.0.1:27015", dg, h("f"), true);
@@ -43,7 +49,9 @@ const relayQueueHarness = `(async () => {
     end.setUint8(0, 0x82); end.setUint32(1, a); end.setUint8(5, 0); end.setUint16(6, 1);
     sock.onmessage({ data: end.buffer });
     const afterEnd = { sent: [...sent], inFlight: relay.inFlight };
-    return { afterFirst, afterEnd, ids: { a, c, f }, ended };
+    relay.cancel(b);
+    const afterCancel = { sent: [...sent], inFlight: relay.inFlight };
+    return { afterFirst, afterEnd, afterCancel, ids: { a, b, c, f }, ended };
   } finally {
     globalThis.WebSocket = RealWS;
   }
@@ -52,7 +60,10 @@ const relayQueueHarness = `(async () => {
 // TestBrowserRelayFollowUpsFirst: relay.js keeps at most HELLO's
 // in-flight limit of queries sent, and when one ends, a conversation's
 // follow-up waiting goes out before first queries that waited longer, so
-// that conversations under way finish before new ones start.
+// that conversations under way finish before new ones start. A cancelled
+// query stops counting once its CANCEL is sent (the relay frees the id
+// before it reads the next frame; relay.TestCancelFreesIDInOrder), so
+// the query waiting goes out right after the CANCEL, before the END.
 func TestBrowserRelayFollowUpsFirst(t *testing.T) {
 	base := startStackNoMaster(t)
 	ctx := tab(t)
@@ -60,19 +71,26 @@ func TestBrowserRelayFollowUpsFirst(t *testing.T) {
 		t.Fatal(err)
 	}
 	type step struct {
-		Sent     []int
+		Sent     []string
 		InFlight int
 	}
 	got := eval[struct {
-		AfterFirst, AfterEnd step
-		IDs                  struct{ A, C, F int }
-		Ended                []string
+		AfterFirst, AfterEnd, AfterCancel step
+		IDs                               struct{ A, B, C, F int }
+		Ended                             []string
 	}](t, ctx, relayQueueHarness)
-	if !slices.Equal(got.AfterFirst.Sent, []int{1, 2}) || got.AfterFirst.InFlight != 2 {
-		t.Errorf("after three first queries: sent %v, in flight %d; want [1 2] and 2 (the limit)", got.AfterFirst.Sent, got.AfterFirst.InFlight)
+	q := func(id int) string { return "Q" + strconv.Itoa(id) }
+	first := []string{q(got.IDs.A), q(got.IDs.B)}
+	if !slices.Equal(got.AfterFirst.Sent, first) || got.AfterFirst.InFlight != 2 {
+		t.Errorf("after three first queries: sent %v, in flight %d; want %v and 2 (the limit)", got.AfterFirst.Sent, got.AfterFirst.InFlight, first)
 	}
-	if !slices.Equal(got.AfterEnd.Sent, []int{1, 2, got.IDs.F}) || got.AfterEnd.InFlight != 2 {
-		t.Errorf("after the first ended: sent %v, in flight %d; want [1 2 %d] (the follow-up before query %d) and 2", got.AfterEnd.Sent, got.AfterEnd.InFlight, got.IDs.F, got.IDs.C)
+	afterEnd := append(slices.Clone(first), q(got.IDs.F))
+	if !slices.Equal(got.AfterEnd.Sent, afterEnd) || got.AfterEnd.InFlight != 2 {
+		t.Errorf("after the first ended: sent %v, in flight %d; want %v (the follow-up before query %d) and 2", got.AfterEnd.Sent, got.AfterEnd.InFlight, afterEnd, got.IDs.C)
+	}
+	afterCancel := append(slices.Clone(afterEnd), "C"+strconv.Itoa(got.IDs.B), q(got.IDs.C))
+	if !slices.Equal(got.AfterCancel.Sent, afterCancel) || got.AfterCancel.InFlight != 2 {
+		t.Errorf("after cancelling the second: sent %v, in flight %d; want %v and 2", got.AfterCancel.Sent, got.AfterCancel.InFlight, afterCancel)
 	}
 	if !slices.Equal(got.Ended, []string{"a"}) {
 		t.Errorf("ended %v, want [a]", got.Ended)

@@ -48,6 +48,7 @@ export class Relay extends EventTarget {
     this.queue = [];
     this.followUps = [];
     this.sent = 0; // queries sent and not ended: the relay's in-flight count
+    this.queuedMs = 0; // time queries waited here for an in-flight slot, in all
     this.pings = new Map(); // nonce → {resolve, t0}
     this.ready = null;
     this.retry = 0;
@@ -115,7 +116,7 @@ export class Relay extends EventTarget {
     v.setUint8(o++, p.length); buf.set(p, o); o += p.length;
     v.setUint8(o++, t.length); buf.set(t, o); o += t.length;
     buf.set(datagram, o);
-    const entry = { id, frame: buf, handlers, sent: false };
+    const entry = { id, frame: buf, handlers, sent: false, at: performance.now() };
     this.open.set(id, entry);
     (followUp ? this.followUps : this.queue).push(entry);
     if (this.ws?.readyState === WebSocket.OPEN && this.hello) this.#pump();
@@ -133,16 +134,26 @@ export class Relay extends EventTarget {
       this.#finish(id, (hd) => hd.end?.("cancelled", 0));
       return;
     }
+    if (q.cancelled) return;
     q.cancelled = true;
     const f = new DataView(new ArrayBuffer(5));
     f.setUint8(0, 0x03);
     f.setUint32(1, id);
-    if (this.ws?.readyState === WebSocket.OPEN) this.ws.send(f.buffer);
+    if (this.ws?.readyState === WebSocket.OPEN) {
+      this.ws.send(f.buffer);
+      // The relay reads a connection's frames in order: it frees the id
+      // on this CANCEL before it reads any query sent after it, so the id
+      // stops counting now, not when its END comes back (which a busy
+      // page reads late, holding back the follow-ups behind it).
+      q.released = true;
+      this.sent--;
+      this.#pump();
+    }
     // The relay answers END (cancelled); do not wait on it forever.
     setTimeout(() => this.#finish(id, (hd) => hd.end?.("cancelled", 0)), 3000);
   }
 
-  /** inFlight is how many queries were sent and have not ended. */
+  /** inFlight is how many queries were sent and not ended or cancelled. */
   get inFlight() {
     return this.sent;
   }
@@ -154,6 +165,7 @@ export class Relay extends EventTarget {
       const q = /** @type {any} */ (this.followUps.length ? this.followUps.shift() : this.queue.shift());
       q.sent = true;
       this.sent++;
+      this.queuedMs += performance.now() - q.at;
       this.ws.send(q.frame);
     }
   }
@@ -162,7 +174,7 @@ export class Relay extends EventTarget {
     const q = this.open.get(id);
     if (!q) return;
     this.open.delete(id);
-    if (q.sent) this.sent--;
+    if (q.sent && !q.released) this.sent--;
     try { call(q.handlers); } finally { this.#pump(); }
   }
 
@@ -392,6 +404,7 @@ export function converseSummary(dec, relay, protocol, target, options = null, op
               answered = true;
               timing.answered++;
               timing.replyWaitMs += at - sentAt;
+              timing.relayRttMs += rtt;
             }
             out.replies++;
             out.rtt ??= rtt;
@@ -442,16 +455,17 @@ export function converseSummary(dec, relay, protocol, target, options = null, op
  * Timing adds up where converseSummary's conversations spent their time
  * (ms), for the page's benchmark: from a query sent to its first reply
  * (the relay, the server and the worker's event loop), for the queries
- * answered,
+ * answered, and of that the relay's own round trip upstream (its rtt),
  * from a reply to its decoder step's answer (the Batch's wait and the
  * decode), and the conversations whole.
  * @typedef {{conversations: number, conversationMs: number, queries: number,
- *   followUps: number, steps: number, stepWaitMs: number, answered: number, replyWaitMs: number}} Timing
+ *   followUps: number, steps: number, stepWaitMs: number, answered: number, replyWaitMs: number,
+ *   relayRttMs: number}} Timing
  */
 
 /** @returns {Timing} */
 export function newTiming() {
-  return { conversations: 0, conversationMs: 0, queries: 0, followUps: 0, steps: 0, stepWaitMs: 0, answered: 0, replyWaitMs: 0 };
+  return { conversations: 0, conversationMs: 0, queries: 0, followUps: 0, steps: 0, stepWaitMs: 0, answered: 0, replyWaitMs: 0, relayRttMs: 0 };
 }
 
 const utf8 = new TextDecoder();

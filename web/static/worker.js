@@ -222,6 +222,7 @@ function flush() {
   times.firstResults ??= now();
   stats.decoderCalls = dec?.calls ?? 0;
   stats.decoderRequests = dec?.requests ?? 0;
+  if (stats.timing) stats.timing.relayQueuedMs = relay.queuedMs;
   post({ type: "results", results: batch, stats, times });
   batch = [];
 }
