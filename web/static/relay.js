@@ -153,6 +153,11 @@ export class Relay extends EventTarget {
     setTimeout(() => this.#finish(id, (hd) => hd.end?.("cancelled", 0)), 3000);
   }
 
+  /** connected reports whether the socket is open and HELLO came. */
+  get connected() {
+    return this.ws?.readyState === WebSocket.OPEN && this.hello !== null;
+  }
+
   /** inFlight is how many queries were sent and not ended or cancelled. */
   get inFlight() {
     return this.sent;
@@ -387,6 +392,23 @@ export function converseSummary(dec, relay, protocol, target, options = null, op
           resolve(out);
         });
       };
+      // The relay ends every query it reads within its reply window
+      // (REPLY and END, or ERROR timeout), so while the connection is up
+      // and queries are open, the timer firing means the worker has not
+      // read their frames yet (a page busy, or a machine loaded, reads
+      // them late; timers can run before them): it waits up to
+      // LATE_READS more timeouts for them instead of ending the row as
+      // offline when the server answered.
+      let late = 0;
+      const expire = () => {
+        if (ids.size && relay.connected && late < LATE_READS) {
+          late++;
+          if (timing) timing.late++;
+          timer = setTimeout(expire, timeoutMs);
+          return;
+        }
+        finish();
+      };
       /** @param {Uint8Array} dg @param {boolean} [followUp] */
       const send = (dg, followUp = false) => {
         const sentAt = timing ? performance.now() : 0;
@@ -394,7 +416,8 @@ export function converseSummary(dec, relay, protocol, target, options = null, op
         if (timing) timing.queries++;
         // Each query gets the whole time, as in converse.
         clearTimeout(timer);
-        timer = setTimeout(finish, timeoutMs);
+        late = 0;
+        timer = setTimeout(expire, timeoutMs);
         out.packets.push({ direction: "sent", data: dg });
         const id = relay.query(protocol, target, dg, {
           reply(bytes, rtt, flags) {
@@ -457,15 +480,16 @@ export function converseSummary(dec, relay, protocol, target, options = null, op
  * (the relay, the server and the worker's event loop), for the queries
  * answered, and of that the relay's own round trip upstream (its rtt),
  * from a reply to its decoder step's answer (the Batch's wait and the
- * decode), and the conversations whole.
+ * decode), and the conversations whole; late counts the timeouts that
+ * found their queries still open at a live relay (converseSummary).
  * @typedef {{conversations: number, conversationMs: number, queries: number,
  *   followUps: number, steps: number, stepWaitMs: number, answered: number, replyWaitMs: number,
- *   relayRttMs: number}} Timing
+ *   relayRttMs: number, late: number}} Timing
  */
 
 /** @returns {Timing} */
 export function newTiming() {
-  return { conversations: 0, conversationMs: 0, queries: 0, followUps: 0, steps: 0, stepWaitMs: 0, answered: 0, replyWaitMs: 0, relayRttMs: 0 };
+  return { conversations: 0, conversationMs: 0, queries: 0, followUps: 0, steps: 0, stepWaitMs: 0, answered: 0, replyWaitMs: 0, relayRttMs: 0, late: 0 };
 }
 
 const utf8 = new TextDecoder();
@@ -482,6 +506,9 @@ function later(f) {
   if (s?.postTask) s.postTask(f, { priority: "background" });
   else setTimeout(f, 0);
 }
+
+/** LATE_READS bounds how often converseSummary waits again for frames a busy page has not read. */
+const LATE_READS = 2;
 
 /**
  * EAGER_BATCH is how many queued decoder requests a Batch runs without
