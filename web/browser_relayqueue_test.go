@@ -145,3 +145,98 @@ func TestBrowserBatchEager(t *testing.T) {
 		t.Errorf("3 requests: %d calls, %d done; want 1 and 3 (at the scheduled flush)", few.Calls, few.Done)
 	}
 }
+
+// lateReadHarness runs converseSummary on a fake clock (as
+// converseTimerHarness) with a fake relay that is connected or not, lets
+// `timeouts` of its timeouts pass with its query open, then delivers the
+// answer, and reports whether the conversation had ended before it and
+// what it got.
+const lateReadHarness = `(async (connected, timeouts) => {
+  const R = await import("/static/relay.js");
+  const realSetTimeout = globalThis.setTimeout, realClearTimeout = globalThis.clearTimeout;
+  let now = 0, seq = 0;
+  const timers = new Map();
+  globalThis.setTimeout = (f, ms) => { timers.set(++seq, { f, at: now + (ms ?? 0) }); return seq; };
+  globalThis.clearTimeout = (id) => { timers.delete(id); };
+  const advance = (ms) => {
+    const until = now + ms;
+    for (;;) {
+      const due = [...timers].filter(([, tm]) => tm.at <= until).sort((a, b) => a[1].at - b[1].at)[0];
+      if (!due) break;
+      timers.delete(due[0]);
+      now = due[1].at;
+      due[1].f();
+    }
+    now = until;
+  };
+  try {
+    const queries = [];
+    let onQuery = () => {};
+    const relay = {
+      connected,
+      query(protocol, target, dg, handlers) { queries.push({ handlers }); onQuery(); return queries.length; },
+      cancel() {},
+    };
+    const asked = (n) => new Promise((res) => { onQuery = () => queries.length >= n && res(); onQuery(); });
+    const drained = () => new Promise((res) => realSetTimeout(res, 0));
+    const dec = {
+      open: async () => ({ handle: 1, send: ["01"] }),
+      step: async () => ({ done: true, summary: { row: [] } }),
+      finish: async () => null,
+    };
+    let settled = false;
+    const timing = R.newTiming();
+    const p = R.converseSummary(dec, relay, "a2s", "127.0.0.1:27015", null, { timeoutMs: 1000, timing }).then((out) => ((settled = true), out));
+    await asked(1);
+    for (let i = 0; i < timeouts; i++) {
+      advance(1000);
+      await drained();
+    }
+    const endedBefore = settled;
+    queries[0].handlers.reply(new Uint8Array([0x49]), 1, 0);
+    await drained();
+    queries[0].handlers.end("window", 1);
+    advance(10000);
+    const out = await p;
+    return { endedBefore, replies: out.replies, late: timing.late };
+  } finally {
+    globalThis.setTimeout = realSetTimeout;
+    globalThis.clearTimeout = realClearTimeout;
+  }
+})`
+
+// TestBrowserConverseLateReads: when a conversation's timer fires while
+// its query is open at a live relay (the relay ends every query it reads
+// within its window, so its frames are waiting unread), the conversation
+// waits up to two timeouts more and takes the answer; without a relay
+// connection, or after those, it ends at its timeout as before.
+func TestBrowserConverseLateReads(t *testing.T) {
+	base := startStackNoMaster(t)
+	ctx := tab(t)
+	if err := chromedp.Do(ctx, chromedp.Navigate(base+"/")); err != nil {
+		t.Fatal(err)
+	}
+	type result struct {
+		EndedBefore   bool
+		Replies, Late int
+	}
+	for _, tc := range []struct {
+		name      string
+		connected bool
+		timeouts  int
+		want      result
+	}{
+		{"answer in time", true, 0, result{false, 1, 0}},
+		{"read one timeout late", true, 1, result{false, 1, 1}},
+		{"read two timeouts late", true, 2, result{false, 1, 2}},
+		{"three timeouts: ended", true, 3, result{true, 0, 2}},
+		{"not connected: ended at the timeout", false, 1, result{true, 0, 0}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			got := eval[result](t, ctx, lateReadHarness+"("+strconv.FormatBool(tc.connected)+", "+strconv.Itoa(tc.timeouts)+")")
+			if got != tc.want {
+				t.Errorf("got %+v, want %+v", got, tc.want)
+			}
+		})
+	}
+}
