@@ -48,6 +48,10 @@ export class Relay extends EventTarget {
     this.queue = [];
     this.followUps = [];
     this.sent = 0; // queries sent and not ended: the relay's in-flight count
+    // cap, when set, keeps fewer queries than HELLO allows out at once
+    // (0: HELLO's limit), so that a queue forms here, where follow-ups go
+    // first, rather than in the relay and the socket, where all wait alike.
+    this.cap = 0;
     this.queuedMs = 0; // time queries waited here for an in-flight slot, in all
     this.pings = new Map(); // nonce → {resolve, t0}
     this.ready = null;
@@ -98,7 +102,8 @@ export class Relay extends EventTarget {
   /**
    * query sends one datagram to target and reports what comes back through
    * handlers {reply(bytes, rttMs, flags), end(reason, replies),
-   * error(code, message)}. Every query ends with exactly one end() or
+   * error(code, message)}, and its leaving for the relay through
+   * handlers.sent() (it may wait for an in-flight slot first). Every query ends with exactly one end() or
    * error() call. It returns the query id (for cancel). followUp marks
    * a query of a conversation under way, sent before the first queries
    * waiting.
@@ -165,13 +170,14 @@ export class Relay extends EventTarget {
 
   #pump() {
     if (this.ws?.readyState !== WebSocket.OPEN || !this.hello) return;
-    const max = this.maxInFlight;
+    const max = this.cap > 0 ? Math.min(this.cap, this.maxInFlight) : this.maxInFlight;
     while (this.sent < max && (this.followUps.length || this.queue.length)) {
       const q = /** @type {any} */ (this.followUps.length ? this.followUps.shift() : this.queue.shift());
       q.sent = true;
       this.sent++;
       this.queuedMs += performance.now() - q.at;
       this.ws.send(q.frame);
+      q.handlers.sent?.();
     }
   }
 
@@ -400,7 +406,13 @@ export function converseSummary(dec, relay, protocol, target, options = null, op
       // LATE_READS more timeouts for them instead of ending the row as
       // offline when the server answered.
       let late = 0;
+      let unsent = 0; // queries waiting in the relay client for a slot
       const expire = () => {
+        if (unsent > 0 && relay.connected) {
+          // Not sent yet: its time starts when it is (handlers.sent).
+          timer = setTimeout(expire, timeoutMs);
+          return;
+        }
         if (ids.size && relay.connected && late < LATE_READS) {
           late++;
           if (timing) timing.late++;
@@ -411,15 +423,26 @@ export function converseSummary(dec, relay, protocol, target, options = null, op
       };
       /** @param {Uint8Array} dg @param {boolean} [followUp] */
       const send = (dg, followUp = false) => {
-        const sentAt = timing ? performance.now() : 0;
+        let sentAt = timing ? performance.now() : 0;
         let answered = false;
         if (timing) timing.queries++;
-        // Each query gets the whole time, as in converse.
+        // Each query gets the whole time, as in converse, from when it
+        // leaves for the relay (sent below).
         clearTimeout(timer);
         late = 0;
         timer = setTimeout(expire, timeoutMs);
+        const queued = relay.connected === true;
+        if (queued) unsent++;
         out.packets.push({ direction: "sent", data: dg });
         const id = relay.query(protocol, target, dg, {
+          sent() {
+            if (queued) unsent--;
+            if (finished) return;
+            if (timing) sentAt = performance.now();
+            clearTimeout(timer);
+            late = 0;
+            timer = setTimeout(expire, timeoutMs);
+          },
           reply(bytes, rtt, flags) {
             if (finished) return;
             const at = timing ? performance.now() : 0;
