@@ -150,8 +150,9 @@ func TestBrowserBatchEager(t *testing.T) {
 // converseTimerHarness) with a fake relay that is connected or not, lets
 // `timeouts` of its timeouts pass with its query open, then delivers the
 // answer, and reports whether the conversation had ended before it and
-// what it got.
-const lateReadHarness = `(async (connected, timeouts) => {
+// what it got. The relay sends the query at once (sendsAt 0) or after
+// sendsAt timeouts spent waiting for a slot.
+const lateReadHarness = `(async (connected, timeouts, sendsAt) => {
   const R = await import("/static/relay.js");
   const realSetTimeout = globalThis.setTimeout, realClearTimeout = globalThis.clearTimeout;
   let now = 0, seq = 0;
@@ -174,8 +175,14 @@ const lateReadHarness = `(async (connected, timeouts) => {
     let onQuery = () => {};
     const relay = {
       connected,
-      query(protocol, target, dg, handlers) { queries.push({ handlers }); onQuery(); return queries.length; },
+      query(protocol, target, dg, handlers) {
+        queries.push({ handlers });
+        if (sendsAt === 0) handlers.sent?.();
+        onQuery();
+        return queries.length;
+      },
       cancel() {},
+      release() {},
     };
     const asked = (n) => new Promise((res) => { onQuery = () => queries.length >= n && res(); onQuery(); });
     const drained = () => new Promise((res) => realSetTimeout(res, 0));
@@ -189,6 +196,7 @@ const lateReadHarness = `(async (connected, timeouts) => {
     const p = R.converseSummary(dec, relay, "a2s", "127.0.0.1:27015", null, { timeoutMs: 1000, timing }).then((out) => ((settled = true), out));
     await asked(1);
     for (let i = 0; i < timeouts; i++) {
+      if (sendsAt === i + 1) queries[0].handlers.sent();
       advance(1000);
       await drained();
     }
@@ -224,16 +232,20 @@ func TestBrowserConverseLateReads(t *testing.T) {
 		name      string
 		connected bool
 		timeouts  int
+		sendsAt   int
 		want      result
 	}{
-		{"answer in time", true, 0, result{false, 1, 0}},
-		{"read one timeout late", true, 1, result{false, 1, 1}},
-		{"read two timeouts late", true, 2, result{false, 1, 2}},
-		{"three timeouts: ended", true, 3, result{true, 0, 2}},
-		{"not connected: ended at the timeout", false, 1, result{true, 0, 0}},
+		{"answer in time", true, 0, 0, result{false, 1, 0}},
+		{"read one timeout late", true, 1, 0, result{false, 1, 1}},
+		{"read two timeouts late", true, 2, 0, result{false, 1, 2}},
+		{"three timeouts: ended", true, 3, 0, result{true, 0, 2}},
+		{"not connected: ended at the timeout", false, 1, 0, result{true, 0, 0}},
+		// Time waiting for a slot in the relay client does not count.
+		{"sent after two timeouts, answered late", true, 4, 3, result{false, 1, 2}},
+		{"sent after one timeout, three late: ended", true, 4, 1, result{true, 0, 2}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			got := eval[result](t, ctx, lateReadHarness+"("+strconv.FormatBool(tc.connected)+", "+strconv.Itoa(tc.timeouts)+")")
+			got := eval[result](t, ctx, lateReadHarness+"("+strconv.FormatBool(tc.connected)+", "+strconv.Itoa(tc.timeouts)+", "+strconv.Itoa(tc.sendsAt)+")")
 			if got != tc.want {
 				t.Errorf("got %+v, want %+v", got, tc.want)
 			}

@@ -6,6 +6,7 @@
 //   page → relay  0x01 QUERY  u32 id | u8 n | protocol | u8 m | target | datagram
 //                 0x02 PING   u32 nonce
 //                 0x03 CANCEL u32 id
+//                 0x04 RELEASE u32 id  (CANCEL without the END)
 //   relay → page  0x80 HELLO  u8 version | u16 max datagram | u32 reply window ms
 //                             | u16 max in-flight | u32 cache TTL ms
 //                 0x81 REPLY  u32 id | u32 rtt µs | u8 flags (1 cached, 2 coalesced) | datagram
@@ -156,6 +157,28 @@ export class Relay extends EventTarget {
     }
     // The relay answers END (cancelled); do not wait on it forever.
     setTimeout(() => this.#finish(id, (hd) => hd.end?.("cancelled", 0)), 3000);
+  }
+
+  /**
+   * release stops listening for replies to id like cancel, but asks the
+   * relay for no END (RELEASE): the query ends here at once (end
+   * "cancelled"), and whatever still comes for it is dropped. For a query
+   * that gave all it will, so that it costs no frame more.
+   */
+  release(id) {
+    const q = this.open.get(id);
+    if (!q) return;
+    if (q.sent && !q.cancelled && this.ws?.readyState === WebSocket.OPEN) {
+      const f = new DataView(new ArrayBuffer(5));
+      f.setUint8(0, 0x04);
+      f.setUint32(1, id);
+      this.ws.send(f.buffer);
+    }
+    if (!q.sent) {
+      this.queue = this.queue.filter((x) => x !== q);
+      this.followUps = this.followUps.filter((x) => x !== q);
+    }
+    this.#finish(id, (hd) => hd.end?.("cancelled", 0));
   }
 
   /** connected reports whether the socket is open and HELLO came. */
@@ -475,7 +498,8 @@ export function converseSummary(dec, relay, protocol, target, options = null, op
               // of six steps would hold six.
               const again = r.send ?? [];
               for (const s of again) send(fromHex(s), true);
-              if (again.length) relay.cancel(id);
+              // Released, not cancelled: the relay sends no END for it.
+              if (again.length) relay.release(id);
               if (r.done || (!ids.size && !stepping)) finish();
             });
           },
