@@ -49,10 +49,6 @@ export class Relay extends EventTarget {
     this.queue = [];
     this.followUps = [];
     this.sent = 0; // queries sent and not ended: the relay's in-flight count
-    // cap, when set, keeps fewer queries than HELLO allows out at once
-    // (0: HELLO's limit), so that a queue forms here, where follow-ups go
-    // first, rather than in the relay and the socket, where all wait alike.
-    this.cap = 0;
     this.queuedMs = 0; // time queries waited here for an in-flight slot, in all
     this.pings = new Map(); // nonce → {resolve, t0}
     this.ready = null;
@@ -193,7 +189,7 @@ export class Relay extends EventTarget {
 
   #pump() {
     if (this.ws?.readyState !== WebSocket.OPEN || !this.hello) return;
-    const max = this.cap > 0 ? Math.min(this.cap, this.maxInFlight) : this.maxInFlight;
+    const max = this.maxInFlight;
     while (this.sent < max && (this.followUps.length || this.queue.length)) {
       const q = /** @type {any} */ (this.followUps.length ? this.followUps.shift() : this.queue.shift());
       q.sent = true;

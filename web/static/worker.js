@@ -29,16 +29,6 @@
 
 const BATCH_MS = 16;
 
-// QUERIES_OUT is how many queries the worker keeps at the relay at once
-// (at most HELLO's limit). More wait in the relay client, where a
-// conversation's follow-ups go before first queries: every query out
-// waits behind the others in the relay, the socket and this worker's
-// event loop, so a deep pipe makes each step of a conversation slower
-// (A2S takes four to six) without bringing answers faster once the page
-// is busy. It still leaves room for silent servers, which hold their
-// query for the relay's whole reply window.
-const QUERIES_OUT = 384;
-
 /** @type {typeof import("./relay.js")} */
 let R;
 /** @type {typeof import("./ql.js")} */
@@ -165,7 +155,6 @@ async function connect(path) {
     if (!modulesReady) throw new Error("the worker was connected before it was prepared");
     const r = await relayReady;
     relay = new r.Relay(path);
-    relay.cap = QUERIES_OUT;
     relay.addEventListener("open", () => {
       times.open ??= now();
       post({ type: "open", hello: relay.hello });
