@@ -3,6 +3,12 @@
 //
 //	go run ./bench/cmd/benchreport [-only browser,start,gamedig,...] [-count 5] [-e2e-count 3] [-base old-querylens]
 //
+// For work on one part, the browser section runs fewer refreshes with
+// -protocols a2s (Zandronum's always run, the others are measured against
+// them) and skips its first-decode and profiled rounds with -rounds-only:
+//
+//	go tool task bench -- -only browser -protocols a2s -rounds-only -out /tmp/browser.md
+//
 // BENCHMARKS.md opens with a table of every goal (measure, goal, result,
 // command, date), then one section per measurement. Every section is
 // rewritten from its own measurement and says when, on what machine and
