@@ -278,11 +278,11 @@ func TestInFlightCap(t *testing.T) {
 
 // TestCancelFreesIDInOrder: the relay reads a connection's frames in
 // order, and a CANCEL frees its id (and its MaxInFlight place) before the
-// relay reads the next frame, so a client may count a cancelled query as
-// ended as soon as it sent the CANCEL, without waiting for the END (the
-// browser page's relay client does, so that a busy page reading its ENDs
-// late does not hold back its follow-ups). The cap still holds: one more
-// query past it is refused. RELEASE does the same without the END.
+// relay reads the next frame, so a client may reuse the id, or count
+// the query out of MaxInFlight, as soon as it sent the CANCEL (its
+// upstream exchange stops a moment later, which the upstream share
+// counts). The cap still holds: one more query past it is refused.
+// RELEASE does the same without the END.
 func TestCancelFreesIDInOrder(t *testing.T) {
 	for _, tc := range []struct {
 		name  string

@@ -27,7 +27,6 @@ const converseHarness = `(async (kind) => {
       return id;
     },
     cancel(id) { const q = queries[id - 1]; if (q && !q.ended) q.cancelled = true; },
-    release(id) { const q = queries[id - 1]; if (q && !q.ended) { q.ended = true; q.handlers.end("cancelled", 0); } },
   };
   const asked = (n) => new Promise((res) => { onQuery = () => queries.length >= n && res(); onQuery(); });
   const drained = () => new Promise((res) => setTimeout(res, 0));

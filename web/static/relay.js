@@ -141,16 +141,11 @@ export class Relay extends EventTarget {
     const f = new DataView(new ArrayBuffer(5));
     f.setUint8(0, 0x03);
     f.setUint32(1, id);
-    if (this.ws?.readyState === WebSocket.OPEN) {
-      this.ws.send(f.buffer);
-      // The relay reads a connection's frames in order: it frees the id
-      // on this CANCEL before it reads any query sent after it, so the id
-      // stops counting now, not when its END comes back (which a busy
-      // page reads late, holding back the follow-ups behind it).
-      q.released = true;
-      this.sent--;
-      this.#pump();
-    }
+    // The id keeps counting until its END: the relay frees the id at
+    // once, but the query's upstream exchange stops a moment later, and a
+    // page that sent on at once was refused as over its share of them
+    // (upstream-share).
+    if (this.ws?.readyState === WebSocket.OPEN) this.ws.send(f.buffer);
     // The relay answers END (cancelled); do not wait on it forever.
     setTimeout(() => this.#finish(id, (hd) => hd.end?.("cancelled", 0)), 3000);
   }
@@ -159,7 +154,9 @@ export class Relay extends EventTarget {
    * release stops listening for replies to id like cancel, but asks the
    * relay for no END (RELEASE): the query ends here at once (end
    * "cancelled"), and whatever still comes for it is dropped. For a query
-   * that gave all it will, so that it costs no frame more.
+   * that gave all it will, so that it costs no frame more. The relay may
+   * still hold its upstream exchange for a moment: a client that sends
+   * on at once can be refused as over its share of them.
    */
   release(id) {
     const q = this.open.get(id);
@@ -182,7 +179,7 @@ export class Relay extends EventTarget {
     return this.ws?.readyState === WebSocket.OPEN && this.hello !== null;
   }
 
-  /** inFlight is how many queries were sent and not ended or cancelled. */
+  /** inFlight is how many queries were sent and have not ended. */
   get inFlight() {
     return this.sent;
   }
@@ -204,7 +201,7 @@ export class Relay extends EventTarget {
     const q = this.open.get(id);
     if (!q) return;
     this.open.delete(id);
-    if (q.sent && !q.released) this.sent--;
+    if (q.sent) this.sent--;
     try { call(q.handlers); } finally { this.#pump(); }
   }
 
@@ -494,8 +491,7 @@ export function converseSummary(dec, relay, protocol, target, options = null, op
               // of six steps would hold six.
               const again = r.send ?? [];
               for (const s of again) send(fromHex(s), true);
-              // Released, not cancelled: the relay sends no END for it.
-              if (again.length) relay.release(id);
+              if (again.length) relay.cancel(id);
               if (r.done || (!ids.size && !stepping)) finish();
             });
           },
