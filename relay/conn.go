@@ -231,7 +231,9 @@ func (c *conn) handle(typ websocket.MessageType, b []byte) {
 		}
 		c.push(appendIDFrame(nil, FramePong, f.ID))
 	case FrameCancel:
-		c.cancelID(f.ID)
+		c.cancelID(f.ID, true)
+	case FrameRelease:
+		c.cancelID(f.ID, false)
 	default:
 		c.sendError(f.ID, s.refusal(CodeBadFrame, RuleBadFrame, f.Type.String()+" frames go from the relay to the client"))
 	}
@@ -280,7 +282,11 @@ func (c *conn) open(id uint32) (*asker, *RefusedError) {
 	return a, nil
 }
 
-func (c *conn) cancelID(id uint32) {
+// cancelID ends query id for a CANCEL (withEnd: the client gets END
+// reason cancelled) or a RELEASE (nothing more is sent for it). Either way
+// the id and its place among MaxInFlight are free before the next frame
+// is read, and the exchange stops if no one else asks it.
+func (c *conn) cancelID(id uint32, withEnd bool) {
 	c.mu.Lock()
 	a := c.active[id]
 	if a == nil || !c.s.finish(a) {
@@ -288,7 +294,10 @@ func (c *conn) cancelID(id uint32) {
 		return
 	}
 	delete(c.active, id)
-	start := c.pushLocked(appendEnd(nil, id, EndCancelled, uint16(a.replies))) && c.claimWriterLocked()
+	start := false
+	if withEnd {
+		start = c.pushLocked(appendEnd(nil, id, EndCancelled, uint16(a.replies))) && c.claimWriterLocked()
+	}
 	c.mu.Unlock()
 	if start {
 		c.startWriter()

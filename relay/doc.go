@@ -22,6 +22,7 @@
 //	0x01 QUERY   u32 id | u8 n | protocol (n bytes) | u8 m | target (m bytes) | datagram (rest)
 //	0x02 PING    u32 nonce
 //	0x03 CANCEL  u32 id
+//	0x04 RELEASE u32 id
 //
 // Relay to client:
 //
@@ -45,7 +46,7 @@
 // coalesced (another client's identical query was already in flight and
 // its replies were shared).
 //
-// A query ends with exactly one final frame:
+// A query ends with exactly one final frame (none after a RELEASE):
 //
 //   - END when at least one REPLY was sent, or after a CANCEL (then always,
 //     even with 0 replies, so that the client knows the id is free). Reason:
@@ -66,7 +67,14 @@
 // A frame the relay cannot parse gets ERROR code 1 with the frame's id (0 if
 // the id could not be read) and the connection stays open. A refused PING
 // gets ERROR code 5 with the nonce as id; clients should draw nonces and
-// query ids from one counter so that the two never meet. CANCEL for an id
+// query ids from one counter so that the two never meet. RELEASE ends a
+// query like CANCEL but without the END: nothing more is sent for the id
+// (a REPLY already on its way may still arrive, and is to be dropped).
+// A client that has what it wanted from a query (a conversation's step
+// whose reply asks again) releases it. The relay reads a connection's
+// frames in order, so a cancelled or released id, and its place among
+// MaxInFlight, are free for every frame sent after the CANCEL or RELEASE.
+// CANCEL or RELEASE for an id
 // that is not open is ignored. A message larger than the read limit (the
 // longest QUERY: 517 bytes of header plus the max datagram) closes the
 // connection with 1009. The relay closes idle connections with 1000, refuses

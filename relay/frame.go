@@ -22,6 +22,9 @@ const (
 	FrameQuery  FrameType = 0x01 // u32 id | u8 n | protocol[n] | u8 m | target[m] | datagram (rest)
 	FramePing   FrameType = 0x02 // u32 nonce
 	FrameCancel FrameType = 0x03 // u32 id
+	// FrameRelease is CANCEL without the END: the id is free once the
+	// relay has read it, and nothing more comes for it.
+	FrameRelease FrameType = 0x04 // u32 id
 
 	// Relay to client.
 	FrameHello FrameType = 0x80 // u8 version | u16 max datagram | u32 window ms | u16 max in flight | u32 cache TTL ms
@@ -32,7 +35,7 @@ const (
 )
 
 var frameNames = map[FrameType]string{
-	FrameQuery: "query", FramePing: "ping", FrameCancel: "cancel",
+	FrameQuery: "query", FramePing: "ping", FrameCancel: "cancel", FrameRelease: "release",
 	FrameHello: "hello", FrameReply: "reply", FrameEnd: "end", FrameError: "error", FramePong: "pong",
 }
 
@@ -226,7 +229,7 @@ func ParseFrame(b []byte) (Frame, error) {
 		f.Protocol = string(r.take("protocol", int(r.u8("protocol_len"))))
 		f.Target = string(r.take("target", int(r.u8("target_len"))))
 		f.Datagram = r.rest()
-	case FramePing, FrameCancel, FramePong:
+	case FramePing, FrameCancel, FrameRelease, FramePong:
 		f.ID = r.u32("id")
 	case FrameHello:
 		f.Hello.Version = r.u8("version")
@@ -269,7 +272,7 @@ func AppendFrame(dst []byte, f Frame) ([]byte, error) {
 			return dst, &BadFrameError{Type: f.Type, Field: "target", Offset: 7 + len(f.Protocol), Err: ErrFieldTooLong}
 		}
 		return appendQuery(dst, f.ID, f.Protocol, f.Target, f.Datagram), nil
-	case FramePing, FrameCancel, FramePong:
+	case FramePing, FrameCancel, FrameRelease, FramePong:
 		return appendIDFrame(dst, f.Type, f.ID), nil
 	case FrameHello:
 		return appendHello(dst, f.Hello), nil

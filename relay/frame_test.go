@@ -19,6 +19,7 @@ func TestFrameRoundTrip(t *testing.T) {
 		{"query empty datagram", Frame{Type: FrameQuery, ID: 7, Protocol: "", Target: ""}, "\x01\x00\x00\x00\x07\x00\x00"},
 		{"ping", Frame{Type: FramePing, ID: 9}, "\x02\x00\x00\x00\x09"},
 		{"cancel", Frame{Type: FrameCancel, ID: 0xffffffff}, "\x03\xff\xff\xff\xff"},
+		{"release", Frame{Type: FrameRelease, ID: 7}, "\x04\x00\x00\x00\x07"},
 		{"hello", Frame{Type: FrameHello, Hello: Hello{Version: 1, MaxDatagram: 8192, ReplyWindowMS: 2000, MaxInFlight: 64, CacheTTLMS: 10000}},
 			"\x80\x01\x20\x00\x00\x00\x07\xd0\x00\x40\x00\x00\x27\x10"},
 		{"reply", Frame{Type: FrameReply, ID: 5, RTT: 1500, Flags: FlagCached | FlagCoalesced, Datagram: []byte("RA")},

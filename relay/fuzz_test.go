@@ -17,6 +17,7 @@ func FuzzParseFrame(f *testing.F) {
 		// PING and CANCEL.
 		appendIDFrame(nil, FramePing, 42),
 		appendIDFrame(nil, FrameCancel, 7),
+		appendIDFrame(nil, FrameRelease, 7),
 		// HELLO with the defaults.
 		appendHello(nil, (&Config{}).withDefaultsPtr().hello((&Config{}).withDefaultsPtr().clientLimits(false))),
 		// REPLY cached and coalesced.

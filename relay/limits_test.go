@@ -276,6 +276,105 @@ func TestInFlightCap(t *testing.T) {
 	wantEnd(t, c.read(ctx), EndCancelled, 0)
 }
 
+// TestCancelFreesIDInOrder: the relay reads a connection's frames in
+// order, and a CANCEL frees its id (and its MaxInFlight place) before the
+// relay reads the next frame, so a client may reuse the id, or count
+// the query out of MaxInFlight, as soon as it sent the CANCEL (its
+// upstream exchange stops a moment later, which the upstream share
+// counts). The cap still holds: one more query past it is refused.
+// RELEASE does the same without the END.
+func TestCancelFreesIDInOrder(t *testing.T) {
+	for _, tc := range []struct {
+		name  string
+		frame FrameType // CANCEL or RELEASE of id 1
+		next  uint32    // the query sent right after it
+		extra uint32    // a query past the cap, refused
+	}{
+		{"cancel, new id", FrameCancel, 3, 4},
+		{"cancel, id reused", FrameCancel, 1, 4},
+		{"release, new id", FrameRelease, 3, 4},
+		{"release, id reused", FrameRelease, 1, 4},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			ctx := testCtx(t, 5*time.Second)
+			cfg := testConfig()
+			cfg.MaxInFlight = 2
+			cfg.ReplyWindow = 5 * time.Second
+			f := newRelay(t, cfg)
+			silent := newResponder(t, nil)
+			c := dialRaw(t, ctx, f.url)
+			c.query(ctx, 1, silent.addr, "RQ1")
+			c.query(ctx, 2, silent.addr, "RQ2")
+			// No read in between: the END of 1 is not waited for.
+			c.sendRaw(ctx, appendIDFrame(nil, tc.frame, 1))
+			c.query(ctx, tc.next, silent.addr, "RQ3")
+			c.query(ctx, tc.extra, silent.addr, "RQ4")
+			if tc.frame == FrameCancel {
+				wantEnd(t, c.read(ctx), EndCancelled, 0)
+			}
+			fr := c.read(ctx)
+			if fr.ID != tc.extra {
+				t.Fatalf("frame %v for id %d, want the refusal of %d (query %d was admitted)", fr.Type, fr.ID, tc.extra, tc.next)
+			}
+			wantError(t, fr, CodeBusy, RuleInFlight)
+			for _, id := range []uint32{tc.next, 2} {
+				c.sendRaw(ctx, appendIDFrame(nil, FrameCancel, id))
+				if fr := c.read(ctx); fr.ID != id {
+					t.Fatalf("frame %v for id %d, want the END of %d", fr.Type, fr.ID, id)
+				} else {
+					wantEnd(t, fr, EndCancelled, 0)
+				}
+			}
+		})
+	}
+}
+
+// TestRelease: RELEASE ends a query like CANCEL (its exchange stops when
+// no one else asks it, and what came is cached as usual) but sends no END
+// and nothing more for the id; RELEASE of an id not open is ignored.
+func TestRelease(t *testing.T) {
+	for _, tc := range []struct {
+		name    string
+		replies int    // replies read before the RELEASE
+		id      uint32 // the id released
+	}{
+		{"after a reply", 1, 1},
+		{"before any reply", 0, 1},
+		{"an id not open", 1, 9},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			ctx := testCtx(t, 5*time.Second)
+			cfg := testConfig()
+			cfg.ReplyWindow = 5 * time.Second
+			f := newRelay(t, cfg)
+			target := newResponder(t, echoReply)
+			if tc.replies == 0 {
+				target = newResponder(t, nil)
+			}
+			c := dialRaw(t, ctx, f.url)
+			c.query(ctx, 1, target.addr, "RQ1")
+			for range tc.replies {
+				if fr := c.read(ctx); fr.Type != FrameReply || fr.ID != 1 {
+					t.Fatalf("got %v for id %d, want a reply for 1", fr.Type, fr.ID)
+				}
+			}
+			c.sendRaw(ctx, appendIDFrame(nil, FrameRelease, tc.id))
+			c.sendRaw(ctx, appendIDFrame(nil, FramePing, 77))
+			if fr := c.read(ctx); fr.Type != FramePong || fr.ID != 77 {
+				t.Fatalf("after RELEASE: got %v for id %d, want the PONG of 77 and nothing for the released id", fr.Type, fr.ID)
+			}
+			if tc.id != 1 {
+				// Query 1 is still open, and ends on its CANCEL.
+				c.sendRaw(ctx, appendIDFrame(nil, FrameCancel, 1))
+				wantEnd(t, c.read(ctx), EndCancelled, tc.replies)
+			}
+			if got := f.metric(`querylens_relay_frames_in_total{type="release"}`); got != 1 {
+				t.Errorf("frames_in release = %v, want 1", got)
+			}
+		})
+	}
+}
+
 func TestUpstreamCap(t *testing.T) {
 	ctx := testCtx(t, 5*time.Second)
 	cfg := testConfig()

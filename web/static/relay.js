@@ -6,6 +6,7 @@
 //   page → relay  0x01 QUERY  u32 id | u8 n | protocol | u8 m | target | datagram
 //                 0x02 PING   u32 nonce
 //                 0x03 CANCEL u32 id
+//                 0x04 RELEASE u32 id  (CANCEL without the END)
 //   relay → page  0x80 HELLO  u8 version | u16 max datagram | u32 reply window ms
 //                             | u16 max in-flight | u32 cache TTL ms
 //                 0x81 REPLY  u32 id | u32 rtt µs | u8 flags (1 cached, 2 coalesced) | datagram
@@ -42,7 +43,13 @@ export class Relay extends EventTarget {
     this.hello = null;
     this.nextId = 1;
     this.open = new Map(); // id → handlers
-    this.queue = []; // frames waiting for an in-flight slot
+    // Frames waiting for an in-flight slot: a conversation's follow-ups
+    // (a challenge's answer, its next step) go before first queries, so
+    // that a conversation under way is never starved by new ones.
+    this.queue = [];
+    this.followUps = [];
+    this.sent = 0; // queries sent and not ended: the relay's in-flight count
+    this.queuedMs = 0; // time queries waited here for an in-flight slot, in all
     this.pings = new Map(); // nonce → {resolve, t0}
     this.ready = null;
     this.retry = 0;
@@ -92,10 +99,13 @@ export class Relay extends EventTarget {
   /**
    * query sends one datagram to target and reports what comes back through
    * handlers {reply(bytes, rttMs, flags), end(reason, replies),
-   * error(code, message)}. Every query ends with exactly one end() or
-   * error() call. It returns the query id (for cancel).
+   * error(code, message)}, and its leaving for the relay through
+   * handlers.sent() (it may wait for an in-flight slot first). Every query ends with exactly one end() or
+   * error() call. It returns the query id (for cancel). followUp marks
+   * a query of a conversation under way, sent before the first queries
+   * waiting.
    */
-  query(protocol, target, datagram, handlers) {
+  query(protocol, target, datagram, handlers, followUp = false) {
     const id = this.nextId++;
     if (this.nextId > 0xffffffff) this.nextId = 1;
     const p = enc.encode(protocol);
@@ -108,10 +118,11 @@ export class Relay extends EventTarget {
     v.setUint8(o++, p.length); buf.set(p, o); o += p.length;
     v.setUint8(o++, t.length); buf.set(t, o); o += t.length;
     buf.set(datagram, o);
-    const entry = { id, frame: buf, handlers, sent: false };
+    const entry = { id, frame: buf, handlers, sent: false, at: performance.now() };
     this.open.set(id, entry);
-    this.queue.push(entry);
-    this.connect().then(() => this.#pump(), () => {});
+    (followUp ? this.followUps : this.queue).push(entry);
+    if (this.ws?.readyState === WebSocket.OPEN && this.hello) this.#pump();
+    else this.connect().then(() => this.#pump(), () => {});
     return id;
   }
 
@@ -121,32 +132,68 @@ export class Relay extends EventTarget {
     if (!q) return;
     if (!q.sent) {
       this.queue = this.queue.filter((x) => x !== q);
+      this.followUps = this.followUps.filter((x) => x !== q);
       this.#finish(id, (hd) => hd.end?.("cancelled", 0));
       return;
     }
+    if (q.cancelled) return;
     q.cancelled = true;
     const f = new DataView(new ArrayBuffer(5));
     f.setUint8(0, 0x03);
     f.setUint32(1, id);
+    // The id keeps counting until its END: the relay frees the id at
+    // once, but the query's upstream exchange stops a moment later, and a
+    // page that sent on at once was refused as over its share of them
+    // (upstream-share).
     if (this.ws?.readyState === WebSocket.OPEN) this.ws.send(f.buffer);
     // The relay answers END (cancelled); do not wait on it forever.
     setTimeout(() => this.#finish(id, (hd) => hd.end?.("cancelled", 0)), 3000);
   }
 
-  #inFlight() {
-    let n = 0;
-    for (const q of this.open.values()) if (q.sent) n++;
-    return n;
+  /**
+   * release stops listening for replies to id like cancel, but asks the
+   * relay for no END (RELEASE): the query ends here at once (end
+   * "cancelled"), and whatever still comes for it is dropped. For a query
+   * that gave all it will, so that it costs no frame more. The relay may
+   * still hold its upstream exchange for a moment: a client that sends
+   * on at once can be refused as over its share of them.
+   */
+  release(id) {
+    const q = this.open.get(id);
+    if (!q) return;
+    if (q.sent && !q.cancelled && this.ws?.readyState === WebSocket.OPEN) {
+      const f = new DataView(new ArrayBuffer(5));
+      f.setUint8(0, 0x04);
+      f.setUint32(1, id);
+      this.ws.send(f.buffer);
+    }
+    if (!q.sent) {
+      this.queue = this.queue.filter((x) => x !== q);
+      this.followUps = this.followUps.filter((x) => x !== q);
+    }
+    this.#finish(id, (hd) => hd.end?.("cancelled", 0));
+  }
+
+  /** connected reports whether the socket is open and HELLO came. */
+  get connected() {
+    return this.ws?.readyState === WebSocket.OPEN && this.hello !== null;
+  }
+
+  /** inFlight is how many queries were sent and have not ended. */
+  get inFlight() {
+    return this.sent;
   }
 
   #pump() {
     if (this.ws?.readyState !== WebSocket.OPEN || !this.hello) return;
-    let free = this.maxInFlight - this.#inFlight();
-    while (free > 0 && this.queue.length) {
-      const q = this.queue.shift();
+    const max = this.maxInFlight;
+    while (this.sent < max && (this.followUps.length || this.queue.length)) {
+      const q = /** @type {any} */ (this.followUps.length ? this.followUps.shift() : this.queue.shift());
       q.sent = true;
+      this.sent++;
+      this.queuedMs += performance.now() - q.at;
       this.ws.send(q.frame);
-      free--;
+      q.handlers.sent?.();
     }
   }
 
@@ -154,6 +201,7 @@ export class Relay extends EventTarget {
     const q = this.open.get(id);
     if (!q) return;
     this.open.delete(id);
+    if (q.sent) this.sent--;
     try { call(q.handlers); } finally { this.#pump(); }
   }
 
@@ -200,6 +248,8 @@ export class Relay extends EventTarget {
   #closed(why) {
     for (const id of [...this.open.keys()]) this.#finish(id, (hd) => hd.error?.("closed", why));
     this.queue = [];
+    this.followUps = [];
+    this.sent = 0;
     this.ready = null;
     this.hello = null;
     this.dispatchEvent(new CustomEvent("close", { detail: { reason: why } }));
@@ -256,7 +306,7 @@ export function converse(ql, relay, protocol, target, options = null, opts = {})
       conv.close();
       resolve(out);
     };
-    const send = (dg) => {
+    const send = (dg, followUp = false) => {
       arm(); // each query gets the whole time: a step that answers keeps the conversation going
       out.query = dg;
       packet({ direction: "sent", data: dg, time: Date.now(), protocol, target });
@@ -268,7 +318,7 @@ export function converse(ql, relay, protocol, target, options = null, opts = {})
           out.cached ||= (flags & 1) !== 0;
           packet({ direction: "received", data: bytes, time: Date.now(), rtt, cached: (flags & 1) !== 0, protocol, target });
           const r = conv.feed(bytes);
-          for (const s of r.send) send(s);
+          for (const s of r.send) send(s, true);
           // A reply that makes the decoder ask again (a challenge, or the
           // step before the next) is all this query gives: let the relay
           // end its exchange now, not at the end of the reply window.
@@ -285,7 +335,7 @@ export function converse(ql, relay, protocol, target, options = null, opts = {})
           out.relayError = { code, message };
           if (!ids.size) finish();
         },
-      });
+      }, followUp);
       ids.add(id);
     };
     const arm = () => {
@@ -318,14 +368,16 @@ function markTruncated(msg) {
  * @param {string} protocol
  * @param {string} target
  * @param {import("./querylens").Options} [options]
- * @param {{timeoutMs?: number}} [opts]
+ * @param {{timeoutMs?: number, timing?: Timing}} [opts] timing, if
+ *   given, adds up where the conversation's time went
  * @returns {Promise<{summary: import("./querylens").Summary|null,
  *   rtt: number|null, cached: boolean, capped: boolean,
  *   replies: number, relayError: {code: string, message: string}|null,
  *   error: object|null, packets: {direction: string, data: Uint8Array}[]}>}
  */
 export function converseSummary(dec, relay, protocol, target, options = null, opts = {}) {
-  const { timeoutMs = 4000 } = opts;
+  const { timeoutMs = 4000, timing = null } = opts;
+  const t0 = timing ? performance.now() : 0;
   /** @type {Awaited<ReturnType<typeof converseSummary>>} */
   const out = { summary: null, rtt: null, cached: false, capped: false, replies: 0, relayError: null, error: null, packets: [] };
   return new Promise((resolve) => {
@@ -345,6 +397,10 @@ export function converseSummary(dec, relay, protocol, target, options = null, op
         if (finished) return;
         finished = true;
         clearTimeout(timer);
+        if (timing) {
+          timing.conversations++;
+          timing.conversationMs += performance.now() - t0;
+        }
         for (const id of ids) relay.cancel(id);
         if (!held) {
           resolve(out);
@@ -358,15 +414,60 @@ export function converseSummary(dec, relay, protocol, target, options = null, op
           resolve(out);
         });
       };
-      /** @param {Uint8Array} dg */
-      const send = (dg) => {
-        // Each query gets the whole time, as in converse.
+      // The relay ends every query it reads within its reply window
+      // (REPLY and END, or ERROR timeout), so while the connection is up
+      // and queries are open, the timer firing means the worker has not
+      // read their frames yet (a page busy, or a machine loaded, reads
+      // them late; timers can run before them): it waits up to
+      // LATE_READS more timeouts for them instead of ending the row as
+      // offline when the server answered.
+      let late = 0;
+      let unsent = 0; // queries waiting in the relay client for a slot
+      const expire = () => {
+        if (unsent > 0 && relay.connected) {
+          // Not sent yet: its time starts when it is (handlers.sent).
+          timer = setTimeout(expire, timeoutMs);
+          return;
+        }
+        if (ids.size && relay.connected && late < LATE_READS) {
+          late++;
+          if (timing) timing.late++;
+          timer = setTimeout(expire, timeoutMs);
+          return;
+        }
+        finish();
+      };
+      /** @param {Uint8Array} dg @param {boolean} [followUp] */
+      const send = (dg, followUp = false) => {
+        let sentAt = timing ? performance.now() : 0;
+        let answered = false;
+        if (timing) timing.queries++;
+        // Each query gets the whole time, as in converse, from when it
+        // leaves for the relay (sent below).
         clearTimeout(timer);
-        timer = setTimeout(finish, timeoutMs);
+        late = 0;
+        timer = setTimeout(expire, timeoutMs);
+        const queued = relay.connected === true;
+        if (queued) unsent++;
         out.packets.push({ direction: "sent", data: dg });
         const id = relay.query(protocol, target, dg, {
+          sent() {
+            if (queued) unsent--;
+            if (finished) return;
+            if (timing) sentAt = performance.now();
+            clearTimeout(timer);
+            late = 0;
+            timer = setTimeout(expire, timeoutMs);
+          },
           reply(bytes, rtt, flags) {
             if (finished) return;
+            const at = timing ? performance.now() : 0;
+            if (timing && !answered) {
+              answered = true;
+              timing.answered++;
+              timing.replyWaitMs += at - sentAt;
+              timing.relayRttMs += rtt;
+            }
             out.replies++;
             out.rtt ??= rtt;
             out.cached ||= (flags & 1) !== 0;
@@ -374,6 +475,11 @@ export function converseSummary(dec, relay, protocol, target, options = null, op
             stepping++;
             dec.step(handle, bytes).then((/** @type {any} */ r) => {
               stepping--;
+              if (timing) {
+                timing.steps++;
+                timing.stepWaitMs += performance.now() - at;
+                if (r.send?.length) timing.followUps += r.send.length;
+              }
               if (r.summary) out.summary = r.summary;
               if (r.done) held = false;
               if (finished) return;
@@ -384,7 +490,7 @@ export function converseSummary(dec, relay, protocol, target, options = null, op
               // one of the relay's upstream exchanges, and a conversation
               // of six steps would hold six.
               const again = r.send ?? [];
-              for (const s of again) send(fromHex(s));
+              for (const s of again) send(fromHex(s), true);
               if (again.length) relay.cancel(id);
               if (r.done || (!ids.size && !stepping)) finish();
             });
@@ -399,12 +505,30 @@ export function converseSummary(dec, relay, protocol, target, options = null, op
             out.relayError = { code, message };
             if (!ids.size && !stepping) finish();
           },
-        });
+        }, followUp);
         ids.add(id);
       };
       for (const s of o.send) send(fromHex(s));
     });
   });
+}
+
+/**
+ * Timing adds up where converseSummary's conversations spent their time
+ * (ms), for the page's benchmark: from a query sent to its first reply
+ * (the relay, the server and the worker's event loop), for the queries
+ * answered, and of that the relay's own round trip upstream (its rtt),
+ * from a reply to its decoder step's answer (the Batch's wait and the
+ * decode), and the conversations whole; late counts the timeouts that
+ * found their queries still open at a live relay (converseSummary).
+ * @typedef {{conversations: number, conversationMs: number, queries: number,
+ *   followUps: number, steps: number, stepWaitMs: number, answered: number, replyWaitMs: number,
+ *   relayRttMs: number, late: number}} Timing
+ */
+
+/** @returns {Timing} */
+export function newTiming() {
+  return { conversations: 0, conversationMs: 0, queries: 0, followUps: 0, steps: 0, stepWaitMs: 0, answered: 0, replyWaitMs: 0, relayRttMs: 0, late: 0 };
 }
 
 const utf8 = new TextDecoder();
@@ -422,14 +546,26 @@ function later(f) {
   else setTimeout(f, 0);
 }
 
+/** LATE_READS bounds how often converseSummary waits again for frames a busy page has not read. */
+const LATE_READS = 2;
+
+/**
+ * EAGER_BATCH is how many queued decoder requests a Batch runs without
+ * waiting for its scheduled flush.
+ */
+const EAGER_BATCH = 16;
+
 /**
  * Batch queues the server browser's decoder requests (querylens.batch:
  * OPEN, STEP, FINISH) and runs them together: in one call into Go per
  * flush, which comes after the replies already waiting in the worker's
- * event loop have been read (later). A thousand
- * conversations started in one task cross once; replies that arrive
- * together are decoded together. Requests run in the order they were
- * made, so a conversation's steps stay in order.
+ * event loop have been read (later), or as soon as EAGER_BATCH requests
+ * wait (after the task that queued the last): while replies stream in, a
+ * background flush would wait for the stream to pause, and every
+ * conversation's next query with it (A2S asks up to six times per
+ * server). A thousand conversations started in one task cross in a few
+ * calls; replies that arrive together are decoded together. Requests run
+ * in the order they were made, so a conversation's steps stay in order.
  */
 export class Batch {
   /**
@@ -444,6 +580,7 @@ export class Batch {
     /** @type {{req: Uint8Array, resolve: (r: any) => void}[]} */
     this.queue = [];
     this.scheduled = false;
+    this.eager = false; // a flush of a full batch is due in a microtask
     // Counters for the page's benchmark: calls into Go and requests run.
     this.calls = 0;
     this.requests = 0;
@@ -511,6 +648,17 @@ export class Batch {
         return;
       }
       this.queue.push({ req, resolve });
+      // A batch of EAGER_BATCH requests runs at once (after the task that
+      // queued the last one), rather than after every reply waiting: while
+      // replies stream in, a flush scheduled behind them would wait for
+      // the stream to pause, and the conversations' next queries with it.
+      if (this.queue.length >= EAGER_BATCH && !this.eager && this.schedule === later) {
+        this.eager = true;
+        queueMicrotask(() => {
+          this.eager = false;
+          this.#run();
+        });
+      }
       if (this.scheduled) return;
       this.scheduled = true;
       this.schedule(() => this.flush());
@@ -520,6 +668,10 @@ export class Batch {
   /** flush runs every queued request now, in as few calls as fit in querylens.in. */
   flush() {
     this.scheduled = false;
+    this.#run();
+  }
+
+  #run() {
     while (this.queue.length) {
       const buf = this.ql.in; // anew each time: the module's memory moves as it grows
       let n = 0;

@@ -51,7 +51,9 @@ let flushTimer = 0;
 // Counters the page exposes to its tests and benchmark; decoderCalls and
 // decoderRequests count the calls into Go (querylens.batch) and the
 // requests they ran.
-const stats = { asked: 0, done: 0, replies: 0, decoderCalls: 0, decoderRequests: 0 };
+// timing adds up where the conversations' time went (relay.js Timing).
+/** @type {{asked: number, done: number, replies: number, decoderCalls: number, decoderRequests: number, timing: any}} */
+const stats = { asked: 0, done: 0, replies: 0, decoderCalls: 0, decoderRequests: 0, timing: null };
 // When the worker's start steps happened, in ms since the Unix epoch
 // (performance.timeOrigin + now), so the page can place them on its own
 // timeline: script running, modules imported, relay open, decoder ready.
@@ -160,6 +162,7 @@ async function connect(path) {
     relay.addEventListener("close", (e) => post({ type: "close", reason: /** @type {CustomEvent} */ (e).detail?.reason ?? "" }));
     const [decoder] = await Promise.all([decoderReady, relay.connect()]);
     dec = new R.Batch(decoder);
+    stats.timing = R.newTiming();
     post({ type: "ready", hello: relay.hello, times });
     pump();
   } catch (err) {
@@ -182,7 +185,7 @@ function pump() {
   while (running < concurrency() && queue.length) {
     const a = /** @type {Ask} */ (queue.shift());
     running++;
-    R.converseSummary(dec, relay, a.protocol, a.target, a.options, { timeoutMs: a.timeoutMs }).then((res) => {
+    R.converseSummary(dec, relay, a.protocol, a.target, a.options, { timeoutMs: a.timeoutMs, timing: stats.timing }).then((res) => {
       running--;
       stats.done++;
       stats.replies += res.replies;
@@ -219,6 +222,7 @@ function flush() {
   times.firstResults ??= now();
   stats.decoderCalls = dec?.calls ?? 0;
   stats.decoderRequests = dec?.requests ?? 0;
+  if (stats.timing) stats.timing.relayQueuedMs = relay.queuedMs;
   post({ type: "results", results: batch, stats, times });
   batch = [];
 }

@@ -71,6 +71,9 @@ type pageStats struct {
 		// navigation): script, modules, open, module, decoder,
 		// firstResults.
 		Times map[string]float64 `json:"times"`
+		// Where the conversations' time went (relay.js Timing): sums
+		// in ms and counts.
+		Timing map[string]float64 `json:"timing"`
 	} `json:"worker"`
 	HTML          float64 `json:"html"`          // the document's response ended
 	WorkerCreated float64 `json:"workerCreated"` // the page's script created the worker
@@ -221,8 +224,12 @@ func browserSection(ctx context.Context, e *env) (string, error) {
 	// Quake III and GameSpy v1 refreshes (their order reverses every
 	// round), so that a change in the machine's own load touches them all
 	// alike.
+	all, err := browserProtocols(e.protocols)
+	if err != nil {
+		return "", err
+	}
 	for round := range e.e2eCount {
-		protos := []string{"zandronum", "a2s", "quake3", "gamespy1"}
+		protos := slices.Clone(all)
 		if round%2 == 1 {
 			slices.Reverse(protos)
 		}
@@ -234,9 +241,14 @@ func browserSection(ctx context.Context, e *env) (string, error) {
 					return "", fmt.Errorf("%s round: %w", proto, err)
 				}
 				fmt.Fprintf(e.log, "browser: page %+v\nbrowser: floor %+v\n", r.page, r.floor)
+				fmt.Fprintf(e.log, "browser: serve CPU %.0f ms\n", r.serveCPU)
+				logRelayRefusals(e.log, r.relayStats)
 				runs.add(proto, hog, r)
 			}
 		}
+	}
+	if e.noTail {
+		return browserReport(e, runs, firstDecodeRuns{}), nil
 	}
 	fmt.Fprintf(e.log, "browser: first decode, cold and warm\n")
 	fd, err := e.firstDecode(ctx)
@@ -257,6 +269,57 @@ func browserSection(ctx context.Context, e *env) (string, error) {
 		return report, err
 	}
 	return report + "\n" + profileReport(prof, st), nil
+}
+
+// browserProtocols reads -protocols: the browser section's protocols, in
+// the order they run in a round, Zandronum always first (the others are
+// measured against it).
+func browserProtocols(list string) ([]string, error) {
+	known := []string{"zandronum", "a2s", "quake3", "gamespy1"}
+	if strings.TrimSpace(list) == "" {
+		return known, nil
+	}
+	want := map[string]bool{"zandronum": true}
+	for p := range strings.SplitSeq(list, ",") {
+		p = strings.TrimSpace(p)
+		if p == "" {
+			continue
+		}
+		if !slices.Contains(known, p) {
+			return nil, fmt.Errorf("-protocols: unknown protocol %q (known: %s)", p, strings.Join(known, ","))
+		}
+		want[p] = true
+	}
+	var out []string
+	for _, p := range known {
+		if want[p] {
+			out = append(out, p)
+		}
+	}
+	return out, nil
+}
+
+// logRelayRefusals logs the relay's refusals and limits of a round (the
+// counters of its /metrics that grew, whose names say refused, limited,
+// denied, busy or dropped), so that a slow round shows what the relay
+// turned down.
+func logRelayRefusals(w io.Writer, stats map[string]float64) {
+	var ks []string
+	for k, v := range stats {
+		if v <= 0 {
+			continue
+		}
+		for _, word := range []string{"refus", "limit", "denied", "busy", "drop", "reject", "timeout", "frames_out", "forwarded", "coalesced"} {
+			if strings.Contains(k, word) {
+				ks = append(ks, k)
+				break
+			}
+		}
+	}
+	sort.Strings(ks)
+	for _, k := range ks {
+		fmt.Fprintf(w, "browser: relay %s +%s\n", k, strconv.FormatFloat(stats[k], 'f', -1, 64))
+	}
 }
 
 // profileRound refreshes the page once more, on a fresh demo, with

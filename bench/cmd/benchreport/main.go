@@ -3,6 +3,12 @@
 //
 //	go run ./bench/cmd/benchreport [-only browser,start,gamedig,...] [-count 5] [-e2e-count 3] [-base old-querylens]
 //
+// For work on one part, the browser section runs fewer refreshes with
+// -protocols a2s (Zandronum's always run, the others are measured against
+// them) and skips its first-decode and profiled rounds with -rounds-only:
+//
+//	go tool task bench -- -only browser -protocols a2s -rounds-only -out /tmp/browser.md
+//
 // BENCHMARKS.md opens with a table of every goal (measure, goal, result,
 // command, date), then one section per measurement. Every section is
 // rewritten from its own measurement and says when, on what machine and
@@ -48,7 +54,9 @@ type env struct {
 	node      string
 	chromium  string
 	benchtime string
-	whatIf    bool // the browser section also times its what-if variants (lab runs, not results)
+	whatIf    bool   // the browser section also times its what-if variants (lab runs, not results)
+	protocols string // the browser section's protocols, comma-separated ("": all)
+	noTail    bool   // the browser section skips its first-decode and profiled rounds
 	log       io.Writer
 	goals     []goalRow // the goals the running section checked (addGoal)
 }
@@ -98,6 +106,8 @@ func main() {
 	flag.StringVar(&e.chromium, "chromium", "/usr/bin/chromium", "headless Chromium")
 	flag.StringVar(&e.benchtime, "benchtime", "100ms", "-benchtime of each micro-benchmark run")
 	flag.BoolVar(&e.whatIf, "whatif", false, "the browser section also times the page with one change at a time (what-if runs, for docs/benchmarks-notes.md)")
+	flag.StringVar(&e.protocols, "protocols", "", "the browser section's protocols, comma-separated (default all: zandronum,a2s,quake3,gamespy1; Zandronum always runs, as the others are measured against it)")
+	flag.BoolVar(&e.noTail, "rounds-only", false, "the browser section times only its rounds (no first-decode and profiled rounds)")
 	flag.Parse()
 	if flag.NArg() != 0 || e.count < 1 || e.e2eCount < 1 || e.servers < 1 {
 		flag.Usage()

@@ -148,3 +148,37 @@ func TestStartSteps(t *testing.T) {
 		t.Errorf("medianStep(missing) = %v, want 0", got)
 	}
 }
+
+func TestBrowserProtocols(t *testing.T) {
+	for _, tc := range []struct {
+		list    string
+		want    []string
+		wantErr bool
+	}{
+		{"", []string{"zandronum", "a2s", "quake3", "gamespy1"}, false},
+		{"a2s", []string{"zandronum", "a2s"}, false},
+		{" gamespy1 , a2s,", []string{"zandronum", "a2s", "gamespy1"}, false},
+		{"zandronum", []string{"zandronum"}, false},
+		{"a2s,steam", nil, true},
+	} {
+		got, err := browserProtocols(tc.list)
+		if (err != nil) != tc.wantErr || !slices.Equal(got, tc.want) {
+			t.Errorf("browserProtocols(%q) = %v, %v; want %v (error %v)", tc.list, got, err, tc.want, tc.wantErr)
+		}
+	}
+}
+
+func TestLogRelayRefusals(t *testing.T) {
+	var b strings.Builder
+	logRelayRefusals(&b, map[string]float64{
+		`querylens_relay_refusals_total{rule="in-flight"}`: 3,
+		`querylens_relay_refusals_total{rule="per-ip"}`:    0,
+		"querylens_relay_replies_total":                    1361,
+		`querylens_relay_drops_total{reason="queue-full"}`: 2,
+	})
+	want := "browser: relay querylens_relay_drops_total{reason=\"queue-full\"} +2\n" +
+		"browser: relay querylens_relay_refusals_total{rule=\"in-flight\"} +3\n"
+	if b.String() != want {
+		t.Errorf("logged\n%s\nwant\n%s", b.String(), want)
+	}
+}

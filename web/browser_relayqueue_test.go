@@ -1,0 +1,253 @@
+package web_test
+
+import (
+	"slices"
+	"strconv"
+	"testing"
+
+	"github.com/chromedp/chromedp"
+)
+
+// relayQueueHarness runs relay.js's Relay over a fake WebSocket whose
+// HELLO allows 2 queries in flight: it sends three first queries, then a
+// follow-up, ends the first query, cancels the second, and reports the
+// frames sent in order (Q id, C id) and the in-flight count at each
+// point. Nothing waits on the clock: frames
+// are delivered by hand.
+const relayQueueHarness = `(async () => {
+  const R = await import("/static/relay.js");
+  const RealWS = globalThis.WebSocket;
+  const sent = [];
+  let sock;
+  class FakeWS {
+    static OPEN = 1;
+    constructor() { this.readyState = 1; sock = this; }
+    send(b) {
+      const v = new DataView(b instanceof ArrayBuffer ? b : b.buffer);
+      const t = v.getUint8(0);
+      if (t === 0x01 || t === 0x03) sent.push((t === 0x01 ? "Q" : "C") + v.getUint32(1));
+    }
+    close() {}
+  }
+  globalThis.WebSocket = FakeWS;
+  try {
+    const relay = new R.Relay("/relay");
+    const ready = relay.connect();
+    const hello = new DataView(new ArrayBuffer(14));
+    hello.setUint8(0, 0x80); hello.setUint8(1, 1); hello.setUint16(2, 8192); hello.setUint32(4, 2000); hello.setUint16(8, 2); hello.setUint32(10, 0);
+    sock.onmessage({ data: hello.buffer });
+    await ready;
+    const ended = [];
+    const h = (n) => ({ end: () => ended.push(n), error: () => ended.push(n) });
+    const dg = new Uint8Array([0xff, 0xff, 0xff, 0xff, 0x54]);
+    const a = relay.query("a2s", "127.0.0.1:27015", dg, h("a"));
+    const b = relay.query("a2s", "127.0.0.1:27016", dg, h("b"));
+    const c = relay.query("a2s", "127.0.0.1:27017", dg, h("c"));
+    const afterFirst = { sent: [...sent], inFlight: relay.inFlight };
+    const f = relay.query("a2s", "127.0.0.1:27015", dg, h("f"), true);
+    const end = new DataView(new ArrayBuffer(8));
+    end.setUint8(0, 0x82); end.setUint32(1, a); end.setUint8(5, 0); end.setUint16(6, 1);
+    sock.onmessage({ data: end.buffer });
+    const afterEnd = { sent: [...sent], inFlight: relay.inFlight };
+    relay.cancel(b);
+    const afterCancel = { sent: [...sent], inFlight: relay.inFlight };
+    return { afterFirst, afterEnd, afterCancel, ids: { a, b, c, f }, ended };
+  } finally {
+    globalThis.WebSocket = RealWS;
+  }
+})()`
+
+// TestBrowserRelayFollowUpsFirst: relay.js keeps at most HELLO's
+// in-flight limit of queries sent, and when one ends, a conversation's
+// follow-up waiting goes out before first queries that waited longer, so
+// that conversations under way finish before new ones start. A cancelled
+// query counts until its END (its upstream exchange stops a moment after
+// the relay frees its id).
+func TestBrowserRelayFollowUpsFirst(t *testing.T) {
+	base := startStackNoMaster(t)
+	ctx := tab(t)
+	if err := chromedp.Do(ctx, chromedp.Navigate(base+"/")); err != nil {
+		t.Fatal(err)
+	}
+	type step struct {
+		Sent     []string
+		InFlight int
+	}
+	got := eval[struct {
+		AfterFirst, AfterEnd, AfterCancel step
+		IDs                               struct{ A, B, C, F int }
+		Ended                             []string
+	}](t, ctx, relayQueueHarness)
+	q := func(id int) string { return "Q" + strconv.Itoa(id) }
+	first := []string{q(got.IDs.A), q(got.IDs.B)}
+	if !slices.Equal(got.AfterFirst.Sent, first) || got.AfterFirst.InFlight != 2 {
+		t.Errorf("after three first queries: sent %v, in flight %d; want %v and 2 (the limit)", got.AfterFirst.Sent, got.AfterFirst.InFlight, first)
+	}
+	afterEnd := append(slices.Clone(first), q(got.IDs.F))
+	if !slices.Equal(got.AfterEnd.Sent, afterEnd) || got.AfterEnd.InFlight != 2 {
+		t.Errorf("after the first ended: sent %v, in flight %d; want %v (the follow-up before query %d) and 2", got.AfterEnd.Sent, got.AfterEnd.InFlight, afterEnd, got.IDs.C)
+	}
+	afterCancel := append(slices.Clone(afterEnd), "C"+strconv.Itoa(got.IDs.B))
+	if !slices.Equal(got.AfterCancel.Sent, afterCancel) || got.AfterCancel.InFlight != 2 {
+		t.Errorf("after cancelling the second: sent %v, in flight %d; want %v and 2 (query %d waits for the END)", got.AfterCancel.Sent, got.AfterCancel.InFlight, afterCancel, got.IDs.C)
+	}
+	if !slices.Equal(got.Ended, []string{"a"}) {
+		t.Errorf("ended %v, want [a]", got.Ended)
+	}
+}
+
+// batchEagerHarness queues n decoder steps on a Batch with its default
+// schedule over a fake decoder, and reports whether they were all
+// answered before the next task of the event loop (a zero timeout set
+// before them), and in how many calls.
+const batchEagerHarness = `(async (n) => {
+  const R = await import("/static/relay.js");
+  const enc = new TextEncoder();
+  const ql = {
+    in: new Uint8Array(1 << 16),
+    out: new Uint8Array(0),
+    batch(bytes) {
+      const k = bytes / 10; // a step of a one-byte datagram is 10 bytes
+      ql.out = enc.encode(JSON.stringify(Array.from({ length: k }, () => ({ send: [], done: true }))));
+      return 0;
+    },
+  };
+  const b = new R.Batch(ql);
+  let task = false;
+  setTimeout(() => (task = true), 0);
+  const ps = [];
+  for (let i = 0; i < n; i++) ps.push(b.step(i + 1, new Uint8Array([0x49])));
+  const rs = await Promise.all(ps);
+  return { beforeTask: !task, calls: b.calls, done: rs.filter((r) => r.done).length };
+})`
+
+// TestBrowserBatchEager: a Batch runs a full batch (16 requests) at once,
+// after the task that queued it, instead of waiting for its scheduled
+// flush behind every other task; fewer requests still run, at the
+// scheduled flush.
+func TestBrowserBatchEager(t *testing.T) {
+	base := startStackNoMaster(t)
+	ctx := tab(t)
+	if err := chromedp.Do(ctx, chromedp.Navigate(base+"/")); err != nil {
+		t.Fatal(err)
+	}
+	type result struct {
+		BeforeTask  bool
+		Calls, Done int
+	}
+	full := eval[result](t, ctx, batchEagerHarness+`(16)`)
+	if !full.BeforeTask || full.Calls != 1 || full.Done != 16 {
+		t.Errorf("16 requests: answered before the next task %v, %d calls, %d done; want true, 1, 16", full.BeforeTask, full.Calls, full.Done)
+	}
+	few := eval[result](t, ctx, batchEagerHarness+`(3)`)
+	if few.Calls != 1 || few.Done != 3 {
+		t.Errorf("3 requests: %d calls, %d done; want 1 and 3 (at the scheduled flush)", few.Calls, few.Done)
+	}
+}
+
+// lateReadHarness runs converseSummary on a fake clock (as
+// converseTimerHarness) with a fake relay that is connected or not, lets
+// `timeouts` of its timeouts pass with its query open, then delivers the
+// answer, and reports whether the conversation had ended before it and
+// what it got. The relay sends the query at once (sendsAt 0) or after
+// sendsAt timeouts spent waiting for a slot.
+const lateReadHarness = `(async (connected, timeouts, sendsAt) => {
+  const R = await import("/static/relay.js");
+  const realSetTimeout = globalThis.setTimeout, realClearTimeout = globalThis.clearTimeout;
+  let now = 0, seq = 0;
+  const timers = new Map();
+  globalThis.setTimeout = (f, ms) => { timers.set(++seq, { f, at: now + (ms ?? 0) }); return seq; };
+  globalThis.clearTimeout = (id) => { timers.delete(id); };
+  const advance = (ms) => {
+    const until = now + ms;
+    for (;;) {
+      const due = [...timers].filter(([, tm]) => tm.at <= until).sort((a, b) => a[1].at - b[1].at)[0];
+      if (!due) break;
+      timers.delete(due[0]);
+      now = due[1].at;
+      due[1].f();
+    }
+    now = until;
+  };
+  try {
+    const queries = [];
+    let onQuery = () => {};
+    const relay = {
+      connected,
+      query(protocol, target, dg, handlers) {
+        queries.push({ handlers });
+        if (sendsAt === 0) handlers.sent?.();
+        onQuery();
+        return queries.length;
+      },
+      cancel() {},
+      release() {},
+    };
+    const asked = (n) => new Promise((res) => { onQuery = () => queries.length >= n && res(); onQuery(); });
+    const drained = () => new Promise((res) => realSetTimeout(res, 0));
+    const dec = {
+      open: async () => ({ handle: 1, send: ["01"] }),
+      step: async () => ({ done: true, summary: { row: [] } }),
+      finish: async () => null,
+    };
+    let settled = false;
+    const timing = R.newTiming();
+    const p = R.converseSummary(dec, relay, "a2s", "127.0.0.1:27015", null, { timeoutMs: 1000, timing }).then((out) => ((settled = true), out));
+    await asked(1);
+    for (let i = 0; i < timeouts; i++) {
+      if (sendsAt === i + 1) queries[0].handlers.sent();
+      advance(1000);
+      await drained();
+    }
+    const endedBefore = settled;
+    queries[0].handlers.reply(new Uint8Array([0x49]), 1, 0);
+    await drained();
+    queries[0].handlers.end("window", 1);
+    advance(10000);
+    const out = await p;
+    return { endedBefore, replies: out.replies, late: timing.late };
+  } finally {
+    globalThis.setTimeout = realSetTimeout;
+    globalThis.clearTimeout = realClearTimeout;
+  }
+})`
+
+// TestBrowserConverseLateReads: when a conversation's timer fires while
+// its query is open at a live relay (the relay ends every query it reads
+// within its window, so its frames are waiting unread), the conversation
+// waits up to two timeouts more and takes the answer; without a relay
+// connection, or after those, it ends at its timeout as before.
+func TestBrowserConverseLateReads(t *testing.T) {
+	base := startStackNoMaster(t)
+	ctx := tab(t)
+	if err := chromedp.Do(ctx, chromedp.Navigate(base+"/")); err != nil {
+		t.Fatal(err)
+	}
+	type result struct {
+		EndedBefore   bool
+		Replies, Late int
+	}
+	for _, tc := range []struct {
+		name      string
+		connected bool
+		timeouts  int
+		sendsAt   int
+		want      result
+	}{
+		{"answer in time", true, 0, 0, result{false, 1, 0}},
+		{"read one timeout late", true, 1, 0, result{false, 1, 1}},
+		{"read two timeouts late", true, 2, 0, result{false, 1, 2}},
+		{"three timeouts: ended", true, 3, 0, result{true, 0, 2}},
+		{"not connected: ended at the timeout", false, 1, 0, result{true, 0, 0}},
+		// Time waiting for a slot in the relay client does not count.
+		{"sent after two timeouts, answered late", true, 4, 3, result{false, 1, 2}},
+		{"sent after one timeout, three late: ended", true, 4, 1, result{true, 0, 2}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			got := eval[result](t, ctx, lateReadHarness+"("+strconv.FormatBool(tc.connected)+", "+strconv.Itoa(tc.timeouts)+", "+strconv.Itoa(tc.sendsAt)+")")
+			if got != tc.want {
+				t.Errorf("got %+v, want %+v", got, tc.want)
+			}
+		})
+	}
+}
