@@ -256,8 +256,11 @@ func (v *view) infoFields(i *Info) codecs.Object {
 	kept := o[:0]
 	for _, kv := range o {
 		name := kv.Key
-		if n, ok := fieldWire[name]; ok {
-			name = n
+		switch name { // the keys whose span has another name
+		case "mod_info":
+			name = "mod.link"
+		case "ship":
+			name = "ship.mode"
 		}
 		if name == "form" || v.infoSeen[name] {
 			kept = append(kept, kv)
@@ -265,9 +268,6 @@ func (v *view) infoFields(i *Info) codecs.Object {
 	}
 	return kept
 }
-
-// fieldWire maps the keys of infoFields whose span has another name.
-var fieldWire = map[string]string{"mod_info": "mod.link", "ship": "ship.mode"}
 
 func (v *view) infoAll(i *Info) codecs.Object {
 	o := make(codecs.Object, 0, 24)
