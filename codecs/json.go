@@ -28,6 +28,15 @@ type KV struct {
 //go:noinline
 func (o Object) Add(key string, v any) Object { return append(o, KV{key, v}) }
 
+// Put appends key and value to *o: Add through a pointer, which is
+// less code at each call site in the browser module (the object is
+// neither passed nor returned by value).
+//
+// Out of line: see "Code size" in codecs/doc.go.
+//
+//go:noinline
+func (o *Object) Put(key string, v any) { *o = append(*o, KV{key, v}) }
+
 // Get returns the value of the first key named key.
 func (o Object) Get(key string) (any, bool) {
 	for _, kv := range o {

@@ -471,7 +471,13 @@ func responseMessage(m *codecs.Message, resp *Response, segs []Segment, noFields
 	if segs != nil && !noFields {
 		so := make([]codecs.Object, len(segs))
 		for i, g := range segs {
-			so[i] = make(codecs.Object, 0, 5).Add("number", g.Number).Add("total", g.Total).Add("offset", g.Offset).Add("size", g.Size).Add("total_size", g.TotalSize)
+			o := make(codecs.Object, 0, 5)
+			o.Put("number", g.Number)
+			o.Put("total", g.Total)
+			o.Put("offset", g.Offset)
+			o.Put("size", g.Size)
+			o.Put("total_size", g.TotalSize)
+			so[i] = o
 		}
 		f = append(f[:1], append(make(codecs.Object, 0, 1).Add("segments", so), f[1:]...)...)
 	}

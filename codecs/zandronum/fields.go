@@ -10,18 +10,21 @@ import (
 // snake_case names from docs/protocols/zandronum.md, in wire order, only the fields the
 // returned flags carry, and "trailing_bytes" last.
 func (r *Response) Fields() codecs.Object {
-	o := make(codecs.Object, 0, 2).Add("response", r.Code).Add("time", r.Time)
-	if r.Code == CodeIgnored || r.Code == CodeBanned {
-		return o.Add("trailing_bytes", len(r.Trailing))
-	}
-	o = o.Add("version", r.Version).Add("flags", uint32(r.Flags))
-	for i := range responseFields {
-		f := &responseFields[i]
-		if r.has(int(f.bit)) && (f.sent == nil || f.sent(r)) {
-			o = o.Add(f.key, f.value(r))
+	o := make(codecs.Object, 0, 2)
+	o.Put("response", r.Code)
+	o.Put("time", r.Time)
+	if r.Code != CodeIgnored && r.Code != CodeBanned {
+		o.Put("version", r.Version)
+		o.Put("flags", uint32(r.Flags))
+		for i := range responseFields {
+			f := &responseFields[i]
+			if r.has(int(f.bit)) && (f.sent == nil || f.sent(r)) {
+				o.Put(f.key, f.value(r))
+			}
 		}
 	}
-	return o.Add("trailing_bytes", len(r.Trailing))
+	o.Put("trailing_bytes", len(r.Trailing))
+	return o
 }
 
 // responseField is one key of Fields after "flags": the flag bit that
@@ -98,11 +101,17 @@ var responseFields = [...]responseField{
 func (r *Response) playerObjects() []codecs.Object {
 	ps := make([]codecs.Object, 0, len(r.Players))
 	for _, p := range r.Players {
-		po := make(codecs.Object, 0, 5).Add("name", p.Name).Add("score", p.Score).Add("ping", p.Ping).Add("spectator", p.Spectator).Add("bot", p.Bot)
+		po := make(codecs.Object, 0, 5)
+		po.Put("name", p.Name)
+		po.Put("score", p.Score)
+		po.Put("ping", p.Ping)
+		po.Put("spectator", p.Spectator)
+		po.Put("bot", p.Bot)
 		if r.TeamByte {
-			po = po.Add("team", p.Team)
+			po.Put("team", p.Team)
 		}
-		ps = append(ps, po.Add("minutes", p.Minutes))
+		po.Put("minutes", p.Minutes)
+		ps = append(ps, po)
 	}
 	return ps
 }
@@ -219,13 +228,16 @@ func teamTitle(i int) string {
 
 // Fields returns the request's fields as docs/protocols/json.md's "fields".
 func (q *Request) Fields() codecs.Object {
-	o := make(codecs.Object, 0, 3).Add("challenge", ServerChallenge).Add("flags", uint32(q.Flags)).Add("time", q.Time)
+	o := make(codecs.Object, 0, 3)
+	o.Put("challenge", ServerChallenge)
+	o.Put("flags", uint32(q.Flags))
+	o.Put("time", q.Time)
 	if q.Flags&SQF_EXTENDED_INFO != 0 {
-		o = o.Add("flags2", uint32(q.Flags2))
+		o.Put("flags2", uint32(q.Flags2))
 	}
-	o = o.Add("segmented_request", q.Segmented)
+	o.Put("segmented_request", q.Segmented)
 	if len(q.Extra) > 0 {
-		o = o.Add("extra", codecs.Hex(q.Extra))
+		o.Put("extra", codecs.Hex(q.Extra))
 	}
 	return o
 }
@@ -244,29 +256,35 @@ func (q *MasterRequest) Fields() codecs.Object {
 // list ("final"), the servers in order and, for several packets, each
 // packet's own ("packet_list").
 func (l *MasterList) Fields() codecs.Object {
-	o := make(codecs.Object, 0, 1).Add("response", l.Code)
+	o := make(codecs.Object, 0, 1)
+	o.Put("response", l.Code)
 	if l.Denied() != "" {
 		return o
 	}
-	o = o.Add("packets", len(l.Packets))
+	o.Put("packets", len(l.Packets))
 	if n := len(l.Packets); n > 0 {
 		last := l.Packets[n-1]
-		o = o.Add("packet_number", last.Number).Add("final", last.Final)
+		o.Put("packet_number", last.Number)
+		o.Put("final", last.Final)
 	}
 	all := l.serverStrings(l.Servers)
-	o = o.Add("servers", all)
+	o.Put("servers", all)
 	if len(l.Packets) > 1 {
 		ps := make([]codecs.Object, len(l.Packets))
 		at := 0
 		for i, p := range l.Packets {
 			end := min(at+p.Servers, len(all))
-			ps[i] = make(codecs.Object, 0, 3).Add("packet_number", p.Number).Add("final", p.Final).Add("servers", all[at:end])
+			po := make(codecs.Object, 0, 3)
+			po.Put("packet_number", p.Number)
+			po.Put("final", p.Final)
+			po.Put("servers", all[at:end])
+			ps[i] = po
 			at = end
 		}
-		o = o.Add("packet_list", ps)
+		o.Put("packet_list", ps)
 	}
 	if l.Trailing > 0 {
-		o = o.Add("trailing_bytes", l.Trailing)
+		o.Put("trailing_bytes", l.Trailing)
 	}
 	return o
 }
