@@ -8,6 +8,7 @@ import (
 	"log/slog"
 	"maps"
 	"net/http"
+	"path"
 	"slices"
 	"strconv"
 	"strings"
@@ -409,6 +410,7 @@ func TestBrowserBigListTiming(t *testing.T) {
 		if *pageProfile {
 			t.Logf("  main-thread thread ms by kind of work while typing (self time): %s", keyTasks.splitString())
 			t.Logf("  main-thread thread ms by kind of work while scrolling (self time): %s", scrollTasks.splitString())
+			t.Logf("  the tasks over 16 ms while typing, each by kind of work (self time):%s", keyTasks.longString())
 		}
 	}
 	measure("while the 20,000 servers are asked")
@@ -439,26 +441,43 @@ type mainTasks struct {
 	// layouts counts the Layout events, and dirty and total their
 	// layout objects to lay out and in the tree.
 	layouts, dirty, total int
+	// long is, with -page-profile, the split of each task over 16 ms of
+	// thread time, with each FunctionCall's function named.
+	long []map[string]float64
+}
+
+// longString lists, for each task over 16 ms, its largest parts.
+func (m mainTasks) longString() string {
+	var b strings.Builder
+	for _, l := range m.long {
+		b.WriteString("\n      " + splitOf(l, 8))
+	}
+	return b.String()
 }
 
 // splitString lists split's largest parts, largest first.
 func (m mainTasks) splitString() string {
+	return strconv.Itoa(m.layouts) + " layouts of " + strconv.Itoa(m.dirty/max(1, m.layouts)) + " dirty objects of " +
+		strconv.Itoa(m.total/max(1, m.layouts)) + " on average; " + splitOf(m.split, 14)
+}
+
+// splitOf lists split's n largest parts, largest first, after their total.
+func splitOf(split map[string]float64, n int) string {
 	type part struct {
 		name string
 		ms   float64
 	}
 	var parts []part
 	total := 0.0
-	for k, v := range m.split {
+	for k, v := range split {
 		parts = append(parts, part{k, v})
 		total += v
 	}
 	slices.SortFunc(parts, func(a, b part) int { return int(b.ms*1000) - int(a.ms*1000) })
 	var b strings.Builder
-	b.WriteString("total " + strconv.FormatFloat(total, 'f', 0, 64) + "; " + strconv.Itoa(m.layouts) + " layouts of " +
-		strconv.Itoa(m.dirty/max(1, m.layouts)) + " dirty objects of " + strconv.Itoa(m.total/max(1, m.layouts)) + " on average")
+	b.WriteString("total " + strconv.FormatFloat(total, 'f', 1, 64))
 	for i, p := range parts {
-		if i == 14 || p.ms < 1 {
+		if i == n || p.ms < 1 {
 			break
 		}
 		b.WriteString(", " + p.name + " " + strconv.FormatFloat(p.ms, 'f', 0, 64))
@@ -585,6 +604,7 @@ func traceMainTasks(t *testing.T, ctx context.Context, fn func()) mainTasks {
 		Args          struct {
 			Name      string
 			BeginData struct{ DirtyObjects, TotalObjects int }
+			Data      struct{ FunctionName, URL string }
 		}
 	}
 	mu.Lock()
@@ -629,19 +649,34 @@ func traceMainTasks(t *testing.T, ctx context.Context, fn func()) mainTasks {
 		})
 		m.split = map[string]float64{}
 		type open struct {
-			end  float64
-			name string
+			end         float64
+			name, lname string             // lname: with a FunctionCall's function
+			long        map[string]float64 // the split of the task over 16 ms it is in
 		}
 		var stack []open
 		for _, e := range xs {
 			for len(stack) > 0 && stack[len(stack)-1].end <= e.Ts {
 				stack = stack[:len(stack)-1]
 			}
+			name := e.Name
+			if e.Name == "FunctionCall" && e.Args.Data.FunctionName != "" {
+				name = "FunctionCall " + e.Args.Data.FunctionName + " " + path.Base(e.Args.Data.URL)
+			}
+			var long map[string]float64
 			if len(stack) > 0 {
 				m.split[stack[len(stack)-1].name] -= e.Tdur / 1000
+				if long = stack[len(stack)-1].long; long != nil {
+					long[stack[len(stack)-1].lname] -= e.Tdur / 1000
+				}
+			} else if e.Tdur > 16000 {
+				long = map[string]float64{}
+				m.long = append(m.long, long)
+			}
+			if long != nil {
+				long[name] += e.Tdur / 1000
 			}
 			m.split[e.Name] += e.Tdur / 1000
-			stack = append(stack, open{e.Ts + e.Dur, e.Name})
+			stack = append(stack, open{e.Ts + e.Dur, e.Name, name, long})
 			if e.Name == "Layout" {
 				m.layouts++
 				m.dirty += e.Args.BeginData.DirtyObjects

@@ -258,7 +258,7 @@ function ask(r, now = Date.now()) {
     // Pending and querying sort and filter alike: view.js hears of the
     // row again with its answer; only the drawn rows need the new word.
     r.state = PageState.querying;
-    if (bound.has(r.i)) drawSoon();
+    if (bound.has(r.i)) drawSoon(r);
   }
   asked++;
   outstanding++;
@@ -336,7 +336,10 @@ function results(list) {
     }
     apply(r, res);
   }
-  sendRows();
+  // While an order is on its way (a keystroke's), the answers' rows wait:
+  // sent now, they would be cloned in the frames that draw that order and
+  // make view.js order them first; they go with the next batch or order.
+  if (!orderPending()) sendRows();
   markFirstDecode();
   pumpAsks();
   progress();
@@ -480,6 +483,15 @@ let orderWaiters = [];
 let onlineCount = 0;
 
 /**
+ * orderPending says a query's order is on its way from view.js: the
+ * drawing the answers ask for (a row's new state, the status line) waits
+ * for it, as its drawing refills the rows in view anyway.
+ */
+function orderPending() {
+  return shownSeq < seq;
+}
+
+/**
  * invalidate sends view.js what changed (rows, filters, sort) once per
  * frame, or at once when the page is hidden (no frames).
  */
@@ -514,16 +526,17 @@ function invalidateSoon() {
 }
 
 /**
- * viewRow is what view.js filters and sorts on, as a flat list in the
- * order of view.js's FIELDS (a list clones faster than an object, whose
- * every field name would be sent too).
- * @param {Row} r
+ * viewRow appends to list what view.js filters and sorts on, in the order
+ * of view.js's FIELDS: the rows of a batch are one flat list (a list
+ * clones faster than an object, whose every field name would be sent too,
+ * and one list faster than a list per row).
+ * @param {any[]} list @param {Row} r
  */
-function viewRow(r) {
-  return [
+function viewRow(list, r) {
+  list.push(
     r.i, r.protocol, r.state, r.name, r.map, r.mode, r.players, r.bots, r.max, r.password, r.ping, r.country, r.hay,
     r.addrKey, r.master, store.favourites.has(r.key), !!r.gone, r.x,
-  ];
+  );
 }
 
 /** The filter form's fields, looked up once (a form's named access is slow). @type {any} */
@@ -556,7 +569,7 @@ function filters() {
 function sendRows() {
   if (!changedRows.size) return;
   const list = [];
-  for (const r of changedRows) list.push(viewRow(r));
+  for (const r of changedRows) viewRow(list, r);
   changedRows.clear();
   viewer.postMessage({ type: "rows", rows: list });
 }
@@ -611,6 +624,8 @@ viewer.onmessage = (e) => {
   }
   pumpAsks();
   progress();
+  // The answers' rows held back while this order was on its way.
+  if (changedRows.size) setTimeout(() => orderPending() || sendRows(), 0);
   const done = orderWaiters.filter((w) => w.seq <= m.seq);
   orderWaiters = orderWaiters.filter((w) => w.seq > m.seq);
   for (const w of done) w.resolve();
@@ -1031,15 +1046,28 @@ function setHeight(px) {
   tbody.style.height = `${px}px`;
 }
 
-/** drawSoon redraws the rows in view at the next frame. */
+/**
+ * drawSoon refills r's row element at the next frame, with the rows drawn
+ * that changed meanwhile; not while an order is on its way, whose drawing
+ * refills every row in view.
+ * @param {Row} r
+ */
 let drawQueued = false;
-function drawSoon() {
+/** @type {Set<Row>} */
+const redraw = new Set();
+function drawSoon(r) {
+  redraw.add(r);
   if (drawQueued) return;
   drawQueued = true;
   requestAnimationFrame(() => {
     drawQueued = false;
-    windowStale = true;
-    renderWindow();
+    if (!orderPending()) {
+      for (const r of redraw) {
+        const s = bound.get(r.i);
+        if (s && s.y >= 0 && order[s.y] === r.i) fill(s, r, s.y);
+      }
+    }
+    redraw.clear();
   });
 }
 
@@ -1088,6 +1116,8 @@ function progress() {
 let progressBar = null;
 function drawProgress() {
   progressQueued = false;
+  // An order on its way calls progress() again once drawn.
+  if (orderPending()) return;
   lastProgress = performance.now();
   const bar = (progressBar ??= /** @type {Element} */ (document.querySelector(".progress [role=progressbar]")));
   if (bar.getAttribute("aria-valuemax") !== String(asked)) bar.setAttribute("aria-valuemax", String(asked));
