@@ -118,7 +118,6 @@ const converseTimerHarness = `(async (kind) => {
     const relay = {
       query(protocol, target, dg, handlers) { queries.push({ handlers }); onQuery(); return queries.length; },
       cancel() {},
-      release() {},
     };
     const asked = (n) => new Promise((res) => { onQuery = () => queries.length >= n && res(); onQuery(); });
     const drained = () => new Promise((res) => realSetTimeout(res, 0));

@@ -181,7 +181,6 @@ const lateReadHarness = `(async (connected, timeouts, sendsAt) => {
         return queries.length;
       },
       cancel() {},
-      release() {},
     };
     const asked = (n) => new Promise((res) => { onQuery = () => queries.length >= n && res(); onQuery(); });
     const drained = () => new Promise((res) => realSetTimeout(res, 0));

@@ -912,11 +912,7 @@ function renderWindow() {
       s.fresh = true;
       bound.set(i, s);
     }
-    fill(s, rows[i], k);
-    if (s.y !== k) {
-      s.y = k;
-      s.tr.style.transform = `translateY(${k * ROW_H}px)`;
-    }
+    draw(s, k);
     shown.push(s);
   }
   order_(shown);
@@ -924,8 +920,7 @@ function renderWindow() {
     if (s.row >= 0 || s.tr.hidden) continue;
     hide(s);
   }
-  if (active >= first && active < last) wrap.setAttribute("aria-activedescendant", `row-${active}`);
-  else wrap.removeAttribute("aria-activedescendant");
+  markActive(first, last);
 }
 
 /**
@@ -960,9 +955,14 @@ function placeWindow(first, last) {
     place(s, k);
     tbody.append(s.tr);
   }
+  markActive(first, last);
+  return true;
+}
+
+/** markActive points the table at the active row when it is drawn. @param {number} first @param {number} last */
+function markActive(first, last) {
   if (active >= first && active < last) wrap.setAttribute("aria-activedescendant", `row-${active}`);
   else wrap.removeAttribute("aria-activedescendant");
-  return true;
 }
 
 /** hide hides a slot no row needs. @param {Slot} s */
@@ -979,7 +979,12 @@ function place(s, k) {
   s.row = i;
   s.fresh = false;
   bound.set(i, s);
-  fill(s, rows[i], k);
+  draw(s, k);
+}
+
+/** draw fills slot s with the row at position k of the order and puts it there. @param {Slot} s @param {number} k */
+function draw(s, k) {
+  fill(s, rows[order[k]], k);
   if (s.y !== k) {
     s.y = k;
     s.tr.style.transform = `translateY(${k * ROW_H}px)`;

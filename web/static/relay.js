@@ -150,30 +150,6 @@ export class Relay extends EventTarget {
     setTimeout(() => this.#finish(id, (hd) => hd.end?.("cancelled", 0)), 3000);
   }
 
-  /**
-   * release stops listening for replies to id like cancel, but asks the
-   * relay for no END (RELEASE): the query ends here at once (end
-   * "cancelled"), and whatever still comes for it is dropped. For a query
-   * that gave all it will, so that it costs no frame more. The relay may
-   * still hold its upstream exchange for a moment: a client that sends
-   * on at once can be refused as over its share of them.
-   */
-  release(id) {
-    const q = this.open.get(id);
-    if (!q) return;
-    if (q.sent && !q.cancelled && this.ws?.readyState === WebSocket.OPEN) {
-      const f = new DataView(new ArrayBuffer(5));
-      f.setUint8(0, 0x04);
-      f.setUint32(1, id);
-      this.ws.send(f.buffer);
-    }
-    if (!q.sent) {
-      this.queue = this.queue.filter((x) => x !== q);
-      this.followUps = this.followUps.filter((x) => x !== q);
-    }
-    this.#finish(id, (hd) => hd.end?.("cancelled", 0));
-  }
-
   /** connected reports whether the socket is open and HELLO came. */
   get connected() {
     return this.ws?.readyState === WebSocket.OPEN && this.hello !== null;
