@@ -96,6 +96,37 @@ func TestBrowserConverseCancelsAnsweredQuery(t *testing.T) {
 	}
 }
 
+// fakeClockJS, spliced into a harness's async function, replaces the
+// page's setTimeout and clearTimeout with a clock that moves only when the
+// harness calls advance(ms), which fires the timers due by then in time
+// order (a timer one of them sets fires too if it is due by then);
+// drained waits, on the real clock, for the promise work pending. The
+// harness restores the real timers with fakeClockEndJS in a finally.
+const fakeClockJS = `
+  const realSetTimeout = globalThis.setTimeout, realClearTimeout = globalThis.clearTimeout;
+  let now = 0, seq = 0;
+  const timers = new Map();
+  globalThis.setTimeout = (f, ms) => { timers.set(++seq, { f, at: now + (ms ?? 0) }); return seq; };
+  globalThis.clearTimeout = (id) => { timers.delete(id); };
+  const advance = (ms) => {
+    const until = now + ms;
+    for (;;) {
+      const due = [...timers].filter(([, tm]) => tm.at <= until).sort((a, b) => a[1].at - b[1].at)[0];
+      if (!due) break;
+      timers.delete(due[0]);
+      now = due[1].at;
+      due[1].f();
+    }
+    now = until;
+  };
+  const drained = () => new Promise((res) => realSetTimeout(res, 0));
+`
+
+const fakeClockEndJS = `
+    globalThis.setTimeout = realSetTimeout;
+    globalThis.clearTimeout = realClearTimeout;
+  `
+
 // converseTimerHarness runs a conversation of two queries (a challenge,
 // then the answer) on a fake clock: the page's setTimeout is replaced by
 // one that fires only when the harness advances the clock, so the test
@@ -103,16 +134,7 @@ func TestBrowserConverseCancelsAnsweredQuery(t *testing.T) {
 // after the start, the answer 0.9 of it after the follow-up.
 const converseTimerHarness = `(async (kind) => {
   const R = await import("/static/relay.js");
-  const realSetTimeout = globalThis.setTimeout, realClearTimeout = globalThis.clearTimeout;
-  let now = 0, seq = 0;
-  const timers = new Map();
-  globalThis.setTimeout = (f, ms) => { timers.set(++seq, { f, at: now + (ms ?? 0) }); return seq; };
-  globalThis.clearTimeout = (id) => { timers.delete(id); };
-  const advance = (ms) => {
-    now += ms;
-    for (const [id, tm] of [...timers].sort((a, b) => a[1].at - b[1].at)) if (tm.at <= now && timers.delete(id)) tm.f();
-  };
-  try {
+` + fakeClockJS + `  try {
     const queries = [];
     let onQuery = () => {};
     const relay = {
@@ -120,7 +142,6 @@ const converseTimerHarness = `(async (kind) => {
       cancel() {},
     };
     const asked = (n) => new Promise((res) => { onQuery = () => queries.length >= n && res(); onQuery(); });
-    const drained = () => new Promise((res) => realSetTimeout(res, 0));
     const CHALLENGE = 0x41, ANSWER = 0x49;
     const dec = {
       open: async () => ({ handle: 1, send: ["01"] }),
@@ -152,10 +173,7 @@ const converseTimerHarness = `(async (kind) => {
     advance(2000); // whatever is left of the timers
     const out = await p;
     return { endedEarly, replies: out.replies };
-  } finally {
-    globalThis.setTimeout = realSetTimeout;
-    globalThis.clearTimeout = realClearTimeout;
-  }
+  } finally {` + fakeClockEndJS + `}
 })`
 
 // TestBrowserConverseTimeoutPerQuery: a conversation's timeout counts from

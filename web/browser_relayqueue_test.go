@@ -153,23 +153,7 @@ func TestBrowserBatchEager(t *testing.T) {
 // sendsAt timeouts spent waiting for a slot.
 const lateReadHarness = `(async (connected, timeouts, sendsAt) => {
   const R = await import("/static/relay.js");
-  const realSetTimeout = globalThis.setTimeout, realClearTimeout = globalThis.clearTimeout;
-  let now = 0, seq = 0;
-  const timers = new Map();
-  globalThis.setTimeout = (f, ms) => { timers.set(++seq, { f, at: now + (ms ?? 0) }); return seq; };
-  globalThis.clearTimeout = (id) => { timers.delete(id); };
-  const advance = (ms) => {
-    const until = now + ms;
-    for (;;) {
-      const due = [...timers].filter(([, tm]) => tm.at <= until).sort((a, b) => a[1].at - b[1].at)[0];
-      if (!due) break;
-      timers.delete(due[0]);
-      now = due[1].at;
-      due[1].f();
-    }
-    now = until;
-  };
-  try {
+` + fakeClockJS + `  try {
     const queries = [];
     let onQuery = () => {};
     const relay = {
@@ -183,7 +167,6 @@ const lateReadHarness = `(async (connected, timeouts, sendsAt) => {
       cancel() {},
     };
     const asked = (n) => new Promise((res) => { onQuery = () => queries.length >= n && res(); onQuery(); });
-    const drained = () => new Promise((res) => realSetTimeout(res, 0));
     const dec = {
       open: async () => ({ handle: 1, send: ["01"] }),
       step: async () => ({ done: true, summary: { row: [] } }),
@@ -205,10 +188,7 @@ const lateReadHarness = `(async (connected, timeouts, sendsAt) => {
     advance(10000);
     const out = await p;
     return { endedBefore, replies: out.replies, late: timing.late };
-  } finally {
-    globalThis.setTimeout = realSetTimeout;
-    globalThis.clearTimeout = realClearTimeout;
-  }
+  } finally {` + fakeClockEndJS + `}
 })`
 
 // TestBrowserConverseLateReads: when a conversation's timer fires while
