@@ -368,17 +368,37 @@ func TestBrowserBigListTiming(t *testing.T) {
 		if err := chromedp.Do(ctx, chromedp.Focus("#q")); err != nil {
 			t.Fatal(err)
 		}
+		// The rows the keystrokes drew: refilled with another server,
+		// moved, and put in the table's body.
+		type draws struct{ Refills, Moves, Inserts int }
+		var keyDraws []draws
+		// settled is each keystroke to its order drawn in the whole window
+		// (the rows out of sight are drawn after the frame that shows the
+		// rows in view), with the measurement step twice.
+		var settled []float64
 		keyTasks := traceMainTasks(t, ctx, func() {
 			defer profileJS(t, ctx, "typing")()
 			for _, k := range strings.Split("tf2 server 1999"+strings.Repeat(kb.Backspace, 15), "") {
+				d0 := eval[draws](t, ctx, `querylensBrowse.draws()`)
 				t0 := task()
 				if err := chromedp.Do(ctx, chromedp.KeyEvent(k)); err != nil {
 					t.Fatal(err)
 				}
 				eval[bool](t, ctx, drawn)
 				keys = append(keys, task()-t0)
+				eval[bool](t, ctx, `querylensBrowse.whenSettled().then(() => true)`)
+				settled = append(settled, task()-t0)
+				d1 := eval[draws](t, ctx, `querylensBrowse.draws()`)
+				keyDraws = append(keyDraws, draws{d1.Refills - d0.Refills, d1.Moves - d0.Moves, d1.Inserts - d0.Inserts})
 			}
 		})
+		drawStats := func(f func(draws) int) string {
+			v := make([]float64, len(keyDraws))
+			for i, d := range keyDraws {
+				v[i] = float64(f(d))
+			}
+			return stats(v)
+		}
 		xy := eval[[]float64](t, ctx, `(() => { const w = document.getElementById("table-wrap"); w.scrollTop = 0; const r = w.getBoundingClientRect(); return [r.x + r.width / 2, r.y + r.height / 2]; })()`)
 		var frames []float64
 		scrollTasks := traceMainTasks(t, ctx, func() {
@@ -404,6 +424,9 @@ func TestBrowserBigListTiming(t *testing.T) {
 		t.Logf("%s (%d known, %d asked, %d answered); main-thread task ms, median / p90 / max%s:", phase, c.Known, c.Asked, c.Answered, profiled)
 		t.Logf("  measurement step alone: %s", stats(idle))
 		t.Logf("  per filter keystroke (%d keys, to the new order drawn): %s; net of the measurement step: %s", len(keys), stats(keys), stats(netOf(keys, idle)))
+		t.Logf("  per filter keystroke to the whole window drawn (with the rows out of sight, two measurement steps): %s", stats(settled))
+		t.Logf("  rows per keystroke, median / p90 / max: refilled with another server %s; moved %s; put in the body %s",
+			drawStats(func(d draws) int { return d.Refills }), drawStats(func(d draws) int { return d.Moves }), drawStats(func(d draws) int { return d.Inserts }))
 		t.Logf("  per scroll step (%d wheel steps of 120 px, one notch, two frames each): %s; net of the measurement step: %s", len(frames), stats(frames), stats(netOf(frames, idle)))
 		t.Logf("  traced main-thread tasks while typing: %s", keyTasks)
 		t.Logf("  traced main-thread tasks while scrolling: %s", scrollTasks)

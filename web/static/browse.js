@@ -693,7 +693,7 @@ if (EXTRA.length) {
  * refill writes are kept in attrs and written only when they changed.
  * @typedef {{tr: HTMLTableRowElement, star: HTMLButtonElement, proto: HTMLTableCellElement,
  *   badge: HTMLButtonElement, name: HTMLAnchorElement, flags: HTMLTableCellElement,
- *   master: HTMLTableCellElement, bots: HTMLSpanElement, row: number, y: number, fresh: boolean,
+ *   master: HTMLTableCellElement, bots: HTMLSpanElement, row: number, y: number,
  *   t: {star: Text, proto: Text, badge: Text, name: Text, players: Text, bots: Text, map: Text, mode: Text,
  *     ping: Text, addr: Text, country: Text, master: Text, extra: Text[]},
  *   attrs: Record<string, string|boolean>, flagsSig: string}} Slot
@@ -732,7 +732,7 @@ function makeSlot() {
   td[3].append(bots);
   /** @type {Slot} */
   const s = {
-    tr, star, proto: td[1], badge, name, flags: td[9], master: td[10], bots, row: -1, y: -1, fresh: false,
+    tr, star, proto: td[1], badge, name, flags: td[9], master: td[10], bots, row: -1, y: -1,
     t: {
       star: textIn(star), proto: textIn(td[1]), badge: textIn(badge), name: textIn(name), players, bots: textIn(bots),
       map: textIn(td[4]), mode: textIn(td[5]), ping: textIn(td[6]), addr: textIn(td[7]), country: textIn(td[8]),
@@ -798,6 +798,7 @@ function fill(s, r, k) {
     s.attrs.cls = cls;
     tr.className = cls;
   }
+  if (s.attrs.key !== r.key) drawStats.refills++;
   attr(s, "key", tr, "data-key", r.key);
   attr(s, "state", tr, "data-state", r.state);
   attr(s, "fav", s.star, "aria-pressed", fav ? "true" : "false");
@@ -847,6 +848,9 @@ function fill(s, r, k) {
   for (let j = 0; j < EXTRA.length; j++) data(t.extra[j], extraText(r.x?.[EXTRA[j]]));
 }
 
+/** drawStats counts, for measuring, the rows refilled with another server and the rows moved. */
+const drawStats = { refills: 0, moves: 0, inserts: 0 };
+
 /** win is the part of the order the body holds. */
 const win = { first: 0, last: 0 };
 const CHUNK = 8;
@@ -858,13 +862,15 @@ const bound = new Map();
 
 /**
  * renderWindow puts the rows in view (plus some overscan) in the pool's
- * elements, each placed at its row's position by a transform. A row that
- * stays in view keeps its element, so a scroll of one row refills and
- * moves one element, not all; a new order whose rows in view are mostly
- * others refills the elements where they are (placeWindow); elements no
+ * elements, each placed at its row's position by a transform. A server
+ * that stays in view keeps its element, whatever its new position: the
+ * element is moved (its transform), not refilled, so a scroll of one row
+ * refills one element, and a new order (a keystroke, answers that reorder
+ * the rows) refills only the elements of the servers that came into view,
+ * taking the elements of those that left in the body's order. Elements no
  * row needs are hidden, and the pool grows when the window did.
  */
-function renderWindow() {
+function renderWindow(all = false) {
   // From the last scroll and resize, not read here: reading layout after
   // the rows changed would force a layout of the whole page.
   // The window starts on a multiple of CHUNK rows and holds a CHUNK more
@@ -876,88 +882,83 @@ function renderWindow() {
   const first = Math.min(from - (from % CHUNK), order.length);
   const count = Math.ceil(viewport.height / ROW_H) + 2 * OVERSCAN + CHUNK;
   const last = Math.min(order.length, first + count);
-  if (first === win.first && last === win.last && !windowStale) return;
-  const stale = windowStale;
+  // (With rows still to draw out of sight, any call draws them.)
+  if (first === win.first && last === win.last && !windowStale && !all && !restQueued) return;
+  // A new order (a keystroke's, the answers'): the frame that shows it
+  // refills the elements of the rows in view; the rows that came into the
+  // window out of sight are drawn after that frame (restSoon), before a
+  // scroll could show them.
+  let inView = first, inViewEnd = last;
+  if (windowStale && !all) {
+    inView = Math.min(last, Math.max(first, Math.floor(viewport.top / ROW_H)));
+    inViewEnd = Math.max(inView, Math.min(last, Math.ceil((viewport.top + viewport.height - viewport.head) / ROW_H)));
+  }
   windowStale = false;
   win.first = first;
   win.last = last;
   setHeight(order.length * ROW_H);
-  if (stale && placeWindow(first, last)) return;
+  // The elements whose servers left the window are free, in the body's
+  // order: the servers that came in take them in the order shown, so
+  // that as few as can have to move in the body (arrange).
   /** @type {Slot[]} */
   const free = [];
-  for (const s of pool) {
-    if (s.row < 0) free.push(s);
-    else {
-      const k = positions(s.row, first, last);
-      if (k < 0) {
-        bound.delete(s.row);
-        s.row = -1;
-        free.push(s);
-      }
+  for (let el = tbody.firstElementChild; el; el = el.nextElementSibling) {
+    const s = /** @type {Slot} */ (slotOf.get(el));
+    if (s.row >= 0 && positions(s.row, first, last) < 0) {
+      bound.delete(s.row);
+      s.row = -1;
     }
+    if (s.row < 0) free.push(s);
   }
   /** @type {Slot[]} */
   const shown = [];
+  let f = 0;
+  let later = false;
   for (let k = first; k < last; k++) {
     const i = order[k];
     let s = bound.get(i);
-    if (s) s.fresh = false;
-    else {
-      s = free.pop();
+    if (!s) {
+      if (k < inView || k >= inViewEnd) {
+        later = true;
+        continue;
+      }
+      s = free[f++];
       if (!s) {
         s = makeSlot();
         pool.push(s);
       }
       s.row = i;
-      s.fresh = true;
       bound.set(i, s);
     }
     draw(s, k);
     shown.push(s);
   }
-  order_(shown);
-  for (const s of free) {
-    if (s.row >= 0 || s.tr.hidden) continue;
-    hide(s);
-  }
+  for (; f < free.length; f++) if (!free[f].tr.hidden) hide(free[f]);
+  arrange(shown);
   markActive(first, last);
+  if (later) restSoon();
 }
 
 /**
- * placeWindow draws a new order in which most rows of the window are
- * others than those drawn (a new search, a new sort): each row element,
- * in the order it is in the body, takes the next row shown, so that none
- * moves (a move styles and lays out the element anew) and a cell is
- * written only where its text changed. It returns false, drawing
- * nothing, when most rows in view are still drawn (answers reordering a
- * few rows): renderWindow keeps those in their elements.
- * @param {number} first @param {number} last
+ * restSoon draws the whole window (renderWindow) once the frame that
+ * shows a new order's rows in view is painted.
  */
-function placeWindow(first, last) {
-  let kept = 0;
-  for (let k = first; k < last; k++) if (bound.has(order[k])) kept++;
-  if (kept * 2 > last - first) return false;
-  bound.clear();
-  let k = first;
-  for (let el = tbody.firstElementChild; el; el = el.nextElementSibling) {
-    const s = /** @type {Slot} */ (slotOf.get(el));
-    if (k < last) {
-      place(s, k++);
-      continue;
-    }
-    s.row = -1;
-    if (s.tr.hidden) continue;
-    hide(s);
-  }
-  for (; k < last; k++) {
-    const s = makeSlot();
-    pool.push(s);
-    place(s, k);
-    tbody.append(s.tr);
-  }
-  markActive(first, last);
-  return true;
+let restQueued = false;
+function restSoon() {
+  if (restQueued) return;
+  restQueued = true;
+  const rest = () => {
+    restQueued = false;
+    renderWindow(true);
+    const done = restWaiters;
+    restWaiters = [];
+    for (const resolve of done) resolve(undefined);
+  };
+  if (document.hidden) setTimeout(rest, 0);
+  else requestAnimationFrame(() => setTimeout(rest, 0));
 }
+/** Who waits for the whole window to be drawn. @type {((v: any) => void)[]} */
+let restWaiters = [];
 
 /** markActive points the table at the active row when it is drawn. @param {number} first @param {number} last */
 function markActive(first, last) {
@@ -973,63 +974,70 @@ function hide(s) {
   s.attrs.pos = "";
 }
 
-/** place draws the row at position k of the order in slot s. @param {Slot} s @param {number} k */
-function place(s, k) {
-  const i = order[k];
-  s.row = i;
-  s.fresh = false;
-  bound.set(i, s);
-  draw(s, k);
-}
-
 /** draw fills slot s with the row at position k of the order and puts it there. @param {Slot} s @param {number} k */
 function draw(s, k) {
   fill(s, rows[order[k]], k);
   if (s.y !== k) {
+    drawStats.moves++;
     s.y = k;
     s.tr.style.transform = `translateY(${k * ROW_H}px)`;
   }
 }
 
 /**
- * order_ puts the rows' elements in the order shown, for reading and
- * tabbing (where they are drawn is their transform's). Moving an element
- * lays out and styles it anew, so as few move as can: when the rows that
- * stayed in view are still in order (a scroll), only the rows that came
- * into view are put between them; else every row goes in turn.
- * @param {Slot[]} shown
+ * arrange puts the rows' elements in the body in the order shown, for
+ * reading and tabbing (where they are drawn is their transform's). Moving
+ * an element in the body styles and lays it out anew, so as few move as
+ * can: the longest run of elements already in order (a longest increasing
+ * subsequence of their places in shown) stays, and only the others move.
+ * @param {Slot[]} shown the slots drawn, in the order shown
  */
-function order_(shown) {
-  let j = 0;
-  const kept = shown.filter((s) => !s.fresh);
-  let inOrder = true;
-  for (let el = tbody.firstElementChild; el && j < kept.length; el = el.nextElementSibling) {
-    if (el === kept[j].tr) j++;
-    else {
-      const o = slotOf.get(el);
-      if (o && o.row >= 0 && !o.fresh) {
-        inOrder = false;
-        break;
-      }
-    }
+function arrange(shown) {
+  /** @type {Map<Slot, number>} */
+  const at = new Map();
+  for (let j = 0; j < shown.length; j++) at.set(shown[j], j);
+  /** @type {number[]} */
+  const seq = [];
+  for (let el = tbody.firstElementChild; el; el = el.nextElementSibling) {
+    const j = at.get(/** @type {Slot} */ (slotOf.get(el)));
+    if (j !== undefined) seq.push(j);
   }
-  if (inOrder) {
-    /** @type {Element|null} */
-    let anchor = null;
-    for (let k = shown.length - 1; k >= 0; k--) {
-      const s = shown[k];
-      if (s.fresh && (s.tr.parentNode !== tbody || s.tr.nextElementSibling !== anchor)) tbody.insertBefore(s.tr, anchor);
-      anchor = s.tr;
-    }
-    return;
-  }
+  const stay = new Uint8Array(shown.length);
+  for (const j of longestRun(seq)) stay[j] = 1;
   /** @type {Element|null} */
-  let prev = null;
-  for (const s of shown) {
-    const next = prev ? prev.nextElementSibling : tbody.firstElementChild;
-    if (next !== s.tr) tbody.insertBefore(s.tr, next);
-    prev = s.tr;
+  let anchor = null;
+  for (let j = shown.length - 1; j >= 0; j--) {
+    const tr = shown[j].tr;
+    if (!stay[j]) {
+      tbody.insertBefore(tr, anchor);
+      drawStats.inserts++;
+    }
+    anchor = tr;
   }
+}
+
+/**
+ * longestRun is a longest increasing subsequence of seq (distinct
+ * numbers): its values, in order.
+ * @param {number[]} seq
+ */
+function longestRun(seq) {
+  /** @type {number[]} tails[n] is the index in seq of the last value of the best run of length n+1 */
+  const tails = [];
+  const prev = new Int32Array(seq.length);
+  for (let i = 0; i < seq.length; i++) {
+    let lo = 0, hi = tails.length;
+    while (lo < hi) {
+      const mid = (lo + hi) >> 1;
+      if (seq[tails[mid]] < seq[i]) lo = mid + 1;
+      else hi = mid;
+    }
+    prev[i] = lo > 0 ? tails[lo - 1] : -1;
+    tails[lo] = i;
+  }
+  const run = new Array(tails.length);
+  for (let n = tails.length - 1, i = tails[n] ?? -1; n >= 0; n--, i = prev[i]) run[n] = seq[i];
+  return run;
 }
 
 /**
@@ -1454,9 +1462,19 @@ globalThis.querylensBrowse = {
     else if (shownSeq >= seq) resolve(undefined);
     else orderWaiters.push({ seq, resolve });
   }, 0))),
+  /**
+   * whenSettled resolves once the order for every change made so far is
+   * drawn in the whole window: the rows in view and those out of sight.
+   */
+  whenSettled: () => globalThis.querylensBrowse.whenDrawn().then(() => new Promise((resolve) => {
+    if (restQueued) restWaiters.push(resolve);
+    else resolve(undefined);
+  })),
   /** the page's counters: rows known, asked, answered, and asks out */
   counts: () => ({ known: known(), asked, answered, outstanding, shown: order.length }),
   /** the worker's counters (asked, done, replies) and the batches received */
+  /** the rows drawn so far: refilled with another server, moved, and put in the body */
+  draws: () => ({ ...drawStats }),
   stats: () => ({ ...relay?.stats, batches: relay?.batches ?? 0, times: relay?.times ?? {} }),
 };
 
