@@ -766,6 +766,16 @@ function attr(s, key, el, name, v) {
   else el.setAttribute(name, v);
 }
 
+/** position names slot s the row at position k of the order (its id, data-i and aria-rowindex). @param {Slot} s @param {number} k */
+function position(s, k) {
+  const pos = String(k);
+  if (s.attrs.pos === pos) return;
+  s.attrs.pos = pos;
+  s.tr.id = `row-${k}`;
+  s.tr.dataset.i = pos;
+  s.tr.setAttribute("aria-rowindex", String(k + 2));
+}
+
 /** extraText is an extra field as the table shows it. @param {any} v */
 function extraText(v) {
   if (v == null || v === "") return "";
@@ -786,13 +796,7 @@ function fill(s, r, k) {
   const tr = s.tr;
   const t = s.t;
   if (tr.hidden) tr.hidden = false;
-  const pos = String(k);
-  if (s.attrs.pos !== pos) {
-    s.attrs.pos = pos;
-    tr.id = `row-${k}`;
-    tr.dataset.i = pos;
-    tr.setAttribute("aria-rowindex", String(k + 2));
-  }
+  position(s, k);
   const cls = ok ? (k === active ? "row active" : "row") : k === active ? "row dim active" : "row dim";
   if (s.attrs.cls !== cls) {
     s.attrs.cls = cls;
@@ -919,7 +923,19 @@ function renderWindow(all = false) {
     let s = bound.get(i);
     if (!s) {
       if (k < inView || k >= inViewEnd) {
+        // Out of sight: an element whose server left (shown, not yet
+        // hidden) takes the row's place and number now, and is refilled
+        // after this frame; hiding it now and showing it again then
+        // would build its boxes anew.
         later = true;
+        const c = free[f];
+        if (!c || c.tr.hidden) continue;
+        f++;
+        c.row = i;
+        bound.set(i, c);
+        position(c, k);
+        move(c, k);
+        shown.push(c);
         continue;
       }
       s = free[f++];
@@ -977,6 +993,11 @@ function hide(s) {
 /** draw fills slot s with the row at position k of the order and puts it there. @param {Slot} s @param {number} k */
 function draw(s, k) {
   fill(s, rows[order[k]], k);
+  move(s, k);
+}
+
+/** move puts slot s at position k. @param {Slot} s @param {number} k */
+function move(s, k) {
   if (s.y !== k) {
     drawStats.moves++;
     s.y = k;
