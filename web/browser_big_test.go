@@ -173,6 +173,13 @@ func openBig(t *testing.T, ctx context.Context, base string, w, h int64) {
 	waitFor(t, ctx, "the kept list's 20,000 rows shown", `globalThis.querylensBrowse?.counts().shown === 20000 && querylensBrowse.rendered() > 0`, 60*time.Second)
 }
 
+// inBodyOrder lists the aria-rowindex of the body's shown rows, in body
+// order, when they are not increasing; none when they are.
+const inBodyOrder = `(() => {
+  const at = [...document.querySelectorAll("#rows > tr:not([hidden])")].map(tr => Number(tr.getAttribute("aria-rowindex")));
+  return at.some((v, j) => j > 0 && v <= at[j - 1]) ? at.map(String) : [];
+})()`
+
 // drawn waits until the page has drawn the order for its last change.
 const drawn = `querylensBrowse.whenDrawn().then(() => true)`
 
@@ -287,6 +294,17 @@ func TestBrowserBigList(t *testing.T) {
 			}
 			eval[bool](t, ctx, `(() => { const q = document.getElementById("q"); q.value = ""; q.dispatchEvent(new Event("input", {bubbles: true})); return true; })()`)
 			eval[bool](t, ctx, drawn)
+			// The row elements are in the body in the order shown (read
+			// and tabbed in that order), after a new order and a scroll.
+			for _, step := range []struct{ name, top string }{{"the search cleared", ""}, {"a scroll", "3000"}, {"a scroll of ten rows", "3300"}} {
+				if step.top != "" {
+					eval[bool](t, ctx, `(() => { document.getElementById("table-wrap").scrollTop = `+step.top+`; return true; })()`)
+				}
+				eval[bool](t, ctx, `querylensBrowse.whenSettled().then(() => true)`)
+				if bad := eval[[]string](t, ctx, inBodyOrder); len(bad) > 0 {
+					t.Errorf("after %s, the body's rows out of order (aria-rowindex in body order): %q", step.name, bad)
+				}
+			}
 			if size.name == "phone" {
 				return
 			}

@@ -237,6 +237,15 @@ func TestBrowserTable(t *testing.T) {
 	if n := eval[int](t, ctx, `querylensBrowse.rendered()`); n == 0 || n > 120 {
 		t.Errorf("%d rows in the DOM for 1000 servers: the body must be virtualised", n)
 	}
+	// The row elements stay in the body in the order shown (read and
+	// tabbed in that order) as a scroll moves the window both ways.
+	for _, top := range []int{300, 900, 600, 0} {
+		eval[bool](t, ctx, `(() => { document.getElementById("table-wrap").scrollTop = `+strconv.Itoa(top)+`; return true; })()`)
+		eval[bool](t, ctx, `querylensBrowse.whenSettled().then(() => true)`)
+		if bad := eval[[]string](t, ctx, inBodyOrder); len(bad) > 0 {
+			t.Errorf("scrolled to %d px, the body's rows out of order (aria-rowindex in body order): %q", top, bad)
+		}
+	}
 	// The keyboard moves through the rows, past the drawn ones, and a row
 	// links to its server's status page.
 	eval[bool](t, ctx, `(() => { const w = document.getElementById("table-wrap"); w.scrollTop = 0; w.focus(); return true; })()`)
