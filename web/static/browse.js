@@ -852,7 +852,7 @@ function fill(s, r, k) {
   for (let j = 0; j < EXTRA.length; j++) data(t.extra[j], extraText(r.x?.[EXTRA[j]]));
 }
 
-/** drawStats counts, for measuring, the rows refilled with another server and the rows moved. */
+/** drawStats counts, for measuring, the rows refilled with another server, moved, and put in the body. */
 const drawStats = { refills: 0, moves: 0, inserts: 0 };
 
 /** win is the part of the order the body holds. */
@@ -1493,9 +1493,9 @@ globalThis.querylensBrowse = {
   })),
   /** the page's counters: rows known, asked, answered, and asks out */
   counts: () => ({ known: known(), asked, answered, outstanding, shown: order.length }),
-  /** the worker's counters (asked, done, replies) and the batches received */
   /** the rows drawn so far: refilled with another server, moved, and put in the body */
   draws: () => ({ ...drawStats }),
+  /** the worker's counters (asked, done, replies) and the batches received */
   stats: () => ({ ...relay?.stats, batches: relay?.batches ?? 0, times: relay?.times ?? {} }),
 };
 
