@@ -221,7 +221,9 @@ func Start(ctx context.Context, cfg Config) (*Demo, error) {
 		{"gamespy3", Normal, func(s int64, b Behavior) Handler { return NewGameSpy3(s+2, GameSpy3NoChallenge, b) },
 			map[string]string{"challenge": "false"}},
 		// Hostile servers: their pages show "malformed" with the field and
-		// offset at fault (see Hostile for what each one breaks).
+		// offset at fault (see Hostile for what each one breaks; the
+		// server browser does not ask A2S RULES, so the first shows
+		// malformed on its status page only).
 		{"a2s", BadLength, func(s int64, b Behavior) Handler {
 			return Hostile("a2s", b, NewA2S(s+5, A2SConfig{Compress: true}, Normal))
 		}, nil},

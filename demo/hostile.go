@@ -10,7 +10,9 @@ import (
 // Hostile wraps a well-behaved server of protocol and spoils every reply
 // it sends the way b says (BadLength, BadCount or Endless), so that the
 // pages have a server of each family whose answer a decoder must refuse
-// by naming the field and offset at fault. What each protocol gets:
+// by naming the field and offset at fault (A2S's BadLength spoils RULES,
+// which only the status page asks: the server browser shows it online).
+// What each protocol gets:
 //
 //	protocol  BadLength                          BadCount                         Endless
 //	a2s       bzip2 rules: decompressed_size     PLAYER: count 3 above the        INFO: no NUL from the name on

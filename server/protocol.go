@@ -24,6 +24,11 @@ type Protocol struct {
 	// Row names the row fields (RowFields) a reply of the protocol fills;
 	// the browser page leaves the others blank instead of showing zeros.
 	Row []string `json:"row"`
+	// List are the NewQuery options the server list asks each server
+	// with when the server has none of its own: what a row shows, leaving
+	// what only the status page shows (which asks with the codec's
+	// defaults, everything) to it. Nil asks with the codec's defaults.
+	List map[string]string `json:"list,omitempty"`
 }
 
 // Master is how a protocol asks a master server for its list.
@@ -145,7 +150,8 @@ func GuessProtocol(port int) string {
 }
 
 // The registrations of querylens's protocols. A protocol that lists no
-// master, has no join link and fills every row field needs none.
+// master, has no join link, fills every row field and has its list asked
+// with the codec's defaults needs none.
 func init() {
 	Register(Protocol{
 		Name: "zandronum",
@@ -162,6 +168,10 @@ func init() {
 			Default: "hl2master.steampowered.com:27011", Port: 27011, Kept: true},
 		// The Steam client's own link: it starts the game the server runs.
 		Join: "steam://connect/{addr}",
+		// A row shows INFO and the player names (the search reads them);
+		// RULES, up to 64 datagrams on a big server, is the status
+		// page's. Steam's own browser asks its list the same way.
+		List: map[string]string{"rules": "false"},
 	})
 	Register(Protocol{
 		Name: "quake3",
@@ -174,7 +184,13 @@ func init() {
 	// GameSpy v1 and v3 masters speak TCP with a challenge: out of reach
 	// of a UDP relay. More of their games' usual query ports: Battlefield
 	// 1942 (23000) and Medal of Honor (12300); Battlefield 2 (29900) and
-	// Unreal Tournament 3 (6500).
+	// Unreal Tournament 3 (6500). GameSpy v1's list asks the default,
+	// \status\: UT's password is in the rules section, so no cheaper query
+	// (\info\\players\) fills the row.
 	Register(Protocol{Name: "gamespy1", Ports: []int{7778, 23000, 12300}})
 	Register(Protocol{Name: "gamespy3", Ports: []int{25565, 29900, 6500}})
+	// A row shows the server fields and the players; the team, rule,
+	// add-on and limit lists are the status page's.
+	Register(Protocol{Name: "ogp",
+		List: map[string]string{"teams": "false", "rules": "false", "addons": "false", "limits": "false"}})
 }

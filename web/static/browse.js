@@ -32,6 +32,13 @@ const table = /** @type {HTMLTableElement} */ ($("servers"));
 const fills = Object.fromEntries((cfg.protocols ?? []).map((p) => [p.name, new Set(p.row ?? Object.keys(Row))]));
 // Column labels: the title, or the name in capitals when the title is long ("OGP").
 const titles = Object.fromEntries((cfg.protocols ?? []).map((p) => [p.name, p.title.length > 13 ? p.name.toUpperCase() : p.title]));
+/**
+ * Each protocol's list options (the protocol table's "list"): a row without
+ * options of its own is asked with them, for what the row shows; its status
+ * page asks everything.
+ * @type {Record<string, Record<string, string>>}
+ */
+const listOptions = Object.fromEntries((cfg.protocols ?? []).filter((p) => p.list).map((p) => [p.name, p.list]));
 /** Each protocol's master options (the protocol table's master.options). */
 const masterOptions = Object.fromEntries((cfg.protocols ?? []).filter((p) => p.master).map((p) => [p.name, p.master.options ?? null]));
 const LOCK = `<svg class="icon" viewBox="0 0 12 12" width="10" height="10" aria-hidden="true"><rect x="2" y="5" width="8" height="6" rx="1" fill="currentColor"/><path d="M4 5V3.5a2 2 0 0 1 4 0V5" fill="none" stroke="currentColor" stroke-width="1.3"/></svg>`;
@@ -262,7 +269,7 @@ function ask(r, now = Date.now()) {
   }
   asked++;
   outstanding++;
-  relay.ask({ key: r.key, protocol: r.protocol, target: r.addr, options: r.options, timeoutMs: replyTimeout(relay, 1500) });
+  relay.ask({ key: r.key, protocol: r.protocol, target: r.addr, options: r.options ?? listOptions[r.protocol] ?? null, timeoutMs: replyTimeout(relay, 1500) });
   return true;
 }
 

@@ -30,6 +30,7 @@ import (
 	"github.com/querylens/querylens/bench/farm"
 	"github.com/querylens/querylens/codecs"
 	"github.com/querylens/querylens/netquery"
+	"github.com/querylens/querylens/server"
 )
 
 // pageConcurrency is how many servers the browser page asks at once
@@ -434,7 +435,8 @@ func (e *env) browserRound(ctx context.Context, hog bool, protocol string) (brow
 // pageServers reads the browser page's configuration (<script
 // id="ql-config">) and returns the addresses of its configured servers of
 // protocol: what the page lists and asks without a master. It fails if
-// one of them has query options, which the floor would not pass.
+// one of them has query options of its own, which the floor would not
+// pass (it asks with the list's, as the page does for a server without).
 func pageServers(ctx context.Context, base, protocol string) ([]string, error) {
 	req, err := http.NewRequestWithContext(ctx, http.MethodGet, base, nil)
 	if err != nil {
@@ -476,7 +478,7 @@ func configServers(html, protocol string) ([]string, error) {
 			continue
 		}
 		if len(s.Options) > 0 {
-			return nil, fmt.Errorf("the browser page's ql-config: %s/%s has options %v (the floor asks with none)", s.Protocol, s.Addr, s.Options)
+			return nil, fmt.Errorf("the browser page's ql-config: %s/%s has options %v (the floor asks with the list's)", s.Protocol, s.Addr, s.Options)
 		}
 		out = append(out, s.Addr)
 	}
@@ -524,9 +526,44 @@ func keepList(ctx context.Context, base, protocol, master string) (float64, erro
 	}
 }
 
+// listOptions are the options the browser page asks a server of protocol
+// with when the server has none of its own (server.Protocol.List: what a
+// row shows); nil, the codec's defaults, when the protocol has none.
+func listOptions(protocol string) map[string]string {
+	p, _ := server.LookupProtocol(protocol)
+	return p.List
+}
+
+// listOptionsText says in the report how the page asks each server of
+// protocol.
+func listOptionsText(protocol string) string {
+	opts := listOptions(protocol)
+	if len(opts) == 0 {
+		return "no options: the codec's default"
+	}
+	keys := make([]string, 0, len(opts))
+	for k := range opts {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	for i, k := range keys {
+		keys[i] = code(k + "=" + opts[k])
+	}
+	return "the protocol's list options, " + strings.Join(keys, ", ")
+}
+
+// a2sAsks names the queries the page's A2S conversation asks, each after
+// its challenge, with the list's options.
+func a2sAsks() string {
+	if listOptions("a2s")["rules"] == "false" {
+		return "INFO and PLAYER, each after its challenge (" + listOptionsText("a2s") + ": a row shows no rules; the status page asks them)"
+	}
+	return "INFO, PLAYER and RULES with their challenges (" + listOptionsText("a2s") + ")"
+}
+
 // nativeFloor asks the master for its list and then every listed server
 // directly over UDP with the same codec and the options the page uses
-// (none), pageConcurrency at a time.
+// (listOptions), pageConcurrency at a time.
 func nativeFloor(ctx context.Context, protocol, master string, concurrency int) (floorRun, error) {
 	var f floorRun
 	c, err := codecs.Lookup(protocol)
@@ -551,19 +588,20 @@ func nativeFloor(ctx context.Context, protocol, master string, concurrency int) 
 	}
 	f.masterMS = msSince(start)
 	f.listed = len(m.Servers)
-	f.out, err = farm.QueryAll(ctx, protocol, nil, m.Servers, concurrency, 2*time.Second)
+	f.out, err = farm.QueryAll(ctx, protocol, listOptions(protocol), m.Servers, concurrency, 2*time.Second)
 	f.totalMS = msSince(start)
 	return f, err
 }
 
 // nativeFloorList asks every one of servers directly over UDP with the
-// codec's default options (the page's, for servers configured without
-// any), concurrency at a time: the floor of a protocol without a master.
+// options the page asks servers configured without any of their own
+// (listOptions), concurrency at a time: the floor of a protocol without a
+// master.
 func nativeFloorList(ctx context.Context, protocol string, servers []string, concurrency int) (floorRun, error) {
 	var f floorRun
 	start := time.Now()
 	f.listed = len(servers)
-	out, err := farm.QueryAll(ctx, protocol, nil, servers, concurrency, 2*time.Second)
+	out, err := farm.QueryAll(ctx, protocol, listOptions(protocol), servers, concurrency, 2*time.Second)
 	f.out = out
 	f.totalMS = msSince(start)
 	return f, err
@@ -1040,25 +1078,25 @@ func browserReport(e *env, runs browserRuns, fd firstDecodeRuns) string {
 	if len(runs.a2s) > 0 {
 		fmt.Fprintf(&b, "- A2S: in the same run, alternating with the rounds above (the order of the protocols reverses every round), %s: %d A2S servers behind the demo's Steam-like master, %s in its list with the demo's own (a few slow and silent, as in the wild). "+
 			"The server keeps that list (`GET /api/v1/masters/a2s/…`); it is fetched once before the page opens (median %s: one page of 231 addresses per 2 s), as a running server has it for every visitor. "+
-			"The page asks every listed server through the relay INFO, PLAYER and RULES with their challenges (it passes no options: the codec's default); the floor pages through the master over UDP (`master=true`) and asks every server the same, %d at a time, 2 s timeout.\n",
+			"The page asks every listed server through the relay %s; the floor pages through the master over UDP (`master=true`) and asks every server the same, %d at a time, 2 s timeout.\n",
 			code(fmt.Sprintf("serve --demo --demo-servers 1 --demo-a2s-servers %d", e.servers)), e.servers,
 			num(bench.Median(collect(runs.a2s, func(r browserRound) float64 { return float64(r.floor.listed) }))),
-			ms(bench.Median(collect(runs.a2s, func(r browserRound) float64 { return r.keptMS }))), pageConcurrency)
+			ms(bench.Median(collect(runs.a2s, func(r browserRound) float64 { return r.keptMS }))), a2sAsks(), pageConcurrency)
 	}
 	if len(runs.q3) > 0 {
 		fmt.Fprintf(&b, "- Quake III: in the same run, alternating likewise, %s: %d Quake III servers (ioquake3, Xonotic and CoD4 dialects, a few slow and silent) behind the demo's Quake III master, %s in its list with the demo's own. "+
 			"The server keeps that list (`GET /api/v1/masters/quake3/…`); it is fetched once before the page opens (median %s), as a running server has it for every visitor. "+
-			"The page asks every listed server through the relay one getstatus (it passes no options: the codec's default); the floor asks the master over UDP (`master=true`) and every server the same, %d at a time, 2 s timeout.\n",
+			"The page asks every listed server through the relay one getstatus (%s); the floor asks the master over UDP (`master=true`) and every server the same, %d at a time, 2 s timeout.\n",
 			code(fmt.Sprintf("serve --demo --demo-servers 1 --demo-quake3-servers %d", e.servers)), e.servers,
 			num(bench.Median(collect(runs.q3, func(r browserRound) float64 { return float64(r.floor.listed) }))),
-			ms(bench.Median(collect(runs.q3, func(r browserRound) float64 { return r.keptMS }))), pageConcurrency)
+			ms(bench.Median(collect(runs.q3, func(r browserRound) float64 { return r.keptMS }))), listOptionsText("quake3"), pageConcurrency)
 	}
 	if len(runs.gs1) > 0 {
 		fmt.Fprintf(&b, "- GameSpy v1: in the same run, alternating likewise, %s: %d GameSpy v1 servers (UT99 and Battlefield 1942 dialects, replies in two or three datagrams, a few slow and silent), %s configured rows with the demo's own. "+
-			"GameSpy v1 has no UDP master: the page lists them from its configuration (as `--server gamespy1=HOST:PORT` would) and asks each through the relay `\\status\\` (no options: the codec's default); "+
+			"GameSpy v1 has no UDP master: the page lists them from its configuration (as `--server gamespy1=HOST:PORT` would) and asks each through the relay `\\status\\` (%s); "+
 			"the floor reads the same addresses from the page's configuration (`<script id=\"ql-config\">`) and asks every server the same, %d at a time, 2 s timeout (its \"master list\" is none).\n",
 			code(fmt.Sprintf("serve --demo --demo-servers 1 --demo-gamespy1-servers %d", e.servers)), e.servers,
-			num(bench.Median(collect(runs.gs1, func(r browserRound) float64 { return float64(r.floor.listed) }))), pageConcurrency)
+			num(bench.Median(collect(runs.gs1, func(r browserRound) float64 { return float64(r.floor.listed) }))), listOptionsText("gamespy1"), pageConcurrency)
 	}
 	b.WriteString("\n")
 	t := newTable("client", "machine", "master list", "all servers final", "answered", "online", "page ÷ floor")

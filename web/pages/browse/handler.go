@@ -20,6 +20,9 @@ type Protocol struct {
 	Master      *server.Master `json:"master,omitempty"`
 	Join        string         `json:"join,omitempty"`
 	Row         []string       `json:"row"`
+	// List are the options a row without its own is asked with
+	// (server.Protocol.List).
+	List map[string]string `json:"list,omitempty"`
 }
 
 // Config is what the page's script receives.
@@ -72,7 +75,7 @@ func Protocols() []Protocol {
 		if len(p.Ports) > 0 {
 			port = p.Ports[0]
 		}
-		ps = append(ps, Protocol{Name: p.Name, Title: p.Title, DefaultPort: port, Master: p.Master, Join: p.Join, Row: p.Row})
+		ps = append(ps, Protocol{Name: p.Name, Title: p.Title, DefaultPort: port, Master: p.Master, Join: p.Join, Row: p.Row, List: p.List})
 	}
 	return ps
 }
@@ -110,8 +113,13 @@ func (h *Handler) boot() layout.Boot {
 			Options: map[string]string{"master": "true"}, TimeoutMs: 2000 + 2000})
 	}
 	for _, s := range h.Config.Servers {
+		opts := s.Options
+		if len(opts) == 0 { // none of its own: the list's, as browse.js asks
+			p, _ := server.LookupProtocol(s.Protocol)
+			opts = p.List
+		}
 		b.Asks = append(b.Asks, layout.BootAsk{Key: s.Protocol + "/" + s.Addr, Protocol: s.Protocol, Target: s.Addr,
-			Options: s.Options, TimeoutMs: 2000 + 1500})
+			Options: opts, TimeoutMs: 2000 + 1500})
 	}
 	return b
 }
