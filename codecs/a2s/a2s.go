@@ -4,6 +4,7 @@ import (
 	"strconv"
 
 	"github.com/querylens/querylens/codecs"
+	"github.com/querylens/querylens/codecs/internal/wire"
 )
 
 // Protocol is the codec's name in the registry and in JSON.
@@ -309,4 +310,24 @@ type MasterReplyPage struct {
 //go:noinline
 func newError(field string, off int, layer string, err error) *codecs.Error {
 	return &codecs.Error{Protocol: Protocol, Field: field, Offset: off, Layer: layer, Err: err}
+}
+
+// newDetail is newError of codecs.Detail(sentinel, text): one call at
+// each error site instead of two.
+//
+// Out of line: see "Code size" in codecs/doc.go.
+//
+//go:noinline
+func newDetail(field string, off int, layer string, sentinel error, text string) *codecs.Error {
+	return newError(field, off, layer, codecs.Detail(sentinel, text))
+}
+
+// newDetailf is newError of wire.Detailf(sentinel, format, args...): one
+// call at each error site instead of two.
+//
+// Out of line: see "Code size" in codecs/doc.go.
+//
+//go:noinline
+func newDetailf(field string, off int, layer string, sentinel error, format string, args ...int64) *codecs.Error {
+	return newError(field, off, layer, wire.Detailf(sentinel, format, args...))
 }

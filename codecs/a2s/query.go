@@ -101,7 +101,7 @@ func (c *query) request() []byte {
 }
 
 func ignored(text string) error {
-	return newError("datagram", 0, "", codecs.Detail(codecs.ErrBadValue, text))
+	return newDetail("datagram", 0, "", codecs.ErrBadValue, text)
 }
 
 // Feed takes one datagram from the server or master.
@@ -110,7 +110,7 @@ func (c *query) Feed(b []byte) ([][]byte, bool, error) {
 		return nil, true, ignored("the conversation is over")
 	}
 	if len(b) < 5 {
-		return nil, false, newError("datagram", len(b), "", codecs.Detail(codecs.ErrShort, "too short for an A2S message"))
+		return nil, false, newDetail("datagram", len(b), "", codecs.ErrShort, "too short for an A2S message")
 	}
 	if c.master && len(c.kept) >= MaxMasterPages ||
 		!c.master && (len(c.parts) >= MaxDatagrams || c.partBytes+len(b) > MaxBytes) {
@@ -140,15 +140,15 @@ func (c *query) Feed(b []byte) ([][]byte, bool, error) {
 			return [][]byte{c.request()}, false, nil
 		case TypeInfo, TypeInfoGoldSrc, TypePlayers, TypeRules:
 			if want := c.steps[c.step]; replyTo(t) != want {
-				return nil, false, newError("type", 4, "", codecs.Detail(codecs.ErrBadValue, "a "+t.String()+" while waiting for the reply to "+want.String()))
+				return nil, false, newDetail("type", 4, "", codecs.ErrBadValue, "a "+t.String()+" while waiting for the reply to "+want.String())
 			}
 			c.keep(b)
 			return c.next()
 		}
-		return nil, false, newError("type", 4, "", wire.Detailf(codecs.ErrUnknownCode, "reply type %d", int64(t)))
+		return nil, false, newDetailf("type", 4, "", codecs.ErrUnknownCode, "reply type %d", int64(t))
 	case headerSplit:
 		if len(b) < 9 {
-			return nil, false, newError("datagram", len(b), "", codecs.Detail(codecs.ErrShort, "too short for a split part"))
+			return nil, false, newDetail("datagram", len(b), "", codecs.ErrShort, "too short for a split part")
 		}
 		for _, p := range c.parts {
 			if string(p) == string(b) {
@@ -169,7 +169,7 @@ func (c *query) Feed(b []byte) ([][]byte, bool, error) {
 		c.parts, c.partBytes = nil, 0
 		return c.next()
 	}
-	return nil, false, newError("header", 0, "", codecs.Detail(codecs.ErrBadMagic, "want FF FF FF FF or FE FF FF FF"))
+	return nil, false, newDetail("header", 0, "", codecs.ErrBadMagic, "want FF FF FF FF or FE FF FF FF")
 }
 
 func (c *query) keep(b []byte) {
@@ -262,7 +262,7 @@ func (c *query) Result(opt codecs.DecodeOptions) (*codecs.Message, error) {
 	}
 	if len(dgs) == 0 {
 		return &codecs.Message{Protocol: Protocol, Kind: codecs.KindResponse},
-			newError("reply", 0, "", codecs.Detail(codecs.ErrIncomplete, "no reply received"))
+			newDetail("reply", 0, "", codecs.ErrIncomplete, "no reply received")
 	}
 	m, err := (&Codec{}).Decode(dgs, opt)
 	if c.dropped > 0 {
@@ -276,18 +276,18 @@ func (c *query) Result(opt codecs.DecodeOptions) (*codecs.Message, error) {
 	}
 	switch {
 	case !c.done && c.master:
-		err = newError("reply", 0, "", codecs.Detail(codecs.ErrIncomplete, "the master's list did not end"))
+		err = newDetail("reply", 0, "", codecs.ErrIncomplete, "the master's list did not end")
 	case !c.done && c.step > 0 && len(c.parts) == 0:
 		// An earlier query was answered, then nothing came for this one:
 		// many servers are set to answer A2S_INFO only (or no RULES).
 		// What came is the server's answer; the warning names the rest.
 		m.Warn(unanswered(c.steps[c.step:]))
 	case !c.done:
-		err = newError("reply", 0, "", codecs.Detail(codecs.ErrIncomplete, "no reply to "+c.steps[c.step].String()))
+		err = newDetail("reply", 0, "", codecs.ErrIncomplete, "no reply to "+c.steps[c.step].String())
 	case c.dropped > 0:
 		// Cut by the caps: the warning says so.
 	case !c.master && c.step < len(c.steps):
-		err = newError("reply", 0, "", codecs.Detail(codecs.ErrIncomplete, wire.Msg("the server sent a new challenge %d times", maxChallenges+1)))
+		err = newDetail("reply", 0, "", codecs.ErrIncomplete, wire.Msg("the server sent a new challenge %d times", maxChallenges+1))
 	}
 	return m, err
 }
