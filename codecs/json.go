@@ -76,6 +76,45 @@ func (o *Object) PutObjects(key string, v []Object) { o.Put(key, v) }
 //go:noinline
 func (o *Object) PutList(key string, v []any) { o.Put(key, v) }
 
+// PutStrings appends one string per key: keys holds the keys separated by
+// single spaces, vals the values in the same order. A run of fields is
+// then one call in the browser module, not one per field. Keys without a
+// value are not appended; values past the last key get the key "".
+//
+// Out of line: see "Code size" in codecs/doc.go.
+//
+//go:noinline
+func (o *Object) PutStrings(keys string, vals ...string) {
+	for _, v := range vals {
+		var k string
+		k, keys = nextKey(keys)
+		o.Put(k, v)
+	}
+}
+
+// PutInts is PutStrings for ints, each stored as an int: see PutInt.
+//
+// Out of line: see "Code size" in codecs/doc.go.
+//
+//go:noinline
+func (o *Object) PutInts(keys string, vals ...int) {
+	for _, v := range vals {
+		var k string
+		k, keys = nextKey(keys)
+		o.Put(k, v)
+	}
+}
+
+// nextKey splits the first key off a space-separated list of keys.
+func nextKey(keys string) (key, rest string) {
+	for i := 0; i < len(keys); i++ {
+		if keys[i] == ' ' {
+			return keys[:i], keys[i+1:]
+		}
+	}
+	return keys, ""
+}
+
 // Get returns the value of the first key named key.
 func (o Object) Get(key string) (any, bool) {
 	for _, kv := range o {

@@ -58,40 +58,23 @@ func OS(env byte) string { return environment(env) }
 func (v *view) neutral() *codecs.Info {
 	in := &codecs.Info{}
 	if i := v.info; i != nil {
-		if v.set(in, "name", codecs.HasName) {
-			in.Name = i.Name
-		}
-		if v.set(in, "map", codecs.HasMap) {
-			in.Map = i.Map
-		}
-		if v.set(in, "game", codecs.HasGameType) {
-			in.GameType = i.Game
-		}
-		if !i.GoldSrc && v.set(in, "version", codecs.HasVersion) {
+		// A field the reply did not reach is the zero value, so each is
+		// copied whole; Has gets the bits of the fields read.
+		in.Has = v.infoHas(i)
+		in.Name, in.Map, in.GameType = i.Name, i.Map, i.Game
+		if !i.GoldSrc {
 			in.Version = i.Version
 		}
-		if v.set(in, "visibility", codecs.HasPassword) {
-			in.Password = i.Visibility != 0
-		}
-		if v.set(in, "players", codecs.HasNumPlayers) {
-			in.NumPlayers = int(i.Players)
-		}
-		if v.set(in, "max_players", codecs.HasMaxPlayers) {
-			in.MaxPlayers = int(i.MaxPlayers)
-		}
-		if v.set(in, "bots", codecs.HasNumBots) {
-			in.NumBots = int(i.Bots)
-		}
-		if v.set(in, "vac", codecs.HasAntiCheat) {
-			in.AntiCheat = i.VAC != 0
-		}
+		in.Password = i.Visibility != 0
+		in.NumPlayers, in.MaxPlayers, in.NumBots = int(i.Players), int(i.MaxPlayers), int(i.Bots)
+		in.AntiCheat = i.VAC != 0
 		if v.has("environment") {
 			if os := environment(i.Environment); os != "" {
 				in.Has |= codecs.HasOS
 				in.OS = os
 			}
 		}
-		if i.EDF&EDFKeywords != 0 && v.set(in, "keywords", codecs.HasKeywords) {
+		if i.EDF&EDFKeywords != 0 {
 			in.Keywords = i.Keywords
 		}
 		v.ruleInt(in, "bots", "bots", int64(i.Bots))
@@ -133,18 +116,36 @@ func (v *view) neutral() *codecs.Info {
 	return in
 }
 
-// set reports whether the info reply's field f was read, and if so
-// marks bit in in.Has.
-//
-// Out of line: see "Code size" in codecs/doc.go.
-//
-//go:noinline
-func (v *view) set(in *codecs.Info, f string, bit codecs.InfoHas) bool {
-	if v.has(f) {
-		in.Has |= bit
-		return true
+// infoHasFields are the info reply's fields that fill a field of
+// codecs.Info, and its Has bit.
+var infoHasFields = [...]struct {
+	field string
+	bit   codecs.InfoHas
+}{
+	{"name", codecs.HasName},
+	{"map", codecs.HasMap},
+	{"game", codecs.HasGameType},
+	{"version", codecs.HasVersion}, // Source only
+	{"visibility", codecs.HasPassword},
+	{"players", codecs.HasNumPlayers},
+	{"max_players", codecs.HasMaxPlayers},
+	{"bots", codecs.HasNumBots},
+	{"vac", codecs.HasAntiCheat},
+	{"keywords", codecs.HasKeywords}, // with EDFKeywords
+}
+
+// infoHas is the Has bits of the fields of info reply i that were read
+// (the OS and the rules aside).
+func (v *view) infoHas(i *Info) codecs.InfoHas {
+	var has codecs.InfoHas
+	for _, f := range infoHasFields {
+		switch {
+		case f.bit == codecs.HasVersion && i.GoldSrc, f.bit == codecs.HasKeywords && i.EDF&EDFKeywords == 0:
+		case v.has(f.field):
+			has |= f.bit
+		}
 	}
-	return false
+	return has
 }
 
 // ruleInt is rule with val in decimal.
@@ -293,63 +294,43 @@ func (v *view) infoFields(i *Info) codecs.Object {
 	return kept
 }
 
-// infoAll is every field of the info reply; Put as in fields.
+// infoAll is every field of the info reply; Put as in fields, a run of
+// fields of one type in one call.
 func (v *view) infoAll(i *Info) codecs.Object {
 	o := make(codecs.Object, 0, 24)
 	if i.GoldSrc {
-		o.PutString("form", "goldsrc")
-		o.PutString("address", i.Address)
+		o.PutStrings("form address name map folder game", "goldsrc", i.Address, i.Name, i.Map, i.Folder, i.Game)
+		o.PutInts("players max_players protocol", int(i.Players), int(i.MaxPlayers), int(i.Protocol))
 	} else {
 		o.PutString("form", "source")
-		o.Put("protocol", i.Protocol)
+		o.PutInt("protocol", int(i.Protocol))
+		o.PutStrings("name map folder game", i.Name, i.Map, i.Folder, i.Game)
+		o.PutInts("app_id players max_players bots", int(i.AppID), int(i.Players), int(i.MaxPlayers), int(i.Bots))
 	}
-	o.PutString("name", i.Name)
-	o.PutString("map", i.Map)
-	o.PutString("folder", i.Folder)
-	o.PutString("game", i.Game)
-	if !i.GoldSrc {
-		o.PutInt("app_id", int(i.AppID))
-	}
-	o.Put("players", i.Players)
-	o.Put("max_players", i.MaxPlayers)
+	o.PutStrings("server_type environment", string(rune(i.ServerType)), string(rune(i.Environment)))
 	if i.GoldSrc {
-		o.Put("protocol", i.Protocol)
-	} else {
-		o.Put("bots", i.Bots)
-	}
-	o.PutString("server_type", string(rune(i.ServerType)))
-	o.PutString("environment", string(rune(i.Environment)))
-	o.Put("visibility", i.Visibility)
-	if i.GoldSrc {
-		o.Put("mod", i.Mod)
+		o.PutInts("visibility mod", int(i.Visibility), int(i.Mod))
 		if i.Mod == 1 {
 			m := &i.ModInfo
 			mo := make(codecs.Object, 0, 7)
-			mo.PutString("link", m.Link)
-			mo.PutString("download_link", m.DownloadLink)
-			mo.Put("version", m.Version)
-			mo.PutInt("size", int(m.Size))
-			mo.Put("type", m.Type)
-			mo.Put("dll", m.DLL)
+			mo.PutStrings("link download_link", m.Link, m.DownloadLink)
+			mo.PutInts("version size type dll", int(m.Version), int(m.Size), int(m.Type), int(m.DLL))
 			o.PutObject("mod_info", mo)
 		}
-		o.Put("vac", i.VAC)
-		o.Put("bots", i.Bots)
+		o.PutInts("vac bots", int(i.VAC), int(i.Bots))
 		return o
 	}
-	o.Put("vac", i.VAC)
+	o.PutInts("visibility vac", int(i.Visibility), int(i.VAC))
 	if i.HasShip {
 		so := make(codecs.Object, 0, 3)
-		so.Put("mode", i.Ship.Mode)
-		so.Put("witnesses", i.Ship.Witnesses)
-		so.Put("duration", i.Ship.Duration)
+		so.PutInts("mode witnesses duration", int(i.Ship.Mode), int(i.Ship.Witnesses), int(i.Ship.Duration))
 		o.PutObject("ship", so)
 	}
 	o.PutString("version", i.Version)
 	if !i.HasEDF {
 		return o
 	}
-	o.Put("edf", i.EDF)
+	o.PutInt("edf", int(i.EDF))
 	if i.EDF&EDFPort != 0 {
 		o.PutInt("port", int(i.Port))
 	}
