@@ -2,6 +2,7 @@ package a2s
 
 import (
 	"encoding/binary"
+	"slices"
 
 	"github.com/querylens/querylens/codecs"
 	"github.com/querylens/querylens/codecs/internal/wire"
@@ -80,12 +81,12 @@ type query struct {
 
 	master bool
 	mreq   MasterRequest
-	seeds  map[Addr]bool
+	seeds  []Addr // the seeds asked with: a list, not a map (no map code in the browser module for one lookup per page)
 }
 
 func (c *query) Start() [][]byte {
 	if c.master {
-		c.seeds = map[Addr]bool{{}: true}
+		c.seeds = []Addr{{}}
 		b, _ := AppendMasterRequest(nil, c.mreq) // validated by NewQuery
 		return [][]byte{b}
 	}
@@ -106,6 +107,7 @@ func ignored(text string) error {
 
 // Feed takes one datagram from the server or master.
 func (c *query) Feed(b []byte) ([][]byte, bool, error) {
+	_ = *c // one nil check here, not one per field access below: smaller code (see "Code size" in codecs/doc.go)
 	if c.done {
 		return nil, true, ignored("the conversation is over")
 	}
@@ -137,7 +139,7 @@ func (c *query) Feed(b []byte) ([][]byte, bool, error) {
 			}
 			c.challenges++
 			c.challenge, c.has = a.Challenge, true
-			return [][]byte{c.request()}, false, nil
+			return c.ask()
 		case TypeInfo, TypeInfoGoldSrc, TypePlayers, TypeRules:
 			if want := c.steps[c.step]; replyTo(t) != want {
 				return nil, false, newDetail("type", 4, "", codecs.ErrBadValue, "a "+t.String()+" while waiting for the reply to "+want.String())
@@ -156,7 +158,7 @@ func (c *query) Feed(b []byte) ([][]byte, bool, error) {
 			}
 		}
 		c.partBytes += len(b)
-		c.parts = append(c.parts, append([]byte(nil), b...))
+		c.parts = appendCopy(c.parts, b)
 		id, ok := splitComplete(c.parts)
 		if !ok {
 			return nil, false, nil
@@ -172,8 +174,15 @@ func (c *query) Feed(b []byte) ([][]byte, bool, error) {
 	return nil, false, newDetail("header", 0, "", codecs.ErrBadMagic, "want FF FF FF FF or FE FF FF FF")
 }
 
-func (c *query) keep(b []byte) {
-	c.kept = append(c.kept, append([]byte(nil), b...))
+func (c *query) keep(b []byte) { c.kept = appendCopy(c.kept, b) }
+
+// appendCopy appends a copy of b to bs.
+//
+// Out of line: see "Code size" in codecs/doc.go.
+//
+//go:noinline
+func appendCopy(bs [][]byte, b []byte) [][]byte {
+	return append(bs, append([]byte(nil), b...))
 }
 
 // next moves to the next step, keeping the challenge: servers hand one
@@ -186,8 +195,11 @@ func (c *query) next() ([][]byte, bool, error) {
 		c.done = true
 		return nil, true, nil
 	}
-	return [][]byte{c.request()}, false, nil
+	return c.ask()
 }
+
+// ask is Feed's answer that sends the current step's query.
+func (c *query) ask() ([][]byte, bool, error) { return [][]byte{c.request()}, false, nil }
 
 // splitComplete reports whether parts hold every packet of a message
 // whose packet 0 is among them, and its id. Parts of other messages (a
@@ -240,11 +252,11 @@ func (c *query) feedMaster(b []byte) ([][]byte, bool, error) {
 		return nil, true, nil
 	}
 	last := p.Servers[len(p.Servers)-1]
-	if c.seeds[last] {
+	if slices.Contains(c.seeds, last) {
 		c.done = true // the master went back: stop rather than loop
 		return nil, true, nil
 	}
-	c.seeds[last] = true
+	c.seeds = append(c.seeds, last)
 	c.mreq.Seed = last
 	q, _ := AppendMasterRequest(nil, c.mreq)
 	return [][]byte{q}, false, nil
