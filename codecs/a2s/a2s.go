@@ -5,6 +5,7 @@ import (
 
 	"github.com/querylens/querylens/codecs"
 	"github.com/querylens/querylens/codecs/internal/wire"
+	"github.com/querylens/querylens/internal/ipfmt"
 )
 
 // Protocol is the codec's name in the registry and in JSON.
@@ -147,16 +148,7 @@ type Addr struct {
 func (a Addr) IsZero() bool { return a == Addr{} }
 
 // AppendTo appends "a.b.c.d:port".
-func (a Addr) AppendTo(dst []byte) []byte {
-	for i, b := range a.IP {
-		if i > 0 {
-			dst = append(dst, '.')
-		}
-		dst = strconv.AppendUint(dst, uint64(b), 10)
-	}
-	dst = append(dst, ':')
-	return strconv.AppendUint(dst, uint64(a.Port), 10)
-}
+func (a Addr) AppendTo(dst []byte) []byte { return ipfmt.AppendIPv4Port(dst, &a.IP, a.Port) }
 
 func (a Addr) String() string { return string(a.AppendTo(nil)) }
 
