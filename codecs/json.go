@@ -37,8 +37,7 @@ func (o Object) Add(key string, v any) Object { return append(o, KV{key, v}) }
 //go:noinline
 func (o *Object) Put(key string, v any) { *o = append(*o, KV{key, v}) }
 
-// PutString, PutInt, PutObject, PutObjects and PutList are Put of one
-// type, converted to any here rather than at each call site: in the
+// PutString and PutInt are Put of one type, converted to any here rather than at each call site: in the
 // browser module each conversion is a call of its own, so a decoder's
 // fields cost one call each instead of two. PutInt stores an int, which
 // encodes as the narrower integer it was made from would.
@@ -54,66 +53,6 @@ func (o *Object) PutString(key, v string) { o.Put(key, v) }
 //
 //go:noinline
 func (o *Object) PutInt(key string, v int) { o.Put(key, v) }
-
-// PutObject is Put of an Object: see PutString.
-//
-// Out of line: see "Code size" in codecs/doc.go.
-//
-//go:noinline
-func (o *Object) PutObject(key string, v Object) { o.Put(key, v) }
-
-// PutObjects is Put of a []Object: see PutString.
-//
-// Out of line: see "Code size" in codecs/doc.go.
-//
-//go:noinline
-func (o *Object) PutObjects(key string, v []Object) { o.Put(key, v) }
-
-// PutList is Put of a []any: see PutString.
-//
-// Out of line: see "Code size" in codecs/doc.go.
-//
-//go:noinline
-func (o *Object) PutList(key string, v []any) { o.Put(key, v) }
-
-// PutStrings appends one string per key: keys holds the keys separated by
-// single spaces, vals the values in the same order. A run of fields is
-// then one call in the browser module, not one per field. Keys without a
-// value are not appended; values past the last key get the key "".
-//
-// Out of line: see "Code size" in codecs/doc.go.
-//
-//go:noinline
-func (o *Object) PutStrings(keys string, vals ...string) {
-	for _, v := range vals {
-		var k string
-		k, keys = nextKey(keys)
-		o.Put(k, v)
-	}
-}
-
-// PutInts is PutStrings for ints, each stored as an int: see PutInt.
-//
-// Out of line: see "Code size" in codecs/doc.go.
-//
-//go:noinline
-func (o *Object) PutInts(keys string, vals ...int) {
-	for _, v := range vals {
-		var k string
-		k, keys = nextKey(keys)
-		o.Put(k, v)
-	}
-}
-
-// nextKey splits the first key off a space-separated list of keys.
-func nextKey(keys string) (key, rest string) {
-	for i := 0; i < len(keys); i++ {
-		if keys[i] == ' ' {
-			return keys[:i], keys[i+1:]
-		}
-	}
-	return keys, ""
-}
 
 // Get returns the value of the first key named key.
 func (o Object) Get(key string) (any, bool) {

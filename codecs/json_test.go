@@ -94,28 +94,3 @@ func FuzzAppendJSONString(f *testing.F) {
 		}
 	})
 }
-
-// TestPutRuns: PutStrings and PutInts pair each value with the next key of
-// the space-separated list, in order.
-func TestPutRuns(t *testing.T) {
-	for _, tc := range []struct {
-		name string
-		put  func(o *codecs.Object)
-		want string
-	}{
-		{"strings", func(o *codecs.Object) { o.PutStrings("name map", "a", "b") }, `{"name":"a","map":"b"}`},
-		{"ints", func(o *codecs.Object) { o.PutInts("players max_players bots", 4, 16, 1) }, `{"players":4,"max_players":16,"bots":1}`},
-		{"one", func(o *codecs.Object) { o.PutInts("port", 27015) }, `{"port":27015}`},
-		{"keys left over", func(o *codecs.Object) { o.PutStrings("a b c", "x") }, `{"a":"x"}`},
-		{"values left over", func(o *codecs.Object) { o.PutInts("a", 1, 2) }, `{"a":1,"":2}`},
-		{"after others", func(o *codecs.Object) { o.PutString("form", "source"); o.PutInts("a b", 1, 2) }, `{"form":"source","a":1,"b":2}`},
-	} {
-		t.Run(tc.name, func(t *testing.T) {
-			var o codecs.Object
-			tc.put(&o)
-			if got := string(codecs.AppendJSON(nil, o)); got != tc.want {
-				t.Errorf("got %s, want %s", got, tc.want)
-			}
-		})
-	}
-}

@@ -177,7 +177,7 @@ func (v *view) rule(in *codecs.Info, f, k, val string) {
 func (v *view) fields() codecs.Object {
 	var f codecs.Object
 	if i := v.info; i != nil {
-		f.PutObject("info", v.infoFields(i))
+		f.Put("info", v.infoFields(i))
 	}
 	if p := v.players; p != nil {
 		ps := make([]codecs.Object, 0, len(p.Players))
@@ -195,8 +195,8 @@ func (v *view) fields() codecs.Object {
 		}
 		o := make(codecs.Object, 0, 2)
 		o.Put("count", p.Count)
-		o.PutObjects("players", ps)
-		f.PutObject("players", o)
+		o.Put("players", ps)
+		f.Put("players", o)
 	}
 	if r := v.rules; r != nil {
 		rs := make([]any, 0, len(r.Rules))
@@ -205,15 +205,15 @@ func (v *view) fields() codecs.Object {
 		}
 		o := make(codecs.Object, 0, 2)
 		o.PutInt("count", int(r.Count))
-		o.PutList("rules", rs)
-		f.PutObject("rules", o)
+		o.Put("rules", rs)
+		f.Put("rules", o)
 	}
 	if len(v.challenges) > 0 {
 		cs := make([]any, 0, len(v.challenges))
 		for _, c := range v.challenges {
 			cs = append(cs, codecs.Hex(le32(c)))
 		}
-		f.PutList("challenges", cs)
+		f.Put("challenges", cs)
 	}
 	if len(v.requests) > 0 {
 		qs := make([]codecs.Object, 0, len(v.requests))
@@ -225,7 +225,7 @@ func (v *view) fields() codecs.Object {
 			}
 			qs = append(qs, o)
 		}
-		f.PutObjects("queries", qs)
+		f.Put("queries", qs)
 	}
 	if len(v.masterQ) > 0 {
 		qs := make([]codecs.Object, 0, len(v.masterQ))
@@ -236,7 +236,7 @@ func (v *view) fields() codecs.Object {
 			o.PutString("filter", q.Filter)
 			qs = append(qs, o)
 		}
-		f.PutObjects("master_queries", qs)
+		f.Put("master_queries", qs)
 	}
 	if len(v.pages) > 0 {
 		end := false
@@ -260,7 +260,7 @@ func (v *view) fields() codecs.Object {
 			o.PutInt("duplicates", s.dups)
 			ss = append(ss, o)
 		}
-		f.PutObjects("splits", ss)
+		f.Put("splits", ss)
 	}
 	if v.dropped > 0 {
 		f.PutInt("dropped_datagrams", v.dropped)
@@ -294,43 +294,63 @@ func (v *view) infoFields(i *Info) codecs.Object {
 	return kept
 }
 
-// infoAll is every field of the info reply; Put as in fields, a run of
-// fields of one type in one call.
+// infoAll is every field of the info reply; Put as in fields.
 func (v *view) infoAll(i *Info) codecs.Object {
 	o := make(codecs.Object, 0, 24)
 	if i.GoldSrc {
-		o.PutStrings("form address name map folder game", "goldsrc", i.Address, i.Name, i.Map, i.Folder, i.Game)
-		o.PutInts("players max_players protocol", int(i.Players), int(i.MaxPlayers), int(i.Protocol))
+		o.PutString("form", "goldsrc")
+		o.PutString("address", i.Address)
 	} else {
 		o.PutString("form", "source")
-		o.PutInt("protocol", int(i.Protocol))
-		o.PutStrings("name map folder game", i.Name, i.Map, i.Folder, i.Game)
-		o.PutInts("app_id players max_players bots", int(i.AppID), int(i.Players), int(i.MaxPlayers), int(i.Bots))
+		o.Put("protocol", i.Protocol)
 	}
-	o.PutStrings("server_type environment", string(rune(i.ServerType)), string(rune(i.Environment)))
+	o.PutString("name", i.Name)
+	o.PutString("map", i.Map)
+	o.PutString("folder", i.Folder)
+	o.PutString("game", i.Game)
+	if !i.GoldSrc {
+		o.PutInt("app_id", int(i.AppID))
+	}
+	o.Put("players", i.Players)
+	o.Put("max_players", i.MaxPlayers)
 	if i.GoldSrc {
-		o.PutInts("visibility mod", int(i.Visibility), int(i.Mod))
+		o.Put("protocol", i.Protocol)
+	} else {
+		o.Put("bots", i.Bots)
+	}
+	o.PutString("server_type", string(rune(i.ServerType)))
+	o.PutString("environment", string(rune(i.Environment)))
+	o.Put("visibility", i.Visibility)
+	if i.GoldSrc {
+		o.Put("mod", i.Mod)
 		if i.Mod == 1 {
 			m := &i.ModInfo
 			mo := make(codecs.Object, 0, 7)
-			mo.PutStrings("link download_link", m.Link, m.DownloadLink)
-			mo.PutInts("version size type dll", int(m.Version), int(m.Size), int(m.Type), int(m.DLL))
-			o.PutObject("mod_info", mo)
+			mo.PutString("link", m.Link)
+			mo.PutString("download_link", m.DownloadLink)
+			mo.PutInt("version", int(m.Version))
+			mo.PutInt("size", int(m.Size))
+			mo.Put("type", m.Type)
+			mo.Put("dll", m.DLL)
+			o.Put("mod_info", mo)
 		}
-		o.PutInts("vac bots", int(i.VAC), int(i.Bots))
+		o.Put("vac", i.VAC)
+		o.Put("bots", i.Bots)
 		return o
 	}
-	o.PutInts("visibility vac", int(i.Visibility), int(i.VAC))
+	o.Put("vac", i.VAC)
 	if i.HasShip {
 		so := make(codecs.Object, 0, 3)
-		so.PutInts("mode witnesses duration", int(i.Ship.Mode), int(i.Ship.Witnesses), int(i.Ship.Duration))
-		o.PutObject("ship", so)
+		so.Put("mode", i.Ship.Mode)
+		so.Put("witnesses", i.Ship.Witnesses)
+		so.Put("duration", i.Ship.Duration)
+		o.Put("ship", so)
 	}
 	o.PutString("version", i.Version)
 	if !i.HasEDF {
 		return o
 	}
-	o.PutInt("edf", int(i.EDF))
+	o.Put("edf", i.EDF)
 	if i.EDF&EDFPort != 0 {
 		o.PutInt("port", int(i.Port))
 	}
