@@ -37,6 +37,23 @@ func (o Object) Add(key string, v any) Object { return append(o, KV{key, v}) }
 //go:noinline
 func (o *Object) Put(key string, v any) { *o = append(*o, KV{key, v}) }
 
+// PutString and PutInt are Put of one type, converted to any here rather than at each call site: in the
+// browser module each conversion is a call of its own, so a decoder's
+// fields cost one call each instead of two. PutInt stores an int, which
+// encodes as the narrower integer it was made from would.
+//
+// Out of line: see "Code size" in codecs/doc.go.
+//
+//go:noinline
+func (o *Object) PutString(key, v string) { o.Put(key, v) }
+
+// PutInt is Put of an int: see PutString.
+//
+// Out of line: see "Code size" in codecs/doc.go.
+//
+//go:noinline
+func (o *Object) PutInt(key string, v int) { o.Put(key, v) }
+
 // Get returns the value of the first key named key.
 func (o Object) Get(key string) (any, bool) {
 	for _, kv := range o {

@@ -9,6 +9,14 @@
 # crasher) is capped by FUZZMINIMIZETIME (default 5s), so a slow
 # minimisation cannot use up a target's time; go test's own default is a
 # minute per input.
+#
+# Each package's test binary is built once, with the coverage
+# instrumentation fuzzing needs (go test -c -fuzz), and every target of the
+# package runs from it: `go test -fuzz` would build it again for each
+# target, and on a cold cache the builds were most of the pass. The binary
+# runs as go test runs it: in the package's directory (the seed corpus and
+# new failing inputs are under testdata/fuzz there), with the cache of
+# interesting inputs go test uses ($GOCACHE/fuzz/IMPORT/TARGET).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 budget=${1:-120s}
@@ -22,31 +30,49 @@ seconds() {
     *) echo "fuzz: durations are whole seconds or minutes (90s, 3m), got $1" >&2; exit 2 ;;
   esac
 }
-log=$(mktemp)
-trap 'rm -f "$log"' EXIT
-# Every target, as "dir fn", in a stable order.
+total=$(seconds "$budget") least=$(seconds "$minimum")
+start=$SECONDS # the budget counts from here: the builds are part of the pass
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+log=$tmp/log
+# Every target, as "dir fn", in a stable order (a package's targets together).
 mapfile -t targets < <(git ls-files -co --exclude-standard '*_test.go' | sort | while IFS= read -r file; do
   for fn in $(grep -oE '^func (Fuzz[A-Za-z0-9_]+)\(' "$file" | sed -E 's/^func (Fuzz[A-Za-z0-9_]+)\(/\1/'); do
     echo "$(dirname "$file") $fn"
   done
-done)
+done | sort -s -k1,1)
 found=${#targets[@]}
 if [ "$found" = 0 ]; then echo "fuzz: no targets found" >&2; exit 1; fi
-total=$(seconds "$budget") least=$(seconds "$minimum")
 echo "fuzz: $found targets within $budget"
-start=$SECONDS left=$found
+module=$(go list -m)
+fuzzcache=$(go env GOCACHE)/fuzz
+left=$found built=""
 # inputs counts the saved inputs of a target (0 when it has none).
 inputs() { if [ -d "$1" ]; then find "$1" -type f | wc -l; else echo 0; fi; }
 for t in "${targets[@]}"; do
   dir=${t% *} fn=${t#* }
+  bin=$tmp/${dir//\//_}.test
+  if [ "$dir" != "$built" ]; then
+    b0=$SECONDS
+    if ! go test -c -fuzz=. -o "$bin" "./$dir" >"$log" 2>&1; then
+      cat "$log"
+      echo "fuzz $dir: the test binary did not build" >&2
+      exit 1
+    fi
+    echo "fuzz $dir: built in $((SECONDS - b0))s"
+    built=$dir
+  fi
   each=$(((total - (SECONDS - start)) / left))
   if [ "$each" -lt "$least" ]; then each=$least; fi
   left=$((left - 1))
   echo "fuzz $dir $fn (${each}s, minimise at most $minimize)"
   corpus="$dir/testdata/fuzz/$fn"
   before=$(inputs "$corpus")
+  pkg=$module/$dir
+  if [ "$dir" = . ]; then pkg=$module; fi
   for try in 1 2; do
-    if go test -run='^$' -fuzz="^${fn}\$" -fuzztime="${each}s" -fuzzminimizetime="$minimize" "./$dir" >"$log" 2>&1; then
+    if (cd "$dir" && "$bin" -test.paniconexit0 -test.run='^$' -test.fuzz="^${fn}\$" -test.fuzztime="${each}s" \
+      -test.fuzzminimizetime="$minimize" -test.fuzzcachedir="$fuzzcache/$pkg") >"$log" 2>&1; then
       break
     fi
     # Go 1.26's fuzz coordinator can report its own -fuzztime deadline
@@ -58,7 +84,12 @@ for t in "${targets[@]}"; do
       if [ "$try" = 1 ]; then echo "fuzz $dir $fn: the coordinator's deadline race (go.dev/issue/75804), running it again"; continue; fi
       echo "fuzz $dir $fn: the coordinator's deadline race twice, no failing input found: counted as passed"; break
     fi
-    cat "$log"; exit 1
+    cat "$log"
+    # The binary names the input relative to the package; say where it is.
+    if [ "$(inputs "$corpus")" != "$before" ]; then
+      echo "fuzz $dir $fn: failing input written under $corpus (go test -run=$fn ./$dir runs it again)" >&2
+    fi
+    exit 1
   done
 done
-echo "fuzz: $found targets passed in $((SECONDS-start))s"
+echo "fuzz: $found targets passed in $((SECONDS - start))s"

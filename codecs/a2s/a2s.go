@@ -4,6 +4,8 @@ import (
 	"strconv"
 
 	"github.com/querylens/querylens/codecs"
+	"github.com/querylens/querylens/codecs/internal/wire"
+	"github.com/querylens/querylens/internal/ipfmt"
 )
 
 // Protocol is the codec's name in the registry and in JSON.
@@ -146,16 +148,7 @@ type Addr struct {
 func (a Addr) IsZero() bool { return a == Addr{} }
 
 // AppendTo appends "a.b.c.d:port".
-func (a Addr) AppendTo(dst []byte) []byte {
-	for i, b := range a.IP {
-		if i > 0 {
-			dst = append(dst, '.')
-		}
-		dst = strconv.AppendUint(dst, uint64(b), 10)
-	}
-	dst = append(dst, ':')
-	return strconv.AppendUint(dst, uint64(a.Port), 10)
-}
+func (a Addr) AppendTo(dst []byte) []byte { return ipfmt.AppendIPv4Port(dst, &a.IP, a.Port) }
 
 func (a Addr) String() string { return string(a.AppendTo(nil)) }
 
@@ -309,4 +302,24 @@ type MasterReplyPage struct {
 //go:noinline
 func newError(field string, off int, layer string, err error) *codecs.Error {
 	return &codecs.Error{Protocol: Protocol, Field: field, Offset: off, Layer: layer, Err: err}
+}
+
+// newDetail is newError of codecs.Detail(sentinel, text): one call at
+// each error site instead of two.
+//
+// Out of line: see "Code size" in codecs/doc.go.
+//
+//go:noinline
+func newDetail(field string, off int, layer string, sentinel error, text string) *codecs.Error {
+	return newError(field, off, layer, codecs.Detail(sentinel, text))
+}
+
+// newDetailf is newError of wire.Detailf(sentinel, format, args...): one
+// call at each error site instead of two.
+//
+// Out of line: see "Code size" in codecs/doc.go.
+//
+//go:noinline
+func newDetailf(field string, off int, layer string, sentinel error, format string, args ...int64) *codecs.Error {
+	return newError(field, off, layer, wire.Detailf(sentinel, format, args...))
 }

@@ -154,7 +154,7 @@ func (r *bzReader) fail(off int, sentinel error, text string) {
 		off = r.offset()
 	}
 	if r.err == nil {
-		r.err = newError(bzFieldNames[r.field], off, "", codecs.Detail(sentinel, text))
+		r.err = newDetail(bzFieldNames[r.field], off, "", sentinel, text)
 	}
 }
 

@@ -73,7 +73,7 @@ func (*Codec) CheckQuery(b []byte) error {
 		}
 		for i := 0; i < len(q.Filter); i++ {
 			if c := q.Filter[i]; c < 0x20 || c > 0x7e {
-				return newError("filter", len(b)-1-len(q.Filter)+i, "", wire.Detailf(codecs.ErrBadValue, "byte %d is not printable", int64(c)))
+				return newDetailf("filter", len(b)-1-len(q.Filter)+i, "", codecs.ErrBadValue, "byte %d is not printable", int64(c))
 			}
 		}
 		return nil
@@ -288,7 +288,7 @@ func (d *decoder) reassemble(s *splitSet) (payload, error) {
 		s.have++
 	}
 	if !s.known {
-		keep(newError("number", 0, "", codecs.Detail(codecs.ErrIncomplete, s.missing())))
+		keep(newDetail("number", 0, "", codecs.ErrIncomplete, s.missing()))
 		return payload{}, first
 	}
 	// Parts that disagree with packet 0 on the total are not of this message.
@@ -300,13 +300,13 @@ func (d *decoder) reassemble(s *splitSet) (payload, error) {
 		if no >= s.first.total || !sameTotal(d.datagrams[i], s.form, s.first.total) {
 			s.part[no] = 0
 			s.have--
-			keep(newError("total", 8, wireLayer(i, n), wire.Detailf(codecs.ErrBadValue, "part of a message of another size than packet 0's %d packets", int64(s.first.total))))
+			keep(newDetailf("total", 8, wireLayer(i, n), codecs.ErrBadValue, "part of a message of another size than packet 0's %d packets", int64(s.first.total)))
 		}
 	}
 	joined := s.join(nil, d.datagrams, d.body)
 	complete := s.have == s.first.total
 	if !complete {
-		keep(newError("number", 0, "", codecs.Detail(codecs.ErrIncomplete, s.missing())))
+		keep(newDetail("number", 0, "", codecs.ErrIncomplete, s.missing()))
 	}
 	layer := -1
 	name := "reassembled"
@@ -386,7 +386,7 @@ func readSplitUnknown(r *wire.Reader) {
 func (*Codec) Decode(datagrams [][]byte, opt codecs.DecodeOptions) (*codecs.Message, error) {
 	m := &codecs.Message{Protocol: Protocol, Kind: codecs.KindResponse}
 	if len(datagrams) == 0 {
-		return m, newError("datagrams", 0, "", codecs.Detail(codecs.ErrIncomplete, "no datagrams"))
+		return m, newDetail("datagrams", 0, "", codecs.ErrIncomplete, "no datagrams")
 	}
 	dgs, dropped := capped(datagrams)
 	var first error
@@ -416,7 +416,7 @@ func (*Codec) Decode(datagrams [][]byte, opt codecs.DecodeOptions) (*codecs.Mess
 				r := wire.NewReader(Protocol, b, i, d.spans)
 				r.Bytes("unknown", len(b))
 			}
-			keep(newError("header", 0, wireLayer(i, len(dgs)), codecs.Detail(codecs.ErrBadMagic, "want FF FF FF FF, FE FF FF FF or a master query")))
+			keep(newDetail("header", 0, wireLayer(i, len(dgs)), codecs.ErrBadMagic, "want FF FF FF FF, FE FF FF FF or a master query"))
 		}
 	}
 	var v view
@@ -483,6 +483,7 @@ func (v *view) has(f string) bool { return v.infoSeen == nil || v.infoSeen[f] }
 
 // decode decodes one whole message and files it.
 func (v *view) decode(m *codecs.Message, p payload, spans *[]codecs.Span) error {
+	_ = *v // one nil check here, not one per field access below: smaller code (see "Code size" in codecs/doc.go)
 	r := wire.NewReader(Protocol, p.b, max(p.layer, 0), spans)
 	b := p.b
 	filed := false // this payload's info is the one shown

@@ -130,9 +130,13 @@ func header(r *wire.Reader) {
 }
 
 // readType reads the message type byte.
-func readType(r *wire.Reader) Type {
-	return Type(char(r, "type", func(c byte) string { return Type(c).String() }))
-}
+func readType(r *wire.Reader) Type { return Type(char(r, "type", typeName)) }
+
+// typeName and regionName show a type and a region byte for char: named
+// functions, not closures, since readType is inlined and each closure
+// would be compiled again at every call site.
+func typeName(c byte) string   { return Type(c).String() }
+func regionName(c byte) string { return Region(c).String() }
 
 func (t Type) String() string {
 	switch t {
@@ -443,7 +447,7 @@ func readMasterRequest(r *wire.Reader) MasterRequest {
 		r.FailAt("type", start, wire.Detailf(codecs.ErrBadMagic, "got %d, want 0x31 '1'", int64(t)))
 		return q
 	}
-	q.Region = Region(char(r, "region", func(c byte) string { return Region(c).String() }))
+	q.Region = Region(char(r, "region", regionName))
 	start = r.Offset()
 	seed := cstr(r, "seed")
 	if r.Failed() {

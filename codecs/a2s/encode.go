@@ -5,7 +5,6 @@ import (
 	"math"
 
 	"github.com/querylens/querylens/codecs"
-	"github.com/querylens/querylens/codecs/internal/wire"
 )
 
 // AppendRequest appends query q to dst. PLAYER and RULES always carry a
@@ -27,7 +26,7 @@ func AppendRequest(dst []byte, q Request) ([]byte, error) {
 		}
 		dst = binary.LittleEndian.AppendUint32(append(dst, byte(q.Type)), c)
 	default:
-		return dst, newError("type", 4, "", wire.Detailf(codecs.ErrUnknownCode, "query type %d", int64(q.Type)))
+		return dst, newDetailf("type", 4, "", codecs.ErrUnknownCode, "query type %d", int64(q.Type))
 	}
 	return dst, nil
 }
@@ -54,7 +53,7 @@ func AppendResponse(dst []byte, a Response) ([]byte, error) {
 			e.str("rules.value", r.Value)
 		}
 	default:
-		return dst, newError("type", 4, "", wire.Detailf(codecs.ErrBadValue, "reply type %d without its body", int64(a.Type)))
+		return dst, newDetailf("type", 4, "", codecs.ErrBadValue, "reply type %d without its body", int64(a.Type))
 	}
 	if e.err != nil {
 		return dst, e.err
@@ -70,7 +69,7 @@ type encoder struct {
 func (e *encoder) str(field, s string) {
 	for i := 0; i < len(s); i++ {
 		if s[i] == 0 && e.err == nil {
-			e.err = newError(field, len(e.b)+i, "", codecs.Detail(codecs.ErrBadValue, "a NUL inside a string"))
+			e.err = newDetail(field, len(e.b)+i, "", codecs.ErrBadValue, "a NUL inside a string")
 		}
 	}
 	e.b = append(append(e.b, s...), 0)
@@ -149,11 +148,11 @@ func (e *encoder) players(p *Players) {
 // q.Seed.
 func AppendMasterRequest(dst []byte, q MasterRequest) ([]byte, error) {
 	if len(q.Filter) > maxFilter {
-		return dst, newError("filter", 0, "", wire.Detailf(codecs.ErrTooLong, "%d bytes, at most %d", int64(len(q.Filter)), maxFilter))
+		return dst, newDetailf("filter", 0, "", codecs.ErrTooLong, "%d bytes, at most %d", int64(len(q.Filter)), maxFilter)
 	}
 	for i := 0; i < len(q.Filter); i++ {
 		if c := q.Filter[i]; c < 0x20 || c > 0x7e {
-			return dst, newError("filter", i, "", wire.Detailf(codecs.ErrBadValue, "byte %d is not printable", int64(c)))
+			return dst, newDetailf("filter", i, "", codecs.ErrBadValue, "byte %d is not printable", int64(c))
 		}
 	}
 	dst = append(dst, MasterQuery, byte(q.Region))

@@ -58,40 +58,23 @@ func OS(env byte) string { return environment(env) }
 func (v *view) neutral() *codecs.Info {
 	in := &codecs.Info{}
 	if i := v.info; i != nil {
-		if v.set(in, "name", codecs.HasName) {
-			in.Name = i.Name
-		}
-		if v.set(in, "map", codecs.HasMap) {
-			in.Map = i.Map
-		}
-		if v.set(in, "game", codecs.HasGameType) {
-			in.GameType = i.Game
-		}
-		if !i.GoldSrc && v.set(in, "version", codecs.HasVersion) {
+		// A field the reply did not reach is the zero value, so each is
+		// copied whole; Has gets the bits of the fields read.
+		in.Has = v.infoHas(i)
+		in.Name, in.Map, in.GameType = i.Name, i.Map, i.Game
+		if !i.GoldSrc {
 			in.Version = i.Version
 		}
-		if v.set(in, "visibility", codecs.HasPassword) {
-			in.Password = i.Visibility != 0
-		}
-		if v.set(in, "players", codecs.HasNumPlayers) {
-			in.NumPlayers = int(i.Players)
-		}
-		if v.set(in, "max_players", codecs.HasMaxPlayers) {
-			in.MaxPlayers = int(i.MaxPlayers)
-		}
-		if v.set(in, "bots", codecs.HasNumBots) {
-			in.NumBots = int(i.Bots)
-		}
-		if v.set(in, "vac", codecs.HasAntiCheat) {
-			in.AntiCheat = i.VAC != 0
-		}
+		in.Password = i.Visibility != 0
+		in.NumPlayers, in.MaxPlayers, in.NumBots = int(i.Players), int(i.MaxPlayers), int(i.Bots)
+		in.AntiCheat = i.VAC != 0
 		if v.has("environment") {
 			if os := environment(i.Environment); os != "" {
 				in.Has |= codecs.HasOS
 				in.OS = os
 			}
 		}
-		if i.EDF&EDFKeywords != 0 && v.set(in, "keywords", codecs.HasKeywords) {
+		if i.EDF&EDFKeywords != 0 {
 			in.Keywords = i.Keywords
 		}
 		v.ruleInt(in, "bots", "bots", int64(i.Bots))
@@ -133,18 +116,36 @@ func (v *view) neutral() *codecs.Info {
 	return in
 }
 
-// set reports whether the info reply's field f was read, and if so
-// marks bit in in.Has.
-//
-// Out of line: see "Code size" in codecs/doc.go.
-//
-//go:noinline
-func (v *view) set(in *codecs.Info, f string, bit codecs.InfoHas) bool {
-	if v.has(f) {
-		in.Has |= bit
-		return true
+// infoHasFields are the info reply's fields that fill a field of
+// codecs.Info, and its Has bit.
+var infoHasFields = [...]struct {
+	field string
+	bit   codecs.InfoHas
+}{
+	{"name", codecs.HasName},
+	{"map", codecs.HasMap},
+	{"game", codecs.HasGameType},
+	{"version", codecs.HasVersion}, // Source only
+	{"visibility", codecs.HasPassword},
+	{"players", codecs.HasNumPlayers},
+	{"max_players", codecs.HasMaxPlayers},
+	{"bots", codecs.HasNumBots},
+	{"vac", codecs.HasAntiCheat},
+	{"keywords", codecs.HasKeywords}, // with EDFKeywords
+}
+
+// infoHas is the Has bits of the fields of info reply i that were read
+// (the OS and the rules aside).
+func (v *view) infoHas(i *Info) codecs.InfoHas {
+	var has codecs.InfoHas
+	for _, f := range infoHasFields {
+		switch {
+		case f.bit == codecs.HasVersion && i.GoldSrc, f.bit == codecs.HasKeywords && i.EDF&EDFKeywords == 0:
+		case v.has(f.field):
+			has |= f.bit
+		}
 	}
-	return false
+	return has
 }
 
 // ruleInt is rule with val in decimal.
@@ -170,8 +171,9 @@ func (v *view) rule(in *codecs.Info, f, k, val string) {
 	}
 }
 
-// fields is every decoded field, by message. It appends with Put, not
-// Add: a call site through a pointer is less code in the browser module.
+// fields is every decoded field, by message. It appends with Put and its
+// typed forms, not Add: a call site through a pointer, converting nothing,
+// is less code in the browser module.
 func (v *view) fields() codecs.Object {
 	var f codecs.Object
 	if i := v.info; i != nil {
@@ -182,12 +184,12 @@ func (v *view) fields() codecs.Object {
 		for _, x := range p.Players {
 			o := make(codecs.Object, 0, 6)
 			o.Put("index", x.Index)
-			o.Put("name", x.Name)
-			o.Put("score", x.Score)
+			o.PutString("name", x.Name)
+			o.PutInt("score", int(x.Score))
 			o.Put("duration", x.Duration)
 			if p.Ship {
-				o.Put("deaths", x.Deaths)
-				o.Put("money", x.Money)
+				o.PutInt("deaths", int(x.Deaths))
+				o.PutInt("money", int(x.Money))
 			}
 			ps = append(ps, o)
 		}
@@ -202,7 +204,7 @@ func (v *view) fields() codecs.Object {
 			rs = append(rs, []string{x.Name, x.Value})
 		}
 		o := make(codecs.Object, 0, 2)
-		o.Put("count", r.Count)
+		o.PutInt("count", int(r.Count))
 		o.Put("rules", rs)
 		f.Put("rules", o)
 	}
@@ -217,7 +219,7 @@ func (v *view) fields() codecs.Object {
 		qs := make([]codecs.Object, 0, len(v.requests))
 		for _, q := range v.requests {
 			o := make(codecs.Object, 0, 2)
-			o.Put("type", q.Type.String())
+			o.PutString("type", q.Type.String())
 			if q.HasChallenge {
 				o.Put("challenge", codecs.Hex(le32(q.Challenge)))
 			}
@@ -229,9 +231,9 @@ func (v *view) fields() codecs.Object {
 		qs := make([]codecs.Object, 0, len(v.masterQ))
 		for _, q := range v.masterQ {
 			o := make(codecs.Object, 0, 3)
-			o.Put("region", q.Region.String())
-			o.Put("seed", q.Seed.String())
-			o.Put("filter", q.Filter)
+			o.PutString("region", q.Region.String())
+			o.PutString("seed", q.Seed.String())
+			o.PutString("filter", q.Filter)
 			qs = append(qs, o)
 		}
 		f.Put("master_queries", qs)
@@ -241,27 +243,27 @@ func (v *view) fields() codecs.Object {
 		for _, p := range v.pages {
 			end = end || p.End
 		}
-		f.Put("pages", len(v.pages))
+		f.PutInt("pages", len(v.pages))
 		f.Put("end", end)
 	}
 	if len(v.splits) > 0 {
 		ss := make([]codecs.Object, 0, len(v.splits))
 		for _, s := range v.splits {
 			o := make(codecs.Object, 0, 6)
-			o.Put("id", s.id)
+			o.PutInt("id", int(s.id))
 			if s.known {
-				o.Put("form", s.form.String())
-				o.Put("total", s.first.total)
+				o.PutString("form", s.form.String())
+				o.PutInt("total", s.first.total)
 				o.Put("compressed", s.first.compressed)
 			}
-			o.Put("received", s.have)
-			o.Put("duplicates", s.dups)
+			o.PutInt("received", s.have)
+			o.PutInt("duplicates", s.dups)
 			ss = append(ss, o)
 		}
 		f.Put("splits", ss)
 	}
 	if v.dropped > 0 {
-		f.Put("dropped_datagrams", v.dropped)
+		f.PutInt("dropped_datagrams", v.dropped)
 	}
 	return f
 }
@@ -296,18 +298,18 @@ func (v *view) infoFields(i *Info) codecs.Object {
 func (v *view) infoAll(i *Info) codecs.Object {
 	o := make(codecs.Object, 0, 24)
 	if i.GoldSrc {
-		o.Put("form", "goldsrc")
-		o.Put("address", i.Address)
+		o.PutString("form", "goldsrc")
+		o.PutString("address", i.Address)
 	} else {
-		o.Put("form", "source")
+		o.PutString("form", "source")
 		o.Put("protocol", i.Protocol)
 	}
-	o.Put("name", i.Name)
-	o.Put("map", i.Map)
-	o.Put("folder", i.Folder)
-	o.Put("game", i.Game)
+	o.PutString("name", i.Name)
+	o.PutString("map", i.Map)
+	o.PutString("folder", i.Folder)
+	o.PutString("game", i.Game)
 	if !i.GoldSrc {
-		o.Put("app_id", i.AppID)
+		o.PutInt("app_id", int(i.AppID))
 	}
 	o.Put("players", i.Players)
 	o.Put("max_players", i.MaxPlayers)
@@ -316,18 +318,18 @@ func (v *view) infoAll(i *Info) codecs.Object {
 	} else {
 		o.Put("bots", i.Bots)
 	}
-	o.Put("server_type", string(rune(i.ServerType)))
-	o.Put("environment", string(rune(i.Environment)))
+	o.PutString("server_type", string(rune(i.ServerType)))
+	o.PutString("environment", string(rune(i.Environment)))
 	o.Put("visibility", i.Visibility)
 	if i.GoldSrc {
 		o.Put("mod", i.Mod)
 		if i.Mod == 1 {
 			m := &i.ModInfo
 			mo := make(codecs.Object, 0, 7)
-			mo.Put("link", m.Link)
-			mo.Put("download_link", m.DownloadLink)
-			mo.Put("version", m.Version)
-			mo.Put("size", m.Size)
+			mo.PutString("link", m.Link)
+			mo.PutString("download_link", m.DownloadLink)
+			mo.PutInt("version", int(m.Version))
+			mo.PutInt("size", int(m.Size))
 			mo.Put("type", m.Type)
 			mo.Put("dll", m.DLL)
 			o.Put("mod_info", mo)
@@ -344,26 +346,26 @@ func (v *view) infoAll(i *Info) codecs.Object {
 		so.Put("duration", i.Ship.Duration)
 		o.Put("ship", so)
 	}
-	o.Put("version", i.Version)
+	o.PutString("version", i.Version)
 	if !i.HasEDF {
 		return o
 	}
 	o.Put("edf", i.EDF)
 	if i.EDF&EDFPort != 0 {
-		o.Put("port", i.Port)
+		o.PutInt("port", int(i.Port))
 	}
 	if i.EDF&EDFSteamID != 0 {
-		o.Put("steam_id", strconv.FormatUint(i.SteamID, 10)) // a string: JSON numbers lose 64-bit precision
+		o.PutString("steam_id", strconv.FormatUint(i.SteamID, 10)) // a string: JSON numbers lose 64-bit precision
 	}
 	if i.EDF&EDFSourceTV != 0 {
-		o.Put("sourcetv_port", i.SourceTVPort)
-		o.Put("sourcetv_name", i.SourceTVName)
+		o.PutInt("sourcetv_port", int(i.SourceTVPort))
+		o.PutString("sourcetv_name", i.SourceTVName)
 	}
 	if i.EDF&EDFKeywords != 0 {
-		o.Put("keywords", i.Keywords)
+		o.PutString("keywords", i.Keywords)
 	}
 	if i.EDF&EDFGameID != 0 {
-		o.Put("game_id", strconv.FormatUint(i.GameID, 10))
+		o.PutString("game_id", strconv.FormatUint(i.GameID, 10))
 	}
 	return o
 }

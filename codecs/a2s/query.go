@@ -2,6 +2,7 @@ package a2s
 
 import (
 	"encoding/binary"
+	"slices"
 
 	"github.com/querylens/querylens/codecs"
 	"github.com/querylens/querylens/codecs/internal/wire"
@@ -80,12 +81,12 @@ type query struct {
 
 	master bool
 	mreq   MasterRequest
-	seeds  map[Addr]bool
+	seeds  []Addr // the seeds asked with: a list, not a map (no map code in the browser module for one lookup per page)
 }
 
 func (c *query) Start() [][]byte {
 	if c.master {
-		c.seeds = map[Addr]bool{{}: true}
+		c.seeds = []Addr{{}}
 		b, _ := AppendMasterRequest(nil, c.mreq) // validated by NewQuery
 		return [][]byte{b}
 	}
@@ -101,16 +102,17 @@ func (c *query) request() []byte {
 }
 
 func ignored(text string) error {
-	return newError("datagram", 0, "", codecs.Detail(codecs.ErrBadValue, text))
+	return newDetail("datagram", 0, "", codecs.ErrBadValue, text)
 }
 
 // Feed takes one datagram from the server or master.
 func (c *query) Feed(b []byte) ([][]byte, bool, error) {
+	_ = *c // one nil check here, not one per field access below: smaller code (see "Code size" in codecs/doc.go)
 	if c.done {
 		return nil, true, ignored("the conversation is over")
 	}
 	if len(b) < 5 {
-		return nil, false, newError("datagram", len(b), "", codecs.Detail(codecs.ErrShort, "too short for an A2S message"))
+		return nil, false, newDetail("datagram", len(b), "", codecs.ErrShort, "too short for an A2S message")
 	}
 	if c.master && len(c.kept) >= MaxMasterPages ||
 		!c.master && (len(c.parts) >= MaxDatagrams || c.partBytes+len(b) > MaxBytes) {
@@ -137,18 +139,18 @@ func (c *query) Feed(b []byte) ([][]byte, bool, error) {
 			}
 			c.challenges++
 			c.challenge, c.has = a.Challenge, true
-			return [][]byte{c.request()}, false, nil
+			return c.ask()
 		case TypeInfo, TypeInfoGoldSrc, TypePlayers, TypeRules:
 			if want := c.steps[c.step]; replyTo(t) != want {
-				return nil, false, newError("type", 4, "", codecs.Detail(codecs.ErrBadValue, "a "+t.String()+" while waiting for the reply to "+want.String()))
+				return nil, false, newDetail("type", 4, "", codecs.ErrBadValue, "a "+t.String()+" while waiting for the reply to "+want.String())
 			}
 			c.keep(b)
 			return c.next()
 		}
-		return nil, false, newError("type", 4, "", wire.Detailf(codecs.ErrUnknownCode, "reply type %d", int64(t)))
+		return nil, false, newDetailf("type", 4, "", codecs.ErrUnknownCode, "reply type %d", int64(t))
 	case headerSplit:
 		if len(b) < 9 {
-			return nil, false, newError("datagram", len(b), "", codecs.Detail(codecs.ErrShort, "too short for a split part"))
+			return nil, false, newDetail("datagram", len(b), "", codecs.ErrShort, "too short for a split part")
 		}
 		for _, p := range c.parts {
 			if string(p) == string(b) {
@@ -156,7 +158,7 @@ func (c *query) Feed(b []byte) ([][]byte, bool, error) {
 			}
 		}
 		c.partBytes += len(b)
-		c.parts = append(c.parts, append([]byte(nil), b...))
+		c.parts = appendCopy(c.parts, b)
 		id, ok := splitComplete(c.parts)
 		if !ok {
 			return nil, false, nil
@@ -169,11 +171,18 @@ func (c *query) Feed(b []byte) ([][]byte, bool, error) {
 		c.parts, c.partBytes = nil, 0
 		return c.next()
 	}
-	return nil, false, newError("header", 0, "", codecs.Detail(codecs.ErrBadMagic, "want FF FF FF FF or FE FF FF FF"))
+	return nil, false, newDetail("header", 0, "", codecs.ErrBadMagic, "want FF FF FF FF or FE FF FF FF")
 }
 
-func (c *query) keep(b []byte) {
-	c.kept = append(c.kept, append([]byte(nil), b...))
+func (c *query) keep(b []byte) { c.kept = appendCopy(c.kept, b) }
+
+// appendCopy appends a copy of b to bs.
+//
+// Out of line: see "Code size" in codecs/doc.go.
+//
+//go:noinline
+func appendCopy(bs [][]byte, b []byte) [][]byte {
+	return append(bs, append([]byte(nil), b...))
 }
 
 // next moves to the next step, keeping the challenge: servers hand one
@@ -186,8 +195,11 @@ func (c *query) next() ([][]byte, bool, error) {
 		c.done = true
 		return nil, true, nil
 	}
-	return [][]byte{c.request()}, false, nil
+	return c.ask()
 }
+
+// ask is Feed's answer that sends the current step's query.
+func (c *query) ask() ([][]byte, bool, error) { return [][]byte{c.request()}, false, nil }
 
 // splitComplete reports whether parts hold every packet of a message
 // whose packet 0 is among them, and its id. Parts of other messages (a
@@ -240,11 +252,11 @@ func (c *query) feedMaster(b []byte) ([][]byte, bool, error) {
 		return nil, true, nil
 	}
 	last := p.Servers[len(p.Servers)-1]
-	if c.seeds[last] {
+	if slices.Contains(c.seeds, last) {
 		c.done = true // the master went back: stop rather than loop
 		return nil, true, nil
 	}
-	c.seeds[last] = true
+	c.seeds = append(c.seeds, last)
 	c.mreq.Seed = last
 	q, _ := AppendMasterRequest(nil, c.mreq)
 	return [][]byte{q}, false, nil
@@ -262,7 +274,7 @@ func (c *query) Result(opt codecs.DecodeOptions) (*codecs.Message, error) {
 	}
 	if len(dgs) == 0 {
 		return &codecs.Message{Protocol: Protocol, Kind: codecs.KindResponse},
-			newError("reply", 0, "", codecs.Detail(codecs.ErrIncomplete, "no reply received"))
+			newDetail("reply", 0, "", codecs.ErrIncomplete, "no reply received")
 	}
 	m, err := (&Codec{}).Decode(dgs, opt)
 	if c.dropped > 0 {
@@ -276,18 +288,18 @@ func (c *query) Result(opt codecs.DecodeOptions) (*codecs.Message, error) {
 	}
 	switch {
 	case !c.done && c.master:
-		err = newError("reply", 0, "", codecs.Detail(codecs.ErrIncomplete, "the master's list did not end"))
+		err = newDetail("reply", 0, "", codecs.ErrIncomplete, "the master's list did not end")
 	case !c.done && c.step > 0 && len(c.parts) == 0:
 		// An earlier query was answered, then nothing came for this one:
 		// many servers are set to answer A2S_INFO only (or no RULES).
 		// What came is the server's answer; the warning names the rest.
 		m.Warn(unanswered(c.steps[c.step:]))
 	case !c.done:
-		err = newError("reply", 0, "", codecs.Detail(codecs.ErrIncomplete, "no reply to "+c.steps[c.step].String()))
+		err = newDetail("reply", 0, "", codecs.ErrIncomplete, "no reply to "+c.steps[c.step].String())
 	case c.dropped > 0:
 		// Cut by the caps: the warning says so.
 	case !c.master && c.step < len(c.steps):
-		err = newError("reply", 0, "", codecs.Detail(codecs.ErrIncomplete, wire.Msg("the server sent a new challenge %d times", maxChallenges+1)))
+		err = newDetail("reply", 0, "", codecs.ErrIncomplete, wire.Msg("the server sent a new challenge %d times", maxChallenges+1))
 	}
 	return m, err
 }

@@ -196,20 +196,20 @@ func (s *splitSet) join(dst []byte, datagrams [][]byte, body []int) []byte {
 // or less than announced makes the announced length the field at fault.
 func decompress(joined []byte, rawSize, crc uint32, sizeAt int) ([]byte, error) {
 	if rawSize > MaxDecompressed {
-		return nil, newError("decompressed_size", sizeAt, "", wire.Detailf(codecs.ErrTooLong, "%d bytes announced, at most %d", int64(rawSize), MaxDecompressed))
+		return nil, newDetailf("decompressed_size", sizeAt, "", codecs.ErrTooLong, "%d bytes announced, at most %d", int64(rawSize), MaxDecompressed)
 	}
 	out, err := bunzip2(make([]byte, 0, rawSize), joined, int(rawSize))
 	if e, ok := err.(*codecs.Error); ok && e.Field == "bzip2.output" {
-		return out, newError("decompressed_size", sizeAt, "", wire.Detailf(codecs.ErrTooLong, "%d bytes announced, the stream decompresses to more", int64(rawSize)))
+		return out, newDetailf("decompressed_size", sizeAt, "", codecs.ErrTooLong, "%d bytes announced, the stream decompresses to more", int64(rawSize))
 	}
 	if err != nil {
 		return out, err
 	}
 	if len(out) != int(rawSize) {
-		return out, newError("decompressed_size", sizeAt, "", wire.Detailf(codecs.ErrBadValue, "%d bytes announced, the stream decompresses to %d", int64(rawSize), int64(len(out))))
+		return out, newDetailf("decompressed_size", sizeAt, "", codecs.ErrBadValue, "%d bytes announced, the stream decompresses to %d", int64(rawSize), int64(len(out)))
 	}
 	if got := crc32IEEE(out); got != crc {
-		return out, newError("crc32", sizeAt+4, "", wire.Detailf(codecs.ErrBadValue, "the decompressed bytes have CRC32 %d, %d announced", int64(got), int64(crc)))
+		return out, newDetailf("crc32", sizeAt+4, "", codecs.ErrBadValue, "the decompressed bytes have CRC32 %d, %d announced", int64(got), int64(crc))
 	}
 	return out, nil
 }
@@ -221,7 +221,7 @@ func decompress(joined []byte, rawSize, crc uint32, sizeAt int) ([]byte, error) 
 // (nothing when compressed) and an error wrapping codecs.ErrIncomplete.
 func Reassemble(dst []byte, datagrams [][]byte) ([]byte, error) {
 	if len(datagrams) == 0 {
-		return dst, newError("datagrams", 0, "", codecs.Detail(codecs.ErrIncomplete, "no datagrams"))
+		return dst, newDetail("datagrams", 0, "", codecs.ErrIncomplete, "no datagrams")
 	}
 	if len(datagrams) == 1 && hasMagic(datagrams[0], 0) {
 		return append(dst, datagrams[0]...), nil
@@ -234,7 +234,7 @@ func Reassemble(dst []byte, datagrams [][]byte) ([]byte, error) {
 		}
 	}
 	if len(d.sets) != 1 {
-		return dst, newError("id", 4, "", wire.Detailf(codecs.ErrBadValue, "parts of %d messages", int64(len(d.sets))))
+		return dst, newDetailf("id", 4, "", codecs.ErrBadValue, "parts of %d messages", int64(len(d.sets)))
 	}
 	p, err := d.reassemble(&d.sets[0])
 	return append(dst, p.b...), err
@@ -263,14 +263,14 @@ func SplitResponse(msg []byte, id uint32, f SplitForm, maxBody int) ([][]byte, e
 // message is only sent as a split one.
 func SplitCompressed(msg, compressed []byte, id uint32, f SplitForm, maxBody int) ([][]byte, error) {
 	if f == SplitGoldSrc {
-		return nil, newError("form", 0, "", codecs.Detail(codecs.ErrBadValue, "GoldSrc has no compressed form"))
+		return nil, newDetail("form", 0, "", codecs.ErrBadValue, "GoldSrc has no compressed form")
 	}
 	return split(compressed, id|compressedBit, f, maxBody, uint32(len(msg)), crc32IEEE(msg))
 }
 
 func split(body []byte, id uint32, f SplitForm, maxBody int, rawSize, crc uint32) ([][]byte, error) {
 	if maxBody < 1 {
-		return nil, newError("max_body", 0, "", codecs.Detail(codecs.ErrBadValue, "no room for a payload"))
+		return nil, newDetail("max_body", 0, "", codecs.ErrBadValue, "no room for a payload")
 	}
 	n := max(1, (len(body)+maxBody-1)/maxBody)
 	limit := 255
@@ -278,7 +278,7 @@ func split(body []byte, id uint32, f SplitForm, maxBody int, rawSize, crc uint32
 		limit = 15
 	}
 	if n > limit {
-		return nil, newError("total", 0, "", wire.Detailf(codecs.ErrTooLong, "%d parts, at most %d", int64(n), int64(limit)))
+		return nil, newDetailf("total", 0, "", codecs.ErrTooLong, "%d parts, at most %d", int64(n), int64(limit))
 	}
 	out := make([][]byte, 0, n)
 	for i := 0; i < n; i++ {

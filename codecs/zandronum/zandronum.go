@@ -6,6 +6,7 @@ import (
 
 	"github.com/querylens/querylens/codecs"
 	"github.com/querylens/querylens/codecs/internal/wire"
+	"github.com/querylens/querylens/internal/ipfmt"
 )
 
 // Protocol is the name the package registers and puts in every error.
@@ -508,16 +509,7 @@ type Addr struct {
 func (a Addr) String() string { return string(a.AppendTo(make([]byte, 0, 21))) }
 
 // AppendTo appends "a.b.c.d:port" to b.
-func (a Addr) AppendTo(b []byte) []byte {
-	for i, x := range a.IP {
-		if i > 0 {
-			b = append(b, '.')
-		}
-		b = strconv.AppendUint(b, uint64(x), 10)
-	}
-	b = append(b, ':')
-	return strconv.AppendUint(b, uint64(a.Port), 10)
-}
+func (a Addr) AppendTo(b []byte) []byte { return ipfmt.AppendIPv4Port(b, &a.IP, a.Port) }
 
 // MasterList is a master's answer: the servers of every list packet in
 // packet-number order, or a refusal.

@@ -34,3 +34,17 @@ func AppendIPv6(dst []byte, ip *[16]byte) []byte {
 	}
 	return dst
 }
+
+// AppendIPv4Port appends "a.b.c.d:port", the form the master lists and
+// server addresses of several protocols take: one copy in the browser
+// module for all of them.
+func AppendIPv4Port(dst []byte, ip *[4]byte, port uint16) []byte {
+	for i, b := range ip {
+		if i > 0 {
+			dst = append(dst, '.')
+		}
+		dst = strconv.AppendUint(dst, uint64(b), 10)
+	}
+	dst = append(dst, ':')
+	return strconv.AppendUint(dst, uint64(port), 10)
+}

@@ -21,3 +21,20 @@ func TestAppendIPv6(t *testing.T) {
 		}
 	}
 }
+
+func TestAppendIPv4Port(t *testing.T) {
+	for _, tc := range []struct {
+		ip   [4]byte
+		port uint16
+		want string
+	}{
+		{[4]byte{}, 0, "0.0.0.0:0"},
+		{[4]byte{127, 0, 0, 1}, 27015, "127.0.0.1:27015"},
+		{[4]byte{255, 255, 255, 255}, 65535, "255.255.255.255:65535"},
+		{[4]byte{10, 1, 20, 100}, 80, "10.1.20.100:80"},
+	} {
+		if got := string(AppendIPv4Port([]byte("x"), &tc.ip, tc.port)); got != "x"+tc.want {
+			t.Errorf("%v:%d: got %s, want x%s", tc.ip, tc.port, got, tc.want)
+		}
+	}
+}
