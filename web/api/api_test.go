@@ -225,7 +225,8 @@ func TestBatchBadRequest(t *testing.T) {
 		says       string
 	}{
 		{"not json", `servers`, 400, "body", "not a batch"},
-		{"two values", `{"servers":[]} {}`, 400, "body", "more than one JSON value"},
+		{"two values", `{"servers":[]} {}`, 400, "body", "goes on after its JSON value, which ends at byte 14"},
+		{"a stray bracket after it", `{"servers":[]}]`, 400, "body", "goes on after its JSON value, which ends at byte 14"},
 		{"unknown field", `{"servers":[],"x":1}`, 400, "body", `unknown field "x"`},
 		{"no list", `{}`, 400, "servers", "no servers list"},
 		{"null list", `{"servers":null}`, 400, "servers", "no servers list"},
@@ -250,6 +251,9 @@ func TestBatchBadRequest(t *testing.T) {
 	}
 	if n := fakes.CallCount(); n != 0 {
 		t.Errorf("bad batches asked %d servers", n)
+	}
+	if rec := do(t, h, "POST", "/api/v1/servers", "{\"servers\":[]} \r\n"); rec.Code != 200 {
+		t.Errorf("white space after the batch: %d %s", rec.Code, rec.Body)
 	}
 	if rec := do(t, h, "POST", "/api/v1/servers", list(100)); rec.Code != 200 || len(decode[api.BatchResponse](t, rec).Servers) != 100 {
 		t.Errorf("100 servers: %d", rec.Code)

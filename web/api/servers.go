@@ -129,8 +129,13 @@ func readBatch(w http.ResponseWriter, r *http.Request) (refs []server.Ref, statu
 	if err := dec.Decode(&raw); err != nil {
 		return nil, http.StatusBadRequest, "body", "the body is not a batch: " + err.Error() + want
 	}
-	if dec.More() {
-		return nil, http.StatusBadRequest, "body", "the body has more than one JSON value" + want
+	// Anything after the batch but white space is refused: a second value,
+	// or a stray closing bracket (which Decoder.More, made for the
+	// elements of an array, does not report at the top level).
+	end := dec.InputOffset()
+	if _, err := dec.Token(); err != io.EOF {
+		return nil, http.StatusBadRequest, "body", "the body goes on after its JSON value, which ends at byte " +
+			strconv.FormatInt(end, 10) + want
 	}
 	if raw.Servers == nil {
 		return nil, http.StatusBadRequest, "servers", "the body has no servers list" + want
