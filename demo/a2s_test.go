@@ -57,9 +57,9 @@ func a2sExchange(t *testing.T, h Handler, from netip.AddrPort, opts map[string]s
 
 func TestA2SExchange(t *testing.T) {
 	tests := []struct {
-		name      string
-		cfg       A2SConfig
-		game      string
+		name string
+		cfg  A2SConfig
+		game string
 		// One challenge (to PLAYER's challenge request, sent with INFO; it
 		// serves every later query), info, players, rules parts. A server
 		// that challenges INFO too answers both first queries with the same

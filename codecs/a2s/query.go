@@ -78,7 +78,6 @@ type query struct {
 	challenges int  // new challenges answered in this conversation
 	kept       [][]byte
 	parts      [][]byte // split parts of messages not yet complete, any id
-	doneIDs    []uint32 // ids of the split messages read: their late parts are dropped
 	lastChal   []byte   // the last challenge reply, for Result when nothing else came
 	partsIn    int      // split parts taken in this conversation
 	bytesIn    int      // and their bytes
@@ -178,8 +177,10 @@ func (c *query) feedPart(b []byte) ([][]byte, bool, error) {
 		return nil, false, newDetail("datagram", len(b), "", codecs.ErrShort, "too short for a split part")
 	}
 	id := binary.LittleEndian.Uint32(b[4:])
-	if slices.Contains(c.doneIDs, id) {
-		return nil, false, nil // a late copy of a part of a message read
+	for _, p := range c.kept {
+		if string(p) == string(b) {
+			return nil, false, nil // a late copy of a part of a message read
+		}
 	}
 	n, size := 0, 0
 	for _, p := range c.parts {
@@ -205,7 +206,6 @@ func (c *query) feedPart(b []byte) ([][]byte, bool, error) {
 	if !ok {
 		return nil, false, nil
 	}
-	c.doneIDs = append(c.doneIDs, id)
 	var msg, rest [][]byte
 	for _, p := range c.parts {
 		if binary.LittleEndian.Uint32(p[4:]) == id {
