@@ -703,7 +703,7 @@ if (EXTRA.length) {
  *   master: HTMLTableCellElement, bots: HTMLSpanElement, row: number, y: number,
  *   t: {star: Text, proto: Text, badge: Text, name: Text, players: Text, bots: Text, map: Text, mode: Text,
  *     ping: Text, addr: Text, country: Text, master: Text, extra: Text[]},
- *   attrs: Record<string, string|boolean>, flagsSig: string, url: string}} Slot
+ *   attrs: Record<string, string|boolean>, flagsSig: string}} Slot
  */
 /** @type {Slot[]} */
 const pool = [];
@@ -722,7 +722,7 @@ function textIn(el) {
 function makeSlot() {
   const tr = document.createElement("tr");
   tr.innerHTML = `<td role="cell"><button type="button" class="star" aria-label="Favourite" aria-pressed="false" data-fav></button></td>` +
-    `<td role="cell"></td><td role="cell" data-testid="cell-name"><button type="button" class="state" data-detail data-testid="row-state"></button><a class="name" role="link" tabindex="-1"></a></td>` +
+    `<td role="cell"></td><td role="cell" data-testid="cell-name"><button type="button" class="state" data-detail data-testid="row-state"></button><a class="name" tabindex="-1"></a></td>` +
     `<td role="cell" class="num" data-testid="cell-players"></td><td role="cell"></td><td role="cell"></td><td role="cell" class="num" data-testid="cell-ping"></td>` +
     `<td role="cell" class="mono"></td><td role="cell"></td><td role="cell"></td><td role="cell" class="listed" data-testid="cell-listed"></td>` + EXTRA.map(() => `<td role="cell"></td>`).join("");
   tr.setAttribute("data-testid", "server-row");
@@ -745,7 +745,7 @@ function makeSlot() {
       map: textIn(td[4]), mode: textIn(td[5]), ping: textIn(td[6]), addr: textIn(td[7]), country: textIn(td[8]),
       master: textIn(td[10]), extra: [...td].slice(11).map(textIn),
     },
-    attrs: { cls: "row" }, flagsSig: "", url: "",
+    attrs: { cls: "row" }, flagsSig: "",
   };
   slotOf.set(tr, s);
   return s;
@@ -823,14 +823,8 @@ function fill(s, r, k) {
   attr(s, "badge", s.badge, "class", ok ? "state state-online" : `state state-${r.state}`);
   attr(s, "detail", s.badge, "title", ok ? null : r.detail || stateLabels[r.state] || r.state);
   data(t.badge, ok ? "" : stateLabels[r.state] ?? r.state);
-  // The name's href is written only on the row a pointer is over and
-  // the keyboard's row: an href written on every refill restyles the
-  // link (its :link and :visited state), and while answers stream in
-  // every keystroke refills every row in view. The other rows' names
-  // stay links to assistive technology (role="link"); a click on one
-  // without its href opens the server from the click handler.
-  s.url = r.url ?? (r.url = statusURL(r));
-  attr(s, "href", s.name, "href", k === active || s === linked ? s.url : null);
+  const url = r.url ?? (r.url = statusURL(r));
+  attr(s, "href", s.name, "href", url);
   const title = r.name || r.addr;
   data(t.name, title);
   attr(s, "title", s.name, "title", r.master ? `${title} · listed by ${r.master}` : title);
@@ -862,9 +856,6 @@ function fill(s, r, k) {
   attr(s, "listed", s.master, "title", r.master ? `listed by ${r.master}` : null);
   for (let j = 0; j < EXTRA.length; j++) data(t.extra[j], extraText(r.x?.[EXTRA[j]]));
 }
-
-/** linked is the slot the pointer (or focus) was last in: its name keeps its href. @type {Slot|null} */
-let linked = null;
 
 /** drawStats counts, for measuring, the rows refilled with another server, moved, and put in the body. */
 const drawStats = { refills: 0, moves: 0, inserts: 0 };
@@ -1208,28 +1199,11 @@ function toggleFavourite(r) {
 /** rowAt is the row shown at position k. @param {number} k */
 const rowAt = (k) => rows[order[k]];
 
-/** linkRow gives the name in the row of event e's target its href. @param {Event} e */
-function linkRow(e) {
-  const tr = /** @type {Element} */ (e.target).closest?.("tr.row");
-  const s = tr && slotOf.get(tr);
-  if (!s || s === linked) return;
-  linked = s;
-  attr(s, "href", s.name, "href", s.url || null);
-}
-tbody.addEventListener("pointerover", linkRow);
-tbody.addEventListener("focusin", linkRow);
-
 tbody.addEventListener("click", (e) => {
   const t = /** @type {Element} */ (e.target);
   const tr = /** @type {HTMLElement|null} */ (t.closest("tr.row"));
   if (!tr) return;
   const k = Number(tr.dataset.i);
-  const a = t.closest("a.name");
-  if (a && !a.hasAttribute("href") && rowAt(k)) {
-    e.preventDefault();
-    location.href = statusURL(rowAt(k));
-    return;
-  }
   if (t.closest("[data-fav]")) {
     e.preventDefault();
     toggleFavourite(rowAt(k));
