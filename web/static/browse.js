@@ -816,15 +816,13 @@ function fill(s, r, k) {
   data(t.star, fav ? "★" : "☆");
   data(t.proto, titles[r.protocol] ?? r.protocol);
   attr(s, "proto", s.proto, "title", r.protocol);
-  if (s.attrs.ok !== ok) {
-    s.attrs.ok = ok;
-    s.badge.hidden = ok;
-  }
-  if (!ok) {
-    attr(s, "badge", s.badge, "class", `state state-${r.state}`);
-    attr(s, "detail", s.badge, "title", r.detail || stateLabels[r.state] || r.state);
-    data(t.badge, stateLabels[r.state] ?? r.state);
-  }
+  // The badge keeps its box whatever the state: an online row's is empty
+  // and unseen (app.css .state-online), not display: none, so a row that
+  // goes from asked to online and back restyles the badge but never
+  // builds its boxes again.
+  attr(s, "badge", s.badge, "class", ok ? "state state-online" : `state state-${r.state}`);
+  attr(s, "detail", s.badge, "title", ok ? null : r.detail || stateLabels[r.state] || r.state);
+  data(t.badge, ok ? "" : stateLabels[r.state] ?? r.state);
   const url = r.url ?? (r.url = statusURL(r));
   attr(s, "href", s.name, "href", url);
   const title = r.name || r.addr;
