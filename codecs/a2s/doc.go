@@ -68,11 +68,8 @@
 //     player entries, a multiple of 256 of them, are read as players past a
 //     count that wrapped (the count is one byte).
 //   - Clients ask for a challenge with FF FF FF FF, never four zeros. The
-//     conversation sends INFO and the first challenge request together,
-//     and on a challenge every query still open with it (INFO again if
-//     unanswered, PLAYER, RULES), since servers hand one challenge per
-//     client for every kind of query; the replies, in any order, answer
-//     the query their type names. Two round trips, not one per query.
+//     conversation keeps the challenge of one step for the next: servers
+//     hand one challenge per client.
 //   - QueryKey replaces a challenge with a fixed five-byte marker (see
 //     Codec.QueryKey), so a relay's cache and coalescing work across pages.
 //   - Neutral view: name, map, the game description as game type, the

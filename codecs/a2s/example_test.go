@@ -56,20 +56,21 @@ func ExampleReassemble() {
 	// 100 rules
 }
 
-// The registered codec runs the conversation: INFO and PLAYER's challenge
-// request at once, then PLAYER with the challenge the server gave.
+// The registered codec runs the conversation: INFO, then PLAYER, which the
+// server answers with a challenge first.
 func ExampleCodec() {
 	c, _ := codecs.Lookup("a2s")
 	q, _ := c.NewQuery(map[string]string{"rules": "false"})
-	fmt.Printf("send %q\n", q.Start())
+	fmt.Printf("send %q\n", q.Start()[0])
 
 	info, _ := a2s.AppendResponse(nil, a2s.Response{Type: a2s.TypeInfo, Info: &a2s.Info{
 		Name: "My Server", Map: "de_dust2", Game: "Counter-Strike", Players: 1, MaxPlayers: 10}})
-	q.Feed(info) // nothing to send: PLAYER waits for its challenge
+	send, _, _ := q.Feed(info)
+	fmt.Printf("send %q\n", send[0])
 
 	challenge, _ := a2s.AppendResponse(nil, a2s.Response{Type: a2s.TypeChallenge, Challenge: 0x01020304})
-	send, _, _ := q.Feed(challenge)
-	fmt.Printf("send %q\n", send)
+	send, _, _ = q.Feed(challenge)
+	fmt.Printf("send %q\n", send[0])
 
 	players, _ := a2s.AppendResponse(nil, a2s.Response{Type: a2s.TypePlayers, Players: &a2s.Players{
 		Count: 1, Players: []a2s.Player{{Name: "alice", Score: 7, Duration: 60}}}})
@@ -77,8 +78,9 @@ func ExampleCodec() {
 	m, _ := q.Result(codecs.DecodeOptions{})
 	fmt.Println(done, m.Info.Name, m.Info.Map, m.Info.NumPlayers, m.Info.MaxPlayers, m.Info.Players[0].Name)
 	// Output:
-	// send ["\xff\xff\xff\xffTSource Engine Query\x00" "\xff\xff\xff\xffU\xff\xff\xff\xff"]
-	// send ["\xff\xff\xff\xffU\x04\x03\x02\x01"]
+	// send "\xff\xff\xff\xffTSource Engine Query\x00"
+	// send "\xff\xff\xff\xffU\xff\xff\xff\xff"
+	// send "\xff\xff\xff\xffU\x04\x03\x02\x01"
 	// true My Server de_dust2 1 10 alice
 }
 
