@@ -12,6 +12,7 @@ import (
 
 	"github.com/querylens/querylens/codecs"
 	_ "github.com/querylens/querylens/codecs/all"
+	"github.com/querylens/querylens/internal/wasmbin"
 	"github.com/querylens/querylens/internal/wasmmodule"
 )
 
@@ -51,7 +52,7 @@ func sizeSection(ctx context.Context, e *env) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	withNames, err := parseWasm(b)
+	withNames, err := wasmbin.Parse(b)
 	if err != nil {
 		return "", errors.New(named + ": " + err.Error())
 	}
@@ -63,7 +64,7 @@ func sizeSection(ctx context.Context, e *env) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	shipped, err := parseWasm(raw)
+	shipped, err := wasmbin.Parse(raw)
 	if err != nil {
 		return "", errors.New(m.Manifest.Brotli.File + ": " + err.Error())
 	}
@@ -75,9 +76,9 @@ func sizeSection(ctx context.Context, e *env) (string, error) {
 			groupDigits(wasmmodule.BudgetEmpty), groupDigits(wasmmodule.BudgetShared), groupDigits(wasmmodule.BudgetCapture),
 			groupDigits(wasmmodule.BudgetPerFamily), groupDigits(budget), len(families)),
 		groupDigits(m.Manifest.Brotli.Size)+" bytes (module "+groupDigits(m.Manifest.Size)+")")
-	if withNames.codeBytes() != shipped.codeBytes() || len(withNames.code) != len(shipped.code) {
+	if withNames.CodeBytes() != shipped.CodeBytes() || len(withNames.Code) != len(shipped.Code) {
 		return body, fmt.Errorf("the sources build to %d functions of %d code bytes, the committed module has %d of %d: run go tool task build:wasm first",
-			len(withNames.code), withNames.codeBytes(), len(shipped.code), shipped.codeBytes())
+			len(withNames.Code), withNames.CodeBytes(), len(shipped.Code), shipped.CodeBytes())
 	}
 	return body, nil
 }
@@ -104,17 +105,17 @@ const sizeOtherPackages = 2
 // sizeReport writes the section's markdown: the module and its budget,
 // then the code bytes of each package (every package of this module, the
 // largest others, the rest in one row).
-func sizeReport(man wasmmodule.Manifest, shipped, named wasmModule, pkgs *packageNamer, families []string) string {
+func sizeReport(man wasmmodule.Manifest, shipped, named wasmbin.Module, pkgs *packageNamer, families []string) string {
 	var sb strings.Builder
 	budget := wasmmodule.Budget(len(families))
 	fmt.Fprintf(&sb, "`go run ./bench/cmd/benchreport -only size`: the committed module (web/static/querylens.wasm.json), "+
 		"and where its code goes, from the same module built again with `-ldflags=-w` instead of `-s -w` so that the "+
 		"linker writes the wasm name section (the code section is the same: %s functions, %s bytes).\n\n",
-		groupDigits(len(named.code)), groupDigits(named.codeBytes()))
+		groupDigits(len(named.Code)), groupDigits(named.CodeBytes()))
 	mt := newTable("", "bytes")
 	mt.add("module, uncompressed", groupDigits(man.Size))
-	mt.add("code section", groupDigits(shipped.codeBytes()))
-	mt.add("data section", groupDigits(shipped.sectionBytes(wasmData)))
+	mt.add("code section", groupDigits(shipped.CodeBytes()))
+	mt.add("data section", groupDigits(shipped.SectionBytes(wasmbin.Data)))
 	mt.add("gzip (the fallback; no budget)", groupDigits(man.Gzip.Size))
 	mt.add("**brotli (what browsers download)**", "**"+groupDigits(man.Brotli.Size)+"**")
 	mt.add(fmt.Sprintf("budget: %s + %s shared + %s capture reader + %d × %s per protocol family",
@@ -130,14 +131,14 @@ func sizeReport(man wasmmodule.Manifest, shipped, named wasmModule, pkgs *packag
 
 	sb.WriteString("Code bytes per Go package (function bodies in the code section; uncompressed):\n\n")
 	pt := newTable("package", "functions", "code bytes", "share")
-	total := named.codeBytes()
+	total := named.CodeBytes()
 	row := func(name string, p pkgSize) {
 		pt.add(name, groupDigits(p.funcs), groupDigits(p.bytes), fmt.Sprintf("%.1f%%", 100*float64(p.bytes)/float64(max(total, 1))))
 	}
 	var ours, others, small pkgSize
 	var rest []pkgSize
 	nsmall := 0
-	for _, p := range named.packageSizes(pkgs) {
+	for _, p := range packageSizes(named, pkgs) {
 		if p.pkg == modulePath || strings.HasPrefix(p.pkg, modulePath+"/") {
 			ours.funcs, ours.bytes = ours.funcs+p.funcs, ours.bytes+p.bytes
 			// The module's packages under 1 % of the code share a row,
@@ -166,7 +167,7 @@ func sizeReport(man wasmmodule.Manifest, shipped, named wasmModule, pkgs *packag
 	if n := len(rest) - sizeOtherPackages; n > 0 {
 		row(strconv.Itoa(n)+" other packages", others)
 	}
-	row("**all**", pkgSize{funcs: len(named.code), bytes: total})
+	row("**all**", pkgSize{funcs: len(named.Code), bytes: total})
 	sb.WriteString(pt.String())
 	return sb.String()
 }
@@ -188,47 +189,6 @@ func groupDigits(n int) string {
 	return s
 }
 
-// The WebAssembly binary format, as far as this section reads it
-// (https://webassembly.github.io/spec/core/binary/modules.html).
-const (
-	wasmCustom = 0  // name, then contents; the "name" section holds function names
-	wasmImport = 2  // vec(module name, field name, import description)
-	wasmCode   = 10 // vec(body size, body)
-	wasmData   = 11
-)
-
-// wasmModule is what parseWasm reads of a module.
-type wasmModule struct {
-	sections []wasmSection
-	imports  int            // imported functions: the first function indices
-	code     []int          // body sizes of the defined functions, in order
-	names    map[int]string // function index → name, from the name section
-}
-
-type wasmSection struct {
-	id   byte
-	name string // of a custom section
-	size int    // contents, without the id and size bytes
-}
-
-func (m wasmModule) codeBytes() int {
-	n := 0
-	for _, c := range m.code {
-		n += c
-	}
-	return n
-}
-
-func (m wasmModule) sectionBytes(id byte) int {
-	n := 0
-	for _, s := range m.sections {
-		if s.id == id {
-			n += s.size
-		}
-	}
-	return n
-}
-
 // pkgSize is the code of one Go package.
 type pkgSize struct {
 	pkg          string
@@ -236,10 +196,10 @@ type pkgSize struct {
 }
 
 // packageSizes adds up the code bytes by package, largest first.
-func (m wasmModule) packageSizes(pkgs *packageNamer) []pkgSize {
+func packageSizes(m wasmbin.Module, pkgs *packageNamer) []pkgSize {
 	by := map[string]*pkgSize{}
-	for i, n := range m.code {
-		name, ok := m.names[m.imports+i]
+	for i, n := range m.Code {
+		name, ok := m.Names[m.Imports+i]
 		pkg := "(unnamed)"
 		if ok {
 			pkg = pkgs.packageOf(name)
@@ -315,171 +275,4 @@ func (n *packageNamer) packageOf(name string) string {
 		return "(compiler-generated)"
 	}
 	return "(no package)"
-}
-
-// errWasm is wrapped by every parse error.
-var errWasm = errors.New("not a valid WebAssembly module")
-
-// parseWasm reads the section headers, the imported functions, the code
-// section's body sizes and the name section's function names. It reads
-// nothing else and never panics on bad input.
-func parseWasm(b []byte) (wasmModule, error) {
-	var m wasmModule
-	if len(b) < 8 || string(b[:4]) != "\x00asm" || string(b[4:8]) != "\x01\x00\x00\x00" {
-		return m, fmt.Errorf("%w: no \\0asm version 1 header", errWasm)
-	}
-	r := wasmReader{b: b, off: 8}
-	for r.off < len(b) && r.err == nil {
-		start := r.off
-		id := r.byte()
-		size := r.u32()
-		body := r.bytes(size)
-		if r.err != nil {
-			return m, fmt.Errorf("%w: section at offset %d: %v", errWasm, start, r.err)
-		}
-		s := wasmSection{id: id, size: len(body)}
-		sr := wasmReader{b: body}
-		var err error
-		switch id {
-		case wasmCustom:
-			s.name = sr.name()
-			if sr.err == nil && s.name == "name" {
-				m.names, err = parseNames(sr)
-			}
-			err = errors.Join(sr.err, err)
-		case wasmImport:
-			m.imports, err = parseImports(sr)
-		case wasmCode:
-			m.code, err = parseCode(sr)
-		}
-		if err != nil {
-			return m, fmt.Errorf("%w: section %d at offset %d: %v", errWasm, id, start, err)
-		}
-		m.sections = append(m.sections, s)
-	}
-	return m, nil
-}
-
-// parseImports counts the imported functions.
-func parseImports(r wasmReader) (int, error) {
-	funcs := 0
-	for n := r.u32(); n > 0 && r.err == nil; n-- {
-		r.name()
-		r.name()
-		switch kind := r.byte(); kind {
-		case 0: // function: type index
-			r.u32()
-			funcs++
-		case 1: // table: reference type, limits
-			r.byte()
-			r.limits()
-		case 2: // memory: limits
-			r.limits()
-		case 3: // global: value type, mutability
-			r.byte()
-			r.byte()
-		default:
-			if r.err == nil {
-				return funcs, errors.New("import kind " + strconv.Itoa(int(kind)) + " at offset " + strconv.Itoa(r.off-1))
-			}
-		}
-	}
-	return funcs, r.err
-}
-
-// parseCode returns the size of each function body.
-func parseCode(r wasmReader) ([]int, error) {
-	n := r.u32()
-	if r.err == nil && n > len(r.b) { // each body takes at least one byte
-		return nil, errors.New(strconv.Itoa(n) + " function bodies in " + strconv.Itoa(len(r.b)) + " bytes")
-	}
-	sizes := make([]int, 0, n)
-	for ; n > 0 && r.err == nil; n-- {
-		sizes = append(sizes, len(r.bytes(r.u32())))
-	}
-	return sizes, r.err
-}
-
-// parseNames reads the function names subsection (id 1) of the name
-// section; other subsections are skipped.
-func parseNames(r wasmReader) (map[int]string, error) {
-	names := map[int]string{}
-	for r.off < len(r.b) && r.err == nil {
-		id := r.byte()
-		sub := wasmReader{b: r.bytes(r.u32())}
-		if r.err != nil || id != 1 {
-			continue
-		}
-		for n := sub.u32(); n > 0 && sub.err == nil; n-- {
-			idx := sub.u32()
-			name := sub.name()
-			if sub.err == nil {
-				names[idx] = name
-			}
-		}
-		if sub.err != nil {
-			return names, sub.err
-		}
-	}
-	return names, r.err
-}
-
-// wasmReader consumes a byte slice with a sticky error: after the first
-// failure every read returns zero values.
-type wasmReader struct {
-	b   []byte
-	off int
-	err error
-}
-
-func (r *wasmReader) fail(what string) {
-	if r.err == nil {
-		r.err = errors.New(what + " cut short at offset " + strconv.Itoa(r.off))
-	}
-}
-
-func (r *wasmReader) byte() byte {
-	if r.err != nil || r.off >= len(r.b) {
-		r.fail("byte")
-		return 0
-	}
-	r.off++
-	return r.b[r.off-1]
-}
-
-// u32 reads an unsigned LEB128 of at most 5 bytes.
-func (r *wasmReader) u32() int {
-	v := 0
-	for shift := 0; shift < 35; shift += 7 {
-		c := r.byte()
-		if r.err != nil {
-			return 0
-		}
-		v |= int(c&0x7f) << shift
-		if c&0x80 == 0 {
-			return v
-		}
-	}
-	if r.err == nil {
-		r.err = errors.New("LEB128 longer than 5 bytes at offset " + strconv.Itoa(r.off))
-	}
-	return 0
-}
-
-func (r *wasmReader) bytes(n int) []byte {
-	if r.err != nil || n < 0 || n > len(r.b)-r.off {
-		r.fail(strconv.Itoa(n) + " bytes")
-		return nil
-	}
-	r.off += n
-	return r.b[r.off-n : r.off]
-}
-
-func (r *wasmReader) name() string { return string(r.bytes(r.u32())) }
-
-func (r *wasmReader) limits() {
-	if r.byte()&1 != 0 {
-		r.u32()
-	}
-	r.u32()
 }

@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/querylens/querylens/internal/wasmbin"
 	"github.com/querylens/querylens/internal/wasmmodule"
 )
 
@@ -78,30 +79,30 @@ func uleb(v int) []byte {
 }
 
 func TestParseWasm(t *testing.T) {
-	m, err := parseWasm(wasmFixture())
+	m, err := wasmbin.Parse(wasmFixture())
 	if err != nil {
 		t.Fatal(err)
 	}
-	if m.imports != 1 {
-		t.Errorf("imports = %d, want 1", m.imports)
+	if m.Imports != 1 {
+		t.Errorf("imports = %d, want 1", m.Imports)
 	}
-	if want := []int{4, 2, 5}; !slices.Equal(m.code, want) {
-		t.Errorf("code = %v, want %v", m.code, want)
+	if want := []int{4, 2, 5}; !slices.Equal(m.Code, want) {
+		t.Errorf("code = %v, want %v", m.Code, want)
 	}
-	if m.codeBytes() != 11 || m.sectionBytes(wasmData) != 9 {
-		t.Errorf("code bytes %d, data bytes %d; want 11, 9", m.codeBytes(), m.sectionBytes(wasmData))
+	if m.CodeBytes() != 11 || m.SectionBytes(wasmbin.Data) != 9 {
+		t.Errorf("code bytes %d, data bytes %d; want 11, 9", m.CodeBytes(), m.SectionBytes(wasmbin.Data))
 	}
 	for i, want := range fixtureNames {
-		if m.names[i] != want {
-			t.Errorf("function %d named %q, want %q", i, m.names[i], want)
+		if m.Names[i] != want {
+			t.Errorf("function %d named %q, want %q", i, m.Names[i], want)
 		}
 	}
 	var ids []byte
-	for _, s := range m.sections {
-		ids = append(ids, s.id)
+	for _, s := range m.Sections {
+		ids = append(ids, s.ID)
 	}
-	if want := []byte{1, 2, 3, 10, 11, 0, 0}; !slices.Equal(ids, want) || m.sections[6].name != "name" {
-		t.Errorf("sections %v (last named %q), want %v ending in name", ids, m.sections[len(m.sections)-1].name, want)
+	if want := []byte{1, 2, 3, 10, 11, 0, 0}; !slices.Equal(ids, want) || m.Sections[6].Name != "name" {
+		t.Errorf("sections %v (last named %q), want %v ending in name", ids, m.Sections[len(m.Sections)-1].Name, want)
 	}
 }
 
@@ -109,23 +110,23 @@ func TestParseWasm(t *testing.T) {
 // ends at a section boundary, and otherwise fails without panicking.
 func TestParseWasmTruncated(t *testing.T) {
 	b := wasmFixture()
-	full, err := parseWasm(b)
+	full, err := wasmbin.Parse(b)
 	if err != nil {
 		t.Fatal(err)
 	}
 	boundaries := map[int]bool{8: true}
 	off := 8
-	for _, s := range full.sections {
-		off += 1 + len(uleb(s.size)) + s.size
+	for _, s := range full.Sections {
+		off += 1 + len(uleb(s.Size)) + s.Size
 		boundaries[off] = true
 	}
 	for i := range len(b) {
-		_, err := parseWasm(b[:i])
+		_, err := wasmbin.Parse(b[:i])
 		if boundaries[i] != (err == nil) {
 			t.Errorf("prefix of %d bytes: %v (a section boundary: %v)", i, err, boundaries[i])
 		}
-		if err != nil && !errors.Is(err, errWasm) {
-			t.Errorf("prefix of %d bytes: %v does not wrap errWasm", i, err)
+		if err != nil && !errors.Is(err, wasmbin.ErrFormat) {
+			t.Errorf("prefix of %d bytes: %v does not wrap wasmbin.ErrFormat", i, err)
 		}
 	}
 }
@@ -146,8 +147,8 @@ func TestParseWasmBad(t *testing.T) {
 		{"function name past its subsection", head + "\x00\x0b\x04name\x01\x04\x01\x00\x05a", "section 0 at offset 8"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			_, err := parseWasm([]byte(tc.in))
-			if err == nil || !errors.Is(err, errWasm) || !strings.Contains(err.Error(), tc.want) {
+			_, err := wasmbin.Parse([]byte(tc.in))
+			if err == nil || !errors.Is(err, wasmbin.ErrFormat) || !strings.Contains(err.Error(), tc.want) {
 				t.Errorf("parseWasm = %v, want an error saying %q", err, tc.want)
 			}
 		})
@@ -194,7 +195,7 @@ func TestLinkerName(t *testing.T) {
 }
 
 func TestSizeReport(t *testing.T) {
-	m, err := parseWasm(wasmFixture())
+	m, err := wasmbin.Parse(wasmFixture())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -285,15 +286,15 @@ func TestParseGoWasm(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	m, err := parseWasm(b)
+	m, err := wasmbin.Parse(b)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(m.names) < len(m.code) {
-		t.Fatalf("%d names for %d functions: no name section?", len(m.names), len(m.code))
+	if len(m.Names) < len(m.Code) {
+		t.Fatalf("%d names for %d functions: no name section?", len(m.Names), len(m.Code))
 	}
 	got := map[string]pkgSize{}
-	for _, p := range m.packageSizes(newPackageNamer([]string{"runtime", "example.com/tiny/sub", "example.com/tiny"}, "example.com/tiny")) {
+	for _, p := range packageSizes(m, newPackageNamer([]string{"runtime", "example.com/tiny/sub", "example.com/tiny"}, "example.com/tiny")) {
 		got[p.pkg] = p
 	}
 	for _, pkg := range []string{"runtime", "example.com/tiny", "example.com/tiny/sub"} {
@@ -301,7 +302,7 @@ func TestParseGoWasm(t *testing.T) {
 			t.Errorf("no code found for %s: %v", pkg, got)
 		}
 	}
-	if got["runtime"].bytes < m.codeBytes()/4 {
-		t.Errorf("runtime has %d of %d code bytes", got["runtime"].bytes, m.codeBytes())
+	if got["runtime"].bytes < m.CodeBytes()/4 {
+		t.Errorf("runtime has %d of %d code bytes", got["runtime"].bytes, m.CodeBytes())
 	}
 }

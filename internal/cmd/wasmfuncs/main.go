@@ -18,13 +18,13 @@ package main
 
 import (
 	"cmp"
-	"encoding/binary"
-	"errors"
 	"flag"
 	"fmt"
 	"os"
 	"slices"
 	"strings"
+
+	"github.com/querylens/querylens/internal/wasmbin"
 )
 
 type prefixes []string
@@ -75,125 +75,27 @@ type function struct {
 	size int
 }
 
-var errFormat = errors.New("not a WebAssembly module, or a malformed one")
-
-// reader reads a module's sections with a sticky error.
-type reader struct {
-	b   []byte
-	err error
-}
-
-func (r *reader) fail() {
-	if r.err == nil {
-		r.err = errFormat
-	}
-	r.b = nil
-}
-
-func (r *reader) uleb() int {
-	v, n := binary.Uvarint(r.b)
-	if n <= 0 || v > 1<<31 {
-		r.fail()
-		return 0
-	}
-	r.b = r.b[n:]
-	return int(v)
-}
-
-func (r *reader) bytes(n int) []byte {
-	if n > len(r.b) {
-		r.fail()
-		return nil
-	}
-	b := r.b[:n]
-	r.b = r.b[n:]
-	return b
-}
-
-func (r *reader) byte() byte {
-	if b := r.bytes(1); b != nil {
-		return b[0]
-	}
-	return 0
-}
-
-// limits skips a table's or memory's limits: flags, minimum, maximum if
-// flag bit 0 is set.
-func (r *reader) limits() {
-	if r.uleb()&1 != 0 {
-		r.uleb()
-	}
-	r.uleb()
-}
-
-// functions lists the module's defined functions in index order. Imported
-// functions come first in the index space, so their count is read from the
-// import section to match the name section's indexes with the bodies.
+// functions lists the module's defined functions in index order, read
+// with wasmbin.Parse: the name section indexes imports first, so a body's
+// name is at its index plus the imported functions' count.
 func functions(b []byte) ([]function, error) {
-	if len(b) < 8 || string(b[:4]) != "\x00asm" || binary.LittleEndian.Uint32(b[4:]) != 1 {
-		return nil, errFormat
+	m, err := wasmbin.Parse(b)
+	if err != nil {
+		return nil, err
 	}
-	m := &reader{b: b[8:]}
-	imported := 0
-	var fs []function
-	names := map[int]string{}
-	for len(m.b) > 0 && m.err == nil {
-		id := m.byte()
-		s := &reader{b: m.bytes(m.uleb())}
-		switch id {
-		case 2: // imports: module, name, kind, description
-			for n := s.uleb(); n > 0 && s.err == nil; n-- {
-				s.bytes(s.uleb())
-				s.bytes(s.uleb())
-				switch s.byte() {
-				case 0: // function: type index
-					imported++
-					s.uleb()
-				case 1: // table: element type, limits
-					s.byte()
-					s.limits()
-				case 2: // memory: limits
-					s.limits()
-				case 3: // global: value type, mutability
-					s.bytes(2)
-				default:
-					s.fail()
-				}
-			}
-		case 10: // code: sized bodies
-			for n := s.uleb(); n > 0 && s.err == nil; n-- {
-				before := len(s.b)
-				s.bytes(s.uleb())
-				fs = append(fs, function{size: before - len(s.b)})
-			}
-		case 0: // custom: the "name" section's subsection 1 names functions
-			if string(s.bytes(s.uleb())) != "name" {
-				continue
-			}
-			for len(s.b) > 0 && s.err == nil {
-				sub := s.byte()
-				t := &reader{b: s.bytes(s.uleb())}
-				if sub != 1 {
-					continue
-				}
-				for n := t.uleb(); n > 0 && t.err == nil; n-- {
-					i := t.uleb()
-					names[i] = string(t.bytes(t.uleb()))
-				}
-				if t.err != nil {
-					s.err = t.err
-				}
-			}
-		}
-		if s.err != nil {
-			m.err = s.err
-		}
-	}
-	if m.err != nil {
-		return nil, m.err
-	}
-	for i := range fs {
-		fs[i].name = names[imported+i]
+	fs := make([]function, len(m.Code))
+	for i, n := range m.Code {
+		fs[i] = function{name: m.Names[m.Imports+i], size: lebLen(n) + n}
 	}
 	return fs, nil
+}
+
+// lebLen is the length of n as an unsigned LEB128, the body's size prefix
+// as the Go linker writes it (no padding).
+func lebLen(n int) int {
+	l := 1
+	for ; n >= 0x80; n >>= 7 {
+		l++
+	}
+	return l
 }
