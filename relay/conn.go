@@ -285,7 +285,8 @@ func (c *conn) open(id uint32) (*asker, *RefusedError) {
 // cancelID ends query id for a CANCEL (withEnd: the client gets END
 // reason cancelled) or a RELEASE (nothing more is sent for it). Either way
 // the id and its place among MaxInFlight are free before the next frame
-// is read, and the exchange stops if no one else asks it.
+// is read, and the exchange stops if no one else asks it, its upstream
+// slot free then too (fetch.leave).
 func (c *conn) cancelID(id uint32, withEnd bool) {
 	c.mu.Lock()
 	a := c.active[id]

@@ -72,8 +72,11 @@
 // (a REPLY already on its way may still arrive, and is to be dropped).
 // A client that has what it wanted from a query (a conversation's step
 // whose reply asks again) releases it. The relay reads a connection's
-// frames in order, so a cancelled or released id, and its place among
-// MaxInFlight, are free for every frame sent after the CANCEL or RELEASE.
+// frames in order, so a cancelled or released id, its place among
+// MaxInFlight and, when no other client asks the same exchange, its
+// upstream slot (the client's share of MaxUpstream) are free for every
+// frame sent after the CANCEL or RELEASE: a client counts the query out as
+// soon as it sent either.
 // CANCEL or RELEASE for an id
 // that is not open is ignored. A message larger than the read limit (the
 // longest QUERY: 517 bytes of header plus the max datagram) closes the

@@ -114,6 +114,22 @@ type relayFixture struct {
 	url string
 }
 
+// settled waits until no upstream exchange is in flight: each one's
+// answer is in the cache by then (fetch.finish caches it before it leaves
+// the table). The upstream slots say less: an exchange whose askers all
+// left gives its slot back before it ends.
+func (f *relayFixture) settled(ctx context.Context) {
+	for ctx.Err() == nil {
+		f.srv.flights.mu.Lock()
+		n := len(f.srv.flights.m)
+		f.srv.flights.mu.Unlock()
+		if n == 0 {
+			return
+		}
+		time.Sleep(time.Millisecond)
+	}
+}
+
 func newRelay(t testing.TB, cfg Config) *relayFixture {
 	t.Helper()
 	srv := New(cfg, nil)

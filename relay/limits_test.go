@@ -279,10 +279,10 @@ func TestInFlightCap(t *testing.T) {
 // TestCancelFreesIDInOrder: the relay reads a connection's frames in
 // order, and a CANCEL frees its id (and its MaxInFlight place) before the
 // relay reads the next frame, so a client may reuse the id, or count
-// the query out of MaxInFlight, as soon as it sent the CANCEL (its
-// upstream exchange stops a moment later, which the upstream share
-// counts). The cap still holds: one more query past it is refused.
-// RELEASE does the same without the END.
+// the query out of MaxInFlight, as soon as it sent the CANCEL (and of its
+// upstream share: TestCancelFreesUpstreamSlotInOrder). The cap still
+// holds: one more query past it is refused. RELEASE does the same without
+// the END.
 func TestCancelFreesIDInOrder(t *testing.T) {
 	for _, tc := range []struct {
 		name  string
@@ -695,5 +695,54 @@ func TestShutdownDeadline(t *testing.T) {
 		if _, _, err := c.ws.Read(ctx); err != nil {
 			break
 		}
+	}
+}
+
+// TestCancelFreesUpstreamSlotInOrder: a CANCEL gives the exchange's
+// upstream slot back before the relay reads the next frame (when no one
+// else asks it), as it frees the id: a client at its share of MaxUpstream
+// may start another exchange as soon as it sent the CANCEL. The share
+// still holds: one more past it is refused.
+func TestCancelFreesUpstreamSlotInOrder(t *testing.T) {
+	ctx := testCtx(t, 5*time.Second)
+	cfg := testConfig()
+	cfg.MaxUpstream = 16 // a lone key's share: 16 - 16/16 kept = 15
+	cfg.ReplyWindow = 5 * time.Second
+	f := newRelay(t, cfg)
+	silent := newResponder(t, nil)
+	c := dialRaw(t, ctx, f.url)
+	for id := uint32(1); id <= 15; id++ {
+		c.query(ctx, id, silent.addr, "RQ"+strconv.Itoa(int(id)))
+	}
+	// No read in between: the END of 1 is not waited for.
+	c.sendRaw(ctx, appendIDFrame(nil, FrameCancel, 1))
+	c.query(ctx, 16, silent.addr, "RQ16")
+	c.query(ctx, 17, silent.addr, "RQ17")
+	wantEnd(t, c.read(ctx), EndCancelled, 0)
+	fr := c.read(ctx)
+	if fr.ID != 17 {
+		t.Fatalf("frame %v for id %d, want the refusal of 17 (query 16 was admitted)", fr.Type, fr.ID)
+	}
+	wantError(t, fr, CodeBusy, RuleUpstreamShare)
+}
+
+// TestLeaveFreesSlotOnce: the last asker leaving an exchange gives its
+// upstream slot back then, before the exchange's goroutine ends (here it
+// never ran), and the end gives nothing back twice.
+func TestLeaveFreesSlotOnce(t *testing.T) {
+	s := New(testConfig(), nil)
+	client := netip.MustParseAddr("192.0.2.1")
+	if _, rule := s.upstream.reserve(client, netip.MustParseAddrPort("127.0.0.1:10666")); rule != "" {
+		t.Fatalf("reserve: %s", rule)
+	}
+	a := &asker{client: client}
+	f := &fetch{s: s, askers: []*asker{a}, client: client}
+	f.leave(a)
+	if s.upstream.open != 0 || s.upstream.perKey[client].open != 0 {
+		t.Fatalf("after the last asker left: %d open, %d for the client; want 0 and 0", s.upstream.open, s.upstream.perKey[client].open)
+	}
+	f.freeSlot() // as the exchange's end does
+	if s.upstream.open != 0 || s.upstream.perKey[client].open != 0 {
+		t.Fatalf("after the exchange ended too: %d open, %d for the client; want 0 and 0", s.upstream.open, s.upstream.perKey[client].open)
 	}
 }

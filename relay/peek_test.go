@@ -27,9 +27,7 @@ func TestPeek(t *testing.T) {
 		t.Fatalf("exchange: %+v %v", res, err)
 	}
 	// The exchange settles in the cache once its upstream query ends.
-	for f.metric("querylens_relay_upstream_open") > 0 && ctx.Err() == nil {
-		time.Sleep(time.Millisecond)
-	}
+	f.settled(ctx)
 	for range 3 {
 		got, ok := f.srv.Peek(testProto, target, []byte("RQpeek"))
 		if !ok || len(got) != 1 || string(got[0]) != "RApeek" {

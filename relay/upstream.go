@@ -78,6 +78,10 @@ type fetch struct {
 	stopped  bool // every asker left, or the relay is shutting down
 	shutdown bool
 
+	// slotFreed says the exchange's upstream slot was given back
+	// (freeSlot): when its last asker left, or when it ended.
+	slotFreed atomic.Bool
+
 	// Shared cache (shared.go, store.go): the store key while this relay owns the
 	// exchange for every relay, the flags of replies streamed from another
 	// relay, how to stop streaming them, and the owner's publisher.
@@ -127,18 +131,33 @@ func (f *fetch) join(a *asker, coalesced bool) bool {
 }
 
 // leave removes a; when no asker is left, the exchange stops early and
-// whatever came is cached.
+// whatever came is cached, and its upstream slot is free at once: its read
+// returns without waiting, so it holds nothing another exchange needs, and
+// the client that cancelled may start another as soon as it sent its
+// CANCEL (the relay reads a connection's frames in order), as it may
+// count the query out of its MaxInFlight.
 func (f *fetch) leave(a *asker) {
 	f.mu.Lock()
-	defer f.mu.Unlock()
 	for i, x := range f.askers {
 		if x == a {
 			f.askers = append(f.askers[:i], f.askers[i+1:]...)
 			break
 		}
 	}
-	if len(f.askers) == 0 && !f.complete {
+	stop := len(f.askers) == 0 && !f.complete
+	if stop {
 		f.stopLocked(false)
+	}
+	f.mu.Unlock()
+	if stop {
+		f.freeSlot()
+	}
+}
+
+// freeSlot gives the exchange's upstream slot back, once.
+func (f *fetch) freeSlot() {
+	if f.slotFreed.CompareAndSwap(false, true) {
+		f.s.upstream.release(f.client)
 	}
 }
 
@@ -168,7 +187,7 @@ type outcome struct {
 func (f *fetch) run() {
 	s := f.s
 	defer s.wg.Done()
-	defer s.upstream.release(f.client)
+	defer f.freeSlot()
 	out := f.exchange()
 	f.finish(out)
 }

@@ -47,7 +47,9 @@ fi
 case "$repeat" in ''|*[!0-9]*|0) echo "family-size: -repeat takes a count of 1 or more, got $repeat" >&2; exit 2 ;; esac
 
 all=codecs/all/all.go
-budget=40000
+# The budget per family, as internal/wasmmodule declares it.
+budget=$(sed -n 's/^[[:space:]]*BudgetPerFamily = \([0-9_]*\)$/\1/p' internal/wasmmodule/budget.go | tr -d _)
+case "$budget" in ''|*[!0-9]*) echo "family-size: no BudgetPerFamily in internal/wasmmodule/budget.go" >&2; exit 2 ;; esac
 gover=$(awk '$1 == "go" { print $2; exit }' go.mod)
 export GOTOOLCHAIN="go$gover" GOFLAGS=-mod=readonly GOEXPERIMENT= CGO_ENABLED=0 GOOS=js GOARCH=wasm GOWASM=
 

@@ -10,9 +10,9 @@ import (
 
 // relayQueueHarness runs relay.js's Relay over a fake WebSocket whose
 // HELLO allows 2 queries in flight: it sends three first queries, then a
-// follow-up, ends the first query, cancels the second, and reports the
-// frames sent in order (Q id, C id) and the in-flight count at each
-// point. Nothing waits on the clock: frames
+// follow-up, ends the first query, cancels the second and then ends it
+// (END cancelled), and reports the frames sent in order (Q id, C id) and
+// the in-flight count at each point. Nothing waits on the clock: frames
 // are delivered by hand.
 const relayQueueHarness = `(async () => {
   const R = await import("/static/relay.js");
@@ -51,7 +51,10 @@ const relayQueueHarness = `(async () => {
     const afterEnd = { sent: [...sent], inFlight: relay.inFlight };
     relay.cancel(b);
     const afterCancel = { sent: [...sent], inFlight: relay.inFlight };
-    return { afterFirst, afterEnd, afterCancel, ids: { a, b, c, f }, ended };
+    end.setUint32(1, b); end.setUint8(5, 2); end.setUint16(6, 0);
+    sock.onmessage({ data: end.buffer });
+    const afterCancelEnd = { sent: [...sent], inFlight: relay.inFlight };
+    return { afterFirst, afterEnd, afterCancel, afterCancelEnd, ids: { a, b, c, f }, ended };
   } finally {
     globalThis.WebSocket = RealWS;
   }
@@ -61,8 +64,9 @@ const relayQueueHarness = `(async () => {
 // in-flight limit of queries sent, and when one ends, a conversation's
 // follow-up waiting goes out before first queries that waited longer, so
 // that conversations under way finish before new ones start. A cancelled
-// query counts until its END (its upstream exchange stops a moment after
-// the relay frees its id).
+// query counts out as its CANCEL leaves (the relay frees its id, its
+// in-flight place and its upstream slot before it reads the next frame),
+// so a waiting query goes at once, and its END later counts nothing twice.
 func TestBrowserRelayFollowUpsFirst(t *testing.T) {
 	base := startStackNoMaster(t)
 	ctx := tab(t)
@@ -74,7 +78,7 @@ func TestBrowserRelayFollowUpsFirst(t *testing.T) {
 		InFlight int
 	}
 	got := eval[struct {
-		AfterFirst, AfterEnd, AfterCancel step
+		AfterFirst, AfterEnd, AfterCancel, AfterCancelEnd step
 		IDs                               struct{ A, B, C, F int }
 		Ended                             []string
 	}](t, ctx, relayQueueHarness)
@@ -87,12 +91,15 @@ func TestBrowserRelayFollowUpsFirst(t *testing.T) {
 	if !slices.Equal(got.AfterEnd.Sent, afterEnd) || got.AfterEnd.InFlight != 2 {
 		t.Errorf("after the first ended: sent %v, in flight %d; want %v (the follow-up before query %d) and 2", got.AfterEnd.Sent, got.AfterEnd.InFlight, afterEnd, got.IDs.C)
 	}
-	afterCancel := append(slices.Clone(afterEnd), "C"+strconv.Itoa(got.IDs.B))
+	afterCancel := append(slices.Clone(afterEnd), "C"+strconv.Itoa(got.IDs.B), q(got.IDs.C))
 	if !slices.Equal(got.AfterCancel.Sent, afterCancel) || got.AfterCancel.InFlight != 2 {
-		t.Errorf("after cancelling the second: sent %v, in flight %d; want %v and 2 (query %d waits for the END)", got.AfterCancel.Sent, got.AfterCancel.InFlight, afterCancel, got.IDs.C)
+		t.Errorf("after cancelling the second: sent %v, in flight %d; want %v and 2 (query %d goes as the CANCEL leaves)", got.AfterCancel.Sent, got.AfterCancel.InFlight, afterCancel, got.IDs.C)
 	}
-	if !slices.Equal(got.Ended, []string{"a"}) {
-		t.Errorf("ended %v, want [a]", got.Ended)
+	if !slices.Equal(got.AfterCancelEnd.Sent, afterCancel) || got.AfterCancelEnd.InFlight != 2 {
+		t.Errorf("after the cancelled query's END: sent %v, in flight %d; want %v and 2 (counted out once)", got.AfterCancelEnd.Sent, got.AfterCancelEnd.InFlight, afterCancel)
+	}
+	if !slices.Equal(got.Ended, []string{"a", "b"}) {
+		t.Errorf("ended %v, want [a b]", got.Ended)
 	}
 }
 

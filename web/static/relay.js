@@ -118,7 +118,7 @@ export class Relay extends EventTarget {
     v.setUint8(o++, p.length); buf.set(p, o); o += p.length;
     v.setUint8(o++, t.length); buf.set(t, o); o += t.length;
     buf.set(datagram, o);
-    const entry = { id, frame: buf, handlers, sent: false, at: performance.now() };
+    const entry = { id, frame: buf, handlers, sent: false, freed: false, at: performance.now() };
     this.open.set(id, entry);
     (followUp ? this.followUps : this.queue).push(entry);
     if (this.ws?.readyState === WebSocket.OPEN && this.hello) this.#pump();
@@ -141,11 +141,15 @@ export class Relay extends EventTarget {
     const f = new DataView(new ArrayBuffer(5));
     f.setUint8(0, 0x03);
     f.setUint32(1, id);
-    // The id keeps counting until its END: the relay frees the id at
-    // once, but the query's upstream exchange stops a moment later, and a
-    // page that sent on at once was refused as over its share of them
-    // (upstream-share).
-    if (this.ws?.readyState === WebSocket.OPEN) this.ws.send(f.buffer);
+    // The relay reads frames in order and frees the id, its place among
+    // MaxInFlight and its upstream slot before it reads the next one: the
+    // query counts out as the CANCEL leaves, and a waiting one may go.
+    if (this.ws?.readyState === WebSocket.OPEN) {
+      this.ws.send(f.buffer);
+      q.freed = true;
+      this.sent--;
+      this.#pump();
+    }
     // The relay answers END (cancelled); do not wait on it forever.
     setTimeout(() => this.#finish(id, (hd) => hd.end?.("cancelled", 0)), 3000);
   }
@@ -155,7 +159,7 @@ export class Relay extends EventTarget {
     return this.ws?.readyState === WebSocket.OPEN && this.hello !== null;
   }
 
-  /** inFlight is how many queries were sent and have not ended. */
+  /** inFlight is how many queries were sent and have neither ended nor been cancelled. */
   get inFlight() {
     return this.sent;
   }
@@ -177,7 +181,7 @@ export class Relay extends EventTarget {
     const q = this.open.get(id);
     if (!q) return;
     this.open.delete(id);
-    if (q.sent) this.sent--;
+    if (q.sent && !q.freed) this.sent--;
     try { call(q.handlers); } finally { this.#pump(); }
   }
 
