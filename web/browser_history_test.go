@@ -6,6 +6,8 @@ import (
 	"log/slog"
 	"path/filepath"
 	"slices"
+	"strconv"
+	"strings"
 	"testing"
 	"time"
 
@@ -126,9 +128,13 @@ func TestBrowserSparklines(t *testing.T) {
 		t.Fatal(err)
 	}
 	// Track two of the demo's Zandronum servers, with a day of history.
-	var tracked []string
+	var tracked, others []string
 	for _, tg := range d.Targets() {
-		if tg.Protocol != "zandronum" || len(tracked) == 2 {
+		if tg.Protocol != "zandronum" {
+			continue
+		}
+		if len(tracked) == 2 {
+			others = append(others, tg.Addr)
 			continue
 		}
 		k := tg.Ref().Key()
@@ -158,4 +164,29 @@ func TestBrowserSparklines(t *testing.T) {
 		t.Errorf("sparklines on %v, want %v", got, want)
 	}
 	shoot(t, ctx, "browse-sparklines.png")
+
+	// The table reuses its row elements for other servers as it filters:
+	// each sparkline stays with its server, never on another's row.
+	for _, q := range []string{tracked[0], others[0], tracked[1], others[1], "", others[0], tracked[0], ""} {
+		eval[bool](t, ctx, `(q => { const el = document.getElementById("q"); el.value = q; el.dispatchEvent(new Event("input", {bubbles: true})); return true; })(`+strconv.Quote(q)+`)`)
+		eval[bool](t, ctx, `querylensBrowse.whenDrawn().then(() => querylensBrowse.whenSettled()).then(() => new Promise(r => setTimeout(() => r(true), 0)))`)
+		wrong := eval[[]string](t, ctx, `((want) => [...document.querySelectorAll("#rows > tr:not([hidden])")].flatMap(tr => {
+		  const k = tr.dataset.key, img = tr.querySelector("img.spark"), u = new URL(tr.querySelector("a.name").href);
+		  if (want.includes(k) !== !!img) return [k + (img ? ": a sparkline" : ": no sparkline")];
+		  if (img && img.getAttribute("src") !== u.pathname + "/spark.svg" + u.search) return [k + ": the sparkline of " + img.getAttribute("src")];
+		  return [];
+		}))(`+jsList(want)+`)`)
+		if len(wrong) > 0 {
+			t.Errorf("after the search %q: %v", q, wrong)
+		}
+	}
+}
+
+// jsList is a JavaScript array literal of the strings.
+func jsList(ss []string) string {
+	q := make([]string, len(ss))
+	for i, s := range ss {
+		q[i] = strconv.Quote(s)
+	}
+	return "[" + strings.Join(q, ",") + "]"
 }

@@ -79,8 +79,8 @@ func TestBrowserRelayFollowUpsFirst(t *testing.T) {
 	}
 	got := eval[struct {
 		AfterFirst, AfterEnd, AfterCancel, AfterCancelEnd step
-		IDs                               struct{ A, B, C, F int }
-		Ended                             []string
+		IDs                                               struct{ A, B, C, F int }
+		Ended                                             []string
 	}](t, ctx, relayQueueHarness)
 	q := func(id int) string { return "Q" + strconv.Itoa(id) }
 	first := []string{q(got.IDs.A), q(got.IDs.B)}
