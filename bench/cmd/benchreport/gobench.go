@@ -170,8 +170,16 @@ func codecsReport(cmdline string, ss []bench.Summary) string {
 			if !ok {
 				continue
 			}
-			p := bench.Find(ss, base+pair[1])
-			if p == nil || p.Pkg != s.Pkg {
+			// The plain form in the same package: packages share
+			// benchmark names (BenchmarkCodecDecode), so the first of a
+			// name is often another package's.
+			var p *bench.Summary
+			for i := range ss {
+				if ss[i].Pkg == s.Pkg && ss[i].Name == base+pair[1] {
+					p = &ss[i]
+				}
+			}
+			if p == nil {
 				continue
 			}
 			t.add(shortPkg(s.Pkg), strings.TrimPrefix(p.Name, "Benchmark"), ns(p.Median["ns/op"]), num(p.Median["allocs/op"]),
