@@ -3,8 +3,9 @@ package server
 import (
 	"encoding/json"
 	"errors"
+	"maps"
 	"net/url"
-	"sort"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -242,13 +243,8 @@ func QueryString(opts map[string]string) string {
 	if len(opts) == 0 {
 		return ""
 	}
-	keys := make([]string, 0, len(opts))
-	for k := range opts {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
 	var b strings.Builder
-	for i, k := range keys {
+	for i, k := range slices.Sorted(maps.Keys(opts)) {
 		if i == 0 {
 			b.WriteByte('?')
 		} else {

@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"net/http"
 	"os"
 	"os/exec"
@@ -541,11 +542,7 @@ func listOptionsText(protocol string) string {
 	if len(opts) == 0 {
 		return "no options: the codec's default"
 	}
-	keys := make([]string, 0, len(opts))
-	for k := range opts {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
+	keys := slices.Sorted(maps.Keys(opts))
 	for i, k := range keys {
 		keys[i] = code(k + "=" + opts[k])
 	}
