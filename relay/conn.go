@@ -45,7 +45,13 @@ type conn struct {
 	idle    *time.Timer
 
 	watchdog *time.Timer // armed while the writer writes; fires on a stalled client
+
+	batches bool // the client chose SubprotocolBatch: frames queued together go in one message
 }
+
+// batchBufs lends the writer a buffer for a BATCH message while it writes
+// one, so that an idle connection holds none.
+var batchBufs = sync.Pool{New: func() any { b := make([]byte, 0, maxBatch); return &b }}
 
 func newConn(s *Server, ws *websocket.Conn, raw net.Conn, key netip.Addr, loopback bool, log *slog.Logger) *conn {
 	ctx, cancel := context.WithCancel(context.Background())
@@ -450,17 +456,26 @@ func (c *conn) write() {
 		if c.cork != nil {
 			c.cork.cork()
 		}
-		for _, fr := range batch {
+		for i := 0; i < len(batch); {
+			j := messageEnd(batch, i, c.batches)
 			if err == nil {
-				err = c.ws.Write(context.Background(), websocket.MessageBinary, fr)
+				if j > i+1 {
+					buf := batchBufs.Get().(*[]byte)
+					*buf = appendBatch((*buf)[:0], batch[i:j])
+					err = c.ws.Write(context.Background(), websocket.MessageBinary, *buf)
+					batchBufs.Put(buf)
+				} else {
+					err = c.ws.Write(context.Background(), websocket.MessageBinary, batch[i])
+				}
+			}
+			for _, fr := range batch[i:j] {
 				if err == nil {
 					s.metrics.framesOut.add(FrameType(fr[0]).String(), 1)
 				} else {
 					s.metrics.drops.add(DropClosed, 1)
 				}
-			} else {
-				s.metrics.drops.add(DropClosed, 1)
 			}
+			i = j
 		}
 		if c.cork != nil {
 			if uerr := c.cork.uncork(); err == nil && uerr != nil {
@@ -485,4 +500,20 @@ func (c *conn) write() {
 		}
 		c.mu.Unlock()
 	}
+}
+
+// messageEnd is where the message that starts with frame i of queued ends:
+// after frame i alone, or with batches (SubprotocolBatch) after as many as
+// fit in one BATCH of at most maxBatch bytes.
+func messageEnd(queued [][]byte, i int, batches bool) int {
+	j := i + 1
+	if !batches {
+		return j
+	}
+	size := 1 + 2 + len(queued[i])
+	for j < len(queued) && size+2+len(queued[j]) <= maxBatch {
+		size += 2 + len(queued[j])
+		j++
+	}
+	return j
 }

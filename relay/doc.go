@@ -11,11 +11,13 @@
 //
 // # Wire protocol
 //
-// The WebSocket subprotocol is "querylens.relay.v1" (Subprotocol); the relay
-// refuses a connection that does not offer it (close 1008). Every message is
-// binary and holds exactly one frame. A frame is a type byte and a payload;
-// integers are big-endian; "rest" means the remaining bytes of the message.
-// Fixed-size frames must have exactly their size.
+// The WebSocket subprotocol is "querylens.relay.v1" (Subprotocol), or
+// "querylens.relay.v1.batch" (SubprotocolBatch), which the relay prefers
+// when a client offers both; it refuses a connection that offers neither
+// (close 1008). Every message is binary and holds exactly one frame, but for
+// BATCH. A frame is a type byte and a payload; integers are big-endian;
+// "rest" means the remaining bytes of the message. Fixed-size frames must
+// have exactly their size.
 //
 // Client to relay:
 //
@@ -32,6 +34,15 @@
 //	0x82 END     u32 id | u8 reason | u16 replies sent
 //	0x83 ERROR   u32 id | u8 code | u16 n | message (n bytes, UTF-8)
 //	0x84 PONG    u32 nonce
+//	0x85 BATCH   (u16 n | frame (n bytes))+, to the message's end
+//
+// BATCH comes only with SubprotocolBatch: the frames that were queued for
+// the client together (its replies that came at once) go in one message of
+// at most 64 KiB, in order, each any relay-to-client frame but HELLO and
+// BATCH (n ≥ 1). A browser handles one message event for them, not one
+// each. A client reads them as if each had come alone; one that cannot
+// parse a BATCH should close the connection (relay.js: 4000 with the
+// reason). The command line's Client speaks Subprotocol.
 //
 // HELLO is the first frame on every connection. The target is "host:port"
 // where host is an IPv4 address, a bracketed IPv6 address or a DNS name the

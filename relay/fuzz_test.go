@@ -90,3 +90,20 @@ func FuzzParseTarget(f *testing.F) {
 		}
 	})
 }
+
+// FuzzSplitBatch: SplitBatch never panics, and a message it accepts is
+// the BATCH of the frames it returns.
+func FuzzSplitBatch(f *testing.F) {
+	f.Add(appendBatch(nil, [][]byte{appendIDFrame(nil, FramePong, 7), appendEnd(nil, 3, EndWindow, 2)}))
+	f.Add([]byte{0x85, 0, 5, 0x84, 0, 0})
+	f.Add([]byte{0x85})
+	f.Fuzz(func(t *testing.T, b []byte) {
+		frames, err := SplitBatch(b)
+		if err != nil {
+			return
+		}
+		if again := appendBatch(nil, frames); !bytes.Equal(again, b) {
+			t.Fatalf("SplitBatch(%x) gave frames that make %x", b, again)
+		}
+	})
+}

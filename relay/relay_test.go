@@ -1,6 +1,7 @@
 package relay
 
 import (
+	"bytes"
 	"net"
 	"net/netip"
 	"strconv"
@@ -297,4 +298,78 @@ func TestReplyFromOtherAddressIgnored(t *testing.T) {
 	if string(replies[0].Datagram) != "RAreal" {
 		t.Fatalf("reply %q", replies[0].Datagram)
 	}
+}
+
+// TestBatchSubprotocol: a client that offers SubprotocolBatch gets it, and
+// every frame comes whole and in order whether the relay sent it alone or
+// in a BATCH with others: per query, its REPLYs, then one END counting
+// them. (Which frames share a message depends on how they queued; the
+// grouping is TestMessageEnd's.)
+func TestBatchSubprotocol(t *testing.T) {
+	ctx := testCtx(t, 10*time.Second)
+	f := newRelay(t, testConfig())
+	many := newResponder(t, func(d []byte) [][]byte {
+		var out [][]byte
+		for i := range 8 {
+			out = append(out, append([]byte("RA"+strconv.Itoa(i)), d[2:]...))
+		}
+		return out
+	})
+	ws, _, err := websocket.Dial(ctx, f.url, &websocket.DialOptions{Subprotocols: []string{SubprotocolBatch, Subprotocol}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ws.CloseNow()
+	ws.SetReadLimit(1 << 20)
+	if ws.Subprotocol() != SubprotocolBatch {
+		t.Fatalf("subprotocol %q, want %q", ws.Subprotocol(), SubprotocolBatch)
+	}
+	const queries = 16
+	for id := uint32(1); id <= queries; id++ {
+		if err := ws.Write(ctx, websocket.MessageBinary, appendQuery(nil, id, testProto, many.addr, []byte("RQ"+strconv.Itoa(int(id))))); err != nil {
+			t.Fatal(err)
+		}
+	}
+	replies := map[uint32]int{}
+	ended := 0
+	hello, batches := false, 0
+	for ended < queries {
+		_, b, err := ws.Read(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		frames := [][]byte{b}
+		if len(b) > 0 && FrameType(b[0]) == FrameBatch {
+			batches++
+			if frames, err = SplitBatch(b); err != nil {
+				t.Fatalf("a bad BATCH %x: %v", b, err)
+			}
+		}
+		for _, fb := range frames {
+			fr, err := ParseFrame(fb)
+			if err != nil {
+				t.Fatalf("a bad frame %x: %v", fb, err)
+			}
+			switch fr.Type {
+			case FrameHello:
+				hello = true
+			case FrameReply:
+				if !bytes.HasPrefix(fr.Datagram, []byte("RA")) || !bytes.HasSuffix(fr.Datagram, []byte(strconv.Itoa(int(fr.ID)))) {
+					t.Errorf("reply %q for query %d", fr.Datagram, fr.ID)
+				}
+				replies[fr.ID]++
+			case FrameEnd:
+				if int(fr.Replies) != replies[fr.ID] || fr.Replies == 0 {
+					t.Errorf("query %d: END counts %d replies, %d came before it", fr.ID, fr.Replies, replies[fr.ID])
+				}
+				ended++
+			default:
+				t.Fatalf("unexpected %v frame", fr.Type)
+			}
+		}
+	}
+	if !hello {
+		t.Error("no HELLO")
+	}
+	t.Logf("%d BATCH messages", batches)
 }

@@ -321,7 +321,7 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 
 	hw := &hijackRecorder{ResponseWriter: w}
 	ws, err := websocket.Accept(hw, r, &websocket.AcceptOptions{
-		Subprotocols:    []string{Subprotocol},
+		Subprotocols:    []string{SubprotocolBatch, Subprotocol},
 		OriginPatterns:  s.cfg.OriginPatterns,
 		CompressionMode: websocket.CompressionDisabled,
 	})
@@ -330,7 +330,7 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		log.Debug("relay: handshake failed", "err", err)
 		return
 	}
-	if ws.Subprotocol() != Subprotocol {
+	if sp := ws.Subprotocol(); sp != Subprotocol && sp != SubprotocolBatch {
 		s.metrics.refusals.add(string(RuleSubprotocol), 1)
 		ws.Close(websocket.StatusPolicyViolation, string(RuleSubprotocol)+": "+Subprotocol+" required")
 		return
@@ -344,6 +344,7 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 	s.upstream.connected(key)
 	c := newConn(s, ws, hw.conn, key, ip.IsLoopback(), log)
+	c.batches = ws.Subprotocol() == SubprotocolBatch
 	c.cork = hw.cork
 	s.mu.Lock()
 	s.conns[c] = struct{}{}

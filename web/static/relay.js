@@ -13,6 +13,9 @@
 //                 0x82 END    u32 id | u8 reason (0 window closed, 1 byte cap, 2 cancelled) | u16 replies
 //                 0x83 ERROR  u32 id | u8 code | u16 n | message
 //                 0x84 PONG   u32 nonce
+//                 0x85 BATCH  (u16 n | frame[n])+  the frames above but HELLO, in order, in one
+//                             message: only with querylens.relay.v1.batch, which the page offers
+//                             first (one message event for the replies that came together)
 
 import { State, PageState, RelayCode, RelayCodeName, Denied } from "./model.js";
 
@@ -20,6 +23,8 @@ import { State, PageState, RelayCode, RelayCodeName, Denied } from "./model.js";
 export { State, PageState, Row } from "./model.js";
 
 export const SUBPROTOCOL = "querylens.relay.v1";
+/** SUBPROTOCOL with BATCH messages from the relay (relay.SubprotocolBatch). */
+export const SUBPROTOCOL_BATCH = "querylens.relay.v1.batch";
 
 /** Relay ERROR codes by number (model.js, from relay.Code). */
 export const ERROR_CODES = RelayCodeName;
@@ -53,19 +58,40 @@ export class Relay extends EventTarget {
     this.pings = new Map(); // nonce → {resolve, t0}
     this.ready = null;
     this.retry = 0;
+    this.failure = ""; // why the page closed the socket, when it did
   }
 
   /** connect opens the socket (once) and resolves to the HELLO. */
   connect() {
     this.ready ??= new Promise((resolve, reject) => {
-      const ws = new WebSocket(this.url, SUBPROTOCOL);
+      // A relay that knows BATCH picks it; an older one picks v1.
+      const ws = new WebSocket(this.url, [SUBPROTOCOL_BATCH, SUBPROTOCOL]);
       ws.binaryType = "arraybuffer";
       this.ws = ws;
       ws.onmessage = (e) => {
-        if (e.data instanceof ArrayBuffer) this.#frame(new DataView(e.data), resolve);
+        if (!(e.data instanceof ArrayBuffer)) return;
+        if (new Uint8Array(e.data, 0, Math.min(1, e.data.byteLength))[0] !== 0x85) {
+          this.#frame(new DataView(e.data), resolve);
+          return;
+        }
+        const bad = batchError(e.data);
+        if (bad) {
+          // The relay broke the protocol: what it sends next cannot be
+          // trusted. The close says why (onclose).
+          this.failure = bad;
+          ws.close(4000, bad.slice(0, 120));
+          return;
+        }
+        const b = new Uint8Array(e.data);
+        for (let o = 1; o < b.length;) {
+          const n = (b[o] << 8) | b[o + 1];
+          this.#frame(new DataView(e.data, o + 2, n), resolve);
+          o += 2 + n;
+        }
       };
       ws.onclose = (e) => {
-        const why = e.reason || `connection closed (${e.code})`;
+        const why = this.failure || e.reason || `connection closed (${e.code})`;
+        this.failure = "";
         reject(new Error(`relay: ${why}`));
         this.#closed(why);
       };
@@ -187,7 +213,7 @@ export class Relay extends EventTarget {
 
   #frame(v, onHello) {
     const type = v.getUint8(0);
-    const bytes = new Uint8Array(v.buffer);
+    const bytes = new Uint8Array(v.buffer, v.byteOffset, v.byteLength);
     switch (type) {
       case 0x80:
         this.hello = {
@@ -718,4 +744,23 @@ export function classify(r) {
   }
   const warnings = Array.isArray(m?.warnings) ? m.warnings : [];
   return { state: State.online, detail: warnings.length ? `The server answered, with warnings: ${warnings.join("; ")}.` : "" };
+}
+
+/**
+ * batchError checks a BATCH message (0x85, then u16 length and frame, at
+ * least once) and says what is wrong with it, or "" when nothing is.
+ * @param {ArrayBuffer} buf
+ */
+export function batchError(buf) {
+  const b = new Uint8Array(buf);
+  if (b.length < 2) return "relay: BATCH with no frame";
+  for (let o = 1; o < b.length;) {
+    if (b.length - o < 2) return `relay: BATCH frame length cut short at byte ${o}`;
+    const n = (b[o] << 8) | b[o + 1];
+    if (n === 0) return `relay: BATCH frame of no bytes at byte ${o}`;
+    if (n > b.length - o - 2) return `relay: BATCH frame of ${n} bytes at byte ${o + 2} runs past the message's end (${b.length - o - 2} left)`;
+    if (b[o + 2] === 0x85) return `relay: BATCH inside a BATCH at byte ${o + 2}`;
+    o += 2 + n;
+  }
+  return "";
 }

@@ -1,0 +1,98 @@
+package web_test
+
+import (
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/chromedp/chromedp"
+)
+
+// relayBatchHarness runs relay.js's Relay over a fake WebSocket: it records
+// the subprotocols offered, delivers a BATCH of a REPLY and an END for one
+// query and a REPLY for another, then a BATCH whose second frame's length
+// runs past the message's end, and reports what the handlers saw and how
+// the socket was closed. Frames are delivered by hand.
+const relayBatchHarness = `(async () => {
+  const R = await import("/static/relay.js");
+  const RealWS = globalThis.WebSocket;
+  let sock, offered, closed = null;
+  class FakeWS {
+    static OPEN = 1;
+    constructor(url, protocols) { this.readyState = 1; offered = protocols; sock = this; }
+    send() {}
+    close(code, reason) { closed = { code, reason }; this.readyState = 3; this.onclose({ code: 1006, reason: "" }); }
+  }
+  globalThis.WebSocket = FakeWS;
+  try {
+    const relay = new R.Relay("/relay");
+    const ready = relay.connect();
+    const hello = new DataView(new ArrayBuffer(14));
+    hello.setUint8(0, 0x80); hello.setUint8(1, 1); hello.setUint16(2, 8192); hello.setUint32(4, 2000); hello.setUint16(8, 16); hello.setUint32(10, 0);
+    sock.onmessage({ data: hello.buffer });
+    await ready;
+    const seen = [];
+    const h = (n) => ({
+      reply: (b) => seen.push(n + " reply " + new TextDecoder().decode(b)),
+      end: (reason, k) => seen.push(n + " end " + reason + " " + k),
+      error: (code, msg) => seen.push(n + " error " + code + " " + msg),
+    });
+    const dg = new Uint8Array([0xff]);
+    const a = relay.query("a2s", "127.0.0.1:27015", dg, h("a"));
+    const b = relay.query("a2s", "127.0.0.1:27016", dg, h("b"));
+    const reply = (id, text) => {
+      const t = new TextEncoder().encode(text);
+      const f = new Uint8Array(10 + t.length);
+      const v = new DataView(f.buffer);
+      f[0] = 0x81; v.setUint32(1, id); v.setUint32(5, 1000); f[9] = 0; f.set(t, 10);
+      return f;
+    };
+    const end = (id, k) => { const f = new Uint8Array(8); const v = new DataView(f.buffer); f[0] = 0x82; v.setUint32(1, id); f[5] = 0; v.setUint16(6, k); return f; };
+    const batch = (frames, cut = 0) => {
+      const n = 1 + frames.reduce((s, f) => s + 2 + f.length, 0);
+      const m = new Uint8Array(n);
+      m[0] = 0x85;
+      let o = 1;
+      for (const f of frames) { m[o] = f.length >> 8; m[o + 1] = f.length & 255; m.set(f, o + 2); o += 2 + f.length; }
+      return m.buffer.slice(0, n - cut);
+    };
+    sock.onmessage({ data: batch([reply(a, "RA1"), end(a, 1), reply(b, "RB1")]) });
+    const afterGood = [...seen];
+    sock.onmessage({ data: batch([reply(b, "RB2"), reply(b, "RB3")], 2) });
+    return { offered, afterGood, seen, closed };
+  } finally {
+    globalThis.WebSocket = RealWS;
+  }
+})()`
+
+// TestBrowserRelayBatch: relay.js offers the BATCH subprotocol before v1,
+// hands each frame of a BATCH to its query in order, and closes the socket
+// on a malformed BATCH with a reason naming the byte at fault, failing the
+// queries open.
+func TestBrowserRelayBatch(t *testing.T) {
+	base := startStackNoMaster(t)
+	ctx := tab(t)
+	if err := chromedp.Do(ctx, chromedp.Navigate(base+"/")); err != nil {
+		t.Fatal(err)
+	}
+	got := eval[struct {
+		Offered         []string
+		AfterGood, Seen []string
+		Closed          *struct {
+			Code   int
+			Reason string
+		}
+	}](t, ctx, relayBatchHarness)
+	if want := []string{"querylens.relay.v1.batch", "querylens.relay.v1"}; !slices.Equal(got.Offered, want) {
+		t.Errorf("offered %v, want %v", got.Offered, want)
+	}
+	if want := []string{"a reply RA1", "a end window 1", "b reply RB1"}; !slices.Equal(got.AfterGood, want) {
+		t.Errorf("after a BATCH: %v, want %v", got.AfterGood, want)
+	}
+	if got.Closed == nil || got.Closed.Code != 4000 || !strings.Contains(got.Closed.Reason, "runs past the message's end") {
+		t.Fatalf("after a bad BATCH, closed %+v; want code 4000 and the reason", got.Closed)
+	}
+	if n := len(got.Seen); n != 4 || !strings.HasPrefix(got.Seen[3], "b error closed relay: BATCH frame of") {
+		t.Errorf("after a bad BATCH: %v; want b failed with the reason, and none of its frames read", got.Seen)
+	}
+}
