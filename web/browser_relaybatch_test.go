@@ -14,23 +14,10 @@ import (
 // runs past the message's end, and reports what the handlers saw and how
 // the socket was closed. Frames are delivered by hand.
 const relayBatchHarness = `(async () => {
-  const R = await import("/static/relay.js");
-  const RealWS = globalThis.WebSocket;
-  let sock, offered, closed = null;
-  class FakeWS {
-    static OPEN = 1;
-    constructor(url, protocols) { this.readyState = 1; offered = protocols; sock = this; }
-    send() {}
-    close(code, reason) { closed = { code, reason }; this.readyState = 3; this.onclose({ code: 1006, reason: "" }); }
-  }
-  globalThis.WebSocket = FakeWS;
+  ` + fakeRelayJS + `
+  const fake = await fakeRelay(16);
+  const { relay, sock } = fake;
   try {
-    const relay = new R.Relay("/relay");
-    const ready = relay.connect();
-    const hello = new DataView(new ArrayBuffer(14));
-    hello.setUint8(0, 0x80); hello.setUint8(1, 1); hello.setUint16(2, 8192); hello.setUint32(4, 2000); hello.setUint16(8, 16); hello.setUint32(10, 0);
-    sock.onmessage({ data: hello.buffer });
-    await ready;
     const seen = [];
     const h = (n) => ({
       reply: (b) => seen.push(n + " reply " + new TextDecoder().decode(b)),
@@ -59,9 +46,9 @@ const relayBatchHarness = `(async () => {
     sock.onmessage({ data: batch([reply(a, "RA1"), end(a, 1), reply(b, "RB1")]) });
     const afterGood = [...seen];
     sock.onmessage({ data: batch([reply(b, "RB2"), reply(b, "RB3")], 2) });
-    return { offered, afterGood, seen, closed };
+    return { offered: fake.offered, afterGood, seen, closed: fake.closed };
   } finally {
-    globalThis.WebSocket = RealWS;
+    fake.restore();
   }
 })()`
 

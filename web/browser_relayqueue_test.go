@@ -8,6 +8,39 @@ import (
 	"github.com/chromedp/chromedp"
 )
 
+// fakeRelayJS defines fakeRelay(maxInFlight, onSend) for the relay.js
+// harnesses: relay.js's Relay connected over a fake WebSocket that has
+// delivered a HELLO allowing maxInFlight queries. It resolves to {R, relay,
+// sock, offered, closed, restore}: the module, the Relay, the fake socket
+// (sock.onmessage delivers a frame), the subprotocols offered, the code and
+// reason of the page's close, and restore() putting the real WebSocket
+// back. onSend gets a DataView of each frame the page sends.
+const fakeRelayJS = `async function fakeRelay(maxInFlight, onSend) {
+  const R = await import("/static/relay.js");
+  const RealWS = globalThis.WebSocket;
+  const fake = { R, relay: null, sock: null, offered: null, closed: null, restore: () => { globalThis.WebSocket = RealWS; } };
+  class FakeWS {
+    static OPEN = 1;
+    constructor(url, protocols) { this.readyState = 1; fake.offered = protocols; fake.sock = this; }
+    send(b) { onSend?.(new DataView(b instanceof ArrayBuffer ? b : b.buffer)); }
+    close(code, reason) { fake.closed = { code, reason }; this.readyState = 3; this.onclose({ code: 1006, reason: "" }); }
+  }
+  globalThis.WebSocket = FakeWS;
+  try {
+    fake.relay = new R.Relay("/relay");
+    const ready = fake.relay.connect();
+    const hello = new DataView(new ArrayBuffer(14));
+    hello.setUint8(0, 0x80); hello.setUint8(1, 1); hello.setUint16(2, 8192); hello.setUint32(4, 2000); hello.setUint16(8, maxInFlight); hello.setUint32(10, 0);
+    fake.sock.onmessage({ data: hello.buffer });
+    await ready;
+  } catch (e) {
+    fake.restore();
+    throw e;
+  }
+  return fake;
+}
+`
+
 // relayQueueHarness runs relay.js's Relay over a fake WebSocket whose
 // HELLO allows 2 queries in flight: it sends three first queries, then a
 // follow-up, ends the first query, cancels the second and then ends it
@@ -15,28 +48,13 @@ import (
 // the in-flight count at each point. Nothing waits on the clock: frames
 // are delivered by hand.
 const relayQueueHarness = `(async () => {
-  const R = await import("/static/relay.js");
-  const RealWS = globalThis.WebSocket;
+  ` + fakeRelayJS + `
   const sent = [];
-  let sock;
-  class FakeWS {
-    static OPEN = 1;
-    constructor() { this.readyState = 1; sock = this; }
-    send(b) {
-      const v = new DataView(b instanceof ArrayBuffer ? b : b.buffer);
-      const t = v.getUint8(0);
-      if (t === 0x01 || t === 0x03) sent.push((t === 0x01 ? "Q" : "C") + v.getUint32(1));
-    }
-    close() {}
-  }
-  globalThis.WebSocket = FakeWS;
+  const { relay, sock, restore } = await fakeRelay(2, (v) => {
+    const t = v.getUint8(0);
+    if (t === 0x01 || t === 0x03) sent.push((t === 0x01 ? "Q" : "C") + v.getUint32(1));
+  });
   try {
-    const relay = new R.Relay("/relay");
-    const ready = relay.connect();
-    const hello = new DataView(new ArrayBuffer(14));
-    hello.setUint8(0, 0x80); hello.setUint8(1, 1); hello.setUint16(2, 8192); hello.setUint32(4, 2000); hello.setUint16(8, 2); hello.setUint32(10, 0);
-    sock.onmessage({ data: hello.buffer });
-    await ready;
     const ended = [];
     const h = (n) => ({ end: () => ended.push(n), error: () => ended.push(n) });
     const dg = new Uint8Array([0xff, 0xff, 0xff, 0xff, 0x54]);
@@ -56,7 +74,7 @@ const relayQueueHarness = `(async () => {
     const afterCancelEnd = { sent: [...sent], inFlight: relay.inFlight };
     return { afterFirst, afterEnd, afterCancel, afterCancelEnd, ids: { a, b, c, f }, ended };
   } finally {
-    globalThis.WebSocket = RealWS;
+    restore();
   }
 })()`
 
