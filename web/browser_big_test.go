@@ -483,7 +483,8 @@ type mainTasks struct {
 	// layout objects to lay out and in the tree.
 	layouts, dirty, total int
 	// long is, with -page-profile, the split of each task over 16 ms of
-	// thread time, with each FunctionCall's function named.
+	// thread time, with each FunctionCall's function named, and the
+	// elements it restyled and the layout objects it laid out.
 	long []map[string]float64
 }
 
@@ -502,7 +503,8 @@ func (m mainTasks) splitString() string {
 		strconv.Itoa(m.total/max(1, m.layouts)) + " on average; " + splitOf(m.split, 14)
 }
 
-// splitOf lists split's n largest parts, largest first, after their total.
+// splitOf lists split's n largest parts, largest first, after their total
+// (of the ms: the parts named in parentheses are counts, left out of it).
 func splitOf(split map[string]float64, n int) string {
 	type part struct {
 		name string
@@ -512,7 +514,9 @@ func splitOf(split map[string]float64, n int) string {
 	total := 0.0
 	for k, v := range split {
 		parts = append(parts, part{k, v})
-		total += v
+		if !strings.HasPrefix(k, "(") { // a count, not ms
+			total += v
+		}
 	}
 	slices.SortFunc(parts, func(a, b part) int { return int(b.ms*1000) - int(a.ms*1000) })
 	var b strings.Builder
@@ -645,7 +649,10 @@ func traceMainTasks(t *testing.T, ctx context.Context, fn func()) mainTasks {
 		Args          struct {
 			Name      string
 			BeginData struct{ DirtyObjects, TotalObjects int }
-			Data      struct{ FunctionName, URL string }
+			// ElementCount is, on an UpdateLayoutTree event, the
+			// elements whose style was recalculated.
+			ElementCount int `json:"elementCount"`
+			Data         struct{ FunctionName, URL string }
 		}
 	}
 	mu.Lock()
@@ -718,6 +725,12 @@ func traceMainTasks(t *testing.T, ctx context.Context, fn func()) mainTasks {
 			}
 			m.split[e.Name] += e.Tdur / 1000
 			stack = append(stack, open{e.Ts + e.Dur, e.Name, name, long})
+			if e.Name == "UpdateLayoutTree" && long != nil {
+				long["(elements restyled)"] += float64(e.Args.ElementCount)
+			}
+			if e.Name == "Layout" && long != nil {
+				long["(layout dirty objects)"] += float64(e.Args.BeginData.DirtyObjects)
+			}
 			if e.Name == "Layout" {
 				m.layouts++
 				m.dirty += e.Args.BeginData.DirtyObjects
