@@ -2,10 +2,13 @@ package web_test
 
 import (
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 
 	"github.com/chromedp/chromedp"
+
+	"github.com/querylens/querylens/relay"
 )
 
 // relayBatchHarness runs relay.js's Relay over a fake WebSocket: it records
@@ -81,5 +84,81 @@ func TestBrowserRelayBatch(t *testing.T) {
 	}
 	if n := len(got.Seen); n != 4 || !strings.HasPrefix(got.Seen[3], "b error closed relay: BATCH frame of") {
 		t.Errorf("after a bad BATCH: %v; want b failed with the reason, and none of its frames read", got.Seen)
+	}
+}
+
+// TestBrowserQueryFrame: the QUERY frames relay.js writes are the ones
+// the relay reads (relay.ParseFrame), for a target in ASCII (written
+// byte by byte) and one with an internationalized host name (UTF-8, by
+// TextEncoder), and a target too long for its length byte fails the
+// query in the page with the relay's bad-frame code, sending nothing.
+func TestBrowserQueryFrame(t *testing.T) {
+	base := startStackNoMaster(t)
+	ctx := tab(t)
+	if err := chromedp.Do(ctx, chromedp.Navigate(base+"/")); err != nil {
+		t.Fatal(err)
+	}
+	long := strings.Repeat("a", 250) + ".example:27015"
+	for _, c := range []struct {
+		protocol, target string
+		id               uint32
+		bad              string // the failure's words, when the frame cannot be written
+	}{
+		{protocol: "a2s", target: "127.0.0.1:27015", id: 1},
+		{protocol: "gamespy1", target: "[::1]:7778", id: 0xfedcba98},
+		{protocol: "quake3", target: "bücher.example:27960", id: 0x01000000},
+		{protocol: "zandronum", target: long, id: 7, bad: "target of 264 bytes (at most 255)"},
+	} {
+		t.Run(c.protocol, func(t *testing.T) {
+			got := eval[struct {
+				Frame []int
+				Bad   string
+			}](t, ctx, `(async () => {
+  const R = await import("/static/relay.js");
+  const f = R.queryFrame(`+strconv.FormatUint(uint64(c.id), 10)+`, `+strconv.Quote(c.protocol)+`, `+strconv.Quote(c.target)+`, new Uint8Array([0xff, 0x00, 0x5c]));
+  return typeof f === "string" ? { frame: [], bad: f } : { frame: Array.from(f), bad: "" };
+})()`)
+			if c.bad != "" {
+				if !strings.Contains(got.Bad, c.bad) || len(got.Frame) > 0 {
+					t.Fatalf("queryFrame = %v, %q; want no frame and %q", got.Frame, got.Bad, c.bad)
+				}
+				return
+			}
+			b := make([]byte, len(got.Frame))
+			for i, v := range got.Frame {
+				b[i] = byte(v)
+			}
+			f, err := relay.ParseFrame(b)
+			if err != nil || got.Bad != "" {
+				t.Fatalf("ParseFrame(% x) = %v (page: %q)", b, err, got.Bad)
+			}
+			if f.Type != relay.FrameQuery || f.ID != c.id || f.Protocol != c.protocol || f.Target != c.target || !slices.Equal(f.Datagram, []byte{0xff, 0x00, 0x5c}) {
+				t.Errorf("ParseFrame = %+v; want QUERY %d %s %s ff005c", f, c.id, c.protocol, c.target)
+			}
+		})
+	}
+	// Through Relay.query: the bad one fails with bad-frame, and no frame
+	// leaves for it.
+	got := eval[struct {
+		Seen []string
+		Sent int
+	}](t, ctx, `(async () => {
+  `+fakeRelayJS+`
+  let sent = 0;
+  const fake = await fakeRelay(16, () => sent++);
+  try {
+    const seen = [];
+    fake.relay.query("zandronum", `+strconv.Quote(long)+`, new Uint8Array([1]), {
+      error: (code, msg) => seen.push(code + ": " + msg), end: () => seen.push("end"),
+    });
+    await Promise.resolve();
+    await Promise.resolve();
+    return { seen, sent };
+  } finally {
+    fake.restore();
+  }
+})()`)
+	if len(got.Seen) != 1 || !strings.HasPrefix(got.Seen[0], "bad-frame: target of 264 bytes") || got.Sent != 0 {
+		t.Errorf("a query with a 264-byte target: handlers saw %q, %d frames sent; want one bad-frame error and none", got.Seen, got.Sent)
 	}
 }

@@ -34,6 +34,46 @@ const END_REASONS = { 0: "window", 1: "byte-cap", 2: "cancelled" };
 const enc = new TextEncoder();
 const dec = new TextDecoder();
 
+/** The protocols' names as bytes, encoded once. @type {Map<string, Uint8Array>} */
+const protocolBytes = new Map();
+
+/**
+ * queryFrame is the QUERY frame for a datagram to target, or why there is
+ * none (a name or target longer than its length byte can say). A target
+ * is a host and port, ASCII but for an internationalized host name, and
+ * is written as it is read: TextEncoder is the slow path, for the rest.
+ * @param {number} id @param {string} protocol @param {string} target @param {Uint8Array} datagram
+ * @returns {Uint8Array|string}
+ */
+export function queryFrame(id, protocol, target, datagram) {
+  let p = protocolBytes.get(protocol);
+  if (!p) {
+    p = enc.encode(protocol);
+    if (protocolBytes.size < 64) protocolBytes.set(protocol, p);
+  }
+  let ascii = target.length <= 255;
+  for (let i = 0; ascii && i < target.length; i++) ascii = target.charCodeAt(i) < 0x80;
+  const t = ascii ? null : enc.encode(target);
+  const tn = t ? t.length : target.length;
+  if (p.length > 255) return `protocol name of ${p.length} bytes (at most 255)`;
+  if (tn > 255) return `target of ${tn} bytes (at most 255): ${target.slice(0, 40)}…`;
+  const buf = new Uint8Array(1 + 4 + 1 + p.length + 1 + tn + datagram.length);
+  let o = 0;
+  buf[o++] = 0x01;
+  buf[o++] = id >>> 24;
+  buf[o++] = (id >>> 16) & 0xff;
+  buf[o++] = (id >>> 8) & 0xff;
+  buf[o++] = id & 0xff;
+  buf[o++] = p.length;
+  buf.set(p, o);
+  o += p.length;
+  buf[o++] = tn;
+  if (t) buf.set(t, o);
+  else for (let i = 0; i < tn; i++) buf[o + i] = target.charCodeAt(i);
+  buf.set(datagram, o + tn);
+  return buf;
+}
+
 /**
  * Relay is one WebSocket to the relay. It queues queries beyond the
  * relay's in-flight limit (from HELLO) and reconnects after a drop, failing
@@ -59,6 +99,13 @@ export class Relay extends EventTarget {
     this.ready = null;
     this.retry = 0;
     this.failure = ""; // why the page closed the socket, when it did
+    // For the page's benchmark: the messages read and the ms spent
+    // reading them (their frames' handlers included).
+    this.messages = 0;
+    this.readMs = 0;
+    // and the frames sent (QUERY and CANCEL) and the ms WebSocket.send took.
+    this.framesSent = 0;
+    this.sendMs = 0;
   }
 
   /** connect opens the socket (once) and resolves to the HELLO. */
@@ -69,25 +116,10 @@ export class Relay extends EventTarget {
       ws.binaryType = "arraybuffer";
       this.ws = ws;
       ws.onmessage = (e) => {
-        if (!(e.data instanceof ArrayBuffer)) return;
-        if (new Uint8Array(e.data, 0, Math.min(1, e.data.byteLength))[0] !== 0x85) {
-          this.#frame(new DataView(e.data), resolve);
-          return;
-        }
-        const bad = batchError(e.data);
-        if (bad) {
-          // The relay broke the protocol: what it sends next cannot be
-          // trusted. The close says why (onclose).
-          this.failure = bad;
-          ws.close(4000, bad.slice(0, 120));
-          return;
-        }
-        const b = new Uint8Array(e.data);
-        for (let o = 1; o < b.length;) {
-          const n = (b[o] << 8) | b[o + 1];
-          this.#frame(new DataView(e.data, o + 2, n), resolve);
-          o += 2 + n;
-        }
+        const t0 = performance.now();
+        this.messages++;
+        this.#message(e.data, ws, resolve);
+        this.readMs += performance.now() - t0;
       };
       ws.onclose = (e) => {
         const why = this.failure || e.reason || `connection closed (${e.code})`;
@@ -134,18 +166,15 @@ export class Relay extends EventTarget {
   query(protocol, target, datagram, handlers, followUp = false) {
     const id = this.nextId++;
     if (this.nextId > 0xffffffff) this.nextId = 1;
-    const p = enc.encode(protocol);
-    const t = enc.encode(target);
-    const buf = new Uint8Array(1 + 4 + 1 + p.length + 1 + t.length + datagram.length);
-    const v = new DataView(buf.buffer);
-    let o = 0;
-    v.setUint8(o++, 0x01);
-    v.setUint32(o, id); o += 4;
-    v.setUint8(o++, p.length); buf.set(p, o); o += p.length;
-    v.setUint8(o++, t.length); buf.set(t, o); o += t.length;
-    buf.set(datagram, o);
+    const buf = queryFrame(id, protocol, target, datagram);
     const entry = { id, frame: buf, handlers, sent: false, freed: false, at: performance.now() };
     this.open.set(id, entry);
+    if (typeof buf === "string") {
+      // Not a frame the relay could read: this query fails here, as the
+      // relay would fail it, after the caller has its id.
+      queueMicrotask(() => this.#finish(id, (hd) => hd.error?.(RelayCode.badFrame, buf)));
+      return id;
+    }
     (followUp ? this.followUps : this.queue).push(entry);
     if (this.ws?.readyState === WebSocket.OPEN && this.hello) this.#pump();
     else this.connect().then(() => this.#pump(), () => {});
@@ -171,7 +200,7 @@ export class Relay extends EventTarget {
     // MaxInFlight and its upstream slot before it reads the next one: the
     // query counts out as the CANCEL leaves, and a waiting one may go.
     if (this.ws?.readyState === WebSocket.OPEN) {
-      this.ws.send(f.buffer);
+      this.#send(f.buffer);
       q.freed = true;
       this.sent--;
       this.#pump();
@@ -183,6 +212,32 @@ export class Relay extends EventTarget {
   /** connected reports whether the socket is open and HELLO came. */
   get connected() {
     return this.ws?.readyState === WebSocket.OPEN && this.hello !== null;
+  }
+
+  /**
+   * #message reads one WebSocket message: a frame, or a BATCH of them.
+   * @param {any} data @param {WebSocket} ws @param {(h: any) => void} onHello
+   */
+  #message(data, ws, onHello) {
+    if (!(data instanceof ArrayBuffer)) return;
+    if (new Uint8Array(data, 0, Math.min(1, data.byteLength))[0] !== 0x85) {
+      this.#frame(new DataView(data), onHello);
+      return;
+    }
+    const bad = batchError(data);
+    if (bad) {
+      // The relay broke the protocol: what it sends next cannot be
+      // trusted. The close says why (onclose).
+      this.failure = bad;
+      ws.close(4000, bad.slice(0, 120));
+      return;
+    }
+    const b = new Uint8Array(data);
+    for (let o = 1; o < b.length;) {
+      const n = (b[o] << 8) | b[o + 1];
+      this.#frame(new DataView(data, o + 2, n), onHello);
+      o += 2 + n;
+    }
   }
 
   /** inFlight is how many queries were sent and have neither ended nor been cancelled. */
@@ -198,9 +253,17 @@ export class Relay extends EventTarget {
       q.sent = true;
       this.sent++;
       this.queuedMs += performance.now() - q.at;
-      this.ws.send(q.frame);
+      this.#send(q.frame);
       q.handlers.sent?.();
     }
+  }
+
+  /** #send sends one frame, counting it and the time WebSocket.send took. @param {ArrayBuffer|Uint8Array} frame */
+  #send(frame) {
+    const t0 = performance.now();
+    /** @type {WebSocket} */ (this.ws).send(frame);
+    this.sendMs += performance.now() - t0;
+    this.framesSent++;
   }
 
   #finish(id, call) {
@@ -587,9 +650,11 @@ export class Batch {
     this.queue = [];
     this.scheduled = false;
     this.eager = false; // a flush of a full batch is due in a microtask
-    // Counters for the page's benchmark: calls into Go and requests run.
+    // Counters for the page's benchmark: calls into Go, requests run, and
+    // the ms spent in them (the call, and reading its answers).
     this.calls = 0;
     this.requests = 0;
+    this.ms = 0;
   }
 
   /**
@@ -689,9 +754,11 @@ export class Batch {
       const run = this.queue.splice(0, k);
       this.calls++;
       this.requests += k;
+      const t0 = performance.now();
       const r = this.ql.batch(n);
       /** @type {any[]} */
       const results = r >= 0 ? JSON.parse(utf8.decode(this.ql.out)) : [];
+      this.ms += performance.now() - t0;
       for (let i = 0; i < run.length; i++) {
         run[i].resolve(results[i] ?? { error: { message: `batch: no result for request ${i} of ${run.length} (${n} bytes)` } });
       }

@@ -222,7 +222,17 @@ function flush() {
   times.firstResults ??= now();
   stats.decoderCalls = dec?.calls ?? 0;
   stats.decoderRequests = dec?.requests ?? 0;
-  if (stats.timing) stats.timing.relayQueuedMs = relay.queuedMs;
+  if (stats.timing) {
+    stats.timing.relayQueuedMs = relay.queuedMs;
+    // Where the worker's own time went: reading the relay's messages
+    // (with the frames' handlers), the frames sent and the time in
+    // WebSocket.send, and the decoder's calls.
+    stats.timing.messages = relay.messages;
+    stats.timing.readMs = relay.readMs;
+    stats.timing.framesSent = relay.framesSent;
+    stats.timing.sendMs = relay.sendMs;
+    stats.timing.decoderMs = dec?.ms ?? 0;
+  }
   post({ type: "results", results: batch, stats, times });
   batch = [];
 }
