@@ -53,6 +53,11 @@ type conn struct {
 // one, so that an idle connection holds none.
 var batchBufs = sync.Pool{New: func() any { b := make([]byte, 0, maxBatch); return &b }}
 
+// batchInBufs lends the reader of a SubprotocolBatch connection a buffer
+// for one message (a client's BATCH is at most maxBatch bytes; one more
+// tells a longer one).
+var batchInBufs = sync.Pool{New: func() any { b := make([]byte, maxBatch+1); return &b }}
+
 func newConn(s *Server, ws *websocket.Conn, raw net.Conn, key netip.Addr, loopback bool, log *slog.Logger) *conn {
 	ctx, cancel := context.WithCancel(context.Background())
 	c := &conn{s: s, ws: ws, raw: raw, key: key, log: log, ctx: ctx, cancel: cancel,
@@ -75,7 +80,14 @@ func (c *conn) ctrlMax() int { return 2*c.lim.MaxInFlight + 16 }
 
 func (c *conn) serve() {
 	s := c.s
-	c.ws.SetReadLimit(int64(s.readLimit()))
+	limit, bufs := s.readLimit(), &s.frameBufs
+	if c.batches && maxBatch > limit {
+		// A BATCH from the client: at most 64 KiB, as the relay's own,
+		// read into a buffer borrowed as a frame's is (only while a
+		// message is read).
+		limit, bufs = maxBatch, &batchInBufs
+	}
+	c.ws.SetReadLimit(int64(limit))
 	c.mu.Lock()
 	start := c.pushLocked(appendHello(nil, s.cfg.hello(c.lim))) && c.claimWriterLocked()
 	c.idle = time.AfterFunc(s.cfg.IdleTimeout, c.checkIdle)
@@ -92,16 +104,16 @@ func (c *conn) serve() {
 			c.ended(err)
 			break
 		}
-		bp := s.frameBufs.Get().(*[]byte)
+		bp := bufs.Get().(*[]byte)
 		n, err := readMessage(r, *bp)
 		if err != nil {
-			s.frameBufs.Put(bp)
+			bufs.Put(bp)
 			c.ended(err)
 			break
 		}
 		c.lastRead.Store(int64(s.now()))
 		c.handle(typ, (*bp)[:n])
-		s.frameBufs.Put(bp)
+		bufs.Put(bp)
 	}
 	c.cleanup()
 }
@@ -213,6 +225,29 @@ func (c *conn) handle(typ websocket.MessageType, b []byte) {
 		c.sendError(0, s.refusal(CodeBadFrame, RuleBadFrame, "text message; frames are binary"))
 		return
 	}
+	if c.batches && len(b) > 0 && FrameType(b[0]) == FrameBatch {
+		// A client on SubprotocolBatch may send its frames together too:
+		// each is read as if it had come alone, in order. A BATCH that
+		// does not split is refused whole, none of its frames read.
+		frames, err := SplitBatch(b)
+		s.metrics.framesIn.add(FrameBatch.String(), 1)
+		if err != nil {
+			s.metrics.drops.add(DropBadFrame, 1)
+			c.sendError(0, s.refusal(CodeBadFrame, RuleBadFrame, err.(*BadFrameError).detail()))
+			return
+		}
+		for _, fr := range frames {
+			c.handleFrame(fr)
+		}
+		return
+	}
+	c.handleFrame(b)
+}
+
+// handleFrame reads one client frame, alone in its message or from a
+// BATCH.
+func (c *conn) handleFrame(b []byte) {
+	s := c.s
 	f, err := ParseFrame(b)
 	label := "unknown"
 	if _, ok := frameNames[f.Type]; ok && len(b) > 0 {

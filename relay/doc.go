@@ -44,6 +44,18 @@
 // parse a BATCH should close the connection (relay.js: 4000 with the
 // reason). The command line's Client speaks Subprotocol.
 //
+// A client on SubprotocolBatch may send BATCH too, of client-to-relay
+// frames (at most 64 KiB): the relay reads each as if it had come alone,
+// in order, each QUERY admitted by the same limits as one sent alone. A
+// BATCH that does not split (an empty frame, a length past the message's
+// end, a BATCH inside) gets one ERROR code 1 with id 0 naming the byte at
+// fault, and none of its frames is read; a frame inside that does not
+// parse gets its own ERROR, as it would alone. relay.js sends the frames
+// one task of the page makes (the queries and cancels that a message's
+// replies lead to) in one BATCH: a browser's WebSocket.send costs about as
+// much for a frame as for 64 KiB. On Subprotocol, 0x85 from a client is an
+// unknown frame (ERROR code 1).
+//
 // HELLO is the first frame on every connection. The target is "host:port"
 // where host is an IPv4 address, a bracketed IPv6 address or a DNS name the
 // relay resolves. Query ids are chosen by the client; 0 is reserved, and an

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"net"
 	"net/netip"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -372,4 +373,151 @@ func TestBatchSubprotocol(t *testing.T) {
 		t.Error("no HELLO")
 	}
 	t.Logf("%d BATCH messages", batches)
+}
+
+// TestClientBatch: a client on SubprotocolBatch may send its frames in a
+// BATCH, which the relay reads as if each had come alone, in order (a
+// QUERY, another QUERY and its CANCEL, a PING); a BATCH that does not split
+// is refused whole with one ERROR naming the byte at fault, a bad frame
+// inside gets its own ERROR, and a client on Subprotocol that sends 0x85
+// gets the unknown frame's ERROR. The connection stays open throughout.
+func TestClientBatch(t *testing.T) {
+	ctx := testCtx(t, 10*time.Second)
+	f := newRelay(t, testConfig())
+	echo := newResponder(t, func(d []byte) [][]byte { return [][]byte{append([]byte("RA"), d[2:]...)} })
+	batch := func(frames ...[]byte) []byte { return appendBatch(nil, frames) }
+	dial := func(protos ...string) *websocket.Conn {
+		ws, _, err := websocket.Dial(ctx, f.url, &websocket.DialOptions{Subprotocols: protos})
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { ws.CloseNow() })
+		ws.SetReadLimit(1 << 20)
+		return ws
+	}
+	// next reads frames (split out of BATCHes) until want says done.
+	read := func(ws *websocket.Conn, done func(Frame) bool) []Frame {
+		t.Helper()
+		var got []Frame
+		for {
+			_, b, err := ws.Read(ctx)
+			if err != nil {
+				t.Fatalf("read after %v: %v", got, err)
+			}
+			frames := [][]byte{b}
+			if FrameType(b[0]) == FrameBatch {
+				if frames, err = SplitBatch(b); err != nil {
+					t.Fatal(err)
+				}
+			}
+			for _, fb := range frames {
+				fr, err := ParseFrame(fb)
+				if err != nil {
+					t.Fatal(err)
+				}
+				fr.Datagram = bytes.Clone(fr.Datagram)
+				got = append(got, fr)
+				if done(fr) {
+					return got
+				}
+			}
+		}
+	}
+	ws := dial(SubprotocolBatch, Subprotocol)
+	read(ws, func(fr Frame) bool { return fr.Type == FrameHello })
+	if err := ws.Write(ctx, websocket.MessageBinary, batch(
+		appendQuery(nil, 1, testProto, echo.addr, []byte("RQ1")),
+		appendQuery(nil, 2, testProto, echo.addr, []byte("RQ2")),
+		appendIDFrame(nil, FrameCancel, 2),
+		appendIDFrame(nil, FramePing, 9),
+	)); err != nil {
+		t.Fatal(err)
+	}
+	ended := map[uint32]Frame{}
+	pong := false
+	read(ws, func(fr Frame) bool {
+		switch fr.Type {
+		case FrameEnd, FrameError:
+			ended[fr.ID] = fr
+		case FramePong:
+			pong = fr.ID == 9
+		}
+		return len(ended) == 2 && pong
+	})
+	if e := ended[1]; e.Type != FrameEnd || e.Reason != EndWindow || e.Replies != 1 {
+		t.Errorf("query 1 ended with %+v; want END window 1", e)
+	}
+	if e := ended[2]; e.Type != FrameEnd || e.Reason != EndCancelled {
+		t.Errorf("query 2 ended with %+v; want END cancelled", e)
+	}
+	for _, c := range []struct {
+		name string
+		msg  []byte
+		want string // the ERROR's message
+	}{
+		{"empty", []byte{byte(FrameBatch)}, "batch.frame_len at offset 1"},
+		{"past the end", append(batch(appendIDFrame(nil, FramePing, 10)), 0, 9, 1), "batch.frame at offset 10"},
+		{"nested", batch(batch(appendIDFrame(nil, FramePing, 11))), "batch.frame at offset 3: unknown frame type"},
+	} {
+		if err := ws.Write(ctx, websocket.MessageBinary, c.msg); err != nil {
+			t.Fatal(err)
+		}
+		got := read(ws, func(fr Frame) bool { return fr.Type == FrameError || fr.Type == FramePong })
+		last := got[len(got)-1]
+		if last.Type != FrameError || last.ID != 0 || last.Code != CodeBadFrame || !strings.Contains(last.Message, c.want) {
+			t.Errorf("%s BATCH: got %+v; want ERROR 0 bad-frame %q and no frame of it read", c.name, last, c.want)
+		}
+	}
+	// A bad frame inside: its own ERROR; the frames around it are read.
+	if err := ws.Write(ctx, websocket.MessageBinary, batch(
+		appendIDFrame(nil, FramePing, 12),
+		appendQuery(nil, 0, testProto, echo.addr, []byte("RQ0")),
+		appendIDFrame(nil, FramePing, 13),
+	)); err != nil {
+		t.Fatal(err)
+	}
+	var kinds []string
+	read(ws, func(fr Frame) bool {
+		kinds = append(kinds, fr.Type.String()+" "+strconv.Itoa(int(fr.ID)))
+		return fr.Type == FramePong && fr.ID == 13
+	})
+	if want := []string{"pong 12", "error 0", "pong 13"}; !slices.Equal(kinds, want) {
+		t.Errorf("a BATCH with a bad QUERY inside: %v, want %v", kinds, want)
+	}
+	// A BATCH of 64 KiB is read whole: CANCELs of ids not open (7 bytes
+	// each with their length, nothing back), then a PING.
+	var frames [][]byte
+	for n := 1 + 7; n+7 <= maxBatch; n += 7 {
+		frames = append(frames, appendIDFrame(nil, FrameCancel, uint32(1000+len(frames))))
+	}
+	frames = append(frames, appendIDFrame(nil, FramePing, 99))
+	full := batch(frames...)
+	if len(full) > maxBatch || len(full) <= maxBatch-7 {
+		t.Fatalf("the full BATCH is %d bytes", len(full))
+	}
+	if err := ws.Write(ctx, websocket.MessageBinary, full); err != nil {
+		t.Fatal(err)
+	}
+	if got := read(ws, func(fr Frame) bool { return fr.Type == FramePong || fr.Type == FrameError }); got[len(got)-1].Type != FramePong || got[len(got)-1].ID != 99 {
+		t.Errorf("a BATCH of %d bytes: %+v, want the PONG at its end", len(full), got)
+	}
+	// Longer is over the read limit: closed with 1009.
+	over := dial(SubprotocolBatch)
+	read(over, func(fr Frame) bool { return fr.Type == FrameHello })
+	if err := over.Write(ctx, websocket.MessageBinary, append(full, make([]byte, maxBatch+1-len(full))...)); err != nil {
+		t.Fatal(err)
+	}
+	if _, _, err := over.Read(ctx); websocket.CloseStatus(err) != websocket.StatusMessageTooBig {
+		t.Errorf("a BATCH of %d bytes: %v, want close %d", maxBatch+1, err, websocket.StatusMessageTooBig)
+	}
+	// On Subprotocol, BATCH is no client frame.
+	v1 := dial(Subprotocol)
+	read(v1, func(fr Frame) bool { return fr.Type == FrameHello })
+	if err := v1.Write(ctx, websocket.MessageBinary, batch(appendIDFrame(nil, FramePing, 14))); err != nil {
+		t.Fatal(err)
+	}
+	got := read(v1, func(fr Frame) bool { return fr.Type == FrameError || fr.Type == FramePong })
+	if last := got[len(got)-1]; last.Type != FrameError || last.Code != CodeBadFrame || !strings.Contains(last.Message, "unknown frame type") {
+		t.Errorf("a BATCH on %s: %+v; want ERROR bad-frame, unknown frame type", Subprotocol, last)
+	}
 }

@@ -162,3 +162,57 @@ func TestBrowserQueryFrame(t *testing.T) {
 		t.Errorf("a query with a 264-byte target: handlers saw %q, %d frames sent; want one bad-frame error and none", got.Seen, got.Sent)
 	}
 }
+
+// TestBrowserRelaySendsBatch: on querylens.relay.v1.batch, the frames one
+// task of the page makes (three queries and a cancel) leave in one BATCH,
+// in order, and a frame made alone in a later task leaves alone; on v1
+// each frame is its own message.
+func TestBrowserRelaySendsBatch(t *testing.T) {
+	base := startStackNoMaster(t)
+	ctx := tab(t)
+	if err := chromedp.Do(ctx, chromedp.Navigate(base+"/")); err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		protocol string
+		want     [][]string // per message, its frames ("Q id", "C id")
+	}{
+		{"querylens.relay.v1.batch", [][]string{{"Q 1", "Q 2", "Q 3", "C 2"}, {"Q 4"}}},
+		{"querylens.relay.v1", [][]string{{"Q 1"}, {"Q 2"}, {"Q 3"}, {"C 2"}, {"Q 4"}}},
+	} {
+		t.Run(c.protocol, func(t *testing.T) {
+			got := eval[[][]string](t, ctx, `(async () => {
+  `+fakeRelayJS+`
+  const msgs = [];
+  const name = (v) => (v.getUint8(0) === 1 ? "Q " : v.getUint8(0) === 3 ? "C " : "? ") + v.getUint32(1);
+  const fake = await fakeRelay(16, (v) => {
+    if (v.getUint8(0) !== 0x85) { msgs.push([name(v)]); return; }
+    const frames = [];
+    for (let o = 1; o < v.byteLength;) {
+      const n = v.getUint16(o);
+      frames.push(name(new DataView(v.buffer, v.byteOffset + o + 2, n)));
+      o += 2 + n;
+    }
+    msgs.push(frames);
+  }, `+strconv.Quote(c.protocol)+`);
+  try {
+    const h = { end() {}, error() {} };
+    const dg = new Uint8Array([0xff, 0xff, 0xff, 0xff, 0x54]);
+    fake.relay.query("a2s", "127.0.0.1:27015", dg, h);
+    const b = fake.relay.query("a2s", "127.0.0.1:27016", dg, h);
+    fake.relay.query("a2s", "127.0.0.1:27017", dg, h);
+    fake.relay.cancel(b);
+    await new Promise((r) => setTimeout(r, 0));
+    fake.relay.query("a2s", "127.0.0.1:27018", dg, h);
+    await new Promise((r) => setTimeout(r, 0));
+    return msgs;
+  } finally {
+    fake.restore();
+  }
+})()`)
+			if !slices.EqualFunc(got, c.want, slices.Equal[[]string]) {
+				t.Errorf("messages sent %v, want %v", got, c.want)
+			}
+		})
+	}
+}

@@ -8,20 +8,22 @@ import (
 	"github.com/chromedp/chromedp"
 )
 
-// fakeRelayJS defines fakeRelay(maxInFlight, onSend) for the relay.js
+// fakeRelayJS defines fakeRelay(maxInFlight, onSend, protocol) for the relay.js
 // harnesses: relay.js's Relay connected over a fake WebSocket that has
 // delivered a HELLO allowing maxInFlight queries. It resolves to {R, relay,
 // sock, offered, closed, restore}: the module, the Relay, the fake socket
 // (sock.onmessage delivers a frame), the subprotocols offered, the code and
 // reason of the page's close, and restore() putting the real WebSocket
-// back. onSend gets a DataView of each frame the page sends.
-const fakeRelayJS = `async function fakeRelay(maxInFlight, onSend) {
+// back. onSend gets a DataView of each message the page sends; protocol is
+// the subprotocol the fake relay chose (querylens.relay.v1 when not
+// given: one frame a message).
+const fakeRelayJS = `async function fakeRelay(maxInFlight, onSend, protocol) {
   const R = await import("/static/relay.js");
   const RealWS = globalThis.WebSocket;
   const fake = { R, relay: null, sock: null, offered: null, closed: null, restore: () => { globalThis.WebSocket = RealWS; } };
   class FakeWS {
     static OPEN = 1;
-    constructor(url, protocols) { this.readyState = 1; fake.offered = protocols; fake.sock = this; }
+    constructor(url, protocols) { this.readyState = 1; this.protocol = protocol ?? "querylens.relay.v1"; fake.offered = protocols; fake.sock = this; }
     send(b) { onSend?.(new DataView(b instanceof ArrayBuffer ? b : b.buffer)); }
     close(code, reason) { fake.closed = { code, reason }; this.readyState = 3; this.onclose({ code: 1006, reason: "" }); }
   }

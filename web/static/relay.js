@@ -7,6 +7,9 @@
 //                 0x02 PING   u32 nonce
 //                 0x03 CANCEL u32 id
 //                 0x04 RELEASE u32 id  (CANCEL without the END)
+//                 0x85 BATCH  (u16 n | frame[n])+  the frames above, in order, in one message
+//                             of at most 64 KiB: with querylens.relay.v1.batch, the frames one
+//                             task makes go together (Relay.#send)
 //   relay → page  0x80 HELLO  u8 version | u16 max datagram | u32 reply window ms
 //                             | u16 max in-flight | u32 cache TTL ms
 //                 0x81 REPLY  u32 id | u32 rtt µs | u8 flags (1 cached, 2 coalesced) | datagram
@@ -33,6 +36,9 @@ const END_REASONS = { 0: "window", 1: "byte-cap", 2: "cancelled" };
 
 const enc = new TextEncoder();
 const dec = new TextDecoder();
+
+/** MAX_OUT_BATCH bounds a BATCH the page sends, as the relay bounds its own (64 KiB). */
+const MAX_OUT_BATCH = 64 << 10;
 
 /** The protocols' names as bytes, encoded once. @type {Map<string, Uint8Array>} */
 const protocolBytes = new Map();
@@ -103,9 +109,16 @@ export class Relay extends EventTarget {
     // reading them (their frames' handlers included).
     this.messages = 0;
     this.readMs = 0;
-    // and the frames sent (QUERY and CANCEL) and the ms WebSocket.send took.
+    // and the frames sent (QUERY and CANCEL), the messages they went in
+    // and the ms WebSocket.send took.
     this.framesSent = 0;
+    this.messagesSent = 0;
     this.sendMs = 0;
+    // The frames waiting for the end of the task (#send), and the bytes
+    // of the BATCH they would make.
+    /** @type {Uint8Array[]} */
+    this.out = [];
+    this.outBytes = 1;
   }
 
   /** connect opens the socket (once) and resolves to the HELLO. */
@@ -193,14 +206,14 @@ export class Relay extends EventTarget {
     }
     if (q.cancelled) return;
     q.cancelled = true;
-    const f = new DataView(new ArrayBuffer(5));
-    f.setUint8(0, 0x03);
-    f.setUint32(1, id);
+    const f = new Uint8Array(5);
+    new DataView(f.buffer).setUint32(1, id);
+    f[0] = 0x03;
     // The relay reads frames in order and frees the id, its place among
     // MaxInFlight and its upstream slot before it reads the next one: the
     // query counts out as the CANCEL leaves, and a waiting one may go.
     if (this.ws?.readyState === WebSocket.OPEN) {
-      this.#send(f.buffer);
+      this.#send(f);
       q.freed = true;
       this.sent--;
       this.#pump();
@@ -258,12 +271,56 @@ export class Relay extends EventTarget {
     }
   }
 
-  /** #send sends one frame, counting it and the time WebSocket.send took. @param {ArrayBuffer|Uint8Array} frame */
+  /**
+   * #send sends one frame. On SUBPROTOCOL_BATCH the frames of one task go
+   * together, in one BATCH sent after it (a microtask): a browser's
+   * WebSocket.send costs about as much for one small frame as for a full
+   * message, and a message's replies lead to as many queries and cancels.
+   * @param {Uint8Array} frame
+   */
   #send(frame) {
-    const t0 = performance.now();
-    /** @type {WebSocket} */ (this.ws).send(frame);
-    this.sendMs += performance.now() - t0;
     this.framesSent++;
+    if (this.ws?.protocol !== SUBPROTOCOL_BATCH || frame.length > MAX_OUT_BATCH - 3) {
+      this.#flushOut();
+      this.#wsSend(frame);
+      return;
+    }
+    if (this.outBytes + 2 + frame.length > MAX_OUT_BATCH) this.#flushOut();
+    this.out.push(frame);
+    this.outBytes += 2 + frame.length;
+    if (this.out.length === 1) queueMicrotask(() => this.#flushOut());
+  }
+
+  /** #flushOut sends the frames #send holds: one alone, more in a BATCH. */
+  #flushOut() {
+    const frames = this.out;
+    if (!frames.length) return;
+    this.out = [];
+    const n = this.outBytes;
+    this.outBytes = 1;
+    if (this.ws?.readyState !== WebSocket.OPEN) return; // the queries fail with the close
+    if (frames.length === 1) {
+      this.#wsSend(frames[0]);
+      return;
+    }
+    const m = new Uint8Array(n);
+    m[0] = 0x85;
+    let o = 1;
+    for (const f of frames) {
+      m[o] = f.length >> 8;
+      m[o + 1] = f.length & 0xff;
+      m.set(f, o + 2);
+      o += 2 + f.length;
+    }
+    this.#wsSend(m);
+  }
+
+  /** #wsSend sends one message, counting it and the time WebSocket.send took. @param {Uint8Array} m */
+  #wsSend(m) {
+    const t0 = performance.now();
+    /** @type {WebSocket} */ (this.ws).send(m);
+    this.sendMs += performance.now() - t0;
+    this.messagesSent++;
   }
 
   #finish(id, call) {

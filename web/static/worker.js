@@ -225,11 +225,12 @@ function flush() {
   if (stats.timing) {
     stats.timing.relayQueuedMs = relay.queuedMs;
     // Where the worker's own time went: reading the relay's messages
-    // (with the frames' handlers), the frames sent and the time in
-    // WebSocket.send, and the decoder's calls.
+    // (with the frames' handlers), the frames sent, the messages they
+    // went in and the time in WebSocket.send, and the decoder's calls.
     stats.timing.messages = relay.messages;
     stats.timing.readMs = relay.readMs;
     stats.timing.framesSent = relay.framesSent;
+    stats.timing.messagesSent = relay.messagesSent;
     stats.timing.sendMs = relay.sendMs;
     stats.timing.decoderMs = dec?.ms ?? 0;
   }
