@@ -58,3 +58,26 @@ func BenchmarkCodecDecodeSpans(b *testing.B) {
 		}
 	}
 }
+
+// BenchmarkQuery is a server list's conversation: UT99's five datagrams
+// fed as they came (out of order), then the neutral view (Result with
+// NoFields), which reuses what Feed read.
+func BenchmarkQuery(b *testing.B) {
+	ds := datagrams(b, "ut99-status")
+	c := &gamespy1.Codec{}
+	b.ReportAllocs()
+	for b.Loop() {
+		q, err := c.NewQuery(nil)
+		if err != nil {
+			b.Fatal(err)
+		}
+		for _, d := range ds {
+			if _, _, err := q.Feed(d); err != nil {
+				b.Fatal(err)
+			}
+		}
+		if _, err := q.Result(codecs.DecodeOptions{NoFields: true}); err != nil {
+			b.Fatal(err)
+		}
+	}
+}

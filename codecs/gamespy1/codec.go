@@ -142,6 +142,13 @@ type part struct {
 // datagrams are left out with a warning. A reply without its final
 // datagram, or with datagrams missing, decodes with a warning.
 func (*Codec) Decode(datagrams [][]byte, opt codecs.DecodeOptions) (*codecs.Message, error) {
+	return decode(datagrams, nil, opt)
+}
+
+// decode is Decode with, in read, each datagram's Response when a query's
+// Feed has read them all already (without an error): those are not read
+// again unless the spans are wanted.
+func decode(datagrams [][]byte, read []Response, opt codecs.DecodeOptions) (*codecs.Message, error) {
 	m := &codecs.Message{Protocol: Protocol, Kind: codecs.KindResponse}
 	if len(datagrams) == 0 {
 		return m, newError("datagrams", 0, "", codecs.Detail(codecs.ErrIncomplete, "no datagram"))
@@ -188,10 +195,16 @@ func (*Codec) Decode(datagrams [][]byte, opt codecs.DecodeOptions) (*codecs.Mess
 		if opt.Spans {
 			m.Layers = append(m.Layers, codecs.Layer{Name: name, Bytes: d, Parent: -1})
 		}
-		r := wire.NewReader(Protocol, d, i, spans)
 		p := part{layer: i}
-		readResponse(r, &p.resp)
-		if err := r.Err(); err != nil {
+		var err error
+		if read != nil && spans == nil {
+			p.resp = read[i]
+		} else {
+			r := wire.NewReader(Protocol, d, i, spans)
+			readResponse(r, &p.resp)
+			err = r.Err()
+		}
+		if err != nil {
 			if ce, ok := err.(*codecs.Error); ok && len(datagrams) > 1 {
 				ce.Layer = name
 			}
@@ -348,7 +361,8 @@ func (*Codec) NewQuery(opts map[string]string) (codecs.Query, error) {
 type query struct {
 	req    []byte
 	parts  [][]byte
-	nums   []int // packet number of each part; -1 unnumbered
+	read   []Response // each part as Feed read it, for Result
+	nums   []int      // packet number of each part; -1 unnumbered
 	bytes  int
 	id     string
 	final  int // packet number of the final datagram, -1 before it
@@ -390,6 +404,7 @@ func (q *query) Feed(b []byte) ([][]byte, bool, error) {
 		return nil, true, newError("datagrams", 0, "", wire.Detailf(codecs.ErrTooLong, "a reply is at most %d datagrams and %d bytes", MaxDatagrams, MaxReplyBytes))
 	}
 	q.parts = append(q.parts, append([]byte(nil), b...))
+	q.read = append(q.read, resp)
 	q.nums = append(q.nums, n)
 	q.bytes += len(b)
 	if resp.Final && !q.hasFin {
@@ -412,13 +427,14 @@ func (q *query) complete() bool {
 	return true
 }
 
-// Result decodes the datagrams received, complete or not.
+// Result decodes the datagrams received, complete or not (from what Feed
+// read of them, unless the spans are wanted).
 func (q *query) Result(opt codecs.DecodeOptions) (*codecs.Message, error) {
 	if len(q.parts) == 0 {
 		return &codecs.Message{Protocol: Protocol, Kind: codecs.KindResponse},
 			newError("reply", 0, "", codecs.Detail(codecs.ErrIncomplete, "no reply received"))
 	}
-	return (&Codec{}).Decode(q.parts, opt)
+	return decode(q.parts, q.read, opt)
 }
 
 // QueryKey implements codecs.QueryKeyer: the query with every echo text

@@ -368,10 +368,18 @@ func TestQuery(t *testing.T) {
 	if _, done, err := q.Feed(ut[0]); !done || err == nil {
 		t.Errorf("Feed after done = %v, %v", done, err)
 	}
-	m, err := q.Result(codecs.DecodeOptions{})
-	want, _ := c.Decode(ut, codecs.DecodeOptions{})
-	if err != nil || !reflect.DeepEqual(m, want) {
-		t.Errorf("Result = %+v, %v", m, err)
+	// Result, from the datagrams as Feed read them (or read again for the
+	// spans), is Decode of the datagrams kept, as they came: the duplicate
+	// and the other query's datagram left out.
+	kept := [][]byte{ut[0], ut[1], ut[2], ut[3], ut[4]}
+	for _, opt := range []codecs.DecodeOptions{{}, {NoFields: true}, {Spans: true}, {NoFields: true, Spans: true}} {
+		for range 2 { // and again: Result leaves what it read as it was
+			m, err := q.Result(opt)
+			want, wantErr := c.Decode(kept, opt)
+			if err != nil || wantErr != nil || !reflect.DeepEqual(m, want) {
+				t.Errorf("Result(%+v) = %+v, %v; want %+v", opt, m, err, want)
+			}
+		}
 	}
 
 	q, _ = c.NewQuery(nil)
