@@ -10,11 +10,13 @@ import (
 // that changes the frame layout changes the name.
 const Subprotocol = "querylens.relay.v1"
 
-// SubprotocolBatch is Subprotocol with one more frame from the relay,
-// BATCH: several frames in one WebSocket message. A client that offers it
+// SubprotocolBatch is Subprotocol with one more frame, BATCH: several
+// frames in one WebSocket message, both ways. A client that offers it
 // (before Subprotocol, for relays that do not know it) gets the frames
 // queued together in one message, which costs a browser one message event
-// instead of one per frame. Everything else is as in Subprotocol.
+// instead of one per frame, and may send its own frames together, which
+// costs it one WebSocket send instead of one per frame. Everything else is
+// as in Subprotocol.
 const SubprotocolBatch = "querylens.relay.v1.batch"
 
 // Version is the value HELLO carries.
@@ -41,7 +43,8 @@ const (
 	FramePong  FrameType = 0x84 // u32 nonce
 	// FrameBatch carries frames of the types above but HELLO, in order,
 	// each with its length: (u16 n | frame[n]) to the message's end, at
-	// least one. Only to a client that chose SubprotocolBatch.
+	// least one. Only on SubprotocolBatch: to the client, and from it
+	// with client frames.
 	FrameBatch FrameType = 0x85
 )
 
