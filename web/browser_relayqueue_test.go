@@ -3,6 +3,7 @@ package web_test
 import (
 	"slices"
 	"strconv"
+	"strings"
 	"testing"
 
 	"github.com/chromedp/chromedp"
@@ -255,5 +256,56 @@ func TestBrowserConverseLateReads(t *testing.T) {
 				t.Errorf("got %+v, want %+v", got, tc.want)
 			}
 		})
+	}
+}
+
+// TestBrowserRelayCancelledEndsAnyway: a cancelled query whose END the
+// relay never sends ends (cancelled) once CANCEL_WAIT_MS has passed,
+// however many there are (one timer for them all), and one whose END
+// came ends once, not again.
+func TestBrowserRelayCancelledEndsAnyway(t *testing.T) {
+	base := startStackNoMaster(t)
+	ctx := tab(t)
+	if err := chromedp.Do(ctx, chromedp.Navigate(base+"/")); err != nil {
+		t.Fatal(err)
+	}
+	got := eval[struct {
+		Ends    []string
+		Pending int
+	}](t, ctx, `(async () => {
+  `+fakeRelayJS+`
+  const fake = await fakeRelay(64);
+  try {
+    const ends = [];
+    const ids = [];
+    for (let i = 0; i < 40; i++) {
+      const n = i;
+      ids.push(fake.relay.query("a2s", "127.0.0.1:27015", new Uint8Array([0xff, 0xff, 0xff, 0xff, 0x54]), {
+        end: (reason) => ends.push(n + " " + reason), error: (code) => ends.push(n + " error " + code),
+      }));
+    }
+    for (const id of ids) fake.relay.cancel(id);
+    // The relay's END for the first one only.
+    const end = new Uint8Array(8); const v = new DataView(end.buffer);
+    end[0] = 0x82; v.setUint32(1, ids[0]); end[5] = 2;
+    fake.sock.onmessage({ data: end.buffer });
+    const t0 = performance.now();
+    while (ends.length < 40 && performance.now() - t0 < 20000) await new Promise((r) => setTimeout(r, 100));
+    await new Promise((r) => setTimeout(r, 200)); // nothing more after
+    return { ends, pending: fake.relay.ending.length };
+  } finally {
+    fake.restore();
+  }
+})()`)
+	if len(got.Ends) != 40 || got.Pending != 0 {
+		t.Fatalf("%d ends (%v), %d still waiting; want 40 and none", len(got.Ends), got.Ends, got.Pending)
+	}
+	seen := map[string]bool{}
+	for _, e := range got.Ends {
+		n, reason, _ := strings.Cut(e, " ")
+		if reason != "cancelled" || seen[n] {
+			t.Errorf("end %q: want each query ended once, cancelled (all: %v)", e, got.Ends)
+		}
+		seen[n] = true
 	}
 }

@@ -37,6 +37,9 @@ const END_REASONS = { 0: "window", 1: "byte-cap", 2: "cancelled" };
 const enc = new TextEncoder();
 const dec = new TextDecoder();
 
+/** CANCEL_WAIT_MS is how long a cancelled query waits for the relay's END before it ends anyway. */
+const CANCEL_WAIT_MS = 3000;
+
 /** MAX_OUT_BATCH bounds a BATCH the page sends, as the relay bounds its own (64 KiB). */
 const MAX_OUT_BATCH = 64 << 10;
 
@@ -114,6 +117,11 @@ export class Relay extends EventTarget {
     this.framesSent = 0;
     this.messagesSent = 0;
     this.sendMs = 0;
+    // The cancelled queries whose END may not come, oldest first, and
+    // the timer for the first (#endLater).
+    /** @type {{id: number, at: number}[]} */
+    this.ending = [];
+    this.endTimer = 0;
     // The frames waiting for the end of the task (#send), and the bytes
     // of the BATCH they would make.
     /** @type {Uint8Array[]} */
@@ -219,7 +227,32 @@ export class Relay extends EventTarget {
       this.#pump();
     }
     // The relay answers END (cancelled); do not wait on it forever.
-    setTimeout(() => this.#finish(id, (hd) => hd.end?.("cancelled", 0)), 3000);
+    this.#endLater(id);
+  }
+
+  /**
+   * #endLater ends cancelled query id CANCEL_WAIT_MS from now if the
+   * relay's END has not: one timer for all of them (a refresh cancels a
+   * thousand queries, and a timer each costs the worker more than the
+   * rest of a cancel), as they come due in the order they were cancelled.
+   * @param {number} id
+   */
+  #endLater(id) {
+    this.ending.push({ id, at: performance.now() + CANCEL_WAIT_MS });
+    if (!this.endTimer) this.endTimer = setTimeout(() => this.#endDue(), CANCEL_WAIT_MS);
+  }
+
+  #endDue() {
+    this.endTimer = 0;
+    const now = performance.now();
+    let i = 0;
+    for (; i < this.ending.length && this.ending[i].at <= now; i++) {
+      const id = this.ending[i].id;
+      this.#finish(id, (hd) => hd.end?.("cancelled", 0));
+    }
+    this.ending.splice(0, i);
+    // The next ones that come due within 50 ms end together.
+    if (this.ending.length) this.endTimer = setTimeout(() => this.#endDue(), Math.max(50, this.ending[0].at - now));
   }
 
   /** connected reports whether the socket is open and HELLO came. */
