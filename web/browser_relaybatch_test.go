@@ -6,8 +6,6 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/chromedp/chromedp"
-
 	"github.com/querylens/querylens/relay"
 )
 
@@ -60,11 +58,7 @@ const relayBatchHarness = `(async () => {
 // on a malformed BATCH with a reason naming the byte at fault, failing the
 // queries open.
 func TestBrowserRelayBatch(t *testing.T) {
-	base := startStackNoMaster(t)
-	ctx := tab(t)
-	if err := chromedp.Do(ctx, chromedp.Navigate(base+"/")); err != nil {
-		t.Fatal(err)
-	}
+	ctx := harnessTab(t)
 	got := eval[struct {
 		Offered         []string
 		AfterGood, Seen []string
@@ -93,11 +87,7 @@ func TestBrowserRelayBatch(t *testing.T) {
 // TextEncoder), and a target too long for its length byte fails the
 // query in the page with the relay's bad-frame code, sending nothing.
 func TestBrowserQueryFrame(t *testing.T) {
-	base := startStackNoMaster(t)
-	ctx := tab(t)
-	if err := chromedp.Do(ctx, chromedp.Navigate(base+"/")); err != nil {
-		t.Fatal(err)
-	}
+	ctx := harnessTab(t)
 	long := strings.Repeat("a", 250) + ".example:27015"
 	for _, c := range []struct {
 		protocol, target string
@@ -168,11 +158,7 @@ func TestBrowserQueryFrame(t *testing.T) {
 // in order, and a frame made alone in a later task leaves alone; on v1
 // each frame is its own message.
 func TestBrowserRelaySendsBatch(t *testing.T) {
-	base := startStackNoMaster(t)
-	ctx := tab(t)
-	if err := chromedp.Do(ctx, chromedp.Navigate(base+"/")); err != nil {
-		t.Fatal(err)
-	}
+	ctx := harnessTab(t)
 	for _, c := range []struct {
 		protocol string
 		want     [][]string // per message, its frames ("Q id", "C id")

@@ -1,6 +1,7 @@
 package web_test
 
 import (
+	"context"
 	"slices"
 	"strconv"
 	"strings"
@@ -89,11 +90,7 @@ const relayQueueHarness = `(async () => {
 // in-flight place and its upstream slot before it reads the next frame),
 // so a waiting query goes at once, and its END later counts nothing twice.
 func TestBrowserRelayFollowUpsFirst(t *testing.T) {
-	base := startStackNoMaster(t)
-	ctx := tab(t)
-	if err := chromedp.Do(ctx, chromedp.Navigate(base+"/")); err != nil {
-		t.Fatal(err)
-	}
+	ctx := harnessTab(t)
 	type step struct {
 		Sent     []string
 		InFlight int
@@ -154,11 +151,7 @@ const batchEagerHarness = `(async (n) => {
 // flush behind every other task; fewer requests still run, at the
 // scheduled flush.
 func TestBrowserBatchEager(t *testing.T) {
-	base := startStackNoMaster(t)
-	ctx := tab(t)
-	if err := chromedp.Do(ctx, chromedp.Navigate(base+"/")); err != nil {
-		t.Fatal(err)
-	}
+	ctx := harnessTab(t)
 	type result struct {
 		BeforeTask  bool
 		Calls, Done int
@@ -225,11 +218,7 @@ const lateReadHarness = `(async (connected, timeouts, sendsAt) => {
 // waits up to two timeouts more and takes the answer; without a relay
 // connection, or after those, it ends at its timeout as before.
 func TestBrowserConverseLateReads(t *testing.T) {
-	base := startStackNoMaster(t)
-	ctx := tab(t)
-	if err := chromedp.Do(ctx, chromedp.Navigate(base+"/")); err != nil {
-		t.Fatal(err)
-	}
+	ctx := harnessTab(t)
 	type result struct {
 		EndedBefore   bool
 		Replies, Late int
@@ -264,11 +253,7 @@ func TestBrowserConverseLateReads(t *testing.T) {
 // however many there are (one timer for them all), and one whose END
 // came ends once, not again.
 func TestBrowserRelayCancelledEndsAnyway(t *testing.T) {
-	base := startStackNoMaster(t)
-	ctx := tab(t)
-	if err := chromedp.Do(ctx, chromedp.Navigate(base+"/")); err != nil {
-		t.Fatal(err)
-	}
+	ctx := harnessTab(t)
 	got := eval[struct {
 		Ends    []string
 		Pending int
@@ -308,4 +293,16 @@ func TestBrowserRelayCancelledEndsAnyway(t *testing.T) {
 		}
 		seen[n] = true
 	}
+}
+
+// harnessTab opens the page of a stack without a master in a tab, for
+// the relay.js harnesses (they import the page's modules).
+func harnessTab(t *testing.T) context.Context {
+	t.Helper()
+	base := startStackNoMaster(t)
+	ctx := tab(t)
+	if err := chromedp.Do(ctx, chromedp.Navigate(base+"/")); err != nil {
+		t.Fatal(err)
+	}
+	return ctx
 }
