@@ -52,9 +52,9 @@
 // fault, and none of its frames is read; a frame inside that does not
 // parse gets its own ERROR, as it would alone. relay.js sends the frames
 // one task of the page makes (the queries and cancels that a message's
-// replies lead to) in one BATCH: a browser's WebSocket.send costs about as
-// much for a frame as for 64 KiB. On Subprotocol, 0x85 from a client is an
-// unknown frame (ERROR code 1).
+// replies lead to) in one BATCH: a browser's WebSocket.send costs far more
+// per call than per byte. On Subprotocol, 0x85 from a client is an unknown
+// frame (ERROR code 1).
 //
 // HELLO is the first frame on every connection. The target is "host:port"
 // where host is an IPv4 address, a bracketed IPv6 address or a DNS name the
