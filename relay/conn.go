@@ -54,8 +54,8 @@ type conn struct {
 var batchBufs = sync.Pool{New: func() any { b := make([]byte, 0, maxBatch); return &b }}
 
 // batchInBufs lends the reader of a SubprotocolBatch connection a buffer
-// for one message (a client's BATCH is at most maxBatch bytes; one more
-// tells a longer one).
+// for a message longer than a frame (a client's BATCH is at most maxBatch
+// bytes; one more tells a longer one).
 var batchInBufs = sync.Pool{New: func() any { b := make([]byte, maxBatch+1); return &b }}
 
 func newConn(s *Server, ws *websocket.Conn, raw net.Conn, key netip.Addr, loopback bool, log *slog.Logger) *conn {
@@ -80,12 +80,11 @@ func (c *conn) ctrlMax() int { return 2*c.lim.MaxInFlight + 16 }
 
 func (c *conn) serve() {
 	s := c.s
-	limit, bufs := s.readLimit(), &s.frameBufs
-	if c.batches && maxBatch > limit {
-		// A BATCH from the client: at most 64 KiB, as the relay's own,
-		// read into a buffer borrowed as a frame's is (only while a
-		// message is read).
-		limit, bufs = maxBatch, &batchInBufs
+	limit := s.readLimit()
+	batchIn := c.batches && maxBatch > limit
+	if batchIn {
+		// A BATCH from the client: at most 64 KiB, as the relay's own.
+		limit = maxBatch
 	}
 	c.ws.SetReadLimit(int64(limit))
 	c.mu.Lock()
@@ -104,8 +103,20 @@ func (c *conn) serve() {
 			c.ended(err)
 			break
 		}
+		// A message is read into a frame's buffer, borrowed while it is
+		// read; a client's BATCH that outgrows it goes on in a buffer of
+		// 64 KiB, borrowed only then, so that a batch client trickling a
+		// short message holds no more than a v1 client does.
+		bufs := &s.frameBufs
 		bp := bufs.Get().(*[]byte)
-		n, err := readMessage(r, *bp)
+		n, err := readMessage(r, *bp, 0)
+		if batchIn && errors.Is(err, websocket.ErrMessageTooBig) {
+			big := batchInBufs.Get().(*[]byte)
+			copy(*big, (*bp)[:n])
+			bufs.Put(bp)
+			bufs, bp = &batchInBufs, big
+			n, err = readMessage(r, *bp, n)
+		}
 		if err != nil {
 			bufs.Put(bp)
 			c.ended(err)
@@ -118,10 +129,10 @@ func (c *conn) serve() {
 	c.cleanup()
 }
 
-// readMessage reads one message into buf. The connection's read limit
-// keeps messages shorter than buf.
-func readMessage(r io.Reader, buf []byte) (int, error) {
-	n := 0
+// readMessage reads the rest of one message into buf, whose first n bytes
+// hold its start, and returns the message's length; ErrMessageTooBig
+// when it fills buf (the connection's read limit keeps messages shorter).
+func readMessage(r io.Reader, buf []byte, n int) (int, error) {
 	for {
 		m, err := r.Read(buf[n:])
 		n += m

@@ -484,22 +484,27 @@ func TestClientBatch(t *testing.T) {
 	if want := []string{"pong 12", "error 0", "pong 13"}; !slices.Equal(kinds, want) {
 		t.Errorf("a BATCH with a bad QUERY inside: %v, want %v", kinds, want)
 	}
-	// A BATCH of 64 KiB is read whole: CANCELs of ids not open (7 bytes
-	// each with their length, nothing back), then a PING.
-	var frames [][]byte
-	for n := 1 + 7; n+7 <= maxBatch; n += 7 {
-		frames = append(frames, appendIDFrame(nil, FrameCancel, uint32(1000+len(frames))))
-	}
-	frames = append(frames, appendIDFrame(nil, FramePing, 99))
-	full := batch(frames...)
-	if len(full) > maxBatch || len(full) <= maxBatch-7 {
-		t.Fatalf("the full BATCH is %d bytes", len(full))
-	}
-	if err := ws.Write(ctx, websocket.MessageBinary, full); err != nil {
-		t.Fatal(err)
-	}
-	if got := read(ws, func(fr Frame) bool { return fr.Type == FramePong || fr.Type == FrameError }); got[len(got)-1].Type != FramePong || got[len(got)-1].ID != 99 {
-		t.Errorf("a BATCH of %d bytes: %+v, want the PONG at its end", len(full), got)
+	// BATCHes about a frame's read buffer (the relay's read limit for v1,
+	// one more byte: past it the rest is read into a 64 KiB buffer) and of
+	// 64 KiB are read whole: CANCELs of ids not open (7 bytes each with
+	// their length, nothing back), then a PING.
+	var full []byte
+	for _, size := range []int{f.srv.readLimit() - 6, f.srv.readLimit() + 1, f.srv.readLimit() + 8, maxBatch} {
+		var frames [][]byte
+		for n := 1 + 7; n+7 <= size; n += 7 {
+			frames = append(frames, appendIDFrame(nil, FrameCancel, uint32(1000+len(frames))))
+		}
+		frames = append(frames, appendIDFrame(nil, FramePing, uint32(size)))
+		full = batch(frames...)
+		if len(full) > size || len(full) <= size-7 {
+			t.Fatalf("the BATCH for %d bytes is %d", size, len(full))
+		}
+		if err := ws.Write(ctx, websocket.MessageBinary, full); err != nil {
+			t.Fatal(err)
+		}
+		if got := read(ws, func(fr Frame) bool { return fr.Type == FramePong || fr.Type == FrameError }); got[len(got)-1].Type != FramePong || got[len(got)-1].ID != uint32(size) {
+			t.Errorf("a BATCH of %d bytes: %+v, want the PONG at its end", len(full), got)
+		}
 	}
 	// Longer is over the read limit: closed with 1009.
 	over := dial(SubprotocolBatch)
