@@ -728,10 +728,10 @@ func traceMainTasks(t *testing.T, ctx context.Context, fn func()) mainTasks {
 			if e.Name == "UpdateLayoutTree" && long != nil {
 				long["(elements restyled)"] += float64(e.Args.ElementCount)
 			}
-			if e.Name == "Layout" && long != nil {
-				long["(layout dirty objects)"] += float64(e.Args.BeginData.DirtyObjects)
-			}
 			if e.Name == "Layout" {
+				if long != nil {
+					long["(layout dirty objects)"] += float64(e.Args.BeginData.DirtyObjects)
+				}
 				m.layouts++
 				m.dirty += e.Args.BeginData.DirtyObjects
 				m.total += e.Args.BeginData.TotalObjects

@@ -43,6 +43,17 @@ const CANCEL_WAIT_MS = 3000;
 /** MAX_OUT_BATCH bounds a BATCH the page sends, as the relay bounds its own (64 KiB). */
 const MAX_OUT_BATCH = 64 << 10;
 
+/**
+ * idFrame is a frame of a type and a u32 (PING's nonce, CANCEL's id).
+ * @param {number} type @param {number} id
+ */
+function idFrame(type, id) {
+  const f = new Uint8Array(5);
+  f[0] = type;
+  new DataView(f.buffer).setUint32(1, id);
+  return f;
+}
+
 /** The protocols' names as bytes, encoded once. @type {Map<string, Uint8Array>} */
 const protocolBytes = new Map();
 
@@ -67,12 +78,9 @@ export function queryFrame(id, protocol, target, datagram) {
   if (p.length > 255) return `protocol name of ${p.length} bytes (at most 255)`;
   if (tn > 255) return `target of ${tn} bytes (at most 255): ${target.slice(0, 40)}…`;
   const buf = new Uint8Array(1 + 4 + 1 + p.length + 1 + tn + datagram.length);
-  let o = 0;
-  buf[o++] = 0x01;
-  buf[o++] = id >>> 24;
-  buf[o++] = (id >>> 16) & 0xff;
-  buf[o++] = (id >>> 8) & 0xff;
-  buf[o++] = id & 0xff;
+  buf[0] = 0x01;
+  new DataView(buf.buffer).setUint32(1, id);
+  let o = 5;
   buf[o++] = p.length;
   buf.set(p, o);
   o += p.length;
@@ -112,8 +120,8 @@ export class Relay extends EventTarget {
     // reading them (their frames' handlers included).
     this.messages = 0;
     this.readMs = 0;
-    // and the frames sent (QUERY and CANCEL), the messages they went in
-    // and the ms WebSocket.send took.
+    // and the frames sent (QUERY, CANCEL, PING), the messages they went
+    // in and the ms WebSocket.send took.
     this.framesSent = 0;
     this.messagesSent = 0;
     this.sendMs = 0;
@@ -165,13 +173,10 @@ export class Relay extends EventTarget {
   async ping() {
     await this.connect();
     const nonce = (Math.random() * 2 ** 32) >>> 0;
-    const f = new DataView(new ArrayBuffer(5));
-    f.setUint8(0, 0x02);
-    f.setUint32(1, nonce);
     return new Promise((resolve, reject) => {
       const timer = setTimeout(() => { this.pings.delete(nonce); reject(new Error("relay: no PONG")); }, 5000);
       this.pings.set(nonce, { t0: performance.now(), resolve: (ms) => { clearTimeout(timer); resolve(ms); } });
-      this.ws.send(f.buffer);
+      this.#send(idFrame(0x02, nonce));
     });
   }
 
@@ -214,14 +219,11 @@ export class Relay extends EventTarget {
     }
     if (q.cancelled) return;
     q.cancelled = true;
-    const f = new Uint8Array(5);
-    new DataView(f.buffer).setUint32(1, id);
-    f[0] = 0x03;
     // The relay reads frames in order and frees the id, its place among
     // MaxInFlight and its upstream slot before it reads the next one: the
     // query counts out as the CANCEL leaves, and a waiting one may go.
     if (this.ws?.readyState === WebSocket.OPEN) {
-      this.#send(f);
+      this.#send(idFrame(0x03, id));
       q.freed = true;
       this.sent--;
       this.#pump();
