@@ -31,7 +31,7 @@ const table = /** @type {HTMLTableElement} */ ($("servers"));
 /** The row fields each protocol fills (the protocol table's "row"); a row leaves the others blank. */
 const fills = Object.fromEntries((cfg.protocols ?? []).map((p) => [p.name, new Set(p.row ?? Object.keys(Row))]));
 // Column labels: the title, or the name in capitals when the title is long ("OGP").
-const titles = Object.fromEntries((cfg.protocols ?? []).map((p) => [p.name, p.title.length > 13 ? p.name.toUpperCase() : p.title]));
+const protocolTitles = Object.fromEntries((cfg.protocols ?? []).map((p) => [p.name, p.title.length > 13 ? p.name.toUpperCase() : p.title]));
 /**
  * Each protocol's list options (the protocol table's "list"): a row without
  * options of its own is asked with them, for what the row shows; its status
@@ -802,7 +802,10 @@ function fill(s, r, k) {
   const ok = r.state === State.online;
   const tr = s.tr;
   const t = s.t;
-  if (tr.hidden) tr.hidden = false;
+  if (tr.hidden) {
+    tr.hidden = false;
+    tr.removeAttribute("aria-hidden");
+  }
   position(s, k);
   const cls = ok ? (k === active ? "row active" : "row") : k === active ? "row dim active" : "row dim";
   if (s.attrs.cls !== cls) {
@@ -814,20 +817,16 @@ function fill(s, r, k) {
   attr(s, "state", tr, "data-state", r.state);
   attr(s, "fav", s.star, "aria-pressed", fav ? "true" : "false");
   data(t.star, fav ? "★" : "☆");
-  data(t.proto, titles[r.protocol] ?? r.protocol);
-  attr(s, "proto", s.proto, "title", r.protocol);
+  data(t.proto, protocolTitles[r.protocol] ?? r.protocol);
   // The badge keeps its box whatever the state: an online row's is empty
   // and unseen (app.css .state-online), not display: none, so a row that
   // goes from asked to online and back restyles the badge but never
   // builds its boxes again.
   attr(s, "badge", s.badge, "class", ok ? "state state-online" : `state state-${r.state}`);
-  attr(s, "detail", s.badge, "title", ok ? null : r.detail || stateLabels[r.state] || r.state);
   data(t.badge, ok ? "" : stateLabels[r.state] ?? r.state);
   const url = r.url ?? (r.url = statusURL(r));
   attr(s, "href", s.name, "href", url);
-  const title = r.name || r.addr;
-  data(t.name, title);
-  attr(s, "title", s.name, "title", r.master ? `${title} · listed by ${r.master}` : title);
+  data(t.name, r.name || r.addr);
   // The players' cell keeps its text node and its bots' span: refilled,
   // never parsed again.
   const counted = ok && r.players >= 0;
@@ -836,10 +835,7 @@ function fill(s, r, k) {
   if (s.attrs.bots !== String(botCount)) {
     s.attrs.bots = String(botCount);
     s.bots.hidden = !botCount;
-    if (botCount) {
-      t.bots.data = `+${botCount} bot${botCount > 1 ? "s" : ""}`;
-      s.bots.title = `${botCount} bot${botCount > 1 ? "s" : ""}`;
-    }
+    if (botCount) t.bots.data = `+${botCount} bot${botCount > 1 ? "s" : ""}`;
   }
   data(t.map, r.map);
   data(t.mode, r.mode);
@@ -853,8 +849,47 @@ function fill(s, r, k) {
     s.flags.innerHTML = flags;
   }
   data(t.master, r.master);
-  attr(s, "listed", s.master, "title", r.master ? `listed by ${r.master}` : null);
   for (let j = 0; j < EXTRA.length; j++) data(t.extra[j], extraText(r.x?.[EXTRA[j]]));
+  if (s === titled) titles(s, r);
+}
+
+/**
+ * titled is the slot whose tooltips (title attributes) are written: the
+ * row under the pointer or holding the focus. Writing or changing a title
+ * restyles its element (the browser's own style sheet reads [title]), so
+ * the rows a keystroke or a scroll refills carry none, and the row a
+ * person points at or tabs into gets them then, kept as it is refilled.
+ * @type {Slot|null}
+ */
+let titled = null;
+
+/** titles writes the tooltips of slot s, which shows row r. @param {Slot} s @param {Row} r */
+function titles(s, r) {
+  const ok = r.state === State.online;
+  const name = r.name || r.addr;
+  attr(s, "title", s.name, "title", r.master ? `${name} · listed by ${r.master}` : name);
+  attr(s, "detail", s.badge, "title", ok ? null : r.detail || stateLabels[r.state] || r.state);
+  attr(s, "proto", s.proto, "title", r.protocol);
+  attr(s, "listed", s.master, "title", r.master ? `listed by ${r.master}` : null);
+  const bots = ok && r.players >= 0 ? r.bots : 0;
+  attr(s, "botsTitle", s.bots, "title", bots ? `${bots} bot${bots > 1 ? "s" : ""}` : null);
+}
+
+/** untitle takes slot s's tooltips away. @param {Slot} s */
+function untitle(s) {
+  for (const [key, el] of /** @type {[string, Element][]} */ ([["title", s.name], ["detail", s.badge], ["proto", s.proto], ["listed", s.master], ["botsTitle", s.bots]])) {
+    attr(s, key, el, "title", null);
+  }
+}
+
+/** pointAt gives the row element under the pointer or the focus its tooltips. @param {Event} e */
+function pointAt(e) {
+  const tr = /** @type {Element} */ (e.target).closest?.("tr");
+  const s = tr ? slotOf.get(tr) : undefined;
+  if (!s || s === titled) return;
+  if (titled) untitle(titled);
+  titled = s;
+  if (s.row >= 0 && !s.tr.hidden) titles(s, rows[s.row]);
 }
 
 /** drawStats counts, for measuring, the rows refilled with another server, moved, and put in the body. */
@@ -962,8 +997,12 @@ function renderWindow(all = false) {
 
 /**
  * restSoon draws the whole window (renderWindow) once the frame that
- * shows a new order's rows in view is painted.
+ * shows a new order's rows in view is painted, when the page is idle
+ * (within REST_MS): a keystroke typed meanwhile is handled first, and the
+ * order it brings is the one drawn out of sight. A scroll draws the rows
+ * it shows at its frame (renderWindow), without waiting for this.
  */
+const REST_MS = 200;
 let restQueued = false;
 function restSoon() {
   if (restQueued) return;
@@ -976,6 +1015,7 @@ function restSoon() {
     for (const resolve of done) resolve(undefined);
   };
   if (document.hidden) setTimeout(rest, 0);
+  else if (globalThis.requestIdleCallback) requestIdleCallback(rest, { timeout: REST_MS });
   else requestAnimationFrame(() => setTimeout(rest, 0));
 }
 /** Who waits for the whole window to be drawn. @type {((v: any) => void)[]} */
@@ -990,9 +1030,17 @@ function markActive(first, last) {
 /** hide hides a slot no row needs. @param {Slot} s */
 function hide(s) {
   s.tr.hidden = true;
+  s.tr.setAttribute("aria-hidden", "true");
   s.tr.removeAttribute("id");
   delete s.tr.dataset.i;
   s.attrs.pos = "";
+  // Out of the way, above the body, where no scroll reaches.
+  s.y = -1;
+  s.tr.style.transform = "translateY(-100000px)";
+  if (s === titled) {
+    untitle(s);
+    titled = null;
+  }
 }
 
 /** draw fills slot s with the row at position k of the order and puts it there. @param {Slot} s @param {number} k */
@@ -1217,6 +1265,9 @@ tbody.addEventListener("click", (e) => {
   }
   setActive(k, false);
 });
+
+tbody.addEventListener("pointerover", pointAt);
+tbody.addEventListener("focusin", pointAt);
 
 let popover;
 function showDetail(r, anchor) {
