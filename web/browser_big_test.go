@@ -877,3 +877,59 @@ func stats(ms []float64) string {
 	at := func(p float64) float64 { return s[min(len(s)-1, int(p*float64(len(s))))] }
 	return strconv.FormatFloat(at(0.5), 'f', 1, 64) + " / " + strconv.FormatFloat(at(0.9), 'f', 1, 64) + " / " + strconv.FormatFloat(s[len(s)-1], 'f', 1, 64)
 }
+
+var pageRefill = flag.Bool("page-refill", false, "measure the browse page's main-thread time per new order that refills every row in view, 20,000 rows answered (TestBrowserBigListRefill)")
+
+// TestBrowserBigListRefill measures, with -page-refill, the main-thread
+// time of a new order that refills every row in view (the cost behind a
+// keystroke's slowest frames): the sort by name, one way then the other,
+// 40 times, each to the frame that shows it painted, once every server
+// answered, with the page's rows out of sight drawn before the next:
+//
+//	go test ./web -run TestBrowserBigListRefill -page-refill -v
+func TestBrowserBigListRefill(t *testing.T) {
+	if !*pageRefill {
+		t.Skip("a measurement: run with -page-refill")
+	}
+	needWasm(t)
+	base, _ := startBigStack(t)
+	tab(t)
+	ctx, cancel := chromedp.NewContext(browserCtx)
+	defer cancel()
+	ctx, cancelT := context.WithTimeout(ctx, 8*time.Minute)
+	defer cancelT()
+	openBig(t, ctx, base, 1300, 900)
+	if _, err := chromedp.Call(ctx, performance.Enable, performance.EnableParams{TimeDomain: performance.EnableTimeDomainThreadTicks}); err != nil {
+		t.Fatal(err)
+	}
+	task := func() float64 {
+		m, err := chromedp.Call(ctx, performance.GetMetrics, cdp.Empty{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, x := range m.Metrics {
+			if x.Name == "TaskDuration" {
+				return x.Value * 1000
+			}
+		}
+		t.Fatal("no TaskDuration metric")
+		return 0
+	}
+	waitFor(t, ctx, "every server asked and answered", `(c => c.asked >= c.known && c.outstanding === 0)(querylensBrowse.counts())`, 5*time.Minute)
+	var ms, refills []float64
+	tasks := traceMainTasks(t, ctx, func() {
+		for i := range 40 {
+			d0 := eval[int](t, ctx, `querylensBrowse.draws().refills`)
+			t0 := task()
+			eval[bool](t, ctx, `querylensBrowse.sort("name", `+strconv.Itoa(1-2*(i%2))+`).then(() => new Promise(r => requestAnimationFrame(() => setTimeout(() => r(true), 0))))`)
+			ms = append(ms, task()-t0)
+			eval[bool](t, ctx, `querylensBrowse.whenSettled().then(() => true)`)
+			refills = append(refills, float64(eval[int](t, ctx, `querylensBrowse.draws().refills`)-d0))
+		}
+	})
+	t.Logf("per new order refilling the rows in view, main-thread task ms, median / p90 / max: %s (rows refilled, in view and out of sight: %s)", stats(ms), stats(refills))
+	t.Logf("  traced main-thread tasks: %s", tasks)
+	if *pageProfile {
+		t.Logf("  main-thread thread ms by kind of work (self time): %s", tasks.splitString())
+	}
+}
