@@ -37,6 +37,8 @@ var pageProfile = flag.Bool("page-profile", false, "with -page-timing, record a 
 
 var pageProfileJS = flag.Bool("page-profile-js", true, "with -page-profile, also sample the page's JavaScript (which inflates script time more than the trace does)")
 
+var pageProfileKeys = flag.Bool("page-profile-keys", false, "with -page-profile, log every keystroke's main-thread time by kind of work, in order")
+
 // bigMaster is the Steam master of the big-list tests, as --master spells it.
 const bigMaster = `a2s=127.0.0.1:27011?filter=\appid\440&label=Steam`
 
@@ -494,6 +496,13 @@ func TestBrowserBigListTiming(t *testing.T) {
 			t.Logf("  main-thread thread ms by kind of work while scrolling (self time): %s", scrollTasks.splitString())
 			t.Logf("  the tasks over 16 ms while typing, each by kind of work (self time):%s", keyTasks.longString())
 			t.Logf("  the 8 keystrokes with the most main-thread time, to the next, by kind of work (self time):%s", keyTasks.keysString(8))
+			if *pageProfileKeys {
+				var b strings.Builder
+				for _, k := range keyTasks.keys {
+					b.WriteString("\n      " + splitOf(k, 12))
+				}
+				t.Logf("  every keystroke, in order, by kind of work (self time):%s", b.String())
+			}
 			sum := map[string]float64{}
 			for _, k := range keyTasks.keys {
 				for n, v := range k {
@@ -918,6 +927,7 @@ func TestBrowserBigListRefill(t *testing.T) {
 	waitFor(t, ctx, "every server asked and answered", `(c => c.asked >= c.known && c.outstanding === 0)(querylensBrowse.counts())`, 5*time.Minute)
 	var ms, refills []float64
 	tasks := traceMainTasks(t, ctx, func() {
+		defer profileJS(t, ctx, "refilling")()
 		for i := range 40 {
 			d0 := eval[int](t, ctx, `querylensBrowse.draws().refills`)
 			t0 := task()
