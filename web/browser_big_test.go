@@ -542,6 +542,9 @@ type mainTasks struct {
 	// layouts counts the Layout events, and dirty and total their
 	// layout objects to lay out and in the tree.
 	layouts, dirty, total int
+	// restyled counts, with -page-profile, the elements whose style was
+	// computed (UpdateLayoutTree events' elementCount).
+	restyled int
 	// invalid counts, with -page-profile, the invalidation tracking
 	// events by kind, reason, node and what changed.
 	invalid map[string]float64
@@ -854,6 +857,9 @@ func traceMainTasks(t *testing.T, ctx context.Context, fn func()) mainTasks {
 			}
 			m.split[e.Name] += e.Tdur / 1000
 			stack = append(stack, open{e.Ts + e.Dur, e.Name, name, long})
+			if e.Name == "UpdateLayoutTree" {
+				m.restyled += e.Args.ElementCount
+			}
 			if e.Name == "UpdateLayoutTree" && long != nil {
 				long["(elements restyled)"] += float64(e.Args.ElementCount)
 			}
@@ -941,5 +947,57 @@ func TestBrowserBigListRefill(t *testing.T) {
 	t.Logf("  traced main-thread tasks: %s", tasks)
 	if *pageProfile {
 		t.Logf("  main-thread thread ms by kind of work (self time): %s", tasks.splitString())
+	}
+}
+
+// TestBrowserBigListRestyle counts the elements whose style the browser
+// computes again for each kind of change the page makes to its row
+// elements, each made to every row element in the body at once, then the
+// next frame awaited, on the big list once every server answered (no other
+// change meanwhile): a row moved (its transform) restyles that row alone,
+// not its cells (the browser's own vertical-align: inherit on cells made
+// every cell of a row restyle with it); its number, id and key restyle
+// nothing; a cell's text restyles nothing. With -v it logs every count.
+func TestBrowserBigListRestyle(t *testing.T) {
+	needWasm(t)
+	base, _ := startBigStack(t)
+	tab(t) // starts the browser (or skips without one)
+	detail := *pageProfile
+	*pageProfile = true // the trace's timeline events, with their counts
+	defer func() { *pageProfile = detail }()
+	ctx, cancel := chromedp.NewContext(browserCtx)
+	defer cancel()
+	ctx, cancelT := context.WithTimeout(ctx, 3*time.Minute)
+	defer cancelT()
+	openBig(t, ctx, base, 1300, 900)
+	waitFor(t, ctx, "every server asked and answered", `(c => c.asked >= c.known && c.outstanding === 0)(querylensBrowse.counts())`, 2*time.Minute)
+	frame := `new Promise(r => requestAnimationFrame(() => setTimeout(() => r(true), 0)))`
+	for _, c := range []struct {
+		name, js string
+		max      func(rows int) int // the most elements it may restyle
+	}{
+		{"nothing", `0`, func(int) int { return 2 }},
+		{"transform", `trs.forEach((tr, j) => tr.style.transform = "translateY(" + (j * 30 + 1) + "px)")`, func(n int) int { return n + 2 }},
+		{"transform back", `trs.forEach((tr, j) => tr.style.transform = "translateY(" + (j * 30) + "px)")`, func(n int) int { return n + 2 }},
+		{"id", `trs.forEach((tr, j) => tr.id = "row-x" + j)`, func(int) int { return 2 }},
+		{"aria-rowindex", `trs.forEach((tr, j) => tr.setAttribute("aria-rowindex", String(j + 100)))`, func(int) int { return 2 }},
+		{"data-i", `trs.forEach((tr, j) => tr.dataset.i = String(j + 100))`, func(int) int { return 2 }},
+		{"data-key", `trs.forEach((tr, j) => tr.dataset.key = "k" + j)`, func(int) int { return 2 }},
+		{"text", `trs.forEach((tr, j) => tr.cells[4].firstChild.data = "map" + j)`, func(int) int { return 2 }},
+		{"href", `trs.forEach((tr, j) => tr.querySelector("a.name").href = "/x" + j)`, func(int) int { return 2 }},
+		{"badge class", `trs.forEach((tr) => tr.querySelector(".state").className = "state state-offline")`, func(n int) int { return n + 2 }},
+		{"aria-hidden", `trs.forEach((tr) => tr.setAttribute("aria-hidden", "true"))`, func(int) int { return 2 }},
+		{"hidden", `trs.forEach((tr) => tr.hidden = true)`, func(n int) int { return n + 2 }},
+		{"hidden off", `trs.forEach((tr) => tr.hidden = false)`, func(n int) int { return n + 2 }},
+	} {
+		var n int
+		tasks := traceMainTasks(t, ctx, func() {
+			n = eval[int](t, ctx, `(() => { const trs = [...document.querySelectorAll("#rows > tr")]; `+c.js+`; return trs.length; })()`)
+			eval[bool](t, ctx, frame)
+		})
+		t.Logf("%-15s on %d rows: %d elements restyled, %d layouts of %d dirty objects", c.name, n, tasks.restyled, tasks.layouts, tasks.dirty)
+		if n == 0 || tasks.restyled > c.max(n) {
+			t.Errorf("%s on %d row elements restyled %d elements, want at most %d", c.name, n, tasks.restyled, c.max(n))
+		}
 	}
 }
