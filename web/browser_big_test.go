@@ -375,31 +375,25 @@ func TestBrowserBigList(t *testing.T) {
 	}
 }
 
-// TestBrowserBigListTiming measures, with -page-timing, the page's
-// main-thread time (CDP Performance.getMetrics TaskDuration: every task the
-// renderer's main thread ran) per filter keystroke, from the key to the frame
-// that shows the new order painted, and per scroll step (a wheel notch, 120 px, to two frames later),
-// with 20,000 rows while their asks run:
-//
-//	go test ./web -run TestBrowserBigListTiming -page-timing -v
-func TestBrowserBigListTiming(t *testing.T) {
-	if !*pageTiming {
-		t.Skip("a measurement: run with -page-timing")
-	}
+// bigTimingTab opens the big list at 1300 × 900 in a tab of its own (the
+// measurements outlast a tab's 90 s) and returns it with task, the
+// renderer main thread's time so far in ms (CDP Performance.getMetrics
+// TaskDuration, in thread ticks: the thread's own CPU time, not the wall
+// clock a loaded machine stretches).
+func bigTimingTab(t *testing.T) (context.Context, func() float64) {
+	t.Helper()
 	needWasm(t)
 	base, _ := startBigStack(t)
-	tab(t) // starts the browser; this test outlasts a tab's 90 s
+	tab(t) // starts the browser (or skips without one)
 	ctx, cancel := chromedp.NewContext(browserCtx)
-	defer cancel()
+	t.Cleanup(cancel)
 	ctx, cancelT := context.WithTimeout(ctx, 8*time.Minute)
-	defer cancelT()
+	t.Cleanup(cancelT)
 	openBig(t, ctx, base, 1300, 900)
-	// Thread ticks: the main thread's own CPU time, not the wall clock a
-	// loaded machine stretches.
 	if _, err := chromedp.Call(ctx, performance.Enable, performance.EnableParams{TimeDomain: performance.EnableTimeDomainThreadTicks}); err != nil {
 		t.Fatal(err)
 	}
-	task := func() float64 {
+	return ctx, func() float64 {
 		m, err := chromedp.Call(ctx, performance.GetMetrics, cdp.Empty{})
 		if err != nil {
 			t.Fatal(err)
@@ -412,6 +406,20 @@ func TestBrowserBigListTiming(t *testing.T) {
 		t.Fatal("no TaskDuration metric")
 		return 0
 	}
+}
+
+// TestBrowserBigListTiming measures, with -page-timing, the page's
+// main-thread time (CDP Performance.getMetrics TaskDuration: every task the
+// renderer's main thread ran) per filter keystroke, from the key to the frame
+// that shows the new order painted, and per scroll step (a wheel notch, 120 px, to two frames later),
+// with 20,000 rows while their asks run:
+//
+//	go test ./web -run TestBrowserBigListTiming -page-timing -v
+func TestBrowserBigListTiming(t *testing.T) {
+	if !*pageTiming {
+		t.Skip("a measurement: run with -page-timing")
+	}
+	ctx, task := bigTimingTab(t)
 	measure := func(phase string) {
 		// The cost of one measurement step alone (an evaluate and two
 		// frames), with whatever else the page is doing meanwhile.
@@ -906,30 +914,7 @@ func TestBrowserBigListRefill(t *testing.T) {
 	if !*pageRefill {
 		t.Skip("a measurement: run with -page-refill")
 	}
-	needWasm(t)
-	base, _ := startBigStack(t)
-	tab(t)
-	ctx, cancel := chromedp.NewContext(browserCtx)
-	defer cancel()
-	ctx, cancelT := context.WithTimeout(ctx, 8*time.Minute)
-	defer cancelT()
-	openBig(t, ctx, base, 1300, 900)
-	if _, err := chromedp.Call(ctx, performance.Enable, performance.EnableParams{TimeDomain: performance.EnableTimeDomainThreadTicks}); err != nil {
-		t.Fatal(err)
-	}
-	task := func() float64 {
-		m, err := chromedp.Call(ctx, performance.GetMetrics, cdp.Empty{})
-		if err != nil {
-			t.Fatal(err)
-		}
-		for _, x := range m.Metrics {
-			if x.Name == "TaskDuration" {
-				return x.Value * 1000
-			}
-		}
-		t.Fatal("no TaskDuration metric")
-		return 0
-	}
+	ctx, task := bigTimingTab(t)
 	waitFor(t, ctx, "every server asked and answered", `(c => c.asked >= c.known && c.outstanding === 0)(querylensBrowse.counts())`, 5*time.Minute)
 	var ms, refills []float64
 	tasks := traceMainTasks(t, ctx, func() {
