@@ -702,8 +702,17 @@ func (m mainTasks) String() string {
 
 // traceMainTasks records a Chrome trace (category toplevel) while fn runs
 // and returns the renderer main threads' top-level tasks: each task's wall
-// duration and thread (CPU) duration.
+// duration and thread (CPU) duration; with -page-profile, the detail of
+// traceMain too.
 func traceMainTasks(t *testing.T, ctx context.Context, fn func()) mainTasks {
+	t.Helper()
+	return traceMain(t, ctx, *pageProfile, fn)
+}
+
+// traceMain is traceMainTasks, with the timeline's events and their
+// analysis (the split by kind of work, the counts, the invalidations) when
+// detail is set.
+func traceMain(t *testing.T, ctx context.Context, detail bool, fn func()) mainTasks {
 	t.Helper()
 	var mu sync.Mutex
 	var raw []jsonv2.Value
@@ -726,7 +735,7 @@ func traceMainTasks(t *testing.T, ctx context.Context, fn func()) mainTasks {
 		t.Fatal(err)
 	}
 	cats := []string{"toplevel", "__metadata"}
-	if *pageProfile {
+	if detail {
 		cats = append(cats, "devtools.timeline", "blink", "v8", "disabled-by-default-devtools.timeline.invalidationTracking")
 	}
 	if _, err := chromedp.Call(ctx, tracing.Start, tracing.StartParams{TransferMode: tracing.StartTransferModeReportEvents,
@@ -788,7 +797,7 @@ func traceMainTasks(t *testing.T, ctx context.Context, fn func()) mainTasks {
 			m.over16++
 		}
 	}
-	if *pageProfile {
+	if detail {
 		m.invalid = map[string]float64{}
 		for _, e := range evs {
 			if !main[[2]int{e.Pid, e.Tid}] || !strings.HasSuffix(e.Name, "InvalidationTracking") {
@@ -947,9 +956,6 @@ func TestBrowserBigListRestyle(t *testing.T) {
 	needWasm(t)
 	base, _ := startBigStack(t)
 	tab(t) // starts the browser (or skips without one)
-	detail := *pageProfile
-	*pageProfile = true // the trace's timeline events, with their counts
-	defer func() { *pageProfile = detail }()
 	ctx, cancel := chromedp.NewContext(browserCtx)
 	defer cancel()
 	ctx, cancelT := context.WithTimeout(ctx, 3*time.Minute)
@@ -976,7 +982,7 @@ func TestBrowserBigListRestyle(t *testing.T) {
 		{"hidden off", `trs.forEach((tr) => tr.hidden = false)`, func(n int) int { return n + 2 }},
 	} {
 		var n int
-		tasks := traceMainTasks(t, ctx, func() {
+		tasks := traceMain(t, ctx, true, func() {
 			n = eval[int](t, ctx, `(() => { const trs = [...document.querySelectorAll("#rows > tr")]; `+c.js+`; return trs.length; })()`)
 			eval[bool](t, ctx, frame)
 		})
