@@ -848,42 +848,42 @@ func traceMain(t *testing.T, ctx context.Context, detail bool, fn func()) mainTa
 			if e.Name == "FunctionCall" && e.Args.Data.FunctionName != "" {
 				name = "FunctionCall " + e.Args.Data.FunctionName + " " + path.Base(e.Args.Data.URL)
 			}
-			var long map[string]float64
+			d := e.Tdur / 1000
+			// The split of the task over 16 ms the event is in, and of
+			// the keystroke it is in (after its time stamp): each gets its
+			// time, less its children's, and its counts.
+			var long, key map[string]float64
 			if len(stack) > 0 {
-				m.split[stack[len(stack)-1].name] -= e.Tdur / 1000
-				if long = stack[len(stack)-1].long; long != nil {
-					long[stack[len(stack)-1].lname] -= e.Tdur / 1000
-				}
+				m.split[stack[len(stack)-1].name] -= d
+				long = stack[len(stack)-1].long
 			} else if e.Tdur > 16000 {
 				long = map[string]float64{}
 				m.long = append(m.long, long)
 			}
-			if long != nil {
-				long[name] += e.Tdur / 1000
-			}
-			// The keystroke the event is in (after its time stamp).
 			if k, _ := slices.BinarySearch(stamps, e.Ts); k > 0 {
-				km := m.keys[k-1]
-				if len(stack) > 0 {
-					km[stack[len(stack)-1].lname] -= e.Tdur / 1000
+				key = m.keys[k-1]
+			}
+			for _, sp := range []map[string]float64{long, key} {
+				if sp == nil {
+					continue
 				}
-				km[name] += e.Tdur / 1000
-				if e.Name == "UpdateLayoutTree" {
-					km["(elements restyled)"] += float64(e.Args.ElementCount)
+				if len(stack) > 0 {
+					sp[stack[len(stack)-1].lname] -= d
+				}
+				sp[name] += d
+				switch e.Name {
+				case "UpdateLayoutTree":
+					sp["(elements restyled)"] += float64(e.Args.ElementCount)
+				case "Layout":
+					sp["(layout dirty objects)"] += float64(e.Args.BeginData.DirtyObjects)
 				}
 			}
-			m.split[e.Name] += e.Tdur / 1000
+			m.split[e.Name] += d
 			stack = append(stack, open{e.Ts + e.Dur, e.Name, name, long})
 			if e.Name == "UpdateLayoutTree" {
 				m.restyled += e.Args.ElementCount
 			}
-			if e.Name == "UpdateLayoutTree" && long != nil {
-				long["(elements restyled)"] += float64(e.Args.ElementCount)
-			}
 			if e.Name == "Layout" {
-				if long != nil {
-					long["(layout dirty objects)"] += float64(e.Args.BeginData.DirtyObjects)
-				}
 				m.layouts++
 				m.dirty += e.Args.BeginData.DirtyObjects
 				m.total += e.Args.BeginData.TotalObjects
@@ -953,14 +953,7 @@ func TestBrowserBigListRefill(t *testing.T) {
 // every cell of a row restyle with it); its number, id and key restyle
 // nothing; a cell's text restyles nothing. With -v it logs every count.
 func TestBrowserBigListRestyle(t *testing.T) {
-	needWasm(t)
-	base, _ := startBigStack(t)
-	tab(t) // starts the browser (or skips without one)
-	ctx, cancel := chromedp.NewContext(browserCtx)
-	defer cancel()
-	ctx, cancelT := context.WithTimeout(ctx, 3*time.Minute)
-	defer cancelT()
-	openBig(t, ctx, base, 1300, 900)
+	ctx, _ := bigTimingTab(t)
 	waitFor(t, ctx, "every server asked and answered", `(c => c.asked >= c.known && c.outstanding === 0)(querylensBrowse.counts())`, 2*time.Minute)
 	frame := `new Promise(r => requestAnimationFrame(() => setTimeout(() => r(true), 0)))`
 	for _, c := range []struct {

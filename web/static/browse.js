@@ -703,7 +703,7 @@ if (EXTRA.length) {
  *   master: HTMLTableCellElement, bots: HTMLSpanElement, row: number, y: number,
  *   t: {star: Text, proto: Text, badge: Text, name: Text, players: Text, bots: Text, map: Text, mode: Text,
  *     ping: Text, addr: Text, country: Text, master: Text, extra: Text[]},
- *   attrs: Record<string, string|boolean>, flagsSig: string, parked: boolean}} Slot
+ *   attrs: Record<string, string|boolean>, flagsSig: string}} Slot
  */
 /** @type {Slot[]} */
 const pool = [];
@@ -745,7 +745,7 @@ function makeSlot() {
       map: textIn(td[4]), mode: textIn(td[5]), ping: textIn(td[6]), addr: textIn(td[7]), country: textIn(td[8]),
       master: textIn(td[10]), extra: [...td].slice(11).map(textIn),
     },
-    attrs: { cls: "row" }, flagsSig: "", parked: false,
+    attrs: { cls: "row" }, flagsSig: "",
   };
   slotOf.set(tr, s);
   return s;
@@ -802,7 +802,10 @@ function fill(s, r, k) {
   const ok = r.state === State.online;
   const tr = s.tr;
   const t = s.t;
-  if (s.parked) unpark(s);
+  if (tr.hidden) {
+    tr.hidden = false;
+    tr.removeAttribute("aria-hidden");
+  }
   position(s, k);
   const cls = ok ? (k === active ? "row active" : "row") : k === active ? "row dim active" : "row dim";
   if (s.attrs.cls !== cls) {
@@ -886,7 +889,7 @@ function pointAt(e) {
   if (!s || s === titled) return;
   if (titled) untitle(titled);
   titled = s;
-  if (s.row >= 0 && !s.parked) titles(s, rows[s.row]);
+  if (s.row >= 0 && !s.tr.hidden) titles(s, rows[s.row]);
 }
 
 /** drawStats counts, for measuring, the rows refilled with another server, moved, and put in the body. */
@@ -966,7 +969,7 @@ function renderWindow(all = false) {
         // would build its boxes anew.
         later = true;
         const c = free[f];
-        if (!c || c.parked) continue;
+        if (!c || c.tr.hidden) continue;
         f++;
         c.row = i;
         bound.set(i, c);
@@ -986,7 +989,7 @@ function renderWindow(all = false) {
     draw(s, k);
     shown.push(s);
   }
-  for (; f < free.length; f++) if (!free[f].parked) hide(free[f]);
+  for (; f < free.length; f++) if (!free[f].tr.hidden) hide(free[f]);
   arrange(shown);
   markActive(first, last);
   if (later) restSoon();
@@ -1024,9 +1027,10 @@ function markActive(first, last) {
   else wrap.removeAttribute("aria-activedescendant");
 }
 
-/** hide hides a slot no row needs. @param {Slot} s */
+/** hide sets aside a slot no row needs: not shown, not read, not reached. @param {Slot} s */
 function hide(s) {
-  park(s);
+  s.tr.hidden = true;
+  s.tr.setAttribute("aria-hidden", "true");
   s.tr.removeAttribute("id");
   delete s.tr.dataset.i;
   s.attrs.pos = "";
@@ -1037,20 +1041,6 @@ function hide(s) {
     untitle(s);
     titled = null;
   }
-}
-
-/** park sets slot s aside: not shown, not read, not reached. @param {Slot} s */
-function park(s) {
-  s.parked = true;
-  s.tr.hidden = true;
-  s.tr.setAttribute("aria-hidden", "true");
-}
-
-/** unpark shows slot s again. @param {Slot} s */
-function unpark(s) {
-  s.parked = false;
-  s.tr.hidden = false;
-  s.tr.removeAttribute("aria-hidden");
 }
 
 /** draw fills slot s with the row at position k of the order and puts it there. @param {Slot} s @param {number} k */
