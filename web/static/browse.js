@@ -802,8 +802,9 @@ function fill(s, r, k) {
   const ok = r.state === State.online;
   const tr = s.tr;
   const t = s.t;
-  if (tr.hidden) {
+  if (tr.hidden || s.attrs.stale) {
     tr.hidden = false;
+    s.attrs.stale = false;
     tr.removeAttribute("aria-hidden");
   }
   position(s, k);
@@ -965,14 +966,19 @@ function renderWindow(all = false) {
       if (k < inView || k >= inViewEnd) {
         // Out of sight: an element whose server left (shown, not yet
         // hidden) takes the row's place and number now, and is refilled
-        // after this frame; hiding it now and showing it again then
-        // would build its boxes anew.
+        // later (restSoon); hiding it now and showing it again then
+        // would build its boxes anew. Until then it shows another
+        // server: assistive technology is not to read it.
         later = true;
         const c = free[f];
         if (!c || c.tr.hidden) continue;
         f++;
         c.row = i;
         bound.set(i, c);
+        if (!c.attrs.stale) {
+          c.attrs.stale = true;
+          c.tr.setAttribute("aria-hidden", "true");
+        }
         position(c, k);
         move(c, k);
         shown.push(c);
@@ -993,30 +999,43 @@ function renderWindow(all = false) {
   arrange(shown);
   markActive(first, last);
   if (later) restSoon();
+  else restDone();
 }
 
 /**
- * restSoon draws the whole window (renderWindow) once the frame that
- * shows a new order's rows in view is painted, when the page is idle
- * (within REST_MS): a keystroke typed meanwhile is handled first, and the
- * order it brings is the one drawn out of sight. A scroll draws the rows
- * it shows at its frame (renderWindow), without waiting for this.
+ * restSoon draws the rows out of sight (renderWindow) once the order has
+ * stayed the same for REST_AFTER_MS, when the page is idle (within REST_MS
+ * more): while a person types, each keystroke's order replaces the last
+ * before anyone could scroll to it, and only the order typing stops on is
+ * drawn out of sight, once. A scroll draws what it shows at its own frame
+ * (renderWindow draws every row of the window while some wait), without
+ * waiting for this.
  */
+const REST_AFTER_MS = 300;
 const REST_MS = 200;
 let restQueued = false;
+let restTimer = 0;
 function restSoon() {
-  if (restQueued) return;
   restQueued = true;
-  const rest = () => {
-    restQueued = false;
-    renderWindow(true);
-    const done = restWaiters;
-    restWaiters = [];
-    for (const resolve of done) resolve(undefined);
-  };
-  if (document.hidden) setTimeout(rest, 0);
-  else if (globalThis.requestIdleCallback) requestIdleCallback(rest, { timeout: REST_MS });
-  else requestAnimationFrame(() => setTimeout(rest, 0));
+  clearTimeout(restTimer);
+  restTimer = setTimeout(() => {
+    restTimer = 0;
+    const rest = () => restQueued && renderWindow(true);
+    if (document.hidden) rest();
+    else if (globalThis.requestIdleCallback) requestIdleCallback(rest, { timeout: REST_MS });
+    else requestAnimationFrame(() => setTimeout(rest, 0));
+  }, document.hidden ? 0 : REST_AFTER_MS);
+}
+
+/** restDone says every row of the window is drawn: who waited for it is told. */
+function restDone() {
+  if (!restQueued) return;
+  restQueued = false;
+  clearTimeout(restTimer);
+  restTimer = 0;
+  const done = restWaiters;
+  restWaiters = [];
+  for (const resolve of done) resolve(undefined);
 }
 /** Who waits for the whole window to be drawn. @type {((v: any) => void)[]} */
 let restWaiters = [];

@@ -48,7 +48,7 @@ func Page(p layout.Page, c Config) templ.Component {
 				}()
 			}
 			ctx = templ.InitializeContext(ctx)
-			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 1, "<section class=\"browse\" data-testid=\"browse\"><form class=\"toolbar\" id=\"filters\" role=\"search\" data-testid=\"filters\"><label class=\"search\"><span class=\"sr-only\">Search names, maps and players</span> <input type=\"search\" id=\"q\" name=\"q\" placeholder=\"Search servers, maps, players…\" autocomplete=\"off\" data-testid=\"search\"></label> <label title=\"Protocol\"><span class=\"sr-only\">Protocol</span> <select id=\"f-protocol\" name=\"protocol\" data-testid=\"filter-protocol\"><option value=\"\">All protocols</option> ")
+			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 1, "<section class=\"browse\" data-testid=\"browse\"><form class=\"toolbar\" id=\"filters\" role=\"search\" data-testid=\"filters\"><label class=\"search\"><span class=\"sr-only\">Search names, maps and players</span> <input type=\"search\" id=\"q\" name=\"q\" placeholder=\"Search servers, maps, players…\" autocomplete=\"off\" spellcheck=\"false\" data-testid=\"search\"></label> <label title=\"Protocol\"><span class=\"sr-only\">Protocol</span> <select id=\"f-protocol\" name=\"protocol\" data-testid=\"filter-protocol\"><option value=\"\">All protocols</option> ")
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}
