@@ -184,6 +184,16 @@ const inBodyOrder = `(() => {
   return at.some((v, j) => j > 0 && v <= at[j - 1]) ? at.map(String) : [];
 })()`
 
+// misread lists the rows assistive technology reads (not hidden, not
+// aria-hidden) that show another server than the one at their number
+// (aria-rowindex) in the order shown.
+const misread = `(() => {
+  const v = querylensBrowse.view();
+  return [...document.querySelectorAll("#rows > tr:not([hidden]):not([aria-hidden])")]
+    .filter(tr => v[Number(tr.getAttribute("aria-rowindex")) - 2]?.key !== tr.dataset.key)
+    .map(tr => tr.getAttribute("aria-rowindex") + " shows " + tr.dataset.key);
+})()`
+
 // drawn waits until the page has drawn the order for its last change.
 const drawn = `querylensBrowse.whenDrawn().then(() => true)`
 
@@ -333,6 +343,14 @@ func TestBrowserBigList(t *testing.T) {
 			}
 			eval[bool](t, ctx, `(() => { const q = document.getElementById("q"); q.value = ""; q.dispatchEvent(new Event("input", {bubbles: true})); return true; })()`)
 			eval[bool](t, ctx, drawn)
+			// A new order for a full window (the other way round): the rows
+			// out of sight still show the servers of the last order (they
+			// are drawn when the order has stayed a moment), and none of
+			// them is read as the row its number now says.
+			eval[bool](t, ctx, `querylensBrowse.sort("name", 1).then(() => true)`)
+			if bad := eval[[]string](t, ctx, misread); len(bad) > 0 {
+				t.Errorf("after a new order, rows read by assistive technology show another server than their number's: %q", bad)
+			}
 			// The row elements are in the body in the order shown (read
 			// and tabbed in that order), after a new order and a scroll.
 			for _, step := range []struct{ name, top string }{{"the search cleared", ""}, {"a scroll", "3000"}, {"a scroll of ten rows", "3300"}} {
@@ -342,6 +360,12 @@ func TestBrowserBigList(t *testing.T) {
 				eval[bool](t, ctx, `querylensBrowse.whenSettled().then(() => true)`)
 				if bad := eval[[]string](t, ctx, inBodyOrder); len(bad) > 0 {
 					t.Errorf("after %s, the body's rows out of order (aria-rowindex in body order): %q", step.name, bad)
+				}
+				if bad := eval[[]string](t, ctx, misread); len(bad) > 0 {
+					t.Errorf("after %s, rows show another server than their number's: %q", step.name, bad)
+				}
+				if n := eval[int](t, ctx, `document.querySelectorAll("#rows > tr:not([hidden])[aria-hidden]").length`); n > 0 {
+					t.Errorf("after %s, the whole window drawn, %d rows still hidden from assistive technology", step.name, n)
 				}
 			}
 			if size.name == "phone" {
