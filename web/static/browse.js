@@ -773,14 +773,17 @@ function attr(s, key, el, name, v) {
   else el.setAttribute(name, v);
 }
 
-/** position names slot s the row at position k of the order (its id, data-i and aria-rowindex). @param {Slot} s @param {number} k */
+/**
+ * position numbers slot s as the row at position k of the order (its
+ * aria-rowindex; the slot's y says where it is drawn, and markActive
+ * gives the active row its id).
+ * @param {Slot} s @param {number} k
+ */
 function position(s, k) {
-  const pos = String(k);
+  const pos = String(k + 2);
   if (s.attrs.pos === pos) return;
   s.attrs.pos = pos;
-  s.tr.id = `row-${k}`;
-  s.tr.dataset.i = pos;
-  s.tr.setAttribute("aria-rowindex", String(k + 2));
+  s.tr.setAttribute("aria-rowindex", pos);
 }
 
 /** extraText is an extra field as the table shows it. @param {any} v */
@@ -1040,18 +1043,34 @@ function restDone() {
 /** Who waits for the whole window to be drawn. @type {((v: any) => void)[]} */
 let restWaiters = [];
 
-/** markActive points the table at the active row when it is drawn. @param {number} first @param {number} last */
+/**
+ * markActive points the table at the active row when it is drawn: that
+ * row's element alone has an id (row-K), which the table's
+ * aria-activedescendant names.
+ * @param {number} first @param {number} last
+ */
 function markActive(first, last) {
-  if (active >= first && active < last) wrap.setAttribute("aria-activedescendant", `row-${active}`);
-  else wrap.removeAttribute("aria-activedescendant");
+  const s = active >= first && active < last ? bound.get(order[active]) : undefined;
+  const el = s && s.y === active && !s.attrs.stale ? s.tr : null;
+  if (activeEl && activeEl !== el) activeEl.removeAttribute("id");
+  activeEl = el;
+  if (el) {
+    const id = `row-${active}`;
+    if (el.id !== id) el.id = id;
+    if (wrap.getAttribute("aria-activedescendant") !== id) wrap.setAttribute("aria-activedescendant", id);
+  } else if (wrap.hasAttribute("aria-activedescendant")) wrap.removeAttribute("aria-activedescendant");
 }
+/** The element that has the active row's id. @type {Element|null} */
+let activeEl = null;
 
 /** hide sets aside a slot no row needs: not shown, not read, not reached. @param {Slot} s */
 function hide(s) {
   s.tr.hidden = true;
   s.tr.setAttribute("aria-hidden", "true");
-  s.tr.removeAttribute("id");
-  delete s.tr.dataset.i;
+  if (s.tr === activeEl) {
+    s.tr.removeAttribute("id");
+    activeEl = null;
+  }
   s.attrs.pos = "";
   // Out of the way, above the body, where no scroll reaches.
   s.y = -1;
@@ -1270,7 +1289,8 @@ tbody.addEventListener("click", (e) => {
   const t = /** @type {Element} */ (e.target);
   const tr = /** @type {HTMLElement|null} */ (t.closest("tr.row"));
   if (!tr) return;
-  const k = Number(tr.dataset.i);
+  const k = slotOf.get(tr)?.y ?? -1;
+  if (k < 0) return;
   if (t.closest("[data-fav]")) {
     e.preventDefault();
     toggleFavourite(rowAt(k));
