@@ -269,6 +269,9 @@ func (a *assets) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	h.Set("Content-Type", x.ctype) // set, so ServeContent does not sniff
 	h.Set("Vary", "Accept-Encoding")
 	h.Set("X-Content-Type-Options", "nosniff")
+	// A worker started by a cross-origin isolated page (layout.RenderPage)
+	// must be isolated too: its script says so.
+	h.Set("Cross-Origin-Embedder-Policy", "require-corp")
 	// Each form is its own representation, with its own entity tag.
 	etag := x.hash
 	if coding != "" {

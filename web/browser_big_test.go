@@ -463,7 +463,7 @@ func TestBrowserBigListTiming(t *testing.T) {
 		}
 		// The rows the keystrokes drew: refilled with another server,
 		// moved, and put in the table's body.
-		type draws struct{ Refills, Moves, Inserts int }
+		type draws struct{ Refills, Moves, Inserts, Shared int }
 		var keyDraws []draws
 		// settled is each keystroke to its order drawn in the whole window
 		// (the rows out of sight are drawn once typing pauses), with the
@@ -493,7 +493,7 @@ func TestBrowserBigListTiming(t *testing.T) {
 					settled = append(settled, task()-t0)
 				}
 				d1 := eval[draws](t, ctx, `querylensBrowse.draws()`)
-				keyDraws = append(keyDraws, draws{d1.Refills - d0.Refills, d1.Moves - d0.Moves, d1.Inserts - d0.Inserts})
+				keyDraws = append(keyDraws, draws{d1.Refills - d0.Refills, d1.Moves - d0.Moves, d1.Inserts - d0.Inserts, d1.Shared - d0.Shared})
 			}
 		})
 		drawStats := func(f func(draws) int) string {
@@ -534,6 +534,13 @@ func TestBrowserBigListTiming(t *testing.T) {
 		}
 		t.Logf("  rows per keystroke, median / p90 / max: refilled with another server %s; moved %s; put in the body %s",
 			drawStats(func(d draws) int { return d.Refills }), drawStats(func(d draws) int { return d.Moves }), drawStats(func(d draws) int { return d.Inserts }))
+		shared := 0
+		for _, d := range keyDraws {
+			if d.Shared > 0 {
+				shared++
+			}
+		}
+		t.Logf("  keystrokes whose order was read from the worker's shared memory at the frame showing the typed key: %d of %d", shared, len(keyDraws))
 		t.Logf("  per scroll step (%d wheel steps of 120 px, one notch, two frames each): %s; net of the measurement step: %s", len(frames), stats(frames), stats(netOf(frames, idle)))
 		t.Logf("  traced main-thread tasks while typing: %s", keyTasks)
 		t.Logf("  traced main-thread tasks while scrolling: %s", scrollTasks)
@@ -1021,5 +1028,43 @@ func TestBrowserBigListRestyle(t *testing.T) {
 		if n == 0 || tasks.restyled > c.max(n) {
 			t.Errorf("%s on %d row elements restyled %d elements, want at most %d", c.name, n, tasks.restyled, c.max(n))
 		}
+	}
+}
+
+// TestBrowserBigListSearch: once the 20,000 rows are answered, a search
+// typed on (its text only growing) is looked for in the rows the last
+// search found (view.js), and finds exactly the rows a search of every
+// row finds; the page is cross-origin isolated, and each order is also in
+// the memory it shares with view.js, the same as the order drawn.
+func TestBrowserBigListSearch(t *testing.T) {
+	ctx, _ := bigTimingTab(t)
+	waitFor(t, ctx, "every server asked and answered", `(c => c.asked >= c.known && c.outstanding === 0)(querylensBrowse.counts())`, 2*time.Minute)
+	if !eval[bool](t, ctx, `globalThis.crossOriginIsolated === true`) {
+		t.Fatal("the browse page is not cross-origin isolated: it can share no memory with its workers")
+	}
+	eval[bool](t, ctx, `querylensBrowse.sort("name", 1).then(() => true)`)
+	keys := func() []string { return eval[[]string](t, ctx, `querylensBrowse.view().map(r => r.key)`) }
+	if err := chromedp.Do(ctx, chromedp.Focus("#q"), chromedp.KeyEvent("199")); err != nil {
+		t.Fatal(err)
+	}
+	eval[bool](t, ctx, drawn)
+	n0 := eval[int](t, ctx, `querylensBrowse.draws().narrowed`)
+	if err := chromedp.Do(ctx, chromedp.KeyEvent("9")); err != nil {
+		t.Fatal(err)
+	}
+	eval[bool](t, ctx, drawn)
+	if n := eval[int](t, ctx, `querylensBrowse.draws().narrowed`); n <= n0 {
+		t.Errorf("the search 1999, typed on from 199 with no row changed, searched every row (orders from the last search's rows: %d before, %d after)", n0, n)
+	}
+	narrowed := keys()
+	sh := eval[struct{ Keys []string }](t, ctx, `querylensBrowse.sharedOrder()`)
+	if !slices.Equal(sh.Keys, narrowed) {
+		t.Errorf("the shared memory's order (%d rows) is not the order drawn (%d rows)", len(sh.Keys), len(narrowed))
+	}
+	// Every row searched again: the sort turned and turned back.
+	eval[bool](t, ctx, `querylensBrowse.sort("name", -1).then(() => querylensBrowse.sort("name", 1)).then(() => true)`)
+	full := keys()
+	if len(full) < 2 || !slices.Equal(narrowed, full) {
+		t.Errorf("search 1999: %d rows found in the last search's rows, %d in every row:\n%q\n%q", len(narrowed), len(full), narrowed, full)
 	}
 }

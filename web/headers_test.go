@@ -295,6 +295,11 @@ func TestHTMLRoutesSecurityHeaders(t *testing.T) {
 			if hdr.Get("X-Content-Type-Options") != "nosniff" {
 				t.Errorf("%s (%d): X-Content-Type-Options %q", path, rec.Code, hdr.Get("X-Content-Type-Options"))
 			}
+			// A worker's script must be as isolated as the page that
+			// starts it (the pages below).
+			if pattern == "GET /static/{file...}" && rec.Code == http.StatusOK && hdr.Get("Cross-Origin-Embedder-Policy") != "require-corp" {
+				t.Errorf("%s: Cross-Origin-Embedder-Policy %q", path, hdr.Get("Cross-Origin-Embedder-Policy"))
+			}
 			if !strings.HasPrefix(hdr.Get("Content-Type"), "text/html") {
 				continue
 			}
@@ -311,6 +316,13 @@ func TestHTMLRoutesSecurityHeaders(t *testing.T) {
 			}
 			if hdr.Get("X-Frame-Options") != "DENY" {
 				t.Errorf("%s (%d, %s): X-Frame-Options %q", path, rec.Code, pattern, hdr.Get("X-Frame-Options"))
+			}
+			// Every page (a document with scripts; not the fragments a
+			// page fetches) is cross-origin isolated, so that it may
+			// share memory with its workers.
+			if d["script-src"] != "" && (hdr.Get("Cross-Origin-Opener-Policy") != "same-origin" || hdr.Get("Cross-Origin-Embedder-Policy") != "require-corp") {
+				t.Errorf("%s (%d, %s): Cross-Origin-Opener-Policy %q, Cross-Origin-Embedder-Policy %q", path, rec.Code, pattern,
+					hdr.Get("Cross-Origin-Opener-Policy"), hdr.Get("Cross-Origin-Embedder-Policy"))
 			}
 		}
 	}

@@ -12,11 +12,20 @@ import (
 )
 
 // RenderPage renders the page p (whose body is c) like Render, with the
-// page's security headers: its Content-Security-Policy (SecurityPolicy)
-// and X-Frame-Options for browsers that know no frame-ancestors.
+// page's security headers: its Content-Security-Policy (SecurityPolicy),
+// X-Frame-Options for browsers that know no frame-ancestors, and the two
+// that isolate it from other origins (Cross-Origin-Opener-Policy: no
+// other site's window shares its browsing context group;
+// Cross-Origin-Embedder-Policy: it loads nothing another origin has not
+// allowed, and it loads only this site's files). An isolated page on a
+// secure origin may share memory with its workers (SharedArrayBuffer):
+// the browse page reads each new order from its view worker's memory at
+// the frame it draws (browse.js takeShared).
 func RenderPage(w http.ResponseWriter, r *http.Request, status int, p Page, c templ.Component) {
 	w.Header().Set("Content-Security-Policy", p.SecurityPolicy())
 	w.Header().Set("X-Frame-Options", "DENY")
+	w.Header().Set("Cross-Origin-Opener-Policy", "same-origin")
+	w.Header().Set("Cross-Origin-Embedder-Policy", "require-corp")
 	Render(w, r, status, c)
 }
 

@@ -482,6 +482,50 @@ const stateRank = {
 };
 viewer.postMessage({ type: "init", online: State.online, rank: stateRank });
 
+/**
+ * The orders view.js also writes to memory it shares with this page
+ * (view.js's header), read at the animation frame after a query: after a
+ * keystroke the browser holds this thread's other tasks (view.js's
+ * message among them) until the frame that shows the typed character, so
+ * an order read from the message is drawn a frame later, and the
+ * keystroke costs two frames; read at that frame's start, it is drawn in
+ * it. Only a cross-origin isolated page (layout.RenderPage's headers, on a
+ * secure origin) may share memory; elsewhere the message alone brings the
+ * order.
+ * @type {{hdr: Int32Array, ord: Int32Array}|null}
+ */
+let shared = null;
+const SHARED_HEADER = 6; // view.js: writing, done, length, online, rows, narrowed
+const canShare = globalThis.crossOriginIsolated === true && typeof SharedArrayBuffer === "function";
+
+/** shareOrders gives view.js shared memory for orders of rows.length rows, when it has none that big. */
+function shareOrders() {
+  if (!canShare || (shared && shared.ord.length >= rows.length)) return;
+  const capacity = Math.max(1 << 15, 2 ** Math.ceil(Math.log2(rows.length)));
+  const buffer = new SharedArrayBuffer(4 * (SHARED_HEADER + capacity));
+  shared = { hdr: new Int32Array(buffer, 0, SHARED_HEADER), ord: new Int32Array(buffer, 4 * SHARED_HEADER) };
+  viewer.postMessage({ type: "share", buffer });
+}
+
+/**
+ * takeShared draws the order of query want from the shared memory, if
+ * view.js has written it and no newer query was sent: a seqlock, the order
+ * copied out and kept only if view.js did not start writing another
+ * meanwhile.
+ * @param {number} want
+ */
+function takeShared(want) {
+  if (!shared || shownSeq >= want || seq !== want) return;
+  const h = shared.hdr;
+  if (Atomics.load(h, 1) !== want) return;
+  const n = h[2], online = h[3], narrowed = h[5];
+  const o = shared.ord.slice(0, n);
+  if (Atomics.load(h, 0) !== want) return;
+  drawStats.shared++;
+  drawStats.narrowed = narrowed;
+  showOrder(want, o, online);
+}
+
 let dirty = false;
 let seq = 0; // the last query sent to view.js
 let shownSeq = 0; // the query of the order shown
@@ -579,26 +623,45 @@ function sendRows() {
   for (const r of changedRows) viewRow(list, r);
   changedRows.clear();
   viewer.postMessage({ type: "rows", rows: list });
+  unmerged = true;
 }
+/** unmerged says view.js holds rows sent since the last query that took them in. */
+let unmerged = false;
 
 /**
  * rebuild sends view.js the changed rows and the current filters and sort;
- * it resolves once the order it asked for is drawn.
+ * it resolves once the order it asked for is drawn. A filter typed in a
+ * list of more than BIG rows within BIG_REBUILD_MS of the last order that
+ * took in the answers leaves them for the next one (invalidateSoon, at
+ * most BIG_REBUILD_MS later): view.js then filters the rows as that order
+ * had them, the rows the last search found when the search only grew,
+ * and the order is ready by the frame that shows the key typed
+ * (takeShared). The rows' cells show their answers meanwhile; only their
+ * places wait.
+ * @param {boolean} typing a change of the filters, not of the rows or the sort
  * @returns {Promise<void>}
  */
-function rebuild() {
+function rebuild(typing = false) {
   dirty = false;
-  lastRebuild = performance.now();
-  // This order takes in every change so far: a background one waiting
-  // for its turn (invalidateSoon) waits a whole interval from now, so
-  // that it never draws right after the order of a keystroke.
-  if (soonTimer) {
-    clearTimeout(soonTimer);
-    soonTimer = 0;
+  const now = performance.now();
+  const merge = !(typing && rows.length > BIG && now - lastRebuild < BIG_REBUILD_MS);
+  if (merge) {
+    lastRebuild = now;
+    // This order takes in every change so far: a background one waiting
+    // for its turn (invalidateSoon) waits a whole interval from now, so
+    // that it never draws right after the order of a keystroke.
+    if (soonTimer) {
+      clearTimeout(soonTimer);
+      soonTimer = 0;
+    }
+    sendRows();
+    unmerged = false;
   }
-  sendRows();
+  shareOrders();
   const mine = ++seq;
-  viewer.postMessage({ type: "query", seq: mine, filter: filters(), sort });
+  viewer.postMessage({ type: "query", seq: mine, filter: filters(), sort, merge });
+  if (!merge && (unmerged || changedRows.size)) invalidateSoon();
+  if (shared && !document.hidden) requestAnimationFrame(() => takeShared(mine));
   if (modesDirty) fillModes();
   for (const th of table.tHead.rows[0].cells) {
     const v = th.dataset.sort === sort.key ? (sort.dir > 0 ? "ascending" : "descending") : "none";
@@ -610,12 +673,23 @@ function rebuild() {
 viewer.onmessage = (e) => {
   const m = e.data;
   // An order older than the last query asked is not drawn: the newer one
-  // is on its way and takes in the same changes.
-  if (m.type !== "order" || m.seq < seq) return;
+  // is on its way and takes in the same changes. One drawn already from
+  // the shared memory (takeShared) is not drawn again.
+  if (m.type !== "order" || m.seq < seq || m.seq <= shownSeq) return;
+  drawStats.narrowed = m.narrowed;
+  showOrder(m.seq, m.order, m.online);
+};
+
+/**
+ * showOrder draws the order of query n: ord, the indexes of the rows
+ * shown, online of them online.
+ * @param {number} n @param {Int32Array} ord @param {number} online
+ */
+function showOrder(n, ord, online) {
   const activeKey = rows[order[active]]?.key;
-  shownSeq = m.seq;
-  order = m.order;
-  onlineCount = m.online;
+  shownSeq = n;
+  order = ord;
+  onlineCount = online;
   if (activeKey) active = indexOfKey(activeKey);
   orderCursor = 0;
   const count = String(order.length + 1);
@@ -633,10 +707,10 @@ viewer.onmessage = (e) => {
   progress();
   // The answers' rows held back while this order was on its way.
   if (changedRows.size) setTimeout(() => orderPending() || sendRows(), 0);
-  const done = orderWaiters.filter((w) => w.seq <= m.seq);
-  orderWaiters = orderWaiters.filter((w) => w.seq > m.seq);
+  const done = orderWaiters.filter((w) => w.seq <= n);
+  orderWaiters = orderWaiters.filter((w) => w.seq > n);
   for (const w of done) w.resolve();
-};
+}
 
 /** indexOfKey is the position in order of the row with key, or -1. @param {string} key */
 function indexOfKey(key) {
@@ -896,8 +970,13 @@ function pointAt(e) {
   if (s.row >= 0 && !s.tr.hidden) titles(s, rows[s.row]);
 }
 
-/** drawStats counts, for measuring, the rows refilled with another server, moved, and put in the body. */
-const drawStats = { refills: 0, moves: 0, inserts: 0 };
+/**
+ * drawStats counts, for measuring, the rows refilled with another server,
+ * moved, and put in the body, the orders read from shared memory
+ * (takeShared), and (view.js's count, as of the last order drawn) the
+ * orders that searched the last search's rows only.
+ */
+const drawStats = { refills: 0, moves: 0, inserts: 0, shared: 0, narrowed: 0 };
 
 /** win is the part of the order the body holds. */
 const win = { first: 0, last: 0 };
@@ -1262,7 +1341,7 @@ $("filters").addEventListener("input", (e) => {
   if (/** @type {Element} */ (e.target).id === "f-game") return;
   // A keystroke's query goes to view.js at once, not at the next frame:
   // its order is drawn a frame sooner, and a keystroke is one query.
-  rebuild();
+  rebuild(true);
 });
 $("filters").addEventListener("submit", (e) => e.preventDefault());
 
@@ -1588,7 +1667,13 @@ globalThis.querylensBrowse = {
   })),
   /** the page's counters: rows known, asked, answered, and asks out */
   counts: () => ({ known: known(), asked, answered, outstanding, shown: order.length }),
-  /** the rows drawn so far: refilled with another server, moved, and put in the body */
+  /** the shared memory's last order written, as keys (null where the page shares none) */
+  sharedOrder: () => {
+    if (!shared) return null;
+    const h = shared.hdr;
+    return { seq: Atomics.load(h, 1), keys: Array.from(shared.ord.subarray(0, h[2]), (i) => rows[i].key) };
+  },
+  /** the rows drawn so far: refilled with another server, moved, and put in the body; the orders read from shared memory, and those view.js found in the last search's rows */
   draws: () => ({ ...drawStats }),
   /** the worker's counters (asked, done, replies) and the batches received */
   stats: () => ({ ...relay?.stats, batches: relay?.batches ?? 0, times: relay?.times ?? {} }),

@@ -9,14 +9,30 @@
 //                {type: "rows", rows: any[]}  new or changed rows, one
 //                    flat list of their ViewRows' fields, each row's in
 //                    the order of FIELDS
-//                {type: "query", seq, filter, sort}  the filters and sort
-//   view → page  {type: "order", seq, order: Int32Array, online, rows}
+//                {type: "query", seq, filter, sort, merge}  the filters
+//                    and sort; merge false leaves the rows sent since the
+//                    last merging query out (the order filters the rows as
+//                    they were then)
+//                {type: "share", buffer: SharedArrayBuffer}  memory to
+//                    write each order to as well (cross-origin isolated
+//                    pages only; a bigger one replaces it)
+//   view → page  {type: "order", seq, order: Int32Array, online, rows, narrowed}
 //                    the indexes of the rows to show, in order (the buffer
 //                    is transferred); seq is the last query's
 //
-// Rows are only kept until a query asks for an order; queries that arrive
-// together are answered once: a query only marks the view stale, and the
-// view is computed in a task after the messages already queued.
+// The shared memory is six int32s, then the order: [0] the seq of the
+// order being written, [1] the seq of the last order written in full,
+// [2] its length, [3] its rows online, [4] the rows known, [5] how many
+// orders so far searched the last search's rows only (the message's
+// narrowed, for measuring). An order is
+// written as a seqlock: [0] first, the order and counts, [1] last (both
+// with Atomics.store); the page reads [1], copies the order, and keeps it
+// only if [0] still says the same seq. The message is sent as well.
+//
+// Rows are only kept until a query asks for an order; a query is answered
+// at once, with every row sent before it. While no row changed and only
+// the search text grew (a person typing on), the rows that matched the
+// last search are the only ones that can match: only they are searched.
 
 /**
  * @typedef {{i: number, protocol: string, state: string, name: string,
@@ -42,7 +58,6 @@ let rank = {};
 let filter = null;
 let sort = { key: "players", dir: -1 };
 let seq = 0;
-let queued = false;
 // sorted is every row in the order of sortedBy; touched holds the rows
 // changed since. A query that changes only the filters filters sorted
 // again, in order, without sorting (a keystroke in the search); changed
@@ -52,6 +67,8 @@ let sorted = [];
 let sortedBy = "";
 /** @type {Set<number>} */
 const touched = new Set();
+/** The memory shared with the page, if it gave some. @type {{hdr: Int32Array, ord: Int32Array}|null} */
+let shared = null;
 
 self.onmessage = (/** @type {MessageEvent} */ e) => {
   const m = e.data;
@@ -71,17 +88,19 @@ self.onmessage = (/** @type {MessageEvent} */ e) => {
         touched.add(r.i);
       }
       return;
+    case "share":
+      shared = { hdr: new Int32Array(m.buffer, 0, 6), ord: new Int32Array(m.buffer, 24) };
+      return;
     case "query":
       filter = m.filter;
       sort = m.sort;
       seq = m.seq;
+      merge = m.merge !== false;
       break;
     default:
       return;
   }
-  if (queued || !filter) return;
-  queued = true;
-  setTimeout(compute, 0);
+  if (filter) compute();
 };
 
 /** @param {ViewRow} r @param {Filter} f */
@@ -138,8 +157,21 @@ function sorter(key) {
   return sorters.players;
 }
 
+/**
+ * The last search's rows: their positions in sorted (valid while sorted
+ * is unchanged), the search text and what else it filtered and sorted
+ * by, and the rows online then.
+ */
+let lastMatch = new Int32Array(0);
+let lastQ = "";
+let lastRest = "";
+let lastUp = 0;
+/** The orders that searched the last search's rows only. */
+let narrowed = 0;
+/** Whether the last query takes in the rows sent since the last that did. */
+let merge = true;
+
 function compute() {
-  queued = false;
   const f = /** @type {Filter} */ (filter);
   const cmp = sorter(sort.key);
   const dir = sort.dir;
@@ -147,12 +179,15 @@ function compute() {
   // way the column is sorted; ties keep a stable, readable order.
   const full = (/** @type {ViewRow} */ a, /** @type {ViewRow} */ b) => (rank[a.state] ?? 5) - (rank[b.state] ?? 5) || dir * cmp(a, b) || byAddr(a, b);
   const by = `${sort.key}|${dir}`;
-  if (by !== sortedBy || touched.size * 8 > sorted.length) {
+  // same: sorted holds the rows of the last search, in the same places.
+  const same = by === sortedBy && (touched.size === 0 || !merge);
+  if (by !== sortedBy || (merge && touched.size * 8 > sorted.length)) {
     sorted = [];
     for (const r of rows) if (r) sorted.push(r);
     sorted.sort(full);
     sortedBy = by;
-  } else if (touched.size) {
+    touched.clear();
+  } else if (merge && touched.size) {
     /** @type {ViewRow[]} */
     const fresh = [];
     for (const i of touched) if (rows[i]) fresh.push(rows[i]);
@@ -168,16 +203,51 @@ function compute() {
     while (j < fresh.length) merged[n++] = fresh[j++];
     merged.length = n;
     sorted = merged;
+    touched.clear();
   }
-  touched.clear();
-  let up = 0;
-  const order = new Int32Array(sorted.length);
+  const rest = JSON.stringify({ ...f, q: "" });
+  const narrow = same && rest === lastRest && f.q.includes(lastQ);
+  let up = lastUp;
+  const order = new Int32Array(narrow ? lastMatch.length : sorted.length);
+  const at = new Int32Array(order.length);
   let k = 0;
-  for (const r of sorted) {
-    if (r.state === online && !r.gone) up++;
-    if (matches(r, f)) order[k++] = r.i;
+  if (narrow) {
+    narrowed++;
+    // The rows that matched the last search, which filtered by all the
+    // rest alike: only the longer text is to be found.
+    for (let j = 0; j < lastMatch.length; j++) {
+      const r = sorted[lastMatch[j]];
+      if (r.hay.includes(f.q)) {
+        order[k] = r.i;
+        at[k++] = lastMatch[j];
+      }
+    }
+  } else {
+    up = 0;
+    for (let p = 0; p < sorted.length; p++) {
+      const r = sorted[p];
+      if (r.state === online && !r.gone) up++;
+      if (matches(r, f)) {
+        order[k] = r.i;
+        at[k++] = p;
+      }
+    }
   }
-  /** @type {any} */ (self).postMessage({ type: "order", seq, order: order.subarray(0, k), online: up, rows: rows.length }, [order.buffer]);
+  lastMatch = at.subarray(0, k);
+  lastQ = f.q;
+  lastRest = rest;
+  lastUp = up;
+  if (shared && k <= shared.ord.length) {
+    const h = shared.hdr;
+    Atomics.store(h, 0, seq);
+    shared.ord.set(order.subarray(0, k));
+    h[2] = k;
+    h[3] = up;
+    h[4] = rows.length;
+    h[5] = narrowed;
+    Atomics.store(h, 1, seq);
+  }
+  /** @type {any} */ (self).postMessage({ type: "order", seq, order: order.subarray(0, k), online: up, rows: rows.length, narrowed }, [order.buffer]);
 }
 
 export {};
