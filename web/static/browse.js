@@ -495,15 +495,16 @@ viewer.postMessage({ type: "init", online: State.online, rank: stateRank });
  * @type {{hdr: Int32Array, ord: Int32Array}|null}
  */
 let shared = null;
-const SHARED_HEADER = 6; // view.js: writing, done, length, online, rows, narrowed
+/** The shared memory's header, by name (view.js writes it by the same). */
+const HEADER = Object.freeze({ writing: 0, done: 1, length: 2, online: 3, rows: 4, narrowed: 5, size: 6 });
 const canShare = globalThis.crossOriginIsolated === true && typeof SharedArrayBuffer === "function";
 
 /** shareOrders gives view.js shared memory for orders of rows.length rows, when it has none that big. */
 function shareOrders() {
   if (!canShare || (shared && shared.ord.length >= rows.length)) return;
   const capacity = Math.max(1 << 15, 2 ** Math.ceil(Math.log2(rows.length)));
-  const buffer = new SharedArrayBuffer(4 * (SHARED_HEADER + capacity));
-  shared = { hdr: new Int32Array(buffer, 0, SHARED_HEADER), ord: new Int32Array(buffer, 4 * SHARED_HEADER) };
+  const buffer = new SharedArrayBuffer(4 * (HEADER.size + capacity));
+  shared = { hdr: new Int32Array(buffer, 0, HEADER.size), ord: new Int32Array(buffer, 4 * HEADER.size) };
   viewer.postMessage({ type: "share", buffer });
 }
 
@@ -517,10 +518,10 @@ function shareOrders() {
 function takeShared(want) {
   if (!shared || shownSeq >= want || seq !== want) return;
   const h = shared.hdr;
-  if (Atomics.load(h, 1) !== want) return;
-  const n = h[2], online = h[3], narrowed = h[5];
+  if (Atomics.load(h, HEADER.done) !== want) return;
+  const n = h[HEADER.length], online = h[HEADER.online], narrowed = h[HEADER.narrowed];
   const o = shared.ord.slice(0, n);
-  if (Atomics.load(h, 0) !== want) return;
+  if (Atomics.load(h, HEADER.writing) !== want) return;
   drawStats.shared++;
   drawStats.narrowed = narrowed;
   showOrder(want, o, online);
@@ -1671,7 +1672,7 @@ globalThis.querylensBrowse = {
   sharedOrder: () => {
     if (!shared) return null;
     const h = shared.hdr;
-    return { seq: Atomics.load(h, 1), keys: Array.from(shared.ord.subarray(0, h[2]), (i) => rows[i].key) };
+    return { seq: Atomics.load(h, HEADER.done), keys: Array.from(shared.ord.subarray(0, h[HEADER.length]), (i) => rows[i].key) };
   },
   /** the rows drawn so far: refilled with another server, moved, and put in the body; the orders read from shared memory, and those view.js found in the last search's rows */
   draws: () => ({ ...drawStats }),

@@ -69,6 +69,8 @@ let sortedBy = "";
 const touched = new Set();
 /** The memory shared with the page, if it gave some. @type {{hdr: Int32Array, ord: Int32Array}|null} */
 let shared = null;
+/** The shared memory's header, by name (browse.js reads it by the same). */
+const HEADER = Object.freeze({ writing: 0, done: 1, length: 2, online: 3, rows: 4, narrowed: 5, size: 6 });
 
 self.onmessage = (/** @type {MessageEvent} */ e) => {
   const m = e.data;
@@ -89,7 +91,7 @@ self.onmessage = (/** @type {MessageEvent} */ e) => {
       }
       return;
     case "share":
-      shared = { hdr: new Int32Array(m.buffer, 0, 6), ord: new Int32Array(m.buffer, 24) };
+      shared = { hdr: new Int32Array(m.buffer, 0, HEADER.size), ord: new Int32Array(m.buffer, 4 * HEADER.size) };
       return;
     case "query":
       filter = m.filter;
@@ -239,13 +241,13 @@ function compute() {
   lastUp = up;
   if (shared && k <= shared.ord.length) {
     const h = shared.hdr;
-    Atomics.store(h, 0, seq);
+    Atomics.store(h, HEADER.writing, seq);
     shared.ord.set(order.subarray(0, k));
-    h[2] = k;
-    h[3] = up;
-    h[4] = rows.length;
-    h[5] = narrowed;
-    Atomics.store(h, 1, seq);
+    h[HEADER.length] = k;
+    h[HEADER.online] = up;
+    h[HEADER.rows] = rows.length;
+    h[HEADER.narrowed] = narrowed;
+    Atomics.store(h, HEADER.done, seq);
   }
   /** @type {any} */ (self).postMessage({ type: "order", seq, order: order.subarray(0, k), online: up, rows: rows.length, narrowed }, [order.buffer]);
 }
