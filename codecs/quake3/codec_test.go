@@ -275,6 +275,42 @@ func TestRoundTrip(t *testing.T) {
 	}
 }
 
+// TestRequestRoundTrip: a master query is written as it reads back, and
+// one it could not read back the same is refused: getservers reads a
+// number first as its protocol, so its game may not be one; getserversExt
+// always names its game first, so any word is its game.
+func TestRequestRoundTrip(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		q    quake3.Request
+		want string // "" when refused
+	}{
+		{"getservers, Quake III's form", quake3.Request{Command: quake3.CmdGetServers, Version: 68, Filters: []string{"empty", "full"}}, "getservers 68 empty full"},
+		{"getservers with a game", quake3.Request{Command: quake3.CmdGetServers, Game: "Nexuiz", Version: 3}, "getservers Nexuiz 3"},
+		{"getservers with a numeric game", quake3.Request{Command: quake3.CmdGetServers, Game: "0", Version: 0}, ""},
+		{"getserversExt with a numeric game", quake3.Request{Command: quake3.CmdGetServersExt, Game: "0", Version: 0}, "getserversExt 0 0"},
+		{"getserversExt without a game", quake3.Request{Command: quake3.CmdGetServersExt, Version: 68}, ""},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			b, err := quake3.AppendRequest(nil, tc.q)
+			if tc.want == "" {
+				if err == nil {
+					t.Fatalf("wrote %q, want a refusal", b)
+				}
+				codectest.WantError(t, err, codecs.ErrBadValue, "game", 0)
+				return
+			}
+			if err != nil || string(b) != quake3.Magic+tc.want {
+				t.Fatalf("wrote %q, %v; want %q", b, err, quake3.Magic+tc.want)
+			}
+			got, err := quake3.DecodeRequest(b)
+			if err != nil || got.Game != tc.q.Game || got.Version != tc.q.Version || !slices.Equal(got.Filters, tc.q.Filters) {
+				t.Fatalf("read back %+v, %v", got, err)
+			}
+		})
+	}
+}
+
 func TestWarnings(t *testing.T) {
 	c := &quake3.Codec{}
 	m, err := c.Decode([][]byte{packet(t, "status-ioq3")}, codecs.DecodeOptions{Query: []byte("\xff\xff\xff\xffgetstatus 9")})

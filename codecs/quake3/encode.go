@@ -29,8 +29,10 @@ func AppendRequest(dst []byte, q Request) ([]byte, error) {
 			if err := checkWord("game", q.Game); err != nil {
 				return dst, err
 			}
-			if _, ok := number([]byte(q.Game)); ok {
-				return dst, newError("game", 0, "", codecs.Detail(codecs.ErrBadValue, "a game name is not a number"))
+			// getservers reads a number first as the protocol (Quake III's
+			// own form); getserversExt always names its game first.
+			if _, ok := number([]byte(q.Game)); ok && q.Command == CmdGetServers {
+				return dst, newError("game", 0, "", codecs.Detail(codecs.ErrBadValue, "a getservers game name is not a number"))
 			}
 			dst = append(append(dst, ' '), q.Game...)
 		}
