@@ -1032,10 +1032,11 @@ func TestBrowserBigListRestyle(t *testing.T) {
 }
 
 // TestBrowserBigListSearch: once the 20,000 rows are answered, a search
-// typed on (its text only growing) is looked for in the rows the last
-// search found (view.js), and finds exactly the rows a search of every
-// row finds; the page is cross-origin isolated, and each order is also in
-// the memory it shares with view.js, the same as the order drawn.
+// typed on (its text only growing), or typed back to with a backspace, is
+// looked for among the rows a recent search found (view.js), and finds
+// exactly the rows a search of every row finds; the page is cross-origin
+// isolated, and each order is also in the memory it shares with view.js,
+// the same as the order drawn.
 func TestBrowserBigListSearch(t *testing.T) {
 	ctx, _ := bigTimingTab(t)
 	waitFor(t, ctx, "every server asked and answered", `(c => c.asked >= c.known && c.outstanding === 0)(querylensBrowse.counts())`, 2*time.Minute)
@@ -1054,7 +1055,7 @@ func TestBrowserBigListSearch(t *testing.T) {
 	}
 	eval[bool](t, ctx, drawn)
 	if n := eval[int](t, ctx, `querylensBrowse.draws().narrowed`); n <= n0 {
-		t.Errorf("the search 1999, typed on from 199 with no row changed, searched every row (orders from the last search's rows: %d before, %d after)", n0, n)
+		t.Errorf("the search 1999, typed on from 199 with no row changed, searched every row (orders found among a recent search's rows: %d before, %d after)", n0, n)
 	}
 	narrowed := keys()
 	sh := eval[struct{ Keys []string }](t, ctx, `querylensBrowse.sharedOrder()`)
@@ -1066,5 +1067,26 @@ func TestBrowserBigListSearch(t *testing.T) {
 	full := keys()
 	if len(full) < 2 || !slices.Equal(narrowed, full) {
 		t.Errorf("search 1999: %d rows found in the last search's rows, %d in every row:\n%q\n%q", len(narrowed), len(full), narrowed, full)
+	}
+	// Back and forth with a backspace: each search is found among the
+	// rows of the same search made a moment ago, and finds them again.
+	press := func(k string) []string {
+		t.Helper()
+		if err := chromedp.Do(ctx, chromedp.KeyEvent(k)); err != nil {
+			t.Fatal(err)
+		}
+		eval[bool](t, ctx, drawn)
+		return keys()
+	}
+	back := press(kb.Backspace)
+	n1 := eval[int](t, ctx, `querylensBrowse.draws().narrowed`)
+	if again := press("9"); !slices.Equal(again, full) {
+		t.Errorf("search 1999 typed again: %d rows, want %d", len(again), len(full))
+	}
+	if again := press(kb.Backspace); !slices.Equal(again, back) || len(back) <= len(full) {
+		t.Errorf("search 199 typed back to: %d rows, %d the first time (1999: %d)", len(again), len(back), len(full))
+	}
+	if n := eval[int](t, ctx, `querylensBrowse.draws().narrowed`); n < n1+2 {
+		t.Errorf("searches typed again were not found among the rows found a moment ago (%d before, %d after)", n1, n)
 	}
 }

@@ -635,7 +635,8 @@ let unmerged = false;
  * list of more than BIG rows within BIG_REBUILD_MS of the last order that
  * took in the answers leaves them for the next one (invalidateSoon, at
  * most BIG_REBUILD_MS later): view.js then filters the rows as that order
- * had them, the rows the last search found when the search only grew,
+ * had them, among the rows a recent search found when the text contains
+ * that search's,
  * and the order is ready by the frame that shows the key typed
  * (takeShared). The rows' cells show their answers meanwhile; only their
  * places wait.
@@ -975,7 +976,7 @@ function pointAt(e) {
  * drawStats counts, for measuring, the rows refilled with another server,
  * moved, and put in the body, the orders read from shared memory
  * (takeShared), and (view.js's count, as of the last order drawn) the
- * orders that searched the last search's rows only.
+ * orders found among a recent search's rows.
  */
 const drawStats = { refills: 0, moves: 0, inserts: 0, shared: 0, narrowed: 0 };
 
@@ -1674,7 +1675,7 @@ globalThis.querylensBrowse = {
     const h = shared.hdr;
     return { seq: Atomics.load(h, HEADER.done), keys: Array.from(shared.ord.subarray(0, h[HEADER.length]), (i) => rows[i].key) };
   },
-  /** the rows drawn so far: refilled with another server, moved, and put in the body; the orders read from shared memory, and those view.js found in the last search's rows */
+  /** the rows drawn so far: refilled with another server, moved, and put in the body; the orders read from shared memory, and those view.js found among a recent search's rows */
   draws: () => ({ ...drawStats }),
   /** the worker's counters (asked, done, replies) and the batches received */
   stats: () => ({ ...relay?.stats, batches: relay?.batches ?? 0, times: relay?.times ?? {} }),

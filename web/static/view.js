@@ -23,16 +23,16 @@
 // The shared memory is six int32s, then the order: [0] the seq of the
 // order being written, [1] the seq of the last order written in full,
 // [2] its length, [3] its rows online, [4] the rows known, [5] how many
-// orders so far searched the last search's rows only (the message's
+// orders so far were found among a recent search's rows (the message's
 // narrowed, for measuring). An order is
 // written as a seqlock: [0] first, the order and counts, [1] last (both
 // with Atomics.store); the page reads [1], copies the order, and keeps it
 // only if [0] still says the same seq. The message is sent as well.
 //
 // Rows are only kept until a query asks for an order; a query is answered
-// at once, with every row sent before it. While no row changed and only
-// the search text grew (a person typing on), the rows that matched the
-// last search are the only ones that can match: only they are searched.
+// at once, with every row sent before it. While no row changed, a search
+// whose text contains that of a recent one (a person typing on, or back
+// with a backspace) looks only among the rows that one found (searches).
 
 /**
  * @typedef {{i: number, protocol: string, state: string, name: string,
@@ -160,15 +160,20 @@ function sorter(key) {
 }
 
 /**
- * The last search's rows: their positions in sorted (valid while sorted
- * is unchanged), the search text and what else it filtered and sorted
- * by, and the rows online then.
+ * The searches made on sorted as it is, by their text: the positions in
+ * sorted of the rows each found, all filtered alike by the rest of the
+ * filters (searchRest); forgotten when sorted or the rest change. A
+ * search whose text contains one of theirs looks only among the rows
+ * that one found: typed on, or typed back to (a backspace), it looks at
+ * few rows or none. The SEARCHES most recent are kept.
+ * @type {Map<string, Int32Array>}
  */
-let lastMatch = new Int32Array(0);
-let lastQ = "";
-let lastRest = "";
+const searches = new Map();
+const SEARCHES = 16;
+let searchRest = "";
+/** The rows online in sorted as it is (counted by the last full search). */
 let lastUp = 0;
-/** The orders that searched the last search's rows only. */
+/** The orders found among a kept search's rows (for measuring). */
 let narrowed = 0;
 /** Whether the last query takes in the rows sent since the last that did. */
 let merge = true;
@@ -208,20 +213,32 @@ function compute() {
     touched.clear();
   }
   const rest = JSON.stringify({ ...f, q: "" });
-  const narrow = same && rest === lastRest && f.q.includes(lastQ);
+  if (!same || rest !== searchRest) {
+    searches.clear();
+    searchRest = rest;
+  }
+  // The longest kept search whose text this one contains: a row it did
+  // not find cannot match.
+  /** @type {Int32Array|null} */
+  let from = null;
+  let longest = -1;
+  for (const [q, found] of searches) {
+    if (q.length > longest && f.q.includes(q)) {
+      from = found;
+      longest = q.length;
+    }
+  }
   let up = lastUp;
-  const order = new Int32Array(narrow ? lastMatch.length : sorted.length);
+  const order = new Int32Array(from ? from.length : sorted.length);
   const at = new Int32Array(order.length);
   let k = 0;
-  if (narrow) {
+  if (from) {
     narrowed++;
-    // The rows that matched the last search, which filtered by all the
-    // rest alike: only the longer text is to be found.
-    for (let j = 0; j < lastMatch.length; j++) {
-      const r = sorted[lastMatch[j]];
+    for (let j = 0; j < from.length; j++) {
+      const r = sorted[from[j]];
       if (r.hay.includes(f.q)) {
         order[k] = r.i;
-        at[k++] = lastMatch[j];
+        at[k++] = from[j];
       }
     }
   } else {
@@ -235,9 +252,9 @@ function compute() {
       }
     }
   }
-  lastMatch = at.subarray(0, k);
-  lastQ = f.q;
-  lastRest = rest;
+  searches.delete(f.q);
+  searches.set(f.q, at.subarray(0, k));
+  if (searches.size > SEARCHES) searches.delete(/** @type {string} */ (searches.keys().next().value));
   lastUp = up;
   if (shared && k <= shared.ord.length) {
     const h = shared.hdr;
