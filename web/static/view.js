@@ -253,7 +253,8 @@ function compute() {
     }
   }
   searches.delete(f.q);
-  searches.set(f.q, at.subarray(0, k));
+  // A copy: the array is sized for every row, the search found k.
+  searches.set(f.q, at.slice(0, k));
   if (searches.size > SEARCHES) searches.delete(/** @type {string} */ (searches.keys().next().value));
   lastUp = up;
   if (shared && k <= shared.ord.length) {
