@@ -432,6 +432,13 @@ func bigTimingTab(t *testing.T) (context.Context, func() float64) {
 	}
 }
 
+// waitAllAnswered waits, at most d, until the page has asked every server
+// and has no ask left out.
+func waitAllAnswered(t *testing.T, ctx context.Context, d time.Duration) {
+	t.Helper()
+	waitFor(t, ctx, "every server asked and answered", `(c => c.asked >= c.known && c.outstanding === 0)(querylensBrowse.counts())`, d)
+}
+
 // TestBrowserBigListTiming measures, with -page-timing, the page's
 // main-thread time (CDP Performance.getMetrics TaskDuration: every task the
 // renderer's main thread ran) per filter keystroke, from the key to the frame
@@ -568,7 +575,7 @@ func TestBrowserBigListTiming(t *testing.T) {
 		}
 	}
 	measure("while the 20,000 servers are asked", false)
-	waitFor(t, ctx, "every server asked and answered", `(c => c.asked >= c.known && c.outstanding === 0)(querylensBrowse.counts())`, 5*time.Minute)
+	waitAllAnswered(t, ctx, 5*time.Minute)
 	measure("once every server answered", true)
 }
 
@@ -969,7 +976,7 @@ func TestBrowserBigListRefill(t *testing.T) {
 		t.Skip("a measurement: run with -page-refill")
 	}
 	ctx, task := bigTimingTab(t)
-	waitFor(t, ctx, "every server asked and answered", `(c => c.asked >= c.known && c.outstanding === 0)(querylensBrowse.counts())`, 5*time.Minute)
+	waitAllAnswered(t, ctx, 5*time.Minute)
 	var ms, refills []float64
 	tasks := traceMainTasks(t, ctx, func() {
 		defer profileJS(t, ctx, "refilling")()
@@ -999,7 +1006,7 @@ func TestBrowserBigListRefill(t *testing.T) {
 // nothing; a cell's text restyles nothing. With -v it logs every count.
 func TestBrowserBigListRestyle(t *testing.T) {
 	ctx, _ := bigTimingTab(t)
-	waitFor(t, ctx, "every server asked and answered", `(c => c.asked >= c.known && c.outstanding === 0)(querylensBrowse.counts())`, 2*time.Minute)
+	waitAllAnswered(t, ctx, 2*time.Minute)
 	frame := `new Promise(r => requestAnimationFrame(() => setTimeout(() => r(true), 0)))`
 	for _, c := range []struct {
 		name, js string
@@ -1039,25 +1046,31 @@ func TestBrowserBigListRestyle(t *testing.T) {
 // the same as the order drawn.
 func TestBrowserBigListSearch(t *testing.T) {
 	ctx, _ := bigTimingTab(t)
-	waitFor(t, ctx, "every server asked and answered", `(c => c.asked >= c.known && c.outstanding === 0)(querylensBrowse.counts())`, 2*time.Minute)
+	waitAllAnswered(t, ctx, 2*time.Minute)
 	if !eval[bool](t, ctx, `globalThis.crossOriginIsolated === true`) {
 		t.Fatal("the browse page is not cross-origin isolated: it can share no memory with its workers")
 	}
 	eval[bool](t, ctx, `querylensBrowse.sort("name", 1).then(() => true)`)
 	keys := func() []string { return eval[[]string](t, ctx, `querylensBrowse.view().map(r => r.key)`) }
-	if err := chromedp.Do(ctx, chromedp.Focus("#q"), chromedp.KeyEvent("199")); err != nil {
+	narrowedSoFar := func() int { return eval[int](t, ctx, `querylensBrowse.draws().narrowed`) }
+	// press types k in the search and returns the order drawn for it.
+	press := func(k string) []string {
+		t.Helper()
+		if err := chromedp.Do(ctx, chromedp.KeyEvent(k)); err != nil {
+			t.Fatal(err)
+		}
+		eval[bool](t, ctx, drawn)
+		return keys()
+	}
+	if err := chromedp.Do(ctx, chromedp.Focus("#q")); err != nil {
 		t.Fatal(err)
 	}
-	eval[bool](t, ctx, drawn)
-	n0 := eval[int](t, ctx, `querylensBrowse.draws().narrowed`)
-	if err := chromedp.Do(ctx, chromedp.KeyEvent("9")); err != nil {
-		t.Fatal(err)
-	}
-	eval[bool](t, ctx, drawn)
-	if n := eval[int](t, ctx, `querylensBrowse.draws().narrowed`); n <= n0 {
+	press("199")
+	n0 := narrowedSoFar()
+	narrowed := press("9")
+	if n := narrowedSoFar(); n <= n0 {
 		t.Errorf("the search 1999, typed on from 199 with no row changed, searched every row (orders found among a recent search's rows: %d before, %d after)", n0, n)
 	}
-	narrowed := keys()
 	sh := eval[struct{ Keys []string }](t, ctx, `querylensBrowse.sharedOrder()`)
 	if !slices.Equal(sh.Keys, narrowed) {
 		t.Errorf("the shared memory's order (%d rows) is not the order drawn (%d rows)", len(sh.Keys), len(narrowed))
@@ -1070,23 +1083,15 @@ func TestBrowserBigListSearch(t *testing.T) {
 	}
 	// Back and forth with a backspace: each search is found among the
 	// rows of the same search made a moment ago, and finds them again.
-	press := func(k string) []string {
-		t.Helper()
-		if err := chromedp.Do(ctx, chromedp.KeyEvent(k)); err != nil {
-			t.Fatal(err)
-		}
-		eval[bool](t, ctx, drawn)
-		return keys()
-	}
 	back := press(kb.Backspace)
-	n1 := eval[int](t, ctx, `querylensBrowse.draws().narrowed`)
+	n1 := narrowedSoFar()
 	if again := press("9"); !slices.Equal(again, full) {
 		t.Errorf("search 1999 typed again: %d rows, want %d", len(again), len(full))
 	}
 	if again := press(kb.Backspace); !slices.Equal(again, back) || len(back) <= len(full) {
 		t.Errorf("search 199 typed back to: %d rows, %d the first time (1999: %d)", len(again), len(back), len(full))
 	}
-	if n := eval[int](t, ctx, `querylensBrowse.draws().narrowed`); n < n1+2 {
+	if n := narrowedSoFar(); n < n1+2 {
 		t.Errorf("searches typed again were not found among the rows found a moment ago (%d before, %d after)", n1, n)
 	}
 }

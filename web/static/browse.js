@@ -523,8 +523,7 @@ function takeShared(want) {
   const o = shared.ord.slice(0, n);
   if (Atomics.load(h, HEADER.writing) !== want) return;
   drawStats.shared++;
-  drawStats.narrowed = narrowed;
-  showOrder(want, o, online);
+  showOrder(want, o, online, narrowed);
 }
 
 let dirty = false;
@@ -678,16 +677,17 @@ viewer.onmessage = (e) => {
   // is on its way and takes in the same changes. One drawn already from
   // the shared memory (takeShared) is not drawn again.
   if (m.type !== "order" || m.seq < seq || m.seq <= shownSeq) return;
-  drawStats.narrowed = m.narrowed;
-  showOrder(m.seq, m.order, m.online);
+  showOrder(m.seq, m.order, m.online, m.narrowed);
 };
 
 /**
  * showOrder draws the order of query n: ord, the indexes of the rows
- * shown, online of them online.
- * @param {number} n @param {Int32Array} ord @param {number} online
+ * shown, online of them online; narrowed is view.js's count of orders
+ * found among a recent search's rows (for measuring).
+ * @param {number} n @param {Int32Array} ord @param {number} online @param {number} narrowed
  */
-function showOrder(n, ord, online) {
+function showOrder(n, ord, online, narrowed) {
+  drawStats.narrowed = narrowed;
   const activeKey = rows[order[active]]?.key;
   shownSeq = n;
   order = ord;
