@@ -508,10 +508,13 @@ func TestSlowReader(t *testing.T) {
 }
 
 func TestIdleTimeout(t *testing.T) {
-	ctx := testCtx(t, 5*time.Second)
+	ctx := testCtx(t, 10*time.Second)
 	cfg := testConfig()
-	cfg.IdleTimeout = 150 * time.Millisecond
-	cfg.ReplyWindow = 400 * time.Millisecond
+	// The idle timeout is long enough that a loaded machine sends the
+	// query before it runs out (the test needs the query in flight), and
+	// the reply window longer still.
+	cfg.IdleTimeout = time.Second
+	cfg.ReplyWindow = 2500 * time.Millisecond
 	f := newRelay(t, cfg)
 	silent := newResponder(t, nil)
 	c := dialRaw(t, ctx, f.url)
