@@ -496,13 +496,24 @@ wait:
 	if len(lines) != packets {
 		t.Fatalf("%d datagrams, want %d:\n%s", len(lines), packets, out)
 	}
+	// The capture may start between a query and its reply (its filter
+	// came up after the query left): then the first datagram is a reply
+	// whose query is not in the file, and it is a reply to nothing.
+	// After that, queries and replies alternate, each reply to the
+	// query before it.
 	server := "127.0.0.1:" + strconv.Itoa(port)
 	for i, l := range lines {
-		kind, from := "query", l.Dst
-		if i%2 == 1 {
+		kind, from, replyTo := "query", l.Dst, 0
+		if l.Src == server {
 			kind, from = "challenge", l.Src
+			if i > 0 {
+				replyTo = lines[i-1].Frame
+			}
 		}
-		if l.Protocol == nil || *l.Protocol != "a2s" || l.Kind != kind || from != server || i%2 == 1 && l.ReplyTo != lines[i-1].Frame {
+		if i > 0 && (l.Src == server) == (lines[i-1].Src == server) {
+			t.Errorf("datagram %d: two %ss in a row: %s", i, kind, summary(t, l))
+		}
+		if l.Protocol == nil || *l.Protocol != "a2s" || l.Kind != kind || from != server || l.ReplyTo != replyTo {
 			t.Errorf("datagram %d: %s", i, summary(t, l))
 		}
 	}
