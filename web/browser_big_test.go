@@ -405,6 +405,12 @@ func TestBrowserBigList(t *testing.T) {
 // TaskDuration, in thread ticks: the thread's own CPU time, not the wall
 // clock a loaded machine stretches).
 func bigTimingTab(t *testing.T) (context.Context, func() float64) {
+	ctx, task, _ := bigTimingTabAt(t)
+	return ctx, task
+}
+
+// bigTimingTabAt is bigTimingTab, and the address of the page's server.
+func bigTimingTabAt(t *testing.T) (context.Context, func() float64, string) {
 	t.Helper()
 	needWasm(t)
 	base, _ := startBigStack(t)
@@ -429,7 +435,7 @@ func bigTimingTab(t *testing.T) (context.Context, func() float64) {
 		}
 		t.Fatal("no TaskDuration metric")
 		return 0
-	}
+	}, base
 }
 
 // waitAllAnswered waits, at most d, until the page has asked every server
@@ -440,22 +446,28 @@ func waitAllAnswered(t *testing.T, ctx context.Context, d time.Duration) {
 }
 
 // TestBrowserBigListTiming measures, with -page-timing, the page's
-// main-thread time (CDP Performance.getMetrics TaskDuration: every task the
-// renderer's main thread ran) per filter keystroke, from the key to the frame
-// that shows the new order painted, and per scroll step (a wheel notch, 120 px, to two frames later),
-// with 20,000 rows while their asks run:
+// main-thread time (CDP Performance.getMetrics TaskDuration in thread
+// ticks: the CPU time of every task the renderer's main thread ran, which
+// a trace of the same spans confirms) per filter keystroke, from the key
+// to the frame that shows the new order painted, and per scroll step (a
+// wheel notch, 120 px, to two frames later), with 20,000 rows while their
+// asks run (the page loaded again before the scroll steps, and the
+// conversations finished during each counted) and once all answered:
 //
 //	go test ./web -run TestBrowserBigListTiming -page-timing -v
 func TestBrowserBigListTiming(t *testing.T) {
 	if !*pageTiming {
 		t.Skip("a measurement: run with -page-timing")
 	}
-	ctx, task := bigTimingTab(t)
+	ctx, task, base := bigTimingTabAt(t)
 	// settle: after each keystroke, wait for the rows out of sight to be
 	// drawn too (and time that); without it, the next key follows as soon
 	// as the last one's order is painted, as when a person types on while
 	// the list loads.
-	measure := func(phase string, settle bool) {
+	// reload: load the page again before scrolling, so that the scroll
+	// steps too share their frames with a refresh (typing in the first
+	// page outlasts its refresh).
+	measure := func(phase string, settle, reload bool) {
 		// The cost of one measurement step alone (an evaluate and two
 		// frames), with whatever else the page is doing meanwhile.
 		var idle []float64
@@ -470,7 +482,7 @@ func TestBrowserBigListTiming(t *testing.T) {
 		}
 		// The rows the keystrokes drew: refilled with another server,
 		// moved, and put in the table's body.
-		type draws struct{ Refills, Moves, Inserts, Shared int }
+		type draws struct{ Refills, Moves, Inserts, Shared, Narrowed int }
 		var keyDraws []draws
 		// settled is each keystroke to its order drawn in the whole window
 		// (the rows out of sight are drawn once typing pauses), with the
@@ -478,12 +490,20 @@ func TestBrowserBigListTiming(t *testing.T) {
 		var settled []float64
 		// The keystrokes typed while servers were still being asked.
 		streaming := 0
+		// Each keystroke's query: from the page to view.js, view.js's
+		// time on it, and from the page's query to its order drawn (ms).
+		var toView, computing, toDrawn []float64
+		merges := 0
+		// The conversations the worker finished while typing and while
+		// scrolling: how much streaming each step shared its frames with.
+		done := func() int { return eval[int](t, ctx, `querylensBrowse.stats().done ?? 0`) }
+		done0 := done()
 		keyTasks := traceMainTasks(t, ctx, func() {
 			defer profileJS(t, ctx, "typing")()
 			// Twice: the p90 of 60 keystrokes is their sixth slowest.
 			for _, k := range strings.Split(strings.Repeat("tf2 server 1999"+strings.Repeat(kb.Backspace, 15), 2), "") {
 				d0 := eval[draws](t, ctx, `querylensBrowse.draws()`)
-				if eval[bool](t, ctx, `(c => c.asked < c.known || c.outstanding > 0)(querylensBrowse.counts())`) {
+				if eval[bool](t, ctx, `(c => (`+stepMark+`, c.asked < c.known || c.outstanding > 0))(querylensBrowse.counts())`) {
 					streaming++
 				}
 				if *pageProfile {
@@ -493,14 +513,22 @@ func TestBrowserBigListTiming(t *testing.T) {
 				if err := chromedp.Do(ctx, chromedp.KeyEvent(k)); err != nil {
 					t.Fatal(err)
 				}
-				eval[bool](t, ctx, drawnPainted)
+				eval[bool](t, ctx, `(`+drawnPainted+`).then(v => (`+stepEnd+`, v))`)
 				keys = append(keys, task()-t0)
 				if settle {
 					eval[bool](t, ctx, `querylensBrowse.whenSettled().then(() => true)`)
 					settled = append(settled, task()-t0)
 				}
 				d1 := eval[draws](t, ctx, `querylensBrowse.draws()`)
-				keyDraws = append(keyDraws, draws{d1.Refills - d0.Refills, d1.Moves - d0.Moves, d1.Inserts - d0.Inserts, d1.Shared - d0.Shared})
+				keyDraws = append(keyDraws, draws{d1.Refills - d0.Refills, d1.Moves - d0.Moves, d1.Inserts - d0.Inserts, d1.Shared - d0.Shared, d1.Narrowed - d0.Narrowed})
+				if ot := eval[*orderTime](t, ctx, `querylensBrowse.orderTimes?.(querylensBrowse.seq()) ?? null`); ot != nil && ot.Got > 0 && ot.Drawn > 0 {
+					if ot.Merge {
+						merges++
+					}
+					toView = append(toView, ot.Got-ot.Sent)
+					computing = append(computing, ot.Done-ot.Got)
+					toDrawn = append(toDrawn, ot.Drawn-ot.Sent)
+				}
 			}
 		})
 		drawStats := func(f func(draws) int) string {
@@ -510,32 +538,51 @@ func TestBrowserBigListTiming(t *testing.T) {
 			}
 			return stats(v)
 		}
+		done1 := done()
+		typed := done1 - done0
+		if reload {
+			openBig(t, ctx, base, 1300, 900)
+			done1 = done()
+		}
 		xy := eval[[]float64](t, ctx, `(() => { const w = document.getElementById("table-wrap"); w.scrollTop = 0; const r = w.getBoundingClientRect(); return [r.x + r.width / 2, r.y + r.height / 2]; })()`)
 		var frames []float64
 		scrollTasks := traceMainTasks(t, ctx, func() {
 			defer profileJS(t, ctx, "scrolling")()
 			for range 60 {
+				eval[bool](t, ctx, `(`+stepMark+`, true)`)
 				t0 := task()
 				// deltaX must be sent, and a zero would be left out.
 				if err := chromedp.Do(ctx, chromedp.MouseEvent(input.DispatchMouseEventTypeMouseWheel, xy[0], xy[1], func(p *input.DispatchMouseEventParams) { p.DeltaX, p.DeltaY = 0.001, 120 })); err != nil {
 					t.Fatal(err)
 				}
-				eval[bool](t, ctx, `new Promise(r => requestAnimationFrame(() => requestAnimationFrame(() => r(true))))`)
+				eval[bool](t, ctx, `new Promise(r => requestAnimationFrame(() => requestAnimationFrame(() => (`+stepEnd+`, r(true)))))`)
 				frames = append(frames, task()-t0)
 			}
 		})
 		if top := eval[float64](t, ctx, `document.getElementById("table-wrap").scrollTop`); top < 3000 {
 			t.Errorf("the wheel scrolled to %.0f px", top)
 		}
+		done2 := done()
 		c := eval[struct{ Known, Asked, Answered int }](t, ctx, `querylensBrowse.counts()`)
 		profiled := ""
 		if *pageProfile {
 			profiled = " (profiled: inflated by the profiler)"
 		}
-		t.Logf("%s (%d known, %d asked, %d answered); main-thread task ms, median / p90 / max%s:", phase, c.Known, c.Asked, c.Answered, profiled)
+		t.Logf("%s (%d known, %d asked, %d answered; conversations finished while typing %d, while scrolling %d); main-thread task ms, median / p90 / max%s:",
+			phase, c.Known, c.Asked, c.Answered, typed, done2-done1, profiled)
 		t.Logf("  measurement step alone: %s", stats(idle))
 		t.Logf("  per filter keystroke (%d keys, %d of them while servers were being asked, to the frame showing the new order painted): %s; net of the measurement step: %s",
 			len(keys), streaming, stats(keys), stats(netOf(keys, idle)))
+		// The same spans in the trace: the tasks' thread (CPU) time, less
+		// than their wall time when other processes held the cores.
+		stepLog := func(what string, m mainTasks) {
+			if len(m.stepCPU) == 0 {
+				t.Logf("  per %s from the trace: no steps traced", what)
+				return
+			}
+			t.Logf("  per %s from the trace (%d, the same span): main-thread tasks' thread (CPU) time %s; their wall time %s", what, len(m.stepCPU), stats(m.stepCPU), stats(m.stepWall))
+		}
+		stepLog("filter keystroke", keyTasks)
 		if settle {
 			t.Logf("  per filter keystroke to the whole window drawn (with the rows out of sight, two measurement steps): %s", stats(settled))
 		}
@@ -548,7 +595,13 @@ func TestBrowserBigListTiming(t *testing.T) {
 			}
 		}
 		t.Logf("  keystrokes whose order was read from the worker's shared memory at the frame showing the typed key: %d of %d", shared, len(keyDraws))
+		narrowed := 0
+		for _, d := range keyDraws {
+			narrowed += d.Narrowed
+		}
+		t.Logf("  per keystroke's query (ms, median / p90 / max): from the page to view.js %s; view.js ordering %s; from the page's query to its order drawn %s; %d of them took in the changed rows, %d looked among a recent search's rows", stats(toView), stats(computing), stats(toDrawn), merges, narrowed)
 		t.Logf("  per scroll step (%d wheel steps of 120 px, one notch, two frames each): %s; net of the measurement step: %s", len(frames), stats(frames), stats(netOf(frames, idle)))
+		stepLog("scroll step", scrollTasks)
 		t.Logf("  traced main-thread tasks while typing: %s", keyTasks)
 		t.Logf("  traced main-thread tasks while scrolling: %s", scrollTasks)
 		if *pageProfile {
@@ -574,9 +627,16 @@ func TestBrowserBigListTiming(t *testing.T) {
 			t.Logf("  invalidations while scrolling, by kind, reason and what changed: %s", splitOf(scrollTasks.invalid, 24))
 		}
 	}
-	measure("while the 20,000 servers are asked", false)
+	measure("while the 20,000 servers are asked", false, true)
 	waitAllAnswered(t, ctx, 5*time.Minute)
-	measure("once every server answered", true)
+	measure("once every server answered", true, false)
+}
+
+// orderTime is querylensBrowse.orderTimes: when a query was sent, came to
+// view.js, had its order written, and was drawn (ms on the page's clock).
+type orderTime struct {
+	Sent, Got, Done, Came, Drawn float64
+	Merge                        bool
 }
 
 // netOf is each of steps less the median of the measurement step alone.
@@ -595,7 +655,11 @@ func netOf(steps, idle []float64) []float64 {
 type mainTasks struct {
 	n, over16 int
 	wall, cpu []float64 // ms
-	lost      bool
+	// stepCPU and stepWall are each step's main-thread tasks (those begun
+	// from its stepMark to its stepEnd): their thread (CPU) time and their
+	// wall time, ms.
+	stepCPU, stepWall []float64
+	lost              bool
 	// split is, with -page-profile, the main thread's thread time by
 	// trace event name, each event's own time (less its children's).
 	split map[string]float64
@@ -752,6 +816,13 @@ func (m mainTasks) String() string {
 		", " + strconv.Itoa(m.over16) + " over 16 ms of thread time"
 }
 
+// stepMark and stepEnd, evaluated in the page, mark the start and the end
+// of a measured step in the trace (traceMain's stepCPU and stepWall).
+const (
+	stepMark = `performance.mark("ql-step")`
+	stepEnd  = `performance.mark("ql-step-end")`
+)
+
 // traceMainTasks records a Chrome trace (category toplevel) while fn runs
 // and returns the renderer main threads' top-level tasks: each task's wall
 // duration and thread (CPU) duration; with -page-profile, the detail of
@@ -786,7 +857,7 @@ func traceMain(t *testing.T, ctx context.Context, detail bool, fn func()) mainTa
 	}); err != nil {
 		t.Fatal(err)
 	}
-	cats := []string{"toplevel", "__metadata"}
+	cats := []string{"toplevel", "__metadata", "blink.user_timing"}
 	if detail {
 		cats = append(cats, "devtools.timeline", "blink", "v8", "disabled-by-default-devtools.timeline.invalidationTracking")
 	}
@@ -838,6 +909,23 @@ func traceMain(t *testing.T, ctx context.Context, detail bool, fn func()) mainTa
 		}
 		evs = append(evs, e)
 	}
+	// The steps fn marked (stepMark, stepEnd), in order.
+	var starts, ends []float64
+	for _, e := range evs {
+		switch e.Name {
+		case "ql-step":
+			starts = append(starts, e.Ts)
+		case "ql-step-end":
+			ends = append(ends, e.Ts)
+		}
+	}
+	slices.Sort(starts)
+	slices.Sort(ends)
+	if len(ends) > len(starts) {
+		ends = ends[:len(starts)]
+	}
+	m.stepCPU = make([]float64, len(ends))
+	m.stepWall = make([]float64, len(ends))
 	for _, e := range evs {
 		if e.Ph != "X" || !main[[2]int{e.Pid, e.Tid}] || (e.Name != "ThreadControllerImpl::RunTask" && e.Name != "RunTask") {
 			continue
@@ -847,6 +935,11 @@ func traceMain(t *testing.T, ctx context.Context, detail bool, fn func()) mainTa
 		m.cpu = append(m.cpu, e.Tdur/1000)
 		if e.Tdur > 16000 {
 			m.over16++
+		}
+		// A task begun within a step counts for it whole.
+		if k, _ := slices.BinarySearch(starts, e.Ts); k > 0 && k <= len(ends) && e.Ts < ends[k-1] {
+			m.stepCPU[k-1] += e.Tdur / 1000
+			m.stepWall[k-1] += e.Dur / 1000
 		}
 	}
 	if detail {
@@ -956,6 +1049,9 @@ func cmpFloat(a, b float64) int {
 }
 
 func stats(ms []float64) string {
+	if len(ms) == 0 {
+		return "none"
+	}
 	s := slices.Clone(ms)
 	slices.Sort(s)
 	at := func(p float64) float64 { return s[min(len(s)-1, int(p*float64(len(s))))] }

@@ -303,12 +303,15 @@ function inFlightLimit() {
 
 /**
  * pumpAsks asks wanted rows while fewer than inFlightLimit are out: first
- * the rows drawn, then the rows shown in their order, then the rest.
+ * the rows drawn, then the rows shown in their order, then the rest; not
+ * while the person types in a big list (typing), and then first the rows
+ * the last search shows.
  */
 function pumpAsks() {
   // Rows just wanted are asked once view.js has put them in order (and
   // they are drawn): ask in the order shown, and show before asking.
   if (!connected || waiting <= 0 || askAfterOrder) return;
+  if (typing(performance.now())) return afterTyping();
   const limit = inFlightLimit();
   if (outstanding >= limit) return;
   const now = Date.now();
@@ -323,8 +326,16 @@ function pumpAsks() {
   progress();
 }
 
-/** results applies a batch of finished conversations from the worker. */
+/**
+ * results applies a batch of finished conversations from the worker.
+ * While the person types in a big list (holding), the servers' answers
+ * are kept (held) and applied together once typing pauses: nothing is
+ * drawn, sent to view.js or counted for them until then, so that a
+ * keystroke's frames draw the keystroke's order only.
+ */
 function results(list) {
+  const hold = holding(performance.now());
+  if (!hold && held.length) release();
   for (const res of list) {
     if (res.key.startsWith("master:")) {
       master(res);
@@ -338,16 +349,90 @@ function results(list) {
     if (!r) continue;
     if (r.queued) {
       r.queued = false;
-      answered++;
       outstanding--;
     }
-    apply(r, res);
+    if (hold) held.push({ r, res });
+    else answer(r, res);
+  }
+  markFirstDecode();
+  if (hold) {
+    afterTyping();
+    return pumpAsks();
   }
   // While an order is on its way (a keystroke's), the answers' rows wait:
   // sent now, they would be cloned in the frames that draw that order and
   // make view.js order them first; they go with the next batch or order.
   if (!orderPending()) sendRows();
-  markFirstDecode();
+  pumpAsks();
+  progress();
+}
+
+/** answer applies res to r and counts it answered. @param {Row} r @param {any} res */
+function answer(r, res) {
+  answered++;
+  apply(r, res);
+}
+
+/**
+ * The answers held while the person types (results), applied at most
+ * TYPING_HOLD_MS after the last keystroke and HOLD_MAX_MS after the first
+ * of them came.
+ * @type {{r: Row, res: any}[]}
+ */
+let held = [];
+let heldSince = 0;
+let pauseTimer = 0;
+
+/**
+ * typing says whether the person is typing in a big list's filters at now
+ * (a keystroke within TYPING_HOLD_MS): the page then draws the keystrokes'
+ * orders only; answers wait (holding) and so do new asks (pumpAsks), which
+ * go, once typing pauses, to the rows the last search shows.
+ * @param {number} now
+ */
+function typing(now) {
+  return rows.length > BIG && !document.hidden && now - lastKey < TYPING_HOLD_MS;
+}
+
+/** holding says whether answers coming at now are held. @param {number} now */
+function holding(now) {
+  return typing(now) && (!held.length || now - heldSince < HOLD_MAX_MS);
+}
+
+/**
+ * afterTyping looks again, when due, at what waits for typing to pause: it
+ * applies the held answers once typing paused or they waited HOLD_MAX_MS,
+ * and asks again once typing paused.
+ */
+function afterTyping() {
+  if (held.length) heldSince ||= performance.now();
+  if (pauseTimer) return;
+  const due = () => {
+    let at = Infinity;
+    if (held.length) at = Math.min(lastKey + TYPING_HOLD_MS, heldSince + HOLD_MAX_MS);
+    if (waiting > 0 && lastKey + TYPING_HOLD_MS > performance.now()) at = Math.min(at, lastKey + TYPING_HOLD_MS);
+    return at;
+  };
+  const check = () => {
+    pauseTimer = 0;
+    const now = performance.now();
+    if (held.length && !holding(now)) release();
+    if (!typing(now)) pumpAsks();
+    const at = due();
+    if (at < Infinity) pauseTimer = setTimeout(check, Math.max(0, at - performance.now()));
+  };
+  const at = due();
+  if (at < Infinity) pauseTimer = setTimeout(check, Math.max(0, at - performance.now()));
+}
+
+/** release applies the held answers, draws their rows in view and sends them to view.js. */
+function release() {
+  heldSince = 0;
+  const list = held;
+  held = [];
+  for (const { r, res } of list) answer(r, res);
+  if (!orderPending()) sendRows();
+  if (redraw.size) drawSoon();
   pumpAsks();
   progress();
 }
@@ -523,6 +608,8 @@ function takeShared(want) {
   const o = shared.ord.slice(0, n);
   if (Atomics.load(h, HEADER.writing) !== want) return;
   drawStats.shared++;
+  const t = orderTimes.get(want);
+  if (t) t.shared = true;
   showOrder(want, o, online, narrowed);
 }
 
@@ -559,20 +646,32 @@ function invalidate() {
  * invalidateSoon is invalidate at most every REBUILD_MS, or BIG_REBUILD_MS
  * for a list of more than BIG rows, whose every new order redraws the
  * rows in view and moves them under the reader's eyes (the first change
- * after a quiet spell still shows at the next frame).
+ * after a quiet spell still shows at the next frame). In a big list, the
+ * answers' new places also wait while the person types or scrolls (until
+ * TYPING_HOLD_MS after the last keystroke or scroll, at most HOLD_MAX_MS
+ * after the last order that took them in): rows do not reshuffle between
+ * keys or under a scrolling reader, and a keystroke's frame draws its own
+ * order only.
  */
 const REBUILD_MS = 200;
 const BIG = 5000;
 const BIG_REBUILD_MS = 500;
+const TYPING_HOLD_MS = 400;
+const HOLD_MAX_MS = 2000;
 let soonTimer = 0;
 let lastRebuild = 0;
+let lastKey = -Infinity;
+let lastScroll = -Infinity;
 function invalidateSoon() {
   if (dirty || soonTimer) return;
-  const wait = lastRebuild + (rows.length > BIG ? BIG_REBUILD_MS : REBUILD_MS) - performance.now();
+  let at = lastRebuild + (rows.length > BIG ? BIG_REBUILD_MS : REBUILD_MS);
+  if (rows.length > BIG) at = Math.max(at, Math.min(Math.max(lastKey, lastScroll) + TYPING_HOLD_MS, lastRebuild + HOLD_MAX_MS));
+  const wait = at - performance.now();
   if (wait <= 0) return invalidate();
+  // Looked at again when due: a key typed meanwhile moves it on.
   soonTimer = setTimeout(() => {
     soonTimer = 0;
-    invalidate();
+    invalidateSoon();
   }, wait);
 }
 
@@ -631,12 +730,11 @@ let unmerged = false;
 /**
  * rebuild sends view.js the changed rows and the current filters and sort;
  * it resolves once the order it asked for is drawn. A filter typed in a
- * list of more than BIG rows within BIG_REBUILD_MS of the last order that
- * took in the answers leaves them for the next one (invalidateSoon, at
- * most BIG_REBUILD_MS later): view.js then filters the rows as that order
- * had them, among the rows a recent search found when the text contains
- * that search's,
- * and the order is ready by the frame that shows the key typed
+ * list of more than BIG rows within HOLD_MAX_MS of the last order that
+ * took in the answers leaves them for the next one (invalidateSoon, once
+ * typing pauses): view.js then filters the rows as that order had them,
+ * among the rows a recent search found when the text contains that
+ * search's, and the order is ready by the frame that shows the key typed
  * (takeShared). The rows' cells show their answers meanwhile; only their
  * places wait.
  * @param {boolean} typing a change of the filters, not of the rows or the sort
@@ -645,7 +743,8 @@ let unmerged = false;
 function rebuild(typing = false) {
   dirty = false;
   const now = performance.now();
-  const merge = !(typing && rows.length > BIG && now - lastRebuild < BIG_REBUILD_MS);
+  if (typing) lastKey = now;
+  const merge = !(typing && rows.length > BIG && now - lastRebuild < HOLD_MAX_MS);
   if (merge) {
     lastRebuild = now;
     // This order takes in every change so far: a background one waiting
@@ -661,6 +760,8 @@ function rebuild(typing = false) {
   shareOrders();
   const mine = ++seq;
   viewer.postMessage({ type: "query", seq: mine, filter: filters(), sort, merge });
+  orderTimes.set(mine, { sent: now, got: 0, done: 0, came: 0, drawn: 0, shared: false, merge });
+  if (orderTimes.size > 256) orderTimes.delete(/** @type {number} */ (orderTimes.keys().next().value));
   if (!merge && (unmerged || changedRows.size)) invalidateSoon();
   if (shared && !document.hidden) requestAnimationFrame(() => takeShared(mine));
   if (modesDirty) fillModes();
@@ -676,9 +777,25 @@ viewer.onmessage = (e) => {
   // An order older than the last query asked is not drawn: the newer one
   // is on its way and takes in the same changes. One drawn already from
   // the shared memory (takeShared) is not drawn again.
-  if (m.type !== "order" || m.seq < seq || m.seq <= shownSeq) return;
+  if (m.type !== "order") return;
+  const t = orderTimes.get(m.seq);
+  if (t) {
+    t.got = m.got - performance.timeOrigin;
+    t.done = m.done - performance.timeOrigin;
+    t.came = performance.now();
+  }
+  if (m.seq < seq || m.seq <= shownSeq) return;
   showOrder(m.seq, m.order, m.online, m.narrowed);
 };
+
+/**
+ * orderTimes keeps, for measuring, when the last queries were sent, came
+ * to view.js, had their order written and its message here, and were
+ * drawn (ms on this page's clock; 0 for what did not happen), whether
+ * from the shared memory, and whether the query took in the changed rows.
+ * @type {Map<number, {sent: number, got: number, done: number, came: number, drawn: number, shared: boolean, merge: boolean}>}
+ */
+const orderTimes = new Map();
 
 /**
  * showOrder draws the order of query n: ord, the indexes of the rows
@@ -688,6 +805,8 @@ viewer.onmessage = (e) => {
  */
 function showOrder(n, ord, online, narrowed) {
   drawStats.narrowed = narrowed;
+  const t = orderTimes.get(n);
+  if (t) t.drawn = performance.now();
   const activeKey = rows[order[active]]?.key;
   shownSeq = n;
   order = ord;
@@ -777,8 +896,8 @@ if (EXTRA.length) {
  * @typedef {{tr: HTMLTableRowElement, star: HTMLButtonElement, proto: HTMLTableCellElement,
  *   badge: HTMLButtonElement, name: HTMLAnchorElement, flags: HTMLTableCellElement,
  *   master: HTMLTableCellElement, bots: HTMLSpanElement, row: number, y: number,
- *   t: {star: Text, proto: Text, badge: Text, name: Text, players: Text, bots: Text, map: Text, mode: Text,
- *     ping: Text, addr: Text, country: Text, master: Text, extra: Text[]},
+ *   t: {star: CellText, proto: CellText, badge: CellText, name: CellText, players: CellText, bots: CellText, map: CellText,
+ *     mode: CellText, ping: CellText, addr: CellText, country: CellText, master: CellText, extra: CellText[]},
  *   attrs: Record<string, string|boolean>, flagsSig: string}} Slot
  */
 /** @type {Slot[]} */
@@ -787,9 +906,17 @@ const pool = [];
 const slotOf = new Map();
 tbody.replaceChildren();
 
+/**
+ * A cell's Text node, with the text last written to it (shown): fill
+ * compares with that, not with the node's data, whose every read makes a
+ * new script string.
+ * @typedef {Text & {shown: string}} CellText
+ */
+
 /** textIn gives el an empty Text node of its own and returns it. @param {Element} el */
 function textIn(el) {
-  const t = document.createTextNode("");
+  const t = /** @type {CellText} */ (document.createTextNode(""));
+  t.shown = "";
   el.append(t);
   return t;
 }
@@ -832,9 +959,11 @@ function text(/** @type {HTMLElement} */ el, /** @type {string} */ s) {
   if (el.textContent !== s) el.textContent = s;
 }
 
-/** data rewrites a Text node when its text changed. @param {Text} t @param {string} s */
+/** data rewrites a cell's Text node when its text changed. @param {CellText} t @param {string} s */
 function data(t, s) {
-  if (t.data !== s) t.data = s;
+  if (t.shown === s) return;
+  t.shown = s;
+  t.data = s;
 }
 
 /**
@@ -915,7 +1044,7 @@ function fill(s, r, k) {
   if (s.attrs.bots !== String(botCount)) {
     s.attrs.bots = String(botCount);
     s.bots.hidden = !botCount;
-    if (botCount) t.bots.data = `+${botCount} bot${botCount > 1 ? "s" : ""}`;
+    if (botCount) data(t.bots, `+${botCount} bot${botCount > 1 ? "s" : ""}`);
   }
   data(t.map, r.map);
   data(t.mode, r.mode);
@@ -1255,15 +1384,17 @@ function setHeight(px) {
 /**
  * drawSoon refills r's row element at the next frame, with the rows drawn
  * that changed meanwhile; not while an order is on its way, whose drawing
- * refills every row in view.
- * @param {Row} r
+ * refills every row in view, and not while answers are held (release
+ * draws them).
+ * @param {Row} [r]
  */
 let drawQueued = false;
 /** @type {Set<Row>} */
 const redraw = new Set();
 function drawSoon(r) {
-  redraw.add(r);
-  if (drawQueued) return;
+  if (r) redraw.add(r);
+  // While answers are held, so are the rows asked meanwhile (release).
+  if (drawQueued || held.length) return;
   drawQueued = true;
   requestAnimationFrame(() => {
     drawQueued = false;
@@ -1289,6 +1420,7 @@ measure();
 let scrollQueued = false;
 wrap.addEventListener("scroll", () => {
   viewport.top = wrap.scrollTop;
+  lastScroll = performance.now();
   if (scrollQueued) return;
   scrollQueued = true;
   requestAnimationFrame(() => {
@@ -1677,6 +1809,10 @@ globalThis.querylensBrowse = {
   },
   /** the rows drawn so far: refilled with another server, moved, and put in the body; the orders read from shared memory, and those view.js found among a recent search's rows */
   draws: () => ({ ...drawStats }),
+  /** the times of query seq's order (orderTimes), or null */
+  orderTimes: (/** @type {number} */ n) => orderTimes.get(n) ?? null,
+  /** the last query sent to view.js */
+  seq: () => seq,
   /** the worker's counters (asked, done, replies) and the batches received */
   stats: () => ({ ...relay?.stats, batches: relay?.batches ?? 0, times: relay?.times ?? {} }),
 };

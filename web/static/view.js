@@ -16,9 +16,11 @@
 //                {type: "share", buffer: SharedArrayBuffer}  memory to
 //                    write each order to as well (cross-origin isolated
 //                    pages only; a bigger one replaces it)
-//   view → page  {type: "order", seq, order: Int32Array, online, rows, narrowed}
+//   view → page  {type: "order", seq, order: Int32Array, online, rows, narrowed, got, done}
 //                    the indexes of the rows to show, in order (the buffer
-//                    is transferred); seq is the last query's
+//                    is transferred); seq is the last query's; got and
+//                    done when its query came and when the order was
+//                    written (ms since the Unix epoch, for measuring)
 //
 // The shared memory is six int32s, then the order: [0] the seq of the
 // order being written, [1] the seq of the last order written in full,
@@ -69,6 +71,8 @@ let sortedBy = "";
 const touched = new Set();
 /** The memory shared with the page, if it gave some. @type {{hdr: Int32Array, ord: Int32Array}|null} */
 let shared = null;
+/** When the last query came and when its order was written (ms since the Unix epoch, for measuring). */
+let got = 0;
 /** The shared memory's header, by name (browse.js reads it by the same). */
 const HEADER = Object.freeze({ writing: 0, done: 1, length: 2, online: 3, rows: 4, narrowed: 5, size: 6 });
 
@@ -94,6 +98,7 @@ self.onmessage = (/** @type {MessageEvent} */ e) => {
       shared = { hdr: new Int32Array(m.buffer, 0, HEADER.size), ord: new Int32Array(m.buffer, 4 * HEADER.size) };
       return;
     case "query":
+      got = performance.timeOrigin + performance.now();
       filter = m.filter;
       sort = m.sort;
       seq = m.seq;
@@ -267,7 +272,8 @@ function compute() {
     h[HEADER.narrowed] = narrowed;
     Atomics.store(h, HEADER.done, seq);
   }
-  /** @type {any} */ (self).postMessage({ type: "order", seq, order: order.subarray(0, k), online: up, rows: rows.length, narrowed }, [order.buffer]);
+  const done = performance.timeOrigin + performance.now();
+  /** @type {any} */ (self).postMessage({ type: "order", seq, order: order.subarray(0, k), online: up, rows: rows.length, narrowed, got, done }, [order.buffer]);
 }
 
 export {};
