@@ -131,7 +131,7 @@ function pathAddr(addr) {
  *   hay: string, lastAsked: number, backoff: number,
  *   source: string, received: string[]|null, queued?: boolean, want?: boolean,
  *   gone?: boolean, addrKey: string, master: string, x: Record<string, any>|null,
- *   options: Record<string, string>|null, url?: string}} Row
+ *   options: Record<string, string>|null, url?: string, full?: boolean}} Row
  */
 
 /**
@@ -162,17 +162,25 @@ function addRow(protocol, addr, source, options = null, master = "") {
   return r;
 }
 
-/** The rows changed since view.js last heard of them. @type {Set<Row>} */
+/**
+ * The rows changed since view.js last heard of them; a row's full says a
+ * field other than its state and ping changed (sendRows sends the others'
+ * state and ping only).
+ * @type {Set<Row>}
+ */
 const changedRows = new Set();
 /**
  * changed marks r for view.js and schedules a new order: at the next frame,
  * or, for the answers that stream in while the servers are asked (soon),
  * at most every REBUILD_MS, so that a big list spends the page's time
- * drawing, not re-sending rows to be sorted.
+ * drawing, not re-sending rows to be sorted. full false says only r's
+ * state and ping changed (an answer without a row: most servers of a big
+ * list time out).
  * @param {Row} r
  */
-function changed(r, soon = false) {
+function changed(r, soon = false, full = true) {
   changedRows.add(r);
+  if (full) r.full = true;
   if (soon) invalidateSoon();
   else invalidate();
 }
@@ -212,7 +220,7 @@ function apply(r, res) {
   }
   if (res.state === State.online) r.backoff = 1;
   else if (res.state === State.rateLimited || res.state === State.relayLimited) r.backoff = Math.min(r.backoff * 2, 16);
-  changed(r, true);
+  changed(r, true, !!row);
 }
 
 /**
@@ -719,9 +727,16 @@ function filters() {
 function sendRows() {
   if (!changedRows.size) return;
   const list = [];
-  for (const r of changedRows) viewRow(list, r);
+  /** @type {any[]} */
+  const states = [];
+  for (const r of changedRows) {
+    if (r.full) {
+      r.full = false;
+      viewRow(list, r);
+    } else states.push(r.i, r.state, r.ping);
+  }
   changedRows.clear();
-  viewer.postMessage({ type: "rows", rows: list });
+  viewer.postMessage({ type: "rows", rows: list, states });
   unmerged = true;
 }
 /** unmerged says view.js holds rows sent since the last query that took them in. */
@@ -1141,7 +1156,7 @@ function renderWindow(all = false) {
   const count = Math.ceil(viewport.height / ROW_H) + 2 * OVERSCAN + CHUNK;
   const last = Math.min(order.length, first + count);
   // (With rows still to draw out of sight, any call draws them.)
-  if (first === win.first && last === win.last && !windowStale && !all && !restQueued) return;
+  if (first === win.first && last === win.last && !windowStale && !all && !outOfSight) return;
   // A new order (a keystroke's, the answers'): the frame that shows it
   // refills the elements of the rows in view; the rows that came into the
   // window out of sight are drawn after that frame (restSoon), before a
@@ -1151,6 +1166,9 @@ function renderWindow(all = false) {
     inView = Math.min(last, Math.max(first, Math.floor(viewport.top / ROW_H)));
     inViewEnd = Math.max(inView, Math.min(last, Math.ceil((viewport.top + viewport.height - viewport.head) / ROW_H)));
   }
+  // A scroll (no new order, not the rows out of sight) leaves the
+  // elements' order in the body for later (arrangeLater).
+  const scrolled = !windowStale && !all;
   windowStale = false;
   win.first = first;
   win.last = last;
@@ -1209,11 +1227,30 @@ function renderWindow(all = false) {
     shown.push(s);
   }
   for (; f < free.length; f++) if (!free[f].tr.hidden) hide(free[f]);
-  arrange(shown);
+  if (scrolled) {
+    for (const s of shown) if (!s.tr.parentNode) tbody.append(s.tr);
+    arrangeLater = true;
+  } else {
+    arrange(shown);
+    arrangeLater = false;
+  }
   markActive(first, last);
-  if (later) restSoon();
+  outOfSight = later;
+  if (later || arrangeLater) restSoon();
   else restDone();
 }
+
+/** outOfSight says rows of the window out of sight wait to be drawn (restSoon). */
+let outOfSight = false;
+
+/**
+ * arrangeLater says the elements in the body are not in the order shown:
+ * while a person scrolls, the elements of the rows that come into view
+ * stay where they are in the body (a moved element is styled and laid out
+ * anew), and are put in order (arrange) once the scrolling rests
+ * (restSoon), when after a long scroll most are in order already.
+ */
+let arrangeLater = false;
 
 /**
  * restSoon draws the rows out of sight (renderWindow) once the order has

@@ -6,9 +6,11 @@
 //
 //   page → view  {type: "init", online, rank}  the online state's name, and
 //                    each state's rank (answering rows first)
-//                {type: "rows", rows: any[]}  new or changed rows, one
-//                    flat list of their ViewRows' fields, each row's in
-//                    the order of FIELDS
+//                {type: "rows", rows: any[], states: any[]}  new or
+//                    changed rows, one flat list of their ViewRows'
+//                    fields, each row's in the order of FIELDS; and the
+//                    rows whose state and ping alone changed, flat
+//                    [i, state, ping, …]
 //                {type: "query", seq, filter, sort, merge}  the filters
 //                    and sort; merge false leaves the rows sent since the
 //                    last merging query out (the order filters the rows as
@@ -91,6 +93,14 @@ self.onmessage = (/** @type {MessageEvent} */ e) => {
         const r = {};
         for (let j = 0; j < FIELDS.length; j++) r[FIELDS[j]] = m.rows[o + j];
         rows[r.i] = r;
+        touched.add(r.i);
+      }
+      // Rows whose state and ping alone changed: [i, state, ping, …].
+      for (let o = 0; o + 3 <= (m.states?.length ?? 0); o += 3) {
+        const r = rows[m.states[o]];
+        if (!r) continue;
+        r.state = m.states[o + 1];
+        r.ping = m.states[o + 2];
         touched.add(r.i);
       }
       return;
