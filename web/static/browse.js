@@ -421,16 +421,18 @@ function afterTyping() {
     if (waiting > 0 && lastKey + TYPING_HOLD_MS > performance.now()) at = Math.min(at, lastKey + TYPING_HOLD_MS);
     return at;
   };
+  const arm = () => {
+    const at = due();
+    if (at < Infinity) pauseTimer = setTimeout(check, Math.max(0, at - performance.now()));
+  };
   const check = () => {
     pauseTimer = 0;
     const now = performance.now();
     if (held.length && !holding(now)) release();
     if (!typing(now)) pumpAsks();
-    const at = due();
-    if (at < Infinity) pauseTimer = setTimeout(check, Math.max(0, at - performance.now()));
+    arm();
   };
-  const at = due();
-  if (at < Infinity) pauseTimer = setTimeout(check, Math.max(0, at - performance.now()));
+  arm();
 }
 
 /** release applies the held answers, draws their rows in view and sends them to view.js. */
@@ -1836,8 +1838,8 @@ globalThis.querylensBrowse = {
     if (restQueued) restWaiters.push(resolve);
     else resolve(undefined);
   })),
-  /** the page's counters: rows known, asked, answered, and asks out */
-  counts: () => ({ known: known(), asked, answered, outstanding, shown: order.length }),
+  /** the page's counters: rows known, asked, answered, asks out, rows shown, and answers held while typing */
+  counts: () => ({ known: known(), asked, answered, outstanding, shown: order.length, held: held.length }),
   /** the shared memory's last order written, as keys (null where the page shares none) */
   sharedOrder: () => {
     if (!shared) return null;
