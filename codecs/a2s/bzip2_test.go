@@ -166,8 +166,13 @@ func TestBunzip2Corrupt(t *testing.T) {
 
 // FuzzBzip2 compares the decoder with compress/bzip2: where both succeed
 // they give the same bytes, and whatever compress/bzip2 decodes within
-// the bound this decoder decodes too. Seeds: testdata/bzip2's streams
-// but the multi-block one.
+// the bound this decoder decodes too, but for one leniency of
+// compress/bzip2: a group's Huffman code that leaves codes unassigned (an
+// incomplete code) fails here, as in libbzip2 (BZ_DATA_ERROR), when the
+// stream uses an unassigned code, while compress/bzip2 skips a tree level
+// whose one side is empty and so reads such a code as an assigned one.
+// Seeds: testdata/bzip2's streams but the multi-block one (and
+// testdata/fuzz/FuzzBzip2's, one such stream among them).
 func FuzzBzip2(f *testing.F) {
 	for _, s := range bzStreams(f) {
 		if len(s.b) < 4096 { // not the 34 KB of multiblock: too slow to mutate
@@ -189,10 +194,17 @@ func FuzzBzip2(f *testing.F) {
 		switch {
 		case err == nil && werr == nil && !bytes.Equal(got, want):
 			t.Fatalf("we give %d bytes, compress/bzip2 %d", len(got), len(want))
-		case err != nil && werr == nil && len(want) <= limit:
+		case err != nil && werr == nil && len(want) <= limit && !unassignedCode(err):
 			t.Fatalf("compress/bzip2 decodes %d bytes, we fail: %v", len(want), err)
 		}
 	})
+}
+
+// unassignedCode says err is the decoder meeting a Huffman code that its
+// group's code lengths assign to no symbol (see FuzzBzip2).
+func unassignedCode(err error) bool {
+	e, ok := errors.AsType[*codecs.Error](err)
+	return ok && e.Field == "bzip2.symbols" && errors.Is(err, codecs.ErrBadValue) && strings.Contains(err.Error(), "assigned to no symbol")
 }
 
 // The decoder against compress/bzip2 on a 8 KB text (testdata/bzip2's
