@@ -343,7 +343,7 @@ function pumpAsks() {
  */
 function results(list) {
   const hold = holding(performance.now());
-  if (!hold && held.length) release();
+  if (!hold && held.length) applyHeld();
   for (const res of list) {
     if (res.key.startsWith("master:")) {
       master(res);
@@ -363,10 +363,8 @@ function results(list) {
     else answer(r, res);
   }
   markFirstDecode();
-  if (hold) {
-    afterTyping();
-    return pumpAsks();
-  }
+  // Held answers mean typing, when no ask goes either (pumpAsks).
+  if (hold) return afterTyping();
   // While an order is on its way (a keystroke's), the answers' rows wait:
   // sent now, they would be cloned in the frames that draw that order and
   // make view.js order them first; they go with the next batch or order.
@@ -435,14 +433,19 @@ function afterTyping() {
   arm();
 }
 
-/** release applies the held answers, draws their rows in view and sends them to view.js. */
-function release() {
+/** applyHeld applies the held answers and draws the rows in view they and the asks meanwhile changed. */
+function applyHeld() {
   heldSince = 0;
   const list = held;
   held = [];
   for (const { r, res } of list) answer(r, res);
-  if (!orderPending()) sendRows();
   if (redraw.size) drawSoon();
+}
+
+/** release applies the held answers, sends their rows to view.js, and asks on. */
+function release() {
+  applyHeld();
+  if (!orderPending()) sendRows();
   pumpAsks();
   progress();
 }
@@ -674,8 +677,9 @@ let lastKey = -Infinity;
 let lastScroll = -Infinity;
 function invalidateSoon() {
   if (dirty || soonTimer) return;
-  let at = lastRebuild + (rows.length > BIG ? BIG_REBUILD_MS : REBUILD_MS);
-  if (rows.length > BIG) at = Math.max(at, Math.min(Math.max(lastKey, lastScroll) + TYPING_HOLD_MS, lastRebuild + HOLD_MAX_MS));
+  const big = rows.length > BIG;
+  let at = lastRebuild + (big ? BIG_REBUILD_MS : REBUILD_MS);
+  if (big) at = Math.max(at, Math.min(Math.max(lastKey, lastScroll) + TYPING_HOLD_MS, lastRebuild + HOLD_MAX_MS));
   const wait = at - performance.now();
   if (wait <= 0) return invalidate();
   // Looked at again when due: a key typed meanwhile moves it on.
@@ -777,7 +781,7 @@ function rebuild(typing = false) {
   shareOrders();
   const mine = ++seq;
   viewer.postMessage({ type: "query", seq: mine, filter: filters(), sort, merge });
-  orderTimes.set(mine, { sent: now, got: 0, done: 0, came: 0, drawn: 0, shared: false, merge });
+  orderTimes.set(mine, { sent: now, got: 0, done: 0, drawn: 0, shared: false, merge });
   if (orderTimes.size > 256) orderTimes.delete(/** @type {number} */ (orderTimes.keys().next().value));
   if (!merge && (unmerged || changedRows.size)) invalidateSoon();
   if (shared && !document.hidden) requestAnimationFrame(() => takeShared(mine));
@@ -799,7 +803,6 @@ viewer.onmessage = (e) => {
   if (t) {
     t.got = m.got - performance.timeOrigin;
     t.done = m.done - performance.timeOrigin;
-    t.came = performance.now();
   }
   if (m.seq < seq || m.seq <= shownSeq) return;
   showOrder(m.seq, m.order, m.online, m.narrowed);
@@ -807,10 +810,10 @@ viewer.onmessage = (e) => {
 
 /**
  * orderTimes keeps, for measuring, when the last queries were sent, came
- * to view.js, had their order written and its message here, and were
- * drawn (ms on this page's clock; 0 for what did not happen), whether
- * from the shared memory, and whether the query took in the changed rows.
- * @type {Map<number, {sent: number, got: number, done: number, came: number, drawn: number, shared: boolean, merge: boolean}>}
+ * to view.js, had their order written, and were drawn (ms on this page's
+ * clock; 0 for what did not happen), whether from the shared memory, and
+ * whether the query took in the changed rows.
+ * @type {Map<number, {sent: number, got: number, done: number, drawn: number, shared: boolean, merge: boolean}>}
  */
 const orderTimes = new Map();
 

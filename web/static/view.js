@@ -73,7 +73,7 @@ let sortedBy = "";
 const touched = new Set();
 /** The memory shared with the page, if it gave some. @type {{hdr: Int32Array, ord: Int32Array}|null} */
 let shared = null;
-/** When the last query came and when its order was written (ms since the Unix epoch, for measuring). */
+/** When the last query came (ms since the Unix epoch, for measuring). */
 let got = 0;
 /** The shared memory's header, by name (browse.js reads it by the same). */
 const HEADER = Object.freeze({ writing: 0, done: 1, length: 2, online: 3, rows: 4, narrowed: 5, size: 6 });
