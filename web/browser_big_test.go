@@ -1100,8 +1100,9 @@ func TestBrowserBigListRefill(t *testing.T) {
 // a few elements the page restyles meanwhile): a row moved (its transform)
 // restyles that row alone, not its cells (the browser's own vertical-align:
 // inherit on cells made every cell of a row restyle with it); its number,
-// id and key restyle nothing; a cell's text restyles nothing. With -v it
-// logs every count.
+// id and key restyle nothing; a cell's text restyles nothing; a row dimmed
+// or not restyles the row and the cells it greys, not their children. With
+// -v it logs every count.
 func TestBrowserBigListRestyle(t *testing.T) {
 	ctx, _ := bigTimingTab(t)
 	waitAllAnswered(t, ctx, 2*time.Minute)
@@ -1128,6 +1129,10 @@ func TestBrowserBigListRestyle(t *testing.T) {
 		{"aria-hidden", `trs.forEach((tr) => tr.setAttribute("aria-hidden", "true"))`, func(int) int { return others }},
 		{"hidden", `trs.forEach((tr) => tr.hidden = true)`, func(n int) int { return n + others }},
 		{"hidden off", `trs.forEach((tr) => tr.hidden = false)`, func(n int) int { return n + others }},
+		// A row refilled with a server in another state: the row and the
+		// cells it greys (app.css .dm), not every element in it.
+		{"dim", `trs.forEach((tr) => tr.classList.toggle("dim"))`, func(n int) int { return 7*n + others }},
+		{"dim back", `trs.forEach((tr) => tr.classList.toggle("dim"))`, func(n int) int { return 7*n + others }},
 	} {
 		var n int
 		tasks := traceMain(t, ctx, true, func() {
@@ -1243,5 +1248,84 @@ func TestBrowserBigListSearch(t *testing.T) {
 	}
 	if n := narrowedSoFar(); n < n1+2 {
 		t.Errorf("searches typed again were not found among the rows found a moment ago (%d before, %d after)", n1, n)
+	}
+}
+
+// TestBrowserBigListSearchForeseen: a key typed in the search sends its
+// query as the key comes (beforeinput), before the box takes it in, and
+// the input that follows sends none: one query a key, each drawn as the
+// search the box then says. Keys whose edit is not plain to see (a
+// forward delete) or that the box refuses (its maxlength reached, the
+// edit prevented) send the box's own search once it took them, or none.
+func TestBrowserBigListSearchForeseen(t *testing.T) {
+	ctx, _ := bigTimingTab(t)
+	waitAllAnswered(t, ctx, 2*time.Minute)
+	eval[bool](t, ctx, `querylensBrowse.sort("name", 1).then(() => true)`)
+	if err := chromedp.Do(ctx, chromedp.Focus("#q")); err != nil {
+		t.Fatal(err)
+	}
+	type state struct {
+		Seq      int
+		Foreseen bool
+		Box      string
+		Keys     []string
+	}
+	read := func() state {
+		return eval[state](t, ctx, `querylensBrowse.whenDrawn().then(() => ({seq: querylensBrowse.seq(), foreseen: querylensBrowse.orderTimes(querylensBrowse.seq())?.foreseen ?? false,
+			box: document.getElementById("q").value, keys: querylensBrowse.view().map(r => r.key)}))`)
+	}
+	// every is the order a search of every row finds for the box's text:
+	// the sort turned and turned back (no recent search's rows kept).
+	every := func() []string {
+		eval[bool](t, ctx, `querylensBrowse.sort("name", -1).then(() => querylensBrowse.sort("name", 1)).then(() => true)`)
+		return read().Keys
+	}
+	press := func(k string) {
+		t.Helper()
+		if err := chromedp.Do(ctx, chromedp.KeyEvent(k)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, c := range []struct {
+		name     string
+		setup    string // run in the page before the key
+		key      string
+		box      string // the box's text after the key
+		queries  int    // the queries the key sends
+		foreseen bool
+	}{
+		{"typed", ``, "1", "1", 1, true},
+		{"typed on", ``, "9", "19", 1, true},
+		{"typed in the middle", `q.setSelectionRange(1, 1)`, "8", "189", 1, true},
+		{"backspace", `q.setSelectionRange(3, 3)`, kb.Backspace, "18", 1, true},
+		{"over the selection", `q.setSelectionRange(0, 2)`, "7", "7", 1, true},
+		{"selection deleted", `q.value = "1998"; q.dispatchEvent(new Event("input", {bubbles: true})); q.setSelectionRange(1, 3)`, kb.Backspace, "18", 1, true},
+		{"forward delete", `q.setSelectionRange(0, 0)`, kb.Delete, "8", 1, false},
+		{"refused", `q.maxLength = 1; q.setSelectionRange(1, 1)`, "5", "8", 0, false},
+		{"prevented", `q.removeAttribute("maxlength"); q.addEventListener("beforeinput", e => e.preventDefault(), {once: true})`, "5", "8", 0, false},
+		// Prevented once its query left: the box's search is sent after.
+		{"prevented later", `addEventListener("beforeinput", e => e.preventDefault(), {once: true})`, "5", "8", 2, false},
+		{"typed after", ``, "5", "85", 1, true},
+	} {
+		if c.setup != "" {
+			eval[bool](t, ctx, `(q => { `+c.setup+`; return true; })(document.getElementById("q"))`)
+		}
+		before := read()
+		press(c.key)
+		// The refused key's check runs in a task after the key.
+		eval[bool](t, ctx, `new Promise(r => setTimeout(() => r(true), 50))`)
+		got := read()
+		if got.Box != c.box {
+			t.Fatalf("%s: the box says %q, want %q", c.name, got.Box, c.box)
+		}
+		if n := got.Seq - before.Seq; n != c.queries {
+			t.Errorf("%s: %d queries sent, want %d", c.name, n, c.queries)
+		}
+		if c.queries > 0 && got.Foreseen != c.foreseen {
+			t.Errorf("%s: the query foreseen %v, want %v", c.name, got.Foreseen, c.foreseen)
+		}
+		if want := every(); !slices.Equal(got.Keys, want) {
+			t.Errorf("%s: %q shows %d rows, a search of every row %d", c.name, c.box, len(got.Keys), len(want))
+		}
 	}
 }

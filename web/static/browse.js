@@ -705,13 +705,13 @@ function viewRow(list, r) {
 
 /** The filter form's fields, looked up once (a form's named access is slow). @type {any} */
 let filterFields = null;
-function filters() {
+function filters(/** @type {string|undefined} */ text = undefined) {
   const form = /** @type {HTMLFormElement} */ ($("filters"));
   // Each field by its name (every filter is one element), read off the
   // form once rather than spelt here.
   const f = (filterFields ??= Object.fromEntries(Array.from(form.elements, (e) => [/** @type {any} */ (e).name, e]).filter(([n]) => n).reverse()));
   return {
-    q: f.q.value.trim().toLowerCase(),
+    q: (text ?? f.q.value).trim().toLowerCase(),
     protocol: f.protocol.value,
     mode: f.mode.value,
     password: f.password.value,
@@ -749,7 +749,8 @@ function sendRows() {
 let unmerged = false;
 
 /**
- * rebuild sends view.js the changed rows and the current filters and sort;
+ * rebuild sends view.js the changed rows and the current filters and sort
+ * (with text as the search's, when given: a keystroke's, foreseen);
  * it resolves once the order it asked for is drawn. A filter typed in a
  * list of more than BIG rows within HOLD_MAX_MS of the last order that
  * took in the answers leaves them for the next one (invalidateSoon, once
@@ -759,9 +760,10 @@ let unmerged = false;
  * (takeShared). The rows' cells show their answers meanwhile; only their
  * places wait.
  * @param {boolean} typing a change of the filters, not of the rows or the sort
+ * @param {string} [text] the search's text, if not the box's yet
  * @returns {Promise<void>}
  */
-function rebuild(typing = false) {
+function rebuild(typing = false, text = undefined) {
   dirty = false;
   const now = performance.now();
   if (typing) lastKey = now;
@@ -780,8 +782,8 @@ function rebuild(typing = false) {
   }
   shareOrders();
   const mine = ++seq;
-  viewer.postMessage({ type: "query", seq: mine, filter: filters(), sort, merge });
-  orderTimes.set(mine, { sent: now, got: 0, done: 0, drawn: 0, shared: false, merge });
+  viewer.postMessage({ type: "query", seq: mine, filter: filters(text), sort, merge });
+  orderTimes.set(mine, { sent: now, got: 0, done: 0, drawn: 0, shared: false, merge, foreseen: text !== undefined });
   if (orderTimes.size > 256) orderTimes.delete(/** @type {number} */ (orderTimes.keys().next().value));
   if (!merge && (unmerged || changedRows.size)) invalidateSoon();
   if (shared && !document.hidden) requestAnimationFrame(() => takeShared(mine));
@@ -811,9 +813,10 @@ viewer.onmessage = (e) => {
 /**
  * orderTimes keeps, for measuring, when the last queries were sent, came
  * to view.js, had their order written, and were drawn (ms on this page's
- * clock; 0 for what did not happen), whether from the shared memory, and
- * whether the query took in the changed rows.
- * @type {Map<number, {sent: number, got: number, done: number, drawn: number, shared: boolean, merge: boolean}>}
+ * clock; 0 for what did not happen), whether from the shared memory,
+ * whether the query took in the changed rows, and whether it was sent for
+ * a keystroke foreseen (beforeinput).
+ * @type {Map<number, {sent: number, got: number, done: number, drawn: number, shared: boolean, merge: boolean, foreseen: boolean}>}
  */
 const orderTimes = new Map();
 
@@ -945,9 +948,9 @@ function textIn(el) {
 function makeSlot() {
   const tr = document.createElement("tr");
   tr.innerHTML = `<td role="cell"><button type="button" class="star" aria-label="Favourite" aria-pressed="false" data-fav></button></td>` +
-    `<td role="cell"></td><td role="cell" data-testid="cell-name"><button type="button" class="state" data-detail data-testid="row-state"></button><a class="name" tabindex="-1"></a></td>` +
-    `<td role="cell" class="num" data-testid="cell-players"></td><td role="cell"></td><td role="cell"></td><td role="cell" class="num" data-testid="cell-ping"></td>` +
-    `<td role="cell" class="mono"></td><td role="cell"></td><td role="cell"></td><td role="cell" class="listed" data-testid="cell-listed"></td>` + EXTRA.map(() => `<td role="cell"></td>`).join("");
+    `<td role="cell" class="dm"></td><td role="cell" data-testid="cell-name"><button type="button" class="state" data-detail data-testid="row-state"></button><a class="name" tabindex="-1"></a></td>` +
+    `<td role="cell" class="num" data-testid="cell-players"></td><td role="cell" class="dm"></td><td role="cell" class="dm"></td><td role="cell" class="num dm" data-testid="cell-ping"></td>` +
+    `<td role="cell" class="mono dm"></td><td role="cell" class="dm"></td><td role="cell"></td><td role="cell" class="listed" data-testid="cell-listed"></td>` + EXTRA.map(() => `<td role="cell" class="dm"></td>`).join("");
   tr.setAttribute("data-testid", "server-row");
   tr.setAttribute("role", "row");
   tr.className = "row";
@@ -1513,8 +1516,65 @@ function drawProgress() {
 
 // ---- interaction ----
 
+/**
+ * foreseen is the search's text a keystroke's query was sent for before
+ * the box took the key (beforeinput), or null: the input that follows
+ * sends no query of its own when the box then says the same.
+ * @type {string|null}
+ */
+let foreseen = null;
+
+/**
+ * foresee is the search box's text once the edit e announces is made, or
+ * null when that is not plain to see: a character typed or pasted over
+ * the selection (within the box's maxlength), or a backspace deleting the
+ * selection or one plain character (a composing IME, a surrogate pair, a
+ * word deleted: left to the input event).
+ * @param {InputEvent} e @returns {string|null}
+ */
+function foresee(e) {
+  const box = /** @type {HTMLInputElement} */ (e.target);
+  const v = box.value, a = box.selectionStart, b = box.selectionEnd;
+  if (e.isComposing || a == null || b == null) return null;
+  if ((e.inputType === "insertText" || e.inputType === "insertFromPaste") && e.data != null) {
+    const w = v.slice(0, a) + e.data + v.slice(b);
+    // Beyond the box's maxlength the box cuts the text or refuses it.
+    return box.maxLength >= 0 && w.length > box.maxLength ? null : w;
+  }
+  if (e.inputType === "deleteContentBackward") {
+    if (a !== b) return v.slice(0, a) + v.slice(b);
+    if (a > 0 && /[\x20-\x7e]/.test(v[a - 1])) return v.slice(0, a - 1) + v.slice(a);
+  }
+  return null;
+}
+
+// A keystroke's query goes to view.js as the key comes (beforeinput),
+// before the box takes it in (its editing and layout take a millisecond
+// or two): the order is then more often ready by the frame that shows
+// the key typed, which then shows its rows too. The input event that
+// follows checks the box says what was foreseen; a key the box did not
+// take as foreseen sends its query then.
+$("filters").addEventListener("beforeinput", (e) => {
+  foreseen = null;
+  if (/** @type {Element} */ (e.target).id !== "q" || e.defaultPrevented) return;
+  const v = foresee(/** @type {InputEvent} */ (e));
+  if (v == null || v.trim().toLowerCase() === filters().q) return;
+  foreseen = v;
+  rebuild(true, v);
+  // A key foreseen that the box then did not take (no input event
+  // follows): the box's own search is sent.
+  setTimeout(() => {
+    if (foreseen !== null && /** @type {HTMLInputElement} */ ($("q")).value !== foreseen) rebuild(true);
+    foreseen = null;
+  }, 0);
+});
 $("filters").addEventListener("input", (e) => {
   if (/** @type {Element} */ (e.target).id === "f-game") return;
+  if (foreseen !== null && /** @type {Element} */ (e.target).id === "q" && /** @type {HTMLInputElement} */ (e.target).value === foreseen) {
+    foreseen = null;
+    return;
+  }
+  foreseen = null;
   // A keystroke's query goes to view.js at once, not at the next frame:
   // its order is drawn a frame sooner, and a keystroke is one query.
   rebuild(true);
