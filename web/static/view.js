@@ -36,7 +36,8 @@
 // Rows are only kept until a query asks for an order; a query is answered
 // at once, with every row sent before it. While no row changed, a search
 // whose text contains that of a recent one (a person typing on, or back
-// with a backspace) looks only among the rows that one found (searches).
+// with a backspace) looks only among the rows that one found (searches),
+// and the same text as a recent search's finds its rows without looking.
 
 /**
  * @typedef {{i: number, protocol: string, state: string, name: string,
@@ -245,9 +246,16 @@ function compute() {
   }
   let up = lastUp;
   const order = new Int32Array(from ? from.length : sorted.length);
-  const at = new Int32Array(order.length);
+  /** @type {Int32Array} */
+  let at = new Int32Array(order.length);
   let k = 0;
-  if (from) {
+  if (from && longest === f.q.length) {
+    // The same search made a moment ago (a backspace, the text typed
+    // again): the rows it found, as they are.
+    narrowed++;
+    for (; k < from.length; k++) order[k] = sorted[from[k]].i;
+    at = from;
+  } else if (from) {
     narrowed++;
     for (let j = 0; j < from.length; j++) {
       const r = sorted[from[j]];
@@ -269,7 +277,7 @@ function compute() {
   }
   searches.delete(f.q);
   // A copy: the array is sized for every row, the search found k.
-  searches.set(f.q, at.slice(0, k));
+  searches.set(f.q, at === from ? from : at.slice(0, k));
   if (searches.size > SEARCHES) searches.delete(/** @type {string} */ (searches.keys().next().value));
   lastUp = up;
   if (shared && k <= shared.ord.length) {
