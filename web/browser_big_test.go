@@ -452,7 +452,11 @@ func waitAllAnswered(t *testing.T, ctx context.Context, d time.Duration) {
 // to the frame that shows the new order painted, and per scroll step (a
 // wheel notch, 120 px, to two frames later), with 20,000 rows while their
 // asks run (the page loaded again before the scroll steps, and the
-// conversations finished during each counted) and once all answered:
+// conversations finished during each counted) and once all answered. Each
+// is also given net of the measurement's own step (an evaluate and two
+// frames, what waiting for the frame painted costs) taken between the
+// keystrokes and between the scroll steps, which holds what the page does
+// meanwhile as well:
 //
 //	go test ./web -run TestBrowserBigListTiming -page-timing -v
 func TestBrowserBigListTiming(t *testing.T) {
@@ -471,15 +475,27 @@ func TestBrowserBigListTiming(t *testing.T) {
 		// The cost of one measurement step alone (an evaluate and two
 		// frames), with whatever else the page is doing meanwhile.
 		var idle []float64
-		for range 10 {
+		step := func() float64 {
 			t0 := task()
 			eval[bool](t, ctx, `new Promise(r => requestAnimationFrame(() => requestAnimationFrame(() => r(true))))`)
-			idle = append(idle, task()-t0)
+			return task() - t0
 		}
+		for range 10 {
+			idle = append(idle, step())
+		}
+		// The same step taken between the keystrokes and between the
+		// scroll steps: what the page does meanwhile (a refresh paused by
+		// typing, one going on while scrolling) and the measurement's own
+		// cost, in the same conditions as the steps it is taken from.
+		var keyIdle, scrollIdle []float64
 		var keys []float64
 		if err := chromedp.Do(ctx, chromedp.Focus("#q")); err != nil {
 			t.Fatal(err)
 		}
+		// When each key came (its keydown, on the page's clock): the
+		// latency a person sees, from the key to its order drawn.
+		eval[bool](t, ctx, `(globalThis.__qlKeyAt ?? addEventListener("keydown", () => globalThis.__qlKeyAt = performance.now(), true), true)`)
+		var keyToDrawn []float64
 		// The rows the keystrokes drew: refilled with another server,
 		// moved, and put in the table's body.
 		type draws struct{ Refills, Moves, Inserts, Shared, Narrowed int }
@@ -519,9 +535,13 @@ func TestBrowserBigListTiming(t *testing.T) {
 					eval[bool](t, ctx, `querylensBrowse.whenSettled().then(() => true)`)
 					settled = append(settled, task()-t0)
 				}
+				keyIdle = append(keyIdle, step())
 				d1 := eval[draws](t, ctx, `querylensBrowse.draws()`)
 				keyDraws = append(keyDraws, draws{d1.Refills - d0.Refills, d1.Moves - d0.Moves, d1.Inserts - d0.Inserts, d1.Shared - d0.Shared, d1.Narrowed - d0.Narrowed})
-				if ot := eval[*orderTime](t, ctx, `querylensBrowse.orderTimes(querylensBrowse.seq())`); ot != nil && ot.Got > 0 && ot.Drawn > 0 {
+				if ot := eval[*orderTime](t, ctx, `(o => o && {...o, key: globalThis.__qlKeyAt ?? 0})(querylensBrowse.orderTimes(querylensBrowse.seq()))`); ot != nil && ot.Got > 0 && ot.Drawn > 0 {
+					if ot.Key > 0 && ot.Key <= ot.Sent+1 {
+						keyToDrawn = append(keyToDrawn, ot.Drawn-ot.Key)
+					}
 					if ot.Merge {
 						merges++
 					}
@@ -557,6 +577,7 @@ func TestBrowserBigListTiming(t *testing.T) {
 				}
 				eval[bool](t, ctx, `new Promise(r => requestAnimationFrame(() => requestAnimationFrame(() => (`+stepEnd+`, r(true)))))`)
 				frames = append(frames, task()-t0)
+				scrollIdle = append(scrollIdle, step())
 			}
 		})
 		if top := eval[float64](t, ctx, `document.getElementById("table-wrap").scrollTop`); top < 3000 {
@@ -570,9 +591,9 @@ func TestBrowserBigListTiming(t *testing.T) {
 		}
 		t.Logf("%s (%d known, %d asked, %d answered; conversations finished while typing %d, while scrolling %d); main-thread task ms, median / p90 / max%s:",
 			phase, c.Known, c.Asked, c.Answered, typed, done2-done1, profiled)
-		t.Logf("  measurement step alone: %s", stats(idle))
-		t.Logf("  per filter keystroke (%d keys, %d of them while servers were being asked, to the frame showing the new order painted): %s; net of the measurement step: %s",
-			len(keys), streaming, stats(keys), stats(netOf(keys, idle)))
+		t.Logf("  measurement step alone: %s before typing; between the keystrokes %s; between the scroll steps %s", stats(idle), stats(keyIdle), stats(scrollIdle))
+		t.Logf("  per filter keystroke (%d keys, %d of them while servers were being asked, to the frame showing the new order painted): %s; net of the measurement step between the keystrokes: %s",
+			len(keys), streaming, stats(keys), stats(netOf(keys, keyIdle)))
 		// The same spans in the trace: the tasks' thread (CPU) time, less
 		// than their wall time when other processes held the cores.
 		stepLog := func(what string, m mainTasks) {
@@ -599,8 +620,8 @@ func TestBrowserBigListTiming(t *testing.T) {
 		for _, d := range keyDraws {
 			narrowed += d.Narrowed
 		}
-		t.Logf("  per keystroke's query (ms, median / p90 / max): from the page to view.js %s; view.js ordering %s; from the page's query to its order drawn %s; %d of them took in the changed rows, %d looked among a recent search's rows", stats(toView), stats(computing), stats(toDrawn), merges, narrowed)
-		t.Logf("  per scroll step (%d wheel steps of 120 px, one notch, two frames each): %s; net of the measurement step: %s", len(frames), stats(frames), stats(netOf(frames, idle)))
+		t.Logf("  per keystroke's query (ms, median / p90 / max): from the page to view.js %s; view.js ordering %s; from the page's query to its order drawn %s; from the key to its order drawn %s; %d of them took in the changed rows, %d looked among a recent search's rows", stats(toView), stats(computing), stats(toDrawn), stats(keyToDrawn), merges, narrowed)
+		t.Logf("  per scroll step (%d wheel steps of 120 px, one notch, two frames each): %s; net of the measurement step between the scroll steps: %s", len(frames), stats(frames), stats(netOf(frames, scrollIdle)))
 		stepLog("scroll step", scrollTasks)
 		t.Logf("  traced main-thread tasks while typing: %s", keyTasks)
 		t.Logf("  traced main-thread tasks while scrolling: %s", scrollTasks)
@@ -634,13 +655,17 @@ func TestBrowserBigListTiming(t *testing.T) {
 
 // orderTime is querylensBrowse.orderTimes: when a query was sent, came to
 // view.js, had its order written, and was drawn (ms on the page's clock),
-// and whether it took in the changed rows.
+// and whether it took in the changed rows; and when the key that sent it
+// came.
 type orderTime struct {
 	Sent, Got, Done, Drawn float64
 	Merge                  bool
+	// Key is when the last key came (the test's keydown listener).
+	Key float64
 }
 
-// netOf is each of steps less the median of the measurement step alone.
+// netOf is each of steps less the median of the measurement step alone
+// taken in the same conditions (idle).
 func netOf(steps, idle []float64) []float64 {
 	s := slices.Clone(idle)
 	slices.Sort(s)
