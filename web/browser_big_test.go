@@ -1218,6 +1218,94 @@ func TestBrowserBigListTypingPausesRefresh(t *testing.T) {
 	}
 }
 
+// TestBrowserBigListScrollPausesAsks: while a person scrolls a 20,000-row
+// list whose servers are being asked, the page asks no more servers (the
+// answers of those asked already are drawn as they come); once scrolling
+// rests, it asks the rows then in view first, and the refresh goes on to
+// its end. A sample counts only if every moment since the last was within
+// 200 ms of a scroll (the page waits 250): on a machine too slow for that,
+// the scrolling is tried again, a few times.
+func TestBrowserBigListScrollPausesAsks(t *testing.T) {
+	needWasm(t)
+	base, _ := startBigStack(t)
+	tab(t)
+	ctx, cancel := chromedp.NewContext(browserCtx)
+	t.Cleanup(cancel)
+	ctx, cancelT := context.WithTimeout(ctx, 8*time.Minute)
+	t.Cleanup(cancelT)
+	if _, err := chromedp.Call(ctx, page.AddScriptToEvaluateOnNewDocument,
+		page.AddScriptToEvaluateOnNewDocumentParams{Source: recordAskOrder}); err != nil {
+		t.Fatal(err)
+	}
+	openBig(t, ctx, base, 1300, 900)
+	type sample struct {
+		Running       bool
+		Samples, Grew int
+		// Window is the rows in the body once scrolling rested that were
+		// not asked before it rested; After, the servers asked then.
+		Window, After []string
+	}
+	var s sample
+	for try := 0; try < 5 && s.Samples == 0; try++ {
+		s = eval[sample](t, ctx, `(async () => {
+  const c0 = querylensBrowse.counts();
+  if (c0.asked >= c0.known) return {running: false, samples: 0, grew: 0, window: [], after: []};
+  const wrap = document.getElementById("table-wrap");
+  let last = 0;
+  const onScroll = () => last = performance.now();
+  wrap.addEventListener("scroll", onScroll, {passive: true});
+  const frame = () => new Promise(r => requestAnimationFrame(() => setTimeout(r, 0)));
+  // Ahead of the refresh, which asks in the order shown (30 px a row).
+  wrap.scrollTop = Math.min(c0.asked + 2000, c0.known - 200) * 30;
+  await frame();
+  let prev = querylensBrowse.counts().asked, prevAt = performance.now();
+  let samples = 0, grew = 0;
+  for (let i = 0; i < 25; i++) {
+    wrap.scrollTop += 120;
+    await frame();
+    const now = performance.now(), asked = querylensBrowse.counts().asked;
+    if (now - prevAt < 200 && now - last < 200) {
+      samples++;
+      if (asked > prev) grew++;
+    }
+    prev = asked;
+    prevAt = now;
+  }
+  wrap.removeEventListener("scroll", onScroll);
+  const n0 = window.__qlAskOrder.length;
+  await querylensBrowse.whenSettled();
+  const before = new Set(window.__qlAskOrder.slice(0, n0));
+  const win = [...document.querySelectorAll("#rows > tr:not([hidden])")].map(tr => tr.dataset.key).filter(k => !before.has(k));
+  const t0 = performance.now();
+  while (window.__qlAskOrder.length < n0 + win.length + 8 && performance.now() - t0 < 20000) await new Promise(r => setTimeout(r, 20));
+  return {running: true, samples, grew, window: win, after: window.__qlAskOrder.slice(n0)};
+})()`)
+		if !s.Running {
+			t.Skip("every server was asked before the scrolling began")
+		}
+	}
+	if s.Samples == 0 {
+		t.Skip("no sample within 200 ms of a scroll in 5 tries: the machine is too slow to tell")
+	}
+	t.Logf("%d samples while scrolling, servers asked in %d; once it rested, %d rows of the window left to ask", s.Samples, s.Grew, len(s.Window))
+	if s.Grew > 0 {
+		t.Errorf("servers were asked in %d of %d samples taken while scrolling", s.Grew, s.Samples)
+	}
+	// The rows of the window not asked yet are asked before any other.
+	if len(s.After) < len(s.Window) {
+		t.Fatalf("%d servers asked once scrolling rested, want the window's %d at least", len(s.After), len(s.Window))
+	}
+	for j, k := range s.After[:len(s.Window)] {
+		if !slices.Contains(s.Window, k) {
+			t.Errorf("ask %d once scrolling rested is %s, not one of the %d rows of the window left to ask", j, k, len(s.Window))
+		}
+	}
+	waitAllAnswered(t, ctx, 5*time.Minute)
+	if c := eval[struct{ Known, Asked, Answered int }](t, ctx, `querylensBrowse.counts()`); c.Asked < c.Known || c.Answered < c.Known {
+		t.Errorf("after scrolling rested, %+v: want every server asked and answered", c)
+	}
+}
+
 // TestBrowserBigListSearch: once the 20,000 rows are answered, a search
 // typed on (its text only growing), or typed back to with a backspace, is
 // looked for among the rows a recent search found (view.js), and finds
