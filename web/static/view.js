@@ -246,15 +246,14 @@ function compute() {
   }
   let up = lastUp;
   const order = new Int32Array(from ? from.length : sorted.length);
-  /** @type {Int32Array} */
-  let at = new Int32Array(order.length);
+  // again: the same text as a kept search's (a backspace, the text typed
+  // again), whose rows are the order as they are.
+  const again = from !== null && longest === f.q.length;
+  const at = again ? /** @type {Int32Array} */ (from) : new Int32Array(order.length);
   let k = 0;
-  if (from && longest === f.q.length) {
-    // The same search made a moment ago (a backspace, the text typed
-    // again): the rows it found, as they are.
+  if (again) {
     narrowed++;
-    for (; k < from.length; k++) order[k] = sorted[from[k]].i;
-    at = from;
+    for (; k < at.length; k++) order[k] = sorted[at[k]].i;
   } else if (from) {
     narrowed++;
     for (let j = 0; j < from.length; j++) {
@@ -277,7 +276,7 @@ function compute() {
   }
   searches.delete(f.q);
   // A copy: the array is sized for every row, the search found k.
-  searches.set(f.q, at === from ? from : at.slice(0, k));
+  searches.set(f.q, again ? at : at.slice(0, k));
   if (searches.size > SEARCHES) searches.delete(/** @type {string} */ (searches.keys().next().value));
   lastUp = up;
   if (shared && k <= shared.ord.length) {
