@@ -409,8 +409,9 @@ func bigTimingTab(t *testing.T) (context.Context, func() float64) {
 	return ctx, task
 }
 
-// bigTimingTabAt is bigTimingTab, and the address of the page's server.
-func bigTimingTabAt(t *testing.T) (context.Context, func() float64, string) {
+// bigTimingTabAt is bigTimingTab, and the address of the page's server;
+// scripts run in the page before its own (recordAskOrder).
+func bigTimingTabAt(t *testing.T, scripts ...string) (context.Context, func() float64, string) {
 	t.Helper()
 	needWasm(t)
 	base, _ := startBigStack(t)
@@ -419,6 +420,12 @@ func bigTimingTabAt(t *testing.T) (context.Context, func() float64, string) {
 	t.Cleanup(cancel)
 	ctx, cancelT := context.WithTimeout(ctx, 8*time.Minute)
 	t.Cleanup(cancelT)
+	for _, src := range scripts {
+		if _, err := chromedp.Call(ctx, page.AddScriptToEvaluateOnNewDocument,
+			page.AddScriptToEvaluateOnNewDocumentParams{Source: src}); err != nil {
+			t.Fatal(err)
+		}
+	}
 	openBig(t, ctx, base, 1300, 900)
 	if _, err := chromedp.Call(ctx, performance.Enable, performance.EnableParams{TimeDomain: performance.EnableTimeDomainThreadTicks}); err != nil {
 		t.Fatal(err)
@@ -1226,18 +1233,7 @@ func TestBrowserBigListTypingPausesRefresh(t *testing.T) {
 // 200 ms of a scroll (the page waits 250): on a machine too slow for that,
 // the scrolling is tried again, a few times.
 func TestBrowserBigListScrollPausesAsks(t *testing.T) {
-	needWasm(t)
-	base, _ := startBigStack(t)
-	tab(t)
-	ctx, cancel := chromedp.NewContext(browserCtx)
-	t.Cleanup(cancel)
-	ctx, cancelT := context.WithTimeout(ctx, 8*time.Minute)
-	t.Cleanup(cancelT)
-	if _, err := chromedp.Call(ctx, page.AddScriptToEvaluateOnNewDocument,
-		page.AddScriptToEvaluateOnNewDocumentParams{Source: recordAskOrder}); err != nil {
-		t.Fatal(err)
-	}
-	openBig(t, ctx, base, 1300, 900)
+	ctx, _, _ := bigTimingTabAt(t, recordAskOrder)
 	type sample struct {
 		Running       bool
 		Samples, Grew int

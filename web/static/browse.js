@@ -320,7 +320,7 @@ function pumpAsks() {
   // they are drawn): ask in the order shown, and show before asking.
   if (!connected || waiting <= 0 || askAfterOrder) return;
   const at = performance.now();
-  if (typing(at) || scrolling(at)) return afterTyping();
+  if (typing(at) || scrolling(at)) return afterPause();
   const limit = inFlightLimit();
   if (outstanding >= limit) return;
   const now = Date.now();
@@ -365,7 +365,7 @@ function results(list) {
   }
   markFirstDecode();
   // Held answers mean typing, when no ask goes either (pumpAsks).
-  if (hold) return afterTyping();
+  if (hold) return afterPause();
   // While an order is on its way (a keystroke's), the answers' rows wait:
   // sent now, they would be cloned in the frames that draw that order and
   // make view.js order them first; they go with the next batch or order.
@@ -414,7 +414,6 @@ function typing(now) {
 function scrolling(now) {
   return rows.length > BIG && !document.hidden && now - lastScroll < SCROLL_HOLD_MS;
 }
-const SCROLL_HOLD_MS = 250;
 
 /** holding says whether answers coming at now are held. @param {number} now */
 function holding(now) {
@@ -422,11 +421,12 @@ function holding(now) {
 }
 
 /**
- * afterTyping looks again, when due, at what waits for typing to pause: it
- * applies the held answers once typing paused or they waited HOLD_MAX_MS,
- * and asks again once typing paused and scrolling rested.
+ * afterPause looks again, when due, at what waits for typing to pause and
+ * scrolling to rest: it applies the held answers once typing paused or
+ * they waited HOLD_MAX_MS, and asks again once typing paused and
+ * scrolling rested.
  */
-function afterTyping() {
+function afterPause() {
   if (held.length) heldSince ||= performance.now();
   if (pauseTimer) return;
   const due = () => {
@@ -687,6 +687,7 @@ const REBUILD_MS = 200;
 const BIG = 5000;
 const BIG_REBUILD_MS = 500;
 const TYPING_HOLD_MS = 400;
+const SCROLL_HOLD_MS = 250;
 const HOLD_MAX_MS = 2000;
 let soonTimer = 0;
 let lastRebuild = 0;
@@ -1574,24 +1575,25 @@ function foresee(e) {
 $("filters").addEventListener("beforeinput", (e) => {
   foreseen = null;
   if (/** @type {Element} */ (e.target).id !== "q" || e.defaultPrevented) return;
+  const box = /** @type {HTMLInputElement} */ (e.target);
   const v = foresee(/** @type {InputEvent} */ (e));
-  if (v == null || v.trim().toLowerCase() === filters().q) return;
+  // A key that leaves the search as it was (a space at its end) asks nothing.
+  if (v == null || v.trim().toLowerCase() === box.value.trim().toLowerCase()) return;
   foreseen = v;
   rebuild(true, v);
   // A key foreseen that the box then did not take (no input event
   // follows): the box's own search is sent.
   setTimeout(() => {
-    if (foreseen !== null && /** @type {HTMLInputElement} */ ($("q")).value !== foreseen) rebuild(true);
+    if (foreseen !== null && box.value !== foreseen) rebuild(true);
     foreseen = null;
   }, 0);
 });
 $("filters").addEventListener("input", (e) => {
-  if (/** @type {Element} */ (e.target).id === "f-game") return;
-  if (foreseen !== null && /** @type {Element} */ (e.target).id === "q" && /** @type {HTMLInputElement} */ (e.target).value === foreseen) {
-    foreseen = null;
-    return;
-  }
+  const box = /** @type {HTMLInputElement} */ (e.target);
+  if (box.id === "f-game") return;
+  const was = foreseen;
   foreseen = null;
+  if (was !== null && box.id === "q" && box.value === was) return;
   // A keystroke's query goes to view.js at once, not at the next frame:
   // its order is drawn a frame sooner, and a keystroke is one query.
   rebuild(true);
