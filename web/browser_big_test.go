@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"flag"
+	"fmt"
 	"io"
 	"log/slog"
 	"maps"
@@ -614,6 +615,21 @@ func TestBrowserBigListTiming(t *testing.T) {
 		if settle {
 			t.Logf("  per filter keystroke to the whole window drawn (with the rows out of sight, two measurement steps): %s", stats(settled))
 		}
+		// Each keystroke in order, with the rows it refilled: the slowest
+		// are those that refill the view (a digit of the search typed or
+		// taken back), the others redraw the count and the box only.
+		var each strings.Builder
+		var refilling, others []float64
+		for i, ms := range keys {
+			fmt.Fprintf(&each, " %.1f(%d)", ms, keyDraws[i].Refills)
+			if keyDraws[i].Refills > 0 {
+				refilling = append(refilling, ms)
+			} else {
+				others = append(others, ms)
+			}
+		}
+		t.Logf("  each keystroke, ms (rows refilled):%s", each.String())
+		t.Logf("  keystrokes that refilled rows (%d): %s; the others (%d): %s", len(refilling), stats(refilling), len(others), stats(others))
 		t.Logf("  rows per keystroke, median / p90 / max: refilled with another server %s; moved %s; put in the body %s",
 			drawStats(func(d draws) int { return d.Refills }), drawStats(func(d draws) int { return d.Moves }), drawStats(func(d draws) int { return d.Inserts }))
 		shared := 0
@@ -1123,6 +1139,109 @@ func TestBrowserBigListRefill(t *testing.T) {
 	if *pageProfile {
 		t.Logf("  main-thread thread ms by kind of work (self time): %s", tasks.splitString())
 	}
+}
+
+// TestBrowserBigListFloor measures, with -page-refill, what the browser
+// itself costs the 20,000-row page, once every server answered, in
+// main-thread ms to the frame after the one that shows the change (the
+// keystroke timing's span): a frame that changes nothing; one that
+// repaints every row in view (each row's background), laying out nothing;
+// one that rewrites every text of the rows in view with another of those
+// texts (laid out and repainted, no new word to shape); then a keystroke
+// into the page's address box, which filters nothing (the box's own
+// editing, its validity restyled), against one into the search box. Each
+// kind is taken in turn, so that the machine's load falls on all alike:
+//
+//	go test ./web -run TestBrowserBigListFloor -page-refill -v
+func TestBrowserBigListFloor(t *testing.T) {
+	if !*pageRefill {
+		t.Skip("a measurement: run with -page-refill")
+	}
+	ctx, task := bigTimingTab(t)
+	waitAllAnswered(t, ctx, 5*time.Minute)
+	n := eval[int](t, ctx, `(() => {
+  const texts = [];
+  for (const tr of document.querySelectorAll("#table-wrap tbody tr")) {
+    if (tr.hidden) continue;
+    const w = document.createTreeWalker(tr, NodeFilter.SHOW_TEXT);
+    for (let n; (n = w.nextNode()); ) if (n.data.trim().length > 1) texts.push(n);
+  }
+  globalThis.__floor = {texts, was: texts.map((n) => n.data), k: 0};
+  return texts.length;
+})()`)
+	if n == 0 {
+		t.Fatal("no text in the rows in view")
+	}
+	frames := []struct{ name, js string }{
+		{"nothing", ``},
+		{"repaint", `for (const tr of document.querySelectorAll("#table-wrap tbody tr")) tr.style.backgroundColor = z.k % 2 ? "rgba(0,0,0,.01)" : "rgba(0,0,0,.02)";`},
+		{"texts", `for (let j = 0; j < z.texts.length; j++) z.texts[j].data = z.was[(j + z.k * 7) % z.was.length];`},
+	}
+	ms := map[string][]float64{}
+	frame := func(name, js string) {
+		eval[bool](t, ctx, `new Promise(r => requestAnimationFrame(() => requestAnimationFrame(() => setTimeout(() => r(true), 0))))`)
+		t0 := task()
+		eval[bool](t, ctx, `new Promise(r => requestAnimationFrame(() => { const z = __floor; z.k++; `+js+` requestAnimationFrame(() => setTimeout(() => r(true), 0)); }))`)
+		ms[name] = append(ms[name], task()-t0)
+	}
+	// A key, to the frame after the one that draws its order (none for
+	// the address box), as TestBrowserBigListTiming times it; the search
+	// box's keys apart by whether they refilled rows in view.
+	key := func(name, box, k string) {
+		if !eval[bool](t, ctx, `(document.getElementById("`+box+`").focus(), new Promise(r => requestAnimationFrame(() => requestAnimationFrame(() => setTimeout(() => r(document.activeElement.id === "`+box+`"), 0)))))`) {
+			t.Fatalf("#%s did not take the focus", box)
+		}
+		refills := eval[int](t, ctx, `querylensBrowse.draws().refills`)
+		t0 := task()
+		if err := chromedp.Do(ctx, chromedp.KeyEvent(k)); err != nil {
+			t.Fatal(err)
+		}
+		eval[bool](t, ctx, drawnPainted)
+		d := task() - t0
+		if box == "q" && eval[int](t, ctx, `querylensBrowse.draws().refills`) > refills {
+			name += " (refilling)"
+		}
+		ms[name] = append(ms[name], d)
+	}
+	// The frames first, with every row in view shown (a search would hide
+	// some), then the keystrokes.
+	typed := strings.Split(strings.Repeat("tf2 server 1999"+strings.Repeat(kb.Backspace, 15), 2), "")
+	for range typed {
+		for _, f := range frames {
+			frame(f.name, f.js)
+		}
+	}
+	// The rows as the page drew them again (its refills write only the
+	// texts that differ from what it wrote), and the address box's card,
+	// closed until opened.
+	eval[bool](t, ctx, `(() => {
+  const z = __floor;
+  z.texts.forEach((n, j) => n.data = z.was[j]);
+  for (const tr of document.querySelectorAll("#table-wrap tbody tr")) tr.style.backgroundColor = "";
+  document.querySelector("[data-testid=add-server]").open = true;
+  return true;
+})()`)
+	for i, k := range typed {
+		// The search box's key (its view refilled or not) and the address
+		// box's, in turn, each box left focused as it was typed in.
+		if i%2 == 0 {
+			key("key, search box", "q", k)
+			key("key, address box", "add-addr", k)
+		} else {
+			key("key, address box", "add-addr", k)
+			key("key, search box", "q", k)
+		}
+	}
+	t.Logf("main-thread ms to the frame after the change, median / p90 / max (%d rounds; %d texts in the rows in view):", len(typed), n)
+	for _, name := range []string{"nothing", "repaint", "texts", "key, address box", "key, search box", "key, search box (refilling)"} {
+		t.Logf("  %-28s %s (%d)", name, stats(ms[name]), len(ms[name]))
+	}
+	med := func(v []float64) float64 {
+		s := slices.Clone(v)
+		slices.Sort(s)
+		return s[len(s)/2]
+	}
+	t.Logf("  per text rewritten, beyond a frame that changes nothing: %.0f µs at the median", (med(ms["texts"])-med(ms["nothing"]))*1000/float64(n))
 }
 
 // TestBrowserBigListRestyle counts the elements whose style the browser
