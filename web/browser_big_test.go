@@ -1178,8 +1178,10 @@ func TestBrowserBigListFloor(t *testing.T) {
 		{"texts", `for (let j = 0; j < z.texts.length; j++) z.texts[j].data = z.was[(j + z.k * 7) % z.was.length];`},
 	}
 	ms := map[string][]float64{}
+	// Before each change: two frames, and a task after them.
+	const rest = `new Promise(r => requestAnimationFrame(() => requestAnimationFrame(() => setTimeout(() => r(true), 0))))`
 	frame := func(name, js string) {
-		eval[bool](t, ctx, `new Promise(r => requestAnimationFrame(() => requestAnimationFrame(() => setTimeout(() => r(true), 0))))`)
+		eval[bool](t, ctx, rest)
 		t0 := task()
 		eval[bool](t, ctx, `new Promise(r => requestAnimationFrame(() => { const z = __floor; z.k++; `+js+` requestAnimationFrame(() => setTimeout(() => r(true), 0)); }))`)
 		ms[name] = append(ms[name], task()-t0)
@@ -1188,7 +1190,8 @@ func TestBrowserBigListFloor(t *testing.T) {
 	// the address box), as TestBrowserBigListTiming times it; the search
 	// box's keys apart by whether they refilled rows in view.
 	key := func(name, box, k string) {
-		if !eval[bool](t, ctx, `(document.getElementById("`+box+`").focus(), new Promise(r => requestAnimationFrame(() => requestAnimationFrame(() => setTimeout(() => r(document.activeElement.id === "`+box+`"), 0)))))`) {
+		eval[bool](t, ctx, `(document.getElementById("`+box+`").focus(), `+rest+`)`)
+		if !eval[bool](t, ctx, `document.activeElement.id === "`+box+`"`) {
 			t.Fatalf("#%s did not take the focus", box)
 		}
 		refills := eval[int](t, ctx, `querylensBrowse.draws().refills`)
