@@ -690,14 +690,19 @@ type orderTime struct {
 // netOf is each of steps less the median of the measurement step alone
 // taken in the same conditions (idle).
 func netOf(steps, idle []float64) []float64 {
-	s := slices.Clone(idle)
-	slices.Sort(s)
-	m := s[len(s)/2]
+	m := median(idle)
 	out := make([]float64, len(steps))
 	for i, v := range steps {
 		out[i] = v - m
 	}
 	return out
+}
+
+// median is the middle of v (the upper one of an even count), as stats gives it.
+func median(v []float64) float64 {
+	s := slices.Clone(v)
+	slices.Sort(s)
+	return s[len(s)/2]
 }
 
 // mainTasks sums up the renderer main thread's top-level tasks of a trace.
@@ -1239,12 +1244,7 @@ func TestBrowserBigListFloor(t *testing.T) {
 	for _, name := range []string{"nothing", "repaint", "texts", "key, address box", "key, search box", "key, search box (refilling)"} {
 		t.Logf("  %-28s %s (%d)", name, stats(ms[name]), len(ms[name]))
 	}
-	med := func(v []float64) float64 {
-		s := slices.Clone(v)
-		slices.Sort(s)
-		return s[len(s)/2]
-	}
-	t.Logf("  per text rewritten, beyond a frame that changes nothing: %.0f µs at the median", (med(ms["texts"])-med(ms["nothing"]))*1000/float64(n))
+	t.Logf("  per text rewritten, beyond a frame that changes nothing: %.0f µs at the median", (median(ms["texts"])-median(ms["nothing"]))*1000/float64(n))
 }
 
 // TestBrowserBigListRestyle counts the elements whose style the browser
