@@ -26,6 +26,10 @@ const (
 	WarnTrailing      = "trailing bytes"
 	WarnUnknownFlags  = "unknown flag bits"
 	WarnLegacyHuffman = "legacy huffman form"
+	// WarnUnlisted: the reply counts more players than it lists (A2S:
+	// players still connecting are counted, not listed). The players
+	// listed are decoded; the count is the server's.
+	WarnUnlisted = "players counted but not listed"
 )
 
 // Message is one decoded message in the protocol-neutral shape of docs/protocols/json.md.

@@ -35,6 +35,10 @@ type A2SConfig struct {
 	Compress bool
 	// OnlyInfo ignores PLAYER and RULES, as many servers configured to.
 	OnlyInfo bool
+	// Connecting is how many players are still connecting: counted in
+	// INFO's and PLAYER's counts, not listed in PLAYER's entries, as real
+	// servers do.
+	Connecting int
 }
 
 var a2sMaps = [...]string{"ctf_2fort", "cp_dustbowl", "pl_badwater", "koth_harvest", "cp_granary"}
@@ -206,7 +210,7 @@ func (s *a2sServer) online(now time.Time) (in []a2sPlayer, secs []int64) {
 
 func (s *a2sServer) info(now time.Time) *a2s.Info {
 	in, _ := s.online(now)
-	n := uint8(min(len(in)+2, a2sSlots))
+	n := uint8(min(len(in)+2+s.cfg.Connecting, a2sSlots))
 	rot := now.Unix() / a2sMapSeconds
 	if s.cfg.GoldSrc {
 		return &a2s.Info{GoldSrc: true, Address: "127.0.0.1:" + strconv.Itoa(a2sGamePort), Name: s.name,
@@ -235,7 +239,7 @@ func (s *a2sServer) players(now time.Time) *a2s.Players {
 	if len(p.Players) > a2sSlots {
 		p.Players = p.Players[:a2sSlots]
 	}
-	p.Count = uint8(len(p.Players))
+	p.Count = uint8(min(len(p.Players)+s.cfg.Connecting, a2sSlots))
 	return p
 }
 

@@ -136,6 +136,7 @@ func TestA2SQstatInterop(t *testing.T) {
 	}{
 		{"source", A2SConfig{}},
 		{"source INFO challenge", A2SConfig{InfoChallenge: true}},
+		{"source, one player connecting", A2SConfig{InfoChallenge: true, Connecting: 1}},
 		{"goldsrc", A2SConfig{GoldSrc: true}},
 		{"goldsrc INFO challenge", A2SConfig{GoldSrc: true, InfoChallenge: true}},
 	} {

@@ -66,6 +66,7 @@ func TestA2SExchange(t *testing.T) {
 		{"source INFO challenge", A2SConfig{InfoChallenge: true}, "Team Fortress", 1 + 1 + 1 + 3},
 		{"source compressed rules", A2SConfig{Compress: true}, "Team Fortress", 1 + 1 + 1 + 1},
 		{"goldsrc", A2SConfig{GoldSrc: true, InfoChallenge: true}, "Counter-Strike", 1 + 1 + 1 + 3},
+		{"source, one player connecting", A2SConfig{Connecting: 1}, "Team Fortress", 1 + 1 + 1 + 3},
 	}
 	want := a2sRules()
 	for _, tc := range tests {
@@ -82,8 +83,11 @@ func TestA2SExchange(t *testing.T) {
 			if in.GameType != tc.game || !strings.HasPrefix(in.Name, "querylens demo A2S") || in.MaxPlayers != a2sSlots {
 				t.Errorf("info %+v", in)
 			}
-			if len(in.Players) != in.NumPlayers || len(in.Players) < 2 {
-				t.Errorf("%d players listed, %d counted", len(in.Players), in.NumPlayers)
+			if len(in.Players)+tc.cfg.Connecting != in.NumPlayers || len(in.Players) < 2 {
+				t.Errorf("%d players listed, %d counted, %d connecting", len(in.Players), in.NumPlayers, tc.cfg.Connecting)
+			}
+			if unlisted := slices.Contains(m.Warnings, codecs.WarnUnlisted); unlisted != (tc.cfg.Connecting > 0) {
+				t.Errorf("warnings %v with %d connecting", m.Warnings, tc.cfg.Connecting)
 			}
 			var rules []a2s.Rule
 			for _, r := range in.Rules {

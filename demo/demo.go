@@ -200,7 +200,10 @@ func Start(ctx context.Context, cfg Config) (*Demo, error) {
 		{"ogp", Normal, func(s int64, b Behavior) Handler { return NewOGP(s+2, "0.04", b) }, map[string]string{"version": "0.04"}},
 		{"bloodmasters", Normal, func(s int64, b Behavior) Handler { return NewBloodmasters(s, b) }, nil},
 		{"bloodmasters", Silent, func(s int64, b Behavior) Handler { return NewBloodmasters(s+1, b) }, nil},
-		{"a2s", Normal, func(s int64, b Behavior) Handler { return NewA2S(s, A2SConfig{InfoChallenge: true}, b) }, nil},
+		// One player connecting: counted, not listed.
+		{"a2s", Normal, func(s int64, b Behavior) Handler {
+			return NewA2S(s, A2SConfig{InfoChallenge: true, Connecting: 1}, b)
+		}, nil},
 		{"a2s", Normal, func(s int64, b Behavior) Handler { return NewA2S(s+1, A2SConfig{Compress: true}, b) }, nil},
 		{"a2s", Normal, func(s int64, b Behavior) Handler { return NewA2S(s+2, A2SConfig{GoldSrc: true}, b) }, nil},
 		// Many servers answer INFO only; asked for players and rules too,

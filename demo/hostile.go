@@ -15,8 +15,8 @@ import (
 // What each protocol gets:
 //
 //	protocol  BadLength                          BadCount                         Endless
-//	a2s       bzip2 rules: decompressed_size     PLAYER: count 3 above the        INFO: no NUL from the name on
-//	          4 KiB above the stream's size      entries sent
+//	a2s       bzip2 rules: decompressed_size     PLAYER: the last entry counted   INFO: no NUL from the name on
+//	          4 KiB above the stream's size      cut inside its duration
 //	quake3    -                                  -                                no newline after the infostring
 //	gamespy1  -                                  -                                a key at the end with no value
 //	gamespy3  -                                  the last packet's number says    -
@@ -60,9 +60,12 @@ func spoil(protocol string, b Behavior, d []byte) []byte {
 			binary.LittleEndian.PutUint32(d[12:], n+4096)
 		}
 	case "a2s/bad count":
-		// A player reply: FF FF FF FF 'D' count.
-		if len(d) >= 6 && binary.LittleEndian.Uint32(d) == 0xffffffff && d[4] == 'D' && d[5] <= 252 {
-			d[5] += 3
+		// A player reply: FF FF FF FF 'D' count, then the entries, each
+		// ending with its duration (f32). The last entry counted is cut
+		// two bytes into its duration. (A count above the entries sent is
+		// not broken: players still connecting are counted, not listed.)
+		if len(d) >= 6+playerEntryMin && binary.LittleEndian.Uint32(d) == 0xffffffff && d[4] == 'D' && d[5] > 0 {
+			d = d[:len(d)-2]
 		}
 	case "a2s/endless string":
 		// A Source info reply: FF FF FF FF 'I' protocol, then the name.
@@ -84,6 +87,10 @@ func spoil(protocol string, b Behavior, d []byte) []byte {
 	}
 	return d
 }
+
+// playerEntryMin is the smallest A2S player entry: index, an empty name,
+// score and duration.
+const playerEntryMin = 1 + 1 + 4 + 4
 
 // spoilGS3Count rewrites the last packet of a GameSpy v3 split reply so
 // that its number says three more packets came before it than did.

@@ -86,9 +86,9 @@ func TestHostile(t *testing.T) {
 		{"a2s", BadCount, NewA2S(1, A2SConfig{}, Normal), codecs.ErrShort,
 			func(t *testing.T, r *recorder) (string, int) {
 				d := r.find(t, "\xff\xff\xff\xffD")
-				// The count says three more than the entries: the first
-				// missing one fails at the end of the datagram.
-				return "players[" + strconv.Itoa(int(d[5])-3) + "].index", len(d)
+				// The last entry counted lacks two bytes of its
+				// duration: it fails where the duration starts.
+				return "players[" + strconv.Itoa(int(d[5])-1) + "].duration", len(d) - 2
 			}},
 		{"a2s", Endless, NewA2S(1, A2SConfig{}, Normal), codecs.ErrShort,
 			func(*testing.T, *recorder) (string, int) { return "name", 6 }},

@@ -265,6 +265,12 @@ type Players struct {
 	Ship bool
 }
 
+// Unlisted is how many players the reply counts but does not list: those
+// still connecting (a server counts them before it has their names), or
+// those past a listing limit (CS:GO lists at most 55). Zero when every
+// player counted is listed, or when the count wrapped past 255.
+func (p *Players) Unlisted() int { return max(int(p.Count)-len(p.Players), 0) }
+
 // Player is one entry of Players.
 type Player struct {
 	_        [0]func() // not comparable: no equality function to compile (see "Code size" in codecs/doc.go)

@@ -522,3 +522,61 @@ func TestCompressedNoSize(t *testing.T) {
 	}
 	codectest.SpansCover(t, m)
 }
+
+// TestPlayersUnlisted: a PLAYER reply that counts more players than it
+// lists (players still connecting; CS:GO's list stops at 55) decodes the
+// entries sent with a warning and keeps the server's count; an entry cut
+// inside is still an error at the field it cuts.
+func TestPlayersUnlisted(t *testing.T) {
+	players := func(count uint8, listed int) []byte {
+		p := &a2s.Players{Count: count}
+		for i := range listed {
+			p.Players = append(p.Players, a2s.Player{Name: "p" + strconv.Itoa(i), Score: int32(i), Duration: 60})
+		}
+		b, err := a2s.AppendResponse(nil, a2s.Response{Type: a2s.TypePlayers, Players: p})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return b
+	}
+	for _, tc := range []struct {
+		name     string
+		b        []byte
+		listed   int
+		count    int    // Info.NumPlayers
+		warn     bool   // WarnUnlisted
+		errField string // "" for no error
+	}{
+		{"all listed", players(3, 3), 3, 3, false, ""},
+		{"none listed", players(0, 0), 0, 0, false, ""},
+		{"one connecting", players(4, 3), 3, 4, true, ""},
+		{"counted, none listed", players(2, 0), 0, 2, true, ""},
+		{"csgo cut at 55", players(64, 55), 55, 64, true, ""},
+		{"last entry cut", players(3, 3)[:len(players(3, 3))-2], 2, 0, false, "players[2].duration"},
+		{"entry cut in its name", append(players(4, 3), 0, 'x'), 3, 0, false, "players[3].name"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			m, err := (&a2s.Codec{}).Decode([][]byte{tc.b}, codecs.DecodeOptions{Spans: true})
+			if tc.errField != "" {
+				e, ok := errors.AsType[*codecs.Error](err)
+				if !ok || !errors.Is(err, codecs.ErrShort) || e.Field != tc.errField {
+					t.Fatalf("got %v, want a short buffer at %s", err, tc.errField)
+				}
+				if m == nil || m.Info == nil || len(m.Info.Players) != tc.listed {
+					t.Fatalf("partial message %+v, want %d players kept", m, tc.listed)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatalf("decode: %v", err)
+			}
+			codectest.SpansCover(t, m)
+			if got := slices.Contains(m.Warnings, codecs.WarnUnlisted); got != tc.warn {
+				t.Errorf("warnings %v, want %q: %v", m.Warnings, codecs.WarnUnlisted, tc.warn)
+			}
+			if len(m.Info.Players) != tc.listed || m.Info.NumPlayers != tc.count {
+				t.Errorf("%d players listed, %d counted; want %d, %d", len(m.Info.Players), m.Info.NumPlayers, tc.listed, tc.count)
+			}
+		})
+	}
+}

@@ -341,11 +341,13 @@ func readInfoGoldSrc(r *wire.Reader, in *Info) {
 // duration.
 const playerMin = 1 + 1 + 4 + 4
 
-// readPlayers reads a player reply after its type byte. The Ship's
-// deaths and money follow the list; they are recognised by the bytes left
-// being exactly eight per player. Otherwise, bytes left that are whole
-// entries, and a multiple of 256 of them, are players past a count that
-// wrapped (servers with more than 255 players send it modulo 256).
+// readPlayers reads a player reply after its type byte. Entries stop at
+// the count or at the end of the datagram, whichever comes first (players
+// counted but not listed: Players.Unlisted). The Ship's deaths and money
+// follow the list; they are recognised by the bytes left being exactly
+// eight per player. Otherwise, bytes left that are whole entries, and a
+// multiple of 256 of them, are players past a count that wrapped (servers
+// with more than 255 players send it modulo 256).
 func readPlayers(r *wire.Reader, p *Players) {
 	p.Count = r.U8("count")
 	if r.Failed() {
@@ -371,9 +373,13 @@ func readPlayers(r *wire.Reader, p *Players) {
 	}
 }
 
-// readPlayerList reads n entries numbered from first.
+// readPlayerList reads n entries numbered from first, or fewer when the
+// datagram ends between two entries: a server counts the players still
+// connecting but does not list them (and CS:GO stops listing past 55), so
+// a count above the entries sent is normal. The caller tells it apart from
+// a cut entry, which fails at the field it cuts.
 func readPlayerList(r *wire.Reader, dst []Player, first, n int) []Player {
-	for i := first; i < first+n && !r.Failed(); i++ {
+	for i := first; i < first+n && !r.Failed() && r.Len() > 0; i++ {
 		r.Enter("players", i)
 		start := r.Offset()
 		var pl Player

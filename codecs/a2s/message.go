@@ -31,6 +31,9 @@ func (v *view) message(m *codecs.Message, noFields bool) {
 	if v.unknown {
 		m.Warn(codecs.WarnUnknownFlags)
 	}
+	if v.players != nil && v.players.Unlisted() > 0 {
+		m.Warn(codecs.WarnUnlisted)
+	}
 	if !noFields {
 		m.Fields = v.fields()
 	}
@@ -104,7 +107,7 @@ func (v *view) neutral() *codecs.Info {
 		}
 		if v.info == nil {
 			in.Has |= codecs.HasNumPlayers
-			in.NumPlayers = len(p.Players)
+			in.NumPlayers = len(p.Players) + p.Unlisted()
 		}
 	}
 	if r := v.rules; r != nil {
@@ -193,8 +196,11 @@ func (v *view) fields() codecs.Object {
 			}
 			ps = append(ps, o)
 		}
-		o := make(codecs.Object, 0, 2)
+		o := make(codecs.Object, 0, 3)
 		o.Put("count", p.Count)
+		if n := p.Unlisted(); n > 0 {
+			o.PutInt("unlisted", n)
+		}
 		o.Put("players", ps)
 		f.Put("players", o)
 	}
