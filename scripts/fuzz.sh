@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Runs every Fuzz* target in the module within one fixed total budget:
-#   scripts/fuzz.sh [BUDGET]   (go tool task test:fuzz FUZZBUDGET=10m)
-# BUDGET (default 120s) is the wall time of the whole pass, compiling
+#   scripts/fuzz.sh [BUDGET]   (go tool task fuzz; FUZZBUDGET=2m for a shorter pass)
+# BUDGET (default 120s here, 10m through the task) is the wall time of the whole pass, compiling
 # included, shared by the targets, so adding a protocol's fuzz targets does
 # not make the pass longer: each target fuzzes for what is left of the
 # budget divided by the targets left, but never less than FUZZMIN (default
