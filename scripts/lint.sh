@@ -14,6 +14,13 @@ fi
 if ! go mod tidy -diff; then
   echo "go.mod/go.sum are not tidy: run go mod tidy and commit"; exit 1
 fi
+# --- committed files: no executables, nothing over 1 MiB -----------------
+# Every file in git's index (tracked or added): refused if it is an
+# executable (ELF, Mach-O, PE) or larger than 1 MiB, except the browser
+# module's artefacts web/static/querylens.wasm.*. Build outputs go under
+# bin/ (ignored). internal/cmd/checkfiles names each file and why.
+go run ./internal/cmd/checkfiles
+# --- end of committed files ----------------------------------------------
 unformatted=$(gofmt -l $(git ls-files -co --exclude-standard '*.go' | grep -v '_templ.go$') 2>/dev/null || true)
 if [ -n "$unformatted" ]; then
   echo "gofmt would change:"; echo "$unformatted"; exit 1

@@ -195,7 +195,7 @@ func TestBrowserLayout(t *testing.T) {
 				// Let the table's next redraw and the fonts settle.
 				eval[bool](t, ctx, `document.fonts.ready.then(() => new Promise(r => requestAnimationFrame(() => requestAnimationFrame(() => r(true)))))`)
 				if size.name == "phone" && (pg.name == "browse" || pg.name == "status") {
-					shoot(t, ctx, pg.name+"-phone.png") // the README's phone screenshots
+					shoot(t, ctx, pg.name+"-phone.png") // the phone screenshots of docs/pages.md
 				}
 				for _, p := range eval[[]string](t, ctx, layoutProblemsJS) {
 					t.Error(p)

@@ -1,5 +1,5 @@
 // Command querylens decodes, inspects and sends game-server query packets,
-// and serves the querylens web pages and relay. The README states the
+// and serves the querylens web pages and relay. docs/cli.md states the
 // command-line contract (output JSON, exit statuses); the golden files
 // under testdata/ pin it.
 package main

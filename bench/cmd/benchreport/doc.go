@@ -15,7 +15,7 @@ sections are regenerated; ` + "`go tool task bench -- -only decoder,huffman`" + 
 the others, with their rows of the goals table. Only the text between the notes markers is written by
 hand. Every number is a median over several runs, next to a baseline measured in the same run; the
 machine is shared, so each section gives the load average around it. How the numbers were reached
-(profiles, what was tried, older runs): docs/benchmarks-notes.md.
+(method, conditions, what explains them): docs/benchmarks-notes.md.
 `
 	goalsBegin = "<!-- goals:begin -->"
 	goalsEnd   = "<!-- goals:end -->"

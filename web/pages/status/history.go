@@ -96,7 +96,7 @@ func (h *Handler) HistoryFragment(w http.ResponseWriter, r *http.Request) {
 	layout.Render(w, r, http.StatusOK, historyCharts(v))
 }
 
-// historyJSON is the document history.json serves (README "History").
+// historyJSON is the document history.json serves (docs/api.md, "history.json").
 type historyJSON struct {
 	Protocol  string      `json:"protocol"`
 	Address   string      `json:"address"` // host:port and ?options, as in the page URL
