@@ -80,8 +80,8 @@ func Truncate(s string, limit int) string {
 // stops a ping; this stops the text from looking like one.
 var discordEscaper = strings.NewReplacer(
 	`\`, `\\`, `*`, `\*`, `_`, `\_`, `~`, `\~`, "`", "\\`", `|`, `\|`,
-	`>`, `\>`, `#`, `\#`, `[`, `\[`, `]`, `\]`, `-`, `\-`,
-	`@`, "@\u200b", `<`, "<\u200b", `:`, `\:`,
+	`>`, `\>`, `#`, `\#`, `[`, `\[`, `]`, `\]`,
+	`@`, "@\u200b", `<`, "<\u200b",
 )
 
 // Discord is a clean name escaped for Discord's markdown.

@@ -93,6 +93,7 @@ type State struct {
 	CondSince time.Time `json:"cond_since,omitzero"` // when Cond's run began
 	Told      string    `json:"told,omitempty"`      // the condition last told (or taken for granted: up)
 	ToldAt    time.Time `json:"told_at,omitzero"`    // when the down was last told (for Resend)
+	ToldSince time.Time `json:"told_since,omitzero"` // when the told down or malformed began (an up's Since)
 
 	BlindSince time.Time `json:"blind_since,omitzero"` // first of the relay's refusals in a row
 	BlindTold  bool      `json:"blind_told,omitempty"`
@@ -260,7 +261,7 @@ func (m *machine) condition() {
 			st.Told = condUp
 			return
 		}
-		if m.tell(Event{Kind: KindUp, Since: st.CondSince, Previous: st.Told}) {
+		if m.tell(Event{Kind: KindUp, Since: st.ToldSince, Previous: st.Told}) {
 			st.Told = condUp
 		}
 	case st.Cond == condDown:
@@ -268,14 +269,14 @@ func (m *machine) condition() {
 			return
 		}
 		if m.tell(Event{Kind: KindDown, Since: st.CondSince}) {
-			st.Told, st.ToldAt = condDown, m.s.Time
+			st.Told, st.ToldAt, st.ToldSince = condDown, m.s.Time, st.CondSince
 		}
 	case st.Cond == condMalformed:
 		if !w.Malformed {
 			return
 		}
 		if m.tell(Event{Kind: KindMalformed, Since: st.CondSince}) {
-			st.Told = condMalformed
+			st.Told, st.ToldSince = condMalformed, st.CondSince
 		}
 	}
 }

@@ -74,7 +74,7 @@ func normal(s State) State {
 	if len(s.Players) == 0 {
 		s.Players = nil
 	}
-	for _, p := range []*time.Time{&s.Last, &s.RunSince, &s.CondSince, &s.ToldAt, &s.BlindSince, &s.CapStart} {
+	for _, p := range []*time.Time{&s.Last, &s.RunSince, &s.CondSince, &s.ToldAt, &s.ToldSince, &s.BlindSince, &s.CapStart} {
 		*p = p.UTC()
 	}
 	return s
@@ -187,7 +187,7 @@ func TestNextEventFields(t *testing.T) {
 		t.Errorf("down: %+v", down)
 	}
 	up := evs[4][0]
-	if up.Previous != "down" || !up.Since.Equal(t0.Add(120*time.Second)) || up.State != StateOnline || !slices.Equal(up.Players, []string{"p2"}) {
+	if up.Previous != "down" || !up.Since.Equal(t0.Add(30*time.Second)) || up.State != StateOnline || !slices.Equal(up.Players, []string{"p2"}) {
 		t.Errorf("up: %+v", up)
 	}
 }
