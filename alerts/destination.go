@@ -93,3 +93,24 @@ func Render(k DestKind, e Event) Message {
 	}
 	return m
 }
+
+// Delivery is one message for one destination, by the destination's
+// name: what an outbox row holds (the secrets stay with the destination,
+// not in the row).
+type Delivery struct {
+	Dest string
+	Message
+}
+
+// Deliveries renders each event for each destination, events first:
+// the rows to write in the transaction that stores the machine's new
+// State.
+func Deliveries(events []Event, to []Destination) []Delivery {
+	var out []Delivery
+	for _, e := range events {
+		for _, d := range to {
+			out = append(out, Delivery{Dest: d.Name, Message: Render(d.Kind, e)})
+		}
+	}
+	return out
+}
