@@ -172,6 +172,8 @@ func Next(w Watch, st State, s Sample) (State, []Event) {
 		m.tell(Event{Kind: KindChecking, Since: st.BlindSince})
 	}
 	st.BlindSince, st.BlindTold = time.Time{}, false
+	lead := m.out
+	m.out = nil
 
 	if c != st.Run {
 		st.Run, st.RunCount, st.RunSince = c, 0, s.Time
@@ -191,7 +193,7 @@ func Next(w Watch, st State, s Sample) (State, []Event) {
 	details := m.out
 	m.out = nil
 	m.condition()
-	return st, append(m.out, details...)
+	return st, slices.Concat(lead, m.out, details)
 }
 
 type machine struct {

@@ -146,8 +146,9 @@ func TestNextRules(t *testing.T) {
 		{"joins and leaves merged", Watch{ID: "w", Server: updown.Server, Joins: true, Leaves: true}, seq(quiet(on("a", "b")),
 			one(on("a", "c"), "players"), one(on("a", "c", "c"), "players"), quiet(on("c", "a", "c")), one(on(), "players"))},
 		{"joins only", Watch{ID: "w", Server: updown.Server, Joins: true}, seq(quiet(on("a", "b")), one(on("a", "c"), "players"), quiet(on("a")))},
-		{"name filter", Watch{ID: "w", Server: updown.Server, Joins: true, Leaves: true, Players: []string{"Boss*"}}, seq(quiet(on("a")),
-			quiet(on("a", "b")), one(on("a", "b", "bossman"), "players"), quiet(on("bossman")), one(on(), "players"))},
+		{"name filter", Watch{ID: "w", Server: updown.Server, Joins: true, Leaves: true, Players: []string{"Boss*", "[EU]*"}}, seq(quiet(on("a")),
+			quiet(on("a", "b")), one(on("a", "b", "bossman"), "players"), quiet(on("bossman")), one(on(), "players"), one(on("[eu]x", "e"), "players"))},
+		{"checking comes first", Watch{ID: "w", Server: updown.Server, MapChange: true}, seq(quiet(on()), rep(10, step{s: st(StateRefused)}), one(st(StateRefused), "cannot-check"), one(withMap(on(), "map02"), "checking map"))},
 		{"partial lists are a new baseline", Watch{ID: "w", Server: updown.Server, Joins: true, Leaves: true}, seq(quiet(on("a")),
 			quiet(partial(on("x"))), quiet(on("a", "b")), one(on("a"), "players"))},
 		{"a down forgets the players", Watch{ID: "w", Server: updown.Server, Down: true, Up: true, Joins: true, Leaves: true}, seq(quiet(on("a", "b")),
@@ -267,7 +268,8 @@ func TestValidate(t *testing.T) {
 		{"up without down", func(w *Watch) { w.Down, w.Up = false, true }, ErrUpWithoutDown},
 		{"joins of a sampled list", func(w *Watch) { w.Server.Protocol, w.Joins = "minecraft", true }, ErrPartialPlayers},
 		{"joins of a full list", func(w *Watch) { w.Joins = true }, nil},
-		{"bad pattern", func(w *Watch) { w.Joins, w.Players = true, []string{"[x"} }, ErrBadPattern},
+		{"bad pattern", func(w *Watch) { w.Joins, w.Players = true, []string{"**"} }, ErrBadPattern},
+		{"clan tag pattern", func(w *Watch) { w.Joins, w.Players = true, []string{"[x"} }, nil},
 		{"names without joins", func(w *Watch) { w.Players = []string{"x"} }, ErrPlayersWithout},
 		{"bad window", func(w *Watch) { w.Mute = []Window{{Start: t0, End: t0}} }, ErrBadWindow},
 		{"down after too low", func(w *Watch) { w.DownAfter = time.Millisecond }, ErrDownAfterTooLow},
@@ -285,3 +287,18 @@ func TestValidate(t *testing.T) {
 }
 
 func errorsIs(err, target error) bool { return errors.Is(err, target) }
+
+func TestGlob(t *testing.T) {
+	for _, tc := range []struct {
+		pattern, name string
+		ok            bool
+	}{
+		{"boss", "boss", true}, {"boss", "bossman", false}, {"boss*", "bossman", true}, {"*man", "bossman", true},
+		{"[clan]*", "[clan]alice", true}, {"[clan]*", "c", false}, {"*[eu]*", "x [eu] y", true}, {"a*b*c", "aXbYc", true},
+		{"a*b*c", "aXbY", false}, {"*", "", true}, {"", "", true}, {"a**", "a", true}, {"é*", "été", true},
+	} {
+		if got := glob(tc.pattern, tc.name); got != tc.ok {
+			t.Errorf("glob(%q, %q) = %v", tc.pattern, tc.name, got)
+		}
+	}
+}

@@ -2,7 +2,6 @@ package alerts
 
 import (
 	"errors"
-	"path"
 	"strings"
 	"time"
 )
@@ -61,7 +60,7 @@ type Watch struct {
 	NameChange bool          `json:"name_change,omitempty" toml:"name_change"` // tell when the server's name changes
 	Joins      bool          `json:"joins,omitempty" toml:"joins"`             // tell when a player joins
 	Leaves     bool          `json:"leaves,omitempty" toml:"leaves"`           // tell when a player leaves
-	Players    []string      `json:"players,omitempty" toml:"players"`         // joins and leaves of these names only (path.Match patterns, case-insensitive); empty: everyone
+	Players    []string      `json:"players,omitempty" toml:"players"`         // joins and leaves of these names only (* matches any run of characters, case-insensitive); empty: everyone
 
 	DownSamples int           `json:"down_samples,omitempty" toml:"down_samples"` // down after this many down samples in a row (default 3)
 	DownAfter   time.Duration `json:"down_after,omitempty" toml:"down_after"`     // or, when set, after down samples lasting this long (instead of counting)
@@ -100,7 +99,7 @@ var (
 	ErrNoID            = errors.New("alerts: watch has no id")
 	ErrNoServer        = errors.New("alerts: watch names no server (protocol and address)")
 	ErrPartialPlayers  = errors.New("alerts: joins and leaves need complete player lists, and this protocol lists only some players")
-	ErrBadPattern      = errors.New("alerts: bad player name pattern")
+	ErrBadPattern      = errors.New("alerts: bad player name pattern (empty, only stars, or too long)")
 	ErrBadWindow       = errors.New("alerts: mute window ends before it starts")
 	ErrNegative        = errors.New("alerts: negative threshold")
 	ErrNothingToTell   = errors.New("alerts: watch tells nothing (no rule is on)")
@@ -136,7 +135,7 @@ func (w Watch) Validate(complete func(protocol string) bool) error {
 		return ErrNothingToTell
 	}
 	for _, p := range w.Players {
-		if _, err := path.Match(strings.ToLower(p), ""); err != nil || p == "" {
+		if strings.Trim(p, "*") == "" || Length(p) > MaxName {
 			return errors.Join(ErrBadPattern, errors.New("alerts: pattern "+quote(p)))
 		}
 	}
@@ -165,11 +164,39 @@ func (w *Watch) follows(name string) bool {
 	}
 	n := strings.ToLower(name)
 	for _, p := range w.Players {
-		if ok, _ := path.Match(strings.ToLower(p), n); ok {
+		if glob(strings.ToLower(CleanName(p)), n) {
 			return true
 		}
 	}
 	return false
+}
+
+// glob reports whether name matches pattern, where * matches any run of
+// characters and everything else itself: clan tags such as [EU] are
+// plain text, not character classes.
+func glob(pattern, name string) bool {
+	// The classic greedy match with one backtrack point: the last star.
+	p, n := 0, 0
+	star, mark := -1, 0
+	for n < len(name) {
+		switch {
+		case p < len(pattern) && pattern[p] == '*':
+			star, mark = p, n
+			p++
+		case p < len(pattern) && pattern[p] == name[n]:
+			p++
+			n++
+		case star >= 0:
+			mark++
+			p, n = star+1, mark
+		default:
+			return false
+		}
+	}
+	for p < len(pattern) && pattern[p] == '*' {
+		p++
+	}
+	return p == len(pattern)
 }
 
 // quote is strconv.Quote of at most 64 bytes of s, for error messages

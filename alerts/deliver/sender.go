@@ -433,9 +433,9 @@ func mask(err error, d alerts.Destination) error {
 	var ue *url.Error
 	if errors.As(err, &ue) {
 		inner := ue.Err
-		if inner != nil {
+		if inner != nil && scrub(inner.Error(), d) != inner.Error() {
 			inner = errors.New(scrub(inner.Error(), d))
-		}
+		} // else keep it, for errors.Is(err, context.DeadlineExceeded) and the like
 		return &url.Error{Op: ue.Op, URL: alerts.MaskURL(ue.URL), Err: inner}
 	}
 	return errors.New(scrub(err.Error(), d))
