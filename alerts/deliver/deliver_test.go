@@ -167,10 +167,9 @@ type request struct {
 // fake answers with the answers in turn (the last one repeats) and
 // records the requests.
 type fake struct {
-	mu       sync.Mutex
-	reqs     []request
-	answers  []func(w http.ResponseWriter, r *http.Request)
-	received chan struct{}
+	mu      sync.Mutex
+	reqs    []request
+	answers []func(w http.ResponseWriter, r *http.Request)
 }
 
 func (f *fake) ServeHTTP(w http.ResponseWriter, r *http.Request) {
@@ -548,6 +547,10 @@ func (d *discordFake) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	b, _ := io.ReadAll(r.Body)
+	if r.URL.Query().Get("thread_id") != "42" {
+		w.WriteHeader(400) // every request of the board names the thread
+		return
+	}
 	base := "/api/webhooks/123/" + token
 	rest, ok := strings.CutPrefix(r.URL.Path, base)
 	if !ok {
@@ -582,6 +585,7 @@ func TestBoard(t *testing.T) {
 	t.Cleanup(ts.Close)
 	r := newRig(t, ts, nil)
 	d := discordTo(ts)
+	d.ThreadID = "42"
 	ctx := context.Background()
 	page := func(s string) alerts.DiscordMessage {
 		return alerts.DiscordMessage{Embeds: []alerts.DiscordEmbed{{Title: s}}}
