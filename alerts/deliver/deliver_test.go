@@ -659,3 +659,26 @@ func FuzzRetryAfter(f *testing.F) {
 		}
 	})
 }
+
+func TestSendConcurrent(t *testing.T) {
+	ts, f := serve(t, true, answer(200, nil, `{"id":"1"}`))
+	r := newRig(t, ts, nil)
+	var wg sync.WaitGroup
+	for i := range 8 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			d := discordTo(ts)
+			if i%2 == 1 {
+				d = webhookTo(ts)
+			}
+			if _, err := r.send(d, `{}`); err != nil {
+				t.Error(err)
+			}
+		}()
+	}
+	wg.Wait()
+	if n := len(f.requests()); n != 8 {
+		t.Errorf("%d requests", n)
+	}
+}
