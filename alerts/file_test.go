@@ -2,6 +2,7 @@ package alerts
 
 import (
 	"errors"
+	"fmt"
 	"os"
 	"strings"
 	"testing"
@@ -27,6 +28,14 @@ func TestParseExample(t *testing.T) {
 	}
 	if to := f.To(duel); len(to) != 2 || to[0].Kind != DestDiscord || to[1].Kind != DestWebhook {
 		t.Errorf("to: %v", to)
+	}
+	// Printed whole, the file shows no URL token nor secret.
+	for _, out := range []string{fmt.Sprint(f), fmt.Sprintf("%+v", f), fmt.Sprintf("%#v", f)} {
+		for _, secret := range []string{"made-up-token", "made-up-secret", "MfKQ9r8G", "/querylens"} {
+			if strings.Contains(out, secret) {
+				t.Errorf("%q printed: %s", secret, out)
+			}
+		}
 	}
 	clan := f.Watches[1]
 	if clan.AtLeast != 8 || !clan.Joins || clan.PlayerCap != 20 || len(clan.Players) != 2 {
