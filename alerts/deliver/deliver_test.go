@@ -682,3 +682,24 @@ func TestSendConcurrent(t *testing.T) {
 		t.Errorf("%d requests", n)
 	}
 }
+
+func TestSendCancelled(t *testing.T) {
+	ts, f := serve(t, true, answer(500, nil, ""))
+	r := newRig(t, ts, nil)
+	ctx, cancel := context.WithCancel(context.Background())
+	r.s.cfg.Sleep = func(ctx context.Context, d time.Duration) error { cancel(); return ctx.Err() }
+	_, err := r.s.Send(ctx, discordTo(ts), alerts.Message{Kind: alerts.DestDiscord, Body: []byte(`{}`)})
+	if !errors.Is(err, ErrGaveUp) || !errors.Is(err, context.Canceled) || len(f.requests()) != 1 {
+		t.Fatalf("err %v, %d requests", err, len(f.requests()))
+	}
+	noSecret(t, err.Error())
+}
+
+func TestSendPostedWithoutID(t *testing.T) {
+	ts, f := serve(t, true, answer(200, nil, `not json`))
+	r := newRig(t, ts, nil)
+	res, err := r.send(discordTo(ts), `{}`)
+	if err != nil || res.MessageID != "" || len(f.requests()) != 1 {
+		t.Fatalf("res %+v err %v, %d requests", res, err, len(f.requests()))
+	}
+}

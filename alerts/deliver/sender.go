@@ -277,7 +277,10 @@ func (s *Sender) do(ctx context.Context, d alerts.Destination, method string, u 
 			return res, nil
 		}
 		err.Dest, err.Attempts = dest, attempt
-		if !retryable(err) || ctx.Err() != nil {
+		if ctx.Err() != nil {
+			return Result{}, &Error{Dest: dest, Reason: ErrGaveUp, Status: err.Status, Attempts: attempt, Err: ctx.Err()}
+		}
+		if !retryable(err) {
 			return Result{}, err
 		}
 		last = err
@@ -350,22 +353,23 @@ func (s *Sender) attempt(ctx context.Context, d alerts.Destination, method strin
 		}
 		return Result{}, 0, &Error{Reason: errTransient, Err: mask(err, d)}
 	}
-	answer, err := io.ReadAll(io.LimitReader(resp.Body, MaxResponse))
+	// A failed read of the answer leaves it short; the status decides.
+	answer, _ := io.ReadAll(io.LimitReader(resp.Body, MaxResponse))
 	resp.Body.Close()
 	status := resp.StatusCode
 	switch {
-	case err != nil && status/100 == 2 && method == http.MethodPost && d.Kind == alerts.DestDiscord:
-		return Result{}, 0, &Error{Reason: errTransient, Status: status, Err: mask(err, d)}
 	case status/100 == 2:
+		// Delivered: never retried from here on, or it would post twice.
+		// The message id is read when it can be (Board needs it and says
+		// so when it is missing).
 		res := Result{Status: status}
-		if d.Kind == alerts.DestDiscord && method != http.MethodDelete && len(answer) > 0 {
+		if d.Kind == alerts.DestDiscord && method != http.MethodDelete {
 			var msg struct {
 				ID string `json:"id"`
 			}
-			if json.Unmarshal(answer, &msg) != nil || (msg.ID != "" && !digits(msg.ID)) {
-				return Result{}, 0, &Error{Reason: ErrResponse, Status: status}
+			if json.Unmarshal(answer, &msg) == nil && digits(msg.ID) {
+				res.MessageID = msg.ID
 			}
-			res.MessageID = msg.ID
 		}
 		return res, 0, nil
 	case status == http.StatusTooManyRequests || status/100 == 5 || status == http.StatusRequestTimeout:
