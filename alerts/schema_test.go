@@ -2,7 +2,9 @@ package alerts
 
 import (
 	"bytes"
+	"encoding/json"
 	"os"
+	"slices"
 	"testing"
 
 	"github.com/pb33f/jsonschema/v6"
@@ -42,5 +44,42 @@ func TestWebhookSchema(t *testing.T) {
 	v, _ := jsonschema.UnmarshalJSON(bytes.NewReader([]byte(`{"type":"server.sideways","timestamp":"x","data":{}}`)))
 	if sch.Validate(v) == nil {
 		t.Error("the schema takes a bad payload")
+	}
+}
+
+// TestSchemaEnums keeps the schema's lists of event types and states
+// those of the package.
+func TestSchemaEnums(t *testing.T) {
+	raw, err := os.ReadFile("webhook.schema.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var s struct {
+		Properties struct {
+			Type struct {
+				Enum []string `json:"enum"`
+			} `json:"type"`
+			Data struct {
+				Properties struct {
+					State struct {
+						Enum []string `json:"enum"`
+					} `json:"state"`
+				} `json:"properties"`
+			} `json:"data"`
+		} `json:"properties"`
+	}
+	if err := json.Unmarshal(raw, &s); err != nil {
+		t.Fatal(err)
+	}
+	var kinds []string
+	for _, k := range Kinds() {
+		kinds = append(kinds, "server."+string(k))
+	}
+	if !slices.Equal(s.Properties.Type.Enum, kinds) {
+		t.Errorf("schema types %v, package %v", s.Properties.Type.Enum, kinds)
+	}
+	states := []string{StateOnline, StateRateLimited, StateBanned, StateOffline, StateMalformed, StateRefused, StateLimited, StateUnreachable}
+	if !slices.Equal(s.Properties.Data.Properties.State.Enum, states) {
+		t.Errorf("schema states %v, package %v", s.Properties.Data.Properties.State.Enum, states)
 	}
 }
