@@ -703,3 +703,17 @@ func TestSendPostedWithoutID(t *testing.T) {
 		t.Fatalf("res %+v err %v, %d requests", res, err, len(f.requests()))
 	}
 }
+
+func TestSendWrongMessage(t *testing.T) {
+	ts, f := serve(t, true, answer(200, nil, ""))
+	r := newRig(t, ts, nil)
+	if _, err := r.s.Send(context.Background(), webhookTo(ts), alerts.Message{Kind: alerts.DestDiscord, ID: "msg_1"}); !errors.Is(err, ErrKind) {
+		t.Errorf("a Discord message to a webhook: %v", err)
+	}
+	if _, err := r.s.Send(context.Background(), webhookTo(ts), alerts.Message{Kind: alerts.DestWebhook}); !errors.Is(err, ErrKind) {
+		t.Errorf("a webhook message without id: %v", err)
+	}
+	if len(f.requests()) != 0 {
+		t.Error("sent")
+	}
+}

@@ -170,6 +170,9 @@ func (s *Sender) Send(ctx context.Context, d alerts.Destination, m alerts.Messag
 	if m.Kind != d.Kind {
 		return Result{}, &Error{Dest: d.String(), Reason: ErrKind}
 	}
+	if d.Kind == alerts.DestWebhook && m.ID == "" {
+		return Result{}, &Error{Dest: d.String(), Reason: ErrKind, Detail: "a signed message needs its id (webhook-id)"}
+	}
 	u, err := s.Check(d)
 	if err != nil {
 		return Result{}, err
