@@ -470,6 +470,21 @@ func TestCheck(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	lax, err := New(Config{AllowHTTP: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, d := range []alerts.Destination{
+		{Kind: alerts.DestDiscord, URL: "http://discord.com/api/webhooks/123/" + token},
+		{Kind: alerts.DestSlack, URL: "http://hooks.slack.com/services/T0/B1/" + token},
+	} {
+		if _, err := lax.Check(d); !errors.Is(err, ErrURL) {
+			t.Errorf("AllowHTTP let %s through: %v", d, err)
+		}
+	}
+	if _, err := lax.Check(alerts.Destination{Kind: alerts.DestWebhook, URL: "http://example.com/hook", Secret: secret}); err != nil {
+		t.Errorf("AllowHTTP: %v", err)
+	}
 	for _, tc := range []struct {
 		d  alerts.Destination
 		ok bool

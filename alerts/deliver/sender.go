@@ -186,7 +186,8 @@ func (s *Sender) Send(ctx context.Context, d alerts.Destination, m alerts.Messag
 }
 
 // Check reports whether d's URL is one of its kind and returns it parsed
-// (thread_id added for Discord): https (or http with AllowHTTP); a
+// (thread_id added for Discord): https (or, for a generic webhook or a
+// test host, http with AllowHTTP); a
 // Discord webhook at discord.com or discordapp.com under
 // /api/webhooks/{id}/{token}; a Slack one at hooks.slack.com under
 // /services/; a generic one anywhere, with a valid signing secret. Only
@@ -216,7 +217,7 @@ func (s *Sender) Check(d alerts.Destination) (*url.URL, error) {
 	switch d.Kind {
 	case alerts.DestDiscord:
 		host := strings.ToLower(u.Hostname())
-		if !test && (u.Port() != "" || (host != "discord.com" && host != "discordapp.com" && host != "ptb.discord.com" && host != "canary.discord.com")) {
+		if !test && (u.Scheme != "https" || u.Port() != "" || (host != "discord.com" && host != "discordapp.com" && host != "ptb.discord.com" && host != "canary.discord.com")) {
 			return bad("a Discord webhook is at https://discord.com/api/webhooks/")
 		}
 		if len(segs) == 5 && segs[0] == "api" && strings.HasPrefix(segs[1], "v") && segs[2] == "webhooks" {
@@ -236,7 +237,7 @@ func (s *Sender) Check(d alerts.Destination) (*url.URL, error) {
 		}
 	case alerts.DestSlack:
 		host := strings.ToLower(u.Hostname())
-		if !test && (u.Port() != "" || host != "hooks.slack.com") {
+		if !test && (u.Scheme != "https" || u.Port() != "" || host != "hooks.slack.com") {
 			return bad("a Slack incoming webhook is at https://hooks.slack.com/services/")
 		}
 		if len(segs) < 2 || segs[0] != "services" || segs[len(segs)-1] == "" {
