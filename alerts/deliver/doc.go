@@ -2,7 +2,8 @@
 // Discord webhooks, Slack incoming webhooks and generic signed webhooks.
 //
 // A Sender checks, for each destination, that
-//   - the URL is of its kind: https (http only with AllowHTTP), Discord's
+//   - the URL is of its kind: https (AllowHTTP opens http to generic
+//     webhooks and test hosts, never to Discord or Slack), Discord's
 //     at discord.com or discordapp.com under /api/webhooks/{id}/{token},
 //     Slack's at hooks.slack.com under /services/ (other hosts only as
 //     Config.TestHosts, loopback fakes);
