@@ -1,0 +1,113 @@
+// Package alerts tells a game server's admins, in Discord, Slack or their
+// own webhook, when their server goes down, comes back, fills up, empties,
+// changes map or name, or when a player joins or leaves.
+//
+// It is pure logic: watches (Watch), the state machine (Next), and the
+// messages (DiscordEvent, DiscordBoard, SlackEvent, WebhookEvent, Render).
+// Package alerts/deliver sends them over HTTP. Neither stores anything nor
+// runs on its own: the server feeds samples in and keeps what comes out.
+//
+// # The machine
+//
+//	samples ─▶ Next(watch, State, Sample) ─▶ (State, []Event)
+//
+// Next is deterministic: its only clock is the samples' times, and its
+// memory is State, a small struct that marshals to JSON. Store it with
+// the watch; a restart that replays samples already seen tells nothing
+// twice, and one that resumes from the stored State loses no transition.
+// The rules are in Next's comment, each one tested in machine_test.go:
+// a down is three offline or unreachable samples in a row (or a time), a
+// single lost sample tells nothing, up is told only after a down was,
+// rate-limited and banned are answers, malformed is its own event, the
+// relay's own refusals are never down ("cannot check" once they last),
+// mute windows hold every event and tell a lasting down once after,
+// joins and leaves of one sample are one event, capped per hour.
+//
+// Joins and leaves need complete player lists: Watch.Validate refuses
+// them for a protocol whose replies list only some players (the caller
+// says which, from the codec), and a sample whose list is partial
+// (Sample.PlayersComplete false) starts a new baseline instead of
+// telling everyone as left.
+//
+// Server, map and player names are the server's to choose, and hostile:
+// CleanName strips colour codes (as the pages do, codecs.StripColors),
+// control and format characters (newlines, the right-to-left override)
+// and cuts them to MaxName; Discord escapes markdown and breaks mentions
+// (and every Discord message carries allowed_mentions {"parse": []});
+// Slack escapes &, < and >; the generic webhook sends them cleaned,
+// unescaped, in JSON.
+//
+// # Destinations
+//
+//   - Discord webhooks: one embed per event, every one of Discord's limits
+//     enforced (Fit). A live status board (DiscordBoard) is one or more
+//     messages edited in place by deliver.Sender.Board, and posted again
+//     when someone deleted them.
+//   - Slack incoming webhooks: a text fallback and mrkdwn blocks. Slack's
+//     incoming webhooks cannot edit or delete what they post, so a live
+//     status board is refused for Slack (ErrSlackNoEdit): use Discord.
+//   - Generic webhooks: a JSON payload (WebhookPayload, described by
+//     webhook.schema.json) signed per Standard Webhooks
+//     (https://www.standardwebhooks.com): webhook-id, webhook-timestamp,
+//     webhook-signature "v1,<base64 HMAC-SHA256>", the secret "whsec_" and
+//     base64. The test has the reference library verify it
+//     (tools/standardwebhooks).
+//
+// A destination's URL is its credential: Destination's String, GoString
+// and LogValue mask it (MaskURL), and deliver's errors and log lines never
+// carry it.
+//
+// # Delivery: at least once
+//
+// Each event has a stable id (Event.ID, from watch, kind and sample time),
+// sent as webhook-id on every attempt of its message, so a receiver of
+// generic webhooks deduplicates on it. Discord and Slack do not
+// deduplicate: a message whose answer was lost (a crash between the post
+// and the outbox row's update, a timeout after the post went through) may
+// appear twice. Nothing is lost: a message leaves the outbox only after a
+// success, or after deliver gave up (reported, and kept for the operator
+// to see).
+//
+// # Wiring (not done yet)
+//
+// The server will wire it so:
+//
+//	tracker sample ─▶ Next ─▶ in one history-database transaction:
+//	                         UPDATE the watch's State,
+//	                         INSERT one outbox row per Deliveries(events, file.To(watch))
+//	outbox worker ─▶ deliver.Sender.Send ─▶ DELETE the row (or mark it failed)
+//
+// What that still needs:
+//
+//   - Tables (a history migration, both SQL dialects): watches (id, the
+//     Watch as JSON, the State as JSON, board message ids), outbox (id,
+//     watch, destination name, kind, message id, body, attempts,
+//     next_attempt, last_error masked, created). The worker claims rows
+//     with next_attempt <= now, sends, and deletes or reschedules them.
+//   - The tracker keeps every watched server pinned (sampled even when no
+//     page asks for it) and hands each sample to Next; Sample comes from
+//     server.State's String, the decoded summary, and the codec's word on
+//     whether its player list is complete.
+//   - cmd/querylens: "querylens watch add|list|rm|test" (test renders and
+//     sends a sample event of each kind to the destination), and
+//     --watches FILE (ParseFile; reloaded on SIGHUP, the States of the
+//     watches kept by id).
+//   - /api/v1/watches (GET, POST, DELETE) behind --admin-token; its schema
+//     merges webhook.schema.json into the OpenAPI document.
+//   - deliver.Config.Allow is the relay's address policy; WebhookAllow and
+//     AllowHTTP are flags.
+//   - Metrics: events told by kind, deliveries by destination kind and
+//     outcome, the outbox's length and oldest row; a watched badge on the
+//     status page.
+//
+// # Discord in three steps
+//
+//  1. In Discord, Server Settings → Integrations → Webhooks → New Webhook;
+//     pick the channel, then Copy Webhook URL.
+//  2. On the querylens host, run querylens watch add --discord URL --down
+//     --up zandronum/203.0.113.7:10666 (the URL in single quotes), or add
+//     a [[destination]] and a [[watch]] to the watches file, as
+//     testdata/watches.example.toml shows, and send SIGHUP.
+//  3. querylens watch test <id> posts one sample message; keep the URL
+//     secret (anyone with it can post in the channel).
+package alerts
