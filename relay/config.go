@@ -12,15 +12,9 @@ import (
 	"strings"
 	"time"
 
+	"github.com/querylens/querylens/relay/shared"
 	"github.com/querylens/querylens/relay/wire"
 )
-
-// Rate is a token bucket: PerSecond tokens are added each second, up to
-// Burst. Each query takes one token.
-type Rate struct {
-	PerSecond float64
-	Burst     int
-}
 
 // Resolver turns a host name into addresses. *net.Resolver satisfies it;
 // tests inject a fake so that nothing reaches real DNS.
@@ -112,10 +106,10 @@ type Config struct {
 	MaxCacheBytes   int
 
 	// ConnRate limits queries per connection. Default 20/s, burst 100.
-	ConnRate Rate
+	ConnRate shared.Rate
 	// IPRate limits queries per client address (IPv6: per /64), across all
 	// its connections. Default 40/s, burst 200.
-	IPRate Rate
+	IPRate shared.Rate
 	// TargetRate limits upstream queries to one target address and port,
 	// across all clients (cache hits do not count), shared between the
 	// clients asking (see sharelimit.go). Default 2/s, burst 16: the burst
@@ -123,16 +117,16 @@ type Config struct {
 	// the follow-ups of those that answer with a challenge), or one A2S
 	// conversation (INFO, PLAYER and RULES, each after a challenge); the
 	// rate stays what one server answers a browsing page.
-	TargetRate Rate
+	TargetRate shared.Rate
 	// TargetHostRate limits upstream queries to one target IP, any port,
 	// shared the same way. Default 20/s, burst 40.
-	TargetHostRate Rate
+	TargetHostRate shared.Rate
 	// PingRate limits PING frames per connection. Default 2/s, burst 10.
-	PingRate Rate
+	PingRate shared.Rate
 	// VisitorRate limits, per client address (IPv6: per /64), the pages
 	// that make the server query a game server itself through Exchange
 	// (status pages, badges): see AllowVisitor. Default 1/s, burst 30.
-	VisitorRate Rate
+	VisitorRate shared.Rate
 
 	// MaxConns caps open connections; MaxConnsPerIP caps them per client
 	// address (IPv6: per /64). Defaults 4096 and 8.
@@ -164,11 +158,11 @@ type Config struct {
 
 	// SharedCache and SharedLimiter, when set, share the reply cache,
 	// coalescing and the per-client and per-target rate limits with the
-	// other relays using the same store (see store.go and package
-	// relay/redisstore). The in-process cache and limits still apply and
+	// other relays using the same store (see package relay/shared,
+	// implemented by relay/redisstore). The in-process cache and limits still apply and
 	// serve alone while the store is down. Default: none.
-	SharedCache   SharedCache
-	SharedLimiter SharedLimiter
+	SharedCache   shared.Cache
+	SharedLimiter shared.Limiter
 	// SharedTimeout bounds each shared store operation; one that takes
 	// longer counts as the store being down. Default 250 ms.
 	SharedTimeout time.Duration
@@ -183,11 +177,11 @@ type Config struct {
 
 // ClientLimits are the limits that apply to each client (Config.Loopback).
 type ClientLimits struct {
-	ConnRate    Rate // queries per connection
-	IPRate      Rate // queries per client address
-	MaxInFlight int  // query ids open at once per connection
-	QueueFrames int  // send queue per connection, in REPLY frames
-	QueueBytes  int  // send queue per connection, in bytes
+	ConnRate    shared.Rate // queries per connection
+	IPRate      shared.Rate // queries per client address
+	MaxInFlight int         // query ids open at once per connection
+	QueueFrames int         // send queue per connection, in REPLY frames
+	QueueBytes  int         // send queue per connection, in bytes
 }
 
 // clientLimits returns the limits of c for clients that are not loopback,
@@ -249,12 +243,12 @@ var DefaultReplyCaps = map[string]ReplyCap{
 
 // Default rates (see Config).
 var (
-	DefaultConnRate       = Rate{PerSecond: 20, Burst: 100}
-	DefaultIPRate         = Rate{PerSecond: 40, Burst: 200}
-	DefaultTargetRate     = Rate{PerSecond: 2, Burst: 16}
-	DefaultTargetHostRate = Rate{PerSecond: 20, Burst: 40}
-	DefaultPingRate       = Rate{PerSecond: 2, Burst: 10}
-	DefaultVisitorRate    = Rate{PerSecond: 1, Burst: 30}
+	DefaultConnRate       = shared.Rate{PerSecond: 20, Burst: 100}
+	DefaultIPRate         = shared.Rate{PerSecond: 40, Burst: 200}
+	DefaultTargetRate     = shared.Rate{PerSecond: 2, Burst: 16}
+	DefaultTargetHostRate = shared.Rate{PerSecond: 20, Burst: 40}
+	DefaultPingRate       = shared.Rate{PerSecond: 2, Burst: 10}
+	DefaultVisitorRate    = shared.Rate{PerSecond: 1, Burst: 30}
 )
 
 func orInt(v *int, d int) {
@@ -269,8 +263,8 @@ func orDur(v *time.Duration, d time.Duration) {
 	}
 }
 
-func orRate(v *Rate, d Rate) {
-	if *v == (Rate{}) {
+func orRate(v *shared.Rate, d shared.Rate) {
+	if *v == (shared.Rate{}) {
 		*v = d
 	}
 }
@@ -304,7 +298,7 @@ func (c Config) withDefaults() Config {
 	orInt(&c.QueueFrames, DefaultQueueFrames)
 	orInt(&c.QueueBytes, DefaultQueueBytes)
 	orInt(&c.MaxQueuedBytes, DefaultMaxQueuedBytes)
-	orDur(&c.SharedTimeout, DefaultSharedTimeout)
+	orDur(&c.SharedTimeout, shared.DefaultTimeout)
 	if c.Clock == nil {
 		c.Clock = time.Now
 	}
@@ -413,7 +407,7 @@ func (c Config) Validate() error {
 		}
 		for _, r := range []struct {
 			name string
-			v    Rate
+			v    shared.Rate
 		}{{"ConnRate", lim.ConnRate}, {"IPRate", lim.IPRate}} {
 			if !(r.v.PerSecond > 0) || math.IsInf(r.v.PerSecond, 0) || r.v.Burst < 1 {
 				bad("Loopback."+r.name, "needs PerSecond > 0 and Burst >= 1")
@@ -440,7 +434,7 @@ func (c Config) Validate() error {
 	}
 	for _, r := range []struct {
 		name string
-		v    Rate
+		v    shared.Rate
 	}{
 		{"ConnRate", c.ConnRate}, {"IPRate", c.IPRate}, {"TargetRate", c.TargetRate},
 		{"TargetHostRate", c.TargetHostRate}, {"PingRate", c.PingRate}, {"VisitorRate", c.VisitorRate},

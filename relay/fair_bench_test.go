@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/coder/websocket"
+	"github.com/querylens/querylens/relay/shared"
 	"github.com/querylens/querylens/relay/wire"
 )
 
@@ -37,8 +38,8 @@ func newFloodStage(tb testing.TB) (f *relayFixture, silent []*responder, good *r
 		AllowTargets:   loopbackOnly,
 		TrustedProxies: []netip.Prefix{netip.MustParsePrefix("127.0.0.1/32")},
 		ReplyWindow:    floodWindow,
-		TargetRate:     Rate{PerSecond: 1e6, Burst: 1e6},
-		TargetHostRate: Rate{PerSecond: 1e6, Burst: 1e6},
+		TargetRate:     shared.Rate{PerSecond: 1e6, Burst: 1e6},
+		TargetHostRate: shared.Rate{PerSecond: 1e6, Burst: 1e6},
 		SilentCooldown: -1,
 		Resolver:       fakeResolver{},
 	})

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/coder/websocket"
+	"github.com/querylens/querylens/relay/shared"
 	"github.com/querylens/querylens/relay/wire"
 )
 
@@ -321,17 +322,17 @@ func TestUpstreamShareNamedFirst(t *testing.T) {
 func TestTargetBudgetsShared(t *testing.T) {
 	for _, tc := range []struct {
 		name         string
-		target, host Rate
+		target, host shared.Rate
 		greedy       time.Duration // mean interval between each greedy client's asks
 		third        time.Duration // interval between the third client's asks, within its share
 		port         func(i int) uint16
 	}{
 		{
-			name: "per-target-host", target: Rate{PerSecond: 1e6, Burst: 1e6}, host: DefaultTargetHostRate,
+			name: "per-target-host", target: shared.Rate{PerSecond: 1e6, Burst: 1e6}, host: DefaultTargetHostRate,
 			greedy: time.Second / 40, third: time.Second, port: func(i int) uint16 { return uint16(20000 + i%1000) }, // silent ports of one host
 		},
 		{
-			name: "per-target", target: DefaultTargetRate, host: Rate{PerSecond: 1e6, Burst: 1e6},
+			name: "per-target", target: DefaultTargetRate, host: shared.Rate{PerSecond: 1e6, Burst: 1e6},
 			// 2/s between three clients: the third's share is 0.67/s.
 			greedy: time.Second / 4, third: 2 * time.Second, port: func(int) uint16 { return 10666 },
 		},
@@ -396,18 +397,18 @@ func TestTargetBudgetsShared(t *testing.T) {
 // the buckets it was asked to charge.
 type recordingLimiter struct {
 	mu      sync.Mutex
-	charged [][]SharedBucket
+	charged [][]shared.Bucket
 }
 
 func (r *recordingLimiter) Name() string                   { return "recording" }
 func (r *recordingLimiter) Ping(ctx context.Context) error { return nil }
-func (r *recordingLimiter) Take(ctx context.Context, b []SharedBucket) (int, error) {
+func (r *recordingLimiter) Take(ctx context.Context, b []shared.Bucket) (int, error) {
 	r.mu.Lock()
-	r.charged = append(r.charged, append([]SharedBucket(nil), b...))
+	r.charged = append(r.charged, append([]shared.Bucket(nil), b...))
 	r.mu.Unlock()
 	return -1, nil
 }
-func (r *recordingLimiter) Lease(ctx context.Context, b SharedBucket, n int) (int, error) {
+func (r *recordingLimiter) Lease(ctx context.Context, b shared.Bucket, n int) (int, error) {
 	return n, nil
 }
 

@@ -17,6 +17,7 @@ import (
 
 	"github.com/coder/websocket"
 	"github.com/querylens/querylens/codecs"
+	"github.com/querylens/querylens/relay/shared"
 	"github.com/querylens/querylens/relay/wire"
 )
 
@@ -88,11 +89,11 @@ func testConfig() Config {
 	return Config{
 		AllowTargets:   loopbackOnly,
 		ReplyWindow:    300 * time.Millisecond,
-		ConnRate:       Rate{PerSecond: 1e6, Burst: 1e6},
-		IPRate:         Rate{PerSecond: 1e6, Burst: 1e6},
-		TargetRate:     Rate{PerSecond: 1e6, Burst: 1e6},
-		TargetHostRate: Rate{PerSecond: 1e6, Burst: 1e6},
-		PingRate:       Rate{PerSecond: 1e6, Burst: 1e6},
+		ConnRate:       shared.Rate{PerSecond: 1e6, Burst: 1e6},
+		IPRate:         shared.Rate{PerSecond: 1e6, Burst: 1e6},
+		TargetRate:     shared.Rate{PerSecond: 1e6, Burst: 1e6},
+		TargetHostRate: shared.Rate{PerSecond: 1e6, Burst: 1e6},
+		PingRate:       shared.Rate{PerSecond: 1e6, Burst: 1e6},
 		MaxConnsPerIP:  1000,
 		Resolver:       fakeResolver{},
 	}

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/coder/websocket"
+	"github.com/querylens/querylens/relay/shared"
 	"github.com/querylens/querylens/relay/wire"
 )
 
@@ -166,7 +167,7 @@ func TestCacheExpiryAndEviction(t *testing.T) {
 func TestPerTargetRateLimit(t *testing.T) {
 	ctx := testCtx(t, 5*time.Second)
 	cfg := testConfig()
-	cfg.TargetRate = Rate{PerSecond: 0.001, Burst: 2}
+	cfg.TargetRate = shared.Rate{PerSecond: 0.001, Burst: 2}
 	f := newRelay(t, cfg)
 	r := newResponder(t, echoReply)
 	other := newResponder(t, echoReply)
@@ -196,7 +197,7 @@ func TestPerTargetRateLimit(t *testing.T) {
 
 	// Per target host: any port of one address.
 	cfg = testConfig()
-	cfg.TargetHostRate = Rate{PerSecond: 0.001, Burst: 1}
+	cfg.TargetHostRate = shared.Rate{PerSecond: 0.001, Burst: 1}
 	f2 := newRelay(t, cfg)
 	c2 := dialRaw(t, ctx, f2.url)
 	c2.query(ctx, 1, r.addr, "RQh1")
@@ -210,7 +211,7 @@ func TestPerConnectionAndIPRateLimits(t *testing.T) {
 	ctx := testCtx(t, 5*time.Second)
 	r := newResponder(t, echoReply)
 	cfg := testConfig()
-	cfg.ConnRate = Rate{PerSecond: 0.001, Burst: 3}
+	cfg.ConnRate = shared.Rate{PerSecond: 0.001, Burst: 3}
 	f := newRelay(t, cfg)
 	c := dialRaw(t, ctx, f.url)
 	for i := range 4 {
@@ -230,7 +231,7 @@ func TestPerConnectionAndIPRateLimits(t *testing.T) {
 
 	// The per-IP bucket is shared by every connection from one address.
 	cfg = testConfig()
-	cfg.IPRate = Rate{PerSecond: 0.001, Burst: 2}
+	cfg.IPRate = shared.Rate{PerSecond: 0.001, Burst: 2}
 	f2 := newRelay(t, cfg)
 	a, b := dialRaw(t, ctx, f2.url), dialRaw(t, ctx, f2.url)
 	a.query(ctx, 1, r.addr, "RQi1")
@@ -243,7 +244,7 @@ func TestPerConnectionAndIPRateLimits(t *testing.T) {
 
 	// Pings have their own small bucket; a refused ping gets ERROR with its nonce.
 	cfg = testConfig()
-	cfg.PingRate = Rate{PerSecond: 0.001, Burst: 1}
+	cfg.PingRate = shared.Rate{PerSecond: 0.001, Burst: 1}
 	f3 := newRelay(t, cfg)
 	p := dialRaw(t, ctx, f3.url)
 	p.sendRaw(ctx, wire.AppendIDFrame(nil, wire.FramePing, 1))

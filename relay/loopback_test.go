@@ -14,13 +14,14 @@ import (
 	"time"
 
 	"github.com/coder/websocket"
+	"github.com/querylens/querylens/relay/shared"
 	"github.com/querylens/querylens/relay/wire"
 )
 
 // demoLoopback is what `querylens serve --demo` gives loopback clients.
 var demoLoopback = &ClientLimits{
-	ConnRate:    Rate{PerSecond: 10000, Burst: 10000},
-	IPRate:      Rate{PerSecond: 10000, Burst: 10000},
+	ConnRate:    shared.Rate{PerSecond: 10000, Burst: 10000},
+	IPRate:      shared.Rate{PerSecond: 10000, Burst: 10000},
 	MaxInFlight: 1024,
 	QueueFrames: 4096,
 	QueueBytes:  1 << 20,
@@ -36,8 +37,8 @@ func TestLoopbackLimits(t *testing.T) {
 	cfg := testConfig()
 	cfg.AllowTargets = nil
 	cfg.AllowAddrs = []netip.AddrPort{netip.MustParseAddrPort(own.addr)}
-	cfg.TargetRate = Rate{PerSecond: 0.001, Burst: 1}
-	cfg.TargetHostRate = Rate{PerSecond: 0.001, Burst: 1}
+	cfg.TargetRate = shared.Rate{PerSecond: 0.001, Burst: 1}
+	cfg.TargetHostRate = shared.Rate{PerSecond: 0.001, Burst: 1}
 	cfg.ConnRate = DefaultConnRate
 	cfg.IPRate = DefaultIPRate
 	cfg.Loopback = demoLoopback

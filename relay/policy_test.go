@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/querylens/querylens/relay/shared"
 	"github.com/querylens/querylens/relay/wire"
 )
 
@@ -164,7 +165,7 @@ func TestConfigValidate(t *testing.T) {
 		{"huge datagram", Config{MaxDatagram: 70000}},
 		{"negative window", Config{ReplyWindow: -time.Second}},
 		{"negative conns", Config{MaxConns: -1}},
-		{"bad rate", Config{ConnRate: Rate{PerSecond: 1}}},
+		{"bad rate", Config{ConnRate: shared.Rate{PerSecond: 1}}},
 		{"queue too small", Config{QueueBytes: 100}},
 		{"in flight too large", Config{MaxInFlight: 70000}},
 	}
@@ -219,7 +220,7 @@ func TestClientIP(t *testing.T) {
 }
 
 func TestLimiter(t *testing.T) {
-	r := Rate{PerSecond: 10, Burst: 3}
+	r := shared.Rate{PerSecond: 10, Burst: 3}
 	var b bucket
 	for i := range 3 {
 		if !b.allow(0, r) {

@@ -28,7 +28,7 @@ type Server struct {
 	resolver resolver
 	metrics  metrics
 	cache    replyCache
-	shared   *shared // nil without a shared store
+	shared   *sharedState // nil without a shared store
 	flights  flights
 	upstream *upstreamSlots
 	sockets  *socketPool

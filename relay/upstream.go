@@ -84,7 +84,7 @@ type fetch struct {
 	// (freeSlot): when its last asker left, or when it ended.
 	slotFreed atomic.Bool
 
-	// Shared cache (shared.go, store.go): the store key while this relay owns the
+	// Shared cache (shared*.go): the store key while this relay owns the
 	// exchange for every relay, the flags of replies streamed from another
 	// relay, how to stop streaming them, and the owner's publisher.
 	sharedKey   string

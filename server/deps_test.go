@@ -22,10 +22,11 @@ func TestModelDeps(t *testing.T) {
 	}
 	banned := map[string]string{
 		"github.com/coder/websocket":           "the WebSocket transport is the relay's and the clients'",
-		"github.com/querylens/querylens/relay": "the relay's server; the model needs only relay/wire",
+		"github.com/querylens/querylens/relay": "the relay's server; the model needs only relay/wire and relay/shared",
 	}
 	for _, pkg := range []string{
 		"github.com/querylens/querylens/server",
+		"github.com/querylens/querylens/masters",
 	} {
 		t.Run(pkg[strings.LastIndexByte(pkg, '/')+1:], func(t *testing.T) {
 			imports := listImports(t, gotool, pkg)

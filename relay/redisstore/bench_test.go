@@ -14,6 +14,7 @@ import (
 
 	"github.com/querylens/querylens/internal/testredis"
 	"github.com/querylens/querylens/relay"
+	"github.com/querylens/querylens/relay/shared"
 )
 
 func percentile(d []time.Duration, p float64) time.Duration {
@@ -69,7 +70,7 @@ func BenchmarkSharedRTT(b *testing.B) {
 	defer cancel()
 	up := newResponder(b, 0)
 	mod := func(c *relay.Config) {
-		c.TargetRate = relay.Rate{PerSecond: 1e6, Burst: 1e6}
+		c.TargetRate = shared.Rate{PerSecond: 1e6, Burst: 1e6}
 		c.TargetHostRate, c.IPRate, c.ConnRate = c.TargetRate, c.TargetRate, c.TargetRate
 	}
 	local := wsRelay(b, ctx, newRelay(b, nil, mod))
@@ -149,7 +150,7 @@ func BenchmarkSharedThroughput(b *testing.B) {
 				store = st
 			}
 			s := newRelay(b, store, func(c *relay.Config) {
-				c.TargetRate = relay.Rate{PerSecond: 1e6, Burst: 1e6}
+				c.TargetRate = shared.Rate{PerSecond: 1e6, Burst: 1e6}
 				c.TargetHostRate = c.TargetRate
 				c.IPRate = c.TargetRate
 				c.ConnRate = c.TargetRate

@@ -18,6 +18,7 @@ import (
 	"github.com/querylens/querylens/internal/health"
 	"github.com/querylens/querylens/internal/testredis"
 	"github.com/querylens/querylens/relay"
+	"github.com/querylens/querylens/relay/shared"
 	"github.com/querylens/querylens/relay/wire"
 )
 
@@ -95,7 +96,7 @@ func newRelay(t testing.TB, st *Store, mod func(*relay.Config)) *relay.Server {
 		AllowTargets: []netip.Prefix{netip.MustParsePrefix("127.0.0.0/8")},
 		ReplyWindow:  time.Second,
 		CacheTTL:     5 * time.Second,
-		TargetRate:   relay.Rate{PerSecond: 1000, Burst: 1000},
+		TargetRate:   shared.Rate{PerSecond: 1000, Burst: 1000},
 	}
 	if st != nil {
 		cfg.SharedCache, cfg.SharedLimiter = st, st
@@ -209,7 +210,7 @@ func TestSharedTargetLimit(t *testing.T) {
 	st := open(t, srv.URL())
 	up := newResponder(t, 0)
 	one := func(c *relay.Config) {
-		c.TargetRate = relay.Rate{PerSecond: 0.01, Burst: 2}
+		c.TargetRate = shared.Rate{PerSecond: 0.01, Burst: 2}
 		c.CacheTTL = -1
 	}
 	a, b := newRelay(t, st, one), newRelay(t, st, one)
@@ -348,11 +349,11 @@ func TestSharedClientLimit(t *testing.T) {
 	st := open(t, srv.URL())
 	up := newResponder(t, 0)
 	ctx := ctxFor(t, 20*time.Second)
-	count := func(shared *Store) int {
-		lim := func(c *relay.Config) { c.IPRate = relay.Rate{PerSecond: 0.001, Burst: 16} }
+	count := func(st *Store) int {
+		lim := func(c *relay.Config) { c.IPRate = shared.Rate{PerSecond: 0.001, Burst: 16} }
 		var clients []*relay.Client
 		for range 2 {
-			ts := httptest.NewServer(newRelay(t, shared, lim))
+			ts := httptest.NewServer(newRelay(t, st, lim))
 			t.Cleanup(ts.Close)
 			c, err := relay.Dial(ctx, "ws"+strings.TrimPrefix(ts.URL, "http"), nil)
 			if err != nil {

@@ -30,6 +30,7 @@ import (
 	"github.com/querylens/querylens/demo"
 	"github.com/querylens/querylens/netquery"
 	"github.com/querylens/querylens/relay"
+	"github.com/querylens/querylens/relay/shared"
 	"github.com/querylens/querylens/relay/wire"
 )
 
@@ -460,10 +461,10 @@ func relayChild() {
 		MaxConnsPerIP:  idleCap,
 		IdleTimeout:    childLife,
 		CacheTTL:       -1,
-		ConnRate:       relay.Rate{PerSecond: 1e6, Burst: 1e6},
-		IPRate:         relay.Rate{PerSecond: 1e6, Burst: 1e6},
-		TargetRate:     relay.Rate{PerSecond: 1e6, Burst: 1e6},
-		TargetHostRate: relay.Rate{PerSecond: 1e6, Burst: 1e6},
+		ConnRate:       shared.Rate{PerSecond: 1e6, Burst: 1e6},
+		IPRate:         shared.Rate{PerSecond: 1e6, Burst: 1e6},
+		TargetRate:     shared.Rate{PerSecond: 1e6, Burst: 1e6},
+		TargetHostRate: shared.Rate{PerSecond: 1e6, Burst: 1e6},
 	}, slog.New(slog.DiscardHandler))
 	mux := http.NewServeMux()
 	mux.Handle("/relay", srv)

@@ -6,11 +6,12 @@ import (
 	"strconv"
 	"time"
 
+	"github.com/querylens/querylens/relay/shared"
 	"github.com/querylens/querylens/relay/wire"
 )
 
 // follow streams another relay's exchange (or its cached replies) into f.
-func (f *fetch) follow(key string, e SharedEntry) (outcome, bool) {
+func (f *fetch) follow(key string, e shared.Entry) (outcome, bool) {
 	s := f.s
 	sh := s.shared
 	ctx, cancel := context.WithTimeout(context.Background(), s.cfg.ReplyWindow)
@@ -21,13 +22,13 @@ func (f *fetch) follow(key string, e SharedEntry) (outcome, bool) {
 		return outcome{reason: wire.EndCancelled}, true
 	}
 	f.stopFollow = cancel
-	if e.Status == SharedPending {
+	if e.Status == shared.Pending {
 		f.sharedFlags = wire.FlagCoalesced
 	} else {
 		f.sharedFlags = wire.FlagCached
 	}
 	f.mu.Unlock()
-	if e.Status == SharedPending {
+	if e.Status == shared.Pending {
 		sh.outcomes.add(sharedCoalesced, 1)
 	} else {
 		sh.outcomes.add(sharedHit, 1)
@@ -41,16 +42,16 @@ func (f *fetch) follow(key string, e SharedEntry) (outcome, bool) {
 			}
 		}
 		switch e.Status {
-		case SharedDone:
+		case shared.Done:
 			if e.TTL > 0 && e.TTL < f.ttl {
 				f.ttl = e.TTL
 			}
 			return outcome{reason: wire.EndWindow}, true
-		case SharedTimeout:
+		case shared.Timeout:
 			return f.timeoutOutcome(), true
-		case SharedLimited:
+		case shared.Limited:
 			return outcome{code: wire.CodeRateLimited, rule: wire.RulePerTarget, msg: f.target.String()}, true
-		case SharedAbandoned:
+		case shared.Abandoned:
 			sh.abandoned.Add(1)
 			if got == 0 && ctx.Err() == nil {
 				sh.outcomes.add(sharedFallback, 1)
@@ -80,12 +81,12 @@ func (f *fetch) follow(key string, e SharedEntry) (outcome, bool) {
 			}
 			return f.timeoutOutcome(), true
 		case wctx.Err() != nil || errors.Is(err, context.DeadlineExceeded):
-			e = SharedEntry{Cursor: e.Cursor}
+			e = shared.Entry{Cursor: e.Cursor}
 			continue
 		}
 		// The store failed while this relay waited for another's replies:
 		// ask upstream itself if nothing came yet and the window is open.
-		sh.cacheDep.fail(err)
+		sh.cacheDep.Fail(err)
 		if got == 0 {
 			sh.outcomes.add(sharedFallback, 1)
 			return outcome{}, false
