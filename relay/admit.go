@@ -20,7 +20,7 @@ import (
 //
 //  1. checkRequest: the protocol is known, the datagram is at most
 //     MaxDatagram bytes, the codec's CheckQuery accepts it, and the target
-//     is "host:port" (ParseTarget). These cost nothing and come before any
+//     is "host:port" (wire.ParseTarget). These cost nothing and come before any
 //     limit is charged.
 //  2. admitter.open: the asker's own limits. A connection checks the id is
 //     free, MaxInFlight, ConnRate and IPRate; the in-process Exchange has

@@ -45,7 +45,7 @@ var _ netquery.Exchanger = (*Client)(nil)
 
 // Dial connects to the relay at url ("ws://host/path" or "wss://...") and
 // reads its HELLO. A relay that refuses the connection (origin, connection
-// caps, shutdown) is reported as a *RefusedError.
+// caps, shutdown) is reported as a *wire.RefusedError.
 func Dial(ctx context.Context, url string, opts *DialOptions) (*Client, error) {
 	var o DialOptions
 	if opts != nil {
@@ -99,7 +99,7 @@ func Dial(ctx context.Context, url string, opts *DialOptions) (*Client, error) {
 	return c, nil
 }
 
-// closeError turns a close by the relay into a *RefusedError when the
+// closeError turns a close by the relay into a *wire.RefusedError when the
 // reason names a rule (connection caps, subprotocol, shutdown, idle).
 func closeError(err error) error {
 	var ce websocket.CloseError
@@ -203,7 +203,7 @@ func (c *Client) writeFrame(fr []byte) error {
 }
 
 // Exchange drives q through the relay: it satisfies netquery.Exchanger.
-// Refusals by the relay come back as *RefusedError; a window that closes
+// Refusals by the relay come back as *wire.RefusedError; a window that closes
 // before q is done is a nil error with Result.Done false.
 func (c *Client) Exchange(ctx context.Context, protocol, target string, q codecs.Query) (netquery.Result, error) {
 	if len(protocol) > 255 || len(target) > 255 {
