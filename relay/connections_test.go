@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/coder/websocket"
+	"github.com/querylens/querylens/relay/client"
 	"github.com/querylens/querylens/relay/wire"
 )
 
@@ -43,10 +44,10 @@ func TestConnectionCaps(t *testing.T) {
 	cfg.MaxConns = 3
 	cfg.TrustedProxies = []netip.Prefix{netip.MustParsePrefix("127.0.0.1/32")}
 	f := newRelay(t, cfg)
-	dial := func(ip string) (*Client, error) {
-		return Dial(ctx, f.url, &DialOptions{HTTPHeader: httpHeader("X-Forwarded-For", ip)})
+	dial := func(ip string) (*client.Client, error) {
+		return client.Dial(ctx, f.url, &client.DialOptions{HTTPHeader: httpHeader("X-Forwarded-For", ip)})
 	}
-	var open []*Client
+	var open []*client.Client
 	defer func() {
 		for _, c := range open {
 			c.Close()
@@ -111,7 +112,7 @@ func TestOriginAndSubprotocol(t *testing.T) {
 			if tc.origin != "" {
 				h.Set("Origin", tc.origin)
 			}
-			c, err := Dial(ctx, f.url, &DialOptions{HTTPHeader: h})
+			c, err := client.Dial(ctx, f.url, &client.DialOptions{HTTPHeader: h})
 			if tc.ok {
 				if err != nil {
 					t.Fatal(err)
@@ -171,7 +172,7 @@ func TestShutdown(t *testing.T) {
 	if err := <-done; err != nil {
 		t.Fatal(err)
 	}
-	_, err := Dial(ctx, url, nil)
+	_, err := client.Dial(ctx, url, nil)
 	var re *wire.RefusedError
 	if !errors.As(err, &re) || re.Rule() != wire.RuleShuttingDown {
 		t.Fatalf("dial after shutdown: %v", err)

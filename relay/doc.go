@@ -22,13 +22,12 @@
 //	conn*.go, cork.go          one WebSocket connection: reading frames, the send queue, the writer
 //	admit.go                   admission of one query, stage by stage
 //	policy.go, resolve.go      which addresses may be queried; names resolved and judged
-//	exchange.go, upstream.go   the in-process Exchange; one upstream exchange shared by its askers
+//	exchange.go, upstream.go   the in-process Exchange (over relay/internal/drive); one upstream exchange shared by its askers
 //	cache.go, peek.go          cached replies; Peek reads them without sending
 //	limit.go, sharelimit.go    token buckets, and per-target buckets shared between clients
 //	slots.go, silence.go       upstream capacity shared between clients; silent targets cool down
 //	sockets*.go                connected UDP sockets, reused
 //	shared*.go                 the relay's use of a shared store (package relay/shared)
-//	client.go, drive.go        Client and Dial, the protocol over a WebSocket; the driver it shares with Exchange
 //	metrics.go, health.go      /metrics and /healthz
 //
 // # Policy
@@ -80,8 +79,9 @@
 // front and serve alone while the store is down.
 //
 // Server.Exchange runs the same path (policy, per-target limits, cache,
-// coalescing) in process, for pages rendered on the server; Client speaks
-// the protocol over a WebSocket for the command line. Both satisfy
-// netquery.Exchanger. Server.Peek reads the cache alone, never
+// coalescing) in process, for pages rendered on the server; package
+// relay/client speaks the protocol over a WebSocket for the command line.
+// Both satisfy netquery.Exchanger and share one conversation driver
+// (relay/internal/drive). Server.Peek reads the cache alone, never
 // sending.
 package relay

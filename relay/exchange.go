@@ -6,6 +6,7 @@ import (
 
 	"github.com/querylens/querylens/codecs"
 	"github.com/querylens/querylens/netquery"
+	"github.com/querylens/querylens/relay/internal/drive"
 	"github.com/querylens/querylens/relay/wire"
 )
 
@@ -39,8 +40,8 @@ func (s *Server) exchange(ctx context.Context, protocol, target string, q codecs
 	s.wg.Add(1)
 	s.mu.Unlock()
 	defer s.wg.Done()
-	l := &local{s: s, protocol: protocol, target: target, cacheOnly: cacheOnly, ev: newEvents(), active: make(map[uint32]*asker)}
-	return drive(ctx, q, l)
+	l := &local{s: s, protocol: protocol, target: target, cacheOnly: cacheOnly, ev: drive.NewEvents(), active: make(map[uint32]*asker)}
+	return drive.Run(ctx, q, l)
 }
 
 // local is the in-process transport and sink.
@@ -48,13 +49,13 @@ type local struct {
 	s                *Server
 	protocol, target string
 	cacheOnly        bool
-	ev               *events
+	ev               *drive.Events
 	mu               sync.Mutex
 	active           map[uint32]*asker
 	lastID           uint32
 }
 
-func (l *local) send(ctx context.Context, d []byte) (uint32, error) {
+func (l *local) Send(ctx context.Context, d []byte) (uint32, error) {
 	a, ref := l.s.admit(ctx, l, 0, l.protocol, l.target, d)
 	if ref != nil {
 		return 0, ref
@@ -74,7 +75,7 @@ func (l *local) open(uint32) (*asker, *wire.RefusedError) {
 	return a, nil
 }
 
-func (l *local) cancel(id uint32) {
+func (l *local) Cancel(id uint32) {
 	l.mu.Lock()
 	a := l.active[id]
 	delete(l.active, id)
@@ -84,8 +85,8 @@ func (l *local) cancel(id uint32) {
 	}
 }
 
-func (l *local) next(ctx context.Context) (event, error) {
-	ev, ok := l.ev.next(ctx, nil)
+func (l *local) Next(ctx context.Context) (drive.Event, error) {
+	ev, ok := l.ev.Next(ctx, nil)
 	if !ok {
 		return ev, ctx.Err()
 	}
@@ -94,18 +95,18 @@ func (l *local) next(ctx context.Context) (event, error) {
 
 func (l *local) reply(a *asker, r reply, flags wire.ReplyFlags) {
 	if !a.done.Load() {
-		l.ev.push(event{typ: wire.FrameReply, id: a.id, data: append([]byte(nil), r.data...), rtt: r.rtt, flags: flags})
+		l.ev.Push(drive.Event{Type: wire.FrameReply, ID: a.id, Data: append([]byte(nil), r.data...), RTT: r.rtt, Flags: flags})
 	}
 }
 
 func (l *local) end(a *asker, reason wire.EndReason) {
 	if l.s.finish(a) {
-		l.ev.push(event{typ: wire.FrameEnd, id: a.id, reason: reason})
+		l.ev.Push(drive.Event{Type: wire.FrameEnd, ID: a.id, Reason: reason})
 	}
 }
 
 func (l *local) fail(a *asker, code wire.Code, msg string) {
 	if l.s.finish(a) {
-		l.ev.push(event{typ: wire.FrameError, id: a.id, code: code, msg: msg})
+		l.ev.Push(drive.Event{Type: wire.FrameError, ID: a.id, Code: code, Msg: msg})
 	}
 }

@@ -145,7 +145,12 @@ func TestClientAfterRelayCloses(t *testing.T) {
 	cfg.IdleTimeout = 100 * time.Millisecond
 	f := newRelay(t, cfg)
 	c := dialClient(t, ctx, f.url)
-	<-c.done
+	for f.srv.connCount() > 0 { // the relay closed the idle connection
+		if ctx.Err() != nil {
+			t.Fatal("the relay kept the idle connection")
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
 	_, err := c.Exchange(ctx, testProto, "127.0.0.1:1024", &testQuery{})
 	var re *wire.RefusedError
 	if err == nil || errors.As(err, &re) && re.Rule() != wire.RuleIdle {

@@ -17,6 +17,7 @@ import (
 
 	"github.com/coder/websocket"
 	"github.com/querylens/querylens/codecs"
+	"github.com/querylens/querylens/relay/client"
 	"github.com/querylens/querylens/relay/shared"
 	"github.com/querylens/querylens/relay/wire"
 )
@@ -288,9 +289,9 @@ func httpHeader(kv ...string) http.Header {
 }
 
 // dialClient connects a Client that is closed when the test ends.
-func dialClient(t testing.TB, ctx context.Context, url string) *Client {
+func dialClient(t testing.TB, ctx context.Context, url string) *client.Client {
 	t.Helper()
-	c, err := Dial(ctx, url, nil)
+	c, err := client.Dial(ctx, url, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -320,4 +321,11 @@ func (c *fakeClock) advance(d time.Duration) {
 	c.mu.Lock()
 	c.t = c.t.Add(d)
 	c.mu.Unlock()
+}
+
+// connCount is how many WebSocket connections the relay holds.
+func (s *Server) connCount() int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return len(s.conns)
 }

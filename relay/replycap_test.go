@@ -12,6 +12,7 @@ import (
 	"github.com/querylens/querylens/codecs"
 	"github.com/querylens/querylens/codecs/a2s"
 	"github.com/querylens/querylens/netquery"
+	"github.com/querylens/querylens/relay/client"
 	"github.com/querylens/querylens/relay/wire"
 )
 
@@ -179,7 +180,7 @@ func TestExchangeCapped(t *testing.T) {
 		}
 	}
 	f := newRelay(t, testConfig())
-	cl, err := Dial(ctx, f.url, nil)
+	cl, err := client.Dial(ctx, f.url, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -17,6 +17,7 @@ import (
 	_ "github.com/querylens/querylens/codecs/all"
 	"github.com/querylens/querylens/netquery"
 	"github.com/querylens/querylens/relay"
+	"github.com/querylens/querylens/relay/client"
 	"github.com/querylens/querylens/relay/wire"
 )
 
@@ -64,7 +65,7 @@ func TestZandronumThroughRelay(t *testing.T) {
 	ts := httptest.NewServer(srv)
 	defer ts.Close()
 	defer srv.Shutdown(ctx)
-	c, err := relay.Dial(ctx, "ws"+strings.TrimPrefix(ts.URL, "http"), nil)
+	c, err := client.Dial(ctx, "ws"+strings.TrimPrefix(ts.URL, "http"), nil)
 	if err != nil {
 		t.Fatal(err)
 	}

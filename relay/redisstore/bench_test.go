@@ -14,6 +14,7 @@ import (
 
 	"github.com/querylens/querylens/internal/testredis"
 	"github.com/querylens/querylens/relay"
+	"github.com/querylens/querylens/relay/client"
 	"github.com/querylens/querylens/relay/shared"
 )
 
@@ -25,10 +26,10 @@ func percentile(d []time.Duration, p float64) time.Duration {
 func us(d time.Duration) float64 { return float64(d) / float64(time.Microsecond) }
 
 // wsRelay serves s over a loopback WebSocket and dials it.
-func wsRelay(b *testing.B, ctx context.Context, s *relay.Server) *relay.Client {
+func wsRelay(b *testing.B, ctx context.Context, s *relay.Server) *client.Client {
 	ts := httptest.NewServer(s)
 	b.Cleanup(ts.Close)
-	c, err := relay.Dial(ctx, "ws"+strings.TrimPrefix(ts.URL, "http"), nil)
+	c, err := client.Dial(ctx, "ws"+strings.TrimPrefix(ts.URL, "http"), nil)
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -36,12 +37,12 @@ func wsRelay(b *testing.B, ctx context.Context, s *relay.Server) *relay.Client {
 	return c
 }
 
-func ask(b *testing.B, ctx context.Context, c *relay.Client, target, tag string) time.Duration {
+func ask(b *testing.B, ctx context.Context, c *client.Client, target, tag string) time.Duration {
 	d, _ := askCached(b, ctx, c, target, tag)
 	return d
 }
 
-func askCached(b *testing.B, ctx context.Context, c *relay.Client, target, tag string) (time.Duration, bool) {
+func askCached(b *testing.B, ctx context.Context, c *client.Client, target, tag string) (time.Duration, bool) {
 	q, _ := sharedCodec{}.NewQuery(map[string]string{"tag": tag})
 	start := time.Now()
 	res, err := c.Exchange(ctx, sharedProto, target, q)
@@ -157,7 +158,7 @@ func BenchmarkSharedThroughput(b *testing.B) {
 				c.MaxUpstream = 4096
 			})
 			const conns, window = 8, 16
-			clients := make([]*relay.Client, conns)
+			clients := make([]*client.Client, conns)
 			for i := range clients {
 				clients[i] = wsRelay(b, ctx, s)
 			}

@@ -18,6 +18,7 @@ import (
 	"github.com/querylens/querylens/internal/health"
 	"github.com/querylens/querylens/internal/testredis"
 	"github.com/querylens/querylens/relay"
+	"github.com/querylens/querylens/relay/client"
 	"github.com/querylens/querylens/relay/shared"
 	"github.com/querylens/querylens/relay/wire"
 )
@@ -351,11 +352,11 @@ func TestSharedClientLimit(t *testing.T) {
 	ctx := ctxFor(t, 20*time.Second)
 	count := func(st *Store) int {
 		lim := func(c *relay.Config) { c.IPRate = shared.Rate{PerSecond: 0.001, Burst: 16} }
-		var clients []*relay.Client
+		var clients []*client.Client
 		for range 2 {
 			ts := httptest.NewServer(newRelay(t, st, lim))
 			t.Cleanup(ts.Close)
-			c, err := relay.Dial(ctx, "ws"+strings.TrimPrefix(ts.URL, "http"), nil)
+			c, err := client.Dial(ctx, "ws"+strings.TrimPrefix(ts.URL, "http"), nil)
 			if err != nil {
 				t.Fatal(err)
 			}

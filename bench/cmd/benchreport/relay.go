@@ -30,6 +30,7 @@ import (
 	"github.com/querylens/querylens/demo"
 	"github.com/querylens/querylens/netquery"
 	"github.com/querylens/querylens/relay"
+	"github.com/querylens/querylens/relay/client"
 	"github.com/querylens/querylens/relay/shared"
 	"github.com/querylens/querylens/relay/wire"
 )
@@ -280,7 +281,7 @@ func holdIdle(ctx context.Context, self string, n int, target string) (idleRound
 		return s, json.NewDecoder(resp.Body).Decode(&s)
 	}
 
-	rc, err := relay.Dial(ctx, "ws://"+host+"/relay", nil)
+	rc, err := client.Dial(ctx, "ws://"+host+"/relay", nil)
 	if err != nil {
 		return r, err
 	}
@@ -366,7 +367,7 @@ func holdIdle(ctx context.Context, self string, n int, target string) (idleRound
 
 // compareRTT alternates direct and relayed GameSpy v2 queries to target
 // and returns the medians in µs.
-func compareRTT(ctx context.Context, rc *relay.Client, target string) ([2]float64, error) {
+func compareRTT(ctx context.Context, rc *client.Client, target string) ([2]float64, error) {
 	c, err := codecs.Lookup("gamespy2")
 	if err != nil {
 		return [2]float64{}, err

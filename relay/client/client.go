@@ -1,4 +1,8 @@
-package relay
+// Package client speaks the relay's protocol (docs/relay-protocol.md) over
+// a WebSocket: Dial connects to a relay and reads its HELLO, and the
+// Client it returns is a netquery.Exchanger for the command line and for
+// tests. Refusals come back as *wire.RefusedError.
+package client
 
 import (
 	"context"
@@ -12,8 +16,13 @@ import (
 	"github.com/coder/websocket"
 	"github.com/querylens/querylens/codecs"
 	"github.com/querylens/querylens/netquery"
+	"github.com/querylens/querylens/relay/internal/drive"
 	"github.com/querylens/querylens/relay/wire"
 )
+
+// defaultWriteTimeout bounds writing one frame when DialOptions leaves it
+// zero (the relay's own DefaultWriteTimeout).
+const defaultWriteTimeout = 10 * time.Second
 
 // DialOptions tunes Dial. The zero value is usable.
 type DialOptions struct {
@@ -36,7 +45,7 @@ type Client struct {
 
 	mu     sync.Mutex
 	err    error // why the connection ended, set before done closes
-	routes map[uint32]*events
+	routes map[uint32]*drive.Events
 	pings  map[uint32]chan error
 	lastID uint32 // ids and ping nonces share one space, so ERROR frames route unambiguously
 }
@@ -52,7 +61,7 @@ func Dial(ctx context.Context, url string, opts *DialOptions) (*Client, error) {
 		o = *opts
 	}
 	if o.WriteTimeout <= 0 {
-		o.WriteTimeout = DefaultWriteTimeout
+		o.WriteTimeout = defaultWriteTimeout
 	}
 	ws, resp, err := websocket.Dial(ctx, url, &websocket.DialOptions{
 		HTTPClient:      o.HTTPClient,
@@ -92,7 +101,7 @@ func Dial(ctx context.Context, url string, opts *DialOptions) (*Client, error) {
 		writeTimeout: o.WriteTimeout,
 		slots:        make(chan struct{}, max(1, int(f.Hello.MaxInFlight))),
 		done:         make(chan struct{}),
-		routes:       make(map[uint32]*events),
+		routes:       make(map[uint32]*drive.Events),
 		pings:        make(map[uint32]chan error),
 	}
 	go c.readLoop()
@@ -134,21 +143,21 @@ func (c *Client) readLoop() {
 		}
 		switch f.Type {
 		case wire.FrameReply:
-			c.route(f.ID, event{typ: wire.FrameReply, id: f.ID, data: f.Datagram, rtt: f.RTT, flags: f.Flags}, false)
+			c.route(f.ID, drive.Event{Type: wire.FrameReply, ID: f.ID, Data: f.Datagram, RTT: f.RTT, Flags: f.Flags}, false)
 		case wire.FrameEnd:
-			c.route(f.ID, event{typ: wire.FrameEnd, id: f.ID, reason: f.Reason}, true)
+			c.route(f.ID, drive.Event{Type: wire.FrameEnd, ID: f.ID, Reason: f.Reason}, true)
 		case wire.FrameError:
 			if c.pong(f.ID, &wire.RefusedError{ID: f.ID, Code: f.Code, Message: f.Message}) {
 				continue // a refused PING
 			}
-			c.route(f.ID, event{typ: wire.FrameError, id: f.ID, code: f.Code, msg: f.Message}, true)
+			c.route(f.ID, drive.Event{Type: wire.FrameError, ID: f.ID, Code: f.Code, Msg: f.Message}, true)
 		case wire.FramePong:
 			c.pong(f.ID, nil)
 		}
 	}
 }
 
-func (c *Client) route(id uint32, ev event, final bool) {
+func (c *Client) route(id uint32, ev drive.Event, final bool) {
 	c.mu.Lock()
 	q := c.routes[id]
 	if final && q != nil {
@@ -157,7 +166,7 @@ func (c *Client) route(id uint32, ev event, final bool) {
 	}
 	c.mu.Unlock()
 	if q != nil {
-		q.push(ev)
+		q.Push(ev)
 	}
 }
 
@@ -209,17 +218,17 @@ func (c *Client) Exchange(ctx context.Context, protocol, target string, q codecs
 	if len(protocol) > 255 || len(target) > 255 {
 		return netquery.Result{}, &wire.RefusedError{Code: wire.CodeBadFrame, Message: "bad-frame: protocol or target longer than 255 bytes"}
 	}
-	return drive(ctx, q, &remote{c: c, protocol: protocol, target: target, ev: newEvents()})
+	return drive.Run(ctx, q, &remote{c: c, protocol: protocol, target: target, ev: drive.NewEvents()})
 }
 
 // remote is one Exchange's transport over the client's connection.
 type remote struct {
 	c                *Client
 	protocol, target string
-	ev               *events
+	ev               *drive.Events
 }
 
-func (r *remote) send(ctx context.Context, d []byte) (uint32, error) {
+func (r *remote) Send(ctx context.Context, d []byte) (uint32, error) {
 	c := r.c
 	select {
 	case c.slots <- struct{}{}:
@@ -255,7 +264,7 @@ func (c *Client) forget(id uint32) bool {
 // freed before, another query could take it and reach the relay ahead of
 // the CANCEL, while the relay still counts id against Hello.MaxInFlight,
 // and be refused busy.
-func (r *remote) cancel(id uint32) {
+func (r *remote) Cancel(id uint32) {
 	c := r.c
 	c.mu.Lock()
 	open := c.routes[id] != nil
@@ -268,8 +277,8 @@ func (r *remote) cancel(id uint32) {
 	<-c.slots
 }
 
-func (r *remote) next(ctx context.Context) (event, error) {
-	ev, ok := r.ev.next(ctx, r.c.done)
+func (r *remote) Next(ctx context.Context) (drive.Event, error) {
+	ev, ok := r.ev.Next(ctx, r.c.done)
 	if ok {
 		return ev, nil
 	}
