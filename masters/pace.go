@@ -6,7 +6,7 @@ import (
 	"sync"
 	"time"
 
-	"github.com/querylens/querylens/relay"
+	"github.com/querylens/querylens/relay/shared"
 )
 
 // DefaultInterval is the least time between two requests to one master
@@ -58,16 +58,16 @@ func (p *LocalPacer) Reserve(_ context.Context, addr string) time.Duration {
 	return 0
 }
 
-// SharedPacer paces across every instance sharing one store (relay's
-// SharedLimiter: Redis with --redis): the local pacer first, then a token
+// SharedPacer paces across every instance sharing one store (a
+// shared.Limiter: Redis with --redis): the local pacer first, then a token
 // bucket per master address in the store ("master:" + address, one token
 // per Interval, a burst of one). When the store fails the local pacer
 // alone decides, as the relay's own limits do, so an outage degrades
 // sharing, never the pacing of this instance.
 type SharedPacer struct {
 	Local   *LocalPacer
-	Limiter relay.SharedLimiter
-	Timeout time.Duration // bounds one call to the store; 0: relay.DefaultSharedTimeout
+	Limiter shared.Limiter
+	Timeout time.Duration // bounds one call to the store; 0: shared.DefaultTimeout
 	Logger  *slog.Logger
 }
 
@@ -78,12 +78,12 @@ func (p *SharedPacer) Reserve(ctx context.Context, addr string) time.Duration {
 	}
 	timeout := p.Timeout
 	if timeout <= 0 {
-		timeout = relay.DefaultSharedTimeout
+		timeout = shared.DefaultTimeout
 	}
 	cctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
-	b := relay.SharedBucket{Key: "master:" + addr, Rate: relay.Rate{PerSecond: 1 / p.Local.Interval.Seconds(), Burst: 1}}
-	refused, err := p.Limiter.Take(cctx, []relay.SharedBucket{b})
+	b := shared.Bucket{Key: "master:" + addr, Rate: shared.Rate{PerSecond: 1 / p.Local.Interval.Seconds(), Burst: 1}}
+	refused, err := p.Limiter.Take(cctx, []shared.Bucket{b})
 	if err != nil {
 		if p.Logger != nil {
 			p.Logger.Warn("masters: the shared pacing store failed; pacing locally", "store", p.Limiter.Name(), "err", err)

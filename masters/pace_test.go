@@ -9,8 +9,8 @@ import (
 	"time"
 
 	"github.com/querylens/querylens/internal/testredis"
-	"github.com/querylens/querylens/relay"
 	"github.com/querylens/querylens/relay/redisstore"
+	"github.com/querylens/querylens/relay/shared"
 )
 
 func TestLocalPacer(t *testing.T) {
@@ -61,10 +61,10 @@ type failingLimiter struct{}
 
 func (failingLimiter) Name() string               { return "down" }
 func (failingLimiter) Ping(context.Context) error { return errors.New("down") }
-func (failingLimiter) Take(context.Context, []relay.SharedBucket) (int, error) {
+func (failingLimiter) Take(context.Context, []shared.Bucket) (int, error) {
 	return -1, errors.New("down")
 }
-func (failingLimiter) Lease(context.Context, relay.SharedBucket, int) (int, error) {
+func (failingLimiter) Lease(context.Context, shared.Bucket, int) (int, error) {
 	return 0, errors.New("down")
 }
 

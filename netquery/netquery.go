@@ -1,6 +1,6 @@
 // Package netquery drives a codecs.Query conversation over a transport:
 // direct UDP (the CLI, the demo's tests, the native benchmark client), a
-// relay's WebSocket (relay.Client) or a relay in the same process
+// relay's WebSocket (package relay/client) or a relay in the same process
 // (relay.Server, used by the status page so that shared links go through
 // the relay's cache and policy).
 package netquery

@@ -2,23 +2,12 @@ package relay
 
 import (
 	"context"
-	"errors"
-	"maps"
-	"math"
 	"net/netip"
-	"path"
-	"slices"
-	"strconv"
-	"strings"
 	"time"
-)
 
-// Rate is a token bucket: PerSecond tokens are added each second, up to
-// Burst. Each query takes one token.
-type Rate struct {
-	PerSecond float64
-	Burst     int
-}
+	"github.com/querylens/querylens/relay/shared"
+	"github.com/querylens/querylens/relay/wire"
+)
 
 // Resolver turns a host name into addresses. *net.Resolver satisfies it;
 // tests inject a fake so that nothing reaches real DNS.
@@ -110,10 +99,10 @@ type Config struct {
 	MaxCacheBytes   int
 
 	// ConnRate limits queries per connection. Default 20/s, burst 100.
-	ConnRate Rate
+	ConnRate shared.Rate
 	// IPRate limits queries per client address (IPv6: per /64), across all
 	// its connections. Default 40/s, burst 200.
-	IPRate Rate
+	IPRate shared.Rate
 	// TargetRate limits upstream queries to one target address and port,
 	// across all clients (cache hits do not count), shared between the
 	// clients asking (see sharelimit.go). Default 2/s, burst 16: the burst
@@ -121,16 +110,16 @@ type Config struct {
 	// the follow-ups of those that answer with a challenge), or one A2S
 	// conversation (INFO, PLAYER and RULES, each after a challenge); the
 	// rate stays what one server answers a browsing page.
-	TargetRate Rate
+	TargetRate shared.Rate
 	// TargetHostRate limits upstream queries to one target IP, any port,
 	// shared the same way. Default 20/s, burst 40.
-	TargetHostRate Rate
+	TargetHostRate shared.Rate
 	// PingRate limits PING frames per connection. Default 2/s, burst 10.
-	PingRate Rate
+	PingRate shared.Rate
 	// VisitorRate limits, per client address (IPv6: per /64), the pages
 	// that make the server query a game server itself through Exchange
 	// (status pages, badges): see AllowVisitor. Default 1/s, burst 30.
-	VisitorRate Rate
+	VisitorRate shared.Rate
 
 	// MaxConns caps open connections; MaxConnsPerIP caps them per client
 	// address (IPv6: per /64). Defaults 4096 and 8.
@@ -162,11 +151,11 @@ type Config struct {
 
 	// SharedCache and SharedLimiter, when set, share the reply cache,
 	// coalescing and the per-client and per-target rate limits with the
-	// other relays using the same store (see store.go and package
-	// relay/redisstore). The in-process cache and limits still apply and
+	// other relays using the same store (see package relay/shared,
+	// implemented by relay/redisstore). The in-process cache and limits still apply and
 	// serve alone while the store is down. Default: none.
-	SharedCache   SharedCache
-	SharedLimiter SharedLimiter
+	SharedCache   shared.Cache
+	SharedLimiter shared.Limiter
 	// SharedTimeout bounds each shared store operation; one that takes
 	// longer counts as the store being down. Default 250 ms.
 	SharedTimeout time.Duration
@@ -181,11 +170,11 @@ type Config struct {
 
 // ClientLimits are the limits that apply to each client (Config.Loopback).
 type ClientLimits struct {
-	ConnRate    Rate // queries per connection
-	IPRate      Rate // queries per client address
-	MaxInFlight int  // query ids open at once per connection
-	QueueFrames int  // send queue per connection, in REPLY frames
-	QueueBytes  int  // send queue per connection, in bytes
+	ConnRate    shared.Rate // queries per connection
+	IPRate      shared.Rate // queries per client address
+	MaxInFlight int         // query ids open at once per connection
+	QueueFrames int         // send queue per connection, in REPLY frames
+	QueueBytes  int         // send queue per connection, in bytes
 }
 
 // clientLimits returns the limits of c for clients that are not loopback,
@@ -202,252 +191,6 @@ func (c *Config) clientLimits(loopback bool) ClientLimits {
 	orInt(&l.QueueFrames, d.QueueFrames)
 	orInt(&l.QueueBytes, d.QueueBytes)
 	return l
-}
-
-// Defaults for the zero fields of Config.
-const (
-	DefaultMaxDatagram       = 8192
-	DefaultReplyWindow       = 2 * time.Second
-	DefaultMaxReplyBytes     = 64 << 10
-	DefaultMaxReplyDatagrams = 64
-	DefaultMaxInFlight       = 64
-	DefaultMaxUpstream       = 1024
-	DefaultCacheTTL          = 10 * time.Second
-	DefaultSilentCooldown    = 10 * time.Second
-	DefaultMaxCacheEntries   = 4096
-	DefaultMaxCacheBytes     = 16 << 20
-	DefaultMaxConns          = 4096
-	DefaultMaxConnsPerIP     = 8
-	DefaultIdleTimeout       = 60 * time.Second
-	DefaultWriteTimeout      = 10 * time.Second
-	DefaultResolveTimeout    = 2 * time.Second
-	DefaultQueueFrames       = 256
-	DefaultQueueBytes        = 256 << 10
-	DefaultMaxQueuedBytes    = 64 << 20
-)
-
-// ReplyCap is what one query of a protocol may bring back: at most Bytes
-// bytes of UDP payload in at most Datagrams datagrams. The datagram that
-// would pass either is dropped, counted (drops, reason "reply-cap") and
-// ends the exchange with END reason EndByteCap; nothing after it is read.
-type ReplyCap struct {
-	Bytes     int
-	Datagrams int
-}
-
-// DefaultReplyCaps are the protocols whose caps differ from
-// DefaultMaxReplyBytes and DefaultMaxReplyDatagrams.
-var DefaultReplyCaps = map[string]ReplyCap{
-	// A2S rules of a modded server run to tens of KiB, split over many
-	// datagrams (Source games split at 1,248 bytes by default); the codec
-	// reads as much of the reply to one query (a2s.MaxBytes,
-	// a2s.MaxDatagrams).
-	"a2s": {Bytes: 96 << 10, Datagrams: 64},
-}
-
-// Default rates (see Config).
-var (
-	DefaultConnRate       = Rate{PerSecond: 20, Burst: 100}
-	DefaultIPRate         = Rate{PerSecond: 40, Burst: 200}
-	DefaultTargetRate     = Rate{PerSecond: 2, Burst: 16}
-	DefaultTargetHostRate = Rate{PerSecond: 20, Burst: 40}
-	DefaultPingRate       = Rate{PerSecond: 2, Burst: 10}
-	DefaultVisitorRate    = Rate{PerSecond: 1, Burst: 30}
-)
-
-func orInt(v *int, d int) {
-	if *v == 0 {
-		*v = d
-	}
-}
-
-func orDur(v *time.Duration, d time.Duration) {
-	if *v == 0 {
-		*v = d
-	}
-}
-
-func orRate(v *Rate, d Rate) {
-	if *v == (Rate{}) {
-		*v = d
-	}
-}
-
-// withDefaults returns c with every zero field set to its default.
-func (c Config) withDefaults() Config {
-	orInt(&c.MaxDatagram, DefaultMaxDatagram)
-	orDur(&c.ReplyWindow, DefaultReplyWindow)
-	orInt(&c.MaxReplyBytes, DefaultMaxReplyBytes)
-	orInt(&c.MaxReplyDatagrams, DefaultMaxReplyDatagrams)
-	if c.ReplyCaps == nil {
-		c.ReplyCaps = DefaultReplyCaps // read only, never written
-	}
-	orInt(&c.MaxInFlight, DefaultMaxInFlight)
-	orInt(&c.MaxUpstream, DefaultMaxUpstream)
-	orDur(&c.CacheTTL, DefaultCacheTTL)
-	orDur(&c.SilentCooldown, DefaultSilentCooldown)
-	orInt(&c.MaxCacheEntries, DefaultMaxCacheEntries)
-	orInt(&c.MaxCacheBytes, DefaultMaxCacheBytes)
-	orRate(&c.ConnRate, DefaultConnRate)
-	orRate(&c.IPRate, DefaultIPRate)
-	orRate(&c.TargetRate, DefaultTargetRate)
-	orRate(&c.TargetHostRate, DefaultTargetHostRate)
-	orRate(&c.PingRate, DefaultPingRate)
-	orRate(&c.VisitorRate, DefaultVisitorRate)
-	orInt(&c.MaxConns, DefaultMaxConns)
-	orInt(&c.MaxConnsPerIP, DefaultMaxConnsPerIP)
-	orDur(&c.IdleTimeout, DefaultIdleTimeout)
-	orDur(&c.WriteTimeout, DefaultWriteTimeout)
-	orDur(&c.ResolveTimeout, DefaultResolveTimeout)
-	orInt(&c.QueueFrames, DefaultQueueFrames)
-	orInt(&c.QueueBytes, DefaultQueueBytes)
-	orInt(&c.MaxQueuedBytes, DefaultMaxQueuedBytes)
-	orDur(&c.SharedTimeout, DefaultSharedTimeout)
-	if c.Clock == nil {
-		c.Clock = time.Now
-	}
-	return c
-}
-
-// Validate reports every setting that cannot work, after applying the
-// defaults, joined into one error (errors.Join), one line each. New panics
-// on a config that fails Validate, so call it first to show users a proper
-// error.
-func (c Config) Validate() error {
-	c = c.withDefaults()
-	var errs []error
-	bad := func(field, why string) { errs = append(errs, errors.New("relay: config "+field+": "+why)) }
-	for _, p := range c.OriginPatterns {
-		if _, err := path.Match(p, ""); err != nil {
-			bad("OriginPatterns", "bad pattern "+strconv.Quote(p))
-		}
-		host := p
-		if i := strings.Index(p, "://"); i >= 0 {
-			host = p[i+3:]
-		}
-		if strings.Trim(host, "*?.:[]") == "" {
-			bad("OriginPatterns", strconv.Quote(p)+" allows every origin")
-		}
-	}
-	for _, p := range c.AllowTargets {
-		if !p.IsValid() {
-			bad("AllowTargets", "invalid prefix")
-		}
-	}
-	for _, a := range c.AllowAddrs {
-		if !a.IsValid() || a.Port() == 0 {
-			bad("AllowAddrs", "invalid address or port 0")
-		}
-	}
-	for _, p := range c.AllowPorts {
-		if p == 0 {
-			bad("AllowPorts", "port 0 cannot be allowed")
-		}
-	}
-	for _, p := range c.TrustedProxies {
-		if !p.IsValid() {
-			bad("TrustedProxies", "invalid prefix")
-		}
-	}
-	if c.MaxDatagram < 64 || c.MaxDatagram > math.MaxUint16 {
-		bad("MaxDatagram", "must be 64..65535")
-	}
-	for _, d := range []struct {
-		name string
-		v    time.Duration
-	}{
-		{"ReplyWindow", c.ReplyWindow}, {"IdleTimeout", c.IdleTimeout},
-		{"WriteTimeout", c.WriteTimeout}, {"ResolveTimeout", c.ResolveTimeout},
-		{"SharedTimeout", c.SharedTimeout},
-	} {
-		if d.v < 0 {
-			bad(d.name, "must be positive")
-		}
-	}
-	if c.ReplyWindow > time.Duration(math.MaxUint32)*time.Millisecond {
-		bad("ReplyWindow", "too long")
-	}
-	for _, name := range slices.Sorted(maps.Keys(c.ProtocolCacheTTL)) {
-		if c.ProtocolCacheTTL[name] > time.Duration(math.MaxUint32)*time.Millisecond {
-			bad("ProtocolCacheTTL["+name+"]", "too long")
-		}
-	}
-	if c.CacheTTL > time.Duration(math.MaxUint32)*time.Millisecond {
-		bad("CacheTTL", "too long")
-	}
-	for _, n := range []struct {
-		name string
-		v    int
-	}{
-		{"MaxReplyBytes", c.MaxReplyBytes}, {"MaxReplyDatagrams", c.MaxReplyDatagrams},
-		{"MaxInFlight", c.MaxInFlight}, {"MaxUpstream", c.MaxUpstream},
-		{"MaxCacheEntries", c.MaxCacheEntries}, {"MaxCacheBytes", c.MaxCacheBytes},
-		{"MaxConns", c.MaxConns}, {"MaxConnsPerIP", c.MaxConnsPerIP},
-		{"QueueFrames", c.QueueFrames}, {"QueueBytes", c.QueueBytes},
-		{"MaxQueuedBytes", c.MaxQueuedBytes},
-	} {
-		if n.v < 0 {
-			bad(n.name, "must be positive")
-		}
-	}
-	if c.MaxInFlight > math.MaxUint16 {
-		bad("MaxInFlight", "must be at most 65535")
-	}
-	if l := c.Loopback; l != nil {
-		for _, n := range []struct {
-			name string
-			v    int
-		}{{"MaxInFlight", l.MaxInFlight}, {"QueueFrames", l.QueueFrames}, {"QueueBytes", l.QueueBytes}} {
-			if n.v < 0 {
-				bad("Loopback."+n.name, "must be positive")
-			}
-		}
-		lim := c.clientLimits(true)
-		if lim.MaxInFlight > math.MaxUint16 {
-			bad("Loopback.MaxInFlight", "must be at most 65535")
-		}
-		if lim.QueueBytes < c.MaxDatagram+replyHeader {
-			bad("Loopback.QueueBytes", "must hold at least one reply of MaxDatagram bytes")
-		}
-		for _, r := range []struct {
-			name string
-			v    Rate
-		}{{"ConnRate", lim.ConnRate}, {"IPRate", lim.IPRate}} {
-			if !(r.v.PerSecond > 0) || math.IsInf(r.v.PerSecond, 0) || r.v.Burst < 1 {
-				bad("Loopback."+r.name, "needs PerSecond > 0 and Burst >= 1")
-			}
-		}
-	}
-	if c.MaxReplyDatagrams > math.MaxUint16 {
-		bad("MaxReplyDatagrams", "must be at most 65535")
-	}
-	for _, name := range slices.Sorted(maps.Keys(c.ReplyCaps)) {
-		rc := c.ReplyCaps[name]
-		if rc.Bytes < 0 {
-			bad("ReplyCaps["+name+"].Bytes", "must be positive")
-		}
-		if rc.Datagrams < 0 {
-			bad("ReplyCaps["+name+"].Datagrams", "must be positive")
-		}
-		if rc.Datagrams > math.MaxUint16 {
-			bad("ReplyCaps["+name+"].Datagrams", "must be at most 65535")
-		}
-	}
-	if c.QueueBytes < c.MaxDatagram+replyHeader {
-		bad("QueueBytes", "must hold at least one reply of MaxDatagram bytes")
-	}
-	for _, r := range []struct {
-		name string
-		v    Rate
-	}{
-		{"ConnRate", c.ConnRate}, {"IPRate", c.IPRate}, {"TargetRate", c.TargetRate},
-		{"TargetHostRate", c.TargetHostRate}, {"PingRate", c.PingRate}, {"VisitorRate", c.VisitorRate},
-	} {
-		if !(r.v.PerSecond > 0) || math.IsInf(r.v.PerSecond, 0) || r.v.Burst < 1 {
-			bad(r.name, "needs PerSecond > 0 and Burst >= 1")
-		}
-	}
-	return errors.Join(errs...)
 }
 
 // replyCap is what one query of protocol may bring back: its ReplyCaps
@@ -482,13 +225,13 @@ func (c *Config) cacheTTL(protocol string) time.Duration {
 
 // hello is the HELLO the relay sends with this config to a client with
 // limits lim.
-func (c *Config) hello(lim ClientLimits) Hello {
+func (c *Config) hello(lim ClientLimits) wire.Hello {
 	ttl := c.CacheTTL
 	if ttl < 0 {
 		ttl = 0
 	}
-	return Hello{
-		Version:       Version,
+	return wire.Hello{
+		Version:       wire.Version,
 		MaxDatagram:   uint16(c.MaxDatagram),
 		ReplyWindowMS: uint32(c.ReplyWindow / time.Millisecond),
 		MaxInFlight:   uint16(lim.MaxInFlight),

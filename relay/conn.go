@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/coder/websocket"
+	"github.com/querylens/querylens/relay/wire"
 )
 
 // conn is one client connection. Its goroutine (the HTTP handler's) reads
@@ -46,17 +47,13 @@ type conn struct {
 
 	watchdog *time.Timer // armed while the writer writes; fires on a stalled client
 
-	batches bool // the client chose SubprotocolBatch: frames queued together go in one message
+	batches bool // the client chose wire.SubprotocolBatch: frames queued together go in one message
 }
 
-// batchBufs lends the writer a buffer for a BATCH message while it writes
-// one, so that an idle connection holds none.
-var batchBufs = sync.Pool{New: func() any { b := make([]byte, 0, maxBatch); return &b }}
-
-// batchInBufs lends the reader of a SubprotocolBatch connection a buffer
-// for a message longer than a frame (a client's BATCH is at most maxBatch
-// bytes; one more tells a longer one).
-var batchInBufs = sync.Pool{New: func() any { b := make([]byte, maxBatch+1); return &b }}
+// batchInBufs lends the reader of a wire.SubprotocolBatch connection a buffer
+// for a message longer than a frame (a client's BATCH is at most
+// wire.MaxBatch bytes; one more tells a longer one).
+var batchInBufs = sync.Pool{New: func() any { b := make([]byte, wire.MaxBatch+1); return &b }}
 
 func newConn(s *Server, ws *websocket.Conn, raw net.Conn, key netip.Addr, loopback bool, log *slog.Logger) *conn {
 	ctx, cancel := context.WithCancel(context.Background())
@@ -81,14 +78,14 @@ func (c *conn) ctrlMax() int { return 2*c.lim.MaxInFlight + 16 }
 func (c *conn) serve() {
 	s := c.s
 	limit := s.readLimit()
-	batchIn := c.batches && maxBatch > limit
+	batchIn := c.batches && wire.MaxBatch > limit
 	if batchIn {
 		// A BATCH from the client: at most 64 KiB, as the relay's own.
-		limit = maxBatch
+		limit = wire.MaxBatch
 	}
 	c.ws.SetReadLimit(int64(limit))
 	c.mu.Lock()
-	start := c.pushLocked(appendHello(nil, s.cfg.hello(c.lim))) && c.claimWriterLocked()
+	start := c.pushLocked(wire.AppendHello(nil, s.cfg.hello(c.lim))) && c.claimWriterLocked()
 	c.idle = time.AfterFunc(s.cfg.IdleTimeout, c.checkIdle)
 	c.mu.Unlock()
 	if start {
@@ -156,8 +153,8 @@ func (c *conn) ended(err error) {
 		// and discards the rest of the message until the client's close
 		// frame, so that the client sees the status instead of a reset.
 		reason = "too-big"
-		c.s.metrics.refusals.add(string(RuleFrameTooBig), 1)
-		c.ws.Close(websocket.StatusMessageTooBig, string(RuleFrameTooBig))
+		c.s.metrics.refusals.add(string(wire.RuleFrameTooBig), 1)
+		c.ws.Close(websocket.StatusMessageTooBig, string(wire.RuleFrameTooBig))
 	case websocket.CloseStatus(err) != -1:
 		reason = "closed-" + strconv.Itoa(int(websocket.CloseStatus(err)))
 	}
@@ -205,9 +202,9 @@ func (c *conn) checkIdle() {
 	s.wg.Add(1) // the handler is still running, so this is not a late Add
 	c.mu.Unlock()
 	defer s.wg.Done()
-	s.metrics.refusals.add(string(RuleIdle), 1)
+	s.metrics.refusals.add(string(wire.RuleIdle), 1)
 	c.log.Debug("relay: idle timeout")
-	c.ws.Close(websocket.StatusNormalClosure, string(RuleIdle)+": no frame for "+s.cfg.IdleTimeout.String())
+	c.ws.Close(websocket.StatusNormalClosure, string(wire.RuleIdle)+": no frame for "+s.cfg.IdleTimeout.String())
 }
 
 // goAway delivers what is queued, then closes with 1001 (shutdown).
@@ -226,340 +223,5 @@ func (c *conn) goAway(ctx context.Context) {
 		case <-ctx.Done():
 		}
 	}
-	c.ws.Close(websocket.StatusGoingAway, string(RuleShuttingDown)+": the relay is shutting down")
-}
-
-func (c *conn) handle(typ websocket.MessageType, b []byte) {
-	s := c.s
-	if typ != websocket.MessageBinary {
-		s.metrics.framesIn.add("text", 1)
-		c.sendError(0, s.refusal(CodeBadFrame, RuleBadFrame, "text message; frames are binary"))
-		return
-	}
-	if c.batches && len(b) > 0 && FrameType(b[0]) == FrameBatch {
-		// A client on SubprotocolBatch may send its frames together too:
-		// each is read as if it had come alone, in order. A BATCH that
-		// does not split is refused whole, none of its frames read.
-		frames, err := SplitBatch(b)
-		s.metrics.framesIn.add(FrameBatch.String(), 1)
-		if err != nil {
-			s.metrics.drops.add(DropBadFrame, 1)
-			c.sendError(0, s.refusal(CodeBadFrame, RuleBadFrame, err.(*BadFrameError).detail()))
-			return
-		}
-		for _, fr := range frames {
-			c.handleFrame(fr)
-		}
-		return
-	}
-	c.handleFrame(b)
-}
-
-// handleFrame reads one client frame, alone in its message or from a
-// BATCH.
-func (c *conn) handleFrame(b []byte) {
-	s := c.s
-	f, err := ParseFrame(b)
-	label := "unknown"
-	if _, ok := frameNames[f.Type]; ok && len(b) > 0 {
-		label = f.Type.String()
-	}
-	s.metrics.framesIn.add(label, 1)
-	if err != nil {
-		s.metrics.drops.add(DropBadFrame, 1)
-		c.sendError(f.ID, s.refusal(CodeBadFrame, RuleBadFrame, err.(*BadFrameError).detail()))
-		return
-	}
-	switch f.Type {
-	case FrameQuery:
-		c.query(f)
-	case FramePing:
-		c.mu.Lock()
-		ok := c.ping.allow(s.now(), s.cfg.PingRate)
-		c.mu.Unlock()
-		if !ok {
-			c.sendError(f.ID, s.refusal(CodeRateLimited, RulePerConnectionPing, "too many pings"))
-			return
-		}
-		c.push(appendIDFrame(nil, FramePong, f.ID))
-	case FrameCancel:
-		c.cancelID(f.ID, true)
-	case FrameRelease:
-		c.cancelID(f.ID, false)
-	default:
-		c.sendError(f.ID, s.refusal(CodeBadFrame, RuleBadFrame, f.Type.String()+" frames go from the relay to the client"))
-	}
-}
-
-func (c *conn) query(f Frame) {
-	if f.ID == 0 {
-		c.sendError(0, c.s.refusal(CodeBadFrame, RuleBadFrame, "id 0 is reserved"))
-		return
-	}
-	if _, ref := c.s.admit(c.ctx, c, f.ID, f.Protocol, f.Target, f.Datagram); ref != nil {
-		c.sendError(f.ID, ref)
-	}
-}
-
-// open is admission stage 2 for a connection: the id must be free, and
-// the connection's and the client address's limits must allow the query.
-func (c *conn) open(id uint32) (*asker, *RefusedError) {
-	s := c.s
-	var code Code
-	var rule Rule
-	now := s.now()
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	switch {
-	case c.active[id] != nil:
-		code, rule = CodeBadFrame, RuleDuplicateID
-	case len(c.active) >= c.lim.MaxInFlight:
-		code, rule = CodeBusy, RuleInFlight
-	case s.isClosing():
-		code, rule = CodeBusy, RuleShuttingDown
-	case !c.rate.allow(now, c.lim.ConnRate):
-		code, rule = CodeRateLimited, RulePerConnection
-	case !c.ipRate.allow(c.key, now):
-		code, rule = CodeRateLimited, RulePerIP
-	}
-	if rule != "" {
-		return nil, s.refusal(code, rule, "query "+strconv.FormatUint(uint64(id), 10))
-	}
-	a := &asker{sink: c, id: id, client: c.key}
-	if c.active == nil {
-		c.active = make(map[uint32]*asker)
-	}
-	c.active[id] = a
-	s.inflight.Add(1)
-	return a, nil
-}
-
-// cancelID ends query id for a CANCEL (withEnd: the client gets END
-// reason cancelled) or a RELEASE (nothing more is sent for it). Either way
-// the id and its place among MaxInFlight are free before the next frame
-// is read, and the exchange stops if no one else asks it, its upstream
-// slot free then too (fetch.leave).
-func (c *conn) cancelID(id uint32, withEnd bool) {
-	c.mu.Lock()
-	a := c.active[id]
-	if a == nil || !c.s.finish(a) {
-		c.mu.Unlock()
-		return
-	}
-	delete(c.active, id)
-	start := false
-	if withEnd {
-		start = c.pushLocked(appendEnd(nil, id, EndCancelled, uint16(a.replies))) && c.claimWriterLocked()
-	}
-	c.mu.Unlock()
-	if start {
-		c.startWriter()
-	}
-	a.leave()
-}
-
-func (c *conn) sendError(id uint32, e *RefusedError) {
-	c.push(appendError(nil, id, e.Code, e.Message))
-}
-
-// reply, end and fail make conn a sink.
-
-func (c *conn) reply(a *asker, r reply, flags ReplyFlags) {
-	fr := appendReply(make([]byte, 0, replyHeader+len(r.data)), a.id, r.rtt, flags, r.data)
-	c.mu.Lock()
-	if a.done.Load() {
-		c.mu.Unlock()
-		return
-	}
-	ok, start := c.pushLocked(fr), false
-	if ok {
-		a.replies++
-		start = c.claimWriterLocked()
-	}
-	c.mu.Unlock()
-	if start {
-		c.startWriter()
-	}
-}
-
-func (c *conn) end(a *asker, reason EndReason) {
-	c.final(a, func(n int) []byte { return appendEnd(nil, a.id, reason, uint16(n)) })
-}
-
-func (c *conn) fail(a *asker, code Code, msg string) {
-	c.final(a, func(int) []byte { return appendError(nil, a.id, code, msg) })
-}
-
-func (c *conn) final(a *asker, frame func(replies int) []byte) {
-	c.mu.Lock()
-	if !c.s.finish(a) {
-		c.mu.Unlock()
-		return
-	}
-	if c.active[a.id] == a {
-		delete(c.active, a.id)
-	}
-	start := c.pushLocked(frame(a.replies)) && c.claimWriterLocked()
-	c.mu.Unlock()
-	if start {
-		c.startWriter()
-	}
-}
-
-// push queues one frame and makes sure a writer runs.
-func (c *conn) push(fr []byte) {
-	c.mu.Lock()
-	start := c.pushLocked(fr) && c.claimWriterLocked()
-	c.mu.Unlock()
-	if start {
-		c.startWriter()
-	}
-}
-
-// pushLocked queues fr if the queue has room, counting a drop otherwise.
-// REPLY frames count against QueueFrames and QueueBytes, the others
-// against ctrlMax.
-func (c *conn) pushLocked(fr []byte) bool {
-	s := c.s
-	switch {
-	case c.closed:
-		s.metrics.drops.add(DropClosed, 1)
-		return false
-	case FrameType(fr[0]) == FrameReply:
-		if c.qdata >= c.lim.QueueFrames || c.qbytes+len(fr) > c.lim.QueueBytes {
-			s.metrics.drops.add(DropQueueFull, 1)
-			return false
-		}
-		if s.queued.Add(int64(len(fr))) > int64(s.cfg.MaxQueuedBytes) {
-			s.queued.Add(-int64(len(fr)))
-			s.metrics.drops.add(DropRelayQueueFull, 1)
-			return false
-		}
-		c.qdata++
-		c.qbytes += len(fr)
-	default:
-		if c.qctrl >= c.ctrlMax() {
-			s.metrics.drops.add(DropQueueFull, 1)
-			return false
-		}
-		c.qctrl++
-	}
-	c.queue = append(c.queue, fr)
-	return true
-}
-
-// unqueueLocked takes frames that were queued (written or dropped) off
-// the connection's and the relay's queue budgets.
-func (c *conn) unqueueLocked(frames [][]byte) {
-	bytes := 0
-	for _, fr := range frames {
-		if FrameType(fr[0]) == FrameReply {
-			c.qdata--
-			bytes += len(fr)
-		} else {
-			c.qctrl--
-		}
-	}
-	c.qbytes -= bytes
-	c.s.queued.Add(-int64(bytes))
-}
-
-// claimWriterLocked reports whether the caller must start the writer.
-func (c *conn) claimWriterLocked() bool {
-	if c.writing || c.closed {
-		return false
-	}
-	c.writing = true
-	return true
-}
-
-// startWriter is called with the writer claimed; the handler goroutine is
-// still running (the queue is open), so adding to the wait group is safe.
-func (c *conn) startWriter() {
-	c.s.wg.Add(1)
-	go c.write()
-}
-
-func (c *conn) write() {
-	s := c.s
-	defer s.wg.Done()
-	var spare [][]byte
-	for {
-		c.mu.Lock()
-		batch := c.queue
-		if len(batch) == 0 || c.closed {
-			c.writing = false
-			c.mu.Unlock()
-			return
-		}
-		c.queue = spare[:0]
-		c.mu.Unlock()
-
-		// The watchdog, not a context, bounds the batch: a context per
-		// write would cost the library a timer registration per frame.
-		c.watchdog.Reset(s.cfg.WriteTimeout)
-		var err error
-		if c.cork != nil {
-			c.cork.cork()
-		}
-		for i := 0; i < len(batch); {
-			j := messageEnd(batch, i, c.batches)
-			if err == nil {
-				if j > i+1 {
-					buf := batchBufs.Get().(*[]byte)
-					*buf = appendBatch((*buf)[:0], batch[i:j])
-					err = c.ws.Write(context.Background(), websocket.MessageBinary, *buf)
-					batchBufs.Put(buf)
-				} else {
-					err = c.ws.Write(context.Background(), websocket.MessageBinary, batch[i])
-				}
-			}
-			for _, fr := range batch[i:j] {
-				if err == nil {
-					s.metrics.framesOut.add(FrameType(fr[0]).String(), 1)
-				} else {
-					s.metrics.drops.add(DropClosed, 1)
-				}
-			}
-			i = j
-		}
-		if c.cork != nil {
-			if uerr := c.cork.uncork(); err == nil && uerr != nil {
-				err = uerr
-			}
-		}
-		slow := !c.watchdog.Stop()
-		c.mu.Lock()
-		c.unqueueLocked(batch)
-		clear(batch)
-		spare = batch
-		if err != nil {
-			c.writing = false
-			c.closed = true
-			c.mu.Unlock()
-			if slow {
-				s.metrics.refusals.add(string(RuleSlowReader), 1)
-				c.log.Info("relay: slow reader closed", "timeout", s.cfg.WriteTimeout)
-			}
-			c.ws.CloseNow()
-			return
-		}
-		c.mu.Unlock()
-	}
-}
-
-// messageEnd is where the message that starts with frame i of queued ends:
-// after frame i alone, or with batches (SubprotocolBatch) after as many as
-// fit in one BATCH of at most maxBatch bytes.
-func messageEnd(queued [][]byte, i int, batches bool) int {
-	j := i + 1
-	if !batches {
-		return j
-	}
-	size := 1 + 2 + len(queued[i])
-	for j < len(queued) && size+2+len(queued[j]) <= maxBatch {
-		size += 2 + len(queued[j])
-		j++
-	}
-	return j
+	c.ws.Close(websocket.StatusGoingAway, string(wire.RuleShuttingDown)+": the relay is shutting down")
 }

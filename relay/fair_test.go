@@ -2,15 +2,14 @@ package relay
 
 import (
 	"context"
-	"math/rand/v2"
 	"net/http"
 	"net/netip"
 	"strconv"
-	"sync"
 	"testing"
 	"time"
 
 	"github.com/coder/websocket"
+	"github.com/querylens/querylens/relay/wire"
 )
 
 // dialAs connects a raw client that the relay takes for client address
@@ -19,7 +18,7 @@ import (
 func dialAs(t testing.TB, ctx context.Context, url string, ip string) *websocket.Conn {
 	t.Helper()
 	ws, _, err := websocket.Dial(ctx, url, &websocket.DialOptions{
-		Subprotocols: []string{Subprotocol},
+		Subprotocols: []string{wire.Subprotocol},
 		HTTPHeader:   http.Header{"X-Forwarded-For": {ip}},
 	})
 	if err != nil {
@@ -70,7 +69,7 @@ func TestFairUpstreamShare(t *testing.T) {
 	var failures []string
 	for id := uint32(1); id <= asks; id++ {
 		d := "RQgood" + strconv.Itoa(int(id))
-		if err := ws.Write(ctx, websocket.MessageBinary, appendQuery(nil, id, testProto, good.addr, []byte(d))); err != nil {
+		if err := ws.Write(ctx, websocket.MessageBinary, wire.AppendQuery(nil, id, testProto, good.addr, []byte(d))); err != nil {
 			t.Fatal(err)
 		}
 		for done := false; !done; {
@@ -78,20 +77,20 @@ func TestFairUpstreamShare(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			fr, err := ParseFrame(b)
+			fr, err := wire.ParseFrame(b)
 			if err != nil {
 				t.Fatal(err)
 			}
 			switch fr.Type {
-			case FrameReply:
+			case wire.FrameReply:
 				// The answer is complete: free the id at once, as a page does.
 				ok++
-				if err := ws.Write(ctx, websocket.MessageBinary, appendIDFrame(nil, FrameCancel, id)); err != nil {
+				if err := ws.Write(ctx, websocket.MessageBinary, wire.AppendIDFrame(nil, wire.FrameCancel, id)); err != nil {
 					t.Fatal(err)
 				}
-			case FrameEnd:
+			case wire.FrameEnd:
 				done = true
-			case FrameError:
+			case wire.FrameError:
 				failures = append(failures, fr.Message)
 				done = true
 			}
@@ -117,7 +116,7 @@ func TestUpstreamShareRule(t *testing.T) {
 	u := newUpstreamSlots(s, 64) // kept: 4; shares of the other 60
 	target := netip.MustParseAddrPort("127.0.0.1:10666")
 	key := func(i int) netip.Addr { return netip.AddrFrom4([4]byte{192, 0, 2, byte(i)}) }
-	take := func(k, n int, want Rule) {
+	take := func(k, n int, want wire.Rule) {
 		t.Helper()
 		for i := range n {
 			if _, rule := u.reserve(key(k), target); rule != want {
@@ -128,7 +127,7 @@ func TestUpstreamShareRule(t *testing.T) {
 	settle := func() { clock.advance(5 * cfg.ReplyWindow) } // 5 time constants
 	// A key alone may take all but the kept slots.
 	take(1, 60, "")
-	take(1, 1, RuleUpstreamShare)
+	take(1, 1, wire.RuleUpstreamShare)
 	for range 30 {
 		u.release(key(1))
 	}
@@ -144,10 +143,10 @@ func TestUpstreamShareRule(t *testing.T) {
 	for range 30 {
 		u.release(key(1))
 	}
-	take(1, 1, RuleUpstreamShare)
+	take(1, 1, wire.RuleUpstreamShare)
 	// Key 2 grows to its share.
 	take(2, 5, "")
-	take(2, 1, RuleUpstreamShare)
+	take(2, 1, wire.RuleUpstreamShare)
 	// A light key gets in.
 	take(9, 1, "")
 	// Once key 1's average has come down, it may start exchanges again.
@@ -160,7 +159,7 @@ func TestUpstreamShareRule(t *testing.T) {
 	for k := 10; u.open < 64; k++ {
 		take(k, 1, "")
 	}
-	take(99, 1, RuleUpstreamCap)
+	take(99, 1, wire.RuleUpstreamCap)
 }
 
 // TestUpstreamShareBetweenCounts checks a key that turned heavy since the
@@ -202,7 +201,7 @@ var simTarget = netip.MustParseAddrPort("127.0.0.1:10666")
 
 // ask makes key k ask for up to n slots, as a flooding client does with
 // its queries in flight, and returns the rules of the refusals.
-func (m *shareSim) ask(k, n int) (got int, rules []Rule) {
+func (m *shareSim) ask(k, n int) (got int, rules []wire.Rule) {
 	for range n {
 		if _, rule := m.u.reserve(simKey(k), simTarget); rule != "" {
 			rules = append(rules, rule)
@@ -301,151 +300,11 @@ func TestUpstreamShareNamedFirst(t *testing.T) {
 	for k := 100; m.u.open < 64 && k < 200; k++ {
 		m.ask(k, 1) // light keys take what is left, the kept slots too
 	}
-	if _, rules := m.ask(1, 1); len(rules) != 1 || rules[0] != RuleUpstreamShare {
+	if _, rules := m.ask(1, 1); len(rules) != 1 || rules[0] != wire.RuleUpstreamShare {
 		t.Fatalf("a key at its share, relay full: %v, want upstream-share", rules)
 	}
-	if _, rules := m.ask(200, 1); len(rules) != 1 || rules[0] != RuleUpstreamCap {
+	if _, rules := m.ask(200, 1); len(rules) != 1 || rules[0] != wire.RuleUpstreamCap {
 		t.Fatalf("a new key, relay full: %v, want upstream-cap", rules)
-	}
-}
-
-// TestTargetBudgetsShared: the per-host and per-target budgets are shared
-// between the clients asking, as the upstream slots are. Two clients that
-// each stay within their own limits (40 queries/s each, IPRate) but
-// together ask a host (or one target) faster than its budget take only
-// their shares of it; a third client that asks within its share (once a
-// second of a host's 20/s, once every 2 s of a target's 2/s) keeps
-// getting through once the pair has asked for 5 s. On a fake clock, for
-// 25 s; every exchange ends at once.
-func TestTargetBudgetsShared(t *testing.T) {
-	for _, tc := range []struct {
-		name         string
-		target, host Rate
-		greedy       time.Duration // mean interval between each greedy client's asks
-		third        time.Duration // interval between the third client's asks, within its share
-		port         func(i int) uint16
-	}{
-		{
-			name: "per-target-host", target: Rate{PerSecond: 1e6, Burst: 1e6}, host: DefaultTargetHostRate,
-			greedy: time.Second / 40, third: time.Second, port: func(i int) uint16 { return uint16(20000 + i%1000) }, // silent ports of one host
-		},
-		{
-			name: "per-target", target: DefaultTargetRate, host: Rate{PerSecond: 1e6, Burst: 1e6},
-			// 2/s between three clients: the third's share is 0.67/s.
-			greedy: time.Second / 4, third: 2 * time.Second, port: func(int) uint16 { return 10666 },
-		},
-	} {
-		t.Run(tc.name, func(t *testing.T) {
-			cfg := testConfig()
-			cfg.TargetRate, cfg.TargetHostRate = tc.target, tc.host
-			clock := newFakeClock()
-			cfg.Clock = clock.now
-			s := New(cfg, nil)
-			host := netip.MustParseAddr("127.0.0.7")
-			ask := func(client netip.Addr, i int) bool {
-				_, rule := s.upstream.reserve(client, netip.AddrPortFrom(host, tc.port(i)))
-				if rule == "" {
-					s.upstream.release(client)
-					return true
-				}
-				if rule != RulePerTarget && rule != RulePerTargetHost {
-					t.Fatalf("refused by %s", rule)
-				}
-				return false
-			}
-			a, b, c := simKey(1), simKey(2), simKey(3)
-			const step = time.Second / 1000
-			var greedyOK, greedyAsked, ok, asked int
-			// The greedy clients ask at random moments (a fixed seed), on
-			// average once every tc.greedy each.
-			rng := rand.New(rand.NewPCG(1, 2))
-			for at := time.Duration(0); at < 25*time.Second; at += step {
-				for _, k := range []netip.Addr{a, b} {
-					if rng.Float64() < float64(step)/float64(tc.greedy) {
-						greedyAsked++
-						if ask(k, greedyAsked) {
-							greedyOK++
-						}
-					}
-				}
-				if at >= 5*time.Second && at%tc.third == 512*time.Millisecond {
-					asked++
-					if ask(c, int(at/time.Millisecond)) {
-						ok++
-					}
-				}
-				clock.advance(step)
-			}
-			budget := tc.host
-			if tc.target.PerSecond < budget.PerSecond {
-				budget = tc.target
-			}
-			t.Logf("third client %d/%d; greedy pair %d/%d", ok, asked, greedyOK, greedyAsked)
-			if ok*100 < asked*95 {
-				t.Errorf("the third client got %d of %d through, want >= 95%%", ok, asked)
-			}
-			if max := int(25*budget.PerSecond) + budget.Burst; ok+greedyOK > max {
-				t.Errorf("%d queries went through, the budget allows %d", ok+greedyOK, max)
-			}
-		})
-	}
-}
-
-// recordingLimiter is a SharedLimiter that grants everything and records
-// the buckets it was asked to charge.
-type recordingLimiter struct {
-	mu      sync.Mutex
-	charged [][]SharedBucket
-}
-
-func (r *recordingLimiter) Name() string                   { return "recording" }
-func (r *recordingLimiter) Ping(ctx context.Context) error { return nil }
-func (r *recordingLimiter) Take(ctx context.Context, b []SharedBucket) (int, error) {
-	r.mu.Lock()
-	r.charged = append(r.charged, append([]SharedBucket(nil), b...))
-	r.mu.Unlock()
-	return -1, nil
-}
-func (r *recordingLimiter) Lease(ctx context.Context, b SharedBucket, n int) (int, error) {
-	return n, nil
-}
-
-// TestSharedTargetBudgetsKeep: with a shared limiter, the per-target and
-// per-host buckets are shared between clients across relays the way they
-// are in one: a client that asks a host more often than its share charges
-// the shared bucket with half of it kept for the others; a client within
-// its share charges it plainly.
-func TestSharedTargetBudgetsKeep(t *testing.T) {
-	cfg := testConfig()
-	cfg.TargetRate, cfg.TargetHostRate = DefaultTargetRate, DefaultTargetHostRate
-	clock := newFakeClock()
-	cfg.Clock = clock.now
-	rec := &recordingLimiter{}
-	cfg.SharedLimiter = rec
-	s := New(cfg, nil)
-	host := netip.MustParseAddr("127.0.0.7")
-	greedy, light := simKey(1), simKey(2)
-	// The greedy client asks a port a millisecond for a second; the light
-	// one, once.
-	for i := range 1000 {
-		s.upstream.reserve(greedy, netip.AddrPortFrom(host, uint16(20000+i)))
-		s.upstream.release(greedy)
-		clock.advance(time.Millisecond)
-	}
-	s.upstream.reserve(light, netip.AddrPortFrom(host, 10666))
-	s.upstream.release(light)
-	keep := func(client netip.Addr, port uint16) []int {
-		var ks []int
-		for _, b := range s.targetBuckets(netip.AddrPortFrom(host, port), client) {
-			ks = append(ks, b.Keep)
-		}
-		return ks
-	}
-	if got := keep(greedy, 20999); len(got) != 2 || got[1] != DefaultTargetHostRate.Burst/2 {
-		t.Errorf("greedy client's buckets keep %v, want the host's half (%d) kept", got, DefaultTargetHostRate.Burst/2)
-	}
-	if got := keep(light, 10666); len(got) != 2 || got[0] != 0 || got[1] != 0 {
-		t.Errorf("light client's buckets keep %v, want none", got)
 	}
 }
 

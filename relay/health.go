@@ -1,6 +1,10 @@
 package relay
 
-import "strconv"
+import (
+	"strconv"
+
+	"github.com/querylens/querylens/relay/shared"
+)
 
 // The relay's part in the application's health checks (package
 // internal/health serves /healthz and /readyz): the state of each shared
@@ -9,19 +13,19 @@ import "strconv"
 
 // StoreHealth is one shared store's health as this relay sees it: up
 // until an operation fails, then down until a probe answers (see
-// dependency.go).
-type StoreHealth struct{ x *dependency }
+// shared.Health).
+type StoreHealth struct{ x *shared.Health }
 
 // Name names the store ("redis").
-func (h StoreHealth) Name() string { return h.x.d.Name() }
+func (h StoreHealth) Name() string { return h.x.Name() }
 
 // Healthy reports whether the store is up, and "up" or "down since
 // 2026-01-02T15:04:05Z: " and the last error.
-func (h StoreHealth) Healthy() (bool, string) { return h.x.healthy() }
+func (h StoreHealth) Healthy() (bool, string) { return h.x.Healthy() }
 
 // Probe pings the store now (bounded by Config.SharedTimeout) and records
 // the result.
-func (h StoreHealth) Probe() { h.x.probe() }
+func (h StoreHealth) Probe() { h.x.Probe() }
 
 // Stores returns the health of each distinct shared store
 // (Config.SharedCache, Config.SharedLimiter); none without.
@@ -49,7 +53,7 @@ func (s *Server) appendDependencyMetrics(b []byte) []byte {
 	const p = "querylens_relay_"
 	b = append(b, "# HELP "+p+"dependency_errors_total Failed or timed-out shared store operations.\n# TYPE "+p+"dependency_errors_total counter\n"...)
 	for _, x := range sh.deps {
-		b = append(b, p+`dependency_errors_total{name="`+x.d.Name()+`"} `+strconv.FormatUint(x.errors.Load(), 10)+"\n"...)
+		b = append(b, p+`dependency_errors_total{name="`+x.Name()+`"} `+strconv.FormatUint(x.Errors(), 10)+"\n"...)
 	}
 	b = append(b, "# HELP "+p+"shared_total Exchanges by how the shared cache served them (hit, coalesced, owner, local, fallback).\n# TYPE "+p+"shared_total counter\n"...)
 	labels, values := sh.outcomes.snapshot()

@@ -3,6 +3,8 @@ package relay
 import (
 	"sync"
 	"time"
+
+	"github.com/querylens/querylens/relay/shared"
 )
 
 // bucket is a token bucket; the zero value is full. It is not safe for
@@ -13,7 +15,7 @@ type bucket struct {
 }
 
 // allow takes one token at time now (any monotonic clock) if there is one.
-func (b *bucket) allow(now time.Duration, r Rate) bool {
+func (b *bucket) allow(now time.Duration, r shared.Rate) bool {
 	b.refill(now, r)
 	if b.used+1 > float64(r.Burst) {
 		return false
@@ -22,7 +24,7 @@ func (b *bucket) allow(now time.Duration, r Rate) bool {
 	return true
 }
 
-func (b *bucket) refill(now time.Duration, r Rate) {
+func (b *bucket) refill(now time.Duration, r shared.Rate) {
 	if now > b.last {
 		b.used -= (now - b.last).Seconds() * r.PerSecond
 		if b.used < 0 {
@@ -34,7 +36,7 @@ func (b *bucket) refill(now time.Duration, r Rate) {
 
 // full reports whether the bucket has refilled completely, so that
 // forgetting it changes nothing.
-func (b *bucket) full(now time.Duration, r Rate) bool {
+func (b *bucket) full(now time.Duration, r shared.Rate) bool {
 	b.refill(now, r)
 	return b.used == 0
 }
@@ -45,13 +47,13 @@ func (b *bucket) full(now time.Duration, r Rate) bool {
 // (the relay fails closed).
 type limiter[K comparable] struct {
 	mu        sync.Mutex
-	rate      Rate
+	rate      shared.Rate
 	max       int
 	m         map[K]*bucket
 	lastSweep time.Duration
 }
 
-func newLimiter[K comparable](r Rate, max int) *limiter[K] {
+func newLimiter[K comparable](r shared.Rate, max int) *limiter[K] {
 	return &limiter[K]{rate: r, max: max, m: make(map[K]*bucket)}
 }
 

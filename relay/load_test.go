@@ -8,6 +8,8 @@ import (
 	"sync/atomic"
 	"testing"
 	"time"
+
+	"github.com/querylens/querylens/relay/client"
 )
 
 // TestLoad500Clients runs 500 WebSocket clients at once, each asking
@@ -32,7 +34,7 @@ func TestLoad500Clients(t *testing.T) {
 	var wg sync.WaitGroup
 	for i := range clients {
 		wg.Go(func() {
-			c, err := Dial(ctx, f.url, nil)
+			c, err := client.Dial(ctx, f.url, nil)
 			if err != nil {
 				errs <- err
 				return

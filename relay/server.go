@@ -9,13 +9,13 @@ import (
 	"net/netip"
 	"net/url"
 	"path"
-	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
 
 	"github.com/coder/websocket"
+	"github.com/querylens/querylens/relay/wire"
 )
 
 // Server is the relay. It implements http.Handler for the WebSocket
@@ -27,7 +27,7 @@ type Server struct {
 	resolver resolver
 	metrics  metrics
 	cache    replyCache
-	shared   *shared // nil without a shared store
+	shared   *sharedState // nil without a shared store
 	flights  flights
 	upstream *upstreamSlots
 	sockets  *socketPool
@@ -105,49 +105,29 @@ func New(cfg Config, logger *slog.Logger) *Server {
 
 // readLimit is the largest client frame: a QUERY with both names at their
 // longest and a datagram of MaxDatagram bytes.
-func (s *Server) readLimit() int { return queryHeaderMax + s.cfg.MaxDatagram }
+func (s *Server) readLimit() int { return wire.QueryHeaderMax + s.cfg.MaxDatagram }
 
 // now is the time the rate limiters, shares and cooldowns run on:
 // Config.Clock since New (monotonic with time.Now).
 func (s *Server) now() time.Duration { return s.cfg.Clock().Sub(s.epoch) }
 
-// RefusedError is a refusal or failure reported by a relay, in the ERROR
-// frame's terms. The relay client and the in-process Exchange return it.
-type RefusedError struct {
-	ID      uint32
-	Code    Code
-	Message string // "rule: detail"
-}
-
-func (e *RefusedError) Error() string {
-	return "relay: " + e.Code.String() + ": " + e.Message
-}
-
-// Rule names the rule that refused: the part of Message before ": ".
-func (e *RefusedError) Rule() Rule {
-	if i := strings.Index(e.Message, ": "); i >= 0 {
-		return Rule(e.Message[:i])
-	}
-	return Rule(e.Message)
-}
-
 // refuse finishes a with an ERROR naming rule.
-func (s *Server) refuse(a *asker, code Code, rule Rule, detail string) {
+func (s *Server) refuse(a *asker, code wire.Code, rule wire.Rule, detail string) {
 	s.count(code, rule)
 	a.sink.fail(a, code, string(rule)+": "+detail)
 }
 
-func (s *Server) count(code Code, rule Rule) {
-	if code == CodeTimeout {
+func (s *Server) count(code wire.Code, rule wire.Rule) {
+	if code == wire.CodeTimeout {
 		s.metrics.timeouts.add(string(rule), 1)
 		return
 	}
 	s.metrics.refusals.add(string(rule), 1)
 }
 
-func (s *Server) refusal(code Code, rule Rule, detail string) *RefusedError {
+func (s *Server) refusal(code wire.Code, rule wire.Rule, detail string) *wire.RefusedError {
 	s.count(code, rule)
-	return &RefusedError{Code: code, Message: string(rule) + ": " + detail}
+	return &wire.RefusedError{Code: code, Message: string(rule) + ": " + detail}
 }
 
 // CheckTarget reports whether the relay's policy lets it query addr: nil,
@@ -159,16 +139,6 @@ func (s *Server) CheckTarget(addr netip.AddrPort) error { return s.policy.Check(
 func (s *Server) isClosing() bool { return s.closing.Load() }
 
 // clientKey is the address rate limits and connection caps are kept per:
-// the client's IPv4 address, or its IPv6 /64.
-func clientKey(a netip.Addr) netip.Addr {
-	if a.Is6() {
-		p, _ := a.Prefix(64)
-		return p.Addr()
-	}
-	return a
-}
-
-// AllowVisitor reports whether the client of r (RemoteAddr, or
 // X-Forwarded-For from TrustedProxies; IPv6 per /64) may have another page
 // that makes the server query a game server itself through Exchange (a
 // status page, a badge), and takes one token of VisitorRate. Exchange limits
@@ -179,90 +149,14 @@ func clientKey(a netip.Addr) netip.Addr {
 func (s *Server) AllowVisitor(r *http.Request) bool {
 	ip, err := s.clientIP(r)
 	if err != nil {
-		s.count(CodeDenied, RuleForwardedFor)
+		s.count(wire.CodeDenied, wire.RuleForwardedFor)
 		return false
 	}
 	ok := s.visitorRate.allow(clientKey(ip), s.now())
 	if !ok {
-		s.count(CodeRateLimited, RuleVisitorRate)
+		s.count(wire.CodeRateLimited, wire.RuleVisitorRate)
 	}
 	return ok
-}
-
-// clientIP is the peer's address, or, when the peer is a trusted proxy,
-// the first address in X-Forwarded-For (read right to left) that is not
-// one. A hop may carry a port ("192.0.2.7:5000", "[2001:db8::7]:5000").
-// A hop that must be read and does not parse ("unknown", empty, a bad
-// port) is an error: falling back to the proxy's own address would give
-// every such client the proxy's limits (loopback ones, often) and one
-// bucket between them. Without the header, the proxy is the client.
-func (s *Server) clientIP(r *http.Request) (netip.Addr, error) {
-	ap, err := netip.ParseAddrPort(r.RemoteAddr)
-	if err != nil {
-		return netip.Addr{}, nil
-	}
-	ip := ap.Addr().Unmap().WithZone("")
-	if !s.trusted(ip) {
-		return ip, nil
-	}
-	values := r.Header.Values("X-Forwarded-For")
-	if len(values) == 0 {
-		return ip, nil
-	}
-	hops := strings.Split(strings.Join(values, ","), ",")
-	for i := len(hops) - 1; i >= 0; i-- {
-		h, ok := parseHop(strings.TrimSpace(hops[i]))
-		if !ok {
-			return netip.Addr{}, &forwardedError{hop: hops[i], proxy: ip}
-		}
-		ip = h
-		if !s.trusted(ip) {
-			break
-		}
-	}
-	return ip, nil
-}
-
-// parseHop reads one X-Forwarded-For hop: an address, an IPv4 address
-// and port, or a bracketed IPv6 address with or without a port. The
-// address comes back unmapped, without a zone.
-func parseHop(h string) (netip.Addr, bool) {
-	if a, err := netip.ParseAddr(h); err == nil {
-		return a.Unmap().WithZone(""), true
-	}
-	if strings.HasPrefix(h, "[") && strings.HasSuffix(h, "]") {
-		if a, err := netip.ParseAddr(h[1 : len(h)-1]); err == nil && a.Is6() {
-			return a.Unmap().WithZone(""), true
-		}
-		return netip.Addr{}, false
-	}
-	// "1.2.3.4:5" or "[2001:db8::1]:5"; ParseAddrPort refuses brackets
-	// around IPv4 and IPv6 without them.
-	ap, err := netip.ParseAddrPort(h)
-	if err != nil {
-		return netip.Addr{}, false
-	}
-	return ap.Addr().Unmap().WithZone(""), true
-}
-
-// forwardedError is a trusted proxy's X-Forwarded-For hop that does not
-// parse.
-type forwardedError struct {
-	hop   string
-	proxy netip.Addr
-}
-
-func (e *forwardedError) Error() string {
-	return "X-Forwarded-For hop " + strconv.Quote(e.hop) + " from trusted proxy " + e.proxy.String() + " is not an address"
-}
-
-func (s *Server) trusted(ip netip.Addr) bool {
-	for _, p := range s.cfg.TrustedProxies {
-		if p.Contains(ip) {
-			return true
-		}
-	}
-	return false
 }
 
 // originAllowed mirrors the WebSocket library's check (same host always;
@@ -296,23 +190,23 @@ func (s *Server) originAllowed(r *http.Request) bool {
 func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	ip, err := s.clientIP(r)
 	if err != nil {
-		s.metrics.refusals.add(string(RuleForwardedFor), 1)
+		s.metrics.refusals.add(string(wire.RuleForwardedFor), 1)
 		s.log.Info("relay: client address unknown", "err", err)
-		http.Error(w, string(RuleForwardedFor)+": "+err.Error(), http.StatusBadRequest)
+		http.Error(w, string(wire.RuleForwardedFor)+": "+err.Error(), http.StatusBadRequest)
 		return
 	}
 	log := s.log.With("client", ip.String())
 	if !s.originAllowed(r) {
-		s.metrics.refusals.add(string(RuleOrigin), 1)
+		s.metrics.refusals.add(string(wire.RuleOrigin), 1)
 		log.Info("relay: origin refused", "origin", r.Header.Get("Origin"))
-		http.Error(w, string(RuleOrigin)+": not allowed", http.StatusForbidden)
+		http.Error(w, string(wire.RuleOrigin)+": not allowed", http.StatusForbidden)
 		return
 	}
 	s.mu.Lock()
 	if s.closing.Load() {
 		s.mu.Unlock()
-		s.metrics.refusals.add(string(RuleShuttingDown), 1)
-		http.Error(w, string(RuleShuttingDown)+": the relay is shutting down", http.StatusServiceUnavailable)
+		s.metrics.refusals.add(string(wire.RuleShuttingDown), 1)
+		http.Error(w, string(wire.RuleShuttingDown)+": the relay is shutting down", http.StatusServiceUnavailable)
 		return
 	}
 	s.wg.Add(1)
@@ -321,18 +215,18 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 
 	hw := &hijackRecorder{ResponseWriter: w}
 	ws, err := websocket.Accept(hw, r, &websocket.AcceptOptions{
-		Subprotocols:    []string{SubprotocolBatch, Subprotocol},
+		Subprotocols:    []string{wire.SubprotocolBatch, wire.Subprotocol},
 		OriginPatterns:  s.cfg.OriginPatterns,
 		CompressionMode: websocket.CompressionDisabled,
 	})
 	if err != nil {
-		s.metrics.refusals.add(string(RuleHandshake), 1)
+		s.metrics.refusals.add(string(wire.RuleHandshake), 1)
 		log.Debug("relay: handshake failed", "err", err)
 		return
 	}
-	if sp := ws.Subprotocol(); sp != Subprotocol && sp != SubprotocolBatch {
-		s.metrics.refusals.add(string(RuleSubprotocol), 1)
-		ws.Close(websocket.StatusPolicyViolation, string(RuleSubprotocol)+": "+Subprotocol+" required")
+	if sp := ws.Subprotocol(); sp != wire.Subprotocol && sp != wire.SubprotocolBatch {
+		s.metrics.refusals.add(string(wire.RuleSubprotocol), 1)
+		ws.Close(websocket.StatusPolicyViolation, string(wire.RuleSubprotocol)+": "+wire.Subprotocol+" required")
 		return
 	}
 	key := clientKey(ip)
@@ -344,7 +238,7 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 	s.upstream.connected(key)
 	c := newConn(s, ws, hw.conn, key, ip.IsLoopback(), log)
-	c.batches = ws.Subprotocol() == SubprotocolBatch
+	c.batches = ws.Subprotocol() == wire.SubprotocolBatch
 	c.cork = hw.cork
 	s.mu.Lock()
 	s.conns[c] = struct{}{}
@@ -365,14 +259,14 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 
 // reserveConn takes a connection slot for key or names the cap that
 // refuses it.
-func (s *Server) reserveConn(key netip.Addr) Rule {
+func (s *Server) reserveConn(key netip.Addr) wire.Rule {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	switch {
 	case len(s.conns) >= s.cfg.MaxConns:
-		return RuleConnCap
+		return wire.RuleConnCap
 	case s.perIP[key] >= s.cfg.MaxConnsPerIP:
-		return RulePerIPConnCap
+		return wire.RulePerIPConnCap
 	}
 	s.perIP[key]++
 	return ""

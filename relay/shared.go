@@ -8,12 +8,16 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
+
+	"github.com/querylens/querylens/relay/shared"
+	"github.com/querylens/querylens/relay/wire"
 )
 
-// The relay's use of its shared stores (store.go): claiming an exchange
-// and charging the shared per-target buckets. Following another relay's
-// exchange is in follow.go, publishing an owned one in publisher.go, the
-// per-client leases in lease.go and the stores' health in dependency.go.
+// The relay's use of its shared stores (package shared has the flow and
+// the interfaces): claiming an exchange and charging the shared per-target
+// buckets. Following another relay's exchange is in shared_follow.go,
+// publishing an owned one in shared_publish.go, the per-client leases in
+// shared_lease.go; each store's health is a shared.Health.
 
 // Shared-store outcomes counted in querylens_relay_shared_total.
 const (
@@ -25,12 +29,12 @@ const (
 )
 
 // shared is the relay's view of its stores.
-type shared struct {
-	cache     SharedCache
-	limiter   SharedLimiter
-	deps      []*dependency // distinct stores, each tracked once
-	cacheDep  *dependency
-	limitDep  *dependency
+type sharedState struct {
+	cache     shared.Cache
+	limiter   shared.Limiter
+	deps      []*shared.Health // distinct stores, each tracked once
+	cacheDep  *shared.Health
+	limitDep  *shared.Health
 	timeout   time.Duration
 	outcomes  counterSet
 	abandoned atomic.Uint64
@@ -42,28 +46,28 @@ type shared struct {
 }
 
 // close stops the probers (Shutdown).
-func (sh *shared) close() {
+func (sh *sharedState) close() {
 	if sh == nil {
 		return
 	}
 	sh.stopOnce.Do(func() { close(sh.stop) })
 	for _, x := range sh.deps {
-		x.wg.Wait()
+		x.Wait()
 	}
 }
 
-func newShared(cfg *Config, log func(string, ...any)) *shared {
+func newShared(cfg *Config, log func(string, ...any)) *sharedState {
 	if cfg.SharedCache == nil && cfg.SharedLimiter == nil {
 		return nil
 	}
-	sh := &shared{cache: cfg.SharedCache, limiter: cfg.SharedLimiter, timeout: cfg.SharedTimeout, stop: make(chan struct{}),
+	sh := &sharedState{cache: cfg.SharedCache, limiter: cfg.SharedLimiter, timeout: cfg.SharedTimeout, stop: make(chan struct{}),
 		leases: make(map[netip.Addr]*lease)}
-	byName := map[string]*dependency{}
-	track := func(d Dependency) *dependency {
+	byName := map[string]*shared.Health{}
+	track := func(d shared.Dependency) *shared.Health {
 		if x := byName[d.Name()]; x != nil {
 			return x
 		}
-		x := newDependency(d, cfg.SharedTimeout, log, sh.stop)
+		x := shared.NewHealth(d, cfg.SharedTimeout, log, sh.stop)
 		byName[d.Name()] = x
 		sh.deps = append(sh.deps, x)
 		return x
@@ -89,38 +93,38 @@ func sharedKey(key string) string {
 // bucket of a target or host that client asks more often than its share
 // (as this relay's own shareLimiter sees it) keeps half its burst for the
 // others.
-func (s *Server) targetBuckets(target netip.AddrPort, client netip.Addr) []SharedBucket {
+func (s *Server) targetBuckets(target netip.AddrPort, client netip.Addr) []shared.Bucket {
 	if s.shared.limiter == nil {
 		return nil
 	}
 	now := s.now()
-	keep := func(greedy bool, r Rate) int {
+	keep := func(greedy bool, r shared.Rate) int {
 		if greedy {
 			return r.Burst / 2
 		}
 		return 0
 	}
-	return []SharedBucket{
+	return []shared.Bucket{
 		{Key: "t:" + target.String(), Rate: s.cfg.TargetRate, Keep: keep(s.targetRate.greedy(target, client, now), s.cfg.TargetRate)},
 		{Key: "h:" + target.Addr().String(), Rate: s.cfg.TargetHostRate, Keep: keep(s.hostRate.greedy(target.Addr(), client, now), s.cfg.TargetHostRate)},
 	}
 }
 
-var targetRules = []Rule{RulePerTarget, RulePerTargetHost}
+var targetRules = []wire.Rule{wire.RulePerTarget, wire.RulePerTargetHost}
 
 // sharedTargetRule charges the shared per-target buckets with Take; it
 // names the rule that refused, or "". A store that is down or fails
 // refuses nothing: the local buckets, charged first, hold the line.
-func (s *Server) sharedTargetRule(target netip.AddrPort, client netip.Addr) Rule {
+func (s *Server) sharedTargetRule(target netip.AddrPort, client netip.Addr) wire.Rule {
 	sh := s.shared
-	if sh.limiter == nil || !sh.limitDep.usable() {
+	if sh.limiter == nil || !sh.limitDep.Usable() {
 		return ""
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), sh.timeout)
 	defer cancel()
 	i, err := sh.limiter.Take(ctx, s.targetBuckets(target, client))
 	if err != nil {
-		sh.limitDep.fail(err)
+		sh.limitDep.Fail(err)
 		return ""
 	}
 	if i >= 0 && i < len(targetRules) {
@@ -142,17 +146,17 @@ func (f *fetch) viaShared() (out outcome, handled bool) {
 		// Shared limits without a shared cache: charge the target's
 		// buckets on their own.
 		if rule := s.sharedTargetRule(f.target, f.client); rule != "" {
-			return outcome{code: CodeRateLimited, rule: rule, msg: f.target.String()}, true
+			return outcome{code: wire.CodeRateLimited, rule: rule, msg: f.target.String()}, true
 		}
 		return outcome{}, false
 	}
-	if !sh.cacheDep.usable() {
+	if !sh.cacheDep.Usable() {
 		sh.outcomes.add(sharedLocal, 1)
 		return outcome{}, false
 	}
 	key := sharedKey(f.key)
-	var charge []SharedBucket
-	if sh.limitDep == nil || sh.limitDep.usable() {
+	var charge []shared.Bucket
+	if sh.limitDep == nil || sh.limitDep.Usable() {
 		charge = s.targetBuckets(f.target, f.client)
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), sh.timeout)
@@ -160,11 +164,11 @@ func (f *fetch) viaShared() (out outcome, handled bool) {
 	cancel()
 	switch {
 	case err != nil:
-		sh.cacheDep.fail(err)
+		sh.cacheDep.Fail(err)
 		sh.outcomes.add(sharedLocal, 1)
 		return outcome{}, false
 	case c.Refused >= 0 && c.Refused < len(charge):
-		return outcome{code: CodeRateLimited, rule: targetRules[c.Refused], msg: f.target.String()}, true
+		return outcome{code: wire.CodeRateLimited, rule: targetRules[c.Refused], msg: f.target.String()}, true
 	case c.Owner:
 		sh.outcomes.add(sharedOwner, 1)
 		f.sharedKey = key

@@ -5,6 +5,8 @@ import (
 	"net/netip"
 	"sync"
 	"time"
+
+	"github.com/querylens/querylens/relay/shared"
 )
 
 // shareLimiter is a set of token buckets, one per key (a target, or a
@@ -26,7 +28,7 @@ import (
 // for a new one (light).
 type shareLimiter[K comparable] struct {
 	mu        sync.Mutex
-	rate      Rate
+	rate      shared.Rate
 	tau       float64 // seconds: the time constant of the clients' rates
 	max       int
 	m         map[K]*shareBucket
@@ -46,7 +48,7 @@ type shareUse struct {
 
 const maxUsers = 64
 
-func newShareLimiter[K comparable](r Rate, max int) *shareLimiter[K] {
+func newShareLimiter[K comparable](r shared.Rate, max int) *shareLimiter[K] {
 	return &shareLimiter[K]{rate: r, tau: float64(r.Burst) / r.PerSecond, max: max, m: make(map[K]*shareBucket)}
 }
 

@@ -4,11 +4,13 @@ import (
 	"net/http/httptest"
 	"net/netip"
 	"testing"
+
+	"github.com/querylens/querylens/relay/shared"
 )
 
 func TestAllowVisitor(t *testing.T) {
 	s := New(Config{
-		VisitorRate:    Rate{PerSecond: 0.001, Burst: 3},
+		VisitorRate:    shared.Rate{PerSecond: 0.001, Burst: 3},
 		TrustedProxies: []netip.Prefix{netip.MustParsePrefix("10.0.0.1/32")},
 	}, nil)
 	req := func(remote, xff string) bool {

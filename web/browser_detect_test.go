@@ -13,6 +13,7 @@ import (
 	"github.com/querylens/querylens/codecs"
 	"github.com/querylens/querylens/demo"
 	"github.com/querylens/querylens/relay"
+	"github.com/querylens/querylens/relay/shared"
 	"github.com/querylens/querylens/web"
 )
 
@@ -29,7 +30,7 @@ func TestBrowserDetect(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { d.Close() })
-	fast := relay.Rate{PerSecond: 10000, Burst: 10000}
+	fast := shared.Rate{PerSecond: 10000, Burst: 10000}
 	rs := relay.New(relay.Config{AllowTargets: d.Prefixes(), CacheKey: codecs.QueryKey, IPRate: fast, ConnRate: fast, TargetHostRate: fast, ReplyWindow: testReplyWindow},
 		slog.New(slog.NewTextHandler(io.Discard, nil)))
 	h, err := web.New(web.Config{Exchanger: rs, Logger: slog.New(slog.NewTextHandler(io.Discard, nil))})

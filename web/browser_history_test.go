@@ -19,6 +19,7 @@ import (
 	"github.com/querylens/querylens/history"
 	"github.com/querylens/querylens/history/sqlite"
 	"github.com/querylens/querylens/relay"
+	"github.com/querylens/querylens/relay/shared"
 	"github.com/querylens/querylens/server"
 	"github.com/querylens/querylens/web"
 )
@@ -145,7 +146,7 @@ func TestBrowserSparklines(t *testing.T) {
 		tracked = append(tracked, tg.Addr)
 	}
 	logger := slog.New(slog.NewTextHandler(io.Discard, nil))
-	fast := relay.Rate{PerSecond: 10000, Burst: 10000}
+	fast := shared.Rate{PerSecond: 10000, Burst: 10000}
 	rs := relay.New(relay.Config{AllowTargets: d.Prefixes(), CacheKey: codecs.QueryKey, IPRate: fast, ConnRate: fast, TargetHostRate: fast, ReplyWindow: testReplyWindow}, logger)
 	h, err := web.New(web.Config{Exchanger: rs, Masters: []server.MasterSpec{{Protocol: "zandronum", Addr: d.Master()}}, Logger: logger, History: store, Tracker: tr})
 	if err != nil {

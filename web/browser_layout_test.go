@@ -17,6 +17,7 @@ import (
 	"github.com/querylens/querylens/history"
 	"github.com/querylens/querylens/history/sqlite"
 	"github.com/querylens/querylens/relay"
+	"github.com/querylens/querylens/relay/shared"
 	"github.com/querylens/querylens/server"
 	"github.com/querylens/querylens/web"
 )
@@ -140,7 +141,7 @@ func layoutStack(t *testing.T) (string, *demo.Demo) {
 		}
 	}
 	logger := slog.New(slog.NewTextHandler(io.Discard, nil))
-	fast := relay.Rate{PerSecond: 10000, Burst: 10000}
+	fast := shared.Rate{PerSecond: 10000, Burst: 10000}
 	rs := relay.New(relay.Config{AllowAddrs: own, CacheKey: codecs.QueryKey, ReplyWindow: testReplyWindow,
 		Loopback: &relay.ClientLimits{ConnRate: fast, IPRate: fast, MaxInFlight: 1024, QueueFrames: 4096, QueueBytes: 1 << 20}}, logger)
 	h, err := web.New(web.Config{Exchanger: rs, Masters: []server.MasterSpec{{Protocol: "zandronum", Addr: d.Master()}}, Servers: extra, Logger: logger, History: store,

@@ -28,6 +28,7 @@ import (
 	"github.com/querylens/querylens/codecs"
 	"github.com/querylens/querylens/demo"
 	"github.com/querylens/querylens/relay"
+	"github.com/querylens/querylens/relay/shared"
 	"github.com/querylens/querylens/server"
 	"github.com/querylens/querylens/web"
 )
@@ -126,7 +127,7 @@ func startStack(t *testing.T, servers int) *stack {
 	for _, tg := range d.Targets() {
 		own = append(own, netip.MustParseAddrPort(tg.Addr))
 	}
-	fast := relay.Rate{PerSecond: 10000, Burst: 10000}
+	fast := shared.Rate{PerSecond: 10000, Burst: 10000}
 	rs := relay.New(relay.Config{AllowAddrs: own, CacheKey: codecs.QueryKey, ReplyWindow: testReplyWindow,
 		Loopback: &relay.ClientLimits{ConnRate: fast, IPRate: fast, MaxInFlight: 1024, QueueFrames: 4096, QueueBytes: 1 << 20}}, logger)
 	var extra []server.Ref

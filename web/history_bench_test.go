@@ -14,6 +14,7 @@ import (
 	"github.com/querylens/querylens/history"
 	"github.com/querylens/querylens/history/sqlite"
 	"github.com/querylens/querylens/relay"
+	"github.com/querylens/querylens/relay/shared"
 	"github.com/querylens/querylens/server"
 )
 
@@ -39,7 +40,7 @@ func BenchmarkSample(b *testing.B) {
 	if tg.Addr == "" {
 		b.Skip("no normal Zandronum demo server")
 	}
-	fast := relay.Rate{PerSecond: 1e6, Burst: 1e6}
+	fast := shared.Rate{PerSecond: 1e6, Burst: 1e6}
 	rs := relay.New(relay.Config{AllowTargets: d.Prefixes(), CacheTTL: -1, TargetRate: fast, TargetHostRate: fast},
 		slog.New(slog.NewTextHandler(io.Discard, nil)))
 	defer rs.Shutdown(context.Background())

@@ -19,6 +19,7 @@ import (
 	"github.com/querylens/querylens/demo"
 	"github.com/querylens/querylens/netquery"
 	"github.com/querylens/querylens/relay"
+	"github.com/querylens/querylens/relay/shared"
 )
 
 // queryOut is the part of query's JSON the tests read.
@@ -365,7 +366,7 @@ func TestProbeThroughRelay(t *testing.T) {
 	// servers do not: the per-host budget is raised to hold a probe of
 	// every protocol to each of them.
 	rs := relay.New(relay.Config{AllowTargets: d.Prefixes(), CacheKey: codecs.QueryKey,
-		TargetHostRate: relay.Rate{PerSecond: 400, Burst: 800}}, slog.New(slog.NewTextHandler(io.Discard, nil)))
+		TargetHostRate: shared.Rate{PerSecond: 400, Burst: 800}}, slog.New(slog.NewTextHandler(io.Discard, nil)))
 	ts := httptest.NewServer(rs)
 	defer ts.Close()
 	defer rs.Shutdown(context.Background())

@@ -3,9 +3,9 @@ package main
 import (
 	"context"
 
-	"github.com/querylens/querylens/relay"
+	"github.com/querylens/querylens/relay/client"
 )
 
 func dialRelay(ctx context.Context, url string) (closer, error) {
-	return relay.Dial(ctx, url, nil)
+	return client.Dial(ctx, url, nil)
 }

@@ -18,7 +18,7 @@ import (
 	"github.com/querylens/querylens/history/postgres"
 	"github.com/querylens/querylens/internal/testpg"
 	"github.com/querylens/querylens/internal/testredis"
-	"github.com/querylens/querylens/relay"
+	"github.com/querylens/querylens/relay/client"
 )
 
 // countingServer runs a demo handler on a loopback socket and counts the
@@ -110,7 +110,7 @@ func (in *instance) get(t testing.TB, path string) (int, string) {
 
 // askZandronum queries target through the relay at c and reports whether
 // the answer was the server's data (not "too soon", not silence).
-func askZandronum(ctx context.Context, c *relay.Client, target string) (bool, string) {
+func askZandronum(ctx context.Context, c *client.Client, target string) (bool, string) {
 	codec, err := codecs.Lookup("zandronum")
 	if err != nil {
 		return false, err.Error()
@@ -171,7 +171,7 @@ func TestScaleOut(t *testing.T) {
 	for i, in := range insts {
 		for j := range clientsPer {
 			wg.Go(func() {
-				c, err := relay.Dial(ctx, "ws"+strings.TrimPrefix(in.base, "http")+"relay", nil)
+				c, err := client.Dial(ctx, "ws"+strings.TrimPrefix(in.base, "http")+"relay", nil)
 				if err != nil {
 					t.Error(err)
 					return

@@ -22,6 +22,7 @@ import (
 	"github.com/querylens/querylens/masters"
 	"github.com/querylens/querylens/relay"
 	"github.com/querylens/querylens/relay/redisstore"
+	"github.com/querylens/querylens/relay/shared"
 	"github.com/querylens/querylens/server"
 	"github.com/querylens/querylens/web"
 )
@@ -231,7 +232,7 @@ func (e *env) runServe(ctx context.Context, o serveOptions, ready chan<- string)
 		CacheKey:       codecs.QueryKey,
 	}
 	if o.ipRate > 0 {
-		rcfg.IPRate = relay.Rate{PerSecond: o.ipRate, Burst: int(o.ipRate * 5)}
+		rcfg.IPRate = shared.Rate{PerSecond: o.ipRate, Burst: int(o.ipRate * 5)}
 	}
 	wcfg := web.Config{Masters: o.masters, Servers: o.servers, PublicURL: o.publicURL, Logger: logger}
 	wcfg.ProbeScrapers, wcfg.ProbeToken = o.probe.allow, o.probe.token
@@ -429,8 +430,8 @@ func fleetLines(d *demo.Demo, o serveOptions) string {
 // for one page to ask a thousand demo servers at once, with a send queue
 // still bounded (1 MiB per connection, and MaxQueuedBytes in all).
 var demoLoopback = relay.ClientLimits{
-	ConnRate:    relay.Rate{PerSecond: 10000, Burst: 10000},
-	IPRate:      relay.Rate{PerSecond: 10000, Burst: 10000},
+	ConnRate:    shared.Rate{PerSecond: 10000, Burst: 10000},
+	IPRate:      shared.Rate{PerSecond: 10000, Burst: 10000},
 	MaxInFlight: 1024,
 	QueueFrames: 4096,
 	QueueBytes:  1 << 20,

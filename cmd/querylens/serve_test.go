@@ -12,7 +12,7 @@ import (
 	"time"
 
 	"github.com/querylens/querylens/history"
-	"github.com/querylens/querylens/relay"
+	"github.com/querylens/querylens/relay/client"
 	"github.com/querylens/querylens/server"
 )
 
@@ -114,7 +114,7 @@ func TestServeDemo(t *testing.T) {
 	}
 
 	// This client is on loopback: it gets the demo's larger limits.
-	rc, err := relay.Dial(ctx, relayURL, nil)
+	rc, err := client.Dial(ctx, relayURL, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -14,6 +14,8 @@ import (
 
 	"github.com/querylens/querylens/internal/testredis"
 	"github.com/querylens/querylens/relay"
+	"github.com/querylens/querylens/relay/client"
+	"github.com/querylens/querylens/relay/shared"
 )
 
 func percentile(d []time.Duration, p float64) time.Duration {
@@ -24,10 +26,10 @@ func percentile(d []time.Duration, p float64) time.Duration {
 func us(d time.Duration) float64 { return float64(d) / float64(time.Microsecond) }
 
 // wsRelay serves s over a loopback WebSocket and dials it.
-func wsRelay(b *testing.B, ctx context.Context, s *relay.Server) *relay.Client {
+func wsRelay(b *testing.B, ctx context.Context, s *relay.Server) *client.Client {
 	ts := httptest.NewServer(s)
 	b.Cleanup(ts.Close)
-	c, err := relay.Dial(ctx, "ws"+strings.TrimPrefix(ts.URL, "http"), nil)
+	c, err := client.Dial(ctx, "ws"+strings.TrimPrefix(ts.URL, "http"), nil)
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -35,12 +37,12 @@ func wsRelay(b *testing.B, ctx context.Context, s *relay.Server) *relay.Client {
 	return c
 }
 
-func ask(b *testing.B, ctx context.Context, c *relay.Client, target, tag string) time.Duration {
+func ask(b *testing.B, ctx context.Context, c *client.Client, target, tag string) time.Duration {
 	d, _ := askCached(b, ctx, c, target, tag)
 	return d
 }
 
-func askCached(b *testing.B, ctx context.Context, c *relay.Client, target, tag string) (time.Duration, bool) {
+func askCached(b *testing.B, ctx context.Context, c *client.Client, target, tag string) (time.Duration, bool) {
 	q, _ := sharedCodec{}.NewQuery(map[string]string{"tag": tag})
 	start := time.Now()
 	res, err := c.Exchange(ctx, sharedProto, target, q)
@@ -69,7 +71,7 @@ func BenchmarkSharedRTT(b *testing.B) {
 	defer cancel()
 	up := newResponder(b, 0)
 	mod := func(c *relay.Config) {
-		c.TargetRate = relay.Rate{PerSecond: 1e6, Burst: 1e6}
+		c.TargetRate = shared.Rate{PerSecond: 1e6, Burst: 1e6}
 		c.TargetHostRate, c.IPRate, c.ConnRate = c.TargetRate, c.TargetRate, c.TargetRate
 	}
 	local := wsRelay(b, ctx, newRelay(b, nil, mod))
@@ -149,14 +151,14 @@ func BenchmarkSharedThroughput(b *testing.B) {
 				store = st
 			}
 			s := newRelay(b, store, func(c *relay.Config) {
-				c.TargetRate = relay.Rate{PerSecond: 1e6, Burst: 1e6}
+				c.TargetRate = shared.Rate{PerSecond: 1e6, Burst: 1e6}
 				c.TargetHostRate = c.TargetRate
 				c.IPRate = c.TargetRate
 				c.ConnRate = c.TargetRate
 				c.MaxUpstream = 4096
 			})
 			const conns, window = 8, 16
-			clients := make([]*relay.Client, conns)
+			clients := make([]*client.Client, conns)
 			for i := range clients {
 				clients[i] = wsRelay(b, ctx, s)
 			}

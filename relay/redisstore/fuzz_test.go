@@ -4,7 +4,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/querylens/querylens/relay"
+	"github.com/querylens/querylens/relay/shared"
 )
 
 // FuzzAddEntry feeds stream entries as Redis would return them (a flat
@@ -19,7 +19,7 @@ func FuzzAddEntry(f *testing.F) {
 	f.Add("1-5", "")                               // no fields
 	f.Fuzz(func(t *testing.T, id, flat string) {
 		kv := strings.Split(flat, "\x00")
-		var e relay.SharedEntry
+		var e shared.Entry
 		err := addEntry(&e, id, kv)
 		if err == nil && e.Cursor != id {
 			t.Fatalf("cursor %q after entry %q", e.Cursor, id)

@@ -1,5 +1,5 @@
 // Package redisstore keeps the relay's shared state in Redis or Valkey
-// (relay.SharedCache and relay.SharedLimiter), so that several querylens
+// (shared.Cache and shared.Limiter), so that several querylens
 // instances behind one load balancer query each game server once per
 // cache TTL between them and share their rate limits.
 //
@@ -35,7 +35,7 @@ import (
 	"strconv"
 	"time"
 
-	"github.com/querylens/querylens/relay"
+	"github.com/querylens/querylens/relay/shared"
 	"github.com/redis/go-redis/v9"
 	"github.com/redis/go-redis/v9/maintnotifications"
 )
@@ -57,15 +57,15 @@ type Options struct {
 	PoolSize int
 }
 
-// Store is a relay.SharedCache and relay.SharedLimiter on one Redis.
+// Store is a shared.Cache and shared.Limiter on one Redis.
 type Store struct {
 	rdb    *redis.Client
 	prefix string
 }
 
 var (
-	_ relay.SharedCache   = (*Store)(nil)
-	_ relay.SharedLimiter = (*Store)(nil)
+	_ shared.Cache   = (*Store)(nil)
+	_ shared.Limiter = (*Store)(nil)
 )
 
 // Open parses a redis:// (or rediss://, unix://) URL and returns a Store
@@ -173,7 +173,7 @@ end
 // and creates the stream with its start entry ({1}), or returns {2, index
 // of the empty bucket}. An entry that ended without being cached (no
 // replies, or no TTL) lingers only for the relays already waiting on it: a
-// claim takes it over. Status 1 is relay.SharedDone.
+// claim takes it over. Status 1 is shared.Done.
 var claimScript = redis.NewScript(bucketLua + `
 if redis.call('EXISTS', KEYS[1]) == 1 then
   local last = redis.call('XREVRANGE', KEYS[1], '+', '-', 'COUNT', 1)[1]
@@ -206,8 +206,8 @@ end
 return 1
 `)
 
-// Claim implements relay.SharedCache.
-func (s *Store) Claim(ctx context.Context, key string, hold time.Duration, charge []relay.SharedBucket) (relay.SharedClaim, error) {
+// Claim implements shared.Cache.
+func (s *Store) Claim(ctx context.Context, key string, hold time.Duration, charge []shared.Bucket) (shared.Claim, error) {
 	keys := make([]string, 1, 1+len(charge))
 	keys[0] = s.prefix + "r:" + key
 	args := make([]any, 1, 1+3*len(charge))
@@ -218,34 +218,34 @@ func (s *Store) Claim(ctx context.Context, key string, hold time.Duration, charg
 	}
 	v, err := claimScript.Run(ctx, s.rdb, keys, args...).Slice()
 	if err != nil {
-		return relay.SharedClaim{}, err
+		return shared.Claim{}, err
 	}
 	bad := errors.New("redisstore: claim: unexpected reply")
 	if len(v) == 0 {
-		return relay.SharedClaim{}, bad
+		return shared.Claim{}, bad
 	}
 	switch kind, _ := v[0].(int64); {
 	case kind == 1:
-		return relay.SharedClaim{Owner: true, Refused: -1}, nil
+		return shared.Claim{Owner: true, Refused: -1}, nil
 	case kind == 2 && len(v) == 2:
 		i, _ := v[1].(int64)
-		return relay.SharedClaim{Refused: int(i)}, nil
+		return shared.Claim{Refused: int(i)}, nil
 	case kind != 0 || len(v) != 3:
-		return relay.SharedClaim{}, bad
+		return shared.Claim{}, bad
 	}
 	raw, _ := v[1].([]any)
-	e := relay.SharedEntry{Cursor: "0-0"}
+	e := shared.Entry{Cursor: "0-0"}
 	if err := s.decode(&e, raw); err != nil {
-		return relay.SharedClaim{}, err
+		return shared.Claim{}, err
 	}
-	if pttl, ok := v[2].(int64); ok && e.Status == relay.SharedDone && pttl > 0 {
+	if pttl, ok := v[2].(int64); ok && e.Status == shared.Done && pttl > 0 {
 		e.TTL = time.Duration(pttl) * time.Millisecond
 	}
-	return relay.SharedClaim{Refused: -1, Entry: e}, nil
+	return shared.Claim{Refused: -1, Entry: e}, nil
 }
 
 // decode appends the stream entries in raw (XRANGE's reply) to e.
-func (s *Store) decode(e *relay.SharedEntry, raw []any) error {
+func (s *Store) decode(e *shared.Entry, raw []any) error {
 	for _, m := range raw {
 		pair, _ := m.([]any)
 		if len(pair) != 2 {
@@ -265,7 +265,7 @@ func (s *Store) decode(e *relay.SharedEntry, raw []any) error {
 }
 
 // addEntry applies one stream entry (flat field/value list) to e.
-func addEntry(e *relay.SharedEntry, id string, kv []string) error {
+func addEntry(e *shared.Entry, id string, kv []string) error {
 	e.Cursor = id
 	if len(kv) < 2 {
 		return errors.New("redisstore: stream entry " + id + " has no fields")
@@ -277,13 +277,13 @@ func addEntry(e *relay.SharedEntry, id string, kv []string) error {
 		if len(kv) >= 4 && kv[2] == "r" {
 			rtt, _ = strconv.ParseUint(kv[3], 10, 32)
 		}
-		e.Replies = append(e.Replies, relay.SharedReply{Data: []byte(kv[1]), RTT: uint32(rtt)})
+		e.Replies = append(e.Replies, shared.Reply{Data: []byte(kv[1]), RTT: uint32(rtt)})
 	case "e":
 		st, err := strconv.ParseUint(kv[1], 10, 8)
 		if err != nil {
 			return errors.New("redisstore: stream entry " + id + ": bad status " + strconv.Quote(kv[1]))
 		}
-		e.Status = relay.SharedStatus(st)
+		e.Status = shared.Status(st)
 		if len(kv) >= 4 && kv[2] == "t" {
 			ms, _ := strconv.ParseInt(kv[3], 10, 64)
 			e.TTL = time.Duration(ms) * time.Millisecond
@@ -294,13 +294,13 @@ func addEntry(e *relay.SharedEntry, id string, kv []string) error {
 	return nil
 }
 
-// Publish implements relay.SharedCache.
-func (s *Store) Publish(ctx context.Context, key string, p relay.SharedPublish) error {
+// Publish implements shared.Cache.
+func (s *Store) Publish(ctx context.Context, key string, p shared.Publish) error {
 	args := make([]any, 3, 3+2*len(p.Replies))
 	args[0], args[1], args[2] = "", "0", "1"
 	if p.End {
 		life := p.TTL
-		if p.Status != relay.SharedDone || p.TTL <= 0 {
+		if p.Status != shared.Done || p.TTL <= 0 {
 			life = endLinger
 		}
 		args[0] = strconv.Itoa(int(p.Status))
@@ -313,8 +313,8 @@ func (s *Store) Publish(ctx context.Context, key string, p relay.SharedPublish) 
 	return publishScript.Run(ctx, s.rdb, []string{s.prefix + "r:" + key}, args...).Err()
 }
 
-// Wait implements relay.SharedCache with XREAD BLOCK until ctx's deadline.
-func (s *Store) Wait(ctx context.Context, key, cursor string) (relay.SharedEntry, error) {
+// Wait implements shared.Cache with XREAD BLOCK until ctx's deadline.
+func (s *Store) Wait(ctx context.Context, key, cursor string) (shared.Entry, error) {
 	// Redis ends a BLOCK on its timer tick (100 ms at the default hz 10),
 	// so its "nothing new" may come a tick after ctx's deadline; a read cut
 	// by the connection's deadline would cost the connection. The read
@@ -325,14 +325,14 @@ func (s *Store) Wait(ctx context.Context, key, cursor string) (relay.SharedEntry
 	}
 	block := time.Until(d)
 	if block < time.Millisecond {
-		return relay.SharedEntry{}, context.DeadlineExceeded
+		return shared.Entry{}, context.DeadlineExceeded
 	}
 	rctx, cancel := context.WithDeadline(context.WithoutCancel(ctx), d.Add(blockGrace))
 	defer cancel()
 	res, err := s.rdb.XRead(rctx, &redis.XReadArgs{
 		Streams: []string{s.prefix + "r:" + key, cursor}, Block: block, Count: 128,
 	}).Result()
-	e := relay.SharedEntry{Cursor: cursor}
+	e := shared.Entry{Cursor: cursor}
 	switch {
 	case errors.Is(err, redis.Nil):
 		return e, context.DeadlineExceeded
@@ -373,8 +373,8 @@ store(KEYS[1], now, rate, u + n)
 return n
 `)
 
-// Lease implements relay.SharedLimiter.
-func (s *Store) Lease(ctx context.Context, b relay.SharedBucket, n int) (int, error) {
+// Lease implements shared.Limiter.
+func (s *Store) Lease(ctx context.Context, b shared.Bucket, n int) (int, error) {
 	if n < 1 {
 		return 0, errors.New("redisstore: lease of " + strconv.Itoa(n) + " tokens")
 	}
@@ -382,8 +382,8 @@ func (s *Store) Lease(ctx context.Context, b relay.SharedBucket, n int) (int, er
 		strconv.FormatFloat(b.Rate.PerSecond, 'g', -1, 64), b.Rate.Burst, n).Int()
 }
 
-// Take implements relay.SharedLimiter.
-func (s *Store) Take(ctx context.Context, buckets []relay.SharedBucket) (int, error) {
+// Take implements shared.Limiter.
+func (s *Store) Take(ctx context.Context, buckets []shared.Bucket) (int, error) {
 	keys := make([]string, len(buckets))
 	args := make([]any, 0, 3*len(buckets))
 	for i, b := range buckets {

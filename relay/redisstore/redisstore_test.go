@@ -10,7 +10,7 @@ import (
 	"time"
 
 	"github.com/querylens/querylens/internal/testredis"
-	"github.com/querylens/querylens/relay"
+	"github.com/querylens/querylens/relay/shared"
 )
 
 func open(t *testing.T, url string) *Store {
@@ -24,7 +24,7 @@ func open(t *testing.T, url string) *Store {
 }
 
 // claim is Claim without buckets, in the shape the tests read best.
-func claim(ctx context.Context, s *Store, key string, hold time.Duration) (relay.SharedEntry, bool, error) {
+func claim(ctx context.Context, s *Store, key string, hold time.Duration) (shared.Entry, bool, error) {
 	c, err := s.Claim(ctx, key, hold, nil)
 	return c.Entry, c.Owner, err
 }
@@ -58,12 +58,12 @@ func TestCacheLifecycle(t *testing.T) {
 	if err != nil || owner {
 		t.Fatalf("second Claim: owner=%v err=%v, want a follower", owner, err)
 	}
-	if e.Status != relay.SharedPending || len(e.Replies) != 0 {
+	if e.Status != shared.Pending || len(e.Replies) != 0 {
 		t.Fatalf("second Claim: %+v, want pending without replies", e)
 	}
 	// A waiter blocks until the owner appends.
 	type res struct {
-		e   relay.SharedEntry
+		e   shared.Entry
 		err error
 	}
 	got := make(chan res, 1)
@@ -75,26 +75,26 @@ func TestCacheLifecycle(t *testing.T) {
 	}()
 	time.Sleep(50 * time.Millisecond)
 	bin := []byte{0, 1, 2, 0xff, '\r', '\n'}
-	if err := s.Publish(ctx, "k1", relay.SharedPublish{Replies: []relay.SharedReply{{Data: bin, RTT: 1234}}}); err != nil {
+	if err := s.Publish(ctx, "k1", shared.Publish{Replies: []shared.Reply{{Data: bin, RTT: 1234}}}); err != nil {
 		t.Fatal(err)
 	}
 	r := <-got
 	if r.err != nil || len(r.e.Replies) != 1 || string(r.e.Replies[0].Data) != string(bin) || r.e.Replies[0].RTT != 1234 {
 		t.Fatalf("Wait: %+v, %v; want the appended reply", r.e, r.err)
 	}
-	if err := s.Publish(ctx, "k1", relay.SharedPublish{Replies: []relay.SharedReply{{Data: []byte("two"), RTT: 9}}}); err != nil {
+	if err := s.Publish(ctx, "k1", shared.Publish{Replies: []shared.Reply{{Data: []byte("two"), RTT: 9}}}); err != nil {
 		t.Fatal(err)
 	}
-	if err := s.Publish(ctx, "k1", relay.SharedPublish{End: true, Status: relay.SharedDone, TTL: 5 * time.Second}); err != nil {
+	if err := s.Publish(ctx, "k1", shared.Publish{End: true, Status: shared.Done, TTL: 5 * time.Second}); err != nil {
 		t.Fatal(err)
 	}
 	e2, err := s.Wait(ctxFor(t, time.Second), "k1", r.e.Cursor)
-	if err != nil || len(e2.Replies) != 1 || e2.Status != relay.SharedDone || e2.TTL != 5*time.Second {
+	if err != nil || len(e2.Replies) != 1 || e2.Status != shared.Done || e2.TTL != 5*time.Second {
 		t.Fatalf("Wait after the end: %+v, %v", e2, err)
 	}
 	// A late relay reads the whole entry at once: a cache hit.
 	e3, owner, err := claim(ctx, s, "k1", 2*time.Second)
-	if err != nil || owner || e3.Status != relay.SharedDone || len(e3.Replies) != 2 {
+	if err != nil || owner || e3.Status != shared.Done || len(e3.Replies) != 2 {
 		t.Fatalf("Claim of a cached entry: %+v owner=%v err=%v", e3, owner, err)
 	}
 	if e3.TTL <= 4*time.Second || e3.TTL > 5*time.Second {
@@ -109,9 +109,9 @@ func TestEndsWithoutReplies(t *testing.T) {
 	s := open(t, srv.URL())
 	ctx := ctxFor(t, 10*time.Second)
 	for _, tc := range []struct {
-		st  relay.SharedStatus
+		st  shared.Status
 		ttl time.Duration
-	}{{relay.SharedTimeout, time.Second}, {relay.SharedLimited, time.Second}, {relay.SharedAbandoned, time.Second}, {relay.SharedDone, 0}} {
+	}{{shared.Timeout, time.Second}, {shared.Limited, time.Second}, {shared.Abandoned, time.Second}, {shared.Done, 0}} {
 		key := "none" + strconv.Itoa(int(tc.st))
 		if _, owner, err := claim(ctx, s, key, time.Second); err != nil || !owner {
 			t.Fatal(owner, err)
@@ -120,10 +120,10 @@ func TestEndsWithoutReplies(t *testing.T) {
 		if err != nil || owner {
 			t.Fatal(owner, err)
 		}
-		if tc.st == relay.SharedDone {
-			s.Publish(ctx, key, relay.SharedPublish{Replies: []relay.SharedReply{{Data: []byte("r")}}})
+		if tc.st == shared.Done {
+			s.Publish(ctx, key, shared.Publish{Replies: []shared.Reply{{Data: []byte("r")}}})
 		}
-		if err := s.Publish(ctx, key, relay.SharedPublish{End: true, Status: tc.st, TTL: tc.ttl}); err != nil {
+		if err := s.Publish(ctx, key, shared.Publish{End: true, Status: tc.st, TTL: tc.ttl}); err != nil {
 			t.Fatal(err)
 		}
 		w, err := s.Wait(ctxFor(t, time.Second), key, e.Cursor)
@@ -140,10 +140,10 @@ func TestEndsWithoutReplies(t *testing.T) {
 		t.Fatal("not owner")
 	}
 	time.Sleep(150 * time.Millisecond)
-	if err := s.Publish(ctx, "short", relay.SharedPublish{Replies: []relay.SharedReply{{Data: []byte("x")}}}); err != nil {
+	if err := s.Publish(ctx, "short", shared.Publish{Replies: []shared.Reply{{Data: []byte("x")}}}); err != nil {
 		t.Fatal(err)
 	}
-	if err := s.Publish(ctx, "short", relay.SharedPublish{End: true, Status: relay.SharedDone, TTL: time.Second}); err != nil {
+	if err := s.Publish(ctx, "short", shared.Publish{End: true, Status: shared.Done, TTL: time.Second}); err != nil {
 		t.Fatal(err)
 	}
 	if _, owner, _ := claim(ctx, s, "short", time.Second); !owner {
@@ -179,13 +179,13 @@ func TestTake(t *testing.T) {
 	srv := testredis.Start(t)
 	s := open(t, srv.URL())
 	ctx := ctxFor(t, 10*time.Second)
-	slow := relay.Rate{PerSecond: 0.001, Burst: 10}
+	slow := shared.Rate{PerSecond: 0.001, Burst: 10}
 	// Concurrent takes spend exactly the burst.
 	var ok atomic.Int32
 	var wg sync.WaitGroup
 	for range 40 {
 		wg.Go(func() {
-			i, err := s.Take(ctx, []relay.SharedBucket{{Key: "a", Rate: slow}})
+			i, err := s.Take(ctx, []shared.Bucket{{Key: "a", Rate: slow}})
 			if err != nil {
 				t.Error(err)
 			}
@@ -199,28 +199,28 @@ func TestTake(t *testing.T) {
 		t.Fatalf("%d takes allowed, want the burst of 10", ok.Load())
 	}
 	// All or none: b is empty, so c is not charged.
-	one := relay.Rate{PerSecond: 0.001, Burst: 1}
-	if i, _ := s.Take(ctx, []relay.SharedBucket{{Key: "b", Rate: one}}); i != -1 {
+	one := shared.Rate{PerSecond: 0.001, Burst: 1}
+	if i, _ := s.Take(ctx, []shared.Bucket{{Key: "b", Rate: one}}); i != -1 {
 		t.Fatal("b refused its first take")
 	}
 	for range 3 {
-		if i, _ := s.Take(ctx, []relay.SharedBucket{{Key: "c", Rate: one}, {Key: "b", Rate: one}}); i != 1 {
+		if i, _ := s.Take(ctx, []shared.Bucket{{Key: "c", Rate: one}, {Key: "b", Rate: one}}); i != 1 {
 			t.Fatalf("refused index %d, want 1 (b)", i)
 		}
 	}
-	if i, _ := s.Take(ctx, []relay.SharedBucket{{Key: "c", Rate: one}}); i != -1 {
+	if i, _ := s.Take(ctx, []shared.Bucket{{Key: "c", Rate: one}}); i != -1 {
 		t.Fatal("c was charged by takes that b refused")
 	}
 	// Refill on Redis's clock: 20/s refills one token in 50 ms.
-	fast := relay.Rate{PerSecond: 20, Burst: 1}
-	if i, _ := s.Take(ctx, []relay.SharedBucket{{Key: "d", Rate: fast}}); i != -1 {
+	fast := shared.Rate{PerSecond: 20, Burst: 1}
+	if i, _ := s.Take(ctx, []shared.Bucket{{Key: "d", Rate: fast}}); i != -1 {
 		t.Fatal("d refused its first take")
 	}
-	if i, _ := s.Take(ctx, []relay.SharedBucket{{Key: "d", Rate: fast}}); i != 0 {
+	if i, _ := s.Take(ctx, []shared.Bucket{{Key: "d", Rate: fast}}); i != 0 {
 		t.Fatal("d allowed a second take at once")
 	}
 	time.Sleep(80 * time.Millisecond)
-	if i, _ := s.Take(ctx, []relay.SharedBucket{{Key: "d", Rate: fast}}); i != -1 {
+	if i, _ := s.Take(ctx, []shared.Bucket{{Key: "d", Rate: fast}}); i != -1 {
 		t.Fatal("d did not refill")
 	}
 }
@@ -233,8 +233,8 @@ func TestTakeKeep(t *testing.T) {
 	srv := testredis.Start(t)
 	s := open(t, srv.URL())
 	ctx := ctxFor(t, 10*time.Second)
-	slow := relay.Rate{PerSecond: 0.001, Burst: 4}
-	greedy := []relay.SharedBucket{{Key: "k", Rate: slow, Keep: 2}}
+	slow := shared.Rate{PerSecond: 0.001, Burst: 4}
+	greedy := []shared.Bucket{{Key: "k", Rate: slow, Keep: 2}}
 	for i := range 2 {
 		if n, err := s.Take(ctx, greedy); err != nil || n != -1 {
 			t.Fatalf("take %d with 2 kept of 4: refused %d, %v", i+1, n, err)
@@ -247,7 +247,7 @@ func TestTakeKeep(t *testing.T) {
 		t.Fatalf("claim charging the kept tokens: %+v, %v", c, err)
 	}
 	for i := range 2 {
-		if n, _ := s.Take(ctx, []relay.SharedBucket{{Key: "k", Rate: slow}}); n != -1 {
+		if n, _ := s.Take(ctx, []shared.Bucket{{Key: "k", Rate: slow}}); n != -1 {
 			t.Fatalf("take %d without Keep: refused", i+3)
 		}
 	}
@@ -268,7 +268,7 @@ func TestDown(t *testing.T) {
 	if _, _, err := claim(ctx, s, "x", time.Second); err == nil {
 		t.Fatal("Claim with Redis down: no error")
 	}
-	if _, err := s.Take(ctx, []relay.SharedBucket{{Key: "x", Rate: relay.Rate{PerSecond: 1, Burst: 1}}}); err == nil {
+	if _, err := s.Take(ctx, []shared.Bucket{{Key: "x", Rate: shared.Rate{PerSecond: 1, Burst: 1}}}); err == nil {
 		t.Fatal("Take with Redis down: no error")
 	}
 	if d := time.Since(start); d > time.Second {
@@ -307,9 +307,9 @@ func TestClaimCharges(t *testing.T) {
 	srv := testredis.Start(t)
 	s := open(t, srv.URL())
 	ctx := ctxFor(t, 10*time.Second)
-	one := relay.Rate{PerSecond: 0.001, Burst: 1}
-	two := relay.Rate{PerSecond: 0.001, Burst: 2}
-	charge := []relay.SharedBucket{{Key: "t", Rate: two}, {Key: "h", Rate: one}}
+	one := shared.Rate{PerSecond: 0.001, Burst: 1}
+	two := shared.Rate{PerSecond: 0.001, Burst: 2}
+	charge := []shared.Bucket{{Key: "t", Rate: two}, {Key: "h", Rate: one}}
 	c, err := s.Claim(ctx, "a", time.Second, charge)
 	if err != nil || !c.Owner || c.Refused != -1 {
 		t.Fatalf("first claim: %+v %v", c, err)
@@ -326,7 +326,7 @@ func TestClaimCharges(t *testing.T) {
 		t.Fatal("a refused claim left an entry behind")
 	}
 	// t was not charged by the refused claim: one token left.
-	if i, _ := s.Take(ctx, []relay.SharedBucket{{Key: "t", Rate: two}}); i != -1 {
+	if i, _ := s.Take(ctx, []shared.Bucket{{Key: "t", Rate: two}}); i != -1 {
 		t.Fatal("the refused claim charged t")
 	}
 }
@@ -335,14 +335,14 @@ func TestLease(t *testing.T) {
 	srv := testredis.Start(t)
 	s := open(t, srv.URL())
 	ctx := ctxFor(t, 10*time.Second)
-	r := relay.Rate{PerSecond: 0.001, Burst: 10}
+	r := shared.Rate{PerSecond: 0.001, Burst: 10}
 	for _, tc := range []struct{ want, got int }{{4, 4}, {4, 4}, {4, 2}, {4, 0}} {
-		n, err := s.Lease(ctx, relay.SharedBucket{Key: "ip", Rate: r}, tc.want)
+		n, err := s.Lease(ctx, shared.Bucket{Key: "ip", Rate: r}, tc.want)
 		if err != nil || n != tc.got {
 			t.Fatalf("Lease(%d) = %d, %v; want %d", tc.want, n, err, tc.got)
 		}
 	}
-	if _, err := s.Lease(ctx, relay.SharedBucket{Key: "ip", Rate: r}, 0); err == nil {
+	if _, err := s.Lease(ctx, shared.Bucket{Key: "ip", Rate: r}, 0); err == nil {
 		t.Fatal("Lease(0): no error")
 	}
 }

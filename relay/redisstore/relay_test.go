@@ -18,6 +18,9 @@ import (
 	"github.com/querylens/querylens/internal/health"
 	"github.com/querylens/querylens/internal/testredis"
 	"github.com/querylens/querylens/relay"
+	"github.com/querylens/querylens/relay/client"
+	"github.com/querylens/querylens/relay/shared"
+	"github.com/querylens/querylens/relay/wire"
 )
 
 // sharedProto is a codec registered only in these tests: queries are "SQ"
@@ -94,7 +97,7 @@ func newRelay(t testing.TB, st *Store, mod func(*relay.Config)) *relay.Server {
 		AllowTargets: []netip.Prefix{netip.MustParsePrefix("127.0.0.0/8")},
 		ReplyWindow:  time.Second,
 		CacheTTL:     5 * time.Second,
-		TargetRate:   relay.Rate{PerSecond: 1000, Burst: 1000},
+		TargetRate:   shared.Rate{PerSecond: 1000, Burst: 1000},
 	}
 	if st != nil {
 		cfg.SharedCache, cfg.SharedLimiter = st, st
@@ -208,7 +211,7 @@ func TestSharedTargetLimit(t *testing.T) {
 	st := open(t, srv.URL())
 	up := newResponder(t, 0)
 	one := func(c *relay.Config) {
-		c.TargetRate = relay.Rate{PerSecond: 0.01, Burst: 2}
+		c.TargetRate = shared.Rate{PerSecond: 0.01, Burst: 2}
 		c.CacheTTL = -1
 	}
 	a, b := newRelay(t, st, one), newRelay(t, st, one)
@@ -221,8 +224,8 @@ func TestSharedTargetLimit(t *testing.T) {
 	}
 	// Each relay's own bucket has a token left; the shared one is empty.
 	_, _, err := exchange(ctx, b, up.addr(), "t2")
-	var re *relay.RefusedError
-	if !errors.As(err, &re) || re.Code != relay.CodeRateLimited || re.Rule() != "per-target" {
+	var re *wire.RefusedError
+	if !errors.As(err, &re) || re.Code != wire.CodeRateLimited || re.Rule() != "per-target" {
 		t.Fatalf("third query: %v, want per-target refusal", err)
 	}
 	// Without the shared store, the same two relays would allow it.
@@ -347,13 +350,13 @@ func TestSharedClientLimit(t *testing.T) {
 	st := open(t, srv.URL())
 	up := newResponder(t, 0)
 	ctx := ctxFor(t, 20*time.Second)
-	count := func(shared *Store) int {
-		lim := func(c *relay.Config) { c.IPRate = relay.Rate{PerSecond: 0.001, Burst: 16} }
-		var clients []*relay.Client
+	count := func(st *Store) int {
+		lim := func(c *relay.Config) { c.IPRate = shared.Rate{PerSecond: 0.001, Burst: 16} }
+		var clients []*client.Client
 		for range 2 {
-			ts := httptest.NewServer(newRelay(t, shared, lim))
+			ts := httptest.NewServer(newRelay(t, st, lim))
 			t.Cleanup(ts.Close)
-			c, err := relay.Dial(ctx, "ws"+strings.TrimPrefix(ts.URL, "http"), nil)
+			c, err := client.Dial(ctx, "ws"+strings.TrimPrefix(ts.URL, "http"), nil)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -364,7 +367,7 @@ func TestSharedClientLimit(t *testing.T) {
 		for i := range 80 {
 			q, _ := sharedCodec{}.NewQuery(map[string]string{"tag": "ip"})
 			_, err := clients[i%2].Exchange(ctx, sharedProto, up.addr(), q)
-			var re *relay.RefusedError
+			var re *wire.RefusedError
 			switch {
 			case err == nil:
 				allowed++

@@ -14,6 +14,7 @@ import (
 	"github.com/querylens/querylens/codecs"
 	"github.com/querylens/querylens/demo"
 	"github.com/querylens/querylens/relay"
+	"github.com/querylens/querylens/relay/shared"
 	"github.com/querylens/querylens/server"
 	"github.com/querylens/querylens/web"
 	"github.com/querylens/querylens/web/api"
@@ -41,12 +42,12 @@ func TestDemoThroughRelay(t *testing.T) {
 	if len(normal) < 4 {
 		t.Fatalf("the demo has %d normal Zandronum servers, want 4", len(normal))
 	}
-	fast := relay.Rate{PerSecond: 1e6, Burst: 1e6}
+	fast := shared.Rate{PerSecond: 1e6, Burst: 1e6}
 	rs := relay.New(relay.Config{
 		AllowTargets: d.Prefixes(), CacheKey: codecs.QueryKey, CacheTTL: time.Minute,
 		TargetRate: fast, TargetHostRate: fast,
 		// Three servers, and no refill within the test.
-		VisitorRate: relay.Rate{PerSecond: 1e-6, Burst: 3},
+		VisitorRate: shared.Rate{PerSecond: 1e-6, Burst: 3},
 	}, slog.New(slog.NewTextHandler(io.Discard, nil)))
 	defer rs.Shutdown(context.Background())
 	h, err := web.New(web.Config{Exchanger: rs, StatusTimeout: 5 * time.Second})

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/querylens/querylens/relay"
+	"github.com/querylens/querylens/relay/shared"
 	"github.com/querylens/querylens/web/probe"
 )
 
@@ -22,8 +23,8 @@ func TestVisitorLimit(t *testing.T) {
 	srv := startServers(t, 1)[0]
 	c := newClock()
 	rs := newRelay(t, c, relay.Config{
-		VisitorRate: relay.Rate{PerSecond: 1, Burst: 2},
-		TargetRate:  relay.Rate{PerSecond: 0.001, Burst: 1},
+		VisitorRate: shared.Rate{PerSecond: 1, Burst: 2},
+		TargetRate:  shared.Rate{PerSecond: 0.001, Burst: 1},
 		CacheTTL:    -1,
 	})
 	h := routes(&probe.Handler{
@@ -83,7 +84,7 @@ func TestScrapeRoundsOneQueryPerCachePeriod(t *testing.T) {
 	)
 	srvs := startServers(t, servers)
 	c := newClock()
-	fast := relay.Rate{PerSecond: 1e6, Burst: 1e6}
+	fast := shared.Rate{PerSecond: 1e6, Burst: 1e6}
 	rs := newRelay(t, c, relay.Config{
 		// One machine plays every server on one address: its limit per
 		// address would otherwise be the one that shows.

@@ -793,7 +793,7 @@ $("edit-fields").addEventListener("change", (e) => {
 
 /**
  * refusal words a relay ERROR for the editor: its code and the rule the
- * relay named (the message's text before ": ", relay/rules.go).
+ * relay named (the message's text before ": ", relay/wire/rules.go).
  * @param {string} code
  * @param {string} message
  */

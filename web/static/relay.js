@@ -26,10 +26,10 @@ import { State, PageState, RelayCode, RelayCodeName, Denied } from "./model.js";
 export { State, PageState, Row } from "./model.js";
 
 export const SUBPROTOCOL = "querylens.relay.v1";
-/** SUBPROTOCOL with BATCH messages from the relay (relay.SubprotocolBatch). */
+/** SUBPROTOCOL with BATCH messages from the relay (wire.SubprotocolBatch). */
 export const SUBPROTOCOL_BATCH = "querylens.relay.v1.batch";
 
-/** Relay ERROR codes by number (model.js, from relay.Code). */
+/** Relay ERROR codes by number (model.js, from wire.Code). */
 export const ERROR_CODES = RelayCodeName;
 
 const END_REASONS = { 0: "window", 1: "byte-cap", 2: "cancelled" };

@@ -30,6 +30,9 @@ import (
 	"github.com/querylens/querylens/demo"
 	"github.com/querylens/querylens/netquery"
 	"github.com/querylens/querylens/relay"
+	"github.com/querylens/querylens/relay/client"
+	"github.com/querylens/querylens/relay/shared"
+	"github.com/querylens/querylens/relay/wire"
 )
 
 // relaySection runs relay/'s own benchmarks (round trip against direct
@@ -278,7 +281,7 @@ func holdIdle(ctx context.Context, self string, n int, target string) (idleRound
 		return s, json.NewDecoder(resp.Body).Decode(&s)
 	}
 
-	rc, err := relay.Dial(ctx, "ws://"+host+"/relay", nil)
+	rc, err := client.Dial(ctx, "ws://"+host+"/relay", nil)
 	if err != nil {
 		return r, err
 	}
@@ -364,7 +367,7 @@ func holdIdle(ctx context.Context, self string, n int, target string) (idleRound
 
 // compareRTT alternates direct and relayed GameSpy v2 queries to target
 // and returns the medians in µs.
-func compareRTT(ctx context.Context, rc *relay.Client, target string) ([2]float64, error) {
+func compareRTT(ctx context.Context, rc *client.Client, target string) ([2]float64, error) {
 	c, err := codecs.Lookup("gamespy2")
 	if err != nil {
 		return [2]float64{}, err
@@ -408,7 +411,7 @@ func openIdle(ctx context.Context, host string) (net.Conn, error) {
 	rand.Read(key)
 	req := "GET /relay HTTP/1.1\r\nHost: " + host + "\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n" +
 		"Sec-WebSocket-Key: " + base64.StdEncoding.EncodeToString(key) + "\r\nSec-WebSocket-Version: 13\r\n" +
-		"Sec-WebSocket-Protocol: " + relay.Subprotocol + "\r\n\r\n"
+		"Sec-WebSocket-Protocol: " + wire.Subprotocol + "\r\n\r\n"
 	if _, err := io.WriteString(c, req); err != nil {
 		c.Close()
 		return nil, err
@@ -459,10 +462,10 @@ func relayChild() {
 		MaxConnsPerIP:  idleCap,
 		IdleTimeout:    childLife,
 		CacheTTL:       -1,
-		ConnRate:       relay.Rate{PerSecond: 1e6, Burst: 1e6},
-		IPRate:         relay.Rate{PerSecond: 1e6, Burst: 1e6},
-		TargetRate:     relay.Rate{PerSecond: 1e6, Burst: 1e6},
-		TargetHostRate: relay.Rate{PerSecond: 1e6, Burst: 1e6},
+		ConnRate:       shared.Rate{PerSecond: 1e6, Burst: 1e6},
+		IPRate:         shared.Rate{PerSecond: 1e6, Burst: 1e6},
+		TargetRate:     shared.Rate{PerSecond: 1e6, Burst: 1e6},
+		TargetHostRate: shared.Rate{PerSecond: 1e6, Burst: 1e6},
 	}, slog.New(slog.DiscardHandler))
 	mux := http.NewServeMux()
 	mux.Handle("/relay", srv)

@@ -1,4 +1,8 @@
-package relay
+// Package client speaks the relay's protocol (docs/relay-protocol.md) over
+// a WebSocket: Dial connects to a relay and reads its HELLO, and the
+// Client it returns is a netquery.Exchanger for the command line and for
+// tests. Refusals come back as *wire.RefusedError.
+package client
 
 import (
 	"context"
@@ -12,7 +16,13 @@ import (
 	"github.com/coder/websocket"
 	"github.com/querylens/querylens/codecs"
 	"github.com/querylens/querylens/netquery"
+	"github.com/querylens/querylens/relay/internal/drive"
+	"github.com/querylens/querylens/relay/wire"
 )
+
+// defaultWriteTimeout bounds writing one frame when DialOptions leaves it
+// zero (the relay's own DefaultWriteTimeout).
+const defaultWriteTimeout = 10 * time.Second
 
 // DialOptions tunes Dial. The zero value is usable.
 type DialOptions struct {
@@ -28,14 +38,14 @@ type DialOptions struct {
 // netquery.Exchanger; Exchange, Ping and Close may be called concurrently.
 type Client struct {
 	ws           *websocket.Conn
-	hello        Hello
+	hello        wire.Hello
 	writeTimeout time.Duration
 	slots        chan struct{} // one per open query id, up to Hello.MaxInFlight
 	done         chan struct{} // closed when the connection ends
 
 	mu     sync.Mutex
 	err    error // why the connection ended, set before done closes
-	routes map[uint32]*events
+	routes map[uint32]*drive.Events
 	pings  map[uint32]chan error
 	lastID uint32 // ids and ping nonces share one space, so ERROR frames route unambiguously
 }
@@ -44,35 +54,35 @@ var _ netquery.Exchanger = (*Client)(nil)
 
 // Dial connects to the relay at url ("ws://host/path" or "wss://...") and
 // reads its HELLO. A relay that refuses the connection (origin, connection
-// caps, shutdown) is reported as a *RefusedError.
+// caps, shutdown) is reported as a *wire.RefusedError.
 func Dial(ctx context.Context, url string, opts *DialOptions) (*Client, error) {
 	var o DialOptions
 	if opts != nil {
 		o = *opts
 	}
 	if o.WriteTimeout <= 0 {
-		o.WriteTimeout = DefaultWriteTimeout
+		o.WriteTimeout = defaultWriteTimeout
 	}
 	ws, resp, err := websocket.Dial(ctx, url, &websocket.DialOptions{
 		HTTPClient:      o.HTTPClient,
 		HTTPHeader:      o.HTTPHeader,
-		Subprotocols:    []string{Subprotocol},
+		Subprotocols:    []string{wire.Subprotocol},
 		CompressionMode: websocket.CompressionDisabled,
 	})
 	if err != nil {
 		if resp != nil {
 			switch resp.StatusCode {
 			case http.StatusForbidden:
-				return nil, &RefusedError{Code: CodeDenied, Message: string(RuleOrigin) + ": the relay refused this page's origin"}
+				return nil, &wire.RefusedError{Code: wire.CodeDenied, Message: string(wire.RuleOrigin) + ": the relay refused this page's origin"}
 			case http.StatusServiceUnavailable:
-				return nil, &RefusedError{Code: CodeBusy, Message: string(RuleShuttingDown) + ": the relay is shutting down"}
+				return nil, &wire.RefusedError{Code: wire.CodeBusy, Message: string(wire.RuleShuttingDown) + ": the relay is shutting down"}
 			}
 		}
 		return nil, err
 	}
-	if ws.Subprotocol() != Subprotocol {
+	if ws.Subprotocol() != wire.Subprotocol {
 		ws.CloseNow()
-		return nil, errors.New("relay: the server did not accept subprotocol " + Subprotocol)
+		return nil, errors.New("relay: the server did not accept subprotocol " + wire.Subprotocol)
 	}
 	ws.SetReadLimit(1<<16 + 64)
 	_, b, err := ws.Read(ctx)
@@ -80,10 +90,10 @@ func Dial(ctx context.Context, url string, opts *DialOptions) (*Client, error) {
 		ws.CloseNow()
 		return nil, closeError(err)
 	}
-	f, err := ParseFrame(b)
-	if err != nil || f.Type != FrameHello || f.Hello.Version != Version {
-		ws.Close(websocket.StatusProtocolError, "expected HELLO version "+strconv.Itoa(Version))
-		return nil, errors.New("relay: expected HELLO version " + strconv.Itoa(Version))
+	f, err := wire.ParseFrame(b)
+	if err != nil || f.Type != wire.FrameHello || f.Hello.Version != wire.Version {
+		ws.Close(websocket.StatusProtocolError, "expected HELLO version "+strconv.Itoa(wire.Version))
+		return nil, errors.New("relay: expected HELLO version " + strconv.Itoa(wire.Version))
 	}
 	c := &Client{
 		ws:           ws,
@@ -91,14 +101,14 @@ func Dial(ctx context.Context, url string, opts *DialOptions) (*Client, error) {
 		writeTimeout: o.WriteTimeout,
 		slots:        make(chan struct{}, max(1, int(f.Hello.MaxInFlight))),
 		done:         make(chan struct{}),
-		routes:       make(map[uint32]*events),
+		routes:       make(map[uint32]*drive.Events),
 		pings:        make(map[uint32]chan error),
 	}
 	go c.readLoop()
 	return c, nil
 }
 
-// closeError turns a close by the relay into a *RefusedError when the
+// closeError turns a close by the relay into a *wire.RefusedError when the
 // reason names a rule (connection caps, subprotocol, shutdown, idle).
 func closeError(err error) error {
 	var ce websocket.CloseError
@@ -107,15 +117,15 @@ func closeError(err error) error {
 	}
 	switch ce.Code {
 	case websocket.StatusTryAgainLater, websocket.StatusGoingAway:
-		return &RefusedError{Code: CodeBusy, Message: ce.Reason}
+		return &wire.RefusedError{Code: wire.CodeBusy, Message: ce.Reason}
 	case websocket.StatusPolicyViolation:
-		return &RefusedError{Code: CodeDenied, Message: ce.Reason}
+		return &wire.RefusedError{Code: wire.CodeDenied, Message: ce.Reason}
 	}
 	return err
 }
 
 // Hello returns the limits the relay announced.
-func (c *Client) Hello() Hello { return c.hello }
+func (c *Client) Hello() wire.Hello { return c.hello }
 
 func (c *Client) readLoop() {
 	for {
@@ -127,27 +137,27 @@ func (c *Client) readLoop() {
 			close(c.done)
 			return
 		}
-		f, err := ParseFrame(b)
+		f, err := wire.ParseFrame(b)
 		if err != nil {
 			continue
 		}
 		switch f.Type {
-		case FrameReply:
-			c.route(f.ID, event{typ: FrameReply, id: f.ID, data: f.Datagram, rtt: f.RTT, flags: f.Flags}, false)
-		case FrameEnd:
-			c.route(f.ID, event{typ: FrameEnd, id: f.ID, reason: f.Reason}, true)
-		case FrameError:
-			if c.pong(f.ID, &RefusedError{ID: f.ID, Code: f.Code, Message: f.Message}) {
+		case wire.FrameReply:
+			c.route(f.ID, drive.Event{Type: wire.FrameReply, ID: f.ID, Data: f.Datagram, RTT: f.RTT, Flags: f.Flags}, false)
+		case wire.FrameEnd:
+			c.route(f.ID, drive.Event{Type: wire.FrameEnd, ID: f.ID, Reason: f.Reason}, true)
+		case wire.FrameError:
+			if c.pong(f.ID, &wire.RefusedError{ID: f.ID, Code: f.Code, Message: f.Message}) {
 				continue // a refused PING
 			}
-			c.route(f.ID, event{typ: FrameError, id: f.ID, code: f.Code, msg: f.Message}, true)
-		case FramePong:
+			c.route(f.ID, drive.Event{Type: wire.FrameError, ID: f.ID, Code: f.Code, Msg: f.Message}, true)
+		case wire.FramePong:
 			c.pong(f.ID, nil)
 		}
 	}
 }
 
-func (c *Client) route(id uint32, ev event, final bool) {
+func (c *Client) route(id uint32, ev drive.Event, final bool) {
 	c.mu.Lock()
 	q := c.routes[id]
 	if final && q != nil {
@@ -156,7 +166,7 @@ func (c *Client) route(id uint32, ev event, final bool) {
 	}
 	c.mu.Unlock()
 	if q != nil {
-		q.push(ev)
+		q.Push(ev)
 	}
 }
 
@@ -202,23 +212,23 @@ func (c *Client) writeFrame(fr []byte) error {
 }
 
 // Exchange drives q through the relay: it satisfies netquery.Exchanger.
-// Refusals by the relay come back as *RefusedError; a window that closes
+// Refusals by the relay come back as *wire.RefusedError; a window that closes
 // before q is done is a nil error with Result.Done false.
 func (c *Client) Exchange(ctx context.Context, protocol, target string, q codecs.Query) (netquery.Result, error) {
 	if len(protocol) > 255 || len(target) > 255 {
-		return netquery.Result{}, &RefusedError{Code: CodeBadFrame, Message: "bad-frame: protocol or target longer than 255 bytes"}
+		return netquery.Result{}, &wire.RefusedError{Code: wire.CodeBadFrame, Message: "bad-frame: protocol or target longer than 255 bytes"}
 	}
-	return drive(ctx, q, &remote{c: c, protocol: protocol, target: target, ev: newEvents()})
+	return drive.Run(ctx, q, &remote{c: c, protocol: protocol, target: target, ev: drive.NewEvents()})
 }
 
 // remote is one Exchange's transport over the client's connection.
 type remote struct {
 	c                *Client
 	protocol, target string
-	ev               *events
+	ev               *drive.Events
 }
 
-func (r *remote) send(ctx context.Context, d []byte) (uint32, error) {
+func (r *remote) Send(ctx context.Context, d []byte) (uint32, error) {
 	c := r.c
 	select {
 	case c.slots <- struct{}{}:
@@ -231,7 +241,7 @@ func (r *remote) send(ctx context.Context, d []byte) (uint32, error) {
 	id := c.nextIDLocked()
 	c.routes[id] = r.ev
 	c.mu.Unlock()
-	if err := c.writeFrame(appendQuery(nil, id, r.protocol, r.target, d)); err != nil {
+	if err := c.writeFrame(wire.AppendQuery(nil, id, r.protocol, r.target, d)); err != nil {
 		c.forget(id)
 		return 0, err
 	}
@@ -254,7 +264,7 @@ func (c *Client) forget(id uint32) bool {
 // freed before, another query could take it and reach the relay ahead of
 // the CANCEL, while the relay still counts id against Hello.MaxInFlight,
 // and be refused busy.
-func (r *remote) cancel(id uint32) {
+func (r *remote) Cancel(id uint32) {
 	c := r.c
 	c.mu.Lock()
 	open := c.routes[id] != nil
@@ -263,12 +273,12 @@ func (r *remote) cancel(id uint32) {
 	if !open {
 		return
 	}
-	c.writeFrame(appendIDFrame(nil, FrameCancel, id))
+	c.writeFrame(wire.AppendIDFrame(nil, wire.FrameCancel, id))
 	<-c.slots
 }
 
-func (r *remote) next(ctx context.Context) (event, error) {
-	ev, ok := r.ev.next(ctx, r.c.done)
+func (r *remote) Next(ctx context.Context) (drive.Event, error) {
+	ev, ok := r.ev.Next(ctx, r.c.done)
 	if ok {
 		return ev, nil
 	}
@@ -286,7 +296,7 @@ func (c *Client) Ping(ctx context.Context) (time.Duration, error) {
 	c.pings[nonce] = ch
 	c.mu.Unlock()
 	start := time.Now()
-	err := c.writeFrame(appendIDFrame(nil, FramePing, nonce))
+	err := c.writeFrame(wire.AppendIDFrame(nil, wire.FramePing, nonce))
 	if err == nil {
 		select {
 		case err := <-ch:

@@ -4,6 +4,8 @@ import (
 	"context"
 	"net/netip"
 	"time"
+
+	"github.com/querylens/querylens/relay/shared"
 )
 
 // Leases of per-client tokens. Asking the store for every query of every
@@ -39,7 +41,7 @@ func (r sharedClientRate) allow(k netip.Addr, now time.Duration) bool {
 // one allowed a query.
 func (s *Server) allowClientShared(key netip.Addr) bool {
 	sh := s.shared
-	if sh.limiter == nil || !sh.limitDep.usable() {
+	if sh.limiter == nil || !sh.limitDep.Usable() {
 		return true
 	}
 	now := s.cfg.Clock()
@@ -52,10 +54,10 @@ func (s *Server) allowClientShared(key netip.Addr) bool {
 	sh.leaseMu.Unlock()
 	want := min(max(s.cfg.IPRate.Burst/8, 1), maxLease)
 	ctx, cancel := context.WithTimeout(context.Background(), sh.timeout)
-	got, err := sh.limiter.Lease(ctx, SharedBucket{Key: "ip:" + key.String(), Rate: s.cfg.IPRate}, want)
+	got, err := sh.limiter.Lease(ctx, shared.Bucket{Key: "ip:" + key.String(), Rate: s.cfg.IPRate}, want)
 	cancel()
 	if err != nil {
-		sh.limitDep.fail(err)
+		sh.limitDep.Fail(err)
 		return true // the local bucket, charged first, holds the line
 	}
 	if got == 0 {

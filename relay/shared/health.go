@@ -1,4 +1,4 @@
-package relay
+package shared
 
 import (
 	"context"
@@ -7,10 +7,13 @@ import (
 	"time"
 )
 
-// dependency tracks one store's health. It starts up; an error marks it
-// down, and while it is down the relay works without it and a prober pings
-// it every sharedProbeEvery until it answers or the relay shuts down.
-type dependency struct {
+// probeEvery is how often a store that is down is pinged.
+const probeEvery = time.Second
+
+// Health tracks one store's health. It starts up; an error marks it down,
+// and while it is down its users work without it and a prober pings it
+// every second until it answers or stop is closed.
+type Health struct {
 	d       Dependency
 	timeout time.Duration
 	log     func(msg string, args ...any)
@@ -26,29 +29,42 @@ type dependency struct {
 	wg      sync.WaitGroup
 }
 
-func newDependency(d Dependency, timeout time.Duration, log func(string, ...any), stop <-chan struct{}) *dependency {
-	x := &dependency{d: d, timeout: timeout, log: log, stop: stop}
+// NewHealth tracks d, pinging it with timeout while it is down, logging
+// with log when it goes down and comes back, until stop is closed.
+func NewHealth(d Dependency, timeout time.Duration, log func(string, ...any), stop <-chan struct{}) *Health {
+	x := &Health{d: d, timeout: timeout, log: log, stop: stop}
 	x.up.Store(true)
 	return x
 }
 
-// usable reports whether the store may be used now.
-func (x *dependency) usable() bool { return x.up.Load() }
+// Name is the store's name.
+func (x *Health) Name() string { return x.d.Name() }
 
-// probe pings the store and records the result; it reports whether the
+// Usable reports whether the store may be used now.
+func (x *Health) Usable() bool { return x.up.Load() }
+
+// Errors counts the failures reported with Fail.
+func (x *Health) Errors() uint64 { return x.errors.Load() }
+
+// Wait waits for the prober to stop (after stop is closed).
+func (x *Health) Wait() { x.wg.Wait() }
+
+// Probe pings the store and records the result; it reports whether the
 // store answered.
-func (x *dependency) probe() bool {
+func (x *Health) Probe() bool {
 	ctx, cancel := context.WithTimeout(context.Background(), x.timeout)
 	defer cancel()
 	if err := x.d.Ping(ctx); err != nil {
-		x.fail(err) // from the prober: it is already marked, and probing
+		x.Fail(err) // from the prober: it is already marked, and probing
 		return false
 	}
 	x.ok()
 	return true
 }
 
-func (x *dependency) fail(err error) {
+// Fail records a failed or timed-out operation: the store is down until a
+// ping answers.
+func (x *Health) Fail(err error) {
 	x.errors.Add(1)
 	x.mu.Lock()
 	x.lastErr = err.Error()
@@ -75,10 +91,10 @@ func (x *dependency) fail(err error) {
 	}
 }
 
-// prober pings the store until it answers or the relay shuts down.
-func (x *dependency) prober() {
+// prober pings the store until it answers or stop is closed.
+func (x *Health) prober() {
 	defer x.wg.Done()
-	t := time.NewTicker(sharedProbeEvery)
+	t := time.NewTicker(probeEvery)
 	defer t.Stop()
 	for {
 		select {
@@ -89,7 +105,7 @@ func (x *dependency) prober() {
 			return
 		case <-t.C:
 		}
-		if x.probe() {
+		if x.Probe() {
 			x.mu.Lock()
 			x.probing = false
 			x.mu.Unlock()
@@ -98,7 +114,7 @@ func (x *dependency) prober() {
 	}
 }
 
-func (x *dependency) ok() {
+func (x *Health) ok() {
 	x.mu.Lock()
 	was := x.up.Swap(true)
 	since := x.since
@@ -108,9 +124,9 @@ func (x *dependency) ok() {
 	}
 }
 
-// healthy reports whether the store is up, and "up" or "down since
+// Healthy reports whether the store is up, and "up" or "down since
 // 2026-01-02T15:04:05Z: dial tcp ...: connection refused".
-func (x *dependency) healthy() (bool, string) {
+func (x *Health) Healthy() (bool, string) {
 	if x.up.Load() {
 		return true, "up"
 	}

@@ -4,6 +4,9 @@ import (
 	"context"
 	"sync"
 	"time"
+
+	"github.com/querylens/querylens/relay/shared"
+	"github.com/querylens/querylens/relay/wire"
 )
 
 // publishDelay is how long the owner holds a reply for more replies or
@@ -17,9 +20,9 @@ type publisher struct {
 	wake chan struct{}
 
 	mu      sync.Mutex
-	pending []SharedReply
+	pending []shared.Reply
 	end     bool
-	status  SharedStatus
+	status  shared.Status
 	ttl     time.Duration
 }
 
@@ -62,14 +65,14 @@ func (p *publisher) run() {
 			t.Stop()
 		}
 		p.mu.Lock()
-		batch := SharedPublish{Replies: p.pending, End: p.end, Status: p.status, TTL: p.ttl}
+		batch := shared.Publish{Replies: p.pending, End: p.end, Status: p.status, TTL: p.ttl}
 		p.pending = nil
 		p.mu.Unlock()
 		if len(batch.Replies) > 0 || batch.End {
-			if sh.cacheDep.usable() {
+			if sh.cacheDep.Usable() {
 				ctx, cancel := context.WithTimeout(context.Background(), sh.timeout)
 				if err := sh.cache.Publish(ctx, p.f.sharedKey, batch); err != nil {
-					sh.cacheDep.fail(err)
+					sh.cacheDep.Fail(err)
 				}
 				cancel()
 			}
@@ -84,16 +87,16 @@ func (p *publisher) run() {
 func (f *fetch) publish(b []byte, rtt time.Duration) {
 	p := f.pub
 	p.mu.Lock()
-	p.pending = append(p.pending, SharedReply{Data: append([]byte(nil), b...), RTT: uint32(min(rtt/time.Microsecond, 1<<32-1))})
+	p.pending = append(p.pending, shared.Reply{Data: append([]byte(nil), b...), RTT: uint32(min(rtt/time.Microsecond, 1<<32-1))})
 	p.mu.Unlock()
 	p.poke()
 }
 
 // sharedFinish ends the owner's shared entry.
-func (f *fetch) sharedFinish(status SharedStatus) {
+func (f *fetch) sharedFinish(status shared.Status) {
 	p := f.pub
 	ttl := f.ttl
-	if status != SharedDone || ttl <= 0 {
+	if status != shared.Done || ttl <= 0 {
 		ttl = 0
 	}
 	p.mu.Lock()
@@ -103,12 +106,12 @@ func (f *fetch) sharedFinish(status SharedStatus) {
 }
 
 // ownerStatus maps how the owner's exchange ended to the shared status.
-func ownerStatus(out outcome, got bool) SharedStatus {
+func ownerStatus(out outcome, got bool) shared.Status {
 	switch {
 	case got:
-		return SharedDone
-	case out.code == CodeTimeout:
-		return SharedTimeout
+		return shared.Done
+	case out.code == wire.CodeTimeout:
+		return shared.Timeout
 	}
-	return SharedAbandoned
+	return shared.Abandoned
 }

@@ -1,4 +1,4 @@
-package relay
+package drive
 
 import (
 	"context"
@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/querylens/querylens/codecs"
+	"github.com/querylens/querylens/relay/wire"
 )
 
 // stepQuery is a conversation in the shape of A2S's: "part" is a split
@@ -28,21 +29,21 @@ func (stepQuery) Result(codecs.DecodeOptions) (*codecs.Message, error) { return 
 // scriptTransport hands drive a fixed list of events and records, at each
 // next, which ids are open (sent, not cancelled).
 type scriptTransport struct {
-	events    []event
+	events    []Event
 	sent      []uint32
 	cancelled []uint32
 	openAt    [][]uint32
 }
 
-func (s *scriptTransport) send(_ context.Context, _ []byte) (uint32, error) {
+func (s *scriptTransport) Send(_ context.Context, _ []byte) (uint32, error) {
 	id := uint32(len(s.sent) + 1)
 	s.sent = append(s.sent, id)
 	return id, nil
 }
 
-func (s *scriptTransport) cancel(id uint32) { s.cancelled = append(s.cancelled, id) }
+func (s *scriptTransport) Cancel(id uint32) { s.cancelled = append(s.cancelled, id) }
 
-func (s *scriptTransport) next(context.Context) (event, error) {
+func (s *scriptTransport) Next(context.Context) (Event, error) {
 	var open []uint32
 	for _, id := range s.sent {
 		if !slices.Contains(s.cancelled, id) {
@@ -51,7 +52,7 @@ func (s *scriptTransport) next(context.Context) (event, error) {
 	}
 	s.openAt = append(s.openAt, open)
 	if len(s.events) == 0 {
-		return event{}, context.Canceled // drive waited for an event the script does not have
+		return Event{}, context.Canceled // drive waited for an Event the script does not have
 	}
 	ev := s.events[0]
 	s.events = s.events[1:]
@@ -63,29 +64,29 @@ func (s *scriptTransport) next(context.Context) (event, error) {
 // one exchange at a time instead of one per step for the whole reply
 // window; a reply that asks nothing (a split part) leaves it open.
 func TestDriveCancelsAnsweredQuery(t *testing.T) {
-	rep := func(id uint32, s string) event { return event{typ: FrameReply, id: id, data: []byte(s)} }
-	end := func(id uint32) event { return event{typ: FrameEnd, id: id, reason: EndWindow} }
+	rep := func(id uint32, s string) Event { return Event{Type: wire.FrameReply, ID: id, Data: []byte(s)} }
+	end := func(id uint32) Event { return Event{Type: wire.FrameEnd, ID: id, Reason: wire.EndWindow} }
 	for _, tc := range []struct {
 		name      string
-		events    []event
+		events    []Event
 		done      bool
 		openAt    [][]uint32
 		cancelled []uint32
 	}{
-		{"challenge then answer", []event{rep(1, "part"), rep(1, "chal"), rep(2, "ans")}, true,
+		{"challenge then answer", []Event{rep(1, "part"), rep(1, "chal"), rep(2, "ans")}, true,
 			[][]uint32{{1}, {1}, {2}}, []uint32{1, 2}},
-		{"two challenges", []event{rep(1, "chal"), rep(2, "chal"), rep(3, "ans")}, true,
+		{"two challenges", []Event{rep(1, "chal"), rep(2, "chal"), rep(3, "ans")}, true,
 			[][]uint32{{1}, {2}, {3}}, []uint32{1, 2, 3}},
-		{"parts until the window closes", []event{rep(1, "part"), rep(1, "part"), end(1)}, false,
+		{"parts until the window closes", []Event{rep(1, "part"), rep(1, "part"), end(1)}, false,
 			[][]uint32{{1}, {1}, {1}}, nil},
-		{"the cancelled query's END after all", []event{rep(1, "chal"), end(1), rep(2, "ans")}, true,
+		{"the cancelled query's END after all", []Event{rep(1, "chal"), end(1), rep(2, "ans")}, true,
 			[][]uint32{{1}, {2}, {2}}, []uint32{1, 2}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			tr := &scriptTransport{events: tc.events}
-			res, err := drive(context.Background(), stepQuery{}, tr)
+			res, err := Run(context.Background(), stepQuery{}, tr)
 			if err != nil {
-				t.Fatalf("drive: %v", err)
+				t.Fatalf("Run: %v", err)
 			}
 			if res.Done != tc.done {
 				t.Errorf("Done = %v, want %v", res.Done, tc.done)

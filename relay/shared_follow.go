@@ -5,10 +5,13 @@ import (
 	"errors"
 	"strconv"
 	"time"
+
+	"github.com/querylens/querylens/relay/shared"
+	"github.com/querylens/querylens/relay/wire"
 )
 
 // follow streams another relay's exchange (or its cached replies) into f.
-func (f *fetch) follow(key string, e SharedEntry) (outcome, bool) {
+func (f *fetch) follow(key string, e shared.Entry) (outcome, bool) {
 	s := f.s
 	sh := s.shared
 	ctx, cancel := context.WithTimeout(context.Background(), s.cfg.ReplyWindow)
@@ -16,16 +19,16 @@ func (f *fetch) follow(key string, e SharedEntry) (outcome, bool) {
 	f.mu.Lock()
 	if f.stopped {
 		f.mu.Unlock()
-		return outcome{reason: EndCancelled}, true
+		return outcome{reason: wire.EndCancelled}, true
 	}
 	f.stopFollow = cancel
-	if e.Status == SharedPending {
-		f.sharedFlags = FlagCoalesced
+	if e.Status == shared.Pending {
+		f.sharedFlags = wire.FlagCoalesced
 	} else {
-		f.sharedFlags = FlagCached
+		f.sharedFlags = wire.FlagCached
 	}
 	f.mu.Unlock()
-	if e.Status == SharedPending {
+	if e.Status == shared.Pending {
 		sh.outcomes.add(sharedCoalesced, 1)
 	} else {
 		sh.outcomes.add(sharedHit, 1)
@@ -35,26 +38,26 @@ func (f *fetch) follow(key string, e SharedEntry) (outcome, bool) {
 		for _, r := range e.Replies {
 			got++
 			if f.add(r.Data, time.Duration(r.RTT)*time.Microsecond) {
-				return outcome{reason: EndByteCap}, true
+				return outcome{reason: wire.EndByteCap}, true
 			}
 		}
 		switch e.Status {
-		case SharedDone:
+		case shared.Done:
 			if e.TTL > 0 && e.TTL < f.ttl {
 				f.ttl = e.TTL
 			}
-			return outcome{reason: EndWindow}, true
-		case SharedTimeout:
+			return outcome{reason: wire.EndWindow}, true
+		case shared.Timeout:
 			return f.timeoutOutcome(), true
-		case SharedLimited:
-			return outcome{code: CodeRateLimited, rule: RulePerTarget, msg: f.target.String()}, true
-		case SharedAbandoned:
+		case shared.Limited:
+			return outcome{code: wire.CodeRateLimited, rule: wire.RulePerTarget, msg: f.target.String()}, true
+		case shared.Abandoned:
 			sh.abandoned.Add(1)
 			if got == 0 && ctx.Err() == nil {
 				sh.outcomes.add(sharedFallback, 1)
 				return outcome{}, false
 			}
-			return outcome{reason: EndWindow}, true
+			return outcome{reason: wire.EndWindow}, true
 		}
 		// Wait in slices so that a stopped exchange (its askers left, or
 		// shutdown) is noticed even if the store cannot interrupt a
@@ -72,27 +75,27 @@ func (f *fetch) follow(key string, e SharedEntry) (outcome, bool) {
 			f.mu.Unlock()
 			switch {
 			case shutdown:
-				return outcome{reason: EndCancelled, code: CodeBusy, rule: RuleShuttingDown, msg: "the relay is shutting down"}, true
+				return outcome{reason: wire.EndCancelled, code: wire.CodeBusy, rule: wire.RuleShuttingDown, msg: "the relay is shutting down"}, true
 			case stopped || got > 0:
-				return outcome{reason: EndCancelled}, true
+				return outcome{reason: wire.EndCancelled}, true
 			}
 			return f.timeoutOutcome(), true
 		case wctx.Err() != nil || errors.Is(err, context.DeadlineExceeded):
-			e = SharedEntry{Cursor: e.Cursor}
+			e = shared.Entry{Cursor: e.Cursor}
 			continue
 		}
 		// The store failed while this relay waited for another's replies:
 		// ask upstream itself if nothing came yet and the window is open.
-		sh.cacheDep.fail(err)
+		sh.cacheDep.Fail(err)
 		if got == 0 {
 			sh.outcomes.add(sharedFallback, 1)
 			return outcome{}, false
 		}
-		return outcome{reason: EndWindow}, true
+		return outcome{reason: wire.EndWindow}, true
 	}
 }
 
 func (f *fetch) timeoutOutcome() outcome {
-	return outcome{reason: EndWindow, code: CodeTimeout, rule: RuleTimeout,
+	return outcome{reason: wire.EndWindow, code: wire.CodeTimeout, rule: wire.RuleTimeout,
 		msg: "no reply within " + strconv.FormatInt(f.s.cfg.ReplyWindow.Milliseconds(), 10) + " ms"}
 }

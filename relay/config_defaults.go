@@ -1,0 +1,112 @@
+package relay
+
+import (
+	"time"
+
+	"github.com/querylens/querylens/relay/shared"
+)
+
+// Defaults for the zero fields of Config.
+const (
+	DefaultMaxDatagram       = 8192
+	DefaultReplyWindow       = 2 * time.Second
+	DefaultMaxReplyBytes     = 64 << 10
+	DefaultMaxReplyDatagrams = 64
+	DefaultMaxInFlight       = 64
+	DefaultMaxUpstream       = 1024
+	DefaultCacheTTL          = 10 * time.Second
+	DefaultSilentCooldown    = 10 * time.Second
+	DefaultMaxCacheEntries   = 4096
+	DefaultMaxCacheBytes     = 16 << 20
+	DefaultMaxConns          = 4096
+	DefaultMaxConnsPerIP     = 8
+	DefaultIdleTimeout       = 60 * time.Second
+	DefaultWriteTimeout      = 10 * time.Second
+	DefaultResolveTimeout    = 2 * time.Second
+	DefaultQueueFrames       = 256
+	DefaultQueueBytes        = 256 << 10
+	DefaultMaxQueuedBytes    = 64 << 20
+)
+
+// ReplyCap is what one query of a protocol may bring back: at most Bytes
+// bytes of UDP payload in at most Datagrams datagrams. The datagram that
+// would pass either is dropped, counted (drops, reason "reply-cap") and
+// ends the exchange with END reason wire.EndByteCap; nothing after it is read.
+type ReplyCap struct {
+	Bytes     int
+	Datagrams int
+}
+
+// DefaultReplyCaps are the protocols whose caps differ from
+// DefaultMaxReplyBytes and DefaultMaxReplyDatagrams.
+var DefaultReplyCaps = map[string]ReplyCap{
+	// A2S rules of a modded server run to tens of KiB, split over many
+	// datagrams (Source games split at 1,248 bytes by default); the codec
+	// reads as much of the reply to one query (a2s.MaxBytes,
+	// a2s.MaxDatagrams).
+	"a2s": {Bytes: 96 << 10, Datagrams: 64},
+}
+
+// Default rates (see Config).
+var (
+	DefaultConnRate       = shared.Rate{PerSecond: 20, Burst: 100}
+	DefaultIPRate         = shared.Rate{PerSecond: 40, Burst: 200}
+	DefaultTargetRate     = shared.Rate{PerSecond: 2, Burst: 16}
+	DefaultTargetHostRate = shared.Rate{PerSecond: 20, Burst: 40}
+	DefaultPingRate       = shared.Rate{PerSecond: 2, Burst: 10}
+	DefaultVisitorRate    = shared.Rate{PerSecond: 1, Burst: 30}
+)
+
+func orInt(v *int, d int) {
+	if *v == 0 {
+		*v = d
+	}
+}
+
+func orDur(v *time.Duration, d time.Duration) {
+	if *v == 0 {
+		*v = d
+	}
+}
+
+func orRate(v *shared.Rate, d shared.Rate) {
+	if *v == (shared.Rate{}) {
+		*v = d
+	}
+}
+
+// withDefaults returns c with every zero field set to its default.
+func (c Config) withDefaults() Config {
+	orInt(&c.MaxDatagram, DefaultMaxDatagram)
+	orDur(&c.ReplyWindow, DefaultReplyWindow)
+	orInt(&c.MaxReplyBytes, DefaultMaxReplyBytes)
+	orInt(&c.MaxReplyDatagrams, DefaultMaxReplyDatagrams)
+	if c.ReplyCaps == nil {
+		c.ReplyCaps = DefaultReplyCaps // read only, never written
+	}
+	orInt(&c.MaxInFlight, DefaultMaxInFlight)
+	orInt(&c.MaxUpstream, DefaultMaxUpstream)
+	orDur(&c.CacheTTL, DefaultCacheTTL)
+	orDur(&c.SilentCooldown, DefaultSilentCooldown)
+	orInt(&c.MaxCacheEntries, DefaultMaxCacheEntries)
+	orInt(&c.MaxCacheBytes, DefaultMaxCacheBytes)
+	orRate(&c.ConnRate, DefaultConnRate)
+	orRate(&c.IPRate, DefaultIPRate)
+	orRate(&c.TargetRate, DefaultTargetRate)
+	orRate(&c.TargetHostRate, DefaultTargetHostRate)
+	orRate(&c.PingRate, DefaultPingRate)
+	orRate(&c.VisitorRate, DefaultVisitorRate)
+	orInt(&c.MaxConns, DefaultMaxConns)
+	orInt(&c.MaxConnsPerIP, DefaultMaxConnsPerIP)
+	orDur(&c.IdleTimeout, DefaultIdleTimeout)
+	orDur(&c.WriteTimeout, DefaultWriteTimeout)
+	orDur(&c.ResolveTimeout, DefaultResolveTimeout)
+	orInt(&c.QueueFrames, DefaultQueueFrames)
+	orInt(&c.QueueBytes, DefaultQueueBytes)
+	orInt(&c.MaxQueuedBytes, DefaultMaxQueuedBytes)
+	orDur(&c.SharedTimeout, shared.DefaultTimeout)
+	if c.Clock == nil {
+		c.Clock = time.Now
+	}
+	return c
+}
