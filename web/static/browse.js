@@ -8,24 +8,26 @@
 //   browse-config.js     what the page was told: the protocol table, limits
 //   browse-store.js      what the browser's storage keeps (favourites, sort)
 //   browse-rows.js       the rows, in the order first seen, and their fields
+//   browse-hold.js       the typing and scroll holds of a big list
 //   browse-asks.js       asking the servers through the decoding worker
 //                        (worker.js, via live.js) and taking the answers
-//   browse-hold.js       the typing and scroll holds of a big list
 //   browse-masters.js    the masters' lists, and the refresh
 //   browse-order.js      filtering and sorting in view.js, the orders drawn
 //   browse-table.js      the virtual table: rows in view, keyboard cursor
 //   browse-slots.js      the table's row elements, refilled as it scrolls
 //   browse-progress.js   the status line and the progress bar
+//   browse-detect.js     which protocol an added server speaks
 //   browse-input.js      the filters, the sort, the rows' clicks and keys
 //   browse-detail.js     a row's state in detail (the badge's popover)
 //   browse-favourites.js favourites, servers added by hand, their export
-//   browse-detect.js     which protocol an added server speaks
 //   browse-picker.js     the game picker of the Steam masters kept
 //
-// The modules call each other's functions, so their imports go in a
-// circle; no module's top-level code calls into another browse module
-// but the entry's start (and the leaves: browse-config.js,
-// browse-store.js), so that any order of evaluation works.
+// The modules from browse-rows.js to browse-detect.js call each other's
+// functions, so their imports go in a circle: their top-level code uses
+// nothing of another module of the circle (only ql.js, model.js,
+// browse-config.js and browse-store.js, which import none of them), so
+// that it runs in whatever order the circle is evaluated. The modules
+// after it in the list import from it and run once it has.
 import { $, showFatal, ago } from "./ql.js";
 import { State } from "./model.js";
 import { cfg } from "./browse-config.js";
