@@ -61,7 +61,7 @@ export const Row = Object.freeze({
 });
 
 /**
- * The relay's ERROR codes (relay.Code) by number, as relay.js reads them.
+ * The relay's ERROR codes (wire.Code) by number, as relay.js reads them.
  * @type {Readonly<Record<number, string>>}
  */
 export const RelayCodeName = Object.freeze({
