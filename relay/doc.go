@@ -166,7 +166,7 @@
 // One query may bring back at most a protocol's cap of UDP payload bytes
 // (as on the wire: the datagrams' bytes, without UDP or frame headers) in
 // at most its cap of datagrams. The caps are one table, Config.ReplyCaps
-// (DefaultReplyCaps), over the global MaxReplyBytes and MaxReplyDatagrams:
+// (DefaultReplyCaps()), over the global MaxReplyBytes and MaxReplyDatagrams:
 //
 //	protocol   bytes    datagrams
 //	a2s        96 KiB   64          (rules of modded servers; the a2s codec's own caps)
