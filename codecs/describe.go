@@ -1,7 +1,5 @@
 package codecs
 
-import "time"
-
 // Description is what the generic code (the server model, the master
 // keeper, the relay, the commands and the pages) knows of a protocol
 // beyond its Codec: plain facts, each said once, by the protocol's own
@@ -27,10 +25,12 @@ type Description struct {
 	// when the server has none of its own: what a row shows, leaving the
 	// rest to the status page. Nil: the codec's defaults.
 	List map[string]string
-	// MinAsk is the least time between two asks of one server from one
-	// address: a server that answers an address once per interval (and
-	// ignores it in between) would look offline when asked sooner.
-	MinAsk time.Duration
+	// MinAskMs is the least time between two asks of one server from one
+	// address, in milliseconds: a server that answers an address once per
+	// interval (and ignores it in between) would look offline when asked
+	// sooner. In milliseconds, not a time.Duration: package time would add
+	// about 240 KB to the browser module, which has no other use for it.
+	MinAskMs int
 	// AntiCheat labels Info.AntiCheat on a row ("VAC"); "": a generic
 	// label.
 	AntiCheat string

@@ -31,7 +31,7 @@ type Protocol struct {
 	List map[string]string `json:"list,omitempty"`
 	// MinAskMs is the least time between two asks of one server, in
 	// milliseconds (0: none).
-	MinAskMs int64 `json:"minAskMs,omitempty"`
+	MinAskMs int `json:"minAskMs,omitempty"`
 	// AntiCheat labels a row's anti-cheat tag ("VAC"); "": a generic one.
 	AntiCheat string `json:"antiCheat,omitempty"`
 	// Transport is "udp" or "tcp".
@@ -97,7 +97,7 @@ func LookupProtocol(name string) (Protocol, bool) {
 func protocolOf(c codecs.Codec) Protocol {
 	d := codecs.DescriptionOf(c)
 	p := Protocol{Name: c.Name(), Title: c.Title(), Ports: d.Ports, Join: d.Join, Row: d.Row, List: d.List,
-		MinAskMs: d.MinAsk.Milliseconds(), AntiCheat: d.AntiCheat, Transport: d.Transport.String(), desc: d}
+		MinAskMs: d.MinAskMs, AntiCheat: d.AntiCheat, Transport: d.Transport.String(), desc: d}
 	if m := d.Master; m != nil {
 		p.Master = &Master{Options: m.Options, Default: m.Default, Port: m.Port, Kept: m.Kept, Games: m.Games, Filter: m.Filter != nil}
 	}

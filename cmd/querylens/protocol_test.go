@@ -150,7 +150,7 @@ func init() {
 	}
 	codecs.Register(toy{})
 	codecs.Describe(codecs.Description{Name: "toy", Ports: []int{27999, 27998}, Join: "toy://{addr}",
-		Row: []string{"name", "players", "max", "hay"}, ReplyCap: toyCap, MinAsk: 1500 * time.Millisecond,
+		Row: []string{"name", "players", "max", "hay"}, ReplyCap: toyCap, MinAskMs: 1500,
 		Master: &codecs.MasterDescription{Options: map[string]string{"master": "true"}, Port: 27997, Kept: true,
 			NewList: func(filter string) (codecs.MasterList, error) { return &toyMasterList{}, nil }}})
 	demo.Register(demo.Server{Protocol: "toy", New: func(int64, demo.Behavior) demo.Handler { return toyServer{} }})

@@ -1,10 +1,6 @@
 package zandronum
 
-import (
-	"time"
-
-	"github.com/querylens/querylens/codecs"
-)
+import "github.com/querylens/querylens/codecs"
 
 func init() {
 	codecs.Register(&Codec{})
@@ -23,7 +19,7 @@ var description = codecs.Description{
 	Join: "zds://{addr}/za",
 	// A server answers one address once per 10 s and ignores it in
 	// between (sv_queryignoretime; docs/protocols/zandronum.md).
-	MinAsk: 10 * time.Second,
+	MinAskMs: 10_000,
 	// Team numbers without a team list name the defaults (spec 2.6).
 	Teams: []string{"Blue", "Red", "Green", "Gold"},
 }

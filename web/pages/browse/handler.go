@@ -25,7 +25,7 @@ type Protocol struct {
 	List map[string]string `json:"list,omitempty"`
 	// MinAskMs is the least time between two asks of one server (and of
 	// one of the protocol's masters), in ms (server.Protocol.MinAskMs).
-	MinAskMs int64 `json:"minAskMs,omitempty"`
+	MinAskMs int `json:"minAskMs,omitempty"`
 	// AntiCheat labels a row's anti-cheat tag (server.Protocol.AntiCheat).
 	AntiCheat string `json:"antiCheat,omitempty"`
 }
