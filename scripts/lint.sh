@@ -65,17 +65,18 @@ fi
 
 # ---- Protocol names: said once, by the protocol's own package ----
 # Outside codecs/<proto>/ (and demo/, bench/, docs, tests, the table of
-# public default masters in server/masters_default.go and the server-only
-# adapters named for their protocol, masters/<proto>.go; the stores'
-# conformance suite, history/historytest, is test code) no Go, templ or
-# page script spells a registered protocol's name as a string literal:
+# public default masters in server/masters_default.go, and the server-only
+# adapters and data named for their protocol, masters/<proto>.go and
+# server/<proto>.go; the stores' conformance suite, history/historytest,
+# is test code) no Go, templ or page script spells a registered protocol's name as a string literal:
 # generic code asks the registry and the protocol's description
 # (codecs.Description, server.Protocol, the page's cfg.protocols). Comments
-# are left out: whole-line ones and a trailing // comment.
+# are left out: whole-line ones, and a trailing // comment holding no
+# quote (one that quotes a name is flagged: reword it).
 names=$(go run ./cmd/querylens protocols --names)
 names_re=$(echo "$names" | paste -sd'|')
 quote="[\"'\`]"
-adapters=$(echo "$names" | sed 's#^#masters/#; s#$#.go#' | paste -sd'|')
+adapters=$(echo "$names" | sed -E 's#^(.*)$#masters/\1.go|server/\1.go#' | paste -sd'|')
 strip_comments() { sed -E -e 's#^[[:space:]]*(//|/\*|\*).*$##' -e "s#[[:space:]]//[^\"'\`]*\$##" "$1"; }
 # Page scripts that still decide by a protocol's name, until they read
 # cfg.protocols: web/static/browse.js (the bare master's protocol, the

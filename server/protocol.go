@@ -54,7 +54,7 @@ type Master struct {
 	// MasterSpec) instead of the page asking the master through the relay.
 	Kept bool `json:"kept,omitempty"`
 	// Games says a filter picks one game's servers by its id (the browser
-	// page's game picker, SteamGames).
+	// page's game picker, Games).
 	Games bool `json:"games,omitempty"`
 	// Filter says the master takes a filter.
 	Filter bool `json:"filter,omitempty"`
@@ -144,3 +144,19 @@ func GuessProtocol(port int) string {
 	}
 	return ""
 }
+
+// games are the games a protocol's master lists by id (Master.Games), by
+// protocol, registered from the protocol's file in this package: server
+// data the browser module never carries.
+var games = map[string][]SteamGame{}
+
+func registerGames(protocol string, gs []SteamGame) {
+	if games[protocol] != nil {
+		panic("server: registerGames called twice for " + protocol)
+	}
+	games[protocol] = gs
+}
+
+// Games returns the games the master of protocol lists by id, for its
+// game picker; nil when it has none.
+func Games(protocol string) []SteamGame { return games[protocol] }

@@ -53,12 +53,18 @@ type Game struct {
 	Port  int    `json:"port"`
 }
 
-// Games are the Steam games the page offers (server.SteamGames), with
-// their store app IDs and their dedicated servers' default query ports.
+// Games are the games the page's game picker offers (server.Games of the
+// protocols whose master picks a game by id), with their app IDs and
+// their dedicated servers' default query ports.
 func Games() []Game {
-	gs := make([]Game, 0, len(server.SteamGames))
-	for _, g := range server.SteamGames {
-		gs = append(gs, Game{Name: g.Name, AppID: g.AppID, Port: g.Port})
+	gs := []Game{}
+	for _, p := range server.Protocols() {
+		if p.Master == nil || !p.Master.Games {
+			continue
+		}
+		for _, g := range server.Games(p.Name) {
+			gs = append(gs, Game{Name: g.Name, AppID: g.AppID, Port: g.Port})
+		}
 	}
 	return gs
 }
