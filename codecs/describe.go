@@ -37,6 +37,10 @@ type Description struct {
 	// Teams are the team names by index, for a reply that numbers its
 	// players' teams without naming them.
 	Teams []string
+	// Wrapped are the inner layers (Message.Layers) the wire carries
+	// coded, by layer name, with their coding ("huffman"): the inspector's
+	// editor changes such a layer's fields and codes it again.
+	Wrapped map[string]string
 	// ReplyCap bounds what one query may bring back through the relay;
 	// zero fields: the relay's own defaults.
 	ReplyCap ReplyCap

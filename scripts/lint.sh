@@ -80,9 +80,8 @@ adapters=$(echo "$names" | sed -E 's#^(.*)$#masters/\1.go|server/\1.go#' | paste
 strip_comments() { sed -E -e 's#^[[:space:]]*(//|/\*|\*).*$##' -e "s#[[:space:]]//[^\"'\`]*\$##" "$1"; }
 # Page scripts that still decide by a protocol's name, until they read
 # cfg.protocols: web/static/browse.js (the bare master's protocol, the
-# ask interval, the master key, the game picker, injected rows) and
-# web/static/inspect.js (the first protocol offered).
-js_known='web/static/browse.js|web/static/inspect.js'
+# ask interval, the master key, the game picker, injected rows).
+js_known='web/static/browse.js'
 found=0
 for f in $(git ls-files --cached --others --exclude-standard -- '*.go' '*.templ' 'web/static/*.js' 'web/static/**/*.js' |
   grep -vE '^(codecs|demo|bench|docs)/|^history/historytest/|_test\.go$|_templ\.go$|^server/masters_default\.go$|^web/static/(model|wasm_exec)\.js$' |

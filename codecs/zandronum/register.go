@@ -20,6 +20,8 @@ var description = codecs.Description{
 	// A server answers one address once per 10 s and ignores it in
 	// between (sv_queryignoretime; docs/protocols/zandronum.md).
 	MinAskMs: 10_000,
+	// Every datagram is its payload Huffman-coded (package huffman).
+	Wrapped: map[string]string{"payload": "huffman"},
 	// Team numbers without a team list name the defaults (spec 2.6).
 	Teams: []string{"Blue", "Red", "Green", "Gold"},
 }

@@ -33,6 +33,9 @@ type Config struct {
 	// DefaultProtocol is chosen when neither the link nor the fragment
 	// names one (server.DefaultProtocol).
 	DefaultProtocol string `json:"defaultProtocol"`
+	// Wrapped are the protocols' coded inner layers and their codings,
+	// by protocol and layer (codecs.Description.Wrapped), for the editor.
+	Wrapped map[string]map[string]string `json:"wrapped,omitempty"`
 }
 
 type protocol struct{ Name, Title string }
@@ -40,6 +43,14 @@ type protocol struct{ Name, Title string }
 func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	cfg := Config{Relay: h.RelayPath, Protocol: r.URL.Query().Get("protocol"), Target: r.URL.Query().Get("target"),
 		DefaultProtocol: server.DefaultProtocol}
+	for _, p := range server.Protocols() {
+		if w := p.Description().Wrapped; len(w) > 0 {
+			if cfg.Wrapped == nil {
+				cfg.Wrapped = map[string]map[string]string{}
+			}
+			cfg.Wrapped[p.Name] = w
+		}
+	}
 	for k, v := range r.URL.Query() {
 		if name, ok := strings.CutPrefix(k, "opt."); ok {
 			if cfg.Options == nil {
