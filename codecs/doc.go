@@ -61,30 +61,45 @@
 //
 // # Adding a protocol
 //
-// A new protocol touches its codec package, one registration in the
-// protocol table and its demo server; nothing in web/, cmd/ or the page
-// scripts, which read every protocol from the table. A test proves it with
-// a toy protocol (cmd/querylens/protocol_test.go). The checklist:
+// A new protocol touches its codec package and its demo server; nothing
+// in server/, masters/, relay/, web/, cmd/ or the page scripts, which read
+// every protocol from the registry and its descriptions (scripts/lint.sh
+// fails on a protocol's name written as a literal there). A test proves it
+// with a toy protocol that lives in its test file alone
+// (cmd/querylens/protocol_test.go). The checklist:
 //
-//  1. codecs/<proto>: the package in the shape above, registered with
-//     Register(&Codec{}) from init, and imported by codecs/all. In Options,
-//     mark Echo every option the server only echoes or that carries a
-//     challenge (a request id, a token, a challenge number), so that it is
-//     not part of a server's identity (package server); the codec's
-//     QueryKeyer neutralises the same fields for the relay's cache.
-//  2. Info: fill what the protocol carries and set the Has bits, so that
+//  1. codecs/<proto>: the package in the shape above, imported by
+//     codecs/all. In Options, mark Echo every option the server only
+//     echoes or that carries a challenge (a request id, a token, a
+//     challenge number), so that it is not part of a server's identity
+//     (package server); the codec's QueryKeyer neutralises the same fields
+//     for the relay's cache.
+//  2. codecs/<proto>/register.go: an init that calls Register(&Codec{})
+//     and Describe(description), the Description saying once what differs
+//     from the defaults: more usual ports (DefaultPort first); the master
+//     (the options that ask one, the public default and its port, whether
+//     the querylens server keeps its lists, whether a filter picks a game,
+//     Filter for filtered lists, and NewList, the MasterList conversation
+//     package masters drives page by page to keep them); the join link;
+//     the row fields it fills and the options a row asks with; MinAsk, the
+//     least time between two asks of one server; the anti-cheat label; the
+//     team names by index; the relay's reply cap; the transport, who
+//     speaks first and MessageLen for a stream. The pages, the commands,
+//     the keeper and the relay read these through server.Protocol (its
+//     JSON is the page's cfg.protocols) and codecs.DescriptionOf.
+//  3. Info: fill what the protocol carries and set the Has bits, so that
 //     AppendSummaryJSON's row (RowName…) and every page show it; a bot
 //     count the server gives goes in NumBots (else flag the players Bot),
 //     and an anti-cheat flag, the OS and the server's tags in AntiCheat,
 //     OS and Keywords.
-//  3. server.Register(server.Protocol{...}) in server/protocol.go, only if
-//     the codec alone does not say it all: more usual ports, a master list
-//     (the options that ask a master, its public address and port), a join
-//     link, or row fields it never fills.
-//  4. demo/<proto>.go: an emulated server (a demo.Handler built with the
+//  4. What only the server may run (an HTTP API that lists a master's
+//     servers, as the Steam Web API does) is an adapter in package
+//     masters, in a file named for the protocol (masters/a2s.go),
+//     registered from its init; the browser module never sees it.
+//  5. demo/<proto>.go: an emulated server (a demo.Handler built with the
 //     codec's own builders) and its entries in demo.Start's list, or
 //     demo.Register for one kept outside the package.
-//  5. Specs, golden packets and vectors as for every protocol; rebuild the
+//  6. Specs, golden packets and vectors as for every protocol; rebuild the
 //     browser module (go tool task build:wasm) and commit it. The module's
 //     budget grows by 40 KB of brotli per protocol family (below).
 //

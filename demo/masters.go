@@ -169,3 +169,10 @@ func (d *Demo) Quake3Master() string { return d.q3Master }
 // GameSpy1Servers, in that order): the A2S and Quake III ones only their
 // masters list; the GameSpy v1 ones are the caller's to list.
 func (d *Demo) Fleet() []Target { return append([]Target(nil), d.fleet...) }
+
+// MasterSpecs are the demo's masters as --master spells them
+// (server.ParseMasterSpec), each with a label saying it is the demo's.
+func (d *Demo) MasterSpecs() []string {
+	return []string{"zandronum=" + d.Master() + "?label=demo", "a2s=" + d.A2SMaster() + "?label=demo+Steam",
+		"quake3=" + d.Quake3Master() + "?label=demo+Quake+III"}
+}

@@ -7,6 +7,7 @@ import (
 
 	"github.com/querylens/querylens/codecs"
 	"github.com/querylens/querylens/codecs/a2s"
+	"github.com/querylens/querylens/codecs/quake3"
 )
 
 // FuzzQuake3Options: any filter is refused with an error or gives options
@@ -25,7 +26,7 @@ func FuzzQuake3Options(f *testing.F) {
 	}
 	c, _ := codecs.Lookup("quake3")
 	f.Fuzz(func(t *testing.T, filter string) {
-		opts, err := Quake3Options(filter)
+		opts, err := quake3.MasterOptions(filter)
 		if err != nil {
 			return
 		}

@@ -6,10 +6,10 @@ import (
 	"log/slog"
 	"net/http"
 	"net/netip"
-	"strconv"
 	"sync"
 	"time"
 
+	"github.com/querylens/querylens/codecs"
 	"github.com/querylens/querylens/netquery"
 	"github.com/querylens/querylens/server"
 )
@@ -164,10 +164,8 @@ func New(cfg Config) (*Keeper, error) {
 			return nil, errors.New("masters: master " + m.String() + ": the address is not host:port")
 		}
 		m.Addr = addr
-		if m.Protocol == "quake3" {
-			if _, err := Quake3Options(m.Filter); err != nil {
-				return nil, errors.New("masters: master " + m.String() + ": " + err.Error())
-			}
+		if err := checkFilter(m.Protocol, m.Filter); err != nil {
+			return nil, errors.New("masters: master " + m.String() + ": " + err.Error())
 		}
 		k.masters[m.Protocol+"/"+m.Addr] = append(k.masters[m.Protocol+"/"+m.Addr], m)
 	}
@@ -228,18 +226,8 @@ func (k *Keeper) ListFrom(ctx context.Context, protocol, addr string, filter *st
 		return server.MasterList{}, ErrNotConfigured
 	}
 	if filter != nil && *filter != m.Filter {
-		if m.Protocol == "quake3" {
-			if _, err := Quake3Options(*filter); err != nil {
-				return server.MasterList{}, &FilterError{Err: err}
-			}
-		} else if len(*filter) > 200 {
-			return server.MasterList{}, &FilterError{Err: errors.New("the filter is longer than 200 bytes")}
-		} else {
-			for i := 0; i < len(*filter); i++ {
-				if c := (*filter)[i]; c < 0x20 || c > 0x7e {
-					return server.MasterList{}, &FilterError{Err: errors.New("byte " + strconv.Itoa(i) + " of the filter is not printable ASCII")}
-				}
-			}
+		if err := checkFilter(m.Protocol, *filter); err != nil {
+			return server.MasterList{}, &FilterError{Err: err}
 		}
 		m.Filter = *filter
 	}
@@ -373,15 +361,8 @@ func (k *Keeper) run(l *list) {
 		l.cur.Fetched = now // a partial list arrived
 		k.mu.Unlock()
 	}
-	switch {
-	case l.spec.Protocol == "a2s" && k.cfg.SteamWebAPIKey != "":
-		k.fetchWebAPI(k.ctx, l, f, progress)
-	case l.spec.Protocol == "a2s":
-		k.fetchSteam(k.ctx, l, f, progress)
-	case l.spec.Protocol == "quake3":
-		k.fetchQuake3(k.ctx, l, f, progress)
-	default:
-		f.err = "querylens does not keep " + l.spec.Protocol + " masters' lists"
+	if a := adapters[l.spec.Protocol]; a == nil || !a(k, k.ctx, l, f, progress) {
+		k.fetchList(k.ctx, l, f, progress)
 	}
 	now := k.cfg.Clock()
 	k.cfg.Logger.Info("masters: fetched", "master", l.spec.String(), "entries", len(f.entries), "pages", f.pages,
@@ -430,4 +411,32 @@ func (k *Keeper) summaries(ctx context.Context, protocol string, entries []entry
 		}
 	}
 	return out
+}
+
+// checkFilter says why filter cannot ask a master of protocol for its
+// list, or nil: the protocol's master conversation takes it or not.
+func checkFilter(protocol, filter string) error {
+	d, err := codecs.LookupDescription(protocol)
+	if err != nil || d.Master == nil || d.Master.NewList == nil {
+		return nil // not kept: the list is never asked here
+	}
+	_, err = d.Master.NewList(filter)
+	return err
+}
+
+// An adapter lists a master's addresses by means only the server has (an
+// HTTP API), in place of the protocol's master conversation: it reports
+// false when it does not apply (not configured), and the conversation
+// runs instead. Adapters live in a file named for their protocol.
+type adapter func(k *Keeper, ctx context.Context, l *list, f *fetch, progress func()) bool
+
+// adapters are the registered adapters, by protocol.
+var adapters = map[string]adapter{}
+
+// registerAdapter adds the adapter of protocol, from its file's init.
+func registerAdapter(protocol string, a adapter) {
+	if adapters[protocol] != nil {
+		panic("masters: registerAdapter called twice for " + protocol)
+	}
+	adapters[protocol] = a
 }

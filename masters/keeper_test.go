@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/querylens/querylens/codecs/a2s"
+	"github.com/querylens/querylens/codecs/quake3"
 	"github.com/querylens/querylens/demo"
 	"github.com/querylens/querylens/server"
 )
@@ -278,7 +279,7 @@ func TestQuake3Options(t *testing.T) {
 		{"ext 68", ""}, // getserversExt needs a game name
 		{"Xon\x01otic 3", ""},
 	} {
-		got, err := Quake3Options(tc.in)
+		got, err := quake3.MasterOptions(tc.in)
 		if tc.want == "" {
 			if err == nil {
 				t.Errorf("Quake3Options(%q) = %v, want an error", tc.in, got)

@@ -64,7 +64,7 @@ type Config struct {
 	// ReplyCaps overrides MaxReplyBytes and MaxReplyDatagrams per protocol
 	// name: the one table of the protocols whose replies differ from the
 	// rest. A zero field takes the global value. Default (nil):
-	// DefaultReplyCaps; an empty map: the global caps for every protocol.
+	// DefaultReplyCaps(); an empty map: the global caps for every protocol.
 	ReplyCaps map[string]ReplyCap
 
 	// MaxInFlight is how many query ids may be open at once on one

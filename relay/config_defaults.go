@@ -1,8 +1,10 @@
 package relay
 
 import (
+	"cmp"
 	"time"
 
+	"github.com/querylens/querylens/codecs"
 	"github.com/querylens/querylens/relay/shared"
 )
 
@@ -37,14 +39,17 @@ type ReplyCap struct {
 	Datagrams int
 }
 
-// DefaultReplyCaps are the protocols whose caps differ from
-// DefaultMaxReplyBytes and DefaultMaxReplyDatagrams.
-var DefaultReplyCaps = map[string]ReplyCap{
-	// A2S rules of a modded server run to tens of KiB, split over many
-	// datagrams (Source games split at 1,248 bytes by default); the codec
-	// reads as much of the reply to one query (a2s.MaxBytes,
-	// a2s.MaxDatagrams).
-	"a2s": {Bytes: 96 << 10, Datagrams: 64},
+// DefaultReplyCaps returns the caps of the protocols whose caps differ
+// from DefaultMaxReplyBytes and DefaultMaxReplyDatagrams, as each
+// protocol's description says them (codecs.Description.ReplyCap).
+func DefaultReplyCaps() map[string]ReplyCap {
+	caps := map[string]ReplyCap{}
+	for _, c := range codecs.Protocols() {
+		if rc := codecs.DescriptionOf(c).ReplyCap; rc != (codecs.ReplyCap{}) {
+			caps[c.Name()] = ReplyCap{Bytes: cmp.Or(rc.Bytes, DefaultMaxReplyBytes), Datagrams: cmp.Or(rc.Datagrams, DefaultMaxReplyDatagrams)}
+		}
+	}
+	return caps
 }
 
 // Default rates (see Config).
@@ -82,7 +87,7 @@ func (c Config) withDefaults() Config {
 	orInt(&c.MaxReplyBytes, DefaultMaxReplyBytes)
 	orInt(&c.MaxReplyDatagrams, DefaultMaxReplyDatagrams)
 	if c.ReplyCaps == nil {
-		c.ReplyCaps = DefaultReplyCaps // read only, never written
+		c.ReplyCaps = DefaultReplyCaps() // read only, never written
 	}
 	orInt(&c.MaxInFlight, DefaultMaxInFlight)
 	orInt(&c.MaxUpstream, DefaultMaxUpstream)

@@ -19,7 +19,7 @@ import (
 // The relay's A2S cap is the codec's: a conversation the relay lets
 // through is one the codec reads whole.
 func TestReplyCapsMatchCodecs(t *testing.T) {
-	got := DefaultReplyCaps[a2s.Protocol]
+	got := DefaultReplyCaps()[a2s.Protocol]
 	if want := (ReplyCap{Bytes: a2s.MaxBytes, Datagrams: a2s.MaxDatagrams}); got != want {
 		t.Fatalf("DefaultReplyCaps[%q] = %+v, want the codec's %+v", a2s.Protocol, got, want)
 	}

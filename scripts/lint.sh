@@ -69,3 +69,29 @@ elif [ -n "${CI:-}" ]; then
 else
   echo "lint: node not found, skipping the JavaScript type check"
 fi
+
+# ---- Protocol names: said once, by the protocol's own package ----
+# Outside codecs/<proto>/ (and demo/, bench/, docs, tests, the table of
+# public default masters in server/masters_default.go, and the server-only
+# adapters and data named for their protocol, masters/<proto>.go and
+# server/<proto>.go; the stores' conformance suite, history/historytest,
+# is test code) no Go, templ or page script spells a registered
+# protocol's name as a string literal: generic code asks the registry and
+# the protocol's description
+# (codecs.Description, server.Protocol, the page's cfg.protocols). Comments
+# are left out: whole-line ones, and a trailing // comment holding no
+# quote (one that quotes a name is flagged: reword it).
+names=$(go run ./cmd/querylens protocols --names)
+names_re=$(echo "$names" | paste -sd'|')
+quote="[\"'\`]"
+adapters=$(echo "$names" | sed -E 's#^(.*)$#masters/\1.go|server/\1.go#' | paste -sd'|')
+strip_comments() { sed -E -e 's#^[[:space:]]*(//|/\*|\*).*$##' -e "s#[[:space:]]//[^\"'\`]*\$##" "$1"; }
+found=0
+for f in $(git ls-files --cached --others --exclude-standard -- '*.go' '*.templ' 'web/static/*.js' 'web/static/**/*.js' |
+  grep -vE '^(codecs|demo|bench|docs)/|^history/historytest/|_test\.go$|_templ\.go$|^server/masters_default\.go$|^web/static/(model|wasm_exec)\.js$' |
+  grep -vxE "$adapters"); do
+  if strip_comments "$f" | grep -nE "$quote($names_re)$quote" | sed "s#^#$f:#" | grep .; then found=1; fi
+done
+if [ "$found" = 1 ]; then
+  echo "a protocol's name spelt outside its package: read it from the registry or its description (codecs/doc.go, \"Adding a protocol\")"; exit 1
+fi

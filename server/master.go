@@ -9,7 +9,8 @@ import (
 )
 
 // MasterSpec is one configured master server, as --master spells it:
-// PROTOCOL=HOST:PORT[?filter=…] (a bare HOST:PORT is a Zandronum master).
+// PROTOCOL=HOST:PORT[?filter=…] (a bare HOST:PORT is a DefaultProtocol
+// master).
 //
 // Kept says who asks it: the querylens server keeps the list of a master
 // whose protocol's table entry says so (Master.Kept: Steam's and Quake
@@ -26,7 +27,7 @@ type MasterSpec struct {
 }
 
 // ParseMasterSpec reads PROTOCOL=HOST:PORT[?filter=…&label=…]; a bare
-// HOST:PORT[?…] is a Zandronum master. The protocol must be registered and
+// HOST:PORT[?…] is a DefaultProtocol master. The protocol must be registered and
 // have a master; Kept comes from its table entry.
 func ParseMasterSpec(s string) (MasterSpec, error) {
 	var m MasterSpec
@@ -34,7 +35,7 @@ func ParseMasterSpec(s string) (MasterSpec, error) {
 	if i := strings.IndexByte(s, '='); i >= 0 && !strings.ContainsAny(s[:i], ":?[") {
 		m.Protocol, rest = s[:i], s[i+1:]
 	} else {
-		m.Protocol = "zandronum"
+		m.Protocol = DefaultProtocol
 	}
 	addr, query, _ := strings.Cut(rest, "?")
 	host, port, err := net.SplitHostPort(addr)

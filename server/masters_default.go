@@ -1,5 +1,11 @@
 package server
 
+// DefaultProtocol is the protocol of a bare master address (--master
+// HOST:PORT, and the page's configured masters given as "host:port"), of
+// `querylens master` without -p, and the inspector's first choice:
+// Zandronum's, the protocol querylens began with.
+const DefaultProtocol = "zandronum"
+
 // DefaultMasters are the masters a server lists when it is given no
 // --master, each where its address came from:
 //

@@ -2,14 +2,14 @@ package server
 
 import (
 	"strings"
-	"sync"
 
 	"github.com/querylens/querylens/codecs"
 )
 
-// Protocol is what the pages, the commands and the sampler know of a
-// protocol beyond its codec: one registration per protocol (the checklist
-// in codecs/doc.go). Its Name is the codec's.
+// Protocol is what the pages and the commands know of a protocol beyond
+// its codec: a view of its codecs.Description (said once, in the codec's
+// package: the checklist in codecs/doc.go), as the pages receive it in
+// JSON. Its Name is the codec's.
 type Protocol struct {
 	Name  string `json:"name"`
 	Title string `json:"title"`
@@ -29,6 +29,15 @@ type Protocol struct {
 	// what only the status page shows (which asks with the codec's
 	// defaults, everything) to it. Nil asks with the codec's defaults.
 	List map[string]string `json:"list,omitempty"`
+	// MinAskMs is the least time between two asks of one server, in
+	// milliseconds (0: none).
+	MinAskMs int `json:"minAskMs,omitempty"`
+	// AntiCheat labels a row's anti-cheat tag ("VAC"); "": a generic one.
+	AntiCheat string `json:"antiCheat,omitempty"`
+	// Transport is "udp" or "tcp".
+	Transport string `json:"transport"`
+
+	desc codecs.Description
 }
 
 // Master is how a protocol asks a master server for its list.
@@ -44,7 +53,19 @@ type Master struct {
 	// Kept says the querylens server keeps this master's lists (see
 	// MasterSpec) instead of the page asking the master through the relay.
 	Kept bool `json:"kept,omitempty"`
+	// Games says a filter picks one game's servers by its id (the browser
+	// page's game picker, Games).
+	Games bool `json:"games,omitempty"`
+	// Filter says the master takes a filter.
+	Filter bool `json:"filter,omitempty"`
 }
+
+// Description is the codec's description the view was made from.
+func (p Protocol) Description() codecs.Description { return p.desc }
+
+// Teams are the protocol's team names by index, for a reply that numbers
+// its players' teams without naming them.
+func (p Protocol) Teams() []string { return p.desc.Teams }
 
 // RowFields are the names of the row positions of codecs.AppendSummaryJSON
 // (codecs.RowName…), in order: the browser page reads a row through them
@@ -64,26 +85,7 @@ var RowFields = []string{
 	codecs.RowKeywords:  "keywords",
 }
 
-var (
-	protoMu sync.Mutex
-	protos  = map[string]Protocol{}
-)
-
-// Register adds p to the protocol table, for a codec registered (or to be
-// registered) under p.Name. Protocols without a registration get one
-// derived from their codec. Registering a name twice panics, as it is a
-// programming error.
-func Register(p Protocol) {
-	protoMu.Lock()
-	defer protoMu.Unlock()
-	if _, dup := protos[p.Name]; dup {
-		panic("server: Register called twice for " + p.Name)
-	}
-	protos[p.Name] = p
-}
-
-// LookupProtocol returns the registration of the codec named name, filled
-// in from the codec where the registration leaves a field empty.
+// LookupProtocol returns the view of the codec registered as name.
 func LookupProtocol(name string) (Protocol, bool) {
 	c, err := codecs.Lookup(name)
 	if err != nil {
@@ -93,17 +95,11 @@ func LookupProtocol(name string) (Protocol, bool) {
 }
 
 func protocolOf(c codecs.Codec) Protocol {
-	protoMu.Lock()
-	p, ok := protos[c.Name()]
-	protoMu.Unlock()
-	if !ok {
-		p = Protocol{Name: c.Name()}
-	}
-	if p.Title == "" {
-		p.Title = c.Title()
-	}
-	if len(p.Ports) == 0 && c.DefaultPort() != 0 {
-		p.Ports = []int{c.DefaultPort()}
+	d := codecs.DescriptionOf(c)
+	p := Protocol{Name: c.Name(), Title: c.Title(), Ports: d.Ports, Join: d.Join, Row: d.Row, List: d.List,
+		MinAskMs: d.MinAskMs, AntiCheat: d.AntiCheat, Transport: d.Transport.String(), desc: d}
+	if m := d.Master; m != nil {
+		p.Master = &Master{Options: m.Options, Default: m.Default, Port: m.Port, Kept: m.Kept, Games: m.Games, Filter: m.Filter != nil}
 	}
 	if p.Ports == nil {
 		p.Ports = []int{}
@@ -149,48 +145,18 @@ func GuessProtocol(port int) string {
 	return ""
 }
 
-// The registrations of querylens's protocols. A protocol that lists no
-// master, has no join link, fills every row field and has its list asked
-// with the codec's defaults needs none.
-func init() {
-	Register(Protocol{
-		Name: "zandronum",
-		Master: &Master{Options: map[string]string{"master": "true"},
-			Default: "master.zandronum.com:15300", Port: 15300},
-		// Doomseeker registers zds:// and reads the game from the suffix.
-		Join: "zds://{addr}/za",
-	})
-	Register(Protocol{
-		Name: "a2s",
-		// The Steam master (Valve Developer Community, "Master Server
-		// Query Protocol"); its list is paged, see docs/protocols/a2s.md.
-		Master: &Master{Options: map[string]string{"master": "true"},
-			Default: "hl2master.steampowered.com:27011", Port: 27011, Kept: true},
-		// The Steam client's own link: it starts the game the server runs.
-		Join: "steam://connect/{addr}",
-		// A row shows INFO and the player names (the search reads them);
-		// RULES, up to 64 datagrams on a big server, is the status
-		// page's. Steam's own browser asks its list the same way.
-		List: map[string]string{"rules": "false"},
-	})
-	Register(Protocol{
-		Name: "quake3",
-		// ioquake3's own master (its sv_master2; sv_master1 is id's); other games' masters
-		// take a game name and protocol number: querylens master -p quake3
-		// -o game=Xonotic -o protocol=3 -o ext=true HOST:PORT.
-		Master: &Master{Options: map[string]string{"master": "true"},
-			Default: "master.ioquake3.org:27950", Port: 27950, Kept: true},
-	})
-	// GameSpy v1 and v3 masters speak TCP with a challenge: out of reach
-	// of a UDP relay. More of their games' usual query ports: Battlefield
-	// 1942 (23000) and Medal of Honor (12300); Battlefield 2 (29900) and
-	// Unreal Tournament 3 (6500). GameSpy v1's list asks the default,
-	// \status\: UT's password is in the rules section, so no cheaper query
-	// (\info\\players\) fills the row.
-	Register(Protocol{Name: "gamespy1", Ports: []int{7778, 23000, 12300}})
-	Register(Protocol{Name: "gamespy3", Ports: []int{25565, 29900, 6500}})
-	// A row shows the server fields and the players; the team, rule,
-	// add-on and limit lists are the status page's.
-	Register(Protocol{Name: "ogp",
-		List: map[string]string{"teams": "false", "rules": "false", "addons": "false", "limits": "false"}})
+// games are the games a protocol's master lists by id (Master.Games), by
+// protocol, registered from the protocol's file in this package: server
+// data the browser module never carries.
+var games = map[string][]SteamGame{}
+
+func registerGames(protocol string, gs []SteamGame) {
+	if games[protocol] != nil {
+		panic("server: registerGames called twice for " + protocol)
+	}
+	games[protocol] = gs
 }
+
+// Games returns the games the master of protocol lists by id, for its
+// game picker; nil when it has none.
+func Games(protocol string) []SteamGame { return games[protocol] }

@@ -135,7 +135,7 @@ func New(cfg Config) (http.Handler, error) {
 	if err != nil {
 		return nil, err
 	}
-	bc := browse.Config{Relay: cfg.RelayPath, Masters: append([]server.MasterSpec{}, cfg.Masters...), Servers: []server.Ref{}, Protocols: browse.Protocols(),
+	bc := browse.Config{Relay: cfg.RelayPath, Masters: append([]server.MasterSpec{}, cfg.Masters...), Servers: []server.Ref{}, Protocols: browse.Protocols(), DefaultProtocol: server.DefaultProtocol,
 		Games: browse.Games(), Sparks: cfg.History != nil}
 	for i, m := range cfg.Masters {
 		addr, ok := server.CanonicalAddr(m.Addr)

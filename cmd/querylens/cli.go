@@ -317,14 +317,21 @@ func protocolNames() string {
 }
 
 func (e *env) protocols(args []string) int {
-	fs := newFlagSet(e, "protocols", "[--pretty]")
+	fs := newFlagSet(e, "protocols", "[--pretty] [--names]")
 	pretty := fs.Bool("pretty", false, "indent the JSON")
+	names := fs.Bool("names", false, "print the registered protocols' names only, one a line")
 	pos, err := parseInterspersed(fs, args)
 	if err != nil {
 		return exitUsage
 	}
 	if len(pos) > 0 {
 		return e.usageErr(fs, "unexpected argument "+strconv.Quote(pos[0]))
+	}
+	if *names {
+		for _, c := range codecs.Protocols() {
+			io.WriteString(e.stdout, c.Name()+"\n")
+		}
+		return exitOK
 	}
 	var list []codecs.Object
 	for _, c := range codecs.Protocols() {

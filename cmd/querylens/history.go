@@ -103,7 +103,7 @@ type historyRun struct {
 }
 
 // trackMasters starts tracking what the masters list (with
-// --track-master): the Zandronum masters asked through the relay, and the
+// --track-master): the masters the page asks through the relay, and the
 // kept lists given (package masters' Keeper, which serve makes after the
 // history). A no-op without --track-master.
 func (h *historyRun) trackMasters(kept []server.KeptList) {
@@ -222,27 +222,33 @@ func (e *env) startHistoryIn(ctx context.Context, o serveOptions, rs *relay.Serv
 		}
 	})
 	if ho.trackMaster {
-		// The Zandronum masters: one conversation each gives the list (the
-		// kept masters' lists come from package masters: trackMasters).
-		var masters []string
+		// The masters the page asks itself: one conversation each gives
+		// the list (the kept masters' lists come from package masters:
+		// trackMasters).
+		var masters []server.MasterSpec
 		for _, m := range o.masters {
-			if m.Protocol == "zandronum" {
-				masters = append(masters, m.Addr)
+			if pageAsksMaster(m.Protocol) {
+				masters = append(masters, m)
 			}
 		}
 		if d != nil {
-			masters = append(masters, d.Master())
+			for _, m := range demoMasters(d) {
+				if pageAsksMaster(m.Protocol) {
+					masters = append(masters, m)
+				}
+			}
 		}
 		if len(o.masters) == 0 && d == nil {
 			for _, m := range server.DefaultMasters() {
-				if m.Protocol == "zandronum" {
-					masters = append(masters, m.Addr)
+				if pageAsksMaster(m.Protocol) {
+					masters = append(masters, m)
 				}
 			}
 		}
 		mcfg := server.MasterConfig{Exchanger: rs, Allow: rs.CheckTarget, Tracker: tracker, Logger: logger}
 		for _, m := range masters {
-			ref, err := server.New("zandronum", m, map[string]string{"master": "true"})
+			p, _ := server.LookupProtocol(m.Protocol)
+			ref, err := server.New(m.Protocol, m.Addr, p.Master.Options)
 			if err != nil {
 				h.close()
 				return nil, errors.New("--track-master: " + err.Error())

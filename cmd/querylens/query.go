@@ -9,7 +9,6 @@ import (
 	"time"
 
 	"github.com/querylens/querylens/codecs"
-	"github.com/querylens/querylens/codecs/a2s"
 	"github.com/querylens/querylens/masters"
 	"github.com/querylens/querylens/netquery"
 	"github.com/querylens/querylens/server"
@@ -88,7 +87,7 @@ func (e *env) query(args []string, master bool) int {
 		return e.usageErr(fs, "--retries must be between 0 and 10, got "+strconv.Itoa(*retries))
 	}
 	if master && *proto == "" {
-		*proto = "zandronum"
+		*proto = server.DefaultProtocol
 	}
 	switch {
 	case len(pos) == 0 && master:
@@ -121,19 +120,16 @@ func (e *env) query(args []string, master bool) int {
 				opts[k] = v
 			}
 			if *filter != "" {
-				switch c.Name() {
-				case "a2s":
-					opts["filter"] = *filter
-				case "quake3":
-					fo, err := masters.Quake3Options(*filter)
-					if err != nil {
-						return e.usageErr(fs, err.Error())
-					}
-					for k, v := range fo {
-						opts[k] = v
-					}
-				default:
+				d := p.Description().Master
+				if d.Filter == nil {
 					return e.usageErr(fs, c.Title()+"'s master takes no filter")
+				}
+				fo, err := d.Filter(*filter)
+				if err != nil {
+					return e.usageErr(fs, err.Error())
+				}
+				for k, v := range fo {
+					opts[k] = v
 				}
 			}
 			if *pageEvery < 0 {
@@ -150,9 +146,9 @@ func (e *env) query(args []string, master bool) int {
 		}
 	}
 	budget := *timeout*time.Duration(*retries+2) + 5*time.Second
-	if master && c != nil && c.Name() == "a2s" {
+	if p, _ := server.LookupProtocol(*proto); master && c != nil && p.Description().Master.Pages > 0 {
 		// Every page is a request of its own, paced.
-		budget += (*timeout + *pageEvery) * a2s.MaxMasterPages
+		budget += (*timeout + *pageEvery) * time.Duration(p.Description().Master.Pages)
 		q = &pacedQuery{Query: q, every: *pageEvery}
 	}
 

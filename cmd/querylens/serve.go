@@ -27,9 +27,16 @@ import (
 	"github.com/querylens/querylens/web"
 )
 
-// DefaultMaster is the public Zandronum master (docs/protocols/zandronum.md 2.9), from
-// the protocol table.
-var DefaultMaster = defaultMaster("zandronum")
+// DefaultMaster is the public master of server.DefaultProtocol, from its
+// description.
+var DefaultMaster = defaultMaster(server.DefaultProtocol)
+
+// pageAsksMaster reports whether protocol has a master the page asks
+// itself, through the relay (not one the server keeps).
+func pageAsksMaster(protocol string) bool {
+	p, _ := server.LookupProtocol(protocol)
+	return p.Master != nil && !p.Master.Kept
+}
 
 func defaultMaster(protocol string) string {
 	if p, ok := server.LookupProtocol(protocol); ok && p.Master != nil {
@@ -271,16 +278,18 @@ func (e *env) runServe(ctx context.Context, o serveOptions, ready chan<- string)
 		// is ever asked for a demo.
 		wcfg.Masters = append(demoMasters(d), wcfg.Masters...)
 		demoTargets = d.Targets()
+		// The servers the page finds on a master it asks itself are on
+		// that master's list; the others are configured servers.
 		for _, t := range d.Targets() {
-			if t.Protocol != "zandronum" {
+			if !pageAsksMaster(t.Protocol) {
 				wcfg.Servers = append(wcfg.Servers, t.Ref())
 			}
 		}
-		// GameSpy v1 has no UDP master: its fleet is listed as
-		// configured servers (the A2S and Quake III fleets are on
-		// their masters' lists).
+		// A fleet whose protocol has no master querylens asks (GameSpy
+		// v1's masters speak TCP) is listed as configured servers (the
+		// other fleets are on their masters' lists).
 		for _, t := range d.Fleet() {
-			if t.Protocol == "gamespy1" {
+			if p, _ := server.LookupProtocol(t.Protocol); p.Master == nil {
 				wcfg.Servers = append(wcfg.Servers, t.Ref())
 			}
 		}
@@ -418,8 +427,8 @@ func fleetLines(d *demo.Demo, o serveOptions) string {
 	if o.demoGameSpy1 > 0 {
 		b.WriteString("demo fleet: " + strconv.Itoa(o.demoGameSpy1) + " GameSpy v1 servers listed as configured servers\n")
 		for _, t := range d.Fleet() {
-			if t.Protocol == "gamespy1" {
-				b.WriteString("demo gamespy1 " + t.Addr + "\n")
+			if p, _ := server.LookupProtocol(t.Protocol); p.Master == nil {
+				b.WriteString("demo " + t.Protocol + " " + t.Addr + "\n")
 			}
 		}
 	}
@@ -442,8 +451,7 @@ var demoLoopback = relay.ClientLimits{
 // lists the server keeps).
 func demoMasters(d *demo.Demo) []server.MasterSpec {
 	var out []server.MasterSpec
-	for _, s := range []string{"zandronum=" + d.Master() + "?label=demo", "a2s=" + d.A2SMaster() + "?label=demo+Steam",
-		"quake3=" + d.Quake3Master() + "?label=demo+Quake+III"} {
+	for _, s := range d.MasterSpecs() {
 		m, err := server.ParseMasterSpec(s)
 		if err == nil {
 			out = append(out, m)

@@ -8,8 +8,6 @@ import (
 	"github.com/querylens/querylens/codecs/internal/wire"
 )
 
-func init() { codecs.Register(&Codec{}) }
-
 // Codec is the codecs.Codec of Valve's A2S server queries and the Steam
 // master list. Importing the package registers it.
 type Codec struct{}

@@ -38,8 +38,6 @@ const (
 // Importing the package registers it.
 type Codec struct{}
 
-func init() { codecs.Register(&Codec{}) }
-
 func (*Codec) Name() string     { return Protocol }
 func (*Codec) Title() string    { return "Bloodmasters" }
 func (*Codec) DefaultPort() int { return DefaultPort }

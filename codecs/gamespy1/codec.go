@@ -27,8 +27,6 @@ const (
 // the package registers it.
 type Codec struct{}
 
-func init() { codecs.Register(&Codec{}) }
-
 func (*Codec) Name() string     { return Protocol }
 func (*Codec) Title() string    { return "GameSpy v1" }
 func (*Codec) DefaultPort() int { return DefaultPort }

@@ -8,8 +8,6 @@ import (
 	"github.com/querylens/querylens/codecs/internal/wire"
 )
 
-func init() { codecs.Register(&Codec{}) }
-
 // DefaultID is the request id NewQuery uses unless told otherwise.
 var DefaultID = [4]byte{0, 0, 0, 1}
 

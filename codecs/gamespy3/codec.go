@@ -8,8 +8,6 @@ import (
 	"github.com/querylens/querylens/codecs/internal/wire"
 )
 
-func init() { codecs.Register(&Codec{}) }
-
 // DefaultSession is the session id NewQuery sends. Each of its bytes
 // survives Minecraft's mask (0x0F0F0F0F), so the echo is the id sent.
 const DefaultSession uint32 = 0x01020304

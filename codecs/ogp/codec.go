@@ -5,8 +5,6 @@ import (
 	"github.com/querylens/querylens/codecs/internal/wire"
 )
 
-func init() { codecs.Register(&Codec{}) }
-
 // Codec is the codecs.Codec of the Open Game Protocol. Importing the
 // package registers it.
 type Codec struct{}

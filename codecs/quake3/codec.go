@@ -26,8 +26,6 @@ const (
 // Importing the package registers it.
 type Codec struct{}
 
-func init() { codecs.Register(&Codec{}) }
-
 func (*Codec) Name() string     { return Protocol }
 func (*Codec) Title() string    { return "Quake III" }
 func (*Codec) DefaultPort() int { return DefaultPort }

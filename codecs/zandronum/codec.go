@@ -9,8 +9,6 @@ import (
 	"github.com/querylens/querylens/codecs/internal/wire"
 )
 
-func init() { codecs.Register(&Codec{}) }
-
 // Codec is the codecs.Codec of the Zandronum launcher and master
 // protocols. Importing the package registers it.
 type Codec struct{}

@@ -7,7 +7,7 @@
 import { showRelay, markFirstDecode, replyTimeout } from "./ql.js";
 import { DecodeWorker } from "./live.js";
 import { PageState } from "./model.js";
-import { listOptions, ZANDRONUM_MIN_MS } from "./browse-config.js";
+import { listOptions, minAskMs } from "./browse-config.js";
 import { rows, byKey, apply, changed } from "./browse-rows.js";
 import { hold } from "./browse-hold.js";
 import { order, orderPending, sendRows, invalidate } from "./browse-order.js";
@@ -63,7 +63,7 @@ export function countFound() {
 
 /** minInterval is how long r waits between two asks, for its protocol and its backoff. @param {Row} r */
 export function minInterval(r) {
-  const base = Math.max(relay?.cacheTTL ?? 0, r.protocol === "zandronum" ? ZANDRONUM_MIN_MS : 0);
+  const base = Math.max(relay?.cacheTTL ?? 0, minAskMs[r.protocol] ?? 0);
   return base * r.backoff;
 }
 

@@ -21,7 +21,20 @@ export const listOptions = Object.fromEntries((cfg.protocols ?? []).filter((p) =
 /** Each protocol's master options (the protocol table's master.options). */
 export const masterOptions = Object.fromEntries((cfg.protocols ?? []).filter((p) => p.master).map((p) => [p.name, p.master.options ?? null]));
 
-export const ZANDRONUM_MIN_MS = 10_000; // a Zandronum server answers one IP once per 10 s
+/**
+ * The least time between two asks of one server (or master), in ms, by
+ * protocol (the protocol table's "minAskMs"): a Zandronum server answers
+ * one IP once per 10 s.
+ * @type {Record<string, number>}
+ */
+export const minAskMs = Object.fromEntries((cfg.protocols ?? []).map((p) => [p.name, p.minAskMs ?? 0]));
+/** The protocols whose master picks one game's servers by id (master.games): the game picker lists from their kept masters. */
+export const gameMasters = new Set((cfg.protocols ?? []).filter((p) => p.master?.games).map((p) => p.name));
+/**
+ * The label of a row's anti-cheat tag, by protocol (the protocol table's "antiCheat").
+ * @type {Record<string, string>}
+ */
+export const antiCheatName = Object.fromEntries((cfg.protocols ?? []).filter((p) => p.antiCheat).map((p) => [p.name, p.antiCheat]));
 
 /**
  * BIG is the size of list past which the page holds what the answers

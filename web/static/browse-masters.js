@@ -5,7 +5,7 @@
 // refresh of everything, by hand and every few seconds.
 import { $, replyTimeout } from "./ql.js";
 import { State, PageState } from "./model.js";
-import { cfg, masterOptions, ZANDRONUM_MIN_MS } from "./browse-config.js";
+import { cfg, masterOptions, minAskMs } from "./browse-config.js";
 import { store } from "./browse-store.js";
 import { rows, addRow, drop, changed, fromSummary, pathAddr } from "./browse-rows.js";
 import { relay, connected, want, minInterval } from "./browse-asks.js";
@@ -16,9 +16,9 @@ import { progress, drawProgress } from "./browse-progress.js";
  *   label: string, filter: string, state: string, detail: string, count: number,
  *   complete: boolean, loaded: number}} Master
  */
-/** @type {Master[]} every configured master; a bare "host:port" is Zandronum's */
+/** @type {Master[]} every configured master; a bare "host:port" is the default protocol's (cfg.defaultProtocol) */
 export const masters = (cfg.masters ?? []).map((/** @type {any} */ m) => {
-  const spec = typeof m === "string" ? { protocol: "zandronum", addr: m, kept: false } : m;
+  const spec = typeof m === "string" ? { protocol: cfg.defaultProtocol, addr: m, kept: false } : m;
   return { spec, label: spec.label || spec.addr, filter: spec.filter ?? "", state: PageState.pending, detail: "", count: 0, complete: false, loaded: 0 };
 });
 
@@ -32,7 +32,7 @@ function loadMaster(m, now = Date.now()) {
   if (m.spec.kept) return loadKept(m);
   const key = masterKey(m);
   const last = masterAsked.get(key) ?? 0;
-  if (now - last < ZANDRONUM_MIN_MS) return;
+  if (now - last < (minAskMs[m.spec.protocol] ?? 0)) return;
   masterAsked.set(key, now);
   m.state = PageState.querying;
   relay.ask({ key, protocol: m.spec.protocol, target: m.spec.addr, options: masterOptions[m.spec.protocol] ?? null, timeoutMs: replyTimeout(relay, 2000) });
@@ -50,12 +50,13 @@ export function askMasters() {
 
 /**
  * masterKey is the key of a master's conversation: "master:host:port" for
- * Zandronum's (as the browse handler's boot asks it), else
+ * the default protocol's (cfg.defaultProtocol, as the browse handler's boot
+ * asks it: browse.MasterKey), else
  * "master:protocol/host:port".
  * @param {Master} m
  */
 function masterKey(m) {
-  return m.spec.protocol === "zandronum" ? `master:${m.spec.addr}` : `master:${m.spec.protocol}/${m.spec.addr}`;
+  return m.spec.protocol === cfg.defaultProtocol ? `master:${m.spec.addr}` : `master:${m.spec.protocol}/${m.spec.addr}`;
 }
 
 /**
@@ -65,7 +66,7 @@ function masterKey(m) {
  */
 export function master(res) {
   const m = masters.find((x) => masterKey(x) === res.key);
-  const protocol = m?.spec.protocol ?? "zandronum";
+  const protocol = m?.spec.protocol ?? cfg.defaultProtocol;
   const addr = m?.spec.addr ?? res.key.slice("master:".length);
   const list = res.servers ?? [];
   if (m) Object.assign(m, { state: res.state, detail: res.detail, count: list.length, complete: true });

@@ -1,12 +1,13 @@
 // @ts-check
-// The game picker: the filter of the Steam masters the server keeps.
+// The game picker: the filter of the kept masters that pick a game by id
+// (the protocol table's master.games: Steam's).
 import { $ } from "./ql.js";
-import { cfg } from "./browse-config.js";
+import { cfg, gameMasters } from "./browse-config.js";
 import { masters, loadKept } from "./browse-masters.js";
 
-const steamMasters = masters.filter((m) => m.spec.kept && m.spec.protocol === "a2s");
+const gameListMasters = masters.filter((m) => m.spec.kept && gameMasters.has(m.spec.protocol));
 const gamePick = /** @type {HTMLInputElement|null} */ (document.getElementById("f-game"));
-if (gamePick && steamMasters.length) {
+if (gamePick && gameListMasters.length) {
   /** @type {HTMLElement} */ (gamePick.closest("[data-testid=game-picker]")).hidden = false;
   gamePick.addEventListener("change", () => pickGame(gamePick.value));
 }
@@ -40,7 +41,7 @@ function pickGame(typed) {
   }
   const g = (cfg.games ?? []).find((/** @type {{appid: number}} */ g) => g.appid === id);
   msg.textContent = id ? `${g ? g.name : "app " + id}: \\appid\\${id}` : "";
-  for (const m of steamMasters) {
+  for (const m of gameListMasters) {
     m.filter = id ? `\\appid\\${id}` : m.spec.filter ?? "";
     loadKept(m);
   }

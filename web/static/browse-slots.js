@@ -8,7 +8,7 @@
 // written only when they changed.
 import { esc } from "./ql.js";
 import { State } from "./model.js";
-import { protocolTitles, EXTRA, stateLabels } from "./browse-config.js";
+import { protocolTitles, EXTRA, stateLabels, antiCheatName } from "./browse-config.js";
 import { store } from "./browse-store.js";
 import { rows, statusURL } from "./browse-rows.js";
 import { active, drawStats } from "./browse-table.js";
@@ -16,9 +16,6 @@ import { active, drawStats } from "./browse-table.js";
 /** @typedef {import("./browse-rows.js").Row} Row */
 
 const LOCK = `<svg class="icon" viewBox="0 0 12 12" width="10" height="10" aria-hidden="true"><rect x="2" y="5" width="8" height="6" rx="1" fill="currentColor"/><path d="M4 5V3.5a2 2 0 0 1 4 0V5" fill="none" stroke="currentColor" stroke-width="1.3"/></svg>`;
-
-/** The anti-cheat's name where a protocol names it (row field "anticheat"). @type {Record<string, string>} */
-const antiCheatName = { a2s: "VAC" };
 
 /**
  * @typedef {{tr: HTMLTableRowElement, star: HTMLButtonElement, proto: HTMLTableCellElement,

@@ -51,7 +51,7 @@ setInterval(autoRefresh, 2000);
 globalThis.querylensBrowse = {
   inject(list) {
     for (const x of list) {
-      const r = addRow(x.protocol ?? "zandronum", x.addr, "injected");
+      const r = addRow(x.protocol ?? cfg.defaultProtocol, x.addr, "injected");
       Object.assign(r, { state: State.online, detail: "", bots: 0, max: 0, ping: null, country: "", password: false, map: "", mode: "", name: "" }, x);
       r.hay = [r.name, r.map, r.mode, r.addr].join("\n").toLowerCase();
       addMode(r.mode);

@@ -662,14 +662,22 @@ let edited = new Uint8Array(0);
 let editedLayers = [];
 
 /**
+ * coders code an inner layer again, by the coding its protocol's
+ * description names (cfg.wrapped).
+ * @type {Record<string, (bytes: Uint8Array) => Uint8Array>}
+ */
+const coders = { huffman: (bytes) => ql.huffman("encode", bytes) };
+
+/**
  * wrapLayer rebuilds the wire form of a protocol whose fields sit in an
- * inner layer: a Zandronum datagram is its payload Huffman-coded. Fields
- * of inner layers of other protocols are shown, not edited.
+ * inner layer the wire carries coded (a Zandronum datagram is its payload
+ * Huffman-coded), as the page's configuration says them. Fields of other
+ * inner layers are shown, not edited.
  * @type {Record<string, (layer: string, bytes: Uint8Array) => Uint8Array|null>}
  */
-const wrapLayer = {
-  zandronum: (layer, bytes) => (layer === "payload" ? ql.huffman("encode", bytes) : null),
-};
+const wrapLayer = Object.fromEntries(
+  Object.entries(cfg.wrapped ?? {}).map(([p, layers]) => [p, (/** @type {string} */ layer, /** @type {Uint8Array} */ bytes) => coders[layers[layer]]?.(bytes) ?? null]),
+);
 
 /**
  * editKind is how a field of this span kind and these bytes is edited: a
@@ -1125,7 +1133,7 @@ async function main() {
   fromFragment();
   protocols = ql.protocols();
   const linked = new URLSearchParams(location.hash.slice(1)).get("p");
-  const start = [cfg.protocol, linked, "zandronum"].find((p) => p && protocols.some((x) => x.name === p));
+  const start = [cfg.protocol, linked, cfg.defaultProtocol].find((p) => p && protocols.some((x) => x.name === p));
   if (start) $("b-protocol").value = start;
   if (!cfg.target && new URLSearchParams(location.hash.slice(1)).get("t")) $("b-target").value = new URLSearchParams(location.hash.slice(1)).get("t");
   renderOptions();

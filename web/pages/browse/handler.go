@@ -23,6 +23,11 @@ type Protocol struct {
 	// List are the options a row without its own is asked with
 	// (server.Protocol.List).
 	List map[string]string `json:"list,omitempty"`
+	// MinAskMs is the least time between two asks of one server (and of
+	// one of the protocol's masters), in ms (server.Protocol.MinAskMs).
+	MinAskMs int `json:"minAskMs,omitempty"`
+	// AntiCheat labels a row's anti-cheat tag (server.Protocol.AntiCheat).
+	AntiCheat string `json:"antiCheat,omitempty"`
 }
 
 // Config is what the page's script receives.
@@ -32,6 +37,9 @@ type Config struct {
 	Games     []Game              `json:"games"`
 	Servers   []server.Ref        `json:"servers"` // listed without asking a master
 	Protocols []Protocol          `json:"protocols"`
+	// DefaultProtocol is the protocol of a master or row that names none
+	// (server.DefaultProtocol).
+	DefaultProtocol string `json:"defaultProtocol"`
 	// Sparks adds a 24-hour sparkline to the rows of tracked servers
 	// (static/spark.js), when the site records history.
 	Sparks bool `json:"sparks,omitempty"`
@@ -45,12 +53,18 @@ type Game struct {
 	Port  int    `json:"port"`
 }
 
-// Games are the Steam games the page offers (server.SteamGames), with
-// their store app IDs and their dedicated servers' default query ports.
+// Games are the games the page's game picker offers (server.Games of the
+// protocols whose master picks a game by id), with their app IDs and
+// their dedicated servers' default query ports.
 func Games() []Game {
-	gs := make([]Game, 0, len(server.SteamGames))
-	for _, g := range server.SteamGames {
-		gs = append(gs, Game{Name: g.Name, AppID: g.AppID, Port: g.Port})
+	gs := []Game{}
+	for _, p := range server.Protocols() {
+		if p.Master == nil || !p.Master.Games {
+			continue
+		}
+		for _, g := range server.Games(p.Name) {
+			gs = append(gs, Game{Name: g.Name, AppID: g.AppID, Port: g.Port})
+		}
 	}
 	return gs
 }
@@ -75,7 +89,8 @@ func Protocols() []Protocol {
 		if len(p.Ports) > 0 {
 			port = p.Ports[0]
 		}
-		ps = append(ps, Protocol{Name: p.Name, Title: p.Title, DefaultPort: port, Master: p.Master, Join: p.Join, Row: p.Row, List: p.List})
+		ps = append(ps, Protocol{Name: p.Name, Title: p.Title, DefaultPort: port, Master: p.Master, Join: p.Join, Row: p.Row, List: p.List,
+			MinAskMs: p.MinAskMs, AntiCheat: p.AntiCheat})
 	}
 	return ps
 }
@@ -99,6 +114,16 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	layout.RenderPage(w, r, http.StatusOK, p, Page(p, h.Config))
 }
 
+// MasterKey is the key of the page's ask of master m, as browse.js's
+// masterKey makes it: "master:" and the address for a DefaultProtocol
+// master, with the protocol for the others.
+func MasterKey(m server.MasterSpec) string {
+	if m.Protocol == server.DefaultProtocol {
+		return "master:" + m.Addr
+	}
+	return "master:" + m.Protocol + "/" + m.Addr
+}
+
 // boot is what the page's worker asks at once: every master's list and the
 // configured servers, as static/browse.js asks them when it starts (the same
 // keys, options and timeouts, the relay's reply window being unknown until
@@ -106,11 +131,12 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 func (h *Handler) boot() layout.Boot {
 	b := layout.Boot{Relay: h.Config.Relay}
 	for _, m := range h.Config.Masters {
-		if m.Kept || m.Protocol != "zandronum" {
+		p, _ := server.LookupProtocol(m.Protocol)
+		if m.Kept || p.Master == nil || p.Master.Kept {
 			continue // the server keeps its list
 		}
-		b.Asks = append(b.Asks, layout.BootAsk{Key: "master:" + m.Addr, Protocol: "zandronum", Target: m.Addr,
-			Options: map[string]string{"master": "true"}, TimeoutMs: 2000 + 2000})
+		b.Asks = append(b.Asks, layout.BootAsk{Key: MasterKey(m), Protocol: m.Protocol, Target: m.Addr,
+			Options: p.Master.Options, TimeoutMs: 2000 + 2000})
 	}
 	for _, s := range h.Config.Servers {
 		opts := s.Options

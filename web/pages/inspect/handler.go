@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/querylens/querylens/codecs"
+	"github.com/querylens/querylens/server"
 	"github.com/querylens/querylens/web/layout"
 )
 
@@ -29,12 +30,27 @@ type Config struct {
 	Protocol string            `json:"protocol"`
 	Target   string            `json:"target"`
 	Options  map[string]string `json:"options,omitempty"` // from ?opt.NAME=VALUE
+	// DefaultProtocol is chosen when neither the link nor the fragment
+	// names one (server.DefaultProtocol).
+	DefaultProtocol string `json:"defaultProtocol"`
+	// Wrapped are the protocols' coded inner layers and their codings,
+	// by protocol and layer (codecs.Description.Wrapped), for the editor.
+	Wrapped map[string]map[string]string `json:"wrapped,omitempty"`
 }
 
 type protocol struct{ Name, Title string }
 
 func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
-	cfg := Config{Relay: h.RelayPath, Protocol: r.URL.Query().Get("protocol"), Target: r.URL.Query().Get("target")}
+	cfg := Config{Relay: h.RelayPath, Protocol: r.URL.Query().Get("protocol"), Target: r.URL.Query().Get("target"),
+		DefaultProtocol: server.DefaultProtocol}
+	for _, p := range server.Protocols() {
+		if w := p.Description().Wrapped; len(w) > 0 {
+			if cfg.Wrapped == nil {
+				cfg.Wrapped = map[string]map[string]string{}
+			}
+			cfg.Wrapped[p.Name] = w
+		}
+	}
 	for k, v := range r.URL.Query() {
 		if name, ok := strings.CutPrefix(k, "opt."); ok {
 			if cfg.Options == nil {

@@ -74,10 +74,6 @@ type team struct {
 	Players int
 }
 
-// teamNames are Zandronum's default team names by index (spec 2.6), used
-// when the reply has team numbers but no names.
-var teamNames = []string{"Blue", "Red", "Green", "Gold"}
-
 func newView(rep server.Report, base string) view {
 	v := view{Report: rep, Protocol: rep.Codec, Target: rep.Ref.Addr, Name: rep.Ref.Addr}
 	path := rep.Ref.PathBase()
@@ -118,6 +114,9 @@ func fill(v *view, m *codecs.Message) {
 		v.Teams = append(v.Teams, team{Name: StripColors(t.Name), Score: t.Score})
 	}
 	base := teamBase(in)
+	// The protocol's team names by index, for team numbers without names.
+	p, _ := server.LookupProtocol(v.Protocol.Name())
+	teamNames := p.Teams()
 	if in.Has&codecs.HasPlayers != 0 {
 		v.Players = []player{} // an empty server shows "Nobody is playing"
 	}
@@ -130,7 +129,7 @@ func fill(v *view, m *codecs.Message) {
 			case t >= 0 && t < len(v.Teams):
 				pl.Team = v.Teams[t].Name
 				v.Teams[t].Players++
-			case t >= 0 && t < len(teamNames) && v.Protocol.Name() == "zandronum":
+			case t >= 0 && t < len(teamNames):
 				pl.Team = teamNames[t]
 			default:
 				pl.Team = "team " + strconv.Itoa(p.Team)

@@ -8,7 +8,20 @@ import (
 	"net/netip"
 	"net/url"
 	"strconv"
+
+	"github.com/querylens/querylens/codecs/a2s"
 )
+
+// With a Steam Web API key, Steam masters' lists come from the Web API.
+func init() {
+	registerAdapter(a2s.Protocol, func(k *Keeper, ctx context.Context, l *list, f *fetch, progress func()) bool {
+		if k.cfg.SteamWebAPIKey == "" {
+			return false
+		}
+		k.fetchWebAPI(ctx, l, f, progress)
+		return true
+	})
+}
 
 // The Steam Web API's server list: IGameServersService/GetServerList
 // (partner.steamgames.com, "IGameServersService Interface") takes the same

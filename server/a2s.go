@@ -1,6 +1,14 @@
 package server
 
-import "strconv"
+import (
+	"strconv"
+
+	"github.com/querylens/querylens/codecs/a2s"
+)
+
+// Steam's master picks a game's servers by its app id: the page's game
+// picker offers SteamGames.
+func init() { registerGames(a2s.Protocol, SteamGames) }
 
 // SteamGame is one game whose servers Steam's master lists: the filter
 // \appid\N asks the master for that game's servers only.
