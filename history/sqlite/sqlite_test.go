@@ -7,6 +7,7 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
+	"github.com/querylens/querylens/history/outbox"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -472,4 +473,30 @@ func files(t *testing.T, dir string) map[string][]byte {
 		out[e.Name()] = b
 	}
 	return out
+}
+
+func TestOutboxConformance(t *testing.T) {
+	historytest.RunOutbox(t, func(t *testing.T) historytest.OutboxStore {
+		return open(t, filepath.Join(t.TempDir(), FileName))
+	})
+}
+
+// TestMigrateToOutbox opens a database as the program before the
+// watches and the outbox left it.
+func TestMigrateToOutbox(t *testing.T) {
+	path := filepath.Join(t.TempDir(), FileName)
+	v1 := Dialect
+	v1.Version = 1
+	historytest.Migration(t, func(t *testing.T) history.Store {
+		s, err := openDialect(context.Background(), path, v1)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return s
+	}, func(t *testing.T) interface {
+		history.Store
+		outbox.Store
+	} {
+		return open(t, path)
+	})
 }

@@ -40,6 +40,7 @@ type Store struct {
 	d      Dialect
 	steps  [][]string // d.Migrations()
 	q      queries
+	oq     outboxQueries
 	closed atomic.Bool
 
 	mu  sync.Mutex
@@ -72,6 +73,7 @@ func Open(ctx context.Context, db *sql.DB, d Dialect) (*Store, error) {
 		minSample: d.Bind(qMinSample), minHour: d.Bind(qMinHour),
 		pruneSamples: d.Bind(qPruneSamples), pruneHours: d.Bind(qPruneHours), pruneServers: d.Bind(qPruneServers),
 	}
+	s.oq = bindOutbox(d)
 	version, err := s.version(ctx)
 	if err != nil {
 		return nil, err
