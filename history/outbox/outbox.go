@@ -65,7 +65,7 @@ func RowID(messageID, dest string) string { return messageID + "/" + dest }
 type Stats struct {
 	Depth     int       // rows still to send (claimed or not)
 	Failed    int       // rows given up on, kept for the operator
-	OldestDue time.Time // the Next of the oldest row due (zero: none due)
+	OldestDue time.Time // when the oldest row due now was written (zero: none due)
 }
 
 // ErrNoWatch is Apply's and SetBoard's error for an id not stored.

@@ -91,7 +91,7 @@ const (
 	qFail      = `UPDATE outbox SET last_error = ?, failed = 1, failed_at = ?, lease_until = 0, holder = '' WHERE id = ?`
 	qFailed    = `SELECT ` + outboxCols + ` FROM outbox WHERE failed = 1 ORDER BY failed_at DESC, id LIMIT ?`
 	qStats     = `SELECT COUNT(*) - COALESCE(SUM(failed), 0), COALESCE(SUM(failed), 0),
-		COALESCE(MIN(CASE WHEN failed = 0 AND next_attempt <= ? THEN next_attempt END), 0) FROM outbox`
+		COALESCE(MIN(CASE WHEN failed = 0 AND next_attempt <= ? THEN created END), 0) FROM outbox`
 	qPruneFailed = `DELETE FROM outbox WHERE failed = 1 AND failed_at < ?`
 	qOutboxCount = `SELECT COUNT(*) FROM outbox`
 	qPruneCap    = `DELETE FROM outbox WHERE id IN (SELECT id FROM outbox ORDER BY failed DESC, created, id LIMIT ?)`
