@@ -77,7 +77,8 @@ const (
 	Interrupted = "interrupted" // the worker stopped during the send; the row is claimed again later
 )
 
-// Worker sends the outbox. Its methods are safe for concurrent use.
+// Worker sends the outbox. Run it once (one Run at a time); RunOnce,
+// Wake and Metrics are safe for concurrent use.
 type Worker struct {
 	cfg  Config
 	wake chan struct{}
@@ -308,6 +309,8 @@ type Metrics struct {
 	// Deliveries[alerts.DestDiscord][Delivered].
 	Deliveries  map[alerts.DestKind]map[string]uint64
 	StoreErrors uint64        // database calls that failed
+	Held        int           // samples Config.Held holds while the database fails
+	Lost        uint64        // samples it dropped past its bound
 	Depth       int           // rows still to send
 	Failed      int           // rows given up on, kept
 	OldestDue   time.Duration // how long the oldest row due has waited since its event (0: none due)
@@ -325,6 +328,9 @@ func (w *Worker) Metrics(ctx context.Context) Metrics {
 		m.Deliveries[k.kind][k.outcome] = n
 	}
 	w.mu.Unlock()
+	if w.cfg.Held != nil {
+		m.Held, m.Lost = w.cfg.Held.Held()
+	}
 	now := w.cfg.Now()
 	if st, err := w.cfg.Store.Stats(ctx, now); err == nil {
 		m.Depth, m.Failed = st.Depth, st.Failed

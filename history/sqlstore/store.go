@@ -5,11 +5,14 @@
 // Adding a database:
 //  1. Write its Dialect: the spellings of schema.go's placeholders (Int64,
 //     ID, WithoutRowID), Tables listing the user tables, Greatest, Numbered
-//     for $n placeholders, and Extra for statements only it needs.
+//     for $n placeholders, ForUpdate and SkipLocked for the row locks of
+//     outbox.go's statements, and Extra for statements only it needs.
 //  2. Open the *sql.DB with its driver and pass both to Open, which refuses
 //     a database holding other tables (history.ErrForeign) or a newer
 //     schema (history.ErrNewer) before writing anything.
-//  3. Run historytest.Run against it in the new package's tests.
+//  3. Run historytest.Run and historytest.RunOutbox against it in the new
+//     package's tests, and historytest.Migration from the previous
+//     schema version.
 //
 // A column or table every database needs is a new step appended to
 // schema.go, once; a dialect's own statements go in its Extra at the same
