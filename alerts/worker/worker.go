@@ -252,7 +252,7 @@ func (w *Worker) send(ctx, sctx context.Context, r outbox.Row) {
 		w.cfg.Logf("alerts: outbox: %s to %s: attempt %d failed, next at %s: %v", r.Kind, quote(r.Dest), r.Attempts, next.Format(time.RFC3339), err)
 		dctx, cancel := detached(ctx)
 		defer cancel()
-		if err := w.cfg.Store.Retry(dctx, r.ID, err.Error(), next); err != nil {
+		if err := w.cfg.Store.Retry(dctx, r.ID, w.cfg.Holder, err.Error(), next); err != nil {
 			w.storeErr("retry", err)
 		}
 	}
@@ -263,7 +263,7 @@ func (w *Worker) fail(ctx context.Context, r outbox.Row, msg string) {
 	w.cfg.Logf("alerts: outbox: %s to %s failed after %d attempts: %s", r.Kind, quote(r.Dest), r.Attempts, msg)
 	dctx, cancel := detached(ctx)
 	defer cancel()
-	if err := w.cfg.Store.Fail(dctx, r.ID, msg, w.cfg.Now()); err != nil {
+	if err := w.cfg.Store.Fail(dctx, r.ID, w.cfg.Holder, msg, w.cfg.Now()); err != nil {
 		w.storeErr("fail", err)
 	}
 }
@@ -274,7 +274,7 @@ func (w *Worker) release(r outbox.Row) {
 	w.count(r.DestKind, Interrupted)
 	ctx, cancel := detached(context.Background())
 	defer cancel()
-	if err := w.cfg.Store.Retry(ctx, r.ID, "interrupted: the sender stopped", w.cfg.Now().Add(w.cfg.Release)); err != nil {
+	if err := w.cfg.Store.Retry(ctx, r.ID, w.cfg.Holder, "interrupted: the sender stopped", w.cfg.Now().Add(w.cfg.Release)); err != nil {
 		w.storeErr("release", err)
 	}
 }

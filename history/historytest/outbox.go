@@ -200,8 +200,11 @@ func testRetryFail(t *testing.T, s outbox.Store) {
 		t.Fatalf("%d rows", len(rows))
 	}
 	next := now.Add(1500 * time.Millisecond)
-	must(t, s.Retry(c, rows[0].ID, "deliver: 429", next))
-	must(t, s.Fail(c, rows[1].ID, "deliver: the destination refused (status 404)", now))
+	// Another holder's word on a row it does not hold changes nothing.
+	must(t, s.Retry(c, rows[0].ID, "b", "stale", now))
+	must(t, s.Fail(c, rows[0].ID, "b", "stale", now))
+	must(t, s.Retry(c, rows[0].ID, "a", "deliver: 429", next))
+	must(t, s.Fail(c, rows[1].ID, "a", "deliver: the destination refused (status 404)", now))
 	if got, err := s.Claim(c, "a", 5, next.Add(-time.Millisecond), next.Add(time.Minute)); err != nil || len(got) != 0 {
 		t.Fatalf("claimed before its time: %+v %v", got, err)
 	}
@@ -216,7 +219,7 @@ func testRetryFail(t *testing.T, s outbox.Store) {
 		t.Fatalf("failed %+v", failed)
 	}
 	// A late Retry of a failed row does not bring it back.
-	must(t, s.Retry(c, rows[1].ID, "x", now))
+	must(t, s.Retry(c, rows[1].ID, "a", "x", now))
 	if st, err := s.Stats(c, next); err != nil || st.Depth != 1 || st.Failed != 1 {
 		t.Fatalf("stats %+v %v", st, err)
 	}
@@ -237,7 +240,7 @@ func testPruneOutbox(t *testing.T, s outbox.Store) {
 	rows, err := s.Claim(c, "a", 2, now, now.Add(time.Minute)) // the oldest two
 	must(t, err)
 	for _, r := range rows {
-		must(t, s.Fail(c, r.ID, "gone", r.Created))
+		must(t, s.Fail(c, r.ID, "a", "gone", r.Created))
 	}
 	n, err := s.PruneOutbox(c, T0.Add(time.Minute), 100)
 	must(t, err)

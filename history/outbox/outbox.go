@@ -98,10 +98,13 @@ type Store interface {
 	Claim(ctx context.Context, holder string, n int, now, until time.Time) ([]Row, error)
 	// Delivered deletes a row sent.
 	Delivered(ctx context.Context, id string) error
-	// Retry releases a row to be claimed again at next, with its error.
-	Retry(ctx context.Context, id, lastError string, next time.Time) error
-	// Fail marks a row given up on at now, with its error.
-	Fail(ctx context.Context, id, lastError string, now time.Time) error
+	// Retry releases a row holder claimed, to be claimed again at next,
+	// with its error. A row claimed since by another holder (the lease
+	// ran out) is left to that one.
+	Retry(ctx context.Context, id, holder, lastError string, next time.Time) error
+	// Fail marks a row holder claimed as given up on at now, with its
+	// error (a row claimed since by another holder is left to it).
+	Fail(ctx context.Context, id, holder, lastError string, now time.Time) error
 	// Failed lists the failed rows, newest first, at most limit.
 	Failed(ctx context.Context, limit int) ([]Row, error)
 	// Stats counts the outbox at now.

@@ -229,13 +229,13 @@ func (s *Store) Delivered(ctx context.Context, id string) error {
 }
 
 // Retry implements outbox.Store.
-func (s *Store) Retry(ctx context.Context, id, lastError string, next time.Time) error {
-	return s.exec(ctx, "outbox row retry", s.oq.retry, lastError, ms(next), id)
+func (s *Store) Retry(ctx context.Context, id, holder, lastError string, next time.Time) error {
+	return s.exec(ctx, "outbox row retry", s.oq.retry, lastError, ms(next), id, holder)
 }
 
 // Fail implements outbox.Store.
-func (s *Store) Fail(ctx context.Context, id, lastError string, now time.Time) error {
-	return s.exec(ctx, "outbox row failed", s.oq.fail, lastError, ms(now), id)
+func (s *Store) Fail(ctx context.Context, id, holder, lastError string, now time.Time) error {
+	return s.exec(ctx, "outbox row failed", s.oq.fail, lastError, ms(now), id, holder)
 }
 
 // Failed implements outbox.Store.

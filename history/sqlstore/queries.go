@@ -87,8 +87,8 @@ const (
 			ORDER BY next_attempt, created, id LIMIT ?{skip_locked})
 		RETURNING ` + outboxCols
 	qDelivered = `DELETE FROM outbox WHERE id = ?`
-	qRetry     = `UPDATE outbox SET last_error = ?, next_attempt = ?, lease_until = 0, holder = '' WHERE id = ? AND failed = 0`
-	qFail      = `UPDATE outbox SET last_error = ?, failed = 1, failed_at = ?, lease_until = 0, holder = '' WHERE id = ?`
+	qRetry     = `UPDATE outbox SET last_error = ?, next_attempt = ?, lease_until = 0, holder = '' WHERE id = ? AND holder = ? AND failed = 0`
+	qFail      = `UPDATE outbox SET last_error = ?, failed = 1, failed_at = ?, lease_until = 0, holder = '' WHERE id = ? AND holder = ? AND failed = 0`
 	qFailed    = `SELECT ` + outboxCols + ` FROM outbox WHERE failed = 1 ORDER BY failed_at DESC, id LIMIT ?`
 	qStats     = `SELECT COUNT(*) - COALESCE(SUM(failed), 0), COALESCE(SUM(failed), 0),
 		COALESCE(MIN(CASE WHEN failed = 0 AND next_attempt <= ? THEN created END), 0) FROM outbox`
