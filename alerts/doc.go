@@ -68,36 +68,42 @@
 // success, or after deliver gave up (reported, and kept for the operator
 // to see).
 //
-// # Wiring (not done yet)
+// # Wiring
 //
-// The server will wire it so:
+//	tracker sample ─▶ worker.Holder.Apply ─▶ outbox.Store.Apply, in one
+//	                  history-database transaction: read the watch's
+//	                  State, Next, UPDATE the State, INSERT one outbox row
+//	                  per Deliveries(events, file.To(watch))
+//	worker.Worker ─▶ Claim ─▶ deliver.Sender.Send ─▶ DELETE the row
+//	                                              (or retry it later, or mark it failed)
 //
-//	tracker sample ─▶ Next ─▶ in one history-database transaction:
-//	                         UPDATE the watch's State,
-//	                         INSERT one outbox row per Deliveries(events, file.To(watch))
-//	outbox worker ─▶ deliver.Sender.Send ─▶ DELETE the row (or mark it failed)
+// Done: the tables (history schema step 2, history/outbox's Store,
+// implemented by history/sqlstore for SQLite and PostgreSQL) and the
+// worker (alerts/worker, with the Holder that keeps samples while the
+// database is down). What that still needs:
 //
-// What that still needs:
-//
-//   - Tables (a history migration, both SQL dialects): watches (id, the
-//     Watch as JSON, the State as JSON, board message ids), outbox (id,
-//     watch, destination name, kind, message id, body, attempts,
-//     next_attempt, last_error masked, created). The worker claims rows
-//     with next_attempt <= now, sends, and deletes or reschedules them.
 //   - The tracker keeps every watched server pinned (sampled even when no
-//     page asks for it) and hands each sample to Next; Sample comes from
-//     server.State's String, the decoded summary, and the codec's word on
-//     whether its player list is complete.
+//     page asks for it) and hands each sample to Holder.Apply, then
+//     Worker.Wake; Sample comes from server.State's String, the decoded
+//     summary, and the codec's word on whether its player list is
+//     complete.
+//   - The live board: after a sample, deliver.Sender.Board with the
+//     watch's stored board ids (outbox.Watch.Board), then SetBoard with
+//     the ids it returns. Boards are not outbox rows.
 //   - cmd/querylens: "querylens watch add|list|rm|test" (test renders and
 //     sends a sample event of each kind to the destination), and
-//     --watches FILE (ParseFile; reloaded on SIGHUP, the States of the
-//     watches kept by id).
+//     --watches FILE (ParseFile; each watch PutWatch'd with origin file,
+//     its State kept by id; reloaded on SIGHUP, the file's watches no
+//     longer in it deleted); one Worker per instance, its Dest the
+//     file's destinations by name.
 //   - /api/v1/watches (GET, POST, DELETE) behind --admin-token; its schema
-//     merges webhook.schema.json into the OpenAPI document.
+//     merges webhook.schema.json into the OpenAPI document; the failed
+//     rows (outbox.Store.Failed) beside them.
 //   - deliver.Config.Allow is the relay's address policy; WebhookAllow and
-//     AllowHTTP are flags.
-//   - Metrics: events told by kind, deliveries by destination kind and
-//     outcome, the outbox's length and oldest row; a watched badge on the
+//     AllowHTTP are flags; the worker's Sender gets MaxAttempts 1.
+//   - Metrics: events told by kind, Worker.Metrics (deliveries by
+//     destination kind and outcome, the outbox's depth, failed rows and
+//     oldest due age, samples held and lost); a watched badge on the
 //     status page.
 //
 // # Discord in three steps

@@ -13,6 +13,11 @@
 // memory while a store is down; Tracker keeps the tracked set and samples
 // it.
 //
+// The same database keeps the alerts' watches, with their machine's
+// state, and the outbox of messages still to send: package history/outbox
+// names that interface (sqlstore implements it too, historytest.RunOutbox
+// checks it), package alerts/worker sends the outbox.
+//
 // Retention: raw samples are kept RawRetention (14 days), hourly rollups
 // HourRetention (a year); the 24-hour chart reads raw samples, the 7- and
 // 30-day charts read hours.

@@ -288,6 +288,10 @@ func TestSendMaxWait(t *testing.T) {
 	if !errors.Is(err, ErrGaveUp) || len(f.requests()) != 1 || len(r.clk.sleeps) != 0 {
 		t.Fatalf("err %v, %d requests, waits %v", err, len(f.requests()), r.clk.sleeps)
 	}
+	// The wait asked for goes to the caller, who may try later.
+	if e, ok := err.(*Error); !ok || e.RetryAfter != time.Hour {
+		t.Errorf("RetryAfter of %#v, want an hour", err)
+	}
 }
 
 func TestSendRefusedStatus(t *testing.T) {

@@ -123,6 +123,10 @@ type Error struct {
 	Attempts int    // attempts made
 	Detail   string // more about it, masked
 	Err      error  // the last underlying error, masked
+	// RetryAfter is the wait the destination asked for in its last
+	// answer (Retry-After, Discord's retry_after), if it asked: an
+	// outbox that tries again later starts from it.
+	RetryAfter time.Duration
 }
 
 func (e *Error) Error() string {
@@ -290,7 +294,7 @@ func (s *Sender) do(ctx context.Context, d alerts.Destination, method string, u 
 		last = err
 		delay := s.backoff(attempt, hint)
 		if attempt >= s.cfg.MaxAttempts || waited+delay > s.cfg.MaxWait {
-			return Result{}, &Error{Dest: dest, Reason: ErrGaveUp, Status: last.Status, Attempts: attempt, Err: last.Err}
+			return Result{}, &Error{Dest: dest, Reason: ErrGaveUp, Status: last.Status, Attempts: attempt, Err: last.Err, RetryAfter: hint}
 		}
 		s.cfg.Logf("alerts: %s: attempt %d failed (%s); next in %s", dest, attempt, scrub(err.Error(), d), delay.Round(time.Millisecond))
 		if err := s.cfg.Sleep(ctx, delay); err != nil {

@@ -7,6 +7,7 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
+	"github.com/querylens/querylens/history/outbox"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -284,7 +285,7 @@ func writer(path string) {
 	os.Exit(0)
 }
 
-// TestMigration opens a version-1 file with a dialect one migration ahead:
+// TestMigration opens a current file with a dialect one migration ahead:
 // the step runs once, the data stays, and the older program then refuses
 // the file as newer.
 func TestMigration(t *testing.T) {
@@ -304,13 +305,14 @@ func TestMigration(t *testing.T) {
 	next.Extra = append(next.Extra, []string{
 		`ALTER TABLE servers ADD COLUMN note TEXT NOT NULL DEFAULT ''`,
 	})
+	want := strconv.Itoa(len(Dialect.Migrations()) + 1)
 	for round := range 2 { // the second open finds nothing to do
 		s2, err := openDialect(ctx, path, next)
 		if err != nil {
 			t.Fatalf("round %d: %v", round, err)
 		}
 		var ver string
-		if err := s2.DB().QueryRow(`SELECT value FROM querylens_meta WHERE key = 'schema_version'`).Scan(&ver); err != nil || ver != "2" {
+		if err := s2.DB().QueryRow(`SELECT value FROM querylens_meta WHERE key = 'schema_version'`).Scan(&ver); err != nil || ver != want {
 			t.Errorf("round %d: schema_version %q, %v", round, ver, err)
 		}
 		got, err := s2.Samples(ctx, key, t0, t0.Add(time.Hour))
@@ -472,4 +474,30 @@ func files(t *testing.T, dir string) map[string][]byte {
 		out[e.Name()] = b
 	}
 	return out
+}
+
+func TestOutboxConformance(t *testing.T) {
+	historytest.RunOutbox(t, func(t *testing.T) historytest.OutboxStore {
+		return open(t, filepath.Join(t.TempDir(), FileName))
+	})
+}
+
+// TestMigrateToOutbox opens a database as the program before the
+// watches and the outbox left it.
+func TestMigrateToOutbox(t *testing.T) {
+	path := filepath.Join(t.TempDir(), FileName)
+	v1 := Dialect
+	v1.Version = 1
+	historytest.Migration(t, func(t *testing.T) history.Store {
+		s, err := openDialect(context.Background(), path, v1)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return s
+	}, func(t *testing.T) interface {
+		history.Store
+		outbox.Store
+	} {
+		return open(t, path)
+	})
 }

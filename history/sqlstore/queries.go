@@ -64,6 +64,39 @@ const (
 		AND NOT EXISTS (SELECT 1 FROM hours WHERE hours.server_id = servers.id)`
 )
 
+// The watches and the outbox (outbox.go). {for_update} locks the row read
+// (PostgreSQL's FOR UPDATE; SQLite's transactions already exclude other
+// writers); {skip_locked} makes concurrent claimers pass over each
+// other's rows (PostgreSQL's FOR UPDATE SKIP LOCKED; SQLite has one
+// writer at a time).
+const (
+	qWatchPut = `INSERT INTO watches (id, watch, origin, updated) VALUES (?, ?, ?, ?)
+		ON CONFLICT (id) DO UPDATE SET watch = excluded.watch, origin = excluded.origin, updated = excluded.updated`
+	qWatches     = `SELECT id, watch, origin, state, board, updated FROM watches ORDER BY id`
+	qWatchDelete = `DELETE FROM watches WHERE id = ?`
+	qWatchBoard  = `UPDATE watches SET board = ?, updated = ? WHERE id = ?`
+	qWatchRead   = `SELECT watch, state FROM watches WHERE id = ?{for_update}`
+	qWatchState  = `UPDATE watches SET state = ?, updated = ? WHERE id = ?`
+
+	outboxCols = `id, message_id, watch, dest, dest_kind, kind, body, attempts, next_attempt, last_error, created, failed_at`
+	qOutboxPut = `INSERT INTO outbox (id, message_id, watch, dest, dest_kind, kind, body, next_attempt, created)
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (id) DO NOTHING`
+	qOutboxDropWatch = `DELETE FROM outbox WHERE watch = ? AND failed = 0`
+	qClaim           = `UPDATE outbox SET holder = ?, lease_until = ?, attempts = attempts + 1
+		WHERE id IN (SELECT id FROM outbox WHERE failed = 0 AND next_attempt <= ? AND lease_until <= ?
+			ORDER BY next_attempt, created, id LIMIT ?{skip_locked})
+		RETURNING ` + outboxCols
+	qDelivered = `DELETE FROM outbox WHERE id = ?`
+	qRetry     = `UPDATE outbox SET last_error = ?, next_attempt = ?, lease_until = 0, holder = '' WHERE id = ? AND holder = ? AND failed = 0`
+	qFail      = `UPDATE outbox SET last_error = ?, failed = 1, failed_at = ?, lease_until = 0, holder = '' WHERE id = ? AND holder = ? AND failed = 0`
+	qFailed    = `SELECT ` + outboxCols + ` FROM outbox WHERE failed = 1 ORDER BY failed_at DESC, id LIMIT ?`
+	qStats     = `SELECT COUNT(*) - COALESCE(SUM(failed), 0), COALESCE(SUM(failed), 0),
+		COALESCE(MIN(CASE WHEN failed = 0 AND next_attempt <= ? THEN created END), 0) FROM outbox`
+	qPruneFailed = `DELETE FROM outbox WHERE failed = 1 AND failed_at < ?`
+	qOutboxCount = `SELECT COUNT(*) FROM outbox`
+	qPruneCap    = `DELETE FROM outbox WHERE id IN (SELECT id FROM outbox ORDER BY failed DESC, created, id LIMIT ?)`
+)
+
 // Dialect is what differs between databases: a few spellings, how to list
 // existing tables, placeholder syntax, and the dialect's own schema
 // statements. The schema itself is schema.go's, shared.
@@ -83,12 +116,23 @@ type Dialect struct {
 	Greatest string
 	// Numbered placeholders ($1, $2, ...) instead of '?'.
 	Numbered bool
+	// ForUpdate follows a SELECT whose rows the transaction will write
+	// (" FOR UPDATE" or empty); SkipLocked one whose locked rows others
+	// should pass over (" FOR UPDATE SKIP LOCKED" or empty).
+	ForUpdate, SkipLocked string
+	// Version, when set, stops the migrations at that schema version:
+	// for tests that build a database as an older program left it.
+	Version int
 }
 
 // Migrations returns d's migration steps: Migrations()[i] takes the schema
 // from version i to i+1.
 func (d Dialect) Migrations() [][]string {
-	steps := make([][]string, max(len(schema), len(d.Extra)))
+	n := max(len(schema), len(d.Extra))
+	if d.Version > 0 {
+		n = min(n, d.Version)
+	}
+	steps := make([][]string, n)
 	for i := range steps {
 		if i < len(schema) {
 			for _, q := range schema[i] {
@@ -105,7 +149,7 @@ func (d Dialect) Migrations() [][]string {
 // Bind rewrites a shared statement for d.
 func (d Dialect) Bind(q string) string {
 	q = strings.NewReplacer("{greatest}", d.Greatest, "{int64}", d.Int64, "{id}", d.ID,
-		"{without_rowid}", d.WithoutRowID).Replace(q)
+		"{without_rowid}", d.WithoutRowID, "{for_update}", d.ForUpdate, "{skip_locked}", d.SkipLocked).Replace(q)
 	if !d.Numbered {
 		return q
 	}

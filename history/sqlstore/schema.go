@@ -8,6 +8,7 @@ package sqlstore
 // placeholders that Dialect.Bind rewrites: {int64} is a 64-bit integer
 // (SQLite's INTEGER, PostgreSQL's BIGINT), {id} a generated integer key
 // and {without_rowid} SQLite's clustered primary key (nothing elsewhere).
+// Step 2's times are Unix milliseconds (a retry may be due in 1.5 s).
 // A dialect's own statements (SQLite's application_id, PostgreSQL's
 // sampler leases) are its Extra, run after the shared ones of the same
 // step.
@@ -48,5 +49,40 @@ var schema = [][]string{
 			synthetic   INTEGER NOT NULL,
 			PRIMARY KEY (server_id, hour)){without_rowid}`,
 		`CREATE INDEX hours_hour ON hours (hour)`,
+	}, { // 2: alerts: watches with their machine's state, the outbox
+		// Each watch: its rules (alerts.Watch as JSON), where it came
+		// from (file, cli, api), alerts.State as JSON (null: never sampled), the live board's
+		// Discord message ids (a JSON array), the last write (Unix ms).
+		`CREATE TABLE watches (
+			id      TEXT PRIMARY KEY,
+			watch   TEXT NOT NULL,
+			origin  TEXT NOT NULL,
+			state   TEXT NOT NULL DEFAULT 'null',
+			board   TEXT NOT NULL DEFAULT 'null',
+			updated {int64} NOT NULL)`,
+		// One message for one destination. id is message_id (the
+		// event's, sent as webhook-id) and the destination's name. A
+		// row leaves when delivered; a failed one stays (failed = 1)
+		// until pruned. holder and lease_until are the claim. No key
+		// to watches: failed rows outlive their watch.
+		`CREATE TABLE outbox (
+			id           TEXT PRIMARY KEY,
+			message_id   TEXT NOT NULL,
+			watch        TEXT NOT NULL,
+			dest         TEXT NOT NULL,
+			dest_kind    TEXT NOT NULL,
+			kind         TEXT NOT NULL,
+			body         TEXT NOT NULL,
+			attempts     INTEGER NOT NULL DEFAULT 0,
+			next_attempt {int64} NOT NULL,
+			lease_until  {int64} NOT NULL DEFAULT 0,
+			holder       TEXT NOT NULL DEFAULT '',
+			last_error   TEXT NOT NULL DEFAULT '',
+			created      {int64} NOT NULL,
+			failed       INTEGER NOT NULL DEFAULT 0,
+			failed_at    {int64} NOT NULL DEFAULT 0)`,
+		`CREATE INDEX outbox_due ON outbox (failed, next_attempt)`,
+		`CREATE INDEX outbox_watch ON outbox (watch)`,
+		`CREATE INDEX outbox_created ON outbox (created)`,
 	},
 }

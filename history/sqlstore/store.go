@@ -5,11 +5,14 @@
 // Adding a database:
 //  1. Write its Dialect: the spellings of schema.go's placeholders (Int64,
 //     ID, WithoutRowID), Tables listing the user tables, Greatest, Numbered
-//     for $n placeholders, and Extra for statements only it needs.
+//     for $n placeholders, ForUpdate and SkipLocked for the row locks of
+//     outbox.go's statements, and Extra for statements only it needs.
 //  2. Open the *sql.DB with its driver and pass both to Open, which refuses
 //     a database holding other tables (history.ErrForeign) or a newer
 //     schema (history.ErrNewer) before writing anything.
-//  3. Run historytest.Run against it in the new package's tests.
+//  3. Run historytest.Run and historytest.RunOutbox against it in the new
+//     package's tests, and historytest.Migration from the previous
+//     schema version.
 //
 // A column or table every database needs is a new step appended to
 // schema.go, once; a dialect's own statements go in its Extra at the same
@@ -40,6 +43,7 @@ type Store struct {
 	d      Dialect
 	steps  [][]string // d.Migrations()
 	q      queries
+	oq     outboxQueries
 	closed atomic.Bool
 
 	mu  sync.Mutex
@@ -72,6 +76,7 @@ func Open(ctx context.Context, db *sql.DB, d Dialect) (*Store, error) {
 		minSample: d.Bind(qMinSample), minHour: d.Bind(qMinHour),
 		pruneSamples: d.Bind(qPruneSamples), pruneHours: d.Bind(qPruneHours), pruneServers: d.Bind(qPruneServers),
 	}
+	s.oq = bindOutbox(d)
 	version, err := s.version(ctx)
 	if err != nil {
 		return nil, err

@@ -1,0 +1,108 @@
+package demo
+
+import (
+	"net/netip"
+	"strconv"
+	"time"
+
+	"github.com/querylens/querylens/codecs/quake3"
+)
+
+// Servers for trying alerts: one that goes down and comes back on a
+// schedule, with players joining and leaving until it is full and then
+// empty. What they answer is a pure function of the clock they are given
+// (Respond's now), so a test replays a day in a loop.
+
+// Flapping wraps h in a server that is silent for the first down of every
+// period (counted from the Unix epoch, so the same on every run) and
+// answers as h otherwise: a server that crashes and restarts. down must
+// be shorter than period.
+func Flapping(period, down time.Duration, h Handler) Handler {
+	return &flapping{period: period, down: down, h: h}
+}
+
+type flapping struct {
+	period, down time.Duration
+	h            Handler
+}
+
+// Down reports whether the server is silent at now.
+func (f *flapping) Down(now time.Time) bool {
+	return time.Duration(bmMod(now.UnixNano(), int64(f.period))) < f.down
+}
+
+func (f *flapping) Respond(q []byte, from netip.AddrPort, now time.Time) [][]byte {
+	if f.Down(now) {
+		return nil
+	}
+	return f.h.Respond(q, from, now)
+}
+
+// CrowdSlots is a crowd server's sv_maxclients.
+const CrowdSlots = 8
+
+// NewQuake3Crowd returns an ioquake3 server whose players follow a cycle
+// of 2×CrowdSlots steps of step each: one joins every step until it is
+// full, then the first to come leaves every step until it is empty. So a
+// watch sees joins, full, leaves and empty in one cycle. It answers
+// getstatus and getinfo.
+func NewQuake3Crowd(seed int64, step time.Duration) Handler {
+	s := &crowd{step: step, name: "^3querylens^7 demo ^1Flapping ^7#" + strconv.Itoa(int(bmMix(uint64(seed), 1)%90+10))}
+	start := int(bmMix(uint64(seed), 2) % uint64(len(bmNames)))
+	for i := range CrowdSlots {
+		s.names[i] = bmNames[(start+i)%len(bmNames)]
+	}
+	return s
+}
+
+type crowd struct {
+	step  time.Duration
+	name  string
+	names [CrowdSlots]string
+}
+
+// Players is who is in at now, in the order they came.
+func (s *crowd) Players(now time.Time) []string {
+	i := int(bmMod(now.UnixNano()/int64(s.step), 2*CrowdSlots))
+	if i <= CrowdSlots {
+		return s.names[:i] // 0 … full
+	}
+	return s.names[i-CrowdSlots:] // the first to come leave first
+}
+
+func (s *crowd) Respond(q []byte, _ netip.AddrPort, now time.Time) [][]byte {
+	req, err := quake3.DecodeRequest(q)
+	if err != nil || req.IsMaster() {
+		return nil
+	}
+	in := s.Players(now)
+	r := quake3.Response{Command: quake3.CmdStatusResponse}
+	add := func(k, v string) { r.Vars = append(r.Vars, quake3.Var{Key: k, Value: v}) }
+	add("sv_maxclients", strconv.Itoa(CrowdSlots))
+	add("sv_hostname", s.name)
+	add("mapname", "q3dm17")
+	add("g_gametype", "0")
+	add("protocol", "68")
+	if req.Challenge != "" {
+		add("challenge", req.Challenge)
+	}
+	if req.Command == quake3.CmdGetInfo {
+		r.Command = quake3.CmdInfoResponse
+		add("clients", strconv.Itoa(len(in)))
+	} else {
+		for i, name := range in {
+			r.Players = append(r.Players, quake3.Player{Name: name, Score: i, Ping: 20 + i})
+		}
+	}
+	b, err := quake3.AppendResponse(nil, r)
+	if err != nil {
+		return nil
+	}
+	return [][]byte{b}
+}
+
+// NewFlappingServer is the demo's flapping server: a crowd (a player
+// every 30 s) that is down for 3 minutes of every 10.
+func NewFlappingServer(seed int64) Handler {
+	return Flapping(10*time.Minute, 3*time.Minute, NewQuake3Crowd(seed, 30*time.Second))
+}
