@@ -84,12 +84,17 @@ func (s *Stores) Follow(ctx context.Context, key string, e Entry, h FollowHooks)
 		}
 		wctx, wcancel := context.WithTimeout(ctx, waitSlice)
 		next, err := s.Cache.Wait(wctx, key, e.Cursor)
+		// Whether the slice was over must be read before wcancel, which
+		// ends wctx whatever happened: read after, every store error
+		// looked like a slice passing, and the follower asked the failing
+		// store again and again until its window closed.
+		sliceOver := wctx.Err() != nil
 		wcancel()
 		switch {
 		case err == nil:
 			e = next
 			continue
-		case ctx.Err() != nil && (wctx.Err() != nil || errors.Is(err, context.DeadlineExceeded)):
+		case ctx.Err() != nil && (sliceOver || errors.Is(err, context.DeadlineExceeded)):
 			stopped, shutdown := h.Stopped()
 			switch {
 			case shutdown:
@@ -98,7 +103,7 @@ func (s *Stores) Follow(ctx context.Context, key string, e Entry, h FollowHooks)
 				return FollowResult{End: FollowCancelled, Replies: got}
 			}
 			return FollowResult{End: FollowExpired}
-		case wctx.Err() != nil || errors.Is(err, context.DeadlineExceeded):
+		case sliceOver || errors.Is(err, context.DeadlineExceeded):
 			e = Entry{Cursor: e.Cursor}
 			continue
 		}
