@@ -148,6 +148,12 @@ func (f *fetch) follow(key string, e shared.Entry) (outcome, bool) {
 			return f.stopped, f.shutdown
 		},
 	})
+	return f.followOutcome(r)
+}
+
+// followOutcome maps how following ended onto the exchange's outcome;
+// handled is false when the relay must query upstream itself.
+func (f *fetch) followOutcome(r shared.FollowResult) (out outcome, handled bool) {
 	switch r.End {
 	case shared.FollowFull:
 		return outcome{reason: wire.EndByteCap}, true
