@@ -33,8 +33,8 @@ func (s *Server) Stores() []StoreHealth {
 	if s.shared == nil {
 		return nil
 	}
-	hs := make([]StoreHealth, len(s.shared.deps))
-	for i, x := range s.shared.deps {
+	hs := make([]StoreHealth, len(s.shared.Deps()))
+	for i, x := range s.shared.Deps() {
 		hs[i] = StoreHealth{x}
 	}
 	return hs
@@ -52,7 +52,7 @@ func (s *Server) appendDependencyMetrics(b []byte) []byte {
 	}
 	const p = "querylens_relay_"
 	b = append(b, "# HELP "+p+"dependency_errors_total Failed or timed-out shared store operations.\n# TYPE "+p+"dependency_errors_total counter\n"...)
-	for _, x := range sh.deps {
+	for _, x := range sh.Deps() {
 		b = append(b, p+`dependency_errors_total{name="`+x.Name()+`"} `+strconv.FormatUint(x.Errors(), 10)+"\n"...)
 	}
 	b = append(b, "# HELP "+p+"shared_total Exchanges by how the shared cache served them (hit, coalesced, owner, local, fallback).\n# TYPE "+p+"shared_total counter\n"...)

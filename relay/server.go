@@ -92,8 +92,8 @@ func New(cfg Config, logger *slog.Logger) *Server {
 	s.cache = newMemCache(cfg.MaxCacheEntries, cfg.MaxCacheBytes, cfg.Clock)
 	s.shared = newShared(&cfg, logger.Warn)
 	s.metrics.shared = s.appendDependencyMetrics
-	if s.shared != nil && s.shared.limiter != nil {
-		s.ipRate = sharedClientRate{local: s.ipRate, s: s}
+	if s.shared != nil && s.shared.Limiter != nil {
+		s.ipRate = sharedClientRate{local: s.ipRate, leases: s.shared.NewLeases(cfg.IPRate, cfg.Clock)}
 	}
 	s.flights.m = make(map[string]*fetch)
 	s.metrics.cacheEntries = s.cache.stats

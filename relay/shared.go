@@ -2,10 +2,8 @@ package relay
 
 import (
 	"context"
-	"crypto/sha256"
-	"encoding/base64"
 	"net/netip"
-	"sync"
+	"strconv"
 	"sync/atomic"
 	"time"
 
@@ -13,11 +11,10 @@ import (
 	"github.com/querylens/querylens/relay/wire"
 )
 
-// The relay's use of its shared stores (package shared has the flow and
-// the interfaces): claiming an exchange and charging the shared per-target
-// buckets. Following another relay's exchange is in shared_follow.go,
-// publishing an owned one in shared_publish.go, the per-client leases in
-// shared_lease.go; each store's health is a shared.Health.
+// The relay's use of its shared stores. Package shared coordinates them
+// (claiming an exchange, following another relay's, publishing an owned
+// one, leasing client tokens, each store's health); this file maps its
+// results onto the relay's exchanges, outcomes and metrics.
 
 // Shared-store outcomes counted in querylens_relay_shared_total.
 const (
@@ -28,21 +25,28 @@ const (
 	sharedFallback  = "fallback"  // the store failed mid-wait or the owner gave up: asked upstream itself
 )
 
-// shared is the relay's view of its stores.
+// sharedState is the relay's view of its stores and its counts of how
+// they served.
 type sharedState struct {
-	cache     shared.Cache
-	limiter   shared.Limiter
-	deps      []*shared.Health // distinct stores, each tracked once
-	cacheDep  *shared.Health
-	limitDep  *shared.Health
-	timeout   time.Duration
+	*shared.Stores
 	outcomes  counterSet
 	abandoned atomic.Uint64
-	stop      chan struct{}
-	stopOnce  sync.Once
+}
 
-	leaseMu sync.Mutex
-	leases  map[netip.Addr]*lease
+var sharedLabels = [...]string{
+	shared.EventHit:       sharedHit,
+	shared.EventCoalesced: sharedCoalesced,
+	shared.EventOwner:     sharedOwner,
+	shared.EventLocal:     sharedLocal,
+	shared.EventFallback:  sharedFallback,
+}
+
+func (sh *sharedState) count(e shared.Event) {
+	if e == shared.EventAbandoned {
+		sh.abandoned.Add(1)
+		return
+	}
+	sh.outcomes.add(sharedLabels[e], 1)
 }
 
 // close stops the probers (Shutdown).
@@ -50,42 +54,16 @@ func (sh *sharedState) close() {
 	if sh == nil {
 		return
 	}
-	sh.stopOnce.Do(func() { close(sh.stop) })
-	for _, x := range sh.deps {
-		x.Wait()
-	}
+	sh.Close()
 }
 
 func newShared(cfg *Config, log func(string, ...any)) *sharedState {
-	if cfg.SharedCache == nil && cfg.SharedLimiter == nil {
+	sh := &sharedState{}
+	sh.Stores = shared.NewStores(cfg.SharedCache, cfg.SharedLimiter, cfg.SharedTimeout, log, sh.count)
+	if sh.Stores == nil {
 		return nil
 	}
-	sh := &sharedState{cache: cfg.SharedCache, limiter: cfg.SharedLimiter, timeout: cfg.SharedTimeout, stop: make(chan struct{}),
-		leases: make(map[netip.Addr]*lease)}
-	byName := map[string]*shared.Health{}
-	track := func(d shared.Dependency) *shared.Health {
-		if x := byName[d.Name()]; x != nil {
-			return x
-		}
-		x := shared.NewHealth(d, cfg.SharedTimeout, log, sh.stop)
-		byName[d.Name()] = x
-		sh.deps = append(sh.deps, x)
-		return x
-	}
-	if sh.cache != nil {
-		sh.cacheDep = track(sh.cache)
-	}
-	if sh.limiter != nil {
-		sh.limitDep = track(sh.limiter)
-	}
 	return sh
-}
-
-// sharedKey turns a cache key (up to a few KiB, binary) into a short store
-// key.
-func sharedKey(key string) string {
-	h := sha256.Sum256([]byte(key))
-	return base64.RawURLEncoding.EncodeToString(h[:18])
 }
 
 // targetBuckets are the shared per-target buckets an owner charges for
@@ -94,20 +72,12 @@ func sharedKey(key string) string {
 // (as this relay's own shareLimiter sees it) keeps half its burst for the
 // others.
 func (s *Server) targetBuckets(target netip.AddrPort, client netip.Addr) []shared.Bucket {
-	if s.shared.limiter == nil {
+	if s.shared.Limiter == nil {
 		return nil
 	}
 	now := s.now()
-	keep := func(greedy bool, r shared.Rate) int {
-		if greedy {
-			return r.Burst / 2
-		}
-		return 0
-	}
-	return []shared.Bucket{
-		{Key: "t:" + target.String(), Rate: s.cfg.TargetRate, Keep: keep(s.targetRate.greedy(target, client, now), s.cfg.TargetRate)},
-		{Key: "h:" + target.Addr().String(), Rate: s.cfg.TargetHostRate, Keep: keep(s.hostRate.greedy(target.Addr(), client, now), s.cfg.TargetHostRate)},
-	}
+	return shared.TargetBuckets(target, s.cfg.TargetRate, s.cfg.TargetHostRate,
+		s.targetRate.greedy(target, client, now), s.hostRate.greedy(target.Addr(), client, now))
 }
 
 var targetRules = []wire.Rule{wire.RulePerTarget, wire.RulePerTargetHost}
@@ -116,17 +86,7 @@ var targetRules = []wire.Rule{wire.RulePerTarget, wire.RulePerTargetHost}
 // names the rule that refused, or "". A store that is down or fails
 // refuses nothing: the local buckets, charged first, hold the line.
 func (s *Server) sharedTargetRule(target netip.AddrPort, client netip.Addr) wire.Rule {
-	sh := s.shared
-	if sh.limiter == nil || !sh.limitDep.Usable() {
-		return ""
-	}
-	ctx, cancel := context.WithTimeout(context.Background(), sh.timeout)
-	defer cancel()
-	i, err := sh.limiter.Take(ctx, s.targetBuckets(target, client))
-	if err != nil {
-		sh.limitDep.Fail(err)
-		return ""
-	}
+	i := s.shared.Take(func() []shared.Bucket { return s.targetBuckets(target, client) })
 	if i >= 0 && i < len(targetRules) {
 		return targetRules[i]
 	}
@@ -134,15 +94,15 @@ func (s *Server) sharedTargetRule(target netip.AddrPort, client netip.Addr) wire
 }
 
 // viaShared runs the shared-cache part of an exchange. handled is false
-// when the relay must query upstream itself: it owns the key (f.sharedKey
-// is then set and the replies are published), or the store is down.
+// when the relay must query upstream itself: it owns the key (f.pub is
+// then set and the replies are published), or the store is down.
 func (f *fetch) viaShared() (out outcome, handled bool) {
 	s := f.s
 	sh := s.shared
 	if sh == nil {
 		return outcome{}, false
 	}
-	if sh.cache == nil {
+	if sh.Cache == nil {
 		// Shared limits without a shared cache: charge the target's
 		// buckets on their own.
 		if rule := s.sharedTargetRule(f.target, f.client); rule != "" {
@@ -150,30 +110,96 @@ func (f *fetch) viaShared() (out outcome, handled bool) {
 		}
 		return outcome{}, false
 	}
-	if !sh.cacheDep.Usable() {
-		sh.outcomes.add(sharedLocal, 1)
+	c := sh.Claim(f.key, s.cfg.ReplyWindow+2*sh.Timeout, func() []shared.Bucket { return s.targetBuckets(f.target, f.client) })
+	switch c.Kind {
+	case shared.ClaimLocal:
 		return outcome{}, false
-	}
-	key := sharedKey(f.key)
-	var charge []shared.Bucket
-	if sh.limitDep == nil || sh.limitDep.Usable() {
-		charge = s.targetBuckets(f.target, f.client)
-	}
-	ctx, cancel := context.WithTimeout(context.Background(), sh.timeout)
-	c, err := sh.cache.Claim(ctx, key, s.cfg.ReplyWindow+2*sh.timeout, charge)
-	cancel()
-	switch {
-	case err != nil:
-		sh.cacheDep.Fail(err)
-		sh.outcomes.add(sharedLocal, 1)
-		return outcome{}, false
-	case c.Refused >= 0 && c.Refused < len(charge):
+	case shared.ClaimRefused:
 		return outcome{code: wire.CodeRateLimited, rule: targetRules[c.Refused], msg: f.target.String()}, true
-	case c.Owner:
-		sh.outcomes.add(sharedOwner, 1)
-		f.sharedKey = key
-		f.startPublisher()
+	case shared.ClaimOwner:
+		f.pub = sh.NewPublisher(c.Key, &s.wg)
 		return outcome{}, false
 	}
-	return f.follow(key, c.Entry)
+	return f.follow(c.Key, c.Entry)
+}
+
+// follow streams another relay's exchange (or its cached replies) into f.
+func (f *fetch) follow(key string, e shared.Entry) (outcome, bool) {
+	s := f.s
+	ctx, cancel := context.WithTimeout(context.Background(), s.cfg.ReplyWindow)
+	defer cancel()
+	f.mu.Lock()
+	if f.stopped {
+		f.mu.Unlock()
+		return outcome{reason: wire.EndCancelled}, true
+	}
+	f.stopFollow = cancel
+	if e.Status == shared.Pending {
+		f.sharedFlags = wire.FlagCoalesced
+	} else {
+		f.sharedFlags = wire.FlagCached
+	}
+	f.mu.Unlock()
+	r := s.shared.Follow(ctx, key, e, shared.FollowHooks{
+		OnReply: func(r shared.Reply) bool { return f.add(r.Data, time.Duration(r.RTT)*time.Microsecond) },
+		Stopped: func() (bool, bool) {
+			f.mu.Lock()
+			defer f.mu.Unlock()
+			return f.stopped, f.shutdown
+		},
+	})
+	return f.followOutcome(r)
+}
+
+// followOutcome maps how following ended onto the exchange's outcome;
+// handled is false when the relay must query upstream itself.
+func (f *fetch) followOutcome(r shared.FollowResult) (out outcome, handled bool) {
+	switch r.End {
+	case shared.FollowFull:
+		return outcome{reason: wire.EndByteCap}, true
+	case shared.FollowDone:
+		if r.TTL > 0 && r.TTL < f.ttl {
+			f.ttl = r.TTL
+		}
+		return outcome{reason: wire.EndWindow}, true
+	case shared.FollowTimeout, shared.FollowExpired:
+		return f.timeoutOutcome(), true
+	case shared.FollowLimited:
+		return outcome{code: wire.CodeRateLimited, rule: wire.RulePerTarget, msg: f.target.String()}, true
+	case shared.FollowShutdown:
+		return outcome{reason: wire.EndCancelled, code: wire.CodeBusy, rule: wire.RuleShuttingDown, msg: "the relay is shutting down"}, true
+	case shared.FollowCancelled:
+		return outcome{reason: wire.EndCancelled}, true
+	case shared.FollowAbandonedFallback, shared.FollowStoreFallback:
+		return outcome{}, false
+	}
+	return outcome{reason: wire.EndWindow}, true // FollowAbandoned, FollowStoreFailed
+}
+
+func (f *fetch) timeoutOutcome() outcome {
+	return outcome{reason: wire.EndWindow, code: wire.CodeTimeout, rule: wire.RuleTimeout,
+		msg: "no reply within " + strconv.FormatInt(f.s.cfg.ReplyWindow.Milliseconds(), 10) + " ms"}
+}
+
+// ownerStatus maps how the owner's exchange ended to the shared status.
+func ownerStatus(out outcome, got bool) shared.Status {
+	switch {
+	case got:
+		return shared.Done
+	case out.code == wire.CodeTimeout:
+		return shared.Timeout
+	}
+	return shared.Abandoned
+}
+
+// sharedClientRate is the per-client limiter with a shared store: the
+// local bucket first (it alone decides while the store is down), then the
+// shared one, through a lease.
+type sharedClientRate struct {
+	local  rateLimiter[netip.Addr]
+	leases *shared.Leases
+}
+
+func (r sharedClientRate) allow(k netip.Addr, now time.Duration) bool {
+	return r.local.allow(k, now) && r.leases.Allow(k)
 }

@@ -10,6 +10,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/querylens/querylens/relay/shared"
 	"github.com/querylens/querylens/relay/wire"
 )
 
@@ -84,13 +85,12 @@ type fetch struct {
 	// (freeSlot): when its last asker left, or when it ended.
 	slotFreed atomic.Bool
 
-	// Shared cache (shared*.go): the store key while this relay owns the
-	// exchange for every relay, the flags of replies streamed from another
-	// relay, how to stop streaming them, and the owner's publisher.
-	sharedKey   string
+	// Shared cache (shared.go): the flags of replies streamed from
+	// another relay, how to stop streaming them, and, while this relay
+	// owns the exchange for every relay, its publisher.
 	sharedFlags wire.ReplyFlags
 	stopFollow  func()
-	pub         *publisher
+	pub         *shared.Publisher
 }
 
 // join attaches a to f: it replays the replies so far, then either keeps a
@@ -251,8 +251,8 @@ func (f *fetch) exchangeOn(sock *net.UDPConn) outcome {
 		}
 		before := f.count()
 		full := f.add(buf[:n], rtt)
-		if f.sharedKey != "" && f.count() > before {
-			f.publish(buf[:n], rtt)
+		if f.pub != nil && f.count() > before {
+			f.pub.Add(buf[:n], rtt)
 		}
 		if full {
 			return outcome{reason: wire.EndByteCap}
@@ -321,8 +321,8 @@ func (f *fetch) finish(out outcome) {
 	got := len(f.replies) > 0
 	ans := answer{replies: f.replies, size: f.size, reason: out.reason}
 	f.mu.Unlock()
-	if f.sharedKey != "" {
-		f.sharedFinish(ownerStatus(out, got))
+	if f.pub != nil {
+		f.pub.Finish(ownerStatus(out, got), f.ttl)
 	}
 	// The answer goes to the cache before the exchange leaves the table of
 	// those in flight, so that an identical query finds one or the other.

@@ -1,7 +1,11 @@
 // Package shared is the state several relays share: the interfaces of
 // the store they coordinate through (Cache, Limiter, and the Dependency
-// both are), the token-bucket Rate, and Health, which tracks whether a
-// store answers. Several relays behind one load balancer act as one when
+// both are), the token-bucket Rate, Health, which tracks whether a store
+// answers, and the coordination itself (Stores): claiming an exchange and
+// charging the shared per-target buckets (Claim, Take), streaming another
+// relay's exchange (Follow), publishing an owned one (Publisher), and the
+// per-client token leases (Leases). The relay maps their results onto its
+// own exchanges and counts the Events they report. Several relays behind one load balancer act as one when
 // the relay's Config.SharedCache and Config.SharedLimiter point at one
 // store (package relay/redisstore implements both). The relay only sees
 // these small interfaces; its in-process cache and limits stay in front of
