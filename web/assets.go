@@ -119,25 +119,31 @@ func loadAssetsFS(fsys fs.FS, logger *slog.Logger) (*assets, error) {
 	// Compress the other files in the background, small ones first. Until a
 	// file's gzip is ready it is served uncompressed: a response never
 	// waits for the compressor.
-	type job struct {
-		x    *asset
-		body []byte
-	}
-	var jobs []job
+	var jobs []gzipJob
 	for _, x := range a.files {
 		if x.gz.Load() == nil {
 			body, _ := x.plain() // in memory: cannot fail
-			jobs = append(jobs, job{x, body})
+			jobs = append(jobs, gzipJob{x, body})
 		}
 	}
 	sort.Slice(jobs, func(i, j int) bool { return len(jobs[i].body) < len(jobs[j].body) })
-	go func() {
-		for _, j := range jobs {
-			gz := gzipped(j.body)
-			j.x.gz.Store(&gz)
-		}
-	}()
+	go gzipAll(jobs)
 	return a, nil
+}
+
+// gzipJob is one static file for gzipAll to compress.
+type gzipJob struct {
+	x    *asset
+	body []byte
+}
+
+// gzipAll compresses each file once, smallest first, and ends: its work
+// is bounded by the files embedded.
+func gzipAll(jobs []gzipJob) {
+	for _, j := range jobs {
+		gz := gzipped(j.body)
+		j.x.gz.Store(&gz)
+	}
 }
 
 func (a *assets) add(x *asset) {
