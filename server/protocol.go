@@ -1,10 +1,10 @@
 package server
 
 import (
-	"strings"
 	"sync"
 
 	"github.com/querylens/querylens/codecs"
+	"github.com/querylens/querylens/server/ident"
 )
 
 // Protocol is what the pages, the commands and the sampler know of a
@@ -124,12 +124,7 @@ func Protocols() []Protocol {
 }
 
 // JoinURL is the link that starts the game on the server of r, or "".
-func (p Protocol) JoinURL(addr string) string {
-	if p.Join == "" {
-		return ""
-	}
-	return strings.ReplaceAll(p.Join, "{addr}", addr)
-}
+func (p Protocol) JoinURL(addr string) string { return ident.JoinURL(p.Join, addr) }
 
 // GuessProtocol guesses the protocol of a "host:port" from the usual ports
 // of the protocols and of their masters; "" when no port matches.

@@ -3,15 +3,13 @@ package server
 import (
 	"encoding/json"
 	"errors"
-	"maps"
 	"net/url"
-	"slices"
-	"strconv"
 	"strings"
 
 	"github.com/querylens/querylens/codecs"
 	"github.com/querylens/querylens/history"
 	"github.com/querylens/querylens/relay"
+	"github.com/querylens/querylens/server/ident"
 )
 
 // Ref is the identity of a game server: the protocol it is asked in, its
@@ -37,25 +35,16 @@ type Ref struct {
 	Options  map[string]string `json:"options,omitempty"` // identity options; nil for the protocol's defaults
 }
 
-// Errors of the parsers; each is wrapped in a *RefError.
+// Errors of the parsers (package ident's); each is wrapped in a *RefError.
 var (
-	ErrProtocol = errors.New("unknown protocol")
-	ErrAddr     = errors.New("not host:port")
-	ErrOptions  = errors.New("bad query options")
-	ErrRepeated = errors.New("option given more than once")
+	ErrProtocol = ident.ErrProtocol
+	ErrAddr     = ident.ErrAddr
+	ErrOptions  = ident.ErrOptions
+	ErrRepeated = ident.ErrRepeated
 )
 
-// RefError says which spelling of a server did not parse, and why.
-type RefError struct {
-	Input string // what was parsed
-	Err   error  // one of the Err sentinels, or a *codecs.Error from NewQuery
-}
-
-func (e *RefError) Error() string {
-	return "server: " + strconv.Quote(e.Input) + ": " + e.Err.Error()
-}
-
-func (e *RefError) Unwrap() error { return e.Err }
+// RefError says which spelling of a server did not parse, where and why.
+type RefError = ident.Error
 
 // New checks protocol, addr and opts and returns the server's Ref, with
 // addr canonical and echo options left out. opts is not kept: the Ref has
@@ -63,14 +52,14 @@ func (e *RefError) Unwrap() error { return e.Err }
 func New(protocol, addr string, opts map[string]string) (Ref, error) {
 	c, err := codecs.Lookup(protocol)
 	if err != nil {
-		return Ref{}, &RefError{Input: protocol, Err: ErrProtocol}
+		return Ref{}, &RefError{Part: ident.PartProtocol, Input: protocol, Err: ErrProtocol}
 	}
 	target, ok := CanonicalAddr(addr)
 	if !ok {
-		return Ref{}, &RefError{Input: addr, Err: ErrAddr}
+		return Ref{}, &RefError{Part: ident.PartAddr, Input: addr, Err: ErrAddr}
 	}
 	if _, err := c.NewQuery(opts); err != nil {
-		return Ref{}, &RefError{Input: addr + QueryString(opts), Err: err}
+		return Ref{}, &RefError{Part: ident.PartOptions, Input: QueryString(opts), Err: err}
 	}
 	r := Ref{Protocol: c.Name(), Addr: target}
 	for k, v := range opts {
@@ -109,16 +98,7 @@ func CanonicalAddr(s string) (string, bool) {
 
 // ParseQuery reads query options from a URL's raw query ("k=v&k2=v2").
 // A key given twice is an error, as is a query that does not parse.
-func ParseQuery(raw string) (map[string]string, error) {
-	if raw == "" {
-		return nil, nil
-	}
-	q, err := url.ParseQuery(raw)
-	if err != nil {
-		return nil, &RefError{Input: raw, Err: ErrOptions}
-	}
-	return FromValues(q)
-}
+func ParseQuery(raw string) (map[string]string, error) { return ident.ParseQuery(raw) }
 
 // FromValues reads query options from parsed URL values; a key with more
 // than one value is an error.
@@ -129,7 +109,7 @@ func FromValues(q url.Values) (map[string]string, error) {
 	opts := make(map[string]string, len(q))
 	for k, vs := range q {
 		if len(vs) != 1 {
-			return nil, &RefError{Input: k, Err: ErrRepeated}
+			return nil, &RefError{Part: ident.PartOptions, Input: k, Err: ErrRepeated}
 		}
 		opts[k] = vs[0]
 	}
@@ -143,10 +123,10 @@ func ParseOptionArgs(args []string) (map[string]string, error) {
 	for _, a := range args {
 		k, v, ok := strings.Cut(a, "=")
 		if !ok || k == "" {
-			return nil, &RefError{Input: a, Err: errors.New("want key=value")}
+			return nil, &RefError{Part: ident.PartOptions, Input: a, Err: errors.New("want key=value")}
 		}
 		if _, dup := opts[k]; dup {
-			return nil, &RefError{Input: k, Err: ErrRepeated}
+			return nil, &RefError{Part: ident.PartOptions, Input: k, Err: ErrRepeated}
 		}
 		if opts == nil {
 			opts = map[string]string{}
@@ -160,7 +140,7 @@ func ParseOptionArgs(args []string) (map[string]string, error) {
 // {target} and the URL's raw query.
 func FromPath(protocol, target, rawQuery string) (Ref, error) {
 	if _, err := codecs.Lookup(protocol); err != nil {
-		return Ref{}, &RefError{Input: protocol, Err: ErrProtocol}
+		return Ref{}, &RefError{Part: ident.PartProtocol, Input: protocol, Err: ErrProtocol}
 	}
 	if _, ok := CanonicalAddr(target); !ok {
 		return Ref{}, &RefError{Input: target, Err: ErrAddr}
@@ -176,7 +156,7 @@ func FromPath(protocol, target, rawQuery string) (Ref, error) {
 func ParseFlag(s string) (Ref, error) {
 	proto, rest, ok := strings.Cut(s, "=")
 	if !ok {
-		return Ref{}, &RefError{Input: s, Err: errors.New("want PROTOCOL=HOST:PORT[?OPTION=VALUE&...]")}
+		return Ref{}, &RefError{Part: ident.PartServer, Input: s, Err: errors.New("want PROTOCOL=HOST:PORT[?OPTION=VALUE&...]")}
 	}
 	return parseRest(proto, rest)
 }
@@ -186,7 +166,7 @@ func ParseFlag(s string) (Ref, error) {
 func Parse(s string) (Ref, error) {
 	proto, rest, ok := strings.Cut(s, "/")
 	if !ok {
-		return Ref{}, &RefError{Input: s, Err: errors.New("want PROTOCOL/HOST:PORT[?OPTION=VALUE&...]")}
+		return Ref{}, &RefError{Part: ident.PartServer, Input: s, Err: errors.New("want PROTOCOL/HOST:PORT[?OPTION=VALUE&...]")}
 	}
 	return parseRest(proto, rest)
 }
@@ -227,7 +207,7 @@ func (r *Ref) UnmarshalJSON(b []byte) error {
 		Options  map[string]string `json:"options"`
 	}
 	if err := json.Unmarshal(b, &raw); err != nil {
-		return &RefError{Input: string(b), Err: err}
+		return &RefError{Part: ident.PartServer, Input: string(b), Err: err}
 	}
 	v, err := New(raw.Protocol, raw.Addr, raw.Options)
 	if err != nil {
@@ -239,23 +219,7 @@ func (r *Ref) UnmarshalJSON(b []byte) error {
 
 // QueryString is "?k=v&…" for opts, sorted by key and escaped as a URL's
 // query, or "" when there are none. History keys on disk are spelt so.
-func QueryString(opts map[string]string) string {
-	if len(opts) == 0 {
-		return ""
-	}
-	var b strings.Builder
-	for i, k := range slices.Sorted(maps.Keys(opts)) {
-		if i == 0 {
-			b.WriteByte('?')
-		} else {
-			b.WriteByte('&')
-		}
-		b.WriteString(url.QueryEscape(k))
-		b.WriteByte('=')
-		b.WriteString(url.QueryEscape(opts[k]))
-	}
-	return b.String()
-}
+func QueryString(opts map[string]string) string { return ident.QueryString(opts) }
 
 // Codec returns the Ref's codec.
 func (r Ref) Codec() (codecs.Codec, error) { return codecs.Lookup(r.Protocol) }
