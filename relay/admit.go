@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/querylens/querylens/codecs"
+	"github.com/querylens/querylens/relay/wire"
 )
 
 // Admission of one query. Every query, whether it came in a QUERY frame
@@ -51,13 +52,13 @@ type rateLimiter[K comparable] interface {
 type admitter interface {
 	// open registers a new asker for id (0: the admitter picks one) if the
 	// admitter's own limits allow it, or returns the refusal.
-	open(id uint32) (*asker, *RefusedError)
+	open(id uint32) (*asker, *wire.RefusedError)
 }
 
 // admit runs one query through admission. On success the query is under
 // way and its outcome reaches the returned asker's sink; a refusal in
 // stage 1 or 2 is returned instead. ctx bounds only the name resolution.
-func (s *Server) admit(ctx context.Context, from admitter, id uint32, proto, target string, d []byte) (*asker, *RefusedError) {
+func (s *Server) admit(ctx context.Context, from admitter, id uint32, proto, target string, d []byte) (*asker, *wire.RefusedError) {
 	req, ref := s.checkRequest(proto, target, d)
 	if ref != nil {
 		return nil, ref
@@ -83,25 +84,25 @@ func (s *Server) admit(ctx context.Context, from admitter, id uint32, proto, tar
 // request is a query that passed stage 1.
 type request struct {
 	proto    string // the codec's name
-	target   Target
+	target   wire.Target
 	datagram []byte
 }
 
 // checkRequest is stage 1.
-func (s *Server) checkRequest(proto, target string, d []byte) (request, *RefusedError) {
+func (s *Server) checkRequest(proto, target string, d []byte) (request, *wire.RefusedError) {
 	codec, err := codecs.Lookup(proto)
 	if err != nil {
-		return request{}, s.refusal(CodeUnknownProtocol, RuleUnknownProtocol, strconv.Quote(proto))
+		return request{}, s.refusal(wire.CodeUnknownProtocol, wire.RuleUnknownProtocol, strconv.Quote(proto))
 	}
 	if len(d) > s.cfg.MaxDatagram {
-		return request{}, s.refusal(CodeBadFrame, RuleDatagramSize, strconv.Itoa(len(d))+" bytes, the limit is "+strconv.Itoa(s.cfg.MaxDatagram))
+		return request{}, s.refusal(wire.CodeBadFrame, wire.RuleDatagramSize, strconv.Itoa(len(d))+" bytes, the limit is "+strconv.Itoa(s.cfg.MaxDatagram))
 	}
 	if err := s.checkQuery(codec, d); err != nil {
-		return request{}, s.refusal(CodeNotAQuery, RuleNotAQuery, err.Error())
+		return request{}, s.refusal(wire.CodeNotAQuery, wire.RuleNotAQuery, err.Error())
 	}
-	t, err := ParseTarget(target)
+	t, err := wire.ParseTarget(target)
 	if err != nil {
-		return request{}, s.refusal(CodeBadFrame, RuleTarget, err.Error())
+		return request{}, s.refusal(wire.CodeBadFrame, wire.RuleTarget, err.Error())
 	}
 	return request{proto: codec.Name(), target: t, datagram: d}, nil
 }
@@ -134,15 +135,15 @@ func (s *Server) route(ctx context.Context, a *asker, req request) {
 // smuggle a refused address next to an allowed one, and ::ffff:127.0.0.1
 // from a resolver is judged as the 127.0.0.1 it reaches; see doc.go). It
 // returns the address to query, or the refusal's code, rule and detail.
-func (s *Server) resolveTarget(ctx context.Context, t Target) (addr netip.AddrPort, code Code, rule Rule, detail string) {
+func (s *Server) resolveTarget(ctx context.Context, t wire.Target) (addr netip.AddrPort, code wire.Code, rule wire.Rule, detail string) {
 	if t.Name == "" {
 		if err := s.policy.Check(t.Addr); err != nil {
-			return addr, CodeDenied, err.(*PolicyError).Rule, t.Addr.String()
+			return addr, wire.CodeDenied, err.(*PolicyError).Rule, t.Addr.String()
 		}
 		return t.Addr, 0, "", ""
 	}
 	if rule := s.policy.checkPort(t.Port); rule != "" {
-		return addr, CodeDenied, rule, t.String()
+		return addr, wire.CodeDenied, rule, t.String()
 	}
 	addrs, err := s.resolver.lookup(ctx, t.Name)
 	if err != nil || len(addrs) == 0 {
@@ -150,12 +151,12 @@ func (s *Server) resolveTarget(ctx context.Context, t Target) (addr netip.AddrPo
 		// ("lookup x on 10.0.0.2:53: ..."): the client gets a fixed
 		// sentence, the log gets the rest.
 		s.log.Debug("relay: resolve failed", "name", t.Name, "err", err)
-		return addr, CodeResolve, "resolve", "could not resolve " + t.Name + resolveReason(err)
+		return addr, wire.CodeResolve, "resolve", "could not resolve " + t.Name + resolveReason(err)
 	}
 	for _, x := range addrs {
 		ap := netip.AddrPortFrom(x.Unmap(), t.Port)
 		if err := s.policy.Check(ap); err != nil {
-			return addr, CodeResolve, err.(*PolicyError).Rule, t.Name + " resolves to " + ap.Addr().String()
+			return addr, wire.CodeResolve, err.(*PolicyError).Rule, t.Name + " resolves to " + ap.Addr().String()
 		}
 	}
 	return netip.AddrPortFrom(addrs[0].Unmap(), t.Port), 0, "", ""
@@ -207,7 +208,7 @@ func (s *Server) dispatch(a *asker, proto string, target netip.AddrPort, d []byt
 		}
 		return
 	}
-	s.refuse(a, CodeBusy, RuleCacheChurn, target.String())
+	s.refuse(a, wire.CodeBusy, wire.RuleCacheChurn, target.String())
 }
 
 // placement is what dispatch does with a query; exactly one is set.
@@ -215,9 +216,9 @@ type placement struct {
 	join   *fetch // an identical exchange in flight
 	cached bool   // answer is the cached answer
 	answer answer
-	start  *fetch // a new exchange, registered: run it
-	code   Code   // a refusal
-	rule   Rule
+	start  *fetch    // a new exchange, registered: run it
+	code   wire.Code // a refusal
+	rule   wire.Rule
 	detail string
 }
 
@@ -234,10 +235,10 @@ func (s *Server) place(a *asker, key, proto string, target netip.AddrPort, d []b
 		return placement{cached: true, answer: ans}
 	}
 	if a.cacheOnly {
-		return placement{code: CodeRateLimited, rule: RuleNotCached, detail: target.String()}
+		return placement{code: wire.CodeRateLimited, rule: wire.RuleNotCached, detail: target.String()}
 	}
 	if left, ok := s.silence.cooling(key, s.now()); ok {
-		return placement{code: CodeTimeout, rule: RuleCooldown, detail: target.String() + ": " + cooldownMessage(left)}
+		return placement{code: wire.CodeTimeout, rule: wire.RuleCooldown, detail: target.String() + ": " + cooldownMessage(left)}
 	}
 	if code, rule := s.upstream.reserve(a.client, target); rule != "" {
 		return placement{code: code, rule: rule, detail: target.String()}

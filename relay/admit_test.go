@@ -9,6 +9,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/querylens/querylens/relay/wire"
 )
 
 // leakyResolver fails the way real resolvers do, with messages that name
@@ -45,9 +47,9 @@ func TestResolveErrorsHideResolver(t *testing.T) {
 		for via, x := range ex {
 			t.Run(tc.name+"/"+via, func(t *testing.T) {
 				_, err := x.Exchange(ctx, testProto, tc.name+":10666", &testQuery{tag: via})
-				var re *RefusedError
-				if !errors.As(err, &re) || re.Code != CodeResolve || re.Message != tc.want {
-					t.Fatalf("got %v, want code %v message %q", err, CodeResolve, tc.want)
+				var re *wire.RefusedError
+				if !errors.As(err, &re) || re.Code != wire.CodeResolve || re.Message != tc.want {
+					t.Fatalf("got %v, want code %v message %q", err, wire.CodeResolve, tc.want)
 				}
 			})
 		}
@@ -70,28 +72,28 @@ func TestAdmissionSameForEveryPath(t *testing.T) {
 	_, ex := exchangers(t, ctx, cfg)
 	cases := []struct {
 		target string
-		code   Code
-		rule   Rule
+		code   wire.Code
+		rule   wire.Rule
 	}{
-		{"[::ffff:127.0.0.1]:" + p, CodeDenied, RuleV4Mapped},
-		{"[::ffff:7f00:1]:" + p, CodeDenied, RuleV4Mapped},
-		{"[::127.0.0.1]:" + p, CodeDenied, RuleV4Compatible},
-		{"[64:ff9b::7f00:1]:" + p, CodeDenied, RuleNAT64},
-		{"127.0.0.2:" + p, CodeDenied, RuleLoopback},
-		{"127.0.0.1:0", CodeDenied, RulePortZero},
-		{"127.0.0.1:0" + p, CodeBadFrame, "target"},
-		{"127.1:" + p, CodeBadFrame, "target"},
-		{"private.test:" + p, CodeResolve, RulePrivate},
+		{"[::ffff:127.0.0.1]:" + p, wire.CodeDenied, wire.RuleV4Mapped},
+		{"[::ffff:7f00:1]:" + p, wire.CodeDenied, wire.RuleV4Mapped},
+		{"[::127.0.0.1]:" + p, wire.CodeDenied, wire.RuleV4Compatible},
+		{"[64:ff9b::7f00:1]:" + p, wire.CodeDenied, wire.RuleNAT64},
+		{"127.0.0.2:" + p, wire.CodeDenied, wire.RuleLoopback},
+		{"127.0.0.1:0", wire.CodeDenied, wire.RulePortZero},
+		{"127.0.0.1:0" + p, wire.CodeBadFrame, "target"},
+		{"127.1:" + p, wire.CodeBadFrame, "target"},
+		{"private.test:" + p, wire.CodeResolve, wire.RulePrivate},
 	}
 	for _, tc := range cases {
 		for via, x := range ex {
 			t.Run(tc.target+"/"+via, func(t *testing.T) {
 				_, err := x.Exchange(ctx, testProto, tc.target, &testQuery{tag: via})
-				var re *RefusedError
+				var re *wire.RefusedError
 				if !errors.As(err, &re) || re.Code != tc.code || re.Rule() != tc.rule {
 					t.Fatalf("got %v, want code %v rule %q", err, tc.code, tc.rule)
 				}
-				if strings.Contains(re.Message, "10.1.2.3") != (tc.rule == RulePrivate) {
+				if strings.Contains(re.Message, "10.1.2.3") != (tc.rule == wire.RulePrivate) {
 					t.Fatalf("message %q", re.Message)
 				}
 			})
@@ -126,17 +128,17 @@ func TestResolvedMappedJudgedAsIPv4(t *testing.T) {
 		{"name to mapped loopback, loopback allowed", allow, "mapped.test:10666", "127.0.0.1:10666"},
 		{"name to plain loopback, loopback allowed", allow, "plain.test:10666", "127.0.0.1:10666"},
 		{"IPv4 literal, loopback allowed", allow, "127.0.0.1:10666", "127.0.0.1:10666"},
-		{"mapped literal, loopback allowed", allow, "[::ffff:127.0.0.1]:10666", string(RuleV4Mapped)},
-		{"name to mapped loopback, default policy", nil, "mapped.test:10666", string(RuleLoopback)},
-		{"IPv4 literal, default policy", nil, "127.0.0.1:10666", string(RuleLoopback)},
-		{"name to mapped private, loopback allowed", allow, "mapped-private.test:10666", string(RulePrivate)},
+		{"mapped literal, loopback allowed", allow, "[::ffff:127.0.0.1]:10666", string(wire.RuleV4Mapped)},
+		{"name to mapped loopback, default policy", nil, "mapped.test:10666", string(wire.RuleLoopback)},
+		{"IPv4 literal, default policy", nil, "127.0.0.1:10666", string(wire.RuleLoopback)},
+		{"name to mapped private, loopback allowed", allow, "mapped-private.test:10666", string(wire.RulePrivate)},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			cfg := testConfig()
 			cfg.AllowTargets = tc.allow
 			cfg.Resolver = resolver
 			s := New(cfg, nil)
-			target, err := ParseTarget(tc.target)
+			target, err := wire.ParseTarget(tc.target)
 			if err != nil {
 				t.Fatal(err)
 			}

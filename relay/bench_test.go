@@ -19,6 +19,7 @@ import (
 	"time"
 
 	"github.com/coder/websocket"
+	"github.com/querylens/querylens/relay/wire"
 )
 
 func percentile(d []time.Duration, p float64) time.Duration {
@@ -62,13 +63,13 @@ func benchRoundTrip(b *testing.B) {
 		direct = append(direct, time.Since(start))
 
 		start = time.Now()
-		c.sendRaw(ctx, appendQuery(nil, id, testProto, r.addr, []byte(q)))
-		if fr := c.read(ctx); fr.Type != FrameReply {
+		c.sendRaw(ctx, wire.AppendQuery(nil, id, testProto, r.addr, []byte(q)))
+		if fr := c.read(ctx); fr.Type != wire.FrameReply {
 			b.Fatalf("got %v %q", fr.Type, fr.Message)
 		}
 		relayed = append(relayed, time.Since(start))
-		c.sendRaw(ctx, appendIDFrame(nil, FrameCancel, id))
-		if fr := c.read(ctx); fr.Type != FrameEnd {
+		c.sendRaw(ctx, wire.AppendIDFrame(nil, wire.FrameCancel, id))
+		if fr := c.read(ctx); fr.Type != wire.FrameEnd {
 			b.Fatalf("got %v", fr.Type)
 		}
 	}
@@ -249,7 +250,7 @@ func runLoad(b *testing.B, ctx context.Context, url string, responders []*respon
 				seq++
 				target := responders[(ci+int(seq))%len(responders)].addr
 				d := "RQ" + strconv.Itoa(ci) + "." + strconv.FormatUint(seq, 10)
-				c.ws.Write(ctx, websocket.MessageBinary, appendQuery(nil, id, testProto, target, []byte(d)))
+				c.ws.Write(ctx, websocket.MessageBinary, wire.AppendQuery(nil, id, testProto, target, []byte(d)))
 				open++
 			}
 			got := make(map[uint32]int)
@@ -262,20 +263,20 @@ func runLoad(b *testing.B, ctx context.Context, url string, responders []*respon
 					b.Error(err)
 					return
 				}
-				fr, _ := ParseFrame(msg)
+				fr, _ := wire.ParseFrame(msg)
 				switch fr.Type {
-				case FrameReply:
+				case wire.FrameReply:
 					if got[fr.ID]++; got[fr.ID] == replies {
-						c.ws.Write(ctx, websocket.MessageBinary, appendIDFrame(nil, FrameCancel, fr.ID))
+						c.ws.Write(ctx, websocket.MessageBinary, wire.AppendIDFrame(nil, wire.FrameCancel, fr.ID))
 					}
-				case FrameEnd:
+				case wire.FrameEnd:
 					delete(got, fr.ID)
 					open--
 					if take() {
 						send(fr.ID)
 					}
-				case FrameError:
-					if fr.Code != CodeTimeout {
+				case wire.FrameError:
+					if fr.Code != wire.CodeTimeout {
 						b.Errorf("query %d: %v %s", fr.ID, fr.Code, fr.Message)
 						return
 					}
@@ -372,7 +373,7 @@ func BenchmarkIdleConnMemory(b *testing.B) {
 		wsURL := "ws" + strings.TrimPrefix(base, "http") + "/relay"
 		conns := make([]*websocket.Conn, 0, n)
 		for range n {
-			ws, _, err := websocket.Dial(ctx, wsURL, &websocket.DialOptions{Subprotocols: []string{Subprotocol}})
+			ws, _, err := websocket.Dial(ctx, wsURL, &websocket.DialOptions{Subprotocols: []string{wire.Subprotocol}})
 			if err != nil {
 				b.Fatal(err)
 			}

@@ -4,6 +4,8 @@ import (
 	"container/list"
 	"sync"
 	"time"
+
+	"github.com/querylens/querylens/relay/wire"
 )
 
 // answer is what a finished exchange brought back: its replies, in order,
@@ -11,7 +13,7 @@ import (
 type answer struct {
 	replies []reply
 	size    int // bytes of the replies
-	reason  EndReason
+	reason  wire.EndReason
 }
 
 // replyCache keeps the answers of finished exchanges by cache key (see
@@ -151,11 +153,11 @@ func (fl *flights) stopAll() {
 // a window that closed: the asker did not cancel).
 func serveCached(a *asker, ans answer) {
 	for _, r := range ans.replies {
-		a.sink.reply(a, r, FlagCached)
+		a.sink.reply(a, r, wire.FlagCached)
 	}
 	reason := ans.reason
-	if reason == EndCancelled {
-		reason = EndWindow
+	if reason == wire.EndCancelled {
+		reason = wire.EndWindow
 	}
 	a.sink.end(a, reason)
 }

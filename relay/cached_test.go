@@ -4,6 +4,8 @@ import (
 	"errors"
 	"testing"
 	"time"
+
+	"github.com/querylens/querylens/relay/wire"
 )
 
 // TestExchangeCached: a cache-only exchange sends nothing; it is refused
@@ -15,9 +17,9 @@ func TestExchangeCached(t *testing.T) {
 	plain := newResponder(t, echoReply)
 
 	_, err := f.srv.ExchangeCached(ctx, testProto, plain.addr, &testQuery{tag: "x", parts: 1})
-	var ref *RefusedError
-	if !errors.As(err, &ref) || ref.Code != CodeRateLimited || ref.Rule() != RuleNotCached {
-		t.Fatalf("before any exchange: %v, want %s refusal", err, RuleNotCached)
+	var ref *wire.RefusedError
+	if !errors.As(err, &ref) || ref.Code != wire.CodeRateLimited || ref.Rule() != wire.RuleNotCached {
+		t.Fatalf("before any exchange: %v, want %s refusal", err, wire.RuleNotCached)
 	}
 	if n := plain.count.Load(); n != 0 {
 		t.Fatalf("the server got %d datagrams from a cache-only exchange", n)
@@ -40,7 +42,7 @@ func TestExchangeCached(t *testing.T) {
 		t.Errorf("the server got %d datagrams, want the one exchange's", n)
 	}
 	// Another question of the same server is not in the cache.
-	if _, err := f.srv.ExchangeCached(ctx, testProto, plain.addr, &testQuery{tag: "y", parts: 1}); !errors.As(err, &ref) || ref.Rule() != RuleNotCached {
-		t.Errorf("another question: %v, want %s", err, RuleNotCached)
+	if _, err := f.srv.ExchangeCached(ctx, testProto, plain.addr, &testQuery{tag: "y", parts: 1}); !errors.As(err, &ref) || ref.Rule() != wire.RuleNotCached {
+		t.Errorf("another question: %v, want %s", err, wire.RuleNotCached)
 	}
 }

@@ -12,6 +12,7 @@ import (
 	"github.com/coder/websocket"
 	"github.com/querylens/querylens/codecs"
 	"github.com/querylens/querylens/netquery"
+	"github.com/querylens/querylens/relay/wire"
 )
 
 // DialOptions tunes Dial. The zero value is usable.
@@ -28,7 +29,7 @@ type DialOptions struct {
 // netquery.Exchanger; Exchange, Ping and Close may be called concurrently.
 type Client struct {
 	ws           *websocket.Conn
-	hello        Hello
+	hello        wire.Hello
 	writeTimeout time.Duration
 	slots        chan struct{} // one per open query id, up to Hello.MaxInFlight
 	done         chan struct{} // closed when the connection ends
@@ -56,23 +57,23 @@ func Dial(ctx context.Context, url string, opts *DialOptions) (*Client, error) {
 	ws, resp, err := websocket.Dial(ctx, url, &websocket.DialOptions{
 		HTTPClient:      o.HTTPClient,
 		HTTPHeader:      o.HTTPHeader,
-		Subprotocols:    []string{Subprotocol},
+		Subprotocols:    []string{wire.Subprotocol},
 		CompressionMode: websocket.CompressionDisabled,
 	})
 	if err != nil {
 		if resp != nil {
 			switch resp.StatusCode {
 			case http.StatusForbidden:
-				return nil, &RefusedError{Code: CodeDenied, Message: string(RuleOrigin) + ": the relay refused this page's origin"}
+				return nil, &wire.RefusedError{Code: wire.CodeDenied, Message: string(wire.RuleOrigin) + ": the relay refused this page's origin"}
 			case http.StatusServiceUnavailable:
-				return nil, &RefusedError{Code: CodeBusy, Message: string(RuleShuttingDown) + ": the relay is shutting down"}
+				return nil, &wire.RefusedError{Code: wire.CodeBusy, Message: string(wire.RuleShuttingDown) + ": the relay is shutting down"}
 			}
 		}
 		return nil, err
 	}
-	if ws.Subprotocol() != Subprotocol {
+	if ws.Subprotocol() != wire.Subprotocol {
 		ws.CloseNow()
-		return nil, errors.New("relay: the server did not accept subprotocol " + Subprotocol)
+		return nil, errors.New("relay: the server did not accept subprotocol " + wire.Subprotocol)
 	}
 	ws.SetReadLimit(1<<16 + 64)
 	_, b, err := ws.Read(ctx)
@@ -80,10 +81,10 @@ func Dial(ctx context.Context, url string, opts *DialOptions) (*Client, error) {
 		ws.CloseNow()
 		return nil, closeError(err)
 	}
-	f, err := ParseFrame(b)
-	if err != nil || f.Type != FrameHello || f.Hello.Version != Version {
-		ws.Close(websocket.StatusProtocolError, "expected HELLO version "+strconv.Itoa(Version))
-		return nil, errors.New("relay: expected HELLO version " + strconv.Itoa(Version))
+	f, err := wire.ParseFrame(b)
+	if err != nil || f.Type != wire.FrameHello || f.Hello.Version != wire.Version {
+		ws.Close(websocket.StatusProtocolError, "expected HELLO version "+strconv.Itoa(wire.Version))
+		return nil, errors.New("relay: expected HELLO version " + strconv.Itoa(wire.Version))
 	}
 	c := &Client{
 		ws:           ws,
@@ -107,15 +108,15 @@ func closeError(err error) error {
 	}
 	switch ce.Code {
 	case websocket.StatusTryAgainLater, websocket.StatusGoingAway:
-		return &RefusedError{Code: CodeBusy, Message: ce.Reason}
+		return &wire.RefusedError{Code: wire.CodeBusy, Message: ce.Reason}
 	case websocket.StatusPolicyViolation:
-		return &RefusedError{Code: CodeDenied, Message: ce.Reason}
+		return &wire.RefusedError{Code: wire.CodeDenied, Message: ce.Reason}
 	}
 	return err
 }
 
 // Hello returns the limits the relay announced.
-func (c *Client) Hello() Hello { return c.hello }
+func (c *Client) Hello() wire.Hello { return c.hello }
 
 func (c *Client) readLoop() {
 	for {
@@ -127,21 +128,21 @@ func (c *Client) readLoop() {
 			close(c.done)
 			return
 		}
-		f, err := ParseFrame(b)
+		f, err := wire.ParseFrame(b)
 		if err != nil {
 			continue
 		}
 		switch f.Type {
-		case FrameReply:
-			c.route(f.ID, event{typ: FrameReply, id: f.ID, data: f.Datagram, rtt: f.RTT, flags: f.Flags}, false)
-		case FrameEnd:
-			c.route(f.ID, event{typ: FrameEnd, id: f.ID, reason: f.Reason}, true)
-		case FrameError:
-			if c.pong(f.ID, &RefusedError{ID: f.ID, Code: f.Code, Message: f.Message}) {
+		case wire.FrameReply:
+			c.route(f.ID, event{typ: wire.FrameReply, id: f.ID, data: f.Datagram, rtt: f.RTT, flags: f.Flags}, false)
+		case wire.FrameEnd:
+			c.route(f.ID, event{typ: wire.FrameEnd, id: f.ID, reason: f.Reason}, true)
+		case wire.FrameError:
+			if c.pong(f.ID, &wire.RefusedError{ID: f.ID, Code: f.Code, Message: f.Message}) {
 				continue // a refused PING
 			}
-			c.route(f.ID, event{typ: FrameError, id: f.ID, code: f.Code, msg: f.Message}, true)
-		case FramePong:
+			c.route(f.ID, event{typ: wire.FrameError, id: f.ID, code: f.Code, msg: f.Message}, true)
+		case wire.FramePong:
 			c.pong(f.ID, nil)
 		}
 	}
@@ -206,7 +207,7 @@ func (c *Client) writeFrame(fr []byte) error {
 // before q is done is a nil error with Result.Done false.
 func (c *Client) Exchange(ctx context.Context, protocol, target string, q codecs.Query) (netquery.Result, error) {
 	if len(protocol) > 255 || len(target) > 255 {
-		return netquery.Result{}, &RefusedError{Code: CodeBadFrame, Message: "bad-frame: protocol or target longer than 255 bytes"}
+		return netquery.Result{}, &wire.RefusedError{Code: wire.CodeBadFrame, Message: "bad-frame: protocol or target longer than 255 bytes"}
 	}
 	return drive(ctx, q, &remote{c: c, protocol: protocol, target: target, ev: newEvents()})
 }
@@ -231,7 +232,7 @@ func (r *remote) send(ctx context.Context, d []byte) (uint32, error) {
 	id := c.nextIDLocked()
 	c.routes[id] = r.ev
 	c.mu.Unlock()
-	if err := c.writeFrame(appendQuery(nil, id, r.protocol, r.target, d)); err != nil {
+	if err := c.writeFrame(wire.AppendQuery(nil, id, r.protocol, r.target, d)); err != nil {
 		c.forget(id)
 		return 0, err
 	}
@@ -263,7 +264,7 @@ func (r *remote) cancel(id uint32) {
 	if !open {
 		return
 	}
-	c.writeFrame(appendIDFrame(nil, FrameCancel, id))
+	c.writeFrame(wire.AppendIDFrame(nil, wire.FrameCancel, id))
 	<-c.slots
 }
 
@@ -286,7 +287,7 @@ func (c *Client) Ping(ctx context.Context) (time.Duration, error) {
 	c.pings[nonce] = ch
 	c.mu.Unlock()
 	start := time.Now()
-	err := c.writeFrame(appendIDFrame(nil, FramePing, nonce))
+	err := c.writeFrame(wire.AppendIDFrame(nil, wire.FramePing, nonce))
 	if err == nil {
 		select {
 		case err := <-ch:

@@ -11,6 +11,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/querylens/querylens/relay/wire"
 )
 
 // Rate is a token bucket: PerSecond tokens are added each second, up to
@@ -406,7 +408,7 @@ func (c Config) Validate() error {
 		if lim.MaxInFlight > math.MaxUint16 {
 			bad("Loopback.MaxInFlight", "must be at most 65535")
 		}
-		if lim.QueueBytes < c.MaxDatagram+replyHeader {
+		if lim.QueueBytes < c.MaxDatagram+wire.ReplyHeader {
 			bad("Loopback.QueueBytes", "must hold at least one reply of MaxDatagram bytes")
 		}
 		for _, r := range []struct {
@@ -433,7 +435,7 @@ func (c Config) Validate() error {
 			bad("ReplyCaps["+name+"].Datagrams", "must be at most 65535")
 		}
 	}
-	if c.QueueBytes < c.MaxDatagram+replyHeader {
+	if c.QueueBytes < c.MaxDatagram+wire.ReplyHeader {
 		bad("QueueBytes", "must hold at least one reply of MaxDatagram bytes")
 	}
 	for _, r := range []struct {
@@ -482,13 +484,13 @@ func (c *Config) cacheTTL(protocol string) time.Duration {
 
 // hello is the HELLO the relay sends with this config to a client with
 // limits lim.
-func (c *Config) hello(lim ClientLimits) Hello {
+func (c *Config) hello(lim ClientLimits) wire.Hello {
 	ttl := c.CacheTTL
 	if ttl < 0 {
 		ttl = 0
 	}
-	return Hello{
-		Version:       Version,
+	return wire.Hello{
+		Version:       wire.Version,
 		MaxDatagram:   uint16(c.MaxDatagram),
 		ReplyWindowMS: uint32(c.ReplyWindow / time.Millisecond),
 		MaxInFlight:   uint16(lim.MaxInFlight),

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/coder/websocket"
+	"github.com/querylens/querylens/relay/wire"
 )
 
 // conn is one client connection. Its goroutine (the HTTP handler's) reads
@@ -51,12 +52,12 @@ type conn struct {
 
 // batchBufs lends the writer a buffer for a BATCH message while it writes
 // one, so that an idle connection holds none.
-var batchBufs = sync.Pool{New: func() any { b := make([]byte, 0, maxBatch); return &b }}
+var batchBufs = sync.Pool{New: func() any { b := make([]byte, 0, wire.MaxBatch); return &b }}
 
 // batchInBufs lends the reader of a SubprotocolBatch connection a buffer
 // for a message longer than a frame (a client's BATCH is at most maxBatch
 // bytes; one more tells a longer one).
-var batchInBufs = sync.Pool{New: func() any { b := make([]byte, maxBatch+1); return &b }}
+var batchInBufs = sync.Pool{New: func() any { b := make([]byte, wire.MaxBatch+1); return &b }}
 
 func newConn(s *Server, ws *websocket.Conn, raw net.Conn, key netip.Addr, loopback bool, log *slog.Logger) *conn {
 	ctx, cancel := context.WithCancel(context.Background())
@@ -81,14 +82,14 @@ func (c *conn) ctrlMax() int { return 2*c.lim.MaxInFlight + 16 }
 func (c *conn) serve() {
 	s := c.s
 	limit := s.readLimit()
-	batchIn := c.batches && maxBatch > limit
+	batchIn := c.batches && wire.MaxBatch > limit
 	if batchIn {
 		// A BATCH from the client: at most 64 KiB, as the relay's own.
-		limit = maxBatch
+		limit = wire.MaxBatch
 	}
 	c.ws.SetReadLimit(int64(limit))
 	c.mu.Lock()
-	start := c.pushLocked(appendHello(nil, s.cfg.hello(c.lim))) && c.claimWriterLocked()
+	start := c.pushLocked(wire.AppendHello(nil, s.cfg.hello(c.lim))) && c.claimWriterLocked()
 	c.idle = time.AfterFunc(s.cfg.IdleTimeout, c.checkIdle)
 	c.mu.Unlock()
 	if start {
@@ -156,8 +157,8 @@ func (c *conn) ended(err error) {
 		// and discards the rest of the message until the client's close
 		// frame, so that the client sees the status instead of a reset.
 		reason = "too-big"
-		c.s.metrics.refusals.add(string(RuleFrameTooBig), 1)
-		c.ws.Close(websocket.StatusMessageTooBig, string(RuleFrameTooBig))
+		c.s.metrics.refusals.add(string(wire.RuleFrameTooBig), 1)
+		c.ws.Close(websocket.StatusMessageTooBig, string(wire.RuleFrameTooBig))
 	case websocket.CloseStatus(err) != -1:
 		reason = "closed-" + strconv.Itoa(int(websocket.CloseStatus(err)))
 	}
@@ -205,9 +206,9 @@ func (c *conn) checkIdle() {
 	s.wg.Add(1) // the handler is still running, so this is not a late Add
 	c.mu.Unlock()
 	defer s.wg.Done()
-	s.metrics.refusals.add(string(RuleIdle), 1)
+	s.metrics.refusals.add(string(wire.RuleIdle), 1)
 	c.log.Debug("relay: idle timeout")
-	c.ws.Close(websocket.StatusNormalClosure, string(RuleIdle)+": no frame for "+s.cfg.IdleTimeout.String())
+	c.ws.Close(websocket.StatusNormalClosure, string(wire.RuleIdle)+": no frame for "+s.cfg.IdleTimeout.String())
 }
 
 // goAway delivers what is queued, then closes with 1001 (shutdown).
@@ -226,25 +227,25 @@ func (c *conn) goAway(ctx context.Context) {
 		case <-ctx.Done():
 		}
 	}
-	c.ws.Close(websocket.StatusGoingAway, string(RuleShuttingDown)+": the relay is shutting down")
+	c.ws.Close(websocket.StatusGoingAway, string(wire.RuleShuttingDown)+": the relay is shutting down")
 }
 
 func (c *conn) handle(typ websocket.MessageType, b []byte) {
 	s := c.s
 	if typ != websocket.MessageBinary {
 		s.metrics.framesIn.add("text", 1)
-		c.sendError(0, s.refusal(CodeBadFrame, RuleBadFrame, "text message; frames are binary"))
+		c.sendError(0, s.refusal(wire.CodeBadFrame, wire.RuleBadFrame, "text message; frames are binary"))
 		return
 	}
-	if c.batches && len(b) > 0 && FrameType(b[0]) == FrameBatch {
+	if c.batches && len(b) > 0 && wire.FrameType(b[0]) == wire.FrameBatch {
 		// A client on SubprotocolBatch may send its frames together too:
 		// each is read as if it had come alone, in order. A BATCH that
 		// does not split is refused whole, none of its frames read.
-		frames, err := SplitBatch(b)
-		s.metrics.framesIn.add(FrameBatch.String(), 1)
+		frames, err := wire.SplitBatch(b)
+		s.metrics.framesIn.add(wire.FrameBatch.String(), 1)
 		if err != nil {
 			s.metrics.drops.add(DropBadFrame, 1)
-			c.sendError(0, s.refusal(CodeBadFrame, RuleBadFrame, err.(*BadFrameError).detail()))
+			c.sendError(0, s.refusal(wire.CodeBadFrame, wire.RuleBadFrame, err.(*wire.BadFrameError).Detail()))
 			return
 		}
 		for _, fr := range frames {
@@ -259,41 +260,41 @@ func (c *conn) handle(typ websocket.MessageType, b []byte) {
 // BATCH.
 func (c *conn) handleFrame(b []byte) {
 	s := c.s
-	f, err := ParseFrame(b)
+	f, err := wire.ParseFrame(b)
 	label := "unknown"
-	if _, ok := frameNames[f.Type]; ok && len(b) > 0 {
+	if f.Type.Known() && len(b) > 0 {
 		label = f.Type.String()
 	}
 	s.metrics.framesIn.add(label, 1)
 	if err != nil {
 		s.metrics.drops.add(DropBadFrame, 1)
-		c.sendError(f.ID, s.refusal(CodeBadFrame, RuleBadFrame, err.(*BadFrameError).detail()))
+		c.sendError(f.ID, s.refusal(wire.CodeBadFrame, wire.RuleBadFrame, err.(*wire.BadFrameError).Detail()))
 		return
 	}
 	switch f.Type {
-	case FrameQuery:
+	case wire.FrameQuery:
 		c.query(f)
-	case FramePing:
+	case wire.FramePing:
 		c.mu.Lock()
 		ok := c.ping.allow(s.now(), s.cfg.PingRate)
 		c.mu.Unlock()
 		if !ok {
-			c.sendError(f.ID, s.refusal(CodeRateLimited, RulePerConnectionPing, "too many pings"))
+			c.sendError(f.ID, s.refusal(wire.CodeRateLimited, wire.RulePerConnectionPing, "too many pings"))
 			return
 		}
-		c.push(appendIDFrame(nil, FramePong, f.ID))
-	case FrameCancel:
+		c.push(wire.AppendIDFrame(nil, wire.FramePong, f.ID))
+	case wire.FrameCancel:
 		c.cancelID(f.ID, true)
-	case FrameRelease:
+	case wire.FrameRelease:
 		c.cancelID(f.ID, false)
 	default:
-		c.sendError(f.ID, s.refusal(CodeBadFrame, RuleBadFrame, f.Type.String()+" frames go from the relay to the client"))
+		c.sendError(f.ID, s.refusal(wire.CodeBadFrame, wire.RuleBadFrame, f.Type.String()+" frames go from the relay to the client"))
 	}
 }
 
-func (c *conn) query(f Frame) {
+func (c *conn) query(f wire.Frame) {
 	if f.ID == 0 {
-		c.sendError(0, c.s.refusal(CodeBadFrame, RuleBadFrame, "id 0 is reserved"))
+		c.sendError(0, c.s.refusal(wire.CodeBadFrame, wire.RuleBadFrame, "id 0 is reserved"))
 		return
 	}
 	if _, ref := c.s.admit(c.ctx, c, f.ID, f.Protocol, f.Target, f.Datagram); ref != nil {
@@ -303,24 +304,24 @@ func (c *conn) query(f Frame) {
 
 // open is admission stage 2 for a connection: the id must be free, and
 // the connection's and the client address's limits must allow the query.
-func (c *conn) open(id uint32) (*asker, *RefusedError) {
+func (c *conn) open(id uint32) (*asker, *wire.RefusedError) {
 	s := c.s
-	var code Code
-	var rule Rule
+	var code wire.Code
+	var rule wire.Rule
 	now := s.now()
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	switch {
 	case c.active[id] != nil:
-		code, rule = CodeBadFrame, RuleDuplicateID
+		code, rule = wire.CodeBadFrame, wire.RuleDuplicateID
 	case len(c.active) >= c.lim.MaxInFlight:
-		code, rule = CodeBusy, RuleInFlight
+		code, rule = wire.CodeBusy, wire.RuleInFlight
 	case s.isClosing():
-		code, rule = CodeBusy, RuleShuttingDown
+		code, rule = wire.CodeBusy, wire.RuleShuttingDown
 	case !c.rate.allow(now, c.lim.ConnRate):
-		code, rule = CodeRateLimited, RulePerConnection
+		code, rule = wire.CodeRateLimited, wire.RulePerConnection
 	case !c.ipRate.allow(c.key, now):
-		code, rule = CodeRateLimited, RulePerIP
+		code, rule = wire.CodeRateLimited, wire.RulePerIP
 	}
 	if rule != "" {
 		return nil, s.refusal(code, rule, "query "+strconv.FormatUint(uint64(id), 10))
@@ -349,7 +350,7 @@ func (c *conn) cancelID(id uint32, withEnd bool) {
 	delete(c.active, id)
 	start := false
 	if withEnd {
-		start = c.pushLocked(appendEnd(nil, id, EndCancelled, uint16(a.replies))) && c.claimWriterLocked()
+		start = c.pushLocked(wire.AppendEnd(nil, id, wire.EndCancelled, uint16(a.replies))) && c.claimWriterLocked()
 	}
 	c.mu.Unlock()
 	if start {
@@ -358,14 +359,14 @@ func (c *conn) cancelID(id uint32, withEnd bool) {
 	a.leave()
 }
 
-func (c *conn) sendError(id uint32, e *RefusedError) {
-	c.push(appendError(nil, id, e.Code, e.Message))
+func (c *conn) sendError(id uint32, e *wire.RefusedError) {
+	c.push(wire.AppendError(nil, id, e.Code, e.Message))
 }
 
 // reply, end and fail make conn a sink.
 
-func (c *conn) reply(a *asker, r reply, flags ReplyFlags) {
-	fr := appendReply(make([]byte, 0, replyHeader+len(r.data)), a.id, r.rtt, flags, r.data)
+func (c *conn) reply(a *asker, r reply, flags wire.ReplyFlags) {
+	fr := wire.AppendReply(make([]byte, 0, wire.ReplyHeader+len(r.data)), a.id, r.rtt, flags, r.data)
 	c.mu.Lock()
 	if a.done.Load() {
 		c.mu.Unlock()
@@ -382,12 +383,12 @@ func (c *conn) reply(a *asker, r reply, flags ReplyFlags) {
 	}
 }
 
-func (c *conn) end(a *asker, reason EndReason) {
-	c.final(a, func(n int) []byte { return appendEnd(nil, a.id, reason, uint16(n)) })
+func (c *conn) end(a *asker, reason wire.EndReason) {
+	c.final(a, func(n int) []byte { return wire.AppendEnd(nil, a.id, reason, uint16(n)) })
 }
 
-func (c *conn) fail(a *asker, code Code, msg string) {
-	c.final(a, func(int) []byte { return appendError(nil, a.id, code, msg) })
+func (c *conn) fail(a *asker, code wire.Code, msg string) {
+	c.final(a, func(int) []byte { return wire.AppendError(nil, a.id, code, msg) })
 }
 
 func (c *conn) final(a *asker, frame func(replies int) []byte) {
@@ -425,7 +426,7 @@ func (c *conn) pushLocked(fr []byte) bool {
 	case c.closed:
 		s.metrics.drops.add(DropClosed, 1)
 		return false
-	case FrameType(fr[0]) == FrameReply:
+	case wire.FrameType(fr[0]) == wire.FrameReply:
 		if c.qdata >= c.lim.QueueFrames || c.qbytes+len(fr) > c.lim.QueueBytes {
 			s.metrics.drops.add(DropQueueFull, 1)
 			return false
@@ -453,7 +454,7 @@ func (c *conn) pushLocked(fr []byte) bool {
 func (c *conn) unqueueLocked(frames [][]byte) {
 	bytes := 0
 	for _, fr := range frames {
-		if FrameType(fr[0]) == FrameReply {
+		if wire.FrameType(fr[0]) == wire.FrameReply {
 			c.qdata--
 			bytes += len(fr)
 		} else {
@@ -507,7 +508,7 @@ func (c *conn) write() {
 			if err == nil {
 				if j > i+1 {
 					buf := batchBufs.Get().(*[]byte)
-					*buf = appendBatch((*buf)[:0], batch[i:j])
+					*buf = wire.AppendBatch((*buf)[:0], batch[i:j])
 					err = c.ws.Write(context.Background(), websocket.MessageBinary, *buf)
 					batchBufs.Put(buf)
 				} else {
@@ -516,7 +517,7 @@ func (c *conn) write() {
 			}
 			for _, fr := range batch[i:j] {
 				if err == nil {
-					s.metrics.framesOut.add(FrameType(fr[0]).String(), 1)
+					s.metrics.framesOut.add(wire.FrameType(fr[0]).String(), 1)
 				} else {
 					s.metrics.drops.add(DropClosed, 1)
 				}
@@ -538,7 +539,7 @@ func (c *conn) write() {
 			c.closed = true
 			c.mu.Unlock()
 			if slow {
-				s.metrics.refusals.add(string(RuleSlowReader), 1)
+				s.metrics.refusals.add(string(wire.RuleSlowReader), 1)
 				c.log.Info("relay: slow reader closed", "timeout", s.cfg.WriteTimeout)
 			}
 			c.ws.CloseNow()
@@ -557,7 +558,7 @@ func messageEnd(queued [][]byte, i int, batches bool) int {
 		return j
 	}
 	size := 1 + 2 + len(queued[i])
-	for j < len(queued) && size+2+len(queued[j]) <= maxBatch {
+	for j < len(queued) && size+2+len(queued[j]) <= wire.MaxBatch {
 		size += 2 + len(queued[j])
 		j++
 	}

@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/querylens/querylens/codecs"
+	"github.com/querylens/querylens/relay/wire"
 )
 
 // stepQuery is a conversation in the shape of A2S's: "part" is a split
@@ -63,8 +64,8 @@ func (s *scriptTransport) next(context.Context) (event, error) {
 // one exchange at a time instead of one per step for the whole reply
 // window; a reply that asks nothing (a split part) leaves it open.
 func TestDriveCancelsAnsweredQuery(t *testing.T) {
-	rep := func(id uint32, s string) event { return event{typ: FrameReply, id: id, data: []byte(s)} }
-	end := func(id uint32) event { return event{typ: FrameEnd, id: id, reason: EndWindow} }
+	rep := func(id uint32, s string) event { return event{typ: wire.FrameReply, id: id, data: []byte(s)} }
+	end := func(id uint32) event { return event{typ: wire.FrameEnd, id: id, reason: wire.EndWindow} }
 	for _, tc := range []struct {
 		name      string
 		events    []event

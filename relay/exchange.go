@@ -7,18 +7,19 @@ import (
 
 	"github.com/querylens/querylens/codecs"
 	"github.com/querylens/querylens/netquery"
+	"github.com/querylens/querylens/relay/wire"
 )
 
 // event is a REPLY, END or ERROR for one query id, as the in-process
 // Exchange and the client both see them.
 type event struct {
-	typ    FrameType
+	typ    wire.FrameType
 	id     uint32
 	data   []byte
 	rtt    uint32
-	flags  ReplyFlags
-	reason EndReason // END
-	code   Code
+	flags  wire.ReplyFlags
+	reason wire.EndReason // END
+	code   wire.Code
 	msg    string
 }
 
@@ -110,10 +111,10 @@ func drive(ctx context.Context, q codecs.Query, t transport) (netquery.Result, e
 			continue
 		}
 		switch ev.typ {
-		case FrameReply:
+		case wire.FrameReply:
 			if res.Received == 0 {
 				res.RTT = time.Duration(ev.rtt) * time.Microsecond
-				res.FromCache = ev.flags&FlagCached != 0
+				res.FromCache = ev.flags&wire.FlagCached != 0
 			}
 			res.Received++
 			more, done, _ := q.Feed(ev.data)
@@ -134,18 +135,18 @@ func drive(ctx context.Context, q codecs.Query, t transport) (netquery.Result, e
 				t.cancel(ev.id)
 				delete(open, ev.id)
 			}
-		case FrameEnd:
+		case wire.FrameEnd:
 			delete(open, ev.id)
-			if ev.reason == EndByteCap {
+			if ev.reason == wire.EndByteCap {
 				res.Capped = true
 			}
-		case FrameError:
+		case wire.FrameError:
 			delete(open, ev.id)
-			if ev.code == CodeTimeout {
+			if ev.code == wire.CodeTimeout {
 				continue
 			}
 			stop()
-			return res, &RefusedError{ID: ev.id, Code: ev.code, Message: ev.msg}
+			return res, &wire.RefusedError{ID: ev.id, Code: ev.code, Message: ev.msg}
 		}
 	}
 	return res, nil
@@ -176,7 +177,7 @@ func (s *Server) exchange(ctx context.Context, protocol, target string, q codecs
 	s.mu.Lock()
 	if s.closing.Load() {
 		s.mu.Unlock()
-		return netquery.Result{}, s.refusal(CodeBusy, RuleShuttingDown, "the relay is shutting down")
+		return netquery.Result{}, s.refusal(wire.CodeBusy, wire.RuleShuttingDown, "the relay is shutting down")
 	}
 	s.wg.Add(1)
 	s.mu.Unlock()
@@ -206,7 +207,7 @@ func (l *local) send(ctx context.Context, d []byte) (uint32, error) {
 
 // open is admission stage 2 for the in-process Exchange: it has no limits
 // of its own (the caller limits its visitors), it only numbers the asker.
-func (l *local) open(uint32) (*asker, *RefusedError) {
+func (l *local) open(uint32) (*asker, *wire.RefusedError) {
 	l.mu.Lock()
 	l.lastID++
 	a := &asker{sink: l, id: l.lastID, cacheOnly: l.cacheOnly}
@@ -234,20 +235,20 @@ func (l *local) next(ctx context.Context) (event, error) {
 	return ev, nil
 }
 
-func (l *local) reply(a *asker, r reply, flags ReplyFlags) {
+func (l *local) reply(a *asker, r reply, flags wire.ReplyFlags) {
 	if !a.done.Load() {
-		l.ev.push(event{typ: FrameReply, id: a.id, data: append([]byte(nil), r.data...), rtt: r.rtt, flags: flags})
+		l.ev.push(event{typ: wire.FrameReply, id: a.id, data: append([]byte(nil), r.data...), rtt: r.rtt, flags: flags})
 	}
 }
 
-func (l *local) end(a *asker, reason EndReason) {
+func (l *local) end(a *asker, reason wire.EndReason) {
 	if l.s.finish(a) {
-		l.ev.push(event{typ: FrameEnd, id: a.id, reason: reason})
+		l.ev.push(event{typ: wire.FrameEnd, id: a.id, reason: reason})
 	}
 }
 
-func (l *local) fail(a *asker, code Code, msg string) {
+func (l *local) fail(a *asker, code wire.Code, msg string) {
 	if l.s.finish(a) {
-		l.ev.push(event{typ: FrameError, id: a.id, code: code, msg: msg})
+		l.ev.push(event{typ: wire.FrameError, id: a.id, code: code, msg: msg})
 	}
 }

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/querylens/querylens/netquery"
+	"github.com/querylens/querylens/relay/wire"
 )
 
 // challengeResponder answers a plain query with a challenge and a query
@@ -80,12 +81,12 @@ func TestExchange(t *testing.T) {
 			}
 			// Refusals are typed and name their rule.
 			_, err = x.Exchange(ctx, testProto, "127.0.0.1:80", &testQuery{tag: name})
-			var re *RefusedError
-			if !errors.As(err, &re) || re.Code != CodeDenied || re.Rule() != RuleWellKnownPort {
+			var re *wire.RefusedError
+			if !errors.As(err, &re) || re.Code != wire.CodeDenied || re.Rule() != wire.RuleWellKnownPort {
 				t.Fatalf("refusal: %v", err)
 			}
 			_, err = x.Exchange(ctx, "nope", plain.addr, &testQuery{tag: name})
-			if !errors.As(err, &re) || re.Code != CodeUnknownProtocol {
+			if !errors.As(err, &re) || re.Code != wire.CodeUnknownProtocol {
 				t.Fatalf("unknown protocol: %v", err)
 			}
 			// The caller's context bounds the exchange.
@@ -146,8 +147,8 @@ func TestClientAfterRelayCloses(t *testing.T) {
 	c := dialClient(t, ctx, f.url)
 	<-c.done
 	_, err := c.Exchange(ctx, testProto, "127.0.0.1:1024", &testQuery{})
-	var re *RefusedError
-	if err == nil || errors.As(err, &re) && re.Rule() != RuleIdle {
+	var re *wire.RefusedError
+	if err == nil || errors.As(err, &re) && re.Rule() != wire.RuleIdle {
 		t.Fatalf("exchange on a closed client: %v", err)
 	}
 	if _, err := c.Ping(ctx); err == nil {

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/coder/websocket"
+	"github.com/querylens/querylens/relay/wire"
 )
 
 // flood is clients flooding the relay from many addresses (a trusted
@@ -71,14 +72,14 @@ func startFlood(tb testing.TB, ctx context.Context, url string, silent []*respon
 				if err != nil {
 					return
 				}
-				fr, err := ParseFrame(b)
+				fr, err := wire.ParseFrame(b)
 				if err != nil {
 					continue
 				}
-				if fr.Type == FrameError && fr.Code == CodeBusy {
+				if fr.Type == wire.FrameError && fr.Code == wire.CodeBusy {
 					fl.busy.Add(1)
 				}
-				if fr.Type == FrameEnd || fr.Type == FrameError {
+				if fr.Type == wire.FrameEnd || fr.Type == wire.FrameError {
 					select {
 					case slots <- struct{}{}:
 					default:
@@ -113,7 +114,7 @@ func startFlood(tb testing.TB, ctx context.Context, url string, silent []*respon
 				id++
 				target := silent[(i+n)%len(silent)].addr
 				d := "RQ" + strconv.Itoa(i) + "." + strconv.Itoa(n)
-				if ws.Write(ctx, websocket.MessageBinary, appendQuery(nil, id, testProto, target, []byte(d))) != nil {
+				if ws.Write(ctx, websocket.MessageBinary, wire.AppendQuery(nil, id, testProto, target, []byte(d))) != nil {
 					return
 				}
 				fl.sent.Add(1)
@@ -143,7 +144,7 @@ func askPaced(tb testing.TB, ctx context.Context, ws *websocket.Conn, target str
 	defer tick.Stop()
 	for id := uint32(1); id <= uint32(n); id++ {
 		d := "RQgood" + strconv.Itoa(int(id))
-		if err := ws.Write(ctx, websocket.MessageBinary, appendQuery(nil, id, testProto, target, []byte(d))); err != nil {
+		if err := ws.Write(ctx, websocket.MessageBinary, wire.AppendQuery(nil, id, testProto, target, []byte(d))); err != nil {
 			tb.Fatal(err)
 		}
 		for done := false; !done; {
@@ -151,17 +152,17 @@ func askPaced(tb testing.TB, ctx context.Context, ws *websocket.Conn, target str
 			if err != nil {
 				tb.Fatal(err)
 			}
-			fr, err := ParseFrame(b)
+			fr, err := wire.ParseFrame(b)
 			if err != nil {
 				tb.Fatal(err)
 			}
 			switch fr.Type {
-			case FrameReply:
+			case wire.FrameReply:
 				ok++
-				if err := ws.Write(ctx, websocket.MessageBinary, appendIDFrame(nil, FrameCancel, id)); err != nil {
+				if err := ws.Write(ctx, websocket.MessageBinary, wire.AppendIDFrame(nil, wire.FrameCancel, id)); err != nil {
 					tb.Fatal(err)
 				}
-			case FrameEnd, FrameError:
+			case wire.FrameEnd, wire.FrameError:
 				done = true
 			}
 		}

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/coder/websocket"
+	"github.com/querylens/querylens/relay/wire"
 )
 
 // dialAs connects a raw client that the relay takes for client address
@@ -19,7 +20,7 @@ import (
 func dialAs(t testing.TB, ctx context.Context, url string, ip string) *websocket.Conn {
 	t.Helper()
 	ws, _, err := websocket.Dial(ctx, url, &websocket.DialOptions{
-		Subprotocols: []string{Subprotocol},
+		Subprotocols: []string{wire.Subprotocol},
 		HTTPHeader:   http.Header{"X-Forwarded-For": {ip}},
 	})
 	if err != nil {
@@ -70,7 +71,7 @@ func TestFairUpstreamShare(t *testing.T) {
 	var failures []string
 	for id := uint32(1); id <= asks; id++ {
 		d := "RQgood" + strconv.Itoa(int(id))
-		if err := ws.Write(ctx, websocket.MessageBinary, appendQuery(nil, id, testProto, good.addr, []byte(d))); err != nil {
+		if err := ws.Write(ctx, websocket.MessageBinary, wire.AppendQuery(nil, id, testProto, good.addr, []byte(d))); err != nil {
 			t.Fatal(err)
 		}
 		for done := false; !done; {
@@ -78,20 +79,20 @@ func TestFairUpstreamShare(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			fr, err := ParseFrame(b)
+			fr, err := wire.ParseFrame(b)
 			if err != nil {
 				t.Fatal(err)
 			}
 			switch fr.Type {
-			case FrameReply:
+			case wire.FrameReply:
 				// The answer is complete: free the id at once, as a page does.
 				ok++
-				if err := ws.Write(ctx, websocket.MessageBinary, appendIDFrame(nil, FrameCancel, id)); err != nil {
+				if err := ws.Write(ctx, websocket.MessageBinary, wire.AppendIDFrame(nil, wire.FrameCancel, id)); err != nil {
 					t.Fatal(err)
 				}
-			case FrameEnd:
+			case wire.FrameEnd:
 				done = true
-			case FrameError:
+			case wire.FrameError:
 				failures = append(failures, fr.Message)
 				done = true
 			}
@@ -117,7 +118,7 @@ func TestUpstreamShareRule(t *testing.T) {
 	u := newUpstreamSlots(s, 64) // kept: 4; shares of the other 60
 	target := netip.MustParseAddrPort("127.0.0.1:10666")
 	key := func(i int) netip.Addr { return netip.AddrFrom4([4]byte{192, 0, 2, byte(i)}) }
-	take := func(k, n int, want Rule) {
+	take := func(k, n int, want wire.Rule) {
 		t.Helper()
 		for i := range n {
 			if _, rule := u.reserve(key(k), target); rule != want {
@@ -128,7 +129,7 @@ func TestUpstreamShareRule(t *testing.T) {
 	settle := func() { clock.advance(5 * cfg.ReplyWindow) } // 5 time constants
 	// A key alone may take all but the kept slots.
 	take(1, 60, "")
-	take(1, 1, RuleUpstreamShare)
+	take(1, 1, wire.RuleUpstreamShare)
 	for range 30 {
 		u.release(key(1))
 	}
@@ -144,10 +145,10 @@ func TestUpstreamShareRule(t *testing.T) {
 	for range 30 {
 		u.release(key(1))
 	}
-	take(1, 1, RuleUpstreamShare)
+	take(1, 1, wire.RuleUpstreamShare)
 	// Key 2 grows to its share.
 	take(2, 5, "")
-	take(2, 1, RuleUpstreamShare)
+	take(2, 1, wire.RuleUpstreamShare)
 	// A light key gets in.
 	take(9, 1, "")
 	// Once key 1's average has come down, it may start exchanges again.
@@ -160,7 +161,7 @@ func TestUpstreamShareRule(t *testing.T) {
 	for k := 10; u.open < 64; k++ {
 		take(k, 1, "")
 	}
-	take(99, 1, RuleUpstreamCap)
+	take(99, 1, wire.RuleUpstreamCap)
 }
 
 // TestUpstreamShareBetweenCounts checks a key that turned heavy since the
@@ -202,7 +203,7 @@ var simTarget = netip.MustParseAddrPort("127.0.0.1:10666")
 
 // ask makes key k ask for up to n slots, as a flooding client does with
 // its queries in flight, and returns the rules of the refusals.
-func (m *shareSim) ask(k, n int) (got int, rules []Rule) {
+func (m *shareSim) ask(k, n int) (got int, rules []wire.Rule) {
 	for range n {
 		if _, rule := m.u.reserve(simKey(k), simTarget); rule != "" {
 			rules = append(rules, rule)
@@ -301,10 +302,10 @@ func TestUpstreamShareNamedFirst(t *testing.T) {
 	for k := 100; m.u.open < 64 && k < 200; k++ {
 		m.ask(k, 1) // light keys take what is left, the kept slots too
 	}
-	if _, rules := m.ask(1, 1); len(rules) != 1 || rules[0] != RuleUpstreamShare {
+	if _, rules := m.ask(1, 1); len(rules) != 1 || rules[0] != wire.RuleUpstreamShare {
 		t.Fatalf("a key at its share, relay full: %v, want upstream-share", rules)
 	}
-	if _, rules := m.ask(200, 1); len(rules) != 1 || rules[0] != RuleUpstreamCap {
+	if _, rules := m.ask(200, 1); len(rules) != 1 || rules[0] != wire.RuleUpstreamCap {
 		t.Fatalf("a new key, relay full: %v, want upstream-cap", rules)
 	}
 }
@@ -348,7 +349,7 @@ func TestTargetBudgetsShared(t *testing.T) {
 					s.upstream.release(client)
 					return true
 				}
-				if rule != RulePerTarget && rule != RulePerTargetHost {
+				if rule != wire.RulePerTarget && rule != wire.RulePerTargetHost {
 					t.Fatalf("refused by %s", rule)
 				}
 				return false

@@ -5,6 +5,8 @@ import (
 	"errors"
 	"strconv"
 	"time"
+
+	"github.com/querylens/querylens/relay/wire"
 )
 
 // follow streams another relay's exchange (or its cached replies) into f.
@@ -16,13 +18,13 @@ func (f *fetch) follow(key string, e SharedEntry) (outcome, bool) {
 	f.mu.Lock()
 	if f.stopped {
 		f.mu.Unlock()
-		return outcome{reason: EndCancelled}, true
+		return outcome{reason: wire.EndCancelled}, true
 	}
 	f.stopFollow = cancel
 	if e.Status == SharedPending {
-		f.sharedFlags = FlagCoalesced
+		f.sharedFlags = wire.FlagCoalesced
 	} else {
-		f.sharedFlags = FlagCached
+		f.sharedFlags = wire.FlagCached
 	}
 	f.mu.Unlock()
 	if e.Status == SharedPending {
@@ -35,7 +37,7 @@ func (f *fetch) follow(key string, e SharedEntry) (outcome, bool) {
 		for _, r := range e.Replies {
 			got++
 			if f.add(r.Data, time.Duration(r.RTT)*time.Microsecond) {
-				return outcome{reason: EndByteCap}, true
+				return outcome{reason: wire.EndByteCap}, true
 			}
 		}
 		switch e.Status {
@@ -43,18 +45,18 @@ func (f *fetch) follow(key string, e SharedEntry) (outcome, bool) {
 			if e.TTL > 0 && e.TTL < f.ttl {
 				f.ttl = e.TTL
 			}
-			return outcome{reason: EndWindow}, true
+			return outcome{reason: wire.EndWindow}, true
 		case SharedTimeout:
 			return f.timeoutOutcome(), true
 		case SharedLimited:
-			return outcome{code: CodeRateLimited, rule: RulePerTarget, msg: f.target.String()}, true
+			return outcome{code: wire.CodeRateLimited, rule: wire.RulePerTarget, msg: f.target.String()}, true
 		case SharedAbandoned:
 			sh.abandoned.Add(1)
 			if got == 0 && ctx.Err() == nil {
 				sh.outcomes.add(sharedFallback, 1)
 				return outcome{}, false
 			}
-			return outcome{reason: EndWindow}, true
+			return outcome{reason: wire.EndWindow}, true
 		}
 		// Wait in slices so that a stopped exchange (its askers left, or
 		// shutdown) is noticed even if the store cannot interrupt a
@@ -72,9 +74,9 @@ func (f *fetch) follow(key string, e SharedEntry) (outcome, bool) {
 			f.mu.Unlock()
 			switch {
 			case shutdown:
-				return outcome{reason: EndCancelled, code: CodeBusy, rule: RuleShuttingDown, msg: "the relay is shutting down"}, true
+				return outcome{reason: wire.EndCancelled, code: wire.CodeBusy, rule: wire.RuleShuttingDown, msg: "the relay is shutting down"}, true
 			case stopped || got > 0:
-				return outcome{reason: EndCancelled}, true
+				return outcome{reason: wire.EndCancelled}, true
 			}
 			return f.timeoutOutcome(), true
 		case wctx.Err() != nil || errors.Is(err, context.DeadlineExceeded):
@@ -88,11 +90,11 @@ func (f *fetch) follow(key string, e SharedEntry) (outcome, bool) {
 			sh.outcomes.add(sharedFallback, 1)
 			return outcome{}, false
 		}
-		return outcome{reason: EndWindow}, true
+		return outcome{reason: wire.EndWindow}, true
 	}
 }
 
 func (f *fetch) timeoutOutcome() outcome {
-	return outcome{reason: EndWindow, code: CodeTimeout, rule: RuleTimeout,
+	return outcome{reason: wire.EndWindow, code: wire.CodeTimeout, rule: wire.RuleTimeout,
 		msg: "no reply within " + strconv.FormatInt(f.s.cfg.ReplyWindow.Milliseconds(), 10) + " ms"}
 }

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/coder/websocket"
+	"github.com/querylens/querylens/relay/wire"
 )
 
 // TestForwardedForHops connects through the test's loopback peer, a
@@ -51,7 +52,7 @@ func TestForwardedForHops(t *testing.T) {
 			for _, v := range tc.xff {
 				h.Add("X-Forwarded-For", v)
 			}
-			ws, resp, err := websocket.Dial(ctx, f.url, &websocket.DialOptions{Subprotocols: []string{Subprotocol}, HTTPHeader: h})
+			ws, resp, err := websocket.Dial(ctx, f.url, &websocket.DialOptions{Subprotocols: []string{wire.Subprotocol}, HTTPHeader: h})
 			if tc.refused {
 				if err == nil {
 					ws.CloseNow()
@@ -70,8 +71,8 @@ func TestForwardedForHops(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			fr, err := ParseFrame(b)
-			if err != nil || fr.Type != FrameHello {
+			fr, err := wire.ParseFrame(b)
+			if err != nil || fr.Type != wire.FrameHello {
 				t.Fatalf("first frame %v, %v", fr.Type, err)
 			}
 			if fr.Hello.MaxInFlight != DefaultMaxInFlight {

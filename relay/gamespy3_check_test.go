@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/querylens/querylens/codecs/gamespy3"
+	"github.com/querylens/querylens/relay/wire"
 )
 
 // TestCheckRequestGameSpy3 checks stage 1 with the gamespy3 codec's
@@ -36,8 +37,8 @@ func TestCheckRequestGameSpy3(t *testing.T) {
 				t.Fatalf("refused: %v", ref)
 			case tc.ok && req.proto != gamespy3.Protocol:
 				t.Fatalf("admitted as %q", req.proto)
-			case !tc.ok && (ref == nil || ref.Code != CodeNotAQuery):
-				t.Fatalf("got %+v, want a refusal with code %v", ref, CodeNotAQuery)
+			case !tc.ok && (ref == nil || ref.Code != wire.CodeNotAQuery):
+				t.Fatalf("got %+v, want a refusal with code %v", ref, wire.CodeNotAQuery)
 			}
 		})
 	}

@@ -17,6 +17,7 @@ import (
 
 	"github.com/coder/websocket"
 	"github.com/querylens/querylens/codecs"
+	"github.com/querylens/querylens/relay/wire"
 )
 
 // testProto is a codec registered only in this package's tests. Its
@@ -199,12 +200,12 @@ func newResponder(t testing.TB, handle func(d []byte) [][]byte) *responder {
 type rawClient struct {
 	t     testing.TB
 	ws    *websocket.Conn
-	hello Hello
+	hello wire.Hello
 }
 
 func dialRaw(t testing.TB, ctx context.Context, url string) *rawClient {
 	t.Helper()
-	ws, _, err := websocket.Dial(ctx, url, &websocket.DialOptions{Subprotocols: []string{Subprotocol}})
+	ws, _, err := websocket.Dial(ctx, url, &websocket.DialOptions{Subprotocols: []string{wire.Subprotocol}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -212,7 +213,7 @@ func dialRaw(t testing.TB, ctx context.Context, url string) *rawClient {
 	c := &rawClient{t: t, ws: ws}
 	t.Cleanup(func() { ws.CloseNow() })
 	f := c.read(ctx)
-	if f.Type != FrameHello {
+	if f.Type != wire.FrameHello {
 		t.Fatalf("first frame %v, want hello", f.Type)
 	}
 	c.hello = f.Hello
@@ -228,16 +229,16 @@ func (c *rawClient) sendRaw(ctx context.Context, b []byte) {
 
 func (c *rawClient) query(ctx context.Context, id uint32, target, datagram string) {
 	c.t.Helper()
-	c.sendRaw(ctx, appendQuery(nil, id, testProto, target, []byte(datagram)))
+	c.sendRaw(ctx, wire.AppendQuery(nil, id, testProto, target, []byte(datagram)))
 }
 
-func (c *rawClient) read(ctx context.Context) Frame {
+func (c *rawClient) read(ctx context.Context) wire.Frame {
 	c.t.Helper()
 	_, b, err := c.ws.Read(ctx)
 	if err != nil {
 		c.t.Fatal(err)
 	}
-	f, err := ParseFrame(b)
+	f, err := wire.ParseFrame(b)
 	if err != nil {
 		c.t.Fatalf("relay sent a bad frame %x: %v", b, err)
 	}
@@ -246,7 +247,7 @@ func (c *rawClient) read(ctx context.Context) Frame {
 
 // collect reads until the final frame of id and returns the REPLY frames
 // and the final frame. Frames for other ids are returned in others.
-func (c *rawClient) collect(ctx context.Context, id uint32) (replies []Frame, final Frame) {
+func (c *rawClient) collect(ctx context.Context, id uint32) (replies []wire.Frame, final wire.Frame) {
 	c.t.Helper()
 	for {
 		f := c.read(ctx)
@@ -254,25 +255,25 @@ func (c *rawClient) collect(ctx context.Context, id uint32) (replies []Frame, fi
 			c.t.Fatalf("frame %v for id %d while waiting for %d", f.Type, f.ID, id)
 		}
 		switch f.Type {
-		case FrameReply:
+		case wire.FrameReply:
 			f.Datagram = append([]byte(nil), f.Datagram...)
 			replies = append(replies, f)
-		case FrameEnd, FrameError:
+		case wire.FrameEnd, wire.FrameError:
 			return replies, f
 		}
 	}
 }
 
-func wantError(t testing.TB, f Frame, code Code, rule Rule) {
+func wantError(t testing.TB, f wire.Frame, code wire.Code, rule wire.Rule) {
 	t.Helper()
-	if f.Type != FrameError || f.Code != code || !strings.HasPrefix(f.Message, string(rule)+": ") {
+	if f.Type != wire.FrameError || f.Code != code || !strings.HasPrefix(f.Message, string(rule)+": ") {
 		t.Fatalf("got %v code %v %q, want error %v with rule %q", f.Type, f.Code, f.Message, code, rule)
 	}
 }
 
-func wantEnd(t testing.TB, f Frame, reason EndReason, replies int) {
+func wantEnd(t testing.TB, f wire.Frame, reason wire.EndReason, replies int) {
 	t.Helper()
-	if f.Type != FrameEnd || f.Reason != reason || int(f.Replies) != replies {
+	if f.Type != wire.FrameEnd || f.Reason != reason || int(f.Replies) != replies {
 		t.Fatalf("got %v reason %d replies %d (%q), want end reason %d with %d replies", f.Type, f.Reason, f.Replies, f.Message, reason, replies)
 	}
 }

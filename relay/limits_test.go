@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/coder/websocket"
+	"github.com/querylens/querylens/relay/wire"
 )
 
 // TestCoalescingAndCache sends one query from many clients at once: the
@@ -42,14 +43,14 @@ func TestCoalescingAndCache(t *testing.T) {
 	var plain, coalesced int
 	for i, c := range clients {
 		replies, final := c.collect(ctx, uint32(i+1))
-		wantEnd(t, final, EndWindow, 1)
+		wantEnd(t, final, wire.EndWindow, 1)
 		if string(replies[0].Datagram) != "RAshared" {
 			t.Fatalf("client %d got %q", i, replies[0].Datagram)
 		}
 		switch replies[0].Flags {
 		case 0:
 			plain++
-		case FlagCoalesced:
+		case wire.FlagCoalesced:
 			coalesced++
 		default:
 			t.Fatalf("flags %b", replies[0].Flags)
@@ -65,8 +66,8 @@ func TestCoalescingAndCache(t *testing.T) {
 	c := clients[0]
 	c.query(ctx, 100, r.addr, "RQshared")
 	replies, final := c.collect(ctx, 100)
-	wantEnd(t, final, EndWindow, 1)
-	if replies[0].Flags != FlagCached || replies[0].RTT == 0 {
+	wantEnd(t, final, wire.EndWindow, 1)
+	if replies[0].Flags != wire.FlagCached || replies[0].RTT == 0 {
 		t.Fatalf("cached reply flags %b rtt %d", replies[0].Flags, replies[0].RTT)
 	}
 	if got := r.count.Load(); got != 1 {
@@ -105,7 +106,7 @@ func TestCacheKey(t *testing.T) {
 		t.Fatalf("responder saw %d queries", r.count.Load())
 	}
 	// The raw reply is the one fetched: the relay does not rewrite echoes.
-	if string(replies[0].Datagram) != "RAkey#1111" || string(replies2[0].Datagram) != "RAkey#1111" || replies2[0].Flags != FlagCached {
+	if string(replies[0].Datagram) != "RAkey#1111" || string(replies2[0].Datagram) != "RAkey#1111" || replies2[0].Flags != wire.FlagCached {
 		t.Fatalf("replies %q %q", replies[0].Datagram, replies2[0].Datagram)
 	}
 }
@@ -122,17 +123,17 @@ func TestCacheExpiryAndEviction(t *testing.T) {
 	f := newRelay(t, cfg)
 	r := newResponder(t, echoReply)
 	c := dialRaw(t, ctx, f.url)
-	ask := func(id uint32, d string) ReplyFlags {
+	ask := func(id uint32, d string) wire.ReplyFlags {
 		c.query(ctx, id, r.addr, d)
 		replies, _ := c.collect(ctx, id)
 		return replies[0].Flags
 	}
 	ask(1, "RQa")
-	if ask(2, "RQa") != FlagCached {
+	if ask(2, "RQa") != wire.FlagCached {
 		t.Fatal("second ask not cached")
 	}
 	clock.advance(150 * time.Millisecond)
-	if ask(3, "RQa") == FlagCached || r.count.Load() != 2 {
+	if ask(3, "RQa") == wire.FlagCached || r.count.Load() != 2 {
 		t.Fatalf("expired entry served (%d upstream)", r.count.Load())
 	}
 	// Three entries in a cache of two: the least recently used goes.
@@ -142,7 +143,7 @@ func TestCacheExpiryAndEviction(t *testing.T) {
 		t.Fatalf("%d entries", entries)
 	}
 	before := r.count.Load()
-	if ask(6, "RQa") == FlagCached || r.count.Load() != before+1 {
+	if ask(6, "RQa") == wire.FlagCached || r.count.Load() != before+1 {
 		t.Fatal("evicted entry served")
 	}
 	// No cache at all: identical queries go upstream each time.
@@ -174,21 +175,21 @@ func TestPerTargetRateLimit(t *testing.T) {
 		c.query(ctx, uint32(i+1), r.addr, "RQ"+strconv.Itoa(i))
 		_, final := c.collect(ctx, uint32(i+1))
 		if i < 2 {
-			wantEnd(t, final, EndWindow, 1)
+			wantEnd(t, final, wire.EndWindow, 1)
 		} else {
-			wantError(t, final, CodeRateLimited, RulePerTarget)
+			wantError(t, final, wire.CodeRateLimited, wire.RulePerTarget)
 		}
 	}
 	// A cache hit costs the target nothing and is still served.
 	c.query(ctx, 10, r.addr, "RQ0")
 	replies, _ := c.collect(ctx, 10)
-	if replies[0].Flags != FlagCached {
+	if replies[0].Flags != wire.FlagCached {
 		t.Fatal("cache hit refused by the per-target limit")
 	}
 	// Another port is another target.
 	c.query(ctx, 11, other.addr, "RQ9")
 	_, final := c.collect(ctx, 11)
-	wantEnd(t, final, EndWindow, 1)
+	wantEnd(t, final, wire.EndWindow, 1)
 	if r.count.Load() != 2 {
 		t.Fatalf("target saw %d queries, want 2", r.count.Load())
 	}
@@ -202,7 +203,7 @@ func TestPerTargetRateLimit(t *testing.T) {
 	c2.collect(ctx, 1)
 	c2.query(ctx, 2, other.addr, "RQh2")
 	_, final = c2.collect(ctx, 2)
-	wantError(t, final, CodeRateLimited, RulePerTargetHost)
+	wantError(t, final, wire.CodeRateLimited, wire.RulePerTargetHost)
 }
 
 func TestPerConnectionAndIPRateLimits(t *testing.T) {
@@ -216,16 +217,16 @@ func TestPerConnectionAndIPRateLimits(t *testing.T) {
 		c.query(ctx, uint32(i+1), r.addr, "RQc"+strconv.Itoa(i))
 		_, final := c.collect(ctx, uint32(i+1))
 		if i < 3 {
-			wantEnd(t, final, EndWindow, 1)
+			wantEnd(t, final, wire.EndWindow, 1)
 		} else {
-			wantError(t, final, CodeRateLimited, RulePerConnection)
+			wantError(t, final, wire.CodeRateLimited, wire.RulePerConnection)
 		}
 	}
 	// A new connection has its own bucket.
 	c2 := dialRaw(t, ctx, f.url)
 	c2.query(ctx, 1, r.addr, "RQc9")
 	_, final := c2.collect(ctx, 1)
-	wantEnd(t, final, EndWindow, 1)
+	wantEnd(t, final, wire.EndWindow, 1)
 
 	// The per-IP bucket is shared by every connection from one address.
 	cfg = testConfig()
@@ -238,23 +239,23 @@ func TestPerConnectionAndIPRateLimits(t *testing.T) {
 	b.collect(ctx, 1)
 	b.query(ctx, 2, r.addr, "RQi3")
 	_, final = b.collect(ctx, 2)
-	wantError(t, final, CodeRateLimited, RulePerIP)
+	wantError(t, final, wire.CodeRateLimited, wire.RulePerIP)
 
 	// Pings have their own small bucket; a refused ping gets ERROR with its nonce.
 	cfg = testConfig()
 	cfg.PingRate = Rate{PerSecond: 0.001, Burst: 1}
 	f3 := newRelay(t, cfg)
 	p := dialRaw(t, ctx, f3.url)
-	p.sendRaw(ctx, appendIDFrame(nil, FramePing, 1))
-	p.sendRaw(ctx, appendIDFrame(nil, FramePing, 2))
-	if fr := p.read(ctx); fr.Type != FramePong {
+	p.sendRaw(ctx, wire.AppendIDFrame(nil, wire.FramePing, 1))
+	p.sendRaw(ctx, wire.AppendIDFrame(nil, wire.FramePing, 2))
+	if fr := p.read(ctx); fr.Type != wire.FramePong {
 		t.Fatalf("got %v", fr.Type)
 	}
 	fr := p.read(ctx)
 	if fr.ID != 2 {
 		t.Fatalf("refused ping id %d", fr.ID)
 	}
-	wantError(t, fr, CodeRateLimited, RulePerConnectionPing)
+	wantError(t, fr, wire.CodeRateLimited, wire.RulePerConnectionPing)
 }
 
 func TestInFlightCap(t *testing.T) {
@@ -268,12 +269,12 @@ func TestInFlightCap(t *testing.T) {
 	c.query(ctx, 1, silent.addr, "RQ1")
 	c.query(ctx, 2, silent.addr, "RQ2")
 	c.query(ctx, 3, silent.addr, "RQ3")
-	wantError(t, c.read(ctx), CodeBusy, RuleInFlight)
-	c.sendRaw(ctx, appendIDFrame(nil, FrameCancel, 1))
-	wantEnd(t, c.read(ctx), EndCancelled, 0)
+	wantError(t, c.read(ctx), wire.CodeBusy, wire.RuleInFlight)
+	c.sendRaw(ctx, wire.AppendIDFrame(nil, wire.FrameCancel, 1))
+	wantEnd(t, c.read(ctx), wire.EndCancelled, 0)
 	c.query(ctx, 3, silent.addr, "RQ3")
-	c.sendRaw(ctx, appendIDFrame(nil, FrameCancel, 3))
-	wantEnd(t, c.read(ctx), EndCancelled, 0)
+	c.sendRaw(ctx, wire.AppendIDFrame(nil, wire.FrameCancel, 3))
+	wantEnd(t, c.read(ctx), wire.EndCancelled, 0)
 }
 
 // TestCancelFreesIDInOrder: the relay reads a connection's frames in
@@ -286,14 +287,14 @@ func TestInFlightCap(t *testing.T) {
 func TestCancelFreesIDInOrder(t *testing.T) {
 	for _, tc := range []struct {
 		name  string
-		frame FrameType // CANCEL or RELEASE of id 1
-		next  uint32    // the query sent right after it
-		extra uint32    // a query past the cap, refused
+		frame wire.FrameType // CANCEL or RELEASE of id 1
+		next  uint32         // the query sent right after it
+		extra uint32         // a query past the cap, refused
 	}{
-		{"cancel, new id", FrameCancel, 3, 4},
-		{"cancel, id reused", FrameCancel, 1, 4},
-		{"release, new id", FrameRelease, 3, 4},
-		{"release, id reused", FrameRelease, 1, 4},
+		{"cancel, new id", wire.FrameCancel, 3, 4},
+		{"cancel, id reused", wire.FrameCancel, 1, 4},
+		{"release, new id", wire.FrameRelease, 3, 4},
+		{"release, id reused", wire.FrameRelease, 1, 4},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			ctx := testCtx(t, 5*time.Second)
@@ -306,23 +307,23 @@ func TestCancelFreesIDInOrder(t *testing.T) {
 			c.query(ctx, 1, silent.addr, "RQ1")
 			c.query(ctx, 2, silent.addr, "RQ2")
 			// No read in between: the END of 1 is not waited for.
-			c.sendRaw(ctx, appendIDFrame(nil, tc.frame, 1))
+			c.sendRaw(ctx, wire.AppendIDFrame(nil, tc.frame, 1))
 			c.query(ctx, tc.next, silent.addr, "RQ3")
 			c.query(ctx, tc.extra, silent.addr, "RQ4")
-			if tc.frame == FrameCancel {
-				wantEnd(t, c.read(ctx), EndCancelled, 0)
+			if tc.frame == wire.FrameCancel {
+				wantEnd(t, c.read(ctx), wire.EndCancelled, 0)
 			}
 			fr := c.read(ctx)
 			if fr.ID != tc.extra {
 				t.Fatalf("frame %v for id %d, want the refusal of %d (query %d was admitted)", fr.Type, fr.ID, tc.extra, tc.next)
 			}
-			wantError(t, fr, CodeBusy, RuleInFlight)
+			wantError(t, fr, wire.CodeBusy, wire.RuleInFlight)
 			for _, id := range []uint32{tc.next, 2} {
-				c.sendRaw(ctx, appendIDFrame(nil, FrameCancel, id))
+				c.sendRaw(ctx, wire.AppendIDFrame(nil, wire.FrameCancel, id))
 				if fr := c.read(ctx); fr.ID != id {
 					t.Fatalf("frame %v for id %d, want the END of %d", fr.Type, fr.ID, id)
 				} else {
-					wantEnd(t, fr, EndCancelled, 0)
+					wantEnd(t, fr, wire.EndCancelled, 0)
 				}
 			}
 		})
@@ -354,19 +355,19 @@ func TestRelease(t *testing.T) {
 			c := dialRaw(t, ctx, f.url)
 			c.query(ctx, 1, target.addr, "RQ1")
 			for range tc.replies {
-				if fr := c.read(ctx); fr.Type != FrameReply || fr.ID != 1 {
+				if fr := c.read(ctx); fr.Type != wire.FrameReply || fr.ID != 1 {
 					t.Fatalf("got %v for id %d, want a reply for 1", fr.Type, fr.ID)
 				}
 			}
-			c.sendRaw(ctx, appendIDFrame(nil, FrameRelease, tc.id))
-			c.sendRaw(ctx, appendIDFrame(nil, FramePing, 77))
-			if fr := c.read(ctx); fr.Type != FramePong || fr.ID != 77 {
+			c.sendRaw(ctx, wire.AppendIDFrame(nil, wire.FrameRelease, tc.id))
+			c.sendRaw(ctx, wire.AppendIDFrame(nil, wire.FramePing, 77))
+			if fr := c.read(ctx); fr.Type != wire.FramePong || fr.ID != 77 {
 				t.Fatalf("after RELEASE: got %v for id %d, want the PONG of 77 and nothing for the released id", fr.Type, fr.ID)
 			}
 			if tc.id != 1 {
 				// Query 1 is still open, and ends on its CANCEL.
-				c.sendRaw(ctx, appendIDFrame(nil, FrameCancel, 1))
-				wantEnd(t, c.read(ctx), EndCancelled, tc.replies)
+				c.sendRaw(ctx, wire.AppendIDFrame(nil, wire.FrameCancel, 1))
+				wantEnd(t, c.read(ctx), wire.EndCancelled, tc.replies)
 			}
 			if got := f.metric(`querylens_relay_frames_in_total{type="release"}`); got != 1 {
 				t.Errorf("frames_in release = %v, want 1", got)
@@ -385,11 +386,11 @@ func TestUpstreamCap(t *testing.T) {
 	c := dialRaw(t, ctx, f.url)
 	c.query(ctx, 1, silent.addr, "RQ1")
 	c.query(ctx, 2, silent.addr, "RQ2")
-	wantError(t, c.read(ctx), CodeBusy, RuleUpstreamCap)
+	wantError(t, c.read(ctx), wire.CodeBusy, wire.RuleUpstreamCap)
 	// Joining the exchange in flight needs no new socket.
 	c.query(ctx, 3, silent.addr, "RQ1")
-	c.sendRaw(ctx, appendIDFrame(nil, FrameCancel, 3))
-	wantEnd(t, c.read(ctx), EndCancelled, 0)
+	c.sendRaw(ctx, wire.AppendIDFrame(nil, wire.FrameCancel, 3))
+	wantEnd(t, c.read(ctx), wire.EndCancelled, 0)
 }
 
 func TestReplyCap(t *testing.T) {
@@ -409,7 +410,7 @@ func TestReplyCap(t *testing.T) {
 		c := dialRaw(t, ctx, f.url)
 		c.query(ctx, 1, r.addr, "RQd")
 		replies, final := c.collect(ctx, 1)
-		wantEnd(t, final, EndByteCap, 3)
+		wantEnd(t, final, wire.EndByteCap, 3)
 		if len(replies) != 3 {
 			t.Fatalf("%d replies", len(replies))
 		}
@@ -421,7 +422,7 @@ func TestReplyCap(t *testing.T) {
 		c := dialRaw(t, ctx, f.url)
 		c.query(ctx, 1, r.addr, "RQb")
 		replies, final := c.collect(ctx, 1)
-		wantEnd(t, final, EndByteCap, 2)
+		wantEnd(t, final, wire.EndByteCap, 2)
 		if len(replies) != 2 {
 			t.Fatalf("%d replies", len(replies))
 		}
@@ -440,7 +441,7 @@ func TestReplyCap(t *testing.T) {
 		c := dialRaw(t, ctx, f.url)
 		c.query(ctx, 1, big.addr, "RQo")
 		replies, final := c.collect(ctx, 1)
-		wantEnd(t, final, EndWindow, 1)
+		wantEnd(t, final, wire.EndWindow, 1)
 		if string(replies[0].Datagram) != "RAsmall" || f.metric(`querylens_relay_drops_total{reason="oversize"}`) != 1 {
 			t.Fatalf("reply %q", replies[0].Datagram)
 		}
@@ -470,7 +471,7 @@ func TestSlowReader(t *testing.T) {
 	// writes block sooner.
 	dialer := &net.Dialer{Control: smallRecvBuffer}
 	ws, _, err := websocket.Dial(ctx, f.url, &websocket.DialOptions{
-		Subprotocols: []string{Subprotocol},
+		Subprotocols: []string{wire.Subprotocol},
 		HTTPClient:   &http.Client{Transport: &http.Transport{DialContext: dialer.DialContext}},
 	})
 	if err != nil {
@@ -481,7 +482,7 @@ func TestSlowReader(t *testing.T) {
 	closed := func() bool { return f.metric(`querylens_relay_refusals_total{rule="slow-reader"}`) > 0 }
 	for i := 0; !closed() && ctx.Err() == nil; i++ {
 		// Keep asking (distinct questions, so no cache) without ever reading.
-		if err := ws.Write(ctx, websocket.MessageBinary, appendQuery(nil, uint32(i%64+1), testProto, r.addr, []byte("RQs"+strconv.Itoa(i)))); err != nil {
+		if err := ws.Write(ctx, websocket.MessageBinary, wire.AppendQuery(nil, uint32(i%64+1), testProto, r.addr, []byte("RQs"+strconv.Itoa(i)))); err != nil {
 			break
 		}
 		f.srv.mu.Lock()
@@ -521,7 +522,7 @@ func TestIdleTimeout(t *testing.T) {
 	// A query in flight keeps the connection open past the idle timeout.
 	c.query(ctx, 1, silent.addr, "RQ")
 	_, final := c.collect(ctx, 1)
-	wantError(t, final, CodeTimeout, RuleTimeout)
+	wantError(t, final, wire.CodeTimeout, wire.RuleTimeout)
 	_, _, err := c.ws.Read(ctx)
 	var ce websocket.CloseError
 	if !errors.As(err, &ce) || ce.Code != websocket.StatusNormalClosure || !strings.HasPrefix(ce.Reason, "idle: ") {
@@ -553,8 +554,8 @@ func TestConnectionCaps(t *testing.T) {
 		open = append(open, c)
 	}
 	_, err := dial("198.51.100.1")
-	var re *RefusedError
-	if !errors.As(err, &re) || re.Rule() != RulePerIPConnCap {
+	var re *wire.RefusedError
+	if !errors.As(err, &re) || re.Rule() != wire.RulePerIPConnCap {
 		t.Fatalf("third connection from one address: %v", err)
 	}
 	c, err := dial("198.51.100.2")
@@ -563,7 +564,7 @@ func TestConnectionCaps(t *testing.T) {
 	}
 	open = append(open, c)
 	_, err = dial("198.51.100.3")
-	if !errors.As(err, &re) || re.Rule() != RuleConnCap {
+	if !errors.As(err, &re) || re.Rule() != wire.RuleConnCap {
 		t.Fatalf("connection over the global cap: %v", err)
 	}
 	// Closing one frees its slot.
@@ -612,8 +613,8 @@ func TestOriginAndSubprotocol(t *testing.T) {
 				c.Close()
 				return
 			}
-			var re *RefusedError
-			if !errors.As(err, &re) || re.Rule() != RuleOrigin {
+			var re *wire.RefusedError
+			if !errors.As(err, &re) || re.Rule() != wire.RuleOrigin {
 				t.Fatalf("got %v, want an origin refusal", err)
 			}
 		})
@@ -644,7 +645,7 @@ func TestShutdown(t *testing.T) {
 	}
 	// Wait for the replies so that the queries are surely in flight.
 	for _, c := range clients {
-		if fr := c.read(ctx); fr.Type != FrameReply {
+		if fr := c.read(ctx); fr.Type != wire.FrameReply {
 			t.Fatalf("got %v", fr.Type)
 		}
 	}
@@ -652,7 +653,7 @@ func TestShutdown(t *testing.T) {
 	go func() { done <- srv.Shutdown(ctx) }()
 	for _, c := range clients {
 		// The query in flight still ends properly, then the relay says goodbye.
-		if fr := c.read(ctx); fr.Type != FrameEnd {
+		if fr := c.read(ctx); fr.Type != wire.FrameEnd {
 			t.Fatalf("got %v, want the END of the query in flight", fr.Type)
 		}
 		_, _, err := c.ws.Read(ctx)
@@ -665,12 +666,12 @@ func TestShutdown(t *testing.T) {
 		t.Fatal(err)
 	}
 	_, err := Dial(ctx, url, nil)
-	var re *RefusedError
-	if !errors.As(err, &re) || re.Rule() != RuleShuttingDown {
+	var re *wire.RefusedError
+	if !errors.As(err, &re) || re.Rule() != wire.RuleShuttingDown {
 		t.Fatalf("dial after shutdown: %v", err)
 	}
 	_, err = srv.Exchange(ctx, testProto, r.addr, &testQuery{tag: "x", parts: 1})
-	if !errors.As(err, &re) || re.Code != CodeBusy {
+	if !errors.As(err, &re) || re.Code != wire.CodeBusy {
 		t.Fatalf("exchange after shutdown: %v", err)
 	}
 }
@@ -718,15 +719,15 @@ func TestCancelFreesUpstreamSlotInOrder(t *testing.T) {
 		c.query(ctx, id, silent.addr, "RQ"+strconv.Itoa(int(id)))
 	}
 	// No read in between: the END of 1 is not waited for.
-	c.sendRaw(ctx, appendIDFrame(nil, FrameCancel, 1))
+	c.sendRaw(ctx, wire.AppendIDFrame(nil, wire.FrameCancel, 1))
 	c.query(ctx, 16, silent.addr, "RQ16")
 	c.query(ctx, 17, silent.addr, "RQ17")
-	wantEnd(t, c.read(ctx), EndCancelled, 0)
+	wantEnd(t, c.read(ctx), wire.EndCancelled, 0)
 	fr := c.read(ctx)
 	if fr.ID != 17 {
 		t.Fatalf("frame %v for id %d, want the refusal of 17 (query 16 was admitted)", fr.Type, fr.ID)
 	}
-	wantError(t, fr, CodeBusy, RuleUpstreamShare)
+	wantError(t, fr, wire.CodeBusy, wire.RuleUpstreamShare)
 }
 
 // TestLeaveFreesSlotOnce: the last asker leaving an exchange gives its

@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/coder/websocket"
+	"github.com/querylens/querylens/relay/wire"
 )
 
 // demoLoopback is what `querylens serve --demo` gives loopback clients.
@@ -50,26 +51,26 @@ func TestLoopbackLimits(t *testing.T) {
 	}
 	ws := dialAs(t, ctx, f.url, "192.0.2.44")
 	public := &rawClient{t: t, ws: ws}
-	if fr := public.read(ctx); fr.Type != FrameHello || fr.Hello.MaxInFlight != DefaultMaxInFlight {
+	if fr := public.read(ctx); fr.Type != wire.FrameHello || fr.Hello.MaxInFlight != DefaultMaxInFlight {
 		t.Fatalf("public client: %v max in flight %d, want HELLO with %d", fr.Type, fr.Hello.MaxInFlight, DefaultMaxInFlight)
 	}
 
 	// Only the listed address and port; its neighbour is loopback.
 	local.query(ctx, 1, other.addr, "RQx")
 	_, final := local.collect(ctx, 1)
-	wantError(t, final, CodeDenied, RuleLoopback)
+	wantError(t, final, wire.CodeDenied, wire.RuleLoopback)
 	if other.count.Load() != 0 {
 		t.Fatal("an unlisted loopback port received a datagram")
 	}
 	// The listed target is not limited per target (TargetRate burst 1).
 	for id := uint32(2); id < 5; id++ {
 		local.query(ctx, id, own.addr, "RQown"+strconv.Itoa(int(id)))
-		if fr := local.read(ctx); fr.Type != FrameReply {
+		if fr := local.read(ctx); fr.Type != wire.FrameReply {
 			t.Fatalf("query %d to the own target: %v %q", id, fr.Type, fr.Message)
 		}
-		local.sendRaw(ctx, appendIDFrame(nil, FrameCancel, id))
+		local.sendRaw(ctx, wire.AppendIDFrame(nil, wire.FrameCancel, id))
 		_, final := local.collect(ctx, id)
-		wantEnd(t, final, EndCancelled, 1)
+		wantEnd(t, final, wire.EndCancelled, 1)
 	}
 
 	// The public client keeps the default in-flight cap and rates; the
@@ -77,7 +78,7 @@ func TestLoopbackLimits(t *testing.T) {
 	for _, c := range []struct {
 		rc   *rawClient
 		n    int
-		rule Rule
+		rule wire.Rule
 	}{
 		{public, DefaultMaxInFlight, "in-flight"},
 		{local, 200, ""},
@@ -88,8 +89,8 @@ func TestLoopbackLimits(t *testing.T) {
 		if c.rule != "" {
 			for {
 				fr := c.rc.read(ctx)
-				if fr.Type == FrameError {
-					wantError(t, fr, CodeBusy, c.rule)
+				if fr.Type == wire.FrameError {
+					wantError(t, fr, wire.CodeBusy, c.rule)
 					if fr.ID != uint32(1000+c.n+1) {
 						t.Fatalf("refused id %d, want %d", fr.ID, 1000+c.n+1)
 					}
@@ -103,9 +104,9 @@ func TestLoopbackLimits(t *testing.T) {
 	for len(got) < 201 {
 		fr := local.read(ctx)
 		switch fr.Type {
-		case FrameReply:
+		case wire.FrameReply:
 			got[fr.ID] = true
-		case FrameError:
+		case wire.FrameError:
 			t.Fatalf("loopback client refused: %d %q", fr.ID, fr.Message)
 		}
 	}
@@ -154,7 +155,7 @@ func TestSendQueueMemoryBounded(t *testing.T) {
 
 			prime := dialRaw(t, ctx, f.url)
 			prime.query(ctx, 1, r.addr, "RQbig")
-			if replies, final := prime.collect(ctx, 1); len(replies) != 64 || final.Type != FrameEnd {
+			if replies, final := prime.collect(ctx, 1); len(replies) != 64 || final.Type != wire.FrameEnd {
 				t.Fatalf("priming: %d replies, %v %q", len(replies), final.Type, final.Message)
 			}
 
@@ -163,7 +164,7 @@ func TestSendQueueMemoryBounded(t *testing.T) {
 			var wss []*websocket.Conn
 			for range conns {
 				ws, _, err := websocket.Dial(ctx, f.url, &websocket.DialOptions{
-					Subprotocols: []string{Subprotocol},
+					Subprotocols: []string{wire.Subprotocol},
 					HTTPClient:   &http.Client{Transport: &http.Transport{DialContext: dialer.DialContext}},
 				})
 				if err != nil {
@@ -177,7 +178,7 @@ func TestSendQueueMemoryBounded(t *testing.T) {
 			queries := 2*min(lim.QueueBytes, f.srv.cfg.MaxQueuedBytes/conns)/64000 + 2
 			for _, ws := range wss {
 				for id := 1; id <= queries; id++ {
-					if err := ws.Write(ctx, websocket.MessageBinary, appendQuery(nil, uint32(id), testProto, r.addr, []byte("RQbig"))); err != nil {
+					if err := ws.Write(ctx, websocket.MessageBinary, wire.AppendQuery(nil, uint32(id), testProto, r.addr, []byte("RQbig"))); err != nil {
 						t.Fatal(err)
 					}
 				}

@@ -3,43 +3,19 @@ package relay
 import (
 	"net/netip"
 	"slices"
-)
 
-// The policy's rules (Policy.Check); the relay's own are in rules.go.
-const (
-	RuleUnspecified   Rule = "unspecified"     // 0.0.0.0/8, ::
-	RuleLoopback      Rule = "loopback"        // 127.0.0.0/8, ::1
-	RulePrivate       Rule = "private"         // RFC 1918
-	RuleCGNAT         Rule = "cgnat"           // 100.64.0.0/10
-	RuleLinkLocal     Rule = "link-local"      // 169.254.0.0/16, fe80::/10
-	RuleMulticast     Rule = "multicast"       // 224.0.0.0/4, ff00::/8
-	RuleBroadcast     Rule = "broadcast"       // 255.255.255.255
-	RuleReserved      Rule = "reserved"        // 240.0.0.0/4, 192.0.0.0/24, 2001::/23, IPv6 outside 2000::/3
-	RuleDocumentation Rule = "documentation"   // TEST-NET-1/2/3, 2001:db8::/32, 3fff::/20
-	RuleBenchmarking  Rule = "benchmarking"    // 198.18.0.0/15, 2001:2::/48
-	RuleUniqueLocal   Rule = "unique-local"    // fc00::/7
-	RuleSiteLocal     Rule = "site-local"      // fec0::/10 (deprecated)
-	RuleV4Mapped      Rule = "v4-mapped"       // ::ffff:0:0/96, ::ffff:0:0:0/96
-	RuleV4Compatible  Rule = "v4-compatible"   // ::/96 (deprecated)
-	RuleNAT64         Rule = "nat64"           // 64:ff9b::/96, 64:ff9b:1::/48
-	Rule6to4          Rule = "6to4"            // 2002::/16, 192.88.99.0/24
-	RuleTeredo        Rule = "teredo"          // 2001::/32
-	RuleDiscard       Rule = "discard"         // 100::/64
-	RuleZoned         Rule = "zoned"           // an address with a zone (%eth0)
-	RuleInvalid       Rule = "invalid"         // not an address
-	RulePortZero      Rule = "port-zero"       // port 0
-	RuleWellKnownPort Rule = "well-known-port" // ports 1..1023 not in AllowPorts
+	"github.com/querylens/querylens/relay/wire"
 )
 
 type rangeRule struct {
 	prefix netip.Prefix
-	rule   Rule
+	rule   wire.Rule
 }
 
 // ruleOf pairs a prefix, as written, with its rule.
 type ruleOf struct {
 	prefix string
-	rule   Rule
+	rule   wire.Rule
 }
 
 func rules(pairs []ruleOf) []rangeRule {
@@ -53,42 +29,42 @@ func rules(pairs []ruleOf) []rangeRule {
 // The first matching range decides, so more specific ranges come first.
 var (
 	v4Rules = rules([]ruleOf{
-		{"0.0.0.0/8", RuleUnspecified},
-		{"10.0.0.0/8", RulePrivate},
-		{"100.64.0.0/10", RuleCGNAT},
-		{"127.0.0.0/8", RuleLoopback},
-		{"169.254.0.0/16", RuleLinkLocal},
-		{"172.16.0.0/12", RulePrivate},
-		{"192.0.0.0/24", RuleReserved},
-		{"192.0.2.0/24", RuleDocumentation},
-		{"192.88.99.0/24", Rule6to4},
-		{"192.168.0.0/16", RulePrivate},
-		{"198.18.0.0/15", RuleBenchmarking},
-		{"198.51.100.0/24", RuleDocumentation},
-		{"203.0.113.0/24", RuleDocumentation},
-		{"224.0.0.0/4", RuleMulticast},
-		{"255.255.255.255/32", RuleBroadcast},
-		{"240.0.0.0/4", RuleReserved},
+		{"0.0.0.0/8", wire.RuleUnspecified},
+		{"10.0.0.0/8", wire.RulePrivate},
+		{"100.64.0.0/10", wire.RuleCGNAT},
+		{"127.0.0.0/8", wire.RuleLoopback},
+		{"169.254.0.0/16", wire.RuleLinkLocal},
+		{"172.16.0.0/12", wire.RulePrivate},
+		{"192.0.0.0/24", wire.RuleReserved},
+		{"192.0.2.0/24", wire.RuleDocumentation},
+		{"192.88.99.0/24", wire.Rule6to4},
+		{"192.168.0.0/16", wire.RulePrivate},
+		{"198.18.0.0/15", wire.RuleBenchmarking},
+		{"198.51.100.0/24", wire.RuleDocumentation},
+		{"203.0.113.0/24", wire.RuleDocumentation},
+		{"224.0.0.0/4", wire.RuleMulticast},
+		{"255.255.255.255/32", wire.RuleBroadcast},
+		{"240.0.0.0/4", wire.RuleReserved},
 	})
 	v6Rules = rules([]ruleOf{
-		{"::/128", RuleUnspecified},
-		{"::1/128", RuleLoopback},
-		{"::ffff:0:0/96", RuleV4Mapped},
-		{"::ffff:0:0:0/96", RuleV4Mapped},
-		{"::/96", RuleV4Compatible},
-		{"64:ff9b::/96", RuleNAT64},
-		{"64:ff9b:1::/48", RuleNAT64},
-		{"100::/64", RuleDiscard},
-		{"2001::/32", RuleTeredo},
-		{"2001:2::/48", RuleBenchmarking},
-		{"2001::/23", RuleReserved},
-		{"2001:db8::/32", RuleDocumentation},
-		{"2002::/16", Rule6to4},
-		{"3fff::/20", RuleDocumentation},
-		{"fc00::/7", RuleUniqueLocal},
-		{"fe80::/10", RuleLinkLocal},
-		{"fec0::/10", RuleSiteLocal},
-		{"ff00::/8", RuleMulticast},
+		{"::/128", wire.RuleUnspecified},
+		{"::1/128", wire.RuleLoopback},
+		{"::ffff:0:0/96", wire.RuleV4Mapped},
+		{"::ffff:0:0:0/96", wire.RuleV4Mapped},
+		{"::/96", wire.RuleV4Compatible},
+		{"64:ff9b::/96", wire.RuleNAT64},
+		{"64:ff9b:1::/48", wire.RuleNAT64},
+		{"100::/64", wire.RuleDiscard},
+		{"2001::/32", wire.RuleTeredo},
+		{"2001:2::/48", wire.RuleBenchmarking},
+		{"2001::/23", wire.RuleReserved},
+		{"2001:db8::/32", wire.RuleDocumentation},
+		{"2002::/16", wire.Rule6to4},
+		{"3fff::/20", wire.RuleDocumentation},
+		{"fc00::/7", wire.RuleUniqueLocal},
+		{"fe80::/10", wire.RuleLinkLocal},
+		{"fec0::/10", wire.RuleSiteLocal},
+		{"ff00::/8", wire.RuleMulticast},
 	})
 	globalUnicast6 = netip.MustParsePrefix("2000::/3")
 )
@@ -128,7 +104,7 @@ func (p *Policy) own(addr netip.AddrPort) bool { return p.exact[addr] }
 
 // PolicyError is a refusal by a policy rule.
 type PolicyError struct {
-	Rule   Rule
+	Rule   wire.Rule
 	Target string // the address, or the name that resolved to it
 }
 
@@ -156,24 +132,24 @@ func (p *Policy) Check(addr netip.AddrPort) error {
 }
 
 // checkPort returns the rule that refuses port, or "".
-func (p *Policy) checkPort(port uint16) Rule {
+func (p *Policy) checkPort(port uint16) wire.Rule {
 	switch {
 	case port == 0:
-		return RulePortZero
+		return wire.RulePortZero
 	case port < 1024:
 		if _, ok := slices.BinarySearch(p.ports, port); !ok {
-			return RuleWellKnownPort
+			return wire.RuleWellKnownPort
 		}
 	}
 	return ""
 }
 
-func (p *Policy) addrRule(a netip.Addr) Rule {
+func (p *Policy) addrRule(a netip.Addr) wire.Rule {
 	switch {
 	case !a.IsValid():
-		return RuleInvalid
+		return wire.RuleInvalid
 	case a.Zone() != "":
-		return RuleZoned
+		return wire.RuleZoned
 	}
 	for _, pr := range p.allow {
 		if pr.Contains(a) {
@@ -190,7 +166,7 @@ func (p *Policy) addrRule(a netip.Addr) Rule {
 		}
 	}
 	if a.Is6() && !globalUnicast6.Contains(a) {
-		return RuleReserved
+		return wire.RuleReserved
 	}
 	return ""
 }

@@ -4,6 +4,8 @@ import (
 	"context"
 	"sync"
 	"time"
+
+	"github.com/querylens/querylens/relay/wire"
 )
 
 // publishDelay is how long the owner holds a reply for more replies or
@@ -107,7 +109,7 @@ func ownerStatus(out outcome, got bool) SharedStatus {
 	switch {
 	case got:
 		return SharedDone
-	case out.code == CodeTimeout:
+	case out.code == wire.CodeTimeout:
 		return SharedTimeout
 	}
 	return SharedAbandoned

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/coder/websocket"
+	"github.com/querylens/querylens/relay/wire"
 )
 
 func TestHello(t *testing.T) {
@@ -19,7 +20,7 @@ func TestHello(t *testing.T) {
 	cfg.MaxInFlight = 12
 	f := newRelay(t, cfg)
 	c := dialRaw(t, ctx, f.url)
-	want := Hello{Version: 1, MaxDatagram: DefaultMaxDatagram, ReplyWindowMS: 300, MaxInFlight: 12, CacheTTLMS: 10000}
+	want := wire.Hello{Version: 1, MaxDatagram: DefaultMaxDatagram, ReplyWindowMS: 300, MaxInFlight: 12, CacheTTLMS: 10000}
 	if c.hello != want {
 		t.Fatalf("hello %+v, want %+v", c.hello, want)
 	}
@@ -34,7 +35,7 @@ func TestQueryReply(t *testing.T) {
 	c := dialRaw(t, ctx, f.url)
 	c.query(ctx, 7, r.addr, "RQhello")
 	replies, final := c.collect(ctx, 7)
-	wantEnd(t, final, EndWindow, 2)
+	wantEnd(t, final, wire.EndWindow, 2)
 	if len(replies) != 2 || string(replies[0].Datagram) != "RA1hello" || string(replies[1].Datagram) != "RA2hello" {
 		t.Fatalf("replies %+v", replies)
 	}
@@ -44,8 +45,8 @@ func TestQueryReply(t *testing.T) {
 		}
 	}
 	// Ping on the same connection.
-	c.sendRaw(ctx, appendIDFrame(nil, FramePing, 99))
-	if p := c.read(ctx); p.Type != FramePong || p.ID != 99 {
+	c.sendRaw(ctx, wire.AppendIDFrame(nil, wire.FramePing, 99))
+	if p := c.read(ctx); p.Type != wire.FramePong || p.ID != 99 {
 		t.Fatalf("got %v %d, want pong 99", p.Type, p.ID)
 	}
 	if got := f.metric("querylens_relay_queries_forwarded_total"); got != 1 {
@@ -61,26 +62,26 @@ func TestCancel(t *testing.T) {
 	r := newResponder(t, echoReply)
 	c := dialRaw(t, ctx, f.url)
 	c.query(ctx, 1, r.addr, "RQa")
-	if rp := c.read(ctx); rp.Type != FrameReply {
+	if rp := c.read(ctx); rp.Type != wire.FrameReply {
 		t.Fatalf("got %v", rp.Type)
 	}
-	c.sendRaw(ctx, appendIDFrame(nil, FrameCancel, 1))
+	c.sendRaw(ctx, wire.AppendIDFrame(nil, wire.FrameCancel, 1))
 	_, final := c.collect(ctx, 1)
-	wantEnd(t, final, EndCancelled, 1)
+	wantEnd(t, final, wire.EndCancelled, 1)
 	// Cancelling an id that is not open is ignored; the id is free again.
-	c.sendRaw(ctx, appendIDFrame(nil, FrameCancel, 1))
+	c.sendRaw(ctx, wire.AppendIDFrame(nil, wire.FrameCancel, 1))
 	c.query(ctx, 1, r.addr, "RQb")
-	if rp := c.read(ctx); rp.Type != FrameReply || string(rp.Datagram) != "RAb" {
+	if rp := c.read(ctx); rp.Type != wire.FrameReply || string(rp.Datagram) != "RAb" {
 		t.Fatalf("got %v %q", rp.Type, rp.Datagram)
 	}
 	// A CANCEL before any reply still gets its END.
 	silent := newResponder(t, nil)
 	c.query(ctx, 2, silent.addr, "RQc")
-	c.sendRaw(ctx, appendIDFrame(nil, FrameCancel, 2))
+	c.sendRaw(ctx, wire.AppendIDFrame(nil, wire.FrameCancel, 2))
 	for {
 		fr := c.read(ctx)
 		if fr.ID == 2 {
-			wantEnd(t, fr, EndCancelled, 0)
+			wantEnd(t, fr, wire.EndCancelled, 0)
 			break
 		}
 	}
@@ -93,7 +94,7 @@ func TestTimeout(t *testing.T) {
 	c := dialRaw(t, ctx, f.url)
 	c.query(ctx, 3, r.addr, "RQx")
 	_, final := c.collect(ctx, 3)
-	wantError(t, final, CodeTimeout, RuleTimeout)
+	wantError(t, final, wire.CodeTimeout, wire.RuleTimeout)
 	if r.count.Load() != 1 {
 		t.Fatalf("responder saw %d datagrams", r.count.Load())
 	}
@@ -103,7 +104,7 @@ func TestTimeout(t *testing.T) {
 	pc.Close()
 	c.query(ctx, 4, closed, "RQx")
 	_, final = c.collect(ctx, 4)
-	if final.Type != FrameError || final.Code != CodeTimeout {
+	if final.Type != wire.FrameError || final.Code != wire.CodeTimeout {
 		t.Fatalf("closed port: %v %v %q", final.Type, final.Code, final.Message)
 	}
 }
@@ -129,31 +130,31 @@ func TestRefusalsEndToEnd(t *testing.T) {
 	p := strconv.Itoa(int(port))
 	cases := []struct {
 		name, proto, target, datagram string
-		code                          Code
-		rule                          Rule
+		code                          wire.Code
+		rule                          wire.Rule
 	}{
-		{"loopback not allowed", testProto, "127.0.0.2:" + p, "RQ", CodeDenied, RuleLoopback},
-		{"ipv6 loopback", testProto, "[::1]:" + p, "RQ", CodeDenied, RuleLoopback},
-		{"v4-mapped spelling", testProto, "[::ffff:127.0.0.1]:" + p, "RQ", CodeDenied, RuleV4Mapped},
-		{"well-known port", testProto, "127.0.0.1:53", "RQ", CodeDenied, RuleWellKnownPort},
-		{"port zero", testProto, "127.0.0.1:0", "RQ", CodeDenied, RulePortZero},
-		{"unknown protocol", "nope", "127.0.0.1:" + p, "RQ", CodeUnknownProtocol, "unknown-protocol"},
-		{"not a query", testProto, "127.0.0.1:" + p, "XX", CodeNotAQuery, "not-a-query"},
-		{"empty datagram", testProto, "127.0.0.1:" + p, "", CodeNotAQuery, "not-a-query"},
-		{"codec panics", testProto, "127.0.0.1:" + p, "RQpanic", CodeNotAQuery, "not-a-query"},
-		{"bad target", testProto, "127.0.0.1", "RQ", CodeBadFrame, "target"},
-		{"numeric name", testProto, "2130706433:" + p, "RQ", CodeBadFrame, "target"},
-		{"name to private", testProto, "private.test:" + p, "RQ", CodeResolve, RulePrivate},
-		{"name with one refused address", testProto, "mixed.test:" + p, "RQ", CodeResolve, RuleLoopback},
-		{"name not found", testProto, "missing.test:" + p, "RQ", CodeResolve, "resolve"},
-		{"name without address", testProto, "empty.test:" + p, "RQ", CodeResolve, "resolve"},
-		{"name with well-known port", testProto, "game.test:53", "RQ", CodeDenied, RuleWellKnownPort},
-		{"oversized datagram", testProto, "127.0.0.1:" + p, "RQ" + strings.Repeat("x", DefaultMaxDatagram), CodeBadFrame, "datagram-size"},
+		{"loopback not allowed", testProto, "127.0.0.2:" + p, "RQ", wire.CodeDenied, wire.RuleLoopback},
+		{"ipv6 loopback", testProto, "[::1]:" + p, "RQ", wire.CodeDenied, wire.RuleLoopback},
+		{"v4-mapped spelling", testProto, "[::ffff:127.0.0.1]:" + p, "RQ", wire.CodeDenied, wire.RuleV4Mapped},
+		{"well-known port", testProto, "127.0.0.1:53", "RQ", wire.CodeDenied, wire.RuleWellKnownPort},
+		{"port zero", testProto, "127.0.0.1:0", "RQ", wire.CodeDenied, wire.RulePortZero},
+		{"unknown protocol", "nope", "127.0.0.1:" + p, "RQ", wire.CodeUnknownProtocol, "unknown-protocol"},
+		{"not a query", testProto, "127.0.0.1:" + p, "XX", wire.CodeNotAQuery, "not-a-query"},
+		{"empty datagram", testProto, "127.0.0.1:" + p, "", wire.CodeNotAQuery, "not-a-query"},
+		{"codec panics", testProto, "127.0.0.1:" + p, "RQpanic", wire.CodeNotAQuery, "not-a-query"},
+		{"bad target", testProto, "127.0.0.1", "RQ", wire.CodeBadFrame, "target"},
+		{"numeric name", testProto, "2130706433:" + p, "RQ", wire.CodeBadFrame, "target"},
+		{"name to private", testProto, "private.test:" + p, "RQ", wire.CodeResolve, wire.RulePrivate},
+		{"name with one refused address", testProto, "mixed.test:" + p, "RQ", wire.CodeResolve, wire.RuleLoopback},
+		{"name not found", testProto, "missing.test:" + p, "RQ", wire.CodeResolve, "resolve"},
+		{"name without address", testProto, "empty.test:" + p, "RQ", wire.CodeResolve, "resolve"},
+		{"name with well-known port", testProto, "game.test:53", "RQ", wire.CodeDenied, wire.RuleWellKnownPort},
+		{"oversized datagram", testProto, "127.0.0.1:" + p, "RQ" + strings.Repeat("x", DefaultMaxDatagram), wire.CodeBadFrame, "datagram-size"},
 	}
 	for i, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			id := uint32(100 + i)
-			c.sendRaw(ctx, appendQuery(nil, id, tc.proto, tc.target, []byte(tc.datagram)))
+			c.sendRaw(ctx, wire.AppendQuery(nil, id, tc.proto, tc.target, []byte(tc.datagram)))
 			_, final := c.collect(ctx, id)
 			wantError(t, final, tc.code, tc.rule)
 		})
@@ -164,7 +165,7 @@ func TestRefusalsEndToEnd(t *testing.T) {
 		id := uint32(200 + i)
 		c.query(ctx, id, name+":"+p, "RQok"+name)
 		replies, final := c.collect(ctx, id)
-		wantEnd(t, final, EndWindow, 1)
+		wantEnd(t, final, wire.EndWindow, 1)
 		if string(replies[0].Datagram) != "RAok"+name {
 			t.Fatalf("%s: reply %q", name, replies[0].Datagram)
 		}
@@ -186,7 +187,7 @@ func TestDefaultPolicyRefusesLoopback(t *testing.T) {
 	c := dialRaw(t, ctx, f.url)
 	c.query(ctx, 1, r.addr, "RQ")
 	_, final := c.collect(ctx, 1)
-	wantError(t, final, CodeDenied, RuleLoopback)
+	wantError(t, final, wire.CodeDenied, wire.RuleLoopback)
 	if r.count.Load() != 0 {
 		t.Fatal("a refused target received a datagram")
 	}
@@ -201,16 +202,16 @@ func TestMalformedFrames(t *testing.T) {
 		name string
 		b    []byte
 		id   uint32
-		rule Rule
+		rule wire.Rule
 	}{
 		{"empty", nil, 0, "bad-frame"},
 		{"unknown type", []byte{0x42, 1, 2}, 0, "bad-frame"},
 		{"short id", []byte{0x01, 0, 0}, 0, "bad-frame"},
 		{"hostile protocol length", []byte{0x01, 0, 0, 0, 9, 255, 'a'}, 9, "bad-frame"},
-		{"hostile target length", append(appendQuery(nil, 10, testProto, "", nil)[:6+len(testProto)], 255, 'x'), 10, "bad-frame"},
+		{"hostile target length", append(wire.AppendQuery(nil, 10, testProto, "", nil)[:6+len(testProto)], 255, 'x'), 10, "bad-frame"},
 		{"ping trailing bytes", []byte{0x02, 0, 0, 0, 5, 0}, 5, "bad-frame"},
-		{"relay-to-client type", appendEnd(nil, 11, 0, 0), 11, "bad-frame"},
-		{"id zero", appendQuery(nil, 0, testProto, r.addr, []byte("RQ")), 0, "bad-frame"},
+		{"relay-to-client type", wire.AppendEnd(nil, 11, 0, 0), 11, "bad-frame"},
+		{"id zero", wire.AppendQuery(nil, 0, testProto, r.addr, []byte("RQ")), 0, "bad-frame"},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -219,27 +220,27 @@ func TestMalformedFrames(t *testing.T) {
 			if fr.ID != tc.id {
 				t.Fatalf("error for id %d, want %d", fr.ID, tc.id)
 			}
-			wantError(t, fr, CodeBadFrame, tc.rule)
+			wantError(t, fr, wire.CodeBadFrame, tc.rule)
 		})
 	}
 	t.Run("text message", func(t *testing.T) {
 		if err := c.ws.Write(ctx, websocket.MessageText, []byte("hello")); err != nil {
 			t.Fatal(err)
 		}
-		wantError(t, c.read(ctx), CodeBadFrame, RuleBadFrame)
+		wantError(t, c.read(ctx), wire.CodeBadFrame, wire.RuleBadFrame)
 	})
 	t.Run("duplicate id", func(t *testing.T) {
 		silent := newResponder(t, nil)
 		c.query(ctx, 20, silent.addr, "RQ")
 		c.query(ctx, 20, silent.addr, "RQ")
-		wantError(t, c.read(ctx), CodeBadFrame, RuleDuplicateID)
-		c.sendRaw(ctx, appendIDFrame(nil, FrameCancel, 20))
-		wantEnd(t, c.read(ctx), EndCancelled, 0)
+		wantError(t, c.read(ctx), wire.CodeBadFrame, wire.RuleDuplicateID)
+		c.sendRaw(ctx, wire.AppendIDFrame(nil, wire.FrameCancel, 20))
+		wantEnd(t, c.read(ctx), wire.EndCancelled, 0)
 	})
 	// The connection survived all of it.
 	c.query(ctx, 30, r.addr, "RQalive")
 	replies, final := c.collect(ctx, 30)
-	wantEnd(t, final, EndWindow, 1)
+	wantEnd(t, final, wire.EndWindow, 1)
 	if string(replies[0].Datagram) != "RAalive" {
 		t.Fatalf("reply %q", replies[0].Datagram)
 	}
@@ -249,7 +250,7 @@ func TestOversizedFrameCloses(t *testing.T) {
 	ctx := testCtx(t, 5*time.Second)
 	f := newRelay(t, testConfig())
 	c := dialRaw(t, ctx, f.url)
-	big := appendQuery(nil, 1, testProto, "127.0.0.1:1", make([]byte, f.srv.readLimit()))
+	big := wire.AppendQuery(nil, 1, testProto, "127.0.0.1:1", make([]byte, f.srv.readLimit()))
 	c.ws.Write(ctx, websocket.MessageBinary, big)
 	_, _, err := c.ws.Read(ctx)
 	if got := websocket.CloseStatus(err); got != websocket.StatusMessageTooBig {
@@ -257,12 +258,12 @@ func TestOversizedFrameCloses(t *testing.T) {
 	}
 	// The largest allowed frame is accepted.
 	c2 := dialRaw(t, ctx, f.url)
-	max := appendQuery(nil, 1, strings.Repeat("p", 255), strings.Repeat("a", 255), make([]byte, DefaultMaxDatagram))
+	max := wire.AppendQuery(nil, 1, strings.Repeat("p", 255), strings.Repeat("a", 255), make([]byte, DefaultMaxDatagram))
 	if len(max) != f.srv.readLimit() {
 		t.Fatalf("largest query %d bytes, read limit %d", len(max), f.srv.readLimit())
 	}
 	c2.sendRaw(ctx, max)
-	wantError(t, c2.read(ctx), CodeUnknownProtocol, RuleUnknownProtocol)
+	wantError(t, c2.read(ctx), wire.CodeUnknownProtocol, wire.RuleUnknownProtocol)
 }
 
 func TestReplyFromOtherAddressIgnored(t *testing.T) {
@@ -295,7 +296,7 @@ func TestReplyFromOtherAddressIgnored(t *testing.T) {
 	c.query(ctx, 1, srv.LocalAddr().String(), "RQx")
 	replies, final := c.collect(ctx, 1)
 	<-done
-	wantEnd(t, final, EndWindow, 1)
+	wantEnd(t, final, wire.EndWindow, 1)
 	if string(replies[0].Datagram) != "RAreal" {
 		t.Fatalf("reply %q", replies[0].Datagram)
 	}
@@ -316,18 +317,18 @@ func TestBatchSubprotocol(t *testing.T) {
 		}
 		return out
 	})
-	ws, _, err := websocket.Dial(ctx, f.url, &websocket.DialOptions{Subprotocols: []string{SubprotocolBatch, Subprotocol}})
+	ws, _, err := websocket.Dial(ctx, f.url, &websocket.DialOptions{Subprotocols: []string{wire.SubprotocolBatch, wire.Subprotocol}})
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer ws.CloseNow()
 	ws.SetReadLimit(1 << 20)
-	if ws.Subprotocol() != SubprotocolBatch {
-		t.Fatalf("subprotocol %q, want %q", ws.Subprotocol(), SubprotocolBatch)
+	if ws.Subprotocol() != wire.SubprotocolBatch {
+		t.Fatalf("subprotocol %q, want %q", ws.Subprotocol(), wire.SubprotocolBatch)
 	}
 	const queries = 16
 	for id := uint32(1); id <= queries; id++ {
-		if err := ws.Write(ctx, websocket.MessageBinary, appendQuery(nil, id, testProto, many.addr, []byte("RQ"+strconv.Itoa(int(id))))); err != nil {
+		if err := ws.Write(ctx, websocket.MessageBinary, wire.AppendQuery(nil, id, testProto, many.addr, []byte("RQ"+strconv.Itoa(int(id))))); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -340,26 +341,26 @@ func TestBatchSubprotocol(t *testing.T) {
 			t.Fatal(err)
 		}
 		frames := [][]byte{b}
-		if len(b) > 0 && FrameType(b[0]) == FrameBatch {
+		if len(b) > 0 && wire.FrameType(b[0]) == wire.FrameBatch {
 			batches++
-			if frames, err = SplitBatch(b); err != nil {
+			if frames, err = wire.SplitBatch(b); err != nil {
 				t.Fatalf("a bad BATCH %x: %v", b, err)
 			}
 		}
 		for _, fb := range frames {
-			fr, err := ParseFrame(fb)
+			fr, err := wire.ParseFrame(fb)
 			if err != nil {
 				t.Fatalf("a bad frame %x: %v", fb, err)
 			}
 			switch fr.Type {
-			case FrameHello:
+			case wire.FrameHello:
 				hello = true
-			case FrameReply:
+			case wire.FrameReply:
 				if !bytes.HasPrefix(fr.Datagram, []byte("RA")) || !bytes.HasSuffix(fr.Datagram, []byte(strconv.Itoa(int(fr.ID)))) {
 					t.Errorf("reply %q for query %d", fr.Datagram, fr.ID)
 				}
 				replies[fr.ID]++
-			case FrameEnd:
+			case wire.FrameEnd:
 				if int(fr.Replies) != replies[fr.ID] || fr.Replies == 0 {
 					t.Errorf("query %d: END counts %d replies, %d came before it", fr.ID, fr.Replies, replies[fr.ID])
 				}
@@ -385,7 +386,7 @@ func TestClientBatch(t *testing.T) {
 	ctx := testCtx(t, 10*time.Second)
 	f := newRelay(t, testConfig())
 	echo := newResponder(t, func(d []byte) [][]byte { return [][]byte{append([]byte("RA"), d[2:]...)} })
-	batch := func(frames ...[]byte) []byte { return appendBatch(nil, frames) }
+	batch := func(frames ...[]byte) []byte { return wire.AppendBatch(nil, frames) }
 	dial := func(protos ...string) *websocket.Conn {
 		ws, _, err := websocket.Dial(ctx, f.url, &websocket.DialOptions{Subprotocols: protos})
 		if err != nil {
@@ -396,22 +397,22 @@ func TestClientBatch(t *testing.T) {
 		return ws
 	}
 	// next reads frames (split out of BATCHes) until want says done.
-	read := func(ws *websocket.Conn, done func(Frame) bool) []Frame {
+	read := func(ws *websocket.Conn, done func(wire.Frame) bool) []wire.Frame {
 		t.Helper()
-		var got []Frame
+		var got []wire.Frame
 		for {
 			_, b, err := ws.Read(ctx)
 			if err != nil {
 				t.Fatalf("read after %v: %v", got, err)
 			}
 			frames := [][]byte{b}
-			if FrameType(b[0]) == FrameBatch {
-				if frames, err = SplitBatch(b); err != nil {
+			if wire.FrameType(b[0]) == wire.FrameBatch {
+				if frames, err = wire.SplitBatch(b); err != nil {
 					t.Fatal(err)
 				}
 			}
 			for _, fb := range frames {
-				fr, err := ParseFrame(fb)
+				fr, err := wire.ParseFrame(fb)
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -423,31 +424,31 @@ func TestClientBatch(t *testing.T) {
 			}
 		}
 	}
-	ws := dial(SubprotocolBatch, Subprotocol)
-	read(ws, func(fr Frame) bool { return fr.Type == FrameHello })
+	ws := dial(wire.SubprotocolBatch, wire.Subprotocol)
+	read(ws, func(fr wire.Frame) bool { return fr.Type == wire.FrameHello })
 	if err := ws.Write(ctx, websocket.MessageBinary, batch(
-		appendQuery(nil, 1, testProto, echo.addr, []byte("RQ1")),
-		appendQuery(nil, 2, testProto, echo.addr, []byte("RQ2")),
-		appendIDFrame(nil, FrameCancel, 2),
-		appendIDFrame(nil, FramePing, 9),
+		wire.AppendQuery(nil, 1, testProto, echo.addr, []byte("RQ1")),
+		wire.AppendQuery(nil, 2, testProto, echo.addr, []byte("RQ2")),
+		wire.AppendIDFrame(nil, wire.FrameCancel, 2),
+		wire.AppendIDFrame(nil, wire.FramePing, 9),
 	)); err != nil {
 		t.Fatal(err)
 	}
-	ended := map[uint32]Frame{}
+	ended := map[uint32]wire.Frame{}
 	pong := false
-	read(ws, func(fr Frame) bool {
+	read(ws, func(fr wire.Frame) bool {
 		switch fr.Type {
-		case FrameEnd, FrameError:
+		case wire.FrameEnd, wire.FrameError:
 			ended[fr.ID] = fr
-		case FramePong:
+		case wire.FramePong:
 			pong = fr.ID == 9
 		}
 		return len(ended) == 2 && pong
 	})
-	if e := ended[1]; e.Type != FrameEnd || e.Reason != EndWindow || e.Replies != 1 {
+	if e := ended[1]; e.Type != wire.FrameEnd || e.Reason != wire.EndWindow || e.Replies != 1 {
 		t.Errorf("query 1 ended with %+v; want END window 1", e)
 	}
-	if e := ended[2]; e.Type != FrameEnd || e.Reason != EndCancelled {
+	if e := ended[2]; e.Type != wire.FrameEnd || e.Reason != wire.EndCancelled {
 		t.Errorf("query 2 ended with %+v; want END cancelled", e)
 	}
 	for _, c := range []struct {
@@ -455,31 +456,31 @@ func TestClientBatch(t *testing.T) {
 		msg  []byte
 		want string // the ERROR's message
 	}{
-		{"empty", []byte{byte(FrameBatch)}, "batch.frame_len at offset 1"},
-		{"past the end", append(batch(appendIDFrame(nil, FramePing, 10)), 0, 9, 1), "batch.frame at offset 10"},
-		{"nested", batch(batch(appendIDFrame(nil, FramePing, 11))), "batch.frame at offset 3: unknown frame type"},
+		{"empty", []byte{byte(wire.FrameBatch)}, "batch.frame_len at offset 1"},
+		{"past the end", append(batch(wire.AppendIDFrame(nil, wire.FramePing, 10)), 0, 9, 1), "batch.frame at offset 10"},
+		{"nested", batch(batch(wire.AppendIDFrame(nil, wire.FramePing, 11))), "batch.frame at offset 3: unknown frame type"},
 	} {
 		if err := ws.Write(ctx, websocket.MessageBinary, c.msg); err != nil {
 			t.Fatal(err)
 		}
-		got := read(ws, func(fr Frame) bool { return fr.Type == FrameError || fr.Type == FramePong })
+		got := read(ws, func(fr wire.Frame) bool { return fr.Type == wire.FrameError || fr.Type == wire.FramePong })
 		last := got[len(got)-1]
-		if last.Type != FrameError || last.ID != 0 || last.Code != CodeBadFrame || !strings.Contains(last.Message, c.want) {
+		if last.Type != wire.FrameError || last.ID != 0 || last.Code != wire.CodeBadFrame || !strings.Contains(last.Message, c.want) {
 			t.Errorf("%s BATCH: got %+v; want ERROR 0 bad-frame %q and no frame of it read", c.name, last, c.want)
 		}
 	}
 	// A bad frame inside: its own ERROR; the frames around it are read.
 	if err := ws.Write(ctx, websocket.MessageBinary, batch(
-		appendIDFrame(nil, FramePing, 12),
-		appendQuery(nil, 0, testProto, echo.addr, []byte("RQ0")),
-		appendIDFrame(nil, FramePing, 13),
+		wire.AppendIDFrame(nil, wire.FramePing, 12),
+		wire.AppendQuery(nil, 0, testProto, echo.addr, []byte("RQ0")),
+		wire.AppendIDFrame(nil, wire.FramePing, 13),
 	)); err != nil {
 		t.Fatal(err)
 	}
 	var kinds []string
-	read(ws, func(fr Frame) bool {
+	read(ws, func(fr wire.Frame) bool {
 		kinds = append(kinds, fr.Type.String()+" "+strconv.Itoa(int(fr.ID)))
-		return fr.Type == FramePong && fr.ID == 13
+		return fr.Type == wire.FramePong && fr.ID == 13
 	})
 	if want := []string{"pong 12", "error 0", "pong 13"}; !slices.Equal(kinds, want) {
 		t.Errorf("a BATCH with a bad QUERY inside: %v, want %v", kinds, want)
@@ -489,12 +490,12 @@ func TestClientBatch(t *testing.T) {
 	// 64 KiB are read whole: CANCELs of ids not open (7 bytes each with
 	// their length, nothing back), then a PING.
 	var full []byte
-	for _, size := range []int{f.srv.readLimit() - 6, f.srv.readLimit() + 1, f.srv.readLimit() + 8, maxBatch} {
+	for _, size := range []int{f.srv.readLimit() - 6, f.srv.readLimit() + 1, f.srv.readLimit() + 8, wire.MaxBatch} {
 		var frames [][]byte
 		for n := 1 + 7; n+7 <= size; n += 7 {
-			frames = append(frames, appendIDFrame(nil, FrameCancel, uint32(1000+len(frames))))
+			frames = append(frames, wire.AppendIDFrame(nil, wire.FrameCancel, uint32(1000+len(frames))))
 		}
-		frames = append(frames, appendIDFrame(nil, FramePing, uint32(size)))
+		frames = append(frames, wire.AppendIDFrame(nil, wire.FramePing, uint32(size)))
 		full = batch(frames...)
 		if len(full) > size || len(full) <= size-7 {
 			t.Fatalf("the BATCH for %d bytes is %d", size, len(full))
@@ -502,27 +503,27 @@ func TestClientBatch(t *testing.T) {
 		if err := ws.Write(ctx, websocket.MessageBinary, full); err != nil {
 			t.Fatal(err)
 		}
-		if got := read(ws, func(fr Frame) bool { return fr.Type == FramePong || fr.Type == FrameError }); got[len(got)-1].Type != FramePong || got[len(got)-1].ID != uint32(size) {
+		if got := read(ws, func(fr wire.Frame) bool { return fr.Type == wire.FramePong || fr.Type == wire.FrameError }); got[len(got)-1].Type != wire.FramePong || got[len(got)-1].ID != uint32(size) {
 			t.Errorf("a BATCH of %d bytes: %+v, want the PONG at its end", len(full), got)
 		}
 	}
 	// Longer is over the read limit: closed with 1009.
-	over := dial(SubprotocolBatch)
-	read(over, func(fr Frame) bool { return fr.Type == FrameHello })
-	if err := over.Write(ctx, websocket.MessageBinary, append(full, make([]byte, maxBatch+1-len(full))...)); err != nil {
+	over := dial(wire.SubprotocolBatch)
+	read(over, func(fr wire.Frame) bool { return fr.Type == wire.FrameHello })
+	if err := over.Write(ctx, websocket.MessageBinary, append(full, make([]byte, wire.MaxBatch+1-len(full))...)); err != nil {
 		t.Fatal(err)
 	}
 	if _, _, err := over.Read(ctx); websocket.CloseStatus(err) != websocket.StatusMessageTooBig {
-		t.Errorf("a BATCH of %d bytes: %v, want close %d", maxBatch+1, err, websocket.StatusMessageTooBig)
+		t.Errorf("a BATCH of %d bytes: %v, want close %d", wire.MaxBatch+1, err, websocket.StatusMessageTooBig)
 	}
 	// On Subprotocol, BATCH is no client frame.
-	v1 := dial(Subprotocol)
-	read(v1, func(fr Frame) bool { return fr.Type == FrameHello })
-	if err := v1.Write(ctx, websocket.MessageBinary, batch(appendIDFrame(nil, FramePing, 14))); err != nil {
+	v1 := dial(wire.Subprotocol)
+	read(v1, func(fr wire.Frame) bool { return fr.Type == wire.FrameHello })
+	if err := v1.Write(ctx, websocket.MessageBinary, batch(wire.AppendIDFrame(nil, wire.FramePing, 14))); err != nil {
 		t.Fatal(err)
 	}
-	got := read(v1, func(fr Frame) bool { return fr.Type == FrameError || fr.Type == FramePong })
-	if last := got[len(got)-1]; last.Type != FrameError || last.Code != CodeBadFrame || !strings.Contains(last.Message, "unknown frame type") {
-		t.Errorf("a BATCH on %s: %+v; want ERROR bad-frame, unknown frame type", Subprotocol, last)
+	got := read(v1, func(fr wire.Frame) bool { return fr.Type == wire.FrameError || fr.Type == wire.FramePong })
+	if last := got[len(got)-1]; last.Type != wire.FrameError || last.Code != wire.CodeBadFrame || !strings.Contains(last.Message, "unknown frame type") {
+		t.Errorf("a BATCH on %s: %+v; want ERROR bad-frame, unknown frame type", wire.Subprotocol, last)
 	}
 }

@@ -12,6 +12,7 @@ import (
 	"github.com/querylens/querylens/codecs"
 	"github.com/querylens/querylens/codecs/a2s"
 	"github.com/querylens/querylens/netquery"
+	"github.com/querylens/querylens/relay/wire"
 )
 
 // The relay's A2S cap is the codec's: a conversation the relay lets
@@ -103,16 +104,16 @@ func TestReplyCapPerProtocol(t *testing.T) {
 		name    string
 		proto   string
 		reply   [][]byte
-		reason  EndReason
+		reason  wire.EndReason
 		replies int
 		drops   float64
 	}{
-		{"a2s 90 KiB in 64 datagrams passes", a2s.Protocol, big, EndWindow, 64, 0},
-		{"a2s past 64 datagrams is capped", a2s.Protocol, tooMany, EndByteCap, 64, 1},
-		{"a2s past 96 KiB is capped", a2s.Protocol, tooBig, EndByteCap, len(tooBig) * (96 << 10) / wireBytes(tooBig), 1},
-		{"another protocol stops at 64 KiB", testProto, big, EndByteCap, len(big) * (64 << 10) / wireBytes(big), 1},
-		{"another protocol stops at 64 datagrams", testProto, smallParts(70), EndByteCap, 64, 1},
-		{"64 datagrams exactly are not cut", testProto, smallParts(64), EndWindow, 64, 0},
+		{"a2s 90 KiB in 64 datagrams passes", a2s.Protocol, big, wire.EndWindow, 64, 0},
+		{"a2s past 64 datagrams is capped", a2s.Protocol, tooMany, wire.EndByteCap, 64, 1},
+		{"a2s past 96 KiB is capped", a2s.Protocol, tooBig, wire.EndByteCap, len(tooBig) * (96 << 10) / wireBytes(tooBig), 1},
+		{"another protocol stops at 64 KiB", testProto, big, wire.EndByteCap, len(big) * (64 << 10) / wireBytes(big), 1},
+		{"another protocol stops at 64 datagrams", testProto, smallParts(70), wire.EndByteCap, 64, 1},
+		{"64 datagrams exactly are not cut", testProto, smallParts(64), wire.EndWindow, 64, 0},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			r := newResponder(t, func([]byte) [][]byte { return tc.reply })
@@ -121,15 +122,15 @@ func TestReplyCapPerProtocol(t *testing.T) {
 			// Loopback may drop a burst under load: ask again (a new
 			// datagram, so not from the cache) when fewer came back than
 			// the cap lets through.
-			var replies []Frame
-			var final Frame
+			var replies []wire.Frame
+			var final wire.Frame
 			for attempt := uint32(1); attempt <= 3; attempt++ {
 				c := dialRaw(t, ctx, f.url)
 				d := []byte("RQcap" + strconv.Itoa(int(attempt)))
 				if tc.proto == a2s.Protocol {
 					d = a2sQuery(attempt)
 				}
-				c.sendRaw(ctx, appendQuery(nil, attempt, tc.proto, r.addr, d))
+				c.sendRaw(ctx, wire.AppendQuery(nil, attempt, tc.proto, r.addr, d))
 				replies, final = c.collect(ctx, attempt)
 				if len(replies) >= tc.replies {
 					break
@@ -148,7 +149,7 @@ func TestReplyCapPerProtocol(t *testing.T) {
 			}
 			m, err := (&a2s.Codec{}).Decode(dgs, codecs.DecodeOptions{})
 			switch {
-			case tc.reason == EndWindow:
+			case tc.reason == wire.EndWindow:
 				if err != nil || m.Info == nil || len(m.Info.Rules) < 80 {
 					t.Fatalf("the reply that passed does not decode whole: %v", err)
 				}

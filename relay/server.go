@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/coder/websocket"
+	"github.com/querylens/querylens/relay/wire"
 )
 
 // Server is the relay. It implements http.Handler for the WebSocket
@@ -105,49 +106,29 @@ func New(cfg Config, logger *slog.Logger) *Server {
 
 // readLimit is the largest client frame: a QUERY with both names at their
 // longest and a datagram of MaxDatagram bytes.
-func (s *Server) readLimit() int { return queryHeaderMax + s.cfg.MaxDatagram }
+func (s *Server) readLimit() int { return wire.QueryHeaderMax + s.cfg.MaxDatagram }
 
 // now is the time the rate limiters, shares and cooldowns run on:
 // Config.Clock since New (monotonic with time.Now).
 func (s *Server) now() time.Duration { return s.cfg.Clock().Sub(s.epoch) }
 
-// RefusedError is a refusal or failure reported by a relay, in the ERROR
-// frame's terms. The relay client and the in-process Exchange return it.
-type RefusedError struct {
-	ID      uint32
-	Code    Code
-	Message string // "rule: detail"
-}
-
-func (e *RefusedError) Error() string {
-	return "relay: " + e.Code.String() + ": " + e.Message
-}
-
-// Rule names the rule that refused: the part of Message before ": ".
-func (e *RefusedError) Rule() Rule {
-	if i := strings.Index(e.Message, ": "); i >= 0 {
-		return Rule(e.Message[:i])
-	}
-	return Rule(e.Message)
-}
-
 // refuse finishes a with an ERROR naming rule.
-func (s *Server) refuse(a *asker, code Code, rule Rule, detail string) {
+func (s *Server) refuse(a *asker, code wire.Code, rule wire.Rule, detail string) {
 	s.count(code, rule)
 	a.sink.fail(a, code, string(rule)+": "+detail)
 }
 
-func (s *Server) count(code Code, rule Rule) {
-	if code == CodeTimeout {
+func (s *Server) count(code wire.Code, rule wire.Rule) {
+	if code == wire.CodeTimeout {
 		s.metrics.timeouts.add(string(rule), 1)
 		return
 	}
 	s.metrics.refusals.add(string(rule), 1)
 }
 
-func (s *Server) refusal(code Code, rule Rule, detail string) *RefusedError {
+func (s *Server) refusal(code wire.Code, rule wire.Rule, detail string) *wire.RefusedError {
 	s.count(code, rule)
-	return &RefusedError{Code: code, Message: string(rule) + ": " + detail}
+	return &wire.RefusedError{Code: code, Message: string(rule) + ": " + detail}
 }
 
 // CheckTarget reports whether the relay's policy lets it query addr: nil,
@@ -179,12 +160,12 @@ func clientKey(a netip.Addr) netip.Addr {
 func (s *Server) AllowVisitor(r *http.Request) bool {
 	ip, err := s.clientIP(r)
 	if err != nil {
-		s.count(CodeDenied, RuleForwardedFor)
+		s.count(wire.CodeDenied, wire.RuleForwardedFor)
 		return false
 	}
 	ok := s.visitorRate.allow(clientKey(ip), s.now())
 	if !ok {
-		s.count(CodeRateLimited, RuleVisitorRate)
+		s.count(wire.CodeRateLimited, wire.RuleVisitorRate)
 	}
 	return ok
 }
@@ -296,23 +277,23 @@ func (s *Server) originAllowed(r *http.Request) bool {
 func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	ip, err := s.clientIP(r)
 	if err != nil {
-		s.metrics.refusals.add(string(RuleForwardedFor), 1)
+		s.metrics.refusals.add(string(wire.RuleForwardedFor), 1)
 		s.log.Info("relay: client address unknown", "err", err)
-		http.Error(w, string(RuleForwardedFor)+": "+err.Error(), http.StatusBadRequest)
+		http.Error(w, string(wire.RuleForwardedFor)+": "+err.Error(), http.StatusBadRequest)
 		return
 	}
 	log := s.log.With("client", ip.String())
 	if !s.originAllowed(r) {
-		s.metrics.refusals.add(string(RuleOrigin), 1)
+		s.metrics.refusals.add(string(wire.RuleOrigin), 1)
 		log.Info("relay: origin refused", "origin", r.Header.Get("Origin"))
-		http.Error(w, string(RuleOrigin)+": not allowed", http.StatusForbidden)
+		http.Error(w, string(wire.RuleOrigin)+": not allowed", http.StatusForbidden)
 		return
 	}
 	s.mu.Lock()
 	if s.closing.Load() {
 		s.mu.Unlock()
-		s.metrics.refusals.add(string(RuleShuttingDown), 1)
-		http.Error(w, string(RuleShuttingDown)+": the relay is shutting down", http.StatusServiceUnavailable)
+		s.metrics.refusals.add(string(wire.RuleShuttingDown), 1)
+		http.Error(w, string(wire.RuleShuttingDown)+": the relay is shutting down", http.StatusServiceUnavailable)
 		return
 	}
 	s.wg.Add(1)
@@ -321,18 +302,18 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 
 	hw := &hijackRecorder{ResponseWriter: w}
 	ws, err := websocket.Accept(hw, r, &websocket.AcceptOptions{
-		Subprotocols:    []string{SubprotocolBatch, Subprotocol},
+		Subprotocols:    []string{wire.SubprotocolBatch, wire.Subprotocol},
 		OriginPatterns:  s.cfg.OriginPatterns,
 		CompressionMode: websocket.CompressionDisabled,
 	})
 	if err != nil {
-		s.metrics.refusals.add(string(RuleHandshake), 1)
+		s.metrics.refusals.add(string(wire.RuleHandshake), 1)
 		log.Debug("relay: handshake failed", "err", err)
 		return
 	}
-	if sp := ws.Subprotocol(); sp != Subprotocol && sp != SubprotocolBatch {
-		s.metrics.refusals.add(string(RuleSubprotocol), 1)
-		ws.Close(websocket.StatusPolicyViolation, string(RuleSubprotocol)+": "+Subprotocol+" required")
+	if sp := ws.Subprotocol(); sp != wire.Subprotocol && sp != wire.SubprotocolBatch {
+		s.metrics.refusals.add(string(wire.RuleSubprotocol), 1)
+		ws.Close(websocket.StatusPolicyViolation, string(wire.RuleSubprotocol)+": "+wire.Subprotocol+" required")
 		return
 	}
 	key := clientKey(ip)
@@ -344,7 +325,7 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 	s.upstream.connected(key)
 	c := newConn(s, ws, hw.conn, key, ip.IsLoopback(), log)
-	c.batches = ws.Subprotocol() == SubprotocolBatch
+	c.batches = ws.Subprotocol() == wire.SubprotocolBatch
 	c.cork = hw.cork
 	s.mu.Lock()
 	s.conns[c] = struct{}{}
@@ -365,14 +346,14 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 
 // reserveConn takes a connection slot for key or names the cap that
 // refuses it.
-func (s *Server) reserveConn(key netip.Addr) Rule {
+func (s *Server) reserveConn(key netip.Addr) wire.Rule {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	switch {
 	case len(s.conns) >= s.cfg.MaxConns:
-		return RuleConnCap
+		return wire.RuleConnCap
 	case s.perIP[key] >= s.cfg.MaxConnsPerIP:
-		return RulePerIPConnCap
+		return wire.RulePerIPConnCap
 	}
 	s.perIP[key]++
 	return ""

@@ -8,6 +8,8 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
+
+	"github.com/querylens/querylens/relay/wire"
 )
 
 // The relay's use of its shared stores (store.go): claiming an exchange
@@ -106,12 +108,12 @@ func (s *Server) targetBuckets(target netip.AddrPort, client netip.Addr) []Share
 	}
 }
 
-var targetRules = []Rule{RulePerTarget, RulePerTargetHost}
+var targetRules = []wire.Rule{wire.RulePerTarget, wire.RulePerTargetHost}
 
 // sharedTargetRule charges the shared per-target buckets with Take; it
 // names the rule that refused, or "". A store that is down or fails
 // refuses nothing: the local buckets, charged first, hold the line.
-func (s *Server) sharedTargetRule(target netip.AddrPort, client netip.Addr) Rule {
+func (s *Server) sharedTargetRule(target netip.AddrPort, client netip.Addr) wire.Rule {
 	sh := s.shared
 	if sh.limiter == nil || !sh.limitDep.usable() {
 		return ""
@@ -142,7 +144,7 @@ func (f *fetch) viaShared() (out outcome, handled bool) {
 		// Shared limits without a shared cache: charge the target's
 		// buckets on their own.
 		if rule := s.sharedTargetRule(f.target, f.client); rule != "" {
-			return outcome{code: CodeRateLimited, rule: rule, msg: f.target.String()}, true
+			return outcome{code: wire.CodeRateLimited, rule: rule, msg: f.target.String()}, true
 		}
 		return outcome{}, false
 	}
@@ -164,7 +166,7 @@ func (f *fetch) viaShared() (out outcome, handled bool) {
 		sh.outcomes.add(sharedLocal, 1)
 		return outcome{}, false
 	case c.Refused >= 0 && c.Refused < len(charge):
-		return outcome{code: CodeRateLimited, rule: targetRules[c.Refused], msg: f.target.String()}, true
+		return outcome{code: wire.CodeRateLimited, rule: targetRules[c.Refused], msg: f.target.String()}, true
 	case c.Owner:
 		sh.outcomes.add(sharedOwner, 1)
 		f.sharedKey = key

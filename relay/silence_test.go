@@ -3,6 +3,8 @@ package relay
 import (
 	"testing"
 	"time"
+
+	"github.com/querylens/querylens/relay/wire"
 )
 
 // TestSilentCooldown checks that a target that left 3 queries in a row
@@ -24,7 +26,7 @@ func TestSilentCooldown(t *testing.T) {
 
 	id := uint32(0)
 	// The same question every time, as a page's refresh asks it.
-	ask := func(target string) Frame {
+	ask := func(target string) wire.Frame {
 		t.Helper()
 		id++
 		c.query(ctx, id, target, "RQsame")
@@ -32,14 +34,14 @@ func TestSilentCooldown(t *testing.T) {
 		return final
 	}
 	for i := range silentStreak {
-		wantError(t, ask(silent.addr), CodeTimeout, RuleTimeout)
+		wantError(t, ask(silent.addr), wire.CodeTimeout, wire.RuleTimeout)
 		if n := silent.count.Load(); n != int64(i+1) {
 			t.Fatalf("query %d: the server got %d datagrams", i+1, n)
 		}
 	}
 	start := time.Now()
 	final := ask(silent.addr)
-	wantError(t, final, CodeTimeout, RuleCooldown)
+	wantError(t, final, wire.CodeTimeout, wire.RuleCooldown)
 	if time.Since(start) >= cfg.ReplyWindow {
 		t.Errorf("the cooldown answer took %v: it must not wait for the window", time.Since(start))
 	}
@@ -51,21 +53,21 @@ func TestSilentCooldown(t *testing.T) {
 	// version) and answer others.
 	c.query(ctx, 500, silent.addr, "RQother")
 	_, final = c.collect(ctx, 500)
-	wantError(t, final, CodeTimeout, RuleTimeout)
+	wantError(t, final, wire.CodeTimeout, wire.RuleTimeout)
 	if n := silent.count.Load(); n != silentStreak+1 {
 		t.Fatalf("another question to the cooling server: it got %d datagrams, want %d", n, silentStreak+1)
 	}
 	// After the cooldown, one exchange goes through again.
 	clock.advance(cfg.SilentCooldown)
-	wantError(t, ask(silent.addr), CodeTimeout, RuleTimeout)
+	wantError(t, ask(silent.addr), wire.CodeTimeout, wire.RuleTimeout)
 	if n := silent.count.Load(); n != silentStreak+2 {
 		t.Fatalf("after the cooldown the server got %d datagrams, want %d", n, silentStreak+2)
 	}
-	wantError(t, ask(silent.addr), CodeTimeout, RuleCooldown)
+	wantError(t, ask(silent.addr), wire.CodeTimeout, wire.RuleCooldown)
 
 	// A server that answers does not cool down.
 	for range 2 * silentStreak {
-		if fr := ask(live.addr); fr.Type != FrameEnd {
+		if fr := ask(live.addr); fr.Type != wire.FrameEnd {
 			t.Fatalf("live server: %v %q", fr.Type, fr.Message)
 		}
 	}

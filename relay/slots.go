@@ -5,6 +5,8 @@ import (
 	"net/netip"
 	"sync"
 	"time"
+
+	"github.com/querylens/querylens/relay/wire"
 )
 
 // upstreamSlots shares the relay's MaxUpstream exchanges between client
@@ -165,7 +167,7 @@ func (u *upstreamSlots) key(client netip.Addr, now time.Duration) *keyUse {
 // reserve takes a slot for an exchange that client starts to target, or
 // names the rule that refuses it. The rules cost nothing and come first;
 // the target's rate limits are charged only when they pass.
-func (u *upstreamSlots) reserve(client netip.Addr, target netip.AddrPort) (Code, Rule) {
+func (u *upstreamSlots) reserve(client netip.Addr, target netip.AddrPort) (wire.Code, wire.Rule) {
 	s := u.s
 	now := s.now()
 	u.mu.Lock()
@@ -173,7 +175,7 @@ func (u *upstreamSlots) reserve(client netip.Addr, target netip.AddrPort) (Code,
 	u.countLocked(now, false)
 	k := u.key(client, now)
 	if k == nil {
-		return CodeBusy, RuleUpstreamShare // every key remembered is busy: fail closed
+		return wire.CodeBusy, wire.RuleUpstreamShare // every key remembered is busy: fail closed
 	}
 	u.decay(k, now)
 	heavy := u.heavy
@@ -189,24 +191,24 @@ func (u *upstreamSlots) reserve(client netip.Addr, target netip.AddrPort) (Code,
 	full := u.open >= u.max || !light && u.open >= u.max-u.kept
 	switch {
 	case s.isClosing():
-		return CodeBusy, RuleShuttingDown
+		return wire.CodeBusy, wire.RuleShuttingDown
 	case over && !(heavy == 1 && u.open >= u.max):
 		// Over its share (a key alone at a full relay hears that the
 		// relay is full).
 		k.refused, k.greedy = now, now
 		u.markHeavy(k)
-		return CodeBusy, RuleUpstreamShare
+		return wire.CodeBusy, wire.RuleUpstreamShare
 	case full:
 		k.refused = now
 		u.markHeavy(k)
-		return CodeBusy, RuleUpstreamCap
+		return wire.CodeBusy, wire.RuleUpstreamCap
 	case s.policy.own(target):
 		// The operator's own server (Config.AllowAddrs): no third party
 		// to protect, so no per-target limit.
 	case !s.targetRate.allow(target, client, now):
-		return CodeRateLimited, RulePerTarget
+		return wire.CodeRateLimited, wire.RulePerTarget
 	case !s.hostRate.allow(target.Addr(), client, now):
-		return CodeRateLimited, RulePerTargetHost
+		return wire.CodeRateLimited, wire.RulePerTargetHost
 	}
 	k.open++
 	u.open++

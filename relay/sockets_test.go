@@ -6,6 +6,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/querylens/querylens/relay/wire"
 )
 
 // portRecorder is a loopback UDP server that answers every query with
@@ -76,16 +78,16 @@ func TestReusedSocketDropsLateReplies(t *testing.T) {
 		t.Helper()
 		c.query(ctx, id, target, "RQ")
 		fr := c.read(ctx)
-		if fr.Type != FrameReply {
+		if fr.Type != wire.FrameReply {
 			t.Fatalf("query %d: %v %q", id, fr.Type, fr.Message)
 		}
 		got := []string{string(fr.Datagram)}
-		c.sendRaw(ctx, appendIDFrame(nil, FrameCancel, id))
+		c.sendRaw(ctx, wire.AppendIDFrame(nil, wire.FrameCancel, id))
 		replies, final := c.collect(ctx, id)
 		for _, r := range replies {
 			got = append(got, string(r.Datagram))
 		}
-		if final.Type != FrameEnd {
+		if final.Type != wire.FrameEnd {
 			t.Fatalf("query %d: %v %q", id, final.Type, final.Message)
 		}
 		// Wait until the exchange has given its socket back.

@@ -9,15 +9,17 @@ import (
 	"sync/atomic"
 	"syscall"
 	"time"
+
+	"github.com/querylens/querylens/relay/wire"
 )
 
 // sink receives what happens to an asker's query. The connection and the
 // in-process Exchange implement it. Calls for one asker come in order:
 // replies, then exactly one end or fail (unless the asker finished first).
 type sink interface {
-	reply(a *asker, r reply, flags ReplyFlags)
-	end(a *asker, reason EndReason)
-	fail(a *asker, code Code, msg string)
+	reply(a *asker, r reply, flags wire.ReplyFlags)
+	end(a *asker, reason wire.EndReason)
+	fail(a *asker, code wire.Code, msg string)
 }
 
 // asker is one query id waiting for replies.
@@ -73,7 +75,7 @@ type fetch struct {
 	replies  []reply
 	size     int
 	complete bool
-	reason   EndReason
+	reason   wire.EndReason
 	sock     *net.UDPConn
 	stopped  bool // every asker left, or the relay is shutting down
 	shutdown bool
@@ -86,7 +88,7 @@ type fetch struct {
 	// exchange for every relay, the flags of replies streamed from another
 	// relay, how to stop streaming them, and the owner's publisher.
 	sharedKey   string
-	sharedFlags ReplyFlags
+	sharedFlags wire.ReplyFlags
 	stopFollow  func()
 	pub         *publisher
 }
@@ -101,12 +103,12 @@ func (f *fetch) join(a *asker, coalesced bool) bool {
 		f.mu.Unlock()
 		return false
 	}
-	flags := ReplyFlags(0)
+	flags := wire.ReplyFlags(0)
 	switch {
 	case f.complete:
-		flags = FlagCached
+		flags = wire.FlagCached
 	case coalesced:
-		flags = FlagCoalesced
+		flags = wire.FlagCoalesced
 		a.coalesced = true
 	}
 	a.fetch.Store(f)
@@ -123,8 +125,8 @@ func (f *fetch) join(a *asker, coalesced bool) bool {
 	}
 	reason := f.reason
 	f.mu.Unlock()
-	if reason == EndCancelled {
-		reason = EndWindow
+	if reason == wire.EndCancelled {
+		reason = wire.EndWindow
 	}
 	a.sink.end(a, reason)
 	return true
@@ -178,9 +180,9 @@ func (f *fetch) stopLocked(shutdown bool) {
 
 // outcome is how an exchange ended; code 0 means it ended normally.
 type outcome struct {
-	reason EndReason
-	code   Code
-	rule   Rule
+	reason wire.EndReason
+	code   wire.Code
+	rule   wire.Rule
 	msg    string
 }
 
@@ -199,7 +201,7 @@ func (f *fetch) exchange() outcome {
 	}
 	us, err := s.sockets.get(f.target)
 	if err != nil {
-		return outcome{code: CodeInternal, rule: RuleUpstream, msg: err.Error()}
+		return outcome{code: wire.CodeInternal, rule: wire.RuleUpstream, msg: err.Error()}
 	}
 	out := f.exchangeOn(us.c)
 	// Detach first: once back in the pool the socket may serve another
@@ -207,7 +209,7 @@ func (f *fetch) exchange() outcome {
 	f.mu.Lock()
 	f.sock = nil
 	f.mu.Unlock()
-	s.sockets.put(us, out.code != CodeInternal)
+	s.sockets.put(us, out.code != wire.CodeInternal)
 	return out
 }
 
@@ -218,7 +220,7 @@ func (f *fetch) exchangeOn(sock *net.UDPConn) outcome {
 	f.mu.Lock()
 	if f.stopped {
 		f.mu.Unlock()
-		return outcome{reason: EndCancelled}
+		return outcome{reason: wire.EndCancelled}
 	}
 	f.sock = sock // from here on, stopLocked can cut the window short
 	f.mu.Unlock()
@@ -253,7 +255,7 @@ func (f *fetch) exchangeOn(sock *net.UDPConn) outcome {
 			f.publish(buf[:n], rtt)
 		}
 		if full {
-			return outcome{reason: EndByteCap}
+			return outcome{reason: wire.EndByteCap}
 		}
 	}
 }
@@ -265,16 +267,16 @@ func (f *fetch) readError(err error) outcome {
 	var ne net.Error
 	switch {
 	case shutdown:
-		return outcome{reason: EndCancelled, code: CodeBusy, rule: RuleShuttingDown, msg: "the relay is shutting down"}
+		return outcome{reason: wire.EndCancelled, code: wire.CodeBusy, rule: wire.RuleShuttingDown, msg: "the relay is shutting down"}
 	case stopped:
-		return outcome{reason: EndCancelled}
+		return outcome{reason: wire.EndCancelled}
 	case errors.As(err, &ne) && ne.Timeout():
-		return outcome{reason: EndWindow, code: CodeTimeout, rule: RuleTimeout,
+		return outcome{reason: wire.EndWindow, code: wire.CodeTimeout, rule: wire.RuleTimeout,
 			msg: "no reply within " + strconv.FormatInt(f.s.cfg.ReplyWindow.Milliseconds(), 10) + " ms"}
 	case errors.Is(err, syscall.ECONNREFUSED):
-		return outcome{reason: EndWindow, code: CodeTimeout, rule: RuleUnreachable, msg: "the target's port is closed (ICMP port unreachable)"}
+		return outcome{reason: wire.EndWindow, code: wire.CodeTimeout, rule: wire.RuleUnreachable, msg: "the target's port is closed (ICMP port unreachable)"}
 	}
-	return outcome{code: CodeInternal, rule: RuleUpstream, msg: err.Error()}
+	return outcome{code: wire.CodeInternal, rule: wire.RuleUpstream, msg: err.Error()}
 }
 
 // add records one reply and hands it to every asker. A reply that would
@@ -301,7 +303,7 @@ func (f *fetch) add(b []byte, rtt time.Duration) (full bool) {
 	for _, a := range f.askers {
 		flags := f.sharedFlags
 		if a.coalesced {
-			flags = FlagCoalesced
+			flags = wire.FlagCoalesced
 		}
 		a.sink.reply(a, r, flags)
 	}
@@ -311,7 +313,7 @@ func (f *fetch) add(b []byte, rtt time.Duration) (full bool) {
 // finish ends the exchange: it caches or forgets it, then tells every asker.
 func (f *fetch) finish(out outcome) {
 	s := f.s
-	if out.code == CodeInternal {
+	if out.code == wire.CodeInternal {
 		s.log.Warn("relay: upstream exchange failed", "target", f.target.String(), "err", out.msg)
 	}
 	f.mu.Lock()
@@ -330,7 +332,7 @@ func (f *fetch) finish(out outcome) {
 	switch {
 	case got:
 		s.silence.heard(f.key)
-	case out.code == CodeTimeout:
+	case out.code == wire.CodeTimeout:
 		s.silence.silent(f.key, s.now())
 	}
 	s.flights.remove(f)
@@ -348,7 +350,7 @@ func (f *fetch) finish(out outcome) {
 		}
 		code, rule, msg := out.code, out.rule, out.msg
 		if code == 0 {
-			code, rule, msg = CodeBusy, RuleShuttingDown, "the relay is shutting down"
+			code, rule, msg = wire.CodeBusy, wire.RuleShuttingDown, "the relay is shutting down"
 		}
 		s.refuse(a, code, rule, msg)
 	}

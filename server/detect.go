@@ -10,7 +10,7 @@ import (
 
 	"github.com/querylens/querylens/codecs"
 	"github.com/querylens/querylens/netquery"
-	"github.com/querylens/querylens/relay"
+	"github.com/querylens/querylens/relay/wire"
 	"github.com/querylens/querylens/server/ident"
 )
 
@@ -102,7 +102,7 @@ func Detect(ctx context.Context, ex netquery.Exchanger, target string, opts map[
 // refusal names its code in Field ("relay.denied"), anything else is the
 // target's.
 func ExchangeError(protocol string, err error) error {
-	var re *relay.RefusedError
+	var re *wire.RefusedError
 	if errors.As(err, &re) {
 		return &codecs.Error{Protocol: protocol, Field: "relay." + re.Code.String(),
 			Err: errors.New("refused by the relay (" + re.Code.String() + "): " + re.Message)}

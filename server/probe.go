@@ -11,7 +11,7 @@ import (
 	"github.com/querylens/querylens/codecs"
 	"github.com/querylens/querylens/history"
 	"github.com/querylens/querylens/netquery"
-	"github.com/querylens/querylens/relay"
+	"github.com/querylens/querylens/relay/wire"
 )
 
 // DefaultTimeout bounds one probe: long enough for a slow server on
@@ -132,21 +132,21 @@ func Classify(err error, timeout time.Duration) (State, string) {
 	if err == nil || errors.Is(err, context.DeadlineExceeded) || errors.Is(err, context.Canceled) {
 		return Offline, "No answer " + wait + ": the server is down, firewalled, or not a server of this protocol."
 	}
-	var ref *relay.RefusedError
+	var ref *wire.RefusedError
 	if errors.As(err, &ref) {
 		switch ref.Code {
-		case relay.CodeRateLimited:
+		case wire.CodeRateLimited:
 			return Limited, "The relay is limiting queries to this server right now (" + ref.Message + "); try again in a few seconds."
-		case relay.CodeBusy:
+		case wire.CodeBusy:
 			return Limited, "The relay is busy; try again shortly (" + ref.Message + ")."
-		case relay.CodeDenied:
+		case wire.CodeDenied:
 			return Refused, "This relay does not query that address (" + ref.Message + ")."
-		case relay.CodeResolve:
-			if ref.Rule() != "resolve" {
+		case wire.CodeResolve:
+			if ref.Rule() != wire.RuleResolve {
 				return Refused, "The host name resolves to an address this relay does not query (" + ref.Message + ")."
 			}
 			return Unreachable, "The host name does not resolve (" + ref.Message + ")."
-		case relay.CodeTimeout:
+		case wire.CodeTimeout:
 			return Offline, "No answer " + wait + "."
 		}
 		return Unreachable, "The relay could not send the query: " + ref.Error() + "."

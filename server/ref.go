@@ -8,7 +8,7 @@ import (
 
 	"github.com/querylens/querylens/codecs"
 	"github.com/querylens/querylens/history"
-	"github.com/querylens/querylens/relay"
+	"github.com/querylens/querylens/relay/wire"
 	"github.com/querylens/querylens/server/ident"
 )
 
@@ -26,7 +26,7 @@ import (
 //	CLI argument    -p zandronum -o flags=0x1 203.0.113.7:10666 New with ParseOptionArgs
 //
 // A Ref made by these functions is valid: the protocol is registered, the
-// address is host:port as the relay spells it (relay.ParseTarget, port not
+// address is host:port as the relay spells it (wire.ParseTarget, port not
 // 0), and the codec's NewQuery accepts the options. Compare Refs with
 // String.
 type Ref struct {
@@ -85,11 +85,11 @@ func echo(c codecs.Codec, name string) bool {
 }
 
 // CanonicalAddr checks a "host:port" and returns it in canonical form. The
-// syntax is the relay's (relay.ParseTarget), so that what is accepted here
+// syntax is the relay's (wire.ParseTarget), so that what is accepted here
 // is what the relay would be asked: an IPv4-mapped IPv6 address stays IPv6
 // and the relay's policy judges it as written. Port 0 is not a server.
 func CanonicalAddr(s string) (string, bool) {
-	t, err := relay.ParseTarget(s)
+	t, err := wire.ParseTarget(s)
 	if err != nil || t.Port == 0 {
 		return "", false
 	}

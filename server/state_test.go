@@ -9,7 +9,7 @@ import (
 
 	"github.com/querylens/querylens/codecs"
 	"github.com/querylens/querylens/history"
-	"github.com/querylens/querylens/relay"
+	"github.com/querylens/querylens/relay/wire"
 )
 
 // TestStates: names are unique and parse back; the server's states map to
@@ -48,15 +48,15 @@ func TestClassify(t *testing.T) {
 	}{
 		{"no answer", nil, Offline},
 		{"deadline", context.DeadlineExceeded, Offline},
-		{"relay timeout", &relay.RefusedError{Code: relay.CodeTimeout, Message: "silent: x"}, Offline},
-		{"policy", &relay.RefusedError{Code: relay.CodeDenied, Message: "private: 10.0.0.1:5"}, Refused},
-		{"name resolves to a refused address", &relay.RefusedError{Code: relay.CodeResolve, Message: "loopback: h resolves to 127.0.0.1"}, Refused},
-		{"name does not resolve", &relay.RefusedError{Code: relay.CodeResolve, Message: "resolve: could not resolve h"}, Unreachable},
-		{"relay rate limit", &relay.RefusedError{Code: relay.CodeRateLimited, Message: "target-host: 1.2.3.4"}, Limited},
-		{"upstream-cap", &relay.RefusedError{Code: relay.CodeBusy, Message: "upstream-cap: full"}, Limited},
-		{"upstream-share", &relay.RefusedError{Code: relay.CodeBusy, Message: "upstream-share: full"}, Limited},
-		{"shutting-down", &relay.RefusedError{Code: relay.CodeBusy, Message: "shutting-down: bye"}, Limited},
-		{"socket", &relay.RefusedError{Code: relay.CodeInternal, Message: "send: x"}, Unreachable},
+		{"relay timeout", &wire.RefusedError{Code: wire.CodeTimeout, Message: "silent: x"}, Offline},
+		{"policy", &wire.RefusedError{Code: wire.CodeDenied, Message: "private: 10.0.0.1:5"}, Refused},
+		{"name resolves to a refused address", &wire.RefusedError{Code: wire.CodeResolve, Message: "loopback: h resolves to 127.0.0.1"}, Refused},
+		{"name does not resolve", &wire.RefusedError{Code: wire.CodeResolve, Message: "resolve: could not resolve h"}, Unreachable},
+		{"relay rate limit", &wire.RefusedError{Code: wire.CodeRateLimited, Message: "target-host: 1.2.3.4"}, Limited},
+		{"upstream-cap", &wire.RefusedError{Code: wire.CodeBusy, Message: "upstream-cap: full"}, Limited},
+		{"upstream-share", &wire.RefusedError{Code: wire.CodeBusy, Message: "upstream-share: full"}, Limited},
+		{"shutting-down", &wire.RefusedError{Code: wire.CodeBusy, Message: "shutting-down: bye"}, Limited},
+		{"socket", &wire.RefusedError{Code: wire.CodeInternal, Message: "send: x"}, Unreachable},
 		{"dns", &net.DNSError{Err: "no such host", Name: "h"}, Unreachable},
 		{"send", errors.New("sendto: network unreachable"), Unreachable},
 	} {

@@ -6,7 +6,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/querylens/querylens/relay"
+	"github.com/querylens/querylens/relay/wire"
 )
 
 // relayBatchHarness runs relay.js's Relay over a fake WebSocket: it records
@@ -82,7 +82,7 @@ func TestBrowserRelayBatch(t *testing.T) {
 }
 
 // TestBrowserQueryFrame: the QUERY frames relay.js writes are the ones
-// the relay reads (relay.ParseFrame), for a target in ASCII (written
+// the relay reads (wire.ParseFrame), for a target in ASCII (written
 // byte by byte) and one with an internationalized host name (UTF-8, by
 // TextEncoder), and a target too long for its length byte fails the
 // query in the page with the relay's bad-frame code, sending nothing.
@@ -118,11 +118,11 @@ func TestBrowserQueryFrame(t *testing.T) {
 			for i, v := range got.Frame {
 				b[i] = byte(v)
 			}
-			f, err := relay.ParseFrame(b)
+			f, err := wire.ParseFrame(b)
 			if err != nil || got.Bad != "" {
 				t.Fatalf("ParseFrame(% x) = %v (page: %q)", b, err, got.Bad)
 			}
-			if f.Type != relay.FrameQuery || f.ID != c.id || f.Protocol != c.protocol || f.Target != c.target || !slices.Equal(f.Datagram, []byte{0xff, 0x00, 0x5c}) {
+			if f.Type != wire.FrameQuery || f.ID != c.id || f.Protocol != c.protocol || f.Target != c.target || !slices.Equal(f.Datagram, []byte{0xff, 0x00, 0x5c}) {
 				t.Errorf("ParseFrame = %+v; want QUERY %d %s %s ff005c", f, c.id, c.protocol, c.target)
 			}
 		})

@@ -19,6 +19,7 @@ import (
 	"github.com/querylens/querylens/history"
 	"github.com/querylens/querylens/history/sqlite"
 	"github.com/querylens/querylens/relay"
+	"github.com/querylens/querylens/relay/wire"
 	"github.com/querylens/querylens/server"
 	"github.com/querylens/querylens/web"
 	"github.com/querylens/querylens/web/internal/fakeserver"
@@ -244,7 +245,7 @@ func TestTracking(t *testing.T) {
 // it gives the sampler nothing to record.
 func TestMadeUpNeverTracked(t *testing.T) {
 	s := newHistorySite(t)
-	s.ex.Refuse = map[string]relay.Code{"10.0.0.8:7777": relay.CodeRateLimited, "10.0.0.10:7777": relay.CodeBusy}
+	s.ex.Refuse = map[string]wire.Code{"10.0.0.8:7777": wire.CodeRateLimited, "10.0.0.10:7777": wire.CodeBusy}
 	for _, target := range []string{"10.0.0.8:7777", "10.0.0.10:7777"} {
 		for _, suffix := range []string{"", "/card.png", "/badge.svg"} {
 			get(t, s.h, "/s/webtest/"+target+suffix)

@@ -12,7 +12,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/querylens/querylens/relay"
+	"github.com/querylens/querylens/relay/wire"
 	"github.com/querylens/querylens/server"
 	"github.com/querylens/querylens/web"
 	"github.com/querylens/querylens/web/internal/fakeserver"
@@ -30,7 +30,7 @@ var fakes = &fakeserver.Exchanger{
 		"10.0.0.5:7777": []byte("Rhalf a reply"),
 		"10.0.0.6:7777": []byte("R<b>&\"quoted\"</b>|E1M1|0|4|"),
 	},
-	Refuse: map[string]relay.Code{"10.0.0.7:7777": relay.CodeDenied, "10.0.0.8:7777": relay.CodeRateLimited},
+	Refuse: map[string]wire.Code{"10.0.0.7:7777": wire.CodeDenied, "10.0.0.8:7777": wire.CodeRateLimited},
 }
 
 func newHandler(t *testing.T) http.Handler {

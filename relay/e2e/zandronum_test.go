@@ -17,6 +17,7 @@ import (
 	_ "github.com/querylens/querylens/codecs/all"
 	"github.com/querylens/querylens/netquery"
 	"github.com/querylens/querylens/relay"
+	"github.com/querylens/querylens/relay/wire"
 )
 
 // TestZandronumThroughRelay relays a real Zandronum launcher query, built
@@ -98,8 +99,8 @@ func TestZandronumThroughRelay(t *testing.T) {
 			}
 			// A Zandronum reply offered as a query is refused before sending.
 			err = run.exchange(ctx, "zandronum", target, fixedQuery{tooSoon})
-			var re *relay.RefusedError
-			if !errors.As(err, &re) || re.Code != relay.CodeNotAQuery {
+			var re *wire.RefusedError
+			if !errors.As(err, &re) || re.Code != wire.CodeNotAQuery {
 				t.Fatalf("a reply sent as a query: %v", err)
 			}
 		})

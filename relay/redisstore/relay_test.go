@@ -18,6 +18,7 @@ import (
 	"github.com/querylens/querylens/internal/health"
 	"github.com/querylens/querylens/internal/testredis"
 	"github.com/querylens/querylens/relay"
+	"github.com/querylens/querylens/relay/wire"
 )
 
 // sharedProto is a codec registered only in these tests: queries are "SQ"
@@ -221,8 +222,8 @@ func TestSharedTargetLimit(t *testing.T) {
 	}
 	// Each relay's own bucket has a token left; the shared one is empty.
 	_, _, err := exchange(ctx, b, up.addr(), "t2")
-	var re *relay.RefusedError
-	if !errors.As(err, &re) || re.Code != relay.CodeRateLimited || re.Rule() != "per-target" {
+	var re *wire.RefusedError
+	if !errors.As(err, &re) || re.Code != wire.CodeRateLimited || re.Rule() != "per-target" {
 		t.Fatalf("third query: %v, want per-target refusal", err)
 	}
 	// Without the shared store, the same two relays would allow it.
@@ -364,7 +365,7 @@ func TestSharedClientLimit(t *testing.T) {
 		for i := range 80 {
 			q, _ := sharedCodec{}.NewQuery(map[string]string{"tag": "ip"})
 			_, err := clients[i%2].Exchange(ctx, sharedProto, up.addr(), q)
-			var re *relay.RefusedError
+			var re *wire.RefusedError
 			switch {
 			case err == nil:
 				allowed++

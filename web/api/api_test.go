@@ -16,7 +16,7 @@ import (
 
 	"github.com/querylens/querylens/codecs"
 	"github.com/querylens/querylens/netquery"
-	"github.com/querylens/querylens/relay"
+	"github.com/querylens/querylens/relay/wire"
 	"github.com/querylens/querylens/server"
 	"github.com/querylens/querylens/web/api"
 	"github.com/querylens/querylens/web/internal/fakeserver"
@@ -46,7 +46,7 @@ var replies = map[string][]byte{
 func newFakes() *fakeserver.Exchanger {
 	return &fakeserver.Exchanger{
 		Replies: replies,
-		Refuse:  map[string]relay.Code{"10.0.0.7:7777": relay.CodeDenied, "10.0.0.8:7777": relay.CodeRateLimited},
+		Refuse:  map[string]wire.Code{"10.0.0.7:7777": wire.CodeDenied, "10.0.0.8:7777": wire.CodeRateLimited},
 	}
 }
 
@@ -274,7 +274,7 @@ func (c *cacheFakes) ExchangeCached(ctx context.Context, protocol, target string
 	c.asked = append(c.asked, target)
 	c.mu.Unlock()
 	if !c.cached[target] {
-		return netquery.Result{}, &relay.RefusedError{ID: 1, Code: relay.CodeRateLimited, Message: string(relay.RuleNotCached) + ": " + target}
+		return netquery.Result{}, &wire.RefusedError{ID: 1, Code: wire.CodeRateLimited, Message: string(wire.RuleNotCached) + ": " + target}
 	}
 	res, err := c.Exchanger.Exchange(ctx, protocol, target, q)
 	res.FromCache = true

@@ -9,7 +9,7 @@ import (
 
 	"github.com/querylens/querylens/codecs"
 	"github.com/querylens/querylens/netquery"
-	"github.com/querylens/querylens/relay"
+	"github.com/querylens/querylens/relay/wire"
 	"github.com/querylens/querylens/server"
 	"github.com/querylens/querylens/web/api"
 )
@@ -19,7 +19,7 @@ import (
 type refuseAll struct{}
 
 func (refuseAll) Exchange(context.Context, string, string, codecs.Query) (netquery.Result, error) {
-	return netquery.Result{}, &relay.RefusedError{ID: 1, Code: relay.CodeDenied, Message: "fuzz: refused"}
+	return netquery.Result{}, &wire.RefusedError{ID: 1, Code: wire.CodeDenied, Message: "fuzz: refused"}
 }
 
 // FuzzBatch feeds any body to POST /api/v1/servers: it never panics, and

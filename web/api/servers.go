@@ -14,7 +14,7 @@ import (
 
 	"github.com/querylens/querylens/codecs"
 	"github.com/querylens/querylens/netquery"
-	"github.com/querylens/querylens/relay"
+	"github.com/querylens/querylens/relay/wire"
 	"github.com/querylens/querylens/server"
 	"github.com/querylens/querylens/server/ident"
 )
@@ -214,8 +214,8 @@ type cacheOnly struct {
 
 func (c *cacheOnly) Exchange(ctx context.Context, protocol, target string, q codecs.Query) (netquery.Result, error) {
 	res, err := c.ce.ExchangeCached(ctx, protocol, target, q)
-	var ref *relay.RefusedError
-	if errors.As(err, &ref) && ref.Rule() == relay.RuleNotCached {
+	var ref *wire.RefusedError
+	if errors.As(err, &ref) && ref.Rule() == wire.RuleNotCached {
 		c.notCached.Store(true)
 	}
 	return res, err

@@ -12,7 +12,7 @@ import (
 	"github.com/prometheus/common/expfmt"
 	"github.com/prometheus/common/model"
 
-	"github.com/querylens/querylens/relay"
+	"github.com/querylens/querylens/relay/wire"
 	"github.com/querylens/querylens/server"
 	"github.com/querylens/querylens/web/internal/fakeserver"
 	"github.com/querylens/querylens/web/probe"
@@ -28,7 +28,7 @@ func fakes() *fakeserver.Exchanger {
 			"10.0.0.4:7777": []byte("Xjunk"),
 			"10.0.0.5:7777": nil, // silent
 		},
-		Refuse: map[string]relay.Code{"10.0.0.6:7777": relay.CodeDenied},
+		Refuse: map[string]wire.Code{"10.0.0.6:7777": wire.CodeDenied},
 	}
 }
 

@@ -30,6 +30,7 @@ import (
 	"github.com/querylens/querylens/demo"
 	"github.com/querylens/querylens/netquery"
 	"github.com/querylens/querylens/relay"
+	"github.com/querylens/querylens/relay/wire"
 )
 
 // relaySection runs relay/'s own benchmarks (round trip against direct
@@ -408,7 +409,7 @@ func openIdle(ctx context.Context, host string) (net.Conn, error) {
 	rand.Read(key)
 	req := "GET /relay HTTP/1.1\r\nHost: " + host + "\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n" +
 		"Sec-WebSocket-Key: " + base64.StdEncoding.EncodeToString(key) + "\r\nSec-WebSocket-Version: 13\r\n" +
-		"Sec-WebSocket-Protocol: " + relay.Subprotocol + "\r\n\r\n"
+		"Sec-WebSocket-Protocol: " + wire.Subprotocol + "\r\n\r\n"
 	if _, err := io.WriteString(c, req); err != nil {
 		c.Close()
 		return nil, err

@@ -1,7 +1,7 @@
 // Command genmodel writes web/static/model.js, the server model the page
 // scripts share with Go: the state names of package server, the page's own
 // states, the positions of a server row (codecs.Row…) and the relay's
-// error codes (relay.Code). Run by
+// error codes (relay/wire.Code). Run by
 // go generate in package web; scripts/lint.sh checks the committed file is
 // what it writes.
 //
@@ -18,7 +18,7 @@ import (
 
 	"github.com/querylens/querylens/codecs"
 	_ "github.com/querylens/querylens/codecs/all"
-	"github.com/querylens/querylens/relay"
+	"github.com/querylens/querylens/relay/wire"
 	"github.com/querylens/querylens/server"
 )
 
@@ -126,7 +126,7 @@ export const Row = Object.freeze({
 export const RelayCodeName = Object.freeze({
 `)
 	var codes []string
-	for c := relay.Code(1); !strings.HasPrefix(c.String(), "code-"); c++ {
+	for c := wire.Code(1); !strings.HasPrefix(c.String(), "code-"); c++ {
 		fmt.Fprintf(&b, "  %d: %s,\n", c, strconv.Quote(c.String()))
 		codes = append(codes, c.String())
 	}

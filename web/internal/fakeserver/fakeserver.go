@@ -18,7 +18,7 @@ import (
 
 	"github.com/querylens/querylens/codecs"
 	"github.com/querylens/querylens/netquery"
-	"github.com/querylens/querylens/relay"
+	"github.com/querylens/querylens/relay/wire"
 )
 
 // Protocol is the codec's name.
@@ -139,7 +139,7 @@ func (q *query) Result(opt codecs.DecodeOptions) (*codecs.Message, error) {
 // get a relay refusal with that code.
 type Exchanger struct {
 	Replies map[string][]byte
-	Refuse  map[string]relay.Code
+	Refuse  map[string]wire.Code
 	mu      sync.Mutex
 	Calls   int
 }
@@ -156,7 +156,7 @@ func (e *Exchanger) Exchange(ctx context.Context, protocol, target string, q cod
 	e.Calls++
 	e.mu.Unlock()
 	if code, ok := e.Refuse[target]; ok {
-		return netquery.Result{}, &relay.RefusedError{ID: 1, Code: code, Message: "test: " + code.String()}
+		return netquery.Result{}, &wire.RefusedError{ID: 1, Code: code, Message: "test: " + code.String()}
 	}
 	q.Start()
 	reply, ok := e.Replies[target]

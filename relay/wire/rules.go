@@ -1,12 +1,37 @@
-package relay
+package wire
 
 // Rule names why the relay refused a query or a connection, or why a
 // query ended without a reply. Rule names appear in ERROR messages (before
 // the ": "), in close reasons, in RefusedError.Rule and PolicyError.Rule,
 // and as the "rule" label of the refusal and timeout metrics. The policy's
-// rules (address ranges and ports) are in policy.go; the relay's own are
-// below.
+// rules (address ranges and ports) come first, then the relay's own.
 type Rule string
+
+// The policy's rules (the relay's Policy.Check): address ranges and ports.
+const (
+	RuleUnspecified   Rule = "unspecified"     // 0.0.0.0/8, ::
+	RuleLoopback      Rule = "loopback"        // 127.0.0.0/8, ::1
+	RulePrivate       Rule = "private"         // RFC 1918
+	RuleCGNAT         Rule = "cgnat"           // 100.64.0.0/10
+	RuleLinkLocal     Rule = "link-local"      // 169.254.0.0/16, fe80::/10
+	RuleMulticast     Rule = "multicast"       // 224.0.0.0/4, ff00::/8
+	RuleBroadcast     Rule = "broadcast"       // 255.255.255.255
+	RuleReserved      Rule = "reserved"        // 240.0.0.0/4, 192.0.0.0/24, 2001::/23, IPv6 outside 2000::/3
+	RuleDocumentation Rule = "documentation"   // TEST-NET-1/2/3, 2001:db8::/32, 3fff::/20
+	RuleBenchmarking  Rule = "benchmarking"    // 198.18.0.0/15, 2001:2::/48
+	RuleUniqueLocal   Rule = "unique-local"    // fc00::/7
+	RuleSiteLocal     Rule = "site-local"      // fec0::/10 (deprecated)
+	RuleV4Mapped      Rule = "v4-mapped"       // ::ffff:0:0/96, ::ffff:0:0:0/96
+	RuleV4Compatible  Rule = "v4-compatible"   // ::/96 (deprecated)
+	RuleNAT64         Rule = "nat64"           // 64:ff9b::/96, 64:ff9b:1::/48
+	Rule6to4          Rule = "6to4"            // 2002::/16, 192.88.99.0/24
+	RuleTeredo        Rule = "teredo"          // 2001::/32
+	RuleDiscard       Rule = "discard"         // 100::/64
+	RuleZoned         Rule = "zoned"           // an address with a zone (%eth0)
+	RuleInvalid       Rule = "invalid"         // not an address
+	RulePortZero      Rule = "port-zero"       // port 0
+	RuleWellKnownPort Rule = "well-known-port" // ports 1..1023 not in AllowPorts
+)
 
 // Rules of the request (admission stage 1) and of the frames.
 const (

@@ -1,4 +1,4 @@
-package relay
+package wire
 
 import (
 	"encoding/binary"
@@ -54,6 +54,12 @@ var frameNames = map[FrameType]string{
 	FrameBatch: "batch",
 }
 
+// Known reports whether t is one of the frame types above.
+func (t FrameType) Known() bool {
+	_, ok := frameNames[t]
+	return ok
+}
+
 func (t FrameType) String() string {
 	if s, ok := frameNames[t]; ok {
 		return s
@@ -77,34 +83,6 @@ const (
 	EndByteCap   EndReason = 1 // the per-query reply cap (bytes or datagrams) was reached
 	EndCancelled EndReason = 2 // the client sent CANCEL (END is then sent even with 0 replies)
 )
-
-// Code is ERROR's code byte.
-type Code uint8
-
-const (
-	CodeBadFrame        Code = 1 // the frame could not be parsed or breaks a framing rule
-	CodeUnknownProtocol Code = 2 // no codec of that name
-	CodeNotAQuery       Code = 3 // the codec's CheckQuery refused the datagram
-	CodeDenied          Code = 4 // target address or port refused by policy
-	CodeRateLimited     Code = 5 // a rate limit (connection, client IP, target) refused it
-	CodeTimeout         Code = 6 // no reply within the window
-	CodeResolve         Code = 7 // the name did not resolve, or resolved to a refused address
-	CodeBusy            Code = 8 // too many queries in flight, or the relay is shutting down
-	CodeInternal        Code = 9 // the relay failed (socket error)
-)
-
-var codeNames = [...]string{
-	CodeBadFrame: "bad-frame", CodeUnknownProtocol: "unknown-protocol", CodeNotAQuery: "not-a-query",
-	CodeDenied: "denied", CodeRateLimited: "rate-limited", CodeTimeout: "timeout", CodeResolve: "resolve",
-	CodeBusy: "busy", CodeInternal: "internal",
-}
-
-func (c Code) String() string {
-	if int(c) < len(codeNames) && codeNames[c] != "" {
-		return codeNames[c]
-	}
-	return "code-" + strconv.Itoa(int(c))
-}
 
 // Hello is HELLO's payload: the limits a client must respect.
 type Hello struct {
@@ -134,12 +112,16 @@ type Frame struct {
 
 // Sizes of the fixed parts, for buffer planning.
 const (
-	queryHeaderMax = 1 + 4 + 1 + 255 + 1 + 255 // type, id, both length-prefixed strings at their longest
-	replyHeader    = 1 + 4 + 4 + 1
-	helloSize      = 1 + 1 + 2 + 4 + 2 + 4
-	endSize        = 1 + 4 + 1 + 2
-	idFrameSize    = 1 + 4
-	maxMessage     = 1<<16 - 1
+	// QueryHeaderMax is the longest QUERY without its datagram: type, id
+	// and both length-prefixed strings at their longest. A relay's read
+	// limit is this plus its largest datagram.
+	QueryHeaderMax = 1 + 4 + 1 + 255 + 1 + 255
+	// ReplyHeader is REPLY without its datagram.
+	ReplyHeader = 1 + 4 + 4 + 1
+	helloSize   = 1 + 1 + 2 + 4 + 2 + 4
+	endSize     = 1 + 4 + 1 + 2
+	idFrameSize = 1 + 4
+	maxMessage  = 1<<16 - 1
 )
 
 // BadFrameError says why a frame did not parse or encode.
@@ -157,9 +139,11 @@ var (
 	ErrFieldTooLong  = errors.New("field too long")
 )
 
-func (e *BadFrameError) Error() string { return "relay: " + e.detail() }
+func (e *BadFrameError) Error() string { return "relay: " + e.Detail() }
 
-func (e *BadFrameError) detail() string {
+// Detail is the error without its "relay: " prefix, as an ERROR message
+// names it after the rule: "query.target at offset 7: short frame".
+func (e *BadFrameError) Detail() string {
 	return e.Type.String() + "." + e.Field + " at offset " + strconv.Itoa(e.Offset) + ": " + e.Err.Error()
 }
 
@@ -286,27 +270,32 @@ func AppendFrame(dst []byte, f Frame) ([]byte, error) {
 		if len(f.Target) > 255 {
 			return dst, &BadFrameError{Type: f.Type, Field: "target", Offset: 7 + len(f.Protocol), Err: ErrFieldTooLong}
 		}
-		return appendQuery(dst, f.ID, f.Protocol, f.Target, f.Datagram), nil
+		return AppendQuery(dst, f.ID, f.Protocol, f.Target, f.Datagram), nil
 	case FramePing, FrameCancel, FrameRelease, FramePong:
-		return appendIDFrame(dst, f.Type, f.ID), nil
+		return AppendIDFrame(dst, f.Type, f.ID), nil
 	case FrameHello:
-		return appendHello(dst, f.Hello), nil
+		return AppendHello(dst, f.Hello), nil
 	case FrameReply:
-		return appendReply(dst, f.ID, f.RTT, f.Flags, f.Datagram), nil
+		return AppendReply(dst, f.ID, f.RTT, f.Flags, f.Datagram), nil
 	case FrameEnd:
-		return appendEnd(dst, f.ID, f.Reason, f.Replies), nil
+		return AppendEnd(dst, f.ID, f.Reason, f.Replies), nil
 	case FrameError:
 		if len(f.Message) > maxMessage {
 			return dst, &BadFrameError{Type: f.Type, Field: "message", Offset: 8, Err: ErrFieldTooLong}
 		}
-		return appendError(dst, f.ID, f.Code, f.Message), nil
+		return AppendError(dst, f.ID, f.Code, f.Message), nil
 	}
 	return dst, &BadFrameError{Type: f.Type, Field: "type", Err: ErrUnknownFrame}
 }
 
-// The append helpers below assume the caller checked the length limits.
+// The Append helpers below encode one frame type each, for senders that
+// build frames on their hot path without a Frame. Unlike AppendFrame they
+// do not check the length limits: protocol and target must be at most 255
+// bytes (AppendError cuts a longer message).
 
-func appendQuery(dst []byte, id uint32, protocol, target string, datagram []byte) []byte {
+// AppendQuery appends a QUERY.
+
+func AppendQuery(dst []byte, id uint32, protocol, target string, datagram []byte) []byte {
 	dst = append(dst, byte(FrameQuery))
 	dst = binary.BigEndian.AppendUint32(dst, id)
 	dst = append(dst, byte(len(protocol)))
@@ -316,12 +305,15 @@ func appendQuery(dst []byte, id uint32, protocol, target string, datagram []byte
 	return append(dst, datagram...)
 }
 
-func appendIDFrame(dst []byte, t FrameType, id uint32) []byte {
+// AppendIDFrame appends a frame whose payload is only its id or nonce:
+// PING, CANCEL, RELEASE or PONG.
+func AppendIDFrame(dst []byte, t FrameType, id uint32) []byte {
 	dst = append(dst, byte(t))
 	return binary.BigEndian.AppendUint32(dst, id)
 }
 
-func appendHello(dst []byte, h Hello) []byte {
+// AppendHello appends a HELLO.
+func AppendHello(dst []byte, h Hello) []byte {
 	dst = append(dst, byte(FrameHello), h.Version)
 	dst = binary.BigEndian.AppendUint16(dst, h.MaxDatagram)
 	dst = binary.BigEndian.AppendUint32(dst, h.ReplyWindowMS)
@@ -329,36 +321,39 @@ func appendHello(dst []byte, h Hello) []byte {
 	return binary.BigEndian.AppendUint32(dst, h.CacheTTLMS)
 }
 
-func appendReply(dst []byte, id, rtt uint32, flags ReplyFlags, datagram []byte) []byte {
-	dst = appendIDFrame(dst, FrameReply, id)
+// AppendReply appends a REPLY.
+func AppendReply(dst []byte, id, rtt uint32, flags ReplyFlags, datagram []byte) []byte {
+	dst = AppendIDFrame(dst, FrameReply, id)
 	dst = binary.BigEndian.AppendUint32(dst, rtt)
 	dst = append(dst, byte(flags))
 	return append(dst, datagram...)
 }
 
-func appendEnd(dst []byte, id uint32, reason EndReason, replies uint16) []byte {
-	dst = appendIDFrame(dst, FrameEnd, id)
+// AppendEnd appends an END.
+func AppendEnd(dst []byte, id uint32, reason EndReason, replies uint16) []byte {
+	dst = AppendIDFrame(dst, FrameEnd, id)
 	dst = append(dst, byte(reason))
 	return binary.BigEndian.AppendUint16(dst, replies)
 }
 
-func appendError(dst []byte, id uint32, code Code, msg string) []byte {
+// AppendError appends an ERROR, its message cut to 65535 bytes.
+func AppendError(dst []byte, id uint32, code Code, msg string) []byte {
 	if len(msg) > maxMessage {
 		msg = msg[:maxMessage]
 	}
-	dst = appendIDFrame(dst, FrameError, id)
+	dst = AppendIDFrame(dst, FrameError, id)
 	dst = append(dst, byte(code))
 	dst = binary.BigEndian.AppendUint16(dst, uint16(len(msg)))
 	return append(dst, msg...)
 }
 
-// maxBatch bounds the bytes of one BATCH message; a frame that would take
+// MaxBatch bounds the bytes of one BATCH message; a frame that would take
 // it past goes in the next.
-const maxBatch = 64 << 10
+const MaxBatch = 64 << 10
 
-// appendBatch appends to dst the BATCH message of frames (none empty, none
+// AppendBatch appends to dst the BATCH message of frames (none empty, none
 // of 64 KiB or more: a REPLY is at most its header and MaxDatagram).
-func appendBatch(dst []byte, frames [][]byte) []byte {
+func AppendBatch(dst []byte, frames [][]byte) []byte {
 	dst = append(dst, byte(FrameBatch))
 	for _, fr := range frames {
 		dst = binary.BigEndian.AppendUint16(dst, uint16(len(fr)))

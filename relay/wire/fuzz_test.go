@@ -1,4 +1,4 @@
-package relay
+package wire
 
 import (
 	"bytes"
@@ -10,24 +10,24 @@ import (
 // it accepts encodes back to the same bytes.
 func FuzzParseFrame(f *testing.F) {
 	seeds := [][]byte{
-		// A QUERY for relaytest to 127.0.0.1:27960 carrying "RQx".
-		appendQuery(nil, 1, testProto, "127.0.0.1:27960", []byte("RQx")),
+		// A QUERY for a test protocol to 127.0.0.1:27960 carrying "RQx".
+		AppendQuery(nil, 1, "relaytest", "127.0.0.1:27960", []byte("RQx")),
 		// A QUERY with a bracketed IPv6 target and an empty datagram.
-		appendQuery(nil, 0xfffffffe, "zandronum", "[::1]:10666", nil),
+		AppendQuery(nil, 0xfffffffe, "zandronum", "[::1]:10666", nil),
 		// PING and CANCEL.
-		appendIDFrame(nil, FramePing, 42),
-		appendIDFrame(nil, FrameCancel, 7),
-		appendIDFrame(nil, FrameRelease, 7),
-		// HELLO with the defaults.
-		appendHello(nil, (&Config{}).withDefaultsPtr().hello((&Config{}).withDefaultsPtr().clientLimits(false))),
+		AppendIDFrame(nil, FramePing, 42),
+		AppendIDFrame(nil, FrameCancel, 7),
+		AppendIDFrame(nil, FrameRelease, 7),
+		// HELLO with the relay's defaults.
+		AppendHello(nil, Hello{Version: Version, MaxDatagram: 8192, ReplyWindowMS: 2000, MaxInFlight: 64, CacheTTLMS: 10000}),
 		// REPLY cached and coalesced.
-		appendReply(nil, 3, 12345, FlagCached|FlagCoalesced, []byte("RA")),
+		AppendReply(nil, 3, 12345, FlagCached|FlagCoalesced, []byte("RA")),
 		// END after the byte cap.
-		appendEnd(nil, 3, EndByteCap, 64),
+		AppendEnd(nil, 3, EndByteCap, 64),
 		// ERROR naming a rule.
-		appendError(nil, 3, CodeDenied, "private: 10.0.0.1:10666"),
+		AppendError(nil, 3, CodeDenied, "private: 10.0.0.1:10666"),
 		// PONG.
-		appendIDFrame(nil, FramePong, 42),
+		AppendIDFrame(nil, FramePong, 42),
 		// Truncated QUERY: protocol length past the end.
 		{0x01, 0, 0, 0, 1, 200, 'a'},
 		// Unknown type.
@@ -51,11 +51,6 @@ func FuzzParseFrame(f *testing.F) {
 			t.Fatalf("round trip %x -> %x", b, out)
 		}
 	})
-}
-
-func (c *Config) withDefaultsPtr() *Config {
-	d := c.withDefaults()
-	return &d
 }
 
 // FuzzParseTarget checks that ParseTarget never panics, that what it
@@ -94,7 +89,7 @@ func FuzzParseTarget(f *testing.F) {
 // FuzzSplitBatch: SplitBatch never panics, and a message it accepts is
 // the BATCH of the frames it returns.
 func FuzzSplitBatch(f *testing.F) {
-	f.Add(appendBatch(nil, [][]byte{appendIDFrame(nil, FramePong, 7), appendEnd(nil, 3, EndWindow, 2)}))
+	f.Add(AppendBatch(nil, [][]byte{AppendIDFrame(nil, FramePong, 7), AppendEnd(nil, 3, EndWindow, 2)}))
 	f.Add([]byte{0x85, 0, 5, 0x84, 0, 0})
 	f.Add([]byte{0x85})
 	f.Fuzz(func(t *testing.T, b []byte) {
@@ -102,7 +97,7 @@ func FuzzSplitBatch(f *testing.F) {
 		if err != nil {
 			return
 		}
-		if again := appendBatch(nil, frames); !bytes.Equal(again, b) {
+		if again := AppendBatch(nil, frames); !bytes.Equal(again, b) {
 			t.Fatalf("SplitBatch(%x) gave frames that make %x", b, again)
 		}
 	})

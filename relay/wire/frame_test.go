@@ -1,10 +1,9 @@
-package relay
+package wire
 
 import (
 	"bytes"
 	"errors"
 	"reflect"
-	"slices"
 	"strings"
 	"testing"
 )
@@ -130,8 +129,8 @@ func TestParseFrameAliases(t *testing.T) {
 // TestBatch: a BATCH message holds the frames it was made of, in order,
 // and every malformed one is refused with the byte at fault.
 func TestBatch(t *testing.T) {
-	frames := [][]byte{appendIDFrame(nil, FramePong, 7), appendEnd(nil, 3, EndWindow, 2), {byte(FrameReply), 0, 0, 0, 3, 0, 0, 0, 9, 0, 'R', 'A'}}
-	msg := appendBatch(nil, frames)
+	frames := [][]byte{AppendIDFrame(nil, FramePong, 7), AppendEnd(nil, 3, EndWindow, 2), {byte(FrameReply), 0, 0, 0, 3, 0, 0, 0, 9, 0, 'R', 'A'}}
+	msg := AppendBatch(nil, frames)
 	got, err := SplitBatch(msg)
 	if err != nil || len(got) != len(frames) {
 		t.Fatalf("SplitBatch: %d frames, %v", len(got), err)
@@ -148,50 +147,19 @@ func TestBatch(t *testing.T) {
 		off   int
 	}{
 		{"empty message", nil, "type", 0},
-		{"not a batch", appendIDFrame(nil, FramePong, 1), "type", 0},
+		{"not a batch", AppendIDFrame(nil, FramePong, 1), "type", 0},
 		{"no frame", []byte{0x85}, "frame_len", 1},
 		{"half a length", []byte{0x85, 0}, "frame_len", 1},
 		{"empty frame", []byte{0x85, 0, 0}, "frame_len", 1},
 		{"length past the end", []byte{0x85, 0, 5, 0x84, 0, 0}, "frame", 3},
-		{"second length past the end", append(appendBatch(nil, frames[:1]), 0, 9, 0x84), "frame", len(appendBatch(nil, frames[:1])) + 2},
-		{"batch in a batch", appendBatch(nil, [][]byte{appendBatch(nil, frames[:1])}), "frame", 3},
+		{"second length past the end", append(AppendBatch(nil, frames[:1]), 0, 9, 0x84), "frame", len(AppendBatch(nil, frames[:1])) + 2},
+		{"batch in a batch", AppendBatch(nil, [][]byte{AppendBatch(nil, frames[:1])}), "frame", 3},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			_, err := SplitBatch(tc.b)
 			var bf *BadFrameError
 			if !errors.As(err, &bf) || bf.Field != tc.field || bf.Offset != tc.off {
 				t.Fatalf("SplitBatch(%x) = %v, want a bad %s at offset %d", tc.b, err, tc.field, tc.off)
-			}
-		})
-	}
-}
-
-// TestMessageEnd: the writer sends each queued frame alone in
-// Subprotocol, and with SubprotocolBatch as many together as fit in
-// maxBatch bytes, a frame that would pass it starting the next message.
-func TestMessageEnd(t *testing.T) {
-	small := make([]byte, 100)
-	big := make([]byte, maxBatch-1-2-100-2) // fits with one small one exactly
-	for _, tc := range []struct {
-		name    string
-		queued  [][]byte
-		batches bool
-		want    []int // the ends, message by message
-	}{
-		{"v1", [][]byte{small, small, small}, false, []int{1, 2, 3}},
-		{"batch, all in one", [][]byte{small, small, small}, true, []int{3}},
-		{"batch, one alone", [][]byte{small}, true, []int{1}},
-		{"batch, full", [][]byte{small, big, small}, true, []int{2, 3}},
-		{"batch, past maxBatch", [][]byte{small, append(big, 0), small}, true, []int{1, 2, 3}},
-	} {
-		t.Run(tc.name, func(t *testing.T) {
-			var got []int
-			for i := 0; i < len(tc.queued); {
-				i = messageEnd(tc.queued, i, tc.batches)
-				got = append(got, i)
-			}
-			if !slices.Equal(got, tc.want) {
-				t.Errorf("messages end at %v, want %v", got, tc.want)
 			}
 		})
 	}
