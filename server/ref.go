@@ -8,7 +8,6 @@ import (
 
 	"github.com/querylens/querylens/codecs"
 	"github.com/querylens/querylens/history"
-	"github.com/querylens/querylens/relay/wire"
 	"github.com/querylens/querylens/server/ident"
 )
 
@@ -16,7 +15,10 @@ import (
 // address in canonical form, and the query options that change what is
 // asked. Options a codec marks Echo (codecs.Option) are not part of it.
 //
-// Every spelling of a server goes through one parser and one formatter:
+// It is package ident's Ref (pure, compiled into the browser module too),
+// with what needs more than ident may import: the JSON form and the
+// history key. Every spelling of a server goes through one parser and one
+// formatter:
 //
 //	status path     /s/zandronum/203.0.113.7:10666?flags=0x1   FromPath, Ref.Path
 //	history key     {zandronum 203.0.113.7:10666?flags=0x1}    FromKey, Ref.Key
@@ -29,11 +31,7 @@ import (
 // address is host:port as the relay spells it (wire.ParseTarget, port not
 // 0), and the codec's NewQuery accepts the options. Compare Refs with
 // String.
-type Ref struct {
-	Protocol string            `json:"protocol"`          // a registered codec name
-	Addr     string            `json:"addr"`              // "host:port", canonical
-	Options  map[string]string `json:"options,omitempty"` // identity options; nil for the protocol's defaults
-}
+type Ref ident.Ref
 
 // Errors of the parsers (package ident's); each is wrapped in a *RefError.
 var (
@@ -50,51 +48,13 @@ type RefError = ident.Error
 // addr canonical and echo options left out. opts is not kept: the Ref has
 // its own map.
 func New(protocol, addr string, opts map[string]string) (Ref, error) {
-	c, err := codecs.Lookup(protocol)
-	if err != nil {
-		return Ref{}, &RefError{Part: ident.PartProtocol, Input: protocol, Err: ErrProtocol}
-	}
-	target, ok := CanonicalAddr(addr)
-	if !ok {
-		return Ref{}, &RefError{Part: ident.PartAddr, Input: addr, Err: ErrAddr}
-	}
-	if _, err := c.NewQuery(opts); err != nil {
-		return Ref{}, &RefError{Part: ident.PartOptions, Input: QueryString(opts), Err: err}
-	}
-	r := Ref{Protocol: c.Name(), Addr: target}
-	for k, v := range opts {
-		if echo(c, k) {
-			continue
-		}
-		if r.Options == nil {
-			r.Options = make(map[string]string, len(opts))
-		}
-		r.Options[k] = v
-	}
-	return r, nil
+	r, err := ident.New(protocol, addr, opts)
+	return Ref(r), err
 }
 
-// echo reports whether option name of c only echoes (codecs.Option.Echo).
-func echo(c codecs.Codec, name string) bool {
-	for _, o := range c.Options() {
-		if o.Name == name {
-			return o.Echo
-		}
-	}
-	return false
-}
-
-// CanonicalAddr checks a "host:port" and returns it in canonical form. The
-// syntax is the relay's (wire.ParseTarget), so that what is accepted here
-// is what the relay would be asked: an IPv4-mapped IPv6 address stays IPv6
-// and the relay's policy judges it as written. Port 0 is not a server.
-func CanonicalAddr(s string) (string, bool) {
-	t, err := wire.ParseTarget(s)
-	if err != nil || t.Port == 0 {
-		return "", false
-	}
-	return t.String(), true
-}
+// CanonicalAddr checks a "host:port" and returns it in canonical form
+// (ident.CanonicalAddr).
+func CanonicalAddr(s string) (string, bool) { return ident.CanonicalAddr(s) }
 
 // ParseQuery reads query options from a URL's raw query ("k=v&k2=v2").
 // A key given twice is an error, as is a query that does not parse.
@@ -137,67 +97,48 @@ func ParseOptionArgs(args []string) (map[string]string, error) {
 }
 
 // FromPath reads the status page's spelling: the path's {protocol} and
-// {target} and the URL's raw query.
+// {target} and the URL's raw query. Each part is checked once.
 func FromPath(protocol, target, rawQuery string) (Ref, error) {
-	if _, err := codecs.Lookup(protocol); err != nil {
-		return Ref{}, &RefError{Part: ident.PartProtocol, Input: protocol, Err: ErrProtocol}
-	}
-	if _, ok := CanonicalAddr(target); !ok {
-		return Ref{}, &RefError{Input: target, Err: ErrAddr}
-	}
-	opts, err := ParseQuery(rawQuery)
-	if err != nil {
-		return Ref{}, err
-	}
-	return New(protocol, target, opts)
+	r, err := ident.FromPath(protocol, target, rawQuery)
+	return Ref(r), err
 }
 
 // ParseFlag reads serve's --server spelling, PROTOCOL=HOST:PORT[?OPTIONS].
 func ParseFlag(s string) (Ref, error) {
-	proto, rest, ok := strings.Cut(s, "=")
-	if !ok {
-		return Ref{}, &RefError{Part: ident.PartServer, Input: s, Err: errors.New("want PROTOCOL=HOST:PORT[?OPTION=VALUE&...]")}
-	}
-	return parseRest(proto, rest)
+	r, err := ident.ParseFlag(s)
+	return Ref(r), err
 }
 
 // Parse reads the text spelling, PROTOCOL/HOST:PORT[?OPTIONS] (String's
 // inverse, and the JSON form).
 func Parse(s string) (Ref, error) {
-	proto, rest, ok := strings.Cut(s, "/")
-	if !ok {
-		return Ref{}, &RefError{Part: ident.PartServer, Input: s, Err: errors.New("want PROTOCOL/HOST:PORT[?OPTION=VALUE&...]")}
-	}
-	return parseRest(proto, rest)
-}
-
-func parseRest(proto, rest string) (Ref, error) {
-	addr, raw, _ := strings.Cut(rest, "?")
-	return FromPath(proto, addr, raw)
+	r, err := ident.Parse(s)
+	return Ref(r), err
 }
 
 // FromKey reads a history key (Ref.Key's inverse). Keys stored before echo
 // options were left out of the identity still parse; their echo options
 // are dropped.
 func FromKey(k history.Key) (Ref, error) {
-	return parseRest(k.Protocol, k.Addr)
+	r, err := ident.FromKey(k.Protocol, k.Addr)
+	return Ref(r), err
 }
 
 // Key is the server's history key: its protocol, and its address with the
 // identity options as the status page's URL carries them.
 func (r Ref) Key() history.Key {
-	return history.Key{Protocol: r.Protocol, Addr: r.Addr + QueryString(r.Options)}
+	return history.Key{Protocol: r.Protocol, Addr: ident.Ref(r).KeyAddr()}
 }
 
 // String is PROTOCOL/HOST:PORT[?OPTIONS], with the options sorted.
-func (r Ref) String() string { return r.Protocol + "/" + r.Addr + QueryString(r.Options) }
+func (r Ref) String() string { return ident.Ref(r).String() }
 
 // Path is the status page's path, /s/{protocol}/{host:port}[?options].
-func (r Ref) Path() string { return r.PathBase() + QueryString(r.Options) }
+func (r Ref) Path() string { return ident.Ref(r).Path() }
 
 // PathBase is the status page's path without the options, to which a page
 // adds a suffix (/badge.svg) before the options.
-func (r Ref) PathBase() string { return "/s/" + r.Protocol + "/" + r.Addr }
+func (r Ref) PathBase() string { return ident.Ref(r).PathBase() }
 
 // UnmarshalJSON reads the JSON object form and checks it as New does.
 func (r *Ref) UnmarshalJSON(b []byte) error {

@@ -35,17 +35,20 @@ type Candidate struct {
 // refused.
 func DetectOrder(opts map[string]string) ([]Candidate, error) {
 	var cands []Candidate
-	var rejected []string
+	var rejected string
 	for _, c := range codecs.Protocols() {
 		q, err := c.NewQuery(opts)
 		if err != nil {
-			rejected = append(rejected, c.Name()+": "+err.Error())
+			if rejected != "" {
+				rejected += "; "
+			}
+			rejected += c.Name() + ": " + err.Error()
 			continue
 		}
 		cands = append(cands, Candidate{Codec: c, Query: q})
 	}
 	if len(cands) == 0 {
-		return nil, &codecs.Error{Field: "options", Err: errors.New("no protocol accepts these options (" + strings.Join(rejected, "; ") + ")")}
+		return nil, &codecs.Error{Field: "options", Err: errors.New("no protocol accepts these options (" + rejected + ")")}
 	}
 	return cands, nil
 }

@@ -1,10 +1,5 @@
 package ident
 
-import (
-	"slices"
-	"strings"
-)
-
 // ParseQuery reads query options from a URL's raw query ("k=v&k2=v2"), as
 // net/url's ParseQuery reads it ('+' is a space, %XX a byte, a ';' is an
 // error). A key given twice is an error.
@@ -21,27 +16,29 @@ func ParseQueryPrefix(raw, prefix string) (map[string]string, error) {
 	}
 	var opts map[string]string
 	seen := make([]string, 0, 8)
-	for kv := range strings.SplitSeq(raw, "&") {
+	for rest := raw; rest != ""; {
+		var kv string
+		kv, rest, _ = cut(rest, '&')
 		if kv == "" {
 			continue
 		}
-		if strings.IndexByte(kv, ';') >= 0 {
+		if index(kv, ';') >= 0 {
 			return nil, &Error{Part: PartOptions, Input: raw, Err: ErrOptions}
 		}
-		k, v, _ := strings.Cut(kv, "=")
+		k, v, _ := cut(kv, '=')
 		k, ok1 := unescape(k)
 		v, ok2 := unescape(v)
 		if !ok1 || !ok2 {
 			return nil, &Error{Part: PartOptions, Input: raw, Err: ErrOptions}
 		}
-		if slices.Contains(seen, k) {
+		if contains(seen, k) {
 			return nil, &Error{Part: PartOptions, Input: k, Err: ErrRepeated}
 		}
 		seen = append(seen, k)
-		name, ok := strings.CutPrefix(k, prefix)
-		if !ok {
+		if len(k) < len(prefix) || k[:len(prefix)] != prefix {
 			continue
 		}
+		name := k[len(prefix):]
 		if opts == nil {
 			opts = make(map[string]string, 4)
 		}
@@ -57,13 +54,8 @@ func QueryString(opts map[string]string) string {
 	if len(opts) == 0 {
 		return ""
 	}
-	keys := make([]string, 0, len(opts))
-	for k := range opts {
-		keys = append(keys, k)
-	}
-	slices.Sort(keys)
 	b := make([]byte, 0, 32)
-	for i, k := range keys {
+	for i, k := range SortedKeys(opts) {
 		if i == 0 {
 			b = append(b, '?')
 		} else {
@@ -74,6 +66,26 @@ func QueryString(opts map[string]string) string {
 		b = appendEscape(b, opts[k])
 	}
 	return string(b)
+}
+
+// SortedKeys returns the names of opts, sorted: the order every spelling
+// writes options in.
+func SortedKeys(opts map[string]string) []string {
+	keys := make([]string, 0, len(opts))
+	for k := range opts {
+		keys = append(keys, k)
+	}
+	sortStrings(keys)
+	return keys
+}
+
+func contains(list []string, s string) bool {
+	for _, x := range list {
+		if x == s {
+			return true
+		}
+	}
+	return false
 }
 
 const hex = "0123456789ABCDEF"
@@ -98,7 +110,7 @@ func appendEscape(b []byte, s string) []byte {
 // unescape reads a query component: '+' is a space, %XX a byte. It reports
 // false for a '%' not followed by two hex digits.
 func unescape(s string) (string, bool) {
-	if strings.IndexByte(s, '%') < 0 && strings.IndexByte(s, '+') < 0 {
+	if index(s, '%') < 0 && index(s, '+') < 0 {
 		return s, true
 	}
 	b := make([]byte, 0, len(s))
