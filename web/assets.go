@@ -11,6 +11,8 @@ import (
 	"log/slog"
 	"net/http"
 	"path"
+	"regexp"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -53,6 +55,9 @@ type asset struct {
 	// gz is the gzip form once compressed (empty when gzip would not be
 	// smaller); nil while compression is still running.
 	gz atomic.Pointer[[]byte]
+	// imports are the static files a module imports statically, by
+	// relative name ("./ql.js" → "ql.js"), in the order written.
+	imports []string
 }
 
 // assets serves /static/. Each file is reachable under two names: its plain
@@ -95,8 +100,12 @@ func loadAssetsFS(fsys fs.FS, logger *slog.Logger) (*assets, error) {
 			return err
 		}
 		sum := sha256.Sum256(body)
-		a.add(&asset{name: p, hash: hex.EncodeToString(sum[:6]), ctype: contentType(p),
-			plain: func() ([]byte, error) { return body, nil }})
+		x := &asset{name: p, hash: hex.EncodeToString(sum[:6]), ctype: contentType(p),
+			plain: func() ([]byte, error) { return body, nil }}
+		if path.Ext(p) == ".js" {
+			x.imports = staticImports(body)
+		}
+		a.add(x)
 		return nil
 	})
 	if err != nil {
@@ -235,6 +244,51 @@ func (a *assets) ImportMap() map[string]string {
 		}
 	}
 	return m
+}
+
+// staticImport is an import or re-export statement of a module in
+// static/, at the start of a line: `import { a } from "./x.js";`,
+// `export * from "./x.js";`, `import "./x.js";` (never a dynamic import(),
+// nor one in a comment, which starts otherwise).
+var staticImport = regexp.MustCompile(`(?m)^(?:(?:import|export)\b[^;"'` + "`" + `]*?\bfrom\s*|import\s*)["']\./([A-Za-z0-9_.-]+\.js)["']`)
+
+// staticImports lists the static/ modules a module imports, in the
+// order written, once each.
+func staticImports(body []byte) []string {
+	var names []string
+	for _, m := range staticImport.FindAllSubmatch(body, -1) {
+		if n := string(m[1]); !slices.Contains(names, n) {
+			names = append(names, n)
+		}
+	}
+	return names
+}
+
+// Imports returns the modules a page script loads with it: what it
+// imports statically, and what those import, to the end, each once, in
+// the order the browser meets them (depth first). The layout preloads
+// them (<link rel="modulepreload">), so that they download with the
+// script rather than a round trip after it.
+func (a *assets) Imports(name string) []string {
+	var out []string
+	seen := map[string]bool{name: true}
+	var walk func(string)
+	walk = func(n string) {
+		x := a.files[n]
+		if x == nil {
+			return
+		}
+		for _, m := range x.imports {
+			if seen[m] || a.files[m] == nil {
+				continue
+			}
+			seen[m] = true
+			out = append(out, m)
+			walk(m)
+		}
+	}
+	walk(name)
+	return out
 }
 
 func (a *assets) ServeHTTP(w http.ResponseWriter, r *http.Request) {

@@ -11,6 +11,7 @@ import (
 	"net/http/httptest"
 	"os"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -306,4 +307,42 @@ func FuzzAcceptedCodings(f *testing.F) {
 			t.Errorf("acceptedCodings(%q) = %v, %v", h, br, gz)
 		}
 	})
+}
+
+// TestStaticImports: a page script's preloads are the modules it imports
+// statically and what they import (depth first, each once); dynamic
+// imports, JSDoc type imports and comments do not count.
+func TestStaticImports(t *testing.T) {
+	got := staticImports([]byte("// @ts-check\n// import { no } from \"./comment.js\";\n" +
+		"import { a, b } from \"./a.js\";\nimport {\n  c,\n} from './c.js';\nexport { d } from \"./d.js\";\n" +
+		"export * from \"./a.js\";\nimport \"./side.js\";\nconst x = await import(\"./dyn.js\");\n" +
+		"/** @type {import(\"./t.js\").T} */\nexport const s = \"./not.js\";\n"))
+	if want := []string{"a.js", "c.js", "d.js", "side.js"}; !slices.Equal(got, want) {
+		t.Errorf("staticImports = %q, want %q", got, want)
+	}
+
+	a, err := loadAssets(slog.New(slog.DiscardHandler))
+	if err != nil {
+		t.Fatal(err)
+	}
+	browse := a.Imports("browse.js")
+	for _, m := range []string{"ql.js", "model.js", "live.js", "browse-table.js", "browse-asks.js", "browse-hold.js", "browse-picker.js"} {
+		if !slices.Contains(browse, m) {
+			t.Errorf("Imports(browse.js) = %q: no %s", browse, m)
+		}
+	}
+	if slices.Contains(browse, "relay.js") || slices.Contains(browse, "browse.js") {
+		t.Errorf("Imports(browse.js) = %q: the worker's relay.js, or the script itself", browse)
+	}
+	relay := a.Imports("relay.js")
+	for _, m := range []string{"model.js", "relay-client.js", "relay-converse.js", "relay-batch.js"} {
+		if !slices.Contains(relay, m) {
+			t.Errorf("Imports(relay.js) = %q: no %s", relay, m)
+		}
+	}
+	for _, m := range browse {
+		if a.files[m] == nil {
+			t.Errorf("Imports(browse.js) lists %s, which is not a static file", m)
+		}
+	}
 }

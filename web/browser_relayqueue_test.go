@@ -166,13 +166,13 @@ func TestBrowserBatchEager(t *testing.T) {
 	}
 }
 
-// lateReadHarness runs converseSummary on a fake clock (as
-// converseTimerHarness) with a fake relay that is connected or not, lets
-// `timeouts` of its timeouts pass with its query open, then delivers the
-// answer, and reports whether the conversation had ended before it and
-// what it got. The relay sends the query at once (sendsAt 0) or after
-// sendsAt timeouts spent waiting for a slot.
-const lateReadHarness = `(async (connected, timeouts, sendsAt) => {
+// lateReadHarness runs converseSummary (or kind, converse) on a fake
+// clock (as converseTimerHarness) with a fake relay that is connected or
+// not, lets `timeouts` of its timeouts pass with its query open, then
+// delivers the answer, and reports whether the conversation had ended
+// before it and what it got. The relay sends the query at once (sendsAt 0)
+// or after sendsAt timeouts spent waiting for a slot.
+const lateReadHarness = `(async (connected, timeouts, sendsAt, kind = "converseSummary") => {
   const R = await import("/static/relay.js");
 ` + fakeClockJS + `  try {
     const queries = [];
@@ -193,9 +193,19 @@ const lateReadHarness = `(async (connected, timeouts, sendsAt) => {
       step: async () => ({ done: true, summary: { row: [] } }),
       finish: async () => null,
     };
+    const ql = {
+      newQuery: () => ({
+        start: () => [new Uint8Array([1])],
+        feed: () => ({ send: [], done: true }),
+        result: () => ({ ok: true }),
+        close() {},
+      }),
+    };
     let settled = false;
     const timing = R.newTiming();
-    const p = R.converseSummary(dec, relay, "a2s", "127.0.0.1:27015", null, { timeoutMs: 1000, timing }).then((out) => ((settled = true), out));
+    const opts = { timeoutMs: 1000, timing };
+    const p = (kind === "converse" ? R.converse(ql, relay, "a2s", "127.0.0.1:27015", null, opts)
+      : R.converseSummary(dec, relay, "a2s", "127.0.0.1:27015", null, opts)).then((out) => ((settled = true), out));
     await asked(1);
     for (let i = 0; i < timeouts; i++) {
       if (sendsAt === i + 1) queries[0].handlers.sent();
@@ -241,6 +251,36 @@ func TestBrowserConverseLateReads(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			got := eval[result](t, ctx, lateReadHarness+"("+strconv.FormatBool(tc.connected)+", "+strconv.Itoa(tc.timeouts)+", "+strconv.Itoa(tc.sendsAt)+")")
+			if got != tc.want {
+				t.Errorf("got %+v, want %+v", got, tc.want)
+			}
+		})
+	}
+}
+
+// TestBrowserConverseFullLateReads: the inspector's conversations
+// (converse, a full decode) wait for late reads and for a slot as the
+// server browser's do: one driver runs both.
+func TestBrowserConverseFullLateReads(t *testing.T) {
+	ctx := harnessTab(t)
+	type result struct {
+		EndedBefore   bool
+		Replies, Late int
+	}
+	for _, tc := range []struct {
+		name      string
+		connected bool
+		timeouts  int
+		sendsAt   int
+		want      result
+	}{
+		{"read two timeouts late", true, 2, 0, result{false, 1, 2}},
+		{"three timeouts: ended", true, 3, 0, result{true, 0, 2}},
+		{"not connected: ended at the timeout", false, 1, 0, result{true, 0, 0}},
+		{"sent after two timeouts, answered late", true, 4, 3, result{false, 1, 2}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			got := eval[result](t, ctx, lateReadHarness+"("+strconv.FormatBool(tc.connected)+", "+strconv.Itoa(tc.timeouts)+", "+strconv.Itoa(tc.sendsAt)+`, "converse")`)
 			if got != tc.want {
 				t.Errorf("got %+v, want %+v", got, tc.want)
 			}

@@ -8,6 +8,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"net/http"
+	"slices"
 	"strconv"
 
 	"github.com/a-h/templ"
@@ -128,6 +129,32 @@ func (p Page) buildInfo() string {
 		return b.BuildInfo()
 	}
 	return ""
+}
+
+// modulePreloads are the static files the page preloads as modules
+// (<link rel="modulepreload">): the relay client and the module's JS glue
+// where the page's own thread imports them (WASM, not Worker: on a Worker
+// page the worker imports them), live.js on a Worker page, ql.js, and,
+// when the Assets can say them (web's can: Imports), the modules the
+// page's script imports, so that they download with it rather than a
+// round trip after it.
+func (p Page) modulePreloads() []string {
+	var names []string
+	if p.WASM && !p.Worker {
+		names = append(names, "wasm_exec.js", "relay.js")
+	}
+	if p.Worker {
+		names = append(names, "live.js")
+	}
+	names = append(names, "ql.js")
+	if a, ok := p.Assets.(interface{ Imports(name string) []string }); ok {
+		for _, m := range a.Imports(p.Script) {
+			if !slices.Contains(names, m) {
+				names = append(names, m)
+			}
+		}
+	}
+	return names
 }
 
 // importMap is the JSON of <script type="importmap">.

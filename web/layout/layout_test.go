@@ -128,3 +128,36 @@ func TestWorkerPageBoot(t *testing.T) {
 		t.Errorf("a page without a worker allows more than its import map: %q", csp)
 	}
 }
+
+// importing is assets that also says what a script imports (web's
+// assets do: Imports).
+type importing struct{ assets }
+
+func (importing) Imports(name string) []string {
+	return map[string][]string{
+		"browse.js":  {"ql.js", "live.js", "browse-table.js", "model.js"},
+		"inspect.js": {"ql.js", "relay.js", "relay-client.js", "model.js"},
+	}[name]
+}
+
+// TestModulePreloads: a page preloads the modules its script imports,
+// each once, after the ones it always preloads; on a Worker page, not the
+// relay client or the glue (the worker imports them).
+func TestModulePreloads(t *testing.T) {
+	for _, tc := range []struct {
+		p    layout.Page
+		want string
+	}{
+		{layout.Page{Script: "browse.js", WASM: true, Worker: true, Assets: importing{}}, "live.js ql.js browse-table.js model.js"},
+		{layout.Page{Script: "inspect.js", WASM: true, Assets: importing{}}, "wasm_exec.js relay.js ql.js relay-client.js model.js"},
+		{layout.Page{Script: "inspect.js", WASM: true, Assets: assets{}}, "wasm_exec.js relay.js ql.js"},
+	} {
+		var got []string
+		for _, n := range ht.All(render(t, tc.p).Tags("head")[0], func(n *html.Node) bool { return n.Data == "link" && ht.Attr(n, "rel") == "modulepreload" }) {
+			got = append(got, strings.TrimSuffix(strings.TrimPrefix(ht.Attr(n, "href"), "/static/"), "?h"))
+		}
+		if g := strings.Join(got, " "); g != tc.want {
+			t.Errorf("%s: modulepreload %s, want %s", tc.p.Script, g, tc.want)
+		}
+	}
+}

@@ -1,0 +1,423 @@
+// @ts-check
+// The relay client: one WebSocket to the relay, speaking
+// querylens.relay.v1 (the frames are listed in relay.js), with its HELLO,
+// the queue of queries beyond the relay's in-flight limit (follow-ups
+// first), the BATCH messages both ways, and the reconnect after a drop.
+
+import { RelayCode, RelayCodeName } from "./model.js";
+
+export const SUBPROTOCOL = "querylens.relay.v1";
+/** SUBPROTOCOL with BATCH messages from the relay (relay.SubprotocolBatch). */
+export const SUBPROTOCOL_BATCH = "querylens.relay.v1.batch";
+
+/** Relay ERROR codes by number (model.js, from relay.Code). */
+export const ERROR_CODES = RelayCodeName;
+
+const END_REASONS = { 0: "window", 1: "byte-cap", 2: "cancelled" };
+
+const enc = new TextEncoder();
+const dec = new TextDecoder();
+
+/** CANCEL_WAIT_MS is how long a cancelled query waits for the relay's END before it ends anyway. */
+const CANCEL_WAIT_MS = 3000;
+
+/** MAX_OUT_BATCH bounds a BATCH the page sends, as the relay bounds its own (64 KiB). */
+const MAX_OUT_BATCH = 64 << 10;
+
+/**
+ * idFrame is a frame of a type and a u32 (PING's nonce, CANCEL's id).
+ * @param {number} type @param {number} id
+ */
+function idFrame(type, id) {
+  const f = new Uint8Array(5);
+  f[0] = type;
+  new DataView(f.buffer).setUint32(1, id);
+  return f;
+}
+
+/** The protocols' names as bytes, encoded once. @type {Map<string, Uint8Array>} */
+const protocolBytes = new Map();
+
+/**
+ * queryFrame is the QUERY frame for a datagram to target, or why there is
+ * none (a name or target longer than its length byte can say). A target
+ * is a host and port, ASCII but for an internationalized host name, and
+ * is written as it is read: TextEncoder is the slow path, for the rest.
+ * @param {number} id @param {string} protocol @param {string} target @param {Uint8Array} datagram
+ * @returns {Uint8Array|string}
+ */
+export function queryFrame(id, protocol, target, datagram) {
+  let p = protocolBytes.get(protocol);
+  if (!p) {
+    p = enc.encode(protocol);
+    if (protocolBytes.size < 64) protocolBytes.set(protocol, p);
+  }
+  let ascii = target.length <= 255;
+  for (let i = 0; ascii && i < target.length; i++) ascii = target.charCodeAt(i) < 0x80;
+  const t = ascii ? null : enc.encode(target);
+  const tn = t ? t.length : target.length;
+  if (p.length > 255) return `protocol name of ${p.length} bytes (at most 255)`;
+  if (tn > 255) return `target of ${tn} bytes (at most 255): ${target.slice(0, 40)}…`;
+  const buf = new Uint8Array(1 + 4 + 1 + p.length + 1 + tn + datagram.length);
+  buf[0] = 0x01;
+  new DataView(buf.buffer).setUint32(1, id);
+  let o = 5;
+  buf[o++] = p.length;
+  buf.set(p, o);
+  o += p.length;
+  buf[o++] = tn;
+  if (t) buf.set(t, o);
+  else for (let i = 0; i < tn; i++) buf[o + i] = target.charCodeAt(i);
+  buf.set(datagram, o + tn);
+  return buf;
+}
+
+/**
+ * Relay is one WebSocket to the relay. It queues queries beyond the
+ * relay's in-flight limit (from HELLO) and reconnects after a drop, failing
+ * the queries that were open. Events: "open" (after HELLO), "close".
+ */
+export class Relay extends EventTarget {
+  constructor(path = "/relay") {
+    super();
+    const u = new URL(path, location.href);
+    u.protocol = u.protocol === "https:" ? "wss:" : "ws:";
+    this.url = u.href;
+    this.hello = null;
+    this.nextId = 1;
+    this.open = new Map(); // id → handlers
+    // Frames waiting for an in-flight slot: a conversation's follow-ups
+    // (a challenge's answer, its next step) go before first queries, so
+    // that a conversation under way is never starved by new ones.
+    this.queue = [];
+    this.followUps = [];
+    this.sent = 0; // queries sent and not ended: the relay's in-flight count
+    this.queuedMs = 0; // time queries waited here for an in-flight slot, in all
+    this.pings = new Map(); // nonce → {resolve, t0}
+    this.ready = null;
+    this.retry = 0;
+    this.failure = ""; // why the page closed the socket, when it did
+    // For the page's benchmark: the messages read and the ms spent
+    // reading them (their frames' handlers included).
+    this.messages = 0;
+    this.readMs = 0;
+    // and the frames sent (QUERY, CANCEL, PING), the messages they went
+    // in and the ms WebSocket.send took.
+    this.framesSent = 0;
+    this.messagesSent = 0;
+    this.sendMs = 0;
+    // The cancelled queries whose END may not come, oldest first, and
+    // the timer for the first (#endLater).
+    /** @type {{id: number, at: number}[]} */
+    this.ending = [];
+    this.endTimer = 0;
+    // The frames waiting for the end of the task (#send), and the bytes
+    // of the BATCH they would make.
+    /** @type {Uint8Array[]} */
+    this.out = [];
+    this.outBytes = 1;
+  }
+
+  /** connect opens the socket (once) and resolves to the HELLO. */
+  connect() {
+    this.ready ??= new Promise((resolve, reject) => {
+      // A relay that knows BATCH picks it; an older one picks v1.
+      const ws = new WebSocket(this.url, [SUBPROTOCOL_BATCH, SUBPROTOCOL]);
+      ws.binaryType = "arraybuffer";
+      this.ws = ws;
+      ws.onmessage = (e) => {
+        const t0 = performance.now();
+        this.messages++;
+        this.#message(e.data, ws, resolve);
+        this.readMs += performance.now() - t0;
+      };
+      ws.onclose = (e) => {
+        const why = this.failure || e.reason || `connection closed (${e.code})`;
+        this.failure = "";
+        reject(new Error(`relay: ${why}`));
+        this.#closed(why);
+      };
+    });
+    return this.ready;
+  }
+
+  get maxInFlight() {
+    return Math.max(1, this.hello?.maxInFlight ?? 16);
+  }
+
+  /** cacheTTL is how long the relay shares replies (ms), from HELLO. */
+  get cacheTTL() {
+    return this.hello?.cacheTTL ?? 0;
+  }
+
+  /** ping resolves to the page-to-relay round trip in ms. */
+  async ping() {
+    await this.connect();
+    const nonce = (Math.random() * 2 ** 32) >>> 0;
+    return new Promise((resolve, reject) => {
+      const timer = setTimeout(() => { this.pings.delete(nonce); reject(new Error("relay: no PONG")); }, 5000);
+      this.pings.set(nonce, { t0: performance.now(), resolve: (ms) => { clearTimeout(timer); resolve(ms); } });
+      this.#send(idFrame(0x02, nonce));
+    });
+  }
+
+  /**
+   * query sends one datagram to target and reports what comes back through
+   * handlers {reply(bytes, rttMs, flags), end(reason, replies),
+   * error(code, message)}, and its leaving for the relay through
+   * handlers.sent() (it may wait for an in-flight slot first). Every query ends with exactly one end() or
+   * error() call. It returns the query id (for cancel). followUp marks
+   * a query of a conversation under way, sent before the first queries
+   * waiting.
+   */
+  query(protocol, target, datagram, handlers, followUp = false) {
+    const id = this.nextId++;
+    if (this.nextId > 0xffffffff) this.nextId = 1;
+    const buf = queryFrame(id, protocol, target, datagram);
+    const entry = { id, frame: buf, handlers, sent: false, freed: false, at: performance.now() };
+    this.open.set(id, entry);
+    if (typeof buf === "string") {
+      // Not a frame the relay could read: this query fails here, as the
+      // relay would fail it, after the caller has its id.
+      queueMicrotask(() => this.#finish(id, (hd) => hd.error?.(RelayCode.badFrame, buf)));
+      return id;
+    }
+    (followUp ? this.followUps : this.queue).push(entry);
+    if (this.ws?.readyState === WebSocket.OPEN && this.hello) this.#pump();
+    else this.connect().then(() => this.#pump(), () => {});
+    return id;
+  }
+
+  /** cancel stops listening for replies to id. */
+  cancel(id) {
+    const q = this.open.get(id);
+    if (!q) return;
+    if (!q.sent) {
+      this.queue = this.queue.filter((x) => x !== q);
+      this.followUps = this.followUps.filter((x) => x !== q);
+      this.#finish(id, (hd) => hd.end?.("cancelled", 0));
+      return;
+    }
+    if (q.cancelled) return;
+    q.cancelled = true;
+    // The relay reads frames in order and frees the id, its place among
+    // MaxInFlight and its upstream slot before it reads the next one: the
+    // query counts out as the CANCEL leaves, and a waiting one may go.
+    if (this.ws?.readyState === WebSocket.OPEN) {
+      this.#send(idFrame(0x03, id));
+      q.freed = true;
+      this.sent--;
+      this.#pump();
+    }
+    // The relay answers END (cancelled); do not wait on it forever.
+    this.#endLater(id);
+  }
+
+  /**
+   * #endLater ends cancelled query id CANCEL_WAIT_MS from now if the
+   * relay's END has not: one timer for all of them (a refresh cancels a
+   * thousand queries, and a timer each costs the worker more than the
+   * rest of a cancel), as they come due in the order they were cancelled.
+   * @param {number} id
+   */
+  #endLater(id) {
+    this.ending.push({ id, at: performance.now() + CANCEL_WAIT_MS });
+    if (!this.endTimer) this.endTimer = setTimeout(() => this.#endDue(), CANCEL_WAIT_MS);
+  }
+
+  #endDue() {
+    this.endTimer = 0;
+    const now = performance.now();
+    let i = 0;
+    for (; i < this.ending.length && this.ending[i].at <= now; i++) {
+      const id = this.ending[i].id;
+      this.#finish(id, (hd) => hd.end?.("cancelled", 0));
+    }
+    this.ending.splice(0, i);
+    // The next ones that come due within 50 ms end together.
+    if (this.ending.length) this.endTimer = setTimeout(() => this.#endDue(), Math.max(50, this.ending[0].at - now));
+  }
+
+  /** connected reports whether the socket is open and HELLO came. */
+  get connected() {
+    return this.ws?.readyState === WebSocket.OPEN && this.hello !== null;
+  }
+
+  /**
+   * #message reads one WebSocket message: a frame, or a BATCH of them.
+   * @param {any} data @param {WebSocket} ws @param {(h: any) => void} onHello
+   */
+  #message(data, ws, onHello) {
+    if (!(data instanceof ArrayBuffer)) return;
+    if (new Uint8Array(data, 0, Math.min(1, data.byteLength))[0] !== 0x85) {
+      this.#frame(new DataView(data), onHello);
+      return;
+    }
+    const bad = batchError(data);
+    if (bad) {
+      // The relay broke the protocol: what it sends next cannot be
+      // trusted. The close says why (onclose).
+      this.failure = bad;
+      ws.close(4000, bad.slice(0, 120));
+      return;
+    }
+    const b = new Uint8Array(data);
+    for (let o = 1; o < b.length;) {
+      const n = (b[o] << 8) | b[o + 1];
+      this.#frame(new DataView(data, o + 2, n), onHello);
+      o += 2 + n;
+    }
+  }
+
+  /** inFlight is how many queries were sent and have neither ended nor been cancelled. */
+  get inFlight() {
+    return this.sent;
+  }
+
+  #pump() {
+    if (this.ws?.readyState !== WebSocket.OPEN || !this.hello) return;
+    const max = this.maxInFlight;
+    while (this.sent < max && (this.followUps.length || this.queue.length)) {
+      const q = /** @type {any} */ (this.followUps.length ? this.followUps.shift() : this.queue.shift());
+      q.sent = true;
+      this.sent++;
+      this.queuedMs += performance.now() - q.at;
+      this.#send(q.frame);
+      q.handlers.sent?.();
+    }
+  }
+
+  /**
+   * #send sends one frame. On SUBPROTOCOL_BATCH the frames of one task go
+   * together, in one BATCH sent after it (a microtask): a browser's
+   * WebSocket.send costs far more per call than per byte (about 160 µs for
+   * a frame of 5 to 60 bytes, 1.2 ms for a BATCH of some 44 of them, in a
+   * loaded worker), and a message's replies lead to as many queries and
+   * cancels.
+   * @param {Uint8Array} frame
+   */
+  #send(frame) {
+    this.framesSent++;
+    if (this.ws?.protocol !== SUBPROTOCOL_BATCH || frame.length > MAX_OUT_BATCH - 3) {
+      this.#flushOut();
+      this.#wsSend(frame);
+      return;
+    }
+    if (this.outBytes + 2 + frame.length > MAX_OUT_BATCH) this.#flushOut();
+    this.out.push(frame);
+    this.outBytes += 2 + frame.length;
+    if (this.out.length === 1) queueMicrotask(() => this.#flushOut());
+  }
+
+  /** #flushOut sends the frames #send holds: one alone, more in a BATCH. */
+  #flushOut() {
+    const frames = this.out;
+    if (!frames.length) return;
+    this.out = [];
+    const n = this.outBytes;
+    this.outBytes = 1;
+    if (this.ws?.readyState !== WebSocket.OPEN) return; // the queries fail with the close
+    if (frames.length === 1) {
+      this.#wsSend(frames[0]);
+      return;
+    }
+    const m = new Uint8Array(n);
+    m[0] = 0x85;
+    let o = 1;
+    for (const f of frames) {
+      m[o] = f.length >> 8;
+      m[o + 1] = f.length & 0xff;
+      m.set(f, o + 2);
+      o += 2 + f.length;
+    }
+    this.#wsSend(m);
+  }
+
+  /** #wsSend sends one message, counting it and the time WebSocket.send took. @param {Uint8Array} m */
+  #wsSend(m) {
+    const t0 = performance.now();
+    /** @type {WebSocket} */ (this.ws).send(m);
+    this.sendMs += performance.now() - t0;
+    this.messagesSent++;
+  }
+
+  #finish(id, call) {
+    const q = this.open.get(id);
+    if (!q) return;
+    this.open.delete(id);
+    if (q.sent && !q.freed) this.sent--;
+    try { call(q.handlers); } finally { this.#pump(); }
+  }
+
+  #frame(v, onHello) {
+    const type = v.getUint8(0);
+    const bytes = new Uint8Array(v.buffer, v.byteOffset, v.byteLength);
+    switch (type) {
+      case 0x80:
+        this.hello = {
+          version: v.getUint8(1), maxDatagram: v.getUint16(2), replyWindow: v.getUint32(4),
+          maxInFlight: v.getUint16(8), cacheTTL: v.getUint32(10),
+        };
+        this.retry = 0;
+        performance.mark("ql-relay-hello");
+        onHello(this.hello);
+        this.dispatchEvent(new Event("open"));
+        this.#pump();
+        return;
+      case 0x81: {
+        const q = this.open.get(v.getUint32(1));
+        if (q && !q.cancelled) q.handlers.reply?.(bytes.slice(10), v.getUint32(5) / 1000, v.getUint8(9));
+        return;
+      }
+      case 0x82:
+        this.#finish(v.getUint32(1), (hd) => hd.end?.(END_REASONS[v.getUint8(5)] ?? "window", v.getUint16(6)));
+        return;
+      case 0x83: {
+        const id = v.getUint32(1);
+        const code = v.getUint8(5);
+        const n = v.getUint16(6);
+        const msg = dec.decode(bytes.subarray(8, 8 + n));
+        if (id === 0) { console.warn("relay error:", ERROR_CODES[code], msg); return; }
+        this.#finish(id, (hd) => hd.error?.(ERROR_CODES[code] ?? `code ${code}`, msg));
+        return;
+      }
+      case 0x84: {
+        const p = this.pings.get(v.getUint32(1));
+        if (p) { this.pings.delete(v.getUint32(1)); p.resolve(performance.now() - p.t0); }
+        return;
+      }
+    }
+  }
+
+  #closed(why) {
+    for (const id of [...this.open.keys()]) this.#finish(id, (hd) => hd.error?.("closed", why));
+    this.queue = [];
+    this.followUps = [];
+    this.sent = 0;
+    this.ready = null;
+    this.hello = null;
+    this.dispatchEvent(new CustomEvent("close", { detail: { reason: why } }));
+    // Reconnect with backoff, so a relay restart heals the page.
+    const delay = Math.min(30000, 1000 * 2 ** this.retry++);
+    setTimeout(() => this.connect().catch(() => {}), delay);
+  }
+}
+
+/**
+ * batchError checks a BATCH message (0x85, then u16 length and frame, at
+ * least once) and says what is wrong with it, or "" when nothing is.
+ * @param {ArrayBuffer} buf
+ */
+export function batchError(buf) {
+  const b = new Uint8Array(buf);
+  if (b.length < 2) return "relay: BATCH with no frame";
+  for (let o = 1; o < b.length;) {
+    if (b.length - o < 2) return `relay: BATCH frame length cut short at byte ${o}`;
+    const n = (b[o] << 8) | b[o + 1];
+    if (n === 0) return `relay: BATCH frame of no bytes at byte ${o}`;
+    if (n > b.length - o - 2) return `relay: BATCH frame of ${n} bytes at byte ${o + 2} runs past the message's end (${b.length - o - 2} left)`;
+    if (b[o + 2] === 0x85) return `relay: BATCH inside a BATCH at byte ${o + 2}`;
+    o += 2 + n;
+  }
+  return "";
+}
