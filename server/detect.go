@@ -11,6 +11,7 @@ import (
 	"github.com/querylens/querylens/codecs"
 	"github.com/querylens/querylens/netquery"
 	"github.com/querylens/querylens/relay/wire"
+	"github.com/querylens/querylens/server/ident"
 )
 
 // Detected is the conversation that won Detect.
@@ -21,8 +22,8 @@ type Detected struct {
 }
 
 // Detect asks target in every registered protocol at once, each with its own
-// server query (opts narrow the candidates to the protocols that accept
-// them), and keeps the first conversation that completes with a reply that
+// server query (ident.DetectOrder: opts narrow the candidates to the
+// protocols that accept them), and keeps the first conversation that completes with a reply that
 // decodes without error, or that took a whole reply as its own but could
 // not decode it (the server speaks that protocol, badly: the caller
 // reports what does not decode); the others are cancelled. Each candidate sends what
@@ -35,18 +36,13 @@ func Detect(ctx context.Context, ex netquery.Exchanger, target string, opts map[
 		err      error // nil: a well-formed reply
 		exchange bool  // err came from the exchange itself (relay, resolver, socket)
 	}
-	var cands []Detected
-	var rejected []string
-	for _, c := range codecs.Protocols() {
-		q, err := c.NewQuery(opts)
-		if err != nil {
-			rejected = append(rejected, c.Name()+": "+err.Error())
-			continue
-		}
-		cands = append(cands, Detected{Codec: c, Query: q})
+	order, err := ident.DetectOrder(opts)
+	if err != nil {
+		return Detected{}, err
 	}
-	if len(cands) == 0 {
-		return Detected{}, &codecs.Error{Field: "options", Err: errors.New("no protocol accepts these options (" + strings.Join(rejected, "; ") + ")")}
+	cands := make([]Detected, len(order))
+	for i, c := range order {
+		cands[i] = Detected{Codec: c.Codec, Query: c.Query}
 	}
 	ctx, cancel := context.WithCancel(ctx)
 	out := make(chan outcome, len(cands))

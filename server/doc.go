@@ -6,7 +6,10 @@
 //     formatter for each of its spellings: the status page's path, a
 //     history key, serve's --server flag, the command line's -o options,
 //     text and JSON. A repeated option is an error in all of them, and
-//     options a codec marks Echo (codecs.Option) are not part of it.
+//     options a codec marks Echo (codecs.Option) are not part of it. The
+//     parsing and formatting are package server/ident's, which is pure and
+//     compiled into the browser module too; Ref adds the JSON form and the
+//     history key.
 //   - State, the one vocabulary of what asking a server found, shared with
 //     the page scripts (static/model.js, generated): five states are the
 //     server's doing and are recorded in the history, three (refused or

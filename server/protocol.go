@@ -1,9 +1,8 @@
 package server
 
 import (
-	"strings"
-
 	"github.com/querylens/querylens/codecs"
+	"github.com/querylens/querylens/server/ident"
 )
 
 // Protocol is what the pages and the commands know of a protocol beyond
@@ -120,12 +119,7 @@ func Protocols() []Protocol {
 }
 
 // JoinURL is the link that starts the game on the server of r, or "".
-func (p Protocol) JoinURL(addr string) string {
-	if p.Join == "" {
-		return ""
-	}
-	return strings.ReplaceAll(p.Join, "{addr}", addr)
-}
+func (p Protocol) JoinURL(addr string) string { return ident.JoinURL(p.Join, addr) }
 
 // GuessProtocol guesses the protocol of a "host:port" from the usual ports
 // of the protocols and of their masters; "" when no port matches.

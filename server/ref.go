@@ -3,22 +3,22 @@ package server
 import (
 	"encoding/json"
 	"errors"
-	"maps"
 	"net/url"
-	"slices"
-	"strconv"
 	"strings"
 
 	"github.com/querylens/querylens/codecs"
 	"github.com/querylens/querylens/history"
-	"github.com/querylens/querylens/relay/wire"
+	"github.com/querylens/querylens/server/ident"
 )
 
 // Ref is the identity of a game server: the protocol it is asked in, its
 // address in canonical form, and the query options that change what is
 // asked. Options a codec marks Echo (codecs.Option) are not part of it.
 //
-// Every spelling of a server goes through one parser and one formatter:
+// It is package ident's Ref (pure, compiled into the browser module too),
+// with what needs more than ident may import: the JSON form and the
+// history key. Every spelling of a server goes through one parser and one
+// formatter:
 //
 //	status path     /s/zandronum/203.0.113.7:10666?flags=0x1   FromPath, Ref.Path
 //	history key     {zandronum 203.0.113.7:10666?flags=0x1}    FromKey, Ref.Key
@@ -31,94 +31,34 @@ import (
 // address is host:port as the relay spells it (wire.ParseTarget, port not
 // 0), and the codec's NewQuery accepts the options. Compare Refs with
 // String.
-type Ref struct {
-	Protocol string            `json:"protocol"`          // a registered codec name
-	Addr     string            `json:"addr"`              // "host:port", canonical
-	Options  map[string]string `json:"options,omitempty"` // identity options; nil for the protocol's defaults
-}
+type Ref ident.Ref
 
-// Errors of the parsers; each is wrapped in a *RefError.
+// Errors of the parsers (package ident's); each is wrapped in a *RefError.
 var (
-	ErrProtocol = errors.New("unknown protocol")
-	ErrAddr     = errors.New("not host:port")
-	ErrOptions  = errors.New("bad query options")
-	ErrRepeated = errors.New("option given more than once")
+	ErrProtocol = ident.ErrProtocol
+	ErrAddr     = ident.ErrAddr
+	ErrOptions  = ident.ErrOptions
+	ErrRepeated = ident.ErrRepeated
 )
 
-// RefError says which spelling of a server did not parse, and why.
-type RefError struct {
-	Input string // what was parsed
-	Err   error  // one of the Err sentinels, or a *codecs.Error from NewQuery
-}
-
-func (e *RefError) Error() string {
-	return "server: " + strconv.Quote(e.Input) + ": " + e.Err.Error()
-}
-
-func (e *RefError) Unwrap() error { return e.Err }
+// RefError says which spelling of a server did not parse, where and why.
+type RefError = ident.Error
 
 // New checks protocol, addr and opts and returns the server's Ref, with
 // addr canonical and echo options left out. opts is not kept: the Ref has
 // its own map.
 func New(protocol, addr string, opts map[string]string) (Ref, error) {
-	c, err := codecs.Lookup(protocol)
-	if err != nil {
-		return Ref{}, &RefError{Input: protocol, Err: ErrProtocol}
-	}
-	target, ok := CanonicalAddr(addr)
-	if !ok {
-		return Ref{}, &RefError{Input: addr, Err: ErrAddr}
-	}
-	if _, err := c.NewQuery(opts); err != nil {
-		return Ref{}, &RefError{Input: addr + QueryString(opts), Err: err}
-	}
-	r := Ref{Protocol: c.Name(), Addr: target}
-	for k, v := range opts {
-		if echo(c, k) {
-			continue
-		}
-		if r.Options == nil {
-			r.Options = make(map[string]string, len(opts))
-		}
-		r.Options[k] = v
-	}
-	return r, nil
+	r, err := ident.New(protocol, addr, opts)
+	return Ref(r), err
 }
 
-// echo reports whether option name of c only echoes (codecs.Option.Echo).
-func echo(c codecs.Codec, name string) bool {
-	for _, o := range c.Options() {
-		if o.Name == name {
-			return o.Echo
-		}
-	}
-	return false
-}
-
-// CanonicalAddr checks a "host:port" and returns it in canonical form. The
-// syntax is the relay's (wire.ParseTarget), so that what is accepted here
-// is what the relay would be asked: an IPv4-mapped IPv6 address stays IPv6
-// and the relay's policy judges it as written. Port 0 is not a server.
-func CanonicalAddr(s string) (string, bool) {
-	t, err := wire.ParseTarget(s)
-	if err != nil || t.Port == 0 {
-		return "", false
-	}
-	return t.String(), true
-}
+// CanonicalAddr checks a "host:port" and returns it in canonical form
+// (ident.CanonicalAddr).
+func CanonicalAddr(s string) (string, bool) { return ident.CanonicalAddr(s) }
 
 // ParseQuery reads query options from a URL's raw query ("k=v&k2=v2").
 // A key given twice is an error, as is a query that does not parse.
-func ParseQuery(raw string) (map[string]string, error) {
-	if raw == "" {
-		return nil, nil
-	}
-	q, err := url.ParseQuery(raw)
-	if err != nil {
-		return nil, &RefError{Input: raw, Err: ErrOptions}
-	}
-	return FromValues(q)
-}
+func ParseQuery(raw string) (map[string]string, error) { return ident.ParseQuery(raw) }
 
 // FromValues reads query options from parsed URL values; a key with more
 // than one value is an error.
@@ -129,7 +69,7 @@ func FromValues(q url.Values) (map[string]string, error) {
 	opts := make(map[string]string, len(q))
 	for k, vs := range q {
 		if len(vs) != 1 {
-			return nil, &RefError{Input: k, Err: ErrRepeated}
+			return nil, &RefError{Part: ident.PartOptions, Input: k, Err: ErrRepeated}
 		}
 		opts[k] = vs[0]
 	}
@@ -143,10 +83,10 @@ func ParseOptionArgs(args []string) (map[string]string, error) {
 	for _, a := range args {
 		k, v, ok := strings.Cut(a, "=")
 		if !ok || k == "" {
-			return nil, &RefError{Input: a, Err: errors.New("want key=value")}
+			return nil, &RefError{Part: ident.PartOptions, Input: a, Err: errors.New("want key=value")}
 		}
 		if _, dup := opts[k]; dup {
-			return nil, &RefError{Input: k, Err: ErrRepeated}
+			return nil, &RefError{Part: ident.PartOptions, Input: k, Err: ErrRepeated}
 		}
 		if opts == nil {
 			opts = map[string]string{}
@@ -157,67 +97,48 @@ func ParseOptionArgs(args []string) (map[string]string, error) {
 }
 
 // FromPath reads the status page's spelling: the path's {protocol} and
-// {target} and the URL's raw query.
+// {target} and the URL's raw query. Each part is checked once.
 func FromPath(protocol, target, rawQuery string) (Ref, error) {
-	if _, err := codecs.Lookup(protocol); err != nil {
-		return Ref{}, &RefError{Input: protocol, Err: ErrProtocol}
-	}
-	if _, ok := CanonicalAddr(target); !ok {
-		return Ref{}, &RefError{Input: target, Err: ErrAddr}
-	}
-	opts, err := ParseQuery(rawQuery)
-	if err != nil {
-		return Ref{}, err
-	}
-	return New(protocol, target, opts)
+	r, err := ident.FromPath(protocol, target, rawQuery)
+	return Ref(r), err
 }
 
 // ParseFlag reads serve's --server spelling, PROTOCOL=HOST:PORT[?OPTIONS].
 func ParseFlag(s string) (Ref, error) {
-	proto, rest, ok := strings.Cut(s, "=")
-	if !ok {
-		return Ref{}, &RefError{Input: s, Err: errors.New("want PROTOCOL=HOST:PORT[?OPTION=VALUE&...]")}
-	}
-	return parseRest(proto, rest)
+	r, err := ident.ParseFlag(s)
+	return Ref(r), err
 }
 
 // Parse reads the text spelling, PROTOCOL/HOST:PORT[?OPTIONS] (String's
 // inverse, and the JSON form).
 func Parse(s string) (Ref, error) {
-	proto, rest, ok := strings.Cut(s, "/")
-	if !ok {
-		return Ref{}, &RefError{Input: s, Err: errors.New("want PROTOCOL/HOST:PORT[?OPTION=VALUE&...]")}
-	}
-	return parseRest(proto, rest)
-}
-
-func parseRest(proto, rest string) (Ref, error) {
-	addr, raw, _ := strings.Cut(rest, "?")
-	return FromPath(proto, addr, raw)
+	r, err := ident.Parse(s)
+	return Ref(r), err
 }
 
 // FromKey reads a history key (Ref.Key's inverse). Keys stored before echo
 // options were left out of the identity still parse; their echo options
 // are dropped.
 func FromKey(k history.Key) (Ref, error) {
-	return parseRest(k.Protocol, k.Addr)
+	r, err := ident.FromKey(k.Protocol, k.Addr)
+	return Ref(r), err
 }
 
 // Key is the server's history key: its protocol, and its address with the
 // identity options as the status page's URL carries them.
 func (r Ref) Key() history.Key {
-	return history.Key{Protocol: r.Protocol, Addr: r.Addr + QueryString(r.Options)}
+	return history.Key{Protocol: r.Protocol, Addr: ident.Ref(r).KeyAddr()}
 }
 
 // String is PROTOCOL/HOST:PORT[?OPTIONS], with the options sorted.
-func (r Ref) String() string { return r.Protocol + "/" + r.Addr + QueryString(r.Options) }
+func (r Ref) String() string { return ident.Ref(r).String() }
 
 // Path is the status page's path, /s/{protocol}/{host:port}[?options].
-func (r Ref) Path() string { return r.PathBase() + QueryString(r.Options) }
+func (r Ref) Path() string { return ident.Ref(r).Path() }
 
 // PathBase is the status page's path without the options, to which a page
 // adds a suffix (/badge.svg) before the options.
-func (r Ref) PathBase() string { return "/s/" + r.Protocol + "/" + r.Addr }
+func (r Ref) PathBase() string { return ident.Ref(r).PathBase() }
 
 // UnmarshalJSON reads the JSON object form and checks it as New does.
 func (r *Ref) UnmarshalJSON(b []byte) error {
@@ -227,7 +148,7 @@ func (r *Ref) UnmarshalJSON(b []byte) error {
 		Options  map[string]string `json:"options"`
 	}
 	if err := json.Unmarshal(b, &raw); err != nil {
-		return &RefError{Input: string(b), Err: err}
+		return &RefError{Part: ident.PartServer, Input: string(b), Err: err}
 	}
 	v, err := New(raw.Protocol, raw.Addr, raw.Options)
 	if err != nil {
@@ -239,23 +160,7 @@ func (r *Ref) UnmarshalJSON(b []byte) error {
 
 // QueryString is "?k=v&…" for opts, sorted by key and escaped as a URL's
 // query, or "" when there are none. History keys on disk are spelt so.
-func QueryString(opts map[string]string) string {
-	if len(opts) == 0 {
-		return ""
-	}
-	var b strings.Builder
-	for i, k := range slices.Sorted(maps.Keys(opts)) {
-		if i == 0 {
-			b.WriteByte('?')
-		} else {
-			b.WriteByte('&')
-		}
-		b.WriteString(url.QueryEscape(k))
-		b.WriteByte('=')
-		b.WriteString(url.QueryEscape(opts[k]))
-	}
-	return b.String()
-}
+func QueryString(opts map[string]string) string { return ident.QueryString(opts) }
 
 // Codec returns the Ref's codec.
 func (r Ref) Codec() (codecs.Codec, error) { return codecs.Lookup(r.Protocol) }

@@ -39,7 +39,7 @@ func goBytes(t *testing.T, v js.Value) []byte {
 func stringify(v js.Value) string { return js.Global().Get("JSON").Call("stringify", v).String() }
 
 func TestNamespace(t *testing.T) {
-	for _, name := range []string{"protocols", "detect", "buildQuery", "newQuery", "decode", "inspect", "pcapng", "captureOpen", "captureFeed", "captureNext", "captureEnd", "capturePayload", "captureClose", "huffman"} {
+	for _, name := range []string{"protocols", "detect", "buildQuery", "newQuery", "decode", "inspect", "pcapng", "captureOpen", "captureFeed", "captureNext", "captureEnd", "capturePayload", "captureClose", "huffman", "ref", "hostPort", "detectOrder"} {
 		if ql.Get(name).Type() != js.TypeFunction {
 			t.Errorf("querylens.%s is %s, want a function", name, ql.Get(name).Type())
 		}

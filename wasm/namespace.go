@@ -25,6 +25,7 @@ func register() {
 	ns.Set("pcapng", fn(pcapngFile))
 	registerCapture(ns)
 	ns.Set("huffman", fn(huffmanCall))
+	registerRef(ns)
 	js.Global().Set("querylens", ns)
 }
 

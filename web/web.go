@@ -191,7 +191,7 @@ func New(cfg Config) (http.Handler, error) {
 	// under the same per-visitor limit.
 	mux.Handle("/api/v1/", api.New(api.Config{Exchanger: cfg.Exchanger, Timeout: cfg.StatusTimeout, Allow: st.Allow,
 		History: cfg.History, Tracker: cfg.Tracker, Logger: cfg.Logger}))
-	mux.Handle("GET /inspect", &inspect.Handler{Assets: a, RelayPath: cfg.RelayPath, Base: base})
+	mux.Handle("GET /inspect", &inspect.Handler{Assets: a, RelayPath: cfg.RelayPath, Base: base, Error: s.errorPage})
 	mux.Handle("GET /static/{file...}", a)
 	if cfg.MasterLists != nil {
 		mux.Handle("GET /api/v1/masters/", cfg.MasterLists)

@@ -420,6 +420,38 @@ func TestInspectPage(t *testing.T) {
 	}
 }
 
+// TestInspectPageOptions: /inspect reads its query as the status page
+// does: opt.NAME presets an option, and a parameter given twice, or a
+// query that does not parse, is a 400, never the first of two.
+func TestInspectPageOptions(t *testing.T) {
+	h := newHandler(t)
+	rec := get(t, h, "/inspect?protocol=webtest&target=10.0.0.1:7777&opt.colour=red+green")
+	if rec.Code != 200 {
+		t.Fatalf("status %d", rec.Code)
+	}
+	if !strings.Contains(rec.Body.String(), `"options":{"colour":"red green"}`) {
+		t.Errorf("the page's config has no options: %s", rec.Body)
+	}
+	for _, path := range []string{
+		"/inspect?protocol=webtest&target=10.0.0.1:7777&opt.colour=red&opt.colour=blue",
+		"/inspect?protocol=webtest&protocol=webtest",
+		"/inspect?opt.colour=%zz",
+	} {
+		rec := get(t, h, path)
+		if rec.Code != 400 {
+			t.Errorf("GET %s: %d, want 400", path, rec.Code)
+			continue
+		}
+		d := ht.Parse(t, rec.Body.Bytes())
+		if got := ht.Attr(d.TestID(t, "error-page"), "data-status"); got != "400" {
+			t.Errorf("GET %s: error page says %q", path, got)
+		}
+	}
+	if body := get(t, h, "/inspect?opt.colour=red&opt.colour=blue").Body.String(); !strings.Contains(body, "colour") || !strings.Contains(body, "more than once") {
+		t.Errorf("the error page does not name the repeated option: %s", body)
+	}
+}
+
 func TestHealthz(t *testing.T) {
 	rec := get(t, newHandler(t), "/healthz")
 	if rec.Code != 200 || strings.TrimSpace(rec.Body.String()) != "ok" {

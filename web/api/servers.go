@@ -16,6 +16,7 @@ import (
 	"github.com/querylens/querylens/netquery"
 	"github.com/querylens/querylens/relay/wire"
 	"github.com/querylens/querylens/server"
+	"github.com/querylens/querylens/server/ident"
 )
 
 // RetryAfter is the Retry-After (seconds) of a response with a server the
@@ -168,7 +169,7 @@ func readBatch(w http.ResponseWriter, r *http.Request) (refs []server.Ref, statu
 func refError(err error, protocol, target string) (field, msg string) {
 	switch {
 	case errors.Is(err, server.ErrProtocol):
-		return "protocol", "querylens does not speak " + strconv.Quote(protocol) + "; it knows " + known()
+		return "protocol", "querylens does not speak " + strconv.Quote(protocol) + "; it knows " + ident.Known()
 	case errors.Is(err, server.ErrAddr):
 		return "address", strconv.Quote(target) + " is not host:port (for example 203.0.113.7:10666)"
 	case errors.Is(err, server.ErrOptions), errors.Is(err, server.ErrRepeated):
@@ -180,14 +181,6 @@ func refError(err error, protocol, target string) (field, msg string) {
 	}
 	// The spelling itself (no "/" between protocol and address).
 	return "server", err.Error()
-}
-
-func known() string {
-	var names []string
-	for _, c := range codecs.Protocols() {
-		names = append(names, c.Name())
-	}
-	return strings.Join(names, ", ")
 }
 
 // summarize asks ref's server as the status page does, or, when the

@@ -41,6 +41,7 @@ import (
 	"github.com/querylens/querylens/history"
 	"github.com/querylens/querylens/netquery"
 	"github.com/querylens/querylens/server"
+	"github.com/querylens/querylens/server/ident"
 )
 
 // Handler serves the probe endpoint, the shields.io endpoint and the
@@ -154,7 +155,7 @@ func probeParams(raw string) (server.Ref, string, error) {
 	}
 	switch {
 	case proto == "":
-		return server.Ref{}, "", errors.New("probe: parameter protocol is missing (one of " + known() + ")")
+		return server.Ref{}, "", errors.New("probe: parameter protocol is missing (one of " + ident.Known() + ")")
 	case target == "":
 		return server.Ref{}, "", errors.New("probe: parameter target is missing (HOST:PORT, e.g. 203.0.113.7:10666)")
 	}
@@ -177,7 +178,7 @@ func probeParams(raw string) (server.Ref, string, error) {
 func refError(err error) error {
 	switch {
 	case errors.Is(err, server.ErrProtocol):
-		return errors.New("probe: parameter protocol: querylens does not speak it (it knows " + known() + ")")
+		return errors.New("probe: parameter protocol: querylens does not speak it (it knows " + ident.Known() + ")")
 	case errors.Is(err, server.ErrAddr):
 		return errors.New("probe: parameter target: not HOST:PORT with a port above 0 (e.g. 203.0.113.7:10666)")
 	}
@@ -186,14 +187,6 @@ func refError(err error) error {
 		return errors.New("probe: query option " + ce.Field + ": " + ce.Message())
 	}
 	return errors.New("probe: query options: " + err.Error())
-}
-
-func known() string {
-	var names []string
-	for _, c := range codecs.Protocols() {
-		names = append(names, c.Name())
-	}
-	return strings.Join(names, ", ")
 }
 
 // allowed reports whether r may cause a query now: a named scraper always

@@ -3,7 +3,6 @@
 // protocol at once.
 import { replyTimeout } from "./ql.js";
 import { State } from "./model.js";
-import { cfg } from "./browse-config.js";
 import { relay } from "./browse-asks.js";
 
 /** @type {Map<string, {left: number, resolve: (r: {protocol: string, res: any}|null) => void}>} */
@@ -18,8 +17,10 @@ const detecting = new Map();
  * @param {string} addr host:port
  * @returns {Promise<{protocol: string, res: any}|null>}
  */
-export function detectProtocol(addr) {
-  const names = (cfg.protocols ?? []).map((p) => p.name);
+export async function detectProtocol(addr) {
+  // The protocols in the order server.Detect tries them (querylens.detectOrder).
+  const order = await relay.model("detectOrder", null);
+  const names = Array.isArray(order) ? order : [];
   return new Promise((resolve) => {
     if (!names.length || detecting.has(addr)) return resolve(null);
     detecting.set(addr, { left: names.length, resolve });

@@ -1,11 +1,11 @@
 // @ts-check
 // The servers a person keeps: favourites (starred rows), the servers added
 // by hand (the add form, with detection), and their export and import.
-import { $, hostPort, download } from "./ql.js";
+import { $, download } from "./ql.js";
 import { cfg } from "./browse-config.js";
 import { store, saveStore, keyOf } from "./browse-store.js";
 import { addRow, apply, changed } from "./browse-rows.js";
-import { connected, ask, countFound } from "./browse-asks.js";
+import { connected, ask, countFound, relay } from "./browse-asks.js";
 import { rebuild } from "./browse-order.js";
 import { detectProtocol } from "./browse-detect.js";
 
@@ -20,8 +20,10 @@ export function toggleFavourite(r) {
 $("add-form").addEventListener("submit", async (e) => {
   e.preventDefault();
   let protocol = $("add-protocol").value;
-  const addr = hostPort($("add-addr").value, (cfg.protocols ?? []).find((p) => p.name === protocol)?.default_port);
-  if (!addr) {
+  // The address as the server reads it (package server/ident, in the
+  // decoder's worker): canonical, the protocol's default port added.
+  const addr = await relay.model("hostPort", $("add-addr").value, (cfg.protocols ?? []).find((p) => p.name === protocol)?.default_port);
+  if (typeof addr !== "string") {
     $("add-msg").textContent = "Enter host:port";
     return;
   }

@@ -7,7 +7,7 @@ import { $, replyTimeout } from "./ql.js";
 import { State, PageState } from "./model.js";
 import { cfg, masterOptions, minAskMs } from "./browse-config.js";
 import { store } from "./browse-store.js";
-import { rows, addRow, drop, changed, fromSummary, pathAddr } from "./browse-rows.js";
+import { rows, addRow, drop, changed, fromSummary } from "./browse-rows.js";
 import { relay, connected, want, minInterval } from "./browse-asks.js";
 import { progress, drawProgress } from "./browse-progress.js";
 
@@ -94,7 +94,7 @@ export async function loadKept(m, after = 0) {
   const q = params.toString() ? `?${params}` : "";
   let list;
   try {
-    const resp = await fetch(`/api/v1/masters/${encodeURIComponent(m.spec.protocol)}/${pathAddr(m.spec.addr)}${q}`, { headers: { Accept: "application/json" } });
+    const resp = await fetch(`/api/v1/masters/${encodeURIComponent(m.spec.protocol)}/${encodeURI(m.spec.addr)}${q}`, { headers: { Accept: "application/json" } });
     if (!resp.ok) throw new Error(`${resp.status} ${(await resp.text()).trim().slice(0, 200)}`);
     list = await resp.json();
   } catch (err) {

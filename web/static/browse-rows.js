@@ -41,7 +41,7 @@ export function statusURL(r) {
 }
 
 /** pathAddr keeps host:port readable in a path ([v6]:port included). */
-export function pathAddr(addr) {
+function pathAddr(addr) {
   return encodeURIComponent(addr).replace(/%3A/gi, ":").replace(/%5B/gi, "[").replace(/%5D/gi, "]");
 }
 

@@ -2,7 +2,7 @@
 // The packet inspector: build a query and see its bytes, send it through
 // the relay, and dissect every datagram: a hex view (offset, hex, ASCII)
 // and a field tree from the decoder's spans, linked both ways.
-import { $, decoder, compiledDecoder, config, parseHex, toHex, esc, h, copyText, showRelay, showFatal, markFirstDecode, hostPort, replyTimeout, download } from "./ql.js";
+import { $, decoder, compiledDecoder, config, parseHex, toHex, esc, h, copyText, showRelay, showFatal, markFirstDecode, replyTimeout, download } from "./ql.js";
 import { Relay, converse, classify } from "./relay.js";
 import { dataValues, byteDiff, fieldDiff, encoders, splice, fieldText } from "./bytesview.js";
 import { Capture } from "./capture.js";
@@ -112,10 +112,23 @@ $("b-add").addEventListener("click", () => {
   select(packets.length - 1);
 });
 
+/**
+ * targetOf reads a typed server address as the server does (the module's
+ * hostPort: package ident), adding proto's default port when it has none:
+ * "host:port" in canonical form, or null when it is not one.
+ * @param {string} text
+ * @param {string} proto
+ * @returns {string|null}
+ */
+function targetOf(text, proto) {
+  const a = ql?.hostPort(text, protocols.find((p) => p.name === proto)?.default_port);
+  return typeof a === "string" ? a : null;
+}
+
 $("build-form").addEventListener("submit", async (e) => {
   e.preventDefault();
   const proto = $("b-protocol").value;
-  const target = hostPort($("b-target").value, protocols.find((p) => p.name === proto)?.default_port);
+  const target = targetOf($("b-target").value, proto);
   if (!target) {
     status("Enter a target as host:port.", true);
     $("b-target").focus();
@@ -821,7 +834,7 @@ $("edit-form").addEventListener("submit", (e) => {
     out.dataset.rule = rule;
   };
   const proto = $("edit-protocol").value;
-  const target = hostPort($("edit-target").value, protocols.find((p) => p.name === proto)?.default_port);
+  const target = targetOf($("edit-target").value, proto);
   if (!edited.length) { say("Nothing to send: type or load a query's hex.", "bad"); return; }
   if (!target) { say("Enter a target as host:port.", "bad"); $("edit-target").focus(); return; }
   const g = ++groups;

@@ -41,6 +41,9 @@ export class DecodeWorker extends EventTarget {
     /** @type {Record<string, number>} */
     this.times = {};
     this.nextPing = 1;
+    this.nextModel = 1;
+    /** @type {Map<number, (result: any) => void>} */
+    this.models = new Map();
     /** @type {Map<number, {resolve: (ms: number) => void, reject: (e: Error) => void}>} */
     this.pings = new Map();
     /** @type {any[]} asks waiting for the end of this task */
@@ -116,6 +119,23 @@ export class DecodeWorker extends EventTarget {
   }
 
   /**
+   * model calls the server model the decoder exports (querylens.ref,
+   * hostPort, detectOrder: package server/ident) in the worker, which has
+   * the module; it resolves once the decoder is ready, to what the call
+   * returned (a Failure as data).
+   * @param {"ref"|"hostPort"|"detectOrder"} call
+   * @param {...any} args
+   * @returns {Promise<any>}
+   */
+  model(call, ...args) {
+    const id = this.nextModel++;
+    return new Promise((resolve) => {
+      this.models.set(id, resolve);
+      this.worker.postMessage({ type: "model", id, call, args });
+    });
+  }
+
+  /**
    * ask queues a conversation; its result comes back, keyed by key, in a
    * later onResults batch. Asks made in one task go in one message.
    * @param {{key: string, protocol: string, target: string, options: Record<string, string>|null, timeoutMs: number}} a
@@ -168,6 +188,12 @@ export class DecodeWorker extends EventTarget {
         if (this.batches === 1) this.#times(m.times);
         this.onResults?.(m.results, m.stats);
         return;
+      case "model": {
+        const f = this.models.get(m.id);
+        this.models.delete(m.id);
+        f?.(m.result);
+        return;
+      }
       case "pong": {
         const p = this.pings.get(m.id);
         this.pings.delete(m.id);

@@ -126,22 +126,6 @@ export function markFirstDecode() {
 export const $ = (id) => document.getElementById(id);
 
 /**
- * hostPort checks what a person typed as a server address and adds the
- * protocol's default port when there is none. It returns "host:port"
- * ("[v6]:port" for IPv6), or null when it is not one.
- * @param {string} text
- * @param {number} [defaultPort]
- * @returns {string|null}
- */
-export function hostPort(text, defaultPort) {
-  let addr = text.trim();
-  if (addr && !/:\d+$/.test(addr) && defaultPort) addr += `:${defaultPort}`;
-  const m = /^(\[[0-9a-fA-F:.]+\]|[^\s:[\]]+):(\d{1,5})$/.exec(addr);
-  if (!m || Number(m[2]) < 1 || Number(m[2]) > 65535) return null;
-  return addr;
-}
-
-/**
  * replyTimeout is how long a page waits for one conversation: the relay's
  * reply window (from HELLO, 2 s before it arrives) plus margin ms.
  * @param {{hello?: {replyWindow: number}|null}|null|undefined} relay

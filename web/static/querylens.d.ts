@@ -177,6 +177,28 @@ export interface QueryLens {
   captureClose(handle: number): void;
   /** Zandronum's Huffman layer: encode a payload into its datagram, or decode a datagram. */
   huffman(op: "encode" | "decode", bytes: Uint8Array): Uint8Array | Failure;
+  /**
+   * A server's identity as the server checks it (server/ident New): the
+   * address canonical, echo options left out, with its status page. A
+   * refusal's error.field names the part: "protocol", "address", "options"
+   * (or the codec's own field for a bad option value).
+   */
+  ref(protocol: string, addr: string, options?: Options): Ref | Failure;
+  /** A typed address in canonical form ("[v6]:port" for IPv6), defaultPort added when it has none; error.field "address" when it is not host:port. */
+  hostPort(text: string, defaultPort?: number): string | Failure;
+  /** The protocols a detection asks, in the order the server's Detect tries them: those whose query accepts options. */
+  detectOrder(options?: Options): string[] | Failure;
+}
+
+/** A server's identity and its spellings (server/ident). */
+export interface Ref {
+  protocol: string;
+  /** host:port, canonical. */
+  addr: string;
+  /** The identity options, sorted by name ({} for the protocol's defaults). */
+  options: Record<string, string>;
+  /** The status page: /s/PROTOCOL/HOST:PORT[?OPTIONS] */
+  path: string;
 }
 
 export interface CaptureStats { frames: number; udp: number; skipped: number; fragments: number; reassembled: number; truncated: number; rows: number }

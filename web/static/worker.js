@@ -11,10 +11,13 @@
 //                  {type: "ask", asks: [{key, protocol, target, options, timeoutMs}]}
 //                      (an ask whose key prepare asked already is dropped, once)
 //                  {type: "ping", id}
+//                  {type: "model", id, call, args}  the server model the module
+//                      exports (querylens.ref, hostPort, detectOrder), once it is ready
 //   worker → page  {type: "open", hello} / {type: "close", reason}
 //                  {type: "ready", hello} / {type: "fatal", message}
 //                  {type: "results", results: Result[], stats}  (at most one per BATCH_MS)
 //                  {type: "pong", id, ms} / {type: "pong", id, error}
+//                  {type: "model", id, result}  what the call returned (a Failure as data)
 //
 // Modules are imported by the URLs the page resolved (its import map
 // maps them to content-hashed names, which a worker cannot see).
@@ -96,8 +99,17 @@ self.onmessage = (/** @type {MessageEvent} */ e) => {
       }
       relay.ping().then((ms) => post({ type: "pong", id: m.id, ms }), (err) => post({ type: "pong", id: m.id, error: String(err.message ?? err) }));
       return;
+    case "model": {
+      const fail = (/** @type {any} */ err) => post({ type: "model", id: m.id, result: { error: { message: String(err?.message ?? err) } } });
+      if (!MODEL.has(m.call)) return fail(`no model call ${m.call}`);
+      decoderReady.then((ql) => post({ type: "model", id: m.id, result: /** @type {any} */ (ql)[m.call](...m.args) }), fail);
+      return;
+    }
   }
 };
+
+/** The server model's calls the page may make (querylens.d.ts). */
+const MODEL = new Set(["ref", "hostPort", "detectOrder"]);
 
 /** @type {Promise<void>} */
 let modulesReady;

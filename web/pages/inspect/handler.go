@@ -18,10 +18,16 @@ import (
 // where d says what the h datagrams were ("received" from t, the default
 // with a t; "sent" to it; "pasted", the default without), and the page's
 // list says so.
+//
+// The query string is read as the status page reads its options
+// (server.ParseQuery): a parameter given twice, or one that does not
+// parse, is a 400.
 type Handler struct {
 	Assets    layout.Assets
 	RelayPath string
 	Base      func(r *http.Request) string
+	// Error renders the site's error page.
+	Error func(w http.ResponseWriter, r *http.Request, status int, heading, detail string)
 }
 
 // Config is what the page's script receives.
@@ -41,7 +47,12 @@ type Config struct {
 type protocol struct{ Name, Title string }
 
 func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
-	cfg := Config{Relay: h.RelayPath, Protocol: r.URL.Query().Get("protocol"), Target: r.URL.Query().Get("target"),
+	q, err := server.ParseQuery(r.URL.RawQuery)
+	if err != nil {
+		h.Error(w, r, http.StatusBadRequest, "Bad query", err.Error())
+		return
+	}
+	cfg := Config{Relay: h.RelayPath, Protocol: q["protocol"], Target: q["target"],
 		DefaultProtocol: server.DefaultProtocol}
 	for _, p := range server.Protocols() {
 		if w := p.Description().Wrapped; len(w) > 0 {
@@ -51,12 +62,12 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			cfg.Wrapped[p.Name] = w
 		}
 	}
-	for k, v := range r.URL.Query() {
+	for k, v := range q {
 		if name, ok := strings.CutPrefix(k, "opt."); ok {
 			if cfg.Options == nil {
 				cfg.Options = map[string]string{}
 			}
-			cfg.Options[name] = v[0]
+			cfg.Options[name] = v
 		}
 	}
 	var ps []protocol

@@ -42,6 +42,7 @@ import (
 	"github.com/querylens/querylens/internal/ttlcache"
 	"github.com/querylens/querylens/netquery"
 	"github.com/querylens/querylens/server"
+	"github.com/querylens/querylens/server/ident"
 	"github.com/querylens/querylens/web/card"
 	"github.com/querylens/querylens/web/layout"
 )
@@ -101,7 +102,7 @@ func (h *Handler) lookupNoLimit(w http.ResponseWriter, r *http.Request, svg bool
 	case err == nil:
 		return ref, true
 	case errors.Is(err, server.ErrProtocol):
-		h.fail(w, r, svg, http.StatusNotFound, "Unknown protocol", "querylens does not speak "+strconv.Quote(r.PathValue("protocol"))+". It knows "+known()+".")
+		h.fail(w, r, svg, http.StatusNotFound, "Unknown protocol", "querylens does not speak "+strconv.Quote(r.PathValue("protocol"))+". It knows "+ident.Known()+".")
 	case errors.Is(err, server.ErrAddr):
 		h.fail(w, r, svg, http.StatusBadRequest, "Not a server address", strconv.Quote(r.PathValue("target"))+" is not host:port (for example 203.0.113.7:10666).")
 	default:
@@ -118,17 +119,6 @@ func optionText(err error) string {
 		return ce.Error()
 	}
 	return err.Error()
-}
-
-func known() string {
-	var names []string
-	for _, c := range codecs.Protocols() {
-		names = append(names, c.Name())
-	}
-	if len(names) == 0 {
-		return "no protocols"
-	}
-	return strings.Join(names, ", ")
 }
 
 func (h *Handler) fail(w http.ResponseWriter, r *http.Request, svg bool, status int, heading, detail string) {

@@ -1,0 +1,4 @@
+package ident
+
+// ParseTarget is parseTarget, for the differential test.
+var ParseTarget = parseTarget
