@@ -11,38 +11,6 @@ import (
 	"github.com/querylens/querylens/history"
 )
 
-func TestCanonicalAddr(t *testing.T) {
-	for _, tc := range []struct {
-		in, want string
-		ok       bool
-	}{
-		{"127.0.0.1:10666", "127.0.0.1:10666", true},
-		{"[::1]:10666", "[::1]:10666", true},
-		{"[::ffff:1.2.3.4]:5", "[::ffff:1.2.3.4]:5", true}, // the relay refuses it as written
-		{"[::FFFF:7f00:1]:5", "[::ffff:127.0.0.1]:5", true},
-		{"Game.Example.ORG.:15300", "game.example.org:15300", true},
-		{"host_1.example:1", "host_1.example:1", true},
-		{"1.2.3.4", "", false},
-		{"1.2.3.4:0", "", false},
-		{"1.2.3.4:010", "", false},
-		{"1.2.3.4:65536", "", false},
-		{"::1:5", "", false},
-		{"[fe80::1%eth0]:5", "", false},
-		{"-bad.example:5", "", false},
-		{"bad..example:5", "", false},
-		{"1.2.3.999:5", "", false},
-		{"exa mple:5", "", false},
-		{":5", "", false},
-	} {
-		got, ok := CanonicalAddr(tc.in)
-		if got != tc.want || ok != tc.ok {
-			t.Errorf("CanonicalAddr(%q) = %q, %v; want %q, %v", tc.in, got, ok, tc.want, tc.ok)
-		}
-	}
-}
-
-// TestSpellings: every spelling of one server parses to the same Ref,
-// and each formatter writes what its parser reads.
 func TestSpellings(t *testing.T) {
 	want := Ref{Protocol: "ogp", Addr: "203.0.113.7:27015", Options: map[string]string{"version": "0.04"}}
 	for _, tc := range []struct {
