@@ -249,42 +249,16 @@ func TestBrowserConverseLateReads(t *testing.T) {
 		{"sent after two timeouts, answered late", true, 4, 3, result{false, 1, 2}},
 		{"sent after one timeout, three late: ended", true, 4, 1, result{true, 0, 2}},
 	} {
-		t.Run(tc.name, func(t *testing.T) {
-			got := eval[result](t, ctx, lateReadHarness+"("+strconv.FormatBool(tc.connected)+", "+strconv.Itoa(tc.timeouts)+", "+strconv.Itoa(tc.sendsAt)+")")
-			if got != tc.want {
-				t.Errorf("got %+v, want %+v", got, tc.want)
-			}
-		})
-	}
-}
-
-// TestBrowserConverseFullLateReads: the inspector's conversations
-// (converse, a full decode) wait for late reads and for a slot as the
-// server browser's do: one driver runs both.
-func TestBrowserConverseFullLateReads(t *testing.T) {
-	ctx := harnessTab(t)
-	type result struct {
-		EndedBefore   bool
-		Replies, Late int
-	}
-	for _, tc := range []struct {
-		name      string
-		connected bool
-		timeouts  int
-		sendsAt   int
-		want      result
-	}{
-		{"read two timeouts late", true, 2, 0, result{false, 1, 2}},
-		{"three timeouts: ended", true, 3, 0, result{true, 0, 2}},
-		{"not connected: ended at the timeout", false, 1, 0, result{true, 0, 0}},
-		{"sent after two timeouts, answered late", true, 4, 3, result{false, 1, 2}},
-	} {
-		t.Run(tc.name, func(t *testing.T) {
-			got := eval[result](t, ctx, lateReadHarness+"("+strconv.FormatBool(tc.connected)+", "+strconv.Itoa(tc.timeouts)+", "+strconv.Itoa(tc.sendsAt)+`, "converse")`)
-			if got != tc.want {
-				t.Errorf("got %+v, want %+v", got, tc.want)
-			}
-		})
+		// converseSummary is the server browser's, converse the
+		// inspector's (a full decode): one driver runs both.
+		for _, kind := range []string{"converseSummary", "converse"} {
+			t.Run(kind+"/"+tc.name, func(t *testing.T) {
+				got := eval[result](t, ctx, lateReadHarness+"("+strconv.FormatBool(tc.connected)+", "+strconv.Itoa(tc.timeouts)+", "+strconv.Itoa(tc.sendsAt)+`, "`+kind+`")`)
+				if got != tc.want {
+					t.Errorf("got %+v, want %+v", got, tc.want)
+				}
+			})
+		}
 	}
 }
 
