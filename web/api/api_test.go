@@ -34,21 +34,8 @@ func TestMain(m *testing.M) {
 	os.Exit(code)
 }
 
-// The fake servers, by target (fakeserver's reply format).
-var replies = map[string][]byte{
-	"10.0.0.1:7777": []byte("R\x1cdCTF \x1cgNight|MAP01|3|8|alice,\x1cabob,bot:crash"),
-	"10.0.0.2:7777": nil, // silent
-	"10.0.0.3:7777": []byte("D"),
-	"10.0.0.4:7777": []byte("B"),
-	"10.0.0.5:7777": []byte("Rhalf a reply"),
-}
-
-func newFakes() *fakeserver.Exchanger {
-	return &fakeserver.Exchanger{
-		Replies: replies,
-		Refuse:  map[string]wire.Code{"10.0.0.7:7777": wire.CodeDenied, "10.0.0.8:7777": wire.CodeRateLimited},
-	}
-}
+// newFakes is the API tests' fake servers (fakeserver.APIFixture).
+func newFakes() *fakeserver.Exchanger { return fakeserver.APIFixture() }
 
 // allowN is a visitor limit that lets the first n asks through.
 func allowN(n int) func(*http.Request) bool {

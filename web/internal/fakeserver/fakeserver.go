@@ -170,3 +170,20 @@ func (e *Exchanger) Exchange(ctx context.Context, protocol, target string, q cod
 	}
 	return netquery.Result{RTT: 12 * time.Millisecond, Sent: 1, Received: 1, Done: done}, nil
 }
+
+// APIFixture is the fake servers the JSON API's tests ask (web/api and
+// web/api/openapitest), by target: one online with players, one silent,
+// one rate-limiting, one banning, one whose reply does not decode, and two
+// the relay refuses (denied, rate-limited).
+func APIFixture() *Exchanger {
+	return &Exchanger{
+		Replies: map[string][]byte{
+			"10.0.0.1:7777": []byte("R\x1cdCTF \x1cgNight|MAP01|3|8|alice,\x1cabob,bot:crash"),
+			"10.0.0.2:7777": nil, // silent
+			"10.0.0.3:7777": []byte("D"),
+			"10.0.0.4:7777": []byte("B"),
+			"10.0.0.5:7777": []byte("Rhalf a reply"),
+		},
+		Refuse: map[string]wire.Code{"10.0.0.7:7777": wire.CodeDenied, "10.0.0.8:7777": wire.CodeRateLimited},
+	}
+}
