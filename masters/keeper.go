@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/querylens/querylens/codecs"
+	"github.com/querylens/querylens/internal/ctxsleep"
 	"github.com/querylens/querylens/netquery"
 	"github.com/querylens/querylens/server"
 )
@@ -118,7 +119,7 @@ func New(cfg Config) (*Keeper, error) {
 		cfg.Clock = time.Now
 	}
 	if cfg.Sleep == nil {
-		cfg.Sleep = sleepReal
+		cfg.Sleep = ctxsleep.Sleep
 	}
 	if cfg.Pacer == nil {
 		cfg.Pacer = NewLocalPacer(DefaultInterval, cfg.Clock)

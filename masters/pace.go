@@ -112,15 +112,3 @@ func wait(ctx context.Context, p Pacer, addr string, sleep func(context.Context,
 		}
 	}
 }
-
-// sleepReal waits d of real time or until ctx ends.
-func sleepReal(ctx context.Context, d time.Duration) error {
-	t := time.NewTimer(d)
-	defer t.Stop()
-	select {
-	case <-t.C:
-		return nil
-	case <-ctx.Done():
-		return ctx.Err()
-	}
-}

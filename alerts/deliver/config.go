@@ -7,6 +7,8 @@ import (
 	"net"
 	"net/netip"
 	"time"
+
+	"github.com/querylens/querylens/internal/ctxsleep"
 )
 
 // Resolver resolves a host name (net.DefaultResolver is one). Tests
@@ -91,7 +93,7 @@ func (c Config) withDefaults() (Config, error) {
 		c.Now = time.Now
 	}
 	if c.Sleep == nil {
-		c.Sleep = sleep
+		c.Sleep = ctxsleep.Sleep
 	}
 	if c.Jitter == nil {
 		c.Jitter = jitter
@@ -106,18 +108,4 @@ func (c Config) withDefaults() (Config, error) {
 		}
 	}
 	return c, nil
-}
-
-func sleep(ctx context.Context, d time.Duration) error {
-	if d <= 0 {
-		return ctx.Err()
-	}
-	t := time.NewTimer(d)
-	defer t.Stop()
-	select {
-	case <-t.C:
-		return nil
-	case <-ctx.Done():
-		return ctx.Err()
-	}
 }

@@ -28,6 +28,7 @@ import (
 	"github.com/querylens/querylens/alerts"
 	"github.com/querylens/querylens/alerts/deliver"
 	"github.com/querylens/querylens/history/outbox"
+	"github.com/querylens/querylens/internal/ctxsleep"
 )
 
 // Sender sends one message (*deliver.Sender is one). Give the worker's
@@ -127,7 +128,7 @@ func New(cfg Config) (*Worker, error) {
 		cfg.Now = time.Now
 	}
 	if cfg.Sleep == nil {
-		cfg.Sleep = sleep
+		cfg.Sleep = ctxsleep.Sleep
 	}
 	if cfg.Jitter == nil {
 		cfg.Jitter = func() float64 { return 0 }
@@ -349,14 +350,3 @@ func detached(ctx context.Context) (context.Context, context.CancelFunc) {
 }
 
 func quote(s string) string { return `"` + alerts.Truncate(s, 64) + `"` }
-
-func sleep(ctx context.Context, d time.Duration) error {
-	t := time.NewTimer(d)
-	defer t.Stop()
-	select {
-	case <-t.C:
-		return nil
-	case <-ctx.Done():
-		return ctx.Err()
-	}
-}
