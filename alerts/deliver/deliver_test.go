@@ -736,3 +736,16 @@ func TestSendWrongMessage(t *testing.T) {
 		t.Error("sent")
 	}
 }
+
+func TestExponential(t *testing.T) {
+	for _, tc := range []struct {
+		attempt int
+		want    time.Duration
+	}{
+		{1, time.Second}, {2, 2 * time.Second}, {4, 8 * time.Second}, {7, time.Minute}, {64, time.Minute},
+	} {
+		if got := Exponential(time.Second, time.Minute, tc.attempt); got != tc.want {
+			t.Errorf("attempt %d: %v, want %v", tc.attempt, got, tc.want)
+		}
+	}
+}

@@ -318,11 +318,19 @@ func (s *Sender) backoff(attempt int, hint time.Duration) time.Duration {
 	if hint > 0 {
 		return hint + time.Duration(s.cfg.Jitter()*float64(hint)/10)
 	}
-	d := s.cfg.BaseDelay << min(attempt-1, 20)
-	if d > s.cfg.MaxDelay || d <= 0 {
-		d = s.cfg.MaxDelay
-	}
+	d := Exponential(s.cfg.BaseDelay, s.cfg.MaxDelay, attempt)
 	return d/2 + time.Duration(s.cfg.Jitter()*float64(d/2))
+}
+
+// Exponential is base doubled for each attempt after the first, capped at
+// most (and at most on overflow): the backoff of the Sender's attempts
+// and of the outbox's (alerts/worker), each with its own jitter.
+func Exponential(base, most time.Duration, attempt int) time.Duration {
+	d := base << min(attempt-1, 20)
+	if d > most || d <= 0 {
+		d = most
+	}
+	return d
 }
 
 func jitter() float64 { return rand.Float64() }

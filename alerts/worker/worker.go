@@ -284,10 +284,7 @@ func (w *Worker) release(r outbox.Row) {
 // destination asked for, when more than the exponential wait from
 // BaseDelay, capped at MaxDelay (the destination's ask is not capped).
 func (w *Worker) backoff(attempt int, hint time.Duration) time.Duration {
-	d := w.cfg.BaseDelay << min(attempt-1, 20)
-	if d > w.cfg.MaxDelay || d <= 0 {
-		d = w.cfg.MaxDelay
-	}
+	d := deliver.Exponential(w.cfg.BaseDelay, w.cfg.MaxDelay, attempt)
 	d += time.Duration(w.cfg.Jitter() * float64(d) / 4)
 	return max(d, hint)
 }
