@@ -66,27 +66,52 @@ type asset struct {
 // a year, since a change of content changes the name). Pages link the hashed
 // names; an import map sends the modules' own relative imports there too.
 type assets struct {
-	files  map[string]*asset // by plain name
-	hashed map[string]*asset // by hashed name
-	module *wasmmodule.Module
+	*assetTable
 	logger *slog.Logger
 }
 
-// loadAssets loads the embedded files.
-func loadAssets(logger *slog.Logger) (*assets, error) {
+// assetTable is the static files, loaded once: the embedded ones once per
+// process (embeddedAssets), however many servers New makes.
+type assetTable struct {
+	files  map[string]*asset // by plain name
+	hashed map[string]*asset // by hashed name
+	module *wasmmodule.Module
+}
+
+// embeddedAssets loads the embedded files once: they cannot change while
+// the process runs, so checking the module against its manifest, hashing
+// the files and compressing them is done once, not for each New.
+var embeddedAssets = sync.OnceValues(func() (*assetTable, error) {
 	sub, _ := fs.Sub(staticFS, "static") // "static" is a valid path
-	return loadAssetsFS(sub, logger)
+	return loadAssetTable(sub)
+})
+
+// loadAssets returns the embedded files, logging to logger.
+func loadAssets(logger *slog.Logger) (*assets, error) {
+	t, err := embeddedAssets()
+	if err != nil {
+		return nil, err
+	}
+	return &assets{assetTable: t, logger: logger}, nil
 }
 
 // loadAssetsFS loads the static files at the root of fsys; it fails with
 // ErrNoModule when the browser module is missing or its files disagree
 // with the manifest.
 func loadAssetsFS(fsys fs.FS, logger *slog.Logger) (*assets, error) {
+	t, err := loadAssetTable(fsys)
+	if err != nil {
+		return nil, err
+	}
+	return &assets{assetTable: t, logger: logger}, nil
+}
+
+func loadAssetTable(fsys fs.FS) (*assetTable, error) {
 	mod, err := wasmmodule.Load(fsys)
 	if err != nil {
 		return nil, errors.Join(ErrNoModule, err)
 	}
-	a := &assets{files: map[string]*asset{}, hashed: map[string]*asset{}, module: mod, logger: logger}
+	a := &assetTable{files: map[string]*asset{}, hashed: map[string]*asset{}, module: mod}
 	err = fs.WalkDir(fsys, ".", func(p string, d fs.DirEntry, err error) error {
 		if err != nil || d.IsDir() {
 			return err
@@ -146,7 +171,7 @@ func gzipAll(jobs []gzipJob) {
 	}
 }
 
-func (a *assets) add(x *asset) {
+func (a *assetTable) add(x *asset) {
 	a.files[x.name] = x
 	a.hashed[hashedName(x.name, x.hash)] = x
 }
