@@ -31,6 +31,12 @@ type Description struct {
 	// sooner. In milliseconds, not a time.Duration: package time would add
 	// about 240 KB to the browser module, which has no other use for it.
 	MinAskMs int
+	// AllPlayers says a reply that lists players (Info.Has HasPlayers)
+	// lists every player in the game, not a sample of them (Minecraft's
+	// status sends at most a dozen): what a watch of joins and leaves
+	// needs (package alerts). Players still connecting may be counted and
+	// not listed (A2S); they are not in the game yet.
+	AllPlayers bool
 	// AntiCheat labels Info.AntiCheat on a row ("VAC"); "": a generic
 	// label.
 	AntiCheat string

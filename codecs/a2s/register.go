@@ -16,6 +16,9 @@ func init() {
 // (codecs.Description).
 var description = codecs.Description{
 	Name: Protocol,
+	// PLAYER lists everyone in the game (those still connecting are
+	// counted, not listed).
+	AllPlayers: true,
 	// The Steam master (Valve Developer Community, "Master Server Query
 	// Protocol"); its list is paged, each page a request of its own, and
 	// the master answers a few a minute per address: the querylens server

@@ -14,6 +14,8 @@ func init() {
 // the rules section, so no cheaper query (\info\\players\) fills it.
 var description = codecs.Description{
 	Name: Protocol,
+	// The status reply lists every player (player_N, …).
+	AllPlayers: true,
 	// More of its games' usual query ports: Battlefield 1942 (23000) and
 	// Medal of Honor (12300).
 	Ports: []int{DefaultPort, 23000, 12300},

@@ -2,10 +2,14 @@ package gamespy2
 
 import "github.com/querylens/querylens/codecs"
 
-// The protocol says nothing beyond its codec: no master, no join link,
-// every row field, its list asked with the codec's defaults
-// (codecs.Description).
+// The protocol says little beyond its codec: no master, no join link,
+// every row field, its list asked with the codec's defaults; its replies
+// list every player (codecs.Description).
 func init() {
 	codecs.Register(&Codec{})
-	codecs.Describe(codecs.Description{Name: Protocol})
+	codecs.Describe(codecs.Description{
+		Name: Protocol,
+		// The player section lists every player.
+		AllPlayers: true,
+	})
 }

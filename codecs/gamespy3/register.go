@@ -11,6 +11,8 @@ func init() {
 // codec (codecs.Description). Its masters speak TCP with a challenge.
 var description = codecs.Description{
 	Name: Protocol,
+	// The full stat lists every player.
+	AllPlayers: true,
 	// More of its games' usual query ports: Battlefield 2 (29900) and
 	// Unreal Tournament 3 (6500).
 	Ports: []int{DefaultPort, 29900, 6500},

@@ -11,6 +11,8 @@ func init() {
 // (codecs.Description).
 var description = codecs.Description{
 	Name: Protocol,
+	// The player list has every player.
+	AllPlayers: true,
 	// A row shows the server fields and the players; the team, rule,
 	// add-on and limit lists are the status page's.
 	List: map[string]string{"teams": "false", "rules": "false", "addons": "false", "limits": "false"},

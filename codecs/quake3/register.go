@@ -17,6 +17,8 @@ func init() {
 // codec (codecs.Description).
 var description = codecs.Description{
 	Name: Protocol,
+	// getstatus lists every client, one line each.
+	AllPlayers: true,
 	// ioquake3's own master (its sv_master2; sv_master1 is id's); other
 	// games' masters take a game name and protocol number (MasterOptions).
 	// The querylens server keeps the lists: one request brings a list in

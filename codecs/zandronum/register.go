@@ -11,6 +11,8 @@ func init() {
 // codec (codecs.Description).
 var description = codecs.Description{
 	Name: Protocol,
+	// SQF_PLAYERDATA lists every client.
+	AllPlayers: true,
 	// The page asks the master itself, through the relay: one request,
 	// a list in a few segments (docs/protocols/zandronum.md 2.9).
 	Master: &codecs.MasterDescription{Options: map[string]string{"master": "true"},
