@@ -42,7 +42,7 @@ func (t *Tracker) holdsLease(ctx context.Context, e *entry) bool {
 	}
 	now := t.cfg.now()
 	t.mu.Lock()
-	iv := t.interval()
+	iv := t.every(e)
 	t.mu.Unlock()
 	held, until, err := l.Lease(ctx, e.key, now, now.Add(iv*5/4))
 	t.mu.Lock()

@@ -63,6 +63,7 @@ const (
 	SourceView   Source = 1 // its status page, card or badge was requested
 	SourceMaster Source = 2 // a configured master server lists it
 	SourceDemo   Source = 3 // it is one of the demo's servers
+	SourceWatch  Source = 4 // an alert watches it (Tracker.Pin)
 )
 
 // Server is one row of the tracked set.

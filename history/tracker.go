@@ -21,6 +21,9 @@ const (
 	// sv_queryignoretime (10 s by default) and masters once per 10 s
 	// (docs/protocols/zandronum.md 3.3); the other protocols get the same courtesy.
 	MinSampleEvery = 10 * time.Second
+	// DefaultPinEvery is how often a pinned server (a watched one) is
+	// sampled when its watch names no interval.
+	DefaultPinEvery = 30 * time.Second
 )
 
 // Probe asks one server once and reports what it found. It is given the
@@ -52,6 +55,10 @@ type TrackerConfig struct {
 	// Leases, when several instances share Store, makes one of them sample
 	// each server (see Leaser). Nil: this instance samples every server.
 	Leases Leaser
+	// PinFloor is the shortest interval a pinned server may be sampled
+	// at: what the relay's per-target limits allow for it (the server
+	// wires them here). Nil: MinSampleEvery for every server.
+	PinFloor func(Key) time.Duration
 
 	now func() time.Time // tests
 }
@@ -70,6 +77,7 @@ type Tracker struct {
 	last    time.Time // of the token refill
 	running int       // probes in flight
 
+	pinned   int           // entries pinned
 	probes   chan struct{} // counts probes started, for tests (nil: off)
 	lastIdle time.Time
 }
@@ -77,13 +85,14 @@ type Tracker struct {
 type entry struct {
 	key       Key
 	source    Source
-	viewed    time.Time // last view, in memory
-	persisted time.Time // last view written to the store
-	next      time.Time // when the next sample is due
-	busy      bool      // a probe is in flight (and the entry is out of the queue)
-	leased    bool      // this instance held the lease at the last ask (with Leases)
-	removed   bool      // untracked while its probe was in flight
-	qi        int       // index in the queue, -1 when not in it
+	viewed    time.Time     // last view, in memory
+	persisted time.Time     // last view written to the store
+	next      time.Time     // when the next sample is due
+	busy      bool          // a probe is in flight (and the entry is out of the queue)
+	leased    bool          // this instance held the lease at the last ask (with Leases)
+	pin       time.Duration // pinned (watched): sampled this often, never evicted nor idle; 0: not pinned
+	removed   bool          // untracked while its probe was in flight
+	qi        int           // index in the queue, -1 when not in it
 }
 
 // dueQueue is a min-heap of entries by next sample time, so that a tick
@@ -117,8 +126,22 @@ func (t *Tracker) remove(el *list.Element) *entry {
 	if e.qi >= 0 {
 		heap.Remove(&t.queue, e.qi)
 	}
+	if e.pin > 0 {
+		t.pinned--
+	}
 	e.removed = true
 	return e
+}
+
+// evictable is the least recently viewed entry that is not pinned, or
+// nil (the caller holds t.mu).
+func (t *Tracker) evictable() *list.Element {
+	for el := t.lru.Front(); el != nil; el = el.Next() {
+		if el.Value.(*entry).pin == 0 {
+			return el
+		}
+	}
+	return nil
 }
 
 // ViewPersistEvery bounds how often a view of an already tracked server
@@ -184,6 +207,91 @@ func NewTracker(ctx context.Context, cfg TrackerConfig) (*Tracker, error) {
 	return t, nil
 }
 
+// Pin keeps k tracked and sampled every every (DefaultPinEvery when 0,
+// never more often than PinFloor allows) until Unpin, whatever its views:
+// a watched server is sampled even if it never answered, and is neither
+// evicted nor untracked when idle. Pinned servers do not count against
+// Max. Pinning a pinned server changes its interval; the next sample
+// comes at once when the new interval is shorter than the wait left.
+func (t *Tracker) Pin(ctx context.Context, k Key, every time.Duration) error {
+	if !k.Valid() {
+		return errors.New("history: pin: invalid key " + k.String())
+	}
+	if every <= 0 {
+		every = DefaultPinEvery
+	}
+	floor := MinSampleEvery
+	if t.cfg.PinFloor != nil {
+		floor = t.cfg.PinFloor(k)
+	}
+	every = max(every, floor)
+	now := t.cfg.now()
+	t.mu.Lock()
+	el, ok := t.entries[k]
+	var e *entry
+	if ok {
+		e = el.Value.(*entry)
+		if e.pin == 0 {
+			t.pinned++
+		}
+		e.pin = every
+		if e.qi >= 0 && e.next.After(now.Add(every)) {
+			e.next = now
+			heap.Fix(&t.queue, e.qi)
+		}
+		t.mu.Unlock()
+		return nil
+	}
+	// Never viewed: at the front of the LRU, where an unpin leaves it to
+	// the next eviction or idle pass.
+	e = &entry{key: k, source: SourceWatch, next: now, qi: -1, pin: every, persisted: now}
+	t.entries[k] = t.lru.PushFront(e)
+	heap.Push(&t.queue, e)
+	t.pinned++
+	t.mu.Unlock()
+	// Tracked in the store too, so that its samples are kept and a page
+	// shows its history.
+	return t.cfg.Store.Track(ctx, []Server{{Key: k, Source: SourceWatch, LastViewed: now}})
+}
+
+// Unpin ends Pin: k is tracked as its views say (a server pinned and
+// never viewed leaves the tracked set at once).
+func (t *Tracker) Unpin(ctx context.Context, k Key) {
+	t.mu.Lock()
+	el, ok := t.entries[k]
+	if !ok || el.Value.(*entry).pin == 0 {
+		t.mu.Unlock()
+		return
+	}
+	e := el.Value.(*entry)
+	e.pin = 0
+	t.pinned--
+	var drop bool
+	if e.viewed.IsZero() {
+		t.remove(el)
+		drop = true
+	}
+	t.mu.Unlock()
+	if drop {
+		if err := t.cfg.Store.Untrack(ctx, []Key{k}); err != nil {
+			t.cfg.Logger.Warn("history: untrack", "key", k.String(), "err", err)
+		}
+	}
+}
+
+// Pinned lists the pinned servers with their intervals.
+func (t *Tracker) Pinned() map[Key]time.Duration {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	out := make(map[Key]time.Duration, t.pinned)
+	for k, el := range t.entries {
+		if e := el.Value.(*entry); e.pin > 0 {
+			out[k] = e.pin
+		}
+	}
+	return out
+}
+
 // Len is the size of the tracked set.
 func (t *Tracker) Len() int {
 	t.mu.Lock()
@@ -215,6 +323,15 @@ func (t *Tracker) interval() time.Duration {
 	return max(t.cfg.Every, need)
 }
 
+// every is e's interval: its pin's, else the tracked set's (the caller
+// holds t.mu).
+func (t *Tracker) every(e *entry) time.Duration {
+	if e.pin > 0 {
+		return e.pin
+	}
+	return t.interval()
+}
+
 // View records that k was viewed (or listed by a master) now, tracking it
 // if it was not. The caller decides whether k may be tracked at all: the
 // relay's policy must allow it. It reports whether k is tracked now.
@@ -234,8 +351,12 @@ func (t *Tracker) View(ctx context.Context, k Key, src Source) bool {
 		t.lru.MoveToBack(el)
 		write = now.Sub(e.persisted) >= ViewPersistEvery
 	} else {
-		for t.lru.Len() >= t.cfg.Max {
-			evicted = append(evicted, t.remove(t.lru.Front()).key)
+		for t.lru.Len()-t.pinned >= t.cfg.Max {
+			el := t.evictable()
+			if el == nil {
+				break
+			}
+			evicted = append(evicted, t.remove(el).key)
 		}
 		e = &entry{key: k, source: src, viewed: now, next: now, qi: -1}
 		t.entries[k] = t.lru.PushBack(e)
@@ -301,10 +422,10 @@ func (t *Tracker) due(ctx context.Context, now time.Time) []*entry {
 		for el := t.lru.Front(); el != nil; {
 			e := el.Value.(*entry)
 			next := el.Next()
-			if now.Sub(e.viewed) < t.cfg.Idle {
+			if now.Sub(e.viewed) < t.cfg.Idle && e.pin == 0 {
 				break // the rest were viewed more recently
 			}
-			if !e.busy {
+			if !e.busy && e.pin == 0 {
 				idle = append(idle, t.remove(el).key)
 			}
 			el = next
@@ -325,6 +446,9 @@ func (t *Tracker) due(ctx context.Context, now time.Time) []*entry {
 		e := heap.Pop(&t.queue).(*entry)
 		e.busy = true
 		e.next = now.Add(iv)
+		if e.pin > 0 {
+			e.next = now.Add(e.pin)
+		}
 		out = append(out, e)
 		t.tokens--
 	}

@@ -226,3 +226,68 @@ func TestRunRecords(t *testing.T) {
 		t.Errorf("%d probes within the first 10 s; the minimum interval allows 1", n)
 	}
 }
+
+// TestPin pins a server that was never viewed: it is sampled at once and
+// then at its own interval (not the set's), floored by PinFloor, survives
+// a flood of views past Max and the idle pass, and after Unpin leaves the
+// set (never viewed) or stays as its views say.
+func TestPin(t *testing.T) {
+	s := openStore(t, t.TempDir())
+	defer s.Close()
+	c := &clock{t: time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)}
+	watched := history.Key{Protocol: "quake3", Addr: "127.0.0.1:27960"}
+	floor := func(k history.Key) time.Duration {
+		if k == watched {
+			return time.Second
+		}
+		return history.MinSampleEvery
+	}
+	tr := newTracker(t, s, c, history.TrackerConfig{Max: 10, Every: time.Minute, Idle: time.Hour, PinFloor: floor})
+	ctx := context.Background()
+	if err := tr.Pin(ctx, watched, 100*time.Millisecond); err != nil { // floored to 1 s
+		t.Fatal(err)
+	}
+	other := addr(999)
+	if err := tr.Pin(ctx, other, 0); err != nil { // DefaultPinEvery
+		t.Fatal(err)
+	}
+	if got := tr.Pinned(); got[watched] != time.Second || got[other] != history.DefaultPinEvery {
+		t.Fatalf("pinned %v", got)
+	}
+	for i := range 50 { // a flood of views past Max
+		tr.View(ctx, addr(i), history.SourceView)
+	}
+	if !tr.IsTracked(watched) || !tr.IsTracked(other) || tr.Len() != 12 {
+		t.Fatalf("after the flood: watched %v, other %v, %d tracked (want 10 viewed + 2 pinned)", tr.IsTracked(watched), tr.IsTracked(other), tr.Len())
+	}
+	count := map[history.Key]int{}
+	for range int(2 * time.Hour / (250 * time.Millisecond)) { // two hours: the viewed ones go idle
+		c.add(250 * time.Millisecond)
+		for _, k := range tr.Due(c.now()) {
+			count[k]++
+		}
+	}
+	if n := count[watched]; n < 7100 || n > 7201 { // once a second for 7,200 s
+		t.Errorf("watched sampled %d times in 2 h, want about 7,200", n)
+	}
+	if n := count[other]; n < 239 || n > 241 { // every 30 s
+		t.Errorf("other pinned sampled %d times in 2 h, want 240", n)
+	}
+	if tr.Len() != 2 || !tr.IsTracked(watched) {
+		t.Errorf("after 2 idle hours: %d tracked, watched %v (want only the pinned)", tr.Len(), tr.IsTracked(watched))
+	}
+	tr.Unpin(ctx, watched)
+	if tr.IsTracked(watched) {
+		t.Error("unpinned, never viewed: still tracked")
+	}
+	got, err := s.Tracked(ctx)
+	if err != nil || len(got) != 1 || got[0].Key != other || got[0].Source != history.SourceWatch {
+		t.Errorf("store tracks %+v, %v", got, err)
+	}
+	// A pinned server that is also viewed stays tracked after Unpin.
+	tr.View(ctx, other, history.SourceView)
+	tr.Unpin(ctx, other)
+	if !tr.IsTracked(other) || len(tr.Pinned()) != 0 {
+		t.Errorf("viewed and unpinned: tracked %v, pinned %v", tr.IsTracked(other), tr.Pinned())
+	}
+}
