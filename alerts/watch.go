@@ -46,8 +46,9 @@ func (w Window) Contains(t time.Time) bool { return !t.Before(w.Start) && t.Befo
 // Watch is what to tell about one server. The zero value of every rule is
 // "off"; the thresholds have defaults (Defaults).
 type Watch struct {
-	ID     string `json:"id" toml:"id"`         // stable: names the machine's state and the events
-	Server Ref    `json:"server" toml:"server"` // which server
+	ID     string        `json:"id" toml:"id"`                 // stable: names the machine's state and the events
+	Server Ref           `json:"server" toml:"server"`         // which server
+	Every  time.Duration `json:"every,omitempty" toml:"every"` // how often it is sampled (0: 30 s; never more often than the relay's per-target limits allow)
 
 	Down       bool          `json:"down,omitempty" toml:"down"`               // tell when it goes down (offline or unreachable)
 	Up         bool          `json:"up,omitempty" toml:"up"`                   // tell when it comes back, only after a down (or malformed) was told
@@ -119,7 +120,7 @@ func (w Watch) Validate(complete func(protocol string) bool) error {
 		return ErrNoID
 	case w.Server.Protocol == "" || w.Server.Addr == "":
 		return ErrNoServer
-	case w.Resend < 0 || w.AtLeast < 0 || w.DownSamples < 0 || w.DownAfter < 0 || w.BlindAfter < 0 || w.PlayerCap < 0:
+	case w.Every < 0 || w.Resend < 0 || w.AtLeast < 0 || w.DownSamples < 0 || w.DownAfter < 0 || w.BlindAfter < 0 || w.PlayerCap < 0:
 		return ErrNegative
 	case w.DownAfter > 0 && w.DownAfter < time.Second:
 		return ErrDownAfterTooLow

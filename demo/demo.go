@@ -44,6 +44,10 @@ type Config struct {
 	// silent). GameSpy v1 has no UDP master: they are in Fleet, for the
 	// caller to list as configured servers.
 	GameSpy1Servers int
+	// Flapping, when set, adds the flapping server (NewFlappingServerAt
+	// on this schedule), to try alerts on: Demo.Flapping, not in
+	// Targets, and on no master's list.
+	Flapping *FlapSchedule
 }
 
 // MaxA2SList bounds Config.A2SList: about 87 pages of a Steam master.
@@ -111,6 +115,7 @@ type Demo struct {
 	a2sMaster, q3Master string
 	targets             []Target
 	fleet               []Target
+	flapping            *Target
 	conns               []*net.UDPConn
 	wg                  sync.WaitGroup
 	once                sync.Once
@@ -263,6 +268,19 @@ func Start(ctx context.Context, cfg Config) (*Demo, error) {
 	if err := d.startListMasters(cfg, open); err != nil {
 		return nil, err
 	}
+	if cfg.Flapping != nil {
+		h := NewFlappingServerAt(cfg.Seed+104729, *cfg.Flapping)
+		t := Target{Protocol: "quake3", Name: reportedName("quake3", nil, h)}
+		ap, err := open("127.0.0.1:0", Target{}, h) // out of Targets
+		if err != nil {
+			return nil, err
+		}
+		if t.Name == "" { // asked while down
+			t.Name = "querylens demo Flapping"
+		}
+		t.Addr = ap.String()
+		d.flapping = &t
+	}
 	// The context ends the demo too; Close unregisters this, so nothing
 	// is left waiting on a context that never ends.
 	d.stop = context.AfterFunc(ctx, func() { d.Close() })
@@ -326,6 +344,14 @@ func zandronumBehavior(i int) Behavior {
 // Master is the Zandronum master's address.
 func (d *Demo) Master() string { return d.master }
 
+// Flapping is the flapping server (Config.Flapping), if there is one.
+func (d *Demo) Flapping() (Target, bool) {
+	if d.flapping == nil {
+		return Target{}, false
+	}
+	return *d.flapping, true
+}
+
 // Targets lists every emulated game server (not the master).
 func (d *Demo) Targets() []Target { return append([]Target(nil), d.targets...) }
 
@@ -348,6 +374,9 @@ func (d *Demo) Prefixes() []netip.Prefix {
 	}
 	for _, t := range d.fleet {
 		add(t.Addr)
+	}
+	if d.flapping != nil {
+		add(d.flapping.Addr)
 	}
 	return out
 }

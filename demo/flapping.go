@@ -104,5 +104,39 @@ func (s *crowd) Respond(q []byte, _ netip.AddrPort, now time.Time) [][]byte {
 // NewFlappingServer is the demo's flapping server: a crowd (a player
 // every 30 s) that is down for 3 minutes of every 10.
 func NewFlappingServer(seed int64) Handler {
-	return Flapping(10*time.Minute, 3*time.Minute, NewQuake3Crowd(seed, 30*time.Second))
+	return NewFlappingServerAt(seed, FlapSchedule{})
+}
+
+// FlapSchedule is the flapping server's schedule: silent for Down of
+// every Period, a player joining (then leaving) every Step. A zero field
+// is NewFlappingServer's (10 minutes, 3 minutes, 30 s); a test runs the
+// same server in seconds.
+type FlapSchedule struct {
+	Period, Down, Step time.Duration
+}
+
+// Defaults is s with its zero fields set, Down kept below Period.
+func (s FlapSchedule) Defaults() FlapSchedule {
+	if s.Period <= 0 {
+		s.Period = 10 * time.Minute
+	}
+	if s.Down <= 0 {
+		s.Down = s.Period * 3 / 10
+	}
+	if s.Down >= s.Period {
+		s.Down = s.Period / 2
+	}
+	if s.Step <= 0 {
+		s.Step = 30 * time.Second
+		if s.Period < 10*time.Minute {
+			s.Step = s.Period / 20
+		}
+	}
+	return s
+}
+
+// NewFlappingServerAt is the flapping server on schedule s.
+func NewFlappingServerAt(seed int64, s FlapSchedule) Handler {
+	s = s.Defaults()
+	return Flapping(s.Period, s.Down, NewQuake3Crowd(seed, s.Step))
 }
