@@ -61,6 +61,7 @@ type Watch struct {
 	NameChange bool          `json:"name_change,omitempty" toml:"name_change"` // tell when the server's name changes
 	Joins      bool          `json:"joins,omitempty" toml:"joins"`             // tell when a player joins
 	Leaves     bool          `json:"leaves,omitempty" toml:"leaves"`           // tell when a player leaves
+	Board      bool          `json:"board,omitempty" toml:"board"`             // keep a live status message on the first Discord destination, edited in place
 	Players    []string      `json:"players,omitempty" toml:"players"`         // joins and leaves of these names only (* matches any run of characters, case-insensitive); empty: everyone
 
 	DownSamples int           `json:"down_samples,omitempty" toml:"down_samples"` // down after this many down samples in a row (default 3)
@@ -132,7 +133,7 @@ func (w Watch) Validate(complete func(protocol string) bool) error {
 		return ErrPlayersWithout
 	case (w.Joins || w.Leaves) && complete != nil && !complete(w.Server.Protocol):
 		return ErrPartialPlayers
-	case !(w.Down || w.Malformed || w.AtLeast > 0 || w.Full || w.Empty || w.MapChange || w.NameChange || w.Joins || w.Leaves):
+	case !(w.Down || w.Malformed || w.AtLeast > 0 || w.Full || w.Empty || w.MapChange || w.NameChange || w.Joins || w.Leaves || w.Board):
 		return ErrNothingToTell
 	}
 	for _, p := range w.Players {

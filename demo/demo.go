@@ -48,6 +48,9 @@ type Config struct {
 	// on this schedule), to try alerts on: Demo.Flapping, not in
 	// Targets, and on no master's list.
 	Flapping *FlapSchedule
+	// FlappingAddr is where the flapping server listens (a loopback
+	// HOST:PORT, so that a watches file can name it); empty: a free port.
+	FlappingAddr string
 }
 
 // MaxA2SList bounds Config.A2SList: about 87 pages of a Steam master.
@@ -271,9 +274,16 @@ func Start(ctx context.Context, cfg Config) (*Demo, error) {
 	if cfg.Flapping != nil {
 		h := NewFlappingServerAt(cfg.Seed+104729, *cfg.Flapping)
 		t := Target{Protocol: "quake3", Name: reportedName("quake3", nil, h)}
-		ap, err := open("127.0.0.1:0", Target{}, h) // out of Targets
+		addr := cfg.FlappingAddr
+		if addr == "" {
+			addr = "127.0.0.1:0"
+		}
+		if ap, err := netip.ParseAddrPort(addr); err != nil || !ap.Addr().IsLoopback() {
+			return nil, errors.New("demo: flapping server address " + strconv.Quote(addr) + " must be a loopback HOST:PORT")
+		}
+		ap, err := open(addr, Target{}, h) // out of Targets
 		if err != nil {
-			return nil, err
+			return nil, errors.New("demo: flapping server: " + err.Error())
 		}
 		if t.Name == "" { // asked while down
 			t.Name = "querylens demo Flapping"

@@ -7,14 +7,17 @@ import (
 	"io"
 	"log/slog"
 	"os"
+	"os/signal"
 	"path/filepath"
 	"strconv"
 	"strings"
 	"sync"
+	"syscall"
 	"time"
 
 	"github.com/querylens/querylens/demo"
 	"github.com/querylens/querylens/history"
+	"github.com/querylens/querylens/history/outbox"
 	"github.com/querylens/querylens/history/postgres"
 	"github.com/querylens/querylens/history/sqlite"
 	"github.com/querylens/querylens/relay"
@@ -100,6 +103,11 @@ type historyRun struct {
 	// masters' lists exist.
 	masters *server.MasterConfig
 	mctx    context.Context
+	// The alerts (history on): watches pinned in the tracker, the outbox
+	// in the same database (outbox, the store under any buffer).
+	alerts *alertsRun
+	outbox outbox.Store
+	hup    chan os.Signal
 }
 
 // trackMasters starts tracking what the masters list (with
@@ -121,6 +129,10 @@ func (h *historyRun) stop() {
 		h.cancel()
 	}
 	h.wg.Wait()
+	if h.hup != nil {
+		signal.Stop(h.hup)
+	}
+	h.alerts.stop() // after the sampler, which hands it samples
 }
 
 func (h *historyRun) close() {
@@ -165,7 +177,7 @@ func (e *env) startHistory(ctx context.Context, o serveOptions, rs *relay.Server
 		h.close()
 		return nil, errors.New(err.Error() + " (the file was left as it is; pass another --data, or --history=false)")
 	}
-	h.store = store
+	h.store, h.outbox = store, store
 	return e.startHistoryIn(ctx, o, rs, d, targets, logger, h, func() string { return path })
 }
 
@@ -184,19 +196,27 @@ func (e *env) startHistoryIn(ctx context.Context, o serveOptions, rs *relay.Serv
 		}
 		b := history.NewBuffered(pst, history.BufferedConfig{Name: "postgres", Logger: logger})
 		leases = postgres.NewLeases(pst, "")
-		h.store = b
+		h.store, h.outbox = b, pst
 		path = func() string { return "postgres" }
 	}
 	store := h.store
 	timeout := o.statusTimeout()
-	sampler := server.Sampler(rs, timeout)
+	holder, _ := os.Hostname()
+	holder += "/" + strconv.Itoa(os.Getpid())
+	al, err := newAlerts(o.alerts, h.outbox, holder, logger)
+	if err != nil {
+		h.close()
+		return nil, err
+	}
+	h.alerts = al
+	sampler := watchSampler(rs, timeout, al.observe)
 	if o.probe.metricsServers && o.metrics {
 		h.servers = &probe.Tracked{Max: ho.max}
 		sampler = h.servers.Wrap(sampler)
 	}
 	tracker, err := history.NewTracker(ctx, history.TrackerConfig{
 		Store: store, Probe: sampler, Every: ho.every, Idle: ho.idle, Max: ho.max,
-		Budget: ho.budget, Timeout: timeout + time.Second, Logger: logger, Leases: leases,
+		Budget: ho.budget, Timeout: timeout + time.Second, Logger: logger, Leases: leases, PinFloor: o.pinFloor,
 	})
 	if err != nil {
 		h.close()
@@ -213,6 +233,12 @@ func (e *env) startHistoryIn(ctx context.Context, o serveOptions, rs *relay.Serv
 			return nil, err
 		}
 		io.WriteString(e.stdout, "demo history: 24 h of synthetic samples for "+strconv.Itoa(len(targets))+" servers in "+path()+"\n")
+	}
+	h.hup = make(chan os.Signal, 1)
+	signal.Notify(h.hup, syscall.SIGHUP)
+	if err := al.start(ctx, tracker, h.hup); err != nil {
+		h.close()
+		return nil, errors.New("--watches: " + err.Error())
 	}
 	rctx, cancel := context.WithCancel(context.Background())
 	h.cancel = cancel

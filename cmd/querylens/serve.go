@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"flag"
+	"fmt"
 	"io"
 	"log/slog"
 	"net"
@@ -13,11 +14,13 @@ import (
 	"os/signal"
 	"strconv"
 	"strings"
+	"sync"
 	"syscall"
 	"time"
 
 	"github.com/querylens/querylens/codecs"
 	"github.com/querylens/querylens/demo"
+	"github.com/querylens/querylens/history"
 	"github.com/querylens/querylens/internal/health"
 	"github.com/querylens/querylens/masters"
 	"github.com/querylens/querylens/relay"
@@ -117,8 +120,15 @@ type serveOptions struct {
 	redis        string
 	redisTimeout time.Duration
 	history      historyOptions
+	alerts       alertOptions
+	demoFlap     time.Duration // the flapping server's period
+	demoFlapAddr string
+	demoReceiver string // a Discord-shaped receiver's address
 
 	probe probeOptions
+	// pinFloor is the shortest sampling interval of a watched server
+	// (runServe sets it from the relay's limits).
+	pinFloor func(history.Key) time.Duration
 }
 
 // probeOptions are serve's flags for monitoring systems (package web/probe).
@@ -165,6 +175,11 @@ func (e *env) serve(args []string) int {
 		"GameSpy v1 has no UDP master: they are listed as --server would list them)")
 	fs.IntVar(&o.demoA2SList, "demo-a2s-list", 0, "with --demo: how many addresses the Steam-like master lists in all, the A2S servers among silent\n"+
 		"loopback ones (up to "+strconv.Itoa(demo.MaxA2SList)+"; 0: just the A2S servers)")
+	fs.DurationVar(&o.demoFlap, "demo-flapping-period", 10*time.Minute, "with --demo: the flapping server (Quake III, for trying alerts) is down for 3/10 of every `PERIOD`;\n"+
+		"a player joins every 30 s (every PERIOD/20 when shorter than 10 minutes) until it is full, then they leave")
+	fs.StringVar(&o.demoFlapAddr, "demo-flapping-addr", "", "with --demo: where the flapping server listens (default a free loopback port; alerts/testdata/watches.demo.toml names 127.0.0.1:27960)")
+	fs.StringVar(&o.demoReceiver, "demo-discord-receiver", "", "with --demo: also run a Discord-shaped webhook receiver at this loopback `HOST:PORT`, printing what\n"+
+		"it is sent (alerts/testdata/watches.demo.toml tells 127.0.0.1:8081)")
 	fs.StringVar(&o.steamKey, "steam-web-api-key", "", "list Steam masters through the Steam Web API (IGameServersService/GetServerList) with this `KEY`\n"+
 		"instead of the UDP master (default $QUERYLENS_STEAM_WEB_API_KEY); never shown to pages or logs")
 	fs.BoolVar(&o.metrics, "metrics", true, "serve Prometheus metrics at /metrics")
@@ -174,6 +189,7 @@ func (e *env) serve(args []string) int {
 	fs.DurationVar(&o.redisTimeout, "redis-timeout", 0, "with --redis: a call to Redis slower than this counts as Redis being down (0: 250ms)")
 	fs.StringVar(&o.redis, "redis", "", "share the reply cache, coalescing and rate limits with the other instances using this Redis or Valkey `URL` (redis://[:password@]host:port/db)")
 	o.history.flags(fs)
+	o.alerts.flags(fs)
 	o.probe.flags(fs)
 	pos, err := parseInterspersed(fs, args)
 	if err != nil {
@@ -207,6 +223,12 @@ func (e *env) serve(args []string) int {
 		if err := o.history.check(); err != nil {
 			return e.usageErr(fs, err.Error())
 		}
+	}
+	if err := o.alerts.check(o.history.enabled); err != nil {
+		return e.usageErr(fs, err.Error())
+	}
+	if o.demoFlap < time.Second {
+		return e.usageErr(fs, "--demo-flapping-period must be at least 1s")
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
@@ -249,11 +271,20 @@ func (e *env) runServe(ctx context.Context, o serveOptions, ready chan<- string)
 	if o.demo {
 		var err error
 		d, err = demo.Start(ctx, demo.Config{MasterAddr: o.demoMaster, Servers: o.demoServers, A2SServers: o.demoA2S, A2SList: o.demoA2SList,
-			Quake3Servers: o.demoQuake3, GameSpy1Servers: o.demoGameSpy1})
+			Quake3Servers: o.demoQuake3, GameSpy1Servers: o.demoGameSpy1,
+			Flapping: &demo.FlapSchedule{Period: o.demoFlap}, FlappingAddr: o.demoFlapAddr})
 		if err != nil {
 			return err
 		}
 		defer d.Close()
+		if o.demoReceiver != "" {
+			stop, addr, err := e.discordReceiver(o.demoReceiver)
+			if err != nil {
+				return errors.New("--demo-discord-receiver: " + err.Error())
+			}
+			defer stop()
+			io.WriteString(e.stdout, "demo discord receiver http://"+addr+"/api/webhooks/1/demo\n")
+		}
 		// The relay may reach exactly the demo's servers (address and
 		// port), with no per-target limit since they are our own.
 		own, err := demoAddrs(d)
@@ -293,6 +324,9 @@ func (e *env) runServe(ctx context.Context, o serveOptions, ready chan<- string)
 				wcfg.Servers = append(wcfg.Servers, t.Ref())
 			}
 		}
+		if t, ok := d.Flapping(); ok {
+			wcfg.Servers = append(wcfg.Servers, t.Ref())
+		}
 	} else if len(wcfg.Masters) == 0 {
 		wcfg.Masters = server.DefaultMasters()
 	}
@@ -316,6 +350,7 @@ func (e *env) runServe(ctx context.Context, o serveOptions, ready chan<- string)
 	if err := rcfg.Validate(); err != nil {
 		return err
 	}
+	o.pinFloor = pinFloor(rcfg)
 	ln, err := net.Listen("tcp", o.addr)
 	if err != nil {
 		return err
@@ -372,6 +407,9 @@ func (e *env) runServe(ctx context.Context, o serveOptions, ready chan<- string)
 		if hist.servers != nil {
 			relayMetrics = hist.servers.Metrics(relayMetrics)
 		}
+		if hist.alerts != nil {
+			relayMetrics = health.Extend(relayMetrics, hist.alerts.appendMetrics)
+		}
 		mux.Handle("/metrics", checks.Metrics(relayMetrics))
 	}
 	mux.Handle("/", wh)
@@ -390,6 +428,10 @@ func (e *env) runServe(ctx context.Context, o serveOptions, ready chan<- string)
 		io.WriteString(e.stdout, "demo master "+d.Master()+" listing "+strconv.Itoa(o.demoServers)+" Zandronum servers\n")
 		io.WriteString(e.stdout, "demo Steam-like master "+d.A2SMaster()+", Quake III master "+d.Quake3Master()+"\n")
 		io.WriteString(e.stdout, fleetLines(d, o))
+		if t, ok := d.Flapping(); ok {
+			sched := demo.FlapSchedule{Period: o.demoFlap}.Defaults()
+			io.WriteString(e.stdout, "demo flapping server quake3 "+t.Addr+" (down "+sched.Down.String()+" of every "+sched.Period.String()+")\n")
+		}
 	}
 	io.WriteString(e.stdout, "querylens is serving at "+url+"\n")
 	if ready != nil {
@@ -467,6 +509,9 @@ func demoAddrs(d *demo.Demo) ([]netip.AddrPort, error) {
 	for _, t := range append(d.Targets(), d.Fleet()...) {
 		addrs = append(addrs, t.Addr)
 	}
+	if t, ok := d.Flapping(); ok {
+		addrs = append(addrs, t.Addr)
+	}
 	out := make([]netip.AddrPort, 0, len(addrs))
 	for _, a := range addrs {
 		ap, err := netip.ParseAddrPort(a)
@@ -483,6 +528,10 @@ func (e *env) demo(args []string) int {
 	master := fs.String("master-addr", "127.0.0.1:15300", "where the Zandronum master listens (loopback only)")
 	n := fs.Int("servers", demo.DefaultServers, "how many Zandronum servers the master lists")
 	seed := fs.Int64("seed", 1, "seed for names, maps and players")
+	flapAddr := fs.String("flapping-addr", "", "where the flapping server listens (default a free loopback port)")
+	flap := fs.Duration("flapping-period", 10*time.Minute, "the flapping server is down for 3/10 of every `PERIOD`")
+	receiver := fs.String("discord-receiver", "", "also run a Discord-shaped webhook receiver at this loopback `HOST:PORT`, printing what it is sent\n"+
+		"(point a watches file's Discord destination at http://HOST:PORT/api/webhooks/1/demo; see alerts/testdata/watches.demo.toml)")
 	pos, err := parseInterspersed(fs, args)
 	if err != nil {
 		return exitUsage
@@ -492,16 +541,32 @@ func (e *env) demo(args []string) int {
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	d, err := demo.Start(ctx, demo.Config{MasterAddr: *master, Servers: *n, Seed: *seed})
+	if *flap < time.Second {
+		return e.usageErr(fs, "--flapping-period must be at least 1s")
+	}
+	d, err := demo.Start(ctx, demo.Config{MasterAddr: *master, Servers: *n, Seed: *seed,
+		Flapping: &demo.FlapSchedule{Period: *flap}, FlappingAddr: *flapAddr})
 	if err != nil {
 		io.WriteString(e.stderr, "querylens demo: "+err.Error()+"\n")
 		return exitFail
 	}
 	defer d.Close()
+	if *receiver != "" {
+		stop, addr, err := e.discordReceiver(*receiver)
+		if err != nil {
+			io.WriteString(e.stderr, "querylens demo: --discord-receiver: "+err.Error()+"\n")
+			return exitFail
+		}
+		defer stop()
+		io.WriteString(e.stdout, "discord-receiver http://"+addr+"/api/webhooks/1/demo\n")
+	}
 	var b strings.Builder
 	b.WriteString("zandronum-master " + d.Master() + "\n")
 	b.WriteString("a2s-master " + d.A2SMaster() + "\n")
 	b.WriteString("quake3-master " + d.Quake3Master() + "\n")
+	if t, ok := d.Flapping(); ok {
+		b.WriteString("quake3 " + t.Addr + " " + strconv.Quote(t.Name) + " (flapping)\n")
+	}
 	for _, t := range d.Targets() {
 		b.WriteString(t.Protocol + " " + t.Addr + " " + strconv.Quote(t.Name))
 		if t.Behavior != demo.Normal {
@@ -541,4 +606,62 @@ func keptLists(k *masters.Keeper, specs []server.MasterSpec) []server.KeptList {
 		}})
 	}
 	return out
+}
+
+// pinFloor is the shortest interval at which a watched server is
+// sampled: never sooner than the relay's cache would answer instead
+// (CacheTTL), than the protocol's servers answer one asker
+// (codecs.Description.MinAskMs), and, for a server that is not the
+// operator's own (the relay limits it per target), than the relay's
+// per-target limits refill a probe's burst of queries, nor
+// history.MinSampleEvery.
+func pinFloor(rcfg relay.Config) func(history.Key) time.Duration {
+	ttl := rcfg.CacheTTL
+	if ttl <= 0 {
+		ttl = relay.DefaultCacheTTL
+	}
+	rate := rcfg.TargetRate
+	if rate.PerSecond <= 0 {
+		rate = relay.DefaultTargetRate
+	}
+	refill := time.Duration(float64(max(rate.Burst, 1)) / rate.PerSecond * float64(time.Second))
+	own := map[netip.AddrPort]bool{}
+	for _, ap := range rcfg.AllowAddrs {
+		own[ap] = true
+	}
+	return func(k history.Key) time.Duration {
+		floor := ttl
+		if d, err := codecs.LookupDescription(k.Protocol); err == nil {
+			floor = max(floor, time.Duration(d.MinAskMs)*time.Millisecond)
+		}
+		if ref, err := server.FromKey(k); err == nil {
+			if ap, err := netip.ParseAddrPort(ref.Addr); err == nil && own[ap] {
+				return floor
+			}
+		}
+		return max(floor, refill, history.MinSampleEvery)
+	}
+}
+
+// discordReceiver serves a demo.DiscordReceiver on addr (loopback only),
+// printing each message it takes.
+func (e *env) discordReceiver(addr string) (stop func(), bound string, err error) {
+	ap, err := netip.ParseAddrPort(addr)
+	if err != nil || !ap.Addr().IsLoopback() {
+		return nil, "", errors.New("want a loopback HOST:PORT, got " + strconv.Quote(addr))
+	}
+	ln, err := net.Listen("tcp", addr)
+	if err != nil {
+		return nil, "", err
+	}
+	var mu sync.Mutex
+	r := demo.NewDiscordReceiver()
+	r.Logf = func(format string, args ...any) {
+		mu.Lock()
+		defer mu.Unlock()
+		io.WriteString(e.stdout, fmt.Sprintf(format, args...)+"\n")
+	}
+	srv := &http.Server{Handler: r, ReadHeaderTimeout: 10 * time.Second}
+	go srv.Serve(ln)
+	return func() { srv.Close() }, ln.Addr().String(), nil
 }
