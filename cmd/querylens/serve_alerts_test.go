@@ -1,0 +1,285 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"net"
+	"net/http"
+	"net/http/httptest"
+	"net/netip"
+	"os"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/querylens/querylens/demo"
+)
+
+// freeUDP is a loopback UDP port free a moment ago (for a flapping
+// server a watches file names before it starts).
+func freeUDP(t *testing.T) string {
+	t.Helper()
+	c, err := net.ListenPacket("udp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	addr := c.LocalAddr().String()
+	c.Close()
+	return addr
+}
+
+// flapWatches is a watches file: the flapping server at flap told to the
+// Discord-shaped receiver at hook, sampled as fast as the test's relay
+// lets it, down after one silent sample (an unanswered probe takes the
+// probe's whole timeout).
+func flapWatches(hook, flap string) string {
+	return `
+[[destination]]
+name = "fake"
+kind = "discord"
+url = "` + hook + `/api/webhooks/42/s3cret-token"
+
+[[watch]]
+id = "flap"
+to = ["fake"]
+server = { protocol = "quake3", addr = "` + flap + `" }
+every = "200ms"
+down = true
+up = true
+full = true
+joins = true
+leaves = true
+board = true
+down_samples = 1
+player_cap = 1000
+`
+}
+
+// alertServeOptions are serve's options for the alert tests: the demo
+// (one Zandronum server) with a flapping server on a schedule of
+// seconds, the history in dir, the receiver's loopback opened.
+func alertServeOptions(dir, watches, flap string) serveOptions {
+	o := serveOptions{addr: "127.0.0.1:0", demo: true, demoServers: 1, metrics: true,
+		demoFlap: 8 * time.Second, demoFlapAddr: flap, cacheTTL: 100 * time.Millisecond}
+	o.history = historyOptions{enabled: true, data: dir, dataSet: true, every: time.Minute, idle: time.Hour, max: 100, budget: 50}
+	o.alerts = alertOptions{watches: watches, webhookAllow: prefixFlag{netip.MustParsePrefix("127.0.0.0/8")}, allowHTTP: true}
+	return o
+}
+
+// titled reports whether one of got, posted (not an edit of the live
+// board), has a title containing s.
+func titled(got []demo.Received, s string) bool {
+	for _, r := range got {
+		if r.Method == http.MethodPost && strings.Contains(r.Content(), s) && !isBoard(r) {
+			return true
+		}
+	}
+	return false
+}
+
+// isBoard reports whether r is the live status message (its footer
+// numbers its pages).
+func isBoard(r demo.Received) bool { return bytes.Contains(r.Body, []byte(" · page 1 of ")) }
+
+// TestServeAlertsDemo: serve --demo --watches FILE, the file naming the
+// demo's flapping server and a Discord-shaped receiver on loopback
+// (--webhook-allow 127.0.0.0/8 --allow-http-webhooks): the receiver is
+// told the server down, back up, full and players joining, and the live
+// status message is posted once and edited in place; /metrics counts
+// them. Driven by what the receiver is sent, not by sleeps.
+func TestServeAlertsDemo(t *testing.T) {
+	rcv := demo.NewDiscordReceiver()
+	ts := httptest.NewServer(rcv)
+	defer ts.Close()
+	dir := t.TempDir()
+	file := filepath.Join(dir, "watches.toml")
+	flap := freeUDP(t)
+	if err := os.WriteFile(file, []byte(flapWatches(ts.URL, flap)), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	base, out, stop := serveFor(t, alertServeOptions(dir, file, flap))
+	defer stop()
+	if !strings.Contains(out.String(), "demo flapping server quake3 "+flap) {
+		t.Errorf("stdout does not name the flapping server:\n%s", out)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
+	defer cancel()
+	want := []string{" is down", " is back up", " is full", " joined "}
+	err := rcv.Wait(ctx, func(got []demo.Received) bool {
+		for _, w := range want {
+			if !titled(got, w) {
+				return false
+			}
+		}
+		for _, r := range got {
+			if r.Method == http.MethodPatch {
+				return true
+			}
+		}
+		return false
+	})
+	got := rcv.Received()
+	if err != nil {
+		var b strings.Builder
+		for _, r := range got {
+			b.WriteString(r.Method + " " + r.MessageID + ": " + r.Content() + "\n")
+		}
+		t.Fatalf("%v; the receiver got:\n%s", err, b.String())
+	}
+	// One live message: posted once, every later change an edit of it.
+	var boardID string
+	for _, r := range got {
+		if !isBoard(r) {
+			continue
+		}
+		switch {
+		case boardID == "" && r.Method == http.MethodPost:
+			boardID = r.MessageID
+		case r.Method != http.MethodPatch || r.MessageID != boardID:
+			t.Errorf("the live message: %s %s after %s was posted", r.Method, r.MessageID, boardID)
+		}
+		if !bytes.Contains(r.Body, []byte(`"allowed_mentions":{"parse":[]}`)) {
+			t.Errorf("a message without allowed_mentions: %s", r.Body)
+		}
+	}
+	resp, body := fetch(t, base+"metrics")
+	if resp.StatusCode != 200 {
+		t.Fatal(resp.Status)
+	}
+	for _, line := range []string{`querylens_alert_watches 1`, `querylens_alert_events_total{kind="down"} `, `querylens_alert_outbox_depth `,
+		`querylens_alert_samples_lost_total 0`} {
+		if !bytes.Contains(body, []byte(line)) {
+			t.Errorf("/metrics lacks %q", line)
+		}
+	}
+	if bytes.Contains(body, []byte(`querylens_alert_deliveries_total{destination="discord",outcome="delivered"} 0`)) {
+		t.Error("/metrics counts no delivery")
+	}
+	if bytes.Contains(body, []byte(`querylens_alert_events_total{kind="down"} 0`)) {
+		t.Error("/metrics counts no down")
+	}
+}
+
+// TestServeAlertsReload: SIGHUP reloads the watches file: a valid one
+// replaces the file's watches (the one no longer named is deleted, and
+// its server unpinned), an invalid one keeps the running watches and
+// logs why, without the file's secret.
+func TestServeAlertsReload(t *testing.T) {
+	rcv := demo.NewDiscordReceiver()
+	ts := httptest.NewServer(rcv)
+	defer ts.Close()
+	dir := t.TempDir()
+	file := filepath.Join(dir, "watches.toml")
+	flap := freeUDP(t)
+	write := func(s string) {
+		t.Helper()
+		if err := os.WriteFile(file, []byte(s), 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	second := `
+[[watch]]
+id = "other"
+to = ["fake"]
+server = { protocol = "quake3", addr = "127.0.0.1:9" }
+down = true
+`
+	write(flapWatches(ts.URL, flap) + second)
+	o := alertServeOptions(dir, file, flap)
+	o.alerts.sync = time.Hour // only SIGHUP reads the stored watches again
+	var logs syncBuffer
+	e := &env{stdin: strings.NewReader(""), stdout: &bytes.Buffer{}, stderr: &logs}
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	ready := make(chan string, 1)
+	done := make(chan error, 1)
+	go func() { done <- e.runServe(ctx, o, ready) }()
+	var base string
+	select {
+	case base = <-ready:
+	case err := <-done:
+		t.Fatalf("serve ended: %v\n%s", err, logs.String())
+	}
+	defer func() {
+		cancel()
+		if err := <-done; err != nil {
+			t.Error(err)
+		}
+	}()
+	count := func() int {
+		return strings.Count(logs.String(), "alerts: watches file loaded")
+	}
+	hup := func(want string) {
+		t.Helper()
+		n := strings.Count(logs.String(), want)
+		syscall.Kill(os.Getpid(), syscall.SIGHUP)
+		for strings.Count(logs.String(), want) == n {
+			select {
+			case <-ctx.Done():
+				t.Fatalf("no %q after SIGHUP:\n%s", want, logs.String())
+			case <-time.After(20 * time.Millisecond):
+			}
+		}
+	}
+	if count() != 1 {
+		t.Fatalf("the file was not loaded at start:\n%s", logs.String())
+	}
+	_, body := fetch(t, base+"metrics")
+	if !bytes.Contains(body, []byte("querylens_alert_watches 2\n")) {
+		t.Fatalf("at start, /metrics says:\n%s", grepLines(body, "querylens_alert_watches"))
+	}
+	if false {
+		t.Fatalf("the file was not loaded at start:\n%s", logs.String())
+	}
+	// Invalid: an unknown key. The running watches stay; the log says
+	// why and never quotes the file's URL.
+	write(flapWatches(ts.URL, flap) + second + "\nbogus = 1\n")
+	hup("the watches file is not taken")
+	if strings.Contains(logs.String(), "s3cret-token") {
+		t.Errorf("a log line carries the webhook's token:\n%s", logs.String())
+	}
+	if !strings.Contains(logs.String(), `unknown key \"watch.bogus\"`) {
+		t.Errorf("the log does not say why:\n%s", logs.String())
+	}
+	// Valid, without "other": it is deleted.
+	write(flapWatches(ts.URL, flap))
+	hup("alerts: watches file loaded")
+	_, body = fetch(t, base+"metrics")
+	if !bytes.Contains(body, []byte("querylens_alert_watches 1\n")) {
+		t.Errorf("after the reload, /metrics says:\n%s", grepLines(body, "querylens_alert_watches"))
+	}
+}
+
+func grepLines(b []byte, prefix string) string {
+	var out []string
+	for _, l := range strings.Split(string(b), "\n") {
+		if strings.HasPrefix(l, prefix) {
+			out = append(out, l)
+		}
+	}
+	return strings.Join(out, "\n")
+}
+
+// TestServeWatchesNeedHistory: --watches with the history off is refused
+// before anything starts, and so is an invalid watches file at start.
+func TestServeWatchesNeedHistory(t *testing.T) {
+	_, errs, code := runCLI(t, "", "serve", "--history=false", "--watches", "watches.toml")
+	if code != exitUsage || !strings.Contains(errs, "--watches needs the history") {
+		t.Errorf("serve --history=false --watches: %d %s", code, errs)
+	}
+	dir := t.TempDir()
+	file := filepath.Join(dir, "watches.toml")
+	if err := os.WriteFile(file, []byte("[[watch]]\nid = \"x\"\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	o := alertServeOptions(dir, file, "")
+	var errb bytes.Buffer
+	e := &env{stdin: strings.NewReader(""), stdout: &bytes.Buffer{}, stderr: &errb}
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	if err := e.runServe(ctx, o, nil); err == nil || !strings.Contains(err.Error(), "--watches") {
+		t.Errorf("serve with an invalid watches file: %v", err)
+	}
+}
