@@ -39,6 +39,11 @@ type alertOptions struct {
 // DefaultWatchMax bounds the watches serve keeps.
 const DefaultWatchMax = 1000
 
+// alertLease is how long the outbox worker holds a row it claimed: after
+// a crash during a send, the row is sent again (under the same id) once
+// it ends.
+const alertLease = 30 * time.Second
+
 func (a *alertOptions) flags(fs *flag.FlagSet) {
 	fs.StringVar(&a.watches, "watches", "", "alert on the servers the watches `FILE` names (TOML: destinations and watches; see\n"+
 		"alerts/testdata/watches.example.toml): Discord, Slack or signed webhooks told when a server goes down,\n"+
@@ -139,7 +144,12 @@ func newAlerts(o alertOptions, store outbox.Store, holderName string, logger *sl
 	}
 	a.sender.s = s
 	logf := func(format string, args ...any) { logger.Warn(fmt.Sprintf(format, args...)) }
-	w, err := worker.New(worker.Config{Store: store, Sender: &a.sender, Dest: a.dest, Holder: holderName, Logf: logf})
+	// A send is one attempt of at most deliver.DefaultAttemptTimeout
+	// (5 s) after the destination's pace: eight rows, four at once, end
+	// well inside three quarters of a 30 s lease, and a row whose
+	// instance died during its send goes again 30 s later.
+	w, err := worker.New(worker.Config{Store: store, Sender: &a.sender, Dest: a.dest, Holder: holderName, Logf: logf,
+		Batch: 8, Concurrency: 4, Lease: alertLease})
 	if err != nil {
 		return nil, err
 	}

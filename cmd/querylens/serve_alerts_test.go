@@ -8,8 +8,11 @@ import (
 	"net/http/httptest"
 	"net/netip"
 	"os"
+	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
+	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -281,5 +284,114 @@ func TestServeWatchesNeedHistory(t *testing.T) {
 	defer cancel()
 	if err := e.runServe(ctx, o, nil); err == nil || !strings.Contains(err.Error(), "--watches") {
 		t.Errorf("serve with an invalid watches file: %v", err)
+	}
+}
+
+// alertChildEnv runs TestServeAlertsKill9 as a serve process: its value
+// is serve's arguments, one a line.
+const alertChildEnv = "QUERYLENS_ALERT_SERVE_CHILD"
+
+// TestServeAlertsKill9: a serve process killed (SIGKILL) while it sends
+// a signed webhook leaves the message in the outbox; the next serve on
+// the same data directory sends it, after the dead one's lease, under
+// the same webhook-id.
+func TestServeAlertsKill9(t *testing.T) {
+	if args := os.Getenv(alertChildEnv); args != "" {
+		os.Exit(run(strings.Split(args, "\n"), strings.NewReader(""), os.Stdout, os.Stderr))
+	}
+	var mu sync.Mutex
+	var delivered []string
+	hung := false
+	first := make(chan string, 1)
+	release := make(chan struct{})
+	ts := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		id := r.Header.Get("webhook-id")
+		mu.Lock()
+		if !hung {
+			hung = true
+			mu.Unlock()
+			first <- id
+			select { // the sender is killed meanwhile
+			case <-release:
+			case <-r.Context().Done():
+			}
+			return
+		}
+		delivered = append(delivered, id)
+		mu.Unlock()
+		w.WriteHeader(http.StatusNoContent)
+	}))
+	defer ts.Close()
+	defer close(release)
+	dir := t.TempDir()
+	file := filepath.Join(dir, "watches.toml")
+	flap := freeUDP(t)
+	watches := `
+[[destination]]
+name = "hook"
+kind = "webhook"
+url = "` + ts.URL + `/querylens"
+secret = "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw"
+
+[[watch]]
+id = "flap"
+to = ["hook"]
+server = { protocol = "quake3", addr = "` + flap + `" }
+every = "200ms"
+joins = true
+leaves = true
+player_cap = 1000
+`
+	if err := os.WriteFile(file, []byte(watches), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	args := []string{"serve", "--addr", "127.0.0.1:0", "--demo", "--demo-servers", "1", "--demo-flapping-period", "8s",
+		"--demo-flapping-addr", flap, "--data", dir, "--watches", file, "--webhook-allow", "127.0.0.0/8",
+		"--allow-http-webhooks", "--cache-ttl", "100ms"}
+	start := func() (*exec.Cmd, *syncBuffer) {
+		cmd := exec.Command(os.Args[0], "-test.run=^TestServeAlertsKill9$", "-test.count=1")
+		cmd.Env = append(os.Environ(), alertChildEnv+"="+strings.Join(args, "\n"))
+		var out syncBuffer
+		cmd.Stdout, cmd.Stderr = &out, &out
+		if err := cmd.Start(); err != nil {
+			t.Fatal(err)
+		}
+		return cmd, &out
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
+	defer cancel()
+	cmd, out := start()
+	var id string
+	select {
+	case id = <-first:
+	case <-ctx.Done():
+		cmd.Process.Kill()
+		cmd.Wait()
+		t.Fatalf("no delivery began:\n%s", out.String())
+	}
+	if err := cmd.Process.Kill(); err != nil { // SIGKILL, in the middle of the send
+		t.Fatal(err)
+	}
+	cmd.Wait()
+	if id == "" {
+		t.Fatal("the webhook came without webhook-id")
+	}
+	cmd, out = start()
+	defer func() {
+		cmd.Process.Kill()
+		cmd.Wait()
+	}()
+	for {
+		mu.Lock()
+		done := slices.Contains(delivered, id)
+		mu.Unlock()
+		if done {
+			break
+		}
+		select {
+		case <-ctx.Done():
+			t.Fatalf("message %s not delivered after the restart:\n%s", id, out.String())
+		case <-time.After(100 * time.Millisecond):
+		}
 	}
 }
