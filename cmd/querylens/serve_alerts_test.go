@@ -11,13 +11,17 @@ import (
 	"os/exec"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"syscall"
 	"testing"
 	"time"
 
+	"github.com/querylens/querylens/alerts"
 	"github.com/querylens/querylens/demo"
+	"github.com/querylens/querylens/history/postgres"
+	"github.com/querylens/querylens/internal/testpg"
 )
 
 // freeUDP is a loopback UDP port free a moment ago (for a flapping
@@ -392,6 +396,96 @@ player_cap = 1000
 		case <-ctx.Done():
 			t.Fatalf("message %s not delivered after the restart:\n%s", id, out.String())
 		case <-time.After(100 * time.Millisecond):
+		}
+	}
+}
+
+// TestServeAlertsPostgres: two serve instances on one PostgreSQL history,
+// the same watches file: the outbox rows of 40 events are each sent once
+// between them (claims are FOR UPDATE SKIP LOCKED), under their own ids.
+func TestServeAlertsPostgres(t *testing.T) {
+	pg := testpg.Start(t)
+	url := pg.FreshURL(t)
+	var mu sync.Mutex
+	got := map[string]int{}
+	ts := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		time.Sleep(20 * time.Millisecond) // so that sends overlap
+		mu.Lock()
+		got[r.Header.Get("webhook-id")]++
+		mu.Unlock()
+		w.WriteHeader(http.StatusNoContent)
+	}))
+	defer ts.Close()
+	dir := t.TempDir()
+	file := filepath.Join(dir, "watches.toml")
+	hook := alerts.Destination{Name: "hook", Kind: alerts.DestWebhook, URL: ts.URL + "/querylens", Secret: "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw"}
+	watches := `
+[[destination]]
+name = "hook"
+kind = "webhook"
+url = "` + hook.URL + `"
+secret = "` + hook.Secret + `"
+
+[[watch]]
+id = "pg"
+to = ["hook"]
+server = { protocol = "quake3", addr = "127.0.0.1:9" }
+joins = true
+leaves = true
+player_cap = 1000
+`
+	if err := os.WriteFile(file, []byte(watches), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	o := serveOptions{metrics: true}
+	o.history = historyOptions{enabled: true, every: time.Minute, idle: time.Hour, max: 100, budget: 50, db: url}
+	o.alerts = alertOptions{watches: file, webhookAllow: prefixFlag{netip.MustParsePrefix("127.0.0.0/8")}, allowHTTP: true}
+	startInstances(t, 2, o)
+
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	st, err := postgres.Open(ctx, url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	// Samples an hour ahead, so that the instances' own (the relay
+	// refuses 127.0.0.1:9: nothing is learnt) come before them and are
+	// ignored after: each sample one player leaves and another joins.
+	const n = 40
+	base := time.Now().Add(time.Hour)
+	events := 0
+	for i := range n + 1 {
+		s := alerts.Sample{Time: base.Add(time.Duration(i) * time.Second), State: alerts.StateOnline, Name: "pg",
+			Players: []string{"player" + strconv.Itoa(i)}, PlayersComplete: true, NumPlayers: 1, MaxPlayers: 8}
+		ev, err := st.Apply(ctx, "pg", s, []alerts.Destination{hook}, time.Now())
+		if err != nil {
+			t.Fatal(err)
+		}
+		events += len(ev)
+	}
+	if events != n {
+		t.Fatalf("%d events, want %d", events, n)
+	}
+	for {
+		stats, err := st.Stats(ctx, time.Now())
+		mu.Lock()
+		sent := len(got)
+		mu.Unlock()
+		if err == nil && stats.Depth == 0 && sent == n {
+			break
+		}
+		select {
+		case <-ctx.Done():
+			t.Fatalf("outbox %+v (%v), %d messages sent of %d", stats, err, sent, n)
+		case <-time.After(100 * time.Millisecond):
+		}
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	for id, c := range got {
+		if c != 1 {
+			t.Errorf("message %s sent %d times", id, c)
 		}
 	}
 }
