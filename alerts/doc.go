@@ -78,33 +78,35 @@
 //	                                              (or retry it later, or mark it failed)
 //
 // Done: the tables (history schema step 2, history/outbox's Store,
-// implemented by history/sqlstore for SQLite and PostgreSQL) and the
-// worker (alerts/worker, with the Holder that keeps samples while the
-// database is down). What that still needs:
+// implemented by history/sqlstore for SQLite and PostgreSQL), the worker
+// (alerts/worker, with the Holder that keeps samples while the database
+// is down), and querylens serve's wiring (cmd/querylens/serve_alerts.go):
+// --watches FILE (ParseFile; each watch PutWatch'd with origin file, its
+// State kept by id; reloaded on SIGHUP, the file's watches no longer in
+// it deleted, an invalid file keeping the running ones), --webhook-allow,
+// --allow-http-webhooks, --watch-max; the stored watches' servers pinned
+// in the tracker (history.Tracker.Pin: sampled at Watch.Every, never
+// evicted, floored by the relay's per-target limits); every probe of a
+// pinned server handed to Holder.Apply (Sample from server.State's
+// String, the decoded summary and codecs.Description.AllPlayers), then
+// Worker.Wake; one Worker per instance, its Dest the file's destinations
+// by name; the live board (Watch.Board: after a sample that changed its
+// row, deliver.Sender.Board on the watch's first Discord destination
+// with its stored ids, then SetBoard); the alerts' series on /metrics;
+// the demo's flapping server and a Discord-shaped receiver
+// (testdata/watches.demo.toml). What that still needs:
 //
-//   - The tracker keeps every watched server pinned (sampled even when no
-//     page asks for it) and hands each sample to Holder.Apply, then
-//     Worker.Wake; Sample comes from server.State's String, the decoded
-//     summary, and the codec's word on whether its player list is
-//     complete.
-//   - The live board: after a sample, deliver.Sender.Board with the
-//     watch's stored board ids (outbox.Watch.Board), then SetBoard with
-//     the ids it returns. Boards are not outbox rows.
 //   - cmd/querylens: "querylens watch add|list|rm|test" (test renders and
-//     sends a sample event of each kind to the destination), and
-//     --watches FILE (ParseFile; each watch PutWatch'd with origin file,
-//     its State kept by id; reloaded on SIGHUP, the file's watches no
-//     longer in it deleted); one Worker per instance, its Dest the
-//     file's destinations by name.
+//     sends a sample event of each kind to the destination); watches it
+//     stores are pinned by serve within 30 s (or at SIGHUP), but their
+//     destinations must be the watches file's (by name) until the store
+//     keeps destinations of its own.
 //   - /api/v1/watches (GET, POST, DELETE) behind --admin-token; its schema
 //     merges webhook.schema.json into the OpenAPI document; the failed
 //     rows (outbox.Store.Failed) beside them.
-//   - deliver.Config.Allow is the relay's address policy; WebhookAllow and
-//     AllowHTTP are flags; the worker's Sender gets MaxAttempts 1.
-//   - Metrics: events told by kind, Worker.Metrics (deliveries by
-//     destination kind and outcome, the outbox's depth, failed rows and
-//     oldest due age, samples held and lost); a watched badge on the
-//     status page.
+//   - A watched badge and the last alert on the status page.
+//   - A live board of several servers (DiscordBoard takes many rows;
+//     serve keeps one board per watch).
 //
 // # Discord in three steps
 //
