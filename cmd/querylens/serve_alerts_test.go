@@ -19,9 +19,14 @@ import (
 	"time"
 
 	"github.com/querylens/querylens/alerts"
+	"github.com/querylens/querylens/codecs"
 	"github.com/querylens/querylens/demo"
+	"github.com/querylens/querylens/history"
 	"github.com/querylens/querylens/history/postgres"
 	"github.com/querylens/querylens/internal/testpg"
+	"github.com/querylens/querylens/relay"
+	"github.com/querylens/querylens/relay/shared"
+	"github.com/querylens/querylens/server"
 )
 
 // freeUDP is a loopback UDP port free a moment ago (for a flapping
@@ -487,5 +492,61 @@ player_cap = 1000
 		if c != 1 {
 			t.Errorf("message %s sent %d times", id, c)
 		}
+	}
+}
+
+// TestAlertSample: a probe's report as the alerts' machine reads it: the
+// state's name, the names and counts of an online reply, and whether its
+// player list is complete (the codec's word, and the list asked for).
+func TestAlertSample(t *testing.T) {
+	at := time.Date(2026, 12, 2, 5, 0, 0, 0, time.UTC)
+	q3, err := codecs.Lookup("quake3")
+	if err != nil {
+		t.Fatal(err)
+	}
+	info := &codecs.Info{Has: codecs.HasName | codecs.HasMap | codecs.HasPlayers | codecs.HasMaxPlayers,
+		Name: "^1Red ^7server", Map: "q3dm17", MaxPlayers: 8,
+		Players: []codecs.Player{{Name: "^2Alice"}, {Name: "Bob"}}}
+	online := server.Report{State: server.Online, At: at, Codec: q3, Msg: &codecs.Message{Info: info}}
+	s := alertSample(online)
+	if s.State != alerts.StateOnline || !s.Time.Equal(at) || s.Name != server.CountsOf(info).Name || s.Map != "q3dm17" ||
+		s.NumPlayers != 2 || s.MaxPlayers != 8 || !slices.Equal(s.Players, []string{"^2Alice", "Bob"}) || !s.PlayersComplete {
+		t.Errorf("online: %+v", s)
+	}
+	noList := online
+	noList.Msg = &codecs.Message{Info: &codecs.Info{Has: codecs.HasName | codecs.HasNumPlayers, Name: "x", NumPlayers: 3}}
+	if s := alertSample(noList); s.PlayersComplete || s.NumPlayers != 3 {
+		t.Errorf("a reply without its player list: %+v", s)
+	}
+	for _, st := range []server.State{server.Offline, server.Refused, server.Limited, server.Malformed} {
+		s := alertSample(server.Report{State: st, At: at, Detail: "why", Msg: &codecs.Message{Info: info}})
+		if s.State != st.String() || s.Err != "why" || s.Name != "" || s.Players != nil {
+			t.Errorf("%s: %+v", st, s)
+		}
+	}
+}
+
+// TestPinFloor: a watched server of the operator's own (the demo's) is
+// sampled as often as the relay's cache allows, one of a protocol that
+// answers an asker once per 10 s no more often, and anyone else's no
+// more often than the relay's per-target limits and 10 s.
+func TestPinFloor(t *testing.T) {
+	own := netip.MustParseAddrPort("127.0.0.1:27960")
+	floor := pinFloor(relay.Config{CacheTTL: 500 * time.Millisecond, AllowAddrs: []netip.AddrPort{own}})
+	for _, tc := range []struct {
+		key  history.Key
+		want time.Duration
+	}{
+		{history.Key{Protocol: "quake3", Addr: own.String()}, 500 * time.Millisecond},
+		{history.Key{Protocol: "zandronum", Addr: own.String()}, 10 * time.Second},
+		{history.Key{Protocol: "quake3", Addr: "198.51.100.7:27960"}, history.MinSampleEvery},
+	} {
+		if got := floor(tc.key); got != tc.want {
+			t.Errorf("%s: %v, want %v", tc.key, got, tc.want)
+		}
+	}
+	slow := pinFloor(relay.Config{TargetRate: shared.Rate{PerSecond: 0.5, Burst: 16}})
+	if got := slow(history.Key{Protocol: "quake3", Addr: "198.51.100.7:27960"}); got != 32*time.Second {
+		t.Errorf("at 0.5 queries/s, burst 16: %v, want 32s", got)
 	}
 }
