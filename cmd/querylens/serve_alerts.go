@@ -148,13 +148,16 @@ func newAlerts(o alertOptions, store outbox.Store, holderName string, logger *sl
 	// (5 s) after the destination's pace: eight rows, four at once, end
 	// well inside three quarters of a 30 s lease, and a row whose
 	// instance died during its send goes again 30 s later.
+	// The holder keeps samples while the database does not answer; the
+	// worker flushes it before each claim.
+	a.holder = &worker.Holder{Store: store}
 	w, err := worker.New(worker.Config{Store: store, Sender: &a.sender, Dest: a.dest, Holder: holderName, Logf: logf,
-		Batch: 8, Concurrency: 4, Lease: alertLease})
+		Held: a.holder, Batch: 8, Concurrency: 4, Lease: alertLease})
 	if err != nil {
 		return nil, err
 	}
 	a.worker = w
-	a.holder = &worker.Holder{Store: store, Wake: w.Wake}
+	a.holder.Wake = w.Wake
 	return a, nil
 }
 

@@ -156,6 +156,20 @@ func TestServeAlertsDemo(t *testing.T) {
 			t.Errorf("a message without allowed_mentions: %s", r.Body)
 		}
 	}
+	// Deleted in Discord, the live message is posted again at its next
+	// change.
+	rcv.Delete(boardID)
+	err = rcv.Wait(ctx, func(got []demo.Received) bool {
+		for _, r := range got {
+			if isBoard(r) && r.Method == http.MethodPost && r.MessageID != boardID {
+				return true
+			}
+		}
+		return false
+	})
+	if err != nil {
+		t.Errorf("the live message deleted was not posted again: %v", err)
+	}
 	resp, body := fetch(t, base+"metrics")
 	if resp.StatusCode != 200 {
 		t.Fatal(resp.Status)
@@ -200,6 +214,7 @@ down = true
 `
 	write(flapWatches(ts.URL, flap) + second)
 	o := alertServeOptions(dir, file, flap)
+	o.demo = false            // no server need answer: the watches are what is reloaded
 	o.alerts.sync = time.Hour // only SIGHUP reads the stored watches again
 	var logs syncBuffer
 	e := &env{stdin: strings.NewReader(""), stdout: &bytes.Buffer{}, stderr: &logs}
@@ -287,6 +302,7 @@ func TestServeWatchesNeedHistory(t *testing.T) {
 		t.Fatal(err)
 	}
 	o := alertServeOptions(dir, file, "")
+	o.demo = false
 	var errb bytes.Buffer
 	e := &env{stdin: strings.NewReader(""), stdout: &bytes.Buffer{}, stderr: &errb}
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
