@@ -617,6 +617,10 @@ func (a *alertsRun) appendMetrics(b []byte) []byte {
 	u := func(n uint64) string { return strconv.FormatUint(n, 10) }
 	head("querylens_alert_watches", "Watches sampled (the watches file's and the stored ones).", "gauge")
 	line("querylens_alert_watches", "", strconv.Itoa(watches))
+	if a.tracker != nil {
+		head("querylens_alert_servers_pinned", "Watched servers the sampler keeps (sampled at their watches' interval, never evicted).", "gauge")
+		line("querylens_alert_servers_pinned", "", strconv.Itoa(len(a.tracker.Pinned())))
+	}
 	head("querylens_alert_events_total", "Alert events told, by kind (each is one outbox row per destination).", "counter")
 	for i, k := range alerts.Kinds() {
 		if i < len(events) {

@@ -254,8 +254,8 @@ down = true
 		t.Fatalf("the file was not loaded at start:\n%s", logs.String())
 	}
 	_, body := fetch(t, base+"metrics")
-	if !bytes.Contains(body, []byte("querylens_alert_watches 2\n")) {
-		t.Fatalf("at start, /metrics says:\n%s", grepLines(body, "querylens_alert_watches"))
+	if !bytes.Contains(body, []byte("querylens_alert_watches 2\n")) || !bytes.Contains(body, []byte("querylens_alert_servers_pinned 2\n")) {
+		t.Fatalf("at start, /metrics says:\n%s", grepLines(body, "querylens_alert_"))
 	}
 	if false {
 		t.Fatalf("the file was not loaded at start:\n%s", logs.String())
@@ -274,8 +274,8 @@ down = true
 	write(flapWatches(ts.URL, flap))
 	hup("alerts: watches file loaded")
 	_, body = fetch(t, base+"metrics")
-	if !bytes.Contains(body, []byte("querylens_alert_watches 1\n")) {
-		t.Errorf("after the reload, /metrics says:\n%s", grepLines(body, "querylens_alert_watches"))
+	if !bytes.Contains(body, []byte("querylens_alert_watches 1\n")) || !bytes.Contains(body, []byte("querylens_alert_servers_pinned 1\n")) {
+		t.Errorf("after the reload, /metrics says:\n%s", grepLines(body, "querylens_alert_"))
 	}
 }
 
@@ -309,6 +309,16 @@ func TestServeWatchesNeedHistory(t *testing.T) {
 	defer cancel()
 	if err := e.runServe(ctx, o, nil); err == nil || !strings.Contains(err.Error(), "--watches") {
 		t.Errorf("serve with an invalid watches file: %v", err)
+	}
+	// A Discord fake on loopback without --webhook-allow is no Discord
+	// webhook: refused, its token in no error.
+	if err := os.WriteFile(file, []byte(flapWatches("http://127.0.0.1:9", "127.0.0.1:27960")), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	o.alerts.webhookAllow = nil
+	err := e.runServe(ctx, o, nil)
+	if err == nil || !strings.Contains(err.Error(), "discord.com") || strings.Contains(err.Error()+errb.String(), "s3cret-token") {
+		t.Errorf("serve with a loopback Discord URL and no --webhook-allow: %v\n%s", err, errb.String())
 	}
 }
 
