@@ -101,3 +101,28 @@ func FuzzParseFile(f *testing.F) {
 		}
 	})
 }
+
+// TestParseDemo: the demo's watches file parses, with its interval and
+// live board (docs/operating.md runs serve with it).
+func TestParseDemo(t *testing.T) {
+	data, err := os.ReadFile("testdata/watches.demo.toml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	f, err := ParseFile(data, func(string) bool { return true })
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(f.Watches) != 1 || f.Watches[0].Every != 10*time.Second || !f.Watches[0].Board || f.Destinations[0].Kind != DestDiscord {
+		t.Errorf("%+v", f)
+	}
+	// A board alone is something to tell; a negative interval is not.
+	w := Watch{ID: "b", Server: Ref{Protocol: "quake3", Addr: "127.0.0.1:27960"}, Board: true}
+	if err := w.Validate(nil); err != nil {
+		t.Errorf("a board alone: %v", err)
+	}
+	w.Every = -time.Second
+	if err := w.Validate(nil); !errors.Is(err, ErrNegative) {
+		t.Errorf("a negative interval: %v", err)
+	}
+}

@@ -11,7 +11,8 @@
 // Leaser so that one of them samples each server. historytest is the
 // conformance suite every implementation runs. Buffered keeps samples in
 // memory while a store is down; Tracker keeps the tracked set and samples
-// it.
+// it, with the servers alerts watch pinned in it (Pin: sampled at their
+// own interval, whether or not anyone views them, never evicted).
 //
 // The same database keeps the alerts' watches, with their machine's
 // state, and the outbox of messages still to send: package history/outbox
