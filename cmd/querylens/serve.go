@@ -177,7 +177,8 @@ func (e *env) serve(args []string) int {
 		"loopback ones (up to "+strconv.Itoa(demo.MaxA2SList)+"; 0: just the A2S servers)")
 	fs.DurationVar(&o.demoFlap, "demo-flapping-period", 10*time.Minute, "with --demo: the flapping server (Quake III, for trying alerts) is down for 3/10 of every `PERIOD`;\n"+
 		"a player joins every 30 s (every PERIOD/20 when shorter than 10 minutes) until it is full, then they leave")
-	fs.StringVar(&o.demoFlapAddr, "demo-flapping-addr", "", "with --demo: where the flapping server listens (default a free loopback port; alerts/testdata/watches.demo.toml names 127.0.0.1:27960)")
+	fs.StringVar(&o.demoFlapAddr, "demo-flapping-addr", "", "with --demo: where the flapping server listens, a loopback `HOST:PORT` (default a free port;\n"+
+		"alerts/testdata/watches.demo.toml names 127.0.0.1:27960)")
 	fs.StringVar(&o.demoReceiver, "demo-discord-receiver", "", "with --demo: also run a Discord-shaped webhook receiver at this loopback `HOST:PORT`, printing what\n"+
 		"it is sent (alerts/testdata/watches.demo.toml tells 127.0.0.1:8081)")
 	fs.StringVar(&o.steamKey, "steam-web-api-key", "", "list Steam masters through the Steam Web API (IGameServersService/GetServerList) with this `KEY`\n"+

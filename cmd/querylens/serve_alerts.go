@@ -51,7 +51,7 @@ func (a *alertOptions) flags(fs *flag.FlagSet) {
 	fs.Var(&a.webhookAllow, "webhook-allow", "let alert webhooks reach this `CIDR` although it is not public (a receiver on your own network;\n"+
 		"a Discord or Slack fake on a loopback ip:port inside it is taken for the real one); repeatable")
 	fs.BoolVar(&a.allowHTTP, "allow-http-webhooks", false, "let alert webhooks use plain http:// (https only otherwise; never to discord.com or hooks.slack.com)")
-	fs.IntVar(&a.max, "watch-max", DefaultWatchMax, "most watches kept (the watches file's, querylens watch add's and the API's together)")
+	fs.IntVar(&a.max, "watch-max", DefaultWatchMax, "most watches kept, `N` (the watches file's, querylens watch add's and the API's together)")
 }
 
 func (a *alertOptions) check(historyOn bool) error {
