@@ -24,7 +24,7 @@ ql=$tmp/querylens
 "$ql" demo --servers 2 --master-addr 127.0.0.1:15399 >"$tmp/targets" &
 demo=$!
 for _ in $(seq 50); do grep -q gamespy3 "$tmp/targets" 2>/dev/null && break; sleep 0.2; done
-grep -v -e '(silent)' -e '(slow)' "$tmp/targets" >"$tmp/asked"
+grep -v -e '(silent)' -e '(slow)' -e '(flapping)' "$tmp/targets" >"$tmp/asked"
 ports=$(awk '{split($2, a, ":"); print a[2]}' "$tmp/asked" | sort -u | sed 's/^/port /' | paste -sd' ' | sed 's/ port/ or port/g')
 filter="udp and ($ports)"
 ask() {
