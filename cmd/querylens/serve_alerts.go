@@ -6,6 +6,7 @@ import (
 	"flag"
 	"fmt"
 	"log/slog"
+	"maps"
 	"net/netip"
 	"net/url"
 	"os"
@@ -101,9 +102,7 @@ type alertsRun struct {
 	rows    map[string]alerts.BoardRow    // each watch's board row, as last sampled
 	boards  map[string]bool               // watches whose board is to update
 	boardC  chan struct{}
-	reloads uint64 // file loads that took
-
-	events [14]uint64 // told, by alerts.Kinds() index (under mu)
+	events  map[alerts.Kind]uint64 // told, by kind
 
 	cancel context.CancelFunc
 	wg     sync.WaitGroup
@@ -137,7 +136,8 @@ func newAlerts(o alertOptions, store outbox.Store, holderName string, logger *sl
 	}
 	a := &alertsRun{o: o, store: store, logger: logger, now: time.Now,
 		dests: map[string]alerts.Destination{}, watches: map[string]outbox.Watch{}, byKey: map[history.Key][]string{},
-		rows: map[string]alerts.BoardRow{}, boards: map[string]bool{}, boardC: make(chan struct{}, 1)}
+		rows: map[string]alerts.BoardRow{}, boards: map[string]bool{}, boardC: make(chan struct{}, 1),
+		events: map[alerts.Kind]uint64{}}
 	s, err := a.newSender(nil)
 	if err != nil {
 		return nil, err
@@ -316,7 +316,6 @@ func (a *alertsRun) loadFile(ctx context.Context) error {
 	}
 	a.mu.Lock()
 	a.dests = dests
-	a.reloads++
 	a.mu.Unlock()
 	a.sender.mu.Lock()
 	old := a.sender.s
@@ -454,13 +453,10 @@ func (a *alertsRun) count(ev []alerts.Event) {
 	if len(ev) == 0 {
 		return
 	}
-	kinds := alerts.Kinds()
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	for _, e := range ev {
-		if i := slices.Index(kinds, e.Kind); i >= 0 && i < len(a.events) {
-			a.events[i]++
-		}
+		a.events[e.Kind]++
 	}
 }
 
@@ -597,7 +593,7 @@ func (a *alertsRun) appendMetrics(b []byte) []byte {
 	defer cancel()
 	m := a.worker.Metrics(ctx)
 	a.mu.RLock()
-	events := a.events
+	events := maps.Clone(a.events)
 	watches := len(a.watches)
 	a.mu.RUnlock()
 	line := func(name, labels string, v string) {
@@ -622,10 +618,8 @@ func (a *alertsRun) appendMetrics(b []byte) []byte {
 		line("querylens_alert_servers_pinned", "", strconv.Itoa(len(a.tracker.Pinned())))
 	}
 	head("querylens_alert_events_total", "Alert events told, by kind (each is one outbox row per destination).", "counter")
-	for i, k := range alerts.Kinds() {
-		if i < len(events) {
-			line("querylens_alert_events_total", `kind="`+string(k)+`"`, u(events[i]))
-		}
+	for _, k := range alerts.Kinds() {
+		line("querylens_alert_events_total", `kind="`+string(k)+`"`, u(events[k]))
 	}
 	head("querylens_alert_deliveries_total", "Delivery attempts of the outbox, by destination kind and outcome (delivered, retried, failed, interrupted).", "counter")
 	for _, kind := range []alerts.DestKind{alerts.DestDiscord, alerts.DestSlack, alerts.DestWebhook} {
