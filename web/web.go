@@ -135,7 +135,7 @@ func New(cfg Config) (http.Handler, error) {
 	if err != nil {
 		return nil, err
 	}
-	bc := browse.Config{Relay: cfg.RelayPath, Masters: append([]server.MasterSpec{}, cfg.Masters...), Servers: []server.Ref{}, Protocols: browse.Protocols(), DefaultProtocol: server.DefaultProtocol,
+	bc := browse.Config{Relay: cfg.RelayPath, Masters: append([]server.MasterSpec{}, cfg.Masters...), Servers: []browse.Server{}, Protocols: browse.Protocols(), DefaultProtocol: server.DefaultProtocol,
 		Games: browse.Games(), Sparks: cfg.History != nil}
 	for i, m := range cfg.Masters {
 		addr, ok := server.CanonicalAddr(m.Addr)
@@ -152,7 +152,7 @@ func New(cfg Config) (http.Handler, error) {
 		if err != nil {
 			return nil, errors.New("web: Config.Servers: " + err.Error())
 		}
-		bc.Servers = append(bc.Servers, ref)
+		bc.Servers = append(bc.Servers, browse.Server{Ref: ref, Status: ref.Path()})
 	}
 	a, err := loadAssets(cfg.Logger)
 	if err != nil {

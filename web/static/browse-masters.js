@@ -70,7 +70,8 @@ export function master(res) {
   const addr = m?.spec.addr ?? res.key.slice("master:".length);
   const list = res.servers ?? [];
   if (m) Object.assign(m, { state: res.state, detail: res.detail, count: list.length, complete: true });
-  want(list.map((s) => addRow(protocol, s, "master", null, m?.label ?? addr)));
+  const paths = res.paths ?? [];
+  want(list.map((s, i) => addRow(protocol, s, "master", null, m?.label ?? addr, paths[i] || undefined)));
   progress();
 }
 
@@ -114,7 +115,7 @@ export async function loadKept(m, after = 0) {
   const listed = new Set();
   const added = [];
   for (const s of servers) {
-    const r = addRow(s.protocol, s.address, "master", s.options ?? null, m.label);
+    const r = addRow(s.protocol, s.address, "master", s.options ?? null, m.label, s.status || undefined);
     fromSummary(r, s);
     changed(r);
     listed.add(r);

@@ -8,6 +8,8 @@
 
 /**
  * @typedef {import("./worker.js").Result} Result
+ * @typedef {import("./worker.js").Link} Link
+ * @typedef {(results: Result[], stats: object, paths: Record<string, string>|null) => void} OnResults
  * @typedef {{version: number, maxDatagram: number, replyWindow: number,
  *   maxInFlight: number, cacheTTL: number}} Hello
  */
@@ -34,7 +36,7 @@ export class DecodeWorker extends EventTarget {
     super();
     /** @type {Hello|null} */
     this.hello = null;
-    /** @type {((results: Result[], stats: object) => void)|null} */
+    /** @type {OnResults|null} */
     this.onResults = null;
     this.stats = {};
     this.batches = 0;
@@ -48,6 +50,13 @@ export class DecodeWorker extends EventTarget {
     this.pings = new Map();
     /** @type {any[]} asks waiting for the end of this task */
     this.outbox = [];
+    /** @type {Link[]} rows to link, waiting for the end of this task */
+    this.unlinked = [];
+    /** the links messages sent, and the last the worker answered */
+    this.linkSeq = 0;
+    this.linkedSeq = 0;
+    /** @type {{seq: number, resolve: () => void}[]} */
+    this.linkWaits = [];
     /** @type {QueryLensBoot} */
     const boot = /** @type {any} */ (globalThis).querylensBoot;
     if (!boot) throw new Error("the page has no decoding worker (boot.js did not run)");
@@ -80,7 +89,7 @@ export class DecodeWorker extends EventTarget {
    * caller's synchronous code has run, so that the rows and the asks it
    * makes right after start exist when those results come.
    * @param {string} relayPath the relay's WebSocket path
-   * @param {(results: Result[], stats: object) => void} onResults
+   * @param {OnResults} onResults also given the status pages' paths link found
    */
   start(relayPath, onResults) {
     this.onResults = onResults;
@@ -149,6 +158,29 @@ export class DecodeWorker extends EventTarget {
   }
 
   /**
+   * link asks the worker for the status page's path of a row that has
+   * none (package server/ident, in the module): it comes with a later
+   * onResults batch, by key, once the module is ready and before that
+   * row's answer. Rows linked in one task go in one message.
+   * @param {Link} r
+   */
+  link(r) {
+    if (!this.unlinked.length) queueMicrotask(() => {
+      this.worker.postMessage({ type: "links", seq: ++this.linkSeq, refs: this.unlinked });
+      this.unlinked = [];
+    });
+    this.unlinked.push(r);
+  }
+
+  /** linked resolves once the paths of every row linked so far have come (or the module failed). @returns {Promise<void>} */
+  linked() {
+    // The rows linked in this task go at its end: wait for them too.
+    const seq = this.linkSeq + (this.unlinked.length ? 1 : 0);
+    if (seq <= this.linkedSeq) return Promise.resolve();
+    return new Promise((resolve) => this.linkWaits.push({ seq, resolve }));
+  }
+
+  /**
    * times keeps the worker's start steps on this page's timeline (ms since
    * navigation); the worker sends them in ms since the Unix epoch.
    * @param {Record<string, number>} t
@@ -184,9 +216,13 @@ export class DecodeWorker extends EventTarget {
         return;
       case "results":
         this.stats = m.stats;
-        this.batches++;
-        if (this.batches === 1) this.#times(m.times);
-        this.onResults?.(m.results, m.stats);
+        // A message of paths only (link) is no batch of rows.
+        if (m.results.length && ++this.batches === 1) this.#times(m.times);
+        this.onResults?.(m.results, m.stats, m.paths);
+        if (m.linked > this.linkedSeq) {
+          this.linkedSeq = m.linked;
+          this.linkWaits = this.linkWaits.filter((w) => w.seq > m.linked || void w.resolve());
+        }
         return;
       case "model": {
         const f = this.models.get(m.id);

@@ -13,9 +13,15 @@
 //                  {type: "ping", id}
 //                  {type: "model", id, call, args}  the server model the module
 //                      exports (querylens.ref, hostPort, detectOrder), once it is ready
+//                  {type: "links", seq, refs: [{key, protocol, addr, options}]}
+//                      the rows that have no status page's path yet: their
+//                      paths come in the next results, once the module is ready
 //   worker → page  {type: "open", hello} / {type: "close", reason}
 //                  {type: "ready", hello} / {type: "fatal", message}
-//                  {type: "results", results: Result[], stats}  (at most one per BATCH_MS)
+//                  {type: "results", results: Result[], stats, paths, linked}
+//                      (at most one per BATCH_MS); paths: the status page's
+//                      path of each row asked by links, by key; linked: the
+//                      seq of the last links message answered
 //                  {type: "pong", id, ms} / {type: "pong", id, error}
 //                  {type: "model", id, result}  what the call returned (a Failure as data)
 //
@@ -27,7 +33,10 @@
  *   options: Record<string, string>|null, timeoutMs: number}} Ask
  * @typedef {{key: string, state: string, detail: string, rtt: number|null,
  *   cached: boolean, row: any[]|null, servers: string[]|null,
- *   received: string[]|null}} Result
+ *   paths?: string[], received: string[]|null}} Result
+ *   (a master's list: paths are the status pages of its servers, in order)
+ * @typedef {{key: string, protocol: string, addr: string,
+ *   options: Record<string, string>|null}} Link
  */
 
 const BATCH_MS = 16;
@@ -40,6 +49,8 @@ let Q;
 let relay;
 /** @type {import("./relay.js").Batch|null} */
 let dec = null;
+/** The module's namespace, once connect has it. @type {import("./querylens").QueryLens} */
+let lens;
 /** @type {(m: WebAssembly.Module) => void} */
 let gotModule;
 /** @type {Promise<WebAssembly.Module>} */
@@ -50,6 +61,10 @@ const queue = [];
 let running = 0;
 /** @type {Result[]} */
 let batch = [];
+/** The status pages' paths found for links since the last results, by key. @type {Record<string, string>|null} */
+let paths = null;
+/** The seq of the last links message answered. */
+let linked = 0;
 let flushTimer = 0;
 // Counters the page exposes to its tests and benchmark; decoderCalls and
 // decoderRequests count the calls into Go (querylens.batch) and the
@@ -98,6 +113,9 @@ self.onmessage = (/** @type {MessageEvent} */ e) => {
         return;
       }
       relay.ping().then((ms) => post({ type: "pong", id: m.id, ms }), (err) => post({ type: "pong", id: m.id, error: String(err.message ?? err) }));
+      return;
+    case "links":
+      link(m.seq, m.refs);
       return;
     case "model": {
       const fail = (/** @type {any} */ err) => post({ type: "model", id: m.id, result: { error: { message: String(err?.message ?? err) } } });
@@ -173,6 +191,7 @@ async function connect(path) {
     });
     relay.addEventListener("close", (e) => post({ type: "close", reason: /** @type {CustomEvent} */ (e).detail?.reason ?? "" }));
     const [decoder] = await Promise.all([decoderReady, relay.connect()]);
+    lens = decoder;
     dec = new R.Batch(decoder);
     stats.timing = R.newTiming();
     post({ type: "ready", hello: relay.hello, times });
@@ -207,6 +226,9 @@ function pump() {
         key: a.key, state, detail, rtt: res.rtt, cached: res.cached,
         row: state === R.State.online && s?.row ? lowerHay(s.row) : null,
         servers: s?.servers ?? null,
+        // A master's list: the page's rows of its servers link to their
+        // status pages from the moment they are drawn.
+        ...(s?.servers?.length ? { paths: statusPaths(lens, a.protocol, s.servers, null) } : {}),
         // The page links a row that did not answer well to the inspector
         // with what came back.
         received: state === R.State.online ? null : res.packets.filter((p) => p.direction === "received").map((p) => Q.toHex(p.data)),
@@ -221,6 +243,46 @@ function pump() {
   }
 }
 
+/**
+ * link finds the status pages of the rows in refs (the page's rows that
+ * came with none: the browser's favourites, the servers added by hand) as
+ * soon as the module is ready, before any of them is answered, and sends
+ * them with the next results.
+ * @param {number} seq @param {Link[]} refs
+ */
+function link(seq, refs) {
+  decoderReady.then((ql) => {
+    /** @type {Map<string, Link[]>} */
+    const groups = new Map();
+    for (const r of refs) {
+      const g = r.protocol + "\n" + JSON.stringify(r.options ?? null);
+      groups.get(g)?.push(r) ?? groups.set(g, [r]);
+    }
+    paths ??= {};
+    for (const list of groups.values()) {
+      const found = statusPaths(ql, list[0].protocol, list.map((r) => r.addr), list[0].options);
+      list.forEach((r, i) => found[i] && (/** @type {Record<string, string>} */ (paths)[r.key] = found[i]));
+    }
+  }, () => {}).then(() => {
+    linked = Math.max(linked, seq);
+    flush();
+  });
+}
+
+/**
+ * statusPaths are the status pages of addrs, all of protocol with options:
+ * what server.Ref's Path spells (querylens.paths, package server/ident),
+ * "" for one the model refuses.
+ * @param {import("./querylens").QueryLens} ql @param {string} protocol
+ * @param {string[]} addrs @param {Record<string, string>|null} options
+ * @returns {string[]}
+ */
+function statusPaths(ql, protocol, addrs, options) {
+  // One address a line: an address with a line break in it is no server.
+  const ok = addrs.map((a) => (a.includes("\n") ? "" : a));
+  return ql.paths(protocol, ok.join("\n"), options).split("\n");
+}
+
 /** lowerHay lower-cases the row's search text (codecs.RowHay) for the page's filter. */
 function lowerHay(row) {
   row[R.Row.hay] = row[R.Row.hay].toLowerCase();
@@ -230,8 +292,8 @@ function lowerHay(row) {
 function flush() {
   clearTimeout(flushTimer);
   flushTimer = 0;
-  if (!batch.length) return;
-  times.firstResults ??= now();
+  if (!batch.length && !paths) return;
+  if (batch.length) times.firstResults ??= now();
   stats.decoderCalls = dec?.calls ?? 0;
   stats.decoderRequests = dec?.requests ?? 0;
   if (stats.timing) {
@@ -246,8 +308,9 @@ function flush() {
     stats.timing.sendMs = relay.sendMs;
     stats.timing.decoderMs = dec?.ms ?? 0;
   }
-  post({ type: "results", results: batch, stats, times });
+  post({ type: "results", results: batch, stats, times, paths, linked });
   batch = [];
+  paths = null;
 }
 
 export {}; // a module: live.js imports its types

@@ -35,7 +35,7 @@ type Config struct {
 	Relay     string              `json:"relay"`
 	Masters   []server.MasterSpec `json:"masters"` // a Kept one's list is at /api/v1/masters/{protocol}/{addr}
 	Games     []Game              `json:"games"`
-	Servers   []server.Ref        `json:"servers"` // listed without asking a master
+	Servers   []Server            `json:"servers"` // listed without asking a master
 	Protocols []Protocol          `json:"protocols"`
 	// DefaultProtocol is the protocol of a master or row that names none
 	// (server.DefaultProtocol).
@@ -43,6 +43,15 @@ type Config struct {
 	// Sparks adds a 24-hour sparkline to the rows of tracked servers
 	// (static/spark.js), when the site records history.
 	Sparks bool `json:"sparks,omitempty"`
+}
+
+// Server is a server the page lists without asking a master: its identity
+// and its status page's path, which its row links to from the start (the
+// page's script builds no path: the browser module's server model does,
+// once it is ready, for the rows that come without one).
+type Server struct {
+	server.Ref
+	Status string `json:"status"` // the status page's path (server.Summary's status)
 }
 
 // Game is a Steam game the page can list from a Steam master: its app id
