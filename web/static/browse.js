@@ -85,8 +85,8 @@ globalThis.querylensBrowse = {
   orderTimes: (/** @type {number} */ n) => orderTimes.get(n) ?? null,
   /** the last query sent to view.js */
   seq: () => seq,
-  /** the worker's counters (asked, done, replies) and the batches received */
-  stats: () => ({ ...relay?.stats, batches: relay?.batches ?? 0, times: relay?.times ?? {} }),
+  /** the worker's counters (asked, done, replies, ahead) and the batches received; sentAhead: the keys of the asks whose query left before the decoder was ready */
+  stats: () => ({ ...relay?.stats, batches: relay?.batches ?? 0, times: relay?.times ?? {}, sentAhead: relay?.ahead ?? [] }),
 };
 
 // ---- start ----

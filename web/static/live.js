@@ -48,6 +48,8 @@ export class DecodeWorker extends EventTarget {
     this.models = new Map();
     /** @type {Map<number, {resolve: (ms: number) => void, reject: (e: Error) => void}>} */
     this.pings = new Map();
+    /** @type {string[]} the keys of the asks whose query left before the decoder was ready (worker.js sendAhead) */
+    this.ahead = [];
     /** @type {any[]} asks waiting for the end of this task */
     this.outbox = [];
     /** @type {Link[]} rows to link, waiting for the end of this task */
@@ -147,7 +149,7 @@ export class DecodeWorker extends EventTarget {
   /**
    * ask queues a conversation; its result comes back, keyed by key, in a
    * later onResults batch. Asks made in one task go in one message.
-   * @param {{key: string, protocol: string, target: string, options: Record<string, string>|null, timeoutMs: number}} a
+   * @param {import("./worker.js").Ask} a
    */
   ask(a) {
     if (!this.outbox.length) queueMicrotask(() => {
@@ -203,6 +205,10 @@ export class DecodeWorker extends EventTarget {
         return;
       case "close":
         this.dispatchEvent(new CustomEvent("close", { detail: { reason: m.reason } }));
+        return;
+      case "ahead":
+        this.ahead.push(m.key);
+        performance.mark("ql-query-ahead");
         return;
       case "ready":
         this.hello = m.hello;
