@@ -52,6 +52,8 @@ export function addRow(protocol, addr, source, options = null, master = "", url 
       r.options = options;
       r.url = url;
       if (!url) link(r);
+    } else if (url && !r.url) {
+      r.url = url; // its link was still to come from the worker
     }
     if (r.gone || (!r.master && master)) {
       if (r.gone) goneCount--;
