@@ -279,6 +279,8 @@ function link(seq, refs) {
       list.forEach((r, i) => found[i] && (/** @type {Record<string, string>} */ (paths)[r.key] = found[i]));
     }
   }, () => {}).then(() => {
+    // Sent even when the module failed (no paths): the page waits on it.
+    paths ??= {};
     linked = Math.max(linked, seq);
     flush();
   });
