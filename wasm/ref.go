@@ -15,6 +15,7 @@ import (
 // the server uses.
 func registerRef(ns js.Value) {
 	ns.Set("ref", fn(refCall))
+	ns.Set("paths", fn(paths))
 	ns.Set("hostPort", fn(hostPort))
 	ns.Set("detectOrder", fn(detectOrder))
 }
@@ -34,6 +35,32 @@ func refCall(args []js.Value) any {
 	}
 	return object(make(codecs.Object, 0, 4).Add("protocol", r.Protocol).Add("addr", r.Addr).Add("options", opts).
 		Add("path", r.Path()))
+}
+
+// paths(protocol, addrs, options) → paths
+//
+// The status pages of many servers of one protocol, all with the same
+// options (a master's list, the rows a page adds at once), in one call:
+// addrs has one address a line and the result one path a line, empty where
+// ident.New refuses the server. Each call into the module costs far more
+// than spelling a path, so a list of thousands pays it once, not per row.
+func paths(args []js.Value) any {
+	protocol, addrs, opts := stringArg(args, 0), stringArg(args, 1), optionsFromJS(arg(args, 2))
+	b := make([]byte, 0, len(addrs)+len(addrs)/2)
+	for start := 0; start <= len(addrs); {
+		end := start
+		for end < len(addrs) && addrs[end] != '\n' {
+			end++
+		}
+		if start > 0 {
+			b = append(b, '\n')
+		}
+		if r, err := ident.New(protocol, addrs[start:end], opts); err == nil {
+			b = append(b, r.Path()...)
+		}
+		start = end + 1
+	}
+	return string(b)
 }
 
 // hostPort(text, defaultPort) → "host:port" | {error}

@@ -33,6 +33,30 @@ func TestRef(t *testing.T) {
 	}
 }
 
+// TestPaths: querylens.paths is ref's path for each line, empty for a
+// server ref refuses.
+func TestPaths(t *testing.T) {
+	for _, tc := range []struct {
+		name, protocol, addrs string
+		opts                  any
+		want                  string
+	}{
+		{"one", "a2s", "203.0.113.7:27015", nil, "/s/a2s/203.0.113.7:27015"},
+		{"lines", "a2s", "[2001:DB8::1]:27015\nnowhere\n\n203.0.113.7:27016", nil,
+			"/s/a2s/[2001:db8::1]:27015\n\n\n/s/a2s/203.0.113.7:27016"},
+		{"options", "ogp", "203.0.113.7:27015\n203.0.113.8:27015", map[string]any{"version": "0.04", "request_id": "7"},
+			"/s/ogp/203.0.113.7:27015?version=0.04\n/s/ogp/203.0.113.8:27015?version=0.04"},
+		{"bad option", "ogp", "203.0.113.7:27015", map[string]any{"version": "9"}, ""},
+		{"protocol", "nosuch", "203.0.113.7:27015\n203.0.113.8:27015", nil, "\n"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			if got := ql.Call("paths", tc.protocol, tc.addrs, tc.opts); got.Type() != js.TypeString || got.String() != tc.want {
+				t.Errorf("paths = %s\nwant    %q", stringify(got), tc.want)
+			}
+		})
+	}
+}
+
 func TestHostPort(t *testing.T) {
 	if got := ql.Call("hostPort", " Game.Example.org ", 10666); got.Type() != js.TypeString || got.String() != "game.example.org:10666" {
 		t.Errorf("hostPort = %s", stringify(got))

@@ -135,9 +135,9 @@ func New(cfg Config) (http.Handler, error) {
 	if err != nil {
 		return nil, err
 	}
-	bc := browse.Config{Relay: cfg.RelayPath, Masters: append([]server.MasterSpec{}, cfg.Masters...), Servers: []server.Ref{}, Protocols: browse.Protocols(), DefaultProtocol: server.DefaultProtocol,
+	bc := browse.Config{Relay: cfg.RelayPath, Masters: []browse.Master{}, Servers: []browse.Server{}, Protocols: browse.Protocols(), DefaultProtocol: server.DefaultProtocol,
 		Games: browse.Games(), Sparks: cfg.History != nil}
-	for i, m := range cfg.Masters {
+	for _, m := range cfg.Masters {
 		addr, ok := server.CanonicalAddr(m.Addr)
 		if !ok {
 			return nil, errors.New("web: Config.Masters: " + m.String() + ": " + strconv.Quote(m.Addr) + " is not host:port")
@@ -145,14 +145,19 @@ func New(cfg Config) (http.Handler, error) {
 		if m.Protocol == "" {
 			return nil, errors.New("web: Config.Masters: " + m.Addr + " has no protocol")
 		}
-		bc.Masters[i].Addr = addr
+		m.Addr = addr
+		bm, err := browse.NewMaster(m)
+		if err != nil {
+			return nil, errors.New("web: Config.Masters: " + m.String() + ": " + err.Error())
+		}
+		bc.Masters = append(bc.Masters, bm)
 	}
 	for _, s := range cfg.Servers {
 		ref, err := server.New(s.Protocol, s.Addr, s.Options)
 		if err != nil {
 			return nil, errors.New("web: Config.Servers: " + err.Error())
 		}
-		bc.Servers = append(bc.Servers, ref)
+		bc.Servers = append(bc.Servers, browse.Server{Ref: ref, Status: ref.Path()})
 	}
 	a, err := loadAssets(cfg.Logger)
 	if err != nil {

@@ -2,6 +2,7 @@ package web_test
 
 import (
 	"compress/gzip"
+	"encoding/hex"
 	"encoding/json"
 	"encoding/xml"
 	"io"
@@ -12,6 +13,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/querylens/querylens/codecs"
 	"github.com/querylens/querylens/relay/wire"
 	"github.com/querylens/querylens/server"
 	"github.com/querylens/querylens/web"
@@ -328,7 +330,7 @@ func TestBrowsePage(t *testing.T) {
 	var cfg struct {
 		Relay   string
 		Masters []server.MasterSpec
-		Servers []struct{ Protocol, Addr string }
+		Servers []struct{ Protocol, Addr, Status string }
 		Games   []struct {
 			Name  string
 			AppID int
@@ -385,7 +387,10 @@ func TestBrowsePage(t *testing.T) {
 	}
 	var boot struct {
 		Worker, Relay string
-		Asks          []struct{ Key, Protocol, Target string }
+		Asks          []struct {
+			Key, Protocol, Target string
+			Query                 []string
+		}
 	}
 	if err := json.Unmarshal([]byte(ht.Attr(d.Tags("html")[0], "data-boot")), &boot); err != nil {
 		t.Fatal(err)
@@ -393,6 +398,35 @@ func TestBrowsePage(t *testing.T) {
 	if !strings.HasPrefix(boot.Worker, "/static/worker.") || boot.Relay != "/relay" || len(boot.Asks) != 2 ||
 		boot.Asks[0].Key != "master:127.0.0.1:15300" || boot.Asks[1].Key != fakeserver.Protocol+"/10.0.0.1:7777" {
 		t.Errorf("data-boot = %+v", boot)
+	}
+	// The master asked through the relay comes with its first request,
+	// built by its codec as the page's decoder builds it (the kept one
+	// with none), and the configured server with its status page.
+	var queries struct {
+		Masters []struct{ Query []string }
+	}
+	if err := json.Unmarshal([]byte(ht.Text(scripts[0])), &queries); err != nil {
+		t.Fatal(err)
+	}
+	p, _ := server.LookupProtocol("zandronum")
+	c, err := codecs.Lookup("zandronum")
+	if err != nil {
+		t.Fatal(err)
+	}
+	q, err := c.NewQuery(p.Master.Options)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var want []string
+	for _, dg := range q.Start() {
+		want = append(want, hex.EncodeToString(dg))
+	}
+	if len(want) == 0 || len(queries.Masters) != 2 || !slices.Equal(queries.Masters[0].Query, want) || queries.Masters[1].Query != nil ||
+		len(boot.Asks) != 2 || !slices.Equal(boot.Asks[0].Query, want) || boot.Asks[1].Query != nil {
+		t.Errorf("the masters' first requests: config %+v, data-boot %+v, want %q for the first", queries.Masters, boot.Asks, want)
+	}
+	if len(cfg.Servers) != 1 || cfg.Servers[0].Status != "/s/"+fakeserver.Protocol+"/10.0.0.1:7777" {
+		t.Errorf("the configured servers %+v, want their status pages", cfg.Servers)
 	}
 	for _, th := range []string{"fav", "protocol", "name", "players", "map", "mode", "ping", "addr", "country", "flags"} {
 		if len(ht.All(d.Root, func(n *html.Node) bool { return n.Data == "th" && ht.Attr(n, "data-sort") == th })) != 1 {

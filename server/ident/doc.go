@@ -4,8 +4,8 @@
 // pure (no fmt, no encoding/json, no net/url, no I/O), so the browser
 // module compiles it too: the pages build a status link, check a typed
 // address and order a protocol detection with this code instead of a
-// JavaScript copy of it (wasm/ref.go exports it as querylens.ref, hostPort
-// and detectOrder; querylens.d.ts). Known, the protocol list every
+// JavaScript copy of it (wasm/ref.go exports it as querylens.ref, paths,
+// hostPort and detectOrder; querylens.d.ts). Known, the protocol list every
 // "querylens does not speak X" message gives, and DetectOrder, what
 // server.Detect asks, are here too.
 //

@@ -91,6 +91,10 @@ type BootAsk struct {
 	Target    string            `json:"target"`
 	Options   map[string]string `json:"options"`
 	TimeoutMs int               `json:"timeoutMs"`
+	// Query is the conversation's first request (hex datagrams), when
+	// the server built it: the worker sends it as soon as the relay's
+	// HELLO arrives, without waiting for its decoder.
+	Query []string `json:"query,omitempty"`
 }
 
 // bootJSON is <html data-boot>: Boot and the hashed URLs boot.js needs (a

@@ -8,7 +8,7 @@ import { showRelay, markFirstDecode, replyTimeout } from "./ql.js";
 import { DecodeWorker } from "./live.js";
 import { PageState } from "./model.js";
 import { listOptions, minAskMs } from "./browse-config.js";
-import { rows, byKey, apply, changed } from "./browse-rows.js";
+import { rows, byKey, apply, changed, linked } from "./browse-rows.js";
 import { hold } from "./browse-hold.js";
 import { order, orderPending, sendRows, invalidate } from "./browse-order.js";
 import { win, bound, drawSoon, drawHeld } from "./browse-table.js";
@@ -159,9 +159,14 @@ export function ordered() {
  * answers are kept (held) and applied together once typing pauses:
  * nothing is drawn, sent to view.js or counted for them until then, so
  * that a keystroke's frames draw the keystroke's order only.
- * @param {any[]} list
+ * The status pages' paths the worker found (link) come first: an
+ * answer's row links to its server when it is drawn.
+ * @param {any[]} list @param {object} _stats
+ * @param {Record<string, string>|null} paths
  */
-function results(list) {
+function results(list, _stats, paths) {
+  if (paths) for (const r of linked(paths)) if (bound.has(r.i)) drawSoon(r);
+  if (!list.length) return;
   const holding = hold.holding(performance.now());
   if (!holding && hold.held.length) applyHeld();
   for (const res of list) {

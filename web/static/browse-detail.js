@@ -3,7 +3,6 @@
 // to the server's status page and to the inspector.
 import { h } from "./ql.js";
 import { stateLabels } from "./browse-config.js";
-import { statusURL } from "./browse-rows.js";
 
 /** @type {HTMLElement|undefined} */
 let popover;
@@ -23,7 +22,7 @@ export function showDetail(r, anchor) {
     r.detail ? h("pre", {}, r.detail) : null,
     r.master ? h("p", { class: "muted small" }, `Listed by ${r.master}`) : null,
     h("div", { class: "inline-form" },
-      h("a", { class: "btn", href: statusURL(r) }, "Status page"),
+      h("a", { class: "btn", href: r.url }, "Status page"),
       h("a", { class: "btn", href: inspect }, "Inspect packets"),
       h("button", { type: "button", class: "btn", onclick: () => popover.remove() }, "Close")));
   document.body.append(popover);

@@ -5,7 +5,6 @@
 // keys, and the Refresh button.
 import { $ } from "./ql.js";
 import { store, saveStore } from "./browse-store.js";
-import { statusURL } from "./browse-rows.js";
 import { order, rebuild, invalidate } from "./browse-order.js";
 import { wrap, tbody, table, ROW_H, active, rowAt, setActive } from "./browse-table.js";
 import { slotOf, pointAt } from "./browse-slots.js";
@@ -123,7 +122,7 @@ wrap.addEventListener("keydown", (e) => {
   if (e.key in moves) setActive((active < 0 ? -1 : active) + moves[e.key]);
   else if (e.key === "Home") setActive(0);
   else if (e.key === "End") setActive(order.length - 1);
-  else if (e.key === "Enter" && r) location.href = statusURL(r);
+  else if (e.key === "Enter" && r) r.url && (location.href = r.url);
   else if (e.key === "f" && r) toggleFavourite(r);
   else return;
   e.preventDefault();

@@ -12,7 +12,7 @@ import { relay, connected, want, minInterval } from "./browse-asks.js";
 import { progress, drawProgress } from "./browse-progress.js";
 
 /**
- * @typedef {{spec: {protocol: string, addr: string, filter?: string, label?: string, kept: boolean},
+ * @typedef {{spec: {protocol: string, addr: string, filter?: string, label?: string, kept: boolean, query?: string[]},
  *   label: string, filter: string, state: string, detail: string, count: number,
  *   complete: boolean, loaded: number}} Master
  */
@@ -35,7 +35,9 @@ function loadMaster(m, now = Date.now()) {
   if (now - last < (minAskMs[m.spec.protocol] ?? 0)) return;
   masterAsked.set(key, now);
   m.state = PageState.querying;
-  relay.ask({ key, protocol: m.spec.protocol, target: m.spec.addr, options: masterOptions[m.spec.protocol] ?? null, timeoutMs: replyTimeout(relay, 2000) });
+  // query: the list's first request, built by the server (browse.Master),
+  // which the worker sends before its decoder is ready.
+  relay.ask({ key, protocol: m.spec.protocol, target: m.spec.addr, options: masterOptions[m.spec.protocol] ?? null, timeoutMs: replyTimeout(relay, 2000), query: m.spec.query });
 }
 
 /** loadKeptLists reads the lists the server keeps. */
@@ -70,7 +72,8 @@ export function master(res) {
   const addr = m?.spec.addr ?? res.key.slice("master:".length);
   const list = res.servers ?? [];
   if (m) Object.assign(m, { state: res.state, detail: res.detail, count: list.length, complete: true });
-  want(list.map((s) => addRow(protocol, s, "master", null, m?.label ?? addr)));
+  const paths = res.paths ?? [];
+  want(list.map((s, i) => addRow(protocol, s, "master", null, m?.label ?? addr, paths[i] || undefined)));
   progress();
 }
 
@@ -114,7 +117,7 @@ export async function loadKept(m, after = 0) {
   const listed = new Set();
   const added = [];
   for (const s of servers) {
-    const r = addRow(s.protocol, s.address, "master", s.options ?? null, m.label);
+    const r = addRow(s.protocol, s.address, "master", s.options ?? null, m.label, s.status || undefined);
     fromSummary(r, s);
     changed(r);
     listed.add(r);

@@ -3,6 +3,7 @@
 // first seen, filled from the decoder's compact rows (worker.js) or from a
 // kept master's list, and marked changed for the sort worker (view.js).
 import { State, PageState, Row } from "./model.js";
+import { DecodeWorker } from "./live.js";
 import { fills, EXTRA } from "./browse-config.js";
 import { keyOf } from "./browse-store.js";
 import { invalidate, invalidateSoon } from "./browse-order.js";
@@ -34,26 +35,26 @@ function addrKey(addr) {
   return addr.toLowerCase().replace(/\d+/g, (d) => d.padStart(5, "0"));
 }
 
-/** statusURL is the row's status page, with its query options (as the server builds it). */
-export function statusURL(r) {
-  const q = r.options ? new URLSearchParams(Object.entries(r.options).sort()).toString() : "";
-  return `/s/${encodeURIComponent(r.protocol)}/${pathAddr(r.addr)}${q ? "?" + q : ""}`;
-}
-
-/** pathAddr keeps host:port readable in a path ([v6]:port included). */
-function pathAddr(addr) {
-  return encodeURIComponent(addr).replace(/%3A/gi, ":").replace(/%5B/gi, "[").replace(/%5D/gi, "]");
-}
-
 /**
  * addRow returns the row of protocol/addr, adding it when new; a row a
- * master listed says which (master: its label).
+ * master listed says which (master: its label). url is its status page's
+ * path when the caller has it (the server spelt it: the page's
+ * configuration, a kept list's status; or the decoding worker, with a
+ * master's list); a row without one has the worker find it (link).
+ * @param {string} protocol @param {string} addr @param {string} source
+ * @param {Record<string, string>|null} [options] @param {string} [master] @param {string} [url]
  */
-export function addRow(protocol, addr, source, options = null, master = "") {
+export function addRow(protocol, addr, source, options = null, master = "", url = undefined) {
   const key = keyOf(protocol, addr);
   let r = byKey.get(key);
   if (r) {
-    if (!r.options && options) (r.options = options), (r.url = undefined);
+    if (!r.options && options) {
+      r.options = options;
+      r.url = url;
+      if (!url) link(r);
+    } else if (url && !r.url) {
+      r.url = url; // its link was still to come from the worker
+    }
     if (r.gone || (!r.master && master)) {
       if (r.gone) goneCount--;
       r.gone = false;
@@ -65,12 +66,40 @@ export function addRow(protocol, addr, source, options = null, master = "") {
   r = {
     i: rows.length, key, protocol, addr, source, options, master, state: PageState.pending, detail: "", name: "", players: -1, bots: 0, max: 0,
     map: "", mode: "", ping: null, country: "", password: false, anticheat: false, os: "", keywords: "", hay: addr.toLowerCase(),
-    addrKey: addrKey(addr), lastAsked: 0, backoff: 1, received: null, x: null,
+    addrKey: addrKey(addr), lastAsked: 0, backoff: 1, received: null, x: null, url,
   };
   rows.push(r);
   byKey.set(key, r);
+  if (!url) link(r);
   changed(r);
   return r;
+}
+
+/**
+ * link has the decoding worker find r's status page's path, as the server
+ * spells it (server.Ref's Path: package server/ident, in the browser
+ * module); linked sets it when it comes, before r's answer.
+ * @param {Row} r
+ */
+function link(r) {
+  DecodeWorker.shared().link({ key: r.key, protocol: r.protocol, addr: r.addr, options: r.options });
+}
+
+/**
+ * linked gives the rows the worker found status pages for (link) their
+ * path, and returns those that had none (to be drawn again).
+ * @param {Record<string, string>} paths by key
+ * @returns {Row[]}
+ */
+export function linked(paths) {
+  const got = [];
+  for (const k in paths) {
+    const r = byKey.get(k);
+    // One that has its path already has it from the server (a kept
+    // list's with its options), which is newer.
+    if (r && !r.url) (r.url = paths[k]), got.push(r);
+  }
+  return got;
 }
 
 /** drop takes r out of the table (a master's list no longer holds it); addRow brings it back. @param {Row} r */

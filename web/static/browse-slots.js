@@ -10,7 +10,7 @@ import { esc } from "./ql.js";
 import { State } from "./model.js";
 import { protocolTitles, EXTRA, stateLabels, antiCheatName } from "./browse-config.js";
 import { store } from "./browse-store.js";
-import { rows, statusURL } from "./browse-rows.js";
+import { rows } from "./browse-rows.js";
 import { active, drawStats } from "./browse-table.js";
 
 /** @typedef {import("./browse-rows.js").Row} Row */
@@ -163,8 +163,10 @@ export function fill(s, r, k) {
   // builds its boxes again.
   attr(s, "badge", s.badge, "class", ok ? "state state-online" : `state state-${r.state}`);
   data(t.badge, ok ? "" : stateLabels[r.state] ?? r.state);
-  const url = r.url ?? (r.url = statusURL(r));
-  attr(s, "href", s.name, "href", url);
+  // The status page's path, as the server spells it (browse-rows.js
+  // addRow); none until the decoding worker found it (a favourite's,
+  // before the module is ready).
+  attr(s, "href", s.name, "href", r.url ?? null);
   data(t.name, r.name || r.addr);
   // The players' cell keeps its text node and its bots' span: refilled,
   // never parsed again.

@@ -29,6 +29,7 @@
 // that it runs in whatever order the circle is evaluated. The modules
 // after it in the list import from it and run once it has.
 import { $, showFatal, ago } from "./ql.js";
+import { DecodeWorker } from "./live.js";
 import { State } from "./model.js";
 import { cfg } from "./browse-config.js";
 import { store } from "./browse-store.js";
@@ -47,7 +48,8 @@ setInterval(autoRefresh, 2000);
 
 // A hook for tests and for measuring in devtools: inject synthetic rows,
 // read the view, set the sort. Not used by the page itself. inject, sort
-// and rebuild resolve once the new order is drawn.
+// and rebuild resolve once the new order is drawn (inject's once its rows
+// link to their status pages too).
 globalThis.querylensBrowse = {
   inject(list) {
     for (const x of list) {
@@ -57,7 +59,7 @@ globalThis.querylensBrowse = {
       addMode(r.mode);
       changed(r);
     }
-    return rebuild();
+    return DecodeWorker.shared().linked().then(() => rebuild());
   },
   view: () => Array.from(order, (i) => rows[i]).map((r) => ({
     key: r.key, name: r.name, players: r.players, ping: r.ping, state: r.state, detail: r.detail, protocol: r.protocol,
@@ -83,14 +85,14 @@ globalThis.querylensBrowse = {
   orderTimes: (/** @type {number} */ n) => orderTimes.get(n) ?? null,
   /** the last query sent to view.js */
   seq: () => seq,
-  /** the worker's counters (asked, done, replies) and the batches received */
-  stats: () => ({ ...relay?.stats, batches: relay?.batches ?? 0, times: relay?.times ?? {} }),
+  /** the worker's counters (asked, done, replies, ahead) and the batches received; sentAhead: the keys of the asks whose query left before the decoder was ready */
+  stats: () => ({ ...relay?.stats, batches: relay?.batches ?? 0, times: relay?.times ?? {}, sentAhead: relay?.ahead ?? [] }),
 };
 
 // ---- start ----
 
 async function start() {
-  for (const s of cfg.servers ?? []) addRow(s.protocol, s.addr, "config", s.options ?? null);
+  for (const s of cfg.servers ?? []) addRow(s.protocol, s.addr, "config", s.options ?? null, "", s.status || undefined);
   for (const s of store.added) addRow(s.protocol, s.addr, "added");
   for (const k of store.favourites) {
     const i = k.indexOf("/");

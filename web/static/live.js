@@ -8,6 +8,8 @@
 
 /**
  * @typedef {import("./worker.js").Result} Result
+ * @typedef {import("./worker.js").Link} Link
+ * @typedef {(results: Result[], stats: object, paths: Record<string, string>|null) => void} OnResults
  * @typedef {{version: number, maxDatagram: number, replyWindow: number,
  *   maxInFlight: number, cacheTTL: number}} Hello
  */
@@ -34,7 +36,7 @@ export class DecodeWorker extends EventTarget {
     super();
     /** @type {Hello|null} */
     this.hello = null;
-    /** @type {((results: Result[], stats: object) => void)|null} */
+    /** @type {OnResults|null} */
     this.onResults = null;
     this.stats = {};
     this.batches = 0;
@@ -46,8 +48,17 @@ export class DecodeWorker extends EventTarget {
     this.models = new Map();
     /** @type {Map<number, {resolve: (ms: number) => void, reject: (e: Error) => void}>} */
     this.pings = new Map();
+    /** @type {string[]} the keys of the asks whose query left before the decoder was ready (worker.js sendAhead) */
+    this.ahead = [];
     /** @type {any[]} asks waiting for the end of this task */
     this.outbox = [];
+    /** @type {Link[]} rows to link, waiting for the end of this task */
+    this.unlinked = [];
+    /** the links messages sent, and the last the worker answered */
+    this.linkSeq = 0;
+    this.linkedSeq = 0;
+    /** @type {{seq: number, resolve: () => void}[]} */
+    this.linkWaits = [];
     /** @type {QueryLensBoot} */
     const boot = /** @type {any} */ (globalThis).querylensBoot;
     if (!boot) throw new Error("the page has no decoding worker (boot.js did not run)");
@@ -80,7 +91,7 @@ export class DecodeWorker extends EventTarget {
    * caller's synchronous code has run, so that the rows and the asks it
    * makes right after start exist when those results come.
    * @param {string} relayPath the relay's WebSocket path
-   * @param {(results: Result[], stats: object) => void} onResults
+   * @param {OnResults} onResults also given the status pages' paths link found
    */
   start(relayPath, onResults) {
     this.onResults = onResults;
@@ -138,7 +149,7 @@ export class DecodeWorker extends EventTarget {
   /**
    * ask queues a conversation; its result comes back, keyed by key, in a
    * later onResults batch. Asks made in one task go in one message.
-   * @param {{key: string, protocol: string, target: string, options: Record<string, string>|null, timeoutMs: number}} a
+   * @param {import("./worker.js").Ask} a
    */
   ask(a) {
     if (!this.outbox.length) queueMicrotask(() => {
@@ -146,6 +157,29 @@ export class DecodeWorker extends EventTarget {
       this.outbox = [];
     });
     this.outbox.push(a);
+  }
+
+  /**
+   * link asks the worker for the status page's path of a row that has
+   * none (package server/ident, in the module): it comes with a later
+   * onResults batch, by key, once the module is ready and before that
+   * row's answer. Rows linked in one task go in one message.
+   * @param {Link} r
+   */
+  link(r) {
+    if (!this.unlinked.length) queueMicrotask(() => {
+      this.worker.postMessage({ type: "links", seq: ++this.linkSeq, refs: this.unlinked });
+      this.unlinked = [];
+    });
+    this.unlinked.push(r);
+  }
+
+  /** linked resolves once the paths of every row linked so far have come (or the module failed). @returns {Promise<void>} */
+  linked() {
+    // The rows linked in this task go at its end: wait for them too.
+    const seq = this.linkSeq + (this.unlinked.length ? 1 : 0);
+    if (seq <= this.linkedSeq) return Promise.resolve();
+    return new Promise((resolve) => this.linkWaits.push({ seq, resolve }));
   }
 
   /**
@@ -172,6 +206,10 @@ export class DecodeWorker extends EventTarget {
       case "close":
         this.dispatchEvent(new CustomEvent("close", { detail: { reason: m.reason } }));
         return;
+      case "ahead":
+        this.ahead.push(m.key);
+        performance.mark("ql-query-ahead");
+        return;
       case "ready":
         this.hello = m.hello;
         this.#times(m.times);
@@ -184,9 +222,13 @@ export class DecodeWorker extends EventTarget {
         return;
       case "results":
         this.stats = m.stats;
-        this.batches++;
-        if (this.batches === 1) this.#times(m.times);
-        this.onResults?.(m.results, m.stats);
+        // A message of paths only (link) is no batch of rows.
+        if (m.results.length && ++this.batches === 1) this.#times(m.times);
+        this.onResults?.(m.results, m.stats, m.paths);
+        if (m.linked > this.linkedSeq) {
+          this.linkedSeq = m.linked;
+          this.linkWaits = this.linkWaits.filter((w) => w.seq > m.linked || void w.resolve());
+        }
         return;
       case "model": {
         const f = this.models.get(m.id);

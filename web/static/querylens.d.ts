@@ -184,6 +184,12 @@ export interface QueryLens {
    * (or the codec's own field for a bad option value).
    */
   ref(protocol: string, addr: string, options?: Options): Ref | Failure;
+  /**
+   * The status pages of many servers of one protocol and one set of options
+   * in one call: one address a line in, one path a line out (ref's path),
+   * an empty line where ref refuses the server.
+   */
+  paths(protocol: string, addrs: string, options?: Options | null): string;
   /** A typed address in canonical form ("[v6]:port" for IPv6), defaultPort added when it has none; error.field "address" when it is not host:port. */
   hostPort(text: string, defaultPort?: number): string | Failure;
   /** The protocols a detection asks, in the order the server's Detect tries them: those whose query accepts options. */

@@ -34,6 +34,6 @@
 export { State, PageState, Row } from "./model.js";
 export { SUBPROTOCOL, SUBPROTOCOL_BATCH, ERROR_CODES, queryFrame, batchError, Relay } from "./relay-client.js";
 export { converse, converseSummary, newTiming, classify } from "./relay-converse.js";
-export { Batch } from "./relay-batch.js";
+export { Batch, fromHex } from "./relay-batch.js";
 
 /** @typedef {import("./relay-converse.js").Timing} Timing */

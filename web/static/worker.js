@@ -8,14 +8,24 @@
 //                      path (if given) and run asks as soon as both are ready
 //                  {type: "module", module}  the wasm module, compiled by the page
 //                  {type: "connect", relay}  the relay's path: connect (once), then run asks
-//                  {type: "ask", asks: [{key, protocol, target, options, timeoutMs}]}
-//                      (an ask whose key prepare asked already is dropped, once)
+//                  {type: "ask", asks: [{key, protocol, target, options, timeoutMs, query?}]}
+//                      (an ask whose key prepare asked already is dropped, once;
+//                      query: its first request, hex datagrams the server built,
+//                      sent as the relay's HELLO arrives when the decoder is not
+//                      ready yet: a master's list)
 //                  {type: "ping", id}
 //                  {type: "model", id, call, args}  the server model the module
 //                      exports (querylens.ref, hostPort, detectOrder), once it is ready
+//                  {type: "links", seq, refs: [{key, protocol, addr, options}]}
+//                      the rows that have no status page's path yet: their
+//                      paths come in the next results, once the module is ready
 //   worker → page  {type: "open", hello} / {type: "close", reason}
+//                  {type: "ahead", key}  an ask's query left before the decoder was ready
 //                  {type: "ready", hello} / {type: "fatal", message}
-//                  {type: "results", results: Result[], stats}  (at most one per BATCH_MS)
+//                  {type: "results", results: Result[], stats, paths, linked}
+//                      (at most one per BATCH_MS); paths: the status page's
+//                      path of each row asked by links, by key; linked: the
+//                      seq of the last links message answered
 //                  {type: "pong", id, ms} / {type: "pong", id, error}
 //                  {type: "model", id, result}  what the call returned (a Failure as data)
 //
@@ -24,10 +34,13 @@
 
 /**
  * @typedef {{key: string, protocol: string, target: string,
- *   options: Record<string, string>|null, timeoutMs: number}} Ask
+ *   options: Record<string, string>|null, timeoutMs: number, query?: string[]}} Ask
  * @typedef {{key: string, state: string, detail: string, rtt: number|null,
  *   cached: boolean, row: any[]|null, servers: string[]|null,
- *   received: string[]|null}} Result
+ *   paths?: string[], received: string[]|null}} Result
+ *   (a master's list: paths are the status pages of its servers, in order)
+ * @typedef {{key: string, protocol: string, addr: string,
+ *   options: Record<string, string>|null}} Link
  */
 
 const BATCH_MS = 16;
@@ -40,6 +53,8 @@ let Q;
 let relay;
 /** @type {import("./relay.js").Batch|null} */
 let dec = null;
+/** The module's namespace, once connect has it. @type {import("./querylens").QueryLens} */
+let lens;
 /** @type {(m: WebAssembly.Module) => void} */
 let gotModule;
 /** @type {Promise<WebAssembly.Module>} */
@@ -50,13 +65,19 @@ const queue = [];
 let running = 0;
 /** @type {Result[]} */
 let batch = [];
+/** The status pages' paths found for links since the last results, by key. @type {Record<string, string>|null} */
+let paths = null;
+/** The seq of the last links message answered. */
+let linked = 0;
 let flushTimer = 0;
 // Counters the page exposes to its tests and benchmark; decoderCalls and
 // decoderRequests count the calls into Go (querylens.batch) and the
 // requests they ran.
 // timing adds up where the conversations' time went (relay.js Timing).
-/** @type {{asked: number, done: number, replies: number, decoderCalls: number, decoderRequests: number, timing: any}} */
-const stats = { asked: 0, done: 0, replies: 0, decoderCalls: 0, decoderRequests: 0, timing: null };
+// ahead counts the queries sent before the decoder was ready, and those
+// their conversations took over (sendAhead).
+/** @type {{asked: number, done: number, replies: number, decoderCalls: number, decoderRequests: number, timing: any, ahead: {sent: number, adopted: number}}} */
+const stats = { asked: 0, done: 0, replies: 0, decoderCalls: 0, decoderRequests: 0, timing: null, ahead: { sent: 0, adopted: 0 } };
 // When the worker's start steps happened, in ms since the Unix epoch
 // (performance.timeOrigin + now), so the page can place them on its own
 // timeline: script running, modules imported, relay open, decoder ready.
@@ -89,6 +110,7 @@ self.onmessage = (/** @type {MessageEvent} */ e) => {
       const asks = m.asks.filter((/** @type {Ask} */ a) => !early.delete(a.key));
       queue.push(...asks);
       stats.asked += asks.length;
+      if (relay) for (const a of asks) sendAhead(a);
       pump();
       return;
     }
@@ -98,6 +120,9 @@ self.onmessage = (/** @type {MessageEvent} */ e) => {
         return;
       }
       relay.ping().then((ms) => post({ type: "pong", id: m.id, ms }), (err) => post({ type: "pong", id: m.id, error: String(err.message ?? err) }));
+      return;
+    case "links":
+      link(m.seq, m.refs);
       return;
     case "model": {
       const fail = (/** @type {any} */ err) => post({ type: "model", id: m.id, result: { error: { message: String(err?.message ?? err) } } });
@@ -167,12 +192,17 @@ async function connect(path) {
     if (!modulesReady) throw new Error("the worker was connected before it was prepared");
     const r = await relayReady;
     relay = new r.Relay(path);
+    // The masters' first requests leave as the relay's HELLO arrives
+    // (the client holds them until it has), whether the decoder is ready
+    // or not.
+    for (const a of queue) sendAhead(a, r.fromHex);
     relay.addEventListener("open", () => {
       times.open ??= now();
       post({ type: "open", hello: relay.hello });
     });
     relay.addEventListener("close", (e) => post({ type: "close", reason: /** @type {CustomEvent} */ (e).detail?.reason ?? "" }));
     const [decoder] = await Promise.all([decoderReady, relay.connect()]);
+    lens = decoder;
     dec = new R.Batch(decoder);
     stats.timing = R.newTiming();
     post({ type: "ready", hello: relay.hello, times });
@@ -197,7 +227,11 @@ function pump() {
   while (running < concurrency() && queue.length) {
     const a = /** @type {Ask} */ (queue.shift());
     running++;
-    R.converseSummary(dec, relay, a.protocol, a.target, a.options, { timeoutMs: a.timeoutMs, timing: stats.timing }).then((res) => {
+    const sent = ahead.get(a.key);
+    ahead.delete(a.key);
+    const via = sent ? adopting(sent) : relay;
+    R.converseSummary(dec, via, a.protocol, a.target, a.options, { timeoutMs: a.timeoutMs, timing: stats.timing }).then((res) => {
+      if (sent) dropAhead(sent);
       running--;
       stats.done++;
       stats.replies += res.replies;
@@ -207,6 +241,9 @@ function pump() {
         key: a.key, state, detail, rtt: res.rtt, cached: res.cached,
         row: state === R.State.online && s?.row ? lowerHay(s.row) : null,
         servers: s?.servers ?? null,
+        // A master's list: the page's rows of its servers link to their
+        // status pages from the moment they are drawn.
+        ...(s?.servers?.length ? { paths: statusPaths(lens, a.protocol, s.servers, null) } : {}),
         // The page links a row that did not answer well to the inspector
         // with what came back.
         received: state === R.State.online ? null : res.packets.filter((p) => p.direction === "received").map((p) => Q.toHex(p.data)),
@@ -221,6 +258,137 @@ function pump() {
   }
 }
 
+/**
+ * link finds the status pages of the rows in refs (the page's rows that
+ * came with none: the browser's favourites, the servers added by hand) as
+ * soon as the module is ready, before any of them is answered, and sends
+ * them with the next results.
+ * @param {number} seq @param {Link[]} refs
+ */
+function link(seq, refs) {
+  decoderReady.then((ql) => {
+    /** @type {Map<string, Link[]>} */
+    const groups = new Map();
+    for (const r of refs) {
+      const g = r.protocol + "\n" + JSON.stringify(r.options ?? null);
+      groups.get(g)?.push(r) ?? groups.set(g, [r]);
+    }
+    paths ??= {};
+    for (const list of groups.values()) {
+      const found = statusPaths(ql, list[0].protocol, list.map((r) => r.addr), list[0].options);
+      list.forEach((r, i) => found[i] && (/** @type {Record<string, string>} */ (paths)[r.key] = found[i]));
+    }
+  }, () => {}).then(() => {
+    // Sent even when the module failed (no paths): the page waits on it.
+    paths ??= {};
+    linked = Math.max(linked, seq);
+    flush();
+  });
+}
+
+/**
+ * statusPaths are the status pages of addrs, all of protocol with options:
+ * what server.Ref's Path spells (querylens.paths, package server/ident),
+ * "" for one the model refuses.
+ * @param {import("./querylens").QueryLens} ql @param {string} protocol
+ * @param {string[]} addrs @param {Record<string, string>|null} options
+ * @returns {string[]}
+ */
+function statusPaths(ql, protocol, addrs, options) {
+  // One address a line: an address with a line break in it is no server.
+  const ok = addrs.map((a) => (a.includes("\n") ? "" : a));
+  return ql.paths(protocol, ok.join("\n"), options).split("\n");
+}
+
+/**
+ * Ahead is a query an ask came with (its first request, built by the
+ * server: a master's list), sent through the relay before the decoder is
+ * ready. What comes back is kept (events) until the ask's conversation,
+ * run once the decoder is, takes the query over (adopting): its decoder
+ * reads the replies as if it had sent the query itself.
+ * @typedef {{id: number, bytes: Uint8Array, sent: boolean, events: any[][],
+ *   handlers: any, live: boolean, adopted: boolean}} Ahead
+ */
+/** The queries sent ahead, by their ask's key. @type {Map<string, Ahead[]>} */
+const ahead = new Map();
+
+/**
+ * sendAhead sends a's query (when it has one, and the decoder is not
+ * ready to start its conversation) through the relay: at once when its
+ * HELLO came, else the moment it arrives.
+ * @param {Ask} a @param {(hex: string) => Uint8Array} [fromHex]
+ */
+function sendAhead(a, fromHex = R?.fromHex) {
+  if (dec || !a.query?.length || ahead.has(a.key) || !fromHex) return;
+  ahead.set(a.key, a.query.map((hex) => {
+    /** @type {Ahead} */
+    const q = { id: 0, bytes: fromHex(hex), sent: false, events: [], handlers: null, live: false, adopted: false };
+    /** keep hands a reply, an end or an error to the conversation that took q over, or keeps it for it. @param {string} type */
+    const keep = (type) => (/** @type {any[]} */ ...args) => (q.live ? q.handlers[type]?.(...args) : q.events.push([type, ...args]));
+    q.id = relay.query(a.protocol, a.target, q.bytes, {
+      sent() {
+        q.sent = true;
+        stats.ahead.sent++;
+        times.ahead ??= now();
+        post({ type: "ahead", key: a.key });
+        q.handlers?.sent?.();
+      },
+      reply: keep("reply"), end: keep("end"), error: keep("error"),
+    });
+    return q;
+  }));
+}
+
+/**
+ * adopting is the relay as the conversation of an ask whose queries went
+ * ahead sees it: a first query with the datagram of one of them takes
+ * that one over (its id, its replies so far handed over once the caller
+ * has the id); any other query goes to the relay, and the queries ahead
+ * no query took over are cancelled (the decoder started otherwise).
+ * @param {Ahead[]} list
+ * @returns {any} what converseSummary uses of a Relay
+ */
+function adopting(list) {
+  return {
+    get connected() {
+      return relay.connected;
+    },
+    cancel: (/** @type {number} */ id) => relay.cancel(id),
+    /** @param {string} protocol @param {string} target @param {Uint8Array} dg @param {any} handlers */
+    query(protocol, target, dg, handlers, followUp = false) {
+      const q = followUp ? undefined : list.find((q) => !q.adopted && sameBytes(q.bytes, dg));
+      if (!q) {
+        dropAhead(list);
+        return relay.query(protocol, target, dg, handlers, followUp);
+      }
+      q.adopted = true;
+      stats.ahead.adopted++;
+      q.handlers = handlers;
+      if (q.sent) handlers.sent?.();
+      queueMicrotask(() => {
+        for (const [type, ...args] of q.events) handlers[type]?.(...args);
+        q.events = [];
+        q.live = true;
+      });
+      return q.id;
+    },
+  };
+}
+
+/** dropAhead cancels the queries of list no conversation took over. @param {Ahead[]} list */
+function dropAhead(list) {
+  for (const q of list) {
+    if (q.adopted) continue;
+    q.adopted = true;
+    relay.cancel(q.id);
+  }
+}
+
+/** @param {Uint8Array} a @param {Uint8Array} b */
+function sameBytes(a, b) {
+  return a.length === b.length && a.every((x, i) => x === b[i]);
+}
+
 /** lowerHay lower-cases the row's search text (codecs.RowHay) for the page's filter. */
 function lowerHay(row) {
   row[R.Row.hay] = row[R.Row.hay].toLowerCase();
@@ -230,8 +398,8 @@ function lowerHay(row) {
 function flush() {
   clearTimeout(flushTimer);
   flushTimer = 0;
-  if (!batch.length) return;
-  times.firstResults ??= now();
+  if (!batch.length && !paths) return;
+  if (batch.length) times.firstResults ??= now();
   stats.decoderCalls = dec?.calls ?? 0;
   stats.decoderRequests = dec?.requests ?? 0;
   if (stats.timing) {
@@ -246,8 +414,9 @@ function flush() {
     stats.timing.sendMs = relay.sendMs;
     stats.timing.decoderMs = dec?.ms ?? 0;
   }
-  post({ type: "results", results: batch, stats, times });
+  post({ type: "results", results: batch, stats, times, paths, linked });
   batch = [];
+  paths = null;
 }
 
 export {}; // a module: live.js imports its types

@@ -4,9 +4,11 @@
 package browse
 
 import (
+	"encoding/hex"
 	"net/http"
 	"strconv"
 
+	"github.com/querylens/querylens/codecs"
 	"github.com/querylens/querylens/server"
 	"github.com/querylens/querylens/web/layout"
 )
@@ -32,17 +34,62 @@ type Protocol struct {
 
 // Config is what the page's script receives.
 type Config struct {
-	Relay     string              `json:"relay"`
-	Masters   []server.MasterSpec `json:"masters"` // a Kept one's list is at /api/v1/masters/{protocol}/{addr}
-	Games     []Game              `json:"games"`
-	Servers   []server.Ref        `json:"servers"` // listed without asking a master
-	Protocols []Protocol          `json:"protocols"`
+	Relay     string     `json:"relay"`
+	Masters   []Master   `json:"masters"` // a Kept one's list is at /api/v1/masters/{protocol}/{addr}
+	Games     []Game     `json:"games"`
+	Servers   []Server   `json:"servers"` // listed without asking a master
+	Protocols []Protocol `json:"protocols"`
 	// DefaultProtocol is the protocol of a master or row that names none
 	// (server.DefaultProtocol).
 	DefaultProtocol string `json:"defaultProtocol"`
 	// Sparks adds a 24-hour sparkline to the rows of tracked servers
 	// (static/spark.js), when the site records history.
 	Sparks bool `json:"sparks,omitempty"`
+}
+
+// Master is a master whose list the page loads: from the server when it
+// keeps the list (Kept: /api/v1/masters/{protocol}/{addr}), else through
+// the relay, with Query.
+type Master struct {
+	server.MasterSpec
+	// Query is the first request of the list asked through the relay, as
+	// hex datagrams: what the master's codec starts with for the
+	// protocol's master options (codecs.Codec.NewQuery, Query.Start), so
+	// exactly what the page's decoder would send. The page sends it the
+	// moment the relay's HELLO arrives, before its decoder is ready, and
+	// its decoder takes the replies over once it is (static/worker.js).
+	Query []string `json:"query,omitempty"`
+}
+
+// NewMaster is spec as the page's configuration gives it: with its list's
+// first request when the page asks the master through the relay.
+func NewMaster(spec server.MasterSpec) (Master, error) {
+	m := Master{MasterSpec: spec}
+	p, ok := server.LookupProtocol(spec.Protocol)
+	if !ok || spec.Kept || p.Master == nil || p.Master.Kept {
+		return m, nil // the server keeps its list
+	}
+	c, err := codecs.Lookup(spec.Protocol)
+	if err != nil {
+		return m, err
+	}
+	q, err := c.NewQuery(p.Master.Options)
+	if err != nil {
+		return m, err
+	}
+	for _, dg := range q.Start() {
+		m.Query = append(m.Query, hex.EncodeToString(dg))
+	}
+	return m, nil
+}
+
+// Server is a server the page lists without asking a master: its identity
+// and its status page's path, which its row links to from the start (the
+// page's script builds no path: the browser module's server model does,
+// once it is ready, for the rows that come without one).
+type Server struct {
+	server.Ref
+	Status string `json:"status"` // the status page's path (server.Summary's status)
 }
 
 // Game is a Steam game the page can list from a Steam master: its app id
@@ -127,16 +174,18 @@ func MasterKey(m server.MasterSpec) string {
 // boot is what the page's worker asks at once: every master's list and the
 // configured servers, as static/browse.js asks them when it starts (the same
 // keys, options and timeouts, the relay's reply window being unknown until
-// its HELLO: 2 s, plus browse.js's margins).
+// its HELLO: 2 s, plus browse.js's margins). A master's ask carries its
+// first request (Master.Query), which the worker sends as the relay's
+// HELLO arrives.
 func (h *Handler) boot() layout.Boot {
 	b := layout.Boot{Relay: h.Config.Relay}
 	for _, m := range h.Config.Masters {
-		p, _ := server.LookupProtocol(m.Protocol)
-		if m.Kept || p.Master == nil || p.Master.Kept {
+		if m.Query == nil {
 			continue // the server keeps its list
 		}
-		b.Asks = append(b.Asks, layout.BootAsk{Key: MasterKey(m), Protocol: m.Protocol, Target: m.Addr,
-			Options: p.Master.Options, TimeoutMs: 2000 + 2000})
+		p, _ := server.LookupProtocol(m.Protocol)
+		b.Asks = append(b.Asks, layout.BootAsk{Key: MasterKey(m.MasterSpec), Protocol: m.Protocol, Target: m.Addr,
+			Options: p.Master.Options, TimeoutMs: 2000 + 2000, Query: m.Query})
 	}
 	for _, s := range h.Config.Servers {
 		opts := s.Options
