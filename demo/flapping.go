@@ -41,11 +41,17 @@ func (f *flapping) Respond(q []byte, from netip.AddrPort, now time.Time) [][]byt
 // CrowdSlots is a crowd server's sv_maxclients.
 const CrowdSlots = 8
 
+// CrowdFullSteps is how many steps a crowd server stays full: long enough
+// for a watch sampling every 10 s to see it at the short schedules the
+// demo's docs suggest (a 2-minute period has 6 s steps).
+const CrowdFullSteps = 4
+
 // NewQuake3Crowd returns an ioquake3 server whose players follow a cycle
-// of 2×CrowdSlots steps of step each: one joins every step until it is
-// full, then the first to come leaves every step until it is empty. So a
-// watch sees joins, full, leaves and empty in one cycle. It answers
-// getstatus and getinfo.
+// of 2×CrowdSlots+CrowdFullSteps-1 steps of step each: one joins every
+// step until it is full, it stays full for CrowdFullSteps steps, then the
+// first to come leaves every step until it is empty. So a watch sees
+// joins, full, leaves and empty in one cycle. It answers getstatus and
+// getinfo.
 func NewQuake3Crowd(seed int64, step time.Duration) Handler {
 	s := &crowd{step: step, name: "^3querylens^7 demo ^1Flapping ^7#" + strconv.Itoa(int(bmMix(uint64(seed), 1)%90+10))}
 	start := int(bmMix(uint64(seed), 2) % uint64(len(bmNames)))
@@ -63,11 +69,14 @@ type crowd struct {
 
 // Players is who is in at now, in the order they came.
 func (s *crowd) Players(now time.Time) []string {
-	i := int(bmMod(now.UnixNano()/int64(s.step), 2*CrowdSlots))
-	if i <= CrowdSlots {
+	i := int(bmMod(now.UnixNano()/int64(s.step), 2*CrowdSlots+CrowdFullSteps-1))
+	switch {
+	case i <= CrowdSlots:
 		return s.names[:i] // 0 … full
+	case i < CrowdSlots+CrowdFullSteps:
+		return s.names[:] // full a while
 	}
-	return s.names[i-CrowdSlots:] // the first to come leave first
+	return s.names[i-CrowdSlots-CrowdFullSteps+1:] // the first to come leave first
 }
 
 func (s *crowd) Respond(q []byte, _ netip.AddrPort, now time.Time) [][]byte {

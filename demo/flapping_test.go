@@ -68,15 +68,20 @@ func TestFlappingCrowd(t *testing.T) {
 	h := NewQuake3Crowd(3, 30*time.Second)
 	var prev []string
 	full, empty := false, false
-	for i := range 2*CrowdSlots + 1 {
+	fullSteps := 0
+	cycle := 2*CrowdSlots + CrowdFullSteps - 1
+	for i := range cycle + 1 {
 		s := flapSample(t, h, bmTestTime.Add(time.Duration(i)*30*time.Second))
 		if s.MaxPlayers != CrowdSlots || s.NumPlayers != len(s.Players) {
 			t.Fatalf("step %d: %+v", i, s)
 		}
 		full = full || s.NumPlayers == CrowdSlots
+		if s.NumPlayers == CrowdSlots {
+			fullSteps++
+		}
 		empty = empty || (i > 0 && s.NumPlayers == 0)
-		// One player comes or goes each step.
-		if i > 0 {
+		// One player comes or goes each step, except while it is held full.
+		if i > 0 && (s.NumPlayers != CrowdSlots || len(prev) != CrowdSlots) {
 			joined, left := 0, 0
 			for _, p := range s.Players {
 				if !slices.Contains(prev, p) {
@@ -96,6 +101,10 @@ func TestFlappingCrowd(t *testing.T) {
 	}
 	if !full || !empty {
 		t.Errorf("full %v, empty %v over a cycle", full, empty)
+	}
+	// Full long enough for a watch sampling every 10 s at 6 s steps.
+	if fullSteps != CrowdFullSteps {
+		t.Errorf("full for %d steps, want %d", fullSteps, CrowdFullSteps)
 	}
 }
 
