@@ -117,6 +117,7 @@ type serveOptions struct {
 	redis        string
 	redisTimeout time.Duration
 	history      historyOptions
+	adminToken   string // --admin-token or $QUERYLENS_ADMIN_TOKEN: the admin API (web/api)
 
 	probe probeOptions
 }
@@ -131,6 +132,10 @@ type probeOptions struct {
 // probeTokenEnv is the environment variable --probe-token defaults to,
 // so that the token need not show in the process list.
 const probeTokenEnv = "QUERYLENS_PROBE_TOKEN"
+
+// adminTokenEnv is the environment variable --admin-token defaults to
+// (read after parsing, so that it never shows in the help).
+const adminTokenEnv = "QUERYLENS_ADMIN_TOKEN"
 
 func (p *probeOptions) flags(fs *flag.FlagSet) {
 	fs.Var(&p.allow, "probe-allow", "let scrapers from this `CIDR` ask /probe, shields.json and embeds beyond the limit per visitor (never beyond the per-target limits); repeatable")
@@ -175,6 +180,7 @@ func (e *env) serve(args []string) int {
 	fs.StringVar(&o.redis, "redis", "", "share the reply cache, coalescing and rate limits with the other instances using this Redis or Valkey `URL` (redis://[:password@]host:port/db)")
 	o.history.flags(fs)
 	o.probe.flags(fs)
+	fs.StringVar(&o.adminToken, "admin-token", "", "serve /api/v1/watches and the failed alerts to requests with Authorization: Bearer `TOKEN` (default $"+adminTokenEnv+"; without one that API does not exist)")
 	pos, err := parseInterspersed(fs, args)
 	if err != nil {
 		return exitUsage
@@ -199,6 +205,9 @@ func (e *env) serve(args []string) int {
 	}
 	if o.probe.token == "" {
 		o.probe.token = os.Getenv(probeTokenEnv)
+	}
+	if o.adminToken == "" {
+		o.adminToken = os.Getenv(adminTokenEnv)
 	}
 	if o.probe.metricsServers && (!o.history.enabled || !o.metrics) {
 		return e.usageErr(fs, "--metrics-servers needs --history and --metrics: it shows the tracked servers' last samples")
@@ -243,6 +252,7 @@ func (e *env) runServe(ctx context.Context, o serveOptions, ready chan<- string)
 	}
 	wcfg := web.Config{Masters: o.masters, Servers: o.servers, PublicURL: o.publicURL, Logger: logger}
 	wcfg.ProbeScrapers, wcfg.ProbeToken = o.probe.allow, o.probe.token
+	wcfg.AdminToken = o.adminToken
 
 	var d *demo.Demo
 	var demoTargets []demo.Target
