@@ -170,6 +170,9 @@ func New(cfg Config) (http.Handler, error) {
 		RelayPath: cfg.RelayPath, Logger: cfg.Logger, Error: s.errorPage,
 		History: cfg.History, Tracker: cfg.Tracker, CardTTL: cfg.CardTTL,
 	}
+	if wl, ok := unbuffered(cfg.History).(status.WatchLister); ok {
+		st.Watches = wl
+	}
 	if v, ok := cfg.Exchanger.(VisitorLimiter); ok {
 		st.Allow = v.AllowVisitor
 	}
