@@ -417,8 +417,12 @@ func (e *env) watchTest(args []string) int {
 				io.WriteString(e.stdout, "  "+string(ev.Kind)+": "+err.Error()+"\n")
 				status = exitFail
 				var de *deliver.Error
-				if errors.As(err, &de) && (errors.Is(err, deliver.ErrURL) || errors.Is(err, deliver.ErrAddress) || isDialErr(err)) {
-					break // every other kind would fail alike
+				if errors.As(err, &de) && (errors.Is(err, deliver.ErrURL) || errors.Is(err, deliver.ErrAddress) ||
+					errors.Is(err, deliver.ErrGaveUp) || isDialErr(err)) {
+					// Every other kind would fail alike; a refusal of
+					// one message (another 4xx) is told per kind.
+					io.WriteString(e.stdout, "  (the other kinds are not tried)\n")
+					break
 				}
 				continue
 			}

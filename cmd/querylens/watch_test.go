@@ -230,3 +230,58 @@ func (f fakeResolver) LookupNetIP(_ context.Context, _, host string) ([]netip.Ad
 	}
 	return nil, &net.DNSError{Err: "no such host", Name: host, IsNotFound: true}
 }
+
+// Discord and Slack destinations, at loopback fakes accepted as their
+// hosts (deliver.Config.TestHosts), through the same address rule.
+func TestWatchDiscordSlack(t *testing.T) {
+	rec := newReceiver(t)
+	host := strings.TrimPrefix(rec.ts.URL, "http://")
+	old := watchSender
+	t.Cleanup(func() { watchSender = old })
+	watchSender = func(cfg deliver.Config) (*deliver.Sender, error) {
+		cfg.TestHosts = []string{host}
+		return deliver.New(cfg)
+	}
+	data := t.TempDir()
+	loop := []string{"--data", data, "--webhook-allow", "127.0.0.0/8", "--allow-http-webhooks"}
+	for _, tc := range []struct {
+		name, flag, url, masked string
+		send                    bool // Slack is paced at one message a second: its test is below, failing at once
+	}{
+		{"discord", "--discord", rec.ts.URL + "/api/webhooks/123/" + hookToken, rec.ts.URL + "/api/webhooks/123/***", true},
+		{"slack", "--slack", rec.ts.URL + "/services/T1/B2/" + hookToken, rec.ts.URL + "/services/T1/***", false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			out, errb, code := runCLI(t, "", append([]string{"watch", "add", "--id", tc.name, "--down", "--up", tc.flag, tc.url, "zandronum/127.0.0.1:10666"}, loop...)...)
+			if code != exitOK || !strings.Contains(out, tc.masked) {
+				t.Fatalf("add: %d\n%s%s", code, out, errb)
+			}
+			if !tc.send {
+				return
+			}
+			before, _ := rec.got()
+			out, errb, code = runCLI(t, "", append([]string{"watch", "test", tc.name}, loop...)...)
+			after, _ := rec.got()
+			if code != exitOK || len(after)-len(before) != len(alerts.Kinds()) {
+				t.Fatalf("test: %d, %d messages\n%s%s", code, len(after)-len(before), out, errb)
+			}
+			for _, b := range after[len(before):] {
+				if !json.Valid(b) {
+					t.Fatalf("not JSON: %s", b)
+				}
+			}
+			noLeak(t, "stdout", out)
+			noLeak(t, "stderr", errb)
+		})
+	}
+	// The fake answers 500 from now on: every failure is printed, masked.
+	rec.mu.Lock()
+	rec.status = http.StatusInternalServerError
+	rec.mu.Unlock()
+	out, errb, code := runCLI(t, "", append([]string{"watch", "test", "slack"}, loop...)...)
+	if code != exitFail || !strings.Contains(out, "status 500") {
+		t.Fatalf("test against a failing fake: %d\n%s%s", code, out, errb)
+	}
+	noLeak(t, "stdout", out)
+	noLeak(t, "stderr", errb)
+}
