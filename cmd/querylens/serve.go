@@ -110,6 +110,7 @@ type serveOptions struct {
 	demoQuake3   int
 	demoGameSpy1 int
 	steamKey     string
+	adminToken   string // --admin-token or $QUERYLENS_ADMIN_TOKEN: the admin API (web/api)
 	metrics      bool
 	logJSON      bool
 	ipRate       float64
@@ -117,7 +118,6 @@ type serveOptions struct {
 	redis        string
 	redisTimeout time.Duration
 	history      historyOptions
-	adminToken   string // --admin-token or $QUERYLENS_ADMIN_TOKEN: the admin API (web/api)
 
 	probe probeOptions
 }
@@ -174,13 +174,13 @@ func (e *env) serve(args []string) int {
 		"instead of the UDP master (default $QUERYLENS_STEAM_WEB_API_KEY); never shown to pages or logs")
 	fs.BoolVar(&o.metrics, "metrics", true, "serve Prometheus metrics at /metrics")
 	fs.BoolVar(&o.logJSON, "log-json", false, "log JSON lines instead of text")
+	fs.StringVar(&o.adminToken, "admin-token", "", "serve /api/v1/watches and the failed alerts to requests with Authorization: Bearer `TOKEN` (default $"+adminTokenEnv+"; without one that API does not exist)")
 	fs.Float64Var(&o.ipRate, "ip-rate", 0, "queries per second one client address may send through the relay (0: the relay's default, 40; with --demo, also for loopback clients)")
 	fs.DurationVar(&o.cacheTTL, "cache-ttl", 0, "how long the relay shares a server's reply (0: the relay's default)")
 	fs.DurationVar(&o.redisTimeout, "redis-timeout", 0, "with --redis: a call to Redis slower than this counts as Redis being down (0: 250ms)")
 	fs.StringVar(&o.redis, "redis", "", "share the reply cache, coalescing and rate limits with the other instances using this Redis or Valkey `URL` (redis://[:password@]host:port/db)")
 	o.history.flags(fs)
 	o.probe.flags(fs)
-	fs.StringVar(&o.adminToken, "admin-token", "", "serve /api/v1/watches and the failed alerts to requests with Authorization: Bearer `TOKEN` (default $"+adminTokenEnv+"; without one that API does not exist)")
 	pos, err := parseInterspersed(fs, args)
 	if err != nil {
 		return exitUsage
