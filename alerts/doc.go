@@ -90,26 +90,21 @@
 //   - The live board: after a sample, deliver.Sender.Board with the
 //     watch's stored board ids (outbox.Watch.Board), then SetBoard with
 //     the ids it returns. Boards are not outbox rows.
-//   - cmd/querylens: --watches FILE (ParseFile; each watch PutWatch'd
-//     with origin file, its State kept by id; reloaded on SIGHUP, the
-//     file's watches no longer in it deleted); one Worker per instance,
-//     its Dest the file's destinations by name, then the stored ones
-//     (outbox.Destinations: the watches made by querylens watch add and
-//     /api/v1/watches each have one, named outbox.DestName(id)).
+//   - cmd/querylens: "querylens watch add|list|rm|test" (test renders and
+//     sends a sample event of each kind to the destination), and
+//     --watches FILE (ParseFile; each watch PutWatch'd with origin file,
+//     its State kept by id; reloaded on SIGHUP, the file's watches no
+//     longer in it deleted); one Worker per instance, its Dest the
+//     file's destinations by name.
+//   - /api/v1/watches (GET, POST, DELETE) behind --admin-token; its schema
+//     merges webhook.schema.json into the OpenAPI document; the failed
+//     rows (outbox.Store.Failed) beside them.
 //   - deliver.Config.Allow is the relay's address policy; WebhookAllow and
 //     AllowHTTP are flags; the worker's Sender gets MaxAttempts 1.
 //   - Metrics: events told by kind, Worker.Metrics (deliveries by
 //     destination kind and outcome, the outbox's depth, failed rows and
-//     oldest due age, samples held and lost).
-//
-// Done as well: "querylens watch add|list|rm|test" and /api/v1/watches
-// (GET, POST, DELETE, with the failed rows at /api/v1/outbox/failed)
-// behind --admin-token, both through package alerts/manage; the API's
-// schema and webhook.schema.json in the OpenAPI document; the status
-// page's watched badge with the last alert (State.LastKind). What serve
-// still passes to them: web.Config.WatchOptions.Check, from a Sender made
-// with --allow-http-webhooks and --webhook-allow (without it the API
-// accepts https URLs only).
+//     oldest due age, samples held and lost); a watched badge on the
+//     status page.
 //
 // # Discord in three steps
 //
