@@ -193,7 +193,7 @@ func (e *env) watchAdd(args []string) int {
 	fs.Func("webhook", "post signed JSON to `URL` (Standard Webhooks; needs --secret)", dest(alerts.DestWebhook))
 	fs.StringVar(&d.Secret, "secret", "", "the generic webhook's signing secret (`whsec_BASE64`, 24 to 64 bytes)")
 	fs.StringVar(&d.ThreadID, "thread", "", "post in the Discord thread `ID`")
-	maxWatches := fs.Int("max-watches", outbox.DefaultMaxWatches, "refuse to store more than `N` watches")
+	maxWatches := fs.Int("watch-max", outbox.DefaultMaxWatches, "refuse to store more than `N` watches in all (serve's --watch-max)")
 	pos, err := parseInterspersed(fs, args)
 	if err != nil {
 		return exitUsage

@@ -97,7 +97,7 @@ func TestWatchCLI(t *testing.T) {
 			db, loop, []string{"zandronum/127.0.0.1:10666"}), exitFail, "", "a watch with this id exists"},
 		{"add a second", cat([]string{"watch", "add", "--id", "ctf", "--map", "--name", "--empty",
 			"--webhook", hook, "--secret", testSecret}, db, loop, []string{"quake3/127.0.0.1:27960"}), exitOK, "watch ctf added", ""},
-		{"add beyond the cap", cat([]string{"watch", "add", "--max-watches", "2", "--down", "--webhook", hook, "--secret", testSecret},
+		{"add beyond the cap", cat([]string{"watch", "add", "--watch-max", "2", "--down", "--webhook", hook, "--secret", testSecret},
 			db, loop, []string{"quake3/127.0.0.1:27961"}), exitFail, "", "too many watches"},
 		{"add http without the flag", cat([]string{"watch", "add", "--down", "--webhook", hook, "--secret", testSecret},
 			db, []string{"zandronum/127.0.0.1:10667"}), exitFail, "", "http is not allowed"},
