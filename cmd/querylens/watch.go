@@ -8,6 +8,7 @@ import (
 	"io"
 	"net"
 	"net/netip"
+	"net/url"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -36,8 +37,8 @@ querylens serve uses (the same --data or --db); serve samples each one.
 Run "querylens watch add -h" for the rules and destinations.
 `
 
-// watchSender is what watch test sends with; tests replace its resolver,
-// dialer and test hosts (a loopback fake of Discord or Slack).
+// watchSender makes what watch add checks with and watch test sends
+// with; tests replace its resolver and dialer.
 var watchSender = func(cfg deliver.Config) (*deliver.Sender, error) { return deliver.New(cfg) }
 
 // watchDB are the history database's flags, spelt as serve's.
@@ -100,6 +101,30 @@ func (f *webhookFlags) flags(fs *flag.FlagSet) {
 		return nil
 	})
 	fs.BoolVar(&f.allowHTTP, "allow-http-webhooks", false, "let generic webhooks use plain http:// (Discord and Slack are https always)")
+}
+
+// testHosts are the hosts of ds that stand for discord.com or
+// hooks.slack.com, as serve takes them: a loopback ip:port inside one of
+// the --webhook-allow ranges (a fake receiver, such as the demo's).
+func (f *webhookFlags) testHosts(ds ...alerts.Destination) []string {
+	var out []string
+	for _, d := range ds {
+		u, err := url.Parse(d.URL)
+		if err != nil {
+			continue
+		}
+		ap, err := netip.ParseAddrPort(u.Host)
+		if err != nil || !ap.Addr().IsLoopback() {
+			continue
+		}
+		for _, p := range f.allow {
+			if p.Contains(ap.Addr()) {
+				out = append(out, u.Host)
+				break
+			}
+		}
+	}
+	return out
 }
 
 func (e *env) watch(args []string) int {
@@ -212,7 +237,7 @@ func (e *env) watchAdd(args []string) int {
 		return e.usageErr(fs, err.Error())
 	}
 	w.Server = alerts.Ref{Protocol: ref.Protocol, Addr: ref.Addr, Options: ref.Options}
-	sender, err := watchSender(deliver.Config{AllowHTTP: hooks.allowHTTP, WebhookAllow: hooks.allow})
+	sender, err := watchSender(deliver.Config{AllowHTTP: hooks.allowHTTP, WebhookAllow: hooks.allow, TestHosts: hooks.testHosts(d)})
 	if err != nil {
 		return e.watchFail("add", err)
 	}
@@ -403,7 +428,7 @@ func (e *env) watchTest(args []string) int {
 	if len(to) == 0 {
 		return e.watchFail("test", errors.New("watch "+strconv.Quote(pos[0])+" has no stored destination (a watches file's watch tells the file's)"))
 	}
-	sender, err := watchSender(deliver.Config{AllowHTTP: hooks.allowHTTP, WebhookAllow: hooks.allow, MaxAttempts: 2})
+	sender, err := watchSender(deliver.Config{AllowHTTP: hooks.allowHTTP, WebhookAllow: hooks.allow, MaxAttempts: 2, TestHosts: hooks.testHosts(to...)})
 	if err != nil {
 		return e.watchFail("test", err)
 	}

@@ -231,18 +231,19 @@ func (f fakeResolver) LookupNetIP(_ context.Context, _, host string) ([]netip.Ad
 	return nil, &net.DNSError{Err: "no such host", Name: host, IsNotFound: true}
 }
 
-// Discord and Slack destinations, at loopback fakes accepted as their
-// hosts (deliver.Config.TestHosts), through the same address rule.
+// Discord and Slack destinations at loopback fakes, which stand for
+// their hosts when --webhook-allow opens their address (as serve takes
+// them), through the same address rule.
 func TestWatchDiscordSlack(t *testing.T) {
 	rec := newReceiver(t)
-	host := strings.TrimPrefix(rec.ts.URL, "http://")
-	old := watchSender
-	t.Cleanup(func() { watchSender = old })
-	watchSender = func(cfg deliver.Config) (*deliver.Sender, error) {
-		cfg.TestHosts = []string{host}
-		return deliver.New(cfg)
-	}
 	data := t.TempDir()
+	// Without the range opened, the fake is not Discord.
+	out, errb, code := runCLI(t, "", "watch", "add", "--data", data, "--down", "--allow-http-webhooks",
+		"--discord", rec.ts.URL+"/api/webhooks/123/"+hookToken, "zandronum/127.0.0.1:10666")
+	if code != exitFail || !strings.Contains(errb, "https://discord.com/api/webhooks/") {
+		t.Fatalf("a loopback Discord without --webhook-allow: %d\n%s%s", code, out, errb)
+	}
+	noLeak(t, "stderr", errb)
 	loop := []string{"--data", data, "--webhook-allow", "127.0.0.0/8", "--allow-http-webhooks"}
 	for _, tc := range []struct {
 		name, flag, url, masked string
@@ -278,7 +279,7 @@ func TestWatchDiscordSlack(t *testing.T) {
 	rec.mu.Lock()
 	rec.status = http.StatusInternalServerError
 	rec.mu.Unlock()
-	out, errb, code := runCLI(t, "", append([]string{"watch", "test", "slack"}, loop...)...)
+	out, errb, code = runCLI(t, "", append([]string{"watch", "test", "slack"}, loop...)...)
 	if code != exitFail || !strings.Contains(out, "status 500") {
 		t.Fatalf("test against a failing fake: %d\n%s%s", code, out, errb)
 	}
