@@ -109,6 +109,11 @@ type State struct {
 
 	CapStart time.Time `json:"cap_start,omitzero"` // the hour the player events are counted in
 	CapCount int       `json:"cap_count,omitempty"`
+
+	// The last event told (not held by a mute window): what the status
+	// page shows of a watched server.
+	LastKind Kind      `json:"last_kind,omitempty"`
+	LastAt   time.Time `json:"last_at,omitzero"`
 }
 
 // class sorts a sample state: up (the server answered), down, malformed,
@@ -215,6 +220,7 @@ func (m *machine) tell(e Event) bool {
 		e.Players = slices.Clone(m.st.Players)
 	}
 	m.out = append(m.out, e)
+	m.st.LastKind, m.st.LastAt = e.Kind, e.Time
 	return true
 }
 

@@ -302,3 +302,22 @@ func TestGlob(t *testing.T) {
 		}
 	}
 }
+
+// The state keeps the last event told, and not one a mute window held.
+func TestNextLastTold(t *testing.T) {
+	w := updown
+	w.Mute = []Window{{Start: t0.Add(10 * time.Minute), End: t0.Add(20 * time.Minute)}}
+	var s State
+	for i, state := range []string{StateOnline, StateOffline, StateOffline, StateOffline, StateOnline} {
+		s, _ = Next(w, s, Sample{Time: t0.Add(time.Duration(i) * time.Minute), State: state})
+	}
+	if s.LastKind != KindUp || !s.LastAt.Equal(t0.Add(4*time.Minute)) {
+		t.Fatalf("after down and up: last %q at %v", s.LastKind, s.LastAt)
+	}
+	for i := range 3 { // down inside the window: held
+		s, _ = Next(w, s, Sample{Time: t0.Add(time.Duration(11+i) * time.Minute), State: StateOffline})
+	}
+	if s.LastKind != KindUp {
+		t.Fatalf("a muted down is the last told: %q", s.LastKind)
+	}
+}

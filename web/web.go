@@ -39,6 +39,7 @@ import (
 
 	_ "github.com/querylens/querylens/codecs/all"
 
+	"github.com/querylens/querylens/alerts/manage"
 	"github.com/querylens/querylens/history"
 	"github.com/querylens/querylens/netquery"
 	"github.com/querylens/querylens/server"
@@ -99,6 +100,11 @@ type Config struct {
 	// same. See package web/probe.
 	ProbeScrapers []netip.Prefix
 	ProbeToken    string
+	// AdminToken, when set, opens the admin API (watches, the failed
+	// alerts) to requests carrying it; WatchOptions are its watches'
+	// cap and destination check. See package web/api.
+	AdminToken   string
+	WatchOptions manage.Options
 }
 
 // ClientAddresser is implemented by an Exchanger that knows a visitor's
@@ -169,6 +175,9 @@ func New(cfg Config) (http.Handler, error) {
 		RelayPath: cfg.RelayPath, Logger: cfg.Logger, Error: s.errorPage,
 		History: cfg.History, Tracker: cfg.Tracker, CardTTL: cfg.CardTTL,
 	}
+	if wl, ok := unbuffered(cfg.History).(status.WatchLister); ok {
+		st.Watches = wl
+	}
 	if v, ok := cfg.Exchanger.(VisitorLimiter); ok {
 		st.Allow = v.AllowVisitor
 	}
@@ -195,7 +204,7 @@ func New(cfg Config) (http.Handler, error) {
 	// The JSON API (package api): the same queries as the status page,
 	// under the same per-visitor limit.
 	mux.Handle("/api/v1/", api.New(api.Config{Exchanger: cfg.Exchanger, Timeout: cfg.StatusTimeout, Allow: st.Allow,
-		History: cfg.History, Tracker: cfg.Tracker, Logger: cfg.Logger}))
+		History: cfg.History, Tracker: cfg.Tracker, Logger: cfg.Logger, AdminToken: cfg.AdminToken, WatchOptions: cfg.WatchOptions}))
 	mux.Handle("GET /inspect", &inspect.Handler{Assets: a, RelayPath: cfg.RelayPath, Base: base, Error: s.errorPage})
 	mux.Handle("GET /static/{file...}", a)
 	if cfg.MasterLists != nil {

@@ -27,6 +27,7 @@ usage:
   querylens master  [-p PROTOCOL] [flags] [HOST:PORT]    list the servers a master knows (default: the public one)
   querylens serve   [flags]                              the web pages and the relay
   querylens demo    [flags]                              emulated game servers on loopback
+  querylens watch   add|list|rm|test [flags]             alerts to Discord, Slack or a webhook when a server goes down, fills up...
   querylens protocols                                    list the protocols and their query options
   querylens version                                      this binary's version and browser module
 
@@ -73,6 +74,7 @@ func (e *env) run(args []string) int {
 		"serve":     (*env).serve,
 		"demo":      (*env).demo,
 		"version":   (*env).version,
+		"watch":     (*env).watch,
 	}
 	switch args[0] {
 	case "help", "-h", "--help":

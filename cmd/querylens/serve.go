@@ -113,6 +113,7 @@ type serveOptions struct {
 	demoQuake3   int
 	demoGameSpy1 int
 	steamKey     string
+	adminToken   string // --admin-token or $QUERYLENS_ADMIN_TOKEN: the admin API (web/api)
 	metrics      bool
 	logJSON      bool
 	ipRate       float64
@@ -141,6 +142,10 @@ type probeOptions struct {
 // probeTokenEnv is the environment variable --probe-token defaults to,
 // so that the token need not show in the process list.
 const probeTokenEnv = "QUERYLENS_PROBE_TOKEN"
+
+// adminTokenEnv is the environment variable --admin-token defaults to
+// (read after parsing, so that it never shows in the help).
+const adminTokenEnv = "QUERYLENS_ADMIN_TOKEN"
 
 func (p *probeOptions) flags(fs *flag.FlagSet) {
 	fs.Var(&p.allow, "probe-allow", "let scrapers from this `CIDR` ask /probe, shields.json and embeds beyond the limit per visitor (never beyond the per-target limits); repeatable")
@@ -185,6 +190,7 @@ func (e *env) serve(args []string) int {
 		"instead of the UDP master (default $QUERYLENS_STEAM_WEB_API_KEY); never shown to pages or logs")
 	fs.BoolVar(&o.metrics, "metrics", true, "serve Prometheus metrics at /metrics")
 	fs.BoolVar(&o.logJSON, "log-json", false, "log JSON lines instead of text")
+	fs.StringVar(&o.adminToken, "admin-token", "", "serve /api/v1/watches and the failed alerts to requests with Authorization: Bearer `TOKEN` (default $"+adminTokenEnv+"; without one that API does not exist)")
 	fs.Float64Var(&o.ipRate, "ip-rate", 0, "queries per second one client address may send through the relay (0: the relay's default, 40; with --demo, also for loopback clients)")
 	fs.DurationVar(&o.cacheTTL, "cache-ttl", 0, "how long the relay shares a server's reply (0: the relay's default)")
 	fs.DurationVar(&o.redisTimeout, "redis-timeout", 0, "with --redis: a call to Redis slower than this counts as Redis being down (0: 250ms)")
@@ -216,6 +222,9 @@ func (e *env) serve(args []string) int {
 	}
 	if o.probe.token == "" {
 		o.probe.token = os.Getenv(probeTokenEnv)
+	}
+	if o.adminToken == "" {
+		o.adminToken = os.Getenv(adminTokenEnv)
 	}
 	if o.probe.metricsServers && (!o.history.enabled || !o.metrics) {
 		return e.usageErr(fs, "--metrics-servers needs --history and --metrics: it shows the tracked servers' last samples")
@@ -266,6 +275,7 @@ func (e *env) runServe(ctx context.Context, o serveOptions, ready chan<- string)
 	}
 	wcfg := web.Config{Masters: o.masters, Servers: o.servers, PublicURL: o.publicURL, Logger: logger}
 	wcfg.ProbeScrapers, wcfg.ProbeToken = o.probe.allow, o.probe.token
+	wcfg.AdminToken = o.adminToken
 
 	var d *demo.Demo
 	var demoTargets []demo.Target

@@ -84,5 +84,14 @@ var schema = [][]string{
 		`CREATE INDEX outbox_due ON outbox (failed, next_attempt)`,
 		`CREATE INDEX outbox_watch ON outbox (watch)`,
 		`CREATE INDEX outbox_created ON outbox (created)`,
+	}, { // 3: the destinations of watches made by the CLI and the API
+		// (alerts.Destination as JSON: its URL and secret are
+		// credentials, as they are in a watches file), by name, with
+		// the origin of the watch that made it and the last write.
+		`CREATE TABLE destinations (
+			name    TEXT PRIMARY KEY,
+			dest    TEXT NOT NULL,
+			origin  TEXT NOT NULL,
+			updated {int64} NOT NULL)`,
 	},
 }

@@ -8,6 +8,7 @@ import (
 	"strconv"
 	"time"
 
+	"github.com/querylens/querylens/alerts/manage"
 	"github.com/querylens/querylens/codecs"
 	"github.com/querylens/querylens/history"
 	"github.com/querylens/querylens/internal/ttlcache"
@@ -51,6 +52,17 @@ type Config struct {
 	Tracker *history.Tracker
 	// Logger receives store errors. Default slog.Default().
 	Logger *slog.Logger
+
+	// AdminToken, when set, serves /api/v1/watches and
+	// /api/v1/outbox/failed to requests that carry it (Authorization:
+	// Bearer); without it those paths do not exist (404). watches.go.
+	AdminToken string
+	// Watches is where those endpoints keep watches; nil: History's
+	// store, when it keeps them.
+	Watches manage.Store
+	// WatchOptions are manage.Add's: the cap (default 1,000), the
+	// destinations' URL check (default: a deliver.Sender's, https only).
+	WatchOptions manage.Options
 }
 
 // Handler serves /api/v1/. Make it with New.
@@ -59,6 +71,9 @@ type Handler struct {
 	mux     *http.ServeMux
 	tracked *ttlcache.Cache[[]byte]
 	now     func() time.Time
+
+	watches  manage.Store // the admin endpoints' store (watches.go)
+	adminSum []byte       // SHA-256 of Config.AdminToken
 }
 
 // New returns the API's handler, to mount at Prefix. It panics if
@@ -76,6 +91,7 @@ func New(cfg Config) *Handler {
 	h.mux.HandleFunc("POST /api/v1/servers", h.batch)
 	h.mux.HandleFunc("GET /api/v1/tracked", h.trackedList)
 	h.mux.HandleFunc("GET /api/v1/openapi.yaml", serveOpenAPI)
+	h.routeAdmin()
 	h.mux.HandleFunc("OPTIONS /api/v1/", preflight)
 	h.mux.HandleFunc("/api/v1/", func(w http.ResponseWriter, r *http.Request) {
 		writeError(w, http.StatusNotFound, "", "no API endpoint "+r.Method+" "+r.URL.Path+"; see /api/v1/openapi.yaml")

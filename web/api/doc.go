@@ -60,4 +60,17 @@
 // answers the preflight for GET and POST with Content-Type): a batch asks
 // nothing a page could not ask with GETs, and each visitor's limit is
 // charged per server either way.
+//
+// # The admin endpoints
+//
+// GET, POST /api/v1/watches, DELETE /api/v1/watches/{id} and GET
+// /api/v1/outbox/failed (watches.go) keep the alerts' watches in the
+// history database, as querylens watch does (package alerts/manage). They
+// exist only with Config.AdminToken: a request needs it as a Bearer
+// token (401 otherwise, compared in constant time), and without a token
+// configured, or with the history off, the paths answer 404 like any
+// unknown one. The preflight allows neither Authorization nor DELETE, so
+// a page of another site cannot call them. Destinations are shown masked
+// (alerts.MaskURL); no answer, error or log line carries a webhook's URL
+// token or signing secret.
 package api

@@ -73,8 +73,13 @@ type Handler struct {
 	// period. Default 10 s.
 	CardTTL time.Duration
 
-	cardOnce sync.Once
-	cards    *ttlcache.Cache[[]byte]
+	// Watches, if set, lists the alerts' watches: the page shows that a
+	// server is watched and its last alert (watched.go).
+	Watches WatchLister
+
+	cardOnce     sync.Once
+	cards        *ttlcache.Cache[[]byte]
+	watchedCache watchedCache
 }
 
 // lookup reads the server from the URL ({protocol}, {target} and the
@@ -153,6 +158,7 @@ func (h *Handler) Page(w http.ResponseWriter, r *http.Request) {
 	h.track(r.Context(), rep)
 	v := newView(rep, h.Base(r))
 	v.History = h.summary(r.Context(), ref.Key())
+	v.Watched = h.watched(r.Context(), ref)
 	v.HistoryScript = h.Assets.URL("history.js")
 	p := layout.Page{
 		Head: layout.Head{
@@ -198,6 +204,7 @@ func (h *Handler) Live(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	v := newView(h.report(r, ref), h.Base(r))
+	v.Watched = h.watched(r.Context(), ref)
 	w.Header().Set("Cache-Control", "no-store")
 	layout.Render(w, r, http.StatusOK, Article(v, title(v)))
 }

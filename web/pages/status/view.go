@@ -49,6 +49,7 @@ type view struct {
 	HistoryScript string
 	History       *history.Summary // nil without a history store
 	InspectURL    string           // relative, carries the packets in the fragment
+	Watched       *watched         // nil when no alert watches the server
 }
 
 // embedSnippet is the HTML that puts the live card of v's server in another
