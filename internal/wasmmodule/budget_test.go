@@ -20,6 +20,12 @@ func TestBudget(t *testing.T) {
 	}
 }
 
+func TestFamilyBudget(t *testing.T) {
+	if got := FamilyBudget(); got != 571_000 {
+		t.Errorf("FamilyBudget() = %d, want 571,000", got)
+	}
+}
+
 func TestFamilies(t *testing.T) {
 	type local struct{}
 	for _, tc := range []struct {

@@ -76,6 +76,22 @@ func sizeSection(ctx context.Context, e *env) (string, error) {
 			groupDigits(wasmmodule.BudgetEmpty), groupDigits(wasmmodule.BudgetShared), groupDigits(wasmmodule.BudgetCapture),
 			groupDigits(wasmmodule.BudgetPerFamily), groupDigits(budget), len(families)),
 		groupDigits(m.Manifest.Brotli.Size)+" bytes (module "+groupDigits(m.Manifest.Size)+")")
+	x, err := wasmmodule.LoadIndex(os.DirFS(filepath.Join(e.root, "web", "static")))
+	if err != nil {
+		return "", err
+	}
+	body += "\n" + modulesReport(x)
+	worst, over := "", 0
+	for _, m := range x.Modules[1:] {
+		if b := wasmmodule.Budget(len(m.Families)); worst == "" || m.Brotli-b > over {
+			worst, over = m.Module, m.Brotli-b
+		}
+	}
+	if worst != "" {
+		e.addGoal(over <= 0, "each protocol family's browser module as served, brotli",
+			fmt.Sprintf("≤ %s (the budget of one family)", groupDigits(wasmmodule.Budget(1))),
+			fmt.Sprintf("largest %s: %s bytes under", worst, groupDigits(-over)))
+	}
 	if withNames.CodeBytes() != shipped.CodeBytes() || len(withNames.Code) != len(shipped.Code) {
 		return body, fmt.Errorf("the sources build to %d functions of %d code bytes, the committed module has %d of %d: run go tool task build:wasm first",
 			len(withNames.Code), withNames.CodeBytes(), len(shipped.Code), shipped.CodeBytes())
@@ -169,6 +185,24 @@ func sizeReport(man wasmmodule.Manifest, shipped, named wasmbin.Module, pkgs *pa
 	}
 	row("**all**", pkgSize{funcs: len(named.Code), bytes: total})
 	sb.WriteString(pt.String())
+	return sb.String()
+}
+
+// modulesReport is the table of the modules a page may load: the
+// combined one and each protocol family's (web/static/querylens.modules.json),
+// with their sizes and each one's brotli against the combined module's.
+func modulesReport(x wasmmodule.Index) string {
+	var sb strings.Builder
+	sb.WriteString("The modules a page may load (web/static/querylens.modules.json): the combined one, which the inspector, " +
+		"detection and a browse page of several families load, and one per protocol family (`-tags family`: no capture " +
+		"reader, pcapng writer or Huffman call), which a browse page of one family loads (docs/architecture.md, \"The browser modules\"):\n\n")
+	t := newTable("module", "protocols", "raw", "gzip", "brotli", "budget", "brotli vs combined")
+	all := x.Modules[0].Brotli
+	for _, m := range x.Modules {
+		t.add("`"+m.Module+"`", strconv.Itoa(len(m.Protocols)), groupDigits(m.Size), groupDigits(m.Gzip), groupDigits(m.Brotli),
+			groupDigits(wasmmodule.Budget(len(m.Families))), fmt.Sprintf("%.0f%%", 100*float64(m.Brotli)/float64(max(all, 1))))
+	}
+	sb.WriteString(t.String())
 	return sb.String()
 }
 
