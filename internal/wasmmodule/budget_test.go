@@ -46,3 +46,16 @@ func TestFamilies(t *testing.T) {
 		})
 	}
 }
+
+func TestIsModuleFile(t *testing.T) {
+	for name, want := range map[string]bool{
+		"querylens.wasm.br": true, "querylens.wasm.json": true, "querylens-a2s.wasm.gz": true, IndexName: true,
+		FamilyName("x/y/zed") + ".br": true,
+		"querylens.wasm": false, "querylens-a2s.wasm": false, "querylens-.wasm.br": false, "querylens-a.b.wasm.br": false,
+		"other.wasm.br": false, "ql.js": false,
+	} {
+		if got := IsModuleFile(name); got != want {
+			t.Errorf("IsModuleFile(%q) = %v, want %v", name, got, want)
+		}
+	}
+}
