@@ -51,7 +51,7 @@ func TestIsModuleFile(t *testing.T) {
 	for name, want := range map[string]bool{
 		"querylens.wasm.br": true, "querylens.wasm.json": true, "querylens-a2s.wasm.gz": true, IndexName: true,
 		FamilyName("x/y/zed") + ".br": true,
-		"querylens.wasm": false, "querylens-a2s.wasm": false, "querylens-.wasm.br": false, "querylens-a.b.wasm.br": false,
+		"querylens.wasm":              false, "querylens-a2s.wasm": false, "querylens-.wasm.br": false, "querylens-a.b.wasm.br": false,
 		"other.wasm.br": false, "ql.js": false,
 	} {
 		if got := IsModuleFile(name); got != want {
