@@ -364,3 +364,44 @@ func TestStaticImports(t *testing.T) {
 		}
 	}
 }
+
+// TestModuleFor: the module a page of these protocols loads first is their
+// family's when they are of one, else the combined one; every protocol of
+// the registry has a family module, which the server sends.
+func TestModuleFor(t *testing.T) {
+	a, err := loadAssets(slog.Default())
+	if err != nil {
+		t.Fatal(err)
+	}
+	x, err := Modules()
+	if err != nil {
+		t.Fatal(err)
+	}
+	mods := a.ModuleMap()
+	for _, e := range x.Modules[1:] {
+		for _, p := range e.Protocols {
+			if mods[p] != e.Module {
+				t.Errorf("ModuleMap()[%s] = %q, want %q", p, mods[p], e.Module)
+			}
+			if got := a.ModuleFor(p, p); got != e.Module {
+				t.Errorf("ModuleFor(%s) = %q, want %q", p, got, e.Module)
+			}
+			if a.URL(e.Module) == "/static/"+e.Module {
+				t.Errorf("%s has no hashed URL: it is not served", e.Module)
+			}
+		}
+	}
+	two := x.Modules[1:3]
+	for _, tc := range []struct {
+		protocols []string
+		want      string
+	}{
+		{nil, wasmmodule.Name},
+		{[]string{two[0].Protocols[0], two[1].Protocols[0]}, wasmmodule.Name},
+		{[]string{two[0].Protocols[0], "no-such-protocol"}, wasmmodule.Name},
+	} {
+		if got := a.ModuleFor(tc.protocols...); got != tc.want {
+			t.Errorf("ModuleFor(%q) = %q, want %q", tc.protocols, got, tc.want)
+		}
+	}
+}
