@@ -44,11 +44,13 @@ const BATCH_MS = 16;
 
 /**
  * MAX_FAMILY_MODULES is how many family modules one worker loads before it
- * loads the combined module instead. A family module is about 70% of the
- * combined one (brotli): one or two are less to download and compile than
- * the combined module, a third would make the total larger than loading
- * the combined one instead, with a Go heap more (docs/architecture.md,
- * "The browser modules").
+ * loads the combined module instead. A family module is 66-71% of the
+ * combined one (brotli): with one in, a second is less to download and
+ * compile than the combined module. Past that the combined module bounds
+ * the cost: at most two family modules and the combined one (about 2.4
+ * combined modules' worth, and three Go heaps) however many families the
+ * rows need, where a module per family would grow to 5.6 and eight heaps
+ * (docs/architecture.md, "The browser modules").
  */
 const MAX_FAMILY_MODULES = 2;
 
