@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # go vet, staticcheck (pinned as a go.mod tool), go.mod/go.sum tidiness,
 # gofmt, checks that the committed *_templ.go files and the precompressed
-# browser module (web/static/querylens.wasm.*) are fresh, and tsc --noEmit
+# browser modules (web/static/querylens.wasm.*, querylens-<family>.wasm.*
+# and querylens.modules.json) are fresh, and tsc --noEmit
 # over the pages' JavaScript.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -17,7 +18,7 @@ fi
 # --- committed files: no executables, nothing over 1 MiB -----------------
 # Every file in git's index (tracked or added): refused if it is an
 # executable (ELF, Mach-O, PE) or larger than 1 MiB, except the browser
-# module's artefacts web/static/querylens.wasm.*. Build outputs go under
+# modules' artefacts web/static/querylens.wasm.* and querylens-*.wasm.{br,gz}. Build outputs go under
 # bin/ (ignored). internal/cmd/checkfiles names each file and why.
 go run ./internal/cmd/checkfiles
 # --- end of committed files ----------------------------------------------
@@ -39,8 +40,9 @@ fi
 # tasks, may have just rewritten them).
 if [ -d wasm ]; then
   bash scripts/build-wasm.sh --check || { echo "the committed browser module is stale: run go tool task build:wasm and commit web/static"; exit 1; }
-  if ! git diff --quiet -- web/static/querylens.wasm.br web/static/querylens.wasm.gz web/static/querylens.wasm.json web/static/wasm_exec.js; then
-    echo "the browser module in web/static differs from the committed one: commit it (go tool task build:wasm made it)"; git diff --stat -- web/static; exit 1
+  if ! git diff --quiet -- 'web/static/querylens*.wasm.br' 'web/static/querylens*.wasm.gz' 'web/static/querylens*.wasm.json' web/static/querylens.modules.json web/static/wasm_exec.js ||
+    git ls-files --others --exclude-standard -- 'web/static/querylens*.wasm.*' web/static/querylens.modules.json | grep -q .; then
+    echo "the browser modules in web/static differ from the committed ones: commit them (go tool task build:wasm made them)"; git status --short -- web/static; exit 1
   fi
 fi
 # The page scripts read the server model (state names, row layout, relay

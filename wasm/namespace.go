@@ -22,9 +22,7 @@ func register() {
 	ns.Set("newQuery", fn(newQuery))
 	ns.Set("decode", fn(func(args []js.Value) any { return decode(args, false) }))
 	ns.Set("inspect", fn(func(args []js.Value) any { return decode(args, true) }))
-	ns.Set("pcapng", fn(pcapngFile))
-	registerCapture(ns)
-	ns.Set("huffman", fn(huffmanCall))
+	registerInspector(ns)
 	registerRef(ns)
 	js.Global().Set("querylens", ns)
 }

@@ -34,7 +34,8 @@ import (
 // (TestEveryStaticFileEmbedded says so).
 //
 //go:embed static/*.js static/*.css static/*.svg static/*.d.ts
-//go:embed static/querylens.wasm.br static/querylens.wasm.gz static/querylens.wasm.json
+//go:embed static/querylens.wasm.br static/querylens.wasm.gz static/querylens.wasm.json static/querylens.modules.json
+//go:embed static/querylens-*.wasm.br static/querylens-*.wasm.gz static/querylens-*.wasm.json
 var staticFS embed.FS
 
 // ErrNoModule is returned (wrapped) by New when the binary lacks the
@@ -73,9 +74,12 @@ type assets struct {
 // assetTable is the static files, loaded once: the embedded ones once per
 // process (embeddedAssets), however many servers New makes.
 type assetTable struct {
-	files  map[string]*asset // by plain name
-	hashed map[string]*asset // by hashed name
-	module *wasmmodule.Module
+	files  map[string]*asset  // by plain name
+	hashed map[string]*asset  // by hashed name
+	module *wasmmodule.Module // the combined one
+	// byProtocol names the family module of each protocol that has one
+	// (querylens.modules.json).
+	byProtocol map[string]string
 }
 
 // embeddedAssets loads the embedded files once: they cannot change while
@@ -107,18 +111,22 @@ func loadAssetsFS(fsys fs.FS, logger *slog.Logger) (*assets, error) {
 }
 
 func loadAssetTable(fsys fs.FS) (*assetTable, error) {
-	mod, err := wasmmodule.Load(fsys)
+	idx, mods, err := wasmmodule.LoadAll(fsys)
 	if err != nil {
 		return nil, errors.Join(ErrNoModule, err)
 	}
-	a := &assetTable{files: map[string]*asset{}, hashed: map[string]*asset{}, module: mod}
+	a := &assetTable{files: map[string]*asset{}, hashed: map[string]*asset{}, module: mods[0], byProtocol: map[string]string{}}
+	for _, e := range idx.Modules[1:] {
+		for _, p := range e.Protocols {
+			a.byProtocol[p] = e.Module
+		}
+	}
 	err = fs.WalkDir(fsys, ".", func(p string, d fs.DirEntry, err error) error {
 		if err != nil || d.IsDir() {
 			return err
 		}
-		switch p {
-		case wasmmodule.Name, wasmmodule.ManifestName, mod.Manifest.Brotli.File, mod.Manifest.Gzip.File:
-			return nil // the module, below
+		if wasmmodule.IsModuleFile(p) || (path.Ext(p) == ".wasm" && wasmmodule.IsModuleFile(p+".json")) {
+			return nil // the modules, below
 		}
 		body, err := fs.ReadFile(fsys, p)
 		if err != nil {
@@ -136,10 +144,12 @@ func loadAssetTable(fsys fs.FS) (*assetTable, error) {
 	if err != nil {
 		return nil, err
 	}
-	m := &asset{name: wasmmodule.Name, hash: mod.SHA256[:12], ctype: contentType(wasmmodule.Name), br: mod.Brotli,
-		plain: sync.OnceValues(mod.Gunzip)}
-	m.gz.Store(&mod.Gzip)
-	a.add(m)
+	for _, mod := range mods {
+		m := &asset{name: mod.Module, hash: mod.SHA256[:12], ctype: contentType(mod.Module), br: mod.Brotli,
+			plain: sync.OnceValues(mod.Gunzip)}
+		m.gz.Store(&mod.Gzip)
+		a.add(m)
+	}
 
 	// Compress the other files in the background, small ones first. Until a
 	// file's gzip is ready it is served uncompressed: a response never
@@ -182,6 +192,31 @@ func (a *assets) BuildInfo() string {
 	return "querylens " + buildinfo.Version() + " · module " + a.module.SHA256[:12]
 }
 
+// ModuleFor names the browser module a page that decodes the given
+// protocols loads first: the family module holding them all when they are
+// of one family, else the combined one (which is smaller than two family
+// modules: docs/architecture.md, "The browser modules").
+func (a *assets) ModuleFor(protocols ...string) string {
+	one := ""
+	for _, p := range protocols {
+		m := a.byProtocol[p]
+		if m == "" || (one != "" && m != one) {
+			return wasmmodule.Name
+		}
+		one = m
+	}
+	if one == "" {
+		return wasmmodule.Name
+	}
+	return one
+}
+
+// ModuleMap names, for each protocol that has one, its family's module,
+// for the decoding worker to load when a row first needs it.
+func (a *assets) ModuleMap() map[string]string {
+	return a.byProtocol
+}
+
 // ModuleInfo describes the browser module built into this binary.
 type ModuleInfo = wasmmodule.Manifest
 
@@ -194,6 +229,22 @@ func Module() (ModuleInfo, error) {
 		return ModuleInfo{}, errors.Join(ErrNoModule, err)
 	}
 	return m.Manifest, nil
+}
+
+// ModuleIndex lists the browser modules: the combined one and each
+// protocol family's.
+type ModuleIndex = wasmmodule.Index
+
+// Modules returns the index of the browser modules built into this
+// binary, each checked against its manifest, or an error wrapping
+// ErrNoModule.
+func Modules() (ModuleIndex, error) {
+	sub, _ := fs.Sub(staticFS, "static")
+	x, _, err := wasmmodule.LoadAll(sub)
+	if err != nil {
+		return ModuleIndex{}, errors.Join(ErrNoModule, err)
+	}
+	return x, nil
 }
 
 // hashedName inserts the hash before the extension: "browse.js" →

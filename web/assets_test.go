@@ -10,6 +10,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"os"
+	"path"
 	"regexp"
 	"slices"
 	"strconv"
@@ -48,6 +49,15 @@ func embeddedStatic(t *testing.T) fstest.MapFS {
 	return m
 }
 
+// firstFamilyModule is the name of the first family module the index lists.
+func firstFamilyModule(t *testing.T, m fstest.MapFS) string {
+	x, err := wasmmodule.LoadIndex(m)
+	if err != nil || len(x.Modules) < 2 {
+		t.Fatalf("no family module in the index: %v", err)
+	}
+	return x.Modules[1].Module
+}
+
 // TestMissingModule: a binary without a usable browser module is refused
 // (New fails, so serve does not start), with an error saying how to build it.
 func TestMissingModule(t *testing.T) {
@@ -61,6 +71,12 @@ func TestMissingModule(t *testing.T) {
 		{"gzip form cut short", func(m fstest.MapFS) { m["querylens.wasm.gz"].Data = m["querylens.wasm.gz"].Data[:100] }, "querylens.wasm.gz is 100 bytes"},
 		{"manifest not JSON", func(m fstest.MapFS) { m["querylens.wasm.json"] = &fstest.MapFile{Data: []byte("{")} }, "querylens.wasm.json"},
 		{"manifest of something else", func(m fstest.MapFS) { m["querylens.wasm.json"] = &fstest.MapFile{Data: []byte(`{"module":"x.wasm"}`)} }, "not a manifest"},
+		{"no index of the modules", func(m fstest.MapFS) { delete(m, wasmmodule.IndexName) }, "missing"},
+		{"a family module missing", func(m fstest.MapFS) { delete(m, firstFamilyModule(t, m)+".br") }, "querylens-"},
+		{"a family module's manifest not the index's", func(m fstest.MapFS) {
+			f := firstFamilyModule(t, m) + ".json"
+			m[f].Data = bytes.Replace(m[f].Data, []byte(`"size": `), []byte(`"size": 1`), 1)
+		}, "does not describe"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			m := embeddedStatic(t)
@@ -76,40 +92,42 @@ func TestMissingModule(t *testing.T) {
 	}
 }
 
-// TestModuleDecompresses: both committed forms are the module the manifest
-// describes.
+// TestModuleDecompresses: both committed forms of each module are the
+// module its manifest describes.
 func TestModuleDecompresses(t *testing.T) {
 	sub, _ := fs.Sub(staticFS, "static")
-	m, err := wasmmodule.Load(sub)
+	_, mods, err := wasmmodule.LoadAll(sub)
 	if err != nil {
 		t.Fatal(err)
 	}
-	gz, err := m.Gunzip()
-	if err != nil {
-		t.Fatal(err)
-	}
-	br, err := m.Unbrotli()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if !bytes.Equal(gz, br) || !bytes.HasPrefix(gz, []byte("\x00asm")) {
-		t.Error("the brotli and gzip forms differ, or are not WebAssembly")
-	}
-	// A local build leaves the raw module beside them: it must be the same.
-	if raw, err := os.ReadFile("static/querylens.wasm"); err == nil && !bytes.Equal(raw, gz) {
-		t.Error("web/static/querylens.wasm is not the committed module: run go tool task build:wasm and commit web/static")
+	for _, m := range mods {
+		gz, err := m.Gunzip()
+		if err != nil {
+			t.Fatal(err)
+		}
+		br, err := m.Unbrotli()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !bytes.Equal(gz, br) || !bytes.HasPrefix(gz, []byte("\x00asm")) {
+			t.Errorf("%s: the brotli and gzip forms differ, or are not WebAssembly", m.Module)
+		}
+		// A local build leaves the raw module beside them: it must be the same.
+		if raw, err := os.ReadFile("static/" + m.Module); err == nil && !bytes.Equal(raw, gz) {
+			t.Errorf("web/static/%s is not the committed module: run go tool task build:wasm and commit web/static", m.Module)
+		}
 	}
 }
 
 // TestEveryStaticFileEmbedded: the embed patterns cover every file in
-// static/ but the raw module (served from its gzip form).
+// static/ but the raw modules (served from their gzip forms).
 func TestEveryStaticFileEmbedded(t *testing.T) {
 	ents, err := os.ReadDir("static")
 	if err != nil {
 		t.Fatal(err)
 	}
 	for _, e := range ents {
-		if e.IsDir() || e.Name() == "querylens.wasm" || strings.HasPrefix(e.Name(), ".") {
+		if e.IsDir() || (path.Ext(e.Name()) == ".wasm" && wasmmodule.IsModuleFile(e.Name()+".json")) || strings.HasPrefix(e.Name(), ".") {
 			continue
 		}
 		if _, err := staticFS.Open("static/" + e.Name()); err != nil {
@@ -343,6 +361,47 @@ func TestStaticImports(t *testing.T) {
 	for _, m := range browse {
 		if a.files[m] == nil {
 			t.Errorf("Imports(browse.js) lists %s, which is not a static file", m)
+		}
+	}
+}
+
+// TestModuleFor: the module a page of these protocols loads first is their
+// family's when they are of one, else the combined one; every protocol of
+// the registry has a family module, which the server sends.
+func TestModuleFor(t *testing.T) {
+	a, err := loadAssets(slog.Default())
+	if err != nil {
+		t.Fatal(err)
+	}
+	x, err := Modules()
+	if err != nil {
+		t.Fatal(err)
+	}
+	mods := a.ModuleMap()
+	for _, e := range x.Modules[1:] {
+		for _, p := range e.Protocols {
+			if mods[p] != e.Module {
+				t.Errorf("ModuleMap()[%s] = %q, want %q", p, mods[p], e.Module)
+			}
+			if got := a.ModuleFor(p, p); got != e.Module {
+				t.Errorf("ModuleFor(%s) = %q, want %q", p, got, e.Module)
+			}
+			if a.URL(e.Module) == "/static/"+e.Module {
+				t.Errorf("%s has no hashed URL: it is not served", e.Module)
+			}
+		}
+	}
+	two := x.Modules[1:3]
+	for _, tc := range []struct {
+		protocols []string
+		want      string
+	}{
+		{nil, wasmmodule.Name},
+		{[]string{two[0].Protocols[0], two[1].Protocols[0]}, wasmmodule.Name},
+		{[]string{two[0].Protocols[0], "no-such-protocol"}, wasmmodule.Name},
+	} {
+		if got := a.ModuleFor(tc.protocols...); got != tc.want {
+			t.Errorf("ModuleFor(%q) = %q, want %q", tc.protocols, got, tc.want)
 		}
 	}
 }

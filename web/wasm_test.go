@@ -1,6 +1,7 @@
 package web_test
 
 import (
+	"encoding/json"
 	"os"
 	"os/exec"
 	"slices"
@@ -64,36 +65,96 @@ func TestWasmDeps(t *testing.T) {
 // TestWasmBudget: what a visitor downloads before the first decode, on the
 // brotli bytes the server actually sends (every current browser accepts
 // brotli over HTTPS; the gzip fallback has no budget), within
-// wasmmodule.Budget of the number of protocol families (codec packages) in
-// the registry: 40 KB more for each. The files are committed and made by
-// Go code pinned in go.mod, so the result is the same on every machine.
+// wasmmodule.Budget of the number of protocol families (codec packages) the
+// combined module holds: 40 KB more for each; each family's own module
+// within wasmmodule.FamilyBudget, its share (the module less the module of
+// no family the index measures) within BudgetFamilyAlone, and that module
+// of no family within BudgetEmpty + BudgetShared. The files are committed
+// and made by Go code pinned in go.mod, so the result is the same on every
+// machine.
 func TestWasmBudget(t *testing.T) {
 	h := newHandler(t)
 	page := get(t, h, "/")
-	url := ht.Attr(ht.Parse(t, page.Body.Bytes()).Tags("html")[0], "data-wasm")
+	html := ht.Parse(t, page.Body.Bytes()).Tags("html")[0]
+	url := ht.Attr(html, "data-wasm")
 	if !strings.HasPrefix(url, "/static/querylens.") {
 		t.Fatalf("the page links the module as %q", url)
 	}
-	m, err := web.Module()
+	var boot struct {
+		Decoders struct {
+			Combined  string            `json:"combined"`
+			Protocols map[string]string `json:"protocols"`
+		} `json:"decoders"`
+	}
+	if err := json.Unmarshal([]byte(ht.Attr(html, "data-boot")), &boot); err != nil {
+		t.Fatal(err)
+	}
+	if boot.Decoders.Combined != url {
+		t.Errorf("the worker's combined module is %q, the page's %q", boot.Decoders.Combined, url)
+	}
+	x, err := web.Modules()
 	if err != nil {
 		t.Fatal(err)
 	}
-	families, budget := wasmFamilies, wasmBrotliBudget
+	families := wasmFamilies
 	if len(families) == 0 {
 		t.Fatal("no codec registered")
 	}
-	rec := get(t, h, url, "Accept-Encoding", "br")
-	if got := rec.Header().Get("Content-Encoding"); rec.Code != 200 || got != "br" {
-		t.Fatalf("%d, Content-Encoding %q", rec.Code, got)
+	if len(x.Modules) != len(families)+1 {
+		t.Errorf("%d modules, want the combined one and one for each of the %d families %q", len(x.Modules), len(families), families)
 	}
-	n := rec.Body.Len()
-	t.Logf("querylens.wasm: %d bytes, sent as %d bytes of brotli; budget %d for %d protocol families %q (%s)",
-		m.Size, n, budget, len(families), families, m.Brotli.Encoder)
-	if n > budget {
-		t.Errorf("querylens.wasm is sent as %d bytes of brotli, %d over the budget of %d for %d protocol families "+
-			"(%d empty program + %d shared + %d capture reader + %d × %d per family; internal/wasmmodule/budget.go)",
-			n, n-budget, budget, len(families), wasmmodule.BudgetEmpty, wasmmodule.BudgetShared, wasmmodule.BudgetCapture,
-			len(families), wasmmodule.BudgetPerFamily)
+	for _, e := range x.Modules {
+		u, budget := url, wasmBrotliBudget
+		if !e.Combined {
+			budget = wasmmodule.FamilyBudget()
+			if x.Base == nil {
+				t.Fatal("the index does not measure the module of no family")
+			}
+			if share := e.Brotli - x.Base.Brotli; share > wasmmodule.BudgetFamilyAlone {
+				t.Errorf("%s adds %d bytes of brotli to the module of no family, %d over its share of %d (wasmmodule.BudgetFamilyAlone)",
+					e.Module, share, share-wasmmodule.BudgetFamilyAlone, wasmmodule.BudgetFamilyAlone)
+			} else {
+				t.Logf("%s: share %d bytes of brotli (of %d)", e.Module, share, wasmmodule.BudgetFamilyAlone)
+			}
+			u = ""
+			for _, p := range e.Protocols {
+				if u == "" {
+					u = boot.Decoders.Protocols[p]
+				} else if boot.Decoders.Protocols[p] != u {
+					t.Errorf("%s: protocol %s is sent to %q, not %q", e.Module, p, boot.Decoders.Protocols[p], u)
+				}
+			}
+			if !strings.HasPrefix(u, "/static/"+strings.TrimSuffix(e.Module, ".wasm")+".") {
+				t.Errorf("%s: the page sends its protocols %q to %q", e.Module, e.Protocols, u)
+				continue
+			}
+		} else if !slices.Equal(e.Families, families) {
+			t.Errorf("the combined module holds %q, the registry %q", e.Families, families)
+		}
+		rec := get(t, h, u, "Accept-Encoding", "br")
+		if got := rec.Header().Get("Content-Encoding"); rec.Code != 200 || got != "br" {
+			t.Fatalf("%s: %d, Content-Encoding %q", u, rec.Code, got)
+		}
+		n := rec.Body.Len()
+		t.Logf("%s: %d bytes, sent as %d bytes of brotli; budget %d (%d protocol families %q)",
+			e.Module, e.Size, n, budget, len(e.Families), e.Families)
+		if n != e.Brotli {
+			t.Errorf("%s: sent %d bytes of brotli, the index says %d", e.Module, n, e.Brotli)
+		}
+		if n > budget && e.Combined {
+			t.Errorf("%s is sent as %d bytes of brotli, %d over the budget of %d for %d protocol families "+
+				"(%d empty program + %d shared + %d capture reader + %d × %d per family; internal/wasmmodule/budget.go)",
+				e.Module, n, n-budget, budget, len(e.Families), wasmmodule.BudgetEmpty, wasmmodule.BudgetShared, wasmmodule.BudgetCapture,
+				len(e.Families), wasmmodule.BudgetPerFamily)
+		} else if n > budget {
+			t.Errorf("%s is sent as %d bytes of brotli, %d over the budget of %d for a family's own module "+
+				"(%d empty program + %d shared + %d for the family alone; internal/wasmmodule/budget.go)",
+				e.Module, n, n-budget, budget, wasmmodule.BudgetEmpty, wasmmodule.BudgetShared, wasmmodule.BudgetFamilyAlone)
+		}
+	}
+	if x.Base != nil && x.Base.Brotli > wasmmodule.BudgetEmpty+wasmmodule.BudgetShared {
+		t.Errorf("the module of no family is %d bytes of brotli, over the %d of an empty program and the shared code",
+			x.Base.Brotli, wasmmodule.BudgetEmpty+wasmmodule.BudgetShared)
 	}
 }
 

@@ -20,6 +20,12 @@ func TestBudget(t *testing.T) {
 	}
 }
 
+func TestFamilyBudget(t *testing.T) {
+	if got := FamilyBudget(); got != 571_000 {
+		t.Errorf("FamilyBudget() = %d, want 571,000", got)
+	}
+}
+
 func TestFamilies(t *testing.T) {
 	type local struct{}
 	for _, tc := range []struct {
@@ -38,5 +44,18 @@ func TestFamilies(t *testing.T) {
 				t.Errorf("Families = %q, want %q", got, tc.want)
 			}
 		})
+	}
+}
+
+func TestIsModuleFile(t *testing.T) {
+	for name, want := range map[string]bool{
+		"querylens.wasm.br": true, "querylens.wasm.json": true, "querylens-a2s.wasm.gz": true, IndexName: true,
+		FamilyName("x/y/zed") + ".br": true,
+		"querylens.wasm":              false, "querylens-a2s.wasm": false, "querylens-.wasm.br": false, "querylens-a.b.wasm.br": false,
+		"other.wasm.br": false, "ql.js": false,
+	} {
+		if got := IsModuleFile(name); got != want {
+			t.Errorf("IsModuleFile(%q) = %v, want %v", name, got, want)
+		}
 	}
 }

@@ -20,21 +20,27 @@ import (
 	"github.com/andybalholm/brotli"
 )
 
-// Name is the module's file name as pages link it.
+// Name is the combined module's file name as pages link it: every
+// protocol family, the inspector's capture reader and pcapng writer.
 const Name = "querylens.wasm"
 
-// ManifestName is the manifest's file name.
+// ManifestName is the combined module's manifest's file name.
 const ManifestName = Name + ".json"
 
-// Manifest is querylens.wasm.json.
+// Manifest is a module's manifest, querylens.wasm.json for the combined
+// module and querylens-<family>.wasm.json for a family's.
 type Manifest struct {
-	Module string `json:"module"` // Name
+	Module string `json:"module"` // Name, or FamilyName of its family
 	SHA256 string `json:"sha256"` // of the uncompressed module, hex
 	Size   int    `json:"size"`   // of the uncompressed module
 	Go     string `json:"go"`     // the toolchain that compiled it ("go1.26.8")
 	Build  string `json:"build"`  // the build command (scripts/build-wasm.sh)
-	Brotli Coded  `json:"br"`
-	Gzip   Coded  `json:"gzip"`
+	// Families are the codec packages linked in (import paths, sorted);
+	// Protocols the protocols they register.
+	Families  []string `json:"families,omitempty"`
+	Protocols []string `json:"protocols,omitempty"`
+	Brotli    Coded    `json:"br"`
+	Gzip      Coded    `json:"gzip"`
 }
 
 // Coded is one compressed form of the module.
@@ -61,11 +67,18 @@ func Sum(b []byte) string {
 // module was never built into this tree or binary.
 var ErrMissing = errors.New("the browser module is missing")
 
-// Load reads the manifest and both compressed forms from the root of fsys
-// and checks that each file has the size and SHA-256 the manifest records.
-// It does not decompress (Verify does).
+// Load reads the combined module: LoadNamed(fsys, Name).
 func Load(fsys fs.FS) (*Module, error) {
-	b, err := fs.ReadFile(fsys, ManifestName)
+	return LoadNamed(fsys, Name)
+}
+
+// LoadNamed reads the manifest of the module called name
+// (name + ".json") and both compressed forms from the root of fsys, and
+// checks that each file has the size and SHA-256 the manifest records. It
+// does not decompress (Gunzip and Unbrotli do).
+func LoadNamed(fsys fs.FS, name string) (*Module, error) {
+	manifest := name + ".json"
+	b, err := fs.ReadFile(fsys, manifest)
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil, errors.Join(ErrMissing, err)
 	}
@@ -74,18 +87,18 @@ func Load(fsys fs.FS) (*Module, error) {
 	}
 	m := &Module{}
 	if err := json.Unmarshal(b, &m.Manifest); err != nil {
-		return nil, errors.New(ManifestName + ": " + err.Error())
+		return nil, errors.New(manifest + ": " + err.Error())
 	}
-	if m.Module != Name || len(m.SHA256) != 64 || m.Size <= 0 {
-		return nil, errors.New(ManifestName + ": not a manifest of " + Name + " (module, sha256 or size missing)")
+	if m.Module != name || len(m.SHA256) != 64 || m.Size <= 0 {
+		return nil, errors.New(manifest + ": not a manifest of " + name + " (module, sha256 or size missing)")
 	}
 	for _, f := range []struct {
 		c   Coded
 		dst *[]byte
 		ext string
 	}{{m.Manifest.Brotli, &m.Brotli, ".br"}, {m.Manifest.Gzip, &m.Gzip, ".gz"}} {
-		if f.c.File != Name+f.ext {
-			return nil, errors.New(ManifestName + ": the " + f.ext + " form is named " + strconv.Quote(f.c.File) + ", want " + strconv.Quote(Name+f.ext))
+		if f.c.File != name+f.ext {
+			return nil, errors.New(manifest + ": the " + f.ext + " form is named " + strconv.Quote(f.c.File) + ", want " + strconv.Quote(name+f.ext))
 		}
 		data, err := fs.ReadFile(fsys, f.c.File)
 		if errors.Is(err, fs.ErrNotExist) {
@@ -96,7 +109,7 @@ func Load(fsys fs.FS) (*Module, error) {
 		}
 		if len(data) != f.c.Size || Sum(data) != f.c.SHA256 {
 			return nil, errors.New(f.c.File + " is " + strconv.Itoa(len(data)) + " bytes with sha256 " + Sum(data)[:12] +
-				", but " + ManifestName + " records " + strconv.Itoa(f.c.Size) + " bytes with sha256 " + short(f.c.SHA256) +
+				", but " + manifest + " records " + strconv.Itoa(f.c.Size) + " bytes with sha256 " + short(f.c.SHA256) +
 				" (an interrupted or partial build)")
 		}
 		*f.dst = data
@@ -133,7 +146,7 @@ func (m *Module) check(name string, r io.Reader) ([]byte, error) {
 	}
 	if len(b) != m.Size || Sum(b) != m.SHA256 {
 		return nil, errors.New(name + " decompresses to " + strconv.Itoa(len(b)) + " bytes with sha256 " + Sum(b)[:12] +
-			", not the module " + ManifestName + " describes (" + strconv.Itoa(m.Size) + " bytes, " + m.SHA256[:12] + ")")
+			", not the module " + m.Module + ".json describes (" + strconv.Itoa(m.Size) + " bytes, " + m.SHA256[:12] + ")")
 	}
 	return b, nil
 }

@@ -68,9 +68,16 @@ type Page struct {
 	// module for it, and tells it Boot; live.js, preloaded, adopts it.
 	Worker bool
 	// Boot is what the worker is told at its creation.
-	Boot   Boot
-	Config any // JSON handed to the script as <script id="ql-config">
-	Assets Assets
+	Boot Boot
+	// Protocols are the protocols a Worker page decodes first (its
+	// configured masters' and servers'): it preloads the one browser
+	// module that holds them all (Modules.ModuleFor), a family's module or
+	// the combined one, and its worker loads the others' when a row needs
+	// them. The other pages that decode (the inspector) load the combined
+	// module.
+	Protocols []string
+	Config    any // JSON handed to the script as <script id="ql-config">
+	Assets    Assets
 }
 
 // Boot is what a page's decoding worker is told when boot.js creates it,
@@ -97,19 +104,62 @@ type BootAsk struct {
 	Query []string `json:"query,omitempty"`
 }
 
+// Modules chooses among the browser modules: the combined one
+// ("querylens.wasm") and one per protocol family. web's assets implement
+// it; Assets that do not (the tests' fakes) have the combined module only.
+type Modules interface {
+	// ModuleFor names the module to load first for a page decoding these
+	// protocols.
+	ModuleFor(protocols ...string) string
+	// ModuleMap names, for each protocol that has one, its family's module.
+	ModuleMap() map[string]string
+}
+
+// combinedModule is the browser module with every protocol family.
+const combinedModule = "querylens.wasm"
+
+// firstModule is the browser module the page preloads (and boot.js
+// compiles): the inspector's is the combined one; a Worker page's is the
+// one that holds its Protocols.
+func (p Page) firstModule() string {
+	if m, ok := p.Assets.(Modules); ok && p.Worker {
+		return m.ModuleFor(p.Protocols...)
+	}
+	return combinedModule
+}
+
+// Decoders is what the decoding worker is told of the modules: the URL of
+// the combined one and of each protocol's family module.
+type Decoders struct {
+	Combined  string            `json:"combined"`
+	Protocols map[string]string `json:"protocols"`
+}
+
+func (p Page) decoders() Decoders {
+	d := Decoders{Combined: p.Assets.URL(combinedModule), Protocols: map[string]string{}}
+	if m, ok := p.Assets.(Modules); ok {
+		for proto, name := range m.ModuleMap() {
+			d.Protocols[proto] = p.Assets.URL(name)
+		}
+	}
+	return d
+}
+
 // bootJSON is <html data-boot>: Boot and the hashed URLs boot.js needs (a
-// classic script cannot use the import map).
+// classic script cannot use the import map): wasm is the module it
+// compiles first, decoders every module the worker may load later.
 func (p Page) bootJSON() string {
 	b, err := json.Marshal(struct {
 		Boot
-		Worker  string            `json:"worker"`
-		Glue    string            `json:"glue"`
-		WASM    string            `json:"wasm"`
-		Modules map[string]string `json:"modules"`
-	}{p.Boot, p.Assets.URL("worker.js"), p.Assets.URL("wasm_exec.js"), p.Assets.URL("querylens.wasm"),
+		Worker   string            `json:"worker"`
+		Glue     string            `json:"glue"`
+		WASM     string            `json:"wasm"`
+		Decoders Decoders          `json:"decoders"`
+		Modules  map[string]string `json:"modules"`
+	}{p.Boot, p.Assets.URL("worker.js"), p.Assets.URL("wasm_exec.js"), p.Assets.URL(p.firstModule()), p.decoders(),
 		map[string]string{"ql": p.Assets.URL("ql.js"), "relay": p.Assets.URL("relay.js")}})
 	if err != nil {
-		return "{}" // a map of strings and a struct of them: cannot fail
+		return "{}" // maps of strings and a struct of them: cannot fail
 	}
 	return string(b)
 }

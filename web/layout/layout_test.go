@@ -88,6 +88,68 @@ func TestRender(t *testing.T) {
 	}
 }
 
+// families are Assets with a module per family: p1 and p2 in fam-a, p3 in fam-b.
+type families struct{ assets }
+
+func (families) ModuleFor(protocols ...string) string {
+	m := map[string]string{"p1": "fam-a.wasm", "p2": "fam-a.wasm", "p3": "fam-b.wasm"}
+	one := ""
+	for _, p := range protocols {
+		if m[p] == "" || one != "" && m[p] != one {
+			return "querylens.wasm"
+		}
+		one = m[p]
+	}
+	if one == "" {
+		return "querylens.wasm"
+	}
+	return one
+}
+
+func (families) ModuleMap() map[string]string {
+	return map[string]string{"p1": "fam-a.wasm", "p2": "fam-a.wasm", "p3": "fam-b.wasm"}
+}
+
+// TestWorkerPageModules: a Worker page preloads, and has boot.js compile,
+// the module holding the protocols it decodes first (a family's when they
+// are of one, else the combined one), and tells the worker every module; a
+// page that is not a Worker page (the inspector) loads the combined one.
+func TestWorkerPageModules(t *testing.T) {
+	for _, tc := range []struct {
+		name      string
+		worker    bool
+		protocols []string
+		want      string
+	}{
+		{"one family", true, []string{"p1", "p2"}, "/static/fam-a.wasm?h"},
+		{"two families", true, []string{"p1", "p3"}, "/static/querylens.wasm?h"},
+		{"none", true, nil, "/static/querylens.wasm?h"},
+		{"not a worker page", false, []string{"p3"}, "/static/querylens.wasm?h"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			d := render(t, layout.Page{Head: layout.Head{Title: "T"}, Script: "x.js", WASM: true, Worker: tc.worker,
+				Protocols: tc.protocols, Assets: families{}})
+			var pre []string
+			for _, n := range ht.All(d.Tags("head")[0], func(n *html.Node) bool { return n.Data == "link" && ht.Attr(n, "rel") == "preload" }) {
+				pre = append(pre, ht.Attr(n, "href"))
+			}
+			if len(pre) != 1 || pre[0] != tc.want {
+				t.Errorf("preloads %q, want %q alone", pre, tc.want)
+			}
+			if got := ht.Attr(d.Tags("html")[0], "data-wasm"); got != "/static/querylens.wasm?h" {
+				t.Errorf("data-wasm = %q, want the combined module", got)
+			}
+			if !tc.worker {
+				return
+			}
+			boot := ht.Attr(d.Tags("html")[0], "data-boot")
+			if want := `"wasm":"` + tc.want + `","decoders":{"combined":"/static/querylens.wasm?h","protocols":{"p1":"/static/fam-a.wasm?h","p2":"/static/fam-a.wasm?h","p3":"/static/fam-b.wasm?h"}}`; !strings.Contains(boot, want) {
+				t.Errorf("data-boot = %s, want %s in it", boot, want)
+			}
+		})
+	}
+}
+
 // TestWorkerPageBoot checks a page that starts a decoding worker: boot.js
 // is inlined right after the import map, before the stylesheet, and allowed
 // by its hash; the browser module's preload comes before it (so that its
@@ -115,7 +177,7 @@ func TestWorkerPageBoot(t *testing.T) {
 		t.Errorf("head order: %s", got)
 	}
 	if got := ht.Attr(d.Tags("html")[0], "data-boot"); got != `{"relay":"/relay","asks":[{"key":"master:m:1","protocol":"zandronum","target":"m:1","options":{"master":"true"},"timeoutMs":4000}],`+
-		`"worker":"/static/worker.js?h","glue":"/static/wasm_exec.js?h","wasm":"/static/querylens.wasm?h","modules":{"ql":"/static/ql.js?h","relay":"/static/relay.js?h"}}` {
+		`"worker":"/static/worker.js?h","glue":"/static/wasm_exec.js?h","wasm":"/static/querylens.wasm?h","decoders":{"combined":"/static/querylens.wasm?h","protocols":{}},"modules":{"ql":"/static/ql.js?h","relay":"/static/relay.js?h"}}` {
 		t.Errorf("data-boot = %s", got)
 	}
 	sum := sha256.Sum256([]byte("/* boot.js */"))

@@ -4,8 +4,11 @@
 // <head> (the page's Content-Security-Policy allows it by its hash), so it
 // runs before the stylesheet, the page's modules or anything else has
 // loaded. It creates the worker and tells it what to import, where the
-// relay is and what to ask first (<html data-boot>, from the layout), and
-// compiles the wasm module while it downloads, to post it to the worker.
+// relay is, what to ask first and which browser modules hold which
+// protocols (<html data-boot>, from the layout), and compiles the first
+// module (the one holding the page's masters' and servers' protocols)
+// while it downloads, to post it to the worker, which loads the others
+// when a row needs them.
 // The worker's messages are kept until live.js adopts it
 // (DecodeWorker.shared(), globalThis.querylensBoot).
 
@@ -48,6 +51,11 @@
     type: "prepare",
     glue: abs(b.glue),
     modules: { ql: abs(b.modules.ql), relay: abs(b.modules.relay) },
+    first: abs(b.wasm),
+    decoders: {
+      combined: abs(b.decoders.combined),
+      protocols: Object.fromEntries(Object.entries(b.decoders.protocols ?? {}).map(([p, u]) => [p, abs(/** @type {string} */ (u))])),
+    },
     relay: b.relay,
     asks: b.asks ?? [],
   });

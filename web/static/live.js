@@ -212,6 +212,7 @@ export class DecodeWorker extends EventTarget {
         return;
       case "ready":
         this.hello = m.hello;
+        this.stats = { ...this.stats, modules: m.modules };
         this.#times(m.times);
         performance.mark("ql-decoder-ready");
         resolve(m.hello);

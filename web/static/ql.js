@@ -43,11 +43,18 @@ export async function loadDecoder(glue, wasm) {
   }
   // run() executes main up to its first blocking point, which is after
   // globalThis.querylens is set; the promise it returns only settles if
-  // the program exits.
+  // the program exits. Each module instance sets globalThis.querylens: the
+  // namespace is taken and what was there put back, so that several
+  // modules (the decoding worker's protocol families) live side by side,
+  // and the global stays the first one's.
+  const before = globalThis.querylens;
+  globalThis.querylens = undefined;
   go.run(instance).then(() => console.error("querylens decoder exited"));
-  if (!globalThis.querylens) throw new Error("the decoder started but registered nothing");
-  attachBatch(globalThis.querylens, instance.exports);
-  return globalThis.querylens;
+  const ql = globalThis.querylens;
+  globalThis.querylens = before ?? ql;
+  if (!ql) throw new Error("the decoder started but registered nothing");
+  attachBatch(ql, instance.exports);
+  return ql;
 }
 
 /**

@@ -1,5 +1,8 @@
 // The browser decoder's JavaScript surface: globalThis.querylens, installed
-// by querylens.wasm (wasm/ in the repository). Every message-shaped result
+// by querylens.wasm (wasm/ in the repository), and by each protocol
+// family's module, querylens-<family>.wasm, which knows that family's
+// protocols only and lacks pcapng, the capture* calls and huffman (the
+// inspector's, which loads the combined module). Every message-shaped result
 // is the JSON the command line prints (docs/protocols/json.md), parsed; errors are
 // returned as data, never thrown. Byte arrays are Uint8Array.
 

@@ -1,12 +1,12 @@
 // @ts-check
 // The server browser's second thread: it owns the relay WebSocket and the
-// wasm decoder, runs every conversation, and sends the page compact row
+// wasm decoders, runs every conversation, and sends the page compact row
 // updates in batches, so the page's own thread only draws the table.
 //
-//   page → worker  {type: "prepare", glue, modules: {ql, relay}, relay, asks}
-//                      import, start the decoder, connect to the relay's
+//   page → worker  {type: "prepare", glue, modules: {ql, relay}, first, decoders: {combined, protocols}, relay, asks}
+//                      import, start the first decoder, connect to the relay's
 //                      path (if given) and run asks as soon as both are ready
-//                  {type: "module", module}  the wasm module, compiled by the page
+//                  {type: "module", module}  the first module (first), compiled by the page
 //                  {type: "connect", relay}  the relay's path: connect (once), then run asks
 //                  {type: "ask", asks: [{key, protocol, target, options, timeoutMs, query?}]}
 //                      (an ask whose key prepare asked already is dropped, once;
@@ -21,13 +21,23 @@
 //                      paths come in the next results, once the module is ready
 //   worker → page  {type: "open", hello} / {type: "close", reason}
 //                  {type: "ahead", key}  an ask's query left before the decoder was ready
-//                  {type: "ready", hello} / {type: "fatal", message}
-//                  {type: "results", results: Result[], stats, paths, linked}
+//                  {type: "ready", hello, times, modules} / {type: "fatal", message}
+//                  {type: "results", results: Result[], stats, times, paths, linked}
 //                      (at most one per BATCH_MS); paths: the status page's
 //                      path of each row asked by links, by key; linked: the
 //                      seq of the last links message answered
 //                  {type: "pong", id, ms} / {type: "pong", id, error}
 //                  {type: "model", id, result}  what the call returned (a Failure as data)
+//
+// The decoders: the page's first module (a protocol family's, or the
+// combined one with every family: the layout chose it from the page's
+// masters and servers, and boot.js compiled it while it downloaded) runs
+// at once; a row of a protocol it lacks loads that protocol's family module
+// (decoders.protocols) into this worker, beside it, or, once
+// MAX_FAMILY_MODULES family modules are in, the combined module, which then
+// decodes every protocol no loaded family module has. Detection
+// (detectOrder) uses the combined module. Each module is its own Go
+// instance with its own Batch; all share the one relay connection.
 //
 // Modules are imported by the URLs the page resolved (its import map
 // maps them to content-hashed names, which a worker cannot see).
@@ -45,20 +55,47 @@
 
 const BATCH_MS = 16;
 
+/**
+ * MAX_FAMILY_MODULES is how many family modules one worker loads before it
+ * loads the combined module instead. A family module is 66-71% of the
+ * combined one (brotli): with one in, a second is less to download and
+ * compile than the combined module. Past that the combined module bounds
+ * the cost: at most two family modules and the combined one (about 2.4
+ * combined modules' worth, and three Go heaps) however many families the
+ * rows need, where a module per family would grow to 5.6 and eight heaps
+ * (docs/architecture.md, "The browser modules").
+ */
+const MAX_FAMILY_MODULES = 2;
+
 /** @type {typeof import("./relay.js")} */
 let R;
 /** @type {typeof import("./ql.js")} */
 let Q;
 /** @type {import("./relay.js").Relay} */
 let relay;
-/** @type {import("./relay.js").Batch|null} */
-let dec = null;
-/** The module's namespace, once connect has it. @type {import("./querylens").QueryLens} */
-let lens;
 /** @type {(m: WebAssembly.Module) => void} */
 let gotModule;
 /** @type {Promise<WebAssembly.Module>} */
 const moduleReady = new Promise((resolve) => (gotModule = resolve));
+
+/**
+ * A decoder is one browser module's Go instance: its namespace and its
+ * Batch once it runs, and the asks waiting for it.
+ * @typedef {{url: string, family: boolean, ql: import("./querylens").QueryLens|null,
+ *   batch: import("./relay.js").Batch|null, ready: Promise<import("./querylens").QueryLens>,
+ *   waiting: Ask[]}} Decoder
+ */
+/** The modules this worker may load (prepare): the combined one and, by protocol, the family ones. */
+let plan = { combined: "", protocols: /** @type {Record<string, string>} */ ({}) };
+/** @type {Map<string, Decoder>} the decoders loaded or loading, by module URL, in the order started */
+const decoders = new Map();
+/** @type {Decoder} the page's first module */
+let first;
+/** The modules running, by URL, in the order they started: the page shows them to its tests. */
+/** @type {string[]} */
+const loaded = [];
+let glue = "";
+let started = false;
 
 /** @type {Ask[]} */
 const queue = [];
@@ -76,8 +113,9 @@ let flushTimer = 0;
 // timing adds up where the conversations' time went (relay.js Timing).
 // ahead counts the queries sent before the decoder was ready, and those
 // their conversations took over (sendAhead).
-/** @type {{asked: number, done: number, replies: number, decoderCalls: number, decoderRequests: number, timing: any, ahead: {sent: number, adopted: number}}} */
-const stats = { asked: 0, done: 0, replies: 0, decoderCalls: 0, decoderRequests: 0, timing: null, ahead: { sent: 0, adopted: 0 } };
+// modules are the URLs of the browser modules running, in the order they started.
+/** @type {{asked: number, done: number, replies: number, decoderCalls: number, decoderRequests: number, timing: any, ahead: {sent: number, adopted: number}, modules: string[]}} */
+const stats = { asked: 0, done: 0, replies: 0, decoderCalls: 0, decoderRequests: 0, timing: null, ahead: { sent: 0, adopted: 0 }, modules: [] };
 // When the worker's start steps happened, in ms since the Unix epoch
 // (performance.timeOrigin + now), so the page can place them on its own
 // timeline: script running, modules imported, relay open, decoder ready.
@@ -127,7 +165,7 @@ self.onmessage = (/** @type {MessageEvent} */ e) => {
     case "model": {
       const fail = (/** @type {any} */ err) => post({ type: "model", id: m.id, result: { error: { message: String(err?.message ?? err) } } });
       if (!MODEL.has(m.call)) return fail(`no model call ${m.call}`);
-      decoderReady.then((ql) => post({ type: "model", id: m.id, result: /** @type {any} */ (ql)[m.call](...m.args) }), fail);
+      modelDecoder(m.call, m.args).ready.then((ql) => post({ type: "model", id: m.id, result: /** @type {any} */ (ql)[m.call](...m.args) }), fail);
       return;
     }
   }
@@ -136,14 +174,65 @@ self.onmessage = (/** @type {MessageEvent} */ e) => {
 /** The server model's calls the page may make (querylens.d.ts). */
 const MODEL = new Set(["ref", "hostPort", "detectOrder"]);
 
+/**
+ * modelDecoder is the decoder a model call runs in: ref in its protocol's,
+ * hostPort (no protocol) in the first, detectOrder (every protocol) in
+ * the combined module.
+ * @param {string} call
+ * @param {any[]} args
+ */
+function modelDecoder(call, args) {
+  if (call === "ref") return decoderFor(String(args[0]));
+  if (call === "detectOrder") return decoders.get(plan.combined) ?? load(plan.combined);
+  return first;
+}
+
 /** @type {Promise<void>} */
 let modulesReady;
 /** @type {Promise<typeof import("./relay.js")>} */
 let relayReady;
-/** @type {Promise<import("./querylens").QueryLens>} */
-let decoderReady;
+/** @type {Promise<typeof import("./ql.js")>} */
+let qlReady;
 /** Keys of the asks prepare made that the page has not asked again yet. */
 const early = new Set();
+
+/**
+ * load starts the module at url in this worker: from the compiled module
+ * the page posts for the first one, else fetched and compiled here.
+ * @param {string} url
+ * @param {Promise<WebAssembly.Module>} [compiled]
+ * @returns {Decoder}
+ */
+function load(url, compiled) {
+  /** @type {Decoder} */
+  const d = { url, family: url !== plan.combined, ql: null, batch: null, ready: /** @type {any} */ (null), waiting: [] };
+  decoders.set(url, d);
+  d.ready = Promise.all([qlReady, compiled ?? url, modulesReady]).then(async ([q, mod]) => {
+    const ql = await q.loadDecoder(glue, mod);
+    d.ql = ql;
+    d.batch = new R.Batch(ql);
+    loaded.push(url);
+    return ql;
+  });
+  d.ready.catch(() => {});
+  return d;
+}
+
+/**
+ * decoderFor is the decoder of protocol's conversations: its family's
+ * module when that is loaded (or loading), else the combined one when that
+ * is, else its family's module, loaded now, unless MAX_FAMILY_MODULES are
+ * in already: then the combined one, loaded now.
+ * @param {string} protocol
+ * @returns {Decoder}
+ */
+function decoderFor(protocol) {
+  const own = Object.hasOwn(plan.protocols, protocol) ? plan.protocols[protocol] : "";
+  const d = (own && decoders.get(own)) || decoders.get(plan.combined);
+  if (d) return d;
+  if (own && [...decoders.values()].filter((x) => x.family).length < MAX_FAMILY_MODULES) return load(own);
+  return load(plan.combined);
+}
 
 /**
  * prepare imports the relay client, the page's helpers and the decoder's
@@ -151,11 +240,14 @@ const early = new Set();
  * (when the page gave its path), and starts the decoder as soon as the
  * helpers and the compiled module (sent by the page) are in: all before the
  * page's own script has run. Its asks run once both are ready.
- * @param {{glue: string, modules: {ql: string, relay: string}, relay?: string, asks?: Ask[]}} m
+ * @param {{glue: string, modules: {ql: string, relay: string}, first: string,
+ *   decoders: {combined: string, protocols: Record<string, string>}, relay?: string, asks?: Ask[]}} m
  */
 function prepare(m) {
-  const qlReady = import(m.modules.ql);
+  qlReady = import(m.modules.ql);
   relayReady = import(m.modules.relay);
+  glue = m.glue;
+  plan = m.decoders;
   // loadDecoder imports the glue again (from the module map) and reports
   // a failure; this only starts the fetch early.
   import(m.glue).catch(() => {});
@@ -164,14 +256,11 @@ function prepare(m) {
     Q = q;
     times.modules = now();
   });
-  decoderReady = Promise.all([qlReady, moduleReady]).then(([q, mod]) => {
+  first = load(m.first, moduleReady.then((mod) => {
     times.module = now();
-    return q.loadDecoder(m.glue, mod);
-  });
-  decoderReady.then(() => (times.decoder = now()), () => {});
-  // connect runs the asks once the decoder is ready, and they need the
-  // relay client's and the helpers' modules too.
-  decoderReady = Promise.all([decoderReady, modulesReady]).then(([d]) => d);
+    return mod;
+  }));
+  first.ready.then(() => (times.decoder = now()), () => {});
   for (const a of m.asks ?? []) early.add(a.key);
   queue.push(...(m.asks ?? []));
   stats.asked += m.asks?.length ?? 0;
@@ -201,11 +290,10 @@ async function connect(path) {
       post({ type: "open", hello: relay.hello });
     });
     relay.addEventListener("close", (e) => post({ type: "close", reason: /** @type {CustomEvent} */ (e).detail?.reason ?? "" }));
-    const [decoder] = await Promise.all([decoderReady, relay.connect()]);
-    lens = decoder;
-    dec = new R.Batch(decoder);
+    await Promise.all([first.ready, relay.connect()]);
+    started = true;
     stats.timing = R.newTiming();
-    post({ type: "ready", hello: relay.hello, times });
+    post({ type: "ready", hello: relay.hello, times, modules: loaded });
     pump();
   } catch (err) {
     post({ type: "fatal", message: String(err?.message ?? err) });
@@ -223,14 +311,19 @@ function concurrency() {
 }
 
 function pump() {
-  if (!dec || !relay) return;
+  if (!started) return;
   while (running < concurrency() && queue.length) {
     const a = /** @type {Ask} */ (queue.shift());
+    const d = decoderFor(a.protocol);
+    if (!d.batch) {
+      wait(d, a);
+      continue;
+    }
     running++;
     const sent = ahead.get(a.key);
     ahead.delete(a.key);
     const via = sent ? adopting(sent) : relay;
-    R.converseSummary(dec, via, a.protocol, a.target, a.options, { timeoutMs: a.timeoutMs, timing: stats.timing }).then((res) => {
+    R.converseSummary(d.batch, via, a.protocol, a.target, a.options, { timeoutMs: a.timeoutMs, timing: stats.timing }).then((res) => {
       if (sent) dropAhead(sent);
       running--;
       stats.done++;
@@ -243,7 +336,7 @@ function pump() {
         servers: s?.servers ?? null,
         // A master's list: the page's rows of its servers link to their
         // status pages from the moment they are drawn.
-        ...(s?.servers?.length ? { paths: statusPaths(lens, a.protocol, s.servers, null) } : {}),
+        ...(s?.servers?.length ? { paths: statusPaths(/** @type {any} */ (d.ql), a.protocol, s.servers, null) } : {}),
         // The page links a row that did not answer well to the inspector
         // with what came back.
         received: state === R.State.online ? null : res.packets.filter((p) => p.direction === "received").map((p) => Q.toHex(p.data)),
@@ -259,6 +352,28 @@ function pump() {
 }
 
 /**
+ * wait keeps a until d's module runs (it takes no slot meanwhile), then
+ * queues it first; if the module does not load, a's row says so.
+ * @param {Decoder} d
+ * @param {Ask} a
+ */
+function wait(d, a) {
+  d.waiting.push(a);
+  if (d.waiting.length > 1) return;
+  d.ready.then(() => {
+    queue.unshift(...d.waiting.splice(0));
+    pump();
+  }, (err) => {
+    for (const w of d.waiting.splice(0)) {
+      stats.done++;
+      batch.push({ key: w.key, state: R.PageState.error, detail: `the decoder of ${w.protocol} did not load: ${err?.message ?? err}`,
+        rtt: null, cached: false, row: null, servers: null, received: null });
+    }
+    flush();
+  });
+}
+
+/**
  * link finds the status pages of the rows in refs (the page's rows that
  * came with none: the browser's favourites, the servers added by hand) as
  * soon as the module is ready, before any of them is answered, and sends
@@ -266,19 +381,19 @@ function pump() {
  * @param {number} seq @param {Link[]} refs
  */
 function link(seq, refs) {
-  decoderReady.then((ql) => {
-    /** @type {Map<string, Link[]>} */
-    const groups = new Map();
-    for (const r of refs) {
-      const g = r.protocol + "\n" + JSON.stringify(r.options ?? null);
-      groups.get(g)?.push(r) ?? groups.set(g, [r]);
-    }
+  /** @type {Map<string, Link[]>} */
+  const groups = new Map();
+  for (const r of refs) {
+    const g = r.protocol + "\n" + JSON.stringify(r.options ?? null);
+    groups.get(g)?.push(r) ?? groups.set(g, [r]);
+  }
+  // Each protocol's paths in a module that knows it: the decoder its rows
+  // will be asked with (server/ident refuses a protocol the module lacks).
+  Promise.all([...groups.values()].map((list) => decoderFor(list[0].protocol).ready.then((ql) => {
     paths ??= {};
-    for (const list of groups.values()) {
-      const found = statusPaths(ql, list[0].protocol, list.map((r) => r.addr), list[0].options);
-      list.forEach((r, i) => found[i] && (/** @type {Record<string, string>} */ (paths)[r.key] = found[i]));
-    }
-  }, () => {}).then(() => {
+    const found = statusPaths(ql, list[0].protocol, list.map((r) => r.addr), list[0].options);
+    list.forEach((r, i) => found[i] && (/** @type {Record<string, string>} */ (paths)[r.key] = found[i]));
+  }, () => {}))).then(() => {
     // Sent even when the module failed (no paths): the page waits on it.
     paths ??= {};
     linked = Math.max(linked, seq);
@@ -319,7 +434,7 @@ const ahead = new Map();
  * @param {Ask} a @param {(hex: string) => Uint8Array} [fromHex]
  */
 function sendAhead(a, fromHex = R?.fromHex) {
-  if (dec || !a.query?.length || ahead.has(a.key) || !fromHex) return;
+  if (!a.query?.length || ahead.has(a.key) || !fromHex || decoderFor(a.protocol).batch) return;
   ahead.set(a.key, a.query.map((hex) => {
     /** @type {Ahead} */
     const q = { id: 0, bytes: fromHex(hex), sent: false, events: [], handlers: null, live: false, adopted: false };
@@ -400,8 +515,15 @@ function flush() {
   flushTimer = 0;
   if (!batch.length && !paths) return;
   if (batch.length) times.firstResults ??= now();
-  stats.decoderCalls = dec?.calls ?? 0;
-  stats.decoderRequests = dec?.requests ?? 0;
+  stats.decoderCalls = 0;
+  stats.decoderRequests = 0;
+  let decoderMs = 0;
+  for (const d of decoders.values()) {
+    stats.decoderCalls += d.batch?.calls ?? 0;
+    stats.decoderRequests += d.batch?.requests ?? 0;
+    decoderMs += d.batch?.ms ?? 0;
+  }
+  stats.modules = loaded;
   if (stats.timing) {
     stats.timing.relayQueuedMs = relay.queuedMs;
     // Where the worker's own time went: reading the relay's messages
@@ -412,7 +534,7 @@ function flush() {
     stats.timing.framesSent = relay.framesSent;
     stats.timing.messagesSent = relay.messagesSent;
     stats.timing.sendMs = relay.sendMs;
-    stats.timing.decoderMs = dec?.ms ?? 0;
+    stats.timing.decoderMs = decoderMs;
   }
   post({ type: "results", results: batch, stats, times, paths, linked });
   batch = [];

@@ -76,6 +76,23 @@ func sizeSection(ctx context.Context, e *env) (string, error) {
 			groupDigits(wasmmodule.BudgetEmpty), groupDigits(wasmmodule.BudgetShared), groupDigits(wasmmodule.BudgetCapture),
 			groupDigits(wasmmodule.BudgetPerFamily), groupDigits(budget), len(families)),
 		groupDigits(m.Manifest.Brotli.Size)+" bytes (module "+groupDigits(m.Manifest.Size)+")")
+	x, err := wasmmodule.LoadIndex(os.DirFS(filepath.Join(e.root, "web", "static")))
+	if err != nil {
+		return "", err
+	}
+	body += "\n" + modulesReport(x)
+	worst, over := "", 0
+	for _, m := range x.Modules[1:] {
+		if d := m.Brotli - wasmmodule.FamilyBudget(); worst == "" || d > over {
+			worst, over = m.Module, d
+		}
+	}
+	if worst != "" {
+		e.addGoal(over <= 0, "each protocol family's browser module as served, brotli",
+			fmt.Sprintf("≤ %s + %s shared + %s for the family alone (%s)", groupDigits(wasmmodule.BudgetEmpty),
+				groupDigits(wasmmodule.BudgetShared), groupDigits(wasmmodule.BudgetFamilyAlone), groupDigits(wasmmodule.FamilyBudget())),
+			fmt.Sprintf("largest %s bytes (%s)", groupDigits(wasmmodule.FamilyBudget()+over), worst))
+	}
 	if withNames.CodeBytes() != shipped.CodeBytes() || len(withNames.Code) != len(shipped.Code) {
 		return body, fmt.Errorf("the sources build to %d functions of %d code bytes, the committed module has %d of %d: run go tool task build:wasm first",
 			len(withNames.Code), withNames.CodeBytes(), len(shipped.Code), shipped.CodeBytes())
@@ -169,6 +186,35 @@ func sizeReport(man wasmmodule.Manifest, shipped, named wasmbin.Module, pkgs *pa
 	}
 	row("**all**", pkgSize{funcs: len(named.Code), bytes: total})
 	sb.WriteString(pt.String())
+	return sb.String()
+}
+
+// modulesReport is the table of the modules a page may load: the
+// combined one and each protocol family's (web/static/querylens.modules.json),
+// with their sizes and each one's brotli against the combined module's.
+func modulesReport(x wasmmodule.Index) string {
+	var sb strings.Builder
+	sb.WriteString("The modules a page may load (web/static/querylens.modules.json): the combined one, which the inspector, " +
+		"detection and a browse page of several families load, and one per protocol family (`-tags family`: no capture " +
+		"reader, pcapng writer or Huffman call), which a browse page of one family loads (docs/architecture.md, \"The browser modules\"):\n\n")
+	t := newTable("module", "protocols", "raw", "gzip", "brotli", "budget", "brotli vs combined", "share: brotli over no family")
+	all := x.Modules[0].Brotli
+	for _, m := range x.Modules {
+		budget, share := wasmmodule.Budget(len(m.Families)), ""
+		if !m.Combined {
+			budget = wasmmodule.FamilyBudget()
+			if x.Base != nil {
+				share = groupDigits(m.Brotli-x.Base.Brotli) + " (of " + groupDigits(wasmmodule.BudgetFamilyAlone) + ")"
+			}
+		}
+		t.add("`"+m.Module+"`", strconv.Itoa(len(m.Protocols)), groupDigits(m.Size), groupDigits(m.Gzip), groupDigits(m.Brotli),
+			groupDigits(budget), fmt.Sprintf("%.0f%%", 100*float64(m.Brotli)/float64(max(all, 1))), share)
+	}
+	if b := x.Base; b != nil {
+		t.add("no family (codecs alone; measured, not sent)", "0", groupDigits(b.Size), groupDigits(b.Gzip), groupDigits(b.Brotli),
+			groupDigits(wasmmodule.BudgetEmpty+wasmmodule.BudgetShared), fmt.Sprintf("%.0f%%", 100*float64(b.Brotli)/float64(max(all, 1))), "")
+	}
+	sb.WriteString(t.String())
 	return sb.String()
 }
 

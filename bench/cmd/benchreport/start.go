@@ -50,7 +50,7 @@ const startScript = `(() => {
     if (name.startsWith("app.")) t.css = r.responseEnd;
     if (name.startsWith("boot.")) t.bootAsked = r.startTime, t.bootFetched = r.responseEnd;
     if (name.startsWith("worker.")) t.workerFetched = r.responseEnd;
-    if (name.startsWith("querylens.") && name.endsWith(".wasm")) t.wasm ??= r.responseEnd;
+    if (name.startsWith("querylens") && name.endsWith(".wasm")) t.wasm ??= r.responseEnd; // the combined module or a family's
   }
   const mark = (k, name) => { const m = performance.getEntriesByName(name)[0]; if (m) t[k] = m.startTime; };
   mark("workerCreated", "ql-worker-created");

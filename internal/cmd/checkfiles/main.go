@@ -1,7 +1,9 @@
 // Command checkfiles refuses what should not be committed: an executable
 // (ELF, Mach-O, PE; a build output belongs under bin/, which is ignored)
-// and any file over 1 MiB, except the browser module's committed artefacts
-// (web/static/querylens.wasm.*, which go install needs in the tree). It
+// and any file over 1 MiB, except the browser modules' committed artefacts
+// (web/static/querylens.wasm.* and the family modules' compressed forms,
+// web/static/querylens-<family>.wasm.br and .gz, which go install needs in
+// the tree). It
 // reads every file in git's index (tracked, or added and not yet committed)
 // from the work tree, one pass, at most a few bytes of each, and prints
 // one line per refused file naming it and why. scripts/lint.sh runs it.
@@ -26,9 +28,10 @@ import (
 const maxSize = 1 << 20
 
 // allowedBig are the files (path.Match patterns, slash-separated from the
-// root) that may exceed maxSize: the precompressed browser module, which
-// is embedded in the binary and so must be committed.
-var allowedBig = []string{"web/static/querylens.wasm.*"}
+// root) that may exceed maxSize: the precompressed browser modules, which
+// are embedded in the binary and so must be committed (the combined one,
+// and each protocol family's: scripts/build-wasm.sh).
+var allowedBig = []string{"web/static/querylens.wasm.*", "web/static/querylens-*.wasm.br", "web/static/querylens-*.wasm.gz"}
 
 // magics are the first bytes of the executable formats refused, with the
 // format's name. PE is not here: it needs more than its first bytes (see

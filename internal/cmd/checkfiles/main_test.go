@@ -41,6 +41,10 @@ func TestCheck(t *testing.T) {
 		{"big file", "docs/huge.md", big, "over the 1048576-byte"},
 		{"big browser module artefact", "web/static/querylens.wasm.gz", big, ""},
 		{"big raw module elsewhere", "web/static/other.wasm.gz", big, "over the"},
+		{"big family module artefact", "web/static/querylens-a.wasm.br", big, ""},
+		{"big family module, gzip", "web/static/querylens-a.wasm.gz", big, ""},
+		{"big raw family module", "web/static/querylens-a.wasm", big, "over the"},
+		{"big family module below static", "web/static/x/querylens-a.wasm.br", big, "over the"},
 		{"1 MiB exactly", "docs/edge.md", big[:maxSize], ""},
 	}
 	for _, tc := range tests {

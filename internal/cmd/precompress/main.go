@@ -47,7 +47,9 @@ import (
 	"path/filepath"
 	"runtime"
 	"runtime/debug"
+	"slices"
 	"strconv"
+	"strings"
 
 	"github.com/andybalholm/brotli"
 
@@ -112,18 +114,30 @@ func brotliEncoder() string {
 func main() {
 	in := flag.String("in", "", "the compiled module (`FILE`)")
 	dir := flag.String("dir", "web/static", "where the compressed module and manifest live (`DIR`)")
-	check := flag.Bool("check", false, "only check that the manifest describes -in; write nothing")
+	name := flag.String("name", wasmmodule.Name, "the module's file name (`NAME`): querylens.wasm, or querylens-<family>.wasm")
+	families := flag.String("families", "", "the codec packages linked in, comma-separated (`PKGS`), for the manifest")
+	protocols := flag.String("protocols", "", "the protocols they register, comma-separated (`NAMES`), for the manifest")
+	check := flag.Bool("check", false, "only check that the manifest describes -in (with -index: that the index is fresh); write nothing")
 	build := flag.String("build", "", "the build command to record in the manifest")
+	list := flag.Bool("list", false, "print the registered protocol families, one a line: package path, a tab, its protocols comma-separated")
+	base := flag.String("base", "", "with -index: the module of no family (`FILE`), to measure into the index")
+	index := flag.Bool("index", false, "write (or with -check, check) "+wasmmodule.IndexName+" listing the modules named as arguments, the combined one first, and remove other family modules from -dir")
 	flag.Parse()
-	if *in == "" || flag.NArg() > 0 {
-		fmt.Fprintln(os.Stderr, "usage: precompress -in FILE [-dir DIR] [-check] [-build CMD]")
-		os.Exit(2)
-	}
 	var err error
-	if *check {
-		err = checkManifest(*in, *dir)
-	} else {
-		err = precompress(*in, *dir, *build)
+	switch {
+	case *list:
+		err = listFamilies(os.Stdout)
+	case *index:
+		err = writeIndex(*dir, flag.Args(), *base, *check)
+	case *in == "" || flag.NArg() > 0:
+		fmt.Fprintln(os.Stderr, "usage: precompress -in FILE [-dir DIR] [-name NAME] [-families PKGS -protocols NAMES] [-check] [-build CMD]\n"+
+			"       precompress -index [-dir DIR] [-check] [-base FILE] MODULE...\n"+
+			"       precompress -list")
+		os.Exit(2)
+	case *check:
+		err = checkManifest(*in, *dir, *name, splitList(*families), splitList(*protocols))
+	default:
+		err = precompress(*in, *dir, *name, *build, splitList(*families), splitList(*protocols))
 	}
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "precompress: "+err.Error())
@@ -131,35 +145,44 @@ func main() {
 	}
 }
 
-const moduleName = wasmmodule.Name
+// splitList splits a comma-separated flag; "" is none.
+func splitList(s string) []string {
+	if s == "" {
+		return nil
+	}
+	return strings.Split(s, ",")
+}
 
 var sum = wasmmodule.Sum
 
-func readManifest(dir string) (wasmmodule.Manifest, error) {
+func readManifest(dir, name string) (wasmmodule.Manifest, error) {
 	var m wasmmodule.Manifest
-	b, err := os.ReadFile(filepath.Join(dir, wasmmodule.ManifestName))
+	b, err := os.ReadFile(filepath.Join(dir, name+".json"))
 	if err != nil {
 		return m, err
 	}
 	if err := json.Unmarshal(b, &m); err != nil {
-		return m, errors.New(filepath.Join(dir, wasmmodule.ManifestName) + ": " + err.Error())
+		return m, errors.New(filepath.Join(dir, name+".json") + ": " + err.Error())
 	}
 	return m, nil
 }
 
-func checkManifest(in, dir string) error {
+func checkManifest(in, dir, moduleName string, families, protocols []string) error {
 	mod, err := os.ReadFile(in)
 	if err != nil {
 		return err
 	}
-	m, err := readManifest(dir)
+	m, err := readManifest(dir, moduleName)
 	if err != nil {
-		return errors.New("no manifest of the browser module (" + err.Error() + "): run go tool task build:wasm and commit web/static")
+		return errors.New("no manifest of the browser module " + moduleName + " (" + err.Error() + "): run go tool task build:wasm and commit web/static")
 	}
 	if got := sum(mod); got != m.SHA256 {
-		return errors.New("the committed browser module is stale: the sources build to sha256 " + got[:12] +
+		return errors.New("the committed browser module " + moduleName + " is stale: the sources build to sha256 " + got[:12] +
 			" (" + strconv.Itoa(len(mod)) + " bytes, " + runtime.Version() + "), " + filepath.Join(dir, moduleName+".json") +
 			" says " + short(m.SHA256) + " (" + strconv.Itoa(m.Size) + " bytes, " + m.Go + "): run go tool task build:wasm and commit web/static")
+	}
+	if !slices.Equal(m.Families, families) || !slices.Equal(m.Protocols, protocols) {
+		return errors.New(filepath.Join(dir, moduleName+".json") + " names other families or protocols than the registry's: run go tool task build:wasm and commit web/static")
 	}
 	// The compressed forms too: the .gz must be exactly what this build's
 	// gzip makes (cheap to redo), the .br must decompress to the module.
@@ -167,7 +190,7 @@ func checkManifest(in, dir string) error {
 	if err != nil || !bytes.Equal(gz, gzipModule(mod)) || m.Gzip.Encoder != gzipEncoder() {
 		return errors.New("the committed " + m.Gzip.File + " is not what " + gzipEncoder() + " makes of the module: run go tool task build:wasm and commit web/static")
 	}
-	if keptBrotli(dir, m.SHA256, mod, m, nil) == nil {
+	if keptBrotli(dir, moduleName, m.SHA256, mod, m, nil) == nil {
 		return errors.New("the committed " + m.Brotli.File + " does not match the manifest and the module, or was made by another encoder than " + brotliEncoder() + ": run go tool task build:wasm and commit web/static")
 	}
 	return nil
@@ -184,7 +207,7 @@ func short(s string) string {
 // mod (hash h): the manifest names this module and the current brotli
 // encoder, and the file has the recorded size and hash and decompresses to
 // mod. Otherwise nil: compress again.
-func keptBrotli(dir, h string, mod []byte, m wasmmodule.Manifest, err error) []byte {
+func keptBrotli(dir, moduleName, h string, mod []byte, m wasmmodule.Manifest, err error) []byte {
 	if err != nil || m.SHA256 != h || m.Brotli.Encoder != brotliEncoder() || m.Brotli.File != moduleName+".br" {
 		return nil
 	}
@@ -199,7 +222,7 @@ func keptBrotli(dir, h string, mod []byte, m wasmmodule.Manifest, err error) []b
 	return b
 }
 
-func precompress(in, dir, build string) error {
+func precompress(in, dir, moduleName, build string, families, protocols []string) error {
 	mod, err := os.ReadFile(in)
 	if err != nil {
 		return err
@@ -208,9 +231,10 @@ func precompress(in, dir, build string) error {
 		return errors.New(in + " is not a WebAssembly module (no \\0asm magic)")
 	}
 	h := sum(mod)
-	old, oerr := readManifest(dir)
-	m := wasmmodule.Manifest{Module: moduleName, SHA256: h, Size: len(mod), Go: runtime.Version(), Build: build}
-	br := keptBrotli(dir, h, mod, old, oerr)
+	old, oerr := readManifest(dir, moduleName)
+	m := wasmmodule.Manifest{Module: moduleName, SHA256: h, Size: len(mod), Go: runtime.Version(), Build: build,
+		Families: families, Protocols: protocols}
+	br := keptBrotli(dir, moduleName, h, mod, old, oerr)
 	if br == nil {
 		br = brotliModule(mod)
 	}
@@ -224,7 +248,7 @@ func precompress(in, dir, build string) error {
 	for _, f := range []struct {
 		name string
 		b    []byte
-	}{{m.Brotli.File, br}, {m.Gzip.File, gz}, {wasmmodule.ManifestName, append(js, '\n')}} {
+	}{{m.Brotli.File, br}, {m.Gzip.File, gz}, {moduleName + ".json", append(js, '\n')}} {
 		c, err := writeIfChanged(filepath.Join(dir, f.name), f.b)
 		if err != nil {
 			return err
@@ -236,7 +260,7 @@ func precompress(in, dir, build string) error {
 		return nil
 	}
 	// Read back what was written, as the server will, and decompress both.
-	mm, err := wasmmodule.Load(os.DirFS(dir))
+	mm, err := wasmmodule.LoadNamed(os.DirFS(dir), moduleName)
 	if err == nil {
 		_, err = mm.Gunzip()
 	}

@@ -24,7 +24,7 @@ func TestPrecompress(t *testing.T) {
 	if err := os.WriteFile(in, mod, 0o644); err != nil {
 		t.Fatal(err)
 	}
-	if err := precompress(in, dir, "test build"); err != nil {
+	if err := precompress(in, dir, wasmmodule.Name, "test build", nil, nil); err != nil {
 		t.Fatal(err)
 	}
 	m, err := wasmmodule.Load(os.DirFS(dir))
@@ -53,7 +53,7 @@ func TestPrecompress(t *testing.T) {
 	st, _ := os.Stat(filepath.Join(dir, "querylens.wasm.br"))
 	os.Chtimes(filepath.Join(dir, "querylens.wasm.br"), st.ModTime().Add(-3600e9), st.ModTime().Add(-3600e9))
 	st, _ = os.Stat(filepath.Join(dir, "querylens.wasm.br"))
-	if err := precompress(in, dir, "test build"); err != nil {
+	if err := precompress(in, dir, wasmmodule.Name, "test build", nil, nil); err != nil {
 		t.Fatal(err)
 	}
 	if st2, _ := os.Stat(filepath.Join(dir, "querylens.wasm.br")); !st2.ModTime().Equal(st.ModTime()) {
@@ -61,24 +61,24 @@ func TestPrecompress(t *testing.T) {
 	}
 
 	// -check: the same module passes, another fails saying what to do.
-	if err := checkManifest(in, dir); err != nil {
+	if err := checkManifest(in, dir, wasmmodule.Name, nil, nil); err != nil {
 		t.Errorf("check of the same module: %v", err)
 	}
 	other := filepath.Join(t.TempDir(), "other.wasm")
 	os.WriteFile(other, fakeModule("b"), 0o644)
-	if err := checkManifest(other, dir); err == nil || !strings.Contains(err.Error(), "stale") || !strings.Contains(err.Error(), "go tool task build:wasm") {
+	if err := checkManifest(other, dir, wasmmodule.Name, nil, nil); err == nil || !strings.Contains(err.Error(), "stale") || !strings.Contains(err.Error(), "go tool task build:wasm") {
 		t.Errorf("check of another module: %v", err)
 	}
 
 	// A changed module is compressed again; a damaged .gz is replaced.
-	if err := precompress(other, dir, "test build"); err != nil {
+	if err := precompress(other, dir, wasmmodule.Name, "test build", nil, nil); err != nil {
 		t.Fatal(err)
 	}
 	if m, err := wasmmodule.Load(os.DirFS(dir)); err != nil || m.SHA256 != wasmmodule.Sum(fakeModule("b")) {
 		t.Errorf("after a change: %v", err)
 	}
 	os.WriteFile(filepath.Join(dir, "querylens.wasm.gz"), []byte("damaged"), 0o644)
-	if err := precompress(other, dir, "test build"); err != nil {
+	if err := precompress(other, dir, wasmmodule.Name, "test build", nil, nil); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := wasmmodule.Load(os.DirFS(dir)); err != nil {
@@ -107,12 +107,12 @@ func TestPrecompressStale(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			dir := t.TempDir()
-			if err := precompress(in, dir, "test build"); err != nil {
+			if err := precompress(in, dir, wasmmodule.Name, "test build", nil, nil); err != nil {
 				t.Fatal(err)
 			}
 			// Swap the file and make the manifest agree with it, as a
 			// manifest written by an older encoder of the same name would.
-			m, err := readManifest(dir)
+			m, err := readManifest(dir, wasmmodule.Name)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -129,10 +129,10 @@ func TestPrecompressStale(t *testing.T) {
 				t.Fatal(err)
 			}
 
-			if err := checkManifest(in, dir); err == nil {
+			if err := checkManifest(in, dir, wasmmodule.Name, nil, nil); err == nil {
 				t.Error("-check passed the stale file")
 			}
-			if err := precompress(in, dir, "test build"); err != nil {
+			if err := precompress(in, dir, wasmmodule.Name, "test build", nil, nil); err != nil {
 				t.Fatal(err)
 			}
 			got, err := os.ReadFile(filepath.Join(dir, tc.file))
@@ -142,7 +142,7 @@ func TestPrecompressStale(t *testing.T) {
 			if !bytes.Equal(got, tc.want(mod)) {
 				t.Errorf("%s was kept: %d bytes, want the %d this encoder makes", tc.file, len(got), len(tc.want(mod)))
 			}
-			if err := checkManifest(in, dir); err != nil {
+			if err := checkManifest(in, dir, wasmmodule.Name, nil, nil); err != nil {
 				t.Errorf("-check after the run: %v", err)
 			}
 		})
@@ -165,13 +165,13 @@ func TestPrecompressRefuses(t *testing.T) {
 	dir := t.TempDir()
 	in := filepath.Join(dir, "x.wasm")
 	os.WriteFile(in, []byte("not a module at all"), 0o644)
-	if err := precompress(in, dir, ""); err == nil || !strings.Contains(err.Error(), "not a WebAssembly module") {
+	if err := precompress(in, dir, wasmmodule.Name, "", nil, nil); err == nil || !strings.Contains(err.Error(), "not a WebAssembly module") {
 		t.Errorf("non-wasm input: %v", err)
 	}
-	if err := precompress(filepath.Join(dir, "missing.wasm"), dir, ""); err == nil {
+	if err := precompress(filepath.Join(dir, "missing.wasm"), dir, wasmmodule.Name, "", nil, nil); err == nil {
 		t.Error("missing input accepted")
 	}
-	if err := checkManifest(in, t.TempDir()); err == nil || !strings.Contains(err.Error(), "no manifest") {
+	if err := checkManifest(in, t.TempDir(), wasmmodule.Name, nil, nil); err == nil || !strings.Contains(err.Error(), "no manifest") {
 		t.Errorf("check without a manifest: %v", err)
 	}
 	if ents, _ := os.ReadDir(dir); len(ents) != 1 {

@@ -6,6 +6,7 @@ package browse
 import (
 	"encoding/hex"
 	"net/http"
+	"slices"
 	"strconv"
 
 	"github.com/querylens/querylens/codecs"
@@ -149,13 +150,14 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			Description: "Browse Zandronum, GameSpy v2, OGP and Bloodmasters game servers live, decoded in your browser.",
 			URL:         h.Base(r) + "/",
 		},
-		Nav:    "browse",
-		Script: "browse.js",
-		WASM:   true,
-		Worker: true,
-		Boot:   h.boot(),
-		Config: h.Config,
-		Assets: h.Assets,
+		Nav:       "browse",
+		Script:    "browse.js",
+		WASM:      true,
+		Worker:    true,
+		Boot:      h.boot(),
+		Protocols: h.protocols(),
+		Config:    h.Config,
+		Assets:    h.Assets,
 	}
 	w.Header().Set("Cache-Control", "no-cache")
 	layout.RenderPage(w, r, http.StatusOK, p, Page(p, h.Config))
@@ -169,6 +171,25 @@ func MasterKey(m server.MasterSpec) string {
 		return "master:" + m.Addr
 	}
 	return "master:" + m.Protocol + "/" + m.Addr
+}
+
+// protocols are the protocols the page decodes first: its configured
+// masters' and servers' (each once, in order). The page preloads the
+// browser module that holds them (layout.Page.Protocols).
+func (h *Handler) protocols() []string {
+	var ps []string
+	add := func(p string) {
+		if !slices.Contains(ps, p) {
+			ps = append(ps, p)
+		}
+	}
+	for _, m := range h.Config.Masters {
+		add(m.Protocol)
+	}
+	for _, s := range h.Config.Servers {
+		add(s.Protocol)
+	}
+	return ps
 }
 
 // boot is what the page's worker asks at once: every master's list and the
