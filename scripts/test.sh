@@ -1,0 +1,29 @@
+#!/usr/bin/env bash
+# go tool task test: lint, every package's tests under -race, then the pure
+# packages' tests compiled to js/wasm under node.
+#   scripts/test.sh [go test arguments...]   (go tool task test -- -run X)
+#
+# Lint (scripts/lint.sh, which writes nothing in the tree) runs alongside the
+# race tests, its output kept until it ends: the two compile disjoint sets of
+# packages (lint without -race, the tests with it), and lint's serial steps
+# (the tools' links, tsc, the module's check) and the tests' waits (browser,
+# servers on loopback) leave a core idle that the other fills. go test's own
+# vet pass is off: lint runs the whole go vet ./..., tests included.
+# The wasm tests come after the race tests: they reuse the js/wasm packages
+# lint's staticcheck compiled.
+set -uo pipefail
+cd "$(dirname "$0")/.."
+log=$(mktemp)
+trap 'rm -f "$log"' EXIT
+bash scripts/lint.sh >"$log" 2>&1 &
+lint=$!
+failed=()
+go test -race -vet=off -count=1 ./... "$@" || failed+=("go test -race")
+bash scripts/test-wasm.sh || failed+=("the wasm tests")
+wait "$lint" || failed+=(lint)
+echo "--- lint (scripts/lint.sh)"
+cat "$log"
+if [ ${#failed[@]} -gt 0 ]; then
+  echo "FAIL: ${failed[*]}" >&2
+  exit 1
+fi
