@@ -88,7 +88,7 @@ var sections = []section{
 	{"scale", "Several instances sharing Redis", 3 * time.Minute, scaleSection},
 	{"huffman", "Huffman: table codec against the tree walk", 2 * time.Minute, huffmanSection},
 	{"codecs", "Codec benchmarks", 3 * time.Minute, codecsSection},
-	{"size", "The browser module's size, by package", 10 * time.Minute, sizeSection},
+	{"size", "The browser module's size, by package", 20 * time.Minute, sizeSection},
 }
 
 func main() {

@@ -104,3 +104,32 @@ func TestFloorServe(t *testing.T) {
 		t.Errorf("unknown path: %d", w.Code)
 	}
 }
+
+// TestFamilyShares drops one family's import from codecs/all and reports
+// the families' shares with their goal: the largest share decides it.
+func TestFamilyShares(t *testing.T) {
+	src := "package all\n\nimport (\n\t_ \"github.com/querylens/querylens/codecs/a2s\"\n\t_ \"github.com/querylens/querylens/codecs/ogp\"\n)\n"
+	got, err := dropImport(src, "github.com/querylens/querylens/codecs/a2s")
+	if err != nil || strings.Contains(got, "codecs/a2s") || !strings.Contains(got, "codecs/ogp") {
+		t.Errorf("dropImport: %v\n%s", err, got)
+	}
+	if _, err := dropImport(src, "github.com/querylens/querylens/codecs/quake3"); err == nil {
+		t.Error("dropImport of a package not imported: no error")
+	}
+	for _, tc := range []struct {
+		worst int
+		met   bool
+	}{{39_000, true}, {41_500, false}} {
+		e := testEnv()
+		out := familySharesReport(e, []familyShare{
+			{pkg: "github.com/querylens/querylens/codecs/a2s", size: 3_600_000, br: 760_000, dSize: 247_019, dBr: tc.worst},
+			{pkg: "github.com/querylens/querylens/codecs/ogp", size: 3_650_000, br: 770_000, dSize: 197_019, dBr: 29_962},
+		})
+		if len(e.goals) != 1 || e.goals[0].met != tc.met || !strings.Contains(e.goals[0].result, "largest codecs/a2s") {
+			t.Errorf("worst %d: goals %+v", tc.worst, e.goals)
+		}
+		if !strings.Contains(out, "| `codecs/ogp` | 3,650,000 | 770,000 | 197,019 | 29,962 |") {
+			t.Errorf("worst %d: table:\n%s", tc.worst, out)
+		}
+	}
+}
