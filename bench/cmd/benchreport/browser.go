@@ -230,6 +230,9 @@ func browserSection(ctx context.Context, e *env) (string, error) {
 	if err != nil {
 		return "", err
 	}
+	// cut says why the rounds stopped before e.e2eCount ("": they did not).
+	cut := ""
+rounds:
 	for round := range e.e2eCount {
 		protos := slices.Clone(all)
 		if round%2 == 1 {
@@ -240,6 +243,16 @@ func browserSection(ctx context.Context, e *env) (string, error) {
 				fmt.Fprintf(e.log, "browser: round %d/%d %s (cpu hog %v)\n", round+1, e.e2eCount, proto, hog)
 				r, err := e.browserRound(ctx, hog, proto)
 				if err != nil {
+					// On a busy machine the section's time can run out
+					// before its last rounds: the rounds done are
+					// reported if every protocol has a quiet and a
+					// loaded one, and the section says so.
+					if ctx.Err() != nil && runs.complete(all) {
+						cut = fmt.Sprintf("The section's time (its deadline) ran out in round %d of %d (%s, %s): the medians are of the rounds done before it.",
+							round+1, e.e2eCount, proto, map[bool]string{false: "quiet", true: "one core busy"}[hog])
+						fmt.Fprintf(e.log, "browser: %s\n", cut)
+						break rounds
+					}
 					return "", fmt.Errorf("%s round: %w", proto, err)
 				}
 				fmt.Fprintf(e.log, "browser: page %+v\nbrowser: floor %+v\n", r.page, r.floor)
@@ -249,8 +262,16 @@ func browserSection(ctx context.Context, e *env) (string, error) {
 			}
 		}
 	}
-	if e.noTail {
-		return browserReport(e, runs, firstDecodeRuns{}), nil
+	if e.noTail || cut != "" {
+		// Cut short, the section skips its first-decode rounds as with
+		// -rounds-only, and its report says they were not measured.
+		defer func(v bool) { e.noTail = v }(e.noTail)
+		e.noTail = true
+		report := browserReport(e, runs, firstDecodeRuns{})
+		if cut != "" {
+			report = "**" + cut + "** The first-decode and profiled rounds did not run.\n\n" + report
+		}
+		return report, nil
 	}
 	fmt.Fprintf(e.log, "browser: first decode, cold and warm\n")
 	fd, err := e.firstDecode(ctx)
@@ -968,6 +989,28 @@ type browserRuns struct {
 	a2s, a2sLoaded []browserRound
 	q3, q3Loaded   []browserRound
 	gs1, gs1Loaded []browserRound
+}
+
+// complete reports whether every one of protocols has a quiet and a
+// loaded round.
+func (runs *browserRuns) complete(protocols []string) bool {
+	for _, p := range protocols {
+		var quiet, loaded []browserRound
+		switch p {
+		case "zandronum":
+			quiet, loaded = runs.zan, runs.zanLoaded
+		case "a2s":
+			quiet, loaded = runs.a2s, runs.a2sLoaded
+		case "quake3":
+			quiet, loaded = runs.q3, runs.q3Loaded
+		case "gamespy1":
+			quiet, loaded = runs.gs1, runs.gs1Loaded
+		}
+		if len(quiet) == 0 || len(loaded) == 0 {
+			return false
+		}
+	}
+	return true
 }
 
 // add files round r of protocol, loaded (hog) or quiet.

@@ -368,3 +368,23 @@ func TestGameDigReport(t *testing.T) {
 		})
 	}
 }
+
+// TestBrowserRunsComplete: a cut-short browser section reports only when
+// every protocol it runs has a quiet and a loaded round.
+func TestBrowserRunsComplete(t *testing.T) {
+	var runs browserRuns
+	protos := []string{"zandronum", "a2s"}
+	runs.add("zandronum", false, browserRound{})
+	runs.add("zandronum", true, browserRound{})
+	runs.add("a2s", false, browserRound{})
+	if runs.complete(protos) {
+		t.Error("A2S without a loaded round: complete")
+	}
+	if !runs.complete(protos[:1]) {
+		t.Error("Zandronum alone, quiet and loaded: not complete")
+	}
+	runs.add("a2s", true, browserRound{})
+	if !runs.complete(protos) {
+		t.Error("both protocols, quiet and loaded: not complete")
+	}
+}
