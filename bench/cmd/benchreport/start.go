@@ -160,6 +160,12 @@ func startSection(ctx context.Context, e *env) (string, error) {
 		}
 		for _, s := range order {
 			r, err := e.openStart(ctx, s.url)
+			if err != nil && ctx.Err() == nil {
+				// Once more: a failed opening is most often the
+				// browser's, on a busy machine.
+				fmt.Fprintf(e.log, "start: round %d %s: %v; once more\n", round+1, s.name, err)
+				r, err = e.openStart(ctx, s.url)
+			}
 			if err != nil {
 				return "", fmt.Errorf("%s: %w", s.name, err)
 			}
@@ -402,14 +408,15 @@ func openPage(ctx context.Context, opts []chromedp.ExecAllocatorOption, url stri
 			return nil, err
 		}
 		// A poll that starts as the document's context changes fails with
-		// "Cannot find context with specified id"; poll again then.
+		// "Cannot find context with specified id"; poll again then (on a
+		// busy machine more than once).
 		for try := 0; ; try++ {
 			_, err := chromedp.Run(bctx, chromedp.Poll[float64](`globalThis.qlFirstDecodeMs`,
 				chromedp.WithPollingTimeout(20*time.Second), chromedp.WithPollingInterval(20*time.Millisecond)))
 			if err == nil {
 				break
 			}
-			if try > 0 || !strings.Contains(err.Error(), "Cannot find context") {
+			if try >= 4 || !strings.Contains(err.Error(), "Cannot find context") {
 				failure, _ := chromedp.Run(bctx, chromedp.Evaluate[string](`String(globalThis.qlFloorFailure ?? "")`))
 				if failure != "" {
 					err = fmt.Errorf("%w (the page: %s)", err, failure)
