@@ -230,6 +230,9 @@ func browserSection(ctx context.Context, e *env) (string, error) {
 	if err != nil {
 		return "", err
 	}
+	// cut says why the rounds stopped before e.e2eCount ("": they did not).
+	cut := ""
+rounds:
 	for round := range e.e2eCount {
 		protos := slices.Clone(all)
 		if round%2 == 1 {
@@ -240,6 +243,16 @@ func browserSection(ctx context.Context, e *env) (string, error) {
 				fmt.Fprintf(e.log, "browser: round %d/%d %s (cpu hog %v)\n", round+1, e.e2eCount, proto, hog)
 				r, err := e.browserRound(ctx, hog, proto)
 				if err != nil {
+					// On a busy machine the section's time can run out
+					// before its last rounds: the rounds done are
+					// reported if every protocol has a quiet and a
+					// loaded one, and the section says so.
+					if ctx.Err() != nil && runs.complete(all) {
+						cut = fmt.Sprintf("The section's time (its deadline) ran out in round %d of %d (%s, %s): the medians are of the rounds done before it.",
+							round+1, e.e2eCount, proto, map[bool]string{false: "quiet", true: "one core busy"}[hog])
+						fmt.Fprintf(e.log, "browser: %s\n", cut)
+						break rounds
+					}
 					return "", fmt.Errorf("%s round: %w", proto, err)
 				}
 				fmt.Fprintf(e.log, "browser: page %+v\nbrowser: floor %+v\n", r.page, r.floor)
@@ -249,8 +262,16 @@ func browserSection(ctx context.Context, e *env) (string, error) {
 			}
 		}
 	}
-	if e.noTail {
-		return browserReport(e, runs, firstDecodeRuns{}), nil
+	if e.noTail || cut != "" {
+		// Cut short, the section skips its first-decode rounds as with
+		// -rounds-only, and its report says they were not measured.
+		defer func(v bool) { e.noTail = v }(e.noTail)
+		e.noTail = true
+		report := browserReport(e, runs, firstDecodeRuns{})
+		if cut != "" {
+			report = "**" + cut + "** The first-decode and profiled rounds did not run.\n\n" + report
+		}
+		return report, nil
 	}
 	fmt.Fprintf(e.log, "browser: first decode, cold and warm\n")
 	fd, err := e.firstDecode(ctx)
@@ -970,6 +991,28 @@ type browserRuns struct {
 	gs1, gs1Loaded []browserRound
 }
 
+// complete reports whether every one of protocols has a quiet and a
+// loaded round.
+func (runs *browserRuns) complete(protocols []string) bool {
+	for _, p := range protocols {
+		var quiet, loaded []browserRound
+		switch p {
+		case "zandronum":
+			quiet, loaded = runs.zan, runs.zanLoaded
+		case "a2s":
+			quiet, loaded = runs.a2s, runs.a2sLoaded
+		case "quake3":
+			quiet, loaded = runs.q3, runs.q3Loaded
+		case "gamespy1":
+			quiet, loaded = runs.gs1, runs.gs1Loaded
+		}
+		if len(quiet) == 0 || len(loaded) == 0 {
+			return false
+		}
+	}
+	return true
+}
+
 // add files round r of protocol, loaded (hog) or quiet.
 func (runs *browserRuns) add(protocol string, hog bool, r browserRound) {
 	quiet, loaded := &runs.zan, &runs.zanLoaded
@@ -1007,8 +1050,8 @@ func (runs browserRuns) compared() []comparedRuns {
 	return out
 }
 
-// zanCheck is a protocol's refresh against the Zandronum one on one
-// machine state: both page ÷ floor ratios, their quotient, and whether
+// zanCheck is a protocol's refresh on one machine state, beside the
+// Zandronum one: both page ÷ floor ratios, their quotient, and whether
 // the page ended as many of the protocol's rows online as the floor
 // completed conversations.
 type zanCheck struct {
@@ -1017,9 +1060,11 @@ type zanCheck struct {
 	notOnline                 string  // the most common states and details of the rows not online, last round
 }
 
-// met is the goal: the quotient at most 1.1, on a refresh that answered
-// (page online within 5 % of the floor's completed conversations).
-func (c zanCheck) met() bool { return c.quotient <= 1.1 && c.answered() }
+// met is the goal: the protocol's own page ÷ floor at most limit (1.3
+// quiet, 1.5 with one core busy), on a refresh that answered (page online
+// within 5 % of the floor's completed conversations). The quotient against
+// Zandronum's ratio is reported beside it, not checked.
+func (c zanCheck) met(limit float64) bool { return c.ratio <= limit && c.answered() }
 
 func (c zanCheck) answered() bool { return c.online >= 0.95*c.floorDone }
 
@@ -1136,8 +1181,8 @@ func browserReport(e *env, runs browserRuns, fd firstDecodeRuns) string {
 		{pageMS <= 1.3*floorMS, fmt.Sprintf("refresh within 1.3× of the floor on a quiet machine: %s.", ratio(pageMS/floorMS)),
 			fmt.Sprintf("refreshing %d Zandronum servers in the browser, quiet machine", e.servers), "≤ 1.3× the native floor",
 			fmt.Sprintf("%s (%s against %s)", ratio(pageMS/floorMS), ms(pageMS), ms(floorMS))},
-		{loadedPage <= 2*loadedFloor, fmt.Sprintf("refresh within 2× of the floor with one core busy: %s.", ratio(loadedPage/loadedFloor)),
-			fmt.Sprintf("refreshing %d Zandronum servers in the browser, one core busy", e.servers), "≤ 2× the native floor",
+		{loadedPage <= 1.5*loadedFloor, fmt.Sprintf("refresh within 1.5× of the floor with one core busy: %s.", ratio(loadedPage/loadedFloor)),
+			fmt.Sprintf("refreshing %d Zandronum servers in the browser, one core busy", e.servers), "≤ 1.5× the native floor",
 			fmt.Sprintf("%s (%s against %s)", ratio(loadedPage/loadedFloor), ms(loadedPage), ms(loadedFloor))},
 	} {
 		b.WriteString("- " + goal(g.met, g.text) + "\n")
@@ -1148,18 +1193,20 @@ func browserReport(e *env, runs browserRuns, fd firstDecodeRuns) string {
 	for _, cr := range runs.compared() {
 		for _, set := range []struct {
 			machine, short string
+			limit          float64
 			zan, other     []browserRound
-		}{{"a quiet machine", "quiet", rounds, cr.quiet}, {"one core busy", "one core busy", loaded, cr.loaded}} {
+		}{{"a quiet machine", "quiet", 1.3, rounds, cr.quiet}, {"one core busy", "one core busy", 1.5, loaded, cr.loaded}} {
 			c := checkAgainstZandronum(set.zan, set.other)
-			text := fmt.Sprintf("the %s refresh's page ÷ floor within 1.1× of the Zandronum refresh's, %s: %s (%s %s ÷ Zandronum %s)", cr.title, set.machine, ratio(c.quotient), cr.title, ratio(c.ratio), ratio(c.zanRatio))
-			result := fmt.Sprintf("%s (%s ÷ %s)", ratio(c.quotient), ratio(c.ratio), ratio(c.zanRatio))
+			text := fmt.Sprintf("the %s refresh within %g× of its own floor, %s: %s (%s against %s; Zandronum's %s)", cr.title, set.limit, set.machine, ratio(c.ratio),
+				ms(medOf(set.other, rendered)), ms(medOf(set.other, floorTotal)), ratio(c.zanRatio))
+			result := fmt.Sprintf("%s (%s against %s)", ratio(c.ratio), ms(medOf(set.other, rendered)), ms(medOf(set.other, floorTotal)))
 			if !c.answered() {
 				text += fmt.Sprintf(", but the page ended %s %s rows online where the floor completed %s conversations (last round: %s)", num(c.online), cr.title, num(c.floorDone), c.notOnline)
 				result += fmt.Sprintf(", page online %s of the floor's %s", num(c.online), num(c.floorDone))
 			}
-			b.WriteString("- " + goal(c.met(), text+".") + "\n")
-			e.addGoal(c.met(), fmt.Sprintf("refreshing %d %s servers in the browser: page ÷ floor against Zandronum's, %s", e.servers, cr.title, set.short),
-				"≤ 1.1× the Zandronum ratio, as many rows online as the floor answered", result)
+			b.WriteString("- " + goal(c.met(set.limit), text+".") + "\n")
+			e.addGoal(c.met(set.limit), fmt.Sprintf("refreshing %d %s servers in the browser, %s", e.servers, cr.title, set.short),
+				fmt.Sprintf("≤ %g× its own native floor, as many rows online as the floor answered", set.limit), result)
 		}
 	}
 	for _, g := range []struct {

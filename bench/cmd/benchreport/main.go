@@ -56,9 +56,15 @@ type env struct {
 	benchtime string
 	whatIf    bool   // the browser section also times its what-if variants (lab runs, not results)
 	protocols string // the browser section's protocols, comma-separated ("": all)
-	noTail    bool   // the browser section skips its first-decode and profiled rounds
-	log       io.Writer
-	goals     []goalRow // the goals the running section checked (addGoal)
+	// startModule is a browser module (.wasm) the start section's page
+	// serves instead of the one built into querylens ("": that one).
+	startModule string
+	// familiesModule is the module of more families the start section
+	// compares with: "" builds it (buildFamiliesModule), "off" skips it.
+	familiesModule string
+	noTail         bool // the browser section skips its first-decode and profiled rounds
+	log            io.Writer
+	goals          []goalRow // the goals the running section checked (addGoal)
 }
 
 // addGoal records a goal the running section checked, for the goals table
@@ -75,14 +81,14 @@ type section struct {
 
 var sections = []section{
 	{"browser", "Refreshing 1,000 Zandronum, A2S, Quake III and GameSpy v1 servers in the browser", 20 * time.Minute, browserSection},
-	{"start", "The browser page's start: first decode", 8 * time.Minute, startSection},
+	{"start", "The browser page's start: first decode", 20 * time.Minute, startSection},
 	{"gamedig", "GameDig against querylens: GameSpy v2, A2S, Quake III, GameSpy v1", 15 * time.Minute, gamedigSection},
 	{"decoder", "The browser decoder: wasm against native", 8 * time.Minute, decoderSection},
 	{"relay", "The relay", 8 * time.Minute, relaySection},
 	{"scale", "Several instances sharing Redis", 3 * time.Minute, scaleSection},
 	{"huffman", "Huffman: table codec against the tree walk", 2 * time.Minute, huffmanSection},
 	{"codecs", "Codec benchmarks", 3 * time.Minute, codecsSection},
-	{"size", "The browser module's size, by package", 10 * time.Minute, sizeSection},
+	{"size", "The browser module's size, by package", 20 * time.Minute, sizeSection},
 }
 
 func main() {
@@ -107,6 +113,8 @@ func main() {
 	flag.StringVar(&e.benchtime, "benchtime", "100ms", "-benchtime of each micro-benchmark run")
 	flag.BoolVar(&e.whatIf, "whatif", false, "the browser section also times the page with one change at a time (what-if runs, for docs/benchmarks-notes.md)")
 	flag.StringVar(&e.protocols, "protocols", "", "the browser section's protocols, comma-separated (default all: zandronum,a2s,quake3,gamespy1; Zandronum always runs, as the others are measured against it)")
+	flag.StringVar(&e.startModule, "start-module", "", "a browser module (`FILE`.wasm) the start section's page serves instead of the one built into querylens (embedded in a querylens built with go build -overlay)")
+	flag.StringVar(&e.familiesModule, "families-module", "", "the start section's module of 20 families (`FILE`.wasm; default: built from ./wasm with 12 renamed copies of the codecs; off: not measured)")
 	flag.BoolVar(&e.noTail, "rounds-only", false, "the browser section times only its rounds (no first-decode and profiled rounds)")
 	flag.Parse()
 	if flag.NArg() != 0 || e.count < 1 || e.e2eCount < 1 || e.servers < 1 {

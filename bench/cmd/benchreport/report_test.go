@@ -269,32 +269,47 @@ func TestConfigServers(t *testing.T) {
 }
 
 // TestStartReport formats the start section from fixed openings: the
-// build alone, and against an earlier build (-base), which adds the
-// within-5 % goal.
+// build beside the module of more families and the floor, and against an
+// earlier build (-base) too, which adds the within-5 % goal.
 func TestStartReport(t *testing.T) {
 	openings := func(first ...float64) []startTimeline {
 		var set []startTimeline
 		for i, f := range first {
-			set = append(set, startTimeline{"html": 24 + float64(i), "workerCreated": 75, "w.decoder": f - 60, "firstDecode": f})
+			set = append(set, startTimeline{"html": 24 + float64(i), "workerCreated": 75, "w.decoder": f - 60, "hello": f - 90, "firstDecode": f})
 		}
 		return set
 	}
-	this := func() *startSide {
-		return &startSide{name: "this build", run: startRun{cold: openings(646, 520, 552), warm: openings(341, 374, 367, 324, 542, 356)}}
+	run := func(scale float64) startRun {
+		s := func(vs ...float64) []startTimeline {
+			for i := range vs {
+				vs[i] *= scale
+			}
+			return openings(vs...)
+		}
+		return startRun{cold: s(646, 520, 552), warm: s(341, 374, 367, 324, 542, 356), again: s(400, 420, 380), noCode: s(450, 470, 430)}
+	}
+	set := func(base bool) startSet {
+		st := startSet{
+			this:     &startSide{name: "this build", size: 3847019, br: 799962, run: run(1)},
+			families: &startSide{name: "20 families", size: 5644845, br: 862926, run: run(1.04)},
+			floor:    &startSide{name: "floor (empty Go program)", size: 1927487, br: 420000, run: run(0.5)},
+		}
+		if base {
+			st.sides = append(st.sides, &startSide{name: "base (-base)", bin: "/tmp/querylens-old", run: run(0.95)})
+		}
+		st.sides = append(st.sides, st.this, st.families, st.floor)
+		return st
 	}
 	for _, tc := range []struct {
 		name, golden string
-		sides        []*startSide
+		st           startSet
 	}{
-		{"this build alone", "start.golden", []*startSide{this()}},
-		{"against the previous build", "start-base.golden", []*startSide{
-			{name: "base (-base)", run: startRun{cold: openings(600, 540, 580), warm: openings(330, 360, 350, 320, 500, 340)}},
-			this(),
-		}},
+		{"this build beside the floor", "start.golden", set(false)},
+		{"against the previous build", "start-base.golden", set(true)},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			e := testEnv()
-			golden(t, tc.golden, withGoals(startReport(e, tc.sides), e))
+			golden(t, tc.golden, withGoals(startReport(e, tc.st), e))
 		})
 	}
 }
@@ -351,5 +366,25 @@ func TestGameDigReport(t *testing.T) {
 			got := gamedigReport(e, "5.3.3", runs, []float64{5.8, 6.1, 5.5}, []float64{360, 372, 351}, 10)
 			golden(t, tc.golden, withGoals(got, e))
 		})
+	}
+}
+
+// TestBrowserRunsComplete: a cut-short browser section reports only when
+// every protocol it runs has a quiet and a loaded round.
+func TestBrowserRunsComplete(t *testing.T) {
+	var runs browserRuns
+	protos := []string{"zandronum", "a2s"}
+	runs.add("zandronum", false, browserRound{})
+	runs.add("zandronum", true, browserRound{})
+	runs.add("a2s", false, browserRound{})
+	if runs.complete(protos) {
+		t.Error("A2S without a loaded round: complete")
+	}
+	if !runs.complete(protos[:1]) {
+		t.Error("Zandronum alone, quiet and loaded: not complete")
+	}
+	runs.add("a2s", true, browserRound{})
+	if !runs.complete(protos) {
+		t.Error("both protocols, quiet and loaded: not complete")
 	}
 }

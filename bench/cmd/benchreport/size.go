@@ -97,7 +97,9 @@ func sizeSection(ctx context.Context, e *env) (string, error) {
 		return body, fmt.Errorf("the sources build to %d functions of %d code bytes, the committed module has %d of %d: run go tool task build:wasm first",
 			len(withNames.Code), withNames.CodeBytes(), len(shipped.Code), shipped.CodeBytes())
 	}
-	return body, nil
+	shares, err := e.familyShares(ctx, families, m.Manifest.Size, m.Manifest.Brotli.Size)
+	body += familySharesReport(e, shares)
+	return body, err
 }
 
 // goLine returns the version on go.mod's go line ("1.26.8"), the toolchain
