@@ -195,6 +195,8 @@ func (e *env) watchAdd(args []string) int {
 	fs.DurationVar(&w.Resend, "resend", 0, "while down, tell again every `DURATION` (with --down)")
 	fs.IntVar(&w.DownSamples, "down-samples", 0, "down after `N` lost samples in a row (default 3)")
 	fs.DurationVar(&w.DownAfter, "down-after", 0, "or down after lost samples lasting `DURATION` (instead of counting)")
+	fs.DurationVar(&w.Every, "every", 0, "sample the server every `DURATION` (default 30s; never more often than the relay's per-target limits allow)")
+	fs.BoolVar(&w.Board, "board", false, "keep a live status message in the Discord channel, edited in place as the server changes (with --discord)")
 	fs.Func("mute", "tell nothing from START to END (`START/END`, RFC 3339 times); repeatable", func(s string) error {
 		win, err := parseWindow(s)
 		if err == nil {
@@ -249,8 +251,9 @@ func (e *env) watchAdd(args []string) int {
 	}
 	defer st.Close()
 	w, err = manage.Add(ctx, st, w, d, outbox.OriginCLI, manage.Options{
-		Max:   *maxWatches,
-		Check: func(d alerts.Destination) error { _, err := sender.Check(d); return err },
+		Max:      *maxWatches,
+		Complete: completePlayers,
+		Check:    func(d alerts.Destination) error { _, err := sender.Check(d); return err },
 	})
 	if err != nil {
 		return e.watchFail("add", err)
@@ -284,6 +287,8 @@ func rules(w alerts.Watch) string {
 	add(w.Joins, "joins"+who)
 	add(w.Leaves, "leaves"+who)
 	add(len(w.Mute) > 0, "muted "+strconv.Itoa(len(w.Mute))+"×")
+	add(w.Board, "a live status message")
+	add(w.Every > 0, "sampled every "+w.Every.String())
 	return strings.Join(out, ", ")
 }
 
