@@ -92,7 +92,8 @@ type webhookFlags struct {
 }
 
 func (f *webhookFlags) flags(fs *flag.FlagSet) {
-	fs.Func("webhook-allow", "let webhooks go to `CIDR` although it is not public (a receiver on your own network); repeatable", func(s string) error {
+	fs.Func("webhook-allow", "let webhooks go to `CIDR` although it is not public (a receiver on your own network;\n"+
+		"a Discord or Slack fake on a loopback ip:port inside it is taken for the real one), as serve's flag; repeatable", func(s string) error {
 		p, err := netip.ParsePrefix(s)
 		if err != nil {
 			return errors.New("want a CIDR range such as 192.168.1.0/24")
@@ -100,7 +101,7 @@ func (f *webhookFlags) flags(fs *flag.FlagSet) {
 		f.allow = append(f.allow, p.Masked())
 		return nil
 	})
-	fs.BoolVar(&f.allowHTTP, "allow-http-webhooks", false, "let generic webhooks use plain http:// (Discord and Slack are https always)")
+	fs.BoolVar(&f.allowHTTP, "allow-http-webhooks", false, "let webhooks use plain http:// (https only otherwise; never to discord.com or hooks.slack.com), as serve's flag")
 }
 
 // testHosts are the hosts of ds that stand for discord.com or
