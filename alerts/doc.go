@@ -90,21 +90,28 @@
 // pinned server handed to Holder.Apply (Sample from server.State's
 // String, the decoded summary and codecs.Description.AllPlayers), then
 // Worker.Wake; one Worker per instance, its Dest the file's destinations
-// by name; the live board (Watch.Board: after a sample that changed its
+// by name, else the stored ones (outbox.Destinations, named
+// outbox.DestName(id), read again at each send so that one deleted with
+// its watch is never used; the sender's loopback test hosts and the
+// observe side read them with the watches every 30 s and on SIGHUP);
+// the live board (Watch.Board: after a sample that changed its
 // row, deliver.Sender.Board on the watch's first Discord destination
 // with its stored ids, then SetBoard); the alerts' series on /metrics;
 // the demo's flapping server and a Discord-shaped receiver
-// (testdata/watches.demo.toml). What that still needs:
+// (testdata/watches.demo.toml); querylens watch add|list|rm|test and
+// /api/v1/watches behind --admin-token (alerts/manage: each watch with
+// a destination of its own in the history database, checked with
+// serve's --webhook-allow, --allow-http-webhooks, --watch-max and
+// codecs.Description.AllPlayers; every and board as the file's), the
+// failed rows, and the status page's watched badge. What that still
+// needs:
 //
-//   - cmd/querylens: "querylens watch add|list|rm|test" (test renders and
-//     sends a sample event of each kind to the destination); watches it
-//     stores are pinned by serve within 30 s (or at SIGHUP), but their
-//     destinations must be the watches file's (by name) until the store
-//     keeps destinations of its own.
-//   - /api/v1/watches (GET, POST, DELETE) behind --admin-token; its schema
-//     merges webhook.schema.json into the OpenAPI document; the failed
-//     rows (outbox.Store.Failed) beside them.
-//   - A watched badge and the last alert on the status page.
+//   - A watch made by hand is sampled within 30 s of its making (the
+//     stored watches are read on a timer); a change notification
+//     (PostgreSQL LISTEN, or the API's own serve told at once) would
+//     make it immediate.
+//   - Editing a watch in place (PATCH /api/v1/watches/{id}, watch edit):
+//     today it is removed and added again.
 //   - A live board of several servers (DiscordBoard takes many rows;
 //     serve keeps one board per watch).
 //

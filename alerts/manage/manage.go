@@ -53,7 +53,7 @@ type Options struct {
 	// Max is the most watches stored; 0: outbox.DefaultMaxWatches.
 	Max int
 	// Complete says whether a protocol's replies list every player
-	// (Watch.Validate's); nil: PlayersComplete.
+	// (Watch.Validate's); nil: AllPlayers.
 	Complete func(protocol string) bool
 	// Check checks a destination's URL for its kind (a deliver.Sender's
 	// Check, whose errors are masked); nil: only that it is there.
@@ -62,28 +62,20 @@ type Options struct {
 	Now func() time.Time
 }
 
-// PlayersComplete reports whether a protocol's replies list every player,
-// as joins and leaves need: a registered protocol whose query has a
-// players option or whose replies carry a player list, and not one of
-// those known to send a sample of its players only (Minecraft's status
-// ping lists at most a dozen; none is registered today). An unknown
-// protocol is not.
-func PlayersComplete(protocol string) bool {
-	if _, err := codecs.Lookup(protocol); err != nil {
-		return false
-	}
-	return !samplesPlayers[protocol]
+// AllPlayers reports whether protocol's replies list every player, as
+// joins and leaves need: its codec says so (codecs.Description.AllPlayers).
+// An unknown protocol does not.
+func AllPlayers(protocol string) bool {
+	d, err := codecs.LookupDescription(protocol)
+	return err == nil && d.AllPlayers
 }
-
-// samplesPlayers are the protocols whose replies list only some players.
-var samplesPlayers = map[string]bool{"minecraft": true}
 
 // Add stores w, telling d, made by origin (cli or api). An empty w.ID is
 // given a random one; w.To and d.Name are set to the watch's own
 // destination. It returns the watch stored.
 func Add(ctx context.Context, st Store, w alerts.Watch, d alerts.Destination, origin outbox.Origin, o Options) (alerts.Watch, error) {
 	if o.Complete == nil {
-		o.Complete = PlayersComplete
+		o.Complete = AllPlayers
 	}
 	if o.Max <= 0 {
 		o.Max = outbox.DefaultMaxWatches
@@ -104,6 +96,9 @@ func Add(ctx context.Context, st Store, w alerts.Watch, d alerts.Destination, or
 	}
 	if err := checkDest(d, o.Check); err != nil {
 		return w, err
+	}
+	if w.Board && d.Kind != alerts.DestDiscord {
+		return w, errors.Join(ErrDest, errors.New("manage: a live status message is Discord's only (board)"))
 	}
 	have, err := st.Watches(ctx)
 	if err != nil {

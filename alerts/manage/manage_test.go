@@ -115,10 +115,10 @@ func TestSamples(t *testing.T) {
 	}
 }
 
-func TestPlayersComplete(t *testing.T) {
+func TestAllPlayers(t *testing.T) {
 	for p, want := range map[string]bool{"zandronum": true, "quake3": true, "minecraft": false, "nope": false} {
-		if got := manage.PlayersComplete(p); got != want {
-			t.Errorf("PlayersComplete(%q) = %v", p, got)
+		if got := manage.AllPlayers(p); got != want {
+			t.Errorf("AllPlayers(%q) = %v", p, got)
 		}
 	}
 }

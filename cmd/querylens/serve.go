@@ -276,6 +276,7 @@ func (e *env) runServe(ctx context.Context, o serveOptions, ready chan<- string)
 	wcfg := web.Config{Masters: o.masters, Servers: o.servers, PublicURL: o.publicURL, Logger: logger}
 	wcfg.ProbeScrapers, wcfg.ProbeToken = o.probe.allow, o.probe.token
 	wcfg.AdminToken = o.adminToken
+	wcfg.WatchOptions = o.alerts.watchOptions()
 
 	var d *demo.Demo
 	var demoTargets []demo.Target

@@ -18,6 +18,7 @@ import (
 
 	"github.com/querylens/querylens/alerts"
 	"github.com/querylens/querylens/alerts/deliver"
+	"github.com/querylens/querylens/alerts/manage"
 	"github.com/querylens/querylens/alerts/worker"
 	"github.com/querylens/querylens/codecs"
 	"github.com/querylens/querylens/history"
@@ -67,9 +68,33 @@ func (a *alertOptions) check(historyOn bool) error {
 
 // completePlayers reports whether protocol's replies list every player:
 // what a watch of joins and leaves needs (codecs.Description.AllPlayers).
-func completePlayers(protocol string) bool {
-	d, err := codecs.LookupDescription(protocol)
-	return err == nil && d.AllPlayers
+// The watches file, querylens watch add and /api/v1/watches all check
+// with it.
+var completePlayers = manage.AllPlayers
+
+// watchOptions are what querylens watch add and /api/v1/watches check a
+// new watch with, as serve samples and sends it: the cap, the protocols
+// that list every player, and a destination's URL for its kind made
+// with --webhook-allow and --allow-http-webhooks (a Discord or Slack
+// fake on a loopback ip:port inside --webhook-allow stands for the real
+// host).
+func (a *alertOptions) watchOptions() manage.Options {
+	return manage.Options{Max: a.max, Complete: completePlayers, Check: a.checkDest}
+}
+
+// checkDest checks d's URL as the Sender that would send to it does.
+func (a *alertOptions) checkDest(d alerts.Destination) error {
+	var test []string
+	if h, ok := a.testHost(d); ok {
+		test = []string{h}
+	}
+	s, err := deliver.New(deliver.Config{Allow: webhookRule(), WebhookAllow: a.webhookAllow, AllowHTTP: a.allowHTTP, TestHosts: test})
+	if err != nil {
+		return err
+	}
+	defer s.Close()
+	_, err = s.Check(d)
+	return err
 }
 
 // webhookRule is the relay's address rule for a webhook's address: the
@@ -94,9 +119,11 @@ type alertsRun struct {
 	now     func() time.Time
 
 	sender senderBox
+	stored outbox.Destinations // the destinations of querylens watch add's and the API's watches; nil: none kept
 
 	mu      sync.RWMutex
 	dests   map[string]alerts.Destination // the file's, by name
+	owned   map[string]alerts.Destination // the stored ones (outbox.DestName), as last read with the watches
 	watches map[string]outbox.Watch       // stored, by id
 	byKey   map[history.Key][]string      // watch ids by server
 	rows    map[string]alerts.BoardRow    // each watch's board row, as last sampled
@@ -111,8 +138,9 @@ type alertsRun struct {
 // senderBox holds the current Sender: a reload that names new test
 // hosts makes a new one.
 type senderBox struct {
-	mu sync.RWMutex
-	s  *deliver.Sender
+	mu    sync.RWMutex
+	s     *deliver.Sender
+	hosts []string // its test hosts, sorted
 }
 
 func (b *senderBox) get() *deliver.Sender {
@@ -135,7 +163,7 @@ func newAlerts(o alertOptions, store outbox.Store, holderName string, logger *sl
 		o.max = DefaultWatchMax
 	}
 	a := &alertsRun{o: o, store: store, logger: logger, now: time.Now,
-		dests: map[string]alerts.Destination{}, watches: map[string]outbox.Watch{}, byKey: map[history.Key][]string{},
+		dests: map[string]alerts.Destination{}, owned: map[string]alerts.Destination{}, watches: map[string]outbox.Watch{}, byKey: map[history.Key][]string{},
 		rows: map[string]alerts.BoardRow{}, boards: map[string]bool{}, boardC: make(chan struct{}, 1),
 		events: map[alerts.Kind]uint64{}}
 	s, err := a.newSender(nil)
@@ -143,6 +171,7 @@ func newAlerts(o alertOptions, store outbox.Store, holderName string, logger *sl
 		return nil, err
 	}
 	a.sender.s = s
+	a.stored, _ = store.(outbox.Destinations)
 	logf := func(format string, args ...any) { logger.Warn(fmt.Sprintf(format, args...)) }
 	// A send is one attempt of at most deliver.DefaultAttemptTimeout
 	// (5 s) after the destination's pace: eight rows, four at once, end
@@ -172,12 +201,33 @@ func (a *alertsRun) newSender(testHosts []string) (*deliver.Sender, error) {
 	})
 }
 
-// dest is the worker's lookup of a destination by name.
+// dest is the worker's lookup of a destination by name: the watches
+// file's, else the stored ones, read again at each lookup, so that a
+// destination deleted with its watch (querylens watch rm, DELETE
+// /api/v1/watches/{id}) is never used, even before the next sync. When
+// the database does not answer, the one last read stands (a row is
+// claimed from that database: it answered a moment ago).
 func (a *alertsRun) dest(name string) (alerts.Destination, bool) {
 	a.mu.RLock()
-	defer a.mu.RUnlock()
 	d, ok := a.dests[name]
-	return d, ok
+	cached, cok := a.owned[name]
+	a.mu.RUnlock()
+	if ok || a.stored == nil {
+		return d, ok
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	ds, err := a.stored.Destinations(ctx)
+	if err != nil {
+		a.logger.Warn("alerts: reading the stored destinations", "err", err)
+		return cached, cok
+	}
+	for _, d := range ds {
+		if d.Name == name {
+			return d, true
+		}
+	}
+	return alerts.Destination{}, false
 }
 
 // start loads the watches and runs the worker, the boards, SIGHUP's
@@ -270,12 +320,9 @@ func (a *alertsRun) loadFile(ctx context.Context) error {
 	// A Discord or Slack fake on a loopback ip:port the operator opened
 	// (--webhook-allow) stands for the real host; the address rule still
 	// applies when connecting.
-	var test []string
-	for _, d := range f.Destinations {
-		if h, ok := a.testHost(d); ok && !slices.Contains(test, h) {
-			test = append(test, h)
-		}
-	}
+	a.mu.RLock()
+	test := a.testHosts(f.Destinations, a.owned)
+	a.mu.RUnlock()
 	s, err := a.newSender(test)
 	if err != nil {
 		return err
@@ -317,17 +364,40 @@ func (a *alertsRun) loadFile(ctx context.Context) error {
 	a.mu.Lock()
 	a.dests = dests
 	a.mu.Unlock()
+	a.setSender(s, test)
+	return nil
+}
+
+// setSender makes s, whose test hosts are hosts, the one sending.
+func (a *alertsRun) setSender(s *deliver.Sender, hosts []string) {
 	a.sender.mu.Lock()
 	old := a.sender.s
-	a.sender.s = s
+	a.sender.s, a.sender.hosts = s, hosts
 	a.sender.mu.Unlock()
 	old.Close()
-	return nil
+}
+
+// testHosts are the test hosts (testHost) of file and owned, sorted.
+func (a *alertsRun) testHosts(file []alerts.Destination, owned map[string]alerts.Destination) []string {
+	var test []string
+	add := func(d alerts.Destination) {
+		if h, ok := a.o.testHost(d); ok && !slices.Contains(test, h) {
+			test = append(test, h)
+		}
+	}
+	for _, d := range file {
+		add(d)
+	}
+	for _, d := range owned {
+		add(d)
+	}
+	slices.Sort(test)
+	return test
 }
 
 // testHost is d's host when it is a Discord or Slack destination on a
 // loopback ip:port inside --webhook-allow.
-func (a *alertsRun) testHost(d alerts.Destination) (string, bool) {
+func (a *alertOptions) testHost(d alerts.Destination) (string, bool) {
 	if d.Kind != alerts.DestDiscord && d.Kind != alerts.DestSlack {
 		return "", false
 	}
@@ -339,7 +409,7 @@ func (a *alertsRun) testHost(d alerts.Destination) (string, bool) {
 	if err != nil || !ap.Addr().IsLoopback() {
 		return "", false
 	}
-	for _, p := range a.o.webhookAllow {
+	for _, p := range a.webhookAllow {
 		if p.Contains(ap.Addr()) {
 			return u.Host, true
 		}
@@ -347,13 +417,25 @@ func (a *alertsRun) testHost(d alerts.Destination) (string, bool) {
 	return "", false
 }
 
-// sync reads the stored watches and pins their servers in the tracker
-// (at most --watch-max watches, by id), unpinning those no longer
-// watched.
+// sync reads the stored watches and their destinations, and pins their
+// servers in the tracker (at most --watch-max watches, by id), unpinning
+// those no longer watched. A stored Discord or Slack destination on a
+// loopback ip:port inside --webhook-allow becomes one of the Sender's
+// test hosts, as the file's do.
 func (a *alertsRun) sync(ctx context.Context) error {
 	stored, err := a.store.Watches(ctx)
 	if err != nil {
 		return err
+	}
+	owned := map[string]alerts.Destination{}
+	if a.stored != nil {
+		ds, err := a.stored.Destinations(ctx)
+		if err != nil {
+			return err
+		}
+		for _, d := range ds {
+			owned[d.Name] = d
+		}
 	}
 	sort.Slice(stored, func(i, j int) bool { return stored[i].Watch.ID < stored[j].Watch.ID })
 	if len(stored) > a.o.max {
@@ -382,13 +464,21 @@ func (a *alertsRun) sync(ctx context.Context) error {
 	}
 	a.mu.Lock()
 	old := a.byKey
-	a.watches, a.byKey = watches, byKey
+	a.watches, a.byKey, a.owned = watches, byKey, owned
 	for id := range a.rows {
 		if _, ok := watches[id]; !ok {
 			delete(a.rows, id)
 		}
 	}
+	file := slices.Collect(maps.Values(a.dests))
 	a.mu.Unlock()
+	if test := a.testHosts(file, owned); !slices.Equal(test, a.senderHosts()) {
+		if s, err := a.newSender(test); err != nil {
+			a.logger.Warn("alerts: the webhook sender", "err", err)
+		} else {
+			a.setSender(s, test)
+		}
+	}
 	if a.tracker == nil {
 		return nil
 	}
@@ -436,7 +526,8 @@ func (a *alertsRun) observe(k history.Key, rep server.Report) {
 	}
 }
 
-// to is the destinations w names, those the file defines.
+// to is the destinations w names: the file's, else the stored ones as
+// last read (sync).
 func (a *alertsRun) to(w alerts.Watch) []alerts.Destination {
 	a.mu.RLock()
 	defer a.mu.RUnlock()
@@ -444,9 +535,17 @@ func (a *alertsRun) to(w alerts.Watch) []alerts.Destination {
 	for _, name := range w.To {
 		if d, ok := a.dests[name]; ok {
 			out = append(out, d)
+		} else if d, ok := a.owned[name]; ok {
+			out = append(out, d)
 		}
 	}
 	return out
+}
+
+func (a *alertsRun) senderHosts() []string {
+	a.sender.mu.RLock()
+	defer a.sender.mu.RUnlock()
+	return a.sender.hosts
 }
 
 func (a *alertsRun) count(ev []alerts.Event) {

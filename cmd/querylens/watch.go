@@ -92,7 +92,8 @@ type webhookFlags struct {
 }
 
 func (f *webhookFlags) flags(fs *flag.FlagSet) {
-	fs.Func("webhook-allow", "let webhooks go to `CIDR` although it is not public (a receiver on your own network); repeatable", func(s string) error {
+	fs.Func("webhook-allow", "let webhooks go to `CIDR` although it is not public (a receiver on your own network;\n"+
+		"a Discord or Slack fake on a loopback ip:port inside it is taken for the real one), as serve's flag; repeatable", func(s string) error {
 		p, err := netip.ParsePrefix(s)
 		if err != nil {
 			return errors.New("want a CIDR range such as 192.168.1.0/24")
@@ -100,7 +101,7 @@ func (f *webhookFlags) flags(fs *flag.FlagSet) {
 		f.allow = append(f.allow, p.Masked())
 		return nil
 	})
-	fs.BoolVar(&f.allowHTTP, "allow-http-webhooks", false, "let generic webhooks use plain http:// (Discord and Slack are https always)")
+	fs.BoolVar(&f.allowHTTP, "allow-http-webhooks", false, "let webhooks use plain http:// (https only otherwise; never to discord.com or hooks.slack.com), as serve's flag")
 }
 
 // testHosts are the hosts of ds that stand for discord.com or
@@ -195,6 +196,8 @@ func (e *env) watchAdd(args []string) int {
 	fs.DurationVar(&w.Resend, "resend", 0, "while down, tell again every `DURATION` (with --down)")
 	fs.IntVar(&w.DownSamples, "down-samples", 0, "down after `N` lost samples in a row (default 3)")
 	fs.DurationVar(&w.DownAfter, "down-after", 0, "or down after lost samples lasting `DURATION` (instead of counting)")
+	fs.DurationVar(&w.Every, "every", 0, "sample the server every `DURATION` (default 30s; never more often than the relay's per-target limits allow)")
+	fs.BoolVar(&w.Board, "board", false, "keep a live status message in the Discord channel, edited in place as the server changes (with --discord)")
 	fs.Func("mute", "tell nothing from START to END (`START/END`, RFC 3339 times); repeatable", func(s string) error {
 		win, err := parseWindow(s)
 		if err == nil {
@@ -249,8 +252,9 @@ func (e *env) watchAdd(args []string) int {
 	}
 	defer st.Close()
 	w, err = manage.Add(ctx, st, w, d, outbox.OriginCLI, manage.Options{
-		Max:   *maxWatches,
-		Check: func(d alerts.Destination) error { _, err := sender.Check(d); return err },
+		Max:      *maxWatches,
+		Complete: completePlayers,
+		Check:    func(d alerts.Destination) error { _, err := sender.Check(d); return err },
 	})
 	if err != nil {
 		return e.watchFail("add", err)
@@ -284,6 +288,8 @@ func rules(w alerts.Watch) string {
 	add(w.Joins, "joins"+who)
 	add(w.Leaves, "leaves"+who)
 	add(len(w.Mute) > 0, "muted "+strconv.Itoa(len(w.Mute))+"×")
+	add(w.Board, "a live status message")
+	add(w.Every > 0, "sampled every "+w.Every.String())
 	return strings.Join(out, ", ")
 }
 

@@ -51,6 +51,8 @@ type WatchRules struct {
 	DownSamples int             `json:"down_samples,omitempty"`
 	DownAfter   string          `json:"down_after,omitempty"`
 	Mute        []alerts.Window `json:"mute,omitempty"`
+	Every       string          `json:"every,omitempty"` // how often the server is sampled (empty: 30 s)
+	Board       bool            `json:"board,omitempty"` // a live status message on its Discord destination, edited in place
 }
 
 // NewWatch is the body of POST /api/v1/watches.
@@ -197,13 +199,16 @@ func watchOf(e manage.Entry) Watch {
 		WatchRules: WatchRules{
 			Down: ww.Down, Up: ww.Up, Malformed: ww.Malformed, AtLeast: ww.AtLeast, Full: ww.Full, Empty: ww.Empty,
 			MapChange: ww.MapChange, NameChange: ww.NameChange, Joins: ww.Joins, Leaves: ww.Leaves, Players: ww.Players,
-			DownSamples: ww.DownSamples, Mute: ww.Mute,
+			DownSamples: ww.DownSamples, Mute: ww.Mute, Board: ww.Board,
 		}}
 	if ww.Resend > 0 {
 		out.Resend = ww.Resend.String()
 	}
 	if ww.DownAfter > 0 {
 		out.DownAfter = ww.DownAfter.String()
+	}
+	if ww.Every > 0 {
+		out.Every = ww.Every.String()
 	}
 	if out.Destinations == nil {
 		out.Destinations = []manage.Dest{}
@@ -242,13 +247,13 @@ func (h *Handler) addWatch(w http.ResponseWriter, r *http.Request) {
 		ID: req.ID, Server: alerts.Ref{Protocol: ref.Protocol, Addr: ref.Addr, Options: ref.Options},
 		Down: req.Down, Up: req.Up, Malformed: req.Malformed, AtLeast: req.AtLeast, Full: req.Full, Empty: req.Empty,
 		MapChange: req.MapChange, NameChange: req.NameChange, Joins: req.Joins, Leaves: req.Leaves, Players: req.Players,
-		DownSamples: req.DownSamples, Mute: req.Mute,
+		DownSamples: req.DownSamples, Mute: req.Mute, Board: req.Board,
 	}
 	for _, d := range []struct {
 		field string
 		in    string
 		out   *time.Duration
-	}{{"resend", req.Resend, &wt.Resend}, {"down_after", req.DownAfter, &wt.DownAfter}} {
+	}{{"resend", req.Resend, &wt.Resend}, {"down_after", req.DownAfter, &wt.DownAfter}, {"every", req.Every, &wt.Every}} {
 		if d.in == "" {
 			continue
 		}

@@ -141,12 +141,16 @@ func TestAdminWatches(t *testing.T) {
 		{"tells nothing", right, "POST", "/api/v1/watches", `{"server":"webtest/10.0.0.1:7777","destination":{"kind":"discord","url":"https://discord.com/api/webhooks/1/x"}}`, 400, "tells nothing"},
 		{"bad resend", right, "POST", "/api/v1/watches", `{"server":"webtest/10.0.0.1:7777","down":true,"resend":"often","destination":{"kind":"discord","url":"https://discord.com/api/webhooks/1/x"}}`, 400, `"resend"`},
 		{"too long", right, "POST", "/api/v1/watches", `{"id":"` + strings.Repeat("x", api.MaxWatchBody) + `"}`, 413, ""},
+		{"bad every", right, "POST", "/api/v1/watches", `{"server":"webtest/10.0.0.1:7777","down":true,"every":"1x","destination":{"kind":"discord","url":"https://discord.com/api/webhooks/1/x"}}`, 400, `"every"`},
+		{"board only", right, "POST", "/api/v1/watches", `{"id":"board","server":"webtest/10.0.0.1:7777","every":"1m","board":true,
+			"destination":{"kind":"discord","url":"https://discord.com/api/webhooks/1/` + hookToken + `"}}`, 201, `"every":"1m0s","board":true`},
 		{"list both", right, "GET", "/api/v1/watches", "", 200, `"signed":true`},
 		{"failed rows", right, "GET", "/api/v1/outbox/failed", "", 200, `"failed":[`},
 		{"failed rows, bad limit", right, "GET", "/api/v1/outbox/failed?limit=0", "", 400, "limit"},
 		{"delete the file's", right, "DELETE", "/api/v1/watches/from-file", "", 409, "watches file"},
 		{"delete", right, "DELETE", "/api/v1/watches/duel", "", 204, ""},
 		{"delete again", right, "DELETE", "/api/v1/watches/duel", "", 404, ""},
+		{"delete the board", right, "DELETE", "/api/v1/watches/board", "", 204, ""},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			x := adminTrip(t, h, tc.auth, tc.method, tc.path, tc.body)

@@ -26,8 +26,15 @@ const Protocol = "webtest"
 
 var once sync.Once
 
-// Register adds the codec to the registry (once per process).
-func Register() { once.Do(func() { codecs.Register(Codec{}) }) }
+// Register adds the codec to the registry (once per process). Its
+// replies list every player (codecs.Description.AllPlayers): a watch of
+// joins and leaves may name it.
+func Register() {
+	once.Do(func() {
+		codecs.Register(Codec{})
+		codecs.Describe(codecs.Description{Name: Protocol, AllPlayers: true})
+	})
+}
 
 // Codec implements codecs.Codec for the made-up protocol.
 type Codec struct{}
