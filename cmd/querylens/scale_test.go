@@ -6,6 +6,7 @@ import (
 	"net"
 	"net/http"
 	"net/netip"
+	"runtime/pprof"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -81,10 +82,16 @@ func startInstances(t testing.TB, n int, o serveOptions) []*instance {
 			in.stop = func() {
 				once.Do(func() {
 					cancel()
+					// serve's own bounds on stopping add up to ~20 s (the
+					// sampler's probe and lease release, then 10 s for the
+					// relay's and the HTTP server's shutdown): wait past them,
+					// and say where it hangs if it does.
 					select {
 					case <-done:
-					case <-time.After(15 * time.Second):
-						t.Error("serve did not stop")
+					case <-time.After(time.Minute):
+						var stacks strings.Builder
+						pprof.Lookup("goroutine").WriteTo(&stacks, 1)
+						t.Errorf("serve did not stop within a minute; its log:\n%s\ngoroutines:\n%s", errb.String(), stacks.String())
 					}
 				})
 			}
