@@ -49,7 +49,7 @@ func TestParseFileErrors(t *testing.T) {
 	for _, tc := range []struct{ name, text, want string }{
 		{"ok", dest + watch, ""},
 		{"syntax", dest + "url = \"https://discord.com/api/webhooks/1/SECRETTOKEN", "line 4 (key \"destination.url\"): unexpected EOF"},
-		{"wrong type", dest + watch + "resend = 5\nup = \"yes\"\n", "does not decode"},
+		{"wrong type", dest + watch + "resend = 5\nup = \"yes\"\n", `line 11 (last key "watch.up"): a value of the wrong type`},
 		{"bad duration", dest + watch + "resend = \"SECRETTOKEN\"\n", "invalid duration: \"…\""},
 		{"unknown key", dest + watch + "dowm = true\n", "unknown key \"watch.dowm\""},
 		{"no destination", watch, "no destination \"ops\""},
