@@ -93,7 +93,12 @@
 // by name; the live board (Watch.Board: after a sample that changed its
 // row, deliver.Sender.Board on the watch's first Discord destination
 // with its stored ids, then SetBoard); the alerts' series on /metrics;
-// the demo's flapping server and a Discord-shaped receiver
+// the live boards of several servers (a watches file's [[board]],
+// Board: one Discord destination, Slack refused, its servers pinned like
+// watched ones; after samples that change what it shows, one edit per
+// board a second at most, cmd/querylens/serve_boards.go; its message ids
+// in the history's boards table, outbox.Boards, schema step 4); the
+// demo's flapping server and a Discord-shaped receiver
 // (testdata/watches.demo.toml). What that still needs:
 //
 //   - cmd/querylens: "querylens watch add|list|rm|test" (test renders and
@@ -105,8 +110,9 @@
 //     merges webhook.schema.json into the OpenAPI document; the failed
 //     rows (outbox.Store.Failed) beside them.
 //   - A watched badge and the last alert on the status page.
-//   - A live board of several servers (DiscordBoard takes many rows;
-//     serve keeps one board per watch).
+//   - A board's servers named by the ids of watches (a [[board]] names
+//     servers, watched or not); boards made by the CLI or the API (only
+//     the watches file has them); a board on a watch's page.
 //
 // # Discord in three steps
 //
