@@ -97,7 +97,12 @@
 // the live board (Watch.Board: after a sample that changed its
 // row, deliver.Sender.Board on the watch's first Discord destination
 // with its stored ids, then SetBoard); the alerts' series on /metrics;
-// the demo's flapping server and a Discord-shaped receiver
+// the live boards of several servers (a watches file's [[board]],
+// Board: one Discord destination, Slack refused, its servers pinned like
+// watched ones; after samples that change what it shows, one edit per
+// board a second at most, cmd/querylens/serve_boards.go; its message ids
+// in the history's boards table, outbox.Boards, schema step 4); the
+// demo's flapping server and a Discord-shaped receiver
 // (testdata/watches.demo.toml); querylens watch add|list|rm|test and
 // /api/v1/watches behind --admin-token (alerts/manage: each watch with
 // a destination of its own in the history database, checked with
@@ -112,8 +117,9 @@
 //     make it immediate.
 //   - Editing a watch in place (PATCH /api/v1/watches/{id}, watch edit):
 //     today it is removed and added again.
-//   - A live board of several servers (DiscordBoard takes many rows;
-//     serve keeps one board per watch).
+//   - A board's servers named by the ids of watches (a [[board]] names
+//     servers, watched or not); boards made by the CLI or the API (only
+//     the watches file has them); a board on a watch's page.
 //
 // # Discord in three steps
 //

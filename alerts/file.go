@@ -9,10 +9,12 @@ import (
 )
 
 // File is a watches file (--watches FILE, testdata/watches.example.toml):
-// the destinations, each named once, and the watches that name them.
+// the destinations, each named once, the watches that name them, and the
+// live boards of several servers.
 type File struct {
 	Destinations []Destination `toml:"destination"`
 	Watches      []Watch       `toml:"watch"`
+	Boards       []Board       `toml:"board"`
 }
 
 // ErrFile wraps every error of ParseFile. The errors never quote a value
@@ -39,12 +41,20 @@ func ParseFile(data []byte, complete func(protocol string) bool) (File, error) {
 			msg += ": " + unquote(pe.Message)
 			return File{}, fileErr(msg)
 		}
+		// A type mismatch names its line and key, then the types:
+		// keep the line and key (no value of the file is in them).
+		if msg, ok := strings.CutPrefix(err.Error(), "toml: line "); ok {
+			if i := strings.Index(msg, "): "); i > 0 && strings.Contains(msg[:i], "(last key ") {
+				return File{}, fileErr("line " + msg[:i+1] + ": a value of the wrong type")
+			}
+		}
 		return File{}, fileErr("does not decode (a value of the wrong type?)")
 	}
 	if und := md.Undecoded(); len(und) > 0 {
 		return File{}, fileErr("unknown key " + strconv.Quote(und[0].String()))
 	}
 	dests := map[string]bool{}
+	kinds := map[string]DestKind{}
 	for i, d := range f.Destinations {
 		where := "destination " + strconv.Itoa(i+1)
 		switch {
@@ -62,6 +72,7 @@ func ParseFile(data []byte, complete func(protocol string) bool) (File, error) {
 			}
 		}
 		dests[d.Name] = true
+		kinds[d.Name] = d.Kind
 	}
 	ids := map[string]bool{}
 	for i, w := range f.Watches {
@@ -84,6 +95,9 @@ func ParseFile(data []byte, complete func(protocol string) bool) (File, error) {
 				return File{}, fileErr(where + ": no destination " + quote(to))
 			}
 		}
+	}
+	if err := checkBoards(f, kinds); err != nil {
+		return File{}, err
 	}
 	return f, nil
 }

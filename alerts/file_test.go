@@ -18,7 +18,7 @@ func TestParseExample(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(f.Destinations) != 3 || len(f.Watches) != 2 {
+	if len(f.Destinations) != 3 || len(f.Watches) != 2 || len(f.Boards) != 1 || len(f.Boards[0].Servers) != 3 || f.Boards[0].Heading() != "Our servers" {
 		t.Fatalf("%+v", f)
 	}
 	duel := f.Watches[0]
@@ -49,7 +49,7 @@ func TestParseFileErrors(t *testing.T) {
 	for _, tc := range []struct{ name, text, want string }{
 		{"ok", dest + watch, ""},
 		{"syntax", dest + "url = \"https://discord.com/api/webhooks/1/SECRETTOKEN", "line 4 (key \"destination.url\"): unexpected EOF"},
-		{"wrong type", dest + watch + "resend = 5\nup = \"yes\"\n", "does not decode"},
+		{"wrong type", dest + watch + "resend = 5\nup = \"yes\"\n", `line 11 (last key "watch.up"): a value of the wrong type`},
 		{"bad duration", dest + watch + "resend = \"SECRETTOKEN\"\n", "invalid duration: \"…\""},
 		{"unknown key", dest + watch + "dowm = true\n", "unknown key \"watch.dowm\""},
 		{"no destination", watch, "no destination \"ops\""},
@@ -113,7 +113,8 @@ func TestParseDemo(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(f.Watches) != 1 || f.Watches[0].Every != 10*time.Second || !f.Watches[0].Board || f.Destinations[0].Kind != DestDiscord {
+	if len(f.Watches) != 1 || f.Watches[0].Every != 10*time.Second || !f.Watches[0].Board || f.Destinations[0].Kind != DestDiscord ||
+		len(f.Boards) != 1 || len(f.Boards[0].Servers) != 2 || f.Boards[0].To != "local" {
 		t.Errorf("%+v", f)
 	}
 	// A board alone is something to tell; a negative interval is not.

@@ -130,6 +130,7 @@ type alertsRun struct {
 	boards  map[string]bool               // watches whose board is to update
 	boardC  chan struct{}
 	events  map[alerts.Kind]uint64 // told, by kind
+	mb      boardsRun              // the boards of several servers (serve_boards.go)
 
 	cancel context.CancelFunc
 	wg     sync.WaitGroup
@@ -242,6 +243,7 @@ func (a *alertsRun) start(ctx context.Context, tracker *history.Tracker, hup <-c
 	a.cancel = cancel
 	a.wg.Go(func() { a.worker.Run(rctx) })
 	a.wg.Go(func() { a.boardLoop(rctx) })
+	a.wg.Go(func() { a.boardsLoop(rctx) })
 	a.wg.Go(func() {
 		t := time.NewTicker(a.o.sync)
 		defer t.Stop()
@@ -317,6 +319,9 @@ func (a *alertsRun) loadFile(ctx context.Context) error {
 			return errors.New("watch " + strconv.Itoa(i+1) + " (" + strconv.Quote(alerts.Truncate(w.ID, 64)) + "): " + err.Error())
 		}
 	}
+	if err := checkBoardServers(f, a.o.max); err != nil {
+		return err
+	}
 	// A Discord or Slack fake on a loopback ip:port the operator opened
 	// (--webhook-allow) stands for the real host; the address rule still
 	// applies when connecting.
@@ -365,6 +370,7 @@ func (a *alertsRun) loadFile(ctx context.Context) error {
 	a.dests = dests
 	a.mu.Unlock()
 	a.setSender(s, test)
+	a.setBoards(ctx, f.Boards)
 	return nil
 }
 
@@ -479,6 +485,7 @@ func (a *alertsRun) sync(ctx context.Context) error {
 			a.setSender(s, test)
 		}
 	}
+	a.boardPins(every, old) // the boards' servers are pinned too
 	if a.tracker == nil {
 		return nil
 	}
@@ -488,7 +495,7 @@ func (a *alertsRun) sync(ctx context.Context) error {
 		}
 	}
 	for k := range old {
-		if _, ok := byKey[k]; !ok {
+		if _, ok := every[k]; !ok {
 			a.tracker.Unpin(ctx, k)
 		}
 	}
@@ -507,6 +514,7 @@ func (a *alertsRun) observe(k history.Key, rep server.Report) {
 		ws = append(ws, a.watches[id])
 	}
 	a.mu.RUnlock()
+	a.boardsObserve(k, rep)
 	if len(ws) == 0 {
 		return
 	}

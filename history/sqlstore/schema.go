@@ -93,5 +93,13 @@ var schema = [][]string{
 			dest    TEXT NOT NULL,
 			origin  TEXT NOT NULL,
 			updated {int64} NOT NULL)`,
+	}, { // 4: the live boards of several servers (a watches file's
+		// [[board]]): their Discord message ids (a JSON array, in page
+		// order) by board id, and the last write. A watch's own board
+		// keeps its ids in watches.board.
+		`CREATE TABLE boards (
+			id       TEXT PRIMARY KEY,
+			messages TEXT NOT NULL,
+			updated  {int64} NOT NULL)`,
 	},
 }
