@@ -102,6 +102,7 @@ func isBoard(r demo.Received) bool { return bytes.Contains(r.Body, []byte(" · p
 // status message is posted once and edited in place; /metrics counts
 // them. Driven by what the receiver is sent, not by sleeps.
 func TestServeAlertsDemo(t *testing.T) {
+	t.Parallel() // waits on the flapping server's schedule, as the other end-to-end alert tests do
 	rcv := demo.NewDiscordReceiver()
 	ts := httptest.NewServer(rcv)
 	defer ts.Close()
@@ -334,6 +335,7 @@ func TestServeAlertsKill9(t *testing.T) {
 	if args := os.Getenv(alertChildEnv); args != "" {
 		os.Exit(run(strings.Split(args, "\n"), strings.NewReader(""), os.Stdout, os.Stderr))
 	}
+	t.Parallel()
 	var mu sync.Mutex
 	var delivered []string
 	hung := false
@@ -435,6 +437,7 @@ player_cap = 1000
 // the same watches file: the outbox rows of 40 events are each sent once
 // between them (claims are FOR UPDATE SKIP LOCKED), under their own ids.
 func TestServeAlertsPostgres(t *testing.T) {
+	t.Parallel()
 	pg := testpg.Start(t)
 	url := pg.FreshURL(t)
 	var mu sync.Mutex

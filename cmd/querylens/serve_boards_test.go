@@ -44,6 +44,7 @@ every = "200ms"
 // edited in place as the flapping server changes, and posted again after
 // it was deleted. Driven by what the receiver is sent, not by sleeps.
 func TestServeBoardDemo(t *testing.T) {
+	t.Parallel()
 	rcv := demo.NewDiscordReceiver()
 	ts := httptest.NewServer(rcv)
 	defer ts.Close()

@@ -27,6 +27,7 @@ import (
 // receiver is told the demo's flapping server is down, and the API
 // shows that last event. Driven by what the receiver is sent.
 func TestServeAlertsAdminWatch(t *testing.T) {
+	t.Parallel()
 	rcv := demo.NewDiscordReceiver()
 	ts := httptest.NewServer(rcv)
 	defer ts.Close()
