@@ -3,12 +3,14 @@ package main
 import (
 	"bytes"
 	"context"
+	"html"
 	"io"
 	"log/slog"
 	"net/http/httptest"
 	"net/netip"
 	"os"
 	"os/exec"
+	"regexp"
 	"slices"
 	"strings"
 	"testing"
@@ -17,6 +19,7 @@ import (
 	"github.com/querylens/querylens/codecs"
 	"github.com/querylens/querylens/demo"
 	"github.com/querylens/querylens/internal/toyproto"
+	"github.com/querylens/querylens/internal/wasmmodule"
 	"github.com/querylens/querylens/masters"
 	"github.com/querylens/querylens/relay"
 	"github.com/querylens/querylens/server"
@@ -148,6 +151,25 @@ func TestToyProtocol(t *testing.T) {
 		!strings.Contains(list, `"join":"toy://`+toyproto.MasterListed+`"`) {
 		t.Errorf("kept master's list: %s", list)
 	}
+	// With the toy's module served beside the embedded ones (serve
+	// --modules), a page loads it for the toy's rows.
+	dir := t.TempDir()
+	writeFakeModule(t, dir, wasmmodule.FamilyOf(toyproto.Codec{}), toyproto.Protocol)
+	hm, err := web.New(web.Config{Exchanger: rs, Servers: []server.Ref{tg.Ref()}, Logger: logger, ModulesDir: dir})
+	if err != nil {
+		t.Fatalf("web.New with the toy's module: %v", err)
+	}
+	rec := httptest.NewRecorder()
+	hm.ServeHTTP(rec, httptest.NewRequest("GET", "/", nil))
+	toyModule := `"/static/` + regexp.QuoteMeta(strings.TrimSuffix(wasmmodule.FamilyName(wasmmodule.FamilyOf(toyproto.Codec{})), ".wasm")) + `\.[0-9a-f]{12}\.wasm"`
+	boot := html.UnescapeString(rec.Body.String())
+	if !regexp.MustCompile(`"` + toyproto.Protocol + `":` + toyModule).MatchString(boot) {
+		t.Errorf("the browse page of a server serving the toy's module does not name it for the toy's rows")
+	}
+	if !regexp.MustCompile(`"wasm":` + toyModule).MatchString(boot) {
+		t.Errorf("a browse page of a toy server alone does not load the toy's module first")
+	}
+
 	browse := get("/")
 	for _, want := range []string{`"name":"toy","title":"Toy Protocol","default_port":27999,"master":{"options":{"master":"true"},"port":27997,"kept":true},"join":"toy://{addr}","row":["name","players","max","hay"],"minAskMs":1500}`,
 		`{"protocol":"toy","addr":"` + tg.Addr + `","kept":true}`,

@@ -1,7 +1,9 @@
 package main
 
 import (
+	"bytes"
 	"context"
+	"encoding/json"
 	"io"
 	"log/slog"
 	"net/http"
@@ -264,4 +266,41 @@ func waitUntil(t *testing.T, ctx context.Context, what, cond string, timeout tim
 func jsQuote(s string) string {
 	r := strings.NewReplacer(`\`, `\\`, `"`, `\"`, "\n", `\n`)
 	return `"` + r.Replace(s) + `"`
+}
+
+// writeFakeModule writes the files of a family module of family's
+// protocols into dir, consistent with their manifest but not WebAssembly:
+// enough for a server to accept or refuse them.
+func writeFakeModule(t *testing.T, dir, family string, protocols ...string) {
+	t.Helper()
+	name := wasmmodule.FamilyName(family)
+	body := []byte("not really a module of " + family)
+	sum := wasmmodule.Sum(body)
+	m := wasmmodule.Manifest{Module: name, SHA256: sum, Size: len(body), Families: []string{family}, Protocols: protocols,
+		Brotli: wasmmodule.Coded{File: name + ".br", Size: len(body), SHA256: sum},
+		Gzip:   wasmmodule.Coded{File: name + ".gz", Size: len(body), SHA256: sum}}
+	js, err := json.Marshal(m)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for f, b := range map[string][]byte{name + ".br": body, name + ".gz": body, name + ".json": js} {
+		if err := os.WriteFile(filepath.Join(dir, f), b, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+// TestServeModulesRefused: serve --modules refuses a module of a protocol
+// this binary does not know, saying which and why.
+func TestServeModulesRefused(t *testing.T) {
+	dir := t.TempDir()
+	writeFakeModule(t, dir, "example.com/codecs/nosuch", "nosuch")
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	var out, errb bytes.Buffer
+	e := &env{stdin: strings.NewReader(""), stdout: &out, stderr: &errb}
+	err := e.runServe(ctx, serveOptions{addr: "127.0.0.1:0", modules: dir}, make(chan string, 1))
+	if err == nil || !strings.Contains(err.Error(), `querylens-nosuch.wasm decodes protocol "nosuch", which this binary does not know`) {
+		t.Fatalf("serve --modules %s: %v, want a refusal of protocol nosuch\n%s", dir, err, errb.String())
+	}
 }
