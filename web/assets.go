@@ -83,6 +83,9 @@ type assetTable struct {
 	// byProtocol names the family module of each protocol that has one
 	// (querylens.modules.json).
 	byProtocol map[string]string
+	// outside are the protocols of the modules served beside the embedded
+	// ones (withModules), which the combined module does not decode.
+	outside []string
 }
 
 // embeddedAssets loads the embedded files once: they cannot change while
@@ -213,7 +216,8 @@ func (a *assetTable) withModules(fsys fs.FS, dir string) (*assetTable, error) {
 	if len(names) == 0 {
 		return fail("no module (querylens-<family>.wasm.json, made by scripts/build-wasm.sh --family)")
 	}
-	b := &assetTable{files: maps.Clone(a.files), hashed: maps.Clone(a.hashed), module: a.module, byProtocol: maps.Clone(a.byProtocol)}
+	b := &assetTable{files: maps.Clone(a.files), hashed: maps.Clone(a.hashed), module: a.module, byProtocol: maps.Clone(a.byProtocol),
+		outside: slices.Clone(a.outside)}
 	for _, n := range names {
 		mod, err := wasmmodule.LoadNamed(fsys, strings.TrimSuffix(n, ".json"))
 		if err != nil {
@@ -236,9 +240,11 @@ func (a *assetTable) withModules(fsys fs.FS, dir string) (*assetTable, error) {
 				return fail(mod.Module + " decodes protocol " + strconv.Quote(p) + ", which " + other + " already decodes")
 			}
 			b.byProtocol[p] = mod.Module
+			b.outside = append(b.outside, p)
 		}
 		b.addModule(mod)
 	}
+	slices.Sort(b.outside)
 	return b, nil
 }
 
@@ -276,6 +282,12 @@ func (a *assets) ModuleFor(protocols ...string) string {
 // for the decoding worker to load when a row first needs it.
 func (a *assets) ModuleMap() map[string]string {
 	return a.byProtocol
+}
+
+// OutsideCombined lists the protocols whose modules are served from
+// Config.ModulesDir: the combined module does not decode them.
+func (a *assets) OutsideCombined() []string {
+	return a.outside
 }
 
 // ModuleInfo describes the browser module built into this binary.

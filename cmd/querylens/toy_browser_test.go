@@ -121,37 +121,42 @@ func TestBrowserToyProtocol(t *testing.T) {
 	rs := relay.New(relay.Config{AllowAddrs: own, CacheKey: codecs.QueryKey,
 		Loopback: &relay.ClientLimits{ConnRate: fast, IPRate: fast, MaxInFlight: 1024, QueueFrames: 4096, QueueBytes: 1 << 20}}, logger)
 	defer rs.Shutdown(context.Background())
-	h, err := web.New(web.Config{Exchanger: rs, Masters: []server.MasterSpec{{Protocol: "zandronum", Addr: d.Master()}},
-		Logger: logger, ModulesDir: dir})
-	if err != nil {
-		t.Fatal(err)
-	}
-	var mu sync.Mutex
-	var sent []string // the modules the server sent, each once, in order
-	mux := http.NewServeMux()
-	mux.Handle("/relay", rs)
-	mux.Handle("/", http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if p := r.URL.Path; strings.HasPrefix(p, "/static/") && path.Ext(p) == ".wasm" {
-			stem := strings.TrimSuffix(path.Base(p), ".wasm") // "querylens-x.<hash>"
-			if i := strings.LastIndexByte(stem, '.'); i > 0 {
-				stem = stem[:i]
-			}
-			mu.Lock()
-			if n := stem + ".wasm"; !slices.Contains(sent, n) {
-				sent = append(sent, n)
-			}
-			mu.Unlock()
+	// pages serves a browse page with cfg, recording the modules sent.
+	pages := func(cfg web.Config) (string, func() []string) {
+		cfg.Exchanger, cfg.Logger, cfg.ModulesDir = rs, logger, dir
+		h, err := web.New(cfg)
+		if err != nil {
+			t.Fatal(err)
 		}
-		h.ServeHTTP(w, r)
-	}))
-	ts := httptest.NewServer(mux)
-	defer ts.Close()
-	modulesSent := func() []string {
-		mu.Lock()
-		defer mu.Unlock()
-		return slices.Clone(sent)
+		var mu sync.Mutex
+		var sent []string // the modules the server sent, each once, in order
+		mux := http.NewServeMux()
+		mux.Handle("/relay", rs)
+		mux.Handle("/", http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			if p := r.URL.Path; strings.HasPrefix(p, "/static/") && path.Ext(p) == ".wasm" {
+				stem := strings.TrimSuffix(path.Base(p), ".wasm") // "querylens-x.<hash>"
+				if i := strings.LastIndexByte(stem, '.'); i > 0 {
+					stem = stem[:i]
+				}
+				mu.Lock()
+				if n := stem + ".wasm"; !slices.Contains(sent, n) {
+					sent = append(sent, n)
+				}
+				mu.Unlock()
+			}
+			h.ServeHTTP(w, r)
+		}))
+		ts := httptest.NewServer(mux)
+		t.Cleanup(ts.Close)
+		return ts.URL, func() []string {
+			mu.Lock()
+			defer mu.Unlock()
+			return slices.Clone(sent)
+		}
 	}
-
+	online := func(cond string) string {
+		return `(globalThis.querylensBrowse?.view() ?? []).some(r => r.state === "online" && ` + cond + `)`
+	}
 	tab := browserTab(t)
 	if _, err := chromedp.Call(tab, network.Enable, network.EnableParams{}); err != nil {
 		t.Fatal(err)
@@ -159,37 +164,43 @@ func TestBrowserToyProtocol(t *testing.T) {
 	if _, err := chromedp.Call(tab, network.SetCacheDisabled, network.SetCacheDisabledParams{CacheDisabled: true}); err != nil {
 		t.Fatal(err)
 	}
-	if err := chromedp.Do(tab, chromedp.Navigate(ts.URL+"/")); err != nil {
-		t.Fatal(err)
+	key := toyproto.Protocol + "/" + tg.Addr
+	// addToy adds the toy server on the page and waits for it online,
+	// its module sent after first.
+	addToy := func(modulesSent func() []string, first string) {
+		t.Helper()
+		if got := evalJS[[]string](t, tab, `[...document.querySelectorAll("#add-protocol option")].map(o => o.value)`); !slices.Contains(got, toyproto.Protocol) {
+			t.Errorf("the add form offers %q, not the toy", got)
+		}
+		if err := chromedp.Do(tab,
+			chromedp.Click(chromedp.CSS(`[data-testid=add-server] summary`)),
+			chromedp.SetValue(chromedp.CSS(`#add-protocol`), toyproto.Protocol),
+			chromedp.SetValue(chromedp.CSS(`#add-addr`), tg.Addr),
+			chromedp.Click(chromedp.CSS(`[data-testid=add-submit]`)),
+		); err != nil {
+			t.Fatal(err)
+		}
+		waitUntil(t, tab, "the toy server online with its row fields",
+			online(`r.key === `+jsQuote(key)+` && r.name === `+jsQuote(toyproto.ServerName)+` && r.players === 2`), 30*time.Second)
+		if got := modulesSent(); !slices.Equal(got, []string{first, toyModuleName}) {
+			t.Errorf("modules sent after adding a toy server: %q, want %q then %q", got, first, toyModuleName)
+		}
+		if got := evalJS[int](t, tab, `querylensBrowse.stats().modules.length`); got != 2 {
+			t.Errorf("the worker runs %d modules, want 2", got)
+		}
 	}
-	online := func(cond string) string {
-		return `(globalThis.querylensBrowse?.view() ?? []).some(r => r.state === "online" && ` + cond + `)`
+
+	// A page of the master's rows, of one family: that family's module,
+	// then the toy's beside it.
+	base, modulesSent := pages(web.Config{Masters: []server.MasterSpec{{Protocol: "zandronum", Addr: d.Master()}}})
+	if err := chromedp.Do(tab, chromedp.Navigate(base+"/")); err != nil {
+		t.Fatal(err)
 	}
 	waitUntil(t, tab, "a row of the master's online", online(`r.protocol === "zandronum"`), 30*time.Second)
 	if got := modulesSent(); !slices.Equal(got, []string{realModule}) {
 		t.Errorf("modules sent for a page of the master's rows: %q, want %q alone", got, realModule)
 	}
-	if got := evalJS[[]string](t, tab, `[...document.querySelectorAll("#add-protocol option")].map(o => o.value)`); !slices.Contains(got, toyproto.Protocol) {
-		t.Errorf("the add form offers %q, not the toy", got)
-	}
-
-	if err := chromedp.Do(tab,
-		chromedp.Click(chromedp.CSS(`[data-testid=add-server] summary`)),
-		chromedp.SetValue(chromedp.CSS(`#add-protocol`), toyproto.Protocol),
-		chromedp.SetValue(chromedp.CSS(`#add-addr`), tg.Addr),
-		chromedp.Click(chromedp.CSS(`[data-testid=add-submit]`)),
-	); err != nil {
-		t.Fatal(err)
-	}
-	key := toyproto.Protocol + "/" + tg.Addr
-	waitUntil(t, tab, "the toy server online with its row fields",
-		online(`r.key === `+jsQuote(key)+` && r.name === `+jsQuote(toyproto.ServerName)+` && r.players === 2`), 30*time.Second)
-	if got := modulesSent(); !slices.Equal(got, []string{realModule, toyModuleName}) {
-		t.Errorf("modules sent after adding a toy server: %q, want %q then %q", got, realModule, toyModuleName)
-	}
-	if got := evalJS[int](t, tab, `querylensBrowse.stats().modules.length`); got != 2 {
-		t.Errorf("the worker runs %d modules, want 2", got)
-	}
+	addToy(modulesSent, realModule)
 	// The toy's row, drawn, links to its status page, which carries the
 	// toy's join link.
 	row := `[...document.querySelectorAll("#rows > tr.row")].find(tr => tr.dataset.key === ` + jsQuote(key) + `)`
@@ -198,12 +209,38 @@ func TestBrowserToyProtocol(t *testing.T) {
 	if href != tg.Ref().Path() {
 		t.Fatalf("the toy row links to %q, want %q", href, tg.Ref().Path())
 	}
-	if err := chromedp.Do(tab, chromedp.Navigate(ts.URL+href)); err != nil {
+	if err := chromedp.Do(tab, chromedp.Navigate(base+href)); err != nil {
 		t.Fatal(err)
 	}
 	waitUntil(t, tab, "the toy's status page online with its join link",
 		`document.querySelector("[data-testid=join-link]")?.getAttribute("href") === `+jsQuote("toy://"+tg.Addr)+
 			` && document.body.innerText.includes(`+jsQuote(toyproto.ServerName)+`)`, 20*time.Second)
+
+	// A page of servers of two families: the combined module, which does
+	// not decode the toy; the toy's row loads the toy's module all the same.
+	var servers []server.Ref
+	fams := map[string]bool{}
+	for _, x := range d.Targets() {
+		if x.Protocol == toyproto.Protocol || x.Behavior != demo.Normal || x.Options != nil || len(fams) == 2 {
+			continue
+		}
+		if f := familyModuleOf(t, x.Protocol); !fams[f] {
+			fams[f] = true
+			servers = append(servers, x.Ref())
+		}
+	}
+	if len(servers) < 2 {
+		t.Fatalf("the demo's servers are of %d families", len(servers))
+	}
+	base, modulesSent = pages(web.Config{Servers: servers})
+	if err := chromedp.Do(tab, chromedp.Navigate(base+"/")); err != nil {
+		t.Fatal(err)
+	}
+	waitUntil(t, tab, "the configured servers online", `(globalThis.querylensBrowse?.view() ?? []).filter(r => r.state === "online").length === 2`, 30*time.Second)
+	if got := modulesSent(); !slices.Equal(got, []string{wasmmodule.Name}) {
+		t.Errorf("modules sent for a page of two families: %q, want the combined one alone", got)
+	}
+	addToy(modulesSent, wasmmodule.Name)
 }
 
 // familyModuleOf is the file name of the module of protocol's family.
