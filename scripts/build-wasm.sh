@@ -18,6 +18,14 @@
 #                                       go.sum) differs from the commit that last
 #                                       wrote them: go tool task run then skips
 #                                       the build on a fresh clone
+#   bash scripts/build-wasm.sh --family IMPORTPATH --out DIR
+#                                       build the module of one codec package
+#                                       that is not in codecs/all (importing
+#                                       IMPORTPATH registers it), as the
+#                                       family modules are built, into
+#                                       DIR/querylens-<family>.wasm.{br,gz,json},
+#                                       for a querylens built with that package
+#                                       to serve (querylens serve --modules DIR)
 #
 # Committed (embedded by web, so `go build` and `go install` need no build
 # step): web/static/querylens.wasm.{br,gz,json}, querylens-<family>.wasm.{br,gz,json}
@@ -41,12 +49,16 @@
 # GOEXPERIMENT).
 set -euo pipefail
 cd "$(dirname "$0")/.."
-check=false unchanged=false
+check=false unchanged=false family="" famout=""
+usage="usage: bash scripts/build-wasm.sh [--check | --unchanged | --family IMPORTPATH --out DIR]"
 case "${1:-}" in
   --check) check=true ;;
   --unchanged) unchanged=true ;;
+  --family)
+    [ $# = 4 ] && [ "$3" = --out ] || { echo "$usage" >&2; exit 2; }
+    family=$2 famout=$4 ;;
   "") ;;
-  *) echo "usage: bash scripts/build-wasm.sh [--check | --unchanged]" >&2; exit 2 ;;
+  *) echo "$usage" >&2; exit 2 ;;
 esac
 
 gover=$(awk '$1 == "go" { print $2; exit }' go.mod)
@@ -91,6 +103,28 @@ fi
 
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
+
+if [ -n "$family" ]; then
+  # One module for a codec package outside codecs/all: the families and
+  # protocols it registers are read from the registry of precompress built
+  # with the same overlay, so they are what the module registers.
+  mkdir -p "$famout"
+  printf 'package all\n\nimport (\n\t_ "%s/codecs"\n\t_ "%s"\n)\n' "$pkg" "$family" >"$tmp/family.go"
+  printf '{"Replace": {"%s": "%s"}}\n' "$PWD/codecs/all/all.go" "$tmp/family.go" >"$tmp/family.overlay.json"
+  go run -overlay "$tmp/family.overlay.json" ./internal/cmd/precompress -list >"$tmp/families"
+  if [ "$(wc -l <"$tmp/families")" != 1 ]; then
+    echo "build-wasm: $family registers $(wc -l <"$tmp/families") protocol families, want one:" >&2
+    cat "$tmp/families" >&2
+    exit 1
+  fi
+  IFS=$'\t' read -r fam protocols <"$tmp/families"
+  name="querylens-${fam##*/}.wasm"
+  GOOS=js GOARCH=wasm GOWASM= "${build[@]}" -tags family -overlay "$tmp/family.overlay.json" -o "$tmp/$name" ./wasm
+  go run ./internal/cmd/precompress -dir "$famout" -build "$desc -tags family -overlay (codecs/all/all.go importing $family alone) ./wasm" \
+    -in "$tmp/$name" -name "$name" -families "$fam" -protocols "$protocols"
+  exit 0
+fi
+
 if $check; then
   out=$tmp
   if ! cmp -s "$(go env GOROOT)/lib/wasm/wasm_exec.js" web/static/wasm_exec.js; then

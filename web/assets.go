@@ -9,7 +9,9 @@ import (
 	"errors"
 	"io/fs"
 	"log/slog"
+	"maps"
 	"net/http"
+	"os"
 	"path"
 	"regexp"
 	"slices"
@@ -20,6 +22,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/querylens/querylens/codecs"
 	"github.com/querylens/querylens/internal/buildinfo"
 	"github.com/querylens/querylens/internal/wasmmodule"
 )
@@ -80,6 +83,9 @@ type assetTable struct {
 	// byProtocol names the family module of each protocol that has one
 	// (querylens.modules.json).
 	byProtocol map[string]string
+	// outside are the protocols of the modules served beside the embedded
+	// ones (withModules), which the combined module does not decode.
+	outside []string
 }
 
 // embeddedAssets loads the embedded files once: they cannot change while
@@ -90,11 +96,17 @@ var embeddedAssets = sync.OnceValues(func() (*assetTable, error) {
 	return loadAssetTable(sub)
 })
 
-// loadAssets returns the embedded files, logging to logger.
-func loadAssets(logger *slog.Logger) (*assets, error) {
+// loadAssets returns the embedded files, and the family modules in the
+// directory modules if it is not "", logging to logger.
+func loadAssets(logger *slog.Logger, modules string) (*assets, error) {
 	t, err := embeddedAssets()
 	if err != nil {
 		return nil, err
+	}
+	if modules != "" {
+		if t, err = t.withModules(os.DirFS(modules), modules); err != nil {
+			return nil, err
+		}
 	}
 	return &assets{assetTable: t, logger: logger}, nil
 }
@@ -145,10 +157,7 @@ func loadAssetTable(fsys fs.FS) (*assetTable, error) {
 		return nil, err
 	}
 	for _, mod := range mods {
-		m := &asset{name: mod.Module, hash: mod.SHA256[:12], ctype: contentType(mod.Module), br: mod.Brotli,
-			plain: sync.OnceValues(mod.Gunzip)}
-		m.gz.Store(&mod.Gzip)
-		a.add(m)
+		a.addModule(mod)
 	}
 
 	// Compress the other files in the background, small ones first. Until a
@@ -179,6 +188,64 @@ func gzipAll(jobs []gzipJob) {
 		gz := gzipped(j.body)
 		j.x.gz.Store(&gz)
 	}
+}
+
+// addModule serves a browser module in its precompressed forms.
+func (a *assetTable) addModule(mod *wasmmodule.Module) {
+	m := &asset{name: mod.Module, hash: mod.SHA256[:12], ctype: contentType(mod.Module), br: mod.Brotli,
+		plain: sync.OnceValues(mod.Gunzip)}
+	m.gz.Store(&mod.Gzip)
+	a.add(m)
+}
+
+// withModules returns a copy of the table that also serves the family
+// modules in fsys (the directory dir, named in errors): the modules of
+// protocols built into this binary from codec packages outside
+// codecs/all, each built by scripts/build-wasm.sh --family. It refuses a
+// module that decodes a protocol this binary does not register (a page
+// could list no server of it), or registers from another package, or
+// that another module already decodes.
+func (a *assetTable) withModules(fsys fs.FS, dir string) (*assetTable, error) {
+	fail := func(msg string) (*assetTable, error) {
+		return nil, errors.New("web: browser modules in " + dir + ": " + msg)
+	}
+	names, err := fs.Glob(fsys, "querylens-*.wasm.json")
+	if err != nil {
+		return fail(err.Error())
+	}
+	if len(names) == 0 {
+		return fail("no module (querylens-<family>.wasm.json, made by scripts/build-wasm.sh --family)")
+	}
+	b := &assetTable{files: maps.Clone(a.files), hashed: maps.Clone(a.hashed), module: a.module, byProtocol: maps.Clone(a.byProtocol),
+		outside: slices.Clone(a.outside)}
+	for _, n := range names {
+		mod, err := wasmmodule.LoadNamed(fsys, strings.TrimSuffix(n, ".json"))
+		if err != nil {
+			return fail(err.Error())
+		}
+		if len(mod.Families) != 1 || mod.Module != wasmmodule.FamilyName(mod.Families[0]) || len(mod.Protocols) == 0 {
+			return fail(mod.Module + " is not the module of one protocol family")
+		}
+		fam := mod.Families[0]
+		for _, p := range mod.Protocols {
+			c, err := codecs.Lookup(p)
+			if err != nil {
+				return fail(mod.Module + " decodes protocol " + strconv.Quote(p) + ", which this binary does not know: " +
+					"serve it from a querylens built with " + fam)
+			}
+			if got := wasmmodule.FamilyOf(c); got != fam {
+				return fail(mod.Module + " decodes protocol " + strconv.Quote(p) + " from " + fam + ", but this binary's comes from " + got)
+			}
+			if other, ok := b.byProtocol[p]; ok {
+				return fail(mod.Module + " decodes protocol " + strconv.Quote(p) + ", which " + other + " already decodes")
+			}
+			b.byProtocol[p] = mod.Module
+			b.outside = append(b.outside, p)
+		}
+		b.addModule(mod)
+	}
+	slices.Sort(b.outside)
+	return b, nil
 }
 
 func (a *assetTable) add(x *asset) {
@@ -215,6 +282,12 @@ func (a *assets) ModuleFor(protocols ...string) string {
 // for the decoding worker to load when a row first needs it.
 func (a *assets) ModuleMap() map[string]string {
 	return a.byProtocol
+}
+
+// OutsideCombined lists the protocols whose modules are served from
+// Config.ModulesDir: the combined module does not decode them.
+func (a *assets) OutsideCombined() []string {
+	return a.outside
 }
 
 // ModuleInfo describes the browser module built into this binary.

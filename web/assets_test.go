@@ -140,7 +140,7 @@ func TestEveryStaticFileEmbedded(t *testing.T) {
 // a <script> element as it is, cannot end that element early or put the
 // HTML parser in a script-data escape state, and is a classic script.
 func TestBootInlinable(t *testing.T) {
-	a, err := loadAssets(slog.New(slog.DiscardHandler))
+	a, err := loadAssets(slog.New(slog.DiscardHandler), "")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -229,7 +229,7 @@ func decodeBody(t *testing.T, coding string, b []byte) []byte {
 // take it, else gzip, else uncompressed, always the same module, with the
 // headers a cache and WebAssembly.instantiateStreaming need.
 func TestModuleServed(t *testing.T) {
-	a, err := loadAssets(slog.Default())
+	a, err := loadAssets(slog.Default(), "")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -339,7 +339,7 @@ func TestStaticImports(t *testing.T) {
 		t.Errorf("staticImports = %q, want %q", got, want)
 	}
 
-	a, err := loadAssets(slog.New(slog.DiscardHandler))
+	a, err := loadAssets(slog.New(slog.DiscardHandler), "")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -369,7 +369,7 @@ func TestStaticImports(t *testing.T) {
 // family's when they are of one, else the combined one; every protocol of
 // the registry has a family module, which the server sends.
 func TestModuleFor(t *testing.T) {
-	a, err := loadAssets(slog.Default())
+	a, err := loadAssets(slog.Default(), "")
 	if err != nil {
 		t.Fatal(err)
 	}

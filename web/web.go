@@ -105,6 +105,13 @@ type Config struct {
 	// cap and destination check. See package web/api.
 	AdminToken   string
 	WatchOptions manage.Options
+
+	// ModulesDir, if set, is a directory of browser modules for protocols
+	// built into this binary outside this repository's codecs/all, one per
+	// family, made by scripts/build-wasm.sh --family IMPORTPATH --out DIR.
+	// The pages then load them as they load the embedded family modules.
+	// New fails on a module whose protocols the binary does not register.
+	ModulesDir string
 }
 
 // ClientAddresser is implemented by an Exchanger that knows a visitor's
@@ -165,7 +172,7 @@ func New(cfg Config) (http.Handler, error) {
 		}
 		bc.Servers = append(bc.Servers, browse.Server{Ref: ref, Status: ref.Path()})
 	}
-	a, err := loadAssets(cfg.Logger)
+	a, err := loadAssets(cfg.Logger, cfg.ModulesDir)
 	if err != nil {
 		return nil, err
 	}

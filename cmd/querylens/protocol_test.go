@@ -3,12 +3,14 @@ package main
 import (
 	"bytes"
 	"context"
+	"html"
 	"io"
 	"log/slog"
 	"net/http/httptest"
 	"net/netip"
 	"os"
 	"os/exec"
+	"regexp"
 	"slices"
 	"strings"
 	"testing"
@@ -16,6 +18,8 @@ import (
 
 	"github.com/querylens/querylens/codecs"
 	"github.com/querylens/querylens/demo"
+	"github.com/querylens/querylens/internal/toyproto"
+	"github.com/querylens/querylens/internal/wasmmodule"
 	"github.com/querylens/querylens/masters"
 	"github.com/querylens/querylens/relay"
 	"github.com/querylens/querylens/server"
@@ -26,137 +30,15 @@ import (
 // protocol is registered; the other tests never see it.
 const toyEnv = "QUERYLENS_TOY_PROTOCOL"
 
-// toy is a made-up protocol: the query is "TOYQ", the reply "TOYR" and a
-// server name; a master's query is "TOYM", its list "TOYL" and addresses,
-// one a line. It is added the way the checklist in codecs/doc.go says: a
-// codec, its description (a master list it keeps, a reply cap, a join
-// link, its own row fields), a demo server; nothing outside this file.
-type toy struct{}
-
-const toyName = "Toy Box"
-
-func (toy) Name() string     { return "toy" }
-func (toy) Title() string    { return "Toy Protocol" }
-func (toy) DefaultPort() int { return 27999 }
-func (toy) Options() []codecs.Option {
-	return []codecs.Option{{Name: "master", Kind: codecs.OptionBool, Default: "false", Help: "ask a toy master for its list"}}
-}
-func (toy) Detect(b []byte) (codecs.Kind, codecs.Confidence) {
-	switch {
-	case string(b) == "TOYQ", string(b) == "TOYM":
-		return codecs.KindQuery, codecs.Certain
-	case bytes.HasPrefix(b, []byte("TOYR")):
-		return codecs.KindResponse, codecs.Certain
-	}
-	return "", codecs.NotMine
-}
-func (toy) CheckQuery(b []byte) error {
-	if string(b) != "TOYQ" && string(b) != "TOYM" {
-		return codecs.NewError("toy", "magic", 0, codecs.ErrNotQuery)
-	}
-	return nil
-}
-func (toy) Decode(dgs [][]byte, _ codecs.DecodeOptions) (*codecs.Message, error) {
-	m := &codecs.Message{Protocol: "toy"}
-	if len(dgs) > 0 && bytes.HasPrefix(dgs[0], []byte("TOYL")) {
-		m.Kind = codecs.KindMasterList
-		m.Servers = strings.Fields(string(dgs[0][4:]))
-		return m, nil
-	}
-	if len(dgs) == 0 || !bytes.HasPrefix(dgs[0], []byte("TOYR")) {
-		return m, codecs.NewError("toy", "magic", 0, codecs.ErrBadMagic)
-	}
-	m.Kind = codecs.KindResponse
-	m.Info = &codecs.Info{Has: codecs.HasName | codecs.HasNumPlayers | codecs.HasMaxPlayers, Name: string(dgs[0][4:]), NumPlayers: 2, MaxPlayers: 8}
-	return m, nil
-}
-func (c toy) NewQuery(opts map[string]string) (codecs.Query, error) {
-	r := codecs.ReadOptions("toy", c.Options(), opts)
-	q := &toyQuery{master: r.Bool("master")}
-	if err := r.Err(); err != nil {
-		return nil, err
-	}
-	return q, nil
-}
-
-type toyQuery struct {
-	master bool
-	got    [][]byte
-}
-
-func (q *toyQuery) Start() [][]byte {
-	if q.master {
-		return [][]byte{[]byte("TOYM")}
-	}
-	return [][]byte{[]byte("TOYQ")}
-}
-func (q *toyQuery) Feed(b []byte) ([][]byte, bool, error) {
-	if !bytes.HasPrefix(b, []byte("TOYR")) && !bytes.HasPrefix(b, []byte("TOYL")) {
-		return nil, false, codecs.NewError("toy", "magic", 0, codecs.ErrBadMagic)
-	}
-	q.got = append(q.got, b)
-	return nil, true, nil
-}
-func (q *toyQuery) Result(opt codecs.DecodeOptions) (*codecs.Message, error) {
-	return toy{}.Decode(q.got, opt)
-}
-
-// toyMasterList is the toy master's conversation: one request, one list.
-type toyMasterList struct {
-	q     *toyQuery
-	ended bool
-}
-
-func (l *toyMasterList) Next() codecs.Query {
-	if l.ended {
-		return nil
-	}
-	l.q = &toyQuery{master: true}
-	return l.q
-}
-func (l *toyMasterList) Page(done bool) ([]string, bool, error) {
-	if !done {
-		return nil, false, nil
-	}
-	l.ended = true
-	m, err := l.q.Result(codecs.DecodeOptions{})
-	return m.Servers, true, err
-}
-
-// toyServer is the demo's emulated toy server, which is also a toy master
-// listing one address.
-type toyServer struct{}
-
-func (toyServer) Respond(q []byte, _ netip.AddrPort, _ time.Time) [][]byte {
-	switch string(q) {
-	case "TOYQ":
-		return [][]byte{[]byte("TOYR" + toyName)}
-	case "TOYM":
-		return [][]byte{[]byte("TOYL" + toyMasterListed)}
-	}
-	return nil
-}
-
-// toyMasterListed is the address the toy master lists, which the test's
-// relay does not query.
-const toyMasterListed = "127.0.0.1:27998"
-
-// toyCap is the toy's reply cap, which the relay reads.
-var toyCap = codecs.ReplyCap{Bytes: 1234, Datagrams: 3}
-
 func init() {
 	if os.Getenv(toyEnv) == "" {
 		return
 	}
-	codecs.Register(toy{})
-	codecs.Describe(codecs.Description{Name: "toy", Ports: []int{27999, 27998}, Join: "toy://{addr}",
-		Row: []string{"name", "players", "max", "hay"}, ReplyCap: toyCap, MinAskMs: 1500,
-		Master: &codecs.MasterDescription{Options: map[string]string{"master": "true"}, Port: 27997, Kept: true,
-			NewList: func(filter string) (codecs.MasterList, error) { return &toyMasterList{}, nil }}})
-	demo.Register(demo.Server{Protocol: "toy", New: func(int64, demo.Behavior) demo.Handler { return toyServer{} }})
+	toyproto.Register()
+	demo.Register(demo.Server{Protocol: toyproto.Protocol, New: func(int64, demo.Behavior) demo.Handler { return toyproto.Server{} }})
 }
 
-// TestToyProtocol registers a protocol from this file alone and finds it
+// TestToyProtocol registers a protocol from its own package alone and finds it
 // in querylens protocols, in query's probe and master, in the demo, in the
 // relay's reply caps, in the kept masters' lists, on the status page and
 // badge, in the API's answer and in the browser page's protocol table.
@@ -183,8 +65,8 @@ func TestToyProtocol(t *testing.T) {
 	}
 
 	// The relay's caps are the description's.
-	if got := relay.DefaultReplyCaps()["toy"]; got != (relay.ReplyCap{Bytes: toyCap.Bytes, Datagrams: toyCap.Datagrams}) {
-		t.Errorf("relay.DefaultReplyCaps()[toy] = %+v, want %+v", got, toyCap)
+	if got := relay.DefaultReplyCaps()["toy"]; got != (relay.ReplyCap{Bytes: toyproto.Cap.Bytes, Datagrams: toyproto.Cap.Datagrams}) {
+		t.Errorf("relay.DefaultReplyCaps()[toy] = %+v, want %+v", got, toyproto.Cap)
 	}
 
 	// The demo runs a toy server.
@@ -201,13 +83,13 @@ func TestToyProtocol(t *testing.T) {
 			tg = x
 		}
 	}
-	if tg.Addr == "" || tg.Name != toyName {
+	if tg.Addr == "" || tg.Name != toyproto.ServerName {
 		t.Fatalf("no toy server among the demo's: %+v", d.Targets())
 	}
 
 	// querylens query, without -p: the probe finds the toy protocol.
 	q, stderr, code := runWith(t, nil, "query", "--timeout", "2s", "--retries", "3", tg.Addr)
-	if code != exitOK || q.Protocol != "toy" || !q.Detected || q.Info.Name != toyName {
+	if code != exitOK || q.Protocol != "toy" || !q.Detected || q.Info.Name != toyproto.ServerName {
 		t.Errorf("query probe (%d): %+v %s", code, q, stderr)
 	}
 	if got := guessProtocol("198.51.100.1:27998"); got != "toy" {
@@ -219,7 +101,7 @@ func TestToyProtocol(t *testing.T) {
 
 	// querylens master: the toy master's list.
 	mout, stderr, code := runCLI(t, "", "master", "-p", "toy", "--timeout", "2s", "--retries", "3", tg.Addr)
-	if code != exitOK || !strings.Contains(mout, `"servers":["`+toyMasterListed+`"]`) {
+	if code != exitOK || !strings.Contains(mout, `"servers":["`+toyproto.MasterListed+`"]`) {
 		t.Errorf("master (%d): %s %s", code, mout, stderr)
 	}
 
@@ -250,25 +132,44 @@ func TestToyProtocol(t *testing.T) {
 		return rec.Body.String()
 	}
 	page := get(tg.Ref().Path())
-	for _, want := range []string{`data-state="online"`, `data-protocol="toy"`, toyName, "Toy Protocol", `href="toy://` + tg.Addr + `"`} {
+	for _, want := range []string{`data-state="online"`, `data-protocol="toy"`, toyproto.ServerName, "Toy Protocol", `href="toy://` + tg.Addr + `"`} {
 		if !strings.Contains(page, want) {
 			t.Errorf("status page lacks %q", want)
 		}
 	}
-	if badge := get(tg.Ref().PathBase() + "/badge.svg"); !strings.Contains(badge, "toy/"+toyName) || !strings.Contains(badge, "2/8") {
+	if badge := get(tg.Ref().PathBase() + "/badge.svg"); !strings.Contains(badge, "toy/"+toyproto.ServerName) || !strings.Contains(badge, "2/8") {
 		t.Errorf("badge: %s", badge)
 	}
-	if api := get("/api/v1/servers/toy/" + tg.Addr); !strings.Contains(api, `"protocol":"toy"`) || !strings.Contains(api, toyName) ||
+	if api := get("/api/v1/servers/toy/" + tg.Addr); !strings.Contains(api, `"protocol":"toy"`) || !strings.Contains(api, toyproto.ServerName) ||
 		!strings.Contains(api, `"join":"toy://`+tg.Addr+`"`) {
 		t.Errorf("API answer: %s", api)
 	}
 	// The kept master's list, fetched through the relay by package
 	// masters with the toy's own master conversation.
 	if list := get("/api/v1/masters/toy/" + tg.Addr); !strings.Contains(list, `"complete":true`) ||
-		!strings.Contains(list, `"address":"`+toyMasterListed+`","key":"toy/`+toyMasterListed+`","state":"refused"`) ||
-		!strings.Contains(list, `"join":"toy://`+toyMasterListed+`"`) {
+		!strings.Contains(list, `"address":"`+toyproto.MasterListed+`","key":"toy/`+toyproto.MasterListed+`","state":"refused"`) ||
+		!strings.Contains(list, `"join":"toy://`+toyproto.MasterListed+`"`) {
 		t.Errorf("kept master's list: %s", list)
 	}
+	// With the toy's module served beside the embedded ones (serve
+	// --modules), a page loads it for the toy's rows.
+	dir := t.TempDir()
+	writeFakeModule(t, dir, wasmmodule.FamilyOf(toyproto.Codec{}), toyproto.Protocol)
+	hm, err := web.New(web.Config{Exchanger: rs, Servers: []server.Ref{tg.Ref()}, Logger: logger, ModulesDir: dir})
+	if err != nil {
+		t.Fatalf("web.New with the toy's module: %v", err)
+	}
+	rec := httptest.NewRecorder()
+	hm.ServeHTTP(rec, httptest.NewRequest("GET", "/", nil))
+	toyModule := `"/static/` + regexp.QuoteMeta(strings.TrimSuffix(wasmmodule.FamilyName(wasmmodule.FamilyOf(toyproto.Codec{})), ".wasm")) + `\.[0-9a-f]{12}\.wasm"`
+	boot := html.UnescapeString(rec.Body.String())
+	if !regexp.MustCompile(`"` + toyproto.Protocol + `":` + toyModule).MatchString(boot) {
+		t.Errorf("the browse page of a server serving the toy's module does not name it for the toy's rows")
+	}
+	if !regexp.MustCompile(`"wasm":` + toyModule).MatchString(boot) {
+		t.Errorf("a browse page of a toy server alone does not load the toy's module first")
+	}
+
 	browse := get("/")
 	for _, want := range []string{`"name":"toy","title":"Toy Protocol","default_port":27999,"master":{"options":{"master":"true"},"port":27997,"kept":true},"join":"toy://{addr}","row":["name","players","max","hay"],"minAskMs":1500}`,
 		`{"protocol":"toy","addr":"` + tg.Addr + `","kept":true}`,

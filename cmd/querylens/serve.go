@@ -125,6 +125,7 @@ type serveOptions struct {
 	demoFlap     time.Duration // the flapping server's period
 	demoFlapAddr string
 	demoReceiver string // a Discord-shaped receiver's address
+	modules      string // --modules: browser modules of protocols built in from outside this repository
 
 	probe probeOptions
 	// pinFloor is the shortest sampling interval of a watched server
@@ -188,6 +189,8 @@ func (e *env) serve(args []string) int {
 		"it is sent (alerts/testdata/watches.demo.toml tells 127.0.0.1:8081)")
 	fs.StringVar(&o.steamKey, "steam-web-api-key", "", "list Steam masters through the Steam Web API (IGameServersService/GetServerList) with this `KEY`\n"+
 		"instead of the UDP master (default $QUERYLENS_STEAM_WEB_API_KEY); never shown to pages or logs")
+	fs.StringVar(&o.modules, "modules", "", "also serve the browser modules in `DIR`: modules for protocols built into this binary outside this repository\n"+
+		"(bash scripts/build-wasm.sh --family IMPORTPATH --out DIR); a module of a protocol this binary does not know is refused")
 	fs.BoolVar(&o.metrics, "metrics", true, "serve Prometheus metrics at /metrics")
 	fs.BoolVar(&o.logJSON, "log-json", false, "log JSON lines instead of text")
 	fs.StringVar(&o.adminToken, "admin-token", "", "serve /api/v1/watches and the failed alerts to requests with Authorization: Bearer `TOKEN` (default $"+adminTokenEnv+"; without one that API does not exist)")
@@ -277,6 +280,7 @@ func (e *env) runServe(ctx context.Context, o serveOptions, ready chan<- string)
 	wcfg.ProbeScrapers, wcfg.ProbeToken = o.probe.allow, o.probe.token
 	wcfg.AdminToken = o.adminToken
 	wcfg.WatchOptions = o.alerts.watchOptions()
+	wcfg.ModulesDir = o.modules
 
 	var d *demo.Demo
 	var demoTargets []demo.Target

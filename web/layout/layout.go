@@ -133,10 +133,23 @@ func (p Page) firstModule() string {
 type Decoders struct {
 	Combined  string            `json:"combined"`
 	Protocols map[string]string `json:"protocols"`
+	// Outside are the protocols the combined module does not decode
+	// (built in from outside this repository, served with their family
+	// modules by web.Config.ModulesDir): only their own module does.
+	Outside []string `json:"outside,omitempty"`
+}
+
+// OutsideModules is implemented by Assets serving family modules of
+// protocols the combined module does not decode.
+type OutsideModules interface {
+	OutsideCombined() []string
 }
 
 func (p Page) decoders() Decoders {
 	d := Decoders{Combined: p.Assets.URL(combinedModule), Protocols: map[string]string{}}
+	if m, ok := p.Assets.(OutsideModules); ok {
+		d.Outside = m.OutsideCombined()
+	}
 	if m, ok := p.Assets.(Modules); ok {
 		for proto, name := range m.ModuleMap() {
 			d.Protocols[proto] = p.Assets.URL(name)

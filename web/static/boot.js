@@ -55,6 +55,7 @@
     decoders: {
       combined: abs(b.decoders.combined),
       protocols: Object.fromEntries(Object.entries(b.decoders.protocols ?? {}).map(([p, u]) => [p, abs(/** @type {string} */ (u))])),
+      outside: b.decoders.outside ?? [],
     },
     relay: b.relay,
     asks: b.asks ?? [],

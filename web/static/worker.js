@@ -86,7 +86,7 @@ const moduleReady = new Promise((resolve) => (gotModule = resolve));
  *   waiting: Ask[]}} Decoder
  */
 /** The modules this worker may load (prepare): the combined one and, by protocol, the family ones. */
-let plan = { combined: "", protocols: /** @type {Record<string, string>} */ ({}) };
+let plan = { combined: "", protocols: /** @type {Record<string, string>} */ ({}), outside: /** @type {string[]} */ ([]) };
 /** @type {Map<string, Decoder>} the decoders loaded or loading, by module URL, in the order started */
 const decoders = new Map();
 /** @type {Decoder} the page's first module */
@@ -222,15 +222,18 @@ function load(url, compiled) {
  * decoderFor is the decoder of protocol's conversations: its family's
  * module when that is loaded (or loading), else the combined one when that
  * is, else its family's module, loaded now, unless MAX_FAMILY_MODULES are
- * in already: then the combined one, loaded now.
+ * in already: then the combined one, loaded now. A protocol the combined
+ * module does not decode (plan.outside: built in from outside this
+ * repository) always gets its own module.
  * @param {string} protocol
  * @returns {Decoder}
  */
 function decoderFor(protocol) {
   const own = Object.hasOwn(plan.protocols, protocol) ? plan.protocols[protocol] : "";
-  const d = (own && decoders.get(own)) || decoders.get(plan.combined);
+  const alone = own !== "" && plan.outside.includes(protocol);
+  const d = (own && decoders.get(own)) || (alone ? undefined : decoders.get(plan.combined));
   if (d) return d;
-  if (own && [...decoders.values()].filter((x) => x.family).length < MAX_FAMILY_MODULES) return load(own);
+  if (alone || (own && [...decoders.values()].filter((x) => x.family).length < MAX_FAMILY_MODULES)) return load(own);
   return load(plan.combined);
 }
 
@@ -241,7 +244,7 @@ function decoderFor(protocol) {
  * helpers and the compiled module (sent by the page) are in: all before the
  * page's own script has run. Its asks run once both are ready.
  * @param {{glue: string, modules: {ql: string, relay: string}, first: string,
- *   decoders: {combined: string, protocols: Record<string, string>}, relay?: string, asks?: Ask[]}} m
+ *   decoders: {combined: string, protocols: Record<string, string>, outside: string[]}, relay?: string, asks?: Ask[]}} m
  */
 function prepare(m) {
   qlReady = import(m.modules.ql);
