@@ -356,7 +356,12 @@ func TestBrowserBigList(t *testing.T) {
 			// and tabbed in that order), after a new order and a scroll.
 			for _, step := range []struct{ name, top string }{{"the search cleared", ""}, {"a scroll", "3000"}, {"a scroll of ten rows", "3300"}} {
 				if step.top != "" {
-					eval[bool](t, ctx, `(() => { document.getElementById("table-wrap").scrollTop = `+step.top+`; return true; })()`)
+					// The page draws a scroll at the frame after its scroll
+					// event: wait for that frame, so that whenSettled below
+					// sees the draw the scroll queued (it resolved at once
+					// when asked before the event, and the rows the scroll
+					// then set aside were found still waiting).
+					eval[bool](t, ctx, scrollAndDraw(step.top))
 				}
 				eval[bool](t, ctx, `querylensBrowse.whenSettled().then(() => true)`)
 				if bad := eval[[]string](t, ctx, inBodyOrder); len(bad) > 0 {
@@ -1580,4 +1585,18 @@ func TestBrowserBigListSearchForeseen(t *testing.T) {
 			t.Errorf("%s: %q shows %d rows, a search of every row %d", c.name, c.box, len(got.Keys), len(want))
 		}
 	}
+}
+
+// scrollAndDraw is a script that scrolls the table to top and resolves
+// after the animation frame that follows the scroll event, in which the
+// page draws what the scroll shows (its frame was asked first); at once
+// when the table was there already.
+func scrollAndDraw(top string) string {
+	return `new Promise((done) => {
+  const w = document.getElementById("table-wrap"), before = w.scrollTop;
+  const seen = () => requestAnimationFrame(() => done(true));
+  w.addEventListener("scroll", seen, { once: true });
+  w.scrollTop = ` + top + `;
+  if (w.scrollTop === before) { w.removeEventListener("scroll", seen); done(true); }
+})`
 }
