@@ -43,7 +43,7 @@ const CrowdSlots = 8
 
 // CrowdFullSteps is how many steps a crowd server stays full: long enough
 // for a watch sampling every 10 s to see it at the short schedules the
-// demo's docs suggest (a 2-minute period has 6 s steps).
+// demo's docs suggest (a 2-minute period has 4.2 s steps).
 const CrowdFullSteps = 4
 
 // NewQuake3Crowd returns an ioquake3 server whose players follow a cycle
@@ -53,7 +53,12 @@ const CrowdFullSteps = 4
 // joins, full, leaves and empty in one cycle. It answers getstatus and
 // getinfo.
 func NewQuake3Crowd(seed int64, step time.Duration) Handler {
-	s := &crowd{step: step, name: "^3querylens^7 demo ^1Flapping ^7#" + strconv.Itoa(int(bmMix(uint64(seed), 1)%90+10))}
+	return newCrowd(seed, step, func(now time.Time) time.Duration { return time.Duration(now.UnixNano()) })
+}
+
+// newCrowd is a crowd whose cycle counts from since(now).
+func newCrowd(seed int64, step time.Duration, since func(time.Time) time.Duration) *crowd {
+	s := &crowd{step: step, since: since, name: "^3querylens^7 demo ^1Flapping ^7#" + strconv.Itoa(int(bmMix(uint64(seed), 1)%90+10))}
 	start := int(bmMix(uint64(seed), 2) % uint64(len(bmNames)))
 	for i := range CrowdSlots {
 		s.names[i] = bmNames[(start+i)%len(bmNames)]
@@ -63,13 +68,17 @@ func NewQuake3Crowd(seed int64, step time.Duration) Handler {
 
 type crowd struct {
 	step  time.Duration
+	since func(time.Time) time.Duration // the time the cycle counts from
 	name  string
 	names [CrowdSlots]string
 }
 
+// crowdCycle is how many steps a crowd's cycle has.
+const crowdCycle = 2*CrowdSlots + CrowdFullSteps - 1
+
 // Players is who is in at now, in the order they came.
 func (s *crowd) Players(now time.Time) []string {
-	i := int(bmMod(now.UnixNano()/int64(s.step), 2*CrowdSlots+CrowdFullSteps-1))
+	i := int(bmMod(int64(s.since(now)/s.step), crowdCycle))
 	switch {
 	case i <= CrowdSlots:
 		return s.names[:i] // 0 … full
@@ -110,15 +119,20 @@ func (s *crowd) Respond(q []byte, _ netip.AddrPort, now time.Time) [][]byte {
 	return [][]byte{b}
 }
 
-// NewFlappingServer is the demo's flapping server: a crowd (a player
-// every 30 s) that is down for 3 minutes of every 10.
+// NewFlappingServer is the demo's flapping server: a crowd that is down
+// for 3 minutes of every 10 and, each time it is up, fills (a player
+// every 21 s), stays full, and empties.
 func NewFlappingServer(seed int64) Handler {
 	return NewFlappingServerAt(seed, FlapSchedule{})
 }
 
 // FlapSchedule is the flapping server's schedule: silent for Down of
-// every Period, a player joining (then leaving) every Step. A zero field
-// is NewFlappingServer's (10 minutes, 3 minutes, 30 s); a test runs the
+// every Period, a player joining (then leaving) every Step. Each up
+// starts empty, and the crowd's cycle counts from it, so that every up
+// shows joins, full, leaves and empty in that order when the cycle fits
+// (the default Step makes it: the up time over the cycle's steps plus
+// one). A zero field is NewFlappingServer's (10 minutes, 3 minutes, 21 s);
+// a test runs the
 // same server in seconds.
 type FlapSchedule struct {
 	Period, Down, Step time.Duration
@@ -136,10 +150,7 @@ func (s FlapSchedule) Defaults() FlapSchedule {
 		s.Down = s.Period / 2
 	}
 	if s.Step <= 0 {
-		s.Step = 30 * time.Second
-		if s.Period < 10*time.Minute {
-			s.Step = s.Period / 20
-		}
+		s.Step = (s.Period - s.Down) / (crowdCycle + 1)
 	}
 	return s
 }
@@ -147,5 +158,8 @@ func (s FlapSchedule) Defaults() FlapSchedule {
 // NewFlappingServerAt is the flapping server on schedule s.
 func NewFlappingServerAt(seed int64, s FlapSchedule) Handler {
 	s = s.Defaults()
-	return Flapping(s.Period, s.Down, NewQuake3Crowd(seed, s.Step))
+	since := func(now time.Time) time.Duration {
+		return time.Duration(bmMod(now.UnixNano(), int64(s.Period))) - s.Down
+	}
+	return Flapping(s.Period, s.Down, newCrowd(seed, s.Step, since))
 }

@@ -80,7 +80,7 @@ func TestDemoFlapping(t *testing.T) {
 	if _, err := Start(ctx, Config{Servers: 1, Flapping: &FlapSchedule{}, FlappingAddr: "192.0.2.1:27960"}); err == nil {
 		t.Error("a flapping server off loopback was started")
 	}
-	if s := (FlapSchedule{Period: 8 * time.Second}).Defaults(); s.Down != 2400*time.Millisecond || s.Step != 400*time.Millisecond {
+	if s := (FlapSchedule{Period: 8 * time.Second}).Defaults(); s.Down != 2400*time.Millisecond || s.Step != 280*time.Millisecond {
 		t.Errorf("schedule %+v", s)
 	}
 }

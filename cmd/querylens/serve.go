@@ -182,7 +182,7 @@ func (e *env) serve(args []string) int {
 	fs.IntVar(&o.demoA2SList, "demo-a2s-list", 0, "with --demo: how many addresses the Steam-like master lists in all, the A2S servers among silent\n"+
 		"loopback ones (up to "+strconv.Itoa(demo.MaxA2SList)+"; 0: just the A2S servers)")
 	fs.DurationVar(&o.demoFlap, "demo-flapping-period", 10*time.Minute, "with --demo: the flapping server (Quake III, for trying alerts) is down for 3/10 of every `PERIOD`;\n"+
-		"a player joins every 30 s (every PERIOD/20 when shorter than 10 minutes) until it is full, then they leave")
+		"each time it is up, players join until it is full, stay a while, then leave (a player every 21 s at 10 minutes)")
 	fs.StringVar(&o.demoFlapAddr, "demo-flapping-addr", "", "with --demo: where the flapping server listens, a loopback `HOST:PORT` (default a free port;\n"+
 		"alerts/testdata/watches.demo.toml names 127.0.0.1:27960)")
 	fs.StringVar(&o.demoReceiver, "demo-discord-receiver", "", "with --demo: also run a Discord-shaped webhook receiver at this loopback `HOST:PORT`, printing what\n"+
