@@ -8,6 +8,8 @@ import (
 	"path/filepath"
 	"regexp"
 	"strings"
+
+	"github.com/querylens/querylens/internal/wasmmodule"
 )
 
 // The browser modules the start section opens the page with besides the
@@ -15,8 +17,10 @@ import (
 // families, and any module given by a flag. A module reaches the page the
 // way the command serves it: embedded in a querylens binary, which this
 // builds with `go build -overlay` putting the module's precompressed files
-// (internal/cmd/precompress) in place of web/static/querylens.wasm.{br,gz,json}.
-// Nothing is written into the source tree.
+// (internal/cmd/precompress) in place of web/static/querylens.wasm.{br,gz,json},
+// and the modules' index (querylens.modules.json) with its combined entry
+// describing that module (the server refuses an index that disagrees with
+// its modules). Nothing is written into the source tree.
 
 // extraFamilies are the codec packages copied, in order, for the module of
 // twelve more families: each of today's eight once, then the four largest
@@ -169,6 +173,26 @@ func (e *env) embedModule(ctx context.Context, wasm, dir string) (*servedModule,
 		}
 		replace[target] = filepath.Join(dir, f)
 	}
+	// The index names the combined module's sizes: the one in the tree,
+	// with its combined entry replaced by this module's.
+	static := filepath.Join(e.root, "web", "static")
+	x, err := wasmmodule.LoadIndex(os.DirFS(static))
+	if err != nil {
+		return nil, fmt.Errorf("the binary's module index (web/static/%s): %w", wasmmodule.IndexName, err)
+	}
+	m, err := wasmmodule.LoadNamed(os.DirFS(dir), wasmmodule.Name)
+	if err != nil {
+		return nil, err
+	}
+	x.Modules[0] = wasmmodule.EntryOf(m.Manifest)
+	ib, err := json.MarshalIndent(x, "", "  ")
+	if err != nil {
+		return nil, err
+	}
+	if err := os.WriteFile(filepath.Join(dir, wasmmodule.IndexName), append(ib, '\n'), 0o644); err != nil {
+		return nil, err
+	}
+	replace[filepath.Join(static, wasmmodule.IndexName)] = filepath.Join(dir, wasmmodule.IndexName)
 	overlay, err := writeOverlay(filepath.Join(dir, "embed-overlay.json"), replace)
 	if err != nil {
 		return nil, err
