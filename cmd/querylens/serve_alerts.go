@@ -617,30 +617,48 @@ func (a *alertsRun) boardSample(id string, ref alerts.Ref, s alerts.Sample) {
 // row changes (posted again if someone deleted it). A failed edit is
 // tried again after a while.
 func (a *alertsRun) boardLoop(ctx context.Context) {
+	take := func() []string {
+		a.mu.Lock()
+		defer a.mu.Unlock()
+		return takeSorted(a.boards)
+	}
+	again := func(id string) {
+		a.mu.Lock()
+		a.boards[id] = true
+		a.mu.Unlock()
+	}
+	editLoop(ctx, a.boardC, 0, take, a.board, again, a.logger, "watch")
+}
+
+// editLoop runs live messages' edits: woken by wake, it waits settle (a
+// burst of samples makes one edit), takes the ids to edit, edits each
+// (edit), and hands the failed ones back (again), to be tried once more
+// after 10 s. what names an id in the log ("watch", "board").
+func editLoop(ctx context.Context, wake <-chan struct{}, settle time.Duration, take func() []string,
+	edit func(context.Context, string) error, again func(string), logger *slog.Logger, what string) {
 	retry := time.NewTimer(time.Hour)
 	defer retry.Stop()
 	for {
 		select {
 		case <-ctx.Done():
 			return
-		case <-a.boardC:
+		case <-wake:
 		case <-retry.C:
 		}
-		a.mu.Lock()
-		var ids []string
-		for id := range a.boards {
-			ids = append(ids, id)
+		if settle > 0 {
+			t := time.NewTimer(settle)
+			select {
+			case <-ctx.Done():
+				t.Stop()
+				return
+			case <-t.C:
+			}
 		}
-		clear(a.boards)
-		a.mu.Unlock()
-		sort.Strings(ids)
 		failed := false
-		for _, id := range ids {
-			if err := a.board(ctx, id); err != nil && ctx.Err() == nil {
-				a.logger.Warn("alerts: live board", "watch", id, "err", err)
-				a.mu.Lock()
-				a.boards[id] = true
-				a.mu.Unlock()
+		for _, id := range take() {
+			if err := edit(ctx, id); err != nil && ctx.Err() == nil {
+				logger.Warn("alerts: live board", what, id, "err", err)
+				again(id)
 				failed = true
 			}
 		}
@@ -648,6 +666,14 @@ func (a *alertsRun) boardLoop(ctx context.Context) {
 			retry.Reset(10 * time.Second)
 		}
 	}
+}
+
+// takeSorted empties set and returns its ids, sorted (the caller holds
+// the set's lock).
+func takeSorted(set map[string]bool) []string {
+	ids := slices.Sorted(maps.Keys(set))
+	clear(set)
+	return ids
 }
 
 // board edits watch id's board (or posts it) and stores its message ids.

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"slices"
-	"sort"
 	"strconv"
 	"sync"
 	"time"
@@ -210,46 +209,19 @@ func (a *alertsRun) boardsObserve(k history.Key, rep server.Report) {
 func (a *alertsRun) boardsLoop(ctx context.Context) {
 	mb := &a.mb
 	mb.init()
-	retry := time.NewTimer(time.Hour)
-	defer retry.Stop()
-	for {
-		select {
-		case <-ctx.Done():
-			return
-		case <-mb.c:
-		case <-retry.C:
-		}
-		settle := time.NewTimer(boardSettle)
-		select {
-		case <-ctx.Done():
-			settle.Stop()
-			return
-		case <-settle.C:
-		}
+	take := func() []string {
 		mb.mu.Lock()
-		var ids []string
-		for id := range mb.dirty {
-			ids = append(ids, id)
-		}
-		clear(mb.dirty)
-		mb.mu.Unlock()
-		sort.Strings(ids)
-		failed := false
-		for _, id := range ids {
-			if err := a.editBoard(ctx, id); err != nil && ctx.Err() == nil {
-				a.logger.Warn("alerts: live board", "board", id, "err", err)
-				mb.mu.Lock()
-				if _, ok := mb.boards[id]; ok {
-					mb.dirty[id] = true
-				}
-				mb.mu.Unlock()
-				failed = true
-			}
-		}
-		if failed {
-			retry.Reset(10 * time.Second)
-		}
+		defer mb.mu.Unlock()
+		return takeSorted(mb.dirty)
 	}
+	again := func(id string) {
+		mb.mu.Lock()
+		if _, ok := mb.boards[id]; ok {
+			mb.dirty[id] = true
+		}
+		mb.mu.Unlock()
+	}
+	editLoop(ctx, mb.c, boardSettle, take, a.editBoard, again, a.logger, "board")
 }
 
 // editBoard edits board id's messages (or posts them) and stores their
