@@ -61,6 +61,18 @@ type Description struct {
 	// cuts a stream into the datagram-like messages Query.Feed takes. Nil
 	// for datagrams, each of which is a message.
 	MessageLen func(b []byte) int
+	// SRV, for a protocol whose servers may be named by a DNS SRV record,
+	// is the record's service and protocol labels ("_minecraft._tcp"): a
+	// target given as a bare name (no port) is looked up there first
+	// (NAME prefixed with SRV), then as the name on the DefaultPort. The
+	// relay resolves, never the page. "": no SRV lookup.
+	SRV string
+	// TargetInQuery says the query carries the target's name and port as
+	// the user gave them (Minecraft's handshake, on which proxies route):
+	// whoever runs the conversation passes them to NewQuery as the
+	// options "host" and "port", and the relay refuses a query whose host
+	// or port is not the target's.
+	TargetInQuery bool
 }
 
 // MasterDescription is how a protocol asks a master server for its list.
