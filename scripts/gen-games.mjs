@@ -130,13 +130,14 @@ const byGame = {
 }
 
 // options are the querylens query options a game needs beyond its
-// protocol's defaults: Doom 3's engine answers differently per game.
+// protocol's defaults: Doom 3's engine answers differently per game
+// (codecs/doom3's game option: doom3, quake4, prey, etqw, wolf).
 const options = {
   doom3: { game: 'doom3' },
   quake4: { game: 'quake4' },
   prey: { game: 'prey' },
   etqw: { game: 'etqw' },
-  wolfenstein: { game: 'wolfenstein' }
+  wolfenstein: { game: 'wolf' }
 }
 
 // steam are the Steam app ids of the games whose servers Steam's master

@@ -358,7 +358,7 @@ var table = []Game{
 	{ID: "warfork", Name: "Warfork", Year: 2019, GameDig: "warsow", Protocol: "quake3", QueryPort: 44400},
 	{ID: "warsow", Name: "Warsow", Year: 2012, GameDig: "warsow", Protocol: "quake3", Port: 44400},
 	{ID: "wet", OldIDs: []string{"wolfensteinet"}, Name: "Wolfenstein: Enemy Territory", Year: 2003, GameDig: "quake3", Protocol: "quake3", QueryPort: 27960},
-	{ID: "wolfenstein", OldIDs: []string{"wolfenstein2009"}, Name: "Wolfenstein", Year: 2009, GameDig: "doom3", Protocol: "doom3", Options: map[string]string{"game": "wolfenstein"}, Port: 27666, Why: "a UDP protocol not done yet: Doom 3's getInfo"},
+	{ID: "wolfenstein", OldIDs: []string{"wolfenstein2009"}, Name: "Wolfenstein", Year: 2009, GameDig: "doom3", Protocol: "doom3", Options: map[string]string{"game": "wolf"}, Port: 27666, Why: "a UDP protocol not done yet: Doom 3's getInfo"},
 	{ID: "wop", Name: "World Of Padman", Year: 2007, GameDig: "quake3", Protocol: "quake3", Port: 26000},
 	{ID: "wot", OldIDs: []string{"wheeloftime"}, Name: "Wheel of Time", Year: 1999, GameDig: "gamespy1", Protocol: "gamespy1", Port: 7777, Offsets: []int{1}},
 	{ID: "wurmunlimited", OldIDs: []string{"wurm"}, Name: "Wurm Unlimited", Year: 2006, GameDig: "valve", Protocol: "a2s", Port: 3724, QueryPort: 27016, Master: "a2s", Filter: "\\appid\\366220"},
