@@ -32,7 +32,15 @@ func TestTable(t *testing.T) {
 		t.Errorf("%d games, want GameDig %s's 358", len(table), GameDigVersion)
 	}
 	ids := map[string]string{}
+	filters := map[string]string{} // master, its address and filter: the game listed
 	for i, g := range table {
+		if g.Filter != "" {
+			k := g.Master + " " + g.MasterAddr + " " + g.Filter
+			if o, dup := filters[k]; dup {
+				t.Errorf("%s and %s are both listed by %s", o, g.ID, k)
+			}
+			filters[k] = g.ID
+		}
 		if i > 0 && table[i-1].ID >= g.ID {
 			t.Errorf("%q after %q: want the table sorted by id", g.ID, table[i-1].ID)
 		}
