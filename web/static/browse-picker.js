@@ -28,14 +28,16 @@ if (gamePick && gameListMasters.length) {
 function gameOf(typed) {
   const t = typed.trim().toLowerCase();
   if (!t) return null;
+  /** @param {string} s */
+  const byIdOrName = (s) => games.find((g) => g.id === s || (g.old ?? []).includes(s)) ?? games.find((g) => g.name.toLowerCase() === s);
   const inner = /\(\s*([^()]*?)\s*\)$/.exec(t)?.[1] ?? t;
-  if (/^\d+$/.test(inner)) {
+  let g = byIdOrName(t);
+  if (!g && /^\d+$/.test(inner)) {
     const filter = `\\appid\\${Number(inner)}`;
-    const g = games.find((g) => g.filter === filter);
+    g = games.find((g) => g.filter === filter);
     return g ? { label: g.name, filter, master: g.master } : { label: "app " + Number(inner), filter };
   }
-  const g =
-    games.find((g) => g.id === inner || (g.old ?? []).includes(inner)) ?? games.find((g) => g.name.toLowerCase() === t || g.name.toLowerCase() === inner);
+  g ??= byIdOrName(inner);
   return g ? { label: g.name, filter: g.filter, master: g.master } : undefined;
 }
 
