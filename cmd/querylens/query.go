@@ -110,6 +110,9 @@ func (e *env) query(args []string, master bool) int {
 			if *filter == "" {
 				*filter = game.Filter
 			}
+			if len(pos) == 0 && game.MasterAddr != "" {
+				pos = []string{game.MasterAddr}
+			}
 		case !game.Served():
 			return e.usageErr(fs, game.Name+" ("+game.ID+") is not served: "+game.WhyNot())
 		default:
@@ -118,6 +121,17 @@ func (e *env) query(args []string, master bool) int {
 				if _, set := opts[k]; !set {
 					opts[k] = v
 				}
+			}
+			if len(pos) == 1 {
+				// HOST, or HOST:PORT with the game port: the query port.
+				addr, moved, err := gameTarget(game, pos[0])
+				if err != nil {
+					return e.usageErr(fs, "bad address "+strconv.Quote(pos[0])+" for "+game.Name+": "+err.Error())
+				}
+				if moved {
+					io.WriteString(e.stderr, "querylens query: "+game.Name+" ("+game.ID+") answers queries on "+addr+"\n")
+				}
+				pos[0] = addr
 			}
 		}
 	}
@@ -133,21 +147,9 @@ func (e *env) query(args []string, master bool) int {
 	target := ""
 	if len(pos) == 1 {
 		target = pos[0]
-		if *gameID != "" && !master {
-			addr, moved, err := gameTarget(game, target)
-			if err != nil {
-				return e.usageErr(fs, "bad address "+strconv.Quote(target)+" for "+game.Name+": "+err.Error())
-			}
-			if moved {
-				io.WriteString(e.stderr, "querylens query: "+game.Name+" ("+game.ID+") answers queries on "+addr+"\n")
-			}
-			target = addr
-		} else if _, _, err := net.SplitHostPort(target); err != nil {
+		if _, _, err := net.SplitHostPort(target); err != nil {
 			return e.usageErr(fs, "bad address "+strconv.Quote(target)+": want HOST:PORT")
 		}
-	}
-	if target == "" && master && game.MasterAddr != "" {
-		target = game.MasterAddr
 	}
 	if *proto == "" {
 		*proto = guessProtocol(target)
