@@ -143,6 +143,14 @@ func gameTarget(g games.Game, target string) (addr string, moved bool, err error
 	return net.JoinHostPort(host, strconv.Itoa(q)), q != n, nil
 }
 
+// bareSRV says target is a bare name of a protocol whose servers an SRV
+// record may name (Minecraft's): it is looked up there before the
+// protocol's default port, so -g leaves it bare.
+func bareSRV(d codecs.Description, target string) bool {
+	_, _, err := net.SplitHostPort(target)
+	return err != nil && d.SRV != "" && net.ParseIP(strings.Trim(target, "[]")) == nil
+}
+
 type targetError string
 
 func (e targetError) Error() string { return string(e) }

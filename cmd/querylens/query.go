@@ -122,7 +122,8 @@ func (e *env) query(args []string, master bool) int {
 					opts[k] = v
 				}
 			}
-			if len(pos) == 1 {
+			d, _ := codecs.LookupDescription(game.Protocol)
+			if len(pos) == 1 && !bareSRV(d, pos[0]) {
 				// HOST, or HOST:PORT with the game port: the query port.
 				addr, moved, err := gameTarget(game, pos[0])
 				if err != nil {
