@@ -54,10 +54,10 @@ func readMagic(r *wire.Reader) {
 }
 
 // DecodeResponse decodes an infoResponse, picking the game from its
-// protocol version (GameAuto). req, the query it answers, may be nil; it
+// protocol version (GameAuto; see decodeAuto for Wolfenstein). req, the query it answers, may be nil; it
 // does not change the reading.
 func DecodeResponse(b []byte, req *Request) (Response, error) {
-	return DecodeGame(b, GameAuto)
+	return decodeAuto(b, nil)
 }
 
 // DecodeGame decodes an infoResponse in the dialect of g (GameAuto: from
