@@ -89,7 +89,7 @@ func (s *d3Server) Respond(q []byte, _ netip.AddrPort, now time.Time) [][]byte {
 		r.Players = r.Players[:len(r.Players)-1]
 		head, _ := doom3.AppendResponse(nil, r)
 		end := len(head) - 5 - len(r.Trailing) - etqwTail(r) // where the last player starts in b
-		name := end + 3 // id and ping
+		name := end + 3                                      // id and ping
 		if s.game != doom3.GameETQW {
 			name += 4 // rate
 		}

@@ -115,8 +115,8 @@ func TestGames(t *testing.T) {
 func TestInfo(t *testing.T) {
 	tests := []struct {
 		name, srv, mapName, version string
-		max, players              int
-		password                  bool
+		max, players                int
+		password                    bool
 	}{
 		{"doom3", "querylens Doom 3 demo #13", "game/mp/d3dm2", "1.41", 8, 4, true},
 		{"prey", "querylens Prey demo #95", "game/dmradar", "3.1", 8, 5, true},

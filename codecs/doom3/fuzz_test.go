@@ -19,9 +19,9 @@ func addSeeds(f *testing.F) {
 	for _, g := range goldens(f) {
 		f.Add(g.b)
 	}
-	f.Add([]byte{})                                                                           // nothing
-	f.Add(codectest.Unhex(f, "ffff 696e666f526573706f6e736500 00000000 29000100 0000 20"))    // no os mask
-	f.Add(codectest.Unhex(f, "ffff 696e666f526573706f6e736500 00000000 29000100 0000 21"))    // a player id past the last
+	f.Add([]byte{})                                                                            // nothing
+	f.Add(codectest.Unhex(f, "ffff 696e666f526573706f6e736500 00000000 29000100 0000 20"))     // no os mask
+	f.Add(codectest.Unhex(f, "ffff 696e666f526573706f6e736500 00000000 29000100 0000 21"))     // a player id past the last
 	f.Add(codectest.Unhex(f, "ffff 696e666f526573706f6e736500 00000000 00000000 14000a00 01")) // ETQW's version, a size cut short
 }
 
