@@ -14,7 +14,8 @@ import (
 // server reports is a pure function of its seed and the clock, like the
 // other emulations. The protocol versions are the games' layouts' (major
 // 1, 2, 3, ETQW 10.20: no rate, a clan tag, a bot flag); Wolfenstein's is
-// made up (8.0), as no public source gives it.
+// made up (8.0), as no public source gives it. ETQW and Wolfenstein
+// servers always have one bot in.
 
 type d3Server struct {
 	game     doom3.Game
@@ -185,7 +186,8 @@ func (s *d3Server) state(now time.Time) doom3.Response {
 	for i := range max - 2 {
 		h := bmMix(s.seed, uint64(300+i))
 		period := int64(3+h%8) * 60
-		if bmMod(t+int64(h>>8%3600), period) >= period*int64(40+h>>20%50)/100 {
+		bot := i == 5 && (s.game == doom3.GameETQW || s.game == doom3.GameWolf) // always in
+		if !bot && bmMod(t+int64(h>>8%3600), period) >= period*int64(40+h>>20%50)/100 {
 			continue
 		}
 		p := doom3.Player{ID: uint8(i + 1), Ping: uint16(15 + h>>32%120), Rate: 16000 + uint32(h>>40%4)*8000,
@@ -196,7 +198,7 @@ func (s *d3Server) state(now time.Time) doom3.Response {
 		if s.game == doom3.GameQuake4 || s.game == doom3.GameETQW {
 			p.Clan = [...]string{"", "[QL]", "=DoA="}[i%3]
 		}
-		if s.game == doom3.GameETQW && i == 5 {
+		if bot {
 			p.Name, p.Ping, p.Bot = "Bot Sarge", 0, 1
 		}
 		r.Players = append(r.Players, p)

@@ -120,7 +120,7 @@ func TestInfo(t *testing.T) {
 	}{
 		{"doom3", "querylens Doom 3 demo #13", "game/mp/d3dm2", "1.41", 8, 4, true},
 		{"prey", "querylens Prey demo #95", "game/dmradar", "3.1", 8, 5, true},
-		{"etqw", "querylens ETQW demo #78", "salvage", "10.20", 24, 12, false},
+		{"etqw", "querylens ETQW demo #78", "salvage", "10.20", 24, 13, false},
 		{"doom3-empty-trailing", "été Empty", "game/mp/d3dm3", "1.41", 4, 0, true},
 	}
 	for _, tc := range tests {

@@ -97,7 +97,8 @@ type Player struct {
 	HasClan    bool
 	ClanPos    uint8
 	HasClanPos bool
-	// Bot is ETQW's type flag (1: a bot); HasBot says it was sent.
+	// Bot is ETQW's and Wolfenstein's type flag (1: a bot); HasBot says
+	// it was sent.
 	Bot    uint8
 	HasBot bool
 }
@@ -164,7 +165,7 @@ const (
 func hasRate(g Game, v uint32) bool    { return g != GameETQW || v <= etqwNoRateAfter }
 func hasClan(g Game, v uint32) bool    { return g == GameQuake4 || g == GameETQW && v >= etqwClanSince }
 func hasClanPos(g Game, v uint32) bool { return g == GameETQW && v >= etqwClanSince }
-func hasBot(g Game) bool               { return g == GameETQW }
+func hasBot(g Game) bool               { return g == GameETQW || g == GameWolf }
 
 func equalFold(a, b string) bool {
 	if len(a) != len(b) {
