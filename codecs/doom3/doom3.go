@@ -39,7 +39,7 @@ const (
 	GameQuake4      // Doom 3's record and a clan tag
 	GamePrey        // Doom 3's record
 	GameETQW        // task id before the challenge, a size after the version; id, ping, [rate], name, [clan position, clan], bot; a longer tail
-	GameWolf        // Doom 3's record; the list ends at id 16 (or 32)
+	GameWolf        // Doom 3's record and a bot flag (as qstat reads it); the list ends at id 16 (or 32)
 	gameCount
 )
 
