@@ -241,4 +241,8 @@ func TestEmptyValues(t *testing.T) {
 	if _, err := doom3.AppendResponse(nil, doom3.Response{Players: []doom3.Player{{ID: 32}}}); err == nil {
 		t.Error("player id 32 encodes")
 	}
+	_, err := doom3.AppendResponse(nil, doom3.Response{Players: []doom3.Player{{ID: 1, Name: "a\x00b"}}})
+	codectest.WantError(t, err, codecs.ErrBadValue, "players[0]", -1)
+	_, err = doom3.AppendResponse(nil, doom3.Response{Vars: []doom3.Var{{"k", "v"}, {"k\x00", "v"}}})
+	codectest.WantError(t, err, codecs.ErrBadValue, "vars[1]", -1)
 }

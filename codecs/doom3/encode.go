@@ -52,13 +52,11 @@ func AppendResponse(dst []byte, r Response) ([]byte, error) {
 		if kv.Key == "" && kv.Value == "" {
 			return dst, newError("vars["+strconv.Itoa(i)+"]", len(dst), "", codecs.Detail(codecs.ErrBadValue, "an empty pair ends the list"))
 		}
-		var err error
-		if dst, err = appendString(dst, "vars["+strconv.Itoa(i)+"].key", kv.Key); err != nil {
-			return dst, err
+		if hasNUL(kv.Key) || hasNUL(kv.Value) {
+			return dst, nulError("vars["+strconv.Itoa(i)+"]", len(dst))
 		}
-		if dst, err = appendString(dst, "vars["+strconv.Itoa(i)+"].value", kv.Value); err != nil {
-			return dst, err
-		}
+		dst = appendString(dst, kv.Key)
+		dst = appendString(dst, kv.Value)
 	}
 	dst = append(dst, 0, 0)
 	end := uint8(maxPlayersListed)
@@ -69,26 +67,23 @@ func AppendResponse(dst []byte, r Response) ([]byte, error) {
 		return dst, newError("players", len(dst), "", codecs.Detail(codecs.ErrTooLong, "at most 32 players"))
 	}
 	for i, p := range r.Players {
-		field := "players[" + strconv.Itoa(i) + "]"
 		if p.ID >= maxPlayersListed || g == GameWolf && p.ID == maxPlayersListed/2 {
-			return dst, newError(field+".id", len(dst), "", codecs.Detail(codecs.ErrBadValue, "id "+strconv.Itoa(int(p.ID))+" ends the list"))
+			return dst, newError("players["+strconv.Itoa(i)+"].id", len(dst), "", codecs.Detail(codecs.ErrBadValue, "id "+strconv.Itoa(int(p.ID))+" ends the list"))
+		}
+		if hasNUL(p.Name) || hasNUL(p.Clan) {
+			return dst, nulError("players["+strconv.Itoa(i)+"]", len(dst))
 		}
 		dst = append(dst, p.ID)
 		dst = binary.LittleEndian.AppendUint16(dst, p.Ping)
 		if hasRate(g, v) {
 			dst = binary.LittleEndian.AppendUint32(dst, p.Rate)
 		}
-		var err error
-		if dst, err = appendString(dst, field+".name", p.Name); err != nil {
-			return dst, err
-		}
+		dst = appendString(dst, p.Name)
 		if hasClanPos(g, v) {
 			dst = append(dst, p.ClanPos)
 		}
 		if hasClan(g, v) {
-			if dst, err = appendString(dst, field+".clan", p.Clan); err != nil {
-				return dst, err
-			}
+			dst = appendString(dst, p.Clan)
 		}
 		if hasBot(g) {
 			dst = append(dst, p.Bot)
@@ -125,11 +120,15 @@ func gameOfVersion(major uint16) Game {
 	return GameDoom3
 }
 
-// appendString appends s as Latin-1 and its NUL; a NUL inside s is refused.
-func appendString(dst []byte, field, s string) ([]byte, error) {
-	if strings.IndexByte(s, 0) >= 0 {
-		return dst, newError(field, len(dst), "", codecs.Detail(codecs.ErrBadValue, "a NUL inside the text"))
-	}
-	dst = codecs.ToLatin1(dst, s)
-	return append(dst, 0), nil
+// appendString appends s as Latin-1 and its NUL.
+func appendString(dst []byte, s string) []byte {
+	return append(codecs.ToLatin1(dst, s), 0)
+}
+
+func hasNUL(s string) bool { return strings.IndexByte(s, 0) >= 0 }
+
+// nulError is the error of a string with a NUL inside, which would end it
+// early, in the record at field.
+func nulError(field string, off int) error {
+	return newError(field, off, "", codecs.Detail(codecs.ErrBadValue, "a NUL inside the text"))
 }
