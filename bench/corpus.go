@@ -13,6 +13,7 @@ import (
 
 	"github.com/querylens/querylens/codecs"
 	_ "github.com/querylens/querylens/codecs/all"
+	"github.com/querylens/querylens/codecs/doom3"
 	"github.com/querylens/querylens/demo"
 )
 
@@ -74,6 +75,7 @@ func Corpus(root string) ([]Packet, error) {
 		{"quake3", "status", demo.NewQuake3(7, demo.Quake3IOQ3, demo.Normal)},
 		{"gamespy1", "split", demo.NewGameSpy1(7, demo.GameSpy1UT99, demo.Normal)},
 		{"gamespy3", "split", demo.NewGameSpy3(7, demo.GameSpy3UT3, demo.Normal)},
+		{"doom3", "etqw", demo.NewDoom3(7, doom3.GameETQW, demo.Normal)},
 	} {
 		p, err := Converse(c.protocol, c.h, nil, corpusTime)
 		if err != nil {

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/querylens/querylens/codecs"
+	"github.com/querylens/querylens/codecs/doom3"
 	"github.com/querylens/querylens/server"
 )
 
@@ -231,6 +232,12 @@ func Start(ctx context.Context, cfg Config) (*Demo, error) {
 			map[string]string{"minecraft": "true"}},
 		{"gamespy3", Normal, func(s int64, b Behavior) Handler { return NewGameSpy3(s+2, GameSpy3NoChallenge, b) },
 			map[string]string{"challenge": "false"}},
+		{"doom3", Normal, func(s int64, b Behavior) Handler { return NewDoom3(s, doom3.GameDoom3, b) }, nil},
+		{"doom3", Normal, func(s int64, b Behavior) Handler { return NewDoom3(s+1, doom3.GameQuake4, b) }, nil},
+		{"doom3", Normal, func(s int64, b Behavior) Handler { return NewDoom3(s+2, doom3.GameETQW, b) }, nil},
+		{"doom3", Truncated, func(s int64, b Behavior) Handler { return NewDoom3(s+3, doom3.GamePrey, b) }, nil},
+		{"doom3", Normal, func(s int64, b Behavior) Handler { return NewDoom3(s+4, doom3.GameWolf, b) },
+			map[string]string{"game": "wolf"}},
 		// Hostile servers: their pages show "malformed" with the field and
 		// offset at fault (see Hostile for what each one breaks; the
 		// server browser does not ask A2S RULES, so the first shows
@@ -241,6 +248,8 @@ func Start(ctx context.Context, cfg Config) (*Demo, error) {
 		{"a2s", BadCount, func(s int64, b Behavior) Handler { return Hostile("a2s", b, NewA2S(s+6, A2SConfig{}, Normal)) }, nil},
 		{"a2s", Endless, func(s int64, b Behavior) Handler { return Hostile("a2s", b, NewA2S(s+7, A2SConfig{}, Normal)) }, nil},
 		{"quake3", Endless, func(s int64, b Behavior) Handler { return Hostile("quake3", b, NewQuake3(s+4, Quake3IOQ3, Normal)) }, nil},
+		{"doom3", Endless, func(s int64, b Behavior) Handler { return NewDoom3(s+5, doom3.GameDoom3, b) }, nil},
+		{"doom3", BadCount, func(s int64, b Behavior) Handler { return NewDoom3(s+6, doom3.GameQuake4, b) }, nil},
 		{"gamespy1", Endless, func(s int64, b Behavior) Handler {
 			return Hostile("gamespy1", b, NewGameSpy1(s+3, GameSpy1UT99, Normal))
 		}, nil},

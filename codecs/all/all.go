@@ -9,6 +9,7 @@ import (
 	_ "github.com/querylens/querylens/codecs"
 	_ "github.com/querylens/querylens/codecs/a2s"
 	_ "github.com/querylens/querylens/codecs/bloodmasters"
+	_ "github.com/querylens/querylens/codecs/doom3"
 	_ "github.com/querylens/querylens/codecs/gamespy1"
 	_ "github.com/querylens/querylens/codecs/gamespy2"
 	_ "github.com/querylens/querylens/codecs/gamespy3"
