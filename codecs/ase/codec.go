@@ -297,3 +297,12 @@ func itoa(i int) string { return strconv.Itoa(i) }
 func newError(field string, off int, layer string, err error) *codecs.Error {
 	return &codecs.Error{Protocol: Protocol, Field: field, Offset: off, Layer: layer, Err: err}
 }
+
+// QueryKey implements codecs.QueryKeyer: the query itself, which carries
+// nothing to neutralise; nil when b is not the query.
+func (*Codec) QueryKey(b []byte) []byte {
+	if _, err := DecodeRequest(b); err != nil {
+		return nil
+	}
+	return b
+}
