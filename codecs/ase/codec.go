@@ -135,7 +135,7 @@ func fields(r *Response, head int, rulesEnd bool) codecs.Object {
 
 // info is the neutral view (docs/protocols/ase.md "Neutral view"):
 // hostname, map, gametype, version, password ("1"), the two counts, the
-// game's short name and port as the first rules ("gamename", "port")
+// game's short name and game port as the first rules ("gamename", "hostport", as qstat names them)
 // before the server's own, and the players. The wire has no absent
 // number in the neutral view's shape: a score or ping the flags leave out
 // (or that is not decimal) is 0 there, and the fields object says which it
@@ -176,7 +176,7 @@ func info(r *Response, head int, rulesEnd bool, m *codecs.Message) *codecs.Info 
 		in.Rules = make([][2]string, 0, 2+len(r.Rules))
 		in.Rules = append(in.Rules, [2]string{"gamename", Text(r.Game)})
 		if head > 1 {
-			in.Rules = append(in.Rules, [2]string{"port", Text(r.Port)})
+			in.Rules = append(in.Rules, [2]string{"hostport", Text(r.Port)})
 		}
 		for _, x := range r.Rules {
 			in.Rules = append(in.Rules, [2]string{Text(x.Key), Text(x.Value)})

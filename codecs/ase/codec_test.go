@@ -183,7 +183,7 @@ func TestEmptyValues(t *testing.T) {
 		t.Fatal(err)
 	}
 	got := string(codecs.AppendJSON(nil, m.Object()[2].Value))
-	want := `{"name":"","map":"","game_type":"","version":"","password":false,"players":[],"rules":[["gamename",""],["port",""]]}`
+	want := `{"name":"","map":"","game_type":"","version":"","password":false,"players":[],"rules":[["gamename",""],["hostport",""]]}`
 	if got != want {
 		t.Errorf("info\n got %s\nwant %s", got, want)
 	}

@@ -42,5 +42,5 @@ func ExampleCodec_Decode() {
 	m, _ := (&ase.Codec{}).Decode([][]byte{[]byte("EYE1\x04mta\x0622003\x02x\x02y\x02z\x021\x020\x020\x0332\x01")}, codecs.DecodeOptions{})
 	fmt.Println(m.Info.Name, m.Info.Map, m.Info.GameType, m.Info.MaxPlayers, m.Info.Rules)
 	// Output:
-	// x z y 32 [[gamename mta] [port 22003]]
+	// x z y 32 [[gamename mta] [hostport 22003]]
 }
