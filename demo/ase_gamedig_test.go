@@ -32,8 +32,8 @@ type gdASE struct {
 // fields, must be what our decoder reads from the same reply, absent
 // fields included (GameDig leaves out of a player's raw object the fields
 // whose flag bit is off, as our fields object does). GameDig parses
-// score, ping and time with parseInt, so an empty one (MTA's time) is
-// NaN, null in its JSON. A reply changed in one player's fields (a field
+// score, ping and time with parseInt, so an empty one (the MTA-like
+// server's time) is NaN, null in its JSON. A reply changed in one player's fields (a field
 // removed with its bit, or a score) must make the comparison fail.
 func TestASEGameDigInterop(t *testing.T) {
 	node := needGameDig(t)

@@ -19,9 +19,9 @@ const QueryPortOffset = 123
 const Magic = "EYE1"
 
 // QueryFull is the one query byte: the full status (server, rules and
-// players). MTA answers other bytes of its own with other replies (a
-// lighter one that starts "EYE2" for its in-game browser); they are not
-// part of the protocol the other games speak, and not decoded here.
+// players). MTA's server has lighter queries of its own for its in-game
+// browser; they are not part of what the other games answer, and not
+// decoded here.
 const QueryFull = 's'
 
 // Limits.
@@ -118,8 +118,8 @@ func (p *Player) field(i int) *string {
 }
 
 // Response is the reply to the full query. Every value is text as the
-// server sent it (bytes in a Go string: MTA sends UTF-8, older games their
-// code page); the neutral view (Codec.Decode) reads numbers out of them and
+// server sent it (bytes in a Go string: UTF-8 from MTA, the code page of
+// older games); the neutral view (Codec.Decode) reads numbers out of them and
 // converts text that is not UTF-8 from Latin-1.
 type Response struct {
 	Game       string // the game's short name: "mta", "farcry", …

@@ -1,7 +1,8 @@
 // Package ase encodes and decodes the All-Seeing Eye query protocol (ASE,
 // named after the server browser that introduced it), as spoken by Multi
-// Theft Auto, Far Cry, Chrome, Painkiller, Purge and the other games
-// GameDig lists under protocol "ase" and qstat under -eye.
+// Theft Auto, Far Cry, Chrome, Painkiller and the other games GameDig
+// lists under protocol "ase" (docs/protocols/ase.md "Ports" has the
+// table), and that qstat reads with -eye.
 //
 // Reference: docs/protocols/ase.md.
 //
