@@ -39,13 +39,52 @@ func (*Codec) Detect(b []byte) (codecs.Kind, codecs.Confidence) {
 	if len(b) < len(Magic) || string(b[:len(Magic)]) != Magic {
 		return "", codecs.NotMine
 	}
-	r := wire.NewReader(Protocol, b, 0, nil)
-	var resp Response
-	readResponse(r, nil, &resp)
-	if r.Err() == nil {
+	if wellFormed(b) {
 		return codecs.KindResponse, codecs.Certain
 	}
 	return codecs.KindResponse, codecs.Likely
+}
+
+// wellFormed reports whether reply b decodes, without decoding it (no
+// allocation): the nine strings, the rules to their end marker, and
+// player entries to the datagram's end, every length byte from 1 to what
+// is left.
+func wellFormed(b []byte) bool {
+	i := len(Magic)
+	str := func() bool {
+		if i >= len(b) || b[i] == 0 || int(b[i]) > len(b)-i {
+			return false
+		}
+		i += int(b[i])
+		return true
+	}
+	for range 9 {
+		if !str() {
+			return false
+		}
+	}
+	for {
+		if i >= len(b) {
+			return false
+		}
+		if b[i] == 1 {
+			i++
+			break
+		}
+		if !str() || !str() {
+			return false
+		}
+	}
+	for i < len(b) {
+		flags := b[i]
+		i++
+		for bit := range len(flagFields) {
+			if flags&(1<<bit) != 0 && !str() {
+				return false
+			}
+		}
+	}
+	return true
 }
 
 // CheckQuery accepts exactly the one-byte query.

@@ -189,6 +189,15 @@ func TestEmptyValues(t *testing.T) {
 	}
 }
 
+// TestDetectAllocs: Detect does not allocate (it walks the reply without
+// decoding it).
+func TestDetectAllocs(t *testing.T) {
+	b := packet(t, "flags")
+	if n := testing.AllocsPerRun(20, func() { (&ase.Codec{}).Detect(b) }); n != 0 {
+		t.Errorf("Detect: %v allocations", n)
+	}
+}
+
 // TestDecodeAllocs: a decode without spans or fields allocates about one
 // object per string, not per byte.
 func TestDecodeAllocs(t *testing.T) {

@@ -86,6 +86,9 @@ func FuzzCodec(f *testing.F) {
 		if conf == codecs.Certain && (err != nil || m.Kind != kind) {
 			t.Fatalf("Detect says %s (certain) but Decode = %s, %v", kind, m.Kind, err)
 		}
+		if kind == codecs.KindResponse && (conf == codecs.Certain) != (err == nil) {
+			t.Fatalf("Detect says %d, Decode %v", conf, err)
+		}
 		for _, s := range m.Spans {
 			if s.Layer != 0 || s.Start < 0 || s.End < s.Start || s.End > len(b) {
 				t.Fatalf("span out of bounds: %+v (%d bytes)", s, len(b))
