@@ -275,6 +275,11 @@ func TestProbeErrors(t *testing.T) {
 	}
 	mixed := all(noHost)
 	mixed["ogp"] = errors.New("connection refused")
+	// Every registered protocol, in the registry's order.
+	var noReply []string
+	for _, c := range codecs.Protocols() {
+		noReply = append(noReply, c.Name()+": no reply")
+	}
 	for _, tc := range []struct {
 		name     string
 		rec      *recorder
@@ -283,7 +288,7 @@ func TestProbeErrors(t *testing.T) {
 		mentions []string
 		notTwice string
 	}{
-		{"no reply anywhere", &recorder{}, "probe", "no protocol answered 127.0.0.1:5555: a2s: no reply; bloodmasters: no reply; gamespy1: no reply; gamespy2: no reply; gamespy3: no reply; ogp: no reply; quake3: no reply; zandronum: no reply", nil, ""},
+		{"no reply anywhere", &recorder{}, "probe", "no protocol answered 127.0.0.1:5555: " + strings.Join(noReply, "; "), nil, ""},
 		{"the same error everywhere", &recorder{fail: all(noHost)}, "target", noHost.Error(), nil, ""},
 		{"different errors", &recorder{fail: mixed}, "probe", "", []string{"ogp: connection refused", "zandronum: " + noHost.Error()}, ""},
 	} {
