@@ -76,6 +76,7 @@ func Corpus(root string) ([]Packet, error) {
 		{"gamespy1", "split", demo.NewGameSpy1(7, demo.GameSpy1UT99, demo.Normal)},
 		{"gamespy3", "split", demo.NewGameSpy3(7, demo.GameSpy3UT3, demo.Normal)},
 		{"doom3", "etqw", demo.NewDoom3(7, doom3.GameETQW, demo.Normal)},
+		{"ase", "mta", demo.NewASE(7, demo.ASEMTA, demo.Normal)},
 	} {
 		p, err := Converse(c.protocol, c.h, nil, corpusTime)
 		if err != nil {

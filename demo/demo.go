@@ -256,6 +256,12 @@ func Start(ctx context.Context, cfg Config) (*Demo, error) {
 		{"gamespy3", BadCount, func(s int64, b Behavior) Handler {
 			return Hostile("gamespy3", b, NewGameSpy3(s+3, GameSpy3UT3, Normal))
 		}, nil},
+		{"ase", Normal, func(s int64, b Behavior) Handler { return NewASE(s, ASEMTA, b) }, nil},
+		{"ase", RateLimit, func(s int64, b Behavior) Handler { return NewASE(s+1, ASEFarCry, b) }, nil},
+		// Every combination of the player flags: absent fields, not empty ones.
+		{"ase", Normal, func(s int64, b Behavior) Handler { return NewASE(s+2, ASEFlags, b) }, nil},
+		{"ase", BadLength, func(s int64, b Behavior) Handler { return Hostile("ase", b, NewASE(s+3, ASEMTA, Normal)) }, nil},
+		{"ase", Endless, func(s int64, b Behavior) Handler { return Hostile("ase", b, NewASE(s+4, ASEFarCry, Normal)) }, nil},
 	}
 	regMu.Lock()
 	for _, r := range registered {

@@ -5,6 +5,8 @@ import (
 	"encoding/binary"
 	"net/netip"
 	"time"
+
+	"github.com/querylens/querylens/codecs/ase"
 )
 
 // Hostile wraps a well-behaved server of protocol and spoils every reply
@@ -21,6 +23,9 @@ import (
 //	gamespy1  -                                  -                                a key at the end with no value
 //	gamespy3  -                                  the last packet's number says    -
 //	                                             3 more packets than were sent
+//	ase       a player added at the end whose    -                                the rules with no end marker
+//	          name's length byte runs past the                                    (the empty key), and no players
+//	          datagram
 //
 // A dash: the protocol has no such field (Quake III and GameSpy v1 are
 // text without lengths or counts; GameSpy v3 has no lengths, and a cut
@@ -84,6 +89,19 @@ func spoil(protocol string, b Behavior, d []byte) []byte {
 		}
 	case "gamespy1/endless string":
 		d = append(d, `\player_99`...)
+	case "ase/bad length":
+		// A player (flags 0x01: a name) whose name's length byte, 200,
+		// counts more than the four bytes after it.
+		d = append(d, 0x01, 200, 'L', 'i', 'a', 'r')
+	case "ase/endless string":
+		// The reply again, without its players and the empty key that
+		// ends the rules.
+		if r, err := ase.DecodeResponse(d, nil); err == nil {
+			r.Players = nil
+			if b, err := ase.AppendResponse(nil, r); err == nil {
+				d = b[:len(b)-1]
+			}
+		}
 	}
 	return d
 }

@@ -103,6 +103,13 @@ func TestHostile(t *testing.T) {
 			}},
 		{"gamespy3", BadCount, NewGameSpy3(1, GameSpy3UT3, Normal), codecs.ErrIncomplete,
 			func(*testing.T, *recorder) (string, int) { return "packets", 0 }},
+		{"ase", BadLength, NewASE(1, ASEMTA, Normal), codecs.ErrShort,
+			func(t *testing.T, r *recorder) (string, int) {
+				d := r.find(t, "EYE1")
+				return "name", len(d) - 5 // the length byte of the player added at the end
+			}},
+		{"ase", Endless, NewASE(1, ASEFarCry, Normal), codecs.ErrShort,
+			func(t *testing.T, r *recorder) (string, int) { return "rules_end", len(r.find(t, "EYE1")) }},
 	} {
 		t.Run(tc.proto+" "+tc.b.String(), func(t *testing.T) {
 			rec := &recorder{h: Hostile(tc.proto, tc.b, tc.h)}

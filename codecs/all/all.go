@@ -8,6 +8,7 @@ import (
 	// One line per protocol package; each registers itself in init.
 	_ "github.com/querylens/querylens/codecs"
 	_ "github.com/querylens/querylens/codecs/a2s"
+	_ "github.com/querylens/querylens/codecs/ase"
 	_ "github.com/querylens/querylens/codecs/bloodmasters"
 	_ "github.com/querylens/querylens/codecs/doom3"
 	_ "github.com/querylens/querylens/codecs/gamespy1"

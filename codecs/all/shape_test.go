@@ -6,6 +6,7 @@ import (
 
 	"github.com/querylens/querylens/codecs"
 	"github.com/querylens/querylens/codecs/a2s"
+	"github.com/querylens/querylens/codecs/ase"
 	"github.com/querylens/querylens/codecs/bloodmasters"
 	"github.com/querylens/querylens/codecs/doom3"
 	"github.com/querylens/querylens/codecs/gamespy1"
@@ -20,6 +21,7 @@ import (
 // it stops this file from compiling.
 var (
 	_ codecs.Codec = (*a2s.Codec)(nil)
+	_ codecs.Codec = (*ase.Codec)(nil)
 	_ codecs.Codec = (*bloodmasters.Codec)(nil)
 	_ codecs.Codec = (*doom3.Codec)(nil)
 	_ codecs.Codec = (*gamespy1.Codec)(nil)
@@ -29,8 +31,8 @@ var (
 	_ codecs.Codec = (*ogp.Codec)(nil)
 	_ codecs.Codec = (*zandronum.Codec)(nil)
 
-	_ = [...]string{a2s.Protocol, bloodmasters.Protocol, doom3.Protocol, gamespy1.Protocol, gamespy2.Protocol, gamespy3.Protocol, ogp.Protocol, quake3.Protocol, zandronum.Protocol}
-	_ = [...]int{a2s.MaxQueryLen, bloodmasters.MaxQueryLen, doom3.MaxQueryLen, gamespy1.MaxQueryLen, gamespy2.MaxQueryLen, gamespy3.MaxQueryLen, ogp.MaxQueryLen, quake3.MaxQueryLen, zandronum.MaxQueryLen}
+	_ = [...]string{a2s.Protocol, ase.Protocol, bloodmasters.Protocol, doom3.Protocol, gamespy1.Protocol, gamespy2.Protocol, gamespy3.Protocol, ogp.Protocol, quake3.Protocol, zandronum.Protocol}
+	_ = [...]int{a2s.MaxQueryLen, ase.MaxQueryLen, bloodmasters.MaxQueryLen, doom3.MaxQueryLen, gamespy1.MaxQueryLen, gamespy2.MaxQueryLen, gamespy3.MaxQueryLen, ogp.MaxQueryLen, quake3.MaxQueryLen, zandronum.MaxQueryLen}
 
 	_ func([]byte, a2s.Request) ([]byte, error)      = a2s.AppendRequest
 	_ func([]byte, gamespy1.Request) ([]byte, error) = gamespy1.AppendRequest
@@ -50,16 +52,19 @@ var (
 	_ func([]byte, *quake3.Request) (quake3.Response, error)     = quake3.DecodeResponse
 	_ func([]byte, *doom3.Request) (doom3.Response, error)       = doom3.DecodeResponse
 
+	_ func([]byte, ase.Request) ([]byte, error)          = ase.AppendRequest
 	_ func([]byte, bloodmasters.Request) ([]byte, error) = bloodmasters.AppendRequest
 	_ func([]byte, gamespy2.Request) ([]byte, error)     = gamespy2.AppendRequest
 	_ func([]byte, ogp.Request) ([]byte, error)          = ogp.AppendRequest
 	_ func([]byte, zandronum.Request) ([]byte, error)    = zandronum.AppendRequest
 
+	_ func([]byte) (ase.Request, error)          = ase.DecodeRequest
 	_ func([]byte) (bloodmasters.Request, error) = bloodmasters.DecodeRequest
 	_ func([]byte) (gamespy2.Request, error)     = gamespy2.DecodeRequest
 	_ func([]byte) (ogp.Request, error)          = ogp.DecodeRequest
 	_ func([]byte) (zandronum.Request, error)    = zandronum.DecodeRequest
 
+	_ func([]byte, *ase.Request) (ase.Response, error)                   = ase.DecodeResponse
 	_ func([]byte, *bloodmasters.Request) (bloodmasters.Response, error) = bloodmasters.DecodeResponse
 	_ func([]byte, *gamespy2.Request) (gamespy2.Response, error)         = gamespy2.DecodeResponse
 	_ func([]byte, *ogp.Request) (ogp.Response, error)                   = ogp.DecodeResponse
@@ -69,7 +74,7 @@ var (
 // TestRegisteredAs: each package registers its own Codec under its
 // Protocol name.
 func TestRegisteredAs(t *testing.T) {
-	for _, want := range []codecs.Codec{&a2s.Codec{}, &bloodmasters.Codec{}, &doom3.Codec{}, &gamespy1.Codec{}, &gamespy2.Codec{}, &gamespy3.Codec{}, &ogp.Codec{}, &quake3.Codec{}, &zandronum.Codec{}} {
+	for _, want := range []codecs.Codec{&a2s.Codec{}, &ase.Codec{}, &bloodmasters.Codec{}, &doom3.Codec{}, &gamespy1.Codec{}, &gamespy2.Codec{}, &gamespy3.Codec{}, &ogp.Codec{}, &quake3.Codec{}, &zandronum.Codec{}} {
 		got, err := codecs.Lookup(want.Name())
 		if err != nil || got.Name() != want.Name() {
 			t.Errorf("Lookup(%q) = %v, %v", want.Name(), got, err)
