@@ -459,3 +459,12 @@ func Split(version uint32, typ uint8, records [][]byte, max int) [][]byte {
 	}
 	return out
 }
+
+// QueryKey implements codecs.QueryKeyer: a query carries nothing that
+// only echoes, so its key is the query itself. Nil when b is not a query.
+func (*Codec) QueryKey(b []byte) []byte {
+	if _, err := DecodeRequest(b); err != nil {
+		return nil
+	}
+	return b
+}

@@ -212,10 +212,11 @@ func readString(r *wire.Reader, field string) String {
 		}
 	}
 	base := r.Offset()
-	b := r.Skip(field, n*width)
+	sub := r.Sub(field, n*width)
 	if r.Failed() {
 		return s
 	}
+	b := sub.Rest()
 	unit := func(i int) rune {
 		if width == 1 {
 			return rune(b[i])
@@ -229,10 +230,14 @@ func readString(r *wire.Reader, field string) String {
 		s.NoNUL = true
 	}
 	v := make([]byte, 0, end+end/2)
-	run := 0 // first unit of the current text run
+	run, vrun := 0, 0 // the current text run's first unit, and where it starts in v
+	// flush records the text run that ends before unit to.
 	flush := func(to int) {
-		if to > run && r.Recording() {
-			r.Mark(field+".text", "text", base+run*width, string(v[len(v)-runBytes(v, b, run, to, width):]))
+		if to > run {
+			sub.Skip(field, (to-run)*width)
+			if sub.Recording() {
+				sub.Mark(field+".text", "text", base+run*width, string(v[vrun:]))
+			}
 		}
 	}
 	for i := 0; i < end; i++ {
@@ -240,11 +245,12 @@ func readString(r *wire.Reader, field string) String {
 		if c == 0x1b && i+3 < end && unit(i+1) <= 0xff && unit(i+2) <= 0xff && unit(i+3) <= 0xff {
 			flush(i)
 			s.Colours = append(s.Colours, Colour{At: len(v), R: uint8(unit(i + 1)), G: uint8(unit(i + 2)), B: uint8(unit(i + 3))})
-			if r.Recording() {
-				r.Mark(field+".colour", "colour", base+i*width, "#"+hex2(unit(i+1))+hex2(unit(i+2))+hex2(unit(i+3)))
+			sub.Skip(field, 4*width)
+			if sub.Recording() {
+				sub.Mark(field+".colour", "colour", base+i*width, "#"+hex2(unit(i+1))+hex2(unit(i+2))+hex2(unit(i+3)))
 			}
 			i += 3
-			run = i + 1
+			run, vrun = i+1, len(v)
 			continue
 		}
 		if width == 2 && c >= 0xd800 && c < 0xdc00 && i+1 < end {
@@ -260,39 +266,17 @@ func readString(r *wire.Reader, field string) String {
 		v = utf8.AppendRune(v, c)
 	}
 	flush(end)
-	if !s.NoNUL && r.Recording() {
-		r.Mark(field+".nul", "nul", base+end*width, "")
+	if !s.NoNUL {
+		sub.Skip(field, width)
+		if sub.Recording() {
+			sub.Mark(field+".nul", "nul", base+end*width, "")
+		}
 	}
 	s.Value = string(v)
 	if r.Recording() {
 		r.Mark(field, "group", base-1-boolInt(s.Pad01), s.Value)
 	}
 	return s
-}
-
-// runBytes is how many bytes of v the units [from, to) of b became.
-func runBytes(v, b []byte, from, to, width int) int {
-	n := 0
-	for i := from; i < to; i++ {
-		var c rune
-		if width == 1 {
-			c = rune(b[i])
-		} else {
-			c = rune(binary.LittleEndian.Uint16(b[2*i:]))
-			if c >= 0xd800 && c < 0xdc00 && i+1 < to {
-				if lo := rune(binary.LittleEndian.Uint16(b[2*i+2:])); lo >= 0xdc00 && lo < 0xe000 {
-					n += 4
-					i++
-					continue
-				}
-			}
-			if c >= 0xd800 && c < 0xe000 {
-				c = utf8.RuneError
-			}
-		}
-		n += utf8.RuneLen(c)
-	}
-	return min(n, len(v))
 }
 
 func boolInt(b bool) int {
