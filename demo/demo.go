@@ -231,6 +231,9 @@ func Start(ctx context.Context, cfg Config) (*Demo, error) {
 			map[string]string{"minecraft": "true"}},
 		{"gamespy3", Normal, func(s int64, b Behavior) Handler { return NewGameSpy3(s+2, GameSpy3NoChallenge, b) },
 			map[string]string{"challenge": "false"}},
+		{"unreal2", Normal, func(s int64, b Behavior) Handler { return NewUnreal2(s, Unreal2UT2004, b) }, nil},
+		{"unreal2", Normal, func(s int64, b Behavior) Handler { return NewUnreal2(s+1, Unreal2KillingFloor, b) }, nil},
+		{"unreal2", Truncated, func(s int64, b Behavior) Handler { return NewUnreal2(s+2, Unreal2UT2004, b) }, nil},
 		// Hostile servers: their pages show "malformed" with the field and
 		// offset at fault (see Hostile for what each one breaks; the
 		// server browser does not ask A2S RULES, so the first shows
@@ -244,6 +247,7 @@ func Start(ctx context.Context, cfg Config) (*Demo, error) {
 		{"gamespy1", Endless, func(s int64, b Behavior) Handler {
 			return Hostile("gamespy1", b, NewGameSpy1(s+3, GameSpy1UT99, Normal))
 		}, nil},
+		{"unreal2", BadLength, func(s int64, b Behavior) Handler { return NewUnreal2(s+3, Unreal2UT2004, b) }, nil},
 		{"gamespy3", BadCount, func(s int64, b Behavior) Handler {
 			return Hostile("gamespy3", b, NewGameSpy3(s+3, GameSpy3UT3, Normal))
 		}, nil},
