@@ -30,7 +30,7 @@ const (
 
 // u2Chunk is the most bytes of records one reply datagram carries: small,
 // so that the demo's lists span several datagrams.
-const u2Chunk = 96
+const u2Chunk = 64
 
 type u2Server struct {
 	flavor   Unreal2Flavor
