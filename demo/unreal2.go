@@ -40,7 +40,8 @@ type u2Server struct {
 }
 
 // NewUnreal2 returns an emulated Unreal Engine 2 server. It answers the
-// three queries (info, rules, players) and honours Silent, Truncated (its
+// three queries (info, rules, players) and qstat's fourth (rules and
+// players) and honours Silent, Truncated (its
 // server info is cut in half), BadLength (the first player's name says
 // 127 bytes, more than follow); Slow is the caller's.
 func NewUnreal2(seed int64, f Unreal2Flavor, b Behavior) Handler {
@@ -61,6 +62,10 @@ func (s *u2Server) Respond(q []byte, from netip.AddrPort, now time.Time) [][]byt
 	req, err := unreal2.DecodeRequest(q)
 	if err != nil {
 		return nil
+	}
+	if req.Type == unreal2.TypeRulesPlayers { // qstat's: both lists
+		rules := s.Respond(append(q[:4:4], unreal2.TypeRules), from, now)
+		return append(rules, s.Respond(append(q[:4:4], unreal2.TypePlayers), from, now)...)
 	}
 	var out [][]byte
 	switch req.Type {
@@ -107,6 +112,9 @@ func (s *u2Server) version() uint32 { return unreal2.VersionUT2004 }
 
 func (s *u2Server) info() unreal2.Response {
 	in := unreal2.ServerInfo{
+		// The IP as servers send it: a length of 0, no terminator (qstat
+		// reads the game port right after that one byte).
+		IP:       unreal2.String{NoNUL: true},
 		GamePort: 7777, QueryPort: 7778,
 		Name:       unreal2.Text("\x1b\xff\xd0\x10" + s.name),
 		NumPlayers: uint32(s.humans()), MaxPlayers: 16,

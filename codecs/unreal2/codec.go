@@ -37,14 +37,14 @@ var queryOptions = []codecs.Option{
 // Options lists the knobs of NewQuery.
 func (*Codec) Options() []codecs.Option { return append([]codecs.Option(nil), queryOptions...) }
 
-// Detect: a five-byte datagram with the clients' header is a query
-// (Certain); a datagram with a header qstat knows and a type that reads
+// Detect: a five-byte datagram with a client's header (79 from GameDig,
+// 78 from qstat) or type 3 is a query (Certain); a datagram with a header qstat knows and a type that reads
 // to its end is a reply (Likely).
 func (*Codec) Detect(b []byte) (codecs.Kind, codecs.Confidence) {
-	if len(b) < 5 || b[1] != 0 || b[2] != 0 || b[3] != 0 || !knownVersion(uint32(b[0])) || b[4] > TypePlayers {
+	if len(b) < 5 || b[1] != 0 || b[2] != 0 || b[3] != 0 || !knownVersion(uint32(b[0])) || b[4] > TypeRulesPlayers {
 		return "", codecs.NotMine
 	}
-	if len(b) == 5 && b[0] == RequestVersion {
+	if len(b) == 5 && (b[0] == RequestVersion || b[0] == VersionUT2003Demo || b[4] == TypeRulesPlayers) {
 		return codecs.KindQuery, codecs.Certain
 	}
 	r := wire.NewReader(Protocol, b, 0, nil)
@@ -65,11 +65,15 @@ func (*Codec) CheckQuery(b []byte) error {
 	return err
 }
 
-// isQuery: one datagram, five bytes, the clients' header, and no query
-// given (an empty players reply of a UT2003 server is the same five
+// isQuery: one datagram, five bytes, a client's header (79, or qstat's
+// 78) or qstat's type 3, and no query given (an empty players reply of a UT2003 server is the same five
 // bytes as the query; with opt.Query the datagrams are replies).
 func isQuery(datagrams [][]byte, opt codecs.DecodeOptions) bool {
-	return opt.Query == nil && len(datagrams) == 1 && len(datagrams[0]) == 5 && datagrams[0][0] == RequestVersion
+	if opt.Query != nil || len(datagrams) != 1 || len(datagrams[0]) != 5 {
+		return false
+	}
+	b := datagrams[0]
+	return b[0] == RequestVersion || b[0] == VersionUT2003Demo || b[4] == TypeRulesPlayers
 }
 
 // Decode decodes a query (one datagram) or the replies of one
@@ -394,7 +398,7 @@ func (q *query) Feed(b []byte) ([][]byte, bool, error) {
 	}
 	r := wire.NewReader(Protocol, b, 0, nil)
 	readVersion(r)
-	t := readType(r)
+	t := readType(r, TypePlayers)
 	if err := r.Err(); err != nil {
 		return nil, false, err
 	}

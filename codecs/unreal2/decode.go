@@ -21,7 +21,7 @@ func newError(field string, off int, layer string, err error) *codecs.Error {
 }
 
 // DecodeRequest decodes a query: the header (a version qstat knows) and a
-// type of 0, 1 or 2, five bytes in all.
+// type of 0 to 3, five bytes in all.
 func DecodeRequest(b []byte) (Request, error) {
 	r := wire.NewReader(Protocol, b, 0, nil)
 	q := readRequest(r)
@@ -31,7 +31,7 @@ func DecodeRequest(b []byte) (Request, error) {
 func readRequest(r *wire.Reader) Request {
 	var q Request
 	q.Version = readVersion(r)
-	q.Type = readType(r)
+	q.Type = readType(r, TypeRulesPlayers)
 	if !r.Failed() && !r.Empty() {
 		r.Fail("datagram", codecs.Detail(codecs.ErrTrailing, "a query is five bytes"))
 	}
@@ -47,10 +47,11 @@ func readVersion(r *wire.Reader) uint32 {
 	return v
 }
 
-func readType(r *wire.Reader) uint8 {
+// readType reads the type byte, at most max.
+func readType(r *wire.Reader, max uint8) uint8 {
 	start := r.Offset()
 	t := r.U8("type")
-	if !r.Failed() && t > TypePlayers {
+	if !r.Failed() && t > max {
 		r.FailAt("type", start, wire.Detailf(codecs.ErrUnknownCode, "type %d", int64(t)))
 	}
 	return t
@@ -75,7 +76,7 @@ func DecodeResponse(b []byte, req *Request) (Response, error) {
 func readResponse(r *wire.Reader, guess func([]byte) Dialect, kf bool) Response {
 	var resp Response
 	resp.Version = readVersion(r)
-	resp.Type = readType(r)
+	resp.Type = readType(r, TypePlayers)
 	if r.Failed() {
 		return resp
 	}

@@ -17,8 +17,8 @@ func AppendRequest(dst []byte, q Request) ([]byte, error) {
 	if !knownVersion(v) {
 		return dst, newError("version", 0, "", codecs.Detail(codecs.ErrBadMagic, "no version qstat knows"))
 	}
-	if q.Type > TypePlayers {
-		return dst, newError("type", 4, "", codecs.Detail(codecs.ErrUnknownCode, "a type is 0, 1 or 2"))
+	if q.Type > TypeRulesPlayers {
+		return dst, newError("type", 4, "", codecs.Detail(codecs.ErrUnknownCode, "a query's type is 0 to 3"))
 	}
 	return append(binary.LittleEndian.AppendUint32(dst, v), q.Type), nil
 }

@@ -52,6 +52,9 @@ const (
 	TypeInfo    = 0 // server info: one datagram
 	TypeRules   = 1 // key/value pairs, over one or more datagrams
 	TypePlayers = 2 // player records, over one or more datagrams (or none)
+	// TypeRulesPlayers is a query only: the rules and the players at once
+	// (qstat's -ut2s asks it after the server info).
+	TypeRulesPlayers = 3
 )
 
 // Dialect is the layout of the end of a server-info reply, which differs
