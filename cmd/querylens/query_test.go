@@ -275,6 +275,12 @@ func TestProbeErrors(t *testing.T) {
 	}
 	mixed := all(noHost)
 	mixed["ogp"] = errors.New("connection refused")
+	// Every registered protocol in name order, as the probe lists them.
+	var replies []string
+	for _, c := range codecs.Protocols() {
+		replies = append(replies, c.Name()+": no reply")
+	}
+	noReplies := strings.Join(replies, "; ")
 	for _, tc := range []struct {
 		name     string
 		rec      *recorder
@@ -283,7 +289,7 @@ func TestProbeErrors(t *testing.T) {
 		mentions []string
 		notTwice string
 	}{
-		{"no reply anywhere", &recorder{}, "probe", "no protocol answered 127.0.0.1:5555: a2s: no reply; bloodmasters: no reply; gamespy1: no reply; gamespy2: no reply; gamespy3: no reply; ogp: no reply; quake3: no reply; zandronum: no reply", nil, ""},
+		{"no reply anywhere", &recorder{}, "probe", "no protocol answered 127.0.0.1:5555: " + noReplies, nil, ""},
 		{"the same error everywhere", &recorder{fail: all(noHost)}, "target", noHost.Error(), nil, ""},
 		{"different errors", &recorder{fail: mixed}, "probe", "", []string{"ogp: connection refused", "zandronum: " + noHost.Error()}, ""},
 	} {
