@@ -8,10 +8,12 @@
 // # Wire format
 //
 // Binary, little-endian. Every datagram starts with a four-byte version
-// and a type: clients send 79 00 00 00 (UT2003's), servers answer with
-// their own (80 00 00 00 for UT2004, Killing Floor and Red Orchestra).
+// and a type: GameDig sends 79 00 00 00 (UT2003's), qstat 78 00 00 00;
+// servers answer with their own (80 00 00 00 for UT2004, Killing Floor
+// and Red Orchestra). qstat also asks type 3, the rules and the players
+// at once.
 //
-//	query    = version:u32 type:u8                 type 0 info, 1 rules, 2 players
+//	query    = version:u32 type:u8                 type 0 info, 1 rules, 2 players, 3 rules and players
 //	info     = version 00 server_id:u32 ip:string game_port:u32 query_port:u32
 //	           name:string map:string game_type:string num_players:u32 max_players:u32 tail
 //	tail     = [ ping:u32 ]                                     UT2003
