@@ -77,6 +77,7 @@ func Corpus(root string) ([]Packet, error) {
 		{"gamespy3", "split", demo.NewGameSpy3(7, demo.GameSpy3UT3, demo.Normal)},
 		{"doom3", "etqw", demo.NewDoom3(7, doom3.GameETQW, demo.Normal)},
 		{"ase", "mta", demo.NewASE(7, demo.ASEMTA, demo.Normal)},
+		{"unreal2", "lists", demo.NewUnreal2(7, demo.Unreal2UT2004, demo.Normal)},
 	} {
 		p, err := Converse(c.protocol, c.h, nil, corpusTime)
 		if err != nil {

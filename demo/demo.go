@@ -238,6 +238,9 @@ func Start(ctx context.Context, cfg Config) (*Demo, error) {
 		{"doom3", Truncated, func(s int64, b Behavior) Handler { return NewDoom3(s+3, doom3.GamePrey, b) }, nil},
 		{"doom3", Normal, func(s int64, b Behavior) Handler { return NewDoom3(s+4, doom3.GameWolf, b) },
 			map[string]string{"game": "wolf"}},
+		{"unreal2", Normal, func(s int64, b Behavior) Handler { return NewUnreal2(s, Unreal2UT2004, b) }, nil},
+		{"unreal2", Normal, func(s int64, b Behavior) Handler { return NewUnreal2(s+1, Unreal2KillingFloor, b) }, nil},
+		{"unreal2", Truncated, func(s int64, b Behavior) Handler { return NewUnreal2(s+2, Unreal2UT2004, b) }, nil},
 		// Hostile servers: their pages show "malformed" with the field and
 		// offset at fault (see Hostile for what each one breaks; the
 		// server browser does not ask A2S RULES, so the first shows
@@ -253,6 +256,7 @@ func Start(ctx context.Context, cfg Config) (*Demo, error) {
 		{"gamespy1", Endless, func(s int64, b Behavior) Handler {
 			return Hostile("gamespy1", b, NewGameSpy1(s+3, GameSpy1UT99, Normal))
 		}, nil},
+		{"unreal2", BadLength, func(s int64, b Behavior) Handler { return NewUnreal2(s+3, Unreal2UT2004, b) }, nil},
 		{"gamespy3", BadCount, func(s int64, b Behavior) Handler {
 			return Hostile("gamespy3", b, NewGameSpy3(s+3, GameSpy3UT3, Normal))
 		}, nil},

@@ -16,5 +16,6 @@ import (
 	_ "github.com/querylens/querylens/codecs/gamespy3"
 	_ "github.com/querylens/querylens/codecs/ogp"
 	_ "github.com/querylens/querylens/codecs/quake3"
+	_ "github.com/querylens/querylens/codecs/unreal2"
 	_ "github.com/querylens/querylens/codecs/zandronum"
 )

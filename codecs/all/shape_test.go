@@ -14,6 +14,7 @@ import (
 	"github.com/querylens/querylens/codecs/gamespy3"
 	"github.com/querylens/querylens/codecs/ogp"
 	"github.com/querylens/querylens/codecs/quake3"
+	"github.com/querylens/querylens/codecs/unreal2"
 	"github.com/querylens/querylens/codecs/zandronum"
 )
 
@@ -30,27 +31,31 @@ var (
 	_ codecs.Codec = (*gamespy2.Codec)(nil)
 	_ codecs.Codec = (*ogp.Codec)(nil)
 	_ codecs.Codec = (*zandronum.Codec)(nil)
+	_ codecs.Codec = (*unreal2.Codec)(nil)
 
-	_ = [...]string{a2s.Protocol, ase.Protocol, bloodmasters.Protocol, doom3.Protocol, gamespy1.Protocol, gamespy2.Protocol, gamespy3.Protocol, ogp.Protocol, quake3.Protocol, zandronum.Protocol}
-	_ = [...]int{a2s.MaxQueryLen, ase.MaxQueryLen, bloodmasters.MaxQueryLen, doom3.MaxQueryLen, gamespy1.MaxQueryLen, gamespy2.MaxQueryLen, gamespy3.MaxQueryLen, ogp.MaxQueryLen, quake3.MaxQueryLen, zandronum.MaxQueryLen}
+	_ = [...]string{a2s.Protocol, ase.Protocol, bloodmasters.Protocol, doom3.Protocol, gamespy1.Protocol, gamespy2.Protocol, gamespy3.Protocol, ogp.Protocol, quake3.Protocol, unreal2.Protocol, zandronum.Protocol}
+	_ = [...]int{a2s.MaxQueryLen, ase.MaxQueryLen, bloodmasters.MaxQueryLen, doom3.MaxQueryLen, gamespy1.MaxQueryLen, gamespy2.MaxQueryLen, gamespy3.MaxQueryLen, ogp.MaxQueryLen, quake3.MaxQueryLen, unreal2.MaxQueryLen, zandronum.MaxQueryLen}
 
 	_ func([]byte, a2s.Request) ([]byte, error)      = a2s.AppendRequest
 	_ func([]byte, gamespy1.Request) ([]byte, error) = gamespy1.AppendRequest
 	_ func([]byte, gamespy3.Request) ([]byte, error) = gamespy3.AppendRequest
 	_ func([]byte, quake3.Request) ([]byte, error)   = quake3.AppendRequest
 	_ func([]byte, doom3.Request) ([]byte, error)    = doom3.AppendRequest
+	_ func([]byte, unreal2.Request) ([]byte, error)  = unreal2.AppendRequest
 
 	_ func([]byte) (a2s.Request, error)      = a2s.DecodeRequest
 	_ func([]byte) (gamespy1.Request, error) = gamespy1.DecodeRequest
 	_ func([]byte) (gamespy3.Request, error) = gamespy3.DecodeRequest
 	_ func([]byte) (quake3.Request, error)   = quake3.DecodeRequest
 	_ func([]byte) (doom3.Request, error)    = doom3.DecodeRequest
+	_ func([]byte) (unreal2.Request, error)  = unreal2.DecodeRequest
 
 	_ func([]byte, *a2s.Request) (a2s.Response, error)           = a2s.DecodeResponse
 	_ func([]byte, *gamespy1.Request) (gamespy1.Response, error) = gamespy1.DecodeResponse
 	_ func([]byte, *gamespy3.Request) (gamespy3.Response, error) = gamespy3.DecodeResponse
 	_ func([]byte, *quake3.Request) (quake3.Response, error)     = quake3.DecodeResponse
 	_ func([]byte, *doom3.Request) (doom3.Response, error)       = doom3.DecodeResponse
+	_ func([]byte, *unreal2.Request) (unreal2.Response, error)   = unreal2.DecodeResponse
 
 	_ func([]byte, ase.Request) ([]byte, error)          = ase.AppendRequest
 	_ func([]byte, bloodmasters.Request) ([]byte, error) = bloodmasters.AppendRequest
@@ -74,7 +79,7 @@ var (
 // TestRegisteredAs: each package registers its own Codec under its
 // Protocol name.
 func TestRegisteredAs(t *testing.T) {
-	for _, want := range []codecs.Codec{&a2s.Codec{}, &ase.Codec{}, &bloodmasters.Codec{}, &doom3.Codec{}, &gamespy1.Codec{}, &gamespy2.Codec{}, &gamespy3.Codec{}, &ogp.Codec{}, &quake3.Codec{}, &zandronum.Codec{}} {
+	for _, want := range []codecs.Codec{&a2s.Codec{}, &ase.Codec{}, &bloodmasters.Codec{}, &doom3.Codec{}, &gamespy1.Codec{}, &gamespy2.Codec{}, &gamespy3.Codec{}, &ogp.Codec{}, &quake3.Codec{}, &unreal2.Codec{}, &zandronum.Codec{}} {
 		got, err := codecs.Lookup(want.Name())
 		if err != nil || got.Name() != want.Name() {
 			t.Errorf("Lookup(%q) = %v, %v", want.Name(), got, err)

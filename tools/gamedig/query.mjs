@@ -27,8 +27,10 @@ try {
     maxRetries: 1,
     // Generous: the servers the tests ask answer at once, but a loaded
     // CI machine may start node slowly; no retry, so that the tests see
-    // each question asked once.
-    socketTimeout: 10000,
+    // each question asked once. GAMEDIG_SOCKET_TIMEOUT (ms) shortens it
+    // for protocols that wait out the timeout after every query
+    // (protocol-unreal2 asks three times).
+    socketTimeout: Number(process.env.GAMEDIG_SOCKET_TIMEOUT) || 10000,
     attemptTimeout: 25000
   })
   const out = {
