@@ -74,6 +74,7 @@ func Corpus(root string) ([]Packet, error) {
 		{"quake3", "status", demo.NewQuake3(7, demo.Quake3IOQ3, demo.Normal)},
 		{"gamespy1", "split", demo.NewGameSpy1(7, demo.GameSpy1UT99, demo.Normal)},
 		{"gamespy3", "split", demo.NewGameSpy3(7, demo.GameSpy3UT3, demo.Normal)},
+		{"mumble", "ping", demo.NewMumble(7, demo.Normal)},
 	} {
 		p, err := Converse(c.protocol, c.h, nil, corpusTime)
 		if err != nil {

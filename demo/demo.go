@@ -231,6 +231,8 @@ func Start(ctx context.Context, cfg Config) (*Demo, error) {
 			map[string]string{"minecraft": "true"}},
 		{"gamespy3", Normal, func(s int64, b Behavior) Handler { return NewGameSpy3(s+2, GameSpy3NoChallenge, b) },
 			map[string]string{"challenge": "false"}},
+		{"mumble", Normal, func(s int64, b Behavior) Handler { return NewMumble(s, b) }, nil},
+		{"mumble", Truncated, func(s int64, b Behavior) Handler { return NewMumble(s+1, b) }, nil},
 		// Hostile servers: their pages show "malformed" with the field and
 		// offset at fault (see Hostile for what each one breaks; the
 		// server browser does not ask A2S RULES, so the first shows

@@ -10,6 +10,7 @@ import (
 	"github.com/querylens/querylens/codecs/gamespy1"
 	"github.com/querylens/querylens/codecs/gamespy2"
 	"github.com/querylens/querylens/codecs/gamespy3"
+	"github.com/querylens/querylens/codecs/mumble"
 	"github.com/querylens/querylens/codecs/ogp"
 	"github.com/querylens/querylens/codecs/quake3"
 	"github.com/querylens/querylens/codecs/zandronum"
@@ -26,24 +27,28 @@ var (
 	_ codecs.Codec = (*gamespy2.Codec)(nil)
 	_ codecs.Codec = (*ogp.Codec)(nil)
 	_ codecs.Codec = (*zandronum.Codec)(nil)
+	_ codecs.Codec = (*mumble.Codec)(nil)
 
-	_ = [...]string{a2s.Protocol, bloodmasters.Protocol, gamespy1.Protocol, gamespy2.Protocol, gamespy3.Protocol, ogp.Protocol, quake3.Protocol, zandronum.Protocol}
-	_ = [...]int{a2s.MaxQueryLen, bloodmasters.MaxQueryLen, gamespy1.MaxQueryLen, gamespy2.MaxQueryLen, gamespy3.MaxQueryLen, ogp.MaxQueryLen, quake3.MaxQueryLen, zandronum.MaxQueryLen}
+	_ = [...]string{a2s.Protocol, bloodmasters.Protocol, gamespy1.Protocol, gamespy2.Protocol, gamespy3.Protocol, ogp.Protocol, quake3.Protocol, zandronum.Protocol, mumble.Protocol}
+	_ = [...]int{a2s.MaxQueryLen, bloodmasters.MaxQueryLen, gamespy1.MaxQueryLen, gamespy2.MaxQueryLen, gamespy3.MaxQueryLen, ogp.MaxQueryLen, quake3.MaxQueryLen, zandronum.MaxQueryLen, mumble.MaxQueryLen}
 
 	_ func([]byte, a2s.Request) ([]byte, error)      = a2s.AppendRequest
 	_ func([]byte, gamespy1.Request) ([]byte, error) = gamespy1.AppendRequest
 	_ func([]byte, gamespy3.Request) ([]byte, error) = gamespy3.AppendRequest
 	_ func([]byte, quake3.Request) ([]byte, error)   = quake3.AppendRequest
+	_ func([]byte, mumble.Request) ([]byte, error)   = mumble.AppendRequest
 
 	_ func([]byte) (a2s.Request, error)      = a2s.DecodeRequest
 	_ func([]byte) (gamespy1.Request, error) = gamespy1.DecodeRequest
 	_ func([]byte) (gamespy3.Request, error) = gamespy3.DecodeRequest
 	_ func([]byte) (quake3.Request, error)   = quake3.DecodeRequest
+	_ func([]byte) (mumble.Request, error)   = mumble.DecodeRequest
 
 	_ func([]byte, *a2s.Request) (a2s.Response, error)           = a2s.DecodeResponse
 	_ func([]byte, *gamespy1.Request) (gamespy1.Response, error) = gamespy1.DecodeResponse
 	_ func([]byte, *gamespy3.Request) (gamespy3.Response, error) = gamespy3.DecodeResponse
 	_ func([]byte, *quake3.Request) (quake3.Response, error)     = quake3.DecodeResponse
+	_ func([]byte, *mumble.Request) (mumble.Response, error)     = mumble.DecodeResponse
 
 	_ func([]byte, bloodmasters.Request) ([]byte, error) = bloodmasters.AppendRequest
 	_ func([]byte, gamespy2.Request) ([]byte, error)     = gamespy2.AppendRequest
@@ -64,7 +69,7 @@ var (
 // TestRegisteredAs: each package registers its own Codec under its
 // Protocol name.
 func TestRegisteredAs(t *testing.T) {
-	for _, want := range []codecs.Codec{&a2s.Codec{}, &bloodmasters.Codec{}, &gamespy1.Codec{}, &gamespy2.Codec{}, &gamespy3.Codec{}, &ogp.Codec{}, &quake3.Codec{}, &zandronum.Codec{}} {
+	for _, want := range []codecs.Codec{&a2s.Codec{}, &bloodmasters.Codec{}, &gamespy1.Codec{}, &gamespy2.Codec{}, &gamespy3.Codec{}, &ogp.Codec{}, &quake3.Codec{}, &zandronum.Codec{}, &mumble.Codec{}} {
 		got, err := codecs.Lookup(want.Name())
 		if err != nil || got.Name() != want.Name() {
 			t.Errorf("Lookup(%q) = %v, %v", want.Name(), got, err)
