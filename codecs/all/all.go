@@ -15,5 +15,6 @@ import (
 	_ "github.com/querylens/querylens/codecs/mumble"
 	_ "github.com/querylens/querylens/codecs/ogp"
 	_ "github.com/querylens/querylens/codecs/quake3"
+	_ "github.com/querylens/querylens/codecs/samp"
 	_ "github.com/querylens/querylens/codecs/zandronum"
 )

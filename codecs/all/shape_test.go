@@ -13,6 +13,7 @@ import (
 	"github.com/querylens/querylens/codecs/mumble"
 	"github.com/querylens/querylens/codecs/ogp"
 	"github.com/querylens/querylens/codecs/quake3"
+	"github.com/querylens/querylens/codecs/samp"
 	"github.com/querylens/querylens/codecs/zandronum"
 )
 
@@ -28,27 +29,31 @@ var (
 	_ codecs.Codec = (*ogp.Codec)(nil)
 	_ codecs.Codec = (*zandronum.Codec)(nil)
 	_ codecs.Codec = (*mumble.Codec)(nil)
+	_ codecs.Codec = (*samp.Codec)(nil)
 
-	_ = [...]string{a2s.Protocol, bloodmasters.Protocol, gamespy1.Protocol, gamespy2.Protocol, gamespy3.Protocol, ogp.Protocol, quake3.Protocol, zandronum.Protocol, mumble.Protocol}
-	_ = [...]int{a2s.MaxQueryLen, bloodmasters.MaxQueryLen, gamespy1.MaxQueryLen, gamespy2.MaxQueryLen, gamespy3.MaxQueryLen, ogp.MaxQueryLen, quake3.MaxQueryLen, zandronum.MaxQueryLen, mumble.MaxQueryLen}
+	_ = [...]string{a2s.Protocol, bloodmasters.Protocol, gamespy1.Protocol, gamespy2.Protocol, gamespy3.Protocol, ogp.Protocol, quake3.Protocol, zandronum.Protocol, mumble.Protocol, samp.Protocol, samp.ProtocolVCMP}
+	_ = [...]int{a2s.MaxQueryLen, bloodmasters.MaxQueryLen, gamespy1.MaxQueryLen, gamespy2.MaxQueryLen, gamespy3.MaxQueryLen, ogp.MaxQueryLen, quake3.MaxQueryLen, zandronum.MaxQueryLen, mumble.MaxQueryLen, samp.MaxQueryLen}
 
 	_ func([]byte, a2s.Request) ([]byte, error)      = a2s.AppendRequest
 	_ func([]byte, gamespy1.Request) ([]byte, error) = gamespy1.AppendRequest
 	_ func([]byte, gamespy3.Request) ([]byte, error) = gamespy3.AppendRequest
 	_ func([]byte, quake3.Request) ([]byte, error)   = quake3.AppendRequest
 	_ func([]byte, mumble.Request) ([]byte, error)   = mumble.AppendRequest
+	_ func([]byte, samp.Request) ([]byte, error)     = samp.AppendRequest
 
 	_ func([]byte) (a2s.Request, error)      = a2s.DecodeRequest
 	_ func([]byte) (gamespy1.Request, error) = gamespy1.DecodeRequest
 	_ func([]byte) (gamespy3.Request, error) = gamespy3.DecodeRequest
 	_ func([]byte) (quake3.Request, error)   = quake3.DecodeRequest
 	_ func([]byte) (mumble.Request, error)   = mumble.DecodeRequest
+	_ func([]byte) (samp.Request, error)     = samp.DecodeRequest
 
 	_ func([]byte, *a2s.Request) (a2s.Response, error)           = a2s.DecodeResponse
 	_ func([]byte, *gamespy1.Request) (gamespy1.Response, error) = gamespy1.DecodeResponse
 	_ func([]byte, *gamespy3.Request) (gamespy3.Response, error) = gamespy3.DecodeResponse
 	_ func([]byte, *quake3.Request) (quake3.Response, error)     = quake3.DecodeResponse
 	_ func([]byte, *mumble.Request) (mumble.Response, error)     = mumble.DecodeResponse
+	_ func([]byte, *samp.Request) (samp.Response, error)         = samp.DecodeResponse
 
 	_ func([]byte, bloodmasters.Request) ([]byte, error) = bloodmasters.AppendRequest
 	_ func([]byte, gamespy2.Request) ([]byte, error)     = gamespy2.AppendRequest
@@ -69,7 +74,7 @@ var (
 // TestRegisteredAs: each package registers its own Codec under its
 // Protocol name.
 func TestRegisteredAs(t *testing.T) {
-	for _, want := range []codecs.Codec{&a2s.Codec{}, &bloodmasters.Codec{}, &gamespy1.Codec{}, &gamespy2.Codec{}, &gamespy3.Codec{}, &ogp.Codec{}, &quake3.Codec{}, &zandronum.Codec{}, &mumble.Codec{}} {
+	for _, want := range []codecs.Codec{&a2s.Codec{}, &bloodmasters.Codec{}, &gamespy1.Codec{}, &gamespy2.Codec{}, &gamespy3.Codec{}, &ogp.Codec{}, &quake3.Codec{}, &zandronum.Codec{}, &mumble.Codec{}, &samp.Codec{}, &samp.Codec{VCMP: true}} {
 		got, err := codecs.Lookup(want.Name())
 		if err != nil || got.Name() != want.Name() {
 			t.Errorf("Lookup(%q) = %v, %v", want.Name(), got, err)
