@@ -75,6 +75,9 @@ func Corpus(root string) ([]Packet, error) {
 		{"gamespy1", "split", demo.NewGameSpy1(7, demo.GameSpy1UT99, demo.Normal)},
 		{"gamespy3", "split", demo.NewGameSpy3(7, demo.GameSpy3UT3, demo.Normal)},
 		{"mumble", "ping", demo.NewMumble(7, demo.Normal)},
+		{"samp", "sa-mp", demo.NewSAMP(7, demo.SAMP037, demo.Normal)},
+		{"samp", "open.mp", demo.NewSAMP(8, demo.SAMPOpenMP, demo.Normal)},
+		{"vcmp", "vc:mp", demo.NewSAMP(9, demo.SAMPVCMP, demo.Normal)},
 	} {
 		p, err := Converse(c.protocol, c.h, nil, corpusTime)
 		if err != nil {

@@ -233,6 +233,9 @@ func Start(ctx context.Context, cfg Config) (*Demo, error) {
 			map[string]string{"challenge": "false"}},
 		{"mumble", Normal, func(s int64, b Behavior) Handler { return NewMumble(s, b) }, nil},
 		{"mumble", Truncated, func(s int64, b Behavior) Handler { return NewMumble(s+1, b) }, nil},
+		{"samp", Normal, func(s int64, b Behavior) Handler { return NewSAMP(s, SAMP037, b) }, nil},
+		{"samp", Normal, func(s int64, b Behavior) Handler { return NewSAMP(s+1, SAMPOpenMP, b) }, nil},
+		{"vcmp", Normal, func(s int64, b Behavior) Handler { return NewSAMP(s+2, SAMPVCMP, b) }, nil},
 		// Hostile servers: their pages show "malformed" with the field and
 		// offset at fault (see Hostile for what each one breaks; the
 		// server browser does not ask A2S RULES, so the first shows
@@ -246,6 +249,8 @@ func Start(ctx context.Context, cfg Config) (*Demo, error) {
 		{"gamespy1", Endless, func(s int64, b Behavior) Handler {
 			return Hostile("gamespy1", b, NewGameSpy1(s+3, GameSpy1UT99, Normal))
 		}, nil},
+		{"samp", BadLength, func(s int64, b Behavior) Handler { return NewSAMP(s+3, SAMP037, b) }, nil},
+		{"samp", BadCount, func(s int64, b Behavior) Handler { return NewSAMP(s+4, SAMPOpenMP, b) }, nil},
 		{"gamespy3", BadCount, func(s int64, b Behavior) Handler {
 			return Hostile("gamespy3", b, NewGameSpy3(s+3, GameSpy3UT3, Normal))
 		}, nil},
