@@ -102,3 +102,62 @@ func TestMumbleGameDigInterop(t *testing.T) {
 // mumbleFrom is the asker the in-memory tests name: a documentation
 // address, never sent to.
 var mumbleFrom = netip.MustParseAddrPort("192.0.2.1:1")
+
+// TestMumbleQstatInterop asks the emulated Mumble server with Debian's
+// qstat (quakestat -mumble): users, max users and the bandwidth must be our
+// reading of the same answer; an answer with the users changed on the way
+// must make them differ. qstat's version is not compared: it reads it from
+// bytes 4–6, which are the ident it sent (01 02 03), so it says "1.2.3" of
+// every server (docs/protocols/mumble.md "Other clients").
+func TestMumbleQstatInterop(t *testing.T) {
+	qstat := needQstat(t)
+	compare := func(qs qstatServer, m *codecs.Message) []string {
+		bw, _ := m.Fields.Get("bandwidth")
+		qbw := ""
+		for _, r := range qs.Rules {
+			if r.Name == "allowed_bandwidth" {
+				qbw = r.Value
+			}
+		}
+		if qs.NumPlayers != m.Info.NumPlayers || qs.MaxPlayers != m.Info.MaxPlayers || qbw != strconv.Itoa(bw.(int)) {
+			return []string{"qstat " + strconv.Itoa(qs.NumPlayers) + "/" + strconv.Itoa(qs.MaxPlayers) + " bandwidth " + qbw +
+				"; ours " + strconv.Itoa(m.Info.NumPlayers) + "/" + strconv.Itoa(m.Info.MaxPlayers) + " bandwidth " + strconv.Itoa(bw.(int))}
+		}
+		return nil
+	}
+	decode := func(replies [][]byte) *codecs.Message {
+		if len(replies) != 1 {
+			t.Fatalf("%d answers", len(replies))
+		}
+		m, err := (&mumble.Codec{}).Decode(replies, codecs.DecodeOptions{})
+		if err != nil {
+			t.Fatalf("our decoder: %v", err)
+		}
+		return m
+	}
+	addr, conversation := recordingServer(t, NewMumble(4, Normal))
+	qs, out := runQstatOne(t, qstat, "-xml", "-R", "-mumble", addr)
+	queries, replies := conversation()
+	if err := (&mumble.Codec{}).CheckQuery(queries[0]); err != nil {
+		t.Errorf("qstat's ping fails CheckQuery: %v", err)
+	}
+	if diffs := compare(qs, decode(replies)); diffs != nil {
+		t.Errorf("qstat and querylens differ: %v\n%s", diffs, out)
+	}
+
+	addr, conversation = recordingServer(t, NewMumble(4, Normal))
+	p, changed := mutatingProxy(t, addr, func(b []byte) []byte {
+		if len(b) >= 16 {
+			b[15]++
+		}
+		return b
+	})
+	qs, _ = runQstatOne(t, qstat, "-xml", "-R", "-mumble", p)
+	if changed() == 0 {
+		t.Fatal("the proxy changed no answer")
+	}
+	_, replies = conversation()
+	if diffs := compare(qs, decode(replies)); diffs == nil {
+		t.Error("qstat read a changed answer, and the comparison saw no difference")
+	}
+}
