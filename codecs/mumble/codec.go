@@ -114,18 +114,21 @@ type query struct {
 
 func (q *query) Start() [][]byte { return [][]byte{q.req} }
 
-// Feed takes the first datagram of at least 24 bytes whose version reads
-// as one. The ident is not checked: a relay may answer several pings with
-// one answer (QueryKey); Result warns when it differs.
+// Feed takes the first datagram that starts as an answer does (a version
+// whose top byte is zero, and an ident) as the answer: one that is then
+// cut short ends the conversation with its error, which Result reports. A
+// datagram shorter than that is ignored with an error. The ident is not
+// checked: a relay may answer several pings with one answer (QueryKey).
 func (q *query) Feed(b []byte) ([][]byte, bool, error) {
 	if q.reply != nil {
 		return nil, true, codecs.NewError(Protocol, "datagram", 0, codecs.Detail(codecs.ErrBadValue, "the answer has already arrived"))
 	}
-	if _, err := DecodeResponse(b, nil); err != nil {
+	_, err := DecodeResponse(b, nil)
+	if len(b) < RequestLen || b[0] != 0 {
 		return nil, false, err
 	}
 	q.reply = append([]byte(nil), b...)
-	return nil, true, nil
+	return nil, true, err
 }
 
 func (q *query) Result(opt codecs.DecodeOptions) (*codecs.Message, error) {

@@ -30,8 +30,8 @@ func TestConversation(t *testing.T) {
 	if err != nil || req.Ident != 0xa1a2a3a4a5a6a7a8 {
 		t.Fatalf("ping %x: %+v, %v", ping, req, err)
 	}
-	if _, done, err := q.Feed(make([]byte, 23)); done || err == nil {
-		t.Fatalf("a 23-byte datagram: done %v, %v", done, err)
+	if _, done, err := q.Feed(make([]byte, 11)); done || err == nil {
+		t.Fatalf("an 11-byte datagram: done %v, %v", done, err)
 	}
 	answer := mumble.AppendResponse(nil, mumble.Response{Version: mumble.NewVersion(1, 5, 255), Ident: 42, Users: 3, MaxUsers: 50, Bandwidth: 558000})
 	if _, done, err := q.Feed(answer); !done || err != nil {
@@ -49,6 +49,14 @@ func TestConversation(t *testing.T) {
 	if len(m.Warnings) != 1 || m.Warnings[0] != mumble.WarnIdent {
 		t.Errorf("told the ping, warnings %v; want %q", m.Warnings, mumble.WarnIdent)
 	}
+
+	// A cut answer ends the conversation; Result names the field.
+	q, _ = (&mumble.Codec{}).NewQuery(nil)
+	if _, done, err := q.Feed(answer[:16]); !done || err == nil {
+		t.Fatalf("Feed(cut answer) = %v, %v", done, err)
+	}
+	_, err = q.Result(codecs.DecodeOptions{})
+	codectest.WantError(t, err, codecs.ErrShort, "max_users", 16)
 }
 
 func TestBadOptions(t *testing.T) {
