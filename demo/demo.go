@@ -5,6 +5,7 @@ import (
 	"errors"
 	"net"
 	"net/netip"
+	"slices"
 	"strconv"
 	"sync"
 	"time"
@@ -268,7 +269,7 @@ func Start(ctx context.Context, cfg Config) (*Demo, error) {
 	for i, o := range others {
 		h := o.h(cfg.Seed+int64(i)*7919, o.b)
 		name := reportedName(o.protocol, o.opts, h)
-		if name == "" {
+		if name == "" && showsName(o.protocol) {
 			name = o.protocol + " demo " + strconv.Itoa(i+1)
 		}
 		if _, err := open("127.0.0.1:0", Target{Protocol: o.protocol, Name: name, Behavior: o.b, Options: o.opts}, h); err != nil {
@@ -339,6 +340,14 @@ func reportedName(protocol string, opts map[string]string, h Handler) string {
 		send = next
 	}
 	return ""
+}
+
+// showsName says whether a protocol's rows show a server name (its
+// description's Row has "name", or is every field): Mumble's ping carries
+// none, and a demo server of it is given none either.
+func showsName(protocol string) bool {
+	d, err := codecs.LookupDescription(protocol)
+	return err != nil || d.Row == nil || slices.Contains(d.Row, "name")
 }
 
 // zandronumBehavior spreads misbehaving servers through the list the way

@@ -120,13 +120,7 @@ func TestQueryProbe(t *testing.T) {
 			if got.Kind != "response" && got.Kind != "denied" {
 				t.Errorf("kind %q", got.Kind)
 			}
-			// A protocol whose rows show no name (its Row leaves "name"
-			// out: Mumble's ping) reports none.
-			named := true
-			if d, _ := codecs.LookupDescription(tgt.Protocol); d.Row != nil {
-				named = slices.Contains(d.Row, "name")
-			}
-			if got.Kind == "response" && named && got.Info.Name != tgt.Name {
+			if got.Kind == "response" && got.Info.Name != tgt.Name {
 				t.Errorf("name %q, want %q", got.Info.Name, tgt.Name)
 			}
 			if !strings.Contains(stderr, "(-p "+tgt.Protocol+")") {
