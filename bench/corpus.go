@@ -78,6 +78,10 @@ func Corpus(root string) ([]Packet, error) {
 		{"doom3", "etqw", demo.NewDoom3(7, doom3.GameETQW, demo.Normal)},
 		{"ase", "mta", demo.NewASE(7, demo.ASEMTA, demo.Normal)},
 		{"unreal2", "lists", demo.NewUnreal2(7, demo.Unreal2UT2004, demo.Normal)},
+		{"mumble", "ping", demo.NewMumble(7, demo.Normal)},
+		{"samp", "sa-mp", demo.NewSAMP(7, demo.SAMP037, demo.Normal)},
+		{"samp", "open.mp", demo.NewSAMP(8, demo.SAMPOpenMP, demo.Normal)},
+		{"vcmp", "vc:mp", demo.NewSAMP(9, demo.SAMPVCMP, demo.Normal)},
 	} {
 		p, err := Converse(c.protocol, c.h, nil, corpusTime)
 		if err != nil {

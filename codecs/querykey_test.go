@@ -49,6 +49,9 @@ func TestQueryKeyIgnoresEcho(t *testing.T) {
 		{"zandronum", [2]map[string]string{{"time": "1"}, {"time": "99999"}}},
 		{"gamespy2", [2]map[string]string{{"id": "00000001"}, {"id": "deadbeef"}}},
 		{"bloodmasters", [2]map[string]string{{"token": "1"}, {"token": "77777"}}},
+		{"samp", [2]map[string]string{{"ip": "127.0.0.1", "port": "7777"}, {"ip": "203.0.113.9", "port": "7778"}}},
+		{"vcmp", [2]map[string]string{{"ip": "127.0.0.1"}, {"ip": "203.0.113.9"}}},
+		{"mumble", [2]map[string]string{{"ident": "0000000000000001"}, {"ident": "a1a2a3a4a5a6a7a8"}}},
 	} {
 		t.Run(tc.protocol, func(t *testing.T) {
 			c, err := codecs.Lookup(tc.protocol)

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"net"
 	"net/netip"
+	"slices"
 	"strconv"
 	"sync"
 	"time"
@@ -241,6 +242,11 @@ func Start(ctx context.Context, cfg Config) (*Demo, error) {
 		{"unreal2", Normal, func(s int64, b Behavior) Handler { return NewUnreal2(s, Unreal2UT2004, b) }, nil},
 		{"unreal2", Normal, func(s int64, b Behavior) Handler { return NewUnreal2(s+1, Unreal2KillingFloor, b) }, nil},
 		{"unreal2", Truncated, func(s int64, b Behavior) Handler { return NewUnreal2(s+2, Unreal2UT2004, b) }, nil},
+		{"mumble", Normal, func(s int64, b Behavior) Handler { return NewMumble(s, b) }, nil},
+		{"mumble", Truncated, func(s int64, b Behavior) Handler { return NewMumble(s+1, b) }, nil},
+		{"samp", Normal, func(s int64, b Behavior) Handler { return NewSAMP(s, SAMP037, b) }, nil},
+		{"samp", Normal, func(s int64, b Behavior) Handler { return NewSAMP(s+1, SAMPOpenMP, b) }, nil},
+		{"vcmp", Normal, func(s int64, b Behavior) Handler { return NewSAMP(s+2, SAMPVCMP, b) }, nil},
 		// Hostile servers: their pages show "malformed" with the field and
 		// offset at fault (see Hostile for what each one breaks; the
 		// server browser does not ask A2S RULES, so the first shows
@@ -257,6 +263,8 @@ func Start(ctx context.Context, cfg Config) (*Demo, error) {
 			return Hostile("gamespy1", b, NewGameSpy1(s+3, GameSpy1UT99, Normal))
 		}, nil},
 		{"unreal2", BadLength, func(s int64, b Behavior) Handler { return NewUnreal2(s+3, Unreal2UT2004, b) }, nil},
+		{"samp", BadLength, func(s int64, b Behavior) Handler { return NewSAMP(s+3, SAMP037, b) }, nil},
+		{"samp", BadCount, func(s int64, b Behavior) Handler { return NewSAMP(s+4, SAMPOpenMP, b) }, nil},
 		{"gamespy3", BadCount, func(s int64, b Behavior) Handler {
 			return Hostile("gamespy3", b, NewGameSpy3(s+3, GameSpy3UT3, Normal))
 		}, nil},
@@ -280,7 +288,7 @@ func Start(ctx context.Context, cfg Config) (*Demo, error) {
 	for i, o := range others {
 		h := o.h(cfg.Seed+int64(i)*7919, o.b)
 		name := reportedName(o.protocol, o.opts, h)
-		if name == "" {
+		if name == "" && showsName(o.protocol) {
 			name = o.protocol + " demo " + strconv.Itoa(i+1)
 		}
 		if _, err := open("127.0.0.1:0", Target{Protocol: o.protocol, Name: name, Behavior: o.b, Options: o.opts}, h); err != nil {
@@ -351,6 +359,14 @@ func reportedName(protocol string, opts map[string]string, h Handler) string {
 		send = next
 	}
 	return ""
+}
+
+// showsName says whether a protocol's rows show a server name (its
+// description's Row has "name", or is every field): Mumble's ping carries
+// none, and a demo server of it is given none either.
+func showsName(protocol string) bool {
+	d, err := codecs.LookupDescription(protocol)
+	return err != nil || d.Row == nil || slices.Contains(d.Row, "name")
 }
 
 // zandronumBehavior spreads misbehaving servers through the list the way

@@ -369,9 +369,13 @@ func TestProbeThroughRelay(t *testing.T) {
 	defer d.Close()
 	// Every demo server shares one address, 127.0.0.1, which real
 	// servers do not: the per-host budget is raised to hold a probe of
-	// every protocol to each of them.
+	// every protocol to each of them. One asker probes them all, one
+	// after the other, each probe a query of every protocol (two or three
+	// of some): the asker's own budgets are raised alike, or the probes
+	// at the end of the list are refused as the protocols grow.
+	fast := shared.Rate{PerSecond: 400, Burst: 800}
 	rs := relay.New(relay.Config{AllowTargets: d.Prefixes(), CacheKey: codecs.QueryKey,
-		TargetHostRate: shared.Rate{PerSecond: 400, Burst: 800}}, slog.New(slog.NewTextHandler(io.Discard, nil)))
+		TargetHostRate: fast, IPRate: fast, ConnRate: fast}, slog.New(slog.NewTextHandler(io.Discard, nil)))
 	ts := httptest.NewServer(rs)
 	defer ts.Close()
 	defer rs.Shutdown(context.Background())

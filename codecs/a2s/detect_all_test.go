@@ -7,7 +7,9 @@ import (
 	// The other protocols, to check detection does not collide.
 	_ "github.com/querylens/querylens/codecs/bloodmasters"
 	_ "github.com/querylens/querylens/codecs/gamespy2"
+	_ "github.com/querylens/querylens/codecs/mumble"
 	_ "github.com/querylens/querylens/codecs/ogp"
+	_ "github.com/querylens/querylens/codecs/samp"
 	_ "github.com/querylens/querylens/codecs/zandronum"
 )
 

@@ -14,8 +14,10 @@ import (
 	_ "github.com/querylens/querylens/codecs/gamespy1"
 	_ "github.com/querylens/querylens/codecs/gamespy2"
 	_ "github.com/querylens/querylens/codecs/gamespy3"
+	_ "github.com/querylens/querylens/codecs/mumble"
 	_ "github.com/querylens/querylens/codecs/ogp"
 	_ "github.com/querylens/querylens/codecs/quake3"
+	_ "github.com/querylens/querylens/codecs/samp"
 	_ "github.com/querylens/querylens/codecs/unreal2"
 	_ "github.com/querylens/querylens/codecs/zandronum"
 )

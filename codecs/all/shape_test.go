@@ -12,8 +12,10 @@ import (
 	"github.com/querylens/querylens/codecs/gamespy1"
 	"github.com/querylens/querylens/codecs/gamespy2"
 	"github.com/querylens/querylens/codecs/gamespy3"
+	"github.com/querylens/querylens/codecs/mumble"
 	"github.com/querylens/querylens/codecs/ogp"
 	"github.com/querylens/querylens/codecs/quake3"
+	"github.com/querylens/querylens/codecs/samp"
 	"github.com/querylens/querylens/codecs/unreal2"
 	"github.com/querylens/querylens/codecs/zandronum"
 )
@@ -33,8 +35,10 @@ var (
 	_ codecs.Codec = (*zandronum.Codec)(nil)
 	_ codecs.Codec = (*unreal2.Codec)(nil)
 
-	_ = [...]string{a2s.Protocol, ase.Protocol, bloodmasters.Protocol, doom3.Protocol, gamespy1.Protocol, gamespy2.Protocol, gamespy3.Protocol, ogp.Protocol, quake3.Protocol, unreal2.Protocol, zandronum.Protocol}
-	_ = [...]int{a2s.MaxQueryLen, ase.MaxQueryLen, bloodmasters.MaxQueryLen, doom3.MaxQueryLen, gamespy1.MaxQueryLen, gamespy2.MaxQueryLen, gamespy3.MaxQueryLen, ogp.MaxQueryLen, quake3.MaxQueryLen, unreal2.MaxQueryLen, zandronum.MaxQueryLen}
+	_              = [...]string{a2s.Protocol, ase.Protocol, bloodmasters.Protocol, doom3.Protocol, gamespy1.Protocol, gamespy2.Protocol, gamespy3.Protocol, mumble.Protocol, ogp.Protocol, quake3.Protocol, samp.Protocol, samp.ProtocolVCMP, unreal2.Protocol, zandronum.Protocol}
+	_              = [...]int{a2s.MaxQueryLen, ase.MaxQueryLen, bloodmasters.MaxQueryLen, doom3.MaxQueryLen, gamespy1.MaxQueryLen, gamespy2.MaxQueryLen, gamespy3.MaxQueryLen, mumble.MaxQueryLen, ogp.MaxQueryLen, quake3.MaxQueryLen, samp.MaxQueryLen, unreal2.MaxQueryLen, zandronum.MaxQueryLen}
+	_ codecs.Codec = (*mumble.Codec)(nil)
+	_ codecs.Codec = (*samp.Codec)(nil)
 
 	_ func([]byte, a2s.Request) ([]byte, error)      = a2s.AppendRequest
 	_ func([]byte, gamespy1.Request) ([]byte, error) = gamespy1.AppendRequest
@@ -42,6 +46,8 @@ var (
 	_ func([]byte, quake3.Request) ([]byte, error)   = quake3.AppendRequest
 	_ func([]byte, doom3.Request) ([]byte, error)    = doom3.AppendRequest
 	_ func([]byte, unreal2.Request) ([]byte, error)  = unreal2.AppendRequest
+	_ func([]byte, mumble.Request) ([]byte, error)   = mumble.AppendRequest
+	_ func([]byte, samp.Request) ([]byte, error)     = samp.AppendRequest
 
 	_ func([]byte) (a2s.Request, error)      = a2s.DecodeRequest
 	_ func([]byte) (gamespy1.Request, error) = gamespy1.DecodeRequest
@@ -49,6 +55,8 @@ var (
 	_ func([]byte) (quake3.Request, error)   = quake3.DecodeRequest
 	_ func([]byte) (doom3.Request, error)    = doom3.DecodeRequest
 	_ func([]byte) (unreal2.Request, error)  = unreal2.DecodeRequest
+	_ func([]byte) (mumble.Request, error)   = mumble.DecodeRequest
+	_ func([]byte) (samp.Request, error)     = samp.DecodeRequest
 
 	_ func([]byte, *a2s.Request) (a2s.Response, error)           = a2s.DecodeResponse
 	_ func([]byte, *gamespy1.Request) (gamespy1.Response, error) = gamespy1.DecodeResponse
@@ -56,6 +64,8 @@ var (
 	_ func([]byte, *quake3.Request) (quake3.Response, error)     = quake3.DecodeResponse
 	_ func([]byte, *doom3.Request) (doom3.Response, error)       = doom3.DecodeResponse
 	_ func([]byte, *unreal2.Request) (unreal2.Response, error)   = unreal2.DecodeResponse
+	_ func([]byte, *mumble.Request) (mumble.Response, error)     = mumble.DecodeResponse
+	_ func([]byte, *samp.Request) (samp.Response, error)         = samp.DecodeResponse
 
 	_ func([]byte, ase.Request) ([]byte, error)          = ase.AppendRequest
 	_ func([]byte, bloodmasters.Request) ([]byte, error) = bloodmasters.AppendRequest
@@ -79,7 +89,7 @@ var (
 // TestRegisteredAs: each package registers its own Codec under its
 // Protocol name.
 func TestRegisteredAs(t *testing.T) {
-	for _, want := range []codecs.Codec{&a2s.Codec{}, &ase.Codec{}, &bloodmasters.Codec{}, &doom3.Codec{}, &gamespy1.Codec{}, &gamespy2.Codec{}, &gamespy3.Codec{}, &ogp.Codec{}, &quake3.Codec{}, &unreal2.Codec{}, &zandronum.Codec{}} {
+	for _, want := range []codecs.Codec{&a2s.Codec{}, &ase.Codec{}, &bloodmasters.Codec{}, &doom3.Codec{}, &gamespy1.Codec{}, &gamespy2.Codec{}, &gamespy3.Codec{}, &mumble.Codec{}, &ogp.Codec{}, &quake3.Codec{}, &samp.Codec{}, &unreal2.Codec{}, &zandronum.Codec{}} {
 		got, err := codecs.Lookup(want.Name())
 		if err != nil || got.Name() != want.Name() {
 			t.Errorf("Lookup(%q) = %v, %v", want.Name(), got, err)
