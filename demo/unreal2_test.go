@@ -131,6 +131,9 @@ type gdUnreal2 struct {
 // compared. A player renamed in a reply must make the comparison fail.
 func TestUnreal2GameDigInterop(t *testing.T) {
 	node := needGameDig(t)
+	// GameDig waits out its socket timeout after each of its three
+	// queries: the servers are asked side by side, beside the other tests.
+	t.Parallel()
 	ask := func(t *testing.T, addr string) gdUnreal2 {
 		host, port := hostPort(t, addr)
 		ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
@@ -158,6 +161,7 @@ func TestUnreal2GameDigInterop(t *testing.T) {
 		{"killingfloor", func() Handler { return NewUnreal2(4, Unreal2KillingFloor, Normal) }},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
 			addr, conversation := recordingServer(t, tc.h())
 			gd := ask(t, addr)
 			_, replies := conversation()
