@@ -221,7 +221,7 @@ func MessageLen(b []byte) int {
 	case k == 0:
 		return 0
 	case k < 0:
-		return 5 + 1
+		return 5 // five bytes, the fifth with its continuation bit set
 	case v <= 0 || int(v) > MaxReplyBytes-k:
 		return k
 	case len(b) < k+int(v):

@@ -22,7 +22,10 @@ var description = codecs.Description{
 	ReplyCap:      codecs.ReplyCap{Bytes: MaxReplyBytes, Datagrams: 1},
 	SRV:           "_minecraft._tcp",
 	TargetInQuery: true,
-	AllPlayers:    false,
+	// Every Java server answers the List Ping on 25565; GameSpy v4's
+	// Query, on the same port by default, only where enable-query is set.
+	DetectFirst: true,
+	AllPlayers:  false,
 	// The mode is the mod loader (forge, neoforge), when there is one.
 	Row: []string{"name", "mode", "players", "max", "hay"},
 }
