@@ -156,7 +156,13 @@ func flattenChat(v any) string {
 // Known differences: protocol-minecraftvanilla sets no name (its raw
 // status holds the description, which the test flattens as GameDig's
 // minecraft protocol does); neither reads the legacy ping (the 1.6 server
-// is not asked).
+// is not asked); GameDig stops reading once it has as many bytes as the
+// packet's length, not counting the length's own VarInt, so a reply that
+// arrives in pieces (the trickling server) reaches its JSON parser two or
+// three bytes short and fails (5.3.3, protocols/minecraftvanilla.js):
+// the trickling server is not asked. protocol-minecraft waits for its
+// GameSpy v4 and Bedrock questions to time out (10 s) on a port where
+// only TCP answers: it is asked once.
 func TestMinecraftGameDigInterop(t *testing.T) {
 	node := needGameDig(t)
 	type tcase struct {
@@ -169,8 +175,6 @@ func TestMinecraftGameDigInterop(t *testing.T) {
 		{"vanilla, protocol-minecraftvanilla", MinecraftVanilla, Normal, "protocol-minecraftvanilla"},
 		{"vanilla, protocol-minecraft", MinecraftVanilla, Normal, "protocol-minecraft"},
 		{"forge, protocol-minecraftvanilla", MinecraftForge, Normal, "protocol-minecraftvanilla"},
-		{"forge, protocol-minecraft", MinecraftForge, Normal, "protocol-minecraft"},
-		{"trickle, protocol-minecraftvanilla", MinecraftVanilla, Trickle, "protocol-minecraftvanilla"},
 	}
 	ask := func(t *testing.T, addr, gdType string) gdState {
 		host, port := hostPort(t, addr)
@@ -263,18 +267,18 @@ func TestBedrockGameDigInterop(t *testing.T) {
 	compare := func(gd gdState, m *codecs.Message) []string {
 		var diffs []string
 		in := m.Info
-		f := func(k string) string { v, _ := m.Fields.Get(k); return toText(v) }
+		f := func(k string) string { v, _ := m.Fields.Get(k); return plainText(v) }
 		for _, c := range [][3]string{
 			{"name", gdName(gd.Name), in.Name},
 			{"map", gd.Map, in.Map},
 			{"version", gd.Version, in.Version},
 			{"players", strconv.Itoa(gd.NumPlayers), strconv.Itoa(in.NumPlayers)},
 			{"max", strconv.Itoa(gd.MaxPlayers), strconv.Itoa(in.MaxPlayers)},
-			{"edition", toText(gd.Raw["edition"]), f("edition")},
-			{"server id", toText(gd.Raw["serverId"]), f("server_id")},
-			{"game mode", toText(gd.Raw["gameMode"]), in.GameType},
-			{"protocol", toText(gd.Raw["protocolVersion"]), f("protocol")},
-			{"IPv4 port", toText(gd.Raw["ipv4Port"]), f("port_v4")},
+			{"edition", plainText(gd.Raw["edition"]), f("edition")},
+			{"server id", plainText(gd.Raw["serverId"]), f("server_id")},
+			{"game mode", plainText(gd.Raw["gameMode"]), in.GameType},
+			{"protocol", plainText(gd.Raw["protocolVersion"]), f("protocol")},
+			{"IPv4 port", plainText(gd.Raw["ipv4Port"]), f("port_v4")},
 		} {
 			if c[1] != c[2] {
 				diffs = append(diffs, c[0]+": GameDig "+strconv.Quote(c[1])+", querylens "+strconv.Quote(c[2]))
@@ -311,4 +315,14 @@ func TestBedrockGameDigInterop(t *testing.T) {
 			t.Error("GameDig read a changed pong, and the comparison saw no difference")
 		}
 	}
+}
+
+// plainText is a raw GameDig value as text: a string as it is, anything
+// else as JSON.
+func plainText(v any) string {
+	if s, ok := v.(string); ok {
+		return s
+	}
+	b, _ := json.Marshal(v)
+	return string(b)
 }
