@@ -35,27 +35,41 @@ type BedrockRequest struct {
 	Open       bool // 02: only a server with open connections answers
 }
 
-// BedrockResponse is an unconnected pong with its MOTD fields, in the
-// order the string carries them (the later ones are absent on old
-// servers: Count says how many came).
+// BedrockResponse is an unconnected pong with its MOTD's fields.
 type BedrockResponse struct {
 	Time, ServerGUID uint64
 	MOTD             string // the ';'-separated string as sent
-	Edition          string // MCPE, MCEE (Education)
-	Name             string // the MOTD's first line
-	Protocol         int
-	Version          string
-	Players, Max     int
-	ServerID         string
-	Line2            string // the second line: the level's name, mostly
-	GameMode         string
-	GameModeNum      int
-	PortV4, PortV6   int
-	Count            int
-	Trailing         bool // bytes after the MOTD
+	// Fields are the MOTD's fields as sent, indexed by BedrockEdition…
+	// (old servers send the first six only: Count says how many came).
+	Fields       [12]string
+	Count        int
+	Players, Max int
+	Trailing     bool // bytes after the MOTD
 }
 
+// Indexes of BedrockResponse.Fields, in the MOTD's order.
+const (
+	BedrockEdition     = iota // MCPE, MCEE (Education)
+	BedrockName               // the first line
+	BedrockProtocolNum        // the protocol number
+	BedrockVersion
+	BedrockPlayers
+	BedrockMax
+	BedrockServerID
+	BedrockLine2 // the second line: the level's name, mostly
+	BedrockGameMode
+	BedrockGameModeNum
+	BedrockPortV4
+	BedrockPortV6
+)
+
 var bedrockFields = [...]string{"edition", "name", "protocol", "version", "players", "max", "server_id", "line2", "game_mode", "game_mode_num", "port_v4", "port_v6"}
+
+// bedrockPaths are bedrockFields' span and error paths.
+var bedrockPaths = [...]string{"motd.edition", "motd.name", "motd.protocol", "motd.version", "motd.players", "motd.max", "motd.server_id", "motd.line2", "motd.game_mode", "motd.game_mode_num", "motd.port_v4", "motd.port_v6"}
+
+// bedrockNumeric marks the fields of bedrockFields that are numbers.
+const bedrockNumeric = 1<<2 | 1<<4 | 1<<5 | 1<<9 | 1<<10 | 1<<11
 
 // AppendBedrockRequest appends an unconnected ping.
 func AppendBedrockRequest(dst []byte, q BedrockRequest) []byte {
@@ -163,48 +177,24 @@ func readBedrockResponse(r *wire.Reader, p *BedrockResponse) {
 			end++
 		}
 		v := string(s[off:end])
+		p.Fields[i] = v
 		p.Count++
-		ok := true
-		switch i {
-		case 0:
-			p.Edition = v
-		case 1:
-			p.Name = v
-		case 2:
-			p.Protocol, ok = atoi(v)
-		case 3:
-			p.Version = v
-		case 4:
-			p.Players, ok = atoi(v)
-		case 5:
-			p.Max, ok = atoi(v)
-		case 6:
-			p.ServerID = v
-		case 7:
-			p.Line2 = v
-		case 8:
-			p.GameMode = v
-		case 9:
-			p.GameModeNum, ok = atoi(v)
-		case 10:
-			p.PortV4, ok = atoi(v)
-		case 11:
-			p.PortV6, ok = atoi(v)
-		}
-		if !ok && v != "" {
-			r.FailAt("motd."+bedrockFields[i], start+off, codecs.Detail(codecs.ErrBadValue, "not a number"))
+		if _, ok := atoi(v); bedrockNumeric&(1<<i) != 0 && !ok && v != "" {
+			r.FailAt(bedrockPaths[i], start+off, codecs.Detail(codecs.ErrBadValue, "not a number"))
 			return
 		}
 		if end < len(s) {
 			end++
 		}
 		fs := r.Offset()
-		r.Skip("motd."+bedrockFields[i], end-off)
+		r.Skip(bedrockPaths[i], end-off)
 		if r.Recording() {
-			r.Mark("motd."+bedrockFields[i], "text", fs, v)
+			r.Mark(bedrockPaths[i], "text", fs, v)
 		}
 		off = end
 	}
+	p.Players, _ = atoi(p.Fields[BedrockPlayers])
+	p.Max, _ = atoi(p.Fields[BedrockMax])
 	if off < len(s) {
 		fs := r.Offset()
 		r.Skip("motd.rest", len(s)-off)
@@ -221,9 +211,12 @@ func readBedrockResponse(r *wire.Reader, p *BedrockResponse) {
 		p.Trailing = true
 	}
 	if p.Count < 6 {
-		r.FailAt("motd", start, codecs.Detail(codecs.ErrBadValue, "a pong's MOTD has at least 6 fields; "+strconv.Itoa(p.Count)+" came"))
+		r.FailAt("motd", start, codecs.Detail(codecs.ErrBadValue, "a pong's MOTD has at least 6 fields"))
 	}
 }
+
+// WarnEdition: the pong's edition is neither MCPE nor MCEE.
+const WarnEdition = "edition neither MCPE nor MCEE"
 
 // BedrockCodec is the codecs.Codec of Bedrock Edition's unconnected ping.
 type BedrockCodec struct{}
@@ -290,30 +283,36 @@ func (*BedrockCodec) Decode(datagrams [][]byte, opt codecs.DecodeOptions) (*code
 	err := r.Err()
 	if p.Count >= 6 {
 		in := &codecs.Info{Has: codecs.HasName | codecs.HasVersion | codecs.HasNumPlayers | codecs.HasMaxPlayers,
-			Name: oneLine(stripCodes(p.Name)), Version: p.Version, NumPlayers: p.Players, MaxPlayers: p.Max}
+			Name: oneLine(stripCodes(p.Fields[BedrockName])), Version: p.Fields[BedrockVersion], NumPlayers: p.Players, MaxPlayers: p.Max}
 		if p.Count > 7 {
 			in.Has |= codecs.HasMap
-			in.Map = oneLine(stripCodes(p.Line2))
+			in.Map = oneLine(stripCodes(p.Fields[BedrockLine2]))
 		}
 		if p.Count > 8 {
 			in.Has |= codecs.HasGameType
-			in.GameType = p.GameMode
+			in.GameType = p.Fields[BedrockGameMode]
 		}
 		m.Info = in
 	}
 	if !opt.NoFields {
-		f := codecs.Object{{Key: "time", Value: p.Time}, {Key: "server_guid", Value: p.ServerGUID}, {Key: "motd", Value: p.MOTD}}
-		vals := [...]any{p.Edition, p.Name, p.Protocol, p.Version, p.Players, p.Max, p.ServerID, p.Line2, p.GameMode, p.GameModeNum, p.PortV4, p.PortV6}
-		for i := 0; i < p.Count && i < len(vals); i++ {
-			f.Put(bedrockFields[i], vals[i])
+		var f codecs.Object
+		f.Put("time", p.Time)
+		f.Put("server_guid", p.ServerGUID)
+		f.PutString("motd", p.MOTD)
+		for i := 0; i < p.Count; i++ {
+			if n, ok := atoi(p.Fields[i]); ok && bedrockNumeric&(1<<i) != 0 {
+				f.PutInt(bedrockFields[i], n)
+			} else {
+				f.PutString(bedrockFields[i], p.Fields[i])
+			}
 		}
 		m.Fields = f
 	}
 	if p.Trailing {
 		m.Warn(codecs.WarnTrailing)
 	}
-	if err == nil && p.Edition != "MCPE" && p.Edition != "MCEE" {
-		m.Warn("edition " + strconv.Quote(p.Edition) + " is neither MCPE nor MCEE")
+	if e := p.Fields[BedrockEdition]; err == nil && e != "MCPE" && e != "MCEE" {
+		m.Warn(WarnEdition)
 	}
 	return m, err
 }

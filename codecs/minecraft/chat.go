@@ -84,19 +84,19 @@ func (c *chat) index(path string, k int) string {
 func (c *chat) add(i int32, s string, color string, style uint8, path string) {
 	first := len(c.runs)
 	start := 0
-	flush := func(end int) {
-		if end > start {
-			c.text = append(c.text, s[start:end]...)
-			c.runs = append(c.runs, Run{Text: s[start:end], Color: color, Style: style})
-		}
-	}
-	for j := 0; j < len(s); {
+	for j := 0; j <= len(s); {
 		r, size := utf8.DecodeRuneInString(s[j:])
-		if r != '§' || j+size >= len(s) {
+		if j < len(s) && (r != '§' || j+size >= len(s)) {
 			j += size
 			continue
 		}
-		flush(j)
+		if j > start {
+			c.text = append(c.text, s[start:j]...)
+			c.runs = append(c.runs, Run{Text: s[start:j], Color: color, Style: style})
+		}
+		if j == len(s) {
+			break
+		}
 		code := s[j+size] | 0x20 // lower case
 		switch {
 		case code >= '0' && code <= '9':
@@ -111,7 +111,6 @@ func (c *chat) add(i int32, s string, color string, style uint8, path string) {
 		j += size + 1
 		start = j
 	}
-	flush(len(s))
 	if c.spans != nil {
 		n := &c.d.n[i]
 		*c.spans = append(*c.spans, codecs.Span{Layer: c.layer, Start: int(n.start), End: int(n.end),
@@ -132,7 +131,9 @@ func describeRuns(runs []Run) string {
 			b = append(b, f...)
 			b = append(b, "] "...)
 		}
-		b = strconv.AppendQuote(b, r.Text)
+		b = append(b, '"')
+		b = append(b, r.Text...)
+		b = append(b, '"')
 	}
 	return string(b)
 }

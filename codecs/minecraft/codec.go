@@ -107,7 +107,7 @@ func (*Codec) Decode(datagrams [][]byte, opt codecs.DecodeOptions) (*codecs.Mess
 			total += len(d)
 		}
 		if total > MaxReplyBytes+16 {
-			return m, newError("stream", MaxReplyBytes, codecs.Detail(codecs.ErrTooLong, strconv.Itoa(total)+" bytes"))
+			return m, newError("stream", MaxReplyBytes, codecs.Detail(codecs.ErrTooLong, "more than a reply may be"))
 		}
 		b = make([]byte, 0, total)
 		for _, d := range datagrams {
@@ -126,7 +126,10 @@ func (*Codec) Decode(datagrams [][]byte, opt codecs.DecodeOptions) (*codecs.Mess
 		m.Kind = codecs.KindQuery
 		q := readRequest(r)
 		if !opt.NoFields {
-			m.Fields = m.Fields.Add("legacy", q.Legacy).Add("protocol", int(q.ProtocolVersion)).Add("host", q.Host).Add("port", int(q.Port))
+			m.Fields.Put("legacy", q.Legacy)
+			m.Fields.PutInt("protocol", int(q.ProtocolVersion))
+			m.Fields.PutString("host", q.Host)
+			m.Fields.PutInt("port", int(q.Port))
 		}
 		return m, r.Err()
 	}
@@ -194,36 +197,35 @@ func fill(m *codecs.Message, resp *Response, opt codecs.DecodeOptions) {
 	var f codecs.Object
 	f.Put("legacy", resp.Legacy)
 	f.PutString("description", st.Description)
-	runs := make([]codecs.Object, 0, len(st.Runs))
-	for _, r := range st.Runs {
-		o := codecs.Object{{Key: "text", Value: r.Text}}
-		if r.Color != "" {
-			o.PutString("color", r.Color)
+	runs := make([]codecs.Object, len(st.Runs))
+	for i, r := range st.Runs {
+		o := &runs[i]
+		o.PutString("text", r.Text)
+		if f := runFormat(r); f != "" {
+			o.PutString("format", f) // "gold bold": the colour, then the styles
 		}
-		for b, name := range styleNames {
-			if r.Style&(1<<b) != 0 {
-				o.Put(name, true)
-			}
-		}
-		runs = append(runs, o)
 	}
 	f.Put("runs", runs)
 	if st.HasVersion {
-		f.Put("version", codecs.Object{{Key: "name", Value: st.VersionName}, {Key: "protocol", Value: st.VersionProtocol}})
+		var v codecs.Object
+		v.PutString("name", st.VersionName)
+		v.PutInt("protocol", st.VersionProtocol)
+		f.Put("version", v)
 	}
 	if st.HasPlayers || st.Sample != nil {
-		p := codecs.Object{{Key: "online", Value: st.Online}, {Key: "max", Value: st.Max}}
+		var p codecs.Object
+		p.PutInt("online", st.Online)
+		p.PutInt("max", st.Max)
 		if st.Sample != nil {
-			sample := make([]codecs.Object, 0, len(st.Sample))
-			for _, s := range st.Sample {
-				sample = append(sample, codecs.Object{{Key: "name", Value: s.Name}, {Key: "id", Value: s.ID}})
-			}
-			p.Put("sample", sample)
+			p.Put("sample", pairs(len(st.Sample), "name", "id", func(i int) (string, string) { return st.Sample[i].Name, st.Sample[i].ID }))
 		}
 		f.Put("players", p)
 	}
 	if fv := st.Favicon; fv != nil {
-		o := codecs.Object{{Key: "ok", Value: fv.OK}, {Key: "width", Value: fv.Width}, {Key: "height", Value: fv.Height}}
+		var o codecs.Object
+		o.Put("ok", fv.OK)
+		o.PutInt("width", fv.Width)
+		o.PutInt("height", fv.Height)
 		if fv.OK {
 			o.PutString("png_base64", fv.Data)
 		} else {
@@ -235,14 +237,21 @@ func fill(m *codecs.Message, resp *Response, opt codecs.DecodeOptions) {
 		f.Put("enforcesSecureChat", st.EnforcesSecureChat)
 	}
 	if st.ModLoader != "" {
-		mods := make([]codecs.Object, 0, len(st.Mods))
-		for _, md := range st.Mods {
-			mods = append(mods, codecs.Object{{Key: "id", Value: md.ID}, {Key: "version", Value: md.Version}})
-		}
 		f.PutString("modloader", st.ModLoader)
-		f.Put("mods", mods)
+		f.Put("mods", pairs(len(st.Mods), "id", "version", func(i int) (string, string) { return st.Mods[i].ID, st.Mods[i].Version }))
 	}
 	m.Fields = f
+}
+
+// pairs is n objects of two text members, k1 and k2, from at.
+func pairs(n int, k1, k2 string, at func(int) (string, string)) []codecs.Object {
+	out := make([]codecs.Object, n)
+	for i := range out {
+		a, b := at(i)
+		out[i].PutString(k1, a)
+		out[i].PutString(k2, b)
+	}
+	return out
 }
 
 // NewQuery starts a List Ping of the server host:port (the options

@@ -2,7 +2,7 @@ package minecraft
 
 import (
 	"strconv"
-	"unicode/utf16"
+	"unicode/utf8"
 
 	"github.com/querylens/querylens/codecs"
 	"github.com/querylens/querylens/codecs/internal/wire"
@@ -43,17 +43,13 @@ func readString(r *wire.Reader, field string, max int) []byte {
 		return nil
 	}
 	if n < 0 || int(n) > max {
-		r.FailAt(field+".length", start, codecs.Detail(codecs.ErrTooLong, strconv.Itoa(int(n))+" bytes; at most "+strconv.Itoa(max)))
+		r.FailAt(field+".length", start, codecs.Detail(codecs.ErrTooLong, "longer than this string may be"))
 		return nil
 	}
 	vstart := r.Offset()
 	b := r.Skip(field, int(n))
 	if r.Recording() && b != nil {
-		v := string(b)
-		if len(v) > 200 {
-			v = v[:200] + "…"
-		}
-		r.Mark(field, "utf8", vstart, v)
+		r.Mark(field, "utf8", vstart, string(b[:min(len(b), 200)]))
 	}
 	return b
 }
@@ -91,11 +87,11 @@ func readRequest(r *wire.Reader) Request {
 	} else {
 		n := readVarInt(r, "handshake.length")
 		if !r.Failed() && (n < 1 || int(n) > r.Len()) {
-			r.Fail("handshake.length", codecs.Detail(codecs.ErrBadValue, "packet length "+strconv.Itoa(int(n))))
+			r.Fail("handshake.length", codecs.Detail(codecs.ErrBadValue, "not the handshake's length"))
 		}
 		p := r.Sub("handshake", int(n))
 		if id := readVarInt(p, "handshake.id"); id != idHandshake && !p.Failed() {
-			p.Fail("handshake.id", codecs.Detail(codecs.ErrNotQuery, "packet id "+strconv.Itoa(int(id))))
+			p.Fail("handshake.id", codecs.Detail(codecs.ErrNotQuery, "the handshake is packet 0"))
 		}
 		q.ProtocolVersion = readVarInt(p, "handshake.protocol")
 		hs := p.Offset()
@@ -106,7 +102,7 @@ func readRequest(r *wire.Reader) Request {
 		q.Host = string(host)
 		q.Port = p.U16BE("handshake.port")
 		if st := readVarInt(p, "handshake.next_state"); st != stateStatus && !p.Failed() {
-			p.Fail("handshake.next_state", codecs.Detail(codecs.ErrNotQuery, "next state "+strconv.Itoa(int(st))+"; a status ping asks 1"))
+			p.Fail("handshake.next_state", codecs.Detail(codecs.ErrNotQuery, "a status ping's next state is 1"))
 		}
 		if !p.Failed() && !p.Empty() {
 			p.Fail("handshake", codecs.ErrTrailing)
@@ -116,7 +112,7 @@ func readRequest(r *wire.Reader) Request {
 			r.Fail("request.length", codecs.Detail(codecs.ErrBadValue, "the status request is 1 byte"))
 		}
 		if id := r.U8("request.id"); id != idStatusReq && !r.Failed() {
-			r.Fail("request.id", codecs.Detail(codecs.ErrNotQuery, "packet id "+strconv.Itoa(int(id))))
+			r.Fail("request.id", codecs.Detail(codecs.ErrNotQuery, "the status request is packet 0"))
 		}
 	}
 	if !r.Failed() && !r.Empty() {
@@ -160,7 +156,7 @@ func readLegacyRequest(r *wire.Reader, q *Request) {
 	}
 	port := r.U32BE("legacy.port")
 	if !r.Failed() && port > 0xffff {
-		r.Fail("legacy.port", codecs.Detail(codecs.ErrBadValue, "port "+strconv.Itoa(int(port))))
+		r.Fail("legacy.port", codecs.Detail(codecs.ErrBadValue, "a port is at most 65535"))
 	}
 	q.Port = uint16(port)
 	if !r.Failed() && r.Offset()-start != rest {
@@ -175,11 +171,7 @@ func readUTF16(r *wire.Reader, field string, n int) string {
 	if b == nil {
 		return ""
 	}
-	u := make([]uint16, n)
-	for i := range u {
-		u[i] = uint16(b[2*i])<<8 | uint16(b[2*i+1])
-	}
-	s := string(utf16.Decode(u))
+	s := fromUTF16BE(b)
 	if r.Recording() {
 		r.Mark(field, "utf16be", start, s)
 	}
@@ -209,7 +201,7 @@ func readResponse(r *wire.Reader, resp *Response, spans *[]codecs.Span) {
 	case r.Failed():
 		return
 	case n < 1:
-		r.FailAt("length", start, codecs.Detail(codecs.ErrBadValue, "packet length "+strconv.Itoa(int(n))))
+		r.FailAt("length", start, codecs.Detail(codecs.ErrBadValue, "a packet is at least 1 byte"))
 		return
 	case int(n) > MaxReplyBytes:
 		r.FailAt("length", start, codecs.Detail(codecs.ErrTooLong, strconv.Itoa(int(n))+" bytes; a reply is at most "+strconv.Itoa(MaxReplyBytes)))
@@ -220,7 +212,7 @@ func readResponse(r *wire.Reader, resp *Response, spans *[]codecs.Span) {
 	}
 	p := r.Sub("packet", int(n))
 	if id := readVarInt(p, "id"); id != idStatusResp && !p.Failed() {
-		p.Fail("id", codecs.Detail(codecs.ErrUnknownCode, "packet id "+strconv.Itoa(int(id))+"; the status response is 0"))
+		p.Fail("id", codecs.Detail(codecs.ErrUnknownCode, "the status response is packet 0"))
 	}
 	js := p.Offset()
 	resp.JSON = readString(p, "json", MaxReplyBytes)
@@ -251,7 +243,7 @@ func readLegacyResponse(r *wire.Reader, resp *Response) {
 	st := &resp.Status
 	var parts []string
 	if len(text) > 4 && text[:4] == "§1\x00" {
-		parts = split(text[4:], '\x00')
+		parts = split(text[4:], "\x00")
 		if len(parts) != 5 {
 			r.Fail("kick.text", codecs.Detail(codecs.ErrBadValue, "a 1.4+ legacy reply has 6 fields"))
 			return
@@ -260,7 +252,7 @@ func readLegacyResponse(r *wire.Reader, resp *Response) {
 		st.VersionName, st.HasVersion = parts[1], true
 		parts = parts[2:]
 	} else {
-		parts = split(text, '§')
+		parts = split(text, "§")
 		if len(parts) < 3 {
 			r.Fail("kick.text", codecs.Detail(codecs.ErrBadValue, "a legacy reply is motd§online§max"))
 			return
@@ -279,13 +271,14 @@ func readLegacyResponse(r *wire.Reader, resp *Response) {
 	st.Online, st.Max, st.HasPlayers = on, max, true
 }
 
-func split(s string, sep rune) []string {
+// split cuts s at every sep.
+func split(s, sep string) []string {
 	var out []string
 	start := 0
-	for i, c := range s {
-		if c == sep {
+	for i := 0; i+len(sep) <= len(s); i++ {
+		if s[i:i+len(sep)] == sep {
 			out = append(out, s[start:i])
-			start = i + len(string(sep))
+			start = i + len(sep)
 		}
 	}
 	return append(out, s[start:])
@@ -303,6 +296,10 @@ func join(parts []string, sep string) string {
 }
 
 // atoi reads a decimal integer (a sign allowed) of at most 9 digits.
+//
+// Out of line: see "Code size" in codecs/doc.go.
+//
+//go:noinline
 func atoi(s string) (int, bool) {
 	neg := len(s) > 0 && s[0] == '-'
 	if neg {
@@ -357,14 +354,10 @@ func readStatus(d *jdoc, st *Status, spans *[]codecs.Span) {
 	// version}]}.
 	if fd := d.get(0, "forgeData"); fd >= 0 {
 		st.ModLoader = "forge"
-		if m := d.get(fd, "mods"); m >= 0 && d.n[m].kind == jArray {
-			for e := d.n[m].first; e >= 0; e = d.n[e].next {
-				id, _ := d.str(d.get(e, "modId"))
-				v, _ := d.str(d.get(e, "modmarker"))
-				st.Mods = append(st.Mods, Mod{ID: id, Version: v})
-				if id == "neoforge" {
-					st.ModLoader = "neoforge"
-				}
+		st.Mods = readMods(d, d.get(fd, "mods"), "modId", "modmarker")
+		for _, m := range st.Mods {
+			if m.ID == "neoforge" {
+				st.ModLoader = "neoforge"
 			}
 		}
 	} else if mi := d.get(0, "modinfo"); mi >= 0 {
@@ -372,13 +365,7 @@ func readStatus(d *jdoc, st *Status, spans *[]codecs.Span) {
 		if st.ModLoader == "" {
 			st.ModLoader = "fml"
 		}
-		if m := d.get(mi, "modList"); m >= 0 && d.n[m].kind == jArray {
-			for e := d.n[m].first; e >= 0; e = d.n[e].next {
-				id, _ := d.str(d.get(e, "modid"))
-				v, _ := d.str(d.get(e, "version"))
-				st.Mods = append(st.Mods, Mod{ID: id, Version: v})
-			}
-		}
+		st.Mods = readMods(d, d.get(mi, "modList"), "modid", "version")
 	}
 	if spans != nil {
 		for _, k := range [...]string{"version", "players", "favicon", "enforcesSecureChat", "forgeData", "modinfo"} {
@@ -393,10 +380,41 @@ func readStatus(d *jdoc, st *Status, spans *[]codecs.Span) {
 	}
 }
 
+// readMods reads an array of mods, each an object with the id and
+// version in members id and version.
+func readMods(d *jdoc, arr int32, id, version string) []Mod {
+	if arr < 0 || d.n[arr].kind != jArray {
+		return nil
+	}
+	var mods []Mod
+	for e := d.n[arr].first; e >= 0; e = d.n[e].next {
+		i, _ := d.str(d.get(e, id))
+		v, _ := d.str(d.get(e, version))
+		mods = append(mods, Mod{ID: i, Version: v})
+	}
+	return mods
+}
+
 func faviconValue(f *Favicon) string {
 	v := strconv.Itoa(f.Width) + "×" + strconv.Itoa(f.Height) + " PNG"
 	if !f.OK {
 		v = f.Problem
 	}
 	return v
+}
+
+// fromUTF16BE decodes UTF-16BE text, a lone surrogate as U+FFFD.
+func fromUTF16BE(b []byte) string {
+	out := make([]byte, 0, len(b))
+	for i := 0; i+1 < len(b); i += 2 {
+		r := rune(b[i])<<8 | rune(b[i+1])
+		if r >= 0xd800 && r < 0xdc00 && i+3 < len(b) {
+			if lo := rune(b[i+2])<<8 | rune(b[i+3]); lo >= 0xdc00 && lo < 0xe000 {
+				r = 0x10000 + (r-0xd800)<<10 + (lo - 0xdc00)
+				i += 2
+			}
+		}
+		out = utf8.AppendRune(out, r) // a lone surrogate becomes U+FFFD
+	}
+	return string(out)
 }

@@ -1,9 +1,6 @@
 package minecraft
 
 import (
-	"encoding/binary"
-	"unicode/utf16"
-
 	"github.com/querylens/querylens/codecs"
 )
 
@@ -16,22 +13,25 @@ func AppendRequest(dst []byte, q Request) ([]byte, error) {
 		return dst, newError("host", 0, codecs.Detail(codecs.ErrBadValue, "a host is letters, digits, dots, hyphens (colons for IPv6), at most 253"))
 	}
 	if q.Legacy {
-		dst = append(dst, legacyPing, legacyPayload, legacyPlugin)
-		dst = appendUTF16(dst, legacyChannel)
-		dst = binary.BigEndian.AppendUint16(dst, uint16(7+2*len(q.Host)))
+		// FE 01 FA, then "MC|PingHost" (11 units) in UTF-16BE.
+		dst = append(dst, "\xfe\x01\xfa\x00\x0b\x00M\x00C\x00|\x00P\x00i\x00n\x00g\x00H\x00o\x00s\x00t"...)
+		n := 7 + 2*len(q.Host)
+		dst = append(dst, byte(n>>8), byte(n))
 		v := q.ProtocolVersion
 		if v < 0 || v > 0xff {
 			v = LegacyProtocol
 		}
-		dst = append(dst, byte(v))
-		dst = appendUTF16(dst, q.Host)
-		return binary.BigEndian.AppendUint32(dst, uint32(q.Port)), nil
+		dst = append(dst, byte(v), 0, byte(len(q.Host)))
+		for i := 0; i < len(q.Host); i++ { // ASCII (validHost): one unit a byte
+			dst = append(dst, 0, q.Host[i])
+		}
+		return append(dst, 0, 0, byte(q.Port>>8), byte(q.Port)), nil
 	}
 	body := appendVarInt(nil, idHandshake)
 	body = appendVarInt(body, q.ProtocolVersion)
 	body = appendVarInt(body, int32(len(q.Host)))
 	body = append(body, q.Host...)
-	body = binary.BigEndian.AppendUint16(body, q.Port)
+	body = append(body, byte(q.Port>>8), byte(q.Port))
 	body = appendVarInt(body, stateStatus)
 	dst = appendVarInt(dst, int32(len(body)))
 	dst = append(dst, body...)
@@ -40,10 +40,22 @@ func AppendRequest(dst []byte, q Request) ([]byte, error) {
 
 // appendUTF16 appends s's length in UTF-16 units (u16) and s in UTF-16BE.
 func appendUTF16(dst []byte, s string) []byte {
-	u := utf16.Encode([]rune(s))
-	dst = binary.BigEndian.AppendUint16(dst, uint16(len(u)))
-	for _, c := range u {
-		dst = binary.BigEndian.AppendUint16(dst, c)
+	n := 0
+	for _, r := range s {
+		n++
+		if r >= 0x10000 {
+			n++
+		}
+	}
+	dst = append(dst, byte(n>>8), byte(n))
+	for _, r := range s {
+		if r >= 0x10000 {
+			r -= 0x10000
+			hi, lo := 0xd800+r>>10, 0xdc00+r&0x3ff
+			dst = append(dst, byte(hi>>8), byte(hi), byte(lo>>8), byte(lo))
+			continue
+		}
+		dst = append(dst, byte(r>>8), byte(r))
 	}
 	return dst
 }
@@ -63,12 +75,7 @@ func AppendStatusResponse(dst []byte, js []byte) []byte {
 func AppendLegacyResponse(dst []byte, proto int, version, motd string, online, max int) []byte {
 	s := "§1\x00" + itoa(proto) + "\x00" + version + "\x00" + motd + "\x00" + itoa(online) + "\x00" + itoa(max)
 	dst = append(dst, legacyKick)
-	u := utf16.Encode([]rune(s))
-	dst = binary.BigEndian.AppendUint16(dst, uint16(len(u)))
-	for _, c := range u {
-		dst = binary.BigEndian.AppendUint16(dst, c)
-	}
-	return dst
+	return appendUTF16(dst, s)
 }
 
 func itoa(v int) string {

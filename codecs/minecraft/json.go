@@ -246,30 +246,14 @@ func (p *jparser) number() string {
 // unescaped; invalid UTF-8 and lone surrogates become U+FFFD.
 func (p *jparser) str() string {
 	p.i++
-	start := p.i
-	for p.i < len(p.s) { // the common case: nothing to unescape
-		c := p.s[p.i]
-		if c == '"' {
-			s := p.s[start:p.i]
-			p.i++
-			if utf8.Valid(s) {
-				return string(s)
-			}
-			return string([]rune(string(s)))
-		}
-		if c == '\\' || c < 0x20 {
-			break
-		}
-		p.i++
-	}
-	b := append([]byte(nil), p.s[start:p.i]...)
+	var b []byte
 	for p.i < len(p.s) {
 		c := p.s[p.i]
 		switch {
 		case c == '"':
 			p.i++
 			if !utf8.Valid(b) {
-				return string([]rune(string(b)))
+				return validUTF8(b)
 			}
 			return string(b)
 		case c < 0x20:
@@ -352,6 +336,10 @@ func (p *jparser) hex4() rune {
 }
 
 // get returns the index of member key of object node i, or -1.
+//
+// Out of line: see "Code size" in codecs/doc.go.
+//
+//go:noinline
 func (d *jdoc) get(i int32, key string) int32 {
 	if i < 0 || d.n[i].kind != jObject {
 		return -1
@@ -365,6 +353,10 @@ func (d *jdoc) get(i int32, key string) int32 {
 }
 
 // str returns node i's text if it is a string.
+//
+// Out of line: see "Code size" in codecs/doc.go.
+//
+//go:noinline
 func (d *jdoc) str(i int32) (string, bool) {
 	if i < 0 || d.n[i].kind != jString {
 		return "", false
@@ -374,6 +366,10 @@ func (d *jdoc) str(i int32) (string, bool) {
 
 // integer returns node i as an int if it is a number without a fraction
 // or exponent that fits 32 bits.
+//
+// Out of line: see "Code size" in codecs/doc.go.
+//
+//go:noinline
 func (d *jdoc) integer(i int32) (int, bool) {
 	if i < 0 || d.n[i].kind != jNumber {
 		return 0, false
@@ -400,6 +396,10 @@ func (d *jdoc) integer(i int32) (int, bool) {
 }
 
 // boolean returns node i's value if it is true or false.
+//
+// Out of line: see "Code size" in codecs/doc.go.
+//
+//go:noinline
 func (d *jdoc) boolean(i int32) (v, ok bool) {
 	if i < 0 {
 		return false, false
@@ -411,4 +411,15 @@ func (d *jdoc) boolean(i int32) (v, ok bool) {
 		return false, true
 	}
 	return false, false
+}
+
+// validUTF8 is b with every invalid byte replaced by U+FFFD.
+func validUTF8(b []byte) string {
+	out := make([]byte, 0, len(b)+8)
+	for len(b) > 0 {
+		r, n := utf8.DecodeRune(b)
+		out = utf8.AppendRune(out, r)
+		b = b[n:]
+	}
+	return string(out)
 }

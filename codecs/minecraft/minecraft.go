@@ -143,6 +143,10 @@ type Favicon struct {
 
 // varInt reads a VarInt at the start of b: its value and length, n == 0
 // when b ends before its last byte, n < 0 when it runs past five bytes.
+//
+// Out of line: see "Code size" in codecs/doc.go.
+//
+//go:noinline
 func varInt(b []byte) (v int32, n int) {
 	var u uint32
 	for i := 0; i < 5; i++ {
@@ -159,6 +163,10 @@ func varInt(b []byte) (v int32, n int) {
 }
 
 // appendVarInt appends v as a VarInt.
+//
+// Out of line: see "Code size" in codecs/doc.go.
+//
+//go:noinline
 func appendVarInt(b []byte, v int32) []byte {
 	u := uint32(v)
 	for u >= 0x80 {
