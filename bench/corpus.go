@@ -13,6 +13,7 @@ import (
 
 	"github.com/querylens/querylens/codecs"
 	_ "github.com/querylens/querylens/codecs/all"
+	"github.com/querylens/querylens/codecs/minecraft"
 	"github.com/querylens/querylens/demo"
 )
 
@@ -74,6 +75,7 @@ func Corpus(root string) ([]Packet, error) {
 		{"quake3", "status", demo.NewQuake3(7, demo.Quake3IOQ3, demo.Normal)},
 		{"gamespy1", "split", demo.NewGameSpy1(7, demo.GameSpy1UT99, demo.Normal)},
 		{"gamespy3", "split", demo.NewGameSpy3(7, demo.GameSpy3UT3, demo.Normal)},
+		{"bedrock", "pong", demo.NewBedrock(7, demo.Normal)},
 	} {
 		p, err := Converse(c.protocol, c.h, nil, corpusTime)
 		if err != nil {
@@ -81,6 +83,17 @@ func Corpus(root string) ([]Packet, error) {
 		}
 		p.Name = c.name
 		out = append(out, p)
+	}
+	// Minecraft Java's List Ping is a TCP conversation: its one reply
+	// packet, as the demo's vanilla and Forge servers write it.
+	for _, k := range []struct {
+		name string
+		kind demo.MinecraftKind
+	}{{"vanilla", demo.MinecraftVanilla}, {"forge", demo.MinecraftForge}} {
+		s := demo.NewMinecraft(7, k.kind, demo.Normal)
+		q, _ := minecraft.AppendRequest(nil, minecraft.Request{ProtocolVersion: minecraft.PingProtocol, Host: "localhost", Port: minecraft.DefaultPort})
+		reply, _ := s.Reply(q)
+		out = append(out, Packet{Protocol: minecraft.Protocol, Name: k.name, Query: q, Datagrams: [][]byte{reply}})
 	}
 	return out, nil
 }
