@@ -81,12 +81,16 @@ func (*Codec) Detect(b []byte) (codecs.Kind, codecs.Confidence) {
 
 // CheckQuery accepts a List Ping as AppendRequest builds it: a handshake
 // with next state 1 and a valid host, then the status request; or the
-// legacy ping. What the relay writes.
+// 1.6 legacy ping with its host and port (the older FE and FE 01, which
+// name no host, decode but are not sent). What the relay writes.
 func (*Codec) CheckQuery(b []byte) error {
 	if err := codecs.CheckQueryLen(Protocol, b, MaxQueryLen); err != nil {
 		return err
 	}
 	_, err := DecodeRequest(b)
+	if err == nil && len(b) < 3 {
+		err = newError("legacy.plugin", len(b), codecs.Detail(codecs.ErrNotQuery, "the legacy ping querylens sends names the host (FE 01 FA)"))
+	}
 	return err
 }
 

@@ -214,6 +214,15 @@ func TestTargetInQuery(t *testing.T) {
 			t.Errorf("options %v accepted", o)
 		}
 	}
+	// FE and FE 01 name no host: they decode, and are not sent.
+	for _, b := range [][]byte{{0xfe}, {0xfe, 0x01}} {
+		if _, err := minecraft.DecodeRequest(b); err != nil {
+			t.Errorf("DecodeRequest(%x): %v", b, err)
+		}
+		if err := c.CheckQuery(b); err == nil {
+			t.Errorf("CheckQuery accepts %x", b)
+		}
+	}
 	// Next state 2 (login) is not a status ping.
 	b, _ := minecraft.AppendRequest(nil, minecraft.Request{Host: "x", Port: 1})
 	b[len(b)-3] = 2

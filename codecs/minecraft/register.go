@@ -16,10 +16,12 @@ func init() {
 // all of them. Minecraft has no join link scheme: a player adds the
 // server by its address in the game.
 var description = codecs.Description{
-	Name:          Protocol,
-	Transport:     codecs.TCP,
-	MessageLen:    MessageLen,
-	ReplyCap:      codecs.ReplyCap{Bytes: MaxReplyBytes, Datagrams: 1},
+	Name:       Protocol,
+	Transport:  codecs.TCP,
+	MessageLen: MessageLen,
+	// One reply packet; a few more messages allowed for a packet Feed
+	// ignores before it (none is known), never more than 128 KiB.
+	ReplyCap:      codecs.ReplyCap{Bytes: MaxReplyBytes, Datagrams: 4},
 	SRV:           "_minecraft._tcp",
 	TargetInQuery: true,
 	// Every Java server answers the List Ping on 25565; GameSpy v4's
