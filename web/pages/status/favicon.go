@@ -4,7 +4,7 @@ import (
 	"bytes"
 	"encoding/base64"
 	"image"
-	_ "image/png" // image.DecodeConfig reads the favicons' headers
+	"image/png" // image.DecodeConfig reads the favicons' headers
 	"strings"
 
 	"github.com/querylens/querylens/codecs"
@@ -45,4 +45,26 @@ func favicon(v any) string {
 		return ""
 	}
 	return "data:image/png;base64," + base64.StdEncoding.EncodeToString(b)
+}
+
+// faviconImage decodes a data URI that favicon returned (its size already
+// checked: at most 64×64), for the card; nil for "" or anything that does
+// not decode.
+func faviconImage(uri string) image.Image {
+	const prefix = "data:image/png;base64,"
+	if !strings.HasPrefix(uri, prefix) {
+		return nil
+	}
+	b, err := base64.StdEncoding.DecodeString(uri[len(prefix):])
+	if err != nil {
+		return nil
+	}
+	if cfg, err := png.DecodeConfig(bytes.NewReader(b)); err != nil || cfg.Width > 64 || cfg.Height > 64 {
+		return nil
+	}
+	img, err := png.Decode(bytes.NewReader(b))
+	if err != nil {
+		return nil
+	}
+	return img
 }

@@ -67,6 +67,9 @@ func TestFavicon(t *testing.T) {
 			t.Error("the favicon is among the fields shown as text")
 		}
 	}
+	if c := (&Handler{}).cardOf(v, nil); c.Icon == nil || c.Icon.Bounds().Dx() != 64 {
+		t.Error("the card has no icon")
+	}
 	var out bytes.Buffer
 	if err := Article(v, "t").Render(context.Background(), &out); err != nil {
 		t.Fatal(err)
