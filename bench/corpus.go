@@ -14,6 +14,7 @@ import (
 	"github.com/querylens/querylens/codecs"
 	_ "github.com/querylens/querylens/codecs/all"
 	"github.com/querylens/querylens/codecs/doom3"
+	"github.com/querylens/querylens/codecs/minecraft"
 	"github.com/querylens/querylens/demo"
 )
 
@@ -82,6 +83,7 @@ func Corpus(root string) ([]Packet, error) {
 		{"samp", "sa-mp", demo.NewSAMP(7, demo.SAMP037, demo.Normal)},
 		{"samp", "open.mp", demo.NewSAMP(8, demo.SAMPOpenMP, demo.Normal)},
 		{"vcmp", "vc:mp", demo.NewSAMP(9, demo.SAMPVCMP, demo.Normal)},
+		{"bedrock", "pong", demo.NewBedrock(7, demo.Normal)},
 	} {
 		p, err := Converse(c.protocol, c.h, nil, corpusTime)
 		if err != nil {
@@ -89,6 +91,17 @@ func Corpus(root string) ([]Packet, error) {
 		}
 		p.Name = c.name
 		out = append(out, p)
+	}
+	// Minecraft Java's List Ping is a TCP conversation: its one reply
+	// packet, as the demo's vanilla and Forge servers write it.
+	for _, k := range []struct {
+		name string
+		kind demo.MinecraftKind
+	}{{"vanilla", demo.MinecraftVanilla}, {"forge", demo.MinecraftForge}} {
+		s := demo.NewMinecraft(7, k.kind, demo.Normal)
+		q, _ := minecraft.AppendRequest(nil, minecraft.Request{ProtocolVersion: minecraft.PingProtocol, Host: "localhost", Port: minecraft.DefaultPort})
+		reply, _ := s.Reply(q)
+		out = append(out, Packet{Protocol: minecraft.Protocol, Name: k.name, Query: q, Datagrams: [][]byte{reply}})
 	}
 	return out, nil
 }

@@ -13,6 +13,13 @@ type Description struct {
 	// server on one of them is guessed to speak the protocol. Nil: the
 	// DefaultPort alone.
 	Ports []int
+	// DetectFirst says that a detection of an address on the protocol's
+	// DefaultPort asks it before the other protocols of that port, and
+	// waits for its answer before taking theirs (ident.DetectOrderAt):
+	// the protocol every server on the port answers, where another one
+	// answers only where it is enabled (Minecraft Java's List Ping and
+	// GameSpy v4's Minecraft Query, both on 25565).
+	DetectFirst bool
 	// Master, if set, says how the protocol lists servers from a master.
 	Master *MasterDescription
 	// Join is a link that starts the game on a server, with {addr}

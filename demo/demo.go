@@ -12,6 +12,7 @@ import (
 
 	"github.com/querylens/querylens/codecs"
 	"github.com/querylens/querylens/codecs/doom3"
+	"github.com/querylens/querylens/codecs/minecraft"
 	"github.com/querylens/querylens/server"
 )
 
@@ -122,6 +123,8 @@ type Demo struct {
 	fleet               []Target
 	flapping            *Target
 	conns               []*net.UDPConn
+	streams             streams
+	streamTargets       []Target
 	wg                  sync.WaitGroup
 	once                sync.Once
 	stop                func() bool // unregisters the context's AfterFunc
@@ -274,6 +277,8 @@ func Start(ctx context.Context, cfg Config) (*Demo, error) {
 		{"ase", Normal, func(s int64, b Behavior) Handler { return NewASE(s+2, ASEFlags, b) }, nil},
 		{"ase", BadLength, func(s int64, b Behavior) Handler { return Hostile("ase", b, NewASE(s+3, ASEMTA, Normal)) }, nil},
 		{"ase", Endless, func(s int64, b Behavior) Handler { return Hostile("ase", b, NewASE(s+4, ASEFarCry, Normal)) }, nil},
+		{"bedrock", Normal, func(s int64, b Behavior) Handler { return NewBedrock(s, b) }, nil},
+		{"bedrock", Silent, func(s int64, b Behavior) Handler { return NewBedrock(s+1, b) }, nil},
 	}
 	regMu.Lock()
 	for _, r := range registered {
@@ -294,6 +299,9 @@ func Start(ctx context.Context, cfg Config) (*Demo, error) {
 		if _, err := open("127.0.0.1:0", Target{Protocol: o.protocol, Name: name, Behavior: o.b, Options: o.opts}, h); err != nil {
 			return nil, err
 		}
+	}
+	if err := d.startStreams(ctx, cfg.Seed); err != nil {
+		return nil, err
 	}
 	if err := d.startListMasters(cfg, open); err != nil {
 		return nil, err
@@ -397,8 +405,34 @@ func (d *Demo) Flapping() (Target, bool) {
 	return *d.flapping, true
 }
 
-// Targets lists every emulated game server (not the master).
+// Targets lists every emulated game server (not the master) that speaks
+// over UDP.
 func (d *Demo) Targets() []Target { return append([]Target(nil), d.targets...) }
+
+// StreamTargets lists the emulated game servers that speak over TCP
+// (Minecraft Java's List Ping), which a relay or a command reaches only
+// once it runs TCP conversations (codecs.Description.Transport).
+func (d *Demo) StreamTargets() []Target { return append([]Target(nil), d.streamTargets...) }
+
+// startStreams starts the TCP servers (minecraftStreams), each on its own
+// loopback port.
+func (d *Demo) startStreams(ctx context.Context, seed int64) error {
+	for i, m := range minecraftStreams {
+		h := NewMinecraft(seed+int64(i)*104723, m.kind, m.b)
+		ln, err := listenTCPLoopback(ctx, "127.0.0.1:0")
+		if err != nil {
+			return errors.New("demo: " + err.Error())
+		}
+		d.streams.mu.Lock()
+		d.streams.lns = append(d.streams.lns, ln)
+		d.streams.mu.Unlock()
+		d.streamTargets = append(d.streamTargets, Target{Protocol: minecraft.Protocol, Addr: ln.Addr().String(), Name: h.Name(),
+			Behavior: m.b, Options: m.opts})
+		d.wg.Add(1)
+		go serveTCP(ln, h, m.b, &d.streams, &d.wg)
+	}
+	return nil
+}
 
 // Prefixes returns the exact /32 (or /128) of every address the demo
 // serves, for a relay allowed to reach exactly the demo.
@@ -415,6 +449,9 @@ func (d *Demo) Prefixes() []netip.Prefix {
 	add(d.a2sMaster)
 	add(d.q3Master)
 	for _, t := range d.targets {
+		add(t.Addr)
+	}
+	for _, t := range d.streamTargets {
 		add(t.Addr)
 	}
 	for _, t := range d.fleet {
@@ -435,6 +472,7 @@ func (d *Demo) Close() error {
 		for _, c := range d.conns {
 			c.Close()
 		}
+		d.streams.close()
 	})
 	d.wg.Wait()
 	return nil

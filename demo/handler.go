@@ -32,6 +32,11 @@ const (
 	BadLength // a length field larger than the bytes that follow
 	BadCount  // a count larger than the entries that follow
 	Endless   // a string that runs to the end of the datagram without its terminator
+	// More of them, for the Minecraft servers (demo/minecraft.go).
+	BadVarInt // a VarInt longer than the five bytes a 32-bit one may take
+	BadJSON   // JSON that does not parse
+	BadImage  // an image that is not what the protocol allows (a favicon of 128×128); the rest decodes, with a warning
+	Trickle   // writes its reply a byte at a time (TCP), TrickleEvery apart
 )
 
 // SlowDelay is how long a Slow server waits before answering.
@@ -39,7 +44,9 @@ const SlowDelay = 700 * time.Millisecond
 
 // Hostile reports whether b is one of the hostile servers' behaviours,
 // whose replies never decode.
-func (b Behavior) Hostile() bool { return b == BadLength || b == BadCount || b == Endless }
+func (b Behavior) Hostile() bool {
+	return b == BadLength || b == BadCount || b == Endless || b == BadVarInt || b == BadJSON
+}
 
 func (b Behavior) String() string {
 	switch b {
@@ -57,6 +64,14 @@ func (b Behavior) String() string {
 		return "bad count"
 	case Endless:
 		return "endless string"
+	case BadVarInt:
+		return "long varint"
+	case BadJSON:
+		return "bad json"
+	case BadImage:
+		return "bad image"
+	case Trickle:
+		return "trickle"
 	}
 	return "normal"
 }

@@ -29,14 +29,22 @@ type Detected struct {
 // reports what does not decode); the others are cancelled. Each candidate sends what
 // its Query sends, resent as ex's retries allow, so a probe sends at most
 // (protocols × attempts) datagrams plus challenge answers, and ends when ctx
-// does. With no winner, the error says what each protocol got.
+// does. With no winner, the error says what each protocol got. On a port
+// that is some protocol's default (ident.DetectOrderAt), that protocol's
+// answer is waited for before another's is taken: a Minecraft server on
+// 25565 may answer its List Ping and GameSpy v4's Query both, and the List
+// Ping is the one to keep.
 func Detect(ctx context.Context, ex netquery.Exchanger, target string, opts map[string]string) (Detected, error) {
 	type outcome struct {
 		p        Detected
 		err      error // nil: a well-formed reply
 		exchange bool  // err came from the exchange itself (relay, resolver, socket)
 	}
-	order, err := ident.DetectOrder(opts)
+	port := 0
+	if i := strings.LastIndexByte(target, ':'); i >= 0 {
+		port, _ = strconv.Atoi(target[i+1:])
+	}
+	order, err := ident.DetectOrderAt(port, opts)
 	if err != nil {
 		return Detected{}, err
 	}
@@ -69,17 +77,36 @@ func Detect(ctx context.Context, ex netquery.Exchanger, target string, opts map[
 	}
 	var why []string
 	var same error // set while every conversation failed in Exchange with the same error
+	preferred := 0 // preferred candidates still running
+	for _, c := range cands {
+		if ident.Preferred(c.Codec, port) {
+			preferred++
+		}
+	}
+	var held *Detected // a winner waiting for the preferred candidates
 	for i := range cands {
 		o := <-out
-		if o.err == nil {
-			return o.p, nil
+		isPreferred := ident.Preferred(o.p.Codec, port)
+		if isPreferred {
+			preferred--
 		}
-		if !o.exchange && o.p.Result.Done {
-			if _, ok := errors.AsType[*codecs.Error](o.err); ok {
-				// A server speaks one protocol on a port: the others
-				// would only time out.
+		won := o.err == nil
+		if !won && !o.exchange && o.p.Result.Done {
+			// A server speaks one protocol on a port: the others
+			// would only time out.
+			_, won = errors.AsType[*codecs.Error](o.err)
+		}
+		if won {
+			if isPreferred || preferred == 0 {
 				return o.p, nil
 			}
+			if held == nil {
+				held = &o.p
+			}
+			continue
+		}
+		if held != nil && preferred == 0 {
+			return *held, nil
 		}
 		switch {
 		case !o.exchange || i > 0 && (same == nil || o.err.Error() != same.Error()):
@@ -88,6 +115,9 @@ func Detect(ctx context.Context, ex netquery.Exchanger, target string, opts map[
 			same = o.err
 		}
 		why = append(why, o.p.Codec.Name()+": "+o.err.Error())
+	}
+	if held != nil {
+		return *held, nil
 	}
 	if same != nil {
 		// A relay's refusal or a name that does not resolve is the same for

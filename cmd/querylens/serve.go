@@ -583,7 +583,8 @@ func (e *env) demo(args []string) int {
 	if t, ok := d.Flapping(); ok {
 		b.WriteString("quake3 " + t.Addr + " " + strconv.Quote(t.Name) + " (flapping)\n")
 	}
-	for _, t := range d.Targets() {
+	// The TCP servers (Minecraft Java) are listed with the others.
+	for _, t := range append(d.Targets(), d.StreamTargets()...) {
 		b.WriteString(t.Protocol + " " + t.Addr + " " + strconv.Quote(t.Name))
 		if t.Behavior != demo.Normal {
 			b.WriteString(" (" + t.Behavior.String() + ")")

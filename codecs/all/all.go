@@ -14,6 +14,7 @@ import (
 	_ "github.com/querylens/querylens/codecs/gamespy1"
 	_ "github.com/querylens/querylens/codecs/gamespy2"
 	_ "github.com/querylens/querylens/codecs/gamespy3"
+	_ "github.com/querylens/querylens/codecs/minecraft"
 	_ "github.com/querylens/querylens/codecs/mumble"
 	_ "github.com/querylens/querylens/codecs/ogp"
 	_ "github.com/querylens/querylens/codecs/quake3"

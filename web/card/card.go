@@ -59,7 +59,15 @@ type Card struct {
 	Chart     []float64
 	ChartMax  int  // the chart's top (at least the largest value)
 	Synthetic bool // the history is made up (the demo), say so
+	// Icon is the server's own icon (a Minecraft server's favicon, at
+	// most IconSize a side, checked by the caller), drawn beside the
+	// name; nil: none.
+	Icon image.Image
 }
+
+// IconSize is the largest icon a card draws (a side, in pixels); a larger
+// one is not drawn.
+const IconSize = 64
 
 var (
 	fontsOnce               sync.Once
@@ -194,7 +202,15 @@ func drawInto(img *image.RGBA, c Card) error {
 	if name == "" {
 		name = Clean(c.Address)
 	}
-	text(img, title, margin, 150, inner, name, fg)
+	nameWidth := inner
+	if c.Icon != nil && c.Icon.Bounds().Dx() <= IconSize && c.Icon.Bounds().Dy() <= IconSize {
+		// At the right of the name, under the protocol.
+		b := c.Icon.Bounds()
+		r := image.Rect(Width-margin-b.Dx(), 84, Width-margin, 84+b.Dy())
+		draw.Draw(img, r, c.Icon, b.Min, draw.Over)
+		nameWidth -= IconSize + 20
+	}
+	text(img, title, margin, 150, nameWidth, name, fg)
 
 	// State pill and players.
 	state := strings.ToUpper(Clean(c.State))

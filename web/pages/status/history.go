@@ -213,7 +213,7 @@ func (h *Handler) cardTTL() time.Duration {
 func (h *Handler) cardOf(v view, sum *history.Summary) card.Card {
 	c := card.Card{Name: v.Name, State: v.State.Label(), Online: v.State == server.Online,
 		Warn: v.State == server.RateLimited || v.State == server.Malformed, Map: v.Map, Mode: v.GameType,
-		Protocol: v.Protocol.Title(), Address: v.Target}
+		Protocol: v.Protocol.Title(), Address: v.Target, Icon: faviconImage(v.Favicon)}
 	if s, ok := server.Sample(v.Report); ok && v.Msg != nil && v.Msg.Info != nil && v.State == server.Online {
 		c.Players, c.Max, c.Counts = s.Players, s.MaxPlayers, v.Counts != ""
 	}

@@ -34,6 +34,7 @@ type view struct {
 	Rules       [][2]string
 	Mods        []string      // PWADs and other add-ons the server loads
 	Extra       codecs.Object // every other decoded field
+	Favicon     string        // the server's icon, a data:image/png URI checked by favicon, or ""
 	JoinURL     string        // a URL scheme that starts the game, or ""
 	PageURL     string        // absolute
 	BadgeURL    string        // absolute
@@ -166,6 +167,10 @@ func fill(v *view, m *codecs.Message) {
 				v.Country = s
 				continue
 			}
+		case "favicon":
+			// Shown as the server's icon, never as text.
+			v.Favicon = favicon(kv.Value)
+			continue
 		case "pwads", "mods", "addons":
 			if mods := stringList(kv.Value); mods != nil {
 				v.Mods = append(v.Mods, mods...)
