@@ -13,6 +13,7 @@ import (
 	_ "github.com/querylens/querylens/codecs/gamespy2"
 	_ "github.com/querylens/querylens/codecs/gamespy3"
 	_ "github.com/querylens/querylens/codecs/ogp"
+	_ "github.com/querylens/querylens/codecs/quake2"
 	_ "github.com/querylens/querylens/codecs/quake3"
 	_ "github.com/querylens/querylens/codecs/zandronum"
 )
