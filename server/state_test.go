@@ -76,7 +76,7 @@ func TestClassify(t *testing.T) {
 // marked so, and only they.
 func TestEchoOptions(t *testing.T) {
 	want := map[string]bool{"zandronum/time": true, "bloodmasters/token": true, "gamespy2/id": true,
-		"ogp/request_id": true, "ogp/challenge": true, "gamespy1/echo": true, "quake3/challenge": true}
+		"ogp/request_id": true, "ogp/challenge": true, "gamespy1/echo": true, "quake3/challenge": true, "fivem/challenge": true}
 	for _, c := range codecs.Protocols() {
 		for _, o := range c.Options() {
 			if k := c.Name() + "/" + o.Name; o.Echo != want[k] {

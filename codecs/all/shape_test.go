@@ -11,6 +11,7 @@ import (
 	"github.com/querylens/querylens/codecs/gamespy2"
 	"github.com/querylens/querylens/codecs/gamespy3"
 	"github.com/querylens/querylens/codecs/ogp"
+	"github.com/querylens/querylens/codecs/quake2"
 	"github.com/querylens/querylens/codecs/quake3"
 	"github.com/querylens/querylens/codecs/zandronum"
 )
@@ -22,13 +23,14 @@ var (
 	_ codecs.Codec = (*bloodmasters.Codec)(nil)
 	_ codecs.Codec = (*gamespy1.Codec)(nil)
 	_ codecs.Codec = (*gamespy3.Codec)(nil)
+	_ codecs.Codec = (*quake2.Codec)(nil)
 	_ codecs.Codec = (*quake3.Codec)(nil)
 	_ codecs.Codec = (*gamespy2.Codec)(nil)
 	_ codecs.Codec = (*ogp.Codec)(nil)
 	_ codecs.Codec = (*zandronum.Codec)(nil)
 
-	_ = [...]string{a2s.Protocol, bloodmasters.Protocol, gamespy1.Protocol, gamespy2.Protocol, gamespy3.Protocol, ogp.Protocol, quake3.Protocol, zandronum.Protocol}
-	_ = [...]int{a2s.MaxQueryLen, bloodmasters.MaxQueryLen, gamespy1.MaxQueryLen, gamespy2.MaxQueryLen, gamespy3.MaxQueryLen, ogp.MaxQueryLen, quake3.MaxQueryLen, zandronum.MaxQueryLen}
+	_ = [...]string{a2s.Protocol, bloodmasters.Protocol, gamespy1.Protocol, gamespy2.Protocol, gamespy3.Protocol, ogp.Protocol, quake2.Protocol, quake3.Protocol, zandronum.Protocol}
+	_ = [...]int{a2s.MaxQueryLen, bloodmasters.MaxQueryLen, gamespy1.MaxQueryLen, gamespy2.MaxQueryLen, gamespy3.MaxQueryLen, ogp.MaxQueryLen, quake2.MaxQueryLen, quake3.MaxQueryLen, zandronum.MaxQueryLen}
 
 	_ func([]byte, a2s.Request) ([]byte, error)      = a2s.AppendRequest
 	_ func([]byte, gamespy1.Request) ([]byte, error) = gamespy1.AppendRequest
@@ -64,7 +66,7 @@ var (
 // TestRegisteredAs: each package registers its own Codec under its
 // Protocol name.
 func TestRegisteredAs(t *testing.T) {
-	for _, want := range []codecs.Codec{&a2s.Codec{}, &bloodmasters.Codec{}, &gamespy1.Codec{}, &gamespy2.Codec{}, &gamespy3.Codec{}, &ogp.Codec{}, &quake3.Codec{}, &zandronum.Codec{}} {
+	for _, want := range []codecs.Codec{&a2s.Codec{}, &bloodmasters.Codec{}, &gamespy1.Codec{}, &gamespy2.Codec{}, &gamespy3.Codec{}, &ogp.Codec{}, &quake2.Codec{}, &quake3.Codec{}, &zandronum.Codec{}} {
 		got, err := codecs.Lookup(want.Name())
 		if err != nil || got.Name() != want.Name() {
 			t.Errorf("Lookup(%q) = %v, %v", want.Name(), got, err)
