@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/querylens/querylens/codecs"
+	"github.com/querylens/querylens/codecs/quake2"
 	"github.com/querylens/querylens/server"
 )
 
@@ -116,6 +117,7 @@ func (t Target) Ref() server.Ref {
 type Demo struct {
 	master              string
 	a2sMaster, q3Master string
+	qwMaster            string
 	targets             []Target
 	fleet               []Target
 	flapping            *Target
@@ -223,6 +225,11 @@ func Start(ctx context.Context, cfg Config) (*Demo, error) {
 		{"quake3", Normal, func(s int64, b Behavior) Handler { return NewQuake3(s+1, Quake3Xonotic, b) }, nil},
 		{"quake3", Slow, func(s int64, b Behavior) Handler { return NewQuake3(s+2, Quake3CoD4, b) }, nil},
 		{"quake3", Truncated, func(s int64, b Behavior) Handler { return NewQuake3(s+3, Quake3IOQ3, b) }, nil},
+		{"quake2", Normal, func(s int64, b Behavior) Handler { return NewQuake2(s, quake2.Quake2, b) }, nil},
+		{"quakeworld", Normal, func(s int64, b Behavior) Handler { return NewQuake2(s+1, quake2.QuakeWorld, b) }, nil},
+		{"quakeworld", Truncated, func(s int64, b Behavior) Handler { return NewQuake2(s+2, quake2.QuakeWorld, b) }, nil},
+		{"hexen2", Normal, func(s int64, b Behavior) Handler { return NewQuake2(s+3, quake2.Hexen2, b) }, nil},
+		{"fivem", Normal, func(s int64, b Behavior) Handler { return NewFiveM(s, false) }, nil},
 		{"gamespy1", Normal, func(s int64, b Behavior) Handler { return NewGameSpy1(s, GameSpy1UT99, b) }, nil},
 		{"gamespy1", Normal, func(s int64, b Behavior) Handler { return NewGameSpy1(s+1, GameSpy1BF1942, b) }, nil},
 		{"gamespy1", Silent, func(s int64, b Behavior) Handler { return NewGameSpy1(s+2, GameSpy1UT99, b) }, nil},
@@ -241,6 +248,9 @@ func Start(ctx context.Context, cfg Config) (*Demo, error) {
 		{"a2s", BadCount, func(s int64, b Behavior) Handler { return Hostile("a2s", b, NewA2S(s+6, A2SConfig{}, Normal)) }, nil},
 		{"a2s", Endless, func(s int64, b Behavior) Handler { return Hostile("a2s", b, NewA2S(s+7, A2SConfig{}, Normal)) }, nil},
 		{"quake3", Endless, func(s int64, b Behavior) Handler { return Hostile("quake3", b, NewQuake3(s+4, Quake3IOQ3, Normal)) }, nil},
+		{"quake2", Endless, func(s int64, b Behavior) Handler {
+			return Hostile("quake2", b, NewQuake2(s+4, quake2.Quake2, Normal))
+		}, nil},
 		{"gamespy1", Endless, func(s int64, b Behavior) Handler {
 			return Hostile("gamespy1", b, NewGameSpy1(s+3, GameSpy1UT99, Normal))
 		}, nil},
@@ -379,6 +389,7 @@ func (d *Demo) Prefixes() []netip.Prefix {
 	add(d.master)
 	add(d.a2sMaster)
 	add(d.q3Master)
+	add(d.qwMaster)
 	for _, t := range d.targets {
 		add(t.Addr)
 	}

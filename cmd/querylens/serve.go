@@ -521,7 +521,7 @@ func demoMasters(d *demo.Demo) []server.MasterSpec {
 // demoAddrs lists the address and port of the demo's masters and of every
 // demo server.
 func demoAddrs(d *demo.Demo) ([]netip.AddrPort, error) {
-	addrs := []string{d.Master(), d.A2SMaster(), d.Quake3Master()}
+	addrs := d.Masters()
 	for _, t := range append(d.Targets(), d.Fleet()...) {
 		addrs = append(addrs, t.Addr)
 	}
