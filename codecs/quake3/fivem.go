@@ -28,8 +28,10 @@ const ProtocolFiveM = "fivem"
 // DefaultPortFiveM is FiveM's and RedM's game and query port.
 const DefaultPortFiveM = 30120
 
-// WarnNoPlayerList is on every FiveM reply: the players are not in it.
-const WarnNoPlayerList = "the player list is served over HTTP (/players.json), which is not queried"
+// NotQueried is the FiveM reply's "not_queried" field: what the server
+// serves over HTTP, which querylens does not ask. (Not a warning: a
+// warning says a reply is odd, and every FiveM reply is so.)
+const NotQueried = "the player list and the rest of the info, served over HTTP (/players.json, /info.json)"
 
 // FiveMCodec is the codecs.Codec of FiveM and RedM's getinfo. Importing
 // the package registers it.
@@ -152,9 +154,8 @@ func (*FiveMCodec) Decode(datagrams [][]byte, opt codecs.DecodeOptions) (*codecs
 		in.Version = v
 	}
 	m.Info = in
-	m.Warn(WarnNoPlayerList)
 	if !opt.NoFields {
-		m.Fields = responseFields(&resp)
+		m.Fields = responseFields(&resp).Add("not_queried", NotQueried)
 	}
 	return m, r.Err()
 }
