@@ -283,7 +283,7 @@ func TestProbeErrors(t *testing.T) {
 		mentions []string
 		notTwice string
 	}{
-		{"no reply anywhere", &recorder{}, "probe", "no protocol answered 127.0.0.1:5555: a2s: no reply; bloodmasters: no reply; gamespy1: no reply; gamespy2: no reply; gamespy3: no reply; ogp: no reply; quake3: no reply; zandronum: no reply", nil, ""},
+		{"no reply anywhere", &recorder{}, "probe", "no protocol answered 127.0.0.1:5555: a2s: no reply; bloodmasters: no reply; fivem: no reply; gamespy1: no reply; gamespy2: no reply; gamespy3: no reply; hexen2: no reply; ogp: no reply; quake2: no reply; quake3: no reply; quakeworld: no reply; zandronum: no reply", nil, ""},
 		{"the same error everywhere", &recorder{fail: all(noHost)}, "target", noHost.Error(), nil, ""},
 		{"different errors", &recorder{fail: mixed}, "probe", "", []string{"ogp: connection refused", "zandronum: " + noHost.Error()}, ""},
 	} {

@@ -202,6 +202,12 @@ func (q *fivemQuery) Feed(b []byte) ([][]byte, bool, error) {
 	if cmd != CmdInfoResponse {
 		return nil, false, codecs.NewError(ProtocolFiveM, "command", len(Magic), codecs.Detail(codecs.ErrUnknownCode, strconv.Quote(cmd)+" does not answer getinfo"))
 	}
+	// A Quake III server answers getinfo too: only the Cfx.re server's
+	// reply (gamename CitizenFX) completes this conversation, so that a
+	// probe of every protocol names the other one.
+	if k, _ := (&FiveMCodec{}).Detect(b); k != codecs.KindResponse {
+		return nil, false, codecs.NewError(ProtocolFiveM, "vars", len(Magic), codecs.Detail(codecs.ErrUnknownCode, "an infoResponse without gamename CitizenFX is a Quake III server's"))
+	}
 	q.reply = append([]byte(nil), b...)
 	return nil, true, nil
 }

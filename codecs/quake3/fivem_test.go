@@ -82,6 +82,9 @@ func TestFiveMQuery(t *testing.T) {
 	if _, done, err := q.Feed(packet(t, "status-ioq3")); done || err == nil {
 		t.Errorf("Feed(statusResponse) = %v, %v", done, err)
 	}
+	if _, done, err := q.Feed(packet(t, "info-ioq3")); done || err == nil {
+		t.Errorf("Feed(ioquake3's infoResponse) = %v, %v", done, err)
+	}
 	if _, done, err := q.Feed(packet(t, "fivem/info")); !done || err != nil {
 		t.Fatalf("Feed = %v, %v", done, err)
 	}
