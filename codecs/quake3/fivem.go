@@ -31,7 +31,7 @@ const DefaultPortFiveM = 30120
 // NotQueried is the FiveM reply's "not_queried" field: what the server
 // serves over HTTP, which querylens does not ask. (Not a warning: a
 // warning says a reply is odd, and every FiveM reply is so.)
-const NotQueried = "the player list and the rest of the info, served over HTTP (/players.json, /info.json)"
+const NotQueried = "players and info over HTTP (/players.json, /info.json)"
 
 // FiveMCodec is the codecs.Codec of FiveM and RedM's getinfo. Importing
 // the package registers it.
@@ -43,7 +43,7 @@ func (*FiveMCodec) DefaultPort() int { return DefaultPortFiveM }
 
 var fivemOptions = []codecs.Option{
 	{Name: "challenge", Kind: codecs.OptionText, Default: "xxx", Echo: true,
-		Help: "the word the server echoes as the \"challenge\" key (printable ASCII, no spaces)"},
+		Help: "a word the server echoes (printable ASCII, no spaces)"},
 }
 
 func (*FiveMCodec) Options() []codecs.Option { return append([]codecs.Option(nil), fivemOptions...) }
@@ -113,7 +113,7 @@ func AppendFiveMResponse(dst []byte, vars []Var) ([]byte, error) {
 	dst = append(append(dst, Magic...), CmdInfoResponse+"\n"...)
 	for i, v := range vars {
 		if strings.ContainsAny(v.Key, "\\\n") || strings.ContainsAny(v.Value, "\\\n") {
-			return dst, codecs.NewError(ProtocolFiveM, "vars["+strconv.Itoa(i)+"]", 0, codecs.Detail(codecs.ErrBadValue, "an infostring holds no '\\' and no newline"))
+			return dst, codecs.NewError(ProtocolFiveM, "vars["+strconv.Itoa(i)+"]", 0, codecs.Detail(codecs.ErrBadValue, "no '\\' or newline"))
 		}
 		dst = append(append(append(append(dst, '\\'), v.Key...), '\\'), v.Value...)
 	}
@@ -206,7 +206,7 @@ func (q *fivemQuery) Feed(b []byte) ([][]byte, bool, error) {
 	// reply (gamename CitizenFX) completes this conversation, so that a
 	// probe of every protocol names the other one.
 	if k, _ := (&FiveMCodec{}).Detect(b); k != codecs.KindResponse {
-		return nil, false, codecs.NewError(ProtocolFiveM, "vars", len(Magic), codecs.Detail(codecs.ErrUnknownCode, "an infoResponse without gamename CitizenFX is a Quake III server's"))
+		return nil, false, codecs.NewError(ProtocolFiveM, "vars", len(Magic), codecs.Detail(codecs.ErrUnknownCode, "not gamename CitizenFX"))
 	}
 	q.reply = append([]byte(nil), b...)
 	return nil, true, nil
