@@ -440,3 +440,38 @@ func parseQstat(t *testing.T, out []byte) ([]struct {
 	}
 	return doc.Servers, nil
 }
+
+// TestQstatH2SIsNotHexenWorld pins why the HexenWorld comparison uses
+// qstat's -hws: its -h2s asks Hexen II's NetQuake-style control query
+// (80 00 length 02 "HEXENII" 00 version), which no codec of this family
+// takes as a query.
+func TestQstatH2SIsNotHexenWorld(t *testing.T) {
+	qstat := needQstat(t)
+	conn, err := net.ListenUDP("udp4", &net.UDPAddr{IP: net.IPv4(127, 0, 0, 1)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, qstat, "-h2s", conn.LocalAddr().String(), "-xml", "-retry", "1", "-timeout", "1")
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer cmd.Wait()
+	conn.SetReadDeadline(time.Now().Add(20 * time.Second))
+	buf := make([]byte, 512)
+	n, err := conn.Read(buf)
+	if err != nil {
+		t.Fatal(err)
+	}
+	q := buf[:n]
+	if !bytes.Contains(q, []byte("HEXENII")) || q[0] != 0x80 {
+		t.Errorf("qstat -h2s asked %q", q)
+	}
+	for _, d := range []quake2.Dialect{quake2.Quake2, quake2.QuakeWorld, quake2.Hexen2} {
+		if (&quake2.Codec{Dialect: d}).CheckQuery(q) == nil {
+			t.Errorf("%s takes qstat -h2s's %q as a query", d.Protocol(), q)
+		}
+	}
+}
