@@ -16,14 +16,15 @@ func init() {
 }
 
 // fivemDescription is FiveM's and RedM's (fivem.go): getinfo fills the
-// name, map, game type and the counts; the players and the rest are
-// over HTTP, not queried, so the row has no player names to search.
+// name, map, game type and the counts (and the search text they make);
+// the players and the rest are over HTTP, not queried, so the row has no
+// player names to search, and no password or bot column.
 var fivemDescription = codecs.Description{
 	Name: ProtocolFiveM,
 	// The Cfx.re client registers fivem:// (RedM's redm://); connect/
 	// joins the server at the address after it.
 	Join: "fivem://connect/{addr}",
-	Row:  []string{"name", "map", "mode", "players", "max"},
+	Row:  []string{"name", "map", "mode", "players", "max", "hay"},
 }
 
 // description is what the generic code knows of Quake III beyond its
