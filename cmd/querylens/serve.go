@@ -580,6 +580,7 @@ func (e *env) demo(args []string) int {
 	b.WriteString("zandronum-master " + d.Master() + "\n")
 	b.WriteString("a2s-master " + d.A2SMaster() + "\n")
 	b.WriteString("quake3-master " + d.Quake3Master() + "\n")
+	b.WriteString("quakeworld-master " + d.QuakeWorldMaster() + "\n")
 	if t, ok := d.Flapping(); ok {
 		b.WriteString("quake3 " + t.Addr + " " + strconv.Quote(t.Name) + " (flapping)\n")
 	}
