@@ -363,10 +363,12 @@ func TestProbeThroughRelay(t *testing.T) {
 	}
 	defer d.Close()
 	// Every demo server shares one address, 127.0.0.1, which real
-	// servers do not: the per-host budget is raised to hold a probe of
-	// every protocol to each of them.
+	// servers do not, and every probe comes from one client address: the
+	// per-host and per-client budgets are raised to hold a probe of every
+	// protocol to each of them.
 	rs := relay.New(relay.Config{AllowTargets: d.Prefixes(), CacheKey: codecs.QueryKey,
-		TargetHostRate: shared.Rate{PerSecond: 400, Burst: 800}}, slog.New(slog.NewTextHandler(io.Discard, nil)))
+		TargetHostRate: shared.Rate{PerSecond: 400, Burst: 800}, IPRate: shared.Rate{PerSecond: 400, Burst: 800}},
+		slog.New(slog.NewTextHandler(io.Discard, nil)))
 	ts := httptest.NewServer(rs)
 	defer ts.Close()
 	defer rs.Shutdown(context.Background())
