@@ -18,8 +18,9 @@ func init() {
 	codecs.Describe(codecs.Description{
 		Name:       ProtocolQuakeWorld,
 		AllPlayers: true,
-		// master.quakeworld.nu is the master ezQuake and the QuakeWorld
-		// community's server lists ask first (docs/protocols/quake2.md).
+		// master.quakeworld.nu, the QuakeWorld community site's master,
+		// among those QuakeWorld clients ship with
+		// (docs/protocols/quake2.md, "Masters").
 		Master: &codecs.MasterDescription{Options: map[string]string{"master": "true"},
 			Default: "master.quakeworld.nu:27000", Port: DefaultMasterPortQW},
 		// ezQuake registers qw:// and connects to the address after it.
