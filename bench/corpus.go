@@ -15,6 +15,7 @@ import (
 	_ "github.com/querylens/querylens/codecs/all"
 	"github.com/querylens/querylens/codecs/doom3"
 	"github.com/querylens/querylens/codecs/minecraft"
+	"github.com/querylens/querylens/codecs/quake2"
 	"github.com/querylens/querylens/demo"
 )
 
@@ -74,6 +75,10 @@ func Corpus(root string) ([]Packet, error) {
 		{"a2s", "challenged", demo.NewA2S(7, demo.A2SConfig{InfoChallenge: true}, demo.Normal)},
 		{"a2s", "bzip2", demo.NewA2S(8, demo.A2SConfig{Compress: true}, demo.Normal)},
 		{"quake3", "status", demo.NewQuake3(7, demo.Quake3IOQ3, demo.Normal)},
+		{"quake2", "status", demo.NewQuake2(7, quake2.Quake2, demo.Normal)},
+		{"quakeworld", "status", demo.NewQuake2(7, quake2.QuakeWorld, demo.Normal)},
+		{"hexen2", "status", demo.NewQuake2(7, quake2.Hexen2, demo.Normal)},
+		{"fivem", "getinfo", demo.NewFiveM(7, false)},
 		{"gamespy1", "split", demo.NewGameSpy1(7, demo.GameSpy1UT99, demo.Normal)},
 		{"gamespy3", "split", demo.NewGameSpy3(7, demo.GameSpy3UT3, demo.Normal)},
 		{"doom3", "etqw", demo.NewDoom3(7, doom3.GameETQW, demo.Normal)},

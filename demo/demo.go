@@ -13,6 +13,7 @@ import (
 	"github.com/querylens/querylens/codecs"
 	"github.com/querylens/querylens/codecs/doom3"
 	"github.com/querylens/querylens/codecs/minecraft"
+	"github.com/querylens/querylens/codecs/quake2"
 	"github.com/querylens/querylens/server"
 )
 
@@ -119,6 +120,7 @@ func (t Target) Ref() server.Ref {
 type Demo struct {
 	master              string
 	a2sMaster, q3Master string
+	qwMaster            string
 	targets             []Target
 	fleet               []Target
 	flapping            *Target
@@ -228,6 +230,11 @@ func Start(ctx context.Context, cfg Config) (*Demo, error) {
 		{"quake3", Normal, func(s int64, b Behavior) Handler { return NewQuake3(s+1, Quake3Xonotic, b) }, nil},
 		{"quake3", Slow, func(s int64, b Behavior) Handler { return NewQuake3(s+2, Quake3CoD4, b) }, nil},
 		{"quake3", Truncated, func(s int64, b Behavior) Handler { return NewQuake3(s+3, Quake3IOQ3, b) }, nil},
+		{"quake2", Normal, func(s int64, b Behavior) Handler { return NewQuake2(s, quake2.Quake2, b) }, nil},
+		{"quakeworld", Normal, func(s int64, b Behavior) Handler { return NewQuake2(s+1, quake2.QuakeWorld, b) }, nil},
+		{"quakeworld", Truncated, func(s int64, b Behavior) Handler { return NewQuake2(s+2, quake2.QuakeWorld, b) }, nil},
+		{"hexen2", Normal, func(s int64, b Behavior) Handler { return NewQuake2(s+3, quake2.Hexen2, b) }, nil},
+		{"fivem", Normal, func(s int64, b Behavior) Handler { return NewFiveM(s, false) }, nil},
 		{"gamespy1", Normal, func(s int64, b Behavior) Handler { return NewGameSpy1(s, GameSpy1UT99, b) }, nil},
 		{"gamespy1", Normal, func(s int64, b Behavior) Handler { return NewGameSpy1(s+1, GameSpy1BF1942, b) }, nil},
 		{"gamespy1", Silent, func(s int64, b Behavior) Handler { return NewGameSpy1(s+2, GameSpy1UT99, b) }, nil},
@@ -262,6 +269,9 @@ func Start(ctx context.Context, cfg Config) (*Demo, error) {
 		{"quake3", Endless, func(s int64, b Behavior) Handler { return Hostile("quake3", b, NewQuake3(s+4, Quake3IOQ3, Normal)) }, nil},
 		{"doom3", Endless, func(s int64, b Behavior) Handler { return NewDoom3(s+5, doom3.GameDoom3, b) }, nil},
 		{"doom3", BadCount, func(s int64, b Behavior) Handler { return NewDoom3(s+6, doom3.GameQuake4, b) }, nil},
+		{"quake2", Endless, func(s int64, b Behavior) Handler {
+			return Hostile("quake2", b, NewQuake2(s+4, quake2.Quake2, Normal))
+		}, nil},
 		{"gamespy1", Endless, func(s int64, b Behavior) Handler {
 			return Hostile("gamespy1", b, NewGameSpy1(s+3, GameSpy1UT99, Normal))
 		}, nil},
@@ -448,6 +458,7 @@ func (d *Demo) Prefixes() []netip.Prefix {
 	add(d.master)
 	add(d.a2sMaster)
 	add(d.q3Master)
+	add(d.qwMaster)
 	for _, t := range d.targets {
 		add(t.Addr)
 	}

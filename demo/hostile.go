@@ -20,6 +20,8 @@ import (
 //	a2s       bzip2 rules: decompressed_size     PLAYER: the last entry counted   INFO: no NUL from the name on
 //	          4 KiB above the stream's size      cut inside its duration
 //	quake3    -                                  -                                no newline after the infostring
+//	quake2,   -                                  -                                no newline after the serverinfo
+//	quakeworld, hexen2
 //	gamespy1  -                                  -                                a key at the end with no value
 //	gamespy3  -                                  the last packet's number says    -
 //	                                             3 more packets than were sent
@@ -87,6 +89,15 @@ func spoil(protocol string, b Behavior, d []byte) []byte {
 		if i := bytes.IndexByte(d, '\n'); i >= 0 {
 			d = append(d[:i+1], bytes.ReplaceAll(d[i+1:], []byte("\n"), []byte(" "))...)
 		}
+	case "quake2/endless string":
+		// FF FF FF FF print \n serverinfo \n players: as Quake III's.
+		if i := bytes.IndexByte(d, '\n'); i >= 0 {
+			d = append(d[:i+1], bytes.ReplaceAll(d[i+1:], []byte("\n"), []byte(" "))...)
+		}
+	case "quakeworld/endless string", "hexen2/endless string":
+		// FF FF FF FF [FF] n serverinfo \n players NUL: the serverinfo
+		// runs to the NUL.
+		d = bytes.ReplaceAll(d, []byte("\n"), []byte(" "))
 	case "gamespy1/endless string":
 		d = append(d, `\player_99`...)
 	case "ase/bad length":

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/querylens/querylens/codecs"
+	"github.com/querylens/querylens/codecs/quake2"
 )
 
 // converse runs a whole conversation of protocol's Query (with opts)
@@ -95,6 +96,14 @@ func TestHostile(t *testing.T) {
 		{"quake3", Endless, NewQuake3(1, Quake3IOQ3, Normal), codecs.ErrShort,
 			func(t *testing.T, r *recorder) (string, int) {
 				return "vars", len(r.find(t, "\xff\xff\xff\xffstatusResponse"))
+			}},
+		{"quake2", Endless, NewQuake2(1, quake2.Quake2, Normal), codecs.ErrShort,
+			func(t *testing.T, r *recorder) (string, int) {
+				return "vars", len(r.find(t, "\xff\xff\xff\xffprint"))
+			}},
+		{"quakeworld", Endless, NewQuake2(1, quake2.QuakeWorld, Normal), codecs.ErrShort,
+			func(t *testing.T, r *recorder) (string, int) {
+				return "vars", len(r.find(t, "\xff\xff\xff\xffn")) - 1 // the NUL
 			}},
 		{"gamespy1", Endless, NewGameSpy1(1, GameSpy1UT99, Normal), codecs.ErrShort,
 			func(t *testing.T, r *recorder) (string, int) {

@@ -5,6 +5,7 @@ import (
 	"strconv"
 
 	"github.com/querylens/querylens/codecs/a2s"
+	"github.com/querylens/querylens/codecs/quake2"
 )
 
 // startListMasters starts the fleets (cfg.A2SServers, cfg.Quake3Servers
@@ -36,7 +37,7 @@ func (d *Demo) startListMasters(cfg Config, open func(string, Target, Handler) (
 		}
 	}
 	var answering []a2s.Addr
-	var q3 []netip.AddrPort
+	var q3, qw []netip.AddrPort
 	for _, t := range append(d.Targets(), d.fleet...) {
 		ap, err := netip.ParseAddrPort(t.Addr)
 		if err != nil || !ap.Addr().Is4() {
@@ -47,6 +48,8 @@ func (d *Demo) startListMasters(cfg Config, open func(string, Target, Handler) (
 			answering = append(answering, a2s.Addr{IP: ap.Addr().As4(), Port: ap.Port()})
 		case "quake3":
 			q3 = append(q3, ap)
+		case "quakeworld":
+			qw = append(qw, ap)
 		}
 	}
 	ap, err := open("127.0.0.1:0", Target{}, NewA2SMaster(a2sList(answering, cfg.A2SList), Normal))
@@ -63,6 +66,11 @@ func (d *Demo) startListMasters(cfg Config, open func(string, Target, Handler) (
 		return err
 	}
 	d.q3Master = ap.String()
+	ap, err = open("127.0.0.1:0", Target{}, NewQuake2Master(quake2.QuakeWorld, qw))
+	if err != nil {
+		return err
+	}
+	d.qwMaster = ap.String()
 	return nil
 }
 
@@ -165,6 +173,15 @@ func (d *Demo) A2SMaster() string { return d.a2sMaster }
 // Quake3Master is the Quake III master's address.
 func (d *Demo) Quake3Master() string { return d.q3Master }
 
+// QuakeWorldMaster is the QuakeWorld master's address: it lists the
+// demo's QuakeWorld servers.
+func (d *Demo) QuakeWorldMaster() string { return d.qwMaster }
+
+// Masters are the addresses of every master of the demo.
+func (d *Demo) Masters() []string {
+	return []string{d.Master(), d.A2SMaster(), d.Quake3Master(), d.QuakeWorldMaster()}
+}
+
 // Fleet lists the extra servers (Config.A2SServers, Quake3Servers and
 // GameSpy1Servers, in that order): the A2S and Quake III ones only their
 // masters list; the GameSpy v1 ones are the caller's to list.
@@ -174,5 +191,5 @@ func (d *Demo) Fleet() []Target { return append([]Target(nil), d.fleet...) }
 // (server.ParseMasterSpec), each with a label saying it is the demo's.
 func (d *Demo) MasterSpecs() []string {
 	return []string{"zandronum=" + d.Master() + "?label=demo", "a2s=" + d.A2SMaster() + "?label=demo+Steam",
-		"quake3=" + d.Quake3Master() + "?label=demo+Quake+III"}
+		"quake3=" + d.Quake3Master() + "?label=demo+Quake+III", "quakeworld=" + d.QuakeWorldMaster() + "?label=demo+QuakeWorld"}
 }

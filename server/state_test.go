@@ -77,7 +77,7 @@ func TestClassify(t *testing.T) {
 func TestEchoOptions(t *testing.T) {
 	want := map[string]bool{"zandronum/time": true, "bloodmasters/token": true, "gamespy2/id": true,
 		"ogp/request_id": true, "ogp/challenge": true, "gamespy1/echo": true, "quake3/challenge": true, "doom3/challenge": true,
-		"mumble/ident": true, "bedrock/time": true,
+		"mumble/ident": true, "bedrock/time": true, "fivem/challenge": true,
 		"samp/ip": true, "samp/port": true, "vcmp/ip": true, "vcmp/port": true}
 	for _, c := range codecs.Protocols() {
 		for _, o := range c.Options() {

@@ -521,7 +521,7 @@ func demoMasters(d *demo.Demo) []server.MasterSpec {
 // demoAddrs lists the address and port of the demo's masters and of every
 // demo server.
 func demoAddrs(d *demo.Demo) ([]netip.AddrPort, error) {
-	addrs := []string{d.Master(), d.A2SMaster(), d.Quake3Master()}
+	addrs := d.Masters()
 	for _, t := range append(d.Targets(), d.Fleet()...) {
 		addrs = append(addrs, t.Addr)
 	}
@@ -580,6 +580,7 @@ func (e *env) demo(args []string) int {
 	b.WriteString("zandronum-master " + d.Master() + "\n")
 	b.WriteString("a2s-master " + d.A2SMaster() + "\n")
 	b.WriteString("quake3-master " + d.Quake3Master() + "\n")
+	b.WriteString("quakeworld-master " + d.QuakeWorldMaster() + "\n")
 	if t, ok := d.Flapping(); ok {
 		b.WriteString("quake3 " + t.Addr + " " + strconv.Quote(t.Name) + " (flapping)\n")
 	}

@@ -17,6 +17,7 @@ import (
 	_ "github.com/querylens/querylens/codecs/minecraft"
 	_ "github.com/querylens/querylens/codecs/mumble"
 	_ "github.com/querylens/querylens/codecs/ogp"
+	_ "github.com/querylens/querylens/codecs/quake2"
 	_ "github.com/querylens/querylens/codecs/quake3"
 	_ "github.com/querylens/querylens/codecs/samp"
 	_ "github.com/querylens/querylens/codecs/unreal2"

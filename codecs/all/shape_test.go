@@ -14,6 +14,7 @@ import (
 	"github.com/querylens/querylens/codecs/gamespy3"
 	"github.com/querylens/querylens/codecs/mumble"
 	"github.com/querylens/querylens/codecs/ogp"
+	"github.com/querylens/querylens/codecs/quake2"
 	"github.com/querylens/querylens/codecs/quake3"
 	"github.com/querylens/querylens/codecs/samp"
 	"github.com/querylens/querylens/codecs/unreal2"
@@ -29,14 +30,15 @@ var (
 	_ codecs.Codec = (*doom3.Codec)(nil)
 	_ codecs.Codec = (*gamespy1.Codec)(nil)
 	_ codecs.Codec = (*gamespy3.Codec)(nil)
+	_ codecs.Codec = (*quake2.Codec)(nil)
 	_ codecs.Codec = (*quake3.Codec)(nil)
 	_ codecs.Codec = (*gamespy2.Codec)(nil)
 	_ codecs.Codec = (*ogp.Codec)(nil)
 	_ codecs.Codec = (*zandronum.Codec)(nil)
 	_ codecs.Codec = (*unreal2.Codec)(nil)
 
-	_              = [...]string{a2s.Protocol, ase.Protocol, bloodmasters.Protocol, doom3.Protocol, gamespy1.Protocol, gamespy2.Protocol, gamespy3.Protocol, mumble.Protocol, ogp.Protocol, quake3.Protocol, samp.Protocol, samp.ProtocolVCMP, unreal2.Protocol, zandronum.Protocol}
-	_              = [...]int{a2s.MaxQueryLen, ase.MaxQueryLen, bloodmasters.MaxQueryLen, doom3.MaxQueryLen, gamespy1.MaxQueryLen, gamespy2.MaxQueryLen, gamespy3.MaxQueryLen, mumble.MaxQueryLen, ogp.MaxQueryLen, quake3.MaxQueryLen, samp.MaxQueryLen, unreal2.MaxQueryLen, zandronum.MaxQueryLen}
+	_              = [...]string{a2s.Protocol, ase.Protocol, bloodmasters.Protocol, doom3.Protocol, gamespy1.Protocol, gamespy2.Protocol, gamespy3.Protocol, mumble.Protocol, ogp.Protocol, quake2.Protocol, quake3.Protocol, samp.Protocol, samp.ProtocolVCMP, unreal2.Protocol, zandronum.Protocol}
+	_              = [...]int{a2s.MaxQueryLen, ase.MaxQueryLen, bloodmasters.MaxQueryLen, doom3.MaxQueryLen, gamespy1.MaxQueryLen, gamespy2.MaxQueryLen, gamespy3.MaxQueryLen, mumble.MaxQueryLen, ogp.MaxQueryLen, quake2.MaxQueryLen, quake3.MaxQueryLen, samp.MaxQueryLen, unreal2.MaxQueryLen, zandronum.MaxQueryLen}
 	_ codecs.Codec = (*mumble.Codec)(nil)
 	_ codecs.Codec = (*samp.Codec)(nil)
 
@@ -89,7 +91,7 @@ var (
 // TestRegisteredAs: each package registers its own Codec under its
 // Protocol name.
 func TestRegisteredAs(t *testing.T) {
-	for _, want := range []codecs.Codec{&a2s.Codec{}, &ase.Codec{}, &bloodmasters.Codec{}, &doom3.Codec{}, &gamespy1.Codec{}, &gamespy2.Codec{}, &gamespy3.Codec{}, &mumble.Codec{}, &ogp.Codec{}, &quake3.Codec{}, &samp.Codec{}, &unreal2.Codec{}, &zandronum.Codec{}} {
+	for _, want := range []codecs.Codec{&a2s.Codec{}, &ase.Codec{}, &bloodmasters.Codec{}, &doom3.Codec{}, &gamespy1.Codec{}, &gamespy2.Codec{}, &gamespy3.Codec{}, &mumble.Codec{}, &ogp.Codec{}, &quake2.Codec{}, &quake3.Codec{}, &samp.Codec{}, &unreal2.Codec{}, &zandronum.Codec{}} {
 		got, err := codecs.Lookup(want.Name())
 		if err != nil || got.Name() != want.Name() {
 			t.Errorf("Lookup(%q) = %v, %v", want.Name(), got, err)

@@ -214,7 +214,7 @@ func readResponse(r *wire.Reader, resp *Response, first int) {
 	case CmdInfoResponse, CmdStatusResponse:
 		readNewline(r, "command")
 		status := resp.Command == CmdStatusResponse
-		resp.Vars = readInfostring(r, resp.Vars, status)
+		resp.Vars = readInfostring(r, resp.Vars, status, codecs.Latin1)
 		if status {
 			readPlayers(r, resp)
 		} else if !r.Failed() && r.Len() > 0 {
@@ -249,8 +249,9 @@ func readNewline(r *wire.Reader, field string) {
 
 // readInfostring reads \key\value pairs up to a newline (consumed) or,
 // unless newline says one must end it (a statusResponse's), the end of the
-// datagram. The leading '\' is optional, as the engines read it.
-func readInfostring(r *wire.Reader, vars []Var, newline bool) []Var {
+// datagram. The leading '\' is optional, as the engines read it. text
+// decodes the bytes: codecs.Latin1, or UTF-8 as sent (FiveM).
+func readInfostring(r *wire.Reader, vars []Var, newline bool, text func([]byte) string) []Var {
 	for i := 0; !r.Failed(); i++ {
 		rest := r.Rest()
 		if len(rest) == 0 {
@@ -270,10 +271,10 @@ func readInfostring(r *wire.Reader, vars []Var, newline bool) []Var {
 			return vars
 		}
 		r.Enter("vars", i)
-		key := readInfoText(r, "key", i == 0)
-		value := readInfoText(r, "value", false)
+		key := readInfoText(r, "key", i == 0, text)
+		value := readInfoText(r, "value", false, text)
 		r.Leave()
-		vars = append(vars, Var{Key: codecs.Latin1(key), Value: codecs.Latin1(value)})
+		vars = append(vars, Var{Key: text(key), Value: text(value)})
 	}
 	return vars
 }
@@ -284,7 +285,7 @@ const maxVars = 512
 
 // readInfoText reads one key or value: an optional '\' (required except
 // before the first key), then bytes up to the next '\', newline or the end.
-func readInfoText(r *wire.Reader, field string, optionalSlash bool) []byte {
+func readInfoText(r *wire.Reader, field string, optionalSlash bool, text func([]byte) string) []byte {
 	start := r.Offset()
 	rest := r.Rest()
 	n := 0
@@ -303,7 +304,7 @@ func readInfoText(r *wire.Reader, field string, optionalSlash bool) []byte {
 	}
 	b := r.Skip(field, m)[n:]
 	if r.Recording() {
-		r.Mark(field, "text", start, codecs.Latin1(b))
+		r.Mark(field, "text", start, text(b))
 	}
 	return b
 }

@@ -11,6 +11,20 @@ import (
 func init() {
 	codecs.Register(&Codec{})
 	codecs.Describe(description)
+	codecs.Register(&FiveMCodec{})
+	codecs.Describe(fivemDescription)
+}
+
+// fivemDescription is FiveM's and RedM's (fivem.go): getinfo fills the
+// name, map, game type and the counts (and the search text they make);
+// the players and the rest are over HTTP, not queried, so the row has no
+// player names to search, and no password or bot column.
+var fivemDescription = codecs.Description{
+	Name: ProtocolFiveM,
+	// The Cfx.re client registers fivem:// (RedM's redm://); connect/
+	// joins the server at the address after it.
+	Join: "fivem://connect/{addr}",
+	Row:  []string{"name", "map", "mode", "players", "max", "hay"},
 }
 
 // description is what the generic code knows of Quake III beyond its
