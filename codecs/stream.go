@@ -187,3 +187,56 @@ func concat(ms [][]byte) []byte {
 	}
 	return out
 }
+
+// TargetOptions returns the NewQuery options of a conversation with the
+// server host:port (as the user gave them: a name is not resolved): for a
+// protocol whose query carries its target (TargetInQuery), opts with
+// "host" and "port" set to them, after refusing options that name another
+// host or port, or a host with a CR or LF; for any other protocol, opts as
+// they are. opts is not modified.
+func (d Description) TargetOptions(host string, port int, opts map[string]string) (map[string]string, error) {
+	if !d.TargetInQuery {
+		return opts, nil
+	}
+	for i := 0; i < len(host); i++ {
+		if host[i] == '\r' || host[i] == '\n' {
+			return nil, OptionError(d.Name, "host", "a line break in the host")
+		}
+	}
+	out := make(map[string]string, len(opts)+2)
+	for k, v := range opts {
+		out[k] = v
+	}
+	if h, ok := opts["host"]; ok && !equalFold(h, host) {
+		return nil, OptionError(d.Name, "host", "not the target's host "+host)
+	} else if ok {
+		host = h // the user's spelling
+	}
+	if p, ok := opts["port"]; ok {
+		if n, err := ParseUint(p, 16); err != nil || int(n) != port {
+			return nil, OptionError(d.Name, "port", "not the target's port "+strconv.Itoa(port))
+		}
+	}
+	out["host"], out["port"] = host, strconv.Itoa(port)
+	return out, nil
+}
+
+// equalFold compares two host names ignoring ASCII case.
+func equalFold(a, b string) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := 0; i < len(a); i++ {
+		x, y := a[i], b[i]
+		if 'A' <= x && x <= 'Z' {
+			x += 'a' - 'A'
+		}
+		if 'A' <= y && y <= 'Z' {
+			y += 'a' - 'A'
+		}
+		if x != y {
+			return false
+		}
+	}
+	return true
+}

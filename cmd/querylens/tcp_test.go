@@ -1,0 +1,51 @@
+package main
+
+import (
+	"bytes"
+	"os"
+	"os/exec"
+	"strings"
+	"testing"
+
+	"github.com/querylens/querylens/internal/toyproto"
+)
+
+// toyTCPEnv runs TestQueryTCP's checks in a child process, where the TCP
+// toy (a stream protocol) is registered; the other tests never see it.
+const toyTCPEnv = "QUERYLENS_TOY_TCP_PROTOCOL"
+
+func init() {
+	if os.Getenv(toyTCPEnv) != "" {
+		toyproto.RegisterTCP()
+	}
+}
+
+// TestQueryTCP asks a stream protocol's server with querylens query: over
+// TCP, the target put in the query as written, and an option naming
+// another server refused.
+func TestQueryTCP(t *testing.T) {
+	if os.Getenv(toyTCPEnv) == "" {
+		cmd := exec.Command(os.Args[0], "-test.run=^TestQueryTCP$", "-test.count=1", "-test.v")
+		cmd.Env = append(os.Environ(), toyTCPEnv+"=1")
+		out, err := cmd.CombinedOutput()
+		if err != nil || !bytes.Contains(out, []byte("--- PASS: TestQueryTCP")) {
+			t.Fatalf("child: %v\n%s", err, out)
+		}
+		return
+	}
+	srv, err := toyproto.ListenTCP(toyproto.TCPAnswer, 2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer srv.Close()
+	out, errOut, code := runCLI(t, "", "query", "-p", toyproto.TCPProtocol, srv.Addr())
+	if code != exitOK || !strings.Contains(out, `"name":"`+toyproto.ServerName+`"`) || !strings.Contains(out, `"num_players":2`) {
+		t.Fatalf("query (%d): %s %s", code, out, errOut)
+	}
+	if got := srv.Asked(); len(got) != 1 || got[0] != "Q"+srv.Addr() {
+		t.Errorf("the server was asked %q", got)
+	}
+	if _, errOut, code := runCLI(t, "", "query", "-p", toyproto.TCPProtocol, "-o", "host=elsewhere.example", srv.Addr()); code != exitUsage || !strings.Contains(errOut, "not the target's host") {
+		t.Errorf("query with another host (%d): %s", code, errOut)
+	}
+}
