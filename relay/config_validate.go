@@ -123,6 +123,9 @@ func (c *Config) validateCounts(errs *configErrors) {
 		{"MaxConns", c.MaxConns}, {"MaxConnsPerIP", c.MaxConnsPerIP},
 		{"QueueFrames", c.QueueFrames}, {"QueueBytes", c.QueueBytes},
 		{"MaxQueuedBytes", c.MaxQueuedBytes},
+		{"MaxStreamBytes", c.MaxStreamBytes}, {"MaxStreamMessages", c.MaxStreamMessages},
+		{"MaxStreams", c.MaxStreams}, {"MaxStreamsPerClient", c.MaxStreamsPerClient}, {"MaxStreamsPerHost", c.MaxStreamsPerHost},
+		{"StreamDeadline", int(c.StreamDeadline)}, {"StreamConnectTimeout", int(c.StreamConnectTimeout)},
 	} {
 		if n.v < 0 {
 			errs.bad(n.name, "must be positive")

@@ -55,6 +55,8 @@ func (c *conn) handleFrame(b []byte) {
 	switch f.Type {
 	case wire.FrameQuery:
 		c.query(f)
+	case wire.FrameExchange:
+		c.exchangeFrame(f)
 	case wire.FramePing:
 		c.mu.Lock()
 		ok := c.ping.allow(s.now(), s.cfg.PingRate)

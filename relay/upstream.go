@@ -32,7 +32,9 @@ type asker struct {
 	coalesced bool       // set under the fetch's lock before the asker is visible
 	fetch     atomic.Pointer[fetch]
 	done      atomic.Bool
-	replies   int // REPLY frames delivered; guarded by the sink
+	replies   int    // REPLY (or CHUNK) frames delivered; guarded by the sink
+	stream    bool   // an EXCHANGE: its replies are CHUNKs of one stream
+	offset    uint32 // the stream's bytes delivered; guarded by the sink
 }
 
 // finish marks a done once; it reports whether this call did it.
@@ -70,6 +72,7 @@ type fetch struct {
 	ttl    time.Duration
 	limit  ReplyCap   // the protocol's (Config.replyCap)
 	client netip.Addr // whose upstream slot the exchange holds (upstreamSlots)
+	stream *streamJob // a stream exchange (stream.go); nil for a datagram query
 
 	mu       sync.Mutex
 	askers   []*asker
@@ -190,12 +193,25 @@ func (f *fetch) run() {
 	s := f.s
 	defer s.wg.Done()
 	defer f.freeSlot()
+	if f.stream != nil {
+		defer s.streams.release(f.client, f.target.Addr())
+	}
 	out := f.exchange()
 	f.finish(out)
 }
 
 func (f *fetch) exchange() outcome {
 	s := f.s
+	if f.stream != nil {
+		// Stream replies are cached and coalesced in this relay only; the
+		// shared per-target limits still apply.
+		if s.shared != nil && s.shared.Limiter != nil {
+			if rule := s.sharedTargetRule(f.target, f.client); rule != "" {
+				return outcome{code: wire.CodeRateLimited, rule: rule, msg: f.target.String()}
+			}
+		}
+		return f.exchangeStream()
+	}
 	if out, handled := f.viaShared(); handled {
 		return out
 	}
@@ -326,14 +342,20 @@ func (f *fetch) finish(out outcome) {
 	}
 	// The answer goes to the cache before the exchange leaves the table of
 	// those in flight, so that an identical query finds one or the other.
-	if got && f.ttl > 0 && !f.shutdownNow() {
+	// A stream reply is kept only whole or capped: one cut short by the
+	// server or the deadline is asked again.
+	keep := f.stream == nil || out.reason == wire.EndDone || out.reason == wire.EndStreamCap
+	if got && keep && f.ttl > 0 && !f.shutdownNow() {
 		s.cache.put(f.key, ans, f.ttl)
 	}
 	switch {
 	case got:
 		s.silence.heard(f.key)
-	case out.code == wire.CodeTimeout:
+	case out.code == wire.CodeTimeout, f.stream != nil && out.reason == wire.EndTimeout:
 		s.silence.silent(f.key, s.now())
+	}
+	if f.stream != nil && out.code == 0 {
+		s.metrics.streamEnds.add(out.reason.String(), 1)
 	}
 	s.flights.remove(f)
 
@@ -344,7 +366,9 @@ func (f *fetch) finish(out outcome) {
 	f.sock = nil
 	f.mu.Unlock()
 	for _, a := range askers {
-		if got {
+		if got || f.stream != nil && out.code == 0 {
+			// A stream exchange ends with END and its reason even
+			// without a byte.
 			a.sink.end(a, out.reason)
 			continue
 		}

@@ -118,6 +118,7 @@ type serveOptions struct {
 	logJSON      bool
 	ipRate       float64
 	cacheTTL     time.Duration
+	tcp          tcpOptions
 	redis        string
 	redisTimeout time.Duration
 	history      historyOptions
@@ -198,6 +199,7 @@ func (e *env) serve(args []string) int {
 	fs.DurationVar(&o.cacheTTL, "cache-ttl", 0, "how long the relay shares a server's reply (0: the relay's default)")
 	fs.DurationVar(&o.redisTimeout, "redis-timeout", 0, "with --redis: a call to Redis slower than this counts as Redis being down (0: 250ms)")
 	fs.StringVar(&o.redis, "redis", "", "share the reply cache, coalescing and rate limits with the other instances using this Redis or Valkey `URL` (redis://[:password@]host:port/db)")
+	o.tcp.flags(fs)
 	o.history.flags(fs)
 	o.alerts.flags(fs)
 	o.probe.flags(fs)
@@ -240,6 +242,9 @@ func (e *env) serve(args []string) int {
 	if err := o.alerts.check(o.history.enabled); err != nil {
 		return e.usageErr(fs, err.Error())
 	}
+	if err := o.tcp.check(); err != nil {
+		return e.usageErr(fs, err.Error())
+	}
 	if o.demoFlap < time.Second {
 		return e.usageErr(fs, "--demo-flapping-period must be at least 1s")
 	}
@@ -276,6 +281,7 @@ func (e *env) runServe(ctx context.Context, o serveOptions, ready chan<- string)
 	if o.ipRate > 0 {
 		rcfg.IPRate = shared.Rate{PerSecond: o.ipRate, Burst: int(o.ipRate * 5)}
 	}
+	o.tcp.apply(&rcfg)
 	wcfg := web.Config{Masters: o.masters, Servers: o.servers, PublicURL: o.publicURL, Logger: logger}
 	wcfg.ProbeScrapers, wcfg.ProbeToken = o.probe.allow, o.probe.token
 	wcfg.AdminToken = o.adminToken

@@ -126,7 +126,7 @@ func (c TCPCodec) NewQuery(opts map[string]string) (codecs.Query, error) {
 	if err := r.Err(); err != nil {
 		return nil, err
 	}
-	if host == "" || len(host) > 253 || bytes.ContainsAny([]byte(host), "\r\n:") {
+	if host == "" || len(host) > 253 || bytes.ContainsAny([]byte(host), "\r\n") {
 		return nil, codecs.OptionError(TCPProtocol, "host", "a host name is needed")
 	}
 	kind := "Q"
