@@ -21,6 +21,15 @@ type Exchanger interface {
 	Exchange(ctx context.Context, protocol, target string, q codecs.Query) (Result, error)
 }
 
+// OptionsExchanger is an Exchanger that holds a stream protocol's
+// conversation at the other end (a relay, which never lets a client's
+// bytes through to a TCP server): it is asked with the query's options,
+// builds the query itself, and streams the reply back, which feeds q. The
+// command line asks a relay so for the protocols whose Transport is TCP.
+type OptionsExchanger interface {
+	ExchangeOptions(ctx context.Context, protocol, target string, opts map[string]string, q codecs.Query) (Result, error)
+}
+
 // Result describes how a conversation went.
 type Result struct {
 	// RTT is the time from sending the first datagram to the first reply,

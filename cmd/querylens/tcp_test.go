@@ -2,12 +2,16 @@ package main
 
 import (
 	"bytes"
+	"context"
+	"net/http/httptest"
+	"net/netip"
 	"os"
 	"os/exec"
 	"strings"
 	"testing"
 
 	"github.com/querylens/querylens/internal/toyproto"
+	"github.com/querylens/querylens/relay"
 )
 
 // toyTCPEnv runs TestQueryTCP's checks in a child process, where the TCP
@@ -47,5 +51,24 @@ func TestQueryTCP(t *testing.T) {
 	}
 	if _, errOut, code := runCLI(t, "", "query", "-p", toyproto.TCPProtocol, "-o", "host=elsewhere.example", srv.Addr()); code != exitUsage || !strings.Contains(errOut, "not the target's host") {
 		t.Errorf("query with another host (%d): %s", code, errOut)
+	}
+
+	// Through a relay, which holds the conversation itself.
+	rs := relay.New(relay.Config{AllowTargets: []netip.Prefix{netip.MustParsePrefix("127.0.0.0/8")}}, nil)
+	ts := httptest.NewServer(rs)
+	defer ts.Close()
+	defer rs.Shutdown(context.Background())
+	url := "ws" + strings.TrimPrefix(ts.URL, "http")
+	out, errOut, code = runCLI(t, "", "query", "-p", toyproto.TCPProtocol, "--relay", url, srv.Addr())
+	if code != exitOK || !strings.Contains(out, `"name":"`+toyproto.ServerName+`"`) || !strings.Contains(out, `"num_players":2`) {
+		t.Fatalf("query --relay (%d): %s %s", code, out, errOut)
+	}
+	if got := srv.Asked(); len(got) != 2 || got[1] != "Q"+srv.Addr() {
+		t.Errorf("the server was asked %q", got)
+	}
+	// A closed port: the relay ends the exchange (refused) without a byte.
+	out, errOut, code = runCLI(t, "", "query", "-p", toyproto.TCPProtocol, "--relay", url, "-o", "players=false", "127.0.0.2:1")
+	if code == exitOK {
+		t.Errorf("query --relay to a closed port (%d): %s %s", code, out, errOut)
 	}
 }
