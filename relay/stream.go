@@ -232,6 +232,8 @@ type streamSlots struct {
 	open      int
 	perClient map[netip.Addr]int
 	perHost   map[netip.Addr]int
+	// The most ever in progress at once, in all and for one client key.
+	peak, peakClient int
 }
 
 // reserve takes a connection for client to host, or names the cap that
@@ -254,6 +256,8 @@ func (ss *streamSlots) reserve(c *Config, client, host netip.Addr, own bool) wir
 	ss.open++
 	ss.perClient[client]++
 	ss.perHost[host]++
+	ss.peak = max(ss.peak, ss.open)
+	ss.peakClient = max(ss.peakClient, ss.perClient[client])
 	return ""
 }
 

@@ -5,6 +5,7 @@ import (
 	"net"
 	"net/netip"
 	"strconv"
+	"strings"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -459,4 +460,87 @@ func TestStreamSlowClient(t *testing.T) {
 	c.unqueueLocked(c.queue)
 	c.queue = nil
 	c.mu.Unlock()
+}
+
+// TestStreamFlood: 2,000 exchanges asked at once by one client are held
+// to the limits: never more than MaxStreamsPerClient connections in
+// progress, every id gets exactly one final frame, and the servers see no
+// more connections than the exchanges that ran.
+func TestStreamFlood(t *testing.T) {
+	ctx := testCtx(t, 60*time.Second)
+	cfg := testConfig()
+	cfg.MaxStreamsPerHost = 1000 // every server is on 127.0.0.1: let the per-client cap bind
+	cfg.StreamDeadline = 500 * time.Millisecond
+	r := newRelay(t, cfg)
+	var servers []*toyproto.TCPServer
+	for range 16 {
+		servers = append(servers, listenToy(t, toyproto.TCPSilent, 0))
+	}
+	c := dialStream(t, ctx, r.url)
+	const n = 2000
+	finals := map[uint32]int{}
+	rules := map[string]int{}
+	read := func() {
+		for _, f := range c.readFrames(ctx) {
+			switch f.Type {
+			case wire.FrameError:
+				finals[f.ID]++
+				rule, _, _ := strings.Cut(f.Message, ":")
+				rules[rule]++
+			case wire.FrameEnd:
+				finals[f.ID]++
+				rules["end "+f.Reason.String()]++
+			}
+		}
+	}
+	// 50 at a time, each batch's refusals read before the next: a client
+	// that does not read loses ERRORs past its queue (ctrlMax), as it
+	// would for QUERY.
+	var batch [][]byte
+	for i := range n {
+		opts := map[string]string{"players": strconv.FormatBool(i/16%2 == 0)}
+		batch = append(batch, wire.AppendExchange(nil, uint32(i+1), toyproto.TCPProtocol, servers[i%len(servers)].Addr(), opts))
+		if len(batch) == 50 || i == n-1 {
+			c.sendRaw(ctx, wire.AppendBatch(nil, batch))
+			batch = nil
+			for len(finals)+openIDs(r.srv) < i+1 {
+				read()
+			}
+		}
+	}
+	for len(finals) < n {
+		read()
+	}
+	for id, k := range finals {
+		if k != 1 {
+			t.Fatalf("id %d got %d final frames", id, k)
+		}
+	}
+	r.srv.streams.mu.Lock()
+	peak, peakClient := r.srv.streams.peak, r.srv.streams.peakClient
+	r.srv.streams.mu.Unlock()
+	if peakClient > DefaultMaxStreamsPerClient || peak > DefaultMaxStreamsPerClient {
+		t.Fatalf("peak %d connections in progress (%d for the client), cap %d", peak, peakClient, DefaultMaxStreamsPerClient)
+	}
+	accepted := 0
+	for _, s := range servers {
+		accepted += s.Conns()
+	}
+	if ended := rules["end timeout"]; accepted > ended {
+		t.Fatalf("the servers accepted %d connections, more than the %d exchanges that ran", accepted, ended)
+	}
+	t.Logf("finals by rule: %v; peak %d", rules, peak)
+}
+
+// openIDs is how many query ids are open on the relay's connections.
+func openIDs(s *Server) int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	n := 0
+	for c := range s.conns {
+		c.mu.Lock()
+		n += len(c.active)
+		c.mu.Unlock()
+	}
+	return n
 }
