@@ -544,3 +544,40 @@ func openIDs(s *Server) int {
 	}
 	return n
 }
+
+// TestStreamExchangeInProcess: the status page's path, the relay's
+// ExchangeOptions, shares the EXCHANGE's admission, cache and policy.
+func TestStreamExchangeInProcess(t *testing.T) {
+	ctx := testCtx(t, 20*time.Second)
+	r := newRelay(t, testConfig())
+	srv := listenToy(t, toyproto.TCPAnswer, 2)
+	newQuery := func() codecs.Query {
+		q, err := toyproto.TCPCodec{}.NewQuery(map[string]string{"host": "127.0.0.1", "port": srv.Addr()[len("127.0.0.1:"):]})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return q
+	}
+	for i := range 2 {
+		q := newQuery()
+		res, err := r.srv.ExchangeOptions(ctx, toyproto.TCPProtocol, srv.Addr(), nil, q)
+		if err != nil || !res.Done || res.Received != 4 || res.FromCache != (i == 1) {
+			t.Fatalf("exchange %d: %+v, %v", i, res, err)
+		}
+		m, err := q.Result(codecs.DecodeOptions{})
+		if err != nil || m.Info.Name != toyproto.ServerName || m.Info.NumPlayers != 2 {
+			t.Fatalf("Result = %+v, %v", m, err)
+		}
+		r.settled(ctx)
+	}
+	if srv.Conns() != 1 {
+		t.Errorf("%d connections, want 1 (the second from the cache)", srv.Conns())
+	}
+	// The same refusals as over the WebSocket.
+	if _, err := r.srv.ExchangeOptions(ctx, toyproto.TCPProtocol, srv.Addr(), map[string]string{"host": "elsewhere.example"}, newQuery()); err == nil || !strings.HasPrefix(err.(*wire.RefusedError).Message, string(wire.RuleTargetInQuery)) {
+		t.Errorf("another host: %v", err)
+	}
+	if _, err := r.srv.Exchange(ctx, toyproto.TCPProtocol, srv.Addr(), newQuery()); err == nil || !strings.HasPrefix(err.(*wire.RefusedError).Message, string(wire.RuleNotStream)) {
+		t.Errorf("Exchange of a stream protocol: %v", err)
+	}
+}

@@ -189,13 +189,8 @@ func (e *env) query(args []string, master bool) int {
 		c, q, res, detected = p.Codec, p.Query, p.Result, true
 		io.WriteString(e.stderr, "querylens query: "+target+" answered in "+c.Title()+" (-p "+c.Name()+")\n")
 	} else {
-		if ox, ok := ex.(netquery.OptionsExchanger); ok && codecs.DescriptionOf(c).Transport == codecs.TCP {
-			// A relay holds a TCP conversation itself, from the options.
-			res, err = ox.ExchangeOptions(ctx, c.Name(), target, opts, q)
-		} else {
-			res, err = ex.Exchange(ctx, c.Name(), target, q)
-		}
-		if err != nil {
+		// A relay holds a TCP conversation itself, from the options.
+		if res, err = netquery.ExchangeFor(ctx, ex, c.Name(), target, opts, q); err != nil {
 			return e.fail(server.ExchangeError(c.Name(), err), nil, *pretty)
 		}
 		if res.Received == 0 {

@@ -273,45 +273,17 @@ func (c *Client) ExchangeOptions(ctx context.Context, protocol, target string, o
 	case <-c.done:
 		return res, c.closedErr()
 	}
-	ev := drive.NewEvents()
+	r := &remote{c: c, protocol: protocol, target: target, ev: drive.NewEvents()}
 	c.mu.Lock()
 	id := c.nextIDLocked()
-	c.routes[id] = ev
+	c.routes[id] = r.ev
 	c.mu.Unlock()
 	binary.BigEndian.PutUint32(frame[1:], id)
-	start := time.Now()
 	if err := c.writeFrame(frame); err != nil {
 		c.forget(id)
 		return res, err
 	}
-	res.Sent = 1
-	// The relay has capped the reply already: the stream here only cuts.
-	st := codecs.NewStream(q, d.MessageLen, codecs.ReplyCap{Bytes: 1 << 30, Datagrams: 1 << 30})
-	for {
-		e, ok := ev.Next(ctx, c.done)
-		if !ok {
-			(&remote{c: c}).Cancel(id)
-			if ctx.Err() != nil {
-				return res, ctx.Err()
-			}
-			return res, c.closedErr()
-		}
-		switch e.Type {
-		case wire.FrameChunk:
-			if st.Bytes() == 0 {
-				res.RTT = time.Since(start)
-				res.FromCache = e.Flags&wire.FlagCached != 0
-			}
-			st.Take(e.Data)
-			res.Received = st.Messages()
-		case wire.FrameEnd:
-			res.Done = e.Reason == wire.EndDone && st.Stop() == codecs.StreamDone
-			res.Capped = e.Reason == wire.EndStreamCap
-			return res, nil
-		case wire.FrameError:
-			return res, &wire.RefusedError{ID: e.ID, Code: e.Code, Message: e.Msg}
-		}
-	}
+	return drive.RunStream(ctx, q, d, id, r.Next, r.Cancel)
 }
 
 // remote is one Exchange's transport over the client's connection.
