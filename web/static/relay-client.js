@@ -4,7 +4,7 @@
 // the queue of queries beyond the relay's in-flight limit (follow-ups
 // first), the BATCH messages both ways, and the reconnect after a drop.
 
-import { RelayCode, RelayCodeName } from "./model.js";
+import { RelayCode, RelayCodeName, RelayEndName } from "./model.js";
 
 export const SUBPROTOCOL = "querylens.relay.v1";
 /** SUBPROTOCOL with BATCH messages from the relay (wire.SubprotocolBatch). */
@@ -19,11 +19,8 @@ export const SUBPROTOCOL_STREAM = "querylens.relay.v2";
 /** Relay ERROR codes by number (model.js, from wire.Code). */
 export const ERROR_CODES = RelayCodeName;
 
-const END_REASONS = {
-  0: "window", 1: "byte-cap", 2: "cancelled",
-  // An EXCHANGE's (SUBPROTOCOL_STREAM).
-  3: "done", 4: "cap", 5: "timeout", 6: "refused", 7: "closed", 8: "slow-client", 9: "malformed",
-};
+/** END reasons by number (model.js, from wire.EndReason): 3 and after are an EXCHANGE's. */
+const END_REASONS = RelayEndName;
 
 const enc = new TextEncoder();
 const dec = new TextDecoder();
@@ -257,10 +254,10 @@ export class Relay extends EventTarget {
    * reports the reply through handlers {chunk(bytes, offset, flags),
    * end(reason, chunks), error(code, message)} (and handlers.sent() as
    * query's): the chunks come in order, each at the offset where the one
-   * before stopped, and end() says why the stream stopped ("done", "cap",
-   * "timeout", "refused", "closed", "slow-client", "malformed",
-   * "cancelled"). A relay without SUBPROTOCOL_STREAM fails it with error
-   * "not-a-query". It returns the id (for cancel).
+   * before stopped, and end() says why the stream stopped (RelayEndName:
+   * done, cap, the server's failures, slow-client, cancelled). A relay
+   * without SUBPROTOCOL_STREAM fails it with error not-a-query. It returns
+   * the id (for cancel).
    * @param {string} protocol @param {string} target @param {Record<string, string>} options
    * @param {any} handlers @param {boolean} [followUp]
    */
