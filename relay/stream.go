@@ -334,7 +334,11 @@ func (f *fetch) exchangeStream() outcome {
 		if n > 0 {
 			k, send := st.Take(buf[:n])
 			if k > 0 {
-				f.addChunk(buf[:k], time.Since(start))
+				rtt := time.Since(start)
+				f.addChunk(buf[:k], rtt)
+				if f.pub != nil {
+					f.pub.Add(buf[:k], rtt) // the other relays' askers (shared.go)
+				}
 			}
 			if err := write(send); err != nil {
 				return f.streamError(ctx, err)
@@ -390,7 +394,7 @@ func (f *fetch) addChunk(b []byte, rtt time.Duration) {
 	f.size += len(b)
 	s.metrics.streamBytes.Add(uint64(len(b)))
 	for _, a := range f.askers {
-		flags := wire.ReplyFlags(0)
+		flags := f.sharedFlags // streamed from another relay (shared.go)
 		if a.coalesced {
 			flags = wire.FlagCoalesced
 		}

@@ -202,18 +202,11 @@ func (f *fetch) run() {
 
 func (f *fetch) exchange() outcome {
 	s := f.s
-	if f.stream != nil {
-		// Stream replies are cached and coalesced in this relay only; the
-		// shared per-target limits still apply.
-		if s.shared != nil && s.shared.Limiter != nil {
-			if rule := s.sharedTargetRule(f.target, f.client); rule != "" {
-				return outcome{code: wire.CodeRateLimited, rule: rule, msg: f.target.String()}
-			}
-		}
-		return f.exchangeStream()
-	}
 	if out, handled := f.viaShared(); handled {
 		return out
+	}
+	if f.stream != nil {
+		return f.exchangeStream()
 	}
 	us, err := s.sockets.get(f.target)
 	if err != nil {
@@ -338,7 +331,7 @@ func (f *fetch) finish(out outcome) {
 	ans := answer{replies: f.replies, size: f.size, reason: out.reason}
 	f.mu.Unlock()
 	if f.pub != nil {
-		f.pub.Finish(ownerStatus(out, got), f.ttl)
+		f.pub.Finish(ownerStatus(out, got, f.stream != nil), f.ttl)
 	}
 	// The answer goes to the cache before the exchange leaves the table of
 	// those in flight, so that an identical query finds one or the other.
