@@ -9,6 +9,7 @@ import (
 
 	"github.com/querylens/querylens/codecs"
 	"github.com/querylens/querylens/internal/toyproto"
+	"github.com/querylens/querylens/internal/toyproto/tcpserver"
 )
 
 func toyQuery(t *testing.T, target string) codecs.Query {
@@ -32,21 +33,21 @@ func toyQuery(t *testing.T, target string) codecs.Query {
 func TestTCPExchange(t *testing.T) {
 	for _, tc := range []struct {
 		name    string
-		mode    toyproto.TCPMode
+		mode    tcpserver.Mode
 		players int
 		done    bool
 		capped  bool
 		err     error
 		fed     int
 	}{
-		{name: "answer", mode: toyproto.TCPAnswer, players: 3, done: true, fed: 5},
-		{name: "trickle", mode: toyproto.TCPTrickle, players: 1, done: true, fed: 3},
-		{name: "endless is capped", mode: toyproto.TCPEndless, capped: true, fed: toyproto.TCPCap.Datagrams},
-		{name: "garbled", mode: toyproto.TCPGarbled, err: ErrBadFraming, fed: 1},
-		{name: "hang up", mode: toyproto.TCPHangUp, players: 4},
+		{name: "answer", mode: tcpserver.Answer, players: 3, done: true, fed: 5},
+		{name: "trickle", mode: tcpserver.Trickle, players: 1, done: true, fed: 3},
+		{name: "endless is capped", mode: tcpserver.Endless, capped: true, fed: toyproto.TCPCap.Datagrams},
+		{name: "garbled", mode: tcpserver.Garbled, err: ErrBadFraming, fed: 1},
+		{name: "hang up", mode: tcpserver.HangUp, players: 4},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			srv, err := toyproto.ListenTCP(tc.mode, tc.players)
+			srv, err := tcpserver.Listen(tc.mode, tc.players)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -78,7 +79,7 @@ func TestTCPExchange(t *testing.T) {
 }
 
 func TestTCPSilentServerTimesOut(t *testing.T) {
-	srv, err := toyproto.ListenTCP(toyproto.TCPSilent, 0)
+	srv, err := tcpserver.Listen(tcpserver.Silent, 0)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -90,7 +91,7 @@ func TestTCPSilentServerTimesOut(t *testing.T) {
 }
 
 func TestTCPCancelled(t *testing.T) {
-	srv, err := toyproto.ListenTCP(toyproto.TCPSilent, 0)
+	srv, err := tcpserver.Listen(tcpserver.Silent, 0)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -108,7 +109,7 @@ func TestTCPCancelled(t *testing.T) {
 }
 
 func TestDirectPicksTheTransport(t *testing.T) {
-	srv, err := toyproto.ListenTCP(toyproto.TCPAnswer, 0)
+	srv, err := tcpserver.Listen(tcpserver.Answer, 0)
 	if err != nil {
 		t.Fatal(err)
 	}

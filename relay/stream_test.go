@@ -13,6 +13,7 @@ import (
 	"github.com/coder/websocket"
 	"github.com/querylens/querylens/codecs"
 	"github.com/querylens/querylens/internal/toyproto"
+	"github.com/querylens/querylens/internal/toyproto/tcpserver"
 	"github.com/querylens/querylens/relay/wire"
 )
 
@@ -91,9 +92,9 @@ func (c *rawClient) exchange(ctx context.Context, id uint32, target string, opts
 	}
 }
 
-func listenToy(t *testing.T, mode toyproto.TCPMode, players int) *toyproto.TCPServer {
+func listenToy(t *testing.T, mode tcpserver.Mode, players int) *tcpserver.Server {
 	t.Helper()
-	srv, err := toyproto.ListenTCP(mode, players)
+	srv, err := tcpserver.Listen(mode, players)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -117,7 +118,7 @@ func decodeToy(t *testing.T, stream []byte) *codecs.Message {
 func TestStreamExchange(t *testing.T) {
 	ctx := testCtx(t, 20*time.Second)
 	r := newRelay(t, testConfig())
-	srv := listenToy(t, toyproto.TCPAnswer, 3)
+	srv := listenToy(t, tcpserver.Answer, 3)
 	c := dialStream(t, ctx, r.url)
 
 	stream, chunks, final := c.exchange(ctx, 1, srv.Addr(), nil)
@@ -161,21 +162,21 @@ func TestStreamEndReasons(t *testing.T) {
 	}
 	for _, tc := range []struct {
 		name   string
-		mode   toyproto.TCPMode
+		mode   tcpserver.Mode
 		reason wire.EndReason
 		bytes  int // of the reply stream; -1: any
 	}{
-		{name: "trickle", mode: toyproto.TCPTrickle, reason: wire.EndDone, bytes: -1},
-		{name: "endless", mode: toyproto.TCPEndless, reason: wire.EndStreamCap, bytes: -1},
-		{name: "garbled", mode: toyproto.TCPGarbled, reason: wire.EndMalformed, bytes: -1},
-		{name: "hang up", mode: toyproto.TCPHangUp, reason: wire.EndClosed, bytes: -1},
-		{name: "silent", mode: toyproto.TCPSilent, reason: wire.EndTimeout, bytes: 0},
+		{name: "trickle", mode: tcpserver.Trickle, reason: wire.EndDone, bytes: -1},
+		{name: "endless", mode: tcpserver.Endless, reason: wire.EndStreamCap, bytes: -1},
+		{name: "garbled", mode: tcpserver.Garbled, reason: wire.EndMalformed, bytes: -1},
+		{name: "hang up", mode: tcpserver.HangUp, reason: wire.EndClosed, bytes: -1},
+		{name: "silent", mode: tcpserver.Silent, reason: wire.EndTimeout, bytes: 0},
 		{name: "refused", mode: -1, reason: wire.EndRefused, bytes: 0},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			ctx := testCtx(t, 20*time.Second)
 			cfg := testConfig()
-			if tc.mode == toyproto.TCPSilent {
+			if tc.mode == tcpserver.Silent {
 				cfg.StreamDeadline = 300 * time.Millisecond // the one case that waits for it
 			}
 			cfg.ReplyCaps = map[string]ReplyCap{toyproto.TCPProtocol: {Bytes: 64, Datagrams: 1000}}
@@ -212,7 +213,7 @@ func (r srvResolver) LookupSRV(ctx context.Context, service, proto, name string)
 
 func TestStreamSRV(t *testing.T) {
 	ctx := testCtx(t, 20*time.Second)
-	srv := listenToy(t, toyproto.TCPAnswer, 0)
+	srv := listenToy(t, tcpserver.Answer, 0)
 	port, _ := strconv.Atoi(srv.Addr()[len("127.0.0.1:"):])
 	cfg := testConfig()
 	cfg.Resolver = srvResolver{
@@ -234,7 +235,7 @@ func TestStreamSRV(t *testing.T) {
 // dialled (tcp_exchanges_total stays 0) and nothing reaches a server.
 func TestStreamRefusals(t *testing.T) {
 	ctx := testCtx(t, 20*time.Second)
-	srv := listenToy(t, toyproto.TCPAnswer, 0)
+	srv := listenToy(t, tcpserver.Answer, 0)
 	cfg := testConfig()
 	cfg.AllowTargets = nil // the public policy
 	cfg.Resolver = srvResolver{
@@ -313,7 +314,7 @@ func (r flipResolver) LookupNetIP(ctx context.Context, network, host string) ([]
 
 func TestStreamConnectsToTheAddressChecked(t *testing.T) {
 	ctx := testCtx(t, 20*time.Second)
-	srv := listenToy(t, toyproto.TCPAnswer, 0)
+	srv := listenToy(t, tcpserver.Answer, 0)
 	calls := new(atomic.Int32)
 	cfg := testConfig()
 	cfg.Resolver = flipResolver{calls}
@@ -342,7 +343,7 @@ func TestStreamLimits(t *testing.T) {
 	silent := func(t *testing.T, n int) []string {
 		var addrs []string
 		for range n {
-			addrs = append(addrs, listenToy(t, toyproto.TCPSilent, 0).Addr())
+			addrs = append(addrs, listenToy(t, tcpserver.Silent, 0).Addr())
 		}
 		return addrs
 	}
@@ -408,7 +409,7 @@ func TestStreamLimits(t *testing.T) {
 		cfg := testConfig()
 		cfg.ConnRate.Burst, cfg.ConnRate.PerSecond = 1, 1e-9
 		r := newRelay(t, cfg)
-		addr := listenToy(t, toyproto.TCPAnswer, 0).Addr()
+		addr := listenToy(t, tcpserver.Answer, 0).Addr()
 		c := dialStream(t, ctx, r.url)
 		_, chunks, final := c.exchange(ctx, 1, addr, nil)
 		wantEnd(t, final, wire.EndDone, len(chunks))
@@ -420,7 +421,7 @@ func TestStreamLimits(t *testing.T) {
 		cfg := testConfig()
 		cfg.TargetRate.Burst, cfg.TargetRate.PerSecond = 1, 1e-9
 		r := newRelay(t, cfg)
-		addr := listenToy(t, toyproto.TCPAnswer, 0).Addr()
+		addr := listenToy(t, tcpserver.Answer, 0).Addr()
 		c := dialStream(t, ctx, r.url)
 		_, chunks, final := c.exchange(ctx, 1, addr, nil)
 		wantEnd(t, final, wire.EndDone, len(chunks))
@@ -472,9 +473,9 @@ func TestStreamFlood(t *testing.T) {
 	cfg.MaxStreamsPerHost = 1000 // every server is on 127.0.0.1: let the per-client cap bind
 	cfg.StreamDeadline = 500 * time.Millisecond
 	r := newRelay(t, cfg)
-	var servers []*toyproto.TCPServer
+	var servers []*tcpserver.Server
 	for range 16 {
-		servers = append(servers, listenToy(t, toyproto.TCPSilent, 0))
+		servers = append(servers, listenToy(t, tcpserver.Silent, 0))
 	}
 	c := dialStream(t, ctx, r.url)
 	const n = 2000
@@ -550,7 +551,7 @@ func openIDs(s *Server) int {
 func TestStreamExchangeInProcess(t *testing.T) {
 	ctx := testCtx(t, 20*time.Second)
 	r := newRelay(t, testConfig())
-	srv := listenToy(t, toyproto.TCPAnswer, 2)
+	srv := listenToy(t, tcpserver.Answer, 2)
 	newQuery := func() codecs.Query {
 		q, err := toyproto.TCPCodec{}.NewQuery(map[string]string{"host": "127.0.0.1", "port": srv.Addr()[len("127.0.0.1:"):]})
 		if err != nil {

@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/querylens/querylens/internal/toyproto"
+	"github.com/querylens/querylens/internal/toyproto/tcpserver"
 	"github.com/querylens/querylens/relay"
 )
 
@@ -37,7 +38,7 @@ func TestQueryTCP(t *testing.T) {
 		}
 		return
 	}
-	srv, err := toyproto.ListenTCP(toyproto.TCPAnswer, 2)
+	srv, err := tcpserver.Listen(tcpserver.Answer, 2)
 	if err != nil {
 		t.Fatal(err)
 	}

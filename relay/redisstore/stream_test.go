@@ -7,6 +7,7 @@ import (
 	"github.com/querylens/querylens/codecs"
 	"github.com/querylens/querylens/internal/testredis"
 	"github.com/querylens/querylens/internal/toyproto"
+	"github.com/querylens/querylens/internal/toyproto/tcpserver"
 	"github.com/querylens/querylens/relay"
 )
 
@@ -17,7 +18,7 @@ func init() { toyproto.RegisterTCP() }
 func TestRelaysShareStream(t *testing.T) {
 	srv := testredis.Start(t)
 	st := open(t, srv.URL())
-	up, err := toyproto.ListenTCP(toyproto.TCPAnswer, 2)
+	up, err := tcpserver.Listen(tcpserver.Answer, 2)
 	if err != nil {
 		t.Fatal(err)
 	}
