@@ -252,7 +252,7 @@ func (s *Server) place(a *asker, key, proto string, target netip.AddrPort, d []b
 	}
 	if job != nil {
 		// Connections in progress first: the one check that can be undone.
-		if rule := s.streams.reserve(&s.cfg, a.client, target.Addr(), s.policy.own(target)); rule != "" {
+		if rule := s.streams.reserve(&s.cfg, a.client, a.maxStreams, target.Addr(), s.policy.own(target)); rule != "" {
 			code := wire.CodeRateLimited
 			if rule == wire.RuleTCPCap {
 				code = wire.CodeBusy

@@ -196,12 +196,16 @@ type ClientLimits struct {
 	MaxInFlight int         // query ids open at once per connection
 	QueueFrames int         // send queue per connection, in REPLY frames
 	QueueBytes  int         // send queue per connection, in bytes
+	// MaxStreams is MaxStreamsPerClient: TCP connections in progress for
+	// the client key.
+	MaxStreams int
 }
 
 // clientLimits returns the limits of c for clients that are not loopback,
 // and of l (its zero fields filled from c) for loopback ones.
 func (c *Config) clientLimits(loopback bool) ClientLimits {
-	d := ClientLimits{ConnRate: c.ConnRate, IPRate: c.IPRate, MaxInFlight: c.MaxInFlight, QueueFrames: c.QueueFrames, QueueBytes: c.QueueBytes}
+	d := ClientLimits{ConnRate: c.ConnRate, IPRate: c.IPRate, MaxInFlight: c.MaxInFlight, QueueFrames: c.QueueFrames, QueueBytes: c.QueueBytes,
+		MaxStreams: c.MaxStreamsPerClient}
 	if !loopback || c.Loopback == nil {
 		return d
 	}
@@ -211,6 +215,7 @@ func (c *Config) clientLimits(loopback bool) ClientLimits {
 	orInt(&l.MaxInFlight, d.MaxInFlight)
 	orInt(&l.QueueFrames, d.QueueFrames)
 	orInt(&l.QueueBytes, d.QueueBytes)
+	orInt(&l.MaxStreams, d.MaxStreams)
 	return l
 }
 

@@ -142,7 +142,7 @@ func (c *Config) validateLoopback(errs *configErrors) {
 		for _, n := range []struct {
 			name string
 			v    int
-		}{{"MaxInFlight", l.MaxInFlight}, {"QueueFrames", l.QueueFrames}, {"QueueBytes", l.QueueBytes}} {
+		}{{"MaxInFlight", l.MaxInFlight}, {"QueueFrames", l.QueueFrames}, {"QueueBytes", l.QueueBytes}, {"MaxStreams", l.MaxStreams}} {
 			if n.v < 0 {
 				errs.bad("Loopback."+n.name, "must be positive")
 			}

@@ -109,7 +109,7 @@ func (c *conn) open(id uint32) (*asker, *wire.RefusedError) {
 	if rule != "" {
 		return nil, s.refusal(code, rule, "query "+strconv.FormatUint(uint64(id), 10))
 	}
-	a := &asker{sink: c, id: id, client: c.key}
+	a := &asker{sink: c, id: id, client: c.key, maxStreams: c.lim.MaxStreams}
 	if c.active == nil {
 		c.active = make(map[uint32]*asker)
 	}

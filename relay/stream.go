@@ -236,16 +236,19 @@ type streamSlots struct {
 	peak, peakClient int
 }
 
-// reserve takes a connection for client to host, or names the cap that
-// refuses it. own says host is the operator's (Config.AllowAddrs): no
+// reserve takes a connection for client (whose cap is perClient; 0:
+// MaxStreamsPerClient) to host, or names the cap that refuses it. own says host is the operator's (Config.AllowAddrs): no
 // third party's server to protect, so no cap per host.
-func (ss *streamSlots) reserve(c *Config, client, host netip.Addr, own bool) wire.Rule {
+func (ss *streamSlots) reserve(c *Config, client netip.Addr, perClient int, host netip.Addr, own bool) wire.Rule {
+	if perClient <= 0 {
+		perClient = c.MaxStreamsPerClient
+	}
 	ss.mu.Lock()
 	defer ss.mu.Unlock()
 	switch {
 	case ss.open >= c.MaxStreams:
 		return wire.RuleTCPCap
-	case ss.perClient[client] >= c.MaxStreamsPerClient:
+	case ss.perClient[client] >= perClient:
 		return wire.RuleTCPPerClient
 	case !own && ss.perHost[host] >= c.MaxStreamsPerHost:
 		return wire.RuleTCPPerTarget

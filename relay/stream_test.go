@@ -582,3 +582,29 @@ func TestStreamExchangeInProcess(t *testing.T) {
 		t.Errorf("Exchange of a stream protocol: %v", err)
 	}
 }
+
+// TestStreamLoopbackLimit: Config.Loopback's MaxStreams replaces the cap
+// per client for clients on loopback (the demo's pages).
+func TestStreamLoopbackLimit(t *testing.T) {
+	ctx := testCtx(t, 20*time.Second)
+	cfg := testConfig()
+	cfg.MaxStreamsPerClient, cfg.MaxStreamsPerHost = 1, 100
+	cfg.Loopback = &ClientLimits{MaxStreams: 3}
+	r := newRelay(t, cfg)
+	c := dialStream(t, ctx, r.url)
+	var addrs []string
+	for range 4 {
+		s, err := tcpserver.Listen(tcpserver.Silent, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(s.Close)
+		addrs = append(addrs, s.Addr())
+	}
+	for i := range 3 {
+		c.sendRaw(ctx, wire.AppendExchange(nil, uint32(i+1), toyproto.TCPProtocol, addrs[i], nil))
+	}
+	waitStreams(t, ctx, r, 3)
+	_, _, final := c.exchange(ctx, 4, addrs[3], nil)
+	wantError(t, final, wire.CodeRateLimited, wire.RuleTCPPerClient)
+}

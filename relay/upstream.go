@@ -25,16 +25,17 @@ type sink interface {
 
 // asker is one query id waiting for replies.
 type asker struct {
-	sink      sink
-	id        uint32
-	client    netip.Addr // the client key (clientKey); invalid for Exchange
-	cacheOnly bool       // ExchangeCached: served from the cache or a flight, never starts one
-	coalesced bool       // set under the fetch's lock before the asker is visible
-	fetch     atomic.Pointer[fetch]
-	done      atomic.Bool
-	replies   int    // REPLY (or CHUNK) frames delivered; guarded by the sink
-	stream    bool   // an EXCHANGE: its replies are CHUNKs of one stream
-	offset    uint32 // the stream's bytes delivered; guarded by the sink
+	sink       sink
+	id         uint32
+	client     netip.Addr // the client key (clientKey); invalid for Exchange
+	cacheOnly  bool       // ExchangeCached: served from the cache or a flight, never starts one
+	coalesced  bool       // set under the fetch's lock before the asker is visible
+	fetch      atomic.Pointer[fetch]
+	done       atomic.Bool
+	replies    int    // REPLY (or CHUNK) frames delivered; guarded by the sink
+	stream     bool   // an EXCHANGE: its replies are CHUNKs of one stream
+	maxStreams int    // the client's MaxStreams (ClientLimits); 0: Config.MaxStreamsPerClient
+	offset     uint32 // the stream's bytes delivered; guarded by the sink
 }
 
 // finish marks a done once; it reports whether this call did it.

@@ -172,7 +172,7 @@ func (e *env) serve(args []string) int {
 	fs.BoolVar(&o.demo, "demo", false, "also run the demo servers on loopback and browse them. The relay may then query exactly\n"+
 		"the demo's servers (their address and port, no other loopback port), without per-target limits; clients\n"+
 		"on loopback (127.0.0.0/8, ::1) get 10,000 queries/s per connection and per address, 1,024 queries in\n"+
-		"flight per connection and a 1 MiB send queue; other clients keep the default limits. Behind a reverse\n"+
+		"flight per connection, a 1 MiB send queue and 256 TCP exchanges in progress; other clients keep the default limits. Behind a reverse\n"+
 		"proxy on this machine, pass it as --trusted-proxy, or every client counts as loopback")
 	fs.IntVar(&o.demoServers, "demo-servers", demo.DefaultServers, "with --demo: how many Zandronum servers the demo master lists")
 	fs.StringVar(&o.demoMaster, "demo-master-addr", "", "with --demo: where the demo master listens (default a free loopback port)")
@@ -508,6 +508,7 @@ var demoLoopback = relay.ClientLimits{
 	MaxInFlight: 1024,
 	QueueFrames: 4096,
 	QueueBytes:  1 << 20,
+	MaxStreams:  256,
 }
 
 // demoMasters are the demo's masters, as --master would give them: the
