@@ -54,6 +54,17 @@ var _ netquery.OptionsExchanger = (*Server)(nil)
 // reply's bytes feed q. The status page and the other server-side asks
 // use it for TCP protocols (netquery.ExchangeFor).
 func (s *Server) ExchangeOptions(ctx context.Context, protocol, target string, opts map[string]string, q codecs.Query) (netquery.Result, error) {
+	return s.exchangeOptions(ctx, protocol, target, opts, q, false)
+}
+
+// ExchangeOptionsCached is ExchangeOptions that never makes the relay
+// connect: answered from the cache or an identical exchange in flight,
+// or refused (rule not-cached), as ExchangeCached.
+func (s *Server) ExchangeOptionsCached(ctx context.Context, protocol, target string, opts map[string]string, q codecs.Query) (netquery.Result, error) {
+	return s.exchangeOptions(ctx, protocol, target, opts, q, true)
+}
+
+func (s *Server) exchangeOptions(ctx context.Context, protocol, target string, opts map[string]string, q codecs.Query, cacheOnly bool) (netquery.Result, error) {
 	s.mu.Lock()
 	if s.closing.Load() {
 		s.mu.Unlock()
@@ -66,7 +77,7 @@ func (s *Server) ExchangeOptions(ctx context.Context, protocol, target string, o
 	if err != nil {
 		return netquery.Result{}, s.refusal(wire.CodeUnknownProtocol, wire.RuleUnknownProtocol, protocol)
 	}
-	l := &local{s: s, protocol: protocol, target: target, ev: drive.NewEvents(), active: make(map[uint32]*asker)}
+	l := &local{s: s, protocol: protocol, target: target, cacheOnly: cacheOnly, ev: drive.NewEvents(), active: make(map[uint32]*asker)}
 	a, ref := s.admitStream(ctx, l, 0, protocol, target, opts)
 	if ref != nil {
 		return netquery.Result{}, ref

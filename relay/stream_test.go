@@ -608,3 +608,28 @@ func TestStreamLoopbackLimit(t *testing.T) {
 	_, _, final := c.exchange(ctx, 4, addrs[3], nil)
 	wantError(t, final, wire.CodeRateLimited, wire.RuleTCPPerClient)
 }
+
+// TestStreamExchangeCached: ExchangeOptionsCached answers from the cache
+// and refuses what is not in it, connecting to nothing.
+func TestStreamExchangeCached(t *testing.T) {
+	ctx := testCtx(t, 20*time.Second)
+	r := newRelay(t, testConfig())
+	srv := listenToy(t, tcpserver.Answer, 1)
+	q := func() codecs.Query {
+		q, _, err := codecs.NewConversation(toyproto.TCPCodec{}, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return q
+	}
+	if _, err := r.srv.ExchangeOptionsCached(ctx, toyproto.TCPProtocol, srv.Addr(), nil, q()); err == nil || !strings.HasPrefix(err.(*wire.RefusedError).Message, string(wire.RuleNotCached)) || srv.Conns() != 0 {
+		t.Fatalf("not cached: %v, %d connections", err, srv.Conns())
+	}
+	if res, err := r.srv.ExchangeOptions(ctx, toyproto.TCPProtocol, srv.Addr(), nil, q()); err != nil || !res.Done {
+		t.Fatalf("ExchangeOptions = %+v, %v", res, err)
+	}
+	r.settled(ctx)
+	if res, err := r.srv.ExchangeOptionsCached(ctx, toyproto.TCPProtocol, srv.Addr(), nil, q()); err != nil || !res.Done || !res.FromCache || srv.Conns() != 1 {
+		t.Fatalf("cached: %+v, %v, %d connections", res, err, srv.Conns())
+	}
+}
