@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"context"
+	"encoding/hex"
 	"net/http/httptest"
 	"net/netip"
 	"os"
@@ -52,6 +53,14 @@ func TestQueryTCP(t *testing.T) {
 	}
 	if _, errOut, code := runCLI(t, "", "query", "-p", toyproto.TCPProtocol, "-o", "host=elsewhere.example", srv.Addr()); code != exitUsage || !strings.Contains(errOut, "not the target's host") {
 		t.Errorf("query with another host (%d): %s", code, errOut)
+	}
+
+	// decode cuts a stream protocol's reply, given whole, into its messages.
+	stream := append(toyproto.TCPMessage("R"+toyproto.ServerName), toyproto.TCPMessage("P")...)
+	stream = append(stream, toyproto.TCPMessage("E")...)
+	out, errOut, code = runCLI(t, "", "decode", "-p", toyproto.TCPProtocol, hex.EncodeToString(stream))
+	if code != exitOK || !strings.Contains(out, `"num_players":1`) {
+		t.Errorf("decode of a stream (%d): %s %s", code, out, errOut)
 	}
 
 	// Through a relay, which holds the conversation itself.
