@@ -66,7 +66,9 @@ type Description struct {
 	// MessageLen, for a stream transport, returns the length of the first
 	// whole message in b, or 0 while more bytes are needed: the relay
 	// cuts a stream into the datagram-like messages Query.Feed takes. Nil
-	// for datagrams, each of which is a message.
+	// for datagrams, each of which is a message. A negative length says b
+	// cannot start a message (a length field out of range): the stream is
+	// malformed and the conversation stops (Stream, StreamBadFraming).
 	MessageLen func(b []byte) int
 	// SRV, for a protocol whose servers may be named by a DNS SRV record,
 	// is the record's service and protocol labels ("_minecraft._tcp"): a

@@ -21,6 +21,28 @@ type Exchanger interface {
 	Exchange(ctx context.Context, protocol, target string, q codecs.Query) (Result, error)
 }
 
+// OptionsExchanger is an Exchanger that holds a stream protocol's
+// conversation at the other end (a relay, which never lets a client's
+// bytes through to a TCP server): it is asked with the query's options,
+// builds the query itself, and streams the reply back, which feeds q. The
+// command line asks a relay so for the protocols whose Transport is TCP.
+type OptionsExchanger interface {
+	ExchangeOptions(ctx context.Context, protocol, target string, opts map[string]string, q codecs.Query) (Result, error)
+}
+
+// ExchangeFor asks ex the way protocol needs: a stream protocol's
+// conversation with its options where ex holds such conversations itself
+// (OptionsExchanger: a relay), any other with Exchange. opts are the
+// options q was built with.
+func ExchangeFor(ctx context.Context, ex Exchanger, protocol, target string, opts map[string]string, q codecs.Query) (Result, error) {
+	if ox, ok := ex.(OptionsExchanger); ok {
+		if d, err := codecs.LookupDescription(protocol); err == nil && d.Transport == codecs.TCP {
+			return ox.ExchangeOptions(ctx, protocol, target, opts, q)
+		}
+	}
+	return ex.Exchange(ctx, protocol, target, q)
+}
+
 // Result describes how a conversation went.
 type Result struct {
 	// RTT is the time from sending the first datagram to the first reply,

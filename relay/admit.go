@@ -94,6 +94,11 @@ func (s *Server) checkRequest(proto, target string, d []byte) (request, *wire.Re
 	if err != nil {
 		return request{}, s.refusal(wire.CodeUnknownProtocol, wire.RuleUnknownProtocol, strconv.Quote(proto))
 	}
+	if codecs.DescriptionOf(codec).Transport == codecs.TCP {
+		// The relay holds a stream protocol's conversation itself: a
+		// client's bytes never reach its servers.
+		return request{}, s.refusal(wire.CodeNotAQuery, wire.RuleNotStream, codec.Name()+" travels over TCP: send an EXCHANGE")
+	}
 	if len(d) > s.cfg.MaxDatagram {
 		return request{}, s.refusal(wire.CodeBadFrame, wire.RuleDatagramSize, strconv.Itoa(len(d))+" bytes, the limit is "+strconv.Itoa(s.cfg.MaxDatagram))
 	}
@@ -183,9 +188,14 @@ func resolveReason(err error) string {
 // identical exchange in flight, or starts one if upstream admission
 // allows. Every outcome reaches a through its sink.
 func (s *Server) dispatch(a *asker, proto string, target netip.AddrPort, d []byte) {
-	key := s.cacheKey(proto, target, d)
+	s.dispatchKey(a, s.cacheKey(proto, target, d), proto, target, d, nil)
+}
+
+// dispatchKey is dispatch for the exchange of key: a datagram query d, or
+// the stream exchange job.
+func (s *Server) dispatchKey(a *asker, key, proto string, target netip.AddrPort, d []byte, job *streamJob) {
 	for range 3 {
-		step := s.place(a, key, proto, target, d)
+		step := s.place(a, key, proto, target, d, job)
 		switch {
 		case step.join != nil:
 			if step.join.join(a, true) {
@@ -225,7 +235,7 @@ type placement struct {
 // place decides under the lock of the exchanges in flight, so that two
 // identical queries never both start one. The deferred unlock keeps the
 // relay working if a check panics.
-func (s *Server) place(a *asker, key, proto string, target netip.AddrPort, d []byte) placement {
+func (s *Server) place(a *asker, key, proto string, target netip.AddrPort, d []byte, job *streamJob) placement {
 	s.flights.mu.Lock()
 	defer s.flights.mu.Unlock()
 	if f := s.flights.m[key]; f != nil {
@@ -240,12 +250,28 @@ func (s *Server) place(a *asker, key, proto string, target netip.AddrPort, d []b
 	if left, ok := s.silence.cooling(key, s.now()); ok {
 		return placement{code: wire.CodeTimeout, rule: wire.RuleCooldown, detail: target.String() + ": " + cooldownMessage(left)}
 	}
+	if job != nil {
+		// Connections in progress first: the one check that can be undone.
+		if rule := s.streams.reserve(&s.cfg, a.client, a.maxStreams, target.Addr(), s.policy.own(target)); rule != "" {
+			code := wire.CodeRateLimited
+			if rule == wire.RuleTCPCap {
+				code = wire.CodeBusy
+			}
+			return placement{code: code, rule: rule, detail: target.String()}
+		}
+	}
 	if code, rule := s.upstream.reserve(a.client, target); rule != "" {
+		if job != nil {
+			s.streams.release(a.client, target.Addr())
+		}
 		return placement{code: code, rule: rule, detail: target.String()}
 	}
 	f := &fetch{
 		s: s, key: key, target: target, query: append([]byte(nil), d...),
 		ttl: s.cfg.cacheTTL(proto), limit: s.cfg.replyCap(proto), askers: []*asker{a}, client: a.client,
+	}
+	if job != nil {
+		f.stream, f.limit = job, s.cfg.streamCap(proto)
 	}
 	a.fetch.Store(f)
 	s.flights.m[key] = f

@@ -61,6 +61,27 @@ type Config struct {
 	// and 64 datagrams. ReplyCaps overrides them per protocol.
 	MaxReplyBytes     int
 	MaxReplyDatagrams int
+	// MaxStreamBytes and MaxStreamMessages cap what one stream exchange
+	// (EXCHANGE, a TCP protocol's conversation) may bring back, where the
+	// protocol's ReplyCaps entry leaves a field zero. Defaults 128 KiB and
+	// 1024 messages.
+	MaxStreamBytes    int
+	MaxStreamMessages int
+	// StreamDeadline bounds one stream exchange, from its connect to its
+	// close: a slow or silent server holds one socket for at most this
+	// long. Default 5 s.
+	StreamDeadline time.Duration
+	// StreamConnectTimeout bounds a stream exchange's connect. Default 3 s.
+	StreamConnectTimeout time.Duration
+	// MaxStreams, MaxStreamsPerClient and MaxStreamsPerHost cap the TCP
+	// connections in progress: in the relay, per client key, and per
+	// target address (any port; the operator's own servers, AllowAddrs,
+	// are not capped per address). Stream exchanges count in the
+	// per-client and per-target rates and in MaxUpstream as well, like
+	// queries. Defaults 256, 8 and 2.
+	MaxStreams          int
+	MaxStreamsPerClient int
+	MaxStreamsPerHost   int
 	// ReplyCaps overrides MaxReplyBytes and MaxReplyDatagrams per protocol
 	// name: the one table of the protocols whose replies differ from the
 	// rest. A zero field takes the global value. Default (nil):
@@ -175,12 +196,16 @@ type ClientLimits struct {
 	MaxInFlight int         // query ids open at once per connection
 	QueueFrames int         // send queue per connection, in REPLY frames
 	QueueBytes  int         // send queue per connection, in bytes
+	// MaxStreams is MaxStreamsPerClient: TCP connections in progress for
+	// the client key.
+	MaxStreams int
 }
 
 // clientLimits returns the limits of c for clients that are not loopback,
 // and of l (its zero fields filled from c) for loopback ones.
 func (c *Config) clientLimits(loopback bool) ClientLimits {
-	d := ClientLimits{ConnRate: c.ConnRate, IPRate: c.IPRate, MaxInFlight: c.MaxInFlight, QueueFrames: c.QueueFrames, QueueBytes: c.QueueBytes}
+	d := ClientLimits{ConnRate: c.ConnRate, IPRate: c.IPRate, MaxInFlight: c.MaxInFlight, QueueFrames: c.QueueFrames, QueueBytes: c.QueueBytes,
+		MaxStreams: c.MaxStreamsPerClient}
 	if !loopback || c.Loopback == nil {
 		return d
 	}
@@ -190,6 +215,7 @@ func (c *Config) clientLimits(loopback bool) ClientLimits {
 	orInt(&l.MaxInFlight, d.MaxInFlight)
 	orInt(&l.QueueFrames, d.QueueFrames)
 	orInt(&l.QueueBytes, d.QueueBytes)
+	orInt(&l.MaxStreams, d.MaxStreams)
 	return l
 }
 

@@ -28,6 +28,14 @@ const (
 	DefaultQueueFrames       = 256
 	DefaultQueueBytes        = 256 << 10
 	DefaultMaxQueuedBytes    = 64 << 20
+
+	DefaultMaxStreamBytes       = 128 << 10
+	DefaultMaxStreamMessages    = 1024
+	DefaultStreamDeadline       = 5 * time.Second
+	DefaultStreamConnectTimeout = 3 * time.Second
+	DefaultMaxStreams           = 256
+	DefaultMaxStreamsPerClient  = 8
+	DefaultMaxStreamsPerHost    = 2
 )
 
 // ReplyCap is what one query of a protocol may bring back: at most Bytes
@@ -45,7 +53,10 @@ type ReplyCap struct {
 func DefaultReplyCaps() map[string]ReplyCap {
 	caps := map[string]ReplyCap{}
 	for _, c := range codecs.Protocols() {
-		if rc := codecs.DescriptionOf(c).ReplyCap; rc != (codecs.ReplyCap{}) {
+		d := codecs.DescriptionOf(c)
+		if rc := d.ReplyCap; d.Transport == codecs.TCP && rc != (codecs.ReplyCap{}) {
+			caps[c.Name()] = ReplyCap{Bytes: cmp.Or(rc.Bytes, DefaultMaxStreamBytes), Datagrams: cmp.Or(rc.Datagrams, DefaultMaxStreamMessages)}
+		} else if rc != (codecs.ReplyCap{}) {
 			caps[c.Name()] = ReplyCap{Bytes: cmp.Or(rc.Bytes, DefaultMaxReplyBytes), Datagrams: cmp.Or(rc.Datagrams, DefaultMaxReplyDatagrams)}
 		}
 	}
@@ -89,6 +100,13 @@ func (c Config) withDefaults() Config {
 	if c.ReplyCaps == nil {
 		c.ReplyCaps = DefaultReplyCaps() // read only, never written
 	}
+	orInt(&c.MaxStreamBytes, DefaultMaxStreamBytes)
+	orInt(&c.MaxStreamMessages, DefaultMaxStreamMessages)
+	orDur(&c.StreamDeadline, DefaultStreamDeadline)
+	orDur(&c.StreamConnectTimeout, DefaultStreamConnectTimeout)
+	orInt(&c.MaxStreams, DefaultMaxStreams)
+	orInt(&c.MaxStreamsPerClient, DefaultMaxStreamsPerClient)
+	orInt(&c.MaxStreamsPerHost, DefaultMaxStreamsPerHost)
 	orInt(&c.MaxInFlight, DefaultMaxInFlight)
 	orInt(&c.MaxUpstream, DefaultMaxUpstream)
 	orDur(&c.CacheTTL, DefaultCacheTTL)

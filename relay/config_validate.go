@@ -123,6 +123,9 @@ func (c *Config) validateCounts(errs *configErrors) {
 		{"MaxConns", c.MaxConns}, {"MaxConnsPerIP", c.MaxConnsPerIP},
 		{"QueueFrames", c.QueueFrames}, {"QueueBytes", c.QueueBytes},
 		{"MaxQueuedBytes", c.MaxQueuedBytes},
+		{"MaxStreamBytes", c.MaxStreamBytes}, {"MaxStreamMessages", c.MaxStreamMessages},
+		{"MaxStreams", c.MaxStreams}, {"MaxStreamsPerClient", c.MaxStreamsPerClient}, {"MaxStreamsPerHost", c.MaxStreamsPerHost},
+		{"StreamDeadline", int(c.StreamDeadline)}, {"StreamConnectTimeout", int(c.StreamConnectTimeout)},
 	} {
 		if n.v < 0 {
 			errs.bad(n.name, "must be positive")
@@ -139,7 +142,7 @@ func (c *Config) validateLoopback(errs *configErrors) {
 		for _, n := range []struct {
 			name string
 			v    int
-		}{{"MaxInFlight", l.MaxInFlight}, {"QueueFrames", l.QueueFrames}, {"QueueBytes", l.QueueBytes}} {
+		}{{"MaxInFlight", l.MaxInFlight}, {"QueueFrames", l.QueueFrames}, {"QueueBytes", l.QueueBytes}, {"MaxStreams", l.MaxStreams}} {
 			if n.v < 0 {
 				errs.bad("Loopback."+n.name, "must be positive")
 			}

@@ -47,7 +47,8 @@ type conn struct {
 
 	watchdog *time.Timer // armed while the writer writes; fires on a stalled client
 
-	batches bool // the client chose wire.SubprotocolBatch: frames queued together go in one message
+	batches bool // the client chose wire.SubprotocolBatch (or Stream): frames queued together go in one message
+	streams bool // the client chose wire.SubprotocolStream: EXCHANGE frames are read
 }
 
 // batchInBufs lends the reader of a wire.SubprotocolBatch connection a buffer
@@ -85,7 +86,11 @@ func (c *conn) serve() {
 	}
 	c.ws.SetReadLimit(int64(limit))
 	c.mu.Lock()
-	start := c.pushLocked(wire.AppendHello(nil, s.cfg.hello(c.lim))) && c.claimWriterLocked()
+	hello := s.cfg.hello(c.lim)
+	if c.streams {
+		hello.Version = wire.VersionStream
+	}
+	start := c.pushLocked(wire.AppendHello(nil, hello)) && c.claimWriterLocked()
 	c.idle = time.AfterFunc(s.cfg.IdleTimeout, c.checkIdle)
 	c.mu.Unlock()
 	if start {

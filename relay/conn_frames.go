@@ -55,6 +55,8 @@ func (c *conn) handleFrame(b []byte) {
 	switch f.Type {
 	case wire.FrameQuery:
 		c.query(f)
+	case wire.FrameExchange:
+		c.exchangeFrame(f)
 	case wire.FramePing:
 		c.mu.Lock()
 		ok := c.ping.allow(s.now(), s.cfg.PingRate)
@@ -107,7 +109,7 @@ func (c *conn) open(id uint32) (*asker, *wire.RefusedError) {
 	if rule != "" {
 		return nil, s.refusal(code, rule, "query "+strconv.FormatUint(uint64(id), 10))
 	}
-	a := &asker{sink: c, id: id, client: c.key}
+	a := &asker{sink: c, id: id, client: c.key, maxStreams: c.lim.MaxStreams}
 	if c.active == nil {
 		c.active = make(map[uint32]*asker)
 	}

@@ -23,6 +23,10 @@ func (c *conn) sendError(id uint32, e *wire.RefusedError) {
 // reply, end and fail make conn a sink.
 
 func (c *conn) reply(a *asker, r reply, flags wire.ReplyFlags) {
+	if a.stream {
+		c.chunk(a, r, flags)
+		return
+	}
 	fr := wire.AppendReply(make([]byte, 0, wire.ReplyHeader+len(r.data)), a.id, r.rtt, flags, r.data)
 	c.mu.Lock()
 	if a.done.Load() {
@@ -83,7 +87,7 @@ func (c *conn) pushLocked(fr []byte) bool {
 	case c.closed:
 		s.metrics.drops.add(DropClosed, 1)
 		return false
-	case wire.FrameType(fr[0]) == wire.FrameReply:
+	case isData(fr):
 		if c.qdata >= c.lim.QueueFrames || c.qbytes+len(fr) > c.lim.QueueBytes {
 			s.metrics.drops.add(DropQueueFull, 1)
 			return false
@@ -111,7 +115,7 @@ func (c *conn) pushLocked(fr []byte) bool {
 func (c *conn) unqueueLocked(frames [][]byte) {
 	bytes := 0
 	for _, fr := range frames {
-		if wire.FrameType(fr[0]) == wire.FrameReply {
+		if isData(fr) {
 			c.qdata--
 			bytes += len(fr)
 		} else {
@@ -120,6 +124,13 @@ func (c *conn) unqueueLocked(frames [][]byte) {
 	}
 	c.qbytes -= bytes
 	c.s.queued.Add(-int64(bytes))
+}
+
+// isData says fr carries reply bytes (REPLY, CHUNK), which count against
+// QueueFrames and QueueBytes.
+func isData(fr []byte) bool {
+	t := wire.FrameType(fr[0])
+	return t == wire.FrameReply || t == wire.FrameChunk
 }
 
 // claimWriterLocked reports whether the caller must start the writer.

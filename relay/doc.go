@@ -23,6 +23,7 @@
 //	admit.go                   admission of one query, stage by stage
 //	policy.go, resolve.go      which addresses may be queried; names resolved and judged
 //	exchange.go, upstream.go   the in-process Exchange (over relay/internal/drive); one upstream exchange shared by its askers
+//	stream.go                  stream (TCP) exchanges: EXCHANGE, its admission, the connections in progress, the conversation held
 //	cache.go, peek.go          cached replies; Peek reads them without sending
 //	limit.go, sharelimit.go    token buckets, and per-target buckets shared between clients
 //	slots.go, silence.go       upstream capacity shared between clients; silent targets cool down

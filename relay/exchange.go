@@ -44,6 +44,47 @@ func (s *Server) exchange(ctx context.Context, protocol, target string, q codecs
 	return drive.Run(ctx, q, l)
 }
 
+var _ netquery.OptionsExchanger = (*Server)(nil)
+
+// ExchangeOptions is Exchange for a stream (TCP) protocol: the relay holds
+// the conversation itself, its codec building the query from opts (with
+// the target's host and port where the query carries them), through the
+// same admission as an EXCHANGE frame but the client's own limits (the
+// caller limits its visitors) and the same cache and coalescing; the
+// reply's bytes feed q. The status page and the other server-side asks
+// use it for TCP protocols (netquery.ExchangeFor).
+func (s *Server) ExchangeOptions(ctx context.Context, protocol, target string, opts map[string]string, q codecs.Query) (netquery.Result, error) {
+	return s.exchangeOptions(ctx, protocol, target, opts, q, false)
+}
+
+// ExchangeOptionsCached is ExchangeOptions that never makes the relay
+// connect: answered from the cache or an identical exchange in flight,
+// or refused (rule not-cached), as ExchangeCached.
+func (s *Server) ExchangeOptionsCached(ctx context.Context, protocol, target string, opts map[string]string, q codecs.Query) (netquery.Result, error) {
+	return s.exchangeOptions(ctx, protocol, target, opts, q, true)
+}
+
+func (s *Server) exchangeOptions(ctx context.Context, protocol, target string, opts map[string]string, q codecs.Query, cacheOnly bool) (netquery.Result, error) {
+	s.mu.Lock()
+	if s.closing.Load() {
+		s.mu.Unlock()
+		return netquery.Result{}, s.refusal(wire.CodeBusy, wire.RuleShuttingDown, "the relay is shutting down")
+	}
+	s.wg.Add(1)
+	s.mu.Unlock()
+	defer s.wg.Done()
+	d, err := codecs.LookupDescription(protocol)
+	if err != nil {
+		return netquery.Result{}, s.refusal(wire.CodeUnknownProtocol, wire.RuleUnknownProtocol, protocol)
+	}
+	l := &local{s: s, protocol: protocol, target: target, cacheOnly: cacheOnly, ev: drive.NewEvents(), active: make(map[uint32]*asker)}
+	a, ref := s.admitStream(ctx, l, 0, protocol, target, opts)
+	if ref != nil {
+		return netquery.Result{}, ref
+	}
+	return drive.RunStream(ctx, q, d, a.id, l.Next, l.Cancel)
+}
+
 // local is the in-process transport and sink.
 type local struct {
 	s                *Server
@@ -95,7 +136,11 @@ func (l *local) Next(ctx context.Context) (drive.Event, error) {
 
 func (l *local) reply(a *asker, r reply, flags wire.ReplyFlags) {
 	if !a.done.Load() {
-		l.ev.Push(drive.Event{Type: wire.FrameReply, ID: a.id, Data: append([]byte(nil), r.data...), RTT: r.rtt, Flags: flags})
+		typ := wire.FrameReply
+		if a.stream {
+			typ = wire.FrameChunk
+		}
+		l.ev.Push(drive.Event{Type: typ, ID: a.id, Data: append([]byte(nil), r.data...), RTT: r.rtt, Flags: flags})
 	}
 }
 

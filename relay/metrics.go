@@ -94,6 +94,10 @@ type metrics struct {
 	replyBytes   atomic.Uint64
 	timeouts     counterSet
 	rtt          histogram
+	streams      atomic.Uint64 // stream exchanges started (TCP connections attempted)
+	streamsOpen  atomic.Int64  // stream exchanges in progress
+	streamBytes  atomic.Uint64 // stream reply bytes accepted
+	streamEnds   counterSet    // stream exchanges ended, by END reason
 	cacheEntries func() (entries, bytes int)
 	shared       func(b []byte) []byte // the shared stores' metrics
 }
@@ -156,6 +160,11 @@ func (m *metrics) exposition() []byte {
 	family(p+"drops_total", "Datagrams or frames not delivered, by reason.", "reason", &m.drops)
 	single(p+"replies_total", "counter", "Reply datagrams received from upstream and accepted.", float64(m.replies.Load()))
 	single(p+"reply_bytes_total", "counter", "Bytes of reply datagrams received from upstream and accepted.", float64(m.replyBytes.Load()))
+
+	single(p+"tcp_exchanges_total", "counter", "Stream (TCP) exchanges started.", float64(m.streams.Load()))
+	single(p+"tcp_exchanges_open", "gauge", "Stream (TCP) exchanges in progress.", float64(m.streamsOpen.Load()))
+	single(p+"tcp_reply_bytes_total", "counter", "Bytes of stream replies received from upstream and accepted.", float64(m.streamBytes.Load()))
+	family(p+"tcp_exchange_ends_total", "Stream (TCP) exchanges ended, by END reason (slow-client: per asker).", "reason", &m.streamEnds)
 
 	name := p + "upstream_rtt_seconds"
 	head(name, "histogram", "Time from sending a query upstream to its first reply.")

@@ -32,6 +32,7 @@ type Server struct {
 	upstream *upstreamSlots
 	sockets  *socketPool
 	silence  *silence
+	streams  streamSlots // TCP connections in progress (stream.go)
 	epoch    time.Time
 
 	ipRate      rateLimiter[netip.Addr]
@@ -215,7 +216,7 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 
 	hw := &hijackRecorder{ResponseWriter: w}
 	ws, err := websocket.Accept(hw, r, &websocket.AcceptOptions{
-		Subprotocols:    []string{wire.SubprotocolBatch, wire.Subprotocol},
+		Subprotocols:    []string{wire.SubprotocolStream, wire.SubprotocolBatch, wire.Subprotocol},
 		OriginPatterns:  s.cfg.OriginPatterns,
 		CompressionMode: websocket.CompressionDisabled,
 	})
@@ -224,7 +225,7 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		log.Debug("relay: handshake failed", "err", err)
 		return
 	}
-	if sp := ws.Subprotocol(); sp != wire.Subprotocol && sp != wire.SubprotocolBatch {
+	if sp := ws.Subprotocol(); sp != wire.Subprotocol && sp != wire.SubprotocolBatch && sp != wire.SubprotocolStream {
 		s.metrics.refusals.add(string(wire.RuleSubprotocol), 1)
 		ws.Close(websocket.StatusPolicyViolation, string(wire.RuleSubprotocol)+": "+wire.Subprotocol+" required")
 		return
@@ -238,7 +239,8 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 	s.upstream.connected(key)
 	c := newConn(s, ws, hw.conn, key, ip.IsLoopback(), log)
-	c.batches = ws.Subprotocol() == wire.SubprotocolBatch
+	c.batches = ws.Subprotocol() == wire.SubprotocolBatch || ws.Subprotocol() == wire.SubprotocolStream
+	c.streams = ws.Subprotocol() == wire.SubprotocolStream
 	c.cork = hw.cork
 	s.mu.Lock()
 	s.conns[c] = struct{}{}

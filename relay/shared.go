@@ -110,7 +110,7 @@ func (f *fetch) viaShared() (out outcome, handled bool) {
 		}
 		return outcome{}, false
 	}
-	c := sh.Claim(f.key, s.cfg.ReplyWindow+2*sh.Timeout, func() []shared.Bucket { return s.targetBuckets(f.target, f.client) })
+	c := sh.Claim(f.key, f.window()+2*sh.Timeout, func() []shared.Bucket { return s.targetBuckets(f.target, f.client) })
 	switch c.Kind {
 	case shared.ClaimLocal:
 		return outcome{}, false
@@ -126,7 +126,7 @@ func (f *fetch) viaShared() (out outcome, handled bool) {
 // follow streams another relay's exchange (or its cached replies) into f.
 func (f *fetch) follow(key string, e shared.Entry) (outcome, bool) {
 	s := f.s
-	ctx, cancel := context.WithTimeout(context.Background(), s.cfg.ReplyWindow)
+	ctx, cancel := context.WithTimeout(context.Background(), f.window())
 	defer cancel()
 	f.mu.Lock()
 	if f.stopped {
@@ -141,7 +141,13 @@ func (f *fetch) follow(key string, e shared.Entry) (outcome, bool) {
 	}
 	f.mu.Unlock()
 	r := s.shared.Follow(ctx, key, e, shared.FollowHooks{
-		OnReply: func(r shared.Reply) bool { return f.add(r.Data, time.Duration(r.RTT)*time.Microsecond) },
+		OnReply: func(r shared.Reply) bool {
+			if f.stream != nil {
+				f.addChunk(r.Data, time.Duration(r.RTT)*time.Microsecond)
+				return false
+			}
+			return f.add(r.Data, time.Duration(r.RTT)*time.Microsecond)
+		},
 		Stopped: func() (bool, bool) {
 			f.mu.Lock()
 			defer f.mu.Unlock()
@@ -161,8 +167,14 @@ func (f *fetch) followOutcome(r shared.FollowResult) (out outcome, handled bool)
 		if r.TTL > 0 && r.TTL < f.ttl {
 			f.ttl = r.TTL
 		}
+		if f.stream != nil {
+			return outcome{reason: wire.EndDone}, true // the owner shares only a whole stream
+		}
 		return outcome{reason: wire.EndWindow}, true
 	case shared.FollowTimeout, shared.FollowExpired:
+		if f.stream != nil {
+			return outcome{reason: wire.EndTimeout}, true
+		}
 		return f.timeoutOutcome(), true
 	case shared.FollowLimited:
 		return outcome{code: wire.CodeRateLimited, rule: wire.RulePerTarget, msg: f.target.String()}, true
@@ -173,7 +185,19 @@ func (f *fetch) followOutcome(r shared.FollowResult) (out outcome, handled bool)
 	case shared.FollowAbandonedFallback, shared.FollowStoreFallback:
 		return outcome{}, false
 	}
+	if f.stream != nil {
+		return outcome{reason: wire.EndClosed}, true // FollowAbandoned, FollowStoreFailed
+	}
 	return outcome{reason: wire.EndWindow}, true // FollowAbandoned, FollowStoreFailed
+}
+
+// window is how long the exchange may take: the reply window of a
+// datagram query, the deadline of a stream exchange.
+func (f *fetch) window() time.Duration {
+	if f.stream != nil {
+		return f.s.cfg.StreamDeadline
+	}
+	return f.s.cfg.ReplyWindow
 }
 
 func (f *fetch) timeoutOutcome() outcome {
@@ -182,8 +206,16 @@ func (f *fetch) timeoutOutcome() outcome {
 }
 
 // ownerStatus maps how the owner's exchange ended to the shared status.
-func ownerStatus(out outcome, got bool) shared.Status {
+// A stream is shared only whole (END done): the others ask again rather
+// than take one cut short.
+func ownerStatus(out outcome, got, stream bool) shared.Status {
 	switch {
+	case stream && got && out.reason == wire.EndDone:
+		return shared.Done
+	case stream && out.reason == wire.EndTimeout:
+		return shared.Timeout
+	case stream:
+		return shared.Abandoned
 	case got:
 		return shared.Done
 	case out.code == wire.CodeTimeout:

@@ -25,14 +25,17 @@ type sink interface {
 
 // asker is one query id waiting for replies.
 type asker struct {
-	sink      sink
-	id        uint32
-	client    netip.Addr // the client key (clientKey); invalid for Exchange
-	cacheOnly bool       // ExchangeCached: served from the cache or a flight, never starts one
-	coalesced bool       // set under the fetch's lock before the asker is visible
-	fetch     atomic.Pointer[fetch]
-	done      atomic.Bool
-	replies   int // REPLY frames delivered; guarded by the sink
+	sink       sink
+	id         uint32
+	client     netip.Addr // the client key (clientKey); invalid for Exchange
+	cacheOnly  bool       // ExchangeCached: served from the cache or a flight, never starts one
+	coalesced  bool       // set under the fetch's lock before the asker is visible
+	fetch      atomic.Pointer[fetch]
+	done       atomic.Bool
+	replies    int    // REPLY (or CHUNK) frames delivered; guarded by the sink
+	stream     bool   // an EXCHANGE: its replies are CHUNKs of one stream
+	maxStreams int    // the client's MaxStreams (ClientLimits); 0: Config.MaxStreamsPerClient
+	offset     uint32 // the stream's bytes delivered; guarded by the sink
 }
 
 // finish marks a done once; it reports whether this call did it.
@@ -70,6 +73,7 @@ type fetch struct {
 	ttl    time.Duration
 	limit  ReplyCap   // the protocol's (Config.replyCap)
 	client netip.Addr // whose upstream slot the exchange holds (upstreamSlots)
+	stream *streamJob // a stream exchange (stream.go); nil for a datagram query
 
 	mu       sync.Mutex
 	askers   []*asker
@@ -190,6 +194,9 @@ func (f *fetch) run() {
 	s := f.s
 	defer s.wg.Done()
 	defer f.freeSlot()
+	if f.stream != nil {
+		defer s.streams.release(f.client, f.target.Addr())
+	}
 	out := f.exchange()
 	f.finish(out)
 }
@@ -198,6 +205,9 @@ func (f *fetch) exchange() outcome {
 	s := f.s
 	if out, handled := f.viaShared(); handled {
 		return out
+	}
+	if f.stream != nil {
+		return f.exchangeStream()
 	}
 	us, err := s.sockets.get(f.target)
 	if err != nil {
@@ -322,18 +332,24 @@ func (f *fetch) finish(out outcome) {
 	ans := answer{replies: f.replies, size: f.size, reason: out.reason}
 	f.mu.Unlock()
 	if f.pub != nil {
-		f.pub.Finish(ownerStatus(out, got), f.ttl)
+		f.pub.Finish(ownerStatus(out, got, f.stream != nil), f.ttl)
 	}
 	// The answer goes to the cache before the exchange leaves the table of
 	// those in flight, so that an identical query finds one or the other.
-	if got && f.ttl > 0 && !f.shutdownNow() {
+	// A stream reply is kept only whole or capped: one cut short by the
+	// server or the deadline is asked again.
+	keep := f.stream == nil || out.reason == wire.EndDone || out.reason == wire.EndStreamCap
+	if got && keep && f.ttl > 0 && !f.shutdownNow() {
 		s.cache.put(f.key, ans, f.ttl)
 	}
 	switch {
 	case got:
 		s.silence.heard(f.key)
-	case out.code == wire.CodeTimeout:
+	case out.code == wire.CodeTimeout, f.stream != nil && out.reason == wire.EndTimeout:
 		s.silence.silent(f.key, s.now())
+	}
+	if f.stream != nil && out.code == 0 {
+		s.metrics.streamEnds.add(out.reason.String(), 1)
 	}
 	s.flights.remove(f)
 
@@ -344,7 +360,9 @@ func (f *fetch) finish(out outcome) {
 	f.sock = nil
 	f.mu.Unlock()
 	for _, a := range askers {
-		if got {
+		if got || f.stream != nil && out.code == 0 {
+			// A stream exchange ends with END and its reason even
+			// without a byte.
 			a.sink.end(a, out.reason)
 			continue
 		}

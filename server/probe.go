@@ -68,7 +68,21 @@ func Probe(ctx context.Context, ex netquery.Exchanger, ref Ref, timeout time.Dur
 		return rep
 	}
 	rep.Codec = c
-	q, err := c.NewQuery(ref.Options)
+	// A protocol whose query names its server gets the address in its
+	// options (Description.TargetOptions).
+	d := codecs.DescriptionOf(c)
+	opts := ref.Options
+	if d.TargetInQuery {
+		var host string
+		var port int
+		if host, port, err = netquery.SplitTarget(d, ref.Addr); err == nil {
+			opts, err = d.TargetOptions(host, port, opts)
+		}
+	}
+	var q codecs.Query
+	if err == nil {
+		q, err = c.NewQuery(opts)
+	}
 	if err != nil {
 		rep.State, rep.Detail = Unreachable, "querylens could not build a query: "+err.Error()
 		return rep
@@ -76,7 +90,7 @@ func Probe(ctx context.Context, ex netquery.Exchanger, ref Ref, timeout time.Dur
 	rec := &recorder{Query: q}
 	ctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
-	res, xerr := ex.Exchange(ctx, c.Name(), ref.Addr, rec)
+	res, xerr := netquery.ExchangeFor(ctx, ex, c.Name(), ref.Addr, opts, rec)
 	rep.RTT, rep.Cached = res.RTT, res.FromCache
 	rep.Sent, rep.Received = rec.sent, rec.received
 	if len(rec.received) == 0 {

@@ -88,6 +88,9 @@ func newQuery(args []js.Value) any {
 	o := jsObject.Call("create", convMethods)
 	o.Set("protocol", c.Name())
 	o.Set("handle", h)
+	// The page asks a stream protocol with the relay's EXCHANGE, and feeds
+	// the CHUNKs to this conversation.
+	o.Set("stream", codecs.DescriptionOf(c).Transport == codecs.TCP)
 	return o
 }
 

@@ -110,7 +110,9 @@ func startQuery(args []js.Value) (codecs.Codec, codecs.Query, js.Value) {
 	if err != nil {
 		return nil, nil, errorValue(err, nil)
 	}
-	q, err := c.NewQuery(optionsFromJS(arg(args, 1)))
+	// A stream protocol's query takes the relay's CHUNKs as they come
+	// (codecs.NewConversation): the relay holds its conversation.
+	q, _, err := codecs.NewConversation(c, optionsFromJS(arg(args, 1)))
 	if err != nil {
 		return nil, nil, errorValue(err, nil)
 	}
@@ -136,6 +138,10 @@ func decode(args []js.Value, spans bool) any {
 	c, err := lookup(stringArg(args, 0), dgs[0])
 	if err != nil {
 		return errorValue(err, nil)
+	}
+	if len(dgs) == 1 && codecs.DescriptionOf(c).Transport == codecs.TCP {
+		// A stream protocol's reply, whole: cut into its messages.
+		return messageValue(codecs.DecodeStream(c, dgs[0], opt))
 	}
 	return messageValue(c.Decode(dgs, opt))
 }

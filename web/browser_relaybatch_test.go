@@ -53,7 +53,8 @@ const relayBatchHarness = `(async () => {
   }
 })()`
 
-// TestBrowserRelayBatch: relay.js offers the BATCH subprotocol before v1,
+// TestBrowserRelayBatch: relay.js offers v2 (stream exchanges), then the
+// BATCH subprotocol before v1,
 // hands each frame of a BATCH to its query in order, and closes the socket
 // on a malformed BATCH with a reason naming the byte at fault, failing the
 // queries open.
@@ -67,7 +68,7 @@ func TestBrowserRelayBatch(t *testing.T) {
 			Reason string
 		}
 	}](t, ctx, relayBatchHarness)
-	if want := []string{"querylens.relay.v1.batch", "querylens.relay.v1"}; !slices.Equal(got.Offered, want) {
+	if want := []string{"querylens.relay.v2", "querylens.relay.v1.batch", "querylens.relay.v1"}; !slices.Equal(got.Offered, want) {
 		t.Errorf("offered %v, want %v", got.Offered, want)
 	}
 	if want := []string{"a reply RA1", "a end window 1", "b reply RB1"}; !slices.Equal(got.AfterGood, want) {

@@ -296,7 +296,13 @@ func (e *env) decode(args []string, inspect bool) int {
 			return e.fail(err, nil, *pretty)
 		}
 	}
-	msg, err := c.Decode(dgs, opt)
+	var msg *codecs.Message
+	if len(dgs) == 1 && codecs.DescriptionOf(c).Transport == codecs.TCP {
+		// A stream protocol's reply, whole: cut into its messages.
+		msg, err = codecs.DecodeStream(c, dgs[0], opt)
+	} else {
+		msg, err = c.Decode(dgs, opt)
+	}
 	if inspect && !*asJSON {
 		if msg != nil {
 			e.stdout.Write(codecs.AppendDump(nil, msg))

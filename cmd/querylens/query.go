@@ -148,12 +148,16 @@ func (e *env) query(args []string, master bool) int {
 	target := ""
 	if len(pos) == 1 {
 		target = pos[0]
-		if _, _, err := net.SplitHostPort(target); err != nil {
-			return e.usageErr(fs, "bad address "+strconv.Quote(target)+": want HOST:PORT")
-		}
 	}
 	if *proto == "" {
 		*proto = guessProtocol(target)
+	}
+	if target != "" {
+		// A stream protocol with an SRV record takes a bare name too.
+		d, _ := codecs.LookupDescription(*proto)
+		if _, _, err := netquery.SplitTarget(d, target); err != nil {
+			return e.usageErr(fs, "bad address "+strconv.Quote(target)+": want HOST:PORT")
+		}
 	}
 	var c codecs.Codec
 	var q codecs.Query
@@ -191,6 +195,13 @@ func (e *env) query(args []string, master bool) int {
 				}
 			}
 		}
+		// A protocol whose query names its server (TargetInQuery) is
+		// given the target as the user wrote it.
+		d := codecs.DescriptionOf(c)
+		host, port, _ := netquery.SplitTarget(d, target)
+		if opts, err = d.TargetOptions(host, port, opts); err != nil {
+			return e.usageErr(fs, err.Error())
+		}
 		if q, err = c.NewQuery(opts); err != nil {
 			return e.usageErr(fs, err.Error())
 		}
@@ -206,7 +217,9 @@ func (e *env) query(args []string, master bool) int {
 	defer cancel()
 	ex := e.exchanger
 	if ex == nil {
-		ex = &netquery.UDP{Timeout: *timeout, Retries: *retries}
+		// Each protocol over its own transport: a TCP exchange's timeout
+		// bounds the whole conversation, as the relay's deadline does.
+		ex = &netquery.Direct{UDP: netquery.UDP{Timeout: *timeout, Retries: *retries}, TCP: netquery.TCP{Timeout: *timeout}}
 	}
 	if *relayURL != "" {
 		rc, err := dialRelay(ctx, *relayURL)
@@ -226,7 +239,8 @@ func (e *env) query(args []string, master bool) int {
 		c, q, res, detected = p.Codec, p.Query, p.Result, true
 		io.WriteString(e.stderr, "querylens query: "+target+" answered in "+c.Title()+" (-p "+c.Name()+")\n")
 	} else {
-		if res, err = ex.Exchange(ctx, c.Name(), target, q); err != nil {
+		// A relay holds a TCP conversation itself, from the options.
+		if res, err = netquery.ExchangeFor(ctx, ex, c.Name(), target, opts, q); err != nil {
 			return e.fail(server.ExchangeError(c.Name(), err), nil, *pretty)
 		}
 		if res.Received == 0 {

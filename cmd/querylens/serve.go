@@ -118,6 +118,7 @@ type serveOptions struct {
 	logJSON      bool
 	ipRate       float64
 	cacheTTL     time.Duration
+	tcp          tcpOptions
 	redis        string
 	redisTimeout time.Duration
 	history      historyOptions
@@ -171,7 +172,7 @@ func (e *env) serve(args []string) int {
 	fs.BoolVar(&o.demo, "demo", false, "also run the demo servers on loopback and browse them. The relay may then query exactly\n"+
 		"the demo's servers (their address and port, no other loopback port), without per-target limits; clients\n"+
 		"on loopback (127.0.0.0/8, ::1) get 10,000 queries/s per connection and per address, 1,024 queries in\n"+
-		"flight per connection and a 1 MiB send queue; other clients keep the default limits. Behind a reverse\n"+
+		"flight per connection, a 1 MiB send queue and 256 TCP exchanges in progress; other clients keep the default limits. Behind a reverse\n"+
 		"proxy on this machine, pass it as --trusted-proxy, or every client counts as loopback")
 	fs.IntVar(&o.demoServers, "demo-servers", demo.DefaultServers, "with --demo: how many Zandronum servers the demo master lists")
 	fs.StringVar(&o.demoMaster, "demo-master-addr", "", "with --demo: where the demo master listens (default a free loopback port)")
@@ -198,6 +199,7 @@ func (e *env) serve(args []string) int {
 	fs.DurationVar(&o.cacheTTL, "cache-ttl", 0, "how long the relay shares a server's reply (0: the relay's default)")
 	fs.DurationVar(&o.redisTimeout, "redis-timeout", 0, "with --redis: a call to Redis slower than this counts as Redis being down (0: 250ms)")
 	fs.StringVar(&o.redis, "redis", "", "share the reply cache, coalescing and rate limits with the other instances using this Redis or Valkey `URL` (redis://[:password@]host:port/db)")
+	o.tcp.flags(fs)
 	o.history.flags(fs)
 	o.alerts.flags(fs)
 	o.probe.flags(fs)
@@ -240,6 +242,9 @@ func (e *env) serve(args []string) int {
 	if err := o.alerts.check(o.history.enabled); err != nil {
 		return e.usageErr(fs, err.Error())
 	}
+	if err := o.tcp.check(); err != nil {
+		return e.usageErr(fs, err.Error())
+	}
 	if o.demoFlap < time.Second {
 		return e.usageErr(fs, "--demo-flapping-period must be at least 1s")
 	}
@@ -276,6 +281,7 @@ func (e *env) runServe(ctx context.Context, o serveOptions, ready chan<- string)
 	if o.ipRate > 0 {
 		rcfg.IPRate = shared.Rate{PerSecond: o.ipRate, Burst: int(o.ipRate * 5)}
 	}
+	o.tcp.apply(&rcfg)
 	wcfg := web.Config{Masters: o.masters, Servers: o.servers, PublicURL: o.publicURL, Logger: logger}
 	wcfg.ProbeScrapers, wcfg.ProbeToken = o.probe.allow, o.probe.token
 	wcfg.AdminToken = o.adminToken
@@ -502,6 +508,7 @@ var demoLoopback = relay.ClientLimits{
 	MaxInFlight: 1024,
 	QueueFrames: 4096,
 	QueueBytes:  1 << 20,
+	MaxStreams:  256,
 }
 
 // demoMasters are the demo's masters, as --master would give them: the

@@ -217,6 +217,10 @@ func TestServeBadFlags(t *testing.T) {
 		{"serve", "--master", "a2s=127.0.0.1:27011?colour=red"},
 		{"serve", "--demo-a2s-list", "20001"},
 		{"serve", "--demo-a2s-servers", "-1"},
+		{"serve", "--tcp-per-client", "0"},
+		{"serve", "--tcp-per-target", "-1"},
+		{"serve", "--tcp-max", "0"},
+		{"serve", "--tcp-deadline", "10ms"},
 	} {
 		if _, _, code := runCLI(t, "", args...); code != exitUsage {
 			t.Errorf("%v: exit %d, want %d", args, code, exitUsage)

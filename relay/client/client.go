@@ -6,6 +6,7 @@ package client
 
 import (
 	"context"
+	"encoding/binary"
 	"errors"
 	"net"
 	"net/http"
@@ -66,7 +67,7 @@ func Dial(ctx context.Context, url string, opts *DialOptions) (*Client, error) {
 	ws, resp, err := websocket.Dial(ctx, url, &websocket.DialOptions{
 		HTTPClient:      o.HTTPClient,
 		HTTPHeader:      o.HTTPHeader,
-		Subprotocols:    []string{wire.Subprotocol},
+		Subprotocols:    []string{wire.SubprotocolStream, wire.Subprotocol},
 		CompressionMode: websocket.CompressionDisabled,
 	})
 	if err != nil {
@@ -80,7 +81,12 @@ func Dial(ctx context.Context, url string, opts *DialOptions) (*Client, error) {
 		}
 		return nil, err
 	}
-	if ws.Subprotocol() != wire.Subprotocol {
+	version := wire.Version
+	switch ws.Subprotocol() {
+	case wire.Subprotocol:
+	case wire.SubprotocolStream:
+		version = wire.VersionStream
+	default:
 		ws.CloseNow()
 		return nil, errors.New("relay: the server did not accept subprotocol " + wire.Subprotocol)
 	}
@@ -91,9 +97,9 @@ func Dial(ctx context.Context, url string, opts *DialOptions) (*Client, error) {
 		return nil, closeError(err)
 	}
 	f, err := wire.ParseFrame(b)
-	if err != nil || f.Type != wire.FrameHello || f.Hello.Version != wire.Version {
-		ws.Close(websocket.StatusProtocolError, "expected HELLO version "+strconv.Itoa(wire.Version))
-		return nil, errors.New("relay: expected HELLO version " + strconv.Itoa(wire.Version))
+	if err != nil || f.Type != wire.FrameHello || int(f.Hello.Version) != version {
+		ws.Close(websocket.StatusProtocolError, "expected HELLO version "+strconv.Itoa(version))
+		return nil, errors.New("relay: expected HELLO version " + strconv.Itoa(version))
 	}
 	c := &Client{
 		ws:           ws,
@@ -137,23 +143,41 @@ func (c *Client) readLoop() {
 			close(c.done)
 			return
 		}
-		f, err := wire.ParseFrame(b)
-		if err != nil {
+		if len(b) > 0 && wire.FrameType(b[0]) == wire.FrameBatch {
+			// querylens.relay.v2 includes v1.batch's BATCH from the relay.
+			frames, err := wire.SplitBatch(b)
+			if err != nil {
+				continue
+			}
+			for _, fr := range frames {
+				c.handleFrame(fr)
+			}
 			continue
 		}
-		switch f.Type {
-		case wire.FrameReply:
-			c.route(f.ID, drive.Event{Type: wire.FrameReply, ID: f.ID, Data: f.Datagram, RTT: f.RTT, Flags: f.Flags}, false)
-		case wire.FrameEnd:
-			c.route(f.ID, drive.Event{Type: wire.FrameEnd, ID: f.ID, Reason: f.Reason}, true)
-		case wire.FrameError:
-			if c.pong(f.ID, &wire.RefusedError{ID: f.ID, Code: f.Code, Message: f.Message}) {
-				continue // a refused PING
-			}
-			c.route(f.ID, drive.Event{Type: wire.FrameError, ID: f.ID, Code: f.Code, Msg: f.Message}, true)
-		case wire.FramePong:
-			c.pong(f.ID, nil)
+		c.handleFrame(b)
+	}
+}
+
+// handleFrame routes one frame from the relay.
+func (c *Client) handleFrame(b []byte) {
+	f, err := wire.ParseFrame(b)
+	if err != nil {
+		return
+	}
+	switch f.Type {
+	case wire.FrameChunk:
+		c.route(f.ID, drive.Event{Type: wire.FrameChunk, ID: f.ID, Data: f.Datagram, Flags: f.Flags}, false)
+	case wire.FrameReply:
+		c.route(f.ID, drive.Event{Type: wire.FrameReply, ID: f.ID, Data: f.Datagram, RTT: f.RTT, Flags: f.Flags}, false)
+	case wire.FrameEnd:
+		c.route(f.ID, drive.Event{Type: wire.FrameEnd, ID: f.ID, Reason: f.Reason}, true)
+	case wire.FrameError:
+		if c.pong(f.ID, &wire.RefusedError{ID: f.ID, Code: f.Code, Message: f.Message}) {
+			return // a refused PING
 		}
+		c.route(f.ID, drive.Event{Type: wire.FrameError, ID: f.ID, Code: f.Code, Msg: f.Message}, true)
+	case wire.FramePong:
+		c.pong(f.ID, nil)
 	}
 }
 
@@ -219,6 +243,47 @@ func (c *Client) Exchange(ctx context.Context, protocol, target string, q codecs
 		return netquery.Result{}, &wire.RefusedError{Code: wire.CodeBadFrame, Message: "bad-frame: protocol or target longer than 255 bytes"}
 	}
 	return drive.Run(ctx, q, &remote{c: c, protocol: protocol, target: target, ev: drive.NewEvents()})
+}
+
+var _ netquery.OptionsExchanger = (*Client)(nil)
+
+// ExchangeOptions asks the relay to hold one conversation of a stream
+// (TCP) protocol (an EXCHANGE, on wire.SubprotocolStream): the relay
+// builds the query from opts, and the reply's bytes feed q through a
+// codecs.Stream (what q asks to write is the relay's to write). Done says
+// the relay ended the exchange with END done; Capped, with the cap.
+// Received counts the messages fed to q. Refusals are *wire.RefusedError.
+func (c *Client) ExchangeOptions(ctx context.Context, protocol, target string, opts map[string]string, q codecs.Query) (netquery.Result, error) {
+	var res netquery.Result
+	if c.ws.Subprotocol() != wire.SubprotocolStream {
+		return res, &wire.RefusedError{Code: wire.CodeNotAQuery, Message: string(wire.RuleNotStream) + ": this relay does not hold TCP exchanges (no " + wire.SubprotocolStream + ")"}
+	}
+	frame, err := wire.AppendFrame(nil, wire.Frame{Type: wire.FrameExchange, Protocol: protocol, Target: target, Options: opts})
+	if err != nil {
+		return res, &wire.RefusedError{Code: wire.CodeBadFrame, Message: string(wire.RuleBadFrame) + ": " + err.Error()}
+	}
+	d, err := codecs.LookupDescription(protocol)
+	if err != nil {
+		return res, err
+	}
+	select {
+	case c.slots <- struct{}{}:
+	case <-ctx.Done():
+		return res, ctx.Err()
+	case <-c.done:
+		return res, c.closedErr()
+	}
+	r := &remote{c: c, protocol: protocol, target: target, ev: drive.NewEvents()}
+	c.mu.Lock()
+	id := c.nextIDLocked()
+	c.routes[id] = r.ev
+	c.mu.Unlock()
+	binary.BigEndian.PutUint32(frame[1:], id)
+	if err := c.writeFrame(frame); err != nil {
+		c.forget(id)
+		return res, err
+	}
+	return drive.RunStream(ctx, q, d, id, r.Next, r.Cancel)
 }
 
 // remote is one Exchange's transport over the client's connection.

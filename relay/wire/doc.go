@@ -14,6 +14,7 @@
 //	0x02 PING    u32 nonce
 //	0x03 CANCEL  u32 id
 //	0x04 RELEASE u32 id
+//	0x05 EXCHANGE u32 id | u8 n | protocol[n] | u8 m | target[m] | (u8 k | key[k] | u8 v | value[v])*  (v2)
 //
 //	relay to client
 //	0x80 HELLO   u8 version | u16 max datagram | u32 window ms | u16 max in flight | u32 cache TTL ms
@@ -22,8 +23,15 @@
 //	0x83 ERROR   u32 id (0: unreadable) | u8 code | u16 n | message[n] (UTF-8, "rule: detail")
 //	0x84 PONG    u32 nonce
 //
-//	both ways, SubprotocolBatch only
+//	0x86 CHUNK   u32 id | u32 offset | u8 flags | data (rest)  (v2)
+//
+//	both ways, SubprotocolBatch and SubprotocolStream only
 //	0x85 BATCH   (u16 n | frame[n])+ to the message's end
+//
+// SubprotocolStream (querylens.relay.v2) is SubprotocolBatch with the
+// stream exchanges: EXCHANGE asks the relay to hold one conversation of a
+// TCP protocol, CHUNK carries its reply's bytes, END then gives one of the
+// stream reasons (EndDone and after); HELLO says VersionStream.
 //
 // Adding a frame type: give it a constant with its layout beside it, a
 // name in frameNames, a case in ParseFrame and AppendFrame (and an Append

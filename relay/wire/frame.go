@@ -3,6 +3,7 @@ package wire
 import (
 	"encoding/binary"
 	"errors"
+	"slices"
 	"strconv"
 )
 
@@ -19,8 +20,19 @@ const Subprotocol = "querylens.relay.v1"
 // as in Subprotocol.
 const SubprotocolBatch = "querylens.relay.v1.batch"
 
-// Version is the value HELLO carries.
+// SubprotocolStream is SubprotocolBatch with the frames of stream
+// exchanges: EXCHANGE, by which the client asks the relay to hold one
+// conversation of a TCP protocol itself, and CHUNK, which carries the
+// reply's bytes with their offsets, ended by END with the stream reasons
+// (EndDone and after). HELLO carries VersionStream on it. A client offers
+// it first, then SubprotocolBatch and Subprotocol for older relays.
+const SubprotocolStream = "querylens.relay.v2"
+
+// Version is the value HELLO carries on Subprotocol and SubprotocolBatch.
 const Version = 1
+
+// VersionStream is the value HELLO carries on SubprotocolStream.
+const VersionStream = 2
 
 // FrameType is the first byte of every frame. The payload layout of each
 // type follows its constant; integers are big-endian.
@@ -34,6 +46,11 @@ const (
 	// FrameRelease is CANCEL without the END: the id is free once the
 	// relay has read it, and nothing more comes for it.
 	FrameRelease FrameType = 0x04 // u32 id
+	// FrameExchange asks one conversation of a stream (TCP) protocol,
+	// which the relay holds itself: the codec builds the query from the
+	// options, (u8 k | key[k] | u8 v | value[v]) pairs to the frame's end,
+	// keys in byte order, each once. SubprotocolStream only.
+	FrameExchange FrameType = 0x05 // u32 id | u8 n | protocol[n] | u8 m | target[m] | options (rest)
 
 	// Relay to client.
 	FrameHello FrameType = 0x80 // u8 version | u16 max datagram | u32 window ms | u16 max in flight | u32 cache TTL ms
@@ -46,12 +63,16 @@ const (
 	// least one. Only on SubprotocolBatch: to the client, and from it
 	// with client frames.
 	FrameBatch FrameType = 0x85
+	// FrameChunk carries bytes of an EXCHANGE's reply stream, from offset
+	// on; the chunks of one id come in order, without gaps. Its flags are
+	// REPLY's. SubprotocolStream only.
+	FrameChunk FrameType = 0x86 // u32 id | u32 offset | u8 flags | data (rest)
 )
 
 var frameNames = map[FrameType]string{
 	FrameQuery: "query", FramePing: "ping", FrameCancel: "cancel", FrameRelease: "release",
 	FrameHello: "hello", FrameReply: "reply", FrameEnd: "end", FrameError: "error", FramePong: "pong",
-	FrameBatch: "batch",
+	FrameBatch: "batch", FrameExchange: "exchange", FrameChunk: "chunk",
 }
 
 // Known reports whether t is one of the frame types above.
@@ -82,7 +103,28 @@ const (
 	EndWindow    EndReason = 0 // the reply window closed
 	EndByteCap   EndReason = 1 // the per-query reply cap (bytes or datagrams) was reached
 	EndCancelled EndReason = 2 // the client sent CANCEL (END is then sent even with 0 replies)
+
+	// The reasons an EXCHANGE ends with (SubprotocolStream); END then
+	// comes even without a CHUNK, and "replies" counts the CHUNKs.
+	EndDone       EndReason = 3 // the codec said the reply is complete
+	EndStreamCap  EndReason = 4 // the reply reached its cap (bytes or messages) first
+	EndTimeout    EndReason = 5 // the deadline passed (connecting, or before the reply was complete)
+	EndRefused    EndReason = 6 // the server refused the connection
+	EndClosed     EndReason = 7 // the server closed (or reset) before the reply was complete
+	EndSlowClient EndReason = 8 // the client did not take the chunks fast enough: the rest was not sent
+	EndMalformed  EndReason = 9 // the stream's framing was malformed (the codec's MessageLen)
 )
+
+var endNames = [...]string{"window", "byte-cap", "cancelled", "done", "cap", "timeout", "refused", "closed", "slow-client", "malformed"}
+
+// String is the reason's name, as docs/relay-protocol.md and the metrics
+// spell it.
+func (r EndReason) String() string {
+	if int(r) < len(endNames) {
+		return endNames[r]
+	}
+	return "end-" + strconv.Itoa(int(r))
+}
 
 // Hello is HELLO's payload: the limits a client must respect.
 type Hello struct {
@@ -108,6 +150,9 @@ type Frame struct {
 	Code     Code      // ERROR
 	Message  string    // ERROR
 	Hello    Hello     // HELLO
+	Offset   uint32    // CHUNK
+	// Options are EXCHANGE's query options.
+	Options map[string]string
 }
 
 // Sizes of the fixed parts, for buffer planning.
@@ -137,6 +182,7 @@ var (
 	ErrTrailingBytes = errors.New("trailing bytes")
 	ErrUnknownFrame  = errors.New("unknown frame type")
 	ErrFieldTooLong  = errors.New("field too long")
+	ErrBadOptions    = errors.New("option keys empty, repeated or out of order")
 )
 
 func (e *BadFrameError) Error() string { return "relay: " + e.Detail() }
@@ -206,6 +252,32 @@ func (r *frameReader) rest() []byte {
 	return b
 }
 
+// options reads EXCHANGE's option pairs to the frame's end: keys not
+// empty, in strictly increasing byte order (so each once, and one
+// encoding per set of options).
+func (r *frameReader) options() map[string]string {
+	var m map[string]string
+	last := ""
+	for r.err == nil && r.off < len(r.b) {
+		at := r.off
+		k := string(r.take("options.key", int(r.u8("options.key_len"))))
+		v := string(r.take("options.value", int(r.u8("options.value_len"))))
+		if r.err != nil {
+			break
+		}
+		if k == "" || m != nil && k <= last {
+			r.off = at
+			r.fail("options.key", ErrBadOptions)
+			break
+		}
+		if m == nil {
+			m = make(map[string]string)
+		}
+		m[k], last = v, k
+	}
+	return m
+}
+
 func (r *frameReader) end() {
 	if r.err == nil && r.off != len(r.b) {
 		r.fail("end", ErrTrailingBytes)
@@ -230,6 +302,16 @@ func ParseFrame(b []byte) (Frame, error) {
 		f.Datagram = r.rest()
 	case FramePing, FrameCancel, FrameRelease, FramePong:
 		f.ID = r.u32("id")
+	case FrameExchange:
+		f.ID = r.u32("id")
+		f.Protocol = string(r.take("protocol", int(r.u8("protocol_len"))))
+		f.Target = string(r.take("target", int(r.u8("target_len"))))
+		f.Options = r.options()
+	case FrameChunk:
+		f.ID = r.u32("id")
+		f.Offset = r.u32("offset")
+		f.Flags = ReplyFlags(r.u8("flags"))
+		f.Datagram = r.rest()
 	case FrameHello:
 		f.Hello.Version = r.u8("version")
 		f.Hello.MaxDatagram = r.u16("max_datagram")
@@ -271,6 +353,21 @@ func AppendFrame(dst []byte, f Frame) ([]byte, error) {
 			return dst, &BadFrameError{Type: f.Type, Field: "target", Offset: 7 + len(f.Protocol), Err: ErrFieldTooLong}
 		}
 		return AppendQuery(dst, f.ID, f.Protocol, f.Target, f.Datagram), nil
+	case FrameExchange:
+		if len(f.Protocol) > 255 {
+			return dst, &BadFrameError{Type: f.Type, Field: "protocol", Offset: 6, Err: ErrFieldTooLong}
+		}
+		if len(f.Target) > 255 {
+			return dst, &BadFrameError{Type: f.Type, Field: "target", Offset: 7 + len(f.Protocol), Err: ErrFieldTooLong}
+		}
+		for k, v := range f.Options {
+			if len(k) > 255 || len(v) > 255 || k == "" {
+				return dst, &BadFrameError{Type: f.Type, Field: "options." + k, Err: ErrFieldTooLong}
+			}
+		}
+		return AppendExchange(dst, f.ID, f.Protocol, f.Target, f.Options), nil
+	case FrameChunk:
+		return AppendChunk(dst, f.ID, f.Offset, f.Flags, f.Datagram), nil
 	case FramePing, FrameCancel, FrameRelease, FramePong:
 		return AppendIDFrame(dst, f.Type, f.ID), nil
 	case FrameHello:
@@ -304,6 +401,40 @@ func AppendQuery(dst []byte, id uint32, protocol, target string, datagram []byte
 	dst = append(dst, target...)
 	return append(dst, datagram...)
 }
+
+// AppendExchange appends an EXCHANGE, its options in byte order of their
+// keys (none empty, none longer than 255 bytes, nor their values).
+func AppendExchange(dst []byte, id uint32, protocol, target string, opts map[string]string) []byte {
+	dst = append(dst, byte(FrameExchange))
+	dst = binary.BigEndian.AppendUint32(dst, id)
+	dst = append(dst, byte(len(protocol)))
+	dst = append(dst, protocol...)
+	dst = append(dst, byte(len(target)))
+	dst = append(dst, target...)
+	keys := make([]string, 0, len(opts))
+	for k := range opts {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	for _, k := range keys {
+		dst = append(dst, byte(len(k)))
+		dst = append(dst, k...)
+		dst = append(dst, byte(len(opts[k])))
+		dst = append(dst, opts[k]...)
+	}
+	return dst
+}
+
+// AppendChunk appends a CHUNK.
+func AppendChunk(dst []byte, id, offset uint32, flags ReplyFlags, data []byte) []byte {
+	dst = AppendIDFrame(dst, FrameChunk, id)
+	dst = binary.BigEndian.AppendUint32(dst, offset)
+	dst = append(dst, byte(flags))
+	return append(dst, data...)
+}
+
+// ChunkHeader is CHUNK without its data.
+const ChunkHeader = 1 + 4 + 4 + 1
 
 // AppendIDFrame appends a frame whose payload is only its id or nonce:
 // PING, CANCEL, RELEASE or PONG.

@@ -28,6 +28,12 @@ func TestFrameRoundTrip(t *testing.T) {
 		{"error", Frame{Type: FrameError, ID: 5, Code: CodeDenied, Message: "private: x"},
 			"\x83\x00\x00\x00\x05\x04\x00\x0aprivate: x"},
 		{"pong", Frame{Type: FramePong, ID: 1}, "\x84\x00\x00\x00\x01"},
+		{"exchange", Frame{Type: FrameExchange, ID: 6, Protocol: "mc", Target: "a:1", Options: map[string]string{"port": "1", "host": "a"}},
+			"\x05\x00\x00\x00\x06\x02mc\x03a:1\x04host\x01a\x04port\x011"},
+		{"exchange without options", Frame{Type: FrameExchange, ID: 6, Protocol: "mc", Target: "a"}, "\x05\x00\x00\x00\x06\x02mc\x01a"},
+		{"chunk", Frame{Type: FrameChunk, ID: 6, Offset: 0x10000, Flags: FlagCached, Datagram: []byte("xy")},
+			"\x86\x00\x00\x00\x06\x00\x01\x00\x00\x01xy"},
+		{"end done", Frame{Type: FrameEnd, ID: 6, Reason: EndSlowClient, Replies: 2}, "\x82\x00\x00\x00\x06\x08\x00\x02"},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -69,6 +75,11 @@ func TestParseFrameErrors(t *testing.T) {
 		{"end short", "\x82\x00\x00\x00\x01\x00", "replies", ErrShortFrame, 1},
 		{"error message past end", "\x83\x00\x00\x00\x02\x01\x00\x05ab", "message", ErrShortFrame, 2},
 		{"hello short", "\x80\x01", "max_datagram", ErrShortFrame, 0},
+		{"exchange option repeated", "\x05\x00\x00\x00\x03\x01p\x01t\x01k\x00\x01k\x00", "options.key", ErrBadOptions, 3},
+		{"exchange options out of order", "\x05\x00\x00\x00\x03\x01p\x01t\x01k\x00\x01a\x00", "options.key", ErrBadOptions, 3},
+		{"exchange empty key", "\x05\x00\x00\x00\x03\x01p\x01t\x00\x00", "options.key", ErrBadOptions, 3},
+		{"exchange value past end", "\x05\x00\x00\x00\x03\x01p\x01t\x01k\x05ab", "options.value", ErrShortFrame, 3},
+		{"chunk short", "\x86\x00\x00\x00\x03\x00\x00", "offset", ErrShortFrame, 3},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {

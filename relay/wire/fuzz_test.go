@@ -28,6 +28,14 @@ func FuzzParseFrame(f *testing.F) {
 		AppendError(nil, 3, CodeDenied, "private: 10.0.0.1:10666"),
 		// PONG.
 		AppendIDFrame(nil, FramePong, 42),
+		// EXCHANGE of a stream protocol with the target in its options.
+		AppendExchange(nil, 4, "toytcp", "play.example.org", map[string]string{"host": "play.example.org", "port": "25565"}),
+		// CHUNK from offset 4096, cached.
+		AppendChunk(nil, 4, 4096, FlagCached, []byte("\x00\x05hello")),
+		// END of a stream too slow to read.
+		AppendEnd(nil, 4, EndSlowClient, 9),
+		// EXCHANGE with a repeated option key: refused.
+		{0x05, 0, 0, 0, 1, 1, 'p', 1, 't', 1, 'k', 0, 1, 'k', 0},
 		// Truncated QUERY: protocol length past the end.
 		{0x01, 0, 0, 0, 1, 200, 'a'},
 		// Unknown type.

@@ -80,3 +80,13 @@ const (
 	RuleUnreachable Rule = "unreachable" // ICMP port unreachable
 	RuleUpstream    Rule = "upstream"    // the upstream socket failed (code internal)
 )
+
+// Rules of stream exchanges (EXCHANGE, SubprotocolStream).
+const (
+	RuleNotStream     Rule = "not-a-stream"    // EXCHANGE for a datagram protocol, or QUERY for a stream one
+	RuleOptions       Rule = "options"         // the codec refused the options (NewQuery)
+	RuleTargetInQuery Rule = "target-in-query" // the options name another host or port than the target
+	RuleTCPPerClient  Rule = "tcp-per-client"  // MaxStreamsPerClient connections in progress
+	RuleTCPPerTarget  Rule = "tcp-per-target"  // MaxStreamsPerHost connections in progress to one host
+	RuleTCPCap        Rule = "tcp-cap"         // MaxStreams connections in progress in the relay
+)

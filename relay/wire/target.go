@@ -101,3 +101,17 @@ func (e *targetSyntaxError) Error() string {
 }
 
 func targetError(target, why string) error { return &targetSyntaxError{target, why} }
+
+// ParseStreamTarget is ParseTarget for a protocol whose servers may be
+// named by an SRV record (codecs.Description.SRV): it also takes a bare
+// DNS name, without a port, returned with Port 0 (the relay looks the
+// name's SRV record up, then falls back to the protocol's default port).
+func ParseStreamTarget(s string) (Target, error) {
+	if strings.IndexByte(s, ':') < 0 && !strings.HasPrefix(s, "[") {
+		if _, err := netip.ParseAddr(s); err == nil || !validName(s) {
+			return Target{}, targetError(s, "missing :port")
+		}
+		return Target{Name: strings.ToLower(strings.TrimSuffix(s, "."))}, nil
+	}
+	return ParseTarget(s)
+}

@@ -40,7 +40,9 @@ func check(protocol, addr string) (codecs.Codec, string, error) {
 // build is the Ref of a checked codec and address, once the codec accepts
 // opts.
 func build(c codecs.Codec, target string, opts map[string]string) (Ref, error) {
-	if _, err := c.NewQuery(opts); err != nil {
+	// NewConversation: a protocol whose query carries its target is asked
+	// with the Ref's address in its options, filled in where it is asked.
+	if _, _, err := codecs.NewConversation(c, opts); err != nil {
 		return Ref{}, &Error{Part: PartOptions, Input: QueryString(opts)[min(1, len(opts)):], Err: err}
 	}
 	r := Ref{Protocol: c.Name(), Addr: target}

@@ -213,7 +213,23 @@ type cacheOnly struct {
 }
 
 func (c *cacheOnly) Exchange(ctx context.Context, protocol, target string, q codecs.Query) (netquery.Result, error) {
-	res, err := c.ce.ExchangeCached(ctx, protocol, target, q)
+	return c.noted(c.ce.ExchangeCached(ctx, protocol, target, q))
+}
+
+// ExchangeOptions asks a stream protocol's server from the cache alone
+// when the relay can (relay.Server.ExchangeOptionsCached); otherwise as
+// Exchange does.
+func (c *cacheOnly) ExchangeOptions(ctx context.Context, protocol, target string, opts map[string]string, q codecs.Query) (netquery.Result, error) {
+	if oc, ok := c.ce.(interface {
+		ExchangeOptionsCached(ctx context.Context, protocol, target string, opts map[string]string, q codecs.Query) (netquery.Result, error)
+	}); ok {
+		return c.noted(oc.ExchangeOptionsCached(ctx, protocol, target, opts, q))
+	}
+	return c.Exchange(ctx, protocol, target, q)
+}
+
+// noted notes a query that was not in the cache.
+func (c *cacheOnly) noted(res netquery.Result, err error) (netquery.Result, error) {
 	var ref *wire.RefusedError
 	if errors.As(err, &ref) && ref.Rule() == wire.RuleNotCached {
 		c.notCached.Store(true)

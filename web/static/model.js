@@ -76,6 +76,23 @@ export const RelayCodeName = Object.freeze({
   9: "internal",
 });
 
+/**
+ * The relay's END reasons (wire.EndReason) by number, as relay.js reads them.
+ * @type {Readonly<Record<number, string>>}
+ */
+export const RelayEndName = Object.freeze({
+  0: "window",
+  1: "byte-cap",
+  2: "cancelled",
+  3: "done",
+  4: "cap",
+  5: "timeout",
+  6: "refused",
+  7: "closed",
+  8: "slow-client",
+  9: "malformed",
+});
+
 /** The relay's ERROR codes by name. */
 export const RelayCode = Object.freeze({
   badFrame: "bad-frame",

@@ -80,7 +80,7 @@ export interface Summary {
 
 /** One result of querylens.batch, by request: OPEN, STEP, FINISH; or a request that could not run. */
 export type BatchResult =
-  | { handle: number; send: string[] }
+  | { handle: number; send: string[]; stream?: true }
   | { send: string[]; done: boolean; error?: ErrorInfo; summary?: Summary }
   | Summary
   | Failure;
@@ -109,6 +109,12 @@ export interface DecodeOptions {
 export interface Conversation {
   readonly protocol: string;
   readonly handle: number;
+  /**
+   * A stream (TCP) protocol's: the page asks the relay's EXCHANGE and feeds
+   * the CHUNKs, as they come, to feed; start is what the relay's own query
+   * writes, for the record.
+   */
+  readonly stream: boolean;
   /** Datagrams to send first. */
   start(): Uint8Array[];
   /** Feed one received datagram: what to send next and whether the message is complete. A stray datagram gives an error and keeps the state. */

@@ -4,16 +4,23 @@
 // the queue of queries beyond the relay's in-flight limit (follow-ups
 // first), the BATCH messages both ways, and the reconnect after a drop.
 
-import { RelayCode, RelayCodeName } from "./model.js";
+import { RelayCode, RelayCodeName, RelayEndName } from "./model.js";
 
 export const SUBPROTOCOL = "querylens.relay.v1";
 /** SUBPROTOCOL with BATCH messages from the relay (wire.SubprotocolBatch). */
 export const SUBPROTOCOL_BATCH = "querylens.relay.v1.batch";
+/**
+ * SUBPROTOCOL_BATCH with stream exchanges (wire.SubprotocolStream): EXCHANGE,
+ * by which the relay holds one conversation of a TCP protocol itself, and
+ * CHUNK, its reply's bytes. HELLO says version 2 on it.
+ */
+export const SUBPROTOCOL_STREAM = "querylens.relay.v2";
 
 /** Relay ERROR codes by number (model.js, from wire.Code). */
 export const ERROR_CODES = RelayCodeName;
 
-const END_REASONS = { 0: "window", 1: "byte-cap", 2: "cancelled" };
+/** END reasons by number (model.js, from wire.EndReason): 3 and after are an EXCHANGE's. */
+const END_REASONS = RelayEndName;
 
 const enc = new TextEncoder();
 const dec = new TextDecoder();
@@ -73,6 +80,58 @@ export function queryFrame(id, protocol, target, datagram) {
 }
 
 /**
+ * exchangeFrame is the EXCHANGE frame asking the relay to hold one
+ * conversation of a stream protocol with target, the codec building its
+ * query from options, or why there is none (a field longer than its
+ * length byte can say). The options go in byte order of their keys, as
+ * the relay wants them.
+ * @param {number} id @param {string} protocol @param {string} target
+ * @param {Record<string, string>} options
+ * @returns {Uint8Array|string}
+ */
+export function exchangeFrame(id, protocol, target, options) {
+  const p = enc.encode(protocol);
+  const t = enc.encode(target);
+  if (p.length > 255) return `protocol name of ${p.length} bytes (at most 255)`;
+  if (t.length > 255) return `target of ${t.length} bytes (at most 255): ${target.slice(0, 40)}…`;
+  /** @type {[Uint8Array, Uint8Array][]} */
+  const pairs = [];
+  for (const [k, v] of Object.entries(options ?? {})) {
+    const kb = enc.encode(k);
+    const vb = enc.encode(String(v));
+    if (kb.length === 0 || kb.length > 255 || vb.length > 255) return `option ${k.slice(0, 40)}: key or value of more than 255 bytes, or an empty key`;
+    pairs.push([kb, vb]);
+  }
+  pairs.sort((a, b) => compareBytes(a[0], b[0]));
+  let n = 1 + 4 + 1 + p.length + 1 + t.length;
+  for (const [k, v] of pairs) n += 2 + k.length + v.length;
+  const buf = new Uint8Array(n);
+  buf[0] = 0x05;
+  new DataView(buf.buffer).setUint32(1, id);
+  let o = 5;
+  for (const b of [p, t]) {
+    buf[o++] = b.length;
+    buf.set(b, o);
+    o += b.length;
+  }
+  for (const [k, v] of pairs) {
+    buf[o++] = k.length;
+    buf.set(k, o);
+    o += k.length;
+    buf[o++] = v.length;
+    buf.set(v, o);
+    o += v.length;
+  }
+  return buf;
+}
+
+/** compareBytes orders byte strings as Go's bytes.Compare. @param {Uint8Array} a @param {Uint8Array} b */
+function compareBytes(a, b) {
+  for (let i = 0; i < a.length && i < b.length; i++) if (a[i] !== b[i]) return a[i] - b[i];
+  return a.length - b.length;
+}
+
+/**
  * Relay is one WebSocket to the relay. It queues queries beyond the
  * relay's in-flight limit (from HELLO) and reconnects after a drop, failing
  * the queries that were open. Events: "open" (after HELLO), "close".
@@ -121,8 +180,9 @@ export class Relay extends EventTarget {
   /** connect opens the socket (once) and resolves to the HELLO. */
   connect() {
     this.ready ??= new Promise((resolve, reject) => {
-      // A relay that knows BATCH picks it; an older one picks v1.
-      const ws = new WebSocket(this.url, [SUBPROTOCOL_BATCH, SUBPROTOCOL]);
+      // A relay that knows stream exchanges picks v2, one that knows
+      // BATCH picks it; an older one picks v1.
+      const ws = new WebSocket(this.url, [SUBPROTOCOL_STREAM, SUBPROTOCOL_BATCH, SUBPROTOCOL]);
       ws.binaryType = "arraybuffer";
       this.ws = ws;
       ws.onmessage = (e) => {
@@ -186,6 +246,40 @@ export class Relay extends EventTarget {
     if (this.ws?.readyState === WebSocket.OPEN && this.hello) this.#pump();
     else this.connect().then(() => this.#pump(), () => {});
     return id;
+  }
+
+  /**
+   * exchange asks the relay to hold one conversation of a stream (TCP)
+   * protocol with target, its codec building the query from options, and
+   * reports the reply through handlers {chunk(bytes, offset, flags),
+   * end(reason, chunks), error(code, message)} (and handlers.sent() as
+   * query's): the chunks come in order, each at the offset where the one
+   * before stopped, and end() says why the stream stopped (RelayEndName:
+   * done, cap, the server's failures, slow-client, cancelled). A relay
+   * without SUBPROTOCOL_STREAM fails it with error not-a-query. It returns
+   * the id (for cancel).
+   * @param {string} protocol @param {string} target @param {Record<string, string>} options
+   * @param {any} handlers @param {boolean} [followUp]
+   */
+  exchange(protocol, target, options, handlers, followUp = false) {
+    const id = this.nextId++;
+    if (this.nextId > 0xffffffff) this.nextId = 1;
+    const buf = exchangeFrame(id, protocol, target, options);
+    const entry = { id, frame: buf, handlers, sent: false, freed: false, at: performance.now(), stream: true };
+    this.open.set(id, entry);
+    if (typeof buf === "string") {
+      queueMicrotask(() => this.#finish(id, (hd) => hd.error?.(RelayCode.badFrame, buf)));
+      return id;
+    }
+    (followUp ? this.followUps : this.queue).push(entry);
+    if (this.ws?.readyState === WebSocket.OPEN && this.hello) this.#pump();
+    else this.connect().then(() => this.#pump(), () => {});
+    return id;
+  }
+
+  /** streams reports whether the relay holds stream exchanges (SUBPROTOCOL_STREAM). */
+  get streams() {
+    return this.ws?.protocol === SUBPROTOCOL_STREAM;
   }
 
   /** cancel stops listening for replies to id. */
@@ -279,6 +373,11 @@ export class Relay extends EventTarget {
     const max = this.maxInFlight;
     while (this.sent < max && (this.followUps.length || this.queue.length)) {
       const q = /** @type {any} */ (this.followUps.length ? this.followUps.shift() : this.queue.shift());
+      if (q.stream && !this.streams) {
+        // An older relay: it would refuse the frame as unknown.
+        this.#finish(q.id, (hd) => hd.error?.(RelayCode.notAQuery, "not-a-stream: this relay does not hold TCP exchanges"));
+        continue;
+      }
       q.sent = true;
       this.sent++;
       this.queuedMs += performance.now() - q.at;
@@ -298,7 +397,8 @@ export class Relay extends EventTarget {
    */
   #send(frame) {
     this.framesSent++;
-    if (this.ws?.protocol !== SUBPROTOCOL_BATCH || frame.length > MAX_OUT_BATCH - 3) {
+    const batches = this.ws?.protocol === SUBPROTOCOL_BATCH || this.ws?.protocol === SUBPROTOCOL_STREAM;
+    if (!batches || frame.length > MAX_OUT_BATCH - 3) {
       this.#flushOut();
       this.#wsSend(frame);
       return;
@@ -367,6 +467,11 @@ export class Relay extends EventTarget {
       case 0x81: {
         const q = this.open.get(v.getUint32(1));
         if (q && !q.cancelled) q.handlers.reply?.(bytes.slice(10), v.getUint32(5) / 1000, v.getUint8(9));
+        return;
+      }
+      case 0x86: {
+        const q = this.open.get(v.getUint32(1));
+        if (q && !q.cancelled) q.handlers.chunk?.(bytes.slice(10), v.getUint32(5), v.getUint8(9));
         return;
       }
       case 0x82:

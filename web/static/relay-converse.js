@@ -24,13 +24,16 @@ const LATE_READS = 2;
  * asked.
  *
  *   - start opens the conversation: the datagrams to send first, or the
- *     error that opening it failed with;
+ *     error that opening it failed with; for a stream (TCP) protocol, the
+ *     options to ask the relay's EXCHANGE with (the relay holds the
+ *     conversation; its CHUNKs go to step, and send is what the relay's
+ *     own query writes, for the record);
  *   - step feeds it a reply: the datagrams it asks for next (a challenge's
  *     answer, the next step) and whether the message is complete;
  *   - finish is called once, when the conversation ends (not after a
  *     failed start), and fills the outcome's decoded part;
  *   - sent and received record a datagram that went and one that came.
- * @typedef {{start: () => Maybe<{error?: object|null, send?: Uint8Array[]}>,
+ * @typedef {{start: () => Maybe<{error?: object|null, send?: Uint8Array[], exchange?: Record<string, string>}>,
  *   step: (bytes: Uint8Array) => Maybe<{send: Uint8Array[], done: boolean}>,
  *   finish: () => Maybe<void>,
  *   sent: (dg: Uint8Array) => void,
@@ -196,6 +199,47 @@ function drive(d, relay, protocol, target, out, opts) {
       }, followUp);
       ids.add(id);
     };
+    if (o.exchange) {
+      // A stream protocol: one EXCHANGE, which the relay ends (END) within
+      // its deadline; the timer only guards a relay that never does.
+      for (const dg of o.send ?? []) d.sent(dg);
+      timer = setTimeout(finish, Math.max(timeoutMs, 8000));
+      let sentAt = performance.now();
+      const id = relay.exchange(protocol, target, o.exchange, {
+        sent() {
+          sentAt = performance.now();
+        },
+        /** @param {Uint8Array} bytes @param {number} _offset @param {number} flags */
+        chunk(bytes, _offset, flags) {
+          if (finished) return;
+          const rtt = performance.now() - sentAt;
+          out.replies++;
+          out.rtt ??= rtt;
+          out.cached ||= (flags & 1) !== 0;
+          d.received(bytes, rtt, flags);
+          stepping++;
+          when(d.step(bytes), (r) => {
+            stepping--;
+            if (finished) return;
+            if (r.done || (!ids.size && !stepping)) finish();
+          });
+        },
+        /** @param {string} reason */
+        end(reason) {
+          if (reason === "cap") out.capped = true;
+          ids.delete(id);
+          if (!stepping) finish();
+        },
+        /** @param {string} code @param {string} message */
+        error(code, message) {
+          ids.delete(id);
+          out.relayError = { code, message };
+          if (!stepping) finish();
+        },
+      });
+      ids.add(id);
+      return;
+    }
     for (const dg of o.send ?? []) send(dg);
   }));
 }
@@ -236,7 +280,9 @@ export function converse(ql, relay, protocol, target, options = null, opts = {})
   return drive({
     start() {
       conv = ql.newQuery(protocol, options);
-      return conv.error ? { error: conv.error } : { send: conv.start() };
+      if (conv.error) return { error: conv.error };
+      // A stream protocol's conversation is the relay's to hold (EXCHANGE).
+      return conv.stream ? { send: conv.start(), exchange: stringOptions(options) } : { send: conv.start() };
     },
     step: (bytes) => conv.feed(bytes),
     finish() {
@@ -252,6 +298,18 @@ export function converse(ql, relay, protocol, target, options = null, opts = {})
       packet({ direction: "received", data: bytes, time: Date.now(), rtt, cached: (flags & 1) !== 0, protocol, target });
     },
   }, relay, protocol, target, out, opts);
+}
+
+/**
+ * stringOptions is a conversation's options as an EXCHANGE carries them.
+ * @param {Record<string, any>|null|undefined} options
+ * @returns {Record<string, string>}
+ */
+function stringOptions(options) {
+  /** @type {Record<string, string>} */
+  const o = {};
+  for (const [k, v] of Object.entries(options ?? {})) if (v !== null && v !== undefined) o[k] = String(v);
+  return o;
 }
 
 /**
@@ -293,7 +351,8 @@ export function converseSummary(dec, relay, protocol, target, options = null, op
       if (o.error) return { error: o.error };
       handle = o.handle;
       held = true;
-      return { send: o.send.map(fromHex) };
+      const send = o.send.map(fromHex);
+      return o.stream ? { send, exchange: stringOptions(options) } : { send };
     }),
     step: (bytes) => dec.step(handle, bytes).then((/** @type {any} */ r) => {
       if (r.summary) out.summary = r.summary;

@@ -16,6 +16,9 @@
 //                 0x02 PING   u32 nonce
 //                 0x03 CANCEL u32 id
 //                 0x04 RELEASE u32 id  (CANCEL without the END)
+//                 0x05 EXCHANGE u32 id | u8 n | protocol | u8 m | target | (u8 k | key | u8 v | value)*
+//                             one conversation of a TCP protocol, held by the relay
+//                             (querylens.relay.v2 only; Relay.exchange)
 //                 0x85 BATCH  (u16 n | frame[n])+  the frames above, in order, in one message
 //                             of at most 64 KiB: with querylens.relay.v1.batch, the frames one
 //                             task makes go together (Relay.#send)
@@ -25,6 +28,9 @@
 //                 0x82 END    u32 id | u8 reason (0 window closed, 1 byte cap, 2 cancelled) | u16 replies
 //                 0x83 ERROR  u32 id | u8 code | u16 n | message
 //                 0x84 PONG   u32 nonce
+//                 0x86 CHUNK  u32 id | u32 offset | u8 flags | data  an EXCHANGE's reply bytes,
+//                             in order; its END reasons: 3 done, 4 cap, 5 timeout, 6 refused,
+//                             7 closed, 8 slow-client, 9 malformed (querylens.relay.v2 only)
 //                 0x85 BATCH  (u16 n | frame[n])+  the frames above but HELLO, in order, in one
 //                             message: only with querylens.relay.v1.batch, which the page offers
 //                             first (one message event for the replies that came together)
@@ -32,7 +38,7 @@
 
 // The worker reads the model through this module, which it imports already.
 export { State, PageState, Row } from "./model.js";
-export { SUBPROTOCOL, SUBPROTOCOL_BATCH, ERROR_CODES, queryFrame, batchError, Relay } from "./relay-client.js";
+export { SUBPROTOCOL, SUBPROTOCOL_BATCH, SUBPROTOCOL_STREAM, ERROR_CODES, queryFrame, exchangeFrame, batchError, Relay } from "./relay-client.js";
 export { converse, converseSummary, newTiming, classify } from "./relay-converse.js";
 export { Batch, fromHex } from "./relay-batch.js";
 

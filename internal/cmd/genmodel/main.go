@@ -132,6 +132,17 @@ export const RelayCodeName = Object.freeze({
 	}
 	b.WriteString(`});
 
+/**
+ * The relay's END reasons (wire.EndReason) by number, as relay.js reads them.
+ * @type {Readonly<Record<number, string>>}
+ */
+export const RelayEndName = Object.freeze({
+`)
+	for r := wire.EndReason(0); !strings.HasPrefix(r.String(), "end-"); r++ {
+		fmt.Fprintf(&b, "  %d: %s,\n", r, strconv.Quote(r.String()))
+	}
+	b.WriteString(`});
+
 /** The relay's ERROR codes by name. */
 export const RelayCode = Object.freeze({
 `)

@@ -160,3 +160,42 @@ func Run(ctx context.Context, q codecs.Query, t Transport) (netquery.Result, err
 	}
 	return res, nil
 }
+
+// RunStream runs q over a stream exchange (an EXCHANGE) already asked as
+// id: the CHUNK events' bytes feed q through a codecs.Stream cut with d's
+// MessageLen (what q asks to write is the relay's to write: its own query
+// holds the conversation), until END or ERROR. Done is END done; Capped,
+// END cap; Received counts the messages fed. next waits for the id's
+// events; cancel is called when ctx ends first.
+func RunStream(ctx context.Context, q codecs.Query, d codecs.Description, id uint32, next func(context.Context) (Event, error), cancel func(uint32)) (netquery.Result, error) {
+	res := netquery.Result{Sent: 1}
+	start := time.Now()
+	// The relay has capped the reply: the stream here only cuts it.
+	st := codecs.NewStream(q, d.MessageLen, codecs.ReplyCap{Bytes: 1 << 30, Datagrams: 1 << 30})
+	st.Start() // what the relay's own query wrote, for a q that records it
+	for {
+		ev, err := next(ctx)
+		if err != nil {
+			cancel(id)
+			return res, err
+		}
+		if ev.ID != id {
+			continue
+		}
+		switch ev.Type {
+		case wire.FrameChunk:
+			if st.Bytes() == 0 {
+				res.RTT = time.Since(start)
+				res.FromCache = ev.Flags&wire.FlagCached != 0
+			}
+			st.Take(ev.Data)
+			res.Received = st.Messages()
+		case wire.FrameEnd:
+			res.Done = ev.Reason == wire.EndDone && st.Stop() == codecs.StreamDone
+			res.Capped = ev.Reason == wire.EndStreamCap
+			return res, nil
+		case wire.FrameError:
+			return res, &wire.RefusedError{ID: ev.ID, Code: ev.Code, Message: ev.Msg}
+		}
+	}
+}

@@ -8,7 +8,11 @@
 // Requests (integers big-endian, strings UTF-8):
 //
 //	0x01 OPEN    u8 n | protocol | u8 count | count × (u8 n | key | u16 n | value)
-//	             → {"handle": h, "send": [hex…]} | {"error": …}
+//	             → {"handle": h, "send": [hex…], "stream"?: true} | {"error": …}
+//	             stream: a TCP protocol, which the page asks with the relay's
+//	             EXCHANGE (its options), feeding the CHUNKs to STEP
+//	             (codecs.NewConversation); send is then what the relay's own
+//	             query writes, for the record.
 //	0x02 STEP    u32 handle | u32 n | datagram
 //	             → {"send": [hex…], "done": bool, "error"?: …, "summary"?: its summary}
 //	             The conversation is released once done.
@@ -182,7 +186,7 @@ func (t *Table) appendOpen(dst []byte, name string, opts map[string]string) []by
 	if err != nil {
 		return codecs.AppendJSON(dst, codecs.ErrorObject(err, nil))
 	}
-	q, err := c.NewQuery(opts)
+	q, stream, err := codecs.NewConversation(c, opts)
 	if err != nil {
 		return codecs.AppendJSON(dst, codecs.ErrorObject(err, nil))
 	}
@@ -197,6 +201,9 @@ func (t *Table) appendOpen(dst []byte, name string, opts map[string]string) []by
 	conv.sending(dgs)
 	dst = append(dst, `{"handle":`...)
 	dst = strconv.AppendInt(dst, int64(h), 10)
+	if stream {
+		dst = append(dst, `,"stream":true`...)
+	}
 	return append(appendSend(append(dst, ','), dgs), '}')
 }
 

@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/querylens/querylens/codecs"
+	"github.com/querylens/querylens/internal/toyproto"
 	"github.com/querylens/querylens/wasm/internal/echotest"
 )
 
@@ -18,6 +19,7 @@ var tb Table
 
 func TestMain(m *testing.M) {
 	codecs.Register(echotest.Codec{})
+	toyproto.RegisterTCP()
 	os.Exit(m.Run())
 }
 
