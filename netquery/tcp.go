@@ -33,6 +33,20 @@ type TCP struct {
 // MessageLen refused it).
 var ErrBadFraming = errors.New("malformed stream framing")
 
+// ErrIncomplete says a stream stopped (closed, or out of time) inside a
+// message: its framing promised more bytes than came.
+var ErrIncomplete = errors.New("reply incomplete: the stream stopped inside a message")
+
+// incompleteError is ErrIncomplete with where: the message that began at
+// byte at of the stream, of which have bytes came.
+type incompleteError struct{ at, have int }
+
+func (e incompleteError) Error() string {
+	return "reply incomplete: the stream stopped " + strconv.Itoa(e.have) + " bytes into the message at byte " + strconv.Itoa(e.at)
+}
+
+func (e incompleteError) Is(target error) bool { return target == ErrIncomplete }
+
 // SplitTarget reads target as the server of protocol d is given: "host:port",
 // or, for a protocol with an SRV record (d.SRV), a bare name too, whose
 // port is then d's default. It returns the host and port as given, for
@@ -79,7 +93,8 @@ func ResolveStream(ctx context.Context, r *net.Resolver, d codecs.Description, t
 // the writes, Received the messages fed to q; Capped says the reply
 // reached its cap. A server that closes before the reply is complete
 // ends the exchange with Done false and no error, as a UDP server that
-// stops answering does; a malformed framing is ErrBadFraming.
+// stops answering does, unless it stopped inside a message
+// (ErrIncomplete); a malformed framing is ErrBadFraming.
 func (t *TCP) Exchange(ctx context.Context, protocol, target string, q codecs.Query) (Result, error) {
 	var res Result
 	d, err := codecs.LookupDescription(protocol)
@@ -149,7 +164,13 @@ func (t *TCP) Exchange(ctx context.Context, protocol, target string, q codecs.Qu
 			case parent.Err() != nil:
 				return res, parent.Err()
 			case ctx.Err() != nil, errors.Is(rerr, io.EOF):
-				return res, nil // out of time, or the server closed first
+				// Out of time, or the server closed first: a message
+				// begun and not finished says so (a length that
+				// promised more than came).
+				if s.Pending() > 0 {
+					return res, incompleteError{at: s.Bytes() - s.Pending(), have: s.Pending()}
+				}
+				return res, nil
 			}
 			return res, rerr
 		}

@@ -44,7 +44,7 @@ func TestTCPExchange(t *testing.T) {
 		{name: "trickle", mode: tcpserver.Trickle, players: 1, done: true, fed: 3},
 		{name: "endless is capped", mode: tcpserver.Endless, capped: true, fed: toyproto.TCPCap.Datagrams},
 		{name: "garbled", mode: tcpserver.Garbled, err: ErrBadFraming, fed: 1},
-		{name: "hang up", mode: tcpserver.HangUp, players: 4},
+		{name: "hang up inside a message", mode: tcpserver.HangUp, players: 4, err: ErrIncomplete},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			srv, err := tcpserver.Listen(tc.mode, tc.players)

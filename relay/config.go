@@ -126,11 +126,12 @@ type Config struct {
 	IPRate shared.Rate
 	// TargetRate limits upstream queries to one target address and port,
 	// across all clients (cache hits do not count), shared between the
-	// clients asking (see sharelimit.go). Default 2/s, burst 16: the burst
-	// holds one probe of an address in every protocol (eight queries, and
-	// the follow-ups of those that answer with a challenge), or one A2S
-	// conversation (INFO, PLAYER and RULES, each after a challenge); the
-	// rate stays what one server answers a browsing page.
+	// clients asking (see sharelimit.go). Default 2/s, and a burst of
+	// twice the protocols registered, at least 16 (TargetRateDefault): the
+	// burst holds one probe of an address in every protocol (a query each,
+	// and the follow-ups of those that answer with a challenge), or one
+	// A2S conversation (INFO, PLAYER and RULES, each after a challenge);
+	// the rate stays what one server answers a browsing page.
 	TargetRate shared.Rate
 	// TargetHostRate limits upstream queries to one target IP, any port,
 	// shared the same way. Default 20/s, burst 40.

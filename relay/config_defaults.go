@@ -65,8 +65,10 @@ func DefaultReplyCaps() map[string]ReplyCap {
 
 // Default rates (see Config).
 var (
-	DefaultConnRate       = shared.Rate{PerSecond: 20, Burst: 100}
-	DefaultIPRate         = shared.Rate{PerSecond: 40, Burst: 200}
+	DefaultConnRate = shared.Rate{PerSecond: 20, Burst: 100}
+	DefaultIPRate   = shared.Rate{PerSecond: 40, Burst: 200}
+	// DefaultTargetRate is the per-target rate's floor: its burst grows
+	// with the protocols registered (TargetRateDefault).
 	DefaultTargetRate     = shared.Rate{PerSecond: 2, Burst: 16}
 	DefaultTargetHostRate = shared.Rate{PerSecond: 20, Burst: 40}
 	DefaultPingRate       = shared.Rate{PerSecond: 2, Burst: 10}
@@ -89,6 +91,18 @@ func orRate(v *shared.Rate, d shared.Rate) {
 	if *v == (shared.Rate{}) {
 		*v = d
 	}
+}
+
+// TargetRateDefault is the per-target rate a Config that sets none gets:
+// DefaultTargetRate, with a burst that holds one probe of an address in
+// every registered protocol (a query each and the follow-up of those that
+// answer with a challenge: two per protocol), so that detection does not
+// run out of its budget as protocols are added; the rate stays what one
+// server answers a browsing page.
+func TargetRateDefault() shared.Rate {
+	r := DefaultTargetRate
+	r.Burst = max(r.Burst, 2*len(codecs.Protocols()))
+	return r
 }
 
 // withDefaults returns c with every zero field set to its default.
@@ -115,7 +129,7 @@ func (c Config) withDefaults() Config {
 	orInt(&c.MaxCacheBytes, DefaultMaxCacheBytes)
 	orRate(&c.ConnRate, DefaultConnRate)
 	orRate(&c.IPRate, DefaultIPRate)
-	orRate(&c.TargetRate, DefaultTargetRate)
+	orRate(&c.TargetRate, TargetRateDefault())
 	orRate(&c.TargetHostRate, DefaultTargetHostRate)
 	orRate(&c.PingRate, DefaultPingRate)
 	orRate(&c.VisitorRate, DefaultVisitorRate)

@@ -48,20 +48,38 @@ func Detect(ctx context.Context, ex netquery.Exchanger, target string, opts map[
 	if err != nil {
 		return Detected{}, err
 	}
-	cands := make([]Detected, len(order))
-	for i, c := range order {
-		cands[i] = Detected{Codec: c.Codec, Query: c.Query}
+	cands := make([]Detected, 0, len(order))
+	candOpts := make([]map[string]string, 0, len(order))
+	for _, c := range order {
+		// A protocol whose query names its server (Minecraft's handshake)
+		// is asked with the target as given; one that cannot name it (an
+		// address its syntax refuses) is left out.
+		o, q := opts, c.Query
+		if d := codecs.DescriptionOf(c.Codec); d.TargetInQuery {
+			host, port, err := netquery.SplitTarget(d, target)
+			if err == nil {
+				o, err = d.TargetOptions(host, port, opts)
+			}
+			if err == nil {
+				q, err = c.Codec.NewQuery(o)
+			}
+			if err != nil {
+				continue
+			}
+		}
+		cands = append(cands, Detected{Codec: c.Codec, Query: q})
+		candOpts = append(candOpts, o)
 	}
 	ctx, cancel := context.WithCancel(ctx)
 	out := make(chan outcome, len(cands))
 	var wg sync.WaitGroup
 	defer func() { cancel(); wg.Wait() }() // the losers stop as soon as ctx is cancelled
-	for _, p := range cands {
+	for i, p := range cands {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
 			var err error
-			p.Result, err = ex.Exchange(ctx, p.Codec.Name(), target, p.Query)
+			p.Result, err = netquery.ExchangeFor(ctx, ex, p.Codec.Name(), target, candOpts[i], p.Query)
 			exchangeErr := err != nil
 			switch {
 			case err != nil:

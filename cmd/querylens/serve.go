@@ -330,10 +330,12 @@ func (e *env) runServe(ctx context.Context, o serveOptions, ready chan<- string)
 		// The demo's own masters replace the defaults: no public master
 		// is ever asked for a demo.
 		wcfg.Masters = append(demoMasters(d), wcfg.Masters...)
-		demoTargets = d.Targets()
+		// The TCP servers (Minecraft Java) are configured servers like
+		// the others without a master.
+		demoTargets = append(d.Targets(), d.StreamTargets()...)
 		// The servers the page finds on a master it asks itself are on
 		// that master's list; the others are configured servers.
-		for _, t := range d.Targets() {
+		for _, t := range demoTargets {
 			if !pageAsksMaster(t.Protocol) {
 				wcfg.Servers = append(wcfg.Servers, t.Ref())
 			}
@@ -529,7 +531,7 @@ func demoMasters(d *demo.Demo) []server.MasterSpec {
 // demo server.
 func demoAddrs(d *demo.Demo) ([]netip.AddrPort, error) {
 	addrs := d.Masters()
-	for _, t := range append(d.Targets(), d.Fleet()...) {
+	for _, t := range append(append(d.Targets(), d.Fleet()...), d.StreamTargets()...) {
 		addrs = append(addrs, t.Addr)
 	}
 	if t, ok := d.Flapping(); ok {
@@ -647,7 +649,7 @@ func pinFloor(rcfg relay.Config) func(history.Key) time.Duration {
 	}
 	rate := rcfg.TargetRate
 	if rate.PerSecond <= 0 {
-		rate = relay.DefaultTargetRate
+		rate = relay.TargetRateDefault()
 	}
 	refill := time.Duration(float64(max(rate.Burst, 1)) / rate.PerSecond * float64(time.Second))
 	own := map[netip.AddrPort]bool{}
