@@ -1,6 +1,9 @@
 package codecs
 
-import "strconv"
+import (
+	"errors"
+	"strconv"
+)
 
 // A protocol that travels over TCP (Description.Transport TCP) speaks a
 // byte stream, while a Query takes messages. Stream is the one driver
@@ -245,75 +248,58 @@ func equalFold(a, b string) bool {
 // connection itself (a page, whose relay holds a stream protocol's
 // conversation): for a datagram protocol, c.NewQuery(opts); for a stream
 // one (stream true), a query whose Feed takes the stream's bytes as they
-// come, cuts them with the protocol's MessageLen, and asks nothing to be
-// written (the relay writes what its own query builds). A stream query
-// that carries its target (TargetInQuery) and is given none in opts is
-// built naming "localhost" on the default port: the relay's query names
-// the real one, and decoding the reply does not depend on it.
+// come, cut with the protocol's MessageLen, and asks nothing to be written
+// (the relay writes what its own query builds). The stream side is
+// package codecs/pagestream, which every family with a stream protocol
+// imports: a browser module of datagram protocols alone does not link it.
+// A stream query that carries its target (TargetInQuery) and is given
+// none in opts is built naming "localhost" on the default port: the
+// relay's query names the real one, and decoding the reply does not
+// depend on it.
 func NewConversation(c Codec, opts map[string]string) (q Query, stream bool, err error) {
 	d := DescriptionOf(c)
 	if d.Transport != TCP {
 		q, err = c.NewQuery(opts)
 		return q, false, err
 	}
-	if d.TargetInQuery {
-		host, port := opts["host"], 0
-		if host == "" {
-			host = "localhost"
-		}
-		if p, ok := opts["port"]; ok {
-			n, err := ParseUint(p, 16)
-			if err != nil {
-				return nil, true, OptionError(d.Name, "port", "not a port")
-			}
-			port = int(n)
-		} else if len(d.Ports) > 0 {
-			port = d.Ports[0]
-		}
-		if opts, err = d.TargetOptions(host, port, opts); err != nil {
-			return nil, true, err
-		}
+	if pageStream.conversation == nil {
+		return nil, true, errNoStreamSide(d.Name)
 	}
-	if q, err = c.NewQuery(opts); err != nil {
-		return nil, true, err
-	}
-	return &streamQuery{q: q, st: NewStream(q, d.MessageLen, ReplyCap{Bytes: 1 << 30, Datagrams: 1 << 30})}, true, nil
+	q, err = pageStream.conversation(c, d, opts)
+	return q, true, err
 }
-
-// streamQuery is a stream protocol's query fed with the stream's bytes.
-type streamQuery struct {
-	q  Query
-	st *Stream
-}
-
-func (s *streamQuery) Start() [][]byte { return s.q.Start() }
-
-// Feed takes the next bytes of the stream (any length) and says whether
-// the reply is complete; a malformed framing ends it with an error.
-func (s *streamQuery) Feed(b []byte) ([][]byte, bool, error) {
-	s.st.Take(b)
-	switch s.st.Stop() {
-	case StreamDone:
-		return nil, true, nil
-	case StreamBadFraming:
-		return nil, true, &Error{Protocol: "stream", Field: "message length", Offset: s.st.Bytes() - s.st.Pending(), Err: ErrBadValue}
-	}
-	return nil, false, s.st.Err()
-}
-
-func (s *streamQuery) Result(opt DecodeOptions) (*Message, error) { return s.q.Result(opt) }
 
 // DecodeStream decodes a stream protocol's reply given whole, as the
 // bytes came (a relay's CHUNKs one after the other): cut into messages
-// with d's MessageLen, then decoded by c. Bytes left over at the end that
-// are not a whole message make the error ErrIncomplete (with the message
-// decoded from the rest).
+// with the protocol's MessageLen, then decoded by c (codecs/pagestream).
+// Bytes left over at the end that are not a whole message make the error
+// ErrIncomplete (with the message decoded from the rest).
 func DecodeStream(c Codec, b []byte, opt DecodeOptions) (*Message, error) {
-	d := DescriptionOf(c)
-	msgs, rest, bad := CutStream(b, d.MessageLen)
-	m, err := c.Decode(msgs, opt)
-	if err == nil && (bad || len(rest) > 0) {
-		err = &Error{Protocol: c.Name(), Field: "stream", Offset: len(b) - len(rest), Err: ErrIncomplete}
+	if pageStream.decode == nil {
+		return nil, errNoStreamSide(c.Name())
 	}
-	return m, err
+	return pageStream.decode(c, DescriptionOf(c), b, opt)
+}
+
+// pageStream is the page's side of the stream protocols, set by package
+// codecs/pagestream (SetPageStream).
+var pageStream struct {
+	conversation func(c Codec, d Description, opts map[string]string) (Query, error)
+	decode       func(c Codec, d Description, b []byte, opt DecodeOptions) (*Message, error)
+}
+
+// SetPageStream installs the page's side of the stream protocols. Only
+// package codecs/pagestream calls it, from init.
+func SetPageStream(conversation func(c Codec, d Description, opts map[string]string) (Query, error),
+	decode func(c Codec, d Description, b []byte, opt DecodeOptions) (*Message, error)) {
+	pageStream.conversation, pageStream.decode = conversation, decode
+}
+
+// ErrNoStreamSide says a stream protocol was asked in a program that
+// does not link codecs/pagestream (a family with a stream protocol
+// imports it).
+var ErrNoStreamSide = errors.New("this build has no page side for stream protocols (codecs/pagestream)")
+
+func errNoStreamSide(protocol string) error {
+	return &Error{Protocol: protocol, Field: "transport", Err: ErrNoStreamSide}
 }

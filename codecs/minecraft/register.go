@@ -1,6 +1,10 @@
 package minecraft
 
-import "github.com/querylens/querylens/codecs"
+import (
+	"github.com/querylens/querylens/codecs"
+	// Minecraft Java is a stream protocol: the page's side of it.
+	_ "github.com/querylens/querylens/codecs/pagestream"
+)
 
 func init() {
 	codecs.Register(&Codec{})

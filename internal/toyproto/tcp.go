@@ -6,6 +6,8 @@ import (
 	"strconv"
 
 	"github.com/querylens/querylens/codecs"
+	// The TCP toy is a stream protocol: the page's side of it.
+	_ "github.com/querylens/querylens/codecs/pagestream"
 )
 
 // The TCP toy is the toy's stream twin: a made-up protocol that runs over
