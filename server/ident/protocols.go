@@ -33,18 +33,8 @@ type Candidate struct {
 // every registered protocol (sorted by name) whose codec accepts opts,
 // each with its own server query. With none, the error says why each
 // refused.
-func DetectOrder(opts map[string]string) ([]Candidate, error) { return DetectOrderAt(0, opts) }
-
-// DetectOrderAt is DetectOrder for an address on port: first the
-// protocols whose default port it is and that say to be asked first there
-// (codecs.Description.DetectFirst), then the others that list it among
-// their usual ports (Description.Ports), then the rest, each group sorted
-// by name. Port 25565 is Minecraft Java's game port, where its List Ping
-// answers, and GameSpy v4's default too (Minecraft's Query, which few
-// servers enable): the List Ping is asked first there. Port 0: no
-// preference.
-func DetectOrderAt(port int, opts map[string]string) ([]Candidate, error) {
-	var groups [3][]Candidate
+func DetectOrder(opts map[string]string) ([]Candidate, error) {
+	var cands []Candidate
 	var rejected string
 	for _, c := range codecs.Protocols() {
 		q, err := c.NewQuery(opts)
@@ -55,22 +45,43 @@ func DetectOrderAt(port int, opts map[string]string) ([]Candidate, error) {
 			rejected += c.Name() + ": " + err.Error()
 			continue
 		}
-		g := 2
-		if port != 0 {
-			switch d := codecs.DescriptionOf(c); {
-			case Preferred(c, port):
-				g = 0
-			case containsInt(d.Ports, port):
-				g = 1
-			}
-		}
-		groups[g] = append(groups[g], Candidate{Codec: c, Query: q})
+		cands = append(cands, Candidate{Codec: c, Query: q})
 	}
-	cands := append(append(groups[0], groups[1]...), groups[2]...)
 	if len(cands) == 0 {
 		return nil, &codecs.Error{Field: "options", Err: errors.New("no protocol accepts these options (" + rejected + ")")}
 	}
 	return cands, nil
+}
+
+// DetectOrderAt is DetectOrder for an address on port: first the
+// protocols whose default port it is and that say to be asked first there
+// (codecs.Description.DetectFirst), then the others that list it among
+// their usual ports (Description.Ports), then the rest, each group sorted
+// by name. Port 25565 is Minecraft Java's game port, where its List Ping
+// answers, and GameSpy v4's default too (Minecraft's Query, which few
+// servers enable): the List Ping is asked first there. Port 0: no
+// preference. (The browser module, which detects without a port, does
+// not link it.)
+func DetectOrderAt(port int, opts map[string]string) ([]Candidate, error) {
+	cands, err := DetectOrder(opts)
+	if err != nil || port == 0 {
+		return cands, err
+	}
+	var groups [3][]Candidate
+	for _, c := range cands {
+		g := 2
+		if Preferred(c.Codec, port) {
+			g = 0
+		} else {
+			for _, p := range codecs.DescriptionOf(c.Codec).Ports {
+				if p == port {
+					g = 1
+				}
+			}
+		}
+		groups[g] = append(groups[g], c)
+	}
+	return append(append(groups[0], groups[1]...), groups[2]...), nil
 }
 
 // Preferred reports whether c is to be asked first on port (its default
@@ -78,15 +89,6 @@ func DetectOrderAt(port int, opts map[string]string) ([]Candidate, error) {
 // for such a candidate's answer before it takes another's.
 func Preferred(c codecs.Codec, port int) bool {
 	return port != 0 && c.DefaultPort() == port && codecs.DescriptionOf(c).DetectFirst
-}
-
-func containsInt(list []int, v int) bool {
-	for _, x := range list {
-		if x == v {
-			return true
-		}
-	}
-	return false
 }
 
 // JoinURL is the link that starts the game on the server at addr, from a
