@@ -34,6 +34,7 @@ func (d *Demo) startListMasters(cfg Config, open func(string, Target, Handler) (
 		if err := d.openFleet(open, gameSpy1Fleet(cfg.Seed, i)); err != nil {
 			return err
 		}
+		d.unlisted = append(d.unlisted, len(d.fleet)-1)
 	}
 	var answering []a2s.Addr
 	var q3 []netip.AddrPort
@@ -165,9 +166,9 @@ func (d *Demo) A2SMaster() string { return d.a2sMaster }
 // Quake3Master is the Quake III master's address.
 func (d *Demo) Quake3Master() string { return d.q3Master }
 
-// Fleet lists the extra servers (Config.A2SServers, Quake3Servers and
-// GameSpy1Servers, in that order): the A2S and Quake III ones only their
-// masters list; the GameSpy v1 ones are the caller's to list.
+// Fleet lists the extra servers (Config.A2SServers, Quake3Servers,
+// GameSpy1Servers and More's, in that order): the A2S and Quake III ones
+// only their masters list; the others (Unlisted) are the caller's to list.
 func (d *Demo) Fleet() []Target { return append([]Target(nil), d.fleet...) }
 
 // MasterSpecs are the demo's masters as --master spells them
