@@ -48,6 +48,15 @@ type Config struct {
 	// silent). GameSpy v1 has no UDP master: they are in Fleet, for the
 	// caller to list as configured servers.
 	GameSpy1Servers int
+	// More adds, per protocol, that many answering servers (at most
+	// MaxServers each) of any protocol the demo has a server of (Fleet,
+	// not Targets): they cycle through the demo's normal servers of that
+	// protocol (its dialects, with their query options), a few slow or
+	// silent, and no demo master lists them (the caller lists them as
+	// configured servers; FleetOnMaster says which are on a list).
+	// "a2s", "quake3" and "gamespy1" add to A2SServers, Quake3Servers and
+	// GameSpy1Servers, whose fleets are on the demo's masters as before.
+	More map[string]int
 	// Flapping, when set, adds the flapping server (NewFlappingServerAt
 	// on this schedule), to try alerts on: Demo.Flapping, not in
 	// Targets, and on no master's list.
@@ -123,6 +132,7 @@ type Demo struct {
 	qwMaster            string
 	targets             []Target
 	fleet               []Target
+	unlisted            []int // indexes in fleet of the servers no demo master lists
 	flapping            *Target
 	conns               []*net.UDPConn
 	streams             streams
@@ -150,6 +160,10 @@ func Start(ctx context.Context, cfg Config) (*Demo, error) {
 	}
 	if cfg.GameSpy1Servers < 0 || cfg.GameSpy1Servers > MaxServers {
 		return nil, errors.New("demo: GameSpy v1 servers must be between 0 and " + strconv.Itoa(MaxServers))
+	}
+	cfg, err := cfg.foldMore()
+	if err != nil {
+		return nil, err
 	}
 	if cfg.A2SList < 0 || cfg.A2SList > MaxA2SList {
 		return nil, errors.New("demo: the A2S master's list must be between 0 and " + strconv.Itoa(MaxA2SList) + " addresses")
@@ -201,105 +215,7 @@ func Start(ctx context.Context, cfg Config) (*Demo, error) {
 	}
 	d.master = ap.String()
 
-	others := []struct {
-		protocol string
-		b        Behavior
-		h        func(seed int64, b Behavior) Handler
-		opts     map[string]string
-	}{
-		{"gamespy2", Normal, func(s int64, b Behavior) Handler { return NewGameSpy2(s, b) }, nil},
-		{"gamespy2", Slow, func(s int64, b Behavior) Handler { return NewGameSpy2(s+1, b) }, nil},
-		{"gamespy2", Truncated, func(s int64, b Behavior) Handler { return NewGameSpy2(s+2, b) }, nil},
-		{"ogp", Normal, func(s int64, b Behavior) Handler { return NewOGP(s, "1.0", b) }, nil},
-		{"ogp", RateLimit, func(s int64, b Behavior) Handler { return NewOGP(s+1, "1.0", b) }, nil},
-		{"ogp", Normal, func(s int64, b Behavior) Handler { return NewOGP(s+2, "0.04", b) }, map[string]string{"version": "0.04"}},
-		{"bloodmasters", Normal, func(s int64, b Behavior) Handler { return NewBloodmasters(s, b) }, nil},
-		{"bloodmasters", Silent, func(s int64, b Behavior) Handler { return NewBloodmasters(s+1, b) }, nil},
-		// One player connecting: counted, not listed.
-		{"a2s", Normal, func(s int64, b Behavior) Handler {
-			return NewA2S(s, A2SConfig{InfoChallenge: true, Connecting: 1}, b)
-		}, nil},
-		{"a2s", Normal, func(s int64, b Behavior) Handler { return NewA2S(s+1, A2SConfig{Compress: true}, b) }, nil},
-		{"a2s", Normal, func(s int64, b Behavior) Handler { return NewA2S(s+2, A2SConfig{GoldSrc: true}, b) }, nil},
-		// Many servers answer INFO only; asked for players and rules too,
-		// the conversation would wait for replies that never come.
-		{"a2s", Normal, func(s int64, b Behavior) Handler { return NewA2S(s+3, A2SConfig{OnlyInfo: true}, b) },
-			map[string]string{"players": "false", "rules": "false"}},
-		{"a2s", RateLimit, func(s int64, b Behavior) Handler { return NewA2S(s+4, A2SConfig{InfoChallenge: true}, b) }, nil},
-		{"quake3", Normal, func(s int64, b Behavior) Handler { return NewQuake3(s, Quake3IOQ3, b) }, nil},
-		{"quake3", Normal, func(s int64, b Behavior) Handler { return NewQuake3(s+1, Quake3Xonotic, b) }, nil},
-		{"quake3", Slow, func(s int64, b Behavior) Handler { return NewQuake3(s+2, Quake3CoD4, b) }, nil},
-		{"quake3", Truncated, func(s int64, b Behavior) Handler { return NewQuake3(s+3, Quake3IOQ3, b) }, nil},
-		{"quake2", Normal, func(s int64, b Behavior) Handler { return NewQuake2(s, quake2.Quake2, b) }, nil},
-		{"quakeworld", Normal, func(s int64, b Behavior) Handler { return NewQuake2(s+1, quake2.QuakeWorld, b) }, nil},
-		{"quakeworld", Truncated, func(s int64, b Behavior) Handler { return NewQuake2(s+2, quake2.QuakeWorld, b) }, nil},
-		{"hexen2", Normal, func(s int64, b Behavior) Handler { return NewQuake2(s+3, quake2.Hexen2, b) }, nil},
-		{"fivem", Normal, func(s int64, b Behavior) Handler { return NewFiveM(s, false) }, nil},
-		{"gamespy1", Normal, func(s int64, b Behavior) Handler { return NewGameSpy1(s, GameSpy1UT99, b) }, nil},
-		{"gamespy1", Normal, func(s int64, b Behavior) Handler { return NewGameSpy1(s+1, GameSpy1BF1942, b) }, nil},
-		{"gamespy1", Silent, func(s int64, b Behavior) Handler { return NewGameSpy1(s+2, GameSpy1UT99, b) }, nil},
-		{"gamespy3", Normal, func(s int64, b Behavior) Handler { return NewGameSpy3(s, GameSpy3UT3, b) }, nil},
-		{"gamespy3", Normal, func(s int64, b Behavior) Handler { return NewGameSpy3(s+1, GameSpy3Minecraft, b) },
-			map[string]string{"minecraft": "true"}},
-		{"gamespy3", Normal, func(s int64, b Behavior) Handler { return NewGameSpy3(s+2, GameSpy3NoChallenge, b) },
-			map[string]string{"challenge": "false"}},
-		{"doom3", Normal, func(s int64, b Behavior) Handler { return NewDoom3(s, doom3.GameDoom3, b) }, nil},
-		{"doom3", Normal, func(s int64, b Behavior) Handler { return NewDoom3(s+1, doom3.GameQuake4, b) }, nil},
-		{"doom3", Normal, func(s int64, b Behavior) Handler { return NewDoom3(s+2, doom3.GameETQW, b) }, nil},
-		{"doom3", Truncated, func(s int64, b Behavior) Handler { return NewDoom3(s+3, doom3.GamePrey, b) }, nil},
-		{"doom3", Normal, func(s int64, b Behavior) Handler { return NewDoom3(s+4, doom3.GameWolf, b) },
-			map[string]string{"game": "wolf"}},
-		{"unreal2", Normal, func(s int64, b Behavior) Handler { return NewUnreal2(s, Unreal2UT2004, b) }, nil},
-		{"unreal2", Normal, func(s int64, b Behavior) Handler { return NewUnreal2(s+1, Unreal2KillingFloor, b) }, nil},
-		{"unreal2", Truncated, func(s int64, b Behavior) Handler { return NewUnreal2(s+2, Unreal2UT2004, b) }, nil},
-		{"mumble", Normal, func(s int64, b Behavior) Handler { return NewMumble(s, b) }, nil},
-		{"mumble", Truncated, func(s int64, b Behavior) Handler { return NewMumble(s+1, b) }, nil},
-		{"samp", Normal, func(s int64, b Behavior) Handler { return NewSAMP(s, SAMP037, b) }, nil},
-		{"samp", Normal, func(s int64, b Behavior) Handler { return NewSAMP(s+1, SAMPOpenMP, b) }, nil},
-		{"vcmp", Normal, func(s int64, b Behavior) Handler { return NewSAMP(s+2, SAMPVCMP, b) }, nil},
-		// Hostile servers: their pages show "malformed" with the field and
-		// offset at fault (see Hostile for what each one breaks; the
-		// server browser does not ask A2S RULES, so the first shows
-		// malformed on its status page only).
-		{"a2s", BadLength, func(s int64, b Behavior) Handler {
-			return Hostile("a2s", b, NewA2S(s+5, A2SConfig{Compress: true}, Normal))
-		}, nil},
-		{"a2s", BadCount, func(s int64, b Behavior) Handler { return Hostile("a2s", b, NewA2S(s+6, A2SConfig{}, Normal)) }, nil},
-		{"a2s", Endless, func(s int64, b Behavior) Handler { return Hostile("a2s", b, NewA2S(s+7, A2SConfig{}, Normal)) }, nil},
-		{"quake3", Endless, func(s int64, b Behavior) Handler { return Hostile("quake3", b, NewQuake3(s+4, Quake3IOQ3, Normal)) }, nil},
-		{"doom3", Endless, func(s int64, b Behavior) Handler { return NewDoom3(s+5, doom3.GameDoom3, b) }, nil},
-		{"doom3", BadCount, func(s int64, b Behavior) Handler { return NewDoom3(s+6, doom3.GameQuake4, b) }, nil},
-		{"quake2", Endless, func(s int64, b Behavior) Handler {
-			return Hostile("quake2", b, NewQuake2(s+4, quake2.Quake2, Normal))
-		}, nil},
-		{"gamespy1", Endless, func(s int64, b Behavior) Handler {
-			return Hostile("gamespy1", b, NewGameSpy1(s+3, GameSpy1UT99, Normal))
-		}, nil},
-		{"unreal2", BadLength, func(s int64, b Behavior) Handler { return NewUnreal2(s+3, Unreal2UT2004, b) }, nil},
-		{"samp", BadLength, func(s int64, b Behavior) Handler { return NewSAMP(s+3, SAMP037, b) }, nil},
-		{"samp", BadCount, func(s int64, b Behavior) Handler { return NewSAMP(s+4, SAMPOpenMP, b) }, nil},
-		{"gamespy3", BadCount, func(s int64, b Behavior) Handler {
-			return Hostile("gamespy3", b, NewGameSpy3(s+3, GameSpy3UT3, Normal))
-		}, nil},
-		{"ase", Normal, func(s int64, b Behavior) Handler { return NewASE(s, ASEMTA, b) }, nil},
-		{"ase", RateLimit, func(s int64, b Behavior) Handler { return NewASE(s+1, ASEFarCry, b) }, nil},
-		// Every combination of the player flags: absent fields, not empty ones.
-		{"ase", Normal, func(s int64, b Behavior) Handler { return NewASE(s+2, ASEFlags, b) }, nil},
-		{"ase", BadLength, func(s int64, b Behavior) Handler { return Hostile("ase", b, NewASE(s+3, ASEMTA, Normal)) }, nil},
-		{"ase", Endless, func(s int64, b Behavior) Handler { return Hostile("ase", b, NewASE(s+4, ASEFarCry, Normal)) }, nil},
-		{"bedrock", Normal, func(s int64, b Behavior) Handler { return NewBedrock(s, b) }, nil},
-		{"bedrock", Silent, func(s int64, b Behavior) Handler { return NewBedrock(s+1, b) }, nil},
-	}
-	regMu.Lock()
-	for _, r := range registered {
-		others = append(others, struct {
-			protocol string
-			b        Behavior
-			h        func(seed int64, b Behavior) Handler
-			opts     map[string]string
-		}{r.Protocol, r.Behavior, r.New, r.Options})
-	}
-	regMu.Unlock()
+	others := demoServers()
 	for i, o := range others {
 		h := o.h(cfg.Seed+int64(i)*7919, o.b)
 		name := reportedName(o.protocol, o.opts, h)
@@ -314,6 +230,9 @@ func Start(ctx context.Context, cfg Config) (*Demo, error) {
 		return nil, err
 	}
 	if err := d.startListMasters(cfg, open); err != nil {
+		return nil, err
+	}
+	if err := d.startMore(cfg, others, open); err != nil {
 		return nil, err
 	}
 	if cfg.Flapping != nil {
@@ -487,4 +406,107 @@ func (d *Demo) Close() error {
 	})
 	d.wg.Wait()
 	return nil
+}
+
+// demoServer is one row of the demo's table of servers beside Zandronum's.
+type demoServer struct {
+	protocol string
+	b        Behavior
+	h        func(seed int64, b Behavior) Handler
+	opts     map[string]string
+}
+
+// demoServers is the demo's table of servers beside Zandronum's, the
+// registered ones (Register) last.
+func demoServers() []demoServer {
+	others := []demoServer{
+		{"gamespy2", Normal, func(s int64, b Behavior) Handler { return NewGameSpy2(s, b) }, nil},
+		{"gamespy2", Slow, func(s int64, b Behavior) Handler { return NewGameSpy2(s+1, b) }, nil},
+		{"gamespy2", Truncated, func(s int64, b Behavior) Handler { return NewGameSpy2(s+2, b) }, nil},
+		{"ogp", Normal, func(s int64, b Behavior) Handler { return NewOGP(s, "1.0", b) }, nil},
+		{"ogp", RateLimit, func(s int64, b Behavior) Handler { return NewOGP(s+1, "1.0", b) }, nil},
+		{"ogp", Normal, func(s int64, b Behavior) Handler { return NewOGP(s+2, "0.04", b) }, map[string]string{"version": "0.04"}},
+		{"bloodmasters", Normal, func(s int64, b Behavior) Handler { return NewBloodmasters(s, b) }, nil},
+		{"bloodmasters", Silent, func(s int64, b Behavior) Handler { return NewBloodmasters(s+1, b) }, nil},
+		// One player connecting: counted, not listed.
+		{"a2s", Normal, func(s int64, b Behavior) Handler {
+			return NewA2S(s, A2SConfig{InfoChallenge: true, Connecting: 1}, b)
+		}, nil},
+		{"a2s", Normal, func(s int64, b Behavior) Handler { return NewA2S(s+1, A2SConfig{Compress: true}, b) }, nil},
+		{"a2s", Normal, func(s int64, b Behavior) Handler { return NewA2S(s+2, A2SConfig{GoldSrc: true}, b) }, nil},
+		// Many servers answer INFO only; asked for players and rules too,
+		// the conversation would wait for replies that never come.
+		{"a2s", Normal, func(s int64, b Behavior) Handler { return NewA2S(s+3, A2SConfig{OnlyInfo: true}, b) },
+			map[string]string{"players": "false", "rules": "false"}},
+		{"a2s", RateLimit, func(s int64, b Behavior) Handler { return NewA2S(s+4, A2SConfig{InfoChallenge: true}, b) }, nil},
+		{"quake3", Normal, func(s int64, b Behavior) Handler { return NewQuake3(s, Quake3IOQ3, b) }, nil},
+		{"quake3", Normal, func(s int64, b Behavior) Handler { return NewQuake3(s+1, Quake3Xonotic, b) }, nil},
+		{"quake3", Slow, func(s int64, b Behavior) Handler { return NewQuake3(s+2, Quake3CoD4, b) }, nil},
+		{"quake3", Truncated, func(s int64, b Behavior) Handler { return NewQuake3(s+3, Quake3IOQ3, b) }, nil},
+		{"quake2", Normal, func(s int64, b Behavior) Handler { return NewQuake2(s, quake2.Quake2, b) }, nil},
+		{"quakeworld", Normal, func(s int64, b Behavior) Handler { return NewQuake2(s+1, quake2.QuakeWorld, b) }, nil},
+		{"quakeworld", Truncated, func(s int64, b Behavior) Handler { return NewQuake2(s+2, quake2.QuakeWorld, b) }, nil},
+		{"hexen2", Normal, func(s int64, b Behavior) Handler { return NewQuake2(s+3, quake2.Hexen2, b) }, nil},
+		{"fivem", Normal, func(s int64, b Behavior) Handler { return NewFiveM(s, false) }, nil},
+		{"gamespy1", Normal, func(s int64, b Behavior) Handler { return NewGameSpy1(s, GameSpy1UT99, b) }, nil},
+		{"gamespy1", Normal, func(s int64, b Behavior) Handler { return NewGameSpy1(s+1, GameSpy1BF1942, b) }, nil},
+		{"gamespy1", Silent, func(s int64, b Behavior) Handler { return NewGameSpy1(s+2, GameSpy1UT99, b) }, nil},
+		{"gamespy3", Normal, func(s int64, b Behavior) Handler { return NewGameSpy3(s, GameSpy3UT3, b) }, nil},
+		{"gamespy3", Normal, func(s int64, b Behavior) Handler { return NewGameSpy3(s+1, GameSpy3Minecraft, b) },
+			map[string]string{"minecraft": "true"}},
+		{"gamespy3", Normal, func(s int64, b Behavior) Handler { return NewGameSpy3(s+2, GameSpy3NoChallenge, b) },
+			map[string]string{"challenge": "false"}},
+		{"doom3", Normal, func(s int64, b Behavior) Handler { return NewDoom3(s, doom3.GameDoom3, b) }, nil},
+		{"doom3", Normal, func(s int64, b Behavior) Handler { return NewDoom3(s+1, doom3.GameQuake4, b) }, nil},
+		{"doom3", Normal, func(s int64, b Behavior) Handler { return NewDoom3(s+2, doom3.GameETQW, b) }, nil},
+		{"doom3", Truncated, func(s int64, b Behavior) Handler { return NewDoom3(s+3, doom3.GamePrey, b) }, nil},
+		{"doom3", Normal, func(s int64, b Behavior) Handler { return NewDoom3(s+4, doom3.GameWolf, b) },
+			map[string]string{"game": "wolf"}},
+		{"unreal2", Normal, func(s int64, b Behavior) Handler { return NewUnreal2(s, Unreal2UT2004, b) }, nil},
+		{"unreal2", Normal, func(s int64, b Behavior) Handler { return NewUnreal2(s+1, Unreal2KillingFloor, b) }, nil},
+		{"unreal2", Truncated, func(s int64, b Behavior) Handler { return NewUnreal2(s+2, Unreal2UT2004, b) }, nil},
+		{"mumble", Normal, func(s int64, b Behavior) Handler { return NewMumble(s, b) }, nil},
+		{"mumble", Truncated, func(s int64, b Behavior) Handler { return NewMumble(s+1, b) }, nil},
+		{"samp", Normal, func(s int64, b Behavior) Handler { return NewSAMP(s, SAMP037, b) }, nil},
+		{"samp", Normal, func(s int64, b Behavior) Handler { return NewSAMP(s+1, SAMPOpenMP, b) }, nil},
+		{"vcmp", Normal, func(s int64, b Behavior) Handler { return NewSAMP(s+2, SAMPVCMP, b) }, nil},
+		// Hostile servers: their pages show "malformed" with the field and
+		// offset at fault (see Hostile for what each one breaks; the
+		// server browser does not ask A2S RULES, so the first shows
+		// malformed on its status page only).
+		{"a2s", BadLength, func(s int64, b Behavior) Handler {
+			return Hostile("a2s", b, NewA2S(s+5, A2SConfig{Compress: true}, Normal))
+		}, nil},
+		{"a2s", BadCount, func(s int64, b Behavior) Handler { return Hostile("a2s", b, NewA2S(s+6, A2SConfig{}, Normal)) }, nil},
+		{"a2s", Endless, func(s int64, b Behavior) Handler { return Hostile("a2s", b, NewA2S(s+7, A2SConfig{}, Normal)) }, nil},
+		{"quake3", Endless, func(s int64, b Behavior) Handler { return Hostile("quake3", b, NewQuake3(s+4, Quake3IOQ3, Normal)) }, nil},
+		{"doom3", Endless, func(s int64, b Behavior) Handler { return NewDoom3(s+5, doom3.GameDoom3, b) }, nil},
+		{"doom3", BadCount, func(s int64, b Behavior) Handler { return NewDoom3(s+6, doom3.GameQuake4, b) }, nil},
+		{"quake2", Endless, func(s int64, b Behavior) Handler {
+			return Hostile("quake2", b, NewQuake2(s+4, quake2.Quake2, Normal))
+		}, nil},
+		{"gamespy1", Endless, func(s int64, b Behavior) Handler {
+			return Hostile("gamespy1", b, NewGameSpy1(s+3, GameSpy1UT99, Normal))
+		}, nil},
+		{"unreal2", BadLength, func(s int64, b Behavior) Handler { return NewUnreal2(s+3, Unreal2UT2004, b) }, nil},
+		{"samp", BadLength, func(s int64, b Behavior) Handler { return NewSAMP(s+3, SAMP037, b) }, nil},
+		{"samp", BadCount, func(s int64, b Behavior) Handler { return NewSAMP(s+4, SAMPOpenMP, b) }, nil},
+		{"gamespy3", BadCount, func(s int64, b Behavior) Handler {
+			return Hostile("gamespy3", b, NewGameSpy3(s+3, GameSpy3UT3, Normal))
+		}, nil},
+		{"ase", Normal, func(s int64, b Behavior) Handler { return NewASE(s, ASEMTA, b) }, nil},
+		{"ase", RateLimit, func(s int64, b Behavior) Handler { return NewASE(s+1, ASEFarCry, b) }, nil},
+		// Every combination of the player flags: absent fields, not empty ones.
+		{"ase", Normal, func(s int64, b Behavior) Handler { return NewASE(s+2, ASEFlags, b) }, nil},
+		{"ase", BadLength, func(s int64, b Behavior) Handler { return Hostile("ase", b, NewASE(s+3, ASEMTA, Normal)) }, nil},
+		{"ase", Endless, func(s int64, b Behavior) Handler { return Hostile("ase", b, NewASE(s+4, ASEFarCry, Normal)) }, nil},
+		{"bedrock", Normal, func(s int64, b Behavior) Handler { return NewBedrock(s, b) }, nil},
+		{"bedrock", Silent, func(s int64, b Behavior) Handler { return NewBedrock(s+1, b) }, nil},
+	}
+	regMu.Lock()
+	for _, r := range registered {
+		others = append(others, demoServer{r.Protocol, r.Behavior, r.New, r.Options})
+	}
+	regMu.Unlock()
+	return others
 }

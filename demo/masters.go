@@ -35,6 +35,7 @@ func (d *Demo) startListMasters(cfg Config, open func(string, Target, Handler) (
 		if err := d.openFleet(open, gameSpy1Fleet(cfg.Seed, i)); err != nil {
 			return err
 		}
+		d.unlisted = append(d.unlisted, len(d.fleet)-1)
 	}
 	var answering []a2s.Addr
 	var q3, qw []netip.AddrPort
@@ -182,9 +183,9 @@ func (d *Demo) Masters() []string {
 	return []string{d.Master(), d.A2SMaster(), d.Quake3Master(), d.QuakeWorldMaster()}
 }
 
-// Fleet lists the extra servers (Config.A2SServers, Quake3Servers and
-// GameSpy1Servers, in that order): the A2S and Quake III ones only their
-// masters list; the GameSpy v1 ones are the caller's to list.
+// Fleet lists the extra servers (Config.A2SServers, Quake3Servers,
+// GameSpy1Servers and More's, in that order): the A2S and Quake III ones
+// only their masters list; the others (Unlisted) are the caller's to list.
 func (d *Demo) Fleet() []Target { return append([]Target(nil), d.fleet...) }
 
 // MasterSpecs are the demo's masters as --master spells them

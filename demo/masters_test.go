@@ -202,3 +202,27 @@ func ask(t *testing.T, addr string, q []byte) [][]byte {
 	}
 	return out
 }
+
+// TestMoreFleet: Config.More starts that many servers of a protocol with
+// no demo master, cycling through the demo's normal servers of it, all
+// unlisted (the caller's to list), and refuses a protocol the demo has no
+// server of.
+func TestMoreFleet(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	d, err := Start(ctx, Config{Servers: 1, More: map[string]int{"samp": 3, "gamespy1": 2}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer d.Close()
+	counts := map[string]int{}
+	for _, tg := range d.Unlisted() {
+		counts[tg.Protocol]++
+	}
+	if counts["samp"] != 3 || counts["gamespy1"] != 2 || len(d.Fleet()) != 5 {
+		t.Fatalf("unlisted %v, fleet %d: want 3 samp and 2 gamespy1 of 5", counts, len(d.Fleet()))
+	}
+	if _, err := Start(ctx, Config{Servers: 1, More: map[string]int{"zandronum": 1}}); err == nil {
+		t.Fatal("More of a protocol without a demo server table row: no error")
+	}
+}

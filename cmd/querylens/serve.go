@@ -97,6 +97,48 @@ func (s *serverFlag) Set(v string) error {
 	return nil
 }
 
+// moreFlag is --demo-more: PROTOCOL=N, repeatable; a protocol named twice
+// adds up.
+type moreFlag []moreCount
+
+type moreCount struct {
+	protocol string
+	n        int
+}
+
+func (m *moreFlag) String() string {
+	var parts []string
+	for _, c := range *m {
+		parts = append(parts, c.protocol+"="+strconv.Itoa(c.n))
+	}
+	return strings.Join(parts, ",")
+}
+
+func (m *moreFlag) Set(s string) error {
+	p, v, ok := strings.Cut(s, "=")
+	n, err := strconv.Atoi(v)
+	if !ok || p == "" || err != nil || n < 0 || n > demo.MaxServers {
+		return errors.New("want PROTOCOL=N, N from 0 to " + strconv.Itoa(demo.MaxServers))
+	}
+	if _, known := server.LookupProtocol(p); !known {
+		return errors.New("unknown protocol " + strconv.Quote(p))
+	}
+	*m = append(*m, moreCount{p, n})
+	return nil
+}
+
+// counts is the flag as demo.Config.More takes it.
+func (m moreFlag) counts() map[string]int {
+	if len(m) == 0 {
+		return nil
+	}
+	out := map[string]int{}
+	for _, c := range m {
+		out[c.protocol] += c.n
+	}
+	return out
+}
+
 type serveOptions struct {
 	addr         string
 	allowTargets prefixFlag
@@ -112,6 +154,7 @@ type serveOptions struct {
 	demoA2S      int
 	demoQuake3   int
 	demoGameSpy1 int
+	demoMore     moreFlag
 	steamKey     string
 	adminToken   string // --admin-token or $QUERYLENS_ADMIN_TOKEN: the admin API (web/api)
 	metrics      bool
@@ -180,6 +223,9 @@ func (e *env) serve(args []string) int {
 	fs.IntVar(&o.demoQuake3, "demo-quake3-servers", 0, "with --demo: how many more Quake III servers the demo's Quake III master lists (up to "+strconv.Itoa(demo.MaxServers)+")")
 	fs.IntVar(&o.demoGameSpy1, "demo-gamespy1-servers", 0, "with --demo: how many more GameSpy v1 servers the browser page lists (up to "+strconv.Itoa(demo.MaxServers)+";\n"+
 		"GameSpy v1 has no UDP master: they are listed as --server would list them)")
+	fs.Var(&o.demoMore, "demo-more", "with --demo: `PROTOCOL=N` more servers of that protocol, of any the demo has a server of ("+demo.MoreProtocols()+"), up to\n"+
+		strconv.Itoa(demo.MaxServers)+" each; a2s, quake3 and gamespy1 add to their --demo-*-servers; the others, on no master, are listed as --server\n"+
+		"would list them; repeatable")
 	fs.IntVar(&o.demoA2SList, "demo-a2s-list", 0, "with --demo: how many addresses the Steam-like master lists in all, the A2S servers among silent\n"+
 		"loopback ones (up to "+strconv.Itoa(demo.MaxA2SList)+"; 0: just the A2S servers)")
 	fs.DurationVar(&o.demoFlap, "demo-flapping-period", 10*time.Minute, "with --demo: the flapping server (Quake III, for trying alerts) is down for 3/10 of every `PERIOD`;\n"+
@@ -293,7 +339,7 @@ func (e *env) runServe(ctx context.Context, o serveOptions, ready chan<- string)
 	if o.demo {
 		var err error
 		d, err = demo.Start(ctx, demo.Config{MasterAddr: o.demoMaster, Servers: o.demoServers, A2SServers: o.demoA2S, A2SList: o.demoA2SList,
-			Quake3Servers: o.demoQuake3, GameSpy1Servers: o.demoGameSpy1,
+			Quake3Servers: o.demoQuake3, GameSpy1Servers: o.demoGameSpy1, More: o.demoMore.counts(),
 			Flapping: &demo.FlapSchedule{Period: o.demoFlap}, FlappingAddr: o.demoFlapAddr})
 		if err != nil {
 			return err
@@ -340,13 +386,11 @@ func (e *env) runServe(ctx context.Context, o serveOptions, ready chan<- string)
 				wcfg.Servers = append(wcfg.Servers, t.Ref())
 			}
 		}
-		// A fleet whose protocol has no master querylens asks (GameSpy
-		// v1's masters speak TCP) is listed as configured servers (the
-		// other fleets are on their masters' lists).
-		for _, t := range d.Fleet() {
-			if p, _ := server.LookupProtocol(t.Protocol); p.Master == nil {
-				wcfg.Servers = append(wcfg.Servers, t.Ref())
-			}
+		// The fleets no demo master lists (GameSpy v1's, whose masters
+		// speak TCP, and --demo-more's) are listed as configured servers
+		// (the other fleets are on their masters' lists).
+		for _, t := range d.Unlisted() {
+			wcfg.Servers = append(wcfg.Servers, t.Ref())
 		}
 		if t, ok := d.Flapping(); ok {
 			wcfg.Servers = append(wcfg.Servers, t.Ref())
@@ -492,11 +536,12 @@ func fleetLines(d *demo.Demo, o serveOptions) string {
 	}
 	if o.demoGameSpy1 > 0 {
 		b.WriteString("demo fleet: " + strconv.Itoa(o.demoGameSpy1) + " GameSpy v1 servers listed as configured servers\n")
-		for _, t := range d.Fleet() {
-			if p, _ := server.LookupProtocol(t.Protocol); p.Master == nil {
-				b.WriteString("demo " + t.Protocol + " " + t.Addr + "\n")
-			}
-		}
+	}
+	for _, m := range o.demoMore {
+		b.WriteString("demo fleet: " + strconv.Itoa(m.n) + " more " + m.protocol + " servers\n")
+	}
+	for _, t := range d.Unlisted() {
+		b.WriteString("demo " + t.Protocol + " " + t.Addr + "\n")
 	}
 	return b.String()
 }

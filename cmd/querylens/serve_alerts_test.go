@@ -558,9 +558,14 @@ func TestAlertSample(t *testing.T) {
 // TestPinFloor: a watched server of the operator's own (the demo's) is
 // sampled as often as the relay's cache allows, one of a protocol that
 // answers an asker once per 10 s no more often, and anyone else's no
-// more often than the relay's per-target limits and 10 s.
+// more often than the relay's per-target limits refill a probe's burst,
+// nor 10 s.
 func TestPinFloor(t *testing.T) {
 	own := netip.MustParseAddrPort("127.0.0.1:27960")
+	// The default per-target burst holds a probe of every protocol:
+	// refilled at its rate, it bounds anyone else's server.
+	def := relay.TargetRateDefault()
+	refill := max(history.MinSampleEvery, time.Duration(float64(def.Burst)/def.PerSecond*float64(time.Second)))
 	floor := pinFloor(relay.Config{CacheTTL: 500 * time.Millisecond, AllowAddrs: []netip.AddrPort{own}})
 	for _, tc := range []struct {
 		key  history.Key
@@ -568,7 +573,7 @@ func TestPinFloor(t *testing.T) {
 	}{
 		{history.Key{Protocol: "quake3", Addr: own.String()}, 500 * time.Millisecond},
 		{history.Key{Protocol: "zandronum", Addr: own.String()}, 10 * time.Second},
-		{history.Key{Protocol: "quake3", Addr: "198.51.100.7:27960"}, history.MinSampleEvery},
+		{history.Key{Protocol: "quake3", Addr: "198.51.100.7:27960"}, refill},
 	} {
 		if got := floor(tc.key); got != tc.want {
 			t.Errorf("%s: %v, want %v", tc.key, got, tc.want)

@@ -238,6 +238,18 @@ func TestServeBadFlags(t *testing.T) {
 			t.Errorf("%v: exit %d, want %d and the flag's range in %q", args, code, exitUsage, stderr)
 		}
 	}
+	// --demo-more: a known protocol and a count in range.
+	for _, args := range [][]string{
+		{"serve", "--demo-more", "ase=-1"},
+		{"serve", "--demo-more", "ase=5001"},
+		{"serve", "--demo-more", "ase"},
+		{"serve", "--demo-more", "no-such-protocol=1"},
+	} {
+		_, stderr, code := runCLI(t, "", args...)
+		if code != exitUsage || !strings.Contains(stderr, "-demo-more") {
+			t.Errorf("%v: exit %d, want %d and the flag in %q", args, code, exitUsage, stderr)
+		}
+	}
 }
 
 // TestServeFleets runs serve --demo with small Quake III and GameSpy v1

@@ -30,6 +30,7 @@ import (
 	"github.com/querylens/querylens/bench"
 	"github.com/querylens/querylens/bench/farm"
 	"github.com/querylens/querylens/codecs"
+	"github.com/querylens/querylens/demo"
 	"github.com/querylens/querylens/netquery"
 	"github.com/querylens/querylens/server"
 )
@@ -294,25 +295,42 @@ rounds:
 	return report + "\n" + profileReport(prof, st), nil
 }
 
+// browserKnown are the browser section's protocols, in the order they
+// run in a round: Zandronum (the others are measured against it), the
+// protocols whose fleets the demo's masters list (a2s, quake3), then every
+// other protocol the demo can start a fleet of (demo.MoreProtocols) that
+// the section measures by default (browserDefault).
+func browserKnown() []string {
+	known := []string{"zandronum", "a2s", "quake3"}
+	for p := range strings.SplitSeq(demo.MoreProtocols(), ",") {
+		if p != "" && !slices.Contains(known, p) {
+			known = append(known, p)
+		}
+	}
+	return known
+}
+
+// browserDefault are the protocols the browser section measures without
+// -protocols: those with a goal of their own.
+var browserDefault = []string{"zandronum", "a2s", "quake3", "gamespy1", "ase", "samp"}
+
 // browserProtocols reads -protocols: the browser section's protocols, in
 // the order they run in a round, Zandronum always first (the others are
-// measured against it).
+// measured against it). Any protocol the demo can start a fleet of may be
+// named.
 func browserProtocols(list string) ([]string, error) {
-	known := []string{"zandronum", "a2s", "quake3", "gamespy1"}
-	if strings.TrimSpace(list) == "" {
-		return known, nil
+	known := browserKnown()
+	want, err := protocolSet(list, known)
+	if err != nil {
+		return nil, err
 	}
-	want := map[string]bool{"zandronum": true}
-	for p := range strings.SplitSeq(list, ",") {
-		p = strings.TrimSpace(p)
-		if p == "" {
-			continue
+	if want == nil {
+		want = map[string]bool{}
+		for _, p := range browserDefault {
+			want[p] = true
 		}
-		if !slices.Contains(known, p) {
-			return nil, fmt.Errorf("-protocols: unknown protocol %q (known: %s)", p, strings.Join(known, ","))
-		}
-		want[p] = true
 	}
+	want["zandronum"] = true
 	var out []string
 	for _, p := range known {
 		if want[p] {
@@ -377,9 +395,10 @@ func (e *env) profileRound(ctx context.Context) (*profiler.Profile, pageStats, e
 // has it for every visitor (the first fetch is paced at one page of 231
 // addresses per 2 s, masters.DefaultInterval); "quake3", e.servers Quake
 // III servers behind the demo's Quake III master, whose list the server
-// keeps too; "gamespy1", e.servers GameSpy v1 servers the page lists as
-// configured servers (GameSpy v1 has no UDP master), which the floor reads
-// from the page's own configuration.
+// keeps too; any other protocol (GameSpy v1, whose masters speak TCP,
+// ASE, SA-MP, …), e.servers servers of it (serve --demo-more
+// PROTOCOL=N), on no demo master: the page lists them as configured
+// servers, and the floor reads them from the page's own configuration.
 func (e *env) browserRound(ctx context.Context, hog bool, protocol string) (browserRound, error) {
 	r := browserRound{protocol: protocol}
 	ctx, cancel := context.WithTimeout(ctx, 2*time.Minute)
@@ -387,7 +406,7 @@ func (e *env) browserRound(ctx context.Context, hog bool, protocol string) (brow
 	var srv *serveProc
 	var err error
 	master := ""
-	var configured []string // gamespy1: the page's configured servers
+	var configured []string // a protocol no demo master lists: the page's configured servers
 	switch protocol {
 	case "a2s", "quake3":
 		srv, err = startServe(ctx, e.querylens, 1, "--demo-"+protocol+"-servers", strconv.Itoa(e.servers))
@@ -399,17 +418,17 @@ func (e *env) browserRound(ctx context.Context, hog bool, protocol string) (brow
 			defer srv.stop()
 			r.keptMS, err = keepList(ctx, srv.url, protocol, master)
 		}
-	case "gamespy1":
-		srv, err = startServe(ctx, e.querylens, 1, "--demo-gamespy1-servers", strconv.Itoa(e.servers))
-		if err == nil {
-			defer srv.stop()
-			configured, err = pageServers(ctx, srv.url, protocol)
-		}
-	default:
+	case "zandronum":
 		srv, err = startServe(ctx, e.querylens, e.servers)
 		if err == nil {
 			master = srv.master
 			defer srv.stop()
+		}
+	default: // no demo master lists them: the page's configured servers
+		srv, err = startServe(ctx, e.querylens, 1, "--demo-more", protocol+"="+strconv.Itoa(e.servers))
+		if err == nil {
+			defer srv.stop()
+			configured, err = pageServers(ctx, srv.url, protocol)
 		}
 	}
 	if err != nil {
@@ -446,7 +465,7 @@ func (e *env) browserRound(ctx context.Context, hog bool, protocol string) (brow
 	case <-ctx.Done():
 		return r, ctx.Err()
 	}
-	if protocol == "gamespy1" {
+	if configured != nil {
 		r.floor, err = nativeFloorList(ctx, protocol, configured, pageConcurrency)
 	} else {
 		r.floor, err = nativeFloor(ctx, protocol, master, pageConcurrency)
@@ -982,29 +1001,20 @@ func parseMetrics(r io.Reader) (map[string]float64, error) {
 	return out, sc.Err()
 }
 
-// browserRuns are the rounds of the browser section: Zandronum, A2S,
-// Quake III and GameSpy v1, quiet and loaded.
+// browserRuns are the rounds of the browser section: Zandronum's, and
+// each other protocol's, quiet and loaded.
 type browserRuns struct {
 	zan, zanLoaded []browserRound
-	a2s, a2sLoaded []browserRound
-	q3, q3Loaded   []browserRound
-	gs1, gs1Loaded []browserRound
+	other          map[string]*comparedRuns // by protocol
 }
 
 // complete reports whether every one of protocols has a quiet and a
 // loaded round.
 func (runs *browserRuns) complete(protocols []string) bool {
 	for _, p := range protocols {
-		var quiet, loaded []browserRound
-		switch p {
-		case "zandronum":
-			quiet, loaded = runs.zan, runs.zanLoaded
-		case "a2s":
-			quiet, loaded = runs.a2s, runs.a2sLoaded
-		case "quake3":
-			quiet, loaded = runs.q3, runs.q3Loaded
-		case "gamespy1":
-			quiet, loaded = runs.gs1, runs.gs1Loaded
+		quiet, loaded := runs.zan, runs.zanLoaded
+		if p != "zandronum" {
+			quiet, loaded = runs.quiet(p), runs.loaded(p)
 		}
 		if len(quiet) == 0 || len(loaded) == 0 {
 			return false
@@ -1013,16 +1023,33 @@ func (runs *browserRuns) complete(protocols []string) bool {
 	return true
 }
 
+func (runs *browserRuns) quiet(protocol string) []browserRound {
+	if c := runs.other[protocol]; c != nil {
+		return c.quiet
+	}
+	return nil
+}
+
+func (runs *browserRuns) loaded(protocol string) []browserRound {
+	if c := runs.other[protocol]; c != nil {
+		return c.loaded
+	}
+	return nil
+}
+
 // add files round r of protocol, loaded (hog) or quiet.
 func (runs *browserRuns) add(protocol string, hog bool, r browserRound) {
 	quiet, loaded := &runs.zan, &runs.zanLoaded
-	switch protocol {
-	case "a2s":
-		quiet, loaded = &runs.a2s, &runs.a2sLoaded
-	case "quake3":
-		quiet, loaded = &runs.q3, &runs.q3Loaded
-	case "gamespy1":
-		quiet, loaded = &runs.gs1, &runs.gs1Loaded
+	if protocol != "zandronum" {
+		if runs.other == nil {
+			runs.other = map[string]*comparedRuns{}
+		}
+		c := runs.other[protocol]
+		if c == nil {
+			c = &comparedRuns{protocol: protocol, title: protocolTitle(protocol)}
+			runs.other[protocol] = c
+		}
+		quiet, loaded = &c.quiet, &c.loaded
 	}
 	if hog {
 		*loaded = append(*loaded, r)
@@ -1034,20 +1061,34 @@ func (runs *browserRuns) add(protocol string, hog bool, r browserRound) {
 // comparedRuns are one protocol's refreshes, measured against
 // Zandronum's.
 type comparedRuns struct {
+	protocol      string
 	title         string // as the report names the protocol
 	quiet, loaded []browserRound
 }
 
 // compared lists the protocols with rounds beside Zandronum's, in the
-// report's order.
+// report's order (browserKnown's).
 func (runs browserRuns) compared() []comparedRuns {
 	var out []comparedRuns
-	for _, c := range []comparedRuns{{"A2S", runs.a2s, runs.a2sLoaded}, {"Quake III", runs.q3, runs.q3Loaded}, {"GameSpy v1", runs.gs1, runs.gs1Loaded}} {
-		if len(c.quiet) > 0 && len(c.loaded) > 0 {
-			out = append(out, c)
+	for _, p := range browserKnown() {
+		if c := runs.other[p]; c != nil && len(c.quiet) > 0 && len(c.loaded) > 0 {
+			out = append(out, *c)
 		}
 	}
 	return out
+}
+
+// protocolTitle is how the report names a protocol: the codec's title
+// (codecs.Codec.Title), A2S's shortened as the goals table has it.
+func protocolTitle(protocol string) string {
+	if protocol == "a2s" {
+		return "A2S"
+	}
+	c, err := codecs.Lookup(protocol)
+	if err != nil {
+		return protocol
+	}
+	return c.Title()
 }
 
 // zanCheck is a protocol's refresh on one machine state, beside the
@@ -1117,28 +1158,39 @@ func browserReport(e *env, runs browserRuns, fd firstDecodeRuns) string {
 	fmt.Fprintf(&b, "- page: from navigation to every one of the %d Zandronum rows in its final state (online, timed out, rate-limited, malformed) and the table rendered after it, read in the page "+
 		"(`globalThis.querylensBrowse.view()`, the progress bar, `#counts`, then two animation frames). The relay connection and the decoder run in the page's worker (web/static/worker.js), which asks up to %d servers at a time.\n", e.servers, pageConcurrency)
 	fmt.Fprintf(&b, "- floor: `netquery.UDP` with `codecs.Lookup(\"zandronum\").NewQuery(...)`: the master list, then every listed server, %d at a time, 2 s timeout (the relay's reply window).\n", pageConcurrency)
-	if len(runs.a2s) > 0 {
+	if a2s := runs.quiet("a2s"); len(a2s) > 0 {
 		fmt.Fprintf(&b, "- A2S: in the same run, alternating with the rounds above (the order of the protocols reverses every round), %s: %d A2S servers behind the demo's Steam-like master, %s in its list with the demo's own (a few slow and silent, as in the wild). "+
 			"The server keeps that list (`GET /api/v1/masters/a2s/…`); it is fetched once before the page opens (median %s: one page of 231 addresses per 2 s), as a running server has it for every visitor. "+
 			"The page asks every listed server through the relay %s; the floor pages through the master over UDP (`master=true`) and asks every server the same, %d at a time, 2 s timeout.\n",
 			code(fmt.Sprintf("serve --demo --demo-servers 1 --demo-a2s-servers %d", e.servers)), e.servers,
-			num(bench.Median(collect(runs.a2s, func(r browserRound) float64 { return float64(r.floor.listed) }))),
-			ms(bench.Median(collect(runs.a2s, func(r browserRound) float64 { return r.keptMS }))), a2sAsks(), pageConcurrency)
+			num(bench.Median(collect(a2s, func(r browserRound) float64 { return float64(r.floor.listed) }))),
+			ms(bench.Median(collect(a2s, func(r browserRound) float64 { return r.keptMS }))), a2sAsks(), pageConcurrency)
 	}
-	if len(runs.q3) > 0 {
+	if q3 := runs.quiet("quake3"); len(q3) > 0 {
 		fmt.Fprintf(&b, "- Quake III: in the same run, alternating likewise, %s: %d Quake III servers (ioquake3, Xonotic and CoD4 dialects, a few slow and silent) behind the demo's Quake III master, %s in its list with the demo's own. "+
 			"The server keeps that list (`GET /api/v1/masters/quake3/…`); it is fetched once before the page opens (median %s), as a running server has it for every visitor. "+
 			"The page asks every listed server through the relay one getstatus (%s); the floor asks the master over UDP (`master=true`) and every server the same, %d at a time, 2 s timeout.\n",
 			code(fmt.Sprintf("serve --demo --demo-servers 1 --demo-quake3-servers %d", e.servers)), e.servers,
-			num(bench.Median(collect(runs.q3, func(r browserRound) float64 { return float64(r.floor.listed) }))),
-			ms(bench.Median(collect(runs.q3, func(r browserRound) float64 { return r.keptMS }))), listOptionsText("quake3"), pageConcurrency)
+			num(bench.Median(collect(q3, func(r browserRound) float64 { return float64(r.floor.listed) }))),
+			ms(bench.Median(collect(q3, func(r browserRound) float64 { return r.keptMS }))), listOptionsText("quake3"), pageConcurrency)
 	}
-	if len(runs.gs1) > 0 {
+	if gs1 := runs.quiet("gamespy1"); len(gs1) > 0 {
 		fmt.Fprintf(&b, "- GameSpy v1: in the same run, alternating likewise, %s: %d GameSpy v1 servers (UT99 and Battlefield 1942 dialects, replies in two or three datagrams, a few slow and silent), %s configured rows with the demo's own. "+
 			"GameSpy v1 has no UDP master: the page lists them from its configuration (as `--server gamespy1=HOST:PORT` would) and asks each through the relay `\\status\\` (%s); "+
 			"the floor reads the same addresses from the page's configuration (`<script id=\"ql-config\">`) and asks every server the same, %d at a time, 2 s timeout (its \"master list\" is none).\n",
 			code(fmt.Sprintf("serve --demo --demo-servers 1 --demo-gamespy1-servers %d", e.servers)), e.servers,
-			num(bench.Median(collect(runs.gs1, func(r browserRound) float64 { return float64(r.floor.listed) }))), listOptionsText("gamespy1"), pageConcurrency)
+			num(bench.Median(collect(gs1, func(r browserRound) float64 { return float64(r.floor.listed) }))), listOptionsText("gamespy1"), pageConcurrency)
+	}
+	for _, c := range runs.compared() {
+		switch c.protocol {
+		case "a2s", "quake3", "gamespy1": // above
+			continue
+		}
+		fmt.Fprintf(&b, "- %s: in the same run, alternating likewise, %s: %d %s servers (the demo's normal %s servers in turn, a few slow and silent), %s configured rows with the demo's own. "+
+			"No demo master lists them: the page lists them from its configuration (as `--server %s=HOST:PORT` would) and asks each through the relay (%s); "+
+			"the floor reads the same addresses from the page's configuration (`<script id=\"ql-config\">`) and asks every server the same, %d at a time, 2 s timeout (its \"master list\" is none).\n",
+			c.title, code(fmt.Sprintf("serve --demo --demo-servers 1 --demo-more %s=%d", c.protocol, e.servers)), e.servers, c.title, c.protocol,
+			num(bench.Median(collect(c.quiet, func(r browserRound) float64 { return float64(r.floor.listed) }))), c.protocol, listOptionsText(c.protocol), pageConcurrency)
 	}
 	b.WriteString("\n")
 	t := newTable("client", "machine", "master list", "all servers final", "answered", "online", "page ÷ floor")

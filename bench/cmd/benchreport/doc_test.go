@@ -182,3 +182,26 @@ gamma as measured in 2001
 		})
 	}
 }
+
+// TestNarrowedRun: a run narrowed by -protocols puts its goals rows in
+// place of the earlier rows of the same measure, keeps the others, adds
+// the new ones at the end, and folds the section's earlier text (not what
+// that text had itself kept of the run before).
+func TestNarrowedRun(t *testing.T) {
+	old := []string{"| A, 1000 servers | g | 1× | yes | c | d1 |", "| B, 1000 servers | g | 2× | yes | c | d1 |"}
+	rows := []string{"| B, 1000 servers | g | 3× | yes | c | d2 |", "| C, 1000 servers | g | 4× | yes | c | d2 |"}
+	got := mergeGoalRows(old, rows)
+	want := []string{old[0], rows[0], rows[1]}
+	if !slices.Equal(got, want) {
+		t.Errorf("mergeGoalRows = %q, want %q", got, want)
+	}
+	prev := "## Title\n\n_Measured then._\n\nthe table\n\n<details><summary>The earlier run (…)</summary>\n\nolder\n\n</details>"
+	kept := keptEarlier(prev, "ase,samp")
+	if !strings.Contains(kept, "_Measured then._\n\nthe table") || strings.Contains(kept, "older") || strings.Contains(kept, "## Title") ||
+		!strings.HasPrefix(kept, "<details><summary>The earlier run (this one measured only ase,samp") {
+		t.Errorf("keptEarlier = %q", kept)
+	}
+	if keptEarlier("", "ase") != "" {
+		t.Error("keptEarlier of no earlier section is not empty")
+	}
+}

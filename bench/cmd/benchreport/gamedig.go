@@ -14,6 +14,7 @@ import (
 
 	"github.com/querylens/querylens/bench"
 	"github.com/querylens/querylens/bench/farm"
+	"github.com/querylens/querylens/codecs"
 	"github.com/querylens/querylens/demo"
 )
 
@@ -57,6 +58,64 @@ var gdProtocols = []gdProtocol{
 		asks:     "`\\status\\xserverquery` (querylens's `xserverquery=true`); three datagrams, the final one first",
 		handler:  func(i int) demo.Handler { return demo.NewGameSpy1(int64(i), demo.GameSpy1UT99, demo.Normal) },
 		protocol: "gamespy1", opts: map[string]string{"xserverquery": "true"}, gdType: "protocol-gamespy1"},
+	// The title of those below is the codec's (codecs.Codec.Title).
+	{servers: "`demo.NewASE`, Multi Theft Auto",
+		asks:     "`s`: the server, its rules and players in one reply",
+		handler:  func(i int) demo.Handler { return demo.NewASE(int64(i), demo.ASEMTA, demo.Normal) },
+		protocol: "ase", gdType: "protocol-ase"},
+	{servers: "`demo.NewSAMP`, SA-MP 0.3.7",
+		asks:     "`i`, `r` and `d` in turn (info, rules, players with ids and pings)",
+		handler:  func(i int) demo.Handler { return demo.NewSAMP(int64(i), demo.SAMP037, demo.Normal) },
+		protocol: "samp", gdType: "protocol-samp"},
+}
+
+// gdSelected is gdProtocols with their titles filled in, only those named
+// in list (comma-separated codec names; "": all).
+func gdSelected(list string) ([]gdProtocol, error) {
+	var known []string
+	for _, p := range gdProtocols {
+		known = append(known, p.protocol)
+	}
+	want, err := protocolSet(list, known)
+	if err != nil {
+		return nil, err
+	}
+	var out []gdProtocol
+	for _, p := range gdProtocols {
+		if want != nil && !want[p.protocol] {
+			continue
+		}
+		if p.title == "" {
+			c, err := codecs.Lookup(p.protocol)
+			if err != nil {
+				return nil, fmt.Errorf("GameDig section: %w", err)
+			}
+			p.title = c.Title()
+		}
+		out = append(out, p)
+	}
+	return out, nil
+}
+
+// protocolSet reads -protocols against a section's known protocols: nil
+// for all (an empty list), else the set named; a name the section does
+// not know is an error.
+func protocolSet(list string, known []string) (map[string]bool, error) {
+	if strings.TrimSpace(list) == "" {
+		return nil, nil
+	}
+	want := map[string]bool{}
+	for p := range strings.SplitSeq(list, ",") {
+		p = strings.TrimSpace(p)
+		if p == "" {
+			continue
+		}
+		if !slices.Contains(known, p) {
+			return nil, fmt.Errorf("-protocols: unknown protocol %q (known: %s)", p, strings.Join(known, ","))
+		}
+		want[p] = true
+	}
+	return want, nil
 }
 
 type gamedigResult struct {
@@ -76,8 +135,12 @@ func gamedigSection(ctx context.Context, e *env) (string, error) {
 	if _, err := os.Stat(filepath.Join(gdDir, "node_modules", "gamedig")); err != nil {
 		return "GameDig is not installed: run `npm ci --prefix tools/gamedig`.\n", err
 	}
+	selected, err := gdSelected(e.protocols)
+	if err != nil {
+		return "", err
+	}
 	var runs []gdRun
-	for _, p := range gdProtocols {
+	for _, p := range selected {
 		r, err := e.gamedigProtocol(ctx, gdDir, p)
 		if err != nil {
 			return "", fmt.Errorf("%s: %w", p.title, err)

@@ -9,6 +9,10 @@
 //
 //	go tool task bench -- -only browser -protocols a2s -rounds-only -out /tmp/browser.md
 //
+// -protocols narrows the GameDig section too; a narrowed run keeps the
+// goals rows of the protocols it did not measure, and the section's
+// earlier text, folded beneath the new one.
+//
 // BENCHMARKS.md opens with a table of every goal (measure, goal, result,
 // command, date), then one section per measurement. Every section is
 // rewritten from its own measurement and says when, on what machine and
@@ -79,10 +83,15 @@ type section struct {
 	run        func(ctx context.Context, e *env) (string, error)
 }
 
+// byProtocol are the sections -protocols narrows: a narrowed run keeps the
+// goals rows of the protocols it did not measure and the earlier run's
+// text (keptEarlier).
+var byProtocol = map[string]bool{"browser": true, "gamedig": true}
+
 var sections = []section{
-	{"browser", "Refreshing 1,000 Zandronum, A2S, Quake III and GameSpy v1 servers in the browser", 20 * time.Minute, browserSection},
+	{"browser", "Refreshing 1,000 Zandronum, A2S, Quake III, GameSpy v1, All-Seeing Eye and SA-MP servers in the browser", 20 * time.Minute, browserSection},
 	{"start", "The browser page's start: first decode", 20 * time.Minute, startSection},
-	{"gamedig", "GameDig against querylens: GameSpy v2, A2S, Quake III, GameSpy v1", 15 * time.Minute, gamedigSection},
+	{"gamedig", "GameDig against querylens: GameSpy v2, A2S, Quake III, GameSpy v1, All-Seeing Eye, SA-MP", 15 * time.Minute, gamedigSection},
 	{"decoder", "The browser decoder: wasm against native", 8 * time.Minute, decoderSection},
 	{"relay", "The relay", 8 * time.Minute, relaySection},
 	{"scale", "Several instances sharing Redis", 3 * time.Minute, scaleSection},
@@ -112,7 +121,8 @@ func main() {
 	flag.StringVar(&e.chromium, "chromium", "/usr/bin/chromium", "headless Chromium")
 	flag.StringVar(&e.benchtime, "benchtime", "100ms", "-benchtime of each micro-benchmark run")
 	flag.BoolVar(&e.whatIf, "whatif", false, "the browser section also times the page with one change at a time (what-if runs, for docs/benchmarks-notes.md)")
-	flag.StringVar(&e.protocols, "protocols", "", "the browser section's protocols, comma-separated (default all: zandronum,a2s,quake3,gamespy1; Zandronum always runs, as the others are measured against it)")
+	flag.StringVar(&e.protocols, "protocols", "", "the browser and GameDig sections' protocols, comma-separated (default all; the browser section always runs Zandronum's, as the others are measured against it);\n"+
+		"a narrowed run keeps the goals rows of the others and the section's earlier text, folded")
 	flag.StringVar(&e.startModule, "start-module", "", "a browser module (`FILE`.wasm) the start section's page serves instead of the one built into querylens (embedded in a querylens built with go build -overlay)")
 	flag.StringVar(&e.familiesModule, "families-module", "", "the start section's module of 20 families (`FILE`.wasm; default: built from ./wasm with 12 renamed copies of the codecs; off: not measured)")
 	flag.BoolVar(&e.noTail, "rounds-only", false, "the browser section times only its rounds (no first-decode and profiled rounds)")
@@ -190,15 +200,23 @@ func run(ctx context.Context, e *env, only, out string) error {
 			body += "\n**This measurement failed:** " + mdEscape(err.Error()) + "\n"
 		}
 		date := start.UTC().Format("2006-01-02 15:04 UTC")
+		narrowed := e.protocols != "" && byProtocol[s.key]
+		if narrowed {
+			body = strings.TrimSpace(body) + "\n\n" + keptEarlier(doc.sections[s.key], e.protocols)
+		}
 		doc.sections[s.key] = fmt.Sprintf("## %s\n\n_Measured %s in %s on %s; load average %s at the start, %s at the end._\n\n%s",
 			s.title, date, time.Since(start).Round(time.Second), machine(), load, loadAverage(), strings.TrimSpace(body))
 		// A section that failed before checking any goal keeps its earlier
 		// rows, which carry their own date.
 		if err == nil || len(e.goals) > 0 {
-			doc.goals[s.key] = nil
+			var rows []string
 			for _, g := range e.goals {
-				doc.goals[s.key] = append(doc.goals[s.key], strings.TrimSuffix(mdRow(g.cells(s.key, date)), "\n"))
+				rows = append(rows, strings.TrimSuffix(mdRow(g.cells(s.key, date)), "\n"))
 			}
+			if narrowed {
+				rows = mergeGoalRows(doc.goals[s.key], rows)
+			}
+			doc.goals[s.key] = rows
 		}
 		if err := os.WriteFile(outPath, []byte(doc.render()), 0o644); err != nil {
 			return err
@@ -276,4 +294,49 @@ func loadAverage() string {
 		return "unknown"
 	}
 	return f[0]
+}
+
+// keptEarlier is what a run narrowed by -protocols keeps of the section's
+// earlier text (its block, heading included): everything but the heading,
+// folded, less what that run kept of the run before it.
+func keptEarlier(prev, protocols string) string {
+	prev, _, _ = strings.Cut(prev, "\n<details><summary>The earlier run")
+	_, rest, ok := strings.Cut(prev, "\n")
+	if !ok || strings.TrimSpace(rest) == "" {
+		return ""
+	}
+	return "<details><summary>The earlier run (this one measured only " + protocols + ", with -protocols; the goals table keeps the earlier rows of the others)</summary>\n\n" +
+		strings.TrimSpace(rest) + "\n\n</details>\n"
+}
+
+// mergeGoalRows puts a narrowed run's goals rows in place of the earlier
+// rows of the same measure (the first cell), keeps the others, and adds
+// the new measures at the end.
+func mergeGoalRows(old, rows []string) []string {
+	measure := func(row string) string {
+		cells, _ := tableCells(row)
+		if len(cells) == 0 {
+			return row
+		}
+		return cells[0]
+	}
+	byMeasure := map[string]string{}
+	for _, r := range rows {
+		byMeasure[measure(r)] = r
+	}
+	var out []string
+	for _, r := range old {
+		if n, ok := byMeasure[measure(r)]; ok {
+			out = append(out, n)
+			delete(byMeasure, measure(r))
+			continue
+		}
+		out = append(out, r)
+	}
+	for _, r := range rows {
+		if _, ok := byMeasure[measure(r)]; ok {
+			out = append(out, r)
+		}
+	}
+	return out
 }

@@ -155,7 +155,10 @@ func TestBrowserProtocols(t *testing.T) {
 		want    []string
 		wantErr bool
 	}{
-		{"", []string{"zandronum", "a2s", "quake3", "gamespy1"}, false},
+		{"", []string{"zandronum", "a2s", "quake3", "ase", "gamespy1", "samp"}, false},
+		// Any protocol the demo can start a fleet of (demo.MoreProtocols).
+		{"samp,ase", []string{"zandronum", "ase", "samp"}, false},
+		{"doom3", []string{"zandronum", "doom3"}, false},
 		{"a2s", []string{"zandronum", "a2s"}, false},
 		{" gamespy1 , a2s,", []string{"zandronum", "a2s", "gamespy1"}, false},
 		{"zandronum", []string{"zandronum"}, false},

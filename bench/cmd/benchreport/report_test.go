@@ -208,10 +208,11 @@ func TestBrowserReport(t *testing.T) {
 	quiet := []browserRound{round(1, 2074), round(1.02, 2100), round(0.95, 2050)}
 	loaded := []browserRound{round(1.1, 2107), round(1.2, 2120), round(1.05, 2090)}
 	for _, tc := range []struct {
-		golden         string
-		a2s, a2sLoaded []browserRound
-		q3, q3Loaded   []browserRound
-		gs1, gs1Loaded []browserRound
+		golden           string
+		a2s, a2sLoaded   []browserRound
+		q3, q3Loaded     []browserRound
+		gs1, gs1Loaded   []browserRound
+		samp, sampLoaded []browserRound
 	}{
 		{golden: "browser.golden"},
 		{golden: "browser-a2s.golden", a2s: a2s(978, 1.05, 1.1, 1.0), a2sLoaded: a2s(978, 1.1, 1.25, 1.15)},
@@ -223,10 +224,24 @@ func TestBrowserReport(t *testing.T) {
 		{golden: "browser-fleets.golden", a2s: a2s(978, 1.05, 1.1, 1.0), a2sLoaded: a2s(978, 1.1, 1.25, 1.15),
 			q3: other("quake3", 1005, 977, 312, 2100, 1.0, 1.05, 1.02), q3Loaded: other("quake3", 1005, 977, 312, 2100, 1.1, 1.2, 1.15),
 			gs1: other("gamespy1", 1004, 976, 0, 1900, 1.2, 1.25, 1.3), gs1Loaded: other("gamespy1", 1004, 500, 0, 1900, 1.1, 1.2, 1.15)},
+		// A protocol listed from the page's configuration through
+		// --demo-more, titled by its codec.
+		{golden: "browser-more.golden", samp: other("samp", 1008, 976, 0, 1900, 1.0, 1.05, 1.02), sampLoaded: other("samp", 1008, 976, 0, 1900, 1.1, 1.2, 1.15)},
 	} {
 		t.Run(tc.golden, func(t *testing.T) {
 			e := testEnv()
-			runs := browserRuns{zan: quiet, zanLoaded: loaded, a2s: tc.a2s, a2sLoaded: tc.a2sLoaded, q3: tc.q3, q3Loaded: tc.q3Loaded, gs1: tc.gs1, gs1Loaded: tc.gs1Loaded}
+			runs := browserRuns{zan: quiet, zanLoaded: loaded}
+			for _, p := range []struct {
+				protocol      string
+				quiet, loaded []browserRound
+			}{{"a2s", tc.a2s, tc.a2sLoaded}, {"quake3", tc.q3, tc.q3Loaded}, {"gamespy1", tc.gs1, tc.gs1Loaded}, {"samp", tc.samp, tc.sampLoaded}} {
+				for _, r := range p.quiet {
+					runs.add(p.protocol, false, r)
+				}
+				for _, r := range p.loaded {
+					runs.add(p.protocol, true, r)
+				}
+			}
 			got := browserReport(e, runs, firstDecodeRuns{cold: []float64{1018, 558, 768}, warm: []float64{897, 735, 370, 404, 828, 805}})
 			// The one line that depends on the machine running the test.
 			got = strings.Replace(got, fmt.Sprintf("one of the machine's %d)", runtime.NumCPU()), "one of the machine's N)", 1)
