@@ -187,6 +187,14 @@ func DescriptionOf(c Codec) Description {
 	return d
 }
 
+// Streamed reports whether c's protocol travels as a stream (its
+// description's Transport is TCP), without copying its description (the
+// browser module's calls per query).
+func Streamed(c Codec) bool {
+	p := descriptions[c.Name()]
+	return p != nil && p.Transport == TCP
+}
+
 // LookupDescription returns the description of the codec registered as
 // name (DescriptionOf).
 func LookupDescription(name string) (Description, error) {

@@ -257,15 +257,14 @@ func equalFold(a, b string) bool {
 // relay's query names the real one, and decoding the reply does not
 // depend on it.
 func NewConversation(c Codec, opts map[string]string) (q Query, stream bool, err error) {
-	d := DescriptionOf(c)
-	if d.Transport != TCP {
+	if !Streamed(c) {
 		q, err = c.NewQuery(opts)
 		return q, false, err
 	}
 	if pageStream.conversation == nil {
-		return nil, true, errNoStreamSide(d.Name)
+		return nil, true, errNoStreamSide(c.Name())
 	}
-	q, err = pageStream.conversation(c, d, opts)
+	q, err = pageStream.conversation(c, opts)
 	return q, true, err
 }
 
@@ -278,20 +277,20 @@ func DecodeStream(c Codec, b []byte, opt DecodeOptions) (*Message, error) {
 	if pageStream.decode == nil {
 		return nil, errNoStreamSide(c.Name())
 	}
-	return pageStream.decode(c, DescriptionOf(c), b, opt)
+	return pageStream.decode(c, b, opt)
 }
 
 // pageStream is the page's side of the stream protocols, set by package
 // codecs/pagestream (SetPageStream).
 var pageStream struct {
-	conversation func(c Codec, d Description, opts map[string]string) (Query, error)
-	decode       func(c Codec, d Description, b []byte, opt DecodeOptions) (*Message, error)
+	conversation func(c Codec, opts map[string]string) (Query, error)
+	decode       func(c Codec, b []byte, opt DecodeOptions) (*Message, error)
 }
 
 // SetPageStream installs the page's side of the stream protocols. Only
 // package codecs/pagestream calls it, from init.
-func SetPageStream(conversation func(c Codec, d Description, opts map[string]string) (Query, error),
-	decode func(c Codec, d Description, b []byte, opt DecodeOptions) (*Message, error)) {
+func SetPageStream(conversation func(c Codec, opts map[string]string) (Query, error),
+	decode func(c Codec, b []byte, opt DecodeOptions) (*Message, error)) {
 	pageStream.conversation, pageStream.decode = conversation, decode
 }
 

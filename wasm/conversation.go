@@ -90,7 +90,7 @@ func newQuery(args []js.Value) any {
 	o.Set("handle", h)
 	// The page asks a stream protocol with the relay's EXCHANGE, and feeds
 	// the CHUNKs to this conversation.
-	o.Set("stream", codecs.DescriptionOf(c).Transport == codecs.TCP)
+	o.Set("stream", codecs.Streamed(c))
 	return o
 }
 

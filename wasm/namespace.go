@@ -139,7 +139,7 @@ func decode(args []js.Value, spans bool) any {
 	if err != nil {
 		return errorValue(err, nil)
 	}
-	if len(dgs) == 1 && codecs.DescriptionOf(c).Transport == codecs.TCP {
+	if len(dgs) == 1 && codecs.Streamed(c) {
 		// A stream protocol's reply, whole: cut into its messages.
 		return messageValue(codecs.DecodeStream(c, dgs[0], opt))
 	}

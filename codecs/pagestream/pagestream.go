@@ -18,7 +18,8 @@ import (
 func init() { codecs.SetPageStream(conversation, decode) }
 
 // conversation is codecs.NewConversation for a stream protocol.
-func conversation(c codecs.Codec, d codecs.Description, opts map[string]string) (codecs.Query, error) {
+func conversation(c codecs.Codec, opts map[string]string) (codecs.Query, error) {
+	d := codecs.DescriptionOf(c)
 	if d.TargetInQuery {
 		host, port := opts["host"], 0
 		if host == "" {
@@ -69,8 +70,8 @@ func (s *query) Feed(b []byte) ([][]byte, bool, error) {
 func (s *query) Result(opt codecs.DecodeOptions) (*codecs.Message, error) { return s.q.Result(opt) }
 
 // decode is codecs.DecodeStream.
-func decode(c codecs.Codec, d codecs.Description, b []byte, opt codecs.DecodeOptions) (*codecs.Message, error) {
-	msgs, rest, bad := codecs.CutStream(b, d.MessageLen)
+func decode(c codecs.Codec, b []byte, opt codecs.DecodeOptions) (*codecs.Message, error) {
+	msgs, rest, bad := codecs.CutStream(b, codecs.DescriptionOf(c).MessageLen)
 	m, err := c.Decode(msgs, opt)
 	if err == nil && (bad || len(rest) > 0) {
 		err = &codecs.Error{Protocol: c.Name(), Field: "stream", Offset: len(b) - len(rest), Err: codecs.ErrIncomplete}
