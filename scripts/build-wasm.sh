@@ -41,6 +41,15 @@
 # measure each family's share (internal/wasmmodule.FamilyBudget); its sizes
 # go in the index, the module nowhere.
 #
+# Each module built is kept in a cache (QUERYLENS_WASM_CACHE, by default
+# ~/.cache/querylens/wasm; the newest 64 kept) under a key that names every
+# input of its build: the toolchain and flags, the build tags, the overlay's
+# file, and the path (in the module or the module cache) and SHA-256 of every
+# file of every non-standard package compiled in. The same sources build the
+# same module anywhere (below), so a build whose key is cached copies it:
+# lint's --check after a build, or a second clone, builds nothing again.
+# QUERYLENS_WASM_CACHE=off builds everything.
+#
 # Reproducible: the toolchain named by go.mod's go line (GOTOOLCHAIN), no
 # VCS stamp (-buildvcs=false: a new commit must not change the module),
 # -trimpath (the overlay's temporary path is not recorded either), no symbol
@@ -66,6 +75,47 @@ export GOTOOLCHAIN="go$gover" GOFLAGS=-mod=readonly GOEXPERIMENT= CGO_ENABLED=0
 build=(go build -trimpath -buildvcs=false -ldflags="-s -w")
 desc="GOTOOLCHAIN=go$gover GOOS=js GOARCH=wasm GOWASM= ${build[*]}"
 pkg=$(go list -m)
+cache=${QUERYLENS_WASM_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/querylens/wasm}
+modcache=$(go env GOMODCACHE)
+
+# module_key prints the cache key of ./wasm built with build tags $1 and,
+# if $2 is not empty, the overlay file $2 that replaces a file by $3.
+module_key() {
+  local tags=$1 overlay=$2 src=$3 flags=()
+  [ -n "$tags" ] && flags+=(-tags "$tags")
+  [ -n "$overlay" ] && flags+=(-overlay "$overlay")
+  {
+    echo "$desc"
+    go version
+    echo "tags: $tags"
+    [ -n "$src" ] && cat "$src"
+    GOOS=js GOARCH=wasm go list -deps "${flags[@]}" \
+      -f '{{if not .Standard}}{{$d := .Dir}}{{range .GoFiles}}{{$d}}/{{.}}{{"\n"}}{{end}}{{range .SFiles}}{{$d}}/{{.}}{{"\n"}}{{end}}{{range .EmbedFiles}}{{$d}}/{{.}}{{"\n"}}{{end}}{{end}}' ./wasm |
+      xargs -r -d '\n' sha256sum | sed -e "s#  $PWD/#  #" -e "s#  $modcache/#  mod:#"
+  } | sha256sum | cut -c1-64
+}
+
+# build_module OUT TAGS [OVERLAY SRC]: go build of ./wasm into OUT, or the
+# cached module of the same key.
+build_module() {
+  local out=$1 tags=$2 overlay=${3:-} src=${4:-} key flags=()
+  [ -n "$tags" ] && flags+=(-tags "$tags")
+  [ -n "$overlay" ] && flags+=(-overlay "$overlay")
+  if [ "$cache" = off ]; then
+    GOOS=js GOARCH=wasm GOWASM= "${build[@]}" "${flags[@]}" -o "$out" ./wasm
+    return
+  fi
+  key=$(module_key "$tags" "$overlay" "$src")
+  if [ -f "$cache/$key.wasm" ] && cp "$cache/$key.wasm" "$out"; then
+    touch "$cache/$key.wasm"
+    return
+  fi
+  GOOS=js GOARCH=wasm GOWASM= "${build[@]}" "${flags[@]}" -o "$out" ./wasm
+  mkdir -p "$cache"
+  cp "$out" "$cache/$key.wasm.$$" && mv -f "$cache/$key.wasm.$$" "$cache/$key.wasm"
+  # Keep the newest 64 (a few builds' worth of every module).
+  ls -1t "$cache"/*.wasm 2>/dev/null | tail -n +65 | xargs -r -d '\n' rm -f
+}
 
 if $unchanged; then
   # Lint checks on every commit that the committed module is what its
@@ -119,7 +169,7 @@ if [ -n "$family" ]; then
   fi
   IFS=$'\t' read -r fam protocols <"$tmp/families"
   name="querylens-${fam##*/}.wasm"
-  GOOS=js GOARCH=wasm GOWASM= "${build[@]}" -tags family -overlay "$tmp/family.overlay.json" -o "$tmp/$name" ./wasm
+  build_module "$tmp/$name" family "$tmp/family.overlay.json" "$tmp/family.go"
   go run ./internal/cmd/precompress -dir "$famout" -build "$desc -tags family -overlay (codecs/all/all.go importing $family alone) ./wasm" \
     -in "$tmp/$name" -name "$name" -families "$fam" -protocols "$protocols"
   exit 0
@@ -145,7 +195,7 @@ go run ./internal/cmd/precompress -list >"$tmp/families"
 all_pkgs=$(cut -f1 "$tmp/families" | paste -sd,)
 all_protocols=$(cut -f2 "$tmp/families" | tr , '\n' | sort | paste -sd,)
 
-GOOS=js GOARCH=wasm GOWASM= "${build[@]}" -o "$out/querylens.wasm" ./wasm
+build_module "$out/querylens.wasm" ""
 b=(-build "$desc ./wasm")
 $check && b=()
 "${pc[@]}" "${b[@]}" -in "$out/querylens.wasm" -name querylens.wasm -families "$all_pkgs" -protocols "$all_protocols"
@@ -158,7 +208,7 @@ while IFS=$'\t' read -r fam protocols; do
   src="$tmp/${fam##*/}.go"
   printf 'package all\n\nimport (\n\t_ "%s/codecs"\n\t_ "%s"\n)\n' "$pkg" "$fam" >"$src"
   printf '{"Replace": {"%s": "%s"}}\n' "$PWD/codecs/all/all.go" "$src" >"$tmp/${fam##*/}.overlay.json"
-  GOOS=js GOARCH=wasm GOWASM= "${build[@]}" -tags family -overlay "$tmp/${fam##*/}.overlay.json" -o "$out/$name" ./wasm
+  build_module "$out/$name" family "$tmp/${fam##*/}.overlay.json" "$src"
   b=(-build "$desc -tags family -overlay (codecs/all/all.go importing $fam alone) ./wasm")
   $check && b=()
   "${pc[@]}" "${b[@]}" -in "$out/$name" -name "$name" -families "$fam" -protocols "$protocols"
@@ -169,6 +219,6 @@ done <"$tmp/families"
 # sent: each family's share is its module less this one.
 printf 'package all\n\nimport _ "%s/codecs"\n' "$pkg" >"$tmp/base.go"
 printf '{"Replace": {"%s": "%s"}}\n' "$PWD/codecs/all/all.go" "$tmp/base.go" >"$tmp/base.overlay.json"
-GOOS=js GOARCH=wasm GOWASM= "${build[@]}" -tags family -overlay "$tmp/base.overlay.json" -o "$tmp/base.wasm" ./wasm
+build_module "$tmp/base.wasm" family "$tmp/base.overlay.json" "$tmp/base.go"
 
 "${pc[@]}" -index -base "$tmp/base.wasm" "${modules[@]}"

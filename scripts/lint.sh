@@ -84,7 +84,8 @@ fi
 
 # ---- Protocol names: said once, by the protocol's own package ----
 # Outside codecs/<proto>/ (and demo/, bench/, docs, tests, the table of
-# public default masters in server/masters_default.go, and the server-only
+# public default masters in server/masters_default.go, the game table
+# generated from GameDig's games list, server/games/gamedig.go, and the server-only
 # adapters and data named for their protocol, masters/<proto>.go and
 # server/<proto>.go; the stores' conformance suite, history/historytest,
 # is test code) no Go, templ or page script spells a registered
@@ -100,7 +101,7 @@ adapters=$(echo "$names" | sed -E 's#^(.*)$#masters/\1.go|server/\1.go#' | paste
 strip_comments() { sed -E -e 's#^[[:space:]]*(//|/\*|\*).*$##' -e "s#[[:space:]]//[^\"'\`]*\$##" "$1"; }
 found=0
 for f in $(git ls-files --cached --others --exclude-standard -- '*.go' '*.templ' 'web/static/*.js' 'web/static/**/*.js' |
-  grep -vE '^(codecs|demo|bench|docs)/|^history/historytest/|_test\.go$|_templ\.go$|^server/masters_default\.go$|^web/static/(model|wasm_exec)\.js$' |
+  grep -vE '^(codecs|demo|bench|docs)/|^history/historytest/|_test\.go$|_templ\.go$|^server/masters_default\.go$|^server/games/gamedig\.go$|^web/static/(model|wasm_exec)\.js$' |
   grep -vxE "$adapters"); do
   if strip_comments "$f" | grep -nE "$quote($names_re)$quote" | sed "s#^#$f:#" | grep .; then found=1; fi
 done

@@ -138,19 +138,3 @@ func GuessProtocol(port int) string {
 	}
 	return ""
 }
-
-// games are the games a protocol's master lists by id (Master.Games), by
-// protocol, registered from the protocol's file in this package: server
-// data the browser module never carries.
-var games = map[string][]SteamGame{}
-
-func registerGames(protocol string, gs []SteamGame) {
-	if games[protocol] != nil {
-		panic("server: registerGames called twice for " + protocol)
-	}
-	games[protocol] = gs
-}
-
-// Games returns the games the master of protocol lists by id, for its
-// game picker; nil when it has none.
-func Games(protocol string) []SteamGame { return games[protocol] }

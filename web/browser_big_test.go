@@ -61,33 +61,40 @@ func newFakeLists(t *testing.T) *fakeLists {
 		filter, prefix, game string
 		n                    int
 	}{{`\appid\440`, "tf2 server", "Team Fortress", 20000}, {`\appid\730`, "cs2 server", "Counter-Strike 2", 50}, {"", "", "", 0}} {
-		spec, err := server.ParseMasterSpec(bigMaster)
-		if err != nil {
-			t.Fatal(err)
-		}
-		spec.Filter = g.filter
-		list := server.MasterList{Master: spec, Fetched: time.Unix(1700000000, 0).UTC(), Complete: true, Pages: g.n/231 + 1, Servers: []server.Summary{}}
-		for i := range g.n {
-			addr := "10." + strconv.Itoa(i>>16) + "." + strconv.Itoa(i>>8&255) + "." + strconv.Itoa(i&255) + ":27015"
-			ref, err := server.New("a2s", addr, nil)
-			if err != nil {
-				t.Fatal(err)
-			}
-			s := server.Summary{Protocol: "a2s", Address: addr, Key: ref.Key().String(), Status: ref.Path(), Source: server.SourceHistory,
-				State: server.Online, Name: g.prefix + " " + pad5(i), Map: []string{"ctf_2fort", "pl_upward", "cp_dustbowl"}[i%3], Game: g.game,
-				Players: i % 25, MaxPlayers: 24, RTTSeconds: float64(i%300) / 1000, At: list.Fetched}
-			if i%7 == 0 {
-				s.State, s.Name = 0, "" // listed, never asked: "unknown"
-			}
-			list.Servers = append(list.Servers, s)
-		}
-		b, err := json.Marshal(list)
-		if err != nil {
-			t.Fatal(err)
-		}
-		f.bodies[g.filter] = b
+		f.bodies[g.filter] = fakeListBody(t, g.filter, g.prefix, g.game, g.n)
 	}
 	return f
+}
+
+// fakeListBody is the kept list of bigMaster with filter: n servers named
+// prefix and a number, playing game, every 7th never asked.
+func fakeListBody(t *testing.T, filter, prefix, game string, n int) []byte {
+	t.Helper()
+	spec, err := server.ParseMasterSpec(bigMaster)
+	if err != nil {
+		t.Fatal(err)
+	}
+	spec.Filter = filter
+	list := server.MasterList{Master: spec, Fetched: time.Unix(1700000000, 0).UTC(), Complete: true, Pages: n/231 + 1, Servers: []server.Summary{}}
+	for i := range n {
+		addr := "10." + strconv.Itoa(i>>16) + "." + strconv.Itoa(i>>8&255) + "." + strconv.Itoa(i&255) + ":27015"
+		ref, err := server.New("a2s", addr, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		s := server.Summary{Protocol: "a2s", Address: addr, Key: ref.Key().String(), Status: ref.Path(), Source: server.SourceHistory,
+			State: server.Online, Name: prefix + " " + pad5(i), Map: []string{"ctf_2fort", "pl_upward", "cp_dustbowl"}[i%3], Game: game,
+			Players: i % 25, MaxPlayers: 24, RTTSeconds: float64(i%300) / 1000, At: list.Fetched}
+		if i%7 == 0 {
+			s.State, s.Name = 0, "" // listed, never asked: "unknown"
+		}
+		list.Servers = append(list.Servers, s)
+	}
+	b, err := json.Marshal(list)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
 }
 
 // recordAskOrder runs before the page's scripts and keeps, in order, the

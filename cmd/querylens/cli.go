@@ -24,11 +24,14 @@ usage:
   querylens huffman encode|decode HEX                    Zandronum's Huffman layer
   querylens query   [-p PROTOCOL] [flags] HOST:PORT      query a live server and print the decoded JSON
                                                          (no -p, unknown port: every protocol is tried at once)
-  querylens master  [-p PROTOCOL] [flags] [HOST:PORT]    list the servers a master knows (default: the public one)
+  querylens query   -g GAME [flags] HOST[:PORT]          the same for a game, by GameDig's id (-g rust)
+  querylens master  [-p PROTOCOL | -g GAME] [flags] [HOST:PORT]
+                                                         list the servers a master knows (default: the public one)
   querylens serve   [flags]                              the web pages and the relay
   querylens demo    [flags]                              emulated game servers on loopback
   querylens watch   add|list|rm|test [flags]             alerts to Discord, Slack or a webhook when a server goes down, fills up...
   querylens protocols                                    list the protocols and their query options
+  querylens games   [--json] [ID...]                     every game GameDig knows: protocol, query port, served or why not
   querylens version                                      this binary's version and browser module
 
 PROTOCOL is one of the registered protocols; without -p it is detected from the bytes.
@@ -71,6 +74,7 @@ func (e *env) run(args []string) int {
 		"query":     func(e *env, a []string) int { return e.query(a, false) },
 		"master":    func(e *env, a []string) int { return e.query(a, true) },
 		"protocols": (*env).protocols,
+		"games":     (*env).games,
 		"serve":     (*env).serve,
 		"demo":      (*env).demo,
 		"version":   (*env).version,

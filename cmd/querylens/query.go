@@ -12,6 +12,7 @@ import (
 	"github.com/querylens/querylens/masters"
 	"github.com/querylens/querylens/netquery"
 	"github.com/querylens/querylens/server"
+	"github.com/querylens/querylens/server/games"
 )
 
 // optionFlags collects repeated -o key=value flags, read by
@@ -44,16 +45,22 @@ func guessProtocol(target string) string {
 
 func (e *env) query(args []string, master bool) int {
 	name := "query"
-	synopsis := "[-p PROTOCOL] [-o KEY=VALUE]... [--timeout D] [--retries N] [--relay URL] HOST:PORT"
+	synopsis := "[-p PROTOCOL | -g GAME] [-o KEY=VALUE]... [--timeout D] [--retries N] [--relay URL] HOST:PORT (-g: HOST[:PORT])"
 	protoHelp := "protocol (`name`); guessed from a well-known port when empty, else every protocol is tried at once"
 	if master {
 		name = "master"
-		synopsis = "[-p PROTOCOL] [--filter F] [--page-interval D] [-o KEY=VALUE]... [--timeout D] [--retries N] [--relay URL] [HOST:PORT]"
+		synopsis = "[-p PROTOCOL | -g GAME] [--filter F] [--page-interval D] [-o KEY=VALUE]... [--timeout D] [--retries N] [--relay URL] [HOST:PORT]"
 		protoHelp = "protocol (`name`) of the master; zandronum when empty"
 	}
 	fs := newFlagSet(e, name, synopsis)
 	proto := fs.String("p", "", protoHelp)
 	fs.StringVar(proto, "protocol", "", "same as -p")
+	gameHelp := "the game (GameDig's `id`: querylens games lists them): its protocol, options and query port; a port given is the game port"
+	if master {
+		gameHelp = "the game (GameDig's `id`) whose servers to list: its master's protocol, address and filter"
+	}
+	gameID := fs.String("g", "", gameHelp)
+	fs.StringVar(gameID, "game", "", "same as -g")
 	var rawOpts optionFlags
 	fs.Var(&rawOpts, "o", "a query option `key=value` (see querylens protocols); repeatable")
 	timeout := fs.Duration("timeout", 2*time.Second, "how long to wait for the reply to complete")
@@ -85,6 +92,49 @@ func (e *env) query(args []string, master bool) int {
 	}
 	if *retries < 0 || *retries > 10 {
 		return e.usageErr(fs, "--retries must be between 0 and 10, got "+strconv.Itoa(*retries))
+	}
+	var game games.Game
+	if *gameID != "" {
+		var ok bool
+		if game, ok = games.Lookup(*gameID); !ok {
+			return e.usageErr(fs, "unknown game "+strconv.Quote(*gameID)+" (querylens games lists GameDig's ids)")
+		}
+		if *proto != "" {
+			return e.usageErr(fs, "-g names the protocol: give -p or -g, not both")
+		}
+		switch {
+		case master && game.Master == "":
+			return e.usageErr(fs, game.Name+" ("+game.ID+"): no master querylens knows lists its servers")
+		case master:
+			*proto = game.Master
+			if *filter == "" {
+				*filter = game.Filter
+			}
+			if len(pos) == 0 && game.MasterAddr != "" {
+				pos = []string{game.MasterAddr}
+			}
+		case !game.Served():
+			return e.usageErr(fs, game.Name+" ("+game.ID+") is not served: "+game.WhyNot())
+		default:
+			*proto = game.Protocol
+			for k, v := range game.Options {
+				if _, set := opts[k]; !set {
+					opts[k] = v
+				}
+			}
+			d, _ := codecs.LookupDescription(game.Protocol)
+			if len(pos) == 1 && !bareSRV(d, pos[0]) {
+				// HOST, or HOST:PORT with the game port: the query port.
+				addr, moved, err := gameTarget(game, pos[0])
+				if err != nil {
+					return e.usageErr(fs, "bad address "+strconv.Quote(pos[0])+" for "+game.Name+": "+err.Error())
+				}
+				if moved {
+					io.WriteString(e.stderr, "querylens query: "+game.Name+" ("+game.ID+") answers queries on "+addr+"\n")
+				}
+				pos[0] = addr
+			}
+		}
 	}
 	if master && *proto == "" {
 		*proto = server.DefaultProtocol

@@ -386,3 +386,96 @@ func TestProbeThroughRelay(t *testing.T) {
 		t.Errorf("refused target: exit %d, %+v", code, got)
 	}
 }
+
+// TestQueryGame: -g takes GameDig's game ids (package games): the game's
+// protocol, options and query port (a port given is the game port, moved
+// by the game's offset), and for master its master's filter; a game this
+// binary does not serve, or an unknown one, is a usage error that asks
+// nothing.
+func TestQueryGame(t *testing.T) {
+	for _, tc := range []struct {
+		name     string
+		args     []string
+		code     int
+		protocol string
+		target   string // "" when nothing may be asked
+		sent     string // a part of the first datagram sent
+		stderr   string
+	}{
+		{"the query port", []string{"query", "-g", "rust", "127.0.0.1"}, exitFail, "a2s", "127.0.0.1:28015", "Source Engine Query", ""},
+		{"a game port moved by the offset", []string{"query", "-g", "valheim", "127.0.0.1:2500"}, exitFail, "a2s", "127.0.0.1:2501", "", "answers queries on 127.0.0.1:2501"},
+		{"an old id, IPv6", []string{"query", "--game", "7d2d", "::1"}, exitFail, "a2s", "[::1]:26901", "", ""},
+		{"a fixed query port", []string{"query", "-g", "ase", "127.0.0.1:7777"}, exitFail, "a2s", "127.0.0.1:27015", "", ""},
+		{"another protocol", []string{"query", "-g", "battlefield2", "127.0.0.1"}, exitFail, "gamespy3", "127.0.0.1:29900", "", ""},
+		{"negative offset", []string{"query", "-g", "unrealtournament3", "127.0.0.1:7777"}, exitFail, "gamespy3", "127.0.0.1:6500", "", ""},
+		{"not served", []string{"query", "-g", "discord", "127.0.0.1"}, exitUsage, "", "", "", "is not served: HTTP only"},
+		{"unknown", []string{"query", "-g", "nosuchgame", "127.0.0.1"}, exitUsage, "", "", "", "unknown game"},
+		{"-p and -g", []string{"query", "-g", "rust", "-p", "a2s", "127.0.0.1"}, exitUsage, "", "", "", "not both"},
+		{"no port known", []string{"query", "-g", "brink", "127.0.0.1"}, exitUsage, "", "", "", "no port"},
+		{"a master's filter", []string{"master", "-g", "rust", "127.0.0.1:27011", "--page-interval", "0"}, exitFail, "a2s", "127.0.0.1:27011", `\appid\252490`, ""},
+		{"a master's address", []string{"master", "-g", "xonotic"}, exitFail, "quake3", "dpmaster.deathmask.net:27950", "getserversExt Xonotic 3", ""},
+		{"no master", []string{"master", "-g", "battlefield2"}, exitUsage, "", "", "", "no master"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			rec := &recorder{}
+			got, stderr, code := runWith(t, rec, tc.args...)
+			if code != tc.code {
+				t.Fatalf("exit %d, want %d: %+v %s", code, tc.code, got, stderr)
+			}
+			if tc.stderr != "" && !strings.Contains(stderr, tc.stderr) {
+				t.Errorf("stderr %q, want %q", stderr, tc.stderr)
+			}
+			if tc.target == "" {
+				if len(rec.calls) != 0 {
+					t.Errorf("asked %+v", rec.calls)
+				}
+				return
+			}
+			if len(rec.calls) != 1 || rec.calls[0].target != tc.target || rec.calls[0].protocol != tc.protocol {
+				t.Fatalf("asked %+v, want one %s exchange with %s", rec.calls, tc.protocol, tc.target)
+			}
+			if tc.sent != "" && (len(rec.calls[0].start) == 0 || !strings.Contains(string(rec.calls[0].start[0]), tc.sent)) {
+				t.Errorf("sent %q, want %q in it", rec.calls[0].start, tc.sent)
+			}
+		})
+	}
+}
+
+// TestGames: querylens games lists every game with what this binary
+// serves; --json says the same; IDs pick games.
+func TestGames(t *testing.T) {
+	var out, errb bytes.Buffer
+	e := &env{stdin: strings.NewReader(""), stdout: &out, stderr: &errb}
+	if code := e.run([]string{"games"}); code != exitOK {
+		t.Fatalf("exit %d: %s", code, errb.String())
+	}
+	lines := strings.Split(strings.TrimSpace(out.String()), "\n")
+	if len(lines) != 1+358+1 || !strings.HasPrefix(lines[0], "ID ") || !strings.Contains(lines[len(lines)-1], "of the 358 games of GameDig 5.3.3 served") {
+		t.Errorf("%d lines: %q … %q", len(lines), lines[0], lines[len(lines)-1])
+	}
+	out.Reset()
+	if code := e.run([]string{"games", "--json", "rust", "discord"}); code != exitOK {
+		t.Fatalf("exit %d: %s", code, errb.String())
+	}
+	var v struct {
+		Served int `json:"served"`
+		Games  []struct {
+			ID        string `json:"id"`
+			Protocol  string `json:"protocol"`
+			QueryPort int    `json:"query_port"`
+			Filter    string `json:"filter"`
+			Served    bool   `json:"served"`
+			WhyNot    string `json:"why_not"`
+		} `json:"games"`
+	}
+	if err := json.Unmarshal(out.Bytes(), &v); err != nil {
+		t.Fatal(err)
+	}
+	if v.Served < 264 || len(v.Games) != 2 || v.Games[0].ID != "rust" || !v.Games[0].Served || v.Games[0].QueryPort != 28015 ||
+		v.Games[0].Filter != `\appid\252490` || v.Games[1].Served || !strings.HasPrefix(v.Games[1].WhyNot, "HTTP only") {
+		t.Errorf("%s", out.Bytes())
+	}
+	if code := e.run([]string{"games", "nosuchgame"}); code != exitUsage {
+		t.Errorf("an unknown game: exit %d", code)
+	}
+}

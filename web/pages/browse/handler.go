@@ -7,10 +7,11 @@ import (
 	"encoding/hex"
 	"net/http"
 	"slices"
-	"strconv"
+	"strings"
 
 	"github.com/querylens/querylens/codecs"
 	"github.com/querylens/querylens/server"
+	"github.com/querylens/querylens/server/games"
 	"github.com/querylens/querylens/web/layout"
 )
 
@@ -93,33 +94,39 @@ type Server struct {
 	Status string `json:"status"` // the status page's path (server.Summary's status)
 }
 
-// Game is a Steam game the page can list from a Steam master: its app id
-// (the master filter \appid\N) and its servers' usual query port.
+// Game is a game the page's game picker offers: one whose servers a
+// master that picks a game by id (Master.Games: Steam's) lists with
+// Filter, by GameDig's id (package games), the id GameDig's users type.
 type Game struct {
-	Name  string `json:"name"`
-	AppID int    `json:"appid"`
-	Port  int    `json:"port"`
+	ID     string   `json:"id"`
+	OldIDs []string `json:"old,omitempty"` // ids GameDig took before
+	Name   string   `json:"name"`
+	Master string   `json:"master"` // the protocol of the masters the filter is for
+	Filter string   `json:"filter"` // the master filter that lists the game's servers (\appid\440)
+	Port   int      `json:"port,omitempty"`
 }
 
-// Games are the games the page's game picker offers (server.Games of the
-// protocols whose master picks a game by id), with their app IDs and
-// their dedicated servers' default query ports.
+// Games are the games the page's game picker offers: the games of the
+// table (games.All) whose master picks a game by id, by name.
 func Games() []Game {
 	gs := []Game{}
-	for _, p := range server.Protocols() {
-		if p.Master == nil || !p.Master.Games {
+	for _, g := range games.All() {
+		if g.Master == "" || g.MasterAddr != "" {
 			continue
 		}
-		for _, g := range server.Games(p.Name) {
-			gs = append(gs, Game{Name: g.Name, AppID: g.AppID, Port: g.Port})
+		if p, ok := server.LookupProtocol(g.Master); !ok || p.Master == nil || !p.Master.Games {
+			continue
 		}
+		gs = append(gs, Game{ID: g.ID, OldIDs: g.OldIDs, Name: g.Name, Master: g.Master, Filter: g.Filter, Port: g.DefaultQueryPort()})
 	}
+	slices.SortFunc(gs, func(a, b Game) int { return strings.Compare(strings.ToLower(a.Name), strings.ToLower(b.Name)) })
 	return gs
 }
 
-// gameOption is a game as the game picker lists it: "Name (app ID)", which
-// browse.js reads back (a person may also type an app ID alone).
-func gameOption(g Game) string { return g.Name + " (" + strconv.Itoa(g.AppID) + ")" }
+// gameOption is a game as the game picker lists it: "Name (id)", which
+// browse-picker.js reads back (a person may also type the id alone, an
+// old id, the name or a Steam app ID).
+func gameOption(g Game) string { return g.Name + " (" + g.ID + ")" }
 
 // Handler serves GET /.
 type Handler struct {

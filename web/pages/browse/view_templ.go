@@ -14,7 +14,8 @@ import "github.com/querylens/querylens/web/layout"
 // script renders only the rows in view (a virtualised body, its rows
 // recycled as it scrolls) and sorts and filters in a worker, so tens of
 // thousands of servers scroll, sort and filter smoothly. The game picker
-// shows when a Steam master's list is kept by the server.
+// shows when a Steam master's list is kept by the server; it takes
+// GameDig's game ids (package games).
 func Page(p layout.Page, c Config) templ.Component {
 	return templruntime.GeneratedTemplate(func(templ_7745c5c3_Input templruntime.GeneratedComponentInput) (templ_7745c5c3_Err error) {
 		templ_7745c5c3_W, ctx := templ_7745c5c3_Input.Writer, templ_7745c5c3_Input.Context
@@ -60,7 +61,7 @@ func Page(p layout.Page, c Config) templ.Component {
 				var templ_7745c5c3_Var3 string
 				templ_7745c5c3_Var3, templ_7745c5c3_Err = templ.JoinStringErrs(pr.Name)
 				if templ_7745c5c3_Err != nil {
-					return templ.Error{Err: templ_7745c5c3_Err, FileName: `web/pages/browse/view.templ`, Line: 23, Col: 30}
+					return templ.Error{Err: templ_7745c5c3_Err, FileName: `web/pages/browse/view.templ`, Line: 24, Col: 30}
 				}
 				_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var3))
 				if templ_7745c5c3_Err != nil {
@@ -73,7 +74,7 @@ func Page(p layout.Page, c Config) templ.Component {
 				var templ_7745c5c3_Var4 string
 				templ_7745c5c3_Var4, templ_7745c5c3_Err = templ.JoinStringErrs(pr.Title)
 				if templ_7745c5c3_Err != nil {
-					return templ.Error{Err: templ_7745c5c3_Err, FileName: `web/pages/browse/view.templ`, Line: 23, Col: 43}
+					return templ.Error{Err: templ_7745c5c3_Err, FileName: `web/pages/browse/view.templ`, Line: 24, Col: 43}
 				}
 				_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var4))
 				if templ_7745c5c3_Err != nil {
@@ -84,7 +85,7 @@ func Page(p layout.Page, c Config) templ.Component {
 					return templ_7745c5c3_Err
 				}
 			}
-			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 5, "</select></label> <label title=\"Game mode\"><span class=\"sr-only\">Game mode</span> <select id=\"f-mode\" name=\"mode\" data-testid=\"filter-mode\"><option value=\"\">All modes</option></select></label> <label title=\"Password\"><span class=\"sr-only\">Password</span> <select id=\"f-password\" name=\"password\" data-testid=\"filter-password\"><option value=\"\">Any password</option> <option value=\"open\">No password</option> <option value=\"locked\">Password only</option></select></label> <label class=\"check\"><input type=\"checkbox\" id=\"f-empty\" name=\"empty\" data-testid=\"filter-empty\"> Hide empty</label> <label class=\"check\"><input type=\"checkbox\" id=\"f-full\" name=\"full\" data-testid=\"filter-full\"> Hide full</label> <label class=\"check\"><input type=\"checkbox\" id=\"f-fav\" name=\"fav\"> Favourites</label> <label class=\"check\"><input type=\"checkbox\" id=\"f-online\" name=\"online\"> Answering only</label> <label class=\"ping\">Max ping <input type=\"number\" id=\"f-ping\" name=\"ping\" min=\"0\" step=\"10\" placeholder=\"∞\" inputmode=\"numeric\" data-testid=\"filter-ping\"></label> <span class=\"game-picker\" data-testid=\"game-picker\" hidden><label for=\"f-game\">Game</label> <input type=\"search\" id=\"f-game\" name=\"game\" list=\"games\" placeholder=\"Any Steam game, or an app ID\" autocomplete=\"off\" inputmode=\"search\" data-testid=\"game\"> <datalist id=\"games\">")
+			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 5, "</select></label> <label title=\"Game mode\"><span class=\"sr-only\">Game mode</span> <select id=\"f-mode\" name=\"mode\" data-testid=\"filter-mode\"><option value=\"\">All modes</option></select></label> <label title=\"Password\"><span class=\"sr-only\">Password</span> <select id=\"f-password\" name=\"password\" data-testid=\"filter-password\"><option value=\"\">Any password</option> <option value=\"open\">No password</option> <option value=\"locked\">Password only</option></select></label> <label class=\"check\"><input type=\"checkbox\" id=\"f-empty\" name=\"empty\" data-testid=\"filter-empty\"> Hide empty</label> <label class=\"check\"><input type=\"checkbox\" id=\"f-full\" name=\"full\" data-testid=\"filter-full\"> Hide full</label> <label class=\"check\"><input type=\"checkbox\" id=\"f-fav\" name=\"fav\"> Favourites</label> <label class=\"check\"><input type=\"checkbox\" id=\"f-online\" name=\"online\"> Answering only</label> <label class=\"ping\">Max ping <input type=\"number\" id=\"f-ping\" name=\"ping\" min=\"0\" step=\"10\" placeholder=\"∞\" inputmode=\"numeric\" data-testid=\"filter-ping\"></label> <span class=\"game-picker\" data-testid=\"game-picker\" hidden><label for=\"f-game\">Game</label> <input type=\"search\" id=\"f-game\" name=\"game\" list=\"games\" placeholder=\"Any game: its name, GameDig id or Steam app ID\" autocomplete=\"off\" inputmode=\"search\" data-testid=\"game\"> <datalist id=\"games\">")
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}
@@ -96,7 +97,7 @@ func Page(p layout.Page, c Config) templ.Component {
 				var templ_7745c5c3_Var5 string
 				templ_7745c5c3_Var5, templ_7745c5c3_Err = templ.JoinStringErrs(gameOption(g))
 				if templ_7745c5c3_Err != nil {
-					return templ.Error{Err: templ_7745c5c3_Err, FileName: `web/pages/browse/view.templ`, Line: 51, Col: 36}
+					return templ.Error{Err: templ_7745c5c3_Err, FileName: `web/pages/browse/view.templ`, Line: 52, Col: 36}
 				}
 				_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var5))
 				if templ_7745c5c3_Err != nil {
@@ -119,7 +120,7 @@ func Page(p layout.Page, c Config) templ.Component {
 				var templ_7745c5c3_Var6 string
 				templ_7745c5c3_Var6, templ_7745c5c3_Err = templ.JoinStringErrs(pr.Name)
 				if templ_7745c5c3_Err != nil {
-					return templ.Error{Err: templ_7745c5c3_Err, FileName: `web/pages/browse/view.templ`, Line: 103, Col: 32}
+					return templ.Error{Err: templ_7745c5c3_Err, FileName: `web/pages/browse/view.templ`, Line: 104, Col: 32}
 				}
 				_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var6))
 				if templ_7745c5c3_Err != nil {
@@ -132,7 +133,7 @@ func Page(p layout.Page, c Config) templ.Component {
 				var templ_7745c5c3_Var7 string
 				templ_7745c5c3_Var7, templ_7745c5c3_Err = templ.JoinStringErrs(pr.Title)
 				if templ_7745c5c3_Err != nil {
-					return templ.Error{Err: templ_7745c5c3_Err, FileName: `web/pages/browse/view.templ`, Line: 103, Col: 45}
+					return templ.Error{Err: templ_7745c5c3_Err, FileName: `web/pages/browse/view.templ`, Line: 104, Col: 45}
 				}
 				_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var7))
 				if templ_7745c5c3_Err != nil {
@@ -155,7 +156,7 @@ func Page(p layout.Page, c Config) templ.Component {
 				var templ_7745c5c3_Var8 templ.SafeURL
 				templ_7745c5c3_Var8, templ_7745c5c3_Err = templ.JoinURLErrs(templ.SafeURL(s.Status))
 				if templ_7745c5c3_Err != nil {
-					return templ.Error{Err: templ_7745c5c3_Err, FileName: `web/pages/browse/view.templ`, Line: 131, Col: 44}
+					return templ.Error{Err: templ_7745c5c3_Err, FileName: `web/pages/browse/view.templ`, Line: 132, Col: 44}
 				}
 				_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var8))
 				if templ_7745c5c3_Err != nil {
@@ -168,7 +169,7 @@ func Page(p layout.Page, c Config) templ.Component {
 				var templ_7745c5c3_Var9 string
 				templ_7745c5c3_Var9, templ_7745c5c3_Err = templ.JoinStringErrs(s.Protocol)
 				if templ_7745c5c3_Err != nil {
-					return templ.Error{Err: templ_7745c5c3_Err, FileName: `web/pages/browse/view.templ`, Line: 131, Col: 59}
+					return templ.Error{Err: templ_7745c5c3_Err, FileName: `web/pages/browse/view.templ`, Line: 132, Col: 59}
 				}
 				_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var9))
 				if templ_7745c5c3_Err != nil {
@@ -181,7 +182,7 @@ func Page(p layout.Page, c Config) templ.Component {
 				var templ_7745c5c3_Var10 string
 				templ_7745c5c3_Var10, templ_7745c5c3_Err = templ.JoinStringErrs(s.Addr)
 				if templ_7745c5c3_Err != nil {
-					return templ.Error{Err: templ_7745c5c3_Err, FileName: `web/pages/browse/view.templ`, Line: 131, Col: 70}
+					return templ.Error{Err: templ_7745c5c3_Err, FileName: `web/pages/browse/view.templ`, Line: 132, Col: 70}
 				}
 				_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var10))
 				if templ_7745c5c3_Err != nil {
@@ -204,7 +205,7 @@ func Page(p layout.Page, c Config) templ.Component {
 				var templ_7745c5c3_Var11 string
 				templ_7745c5c3_Var11, templ_7745c5c3_Err = templ.JoinStringErrs(p.Assets.URL("spark.js"))
 				if templ_7745c5c3_Err != nil {
-					return templ.Error{Err: templ_7745c5c3_Err, FileName: `web/pages/browse/view.templ`, Line: 138, Col: 55}
+					return templ.Error{Err: templ_7745c5c3_Err, FileName: `web/pages/browse/view.templ`, Line: 139, Col: 55}
 				}
 				_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var11))
 				if templ_7745c5c3_Err != nil {
