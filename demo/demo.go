@@ -116,6 +116,8 @@ func (t Target) Ref() server.Ref {
 type Demo struct {
 	master              string
 	a2sMaster, q3Master string
+	gs1Master           string          // the GameSpy v1 master (TCP)
+	gs1                 *GameSpy1Master // nil before it starts
 	targets             []Target
 	fleet               []Target
 	flapping            *Target
@@ -379,6 +381,7 @@ func (d *Demo) Prefixes() []netip.Prefix {
 	add(d.master)
 	add(d.a2sMaster)
 	add(d.q3Master)
+	add(d.gs1Master)
 	for _, t := range d.targets {
 		add(t.Addr)
 	}
@@ -399,6 +402,9 @@ func (d *Demo) Close() error {
 		}
 		for _, c := range d.conns {
 			c.Close()
+		}
+		if d.gs1 != nil {
+			d.gs1.Close()
 		}
 	})
 	d.wg.Wait()

@@ -63,7 +63,7 @@ func (d *Demo) startListMasters(cfg Config, open func(string, Target, Handler) (
 		return err
 	}
 	d.q3Master = ap.String()
-	return nil
+	return d.startGameSpy1Master()
 }
 
 // q3FleetPerDatagram is how many servers the Quake III master lists a
@@ -174,5 +174,5 @@ func (d *Demo) Fleet() []Target { return append([]Target(nil), d.fleet...) }
 // (server.ParseMasterSpec), each with a label saying it is the demo's.
 func (d *Demo) MasterSpecs() []string {
 	return []string{"zandronum=" + d.Master() + "?label=demo", "a2s=" + d.A2SMaster() + "?label=demo+Steam",
-		"quake3=" + d.Quake3Master() + "?label=demo+Quake+III"}
+		"quake3=" + d.Quake3Master() + "?label=demo+Quake+III", "gamespy1=" + d.GameSpy1Master() + "?filter=ut&label=demo+GameSpy+v1"}
 }

@@ -134,13 +134,14 @@ const finalMark = `\final\`
 // (codecs.MasterDescription.MessageLen): a message ends with \final\. A
 // compact list is binary, so \final\ ends it only at a multiple of six
 // bytes from its start, unless everything before is text (a text list, a
-// greeting, an error). A greeting without \final\ (GameSpy's own masters
+// greeting, an error), or it ends what has come (a master writes its list
+// whole and closes: so a list whose last record is cut still ends). A greeting without \final\ (GameSpy's own masters
 // sent `\basic\\secure\ABCDEF` alone) is a message once its six-character
 // challenge has come with nothing after it. 0: more bytes are needed.
 func MasterMessageLen(b []byte) int {
 	text := true
 	for i := 0; i+len(finalMark) <= len(b); i++ {
-		if b[i] == '\\' && string(b[i:i+len(finalMark)]) == finalMark && (text || i%6 == 0) {
+		if b[i] == '\\' && string(b[i:i+len(finalMark)]) == finalMark && (text || i%6 == 0 || i+len(finalMark) == len(b)) {
 			return i + len(finalMark)
 		}
 		if c := b[i]; c < 0x20 || c == 0x7f {
