@@ -471,7 +471,7 @@ func (q *masterQuery) Result(opt codecs.DecodeOptions) (*codecs.Message, error) 
 		return m, err
 	}
 	if q.list == nil {
-		return m, newError("list", 0, "", codecs.Detail(codecs.ErrIncomplete, "no list received"))
+		return m, newError("list", 0, "", codecs.Detail(codecs.ErrIncomplete, "no list received (none came, or none ended with \\final\\)"))
 	}
 	if _, refused := masterRefusal(q.list); refused {
 		m.Kind, m.Denied = codecs.KindMasterDenied, "refused"
