@@ -99,9 +99,10 @@ func (e *env) query(args []string, master bool) int {
 		if game, ok = games.Lookup(*gameID); !ok {
 			return e.usageErr(fs, "unknown game "+strconv.Quote(*gameID)+" (querylens games lists GameDig's ids)")
 		}
-		if *proto != "" {
+		if *proto != "" && !(master && *proto == game.Master) {
 			return e.usageErr(fs, "-g names the protocol: give -p or -g, not both")
 		}
+		*proto = ""
 		switch {
 		case master && game.Master == "":
 			return e.usageErr(fs, game.Name+" ("+game.ID+"): no master querylens knows lists its servers")
@@ -238,6 +239,19 @@ func (e *env) query(args []string, master bool) int {
 		}
 		c, q, res, detected = p.Codec, p.Query, p.Result, true
 		io.WriteString(e.stderr, "querylens query: "+target+" answered in "+c.Title()+" (-p "+c.Name()+")\n")
+	} else if md := codecs.DescriptionOf(c).Master; master && md != nil && md.Transport == codecs.TCP {
+		// A master spoken to over TCP (GameSpy v1's) is asked directly:
+		// no relay holds such a conversation.
+		if *relayURL != "" {
+			return e.usageErr(fs, c.Title()+"'s master speaks TCP, which a relay does not carry: ask it without --relay")
+		}
+		if res, err = masters.ExchangeStream(ctx, md, target, q, masters.StreamConfig{Timeout: *timeout}); err != nil {
+			return e.fail(server.ExchangeError(c.Name(), err), nil, *pretty)
+		}
+		if res.Received == 0 {
+			return e.fail(&codecs.Error{Protocol: c.Name(), Field: "reply", Err: errors.New("no greeting from the master " + target +
+				" within " + timeout.String())}, nil, *pretty)
+		}
 	} else {
 		// A relay holds a TCP conversation itself, from the options.
 		if res, err = netquery.ExchangeFor(ctx, ex, c.Name(), target, opts, q); err != nil {

@@ -338,23 +338,18 @@ func requestFields(q *Request) codecs.Object {
 // until the final one and every one numbered before it have come.
 func (*Codec) NewQuery(opts map[string]string) (codecs.Query, error) {
 	o := codecs.ReadOptions(Protocol, queryOptions, opts)
+	game, key, compact := o.Value("gamename"), o.Value("key"), o.Choice("list") == "cmp"
 	if o.Bool("master") {
-		game, key, compact := o.Value("gamename"), o.Value("key"), o.Choice("list") == "cmp"
 		if err := o.Err(); err != nil {
 			return nil, err
 		}
-		if !validGameName(game) {
-			return nil, codecs.OptionError(Protocol, "gamename", strconv.Quote(game)+" is not a game name (letters, digits, _ and -)")
-		}
-		if key == "" {
-			var ok bool
-			if key, ok = MasterKey(game); !ok {
-				return nil, codecs.OptionError(Protocol, "key", "no key known for "+strconv.Quote(game)+": give -o key=…")
-			}
-		} else if len(key) > MaxGameNameLen {
-			return nil, codecs.OptionError(Protocol, "key", "longer than "+strconv.Itoa(MaxGameNameLen))
-		}
-		return newMasterQuery(game, key, compact), nil
+		return newMasterQueryOpts(game, key, compact)
+	}
+	if err := o.Err(); err != nil {
+		return nil, err
+	}
+	if _, err := newMasterQueryOpts(game, key, compact); err != nil && (opts["gamename"] != "" || opts["key"] != "") {
+		return nil, err // checked even when unused, as every option is
 	}
 	words := queries[o.Choice("query")]
 	xsq := o.Bool("xserverquery")

@@ -397,6 +397,23 @@ func validGameName(s string) bool {
 	return true
 }
 
+// newMasterQueryOpts checks NewQuery's master options and starts the
+// conversation they ask for.
+func newMasterQueryOpts(game, key string, compact bool) (*masterQuery, error) {
+	if !validGameName(game) {
+		return nil, codecs.OptionError(Protocol, "gamename", strconv.Quote(game)+" is not a game name (letters, digits, _ and -)")
+	}
+	if key == "" {
+		var ok bool
+		if key, ok = MasterKey(game); !ok {
+			return nil, codecs.OptionError(Protocol, "key", "no key known for "+strconv.Quote(game)+": give one with the key option")
+		}
+	} else if !validGameName(key) {
+		return nil, codecs.OptionError(Protocol, "key", "a key is 1 to 32 letters and digits")
+	}
+	return newMasterQuery(game, key, compact), nil
+}
+
 // masterQuery is the conversation with a master: the greeting, the
 // request, the list.
 type masterQuery struct {

@@ -126,3 +126,23 @@ func TestMasterConversation(t *testing.T) {
 		t.Error("no conversation")
 	}
 }
+
+// TestValidateVectors pins the validate value. The first case's inputs
+// are the usage example of aluigi's gsmsalg README (challenge "ABCDEF",
+// RogerWilco's key "rW17Ko", enctype 0), which prints the value without
+// publishing it; each expected value was computed here and agrees with a
+// separate transcription of the steps that FaultyRAM's gs-secure-validate
+// crate (src/lib.rs, Output::generate) and the Nim port of gsmsalg
+// publish. No published challenge and answer pair was found to cite.
+func TestValidateVectors(t *testing.T) {
+	for _, tc := range []struct{ challenge, key, want string }{
+		{"ABCDEF", "rW17Ko", "PUv150i3"},
+		{"ABCDEF", "Z5Nfb0", "5OOIQ5Ha"},
+		{"wookie", "Z5Nfb0", "2/TYFMRc"},
+		{"QWERTY", "Av3M99", "4rQ5M3/g"},
+	} {
+		if got := string(AppendValidate(nil, []byte(tc.challenge), tc.key)); got != tc.want {
+			t.Errorf("AppendValidate(%q, %q) = %q, want %q", tc.challenge, tc.key, got, tc.want)
+		}
+	}
+}
