@@ -272,6 +272,14 @@ func ReadMasterList(b []byte, compact bool, layer int, spans *[]codecs.Span) ([]
 	final := hasFinal(b)
 	if final {
 		end -= len(finalMark)
+	} else {
+		// A list cut inside its \final\: those bytes are not entries.
+		for k := len(finalMark) - 1; k > 0; k-- {
+			if len(b) >= k && string(b[len(b)-k:]) == finalMark[:k] {
+				end -= k
+				break
+			}
+		}
 	}
 	var out []string
 	span := func(start, stop int, field, kind, value string) {
@@ -475,7 +483,14 @@ func (q *masterQuery) Result(opt codecs.DecodeOptions) (*codecs.Message, error) 
 			m.Layers = append(m.Layers, codecs.Layer{Name: "greeting", Bytes: q.greeting, Parent: -1})
 		}
 		if q.request != nil {
+			layer := len(m.Layers)
 			m.Layers = append(m.Layers, codecs.Layer{Name: "request", Bytes: q.request, Parent: -1})
+			pairs(q.request, func(k, v []byte, off int) bool {
+				if len(v) > 0 {
+					m.Spans = append(m.Spans, codecs.Span{Layer: layer, Start: off, End: off + len(v), Field: "request." + string(k), Kind: "text", Value: string(v)})
+				}
+				return true
+			})
 		}
 	}
 	if q.greeting == nil {
