@@ -204,4 +204,3 @@ func (d *Demo) startGameSpy1Master() error {
 	d.gs1 = m
 	return nil
 }
-

@@ -18,10 +18,10 @@ func addMasterSeeds(f *testing.F) {
 			f.Add(d)
 		}
 	}
-	f.Add([]byte(`\basic\\secure\`))                  // an empty challenge
-	f.Add([]byte(`\secure\ABCDEF\secure\GHIJKL`))     // two challenges
-	f.Add([]byte(`\ip\999.1.1.1:1\final\`))           // an octet out of range
-	f.Add([]byte(`\ip\1.2.3.4:65536\final\`))         // a port out of range
+	f.Add([]byte(`\basic\\secure\`))                   // an empty challenge
+	f.Add([]byte(`\secure\ABCDEF\secure\GHIJKL`))      // two challenges
+	f.Add([]byte(`\ip\999.1.1.1:1\final\`))            // an octet out of range
+	f.Add([]byte(`\ip\1.2.3.4:65536\final\`))          // a port out of range
 	f.Add([]byte("\x5cfinal\x5c\x00\x00\x00\x00\x00")) // \final\ bytes inside a record
 }
 
