@@ -59,7 +59,7 @@ func TestGameSpy1Master(t *testing.T) {
 			t.Errorf("%s: %+v done=%v err=%v", list, m, done, err)
 		}
 	}
-	m, done, err := askGS1Master(t, addr, map[string]string{"master": "true", "gamename": "ut", "key": "wrong!"}, 3*time.Second)
+	m, done, err := askGS1Master(t, addr, map[string]string{"master": "true", "gamename": "ut", "key": "Wr0ngK"}, 3*time.Second)
 	if err == nil || !done || m.Kind != codecs.KindMasterDenied || !strings.Contains(err.Error(), "validation failed") {
 		t.Errorf("a wrong key: %+v done=%v err=%v", m, done, err)
 	}
