@@ -176,36 +176,32 @@ func hasByte(b []byte, c byte) bool {
 	return false
 }
 
-// pairs walks the \key\value pairs of a text message (a trailing \final\
-// and '\' allowed), calling f with each and the value's offset; it stops
-// at the first f that returns false. ok is false when b is not pairs.
-func pairs(b []byte, f func(key, value []byte, off int) bool) bool {
-	i := 0
-	for i < len(b) {
-		if b[i] != '\\' {
-			return false
+// merr is the package's error for the master readers: out of line, so
+// that each of their many failures costs one call.
+//
+//go:noinline
+func merr(field string, off int, sentinel error, text string) error {
+	return newError(field, off, "", codecs.Detail(sentinel, text))
+}
+
+// index returns the offset of the first sep in b, or -1.
+func index(b []byte, sep string) int {
+	for i := 0; i+len(sep) <= len(b); i++ {
+		if string(b[i:i+len(sep)]) == sep {
+			return i
 		}
-		if i == len(b)-1 {
-			return true
-		}
-		j := i + 1
-		for j < len(b) && b[j] != '\\' {
-			j++
-		}
-		key := b[i+1 : j]
-		if j == len(b) {
-			return f(key, nil, j) || true
-		}
-		k := j + 1
-		for k < len(b) && b[k] != '\\' {
-			k++
-		}
-		if !f(key, b[j+1:k], j+1) {
-			return true
-		}
-		i = k
 	}
-	return true
+	return -1
+}
+
+// field returns the value that starts at b[i:]: up to the next '\' or
+// the end.
+func field(b []byte, i int) []byte {
+	j := i
+	for j < len(b) && b[j] != '\\' {
+		j++
+	}
+	return b[i:j]
 }
 
 // masterRefusal returns the text of a master's refusal (\error\TEXT or
@@ -213,14 +209,7 @@ func pairs(b []byte, f func(key, value []byte, off int) bool) bool {
 func masterRefusal(b []byte) (string, bool) {
 	for _, k := range [...]string{`\error\`, `\echo\`} {
 		if len(b) >= len(k) && string(b[:len(k)]) == k {
-			v := b[len(k):]
-			for i, c := range v {
-				if c == '\\' {
-					v = v[:i]
-					break
-				}
-			}
-			return string(v), true
+			return string(field(b, len(k))), true
 		}
 	}
 	return "", false
@@ -232,29 +221,27 @@ func masterRefusal(b []byte) (string, bool) {
 // Spans, when wanted, go to *spans in layer 0.
 func ReadChallenge(b []byte, spans *[]codecs.Span) (string, error) {
 	if text, ok := masterRefusal(b); ok {
-		return "", newError("greeting", 0, "", codecs.Detail(codecs.ErrBadValue, "the master refused: "+strconv.Quote(text)))
+		return "", merr("greeting", 0, codecs.ErrBadValue, "the master refused: "+text)
 	}
-	challenge, at, found := "", 0, false
-	if !pairs(b, func(k, v []byte, off int) bool {
-		if string(k) == WordSecure {
-			challenge, at, found = string(v), off, true
-		}
-		return !found
-	}) {
-		return "", newError("greeting", 0, "", codecs.Detail(codecs.ErrBadValue, "not \\key\\value pairs"))
+	if len(b) == 0 || b[0] != '\\' {
+		return "", merr("greeting", 0, codecs.ErrBadValue, "not \\key\\value pairs")
 	}
+	at := index(b, `\secure\`)
+	if at < 0 {
+		return "", merr("secure", len(b), codecs.ErrIncomplete, "no \\secure\\ challenge")
+	}
+	at += len(`\secure\`)
+	v := field(b, at)
 	switch {
-	case !found:
-		return "", newError("secure", len(b), "", codecs.Detail(codecs.ErrIncomplete, "no \\secure\\ challenge"))
-	case challenge == "":
-		return "", newError("secure", at, "", codecs.Detail(codecs.ErrBadValue, "an empty challenge"))
-	case len(challenge) > MaxChallengeLen:
-		return "", newError("secure", at, "", codecs.Detail(codecs.ErrTooLong, "a challenge of "+strconv.Itoa(len(challenge))+" bytes"))
+	case len(v) == 0:
+		return "", merr("secure", at, codecs.ErrBadValue, "an empty challenge")
+	case len(v) > MaxChallengeLen:
+		return "", merr("secure", at, codecs.ErrTooLong, "a challenge longer than MaxChallengeLen")
 	}
 	if spans != nil {
-		*spans = append(*spans, codecs.Span{Start: at, End: at + len(challenge), Field: "secure", Kind: "text", Value: challenge})
+		*spans = append(*spans, codecs.Span{Start: at, End: at + len(v), Field: "secure", Kind: "text", Value: string(v)})
 	}
-	return challenge, nil
+	return string(v), nil
 }
 
 // ReadMasterList reads a master's list, up to its \final\: `\ip\A.B.C.D:PORT`
@@ -266,7 +253,7 @@ func ReadChallenge(b []byte, spans *[]codecs.Span) (string, error) {
 // *spans in layer layer.
 func ReadMasterList(b []byte, compact bool, layer int, spans *[]codecs.Span) ([]string, error) {
 	if text, ok := masterRefusal(b); ok {
-		return nil, newError("list", 0, "", codecs.Detail(codecs.ErrBadValue, "the master refused: "+strconv.Quote(text)))
+		return nil, merr("list", 0, codecs.ErrBadValue, "the master refused: "+text)
 	}
 	end := len(b)
 	final := hasFinal(b)
@@ -282,52 +269,54 @@ func ReadMasterList(b []byte, compact bool, layer int, spans *[]codecs.Span) ([]
 		}
 	}
 	var out []string
-	span := func(start, stop int, field, kind, value string) {
-		if spans != nil {
-			*spans = append(*spans, codecs.Span{Layer: layer, Start: start, End: stop, Field: field, Kind: kind, Value: value})
-		}
-	}
+	var err error
 	if compact && (len(b) < 4 || string(b[:4]) != `\ip\`) {
 		n := end / 6
 		out = make([]string, 0, n)
 		for i := 0; i < n; i++ {
 			r := b[i*6 : i*6+6]
 			a := ipString(r[:4]) + ":" + strconv.Itoa(int(r[4])<<8|int(r[5]))
-			span(i*6, i*6+6, "servers["+strconv.Itoa(i)+"]", "ipport", a)
+			addSpan(spans, layer, i*6, i*6+6, len(out), "ipport", a)
 			out = append(out, a)
 		}
 		if end%6 != 0 {
-			return out, newError("servers["+strconv.Itoa(n)+"]", n*6, "", codecs.Detail(codecs.ErrShort, "a record of "+strconv.Itoa(end%6)+" bytes; records are 6"))
+			err = merr("servers", n*6, codecs.ErrShort, "a record shorter than 6 bytes")
 		}
 	} else {
-		var bad *codecs.Error
-		pairs(b[:end], func(k, v []byte, off int) bool {
-			if string(k) != "ip" {
-				bad = newError("list", off-len(k)-1, "", codecs.Detail(codecs.ErrBadValue, "a "+strconv.Quote(string(k))+" pair in the list"))
-				return false
+		for i := 0; i < end && err == nil; {
+			const ip = `\ip\`
+			if i+len(ip) > end || string(b[i:i+len(ip)]) != ip {
+				err = merr("list", i, codecs.ErrBadValue, "not an \\ip\\ pair")
+				break
 			}
+			v := field(b[:end], i+len(ip))
 			a, ok := parseIPPort(v)
 			if !ok {
-				bad = newError("servers["+strconv.Itoa(len(out))+"]", off, "", codecs.Detail(codecs.ErrBadValue, strconv.Quote(string(v))+" is not A.B.C.D:PORT"))
-				return false
+				err = merr("servers", i+len(ip), codecs.ErrBadValue, "not A.B.C.D:PORT")
+				break
 			}
-			span(off, off+len(v), "servers["+strconv.Itoa(len(out))+"]", "text", a)
+			addSpan(spans, layer, i+len(ip), i+len(ip)+len(v), len(out), "text", a)
 			out = append(out, a)
-			return true
-		})
-		if bad != nil {
-			return out, bad
-		}
-		if end > 0 && b[0] != '\\' {
-			return out, newError("list", 0, "", codecs.Detail(codecs.ErrBadValue, "not \\ip\\ pairs"))
+			i += len(ip) + len(v)
 		}
 	}
-	if final {
-		span(end, len(b), "final", "text", finalMark)
-	} else {
-		return out, newError("final", len(b), "", codecs.Detail(codecs.ErrIncomplete, "the list has no \\final\\"))
+	if err != nil {
+		return out, err
+	}
+	if !final {
+		return out, merr("final", len(b), codecs.ErrIncomplete, "the list has no \\final\\")
+	}
+	if spans != nil {
+		*spans = append(*spans, codecs.Span{Layer: layer, Start: end, End: len(b), Field: "final", Kind: "text", Value: finalMark})
 	}
 	return out, nil
+}
+
+// addSpan records servers[n] when spans are wanted.
+func addSpan(spans *[]codecs.Span, layer, start, end, n int, kind, value string) {
+	if spans != nil {
+		*spans = append(*spans, codecs.Span{Layer: layer, Start: start, End: end, Field: "servers[" + strconv.Itoa(n) + "]", Kind: kind, Value: value})
+	}
 }
 
 func ipString(b []byte) string {
@@ -377,18 +366,13 @@ func parseIPPort(v []byte) (string, bool) {
 // appendMasterRequest appends what a client sends once it has the
 // challenge: its validation and the list request.
 func appendMasterRequest(dst []byte, game, key, challenge string, compact bool) []byte {
-	dst = append(dst, `\gamename\`...)
-	dst = append(dst, game...)
-	dst = append(dst, `\location\0\validate\`...)
-	dst = AppendValidate(dst, []byte(challenge), key)
-	dst = append(dst, `\final\`...)
+	list := `\`
 	if compact {
-		dst = append(dst, `\list\cmp\gamename\`...)
-	} else {
-		dst = append(dst, `\list\\gamename\`...)
+		list = `cmp\`
 	}
-	dst = append(dst, game...)
-	return append(dst, `\final\`...)
+	dst = append(dst, `\gamename\`+game+`\location\0\validate\`...)
+	dst = AppendValidate(dst, []byte(challenge), key)
+	return append(dst, `\final\\list\`+list+`gamename\`+game+`\final\`...)
 }
 
 // validGameName: letters, digits, '_' and '-', at most MaxGameNameLen.
@@ -409,17 +393,17 @@ func validGameName(s string) bool {
 // conversation they ask for.
 func newMasterQueryOpts(game, key string, compact bool) (*masterQuery, error) {
 	if !validGameName(game) {
-		return nil, codecs.OptionError(Protocol, "gamename", strconv.Quote(game)+" is not a game name (letters, digits, _ and -)")
+		return nil, codecs.OptionError(Protocol, "gamename", "not a game name (letters, digits, _ and -)")
 	}
 	if key == "" {
 		var ok bool
 		if key, ok = MasterKey(game); !ok {
-			return nil, codecs.OptionError(Protocol, "key", "no key known for "+strconv.Quote(game)+": give one with the key option")
+			return nil, codecs.OptionError(Protocol, "key", "no key known for "+game+": give one with the key option")
 		}
 	} else if !validGameName(key) {
 		return nil, codecs.OptionError(Protocol, "key", "a key is 1 to 32 letters and digits")
 	}
-	return newMasterQuery(game, key, compact), nil
+	return &masterQuery{game: game, key: key, compact: compact}, nil
 }
 
 // masterQuery is the conversation with a master: the greeting, the
@@ -430,11 +414,8 @@ type masterQuery struct {
 	greeting  []byte // the master's first message
 	request   []byte // what was sent
 	list      []byte // the master's answer
+	err       error  // why the greeting was refused
 	done      bool
-}
-
-func newMasterQuery(game, key string, compact bool) *masterQuery {
-	return &masterQuery{game: game, key: key, compact: compact}
 }
 
 // Start sends nothing: the master speaks first.
@@ -446,12 +427,12 @@ func (q *masterQuery) Start() [][]byte { return nil }
 func (q *masterQuery) Feed(b []byte) ([][]byte, bool, error) {
 	switch {
 	case q.done:
-		return nil, true, newError("message", 0, "", codecs.Detail(codecs.ErrBadValue, "the list is already complete"))
+		return nil, true, merr("message", 0, codecs.ErrBadValue, "the list is already complete")
 	case q.greeting == nil:
 		q.greeting = append([]byte{}, b...)
 		challenge, err := ReadChallenge(b, nil)
 		if err != nil {
-			q.done = true
+			q.done, q.err = true, err
 			return nil, true, err
 		}
 		q.request = appendMasterRequest(nil, q.game, q.key, challenge, q.compact)
@@ -479,44 +460,25 @@ func (q *masterQuery) Result(opt codecs.DecodeOptions) (*codecs.Message, error) 
 	var spans *[]codecs.Span
 	if opt.Spans {
 		spans = &m.Spans
-		if q.greeting != nil {
-			m.Layers = append(m.Layers, codecs.Layer{Name: "greeting", Bytes: q.greeting, Parent: -1})
-		}
-		if q.request != nil {
-			layer := len(m.Layers)
-			m.Layers = append(m.Layers, codecs.Layer{Name: "request", Bytes: q.request, Parent: -1})
-			pairs(q.request, func(k, v []byte, off int) bool {
-				if len(v) > 0 {
-					m.Spans = append(m.Spans, codecs.Span{Layer: layer, Start: off, End: off + len(v), Field: "request." + string(k), Kind: "text", Value: string(v)})
-				}
-				return true
-			})
-		}
+		m.Layers = []codecs.Layer{{Name: "greeting", Bytes: q.greeting, Parent: -1}, {Name: "request", Bytes: q.request, Parent: -1}, {Name: "list", Bytes: q.list, Parent: -1}}
+		ReadChallenge(q.greeting, spans)
 	}
-	if q.greeting == nil {
-		return m, newError("greeting", 0, "", codecs.Detail(codecs.ErrIncomplete, "the master sent no greeting"))
-	}
-	if _, refused := masterRefusal(q.greeting); refused {
-		m.Kind, m.Denied = codecs.KindMasterDenied, "refused"
-	}
-	if _, err := ReadChallenge(q.greeting, spans); err != nil {
-		return m, err
-	}
-	if q.list == nil {
-		return m, newError("list", 0, "", codecs.Detail(codecs.ErrIncomplete, "no list received (none came, or none ended with \\final\\)"))
-	}
-	if _, refused := masterRefusal(q.list); refused {
-		m.Kind, m.Denied = codecs.KindMasterDenied, "refused"
-	}
-	layer := 0
-	if opt.Spans {
-		layer = len(m.Layers)
-		m.Layers = append(m.Layers, codecs.Layer{Name: "list", Bytes: q.list, Parent: -1})
-	}
-	servers, err := ReadMasterList(q.list, q.compact, layer, spans)
-	m.Servers = servers
 	if !opt.NoFields {
-		m.Fields = codecs.Object{}.Add("gamename", q.game).Add("compact", q.compact).Add("servers", len(servers))
+		m.Fields = codecs.Object{}.Add("gamename", q.game)
+	}
+	b, err := q.list, error(nil)
+	switch {
+	case q.greeting == nil:
+		err = merr("greeting", 0, codecs.ErrIncomplete, "the master sent no greeting")
+	case q.err != nil:
+		b, err = q.greeting, q.err
+	case q.list == nil:
+		err = merr("list", 0, codecs.ErrIncomplete, "no list received (none came, or none ended with \\final\\)")
+	default:
+		m.Servers, err = ReadMasterList(q.list, q.compact, 2, spans)
+	}
+	if _, refused := masterRefusal(b); refused {
+		m.Kind, m.Denied = codecs.KindMasterDenied, "refused"
 	}
 	return m, err
 }
@@ -536,15 +498,16 @@ func newMasterList(filter string) (codecs.MasterList, error) {
 	if err != nil {
 		return nil, err
 	}
-	key, _ := MasterKey(opts["gamename"])
-	return &masterList{game: opts["gamename"], key: key}, nil
+	game := opts["gamename"]
+	key, _ := MasterKey(game)
+	return &masterList{game: game, key: key}, nil
 }
 
 func (l *masterList) Next() codecs.Query {
 	if l.ended {
 		return nil
 	}
-	l.q = newMasterQuery(l.game, l.key, false)
+	l.q = &masterQuery{game: l.game, key: l.key}
 	return l.q
 }
 
@@ -568,14 +531,7 @@ func MasterOptions(filter string) (map[string]string, error) {
 		game = "ut"
 	}
 	if _, ok := MasterKey(game); !ok {
-		names := ""
-		for i, g := range MasterGames {
-			if i > 0 {
-				names += ", "
-			}
-			names += g.Name
-		}
-		return nil, codecs.OptionError(Protocol, "gamename", strconv.Quote(game)+" is not a game whose key querylens knows ("+names+")")
+		return nil, codecs.OptionError(Protocol, "gamename", "no key known for the game "+game+" (gamespy1.MasterGames lists them)")
 	}
 	return map[string]string{"master": "true", "gamename": game}, nil
 }
