@@ -233,7 +233,7 @@ func TestServeBadFlags(t *testing.T) {
 		{"serve", "--metrics-servers", "--history=false"},
 		{"serve", "--metrics-servers", "--metrics=false"},
 		{"demo", "extra"},
-		{"serve", "--master", "gamespy1=127.0.0.1:28900"},
+		{"serve", "--master", "gamespy2=127.0.0.1:28900"}, // no master protocol
 		{"serve", "--master", "a2s=nohostport"},
 		{"serve", "--master", "a2s=127.0.0.1:27011?colour=red"},
 		{"serve", "--demo-a2s-list", "20001"},
