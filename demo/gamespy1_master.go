@@ -184,10 +184,11 @@ func pairValues(b []byte) map[string]string {
 func (d *Demo) GameSpy1Master() string { return d.gs1Master }
 
 // startGameSpy1Master starts the GameSpy v1 master, listing the demo's
-// GameSpy v1 servers and fleet.
+// own GameSpy v1 servers (not the fleet, which the caller lists as
+// configured servers).
 func (d *Demo) startGameSpy1Master() error {
 	var list []netip.AddrPort
-	for _, t := range append(d.Targets(), d.fleet...) {
+	for _, t := range d.Targets() {
 		if t.Protocol != gamespy1.Protocol {
 			continue
 		}

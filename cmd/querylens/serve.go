@@ -338,11 +338,11 @@ func (e *env) runServe(ctx context.Context, o serveOptions, ready chan<- string)
 				wcfg.Servers = append(wcfg.Servers, t.Ref())
 			}
 		}
-		// A fleet whose protocol has no master querylens asks (GameSpy
-		// v1's masters speak TCP) is listed as configured servers (the
-		// other fleets are on their masters' lists).
+		// A fleet no demo master lists (GameSpy v1's: its TCP master
+		// lists the demo's own servers only) is listed as configured
+		// servers (the other fleets are on their masters' lists).
 		for _, t := range d.Fleet() {
-			if p, _ := server.LookupProtocol(t.Protocol); p.Master == nil {
+			if fleetConfigured(t.Protocol) {
 				wcfg.Servers = append(wcfg.Servers, t.Ref())
 			}
 		}
@@ -477,6 +477,15 @@ func (e *env) runServe(ctx context.Context, o serveOptions, ready chan<- string)
 	return errors.Join(rerr, herr)
 }
 
+// fleetConfigured says a demo fleet of protocol is listed as configured
+// servers: no demo master lists it (its protocol has no master, or, as
+// GameSpy v1's, one spoken to over TCP, whose demo lists the demo's own
+// servers only).
+func fleetConfigured(protocol string) bool {
+	p, _ := server.LookupProtocol(protocol)
+	return p.Master == nil || p.Description().Master.Transport == codecs.TCP
+}
+
 // fleetLines is what serve prints of the demo's fleets: how many servers
 // each master lists beside the demo's own, and every GameSpy v1 fleet
 // server's address (the page lists them as configured servers; a script
@@ -492,7 +501,7 @@ func fleetLines(d *demo.Demo, o serveOptions) string {
 	if o.demoGameSpy1 > 0 {
 		b.WriteString("demo fleet: " + strconv.Itoa(o.demoGameSpy1) + " GameSpy v1 servers listed as configured servers\n")
 		for _, t := range d.Fleet() {
-			if p, _ := server.LookupProtocol(t.Protocol); p.Master == nil {
+			if fleetConfigured(t.Protocol) {
 				b.WriteString("demo " + t.Protocol + " " + t.Addr + "\n")
 			}
 		}
