@@ -176,8 +176,9 @@ func hasByte(b []byte, c byte) bool {
 	return false
 }
 
-// merr is the package's error for the master readers: out of line, so
-// that each of their many failures costs one call.
+// merr is the package's error for the master readers.
+//
+// Out of line: see "Code size" in codecs/doc.go.
 //
 //go:noinline
 func merr(field string, off int, sentinel error, text string) error {
