@@ -222,6 +222,20 @@ func (e *env) query(args []string, master bool) int {
 		// bounds the whole conversation, as the relay's deadline does.
 		ex = &netquery.Direct{UDP: netquery.UDP{Timeout: *timeout, Retries: *retries}, TCP: netquery.TCP{Timeout: *timeout}}
 	}
+	var tcpMaster *codecs.MasterDescription
+	if master && c != nil {
+		tcpMaster = codecs.DescriptionOf(c).Master
+	}
+	if tcpMaster != nil && tcpMaster.Transport != codecs.TCP {
+		tcpMaster = nil
+	}
+	if tcpMaster != nil {
+		// A master spoken to over TCP (GameSpy v1's) is asked directly:
+		// no relay holds such a conversation.
+		if *relayURL != "" {
+			return e.usageErr(fs, c.Title()+"'s master speaks TCP, which a relay does not carry: ask it without --relay")
+		}
+	}
 	if *relayURL != "" {
 		rc, err := dialRelay(ctx, *relayURL)
 		if err != nil {
@@ -239,13 +253,8 @@ func (e *env) query(args []string, master bool) int {
 		}
 		c, q, res, detected = p.Codec, p.Query, p.Result, true
 		io.WriteString(e.stderr, "querylens query: "+target+" answered in "+c.Title()+" (-p "+c.Name()+")\n")
-	} else if md := codecs.DescriptionOf(c).Master; master && md != nil && md.Transport == codecs.TCP {
-		// A master spoken to over TCP (GameSpy v1's) is asked directly:
-		// no relay holds such a conversation.
-		if *relayURL != "" {
-			return e.usageErr(fs, c.Title()+"'s master speaks TCP, which a relay does not carry: ask it without --relay")
-		}
-		if res, err = masters.ExchangeStream(ctx, md, target, q, masters.StreamConfig{Timeout: *timeout}); err != nil {
+	} else if tcpMaster != nil {
+		if res, err = masters.ExchangeStream(ctx, tcpMaster, target, q, masters.StreamConfig{Timeout: *timeout}); err != nil {
 			return e.fail(server.ExchangeError(c.Name(), err), nil, *pretty)
 		}
 		if res.Received == 0 {
