@@ -113,6 +113,22 @@ type MasterDescription struct {
 	// filter, page by page. Nil: the list cannot be kept (the page asks
 	// it with Options through the relay).
 	NewList func(filter string) (MasterList, error)
+	// Transport is how the master is spoken to, which may differ from
+	// the protocol's own (GameSpy v1: UDP servers, a TCP master); the
+	// zero value is UDP. A TCP master's conversation is a stream one
+	// (Stream), held by whoever asks it (package masters, the command
+	// line), never by the relay's UDP path.
+	Transport Transport
+	// ServerFirst says the master speaks first once connected (a
+	// greeting with a challenge): the conversation's Start is empty.
+	ServerFirst bool
+	// MessageLen cuts the master's stream into the messages the
+	// conversation's Feed takes, as Description.MessageLen does. Nil
+	// with Transport TCP: each piece read is a message.
+	MessageLen func(b []byte) int
+	// ReplyCap bounds one conversation's reply from the master; zero
+	// fields: DefaultStreamCap's.
+	ReplyCap ReplyCap
 }
 
 // MasterList is a conversation with a master that yields its list page

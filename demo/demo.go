@@ -130,6 +130,8 @@ type Demo struct {
 	master              string
 	a2sMaster, q3Master string
 	qwMaster            string
+	gs1Master           string          // the GameSpy v1 master (TCP)
+	gs1                 *GameSpy1Master // nil before it starts
 	targets             []Target
 	fleet               []Target
 	unlisted            []int // indexes in fleet of the servers no demo master lists
@@ -378,6 +380,7 @@ func (d *Demo) Prefixes() []netip.Prefix {
 	add(d.a2sMaster)
 	add(d.q3Master)
 	add(d.qwMaster)
+	add(d.gs1Master)
 	for _, t := range d.targets {
 		add(t.Addr)
 	}
@@ -403,6 +406,9 @@ func (d *Demo) Close() error {
 			c.Close()
 		}
 		d.streams.close()
+		if d.gs1 != nil {
+			d.gs1.Close()
+		}
 	})
 	d.wg.Wait()
 	return nil

@@ -72,7 +72,7 @@ func (d *Demo) startListMasters(cfg Config, open func(string, Target, Handler) (
 		return err
 	}
 	d.qwMaster = ap.String()
-	return nil
+	return d.startGameSpy1Master()
 }
 
 // q3FleetPerDatagram is how many servers the Quake III master lists a
@@ -180,7 +180,7 @@ func (d *Demo) QuakeWorldMaster() string { return d.qwMaster }
 
 // Masters are the addresses of every master of the demo.
 func (d *Demo) Masters() []string {
-	return []string{d.Master(), d.A2SMaster(), d.Quake3Master(), d.QuakeWorldMaster()}
+	return []string{d.Master(), d.A2SMaster(), d.Quake3Master(), d.QuakeWorldMaster(), d.GameSpy1Master()}
 }
 
 // Fleet lists the extra servers (Config.A2SServers, Quake3Servers,
@@ -192,5 +192,5 @@ func (d *Demo) Fleet() []Target { return append([]Target(nil), d.fleet...) }
 // (server.ParseMasterSpec), each with a label saying it is the demo's.
 func (d *Demo) MasterSpecs() []string {
 	return []string{"zandronum=" + d.Master() + "?label=demo", "a2s=" + d.A2SMaster() + "?label=demo+Steam",
-		"quake3=" + d.Quake3Master() + "?label=demo+Quake+III", "quakeworld=" + d.QuakeWorldMaster() + "?label=demo+QuakeWorld"}
+		"quake3=" + d.Quake3Master() + "?label=demo+Quake+III", "quakeworld=" + d.QuakeWorldMaster() + "?label=demo+QuakeWorld", "gamespy1=" + d.GameSpy1Master() + "?filter=ut&label=demo+GameSpy+v1"}
 }

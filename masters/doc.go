@@ -1,6 +1,6 @@
 // Package masters keeps the lists of the master servers whose lists the
-// querylens server keeps (server.MasterSpec.Kept: Steam's A2S master and
-// Quake III's masters), and serves them as server.MasterList JSON at
+// querylens server keeps (server.MasterSpec.Kept: Steam's A2S master,
+// Quake III's masters and GameSpy v1's), and serves them as server.MasterList JSON at
 // GET /api/v1/masters/{protocol}/{host:port}?filter=….
 //
 // Why the server and not the page: Steam's master answers about thirty
@@ -31,6 +31,12 @@
 // HistoryStates: the history's last sample), "refused" when the relay's
 // policy would not query the address, else "unknown". Entries that cannot be
 // servers (0.0.0.0, port 0, multicast, broadcast, repeats) are dropped.
+//
+// A master spoken to over TCP (MasterDescription.Transport: GameSpy v1's,
+// which speaks first with a challenge) is asked over a connection of its
+// own (ExchangeStream, tcp.go), not through the relay, whose UDP path
+// cannot carry it: the same pacing, the relay's policy on every address
+// the master's name resolves to, StreamTimeout (5 s) per conversation.
 //
 // Zandronum's masters (and QZandronum's) are not kept: their list is one
 // conversation the page has through the relay, and the handler answers

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/querylens/querylens/codecs"
+	"github.com/querylens/querylens/netquery"
 	"github.com/querylens/querylens/server"
 )
 
@@ -91,9 +92,7 @@ func (k *Keeper) fetchList(ctx context.Context, l *list, f *fetch, progress func
 			return
 		}
 		rec := &recorder{Query: q, f: f, max: k.cfg.MaxRawBytes}
-		pctx, cancel := context.WithTimeout(ctx, k.cfg.PageTimeout)
-		res, xerr := k.cfg.Exchanger.Exchange(pctx, l.spec.Protocol, l.spec.Addr, rec)
-		cancel()
+		res, xerr := k.exchangePage(ctx, d.Master, l.spec, rec)
 		addrs, end, perr := ml.Page(res.Done)
 		if !res.Done && len(addrs) == 0 && !end && perr == nil {
 			if ctx.Err() != nil {
@@ -103,6 +102,9 @@ func (k *Keeper) fetchList(ctx context.Context, l *list, f *fetch, progress func
 			misses++
 			if misses > maxMisses || isRefusal(xerr) {
 				f.err = stoppedText(f.pages, xerr, k.cfg.PageTimeout)
+				if d.Master.Transport == codecs.TCP {
+					f.err = stoppedText(f.pages, xerr, k.cfg.StreamTimeout)
+				}
 				return
 			}
 			continue
@@ -131,7 +133,24 @@ func (k *Keeper) fetchList(ctx context.Context, l *list, f *fetch, progress func
 			return
 		}
 	}
-	f.err = "the master sent no end marker; the list is what came within " + k.cfg.PageTimeout.String()
+	timeout := k.cfg.PageTimeout
+	if d.Master.Transport == codecs.TCP {
+		timeout = k.cfg.StreamTimeout
+	}
+	f.err = "the master sent no end marker; the list is what came within " + timeout.String()
+}
+
+// exchangePage asks one page of the master spec: through the Exchanger
+// (the relay) within PageTimeout, or, for a master spoken to over TCP,
+// over a connection of its own within StreamTimeout, every address
+// judged by Allow (ExchangeStream).
+func (k *Keeper) exchangePage(ctx context.Context, m *codecs.MasterDescription, spec server.MasterSpec, q codecs.Query) (netquery.Result, error) {
+	if m.Transport == codecs.TCP {
+		return ExchangeStream(ctx, m, spec.Addr, q, StreamConfig{Allow: k.cfg.Allow, Resolver: k.cfg.Resolver, Timeout: k.cfg.StreamTimeout})
+	}
+	pctx, cancel := context.WithTimeout(ctx, k.cfg.PageTimeout)
+	defer cancel()
+	return k.cfg.Exchanger.Exchange(pctx, spec.Protocol, spec.Addr, q)
 }
 
 // isRefusal reports whether err is the relay refusing the master itself,
@@ -166,5 +185,9 @@ func (r *recorder) Start() [][]byte {
 
 func (r *recorder) Feed(b []byte) ([][]byte, bool, error) {
 	r.f.keepRaw(&r.f.received, b, r.max)
-	return r.Query.Feed(b)
+	send, done, err := r.Query.Feed(b)
+	for _, s := range send { // a TCP master's request answers its greeting
+		r.f.keepRaw(&r.f.sent, s, r.max)
+	}
+	return send, done, err
 }

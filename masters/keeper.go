@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"log/slog"
+	"net"
 	"net/http"
 	"net/netip"
 	"sync"
@@ -55,6 +56,12 @@ type Config struct {
 	MaxEntries int
 	// PageTimeout bounds the wait for one page (DefaultPageTimeout).
 	PageTimeout time.Duration
+	// StreamTimeout bounds one conversation with a master spoken to over
+	// TCP, the connection included (DefaultStreamTimeout); Resolver
+	// resolves such a master's name (nil: net.DefaultResolver). Allow
+	// judges every address it resolves to (tcp.go).
+	StreamTimeout time.Duration
+	Resolver      *net.Resolver
 	// FirstWait is how long a request for a list never fetched waits for
 	// the first fetch before answering with what came (DefaultFirstWait).
 	FirstWait time.Duration
@@ -132,6 +139,9 @@ func New(cfg Config) (*Keeper, error) {
 	}
 	if cfg.PageTimeout <= 0 {
 		cfg.PageTimeout = DefaultPageTimeout
+	}
+	if cfg.StreamTimeout <= 0 {
+		cfg.StreamTimeout = DefaultStreamTimeout
 	}
 	if cfg.FirstWait <= 0 {
 		cfg.FirstWait = DefaultFirstWait

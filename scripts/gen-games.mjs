@@ -276,6 +276,21 @@ const quake3Masters = {
   nexuiz: { addr: dpmaster, filter: 'Nexuiz 3 empty full' }
 }
 
+// gamespy1Masters are the names GameSpy v1 masters list the games under
+// (the gamespy1 master's filter; codecs/gamespy1's MasterGames holds each
+// one's key), for the games 333networks' master (the protocol's default)
+// lists: the Unreal engine games and a few others (docs/protocols/gamespy1.md).
+const gamespy1Masters = {
+  unrealtournament: 'ut',
+  unreal: 'unreal',
+  deusex: 'deusex',
+  rune: 'rune',
+  wot: 'wot',
+  postal2: 'postal2',
+  serioussam: 'serioussam',
+  sstse: 'serioussamse'
+}
+
 // --- the table ---------------------------------------------------------
 
 const rows = []
@@ -311,13 +326,17 @@ for (const [id, g] of Object.entries(games).sort(([a], [b]) => a < b ? -1 : a > 
     row.master = 'quake3'
     row.masterAddr = quake3Masters[id].addr ?? ''
     row.filter = quake3Masters[id].filter
+  } else if (gamespy1Masters[id]) {
+    if (row.protocol !== 'gamespy1') throw new Error(`${id}: a GameSpy v1 master name for a ${row.protocol} game`)
+    row.master = 'gamespy1'
+    row.filter = gamespy1Masters[id]
   }
   rows.push(row)
 }
 if (unmapped.size) {
   throw new Error(`GameDig protocols with no entry in scripts/gen-games.mjs's protocols: ${[...unmapped].join(', ')}`)
 }
-for (const [what, table] of Object.entries({ options, steam, quake3Masters, byGame })) {
+for (const [what, table] of Object.entries({ options, steam, quake3Masters, gamespy1Masters, byGame })) {
   for (const id of Object.keys(table)) {
     if (!games[id]) throw new Error(`${what}: ${id} is not a GameDig ${version} game`)
   }
@@ -395,7 +414,7 @@ the other ${rows.length - withProtocol} have none yet, for the reason given.
   the port \`-g\` asks when given the game port (GameDig tries each offset of a game that has several;
   querylens asks the first).
 - **Master filter**: Steam's \`\\appid\\N\` for the \`a2s\` master (the game picker), or a Quake III master's
-  \`getservers\` arguments (\`querylens master -g ID\`).
+  \`getservers\` arguments, or the name a GameSpy v1 master lists the game under (\`querylens master -g ID\`).
 - **Notes** say where querylens's reading differs from GameDig's for the game.
 
 | id | game | GameDig | querylens | query port | master filter | not served because / notes |

@@ -13,7 +13,8 @@ func TestParseMasterSpec(t *testing.T) {
 		{in: `a2s=127.0.0.1:27011?filter=\appid\440`, want: MasterSpec{Protocol: "a2s", Addr: "127.0.0.1:27011", Filter: `\appid\440`, Kept: true}},
 		{in: "[::1]:27950", want: MasterSpec{Protocol: "zandronum", Addr: "[::1]:27950"}},
 		{in: "quake3=[::1]:27950", want: MasterSpec{Protocol: "quake3", Addr: "[::1]:27950", Kept: true}},
-		{in: "gamespy1=127.0.0.1:28900", err: true}, // no UDP master
+		{in: "gamespy1=127.0.0.1:28900?filter=deusex", want: MasterSpec{Protocol: "gamespy1", Addr: "127.0.0.1:28900", Filter: "deusex", Kept: true}}, // a TCP master, kept
+		{in: "gamespy2=127.0.0.1:28900", err: true}, // no master
 		{in: "nope=127.0.0.1:1", err: true},
 		{in: "a2s=nohostport", err: true},
 		{in: "a2s=127.0.0.1:27011?filter=a&filter=b", err: true},

@@ -334,8 +334,8 @@ func TestTrackKeptLists(t *testing.T) {
 	}
 	defer keeper.Close()
 	kept := keptLists(keeper, specs)
-	if len(kept) != 2 || kept[0].Protocol != "a2s" || kept[1].Protocol != "quake3" {
-		t.Fatalf("kept lists %+v, want the Steam-like and the Quake III master's", kept)
+	if len(kept) != 3 || kept[0].Protocol != "a2s" || kept[1].Protocol != "quake3" || kept[2].Protocol != "gamespy1" {
+		t.Fatalf("kept lists %+v, want the Steam-like, the Quake III and the GameSpy v1 master's", kept)
 	}
 	store, err := sqlite.Open(ctx, filepath.Join(t.TempDir(), sqlite.FileName))
 	if err != nil {

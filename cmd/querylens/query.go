@@ -99,9 +99,10 @@ func (e *env) query(args []string, master bool) int {
 		if game, ok = games.Lookup(*gameID); !ok {
 			return e.usageErr(fs, "unknown game "+strconv.Quote(*gameID)+" (querylens games lists GameDig's ids)")
 		}
-		if *proto != "" {
+		if *proto != "" && !(master && *proto == game.Master) {
 			return e.usageErr(fs, "-g names the protocol: give -p or -g, not both")
 		}
+		*proto = ""
 		switch {
 		case master && game.Master == "":
 			return e.usageErr(fs, game.Name+" ("+game.ID+"): no master querylens knows lists its servers")
@@ -221,6 +222,20 @@ func (e *env) query(args []string, master bool) int {
 		// bounds the whole conversation, as the relay's deadline does.
 		ex = &netquery.Direct{UDP: netquery.UDP{Timeout: *timeout, Retries: *retries}, TCP: netquery.TCP{Timeout: *timeout}}
 	}
+	var tcpMaster *codecs.MasterDescription
+	if master && c != nil {
+		tcpMaster = codecs.DescriptionOf(c).Master
+	}
+	if tcpMaster != nil && tcpMaster.Transport != codecs.TCP {
+		tcpMaster = nil
+	}
+	if tcpMaster != nil {
+		// A master spoken to over TCP (GameSpy v1's) is asked directly:
+		// no relay holds such a conversation.
+		if *relayURL != "" {
+			return e.usageErr(fs, c.Title()+"'s master speaks TCP, which a relay does not carry: ask it without --relay")
+		}
+	}
 	if *relayURL != "" {
 		rc, err := dialRelay(ctx, *relayURL)
 		if err != nil {
@@ -238,6 +253,14 @@ func (e *env) query(args []string, master bool) int {
 		}
 		c, q, res, detected = p.Codec, p.Query, p.Result, true
 		io.WriteString(e.stderr, "querylens query: "+target+" answered in "+c.Title()+" (-p "+c.Name()+")\n")
+	} else if tcpMaster != nil {
+		if res, err = masters.ExchangeStream(ctx, tcpMaster, target, q, masters.StreamConfig{Timeout: *timeout}); err != nil {
+			return e.fail(server.ExchangeError(c.Name(), err), nil, *pretty)
+		}
+		if res.Received == 0 {
+			return e.fail(&codecs.Error{Protocol: c.Name(), Field: "reply", Err: errors.New("no greeting from the master " + target +
+				" within " + timeout.String())}, nil, *pretty)
+		}
 	} else {
 		// A relay holds a TCP conversation itself, from the options.
 		if res, err = netquery.ExchangeFor(ctx, ex, c.Name(), target, opts, q); err != nil {

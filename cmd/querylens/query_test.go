@@ -494,3 +494,40 @@ func TestGames(t *testing.T) {
 		t.Errorf("an unknown game: exit %d", code)
 	}
 }
+
+// TestMasterGameSpy1 asks a GameSpy v1 master (the demo's, over TCP on
+// loopback) from the command line: by filter, by game, in records; a
+// --relay is refused before anything is dialled, and a master that
+// refuses the validation is an error.
+func TestMasterGameSpy1(t *testing.T) {
+	m := &demo.GameSpy1Master{Servers: []netip.AddrPort{netip.MustParseAddrPort("192.0.2.1:7778"), netip.MustParseAddrPort("192.0.2.2:7791")}}
+	ap, err := demo.ListenGameSpy1Master("127.0.0.1:0", m)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer m.Close()
+	addr := ap.String()
+	for _, args := range [][]string{
+		{"master", "-p", "gamespy1", "--filter", "deusex", addr},
+		{"master", "-g", "deusex", addr},
+		{"master", "-p", "gamespy1", "--game", "ut", "-o", "list=cmp", addr},
+	} {
+		stdout, stderr, code := runCLI(t, "", args...)
+		var list struct {
+			Kind    string   `json:"kind"`
+			Servers []string `json:"servers"`
+		}
+		if err := json.Unmarshal([]byte(stdout), &list); code != 0 || err != nil || list.Kind != "master-list" || len(list.Servers) != 2 {
+			t.Errorf("%v: exit %d, %+v %v %s", args, code, list, err, stderr)
+		}
+	}
+	if _, stderr, code := runCLI(t, "", "master", "-p", "gamespy1", "--relay", "ws://127.0.0.1:1/relay", addr); code != exitUsage || !strings.Contains(stderr, "without --relay") {
+		t.Errorf("--relay: exit %d %s", code, stderr)
+	}
+	if stdout, _, code := runCLI(t, "", "master", "-p", "gamespy1", "-o", "key=Wr0ngK", addr); code != exitFail || !strings.Contains(stdout, "master-denied") {
+		t.Errorf("a wrong key: exit %d %s", code, stdout)
+	}
+	if _, _, code := runCLI(t, "", "master", "-p", "gamespy1", "--filter", "nosuchgame", addr); code != exitUsage {
+		t.Errorf("an unknown game: exit %d", code)
+	}
+}

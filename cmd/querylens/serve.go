@@ -495,6 +495,7 @@ func (e *env) runServe(ctx context.Context, o serveOptions, ready chan<- string)
 	if d != nil {
 		io.WriteString(e.stdout, "demo master "+d.Master()+" listing "+strconv.Itoa(o.demoServers)+" Zandronum servers\n")
 		io.WriteString(e.stdout, "demo Steam-like master "+d.A2SMaster()+", Quake III master "+d.Quake3Master()+"\n")
+		io.WriteString(e.stdout, "demo GameSpy v1 master (TCP) "+d.GameSpy1Master()+"\n")
 		io.WriteString(e.stdout, fleetLines(d, o))
 		if t, ok := d.Flapping(); ok {
 			sched := demo.FlapSchedule{Period: o.demoFlap}.Defaults()
@@ -559,8 +560,8 @@ var demoLoopback = relay.ClientLimits{
 }
 
 // demoMasters are the demo's masters, as --master would give them: the
-// Zandronum master, the Steam-like one and the Quake III one (whose
-// lists the server keeps).
+// Zandronum master, the Steam-like one, the Quake III one and the GameSpy
+// v1 one (whose lists the server keeps).
 func demoMasters(d *demo.Demo) []server.MasterSpec {
 	var out []server.MasterSpec
 	for _, s := range d.MasterSpecs() {

@@ -107,6 +107,15 @@ func TestServeDemo(t *testing.T) {
 	if q3 := waitList(t, base+"api/v1/masters/quake3/"+q3Master); len(q3.Servers) < 4 || !q3.Complete {
 		t.Errorf("Quake III master's list: %d servers (complete %v), want the demo's (at least 4)", len(q3.Servers), q3.Complete)
 	}
+	// The GameSpy v1 master's list, kept over TCP, and asked by the CLI.
+	gs1Master := demoLine(t, out.String(), "demo GameSpy v1 master (TCP) ")
+	if gs1 := waitList(t, base+"api/v1/masters/gamespy1/"+gs1Master); len(gs1.Servers) < 2 || !gs1.Complete {
+		t.Errorf("GameSpy v1 master's list: %d servers (complete %v, error %q), want the demo's (at least 2)", len(gs1.Servers), gs1.Complete, gs1.Error)
+	}
+	stdout, stderr, code = runCLI(t, "", "master", "-p", "gamespy1", "--game", "ut", gs1Master)
+	if err := json.Unmarshal([]byte(stdout), &list); code != 0 || err != nil || len(list.Servers) < 2 {
+		t.Errorf("querylens master -p gamespy1 --game ut: exit %d, %d servers, %v %s", code, len(list.Servers), err, stderr)
+	}
 	// The CLI pages through the Steam-like master itself.
 	stdout, stderr, code = runCLI(t, "", "master", "-p", "a2s", "--filter", `\appid\440`, "--page-interval", "0", "--timeout", "10s", a2sMaster)
 	if err := json.Unmarshal([]byte(stdout), &list); code != 0 || err != nil || len(list.Servers) != 300 {
@@ -146,6 +155,18 @@ func demoListMasters(t *testing.T, out string) (steam, q3 string) {
 	}
 	t.Fatalf("no demo list masters in %q", out)
 	return "", ""
+}
+
+// demoLine reads the rest of serve's output line that starts with prefix.
+func demoLine(t *testing.T, out, prefix string) string {
+	t.Helper()
+	for _, line := range strings.Split(out, "\n") {
+		if rest, ok := strings.CutPrefix(line, prefix); ok {
+			return rest
+		}
+	}
+	t.Fatalf("no %q line in %q", prefix, out)
+	return ""
 }
 
 // waitList reads a kept list until its fetch ends (each read answers at
@@ -212,7 +233,7 @@ func TestServeBadFlags(t *testing.T) {
 		{"serve", "--metrics-servers", "--history=false"},
 		{"serve", "--metrics-servers", "--metrics=false"},
 		{"demo", "extra"},
-		{"serve", "--master", "gamespy1=127.0.0.1:28900"},
+		{"serve", "--master", "gamespy2=127.0.0.1:28900"}, // no master protocol
 		{"serve", "--master", "a2s=nohostport"},
 		{"serve", "--master", "a2s=127.0.0.1:27011?colour=red"},
 		{"serve", "--demo-a2s-list", "20001"},

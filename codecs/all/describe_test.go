@@ -55,8 +55,14 @@ func TestDescriptions(t *testing.T) {
 					t.Fatalf("NewList(\"\"): %v", err)
 				}
 				q := l.Next()
-				if q == nil || len(q.Start()) == 0 {
-					t.Fatal("the list's first page asks nothing")
+				if q == nil {
+					t.Fatal("the list asks no page")
+				}
+				if m.ServerFirst != (len(q.Start()) == 0) {
+					t.Fatalf("the list's first page sends %d messages first; ServerFirst %v", len(q.Start()), m.ServerFirst)
+				}
+				if m.Transport == codecs.TCP && (m.MessageLen == nil || m.ReplyCap.Bytes == 0) {
+					t.Error("a TCP master without MessageLen or ReplyCap")
 				}
 				for _, b := range q.Start() {
 					if err := c.CheckQuery(b); err != nil {

@@ -49,6 +49,15 @@ var queryOptions = []codecs.Option{
 	// Only echoes: QueryKey neutralises it.
 	{Name: "echo", Kind: codecs.OptionUint, Default: "", Echo: true,
 		Help: `a number the server echoes back (\echo\N\); empty sends none`},
+	// The master's list (TCP): master.go.
+	{Name: "master", Kind: codecs.OptionBool, Default: "false",
+		Help: `ask a master (TCP, port 28900) for its list instead of a server for its status`},
+	{Name: "gamename", Kind: codecs.OptionText, Default: "ut",
+		Help: `with master: the game whose list to ask, by its master name (ut, unreal, deusex, rune, …)`},
+	{Name: "list", Kind: codecs.OptionChoice, Default: "text", Choices: []string{"text", "cmp"},
+		Help: `with master: the list as \ip\A.B.C.D:PORT pairs (text) or 6-byte records (\list\cmp\)`},
+	{Name: "key", Kind: codecs.OptionText, Default: "",
+		Help: `with master: the game's secret key, for a game querylens does not know; empty: the known key`},
 }
 
 // Options lists the knobs of NewQuery.
@@ -329,6 +338,19 @@ func requestFields(q *Request) codecs.Object {
 // until the final one and every one numbered before it have come.
 func (*Codec) NewQuery(opts map[string]string) (codecs.Query, error) {
 	o := codecs.ReadOptions(Protocol, queryOptions, opts)
+	game, key, compact := o.Value("gamename"), o.Value("key"), o.Choice("list") == "cmp"
+	if o.Bool("master") {
+		if err := o.Err(); err != nil {
+			return nil, err
+		}
+		return newMasterQueryOpts(game, key, compact)
+	}
+	if err := o.Err(); err != nil {
+		return nil, err
+	}
+	if _, err := newMasterQueryOpts(game, key, compact); err != nil && (opts["gamename"] != "" || opts["key"] != "") {
+		return nil, err // checked even when unused, as every option is
+	}
 	words := queries[o.Choice("query")]
 	xsq := o.Bool("xserverquery")
 	echo := ""

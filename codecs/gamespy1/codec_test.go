@@ -26,7 +26,7 @@ func TestRegistered(t *testing.T) {
 	for _, o := range c.Options() {
 		names = append(names, o.Name+":"+o.Kind)
 	}
-	if want := []string{"query:choice", "xserverquery:bool", "echo:uint"}; !slices.Equal(names, want) {
+	if want := []string{"query:choice", "xserverquery:bool", "echo:uint", "master:bool", "gamename:text", "list:choice", "key:text"}; !slices.Equal(names, want) {
 		t.Errorf("Options = %v, want %v", names, want)
 	}
 }

@@ -34,8 +34,9 @@
 // first. Codec.Decode and the conversation put them back in order by N,
 // drop duplicates, and call the reply complete once the final datagram
 // and every N from 1 to its own have come. A reply is bounded: at most
-// MaxDatagrams datagrams and MaxReplyBytes bytes. The master list (TCP,
-// with a challenge) is out of scope: the relay forwards UDP only.
+// MaxDatagrams datagrams and MaxReplyBytes bytes. The master list comes
+// over TCP after a challenge (master.go): a conversation the querylens
+// server and the command line hold, not the relay.
 //
 // # Decoding
 //

@@ -19,4 +19,11 @@ var description = codecs.Description{
 	// More of its games' usual query ports: Battlefield 1942 (23000) and
 	// Medal of Honor (12300).
 	Ports: []int{DefaultPort, 23000, 12300},
+	// The masters' lists come over TCP after a challenge (master.go);
+	// the querylens server keeps them, as the page cannot open TCP.
+	Master: &codecs.MasterDescription{Options: map[string]string{"master": "true"},
+		Default: DefaultMaster, Port: MasterPort, Kept: true,
+		Filter: MasterOptions, NewList: newMasterList,
+		Transport: codecs.TCP, ServerFirst: true, MessageLen: MasterMessageLen,
+		ReplyCap: codecs.ReplyCap{Bytes: MaxMasterBytes, Datagrams: 4}},
 }
