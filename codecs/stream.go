@@ -1,9 +1,6 @@
 package codecs
 
-import (
-	"errors"
-	"strconv"
-)
+import "strconv"
 
 // A protocol that travels over TCP (Description.Transport TCP) speaks a
 // byte stream, while a Query takes messages. Stream is the one driver
@@ -249,56 +246,27 @@ func equalFold(a, b string) bool {
 // conversation): for a datagram protocol, c.NewQuery(opts); for a stream
 // one (stream true), a query whose Feed takes the stream's bytes as they
 // come, cut with the protocol's MessageLen, and asks nothing to be written
-// (the relay writes what its own query builds). The stream side is
-// package codecs/pagestream, which every family with a stream protocol
-// imports: a browser module of datagram protocols alone does not link it.
-// A stream query that carries its target (TargetInQuery) and is given
-// none in opts is built naming "localhost" on the default port: the
-// relay's query names the real one, and decoding the reply does not
-// depend on it.
-func NewConversation(c Codec, opts map[string]string) (q Query, stream bool, err error) {
-	if !Streamed(c) {
-		q, err = c.NewQuery(opts)
-		return q, false, err
-	}
-	if pageStream.conversation == nil {
-		return nil, true, errNoStreamSide(c.Name())
-	}
-	q, err = pageStream.conversation(c, opts)
-	return q, true, err
+// (the relay writes what its own query builds). A stream query that
+// carries its target (TargetInQuery) and is given none in opts is built
+// naming "localhost" on the default port: the relay's query names the
+// real one, and decoding the reply does not depend on it.
+//
+// The stream side is package codecs/pagestream, which sets this variable
+// from init and which every family with a stream protocol imports: a
+// browser module of datagram protocols alone does not link it, and its
+// NewConversation is c.NewQuery's.
+var NewConversation = func(c Codec, opts map[string]string) (q Query, stream bool, err error) {
+	q, err = c.NewQuery(opts)
+	return q, false, err
 }
 
 // DecodeStream decodes a stream protocol's reply given whole, as the
 // bytes came (a relay's CHUNKs one after the other): cut into messages
-// with the protocol's MessageLen, then decoded by c (codecs/pagestream).
-// Bytes left over at the end that are not a whole message make the error
-// ErrIncomplete (with the message decoded from the rest).
-func DecodeStream(c Codec, b []byte, opt DecodeOptions) (*Message, error) {
-	if pageStream.decode == nil {
-		return nil, errNoStreamSide(c.Name())
-	}
-	return pageStream.decode(c, b, opt)
-}
-
-// pageStream is the page's side of the stream protocols, set by package
-// codecs/pagestream (SetPageStream).
-var pageStream struct {
-	conversation func(c Codec, opts map[string]string) (Query, error)
-	decode       func(c Codec, b []byte, opt DecodeOptions) (*Message, error)
-}
-
-// SetPageStream installs the page's side of the stream protocols. Only
-// package codecs/pagestream calls it, from init.
-func SetPageStream(conversation func(c Codec, opts map[string]string) (Query, error),
-	decode func(c Codec, b []byte, opt DecodeOptions) (*Message, error)) {
-	pageStream.conversation, pageStream.decode = conversation, decode
-}
-
-// ErrNoStreamSide says a stream protocol was asked in a program that
-// does not link codecs/pagestream (a family with a stream protocol
-// imports it).
-var ErrNoStreamSide = errors.New("this build has no page side for stream protocols (codecs/pagestream)")
-
-func errNoStreamSide(protocol string) error {
-	return &Error{Protocol: protocol, Field: "transport", Err: ErrNoStreamSide}
+// with the protocol's MessageLen, then decoded by c. Bytes left over at
+// the end that are not a whole message make the error ErrIncomplete (with
+// the message decoded from the rest). A datagram protocol's b is one
+// datagram. Set by codecs/pagestream, as NewConversation; without it, b
+// is decoded as one message.
+var DecodeStream = func(c Codec, b []byte, opt DecodeOptions) (*Message, error) {
+	return c.Decode([][]byte{b}, opt)
 }

@@ -139,8 +139,9 @@ func decode(args []js.Value, spans bool) any {
 	if err != nil {
 		return errorValue(err, nil)
 	}
-	if len(dgs) == 1 && codecs.Streamed(c) {
-		// A stream protocol's reply, whole: cut into its messages.
+	if len(dgs) == 1 {
+		// One buffer: a datagram, or a stream protocol's reply whole,
+		// cut into its messages (codecs.DecodeStream).
 		return messageValue(codecs.DecodeStream(c, dgs[0], opt))
 	}
 	return messageValue(c.Decode(dgs, opt))

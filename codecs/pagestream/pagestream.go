@@ -15,10 +15,17 @@ import (
 	"github.com/querylens/querylens/codecs"
 )
 
-func init() { codecs.SetPageStream(conversation, decode) }
+func init() {
+	codecs.NewConversation = conversation
+	codecs.DecodeStream = decode
+}
 
-// conversation is codecs.NewConversation for a stream protocol.
-func conversation(c codecs.Codec, opts map[string]string) (codecs.Query, error) {
+// conversation is codecs.NewConversation.
+func conversation(c codecs.Codec, opts map[string]string) (codecs.Query, bool, error) {
+	if !codecs.Streamed(c) {
+		q, err := c.NewQuery(opts)
+		return q, false, err
+	}
 	d := codecs.DescriptionOf(c)
 	if d.TargetInQuery {
 		host, port := opts["host"], 0
@@ -28,7 +35,7 @@ func conversation(c codecs.Codec, opts map[string]string) (codecs.Query, error) 
 		if p, ok := opts["port"]; ok {
 			n, err := codecs.ParseUint(p, 16)
 			if err != nil {
-				return nil, codecs.OptionError(d.Name, "port", "not a port")
+				return nil, true, codecs.OptionError(d.Name, "port", "not a port")
 			}
 			port = int(n)
 		} else if len(d.Ports) > 0 {
@@ -36,14 +43,14 @@ func conversation(c codecs.Codec, opts map[string]string) (codecs.Query, error) 
 		}
 		var err error
 		if opts, err = d.TargetOptions(host, port, opts); err != nil {
-			return nil, err
+			return nil, true, err
 		}
 	}
 	q, err := c.NewQuery(opts)
 	if err != nil {
-		return nil, err
+		return nil, true, err
 	}
-	return &query{q: q, st: codecs.NewStream(q, d.MessageLen, codecs.ReplyCap{Bytes: 1 << 30, Datagrams: 1 << 30})}, nil
+	return &query{q: q, st: codecs.NewStream(q, d.MessageLen, codecs.ReplyCap{Bytes: 1 << 30, Datagrams: 1 << 30})}, true, nil
 }
 
 // query is a stream protocol's query fed with the stream's bytes.
@@ -71,6 +78,9 @@ func (s *query) Result(opt codecs.DecodeOptions) (*codecs.Message, error) { retu
 
 // decode is codecs.DecodeStream.
 func decode(c codecs.Codec, b []byte, opt codecs.DecodeOptions) (*codecs.Message, error) {
+	if !codecs.Streamed(c) {
+		return c.Decode([][]byte{b}, opt)
+	}
 	msgs, rest, bad := codecs.CutStream(b, codecs.DescriptionOf(c).MessageLen)
 	m, err := c.Decode(msgs, opt)
 	if err == nil && (bad || len(rest) > 0) {
