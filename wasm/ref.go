@@ -17,7 +17,6 @@ func registerRef(ns js.Value) {
 	ns.Set("ref", fn(refCall))
 	ns.Set("paths", fn(paths))
 	ns.Set("hostPort", fn(hostPort))
-	ns.Set("detectOrder", fn(detectOrder))
 }
 
 // ref(protocol, addr, options) → {protocol, addr, options, path} | {error}
@@ -74,19 +73,6 @@ func hostPort(args []js.Value) any {
 		return refError(err)
 	}
 	return addr
-}
-
-// detectOrder(options) → protocol names | {error}
-func detectOrder(args []js.Value) any {
-	cands, err := ident.DetectOrder(optionsFromJS(arg(args, 0)))
-	if err != nil {
-		return errorValue(err, nil)
-	}
-	names := make([]string, len(cands))
-	for i, c := range cands {
-		names[i] = c.Codec.Name()
-	}
-	return parseJSON(codecs.AppendJSON(nil, names))
 }
 
 // refError is the failure object of a spelling ident refused: the codec's
