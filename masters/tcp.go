@@ -3,7 +3,6 @@ package masters
 import (
 	"context"
 	"errors"
-	"io"
 	"net"
 	"net/netip"
 	"strconv"
@@ -54,7 +53,6 @@ var ErrBadFraming = errors.New("malformed master stream")
 // the writes and the messages fed; a master that closes or falls silent
 // before the list is complete ends it with Done false and no error.
 func ExchangeStream(ctx context.Context, m *codecs.MasterDescription, target string, q codecs.Query, cfg StreamConfig) (netquery.Result, error) {
-	var res netquery.Result
 	timeout, dialTimeout := cfg.Timeout, cfg.DialTimeout
 	if timeout <= 0 {
 		timeout = DefaultStreamTimeout
@@ -67,7 +65,7 @@ func ExchangeStream(ctx context.Context, m *codecs.MasterDescription, target str
 	defer cancel()
 	addr, err := resolveChecked(ctx, cfg, target)
 	if err != nil {
-		return res, err
+		return netquery.Result{}, err
 	}
 	dctx, dcancel := context.WithTimeout(ctx, dialTimeout)
 	var d net.Dialer
@@ -75,62 +73,19 @@ func ExchangeStream(ctx context.Context, m *codecs.MasterDescription, target str
 	dcancel()
 	if err != nil {
 		if parent.Err() != nil {
-			return res, parent.Err()
+			return netquery.Result{}, parent.Err()
 		}
-		return res, err
+		return netquery.Result{}, err
 	}
 	defer conn.Close()
-	stop := context.AfterFunc(ctx, func() { conn.SetDeadline(time.Now()) })
-	defer stop()
-
-	s := codecs.NewStream(q, m.MessageLen, m.ReplyCap)
-	write := func(b []byte) error {
-		if len(b) == 0 {
-			return nil
-		}
-		res.Sent++
-		_, err := conn.Write(b)
-		return err
+	res, err := netquery.Converse(ctx, conn, "master", m.MessageLen, m.ReplyCap, q)
+	if !res.Done && parent.Err() != nil {
+		return res, parent.Err()
 	}
-	start := time.Now()
-	if err := write(s.Start()); err != nil {
-		return res, err
+	if errors.Is(err, netquery.ErrBadFraming) {
+		err = errors.Join(ErrBadFraming, err)
 	}
-	buf := make([]byte, 16<<10)
-	for s.Stop() == codecs.StreamOn {
-		n, rerr := conn.Read(buf)
-		if n > 0 {
-			if s.Bytes() == 0 {
-				res.RTT = time.Since(start)
-			}
-			_, send := s.Take(buf[:n])
-			res.Received = s.Messages()
-			if err := write(send); err != nil {
-				return res, err
-			}
-		}
-		if rerr != nil {
-			if s.Stop() != codecs.StreamOn {
-				break
-			}
-			switch {
-			case parent.Err() != nil:
-				return res, parent.Err()
-			case ctx.Err() != nil, errors.Is(rerr, io.EOF):
-				return res, nil // out of time, or the master closed first
-			}
-			return res, rerr
-		}
-	}
-	switch s.Stop() {
-	case codecs.StreamDone:
-		res.Done = true
-	case codecs.StreamCap:
-		res.Capped = true
-	case codecs.StreamBadFraming:
-		return res, errors.New("masters: " + ErrBadFraming.Error() + " at byte " + strconv.Itoa(s.Bytes()-s.Pending()))
-	}
-	return res, nil
+	return res, err
 }
 
 // resolveChecked resolves target and checks every address it names

@@ -127,10 +127,28 @@ func (t *TCP) Exchange(ctx context.Context, protocol, target string, q codecs.Qu
 		return res, err
 	}
 	defer conn.Close()
+	res, err = Converse(ctx, conn, protocol, d.MessageLen, d.ReplyCap, q)
+	if !res.Done && parent.Err() != nil {
+		return res, parent.Err()
+	}
+	return res, err
+}
+
+// Converse runs q over conn, a connection to a stream protocol's server
+// or master, until q says the reply is complete, the reply reaches cap
+// (cut into messages by messageLen), the peer closes, ctx ends (which
+// stops the reads) or the framing is malformed (ErrBadFraming); it does
+// not close conn. It writes q's first messages (none for a peer that
+// speaks first) and whatever Feed asks. A peer that closes, or a ctx that
+// ends, before the reply is complete gives Done false and no error, unless
+// the stream stopped inside a message (ErrIncomplete). Result counts the
+// writes and the messages fed. protocol names the errors.
+func Converse(ctx context.Context, conn net.Conn, protocol string, messageLen func([]byte) int, cap codecs.ReplyCap, q codecs.Query) (Result, error) {
+	var res Result
 	stop := context.AfterFunc(ctx, func() { conn.SetDeadline(time.Now()) })
 	defer stop()
 
-	s := codecs.NewStream(q, d.MessageLen, d.ReplyCap)
+	s := codecs.NewStream(q, messageLen, cap)
 	write := func(b []byte) error {
 		if len(b) == 0 {
 			return nil
@@ -160,11 +178,8 @@ func (t *TCP) Exchange(ctx context.Context, protocol, target string, q codecs.Qu
 			if s.Stop() != codecs.StreamOn {
 				break
 			}
-			switch {
-			case parent.Err() != nil:
-				return res, parent.Err()
-			case ctx.Err() != nil, errors.Is(rerr, io.EOF):
-				// Out of time, or the server closed first: a message
+			if ctx.Err() != nil || errors.Is(rerr, io.EOF) {
+				// Out of time, or the peer closed first: a message
 				// begun and not finished says so (a length that
 				// promised more than came).
 				if s.Pending() > 0 {
