@@ -82,7 +82,12 @@ func ExchangeStream(ctx context.Context, m *codecs.MasterDescription, target str
 	if !res.Done && parent.Err() != nil {
 		return res, parent.Err()
 	}
-	if errors.Is(err, netquery.ErrBadFraming) {
+	switch {
+	case errors.Is(err, netquery.ErrIncomplete):
+		// A list that never ended: Done false, as the doc says; the
+		// list's reader says what came.
+		err = nil
+	case errors.Is(err, netquery.ErrBadFraming):
 		err = errors.Join(ErrBadFraming, err)
 	}
 	return res, err

@@ -334,10 +334,10 @@ func parseIPv4(s string) ([4]byte, bool) {
 	return ip, true
 }
 
-// NewQuery starts a conversation: the info and (SA-MP) rules questions at
-// once, then, once the info reply has counted the players (and the rules
-// have said whether the server is open.mp), the player list (docs/protocols/samp.md
-// "Conversation").
+// NewQuery starts a conversation: the info question, then (SA-MP) the
+// rules, then, once the info reply has counted the players (and the rules
+// have said whether the server is open.mp), the player list, one question
+// at a time (docs/protocols/samp.md "Conversation").
 func (c *Codec) NewQuery(opts map[string]string) (codecs.Query, error) {
 	o := codecs.ReadOptions(c.Name(), c.Options(), opts)
 	ipText := o.Value("ip")
@@ -397,12 +397,11 @@ func (q *query) ask(op Opcode) []byte {
 	return appendHeader(nil, h)
 }
 
+// Start asks the info alone: the rules follow its reply, so that a list
+// of many servers keeps one question in flight per server (the relay
+// counts each in its per-page share of upstream exchanges).
 func (q *query) Start() [][]byte {
-	out := [][]byte{q.ask(OpInfo)}
-	if q.rules {
-		out = append(out, q.ask(OpRules))
-	}
-	return out
+	return [][]byte{q.ask(OpInfo)}
 }
 
 // Feed takes a reply to a question asked and not yet answered. A reply
@@ -441,7 +440,13 @@ func (q *query) Feed(b []byte) ([][]byte, bool, error) {
 // next asks for the player list once the info reply counted players and,
 // for "auto" on SA-MP, the rules said whether the server is open.mp.
 func (q *query) next() [][]byte {
-	if q.playersOff || q.got&bit(OpInfo) == 0 || q.asked&(bit(OpClients)|bit(OpDetailed)) != 0 {
+	if q.got&bit(OpInfo) == 0 {
+		return nil
+	}
+	if q.rules && q.asked&bit(OpRules) == 0 {
+		return [][]byte{q.ask(OpRules)}
+	}
+	if q.playersOff || q.asked&(bit(OpClients)|bit(OpDetailed)) != 0 {
 		return nil
 	}
 	if q.players == "auto" && q.rules && q.got&bit(OpRules) == 0 {

@@ -171,7 +171,7 @@ func opcodes(ops []samp.Opcode) []byte {
 func TestFeedRefuses(t *testing.T) {
 	q, _ := (&samp.Codec{}).NewQuery(map[string]string{"ip": "10.1.2.3", "port": "7777"})
 	start := q.Start()
-	if len(start) != 2 || !bytes.Equal(start[0][4:10], []byte{10, 1, 2, 3, 0x61, 0x1e}) {
+	if len(start) != 1 || !bytes.Equal(start[0][4:10], []byte{10, 1, 2, 3, 0x61, 0x1e}) {
 		t.Fatalf("start %x", start)
 	}
 	s := &server{info: samp.ServerInfo{Players: 1, Hostname: "H"}, rules: sampRules, players: players[:1]}
@@ -184,8 +184,9 @@ func TestFeedRefuses(t *testing.T) {
 		}
 	}
 	info := s.answer(t, start[0])
-	if _, done, err := q.Feed(info); done || err != nil {
-		t.Fatalf("Feed(info) = %v, %v", done, err)
+	next, done, err := q.Feed(info)
+	if done || err != nil || len(next) != 1 || next[0][10] != 'r' {
+		t.Fatalf("Feed(info) = %x, %v, %v; want the rules asked next", next, done, err)
 	}
 	if _, _, err := q.Feed(info); err == nil {
 		t.Error("a second info reply is taken")
@@ -195,7 +196,7 @@ func TestFeedRefuses(t *testing.T) {
 		t.Errorf("before the rules: %v, %+v", err, m)
 	}
 	// A malformed reply ends the conversation; Result names the field.
-	bad := s.answer(t, start[1])
+	bad := s.answer(t, next[0])
 	bad = bad[:len(bad)-1]
 	if _, done, err := q.Feed(bad); !done || err == nil {
 		t.Errorf("Feed(cut rules) = %v, %v", done, err)
