@@ -50,7 +50,7 @@ type sampServer struct {
 // one with a negative score. It honours Silent, Truncated (every reply cut
 // in half) and two hostile behaviours: BadLength (the info reply's
 // hostname length says 4 KiB more than follows) and BadCount (a player
-// list counts one more player than it carries). Slow is the caller's to
+// list, and the rules, count one more entry than they carry). Slow is the caller's to
 // apply.
 func NewSAMP(seed int64, f SAMPFlavor, b Behavior) Handler {
 	s := &sampServer{behavior: b, flavor: f, seed: uint64(seed)}
@@ -129,6 +129,9 @@ func (s *sampServer) Respond(q []byte, _ netip.AddrPort, now time.Time) [][]byte
 		binary.LittleEndian.PutUint32(out[at:], binary.LittleEndian.Uint32(out[at:])+4096)
 	case s.behavior == BadCount && (req.Opcode == samp.OpClients || req.Opcode == samp.OpDetailed):
 		binary.LittleEndian.PutUint16(out[samp.HeaderLen:], uint16(len(players)+1))
+	case s.behavior == BadCount && req.Opcode == samp.OpRules:
+		// The rules too, which a server list asks.
+		binary.LittleEndian.PutUint16(out[samp.HeaderLen:], uint16(len(s.rules)+1))
 	}
 	return [][]byte{out}
 }

@@ -133,7 +133,7 @@ func TestSAMPHostileDemo(t *testing.T) {
 		field string
 	}{
 		{BadLength, SAMP037, "hostname"},
-		{BadCount, SAMPOpenMP, "players["},
+		{BadCount, SAMPOpenMP, "rules["}, // the rules come before the players, and are spoilt too
 	} {
 		h := NewSAMP(5, tc.f, tc.b)
 		q, _ := (&samp.Codec{}).NewQuery(nil)

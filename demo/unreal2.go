@@ -42,8 +42,9 @@ type u2Server struct {
 // NewUnreal2 returns an emulated Unreal Engine 2 server. It answers the
 // three queries (info, rules, players) and qstat's fourth (rules and
 // players) and honours Silent, Truncated (its
-// server info is cut in half), BadLength (the first player's name says
-// 127 bytes, more than follow); Slow is the caller's.
+// server info is cut in half), BadLength (the server info's first string
+// and the first player's name say more than follows); Slow is the
+// caller's.
 func NewUnreal2(seed int64, f Unreal2Flavor, b Behavior) Handler {
 	s := &u2Server{flavor: f, behavior: b, seed: uint64(seed)}
 	n := strconv.Itoa(int(bmMix(s.seed, 1)%90 + 10))
@@ -76,6 +77,11 @@ func (s *u2Server) Respond(q []byte, from netip.AddrPort, now time.Time) [][]byt
 		}
 		if s.behavior == Truncated {
 			b = b[:len(b)/2]
+		}
+		if s.behavior == BadLength {
+			// The first string (the IP) says 127 UCS-2 units, more than
+			// follow: what a server list asks is spoilt too.
+			b[5+4] = 0xff
 		}
 		out = [][]byte{b}
 	case unreal2.TypeRules:

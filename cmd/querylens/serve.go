@@ -379,10 +379,15 @@ func (e *env) runServe(ctx context.Context, o serveOptions, ready chan<- string)
 		// The TCP servers (Minecraft Java) are configured servers like
 		// the others without a master.
 		demoTargets = append(d.Targets(), d.StreamTargets()...)
-		// The servers the page finds on a master it asks itself are on
-		// that master's list; the others are configured servers.
+		// The servers the page finds on a demo master it asks itself are
+		// on that master's list; the others (a protocol whose master the
+		// demo does not run, as Quake II's) are configured servers.
+		listed := map[string]bool{}
+		for _, m := range demoMasters(d) {
+			listed[m.Protocol] = pageAsksMaster(m.Protocol)
+		}
 		for _, t := range demoTargets {
-			if !pageAsksMaster(t.Protocol) {
+			if !listed[t.Protocol] {
 				wcfg.Servers = append(wcfg.Servers, t.Ref())
 			}
 		}

@@ -71,7 +71,10 @@ func wellFormed(b []byte) bool {
 			i++
 			break
 		}
-		if !str() || !str() {
+		if !str() { // the key
+			return false
+		}
+		if !str() { // the value
 			return false
 		}
 	}
