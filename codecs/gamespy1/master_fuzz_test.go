@@ -14,7 +14,7 @@ import (
 // and a few hostile shapes.
 func addMasterSeeds(f *testing.F) {
 	for _, g := range masterGoldens(f) {
-		for _, d := range g.datagrams {
+		for _, d := range g.Datagrams {
 			f.Add(d)
 		}
 	}

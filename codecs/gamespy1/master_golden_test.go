@@ -15,31 +15,20 @@ import (
 // masterGoldens are testdata/master/*.hex: a master's messages, the
 // greeting first, then the list (cut by MasterMessageLen); a name with
 // "cmp" is a \list\cmp\ conversation, one starting "bad-" must fail.
-func masterGoldens(t testing.TB) []golden {
-	t.Helper()
-	paths, err := filepath.Glob("testdata/master/*.hex")
-	if err != nil || len(paths) == 0 {
-		t.Fatalf("no master goldens: %v", err)
-	}
-	var gs []golden
-	for _, p := range paths {
-		gs = append(gs, readGolden(t, p))
-	}
-	return gs
-}
+func masterGoldens(t testing.TB) []golden { return codectest.ReadMessages(t, "testdata/master/*.hex") }
 
 // playMaster runs a master conversation over the golden's messages.
 func playMaster(t testing.TB, g golden) codecs.Query {
 	t.Helper()
 	opts := map[string]string{"master": "true"}
-	if strings.Contains(g.name, "cmp") {
+	if strings.Contains(g.Name, "cmp") {
 		opts["list"] = "cmp"
 	}
 	q, err := (&gamespy1.Codec{}).NewQuery(opts)
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, m := range g.datagrams {
+	for _, m := range g.Datagrams {
 		q.Feed(m)
 	}
 	return q
@@ -49,10 +38,10 @@ func playMaster(t testing.TB, g golden) codecs.Query {
 // its JSON, against testdata/master/*.golden (-update rewrites them).
 func TestMasterGolden(t *testing.T) {
 	for _, g := range masterGoldens(t) {
-		t.Run(g.name, func(t *testing.T) {
+		t.Run(g.Name, func(t *testing.T) {
 			q := playMaster(t, g)
 			m, err := q.Result(codecs.DecodeOptions{Spans: true})
-			out := []byte("# " + g.source + "\n")
+			out := []byte("# " + g.Source + "\n")
 			out = codecs.AppendDump(out, m)
 			plain, err2 := q.Result(codecs.DecodeOptions{})
 			if (err == nil) != (err2 == nil) {
@@ -65,8 +54,8 @@ func TestMasterGolden(t *testing.T) {
 				out = plain.AppendJSON(out)
 			}
 			out = append(out, '\n')
-			codectest.Golden(t, filepath.Join("testdata", "master", g.name+".golden"), out)
-			if strings.HasPrefix(g.name, "bad-") != (err != nil) {
+			codectest.Golden(t, filepath.Join("testdata", "master", g.Name+".golden"), out)
+			if strings.HasPrefix(g.Name, "bad-") != (err != nil) {
 				t.Errorf("error %v", err)
 			}
 			for _, s := range plain.Servers {
@@ -83,17 +72,17 @@ func TestMasterGolden(t *testing.T) {
 // and a list cut anywhere yields only addresses that were whole.
 func TestMasterTruncated(t *testing.T) {
 	for _, g := range masterGoldens(t) {
-		t.Run(g.name, func(t *testing.T) {
-			compact := strings.Contains(g.name, "cmp")
-			codectest.Prefixes(t, g.datagrams[0], func(p []byte) error {
+		t.Run(g.Name, func(t *testing.T) {
+			compact := strings.Contains(g.Name, "cmp")
+			codectest.Prefixes(t, g.Datagrams[0], func(p []byte) error {
 				_, err := gamespy1.ReadChallenge(p, nil)
 				return err
 			}, nil)
-			full, _ := gamespy1.ReadMasterList(g.datagrams[1], compact, 0, nil)
-			codectest.Prefixes(t, g.datagrams[1], func(p []byte) error {
+			full, _ := gamespy1.ReadMasterList(g.Datagrams[1], compact, 0, nil)
+			codectest.Prefixes(t, g.Datagrams[1], func(p []byte) error {
 				addrs, err := gamespy1.ReadMasterList(p, compact, 0, nil)
-				if len(p) < len(g.datagrams[1]) && err == nil {
-					t.Errorf("prefix %d of %d reads without error", len(p), len(g.datagrams[1]))
+				if len(p) < len(g.Datagrams[1]) && err == nil {
+					t.Errorf("prefix %d of %d reads without error", len(p), len(g.Datagrams[1]))
 				}
 				for i, a := range addrs {
 					if i >= len(full) || (a != full[i] && !strings.HasPrefix(full[i], a)) {

@@ -14,7 +14,7 @@ import (
 func seeds(f *testing.F) {
 	for _, g := range goldens(f) {
 		var whole []byte
-		for _, d := range g.datagrams {
+		for _, d := range g.Datagrams {
 			whole = append(whole, d...)
 		}
 		f.Add(whole)

@@ -87,7 +87,7 @@ func converse(t *testing.T, addr string, q codecs.Query) (done bool, feedErr err
 func TestQueryOverTCP(t *testing.T) {
 	g := readGolden(t, "testdata/vanilla-status.hex")
 	var reply []byte
-	for _, d := range g.datagrams {
+	for _, d := range g.Datagrams {
 		reply = append(reply, d...)
 	}
 	for _, step := range []int{1, 7, len(reply)} {
@@ -128,7 +128,7 @@ func TestQueryHostile(t *testing.T) {
 			g := readGolden(t, "testdata/"+tc.file+".hex")
 			q, _ := (&minecraft.Codec{}).NewQuery(nil)
 			start := time.Now()
-			done, _ := converse(t, serveOnce(t, nil, g.datagrams[0], 1), q)
+			done, _ := converse(t, serveOnce(t, nil, g.Datagrams[0], 1), q)
 			if done != tc.done {
 				t.Fatalf("done = %v, want %v", done, tc.done)
 			}

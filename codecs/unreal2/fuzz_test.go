@@ -17,7 +17,7 @@ import (
 // Killing Floor capture, cut and bad datagrams) and a few hostile shapes.
 func addSeeds(f *testing.F) {
 	for _, g := range goldens(f) {
-		for _, d := range g.datagrams {
+		for _, d := range g.Datagrams {
 			f.Add(d)
 		}
 	}

@@ -1,7 +1,6 @@
 package unreal2_test
 
 import (
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -11,51 +10,17 @@ import (
 	"github.com/querylens/querylens/codecs/unreal2"
 )
 
-// golden is one testdata/*.hex file: the datagrams of one message in the
-// order they arrived, and the comment on its first line, which says where
-// they came from.
-type golden struct {
-	name, source string
-	datagrams    [][]byte
-}
+// golden is one testdata/*.hex message (codectest.Message).
+type golden = codectest.Message
 
-// datagramMark separates the datagrams of a file that holds several.
-const datagramMark = "# datagram"
+func goldens(t testing.TB) []golden { return codectest.ReadMessages(t, "testdata/*.hex") }
 
-func goldens(t testing.TB) []golden {
-	t.Helper()
-	paths, err := filepath.Glob("testdata/*.hex")
-	if err != nil || len(paths) == 0 {
-		t.Fatalf("no golden packets: %v", err)
-	}
-	gs := make([]golden, 0, len(paths))
-	for _, p := range paths {
-		gs = append(gs, readGolden(t, p))
-	}
-	return gs
-}
-
-func readGolden(t testing.TB, path string) golden {
-	t.Helper()
-	raw, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	g := golden{name: strings.TrimSuffix(filepath.Base(path), ".hex")}
-	first, rest, _ := strings.Cut(string(raw), "\n")
-	g.source = strings.TrimSpace(strings.TrimPrefix(first, "#"))
-	for _, chunk := range strings.Split(rest, datagramMark+"\n") {
-		if b := codectest.Unhex(t, chunk); len(b) > 0 {
-			g.datagrams = append(g.datagrams, b)
-		}
-	}
-	return g
-}
+func readGolden(t testing.TB, path string) golden { return codectest.ReadMessage(t, path) }
 
 // datagrams returns the datagrams of testdata/name.hex.
 func datagrams(t testing.TB, name string) [][]byte {
 	t.Helper()
-	return readGolden(t, "testdata/"+name+".hex").datagrams
+	return readGolden(t, "testdata/"+name+".hex").Datagrams
 }
 
 // TestGolden decodes every testdata/*.hex message with spans and compares
@@ -63,12 +28,12 @@ func datagrams(t testing.TB, name string) [][]byte {
 // rewrites them). The spans of every datagram that decodes tile it.
 func TestGolden(t *testing.T) {
 	for _, g := range goldens(t) {
-		t.Run(g.name, func(t *testing.T) {
+		t.Run(g.Name, func(t *testing.T) {
 			c := &unreal2.Codec{}
-			m, err := c.Decode(g.datagrams, codecs.DecodeOptions{Spans: true})
-			out := []byte("# " + g.source + "\n")
+			m, err := c.Decode(g.Datagrams, codecs.DecodeOptions{Spans: true})
+			out := []byte("# " + g.Source + "\n")
 			out = codecs.AppendDump(out, m)
-			plain, err2 := c.Decode(g.datagrams, codecs.DecodeOptions{})
+			plain, err2 := c.Decode(g.Datagrams, codecs.DecodeOptions{})
 			if (err == nil) != (err2 == nil) {
 				t.Fatalf("spans change the outcome: %v / %v", err, err2)
 			}
@@ -79,10 +44,10 @@ func TestGolden(t *testing.T) {
 				out = plain.AppendJSON(out)
 			}
 			out = append(out, '\n')
-			codectest.Golden(t, filepath.Join("testdata", g.name+".golden"), out)
-			if strings.HasPrefix(g.name, "bad-") {
+			codectest.Golden(t, filepath.Join("testdata", g.Name+".golden"), out)
+			if strings.HasPrefix(g.Name, "bad-") {
 				if err == nil {
-					t.Errorf("%s decodes without error", g.name)
+					t.Errorf("%s decodes without error", g.Name)
 				}
 				return
 			}
@@ -101,8 +66,8 @@ func TestGolden(t *testing.T) {
 // each error is a *codecs.Error at or before the cut.
 func TestTruncated(t *testing.T) {
 	for _, g := range goldens(t) {
-		t.Run(g.name, func(t *testing.T) {
-			for k, d := range g.datagrams {
+		t.Run(g.Name, func(t *testing.T) {
+			for k, d := range g.Datagrams {
 				codectest.Prefixes(t, d, func(p []byte) error {
 					m, err := (&unreal2.Codec{}).Decode([][]byte{p}, codecs.DecodeOptions{Spans: true})
 					if m == nil {
@@ -114,7 +79,7 @@ func TestTruncated(t *testing.T) {
 					if err == nil && m.Kind == codecs.KindResponse {
 						codectest.SpansCover(t, m)
 					}
-					set := append([][]byte(nil), g.datagrams...)
+					set := append([][]byte(nil), g.Datagrams...)
 					set[k] = p
 					if m, _ := (&unreal2.Codec{}).Decode(set, codecs.DecodeOptions{Spans: true}); m == nil {
 						t.Fatalf("prefix %d among the others: nil message", len(p))

@@ -10,6 +10,7 @@ import (
 	"errors"
 	"flag"
 	"os"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"testing"
@@ -106,6 +107,51 @@ func WriteHexFile(t testing.TB, path, source string, datagrams [][]byte) {
 	if err := os.WriteFile(path, []byte(b.String()), 0o644); err != nil {
 		t.Fatal(err)
 	}
+}
+
+// Message is one golden message file (testdata/*.hex): the datagrams of
+// one message in the order they arrived (or a stream's chunks), separated
+// by DatagramMark lines where there are several, and the comment on its
+// first line, which says where they came from.
+type Message struct {
+	Name, Source string // the file's name without ".hex"; its first comment
+	Datagrams    [][]byte
+}
+
+// DatagramMark is the line that separates the datagrams of a Message file.
+const DatagramMark = "# datagram"
+
+// ReadMessage reads the Message file at path.
+func ReadMessage(t testing.TB, path string) Message {
+	t.Helper()
+	raw, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := Message{Name: strings.TrimSuffix(filepath.Base(path), ".hex")}
+	first, rest, _ := strings.Cut(string(raw), "\n")
+	m.Source = strings.TrimSpace(strings.TrimPrefix(first, "#"))
+	for _, chunk := range strings.Split(rest, DatagramMark+"\n") {
+		if b := Unhex(t, chunk); len(b) > 0 {
+			m.Datagrams = append(m.Datagrams, b)
+		}
+	}
+	return m
+}
+
+// ReadMessages reads every Message file pattern matches (a filepath.Glob
+// pattern, "testdata/*.hex"); none is a failure.
+func ReadMessages(t testing.TB, pattern string) []Message {
+	t.Helper()
+	paths, err := filepath.Glob(pattern)
+	if err != nil || len(paths) == 0 {
+		t.Fatalf("no golden messages match %s: %v", pattern, err)
+	}
+	ms := make([]Message, 0, len(paths))
+	for _, p := range paths {
+		ms = append(ms, ReadMessage(t, p))
+	}
+	return ms
 }
 
 // Golden compares got with the file at path, or writes it there with
