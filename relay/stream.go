@@ -363,15 +363,11 @@ func (f *fetch) exchangeStream() outcome {
 
 // streamError is how a stream exchange ends when its connection fails.
 func (f *fetch) streamError(ctx context.Context, err error) outcome {
-	f.mu.Lock()
-	stopped, shutdown := f.stopped, f.shutdown
-	f.mu.Unlock()
+	if o, ok := f.halted(); ok {
+		return o
+	}
 	var ne net.Error
 	switch {
-	case shutdown:
-		return outcome{reason: wire.EndCancelled, code: wire.CodeBusy, rule: wire.RuleShuttingDown, msg: "the relay is shutting down"}
-	case stopped:
-		return outcome{reason: wire.EndCancelled}
 	case errors.Is(err, syscall.ECONNREFUSED):
 		return outcome{reason: wire.EndRefused}
 	case ctx.Err() != nil, errors.As(err, &ne) && ne.Timeout():

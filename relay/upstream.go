@@ -270,16 +270,28 @@ func (f *fetch) exchangeOn(sock *net.UDPConn) outcome {
 	}
 }
 
-func (f *fetch) readError(err error) outcome {
+// halted is the outcome of a fetch the relay stopped (its clients gone,
+// or the relay shutting down), if it was: its socket's error says nothing
+// more.
+func (f *fetch) halted() (outcome, bool) {
 	f.mu.Lock()
 	stopped, shutdown := f.stopped, f.shutdown
 	f.mu.Unlock()
-	var ne net.Error
 	switch {
 	case shutdown:
-		return outcome{reason: wire.EndCancelled, code: wire.CodeBusy, rule: wire.RuleShuttingDown, msg: "the relay is shutting down"}
+		return outcome{reason: wire.EndCancelled, code: wire.CodeBusy, rule: wire.RuleShuttingDown, msg: "the relay is shutting down"}, true
 	case stopped:
-		return outcome{reason: wire.EndCancelled}
+		return outcome{reason: wire.EndCancelled}, true
+	}
+	return outcome{}, false
+}
+
+func (f *fetch) readError(err error) outcome {
+	if o, ok := f.halted(); ok {
+		return o
+	}
+	var ne net.Error
+	switch {
 	case errors.As(err, &ne) && ne.Timeout():
 		return outcome{reason: wire.EndWindow, code: wire.CodeTimeout, rule: wire.RuleTimeout,
 			msg: "no reply within " + strconv.FormatInt(f.s.cfg.ReplyWindow.Milliseconds(), 10) + " ms"}
