@@ -94,3 +94,19 @@ func FuzzAppendJSONString(f *testing.F) {
 		}
 	})
 }
+
+// TestEqualFoldASCII: ASCII letters match in either case; nothing else
+// folds (not '@' with '`', nor non-ASCII bytes).
+func TestEqualFoldASCII(t *testing.T) {
+	for _, tc := range []struct {
+		a, b string
+		want bool
+	}{
+		{"GamePassword", "gamepassword", true}, {"si_usePass", "SI_USEPASS", true}, {"", "", true},
+		{"abc", "abcd", false}, {"@", "`", false}, {"[", "{", false}, {"é", "É", false}, {"a1", "A1", true},
+	} {
+		if got := codecs.EqualFoldASCII(tc.a, tc.b); got != tc.want {
+			t.Errorf("EqualFoldASCII(%q, %q) = %v", tc.a, tc.b, got)
+		}
+	}
+}

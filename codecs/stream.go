@@ -207,7 +207,7 @@ func (d Description) TargetOptions(host string, port int, opts map[string]string
 	for k, v := range opts {
 		out[k] = v
 	}
-	if h, ok := opts["host"]; ok && !equalFold(h, host) {
+	if h, ok := opts["host"]; ok && !EqualFoldASCII(h, host) {
 		return nil, OptionError(d.Name, "host", "not the target's host "+host)
 	} else if ok {
 		host = h // the user's spelling
@@ -219,26 +219,6 @@ func (d Description) TargetOptions(host string, port int, opts map[string]string
 	}
 	out["host"], out["port"] = host, strconv.Itoa(port)
 	return out, nil
-}
-
-// equalFold compares two host names ignoring ASCII case.
-func equalFold(a, b string) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for i := 0; i < len(a); i++ {
-		x, y := a[i], b[i]
-		if 'A' <= x && x <= 'Z' {
-			x += 'a' - 'A'
-		}
-		if 'A' <= y && y <= 'Z' {
-			y += 'a' - 'A'
-		}
-		if x != y {
-			return false
-		}
-	}
-	return true
 }
 
 // NewConversation makes the query of a client that does not hold the

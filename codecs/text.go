@@ -37,3 +37,51 @@ func ToLatin1(dst []byte, s string) []byte {
 	}
 	return dst
 }
+
+// EqualFoldASCII is strings.EqualFold for ASCII case alone: keys and
+// values of the protocols ("GamePassword", "si_usePass", host names),
+// without the Unicode tables strings.EqualFold brings into the browser
+// module.
+func EqualFoldASCII(a, b string) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := 0; i < len(a); i++ {
+		x, y := a[i], b[i]
+		if 'A' <= x && x <= 'Z' {
+			x += 'a' - 'A'
+		}
+		if 'A' <= y && y <= 'Z' {
+			y += 'a' - 'A'
+		}
+		if x != y {
+			return false
+		}
+	}
+	return true
+}
+
+// Atoi parses a decimal int of at most 9 digits with an optional '-', as
+// the protocols write counts, scores and pings in text; false for
+// anything else (no '+', no spaces, nothing longer, so no overflow).
+func Atoi[T string | []byte](b T) (int, bool) {
+	neg := len(b) > 0 && b[0] == '-'
+	if neg {
+		b = b[1:]
+	}
+	if len(b) == 0 || len(b) > 9 {
+		return 0, false
+	}
+	n := 0
+	for i := 0; i < len(b); i++ {
+		c := b[i]
+		if c < '0' || c > '9' {
+			return 0, false
+		}
+		n = n*10 + int(c-'0')
+	}
+	if neg {
+		n = -n
+	}
+	return n, true
+}

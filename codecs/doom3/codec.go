@@ -308,7 +308,7 @@ func warn(m *codecs.Message, r *Response, query []byte) {
 	}
 	for i, v := range r.Vars {
 		for _, w := range r.Vars[:i] {
-			if equalFold(v.Key, w.Key) {
+			if codecs.EqualFoldASCII(v.Key, w.Key) {
 				m.Warn(WarnDuplicateKey)
 			}
 		}

@@ -1,6 +1,10 @@
 package doom3
 
-import "strconv"
+import (
+	"strconv"
+
+	"github.com/querylens/querylens/codecs"
+)
 
 // Protocol is the registry name of the codec.
 const Protocol = "doom3"
@@ -147,7 +151,7 @@ func (r *Response) Version() string {
 // si_usePass, si_usepass).
 func (r *Response) Var(key string) (string, bool) {
 	for _, v := range r.Vars {
-		if equalFold(v.Key, key) {
+		if codecs.EqualFoldASCII(v.Key, key) {
 			return v.Value, true
 		}
 	}
@@ -166,22 +170,3 @@ func hasRate(g Game, v uint32) bool    { return g != GameETQW || v <= etqwNoRate
 func hasClan(g Game, v uint32) bool    { return g == GameQuake4 || g == GameETQW && v >= etqwClanSince }
 func hasClanPos(g Game, v uint32) bool { return g == GameETQW && v >= etqwClanSince }
 func hasBot(g Game) bool               { return g == GameETQW || g == GameWolf }
-
-func equalFold(a, b string) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for i := 0; i < len(a); i++ {
-		x, y := a[i], b[i]
-		if 'A' <= x && x <= 'Z' {
-			x += 'a' - 'A'
-		}
-		if 'A' <= y && y <= 'Z' {
-			y += 'a' - 'A'
-		}
-		if x != y {
-			return false
-		}
-	}
-	return true
-}

@@ -1,5 +1,7 @@
 package gamespy1
 
+import "github.com/querylens/querylens/codecs"
+
 // Protocol is the registry name of the codec.
 const Protocol = "gamespy1"
 
@@ -108,7 +110,7 @@ func (r *Response) Packet() (id string, n int, ok bool) {
 // case-insensitive: games differ in case, "AdminEMail").
 func (r *Response) Var(key string) (string, bool) {
 	for _, v := range r.Vars {
-		if equalFold(v.Key, key) {
+		if codecs.EqualFoldASCII(v.Key, key) {
 			return v.Value, true
 		}
 	}
@@ -138,24 +140,4 @@ func atoi(s string) (int, bool) {
 		n = n*10 + int(c-'0')
 	}
 	return n, true
-}
-
-// equalFold is ASCII case-insensitive equality.
-func equalFold(a, b string) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for i := 0; i < len(a); i++ {
-		x, y := a[i], b[i]
-		if 'A' <= x && x <= 'Z' {
-			x += 'a' - 'A'
-		}
-		if 'A' <= y && y <= 'Z' {
-			y += 'a' - 'A'
-		}
-		if x != y {
-			return false
-		}
-	}
-	return true
 }

@@ -50,7 +50,7 @@ func playerKey(key string) (f playerField, n int, ok bool) {
 	}
 	base := key[:i]
 	for _, b := range playerBases {
-		if equalFold(base, b.base) {
+		if codecs.EqualFoldASCII(base, b.base) {
 			return b.f, n, true
 		}
 	}
@@ -63,7 +63,7 @@ const maxTeams = 8
 
 // teamKey reads Battlefield 1942's team names, teamname_N.
 func teamKey(key string) (int, bool) {
-	if len(key) < 10 || !equalFold(key[:9], "teamname_") {
+	if len(key) < 10 || !codecs.EqualFoldASCII(key[:9], "teamname_") {
 		return 0, false
 	}
 	n, ok := atoi(key[9:])
@@ -122,7 +122,7 @@ func info(vars []Var) (in *codecs.Info, countDiffers bool) {
 					g.p.Team = 0
 				}
 			case pfSecret:
-				g.p.Bot = equalFold(v.Value, "bot")
+				g.p.Bot = codecs.EqualFoldASCII(v.Value, "bot")
 			}
 			continue
 		}
@@ -159,7 +159,7 @@ func info(vars []Var) (in *codecs.Info, countDiffers bool) {
 	if v, ok := r.Var("password"); ok {
 		in.Has |= codecs.HasPassword
 		v = strings.TrimSpace(v)
-		in.Password = v == "1" || equalFold(v, "true") || equalFold(v, "yes")
+		in.Password = v == "1" || codecs.EqualFoldASCII(v, "true") || codecs.EqualFoldASCII(v, "yes")
 	}
 	if v, ok := r.Var("maxplayers"); ok {
 		if n, ok := number(v); ok {

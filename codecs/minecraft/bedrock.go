@@ -179,7 +179,7 @@ func readBedrockResponse(r *wire.Reader, p *BedrockResponse) {
 		v := string(s[off:end])
 		p.Fields[i] = v
 		p.Count++
-		if _, ok := atoi(v); bedrockNumeric&(1<<i) != 0 && !ok && v != "" {
+		if _, ok := codecs.Atoi(v); bedrockNumeric&(1<<i) != 0 && !ok && v != "" {
 			r.FailAt(bedrockPaths[i], start+off, codecs.Detail(codecs.ErrBadValue, "not a number"))
 			return
 		}
@@ -193,8 +193,8 @@ func readBedrockResponse(r *wire.Reader, p *BedrockResponse) {
 		}
 		off = end
 	}
-	p.Players, _ = atoi(p.Fields[BedrockPlayers])
-	p.Max, _ = atoi(p.Fields[BedrockMax])
+	p.Players, _ = codecs.Atoi(p.Fields[BedrockPlayers])
+	p.Max, _ = codecs.Atoi(p.Fields[BedrockMax])
 	if off < len(s) {
 		fs := r.Offset()
 		r.Skip("motd.rest", len(s)-off)
@@ -300,7 +300,7 @@ func (*BedrockCodec) Decode(datagrams [][]byte, opt codecs.DecodeOptions) (*code
 		f.Put("server_guid", p.ServerGUID)
 		f.PutString("motd", p.MOTD)
 		for i := 0; i < p.Count; i++ {
-			if n, ok := atoi(p.Fields[i]); ok && bedrockNumeric&(1<<i) != 0 {
+			if n, ok := codecs.Atoi(p.Fields[i]); ok && bedrockNumeric&(1<<i) != 0 {
 				f.PutInt(bedrockFields[i], n)
 			} else {
 				f.PutString(bedrockFields[i], p.Fields[i])

@@ -268,7 +268,7 @@ func (c *Codec) NewQuery(opts map[string]string) (codecs.Query, error) {
 		q.Port = uint16(r.Uint("port", 16))
 	}
 	if v := r.Value("protocol"); v != "" {
-		n, ok := atoi(v)
+		n, ok := codecs.Atoi(v)
 		if !ok {
 			r.Fail("protocol", "not a number")
 		}

@@ -248,7 +248,7 @@ func readLegacyResponse(r *wire.Reader, resp *Response) {
 			r.Fail("kick.text", codecs.Detail(codecs.ErrBadValue, "a 1.4+ legacy reply has 6 fields"))
 			return
 		}
-		st.VersionProtocol, _ = atoi(parts[0])
+		st.VersionProtocol, _ = codecs.Atoi(parts[0])
 		st.VersionName, st.HasVersion = parts[1], true
 		parts = parts[2:]
 	} else {
@@ -262,8 +262,8 @@ func readLegacyResponse(r *wire.Reader, resp *Response) {
 	var c chat
 	c.add(-1, parts[0], "", 0, "")
 	st.Description, st.Runs = string(c.text), c.runs
-	on, ok1 := atoi(parts[1])
-	max, ok2 := atoi(parts[2])
+	on, ok1 := codecs.Atoi(parts[1])
+	max, ok2 := codecs.Atoi(parts[2])
 	if !ok1 || !ok2 {
 		r.Fail("kick.text", codecs.Detail(codecs.ErrBadValue, "player counts are not numbers"))
 		return
@@ -293,32 +293,6 @@ func join(parts []string, sep string) string {
 		s += p
 	}
 	return s
-}
-
-// atoi reads a decimal integer (a sign allowed) of at most 9 digits.
-//
-// Out of line: see "Code size" in codecs/doc.go.
-//
-//go:noinline
-func atoi(s string) (int, bool) {
-	neg := len(s) > 0 && s[0] == '-'
-	if neg {
-		s = s[1:]
-	}
-	if len(s) == 0 || len(s) > 9 {
-		return 0, false
-	}
-	v := 0
-	for i := 0; i < len(s); i++ {
-		if !digit(s[i]) {
-			return 0, false
-		}
-		v = v*10 + int(s[i]-'0')
-	}
-	if neg {
-		v = -v
-	}
-	return v, true
 }
 
 // readStatus reads the status JSON's known members into st.

@@ -224,12 +224,12 @@ func info(r *Response) *codecs.Info {
 	}
 	// needpass is a bit set: 1 a player password, 2 a spectator's.
 	if v, ok := r.Var("needpass"); ok {
-		n, _ := atoi([]byte(v))
+		n, _ := codecs.Atoi([]byte(v))
 		in.Has |= codecs.HasPassword
 		in.Password = n&1 != 0
 	}
 	if v, ok := lookup(r, keysMax); ok {
-		if n, ok := atoi([]byte(v)); ok {
+		if n, ok := codecs.Atoi([]byte(v)); ok {
 			in.Has |= codecs.HasMaxPlayers
 			in.MaxPlayers = n
 		}

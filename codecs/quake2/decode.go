@@ -333,7 +333,7 @@ func readNumber(r *wire.Reader, field string, lead bool) int {
 	for n < len(rest) && '0' <= rest[n] && rest[n] <= '9' {
 		n++
 	}
-	v, ok := atoi(rest[:n])
+	v, ok := codecs.Atoi(rest[:n])
 	if !ok {
 		if n == len(rest) {
 			r.Fail(field, codecs.Detail(codecs.ErrShort, "the line ends before "+field))
@@ -378,28 +378,6 @@ func readQuoted(r *wire.Reader, field string, lead bool) string {
 	s := codecs.Latin1(b[1 : len(b)-1])
 	r.Mark(field, "text", start, s)
 	return s
-}
-
-// atoi parses a decimal int of at most 9 digits, with an optional '-'.
-func atoi(b []byte) (int, bool) {
-	neg := len(b) > 0 && b[0] == '-'
-	if neg {
-		b = b[1:]
-	}
-	if len(b) == 0 || len(b) > 9 {
-		return 0, false
-	}
-	n := 0
-	for _, c := range b {
-		if c < '0' || c > '9' {
-			return 0, false
-		}
-		n = n*10 + int(c-'0')
-	}
-	if neg {
-		n = -n
-	}
-	return n, true
 }
 
 // readEntries reads a master list's 6-byte entries: an IPv4 address and a

@@ -251,7 +251,7 @@ func info(r *Response) *codecs.Info {
 		in.Has |= codecs.HasGameType
 		in.GameType = StripColors(v)
 		game, _ := r.Var("gamename")
-		if n, ok := atoi([]byte(v)); ok && n >= 0 && n < len(q3GameTypes) && (game == "" || strings.EqualFold(game, "baseq3") || strings.EqualFold(game, "Quake3Arena")) {
+		if n, ok := codecs.Atoi([]byte(v)); ok && n >= 0 && n < len(q3GameTypes) && (game == "" || strings.EqualFold(game, "baseq3") || strings.EqualFold(game, "Quake3Arena")) {
 			in.GameType = q3GameTypes[n]
 		}
 	}
@@ -264,7 +264,7 @@ func info(r *Response) *codecs.Info {
 		in.Password = v != "" && v != "0"
 	}
 	if v, ok := lookup(r, keysMax); ok {
-		if n, ok := atoi([]byte(v)); ok {
+		if n, ok := codecs.Atoi([]byte(v)); ok {
 			in.Has |= codecs.HasMaxPlayers
 			in.MaxPlayers = n
 		}
@@ -272,7 +272,7 @@ func info(r *Response) *codecs.Info {
 	// DarkPlaces counts its bots itself (its "bots" key); other engines
 	// do not, and a ping of 0 does not tell a bot (docs/protocols/quake3.md).
 	if v, ok := r.Var("bots"); ok {
-		if n, ok := atoi([]byte(v)); ok && n >= 0 {
+		if n, ok := codecs.Atoi([]byte(v)); ok && n >= 0 {
 			in.Has |= codecs.HasNumBots
 			in.NumBots = n
 		}
@@ -287,7 +287,7 @@ func info(r *Response) *codecs.Info {
 		}
 	case CmdInfoResponse:
 		if v, ok := lookup(r, keysClients); ok {
-			if n, ok := atoi([]byte(v)); ok {
+			if n, ok := codecs.Atoi([]byte(v)); ok {
 				in.Has |= codecs.HasNumPlayers
 				in.NumPlayers = n
 			}
@@ -321,7 +321,7 @@ func warn(m *codecs.Message, r *Response, query []byte) {
 	}
 	if r.Command == CmdStatusResponse {
 		if v, ok := lookup(r, keysClients); ok {
-			if n, ok := atoi([]byte(v)); ok && n != len(r.Players) {
+			if n, ok := codecs.Atoi([]byte(v)); ok && n != len(r.Players) {
 				m.Warn(WarnPlayerCount)
 			}
 		}

@@ -143,30 +143,8 @@ func readArg(r *wire.Reader, field string) []byte {
 // decimal without a sign or leading zeros, so that a query is written back
 // byte for byte.
 func number(b []byte) (int, bool) {
-	v, ok := atoi(b)
+	v, ok := codecs.Atoi(b)
 	return v, ok && v >= 0 && len(b) == len(strconv.Itoa(v))
-}
-
-// atoi parses a decimal int of at most 9 digits, with an optional '-'.
-func atoi(b []byte) (int, bool) {
-	neg := len(b) > 0 && b[0] == '-'
-	if neg {
-		b = b[1:]
-	}
-	if len(b) == 0 || len(b) > 9 {
-		return 0, false
-	}
-	n := 0
-	for _, c := range b {
-		if c < '0' || c > '9' {
-			return 0, false
-		}
-		n = n*10 + int(c-'0')
-	}
-	if neg {
-		n = -n
-	}
-	return n, true
 }
 
 // DecodeResponse decodes one reply datagram: an infoResponse, a
@@ -392,7 +370,7 @@ func readNumber(r *wire.Reader, field string, lead bool) int {
 	for n < len(rest) && '0' <= rest[n] && rest[n] <= '9' {
 		n++
 	}
-	v, ok := atoi(rest[from:n])
+	v, ok := codecs.Atoi(rest[from:n])
 	if !ok {
 		r.FailAt(field, start+from, codecs.Detail(codecs.ErrBadValue, "want a number"))
 		return 0

@@ -224,10 +224,10 @@ func (c *collected) info() *codecs.Info {
 			k, v := p.Key.Value, p.Value.Value
 			in.Rules = append(in.Rules, [2]string{k, v})
 			switch {
-			case equalFold(k, "GamePassword"):
+			case codecs.EqualFoldASCII(k, "GamePassword"):
 				in.Has |= codecs.HasPassword
-				in.Password = equalFold(v, "True")
-			case equalFold(k, "ServerVersion"):
+				in.Password = codecs.EqualFoldASCII(v, "True")
+			case codecs.EqualFoldASCII(k, "ServerVersion"):
 				in.Has |= codecs.HasVersion
 				in.Version = v
 			}
@@ -270,20 +270,6 @@ func clean(s string) string {
 		}
 	}
 	return s
-}
-
-// equalFold is ASCII strings.EqualFold.
-func equalFold(a, b string) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for i := 0; i < len(a); i++ {
-		x, y := a[i]|0x20, b[i]|0x20
-		if x != y || a[i] != b[i] && (x < 'a' || x > 'z') {
-			return false
-		}
-	}
-	return true
 }
 
 // fields is the "fields" object of a reply.
