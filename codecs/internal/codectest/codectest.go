@@ -154,6 +154,76 @@ func ReadMessages(t testing.TB, pattern string) []Message {
 	return ms
 }
 
+// CheckGoldens decodes each message with c, with spans, and compares the
+// annotated dump and the JSON with testdata/NAME.golden (go test -update
+// rewrites them): a message named "bad-…" must fail to decode; the spans
+// of every datagram of the others tile it.
+func CheckGoldens(t *testing.T, c codecs.Codec, ms []Message) {
+	for _, g := range ms {
+		t.Run(g.Name, func(t *testing.T) {
+			m, err := c.Decode(g.Datagrams, codecs.DecodeOptions{Spans: true})
+			out := []byte("# " + g.Source + "\n")
+			out = codecs.AppendDump(out, m)
+			plain, err2 := c.Decode(g.Datagrams, codecs.DecodeOptions{})
+			if (err == nil) != (err2 == nil) {
+				t.Fatalf("spans change the outcome: %v / %v", err, err2)
+			}
+			out = append(out, "json: "...)
+			if err != nil {
+				out = codecs.AppendJSON(out, codecs.ErrorObject(err, plain))
+			} else {
+				out = plain.AppendJSON(out)
+			}
+			out = append(out, '\n')
+			Golden(t, filepath.Join("testdata", g.Name+".golden"), out)
+			if strings.HasPrefix(g.Name, "bad-") {
+				if err == nil {
+					t.Errorf("%s decodes without error", g.Name)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatalf("decode: %v", err)
+			}
+			for i := range m.Layers {
+				SpansTile(t, m, i)
+			}
+		})
+	}
+}
+
+// CheckTruncations decodes with c every prefix of every datagram of each
+// message, alone and in place of itself among the others of its message:
+// none panics or returns no message, a prefix of fewer than 2 bytes never
+// decodes, and each error is a *codecs.Error at or before the cut
+// (Prefixes).
+func CheckTruncations(t *testing.T, c codecs.Codec, ms []Message) {
+	for _, g := range ms {
+		t.Run(g.Name, func(t *testing.T) {
+			for k, d := range g.Datagrams {
+				Prefixes(t, d, func(p []byte) error {
+					m, err := c.Decode([][]byte{p}, codecs.DecodeOptions{Spans: true})
+					if m == nil {
+						t.Fatalf("prefix %d: nil message", len(p))
+					}
+					if len(p) < 2 && err == nil {
+						t.Errorf("prefix %d decodes", len(p))
+					}
+					if err == nil && m.Kind == codecs.KindResponse {
+						SpansCover(t, m)
+					}
+					set := append([][]byte(nil), g.Datagrams...)
+					set[k] = p
+					if m, _ := c.Decode(set, codecs.DecodeOptions{Spans: true}); m == nil {
+						t.Fatalf("prefix %d among the others: nil message", len(p))
+					}
+					return err
+				}, nil)
+			}
+		})
+	}
+}
+
 // Golden compares got with the file at path, or writes it there with
 // -update. A difference names the first line that differs.
 func Golden(t testing.TB, path string, got []byte) {
