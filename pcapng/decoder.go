@@ -49,7 +49,9 @@ func (e *FormatError) Error() string {
 	return "pcapng: " + e.Block + " at offset " + strconv.FormatInt(e.Offset, 10) + ": " + e.Msg
 }
 
-// Datagram is one UDP datagram of a capture.
+// Datagram is one UDP datagram of a capture, or one turn of a TCP
+// conversation (TCP set): the bytes one side sent, in stream order, before
+// the other side sent any or the connection ended.
 type Datagram struct {
 	// Frame is the 1-based frame number, as tshark numbers frames (all
 	// frames, UDP or not); for a reassembled IP datagram, the frame of its
@@ -62,6 +64,20 @@ type Datagram struct {
 	Payload   []byte
 	Offset    int64 // file offset of the block (pcapng) or record (pcap) of Frame
 	Interface int   // pcapng interface id (0 for pcap)
+
+	// TCP says the Datagram is a turn of a TCP stream. Payload is then the
+	// turn's bytes reassembled in sequence order; Frame, Micros and Offset
+	// are its first segment's; Src is the side that sent them.
+	TCP bool
+	// Stream numbers the capture's TCP connections from 0 in the order
+	// their first segment appears, as tshark's tcp.stream does.
+	Stream int
+	// Turn numbers the turns of one stream from 1.
+	Turn int
+	// Cut says the turn was longer than the reader keeps (the rest was
+	// dropped); Gap that a segment inside it never appeared in the capture
+	// (its bytes are missing from Payload, which stops before the gap).
+	Cut, Gap bool
 }
 
 // Stats counts what the decoder has seen so far. Every frame is counted

@@ -61,6 +61,12 @@ type Packet struct {
 	Target  Endpoint
 	Data    []byte
 	Comment string // optional, shown by Wireshark as a packet comment
+	// TCP writes Data as bytes of a TCP connection with Target instead of
+	// a UDP datagram. The packets with TCP set and the same Stream are one
+	// connection: Append writes its handshake before the first, Data as
+	// segments in sequence, and its close after the last.
+	TCP    bool
+	Stream int
 }
 
 // Append appends a complete pcapng file holding pkts to dst. app names the
