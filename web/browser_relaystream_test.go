@@ -155,7 +155,7 @@ func TestBrowserRelayStreamCaps(t *testing.T) {
     let resent = 0;
     for (let i = 0; i < 7 && !failed.length; i++) {
       const before = sent.length;
-      refuse(lone, "tcp-per-client: 10.0.2.1:25565");
+      refuse(lone, (i % 2 ? "tcp-cap: " : "tcp-per-client: ") + "10.0.2.1:25565");
       await tick();
       end(keepers[i]);
       await tick();
@@ -188,7 +188,7 @@ func TestBrowserRelayStreamCaps(t *testing.T) {
 		t.Errorf("handlers saw %q, want b's END after it was asked again", got.Seen)
 	}
 	if !slices.Contains(got.Seen, "resent 6") {
-		t.Errorf("handlers saw %q, want the exchange refused at tcp-per-client asked again 6 times", got.Seen)
+		t.Errorf("handlers saw %q, want the exchange refused at tcp-per-client and tcp-cap asked again 6 times", got.Seen)
 	}
 	if len(got.Failed) != 1 || !strings.Contains(got.Failed[0], "tcp-per-client: 10.0.2.1:25565") {
 		t.Errorf("an exchange refused past its retries: %q, want one error with the relay's message", got.Failed)

@@ -38,8 +38,8 @@ const MAX_OUT_BATCH = 64 << 10;
  * carry it). While exchanges wait, each one that ends raises the client's
  * cap by one, as TCP's slow start does, up to the cap the relay showed: it
  * refuses an exchange past its caps (tcp-per-client: an operator's limit,
- * another page of the same address; tcp-per-target: other clients asking
- * the same host), and the client then takes what it has in progress as the
+ * another page of the same address; tcp-cap: the relay's connections in
+ * all; tcp-per-target: other clients asking the same host), and the client then takes what it has in progress as the
  * cap, holds that exchange and asks again when one of its own ends (or
  * STREAM_RETRY_MS later when none is in progress), at most STREAM_RETRIES
  * times. A list of a thousand Minecraft servers is so asked in full, at the
@@ -470,7 +470,9 @@ export class Relay extends EventTarget {
    * @param {any} q @param {string} msg the ERROR's message, its rule first
    */
   #refused(q, msg) {
-    const perClient = msg.startsWith("tcp-per-client");
+    // tcp-cap is the relay's cap in all: this client's share of it is
+    // learned like its own cap.
+    const perClient = msg.startsWith("tcp-per-client") || msg.startsWith("tcp-cap");
     if (!q.stream || !(perClient || msg.startsWith("tcp-per-target")) || q.retries >= STREAM_RETRIES) return false;
     q.retries++;
     this.#streamDone(q);
