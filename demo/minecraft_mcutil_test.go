@@ -191,7 +191,7 @@ func errString(err error) string {
 // result has version, players, motd, favicon only; Forge's forgeData is
 // dropped): TestMinecraftForgeModsInterop compares them through GameDig's
 // raw status. The Forge demo server does not answer the legacy ping and
-// the 1.6 one not the List Ping: TestMinecraftMCUtilHostile asks those.
+// the 1.6 one not the List Ping: TestMinecraftMCUtilInteropHostile asks those.
 func TestMinecraftMCUtilInterop(t *testing.T) {
 	node := needMCUtil(t)
 	type tcase struct {
@@ -264,7 +264,7 @@ func TestMinecraftMCUtilInterop(t *testing.T) {
 	}
 }
 
-// TestMinecraftMCUtilHostile asks the demo's hostile Java servers (and
+// TestMinecraftMCUtilInteropHostile asks the demo's hostile Java servers (and
 // two that do not speak what they are asked) with minecraft-server-util
 // and with our decoder, from the same bytes. Each refuses, except the
 // favicon of 128×128, which minecraft-server-util hands over as given
@@ -276,7 +276,7 @@ func TestMinecraftMCUtilInterop(t *testing.T) {
 // 3 s here), or until the server closes (its idle limit, StreamIdle);
 // JSON left open, JSON.parse's message; a server that closes without a
 // word, "Socket closed unexpectedly while waiting for data".
-func TestMinecraftMCUtilHostile(t *testing.T) {
+func TestMinecraftMCUtilInteropHostile(t *testing.T) {
 	node := needMCUtil(t)
 	for _, tc := range []struct {
 		name      string
