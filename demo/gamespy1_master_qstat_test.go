@@ -39,19 +39,21 @@ import (
 //   - it ends the reply at the first chunk that ends with \final\, and
 //     skips 21 bytes of greeting, `\basic\\secure\` and six letters,
 //     before the list: the greeting of GameSpy's own masters had no
-//     \final\. The demo master's greeting ends with one, as
-//     333networks' and OpenSpy's do, so qstat stops there and reads an
-//     empty list of 6-byte records: "0" servers, with no error.
+//     \final\. The demo master's greeting ends with one (the form of
+//     docs/protocols/gamespy1.md, section 6), so qstat stops there and
+//     reads an empty list of 6-byte records: "0" servers, no error.
 //
-// So qstat cannot list the demo master by itself, nor a master of today.
-// gsmBridge stands between them to test what qstat can: its reading of
-// the list. It answers the challenge for qstat (the validation qstat
-// would have sent, had it read the challenge: for the game of qstat's
-// list request, with that game's key), passes qstat's list request as
-// sent, and hands qstat the greeting without its \final\ and then the
-// master's list byte for byte (or as mutate changes it).
+// So qstat cannot list the demo master by itself, nor any master that
+// checks the validation (333networks' does). The bridge of
+// startGSMBridge stands between them to test what qstat can: its
+// reading of the list. It answers the challenge for qstat (the
+// validation qstat would have sent, had it read the challenge: for the
+// game of qstat's list request, with that game's key), passes qstat's
+// list request as sent, and hands qstat the greeting without its
+// \final\ and then the master's list byte for byte (or as mutate
+// changes it).
 
-// gsmExchange is what a gsmBridge saw on one connection.
+// gsmExchange is what the bridge saw on one connection.
 type gsmExchange struct {
 	fromQstat []byte // everything qstat wrote
 	greeting  []byte // the master's greeting, as it sent it
