@@ -152,6 +152,10 @@ func (s *Session) Next(dst []byte, max int) ([]byte, error) {
 		if err != nil {
 			return dst, err
 		}
+		if dg.TCP {
+			n-- // TCP turns are not rows (yet)
+			continue
+		}
 		dst = s.row(dst, dg)
 	}
 	return dst, nil
