@@ -336,8 +336,9 @@ func (t *tcpState) drain(s *tcpStream, x int) {
 }
 
 // gap gives up on the bytes side x is missing before its first held
-// segment: its open turn comes out marked Gap (or, when the turn is not
-// its own, its next turn is marked), and it goes on from the held bytes.
+// segment: its open turn comes out marked Gap, and it goes on from the
+// held bytes in a new turn, marked Gap too (unless its turn was cut: the
+// bytes are dropped until the other side sends).
 func (t *tcpState) gap(s *tcpStream, x int) {
 	sd := &s.side[x]
 	if len(sd.held) == 0 {
@@ -346,8 +347,9 @@ func (t *tcpState) gap(s *tcpStream, x int) {
 	if s.who == x && s.open {
 		s.turn.Gap = true
 		t.emit(s)
-	} else if s.who != x || !s.cutting {
-		sd.gapNext = true
+	}
+	if s.who != x || !s.cutting {
+		sd.gapNext = true // the bytes after the gap start a turn marked too
 	}
 	sd.next = sd.held[0].seq
 	t.drain(s, x)
