@@ -79,8 +79,9 @@ type Datagram struct {
 	Stream int
 	// Turn numbers the turns of one stream from 1.
 	Turn int
-	// Cut says the turn was longer than the reader keeps (512 KiB; the
-	// rest was dropped). Gap says bytes of this side never appeared in the
+	// Cut says the turn was longer than the reader keeps (512 KiB a turn,
+	// 32 MiB in all the turns open at once; the rest was dropped). A cut
+	// turn comes out as soon as it is cut. Gap says bytes of this side never appeared in the
 	// capture: a turn open when the reader gave up waiting for them stops
 	// before the gap (the bytes after it start the side's next turn), and
 	// a side's turn that starts right after missing bytes is marked too.

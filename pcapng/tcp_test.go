@@ -394,3 +394,38 @@ func TestTCPBounds(t *testing.T) {
 		}
 	})
 }
+
+// TestTCPReader: Reader returns the turns still open at the end of the
+// file before io.EOF, and before the error of a cut last block.
+func TestTCPReader(t *testing.T) {
+	c, s := mustEndpoint(t, "10.0.0.1:40000"), mustEndpoint(t, "10.0.0.2:25565")
+	whole := rawFile(tcpSeg(c, s, 1, 1, tcpACK, "query"), tcpSeg(s, c, 1, 6, tcpACK, "open at the end"))
+	for _, tc := range []struct {
+		name string
+		file []byte
+		end  string
+	}{
+		{"whole", whole, "EOF"},
+		{"cut", whole[:len(whole)-5], "truncated"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			r := NewReader(bytes.NewReader(tc.file))
+			var got []string
+			for {
+				dg, err := r.Next()
+				if err != nil {
+					got = append(got, err.Error())
+					break
+				}
+				got = append(got, string(dg.Payload))
+			}
+			want := "query"
+			if tc.name == "whole" {
+				want += "|open at the end"
+			}
+			if s := strings.Join(got, "|"); !strings.HasPrefix(s, want+"|") || !strings.Contains(got[len(got)-1], tc.end) {
+				t.Errorf("got %q", got)
+			}
+		})
+	}
+}
