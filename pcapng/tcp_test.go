@@ -209,7 +209,6 @@ func statsLine(st Stats) string {
 // packets' bytes, consecutive packets of one side joined, per connection.
 func TestTCPWriterRoundTrip(t *testing.T) {
 	pkts := writerPackets(t)
-	type key struct{ stream, dir int }
 	var want []string
 	streamNo := map[int]int{}
 	last := map[int]Direction{}
