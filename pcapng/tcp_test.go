@@ -200,6 +200,8 @@ func TestTCPGoldens(t *testing.T) {
 	}
 }
 
+func itoa(n int) string { return strconv.Itoa(n) }
+
 func statsLine(st Stats) string {
 	return "frames " + itoa(st.Frames) + ", udp " + itoa(st.UDP) + ", skipped " + itoa(st.Skipped) + ", segments " + itoa(st.Segments) +
 		", streams " + itoa(st.Streams) + ", evicted " + itoa(st.Evicted) + ", turns " + itoa(st.Turns) + ", cut " + itoa(st.Cut) + ", gaps " + itoa(st.Gaps)

@@ -68,8 +68,6 @@ func TestTsharkReadsWriter(t *testing.T) {
 	}
 }
 
-func itoa(n int) string { return strconv.Itoa(n) }
-
 func pad6(n int64) string {
 	s := itoa(int(n))
 	for len(s) < 6 {
