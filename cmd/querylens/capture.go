@@ -377,7 +377,9 @@ func appendMillis(dst []byte, micros int64) []byte {
 //	 "detected_by":"port","kind":"query","message":{…}}
 //
 // A TCP turn adds "tcp_stream" and "tcp_turn" (and "cut" or "gap": true
-// when the capture lost bytes of it), its frame being its first segment's.
+// when the capture lost bytes of it), its frame being its first segment's;
+// a TCP master's greeting and request turns have no "message" (the list
+// turn's is the session's).
 // A reply adds "reply_to" (the query's frame) and "reply_ms"; the last
 // datagram of a message split over several adds "frames"; the others carry
 // "part_of" (the frame with the message) instead of "message". A datagram
