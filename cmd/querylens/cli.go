@@ -20,7 +20,7 @@ const usage = `querylens - game-server query codecs, browser and relay
 usage:
   querylens decode  [-p PROTOCOL] [--query HEX] HEX...   decode one message (- reads datagrams from stdin)
   querylens inspect [-p PROTOCOL] [--query HEX] HEX...   the same, as an annotated field dump
-  querylens inspect [-p PROTOCOL] [--json] --pcap FILE   every UDP datagram of a pcap or pcapng capture
+  querylens inspect [-p PROTOCOL] [--json] --pcap FILE   every UDP datagram and TCP turn of a pcap or pcapng capture
   querylens huffman encode|decode HEX                    Zandronum's Huffman layer
   querylens query   [-p PROTOCOL] [flags] HOST:PORT      query a live server and print the decoded JSON
                                                          (no -p, unknown port: every protocol is tried at once)
@@ -249,7 +249,7 @@ func (e *env) decode(args []string, inspect bool) int {
 	var pcapFile *string
 	var spans *bool
 	if inspect {
-		pcapFile = fs.String("pcap", "", "decode the UDP datagrams of a pcap or pcapng `FILE` (--json: one object per datagram)")
+		pcapFile = fs.String("pcap", "", "decode the UDP datagrams and TCP turns of a pcap or pcapng `FILE` (--json: one object per datagram or turn)")
 		spans = fs.Bool("spans", false, "with --pcap and --json: include layers and spans in each message")
 	}
 	pos, err := parseInterspersed(fs, args)
