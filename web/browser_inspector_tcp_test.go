@@ -151,6 +151,20 @@ func TestBrowserInspectTCPExchange(t *testing.T) {
 				t.Errorf("the name at %d px: %s", vp.w, strings.Join(probs, "; "))
 			}
 			shoot(t, ctx, "inspect-tcp-"+vp.name+".png")
+			// Edit and resend: the request loads and decodes, and sending
+			// it says why it cannot go (the relay writes only its codec's
+			// request), adding no packet.
+			eval[bool](t, ctx, `(querylensInspect.select(0), document.querySelector("[data-testid=edit-selected]").click(), true)`)
+			if got := eval[string](t, ctx, `document.querySelector("[data-testid=edit-status]").textContent`); !strings.Contains(got, "minecraft query") {
+				t.Errorf("edit status %q, want the request decoded", got)
+			}
+			eval[bool](t, ctx, `(document.querySelector("[data-testid=edit-send]").click(), true)`)
+			if got := eval[string](t, ctx, `document.querySelector("[data-testid=edit-result]").className + " " + document.querySelector("[data-testid=edit-result]").textContent`); !strings.Contains(got, "bad") || !strings.Contains(got, "speaks over TCP") {
+				t.Errorf("edit result %q, want why a TCP request cannot be resent", got)
+			}
+			if n := eval[int](t, ctx, `querylensInspect.packets().length`); n != 2 {
+				t.Errorf("%d packets after the refused resend, want 2", n)
+			}
 			// The permalink carries the request and the reply as one
 			// buffer, which opens decoded whole.
 			link := eval[string](t, ctx, `querylensInspect.permalink()`)

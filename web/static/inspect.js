@@ -980,8 +980,29 @@ function editLoad(data, protocol, target) {
   if (protocol && protocols.some((x) => x.name === protocol)) $("edit-protocol").value = protocol;
   if (target) $("edit-target").value = target;
   $("edit-hex").value = toHex(data).replace(/(..)(?!$)/g, "$1 ");
-  $("edit-result").textContent = "";
+  editNote();
   editDecode();
+}
+
+/**
+ * streamNote says why an edited request of proto cannot be sent, when
+ * proto speaks over TCP: the relay holds such a conversation itself and
+ * writes only what its codec builds from the options (EXCHANGE carries
+ * options, never bytes). "" for a datagram protocol.
+ * @param {string} proto
+ */
+function streamNote(proto) {
+  if (!proto || !streamed(proto, {})) return "";
+  const title = protocols.find((x) => x.name === proto)?.title ?? proto;
+  return `${title} speaks over TCP: the relay writes only the request its own codec builds from the options, never bytes from this page, so an edited request cannot be sent. Set the options in the Query panel and press Send through relay there.`;
+}
+
+/** editNote shows, under the editor, why its bytes cannot be sent when its protocol speaks over TCP. */
+function editNote() {
+  const out = $("edit-result");
+  out.textContent = streamNote($("edit-protocol").value);
+  out.className = "small muted";
+  out.dataset.rule = "";
 }
 
 $("edit-selected").addEventListener("click", () => {
@@ -1041,7 +1062,10 @@ function editDecode() {
 }
 
 $("edit-hex").addEventListener("input", () => editDecode());
-$("edit-protocol").addEventListener("change", () => editDecode());
+$("edit-protocol").addEventListener("change", () => {
+  editNote();
+  editDecode();
+});
 // A field's new value replaces its bytes, and the whole datagram decodes again.
 $("edit-fields").addEventListener("change", (e) => {
   const input = e.target.closest("input[data-kind]");
@@ -1092,6 +1116,8 @@ $("edit-form").addEventListener("submit", (e) => {
   const proto = $("edit-protocol").value;
   const target = targetOf($("edit-target").value, proto);
   if (!edited.length) { say("Nothing to send: type or load a query's hex.", "bad"); return; }
+  const tcp = streamNote(proto);
+  if (tcp) { say(tcp, "bad"); return; }
   if (!target) { say("Enter a target as host:port.", "bad"); $("edit-target").focus(); return; }
   const g = ++groups;
   const data = edited;
