@@ -1,11 +1,15 @@
 package web_test
 
 import (
+	"bytes"
 	"context"
+	"encoding/hex"
 	"io"
 	"log/slog"
 	"net/netip"
 	"net/url"
+	"os"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"testing"
@@ -15,6 +19,7 @@ import (
 
 	"github.com/querylens/querylens/codecs"
 	"github.com/querylens/querylens/demo"
+	"github.com/querylens/querylens/pcapng"
 	"github.com/querylens/querylens/relay"
 	"github.com/querylens/querylens/relay/shared"
 	"github.com/querylens/querylens/web"
@@ -181,4 +186,125 @@ func TestBrowserInspectTCPExchange(t *testing.T) {
 			}
 		})
 	}
+}
+
+// exportJS presses Export pcapng and returns the file's bytes: the page
+// hands the file to URL.createObjectURL, which this wraps to keep it.
+const exportJS = `(async () => {
+  const keep = URL.createObjectURL;
+  let blob = null;
+  URL.createObjectURL = (b) => { blob = b; return keep.call(URL, b); };
+  try {
+    document.querySelector("[data-testid=export-pcapng]").click();
+  } finally {
+    URL.createObjectURL = keep;
+  }
+  if (!blob) return [];
+  return [...new Uint8Array(await blob.arrayBuffer())];
+})()`
+
+// exported presses Export pcapng and returns the file.
+func exported(t *testing.T, ctx context.Context) []byte {
+	t.Helper()
+	ints := eval[[]int](t, ctx, exportJS)
+	if len(ints) == 0 {
+		t.Fatalf("Export pcapng gave no file; status %q", eval[string](t, ctx, `document.querySelector("[data-testid=decode-status]").textContent`))
+	}
+	b := make([]byte, len(ints))
+	for i, v := range ints {
+		b[i] = byte(v)
+	}
+	return b
+}
+
+// tcpTurns reads a pcapng file with the pcapng package's reader and
+// returns its TCP turns (payloads in hex), failing on a UDP datagram or a
+// reader error.
+func tcpTurns(t *testing.T, file []byte) []pcapng.Datagram {
+	t.Helper()
+	r := pcapng.NewReader(bytes.NewReader(file))
+	var turns []pcapng.Datagram
+	for {
+		dg, err := r.Next()
+		if err == io.EOF {
+			return turns
+		}
+		if err != nil {
+			t.Fatalf("reading the export: %v", err)
+		}
+		if !dg.TCP {
+			t.Errorf("frame %d is a UDP datagram (% x), want TCP turns only", dg.Frame, dg.Payload)
+			continue
+		}
+		dg.Payload = bytes.Clone(dg.Payload)
+		turns = append(turns, dg)
+	}
+}
+
+// TestBrowserInspectTCPCapture exports an exchange asked from the form:
+// the pcapng reader finds one TCP stream of two turns, the request and the
+// reply, byte for byte. Opened in the inspector as a capture, the turns
+// are listed as TCP of that stream, the reply decodes whole with the
+// server's name and players, and exporting that turn writes TCP again.
+func TestBrowserInspectTCPCapture(t *testing.T) {
+	needWasm(t)
+	st := startStreamStack(t)
+	tg := streamTarget(t, st.Demo, "minecraft", demo.Normal)
+	ctx := tab(t)
+	askFromForm(t, ctx, st.URL, "minecraft", tg.Addr, 1300, 900)
+	waitFor(t, ctx, "the reply", `querylensInspect.packets().some(p => p.direction === "received" && p.end === "done" && p.kind !== "…")`, 10*time.Second)
+	pkts := eval[[]tcpPacket](t, ctx, tcpPacketsJS)
+	if len(pkts) != 2 {
+		t.Fatalf("packets %+v, want the request and one reply", pkts)
+	}
+	check := func(what string, file []byte) {
+		t.Helper()
+		turns := tcpTurns(t, file)
+		if len(turns) != 2 {
+			t.Fatalf("%s: %d TCP turns, want 2 (the request and the reply)", what, len(turns))
+		}
+		for i, want := range []string{pkts[0].Hex, pkts[1].Hex} {
+			if got := hex.EncodeToString(turns[i].Payload); got != want {
+				t.Errorf("%s: turn %d is %s, want %s", what, i+1, got, want)
+			}
+			if turns[i].Stream != turns[0].Stream || turns[i].Turn != i+1 || turns[i].Cut || turns[i].Gap {
+				t.Errorf("%s: turn %d %+v, want turn %d of one stream, whole", what, i+1, turns[i], i+1)
+			}
+		}
+		if turns[0].Dst != turns[1].Src || turns[0].Dst.String() != tg.Addr {
+			t.Errorf("%s: the request went to %v, the reply came from %v; want both %s", what, turns[0].Dst, turns[1].Src, tg.Addr)
+		}
+	}
+	file := exported(t, ctx)
+	check("the session's export", file)
+
+	path := filepath.Join(t.TempDir(), "minecraft.pcapng")
+	if err := os.WriteFile(path, file, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	openCaptureFile(t, ctx, path, 30*time.Second)
+	if got := eval[string](t, ctx, `document.querySelector("[data-testid=capture-status]").textContent`); !strings.Contains(got, "2 TCP turns") || strings.Contains(got, "✖") {
+		t.Errorf("capture status %q, want 2 TCP turns", got)
+	}
+	rows := eval[[][]string](t, ctx, `[...document.querySelectorAll("[data-testid=capture-row]")].map(r => [...r.children].map(c => c.textContent))`)
+	if len(rows) != 2 {
+		t.Fatalf("capture rows %q, want the two turns", rows)
+	}
+	for i, r := range rows {
+		if len(r) < 8 || r[4] != "minecraft" || !strings.HasPrefix(r[7], "TCPstream ") {
+			t.Errorf("capture row %d %q, want a minecraft TCP turn of a stream", i+1, r)
+		}
+	}
+	if !strings.Contains(rows[1][7], "↩ #") {
+		t.Errorf("the reply turn %q does not name the request it answers", rows[1])
+	}
+	eval[bool](t, ctx, `(querylensInspect.selectCapture(1), true)`)
+	waitFor(t, ctx, "the reply turn decoded", `querylensInspect.capture().shown?.transport === "tcp" && [...document.querySelectorAll("[data-testid=tree-row] .fn")].some(e => e.textContent === "players")`, 10*time.Second)
+	if got := eval[string](t, ctx, `document.querySelector("[data-testid=decode-status]").textContent`); !strings.Contains(got, "minecraft response") || !strings.Contains(got, tg.Name) {
+		t.Errorf("decode status %q, want the response and the name %q", got, tg.Name)
+	}
+	if link := eval[string](t, ctx, `querylensInspect.permalink()`); !strings.Contains(link, "&tr=tcp") || !strings.Contains(link, "&h="+pkts[1].Hex) || !strings.Contains(link, "q="+pkts[0].Hex) {
+		t.Errorf("the turn's permalink %s, want the request, the reply and tr=tcp", link)
+	}
+	check("the turn's export", exported(t, ctx))
 }
