@@ -1268,13 +1268,20 @@ function thousands(n) {
 
 /** capStatus says how far the reading is, and what the reader counted. */
 function capStatus(done, read = 0, size = 0, error = null, ms = 0) {
+  /** @type {{frames: number, udp: number, skipped: number, fragments: number, reassembled: number, truncated: number,
+   *   segments?: number, streams?: number, turns?: number, cut?: number, gaps?: number, evicted?: number}} */
   const st = capStats ?? { frames: 0, udp: 0, skipped: 0, fragments: 0, reassembled: 0, truncated: 0 };
   const udp = capture.n - capture.tcp;
   let text = `${capFile}: ${thousands(udp)} UDP datagram${udp === 1 ? "" : "s"}`;
-  if (capture.tcp) text += ` and ${thousands(capture.tcp)} TCP turn${capture.tcp === 1 ? "" : "s"}`;
+  if (capture.tcp) text += ` and ${thousands(capture.tcp)} TCP turn${capture.tcp === 1 ? "" : "s"}${st.streams ? ` of ${thousands(st.streams)} stream${st.streams === 1 ? "" : "s"}` : ""}`;
   text += ` of ${thousands(st.frames)} frames`;
-  if (st.skipped) text += `, ${thousands(st.skipped)} skipped (not UDP${st.truncated ? `; ${st.truncated} cut by the snap length` : ""})`;
+  // The reader's counts of TCP (wasm/capture.go) when it reads TCP.
+  const readsTCP = st.segments !== undefined;
+  if (st.skipped) text += `, ${thousands(st.skipped)} skipped (${readsTCP ? "neither UDP nor TCP" : "not UDP"}${st.truncated ? `; ${st.truncated} cut by the snap length` : ""})`;
   if (st.reassembled) text += `, ${st.reassembled} reassembled from ${st.fragments} fragments`;
+  if (st.cut) text += `, ${thousands(st.cut)} TCP turn${st.cut === 1 ? "" : "s"} cut at the reader's limit`;
+  if (st.gaps) text += `, ${thousands(st.gaps)} TCP turn${st.gaps === 1 ? "" : "s"} with bytes missing`;
+  if (st.evicted) text += `, ${thousands(st.evicted)} TCP stream${st.evicted === 1 ? "" : "s"} forgotten (too many open at once)`;
   text += done ? (error ? "" : ` · read in ${(ms / 1000).toFixed(1)} s`) : ` · reading… ${size ? Math.floor((read / size) * 100) : 0}%`;
   if (error) text += ` · ✖ ${error.message}`;
   const el = $("cap-status");
