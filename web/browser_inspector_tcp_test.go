@@ -156,6 +156,21 @@ func TestBrowserInspectTCPExchange(t *testing.T) {
 				t.Errorf("the name at %d px: %s", vp.w, strings.Join(probs, "; "))
 			}
 			shoot(t, ctx, "inspect-tcp-"+vp.name+".png")
+			// The export hands the module the pair as TCP of one stream.
+			exp := eval[[]struct {
+				Direction, Transport string
+				Stream               int
+			}](t, ctx, `(() => {
+  const keep = querylens.pcapng;
+  let got = [];
+  querylens.pcapng = (list, ...rest) => { got = list.map(p => ({direction: p.direction, transport: p.transport, stream: p.stream})); return keep(list, ...rest); };
+  try { document.querySelector("[data-testid=export-pcapng]").click(); } finally { querylens.pcapng = keep; }
+  return got;
+})()`)
+			if len(exp) != 2 || exp[0].Direction != "sent" || exp[1].Direction != "received" ||
+				exp[0].Transport != "tcp" || exp[1].Transport != "tcp" || exp[0].Stream != exp[1].Stream || exp[0].Stream != pkts[0].Stream {
+				t.Errorf("the export's packets %+v, want the request sent and the reply received, TCP of stream %d", exp, pkts[0].Stream)
+			}
 			// Edit and resend: the request loads and decodes, and sending
 			// it says why it cannot go (the relay writes only its codec's
 			// request), adding no packet.
