@@ -43,7 +43,9 @@ func startStreamStack(t *testing.T) *stack {
 		own = append(own, netip.MustParseAddrPort(tg.Addr))
 	}
 	fast := shared.Rate{PerSecond: 10000, Burst: 10000}
-	rs := relay.New(relay.Config{AllowAddrs: own, CacheKey: codecs.QueryKey, ReplyWindow: testReplyWindow,
+	// A stream's deadline long enough for the demo's server that writes a
+	// byte at a time to finish on a loaded machine.
+	rs := relay.New(relay.Config{AllowAddrs: own, CacheKey: codecs.QueryKey, ReplyWindow: testReplyWindow, StreamDeadline: 30 * time.Second,
 		Loopback: &relay.ClientLimits{ConnRate: fast, IPRate: fast, MaxInFlight: 1024, QueueFrames: 4096, QueueBytes: 1 << 20}}, logger)
 	h, err := web.New(web.Config{Exchanger: rs, Logger: logger, StatusTimeout: testStatusTimeout})
 	if err != nil {
@@ -322,4 +324,55 @@ func TestBrowserInspectTCPCapture(t *testing.T) {
 		t.Errorf("the turn's permalink %s, want the request, the reply and tr=tcp", link)
 	}
 	check("the turn's export", exported(t, ctx))
+}
+
+// TestBrowserInspectTCPStops asks the demo's Minecraft servers that send
+// their reply a byte at a time (many CHUNKs, joined into one reply that
+// decodes whole) and whose reply's length field promises more than comes
+// (the server gives up waiting for more of the query and closes, or the
+// relay's deadline ends the stream: the row and the decode status carry
+// END's reason as a warning).
+func TestBrowserInspectTCPStops(t *testing.T) {
+	needWasm(t)
+	st := startStreamStack(t)
+	for _, tc := range []struct {
+		name string
+		b    demo.Behavior
+		done bool // END's reason is done
+	}{
+		{"trickle", demo.Trickle, true},
+		{"bad length", demo.BadLength, false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			tg := streamTarget(t, st.Demo, "minecraft", tc.b)
+			ctx := tab(t)
+			askFromForm(t, ctx, st.URL, "minecraft", tg.Addr, 1300, 900)
+			waitFor(t, ctx, "the reply", `querylensInspect.packets().some(p => p.direction === "received" && p.end !== "" && p.kind !== "…")`, 10*time.Second)
+			pkts := eval[[]tcpPacket](t, ctx, tcpPacketsJS)
+			if len(pkts) != 2 || pkts[1].Direction != "received" {
+				t.Fatalf("packets %+v, want the request and one reply", pkts)
+			}
+			r := pkts[1]
+			if (r.End == "done") != tc.done {
+				t.Errorf("reply END %q, want done %v", r.End, tc.done)
+			}
+			warn := eval[string](t, ctx, `[...document.querySelectorAll("[data-testid=tcp-end]")].map(e => e.textContent).join(" ")`)
+			status := eval[string](t, ctx, `document.querySelector("[data-testid=decode-status]").className + " " + document.querySelector("[data-testid=decode-status]").textContent`)
+			if tc.done {
+				if r.Chunks < 2 {
+					t.Errorf("%d chunks from a server writing a byte at a time", r.Chunks)
+				}
+				if warn != "" || !strings.Contains(status, tg.Name) || strings.Contains(status, "bad") {
+					t.Errorf("warning %q, status %q: want the whole reply decoded with the name %q", warn, status, tg.Name)
+				}
+				return
+			}
+			if warn != "⚠ "+r.End {
+				t.Errorf("row warning %q, want ⚠ %s", warn, r.End)
+			}
+			if !strings.Contains(status, "bad") || !strings.Contains(status, "⚠ "+r.End) {
+				t.Errorf("decode status %q, want the END reason as a warning", status)
+			}
+		})
+	}
 }

@@ -255,7 +255,7 @@ const endText = {
   malformed: "the reply's framing was malformed and the relay stopped",
   cancelled: "the exchange was cancelled",
   gap: "a chunk did not start where the one before it stopped",
-  page: "the relay did not end the exchange in time; the page stopped waiting",
+  page: "the relay sent nothing more and did not end the exchange; the page stopped waiting",
 };
 
 /**
@@ -303,11 +303,14 @@ function askStream(proto, target, opts, g) {
       resolve();
     };
     // The relay ends every exchange within its deadline; this only guards
-    // a relay that never does.
-    const guard = setTimeout(() => {
+    // a relay that never does, and waits again after each chunk (a
+    // server that sends slowly is still sending).
+    const wait = Math.max(replyTimeout(relay, 2000), 8000);
+    const stop = () => {
       relay.cancel(id);
       finish("page", null);
-    }, Math.max(replyTimeout(relay, 2000), 8000));
+    };
+    let guard = setTimeout(stop, wait);
     const id = relay.exchange(proto, target, opts, {
       sent() {
         sentAt = performance.now();
@@ -315,6 +318,8 @@ function askStream(proto, target, opts, g) {
       /** @param {Uint8Array} bytes @param {number} offset @param {number} flags */
       chunk(bytes, offset, flags) {
         if (over) return;
+        clearTimeout(guard);
+        guard = setTimeout(stop, wait);
         chunks.set(offset, bytes);
         const { data } = joinChunks(chunks);
         if (!reply) {
