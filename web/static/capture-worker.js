@@ -9,7 +9,8 @@
 //   page → worker  {type: "open", file: File, glue, wasm, ql}  the URLs of
 //                      wasm_exec.js and ql.js as the page resolved them, and the
 //                      module (compiled by the page, or its URL)
-//                  {type: "payloads", id, want: [{row, offset, length}]}  offset -1: kept by the reader
+//                  {type: "payloads", id, want: [{row, offset, length, tcp}]}  offset -1: kept by the reader
+//                      (a datagram put back together from fragments, or a TCP turn: tcp)
 //                  {type: "cancel"}
 //   worker → page  {type: "start", protocols, rowSize, size}
 //                  {type: "rows", rows: ArrayBuffer (transferred), n, endpoints, kinds, stats, read}
@@ -124,7 +125,7 @@ async function open(m) {
 /**
  * payloads reads the asked payloads: from the file at their offsets, or
  * from the reader for those it kept (offset -1).
- * @param {{row: number, offset: number, length: number}[]} want
+ * @param {{row: number, offset: number, length: number, tcp?: boolean}[]} want
  */
 async function payloads(want) {
   if (!file) throw new Error("no capture is open");
@@ -132,7 +133,7 @@ async function payloads(want) {
   for (const w of want) {
     if (w.offset < 0) {
       const b = ql.capturePayload(handle, w.row);
-      if (!b) throw new Error(`the payload of row ${w.row + 1} was not kept (the capture's reassembled datagrams passed the reader's limit)`);
+      if (!b) throw new Error(w.tcp ? `the bytes of TCP turn ${w.row + 1} were not kept (the capture's TCP turns passed the reader's limit)` : `the payload of row ${w.row + 1} was not kept (the capture's reassembled datagrams passed the reader's limit)`);
       out.push(b);
     } else {
       out.push(new Uint8Array(await file.slice(w.offset, w.offset + w.length).arrayBuffer()));

@@ -99,6 +99,8 @@ function preview() {
     return null;
   }
   const out = [];
+  // A stream protocol's request goes on a TCP connection the relay opens.
+  const wire = streamed(built.protocol, options()) ? "request on the TCP stream" : "datagram on the wire";
   for (const [i, dg] of built.datagrams.entries()) {
     const m = ql.inspect(built.protocol, dg);
     const msg = m.error ? m.partial : m;
@@ -106,7 +108,7 @@ function preview() {
     // Inner layers first (the payload the protocol defines), then the
     // datagram as it goes on the wire.
     for (const l of layers.slice(1).reverse()) out.push(bytesLine(`${l.name}${built.datagrams.length > 1 ? ` ${i + 1}` : ""}`, parseHex(l.hex)));
-    out.push(bytesLine(`datagram on the wire${built.datagrams.length > 1 ? ` ${i + 1}` : ""}`, dg));
+    out.push(bytesLine(`${wire}${built.datagrams.length > 1 ? ` ${i + 1}` : ""}`, dg));
   }
   box.replaceChildren(...out);
   return built;
@@ -120,7 +122,16 @@ $("b-add").addEventListener("click", () => {
   const built = preview();
   if (!built) return;
   const g = ++groups;
-  for (const dg of built.datagrams) addPacket({ direction: "sent", data: dg, protocol: built.protocol, target: $("b-target").value.trim(), group: g });
+  const target = $("b-target").value.trim();
+  if (streamed(built.protocol, options())) {
+    // A TCP request, as the relay would write it to the target (named in
+    // Minecraft's handshake) when the target is a host:port.
+    const t = targetOf(target, built.protocol);
+    const data = t ? streamRequest(built.protocol, t, options()) : join(built.datagrams);
+    addPacket({ direction: "sent", data, protocol: built.protocol, target, group: g, transport: "tcp", stream: g });
+  } else {
+    for (const dg of built.datagrams) addPacket({ direction: "sent", data: dg, protocol: built.protocol, target, group: g });
+  }
   select(packets.length - 1);
 });
 
@@ -1258,7 +1269,7 @@ function payloads(rows) {
     capWaiting.set(id, { resolve, reject });
     // A reassembled IP datagram's payload and a TCP turn's bytes are the
     // reader's (offset -1), not one run of the file's.
-    capWorker?.postMessage({ type: "payloads", id, want: rows.map((r) => ({ row: r.row, offset: r.flags & (FLAG_STORED | FLAG_TCP) || r.offset < 0 ? -1 : r.offset, length: r.length })) });
+    capWorker?.postMessage({ type: "payloads", id, want: rows.map((r) => ({ row: r.row, offset: r.flags & (FLAG_STORED | FLAG_TCP) || r.offset < 0 ? -1 : r.offset, length: r.length, tcp: (r.flags & FLAG_TCP) !== 0 })) });
   });
 }
 
