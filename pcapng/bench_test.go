@@ -49,6 +49,62 @@ func BenchmarkDecoder(b *testing.B) {
 	}
 }
 
+// benchTCPFile is a pcapng of n query/reply exchanges over TCP, as the
+// writer makes them: 100 connections at once, each a query of 40 to 120
+// bytes and a reply of 200 to 3,200 bytes (one to three segments), and it
+// returns the number of turns in it.
+func benchTCPFile(n int) ([]byte, int) {
+	var pkts []Packet
+	for i := 0; i < n; i++ {
+		target := Endpoint{V4: true, IP: [16]byte{127, 0, 0, byte(1 + i%100)}, Port: 25565}
+		at := int64(1_700_000_000_000_000 + i*100)
+		stream := i / 5 // five exchanges a connection
+		pkts = append(pkts,
+			Packet{Micros: at, Target: target, TCP: true, Stream: stream, Data: make([]byte, 40+i%81)},
+			Packet{Micros: at + 50, Target: target, TCP: true, Stream: stream, Direction: Received, Data: make([]byte, 200+(i*37)%3000)})
+	}
+	return Append(nil, "bench", pkts), 2 * n
+}
+
+// BenchmarkDecoderTCP is BenchmarkDecoder on TCP exchanges: the same
+// throughput measure with reassembly into turns, to set beside it:
+//
+//	go test -run '^$' -bench 'BenchmarkDecoder' -benchtime 2s ./pcapng
+func BenchmarkDecoderTCP(b *testing.B) {
+	f, turns := benchTCPFile(10000)
+	b.SetBytes(int64(len(f)))
+	b.ReportAllocs()
+	for b.Loop() {
+		d := NewDecoder()
+		n := 0
+		for i := 0; i < len(f); i += 64 << 10 {
+			d.Feed(f[i:min(i+64<<10, len(f))])
+			for {
+				_, err := d.Next()
+				if err != nil {
+					if err != ErrMore {
+						b.Fatal(err)
+					}
+					break
+				}
+				n++
+			}
+		}
+		if err := d.End(); err != nil {
+			b.Fatal(err)
+		}
+		for {
+			if _, err := d.Next(); err != nil {
+				break
+			}
+			n++
+		}
+		if n != turns {
+			b.Fatalf("%d turns, want %d", n, turns)
+		}
+	}
+}
+
 // TestDecoderAllocs: decoding allocates per file (the decoder and its
 // buffer), never per datagram.
 func TestDecoderAllocs(t *testing.T) {

@@ -10,7 +10,8 @@ import (
 // older pcap format, fed as its bytes arrive (the page reads a dropped file
 // in chunks; the CLI reads a file through Reader). It yields the UDP
 // datagrams inside, whatever the link layer, with IPv4 and IPv6 fragments
-// put back together.
+// put back together, and the turns of its TCP connections (see tcp.go):
+// the bytes one side sent, in sequence order, before the other answered.
 //
 // Framing:
 //
@@ -29,9 +30,9 @@ import (
 // Errors: a framing problem (bad magic, a length that is not a length, a
 // block too short for its type, an interface that was never described) is
 // a *FormatError naming the block and its file offset, and it is final: Next
-// returns it from then on. A packet the decoder cannot use (not UDP, an
-// unknown link type, cut by the snap length) is not an error; it is counted
-// in Stats.Skipped.
+// returns it from then on. A packet the decoder cannot use (neither UDP
+// nor TCP, an unknown link type, cut by the snap length) is not an error;
+// it is counted in Stats.Skipped.
 
 // ErrMore is returned by Decoder.Next when it needs more bytes (Feed them,
 // or call End when the file is over).
@@ -59,39 +60,53 @@ type Datagram struct {
 	Frame    int
 	Micros   int64 // capture time, microseconds since the Unix epoch
 	Src, Dst Endpoint
-	// Payload is the UDP payload. It aliases the decoder's buffer and is
-	// valid until the next call to Next.
+	// Payload is the UDP payload (or the TCP turn's bytes). It aliases
+	// the decoder's buffers and is valid until the next call to Next.
 	Payload   []byte
 	Offset    int64 // file offset of the block (pcapng) or record (pcap) of Frame
 	Interface int   // pcapng interface id (0 for pcap)
 
 	// TCP says the Datagram is a turn of a TCP stream. Payload is then the
-	// turn's bytes reassembled in sequence order; Frame, Micros and Offset
-	// are its first segment's; Src is the side that sent them.
+	// turn's bytes reassembled in sequence order; Frame, Micros, Offset
+	// and Interface are its first segment's; Src is the side that sent
+	// them. A turn comes out of Next once it is over: when the other side
+	// sends data, when its side sends FIN, on RST, or after End (the turns
+	// still open when the file ends), so turns of different streams and
+	// UDP datagrams come in the order they ended, not by Frame.
 	TCP bool
 	// Stream numbers the capture's TCP connections from 0 in the order
 	// their first segment appears, as tshark's tcp.stream does.
 	Stream int
 	// Turn numbers the turns of one stream from 1.
 	Turn int
-	// Cut says the turn was longer than the reader keeps (the rest was
-	// dropped); Gap that a segment inside it never appeared in the capture
-	// (its bytes are missing from Payload, which stops before the gap).
+	// Cut says the turn was longer than the reader keeps (512 KiB; the
+	// rest was dropped). Gap says bytes of this side never appeared in the
+	// capture: a turn open when the reader gave up waiting for them stops
+	// before the gap (the bytes after it start the side's next turn), and
+	// a side's turn that starts right after missing bytes is marked too.
 	Cut, Gap bool
 }
 
 // Stats counts what the decoder has seen so far. Every frame is counted
-// once, so Frames = (UDP - Reassembled) + Fragments + Skipped.
+// once, so Frames = (UDP - Reassembled) + Fragments + Segments + Skipped.
 type Stats struct {
 	Frames int // packet blocks or records
 	UDP    int // datagrams Next returned, reassembled ones included
-	// Skipped counts frames that gave no datagram: not IP, not UDP, an
-	// unknown link type, malformed headers, or cut short by the snap
-	// length (those are counted in Truncated too).
+	// Skipped counts frames that gave no datagram: neither UDP nor TCP,
+	// not IP, an unknown link type, malformed headers, TCP in IP
+	// fragments, or cut short by the snap length (those are counted in
+	// Truncated too).
 	Skipped     int
 	Fragments   int // frames holding an IP fragment of a UDP datagram
 	Reassembled int // datagrams put back together from fragments
-	Truncated   int // frames whose UDP datagram the snap length cut (part of Skipped)
+	Truncated   int // frames whose UDP datagram or TCP segment the snap length cut (part of Skipped)
+
+	Segments int // frames holding a TCP segment, with data or not
+	Streams  int // TCP connections seen (the next Stream number)
+	Evicted  int // connections forgotten to follow newer ones (maxStreams)
+	Turns    int // TCP turns Next returned
+	Cut      int // of them, with Cut set
+	Gaps     int // of them, with Gap set
 }
 
 // Limits that keep a hostile file from taking unbounded memory.
@@ -138,6 +153,8 @@ type Decoder struct {
 
 	stats Stats
 	frags reassembler
+	conns tcpState
+	ended bool // End was called: the open TCP turns are queued
 }
 
 // NewDecoder returns a decoder waiting for the first bytes of a file.
@@ -155,8 +172,13 @@ func (d *Decoder) Stats() Stats { return d.stats }
 
 // End tells the decoder the file is over. It returns nil when the last block
 // was whole, or a *FormatError for the block it cut (or the error Next
-// already returned).
+// already returned). The TCP turns still open are over too: Next returns
+// them after End (then ErrMore).
 func (d *Decoder) End() error {
+	if !d.ended {
+		d.ended = true
+		d.conns.end()
+	}
 	if d.err != nil {
 		return d.err
 	}
@@ -187,13 +209,16 @@ func (d *Decoder) End() error {
 		Msg: "truncated: the file ends after " + strconv.Itoa(rest) + " of its " + strconv.Itoa(want) + " bytes"}
 }
 
-// Next returns the next UDP datagram, ErrMore when the bytes fed so far hold
-// no further whole block, or a *FormatError.
+// Next returns the next UDP datagram or TCP turn, ErrMore when the bytes
+// fed so far hold no further whole block, or a *FormatError.
 func (d *Decoder) Next() (Datagram, error) {
-	if d.err != nil {
-		return Datagram{}, d.err
-	}
 	for {
+		if dg, ok := d.conns.pop(&d.stats); ok {
+			return dg, nil
+		}
+		if d.err != nil {
+			return Datagram{}, d.err
+		}
 		b := d.buf[d.pos:]
 		off := d.base + int64(d.pos)
 		var dg Datagram
@@ -222,6 +247,11 @@ func (d *Decoder) Next() (Datagram, error) {
 		d.pos += n
 		if ok {
 			return dg, nil
+		}
+		if d.ended {
+			// Frames fed after End have no later End to close their
+			// turns: close them now.
+			d.conns.end()
 		}
 	}
 }
@@ -510,11 +540,13 @@ func (d *Decoder) idbOptions(ifc *iface, b []byte) string {
 	return ""
 }
 
-// Reader reads the datagrams of a capture from an io.Reader.
+// Reader reads the datagrams and TCP turns of a capture from an io.Reader.
 type Reader struct {
-	r   io.Reader
-	d   *Decoder
-	eof bool
+	r      io.Reader
+	d      *Decoder
+	eof    bool
+	ended  bool
+	endErr error
 }
 
 // NewReader returns a Reader of the pcap or pcapng file r holds.
@@ -523,19 +555,25 @@ func NewReader(r io.Reader) *Reader { return &Reader{r: r, d: NewDecoder()} }
 // readChunk is how much Reader asks its io.Reader for at a time.
 const readChunk = 256 << 10
 
-// Next returns the next UDP datagram, io.EOF after the last one, or an
-// error: a *FormatError, or the io.Reader's own.
+// Next returns the next UDP datagram or TCP turn, io.EOF after the last
+// one, or an error: a *FormatError, or the io.Reader's own. The TCP turns
+// still open at the end of the file come before a *FormatError for a cut
+// last block.
 func (r *Reader) Next() (Datagram, error) {
 	for {
 		dg, err := r.d.Next()
 		if err != ErrMore {
 			return dg, err
 		}
-		if r.eof {
-			if err := r.d.End(); err != nil {
-				return Datagram{}, err
+		if r.ended {
+			if r.endErr != nil {
+				return Datagram{}, r.endErr
 			}
 			return Datagram{}, io.EOF
+		}
+		if r.eof {
+			r.ended, r.endErr = true, r.d.End()
+			continue
 		}
 		// Read straight into the decoder's buffer (Next left only the
 		// start of a partial block in it).

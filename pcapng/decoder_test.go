@@ -34,7 +34,16 @@ func decodeAll(f []byte, chunk int) ([]Datagram, Stats, error) {
 			out = append(out, dg)
 		}
 		if i >= len(f) {
-			return out, d.Stats(), d.End()
+			err := d.End()
+			for {
+				dg, err := d.Next()
+				if err != nil {
+					break
+				}
+				dg.Payload = bytes.Clone(dg.Payload)
+				out = append(out, dg)
+			}
+			return out, d.Stats(), err
 		}
 	}
 }

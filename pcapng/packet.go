@@ -60,10 +60,12 @@ const (
 	truncated                // the snap length cut the datagram
 	fragment                 // a fragment taken for reassembly
 	completed                // the fragment that completed a datagram
+	gotTCP                   // a TCP segment, taken by the reassembly
 )
 
-// packet handles one frame: its link layer, IP and UDP. It counts the frame
-// and returns its datagram, if it yields one.
+// packet handles one frame: its link layer, IP and UDP or TCP. It counts
+// the frame and returns its datagram, if it yields one (the turns a TCP
+// segment completes wait in d.conns).
 func (d *Decoder) packet(ifc *iface, data []byte, origLen uint32, micros int64, off int64, id int) (Datagram, bool) {
 	d.stats.Frames++
 	dg := Datagram{Frame: d.stats.Frames, Micros: micros, Offset: off, Interface: id}
@@ -86,6 +88,8 @@ func (d *Decoder) packet(ifc *iface, data []byte, origLen uint32, micros int64, 
 		return dg, true
 	case fragment:
 		d.stats.Fragments++
+	case gotTCP:
+		d.stats.Segments++
 	case truncated:
 		d.stats.Truncated++
 		d.stats.Skipped++
@@ -150,6 +154,7 @@ func linkPayload(link uint16, b []byte) ([]byte, bool) {
 // IP protocol numbers and IPv6 extension headers.
 const (
 	protoHopByHop = 0
+	protoTCP      = 6
 	protoUDP      = 17
 	protoRouting  = 43
 	protoFragment = 44
@@ -192,8 +197,11 @@ func (d *Decoder) ip(b []byte, cut bool, dg *Datagram) verdict {
 		copy(dg.Src.IP[:4], b[12:16])
 		copy(dg.Dst.IP[:4], b[16:20])
 		flags := int(b[6])<<8 | int(b[7])
+		if b[9] == protoTCP && flags&0x3fff == 0 {
+			return d.tcp(b[hl:], dg)
+		}
 		if b[9] != protoUDP {
-			return skipped
+			return skipped // TCP in fragments is not read
 		}
 		if flags&0x3fff != 0 { // more fragments, or a fragment offset
 			key := fragKey{v4: true, id: uint32(b[4])<<8 | uint32(b[5]), proto: protoUDP}
@@ -227,6 +235,8 @@ func (d *Decoder) ip(b []byte, cut bool, dg *Datagram) verdict {
 			switch next {
 			case protoUDP:
 				return udp(rest, cut, false, dg)
+			case protoTCP:
+				return d.tcp(rest, dg)
 			case protoHopByHop, protoRouting, protoDstOpts, protoMobility, protoHIP, protoShim6:
 				if len(rest) < 8 {
 					return short
@@ -260,7 +270,7 @@ func (d *Decoder) ip(b []byte, cut bool, dg *Datagram) verdict {
 					return v
 				}
 				return d.afterFragment(rest[0], whole, dg)
-			default: // ESP, ICMPv6, TCP, no next header, …
+			default: // ESP, ICMPv6, no next header, …
 				return skipped
 			}
 		}

@@ -1,6 +1,6 @@
 // Package pcapng writes the inspector's packet sessions as pcapng files that
-// Wireshark and tcpdump open, and reads the UDP datagrams of pcap and pcapng
-// captures (Decoder, Reader; see decoder.go). It is pure Go with no fmt, so
+// Wireshark and tcpdump open, and reads the UDP datagrams and the TCP turns
+// of pcap and pcapng captures (Decoder, Reader; see decoder.go and tcp.go). It is pure Go with no fmt, so
 // the browser module (wasm/) links it without growing.
 //
 // The file Append writes is one section: a Section Header Block, one Interface Description
@@ -11,6 +11,16 @@
 // the relay's socket, which the page does not know, so it is written as the
 // unspecified address with port LocalPort. Timestamps are microseconds since
 // the Unix epoch (the format's default resolution, also stated in the IDB).
+//
+// Packets with TCP set are bytes of a connection instead: the packets with
+// the same Stream are one connection between the unspecified address, on a
+// port of its own (LocalPort+1, +2, … in the order the streams first
+// appear, so tshark tells them apart), and the first packet's Target. Its
+// handshake (SYN, SYN-ACK, ACK) is written before its first packet, each
+// packet's Data as segments of at most tcpMSS bytes in the packet's
+// Direction (the last one with PSH), and its close (FIN-ACK from the local
+// end, FIN-ACK from the target, ACK) right after its last packet, all at
+// the packet's time. The sequence numbers start from fixed ISNs.
 //
 // Layout reference: the pcapng specification (IETF draft-ietf-opsawg-pcapng),
 // sections 4.1 (SHB), 4.2 (IDB) and 4.3 (EPB). All blocks are written
@@ -42,6 +52,10 @@ const (
 	LocalPort = 49152
 
 	snapLen = 65535
+
+	// tcpMSS bounds the data of a TCP segment Append writes (Ethernet's
+	// 1500-byte MTU less the IPv4 and TCP headers).
+	tcpMSS = 1460
 )
 
 // Direction says which way a datagram went.
@@ -52,7 +66,8 @@ const (
 	Received                  // from the target to the relay
 )
 
-// Packet is one UDP datagram of a session.
+// Packet is one UDP datagram of a session, or bytes of one of its TCP
+// connections.
 type Packet struct {
 	Micros    int64 // capture time, microseconds since the Unix epoch
 	Direction Direction
@@ -74,10 +89,111 @@ type Packet struct {
 func Append(dst []byte, app string, pkts []Packet) []byte {
 	dst = appendSHB(dst, app)
 	dst = appendIDB(dst)
-	for _, p := range pkts {
-		dst = appendEPB(dst, p)
+	var (
+		conns map[int]*tcpConn
+		last  map[int]int // a stream's last packet
+		ip    []byte
+	)
+	for i, p := range pkts {
+		if p.TCP {
+			if last == nil {
+				last, conns = map[int]int{}, map[int]*tcpConn{}
+			}
+			last[p.Stream] = i
+		}
+	}
+	for i, p := range pkts {
+		if !p.TCP {
+			ip = appendIPUDP(ip[:0], p)
+			dst = appendEPB(dst, p.Micros, p.Comment, ip)
+			continue
+		}
+		c := conns[p.Stream]
+		if c == nil {
+			c = newTCPConn(p.Target, uint16(LocalPort+1+len(conns)%(0xffff-LocalPort)), uint32(len(conns)))
+			conns[p.Stream] = c
+			for _, seg := range [...]struct {
+				x     int
+				flags byte
+			}{{0, tcpSYN}, {1, tcpSYN | tcpACK}, {0, tcpACK}} {
+				ip = c.segment(ip[:0], seg.x, seg.flags, nil)
+				dst = appendEPB(dst, p.Micros, "", ip)
+			}
+		}
+		x := 0
+		if p.Direction == Received {
+			x = 1
+		}
+		comment := p.Comment
+		for data := p.Data; len(data) > 0; {
+			n := min(len(data), tcpMSS)
+			flags := byte(tcpACK)
+			if n == len(data) {
+				flags |= tcpPSH
+			}
+			ip = c.segment(ip[:0], x, flags, data[:n])
+			dst = appendEPB(dst, p.Micros, comment, ip)
+			data, comment = data[n:], ""
+		}
+		if comment != "" { // no data: the comment goes on an ACK
+			ip = c.segment(ip[:0], x, tcpACK, nil)
+			dst = appendEPB(dst, p.Micros, comment, ip)
+		}
+		if last[p.Stream] == i {
+			for _, seg := range [...]struct {
+				x     int
+				flags byte
+			}{{0, tcpFIN | tcpACK}, {1, tcpFIN | tcpACK}, {0, tcpACK}} {
+				ip = c.segment(ip[:0], seg.x, seg.flags, nil)
+				dst = appendEPB(dst, p.Micros, "", ip)
+			}
+		}
 	}
 	return dst
+}
+
+// tcpConn is a connection Append writes: ends[0] is the local end.
+type tcpConn struct {
+	ends [2]Endpoint
+	next [2]uint32 // each end's next sequence number
+}
+
+// newTCPConn starts a connection from the unspecified address's port to
+// target; k numbers it, for its ISNs.
+func newTCPConn(target Endpoint, port uint16, k uint32) *tcpConn {
+	v6 := !target.V4 && target.IP != [16]byte{}
+	if !v6 {
+		target.V4 = true
+	}
+	return &tcpConn{ends: [2]Endpoint{{V4: !v6, Port: port}, target}, next: [2]uint32{0x10000000 + k<<16, 0x60000000 + k<<16}}
+}
+
+// segment appends an IP packet holding a TCP segment from end x with the
+// flags and data, and advances x's sequence number.
+func (c *tcpConn) segment(b []byte, x int, flags byte, data []byte) []byte {
+	src, dst := c.ends[x], c.ends[1-x]
+	seq, ack := c.next[x], c.next[1-x]
+	if flags&tcpACK == 0 {
+		ack = 0
+	}
+	tcpLen := 20 + len(data)
+	b = appendIPHeader(b, src, dst, protoTCP, tcpLen)
+	t := len(b)
+	b = binary.BigEndian.AppendUint16(b, src.Port)
+	b = binary.BigEndian.AppendUint16(b, dst.Port)
+	b = binary.BigEndian.AppendUint32(b, seq)
+	b = binary.BigEndian.AppendUint32(b, ack)
+	b = append(b, 5<<4, flags) // data offset 5 words, flags
+	b = append(b, 0xff, 0xff)  // window
+	b = append(b, 0, 0, 0, 0)  // checksum (below), urgent pointer
+	b = append(b, data...)
+	binary.BigEndian.PutUint16(b[t+16:], ^fold(pseudoSum(src.addr(), dst.addr(), protoTCP, b[t:])))
+	seq += uint32(len(data))
+	if flags&(tcpSYN|tcpFIN) != 0 {
+		seq++
+	}
+	c.next[x] = seq
+	return b
 }
 
 // block appends a block of type typ whose body is written by body, filling
@@ -134,23 +250,20 @@ func appendIDB(dst []byte) []byte {
 	})
 }
 
-func appendEPB(dst []byte, p Packet) []byte {
+// appendEPB appends an EPB holding the IP packet ip.
+func appendEPB(dst []byte, micros int64, comment string, ip []byte) []byte {
 	return block(dst, blockEPB, func(b []byte) []byte {
-		us := uint64(p.Micros)
+		us := uint64(micros)
 		b = binary.LittleEndian.AppendUint32(b, 0) // interface 0
 		b = binary.LittleEndian.AppendUint32(b, uint32(us>>32))
 		b = binary.LittleEndian.AppendUint32(b, uint32(us))
-		lenAt := len(b)
-		b = binary.LittleEndian.AppendUint32(b, 0) // captured length, patched
-		b = binary.LittleEndian.AppendUint32(b, 0) // original length, patched
-		start := len(b)
-		b = appendIPUDP(b, p)
-		n := uint32(len(b) - start)
-		binary.LittleEndian.PutUint32(b[lenAt:], n)
-		binary.LittleEndian.PutUint32(b[lenAt+4:], n)
+		n := uint32(len(ip))
+		b = binary.LittleEndian.AppendUint32(b, n) // captured length
+		b = binary.LittleEndian.AppendUint32(b, n) // original length
+		b = append(b, ip...)
 		b = pad4(b, int(n))
-		if p.Comment != "" {
-			b = option(b, optComment, []byte(p.Comment))
+		if comment != "" {
+			b = option(b, optComment, []byte(comment))
 			b = endOfOptions(b)
 		}
 		return b
@@ -170,22 +283,7 @@ func appendIPUDP(b []byte, p Packet) []byte {
 		src, dst = dst, src
 	}
 	udpLen := 8 + len(p.Data)
-	if v6 {
-		b = append(b, 0x60, 0, 0, 0) // version 6, traffic class 0, flow label 0
-		b = binary.BigEndian.AppendUint16(b, uint16(udpLen))
-		b = append(b, 17, 64) // next header UDP, hop limit
-		b = append(b, src.IP[:]...)
-		b = append(b, dst.IP[:]...)
-	} else {
-		h := len(b)
-		b = append(b, 0x45, 0) // version 4, IHL 5 words; TOS 0
-		b = binary.BigEndian.AppendUint16(b, uint16(20+udpLen))
-		b = append(b, 0, 0, 0x40, 0) // identification 0; flags DF, fragment offset 0
-		b = append(b, 64, 17, 0, 0)  // TTL, protocol UDP, checksum (below)
-		b = append(b, src.addr()...)
-		b = append(b, dst.addr()...)
-		binary.BigEndian.PutUint16(b[h+10:], ^fold(sum(0, b[h:h+20])))
-	}
+	b = appendIPHeader(b, src, dst, protoUDP, udpLen)
 	u := len(b)
 	b = binary.BigEndian.AppendUint16(b, src.Port)
 	b = binary.BigEndian.AppendUint16(b, dst.Port)
@@ -196,16 +294,42 @@ func appendIPUDP(b []byte, p Packet) []byte {
 	return b
 }
 
-// udpChecksum is RFC 768's checksum over the pseudo-header (addresses,
-// protocol, length) and the UDP header and payload. A computed zero is sent
-// as 0xffff, because zero means "no checksum" in IPv4 and is invalid in IPv6.
-func udpChecksum(src, dst []byte, udp []byte) uint16 {
-	var s uint32
-	s = sum(s, src)
+// appendIPHeader appends an IPv6 header (src not V4) or an IPv4 one with
+// its checksum, for n bytes of protocol proto.
+func appendIPHeader(b []byte, src, dst Endpoint, proto byte, n int) []byte {
+	if !src.V4 {
+		b = append(b, 0x60, 0, 0, 0) // version 6, traffic class 0, flow label 0
+		b = binary.BigEndian.AppendUint16(b, uint16(n))
+		b = append(b, proto, 64) // next header, hop limit
+		b = append(b, src.IP[:]...)
+		return append(b, dst.IP[:]...)
+	}
+	h := len(b)
+	b = append(b, 0x45, 0) // version 4, IHL 5 words; TOS 0
+	b = binary.BigEndian.AppendUint16(b, uint16(20+n))
+	b = append(b, 0, 0, 0x40, 0)   // identification 0; flags DF, fragment offset 0
+	b = append(b, 64, proto, 0, 0) // TTL, protocol, checksum (below)
+	b = append(b, src.addr()...)
+	b = append(b, dst.addr()...)
+	binary.BigEndian.PutUint16(b[h+10:], ^fold(sum(0, b[h:h+20])))
+	return b
+}
+
+// pseudoSum is the sum over the pseudo-header of RFC 768 and RFC 9293
+// (addresses, protocol, length) and the segment seg, not yet folded and
+// complemented.
+func pseudoSum(src, dst []byte, proto byte, seg []byte) uint32 {
+	s := sum(0, src)
 	s = sum(s, dst)
-	s += 17 + uint32(len(udp))
-	s = sum(s, udp)
-	c := ^fold(s)
+	s += uint32(proto) + uint32(len(seg))
+	return sum(s, seg)
+}
+
+// udpChecksum is RFC 768's checksum over the pseudo-header and the UDP
+// header and payload. A computed zero is sent as 0xffff, because zero
+// means "no checksum" in IPv4 and is invalid in IPv6.
+func udpChecksum(src, dst []byte, udp []byte) uint16 {
+	c := ^fold(pseudoSum(src, dst, protoUDP, udp))
 	if c == 0 {
 		c = 0xffff
 	}

@@ -77,3 +77,92 @@ func pad6(n int64) string {
 	}
 	return s
 }
+
+// TestTsharkFollowsTCP: for the writer's TCP file and the well-formed
+// hand-built captures, tshark's "Follow TCP Stream" (-z follow,tcp,raw)
+// shows the same bytes per stream and side as the reader's turns, and
+// its tcp.stream numbers are ours. Skipped without tshark.
+func TestTsharkFollowsTCP(t *testing.T) {
+	if _, err := exec.LookPath("tshark"); err != nil {
+		t.Skip("tshark is not installed")
+	}
+	for _, tc := range tcpCases(t) {
+		if !tc.tshark {
+			continue
+		}
+		t.Run(tc.name, func(t *testing.T) {
+			got, st, err := decodeAll(tc.file, 0)
+			if err != nil {
+				t.Fatal(err)
+			}
+			// Ours: per stream, its turns in turn order as "port hex".
+			ours := make([][]string, st.Streams)
+			for _, dg := range got {
+				if dg.TCP {
+					for len(ours[dg.Stream]) < dg.Turn {
+						ours[dg.Stream] = append(ours[dg.Stream], "")
+					}
+					ours[dg.Stream][dg.Turn-1] = itoa(int(dg.Src.Port)) + " " + hex.EncodeToString(dg.Payload)
+				}
+			}
+			file := filepath.Join(t.TempDir(), tc.name+".pcapng")
+			if err := os.WriteFile(file, tc.file, 0o644); err != nil {
+				t.Fatal(err)
+			}
+			args := []string{"-r", file, "-q"}
+			for i := 0; i < st.Streams; i++ {
+				args = append(args, "-z", "follow,tcp,raw,"+itoa(i))
+			}
+			ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+			defer cancel()
+			out, err := exec.CommandContext(ctx, "tshark", args...).Output()
+			if err != nil {
+				t.Fatalf("tshark: %v", err)
+			}
+			theirs := followTurns(t, string(out))
+			for i := 0; i < st.Streams; i++ {
+				if strings.Join(theirs[i], "\n") != strings.Join(ours[i], "\n") {
+					t.Errorf("stream %d: tshark follows\n%s\nthe reader's turns:\n%s", i, strings.Join(theirs[i], "\n"), strings.Join(ours[i], "\n"))
+				}
+			}
+			if len(theirs) != st.Streams {
+				t.Errorf("tshark shows %d streams, the reader %d", len(theirs), st.Streams)
+			}
+		})
+	}
+}
+
+// followTurns reads tshark's follow,tcp,raw output: per stream, the runs
+// of one node's lines (node 1's are indented) joined, as "port hex".
+func followTurns(t *testing.T, out string) map[int][]string {
+	turns := map[int][]string{}
+	stream, last := -1, -1
+	var port [2]string
+	for _, line := range strings.Split(out, "\n") {
+		switch {
+		case strings.HasPrefix(line, "Filter: tcp.stream eq "):
+			n, err := strconv.Atoi(strings.TrimPrefix(line, "Filter: tcp.stream eq "))
+			if err != nil {
+				t.Fatalf("tshark: %q", line)
+			}
+			stream, last = n, -1
+			turns[n] = []string{}
+		case strings.HasPrefix(line, "Node 0: "), strings.HasPrefix(line, "Node 1: "):
+			port[line[5]-'0'] = line[strings.LastIndexByte(line, ':')+1:]
+		case strings.HasPrefix(line, "=") || line == "" || strings.HasPrefix(line, "Follow:") || stream < 0:
+		default:
+			node := 0
+			if line[0] == '\t' {
+				node = 1
+			}
+			data := strings.TrimSpace(line)
+			if node == last {
+				turns[stream][len(turns[stream])-1] += data
+			} else {
+				turns[stream] = append(turns[stream], port[node]+" "+data)
+			}
+			last = node
+		}
+	}
+	return turns
+}

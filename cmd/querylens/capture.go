@@ -19,7 +19,8 @@ import (
 // querylens inspect --pcap FILE reads a capture (pcap or pcapng, any link
 // type package pcapng reads) and decodes every UDP datagram of a known
 // protocol, pairing queries with their replies and grouping the datagrams
-// of a reply split over several into one message.
+// of a reply split over several into one message; and every TCP turn of a
+// protocol that travels over TCP (capture_tcp.go).
 //
 // Which protocol a datagram speaks is decided, in order, by:
 //
@@ -96,8 +97,9 @@ type captureInspector struct {
 	held  int       // records in open groups
 	out   []byte
 	ports map[uint16]codecs.Codec // server.GuessProtocol's answers, nil for none
+	tcp   map[int]*tcpConv        // by stream number
 
-	known, unknown, messages int
+	known, unknown, messages, turns int
 }
 
 func (e *env) inspectCapture(opt captureOptions) int {
@@ -128,6 +130,10 @@ func (e *env) inspectReader(opt captureOptions, f io.Reader) int {
 			status = exitFail
 			break
 		}
+		if dg.TCP {
+			ci.tcpTurn(dg)
+			continue
+		}
 		ci.datagram(dg)
 	}
 	if status == exitOK {
@@ -135,8 +141,14 @@ func (e *env) inspectReader(opt captureOptions, f io.Reader) int {
 		ci.w.Flush()
 	}
 	st := r.Stats()
-	msg := "querylens inspect: " + opt.file + ": " + strconv.Itoa(st.Frames) + " frames, " + strconv.Itoa(st.UDP) + " UDP datagrams (" +
-		strconv.Itoa(ci.known) + " of known protocols in " + strconv.Itoa(ci.messages) + " messages, " + strconv.Itoa(ci.unknown) + " unknown)"
+	msg := "querylens inspect: " + opt.file + ": " + strconv.Itoa(st.Frames) + " frames, " + strconv.Itoa(st.UDP) + " UDP datagrams"
+	if st.Segments > 0 {
+		msg += ", " + strconv.Itoa(st.Turns) + " TCP turns in " + strconv.Itoa(st.Streams) + " streams"
+	}
+	msg += " (" + strconv.Itoa(ci.known) + " of known protocols in " + strconv.Itoa(ci.messages) + " messages, " + strconv.Itoa(ci.unknown) + " unknown)"
+	if st.Cut > 0 || st.Gaps > 0 || st.Evicted > 0 {
+		msg += ", " + strconv.Itoa(st.Cut) + " turns cut, " + strconv.Itoa(st.Gaps) + " with bytes missing, " + strconv.Itoa(st.Evicted) + " streams evicted"
+	}
 	if st.Reassembled > 0 || st.Fragments > 0 {
 		msg += ", " + strconv.Itoa(st.Reassembled) + " reassembled from " + strconv.Itoa(st.Fragments) + " fragments"
 	}
@@ -364,6 +376,8 @@ func appendMillis(dst []byte, micros int64) []byte {
 //	{"frame":3,"time":"…","src":"…","dst":"…","length":25,"protocol":"a2s",
 //	 "detected_by":"port","kind":"query","message":{…}}
 //
+// A TCP turn adds "tcp_stream" and "tcp_turn" (and "cut" or "gap": true
+// when the capture lost bytes of it), its frame being its first segment's.
 // A reply adds "reply_to" (the query's frame) and "reply_ms"; the last
 // datagram of a message split over several adds "frames"; the others carry
 // "part_of" (the frame with the message) instead of "message". A datagram
@@ -381,6 +395,18 @@ func (ci *captureInspector) appendJSON(dst []byte, r *record) []byte {
 	dst = dg.Dst.AppendTo(dst)
 	dst = append(dst, `","length":`...)
 	dst = strconv.AppendInt(dst, int64(len(dg.Payload)), 10)
+	if dg.TCP {
+		dst = append(dst, `,"tcp_stream":`...)
+		dst = strconv.AppendInt(dst, int64(dg.Stream), 10)
+		dst = append(dst, `,"tcp_turn":`...)
+		dst = strconv.AppendInt(dst, int64(dg.Turn), 10)
+		if dg.Cut {
+			dst = append(dst, `,"cut":true`...)
+		}
+		if dg.Gap {
+			dst = append(dst, `,"gap":true`...)
+		}
+	}
 	if r.codec == nil {
 		dst = append(dst, `,"protocol":null}`...)
 		return append(dst, '\n')
@@ -400,7 +426,7 @@ func (ci *captureInspector) appendJSON(dst []byte, r *record) []byte {
 	if r.partOf > 0 {
 		dst = append(dst, `,"part_of":`...)
 		dst = strconv.AppendInt(dst, int64(r.partOf), 10)
-	} else {
+	} else if r.msg != nil || r.err != nil { // a master's greeting or request turn has none
 		if r.frames != nil {
 			dst = append(dst, `,"frames":`...)
 			dst = codecs.AppendJSON(dst, r.frames)
@@ -461,6 +487,10 @@ func (ci *captureInspector) appendText(dst []byte, r *record) []byte {
 	dst = append(dst, " → "...)
 	dst = dg.Dst.AppendTo(dst)
 	dst = append(dst, "  "...)
+	if dg.TCP {
+		dst = appendTCPHeading(dst, dg)
+		dst = append(dst, "  "...)
+	}
 	dst = append(dst, r.codec.Name()...)
 	dst = append(dst, ' ')
 	dst = append(dst, r.kind...)
@@ -480,6 +510,10 @@ func (ci *captureInspector) appendText(dst []byte, r *record) []byte {
 	if r.err != nil {
 		dst = append(dst, "error: "...)
 		dst = append(dst, r.err.Error()...)
+		dst = append(dst, '\n')
+	}
+	if w := tcpWarning(dg); w != "" {
+		dst = append(dst, w...)
 		dst = append(dst, '\n')
 	}
 	return append(dst, '\n')

@@ -101,6 +101,10 @@ type captureLine struct {
 	PartOf     int             `json:"part_of"`
 	Frames     []int           `json:"frames"`
 	Message    json.RawMessage `json:"message"`
+	TCPStream  *int            `json:"tcp_stream"`
+	TCPTurn    int             `json:"tcp_turn"`
+	Cut        bool            `json:"cut"`
+	Gap        bool            `json:"gap"`
 }
 
 type captureMessage struct {
@@ -137,10 +141,20 @@ func parseCaptureJSON(t *testing.T, out string) []captureLine {
 // datagram that carries a message, what it says.
 func summary(t *testing.T, l captureLine) string {
 	t.Helper()
-	if l.Protocol == nil {
-		return "frame " + strconv.Itoa(l.Frame) + " " + l.Src + " > " + l.Dst + " unknown"
+	head := "frame " + strconv.Itoa(l.Frame) + " " + l.Src + " > " + l.Dst
+	if l.TCPStream != nil {
+		head += " tcp " + strconv.Itoa(*l.TCPStream) + "/" + strconv.Itoa(l.TCPTurn)
+		if l.Cut {
+			head += " cut"
+		}
+		if l.Gap {
+			head += " gap"
+		}
 	}
-	s := "frame " + strconv.Itoa(l.Frame) + " " + l.Src + " > " + l.Dst + " " + *l.Protocol + " " + l.Kind + " (" + l.DetectedBy + ")"
+	if l.Protocol == nil {
+		return head + " unknown"
+	}
+	s := head + " " + *l.Protocol + " " + l.Kind + " (" + l.DetectedBy + ")"
 	if l.ReplyTo > 0 {
 		s += " reply to " + strconv.Itoa(l.ReplyTo)
 	}
@@ -149,6 +163,9 @@ func summary(t *testing.T, l captureLine) string {
 	}
 	if l.Frames != nil {
 		s += " frames " + strings.Trim(jsonText(l.Frames), "[]")
+	}
+	if l.Message == nil {
+		return s
 	}
 	var m captureMessage
 	if err := json.Unmarshal(l.Message, &m); err != nil {

@@ -11,23 +11,32 @@
 // so the page re-reads those bytes (Blob.slice) when the datagram is
 // selected and the list of a 100 MB capture stays a few MB. A payload that
 // is not one run of the file's bytes (an IP datagram put back together
-// from fragments) is kept here instead, up to MaxStored bytes in all.
+// from fragments, a TCP turn) is kept here instead, up to MaxStored bytes
+// in all.
+//
+// A TCP turn (the bytes one side of a connection sent before the other
+// answered; see tcp.go) is a row too, flagged FlagTCP: its frame and time
+// are its first segment's, conv is its stream's own conversation, and the
+// rows of the turns still open when the file ends come from Next after
+// End.
 //
 // Each row is RowSize bytes, little-endian:
 //
 //	0  f64 micros    capture time, µs since the Unix epoch
-//	8  f64 offset    file offset of the UDP payload; -1: ask Payload(row)
+//	8  f64 offset    file offset of the UDP payload; -1: ask Payload(row) (always for TCP)
 //	16 u32 frame     1-based frame number (tshark's)
 //	20 u32 src       endpoint id (Session.Endpoints: "a.b.c.d:port", "[v6]:port")
 //	24 u32 dst       endpoint id
-//	28 u32 length    UDP payload bytes
+//	28 u32 length    UDP payload bytes (a TCP turn's bytes)
 //	32 i32 query     row of the query this datagram answers, -1 for none
+//	                 (a TCP reply turn: its request turn's row)
 //	36 u32 group     datagrams with the same group answer one query (or are one query)
 //	40 u8  protocol  index in codecs.Protocols(), 255 unknown
 //	41 u8  kind      kind id (Session.Kinds), 255 unknown
-//	42 u8  flags     FlagStored, FlagLost
+//	42 u8  flags     FlagStored, FlagLost, FlagTCP, FlagCut, FlagGap
 //	43 u8  (zero)
-//	44 u32 conv      conversation id (1, 2, …): the pair of endpoints, either way
+//	44 u32 conv      conversation id (1, 2, …): the pair of endpoints, either
+//	                 way; for TCP, the stream
 package capture
 
 import (
@@ -46,6 +55,9 @@ const RowSize = 48
 const (
 	FlagStored = 1 << 0 // the payload is kept here (Payload), not at a file offset
 	FlagLost   = 1 << 1 // the payload is neither: MaxStored was reached
+	FlagTCP    = 1 << 2 // a TCP turn, not a UDP datagram
+	FlagCut    = 1 << 3 // a TCP turn longer than the reader keeps (512 KiB): the rest was dropped
+	FlagGap    = 1 << 4 // a TCP turn next to bytes never captured (it stops before them or starts after them)
 )
 
 // Unknown is the protocol or kind byte of a datagram no codec claims.
@@ -100,7 +112,8 @@ type Session struct {
 	kinds        map[codecs.Kind]uint8
 	newKinds     []string
 	convs        map[[2]uint32]*conv
-	convIDs      uint32 // conversations begun
+	convIDs      uint32 // conversations begun, TCP streams included
+	streams      map[int]*tcpStream
 
 	codecs []codecs.Codec
 	rows   int
@@ -152,13 +165,18 @@ func (s *Session) Next(dst []byte, max int) ([]byte, error) {
 		if err != nil {
 			return dst, err
 		}
+		if dg.TCP {
+			dst = s.turnRow(dst, dg)
+			continue
+		}
 		dst = s.row(dst, dg)
 	}
 	return dst, nil
 }
 
 // End says the file is over: nil, or the *pcapng.FormatError of a cut
-// last block.
+// last block. The TCP turns still open are over too: Next returns their
+// rows after End (then ErrMore).
 func (s *Session) End() error { return s.dec.End() }
 
 // Stats are the decoder's counts.
@@ -304,20 +322,25 @@ func (s *Session) row(dst []byte, dg pcapng.Datagram) []byte {
 			flags |= FlagLost
 		}
 	}
+	return s.appendRow(dst, dg, off, query, c.group, proto, s.kind(k), flags, c.id)
+}
+
+// appendRow appends one row of the layout above.
+func (s *Session) appendRow(dst []byte, dg pcapng.Datagram, off int64, query int32, group uint32, proto, kind, flags uint8, conv uint32) []byte {
 	var r [RowSize]byte
 	le := binary.LittleEndian
 	le.PutUint64(r[0:], math.Float64bits(float64(dg.Micros)))
 	le.PutUint64(r[8:], math.Float64bits(float64(off)))
 	le.PutUint32(r[16:], uint32(dg.Frame))
-	le.PutUint32(r[20:], src)
-	le.PutUint32(r[24:], dstID)
+	le.PutUint32(r[20:], s.endpoint(dg.Src))
+	le.PutUint32(r[24:], s.endpoint(dg.Dst))
 	le.PutUint32(r[28:], uint32(len(dg.Payload)))
 	le.PutUint32(r[32:], uint32(query))
-	le.PutUint32(r[36:], c.group)
+	le.PutUint32(r[36:], group)
 	r[40] = proto
-	r[41] = s.kind(k)
+	r[41] = kind
 	r[42] = flags
-	le.PutUint32(r[44:], c.id)
+	le.PutUint32(r[44:], conv)
 	return append(dst, r[:]...)
 }
 
