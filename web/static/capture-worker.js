@@ -119,7 +119,22 @@ async function open(m) {
   }
   flush();
   const end = cancelled ? { stats, error: { message: "cancelled" } } : ql.captureEnd(h);
-  post({ type: "done", stats: end.stats, error: end.error ?? null, ms: performance.now() - t0 });
+  let final = end.stats;
+  if (!cancelled) {
+    // The TCP turns still open when the file ends are over now: their
+    // rows come after the end (captureNext until it has none).
+    for (;;) {
+      const r = ql.captureNext(h, ROWS_PER_CALL);
+      if (r.n) parts.push(r.rows);
+      n += r.n;
+      for (const x of r.endpoints ?? []) endpoints.push(x);
+      for (const x of r.kinds ?? []) kinds.push(x);
+      if (r.stats) final = stats = r.stats;
+      if (!r.n || r.error) break;
+    }
+    flush();
+  }
+  post({ type: "done", stats: final, error: end.error ?? null, ms: performance.now() - t0 });
 }
 
 /**

@@ -18,12 +18,15 @@ const UNKNOWN = 255;
 /**
  * Row flags (wasm/internal/capture): the payload kept by the reader
  * (Payload(row)), not at a file offset; lost (the reader's limit); a turn
- * of a TCP stream (its bytes kept by the reader, conv its stream, query
- * the request turn it answers).
+ * of a TCP stream (its bytes kept by the reader, conv its stream's
+ * conversation, query the request turn it answers); a turn the reader
+ * cut at its limit; a turn next to bytes the capture lacks.
  */
 export const FLAG_STORED = 1 << 0;
 export const FLAG_LOST = 1 << 1;
 export const FLAG_TCP = 1 << 2;
+export const FLAG_CUT = 1 << 3;
+export const FLAG_GAP = 1 << 4;
 /** ROW_FLAGS is the flags byte's offset in a row. */
 const ROW_FLAGS = 42;
 
@@ -122,28 +125,28 @@ export class Capture {
     };
   }
 
-  /**
-   * convKey names the conversation of row r for "decode as": a UDP
-   * conversation by its id, a TCP stream by its number, apart from them.
-   * @param {Row} r
-   */
-  convKey(r) {
-    return r.flags & FLAG_TCP ? -1 - r.conv : r.conv;
-  }
-
   /** isTCP says row r is a turn of a TCP stream. @param {Row} r */
   isTCP(r) {
     return (r.flags & FLAG_TCP) !== 0;
   }
 
+  /**
+   * lost says what a TCP turn lacks: "cut" (longer than the reader
+   * keeps), "gap" (next to bytes the capture lacks), or "".
+   * @param {Row} r
+   */
+  lost(r) {
+    return r.flags & FLAG_CUT ? "cut" : r.flags & FLAG_GAP ? "gap" : "";
+  }
+
   /** protocolOf is the row's protocol name: its conversation's "decode as", else the reader's guess. @param {Row} r */
   protocolOf(r) {
-    return this.as.get(this.convKey(r)) ?? (r.protocol === UNKNOWN ? null : this.protocols[r.protocol] ?? null);
+    return this.as.get(r.conv) ?? (r.protocol === UNKNOWN ? null : this.protocols[r.protocol] ?? null);
   }
 
   /** kindOf is the reader's kind, when the protocol is its own guess. @param {Row} r */
   kindOf(r) {
-    if (this.as.has(this.convKey(r))) return "";
+    if (this.as.has(r.conv)) return "";
     return this.readerKind(r);
   }
 
@@ -158,8 +161,9 @@ export class Capture {
   }
 
   /**
-   * decodeAs sets (or, with "", clears) the protocol of a conversation.
-   * @param {number} conv the conversation's convKey
+   * decodeAs sets (or, with "", clears) the protocol of a conversation
+   * (a pair of endpoints over UDP, a TCP stream).
+   * @param {number} conv
    * @param {string} protocol
    */
   decodeAs(conv, protocol) {
@@ -237,16 +241,20 @@ export class Capture {
       const proto = this.protocolOf(r);
       const kind = this.kindOf(r);
       const answers = r.query >= 0 ? `↩ #${this.get(r.query).frame}` : "";
-      // A TCP turn says so, and which stream it is part of.
+      // A TCP turn says so, which stream it is part of (by the list's
+      // conversation id), and what the capture lost of it.
+      const lost = this.lost(r);
       const note = r.flags & FLAG_TCP
-        ? [h("span", { class: "tag", "data-testid": "capture-tcp", title: `a turn of TCP stream ${r.conv}: the bytes one side sent before the other answered` }, "TCP"), `stream ${r.conv}${answers ? ` ${answers}` : ""}`]
+        ? [h("span", { class: "tag", "data-testid": "capture-tcp", title: `a turn of a TCP stream (the list's conversation ${r.conv}): the bytes one side sent before the other answered` }, "TCP"),
+          lost ? h("span", { class: "tag synthetic", "data-testid": "capture-lost", title: lost === "cut" ? "longer than the reader keeps: the rest was dropped" : "next to bytes the capture lacks" }, `⚠ ${lost}`) : null,
+          `stream ${r.conv}${answers ? ` ${answers}` : ""}`]
         : answers;
       els.push(h("div", { class: `vrow${i === this.selected ? " on" : ""}${r.group % 2 ? " odd" : ""}`, role: "row", "data-row": String(i), "aria-selected": String(i === this.selected), "aria-rowindex": String(i + 2), "data-testid": "capture-row" },
         h("span", { class: "num" }, String(r.frame)),
         h("span", { class: "num" }, ((r.micros - this.t0) / 1e6).toFixed(6)),
         h("span", {}, this.endpoint(r.src)),
         h("span", {}, this.endpoint(r.dst)),
-        h("span", { class: this.as.has(this.convKey(r)) ? "as" : "" }, proto ?? "?"),
+        h("span", { class: this.as.has(r.conv) ? "as" : "" }, proto ?? "?"),
         h("span", {}, kind),
         h("span", { class: "num" }, String(r.length)),
         h("span", { class: "muted" }, note)));

@@ -265,7 +265,8 @@ const endText = {
   "slow-client": "this page read the chunks too slowly and the relay stopped",
   malformed: "the reply's framing was malformed and the relay stopped",
   cancelled: "the exchange was cancelled",
-  gap: "a chunk did not start where the one before it stopped",
+  gap: "bytes are missing from the stream (a chunk that did not start where the one before stopped, or segments the capture lacks)",
+  cut: "the turn was longer than the capture reader keeps (512 KiB); the rest was dropped",
   page: "the relay sent nothing more and did not end the exchange; the page stopped waiting",
 };
 
@@ -1390,9 +1391,7 @@ async function showCaptureRow(r) {
   // the conversation is decoded as another protocol.
   const kind = capture.readerKind(r);
   const tcp = capture.isTCP(r);
-  // A TCP turn the reader could not name answers the turn it names as
-  // its query, or, answering none, is the request.
-  const sent = kind === "query" || kind === "master-query" || (tcp && kind === "?" && r.query < 0);
+  const sent = kind === "query" || kind === "master-query";
   const answer = sent ? [r] : capture.answer(r);
   const want = [...answer];
   const q = r.query >= 0 ? capture.get(r.query) : null;
@@ -1410,7 +1409,7 @@ async function showCaptureRow(r) {
     label: `frame ${r.frame}`, protocol: capture.protocolOf(r), data: data[at], direction: sent ? "sent" : "received",
     target: capture.endpoint(sent ? r.dst : r.src), answer: data.slice(0, answer.length),
     query: q && !sent ? data[answer.length] : null, times: answer.map((x) => x.micros), frames: answer.map((x) => x.frame), conv: r.conv,
-    transport: tcp ? "tcp" : "udp", end: "",
+    transport: tcp ? "tcp" : "udp", end: tcp ? capture.lost(r) : "",
   };
   selected = -1;
   for (const tr of $("packet-rows").rows) tr.setAttribute("aria-selected", "false");
@@ -1419,7 +1418,7 @@ async function showCaptureRow(r) {
   cursor = { start: -1, end: -1, anchor: -1 };
   const as = $("cap-as");
   as.disabled = false;
-  as.value = capture.as.get(capture.convKey(r)) ?? "";
+  as.value = capture.as.get(r.conv) ?? "";
   if (answer.length > 1) $("whole").checked = true;
   showPacket();
 }
@@ -1427,7 +1426,7 @@ async function showCaptureRow(r) {
 $("cap-as").addEventListener("change", (e) => {
   if (capture.selected < 0) return;
   const r = capture.get(capture.selected);
-  capture.decodeAs(capture.convKey(r), e.currentTarget.value);
+  capture.decodeAs(r.conv, e.currentTarget.value);
   showCaptureRow(r);
 });
 

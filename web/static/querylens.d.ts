@@ -220,7 +220,12 @@ export interface Ref {
   path: string;
 }
 
-export interface CaptureStats { frames: number; udp: number; skipped: number; fragments: number; reassembled: number; truncated: number; rows: number }
+export interface CaptureStats {
+  frames: number; udp: number; skipped: number; fragments: number; reassembled: number; truncated: number;
+  /** TCP: frames holding a segment, connections seen, turns made, turns cut at the reader's limit, turns with gaps, connections forgotten. */
+  segments: number; streams: number; turns: number; cut: number; gaps: number; evicted: number;
+  rows: number;
+}
 
 /** A reader error: the block ("EPB", "pcap record", …) and its file offset. */
 export interface CaptureError { message: string; block?: string; offset?: number }
