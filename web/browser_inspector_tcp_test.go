@@ -45,7 +45,7 @@ func startStreamStack(t *testing.T) *stack {
 	fast := shared.Rate{PerSecond: 10000, Burst: 10000}
 	// A stream's deadline long enough for the demo's server that writes a
 	// byte at a time to finish on a loaded machine.
-	rs := relay.New(relay.Config{AllowAddrs: own, CacheKey: codecs.QueryKey, ReplyWindow: testReplyWindow, StreamDeadline: 30 * time.Second,
+	rs := relay.New(relay.Config{AllowAddrs: own, CacheKey: codecs.QueryKey, ReplyWindow: testReplyWindow, StreamDeadline: 50 * time.Second,
 		Loopback: &relay.ClientLimits{ConnRate: fast, IPRate: fast, MaxInFlight: 1024, QueueFrames: 4096, QueueBytes: 1 << 20}}, logger)
 	h, err := web.New(web.Config{Exchanger: rs, Logger: logger, StatusTimeout: testStatusTimeout})
 	if err != nil {
@@ -68,9 +68,9 @@ func streamTarget(t *testing.T, d *demo.Demo, protocol string, b demo.Behavior) 
 }
 
 // askFromForm opens the inspector with the query form set to protocol and
-// target, presses Send through relay and waits until the exchange ended
-// (the status line says what came, or that nothing did).
-func askFromForm(t *testing.T, ctx context.Context, base, protocol, target string, w, h int64) {
+// target, presses Send through relay and waits up to wait until the
+// exchange ended (the status line says what came, or that nothing did).
+func askFromForm(t *testing.T, ctx context.Context, base, protocol, target string, w, h int64, wait time.Duration) {
 	t.Helper()
 	u := base + "/inspect?protocol=" + url.QueryEscape(protocol) + "&target=" + url.QueryEscape(target)
 	if err := chromedp.Do(ctx, chromedp.EmulateViewport(w, h), chromedp.Navigate(u)); err != nil {
@@ -78,7 +78,7 @@ func askFromForm(t *testing.T, ctx context.Context, base, protocol, target strin
 	}
 	waitFor(t, ctx, "the inspector", `!!globalThis.querylensInspect && document.querySelector("[data-testid=build-protocol]").value === `+jsString(protocol), 15*time.Second)
 	eval[bool](t, ctx, `(document.querySelector("[data-testid=build-send]").click(), true)`)
-	waitFor(t, ctx, "the exchange to end", `!document.querySelector("[data-testid=build-send]").disabled && querylensInspect.packets().length > 0`, 30*time.Second)
+	waitFor(t, ctx, "the exchange to end", `!document.querySelector("[data-testid=build-send]").disabled && querylensInspect.packets().length > 0`, wait)
 }
 
 // tcpPacket is what the tests read of a session packet.
@@ -103,7 +103,7 @@ func TestBrowserInspectTCPExchange(t *testing.T) {
 	for _, vp := range viewports {
 		t.Run(vp.name, func(t *testing.T) {
 			ctx := tab(t)
-			askFromForm(t, ctx, st.URL, "minecraft", tg.Addr, vp.w, vp.h)
+			askFromForm(t, ctx, st.URL, "minecraft", tg.Addr, vp.w, vp.h, 30*time.Second)
 			waitFor(t, ctx, "the reply", `querylensInspect.packets().some(p => p.direction === "received" && p.end !== "" && p.kind !== "…")`, 10*time.Second)
 			pkts := eval[[]tcpPacket](t, ctx, tcpPacketsJS)
 			if len(pkts) != 2 || pkts[0].Direction != "sent" || pkts[1].Direction != "received" {
@@ -124,6 +124,9 @@ func TestBrowserInspectTCPExchange(t *testing.T) {
 			}
 			if n := eval[int](t, ctx, `document.querySelectorAll("[data-testid=packet-row] [data-testid=tcp-badge]").length`); n != 2 {
 				t.Errorf("%d TCP badges, want 2", n)
+			}
+			if got := eval[[]string](t, ctx, `[...document.querySelectorAll("[data-testid=packet-row]")].map(r => r.children[2].textContent)`); strings.Join(got, "|") != "→ sent TCP|← recv TCP" {
+				t.Errorf("direction cells %q, want → sent TCP and ← recv TCP", got)
 			}
 			if n := eval[int](t, ctx, `document.querySelectorAll("[data-testid=tcp-end]").length`); n != 0 {
 				t.Errorf("%d END warnings on a whole reply", n)
@@ -268,7 +271,7 @@ func TestBrowserInspectTCPCapture(t *testing.T) {
 	st := startStreamStack(t)
 	tg := streamTarget(t, st.Demo, "minecraft", demo.Normal)
 	ctx := tab(t)
-	askFromForm(t, ctx, st.URL, "minecraft", tg.Addr, 1300, 900)
+	askFromForm(t, ctx, st.URL, "minecraft", tg.Addr, 1300, 900, 30*time.Second)
 	waitFor(t, ctx, "the reply", `querylensInspect.packets().some(p => p.direction === "received" && p.end === "done" && p.kind !== "…")`, 10*time.Second)
 	pkts := eval[[]tcpPacket](t, ctx, tcpPacketsJS)
 	if len(pkts) != 2 {
@@ -338,15 +341,17 @@ func TestBrowserInspectTCPStops(t *testing.T) {
 	for _, tc := range []struct {
 		name string
 		b    demo.Behavior
-		done bool // END's reason is done
+		done bool          // END's reason is done
+		wait time.Duration // for the exchange to end: the server writing a byte
+		// at a time takes 762 sleeps of 5 ms, many more on a loaded machine
 	}{
-		{"trickle", demo.Trickle, true},
-		{"bad length", demo.BadLength, false},
+		{"trickle", demo.Trickle, true, 60 * time.Second},
+		{"bad length", demo.BadLength, false, 30 * time.Second},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			tg := streamTarget(t, st.Demo, "minecraft", tc.b)
 			ctx := tab(t)
-			askFromForm(t, ctx, st.URL, "minecraft", tg.Addr, 1300, 900)
+			askFromForm(t, ctx, st.URL, "minecraft", tg.Addr, 1300, 900, tc.wait)
 			waitFor(t, ctx, "the reply", `querylensInspect.packets().some(p => p.direction === "received" && p.end !== "" && p.kind !== "…")`, 10*time.Second)
 			pkts := eval[[]tcpPacket](t, ctx, tcpPacketsJS)
 			if len(pkts) != 2 || pkts[1].Direction != "received" {

@@ -585,10 +585,10 @@ function showRow(pk) {
     row.cells[3].textContent = String(pk.data.length);
     return;
   }
-  const warn = pk.end && pk.end !== END_OK;
-  dirCell.replaceChildren(dir, " ",
-    h("span", { class: "tag", "data-testid": "tcp-badge", title: `TCP, exchange ${pk.stream}` }, "TCP"),
-    warn ? h("span", { class: "tag synthetic", "data-testid": "tcp-end", role: "img", "aria-label": `stopped: ${pk.end}`, title: endText[pk.end] ?? pk.end }, `⚠ ${pk.end}`) : null);
+  dirCell.replaceChildren(dir, " ", h("span", { class: "tag", "data-testid": "tcp-badge", title: `TCP, exchange ${pk.stream}` }, "TCP"));
+  if (pk.end && pk.end !== END_OK) {
+    dirCell.append(h("span", { class: "tag synthetic", "data-testid": "tcp-end", role: "img", "aria-label": `stopped: ${pk.end}`, title: endText[pk.end] ?? pk.end }, `⚠ ${pk.end}`));
+  }
   row.cells[3].textContent = String(pk.data.length);
   row.cells[3].title = pk.direction === "received" ? `${pk.data.length} bytes in ${pk.chunks} chunk${pk.chunks === 1 ? "" : "s"}${pk.end ? "" : ", still coming"}` : `${pk.data.length} bytes`;
 }
