@@ -306,16 +306,16 @@ func TestBrowserInspectTCPCapture(t *testing.T) {
 	if got := eval[string](t, ctx, `document.querySelector("[data-testid=capture-status]").textContent`); !strings.Contains(got, "2 TCP turns") || strings.Contains(got, "✖") {
 		t.Errorf("capture status %q, want 2 TCP turns", got)
 	}
-	rows := eval[[][]string](t, ctx, `[...document.querySelectorAll("[data-testid=capture-row]")].map(r => [...r.children].map(c => c.textContent))`)
+	rows := eval[[][]string](t, ctx, `[...document.querySelectorAll("[data-testid=capture-row]")].map(r => [...[...r.children].map(c => c.textContent), r.children[7].title])`)
 	if len(rows) != 2 {
 		t.Fatalf("capture rows %q, want the two turns", rows)
 	}
 	for i, r := range rows {
-		if len(r) < 8 || r[4] != "minecraft" || !strings.HasPrefix(r[7], "TCPstream ") {
+		if len(r) < 9 || r[4] != "minecraft" || !strings.HasPrefix(r[7], "TCP ") || !strings.HasPrefix(r[8], "TCP stream ") {
 			t.Errorf("capture row %d %q, want a minecraft TCP turn of a stream", i+1, r)
 		}
 	}
-	if !strings.Contains(rows[1][7], "↩ #") {
+	if !strings.Contains(rows[1][7], "↩ #") || !strings.Contains(rows[1][8], "answers frame") {
 		t.Errorf("the reply turn %q does not name the request it answers", rows[1])
 	}
 	eval[bool](t, ctx, `(querylensInspect.selectCapture(1), true)`)

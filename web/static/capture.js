@@ -241,14 +241,19 @@ export class Capture {
       const proto = this.protocolOf(r);
       const kind = this.kindOf(r);
       const answers = r.query >= 0 ? `↩ #${this.get(r.query).frame}` : "";
-      // A TCP turn says so, which stream it is part of (by the list's
-      // conversation id), and what the capture lost of it.
-      const lost = this.lost(r);
-      const note = r.flags & FLAG_TCP
-        ? [h("span", { class: "tag", "data-testid": "capture-tcp", title: `a turn of a TCP stream (the list's conversation ${r.conv}): the bytes one side sent before the other answered` }, "TCP"),
-          lost ? h("span", { class: "tag synthetic", "data-testid": "capture-lost", title: lost === "cut" ? "longer than the reader keeps: the rest was dropped" : "next to bytes the capture lacks" }, `⚠ ${lost}`) : null,
-          `stream ${r.conv}${answers ? ` ${answers}` : ""}`]
-        : answers;
+      // A TCP turn says so with its stream (the list's conversation
+      // number) and what the capture lost of it; the column is narrow, so
+      // the cell's title says it all.
+      let note = /** @type {any} */ (answers);
+      let title = null;
+      if (r.flags & FLAG_TCP) {
+        const lost = this.lost(r);
+        title = `TCP stream ${r.conv}: a turn, the bytes one side sent before the other answered${r.query >= 0 ? `; answers frame ${this.get(r.query).frame}` : ""}` +
+          `${lost === "cut" ? "; longer than the reader keeps, the rest dropped" : lost === "gap" ? "; next to bytes the capture lacks" : ""}`;
+        note = [h("span", { class: "tag", "data-testid": "capture-tcp" }, `TCP ${r.conv}`),
+          lost ? h("span", { class: "tag synthetic", "data-testid": "capture-lost" }, `⚠ ${lost}`) : null,
+          answers ? ` ${answers}` : null];
+      }
       els.push(h("div", { class: `vrow${i === this.selected ? " on" : ""}${r.group % 2 ? " odd" : ""}`, role: "row", "data-row": String(i), "aria-selected": String(i === this.selected), "aria-rowindex": String(i + 2), "data-testid": "capture-row" },
         h("span", { class: "num" }, String(r.frame)),
         h("span", { class: "num" }, ((r.micros - this.t0) / 1e6).toFixed(6)),
@@ -257,7 +262,7 @@ export class Capture {
         h("span", { class: this.as.has(r.conv) ? "as" : "" }, proto ?? "?"),
         h("span", {}, kind),
         h("span", { class: "num" }, String(r.length)),
-        h("span", { class: "muted" }, note)));
+        h("span", { class: "muted", title }, note)));
     }
     rows.replaceChildren(...els);
     list.setAttribute("aria-rowcount", String(this.n + 1));
