@@ -330,6 +330,7 @@ function askStream(proto, target, opts, g) {
       /** @param {Uint8Array} bytes @param {number} offset @param {number} flags */
       chunk(bytes, offset, flags) {
         if (over) return;
+        if (reply && packets[reply.n - 1] !== reply) return; // the list was cleared
         clearTimeout(guard);
         guard = setTimeout(stop, wait);
         chunks.set(offset, bytes);
@@ -570,13 +571,24 @@ function addPacket(p) {
 }
 
 /**
+ * rowOf is a packet's row in the list, or null when the list no longer
+ * holds the packet (cleared while its exchange went on).
+ * @param {Packet} pk
+ * @returns {HTMLTableRowElement|null}
+ */
+function rowOf(pk) {
+  if (packets[pk.n - 1] !== pk) return null;
+  return $("packet-rows").querySelector(`tr[data-i="${pk.n - 1}"]`);
+}
+
+/**
  * showRow writes a packet's direction and size cells: a TCP packet gets a
  * TCP badge, its stream and, for a reply, its chunks and the END reason
  * when the stream did not stop because the reply was whole.
  * @param {Packet} pk
  */
 function showRow(pk) {
-  const row = /** @type {HTMLTableRowElement|null} */ ($("packet-rows").querySelector(`tr[data-i="${pk.n - 1}"]`));
+  const row = rowOf(pk);
   if (!row) return;
   const dir = pk.direction === "sent" ? "→ sent" : pk.direction === "received" ? "← recv" : "pasted";
   const dirCell = row.cells[2];
@@ -600,7 +612,7 @@ function showRow(pk) {
  * @param {Packet} pk
  */
 function classifyPacket(pk) {
-  const row = /** @type {HTMLTableRowElement|null} */ ($("packet-rows").querySelector(`tr[data-i="${pk.n - 1}"]`));
+  const row = rowOf(pk);
   if (pk.transport === "tcp" && pk.protocol) {
     const query = pk.direction === "received" ? packets.find((x) => x.group === pk.group && x.direction === "sent") : null;
     const res = ql.decode(pk.protocol, pk.data, query ? { query: query.data } : {});
