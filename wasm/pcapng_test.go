@@ -3,8 +3,12 @@
 package main
 
 import (
+	"bytes"
+	"io"
 	"strings"
 	"testing"
+
+	"github.com/querylens/querylens/pcapng"
 )
 
 // TestPcapngTransport: a packet's transport is "udp", "tcp" with its
@@ -47,5 +51,42 @@ func TestPcapngTransport(t *testing.T) {
 				t.Errorf("pcapng = %s, want the error %q", stringify(got), tc.err)
 			}
 		})
+	}
+}
+
+// TestPcapngTCPRoundTrip: packets marked TCP of one stream come back from
+// the pcapng reader as that connection's turns, the UDP one as a datagram.
+func TestPcapngTCPRoundTrip(t *testing.T) {
+	f := goBytes(t, ql.Call("pcapng", []any{
+		map[string]any{"time": 1700000000000.0, "direction": "sent", "target": "127.0.0.1:25565", "data": u8("request"), "transport": "tcp", "stream": 4},
+		map[string]any{"time": 1700000000001.0, "direction": "sent", "target": "127.0.0.1:27015", "data": u8("datagram")},
+		map[string]any{"time": 1700000000002.0, "direction": "received", "target": "127.0.0.1:25565", "data": u8("reply"), "transport": "tcp", "stream": 4},
+	}))
+	r := pcapng.NewReader(bytes.NewReader(f))
+	var got []string
+	for {
+		dg, err := r.Next()
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			t.Fatalf("reading it back: %v", err)
+		}
+		kind := "udp "
+		if dg.TCP {
+			kind = "tcp "
+		}
+		// The writer's own end is 0.0.0.0 on a port of its choosing.
+		way := "to " + dg.Dst.String()
+		if strings.HasPrefix(dg.Dst.String(), "0.0.0.0:") {
+			way = "from " + dg.Src.String()
+		}
+		got = append(got, kind+way+" "+string(dg.Payload))
+	}
+	// A turn comes back once the other side answers: the request after
+	// the datagram written between.
+	want := []string{"udp to 127.0.0.1:27015 datagram", "tcp to 127.0.0.1:25565 request", "tcp from 127.0.0.1:25565 reply"}
+	if strings.Join(got, "|") != strings.Join(want, "|") {
+		t.Errorf("read back %q, want %q", got, want)
 	}
 }
