@@ -18,8 +18,9 @@ import (
 //	captureFeed(handle, bytes)    → undefined (the chunk is kept until read)
 //	captureNext(handle, max)      → {rows: Uint8Array, n, more, endpoints: [new…], kinds: [new…], stats, error?}
 //	                                rows: n rows of wasm/internal/capture's layout; more: feed the next chunk
-//	captureEnd(handle)            → {stats, error?}  (the last block was cut, or the file is not a capture)
-//	capturePayload(handle, row)   → Uint8Array | null  (rows flagged stored)
+//	captureEnd(handle)            → {stats, error?}  (the last block was cut, or the file is not a capture);
+//	                                then captureNext gives the rows of the TCP turns still open, until n is 0
+//	capturePayload(handle, row)   → Uint8Array | null  (rows flagged stored: reassembled datagrams, TCP turns)
 //	captureClose(handle)
 var (
 	captures    = map[int]*capture.Session{}
@@ -72,11 +73,15 @@ func captureFeed(args []js.Value) any {
 	return nil
 }
 
-// statsObject is the decoder's counts and the rows made.
+// statsObject is the decoder's counts and the rows made: of UDP, and of
+// TCP (segments, streams, turns, and the turns cut, with gaps, or of
+// streams forgotten).
 func statsObject(s *capture.Session) codecs.Object {
 	st := s.Stats()
-	return make(codecs.Object, 0, 7).Add("frames", st.Frames).Add("udp", st.UDP).Add("skipped", st.Skipped).
-		Add("fragments", st.Fragments).Add("reassembled", st.Reassembled).Add("truncated", st.Truncated).Add("rows", s.Rows())
+	return make(codecs.Object, 0, 13).Add("frames", st.Frames).Add("udp", st.UDP).Add("skipped", st.Skipped).
+		Add("fragments", st.Fragments).Add("reassembled", st.Reassembled).Add("truncated", st.Truncated).
+		Add("segments", st.Segments).Add("streams", st.Streams).Add("turns", st.Turns).Add("cut", st.Cut).
+		Add("gaps", st.Gaps).Add("evicted", st.Evicted).Add("rows", s.Rows())
 }
 
 // captureErr is the failure object's error part for a reader error: the

@@ -12,7 +12,11 @@ import (
 // pcapng(packets, app?) → Uint8Array
 //
 // packets: [{time (ms since the Unix epoch), direction "sent"|"received",
-// target "host:port", data Uint8Array, comment?}]
+// target "host:port", data Uint8Array, comment?, transport?, stream?}]
+//
+// transport "tcp" writes data as bytes of a TCP connection with target
+// (pcapng.Packet.TCP): the packets of one stream (a number per exchange)
+// are one connection. transport "udp" or none writes a UDP datagram.
 func pcapngFile(args []js.Value) any {
 	list := arg(args, 0)
 	if list.Type() != js.TypeObject || !jsArray.Call("isArray", list).Bool() {
@@ -39,6 +43,19 @@ func pcapngFile(args []js.Value) any {
 		}
 		if c := v.Get("comment"); c.Type() == js.TypeString {
 			p.Comment = c.String()
+		}
+		switch t := v.Get("transport"); {
+		case t.Type() == js.TypeUndefined || t.Type() == js.TypeNull:
+		case t.Type() == js.TypeString && t.String() == "udp":
+		case t.Type() == js.TypeString && t.String() == "tcp":
+			p.TCP = true
+			s := v.Get("stream")
+			if s.Type() != js.TypeNumber || s.Float() != float64(int(s.Float())) || s.Int() < 0 {
+				return usageError("pcapng: packet " + strconv.Itoa(i) + " is TCP without a stream number (a whole number, 0 or more)")
+			}
+			p.Stream = s.Int()
+		default:
+			return usageError("pcapng: packet " + strconv.Itoa(i) + "'s transport is not \"udp\" or \"tcp\"")
 		}
 		if target.Type() == js.TypeString {
 			var resolved bool

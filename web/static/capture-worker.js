@@ -9,7 +9,8 @@
 //   page → worker  {type: "open", file: File, glue, wasm, ql}  the URLs of
 //                      wasm_exec.js and ql.js as the page resolved them, and the
 //                      module (compiled by the page, or its URL)
-//                  {type: "payloads", id, want: [{row, offset, length}]}  offset -1: kept by the reader
+//                  {type: "payloads", id, want: [{row, offset, length, tcp}]}  offset -1: kept by the reader
+//                      (a datagram put back together from fragments, or a TCP turn: tcp)
 //                  {type: "cancel"}
 //   worker → page  {type: "start", protocols, rowSize, size}
 //                  {type: "rows", rows: ArrayBuffer (transferred), n, endpoints, kinds, stats, read}
@@ -118,13 +119,28 @@ async function open(m) {
   }
   flush();
   const end = cancelled ? { stats, error: { message: "cancelled" } } : ql.captureEnd(h);
-  post({ type: "done", stats: end.stats, error: end.error ?? null, ms: performance.now() - t0 });
+  let final = end.stats;
+  if (!cancelled) {
+    // The TCP turns still open when the file ends are over now: their
+    // rows come after the end (captureNext until it has none).
+    for (;;) {
+      const r = ql.captureNext(h, ROWS_PER_CALL);
+      if (r.n) parts.push(r.rows);
+      n += r.n;
+      for (const x of r.endpoints ?? []) endpoints.push(x);
+      for (const x of r.kinds ?? []) kinds.push(x);
+      if (r.stats) final = stats = r.stats;
+      if (!r.n || r.error) break;
+    }
+    flush();
+  }
+  post({ type: "done", stats: final, error: end.error ?? null, ms: performance.now() - t0 });
 }
 
 /**
  * payloads reads the asked payloads: from the file at their offsets, or
  * from the reader for those it kept (offset -1).
- * @param {{row: number, offset: number, length: number}[]} want
+ * @param {{row: number, offset: number, length: number, tcp?: boolean}[]} want
  */
 async function payloads(want) {
   if (!file) throw new Error("no capture is open");
@@ -132,7 +148,7 @@ async function payloads(want) {
   for (const w of want) {
     if (w.offset < 0) {
       const b = ql.capturePayload(handle, w.row);
-      if (!b) throw new Error(`the payload of row ${w.row + 1} was not kept (the capture's reassembled datagrams passed the reader's limit)`);
+      if (!b) throw new Error(w.tcp ? `the bytes of TCP turn ${w.row + 1} were not kept (the capture's TCP turns passed the reader's limit)` : `the payload of row ${w.row + 1} was not kept (the capture's reassembled datagrams passed the reader's limit)`);
       out.push(b);
     } else {
       out.push(new Uint8Array(await file.slice(w.offset, w.offset + w.length).arrayBuffer()));

@@ -15,6 +15,20 @@ const OVERSCAN = 10;
 /** Browsers cap an element's height (Chromium near 33.5 million px); past this the scroll is scaled. */
 const MAX_PX = 15_000_000;
 const UNKNOWN = 255;
+/**
+ * Row flags (wasm/internal/capture): the payload kept by the reader
+ * (Payload(row)), not at a file offset; lost (the reader's limit); a turn
+ * of a TCP stream (its bytes kept by the reader, conv its stream's
+ * conversation, query the request turn it answers); a turn the reader
+ * cut at its limit; a turn next to bytes the capture lacks.
+ */
+export const FLAG_STORED = 1 << 0;
+export const FLAG_LOST = 1 << 1;
+export const FLAG_TCP = 1 << 2;
+export const FLAG_CUT = 1 << 3;
+export const FLAG_GAP = 1 << 4;
+/** ROW_FLAGS is the flags byte's offset in a row. */
+const ROW_FLAGS = 42;
 
 /**
  * @typedef {{row: number, frame: number, micros: number, offset: number, src: number, dst: number,
@@ -30,6 +44,8 @@ export class Capture {
     /** @type {Uint8Array[]} */
     this.pages = [];
     this.n = 0;
+    /** The rows that are TCP turns (the rest are UDP datagrams). */
+    this.tcp = 0;
     /** @type {string[]} */
     this.endpoints = [];
     /** @type {string[]} */
@@ -59,6 +75,7 @@ export class Capture {
   reset(protocols) {
     this.pages = [];
     this.n = 0;
+    this.tcp = 0;
     this.endpoints = [];
     this.kinds = [];
     this.protocols = protocols;
@@ -82,6 +99,7 @@ export class Capture {
     for (const e of endpoints) this.endpoints.push(e);
     for (const k of kinds) this.kinds.push(k);
     const src = new Uint8Array(buf);
+    for (let i = 0; i < n; i++) if (src[i * ROW + ROW_FLAGS] & FLAG_TCP) this.tcp++;
     let at = 0;
     while (at < n) {
       const p = Math.floor(this.n / PAGE_ROWS);
@@ -107,6 +125,20 @@ export class Capture {
     };
   }
 
+  /** isTCP says row r is a turn of a TCP stream. @param {Row} r */
+  isTCP(r) {
+    return (r.flags & FLAG_TCP) !== 0;
+  }
+
+  /**
+   * lost says what a TCP turn lacks: "cut" (longer than the reader
+   * keeps), "gap" (next to bytes the capture lacks), or "".
+   * @param {Row} r
+   */
+  lost(r) {
+    return r.flags & FLAG_CUT ? "cut" : r.flags & FLAG_GAP ? "gap" : "";
+  }
+
   /** protocolOf is the row's protocol name: its conversation's "decode as", else the reader's guess. @param {Row} r */
   protocolOf(r) {
     return this.as.get(r.conv) ?? (r.protocol === UNKNOWN ? null : this.protocols[r.protocol] ?? null);
@@ -129,7 +161,8 @@ export class Capture {
   }
 
   /**
-   * decodeAs sets (or, with "", clears) the protocol of a conversation.
+   * decodeAs sets (or, with "", clears) the protocol of a conversation
+   * (a pair of endpoints over UDP, a TCP stream).
    * @param {number} conv
    * @param {string} protocol
    */
@@ -142,10 +175,12 @@ export class Capture {
 
   /**
    * answer is the rows of the answer row r is part of (its group's
-   * datagrams from the same sender, in order), looked for near r.
+   * datagrams from the same sender, in order), looked for near r. A TCP
+   * turn is its answer whole: the reader joined its segments.
    * @param {Row} r
    */
   answer(r) {
+    if (r.flags & FLAG_TCP) return [r];
     const out = [];
     const lo = Math.max(0, r.row - 4096);
     const hi = Math.min(this.n, r.row + 4096);
@@ -205,7 +240,20 @@ export class Capture {
       const r = this.get(i);
       const proto = this.protocolOf(r);
       const kind = this.kindOf(r);
-      const note = r.query >= 0 ? `↩ #${this.get(r.query).frame}` : "";
+      const answers = r.query >= 0 ? `↩ #${this.get(r.query).frame}` : "";
+      // A TCP turn says so with its stream (the list's conversation
+      // number) and what the capture lost of it; the column is narrow, so
+      // the cell's title says it all.
+      let note = /** @type {any} */ (answers);
+      let title = null;
+      if (r.flags & FLAG_TCP) {
+        const lost = this.lost(r);
+        title = `TCP stream ${r.conv}: a turn, the bytes one side sent before the other answered${r.query >= 0 ? `; answers frame ${this.get(r.query).frame}` : ""}` +
+          `${lost === "cut" ? "; longer than the reader keeps, the rest dropped" : lost === "gap" ? "; next to bytes the capture lacks" : ""}`;
+        note = [h("span", { class: "tag", "data-testid": "capture-tcp" }, `TCP ${r.conv}`),
+          lost ? h("span", { class: "tag synthetic", "data-testid": "capture-lost" }, `⚠ ${lost}`) : null,
+          answers ? ` ${answers}` : null];
+      }
       els.push(h("div", { class: `vrow${i === this.selected ? " on" : ""}${r.group % 2 ? " odd" : ""}`, role: "row", "data-row": String(i), "aria-selected": String(i === this.selected), "aria-rowindex": String(i + 2), "data-testid": "capture-row" },
         h("span", { class: "num" }, String(r.frame)),
         h("span", { class: "num" }, ((r.micros - this.t0) / 1e6).toFixed(6)),
@@ -214,7 +262,7 @@ export class Capture {
         h("span", { class: this.as.has(r.conv) ? "as" : "" }, proto ?? "?"),
         h("span", {}, kind),
         h("span", { class: "num" }, String(r.length)),
-        h("span", { class: "muted" }, note)));
+        h("span", { class: "muted", title }, note)));
     }
     rows.replaceChildren(...els);
     list.setAttribute("aria-rowcount", String(this.n + 1));

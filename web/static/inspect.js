@@ -5,7 +5,7 @@
 import { $, decoder, compiledDecoder, config, parseHex, toHex, esc, h, copyText, showRelay, showFatal, markFirstDecode, replyTimeout, download } from "./ql.js";
 import { Relay, converse, classify } from "./relay.js";
 import { dataValues, byteDiff, fieldDiff, encoders, splice, fieldText } from "./bytesview.js";
-import { Capture } from "./capture.js";
+import { Capture, FLAG_STORED, FLAG_TCP } from "./capture.js";
 import { State } from "./model.js";
 
 const cfg = config();
@@ -14,9 +14,15 @@ let relay;
 let protocols = [];
 
 /**
+ * A packet of the session. A TCP exchange (transport "tcp") is two: the
+ * request the codec built, as the relay writes it, and the reply, the
+ * relay's CHUNKs joined in offset order (chunks of them), with the reason
+ * its END gave (end: "done", "cap", "timeout", "closed", …; "" while it
+ * comes). stream numbers the exchange (the group), for the export.
  * @typedef {{n: number, time: number, direction: "sent"|"received"|"pasted",
  *   data: Uint8Array, protocol: string|null, kind: string, rtt: number|null,
- *   target: string, group: number}} Packet
+ *   target: string, group: number, cached: boolean,
+ *   transport: "udp"|"tcp", stream: number, chunks: number, end: string}} Packet
  */
 /** @type {Packet[]} */
 const packets = [];
@@ -32,7 +38,8 @@ let cursor = { start: -1, end: -1, anchor: -1 };
  * The capture datagram shown, when one of an opened capture's rows is
  * selected instead of a session packet.
  * @type {{label: string, protocol: string|null, data: Uint8Array, direction: "sent"|"received",
- *   target: string, answer: Uint8Array[], query: Uint8Array|null, times: number[], frames: number[], conv: number}|null}
+ *   target: string, answer: Uint8Array[], query: Uint8Array|null, times: number[], frames: number[], conv: number,
+ *   transport: "udp"|"tcp", end: string}|null}
  */
 let capShown = null;
 
@@ -65,7 +72,12 @@ function renderOptions() {
   t.placeholder = port ? `host:${port}` : "host:port";
 }
 
+/**
+ * options reads the form's query options.
+ * @returns {Record<string, string>}
+ */
 function options() {
+  /** @type {Record<string, string>} */
   const out = {};
   for (const el of $("b-options").querySelectorAll("[name]")) {
     if (el.dataset.kind === "bool") out[el.name] = el.checked ? "true" : "false";
@@ -87,6 +99,8 @@ function preview() {
     return null;
   }
   const out = [];
+  // A stream protocol's request goes on a TCP connection the relay opens.
+  const wire = streamed(built.protocol, options()) ? "request on the TCP stream" : "datagram on the wire";
   for (const [i, dg] of built.datagrams.entries()) {
     const m = ql.inspect(built.protocol, dg);
     const msg = m.error ? m.partial : m;
@@ -94,7 +108,7 @@ function preview() {
     // Inner layers first (the payload the protocol defines), then the
     // datagram as it goes on the wire.
     for (const l of layers.slice(1).reverse()) out.push(bytesLine(`${l.name}${built.datagrams.length > 1 ? ` ${i + 1}` : ""}`, parseHex(l.hex)));
-    out.push(bytesLine(`datagram on the wire${built.datagrams.length > 1 ? ` ${i + 1}` : ""}`, dg));
+    out.push(bytesLine(`${wire}${built.datagrams.length > 1 ? ` ${i + 1}` : ""}`, dg));
   }
   box.replaceChildren(...out);
   return built;
@@ -108,7 +122,16 @@ $("b-add").addEventListener("click", () => {
   const built = preview();
   if (!built) return;
   const g = ++groups;
-  for (const dg of built.datagrams) addPacket({ direction: "sent", data: dg, protocol: built.protocol, target: $("b-target").value.trim(), group: g });
+  const target = $("b-target").value.trim();
+  if (streamed(built.protocol, options())) {
+    // A TCP request, as the relay would write it to the target (named in
+    // Minecraft's handshake) when the target is a host:port.
+    const t = targetOf(target, built.protocol);
+    const data = t ? streamRequest(built.protocol, t, options()) : join(built.datagrams);
+    addPacket({ direction: "sent", data, protocol: built.protocol, target, group: g, transport: "tcp", stream: g });
+  } else {
+    for (const dg of built.datagrams) addPacket({ direction: "sent", data: dg, protocol: built.protocol, target, group: g });
+  }
   select(packets.length - 1);
 });
 
@@ -137,6 +160,11 @@ $("build-form").addEventListener("submit", async (e) => {
   const g = ++groups;
   $("b-send").disabled = true;
   status(`Asking ${target}…`);
+  if (streamed(proto, options())) {
+    await askStream(proto, target, options(), g);
+    $("b-send").disabled = false;
+    return;
+  }
   const res = await converse(ql, relay, proto, target, options(), {
     timeoutMs: replyTimeout(relay, 2000),
     onPacket: (p) => {
@@ -151,6 +179,184 @@ $("build-form").addEventListener("submit", async (e) => {
   if (res.replies > 1) $("whole").checked = true;
   if (selected >= 0) showPacket();
 });
+
+// ---- a TCP exchange ----
+
+/**
+ * streamed says whether proto with opts is a stream (TCP) protocol's
+ * conversation, which the relay holds itself (EXCHANGE), as the module's
+ * conversation says (codecs.NewConversation).
+ * @param {string} proto
+ * @param {Record<string, string>} opts
+ */
+function streamed(proto, opts) {
+  const conv = ql.newQuery(proto, opts);
+  if (conv.error) return false;
+  const s = conv.stream;
+  conv.close();
+  return s;
+}
+
+/**
+ * streamRequest is the request a stream protocol's exchange writes, as
+ * the relay's codec builds it: with the target's host and port among the
+ * options, for a protocol whose query carries them (Minecraft's
+ * handshake), else with opts alone. The relay builds its own; this is the
+ * record of it. Empty when the server speaks first.
+ * @param {string} proto
+ * @param {string} target host:port, canonical
+ * @param {Record<string, string>} opts
+ */
+function streamRequest(proto, target, opts) {
+  const colon = target.lastIndexOf(":");
+  const host = target.slice(0, colon).replace(/^\[(.*)\]$/, "$1");
+  let conv = ql.newQuery(proto, { ...opts, host, port: target.slice(colon + 1) });
+  if (conv.error) conv = ql.newQuery(proto, opts);
+  if (conv.error) return new Uint8Array(0);
+  const out = join(conv.start());
+  conv.close();
+  return out;
+}
+
+/**
+ * join puts buffers end to end.
+ * @param {Uint8Array[]} parts
+ */
+function join(parts) {
+  const out = new Uint8Array(parts.reduce((n, b) => n + b.length, 0));
+  let at = 0;
+  for (const b of parts) {
+    out.set(b, at);
+    at += b.length;
+  }
+  return out;
+}
+
+/**
+ * joinChunks joins a stream's chunks in offset order. gap says a chunk did
+ * not start where the one before it stopped (the relay sends them in
+ * order, so this is a relay's or a page's fault, shown, never hidden).
+ * @param {Map<number, Uint8Array>} chunks by offset
+ */
+function joinChunks(chunks) {
+  const offsets = [...chunks.keys()].sort((a, b) => a - b);
+  let next = 0;
+  let gap = false;
+  for (const o of offsets) {
+    if (o !== next) gap = true;
+    next = o + chunks.get(o).length;
+  }
+  return { data: join(offsets.map((o) => chunks.get(o))), gap };
+}
+
+/** END_OK is the END reason of a stream that stopped because the reply was whole. */
+const END_OK = "done";
+
+/**
+ * endText words an exchange's END reason (RelayEndName) for the list and
+ * the status line.
+ * @type {Record<string, string>}
+ */
+const endText = {
+  cap: "the reply passed the relay's cap and was cut",
+  timeout: "the server did not finish within the relay's deadline",
+  closed: "the server closed the connection before the reply was whole",
+  refused: "the server refused the connection",
+  "slow-client": "this page read the chunks too slowly and the relay stopped",
+  malformed: "the reply's framing was malformed and the relay stopped",
+  cancelled: "the exchange was cancelled",
+  gap: "bytes are missing from the stream (a chunk that did not start where the one before stopped, or segments the capture lacks)",
+  cut: "the turn was longer than the capture reader keeps (512 KiB); the rest was dropped",
+  page: "the relay sent nothing more and did not end the exchange; the page stopped waiting",
+};
+
+/**
+ * askStream runs one exchange of a stream (TCP) protocol through the
+ * relay (EXCHANGE): the session gets the request the relay writes and ONE
+ * reply, the CHUNKs joined in offset order as they come, decoded whole
+ * (the module cuts a stream's reply into its messages); END's reason is
+ * shown on the reply when it is not done. It resolves when the exchange
+ * ended, never rejects.
+ * @param {string} proto
+ * @param {string} target
+ * @param {Record<string, string>} opts
+ * @param {number} g the group, and the exchange's stream number
+ * @returns {Promise<void>}
+ */
+function askStream(proto, target, opts, g) {
+  const request = streamRequest(proto, target, opts);
+  if (request.length) addPacket({ direction: "sent", data: request, protocol: proto, target, group: g, transport: "tcp", stream: g });
+  /** @type {Map<number, Uint8Array>} */
+  const chunks = new Map();
+  /** @type {Packet|null} */
+  let reply = null;
+  let sentAt = performance.now();
+  return new Promise((resolve) => {
+    let over = false;
+    /** @param {string} reason @param {{code: string, message: string}|null} err */
+    const finish = (reason, err) => {
+      if (over) return;
+      over = true;
+      clearTimeout(guard);
+      if (reply) {
+        const { gap } = joinChunks(chunks);
+        reply.end = gap && reason === END_OK ? "gap" : reason;
+        showRow(reply);
+        classifyPacket(reply);
+      }
+      const got = reply ? `${reply.data.length} bytes in ${reply.chunks} chunk${reply.chunks === 1 ? "" : "s"} over TCP, ${Math.round(reply.rtt ?? 0)} ms${reply.cached ? " (from the relay's cache)" : ""}` : "";
+      if (err) status(`${target}: ${err.code}: ${err.message}${got ? ` · ${got}` : ""}`, true);
+      else if (!reply) status(`${target}: no reply over TCP (${reason}${endText[reason] ? `: ${endText[reason]}` : ""}).`, true);
+      else if (reply.end !== END_OK) status(`${target}: ${got} · ⚠ ${reply.end}: ${endText[reply.end] ?? "the exchange stopped early"}.`, true);
+      else status(`${target}: ${got}.`);
+      // As after a datagram query, the decode of what is selected has
+      // the last word (with the END's warning on a reply cut short).
+      if (reply && selected >= 0) showPacket();
+      resolve();
+    };
+    // The relay ends every exchange within its deadline; this only guards
+    // a relay that never does, and waits again after each chunk (a
+    // server that sends slowly is still sending).
+    const wait = Math.max(replyTimeout(relay, 2000), 8000);
+    const stop = () => {
+      relay.cancel(id);
+      finish("page", null);
+    };
+    let guard = setTimeout(stop, wait);
+    const id = relay.exchange(proto, target, opts, {
+      sent() {
+        sentAt = performance.now();
+      },
+      /** @param {Uint8Array} bytes @param {number} offset @param {number} flags */
+      chunk(bytes, offset, flags) {
+        if (over) return;
+        if (reply && packets[reply.n - 1] !== reply) return; // the list was cleared
+        clearTimeout(guard);
+        guard = setTimeout(stop, wait);
+        chunks.set(offset, bytes);
+        const { data } = joinChunks(chunks);
+        if (!reply) {
+          reply = addPacket({ direction: "received", data, protocol: proto, target, group: g, rtt: performance.now() - sentAt,
+            cached: (flags & 1) !== 0, transport: "tcp", stream: g, chunks: 1, end: "" });
+          if (selected < 0 || packets[selected].group !== g || packets[selected].direction === "sent") select(packets.length - 1);
+          return;
+        }
+        reply.data = data;
+        reply.chunks = chunks.size;
+        showRow(reply);
+        if (packets[selected] === reply) showPacket();
+      },
+      /** @param {string} reason */
+      end(reason) {
+        finish(reason, null);
+      },
+      /** @param {string} code @param {string} message */
+      error(code, message) {
+        finish(reply ? "error" : code, { code, message });
+      },
+    });
+  });
+}
 
 // ---- paste and permalink ----
 
@@ -180,18 +386,22 @@ $("paste-form").addEventListener("submit", (e) => {
  * @param {Uint8Array|null} query
  * @param {string} target
  * @param {Packet["direction"]} direction what dgs were: "received" from target, "sent" to it, or "pasted"
+ * @param {Packet["transport"]} [transport] "tcp": a TCP exchange's request and reply (its stream, whole)
  */
-function addGroup(protocol, dgs, query, target, direction) {
+function addGroup(protocol, dgs, query, target, direction, transport = "udp") {
   const g = ++groups;
   const first = packets.length + (query ? 1 : 0);
-  if (query) addPacket({ direction: "sent", data: query, protocol, target, group: g });
-  for (const d of dgs) addPacket({ direction, data: d, protocol, target, group: g });
-  $("whole").checked = dgs.length > 1;
+  const tcp = transport === "tcp" ? { transport, stream: g, end: END_OK, chunks: 1 } : {};
+  if (query) addPacket({ direction: "sent", data: query, protocol, target, group: g, ...tcp });
+  for (const d of dgs) addPacket({ direction, data: d, protocol, target, group: g, ...tcp });
+  $("whole").checked = dgs.length > 1 && transport !== "tcp";
   select(first);
 }
 
 /** linkDirections are the values of a link's d=: what its h= datagrams were. */
 const linkDirections = ["received", "sent", "pasted"];
+/** linkTransports are the values of a link's tr=: "tcp" when its h= is a TCP exchange's reply (or request) whole. */
+const linkTransports = ["udp", "tcp"];
 
 /**
  * linkOrigin says, above the packet list, what a link's datagrams were.
@@ -199,9 +409,10 @@ const linkDirections = ["received", "sent", "pasted"];
  * @param {number} n the number of datagrams
  * @param {string} target
  * @param {boolean} query whether the link carried the query they answer
+ * @param {boolean} [tcp] whether they are a TCP exchange's
  */
-function linkOrigin(direction, n, target, query) {
-  const dgs = n === 1 ? "1 datagram" : `${n} datagrams`;
+function linkOrigin(direction, n, target, query, tcp = false) {
+  const dgs = tcp ? (n === 1 ? "1 reply over TCP" : `${n} replies over TCP`) : n === 1 ? "1 datagram" : `${n} datagrams`;
   const server = target || "a server";
   let text;
   if (direction === "received") text = `${dgs} received from ${server}${query ? ", after the query sent to it" : ""}.`;
@@ -227,6 +438,7 @@ function permalink() {
   if (p.target) frag += `&t=${encodeURIComponent(p.target)}`;
   if (query && replies.length) frag += `&q=${toHex(query.data)}`;
   frag += `&h=${shown.map((x) => toHex(x.data)).join(",")}`;
+  if (p.transport === "tcp") frag += "&tr=tcp";
   // What the datagrams were; a link without d= (the status page's and the
   // server browser's) carries what target answered, or, with no target,
   // a paste.
@@ -247,9 +459,15 @@ function fromFragment() {
       status(`The link's d=${d} is not one of ${linkDirections.join(", ")}.`, true);
       return false;
     }
+    const tr = f.get("tr") ?? "udp";
+    if (!linkTransports.includes(tr)) {
+      status(`The link's tr=${tr} is not one of ${linkTransports.join(", ")}.`, true);
+      return false;
+    }
     const direction = /** @type {Packet["direction"]} */ (d);
-    addGroup(f.get("p") || null, dgs, direction === "received" ? q : null, target, direction);
-    linkOrigin(direction, dgs.length, target, direction === "received" && q !== null);
+    const transport = /** @type {Packet["transport"]} */ (tr);
+    addGroup(f.get("p") || null, dgs, direction === "received" ? q : null, target, direction, transport);
+    linkOrigin(direction, dgs.length, target, direction === "received" && q !== null, transport === "tcp");
     return true;
   } catch (err) {
     status(`The link's packets are not valid hex: ${err.message}`, true);
@@ -267,6 +485,7 @@ function capturePermalink() {
   if (c.direction === "received" && c.query) frag += `&q=${toHex(c.query)}`;
   frag += `&h=${(c.direction === "received" ? c.answer : [c.data]).map(toHex).join(",")}`;
   if (c.direction === "sent") frag += "&d=sent";
+  if (c.transport === "tcp") frag += "&tr=tcp";
   return location.origin + location.pathname + location.search + frag;
 }
 
@@ -290,9 +509,12 @@ $("export").addEventListener("click", () => {
     return;
   }
   if (!packets.length) return;
+  // A TCP exchange's request and reply are written as the bytes of one
+  // TCP connection (its stream), a datagram as UDP.
   const file = ql.pcapng(packets.map((p) => ({
     time: p.time, direction: p.direction === "received" ? "received" : "sent", target: p.target || "0.0.0.0:0", data: p.data,
-    comment: `${p.protocol ?? "unknown"} ${p.kind}${p.direction === "pasted" ? " (pasted)" : ""}`,
+    comment: `${p.protocol ?? "unknown"} ${p.kind}${p.direction === "pasted" ? " (pasted)" : ""}${p.transport === "tcp" && p.end && p.end !== END_OK ? ` (TCP ${p.end})` : ""}`,
+    transport: p.transport, stream: p.stream,
   })));
   if (file.error) { status(file.error.message, true); return; }
   download(file, "application/vnd.tcpdump.pcap", `querylens-${new Date().toISOString().replace(/[:.]/g, "-")}.pcapng`);
@@ -315,35 +537,95 @@ $("whole").addEventListener("change", () => showPacket());
 
 // ---- packet list ----
 
+/**
+ * addPacket adds a packet to the session's list and returns it.
+ * @param {Partial<Packet> & {direction: Packet["direction"], data: Uint8Array, group: number}} p
+ * @returns {Packet}
+ */
 function addPacket(p) {
+  /** @type {Packet} */
   const pk = {
     n: packets.length + 1, time: p.time ?? Date.now(), direction: p.direction, data: p.data,
     protocol: p.protocol ?? null, kind: "…", rtt: p.rtt ?? null, target: p.target ?? "", group: p.group, cached: !!p.cached,
+    transport: p.transport ?? "udp", stream: p.stream ?? 0, chunks: p.chunks ?? 0, end: p.end ?? "",
   };
   packets.push(pk);
   const i = packets.length - 1;
   const t0 = packets[0].time;
-  const protoCell = h("td", {}, pk.protocol ?? "?");
-  const kindCell = h("td", {}, pk.kind);
   const row = h("tr", { "data-i": String(i), tabindex: "-1", "aria-selected": "false", "data-testid": "packet-row" },
     h("td", { class: "num" }, String(pk.n)),
     h("td", {}, `+${((pk.time - t0) / 1000).toFixed(3)}`),
-    h("td", { class: `dir-${pk.direction}` }, pk.direction === "sent" ? "→ sent" : pk.direction === "received" ? "← recv" : "pasted"),
-    h("td", { class: "num" }, String(pk.data.length)),
-    protoCell,
-    kindCell,
+    h("td", { class: `dir-${pk.direction}` }),
+    h("td", { class: "num" }),
+    h("td", {}, pk.protocol ?? "?"),
+    h("td", {}, pk.kind),
     h("td", { class: "num" }, pk.rtt != null ? `${pk.rtt.toFixed(1)} ms${pk.cached ? "*" : ""}` : ""),
     h("td", {}, pk.target));
   $("packet-rows").append(row);
   $("packets-empty").hidden = true;
-  // Classify after the current work, so a shared capture decodes first.
-  setTimeout(() => {
+  showRow(pk);
+  // Classify after the current work, so a shared capture decodes first;
+  // a TCP reply once it is whole (askStream).
+  if (pk.transport !== "tcp" || pk.direction !== "received" || pk.end) setTimeout(() => classifyPacket(pk));
+  return pk;
+}
+
+/**
+ * rowOf is a packet's row in the list, or null when the list no longer
+ * holds the packet (cleared while its exchange went on).
+ * @param {Packet} pk
+ * @returns {HTMLTableRowElement|null}
+ */
+function rowOf(pk) {
+  if (packets[pk.n - 1] !== pk) return null;
+  return $("packet-rows").querySelector(`tr[data-i="${pk.n - 1}"]`);
+}
+
+/**
+ * showRow writes a packet's direction and size cells: a TCP packet gets a
+ * TCP badge, its stream and, for a reply, its chunks and the END reason
+ * when the stream did not stop because the reply was whole.
+ * @param {Packet} pk
+ */
+function showRow(pk) {
+  const row = rowOf(pk);
+  if (!row) return;
+  const dir = pk.direction === "sent" ? "→ sent" : pk.direction === "received" ? "← recv" : "pasted";
+  const dirCell = row.cells[2];
+  if (pk.transport !== "tcp") {
+    dirCell.replaceChildren(dir);
+    row.cells[3].textContent = String(pk.data.length);
+    return;
+  }
+  dirCell.replaceChildren(dir, " ", h("span", { class: "tag", "data-testid": "tcp-badge", title: `TCP, exchange ${pk.stream}` }, "TCP"));
+  if (pk.end && pk.end !== END_OK) {
+    dirCell.append(h("span", { class: "tag synthetic", "data-testid": "tcp-end", role: "img", "aria-label": `stopped: ${pk.end}`, title: endText[pk.end] ?? pk.end }, `⚠ ${pk.end}`));
+  }
+  row.cells[3].textContent = String(pk.data.length);
+  row.cells[3].title = pk.direction === "received" ? `${pk.data.length} bytes in ${pk.chunks} chunk${pk.chunks === 1 ? "" : "s"}${pk.end ? "" : ", still coming"}` : `${pk.data.length} bytes`;
+}
+
+/**
+ * classifyPacket fills a packet's protocol and kind cells: a datagram by
+ * detection, a TCP packet by decoding it whole (a stream's bytes are not
+ * one datagram detection knows).
+ * @param {Packet} pk
+ */
+function classifyPacket(pk) {
+  const row = rowOf(pk);
+  if (pk.transport === "tcp" && pk.protocol) {
+    const query = pk.direction === "received" ? packets.find((x) => x.group === pk.group && x.direction === "sent") : null;
+    const res = ql.decode(pk.protocol, pk.data, query ? { query: query.data } : {});
+    const msg = res.error ? res.partial : res;
+    pk.kind = `${msg?.kind ?? "?"}${res.error ? " ✖" : ""}`;
+  } else {
     const det = ql.detect(pk.data);
     pk.kind = det.error ? "?" : det.kind;
     pk.protocol ??= det.error ? null : det.protocol;
-    kindCell.textContent = pk.kind;
-    protoCell.textContent = pk.protocol ?? "?";
-  });
+  }
+  if (!row) return;
+  row.cells[5].textContent = pk.kind;
+  row.cells[4].textContent = pk.protocol ?? "?";
 }
 
 $("packet-rows").addEventListener("click", (e) => {
@@ -394,7 +676,8 @@ function decodeSelected() {
   const inGroup = packets.filter((x) => x.group === p.group);
   const query = inGroup.filter((x) => x.direction === "sent").at(-1);
   let dgs = [p.data];
-  const whole = $("whole").checked && p.direction !== "sent";
+  // A TCP reply is one buffer already: the module cuts it into messages.
+  const whole = $("whole").checked && p.direction !== "sent" && p.transport !== "tcp";
   if (whole) dgs = inGroup.filter((x) => x.direction !== "sent").map((x) => x.data);
   const opts = query && p.direction !== "sent" ? { query: query.data } : {};
   return ql.inspect(p.protocol, dgs, opts);
@@ -418,11 +701,13 @@ function showPacket() {
     layerIndex = errLayer >= 0 ? errLayer : count.indexOf(Math.max(...count));
   }
   const kind = msg.kind ? `${msg.protocol ?? p.protocol ?? "?"} ${msg.kind}${msg.denied ? ` (${msg.denied})` : ""}` : "";
+  // A TCP stream that stopped before the reply was whole says why.
+  const cut = p.transport === "tcp" && p.end && p.end !== END_OK ? ` · ⚠ ${p.end}: ${endText[p.end] ?? "the exchange stopped early"}` : "";
   if (res.error) {
     const e = res.error;
-    status(`✖ ${e.protocol ? e.protocol + ": " : ""}${e.field ? `${e.field} at offset ${e.offset}${e.layer ? ` of ${e.layer}` : ""}: ` : ""}${e.message}${kind ? ` — showing what decoded (${kind})` : ""}`, true);
+    status(`✖ ${e.protocol ? e.protocol + ": " : ""}${e.field ? `${e.field} at offset ${e.offset}${e.layer ? ` of ${e.layer}` : ""}: ` : ""}${e.message}${kind ? ` — showing what decoded (${kind})` : ""}${cut}`, true);
   } else {
-    status(`${kind}${msg.info?.name ? ` · ${msg.info.name.replace(/\x1c(\[[^\]]*\]|.)?/g, "")}` : ""}${msg.servers ? ` · ${msg.servers.length} servers` : ""}${msg.warnings?.length ? ` · warnings: ${msg.warnings.join(", ")}` : ""}`);
+    status(`${kind}${msg.info?.name ? ` · ${msg.info.name.replace(/\x1c(\[[^\]]*\]|.)?/g, "")}` : ""}${msg.servers ? ` · ${msg.servers.length} servers` : ""}${msg.warnings?.length ? ` · warnings: ${msg.warnings.join(", ")}` : ""}${cut}`, !!cut);
   }
   renderTabs();
   renderLayer();
@@ -724,8 +1009,29 @@ function editLoad(data, protocol, target) {
   if (protocol && protocols.some((x) => x.name === protocol)) $("edit-protocol").value = protocol;
   if (target) $("edit-target").value = target;
   $("edit-hex").value = toHex(data).replace(/(..)(?!$)/g, "$1 ");
-  $("edit-result").textContent = "";
+  editNote();
   editDecode();
+}
+
+/**
+ * streamNote says why an edited request of proto cannot be sent, when
+ * proto speaks over TCP: the relay holds such a conversation itself and
+ * writes only what its codec builds from the options (EXCHANGE carries
+ * options, never bytes). "" for a datagram protocol.
+ * @param {string} proto
+ */
+function streamNote(proto) {
+  if (!proto || !streamed(proto, {})) return "";
+  const title = protocols.find((x) => x.name === proto)?.title ?? proto;
+  return `${title} speaks over TCP: the relay writes only the request its own codec builds from the options, never bytes from this page, so an edited request cannot be sent. Set the options in the Query panel and press Send through relay there.`;
+}
+
+/** editNote shows, under the editor, why its bytes cannot be sent when its protocol speaks over TCP. */
+function editNote() {
+  const out = $("edit-result");
+  out.textContent = streamNote($("edit-protocol").value);
+  out.className = "small muted";
+  out.dataset.rule = "";
 }
 
 $("edit-selected").addEventListener("click", () => {
@@ -785,7 +1091,10 @@ function editDecode() {
 }
 
 $("edit-hex").addEventListener("input", () => editDecode());
-$("edit-protocol").addEventListener("change", () => editDecode());
+$("edit-protocol").addEventListener("change", () => {
+  editNote();
+  editDecode();
+});
 // A field's new value replaces its bytes, and the whole datagram decodes again.
 $("edit-fields").addEventListener("change", (e) => {
   const input = e.target.closest("input[data-kind]");
@@ -836,6 +1145,8 @@ $("edit-form").addEventListener("submit", (e) => {
   const proto = $("edit-protocol").value;
   const target = targetOf($("edit-target").value, proto);
   if (!edited.length) { say("Nothing to send: type or load a query's hex.", "bad"); return; }
+  const tcp = streamNote(proto);
+  if (tcp) { say(tcp, "bad"); return; }
   if (!target) { say("Enter a target as host:port.", "bad"); $("edit-target").focus(); return; }
   const g = ++groups;
   const data = edited;
@@ -969,7 +1280,9 @@ function payloads(rows) {
   const id = ++capPayloadId;
   return new Promise((resolve, reject) => {
     capWaiting.set(id, { resolve, reject });
-    capWorker?.postMessage({ type: "payloads", id, want: rows.map((r) => ({ row: r.row, offset: r.flags & 1 ? -1 : r.offset, length: r.length })) });
+    // A reassembled IP datagram's payload and a TCP turn's bytes are the
+    // reader's (offset -1), not one run of the file's.
+    capWorker?.postMessage({ type: "payloads", id, want: rows.map((r) => ({ row: r.row, offset: r.flags & (FLAG_STORED | FLAG_TCP) || r.offset < 0 ? -1 : r.offset, length: r.length, tcp: (r.flags & FLAG_TCP) !== 0 })) });
   });
 }
 
@@ -984,10 +1297,20 @@ function thousands(n) {
 
 /** capStatus says how far the reading is, and what the reader counted. */
 function capStatus(done, read = 0, size = 0, error = null, ms = 0) {
+  /** @type {{frames: number, udp: number, skipped: number, fragments: number, reassembled: number, truncated: number,
+   *   segments?: number, streams?: number, turns?: number, cut?: number, gaps?: number, evicted?: number}} */
   const st = capStats ?? { frames: 0, udp: 0, skipped: 0, fragments: 0, reassembled: 0, truncated: 0 };
-  let text = `${capFile}: ${thousands(capture.n)} UDP datagram${capture.n === 1 ? "" : "s"} of ${thousands(st.frames)} frames`;
-  if (st.skipped) text += `, ${thousands(st.skipped)} skipped (not UDP${st.truncated ? `; ${st.truncated} cut by the snap length` : ""})`;
+  const udp = capture.n - capture.tcp;
+  let text = `${capFile}: ${thousands(udp)} UDP datagram${udp === 1 ? "" : "s"}`;
+  if (capture.tcp) text += ` and ${thousands(capture.tcp)} TCP turn${capture.tcp === 1 ? "" : "s"}${st.streams ? ` of ${thousands(st.streams)} stream${st.streams === 1 ? "" : "s"}` : ""}`;
+  text += ` of ${thousands(st.frames)} frames`;
+  // The reader's counts of TCP (wasm/capture.go) when it reads TCP.
+  const readsTCP = st.segments !== undefined;
+  if (st.skipped) text += `, ${thousands(st.skipped)} skipped (${readsTCP ? "neither UDP nor TCP" : "not UDP"}${st.truncated ? `; ${st.truncated} cut by the snap length` : ""})`;
   if (st.reassembled) text += `, ${st.reassembled} reassembled from ${st.fragments} fragments`;
+  if (st.cut) text += `, ${thousands(st.cut)} TCP turn${st.cut === 1 ? "" : "s"} cut at the reader's limit`;
+  if (st.gaps) text += `, ${thousands(st.gaps)} TCP turn${st.gaps === 1 ? "" : "s"} with bytes missing`;
+  if (st.evicted) text += `, ${thousands(st.evicted)} TCP stream${st.evicted === 1 ? "" : "s"} forgotten (too many open at once)`;
   text += done ? (error ? "" : ` · read in ${(ms / 1000).toFixed(1)} s`) : ` · reading… ${size ? Math.floor((read / size) * 100) : 0}%`;
   if (error) text += ` · ✖ ${error.message}`;
   const el = $("cap-status");
@@ -1079,6 +1402,7 @@ async function showCaptureRow(r) {
   // Which way it went is the reader's word (a query, or not), kept when
   // the conversation is decoded as another protocol.
   const kind = capture.readerKind(r);
+  const tcp = capture.isTCP(r);
   const sent = kind === "query" || kind === "master-query";
   const answer = sent ? [r] : capture.answer(r);
   const want = [...answer];
@@ -1097,6 +1421,7 @@ async function showCaptureRow(r) {
     label: `frame ${r.frame}`, protocol: capture.protocolOf(r), data: data[at], direction: sent ? "sent" : "received",
     target: capture.endpoint(sent ? r.dst : r.src), answer: data.slice(0, answer.length),
     query: q && !sent ? data[answer.length] : null, times: answer.map((x) => x.micros), frames: answer.map((x) => x.frame), conv: r.conv,
+    transport: tcp ? "tcp" : "udp", end: tcp ? capture.lost(r) : "",
   };
   selected = -1;
   for (const tr of $("packet-rows").rows) tr.setAttribute("aria-selected", "false");
@@ -1122,9 +1447,12 @@ function exportCaptureTurn() {
   const c = capShown;
   const list = [];
   const r = capture.get(capture.selected);
-  if (c.query && r.query >= 0) list.push({ time: capture.get(r.query).micros / 1000, direction: "sent", target: c.target, data: c.query, comment: `frame ${capture.get(r.query).frame} of ${capFile}` });
+  // A TCP turn is written as TCP, of one stream: the request turn, then
+  // the reply turn (pcapng.Append writes the handshake and the close).
+  const tcp = c.transport === "tcp" ? { transport: "tcp", stream: r.conv } : {};
+  if (c.query && r.query >= 0) list.push({ time: capture.get(r.query).micros / 1000, direction: "sent", target: c.target, data: c.query, comment: `frame ${capture.get(r.query).frame} of ${capFile}`, ...tcp });
   const dgs = c.direction === "sent" ? [c.data] : c.answer;
-  dgs.forEach((d, i) => list.push({ time: c.times[i] / 1000, direction: c.direction, target: c.target, data: d, comment: `frame ${c.frames[i]} of ${capFile}` }));
+  dgs.forEach((d, i) => list.push({ time: c.times[i] / 1000, direction: c.direction, target: c.target, data: d, comment: `frame ${c.frames[i]} of ${capFile}`, ...tcp }));
   const file = ql.pcapng(list);
   if (file.error) { status(file.error.message, true); return; }
   download(file, "application/vnd.tcpdump.pcap", `${capFile.replace(/\.[^.]*$/, "")}-frame${r.frame}.pcapng`);

@@ -133,6 +133,10 @@ export interface PcapPacket {
   target: string;
   data: Uint8Array;
   comment?: string;
+  /** "tcp": data is bytes of a TCP connection with target (handshake, segments, close); "udp" or none: a datagram. */
+  transport?: "udp" | "tcp";
+  /** With transport "tcp": the packets of one stream number are one connection. */
+  stream?: number;
 }
 
 export interface QueryLens {
@@ -167,7 +171,7 @@ export interface QueryLens {
   decode(protocol: string | null, datagrams: Uint8Array | Uint8Array[], options?: DecodeOptions): Message | Failure;
   /** decode with layers and spans, for the inspector. */
   inspect(protocol: string | null, datagrams: Uint8Array | Uint8Array[], options?: { query?: Uint8Array }): Message | Failure;
-  /** A pcapng file (LINKTYPE_RAW, synthesized IPv4/IPv6 + UDP headers) of the packets. */
+  /** A pcapng file (LINKTYPE_RAW, synthesized IPv4/IPv6 + UDP or TCP headers) of the packets. */
   pcapng(packets: PcapPacket[], application?: string): Uint8Array | Failure;
   /**
    * Reading a capture file (pcap or pcapng) in chunks, for the inspector's
@@ -216,7 +220,12 @@ export interface Ref {
   path: string;
 }
 
-export interface CaptureStats { frames: number; udp: number; skipped: number; fragments: number; reassembled: number; truncated: number; rows: number }
+export interface CaptureStats {
+  frames: number; udp: number; skipped: number; fragments: number; reassembled: number; truncated: number;
+  /** TCP: frames holding a segment, connections seen, turns made, turns cut at the reader's limit, turns with gaps, connections forgotten. */
+  segments: number; streams: number; turns: number; cut: number; gaps: number; evicted: number;
+  rows: number;
+}
 
 /** A reader error: the block ("EPB", "pcap record", …) and its file offset. */
 export interface CaptureError { message: string; block?: string; offset?: number }
