@@ -51,6 +51,7 @@
     type: "prepare",
     glue: abs(b.glue),
     modules: { ql: abs(b.modules.ql), relay: abs(b.modules.relay) },
+    imports: (b.imports ?? []).map(abs),
     first: abs(b.wasm),
     decoders: {
       combined: abs(b.decoders.combined),

@@ -3,8 +3,10 @@
 // wasm decoders, runs every conversation, and sends the page compact row
 // updates in batches, so the page's own thread only draws the table.
 //
-//   page → worker  {type: "prepare", glue, modules: {ql, relay}, first, decoders: {combined, protocols}, relay, asks}
-//                      import, start the first decoder, connect to the relay's
+//   page → worker  {type: "prepare", glue, modules: {ql, relay}, imports, first, decoders: {combined, protocols}, relay, asks}
+//                      import (imports: every module ql and relay import, to
+//                      the end, by the URLs their imports name: all at once),
+//                      start the first decoder, connect to the relay's
 //                      path (if given) and run asks as soon as both are ready
 //                  {type: "module", module}  the first module (first), compiled by the page
 //                  {type: "connect", relay}  the relay's path: connect (once), then run asks
@@ -243,12 +245,16 @@ function decoderFor(protocol) {
  * (when the page gave its path), and starts the decoder as soon as the
  * helpers and the compiled module (sent by the page) are in: all before the
  * page's own script has run. Its asks run once both are ready.
- * @param {{glue: string, modules: {ql: string, relay: string}, first: string,
+ * @param {{glue: string, modules: {ql: string, relay: string}, imports?: string[], first: string,
  *   decoders: {combined: string, protocols: Record<string, string>, outside: string[]}, relay?: string, asks?: Ask[]}} m
  */
 function prepare(m) {
   qlReady = import(m.modules.ql);
   relayReady = import(m.modules.relay);
+  // What those import, fetched beside them rather than once they are in
+  // (the same URLs: their module map loads each once); a failure shows
+  // where ql or relay import it.
+  for (const u of m.imports ?? []) import(u).catch(() => {});
   glue = m.glue;
   plan = m.decoders;
   // loadDecoder imports the glue again (from the module map) and reports
