@@ -87,8 +87,13 @@ type Page struct {
 // decoder are ready. When the page's script asks for them too, the worker
 // drops those asks, by key (web/static/worker.js).
 type Boot struct {
-	Relay string    `json:"relay,omitempty"`
-	Asks  []BootAsk `json:"asks,omitempty"`
+	Relay string `json:"relay,omitempty"`
+	// Subprotocols are the WebSocket subprotocols the worker offers the
+	// relay, in order of preference, when it opens the relay's socket as
+	// its script starts (before its relay client is imported); none
+	// leaves the socket to the relay client.
+	Subprotocols []string  `json:"subprotocols,omitempty"`
+	Asks         []BootAsk `json:"asks,omitempty"`
 }
 
 // BootAsk is one conversation Boot starts: worker.js's Ask.

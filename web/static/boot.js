@@ -59,6 +59,7 @@
       outside: b.decoders.outside ?? [],
     },
     relay: b.relay,
+    subprotocols: b.subprotocols ?? [],
     asks: b.asks ?? [],
   });
   /** @type {any} */ (globalThis).querylensBoot = boot;
