@@ -317,15 +317,17 @@ async function connect(path) {
     relay = new r.Relay(path, opened?.path === path ? opened.socket : null);
     if (opened?.path !== path) opened?.socket.ws.close();
     opened = null;
-    // The masters' first requests leave as the relay's HELLO arrives
-    // (the client holds them until it has), whether the decoder is ready
-    // or not.
-    for (const a of queue) sendAhead(a, r.fromHex);
+    // Listened to first: the socket opened early may have its HELLO,
+    // which the first query (sendAhead) hands the Relay at once.
     relay.addEventListener("open", () => {
       times.open ??= now();
       post({ type: "open", hello: relay.hello });
     });
     relay.addEventListener("close", (e) => post({ type: "close", reason: /** @type {CustomEvent} */ (e).detail?.reason ?? "" }));
+    // The masters' first requests leave as the relay's HELLO arrives
+    // (the client holds them until it has), whether the decoder is ready
+    // or not.
+    for (const a of queue) sendAhead(a, r.fromHex);
     await Promise.all([first.ready, relay.connect()]);
     started = true;
     stats.timing = R.newTiming();
