@@ -241,9 +241,10 @@ function decoderFor(protocol) {
 }
 
 /**
- * prepare imports the relay client, the page's helpers and the decoder's
- * JS glue side by side, connects to the relay as soon as its client is in
- * (when the page gave its path), and starts the decoder as soon as the
+ * prepare imports the relay client, the page's helpers, the decoder's JS
+ * glue and everything they import side by side, opens the relay's socket
+ * at once and connects through it as soon as its client is in (when the
+ * page gave its path), and starts the decoder as soon as the
  * helpers and the compiled module (sent by the page) are in: all before the
  * page's own script has run. Its asks run once both are ready.
  * @param {{glue: string, modules: {ql: string, relay: string}, imports?: string[], first: string,
