@@ -49,8 +49,11 @@ var ErrNoModule = errors.New("web: this binary has no usable browser module (web
 
 // asset is one static file, ready to serve in up to three forms.
 type asset struct {
-	name  string // "browse.js"
-	hash  string // first 12 hex digits of the SHA-256 of the uncompressed file
+	name string // "browse.js"
+	// hash is the first 12 hex digits of the SHA-256 of the uncompressed
+	// file; for a module that imports others, of its text and theirs
+	// (linkModules).
+	hash  string
 	ctype string
 	// plain returns the uncompressed file. For the browser module it is
 	// made from the gzip form on first use and kept.
@@ -159,6 +162,7 @@ func loadAssetTable(fsys fs.FS) (*assetTable, error) {
 	for _, mod := range mods {
 		a.addModule(mod)
 	}
+	a.linkModules()
 
 	// Compress the other files in the background, small ones first. Until a
 	// file's gzip is ready it is served uncompressed: a response never
@@ -188,6 +192,75 @@ func gzipAll(jobs []gzipJob) {
 		gz := gzipped(j.body)
 		j.x.gz.Store(&gz)
 	}
+}
+
+// linkModules makes every module that imports others (statically, from
+// static/) import them by their hashed names, and gives it a hash of
+// everything it loads: its own text and that of each module it imports,
+// to the end. A module imported by its hashed name is immutable, so a
+// module worker, which has no import map, loads its imports from the
+// cache without asking the server again, and can import a whole graph at
+// once (Imports lists it) rather than one level of imports a round trip
+// after the other. The hash covers the imports' text, not only their
+// names, because the imports of a graph may go in a circle.
+func (a *assetTable) linkModules() {
+	raw := map[string][]byte{}
+	for name, x := range a.files {
+		if len(x.imports) > 0 {
+			raw[name], _ = x.plain() // in memory: cannot fail
+		}
+	}
+	hashes := map[string]string{}
+	for name := range raw {
+		h := sha256.New()
+		for _, n := range a.closure(name) {
+			body, _ := a.files[n].plain()
+			h.Write([]byte(n + "\x00" + strconv.Itoa(len(body)) + "\x00"))
+			h.Write(body)
+		}
+		hashes[name] = hex.EncodeToString(h.Sum(nil)[:6])
+	}
+	hashOf := func(n string) string {
+		if h, ok := hashes[n]; ok {
+			return h
+		}
+		return a.files[n].hash
+	}
+	for name, body := range raw {
+		x := a.files[name]
+		var out []byte
+		last := 0
+		for _, m := range staticImport.FindAllSubmatchIndex(body, -1) {
+			n := string(body[m[2]:m[3]])
+			if a.files[n] == nil {
+				continue
+			}
+			out = append(append(out, body[last:m[2]]...), hashedName(n, hashOf(n))...)
+			last = m[3]
+		}
+		out = append(out, body[last:]...)
+		delete(a.hashed, hashedName(name, x.hash))
+		x.hash = hashes[name]
+		x.plain = func() ([]byte, error) { return out, nil }
+		a.add(x)
+	}
+}
+
+// closure is name and every static/ module it imports, to the end, sorted.
+func (a *assetTable) closure(name string) []string {
+	seen := map[string]bool{name: true}
+	todo := []string{name}
+	for len(todo) > 0 {
+		x := a.files[todo[0]]
+		todo = todo[1:]
+		for _, m := range x.imports {
+			if !seen[m] && a.files[m] != nil {
+				seen[m] = true
+				todo = append(todo, m)
+			}
+		}
+	}
+	return slices.Sorted(maps.Keys(seen))
 }
 
 // addModule serves a browser module in its precompressed forms.

@@ -3,6 +3,8 @@ package web
 import (
 	"bytes"
 	"compress/gzip"
+	"crypto/sha256"
+	"encoding/hex"
 	"errors"
 	"io"
 	"io/fs"
@@ -344,13 +346,20 @@ func TestStaticImports(t *testing.T) {
 		t.Fatal(err)
 	}
 	browse := a.Imports("browse.js")
-	for _, m := range []string{"ql.js", "model.js", "live.js", "browse-table.js", "browse-asks.js", "browse-hold.js", "browse-picker.js"} {
+	for _, m := range []string{"ql.js", "model.js", "live.js", "browse-table.js", "browse-asks.js", "browse-hold.js"} {
 		if !slices.Contains(browse, m) {
 			t.Errorf("Imports(browse.js) = %q: no %s", browse, m)
 		}
 	}
 	if slices.Contains(browse, "relay.js") || slices.Contains(browse, "browse.js") {
 		t.Errorf("Imports(browse.js) = %q: the worker's relay.js, or the script itself", browse)
+	}
+	// What a person uses once rows are shown loads after the page's start
+	// (browse.js imports it dynamically): it is not preloaded.
+	for _, m := range []string{"browse-input.js", "browse-picker.js", "browse-favourites.js", "browse-detail.js"} {
+		if slices.Contains(browse, m) {
+			t.Errorf("Imports(browse.js) = %q: %s is on the first rows' path", browse, m)
+		}
 	}
 	relay := a.Imports("relay.js")
 	for _, m := range []string{"model.js", "relay-client.js", "relay-converse.js", "relay-batch.js"} {
@@ -402,6 +411,52 @@ func TestModuleFor(t *testing.T) {
 	} {
 		if got := a.ModuleFor(tc.protocols...); got != tc.want {
 			t.Errorf("ModuleFor(%q) = %q, want %q", tc.protocols, got, tc.want)
+		}
+	}
+}
+
+// TestLinkModules: a module imports the static/ modules by their hashed
+// names, and its own hash changes with any module it imports, to the end,
+// even where the imports go in a circle; a module that imports none keeps
+// the hash of its text.
+func TestLinkModules(t *testing.T) {
+	table := func(b string) *assetTable {
+		a := &assetTable{files: map[string]*asset{}, hashed: map[string]*asset{}}
+		for name, body := range map[string]string{
+			"a.js": "import { b } from \"./b.js\";\nimport \"./none.js\";\nconst u = import(\"./c.js\");\n",
+			"b.js": "import { a } from \"./a.js\";\nexport * from \"./c.js\";\n" + b,
+			"c.js": "export const c = 1;\n",
+		} {
+			sum := sha256.Sum256([]byte(body))
+			x := &asset{name: name, hash: hex.EncodeToString(sum[:6]), ctype: contentType(name), imports: staticImports([]byte(body))}
+			x.plain = func() ([]byte, error) { return []byte(body), nil }
+			a.add(x)
+		}
+		a.linkModules()
+		return a
+	}
+	one, two := table(""), table("// changed\n")
+	body := func(a *assetTable, n string) string {
+		b, _ := a.files[n].plain()
+		return string(b)
+	}
+	c := hashedName("c.js", one.files["c.js"].hash)
+	want := "import { b } from \"./" + hashedName("b.js", one.files["b.js"].hash) + "\";\nimport \"./none.js\";\nconst u = import(\"./c.js\");\n"
+	if got := body(one, "a.js"); got != want {
+		t.Errorf("a.js served as %q, want %q", got, want)
+	}
+	if got := body(one, "b.js"); !strings.Contains(got, "\"./"+c+"\"") || !strings.Contains(got, "\"./"+hashedName("a.js", one.files["a.js"].hash)+"\"") {
+		t.Errorf("b.js served as %q, want its imports by hashed name", got)
+	}
+	if one.files["c.js"].hash != two.files["c.js"].hash {
+		t.Error("c.js's hash changed with b.js, which it does not import")
+	}
+	for _, n := range []string{"a.js", "b.js"} {
+		if one.files[n].hash == two.files[n].hash {
+			t.Errorf("%s's hash did not change with b.js's text", n)
+		}
+		if one.hashed[hashedName(n, one.files[n].hash)] != one.files[n] || len(one.hashed) != len(one.files) {
+			t.Errorf("%s is not served under its hashed name (or an old name is)", n)
 		}
 	}
 }

@@ -51,7 +51,9 @@ func TestBrowserGamePicker(t *testing.T) {
 	if err := chromedp.Do(ctx, chromedp.Navigate(base+"/")); err != nil {
 		t.Fatal(err)
 	}
-	waitFor(t, ctx, "the configured list", `globalThis.querylensBrowse?.counts().known === 30`, 30*time.Second)
+	// The picker loads with the page's other controls, once its start has
+	// asked the first servers (querylensBrowse.ready).
+	waitFor(t, ctx, "the configured list", `globalThis.querylensBrowse?.ready === true && querylensBrowse.counts().known === 30`, 30*time.Second)
 	if !eval[bool](t, ctx, `!document.querySelector("[data-testid=game-picker]").hidden`) {
 		t.Fatal("the game picker is hidden with a kept Steam master")
 	}

@@ -87,8 +87,13 @@ type Page struct {
 // decoder are ready. When the page's script asks for them too, the worker
 // drops those asks, by key (web/static/worker.js).
 type Boot struct {
-	Relay string    `json:"relay,omitempty"`
-	Asks  []BootAsk `json:"asks,omitempty"`
+	Relay string `json:"relay,omitempty"`
+	// Subprotocols are the WebSocket subprotocols the worker offers the
+	// relay, in order of preference, when it opens the relay's socket as
+	// its script starts (before its relay client is imported); none
+	// leaves the socket to the relay client.
+	Subprotocols []string  `json:"subprotocols,omitempty"`
+	Asks         []BootAsk `json:"asks,omitempty"`
 }
 
 // BootAsk is one conversation Boot starts: worker.js's Ask.
@@ -160,7 +165,8 @@ func (p Page) decoders() Decoders {
 
 // bootJSON is <html data-boot>: Boot and the hashed URLs boot.js needs (a
 // classic script cannot use the import map): wasm is the module it
-// compiles first, decoders every module the worker may load later.
+// compiles first, decoders every module the worker may load later,
+// imports what the worker's modules import (workerImports).
 func (p Page) bootJSON() string {
 	b, err := json.Marshal(struct {
 		Boot
@@ -169,12 +175,33 @@ func (p Page) bootJSON() string {
 		WASM     string            `json:"wasm"`
 		Decoders Decoders          `json:"decoders"`
 		Modules  map[string]string `json:"modules"`
+		Imports  []string          `json:"imports,omitempty"`
 	}{p.Boot, p.Assets.URL("worker.js"), p.Assets.URL("wasm_exec.js"), p.Assets.URL(p.firstModule()), p.decoders(),
-		map[string]string{"ql": p.Assets.URL("ql.js"), "relay": p.Assets.URL("relay.js")}})
+		map[string]string{"ql": p.Assets.URL("ql.js"), "relay": p.Assets.URL("relay.js")}, p.workerImports()})
 	if err != nil {
 		return "{}" // maps of strings and a struct of them: cannot fail
 	}
 	return string(b)
+}
+
+// workerImports are the hashed URLs of the modules that the decoding
+// worker's modules (ql.js, relay.js) import, to the end, when the Assets
+// can say them (web's can: Imports; their modules import each other by
+// hashed names, so these are the very URLs the imports load).
+func (p Page) workerImports() []string {
+	a, ok := p.Assets.(interface{ Imports(name string) []string })
+	if !ok {
+		return nil
+	}
+	var urls []string
+	for _, top := range []string{"ql.js", "relay.js"} {
+		for _, m := range a.Imports(top) {
+			if u := p.Assets.URL(m); !slices.Contains(urls, u) {
+				urls = append(urls, u)
+			}
+		}
+	}
+	return urls
 }
 
 // bootScript is the inlined boot.js, exactly as its CSP hash is computed.

@@ -51,6 +51,7 @@
     type: "prepare",
     glue: abs(b.glue),
     modules: { ql: abs(b.modules.ql), relay: abs(b.modules.relay) },
+    imports: (b.imports ?? []).map(abs),
     first: abs(b.wasm),
     decoders: {
       combined: abs(b.decoders.combined),
@@ -58,6 +59,7 @@
       outside: b.decoders.outside ?? [],
     },
     relay: b.relay,
+    subprotocols: b.subprotocols ?? [],
     asks: b.asks ?? [],
   });
   /** @type {any} */ (globalThis).querylensBoot = boot;

@@ -27,7 +27,9 @@
 // nothing of another module of the circle (only ql.js, model.js,
 // browse-config.js and browse-store.js, which import none of them), so
 // that it runs in whatever order the circle is evaluated. The modules
-// after it in the list import from it and run once it has.
+// after it in the list import from it and run once it has; they are what
+// a person uses once rows are shown, so the page imports them once it has
+// started (`later`): the first rows wait on none of their requests.
 import { $, showFatal, ago } from "./ql.js";
 import { DecodeWorker } from "./live.js";
 import { State } from "./model.js";
@@ -40,8 +42,6 @@ import { loadKeptLists, askMasters, autoRefresh } from "./browse-masters.js";
 import { order, seq, rebuild, whenDrawn, sharedOrder, orderTimes, orderStats } from "./browse-order.js";
 import { wrap, tbody, active, rowAt, drawStats, whenRest } from "./browse-table.js";
 import { drawProgress } from "./browse-progress.js";
-import "./browse-input.js";
-import "./browse-picker.js";
 
 // Auto-refresh: every few seconds, re-ask the rows whose interval passed.
 setInterval(autoRefresh, 2000);
@@ -120,10 +120,18 @@ async function start() {
     globalThis.querylensBrowse.ready = true;
     return;
   }
+  // The page is ready for a person once its controls are wired too.
+  await later.catch((err) => showFatal(document.querySelector(".browse"), err));
   globalThis.querylensBrowse.ready = true;
 }
 
 start();
+// The filters, the sort, the rows' clicks and keys, favourites and the
+// game picker: imported once the page has asked its first servers (start
+// awaits them only after its first await), not preloaded with the page's
+// modules, so that the worker's script and imports, and the browser
+// module, get the connections first (HTTP/1.1 allows six to the server).
+const later = Promise.all([import("./browse-input.js"), import("./browse-picker.js")]);
 setInterval(() => {
   // Keep "asked N s ago" style hints honest in titles without re-rendering rows.
   const r = rowAt(active);

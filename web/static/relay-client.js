@@ -156,13 +156,27 @@ function compareBytes(a, b) {
 }
 
 /**
+ * Opened is a socket to the relay opened before a Relay takes it over
+ * (worker.js opens one as its script starts), with the messages it got
+ * and its close, if it closed, meanwhile.
+ * @typedef {{ws: WebSocket, messages: MessageEvent[], closed: CloseEvent|null}} Opened
+ */
+
+/**
  * Relay is one WebSocket to the relay. It queues queries beyond the
  * relay's in-flight limit (from HELLO) and reconnects after a drop, failing
  * the queries that were open. Events: "open" (after HELLO), "close".
  */
 export class Relay extends EventTarget {
-  constructor(path = "/relay") {
+  /**
+   * @param {string} [path] the relay's WebSocket path
+   * @param {Opened|null} [opened] a socket to that path opened already
+   *   (before this module was imported), which the first connection takes
+   *   over with what it said meanwhile
+   */
+  constructor(path = "/relay", opened = null) {
     super();
+    this.opened = opened;
     const u = new URL(path, location.href);
     u.protocol = u.protocol === "https:" ? "wss:" : "ws:";
     this.url = u.href;
@@ -217,23 +231,32 @@ export class Relay extends EventTarget {
   /** connect opens the socket (once) and resolves to the HELLO. */
   connect() {
     this.ready ??= new Promise((resolve, reject) => {
+      const opened = this.opened;
+      this.opened = null; // a reconnection opens its own
       // A relay that knows stream exchanges picks v2, one that knows
       // BATCH picks it; an older one picks v1.
-      const ws = new WebSocket(this.url, [SUBPROTOCOL_STREAM, SUBPROTOCOL_BATCH, SUBPROTOCOL]);
+      const ws = opened?.ws ?? new WebSocket(this.url, [SUBPROTOCOL_STREAM, SUBPROTOCOL_BATCH, SUBPROTOCOL]);
       ws.binaryType = "arraybuffer";
       this.ws = ws;
-      ws.onmessage = (e) => {
+      /** @param {MessageEvent} e */
+      const onMessage = (e) => {
         const t0 = performance.now();
         this.messages++;
         this.#message(e.data, ws, resolve);
         this.readMs += performance.now() - t0;
       };
-      ws.onclose = (e) => {
+      /** @param {CloseEvent} e */
+      const onClose = (e) => {
         const why = this.failure || e.reason || `connection closed (${e.code})`;
         this.failure = "";
         reject(new Error(`relay: ${why}`));
         this.#closed(why);
       };
+      ws.onmessage = onMessage;
+      ws.onclose = onClose;
+      // What the socket opened already said (its HELLO, mostly), in order.
+      for (const e of opened?.messages ?? []) onMessage(e);
+      if (opened?.closed) onClose(opened.closed);
     });
     return this.ready;
   }

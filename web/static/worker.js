@@ -3,9 +3,12 @@
 // wasm decoders, runs every conversation, and sends the page compact row
 // updates in batches, so the page's own thread only draws the table.
 //
-//   page → worker  {type: "prepare", glue, modules: {ql, relay}, first, decoders: {combined, protocols}, relay, asks}
-//                      import, start the first decoder, connect to the relay's
-//                      path (if given) and run asks as soon as both are ready
+//   page → worker  {type: "prepare", glue, modules: {ql, relay}, imports, first, decoders: {combined, protocols}, relay, subprotocols, asks}
+//                      import (imports: every module ql and relay import, to
+//                      the end, by the URLs their imports name: all at once),
+//                      start the first decoder, connect to the relay's
+//                      path (if given: its socket opens at once, with
+//                      subprotocols) and run asks as soon as both are ready
 //                  {type: "module", module}  the first module (first), compiled by the page
 //                  {type: "connect", relay}  the relay's path: connect (once), then run asks
 //                  {type: "ask", asks: [{key, protocol, target, options, timeoutMs, query?}]}
@@ -238,17 +241,24 @@ function decoderFor(protocol) {
 }
 
 /**
- * prepare imports the relay client, the page's helpers and the decoder's
- * JS glue side by side, connects to the relay as soon as its client is in
- * (when the page gave its path), and starts the decoder as soon as the
+ * prepare imports the relay client, the page's helpers, the decoder's JS
+ * glue and everything they import side by side, opens the relay's socket
+ * at once and connects through it as soon as its client is in (when the
+ * page gave its path), and starts the decoder as soon as the
  * helpers and the compiled module (sent by the page) are in: all before the
  * page's own script has run. Its asks run once both are ready.
- * @param {{glue: string, modules: {ql: string, relay: string}, first: string,
- *   decoders: {combined: string, protocols: Record<string, string>, outside: string[]}, relay?: string, asks?: Ask[]}} m
+ * @param {{glue: string, modules: {ql: string, relay: string}, imports?: string[], first: string,
+ *   decoders: {combined: string, protocols: Record<string, string>, outside: string[]}, relay?: string,
+ *   subprotocols?: string[], asks?: Ask[]}} m
  */
 function prepare(m) {
+  if (m.relay && m.subprotocols?.length) opened = openRelay(m.relay, m.subprotocols);
   qlReady = import(m.modules.ql);
   relayReady = import(m.modules.relay);
+  // What those import, fetched beside them rather than once they are in
+  // (the same URLs: their module map loads each once); a failure shows
+  // where ql or relay import it.
+  for (const u of m.imports ?? []) import(u).catch(() => {});
   glue = m.glue;
   plan = m.decoders;
   // loadDecoder imports the glue again (from the module map) and reports
@@ -270,6 +280,28 @@ function prepare(m) {
   if (m.relay) connect(m.relay);
 }
 
+/** @type {{path: string, socket: import("./relay-client.js").Opened}|null} the relay's socket opened by prepare */
+let opened = null;
+
+/**
+ * openRelay opens the relay's socket at path as the script starts, before the
+ * relay client is imported: its handshake and HELLO come while the
+ * modules load, so the masters' first requests leave as soon as the
+ * client is in, before the decoder's start holds this thread (the Relay
+ * takes the socket over with what it said meanwhile).
+ * @param {string} path @param {string[]} subprotocols
+ */
+function openRelay(path, subprotocols) {
+  const u = new URL(path, location.href);
+  u.protocol = u.protocol === "https:" ? "wss:" : "ws:";
+  /** @type {import("./relay-client.js").Opened} */
+  const socket = { ws: new WebSocket(u.href, subprotocols), messages: [], closed: null };
+  socket.ws.binaryType = "arraybuffer";
+  socket.ws.onmessage = (e) => socket.messages.push(e);
+  socket.ws.onclose = (e) => (socket.closed = e);
+  return { path, socket };
+}
+
 let connecting = false;
 
 /**
@@ -283,16 +315,20 @@ async function connect(path) {
   try {
     if (!modulesReady) throw new Error("the worker was connected before it was prepared");
     const r = await relayReady;
-    relay = new r.Relay(path);
-    // The masters' first requests leave as the relay's HELLO arrives
-    // (the client holds them until it has), whether the decoder is ready
-    // or not.
-    for (const a of queue) sendAhead(a, r.fromHex);
+    relay = new r.Relay(path, opened?.path === path ? opened.socket : null);
+    if (opened?.path !== path) opened?.socket.ws.close();
+    opened = null;
+    // Listened to first: the socket opened early may have its HELLO,
+    // which the first query (sendAhead) hands the Relay at once.
     relay.addEventListener("open", () => {
       times.open ??= now();
       post({ type: "open", hello: relay.hello });
     });
     relay.addEventListener("close", (e) => post({ type: "close", reason: /** @type {CustomEvent} */ (e).detail?.reason ?? "" }));
+    // The masters' first requests leave as the relay's HELLO arrives
+    // (the client holds them until it has), whether the decoder is ready
+    // or not.
+    for (const a of queue) sendAhead(a, r.fromHex);
     await Promise.all([first.ready, relay.connect()]);
     started = true;
     stats.timing = R.newTiming();

@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/querylens/querylens/codecs"
+	"github.com/querylens/querylens/relay/wire"
 	"github.com/querylens/querylens/server"
 	"github.com/querylens/querylens/server/games"
 	"github.com/querylens/querylens/web/layout"
@@ -204,9 +205,14 @@ func (h *Handler) protocols() []string {
 // keys, options and timeouts, the relay's reply window being unknown until
 // its HELLO: 2 s, plus browse.js's margins). A master's ask carries its
 // first request (Master.Query), which the worker sends as the relay's
-// HELLO arrives.
+// HELLO arrives. The subprotocols are those the page's relay client
+// offers, in its order (web/static/relay-client.js): the worker opens the
+// relay's socket with them as its script starts, before that client is in.
 func (h *Handler) boot() layout.Boot {
 	b := layout.Boot{Relay: h.Config.Relay}
+	if b.Relay != "" {
+		b.Subprotocols = []string{wire.SubprotocolStream, wire.SubprotocolBatch, wire.Subprotocol}
+	}
 	for _, m := range h.Config.Masters {
 		if m.Query == nil {
 			continue // the server keeps its list
