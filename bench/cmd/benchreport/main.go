@@ -93,7 +93,7 @@ var sections = []section{
 	{"start", "The browser page's start: first decode", 20 * time.Minute, startSection},
 	{"gamedig", "GameDig against querylens: GameSpy v2, A2S, Quake III, GameSpy v1, All-Seeing Eye, SA-MP, Minecraft Java", 15 * time.Minute, gamedigSection},
 	{"decoder", "The browser decoder: wasm against native", 8 * time.Minute, decoderSection},
-	{"relay", "The relay", 8 * time.Minute, relaySection},
+	{"relay", "The relay", 10 * time.Minute, relaySection},
 	{"scale", "Several instances sharing Redis", 3 * time.Minute, scaleSection},
 	{"huffman", "Huffman: table codec against the tree walk", 2 * time.Minute, huffmanSection},
 	{"codecs", "Codec benchmarks", 3 * time.Minute, codecsSection},
