@@ -10,6 +10,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"syscall"
 	"time"
 
 	"github.com/querylens/querylens/bench"
@@ -93,9 +94,28 @@ type gdFarm interface {
 // startFarm starts p's servers, n of them.
 func (p gdProtocol) startFarm(ctx context.Context, n int) (gdFarm, error) {
 	if p.stream != nil {
+		// n listeners, and both ends of every connection in progress
+		// (gdConcurrency of each client), with room for the rest.
+		if err := checkFiles(n + 2*gdConcurrency + 256); err != nil {
+			return nil, err
+		}
 		return farm.StartTCP(ctx, n, p.stream, nil)
 	}
 	return farm.Start(ctx, n, p.handler)
+}
+
+// checkFiles fails, saying so, when this process may not open need files:
+// Go raises the soft RLIMIT_NOFILE to the hard one as a program starts, so
+// a limit still below need is the hard one.
+func checkFiles(need int) error {
+	var l syscall.Rlimit
+	if err := syscall.Getrlimit(syscall.RLIMIT_NOFILE, &l); err != nil {
+		return err
+	}
+	if l.Cur < uint64(need) {
+		return fmt.Errorf("this process may open %d files (RLIMIT_NOFILE, hard limit %d) and needs %d: raise it (ulimit -Hn)", l.Cur, l.Max, need)
+	}
+	return nil
 }
 
 // sentReceived are what the servers sent and the client received: reply
