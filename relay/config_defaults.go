@@ -6,6 +6,7 @@ import (
 
 	"github.com/querylens/querylens/codecs"
 	"github.com/querylens/querylens/relay/shared"
+	"github.com/querylens/querylens/relay/wire"
 )
 
 // Defaults for the zero fields of Config.
@@ -34,7 +35,7 @@ const (
 	DefaultStreamDeadline       = 5 * time.Second
 	DefaultStreamConnectTimeout = 3 * time.Second
 	DefaultMaxStreams           = 256
-	DefaultMaxStreamsPerClient  = 8
+	DefaultMaxStreamsPerClient  = wire.DefaultStreamsPerClient
 	DefaultMaxStreamsPerHost    = 2
 )
 

@@ -42,10 +42,12 @@ func (*Codec) Options() []codecs.Option { return append([]codecs.Option(nil), qu
 // isQuery says whether b is a List Ping query (the legacy ping, or a
 // handshake that decodes).
 func isQuery(b []byte) bool {
-	if len(b) > 0 && b[0] == legacyPing {
+	if isLegacyPing(b) {
 		return true
 	}
-	if len(b) < 8 || b[1] != idHandshake {
+	// The handshake's VarInt length (two bytes for a long host), then
+	// its packet id.
+	if _, k := varInt(b); k <= 0 || len(b) < 8 || b[k] != idHandshake {
 		return false
 	}
 	_, err := DecodeRequest(b)
@@ -56,7 +58,7 @@ func isQuery(b []byte) bool {
 // status response (a packet 0 whose string is the rest of it and starts
 // with '{') is Likely.
 func (*Codec) Detect(b []byte) (codecs.Kind, codecs.Confidence) {
-	if len(b) > 0 && b[0] == legacyPing {
+	if isLegacyPing(b) {
 		if _, err := DecodeRequest(b); err == nil {
 			return codecs.KindQuery, codecs.Certain
 		}

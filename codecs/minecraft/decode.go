@@ -82,7 +82,7 @@ func DecodeRequest(b []byte) (Request, error) {
 
 func readRequest(r *wire.Reader) Request {
 	var q Request
-	if rest := r.Rest(); len(rest) > 0 && rest[0] == legacyPing {
+	if isLegacyPing(r.Rest()) {
 		readLegacyRequest(r, &q)
 	} else {
 		n := readVarInt(r, "handshake.length")

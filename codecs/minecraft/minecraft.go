@@ -197,6 +197,14 @@ func isLegacyReply(b []byte) (legacy, known bool) {
 	return b[3] == 0 && b[4] == 0xa7, true
 }
 
+// isLegacyPing says whether b is the legacy ping (FE, FE 01, FE 01 FA …)
+// rather than a packet whose VarInt length starts with FE (a length of
+// 126 modulo 128, past 127: FE 01 is 254), which a packet id (00) follows
+// where the ping has FA.
+func isLegacyPing(b []byte) bool {
+	return len(b) > 0 && b[0] == legacyPing && (len(b) == 1 || b[1] == legacyPayload && (len(b) == 2 || b[2] == legacyPlugin))
+}
+
 // MessageLen is the stream framing of the Java protocol (the relay's
 // codecs.Description.MessageLen): the length of the first whole packet in
 // b (a VarInt length and that many bytes, or a legacy reply: FF, a count

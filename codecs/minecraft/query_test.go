@@ -262,3 +262,55 @@ func TestBedrockQuery(t *testing.T) {
 		t.Error("pings of two times have two keys")
 	}
 }
+
+// TestLengthStartingFE: a packet whose VarInt length starts with FE (a
+// length of 126 modulo 128, past 127: every 128th size of status reply,
+// or a handshake naming a long host) is a packet, not the legacy ping
+// (FE, FE 01, FE 01 FA), in the codec's Decode, Detect and the query.
+func TestLengthStartingFE(t *testing.T) {
+	// A status reply of 254 bytes: FE 01 00 ...
+	js := []byte(`{"description":"` + strings.Repeat("x", 251-len(`{"description":""}`)) + `"}`)
+	reply := minecraft.AppendStatusResponse(nil, js)
+	if reply[0] != 0xfe || reply[1] != 0x01 || len(reply) != 256 {
+		t.Fatalf("the reply starts % x (%d bytes), want FE 01 and 256 bytes", reply[:3], len(reply))
+	}
+	c := &minecraft.Codec{}
+	m, err := c.Decode([][]byte{reply}, codecs.DecodeOptions{})
+	if err != nil || m.Kind != codecs.KindResponse {
+		t.Errorf("Decode(a reply of 254 bytes) = kind %q, %v; want a response", m.Kind, err)
+	}
+	if k, conf := c.Detect(reply); k != codecs.KindResponse || conf != codecs.Likely {
+		t.Errorf("Detect(a reply of 254 bytes) = %q, %v; want a response, likely", k, conf)
+	}
+	q, err := c.NewQuery(map[string]string{"host": "play.example", "port": "25565"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	q.Start()
+	if _, done, err := q.Feed(reply); !done || err != nil {
+		t.Fatalf("Feed(a reply of 254 bytes) = done %v, %v", done, err)
+	}
+	if m, err := q.Result(codecs.DecodeOptions{}); err != nil || m.Info.Name != string(js[16:len(js)-2]) {
+		t.Errorf("Result = %+v, %v", m.Info, err)
+	}
+	// A handshake whose length is 254: a host of 240-odd characters.
+	for n := 200; n < 253; n++ {
+		host := strings.Repeat("a", n-4) + ".net"
+		req, err := minecraft.AppendRequest(nil, minecraft.Request{Host: host, Port: minecraft.DefaultPort, ProtocolVersion: minecraft.PingProtocol})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if req[0] != 0xfe {
+			continue
+		}
+		got, err := minecraft.DecodeRequest(req)
+		if err != nil || got.Host != host || got.Legacy {
+			t.Errorf("minecraft.DecodeRequest(a handshake of % x…) = %+v, %v", req[:3], got, err)
+		}
+		if k, conf := c.Detect(req); k != codecs.KindQuery || conf != codecs.Certain {
+			t.Errorf("Detect(a handshake of % x…) = %q, %v", req[:3], k, conf)
+		}
+		return
+	}
+	t.Fatal("no host length gave a handshake whose length starts with FE")
+}

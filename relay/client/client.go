@@ -42,6 +42,7 @@ type Client struct {
 	hello        wire.Hello
 	writeTimeout time.Duration
 	slots        chan struct{} // one per open query id, up to Hello.MaxInFlight
+	streams      chan struct{} // one per stream exchange in progress, up to wire.DefaultStreamsPerClient
 	done         chan struct{} // closed when the connection ends
 
 	mu     sync.Mutex
@@ -106,6 +107,7 @@ func Dial(ctx context.Context, url string, opts *DialOptions) (*Client, error) {
 		hello:        f.Hello,
 		writeTimeout: o.WriteTimeout,
 		slots:        make(chan struct{}, max(1, int(f.Hello.MaxInFlight))),
+		streams:      make(chan struct{}, wire.DefaultStreamsPerClient),
 		done:         make(chan struct{}),
 		routes:       make(map[uint32]*drive.Events),
 		pings:        make(map[uint32]chan error),
@@ -266,6 +268,17 @@ func (c *Client) ExchangeOptions(ctx context.Context, protocol, target string, o
 	if err != nil {
 		return res, err
 	}
+	// Within the relay's cap of connections in progress per client, so
+	// that many exchanges asked at once wait here instead of being
+	// refused (wire.RuleTCPPerClient).
+	select {
+	case c.streams <- struct{}{}:
+	case <-ctx.Done():
+		return res, ctx.Err()
+	case <-c.done:
+		return res, c.closedErr()
+	}
+	defer func() { <-c.streams }()
 	select {
 	case c.slots <- struct{}{}:
 	case <-ctx.Done():

@@ -34,6 +34,12 @@ const Version = 1
 // VersionStream is the value HELLO carries on SubprotocolStream.
 const VersionStream = 2
 
+// DefaultStreamsPerClient is the relay's default cap of stream exchanges
+// (TCP connections) in progress per client address. HELLO does not carry
+// it: clients keep within it and learn a lower one from the relay's
+// refusals (RuleTCPPerClient).
+const DefaultStreamsPerClient = 8
+
 // FrameType is the first byte of every frame. The payload layout of each
 // type follows its constant; integers are big-endian.
 type FrameType uint8

@@ -32,6 +32,30 @@ const CANCEL_WAIT_MS = 3000;
 const MAX_OUT_BATCH = 64 << 10;
 
 /**
+ * STREAMS_PER_CLIENT is how many stream (TCP) exchanges the client starts
+ * with in progress at once: the relay's default cap of connections in
+ * progress per client address (wire.DefaultStreamsPerClient; HELLO does not
+ * carry it). While exchanges wait, each one that ends raises the client's
+ * cap by one, as TCP's slow start does, up to the cap the relay showed: it
+ * refuses an exchange past its caps (tcp-per-client: an operator's limit,
+ * another page of the same address; tcp-cap: the relay's connections in
+ * all; tcp-per-target: other clients asking the same host), and the client then takes what it has in progress as the
+ * cap, holds that exchange and asks again when one of its own ends (or
+ * STREAM_RETRY_MS later when none is in progress), at most STREAM_RETRIES
+ * times. A list of a thousand Minecraft servers is so asked in full, at the
+ * relay's pace, instead of mostly refused.
+ */
+const STREAMS_PER_CLIENT = 8;
+const STREAM_RETRIES = 6;
+const STREAM_RETRY_MS = 250;
+
+/** hostOf is target's host: "host:port" and "[v6]:port" less the port. @param {string} target */
+function hostOf(target) {
+  const i = target.lastIndexOf(":");
+  return i > 0 ? target.slice(0, i) : target;
+}
+
+/**
  * idFrame is a frame of a type and a u32 (PING's nonce, CANCEL's id).
  * @param {number} type @param {number} id
  */
@@ -175,6 +199,19 @@ export class Relay extends EventTarget {
     /** @type {Uint8Array[]} */
     this.out = [];
     this.outBytes = 1;
+    // Stream exchanges: in progress (sent, not ended) in all and per
+    // target host, the caps learned from the relay's refusals, and the
+    // exchanges held back by them, oldest first (#pump, #refused).
+    this.streamsOpen = 0;
+    /** @type {Map<string, number>} */
+    this.hostStreams = new Map();
+    this.streamCap = STREAMS_PER_CLIENT;
+    this.streamCeiling = Infinity; // the relay's cap, once it refused one
+    /** @type {Map<string, number>} */
+    this.hostCaps = new Map();
+    /** @type {any[]} */
+    this.held = [];
+    this.heldTimer = 0;
   }
 
   /** connect opens the socket (once) and resolves to the HELLO. */
@@ -265,7 +302,7 @@ export class Relay extends EventTarget {
     const id = this.nextId++;
     if (this.nextId > 0xffffffff) this.nextId = 1;
     const buf = exchangeFrame(id, protocol, target, options);
-    const entry = { id, frame: buf, handlers, sent: false, freed: false, at: performance.now(), stream: true };
+    const entry = { id, frame: buf, handlers, sent: false, freed: false, at: performance.now(), stream: true, host: hostOf(target), retries: 0 };
     this.open.set(id, entry);
     if (typeof buf === "string") {
       queueMicrotask(() => this.#finish(id, (hd) => hd.error?.(RelayCode.badFrame, buf)));
@@ -289,6 +326,7 @@ export class Relay extends EventTarget {
     if (!q.sent) {
       this.queue = this.queue.filter((x) => x !== q);
       this.followUps = this.followUps.filter((x) => x !== q);
+      this.held = this.held.filter((x) => x !== q);
       this.#finish(id, (hd) => hd.end?.("cancelled", 0));
       return;
     }
@@ -371,6 +409,15 @@ export class Relay extends EventTarget {
   #pump() {
     if (this.ws?.readyState !== WebSocket.OPEN || !this.hello) return;
     const max = this.maxInFlight;
+    // Held stream exchanges first, as far as the caps now allow.
+    if (this.held.length && this.streamsOpen < this.streamCap) {
+      const still = [];
+      for (const q of this.held) {
+        if (this.sent < max && this.#streamFits(q)) this.#start(q);
+        else still.push(q);
+      }
+      this.held = still;
+    }
     while (this.sent < max && (this.followUps.length || this.queue.length)) {
       const q = /** @type {any} */ (this.followUps.length ? this.followUps.shift() : this.queue.shift());
       if (q.stream && !this.streams) {
@@ -378,12 +425,74 @@ export class Relay extends EventTarget {
         this.#finish(q.id, (hd) => hd.error?.(RelayCode.notAQuery, "not-a-stream: this relay does not hold TCP exchanges"));
         continue;
       }
-      q.sent = true;
-      this.sent++;
-      this.queuedMs += performance.now() - q.at;
-      this.#send(q.frame);
-      q.handlers.sent?.();
+      if (q.stream && !this.#streamFits(q)) {
+        this.held.push(q);
+        continue;
+      }
+      this.#start(q);
     }
+  }
+
+  /** #streamFits says whether stream exchange q may start now. @param {any} q */
+  #streamFits(q) {
+    return this.streamsOpen < this.streamCap && (this.hostStreams.get(q.host) ?? 0) < (this.hostCaps.get(q.host) ?? Infinity);
+  }
+
+  /** #start sends q's frame. @param {any} q */
+  #start(q) {
+    q.sent = true;
+    this.sent++;
+    if (q.stream) {
+      q.counted = true;
+      this.streamsOpen++;
+      this.hostStreams.set(q.host, (this.hostStreams.get(q.host) ?? 0) + 1);
+    }
+    this.queuedMs += performance.now() - q.at;
+    this.#send(q.frame);
+    q.handlers.sent?.();
+  }
+
+  /** #streamDone counts stream exchange q out of those in progress. @param {any} q */
+  #streamDone(q) {
+    if (!q.counted) return;
+    q.counted = false;
+    this.streamsOpen--;
+    const n = (this.hostStreams.get(q.host) ?? 1) - 1;
+    if (n > 0) this.hostStreams.set(q.host, n);
+    else this.hostStreams.delete(q.host);
+  }
+
+  /**
+   * #refused takes the relay's refusal of stream exchange q at one of its
+   * caps of connections in progress: it lowers the client's cap to what is
+   * in progress without q and holds q to ask again. It reports false when
+   * q has been asked too often, which then fails with the refusal.
+   * @param {any} q @param {string} msg the ERROR's message, its rule first
+   */
+  #refused(q, msg) {
+    // tcp-cap is the relay's cap in all: this client's share of it is
+    // learned like its own cap.
+    const perClient = msg.startsWith("tcp-per-client") || msg.startsWith("tcp-cap");
+    if (!q.stream || !(perClient || msg.startsWith("tcp-per-target")) || q.retries >= STREAM_RETRIES) return false;
+    q.retries++;
+    this.#streamDone(q);
+    if (q.sent && !q.freed) this.sent--;
+    q.sent = false;
+    if (perClient) this.streamCap = this.streamCeiling = Math.max(1, Math.min(this.streamCap, this.streamsOpen));
+    else this.hostCaps.set(q.host, Math.max(1, this.hostStreams.get(q.host) ?? 0));
+    this.held.unshift(q); // it was asked before those held by the caps
+
+    // Held exchanges go again when one of this client's own ends; with
+    // none in progress (the cap is another page's), after a pause.
+    if (!this.heldTimer && (perClient ? this.streamsOpen : this.hostStreams.get(q.host) ?? 0) === 0) {
+      this.heldTimer = setTimeout(() => {
+        this.heldTimer = 0;
+        this.streamCeiling = Infinity;
+        this.hostCaps.clear();
+        this.#pump();
+      }, STREAM_RETRY_MS * q.retries);
+    }
+    return true;
   }
 
   /**
@@ -446,6 +555,11 @@ export class Relay extends EventTarget {
     if (!q) return;
     this.open.delete(id);
     if (q.sent && !q.freed) this.sent--;
+    if (q.stream) {
+      if (q.counted && this.held.length && this.streamCap < this.streamCeiling) this.streamCap++;
+      this.#streamDone(q);
+      if (!q.sent) this.held = this.held.filter((x) => x !== q);
+    }
     try { call(q.handlers); } finally { this.#pump(); }
   }
 
@@ -483,6 +597,11 @@ export class Relay extends EventTarget {
         const n = v.getUint16(6);
         const msg = dec.decode(bytes.subarray(8, 8 + n));
         if (id === 0) { console.warn("relay error:", ERROR_CODES[code], msg); return; }
+        const q = this.open.get(id);
+        if (q?.stream && q.sent && !q.cancelled && this.#refused(q, msg)) {
+          this.#pump();
+          return;
+        }
         this.#finish(id, (hd) => hd.error?.(ERROR_CODES[code] ?? `code ${code}`, msg));
         return;
       }
@@ -498,7 +617,15 @@ export class Relay extends EventTarget {
     for (const id of [...this.open.keys()]) this.#finish(id, (hd) => hd.error?.("closed", why));
     this.queue = [];
     this.followUps = [];
+    this.held = [];
     this.sent = 0;
+    this.streamsOpen = 0;
+    this.hostStreams.clear();
+    this.streamCap = STREAMS_PER_CLIENT;
+    this.streamCeiling = Infinity;
+    this.hostCaps.clear();
+    clearTimeout(this.heldTimer);
+    this.heldTimer = 0;
     this.ready = null;
     this.hello = null;
     this.dispatchEvent(new CustomEvent("close", { detail: { reason: why } }));
