@@ -32,6 +32,7 @@ import (
 	"github.com/querylens/querylens/codecs"
 	"github.com/querylens/querylens/demo"
 	"github.com/querylens/querylens/netquery"
+	"github.com/querylens/querylens/relay/wire"
 	"github.com/querylens/querylens/server"
 )
 
@@ -41,14 +42,15 @@ import (
 // ratio is what the relay and the browser add.
 const pageConcurrency = 768
 
-// pageStreams is how many TCP exchanges the relay holds for the page at
-// once: the page sends up to pageConcurrency EXCHANGE frames, but `serve
-// --demo` lets a client on loopback have 256 TCP connections in progress
-// (its demoLoopback.MaxStreams, in place of --tcp-per-client's 8), and the
-// whole relay 256 (--tcp-max); the relay refuses an EXCHANGE past them
-// (rate-limited, tcp-per-client or busy, tcp-cap). The floor of a stream
-// protocol asks this many at once, the concurrency the page gets.
-const pageStreams = 256
+// pageStreams is how many TCP exchanges the page has in progress at once:
+// its relay client (relay-client.js STREAMS_PER_CLIENT) keeps its EXCHANGEs
+// within the relay's default per-client cap, wire.DefaultStreamsPerClient
+// (8), which HELLO does not carry, and holds the others until one ends,
+// though `serve --demo` would let a loopback client have 256 (its
+// demoLoopback.MaxStreams) and the page asks up to pageConcurrency servers
+// at once. The floor of a stream protocol asks this many at once, the
+// concurrency the page gets.
+const pageStreams = wire.DefaultStreamsPerClient
 
 // streamTimeout is the floor's bound on one TCP exchange, connection
 // included: the relay's (--tcp-deadline, relay.DefaultStreamDeadline).
@@ -1241,7 +1243,7 @@ func browserReport(e *env, runs browserRuns, fd firstDecodeRuns) string {
 		if isStream(c.protocol) {
 			fmt.Fprintf(&b, "- %s: in the same run, alternating likewise, %s: %d %s servers over TCP (the demo's normal %s servers in turn: vanilla, Forge, and 1.6 asked with `legacy=true`; a few slow and silent), %s configured rows with the demo's own. "+
 				"No demo master lists them: the page lists them from its configuration and asks each through the relay with an EXCHANGE (%s; a server's own options where it has them): the relay holds the TCP conversation and streams the reply back as CHUNKs. "+
-				"The page sends up to %d EXCHANGEs at once, but the relay holds %d TCP connections at once for it (`serve --demo` gives loopback clients 256 in place of `--tcp-per-client`'s 8; `--tcp-max` 256), so the page gets %d at a time; "+
+				"The page's worker asks up to %d servers at once, but its relay client keeps %d EXCHANGEs in progress (the relay's default `--tcp-per-client`, which HELLO does not carry; `serve --demo` would allow a loopback client 256) and holds the others until one ends, so the page gets %d at a time; "+
 				"the floor reads the same servers and options from the page's configuration and asks each over a TCP connection of its own (`netquery.Converse`, as `netquery.TCP` does), %d at a time, %s per exchange (the relay's `--tcp-deadline`; its \"master list\" is none).\n",
 				c.title, code(fmt.Sprintf("serve --demo --demo-servers 1 --demo-more %s=%d", c.protocol, e.servers)), e.servers, c.title, c.protocol,
 				num(bench.Median(collect(c.quiet, func(r browserRound) float64 { return float64(r.floor.listed) }))), listOptionsText(c.protocol),
@@ -1419,10 +1421,10 @@ func browserReport(e *env, runs browserRuns, fd firstDecodeRuns) string {
 		}{
 			{"the native floor: every server final", floorTotal},
 			{"worker: conversations", func(r browserRound) float64 { return r.page.Worker.Timing["conversations"] }},
-			{"worker: time asks waited for an in-flight place (relay.js queue), in all", func(r browserRound) float64 { return r.page.Worker.Timing["relayQueuedMs"] }},
+			{"worker: time asks waited to be sent (relay.js queue: in-flight places, TCP exchanges held), in all", func(r browserRound) float64 { return r.page.Worker.Timing["relayQueuedMs"] }},
 			{"worker: time from an ask to its reply, in all", func(r browserRound) float64 { return r.page.Worker.Timing["replyWaitMs"] }},
 			{"relay: TCP exchanges started", func(r browserRound) float64 { return r.relayStats["querylens_relay_tcp_exchanges_total"] }},
-			{"relay: EXCHANGEs refused, tcp-cap (the relay's 256 in progress)", func(r browserRound) float64 {
+			{"relay: EXCHANGEs refused, tcp-cap (the relay's 256 in progress in all)", func(r browserRound) float64 {
 				return r.relayStats[`querylens_relay_refusals_total{rule="tcp-cap"}`]
 			}},
 			{"relay: EXCHANGEs refused, tcp-per-client", func(r browserRound) float64 {
