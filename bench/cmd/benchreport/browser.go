@@ -42,15 +42,16 @@ import (
 // ratio is what the relay and the browser add.
 const pageConcurrency = 768
 
-// pageStreams is how many TCP exchanges the page has in progress at once:
-// its relay client (relay-client.js STREAMS_PER_CLIENT) keeps its EXCHANGEs
-// within the relay's default per-client cap, wire.DefaultStreamsPerClient
-// (8), which HELLO does not carry, and holds the others until one ends,
-// though `serve --demo` would let a loopback client have 256 (its
-// demoLoopback.MaxStreams) and the page asks up to pageConcurrency servers
-// at once. The floor of a stream protocol asks this many at once, the
-// concurrency the page gets.
-const pageStreams = wire.DefaultStreamsPerClient
+// pageStreams is how many TCP exchanges the page gets in progress at
+// once: its relay client (relay-client.js) starts with the relay's default
+// per-client cap (wire.DefaultStreamsPerClient, 8; HELLO does not carry
+// the cap) and raises it by one for each exchange that ends while others
+// wait, up to what the relay refuses past: for a loopback client of
+// `serve --demo`, 256 (demoLoopback.MaxStreams, in place of
+// --tcp-per-client), which is also the whole relay's --tcp-max (tcp-cap).
+// Past its first 248 exchanges the page so has 256 in progress; the floor
+// of a stream protocol asks 256 at a time from the start.
+const pageStreams = 256
 
 // streamTimeout is the floor's bound on one TCP exchange, connection
 // included: the relay's (--tcp-deadline, relay.DefaultStreamDeadline).
@@ -1243,11 +1244,11 @@ func browserReport(e *env, runs browserRuns, fd firstDecodeRuns) string {
 		if isStream(c.protocol) {
 			fmt.Fprintf(&b, "- %s: in the same run, alternating likewise, %s: %d %s servers over TCP (the demo's normal %s servers in turn: vanilla, Forge, and 1.6 asked with `legacy=true`; a few slow and silent), %s configured rows with the demo's own. "+
 				"No demo master lists them: the page lists them from its configuration and asks each through the relay with an EXCHANGE (%s; a server's own options where it has them): the relay holds the TCP conversation and streams the reply back as CHUNKs. "+
-				"The page's worker asks up to %d servers at once, but its relay client keeps %d EXCHANGEs in progress (the relay's default `--tcp-per-client`, which HELLO does not carry; `serve --demo` would allow a loopback client 256) and holds the others until one ends, so the page gets %d at a time; "+
+				"The page's worker asks up to %d servers at once; its relay client starts %d EXCHANGEs (the relay's default `--tcp-per-client`, which HELLO does not carry), holds the others, and raises its cap by one as each ends, up to what the relay refuses past: %d for a loopback client of `serve --demo` (in place of `--tcp-per-client`), also the whole relay's `--tcp-max` (tcp-cap); so the page gets up to %d at a time; "+
 				"the floor reads the same servers and options from the page's configuration and asks each over a TCP connection of its own (`netquery.Converse`, as `netquery.TCP` does), %d at a time, %s per exchange (the relay's `--tcp-deadline`; its \"master list\" is none).\n",
 				c.title, code(fmt.Sprintf("serve --demo --demo-servers 1 --demo-more %s=%d", c.protocol, e.servers)), e.servers, c.title, c.protocol,
 				num(bench.Median(collect(c.quiet, func(r browserRound) float64 { return float64(r.floor.listed) }))), listOptionsText(c.protocol),
-				pageConcurrency, pageStreams, pageStreams, pageStreams, streamTimeout)
+				pageConcurrency, wire.DefaultStreamsPerClient, pageStreams, pageStreams, pageStreams, streamTimeout)
 			continue
 		}
 		fmt.Fprintf(&b, "- %s: in the same run, alternating likewise, %s: %d %s servers (the demo's normal %s servers in turn, a few slow and silent), %s configured rows with the demo's own. "+
