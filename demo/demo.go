@@ -234,7 +234,7 @@ func Start(ctx context.Context, cfg Config) (*Demo, error) {
 	if err := d.startListMasters(cfg, open); err != nil {
 		return nil, err
 	}
-	if err := d.startMore(cfg, others, open); err != nil {
+	if err := d.startMore(ctx, cfg, others, open); err != nil {
 		return nil, err
 	}
 	if cfg.Flapping != nil {
@@ -350,19 +350,29 @@ func (d *Demo) StreamTargets() []Target { return append([]Target(nil), d.streamT
 func (d *Demo) startStreams(ctx context.Context, seed int64) error {
 	for i, m := range minecraftStreams {
 		h := NewMinecraft(seed+int64(i)*104723, m.kind, m.b)
-		ln, err := listenTCPLoopback(ctx, "127.0.0.1:0")
+		addr, err := d.openStream(ctx, h, m.b)
 		if err != nil {
-			return errors.New("demo: " + err.Error())
+			return err
 		}
-		d.streams.mu.Lock()
-		d.streams.lns = append(d.streams.lns, ln)
-		d.streams.mu.Unlock()
-		d.streamTargets = append(d.streamTargets, Target{Protocol: minecraft.Protocol, Addr: ln.Addr().String(), Name: h.Name(),
+		d.streamTargets = append(d.streamTargets, Target{Protocol: minecraft.Protocol, Addr: addr, Name: h.Name(),
 			Behavior: m.b, Options: m.opts})
-		d.wg.Add(1)
-		go serveTCP(ln, h, m.b, &d.streams, &d.wg)
 	}
 	return nil
+}
+
+// openStream starts a TCP server answering with h, as b says, on a free
+// loopback port, and returns its address.
+func (d *Demo) openStream(ctx context.Context, h StreamHandler, b Behavior) (string, error) {
+	ln, err := listenTCPLoopback(ctx, "127.0.0.1:0")
+	if err != nil {
+		return "", errors.New("demo: " + err.Error())
+	}
+	d.streams.mu.Lock()
+	d.streams.lns = append(d.streams.lns, ln)
+	d.streams.mu.Unlock()
+	d.wg.Add(1)
+	go serveTCP(ln, h, b, &d.streams, &d.wg)
+	return ln.Addr().String(), nil
 }
 
 // Prefixes returns the exact /32 (or /128) of every address the demo

@@ -1,10 +1,13 @@
 package demo
 
 import (
+	"context"
 	"errors"
 	"net/netip"
 	"slices"
 	"strconv"
+
+	"github.com/querylens/querylens/codecs/minecraft"
 )
 
 // foldMore checks cfg.More and moves the counts of the fleets the demo's
@@ -28,7 +31,7 @@ func (cfg Config) foldMore() (Config, error) {
 		case "gamespy1":
 			cfg.GameSpy1Servers += n
 		default:
-			if !slices.ContainsFunc(table, func(s demoServer) bool { return s.protocol == p && s.b == Normal }) {
+			if len(moreKinds(table, p)) == 0 {
 				return cfg, errors.New("demo: no demo server of protocol " + strconv.Quote(p) + " to add more of (" + MoreProtocols() + ")")
 			}
 			if n > 0 {
@@ -41,13 +44,17 @@ func (cfg Config) foldMore() (Config, error) {
 }
 
 // MoreProtocols lists, comma-separated and sorted, the protocols
-// Config.More takes: every protocol of which the demo has a normal server.
+// Config.More takes: every protocol of which the demo has a normal server,
+// over UDP or TCP (Minecraft Java's).
 func MoreProtocols() string {
 	var ps []string
 	for _, s := range demoServers() {
 		if s.b == Normal && !slices.Contains(ps, s.protocol) {
 			ps = append(ps, s.protocol)
 		}
+	}
+	if !slices.Contains(ps, minecraft.Protocol) {
+		ps = append(ps, minecraft.Protocol)
 	}
 	slices.Sort(ps)
 	out := ""
@@ -60,29 +67,67 @@ func MoreProtocols() string {
 	return out
 }
 
+// moreKind is one kind of server a fleet of Config.More cycles through:
+// a datagram server (udp) or a stream one (tcp), with the query options it
+// needs.
+type moreKind struct {
+	udp  func(seed int64, b Behavior) Handler
+	tcp  func(seed int64, b Behavior) StreamHandler
+	opts map[string]string
+}
+
+// moreKinds are the kinds of server a fleet of protocol p cycles through:
+// the table's normal servers of p, or for Minecraft Java (TCP) the normal
+// ones of minecraftStreams (vanilla, Forge, and 1.6, asked with its
+// option); none for a protocol the demo has no normal server of.
+func moreKinds(table []demoServer, p string) []moreKind {
+	var kinds []moreKind
+	for _, s := range table {
+		if s.protocol == p && s.b == Normal {
+			kinds = append(kinds, moreKind{udp: s.h, opts: s.opts})
+		}
+	}
+	if p == minecraft.Protocol {
+		for _, m := range minecraftStreams {
+			if m.b == Normal {
+				kind := m.kind
+				kinds = append(kinds, moreKind{tcp: func(seed int64, b Behavior) StreamHandler { return NewMinecraft(seed, kind, b) }, opts: m.opts})
+			}
+		}
+	}
+	return kinds
+}
+
 // startMore starts cfg.More's fleets, in the order of the protocols'
-// names: server i of a protocol is the table's (i mod n)th normal server
-// of it (so every dialect the demo has takes its turn), with its query
-// options, behaving as fleetBehavior(i).
-func (d *Demo) startMore(cfg Config, table []demoServer, open func(string, Target, Handler) (netip.AddrPort, error)) error {
+// names: server i of a protocol is the (i mod n)th of its moreKinds (so
+// every dialect the demo has takes its turn), with its query options,
+// behaving as fleetBehavior(i). A stream server listens on a TCP port of
+// its own, served as the demo's own TCP servers are (serveTCP).
+func (d *Demo) startMore(ctx context.Context, cfg Config, table []demoServer, open func(string, Target, Handler) (netip.AddrPort, error)) error {
 	var protos []string
 	for p := range cfg.More {
 		protos = append(protos, p)
 	}
 	slices.Sort(protos)
 	for k, p := range protos {
-		var kinds []demoServer
-		for _, s := range table {
-			if s.protocol == p && s.b == Normal {
-				kinds = append(kinds, s)
-			}
-		}
+		kinds := moreKinds(table, p)
 		for i := range cfg.More[p] {
 			s := kinds[i%len(kinds)]
 			b := fleetBehavior(i)
-			h := s.h(cfg.Seed+4_000_003+int64(k)*100_003+int64(i), b)
+			seed := cfg.Seed + 4_000_003 + int64(k)*100_003 + int64(i)
 			t := Target{Protocol: p, Name: "querylens demo " + p + " fleet #" + strconv.Itoa(i+1), Behavior: b, Options: s.opts}
-			if err := d.openFleet(open, fleetServer{t, h}); err != nil {
+			if s.tcp != nil {
+				h := s.tcp(seed, b)
+				if n, ok := h.(interface{ Name() string }); ok {
+					t.Name = n.Name() // what it reports, as the demo's own stream servers are named
+				}
+				addr, err := d.openStream(ctx, h, b)
+				if err != nil {
+					return err
+				}
+				t.Addr = addr
+				d.fleet = append(d.fleet, t)
+			} else if err := d.openFleet(open, fleetServer{t, s.udp(seed, b)}); err != nil {
 				return err
 			}
 			d.unlisted = append(d.unlisted, len(d.fleet)-1)

@@ -1,7 +1,8 @@
 // Queries many servers with GameDig, the library most server lists use
 // today, and prints one line of JSON: how many answered, how many players
-// were read, how many datagrams GameDig's socket received, and the wall
-// time from the first query to the last answer. Used by
+// were read, how many datagrams GameDig's socket received, how many bytes
+// its TCP sockets read (a protocol over TCP, as Minecraft Java's), and
+// the wall time from the first query to the last answer. Used by
 // bench/cmd/benchreport:
 //
 //	node gamedig.mjs GAMEDIG_DIR CONCURRENCY [-type TYPE] [-rules] HOST:PORT...   (or - to read targets from stdin, one a line)
@@ -14,6 +15,7 @@ import { createRequire } from 'node:module'
 import { pathToFileURL } from 'node:url'
 import { readFileSync } from 'node:fs'
 import dgram from 'node:dgram'
+import net from 'node:net'
 
 const [dir, conc, ...rest] = process.argv.slice(2)
 let type = 'battlefieldvietnam'
@@ -52,6 +54,14 @@ dgram.Socket.prototype.emit = function (event, ...args) {
   }
   return emit.call(this, event, ...args)
 }
+// Every byte a TCP socket of this process reads (GameDig's connections
+// to a TCP protocol's servers): what the servers wrote and GameDig read.
+let receivedBytes = 0
+const emitTCP = net.Socket.prototype.emit
+net.Socket.prototype.emit = function (event, ...args) {
+  if (event === 'data' && args[0]?.length) receivedBytes += args[0].length
+  return emitTCP.call(this, event, ...args)
+}
 const require = createRequire(dir.replace(/\/?$/, '/') + 'package.json')
 const { GameDig } = await import(pathToFileURL(require.resolve('gamedig')).href)
 
@@ -86,6 +96,6 @@ async function worker () {
 }
 await Promise.all(Array.from({ length: Math.min(limit, targets.length) }, worker))
 const ms = performance.now() - t0
-process.stdout.write(JSON.stringify({ asked: targets.length, ok, players, received, ms, errors }) + '\n')
+process.stdout.write(JSON.stringify({ asked: targets.length, ok, players, received, receivedBytes, ms, errors }) + '\n')
 // GameDig keeps its shared UDP socket open; end now that every query is done.
 process.exit(0)

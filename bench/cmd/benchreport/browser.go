@@ -32,6 +32,7 @@ import (
 	"github.com/querylens/querylens/codecs"
 	"github.com/querylens/querylens/demo"
 	"github.com/querylens/querylens/netquery"
+	"github.com/querylens/querylens/relay/wire"
 	"github.com/querylens/querylens/server"
 )
 
@@ -40,6 +41,36 @@ import (
 // --demo` sets to 1024)); the native floor asks as many at once, so that the
 // ratio is what the relay and the browser add.
 const pageConcurrency = 768
+
+// pageStreams is how many TCP exchanges the page gets in progress at
+// once: its relay client (relay-client.js) starts with the relay's default
+// per-client cap (wire.DefaultStreamsPerClient, 8; HELLO does not carry
+// the cap) and raises it by one for each exchange that ends while others
+// wait, up to what the relay refuses past: for a loopback client of
+// `serve --demo`, 256 (demoLoopback.MaxStreams, in place of
+// --tcp-per-client), which is also the whole relay's --tcp-max (tcp-cap).
+// Past its first 248 exchanges the page so has 256 in progress; the floor
+// of a stream protocol asks 256 at a time from the start.
+const pageStreams = 256
+
+// streamTimeout is the floor's bound on one TCP exchange, connection
+// included: the relay's (--tcp-deadline, relay.DefaultStreamDeadline).
+const streamTimeout = 5 * time.Second
+
+// floorConcurrency is how many servers of protocol the native floor asks
+// at once: as many as the page gets (pageStreams over TCP).
+func floorConcurrency(protocol string) int {
+	if isStream(protocol) {
+		return pageStreams
+	}
+	return pageConcurrency
+}
+
+// isStream says whether protocol travels over TCP (codecs.Description).
+func isStream(protocol string) bool {
+	d, err := codecs.LookupDescription(protocol)
+	return err == nil && d.Transport == codecs.TCP
+}
 
 // rateWindow is the demo's per-IP window (Zandronum servers and master
 // answer one client IP once per 10 s), waited out between two clients.
@@ -312,7 +343,7 @@ func browserKnown() []string {
 
 // browserDefault are the protocols the browser section measures without
 // -protocols: those with a goal of their own.
-var browserDefault = []string{"zandronum", "a2s", "quake3", "gamespy1", "ase", "samp"}
+var browserDefault = []string{"zandronum", "a2s", "quake3", "gamespy1", "ase", "samp", "minecraft"}
 
 // browserProtocols reads -protocols: the browser section's protocols, in
 // the order they run in a round, Zandronum always first (the others are
@@ -406,7 +437,7 @@ func (e *env) browserRound(ctx context.Context, hog bool, protocol string) (brow
 	var srv *serveProc
 	var err error
 	master := ""
-	var configured []string // a protocol no demo master lists: the page's configured servers
+	var configured []configServer // a protocol no demo master lists: the page's configured servers
 	switch protocol {
 	case "a2s", "quake3":
 		srv, err = startServe(ctx, e.querylens, 1, "--demo-"+protocol+"-servers", strconv.Itoa(e.servers))
@@ -466,7 +497,7 @@ func (e *env) browserRound(ctx context.Context, hog bool, protocol string) (brow
 		return r, ctx.Err()
 	}
 	if configured != nil {
-		r.floor, err = nativeFloorList(ctx, protocol, configured, pageConcurrency)
+		r.floor, err = nativeFloorList(ctx, protocol, configured, floorConcurrency(protocol))
 	} else {
 		r.floor, err = nativeFloor(ctx, protocol, master, pageConcurrency)
 	}
@@ -474,11 +505,10 @@ func (e *env) browserRound(ctx context.Context, hog bool, protocol string) (brow
 }
 
 // pageServers reads the browser page's configuration (<script
-// id="ql-config">) and returns the addresses of its configured servers of
-// protocol: what the page lists and asks without a master. It fails if
-// one of them has query options of its own, which the floor would not
-// pass (it asks with the list's, as the page does for a server without).
-func pageServers(ctx context.Context, base, protocol string) ([]string, error) {
+// id="ql-config">) and returns its configured servers of protocol: what
+// the page lists and asks without a master, each with the options it is
+// asked with.
+func pageServers(ctx context.Context, base, protocol string) ([]configServer, error) {
 	req, err := http.NewRequestWithContext(ctx, http.MethodGet, base, nil)
 	if err != nil {
 		return nil, err
@@ -495,9 +525,15 @@ func pageServers(ctx context.Context, base, protocol string) ([]string, error) {
 	return configServers(string(body), protocol)
 }
 
+// configServer is a configured server of the browser page.
+type configServer struct {
+	addr    string
+	options map[string]string // its own query options; nil: none
+}
+
 // configServers reads the configured servers of protocol from a browser
 // page's HTML (see pageServers).
-func configServers(html, protocol string) ([]string, error) {
+func configServers(html, protocol string) ([]configServer, error) {
 	_, rest, ok := strings.Cut(html, `<script id="ql-config" type="application/json">`)
 	js, _, ok2 := strings.Cut(rest, "</script>")
 	if !ok || !ok2 {
@@ -513,15 +549,16 @@ func configServers(html, protocol string) ([]string, error) {
 	if err := json.Unmarshal([]byte(js), &cfg); err != nil {
 		return nil, fmt.Errorf("the browser page's ql-config: %w", err)
 	}
-	var out []string
+	var out []configServer
 	for _, s := range cfg.Servers {
 		if s.Protocol != protocol {
 			continue
 		}
+		cs := configServer{addr: s.Addr}
 		if len(s.Options) > 0 {
-			return nil, fmt.Errorf("the browser page's ql-config: %s/%s has options %v (the floor asks with the list's)", s.Protocol, s.Addr, s.Options)
+			cs.options = s.Options
 		}
-		out = append(out, s.Addr)
+		out = append(out, cs)
 	}
 	if len(out) == 0 {
 		return nil, fmt.Errorf("the browser page's ql-config lists no %s servers", protocol)
@@ -630,15 +667,33 @@ func nativeFloor(ctx context.Context, protocol, master string, concurrency int) 
 	return f, err
 }
 
-// nativeFloorList asks every one of servers directly over UDP with the
-// options the page asks servers configured without any of their own
-// (listOptions), concurrency at a time: the floor of a protocol without a
-// master.
-func nativeFloorList(ctx context.Context, protocol string, servers []string, concurrency int) (floorRun, error) {
+// nativeFloorList asks every one of servers directly (over UDP, or TCP
+// for a stream protocol: farm.QueryEach) with the options the page asks it
+// with: its own, else the list's (listOptions), concurrency at a time: the
+// floor of a protocol without a master.
+func nativeFloorList(ctx context.Context, protocol string, servers []configServer, concurrency int) (floorRun, error) {
 	var f floorRun
 	start := time.Now()
 	f.listed = len(servers)
-	out, err := farm.QueryAll(ctx, protocol, listOptions(protocol), servers, concurrency, 2*time.Second)
+	targets := make([]string, len(servers))
+	own := map[string]map[string]string{}
+	for i, s := range servers {
+		targets[i] = s.addr
+		if s.options != nil {
+			own[s.addr] = s.options
+		}
+	}
+	optsFor := func(t string) map[string]string {
+		if o, ok := own[t]; ok {
+			return o
+		}
+		return listOptions(protocol)
+	}
+	timeout := 2 * time.Second
+	if isStream(protocol) {
+		timeout = streamTimeout
+	}
+	out, err := farm.QueryEach(ctx, protocol, optsFor, targets, concurrency, timeout)
 	f.out = out
 	f.totalMS = msSince(start)
 	return f, err
@@ -1186,6 +1241,16 @@ func browserReport(e *env, runs browserRuns, fd firstDecodeRuns) string {
 		case "a2s", "quake3", "gamespy1": // above
 			continue
 		}
+		if isStream(c.protocol) {
+			fmt.Fprintf(&b, "- %s: in the same run, alternating likewise, %s: %d %s servers over TCP (the demo's normal %s servers in turn: vanilla, Forge, and 1.6 asked with `legacy=true`; a few slow and silent), %s configured rows with the demo's own. "+
+				"No demo master lists them: the page lists them from its configuration and asks each through the relay with an EXCHANGE (%s; a server's own options where it has them): the relay holds the TCP conversation and streams the reply back as CHUNKs. "+
+				"The page's worker asks up to %d servers at once; its relay client starts %d EXCHANGEs (the relay's default `--tcp-per-client`, which HELLO does not carry), holds the others, and raises its cap by one as each ends, up to what the relay refuses past: %d for a loopback client of `serve --demo` (in place of `--tcp-per-client`), also the whole relay's `--tcp-max` (tcp-cap); so the page gets up to %d at a time; "+
+				"the floor reads the same servers and options from the page's configuration and asks each over a TCP connection of its own (`netquery.Converse`, as `netquery.TCP` does), %d at a time, %s per exchange (the relay's `--tcp-deadline`; its \"master list\" is none).\n",
+				c.title, code(fmt.Sprintf("serve --demo --demo-servers 1 --demo-more %s=%d", c.protocol, e.servers)), e.servers, c.title, c.protocol,
+				num(bench.Median(collect(c.quiet, func(r browserRound) float64 { return float64(r.floor.listed) }))), listOptionsText(c.protocol),
+				pageConcurrency, wire.DefaultStreamsPerClient, pageStreams, pageStreams, pageStreams, streamTimeout)
+			continue
+		}
 		fmt.Fprintf(&b, "- %s: in the same run, alternating likewise, %s: %d %s servers (the demo's normal %s servers in turn, a few slow and silent), %s configured rows with the demo's own. "+
 			"No demo master lists them: the page lists them from its configuration (as `--server %s=HOST:PORT` would) and asks each through the relay (%s); "+
 			"the floor reads the same addresses from the page's configuration (`<script id=\"ql-config\">`) and asks every server the same, %d at a time, 2 s timeout (its \"master list\" is none).\n",
@@ -1194,22 +1259,21 @@ func browserReport(e *env, runs browserRuns, fd firstDecodeRuns) string {
 	}
 	b.WriteString("\n")
 	t := newTable("client", "machine", "master list", "all servers final", "answered", "online", "page ÷ floor")
-	sets := []struct {
-		proto, name string
-		rs          []browserRound
-	}{{"", "quiet", rounds}, {"", "one core busy", loaded}}
+	type set struct {
+		proto, name, transport string
+		rs                     []browserRound
+	}
+	sets := []set{{"", "quiet", "UDP", rounds}, {"", "one core busy", "UDP", loaded}}
 	for _, c := range runs.compared() {
-		sets = append(sets, struct {
-			proto, name string
-			rs          []browserRound
-		}{c.title + ": ", "quiet", c.quiet}, struct {
-			proto, name string
-			rs          []browserRound
-		}{c.title + ": ", "one core busy", c.loaded})
+		transport := "UDP"
+		if isStream(c.protocol) {
+			transport = "TCP"
+		}
+		sets = append(sets, set{c.title + ": ", "quiet", transport, c.quiet}, set{c.title + ": ", "one core busy", transport, c.loaded})
 	}
 	for _, set := range sets {
 		m := func(f func(browserRound) float64) float64 { return medOf(set.rs, f) }
-		t.add(set.proto+"native floor (direct UDP)", set.name, ms(m(func(r browserRound) float64 { return r.floor.masterMS })), ms(m(floorTotal)),
+		t.add(set.proto+"native floor (direct "+set.transport+")", set.name, ms(m(func(r browserRound) float64 { return r.floor.masterMS })), ms(m(floorTotal)),
 			fmt.Sprintf("%s / %s", num(m(func(r browserRound) float64 { return float64(r.floor.out.Received) })), num(m(func(r browserRound) float64 { return float64(r.floor.listed) }))),
 			num(m(func(r browserRound) float64 { return float64(r.floor.out.Done) })), "")
 		t.add(set.proto+"browser page (relay + worker + wasm + table)", set.name, ms(m(func(r browserRound) float64 { return r.page.Marks["listed"] })), ms(m(rendered)),
@@ -1290,43 +1354,7 @@ func browserReport(e *env, runs browserRuns, fd firstDecodeRuns) string {
 	// Where the page's time goes.
 	b.WriteString("### Where the page's time goes (quiet rounds)\n\n")
 	b.WriteString("The worker's steps are taken from its own clock (performance.timeOrigin + now) and placed on the page's timeline.\n\n")
-	t = newTable("step (ms since navigation, medians)", "at", "took")
-	prev := 0.0
-	type step struct {
-		name string
-		at   float64
-	}
-	var steps []step
-	for _, st := range []struct {
-		name string
-		at   func(browserRound) float64
-	}{
-		{"the page's HTML received", func(r browserRound) float64 { return r.page.HTML }},
-		{"the page's script running, worker created", func(r browserRound) float64 { return r.page.WorkerCreated }},
-		{"worker script running", func(r browserRound) float64 { return r.page.Worker.Times["script"] }},
-		{"worker: relay client and helpers imported", func(r browserRound) float64 { return r.page.Worker.Times["modules"] }},
-		{"worker: relay connected (HELLO)", func(r browserRound) float64 { return r.page.Worker.Times["open"] }},
-		{"the page hears of the HELLO", func(r browserRound) float64 { return r.page.Hello }},
-		{"worker: wasm module compiled by the page and received", func(r browserRound) float64 { return r.page.Worker.Times["module"] }},
-		{"worker: decoder instantiated and running", func(r browserRound) float64 { return r.page.Worker.Times["decoder"] }},
-		{"the page hears the worker is ready; master asked", func(r browserRound) float64 { return r.page.Marks["ready"] }},
-		{"worker: first results (the master's list) sent to the page", func(r browserRound) float64 { return r.page.Worker.Times["firstResults"] }},
-		{"master list decoded, rows added", func(r browserRound) float64 { return r.page.Marks["listed"] }},
-		{"half of the servers final", func(r browserRound) float64 { return r.page.Marks["half"] }},
-		{"every server final", func(r browserRound) float64 { return r.page.Marks["decoded"] }},
-		{"table rendered", rendered},
-	} {
-		steps = append(steps, step{st.name, med(st.at)})
-	}
-	// Some steps run side by side (the relay connects while the wasm
-	// compiles): in the order they happened, each with the time since the
-	// one before.
-	sort.SliceStable(steps, func(i, j int) bool { return steps[i].at < steps[j].at })
-	for _, st := range steps {
-		t.add(st.name, ms(st.at), ms(st.at-prev))
-		prev = st.at
-	}
-	b.WriteString(t.String())
+	b.WriteString(stepsTable(rounds, true))
 	b.WriteString("\n")
 	t = newTable("measure (medians)", "quiet", "one core busy")
 	both := func(name string, f func(browserRound) float64, format func(float64) string) {
@@ -1378,7 +1406,90 @@ func browserReport(e *env, runs browserRuns, fd firstDecodeRuns) string {
 		t.add(c.title+": row states (last round)", states(c.quiet), states(c.loaded))
 	}
 	b.WriteString(t.String())
+	// A stream protocol's rows take another path (EXCHANGE, the relay's
+	// TCP limits): its own steps.
+	for _, c := range runs.compared() {
+		if !isStream(c.protocol) {
+			continue
+		}
+		fmt.Fprintf(&b, "\n### Where the %s page's time goes (quiet rounds)\n\n", c.title)
+		b.WriteString(stepsTable(c.quiet, false))
+		b.WriteString("\n")
+		t = newTable("measure (medians)", "quiet", "one core busy")
+		for _, m := range []struct {
+			name string
+			f    func(browserRound) float64
+		}{
+			{"the native floor: every server final", floorTotal},
+			{"worker: conversations", func(r browserRound) float64 { return r.page.Worker.Timing["conversations"] }},
+			{"worker: time asks waited to be sent (relay.js queue: in-flight places, TCP exchanges held), in all", func(r browserRound) float64 { return r.page.Worker.Timing["relayQueuedMs"] }},
+			{"worker: time from an ask to its reply, in all", func(r browserRound) float64 { return r.page.Worker.Timing["replyWaitMs"] }},
+			{"relay: TCP exchanges started", func(r browserRound) float64 { return r.relayStats["querylens_relay_tcp_exchanges_total"] }},
+			{"relay: EXCHANGEs refused, tcp-cap (the relay's 256 in progress in all)", func(r browserRound) float64 {
+				return r.relayStats[`querylens_relay_refusals_total{rule="tcp-cap"}`]
+			}},
+			{"relay: EXCHANGEs refused, tcp-per-client", func(r browserRound) float64 {
+				return r.relayStats[`querylens_relay_refusals_total{rule="tcp-per-client"}`]
+			}},
+		} {
+			format := num
+			if strings.HasSuffix(m.name, "in all") || strings.HasPrefix(m.name, "the native floor") {
+				format = ms
+			}
+			t.add(m.name, format(medOf(c.quiet, m.f)), format(medOf(c.loaded, m.f)))
+		}
+		b.WriteString(t.String())
+	}
 	return b.String()
+}
+
+// stepsTable is where the page's time went in rounds rs (medians): the
+// page's and the worker's steps in the order they happened, each with the
+// time since the one before. master says the rows came from a master's
+// list (Zandronum's), else from the page's configuration.
+func stepsTable(rs []browserRound, master bool) string {
+	med := func(f func(browserRound) float64) float64 { return bench.Median(collect(rs, f)) }
+	ready, first, listed := "the page hears the worker is ready; master asked", "worker: first results (the master's list) sent to the page", "master list decoded, rows added"
+	if !master {
+		ready, first, listed = "the page hears the worker is ready; servers asked", "worker: first results sent to the page", "the first of the protocol's rows shown"
+	}
+	t := newTable("step (ms since navigation, medians)", "at", "took")
+	prev := 0.0
+	type step struct {
+		name string
+		at   float64
+	}
+	var steps []step
+	for _, st := range []struct {
+		name string
+		at   func(browserRound) float64
+	}{
+		{"the page's HTML received", func(r browserRound) float64 { return r.page.HTML }},
+		{"the page's script running, worker created", func(r browserRound) float64 { return r.page.WorkerCreated }},
+		{"worker script running", func(r browserRound) float64 { return r.page.Worker.Times["script"] }},
+		{"worker: relay client and helpers imported", func(r browserRound) float64 { return r.page.Worker.Times["modules"] }},
+		{"worker: relay connected (HELLO)", func(r browserRound) float64 { return r.page.Worker.Times["open"] }},
+		{"the page hears of the HELLO", func(r browserRound) float64 { return r.page.Hello }},
+		{"worker: wasm module compiled by the page and received", func(r browserRound) float64 { return r.page.Worker.Times["module"] }},
+		{"worker: decoder instantiated and running", func(r browserRound) float64 { return r.page.Worker.Times["decoder"] }},
+		{ready, func(r browserRound) float64 { return r.page.Marks["ready"] }},
+		{first, func(r browserRound) float64 { return r.page.Worker.Times["firstResults"] }},
+		{listed, func(r browserRound) float64 { return r.page.Marks["listed"] }},
+		{"half of the servers final", func(r browserRound) float64 { return r.page.Marks["half"] }},
+		{"every server final", func(r browserRound) float64 { return r.page.Marks["decoded"] }},
+		{"table rendered", func(r browserRound) float64 { return r.page.Marks["rendered"] }},
+	} {
+		steps = append(steps, step{st.name, med(st.at)})
+	}
+	// Some steps run side by side (the relay connects while the wasm
+	// compiles): in the order they happened, each with the time since the
+	// one before.
+	sort.SliceStable(steps, func(i, j int) bool { return steps[i].at < steps[j].at })
+	for _, st := range steps {
+		t.add(st.name, ms(st.at), ms(st.at-prev))
+		prev = st.at
+	}
+	return t.String()
 }
 
 // msList formats runs as "310, 290 and 305 ms".

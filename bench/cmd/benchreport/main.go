@@ -89,11 +89,11 @@ type section struct {
 var byProtocol = map[string]bool{"browser": true, "gamedig": true}
 
 var sections = []section{
-	{"browser", "Refreshing 1,000 Zandronum, A2S, Quake III, GameSpy v1, All-Seeing Eye and SA-MP servers in the browser", 20 * time.Minute, browserSection},
+	{"browser", "Refreshing 1,000 Zandronum, A2S, Quake III, GameSpy v1, All-Seeing Eye, SA-MP and Minecraft Java servers in the browser", 20 * time.Minute, browserSection},
 	{"start", "The browser page's start: first decode", 20 * time.Minute, startSection},
-	{"gamedig", "GameDig against querylens: GameSpy v2, A2S, Quake III, GameSpy v1, All-Seeing Eye, SA-MP", 15 * time.Minute, gamedigSection},
+	{"gamedig", "GameDig against querylens: GameSpy v2, A2S, Quake III, GameSpy v1, All-Seeing Eye, SA-MP, Minecraft Java", 15 * time.Minute, gamedigSection},
 	{"decoder", "The browser decoder: wasm against native", 8 * time.Minute, decoderSection},
-	{"relay", "The relay", 8 * time.Minute, relaySection},
+	{"relay", "The relay", 10 * time.Minute, relaySection},
 	{"scale", "Several instances sharing Redis", 3 * time.Minute, scaleSection},
 	{"huffman", "Huffman: table codec against the tree walk", 2 * time.Minute, huffmanSection},
 	{"codecs", "Codec benchmarks", 3 * time.Minute, codecsSection},
@@ -103,6 +103,10 @@ var sections = []section{
 func main() {
 	if len(os.Args) == 2 && os.Args[1] == "relay-child" {
 		relayChild()
+		return
+	}
+	if len(os.Args) == 2 && os.Args[1] == "relay-tcp-child" {
+		relayTCPChild()
 		return
 	}
 	var (

@@ -155,7 +155,8 @@ func TestBrowserProtocols(t *testing.T) {
 		want    []string
 		wantErr bool
 	}{
-		{"", []string{"zandronum", "a2s", "quake3", "ase", "gamespy1", "samp"}, false},
+		{"", []string{"zandronum", "a2s", "quake3", "ase", "gamespy1", "minecraft", "samp"}, false},
+		{"minecraft", []string{"zandronum", "minecraft"}, false},
 		// Any protocol the demo can start a fleet of (demo.MoreProtocols).
 		{"samp,ase", []string{"zandronum", "ase", "samp"}, false},
 		{"doom3", []string{"zandronum", "doom3"}, false},

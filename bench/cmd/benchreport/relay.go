@@ -51,6 +51,14 @@ func relaySection(ctx context.Context, e *env) (string, error) {
 	}
 	b.WriteString(relayBenchReport(e, cmd1, cmd2, append(ss, mem...)))
 
+	// TCP exchanges, the relay in a child process.
+	tcp, err := e.relayTCP(ctx)
+	if err != nil {
+		return b.String(), fmt.Errorf("TCP exchanges: %w", err)
+	}
+	b.WriteString(tcp)
+	b.WriteString("\n")
+
 	// 10,000 idle connections.
 	self, err := os.Executable()
 	if err != nil {

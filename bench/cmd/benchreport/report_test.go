@@ -205,6 +205,21 @@ func TestBrowserReport(t *testing.T) {
 		}
 		return rs
 	}
+	// A stream protocol's rounds: the relay's TCP counters, refused
+	// EXCHANGEs filed as relay-limited rows.
+	stream := func(rs []browserRound, refused int) []browserRound {
+		for i := range rs {
+			r := &rs[i]
+			r.relayStats = map[string]float64{"querylens_relay_tcp_exchanges_total": float64(1008 - refused), `querylens_relay_refusals_total{rule="tcp-cap"}`: float64(refused)}
+			r.page.Worker.Timing = map[string]float64{"conversations": 1008, "relayQueuedMs": 180, "replyWaitMs": 53000}
+			if refused > 0 {
+				r.page.States["malformed"] -= refused
+				r.page.States["relay-limited"] = refused
+				r.page.Details["relay-limited: The relay is busy: tcp-cap: HOST:PORT"] = refused
+			}
+		}
+		return rs
+	}
 	quiet := []browserRound{round(1, 2074), round(1.02, 2100), round(0.95, 2050)}
 	loaded := []browserRound{round(1.1, 2107), round(1.2, 2120), round(1.05, 2090)}
 	for _, tc := range []struct {
@@ -213,6 +228,7 @@ func TestBrowserReport(t *testing.T) {
 		q3, q3Loaded     []browserRound
 		gs1, gs1Loaded   []browserRound
 		samp, sampLoaded []browserRound
+		mc, mcLoaded     []browserRound
 	}{
 		{golden: "browser.golden"},
 		{golden: "browser-a2s.golden", a2s: a2s(978, 1.05, 1.1, 1.0), a2sLoaded: a2s(978, 1.1, 1.25, 1.15)},
@@ -227,6 +243,9 @@ func TestBrowserReport(t *testing.T) {
 		// A protocol listed from the page's configuration through
 		// --demo-more, titled by its codec.
 		{golden: "browser-more.golden", samp: other("samp", 1008, 976, 0, 1900, 1.0, 1.05, 1.02), sampLoaded: other("samp", 1008, 976, 0, 1900, 1.1, 1.2, 1.15)},
+		// A protocol over TCP (EXCHANGE): its floor over TCP, its own
+		// steps, and rows the relay refused past its TCP limits.
+		{golden: "browser-tcp.golden", mc: stream(other("minecraft", 1008, 976, 0, 5300, 1.0, 1.05, 1.02), 0), mcLoaded: stream(other("minecraft", 1008, 500, 0, 6300, 1.1, 1.2, 1.15), 476)},
 	} {
 		t.Run(tc.golden, func(t *testing.T) {
 			e := testEnv()
@@ -234,7 +253,7 @@ func TestBrowserReport(t *testing.T) {
 			for _, p := range []struct {
 				protocol      string
 				quiet, loaded []browserRound
-			}{{"a2s", tc.a2s, tc.a2sLoaded}, {"quake3", tc.q3, tc.q3Loaded}, {"gamespy1", tc.gs1, tc.gs1Loaded}, {"samp", tc.samp, tc.sampLoaded}} {
+			}{{"a2s", tc.a2s, tc.a2sLoaded}, {"quake3", tc.q3, tc.q3Loaded}, {"gamespy1", tc.gs1, tc.gs1Loaded}, {"samp", tc.samp, tc.sampLoaded}, {"minecraft", tc.mc, tc.mcLoaded}} {
 				for _, r := range p.quiet {
 					runs.add(p.protocol, false, r)
 				}
@@ -258,15 +277,17 @@ func TestConfigServers(t *testing.T) {
 	}
 	for _, tc := range []struct {
 		name, html string
-		want       []string
+		want       []configServer
 		err        string
 	}{
 		{"gamespy1 only", page(`{"servers":[{"protocol":"gamespy1","addr":"127.0.0.1:1","options":null},{"protocol":"ogp","addr":"127.0.0.1:2"},{"protocol":"gamespy1","addr":"127.0.0.1:3"}]}`),
-			[]string{"127.0.0.1:1", "127.0.0.1:3"}, ""},
+			[]configServer{{addr: "127.0.0.1:1"}, {addr: "127.0.0.1:3"}}, ""},
 		{"no config", "<html></html>", nil, "no ql-config script"},
 		{"bad JSON", page(`{"servers":[`), nil, "ql-config: unexpected end of JSON input"},
 		{"none of the protocol", page(`{"servers":[{"protocol":"ogp","addr":"127.0.0.1:2"}]}`), nil, "lists no gamespy1 servers"},
-		{"options", page(`{"servers":[{"protocol":"gamespy1","addr":"127.0.0.1:1","options":{"query":"info"}}]}`), nil, "gamespy1/127.0.0.1:1 has options"},
+		// A server's own options: the floor asks it with them, as the page does.
+		{"options", page(`{"servers":[{"protocol":"gamespy1","addr":"127.0.0.1:1","options":{"query":"info"}},{"protocol":"gamespy1","addr":"127.0.0.1:3","options":{}}]}`),
+			[]configServer{{addr: "127.0.0.1:1", options: map[string]string{"query": "info"}}, {addr: "127.0.0.1:3"}}, ""},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			got, err := configServers(tc.html, "gamespy1")
@@ -276,7 +297,7 @@ func TestConfigServers(t *testing.T) {
 				}
 				return
 			}
-			if err != nil || !slices.Equal(got, tc.want) {
+			if err != nil || !slices.EqualFunc(got, tc.want, func(a, b configServer) bool { return a.addr == b.addr && maps.Equal(a.options, b.options) }) {
 				t.Fatalf("got %v %v, want %v", got, err, tc.want)
 			}
 		})
@@ -382,6 +403,28 @@ func TestGameDigReport(t *testing.T) {
 			golden(t, tc.golden, withGoals(got, e))
 		})
 	}
+	// A protocol over TCP: its replies counted in bytes; every byte read,
+	// but a few replies did not decode (the goal is not met, and says
+	// why).
+	t.Run("tcp", func(t *testing.T) {
+		e := testEnv()
+		mc, err := gdSelected("minecraft")
+		if err != nil || len(mc) != 1 || mc[0].stream == nil {
+			t.Fatalf("gdSelected(minecraft) = %+v, %v", mc, err)
+		}
+		native := side(61.2, 992, 3980, 760, 760000)
+		native.queries = []float64{1000, 1000, 1000}
+		native.errs = map[string]int{"minecraft: legacy.payload at offset 2: not a query": 24}
+		nativeH := native
+		nativeH.wall = []float64{95, 99, 93}
+		gdm := side(410, 1000, 4012, 760, 760000)
+		gdm.queries = native.queries
+		gdmH := gdm
+		gdmH.wall = []float64{820, 845, 790}
+		runs := []gdRun{{p: mc[0], native: native, gd: gdm, nativeH: nativeH, gdH: gdmH}}
+		got := gamedigReport(e, "5.3.3", runs, []float64{5.8, 6.1, 5.5}, []float64{360, 372, 351}, 10)
+		golden(t, "gamedig-tcp.golden", withGoals(got, e))
+	})
 }
 
 // TestBrowserRunsComplete: a cut-short browser section reports only when
