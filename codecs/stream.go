@@ -250,3 +250,50 @@ var NewConversation = func(c Codec, opts map[string]string) (q Query, stream boo
 var DecodeStream = func(c Codec, b []byte, opt DecodeOptions) (*Message, error) {
 	return c.Decode([][]byte{b}, opt)
 }
+
+// TurnMatch is the protocol DetectTurn found for one turn of a TCP stream.
+type TurnMatch struct {
+	Index  int   // in the protocols DetectTurn was given
+	Codec  Codec //
+	Master bool  // the protocol's master conversation (Description.Master), not its query
+	// FromServer says the turn came from the server: a reply, or a
+	// master's greeting.
+	FromServer bool
+}
+
+// DetectTurn finds, by content, which of protocols one turn of a TCP
+// stream speaks (b: the bytes one side sent before the other answered;
+// turn: its number in the stream, from 1): a stream protocol whose Detect
+// claims the turn or its first message (MessageLen) Likely or more, or,
+// on a stream's first turn, a protocol whose TCP master speaks first and
+// whose master conversation takes the turn's first message as its
+// greeting. ok is false when none does. The capture readers (the command
+// line's and the page's) find a stream's protocol by its ports first.
+func DetectTurn(protocols []Codec, b []byte, turn int) (m TurnMatch, ok bool) {
+	for i, c := range protocols {
+		d := DescriptionOf(c)
+		if d.Transport == TCP {
+			k, conf := c.Detect(b)
+			if conf < Likely {
+				if msgs, _, _ := CutStream(b, d.MessageLen); len(msgs) > 0 {
+					k, conf = c.Detect(msgs[0])
+				}
+			}
+			if conf >= Likely {
+				return TurnMatch{Index: i, Codec: c, FromServer: k != KindQuery && k != KindMasterQuery}, true
+			}
+		}
+		if ms := d.Master; ms != nil && ms.Transport == TCP && ms.ServerFirst && turn == 1 {
+			msgs, _, bad := CutStream(b, ms.MessageLen)
+			if bad || len(msgs) == 0 {
+				continue
+			}
+			if q, err := c.NewQuery(ms.Options); err == nil {
+				if _, _, err := q.Feed(msgs[0]); err == nil {
+					return TurnMatch{Index: i, Codec: c, Master: true, FromServer: true}, true
+				}
+			}
+		}
+	}
+	return TurnMatch{}, false
+}

@@ -150,38 +150,16 @@ func (ci *captureInspector) classifyTCP(cv *tcpConv, dg *pcapng.Datagram) bool {
 		cv.server, cv.known, cv.by = end, true, "port"
 		return true
 	}
-	for _, c := range codecs.Protocols() {
-		d := codecs.DescriptionOf(c)
-		if codecs.Streamed(c) {
-			k, conf := c.Detect(dg.Payload)
-			if conf < codecs.Likely {
-				if msgs, _, _ := codecs.CutStream(dg.Payload, d.MessageLen); len(msgs) > 0 {
-					k, conf = c.Detect(msgs[0])
-				}
-			}
-			if conf >= codecs.Likely {
-				cv.codec, cv.by, cv.known = c, "content", true
-				cv.server = dg.Src
-				if isQuery(k) {
-					cv.server = dg.Dst
-				}
-				return true
-			}
-		}
-		if m := d.Master; m != nil && m.Transport == codecs.TCP && m.ServerFirst && dg.Turn == 1 {
-			q, err := c.NewQuery(m.Options)
-			msgs, _, bad := codecs.CutStream(dg.Payload, m.MessageLen)
-			if err != nil || bad || len(msgs) == 0 {
-				continue
-			}
-			if _, _, err := q.Feed(msgs[0]); err == nil {
-				cv.codec, cv.master, cv.by = c, true, "content"
-				cv.server, cv.known = dg.Src, true
-				return true
-			}
-		}
+	m, ok := codecs.DetectTurn(codecs.Protocols(), dg.Payload, dg.Turn)
+	if !ok {
+		return false
 	}
-	return false
+	cv.codec, cv.master, cv.by, cv.known = m.Codec, m.Master, "content", true
+	cv.server = dg.Dst
+	if m.FromServer {
+		cv.server = dg.Src
+	}
+	return true
 }
 
 // streamPortProtocol is the first stream protocol whose usual ports

@@ -114,34 +114,10 @@ func (s *Session) classifyTCP(st *tcpStream, dg *pcapng.Datagram) {
 			return
 		}
 	}
-	for i, c := range s.codecs {
-		d := codecs.DescriptionOf(c)
-		if codecs.Streamed(c) {
-			k, conf := c.Detect(dg.Payload)
-			if conf < codecs.Likely {
-				if msgs, _, _ := codecs.CutStream(dg.Payload, d.MessageLen); len(msgs) > 0 {
-					k, conf = c.Detect(msgs[0])
-				}
-			}
-			if conf >= codecs.Likely {
-				st.proto, st.server = uint8(i), dg.Src
-				if isQuery(k) {
-					st.server = dg.Dst
-				}
-				return
-			}
-		}
-		if m := d.Master; m != nil && m.Transport == codecs.TCP && m.ServerFirst && dg.Turn == 1 {
-			msgs, _, bad := codecs.CutStream(dg.Payload, m.MessageLen)
-			if bad || len(msgs) == 0 {
-				continue
-			}
-			if q, err := c.NewQuery(m.Options); err == nil {
-				if _, _, err := q.Feed(msgs[0]); err == nil {
-					st.proto, st.master, st.server = uint8(i), true, dg.Src
-					return
-				}
-			}
+	if m, ok := codecs.DetectTurn(s.codecs, dg.Payload, dg.Turn); ok {
+		st.proto, st.master, st.server = uint8(m.Index), m.Master, dg.Dst
+		if m.FromServer {
+			st.server = dg.Src
 		}
 	}
 }
