@@ -256,28 +256,12 @@ func holdIdle(ctx context.Context, self string, n int, target string) (idleRound
 	var r idleRound
 	ctx, cancel := context.WithTimeout(ctx, childLife)
 	defer cancel()
-	cmd := exec.CommandContext(ctx, self, "relay-child")
-	cmd.Stderr = os.Stderr
-	stdin, err := cmd.StdinPipe()
+	ch, err := startChild(ctx, self, "relay-child")
 	if err != nil {
 		return r, err
 	}
-	stdout, err := cmd.StdoutPipe()
-	if err != nil {
-		return r, err
-	}
-	if err := cmd.Start(); err != nil {
-		return r, err
-	}
-	defer func() {
-		stdin.Close()
-		cmd.Wait()
-	}()
-	line, err := bufio.NewReader(stdout).ReadString('\n')
-	if err != nil {
-		return r, fmt.Errorf("relay-child: %w", err)
-	}
-	base := strings.TrimSpace(line) // http://127.0.0.1:port
+	defer ch.stop()
+	base := ch.base
 	host := strings.TrimPrefix(base, "http://")
 	stats := func() (childStats, error) {
 		var s childStats
@@ -542,4 +526,41 @@ func metricValue(text, name string) float64 {
 		}
 	}
 	return -1
+}
+
+// child is a relay the benchmark runs as a process of its own (this
+// program with a child command), to measure it apart from itself.
+type child struct {
+	base string // the URL it printed on its first line: "http://127.0.0.1:port"
+	pid  int
+	stop func() // closes its stdin, which it waits on, then waits for it to exit
+}
+
+// startChild starts this program as the child process name and reads the
+// base URL it prints on its first line.
+func startChild(ctx context.Context, self, name string) (*child, error) {
+	cmd := exec.CommandContext(ctx, self, name)
+	cmd.Stderr = os.Stderr
+	stdin, err := cmd.StdinPipe()
+	if err != nil {
+		return nil, err
+	}
+	stdout, err := cmd.StdoutPipe()
+	if err != nil {
+		return nil, err
+	}
+	if err := cmd.Start(); err != nil {
+		return nil, err
+	}
+	ch := &child{pid: cmd.Process.Pid, stop: func() {
+		stdin.Close()
+		cmd.Wait()
+	}}
+	line, err := bufio.NewReader(stdout).ReadString('\n')
+	if err != nil {
+		ch.stop()
+		return nil, fmt.Errorf("%s: %w", name, err)
+	}
+	ch.base = strings.TrimSpace(line)
+	return ch, nil
 }

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bufio"
 	"context"
 	"errors"
 	"fmt"
@@ -11,7 +10,6 @@ import (
 	"net/http"
 	"net/netip"
 	"os"
-	"os/exec"
 	"sort"
 	"strconv"
 	"strings"
@@ -109,28 +107,12 @@ func runTCPRound(ctx context.Context, self string, targets []string, hog bool) (
 	r := tcpRound{hog: hog, ends: map[string]int{}, refused: map[string]int{}}
 	ctx, cancel := context.WithTimeout(ctx, 2*time.Minute)
 	defer cancel()
-	cmd := exec.CommandContext(ctx, self, "relay-tcp-child")
-	cmd.Stderr = os.Stderr
-	stdin, err := cmd.StdinPipe()
+	ch, err := startChild(ctx, self, "relay-tcp-child")
 	if err != nil {
 		return r, err
 	}
-	stdout, err := cmd.StdoutPipe()
-	if err != nil {
-		return r, err
-	}
-	if err := cmd.Start(); err != nil {
-		return r, err
-	}
-	defer func() {
-		stdin.Close()
-		cmd.Wait()
-	}()
-	line, err := bufio.NewReader(stdout).ReadString('\n')
-	if err != nil {
-		return r, fmt.Errorf("relay-tcp-child: %w", err)
-	}
-	base := strings.TrimSpace(line)
+	defer ch.stop()
+	base := ch.base
 	host := strings.TrimPrefix(base, "http://")
 
 	clients := make([]*tcpClient, tcpClients)
@@ -164,7 +146,7 @@ func runTCPRound(ctx context.Context, self string, targets []string, hog bool) (
 			}
 		}
 	}()
-	cpu0 := processCPU(cmd.Process.Pid)
+	cpu0 := processCPU(ch.pid)
 	start := time.Now()
 	stopAt := start.Add(tcpRun)
 	var wg sync.WaitGroup
@@ -185,7 +167,7 @@ func runTCPRound(ctx context.Context, self string, targets []string, hog bool) (
 	}
 	wg.Wait()
 	r.wall = time.Since(start)
-	r.cpu = time.Duration((processCPU(cmd.Process.Pid) - cpu0) * float64(time.Millisecond))
+	r.cpu = time.Duration((processCPU(ch.pid) - cpu0) * float64(time.Millisecond))
 	close(stopSampling)
 	r.peak = <-peak
 	if firstErr != nil {
