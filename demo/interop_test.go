@@ -30,15 +30,23 @@ var gameDigDir = filepath.Join("..", "tools", "gamedig")
 // GameDig is missing (fails it in CI, which installs both).
 func needGameDig(t *testing.T) string {
 	t.Helper()
+	return needNodePackage(t, "gamedig", "GameDig")
+}
+
+// needNodePackage returns node's path, or skips the test where node or
+// the npm package pkg (called name) is missing from tools/gamedig; in CI,
+// which installs them (npm ci --prefix tools/gamedig), it fails it.
+func needNodePackage(t *testing.T, pkg, name string) string {
+	t.Helper()
 	node, err := exec.LookPath("node")
 	if err == nil {
-		_, err = os.Stat(filepath.Join(gameDigDir, "node_modules", "gamedig", "package.json"))
+		_, err = os.Stat(filepath.Join(gameDigDir, "node_modules", pkg, "package.json"))
 	}
 	if err != nil {
 		if os.Getenv("CI") != "" {
-			t.Fatalf("GameDig is not installed (run npm ci --prefix tools/gamedig): %v", err)
+			t.Fatalf("%s is not installed (run npm ci --prefix tools/gamedig): %v", name, err)
 		}
-		t.Skipf("GameDig is not installed (npm ci --prefix tools/gamedig): %v", err)
+		t.Skipf("%s is not installed (npm ci --prefix tools/gamedig): %v", name, err)
 	}
 	return node
 }

@@ -8,9 +8,7 @@ import (
 	"errors"
 	"image"
 	_ "image/png" // DecodeConfig of the favicons
-	"os"
 	"os/exec"
-	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
@@ -64,17 +62,7 @@ type mcutilResult struct {
 // with npm ci --prefix tools/gamedig).
 func needMCUtil(t *testing.T) string {
 	t.Helper()
-	node, err := exec.LookPath("node")
-	if err == nil {
-		_, err = os.Stat(filepath.Join(gameDigDir, "node_modules", "minecraft-server-util", "package.json"))
-	}
-	if err != nil {
-		if os.Getenv("CI") != "" {
-			t.Fatalf("minecraft-server-util is not installed (run npm ci --prefix tools/gamedig): %v", err)
-		}
-		t.Skipf("minecraft-server-util is not installed (npm ci --prefix tools/gamedig): %v", err)
-	}
-	return node
+	return needNodePackage(t, "minecraft-server-util", "minecraft-server-util")
 }
 
 // runMCUtil asks addr with minecraft-server-util's ask (status, legacy or
