@@ -7,6 +7,7 @@ import (
 	"net/netip"
 	"slices"
 	"strconv"
+	"strings"
 	"sync"
 	"time"
 
@@ -139,9 +140,13 @@ type Demo struct {
 	conns               []*net.UDPConn
 	streams             streams
 	streamTargets       []Target
-	wg                  sync.WaitGroup
-	once                sync.Once
-	stop                func() bool // unregisters the context's AfterFunc
+	// The port numbers of the demo's UDP and TCP servers, while Start
+	// opens them: no free port given to one transport has a number the
+	// other uses.
+	udpPorts, tcpPorts map[int]bool
+	wg                 sync.WaitGroup
+	once               sync.Once
+	stop               func() bool // unregisters the context's AfterFunc
 }
 
 // Start opens every server's socket on loopback and starts answering. The
@@ -177,7 +182,7 @@ func Start(ctx context.Context, cfg Config) (*Demo, error) {
 	if ap, err := netip.ParseAddrPort(masterAddr); err != nil || !ap.Addr().IsLoopback() {
 		return nil, errors.New("demo: master address " + strconv.Quote(masterAddr) + " must be a loopback HOST:PORT")
 	}
-	d := &Demo{}
+	d := &Demo{udpPorts: map[int]bool{}, tcpPorts: map[int]bool{}}
 	ok := false
 	defer func() {
 		if !ok {
@@ -185,7 +190,7 @@ func Start(ctx context.Context, cfg Config) (*Demo, error) {
 		}
 	}()
 	open := func(addr string, t Target, h Handler) (netip.AddrPort, error) {
-		conn, err := listenLoopback(ctx, addr)
+		conn, err := d.listenUDP(ctx, addr)
 		if err != nil {
 			return netip.AddrPort{}, err
 		}
@@ -363,7 +368,7 @@ func (d *Demo) startStreams(ctx context.Context, seed int64) error {
 // openStream starts a TCP server answering with h, as b says, on a free
 // loopback port, and returns its address.
 func (d *Demo) openStream(ctx context.Context, h StreamHandler, b Behavior) (string, error) {
-	ln, err := listenTCPLoopback(ctx, "127.0.0.1:0")
+	ln, err := d.listenTCP(ctx)
 	if err != nil {
 		return "", errors.New("demo: " + err.Error())
 	}
@@ -373,6 +378,61 @@ func (d *Demo) openStream(ctx context.Context, h StreamHandler, b Behavior) (str
 	d.wg.Add(1)
 	go serveTCP(ln, h, b, &d.streams, &d.wg)
 	return ln.Addr().String(), nil
+}
+
+// maxPortTries bounds how many free ports listenUDP and listenTCP take
+// before one whose number the other transport does not use.
+const maxPortTries = 16
+
+// listenUDP opens a UDP socket on addr. A free port ("127.0.0.1:0") is
+// one whose number no TCP server of the demo has: a probe of the address
+// (which asks the TCP protocols too) finds the one server the demo lists
+// there.
+func (d *Demo) listenUDP(ctx context.Context, addr string) (*net.UDPConn, error) {
+	var held []*net.UDPConn // taken, so that the next try gets another port
+	defer func() {
+		for _, c := range held {
+			c.Close()
+		}
+	}()
+	free := strings.HasSuffix(addr, ":0")
+	for range maxPortTries {
+		conn, err := listenLoopback(ctx, addr)
+		if err != nil {
+			return nil, err
+		}
+		port := conn.LocalAddr().(*net.UDPAddr).Port
+		if !free || !d.tcpPorts[port] {
+			d.udpPorts[port] = true
+			return conn, nil
+		}
+		held = append(held, conn)
+	}
+	return nil, errors.New("no free UDP port on " + addr + " apart from the demo's TCP ones")
+}
+
+// listenTCP opens a TCP listener on a free loopback port whose number
+// none of the demo's UDP servers has (see listenUDP).
+func (d *Demo) listenTCP(ctx context.Context) (net.Listener, error) {
+	var held []net.Listener
+	defer func() {
+		for _, l := range held {
+			l.Close()
+		}
+	}()
+	for range maxPortTries {
+		ln, err := listenTCPLoopback(ctx, "127.0.0.1:0")
+		if err != nil {
+			return nil, err
+		}
+		port := ln.Addr().(*net.TCPAddr).Port
+		if !d.udpPorts[port] {
+			d.tcpPorts[port] = true
+			return ln, nil
+		}
+		held = append(held, ln)
+	}
+	return nil, errors.New("no free TCP port on 127.0.0.1 apart from the demo's UDP ones")
 }
 
 // Prefixes returns the exact /32 (or /128) of every address the demo

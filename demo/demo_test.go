@@ -212,3 +212,35 @@ func (q *fedQuery) Feed(b []byte) ([][]byte, bool, error) {
 	}
 	return more, done, err
 }
+
+// TestStartPortsDistinct: no UDP server of the demo shares its port
+// number with a TCP one. A query probe asks both transports, so a
+// Minecraft Java stream on the port of an A2S server was once detected
+// in its place. (Free ports are the kernel's choice: a demo where the
+// two would meet is rare, this checks the demos it gets.)
+func TestStartPortsDistinct(t *testing.T) {
+	for range 3 {
+		d, err := Start(context.Background(), Config{Servers: 30})
+		if err != nil {
+			t.Fatal(err)
+		}
+		udp := map[uint16]string{}
+		for _, tg := range d.Targets() {
+			udp[netip.MustParseAddrPort(tg.Addr).Port()] = tg.Protocol
+		}
+		for _, a := range d.Masters() {
+			if ap, err := netip.ParseAddrPort(a); err == nil && a != d.GameSpy1Master() {
+				udp[ap.Port()] = "master " + a
+			}
+		}
+		for _, tg := range append(d.StreamTargets(), d.Fleet()...) {
+			if c, _ := codecs.Lookup(tg.Protocol); c == nil || codecs.DescriptionOf(c).Transport != codecs.TCP {
+				continue
+			}
+			if p := netip.MustParseAddrPort(tg.Addr).Port(); udp[p] != "" {
+				t.Errorf("%s (TCP) %s shares its port with the %s server (UDP)", tg.Protocol, tg.Addr, udp[p])
+			}
+		}
+		d.Close()
+	}
+}

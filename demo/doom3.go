@@ -36,7 +36,8 @@ var d3Maps = map[doom3.Game][]string{
 // It honours Silent, Truncated (cuts every reply in half) and two hostile
 // behaviours of its own: Endless (the last player's name runs to the end
 // of the datagram without its NUL) and BadCount (the list's end id is
-// 33, past the last client). Slow is the caller's to apply.
+// 33, past the last client); a server behaving so always has a player
+// in. Slow is the caller's to apply.
 func NewDoom3(seed int64, g doom3.Game, b Behavior) Handler {
 	s := &d3Server{game: g, behavior: b, seed: uint64(seed)}
 	n := strconv.Itoa(int(bmMix(s.seed, 1)%90 + 10))
@@ -187,7 +188,10 @@ func (s *d3Server) state(now time.Time) doom3.Response {
 		h := bmMix(s.seed, uint64(300+i))
 		period := int64(3+h%8) * 60
 		bot := i == 5 && (s.game == doom3.GameETQW || s.game == doom3.GameWolf) // always in
-		if !bot && bmMod(t+int64(h>>8%3600), period) >= period*int64(40+h>>20%50)/100 {
+		// A hostile server spoils its last player's record or the list's
+		// end: it keeps its first player in, so that it has one to spoil.
+		kept := i == 0 && (s.behavior == Endless || s.behavior == BadCount)
+		if !bot && !kept && bmMod(t+int64(h>>8%3600), period) >= period*int64(40+h>>20%50)/100 {
 			continue
 		}
 		p := doom3.Player{ID: uint8(i + 1), Ping: uint16(15 + h>>32%120), Rate: 16000 + uint32(h>>40%4)*8000,

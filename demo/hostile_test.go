@@ -140,3 +140,31 @@ func TestHostile(t *testing.T) {
 		})
 	}
 }
+
+// TestDoom3HostileAlwaysBroken checks the demo's hostile id Tech 4 servers
+// (Start's, with Start's seeds) at every tenth second of a day: each
+// reply must be refused naming a field, whoever is in the game then. A
+// server whose players all left once sent a well-formed reply, as its
+// spoiling needs a player.
+func TestDoom3HostileAlwaysBroken(t *testing.T) {
+	const seed = 7 // TestStartServesEveryTarget's
+	start := time.Date(2026, 12, 2, 0, 0, 0, 0, time.UTC)
+	n := 0
+	for i, o := range demoServers() {
+		if o.protocol != "doom3" || !o.b.Hostile() {
+			continue
+		}
+		n++
+		h := o.h(seed+int64(i)*7919, o.b) // as Start seeds its servers
+		for k := 0; k < 86400; k += 10 {
+			now := start.Add(time.Duration(k) * time.Second)
+			m, err := converse(t, o.protocol, o.opts, h, now)
+			if e, ok := errors.AsType[*codecs.Error](err); !ok || e.Field == "" || m == nil {
+				t.Fatalf("doom3 %s (server %d) at %v: %v, want a *codecs.Error naming a field", o.b, i, now, err)
+			}
+		}
+	}
+	if n != 2 {
+		t.Fatalf("the demo has %d hostile doom3 servers, want 2", n)
+	}
+}

@@ -31,8 +31,15 @@ func serveFor(t *testing.T, o serveOptions) (base string, out *bytes.Buffer, sto
 	t.Helper()
 	// A bound, not an expectation: serve --demo --history writes a day of
 	// samples for every demo server before it is ready, slow under -race
-	// on a loaded machine.
-	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
+	// on a loaded machine (TestServeDemoHistory's two starts took 150 s
+	// at load average 6, and one start more than three minutes at 12-15).
+	// It waits for ready until shortly before the test binary's own
+	// deadline, so a serve that never starts still fails here, by name.
+	bound := 10 * time.Minute
+	if dl, ok := t.Deadline(); ok {
+		bound = max(time.Until(dl)-30*time.Second, 3*time.Minute)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), bound)
 	out = &bytes.Buffer{}
 	var errb bytes.Buffer
 	e := &env{stdin: strings.NewReader(""), stdout: out, stderr: &errb}
