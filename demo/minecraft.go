@@ -10,6 +10,7 @@ import (
 	"math/rand"
 	"net/netip"
 	"strconv"
+	"sync"
 	"time"
 
 	"github.com/querylens/querylens/codecs/minecraft"
@@ -46,6 +47,10 @@ type MinecraftServer struct {
 	max     int
 	players []string
 	favicon string
+	// status and reply are the status JSON and the whole status
+	// response, built once: a server's status does not change.
+	status []byte
+	reply  []byte
 }
 
 // NewMinecraft returns an emulated Java server of kind, spoilt as b says
@@ -64,8 +69,10 @@ func NewMinecraft(seed int64, kind MinecraftKind, b Behavior) *MinecraftServer {
 		side = 128
 	}
 	if kind != MinecraftLegacy {
-		s.favicon = "data:image/png;base64," + base64.StdEncoding.EncodeToString(demoPNG(side, uint8(seed)))
+		s.favicon = demoFavicon(side, uint8(seed))
 	}
+	s.status = s.buildStatus()
+	s.reply = minecraft.AppendStatusResponse(nil, s.status)
 	return s
 }
 
@@ -81,6 +88,21 @@ func (s *MinecraftServer) Name() string {
 	return "querylens " + s.name + " Java demo"
 }
 
+// demoFavicons holds the favicon data URIs made so far, by side<<8 |
+// shade: a demo of a thousand servers encodes at most a few hundred.
+var demoFavicons sync.Map
+
+// demoFavicon is the data URI of demoPNG(side, shade).
+func demoFavicon(side int, shade uint8) string {
+	k := side<<8 | int(shade)
+	if f, ok := demoFavicons.Load(k); ok {
+		return f.(string)
+	}
+	f := "data:image/png;base64," + base64.StdEncoding.EncodeToString(demoPNG(side, shade))
+	demoFavicons.Store(k, f)
+	return f
+}
+
 // demoPNG is a side×side PNG of one colour.
 func demoPNG(side int, shade uint8) []byte {
 	img := image.NewRGBA(image.Rect(0, 0, side, side))
@@ -94,8 +116,11 @@ func demoPNG(side int, shade uint8) []byte {
 	return b.Bytes()
 }
 
-// Status is the server's status JSON.
-func (s *MinecraftServer) Status() []byte {
+// Status is the server's status JSON (a copy: the caller may change it).
+func (s *MinecraftServer) Status() []byte { return append([]byte(nil), s.status...) }
+
+// buildStatus marshals the server's status JSON.
+func (s *MinecraftServer) buildStatus() []byte {
 	type player struct {
 		Name string `json:"name"`
 		ID   string `json:"id"`
@@ -131,7 +156,9 @@ func (s *MinecraftServer) Status() []byte {
 }
 
 // Reply answers a List Ping (handshake and status request), a ping after
-// it (the pong echoes it), and the legacy ping.
+// it (the pong echoes it), and the legacy ping. The status response is
+// the server's own, shared by every call: the caller writes it and does
+// not change it.
 func (s *MinecraftServer) Reply(got []byte) ([]byte, bool) {
 	if len(got) > 0 && got[0] == 0xfe {
 		// FE 01 FA …: wait for the whole plugin message; FE or FE 01
@@ -164,7 +191,9 @@ func (s *MinecraftServer) Reply(got []byte) ([]byte, bool) {
 		body := append(appendVarInt([]byte{0}, len(js)), js...)
 		return append(appendVarInt(nil, len(body)+1000), body...), true
 	}
-	return minecraft.AppendStatusResponse(nil, s.Status()), true
+	// The response built once, shared by every connection: the caller
+	// only writes it.
+	return s.reply, true
 }
 
 // appendVarInt appends v as a Minecraft VarInt.

@@ -8,6 +8,7 @@ import (
 	"net/netip"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/querylens/querylens/codecs"
@@ -161,7 +162,9 @@ func Converse(ctx context.Context, conn net.Conn, protocol string, messageLen fu
 	if err := write(s.Start()); err != nil {
 		return res, err
 	}
-	buf := make([]byte, 32<<10)
+	bp := readBufs.Get().(*[readBufSize]byte)
+	defer readBufs.Put(bp)
+	buf := bp[:]
 	for s.Stop() == codecs.StreamOn {
 		n, rerr := conn.Read(buf)
 		if n > 0 {
@@ -200,6 +203,14 @@ func Converse(ctx context.Context, conn net.Conn, protocol string, messageLen fu
 	}
 	return res, nil
 }
+
+// readBufSize is the size of Converse's read buffer: a read takes what
+// the socket holds, up to this; the Stream keeps its own copy of it.
+const readBufSize = 32 << 10
+
+// readBufs holds Converse's read buffers between conversations: a
+// fresh 32 KiB each was most of what a conversation allocated.
+var readBufs = sync.Pool{New: func() any { return new([readBufSize]byte) }}
 
 // Direct asks servers directly, each protocol over its own transport:
 // datagrams with UDP, a stream with TCP. The zero value is usable.

@@ -1,6 +1,7 @@
 package minecraft
 
 import (
+	"bytes"
 	"errors"
 	"unicode/utf8"
 )
@@ -68,7 +69,11 @@ type jparser struct {
 // parseJSON parses s, which must hold exactly one value (white space
 // around it allowed).
 func parseJSON(s []byte) (jdoc, *jsonError) {
-	p := jparser{s: s}
+	// Every value but the root follows a '[', a ':' or a ',': their
+	// count (strings' included) bounds the nodes, so the list is
+	// allocated once instead of growing.
+	n := 1 + bytes.Count(s, []byte{'['}) + bytes.Count(s, []byte{':'}) + bytes.Count(s, []byte{','})
+	p := jparser{s: s, doc: jdoc{n: make([]jnode, 0, min(n, MaxJSONNodes+1))}}
 	p.value(0, "")
 	p.space()
 	if p.err == nil && p.i != len(s) {
@@ -246,6 +251,23 @@ func (p *jparser) number() string {
 // unescaped; invalid UTF-8 and lone surrogates become U+FFFD.
 func (p *jparser) str() string {
 	p.i++
+	// Most strings (a favicon's base64 above all) have no escape: one
+	// scan to the closing quote and one copy, instead of growing b a
+	// byte at a time.
+	start := p.i
+	for j := start; j < len(p.s); j++ {
+		c := p.s[j]
+		if c == '"' {
+			p.i = j + 1
+			if !utf8.Valid(p.s[start:j]) {
+				return validUTF8(p.s[start:j])
+			}
+			return string(p.s[start:j])
+		}
+		if c < 0x20 || c == '\\' {
+			break
+		}
+	}
 	var b []byte
 	for p.i < len(p.s) {
 		c := p.s[p.i]

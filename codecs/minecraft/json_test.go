@@ -83,3 +83,37 @@ func FuzzJSON(f *testing.F) {
 		c.walk(0, "", 0, "")
 	})
 }
+
+// TestJSONString: a string with no escape (read in one scan) and one with
+// escapes (read a byte at a time) give the same text, invalid UTF-8 as
+// U+FFFD either way, and a control byte fails where it stands.
+func TestJSONString(t *testing.T) {
+	long := strings.Repeat("iVBORw0KGgo+/", 400)
+	for _, tc := range []struct {
+		in   string
+		want string
+		off  int // the error's offset; -1: none
+	}{
+		{`"` + long + `"`, long, -1},
+		{`"` + long + `\n"`, long + "\n", -1},
+		{`"\u00e9` + long + `"`, "é" + long, -1},
+		{"\"a\xffb\"", "a\ufffdb", -1},
+		{"\"a\xffb\\t\"", "a\ufffdb\t", -1},
+		{`""`, "", -1},
+		{"\"" + long + "\x01\"", "", 1 + len(long)},
+		{"\"ab\\n\x02\"", "", 5},
+		{`"` + long, "", 1 + len(long)},
+	} {
+		d, err := parseJSON([]byte(tc.in))
+		switch {
+		case tc.off >= 0 && (err == nil || err.off != tc.off):
+			t.Errorf("%.30q: %v, want an error at %d", tc.in, err, tc.off)
+		case tc.off < 0 && err != nil:
+			t.Errorf("%.30q: %v", tc.in, err)
+		case tc.off < 0:
+			if s, _ := d.str(0); s != tc.want {
+				t.Errorf("%.30q: %.30q, want %.30q", tc.in, s, tc.want)
+			}
+		}
+	}
+}
