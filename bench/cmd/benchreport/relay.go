@@ -475,24 +475,7 @@ func relayChild() {
 			Conns:      metricValue(rec.Body.String(), "querylens_relay_connections"),
 		})
 	})
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		fmt.Fprintln(os.Stderr, err)
-		os.Exit(1)
-	}
-	hs := &http.Server{Handler: mux}
-	go hs.Serve(ln)
-	fmt.Println("http://" + ln.Addr().String())
-	done := make(chan struct{})
-	go func() { io.Copy(io.Discard, os.Stdin); close(done) }()
-	select {
-	case <-done:
-	case <-time.After(childLife):
-	}
-	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-	defer cancel()
-	srv.Shutdown(ctx)
-	hs.Close()
+	serveChild(srv, mux)
 }
 
 func rssBytes() float64 {
@@ -563,4 +546,28 @@ func startChild(ctx context.Context, self, name string) (*child, error) {
 	}
 	ch.base = strings.TrimSpace(line)
 	return ch, nil
+}
+
+// serveChild is a child relay's side of startChild: it serves mux on a
+// loopback port, prints its base URL as its first line, and shuts srv
+// down once its stdin closes (or childLife has passed).
+func serveChild(srv *relay.Server, mux *http.ServeMux) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(1)
+	}
+	hs := &http.Server{Handler: mux}
+	go hs.Serve(ln)
+	fmt.Println("http://" + ln.Addr().String())
+	done := make(chan struct{})
+	go func() { io.Copy(io.Discard, os.Stdin); close(done) }()
+	select {
+	case <-done:
+	case <-time.After(childLife):
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	srv.Shutdown(ctx)
+	hs.Close()
 }

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io"
 	"log/slog"
 	"net"
 	"net/http"
@@ -320,24 +319,7 @@ func relayTCPChild() {
 	mux := http.NewServeMux()
 	mux.Handle("/relay", srv)
 	mux.Handle("/metrics", srv.MetricsHandler())
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		fmt.Fprintln(os.Stderr, err)
-		os.Exit(1)
-	}
-	hs := &http.Server{Handler: mux}
-	go hs.Serve(ln)
-	fmt.Println("http://" + ln.Addr().String())
-	done := make(chan struct{})
-	go func() { io.Copy(io.Discard, os.Stdin); close(done) }()
-	select {
-	case <-done:
-	case <-time.After(childLife):
-	}
-	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-	defer cancel()
-	srv.Shutdown(ctx)
-	hs.Close()
+	serveChild(srv, mux)
 }
 
 // relayTCPReport writes the relay section's part on TCP exchanges and its
