@@ -77,6 +77,10 @@ func startGSMBridge(t *testing.T, master string, compact bool, mutate func([]byt
 		mu  sync.Mutex
 		out []gsmExchange
 		wg  sync.WaitGroup
+		// conns counts the connections accepted and not yet recorded:
+		// qstat may exit between the bridge's last write and its
+		// exchange's append.
+		conns sync.WaitGroup
 	)
 	wg.Go(func() {
 		for {
@@ -84,7 +88,9 @@ func startGSMBridge(t *testing.T, master string, compact bool, mutate func([]byt
 			if err != nil {
 				return
 			}
+			conns.Add(1)
 			wg.Go(func() {
+				defer conns.Done()
 				x := bridgeGSM(c, master, compact, mutate)
 				mu.Lock()
 				out = append(out, x)
@@ -93,7 +99,11 @@ func startGSMBridge(t *testing.T, master string, compact bool, mutate func([]byt
 		}
 	})
 	t.Cleanup(func() { ln.Close(); wg.Wait() })
+	// The exchanges of the connections accepted so far, once each has
+	// ended (qstat's connection was counted before the bridge wrote it
+	// a byte).
 	return ln.Addr().String(), func() []gsmExchange {
+		conns.Wait()
 		mu.Lock()
 		defer mu.Unlock()
 		return slices.Clone(out)
@@ -203,6 +213,10 @@ func gsmGreetingOnly(t *testing.T, master string) (string, func() []gsmExchange)
 		mu  sync.Mutex
 		out []gsmExchange
 		wg  sync.WaitGroup
+		// conns counts the connections accepted and not yet recorded:
+		// qstat exits as soon as it has read the greeting, before the
+		// bridge has the master's answer to what it forwarded.
+		conns sync.WaitGroup
 	)
 	serve := func(c net.Conn) (x gsmExchange) {
 		defer c.Close()
@@ -236,7 +250,9 @@ func gsmGreetingOnly(t *testing.T, master string) (string, func() []gsmExchange)
 			if err != nil {
 				return
 			}
+			conns.Add(1)
 			wg.Go(func() {
+				defer conns.Done()
 				x := serve(c)
 				mu.Lock()
 				out = append(out, x)
@@ -245,7 +261,11 @@ func gsmGreetingOnly(t *testing.T, master string) (string, func() []gsmExchange)
 		}
 	})
 	t.Cleanup(func() { ln.Close(); wg.Wait() })
+	// The exchanges of the connections accepted so far, once each has
+	// ended (qstat's connection was counted before serve wrote it a
+	// byte).
 	return ln.Addr().String(), func() []gsmExchange {
+		conns.Wait()
 		mu.Lock()
 		defer mu.Unlock()
 		return slices.Clone(out)
