@@ -35,9 +35,9 @@ const (
 	qSampleInsert = `INSERT INTO samples (server_id, at, state, players, bots, max_players, map, rtt_us, synthetic)
 		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (server_id, at) DO NOTHING`
 	qHourUpsert = `INSERT INTO hours (server_id, hour, samples, online, players_sum, players_max, bots_max, max_players, synthetic)
-		VALUES (?, ?, 1, ?, ?, ?, ?, ?, ?)
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
 		ON CONFLICT (server_id, hour) DO UPDATE SET
-			samples = hours.samples + 1,
+			samples = hours.samples + excluded.samples,
 			online = hours.online + excluded.online,
 			players_sum = hours.players_sum + excluded.players_sum,
 			players_max = {greatest}(hours.players_max, excluded.players_max),

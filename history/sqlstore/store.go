@@ -267,6 +267,18 @@ func (s *Store) Record(ctx context.Context, samples []history.Sample) error {
 	}
 	defer tx.Rollback()
 	fresh := make(map[history.Key]int64)
+	// Each statement is parsed once per call, not once per sample: a
+	// batch (the demo's synthetic day, a buffer flushed after an outage)
+	// is thousands of samples, and SQLite spent most of such a call
+	// parsing the same three statements again.
+	name, insert, hour := prepared(tx, s.q.serverName), prepared(tx, s.q.sampleInsert), prepared(tx, s.q.hourUpsert)
+	defer name.close()
+	defer insert.close()
+	defer hour.close()
+	// One upsert per server and hour, not per sample: a synthetic day is
+	// 12 samples an hour.
+	hours := make(map[hourKey]hourAgg)
+	var order []hourKey
 	for _, sm := range samples {
 		sm = history.Normalize(sm)
 		id, err := s.serverID(ctx, tx, sm.Key, fresh)
@@ -274,11 +286,11 @@ func (s *Store) Record(ctx context.Context, samples []history.Sample) error {
 			return err
 		}
 		if sm.Name != "" {
-			if _, err := tx.ExecContext(ctx, s.q.serverName, sm.Name, id, sm.Name); err != nil {
+			if _, err := name.exec(ctx, sm.Name, id, sm.Name); err != nil {
 				return fmt.Errorf("history: record %s name: %w", sm.Key, err)
 			}
 		}
-		res, err := tx.ExecContext(ctx, s.q.sampleInsert, id, sm.At.Unix(), int(sm.State), sm.Players, sm.Bots,
+		res, err := insert.exec(ctx, id, sm.At.Unix(), int(sm.State), sm.Players, sm.Bots,
 			sm.MaxPlayers, sm.Map, sm.RTT.Microseconds(), b2i(sm.Synthetic))
 		if err != nil {
 			return fmt.Errorf("history: record %s sample: %w", sm.Key, err)
@@ -286,10 +298,27 @@ func (s *Store) Record(ctx context.Context, samples []history.Sample) error {
 		if n, err := res.RowsAffected(); err != nil || n == 0 {
 			continue // a sample of the same second is already stored
 		}
-		online := b2i(sm.State == history.StateOnline)
-		if _, err := tx.ExecContext(ctx, s.q.hourUpsert, id, history.HourOf(sm.At).Unix(), online, sm.Players,
-			sm.Players, sm.Bots, sm.MaxPlayers, b2i(sm.Synthetic)); err != nil {
-			return fmt.Errorf("history: record %s hour: %w", sm.Key, err)
+		// The hour's aggregate, written once per hour below.
+		hk := hourKey{id, history.HourOf(sm.At).Unix()}
+		a, ok := hours[hk]
+		if !ok {
+			order = append(order, hk)
+			a.key = sm.Key
+		}
+		a.samples++
+		a.online += b2i(sm.State == history.StateOnline)
+		a.playersSum += sm.Players
+		a.playersMax = max(a.playersMax, sm.Players)
+		a.botsMax = max(a.botsMax, sm.Bots)
+		a.maxPlayers = max(a.maxPlayers, sm.MaxPlayers)
+		a.synthetic += b2i(sm.Synthetic)
+		hours[hk] = a
+	}
+	for _, hk := range order {
+		a := hours[hk]
+		if _, err := hour.exec(ctx, hk.id, hk.hour, a.samples, a.online, a.playersSum,
+			a.playersMax, a.botsMax, a.maxPlayers, a.synthetic); err != nil {
+			return fmt.Errorf("history: record %s hour: %w", a.key, err)
 		}
 	}
 	if err := tx.Commit(); err != nil {
@@ -303,6 +332,41 @@ func (s *Store) Record(ctx context.Context, samples []history.Sample) error {
 		s.mu.Unlock()
 	}
 	return nil
+}
+
+// hourKey and hourAgg are one row of the hours table as Record adds to
+// it: the samples of one server in one hour, summed as the upsert sums.
+type hourKey struct{ id, hour int64 }
+
+type hourAgg struct {
+	key                                                                     history.Key
+	samples, online, playersSum, playersMax, botsMax, maxPlayers, synthetic int
+}
+
+// txStmt is one statement of a transaction, prepared on its first use.
+type txStmt struct {
+	tx    *sql.Tx
+	query string
+	stmt  *sql.Stmt
+}
+
+func prepared(tx *sql.Tx, query string) *txStmt { return &txStmt{tx: tx, query: query} }
+
+func (t *txStmt) exec(ctx context.Context, args ...any) (sql.Result, error) {
+	if t.stmt == nil {
+		st, err := t.tx.PrepareContext(ctx, t.query)
+		if err != nil {
+			return nil, err
+		}
+		t.stmt = st
+	}
+	return t.stmt.ExecContext(ctx, args...)
+}
+
+func (t *txStmt) close() {
+	if t.stmt != nil {
+		t.stmt.Close()
+	}
 }
 
 // serverID finds or creates k's row inside tx. Ids created in tx are put
