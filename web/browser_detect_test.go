@@ -4,6 +4,8 @@ import (
 	"context"
 	"io"
 	"log/slog"
+	"net/http/httptest"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -22,51 +24,8 @@ import (
 // configured servers), must find the protocol each one speaks and show it
 // online; a silent server is reported as not answering and is not added.
 func TestBrowserDetect(t *testing.T) {
-	needWasm(t)
-	ctx0, cancel := context.WithCancel(context.Background())
-	t.Cleanup(cancel)
-	d, err := demo.Start(ctx0, demo.Config{MasterAddr: "127.0.0.1:0", Servers: 1, Seed: 5})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { d.Close() })
-	fast := shared.Rate{PerSecond: 10000, Burst: 10000}
-	rs := relay.New(relay.Config{AllowTargets: d.Prefixes(), CacheKey: codecs.QueryKey, IPRate: fast, ConnRate: fast, TargetHostRate: fast, ReplyWindow: testReplyWindow},
-		slog.New(slog.NewTextHandler(io.Discard, nil)))
-	h, err := web.New(web.Config{Exchanger: rs, Logger: slog.New(slog.NewTextHandler(io.Discard, nil))})
-	if err != nil {
-		t.Fatal(err)
-	}
-	base := serve(t, rs, h)
-
-	ctx := tab(t)
-	if err := chromedp.Do(ctx, chromedp.Navigate(base+"/")); err != nil {
-		t.Fatal(err)
-	}
-	waitFor(t, ctx, "the page to connect", `globalThis.querylensBrowse?.ready === true`, 20*time.Second)
-	if n := eval[int](t, ctx, `querylensBrowse.view().length`); n != 0 {
-		t.Fatalf("the page starts with %d rows; the test needs none", n)
-	}
-	if got := eval[string](t, ctx, `document.getElementById("add-protocol").value`); got != "detect" {
-		t.Errorf("the add form's protocol starts as %q, want detect", got)
-	}
-
-	if err := chromedp.Do(ctx, chromedp.Click(chromedp.CSS(`[data-testid=add-server] summary`))); err != nil {
-		t.Fatal(err)
-	}
-	add := func(addr string) string {
-		t.Helper()
-		if err := chromedp.Do(ctx,
-			chromedp.SetValue(chromedp.CSS(`#add-protocol`), "detect"),
-			chromedp.SetValue(chromedp.CSS(`#add-addr`), addr),
-			chromedp.Click(chromedp.CSS(`[data-testid=add-submit]`)),
-		); err != nil {
-			t.Fatal(err)
-		}
-		msg := `document.getElementById("add-msg").textContent`
-		waitFor(t, ctx, "the detection of "+addr, msg+`.includes(`+jsString(addr)+`) && !`+msg+`.startsWith("Detecting")`, 15*time.Second)
-		return eval[string](t, ctx, msg)
-	}
+	d, _, ctx := detectPage(t, testReplyWindow)
+	add := func(addr string) string { return addByDetection(t, ctx, addr) }
 
 	seen := map[string]bool{}
 	for _, tg := range d.Targets() {
@@ -109,4 +68,112 @@ func TestBrowserDetect(t *testing.T) {
 			t.Errorf("silent %s was added (%d rows)", tg.Addr, n)
 		}
 	}
+}
+
+// detectPage serves the browse page with no master and no configured
+// servers, through a relay that may reach the demo's servers and waits
+// window for their replies, and opens the add form.
+func detectPage(t *testing.T, window time.Duration) (*demo.Demo, *relay.Server, context.Context) {
+	t.Helper()
+	needWasm(t)
+	ctx0, cancel := context.WithCancel(context.Background())
+	t.Cleanup(cancel)
+	d, err := demo.Start(ctx0, demo.Config{MasterAddr: "127.0.0.1:0", Servers: 1, Seed: 5})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { d.Close() })
+	fast := shared.Rate{PerSecond: 10000, Burst: 10000}
+	rs := relay.New(relay.Config{AllowTargets: d.Prefixes(), CacheKey: codecs.QueryKey, IPRate: fast, ConnRate: fast, TargetHostRate: fast, ReplyWindow: window},
+		slog.New(slog.NewTextHandler(io.Discard, nil)))
+	h, err := web.New(web.Config{Exchanger: rs, Logger: slog.New(slog.NewTextHandler(io.Discard, nil))})
+	if err != nil {
+		t.Fatal(err)
+	}
+	base := serve(t, rs, h)
+
+	ctx := tab(t)
+	if err := chromedp.Do(ctx, chromedp.Navigate(base+"/")); err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, ctx, "the page to connect", `globalThis.querylensBrowse?.ready === true`, 20*time.Second)
+	if n := eval[int](t, ctx, `querylensBrowse.view().length`); n != 0 {
+		t.Fatalf("the page starts with %d rows; the test needs none", n)
+	}
+	if got := eval[string](t, ctx, `document.getElementById("add-protocol").value`); got != "detect" {
+		t.Errorf("the add form's protocol starts as %q, want detect", got)
+	}
+	if err := chromedp.Do(ctx, chromedp.Click(chromedp.CSS(`[data-testid=add-server] summary`))); err != nil {
+		t.Fatal(err)
+	}
+	return d, rs, ctx
+}
+
+// addByDetection adds addr with the Detect choice and returns the form's
+// message once detection has ended.
+func addByDetection(t *testing.T, ctx context.Context, addr string) string {
+	t.Helper()
+	if err := chromedp.Do(ctx,
+		chromedp.SetValue(chromedp.CSS(`#add-protocol`), "detect"),
+		chromedp.SetValue(chromedp.CSS(`#add-addr`), addr),
+		chromedp.Click(chromedp.CSS(`[data-testid=add-submit]`)),
+	); err != nil {
+		t.Fatal(err)
+	}
+	msg := `document.getElementById("add-msg").textContent`
+	waitFor(t, ctx, "the detection of "+addr, msg+`.includes(`+jsString(addr)+`) && !`+msg+`.startsWith("Detecting")`, 15*time.Second)
+	return eval[string](t, ctx, msg)
+}
+
+// TestBrowserDetectFreesSlots: once a protocol answers, detection ends the
+// other protocols' queries at once (CANCEL), instead of leaving each in
+// one of the connection's in-flight slots for the relay's whole reply
+// window, where the next servers added waited on them. The relay here
+// waits two minutes for replies: every upstream exchange must close long
+// before, as soon as each server is found.
+func TestBrowserDetectFreesSlots(t *testing.T) {
+	d, rs, ctx := detectPage(t, 2*time.Minute)
+	n := 0
+	for _, tg := range d.Targets() {
+		switch {
+		case tg.Behavior != demo.Normal || tg.Options != nil:
+			continue
+		case tg.Protocol != "a2s" && tg.Protocol != "quake3" && tg.Protocol != "gamespy1" && tg.Protocol != "samp":
+			continue // UDP protocols whose queries the relay holds open
+		}
+		if msg := addByDetection(t, ctx, tg.Addr); !strings.Contains(msg, " answered") {
+			t.Fatalf("%s %s: %q", tg.Protocol, tg.Addr, msg)
+		}
+		deadline := time.Now().Add(30 * time.Second)
+		for open := upstreamOpen(t, rs); open != 0; open = upstreamOpen(t, rs) {
+			if time.Now().After(deadline) {
+				t.Fatalf("after %s %s was found, the relay still holds %d upstream exchanges", tg.Protocol, tg.Addr, open)
+			}
+			time.Sleep(20 * time.Millisecond)
+		}
+		if n++; n == 3 {
+			break
+		}
+	}
+	if n < 3 {
+		t.Fatalf("%d demo servers detected; the test needs 3", n)
+	}
+}
+
+// upstreamOpen is the relay's querylens_relay_upstream_open gauge.
+func upstreamOpen(t *testing.T, rs *relay.Server) int {
+	t.Helper()
+	rec := httptest.NewRecorder()
+	rs.MetricsHandler().ServeHTTP(rec, httptest.NewRequest("GET", "/metrics", nil))
+	for line := range strings.Lines(rec.Body.String()) {
+		if v, ok := strings.CutPrefix(line, "querylens_relay_upstream_open "); ok {
+			n, err := strconv.Atoi(strings.TrimSpace(v))
+			if err != nil {
+				t.Fatalf("upstream_open %q: %v", v, err)
+			}
+			return n
+		}
+	}
+	t.Fatalf("no querylens_relay_upstream_open in the relay's metrics:\n%s", rec.Body)
+	return 0
 }

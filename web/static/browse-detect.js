@@ -5,7 +5,7 @@ import { replyTimeout } from "./ql.js";
 import { State } from "./model.js";
 import { relay } from "./browse-asks.js";
 
-/** @type {Map<string, {left: number, resolve: (r: {protocol: string, res: any}|null) => void}>} */
+/** @type {Map<string, {left: number, names: string[], resolve: (r: {protocol: string, res: any}|null) => void}>} */
 const detecting = new Map();
 
 /**
@@ -23,7 +23,7 @@ export async function detectProtocol(addr) {
   const names = Array.isArray(order) ? order : [];
   return new Promise((resolve) => {
     if (!names.length || detecting.has(addr)) return resolve(null);
-    detecting.set(addr, { left: names.length, resolve });
+    detecting.set(addr, { left: names.length, names, resolve });
     for (const p of names) {
       relay.ask({ key: `detect:${p}/${addr}`, protocol: p, target: addr, options: null, timeoutMs: replyTimeout(relay, 1500) });
     }
@@ -45,6 +45,10 @@ export function detected(res) {
   const spoke = res.state === State.online || ((res.state === State.banned || res.state === State.rateLimited) && res.received?.length > 0);
   if (spoke) {
     detecting.delete(addr);
+    // The other protocols' queries end now: left open, each would hold
+    // one of the connection's in-flight slots for the relay's whole reply
+    // window, and the next server added would wait on them.
+    relay.forget(d.names.filter((p) => p !== protocol).map((p) => `detect:${p}/${addr}`));
     d.resolve({ protocol, res });
   } else if (--d.left === 0) {
     detecting.delete(addr);

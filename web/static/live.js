@@ -160,6 +160,17 @@ export class DecodeWorker extends EventTarget {
   }
 
   /**
+   * forget tells the worker the asks of keys are no longer wanted (a
+   * detection that found its protocol): no result comes for them.
+   * @param {string[]} keys
+   */
+  forget(keys) {
+    const gone = new Set(keys);
+    this.outbox = this.outbox.filter((a) => !gone.has(a.key));
+    this.worker.postMessage({ type: "forget", keys });
+  }
+
+  /**
    * link asks the worker for the status page's path of a row that has
    * none (package server/ident, in the module): it comes with a later
    * onResults batch, by key, once the module is ready and before that

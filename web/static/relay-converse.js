@@ -70,7 +70,9 @@ function when(v, f) {
  * it leaves. It never rejects.
  *
  * A reply the relay cut at its per-query cap (END reason byte-cap) sets
- * out.capped.
+ * out.capped. opts.signal, when aborted, ends the conversation at once:
+ * its open queries are cancelled at the relay (their in-flight slots
+ * freed) and it resolves with what came so far.
  *
  * @template {Outcome} O
  * @param {Decoding} d
@@ -78,12 +80,12 @@ function when(v, f) {
  * @param {string} protocol
  * @param {string} target
  * @param {O} out
- * @param {{timeoutMs?: number, timing?: Timing|null}} opts timing, if
+ * @param {{timeoutMs?: number, timing?: Timing|null, signal?: AbortSignal}} opts timing, if
  *   given, adds up where the conversation's time went
  * @returns {Promise<O>}
  */
 function drive(d, relay, protocol, target, out, opts) {
-  const { timeoutMs = 4000, timing = null } = opts;
+  const { timeoutMs = 4000, timing = null, signal } = opts;
   const t0 = timing ? performance.now() : 0;
   return new Promise((resolve) => when(d.start(), (o) => {
     if (o.error) {
@@ -108,6 +110,11 @@ function drive(d, relay, protocol, target, out, opts) {
       // with the relay's END is in the result.
       when(d.finish(), () => resolve(out));
     };
+    if (signal?.aborted) {
+      finish();
+      return;
+    }
+    signal?.addEventListener("abort", finish, { once: true });
     // The relay ends every query it reads within its reply window
     // (REPLY and END, or ERROR timeout), so while the connection is up
     // and queries are open, the timer firing means the page has not
@@ -334,8 +341,8 @@ function markTruncated(msg) {
  * @param {string} protocol
  * @param {string} target
  * @param {import("./querylens").Options} [options]
- * @param {{timeoutMs?: number, timing?: Timing}} [opts] timing, if
- *   given, adds up where the conversation's time went
+ * @param {{timeoutMs?: number, timing?: Timing, signal?: AbortSignal}} [opts] timing, if
+ *   given, adds up where the conversation's time went; signal ends it (drive)
  * @returns {Promise<{summary: import("./querylens").Summary|null,
  *   rtt: number|null, cached: boolean, capped: boolean,
  *   replies: number, relayError: {code: string, message: string}|null,

@@ -16,6 +16,9 @@
 //                      query: its first request, hex datagrams the server built,
 //                      sent as the relay's HELLO arrives when the decoder is not
 //                      ready yet: a master's list)
+//                  {type: "forget", keys}  the asks of keys are no longer wanted: those
+//                      queued are dropped, those running end at once (their
+//                      queries cancelled at the relay); no result comes for either
 //                  {type: "ping", id}
 //                  {type: "model", id, call, args}  the server model the module
 //                      exports (querylens.ref, hostPort, detectOrder), once it is ready
@@ -155,6 +158,9 @@ self.onmessage = (/** @type {MessageEvent} */ e) => {
       pump();
       return;
     }
+    case "forget":
+      forget(new Set(m.keys));
+      return;
     case "ping":
       if (!relay) {
         post({ type: "pong", id: m.id, error: "not connected" });
@@ -362,11 +368,19 @@ function pump() {
     const sent = ahead.get(a.key);
     ahead.delete(a.key);
     const via = sent ? adopting(sent) : relay;
-    R.converseSummary(d.batch, via, a.protocol, a.target, a.options, { timeoutMs: a.timeoutMs, timing: stats.timing }).then((res) => {
+    const stop = new AbortController();
+    aborts.set(a.key, stop);
+    R.converseSummary(d.batch, via, a.protocol, a.target, a.options, { timeoutMs: a.timeoutMs, timing: stats.timing, signal: stop.signal }).then((res) => {
       if (sent) dropAhead(sent);
+      if (aborts.get(a.key) === stop) aborts.delete(a.key);
       running--;
       stats.done++;
       stats.replies += res.replies;
+      if (stop.signal.aborted) {
+        if (running === 0 && !queue.length) flush();
+        pump();
+        return;
+      }
       const { state, detail } = R.classify(res);
       const s = res.summary;
       batch.push({
@@ -388,6 +402,32 @@ function pump() {
       pump();
     });
   }
+}
+
+/** The running conversations' stops, by their ask's key (forget). @type {Map<string, AbortController>} */
+const aborts = new Map();
+
+/**
+ * forget drops the asks of keys that have not started (queued, or waiting
+ * for their module) and ends those running: a detection that found its
+ * protocol frees the slots of the protocols still asked, at once rather
+ * than when their reply windows close.
+ * @param {Set<string>} keys
+ */
+function forget(keys) {
+  /** @param {Ask[]} list */
+  const drop = (list) => {
+    const kept = list.filter((a) => !keys.has(a.key));
+    stats.done += list.length - kept.length;
+    list.splice(0, list.length, ...kept);
+  };
+  drop(queue);
+  for (const d of decoders.values()) drop(d.waiting);
+  for (const k of keys) {
+    early.delete(k);
+    aborts.get(k)?.abort();
+  }
+  pump();
 }
 
 /**
