@@ -160,20 +160,31 @@ func TestBrowserDetectFreesSlots(t *testing.T) {
 	}
 }
 
-// upstreamOpen is the relay's querylens_relay_upstream_open gauge.
-func upstreamOpen(t *testing.T, rs *relay.Server) int {
+// relayMetric is the value of the relay's sample named name (with its
+// labels, as the exposition spells them), and whether the relay has it (a
+// labelled counter appears once it counted something).
+func relayMetric(t *testing.T, rs *relay.Server, name string) (int, bool) {
 	t.Helper()
 	rec := httptest.NewRecorder()
 	rs.MetricsHandler().ServeHTTP(rec, httptest.NewRequest("GET", "/metrics", nil))
 	for line := range strings.Lines(rec.Body.String()) {
-		if v, ok := strings.CutPrefix(line, "querylens_relay_upstream_open "); ok {
+		if v, ok := strings.CutPrefix(line, name+" "); ok {
 			n, err := strconv.Atoi(strings.TrimSpace(v))
 			if err != nil {
-				t.Fatalf("upstream_open %q: %v", v, err)
+				t.Fatalf("%s %q: %v", name, v, err)
 			}
-			return n
+			return n, true
 		}
 	}
-	t.Fatalf("no querylens_relay_upstream_open in the relay's metrics:\n%s", rec.Body)
-	return 0
+	return 0, false
+}
+
+// upstreamOpen is the relay's querylens_relay_upstream_open gauge.
+func upstreamOpen(t *testing.T, rs *relay.Server) int {
+	t.Helper()
+	n, ok := relayMetric(t, rs, "querylens_relay_upstream_open")
+	if !ok {
+		t.Fatal("no querylens_relay_upstream_open in the relay's metrics")
+	}
+	return n
 }

@@ -381,3 +381,48 @@ func TestBrowserInspectTCPStops(t *testing.T) {
 		})
 	}
 }
+
+// TestBrowserInspectTCPMasterRefused: asking GameSpy v1 with master set
+// names a master over TCP that speaks first, a conversation the relay
+// does not hold. The inspector says so before Send (the preview) and on
+// Send, naming the command that asks it, and sends nothing: no packet in
+// the session, no frame at the relay (before the fix it sent the
+// master's empty start as UDP and waited out the reply window). At a
+// phone's width and a desktop's the message does not overflow.
+func TestBrowserInspectTCPMasterRefused(t *testing.T) {
+	needWasm(t)
+	st := startStreamStack(t)
+	ctx := tab(t)
+	target := st.Demo.GameSpy1Master()
+	for _, size := range []struct {
+		name string
+		w, h int64
+	}{{"phone", 390, 844}, {"desktop", 1300, 900}} {
+		u := st.URL + "/inspect?protocol=gamespy1&target=" + url.QueryEscape(target)
+		if err := chromedp.Do(ctx, chromedp.EmulateViewport(size.w, size.h), chromedp.Navigate(u)); err != nil {
+			t.Fatal(err)
+		}
+		waitFor(t, ctx, "the inspector", `!!globalThis.querylensInspect && document.querySelector("[data-testid=build-protocol]").value === "gamespy1"`, 15*time.Second)
+		eval[bool](t, ctx, `(() => { const m = document.querySelector("#b-options [name=master]"); m.checked = true; m.dispatchEvent(new Event("change", {bubbles: true})); return true; })()`)
+		note := eval[string](t, ctx, `document.querySelector("[data-testid=preview-note]")?.textContent ?? ""`)
+		if !strings.Contains(note, "speaks TCP") || !strings.Contains(note, "querylens master -p gamespy1") {
+			t.Errorf("%s: the preview says %q", size.name, note)
+		}
+		eval[bool](t, ctx, `(document.querySelector("[data-testid=build-send]").click(), true)`)
+		waitFor(t, ctx, "the refusal", `document.getElementById("decode-status").textContent.includes("relay does not hold")`, 15*time.Second)
+		if bad := eval[bool](t, ctx, `document.getElementById("decode-status").classList.contains("bad")`); !bad {
+			t.Errorf("%s: the refusal is not shown as an error", size.name)
+		}
+		if n := eval[int](t, ctx, `querylensInspect.packets().length`); n != 0 {
+			t.Errorf("%s: the session has %d packets, want none", size.name, n)
+		}
+		for _, p := range eval[[]string](t, ctx, layoutProblemsJS) {
+			t.Errorf("%s: %s", size.name, p)
+		}
+	}
+	for _, frame := range []string{"query", "exchange"} {
+		if n, _ := relayMetric(t, st.Relay, `querylens_relay_frames_in_total{type="`+frame+`"}`); n != 0 {
+			t.Errorf("the relay read %d %s frames, want none", n, frame)
+		}
+	}
+}

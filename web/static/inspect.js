@@ -99,6 +99,8 @@ function preview() {
     return null;
   }
   const out = [];
+  const unheld = masterOverTCP(built.protocol, options());
+  if (unheld) out.push(h("div", { class: "muted", "data-testid": "preview-note" }, unheld));
   // A stream protocol's request goes on a TCP connection the relay opens.
   const wire = streamed(built.protocol, options()) ? "request on the TCP stream" : "datagram on the wire";
   for (const [i, dg] of built.datagrams.entries()) {
@@ -157,6 +159,11 @@ $("build-form").addEventListener("submit", async (e) => {
     $("b-target").focus();
     return;
   }
+  const unheld = masterOverTCP(proto, options());
+  if (unheld) {
+    status(unheld, true);
+    return;
+  }
   const g = ++groups;
   $("b-send").disabled = true;
   status(`Asking ${target}…`);
@@ -195,6 +202,22 @@ function streamed(proto, opts) {
   const s = conv.stream;
   conv.close();
   return s;
+}
+
+/**
+ * masterOverTCP says why proto with opts cannot be asked through the relay
+ * when they ask a master it does not hold (cfg.tcpMasters: over TCP,
+ * speaking first with a challenge), else "".
+ * @param {string} proto
+ * @param {Record<string, string>} opts
+ */
+function masterOverTCP(proto, opts) {
+  const sel = cfg.tcpMasters?.[proto];
+  if (!sel || !Object.entries(sel).every(([k, v]) => opts[k] === v)) return "";
+  const title = protocols.find((p) => p.name === proto)?.title ?? proto;
+  const game = opts.gamename ? ` --game ${opts.gamename}` : "";
+  return `A ${title} master speaks TCP and first, with a challenge: the relay does not hold that conversation, so this page cannot ask it. ` +
+    `The querylens server keeps such masters' lists (the browse page shows them); from a terminal: querylens master -p ${proto}${game} HOST:PORT`;
 }
 
 /**

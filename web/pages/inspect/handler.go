@@ -42,6 +42,12 @@ type Config struct {
 	// Wrapped are the protocols' coded inner layers and their codings,
 	// by protocol and layer (codecs.Description.Wrapped), for the editor.
 	Wrapped map[string]map[string]string `json:"wrapped,omitempty"`
+	// TCPMasters are the options that ask a protocol's master the relay
+	// does not hold, by protocol: a master spoken to over TCP while the
+	// protocol's servers are asked over UDP, which speaks first with a
+	// challenge (GameSpy v1's; codecs.MasterDescription.Transport). The
+	// page says so instead of sending; the server keeps their lists.
+	TCPMasters map[string]map[string]string `json:"tcpMasters,omitempty"`
 }
 
 type protocol struct{ Name, Title string }
@@ -60,6 +66,12 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 				cfg.Wrapped = map[string]map[string]string{}
 			}
 			cfg.Wrapped[p.Name] = w
+		}
+		if d := p.Description(); d.Transport != codecs.TCP && d.Master != nil && d.Master.Transport == codecs.TCP && len(d.Master.Options) > 0 {
+			if cfg.TCPMasters == nil {
+				cfg.TCPMasters = map[string]map[string]string{}
+			}
+			cfg.TCPMasters[p.Name] = d.Master.Options
 		}
 	}
 	for k, v := range q {
