@@ -5,7 +5,12 @@
 # included, shared by the targets, so adding a protocol's fuzz targets does
 # not make the pass longer: each target fuzzes for what is left of the
 # budget divided by the targets left, but never less than FUZZMIN (default
-# 1s), so every target runs. Minimising a new input (an interesting one or a
+# 1s). A budget too short for every target (each costs its minimum and
+# about a second of start-up, each package a build: CI's 2m) fuzzes the
+# targets in turn from a place set by the commit (git rev-parse HEAD), and
+# stops when the budget is spent, naming the targets left for another run:
+# the next commits start elsewhere, and go test ran every seed corpus
+# already. Minimising a new input (an interesting one or a
 # crasher) is capped by FUZZMINIMIZETIME (default 5s), so a slow
 # minimisation cannot use up a target's time; go test's own default is a
 # minute per input.
@@ -43,14 +48,27 @@ mapfile -t targets < <(git ls-files -co --exclude-standard '*_test.go' | sort | 
 done | sort -s -k1,1)
 found=${#targets[@]}
 if [ "$found" = 0 ]; then echo "fuzz: no targets found" >&2; exit 1; fi
-echo "fuzz: $found targets within $budget"
+# The turn's start: the commit's hash, as a number, modulo the targets, set
+# back to the first target of its package (one build per package).
+head=$(git rev-parse --short=7 HEAD 2>/dev/null || echo 0)
+first=$((16#${head} % found))
+while [ "$first" -gt 0 ] && [ "${targets[first]% *}" = "${targets[first - 1]% *}" ]; do first=$((first - 1)); done
+targets=("${targets[@]:first}" "${targets[@]:0:first}")
+echo "fuzz: $found targets within $budget, from ${targets[0]#* } (${targets[0]% *})"
 module=$(go list -m)
 fuzzcache=$(go env GOCACHE)/fuzz
 left=$found built=""
 # inputs counts the saved inputs of a target (0 when it has none).
 inputs() { if [ -d "$1" ]; then find "$1" -type f | wc -l; else echo 0; fi; }
+done_=0
 for t in "${targets[@]}"; do
   dir=${t% *} fn=${t#* }
+  # Out of budget (a target costs its minimum and ~1s more; a new package
+  # a build too): the rest wait for another run.
+  if [ "$done_" -gt 0 ] && [ $((SECONDS - start + least + 1)) -gt "$total" ]; then
+    echo "fuzz: the budget is spent: $done_ of $found targets fuzzed; not this run: ${targets[*]:done_}" | sed -E 's/ ([a-z0-9_/.]+) (Fuzz)/ \1.\2/g'
+    exit 0
+  fi
   bin=$tmp/${dir//\//_}.test
   if [ "$dir" != "$built" ]; then
     b0=$SECONDS
@@ -91,5 +109,6 @@ for t in "${targets[@]}"; do
     fi
     exit 1
   done
+  done_=$((done_ + 1))
 done
 echo "fuzz: $found targets passed in $((SECONDS - start))s"
