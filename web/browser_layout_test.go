@@ -188,6 +188,7 @@ func TestBrowserLayout(t *testing.T) {
 			{"error", base + "/no/such/page", `!!document.querySelector("[data-testid=error-page]")`, "", 0},
 		} {
 			t.Run(size.name+"/"+pg.name, func(t *testing.T) {
+				t.Parallel() // each in its own tab: their waits overlap
 				ctx := tab(t)
 				if err := chromedp.Do(ctx, chromedp.EmulateViewport(size.w, size.h), chromedp.Navigate(pg.url)); err != nil {
 					t.Fatal(err)

@@ -84,6 +84,7 @@ var ogImage = regexp.MustCompile(`<meta property="og:image" content="([^"]+)"`)
 // status page shows it (charts, synthetic mark), og:image is a PNG card,
 // and the history is still there after a restart on the same directory.
 func TestServeDemoHistory(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	o := serveOptions{addr: "127.0.0.1:0", demo: true, demoServers: 3, demoMaster: "127.0.0.1:0"}
 	o.history = historyOptions{enabled: true, data: dir, dataSet: true, every: time.Minute, idle: time.Hour, max: 100, budget: 50}

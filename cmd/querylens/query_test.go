@@ -55,6 +55,7 @@ func runWith(t *testing.T, ex netquery.Exchanger, args ...string) (queryOut, str
 // probe must name the protocol each one speaks, and a silent server must
 // end in an error listing what every protocol got.
 func TestQueryProbe(t *testing.T) {
+	t.Parallel()
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	defer cancel()
 	d, err := demo.Start(ctx, demo.Config{Servers: 2, Seed: 3})

@@ -154,6 +154,7 @@ func TestScaleOut(t *testing.T) {
 	if testing.Short() {
 		t.Skip("12 s end-to-end run")
 	}
+	t.Parallel() // 12 s of clients asking: overlaps the other waits
 	rds := testredis.Start(t)
 	game := startCounting(t, demo.NewZandronum(1, 0, demo.RateLimit))
 	o := serveOptions{
@@ -247,6 +248,7 @@ func TestScaleOut(t *testing.T) {
 // in one PostgreSQL database: both start (the schema is created once), the
 // demo's synthetic day lands in PostgreSQL, and /readyz names it.
 func TestServeHistoryPostgres(t *testing.T) {
+	t.Parallel()
 	pg := testpg.Start(t)
 	url := pg.FreshURL(t)
 	o := serveOptions{demo: true, demoServers: 2, metrics: true}

@@ -241,6 +241,7 @@ func (f fakeResolver) LookupNetIP(_ context.Context, _, host string) ([]netip.Ad
 // their hosts when --webhook-allow opens their address (as serve takes
 // them), through the same address rule.
 func TestWatchDiscordSlack(t *testing.T) {
+	t.Parallel()
 	rec := newReceiver(t)
 	data := t.TempDir()
 	// Without the range opened, the fake is not Discord.
