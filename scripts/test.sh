@@ -27,7 +27,11 @@ failed=()
 # tests: 15 s, 7 s without). That checks the library, not querylens: it is
 # off for modernc.org's packages only; every package keeps the race
 # detector, and querylens's own keep checkptr.
-go test -race -gcflags='modernc.org/...=-d=checkptr=0' -vet=off -count=1 -timeout 30m ./... "$@" || failed+=("go test -race")
+# The packages whose tests take longest come first (go test keeps the
+# order it is given and runs two at once): listed in import-path order,
+# web, the longest (its browser tests, ~200 s), started last and ran alone
+# at the end while a core idled.
+go test -race -gcflags='modernc.org/...=-d=checkptr=0' -vet=off -count=1 -timeout 30m ./web ./cmd/querylens ./demo ./... "$@" || failed+=("go test -race")
 bash scripts/test-wasm.sh || failed+=("the wasm tests")
 wait "$lint" || failed+=(lint)
 echo "--- lint (scripts/lint.sh)"

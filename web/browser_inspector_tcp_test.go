@@ -349,6 +349,7 @@ func TestBrowserInspectTCPStops(t *testing.T) {
 		{"bad length", demo.BadLength, false, 30 * time.Second},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel() // two servers, two tabs: both waits at once
 			tg := streamTarget(t, st.Demo, "minecraft", tc.b)
 			ctx := tab(t)
 			askFromForm(t, ctx, st.URL, "minecraft", tg.Addr, 1300, 900, tc.wait)
