@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"context"
+	"math/rand/v2"
 	"net"
 	"net/http"
 	"net/http/httptest"
@@ -30,16 +31,62 @@ import (
 )
 
 // freeUDP is a loopback UDP port free a moment ago (for a flapping
-// server a watches file names before it starts).
+// server a watches file names before it starts). It is chosen outside
+// the kernel's ephemeral range, so that no socket bound to port 0 in the
+// meantime (the demo's own servers, another package's tests running at
+// the same time) can take it before serve binds it, and never twice in
+// one test binary.
 func freeUDP(t *testing.T) string {
 	t.Helper()
-	c, err := net.ListenPacket("udp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
+	lo, hi := fixedPortRange()
+	freeMu.Lock()
+	defer freeMu.Unlock()
+	for range 200 {
+		port := lo + freeRand.IntN(hi-lo)
+		if freeGiven[port] {
+			continue
+		}
+		c, err := net.ListenPacket("udp", "127.0.0.1:"+strconv.Itoa(port))
+		if err != nil {
+			continue
+		}
+		addr := c.LocalAddr().String()
+		c.Close()
+		freeGiven[port] = true
+		return addr
 	}
-	addr := c.LocalAddr().String()
-	c.Close()
-	return addr
+	t.Fatalf("no free loopback UDP port in [%d, %d)", lo, hi)
+	return ""
+}
+
+var (
+	freeMu    sync.Mutex
+	freeGiven = map[int]bool{}
+	freeRand  = rand.New(rand.NewPCG(uint64(os.Getpid()), uint64(time.Now().UnixNano())))
+)
+
+// fixedPortRange is a range of ports the kernel does not hand out to
+// sockets bound to port 0: below its ephemeral range (Linux's
+// ip_local_port_range, 32768-60999 by default), or above it where that
+// range starts too low to leave room.
+func fixedPortRange() (lo, hi int) {
+	elo, ehi := 32768, 60999
+	if b, err := os.ReadFile("/proc/sys/net/ipv4/ip_local_port_range"); err == nil {
+		if f := strings.Fields(string(b)); len(f) == 2 {
+			a, errA := strconv.Atoi(f[0])
+			z, errZ := strconv.Atoi(f[1])
+			if errA == nil && errZ == nil && a <= z {
+				elo, ehi = a, z
+			}
+		}
+	}
+	if elo >= 12000 {
+		return 10000, elo
+	}
+	if ehi < 64000 {
+		return ehi + 1, 65536
+	}
+	return 10000, 12000 // no room outside it: a short range, still checked free
 }
 
 // flapWatches is a watches file: the flapping server at flap told to the
