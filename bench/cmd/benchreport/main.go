@@ -128,7 +128,7 @@ func main() {
 	flag.StringVar(&e.protocols, "protocols", "", "the browser and GameDig sections' protocols, comma-separated (default all; the browser section always runs Zandronum's, as the others are measured against it);\n"+
 		"a narrowed run keeps the goals rows of the others and the section's earlier text, folded")
 	flag.StringVar(&e.startModule, "start-module", "", "a browser module (`FILE`.wasm) the start section's page serves instead of the one built into querylens (embedded in a querylens built with go build -overlay)")
-	flag.StringVar(&e.familiesModule, "families-module", "", "the start section's module of 20 families (`FILE`.wasm; default: built from ./wasm with 12 renamed copies of the codecs; off: not measured)")
+	flag.StringVar(&e.familiesModule, "families-module", "", "the start section's module of 12 more families (`FILE`.wasm; default: built from ./wasm with 12 renamed copies of the codecs; off: not measured)")
 	flag.BoolVar(&e.noTail, "rounds-only", false, "the browser section times only its rounds (no first-decode and profiled rounds)")
 	flag.Parse()
 	if flag.NArg() != 0 || e.count < 1 || e.e2eCount < 1 || e.servers < 1 {

@@ -23,8 +23,8 @@ import (
 // its modules). Nothing is written into the source tree.
 
 // extraFamilies are the codec packages copied, in order, for the module of
-// twelve more families: each of today's eight once, then the four largest
-// again.
+// twelve more families: eight of today's once, then the four largest of
+// them again.
 var extraFamilies = []string{"a2s", "bloodmasters", "gamespy1", "gamespy2", "gamespy3", "ogp", "quake3", "zandronum", "a2s", "ogp", "quake3", "zandronum"}
 
 // embeddedModule lists the files of web/static a querylens binary embeds
@@ -110,18 +110,53 @@ func familiesOverlay(root, dir string, families []string) (string, error) {
 	return writeOverlay(filepath.Join(dir, "overlay.json"), replace)
 }
 
-var protocolConst = regexp.MustCompile(`(?m)^const Protocol = "([a-z0-9]+)"$`)
+// codecFamilies counts the protocol families codecs/all imports: its
+// blank imports of codec packages, less package codecs itself.
+func codecFamilies(root string) (int, error) {
+	b, err := os.ReadFile(filepath.Join(root, "codecs", "all", "all.go"))
+	if err != nil {
+		return 0, err
+	}
+	n := 0
+	for _, line := range strings.Split(string(b), "\n") {
+		if strings.HasPrefix(strings.TrimSpace(line), `_ "github.com/querylens/querylens/codecs/`) {
+			n++
+		}
+	}
+	if n == 0 {
+		return 0, fmt.Errorf("codecs/all/all.go imports no codec package")
+	}
+	return n, nil
+}
+
+// protocolConst is a codec package's protocol name constant: Protocol, or
+// another protocol the package registers beside it (ProtocolFiveM), alone
+// or in a const block.
+var protocolConst = regexp.MustCompile(`(?m)^(const |\t)(Protocol\w*)(\s*)= "([a-z0-9]+)"`)
 
 // renameProtocol renames the codec package's Protocol constant from old to
-// name, reporting whether it found it.
+// name, reporting whether it found it, and every other protocol name the
+// package registers (ProtocolFiveM) by the same suffix, so that the copy
+// registers no name twice.
 func renameProtocol(src, old, name string) (string, bool) {
+	suffix, ok := strings.CutPrefix(name, old)
+	if !ok {
+		suffix = "_" + name
+	}
 	found := false
 	s := protocolConst.ReplaceAllStringFunc(src, func(m string) string {
-		if protocolConst.FindStringSubmatch(m)[1] != old {
-			return m
+		sub := protocolConst.FindStringSubmatch(m)
+		lead, ident, space, value := sub[1], sub[2], sub[3], sub[4]
+		switch {
+		case ident == "Protocol" && value == old:
+			found = true
+			value = name
+		case ident == "Protocol":
+			return m // another package's constant
+		default:
+			value += suffix
 		}
-		found = true
-		return `const Protocol = "` + name + `"`
+		return lead + ident + space + `= "` + value + `"`
 	})
 	return s, found
 }

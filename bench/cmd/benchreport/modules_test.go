@@ -69,6 +69,23 @@ func TestFamiliesOverlay(t *testing.T) {
 	if _, ok := renameProtocol("package x\n\nconst Protocol = \"other\"\n", "x", "xx1"); ok {
 		t.Error("renameProtocol renamed another package's constant")
 	}
+	// A package that registers more than one protocol (quake3 and FiveM,
+	// quake2 and QuakeWorld): each name renamed, or the copy registers a
+	// name twice and the module panics as it starts.
+	for _, c := range []struct{ src, want string }{
+		{"const Protocol = \"quake3\"\n\nconst ProtocolFiveM = \"fivem\"\n", "const Protocol = \"quake3x3\"\n\nconst ProtocolFiveM = \"fivemx3\"\n"},
+		{"const (\n\tProtocol           = \"quake2\"     // Quake II\n\tProtocolQuakeWorld = \"quakeworld\"\n)\n",
+			"const (\n\tProtocol           = \"quake2x3\"     // Quake II\n\tProtocolQuakeWorld = \"quakeworldx3\"\n)\n"},
+	} {
+		old := "quake3"
+		if strings.Contains(c.src, "quake2") {
+			old = "quake2"
+		}
+		got, ok := renameProtocol(c.src, old, old+"x3")
+		if !ok || got != c.want {
+			t.Errorf("renameProtocol(%q) = %q, %v; want %q", c.src, got, ok, c.want)
+		}
+	}
 }
 
 // TestFloorServe serves the floor's files as the browser page's: hashed
@@ -131,5 +148,34 @@ func TestFamilyShares(t *testing.T) {
 		if !strings.Contains(out, "| `codecs/ogp` | 3,650,000 | 770,000 | 197,019 | 29,962 |") {
 			t.Errorf("worst %d: table:\n%s", tc.worst, out)
 		}
+	}
+}
+
+// TestCodecFamilies counts the families codecs/all registers: every codec
+// package it imports, not package codecs.
+func TestCodecFamilies(t *testing.T) {
+	root, err := filepath.Abs("../../..")
+	if err != nil {
+		t.Fatal(err)
+	}
+	n, err := codecFamilies(root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ents, err := os.ReadDir(filepath.Join(root, "codecs"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	pkgs := 0
+	for _, e := range ents {
+		if !e.IsDir() || e.Name() == "all" || e.Name() == "internal" {
+			continue
+		}
+		if _, err := os.Stat(filepath.Join(root, "codecs", e.Name(), "register.go")); err == nil {
+			pkgs++
+		}
+	}
+	if n != pkgs {
+		t.Errorf("codecFamilies = %d, want the %d codec packages with a register.go", n, pkgs)
 	}
 }
