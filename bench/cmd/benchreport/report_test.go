@@ -328,6 +328,7 @@ func TestStartReport(t *testing.T) {
 		st := startSet{
 			this:     &startSide{name: "this build", size: 3847019, br: 799962, run: run(1)},
 			families: &startSide{name: "20 families", size: 5644845, br: 862926, run: run(1.04)},
+			today:    8,
 			floor:    &startSide{name: "floor (empty Go program)", size: 1927487, br: 420000, run: run(0.5)},
 		}
 		if base {
