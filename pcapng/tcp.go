@@ -364,10 +364,15 @@ func (t *tcpState) emit(s *tcpStream) {
 }
 
 // finish gives up on the missing bytes of both sides and emits the open
-// turn: the connection ended, or the file did.
+// turn: the connection ended, or the file did. A side may miss bytes in
+// more than one place: each gap is given up on in turn, until nothing
+// is held.
 func (t *tcpState) finish(s *tcpStream) {
-	t.gap(s, 0)
-	t.gap(s, 1)
+	for x := range 2 {
+		for len(s.side[x].held) > 0 {
+			t.gap(s, x)
+		}
+	}
 	if s.open {
 		t.emit(s)
 	}
