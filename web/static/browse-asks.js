@@ -10,7 +10,7 @@ import { PageState } from "./model.js";
 import { listOptions, minAskMs } from "./browse-config.js";
 import { rows, byKey, apply, changed, linked } from "./browse-rows.js";
 import { hold } from "./browse-hold.js";
-import { order, orderPending, sendRows, invalidate } from "./browse-order.js";
+import { order, orderPending, sendRows, invalidate, seq } from "./browse-order.js";
 import { win, bound, drawSoon, drawHeld } from "./browse-table.js";
 import { master } from "./browse-masters.js";
 import { detected } from "./browse-detect.js";
@@ -27,6 +27,7 @@ export let answered = 0;
 export let outstanding = 0; // asks sent to the decoding worker and not answered
 let waiting = 0; // rows marked want (an upper bound: asks clear it lazily)
 let askAfterOrder = false;
+let askAfterSeq = 0; // the first order (view.js query) that holds the rows wanted
 let orderCursor = 0; // position in order from which pumpAsks looks for rows
 let rowCursor = 0; // index in rows from which it looks for rows the filters hide
 
@@ -101,6 +102,8 @@ export function want(list) {
   if (n) {
     waiting += n;
     askAfterOrder = true;
+    // An order asked before now, still on its way, does not hold them.
+    askAfterSeq = seq + 1;
     invalidate();
   }
 }
@@ -141,12 +144,15 @@ export function pumpAsks() {
 }
 
 /**
- * ordered is told a new order is drawn: the rows are asked in it, from
- * its start, and the rows wanted before it may go.
+ * ordered is told the order of view.js query n is drawn: the rows are
+ * asked in it, from its start, and the rows wanted before its query was
+ * sent may go (not those wanted while it was on its way: they are not in
+ * it yet).
+ * @param {number} n
  */
-export function ordered() {
+export function ordered(n) {
   orderCursor = 0;
-  if (askAfterOrder) {
+  if (askAfterOrder && n >= askAfterSeq) {
     askAfterOrder = false;
     rowCursor = 0;
   }

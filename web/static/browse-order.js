@@ -307,7 +307,7 @@ function showOrder(n, ord, online, narrowed) {
   order = ord;
   onlineCount = online;
   showRows(was);
-  ordered();
+  ordered(n);
   progress();
   // The answers' rows held back while this order was on its way.
   if (changedRows.size) setTimeout(() => orderPending() || sendRows(), 0);
