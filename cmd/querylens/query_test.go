@@ -65,96 +65,88 @@ func TestQueryProbe(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer d.Close()
-	var mu sync.Mutex
 	seen := map[string]bool{}
-	saw := func(protocol string) {
-		mu.Lock()
-		seen[protocol] = true
-		mu.Unlock()
-	}
 	// One server after another: subtests marked parallel would wait for
 	// the package's parallel slots (GOMAXPROCS, 2 in CI) behind its other
 	// waiting tests.
-	t.Run("servers", func(t *testing.T) {
-		for _, tgt := range append(d.Targets(), d.StreamTargets()...) {
-			t.Run(tgt.Protocol+"-"+tgt.Behavior.String()+"-"+tgt.Addr, func(t *testing.T) {
-				// A server that answers gets the retries a user's query has
-				// and a bound it never waits for (a complete reply returns at
-				// once): under a loaded -race run a split reply's second
-				// datagram, or a slow server's answer, can take seconds. Only
-				// a silent server waits out its timeout, and no reply can be
-				// late there.
-				args := []string{"query", "--timeout", "10s", tgt.Addr}
-				if tgt.Behavior == demo.Silent {
-					args = []string{"query", "--timeout", "300ms", "--retries", "0", tgt.Addr}
+	for _, tgt := range append(d.Targets(), d.StreamTargets()...) {
+		t.Run(tgt.Protocol+"-"+tgt.Behavior.String()+"-"+tgt.Addr, func(t *testing.T) {
+			// A server that answers gets the retries a user's query has
+			// and a bound it never waits for (a complete reply returns at
+			// once): under a loaded -race run a split reply's second
+			// datagram, or a slow server's answer, can take seconds. Only
+			// a silent server waits out its timeout, and no reply can be
+			// late there.
+			args := []string{"query", "--timeout", "10s", tgt.Addr}
+			if tgt.Behavior == demo.Silent {
+				args = []string{"query", "--timeout", "300ms", "--retries", "0", tgt.Addr}
+			}
+			// A hostile server answers at once, but a GameSpy reply that
+			// never completes is only given up on at the timeout: long
+			// enough that a loaded -race run still hears the answers that
+			// do come (A2S's challenge and its reply took more than 1 s at
+			// load 9), short enough not to hold the test. It keeps the
+			// user's resend: under load a datagram can be lost on
+			// loopback too, and a reply that came in part is never
+			// asked again.
+			if tgt.Behavior.Hostile() {
+				args = []string{"query", "--timeout", "4s", tgt.Addr}
+			}
+			for k, v := range tgt.Options {
+				args = append(args, "-o", k+"="+v) // options narrow the probe to the protocols that take them
+			}
+			got, stderr, code := runWith(t, nil, args...)
+			if tgt.Behavior == demo.Silent {
+				if code != exitFail || got.Error.Field != "probe" {
+					t.Fatalf("silent server: exit %d, %+v", code, got)
 				}
-				// A hostile server answers at once, but a GameSpy reply that
-				// never completes is only given up on at the timeout: long
-				// enough that a loaded -race run still hears the answers that
-				// do come (A2S's challenge and its reply took more than 1 s at
-				// load 9), short enough not to hold the test. It keeps the
-				// user's resend: under load a datagram can be lost on
-				// loopback too, and a reply that came in part is never
-				// asked again.
-				if tgt.Behavior.Hostile() {
-					args = []string{"query", "--timeout", "4s", tgt.Addr}
-				}
-				for k, v := range tgt.Options {
-					args = append(args, "-o", k+"="+v) // options narrow the probe to the protocols that take them
-				}
-				got, stderr, code := runWith(t, nil, args...)
-				if tgt.Behavior == demo.Silent {
-					if code != exitFail || got.Error.Field != "probe" {
-						t.Fatalf("silent server: exit %d, %+v", code, got)
+				for _, c := range codecs.Protocols() {
+					// A TCP protocol finds no listener on a UDP server's
+					// port: it says so.
+					want := c.Name() + ": no reply"
+					if codecs.DescriptionOf(c).Transport == codecs.TCP {
+						want = c.Name() + ": dial tcp"
 					}
-					for _, c := range codecs.Protocols() {
-						// A TCP protocol finds no listener on a UDP server's
-						// port: it says so.
-						want := c.Name() + ": no reply"
-						if codecs.DescriptionOf(c).Transport == codecs.TCP {
-							want = c.Name() + ": dial tcp"
-						}
-						if !strings.Contains(got.Error.Message, want) {
-							t.Errorf("error %q does not say what %s got", got.Error.Message, c.Name())
-						}
+					if !strings.Contains(got.Error.Message, want) {
+						t.Errorf("error %q does not say what %s got", got.Error.Message, c.Name())
 					}
-					return
 				}
-				if tgt.Behavior.Hostile() && code == exitFail && got.Error.Field == "probe" {
-					// Never complete: the probe says what its protocol got.
-					if !strings.Contains(got.Error.Message, tgt.Protocol+": reply incomplete") {
-						t.Errorf("hostile %s: the probe error %q does not name it", tgt.Protocol, got.Error.Message)
-					}
-					saw(tgt.Protocol)
-					return
+				return
+			}
+			if tgt.Behavior.Hostile() && code == exitFail && got.Error.Field == "probe" {
+				// Never complete: the probe says what its protocol got.
+				if !strings.Contains(got.Error.Message, tgt.Protocol+": reply incomplete") {
+					t.Errorf("hostile %s: the probe error %q does not name it", tgt.Protocol, got.Error.Message)
 				}
-				if (tgt.Behavior == demo.Truncated || tgt.Behavior.Hostile()) && code == exitFail && got.Error.Field != "probe" {
-					// Detected, and its reply reported as what does not decode.
-					if !strings.Contains(stderr, "(-p "+tgt.Protocol+")") {
-						t.Errorf("stderr %q does not say which protocol answered (exit %d, %+v)", stderr, code, got.Error)
-					}
-					saw(tgt.Protocol)
-					return
-				}
-				if code != exitOK {
-					t.Fatalf("exit %d: %+v %s", code, got, stderr)
-				}
-				if got.Protocol != tgt.Protocol || !got.Detected || got.Target != tgt.Addr {
-					t.Errorf("detected %q (detected=%v, target %q), want %q", got.Protocol, got.Detected, got.Target, tgt.Protocol)
-				}
-				if got.Kind != "response" && got.Kind != "denied" {
-					t.Errorf("kind %q", got.Kind)
-				}
-				if got.Kind == "response" && got.Info.Name != tgt.Name {
-					t.Errorf("name %q, want %q", got.Info.Name, tgt.Name)
-				}
+				seen[tgt.Protocol] = true
+				return
+			}
+			if (tgt.Behavior == demo.Truncated || tgt.Behavior.Hostile()) && code == exitFail && got.Error.Field != "probe" {
+				// Detected, and its reply reported as what does not decode.
 				if !strings.Contains(stderr, "(-p "+tgt.Protocol+")") {
-					t.Errorf("stderr %q does not say which protocol answered", stderr)
+					t.Errorf("stderr %q does not say which protocol answered (exit %d, %+v)", stderr, code, got.Error)
 				}
-				saw(tgt.Protocol)
-			})
-		}
-	})
+				seen[tgt.Protocol] = true
+				return
+			}
+			if code != exitOK {
+				t.Fatalf("exit %d: %+v %s", code, got, stderr)
+			}
+			if got.Protocol != tgt.Protocol || !got.Detected || got.Target != tgt.Addr {
+				t.Errorf("detected %q (detected=%v, target %q), want %q", got.Protocol, got.Detected, got.Target, tgt.Protocol)
+			}
+			if got.Kind != "response" && got.Kind != "denied" {
+				t.Errorf("kind %q", got.Kind)
+			}
+			if got.Kind == "response" && got.Info.Name != tgt.Name {
+				t.Errorf("name %q, want %q", got.Info.Name, tgt.Name)
+			}
+			if !strings.Contains(stderr, "(-p "+tgt.Protocol+")") {
+				t.Errorf("stderr %q does not say which protocol answered", stderr)
+			}
+			seen[tgt.Protocol] = true
+		})
+	}
 	for _, c := range codecs.Protocols() {
 		if !seen[c.Name()] {
 			t.Errorf("no demo server of %s was detected", c.Name())

@@ -26,8 +26,9 @@ export let asked = 0;
 export let answered = 0;
 export let outstanding = 0; // asks sent to the decoding worker and not answered
 let waiting = 0; // rows marked want (an upper bound: asks clear it lazily)
-let askAfterOrder = false;
-let askAfterSeq = 0; // the first order (view.js query) that holds the rows wanted
+// askAfter is the first order (view.js query) that holds the rows wanted
+// and not yet asked, or 0 when none waits for one.
+let askAfter = 0;
 let orderCursor = 0; // position in order from which pumpAsks looks for rows
 let rowCursor = 0; // index in rows from which it looks for rows the filters hide
 
@@ -101,9 +102,8 @@ export function want(list) {
   for (const r of list) if (!r.gone && !r.queued) (r.want = true), n++;
   if (n) {
     waiting += n;
-    askAfterOrder = true;
     // An order asked before now, still on its way, does not hold them.
-    askAfterSeq = seq + 1;
+    askAfter = seq + 1;
     invalidate();
   }
 }
@@ -126,7 +126,7 @@ function inFlightLimit() {
 export function pumpAsks() {
   // Rows just wanted are asked once view.js has put them in order (and
   // they are drawn): ask in the order shown, and show before asking.
-  if (!connected || waiting <= 0 || askAfterOrder) return;
+  if (!connected || waiting <= 0 || askAfter) return;
   const at = performance.now();
   if (hold.typing(at) || hold.scrolling(at)) return afterPause();
   const limit = inFlightLimit();
@@ -152,8 +152,8 @@ export function pumpAsks() {
  */
 export function ordered(n) {
   orderCursor = 0;
-  if (askAfterOrder && n >= askAfterSeq) {
-    askAfterOrder = false;
+  if (askAfter && n >= askAfter) {
+    askAfter = 0;
     rowCursor = 0;
   }
   pumpAsks();

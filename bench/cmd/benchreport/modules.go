@@ -110,25 +110,6 @@ func familiesOverlay(root, dir string, families []string) (string, error) {
 	return writeOverlay(filepath.Join(dir, "overlay.json"), replace)
 }
 
-// codecFamilies counts the protocol families codecs/all imports: its
-// blank imports of codec packages, less package codecs itself.
-func codecFamilies(root string) (int, error) {
-	b, err := os.ReadFile(filepath.Join(root, "codecs", "all", "all.go"))
-	if err != nil {
-		return 0, err
-	}
-	n := 0
-	for _, line := range strings.Split(string(b), "\n") {
-		if strings.HasPrefix(strings.TrimSpace(line), `_ "github.com/querylens/querylens/codecs/`) {
-			n++
-		}
-	}
-	if n == 0 {
-		return 0, fmt.Errorf("codecs/all/all.go imports no codec package")
-	}
-	return n, nil
-}
-
 // protocolConst is a codec package's protocol name constant: Protocol, or
 // another protocol the package registers beside it (ProtocolFiveM), alone
 // or in a const block.

@@ -150,32 +150,3 @@ func TestFamilyShares(t *testing.T) {
 		}
 	}
 }
-
-// TestCodecFamilies counts the families codecs/all registers: every codec
-// package it imports, not package codecs.
-func TestCodecFamilies(t *testing.T) {
-	root, err := filepath.Abs("../../..")
-	if err != nil {
-		t.Fatal(err)
-	}
-	n, err := codecFamilies(root)
-	if err != nil {
-		t.Fatal(err)
-	}
-	ents, err := os.ReadDir(filepath.Join(root, "codecs"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	pkgs := 0
-	for _, e := range ents {
-		if !e.IsDir() || e.Name() == "all" || e.Name() == "internal" {
-			continue
-		}
-		if _, err := os.Stat(filepath.Join(root, "codecs", e.Name(), "register.go")); err == nil {
-			pkgs++
-		}
-	}
-	if n != pkgs {
-		t.Errorf("codecFamilies = %d, want the %d codec packages with a register.go", n, pkgs)
-	}
-}

@@ -14,6 +14,8 @@ import (
 	"github.com/chromedp/chromedp"
 
 	"github.com/querylens/querylens/bench"
+	"github.com/querylens/querylens/codecs"
+	"github.com/querylens/querylens/internal/wasmmodule"
 )
 
 // startTimeline is where one opening of the browser page spent its time
@@ -108,12 +110,10 @@ func startSection(ctx context.Context, e *env) (string, error) {
 	}
 	sides = append(sides, st.this)
 	if e.familiesModule != "off" {
-		today, err := codecFamilies(e.root)
-		if err != nil {
-			return "", err
-		}
+		today := len(wasmmodule.Families(codecs.Protocols()))
 		st.today = today
 		var m *servedModule
+		var err error
 		if e.familiesModule == "" {
 			m, err = e.buildFamiliesModule(ctx)
 		} else {
@@ -198,7 +198,7 @@ type startSide struct {
 type startSet struct {
 	sides                 []*startSide
 	this, families, floor *startSide // families is nil when not measured
-	today                 int        // the families of this build (codecs/all)
+	today                 int        // the families of this build (the registry's, as the size section counts them)
 }
 
 // startCaches are the openings of startRun, as the report names them.
