@@ -274,6 +274,11 @@ func Start(ctx context.Context, cfg Config) (*Demo, error) {
 // OGP challenge included). It returns "" when the server's answer does not
 // decode (a truncating server). Nothing is sent on the network.
 func reportedName(protocol string, opts map[string]string, h Handler) string {
+	return reportedNameAt(protocol, opts, h, time.Now())
+}
+
+// reportedNameAt is reportedName with the server's clock at now.
+func reportedNameAt(protocol string, opts map[string]string, h Handler, now time.Time) string {
 	c, err := codecs.Lookup(protocol)
 	if err != nil {
 		return ""
@@ -283,7 +288,6 @@ func reportedName(protocol string, opts map[string]string, h Handler) string {
 		return ""
 	}
 	from := netip.MustParseAddrPort("192.0.2.1:1") // a documentation address: in memory only
-	now := time.Now()
 	send := q.Start()
 	for round := 0; round < 4 && len(send) > 0; round++ {
 		var next [][]byte

@@ -140,7 +140,7 @@ func (s *ogpServer) Respond(q []byte, from netip.AddrPort, now time.Time) [][]by
 	if s.behavior == Silent {
 		return nil
 	}
-	req, err := ogp.DecodeRequest(q)
+	req, err := ogp.DecodeRequestAs(q, s.version)
 	if err != nil {
 		// A query header of our version with a body we cannot read gets
 		// "invalid query" (1.0x has error answers; v0.04 stays silent).

@@ -336,3 +336,33 @@ func mustAnswer(t *testing.T) []byte {
 	}
 	return b
 }
+
+// TestOGPAnswersEveryEpoch runs a whole conversation against each demo OGP
+// server in every challenge epoch of a day: each must end in the server's
+// name. A v0.04 challenge number starting with a 00 byte reads as a 1.0x
+// datagram too, and the server, the conversation and the relay's check
+// each took it for one: the epochs of such numbers went unanswered.
+func TestOGPAnswersEveryEpoch(t *testing.T) {
+	start := time.Date(2026, 12, 3, 0, 0, 0, 0, time.UTC)
+	for _, v := range []string{"1.0", "0.04"} {
+		for seed := range int64(2) {
+			h := NewOGP(seed*7919+2, v, Normal)
+			opts := map[string]string{"version": v}
+			want := reportedNameAt("ogp", opts, h, start)
+			if want == "" {
+				t.Fatalf("%s seed %d: no name at %v", v, seed, start)
+			}
+			failed := 0
+			for s := int64(0); s < 86400; s += ogpEpoch {
+				if got := reportedNameAt("ogp", opts, h, start.Add(time.Duration(s)*time.Second)); got != want {
+					if failed++; failed <= 3 {
+						t.Errorf("%s seed %d at +%ds: name %q, want %q", v, seed, s, got, want)
+					}
+				}
+			}
+			if failed > 3 {
+				t.Errorf("%s seed %d: %d epochs of %d unanswered", v, seed, failed, 86400/ogpEpoch)
+			}
+		}
+	}
+}

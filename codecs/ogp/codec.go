@@ -64,10 +64,35 @@ func (*Codec) CheckQuery(b []byte) error {
 	if err := codecs.CheckQueryLen(Protocol, b, MaxQueryLen); err != nil {
 		return err
 	}
+	_, err := clientQuery(b)
+	return err
+}
+
+// clientQuery decodes query b as a client sends it, in the version
+// detected or else in the other one: a v0.04 query can also read as a 1.0x
+// one that no client would send (DecodeRequestAs).
+func clientQuery(b []byte) (Request, error) {
 	q, err := DecodeRequest(b)
 	if err != nil {
-		return err
+		return q, err
 	}
+	if err := checkRequest(b, q); err != nil {
+		other := V004
+		if q.Version == V004 {
+			other = V1
+		}
+		if q2, err2 := DecodeRequestAs(b, other); err2 == nil && checkRequest(b, q2) == nil {
+			return q2, nil
+		}
+		return q, err
+	}
+	return q, nil
+}
+
+// checkRequest says whether q, decoded from b, is a query a client sends
+// that the relay forwards: a Default query or a bare ping, encoded as a
+// client encodes it.
+func checkRequest(b []byte, q Request) error {
 	switch {
 	case q.Type != TypeDefault && q.Type != TypePing:
 		return newError("header.type", 0, "", codecs.Detail(codecs.ErrBadValue, q.Type.String()+" queries are not forwarded"))
@@ -93,6 +118,12 @@ func (*Codec) CheckQuery(b []byte) error {
 // answer in any order. Layers (with spans): one "wire" layer per datagram,
 // and for a split answer a "reassembled" layer holding the joined answer.
 func (*Codec) Decode(datagrams [][]byte, opt codecs.DecodeOptions) (*codecs.Message, error) {
+	return decodeMessage(datagrams, opt, asked{})
+}
+
+// decodeMessage is Decode, in the version a conversation asked in when a
+// says it.
+func decodeMessage(datagrams [][]byte, opt codecs.DecodeOptions, a asked) (*codecs.Message, error) {
 	m := &codecs.Message{Protocol: Protocol, Kind: codecs.KindResponse}
 	if len(datagrams) == 0 {
 		return m, newError("datagrams", 0, "", codecs.Detail(codecs.ErrIncomplete, "no datagrams"))
@@ -107,13 +138,13 @@ func (*Codec) Decode(datagrams [][]byte, opt codecs.DecodeOptions) (*codecs.Mess
 	}
 	if len(datagrams) == 1 {
 		b := datagrams[0]
-		if h, _, err := DecodeHeader(b); err == nil && !h.Answer {
-			return m, decodeQuery(m, b, spans)
+		if h, _, err := decodeHeader(b, a); err == nil && !h.Answer {
+			return m, decodeQuery(m, b, spans, a)
 		} else if err != nil || !h.Split || h.SplitCount == 1 {
-			return m, decodeAnswer(m, b, 0, spans, "", opt.NoFields)
+			return m, decodeAnswer(m, b, 0, spans, "", opt.NoFields, a)
 		}
 	}
-	return m, decodeSplit(m, datagrams, spans, opt.NoFields)
+	return m, decodeSplit(m, datagrams, spans, opt.NoFields, a)
 }
 
 // finish turns an error into the message's warnings where it does not stop
@@ -136,8 +167,9 @@ func finish(m *codecs.Message, d *decoder, layer string) error {
 // run decodes b (layer number layer) with decode. When that fails without
 // spans, it decodes again recording them, so that the error names its
 // field path and the view shows only the fields decoded before it.
-func run(b []byte, layer int, spans *[]codecs.Span, decode func(*decoder)) (decoder, *view) {
+func run(b []byte, layer int, spans *[]codecs.Span, a asked, decode func(*decoder)) (decoder, *view) {
 	d := newDecoder(b, layer, spans)
+	a.apply(&d)
 	decode(&d)
 	w := &view{v: d.v, utf8: d.utf8}
 	if err := d.err(); err == nil || isTrailing(err) {
@@ -146,6 +178,7 @@ func run(b []byte, layer int, spans *[]codecs.Span, decode func(*decoder)) (deco
 	if spans == nil {
 		var own []codecs.Span
 		d = newDecoder(b, layer, &own)
+		a.apply(&d)
 		decode(&d)
 		w.seen = seenPaths(own, layer)
 	} else {
@@ -154,19 +187,19 @@ func run(b []byte, layer int, spans *[]codecs.Span, decode func(*decoder)) (deco
 	return d, w
 }
 
-func decodeQuery(m *codecs.Message, b []byte, spans *[]codecs.Span) error {
+func decodeQuery(m *codecs.Message, b []byte, spans *[]codecs.Span, a asked) error {
 	m.Kind = codecs.KindQuery
 	var q Request
-	d, w := run(b, 0, spans, func(d *decoder) { d.request(&q) })
+	d, w := run(b, 0, spans, a, func(d *decoder) { d.request(&q) })
 	m.Fields = w.requestFields(&q)
 	return finish(m, &d, "")
 }
 
 // decodeAnswer decodes answer b, which is layer number layer; noFields is
 // DecodeOptions.NoFields.
-func decodeAnswer(m *codecs.Message, b []byte, layer int, spans *[]codecs.Span, layerName string, noFields bool) error {
+func decodeAnswer(m *codecs.Message, b []byte, layer int, spans *[]codecs.Span, layerName string, noFields bool, in asked) error {
 	var a Response
-	d, w := run(b, layer, spans, func(d *decoder) { d.answer(&a) })
+	d, w := run(b, layer, spans, in, func(d *decoder) { d.answer(&a) })
 	w.answerMessage(m, &a, noFields)
 	return finish(m, &d, layerName)
 }
@@ -174,10 +207,11 @@ func decodeAnswer(m *codecs.Message, b []byte, layer int, spans *[]codecs.Span, 
 // decodeSplit reassembles and decodes the parts of a split answer. With
 // spans, each part's header is annotated in its own layer and the joined
 // answer in the last one.
-func decodeSplit(m *codecs.Message, datagrams [][]byte, spans *[]codecs.Span, noFields bool) error {
+func decodeSplit(m *codecs.Message, datagrams [][]byte, spans *[]codecs.Span, noFields bool, a asked) error {
 	if spans != nil {
 		for i, b := range datagrams {
 			d := newDecoder(b, i, spans)
+			a.apply(&d)
 			d.header(&Header{})
 			if d.err() == nil && d.r.Len() > 0 {
 				at := d.r.Offset()
@@ -186,7 +220,7 @@ func decodeSplit(m *codecs.Message, datagrams [][]byte, spans *[]codecs.Span, no
 			}
 		}
 	}
-	joined, err := Reassemble(nil, datagrams)
+	joined, err := reassemble(nil, datagrams, a)
 	if len(joined) == 0 {
 		return err
 	}
@@ -194,7 +228,7 @@ func decodeSplit(m *codecs.Message, datagrams [][]byte, spans *[]codecs.Span, no
 	if spans != nil {
 		m.Layers = append(m.Layers, codecs.Layer{Name: "reassembled", Bytes: joined, Parent: -1})
 	}
-	derr := decodeAnswer(m, joined, layer, spans, "reassembled", noFields)
+	derr := decodeAnswer(m, joined, layer, spans, "reassembled", noFields, a)
 	if err != nil {
 		m.Warn(codecs.WarnTruncated)
 		return err
@@ -208,10 +242,10 @@ func decodeSplit(m *codecs.Message, datagrams [][]byte, spans *[]codecs.Span, no
 // hand it out per client address, and every user of a relay shares one.
 // Nil when b is not a query CheckQuery accepts.
 func (c *Codec) QueryKey(b []byte) []byte {
-	if c.CheckQuery(b) != nil {
+	if codecs.CheckQueryLen(Protocol, b, MaxQueryLen) != nil {
 		return nil
 	}
-	q, err := DecodeRequest(b)
+	q, err := clientQuery(b)
 	if err != nil {
 		return nil
 	}

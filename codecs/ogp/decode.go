@@ -405,11 +405,32 @@ func (d *decoder) colors(field string) Colors {
 
 // DecodeHeader decodes the header of datagram b and returns it with the
 // offset where the body starts. The version is detected from the bytes.
-func DecodeHeader(b []byte) (Header, int, error) {
+func DecodeHeader(b []byte) (Header, int, error) { return decodeHeader(b, asked{}) }
+
+// asked is the version a conversation's query was sent in, when known: a
+// server answers in the version it was asked in, and some answers read as
+// either (a v0.04 challenge answer whose number starts with 00 is also a
+// well-formed 1.0x query), so a conversation reads its replies in its own
+// version instead of detecting it.
+type asked struct {
+	v   Version
+	set bool
+}
+
+// apply makes d read in the asked version, when there is one.
+func (a asked) apply(d *decoder) {
+	if a.set {
+		d.v, d.forced = a.v, true
+	}
+}
+
+func decodeHeader(b []byte, a asked) (Header, int, error) {
 	var h Header
 	d := newDecoder(b, 0, nil)
+	a.apply(&d)
 	if d.header(&h); d.err() != nil {
 		d = withPaths(b)
+		a.apply(&d)
 		d.header(&h)
 	}
 	return h, d.r.Offset(), d.err()
@@ -534,10 +555,24 @@ func DecodeRequest(b []byte) (Request, error) {
 }
 
 // Decode decodes query datagram b into q, overwriting it.
-func (q *Request) Decode(b []byte) error {
+func (q *Request) Decode(b []byte) error { return q.decode(b, asked{}) }
+
+// DecodeRequestAs decodes query datagram b in version v, for a reader that
+// knows the version it speaks (a server): some v0.04 queries, those whose
+// challenge number starts with a 00 byte, also read as well-formed 1.0x
+// ones, and detection takes them for those.
+func DecodeRequestAs(b []byte, v Version) (Request, error) {
+	var q Request
+	err := q.decode(b, asked{v: v, set: true})
+	return q, err
+}
+
+func (q *Request) decode(b []byte, a asked) error {
 	d := newDecoder(b, 0, nil)
+	a.apply(&d)
 	if d.request(q); d.err() != nil {
 		d = withPaths(b)
+		a.apply(&d)
 		d.request(q)
 	}
 	return d.err()

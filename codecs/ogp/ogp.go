@@ -3,7 +3,8 @@ package ogp
 import "github.com/querylens/querylens/codecs/internal/wire"
 
 // Version says which of the two incompatible wire forms a datagram uses. It
-// is detected from the bytes (see DecodeHeader), never configured.
+// is detected from the bytes (see DecodeHeader), never configured; a
+// conversation (NewQuery) reads its replies in the version it asked in.
 type Version uint8
 
 const (

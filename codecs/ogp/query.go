@@ -147,7 +147,7 @@ func (c *query) Feed(b []byte) ([][]byte, bool, error) {
 	if c.done {
 		return nil, true, ignored("the answer is already complete")
 	}
-	h, off, err := DecodeHeader(b)
+	h, off, err := decodeHeader(b, c.asked())
 	if err != nil {
 		return nil, false, err
 	}
@@ -175,7 +175,7 @@ func (c *query) Feed(b []byte) ([][]byte, bool, error) {
 		c.parts, c.count = nil, int(h.SplitCount) // a new answer: start over
 	}
 	for _, p := range c.parts {
-		if ph, _, _ := DecodeHeader(p); ph.SplitNo == h.SplitNo {
+		if ph, _, _ := decodeHeader(p, c.asked()); ph.SplitNo == h.SplitNo {
 			return nil, false, nil // a duplicate
 		}
 	}
@@ -183,6 +183,10 @@ func (c *query) Feed(b []byte) ([][]byte, bool, error) {
 	c.done = len(c.parts) == c.count
 	return nil, c.done, nil
 }
+
+// asked is the version the conversation's queries are sent in, which the
+// server answers in.
+func (c *query) asked() asked { return asked{v: c.req.Version, set: true} }
 
 // Result decodes the answer received so far; parts of a split answer that
 // did not come make it an error wrapping codecs.ErrIncomplete. With only a
@@ -192,9 +196,9 @@ func (c *query) Feed(b []byte) ([][]byte, bool, error) {
 func (c *query) Result(opt codecs.DecodeOptions) (*codecs.Message, error) {
 	switch {
 	case len(c.parts) > 0:
-		return (&Codec{}).Decode(c.parts, opt)
+		return decodeMessage(c.parts, opt, c.asked())
 	case c.last != nil:
-		m, err := (&Codec{}).Decode([][]byte{c.last}, opt)
+		m, err := decodeMessage([][]byte{c.last}, opt, c.asked())
 		if err == nil {
 			text := "no answer to the query with the challenge number"
 			if c.challenges == maxChallenges && c.done {

@@ -273,6 +273,39 @@ func TestQueryV004(t *testing.T) {
 	}
 }
 
+// TestQueryV004AmbiguousChallenge: a v0.04 challenge answer whose number
+// starts with a 00 byte also reads as a well-formed 1.0x query, and
+// detection takes it for one; the conversation asked in v0.04 reads it in
+// v0.04 and echoes the number (the demo's OGP 0.04 server went unanswered
+// for the epochs whose number looked so).
+func TestQueryV004AmbiguousChallenge(t *testing.T) {
+	for _, number := range []uint32{0xca18f000, 0x0100_0000, 0x11223300} {
+		h := ogp.Header{Version: ogp.V004, Type: ogp.TypePing, HasChallenge: true, Challenge: number}
+		b, err := ogp.AppendResponse(nil, ogp.Response{Header: h})
+		if err != nil {
+			t.Fatal(err)
+		}
+		qy, _ := (&ogp.Codec{}).NewQuery(map[string]string{"version": "0.04"})
+		sent, done, err := qy.Feed(b)
+		if err != nil || done || len(sent) != 1 {
+			t.Fatalf("%08x: Feed(% x) = %d datagrams, %v, %v", number, b, len(sent), done, err)
+		}
+		if err := (&ogp.Codec{}).CheckQuery(sent[0]); err != nil {
+			t.Errorf("%08x: the relay refuses the follow-up: %v", number, err)
+		}
+		if key := (&ogp.Codec{}).QueryKey(sent[0]); !bytes.Equal(key, sent[0]) {
+			t.Errorf("%08x: QueryKey = % x, want the query itself", number, key)
+		}
+		q, err := ogp.DecodeRequestAs(sent[0], ogp.V004)
+		if err != nil || q.Version != ogp.V004 || q.Challenge != number {
+			t.Errorf("%08x: the follow-up %+v, %v", number, q, err)
+		}
+		if m, err := qy.Result(codecs.DecodeOptions{}); m.Kind != codecs.KindChallenge || !errors.Is(err, codecs.ErrIncomplete) {
+			t.Errorf("%08x: Result = %s, %v", number, m.Kind, err)
+		}
+	}
+}
+
 // TestEmptyValues: a string the server sends empty is "" in the neutral
 // view; a field it leaves out is missing from it.
 func TestEmptyValues(t *testing.T) {

@@ -64,9 +64,9 @@ type splitSet struct {
 }
 
 // add files datagram i; it must be an answer part agreeing with the others.
-func (s *splitSet) add(datagrams [][]byte, i int) error {
+func (s *splitSet) add(datagrams [][]byte, i int, a asked) error {
 	b := datagrams[i]
-	h, off, err := DecodeHeader(b)
+	h, off, err := decodeHeader(b, a)
 	if err != nil {
 		return inLayer(err, wireLayer(i, len(datagrams)))
 	}
@@ -134,17 +134,21 @@ func (s *splitSet) join(dst []byte, datagrams [][]byte) []byte {
 // it is. Duplicates are ignored. When parts are missing it returns what
 // joins up from packet 0 and an error wrapping codecs.ErrIncomplete.
 func Reassemble(dst []byte, datagrams [][]byte) ([]byte, error) {
+	return reassemble(dst, datagrams, asked{})
+}
+
+func reassemble(dst []byte, datagrams [][]byte, a asked) ([]byte, error) {
 	if len(datagrams) == 0 {
 		return dst, newError("datagrams", 0, "", codecs.Detail(codecs.ErrIncomplete, "no datagrams"))
 	}
 	if len(datagrams) == 1 {
-		if h, _, err := DecodeHeader(datagrams[0]); err == nil && !h.Split {
+		if h, _, err := decodeHeader(datagrams[0], a); err == nil && !h.Split {
 			return append(dst, datagrams[0]...), nil
 		}
 	}
 	var s splitSet
 	for i := range datagrams {
-		if err := s.add(datagrams, i); err != nil {
+		if err := s.add(datagrams, i, a); err != nil {
 			return dst, err
 		}
 	}
