@@ -12,6 +12,7 @@ import (
 	"net/netip"
 	"os"
 	"os/signal"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -169,6 +170,7 @@ type serveOptions struct {
 	demoFlap     time.Duration // the flapping server's period
 	demoFlapAddr string
 	demoReceiver string // a Discord-shaped receiver's address
+	demoOnly     string // the protocols the page lists of the demo's, comma-separated ("": all)
 	modules      string // --modules: browser modules of protocols built in from outside this repository
 
 	probe probeOptions
@@ -215,7 +217,8 @@ func (e *env) serve(args []string) int {
 	fs.BoolVar(&o.demo, "demo", false, "also run the demo servers on loopback and browse them. The relay may then query exactly\n"+
 		"the demo's servers (their address and port, no other loopback port), without per-target limits; clients\n"+
 		"on loopback (127.0.0.0/8, ::1) get 10,000 queries/s per connection and per address, 1,024 queries in\n"+
-		"flight per connection, a 1 MiB send queue and 256 TCP exchanges in progress; other clients keep the default limits. Behind a reverse\n"+
+		"flight per connection, a 1 MiB send queue and 256 TCP exchanges in progress, and the relay 2,048 upstream exchanges\n"+
+		"in all; other clients keep the default limits. Behind a reverse\n"+
 		"proxy on this machine, pass it as --trusted-proxy, or every client counts as loopback")
 	fs.IntVar(&o.demoServers, "demo-servers", demo.DefaultServers, "with --demo: how many Zandronum servers the demo master lists")
 	fs.StringVar(&o.demoMaster, "demo-master-addr", "", "with --demo: where the demo master listens (default a free loopback port)")
@@ -228,6 +231,8 @@ func (e *env) serve(args []string) int {
 		"would list them; repeatable")
 	fs.IntVar(&o.demoA2SList, "demo-a2s-list", 0, "with --demo: how many addresses the Steam-like master lists in all, the A2S servers among silent\n"+
 		"loopback ones (up to "+strconv.Itoa(demo.MaxA2SList)+"; 0: just the A2S servers)")
+	fs.StringVar(&o.demoOnly, "demo-only", "", "with --demo: the browser page lists only the demo's masters and servers of these `PROTOCOLS` (comma-separated,\n"+
+		"e.g. minecraft or a2s,quake3), and so loads only their families' browser modules; the relay still reaches every demo server")
 	fs.DurationVar(&o.demoFlap, "demo-flapping-period", 10*time.Minute, "with --demo: the flapping server (Quake III, for trying alerts) is down for 3/10 of every `PERIOD`;\n"+
 		"each time it is up, players join until it is full, stay a while, then leave (a player every 21 s at 10 minutes)")
 	fs.StringVar(&o.demoFlapAddr, "demo-flapping-addr", "", "with --demo: where the flapping server listens, a loopback `HOST:PORT` (default a free port;\n"+
@@ -255,6 +260,16 @@ func (e *env) serve(args []string) int {
 	}
 	if len(pos) > 0 {
 		return e.usageErr(fs, "unexpected argument "+strconv.Quote(pos[0]))
+	}
+	if o.demoOnly != "" {
+		if !o.demo {
+			return e.usageErr(fs, "--demo-only needs --demo")
+		}
+		for _, p := range strings.Split(o.demoOnly, ",") {
+			if _, err := codecs.Lookup(p); err != nil {
+				return e.usageErr(fs, "--demo-only: "+err.Error())
+			}
+		}
 	}
 	if o.demoA2S < 0 || o.demoA2S > demo.MaxServers {
 		return e.usageErr(fs, "--demo-a2s-servers must be between 0 and "+strconv.Itoa(demo.MaxServers))
@@ -370,6 +385,11 @@ func (e *env) runServe(ctx context.Context, o serveOptions, ready chan<- string)
 		// elsewhere keep the default limits.
 		lim := demoLoopback
 		rcfg.Loopback = &lim
+		// One client's share of the relay's upstream exchanges is what is
+		// left of MaxUpstream less the sixteenth kept for light clients:
+		// twice the in-flight limit lets one page have all of its queries
+		// out at once.
+		rcfg.MaxUpstream = 2 * lim.MaxInFlight
 		if o.ipRate > 0 {
 			rcfg.Loopback.IPRate = rcfg.IPRate
 		}
@@ -399,6 +419,11 @@ func (e *env) runServe(ctx context.Context, o serveOptions, ready chan<- string)
 		}
 		if t, ok := d.Flapping(); ok {
 			wcfg.Servers = append(wcfg.Servers, t.Ref())
+		}
+		if o.demoOnly != "" {
+			only := strings.Split(o.demoOnly, ",")
+			wcfg.Masters = slices.DeleteFunc(wcfg.Masters, func(m server.MasterSpec) bool { return !slices.Contains(only, m.Protocol) })
+			wcfg.Servers = slices.DeleteFunc(wcfg.Servers, func(s server.Ref) bool { return !slices.Contains(only, s.Protocol) })
 		}
 	} else if len(wcfg.Masters) == 0 {
 		wcfg.Masters = server.DefaultMasters()

@@ -7,6 +7,7 @@ import (
 	"io"
 	"net"
 	"net/http"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -242,6 +243,8 @@ func TestServeBadFlags(t *testing.T) {
 		{"serve", "--tcp-per-target", "-1"},
 		{"serve", "--tcp-max", "0"},
 		{"serve", "--tcp-deadline", "10ms"},
+		{"serve", "--demo-only", "ase"}, // without --demo
+		{"serve", "--demo", "--demo-only", "ase,no-such-protocol"},
 	} {
 		if _, _, code := runCLI(t, "", args...); code != exitUsage {
 			t.Errorf("%v: exit %d, want %d", args, code, exitUsage)
@@ -333,6 +336,72 @@ func TestServeFleets(t *testing.T) {
 	stdout, stderr, code := runCLI(t, "", "query", "-p", "gamespy1", "--timeout", "10s", "--relay", relayURL, gs1[0])
 	if code != 0 || !strings.Contains(stdout, `"kind":"response"`) {
 		t.Errorf("GameSpy v1 fleet server via relay: exit %d %s %s", code, stdout, stderr)
+	}
+	stop()
+	select {
+	case err := <-done:
+		if err != nil {
+			t.Fatalf("shutdown: %v", err)
+		}
+	case <-time.After(15 * time.Second):
+		t.Fatal("serve did not shut down")
+	}
+}
+
+// TestServeDemoOnly runs serve --demo --demo-only: the browser page lists
+// the demo's servers of those protocols alone, no master of another, and
+// preloads their family's module, not the combined one.
+func TestServeDemoOnly(t *testing.T) {
+	t.Parallel()
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	var out, errb bytes.Buffer
+	e := &env{stdin: strings.NewReader(""), stdout: &out, stderr: &errb}
+	ready := make(chan string, 1)
+	done := make(chan error, 1)
+	sctx, stop := context.WithCancel(ctx)
+	defer stop()
+	go func() {
+		done <- e.runServe(sctx, serveOptions{addr: "127.0.0.1:0", demo: true, demoServers: 1, demoOnly: "ase",
+			demoMore: moreFlag{{protocol: "ase", n: 3}}}, ready)
+	}()
+	var base string
+	select {
+	case base = <-ready:
+	case err := <-done:
+		t.Fatalf("serve ended: %v\n%s", err, errb.String())
+	case <-ctx.Done():
+		t.Fatal("serve did not start")
+	}
+	resp, err := http.Get(base)
+	if err != nil {
+		t.Fatal(err)
+	}
+	page, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	_, cfg, ok := strings.Cut(string(page), `id="ql-config"`)
+	_, cfg, _ = strings.Cut(cfg, ">")
+	cfg, _, _ = strings.Cut(cfg, "</script>")
+	var c struct {
+		Masters []struct{ Protocol string } `json:"masters"`
+		Servers []struct{ Protocol string } `json:"servers"`
+	}
+	if !ok || json.Unmarshal([]byte(cfg), &c) != nil {
+		t.Fatalf("no page configuration in %.300q", page)
+	}
+	if len(c.Masters) != 0 {
+		t.Errorf("the page lists %d masters, want none", len(c.Masters))
+	}
+	if len(c.Servers) < 4 { // the demo's own and the three more
+		t.Errorf("the page lists %d servers, want the demo's ASE servers", len(c.Servers))
+	}
+	for _, s := range c.Servers {
+		if s.Protocol != "ase" {
+			t.Errorf("the page lists a %s server", s.Protocol)
+		}
+	}
+	if !regexp.MustCompile(`<link rel="preload" href="[^"]*querylens-ase\.`).Match(page) {
+		t.Errorf("the page does not preload the ASE family's module")
 	}
 	stop()
 	select {

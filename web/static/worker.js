@@ -346,13 +346,15 @@ async function connect(path) {
 }
 
 /**
- * concurrency is how many servers are asked at once: most of what the
- * relay allows per connection (HELLO). A silent server holds its slot for
- * the relay's whole reply window, so a low cap makes a big list wait on its
- * dead servers.
+ * concurrency is how many servers are asked at once: as many as the relay
+ * lets one connection have queries open (HELLO). A silent server holds its
+ * slot for the relay's whole reply window, so a lower cap makes a big list
+ * wait on its dead servers. A conversation's second query (a challenge's
+ * follow-up, A2S's PLAYER beside its INFO) past that limit waits in the
+ * relay client, follow-ups first, and its time starts when it leaves.
  */
 function concurrency() {
-  return Math.max(4, Math.min(768, Math.floor(relay.maxInFlight * 0.75)));
+  return Math.max(4, relay.maxInFlight);
 }
 
 function pump() {
