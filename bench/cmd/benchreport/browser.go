@@ -37,10 +37,10 @@ import (
 )
 
 // pageConcurrency is how many servers the browser page asks at once
-// (worker.js: min(768, 0.75 × the relay's in-flight limit, which `serve
-// --demo` sets to 1024)); the native floor asks as many at once, so that the
-// ratio is what the relay and the browser add.
-const pageConcurrency = 768
+// (worker.js: the relay's in-flight limit, which `serve --demo` sets to
+// 1024 for a loopback client); the native floor asks as many at once, so
+// that the ratio is what the relay and the browser add.
+const pageConcurrency = 1024
 
 // pageStreams is how many TCP exchanges the page gets in progress at
 // once: its relay client (relay-client.js) starts with the relay's default
@@ -440,7 +440,7 @@ func (e *env) browserRound(ctx context.Context, hog bool, protocol string) (brow
 	var configured []configServer // a protocol no demo master lists: the page's configured servers
 	switch protocol {
 	case "a2s", "quake3":
-		srv, err = startServe(ctx, e.querylens, 1, "--demo-"+protocol+"-servers", strconv.Itoa(e.servers))
+		srv, err = startServe(ctx, e.querylens, 1, "--demo-"+protocol+"-servers", strconv.Itoa(e.servers), "--demo-only", protocol)
 		if err == nil {
 			master = srv.a2sMaster
 			if protocol == "quake3" {
@@ -450,13 +450,13 @@ func (e *env) browserRound(ctx context.Context, hog bool, protocol string) (brow
 			r.keptMS, err = keepList(ctx, srv.url, protocol, master)
 		}
 	case "zandronum":
-		srv, err = startServe(ctx, e.querylens, e.servers)
+		srv, err = startServe(ctx, e.querylens, e.servers, "--demo-only", protocol)
 		if err == nil {
 			master = srv.master
 			defer srv.stop()
 		}
 	default: // no demo master lists them: the page's configured servers
-		srv, err = startServe(ctx, e.querylens, 1, "--demo-more", protocol+"="+strconv.Itoa(e.servers))
+		srv, err = startServe(ctx, e.querylens, 1, "--demo-more", protocol+"="+strconv.Itoa(e.servers), "--demo-only", protocol)
 		if err == nil {
 			defer srv.stop()
 			configured, err = pageServers(ctx, srv.url, protocol)
@@ -1206,10 +1206,10 @@ func browserReport(e *env, runs browserRuns, fd firstDecodeRuns) string {
 	}
 	masterAfterOpen := func(r browserRound) float64 { return r.page.Marks["listed"] - r.page.Hello }
 	var b strings.Builder
-	fmt.Fprintf(&b, "Per round: %s (a fresh demo: master, %d Zandronum servers, 5 of the other protocols); "+
+	fmt.Fprintf(&b, "Per round: %s (a fresh demo: master, %d Zandronum servers, 5 of the other protocols; the page lists the protocol measured alone, so it loads that family's browser module); "+
 		"a fresh headless Chromium opens the browser page; then, once the demo's 10 s per-IP window has passed, the native floor asks the same master and servers. "+
 		"%d quiet and %d loaded rounds, alternating, medians. In a loaded round a Go busy loop pinned to CPU %d (one of the machine's %d) runs from before the page starts until the floor is done, and is stopped by the benchmark.\n\n",
-		code(fmt.Sprintf("querylens serve --demo --demo-servers %d --addr 127.0.0.1:0", e.servers)), e.servers, len(rounds), len(loaded), hogCPU, runtime.NumCPU())
+		code(fmt.Sprintf("querylens serve --demo --demo-servers %d --demo-only zandronum --addr 127.0.0.1:0", e.servers)), e.servers, len(rounds), len(loaded), hogCPU, runtime.NumCPU())
 	fmt.Fprintf(&b, "- page: from navigation to every one of the %d Zandronum rows in its final state (online, timed out, rate-limited, malformed) and the table rendered after it, read in the page "+
 		"(`globalThis.querylensBrowse.view()`, the progress bar, `#counts`, then two animation frames). The relay connection and the decoder run in the page's worker (web/static/worker.js), which asks up to %d servers at a time.\n", e.servers, pageConcurrency)
 	fmt.Fprintf(&b, "- floor: `netquery.UDP` with `codecs.Lookup(\"zandronum\").NewQuery(...)`: the master list, then every listed server, %d at a time, 2 s timeout (the relay's reply window).\n", pageConcurrency)
@@ -1217,7 +1217,7 @@ func browserReport(e *env, runs browserRuns, fd firstDecodeRuns) string {
 		fmt.Fprintf(&b, "- A2S: in the same run, alternating with the rounds above (the order of the protocols reverses every round), %s: %d A2S servers behind the demo's Steam-like master, %s in its list with the demo's own (a few slow and silent, as in the wild). "+
 			"The server keeps that list (`GET /api/v1/masters/a2s/…`); it is fetched once before the page opens (median %s: one page of 231 addresses per 2 s), as a running server has it for every visitor. "+
 			"The page asks every listed server through the relay %s; the floor pages through the master over UDP (`master=true`) and asks every server the same, %d at a time, 2 s timeout.\n",
-			code(fmt.Sprintf("serve --demo --demo-servers 1 --demo-a2s-servers %d", e.servers)), e.servers,
+			code(fmt.Sprintf("serve --demo --demo-servers 1 --demo-a2s-servers %d --demo-only a2s", e.servers)), e.servers,
 			num(bench.Median(collect(a2s, func(r browserRound) float64 { return float64(r.floor.listed) }))),
 			ms(bench.Median(collect(a2s, func(r browserRound) float64 { return r.keptMS }))), a2sAsks(), pageConcurrency)
 	}
@@ -1225,7 +1225,7 @@ func browserReport(e *env, runs browserRuns, fd firstDecodeRuns) string {
 		fmt.Fprintf(&b, "- Quake III: in the same run, alternating likewise, %s: %d Quake III servers (ioquake3, Xonotic and CoD4 dialects, a few slow and silent) behind the demo's Quake III master, %s in its list with the demo's own. "+
 			"The server keeps that list (`GET /api/v1/masters/quake3/…`); it is fetched once before the page opens (median %s), as a running server has it for every visitor. "+
 			"The page asks every listed server through the relay one getstatus (%s); the floor asks the master over UDP (`master=true`) and every server the same, %d at a time, 2 s timeout.\n",
-			code(fmt.Sprintf("serve --demo --demo-servers 1 --demo-quake3-servers %d", e.servers)), e.servers,
+			code(fmt.Sprintf("serve --demo --demo-servers 1 --demo-quake3-servers %d --demo-only quake3", e.servers)), e.servers,
 			num(bench.Median(collect(q3, func(r browserRound) float64 { return float64(r.floor.listed) }))),
 			ms(bench.Median(collect(q3, func(r browserRound) float64 { return r.keptMS }))), listOptionsText("quake3"), pageConcurrency)
 	}
@@ -1233,7 +1233,7 @@ func browserReport(e *env, runs browserRuns, fd firstDecodeRuns) string {
 		fmt.Fprintf(&b, "- GameSpy v1: in the same run, alternating likewise, %s: %d GameSpy v1 servers (UT99 and Battlefield 1942 dialects, replies in two or three datagrams, a few slow and silent), %s configured rows with the demo's own. "+
 			"GameSpy v1 has no UDP master: the page lists them from its configuration (as `--server gamespy1=HOST:PORT` would) and asks each through the relay `\\status\\` (%s); "+
 			"the floor reads the same addresses from the page's configuration (`<script id=\"ql-config\">`) and asks every server the same, %d at a time, 2 s timeout (its \"master list\" is none).\n",
-			code(fmt.Sprintf("serve --demo --demo-servers 1 --demo-gamespy1-servers %d", e.servers)), e.servers,
+			code(fmt.Sprintf("serve --demo --demo-servers 1 --demo-more gamespy1=%d --demo-only gamespy1", e.servers)), e.servers,
 			num(bench.Median(collect(gs1, func(r browserRound) float64 { return float64(r.floor.listed) }))), listOptionsText("gamespy1"), pageConcurrency)
 	}
 	for _, c := range runs.compared() {
@@ -1246,7 +1246,7 @@ func browserReport(e *env, runs browserRuns, fd firstDecodeRuns) string {
 				"No demo master lists them: the page lists them from its configuration and asks each through the relay with an EXCHANGE (%s; a server's own options where it has them): the relay holds the TCP conversation and streams the reply back as CHUNKs. "+
 				"The page's worker asks up to %d servers at once; its relay client starts %d EXCHANGEs (the relay's default `--tcp-per-client`, which HELLO does not carry), holds the others, and raises its cap by one as each ends, up to what the relay refuses past: %d for a loopback client of `serve --demo` (in place of `--tcp-per-client`), also the whole relay's `--tcp-max` (tcp-cap); so the page gets up to %d at a time; "+
 				"the floor reads the same servers and options from the page's configuration and asks each over a TCP connection of its own (`netquery.Converse`, as `netquery.TCP` does), %d at a time, %s per exchange (the relay's `--tcp-deadline`; its \"master list\" is none).\n",
-				c.title, code(fmt.Sprintf("serve --demo --demo-servers 1 --demo-more %s=%d", c.protocol, e.servers)), e.servers, c.title, c.protocol,
+				c.title, code(fmt.Sprintf("serve --demo --demo-servers 1 --demo-more %s=%d --demo-only %s", c.protocol, e.servers, c.protocol)), e.servers, c.title, c.protocol,
 				num(bench.Median(collect(c.quiet, func(r browserRound) float64 { return float64(r.floor.listed) }))), listOptionsText(c.protocol),
 				pageConcurrency, wire.DefaultStreamsPerClient, pageStreams, pageStreams, pageStreams, streamTimeout)
 			continue
@@ -1254,7 +1254,7 @@ func browserReport(e *env, runs browserRuns, fd firstDecodeRuns) string {
 		fmt.Fprintf(&b, "- %s: in the same run, alternating likewise, %s: %d %s servers (the demo's normal %s servers in turn, a few slow and silent), %s configured rows with the demo's own. "+
 			"No demo master lists them: the page lists them from its configuration (as `--server %s=HOST:PORT` would) and asks each through the relay (%s); "+
 			"the floor reads the same addresses from the page's configuration (`<script id=\"ql-config\">`) and asks every server the same, %d at a time, 2 s timeout (its \"master list\" is none).\n",
-			c.title, code(fmt.Sprintf("serve --demo --demo-servers 1 --demo-more %s=%d", c.protocol, e.servers)), e.servers, c.title, c.protocol,
+			c.title, code(fmt.Sprintf("serve --demo --demo-servers 1 --demo-more %s=%d --demo-only %s", c.protocol, e.servers, c.protocol)), e.servers, c.title, c.protocol,
 			num(bench.Median(collect(c.quiet, func(r browserRound) float64 { return float64(r.floor.listed) }))), c.protocol, listOptionsText(c.protocol), pageConcurrency)
 	}
 	b.WriteString("\n")

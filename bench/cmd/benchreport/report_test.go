@@ -330,11 +330,15 @@ func TestStartReport(t *testing.T) {
 			families: &startSide{name: "20 families", size: 5644845, br: 862926, run: run(1.04)},
 			today:    8,
 			floor:    &startSide{name: "floor (empty Go program)", size: 1927487, br: 420000, run: run(0.5)},
+			one: &startSide{name: "this build, Zandronum's page", module: "/static/querylens-zandronum.0123456789ab.wasm",
+				run: run(0.8)},
+			oneFamilies: &startSide{name: "20 families, Zandronum's page", module: "/static/querylens-zandronum.0123456789ab.wasm",
+				run: run(0.81)},
 		}
 		if base {
 			st.sides = append(st.sides, &startSide{name: "base (-base)", bin: "/tmp/querylens-old", run: run(0.95)})
 		}
-		st.sides = append(st.sides, st.this, st.families, st.floor)
+		st.sides = append(st.sides, st.this, st.families, st.one, st.oneFamilies, st.floor)
 		return st
 	}
 	for _, tc := range []struct {
