@@ -353,32 +353,10 @@ func TestServeFleets(t *testing.T) {
 // preloads their family's module, not the combined one.
 func TestServeDemoOnly(t *testing.T) {
 	t.Parallel()
-	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
-	defer cancel()
-	var out, errb bytes.Buffer
-	e := &env{stdin: strings.NewReader(""), stdout: &out, stderr: &errb}
-	ready := make(chan string, 1)
-	done := make(chan error, 1)
-	sctx, stop := context.WithCancel(ctx)
+	base, _, stop := serveFor(t, serveOptions{addr: "127.0.0.1:0", demo: true, demoServers: 1, demoOnly: "ase",
+		demoMore: moreFlag{{protocol: "ase", n: 3}}})
 	defer stop()
-	go func() {
-		done <- e.runServe(sctx, serveOptions{addr: "127.0.0.1:0", demo: true, demoServers: 1, demoOnly: "ase",
-			demoMore: moreFlag{{protocol: "ase", n: 3}}}, ready)
-	}()
-	var base string
-	select {
-	case base = <-ready:
-	case err := <-done:
-		t.Fatalf("serve ended: %v\n%s", err, errb.String())
-	case <-ctx.Done():
-		t.Fatal("serve did not start")
-	}
-	resp, err := http.Get(base)
-	if err != nil {
-		t.Fatal(err)
-	}
-	page, _ := io.ReadAll(resp.Body)
-	resp.Body.Close()
+	_, page := fetch(t, base)
 	_, cfg, ok := strings.Cut(string(page), `id="ql-config"`)
 	_, cfg, _ = strings.Cut(cfg, ">")
 	cfg, _, _ = strings.Cut(cfg, "</script>")
@@ -402,15 +380,6 @@ func TestServeDemoOnly(t *testing.T) {
 	}
 	if !regexp.MustCompile(`<link rel="preload" href="[^"]*querylens-ase\.`).Match(page) {
 		t.Errorf("the page does not preload the ASE family's module")
-	}
-	stop()
-	select {
-	case err := <-done:
-		if err != nil {
-			t.Fatalf("shutdown: %v", err)
-		}
-	case <-time.After(15 * time.Second):
-		t.Fatal("serve did not shut down")
 	}
 }
 
