@@ -216,8 +216,13 @@ function load(url, compiled) {
   /** @type {Decoder} */
   const d = { url, family: url !== plan.combined, ql: null, batch: null, ready: /** @type {any} */ (null), waiting: [] };
   decoders.set(url, d);
-  d.ready = Promise.all([qlReady, compiled ?? url, modulesReady]).then(async ([q, mod]) => {
+  // The module is instantiated and Go started as soon as ql.js and the
+  // module are in, not once the relay client is too: on a cold start its
+  // imports come later, and the instantiation takes this thread meanwhile
+  // instead of after them.
+  d.ready = Promise.all([qlReady, compiled ?? url]).then(async ([q, mod]) => {
     const ql = await q.loadDecoder(glue, mod);
+    await modulesReady;
     d.ql = ql;
     d.batch = new R.Batch(ql);
     loaded.push(url);
@@ -250,9 +255,10 @@ function decoderFor(protocol) {
  * prepare imports the relay client, the page's helpers, the decoder's JS
  * glue and everything they import side by side, opens the relay's socket
  * at once and connects through it as soon as its client is in (when the
- * page gave its path), and starts the decoder as soon as the
- * helpers and the compiled module (sent by the page) are in: all before the
- * page's own script has run. Its asks run once both are ready.
+ * page gave its path), and starts the decoder as soon as ql.js and the
+ * compiled module (sent by the page) are in: all before the page's own
+ * script has run. Its asks run once the decoder, the helpers and the relay
+ * are ready.
  * @param {{glue: string, modules: {ql: string, relay: string}, imports?: string[], first: string,
  *   decoders: {combined: string, protocols: Record<string, string>, outside: string[]}, relay?: string,
  *   subprotocols?: string[], asks?: Ask[]}} m
