@@ -149,9 +149,6 @@ func (s *ogpServer) Respond(q []byte, from netip.AddrPort, now time.Time) [][]by
 		}
 		return nil
 	}
-	if req.Version != s.version {
-		return nil
-	}
 	switch req.Type {
 	case ogp.TypePing:
 		return s.send(ogp.Response{Header: s.reply(req.Header, ogp.TypePing)})

@@ -169,9 +169,9 @@ type serveOptions struct {
 	alerts       alertOptions
 	demoFlap     time.Duration // the flapping server's period
 	demoFlapAddr string
-	demoReceiver string // a Discord-shaped receiver's address
-	demoOnly     string // the protocols the page lists of the demo's, comma-separated ("": all)
-	modules      string // --modules: browser modules of protocols built in from outside this repository
+	demoReceiver string   // a Discord-shaped receiver's address
+	demoOnly     []string // the protocols the page lists of the demo's (none: all)
+	modules      string   // --modules: browser modules of protocols built in from outside this repository
 
 	probe probeOptions
 	// pinFloor is the shortest sampling interval of a watched server
@@ -231,8 +231,17 @@ func (e *env) serve(args []string) int {
 		"would list them; repeatable")
 	fs.IntVar(&o.demoA2SList, "demo-a2s-list", 0, "with --demo: how many addresses the Steam-like master lists in all, the A2S servers among silent\n"+
 		"loopback ones (up to "+strconv.Itoa(demo.MaxA2SList)+"; 0: just the A2S servers)")
-	fs.StringVar(&o.demoOnly, "demo-only", "", "with --demo: the browser page lists only the demo's masters and servers of these `PROTOCOLS` (comma-separated,\n"+
-		"e.g. minecraft or a2s,quake3), and so loads only their families' browser modules; the relay still reaches every demo server")
+	fs.Func("demo-only", "with --demo: the browser page lists only the demo's masters and servers of these `PROTOCOLS` (comma-separated,\n"+
+		"e.g. minecraft or a2s,quake3), and so loads only their families' browser modules; the relay still reaches every demo server", func(s string) error {
+		only := strings.Split(s, ",")
+		for _, p := range only {
+			if _, known := server.LookupProtocol(p); !known {
+				return errors.New("unknown protocol " + strconv.Quote(p))
+			}
+		}
+		o.demoOnly = only
+		return nil
+	})
 	fs.DurationVar(&o.demoFlap, "demo-flapping-period", 10*time.Minute, "with --demo: the flapping server (Quake III, for trying alerts) is down for 3/10 of every `PERIOD`;\n"+
 		"each time it is up, players join until it is full, stay a while, then leave (a player every 21 s at 10 minutes)")
 	fs.StringVar(&o.demoFlapAddr, "demo-flapping-addr", "", "with --demo: where the flapping server listens, a loopback `HOST:PORT` (default a free port;\n"+
@@ -261,15 +270,8 @@ func (e *env) serve(args []string) int {
 	if len(pos) > 0 {
 		return e.usageErr(fs, "unexpected argument "+strconv.Quote(pos[0]))
 	}
-	if o.demoOnly != "" {
-		if !o.demo {
-			return e.usageErr(fs, "--demo-only needs --demo")
-		}
-		for _, p := range strings.Split(o.demoOnly, ",") {
-			if _, err := codecs.Lookup(p); err != nil {
-				return e.usageErr(fs, "--demo-only: "+err.Error())
-			}
-		}
+	if o.demoOnly != nil && !o.demo {
+		return e.usageErr(fs, "--demo-only needs --demo")
 	}
 	if o.demoA2S < 0 || o.demoA2S > demo.MaxServers {
 		return e.usageErr(fs, "--demo-a2s-servers must be between 0 and "+strconv.Itoa(demo.MaxServers))
@@ -420,10 +422,9 @@ func (e *env) runServe(ctx context.Context, o serveOptions, ready chan<- string)
 		if t, ok := d.Flapping(); ok {
 			wcfg.Servers = append(wcfg.Servers, t.Ref())
 		}
-		if o.demoOnly != "" {
-			only := strings.Split(o.demoOnly, ",")
-			wcfg.Masters = slices.DeleteFunc(wcfg.Masters, func(m server.MasterSpec) bool { return !slices.Contains(only, m.Protocol) })
-			wcfg.Servers = slices.DeleteFunc(wcfg.Servers, func(s server.Ref) bool { return !slices.Contains(only, s.Protocol) })
+		if o.demoOnly != nil {
+			wcfg.Masters = slices.DeleteFunc(wcfg.Masters, func(m server.MasterSpec) bool { return !slices.Contains(o.demoOnly, m.Protocol) })
+			wcfg.Servers = slices.DeleteFunc(wcfg.Servers, func(s server.Ref) bool { return !slices.Contains(o.demoOnly, s.Protocol) })
 		}
 	} else if len(wcfg.Masters) == 0 {
 		wcfg.Masters = server.DefaultMasters()

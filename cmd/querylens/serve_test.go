@@ -353,7 +353,7 @@ func TestServeFleets(t *testing.T) {
 // preloads their family's module, not the combined one.
 func TestServeDemoOnly(t *testing.T) {
 	t.Parallel()
-	base, _, stop := serveFor(t, serveOptions{addr: "127.0.0.1:0", demo: true, demoServers: 1, demoOnly: "ase",
+	base, _, stop := serveFor(t, serveOptions{addr: "127.0.0.1:0", demo: true, demoServers: 1, demoOnly: []string{"ase"},
 		demoMore: moreFlag{{protocol: "ase", n: 3}}})
 	defer stop()
 	_, page := fetch(t, base)

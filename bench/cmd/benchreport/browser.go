@@ -509,20 +509,26 @@ func (e *env) browserRound(ctx context.Context, hog bool, protocol string) (brow
 // the page lists and asks without a master, each with the options it is
 // asked with.
 func pageServers(ctx context.Context, base, protocol string) ([]configServer, error) {
-	req, err := http.NewRequestWithContext(ctx, http.MethodGet, base, nil)
+	html, err := getPage(ctx, base)
 	if err != nil {
 		return nil, err
+	}
+	return configServers(html, protocol)
+}
+
+// getPage returns the HTML of the page at url.
+func getPage(ctx context.Context, url string) (string, error) {
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, url, nil)
+	if err != nil {
+		return "", err
 	}
 	resp, err := http.DefaultClient.Do(req)
 	if err != nil {
-		return nil, err
+		return "", err
 	}
+	defer resp.Body.Close()
 	body, err := io.ReadAll(resp.Body)
-	resp.Body.Close()
-	if err != nil {
-		return nil, err
-	}
-	return configServers(string(body), protocol)
+	return string(body), err
 }
 
 // configServer is a configured server of the browser page.

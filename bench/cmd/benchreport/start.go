@@ -4,9 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"io"
 	"net"
-	"net/http"
 	"os"
 	"path"
 	"path/filepath"
@@ -232,24 +230,15 @@ const (
 // preloadedModule reads the page at url and returns the browser module its
 // <link rel="preload" as="fetch"> names (the module boot.js compiles first).
 func preloadedModule(ctx context.Context, url string) (string, error) {
-	req, err := http.NewRequestWithContext(ctx, http.MethodGet, url, nil)
+	html, err := getPage(ctx, url)
 	if err != nil {
 		return "", err
 	}
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		return "", err
-	}
-	defer resp.Body.Close()
-	b, err := io.ReadAll(io.LimitReader(resp.Body, 1<<20))
-	if err != nil {
-		return "", err
-	}
-	m := preloadRE.FindSubmatch(b)
+	m := preloadRE.FindStringSubmatch(html)
 	if m == nil {
 		return "", fmt.Errorf("the page at %s preloads no module", url)
 	}
-	return string(m[1]), nil
+	return m[1], nil
 }
 
 // preloadRE finds the module's preload in a page.
@@ -374,14 +363,14 @@ func startReport(e *env, st startSet) string {
 				fmt.Sprintf("%s (%s against %s, %d runs each)", ratio(r), ms(medianStep(c.set(st.this.run), "firstDecode")), ms(medianStep(c.set(st.floor.run), "firstDecode")), len(c.set(st.this.run))))
 		}
 	}
-	for _, c := range startCaches[:2] {
-		if st.one == nil {
-			break
+	if st.one != nil {
+		for _, c := range startCaches[:2] {
+			r, per := quot(st.one, st.floor, c.set)
+			fmt.Fprintf(&b, "- %s ÷ floor, %s: %s (per run %s).\n", st.one.name, c.name, ratio(r), per)
 		}
-		r, per := quot(st.one, st.floor, c.set)
-		fmt.Fprintf(&b, "- %s ÷ floor, %s: %s (per run %s).\n", st.one.name, c.name, ratio(r), per)
 	}
-	if f, one := st.families, st.oneFamilies; f != nil && one != nil && st.one != nil {
+	// oneFamilies is set with one and families.
+	if f, one := st.families, st.oneFamilies; one != nil {
 		for _, c := range startCaches {
 			r, per := quot(one, st.one, c.set)
 			fmt.Fprintf(&b, "- %s ÷ %s, %s: %s (per run %s).\n", one.name, st.one.name, c.name, ratio(r), per)
