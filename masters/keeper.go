@@ -232,6 +232,27 @@ func (k *Keeper) List(ctx context.Context, protocol, addr string, filter *string
 // the caller read (a refresh replaced it, or it was cut), the whole list
 // comes back with Offset 0.
 func (k *Keeper) ListFrom(ctx context.Context, protocol, addr string, filter *string, after int) (server.MasterList, error) {
+	return k.listFrom(ctx, protocol, addr, filter, after, -1, true)
+}
+
+// Current is the list of the master protocol/addr with its configured
+// filter as it stands, without waiting: its first max servers (Total says
+// how many it holds), and false when none was fetched yet or the master
+// is not configured. Like List it starts a fetch when the list was never
+// fetched or is older than Config.Refresh, so that the next reader finds
+// it. The browser page sends the first servers of a kept list with
+// itself.
+func (k *Keeper) Current(ctx context.Context, protocol, addr string, max int) (server.MasterList, bool) {
+	ml, err := k.listFrom(ctx, protocol, addr, nil, 0, max, false)
+	if err != nil || ml.Fetched.IsZero() {
+		return server.MasterList{}, false
+	}
+	return ml, true
+}
+
+// listFrom is ListFrom with the servers cut to max (all when negative),
+// waiting for a list never fetched when wait is set.
+func (k *Keeper) listFrom(ctx context.Context, protocol, addr string, filter *string, after, max int, wait bool) (server.MasterList, error) {
 	m, ok := k.spec(protocol, addr, filter)
 	if !ok {
 		return server.MasterList{}, ErrNotConfigured
@@ -262,7 +283,7 @@ func (k *Keeper) ListFrom(ctx context.Context, protocol, addr string, filter *st
 	}
 	done := l.done
 	k.mu.Unlock()
-	if first && done != nil {
+	if wait && first && done != nil {
 		t := time.NewTimer(k.cfg.FirstWait)
 		select {
 		case <-done:
@@ -280,7 +301,11 @@ func (k *Keeper) ListFrom(ctx context.Context, protocol, addr string, filter *st
 		after = 0 // not the list the caller read
 	}
 	out.Offset = after
-	out.Servers = k.summaries(ctx, m.Protocol, entries[after:])
+	entries = entries[after:]
+	if max >= 0 && len(entries) > max {
+		entries = entries[:max]
+	}
+	out.Servers = k.summaries(ctx, m.Protocol, entries)
 	return out, nil
 }
 

@@ -386,3 +386,34 @@ func TestOneAddressSeveralFilters(t *testing.T) {
 }
 
 func ptr(s string) *string { return &s }
+
+// TestCurrent: the list as it stands, for the browser page that comes with
+// it. Before any fetch there is none (and the first Current starts one,
+// without waiting for it); then the first max servers, Total counting them
+// all; a master not configured has none.
+func TestCurrent(t *testing.T) {
+	fn := newFakeNet(newFakeClock())
+	fn.handlers[steamAddr] = demo.NewA2SMaster(addrs(300), demo.Normal)
+	k := newKeeper(t, fn, nil, "a2s="+steamAddr)
+	if ml, ok := k.Current(context.Background(), "a2s", steamAddr, 100); ok {
+		t.Fatalf("before any fetch: %+v, want none", ml)
+	}
+	waitIdle(t, k)
+	if n := len(fn.requests(steamAddr)); n == 0 {
+		t.Fatal("Current started no fetch")
+	}
+	for _, tc := range []struct{ max, want int }{{100, 100}, {300, 300}, {1024, 300}, {0, 0}} {
+		ml, ok := k.Current(context.Background(), "a2s", steamAddr, tc.max)
+		if !ok || len(ml.Servers) != tc.want || ml.Total != 300 || !ml.Complete || ml.Offset != 0 {
+			t.Fatalf("Current(max %d) = %d servers of %d, complete %v, offset %d, %v; want %d of 300, complete", tc.max, len(ml.Servers), ml.Total, ml.Complete, ml.Offset, ok, tc.want)
+		}
+		for i, s := range ml.Servers {
+			if want := addrs(300)[i].String(); s.Address != want {
+				t.Fatalf("server %d = %s, want %s", i, s.Address, want)
+			}
+		}
+	}
+	if ml, ok := k.Current(context.Background(), "a2s", "127.0.0.1:1", 10); ok {
+		t.Errorf("a master not configured: %+v", ml)
+	}
+}

@@ -25,6 +25,7 @@ import (
 	"github.com/querylens/querylens/codecs"
 	"github.com/querylens/querylens/internal/buildinfo"
 	"github.com/querylens/querylens/internal/wasmmodule"
+	"github.com/querylens/querylens/web/layout"
 )
 
 // staticFS holds the pages' files and the browser module, committed in its
@@ -579,45 +580,5 @@ func (a *assets) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 }
 
 // acceptedCodings returns the quality values an Accept-Encoding header
-// (RFC 9110 §12.5.3) gives brotli and gzip: 0 when not acceptable. A coding
-// not listed takes the value of "*" if that is listed; "x-gzip" is gzip.
-// An entry whose q is malformed counts as q=0, so a garbled header gets
-// the uncompressed file rather than a coding the client may not decode.
-func acceptedCodings(header string) (br, gz float64) {
-	brSet, gzSet := false, false
-	star := 0.0
-	for part := range strings.SplitSeq(header, ",") {
-		coding, params, _ := strings.Cut(part, ";")
-		coding = strings.ToLower(strings.TrimSpace(coding))
-		q := 1.0
-		for p := range strings.SplitSeq(params, ";") {
-			k, v, ok := strings.Cut(p, "=")
-			if !ok || !strings.EqualFold(strings.TrimSpace(k), "q") {
-				continue
-			}
-			f, err := strconv.ParseFloat(strings.TrimSpace(v), 64)
-			if err != nil || !(f >= 0 && f <= 1) { // also NaN
-				f = 0
-			}
-			q = f
-		}
-		switch coding {
-		case "br":
-			br, brSet = q, true
-		case "gzip", "x-gzip":
-			if !gzSet || q > gz {
-				gz = q
-			}
-			gzSet = true
-		case "*":
-			star = q
-		}
-	}
-	if !brSet {
-		br = star
-	}
-	if !gzSet {
-		gz = star
-	}
-	return br, gz
-}
+// gives brotli and gzip (layout.AcceptedCodings).
+func acceptedCodings(header string) (br, gz float64) { return layout.AcceptedCodings(header) }

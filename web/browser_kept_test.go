@@ -1,17 +1,24 @@
 package web_test
 
 import (
+	"context"
 	"encoding/json"
 	"io"
 	"log/slog"
 	"net/http"
+	"net/netip"
+	"slices"
 	"strconv"
 	"sync"
 	"testing"
 	"time"
 
+	"github.com/chromedp/cdproto/page"
 	"github.com/chromedp/chromedp"
+	"github.com/querylens/querylens/codecs"
+	"github.com/querylens/querylens/demo"
 	"github.com/querylens/querylens/relay"
+	"github.com/querylens/querylens/relay/shared"
 	"github.com/querylens/querylens/server"
 	"github.com/querylens/querylens/web"
 )
@@ -88,5 +95,129 @@ func TestBrowserKeptListGrows(t *testing.T) {
 	}
 	if n := eval[int](t, ctx, `querylensBrowse.counts().known`); n != keptTotal {
 		t.Errorf("%d servers known, want %d", n, keptTotal)
+	}
+}
+
+// pageList is a kept list the page comes with (web.KeptLister): the demo's
+// A2S servers and a server the relay refuses, of which Current gives the
+// first shown, as the server's cut of a longer list; reads records what
+// the page read from GET /api/v1/masters/… (the after parameter).
+type pageList struct {
+	t       *testing.T
+	spec    server.MasterSpec
+	servers []server.Summary
+	shown   int
+	mu      sync.Mutex
+	reads   []string
+}
+
+func (p *pageList) list(after, max int) server.MasterList {
+	end := min(after+max, len(p.servers))
+	return server.MasterList{Master: p.spec, Fetched: time.Unix(1700000000, 0).UTC(), Complete: true, Total: len(p.servers),
+		Offset: after, Servers: append([]server.Summary{}, p.servers[after:end]...)}
+}
+
+func (p *pageList) Current(_ context.Context, protocol, addr string, max int) (server.MasterList, bool) {
+	if protocol != p.spec.Protocol || addr != p.spec.Addr {
+		p.t.Errorf("Current(%s, %s), want the kept master %s", protocol, addr, p.spec)
+		return server.MasterList{}, false
+	}
+	return p.list(0, min(max, p.shown)), true
+}
+
+func (p *pageList) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	p.mu.Lock()
+	p.reads = append(p.reads, r.URL.Query().Get("after"))
+	p.mu.Unlock()
+	after, _ := strconv.Atoi(r.URL.Query().Get("after"))
+	w.Header().Set("Content-Type", "application/json")
+	json.NewEncoder(w).Encode(p.list(after, len(p.servers)))
+}
+
+// TestBrowserKeptListInPage: the page comes with the first servers of a
+// kept list. They are shown, and their queries leave through the relay
+// (built by the server, in the worker's boot), while the browser module
+// cannot even be compiled; the page reads only the rest of the list from
+// the server; the decoder, once in, takes over the queries that left (it
+// sends none again) and the servers answer. The server the relay refuses
+// is neither shown nor asked.
+func TestBrowserKeptListInPage(t *testing.T) {
+	needWasm(t)
+	ctx0, cancel := context.WithCancel(context.Background())
+	t.Cleanup(cancel)
+	d, err := demo.Start(ctx0, demo.Config{MasterAddr: "127.0.0.1:0", Servers: 1, A2SServers: 3})
+	if err != nil {
+		t.Fatalf("demo: %v", err)
+	}
+	t.Cleanup(func() { d.Close() })
+	spec, err := server.ParseMasterSpec(`a2s=127.0.0.1:27011?label=Steam`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	kept := &pageList{t: t, spec: spec}
+	var own []netip.AddrPort
+	for _, tg := range d.Fleet() {
+		if tg.Protocol != "a2s" {
+			continue
+		}
+		own = append(own, netip.MustParseAddrPort(tg.Addr))
+		ref, err := server.New("a2s", tg.Addr, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		kept.servers = append(kept.servers, server.Summary{Protocol: "a2s", Address: tg.Addr, Key: ref.Key().String(), Status: ref.Path()})
+	}
+	if len(kept.servers) < 3 {
+		t.Fatalf("the demo has %d A2S servers, want 3", len(kept.servers))
+	}
+	refused := server.Summary{Protocol: "a2s", Address: "10.9.9.9:27015", Key: "a2s/10.9.9.9:27015", State: server.Refused}
+	kept.servers = append(kept.servers[:1], append([]server.Summary{refused}, kept.servers[1:]...)...)
+	kept.shown = 3 // two answering servers and the refused one; the rest is read
+	fast := shared.Rate{PerSecond: 10000, Burst: 10000}
+	logger := slog.New(slog.NewTextHandler(io.Discard, nil))
+	rs := relay.New(relay.Config{AllowAddrs: own, CacheKey: codecs.QueryKey, ReplyWindow: testReplyWindow,
+		Loopback: &relay.ClientLimits{ConnRate: fast, IPRate: fast, MaxInFlight: 1024, QueueFrames: 4096, QueueBytes: 1 << 20}}, logger)
+	h, err := web.New(web.Config{Exchanger: rs, Masters: []server.MasterSpec{spec}, MasterLists: kept, Logger: logger, StatusTimeout: testStatusTimeout})
+	if err != nil {
+		t.Fatal(err)
+	}
+	base := serve(t, rs, h)
+
+	ctx := tab(t)
+	if _, err := chromedp.Call(ctx, page.AddScriptToEvaluateOnNewDocument,
+		page.AddScriptToEvaluateOnNewDocumentParams{Source: holdModule}); err != nil {
+		t.Fatal(err)
+	}
+	if err := chromedp.Do(ctx, chromedp.Navigate(base+"/")); err != nil {
+		t.Fatal(err)
+	}
+	first := []string{kept.servers[0].Key, kept.servers[2].Key}
+	firstJS, _ := json.Marshal(first)
+	waitFor(t, ctx, "the page's kept servers shown and their queries sent", `(() => {
+		const sent = globalThis.querylensBrowse?.stats().sentAhead ?? [];
+		return `+string(firstJS)+`.every((k) => sent.includes(k)) && querylensBrowse.counts().shown === `+strconv.Itoa(len(kept.servers)-1)+`;
+	})()`, 20*time.Second)
+	if ready := eval[bool](t, ctx, `querylensBrowse.ready === true || performance.getEntriesByName("ql-wasm-compiled").length > 0`); ready {
+		t.Fatal("the module was compiled while it was held")
+	}
+	kept.mu.Lock()
+	reads := append([]string(nil), kept.reads...)
+	kept.mu.Unlock()
+	if want := []string{"3"}; !slices.Equal(reads, want) {
+		t.Errorf("the page read the list with after = %q, want %q (only what it did not come with)", reads, want)
+	}
+
+	eval[bool](t, ctx, `(window.__qlReleaseModule(), true)`)
+	waitFor(t, ctx, "the kept servers answered", `querylensBrowse.ready === true && querylensBrowse.view().filter(r => r.protocol === "a2s" && r.state === "online").length === `+strconv.Itoa(len(kept.servers)-1), 20*time.Second)
+	type ahead struct{ Sent, Adopted int }
+	got := eval[struct {
+		Ahead     ahead
+		SentAhead []string
+	}](t, ctx, `querylensBrowse.stats()`)
+	if got.Ahead.Sent != got.Ahead.Adopted || got.Ahead.Sent < len(first) || slices.Contains(got.SentAhead, refused.Key) {
+		t.Errorf("queries sent before the decoder was ready %+v (%q): want those of %q, each taken over by its conversation, none to the refused server", got.Ahead, got.SentAhead, first)
+	}
+	if view := eval[[]string](t, ctx, `querylensBrowse.view().map(r => r.key)`); slices.Contains(view, refused.Key) {
+		t.Errorf("the refused server is shown: %q", view)
 	}
 }

@@ -27,6 +27,7 @@ package web
 //go:generate go run ../internal/cmd/genmodel -o static/model.js
 
 import (
+	"context"
 	"errors"
 	"log/slog"
 	"net"
@@ -63,7 +64,8 @@ type Config struct {
 	// (Zandronum's) by asking it through the relay.
 	Masters []server.MasterSpec
 	// MasterLists, if set, serves the kept masters' lists (package
-	// masters), mounted at GET /api/v1/masters/.
+	// masters), mounted at GET /api/v1/masters/. If it is a KeptLister
+	// too, the browser page comes with the first servers of each.
 	MasterLists http.Handler
 	// Servers are listed on the browser page without a master, in any
 	// protocol (for example the demo's GameSpy v2, OGP and Bloodmasters
@@ -128,6 +130,15 @@ type ClientAddresser interface {
 // limits targets, not this site's visitors.
 type VisitorLimiter interface {
 	AllowVisitor(r *http.Request) bool
+}
+
+// KeptLister is a Config.MasterLists that says a kept list as it stands,
+// without waiting (masters.Keeper): the browser page lists the first
+// servers of each kept master from its first paint and its worker asks
+// them as the relay's HELLO arrives, rather than once the page's script
+// has read the list.
+type KeptLister interface {
+	Current(ctx context.Context, protocol, addr string, max int) (server.MasterList, bool)
 }
 
 // New returns the handler for every page and static file.
@@ -199,7 +210,11 @@ func New(cfg Config) (http.Handler, error) {
 	mux.HandleFunc("GET /probe", pr.Probe)
 	mux.HandleFunc("GET /s/{protocol}/{target}/shields.json", pr.ShieldsJSON)
 	mux.HandleFunc("GET /s/{protocol}/{target}/embed", pr.Embed)
-	mux.Handle("GET /{$}", &browse.Handler{Assets: a, Config: bc, Base: base})
+	bh := &browse.Handler{Assets: a, Config: bc, Base: base}
+	if kl, ok := cfg.MasterLists.(KeptLister); ok {
+		bh.Kept = kl.Current
+	}
+	mux.Handle("GET /{$}", bh)
 	mux.HandleFunc("GET /s/{protocol}/{target}", st.Page)
 	mux.HandleFunc("GET /s/{protocol}/{target}/badge.svg", st.Badge)
 	mux.HandleFunc("GET /s/{protocol}/{target}/card.png", st.Card)

@@ -389,12 +389,17 @@ func TestBrowsePage(t *testing.T) {
 			Key, Protocol, Target string
 			Query                 []string
 		}
+		Lists []struct {
+			Protocol string
+			Targets  []string
+		}
 	}
 	if err := json.Unmarshal([]byte(ht.Attr(d.Tags("html")[0], "data-boot")), &boot); err != nil {
 		t.Fatal(err)
 	}
-	if !strings.HasPrefix(boot.Worker, "/static/worker.") || boot.Relay != "/relay" || len(boot.Asks) != 2 ||
-		boot.Asks[0].Key != "master:127.0.0.1:15300" || boot.Asks[1].Key != fakeserver.Protocol+"/10.0.0.1:7777" {
+	if !strings.HasPrefix(boot.Worker, "/static/worker.") || boot.Relay != "/relay" || len(boot.Asks) != 1 ||
+		boot.Asks[0].Key != "master:127.0.0.1:15300" || len(boot.Lists) != 1 || boot.Lists[0].Protocol != fakeserver.Protocol ||
+		!slices.Equal(boot.Lists[0].Targets, []string{"10.0.0.1:7777"}) {
 		t.Errorf("data-boot = %+v", boot)
 	}
 	// The master asked through the relay comes with its first request,
@@ -420,7 +425,7 @@ func TestBrowsePage(t *testing.T) {
 		want = append(want, hex.EncodeToString(dg))
 	}
 	if len(want) == 0 || len(queries.Masters) != 2 || !slices.Equal(queries.Masters[0].Query, want) || queries.Masters[1].Query != nil ||
-		len(boot.Asks) != 2 || !slices.Equal(boot.Asks[0].Query, want) || boot.Asks[1].Query != nil {
+		len(boot.Asks) != 1 || !slices.Equal(boot.Asks[0].Query, want) {
 		t.Errorf("the masters' first requests: config %+v, data-boot %+v, want %q for the first", queries.Masters, boot.Asks, want)
 	}
 	if len(cfg.Servers) != 1 || cfg.Servers[0].Status != "/s/"+fakeserver.Protocol+"/10.0.0.1:7777" {

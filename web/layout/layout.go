@@ -6,10 +6,13 @@ package layout
 
 import (
 	"bytes"
+	"compress/gzip"
 	"encoding/json"
 	"net/http"
 	"slices"
 	"strconv"
+	"strings"
+	"sync"
 
 	"github.com/a-h/templ"
 )
@@ -94,6 +97,22 @@ type Boot struct {
 	// leaves the socket to the relay client.
 	Subprotocols []string  `json:"subprotocols,omitempty"`
 	Asks         []BootAsk `json:"asks,omitempty"`
+	// Lists are the servers asked after Asks, grouped by how they are
+	// asked: a page of a thousand servers says each server's address once.
+	Lists []BootList `json:"lists,omitempty"`
+}
+
+// BootList is servers Boot asks alike: each is worker.js's Ask with the key
+// Protocol + "/" + its target.
+type BootList struct {
+	Protocol  string            `json:"protocol"`
+	Options   map[string]string `json:"options"`
+	TimeoutMs int               `json:"timeoutMs"`
+	// Query is the first request of every target's conversation (hex
+	// datagrams), when the server built it: the worker sends it to each
+	// target as the relay's HELLO arrives, without waiting for its decoder.
+	Query   []string `json:"query,omitempty"`
+	Targets []string `json:"targets"`
 }
 
 // BootAsk is one conversation Boot starts: worker.js's Ask.
@@ -264,10 +283,90 @@ func Render(w http.ResponseWriter, r *http.Request, status int, c templ.Componen
 		http.Error(w, "querylens: rendering the page failed", http.StatusInternalServerError)
 		return
 	}
-	w.Header().Set("Content-Type", "text/html; charset=utf-8")
-	w.Header().Set("Content-Length", strconv.Itoa(buf.Len()))
+	h := w.Header()
+	h.Set("Content-Type", "text/html; charset=utf-8")
+	h.Add("Vary", "Accept-Encoding")
+	body := buf.Bytes()
+	if _, gz := AcceptedCodings(r.Header.Get("Accept-Encoding")); gz > 0 && len(body) >= gzipFrom {
+		if z := gzipped(body); z != nil {
+			body = z
+			h.Set("Content-Encoding", "gzip")
+		}
+	}
+	h.Set("Content-Length", strconv.Itoa(len(body)))
 	w.WriteHeader(status)
 	if r.Method != http.MethodHead {
-		w.Write(buf.Bytes())
+		w.Write(body)
 	}
+}
+
+// gzipFrom is the size from which a page is sent gzipped to a client that
+// takes it: the browser page of a thousand servers is ~400 KB of HTML,
+// mostly their addresses, which gzip at its fastest brings to a tenth in
+// a few milliseconds; a small page gains too little to be worth it.
+const gzipFrom = 16 << 10
+
+var gzipWriters = sync.Pool{New: func() any {
+	z, _ := gzip.NewWriterLevel(nil, gzip.BestSpeed)
+	return z
+}}
+
+// gzipped is b gzipped, or nil when it would not be smaller.
+func gzipped(b []byte) []byte {
+	var out bytes.Buffer
+	out.Grow(len(b) / 4)
+	z := gzipWriters.Get().(*gzip.Writer)
+	defer gzipWriters.Put(z)
+	z.Reset(&out)
+	if _, err := z.Write(b); err != nil {
+		return nil
+	}
+	if err := z.Close(); err != nil || out.Len() >= len(b) {
+		return nil
+	}
+	return out.Bytes()
+}
+
+// AcceptedCodings returns the quality values an Accept-Encoding header
+// (RFC 9110 §12.5.3) gives brotli and gzip: 0 when not acceptable. A coding
+// not listed takes the value of "*" if that is listed; "x-gzip" is gzip.
+// An entry whose q is malformed counts as q=0, so a garbled header gets
+// the uncompressed file rather than a coding the client may not decode.
+func AcceptedCodings(header string) (br, gz float64) {
+	brSet, gzSet := false, false
+	star := 0.0
+	for part := range strings.SplitSeq(header, ",") {
+		coding, params, _ := strings.Cut(part, ";")
+		coding = strings.ToLower(strings.TrimSpace(coding))
+		q := 1.0
+		for p := range strings.SplitSeq(params, ";") {
+			k, v, ok := strings.Cut(p, "=")
+			if !ok || !strings.EqualFold(strings.TrimSpace(k), "q") {
+				continue
+			}
+			f, err := strconv.ParseFloat(strings.TrimSpace(v), 64)
+			if err != nil || !(f >= 0 && f <= 1) { // also NaN
+				f = 0
+			}
+			q = f
+		}
+		switch coding {
+		case "br":
+			br, brSet = q, true
+		case "gzip", "x-gzip":
+			if !gzSet || q > gz {
+				gz = q
+			}
+			gzSet = true
+		case "*":
+			star = q
+		}
+	}
+	if !brSet {
+		br = star
+	}
+	if !gzSet {
+		gz = star
+	}
+	return br, gz
 }

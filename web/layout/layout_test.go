@@ -2,13 +2,17 @@ package layout_test
 
 import (
 	"bytes"
+	"compress/gzip"
 	"context"
 	"crypto/sha256"
 	"encoding/base64"
+	"io"
 	"net/http/httptest"
+	"strconv"
 	"strings"
 	"testing"
 
+	"github.com/a-h/templ"
 	"golang.org/x/net/html"
 
 	ht "github.com/querylens/querylens/web/internal/htmltest"
@@ -221,5 +225,63 @@ func TestModulePreloads(t *testing.T) {
 		if g := strings.Join(got, " "); g != tc.want {
 			t.Errorf("%s: modulepreload %s, want %s", tc.p.Script, g, tc.want)
 		}
+	}
+}
+
+// TestRenderGzip: a big page goes gzipped to a client that takes gzip, and
+// comes out as rendered; a small one, a client that refuses gzip and a
+// HEAD request get it as it is; every answer varies with Accept-Encoding.
+func TestRenderGzip(t *testing.T) {
+	big := "<p>" + strings.Repeat(`{"protocol":"a2s","address":"127.0.0.1:27015"},`, 1000) + "</p>"
+	for _, tc := range []struct {
+		name, body, accept, method string
+		gzipped                    bool
+	}{
+		{"big page", big, "gzip, deflate, br", "GET", true},
+		{"gzip refused", big, "gzip;q=0, br", "GET", false},
+		{"no Accept-Encoding", big, "", "GET", false},
+		{"small page", "<p>hello</p>", "gzip", "GET", false},
+		{"HEAD", big, "gzip", "HEAD", true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			r := httptest.NewRequest(tc.method, "/", nil)
+			if tc.accept != "" {
+				r.Header.Set("Accept-Encoding", tc.accept)
+			}
+			w := httptest.NewRecorder()
+			layout.Render(w, r, 200, templ.Raw(tc.body))
+			h := w.Result().Header
+			if got := h.Get("Content-Encoding") == "gzip"; got != tc.gzipped {
+				t.Fatalf("Content-Encoding %q, want gzip %v", h.Get("Content-Encoding"), tc.gzipped)
+			}
+			if h.Get("Vary") != "Accept-Encoding" {
+				t.Errorf("Vary %q", h.Get("Vary"))
+			}
+			if tc.method == "HEAD" {
+				if w.Body.Len() != 0 {
+					t.Errorf("HEAD answered with %d bytes", w.Body.Len())
+				}
+				return
+			}
+			if h.Get("Content-Length") != strconv.Itoa(w.Body.Len()) {
+				t.Errorf("Content-Length %s, body %d bytes", h.Get("Content-Length"), w.Body.Len())
+			}
+			body := w.Body.Bytes()
+			if tc.gzipped {
+				z, err := gzip.NewReader(bytes.NewReader(body))
+				if err != nil {
+					t.Fatal(err)
+				}
+				if body, err = io.ReadAll(z); err != nil {
+					t.Fatal(err)
+				}
+				if w.Body.Len()*5 > len(body) {
+					t.Errorf("gzipped to %d bytes of %d", w.Body.Len(), len(body))
+				}
+			}
+			if string(body) != tc.body {
+				t.Errorf("body %.80q…, want %.80q…", body, tc.body)
+			}
+		})
 	}
 }

@@ -61,6 +61,7 @@
     relay: b.relay,
     subprotocols: b.subprotocols ?? [],
     asks: b.asks ?? [],
+    lists: b.lists ?? [],
   });
   /** @type {any} */ (globalThis).querylensBoot = boot;
   fetch(b.wasm)

@@ -12,7 +12,7 @@ import { relay, connected, want, minInterval } from "./browse-asks.js";
 import { progress, drawProgress } from "./browse-progress.js";
 
 /**
- * @typedef {{spec: {protocol: string, addr: string, filter?: string, label?: string, kept: boolean, query?: string[]},
+ * @typedef {{spec: {protocol: string, addr: string, filter?: string, label?: string, kept: boolean, query?: string[], list?: any},
  *   label: string, filter: string, state: string, detail: string, count: number,
  *   complete: boolean, loaded: number}} Master
  */
@@ -40,9 +40,32 @@ function loadMaster(m, now = Date.now()) {
   relay.ask({ key, protocol: m.spec.protocol, target: m.spec.addr, options: masterOptions[m.spec.protocol] ?? null, timeoutMs: replyTimeout(relay, 2000), query: m.spec.query });
 }
 
-/** loadKeptLists reads the lists the server keeps. */
+/**
+ * loadKeptLists shows the lists the server keeps: the first servers of each
+ * the page came with (spec.list, as the server had the list when it sent
+ * the page), then the rest of it read from the server, or the whole list
+ * read when the page came with none. It returns the rows the page came
+ * with, for the page to ask at once: boot.js had the worker ask them
+ * already, as it asks the configured servers.
+ * @returns {import("./browse-rows.js").Row[]}
+ */
 export function loadKeptLists() {
-  for (const m of masters) if (m.spec.kept) keptAt.set(m, Date.now()), loadKept(m);
+  const first = [];
+  for (const m of masters) {
+    if (!m.spec.kept) continue;
+    keptAt.set(m, Date.now());
+    const list = m.spec.list;
+    if (!list) {
+      loadKept(m);
+      continue;
+    }
+    const n = ++m.loaded;
+    first.push(...showKept(m, list));
+    const read = list.servers?.length ?? 0;
+    if ((list.total ?? read) > read) loadKept(m, read);
+    else if (!list.complete && !list.error) setTimeout(() => n === m.loaded && loadKept(m, read), KEPT_POLL_MS);
+  }
+  return first;
 }
 
 /** askMasters asks the masters the server does not keep through the relay. */
@@ -107,11 +130,24 @@ export async function loadKept(m, after = 0) {
     return;
   }
   if (n !== m.loaded) return; // a newer load (another game) is under way
+  const added = showKept(m, list);
+  want(added.filter((r) => !r.lastAsked)); // a re-read while the server pages asks only the new ones
+  progress();
+  if (!list.complete && !list.error) setTimeout(() => n === m.loaded && loadKept(m, (list.offset ?? 0) + (list.servers?.length ?? 0)), KEPT_POLL_MS);
+}
+const KEPT_POLL_MS = 3000;
+
+/**
+ * showKept adds the servers of a kept list (a server.MasterList, or the
+ * part of it after list.offset) as m's rows with their last known state,
+ * and returns them.
+ * @param {Master} m @param {any} list
+ */
+function showKept(m, list) {
   // offset 0: the whole list (also when the server replaced the one read).
   const offset = list.offset ?? 0;
-  const got = list.servers ?? [];
   // A server the relay refuses to ask is no use in the table.
-  const servers = got.filter((/** @type {any} */ s) => s.state !== State.refused);
+  const servers = (list.servers ?? []).filter((/** @type {any} */ s) => s.state !== State.refused);
   const count = (offset ? m.count : 0) + servers.length;
   Object.assign(m, { state: list.error && !count ? PageState.error : State.online, detail: list.error ?? "", count, complete: !!list.complete });
   const listed = new Set();
@@ -128,11 +164,8 @@ export async function loadKept(m, after = 0) {
   for (const r of list.complete && !offset ? rows : []) {
     if (r.master === m.label && r.source === "master" && !listed.has(r) && !r.gone && !store.favourites.has(r.key)) drop(r);
   }
-  want(added.filter((r) => !r.lastAsked)); // a re-read while the server pages asks only the new ones
-  progress();
-  if (!list.complete && !list.error) setTimeout(() => n === m.loaded && loadKept(m, offset + got.length), KEPT_POLL_MS);
+  return added;
 }
-const KEPT_POLL_MS = 3000;
 
 /** refreshAll asks every master and server again (the Refresh button). */
 export function refreshAll() {

@@ -98,8 +98,9 @@ async function start() {
     const i = k.indexOf("/");
     if (i > 0) addRow(k.slice(0, i), k.slice(i + 1), "favourite");
   }
-  // The lists the server keeps load while the decoder starts.
-  loadKeptLists();
+  // The lists the server keeps load while the decoder starts: the first
+  // part of each, which the page came with, at once.
+  const kept = loadKeptLists();
   // Ask at once: the worker keeps the asks until its relay connection and
   // decoder are ready, and runs them then without a round trip here.
   const ready = connect(cfg.relay);
@@ -110,6 +111,7 @@ async function start() {
   askMasters();
   const now = Date.now();
   for (const r of rows) if (!r.master) ask(r, now);
+  for (const r of kept) ask(r, now);
   drawProgress();
   try {
     await ready;

@@ -218,7 +218,7 @@ export class DecodeWorker extends EventTarget {
         this.dispatchEvent(new CustomEvent("close", { detail: { reason: m.reason } }));
         return;
       case "ahead":
-        this.ahead.push(m.key);
+        this.ahead.push(...m.keys);
         performance.mark("ql-query-ahead");
         return;
       case "ready":

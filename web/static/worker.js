@@ -3,12 +3,15 @@
 // wasm decoders, runs every conversation, and sends the page compact row
 // updates in batches, so the page's own thread only draws the table.
 //
-//   page → worker  {type: "prepare", glue, modules: {ql, relay}, imports, first, decoders: {combined, protocols}, relay, subprotocols, asks}
+//   page → worker  {type: "prepare", glue, modules: {ql, relay}, imports, first, decoders: {combined, protocols}, relay, subprotocols, asks, lists}
 //                      import (imports: every module ql and relay import, to
 //                      the end, by the URLs their imports name: all at once),
 //                      start the first decoder, connect to the relay's
 //                      path (if given: its socket opens at once, with
-//                      subprotocols) and run asks as soon as both are ready
+//                      subprotocols) and run asks, then the servers of lists
+//                      ([{protocol, options, timeoutMs, query?, targets}]: an
+//                      ask of each target, keyed protocol/target), as soon
+//                      as both are ready
 //                  {type: "module", module}  the first module (first), compiled by the page
 //                  {type: "connect", relay}  the relay's path: connect (once), then run asks
 //                  {type: "ask", asks: [{key, protocol, target, options, timeoutMs, query?}]}
@@ -26,7 +29,7 @@
 //                      the rows that have no status page's path yet: their
 //                      paths come in the next results, once the module is ready
 //   worker → page  {type: "open", hello} / {type: "close", reason}
-//                  {type: "ahead", key}  an ask's query left before the decoder was ready
+//                  {type: "ahead", keys}  asks' queries left before the decoder was ready
 //                  {type: "ready", hello, times, modules} / {type: "fatal", message}
 //                  {type: "results", results: Result[], stats, times, paths, linked}
 //                      (at most one per BATCH_MS); paths: the status page's
@@ -57,6 +60,8 @@
  *   (a master's list: paths are the status pages of its servers, in order)
  * @typedef {{key: string, protocol: string, addr: string,
  *   options: Record<string, string>|null}} Link
+ * @typedef {{protocol: string, options: Record<string, string>|null, timeoutMs: number,
+ *   query?: string[], targets: string[]}} BootList
  */
 
 const BATCH_MS = 16;
@@ -113,6 +118,8 @@ let paths = null;
 /** The seq of the last links message answered. */
 let linked = 0;
 let flushTimer = 0;
+/** When the results waiting in batch began to wait (performance.now), 0 when none wait. */
+let batchSince = 0;
 // Counters the page exposes to its tests and benchmark; decoderCalls and
 // decoderRequests count the calls into Go (querylens.batch) and the
 // requests they ran.
@@ -261,7 +268,7 @@ function decoderFor(protocol) {
  * are ready.
  * @param {{glue: string, modules: {ql: string, relay: string}, imports?: string[], first: string,
  *   decoders: {combined: string, protocols: Record<string, string>, outside: string[]}, relay?: string,
- *   subprotocols?: string[], asks?: Ask[]}} m
+ *   subprotocols?: string[], asks?: Ask[], lists?: BootList[]}} m
  */
 function prepare(m) {
   if (m.relay && m.subprotocols?.length) opened = openRelay(m.relay, m.subprotocols);
@@ -286,10 +293,24 @@ function prepare(m) {
     return mod;
   }));
   first.ready.then(() => (times.decoder = now()), () => {});
-  for (const a of m.asks ?? []) early.add(a.key);
-  queue.push(...(m.asks ?? []));
-  stats.asked += m.asks?.length ?? 0;
+  const asks = [...(m.asks ?? []), ...listAsks(m.lists ?? [])];
+  for (const a of asks) early.add(a.key);
+  queue.push(...asks);
+  stats.asked += asks.length;
   if (m.relay) connect(m.relay);
+}
+
+/**
+ * listAsks are the asks of the servers in lists, each list's in order: the
+ * servers the page lists from its configuration, which it asks alike.
+ * @param {BootList[]} lists
+ * @returns {Ask[]}
+ */
+function listAsks(lists) {
+  return lists.flatMap((l) => l.targets.map((target) => ({
+    key: `${l.protocol}/${target}`, protocol: l.protocol, target, options: l.options, timeoutMs: l.timeoutMs,
+    ...(l.query?.length ? { query: l.query } : {}),
+  })));
 }
 
 /** @type {{path: string, socket: import("./relay-client.js").Opened}|null} the relay's socket opened by prepare */
@@ -404,8 +425,11 @@ function pump() {
       });
       // The last answer of a refresh goes at once, and so does a master's
       // list (the page asks its servers when it has it); the others in
-      // batches.
-      if ((running === 0 && !queue.length) || s?.servers) flush();
+      // batches, at most BATCH_MS apart: also when answers come one after
+      // another in one task (the replies to queries sent ahead, there
+      // before the decoder), which no timer would interrupt.
+      batchSince ||= performance.now();
+      if ((running === 0 && !queue.length) || s?.servers || performance.now() - batchSince >= BATCH_MS) flush();
       else flushTimer ||= setTimeout(flush, BATCH_MS);
       pump();
     });
@@ -532,13 +556,29 @@ function sendAhead(a, fromHex = R?.fromHex) {
         q.sent = true;
         stats.ahead.sent++;
         times.ahead ??= now();
-        post({ type: "ahead", key: a.key });
+        aheadSent(a.key);
         q.handlers?.sent?.();
       },
       reply: keep("reply"), end: keep("end"), error: keep("error"),
     });
     return q;
   }));
+}
+
+/** The keys of the asks whose queries went ahead since the page was last told. @type {string[]} */
+let aheadKeys = [];
+
+/**
+ * aheadSent tells the page key's query went ahead: with the others sent
+ * in the same task, in one message (a configured list sends a thousand).
+ * @param {string} key
+ */
+function aheadSent(key) {
+  if (aheadKeys.push(key) > 1) return;
+  queueMicrotask(() => {
+    post({ type: "ahead", keys: aheadKeys });
+    aheadKeys = [];
+  });
 }
 
 /**
@@ -600,6 +640,7 @@ function lowerHay(row) {
 function flush() {
   clearTimeout(flushTimer);
   flushTimer = 0;
+  batchSince = 0;
   if (!batch.length && !paths) return;
   if (batch.length) times.firstResults ??= now();
   stats.decoderCalls = 0;

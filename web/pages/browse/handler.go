@@ -4,7 +4,10 @@
 package browse
 
 import (
+	"bytes"
+	"context"
 	"encoding/hex"
+	"maps"
 	"net/http"
 	"slices"
 	"strings"
@@ -62,7 +65,18 @@ type Master struct {
 	// moment the relay's HELLO arrives, before its decoder is ready, and
 	// its decoder takes the replies over once it is (static/worker.js).
 	Query []string `json:"query,omitempty"`
+	// List is the first part of a Kept master's list as the server has it
+	// when the page is served (at most KeptFirst servers; Total says how
+	// many the whole list holds), absent before the server has fetched it:
+	// the page shows these rows at once and reads the rest from
+	// /api/v1/masters/…
+	List *server.MasterList `json:"list,omitempty"`
 }
+
+// KeptFirst is how many servers of each kept list the browser page comes
+// with: as many as one relay connection asks at once on a loopback demo
+// (a thousand are ~200 KB of the page).
+const KeptFirst = 1024
 
 // NewMaster is spec as the page's configuration gives it: with its list's
 // first request when the page asks the master through the relay.
@@ -135,6 +149,10 @@ type Handler struct {
 	Config  Config
 	Base    func(r *http.Request) string
 	Version string
+	// Kept, if set, says a kept master's list as it stands, without
+	// waiting (its first max servers), false when the server has none yet
+	// (web.KeptLister).
+	Kept func(ctx context.Context, protocol, addr string, max int) (server.MasterList, bool)
 }
 
 // Protocols lists the protocol table for Config.Protocols.
@@ -152,23 +170,45 @@ func Protocols() []Protocol {
 }
 
 func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	cfg := h.withLists(r.Context())
 	p := layout.Page{
 		Head: layout.Head{
 			Title:       "querylens · game servers",
-			Description: "Browse Zandronum, GameSpy v2, OGP and Bloodmasters game servers live, decoded in your browser.",
+			Description: "Browse game servers live (Steam, Quake III, Minecraft, SA-MP, Zandronum and more), decoded in your browser.",
 			URL:         h.Base(r) + "/",
 		},
 		Nav:       "browse",
 		Script:    "browse.js",
 		WASM:      true,
 		Worker:    true,
-		Boot:      h.boot(),
+		Boot:      boot(cfg),
 		Protocols: h.protocols(),
-		Config:    h.Config,
+		Config:    cfg,
 		Assets:    h.Assets,
 	}
 	w.Header().Set("Cache-Control", "no-cache")
-	layout.RenderPage(w, r, http.StatusOK, p, Page(p, h.Config))
+	layout.RenderPage(w, r, http.StatusOK, p, Page(p, cfg))
+}
+
+// withLists is the page's configuration with the first servers of each
+// kept master's list the server has (Handler.Kept).
+func (h *Handler) withLists(ctx context.Context) Config {
+	cfg := h.Config
+	if h.Kept == nil {
+		return cfg
+	}
+	cfg.Masters = slices.Clone(cfg.Masters)
+	for i, m := range cfg.Masters {
+		if !m.Kept {
+			continue
+		}
+		ml, ok := h.Kept(ctx, m.Protocol, m.Addr, KeptFirst)
+		if !ok {
+			continue
+		}
+		cfg.Masters[i].List = &ml
+	}
+	return cfg
 }
 
 // MasterKey is the key of the page's ask of master m, as browse.js's
@@ -204,16 +244,19 @@ func (h *Handler) protocols() []string {
 // configured servers, as static/browse.js asks them when it starts (the same
 // keys, options and timeouts, the relay's reply window being unknown until
 // its HELLO: 2 s, plus browse.js's margins). A master's ask carries its
-// first request (Master.Query), which the worker sends as the relay's
-// HELLO arrives. The subprotocols are those the page's relay client
-// offers, in its order (web/static/relay-client.js): the worker opens the
-// relay's socket with them as its script starts, before that client is in.
-func (h *Handler) boot() layout.Boot {
-	b := layout.Boot{Relay: h.Config.Relay}
+// first request (Master.Query), and so do the servers of a protocol whose
+// first request is the same for every conversation (firstRequest): the
+// worker sends them as the relay's HELLO arrives, before its decoder is
+// ready. The servers go in lists, one per run of servers asked alike. The
+// subprotocols are those the page's relay client offers, in its order
+// (web/static/relay-client.js): the worker opens the relay's socket with
+// them as its script starts, before that client is in.
+func boot(cfg Config) layout.Boot {
+	b := layout.Boot{Relay: cfg.Relay}
 	if b.Relay != "" {
 		b.Subprotocols = []string{wire.SubprotocolStream, wire.SubprotocolBatch, wire.Subprotocol}
 	}
-	for _, m := range h.Config.Masters {
+	for _, m := range cfg.Masters {
 		if m.Query == nil {
 			continue // the server keeps its list
 		}
@@ -221,14 +264,63 @@ func (h *Handler) boot() layout.Boot {
 		b.Asks = append(b.Asks, layout.BootAsk{Key: MasterKey(m.MasterSpec), Protocol: m.Protocol, Target: m.Addr,
 			Options: p.Master.Options, TimeoutMs: 2000 + 2000, Query: m.Query})
 	}
-	for _, s := range h.Config.Servers {
-		opts := s.Options
+	add := func(protocol, addr string, opts map[string]string) {
 		if len(opts) == 0 { // none of its own: the list's, as browse.js asks
-			p, _ := server.LookupProtocol(s.Protocol)
+			p, _ := server.LookupProtocol(protocol)
 			opts = p.List
 		}
-		b.Asks = append(b.Asks, layout.BootAsk{Key: s.Protocol + "/" + s.Addr, Protocol: s.Protocol, Target: s.Addr,
-			Options: opts, TimeoutMs: 2000 + 1500})
+		if n := len(b.Lists); n > 0 && b.Lists[n-1].Protocol == protocol && maps.Equal(b.Lists[n-1].Options, opts) {
+			b.Lists[n-1].Targets = append(b.Lists[n-1].Targets, addr)
+			return
+		}
+		b.Lists = append(b.Lists, layout.BootList{Protocol: protocol, Options: opts, TimeoutMs: 2000 + 1500,
+			Query: firstRequest(protocol, opts), Targets: []string{addr}})
+	}
+	for _, s := range cfg.Servers {
+		add(s.Protocol, s.Addr, s.Options)
+	}
+	// The kept lists' servers, as browse-masters.js asks them when the
+	// page starts with them.
+	for _, m := range cfg.Masters {
+		if m.List == nil {
+			continue
+		}
+		for _, s := range m.List.Servers {
+			if s.State != server.Refused { // the page shows no row the relay will not ask
+				add(s.Protocol, s.Address, s.Options)
+			}
+		}
 	}
 	return b
+}
+
+// firstRequest is the first request (hex datagrams) of a conversation the
+// page's decoder opens with protocol and opts (codecs.NewConversation, as
+// the browser module's batch OPEN does), when it is the same bytes every
+// time: the worker sends it ahead, and the conversation takes over what it
+// sent only when its own first request is byte for byte the same. Nil for
+// a stream protocol (the relay writes its own request) and for a request
+// that differs from one conversation to the next (Zandronum numbers each
+// launcher query).
+func firstRequest(protocol string, opts map[string]string) []string {
+	c, err := codecs.Lookup(protocol)
+	if err != nil {
+		return nil
+	}
+	var dgs [2][][]byte
+	for i := range dgs {
+		q, stream, err := codecs.NewConversation(c, opts)
+		if err != nil || stream {
+			return nil
+		}
+		dgs[i] = q.Start()
+	}
+	if len(dgs[0]) == 0 || !slices.EqualFunc(dgs[0], dgs[1], bytes.Equal) {
+		return nil
+	}
+	out := make([]string, len(dgs[0]))
+	for i, dg := range dgs[0] {
+		out[i] = hex.EncodeToString(dg)
+	}
+	return out
 }
