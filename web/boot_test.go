@@ -32,6 +32,25 @@ func (k *keptNow) Current(ctx context.Context, protocol, addr string, max int) (
 	return k.pageList.Current(ctx, protocol, addr, max)
 }
 
+// firstRequest is the first request of protocol's query with opts, as hex
+// datagrams: what the server builds for the page's worker to send ahead.
+func firstRequest(t *testing.T, protocol string, opts map[string]string) []string {
+	t.Helper()
+	c, err := codecs.Lookup(protocol)
+	if err != nil {
+		t.Fatal(err)
+	}
+	q, err := c.NewQuery(opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out []string
+	for _, dg := range q.Start() {
+		out = append(out, hex.EncodeToString(dg))
+	}
+	return out
+}
+
 // TestBrowseBoot: what the browser page's worker is told to ask at once.
 // The configured servers come in lists, one per run of servers asked alike
 // (protocol and options), each address once, with the first request the
@@ -65,21 +84,7 @@ func TestBrowseBoot(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	first := func(protocol string, opts map[string]string) []string {
-		c, err := codecs.Lookup(protocol)
-		if err != nil {
-			t.Fatal(err)
-		}
-		q, err := c.NewQuery(opts)
-		if err != nil {
-			t.Fatal(err)
-		}
-		var out []string
-		for _, dg := range q.Start() {
-			out = append(out, hex.EncodeToString(dg))
-		}
-		return out
-	}
+	first := func(protocol string, opts map[string]string) []string { return firstRequest(t, protocol, opts) }
 	a2sList, _ := server.LookupProtocol("a2s")
 	type list struct {
 		Protocol  string

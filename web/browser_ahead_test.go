@@ -33,6 +33,21 @@ const holdModule = `(() => {
   });
 })();`
 
+// openHeld opens url in a new tab whose browser module is held
+// (holdModule) until the test releases it.
+func openHeld(t *testing.T, url string) context.Context {
+	t.Helper()
+	ctx := tab(t)
+	if _, err := chromedp.Call(ctx, page.AddScriptToEvaluateOnNewDocument,
+		page.AddScriptToEvaluateOnNewDocumentParams{Source: holdModule}); err != nil {
+		t.Fatal(err)
+	}
+	if err := chromedp.Do(ctx, chromedp.Navigate(url)); err != nil {
+		t.Fatal(err)
+	}
+	return ctx
+}
+
 // TestBrowserMastersAskedBeforeModule: the masters' lists do not wait for
 // the browser module. The Zandronum master's first request (built by the
 // server, in the page's configuration) leaves through the relay while the
@@ -74,14 +89,7 @@ func TestBrowserMastersAskedBeforeModule(t *testing.T) {
 		}
 	}
 
-	ctx := tab(t)
-	if _, err := chromedp.Call(ctx, page.AddScriptToEvaluateOnNewDocument,
-		page.AddScriptToEvaluateOnNewDocumentParams{Source: holdModule}); err != nil {
-		t.Fatal(err)
-	}
-	if err := chromedp.Do(ctx, chromedp.Navigate(base+"/")); err != nil {
-		t.Fatal(err)
-	}
+	ctx := openHeld(t, base+"/")
 	key := "master:" + d.Master()
 	waitFor(t, ctx, "the master's request sent, the kept list shown", `(globalThis.querylensBrowse?.stats().sentAhead ?? []).includes(`+jsString(key)+`) && querylensBrowse.counts().shown === 50`, 20*time.Second)
 	type state struct {

@@ -13,7 +13,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/chromedp/cdproto/page"
 	"github.com/chromedp/chromedp"
 	"github.com/querylens/querylens/codecs"
 	"github.com/querylens/querylens/demo"
@@ -183,14 +182,7 @@ func TestBrowserKeptListInPage(t *testing.T) {
 	}
 	base := serve(t, rs, h)
 
-	ctx := tab(t)
-	if _, err := chromedp.Call(ctx, page.AddScriptToEvaluateOnNewDocument,
-		page.AddScriptToEvaluateOnNewDocumentParams{Source: holdModule}); err != nil {
-		t.Fatal(err)
-	}
-	if err := chromedp.Do(ctx, chromedp.Navigate(base+"/")); err != nil {
-		t.Fatal(err)
-	}
+	ctx := openHeld(t, base+"/")
 	first := []string{kept.servers[0].Key, kept.servers[2].Key}
 	firstJS, _ := json.Marshal(first)
 	waitFor(t, ctx, "the page's kept servers shown and their queries sent", `(() => {

@@ -2,7 +2,6 @@ package web_test
 
 import (
 	"compress/gzip"
-	"encoding/hex"
 	"encoding/json"
 	"encoding/xml"
 	"io"
@@ -13,7 +12,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/querylens/querylens/codecs"
 	"github.com/querylens/querylens/relay/wire"
 	"github.com/querylens/querylens/server"
 	"github.com/querylens/querylens/web"
@@ -412,18 +410,7 @@ func TestBrowsePage(t *testing.T) {
 		t.Fatal(err)
 	}
 	p, _ := server.LookupProtocol("zandronum")
-	c, err := codecs.Lookup("zandronum")
-	if err != nil {
-		t.Fatal(err)
-	}
-	q, err := c.NewQuery(p.Master.Options)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var want []string
-	for _, dg := range q.Start() {
-		want = append(want, hex.EncodeToString(dg))
-	}
+	want := firstRequest(t, "zandronum", p.Master.Options)
 	if len(want) == 0 || len(queries.Masters) != 2 || !slices.Equal(queries.Masters[0].Query, want) || queries.Masters[1].Query != nil ||
 		len(boot.Asks) != 1 || !slices.Equal(boot.Asks[0].Query, want) {
 		t.Errorf("the masters' first requests: config %+v, data-boot %+v, want %q for the first", queries.Masters, boot.Asks, want)
