@@ -236,23 +236,23 @@ func (k *Keeper) ListFrom(ctx context.Context, protocol, addr string, filter *st
 }
 
 // Current is the list of the master protocol/addr with its configured
-// filter as it stands, without waiting: its first max servers (Total says
+// filter as it stands, without waiting: its first limit servers (Total says
 // how many it holds), and false when none was fetched yet or the master
 // is not configured. Like List it starts a fetch when the list was never
 // fetched or is older than Config.Refresh, so that the next reader finds
 // it. The browser page sends the first servers of a kept list with
 // itself.
-func (k *Keeper) Current(ctx context.Context, protocol, addr string, max int) (server.MasterList, bool) {
-	ml, err := k.listFrom(ctx, protocol, addr, nil, 0, max, false)
+func (k *Keeper) Current(ctx context.Context, protocol, addr string, limit int) (server.MasterList, bool) {
+	ml, err := k.listFrom(ctx, protocol, addr, nil, 0, limit, false)
 	if err != nil || ml.Fetched.IsZero() {
 		return server.MasterList{}, false
 	}
 	return ml, true
 }
 
-// listFrom is ListFrom with the servers cut to max (all when negative),
+// listFrom is ListFrom with the servers cut to limit (all when negative),
 // waiting for a list never fetched when wait is set.
-func (k *Keeper) listFrom(ctx context.Context, protocol, addr string, filter *string, after, max int, wait bool) (server.MasterList, error) {
+func (k *Keeper) listFrom(ctx context.Context, protocol, addr string, filter *string, after, limit int, wait bool) (server.MasterList, error) {
 	m, ok := k.spec(protocol, addr, filter)
 	if !ok {
 		return server.MasterList{}, ErrNotConfigured
@@ -302,8 +302,8 @@ func (k *Keeper) listFrom(ctx context.Context, protocol, addr string, filter *st
 	}
 	out.Offset = after
 	entries = entries[after:]
-	if max >= 0 && len(entries) > max {
-		entries = entries[:max]
+	if limit >= 0 && len(entries) > limit {
+		entries = entries[:limit]
 	}
 	out.Servers = k.summaries(ctx, m.Protocol, entries)
 	return out, nil

@@ -531,7 +531,7 @@ func (a *assets) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	coding, body := "", []byte(nil)
-	switch br, gz := acceptedCodings(r.Header.Get("Accept-Encoding")); {
+	switch br, gz := layout.AcceptedCodings(r.Header.Get("Accept-Encoding")); {
 	case x.br != nil && br > 0 && br >= gz:
 		coding, body = "br", x.br
 	case gz > 0:
@@ -578,7 +578,3 @@ func (a *assets) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	// and HEAD; no Last-Modified: the entity tag is exact.
 	http.ServeContent(w, r, "", time.Time{}, bytes.NewReader(body))
 }
-
-// acceptedCodings returns the quality values an Accept-Encoding header
-// gives brotli and gzip (layout.AcceptedCodings).
-func acceptedCodings(header string) (br, gz float64) { return layout.AcceptedCodings(header) }

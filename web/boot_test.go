@@ -21,15 +21,15 @@ import (
 type keptNow struct {
 	pageList
 	empty bool
-	asked []int // the max of each Current
+	asked []int // the limit of each Current
 }
 
-func (k *keptNow) Current(ctx context.Context, protocol, addr string, max int) (server.MasterList, bool) {
-	k.asked = append(k.asked, max)
+func (k *keptNow) Current(ctx context.Context, protocol, addr string, limit int) (server.MasterList, bool) {
+	k.asked = append(k.asked, limit)
 	if k.empty {
 		return server.MasterList{}, false
 	}
-	return k.pageList.Current(ctx, protocol, addr, max)
+	return k.pageList.Current(ctx, protocol, addr, limit)
 }
 
 // firstRequest is the first request of protocol's query with opts, as hex
@@ -84,7 +84,6 @@ func TestBrowseBoot(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	first := func(protocol string, opts map[string]string) []string { return firstRequest(t, protocol, opts) }
 	a2sList, _ := server.LookupProtocol("a2s")
 	type list struct {
 		Protocol  string
@@ -94,10 +93,10 @@ func TestBrowseBoot(t *testing.T) {
 		Targets   []string
 	}
 	configured := []list{
-		{Protocol: "a2s", Options: a2sList.List, Query: first("a2s", a2sList.List), Targets: []string{"10.0.0.1:27015", "10.0.0.2:27015"}},
+		{Protocol: "a2s", Options: a2sList.List, Query: firstRequest(t, "a2s", a2sList.List), Targets: []string{"10.0.0.1:27015", "10.0.0.2:27015"}},
 		{Protocol: "zandronum", Targets: []string{"10.0.0.3:10666"}},
 		{Protocol: "minecraft", Targets: []string{"10.0.0.4:25565"}},
-		{Protocol: "a2s", Options: map[string]string{"players": "true"}, Query: first("a2s", map[string]string{"players": "true"}), Targets: []string{"10.0.0.5:27015"}},
+		{Protocol: "a2s", Options: map[string]string{"players": "true"}, Query: firstRequest(t, "a2s", map[string]string{"players": "true"}), Targets: []string{"10.0.0.5:27015"}},
 	}
 	for _, tc := range []struct {
 		name  string
@@ -105,7 +104,7 @@ func TestBrowseBoot(t *testing.T) {
 		want  []list
 		total int
 	}{
-		{"the list kept", false, append(slices.Clone(configured), list{Protocol: "a2s", Options: a2sList.List, Query: first("a2s", a2sList.List),
+		{"the list kept", false, append(slices.Clone(configured), list{Protocol: "a2s", Options: a2sList.List, Query: firstRequest(t, "a2s", a2sList.List),
 			Targets: []string{"10.2.0.1:27015", "10.2.0.3:27015"}}), 3},
 		{"no list yet", true, configured, -1},
 	} {
@@ -131,7 +130,7 @@ func TestBrowseBoot(t *testing.T) {
 				}
 			}
 			if !slices.Equal(kept.asked, []int{1024}) {
-				t.Errorf("the kept list asked with max %v, want one ask of 1024", kept.asked)
+				t.Errorf("the kept list asked with limit %v, want one ask of 1024", kept.asked)
 			}
 			scripts := ht.All(d.Root, func(n *html.Node) bool { return ht.Attr(n, "id") == "ql-config" })
 			var cfg struct {

@@ -110,18 +110,18 @@ type pageList struct {
 	reads   []string
 }
 
-func (p *pageList) list(after, max int) server.MasterList {
-	end := min(after+max, len(p.servers))
+func (p *pageList) list(after, limit int) server.MasterList {
+	end := min(after+limit, len(p.servers))
 	return server.MasterList{Master: p.spec, Fetched: time.Unix(1700000000, 0).UTC(), Complete: true, Total: len(p.servers),
 		Offset: after, Servers: append([]server.Summary{}, p.servers[after:end]...)}
 }
 
-func (p *pageList) Current(_ context.Context, protocol, addr string, max int) (server.MasterList, bool) {
+func (p *pageList) Current(_ context.Context, protocol, addr string, limit int) (server.MasterList, bool) {
 	if protocol != p.spec.Protocol || addr != p.spec.Addr {
 		p.t.Errorf("Current(%s, %s), want the kept master %s", protocol, addr, p.spec)
 		return server.MasterList{}, false
 	}
-	return p.list(0, min(max, p.shown)), true
+	return p.list(0, min(limit, p.shown)), true
 }
 
 func (p *pageList) ServeHTTP(w http.ResponseWriter, r *http.Request) {

@@ -138,7 +138,7 @@ type VisitorLimiter interface {
 // them as the relay's HELLO arrives, rather than once the page's script
 // has read the list.
 type KeptLister interface {
-	Current(ctx context.Context, protocol, addr string, max int) (server.MasterList, bool)
+	Current(ctx context.Context, protocol, addr string, limit int) (server.MasterList, bool)
 }
 
 // New returns the handler for every page and static file.

@@ -61,9 +61,7 @@ export function loadKeptLists() {
     }
     const n = ++m.loaded;
     first.push(...showKept(m, list));
-    const read = list.servers?.length ?? 0;
-    if ((list.total ?? read) > read) loadKept(m, read);
-    else if (!list.complete && !list.error) setTimeout(() => n === m.loaded && loadKept(m, read), KEPT_POLL_MS);
+    readRest(m, list, n);
   }
   return first;
 }
@@ -133,9 +131,22 @@ export async function loadKept(m, after = 0) {
   const added = showKept(m, list);
   want(added.filter((r) => !r.lastAsked)); // a re-read while the server pages asks only the new ones
   progress();
-  if (!list.complete && !list.error) setTimeout(() => n === m.loaded && loadKept(m, (list.offset ?? 0) + (list.servers?.length ?? 0)), KEPT_POLL_MS);
+  readRest(m, list, n);
 }
 const KEPT_POLL_MS = 3000;
+
+/**
+ * readRest reads what m's list holds past the part just shown (list, of
+ * load n): at once when the server has more (the page came with the
+ * list's first part), else again in KEPT_POLL_MS while the server is
+ * still fetching it.
+ * @param {Master} m @param {any} list @param {number} n
+ */
+function readRest(m, list, n) {
+  const read = (list.offset ?? 0) + (list.servers?.length ?? 0);
+  if ((list.total ?? read) > read) loadKept(m, read);
+  else if (!list.complete && !list.error) setTimeout(() => n === m.loaded && loadKept(m, read), KEPT_POLL_MS);
+}
 
 /**
  * showKept adds the servers of a kept list (a server.MasterList, or the

@@ -94,9 +94,7 @@ func NewMaster(spec server.MasterSpec) (Master, error) {
 	if err != nil {
 		return m, err
 	}
-	for _, dg := range q.Start() {
-		m.Query = append(m.Query, hex.EncodeToString(dg))
-	}
+	m.Query = hexDatagrams(q.Start())
 	return m, nil
 }
 
@@ -150,9 +148,9 @@ type Handler struct {
 	Base    func(r *http.Request) string
 	Version string
 	// Kept, if set, says a kept master's list as it stands, without
-	// waiting (its first max servers), false when the server has none yet
+	// waiting (its first limit servers), false when the server has none yet
 	// (web.KeptLister).
-	Kept func(ctx context.Context, protocol, addr string, max int) (server.MasterList, bool)
+	Kept func(ctx context.Context, protocol, addr string, limit int) (server.MasterList, bool)
 }
 
 // Protocols lists the protocol table for Config.Protocols.
@@ -318,8 +316,17 @@ func firstRequest(protocol string, opts map[string]string) []string {
 	if len(dgs[0]) == 0 || !slices.EqualFunc(dgs[0], dgs[1], bytes.Equal) {
 		return nil
 	}
-	out := make([]string, len(dgs[0]))
-	for i, dg := range dgs[0] {
+	return hexDatagrams(dgs[0])
+}
+
+// hexDatagrams is dgs as the page's configuration spells them, in hex (nil
+// for none).
+func hexDatagrams(dgs [][]byte) []string {
+	if len(dgs) == 0 {
+		return nil
+	}
+	out := make([]string, len(dgs))
+	for i, dg := range dgs {
 		out[i] = hex.EncodeToString(dg)
 	}
 	return out
