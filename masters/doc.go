@@ -1,6 +1,6 @@
 // Package masters keeps the lists of the master servers whose lists the
 // querylens server keeps (server.MasterSpec.Kept: Steam's A2S master,
-// Quake III's masters and GameSpy v1's), and serves them as server.MasterList JSON at
+// Quake III's masters, GameSpy v1's and Zandronum's), and serves them as server.MasterList JSON at
 // GET /api/v1/masters/{protocol}/{host:port}?filter=….
 //
 // Why the server and not the page: Steam's master answers about thirty
@@ -38,7 +38,9 @@
 // cannot carry it: the same pacing, the relay's policy on every address
 // the master's name resolves to, StreamTimeout (5 s) per conversation.
 //
-// Zandronum's masters (and QZandronum's) are not kept: their list is one
-// conversation the page has through the relay, and the handler answers
-// 404 for them, saying so.
+// Zandronum's master answers an address once per 10 s (it ignores the
+// relay's address in between), so its list is kept too, in one
+// conversation of a few packets. Quake II's and QuakeWorld's masters are
+// not kept: their list is one datagram the page asks through the relay,
+// and the handler answers 404 for them, saying so.
 package masters

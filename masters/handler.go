@@ -25,8 +25,9 @@ const Prefix = "/api/v1/masters/"
 // replaced by a refresh and holds N servers or fewer).
 //
 // for a configured master (any origin may read them: they hold nothing
-// private). A master that is not configured is 404, a Zandronum master
-// 404 too (the page asks it through the relay), a bad protocol, address
+// private). A master that is not configured is 404, a master the server
+// does not keep 404 too (Quake II's and QuakeWorld's: the page asks it
+// through the relay), a bad protocol, address
 // or filter 400.
 func (k *Keeper) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	w.Header().Set("Access-Control-Allow-Origin", "*")

@@ -48,7 +48,7 @@ func newHandlerKeeper(t *testing.T) *Keeper {
 			}
 			return nil
 		}
-	}, "a2s="+steamAddr+`?filter=\appid\440&label=Steam`, "quake3="+q3Addr, "zandronum=127.0.0.1:15300")
+	}, "a2s="+steamAddr+`?filter=\appid\440&label=Steam`, "quake3="+q3Addr, "quakeworld=127.0.0.1:27000")
 }
 
 func TestHandlerGolden(t *testing.T) {
@@ -96,7 +96,7 @@ func TestHandlerErrors(t *testing.T) {
 		err          string
 	}{
 		{"GET", "/api/v1/masters/a2s/127.0.0.1:1", 404, "a2s master 127.0.0.1:1 is not configured"},
-		{"GET", "/api/v1/masters/zandronum/127.0.0.1:15300", 404, "asked by the page through the relay"},
+		{"GET", "/api/v1/masters/quakeworld/127.0.0.1:27000", 404, "asked by the page through the relay"},
 		{"GET", "/api/v1/masters/nope/127.0.0.1:1", 400, `querylens does not speak "nope"`},
 		{"GET", "/api/v1/masters/gamespy2/127.0.0.1:1", 400, "has no master"},
 		{"GET", "/api/v1/masters/a2s/nohostport", 400, `"nohostport" is not host:port`},

@@ -194,7 +194,7 @@ func (k *Keeper) Close() error {
 var ErrNotConfigured = errors.New("masters: not a configured master")
 
 // ErrNotKept is returned by List for a configured master the page asks
-// itself (Zandronum's).
+// itself (Quake II's and QuakeWorld's).
 var ErrNotKept = errors.New("masters: the page asks this master through the relay")
 
 // spec returns the configured master protocol/addr and whether it is one:

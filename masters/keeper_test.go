@@ -304,7 +304,7 @@ func TestQuake3Options(t *testing.T) {
 func TestFilters(t *testing.T) {
 	fn := newFakeNet(newFakeClock())
 	fn.handlers[steamAddr] = demo.NewA2SMaster(addrs(3), demo.Normal)
-	k := newKeeper(t, fn, func(c *Config) { c.MaxFilters = 2 }, "a2s="+steamAddr+`?filter=\appid\440`, "zandronum=127.0.0.1:15300")
+	k := newKeeper(t, fn, func(c *Config) { c.MaxFilters = 2 }, "a2s="+steamAddr+`?filter=\appid\440`, "quakeworld=127.0.0.1:27000")
 	for i, f := range []string{`\appid\730`, `\appid\550`, `\appid\4000`} {
 		ml := listOf(t, k, "a2s", steamAddr, &f)
 		if ml.Master.Filter != f || len(ml.Servers) != 3 {
@@ -342,8 +342,8 @@ func TestFilters(t *testing.T) {
 	if _, err := k.List(context.Background(), "a2s", "127.0.0.1:1", nil); !errors.Is(err, ErrNotConfigured) {
 		t.Errorf("unconfigured master: %v", err)
 	}
-	if _, err := k.List(context.Background(), "zandronum", "127.0.0.1:15300", nil); !errors.Is(err, ErrNotConfigured) {
-		t.Errorf("Zandronum master: %v, want ErrNotConfigured (not kept)", err)
+	if _, err := k.List(context.Background(), "quakeworld", "127.0.0.1:27000", nil); !errors.Is(err, ErrNotConfigured) {
+		t.Errorf("QuakeWorld master: %v, want ErrNotConfigured (not kept)", err)
 	}
 }
 

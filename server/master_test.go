@@ -8,10 +8,10 @@ func TestParseMasterSpec(t *testing.T) {
 		want MasterSpec
 		err  bool
 	}{
-		{in: "master.zandronum.com:15300", want: MasterSpec{Protocol: "zandronum", Addr: "master.zandronum.com:15300"}},
-		{in: "zandronum=127.0.0.1:15300?label=QZandronum", want: MasterSpec{Protocol: "zandronum", Addr: "127.0.0.1:15300", Label: "QZandronum"}},
+		{in: "master.zandronum.com:15300", want: MasterSpec{Protocol: "zandronum", Addr: "master.zandronum.com:15300", Kept: true}},
+		{in: "zandronum=127.0.0.1:15300?label=QZandronum", want: MasterSpec{Protocol: "zandronum", Addr: "127.0.0.1:15300", Label: "QZandronum", Kept: true}},
 		{in: `a2s=127.0.0.1:27011?filter=\appid\440`, want: MasterSpec{Protocol: "a2s", Addr: "127.0.0.1:27011", Filter: `\appid\440`, Kept: true}},
-		{in: "[::1]:27950", want: MasterSpec{Protocol: "zandronum", Addr: "[::1]:27950"}},
+		{in: "[::1]:27950", want: MasterSpec{Protocol: "zandronum", Addr: "[::1]:27950", Kept: true}},
 		{in: "quake3=[::1]:27950", want: MasterSpec{Protocol: "quake3", Addr: "[::1]:27950", Kept: true}},
 		{in: "gamespy1=127.0.0.1:28900?filter=deusex", want: MasterSpec{Protocol: "gamespy1", Addr: "127.0.0.1:28900", Filter: "deusex", Kept: true}}, // a TCP master, kept
 		{in: "gamespy2=127.0.0.1:28900", err: true}, // no master

@@ -49,8 +49,9 @@ func openHeld(t *testing.T, url string) context.Context {
 }
 
 // TestBrowserMastersAskedBeforeModule: the masters' lists do not wait for
-// the browser module. The Zandronum master's first request (built by the
-// server, in the page's configuration) leaves through the relay while the
+// the browser module. The QuakeWorld master's first request (built by the
+// server, in the page's configuration: a master the page asks itself)
+// leaves through the relay while the
 // module cannot even be compiled, and a kept list is read and shown; once
 // the module is in, the decoder reads the master's replies to that very
 // request (it sends no second one), and the master's servers are listed
@@ -64,7 +65,7 @@ func TestBrowserMastersAskedBeforeModule(t *testing.T) {
 		t.Fatalf("demo: %v", err)
 	}
 	t.Cleanup(func() { d.Close() })
-	own := []netip.AddrPort{netip.MustParseAddrPort(d.Master())}
+	own := []netip.AddrPort{netip.MustParseAddrPort(d.QuakeWorldMaster())}
 	for _, tg := range d.Targets() {
 		own = append(own, netip.MustParseAddrPort(tg.Addr))
 	}
@@ -76,34 +77,37 @@ func TestBrowserMastersAskedBeforeModule(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	h, err := web.New(web.Config{Exchanger: rs, Masters: []server.MasterSpec{{Protocol: "zandronum", Addr: d.Master()}, kept},
+	h, err := web.New(web.Config{Exchanger: rs, Masters: []server.MasterSpec{{Protocol: "quakeworld", Addr: d.QuakeWorldMaster()}, kept},
 		MasterLists: newFakeLists(t), Logger: logger, StatusTimeout: testStatusTimeout})
 	if err != nil {
 		t.Fatal(err)
 	}
 	base := serve(t, rs, h)
-	zandronum := 0
+	listed := 0
 	for _, tg := range d.Targets() {
-		if tg.Protocol == "zandronum" {
-			zandronum++
+		if tg.Protocol == "quakeworld" {
+			listed++
 		}
+	}
+	if listed == 0 {
+		t.Fatal("the demo has no QuakeWorld server for its master to list")
 	}
 
 	ctx := openHeld(t, base+"/")
-	key := "master:" + d.Master()
+	key := "master:quakeworld/" + d.QuakeWorldMaster()
 	waitFor(t, ctx, "the master's request sent, the kept list shown", `(globalThis.querylensBrowse?.stats().sentAhead ?? []).includes(`+jsString(key)+`) && querylensBrowse.counts().shown === 50`, 20*time.Second)
 	type state struct {
 		Compiled, Ready bool
-		Zandronum       int
+		Listed          int
 	}
 	before := eval[state](t, ctx, `({compiled: performance.getEntriesByName("ql-wasm-compiled").length > 0, ready: querylensBrowse.ready === true,
-		zandronum: querylensBrowse.view().filter(r => r.protocol === "zandronum").length})`)
-	if before.Compiled || before.Ready || before.Zandronum != 0 {
-		t.Fatalf("while the module is held: compiled %v, decoder ready %v, %d of the master's servers listed; want none of these", before.Compiled, before.Ready, before.Zandronum)
+		listed: querylensBrowse.view().filter(r => r.protocol === "quakeworld").length})`)
+	if before.Compiled || before.Ready || before.Listed != 0 {
+		t.Fatalf("while the module is held: compiled %v, decoder ready %v, %d of the master's servers listed; want none of these", before.Compiled, before.Ready, before.Listed)
 	}
 
 	eval[bool](t, ctx, `(window.__qlReleaseModule(), true)`)
-	waitFor(t, ctx, "the master's servers listed and answered", `querylensBrowse.ready === true && querylensBrowse.view().filter(r => r.protocol === "zandronum" && r.state !== "pending" && r.state !== "querying").length === `+strconv.Itoa(zandronum), 20*time.Second)
+	waitFor(t, ctx, "the master's servers listed and answered", `querylensBrowse.ready === true && querylensBrowse.view().filter(r => r.protocol === "quakeworld" && r.state !== "pending" && r.state !== "querying").length === `+strconv.Itoa(listed), 20*time.Second)
 	type ahead struct{ Sent, Adopted int }
 	got := eval[struct {
 		Ahead     ahead

@@ -37,7 +37,7 @@ func newHandler(t *testing.T) http.Handler {
 	t.Helper()
 	h, err := web.New(web.Config{
 		Exchanger:     fakes,
-		Masters:       []server.MasterSpec{{Protocol: "zandronum", Addr: "127.0.0.1:15300"}, {Protocol: "a2s", Addr: "127.0.0.1:27011", Filter: `\appid\440`, Kept: true}},
+		Masters:       []server.MasterSpec{{Protocol: "quakeworld", Addr: "127.0.0.1:27000"}, {Protocol: "a2s", Addr: "127.0.0.1:27011", Filter: `\appid\440`, Kept: true}},
 		Servers:       []server.Ref{{Protocol: fakeserver.Protocol, Addr: "10.0.0.1:7777"}},
 		PublicURL:     "https://ql.example.org",
 		StatusTimeout: 150 * time.Millisecond,
@@ -396,7 +396,7 @@ func TestBrowsePage(t *testing.T) {
 		t.Fatal(err)
 	}
 	if !strings.HasPrefix(boot.Worker, "/static/worker.") || boot.Relay != "/relay" || len(boot.Asks) != 1 ||
-		boot.Asks[0].Key != "master:127.0.0.1:15300" || len(boot.Lists) != 1 || boot.Lists[0].Protocol != fakeserver.Protocol ||
+		boot.Asks[0].Key != "master:quakeworld/127.0.0.1:27000" || len(boot.Lists) != 1 || boot.Lists[0].Protocol != fakeserver.Protocol ||
 		!slices.Equal(boot.Lists[0].Targets, []string{"10.0.0.1:7777"}) {
 		t.Errorf("data-boot = %+v", boot)
 	}
@@ -409,8 +409,8 @@ func TestBrowsePage(t *testing.T) {
 	if err := json.Unmarshal([]byte(ht.Text(scripts[0])), &queries); err != nil {
 		t.Fatal(err)
 	}
-	p, _ := server.LookupProtocol("zandronum")
-	want := firstRequest(t, "zandronum", p.Master.Options)
+	p, _ := server.LookupProtocol("quakeworld")
+	want := firstRequest(t, "quakeworld", p.Master.Options)
 	if len(want) == 0 || len(queries.Masters) != 2 || !slices.Equal(queries.Masters[0].Query, want) || queries.Masters[1].Query != nil ||
 		len(boot.Asks) != 1 || !slices.Equal(boot.Asks[0].Query, want) {
 		t.Errorf("the masters' first requests: config %+v, data-boot %+v, want %q for the first", queries.Masters, boot.Asks, want)

@@ -321,7 +321,7 @@ func masterRef(t *testing.T, addr string) server.Ref {
 }
 
 // TestTrackKeptLists: with --track-master the kept masters' lists (the
-// demo's Steam-like and Quake III masters, read from package masters'
+// demo's Zandronum, Steam-like, Quake III and GameSpy v1 masters, read from package masters'
 // keeper as serve wires it) are tracked too, but only into free places:
 // a server people viewed is never evicted for a listed one.
 func TestTrackKeptLists(t *testing.T) {
@@ -342,8 +342,8 @@ func TestTrackKeptLists(t *testing.T) {
 	}
 	defer keeper.Close()
 	kept := keptLists(keeper, specs)
-	if len(kept) != 3 || kept[0].Protocol != "a2s" || kept[1].Protocol != "quake3" || kept[2].Protocol != "gamespy1" {
-		t.Fatalf("kept lists %+v, want the Steam-like, the Quake III and the GameSpy v1 master's", kept)
+	if len(kept) != 4 || kept[0].Protocol != "zandronum" || kept[1].Protocol != "a2s" || kept[2].Protocol != "quake3" || kept[3].Protocol != "gamespy1" {
+		t.Fatalf("kept lists %+v, want the Zandronum, the Steam-like, the Quake III and the GameSpy v1 master's", kept)
 	}
 	store, err := sqlite.Open(ctx, filepath.Join(t.TempDir(), sqlite.FileName))
 	if err != nil {

@@ -201,7 +201,7 @@ func TestMasterFlag(t *testing.T) {
 		}
 	}
 	want := []server.MasterSpec{
-		{Protocol: "zandronum", Addr: "127.0.0.1:15300"},
+		{Protocol: "zandronum", Addr: "127.0.0.1:15300", Kept: true},
 		{Protocol: "a2s", Addr: "127.0.0.1:27011", Filter: `\appid\440`, Label: "Steam", Kept: true},
 		{Protocol: "quake3", Addr: "127.0.0.1:27950", Filter: "Xonotic 3", Kept: true},
 	}

@@ -3,7 +3,6 @@ package zandronum
 import (
 	"encoding/binary"
 	"strconv"
-	"sync/atomic"
 
 	"github.com/querylens/querylens/codecs"
 	"github.com/querylens/querylens/codecs/internal/wire"
@@ -21,16 +20,15 @@ var queryOptions = []codecs.Option{
 	{Name: "flags", Kind: codecs.OptionUint, Default: "0x" + hex32(uint32(DefaultFlags)), Help: "SQF flags to ask for (docs/protocols/zandronum.md 2.2)"},
 	{Name: "flags2", Kind: codecs.OptionUint, Default: "0x" + hex32(uint32(SQF2_ALL)), Help: "SQF2 flags, sent when flags has bit 31"},
 	{Name: "segmented", Kind: codecs.OptionBool, Default: "true", Help: "ask for a segmented reply (5660032)"},
-	{Name: "time", Kind: codecs.OptionUint, Default: "0", Help: "value the server echoes; 0 picks a per-query number", Echo: true},
+	// The time only has to come back (Feed does not check it): the same
+	// question is the same bytes, which a page may send before its decoder
+	// is ready (the conversation takes the query over by its bytes).
+	{Name: "time", Kind: codecs.OptionUint, Default: "0", Help: "value the server echoes (a LAN launcher sends 0)", Echo: true},
 	{Name: "master", Kind: codecs.OptionBool, Default: "false", Help: "ask a master server for its list instead"},
 }
 
 // Options lists the knobs of NewQuery.
 func (*Codec) Options() []codecs.Option { return append([]codecs.Option(nil), queryOptions...) }
-
-// queryClock numbers queries whose time was not given: a launcher's time
-// only has to come back unchanged.
-var queryClock atomic.Uint32
 
 // NewQuery starts a query configured by opts (keys from Options).
 func (*Codec) NewQuery(opts map[string]string) (codecs.Query, error) {
@@ -43,9 +41,6 @@ func (*Codec) NewQuery(opts map[string]string) (codecs.Query, error) {
 	}}
 	if err := r.Err(); err != nil {
 		return nil, err
-	}
-	if q.req.Time == 0 {
-		q.req.Time = queryClock.Add(1)
 	}
 	return q, nil
 }

@@ -17,7 +17,7 @@ import (
 
 // TestMasterListsMatchOpenAPI validates the answers of the masters
 // handler (package masters, mounted by web.New) against openapi.yaml:
-// the demo's Steam-like and Quake III masters on loopback, through a real
+// the demo's Steam-like, Quake III and Zandronum masters on loopback, through a real
 // relay, listed by the site as serve builds it, and its errors.
 func TestMasterListsMatchOpenAPI(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
@@ -33,7 +33,8 @@ func TestMasterListsMatchOpenAPI(t *testing.T) {
 	specs := []server.MasterSpec{
 		{Protocol: "a2s", Addr: d.A2SMaster(), Filter: `\appid\440`, Label: "Steam", Kept: true},
 		{Protocol: "quake3", Addr: d.Quake3Master(), Kept: true},
-		{Protocol: "zandronum", Addr: d.Master()},
+		{Protocol: "zandronum", Addr: d.Master(), Kept: true},
+		{Protocol: "quakeworld", Addr: "127.0.0.1:27000"}, // never asked: the page would ask it
 	}
 	k, err := masters.New(masters.Config{Masters: specs, Exchanger: rs, Allow: rs.CheckTarget, Logger: logger,
 		States: &masters.CacheStates{Relay: rs}, Pacer: masters.NewLocalPacer(10*time.Millisecond, nil)})
@@ -54,7 +55,8 @@ func TestMasterListsMatchOpenAPI(t *testing.T) {
 		{"steam", "/api/v1/masters/a2s/" + d.A2SMaster(), 200, `"label":"Steam"`},
 		{"steam, another game", "/api/v1/masters/a2s/" + d.A2SMaster() + `?filter=%5Cappid%5C730`, 200, `\\appid\\730`},
 		{"quake3", "/api/v1/masters/quake3/" + d.Quake3Master(), 200, `"protocol":"quake3"`},
-		{"zandronum is asked by the page", "/api/v1/masters/zandronum/" + d.Master(), 404, "relay"},
+		{"zandronum", "/api/v1/masters/zandronum/" + d.Master(), 200, `"protocol":"zandronum"`},
+		{"quakeworld is asked by the page", "/api/v1/masters/quakeworld/127.0.0.1:27000", 404, "relay"},
 		{"not configured", "/api/v1/masters/a2s/127.0.0.1:9", 404, "not configured"},
 		{"bad filter", "/api/v1/masters/quake3/" + d.Quake3Master() + "?filter=%01", 400, "filter"},
 	} {
