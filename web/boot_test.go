@@ -55,15 +55,17 @@ func firstRequest(t *testing.T, protocol string, opts map[string]string) []strin
 // The configured servers come in lists, one per run of servers asked alike
 // (protocol and options), each address once, with the first request the
 // page's decoder would build when that is the same for every conversation
-// (A2S's), none when it is not (Zandronum numbers each query) or when the
-// relay writes it (Minecraft Java, over TCP); then the servers of the kept
+// (A2S's, Zandronum's: every UDP protocol's today), none when the relay
+// writes it (Minecraft Java, over TCP); then the servers of the kept
 // list the page comes with (the first web/pages/browse.KeptFirst of it),
-// but the one the relay refuses. Before the server has the list, the page
+// but the one the relay refuses and the one configured already (each
+// server is asked once). Before the server has the list, the page
 // comes without it and its worker asks only the configured servers.
 func TestBrowseBoot(t *testing.T) {
 	spec := server.MasterSpec{Protocol: "a2s", Addr: "127.0.0.1:27011", Filter: `\appid\440`, Kept: true}
 	kept := &keptNow{pageList: pageList{t: t, spec: spec, shown: 1 << 20}}
-	for _, a := range []string{"10.2.0.1:27015", "10.2.0.2:27015", "10.2.0.3:27015"} {
+	// The list lists a configured server too (10.0.0.1): asked once.
+	for _, a := range []string{"10.2.0.1:27015", "10.2.0.2:27015", "10.0.0.1:27015", "10.2.0.3:27015"} {
 		ref, err := server.New("a2s", a, nil)
 		if err != nil {
 			t.Fatal(err)
@@ -94,7 +96,7 @@ func TestBrowseBoot(t *testing.T) {
 	}
 	configured := []list{
 		{Protocol: "a2s", Options: a2sList.List, Query: firstRequest(t, "a2s", a2sList.List), Targets: []string{"10.0.0.1:27015", "10.0.0.2:27015"}},
-		{Protocol: "zandronum", Targets: []string{"10.0.0.3:10666"}},
+		{Protocol: "zandronum", Query: firstRequest(t, "zandronum", nil), Targets: []string{"10.0.0.3:10666"}},
 		{Protocol: "minecraft", Targets: []string{"10.0.0.4:25565"}},
 		{Protocol: "a2s", Options: map[string]string{"players": "true"}, Query: firstRequest(t, "a2s", map[string]string{"players": "true"}), Targets: []string{"10.0.0.5:27015"}},
 	}
@@ -105,7 +107,7 @@ func TestBrowseBoot(t *testing.T) {
 		total int
 	}{
 		{"the list kept", false, append(slices.Clone(configured), list{Protocol: "a2s", Options: a2sList.List, Query: firstRequest(t, "a2s", a2sList.List),
-			Targets: []string{"10.2.0.1:27015", "10.2.0.3:27015"}}), 3},
+			Targets: []string{"10.2.0.1:27015", "10.2.0.3:27015"}}), 4},
 		{"no list yet", true, configured, -1},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

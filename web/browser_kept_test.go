@@ -138,38 +138,49 @@ func (p *pageList) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 // (built by the server, in the worker's boot), while the browser module
 // cannot even be compiled; the page reads only the rest of the list from
 // the server; the decoder, once in, takes over the queries that left (it
-// sends none again) and the servers answer. The server the relay refuses
-// is neither shown nor asked.
+// sends none again: a Zandronum server answers an address once per 10 s)
+// and the servers answer. The server the relay refuses is neither shown
+// nor asked. For each protocol whose masters the server keeps and whose
+// servers the demo runs over UDP.
 func TestBrowserKeptListInPage(t *testing.T) {
 	needWasm(t)
 	ctx0, cancel := context.WithCancel(context.Background())
 	t.Cleanup(cancel)
-	d, err := demo.Start(ctx0, demo.Config{MasterAddr: "127.0.0.1:0", Servers: 1, A2SServers: 3})
+	d, err := demo.Start(ctx0, demo.Config{MasterAddr: "127.0.0.1:0", Servers: 3, A2SServers: 3})
 	if err != nil {
 		t.Fatalf("demo: %v", err)
 	}
 	t.Cleanup(func() { d.Close() })
-	spec, err := server.ParseMasterSpec(`a2s=127.0.0.1:27011?label=Steam`)
+	for _, tc := range []struct{ protocol, spec string }{
+		{"a2s", `a2s=127.0.0.1:27011?label=Steam`},
+		{"zandronum", `zandronum=127.0.0.1:15300`},
+	} {
+		t.Run(tc.protocol, func(t *testing.T) { testKeptListInPage(t, d, tc.protocol, tc.spec) })
+	}
+}
+
+func testKeptListInPage(t *testing.T, d *demo.Demo, protocol, master string) {
+	spec, err := server.ParseMasterSpec(master)
 	if err != nil {
 		t.Fatal(err)
 	}
 	kept := &pageList{t: t, spec: spec}
 	var own []netip.AddrPort
-	for _, tg := range d.Fleet() {
-		if tg.Protocol != "a2s" {
+	for _, tg := range append(d.Targets(), d.Fleet()...) {
+		if tg.Protocol != protocol || len(kept.servers) == 3 {
 			continue
 		}
 		own = append(own, netip.MustParseAddrPort(tg.Addr))
-		ref, err := server.New("a2s", tg.Addr, nil)
+		ref, err := server.New(protocol, tg.Addr, nil)
 		if err != nil {
 			t.Fatal(err)
 		}
-		kept.servers = append(kept.servers, server.Summary{Protocol: "a2s", Address: tg.Addr, Key: ref.Key().String(), Status: ref.Path()})
+		kept.servers = append(kept.servers, server.Summary{Protocol: protocol, Address: tg.Addr, Key: ref.Key().String(), Status: ref.Path()})
 	}
 	if len(kept.servers) < 3 {
-		t.Fatalf("the demo has %d A2S servers, want 3", len(kept.servers))
+		t.Fatalf("the demo has %d %s servers, want 3", len(kept.servers), protocol)
 	}
-	refused := server.Summary{Protocol: "a2s", Address: "10.9.9.9:27015", Key: "a2s/10.9.9.9:27015", State: server.Refused}
+	refused := server.Summary{Protocol: protocol, Address: "10.9.9.9:27015", Key: protocol + "/10.9.9.9:27015", State: server.Refused}
 	kept.servers = append(kept.servers[:1], append([]server.Summary{refused}, kept.servers[1:]...)...)
 	kept.shown = 3 // two answering servers and the refused one; the rest is read
 	fast := shared.Rate{PerSecond: 10000, Burst: 10000}
@@ -200,7 +211,7 @@ func TestBrowserKeptListInPage(t *testing.T) {
 	}
 
 	eval[bool](t, ctx, `(window.__qlReleaseModule(), true)`)
-	waitFor(t, ctx, "the kept servers answered", `querylensBrowse.ready === true && querylensBrowse.view().filter(r => r.protocol === "a2s" && r.state === "online").length === `+strconv.Itoa(len(kept.servers)-1), 20*time.Second)
+	waitFor(t, ctx, "the kept servers answered", `querylensBrowse.ready === true && querylensBrowse.view().filter(r => r.protocol === `+jsString(protocol)+` && r.state === "online").length === `+strconv.Itoa(len(kept.servers)-1), 20*time.Second)
 	type ahead struct{ Sent, Adopted int }
 	got := eval[struct {
 		Ahead     ahead

@@ -262,7 +262,16 @@ func boot(cfg Config) layout.Boot {
 		b.Asks = append(b.Asks, layout.BootAsk{Key: MasterKey(m.MasterSpec), Protocol: m.Protocol, Target: m.Addr,
 			Options: p.Master.Options, TimeoutMs: 2000 + 2000, Query: m.Query})
 	}
+	// Each server once (the worker's ask key, protocol/address): a kept
+	// list may list a configured server again (the demo's, a master's own
+	// servers), and the page has one row, asked once.
+	seen := map[string]bool{}
 	add := func(protocol, addr string, opts map[string]string) {
+		key := protocol + "/" + addr
+		if seen[key] {
+			return
+		}
+		seen[key] = true
 		if len(opts) == 0 { // none of its own: the list's, as browse.js asks
 			p, _ := server.LookupProtocol(protocol)
 			opts = p.List
@@ -298,8 +307,8 @@ func boot(cfg Config) layout.Boot {
 // time: the worker sends it ahead, and the conversation takes over what it
 // sent only when its own first request is byte for byte the same. Nil for
 // a stream protocol (the relay writes its own request) and for a request
-// that differs from one conversation to the next (Zandronum numbers each
-// launcher query).
+// that differs from one conversation to the next (a codec that numbers its
+// queries; none of the built-in ones does).
 func firstRequest(protocol string, opts map[string]string) []string {
 	c, err := codecs.Lookup(protocol)
 	if err != nil {
