@@ -22,6 +22,7 @@ const (
 	DefaultMaxEntries  = 100_000
 	DefaultPageTimeout = 2 * time.Second
 	DefaultFirstWait   = 3 * time.Second
+	DefaultPageWait    = 100 * time.Millisecond
 	DefaultMaxRawBytes = 256 << 10
 	// DefaultMaxFilters bounds the lists kept per master with filters
 	// other than its configured one (asked with ?filter=).
@@ -65,6 +66,11 @@ type Config struct {
 	// FirstWait is how long a request for a list never fetched waits for
 	// the first fetch before answering with what came (DefaultFirstWait).
 	FirstWait time.Duration
+	// PageWait is how long Current waits for the first fetch it starts
+	// (DefaultPageWait; negative: not at all): the first visitor's page
+	// comes with the list when the master answers at once (a demo's on
+	// loopback, one nearby), and otherwise reads it once it came.
+	PageWait time.Duration
 	// MaxRawBytes bounds the datagrams of the last fetch kept for the
 	// inspector, per list (DefaultMaxRawBytes).
 	MaxRawBytes int
@@ -145,6 +151,9 @@ func New(cfg Config) (*Keeper, error) {
 	}
 	if cfg.FirstWait <= 0 {
 		cfg.FirstWait = DefaultFirstWait
+	}
+	if cfg.PageWait == 0 {
+		cfg.PageWait = DefaultPageWait
 	}
 	if cfg.MaxRawBytes <= 0 {
 		cfg.MaxRawBytes = DefaultMaxRawBytes
@@ -232,18 +241,19 @@ func (k *Keeper) List(ctx context.Context, protocol, addr string, filter *string
 // the caller read (a refresh replaced it, or it was cut), the whole list
 // comes back with Offset 0.
 func (k *Keeper) ListFrom(ctx context.Context, protocol, addr string, filter *string, after int) (server.MasterList, error) {
-	return k.listFrom(ctx, protocol, addr, filter, after, -1, true)
+	return k.listFrom(ctx, protocol, addr, filter, after, -1, k.cfg.FirstWait)
 }
 
 // Current is the list of the master protocol/addr with its configured
-// filter as it stands, without waiting: its first limit servers (Total says
-// how many it holds), and false when none was fetched yet or the master
-// is not configured. Like List it starts a fetch when the list was never
-// fetched or is older than Config.Refresh, so that the next reader finds
-// it. The browser page sends the first servers of a kept list with
-// itself.
+// filter as it stands: its first limit servers (Total says how many it
+// holds), and false when none was fetched yet or the master is not
+// configured. Like List it starts a fetch when the list was never fetched
+// or is older than Config.Refresh; it waits only for the first fetch it
+// starts, and then at most Config.PageWait, so that the next reader finds
+// the list if this one does not. The browser page sends the first servers
+// of a kept list with itself.
 func (k *Keeper) Current(ctx context.Context, protocol, addr string, limit int) (server.MasterList, bool) {
-	ml, err := k.listFrom(ctx, protocol, addr, nil, 0, limit, false)
+	ml, err := k.listFrom(ctx, protocol, addr, nil, 0, limit, k.cfg.PageWait)
 	if err != nil || ml.Fetched.IsZero() {
 		return server.MasterList{}, false
 	}
@@ -251,8 +261,8 @@ func (k *Keeper) Current(ctx context.Context, protocol, addr string, limit int) 
 }
 
 // listFrom is ListFrom with the servers cut to limit (all when negative),
-// waiting for a list never fetched when wait is set.
-func (k *Keeper) listFrom(ctx context.Context, protocol, addr string, filter *string, after, limit int, wait bool) (server.MasterList, error) {
+// waiting up to wait (none when not positive) for a list never fetched.
+func (k *Keeper) listFrom(ctx context.Context, protocol, addr string, filter *string, after, limit int, wait time.Duration) (server.MasterList, error) {
 	m, ok := k.spec(protocol, addr, filter)
 	if !ok {
 		return server.MasterList{}, ErrNotConfigured
@@ -283,8 +293,8 @@ func (k *Keeper) listFrom(ctx context.Context, protocol, addr string, filter *st
 	}
 	done := l.done
 	k.mu.Unlock()
-	if wait && first && done != nil {
-		t := time.NewTimer(k.cfg.FirstWait)
+	if wait > 0 && first && done != nil {
+		t := time.NewTimer(wait)
 		select {
 		case <-done:
 		case <-t.C:

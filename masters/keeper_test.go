@@ -394,9 +394,9 @@ func ptr(s string) *string { return &s }
 func TestCurrent(t *testing.T) {
 	fn := newFakeNet(newFakeClock())
 	fn.handlers[steamAddr] = demo.NewA2SMaster(addrs(300), demo.Normal)
-	k := newKeeper(t, fn, nil, "a2s="+steamAddr)
+	k := newKeeper(t, fn, func(c *Config) { c.PageWait = -1 }, "a2s="+steamAddr)
 	if ml, ok := k.Current(context.Background(), "a2s", steamAddr, 100); ok {
-		t.Fatalf("before any fetch: %+v, want none", ml)
+		t.Fatalf("before any fetch, not waiting: %+v, want none", ml)
 	}
 	waitIdle(t, k)
 	if n := len(fn.requests(steamAddr)); n == 0 {
@@ -415,5 +415,14 @@ func TestCurrent(t *testing.T) {
 	}
 	if ml, ok := k.Current(context.Background(), "a2s", "127.0.0.1:1", 10); ok {
 		t.Errorf("a master not configured: %+v", ml)
+	}
+
+	// Waiting for the first fetch it starts (a master that lists in one
+	// page and answers at once), the first page comes with the list.
+	fn2 := newFakeNet(newFakeClock())
+	fn2.handlers[steamAddr] = demo.NewA2SMaster(addrs(100), demo.Normal)
+	k2 := newKeeper(t, fn2, func(c *Config) { c.PageWait = time.Minute }, "a2s="+steamAddr)
+	if ml, ok := k2.Current(context.Background(), "a2s", steamAddr, 1024); !ok || len(ml.Servers) != 100 || !ml.Complete {
+		t.Errorf("the first Current, waiting: %d servers, complete %v, %v; want the whole list of 100", len(ml.Servers), ml.Complete, ok)
 	}
 }
