@@ -60,8 +60,9 @@ type Config struct {
 	// visitor applies to them. Required.
 	Exchanger netquery.Exchanger
 	// Masters are the master servers whose lists the browser page loads:
-	// a Kept one's (Steam's, Quake III's) from MasterLists, any other
-	// (Zandronum's) by asking it through the relay.
+	// a Kept one's (Steam's, Quake III's, GameSpy v1's, Zandronum's) from
+	// MasterLists, any other (Quake II's, QuakeWorld's) by asking it
+	// through the relay.
 	Masters []server.MasterSpec
 	// MasterLists, if set, serves the kept masters' lists (package
 	// masters), mounted at GET /api/v1/masters/. If it is a KeptLister

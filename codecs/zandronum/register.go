@@ -1,7 +1,6 @@
 package zandronum
 
 import (
-	"encoding/binary"
 	"errors"
 
 	"github.com/querylens/querylens/codecs"
@@ -66,17 +65,12 @@ func (l *masterList) Page(done bool) ([]string, bool, error) {
 		return nil, false, nil // nothing came: the same request again
 	}
 	l.ended = true
-	if l.q.reply != nil {
-		var tmp [64]byte
-		if p, err := unwrap(tmp[:0], l.q.reply, "wire"); err == nil && len(p) >= 4 {
-			if code := binary.LittleEndian.Uint32(p); code != MasterBeginList {
-				return nil, false, errors.New("the master refused the request: " + masterCodeName(code))
-			}
-		}
-	}
 	msg, err := l.q.Result(codecs.DecodeOptions{NoFields: true})
 	var addrs []string
 	if msg != nil {
+		if msg.Kind == codecs.KindMasterDenied {
+			return nil, false, errors.New("the master refused the request: " + msg.Denied)
+		}
 		addrs = msg.Servers
 	}
 	switch {

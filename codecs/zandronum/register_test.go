@@ -30,8 +30,8 @@ func TestMasterList(t *testing.T) {
 		err      string // in Page's error, or NewList's with filter
 	}{
 		{name: "the whole list, out of order", replies: permute(packets, 2, 0, 1), requests: 1, addrs: want, end: true},
-		{name: "asked too soon", replies: [][]byte{AppendMasterDenied(nil, MasterIgnored)}, requests: 1, err: "asked too soon"},
-		{name: "banned", replies: [][]byte{AppendMasterDenied(nil, MasterBanned)}, requests: 1, err: "your IP is banned"},
+		{name: "asked too soon", replies: [][]byte{AppendMasterDenied(nil, MasterIgnored)}, requests: 1, err: "refused the request: " + codecs.DeniedRateLimited},
+		{name: "banned", replies: [][]byte{AppendMasterDenied(nil, MasterBanned)}, requests: 1, err: "refused the request: " + codecs.DeniedBanned},
 		{name: "a packet missing", replies: packets[:1], requests: 1, addrs: want[:0], err: "did not end"},
 		{name: "a filter", filter: "coop", err: "no filter"},
 	}

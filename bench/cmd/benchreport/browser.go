@@ -448,14 +448,12 @@ func (e *env) browserRound(ctx context.Context, hog bool, protocol string) (brow
 				master = srv.q3Master
 			}
 			defer srv.stop()
-			r.keptMS, err = keepList(ctx, srv.url, protocol, master)
 		}
 	case "zandronum":
 		srv, err = startServe(ctx, e.querylens, e.servers, "--demo-only", protocol)
 		if err == nil {
 			master = srv.master
 			defer srv.stop()
-			r.keptMS, err = keepList(ctx, srv.url, protocol, master)
 		}
 	default: // no demo master lists them: the page's configured servers
 		srv, err = startServe(ctx, e.querylens, 1, "--demo-more", protocol+"="+strconv.Itoa(e.servers), "--demo-only", protocol)
@@ -463,6 +461,9 @@ func (e *env) browserRound(ctx context.Context, hog bool, protocol string) (brow
 			defer srv.stop()
 			configured, err = pageServers(ctx, srv.url, protocol)
 		}
+	}
+	if err == nil && master != "" { // the server keeps every demo master's list the rounds use
+		r.keptMS, err = keepList(ctx, srv.url, protocol, master)
 	}
 	if err != nil {
 		return r, err

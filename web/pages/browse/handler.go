@@ -266,6 +266,25 @@ func boot(cfg Config) layout.Boot {
 	// list may list a configured server again (the demo's, a master's own
 	// servers), and the page has one row, asked once.
 	seen := map[string]bool{}
+	// A run's first request, built once per way of asking (runs of one
+	// protocol and options recur when the configured servers and a kept
+	// list interleave protocols).
+	type asked struct {
+		protocol string
+		opts     map[string]string
+		query    []string
+	}
+	var queries []asked
+	queryOf := func(protocol string, opts map[string]string) []string {
+		for _, q := range queries {
+			if q.protocol == protocol && maps.Equal(q.opts, opts) {
+				return q.query
+			}
+		}
+		q := firstRequest(protocol, opts)
+		queries = append(queries, asked{protocol, opts, q})
+		return q
+	}
 	add := func(protocol, addr string, opts map[string]string) {
 		key := protocol + "/" + addr
 		if seen[key] {
@@ -281,7 +300,7 @@ func boot(cfg Config) layout.Boot {
 			return
 		}
 		b.Lists = append(b.Lists, layout.BootList{Protocol: protocol, Options: opts, TimeoutMs: 2000 + 1500,
-			Query: firstRequest(protocol, opts), Targets: []string{addr}})
+			Query: queryOf(protocol, opts), Targets: []string{addr}})
 	}
 	for _, s := range cfg.Servers {
 		add(s.Protocol, s.Addr, s.Options)
