@@ -11,13 +11,16 @@ import (
 	ht "github.com/querylens/querylens/web/internal/htmltest"
 )
 
-// recordAskOptions keeps every ask the page posts to its worker (boot.js's
-// prepare and browse.js's own) in window.__qlAskOptions.
+// recordAskOptions keeps every ask the page gives its worker (boot.js's
+// prepare, in the worker's name, and browse.js's own) in
+// window.__qlAskOptions.
 const recordAskOptions = `(() => {
   window.__qlAskOptions = [];
+  ` + recordPrepare + `
+  window.__qlOnPrepare = (m) => { for (const a of m.asks ?? []) window.__qlAskOptions.push(a); };
   const post = Worker.prototype.postMessage;
   Worker.prototype.postMessage = function (m, ...rest) {
-    if (m?.type === "ask" || m?.type === "prepare") for (const a of m.asks ?? []) window.__qlAskOptions.push(a);
+    if (m?.type === "ask") for (const a of m.asks ?? []) window.__qlAskOptions.push(a);
     return post.call(this, m, ...rest);
   };
 })();`

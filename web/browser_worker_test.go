@@ -73,11 +73,28 @@ func TestBrowserWorker(t *testing.T) {
 	waitFor(t, ctx, "the relay latency in the header", `/relay: [\d.]+ ms/.test(document.getElementById("top-status").textContent)`, 5*time.Second)
 }
 
-// recordAsks runs before the page's scripts: for every message the page
-// posts to its worker, it keeps the type, the keys asked and how many
+// recordPrepare, run before the page's scripts, calls
+// window.__qlOnPrepare (when set) with the prepare boot.js gives the
+// decoding worker in its name ("querylens decoder " and JSON), as the
+// worker is created.
+const recordPrepare = `{
+  const W = window.Worker;
+  window.Worker = class extends W {
+    constructor(url, opts) {
+      super(url, opts);
+      const name = opts?.name ?? "";
+      if (name.startsWith("querylens decoder {")) window.__qlOnPrepare?.(JSON.parse(name.slice("querylens decoder ".length)));
+    }
+  };
+}`
+
+// recordAsks runs before the page's scripts: for the prepare boot.js
+// gives the worker and every message the page posts to it, it keeps the type, the keys asked and how many
 // Zandronum rows the page's table held at that moment.
 const recordAsks = `(() => {
   window.__qlPosts = [];
+  ` + recordPrepare + `
+  window.__qlOnPrepare = (m) => window.__qlPosts.push({ type: "prepare", keys: (m.asks ?? []).map((a) => a.key), zandronum: 0, at: performance.now() });
   const post = Worker.prototype.postMessage;
   Worker.prototype.postMessage = function (m, ...rest) {
     const zandronum = (globalThis.querylensBrowse?.view() ?? []).filter((r) => r.protocol === "zandronum").length;
@@ -112,7 +129,7 @@ func TestBrowserMasterListShownBeforeAsked(t *testing.T) {
 	}
 	posts := eval[[]post](t, ctx, `window.__qlPosts`)
 	if len(posts) == 0 || posts[0].Type != "prepare" {
-		t.Fatalf("the page's first message to its worker is not prepare: %+v", posts)
+		t.Fatalf("what the page first gave its worker is not prepare: %+v", posts)
 	}
 	listed := 0
 	for _, p := range posts {

@@ -20,8 +20,28 @@
 {
   const b = JSON.parse(document.documentElement.dataset.boot ?? "{}");
   const abs = (/** @type {string} */ u) => new URL(u, location.href).href;
+  // What the worker does first comes in its name, not a message: a
+  // message posted before the worker's script has run waits until this
+  // thread hears that it has, and this thread is then busy with the page's
+  // first parse, style and layout (~100 ms at start, more on a busy
+  // machine); the worker reads its name in its first task.
+  const prepare = {
+    glue: abs(b.glue),
+    modules: { ql: abs(b.modules.ql), relay: abs(b.modules.relay) },
+    imports: (b.imports ?? []).map(abs),
+    first: abs(b.wasm),
+    decoders: {
+      combined: abs(b.decoders.combined),
+      protocols: Object.fromEntries(Object.entries(b.decoders.protocols ?? {}).map(([p, u]) => [p, abs(/** @type {string} */ (u))])),
+      outside: b.decoders.outside ?? [],
+    },
+    relay: b.relay,
+    subprotocols: b.subprotocols ?? [],
+    asks: b.asks ?? [],
+    lists: b.lists ?? [],
+  };
   performance.mark("ql-worker-created");
-  const worker = new Worker(abs(b.worker), { type: "module", name: "querylens decoder" });
+  const worker = new Worker(abs(b.worker), { type: "module", name: `querylens decoder ${JSON.stringify(prepare)}` });
   /** @type {((message: string) => void)|null} */
   let onFailure = null;
   /** @type {QueryLensBoot} */
@@ -47,22 +67,6 @@
   };
   worker.onmessage = (e) => boot.early.push(e);
   worker.addEventListener("error", (e) => fail(`the decoding worker failed: ${e.message || "it did not start"}`));
-  worker.postMessage({
-    type: "prepare",
-    glue: abs(b.glue),
-    modules: { ql: abs(b.modules.ql), relay: abs(b.modules.relay) },
-    imports: (b.imports ?? []).map(abs),
-    first: abs(b.wasm),
-    decoders: {
-      combined: abs(b.decoders.combined),
-      protocols: Object.fromEntries(Object.entries(b.decoders.protocols ?? {}).map(([p, u]) => [p, abs(/** @type {string} */ (u))])),
-      outside: b.decoders.outside ?? [],
-    },
-    relay: b.relay,
-    subprotocols: b.subprotocols ?? [],
-    asks: b.asks ?? [],
-    lists: b.lists ?? [],
-  });
   /** @type {any} */ (globalThis).querylensBoot = boot;
   fetch(b.wasm)
     .then(async (resp) => {

@@ -3,7 +3,8 @@
 // wasm decoders, runs every conversation, and sends the page compact row
 // updates in batches, so the page's own thread only draws the table.
 //
-//   page → worker  {type: "prepare", glue, modules: {ql, relay}, imports, first, decoders: {combined, protocols}, relay, subprotocols, asks, lists}
+//   page → worker  prepare, in the worker's name ("querylens decoder " and JSON):
+//                  {glue, modules: {ql, relay}, imports, first, decoders: {combined, protocols}, relay, subprotocols, asks, lists}
 //                      import (imports: every module ql and relay import, to
 //                      the end, by the URLs their imports name: all at once),
 //                      start the first decoder, connect to the relay's
@@ -145,9 +146,6 @@ const post = (msg, transfer) => /** @type {any} */ (self).postMessage(msg, trans
 self.onmessage = (/** @type {MessageEvent} */ e) => {
   const m = e.data;
   switch (m.type) {
-    case "prepare":
-      prepare(m);
-      return;
     case "connect":
       connect(m.relay);
       return;
@@ -668,5 +666,11 @@ function flush() {
   batch = [];
   paths = null;
 }
+
+// boot.js puts prepare in the worker's name, which this script has in its
+// first task, rather than in a message, which would reach it only once
+// the page's thread, busy with the page's first layout, had run again.
+const NAMED = "querylens decoder ";
+if (self.name.startsWith(NAMED + "{")) prepare(JSON.parse(self.name.slice(NAMED.length)));
 
 export {}; // a module: live.js imports its types
