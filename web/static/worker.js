@@ -421,13 +421,13 @@ function pump() {
         // with what came back.
         received: state === R.State.online ? null : res.packets.filter((p) => p.direction === "received").map((p) => Q.toHex(p.data)),
       });
-      // The last answer of a refresh goes at once, and so does a master's
-      // list (the page asks its servers when it has it); the others in
-      // batches, at most BATCH_MS apart: also when answers come one after
+      // The first answer and the last of a refresh go at once, and so does a
+      // master's list (the page asks its servers when it has it); the others
+      // in batches, at most BATCH_MS apart: also when answers come one after
       // another in one task (the replies to queries sent ahead, there
       // before the decoder), which no timer would interrupt.
       batchSince ||= performance.now();
-      if ((running === 0 && !queue.length) || s?.servers || performance.now() - batchSince >= BATCH_MS) flush();
+      if (!times.firstResults || (running === 0 && !queue.length) || s?.servers || performance.now() - batchSince >= BATCH_MS) flush();
       else flushTimer ||= setTimeout(flush, BATCH_MS);
       pump();
     });
