@@ -476,7 +476,7 @@ func (e *env) openStart(ctx context.Context, url string) (startRun, error) {
 // meanwhile is what a returning visitor's browser has.
 const settledScript = `(() => {
   const b = globalThis.querylensBrowse;
-  if (!b) return true;
+  if (typeof b?.view !== "function") return true; // the floor's page
   const v = b.view();
   return v.length > 0 && v.every((r) => r.state !== "pending" && r.state !== "querying");
 })()`
