@@ -1,6 +1,7 @@
 package web_test
 
 import (
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -11,11 +12,19 @@ import (
 )
 
 // noMainThreadDecoding runs before the page's scripts: it counts the
-// WebSockets and the decoders the page's own thread creates.
+// WebSockets the page's own thread opens and names the workers it starts,
+// in order.
 const noMainThreadDecoding = `(() => {
-  window.__qlMain = { sockets: 0 };
+  window.__qlMain = { sockets: 0, workers: [] };
   const WS = window.WebSocket;
   window.WebSocket = class extends WS { constructor(...a) { super(...a); window.__qlMain.sockets++; } };
+  const W = window.Worker;
+  window.Worker = class extends W {
+    constructor(url, opts) {
+      super(url, opts);
+      window.__qlMain.workers.push((opts?.name ?? "").slice(0, "querylens decoder".length) + (document.querySelector("script[type=module][src]") ? "" : " (boot)"));
+    }
+  };
 })();`
 
 // TestBrowserWorker checks that the server browser decodes off its main
@@ -53,6 +62,12 @@ func TestBrowserWorker(t *testing.T) {
 	}
 	if s.Batches < 1 || s.Batches >= s.Done {
 		t.Errorf("%d conversations came back in %d batches, want fewer batches than conversations", s.Done, s.Batches)
+	}
+	// boot.js started both workers, the decoder's first, before the
+	// page's module script (parsed after it) was in the document; the page
+	// adopted the view worker rather than starting another.
+	if got, want := eval[[]string](t, ctx, `window.__qlMain.workers`), []string{"querylens decoder (boot)", "querylens view (boot)"}; !slices.Equal(got, want) {
+		t.Errorf("the page started the workers %q, want %q", got, want)
 	}
 	if n := eval[int](t, ctx, `window.__qlMain.sockets`); n != 0 {
 		t.Errorf("the page's main thread opened %d WebSockets; the relay belongs to the worker", n)

@@ -70,6 +70,11 @@ type Page struct {
 	// at the top of <head>, creates it, fetches and compiles the browser
 	// module for it, and tells it Boot; live.js, preloaded, adopts it.
 	Worker bool
+	// View starts, with the decoding worker, the worker that filters and
+	// sorts the page's rows (view.js, which browse-order.js adopts): made
+	// by the page's script, it would start only once the page's modules
+	// have loaded, and its start would hold back the first rows drawn.
+	View bool
 	// Boot is what the worker is told at its creation.
 	Boot Boot
 	// Protocols are the protocols a Worker page decodes first (its
@@ -190,17 +195,26 @@ func (p Page) bootJSON() string {
 	b, err := json.Marshal(struct {
 		Boot
 		Worker   string            `json:"worker"`
+		View     string            `json:"view,omitempty"`
 		Glue     string            `json:"glue"`
 		WASM     string            `json:"wasm"`
 		Decoders Decoders          `json:"decoders"`
 		Modules  map[string]string `json:"modules"`
 		Imports  []string          `json:"imports,omitempty"`
-	}{p.Boot, p.Assets.URL("worker.js"), p.Assets.URL("wasm_exec.js"), p.Assets.URL(p.firstModule()), p.decoders(),
+	}{p.Boot, p.Assets.URL("worker.js"), p.viewURL(), p.Assets.URL("wasm_exec.js"), p.Assets.URL(p.firstModule()), p.decoders(),
 		map[string]string{"ql": p.Assets.URL("ql.js"), "relay": p.Assets.URL("relay.js")}, p.workerImports()})
 	if err != nil {
 		return "{}" // maps of strings and a struct of them: cannot fail
 	}
 	return string(b)
+}
+
+// viewURL is the view worker's script boot.js starts (View), "" for none.
+func (p Page) viewURL() string {
+	if !p.View {
+		return ""
+	}
+	return p.Assets.URL("view.js")
 }
 
 // workerImports are the hashed URLs of the modules that the decoding

@@ -3,17 +3,18 @@
 // parsed. The layout inlines this file as a classic script at the top of
 // <head> (the page's Content-Security-Policy allows it by its hash), so it
 // runs before the stylesheet, the page's modules or anything else has
-// loaded. It creates the worker and tells it what to import, where the
-// relay is, what to ask first and which browser modules hold which
-// protocols (<html data-boot>, from the layout), and compiles the first
-// module (the one holding the page's masters' and servers' protocols)
-// while it downloads, to post it to the worker, which loads the others
-// when a row needs them.
+// loaded. It creates the worker and tells it, in its name, what to import,
+// where the relay is, what to ask first and which browser modules hold
+// which protocols (<html data-boot>, from the layout), and compiles the
+// first module (the one holding the page's masters' and servers'
+// protocols) while it downloads, to post it to the worker, which loads the
+// others when a row needs them. It also starts the worker that orders the
+// rows (view.js), when the page has one.
 // The worker's messages are kept until live.js adopts it
 // (DecodeWorker.shared(), globalThis.querylensBoot).
 
 /**
- * @typedef {{worker: Worker, failure: {message: string}|null,
+ * @typedef {{worker: Worker, viewer: Worker|null, failure: {message: string}|null,
  *   early: MessageEvent[], whenFailed: (f: (message: string) => void) => void}} QueryLensBoot
  */
 
@@ -47,6 +48,10 @@
   /** @type {QueryLensBoot} */
   const boot = {
     worker,
+    // The worker that orders the rows (view.js), when the page has one
+    // (<html data-boot> view): started here, it has run by the time the
+    // page's script first asks it, which then adopts it.
+    viewer: b.view ? new Worker(abs(b.view), { type: "module", name: "querylens view" }) : null,
     // Why the worker could not start, if it failed before live.js
     // listened (a script error in the worker, a failed compile).
     failure: null,

@@ -21,7 +21,9 @@ export let order = new Int32Array(0);
 /** onlineCount is how many of the rows shown are online. */
 export let onlineCount = 0;
 
-const viewer = new Worker(/** @type {any} */ (import.meta).resolve("/static/view.js"), { type: "module", name: "querylens view" });
+// boot.js started it as the page began to load; a page without it starts its own.
+const viewer = /** @type {any} */ (globalThis).querylensBoot?.viewer
+  ?? new Worker(/** @type {any} */ (import.meta).resolve("/static/view.js"), { type: "module", name: "querylens view" });
 const stateRank = {
   [State.online]: 0, [State.rateLimited]: 1, [State.relayLimited]: 1, [State.malformed]: 2,
   [PageState.querying]: 3, [PageState.pending]: 3, [State.offline]: 4,

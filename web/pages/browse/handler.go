@@ -179,6 +179,7 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		Script:    "browse.js",
 		WASM:      true,
 		Worker:    true,
+		View:      true,
 		Boot:      boot(cfg),
 		Protocols: h.protocols(),
 		Config:    cfg,
