@@ -16,7 +16,7 @@ import (
 // window.__qlAskOptions.
 const recordAskOptions = `(() => {
   window.__qlAskOptions = [];
-  ` + recordPrepare + `
+  ` + watchWorkers + `
   window.__qlOnPrepare = (m) => { for (const a of m.asks ?? []) window.__qlAskOptions.push(a); };
   const post = Worker.prototype.postMessage;
   Worker.prototype.postMessage = function (m, ...rest) {

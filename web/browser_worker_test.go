@@ -12,19 +12,12 @@ import (
 )
 
 // noMainThreadDecoding runs before the page's scripts: it counts the
-// WebSockets the page's own thread opens and names the workers it starts,
-// in order.
+// WebSockets the page's own thread opens, and watches its workers.
 const noMainThreadDecoding = `(() => {
-  window.__qlMain = { sockets: 0, workers: [] };
+  window.__qlMain = { sockets: 0 };
   const WS = window.WebSocket;
   window.WebSocket = class extends WS { constructor(...a) { super(...a); window.__qlMain.sockets++; } };
-  const W = window.Worker;
-  window.Worker = class extends W {
-    constructor(url, opts) {
-      super(url, opts);
-      window.__qlMain.workers.push((opts?.name ?? "").slice(0, "querylens decoder".length) + (document.querySelector("script[type=module][src]") ? "" : " (boot)"));
-    }
-  };
+  ` + watchWorkers + `
 })();`
 
 // TestBrowserWorker checks that the server browser decodes off its main
@@ -66,7 +59,7 @@ func TestBrowserWorker(t *testing.T) {
 	// boot.js started both workers, the decoder's first, before the
 	// page's module script (parsed after it) was in the document; the page
 	// adopted the view worker rather than starting another.
-	if got, want := eval[[]string](t, ctx, `window.__qlMain.workers`), []string{"querylens decoder (boot)", "querylens view (boot)"}; !slices.Equal(got, want) {
+	if got, want := eval[[]string](t, ctx, `window.__qlWorkers`), []string{"querylens decoder (boot)", "querylens view (boot)"}; !slices.Equal(got, want) {
 		t.Errorf("the page started the workers %q, want %q", got, want)
 	}
 	if n := eval[int](t, ctx, `window.__qlMain.sockets`); n != 0 {
@@ -88,16 +81,20 @@ func TestBrowserWorker(t *testing.T) {
 	waitFor(t, ctx, "the relay latency in the header", `/relay: [\d.]+ ms/.test(document.getElementById("top-status").textContent)`, 5*time.Second)
 }
 
-// recordPrepare, run before the page's scripts, calls
-// window.__qlOnPrepare (when set) with the prepare boot.js gives the
-// decoding worker in its name ("querylens decoder " and JSON), as the
-// worker is created.
-const recordPrepare = `{
+// watchWorkers, run before the page's scripts, names in
+// window.__qlWorkers the workers the page starts, in order ("querylens
+// decoder", "querylens view"; " (boot)" when started before the page's
+// module script was in the document), and calls window.__qlOnPrepare
+// (when set) with the prepare boot.js gives the decoding worker in its
+// name ("querylens decoder " and JSON).
+const watchWorkers = `{
+  window.__qlWorkers = [];
   const W = window.Worker;
   window.Worker = class extends W {
     constructor(url, opts) {
       super(url, opts);
       const name = opts?.name ?? "";
+      window.__qlWorkers.push(name.slice(0, "querylens decoder".length) + (document.querySelector("script[type=module][src]") ? "" : " (boot)"));
       if (name.startsWith("querylens decoder {")) window.__qlOnPrepare?.(JSON.parse(name.slice("querylens decoder ".length)));
     }
   };
@@ -108,7 +105,7 @@ const recordPrepare = `{
 // Zandronum rows the page's table held at that moment.
 const recordAsks = `(() => {
   window.__qlPosts = [];
-  ` + recordPrepare + `
+  ` + watchWorkers + `
   window.__qlOnPrepare = (m) => window.__qlPosts.push({ type: "prepare", keys: (m.asks ?? []).map((a) => a.key), zandronum: 0, at: performance.now() });
   const post = Worker.prototype.postMessage;
   Worker.prototype.postMessage = function (m, ...rest) {

@@ -19,30 +19,17 @@
  */
 
 {
-  const b = JSON.parse(document.documentElement.dataset.boot ?? "{}");
-  const abs = (/** @type {string} */ u) => new URL(u, location.href).href;
-  // What the worker does first comes in its name, not a message: a
-  // message posted before the worker's script has run waits until this
-  // thread hears that it has, and this thread is then busy with the page's
-  // first parse, style and layout (~100 ms at start, more on a busy
-  // machine); the worker reads its name in its first task.
-  const prepare = {
-    glue: abs(b.glue),
-    modules: { ql: abs(b.modules.ql), relay: abs(b.modules.relay) },
-    imports: (b.imports ?? []).map(abs),
-    first: abs(b.wasm),
-    decoders: {
-      combined: abs(b.decoders.combined),
-      protocols: Object.fromEntries(Object.entries(b.decoders.protocols ?? {}).map(([p, u]) => [p, abs(/** @type {string} */ (u))])),
-      outside: b.decoders.outside ?? [],
-    },
-    relay: b.relay,
-    subprotocols: b.subprotocols ?? [],
-    asks: b.asks ?? [],
-    lists: b.lists ?? [],
-  };
+  const raw = document.documentElement.dataset.boot ?? "{}";
+  const b = JSON.parse(raw);
   performance.mark("ql-worker-created");
-  const worker = new Worker(abs(b.worker), { type: "module", name: `querylens decoder ${JSON.stringify(prepare)}` });
+  // The worker is told what to do first (<html data-boot>, as the layout
+  // wrote it) in its name, not in a message: a message posted before the
+  // worker's script has run waits until this thread hears that it has,
+  // and this thread is then busy with the page's first parse, style and
+  // layout (~100 ms at start, more on a busy machine); the worker reads its
+  // name in its first task. The URLs in it are the server's root-relative
+  // ones, which the worker resolves alike.
+  const worker = new Worker(b.worker, { type: "module", name: `querylens decoder ${raw}` });
   /** @type {((message: string) => void)|null} */
   let onFailure = null;
   /** @type {QueryLensBoot} */
@@ -51,7 +38,7 @@
     // The worker that orders the rows (view.js), when the page has one
     // (<html data-boot> view): started here, it has run by the time the
     // page's script first asks it, which then adopts it.
-    viewer: b.view ? new Worker(abs(b.view), { type: "module", name: "querylens view" }) : null,
+    viewer: b.view ? new Worker(b.view, { type: "module", name: "querylens view" }) : null,
     // Why the worker could not start, if it failed before live.js
     // listened (a script error in the worker, a failed compile).
     failure: null,

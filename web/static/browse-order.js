@@ -21,9 +21,9 @@ export let order = new Int32Array(0);
 /** onlineCount is how many of the rows shown are online. */
 export let onlineCount = 0;
 
-// boot.js started it as the page began to load; a page without it starts its own.
-const viewer = /** @type {any} */ (globalThis).querylensBoot?.viewer
-  ?? new Worker(/** @type {any} */ (import.meta).resolve("/static/view.js"), { type: "module", name: "querylens view" });
+// boot.js started it as the page began to load (layout.Page.View).
+const viewer = /** @type {Worker|null} */ (/** @type {any} */ (globalThis).querylensBoot?.viewer);
+if (!viewer) throw new Error("the page has no view worker (boot.js did not start it)");
 const stateRank = {
   [State.online]: 0, [State.rateLimited]: 1, [State.relayLimited]: 1, [State.malformed]: 2,
   [PageState.querying]: 3, [PageState.pending]: 3, [State.offline]: 4,

@@ -3,8 +3,8 @@
 // wasm decoders, runs every conversation, and sends the page compact row
 // updates in batches, so the page's own thread only draws the table.
 //
-//   page → worker  prepare, in the worker's name ("querylens decoder " and JSON):
-//                  {glue, modules: {ql, relay}, imports, first, decoders: {combined, protocols}, relay, subprotocols, asks, lists}
+//   page → worker  prepare, in the worker's name ("querylens decoder " and <html data-boot>):
+//                  {glue, modules: {ql, relay}, imports, wasm, decoders: {combined, protocols}, relay, subprotocols, asks, lists}
 //                      import (imports: every module ql and relay import, to
 //                      the end, by the URLs their imports name: all at once),
 //                      start the first decoder, connect to the relay's
@@ -13,7 +13,7 @@
 //                      ([{protocol, options, timeoutMs, query?, targets}]: an
 //                      ask of each target, keyed protocol/target), as soon
 //                      as both are ready
-//                  {type: "module", module}  the first module (first), compiled by the page
+//                  {type: "module", module}  the first module (wasm), compiled by the page
 //                  {type: "connect", relay}  the relay's path: connect (once), then run asks
 //                  {type: "ask", asks: [{key, protocol, target, options, timeoutMs, query?}]}
 //                      (an ask whose key prepare asked already is dropped, once;
@@ -49,8 +49,9 @@
 // (detectOrder) uses the combined module. Each module is its own Go
 // instance with its own Batch; all share the one relay connection.
 //
-// Modules are imported by the URLs the page resolved (its import map
-// maps them to content-hashed names, which a worker cannot see).
+// Modules are imported by the URLs the layout wrote in data-boot: their
+// content-hashed names, which the page's import map maps its own imports
+// to and a worker cannot see.
 
 /**
  * @typedef {{key: string, protocol: string, target: string,
@@ -264,8 +265,8 @@ function decoderFor(protocol) {
  * compiled module (sent by the page) are in: all before the page's own
  * script has run. Its asks run once the decoder, the helpers and the relay
  * are ready.
- * @param {{glue: string, modules: {ql: string, relay: string}, imports?: string[], first: string,
- *   decoders: {combined: string, protocols: Record<string, string>, outside: string[]}, relay?: string,
+ * @param {{glue: string, modules: {ql: string, relay: string}, imports?: string[], wasm: string,
+ *   decoders: {combined: string, protocols?: Record<string, string>, outside?: string[]}, relay?: string,
  *   subprotocols?: string[], asks?: Ask[], lists?: BootList[]}} m
  */
 function prepare(m) {
@@ -277,7 +278,7 @@ function prepare(m) {
   // where ql or relay import it.
   for (const u of m.imports ?? []) import(u).catch(() => {});
   glue = m.glue;
-  plan = m.decoders;
+  plan = { combined: m.decoders.combined, protocols: m.decoders.protocols ?? {}, outside: m.decoders.outside ?? [] };
   // loadDecoder imports the glue again (from the module map) and reports
   // a failure; this only starts the fetch early.
   import(m.glue).catch(() => {});
@@ -286,7 +287,7 @@ function prepare(m) {
     Q = q;
     times.modules = now();
   });
-  first = load(m.first, moduleReady.then((mod) => {
+  first = load(m.wasm, moduleReady.then((mod) => {
     times.module = now();
     return mod;
   }));
@@ -667,9 +668,10 @@ function flush() {
   paths = null;
 }
 
-// boot.js puts prepare in the worker's name, which this script has in its
-// first task, rather than in a message, which would reach it only once
-// the page's thread, busy with the page's first layout, had run again.
+// boot.js puts prepare (the page's <html data-boot>) in the worker's
+// name, which this script has in its first task, rather than in a
+// message, which would reach it only once the page's thread, busy with
+// the page's first layout, had run again.
 const NAMED = "querylens decoder ";
 if (self.name.startsWith(NAMED + "{")) prepare(JSON.parse(self.name.slice(NAMED.length)));
 
