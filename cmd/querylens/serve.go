@@ -168,6 +168,7 @@ type serveOptions struct {
 	history      historyOptions
 	alerts       alertOptions
 	demoFlap     time.Duration // the flapping server's period
+	demoFlapDown time.Duration // how long of it the server is silent (0: 3/10 of it; the tests' schedules)
 	demoFlapAddr string
 	demoReceiver string   // a Discord-shaped receiver's address
 	demoOnly     []string // the protocols the page lists of the demo's (none: all)
@@ -357,7 +358,7 @@ func (e *env) runServe(ctx context.Context, o serveOptions, ready chan<- string)
 		var err error
 		d, err = demo.Start(ctx, demo.Config{MasterAddr: o.demoMaster, Servers: o.demoServers, A2SServers: o.demoA2S, A2SList: o.demoA2SList,
 			Quake3Servers: o.demoQuake3, GameSpy1Servers: o.demoGameSpy1, More: o.demoMore.counts(),
-			Flapping: &demo.FlapSchedule{Period: o.demoFlap}, FlappingAddr: o.demoFlapAddr})
+			Flapping: &demo.FlapSchedule{Period: o.demoFlap, Down: o.demoFlapDown}, FlappingAddr: o.demoFlapAddr})
 		if err != nil {
 			return err
 		}
@@ -529,7 +530,7 @@ func (e *env) runServe(ctx context.Context, o serveOptions, ready chan<- string)
 		io.WriteString(e.stdout, "demo GameSpy v1 master (TCP) "+d.GameSpy1Master()+"\n")
 		io.WriteString(e.stdout, fleetLines(d, o))
 		if t, ok := d.Flapping(); ok {
-			sched := demo.FlapSchedule{Period: o.demoFlap}.Defaults()
+			sched := demo.FlapSchedule{Period: o.demoFlap, Down: o.demoFlapDown}.Defaults()
 			io.WriteString(e.stdout, "demo flapping server quake3 "+t.Addr+" (down "+sched.Down.String()+" of every "+sched.Period.String()+")\n")
 		}
 	}

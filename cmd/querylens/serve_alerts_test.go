@@ -119,9 +119,16 @@ player_cap = 1000
 // alertServeOptions are serve's options for the alert tests: the demo
 // (one Zandronum server) with a flapping server on a schedule of
 // seconds, the history in dir, the receiver's loopback opened.
+//
+// The server is silent for 4 s of every 10: a probe waits
+// statusTimeout (2 s) for an answer, so only a probe begun in the first
+// 2 s of the silence finds the server offline; one begun later is
+// answered once the server is back. With 3/10 of an 8 s period (2.4 s)
+// that window was 0.4 s, which a loaded machine's probes could miss for
+// every period of a test's 90 s.
 func alertServeOptions(dir, watches, flap string) serveOptions {
 	o := serveOptions{addr: "127.0.0.1:0", demo: true, demoServers: 1, metrics: true,
-		demoFlap: 8 * time.Second, demoFlapAddr: flap, cacheTTL: 100 * time.Millisecond}
+		demoFlap: 10 * time.Second, demoFlapDown: 4 * time.Second, demoFlapAddr: flap, cacheTTL: 100 * time.Millisecond}
 	o.history = historyOptions{enabled: true, data: dir, dataSet: true, every: time.Minute, idle: time.Hour, max: 100, budget: 50}
 	o.alerts = alertOptions{watches: watches, webhookAllow: prefixFlag{netip.MustParsePrefix("127.0.0.0/8")}, allowHTTP: true}
 	return o

@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -61,7 +62,7 @@ func TestServeBoardDemo(t *testing.T) {
 	dump := func(got []demo.Received) string {
 		var b strings.Builder
 		for _, r := range got {
-			b.WriteString(r.Method + " " + r.MessageID + ": " + r.Content() + "\n")
+			b.WriteString(r.Method + " " + r.MessageID + ": " + r.Content() + " [" + boardStates(r) + "]\n")
 		}
 		return b.String()
 	}
@@ -127,6 +128,29 @@ func TestServeBoardDemo(t *testing.T) {
 	if resp.StatusCode != 200 || !bytes.Contains(body, []byte("querylens_alert_servers_pinned 2\n")) {
 		t.Errorf("%s: /metrics does not count the board's two servers pinned:\n%s", resp.Status, grepLines(body, "querylens_alert_"))
 	}
+}
+
+// boardStates is what a board message shows of each server: the first
+// line of each field, for a failure's account.
+func boardStates(r demo.Received) string {
+	var m struct {
+		Embeds []struct {
+			Fields []struct {
+				Value string `json:"value"`
+			} `json:"fields"`
+		} `json:"embeds"`
+	}
+	if err := json.Unmarshal(r.Body, &m); err != nil {
+		return err.Error()
+	}
+	var out []string
+	for _, e := range m.Embeds {
+		for _, f := range e.Fields {
+			line, _, _ := strings.Cut(f.Value, "\n")
+			out = append(out, line)
+		}
+	}
+	return strings.Join(out, " | ")
 }
 
 // TestBoardsCoalesce: samples of a board's servers mark the board once
