@@ -416,7 +416,11 @@ func (d *Demo) listenUDP(ctx context.Context, addr string) (*net.UDPConn, error)
 }
 
 // listenTCP opens a TCP listener on a free loopback port whose number
-// none of the demo's UDP servers has (see listenUDP).
+// none of the demo's UDP servers has (see listenUDP), and holds the UDP
+// port of the same number (a silent socket, closed with the demo): a
+// probe of the address asks the UDP protocols too, and a UDP server of
+// another process on that number (another demo's, in a parallel test)
+// would answer it as if it were this server.
 func (d *Demo) listenTCP(ctx context.Context) (net.Listener, error) {
 	var held []net.Listener
 	defer func() {
@@ -431,12 +435,16 @@ func (d *Demo) listenTCP(ctx context.Context) (net.Listener, error) {
 		}
 		port := ln.Addr().(*net.TCPAddr).Port
 		if !d.udpPorts[port] {
-			d.tcpPorts[port] = true
-			return ln, nil
+			twin, err := listenLoopback(ctx, ln.Addr().String())
+			if err == nil {
+				d.tcpPorts[port] = true
+				d.conns = append(d.conns, twin)
+				return ln, nil
+			}
 		}
 		held = append(held, ln)
 	}
-	return nil, errors.New("no free TCP port on 127.0.0.1 apart from the demo's UDP ones")
+	return nil, errors.New("no free TCP port on 127.0.0.1 apart from the demo's UDP ones and those other processes use for UDP")
 }
 
 // Prefixes returns the exact /32 (or /128) of every address the demo
