@@ -402,12 +402,15 @@ func (e *env) runServe(ctx context.Context, o serveOptions, ready chan<- string)
 		// The TCP servers (Minecraft Java) are configured servers like
 		// the others without a master.
 		demoTargets = append(d.Targets(), d.StreamTargets()...)
-		// The servers the page finds on a demo master it asks itself are
-		// on that master's list; the others (a protocol whose master the
-		// demo does not run, as Quake II's) are configured servers.
+		// The servers of a protocol whose master the demo runs are on
+		// that master's list, which the page asks itself or the server
+		// keeps and the page comes with (listing them again as configured
+		// servers doubled a 1,000-server page's bytes of them); the others
+		// (a protocol whose master the demo does not run, as Quake II's)
+		// are configured servers.
 		listed := map[string]bool{}
 		for _, m := range demoMasters(d) {
-			listed[m.Protocol] = pageAsksMaster(m.Protocol)
+			listed[m.Protocol] = true
 		}
 		for _, t := range demoTargets {
 			if !listed[t.Protocol] {

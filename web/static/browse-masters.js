@@ -150,8 +150,9 @@ function readRest(m, list, n) {
 
 /**
  * showKept adds the servers of a kept list (a server.MasterList, or the
- * part of it after list.offset) as m's rows with their last known state,
- * and returns them.
+ * part of it after list.offset; or the page's form of its first part,
+ * browse.KeptList, whose servers name their protocol only when it is not
+ * the master's) as m's rows with their last known state, and returns them.
  * @param {Master} m @param {any} list
  */
 function showKept(m, list) {
@@ -164,7 +165,7 @@ function showKept(m, list) {
   const listed = new Set();
   const added = [];
   for (const s of servers) {
-    const r = addRow(s.protocol, s.address, "master", s.options ?? null, m.label, s.status || undefined);
+    const r = addRow(s.protocol ?? m.spec.protocol, s.address, "master", s.options ?? null, m.label, s.status || undefined);
     fromSummary(r, s);
     changed(r);
     listed.add(r);

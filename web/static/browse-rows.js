@@ -177,8 +177,10 @@ export function apply(r, res) {
 }
 
 /**
- * fromSummary fills a row from a master list's entry (server.Summary), the
- * state the server last knew: shown until the page's own ask answers.
+ * fromSummary fills a row from a master list's entry (server.Summary, or
+ * the page's shorter form of it, browse.KeptServer, whose zero counts are
+ * left out), the state the server last knew: shown until the page's own
+ * ask answers.
  * @param {Row} r
  * @param {any} s
  */
@@ -190,7 +192,7 @@ export function fromSummary(r, s) {
   r.name = s.name ?? "";
   r.map = s.map ?? "";
   r.mode = s.game ?? "";
-  r.players = known ? s.players ?? -1 : -1;
+  r.players = known ? s.players ?? 0 : -1;
   r.bots = s.bots ?? 0;
   r.max = s.max_players ?? 0;
   r.password = !!s.password;

@@ -8,6 +8,7 @@ import (
 	"context"
 	"encoding/hex"
 	"maps"
+	"math"
 	"net/http"
 	"slices"
 	"strings"
@@ -70,7 +71,62 @@ type Master struct {
 	// many the whole list holds), absent before the server has fetched it:
 	// the page shows these rows at once and reads the rest from
 	// /api/v1/masters/…
-	List *server.MasterList `json:"list,omitempty"`
+	List *KeptList `json:"list,omitempty"`
+}
+
+// KeptList is the first part of a kept list as the page comes with it:
+// the API's server.MasterList less what the page does not read, since a
+// list of a thousand servers is most of the page's bytes and of its
+// parse before its first rows.
+type KeptList struct {
+	Total    int          `json:"total"`
+	Complete bool         `json:"complete,omitempty"`
+	Error    string       `json:"error,omitempty"`
+	Servers  []KeptServer `json:"servers"`
+}
+
+// KeptServer is a server.Summary as the page reads it (browse-rows.js's
+// fromSummary): no history key, join link, time or source, which the
+// page does not show; the protocol only when it is not the master's;
+// zero counts and an unknown state left out; the round trip to the
+// hundredth of a millisecond (the page shows tenths).
+type KeptServer struct {
+	Protocol   string            `json:"protocol,omitempty"`
+	Address    string            `json:"address"`
+	Options    map[string]string `json:"options,omitempty"`
+	State      server.State      `json:"state,omitempty"`
+	Detail     string            `json:"detail,omitempty"`
+	Name       string            `json:"name,omitempty"`
+	Map        string            `json:"map,omitempty"`
+	Game       string            `json:"game,omitempty"`
+	Players    int               `json:"players,omitempty"`
+	Bots       int               `json:"bots,omitempty"`
+	MaxPlayers int               `json:"max_players,omitempty"`
+	Password   *bool             `json:"password,omitempty"`
+	RTTSeconds float64           `json:"rtt_seconds,omitempty"`
+	Status     string            `json:"status,omitempty"`
+}
+
+// NewKeptList is the page's form of l, a list of master m.
+func NewKeptList(m server.MasterSpec, l server.MasterList) KeptList {
+	k := KeptList{Total: l.Total, Complete: l.Complete, Error: l.Error, Servers: make([]KeptServer, len(l.Servers))}
+	for i, s := range l.Servers {
+		ks := KeptServer{Address: s.Address, Options: s.Options, State: s.State, Detail: s.Detail, Name: s.Name, Map: s.Map, Game: s.Game,
+			Players: s.Players, Bots: s.Bots, MaxPlayers: s.MaxPlayers, Password: s.Password, RTTSeconds: math.Round(s.RTTSeconds*1e5) / 1e5, Status: s.Status}
+		if s.Protocol != m.Protocol {
+			ks.Protocol = s.Protocol
+		}
+		k.Servers[i] = ks
+	}
+	return k
+}
+
+// protocolOf is s's protocol on m's list.
+func (s KeptServer) protocolOf(m server.MasterSpec) string {
+	if s.Protocol == "" {
+		return m.Protocol
+	}
+	return s.Protocol
 }
 
 // KeptFirst is how many servers of each kept list the browser page comes
@@ -205,7 +261,8 @@ func (h *Handler) withLists(ctx context.Context) Config {
 		if !ok {
 			continue
 		}
-		cfg.Masters[i].List = &ml
+		kl := NewKeptList(m.MasterSpec, ml)
+		cfg.Masters[i].List = &kl
 	}
 	return cfg
 }
@@ -314,7 +371,7 @@ func boot(cfg Config) layout.Boot {
 		}
 		for _, s := range m.List.Servers {
 			if s.State != server.Refused { // the page shows no row the relay will not ask
-				add(s.Protocol, s.Address, s.Options)
+				add(s.protocolOf(m.MasterSpec), s.Address, s.Options)
 			}
 		}
 	}
