@@ -133,13 +133,7 @@ func TestServeBoardDemo(t *testing.T) {
 // boardStates is what a board message shows of each server: the first
 // line of each field, for a failure's account.
 func boardStates(r demo.Received) string {
-	var m struct {
-		Embeds []struct {
-			Fields []struct {
-				Value string `json:"value"`
-			} `json:"fields"`
-		} `json:"embeds"`
-	}
+	var m alerts.DiscordMessage
 	if err := json.Unmarshal(r.Body, &m); err != nil {
 		return err.Error()
 	}

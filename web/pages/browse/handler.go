@@ -107,8 +107,8 @@ type KeptServer struct {
 	Status     string            `json:"status,omitempty"`
 }
 
-// NewKeptList is the page's form of l, a list of master m.
-func NewKeptList(m server.MasterSpec, l server.MasterList) KeptList {
+// newKeptList is the page's form of l, a list of master m.
+func newKeptList(m server.MasterSpec, l server.MasterList) KeptList {
 	k := KeptList{Total: l.Total, Complete: l.Complete, Error: l.Error, Servers: make([]KeptServer, len(l.Servers))}
 	for i, s := range l.Servers {
 		ks := KeptServer{Address: s.Address, Options: s.Options, State: s.State, Detail: s.Detail, Name: s.Name, Map: s.Map, Game: s.Game,
@@ -261,7 +261,7 @@ func (h *Handler) withLists(ctx context.Context) Config {
 		if !ok {
 			continue
 		}
-		kl := NewKeptList(m.MasterSpec, ml)
+		kl := newKeptList(m.MasterSpec, ml)
 		cfg.Masters[i].List = &kl
 	}
 	return cfg

@@ -8,9 +8,9 @@ import (
 	"github.com/querylens/querylens/server"
 )
 
-// TestNewKeptList: a kept list's servers as the page comes with them:
+// TestKeptList: a kept list's servers as the page comes with them:
 // what browse-rows.js's fromSummary reads, and nothing else.
-func TestNewKeptList(t *testing.T) {
+func TestKeptList(t *testing.T) {
 	master := server.MasterSpec{Protocol: "a2s", Addr: "127.0.0.1:27011", Kept: true}
 	yes := true
 	at := time.Unix(1700000000, 0).UTC()
@@ -37,7 +37,7 @@ func TestNewKeptList(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			l := NewKeptList(master, server.MasterList{Master: master, Total: 7, Complete: true, Servers: []server.Summary{tt.in}})
+			l := newKeptList(master, server.MasterList{Master: master, Total: 7, Complete: true, Servers: []server.Summary{tt.in}})
 			if l.Total != 7 || !l.Complete || len(l.Servers) != 1 {
 				t.Fatalf("list %+v, want the total, complete and the one server", l)
 			}
