@@ -4,12 +4,15 @@ import (
 	"context"
 	"io"
 	"log/slog"
+	"net/http"
 	"net/netip"
 	"strconv"
+	"strings"
+	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
-	"github.com/chromedp/cdproto/page"
 	"github.com/chromedp/chromedp"
 
 	"github.com/querylens/querylens/codecs"
@@ -20,28 +23,65 @@ import (
 	"github.com/querylens/querylens/web"
 )
 
-// holdModule runs before the page's scripts: the browser module cannot be
-// compiled, so no decoder can start, until the test calls
-// window.__qlReleaseModule().
-const holdModule = `(() => {
-  const compile = WebAssembly.compileStreaming;
-  let release = null, held = null;
-  window.__qlReleaseModule = () => { release = true; held?.(); };
-  WebAssembly.compileStreaming = (resp) => new Promise((resolve, reject) => {
-    held = () => compile.call(WebAssembly, resp).then(resolve, reject);
-    if (release) held();
-  });
-})();`
+// moduleHold serves the pages with every browser module (.wasm) held
+// back until Release: the page's fetch (the combined module, which
+// boot.js compiles) and the decoding worker's (a family's module, which
+// it compiles itself) wait alike, so no decoder can start.
+type moduleHold struct {
+	pages   http.Handler
+	release chan struct{}
+	once    sync.Once
+	asked   atomic.Int32  // module requests held or served
+	first   chan struct{} // closed at the first module request
+}
 
-// openHeld opens url in a new tab whose browser module is held
-// (holdModule) until the test releases it.
-func openHeld(t *testing.T, url string) context.Context {
+// holdModules wraps pages in a moduleHold.
+func holdModules(pages http.Handler) *moduleHold {
+	return &moduleHold{pages: pages, release: make(chan struct{}), first: make(chan struct{})}
+}
+
+func (m *moduleHold) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	if strings.HasSuffix(r.URL.Path, ".wasm") {
+		if m.asked.Add(1) == 1 {
+			close(m.first)
+		}
+		select {
+		case <-m.release:
+		case <-r.Context().Done():
+			return
+		}
+	}
+	m.pages.ServeHTTP(w, r)
+}
+
+// waitAsked waits until the page (or its worker) has asked for a module.
+func (m *moduleHold) waitAsked(t *testing.T) {
+	t.Helper()
+	select {
+	case <-m.first:
+	case <-time.After(20 * time.Second):
+		t.Fatal("the page asked for no browser module in 20 s")
+	}
+}
+
+// Release lets the modules held and every later one through.
+func (m *moduleHold) Release() { m.once.Do(func() { close(m.release) }) }
+
+// serveHeld serves pages (and the relay rs) with the browser modules held
+// (moduleHold), released at the latest when the test ends, before the
+// server closes.
+func serveHeld(t *testing.T, rs *relay.Server, pages http.Handler) (string, *moduleHold) {
+	t.Helper()
+	hold := holdModules(pages)
+	base := serve(t, rs, hold)
+	t.Cleanup(hold.Release)
+	return base, hold
+}
+
+// openPage opens url in a new tab.
+func openPage(t *testing.T, url string) context.Context {
 	t.Helper()
 	ctx := tab(t)
-	if _, err := chromedp.Call(ctx, page.AddScriptToEvaluateOnNewDocument,
-		page.AddScriptToEvaluateOnNewDocumentParams{Source: holdModule}); err != nil {
-		t.Fatal(err)
-	}
 	if err := chromedp.Do(ctx, chromedp.Navigate(url)); err != nil {
 		t.Fatal(err)
 	}
@@ -82,7 +122,7 @@ func TestBrowserMastersAskedBeforeModule(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	base := serve(t, rs, h)
+	base, hold := serveHeld(t, rs, h)
 	listed := 0
 	for _, tg := range d.Targets() {
 		if tg.Protocol == "quakeworld" {
@@ -93,20 +133,21 @@ func TestBrowserMastersAskedBeforeModule(t *testing.T) {
 		t.Fatal("the demo has no QuakeWorld server for its master to list")
 	}
 
-	ctx := openHeld(t, base+"/")
+	ctx := openPage(t, base+"/")
 	key := "master:quakeworld/" + d.QuakeWorldMaster()
 	waitFor(t, ctx, "the master's request sent, the kept list shown", `(globalThis.querylensBrowse?.stats().sentAhead ?? []).includes(`+jsString(key)+`) && querylensBrowse.counts().shown === 50`, 20*time.Second)
 	type state struct {
-		Compiled, Ready bool
-		Listed          int
+		Ready  bool
+		Listed int
 	}
-	before := eval[state](t, ctx, `({compiled: performance.getEntriesByName("ql-wasm-compiled").length > 0, ready: querylensBrowse.ready === true,
+	hold.waitAsked(t)
+	before := eval[state](t, ctx, `({ready: querylensBrowse.ready === true,
 		listed: querylensBrowse.view().filter(r => r.protocol === "quakeworld").length})`)
-	if before.Compiled || before.Ready || before.Listed != 0 {
-		t.Fatalf("while the module is held: compiled %v, decoder ready %v, %d of the master's servers listed; want none of these", before.Compiled, before.Ready, before.Listed)
+	if before.Ready || before.Listed != 0 {
+		t.Fatalf("while the module is held: decoder ready %v, %d of the master's servers listed; want neither", before.Ready, before.Listed)
 	}
 
-	eval[bool](t, ctx, `(window.__qlReleaseModule(), true)`)
+	hold.Release()
 	waitFor(t, ctx, "the master's servers listed and answered", `querylensBrowse.ready === true && querylensBrowse.view().filter(r => r.protocol === "quakeworld" && r.state !== "pending" && r.state !== "querying").length === `+strconv.Itoa(listed), 20*time.Second)
 	type ahead struct{ Sent, Adopted int }
 	got := eval[struct {

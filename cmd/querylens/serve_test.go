@@ -378,8 +378,8 @@ func TestServeDemoOnly(t *testing.T) {
 			t.Errorf("the page lists a %s server", s.Protocol)
 		}
 	}
-	if !regexp.MustCompile(`<link rel="preload" href="[^"]*querylens-ase\.`).Match(page) {
-		t.Errorf("the page does not preload the ASE family's module")
+	if !regexp.MustCompile(`&#34;wasm&#34;:&#34;[^&]*querylens-ase\.`).Match(page) {
+		t.Errorf("the page does not start with the ASE family's module")
 	}
 }
 

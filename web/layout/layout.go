@@ -157,6 +157,19 @@ func (p Page) firstModule() string {
 	return combinedModule
 }
 
+// compileIn says where a Worker page's first module is fetched and
+// compiled: "worker" for a protocol family's module, which the decoding
+// worker fetches and compiles as its script starts, so that the page's
+// thread, busy with its first parse, layout and modules, does not pump
+// the download into the compiler; "" (the page) for the combined module,
+// which the page preloads and compiles while it downloads.
+func (p Page) compileIn() string {
+	if p.Worker && p.firstModule() != combinedModule {
+		return "worker"
+	}
+	return ""
+}
+
 // Decoders is what the decoding worker is told of the modules: the URL of
 // the combined one and of each protocol's family module.
 type Decoders struct {
@@ -198,10 +211,11 @@ func (p Page) bootJSON() string {
 		View     string            `json:"view,omitempty"`
 		Glue     string            `json:"glue"`
 		WASM     string            `json:"wasm"`
+		Compile  string            `json:"compile,omitempty"`
 		Decoders Decoders          `json:"decoders"`
 		Modules  map[string]string `json:"modules"`
 		Imports  []string          `json:"imports,omitempty"`
-	}{p.Boot, p.Assets.URL("worker.js"), p.viewURL(), p.Assets.URL("wasm_exec.js"), p.Assets.URL(p.firstModule()), p.decoders(),
+	}{p.Boot, p.Assets.URL("worker.js"), p.viewURL(), p.Assets.URL("wasm_exec.js"), p.Assets.URL(p.firstModule()), p.compileIn(), p.decoders(),
 		map[string]string{"ql": p.Assets.URL("ql.js"), "relay": p.Assets.URL("relay.js")}, p.workerImports()})
 	if err != nil {
 		return "{}" // maps of strings and a struct of them: cannot fail

@@ -86,7 +86,7 @@ func Base(p Page) templ.Component {
 			return templ_7745c5c3_Err
 		}
 		if p.Script != "" {
-			if p.WASM {
+			if p.WASM && p.compileIn() == "" {
 				templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 7, "    <link rel=\"preload\" href=\"")
 				if templ_7745c5c3_Err != nil {
 					return templ_7745c5c3_Err

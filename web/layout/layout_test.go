@@ -8,6 +8,7 @@ import (
 	"encoding/base64"
 	"io"
 	"net/http/httptest"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -114,21 +115,24 @@ func (families) ModuleMap() map[string]string {
 	return map[string]string{"p1": "fam-a.wasm", "p2": "fam-a.wasm", "p3": "fam-b.wasm"}
 }
 
-// TestWorkerPageModules: a Worker page preloads, and has boot.js compile,
-// the module holding the protocols it decodes first (a family's when they
-// are of one, else the combined one), and tells the worker every module; a
-// page that is not a Worker page (the inspector) loads the combined one.
+// TestWorkerPageModules: a Worker page starts with the module holding the
+// protocols it decodes first (a family's when they are of one, else the
+// combined one) and tells the worker every module; a family's module is
+// fetched and compiled by the worker (data-boot compile "worker", no
+// preload), the combined one preloaded for boot.js to compile. A page that
+// is not a Worker page (the inspector) preloads the combined one.
 func TestWorkerPageModules(t *testing.T) {
 	for _, tc := range []struct {
 		name      string
 		worker    bool
 		protocols []string
 		want      string
+		preload   bool // else the worker compiles it
 	}{
-		{"one family", true, []string{"p1", "p2"}, "/static/fam-a.wasm?h"},
-		{"two families", true, []string{"p1", "p3"}, "/static/querylens.wasm?h"},
-		{"none", true, nil, "/static/querylens.wasm?h"},
-		{"not a worker page", false, []string{"p3"}, "/static/querylens.wasm?h"},
+		{"one family", true, []string{"p1", "p2"}, "/static/fam-a.wasm?h", false},
+		{"two families", true, []string{"p1", "p3"}, "/static/querylens.wasm?h", true},
+		{"none", true, nil, "/static/querylens.wasm?h", true},
+		{"not a worker page", false, []string{"p3"}, "/static/querylens.wasm?h", true},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			d := render(t, layout.Page{Head: layout.Head{Title: "T"}, Script: "x.js", WASM: true, Worker: tc.worker,
@@ -137,8 +141,8 @@ func TestWorkerPageModules(t *testing.T) {
 			for _, n := range ht.All(d.Tags("head")[0], func(n *html.Node) bool { return n.Data == "link" && ht.Attr(n, "rel") == "preload" }) {
 				pre = append(pre, ht.Attr(n, "href"))
 			}
-			if len(pre) != 1 || pre[0] != tc.want {
-				t.Errorf("preloads %q, want %q alone", pre, tc.want)
+			if want := []string{tc.want}; !tc.preload && len(pre) != 0 || tc.preload && !slices.Equal(pre, want) {
+				t.Errorf("preloads %q, want %q", pre, map[bool][]string{true: want}[tc.preload])
 			}
 			if got := ht.Attr(d.Tags("html")[0], "data-wasm"); got != "/static/querylens.wasm?h" {
 				t.Errorf("data-wasm = %q, want the combined module", got)
@@ -147,7 +151,8 @@ func TestWorkerPageModules(t *testing.T) {
 				return
 			}
 			boot := ht.Attr(d.Tags("html")[0], "data-boot")
-			if want := `"wasm":"` + tc.want + `","decoders":{"combined":"/static/querylens.wasm?h","protocols":{"p1":"/static/fam-a.wasm?h","p2":"/static/fam-a.wasm?h","p3":"/static/fam-b.wasm?h"}}`; !strings.Contains(boot, want) {
+			compile := map[bool]string{false: `"compile":"worker",`}[tc.preload]
+			if want := `"wasm":"` + tc.want + `",` + compile + `"decoders":{"combined":"/static/querylens.wasm?h","protocols":{"p1":"/static/fam-a.wasm?h","p2":"/static/fam-a.wasm?h","p3":"/static/fam-b.wasm?h"}}`; !strings.Contains(boot, want) {
 				t.Errorf("data-boot = %s, want %s in it", boot, want)
 			}
 		})

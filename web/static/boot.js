@@ -60,7 +60,9 @@
   worker.onmessage = (e) => boot.early.push(e);
   worker.addEventListener("error", (e) => fail(`the decoding worker failed: ${e.message || "it did not start"}`));
   /** @type {any} */ (globalThis).querylensBoot = boot;
-  fetch(b.wasm)
+  // A protocol family's module is fetched and compiled by the worker
+  // itself (compile: "worker"); the combined module is compiled here.
+  if (b.compile !== "worker") fetch(b.wasm)
     .then(async (resp) => {
       if (!resp.ok) throw new Error(`the decoder did not load (${resp.status}): ${(await resp.text()).trim()}`);
       return WebAssembly.compileStreaming(resp);

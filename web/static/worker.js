@@ -262,15 +262,21 @@ function decoderFor(protocol) {
  * glue and everything they import side by side, opens the relay's socket
  * at once and connects through it as soon as its client is in (when the
  * page gave its path), and starts the decoder as soon as ql.js and the
- * compiled module (sent by the page) are in: all before the page's own
- * script has run. Its asks run once the decoder, the helpers and the relay
+ * compiled module (compiled here, or by the page and sent) are in: all
+ * before the page's own script has run. Its asks run once the decoder, the helpers and the relay
  * are ready.
- * @param {{glue: string, modules: {ql: string, relay: string}, imports?: string[], wasm: string,
+ * @param {{glue: string, modules: {ql: string, relay: string}, imports?: string[], wasm: string, compile?: string,
  *   decoders: {combined: string, protocols?: Record<string, string>, outside?: string[]}, relay?: string,
  *   subprotocols?: string[], asks?: Ask[], lists?: BootList[]}} m
  */
 function prepare(m) {
   if (m.relay && m.subprotocols?.length) opened = openRelay(m.relay, m.subprotocols);
+  // The first module: a protocol family's is fetched and compiled here as
+  // it downloads, first of all (compile: "worker"; the page's thread,
+  // busy with its first parse, layout and rows, pumped its download into
+  // the compiler late); the combined one is compiled by the page, which
+  // preloads it (boot.js posts it).
+  const compiled = m.compile === "worker" ? compileModule(m.wasm) : moduleReady;
   qlReady = import(m.modules.ql);
   relayReady = import(m.modules.relay);
   // What those import, fetched beside them rather than once they are in
@@ -287,7 +293,7 @@ function prepare(m) {
     Q = q;
     times.modules = now();
   });
-  first = load(m.wasm, moduleReady.then((mod) => {
+  first = load(m.wasm, compiled.then((mod) => {
     times.module = now();
     return mod;
   }));
@@ -297,6 +303,18 @@ function prepare(m) {
   queue.push(...asks);
   stats.asked += asks.length;
   if (m.relay) connect(m.relay);
+}
+
+/**
+ * compileModule fetches the browser module at url and compiles it while it
+ * downloads.
+ * @param {string} url
+ * @returns {Promise<WebAssembly.Module>}
+ */
+async function compileModule(url) {
+  const resp = await fetch(url);
+  if (!resp.ok) throw new Error(`the decoder did not load (${resp.status}): ${(await resp.text()).trim()}`);
+  return WebAssembly.compileStreaming(resp);
 }
 
 /**

@@ -1478,7 +1478,7 @@ func stepsTable(rs []browserRound) string {
 		{"worker: relay client and helpers imported", func(r browserRound) float64 { return r.page.Worker.Times["modules"] }},
 		{"worker: relay connected (HELLO)", func(r browserRound) float64 { return r.page.Worker.Times["open"] }},
 		{"the page hears of the HELLO", func(r browserRound) float64 { return r.page.Hello }},
-		{"worker: wasm module compiled by the page and received", func(r browserRound) float64 { return r.page.Worker.Times["module"] }},
+		{"worker: wasm module compiled (a family's by the worker, the combined one by the page) and in the worker", func(r browserRound) float64 { return r.page.Worker.Times["module"] }},
 		{"worker: decoder instantiated and running", func(r browserRound) float64 { return r.page.Worker.Times["decoder"] }},
 		{ready, func(r browserRound) float64 { return r.page.Marks["ready"] }},
 		{first, func(r browserRound) float64 { return r.page.Worker.Times["firstResults"] }},

@@ -35,7 +35,7 @@ var startSteps = []struct{ key, text string }{
 	{"workerCreated", "worker created (ql-worker-created)"},
 	{"workerFetched", "worker.js received"},
 	{"wasm", "wasm module received (the page's fetch)"},
-	{"wasmCompiled", "wasm module compiled by the page (ql-wasm-compiled)"},
+	{"wasmCompiled", "wasm module compiled by the page (ql-wasm-compiled; the combined module and the floor's only)"},
 	{"w.script", "worker script running"},
 	{"w.module", "worker: compiled module received"},
 	{"w.modules", "worker: relay client and helpers imported"},
@@ -170,11 +170,11 @@ func startSection(ctx context.Context, e *env) (string, error) {
 		}
 		defer srv.stop()
 		s.url = srv.url
-		if s.module, err = preloadedModule(ctx, s.url); err != nil {
+		if s.module, err = firstModuleOf(ctx, s.url); err != nil {
 			return "", fmt.Errorf("%s: %w", s.name, err)
 		}
 		if want := "querylens-" + oneFamily + "."; !strings.Contains(s.module, want) {
-			return "", fmt.Errorf("%s: the page preloads %s, not %s's family module", s.name, s.module, oneFamily)
+			return "", fmt.Errorf("%s: the page starts with %s, not %s's family module", s.name, s.module, oneFamily)
 		}
 		sides = append(sides, s)
 	}
@@ -216,7 +216,7 @@ type startSide struct {
 	name, bin string
 	url       string
 	size, br  int    // the module's bytes, uncompressed and brotli (0: unknown)
-	module    string // the module the page preloads, when read (preloadedModule)
+	module    string // the module the page starts with, when read (firstModuleOf)
 	run       startRun
 }
 
@@ -227,22 +227,24 @@ const (
 	oneFamilyTitle = "Zandronum"
 )
 
-// preloadedModule reads the page at url and returns the browser module its
-// <link rel="preload" as="fetch"> names (the module boot.js compiles first).
-func preloadedModule(ctx context.Context, url string) (string, error) {
+// firstModuleOf reads the page at url and returns the browser module it
+// starts with: <html data-boot>'s wasm (a family's module, which the
+// decoding worker compiles, or the combined one, which boot.js compiles).
+func firstModuleOf(ctx context.Context, url string) (string, error) {
 	html, err := getPage(ctx, url)
 	if err != nil {
 		return "", err
 	}
-	m := preloadRE.FindStringSubmatch(html)
+	m := bootWasmRE.FindStringSubmatch(html)
 	if m == nil {
-		return "", fmt.Errorf("the page at %s preloads no module", url)
+		return "", fmt.Errorf("the page at %s names no first module in its data-boot", url)
 	}
 	return m[1], nil
 }
 
-// preloadRE finds the module's preload in a page.
-var preloadRE = regexp.MustCompile(`<link[^>]+href="([^"]*querylens[^"]*\.wasm[^"]*)"`)
+// bootWasmRE finds data-boot's wasm (JSON in an attribute: its quotes
+// escaped).
+var bootWasmRE = regexp.MustCompile(`&#34;wasm&#34;:&#34;([^&]*querylens[^&]*\.wasm)&#34;`)
 
 // startSet is the start section's sides: -base binaries first (the first
 // as the base), this build, the module of more families, the floor.
@@ -287,10 +289,10 @@ func startReport(e *env, st startSet) string {
 			fmt.Fprintf(&b, "- %s: the same page with a browser module of %d more protocol families, built for this run: renamed copies of %s (each package copied under codecs/<name>x<n> with its Protocol constant renamed, and imported by codecs/all, by `go build -overlay`; nothing written in the tree) and embedded in a querylens built likewise%s.\n",
 				s.name, len(extraFamilies), code(strings.Join(extraFamilies, ", ")), moduleText(s))
 		case st.one:
-			fmt.Fprintf(&b, "- %s: the same querylens and demo, the page listing the demo's %s master alone (%s), so that it shows one family: it preloads %s, its family's module.\n",
+			fmt.Fprintf(&b, "- %s: the same querylens and demo, the page listing the demo's %s master alone (%s), so that it shows one family: it starts with %s, its family's module, which its decoding worker fetches and compiles.\n",
 				s.name, oneFamilyTitle, code("querylens serve --demo --demo-servers 20 --demo-only "+oneFamily+" --addr 127.0.0.1:0 --history=false"), code(path.Base(s.module)))
 		case st.oneFamilies:
-			fmt.Fprintf(&b, "- %s: the querylens of the module of %d more families serving that page. A family's module links its own family alone (scripts/build-wasm.sh replaces codecs/all by the family's import), so more families registered elsewhere leave it byte for byte the same: the page preloads %s, as this build's. The two sides measure whether anything else on the page's way to its first decode grows with the families; their ratio is the goal's.\n",
+			fmt.Fprintf(&b, "- %s: the querylens of the module of %d more families serving that page. A family's module links its own family alone (scripts/build-wasm.sh replaces codecs/all by the family's import), so more families registered elsewhere leave it byte for byte the same: the page starts with %s, as this build's. The two sides measure whether anything else on the page's way to its first decode grows with the families; their ratio is the goal's.\n",
 				s.name, len(extraFamilies), code(path.Base(s.module)))
 		case st.floor:
 			fmt.Fprintf(&b, "- %s: the floor. A minimal page and module worker served by the benchmark on 127.0.0.1 (startfloor.go), that do what the browser page does before its first decode with an empty Go js/wasm program (bench/internal/floorwasm: one decode function exported through syscall/js) in place of the browser module: "+
