@@ -9,7 +9,6 @@ import (
 	"strconv"
 	"strings"
 	"sync"
-	"sync/atomic"
 	"testing"
 	"time"
 
@@ -28,11 +27,11 @@ import (
 // boot.js compiles) and the decoding worker's (a family's module, which
 // it compiles itself) wait alike, so no decoder can start.
 type moduleHold struct {
-	pages   http.Handler
-	release chan struct{}
-	once    sync.Once
-	asked   atomic.Int32  // module requests held or served
-	first   chan struct{} // closed at the first module request
+	pages     http.Handler
+	release   chan struct{}
+	once      sync.Once
+	first     chan struct{} // closed at the first module request
+	firstOnce sync.Once
 }
 
 // holdModules wraps pages in a moduleHold.
@@ -42,9 +41,7 @@ func holdModules(pages http.Handler) *moduleHold {
 
 func (m *moduleHold) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if strings.HasSuffix(r.URL.Path, ".wasm") {
-		if m.asked.Add(1) == 1 {
-			close(m.first)
-		}
+		m.firstOnce.Do(func() { close(m.first) })
 		select {
 		case <-m.release:
 		case <-r.Context().Done():

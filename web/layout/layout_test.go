@@ -141,8 +141,13 @@ func TestWorkerPageModules(t *testing.T) {
 			for _, n := range ht.All(d.Tags("head")[0], func(n *html.Node) bool { return n.Data == "link" && ht.Attr(n, "rel") == "preload" }) {
 				pre = append(pre, ht.Attr(n, "href"))
 			}
-			if want := []string{tc.want}; !tc.preload && len(pre) != 0 || tc.preload && !slices.Equal(pre, want) {
-				t.Errorf("preloads %q, want %q", pre, map[bool][]string{true: want}[tc.preload])
+			var wantPre []string
+			compile := `"compile":"worker",`
+			if tc.preload {
+				wantPre, compile = []string{tc.want}, ""
+			}
+			if !slices.Equal(pre, wantPre) {
+				t.Errorf("preloads %q, want %q", pre, wantPre)
 			}
 			if got := ht.Attr(d.Tags("html")[0], "data-wasm"); got != "/static/querylens.wasm?h" {
 				t.Errorf("data-wasm = %q, want the combined module", got)
@@ -151,7 +156,6 @@ func TestWorkerPageModules(t *testing.T) {
 				return
 			}
 			boot := ht.Attr(d.Tags("html")[0], "data-boot")
-			compile := map[bool]string{false: `"compile":"worker",`}[tc.preload]
 			if want := `"wasm":"` + tc.want + `",` + compile + `"decoders":{"combined":"/static/querylens.wasm?h","protocols":{"p1":"/static/fam-a.wasm?h","p2":"/static/fam-a.wasm?h","p3":"/static/fam-b.wasm?h"}}`; !strings.Contains(boot, want) {
 				t.Errorf("data-boot = %s, want %s in it", boot, want)
 			}

@@ -212,13 +212,15 @@ let qlReady;
 const early = new Set();
 
 /**
- * load starts the module at url in this worker: from the compiled module
- * the page posts for the first one, else fetched and compiled here.
+ * load starts the module at url in this worker: compiled is the module
+ * compiled already (or compiling: by the page, which posts the combined
+ * one when the page starts with it, or here, compileModule), else it is
+ * fetched and compiled here now.
  * @param {string} url
  * @param {Promise<WebAssembly.Module>} [compiled]
  * @returns {Decoder}
  */
-function load(url, compiled) {
+function load(url, compiled = compileModule(url)) {
   /** @type {Decoder} */
   const d = { url, family: url !== plan.combined, ql: null, batch: null, ready: /** @type {any} */ (null), waiting: [] };
   decoders.set(url, d);
@@ -226,7 +228,7 @@ function load(url, compiled) {
   // module are in, not once the relay client is too: on a cold start its
   // imports come later, and the instantiation takes this thread meanwhile
   // instead of after them.
-  d.ready = Promise.all([qlReady, compiled ?? url]).then(async ([q, mod]) => {
+  d.ready = Promise.all([qlReady, compiled]).then(async ([q, mod]) => {
     const ql = await q.loadDecoder(glue, mod);
     await modulesReady;
     d.ql = ql;
@@ -263,8 +265,8 @@ function decoderFor(protocol) {
  * at once and connects through it as soon as its client is in (when the
  * page gave its path), and starts the decoder as soon as ql.js and the
  * compiled module (compiled here, or by the page and sent) are in: all
- * before the page's own script has run. Its asks run once the decoder, the helpers and the relay
- * are ready.
+ * before the page's own script has run. Its asks run once the decoder,
+ * the helpers and the relay are ready.
  * @param {{glue: string, modules: {ql: string, relay: string}, imports?: string[], wasm: string, compile?: string,
  *   decoders: {combined: string, protocols?: Record<string, string>, outside?: string[]}, relay?: string,
  *   subprotocols?: string[], asks?: Ask[], lists?: BootList[]}} m
@@ -307,7 +309,8 @@ function prepare(m) {
 
 /**
  * compileModule fetches the browser module at url and compiles it while it
- * downloads.
+ * downloads: every module this worker loads itself (the first, before
+ * ql.js is in, and those rows need later).
  * @param {string} url
  * @returns {Promise<WebAssembly.Module>}
  */

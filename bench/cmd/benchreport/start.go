@@ -4,11 +4,11 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"html"
 	"net"
 	"os"
 	"path"
 	"path/filepath"
-	"regexp"
 	"slices"
 	"strings"
 	"time"
@@ -231,20 +231,20 @@ const (
 // starts with: <html data-boot>'s wasm (a family's module, which the
 // decoding worker compiles, or the combined one, which boot.js compiles).
 func firstModuleOf(ctx context.Context, url string) (string, error) {
-	html, err := getPage(ctx, url)
+	page, err := getPage(ctx, url)
 	if err != nil {
 		return "", err
 	}
-	m := bootWasmRE.FindStringSubmatch(html)
-	if m == nil {
+	_, attr, _ := strings.Cut(page, ` data-boot="`)
+	attr, _, ok := strings.Cut(attr, `"`)
+	var boot struct {
+		WASM string `json:"wasm"`
+	}
+	if !ok || json.Unmarshal([]byte(html.UnescapeString(attr)), &boot) != nil || boot.WASM == "" {
 		return "", fmt.Errorf("the page at %s names no first module in its data-boot", url)
 	}
-	return m[1], nil
+	return boot.WASM, nil
 }
-
-// bootWasmRE finds data-boot's wasm (JSON in an attribute: its quotes
-// escaped).
-var bootWasmRE = regexp.MustCompile(`&#34;wasm&#34;:&#34;([^&]*querylens[^&]*\.wasm)&#34;`)
 
 // startSet is the start section's sides: -base binaries first (the first
 // as the base), this build, the module of more families, the floor.
