@@ -97,17 +97,18 @@ func TestBrowserConverseCancelsAnsweredQuery(t *testing.T) {
 }
 
 // fakeClockJS, spliced into a harness's async function, replaces the
-// page's setTimeout and clearTimeout with a clock that moves only when the
-// harness calls advance(ms), which fires the timers due by then in time
+// page's setTimeout, clearTimeout and performance.now with a clock that
+// moves only when the harness calls advance(ms), which fires the timers due by then in time
 // order (a timer one of them sets fires too if it is due by then);
 // drained waits, on the real clock, for the promise work pending. The
 // harness restores the real timers with fakeClockEndJS in a finally.
 const fakeClockJS = `
   const realSetTimeout = globalThis.setTimeout, realClearTimeout = globalThis.clearTimeout;
-  let now = 0, seq = 0;
+  let now = performance.now(), seq = 0;
   const timers = new Map();
   globalThis.setTimeout = (f, ms) => { timers.set(++seq, { f, at: now + (ms ?? 0) }); return seq; };
   globalThis.clearTimeout = (id) => { timers.delete(id); };
+  performance.now = () => now;
   const advance = (ms) => {
     const until = now + ms;
     for (;;) {
@@ -125,6 +126,7 @@ const fakeClockJS = `
 const fakeClockEndJS = `
     globalThis.setTimeout = realSetTimeout;
     globalThis.clearTimeout = realClearTimeout;
+    delete performance.now;
   `
 
 // converseTimerHarness runs a conversation of two queries (a challenge,

@@ -2,6 +2,7 @@ package web_test
 
 import (
 	"context"
+	"fmt"
 	"slices"
 	"strconv"
 	"strings"
@@ -319,4 +320,85 @@ func harnessTab(t *testing.T) context.Context {
 		t.Fatal(err)
 	}
 	return ctx
+}
+
+// TestBrowserFromHex: fromHex reads the decoder's hex into bytes, either
+// case, a character that is no hex digit as 0 and a last odd digit
+// dropped, as parseInt of each pair did before.
+func TestBrowserFromHex(t *testing.T) {
+	ctx := harnessTab(t)
+	for _, tc := range []struct {
+		hex  string
+		want []int
+	}{
+		{"", []int{}},
+		{"00", []int{0}},
+		{"ffffffff54", []int{255, 255, 255, 255, 0x54}},
+		{"DEADbeef", []int{0xde, 0xad, 0xbe, 0xef}},
+		{"0a1", []int{0x0a}},
+		{"zz7g", []int{0, 0x70}},
+	} {
+		got := eval[[]int](t, ctx, `import("/static/relay.js").then((R) => [...R.fromHex(`+strconv.Quote(tc.hex)+`)])`)
+		if !slices.Equal(got, tc.want) {
+			t.Errorf("fromHex(%q) = %v, want %v", tc.hex, got, tc.want)
+		}
+	}
+}
+
+// TestBrowserBatchOpens: a Batch writes each way of asking's OPEN once
+// and sends Go the same bytes for every conversation opened that way; a
+// protocol or an option that differs is another request, and one too
+// long fails without reaching Go.
+func TestBrowserBatchOpens(t *testing.T) {
+	ctx := harnessTab(t)
+	type result struct {
+		Requests []string
+		Opens    int
+		Error    string
+	}
+	got := eval[result](t, ctx, `(async () => {
+  const R = await import("/static/relay.js");
+  const requests = [];
+  const ql = {
+    in: new Uint8Array(1 << 16),
+    out: new Uint8Array(0),
+    batch(n) {
+      let o = 0, k = 0;
+      while (o < n) { // OPENs only: protocol, then name and value pairs
+        const start = o;
+        o += 2 + ql.in[o + 1];
+        const pairs = ql.in[o++];
+        for (let i = 0; i < pairs; i++) { o += 1 + ql.in[o]; o += 2 + (ql.in[o] << 8 | ql.in[o + 1]); }
+        requests.push([...ql.in.subarray(start, o)].map((x) => x.toString(16).padStart(2, "0")).join(""));
+        k++;
+      }
+      ql.out = new TextEncoder().encode(JSON.stringify(Array.from({ length: k }, (_, i) => ({ handle: i + 1, send: [] }))));
+      return 0;
+    },
+  };
+  const b = new R.Batch(ql, (f) => setTimeout(f, 0));
+  await Promise.all([
+    b.open("a2s", { players: "true" }), b.open("a2s", { players: "true" }),
+    b.open("a2s", { players: "false" }), b.open("a2s", null), b.open("a2s", { players: null }),
+    b.open("quake3", { players: "true" }),
+  ]);
+  const failed = await b.open("a2s", { players: "x".repeat(70000) });
+  return { requests, opens: b.opens.size, error: failed.error?.message ?? "" };
+})()`)
+	hex := func(s string) string { return fmt.Sprintf("%x", s) }
+	a2s := "0103" + hex("a2s")
+	players := func(v string) string { return "01" + "07" + hex("players") + fmt.Sprintf("%04x", len(v)) + hex(v) }
+	want := []string{
+		a2s + players("true"), a2s + players("true"), a2s + players("false"), a2s + "00", a2s + "00",
+		"0106" + hex("quake3") + players("true"),
+	}
+	if !slices.Equal(got.Requests, want) {
+		t.Errorf("requests Go read:\n got %v\nwant %v", got.Requests, want)
+	}
+	if got.Opens != 5 {
+		t.Errorf("%d OPEN requests kept, want 5 (the same options written once; null and a null value apart, as they are spelt apart)", got.Opens)
+	}
+	if !strings.Contains(got.Error, "too long") {
+		t.Errorf("an option value of 70,000 bytes: error %q, want one saying it is too long", got.Error)
+	}
 }
