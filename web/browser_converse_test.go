@@ -140,7 +140,7 @@ const converseTimerHarness = `(async (kind) => {
     const queries = [];
     let onQuery = () => {};
     const relay = {
-      query(protocol, target, dg, handlers) { queries.push({ handlers }); onQuery(); return queries.length; },
+      query(protocol, target, dg, handlers) { queries.push({ handlers }); handlers.sent?.(); onQuery(); return queries.length; },
       cancel() {},
     };
     const asked = (n) => new Promise((res) => { onQuery = () => queries.length >= n && res(); onQuery(); });
@@ -174,7 +174,7 @@ const converseTimerHarness = `(async (kind) => {
     await drained();
     advance(2000); // whatever is left of the timers
     const out = await p;
-    return { endedEarly, replies: out.replies };
+    return { endedEarly, replies: out.replies, timers: seq };
   } finally {` + fakeClockEndJS + `}
 })`
 
@@ -190,11 +190,17 @@ func TestBrowserConverseTimeoutPerQuery(t *testing.T) {
 	for _, fn := range []string{"converse", "converseSummary"} {
 		t.Run(fn, func(t *testing.T) {
 			got := eval[struct {
-				EndedEarly bool
-				Replies    int
+				EndedEarly      bool
+				Replies, Timers int
 			}](t, ctx, converseTimerHarness+`("`+fn+`")`)
 			if got.EndedEarly || got.Replies != 2 {
 				t.Errorf("%s: ended before the answer %v, %d replies; want false and 2 (each query gets the whole timeout)", fn, got.EndedEarly, got.Replies)
+			}
+			// Each query's leaving (sent) and the follow-up move the
+			// deadline; the first timer, firing before it, sets the one
+			// more: a timer per query and per send would be four.
+			if got.Timers > 2 {
+				t.Errorf("%s: %d timers set for two queries; want at most 2 (a restarted wait moves its deadline, not its timer)", fn, got.Timers)
 			}
 		})
 	}
