@@ -3,6 +3,8 @@
 // read as (the data inspector), and how two packets differ byte by byte
 // and field by field (compare). inspect.js draws them.
 
+import { fromHex } from "./ql.js";
+
 /**
  * @typedef {{name: string, value: string}} DataValue
  * @typedef {{layer: number, start: number, end: number, field: string, kind: string, value: string}} Span
@@ -192,9 +194,7 @@ export const encoders = {
 function parseHexLoose(v) {
   const t = v.replace(/\s+/g, "");
   if (!/^([0-9a-f]{2})*$/i.test(t)) throw new Error(`${JSON.stringify(v)} is not hex bytes`);
-  const out = new Uint8Array(t.length / 2);
-  for (let i = 0; i < out.length; i++) out[i] = parseInt(t.substr(2 * i, 2), 16);
-  return out;
+  return fromHex(t);
 }
 
 /**

@@ -178,8 +178,24 @@ export function parseHex(text) {
   const bad = clean.search(/[^0-9a-fA-F]/);
   if (bad >= 0) throw new Error(`not hex: ${JSON.stringify(clean[bad])}`);
   if (clean.length % 2) throw new Error("odd number of hex digits");
-  const out = new Uint8Array(clean.length / 2);
-  for (let i = 0; i < out.length; i++) out[i] = parseInt(clean.substr(i * 2, 2), 16);
+  return fromHex(clean);
+}
+
+/** HEX is the value of each hex digit by its character code (0 for any other below 128). */
+const HEX = new Uint8Array(128);
+for (const [i, c] of [...hexChars].entries()) HEX[c.charCodeAt(0)] = HEX[c.toUpperCase().charCodeAt(0)] = i;
+
+/**
+ * fromHex reads hex known to be well formed (the decoder's, or text
+ * parseHex checked): a digit pair a byte, either case; a character that
+ * is no hex digit reads as 0, a last odd digit is dropped. By a table
+ * rather than parseInt of each pair: a thousand conversations read some
+ * 6,000 datagrams at the start of a refresh.
+ * @param {string} hex
+ */
+export function fromHex(hex) {
+  const out = new Uint8Array(hex.length >> 1);
+  for (let i = 0, j = 0; i < out.length; i++, j += 2) out[i] = (HEX[hex.charCodeAt(j)] << 4) | HEX[hex.charCodeAt(j + 1)];
   return out;
 }
 

@@ -1,7 +1,7 @@
 // @ts-check
 // The batch encoder: the server browser's decoder requests (querylens.batch:
 // OPEN, STEP, FINISH) written into the module's input buffer together and
-// run in one call into Go, and the decoder's hex read back.
+// run in one call into Go, and the decoder's answers read back.
 
 const utf8 = new TextDecoder();
 const utf8enc = new TextEncoder();
@@ -191,21 +191,4 @@ function openRequest(protocol, options) {
     req.set(v, o); o += v.length;
   }
   return req;
-}
-
-/** HEX is the value of each hex digit by its character code (0 for any other below 128). */
-const HEX = new Uint8Array(128);
-for (const [i, c] of [..."0123456789abcdef"].entries()) HEX[c.charCodeAt(0)] = HEX[c.toUpperCase().charCodeAt(0)] = i;
-
-/**
- * fromHex reads the decoder's hex (a digit pair a byte; a character that
- * is no hex digit reads as 0, a last odd digit is dropped): by a table
- * rather than parseInt of each pair, as a thousand conversations read
- * some 6,000 datagrams at the start of a refresh.
- * @param {string} hex
- */
-export function fromHex(hex) {
-  const out = new Uint8Array(hex.length >> 1);
-  for (let i = 0, j = 0; i < out.length; i++, j += 2) out[i] = (HEX[hex.charCodeAt(j)] << 4) | HEX[hex.charCodeAt(j + 1)];
-  return out;
 }

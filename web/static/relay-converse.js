@@ -8,7 +8,7 @@
 // from when it leaves for the relay, and the frames a busy page reads late.
 
 import { State, PageState, RelayCode, Denied } from "./model.js";
-import { fromHex } from "./relay-batch.js";
+import { fromHex } from "./ql.js";
 
 /** LATE_READS bounds how often a conversation waits again for frames a busy page has not read. */
 const LATE_READS = 2;

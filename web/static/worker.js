@@ -658,7 +658,7 @@ function lowerHay(row) {
 }
 
 function flush() {
-  if (flushTimer) clearTimeout(flushTimer);
+  clearTimeout(flushTimer);
   flushTimer = 0;
   batchSince = 0;
   if (!batch.length && !paths) return;
