@@ -39,7 +39,7 @@ func TestBrowserWorker(t *testing.T) {
 	waitFor(t, ctx, "the demo's servers online", `(globalThis.querylensBrowse?.view() ?? []).filter(r => r.state === "online").length >= `+strconv.Itoa(want), 20*time.Second)
 	waitFor(t, ctx, "every server final", `querylensBrowse.view().every(r => r.state !== "pending" && r.state !== "querying")`, 15*time.Second)
 	type stats struct {
-		Asked, Done, Replies, Batches int
+		Asked, Done, OpenedFirst, Replies, Batches int
 	}
 	s := eval[stats](t, ctx, `querylensBrowse.stats()`)
 	rows := eval[int](t, ctx, `querylensBrowse.view().length`)
@@ -52,6 +52,11 @@ func TestBrowserWorker(t *testing.T) {
 	// dropped, so each conversation ran once: every row and the master.
 	if s.Asked != rows+1 {
 		t.Errorf("the worker was asked for %d conversations for %d rows and 1 master, want each once", s.Asked, rows)
+	}
+	// The start ran a few conversations alone (FIRST_ASKS in worker.js):
+	// the first row did not wait for every server's first decoding.
+	if s.OpenedFirst < 1 || s.OpenedFirst > 8 {
+		t.Errorf("%d conversations had started when the first result was posted, want 1 to 8 (of %d)", s.OpenedFirst, s.Asked)
 	}
 	if s.Batches < 1 || s.Batches >= s.Done {
 		t.Errorf("%d conversations came back in %d batches, want fewer batches than conversations", s.Done, s.Batches)

@@ -12,7 +12,7 @@ const utf8enc = new TextEncoder();
  * the browser has scheduler.postTask, else a zero timeout.
  * @param {() => void} f
  */
-function later(f) {
+export function later(f) {
   const s = /** @type {any} */ (globalThis).scheduler;
   if (s?.postTask) s.postTask(f, { priority: "background" });
   else setTimeout(f, 0);
@@ -130,6 +130,11 @@ export class Batch {
       this.scheduled = true;
       this.schedule(() => this.flush());
     });
+  }
+
+  /** pending says whether requests wait to run (queued, or a flush scheduled). */
+  get pending() {
+    return this.queue.length > 0 || this.scheduled || this.eager;
   }
 
   /** flush runs every queued request now, in as few calls as fit in querylens.in. */

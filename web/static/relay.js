@@ -40,7 +40,7 @@
 export { State, PageState, Row } from "./model.js";
 export { SUBPROTOCOL, SUBPROTOCOL_BATCH, SUBPROTOCOL_STREAM, ERROR_CODES, queryFrame, exchangeFrame, batchError, Relay } from "./relay-client.js";
 export { converse, converseSummary, newTiming, classify } from "./relay-converse.js";
-export { Batch } from "./relay-batch.js";
+export { Batch, later } from "./relay-batch.js";
 export { fromHex } from "./ql.js";
 
 /** @typedef {import("./relay-converse.js").Timing} Timing */

@@ -127,10 +127,11 @@ let batchSince = 0;
 // requests they ran.
 // timing adds up where the conversations' time went (relay.js Timing).
 // ahead counts the queries sent before the decoder was ready, and those
-// their conversations took over (sendAhead).
+// their conversations took over (sendAhead). openedFirst is how many
+// conversations had started when the first result was posted (FIRST_ASKS).
 // modules are the URLs of the browser modules running, in the order they started.
-/** @type {{asked: number, done: number, replies: number, decoderCalls: number, decoderRequests: number, timing: any, ahead: {sent: number, adopted: number}, modules: string[]}} */
-const stats = { asked: 0, done: 0, replies: 0, decoderCalls: 0, decoderRequests: 0, timing: null, ahead: { sent: 0, adopted: 0 }, modules: [] };
+/** @type {{asked: number, done: number, openedFirst: number, replies: number, decoderCalls: number, decoderRequests: number, timing: any, ahead: {sent: number, adopted: number}, modules: string[]}} */
+const stats = { asked: 0, done: 0, openedFirst: 0, replies: 0, decoderCalls: 0, decoderRequests: 0, timing: null, ahead: { sent: 0, adopted: 0 }, modules: [] };
 // When the worker's start steps happened, in ms since the Unix epoch
 // (performance.timeOrigin + now), so the page can place them on its own
 // timeline: script running, modules imported, relay open, decoder ready.
@@ -404,9 +405,47 @@ function concurrency() {
   return Math.max(4, relay.maxInFlight);
 }
 
+/**
+ * FIRST_ASKS is how many conversations the worker's start runs alone (a
+ * few, in the page's order), until the first result is out or each of them
+ * waits on the network. The replies to the queries sent ahead are in when
+ * the decoder starts: opening every conversation together made the first
+ * row wait for a call into Go over all of them, step by step, and for V8's
+ * first compile of every decoder they reach (~230 ms on the page of every
+ * family); the others start as soon as the first few are through.
+ */
+const FIRST_ASKS = 8;
+
+/** The start's first few conversations: 0 before, 1 while they run alone, 2 after (pump). */
+let firstAsks = 0;
+
+/**
+ * firstThrough releases the conversations held behind the first few once
+ * the decoders have nothing left to run for them: looked at again behind
+ * each flush the Batch schedules (R.later, the same queue), so it runs
+ * after their replies in hand were decoded and they either finished or
+ * sent their next query.
+ */
+function firstThrough() {
+  if (firstAsks !== 1) return;
+  if ([...decoders.values()].some((d) => d.batch?.pending)) {
+    R.later(firstThrough);
+    return;
+  }
+  firstAsks = 2;
+  pump();
+}
+
 function pump() {
   if (!started) return;
-  while (running < concurrency() && queue.length) {
+  if (firstAsks < 2 && times.firstResults) firstAsks = 2;
+  let cap = concurrency();
+  if (firstAsks === 0 && queue.length > FIRST_ASKS) {
+    firstAsks = 1;
+    R.later(firstThrough);
+  }
+  if (firstAsks === 1) cap = Math.min(cap, FIRST_ASKS);
+  while (running < cap && queue.length) {
     const a = /** @type {Ask} */ (queue.shift());
     const d = decoderFor(a.protocol);
     if (!d.batch) {
@@ -662,7 +701,10 @@ function flush() {
   flushTimer = 0;
   batchSince = 0;
   if (!batch.length && !paths) return;
-  if (batch.length) times.firstResults ??= now();
+  if (batch.length && !times.firstResults) {
+    times.firstResults = now();
+    stats.openedFirst = stats.done + running;
+  }
   stats.decoderCalls = 0;
   stats.decoderRequests = 0;
   let decoderMs = 0;
