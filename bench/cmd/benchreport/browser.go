@@ -903,6 +903,7 @@ func startBrowser(ctx context.Context, opts []chromedp.ExecAllocatorOption) (con
 			if err == nil {
 				if c := chromedp.FromContext(bctx); c != nil && c.Browser != nil && c.Browser.Process() != nil {
 					pgid.Store(int64(c.Browser.Process().Pid))
+					browserSettles.record(settleBrowser(int(pgid.Load())))
 				}
 				return bctx, stop, nil
 			}
@@ -1216,9 +1217,9 @@ func browserReport(e *env, runs browserRuns, fd firstDecodeRuns) string {
 	masterAfterOpen := func(r browserRound) float64 { return r.page.Marks["listed"] - r.page.Hello }
 	var b strings.Builder
 	fmt.Fprintf(&b, "Per round: %s (a fresh demo: master, %d Zandronum servers, 5 of the other protocols; the page lists the protocol measured alone, so it loads that family's browser module); "+
-		"a fresh headless Chromium opens the browser page; then, once the demo's 10 s per-IP window has passed, the native floor asks the same master and servers. "+
+		"a fresh headless Chromium, once settled (%s), opens the browser page; then, once the demo's 10 s per-IP window has passed, the native floor asks the same master and servers. "+
 		"%d quiet and %d loaded rounds, alternating, medians. In a loaded round a Go busy loop pinned to CPU %d (one of the machine's %d) runs from before the page starts until the floor is done, and is stopped by the benchmark.\n\n",
-		code(fmt.Sprintf("querylens serve --demo --demo-servers %d --demo-only zandronum --addr 127.0.0.1:0", e.servers)), e.servers, len(rounds), len(loaded), hogCPU, runtime.NumCPU())
+		code(fmt.Sprintf("querylens serve --demo --demo-servers %d --demo-only zandronum --addr 127.0.0.1:0", e.servers)), e.servers, browserSettles.String(), len(rounds), len(loaded), hogCPU, runtime.NumCPU())
 	fmt.Fprintf(&b, "- page: from navigation to every one of the %d Zandronum rows in its final state (online, timed out, rate-limited, malformed) and the table rendered after it, read in the page "+
 		"(`globalThis.querylensBrowse.view()`, the progress bar, `#counts`, then two animation frames). The relay connection and the decoder run in the page's worker (web/static/worker.js), which asks up to %d servers at a time.\n", e.servers, pageConcurrency)
 	fmt.Fprintf(&b, "- The server keeps the master's list (`GET /api/v1/masters/zandronum/…`, as for every Zandronum master); it is fetched once before the page opens (median %s), as a running server has it for every visitor, and the page comes with it: it asks every listed server through the relay as the relay's HELLO arrives, each with the same request bytes.\n",

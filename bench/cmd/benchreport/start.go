@@ -272,10 +272,10 @@ var startCaches = []struct {
 func startReport(e *env, st startSet) string {
 	sides := st.sides
 	var b strings.Builder
-	fmt.Fprintf(&b, "Per side and round: %s; a fresh headless Chromium with a new profile opens the page (cold) and stays until the page has done what a visitor's first look at it does (every row final; the floor's page: its one decode), then opens it twice more (warm: HTTP cache, V8's code cache and the renderer's own caches); "+
+	fmt.Fprintf(&b, "Per side and round: %s; a fresh headless Chromium with a new profile, once settled (%s), opens the page (cold) and stays until the page has done what a visitor's first look at it does (every row final; the floor's page: its one decode), then opens it twice more (warm: HTTP cache, V8's code cache and the renderer's own caches); "+
 		"then a new Chromium on the same profile opens it once (warm, new browser: the HTTP cache and V8's code cache on disk), and once more after the profile's wasm code cache (`Code Cache/wasm`) is removed (the HTTP cache kept). "+
 		"%d rounds, the sides alternating in every round (the order reversed every other); medians. Every step is in ms since navigation, from the page's own timeline (the worker's steps from its clock).\n\n",
-		code("querylens serve --demo --demo-servers 20 --addr 127.0.0.1:0 --history=false"), e.e2eCount)
+		code("querylens serve --demo --demo-servers 20 --addr 127.0.0.1:0 --history=false"), browserSettles.String(), e.e2eCount)
 	b.WriteString("Sides:\n\n")
 	for _, s := range sides {
 		switch s {
