@@ -234,7 +234,11 @@ func (s *spec) check() []string {
 					continue
 				}
 				opPtr := itemPtr + pointer(m)
-				op := item[m].(map[string]any)
+				op, ok := item[m].(map[string]any)
+				if !ok {
+					errs = append(errs, fmt.Sprintf("%s: not an object", opPtr))
+					continue
+				}
 				errs = append(errs, keys(opPtr, op, "operationId", "summary", "description", "parameters", "requestBody", "responses", "security", "tags", "deprecated", "servers", "callbacks", "externalDocs")...)
 				if id, ok := op["operationId"].(string); ok {
 					if prev, dup := ids[id]; dup {

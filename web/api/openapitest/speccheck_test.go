@@ -75,6 +75,7 @@ func TestSpecCheck(t *testing.T) {
 		{"bad status key", `"204":`, `"2X4":`, `"2X4" is not a status`},
 		{"response without description", "description: Nothing.", "summary: Nothing.", "no description"},
 		{"bad media type", "text/plain:", "text plain:", "/content/text plain"},
+		{"operation not an object", "    get:\n      operationId: newThing", "    get: 5\n    put:\n      operationId: newThing", "/paths/~1things~1new/get: not an object"},
 		{"no responses", "default: {description: Anything., content: {text/plain: {schema: {type: string}}}}", "", "no responses"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
