@@ -273,15 +273,12 @@ func (s *spec) check() []string {
 					if _, ok := r["description"].(string); !ok {
 						errs = append(errs, fmt.Sprintf("%s: no description", rPtr))
 					}
-					hs, _ := r["headers"].(map[string]any)
-					for name := range hs {
-						h, hPtr, err := s.deref(rPtr + pointer("headers", name))
-						if err != nil {
-							errs = append(errs, err.Error())
-							continue
-						}
-						errs = append(errs, keys(hPtr, h, "description", "required", "schema", "deprecated", "example", "examples", "style", "explode")...)
-						if _, ok := h["schema"]; ok {
+					hs, herrs := s.headers(rPtr, r)
+					errs = append(errs, herrs...)
+					for _, h := range hs {
+						hPtr := h.ptr
+						errs = append(errs, keys(hPtr, h.obj, "description", "required", "schema", "deprecated", "example", "examples", "style", "explode")...)
+						if _, ok := h.obj["schema"]; ok {
 							if _, err := s.schema(hPtr + pointer("schema")); err != nil {
 								errs = append(errs, err.Error())
 							}
@@ -294,6 +291,29 @@ func (s *spec) check() []string {
 	}
 	slices.Sort(errs)
 	return slices.Compact(errs)
+}
+
+// header is a response's header object, its $ref followed.
+type header struct {
+	ptr string
+	obj map[string]any
+}
+
+// headers are the header objects of the response r at rPtr by name, and
+// the errors of those that do not resolve.
+func (s *spec) headers(rPtr string, r map[string]any) (map[string]header, []string) {
+	out := map[string]header{}
+	var errs []string
+	hs, _ := r["headers"].(map[string]any)
+	for name := range hs {
+		obj, ptr, err := s.deref(rPtr + pointer("headers", name))
+		if err != nil {
+			errs = append(errs, err.Error())
+			continue
+		}
+		out[name] = header{ptr, obj}
+	}
+	return out, errs
 }
 
 // checkParams checks an operation's parameters and its path item's: each
@@ -455,22 +475,17 @@ func (s *spec) validateResponse(req *http.Request, resp *http.Response, body []b
 	if err != nil {
 		return []string{err.Error()}
 	}
-	var errs []string
-	hs, _ := r["headers"].(map[string]any)
-	for name := range hs {
-		h, hPtr, err := s.deref(rPtr + pointer("headers", name))
-		if err != nil {
-			errs = append(errs, err.Error())
-			continue
-		}
+	hs, errs := s.headers(rPtr, r)
+	for name, h := range hs {
+		hPtr := h.ptr
 		vals := resp.Header.Values(name)
 		if len(vals) == 0 {
-			if h["required"] == true {
+			if h.obj["required"] == true {
 				errs = append(errs, fmt.Sprintf("%s: no %s header, which the response requires", where, name))
 			}
 			continue
 		}
-		if _, ok := h["schema"]; !ok {
+		if _, ok := h.obj["schema"]; !ok {
 			continue
 		}
 		sch, err := s.schema(hPtr + pointer("schema"))
