@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
-	"io"
 	"mime"
 	"net/http"
 	"net/url"
@@ -86,12 +85,18 @@ func newValidator(t *testing.T) *spec {
 	return s
 }
 
+// escape and unescape are a JSON pointer's part, written and read.
+var (
+	escape   = strings.NewReplacer("~", "~0", "/", "~1")
+	unescape = strings.NewReplacer("~1", "/", "~0", "~")
+)
+
 // pointer is a JSON pointer from its unescaped parts.
 func pointer(parts ...string) string {
 	var b strings.Builder
 	for _, p := range parts {
 		b.WriteByte('/')
-		b.WriteString(strings.NewReplacer("~", "~0", "/", "~1").Replace(p))
+		b.WriteString(escape.Replace(p))
 	}
 	return b.String()
 }
@@ -103,7 +108,7 @@ func (s *spec) at(ptr string) any {
 		return v
 	}
 	for _, p := range strings.Split(ptr[1:], "/") {
-		p = strings.NewReplacer("~1", "/", "~0", "~").Replace(p)
+		p = unescape.Replace(p)
 		switch x := v.(type) {
 		case map[string]any:
 			v = x[p]
@@ -230,67 +235,77 @@ func (s *spec) check() []string {
 				errs = append(errs, fmt.Sprintf("%s: a path begins with /", itemPtr))
 			}
 			for _, m := range methods {
-				if _, ok := item[m]; !ok {
-					continue
-				}
-				opPtr := itemPtr + pointer(m)
-				op, ok := item[m].(map[string]any)
-				if !ok {
-					errs = append(errs, fmt.Sprintf("%s: not an object", opPtr))
-					continue
-				}
-				errs = append(errs, keys(opPtr, op, "operationId", "summary", "description", "parameters", "requestBody", "responses", "security", "tags", "deprecated", "servers", "callbacks", "externalDocs")...)
-				if id, ok := op["operationId"].(string); ok {
-					if prev, dup := ids[id]; dup {
-						errs = append(errs, fmt.Sprintf("%s: operationId %q also at %s", opPtr, id, prev))
-					}
-					ids[id] = opPtr
-				}
-				errs = append(errs, s.checkParams(group, path, itemPtr, opPtr)...)
-				if _, ok := op["requestBody"]; ok {
-					rb, rbPtr, err := s.deref(opPtr + pointer("requestBody"))
-					if err != nil {
-						errs = append(errs, err.Error())
-					} else {
-						errs = append(errs, keys(rbPtr, rb, "description", "content", "required")...)
-						errs = append(errs, s.checkContent(rbPtr)...)
-					}
-				}
-				resps, _ := op["responses"].(map[string]any)
-				if len(resps) == 0 {
-					errs = append(errs, fmt.Sprintf("%s: no responses", opPtr))
-				}
-				for code := range resps {
-					if _, ok := statusKey(code); !ok {
-						errs = append(errs, fmt.Sprintf("%s: response key %q is not a status, NXX or default", opPtr, code))
-					}
-					r, rPtr, err := s.deref(opPtr + pointer("responses", code))
-					if err != nil {
-						errs = append(errs, err.Error())
-						continue
-					}
-					errs = append(errs, keys(rPtr, r, "description", "headers", "content", "links")...)
-					if _, ok := r["description"].(string); !ok {
-						errs = append(errs, fmt.Sprintf("%s: no description", rPtr))
-					}
-					hs, herrs := s.headers(rPtr, r)
-					errs = append(errs, herrs...)
-					for _, h := range hs {
-						hPtr := h.ptr
-						errs = append(errs, keys(hPtr, h.obj, "description", "required", "schema", "deprecated", "example", "examples", "style", "explode")...)
-						if _, ok := h.obj["schema"]; ok {
-							if _, err := s.schema(hPtr + pointer("schema")); err != nil {
-								errs = append(errs, err.Error())
-							}
-						}
-					}
-					errs = append(errs, s.checkContent(rPtr)...)
+				if _, ok := item[m]; ok {
+					errs = append(errs, s.checkOperation(group, path, itemPtr, m, ids)...)
 				}
 			}
 		}
 	}
 	slices.Sort(errs)
 	return slices.Compact(errs)
+}
+
+// checkOperation checks the operation m of the path item at itemPtr (of
+// group, under path): its keys, its operationId unique (ids, by pointer),
+// its parameters, request body and responses.
+func (s *spec) checkOperation(group, path, itemPtr, m string, ids map[string]string) []string {
+	opPtr := itemPtr + pointer(m)
+	op, ok := s.at(opPtr).(map[string]any)
+	if !ok {
+		return []string{fmt.Sprintf("%s: not an object", opPtr)}
+	}
+	errs := keys(opPtr, op, "operationId", "summary", "description", "parameters", "requestBody", "responses", "security", "tags", "deprecated", "servers", "callbacks", "externalDocs")
+	if id, ok := op["operationId"].(string); ok {
+		if prev, dup := ids[id]; dup {
+			errs = append(errs, fmt.Sprintf("%s: operationId %q also at %s", opPtr, id, prev))
+		}
+		ids[id] = opPtr
+	}
+	errs = append(errs, s.checkParams(group, path, itemPtr, opPtr)...)
+	if _, ok := op["requestBody"]; ok {
+		rb, rbPtr, err := s.deref(opPtr + pointer("requestBody"))
+		if err != nil {
+			errs = append(errs, err.Error())
+		} else {
+			errs = append(errs, keys(rbPtr, rb, "description", "content", "required")...)
+			errs = append(errs, s.checkContent(rbPtr)...)
+		}
+	}
+	resps, _ := op["responses"].(map[string]any)
+	if len(resps) == 0 {
+		errs = append(errs, fmt.Sprintf("%s: no responses", opPtr))
+	}
+	for code := range resps {
+		if !isStatusKey(code) {
+			errs = append(errs, fmt.Sprintf("%s: response key %q is not a status, NXX or default", opPtr, code))
+		}
+		errs = append(errs, s.checkResponse(opPtr+pointer("responses", code))...)
+	}
+	return errs
+}
+
+// checkResponse checks the response at ptr: its keys, its description,
+// its headers and their schemas, its media types.
+func (s *spec) checkResponse(ptr string) []string {
+	r, rPtr, err := s.deref(ptr)
+	if err != nil {
+		return []string{err.Error()}
+	}
+	errs := keys(rPtr, r, "description", "headers", "content", "links")
+	if _, ok := r["description"].(string); !ok {
+		errs = append(errs, fmt.Sprintf("%s: no description", rPtr))
+	}
+	hs, herrs := s.headers(rPtr, r)
+	errs = append(errs, herrs...)
+	for _, h := range hs {
+		errs = append(errs, keys(h.ptr, h.obj, "description", "required", "schema", "deprecated", "example", "examples", "style", "explode")...)
+		if _, ok := h.obj["schema"]; ok {
+			if _, err := s.schema(h.ptr + pointer("schema")); err != nil {
+				errs = append(errs, err.Error())
+			}
+		}
+	}
+	return append(errs, s.checkContent(rPtr)...)
 }
 
 // header is a response's header object, its $ref followed.
@@ -354,8 +369,8 @@ func (s *spec) checkParams(group, path, itemPtr, opPtr string) []string {
 	}
 	var tmpl []string
 	for _, seg := range strings.Split(path, "/") {
-		if strings.HasPrefix(seg, "{") && strings.HasSuffix(seg, "}") {
-			tmpl = append(tmpl, seg[1:len(seg)-1])
+		if n, ok := templateName(seg); ok {
+			tmpl = append(tmpl, n)
 		}
 	}
 	for _, n := range tmpl {
@@ -381,7 +396,11 @@ func (s *spec) checkContent(ptr string) []string {
 		if _, _, err := mime.ParseMediaType(mt); err != nil {
 			errs = append(errs, fmt.Sprintf("%s: %v", mPtr, err))
 		}
-		m, _ := v.(map[string]any)
+		m, ok := v.(map[string]any)
+		if !ok {
+			errs = append(errs, fmt.Sprintf("%s: not an object", mPtr))
+			continue
+		}
 		errs = append(errs, keys(mPtr, m, "schema", "example", "examples", "encoding")...)
 		if _, ok := m["schema"]; ok {
 			if _, err := s.schema(mPtr + pointer("schema")); err != nil {
@@ -392,19 +411,27 @@ func (s *spec) checkContent(ptr string) []string {
 	return errs
 }
 
-// statusKey says a responses key's rank: 0 an exact status, 1 a range
-// ("4XX"), 2 "default".
-func statusKey(k string) (int, bool) {
+// templateName is the name of a path template's segment ("{id}": "id").
+func templateName(seg string) (string, bool) {
+	if len(seg) > 2 && seg[0] == '{' && seg[len(seg)-1] == '}' {
+		return seg[1 : len(seg)-1], true
+	}
+	return "", false
+}
+
+// isStatusKey says whether k is a key of responses: a status, a range
+// ("4XX") or "default".
+func isStatusKey(k string) bool {
 	switch {
 	case k == "default":
-		return 2, true
+		return true
 	case len(k) == 3 && k[0] >= '1' && k[0] <= '5' && k[1:] == "XX":
-		return 1, true
+		return true
 	case len(k) == 3:
 		n, err := strconv.Atoi(k)
-		return 0, err == nil && n >= 100 && n <= 599
+		return err == nil && n >= 100 && n <= 599
 	}
-	return 0, false
+	return false
 }
 
 // match finds the path template of path: segments equal or a template's
@@ -420,7 +447,7 @@ func (s *spec) match(path string) (string, bool) {
 		}
 		lit, ok := 0, true
 		for i, t := range ts {
-			if strings.HasPrefix(t, "{") && strings.HasSuffix(t, "}") {
+			if _, isVar := templateName(t); isVar {
 				if segs[i] == "" {
 					ok = false
 					break
@@ -477,7 +504,6 @@ func (s *spec) validateResponse(req *http.Request, resp *http.Response, body []b
 	}
 	hs, errs := s.headers(rPtr, r)
 	for name, h := range hs {
-		hPtr := h.ptr
 		vals := resp.Header.Values(name)
 		if len(vals) == 0 {
 			if h.obj["required"] == true {
@@ -488,12 +514,12 @@ func (s *spec) validateResponse(req *http.Request, resp *http.Response, body []b
 		if _, ok := h.obj["schema"]; !ok {
 			continue
 		}
-		sch, err := s.schema(hPtr + pointer("schema"))
+		sch, err := s.schema(h.ptr + pointer("schema"))
 		if err != nil {
 			errs = append(errs, err.Error())
 			continue
 		}
-		if err := sch.Validate(headerValue(s.at(hPtr+"/schema/type"), vals[0])); err != nil {
+		if err := sch.Validate(headerValue(s.at(h.ptr+"/schema/type"), vals[0])); err != nil {
 			errs = append(errs, fmt.Sprintf("%s: header %s %q: %v", where, name, vals[0], err))
 		}
 	}
@@ -518,7 +544,8 @@ func (s *spec) validateResponse(req *http.Request, resp *http.Response, body []b
 		return append(errs, fmt.Sprintf("%s: Content-Type %s, where the response declares %s", where, mt, strings.Join(want, ", ")))
 	}
 	mPtr := rPtr + pointer("content", mt)
-	if _, ok := content[mt].(map[string]any)["schema"]; !ok || req.Method == http.MethodHead {
+	media, _ := content[mt].(map[string]any)
+	if _, ok := media["schema"]; !ok || req.Method == http.MethodHead {
 		return errs
 	}
 	if mt != "application/json" && !strings.HasSuffix(mt, "+json") {
@@ -552,6 +579,5 @@ func headerValue(typ any, text string) any {
 
 // validate checks the exchange's response against the document.
 func (x exchange) validate(s *spec) []string {
-	x.resp.Body = io.NopCloser(bytes.NewReader(x.body))
 	return s.validateResponse(x.req, x.resp, x.body)
 }

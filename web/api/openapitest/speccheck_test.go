@@ -74,6 +74,7 @@ func TestSpecCheck(t *testing.T) {
 		{"duplicate operationId", "operationId: newThing", "operationId: getThing", `operationId "getThing" also at`},
 		{"bad status key", `"204":`, `"2X4":`, `"2X4" is not a status`},
 		{"response without description", "description: Nothing.", "summary: Nothing.", "no description"},
+		{"media type not an object", "{text/plain: {schema: {type: string}}}", "{text/plain: 5}", "/content/text~1plain: not an object"},
 		{"bad media type", "text/plain:", "text plain:", "/content/text plain"},
 		{"operation not an object", "    get:\n      operationId: newThing", "    get: 5\n    put:\n      operationId: newThing", "/paths/~1things~1new/get: not an object"},
 		{"no responses", "default: {description: Anything., content: {text/plain: {schema: {type: string}}}}", "", "no responses"},

@@ -52,11 +52,7 @@ func adminSite(t *testing.T, token string) (http.Handler, *sqlstore.Store, *byte
 // empty).
 func adminTrip(t *testing.T, h http.Handler, auth, method, path, body string) exchange {
 	t.Helper()
-	x := roundTrip(t, withAuth(h, auth), method, path, body)
-	if auth != "" {
-		x.req.Header.Set("Authorization", auth)
-	}
-	return x
+	return roundTrip(t, withAuth(h, auth), method, path, body)
 }
 
 func withAuth(h http.Handler, auth string) http.Handler {
@@ -164,10 +160,8 @@ func TestAdminWatches(t *testing.T) {
 			if tc.auth != "" && x.resp.Header.Get("Cache-Control") != "no-store" {
 				t.Errorf("Cache-Control %q", x.resp.Header.Get("Cache-Control"))
 			}
-			if tc.status != 413 { // the validator reads the whole request body against the schema
-				for _, e := range x.validate(v) {
-					t.Errorf("%s", e)
-				}
+			for _, e := range x.validate(v) {
+				t.Errorf("%s", e)
 			}
 			noSecret(t, "the answer", x.body)
 			for k, vs := range x.resp.Header {
